@@ -1,0 +1,102 @@
+// The attention core: one problem in, a trace of every intermediate step out.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "matrix.h"
+
+namespace attn {
+
+/// Where the tokens are: `Rows` (Q = X W_Q, the paper and PyTorch) or
+/// `Columns` (Q = Ω_Q X + β_Q, softmax down each column, the UDL book).
+enum class Layout { Rows, Columns };
+
+/// The arithmetic every step is computed in.
+enum class Precision { Float64, Float32 };
+
+/// How QKᵀ is scaled before the softmax.
+struct Scale {
+  enum class Kind {
+    SqrtDk,    ///< divide by √d_k (the default)
+    None,      ///< leave the scores as they are
+    Multiply,  ///< multiply by `value`
+    DivideBy,  ///< divide by `value` (seed 003 divides by √3 taken from its token count)
+  };
+  Kind kind = Kind::SqrtDk;
+  double value = 1.0;
+};
+
+/// How a custom mask combines with the scores.
+enum class MaskKind {
+  Keep,      ///< boolean: nonzero keeps the key, zero hides it (-inf)
+  Additive,  ///< added to the scores: 0 keeps, -inf hides, other values bias
+};
+
+/// Options of a problem; defaults as in the README.
+struct Options {
+  Layout layout = Layout::Rows;
+  Scale scale;
+  bool causal = false;  ///< query i sees keys j <= i (top-left aligned when L != S)
+  /// L×S in the rows layout, S×L in the columns layout (the shape of the scores step).
+  std::optional<Matrix> mask;
+  MaskKind mask_kind = MaskKind::Additive;
+  double softcap = 0.0;  ///< > 0: scores become softcap·tanh(scores/softcap)
+  int heads = 1;
+  int kv_heads = 0;  ///< 0 means "same as heads"
+  Precision precision = Precision::Float64;
+};
+
+/// A problem: either Q, K, V directly, or X with W_Q, W_K, W_V (and X_kv for
+/// cross-attention). In the columns layout, X holds tokens as columns and the W's are the
+/// Ω matrices of the UDL book (d×D), biases are the β's.
+struct Problem {
+  std::optional<Matrix> Q, K, V;
+  std::optional<Matrix> X, X_kv, W_Q, W_K, W_V, W_O;
+  std::optional<Vector> b_Q, b_K, b_V, b_O;
+  Options options;
+};
+
+/// One intermediate result, reported in the layout the problem chose.
+struct Step {
+  std::string id;  ///< Q, K, V, scores, scaled, softcapped, masked, weights, head_output, concat, output
+  int head = -1;   ///< head index for per-head steps, -1 for concat and output
+  Matrix values;
+};
+
+/// Facts a teacher shows next to one head's steps. Rows are query rows (query columns in
+/// the columns layout).
+struct HeadFacts {
+  int head = 0;
+  double scores_variance = 0;  ///< population variance of QKᵀ (numpy's .var())
+  double scaled_variance = 0;  ///< the same after scaling
+  Vector weight_sums;          ///< sum of each query's weights: 1, or 0 for a fully masked query
+  Vector max_weight;           ///< the largest weight of each query
+  Vector entropy;              ///< -Σ w log w of each query's weights (nats)
+  std::vector<int> fully_masked;  ///< queries (from 0) whose keys are all masked
+};
+
+/// Everything computed for one problem.
+struct Trace {
+  std::vector<Step> steps;
+  Matrix output;
+  std::vector<std::string> warnings;
+  std::vector<HeadFacts> facts;  ///< one per query head
+  double scale = 1.0;            ///< the factor QKᵀ was multiplied by
+  int d_k = 0, d_v = 0, heads = 1, kv_heads = 1;
+  Eigen::Index queries = 0, keys = 0;  ///< L and S
+};
+
+/// Validate `problem` and compute attention with every intermediate step.
+/// Throws InputError naming the inputs that disagree and their shapes.
+Trace run(const Problem& problem);
+
+/// Largest number of tokens (L or S) and of any other dimension `run` accepts; over it,
+/// `run` throws before allocating. Several L×S matrices are kept per head.
+inline constexpr Eigen::Index kMaxTokens = 4096;
+inline constexpr Eigen::Index kMaxDim = 4096;
+/// Upper bound on the number of values a whole trace may hold (keeps a tab's heap safe).
+inline constexpr double kMaxTraceValues = 64.0 * 1024 * 1024;
+
+}  // namespace attn
