@@ -92,6 +92,40 @@ struct Trace {
 /// Throws InputError naming the inputs that disagree and their shapes.
 Trace run(const Problem& problem);
 
+/// The worked calculation of one cell of one step, with the numbers filled in, so a page can
+/// show how the value came about without doing any maths itself.
+struct Explanation {
+  /// What kind of calculation produced the cell:
+  ///  "projection"  value = Σ_k left[k]·right[k] + bias   (a row of X times a column of W)
+  ///  "input"       value was given (Q, K, V in direct mode)
+  ///  "dot"         value = Σ_k left[k]·right[k]          (a query row · a key row)
+  ///  "scale"       value = input · factor  (or input / divisor when the scale divides)
+  ///  "softcap"     value = cap · tanh(input / cap)
+  ///  "mask"        value = input + additive                (additive = -inf hides the key)
+  ///  "softmax"     value = exp(logits[col] - max) / Σ_j exp(logits[j] - max)
+  ///  "weighted_sum" value = Σ_j left[j]·right[j]         (weights of the query · one column of V)
+  ///  "concat"      value copied from head `source_head`, column `source_col`
+  std::string kind;
+  std::string step;
+  int head = -1;
+  Eigen::Index row = 0, col = 0;  ///< in the layout of the step, from 0
+  double value = 0;
+  std::vector<double> left, right, products;  ///< term-by-term factors and their products
+  bool has_bias = false;
+  double bias = 0;
+  double input = 0, factor = 1, divisor = 0;  ///< scale / softcap / mask operands (divisor 0: multiply)
+  double additive = 0;
+  std::vector<double> logits, shifted, exps;  ///< softmax: the row of logits, logits - max, exps
+  double max = 0, exp_sum = 0;
+  int source_head = -1;
+  Eigen::Index source_col = 0;
+};
+
+/// Explain cell (row, col) of step `step_id` of `head` (-1 for concat/output) of the trace of
+/// `problem`. Throws InputError if the step or cell does not exist.
+Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
+                    Eigen::Index col);
+
 /// Largest number of tokens (L or S) and of any other dimension `run` accepts; over it,
 /// `run` throws before allocating. Several L×S matrices are kept per head.
 inline constexpr Eigen::Index kMaxTokens = 4096;
