@@ -1,0 +1,311 @@
+// Ready-made problems: the seed documents' examples, rebuilt exactly, plus a multi-head and a
+// cross-attention example. Data and recipes only: no attention maths and no imports, so the
+// package can re-export this file as it is. Random inputs are drawn with the engine's
+// numpy-compatible stream (engine.random), the way the notebooks drew them.
+
+/**
+ * @typedef {{ kind: 'randn'|'normal'|'rand'|'randint', shape: [number, number],
+ *             loc?: number, scale?: number, low?: number, high?: number }} Draw
+ * @typedef {{ seed: number, draws: Array<Draw & { name: string, join?: 'columns' }> }} Recipe
+ * @typedef {{
+ *   id: string, title: string, source: string, url?: string, note?: string,
+ *   mode: 'qkv'|'self'|'cross', tokens?: string[], kvTokens?: string[],
+ *   inputs?: Record<string, number[][]|number[]>, random?: Recipe[],
+ *   options?: Record<string, unknown>,
+ *   expect?: Record<string, unknown>
+ * }} Preset
+ */
+
+/** @type {Preset[]} */
+export const presets = [
+  {
+    id: '000',
+    title: 'Seed 000: Q, K, V from np.random.seed(42), 4 words, d_k = 8',
+    source: 'ajhalthor/Transformer-Neural-Network, Self_Attention_for_Transformer_Neural_Networks.ipynb',
+    url: 'https://github.com/ajhalthor/Transformer-Neural-Network/blob/main/Self_Attention_for_Transformer_Neural_Networks.ipynb',
+    note: 'q, k, v = np.random.randn(L, dk) three times after np.random.seed(42); scaled by 1/√8.',
+    mode: 'qkv',
+    tokens: ['w1', 'w2', 'w3', 'w4'],
+    random: [{
+      seed: 42,
+      draws: [
+        { name: 'Q', kind: 'randn', shape: [4, 8] },
+        { name: 'K', kind: 'randn', shape: [4, 8] },
+        { name: 'V', kind: 'randn', shape: [4, 8] },
+      ],
+    }],
+    options: { scale: 'sqrt_dk' },
+    expect: {
+      weights: [[0.08431243, 0.25513027, 0.51521078, 0.14534652],
+                [0.64059204, 0.1332861, 0.01664257, 0.2094793],
+                [0.47006414, 0.08789379, 0.11121405, 0.33082801],
+                [0.17794451, 0.49185018, 0.20052305, 0.12968226]],
+      scores_variance: 6.8375652409831655,
+      scaled_variance: 0.8546956551228956,
+    },
+  },
+  {
+    id: '000-causal',
+    title: 'Seed 000, decoder: the same Q, K, V with a causal mask',
+    source: 'ajhalthor/Transformer-Neural-Network, Self_Attention_for_Transformer_Neural_Networks.ipynb ("For the decoder")',
+    url: 'https://github.com/ajhalthor/Transformer-Neural-Network/blob/main/Self_Attention_for_Transformer_Neural_Networks.ipynb',
+    note: 'mask = np.tril(np.ones((L, L))) with 0 → -inf, added to the scaled scores.',
+    mode: 'qkv',
+    tokens: ['w1', 'w2', 'w3', 'w4'],
+    random: [{
+      seed: 42,
+      draws: [
+        { name: 'Q', kind: 'randn', shape: [4, 8] },
+        { name: 'K', kind: 'randn', shape: [4, 8] },
+        { name: 'V', kind: 'randn', shape: [4, 8] },
+      ],
+    }],
+    options: { scale: 'sqrt_dk', causal: true },
+  },
+  {
+    id: '001',
+    title: 'Seed 001: three 8-dim words, W_Q, W_K, W_V of shape 8×3 with entries 0–2',
+    source: 'seed 001 notebook (words word_1…word_3, W = np.random.randint(low=3, size=(8, 3)))',
+    note: 'The shapes and words are the notebook’s. Its weights cannot be rebuilt: random.seed(42) seeds ' +
+      'Python’s random module, not numpy, so np.random.randint ran unseeded. Here they come from ' +
+      'np.random.seed(42) instead, so the numbers differ from the notebook’s.',
+    mode: 'self',
+    tokens: ['word_1', 'word_2', 'word_3'],
+    inputs: {
+      X: [[1, 0, 0, 1, 0, 1, 0, 0],
+          [0, 1, 0, 0, 1, 1, 0, 1],
+          [1, 1, 0, 0, 1, 1, 1, 0]],
+    },
+    random: [{
+      seed: 42,
+      draws: [
+        { name: 'W_Q', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
+        { name: 'W_K', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
+        { name: 'W_V', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
+      ],
+    }],
+    options: { scale: 'sqrt_dk' },
+  },
+  {
+    id: '002',
+    title: 'Seed 002: UDL book 12.1, tokens as columns, Ω and β, no scaling',
+    source: 'udlbook/udlbook, Notebooks/Chap12/12_1_Self_Attention.ipynb (self_attention)',
+    url: 'https://github.com/udlbook/udlbook/blob/main/Notebooks/Chap12/12_1_Self_Attention.ipynb',
+    note: 'X (4×3) holds three np.random.normal(size=(4, 1)) columns after np.random.seed(3); Ω_Q, Ω_K, Ω_V ' +
+      '(4×4) and β_Q, β_K, β_V (4×1) are np.random.normal after np.random.seed(0). Softmax runs down each ' +
+      'column of KᵀQ; output X′ = V·A.',
+    mode: 'self',
+    tokens: ['x_0', 'x_1', 'x_2'],
+    random: [
+      {
+        seed: 3,
+        draws: [
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+        ],
+      },
+      {
+        seed: 0,
+        draws: [
+          { name: 'W_Q', kind: 'normal', shape: [4, 4] },
+          { name: 'W_K', kind: 'normal', shape: [4, 4] },
+          { name: 'W_V', kind: 'normal', shape: [4, 4] },
+          { name: 'b_Q', kind: 'normal', shape: [4, 1] },
+          { name: 'b_K', kind: 'normal', shape: [4, 1] },
+          { name: 'b_V', kind: 'normal', shape: [4, 1] },
+        ],
+      },
+    ],
+    options: { layout: 'columns', scale: 'none' },
+    expect: {
+      // X_prime.T as printed: row n is output column n.
+      outputColumns: [[0.94744244, -0.24348429, -0.91310441, -0.44522983],
+                      [1.64201168, -0.08470004, 4.02764044, 2.18690791],
+                      [1.61949281, -0.06641533, 3.96863308, 2.15858316]],
+    },
+  },
+  {
+    id: '002-scaled',
+    title: 'Seed 002, scaled: the same problem divided by √d_k (scaled_dot_product_self_attention)',
+    source: 'udlbook/udlbook, Notebooks/Chap12/12_1_Self_Attention.ipynb (scaled_dot_product_self_attention)',
+    url: 'https://github.com/udlbook/udlbook/blob/main/Notebooks/Chap12/12_1_Self_Attention.ipynb',
+    note: 'Same inputs as 002, scores divided by √4 before the column softmax.',
+    mode: 'self',
+    tokens: ['x_0', 'x_1', 'x_2'],
+    random: [
+      {
+        seed: 3,
+        draws: [
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+        ],
+      },
+      {
+        seed: 0,
+        draws: [
+          { name: 'W_Q', kind: 'normal', shape: [4, 4] },
+          { name: 'W_K', kind: 'normal', shape: [4, 4] },
+          { name: 'W_V', kind: 'normal', shape: [4, 4] },
+          { name: 'b_Q', kind: 'normal', shape: [4, 1] },
+          { name: 'b_K', kind: 'normal', shape: [4, 1] },
+          { name: 'b_V', kind: 'normal', shape: [4, 1] },
+        ],
+      },
+    ],
+    options: { layout: 'columns', scale: 'sqrt_dk' },
+    expect: {
+      outputColumns: [[0.97411966, -0.23738409, -0.72333202, -0.34413007],
+                      [1.59622051, -0.09516106, 3.70194096, 2.01339538],
+                      [1.32638014, 0.13062402, 3.02371664, 1.6902419]],
+    },
+  },
+  {
+    id: '003',
+    title: 'Seed 003: three inputs, hand-written weights, float32, divided by √3',
+    source: 'p208p2002/Self-Attention-cacultate-with-numpy (README)',
+    url: 'https://github.com/p208p2002/Self-Attention-cacultate-with-numpy',
+    note: 'Everything is float32; the divisor is √3 taken from the number of tokens (shape[0]).',
+    mode: 'self',
+    tokens: ['input_1', 'input_2', 'input_3'],
+    inputs: {
+      X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
+      W_Q: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
+      W_K: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
+      W_V: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+    },
+    options: { scale: '1/sqrt(3)', precision: 'float32' },
+    expect: {
+      weights: [[1.3612579e-01, 4.3193707e-01, 4.3193707e-01],
+                [8.9044782e-04, 9.0884298e-01, 9.0266980e-02],
+                [7.4448888e-03, 7.5470752e-01, 2.3784746e-01]],
+      output: [[1.8638741, 6.3193707, 1.7041886],
+               [1.9991105, 7.8141265, 0.27347228],
+               [1.9925548, 7.479635, 0.73587704]],
+    },
+  },
+  {
+    id: '004',
+    title: 'Seed 004: two tokens, identity W_Q and W_K, W_V = [[1, 2], [3, 4]]',
+    source: 'seed 004 notes "Self-Attention in Transformers" (compute_qkv, self_attention)',
+    mode: 'self',
+    tokens: ['t1', 't2'],
+    inputs: {
+      X: [[1, 0], [0, 1]],
+      W_Q: [[1, 0], [0, 1]],
+      W_K: [[1, 0], [0, 1]],
+      W_V: [[1, 2], [3, 4]],
+    },
+    options: { scale: 'sqrt_dk' },
+    expect: { output: [[1.6604769, 2.6604769], [2.3395231, 3.3395231]] },
+  },
+  {
+    id: 'multihead',
+    title: 'Multi-head: 4 tokens, d_model = 4, 2 heads of d_k = 2, with W_O',
+    source: 'made for this explorer (np.random.seed(0), randn)',
+    note: 'Each head takes two columns of XW_Q, XW_K, XW_V; the heads are concatenated and multiplied by W_O.',
+    mode: 'self',
+    tokens: ['the', 'cat', 'sat', 'down'],
+    random: [{
+      seed: 0,
+      draws: [
+        { name: 'X', kind: 'randn', shape: [4, 4] },
+        { name: 'W_Q', kind: 'randn', shape: [4, 4] },
+        { name: 'W_K', kind: 'randn', shape: [4, 4] },
+        { name: 'W_V', kind: 'randn', shape: [4, 4] },
+        { name: 'W_O', kind: 'randn', shape: [4, 4] },
+      ],
+    }],
+    options: { scale: 'sqrt_dk', heads: 2, kv_heads: 2 },
+  },
+  {
+    id: 'cross',
+    title: 'Cross-attention: 2 decoder queries attend to 3 encoder tokens',
+    source: 'made for this explorer (np.random.seed(1), randn)',
+    note: 'Queries come from X (the decoder), keys and values from X_kv (the encoder).',
+    mode: 'cross',
+    tokens: ['le', 'chat'],
+    kvTokens: ['the', 'black', 'cat'],
+    random: [{
+      seed: 1,
+      draws: [
+        { name: 'X', kind: 'randn', shape: [2, 4] },
+        { name: 'X_kv', kind: 'randn', shape: [3, 4] },
+        { name: 'W_Q', kind: 'randn', shape: [4, 3] },
+        { name: 'W_K', kind: 'randn', shape: [4, 3] },
+        { name: 'W_V', kind: 'randn', shape: [4, 3] },
+      ],
+    }],
+    options: { scale: 'sqrt_dk' },
+  },
+];
+
+/** The preset with this id, or undefined. */
+export function findPreset(id) {
+  return presets.find((p) => p.id === id);
+}
+
+const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
+
+function numpyCall(draw) {
+  const [r, c] = draw.shape;
+  switch (draw.kind) {
+    case 'randn': return `np.random.randn(${r}, ${c})`;
+    case 'rand': return `np.random.rand(${r}, ${c})`;
+    case 'normal': {
+      const extra = (draw.loc ?? 0) !== 0 || (draw.scale ?? 1) !== 1 ? `loc=${draw.loc ?? 0}, scale=${draw.scale ?? 1}, ` : '';
+      return `np.random.normal(${extra}size=(${r}, ${c}))`;
+    }
+    case 'randint': return `np.random.randint(${draw.low ?? 0}, ${draw.high}, size=(${r}, ${c}))`;
+    default: return `np.random.${draw.kind}(${r}, ${c})`;
+  }
+}
+
+/** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)", ...]. */
+export function numpyLines(recipe) {
+  const lines = [`np.random.seed(${recipe.seed})`];
+  for (const d of recipe.draws) {
+    lines.push(`${d.name}${d.join === 'columns' ? ' column' : ''} = ${numpyCall(d)}`);
+  }
+  return lines;
+}
+
+/** The numpy line for one "random" fill of one matrix. */
+export function numpyLine(name, seed, draw) {
+  return `np.random.seed(${seed}); ${name} = ${numpyCall(draw)}`;
+}
+
+/**
+ * Turn a preset into a problem (the package's problem JSON, with number arrays) using `engine`
+ * for its random draws. Returns { problem, numpy } where numpy maps input names to the numpy
+ * lines that produced them.
+ */
+export function presetProblem(preset, engine) {
+  const problem = {};
+  const numpy = {};
+  for (const [name, value] of Object.entries(preset.inputs ?? {})) {
+    problem[name] = value.map((row) => (Array.isArray(row) ? row.slice() : row));
+  }
+  for (const recipe of preset.random ?? []) {
+    const spec = recipe.draws.map(({ name, join, ...draw }) => draw);
+    const drawn = engine.random(recipe.seed, spec);
+    const lines = numpyLines(recipe).join('\n');
+    recipe.draws.forEach((d, i) => {
+      const m = drawn[i];
+      if (d.join === 'columns') {
+        // A list of column vectors side by side, as np.zeros((D, N)) filled column by column.
+        const prev = problem[d.name] ?? m.map(() => []);
+        problem[d.name] = prev.map((row, r) => row.concat(m[r]));
+      } else {
+        problem[d.name] = m;
+      }
+      numpy[d.name] = lines;
+    });
+  }
+  for (const name of Object.keys(problem)) {
+    if (VECTOR_INPUTS.has(name)) problem[name] = problem[name].flat();
+  }
+  problem.options = { ...(preset.options ?? {}) };
+  return { problem, numpy };
+}
