@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what `npm test` and `npm start` need on Debian 12: the Debian packages (installed with
+# apt-get when run as root; otherwise the exact command is printed) and node_modules (npm ci).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(emscripten libeigen3-dev catch2 chromium python3-numpy libclang-rt-14-dev cmake g++ ninja-build)
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+  [ "$status" = installed ] || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "setup: installing Debian packages: ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update
+    apt-get install -y "${missing[@]}"
+  else
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+node -e '
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    console.error(`setup: Node ${process.versions.node} is too old: Node 20.19 or newer is needed`);
+    process.exit(1);
+  }'
+
+# npm ci when node_modules is missing or older than the lock file.
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund
+fi

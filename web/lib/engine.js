@@ -1,0 +1,480 @@
+// The JS side of the package: checks the problem JSON, hands a normalised problem to the wasm
+// core and turns what comes back into plain objects. No attention maths happens here.
+//
+// Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
+// they get the .wasm bytes.
+
+export const version = '0.1.0';
+
+const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
+const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
+const PROBLEM_KEYS = [...MATRIX_KEYS, ...BIAS_KEYS, 'options'];
+const OPTION_KEYS = ['layout', 'scale', 'causal', 'mask', 'softcap', 'heads', 'kv_heads', 'precision'];
+const DRAW_KEYS = ['kind', 'shape', 'loc', 'scale', 'low', 'high'];
+const RANDOM_KINDS = ['randn', 'normal', 'rand', 'randint'];
+const NON_FINITE = { inf: Infinity, '+inf': Infinity, infinity: Infinity, '-inf': -Infinity, '-infinity': -Infinity, nan: NaN };
+
+/** Readable names of the trace's step ids, for captions. */
+export const STEP_TITLES = Object.freeze({
+  Q: 'Queries Q',
+  K: 'Keys K',
+  V: 'Values V',
+  scores: 'Scores Q·Kᵀ',
+  scaled: 'Scaled scores',
+  softcapped: 'Soft-capped scores',
+  masked: 'Masked scores',
+  weights: 'Attention weights softmax(·)',
+  head_output: 'Head output weights·V',
+  concat: 'Concatenated heads',
+  output: 'Output',
+});
+
+// ---- errors ------------------------------------------------------------------------------------
+
+/** Thrown for input the package rejects; `field` names the input (e.g. "options.scale"). */
+function inputError(message, field) {
+  const error = new Error(message);
+  if (field !== undefined) error.field = field;
+  return error;
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 37) + '...' : value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function editDistance(a, b) {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+function suggestion(word, known) {
+  let best = null;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean '${best}'?)` : '';
+}
+
+// Unknown keys are errors, never silently ignored: a typo such as "casual" must be reported.
+function checkKeys(object, known, { prefix = '', noun = 'key', field = '' } = {}) {
+  for (const key of Object.keys(object)) {
+    if (known.includes(key)) continue;
+    const hint = suggestion(key, known) || `; expected one of ${known.join(', ')}`;
+    throw inputError(`${prefix ? `${prefix}: ` : ''}unknown ${noun} '${key}'${hint}`, field ? `${field}.${key}` : key);
+  }
+}
+
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
+}
+
+// ---- problem JSON -> what the bindings take ---------------------------------------------------
+
+function numberAt(value, field, where) {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string') {
+    const special = NON_FINITE[value.trim().toLowerCase()];
+    if (special !== undefined) return special;
+  }
+  throw inputError(`${field}${where} is ${describe(value)}: expected a number or "inf", "-inf", "nan"`, field);
+}
+
+// A matrix as JSON: nested array (booleans allowed only for a keep-mask), a flat list (one row),
+// { shape: [r, c], data: flat row-major numbers }, or text for the core's parser.
+function matrixFrom(value, field, { allowBoolean = false } = {}) {
+  if (typeof value === 'string') return { matrix: value, keep: false };
+  if (isPlainObject(value) && 'shape' in value && 'data' in value) {
+    checkKeys(value, ['shape', 'data'], { prefix: field, field });
+    const [rows, cols] = Array.isArray(value.shape) ? value.shape : [];
+    if (!Number.isInteger(rows) || !Number.isInteger(cols) || value.shape.length !== 2 || rows < 1 || cols < 1) {
+      throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(value.shape)}`, field);
+    }
+    const data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+    if (data.length !== rows * cols) {
+      throw inputError(`${field} has ${data.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+    }
+    return { matrix: { rows, cols, data }, keep: false };
+  }
+  if (!Array.isArray(value)) {
+    throw inputError(`${field} is ${describe(value)}: expected a nested array of numbers or a string`, field);
+  }
+  const nested = value.length > 0 && value.every(Array.isArray);
+  if (!nested && value.some(Array.isArray)) {
+    throw inputError(`${field} mixes numbers and lists: expected a list of rows`, field);
+  }
+  const rows = nested ? value : [value];
+  const cols = rows[0].length;
+  if (rows.length === 0 || cols === 0) throw inputError(`${field} is empty`, field);
+  const data = new Float64Array(rows.length * cols);
+  let booleans = 0;
+  rows.forEach((row, i) => {
+    if (row.length !== cols) {
+      throw inputError(`${field} row ${i + 1} has ${row.length} entries but row 1 has ${cols}`, field);
+    }
+    row.forEach((v, j) => {
+      const where = ` row ${i + 1}, column ${j + 1}`;
+      if (typeof v === 'boolean') {
+        if (!allowBoolean) throw inputError(`${field}${where} is ${v}: only options.mask may hold booleans`, field);
+        booleans++;
+        data[i * cols + j] = v ? 1 : 0;
+      } else {
+        data[i * cols + j] = numberAt(v, field, where);
+      }
+    });
+  });
+  if (booleans > 0 && booleans !== data.length) {
+    throw inputError(`${field} mixes booleans and numbers: a mask is either all true/false (keep) or all numbers (additive)`, field);
+  }
+  return { matrix: { rows: rows.length, cols, data }, keep: booleans > 0 };
+}
+
+function biasFrom(value, field) {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length > 0 && value.every(Array.isArray)) {
+    const { matrix } = matrixFrom(value, field);
+    if (matrix.rows !== 1 && matrix.cols !== 1) {
+      throw inputError(`${field} is ${matrix.rows}x${matrix.cols}: expected a list of numbers`, field);
+    }
+    return matrix.data;
+  }
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    throw inputError(`${field} is ${describe(value)}: expected a list of numbers or a string`, field);
+  }
+  if (value.length === 0) throw inputError(`${field} is empty`, field);
+  return Float64Array.from(value, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+}
+
+function oneOf(value, allowed, field) {
+  if (typeof value === 'string' && allowed.includes(value)) return value;
+  const hint = typeof value === 'string' ? suggestion(value, allowed) : '';
+  throw inputError(`${field} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got ${describe(value)}${hint}`, field);
+}
+
+function positiveInteger(value, field) {
+  if (Number.isInteger(value) && value >= 1) return value;
+  throw inputError(`${field} must be a positive integer, got ${describe(value)}`, field);
+}
+
+function scaleFrom(value) {
+  const field = 'options.scale';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw inputError(`${field} must be a finite number, got ${value}`, field);
+    return { scaleKind: 'multiply', scaleValue: value };
+  }
+  if (value === 'sqrt_dk' || value === 'none') return { scaleKind: value };
+  if (typeof value === 'string') {
+    const text = value.replace(/\s+/g, '');
+    const root = /^1\/sqrt\(([0-9.eE+-]+)\)$/.exec(text);
+    const plain = /^1\/([0-9.eE+-]+)$/.exec(text);
+    const n = Number((root ?? plain ?? [])[1]);
+    if ((root || plain) && Number.isFinite(n) && n > 0) {
+      return { scaleKind: 'divide', scaleValue: root ? Math.sqrt(n) : n };
+    }
+  }
+  throw inputError(`${field} must be "sqrt_dk", "none", a number, "1/sqrt(<n>)" or "1/<n>", got ${describe(value)}` +
+    (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''), field);
+}
+
+function optionsFrom(options) {
+  if (options === undefined) return {};
+  if (!isPlainObject(options)) throw inputError(`options is ${describe(options)}: expected an object`, 'options');
+  checkKeys(options, OPTION_KEYS, { noun: 'option', field: 'options' });
+  const out = {};
+  if (options.layout !== undefined) out.layout = oneOf(options.layout, ['rows', 'columns'], 'options.layout');
+  if (options.scale !== undefined) Object.assign(out, scaleFrom(options.scale));
+  if (options.causal !== undefined) {
+    if (typeof options.causal !== 'boolean') {
+      throw inputError(`options.causal must be true or false, got ${describe(options.causal)}`, 'options.causal');
+    }
+    out.causal = options.causal;
+  }
+  if (options.mask !== undefined && options.mask !== null) {
+    const { matrix, keep } = matrixFrom(options.mask, 'options.mask', { allowBoolean: true });
+    out.mask = matrix;
+    out.maskKind = keep ? 'keep' : 'additive';
+  }
+  if (options.softcap !== undefined) {
+    if (typeof options.softcap !== 'number' || !Number.isFinite(options.softcap) || options.softcap < 0) {
+      throw inputError(`options.softcap must be 0 (off) or a positive number, got ${describe(options.softcap)}`, 'options.softcap');
+    }
+    out.softcap = options.softcap;
+  }
+  if (options.heads !== undefined) out.heads = positiveInteger(options.heads, 'options.heads');
+  if (options.kv_heads !== undefined) out.kvHeads = positiveInteger(options.kv_heads, 'options.kv_heads');
+  if (options.precision !== undefined) {
+    out.precision = oneOf(options.precision, ['float64', 'float32'], 'options.precision');
+  }
+  return out;
+}
+
+/** Checks a problem's JSON shape (keys, types, values) and converts it for the bindings. */
+function problemFrom(problem) {
+  if (!isPlainObject(problem)) {
+    throw inputError(`the problem is ${describe(problem)}: expected an object with Q, K, V or X, W_Q, W_K, W_V`);
+  }
+  checkKeys(problem, PROBLEM_KEYS);
+  const out = {};
+  for (const key of MATRIX_KEYS) {
+    if (problem[key] !== undefined && problem[key] !== null) out[key] = matrixFrom(problem[key], key).matrix;
+  }
+  for (const key of BIAS_KEYS) {
+    if (problem[key] !== undefined && problem[key] !== null) out[key] = biasFrom(problem[key], key);
+  }
+  out.options = optionsFrom(problem.options);
+  return { raw: out, layout: out.options.layout ?? 'rows', precision: out.options.precision ?? 'float64' };
+}
+
+// ---- what the bindings return -> plain objects --------------------------------------------------
+
+function nested({ rows, cols, data }) {
+  const out = new Array(rows);
+  for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(i * cols, (i + 1) * cols));
+  return out;
+}
+
+function traceFrom(raw, layout, precision) {
+  return {
+    steps: raw.steps.map((s) => ({ id: s.id, head: s.head, shape: [s.rows, s.cols], data: nested(s) })),
+    output: nested(raw.output),
+    warnings: raw.warnings,
+    facts: raw.facts.map((f) => ({
+      head: f.head,
+      scores_variance: f.scores_variance,
+      scaled_variance: f.scaled_variance,
+      weight_sums: Array.from(f.weight_sums),
+      max_weight: Array.from(f.max_weight),
+      entropy: Array.from(f.entropy),
+      fully_masked: f.fully_masked,
+    })),
+    meta: {
+      layout,
+      precision,
+      scale: raw.scale,
+      d_k: raw.d_k,
+      d_v: raw.d_v,
+      heads: raw.heads,
+      kv_heads: raw.kv_heads,
+      queries: raw.queries,
+      keys: raw.keys,
+    },
+  };
+}
+
+function explanationFrom(raw) {
+  const out = {};
+  for (const [key, value] of Object.entries(raw)) out[key] = ArrayBuffer.isView(value) ? Array.from(value) : value;
+  if (out.source_head < 0) out.source_head = null;
+  return out;
+}
+
+// ---- JSON with non-finite numbers ------------------------------------------------------------
+
+function jsonNumber(value) {
+  if (typeof value !== 'number' || Number.isFinite(value)) return value;
+  return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf';
+}
+
+/** A JSON-safe deep copy: Infinity, -Infinity and NaN become "inf", "-inf", "nan". */
+export function toJSON(value) {
+  if (typeof value === 'number') return jsonNumber(value);
+  if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(value, toJSON);
+  if (isPlainObject(value)) {
+    const out = {};
+    for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toJSON(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * JSON text of a trace (or anything): non-finite numbers as "inf"/"-inf"/"nan"; with an indent,
+ * arrays of plain values stay on one line so a matrix reads row by row.
+ */
+export function stringify(value, indent = 2) {
+  const safe = toJSON(value);
+  if (!indent) return JSON.stringify(safe);
+  const pad = typeof indent === 'number' ? ' '.repeat(indent) : String(indent);
+  const write = (v, depth) => {
+    const inner = pad.repeat(depth + 1);
+    const outer = pad.repeat(depth);
+    if (Array.isArray(v)) {
+      if (v.every((x) => x === null || typeof x !== 'object')) return JSON.stringify(v).replace(/,/g, ', ');
+      return `[\n${v.map((x) => inner + write(x, depth + 1)).join(',\n')}\n${outer}]`;
+    }
+    if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      if (entries.length === 0) return '{}';
+      return `{\n${entries.map(([k, x]) => `${inner}${JSON.stringify(k)}: ${write(x, depth + 1)}`).join(',\n')}\n${outer}}`;
+    }
+    return JSON.stringify(v);
+  };
+  return write(safe, 0);
+}
+
+// ---- numpy random --------------------------------------------------------------------------------
+
+function drawsFrom(draws) {
+  if (!Array.isArray(draws)) throw inputError(`draws is ${describe(draws)}: expected an array of draws`, 'draws');
+  return draws.map((d, i) => {
+    const field = `draws[${i}]`;
+    if (!isPlainObject(d)) throw inputError(`${field} is ${describe(d)}: expected { kind, shape }`, field);
+    checkKeys(d, DRAW_KEYS, { prefix: field, field });
+    const kind = oneOf(d.kind, RANDOM_KINDS, `${field}.kind`);
+    const shape = d.shape;
+    if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((n) => Number.isInteger(n) && n >= 1)) {
+      throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(shape)}`, `${field}.shape`);
+    }
+    const number = (key, fallback) => {
+      const v = d[key] ?? fallback;
+      if (typeof v !== 'number' || !Number.isFinite(v)) {
+        throw inputError(`${field}.${key} must be a finite number, got ${describe(v)}`, `${field}.${key}`);
+      }
+      return v;
+    };
+    const out = { kind, rows: shape[0], cols: shape[1], loc: number('loc', 0), scale: number('scale', 1) };
+    if (kind === 'randint') {
+      if (d.high === undefined) throw inputError(`${field}.high is missing: randint draws from [low, high)`, `${field}.high`);
+      out.low = number('low', 0);
+      out.high = number('high');
+      if (!Number.isInteger(out.low) || !Number.isInteger(out.high)) {
+        throw inputError(`${field}: randint needs integer low and high`, field);
+      }
+    }
+    return out;
+  });
+}
+
+function seedFrom(seed) {
+  if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) return seed;
+  throw inputError(`seed must be an integer from 0 to 2**32 - 1 (as np.random.seed takes), got ${describe(seed)}`, 'seed');
+}
+
+/**
+ * The Python lines that make the same matrices as `engine.random(seed, draws)`, e.g.
+ * "np.random.seed(42)\nQ = np.random.randn(4, 8)". `names` default to m0, m1, ...
+ */
+export function numpyLine(seed, draws, names = []) {
+  const lines = [`np.random.seed(${seedFrom(seed)})`];
+  drawsFrom(draws).forEach((d, i) => {
+    const name = names[i] ?? `m${i}`;
+    const size = `size=(${d.rows}, ${d.cols})`;
+    let call;
+    if (d.kind === 'randn') call = `np.random.randn(${d.rows}, ${d.cols})`;
+    else if (d.kind === 'rand') call = `np.random.rand(${d.rows}, ${d.cols})`;
+    else if (d.kind === 'randint') call = `np.random.randint(${d.low}, ${d.high}, ${size})`;
+    else if (d.loc === 0 && d.scale === 1) call = `np.random.normal(${size})`;
+    else call = `np.random.normal(${d.loc}, ${d.scale}, ${size})`;
+    lines.push(`${name} = ${call}`);
+  });
+  return lines.join('\n');
+}
+
+// ---- the engine --------------------------------------------------------------------------------
+
+function defaultHead(step) {
+  return step === 'concat' || step === 'output' ? -1 : 0;
+}
+
+function cellIndex(value, field) {
+  if (Number.isInteger(value) && value >= 0) return value;
+  throw inputError(`${field} must be an integer >= 0 (counted from 0), got ${describe(value)}`, field);
+}
+
+/** Wraps an instantiated Emscripten module in the public engine API. */
+export function createEngine(module) {
+  const run = (problem) => {
+    const { raw, layout, precision } = problemFrom(problem);
+    return traceFrom(module._run(raw), layout, precision);
+  };
+  return Object.freeze({
+    version,
+    run,
+    runAll(problems) {
+      if (!Array.isArray(problems)) {
+        throw inputError(`runAll takes an array of problems, got ${describe(problems)}`);
+      }
+      return problems.map((problem, i) => {
+        try {
+          return run(problem);
+        } catch (error) {
+          const wrapped = new Error(`problem ${i + 1} of ${problems.length}: ${error.message}`, { cause: error });
+          wrapped.problemIndex = i;
+          if (error.field !== undefined) wrapped.field = error.field;
+          throw wrapped;
+        }
+      });
+    },
+    explain(problem, cell = {}) {
+      if (!isPlainObject(cell)) throw inputError(`the cell is ${describe(cell)}: expected { step, head, row, col }`);
+      checkKeys(cell, ['step', 'head', 'row', 'col'], { prefix: 'cell' });
+      if (typeof cell.step !== 'string') throw inputError(`step must be a step id such as "scores", got ${describe(cell.step)}`, 'step');
+      const head = cell.head === undefined || cell.head === null ? defaultHead(cell.step) : cell.head;
+      if (!Number.isInteger(head) || head < -1) throw inputError(`head must be an integer >= 0 or null, got ${describe(head)}`, 'head');
+      const { raw } = problemFrom(problem);
+      return explanationFrom(module._explain(raw, cell.step, head, cellIndex(cell.row, 'row'), cellIndex(cell.col, 'col')));
+    },
+    parseMatrix(text, name = 'matrix') {
+      if (typeof text !== 'string') throw inputError(`parseMatrix takes text, got ${describe(text)}`);
+      return nested(module._parseMatrix(text, String(name)));
+    },
+    random(seed, draws) {
+      return module._random(seedFrom(seed), drawsFrom(draws)).map(nested);
+    },
+    /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
+    heapStats() {
+      return module._heapStats();
+    },
+  });
+}
+
+// ---- loading -----------------------------------------------------------------------------------
+
+const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
+
+/**
+ * Instantiates the Emscripten factory with bytes from `loadBytes()`; every failure is an Error
+ * naming `where` (the URL or path tried).
+ */
+export async function instantiate(createModule, loadBytes, where) {
+  let bytes;
+  try {
+    bytes = new Uint8Array(await loadBytes());
+  } catch (error) {
+    throw new Error(`could not load the WebAssembly module from ${where}: ${error.message}`, { cause: error });
+  }
+  if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
+    const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
+    throw new Error(`${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
+      'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at attention.wasm');
+  }
+  const module = await new Promise((resolve, reject) => {
+    createModule({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(bytes, imports).then(
+          ({ instance, module: compiled }) => receive(instance, compiled),
+          (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
+        );
+        return {};
+      },
+      onAbort(what) {
+        reject(new Error(`the WebAssembly module from ${where} aborted: ${what}`));
+      },
+    }).then(resolve, reject);
+  });
+  return createEngine(module);
+}
