@@ -86,9 +86,12 @@ void check_size(const Matrix& m, const char* name, bool columns) {
     throw InputError(std::string(name) + " is empty (" + std::to_string(r) + "x" +
                      std::to_string(c) + "): every matrix needs at least one row and one column");
   }
-  if (m.rows() > kMaxDim || m.cols() > kMaxDim) {
-    throw InputError(std::string(name) + " is " + std::to_string(r) + "x" + std::to_string(c) +
-                     ": the largest dimension accepted is " + std::to_string(kMaxDim));
+  if (r > kMaxDim || c > kMaxDim) {
+    const bool rows_too_many = r > kMaxDim;
+    throw InputError(std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
+                     (rows_too_many ? " rows" : " columns") + ": at most " +
+                     std::to_string(kMaxDim) +
+                     " are accepted (every step of the trace is kept in memory)");
   }
 }
 
@@ -248,7 +251,7 @@ Normalized normalize(const Problem& p) {
     n.W_O = take(p.W_O, "W_O");
     const Eigen::Index concat_width = n.d_v * n.heads;
     if (n.W_O->rows() != concat_width) {
-      throw InputError("W_O has " + std::to_string(n.W_O->rows()) + " " + words.cols() +
+      throw InputError("W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
                        " but the concatenated heads have " + std::to_string(concat_width) + " " +
                        feature_axis + " (" + std::to_string(n.heads) + " heads x d_v = " +
                        std::to_string(n.d_v) + ")");
@@ -349,8 +352,12 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked) {
       for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = row[j] == max ? S(1) / count : S(0);
       continue;
     }
-    for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = std::exp(row[j] - max);
-    out /= out.sum();
+    // exp(x - logsumexp(x)), as scipy.special.softmax computes it: in float32 this rounds
+    // like the notebooks built on scipy (seed 003), and it is as stable as exp(x - max)/Σ.
+    S sum = 0;
+    for (Eigen::Index j = 0; j < row.size(); ++j) sum += std::exp(row[j] - max);
+    const S log_sum_exp = std::log(sum) + max;
+    for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = std::exp(row[j] - log_sum_exp);
   }
   return weights;
 }
