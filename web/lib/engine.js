@@ -364,26 +364,6 @@ function seedFrom(seed) {
   throw inputError(`seed must be an integer from 0 to 2**32 - 1 (as np.random.seed takes), got ${describe(seed)}`, 'seed');
 }
 
-/**
- * The Python lines that make the same matrices as `engine.random(seed, draws)`, e.g.
- * "np.random.seed(42)\nQ = np.random.randn(4, 8)". `names` default to m0, m1, ...
- */
-export function numpyLine(seed, draws, names = []) {
-  const lines = [`np.random.seed(${seedFrom(seed)})`];
-  drawsFrom(draws).forEach((d, i) => {
-    const name = names[i] ?? `m${i}`;
-    const size = `size=(${d.rows}, ${d.cols})`;
-    let call;
-    if (d.kind === 'randn') call = `np.random.randn(${d.rows}, ${d.cols})`;
-    else if (d.kind === 'rand') call = `np.random.rand(${d.rows}, ${d.cols})`;
-    else if (d.kind === 'randint') call = `np.random.randint(${d.low}, ${d.high}, ${size})`;
-    else if (d.loc === 0 && d.scale === 1) call = `np.random.normal(${size})`;
-    else call = `np.random.normal(${d.loc}, ${d.scale}, ${size})`;
-    lines.push(`${name} = ${call}`);
-  });
-  return lines.join('\n');
-}
-
 // ---- the engine --------------------------------------------------------------------------------
 
 function defaultHead(step) {

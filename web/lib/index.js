@@ -4,7 +4,8 @@
 import createAttentionModule from './attention.js';
 import { instantiate } from './engine.js';
 
-export { STEP_TITLES, createEngine, numpyLine, stringify, toJSON, version } from './engine.js';
+export { STEP_TITLES, createEngine, stringify, toJSON, version } from './engine.js';
+export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 
 function resolve(wasmUrl) {
   if (wasmUrl === undefined || wasmUrl === null) return new URL('./attention.wasm', import.meta.url);

@@ -1,0 +1,185 @@
+#!/usr/bin/env node
+// attention-explorer: attention with every step from the command line.
+//   attention-explorer run [--table] [--digits N] [FILE|-]   problem(s) JSON -> trace(s)
+//   attention-explorer preset [ID]                            a ready-made problem as JSON
+// Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
+import { readFile } from 'node:fs/promises';
+
+import { findPreset, loadAttention, presetProblem, presets, stringify, STEP_TITLES, version } from './node.js';
+
+const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
+       attention-explorer preset [ID]
+       attention-explorer --help | --version`;
+
+const HELP = `${USAGE}
+
+Commands:
+  run [FILE|-]   Read a problem (a JSON object) or an array of problems from FILE, or from
+                 standard input when FILE is "-" or absent, and print the trace of each as JSON:
+                 every step (Q, K, V, scores, scaled, ..., weights, output) with its shape.
+                 Non-finite numbers are written "inf", "-inf", "nan".
+  preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
+                 e.g.  attention-explorer preset 000 | attention-explorer run --table
+
+Options for run:
+  --table        Print each step as an aligned table (name, head and shape above it) instead of JSON.
+  --digits N     Decimals in tables (default 4).
+
+Problem JSON: { "Q": [[...]], "K": [[...]], "V": [[...]] } or { "X": ..., "W_Q": ..., "W_K": ...,
+"W_V": ..., "b_Q": [...], ... , "options": { "layout": "rows"|"columns", "scale": "sqrt_dk"|"none"|
+<number>|"1/sqrt(<n>)", "causal": false, "mask": [[...]], "softcap": 0, "heads": 1, "kv_heads": 1,
+"precision": "float64"|"float32" } }. A matrix may also be text numpy prints.
+
+Exit status: 0 success, 1 bad input (stderr names the problem and the field), 2 bad usage.`;
+
+class UsageError extends Error {}
+
+function parseArgs(argv) {
+  const args = { command: null, table: false, digits: 4, file: null, id: null };
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--help' || a === '-h') return { help: true };
+    if (a === '--version' || a === '-V') return { version: true };
+    if (a === '--table') args.table = true;
+    else if (a === '--digits' || a.startsWith('--digits=')) {
+      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${value ?? 'nothing'}`);
+      args.digits = n;
+    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
+    else rest.push(a);
+  }
+  args.command = rest.shift() ?? null;
+  if (args.command === null) throw new UsageError('no command given');
+  if (args.command === 'run') {
+    if (rest.length > 1) throw new UsageError(`run takes one FILE, got ${rest.length}`);
+    args.file = rest[0] ?? '-';
+  } else if (args.command === 'preset') {
+    if (rest.length > 1) throw new UsageError(`preset takes one ID, got ${rest.length}`);
+    args.id = rest[0] ?? null;
+  } else {
+    throw new UsageError(`unknown command '${args.command}'`);
+  }
+  return args;
+}
+
+async function readInput(file) {
+  if (file !== '-') {
+    try {
+      return { text: await readFile(file, 'utf8'), name: file };
+    } catch (error) {
+      throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+    }
+  }
+  if (process.stdin.isTTY) throw new UsageError('run reads a problem from standard input: pipe one in or give FILE');
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
+}
+
+function formatNumber(v, digits) {
+  if (Number.isNaN(v)) return 'nan';
+  if (v === Infinity) return 'inf';
+  if (v === -Infinity) return '-inf';
+  const text = v.toFixed(digits);
+  return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
+}
+
+/** A matrix as right-aligned columns. */
+function table(rows, digits) {
+  const cells = rows.map((row) => row.map((v) => formatNumber(v, digits)));
+  const widths = cells[0].map((_, j) => Math.max(...cells.map((row) => row[j].length)));
+  return cells.map((row) => '  ' + row.map((c, j) => c.padStart(widths[j])).join('  ')).join('\n');
+}
+
+function traceTables(trace, digits) {
+  const out = [];
+  for (const step of trace.steps) {
+    const head = step.head === null ? '' : `, head ${step.head}`;
+    out.push(`${step.id} (${STEP_TITLES[step.id] ?? step.id}${head}) ${step.shape[0]}x${step.shape[1]}`);
+    out.push(table(step.data, digits), '');
+  }
+  const m = trace.meta;
+  out.push(`scale ${formatNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
+    `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`);
+  for (const f of trace.facts) {
+    out.push(`head ${f.head}: variance of scores ${formatNumber(f.scores_variance, 8)}, ` +
+      `after scaling ${formatNumber(f.scaled_variance, 8)}`);
+  }
+  for (const w of trace.warnings) out.push(`warning: ${w}`);
+  return out.join('\n');
+}
+
+async function run(args) {
+  const { text, name } = await readInput(args.file);
+  let input;
+  try {
+    input = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${name} is not valid JSON: ${error.message}`);
+  }
+  const many = Array.isArray(input);
+  const problems = many ? input : [input];
+  if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to run`);
+  const engine = await loadAttention();
+  const traces = problems.map((problem, i) => {
+    try {
+      return engine.run(problem);
+    } catch (error) {
+      throw new Error(`${name}: problem ${i + 1}${many ? ` of ${problems.length}` : ''}: ${error.message}`);
+    }
+  });
+  if (!args.table) {
+    process.stdout.write(stringify(many ? traces : traces[0]) + '\n');
+    return;
+  }
+  const blocks = traces.map((trace, i) =>
+    (many ? `# problem ${i + 1} of ${traces.length}\n\n` : '') + traceTables(trace, args.digits));
+  process.stdout.write(blocks.join('\n\n') + '\n');
+}
+
+async function preset(args) {
+  if (args.id === null) {
+    for (const p of presets) process.stdout.write(`${p.id.padEnd(12)} ${p.title}\n`);
+    return;
+  }
+  const found = findPreset(args.id);
+  if (!found) {
+    throw new Error(`no preset '${args.id}'; the presets are ${presets.map((p) => p.id).join(', ')}`);
+  }
+  const engine = await loadAttention();
+  process.stdout.write(stringify(presetProblem(found, engine).problem) + '\n');
+}
+
+async function main(argv) {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`attention-explorer: ${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (args.version) {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  try {
+    await (args.command === 'run' ? run(args) : preset(args));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`attention-explorer: ${error.message}\n${USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`attention-explorer: ${error.message}\n`);
+    return 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,214 @@
+// Hand-written types of `attention-explorer` (Emscripten 3.1.6 cannot emit them); tests/js
+// compiles real usage against them and checks the runtime exports match.
+
+/** A matrix as JSON: rows of numbers ("inf", "-inf", "nan" allowed), a flat list (one row),
+ *  `{ shape, data }` with flat row-major data, or text in any format the parser accepts. */
+export type MatrixInput =
+  | ReadonlyArray<ReadonlyArray<number | string>>
+  | ReadonlyArray<number | string>
+  | { shape: readonly [number, number]; data: ArrayLike<number | string> }
+  | string;
+
+/** A keep-mask (true = keep) or an additive mask (0 keeps, "-inf" hides). */
+export type MaskInput = MatrixInput | ReadonlyArray<ReadonlyArray<boolean>>;
+
+/** A bias vector: a list of numbers, or text. */
+export type VectorInput = ReadonlyArray<number | string> | ArrayLike<number> | string;
+
+export type Scale = 'sqrt_dk' | 'none' | number | `1/sqrt(${string})` | `1/${string}`;
+
+export interface Options {
+  /** Tokens as rows (Q = X·W_Q, the default) or as columns (Q = Ω_Q·X + β_Q, the UDL book). */
+  layout?: 'rows' | 'columns';
+  /** Default "sqrt_dk" (divide by √d_k); a number multiplies QKᵀ. */
+  scale?: Scale;
+  causal?: boolean;
+  mask?: MaskInput;
+  /** > 0: scores become softcap·tanh(scores/softcap). Default 0 (off). */
+  softcap?: number;
+  heads?: number;
+  kv_heads?: number;
+  precision?: 'float64' | 'float32';
+}
+
+/** Either Q, K, V; or X with W_Q, W_K, W_V (X_kv for cross-attention). */
+export interface Problem {
+  Q?: MatrixInput;
+  K?: MatrixInput;
+  V?: MatrixInput;
+  X?: MatrixInput;
+  X_kv?: MatrixInput;
+  W_Q?: MatrixInput;
+  W_K?: MatrixInput;
+  W_V?: MatrixInput;
+  W_O?: MatrixInput;
+  b_Q?: VectorInput;
+  b_K?: VectorInput;
+  b_V?: VectorInput;
+  b_O?: VectorInput;
+  options?: Options;
+}
+
+export type StepId =
+  | 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'softcapped' | 'masked' | 'weights'
+  | 'head_output' | 'concat' | 'output';
+
+export interface Step {
+  id: StepId;
+  /** Head index from 0; null for concat and output. */
+  head: number | null;
+  shape: [number, number];
+  /** Rows of values, in the layout the problem chose; masked entries are -Infinity. */
+  data: number[][];
+}
+
+export interface HeadFacts {
+  head: number;
+  scores_variance: number;
+  scaled_variance: number;
+  weight_sums: number[];
+  max_weight: number[];
+  entropy: number[];
+  /** Queries (from 0) whose keys are all masked: their weights and output are 0. */
+  fully_masked: number[];
+}
+
+export interface Trace {
+  steps: Step[];
+  output: number[][];
+  warnings: string[];
+  facts: HeadFacts[];
+  meta: {
+    layout: 'rows' | 'columns';
+    precision: 'float64' | 'float32';
+    /** The factor QKᵀ was multiplied by. */
+    scale: number;
+    d_k: number;
+    d_v: number;
+    heads: number;
+    kv_heads: number;
+    queries: number;
+    keys: number;
+  };
+}
+
+/** Which cell to explain; head defaults to 0 (null for concat and output). Indices from 0. */
+export interface Cell {
+  step: StepId;
+  head?: number | null;
+  row: number;
+  col: number;
+}
+
+/** The worked calculation of one cell; which fields matter depends on `kind`. */
+export interface Explanation {
+  kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'mask' | 'softmax' | 'weighted_sum' | 'concat';
+  step: StepId;
+  head: number | null;
+  row: number;
+  col: number;
+  value: number;
+  left: number[];
+  right: number[];
+  products: number[];
+  has_bias: boolean;
+  bias: number;
+  input: number;
+  factor: number;
+  divisor: number;
+  additive: number;
+  logits: number[];
+  shifted: number[];
+  exps: number[];
+  max: number;
+  exp_sum: number;
+  source_head: number | null;
+  source_col: number;
+}
+
+/** One draw from numpy's legacy stream (np.random.randn / normal / rand / randint). */
+export interface Draw {
+  kind: 'randn' | 'normal' | 'rand' | 'randint';
+  shape: readonly [number, number];
+  /** normal only, default 0 */
+  loc?: number;
+  /** normal only, default 1 */
+  scale?: number;
+  /** randint only, default 0 */
+  low?: number;
+  /** randint only, exclusive */
+  high?: number;
+}
+
+export interface HeapStats {
+  /** Bytes of wasm memory. */
+  heapSize: number;
+  /** Bytes malloc has handed out and not taken back. */
+  inUse: number;
+  /** The top of the heap (sbrk(0)). */
+  sbrk: number;
+}
+
+export interface Engine {
+  readonly version: string;
+  /** Computes one problem; throws Error (message names the field or the matrices) on bad input. */
+  run(problem: Problem): Trace;
+  /** Computes each problem; an error message starts with "problem i of n: ". */
+  runAll(problems: readonly Problem[]): Trace[];
+  explain(problem: Problem, cell: Cell): Explanation;
+  /** Parses pasted text (numpy output, nested lists, CSV/TSV, MATLAB); errors start with `name`. */
+  parseMatrix(text: string, name?: string): number[][];
+  /** np.random.seed(seed) once, then each draw in order from the same stream. */
+  random(seed: number, draws: readonly Draw[]): number[][][];
+  /** Diagnostic for leak checks; not part of the computation API. */
+  heapStats(): HeapStats;
+}
+
+export interface LoadOptions {
+  /** Where attention.wasm is (URL; in Node also a file path). Default: next to the package's JS. */
+  wasmUrl?: string | URL;
+}
+
+/** Loads the WebAssembly core; rejects with an Error naming the URL or path it tried. */
+export function loadAttention(options?: LoadOptions): Promise<Engine>;
+
+/** Wraps an already instantiated Emscripten module (advanced use). */
+export function createEngine(module: unknown): Engine;
+
+/** A JSON-safe deep copy: Infinity, -Infinity, NaN become "inf", "-inf", "nan". */
+export function toJSON<T>(value: T): unknown;
+/** JSON text with "inf"/"-inf"/"nan"; with an indent, rows of numbers stay on one line. */
+export function stringify(value: unknown, indent?: number | string): string;
+
+export const version: string;
+export const STEP_TITLES: Readonly<Record<StepId, string>>;
+
+export interface Recipe {
+  seed: number;
+  draws: Array<Draw & { name: string; join?: 'columns' }>;
+}
+
+export interface Preset {
+  id: string;
+  title: string;
+  source: string;
+  url?: string;
+  note?: string;
+  mode: 'qkv' | 'self' | 'cross';
+  tokens?: string[];
+  kvTokens?: string[];
+  inputs?: Record<string, number[][] | number[]>;
+  random?: Recipe[];
+  options?: Options;
+  expect?: Record<string, unknown>;
+}
+
+/** Ready-made problems: the seed examples and more. */
+export const presets: Preset[];
+export function findPreset(id: string): Preset | undefined;
+/** A preset as a problem (random inputs drawn with `engine`), with the numpy lines per input. */
+export function presetProblem(preset: Preset, engine: Engine): { problem: Problem; numpy: Record<string, string> };
+/** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)"]. */
+export function numpyLines(recipe: Recipe): string[];
+/** One line: "np.random.seed(seed); name = np.random...". */
+export function numpyLine(name: string, seed: number, draw: Draw): string;
