@@ -1,0 +1,56 @@
+// Shared by the JS tests: the built package (dist/), the seed documents, and number checks.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const repo = fileURLToPath(new URL('../../', import.meta.url));
+export const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+export const seedsDir = fileURLToPath(new URL('../../../shared/seeds/', import.meta.url));
+
+if (!existsSync(`${dist}node.js`) || !existsSync(`${dist}attention.wasm`)) {
+  throw new Error(`the package is not built (${dist} is missing files): run npm run build first`);
+}
+
+/** The text of seed NNN, or null when ../shared/seeds is not beside the repository. */
+export function seedText(number) {
+  if (!existsSync(seedsDir)) return null;
+  const file = readdirSync(seedsDir).find((f) => f.startsWith(`${number}_`));
+  return file ? readFileSync(seedsDir + file, 'utf8') : null;
+}
+
+/** The printed block must appear verbatim in the seed (guards against copying mistakes). */
+export function assertInSeed(number, block) {
+  const text = seedText(number);
+  if (text === null) return;
+  assert.ok(text.includes(block), `seed ${number} does not contain:\n${block}`);
+}
+
+/** The numbers of a printed block, each with its own tolerance: half a unit of the last digit. */
+export function printedNumbers(block) {
+  return [...block.matchAll(/-?\d+\.\d*(?:e[+-]?\d+)?/gi)].map(([text]) => {
+    const [mantissa, exponent = '0'] = text.toLowerCase().split('e');
+    const decimals = (mantissa.split('.')[1] ?? '').length;
+    return { text, value: Number(text), tolerance: 0.5 * 10 ** (Number(exponent) - decimals) * (1 + 1e-9) };
+  });
+}
+
+/**
+ * Every value of `actual` (nested arrays) equals the printed numbers to the digits printed.
+ * `extraRelative` widens that for prints at or below the precision computed in (a float32's 8th
+ * digit, a float64 printed with 17 digits after another summation order).
+ */
+export function assertPrinted(actual, block, what = 'value', extraRelative = 0) {
+  const expected = printedNumbers(block);
+  const values = [actual].flat(Infinity);
+  assert.equal(values.length, expected.length, `${what}: ${values.length} values, ${expected.length} printed`);
+  values.forEach((v, i) => {
+    const e = expected[i];
+    assert.ok(Math.abs(v - e.value) <= e.tolerance + extraRelative * Math.abs(e.value), `${what}[${i}] = ${v}, printed ${e.text}`);
+  });
+}
+
+export function step(trace, id, head = 0) {
+  const found = trace.steps.find((s) => s.id === id && (s.head === head || s.head === null));
+  assert.ok(found, `trace has no step ${id} (head ${head})`);
+  return found;
+}
