@@ -60,11 +60,14 @@ function editDistance(a, b) {
   return row[b.length];
 }
 
+// Case and underscores do not count: 'wq' and 'Wq' suggest 'W_Q'.
+const simplify = (word) => word.toLowerCase().replace(/_/g, '');
+
 function suggestion(word, known) {
   let best = null;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    const d = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const d = editDistance(simplify(word), simplify(candidate));
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
   return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean '${best}'?)` : '';
