@@ -96,8 +96,8 @@ function table(rows, digits) {
 function traceTables(trace, digits) {
   const out = [];
   for (const step of trace.steps) {
-    const head = step.head === null ? '' : `, head ${step.head}`;
-    out.push(`${step.id} (${STEP_TITLES[step.id] ?? step.id}${head}) ${step.shape[0]}x${step.shape[1]}`);
+    const head = step.head === null ? '' : ` (head ${step.head})`;
+    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${STEP_TITLES[step.id] ?? step.id}`);
     out.push(table(step.data, digits), '');
   }
   const m = trace.meta;

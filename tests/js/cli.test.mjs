@@ -1,0 +1,141 @@
+// The CLI (dist/cli.js): seed numbers as JSON and as tables, exit codes, messages.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+
+import { assertPrinted, dist } from './helpers.mjs';
+
+const cli = join(dist, 'cli.js');
+const dir = mkdtempSync(join(tmpdir(), 'attention-cli-'));
+
+function run(args, input) {
+  const r = spawnSync(process.execPath, [cli, ...args], { input, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name, value) {
+  const path = join(dir, name);
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  return path;
+}
+
+// Seed 000's inputs as the preset command prints them (np.random.seed(42), three randn(4, 8)).
+const seed000 = () => JSON.parse(run(['preset', '000']).stdout);
+
+describe('attention-explorer run', () => {
+  test('seed 000 from a file: the trace as JSON with the printed numbers', () => {
+    const r = run(['run', file('seed000.json', seed000())]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    const trace = JSON.parse(r.stdout);
+    assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']);
+    assertPrinted(trace.steps[3].data[0], '-2.72357421  0.40818741  2.39601116 -1.18323729', 'scores row 1');
+    assertPrinted(trace.steps[5].data[0], '0.08431243 0.25513027 0.51521078 0.14534652', 'weights row 1');
+    assertPrinted(trace.output[0].slice(0, 2), '-0.1308104   0.77212573', 'output row 1');
+    assert.equal(trace.meta.d_k, 8);
+  });
+
+  test('seed 000 causal from standard input: "-inf" strings and the masked output', () => {
+    const problem = { ...seed000(), options: { causal: true } };
+    const r = run(['run', '-'], JSON.stringify(problem));
+    assert.equal(r.code, 0, r.stderr);
+    const trace = JSON.parse(r.stdout);
+    const masked = trace.steps.find((s) => s.id === 'masked');
+    assert.deepEqual(masked.data[0].slice(1), ['-inf', '-inf', '-inf']);
+    assertPrinted(trace.output[1].slice(0, 2), '0.66641301  1.39213367', 'masked output row 2');
+    // FILE defaults to standard input.
+    assert.equal(run(['run'], JSON.stringify(problem)).stdout, r.stdout);
+  });
+
+  test('an array of problems gives an array of traces', () => {
+    const r = run(['run', file('two.json', [seed000(), { ...seed000(), options: { scale: 'none' } }])]);
+    assert.equal(r.code, 0, r.stderr);
+    const traces = JSON.parse(r.stdout);
+    assert.equal(traces.length, 2);
+    assert.equal(traces[1].meta.scale, 1);
+  });
+
+  test('--table prints each step with its name, head and shape, aligned', () => {
+    const r = run(['run', '--table', file('seed000.json', seed000())]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('scores'));
+    assert.equal(lines[at], 'scores (head 0) 4x4: Scores Q·Kᵀ');
+    assert.equal(lines[at + 1], '  -2.7236   0.4082   2.3960  -1.1832');
+    assert.equal(lines[at + 2], '   5.6001   1.1598  -4.7249   2.4386');
+    const w = lines.findIndex((l) => l.startsWith('weights'));
+    assert.equal(lines[w + 1], '  0.0843  0.2551  0.5152  0.1453');
+    assert.match(r.stdout, /variance of scores 6.83756524, after scaling 0.85469566/);
+    const digits = run(['run', '--table', '--digits', '8', file('seed000.json', seed000())]);
+    assert.match(digits.stdout, /\n {2}0\.08431243 {2}0\.25513027 {2}0\.51521078 {2}0\.14534652\n/);
+  });
+
+  test('--table with -inf and a fully masked row warning', () => {
+    const problem = { ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } };
+    const r = run(['run', '--table', file('masked.json', problem)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\nmasked \(head 0\) 4x4: Masked scores\n +-inf +-inf +-inf +-inf\n/);
+    assert.match(r.stdout, /\nwarning: .*row 1/);
+  });
+});
+
+describe('exit codes and messages', () => {
+  test('bad input: 1, and stderr names the problem and the field', () => {
+    let r = run(['run', file('typo.json', { ...seed000(), options: { casual: true } })]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /typo\.json: problem 1: unknown option 'casual' \(did you mean 'causal'\?\)\n$/);
+
+    r = run(['run', file('many.json', [seed000(), { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] }])]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /many\.json: problem 2 of 2: .*Q.*K|K.*Q/);
+
+    r = run(['run', file('ragged.json', { Q: [[1, 2], [3]], K: [[1]], V: [[1]] })]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /problem 1: Q row 2 has 1 entries but row 1 has 2/);
+
+    r = run(['run', file('broken.json', '{"Q": [[1, 2]')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /broken\.json is not valid JSON/);
+
+    r = run(['run', join(dir, 'missing.json')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot read .*missing\.json: no such file/);
+
+    r = run(['run', file('empty.json', [])]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /empty array/);
+
+    r = run(['preset', 'nope']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no preset 'nope'; the presets are 000, /);
+  });
+
+  test('bad usage: 2 and a usage line', () => {
+    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x']]) {
+      const r = run(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /\nusage: attention-explorer run /, args.join(' '));
+      assert.equal(r.stdout, '');
+    }
+  });
+
+  test('--help and --version', () => {
+    const help = run(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^usage: attention-explorer run \[--table\]/);
+    assert.match(help.stdout, /Exit status: 0 success, 1 bad input/);
+    const version = run(['--version']);
+    assert.equal(version.code, 0);
+    assert.equal(version.stdout, '0.1.0\n');
+  });
+
+  test('preset lists the presets', () => {
+    const r = run(['preset']);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^000 +Seed 000/);
+  });
+});
