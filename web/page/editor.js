@@ -1,0 +1,293 @@
+// One input matrix: a spreadsheet-like grid, a text box for pasting any format the core parser
+// reads, its dimensions, and a "random" fill from numpy's seeded stream. The editor keeps the
+// text as its value; parsing and validation are the engine's (main.js reports errors back here).
+import { fmt, escapeHtml } from './format.js';
+import { numpyLine } from './lib/presets.js';
+
+const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
+
+let uid = 0;
+
+export class MatrixEditor {
+  /**
+   * @param {object} o
+   * @param {string} o.name            input name (X, W_Q, ...)
+   * @param {string} o.title           HTML title, e.g. W<sub>Q</sub>
+   * @param {boolean} o.vector         a bias: one row
+   * @param {object} o.engine
+   * @param {() => number} o.decimals
+   * @param {() => {rows?: string[], cols?: string[], rowAxis?: string, colAxis?: string}} o.labels
+   * @param {(name: string, value: {text: string, numpy?: string}) => void} o.onChange
+   */
+  constructor(o) {
+    Object.assign(this, o);
+    this.id = `ed${++uid}-${o.name}`;
+    this.text = '';
+    this.numpy = '';
+    this.cells = [['0']];
+    this.localError = null;
+    this.mode = 'grid';
+    this.el = document.createElement('section');
+    this.el.className = 'editor';
+    this.el.dataset.input = o.name;
+    this.el.setAttribute('aria-labelledby', `${this.id}-title`);
+    this.el.innerHTML = `
+      <div class="editor-head">
+        <h3 id="${this.id}-title">${o.title}</h3>
+        <span class="shape" aria-live="off"></span>
+        <div class="tabs" role="group" aria-label="Edit ${escapeHtml(o.name)} as">
+          <button type="button" class="tab" data-tab="grid" aria-pressed="true">Grid</button>
+          <button type="button" class="tab" data-tab="text" aria-pressed="false">Text</button>
+        </div>
+      </div>
+      ${o.description ? `<p class="editor-desc">${o.description}</p>` : ''}
+      <div class="dims">
+        ${o.vector ? '' : `<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} rows"></label>
+        <span aria-hidden="true">×</span>`}
+        <label>${o.vector ? 'length' : 'cols'} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} ${o.vector ? 'length' : 'columns'}"></label>
+        <details class="random">
+          <summary>Random…</summary>
+          <div class="random-form">
+            <label>kind <select class="rnd-kind">
+              <option value="randn">randn</option><option value="normal">normal</option>
+              <option value="rand">rand</option><option value="randint">randint</option></select></label>
+            <label>seed <input type="number" class="rnd-seed" value="0" min="0" max="4294967295" step="1"></label>
+            <label class="rnd-normal" hidden>loc <input type="number" class="rnd-loc" value="0" step="any"></label>
+            <label class="rnd-normal" hidden>scale <input type="number" class="rnd-scale" value="1" step="any" min="0"></label>
+            <label class="rnd-int" hidden>low <input type="number" class="rnd-low" value="0" step="1"></label>
+            <label class="rnd-int" hidden>high <input type="number" class="rnd-high" value="3" step="1"></label>
+            <button type="button" class="rnd-fill">Fill ${escapeHtml(o.name)}</button>
+          </div>
+        </details>
+      </div>
+      <div class="grid-wrap"></div>
+      <div class="text-wrap" hidden>
+        <label class="visually-hidden" for="${this.id}-text">${escapeHtml(o.name)} as text</label>
+        <textarea id="${this.id}-text" rows="5" spellcheck="false" autocomplete="off"
+          placeholder="[[1, 0], [0, 1]]  or numpy print output, CSV, [1 0; 0 1]"></textarea>
+      </div>
+      <p class="numpy" hidden><code></code></p>
+      <p class="error" role="alert" id="${this.id}-error" hidden></p>`;
+    this.q = (sel) => this.el.querySelector(sel);
+    this.gridWrap = this.q('.grid-wrap');
+    this.textarea = this.q('textarea');
+    this.bindEvents();
+  }
+
+  bindEvents() {
+    this.el.querySelectorAll('.tab').forEach((b) => b.addEventListener('click', () => this.setMode(b.dataset.tab)));
+    this.textarea.addEventListener('input', () => {
+      this.text = this.textarea.value;
+      this.numpy = '';
+      this.localError = null;
+      this.showNumpy();
+      this.onChange(this.name, { text: this.text });
+    });
+    const resize = () => {
+      const r = this.vector ? 1 : Number(this.q('.dim-rows').value);
+      const c = Number(this.q('.dim-cols').value);
+      if (!(Number.isInteger(r) && r >= 1 && r <= 4096 && Number.isInteger(c) && c >= 1 && c <= 4096)) return;
+      const cells = [];
+      for (let i = 0; i < r; i++) {
+        const row = [];
+        for (let j = 0; j < c; j++) row.push(this.cells[i]?.[j] ?? '0');
+        cells.push(row);
+      }
+      this.cells = cells;
+      this.numpy = '';
+      this.commitCells(true);
+    };
+    this.q('.dim-cols').addEventListener('change', resize);
+    if (!this.vector) this.q('.dim-rows').addEventListener('change', resize);
+    const kind = this.q('.rnd-kind');
+    kind.addEventListener('change', () => {
+      this.el.querySelectorAll('.rnd-normal').forEach((e) => { e.hidden = kind.value !== 'normal'; });
+      this.el.querySelectorAll('.rnd-int').forEach((e) => { e.hidden = kind.value !== 'randint'; });
+    });
+    this.q('.rnd-fill').addEventListener('click', () => this.fillRandom());
+
+    // Grid: delegated events.
+    this.gridWrap.addEventListener('focusin', (e) => {
+      const inp = e.target.closest('input.cell');
+      if (!inp) return;
+      const { r, c } = inp.dataset;
+      inp.value = this.cells[r][c];
+      inp.select();
+    });
+    this.gridWrap.addEventListener('focusout', (e) => {
+      const inp = e.target.closest('input.cell');
+      if (inp) inp.value = this.display(this.cells[inp.dataset.r][inp.dataset.c]);
+    });
+    this.gridWrap.addEventListener('input', (e) => {
+      const inp = e.target.closest('input.cell');
+      if (!inp) return;
+      this.cells[inp.dataset.r][inp.dataset.c] = inp.value.trim();
+      this.numpy = '';
+      this.commitCells(false);
+    });
+    this.gridWrap.addEventListener('keydown', (e) => this.onGridKey(e));
+  }
+
+  onGridKey(e) {
+    const inp = e.target.closest('input.cell');
+    if (!inp || e.altKey || e.ctrlKey || e.metaKey) return;
+    let r = Number(inp.dataset.r), c = Number(inp.dataset.c);
+    const atStart = inp.selectionStart === 0 && inp.selectionEnd === 0;
+    const atEnd = inp.selectionStart === inp.value.length && inp.selectionEnd === inp.value.length;
+    const all = inp.selectionStart === 0 && inp.selectionEnd === inp.value.length;
+    switch (e.key) {
+      case 'ArrowUp': r--; break;
+      case 'ArrowDown': r++; break;
+      case 'Enter': r += e.shiftKey ? -1 : 1; break;
+      case 'ArrowLeft': if (!(atStart || all)) return; c--; break;
+      case 'ArrowRight': if (!(atEnd || all)) return; c++; break;
+      case 'Home': if (!e.ctrlKey) return; c = 0; break;
+      default: return;
+    }
+    const rows = this.cells.length, cols = this.cells[0].length;
+    if (r < 0 || c < 0 || r >= rows || c >= cols) { e.preventDefault(); return; }
+    e.preventDefault();
+    this.focusCell(r, c);
+  }
+
+  focusCell(r, c) {
+    const next = this.gridWrap.querySelector(`input.cell[data-r="${r}"][data-c="${c}"]`);
+    if (next) next.focus();
+  }
+
+  display(raw) {
+    const x = Number(raw);
+    if (raw === '' || !Number.isFinite(x) || String(raw).length <= this.decimals() + 3) return raw;
+    return fmt(x, this.decimals()).replace(/\u2212/g, '-');
+  }
+
+  /** Cells changed in the grid: rebuild the text and tell the page. */
+  commitCells(rerender) {
+    this.localError = null;
+    outer: for (let i = 0; i < this.cells.length; i++) {
+      for (let j = 0; j < this.cells[i].length; j++) {
+        if (this.cells[i][j] === '') {
+          this.localError = this.vector ? `${this.name} entry ${j + 1} is empty: type a number`
+            : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
+          break outer;
+        }
+      }
+    }
+    this.text = this.cells.map((row) => row.join(' ')).join('\n');
+    if (rerender) this.renderGrid();
+    this.showNumpy();
+    this.updateDims();
+    this.onChange(this.name, { text: this.text });
+  }
+
+  /** Set from outside (preset, URL, random): text plus the parsed matrix when it parsed. */
+  setValue(text, matrix, numpy) {
+    this.text = text;
+    this.numpy = numpy ?? '';
+    this.localError = null;
+    if (matrix) this.cells = matrix.map((row) => row.map((v) => String(v)));
+    if (this.textarea.value !== text) this.textarea.value = text;
+    this.renderGrid();
+    this.showNumpy();
+  }
+
+  /** The text parsed (page side): refresh the grid unless the user is typing in it. */
+  setMatrix(matrix) {
+    if (this.gridWrap.contains(document.activeElement)) return;
+    this.cells = matrix.map((row) => row.map((v) => String(v)));
+    if (this.mode === 'grid') this.renderGrid();
+    else this.updateDims();
+  }
+
+  setError(message) {
+    const p = this.q('.error');
+    p.hidden = !message;
+    p.textContent = message ?? '';
+    this.el.classList.toggle('has-error', Boolean(message));
+    const target = this.mode === 'text' ? this.textarea : null;
+    if (target) {
+      if (message) target.setAttribute('aria-describedby', `${this.id}-error`);
+      else target.removeAttribute('aria-describedby');
+      target.setAttribute('aria-invalid', message ? 'true' : 'false');
+    }
+  }
+
+  setMode(mode) {
+    this.mode = mode;
+    this.el.querySelectorAll('.tab').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.tab === mode)));
+    this.q('.text-wrap').hidden = mode !== 'text';
+    this.gridWrap.hidden = mode !== 'grid';
+    if (mode === 'text') {
+      if (this.textarea.value !== this.text) this.textarea.value = this.text;
+    } else {
+      this.renderGrid();
+    }
+  }
+
+  showNumpy() {
+    const p = this.q('.numpy');
+    p.hidden = !this.numpy;
+    p.querySelector('code').textContent = this.numpy;
+  }
+
+  updateDims() {
+    const rows = this.cells.length, cols = this.cells[0]?.length ?? 0;
+    if (!this.vector) {
+      const r = this.q('.dim-rows');
+      if (document.activeElement !== r) r.value = rows;
+    }
+    const c = this.q('.dim-cols');
+    if (document.activeElement !== c) c.value = this.vector ? rows * cols : cols;
+    this.q('.shape').textContent = this.vector ? `${rows * cols}` : `${rows} × ${cols}`;
+  }
+
+  renderGrid() {
+    if (this.vector && this.cells.length > 1) this.cells = [this.cells.flat()];
+    this.updateDims();
+    if (this.mode !== 'grid') return;
+    const rows = this.cells.length, cols = this.cells[0].length;
+    if (rows * cols > GRID_LIMIT) {
+      this.gridWrap.innerHTML = `<p class="hint">${rows} × ${cols} is too large for the grid: edit it as text.</p>`;
+      return;
+    }
+    const lab = this.labels?.() ?? {};
+    const colLabel = (j) => escapeHtml(lab.cols?.[j] ?? String(j + 1));
+    const rowLabel = (i) => escapeHtml(lab.rows?.[i] ?? String(i + 1));
+    const name = escapeHtml(this.name);
+    let html = `<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>`;
+    for (let j = 0; j < cols; j++) html += `<th scope="col">${colLabel(j)}</th>`;
+    html += '</tr></thead><tbody>';
+    for (let i = 0; i < rows; i++) {
+      html += `<tr><th scope="row">${this.vector ? '' : rowLabel(i)}</th>`;
+      for (let j = 0; j < cols; j++) {
+        const raw = this.cells[i][j];
+        html += `<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" value="${escapeHtml(this.display(raw))}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`;
+      }
+      html += '</tr>';
+    }
+    html += '</tbody></table>';
+    this.gridWrap.innerHTML = html;
+  }
+
+  fillRandom() {
+    const kind = this.q('.rnd-kind').value;
+    const seed = Number(this.q('.rnd-seed').value);
+    const rows = this.vector ? 1 : Number(this.q('.dim-rows').value);
+    const cols = Number(this.q('.dim-cols').value);
+    const draw = { kind, shape: [rows, cols] };
+    if (kind === 'normal') { draw.loc = Number(this.q('.rnd-loc').value); draw.scale = Number(this.q('.rnd-scale').value); }
+    if (kind === 'randint') { draw.low = Number(this.q('.rnd-low').value); draw.high = Number(this.q('.rnd-high').value); }
+    let m;
+    try {
+      if (!(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295)) throw new Error('the seed must be a whole number from 0 to 4294967295');
+      [m] = this.engine.random(seed, [draw]);
+    } catch (err) {
+      this.setError(`${this.name}: ${err.message}`);
+      return;
+    }
+    const vector = this.vector ? m.flat() : null;
+    const text = vector ? vector.join(' ') : m.map((row) => row.join(' ')).join('\n');
+    this.setValue(text, vector ? [vector] : m, numpyLine(this.name, seed, draw));
+    this.onChange(this.name, { text: this.text, numpy: this.numpy });
+  }
+}

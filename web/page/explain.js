@@ -1,0 +1,145 @@
+// The worked calculation of one cell, from engine.explain(): every number shown is one the
+// engine reports (terms, products, max, exps, sums); this module only writes them out.
+import { fmt, tex, escapeHtml } from './format.js';
+import { mathHtml } from './math.js';
+import { STEP_NAMES } from './steps.js';
+
+const MAX_TERMS_IN_FORMULA = 4;
+const MAX_TABLE_ROWS = 64;
+
+/** Read a field under its snake_case or camelCase name. */
+function field(e, snake) {
+  if (e[snake] !== undefined) return e[snake];
+  const camel = snake.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
+  return e[camel];
+}
+function list(e, name) {
+  const v = field(e, name);
+  return v ? Array.from(v) : [];
+}
+
+/** "a·b + c·d + ⋯ + y·z" in TeX, with at most a few terms written out. */
+function sumTerms(left, right, d) {
+  const term = (k) => `(${tex(left[k], d)})(${tex(right[k], d)})`;
+  const n = left.length;
+  if (n <= MAX_TERMS_IN_FORMULA + 1) return left.map((_, k) => term(k)).join(' + ');
+  return `${term(0)} + ${term(1)} + \\cdots + ${term(n - 1)}`;
+}
+
+function termTable(caption, headers, rows, highlight = -1) {
+  const shown = rows.slice(0, MAX_TABLE_ROWS);
+  let html = `<table class="terms"><caption>${caption}</caption><thead><tr>${headers.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead><tbody>`;
+  shown.forEach((cells, i) => {
+    html += `<tr${i === highlight ? ' class="hl"' : ''}><th scope="row">${cells[0]}</th>${cells.slice(1).map((c) => `<td>${c}</td>`).join('')}</tr>`;
+  });
+  if (rows.length > shown.length) html += `<tr><td colspan="${headers.length}" class="hint">… and ${rows.length - shown.length} more terms</td></tr>`;
+  return html + '</tbody></table>';
+}
+
+/**
+ * HTML for an explanation. `where` gives labels: { rowLabel, colLabel, queryLabel, keyLabel,
+ * keyLabels[], queryLabels[], layout, heads, hasBias, mode, decimals }.
+ */
+export function explanationHtml(e, where) {
+  const d = where.decimals;
+  const kind = field(e, 'kind');
+  const step = field(e, 'step');
+  const head = field(e, 'head');
+  const row = field(e, 'row'), col = field(e, 'col');
+  const value = field(e, 'value');
+  const columns = where.layout === 'columns';
+  const name = STEP_NAMES[step] ?? step;
+  const headTxt = where.heads > 1 && head >= 0 ? `, head ${head + 1}` : '';
+  const left = list(e, 'left'), right = list(e, 'right'), products = list(e, 'products');
+  let html = `<p class="drill-target"><strong>${escapeHtml(name)}</strong>${headTxt}: row ${row + 1} <span class="lbl">(${escapeHtml(where.rowLabel)})</span>, column ${col + 1} <span class="lbl">(${escapeHtml(where.colLabel)})</span></p>`;
+  html += `<p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;
+  const eq = (t) => `<div class="drill-eq">${mathHtml(t, true)}</div>`;
+  // In the columns layout the step's (row, col) is (feature, token) or (key, query).
+  const q = where.queryLabel, k = where.keyLabel;
+
+  switch (kind) {
+    case 'input':
+      html += `<p>${escapeHtml(step)} was given directly: this number is one of your inputs.</p>`;
+      break;
+    case 'projection': {
+      const hasBias = Boolean(field(e, 'has_bias'));
+      const bias = field(e, 'bias');
+      const isOut = step === 'output';
+      const inName = isOut ? (where.heads > 1 ? 'H' : '\\text{head}') : step === 'Q' ? 'X' : (where.mode === 'cross' ? 'X_{kv}' : 'X');
+      const wName = isOut ? (columns ? '\\Omega_O' : 'W_O') : (columns ? `\\Omega_${step}` : `W_${step}`);
+      const bName = isOut ? (columns ? '\\beta_O' : 'b_O') : (columns ? `\\beta_${step}` : `b_${step}`);
+      const token = columns ? where.colLabel : where.rowLabel;
+      html += `<p>The ${isOut ? 'row' : 'token'} <span class="lbl">${escapeHtml(token)}</span> of ${isOut ? 'the heads' : (inName === 'X' ? 'X' : 'X<sub>kv</sub>')} times one ${columns ? 'row' : 'column'} of the weights, term by term${hasBias ? ', plus the bias' : ''}:</p>`;
+      html += eq(`${step === 'output' ? 'O' : step}_{${row + 1},${col + 1}} = \\sum_m ${inName}_{\\cdot m}\\,(${wName})_{m\\cdot}${hasBias ? ` + ${bName}` : ''} = ${sumTerms(left, right, d)}${hasBias ? ` + ${tex(bias, d)}` : ''} = ${tex(value, d)}`);
+      html += termTable('Terms', ['m', `${isOut ? 'H' : 'X'} value`, 'weight', 'product'],
+        left.map((x, m) => [String(m + 1), fmt(x, d), fmt(right[m], d), fmt(products[m], d)]));
+      if (hasBias) html += `<p>bias: ${fmt(bias, d)}</p>`;
+      break;
+    }
+    case 'dot':
+      html += `<p>The query of <span class="lbl">${escapeHtml(q)}</span> dotted with the key of <span class="lbl">${escapeHtml(k)}</span>, over the d<sub>k</sub> = ${left.length} features:</p>`;
+      html += eq(`q_{\\text{${escapeTexText(q)}}} \\cdot k_{\\text{${escapeTexText(k)}}} = ${sumTerms(left, right, d)} = ${tex(value, d)}`);
+      html += termTable('Term by term', ['feature', 'q', 'k', 'q × k'],
+        left.map((x, m) => [String(m + 1), fmt(x, d), fmt(right[m], d), fmt(products[m], d)]));
+      break;
+    case 'scale': {
+      const input = field(e, 'input'), factor = field(e, 'factor'), divisor = field(e, 'divisor');
+      if (divisor) {
+        html += eq(`\\frac{${tex(input, d)}}{${where.scaleMode === 'sqrt_dk' ? `\\sqrt{${where.d_k}}` : tex(divisor, d)}} = \\frac{${tex(input, d)}}{${tex(divisor, d)}} = ${tex(value, d)}`);
+        html += `<p>The score divided by ${where.scaleMode === 'sqrt_dk' ? `√d<sub>k</sub> = √${where.d_k}` : 'the chosen divisor'} = ${fmt(divisor, d)}.</p>`;
+      } else {
+        html += eq(`${tex(input, d)} \\times ${tex(factor, d)} = ${tex(value, d)}`);
+        html += `<p>The score multiplied by the scale ${fmt(factor, d)}${factor === 1 ? ' (no scaling)' : ''}.</p>`;
+      }
+      break;
+    }
+    case 'softcap': {
+      const input = field(e, 'input'), cap = field(e, 'factor');
+      html += eq(`${tex(cap, d)} \\tanh\\!\\left(\\frac{${tex(input, d)}}{${tex(cap, d)}}\\right) = ${tex(value, d)}`);
+      html += '<p>Soft-capping squashes large scores smoothly into (−c, c).</p>';
+      break;
+    }
+    case 'mask': {
+      const input = field(e, 'input'), add = field(e, 'additive');
+      html += eq(`${tex(input, d)} + (${tex(add, d)}) = ${tex(value, d)}`);
+      html += `<p>${add === -Infinity ? 'This key is hidden from this query: −∞ becomes weight 0 after the softmax.' : add === 0 ? 'This key is visible: the mask adds 0.' : 'The additive mask biases this score.'}</p>`;
+      break;
+    }
+    case 'softmax': {
+      const logits = list(e, 'logits'), shifted = list(e, 'shifted'), exps = list(e, 'exps');
+      const max = field(e, 'max'), sum = field(e, 'exp_sum');
+      const target = columns ? row : col;
+      const along = columns ? 'column' : 'row';
+      if (sum === 0) {
+        html += `<p>Every key of this query is masked, so all its weights are 0 (no softmax is taken).</p>`;
+        break;
+      }
+      html += `<p>Softmax along the ${along} of <span class="lbl">${escapeHtml(q)}</span>: subtract the largest score (${fmt(max, d)}) so no exponential overflows, exponentiate, divide by the sum.</p>`;
+      html += eq(`A = \\frac{e^{${tex(logits[target], d)} - ${tex(max, d)}}}{\\sum_{j} e^{\\tilde S_{j} - ${tex(max, d)}}} = \\frac{${tex(exps[target], d)}}{${tex(sum, d)}} = ${tex(value, d)}`);
+      html += termTable(`Keys of ${escapeHtml(q)}`, ['key', 'score', 'score − max', 'exp'],
+        logits.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(shifted[j], d), fmt(exps[j], d)]), target);
+      html += `<p>Σ exp = <strong>${fmt(sum, d)}</strong></p>`;
+      break;
+    }
+    case 'weighted_sum': {
+      const feature = columns ? row : col;
+      html += `<p>The weights of <span class="lbl">${escapeHtml(q)}</span> times feature ${feature + 1} of each value, summed:</p>`;
+      html += eq(`\\sum_j A_{\\text{${escapeTexText(q)}},j}\\, V_{j,${feature + 1}} = ${sumTerms(left, right, d)} = ${tex(value, d)}`);
+      html += termTable('Weighted values', ['key', 'weight', 'value', 'weight × value'],
+        left.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(right[j], d), fmt(products[j], d)]));
+      break;
+    }
+    case 'concat': {
+      const sh = field(e, 'source_head'), sc = field(e, 'source_col');
+      html += `<p>Copied from <strong>head ${sh + 1}</strong>, feature ${sc + 1} of its output: the heads sit side by side.</p>`;
+      break;
+    }
+    default:
+      html += `<p>${escapeHtml(kind ?? '')}</p>`;
+  }
+  return html;
+}
+
+function escapeTexText(s) {
+  return String(s).replace(/\\/g, '').replace(/[{}$&#^_%~]/g, (c) => `\\${c}`).slice(0, 24);
+}

@@ -1,0 +1,90 @@
+// Number formatting and colour scales: presentation only, no attention maths.
+
+const MINUS = '\u2212';
+
+/** Format a number for display with `decimals` places; −∞, ∞, NaN spelled out. */
+export function fmt(x, decimals = 4) {
+  if (x === -Infinity) return MINUS + '∞';
+  if (x === Infinity) return '∞';
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === 0) return '0';
+  const ax = Math.abs(x);
+  let s;
+  if (ax !== 0 && (ax < Math.pow(10, -decimals) / 2 || ax >= 1e7)) {
+    s = x.toExponential(Math.max(1, Math.min(decimals, 6) - 1));
+    s = s.replace(/e([+-])(\d+)/, (_, sign, d) => `e${sign === '-' ? MINUS : ''}${d}`);
+  } else {
+    s = x.toFixed(decimals);
+  }
+  return s.startsWith('-') ? MINUS + s.slice(1) : s;
+}
+
+/** Plain ASCII form for inputs and LaTeX (no typographic minus). */
+export function fmtPlain(x, decimals = 4) {
+  return fmt(x, decimals).replace(/\u2212/g, '-').replace('∞', '\\infty');
+}
+
+/** A number inside KaTeX source. */
+export function tex(x, decimals = 4) {
+  if (x === -Infinity) return '-\\infty';
+  if (x === Infinity) return '\\infty';
+  if (Number.isNaN(x)) return '\\text{NaN}';
+  let s = fmt(x, decimals).replace(/\u2212/g, '-');
+  const m = /^(-?[\d.]+)e(-?)(\d+)$/.exec(s.replace('\u2212', '-'));
+  if (m) s = `${m[1]}\\times 10^{${m[2]}${m[3]}}`;
+  return s;
+}
+
+// ---- colour scales ----------------------------------------------------------------------------
+// Diverging for signed values: ColorBrewer RdBu (colour-blind safe), blue negative, red positive.
+const DIVERGING = [
+  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
+  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
+];
+// Sequential for weights in [0, 1]: ColorBrewer Blues-like, white to deep blue-purple.
+const SEQUENTIAL = [
+  [255, 255, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
+  [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
+];
+
+function lerpStops(stops, t) {
+  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.min(stops.length - 2, Math.floor(x));
+  const f = x - i;
+  const a = stops[i], b = stops[i + 1];
+  return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f));
+}
+
+/** Relative luminance decides black or white text on a coloured cell. */
+function textOn(rgb) {
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.26 ? '#111' : '#fff';
+}
+
+/**
+ * A colour scale for one matrix: `kind` 'weights' (sequential, 0..1) or 'signed' (diverging,
+ * symmetric around 0 up to the largest finite |value|).
+ */
+export function colourScale(data, kind) {
+  if (kind === 'weights') {
+    return (v) => {
+      if (!Number.isFinite(v)) return null;
+      const rgb = lerpStops(SEQUENTIAL, v);
+      return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
+    };
+  }
+  let max = 0;
+  for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  return (v) => {
+    if (!Number.isFinite(v)) return null;
+    const rgb = lerpStops(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
+    return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
+  };
+}
+
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
