@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A tiny static server for the explorer site, on 127.0.0.1 only.
 //   node scripts/serve.mjs [DIR] [--build]
-// DIR defaults to site/. --build (or a missing site/) runs scripts/build-site.mjs first.
+// DIR defaults to site/, which is rebuilt first (scripts/build-site.mjs) unless --no-build;
+// with an explicit DIR, --build rebuilds it.
 // The port is $PORT, or the first free one from 8080. Prints the URL when ready.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -13,7 +14,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const dir = resolve(positional[0] ?? join(root, 'site'));
 
-if (process.argv.includes('--build') || (!positional[0] && !existsSync(join(dir, 'index.html')))) {
+const build = positional[0] ? process.argv.includes('--build') : !process.argv.includes('--no-build');
+if (build) {
   const r = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', dir], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

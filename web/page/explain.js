@@ -4,7 +4,7 @@ import { fmt, tex, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { STEP_NAMES } from './steps.js';
 
-const MAX_TERMS_IN_FORMULA = 4;
+const MAX_TERMS_IN_FORMULA = 3;
 const MAX_TABLE_ROWS = 64;
 
 /** Read a field under its snake_case or camelCase name. */
@@ -24,6 +24,11 @@ function sumTerms(left, right, d) {
   const n = left.length;
   if (n <= MAX_TERMS_IN_FORMULA + 1) return left.map((_, k) => term(k)).join(' + ');
   return `${term(0)} + ${term(1)} + \\cdots + ${term(n - 1)}`;
+}
+
+/** Lines of an aligned derivation: "lhs &= a \\ &= b". */
+function aligned(lhs, ...rhs) {
+  return `\\begin{aligned} ${lhs} &= ${rhs.join(' \\\\ &= ')} \\end{aligned}`;
 }
 
 function termTable(caption, headers, rows, highlight = -1) {
@@ -70,7 +75,7 @@ export function explanationHtml(e, where) {
       const bName = isOut ? (columns ? '\\beta_O' : 'b_O') : (columns ? `\\beta_${step}` : `b_${step}`);
       const token = columns ? where.colLabel : where.rowLabel;
       html += `<p>The ${isOut ? 'row' : 'token'} <span class="lbl">${escapeHtml(token)}</span> of ${isOut ? 'the heads' : (inName === 'X' ? 'X' : 'X<sub>kv</sub>')} times one ${columns ? 'row' : 'column'} of the weights, term by term${hasBias ? ', plus the bias' : ''}:</p>`;
-      html += eq(`${step === 'output' ? 'O' : step}_{${row + 1},${col + 1}} = \\sum_m ${inName}_{\\cdot m}\\,(${wName})_{m\\cdot}${hasBias ? ` + ${bName}` : ''} = ${sumTerms(left, right, d)}${hasBias ? ` + ${tex(bias, d)}` : ''} = ${tex(value, d)}`);
+      html += eq(aligned(`${step === 'output' ? 'O' : step}_{${row + 1},${col + 1}}`, `\\sum_m ${inName}_{\\cdot m}\\,(${wName})_{m\\cdot}${hasBias ? ` + ${bName}` : ''}`, `${sumTerms(left, right, d)}${hasBias ? ` + ${tex(bias, d)}` : ''}`, tex(value, d)));
       html += termTable('Terms', ['m', `${isOut ? 'H' : 'X'} value`, 'weight', 'product'],
         left.map((x, m) => [String(m + 1), fmt(x, d), fmt(right[m], d), fmt(products[m], d)]));
       if (hasBias) html += `<p>bias: ${fmt(bias, d)}</p>`;
@@ -78,9 +83,10 @@ export function explanationHtml(e, where) {
     }
     case 'dot':
       html += `<p>The query of <span class="lbl">${escapeHtml(q)}</span> dotted with the key of <span class="lbl">${escapeHtml(k)}</span>, over the d<sub>k</sub> = ${left.length} features:</p>`;
-      html += eq(`q_{\\text{${escapeTexText(q)}}} \\cdot k_{\\text{${escapeTexText(k)}}} = ${sumTerms(left, right, d)} = ${tex(value, d)}`);
+      html += eq(aligned(`q_{\\text{${escapeTexText(q)}}} \\cdot k_{\\text{${escapeTexText(k)}}}`, '\\textstyle\\sum_m q_m k_m', sumTerms(left, right, d), tex(value, d)));
       html += termTable('Term by term', ['feature', 'q', 'k', 'q × k'],
         left.map((x, m) => [String(m + 1), fmt(x, d), fmt(right[m], d), fmt(products[m], d)]));
+      html += `<p>sum of the products = <strong>${fmt(value, d)}</strong></p>`;
       break;
     case 'scale': {
       const input = field(e, 'input'), factor = field(e, 'factor'), divisor = field(e, 'divisor');
@@ -115,7 +121,7 @@ export function explanationHtml(e, where) {
         break;
       }
       html += `<p>Softmax along the ${along} of <span class="lbl">${escapeHtml(q)}</span>: subtract the largest score (${fmt(max, d)}) so no exponential overflows, exponentiate, divide by the sum.</p>`;
-      html += eq(`A = \\frac{e^{${tex(logits[target], d)} - ${tex(max, d)}}}{\\sum_{j} e^{\\tilde S_{j} - ${tex(max, d)}}} = \\frac{${tex(exps[target], d)}}{${tex(sum, d)}} = ${tex(value, d)}`);
+      html += eq(aligned('A', `\\frac{e^{\\tilde S_{${target + 1}} - m}}{\\sum_{j} e^{\\tilde S_{j} - m}},\\quad m = ${tex(max, d)}`, `\\frac{e^{${tex(logits[target], d)} - ${tex(max, d)}}}{${tex(sum, d)}}`, `\\frac{${tex(exps[target], d)}}{${tex(sum, d)}}`, tex(value, d)));
       html += termTable(`Keys of ${escapeHtml(q)}`, ['key', 'score', 'score − max', 'exp'],
         logits.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(shifted[j], d), fmt(exps[j], d)]), target);
       html += `<p>Σ exp = <strong>${fmt(sum, d)}</strong></p>`;
@@ -124,7 +130,7 @@ export function explanationHtml(e, where) {
     case 'weighted_sum': {
       const feature = columns ? row : col;
       html += `<p>The weights of <span class="lbl">${escapeHtml(q)}</span> times feature ${feature + 1} of each value, summed:</p>`;
-      html += eq(`\\sum_j A_{\\text{${escapeTexText(q)}},j}\\, V_{j,${feature + 1}} = ${sumTerms(left, right, d)} = ${tex(value, d)}`);
+      html += eq(aligned(`O_{\\text{${escapeTexText(q)}},${feature + 1}}`, `\\textstyle\\sum_j A_{\\text{${escapeTexText(q)}},j}\\, V_{j,${feature + 1}}`, sumTerms(left, right, d), tex(value, d)));
       html += termTable('Weighted values', ['key', 'weight', 'value', 'weight × value'],
         left.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(right[j], d), fmt(products[j], d)]));
       break;

@@ -1,0 +1,524 @@
+#!/usr/bin/env node
+// Browser tests of the explorer page: Debian's Chromium driven by playwright-core.
+//   node tests/browser/run.mjs [--lib DIR] [--only NAME]
+// Builds the site from web/page + dist/ (or --lib) into a temporary folder, serves it with
+// scripts/serve.mjs, and checks every preset against the seed documents' numbers, editing,
+// pasting, errors and recovery, the cell drill-down, keyboard use, large inputs and phone
+// reflow. Screenshots go to test-artifacts/ (git-ignored). Exits 1 on any failure.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const artifacts = join(root, 'test-artifacts');
+const argValue = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const only = argValue('--only');
+const lib = resolve(argValue('--lib') ?? join(root, 'dist'));
+
+// ---- the numbers of the seed documents (/work/shared/seeds, copied here) -----------------------
+const SEED = {
+  // 000: np.random.seed(42); q, k, v = randn(4, 8) x3
+  q000row1: [0.49671415, -0.1382643, 0.64768854, 1.52302986, -0.23415337, -0.23413696, 1.57921282, 0.76743473],
+  scores000: [[-2.72357421, 0.40818741, 2.39601116, -1.18323729],
+              [5.60012069, 1.1597874, -4.7248515, 2.43859568],
+              [1.03699903, -3.70553788, -3.0399309, 0.04345596],
+              [0.09460324, 2.97027193, 0.43247995, -0.80026704]],
+  weights000: [[0.08431243, 0.25513027, 0.51521078, 0.14534652],
+               [0.64059204, 0.1332861, 0.01664257, 0.2094793],
+               [0.47006414, 0.08789379, 0.11121405, 0.33082801],
+               [0.17794451, 0.49185018, 0.20052305, 0.12968226]],
+  variance000: [6.8375652409831655, 0.8546956551228956],
+  output000: [[-0.1308104, 0.77212573, 0.10108921, 0.16807328, -0.46588684, -0.43681263, 0.46851458, -0.42075407],
+              [0.40109276, 1.19080398, -0.35037302, 0.94668908, 0.08274232, -0.53010106, 0.17683369, 0.41923385],
+              [0.17910025, 0.98456145, -0.06763014, 0.80678092, -0.14453166, -0.49373081, 0.15002954, 0.10067088],
+              [0.01421368, 1.14907671, -0.99239485, 0.60451701, -0.14600018, -0.40496816, 0.24215067, -0.82777073]],
+  causal000: [[0.81252582, 1.35624003, -0.07201012, 1.0035329, 0.36163603, -0.64511975, 0.36139561, 1.53803657],
+              [0.66641301, 1.39213367, -0.51081002, 0.97225045, 0.31434319, -0.58550834, 0.31495603, 0.93081668],
+              [0.52954961, 1.21756173, -0.14905901, 0.7267579, 0.1310981, -0.57583252, 0.41805381, 0.87397953],
+              [0.01421368, 1.14907671, -0.99239485, 0.60451701, -0.14600018, -0.40496816, 0.24215067, -0.82777073]],
+  // 002: X' columns (printed as X_prime.T rows), unscaled and scaled; X's columns from seed 3
+  x002: [[1.78862847, 0.43650985, 0.09649747, -1.8634927],
+         [-0.2773882, -0.35475898, -0.08274148, -0.62700068],
+         [-0.04381817, -0.47721803, -1.31386475, 0.88462238]],
+  out002: [[0.94744244, -0.24348429, -0.91310441, -0.44522983],
+           [1.64201168, -0.08470004, 4.02764044, 2.18690791],
+           [1.61949281, -0.06641533, 3.96863308, 2.15858316]],
+  attention002: [[1.24326146e-13, 2.79525306e-12, 5.05707907e-03],
+                 [9.98281489e-01, 5.85506360e-03, 6.54776072e-03],
+                 [1.71851130e-03, 9.94144936e-01, 9.88395160e-01]],
+  out002scaled: [[0.97411966, -0.23738409, -0.72333202, -0.34413007],
+                 [1.59622051, -0.09516106, 3.70194096, 2.01339538],
+                 [1.32638014, 0.13062402, 3.02371664, 1.6902419]],
+  // 003: float32, divided by float32(√3)
+  q003: [[1, 0, 2], [2, 2, 2], [2, 1, 3]],
+  k003: [[0, 1, 1], [4, 4, 0], [2, 3, 1]],
+  v003: [[1, 2, 3], [2, 8, 0], [2, 6, 3]],
+  weights003: [[1.3612579e-01, 4.3193707e-01, 4.3193707e-01],
+               [8.9044782e-04, 9.0884298e-01, 9.0266980e-02],
+               [7.4448888e-03, 7.5470752e-01, 2.3784746e-01]],
+  out003: [[1.8638741, 6.3193707, 1.7041886], [1.9991105, 7.8141265, 0.27347228], [1.9925548, 7.479635, 0.73587704]],
+  // 004
+  out004: [[1.6604769, 2.6604769], [2.3395231, 3.3395231]],
+};
+
+// ---- tiny harness ----------------------------------------------------------------------------
+const results = [];
+const consoleProblems = [];
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** Compare a matrix read from the page with expected numbers (relative + absolute tolerance). */
+function assertClose(actual, expected, what, { abs = 1.5e-8, rel = 2e-7 } = {}) {
+  assert(actual.length === expected.length, `${what}: ${actual.length} rows on the page, expected ${expected.length}`);
+  expected.forEach((row, i) => {
+    assert(actual[i].length === row.length, `${what} row ${i + 1}: ${actual[i].length} columns on the page, expected ${row.length}`);
+    row.forEach((e, j) => {
+      const a = actual[i][j];
+      const ok = Math.abs(a - e) <= abs + rel * Math.abs(e);
+      assert(ok, `${what}[${i + 1}, ${j + 1}]: page shows ${a}, the seed document has ${e}`);
+    });
+  });
+}
+
+const transpose = (m) => m[0].map((_, j) => m.map((r) => r[j]));
+
+function parseShown(text) {
+  const t = text.trim().replace(/\u2212/g, '-');
+  if (t === '-∞') return -Infinity;
+  if (t === '∞') return Infinity;
+  return Number(t);
+}
+
+// ---- page helpers ------------------------------------------------------------------------------
+async function readStep(page, key) {
+  const cells = await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`,
+    (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  assert(cells.length > 0, `step ${key} is not on the page as a table`);
+  return cells.map((r) => r.map(parseShown));
+}
+
+async function readGrid(page, name) {
+  return page.$$eval(`.editor[data-input="${name}"] table.grid tbody tr`,
+    (rows) => rows.map((r) => [...r.querySelectorAll('input.cell')].map((i) => i.value)));
+}
+
+async function setDecimals(page, n) {
+  await page.fill('#opt-decimals', String(n));
+}
+
+async function loadPreset(page, id, decimals = 8) {
+  await page.selectOption('#preset', id);
+  await setDecimals(page, decimals);
+}
+
+async function shot(page, name, opts = {}) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), ...opts });
+}
+
+// ---- the tests ---------------------------------------------------------------------------------
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('page loads with preset 000, KaTeX and no network beyond its server', async ({ page, base, requests }) => {
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert(await page.$eval('#preset', (s) => s.value) === '000', 'the default example is not seed 000');
+  assert(await page.locator('#step-list .katex').count() > 5, 'formulas are not rendered by KaTeX');
+  const foreign = requests.filter((u) => !u.startsWith(base) && !u.startsWith('data:'));
+  assert(foreign.length === 0, `requests outside the page's server: ${foreign.join(', ')}`);
+  await shot(page, '01-preset-000', { fullPage: true });
+});
+
+test('seed 000: Q, scores, weights, variances and output match the notebook', async ({ page }) => {
+  await loadPreset(page, '000');
+  assertClose([ (await readStep(page, 'Q:0'))[0] ], [SEED.q000row1], 'Q (np.random.seed(42) randn)');
+  assertClose(await readStep(page, 'scores:0'), SEED.scores000, 'scores');
+  assertClose(await readStep(page, 'weights:0'), SEED.weights000, 'weights');
+  assertClose(await readStep(page, 'output:0'.replace(':0', ':-1')), SEED.output000, 'output');
+  const facts = await page.$eval('#step-list', (el) => el.textContent);
+  assert(facts.includes('6.83756524'), 'the variance before scaling (6.83756524) is not shown');
+  assert(facts.includes('0.85469566'), 'the variance after scaling (0.85469566) is not shown');
+  const why = await page.$$eval('#why-body [data-fact]', (els) => els.map((e) => e.textContent));
+  assertClose([why.map(parseShown)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
+  const numpy = await page.$eval('.editor[data-input="Q"] .numpy', (e) => e.textContent);
+  assert(numpy.includes('np.random.seed(42)') && numpy.includes('np.random.randn(4, 8)'), `numpy line missing: ${numpy}`);
+});
+
+test('seed 000 decoder: causal mask shows −∞ then 0, output matches', async ({ page }) => {
+  await loadPreset(page, '000-causal');
+  const masked = await readStep(page, 'masked:0');
+  assert(masked[0][1] === -Infinity && masked[0][3] === -Infinity && masked[3][0] !== -Infinity, 'the masked step does not show −∞ above the diagonal');
+  const weights = await readStep(page, 'weights:0');
+  assert(weights[0][1] === 0 && weights[0][0] === 1, 'masked weights are not 0 (row 1 should be 1, 0, 0, 0)');
+  assertClose(await readStep(page, 'output:-1'), SEED.causal000, 'masked output');
+  assert(await page.locator('article[data-key="masked:0"] td.neg-inf').count() === 6, 'six −∞ cells expected');
+  await shot(page, '02-causal', { fullPage: true });
+});
+
+test('seed 001: the notebook’s shapes (3 words of 8, W 8×3 with entries 0..2)', async ({ page }) => {
+  await loadPreset(page, '001', 4);
+  const x = await readGrid(page, 'X');
+  assert(x.length === 3 && x[0].length === 8, `X is ${x.length}×${x[0]?.length}, expected 3×8`);
+  assert(x[0].map(Number).join(',') === '1,0,0,1,0,1,0,0', `word_1 is ${x[0]}`);
+  for (const w of ['W_Q', 'W_K', 'W_V']) {
+    const g = await readGrid(page, w);
+    assert(g.length === 8 && g[0].length === 3, `${w} is ${g.length}×${g[0]?.length}, expected 8×3`);
+    assert(g.flat().every((v) => ['0', '1', '2'].includes(v)), `${w} holds values outside 0..2`);
+  }
+  const out = await readStep(page, 'output:-1');
+  assert(out.length === 3 && out[0].length === 3, 'output is not 3×3');
+  const src = await page.$eval('#preset-source', (e) => e.textContent);
+  assert(/random\.seed\(42\) seeds Python/.test(src), 'the 001 preset does not explain where its weights come from');
+});
+
+test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match', async ({ page }) => {
+  await loadPreset(page, '002');
+  assertClose(transpose((await readGrid(page, 'X')).map((r) => r.map(Number))), SEED.x002, 'X columns', { abs: 1e-8 });
+  assertClose(transpose(await readStep(page, 'output:-1')), SEED.out002, 'X′ columns (unscaled)');
+  assertClose(await readStep(page, 'weights:0'), SEED.attention002, 'attention (softmax down columns)', { abs: 1.5e-8, rel: 1e-6 });
+  await shot(page, '03-preset-002-columns', { fullPage: true });
+  await loadPreset(page, '002-scaled');
+  assertClose(transpose(await readStep(page, 'output:-1')), SEED.out002scaled, 'X′ columns (scaled)');
+});
+
+test('seed 003: float32, scale 1/sqrt(3): Q, K, V, weights and output match', async ({ page }) => {
+  await loadPreset(page, '003');
+  assert(await page.$eval('#opt-precision', (s) => s.value) === 'float32', 'precision is not float32');
+  assert(await page.$eval('#opt-scale-custom', (s) => s.value) === '1/sqrt(3)', 'scale is not 1/sqrt(3)');
+  assertClose(await readStep(page, 'Q:0'), SEED.q003, 'Q');
+  assertClose(await readStep(page, 'K:0'), SEED.k003, 'K');
+  assertClose(await readStep(page, 'V:0'), SEED.v003, 'V');
+  assertClose(await readStep(page, 'weights:0'), SEED.weights003, 'weights', { abs: 2e-8, rel: 5e-7 });
+  assertClose(await readStep(page, 'output:-1'), SEED.out003, 'output', { abs: 2e-8, rel: 5e-7 });
+});
+
+test('seed 004: output 1.6604769 2.6604769 / 2.3395231 3.3395231', async ({ page }) => {
+  await loadPreset(page, '004');
+  assertClose(await readStep(page, 'output:-1'), SEED.out004, 'output', { abs: 1e-7, rel: 0 });
+});
+
+test('multi-head and cross-attention presets show the head split and the shapes', async ({ page }) => {
+  await loadPreset(page, 'multihead', 4);
+  const groups = await page.$$eval('#step-list .group-title', (h) => h.map((e) => e.textContent));
+  assert(groups.join('|') === 'Head 1 of 2|Head 2 of 2|Combining the heads', `head groups: ${groups.join('|')}`);
+  const bands = await page.$$eval('article[data-key="concat:-1"] th.head-band', (t) => t.map((e) => e.textContent));
+  assert(bands.join(',') === 'head 1,head 2', `concat head bands: ${bands}`);
+  const concat = await readStep(page, 'concat:-1');
+  const h2 = await readStep(page, 'head_output:1');
+  assert(concat.every((row, i) => row[2] === h2[i][0] && row[3] === h2[i][1]), 'concat columns 3–4 are not head 2’s output');
+  assert(await page.locator('article[data-key="output:-1"]').count() === 1, 'no output step after W_O');
+  await shot(page, '04-multihead', { fullPage: true });
+  await loadPreset(page, 'cross', 4);
+  const scores = await readStep(page, 'scores:0');
+  assert(scores.length === 2 && scores[0].length === 3, `cross-attention scores are ${scores.length}×${scores[0].length}, expected 2×3`);
+  const cols = await page.$$eval('article[data-key="scores:0"] thead th[scope="col"]', (t) => t.map((e) => e.textContent).slice(1));
+  assert(cols.join(' ') === 'the black cat', `key labels: ${cols.join(' ')}`);
+});
+
+test('editing a grid cell recomputes every step', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  const before = await readStep(page, 'scores:0');
+  const cell = page.locator('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]');
+  await cell.click();
+  await cell.fill('3');
+  const after = await readStep(page, 'scores:0');
+  assert(after[0][0] === 9 && before[0][0] === 1, `scores[1,1] should go from 1 to 9, went from ${before[0][0]} to ${after[0][0]}`);
+  const out = await readStep(page, 'output:-1');
+  assert(out[0][0] !== 1.6605, 'the output did not change');
+  const status = await page.$eval('#status', (e) => e.textContent);
+  assert(/computed in [\d.]+ ms, drawn in [\d.]+ ms/.test(status), `status line: ${status}`);
+  assert(await page.$eval('#preset-source', (e) => e.textContent.includes('(edited)')), 'the example is not marked as edited');
+});
+
+test('pasting numpy print output into the text box', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  const ed = page.locator('.editor[data-input="W_V"]');
+  await ed.locator('button.tab[data-tab="text"]').click();
+  await ed.locator('textarea').fill('array([[ 1.,  2.],\n       [ 3.,  4.]])\n');
+  await ed.locator('textarea').fill('[[ 2.  0.]\n [ 0.  2.]]');
+  assert(await ed.locator('.error').isHidden(), 'numpy output was rejected');
+  const v = await readStep(page, 'V:0');
+  assertClose(v, [[2, 0], [0, 2]], 'V after pasting W_V');
+  await ed.locator('button.tab[data-tab="grid"]').click();
+  const grid = await readGrid(page, 'W_V');
+  assert(grid.flat().join(',') === '2,0,0,2', `grid after paste: ${grid}`);
+});
+
+test('bad input: message next to the matrix, last result dimmed, then recovery', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  const ed = page.locator('.editor[data-input="W_K"]');
+  await ed.locator('button.tab[data-tab="text"]').click();
+  await ed.locator('textarea').fill('1 0\n0 x');
+  const msg = await ed.locator('.error').textContent();
+  assert(await ed.locator('.error').isVisible(), 'no message next to W_K');
+  assert(/W_K/.test(msg) && /row 2/.test(msg) && /column 2/.test(msg), `message does not name W_K, row 2, column 2: ${msg}`);
+  assert(await page.$eval('#results', (e) => e.classList.contains('stale')), 'the last good result is not dimmed');
+  await shot(page, '05-bad-input', { fullPage: true });
+  // A shape error from the core lands next to a matrix it names.
+  await ed.locator('textarea').fill('1 0\n0 1\n1 1');
+  const shapeMsg = await page.locator('.editor.has-error .error').first().textContent();
+  assert(/W_K has 3 rows/.test(shapeMsg), `shape message: ${shapeMsg}`);
+  await ed.locator('textarea').fill('1 0\n0 1');
+  assert(await ed.locator('.error').isHidden(), 'the message stays after fixing W_K');
+  assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), 'the result stays dimmed after fixing W_K');
+  assertClose(await readStep(page, 'output:-1'), [[1.6605, 2.6605], [2.3395, 3.3395]], 'output after recovery', { abs: 1e-9, rel: 0 });
+  // A bad option is reported next to the options.
+  await page.selectOption('#opt-scale', 'custom');
+  await page.fill('#opt-scale-custom', '1/sqrt(x)');
+  assert(await page.locator('#options-error').isVisible(), 'a bad custom scale shows no message');
+  await page.fill('#opt-scale-custom', '0.5');
+  assert(await page.locator('#options-error').isHidden(), 'the scale message stays after fixing it');
+});
+
+test('drill-down: a score is a dot product term by term, a weight a softmax', async ({ page }) => {
+  await loadPreset(page, '000', 8);
+  await page.click('article[data-key="scores:0"] td[data-r="0"][data-c="2"]');
+  const terms = await page.$$eval('#drill-body table.terms tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
+  assert(terms.length === 8, `the dot product has ${terms.length} terms, expected d_k = 8`);
+  assert(parseShown(terms[0][1]) === SEED.q000row1[0], `first term's q is ${terms[0][1]}, expected ${SEED.q000row1[0]}`);
+  assert(await page.$eval('#drill-body', (e) => e.textContent.includes('2.39601116')), 'the drill-down does not show the score 2.39601116');
+  await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');
+  const body = await page.$eval('#drill-body', (e) => e.textContent);
+  assert(body.includes('0.51521078'), 'the weight 0.51521078 is not in the drill-down');
+  assert(/subtract the largest score/.test(body), 'the softmax explanation does not mention the max');
+  const hl = await page.$$eval('#drill-body tr.hl td', (t) => t.map((e) => e.textContent));
+  assert(hl.length === 3 && parseShown(hl[1]) === 0, `the chosen key's score − max should be 0 (it is the row max): ${hl}`);
+  await page.click('article[data-key="output:-1"] td[data-r="1"][data-c="0"]');
+  const out = await page.$$eval('#drill-body table.terms tbody tr', (rows) => rows.length);
+  assert(out === 4, `the output cell sums ${out} weighted values, expected 4`);
+  assert(await page.$eval('#drill-body', (e) => e.textContent.includes('0.40109276')), 'output value missing from drill-down');
+  await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
+  await page.waitForTimeout(400); // the URL hash is written after a short pause
+  await shot(page, '06-drilldown', { fullPage: false });
+  assert(/"step":"weights"/.test(await page.evaluate(() => {
+    const h = location.hash.replace(/^#v1=/, '').replace(/-/g, '+').replace(/_/g, '/');
+    return new TextDecoder().decode(Uint8Array.from(atob(h + '==='.slice((h.length + 3) % 4)), (c) => c.charCodeAt(0)));
+  })), 'the open cell is not in the URL');
+});
+
+test('keyboard only: grid navigation and typing, step cells with arrows and Enter', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  await page.focus('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]');
+  await page.keyboard.press('ArrowRight');
+  let at = await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c, document.activeElement.closest('.editor').dataset.input]);
+  assert(at.join() === '0,1,X', `ArrowRight went to ${at}`);
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.type('5');
+  await page.keyboard.press('Enter');
+  at = await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]);
+  assert(at.join() === '1,1', `after typing at (2,2) and Enter, focus is at ${at}`);
+  const x = await readGrid(page, 'X');
+  assert(x[1][1] === '5', `X[2,2] is ${x[1][1]} after typing 5`);
+  await page.keyboard.press('ArrowUp');
+  at = await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]);
+  assert(at.join() === '0,1', `ArrowUp went to ${at}`);
+  // Tab reaches the steps; arrows move within a table, Enter explains.
+  await page.focus('article[data-key="scores:0"] td[data-r="0"][data-c="0"]');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  const target = await page.$eval('#drill-body .drill-target', (e) => e.textContent);
+  assert(/row 2/.test(target) && /column 2/.test(target), `Enter on scores (2,2) explained: ${target}`);
+  await page.keyboard.press('Tab');
+  const next = await page.evaluate(() => document.activeElement.closest('article')?.dataset.key ?? document.activeElement.tagName);
+  assert(next !== 'scores:0', 'Tab did not leave the table (one tab stop per table)');
+});
+
+test('state in the URL: reload reproduces the edited problem', async ({ page }) => {
+  await loadPreset(page, '004', 6);
+  await page.check('#opt-causal');
+  await page.fill('#tokens-q', 'alpha beta');
+  await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
+  await page.waitForTimeout(400);
+  const before = await readStep(page, 'output:-1');
+  const url = page.url();
+  assert(/#v1=/.test(url), `no state in the URL: ${url}`);
+  await page.goto('about:blank');
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  assertClose(await readStep(page, 'output:-1'), before, 'output after reload', { abs: 0, rel: 0 });
+  assert(await page.isChecked('#opt-causal'), 'causal was not restored');
+  assert(await page.$eval('#drill-body', (e) => e.textContent.includes('beta')), 'the open cell was not restored');
+  await page.goto(url.replace(/#.*/, '#v1=%%%broken'));
+  await page.waitForSelector('body[data-ready="true"]');
+  const status = await page.$eval('#status', (e) => e.textContent);
+  assert(/damaged|does not hold/.test(status), `a broken link gives no message: ${status}`);
+});
+
+test('keep-mask by clicking cells, and a typed additive mask', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  await page.selectOption('#opt-mask', 'keep');
+  await page.click('.mask-cell[data-r="0"][data-c="1"]');
+  const masked = await readStep(page, 'masked:0');
+  assert(masked[0][1] === -Infinity && masked[1][0] !== -Infinity, 'clicking the mask cell did not hide key 2 from query 1');
+  await page.selectOption('#opt-mask', 'additive');
+  const ed = page.locator('.editor[data-input="mask"]');
+  await ed.locator('button.tab[data-tab="text"]').click();
+  await ed.locator('textarea').fill('0 0\n-inf 0');
+  const m2 = await readStep(page, 'masked:0');
+  assert(m2[1][0] === -Infinity && m2[0][1] !== -Infinity, 'the additive mask did not apply');
+});
+
+test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page, base }) => {
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  for (const r of await page.$$('input[name="mode"]')) if (await r.getAttribute('value') === 'qkv') await r.check();
+  for (const name of ['Q', 'K', 'V']) {
+    const ed = page.locator(`.editor[data-input="${name}"]`);
+    await ed.locator('input.dim-rows').fill('256');
+    await ed.locator('input.dim-rows').dispatchEvent('change');
+    await ed.locator('input.dim-cols').fill('16');
+    await ed.locator('input.dim-cols').dispatchEvent('change');
+    await ed.locator('.random summary').click();
+    await ed.locator('.rnd-seed').fill(String(name.charCodeAt(0)));
+    await ed.locator('.rnd-fill').click();
+  }
+  assert(await page.locator('article[data-key="weights:0"] canvas').count() === 1, 'weights 256×256 is not a heatmap');
+  const ms = Number(await page.$eval('#status', (e) => e.dataset.ms));
+  assert(ms < 1500, `recompute + redraw at 256 tokens took ${ms} ms`);
+  const canvas = page.locator('article[data-key="weights:0"] canvas');
+  await canvas.click({ position: { x: 20, y: 40 } });
+  assert(await page.$eval('#drill-body', (e) => /Softmax along/.test(e.textContent)), 'clicking the heatmap does not explain a weight');
+  await canvas.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  await shot(page, '07-256-tokens', { fullPage: false });
+  // And a hand-sized problem redraws within a frame or so.
+  await loadPreset(page, '000', 4);
+  const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+  await cell.fill('0.5');
+  await cell.fill('0.6');
+  const small = Number(await page.$eval('#status', (e) => e.dataset.ms));
+  assert(small < 100, `a 4×8 edit took ${small} ms to recompute and redraw`);
+});
+
+test('accessibility basics: labels, real tables, headings', async ({ page }) => {
+  await loadPreset(page, 'multihead', 4);
+  const unlabeled = await page.$$eval('input, select, textarea, button', (els) => els.filter((el) => {
+    if (el.type === 'hidden' || el.closest('[hidden]')) return false;
+    if (el.getAttribute('aria-label') || el.labels?.length || el.getAttribute('aria-labelledby')) return false;
+    return !(el.tagName === 'BUTTON' && el.textContent.trim());
+  }).map((el) => el.outerHTML.slice(0, 90)));
+  assert(unlabeled.length === 0, `controls without a label: ${unlabeled.slice(0, 5).join(' | ')}`);
+  const tables = await page.$$eval('table.matrix', (t) => t.filter((x) => !x.querySelector('caption') || !x.querySelector('th[scope="col"]') || !x.querySelector('th[scope="row"]')).length);
+  assert(tables === 0, `${tables} step tables lack a caption or row/column headers`);
+  const h1 = await page.locator('h1').count();
+  assert(h1 === 1, 'the page needs one h1');
+});
+
+test('phone-sized screen: reflows without sideways scrolling', async ({ page, context }) => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.goto(page.url());
+  await phone.waitForSelector('body[data-ready="true"]');
+  const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  await phone.click('article[data-key="weights:0"] td[data-r="0"][data-c="0"]');
+  await shot(phone, '08-phone', { fullPage: false });
+  await phone.close();
+  assert(overflow <= 1, `the page is ${overflow}px wider than a 390px screen`);
+});
+
+test('why √d_k view and a full-page screenshot for the README', async ({ page }) => {
+  await loadPreset(page, '000', 4);
+  await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');
+  const rows = await page.locator('#why-body .why-table:not(.sweep) tbody tr').count();
+  assert(rows === 4, `why view has ${rows} query rows, expected 4`);
+  const sweep = await page.locator('#why-body .why-table.sweep tbody tr').count();
+  assert(sweep >= 4, 'the d_k sweep is missing');
+  await page.locator('#why').screenshot({ path: join(artifacts, '09-why-sqrt-dk.png') });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.locator('#steps').scrollIntoViewIfNeeded();
+  await shot(page, 'screenshot', { fullPage: false });
+});
+
+// ---- run --------------------------------------------------------------------------------------
+async function startServer(siteDir) {
+  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), siteDir], {
+    env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
+    });
+    child.stderr.on('data', (d) => { out += d; });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+  });
+  return { child, url };
+}
+
+async function main() {
+  mkdirSync(artifacts, { recursive: true });
+  const siteDir = mkdtempSync(join(tmpdir(), 'attention-site-'));
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, '--lib', lib], { encoding: 'utf8' });
+  if (build.status !== 0) {
+    console.error(build.stderr || build.stdout);
+    console.error('browser tests: could not build the site (run `npm run build` first)');
+    process.exit(1);
+  }
+  const { child, url: base } = await startServer(siteDir);
+  const userDataDir = mkdtempSync(join(tmpdir(), 'attention-chromium-'));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+      headless: true,
+      viewport: { width: 1440, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'],
+    });
+    const page = context.pages()[0] ?? await context.newPage();
+    const requests = [];
+    const watch = (p) => {
+      p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') consoleProblems.push(`${m.type()}: ${m.text()}`); });
+      p.on('pageerror', (e) => consoleProblems.push(`uncaught: ${e.message}`));
+      p.on('request', (r) => requests.push(r.url()));
+      p.on('response', (r) => { if (r.status() >= 400) consoleProblems.push(`HTTP ${r.status()} ${r.url()}`); });
+    };
+    watch(page);
+    context.on('page', watch);
+    page.setDefaultTimeout(10000);
+    await page.goto(base);
+    await page.waitForSelector('body[data-ready="true"]');
+    for (const t of tests) {
+      if (only && !t.name.includes(only)) continue;
+      const before = consoleProblems.length;
+      const t0 = Date.now();
+      try {
+        await t.fn({ page, base, context, requests });
+        if (consoleProblems.length > before) throw new Error(`console: ${consoleProblems.slice(before).join(' | ')}`);
+        results.push({ name: t.name, ok: true, ms: Date.now() - t0 });
+        console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);
+      } catch (err) {
+        results.push({ name: t.name, ok: false, error: err.message });
+        console.log(`FAIL ${t.name}\n     ${err.message.split('\n')[0]}`);
+        await shot(page, `FAIL-${results.length}`, { fullPage: true }).catch(() => {});
+      }
+    }
+  } finally {
+    await context?.close().catch(() => {});
+    child.kill();
+    rmSync(userDataDir, { recursive: true, force: true });
+    rmSync(siteDir, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => !r.ok);
+  console.log(`\nbrowser tests: ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${artifacts}`);
+  for (const f of failed) console.log(`  FAIL ${f.name}: ${f.error.split('\n')[0]}`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(`browser tests: ${err.stack ?? err.message}`);
+  process.exit(1);
+});
