@@ -148,7 +148,7 @@ test('seed 000: Q, scores, weights, variances and output match the notebook', as
   assert(facts.includes('0.85469566'), 'the variance after scaling (0.85469566) is not shown');
   const why = await page.$$eval('#why-body [data-fact]', (els) => els.map((e) => e.textContent));
   assertClose([why.map(parseShown)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
-  const numpy = await page.$eval('.editor[data-input="Q"] .numpy', (e) => e.textContent);
+  const numpy = await page.$eval('#recipe', (e) => e.textContent);
   assert(numpy.includes('np.random.seed(42)') && numpy.includes('np.random.randn(4, 8)'), `numpy line missing: ${numpy}`);
 });
 

@@ -203,7 +203,7 @@ export const presets = [
   {
     id: 'multihead',
     title: 'Multi-head: 4 tokens, d_model = 4, 2 heads of d_k = 2, with W_O',
-    source: 'made for this explorer (np.random.seed(0), randn)',
+    source: 'made for this explorer (np.random.seed(0); X from randn, weights from normal with scale 0.5)',
     note: 'Each head takes two columns of XW_Q, XW_K, XW_V; the heads are concatenated and multiplied by W_O.',
     mode: 'self',
     tokens: ['the', 'cat', 'sat', 'down'],
@@ -211,10 +211,10 @@ export const presets = [
       seed: 0,
       draws: [
         { name: 'X', kind: 'randn', shape: [4, 4] },
-        { name: 'W_Q', kind: 'randn', shape: [4, 4] },
-        { name: 'W_K', kind: 'randn', shape: [4, 4] },
-        { name: 'W_V', kind: 'randn', shape: [4, 4] },
-        { name: 'W_O', kind: 'randn', shape: [4, 4] },
+        { name: 'W_Q', kind: 'normal', scale: 0.5, shape: [4, 4] },
+        { name: 'W_K', kind: 'normal', scale: 0.5, shape: [4, 4] },
+        { name: 'W_V', kind: 'normal', scale: 0.5, shape: [4, 4] },
+        { name: 'W_O', kind: 'normal', scale: 0.5, shape: [4, 4] },
       ],
     }],
     options: { scale: 'sqrt_dk', heads: 2, kv_heads: 2 },

@@ -64,25 +64,49 @@ function textOn(rgb) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.26 ? '#111' : '#fff';
 }
 
+/** The largest finite |value| of a matrix: the end of its colour scale. */
+export function scaleMax(data) {
+  let max = 0;
+  for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  return max;
+}
+
 /**
- * A colour scale for one matrix: `kind` 'weights' (sequential, 0..1) or 'signed' (diverging,
+ * A colour scale for one matrix: `kind` 'weights' (sequential, 0..max) or 'signed' (diverging,
  * symmetric around 0 up to the largest finite |value|).
  */
 export function colourScale(data, kind) {
+  const max = scaleMax(data);
   if (kind === 'weights') {
+    // 0 .. the largest weight shown, so 256 keys of ~1/256 still show their pattern.
     return (v) => {
       if (!Number.isFinite(v)) return null;
-      const rgb = lerpStops(SEQUENTIAL, v);
+      const rgb = lerpStops(SEQUENTIAL, max > 0 ? v / max : 0);
       return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
     };
   }
-  let max = 0;
-  for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
   return (v) => {
     if (!Number.isFinite(v)) return null;
     const rgb = lerpStops(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
     return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
   };
+}
+
+/**
+ * The same scale as a 256-entry lookup table for canvases: returns (v) => index into `lut`
+ * (RGB triples), or -1 for non-finite values.
+ */
+export function colourLut(data, kind) {
+  const max = scaleMax(data);
+  const lut = new Uint8ClampedArray(256 * 3);
+  for (let i = 0; i < 256; i++) {
+    const rgb = lerpStops(kind === 'weights' ? SEQUENTIAL : DIVERGING, i / 255);
+    lut.set(rgb, i * 3);
+  }
+  const index = kind === 'weights'
+    ? (v) => (Number.isFinite(v) ? Math.round(255 * Math.min(1, Math.max(0, max > 0 ? v / max : 0))) : -1)
+    : (v) => (Number.isFinite(v) ? Math.round(255 * Math.min(1, Math.max(0, max === 0 ? 0.5 : 0.5 + v / (2 * max)))) : -1);
+  return { lut, index };
 }
 
 export function escapeHtml(s) {

@@ -20,6 +20,7 @@ const editors = new Map();
 let lastGood = null;        // { trace, problem, steps }
 let sweep = null;
 let hashTimer = 0;
+let whyTimer = 0;
 let lastHash = '';
 const parseCache = new Map();
 
@@ -346,8 +347,13 @@ function update() {
   $('why').classList.toggle('stale', !trace && Boolean(lastGood));
   if (trace) {
     renderResults();
-    renderWhyView();
     renderKeepMask();
+    // The "why" view runs the problem twice more: right away for hand-sized problems, after
+    // this frame for large ones so the steps show first.
+    clearTimeout(whyTimer);
+    const meta = metaOf(trace);
+    if (meta.queries * meta.keys <= 4096) renderWhyView();
+    else whyTimer = setTimeout(renderWhyView, 30);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   const t2 = performance.now();
@@ -558,6 +564,8 @@ function syncControls() {
   $('tokens-k').value = state.tokens.k;
   $('tokens-k-wrap').hidden = state.mode === 'self';
   document.body.classList.toggle('no-chrome', Boolean(state.hide.chrome));
+  $('recipe').hidden = !state.recipe;
+  $('recipe').querySelector('code').textContent = state.recipe;
   showPresetSource();
 }
 
@@ -571,8 +579,9 @@ function loadPreset(id) {
   s.hide = state.hide;
   for (const [name, value] of Object.entries(problem)) {
     if (name === 'options') continue;
-    s.inputs[name] = numpy[name] ? { text: matrixToText(value), numpy: numpy[name] } : { text: matrixToText(value) };
+    s.inputs[name] = { text: matrixToText(value) };
   }
+  s.recipe = [...new Set(Object.values(numpy))].join('\n');
   s.use.bias = ['b_Q', 'b_K', 'b_V'].some((n) => n in problem);
   s.use.W_O = 'W_O' in problem;
   s.use.b_O = 'b_O' in problem;

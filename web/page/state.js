@@ -17,6 +17,7 @@ export function defaultState() {
   return {
     preset: null,
     edited: false,
+    recipe: '',                 // numpy lines that made the example's random inputs
     mode: 'self',
     inputs: {},                 // name -> { text, numpy? }
     use: { bias: false, W_O: false, b_O: false },

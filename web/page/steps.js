@@ -1,7 +1,7 @@
 // Drawing the trace: one card per step with its name, formula, facts and matrix (a real table
 // with row/column labels and heatmap colours, or a canvas heatmap when numbers no longer fit).
 // Every number drawn comes from the trace; this module only lays it out.
-import { fmt, colourScale, escapeHtml } from './format.js';
+import { fmt, colourScale, colourLut, scaleMax, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
@@ -270,29 +270,30 @@ function heatmapHtml(step, labels) {
 /** Draw a heatmap canvas: one pixel per value, scaled up by CSS. */
 export function drawHeatmap(canvas, step) {
   const [nr, nc] = shapeOf(step);
-  const scale = colourScale(step.data, step.id === 'weights' ? 'weights' : 'signed');
+  const { lut, index } = colourLut(step.data, step.id === 'weights' ? 'weights' : 'signed');
   const ctx2d = canvas.getContext('2d');
   const img = ctx2d.createImageData(nc, nr);
+  const px = img.data;
   for (let i = 0; i < nr; i++) {
+    const row = step.data[i];
     for (let j = 0; j < nc; j++) {
-      const c = scale(step.data[i][j]);
+      const t = index(row[j]);
       const k = (i * nc + j) * 4;
-      const rgb = c ? c.rgb : [150, 150, 150];
-      img.data[k] = rgb[0]; img.data[k + 1] = rgb[1]; img.data[k + 2] = rgb[2]; img.data[k + 3] = 255;
+      if (t < 0) { px[k] = 150; px[k + 1] = 150; px[k + 2] = 150; } else { px[k] = lut[t * 3]; px[k + 1] = lut[t * 3 + 1]; px[k + 2] = lut[t * 3 + 2]; }
+      px[k + 3] = 255;
     }
   }
   ctx2d.putImageData(img, 0, 0);
-  const px = Math.max(1, Math.min(24, Math.floor(560 / Math.max(nr, nc))));
-  canvas.style.width = `${nc * px}px`;
-  canvas.style.height = `${nr * px}px`;
+  const size = Math.max(1, Math.min(24, Math.floor(560 / Math.max(nr, nc))));
+  canvas.style.width = `${nc * size}px`;
+  canvas.style.height = `${nr * size}px`;
 }
 
 function legendHtml(step) {
+  const max = scaleMax(step.data);
   if (step.id === 'weights') {
-    return '<div class="legend" aria-hidden="true"><span>0</span><span class="ramp seq"></span><span>1</span></div>';
+    return `<div class="legend" aria-hidden="true"><span>0</span><span class="ramp seq"></span><span>${fmt(max, 2)}</span></div>`;
   }
-  let max = 0;
-  for (const row of step.data) for (const v of row) if (Number.isFinite(v)) max = Math.max(max, Math.abs(v));
   return `<div class="legend" aria-hidden="true"><span>−${fmt(max, 2).replace('−', '')}</span><span class="ramp div"></span><span>+${fmt(max, 2).replace('−', '')}</span></div>`;
 }
 
