@@ -9,10 +9,10 @@
 //               heads, kvHeads, precision: 'float64'|'float32' }
 // Results are fresh JS objects whose arrays are Float64Array copies: nothing returned points into
 // wasm memory (which memory growth would detach) and nothing needs .delete().
-// A C++ exception becomes a JS Error carrying e.what() (TOOLCHAIN.md quirk 6).
+// A C++ exception becomes a JS Error carrying e.what() (TOOLCHAIN.md quirk 6), returned for
+// engine.js to throw (see guarded()).
 
 #include <emscripten/bind.h>
-#include <emscripten/emscripten.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 #include <malloc.h>
@@ -31,31 +31,21 @@ using emscripten::val;
 
 namespace {
 
-// Throws a JS Error. The message lives in a static buffer so that nothing C++ owns is left
-// behind when the JS exception unwinds the wasm stack without running destructors.
-EM_JS(void, throw_js_error, (const char* message), { throw new Error(UTF8ToString(message)); });
-
-std::string& error_buffer() {
-  static std::string buffer;
-  return buffer;
-}
-
-// Runs `body`; any C++ exception is turned into a JS Error once every C++ object of the call,
-// including the exception itself, has been destroyed.
+// Runs `body`; a C++ exception becomes a JS Error carrying e.what(), which is RETURNED and then
+// thrown by web/lib/engine.js. Throwing it from here (val::throw_) would unwind the wasm stack
+// without running destructors, leaking embind's argument buffers and every C++ object of the
+// call on each error; returning lets everything be destroyed normally.
 template <class Body>
 val guarded(Body&& body) {
-  bool failed = false;
+  std::string message;
   try {
     return body();
   } catch (const std::exception& e) {
-    error_buffer() = e.what();
-    failed = true;
+    message = e.what();
   } catch (...) {
-    error_buffer() = "unknown C++ exception";
-    failed = true;
+    message = "unknown C++ exception";
   }
-  if (failed) throw_js_error(error_buffer().c_str());
-  return val::undefined();
+  return val::global("Error").new_(message);
 }
 
 [[noreturn]] void fail(const std::string& message) { throw attn::InputError(message); }

@@ -379,7 +379,14 @@ function cellIndex(value, field) {
 }
 
 /** Wraps an instantiated Emscripten module in the public engine API. */
-export function createEngine(module) {
+export function createEngine(wasm) {
+  // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
+  const call = (name) => (...args) => {
+    const result = wasm[name](...args);
+    if (result instanceof Error) throw result;
+    return result;
+  };
+  const module = { _run: call('_run'), _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
   const run = (problem) => {
     const { raw, layout, precision } = problemFrom(problem);
     return traceFrom(module._run(raw), layout, precision);
@@ -420,7 +427,7 @@ export function createEngine(module) {
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {
-      return module._heapStats();
+      return wasm._heapStats();
     },
   });
 }

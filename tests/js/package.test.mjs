@@ -1,0 +1,205 @@
+// The packed artifact, not the work tree: `npm pack`, install the tarball into an empty folder with
+// only node and npm on PATH, then use it from Node, from the CLI, from TypeScript, and from a Vite
+// app whose build output loads the wasm in headless Chromium.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { before, describe, test } from 'node:test';
+
+import { assertPrinted, repo } from './helpers.mjs';
+
+const work = mkdtempSync(join(tmpdir(), 'attention-pack-'));
+const app = join(work, 'app');
+const bin = join(work, 'bin');
+// Only node and npm: no compiler, no emcc, no cmake can be used by what follows.
+const env = { ...process.env, PATH: bin, npm_config_update_notifier: 'false' };
+
+const WEIGHTS_ROW_1 = '0.08431243 0.25513027 0.51521078 0.14534652';
+
+let packed;
+
+before(() => {
+  mkdirSync(bin);
+  symlinkSync(process.execPath, join(bin, 'node'));
+  symlinkSync(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()), join(bin, 'npm'));
+  // The tests run after `npm run build`; pack what was built (prepack would rebuild with emcc).
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work],
+    { cwd: repo, encoding: 'utf8' });
+  packed = JSON.parse(out)[0];
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)],
+    { cwd: app, env, encoding: 'utf8' });
+  assert.equal(install.status, 0, install.stderr);
+});
+
+function node(args, options = {}) {
+  const r = spawnSync('node', args, { cwd: app, env, encoding: 'utf8', ...options });
+  assert.equal(r.status, 0, `node ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+describe('the packed tarball', () => {
+  test('holds the built package and nothing else', () => {
+    assert.equal(packed.name, 'attention-explorer');
+    assert.equal(packed.version, '0.1.0');
+    // npm adds README.md by itself when there is one.
+    const files = packed.files.map((f) => f.path).filter((f) => f !== 'README.md').sort();
+    assert.deepEqual(files, [
+      'dist/attention.js', 'dist/attention.wasm', 'dist/cli.js', 'dist/engine.js', 'dist/index.d.ts',
+      'dist/index.js', 'dist/node.js', 'dist/presets.js', 'docs/api.md', 'docs/cli.md', 'package.json',
+    ]);
+    assert.ok(!files.some((f) => /\.(cpp|h|sh)$|^tests\//.test(f)), files.join(' '));
+  });
+
+  test('imports and runs from Node in an empty folder', () => {
+    writeFileSync(join(app, 'seed000.mjs'), `
+      import { loadAttention, stringify } from 'attention-explorer';
+      const engine = await loadAttention();
+      const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
+      const trace = engine.run({ Q, K, V, options: { causal: true } });
+      console.log(stringify({ weights: trace.steps.find((s) => s.id === 'weights').data, output: trace.output }, 0));
+      try { engine.run({ Q, K, V, options: { casual: true } }); } catch (e) { console.log(e.message); }
+    `);
+    const [json, message] = node(['seed000.mjs']).trim().split('\n');
+    const result = JSON.parse(json);
+    assertPrinted(result.output[1].slice(0, 2), '0.66641301  1.39213367', 'masked output row 2');
+    assert.equal(result.weights[0][1], 0);
+    assert.equal(message, "unknown option 'casual' (did you mean 'causal'?)");
+  });
+
+  test('the CLI runs from node_modules/.bin', () => {
+    const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
+    const problem = node([cli, 'preset', '000']);
+    const r = spawnSync(cli, ['run', '--table', '--digits', '8'], { cwd: app, env, input: problem, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.includes(`  ${WEIGHTS_ROW_1.replace(/ /g, '  ')}\n`), r.stdout);
+    const bad = spawnSync(cli, ['run', '--nope'], { cwd: app, env, encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, '0.1.0\n');
+  });
+
+  test('the runtime exports are exactly the ones index.d.ts declares, in both entries', async () => {
+    const declared = [...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8')
+      .matchAll(/^export (?:declare )?(?:function|const) (\w+)/gm)].map((m) => m[1]).sort();
+    const script = `
+      const node = await import('attention-explorer');
+      const browser = await import('./node_modules/attention-explorer/dist/index.js');
+      console.log(JSON.stringify([Object.keys(node).sort(), Object.keys(browser).sort()]));`;
+    writeFileSync(join(app, 'exports.mjs'), script);
+    const [fromNode, fromBrowser] = JSON.parse(node(['exports.mjs']));
+    assert.deepEqual(fromNode, declared);
+    assert.deepEqual(fromBrowser, declared);
+    // Engine methods: the d.ts Engine interface against a live engine.
+    const methods = [...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8')
+      .match(/export interface Engine \{([\s\S]*?)\n\}/)[1].matchAll(/^\s+(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
+    writeFileSync(join(app, 'engine-keys.mjs'),
+      "const { loadAttention } = await import('attention-explorer'); console.log(JSON.stringify(Object.keys(await loadAttention()).sort()));");
+    assert.deepEqual(JSON.parse(node(['engine-keys.mjs'])), methods);
+  });
+
+  test('the TypeScript types compile against real usage, and reject misuse', () => {
+    const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+    writeFileSync(join(app, 'usage.ts'), `
+      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, STEP_TITLES, version } from 'attention-explorer';
+      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts } from 'attention-explorer';
+
+      async function main(): Promise<void> {
+        const engine: Engine = await loadAttention({ wasmUrl: new URL('./attention.wasm', 'file:///tmp/') });
+        const draws: Draw[] = [{ kind: 'randn', shape: [4, 8] }, { kind: 'normal', shape: [4, 1], loc: 0, scale: 2 }];
+        const [Q, K, V] = engine.random(42, draws);
+        const problem: Problem = {
+          Q, K, V: 'array([[1, 2], [3, 4]])', b_Q: [1, 2],
+          options: { layout: 'rows', scale: '1/sqrt(3)', causal: true, mask: [[true, false]], softcap: 30, heads: 1, kv_heads: 1, precision: 'float32' },
+        };
+        const trace: Trace = engine.run(problem);
+        const traces: Trace[] = engine.runAll([problem, { X: [[1]], W_Q: [[1]], W_K: [[1]], W_V: [[1]], options: { scale: 0.5 } }]);
+        const step: Step = trace.steps[0];
+        const head: number | null = step.head;
+        const rows: number = step.shape[0] + trace.meta.d_k + traces.length;
+        const facts: HeadFacts = trace.facts[0];
+        const e: Explanation = engine.explain(problem, { step: 'weights', row: 0, col: 1 });
+        const m: number[][] = engine.parseMatrix('[1 2; 3 4]', 'W');
+        const text: string = stringify(toJSON(trace)) + STEP_TITLES[step.id] + version + numpyLines(presets[0].random![0]).join('');
+        const { problem: p2 } = presetProblem(presets[0], engine);
+        console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2);
+      }
+      void main();
+    `);
+    writeFileSync(join(app, 'misuse.ts'), `
+      import { loadAttention } from 'attention-explorer';
+      const engine = await loadAttention();
+      engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { casual: true } });
+      engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { layout: 'diagonal' } });
+      const n: string = engine.run({ Q: [[1]] }).output;
+    `);
+    for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
+      const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--types', '', '--lib', 'es2022,dom'];
+      const good = spawnSync('node', [...args, 'usage.ts'], { cwd: app, env, encoding: 'utf8' });
+      assert.equal(good.status, 0, `${resolution}: ${good.stdout}${good.stderr}`);
+      const bad = spawnSync('node', [...args, 'misuse.ts'], { cwd: app, env, encoding: 'utf8' });
+      assert.notEqual(bad.status, 0, `${resolution}: misuse compiled`);
+      assert.match(bad.stdout, /casual/);
+      assert.match(bad.stdout, /diagonal/);
+      assert.match(bad.stdout, /number\[\]\[\]' is not assignable to type 'string'/);
+    }
+  });
+});
+
+describe('a Vite app consuming the tarball', () => {
+  test('builds, and its output loads the wasm and runs seed 000 in headless Chromium', async () => {
+    writeFileSync(join(app, 'index.html'), `<!doctype html>
+<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>vite consumer</title></head>
+<body><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>`);
+    writeFileSync(join(app, 'main.js'), `
+import { loadAttention } from 'attention-explorer';
+const engine = await loadAttention();
+const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
+const trace = engine.run({ Q, K, V });
+document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s) => s.id === 'weights').data[0]);
+`);
+    const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
+    const build = spawnSync('node', [vite, 'build', '--logLevel', 'warn'], { cwd: app, env, encoding: 'utf8' });
+    assert.equal(build.status, 0, build.stdout + build.stderr);
+
+    const out = join(app, 'dist');
+    const types = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm' };
+    const served = [];
+    const server = createServer(async (req, res) => {
+      const path = new URL(req.url, 'http://x').pathname;
+      served.push(path);
+      try {
+        const body = await readFile(join(out, path === '/' ? 'index.html' : path));
+        res.writeHead(200, { 'content-type': types[extname(path) || '.html'] ?? 'application/octet-stream' }).end(body);
+      } catch {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { chromium } = await import(join(repo, 'node_modules', 'playwright-core', 'index.mjs'));
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(`http://127.0.0.1:${server.address().port}/`);
+      await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 20000 });
+      const row = JSON.parse(await page.textContent('#out'));
+      assertPrinted(row, WEIGHTS_ROW_1, 'weights row 1 in Chromium');
+      assert.deepEqual(problems, []);
+      assert.ok(served.some((p) => p.endsWith('.wasm')), `no .wasm fetched: ${served.join(' ')}`);
+    } finally {
+      await browser.close();
+      server.close();
+    }
+  });
+});
