@@ -304,11 +304,16 @@ function legendHtml(step) {
 export function renderSteps(container, trace, ctx) {
   const steps = trace.steps.filter((s) => !ctx.hiddenSteps.includes(s.id));
   const multi = ctx.meta.heads > 1;
+  // Same steps, shapes, labels and formulas as last time: only the numbers changed, so patch the
+  // cells in place (much less layout than rebuilding every card and formula).
+  const cards = steps.map((step) => ({ step, sig: cardSignature(step, ctx) }));
+  const signature = cards.map((c) => c.sig).join('\n');
+  if (container.dataset.sig === signature && patchSteps(container, trace, ctx, cards)) return steps;
   let html = '';
   let currentGroup = null;
   let n = 0;
   const hTag = multi ? 'h4' : 'h3';
-  for (const step of steps) {
+  for (const { step } of cards) {
     const h = headOf(step);
     const group = h >= 0 ? `head${h}` : 'combine';
     if (multi && group !== currentGroup) {
@@ -337,14 +342,15 @@ export function renderSteps(container, trace, ctx) {
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
         <div class="formula">${mathHtml(formulaTex(step, ctx), true)}</div>
-        ${factsHtml(step, trace, ctx)}
+        <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
-        ${legendHtml(step)}
+        <div class="legend-box">${legendHtml(step)}</div>
       </div>
     </article>`;
   }
   if (currentGroup !== null) html += multi ? '</div></section>' : '</div>';
   container.innerHTML = html;
+  container.dataset.sig = signature;
   for (const canvas of container.querySelectorAll('.heatmap canvas')) {
     const key = canvas.closest('.heatmap').dataset.key;
     const step = steps.find((s) => stepKey(s) === key);
@@ -356,4 +362,51 @@ export function renderSteps(container, trace, ctx) {
     if (first) first.tabIndex = 0;
   }
   return steps;
+}
+
+function cardSignature(step, ctx) {
+  const labels = axisLabels(step, ctx);
+  const key = stepKey(step);
+  return [key, shapeOf(step).join('x'), ctx.collapsed.includes(key), ctx.decimals, formulaTex(step, ctx),
+    labels.rows.join(','), labels.cols.join(',')].join('|');
+}
+
+function setHtml(el, html) {
+  if (el && el.innerHTML !== html) el.innerHTML = html;
+}
+
+/** Update numbers, colours, facts and legends in place; false if the DOM is not as expected. */
+function patchSteps(container, trace, ctx, cards) {
+  const d = ctx.decimals;
+  for (const { step } of cards) {
+    const card = container.querySelector(`article[data-key="${stepKey(step)}"]`);
+    if (!card) return false;
+    setHtml(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
+    setHtml(card.querySelector('.legend-box'), legendHtml(step));
+    const canvas = card.querySelector('.heatmap canvas');
+    if (canvas) { drawHeatmap(canvas, step); continue; }
+    const tbody = card.querySelector('table.matrix tbody');
+    if (!tbody) continue;
+    const scale = colourScale(step.data, step.id === 'weights' ? 'weights' : 'signed');
+    const masked = maskedPositions(trace, step);
+    const rows = tbody.rows;
+    for (let i = 0; i < step.data.length; i++) {
+      const tr = rows[i];
+      if (!tr) return false;
+      const row = step.data[i];
+      for (let j = 0; j < row.length; j++) {
+        const td = tr.cells[j + 1];
+        const v = row[j];
+        const hiddenHere = masked && masked[i][j] === -Infinity;
+        const c = scale(v);
+        const text = fmt(v, d);
+        if (td.textContent !== text) td.textContent = text;
+        td.classList.toggle('neg-inf', v === -Infinity);
+        td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);
+        td.style.background = c && !hiddenHere ? c.bg : '';
+        td.style.color = c && !hiddenHere ? c.fg : '';
+      }
+    }
+  }
+  return true;
 }

@@ -25,13 +25,13 @@ export function renderWhy(el, o) {
   const fu = factsOf(o.unscaled, 0);
   const S = meta.keys;
   const columns = o.layout === 'columns';
-  let html = `<div class="why-intro">
+  const intro = `<div class="why-intro">
     <p>Each score is a dot product of d<sub>k</sub> numbers. When the entries of q and k have variance about 1, the dot product's variance is about d<sub>k</sub>,
     so for large d<sub>k</sub> the scores spread far apart and the softmax puts almost all the weight on one key
     (and its gradients vanish). Dividing by √d<sub>k</sub> brings the variance back to about 1.</p>
     <div class="formula">${mathHtml('\\operatorname{Var}(q\\cdot k) = \\sum_{m=1}^{d_k} \\operatorname{Var}(q_m k_m) \\approx d_k \\quad\\Rightarrow\\quad \\operatorname{Var}\\!\\left(\\frac{q\\cdot k}{\\sqrt{d_k}}\\right) \\approx 1', true)}</div>
   </div>`;
-  html += `<div class="why-stats">
+  let html = `<div class="why-stats">
     <div class="stat"><span class="stat-label">variance of the scores QKᵀ</span><span class="stat-value" data-fact="scores_variance">${fmt(fs.scores_variance, d)}</span></div>
     <div class="stat"><span class="stat-label">after dividing by √d<sub>k</sub> = √${meta.d_k}</span><span class="stat-value" data-fact="scaled_variance">${fmt(fs.scaled_variance, d)}</span></div>
     <div class="stat"><span class="stat-label">d<sub>k</sub></span><span class="stat-value">${meta.d_k}</span></div>
@@ -52,17 +52,21 @@ export function renderWhy(el, o) {
   }
   if (fs.max_weight.length > n) html += `<tr><td colspan="5" class="hint">… ${fs.max_weight.length - n} more queries</td></tr>`;
   html += '</tbody></table></div>';
+  let sweepHtml = '';
   if (o.sweep) {
-    html += `<h3>Random queries and keys (randn, ${o.sweep.tokens} tokens): the effect grows with d<sub>k</sub></h3>
+    sweepHtml += `<h3>Random queries and keys (randn, ${o.sweep.tokens} tokens): the effect grows with d<sub>k</sub></h3>
       <div class="table-scroll"><table class="why-table sweep"><caption class="visually-hidden">Variance of the scores and the largest weight for growing d_k</caption>
       <thead><tr><th scope="col">d<sub>k</sub></th><th scope="col">variance of QKᵀ</th><th scope="col">variance ÷√d<sub>k</sub></th>
       <th scope="col">largest weight, unscaled</th><th scope="col">largest weight, ÷√d<sub>k</sub></th></tr></thead><tbody>`;
     const vmax = Math.max(...o.sweep.rows.map((r) => r.before));
     for (const r of o.sweep.rows) {
-      html += `<tr><th scope="row">${r.d_k}</th><td>${bar(r.before, vmax, 'u')}${fmt(r.before, 2)}</td><td>${bar(r.after, vmax, 's')}${fmt(r.after, 2)}</td>
+      sweepHtml += `<tr><th scope="row">${r.d_k}</th><td>${bar(r.before, vmax, 'u')}${fmt(r.before, 2)}</td><td>${bar(r.after, vmax, 's')}${fmt(r.after, 2)}</td>
         <td>${bar(r.maxUnscaled, 1, 'u')}${fmt(r.maxUnscaled, 3)}</td><td>${bar(r.maxScaled, 1, 's')}${fmt(r.maxScaled, 3)}</td></tr>`;
     }
-    html += `</tbody></table></div><p class="source">Computed by the engine from <code>${escapeHtml(o.sweep.numpy)}</code> for each d<sub>k</sub>.</p>`;
+    sweepHtml += `</tbody></table></div><p class="source">Computed by the engine from <code>${escapeHtml(o.sweep.numpy)}</code> for each d<sub>k</sub>.</p>`;
   }
-  el.innerHTML = html;
+  // Three parts, each replaced only when it changed: the formula and the sweep rarely do.
+  if (!el.querySelector(':scope > .why-part')) el.innerHTML = '<div class="why-part"></div><div class="why-part"></div><div class="why-part"></div>';
+  const parts = el.querySelectorAll(':scope > .why-part');
+  [intro, html, sweepHtml].forEach((h, i) => { if (parts[i].whySource !== h) { parts[i].innerHTML = h; parts[i].whySource = h; } });
 }
