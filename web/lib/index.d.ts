@@ -212,3 +212,69 @@ export function presetProblem(preset: Preset, engine: Engine): { problem: Proble
 export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */
 export function numpyLine(name: string, seed: number, draw: Draw): string;
+
+// ---- exports (export.js): LaTeX, CSV, JSON, NumPy/PyTorch scripts, SVG heatmaps ----------------
+
+/** What the exports read off a problem (and its trace): layout, mode, options, number inputs. */
+export interface ProblemContext {
+  layout: 'rows' | 'columns';
+  mode: 'qkv' | 'self' | 'cross';
+  inputs: Record<string, number[][] | number[]>;
+  bias: { Q: boolean; K: boolean; V: boolean };
+  hasWO: boolean;
+  hasBO: boolean;
+  causal: boolean;
+  maskKind: 'none' | 'keep' | 'additive';
+  mask: number[][] | null;
+  scale: { kind: 'sqrt_dk' | 'none' | 'multiply' | 'divide'; value?: number; root?: number; text?: string };
+  softcap: number;
+  heads: number;
+  kvHeads: number;
+  precision: 'float64' | 'float32';
+  d_k?: number;
+  d_v?: number;
+  queries?: number;
+  keys?: number;
+}
+export interface LatexOptions { decimals?: number }
+export interface HeatmapOptions {
+  title?: string;
+  rowLabels?: readonly string[];
+  colLabels?: readonly string[];
+  kind?: 'weights' | 'signed';
+  /** Cell size in px. */
+  cell?: number;
+  /** Write the values in the cells (default: when cells are at least 36 px). */
+  numbers?: boolean;
+  decimals?: number;
+}
+type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[] };
+
+export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
+/** A number in TeX (-\infty for masked). */
+export function texNumber(x: number, decimals?: number): string;
+export function stepSymbol(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext): string;
+/** A step's formula in TeX, or as plain Unicode text. */
+export function stepFormula(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext, format?: 'tex' | 'text'): string;
+export function matrixLatex(data: readonly (readonly number[])[], options?: LatexOptions): string;
+/** "symbol = \begin{bmatrix}...\end{bmatrix}" */
+export function stepLatex(step: StepLike, ctx: ProblemContext, options?: LatexOptions): string;
+/** Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. */
+export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string }): string;
+/** An engine.explain() result as a TeX aligned block. */
+export function cellLatex(explanation: Explanation, problem: Problem, options?: LatexOptions & { maxTerms?: number }): string;
+export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
+export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
+/** step,head,row,col,value: the whole trace in one table. */
+export function traceCsv(trace: Trace): string;
+/** Reads matrixCsv (no labels) back as rows, or traceCsv back as { steps }. */
+export function parseCsv(text: string): number[][] | { steps: Array<{ id: string; head: number | null; shape: [number, number]; data: number[][] }> };
+export function traceJson(trace: Trace, indent?: number | string): string;
+/** A NumPy script that recomputes every step; `--json` prints them as JSON. */
+export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
+/** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
+export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
+export function heatColours(data: readonly (readonly number[])[], kind?: 'weights' | 'signed'): (v: number) => { fill: string; text: string } | null;
+/** A standalone SVG document (string). */
+export function heatmapSvg(step: StepLike, options?: HeatmapOptions): string;
+export function stepFileName(step: Pick<Step, 'id' | 'head'>, ext: string): string;

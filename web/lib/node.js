@@ -9,6 +9,7 @@ import { instantiate } from './engine.js';
 
 export { STEP_TITLES, createEngine, stringify, toJSON, version } from './engine.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
+export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
 
 function resolve(wasmUrl) {
   if (wasmUrl === undefined || wasmUrl === null) return new URL('./attention.wasm', import.meta.url);
