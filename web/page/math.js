@@ -21,7 +21,7 @@ export function mathHtml(texSource, display = false) {
   if (html === undefined) {
     if (katex) {
       try {
-        html = katex.renderToString(texSource, { displayMode: display, throwOnError: false, output: 'htmlAndMathml' });
+        html = katex.renderToString(texSource, { displayMode: display, throwOnError: false, strict: 'ignore', output: 'htmlAndMathml' });
       } catch {
         html = `<code>${escapeHtml(texSource)}</code>`;
       }

@@ -57,7 +57,7 @@ export function renderWhy(el, o) {
     sweepHtml += `<h3>Random queries and keys (randn, ${o.sweep.tokens} tokens): the effect grows with d<sub>k</sub></h3>
       <div class="table-scroll"><table class="why-table sweep"><caption class="visually-hidden">Variance of the scores and the largest weight for growing d_k</caption>
       <thead><tr><th scope="col">d<sub>k</sub></th><th scope="col">variance of QKᵀ</th><th scope="col">variance ÷√d<sub>k</sub></th>
-      <th scope="col">largest weight, unscaled</th><th scope="col">largest weight, ÷√d<sub>k</sub></th></tr></thead><tbody>`;
+      <th scope="col">mean max weight, unscaled</th><th scope="col">mean max weight, ÷√d<sub>k</sub></th></tr></thead><tbody>`;
     const vmax = Math.max(...o.sweep.rows.map((r) => r.before));
     for (const r of o.sweep.rows) {
       sweepHtml += `<tr><th scope="row">${r.d_k}</th><td>${bar(r.before, vmax, 'u')}${fmt(r.before, 2)}</td><td>${bar(r.after, vmax, 's')}${fmt(r.after, 2)}</td>
