@@ -323,8 +323,9 @@ export function cellLatex(e, problem, { decimals = 4, maxTerms = 8 } = {}) {
       const b = isOut ? (cols ? '\\beta_O' : 'b_O') : cols ? `\\beta_${e.step}` : `b_${e.step}`;
       const bias = e.has_bias ? ` + ${b}` : '';
       // Rows: token i times column j of W. Columns: row i of Ω times token j.
-      const def = cols ? `\\sum_m (${W})_{${i},m}\\,${inName}_{m,${j}}${bias ? ` + (${b})_{${i}}` : ''}`
-        : `\\sum_m ${inName}_{${i},m}\\,(${W})_{m,${j}}${bias ? ` + (${b})_{${j}}` : ''}`;
+      const X = /[_^]/.test(inName) ? `{${inName}}` : inName;
+      const def = cols ? `\\sum_m (${W})_{${i},m}\\,${X}_{m,${j}}${bias ? ` + (${b})_{${i}}` : ''}`
+        : `\\sum_m ${X}_{${i},m}\\,(${W})_{m,${j}}${bias ? ` + (${b})_{${j}}` : ''}`;
       const numbers = cols ? termsTex(e.right, e.left, d, maxTerms) : termsTex(e.left, e.right, d, maxTerms);
       lines.push(def, `${numbers}${e.has_bias ? ` + ${texNumber(e.bias, d)}` : ''}`, v);
       break;
