@@ -1,0 +1,646 @@
+// The output-only attention path: blocks of query rows × tiles of keys with an online softmax.
+//
+// For each block of query rows the driver keeps, per row, the running max m, the running sum l
+// of exp(score - m) and the unnormalised output acc = Σ exp(score - m)·v. A new key tile
+// computes its scores (scale folded in), hides what the masks hide, raises m to the tile's max,
+// rescales l and acc by exp(m_old - m_new) and adds the tile's weights·V. The output row is acc/l.
+// Nothing of size L×S ever exists; K is packed once, transposed per tile, so that the QKᵀ
+// micro-kernel streams contiguous rows.
+//
+// Two kernel sets share the driver: hand-written WebAssembly SIMD128 (no FMA in SIMD128, so
+// separate mul/add; a Cephes-style polynomial exp) and, everywhere else, Eigen products on the
+// same tiles. Rows whose scores overflow to +inf (or NaN) are redone by an exact scalar row path
+// that follows attn::run's rules (the +inf entries share the weight).
+#include "fast_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "matrix.h"
+
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
+
+namespace attn {
+namespace {
+
+using Index = Eigen::Index;
+
+template <typename T>
+constexpr T kInf = std::numeric_limits<T>::infinity();
+
+constexpr Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
+
+/// How the scores are scaled: multiplied by `factor`, or divided by it (as attn::run divides by
+/// √d_k: the rounding differs). Division by a power of two is done as the exact multiplication.
+template <typename T>
+struct Scaling {
+  T factor = 1;
+  bool divide = false;
+  T apply(T x) const { return divide ? x / factor : x * factor; }
+};
+
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// ---- validation ----------------------------------------------------------------------------
+
+/// Throws naming the first entry of `data` (rows×cols) for which `bad` holds.
+template <typename T, class Bad>
+[[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad,
+                               const char* why) {
+  for (Index i = 0; i < n; ++i) {
+    if (bad(data[i])) {
+      throw InputError(std::string(name) + " row " + std::to_string(i / cols + 1) + ", column " +
+                       std::to_string(i % cols + 1) + " is " +
+                       format_number(static_cast<double>(data[i])) + ": " + why);
+    }
+  }
+  throw InputError(std::string(name) + ": " + why);
+}
+
+/// x·0 is NaN exactly when x is not finite; eight partial sums keep the check cheap (O(n)).
+template <typename T>
+bool all_finite(const T* data, Index n) {
+  T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) partial[k] += data[i + k] * T(0);
+  }
+  for (; i < n; ++i) partial[0] += data[i] * T(0);
+  T total = 0;
+  for (T p : partial) total += p;
+  return total == 0;
+}
+
+template <typename T>
+void check_matrix(const T* data, Index rows, Index cols, const char* name) {
+  if (data == nullptr) throw InputError(std::string(name) + " is missing");
+  if (!all_finite(data, rows * cols)) {
+    report_first(data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
+                 "inputs must be finite numbers (only an additive mask may hold -inf)");
+  }
+}
+
+template <typename T>
+void check_additive_mask(const T* mask, Index L, Index S) {
+  // max(x, 0)·0 is NaN for NaN and +inf but 0 for -inf.
+  T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  const Index n = L * S;
+  Index i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) partial[k] += std::max(mask[i + k], T(0)) * T(0);
+  }
+  for (; i < n; ++i) partial[0] += std::max(mask[i], T(0)) * T(0);
+  T total = 0;
+  for (T p : partial) total += p;
+  if (total == 0) return;
+  report_first(mask, S, n, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
+               "an additive mask holds finite numbers or -inf");
+}
+
+// ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
+
+#ifdef __wasm_simd128__
+
+template <typename T>
+struct Simd;
+
+template <>
+struct Simd<float> {
+  static constexpr Index kLanes = 4;
+  static v128_t load(const float* p) { return wasm_v128_load(p); }
+  static void store(float* p, v128_t v) { wasm_v128_store(p, v); }
+  static v128_t splat(float x) { return wasm_f32x4_splat(x); }
+  static v128_t add(v128_t a, v128_t b) { return wasm_f32x4_add(a, b); }
+  static v128_t sub(v128_t a, v128_t b) { return wasm_f32x4_sub(a, b); }
+  static v128_t mul(v128_t a, v128_t b) { return wasm_f32x4_mul(a, b); }
+  static v128_t div(v128_t a, v128_t b) { return wasm_f32x4_div(a, b); }
+  static v128_t max(v128_t a, v128_t b) { return wasm_f32x4_max(a, b); }  // NaN-propagating
+  static float hmax(v128_t v) {
+    v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = wasm_f32x4_max(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return wasm_f32x4_extract_lane(v, 0);
+  }
+  static float hsum(v128_t v) {
+    v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 2, 3, 0, 1));
+    v = wasm_f32x4_add(v, wasm_i32x4_shuffle(v, v, 1, 0, 3, 2));
+    return wasm_f32x4_extract_lane(v, 0);
+  }
+
+  /// e^x for x <= 88 (Cephes expf: Cody-Waite reduction by ln 2, degree-6 polynomial,
+  /// 2^n through the exponent bits). Below -87.34 (where e^x leaves the normal range) and for
+  /// -inf it returns 0; within range it is within 2 ulp of the rounded e^x (tested).
+  static v128_t exp(v128_t x) {
+    const v128_t lo = wasm_f32x4_splat(-87.3365447505531f);
+    const v128_t hi = wasm_f32x4_splat(88.0f);
+    const v128_t under = wasm_f32x4_lt(x, lo);
+    x = wasm_f32x4_pmin(wasm_f32x4_pmax(x, lo), hi);
+    const v128_t n = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
+    x = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(0.693359375f)));
+    x = wasm_f32x4_sub(x, wasm_f32x4_mul(n, wasm_f32x4_splat(-2.12194440e-4f)));
+    const v128_t z = wasm_f32x4_mul(x, x);
+    v128_t y = wasm_f32x4_splat(1.9875691500e-4f);
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(1.3981999507e-3f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(8.3334519073e-3f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(4.1665795894e-2f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(1.6666665459e-1f));
+    y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(5.0000001201e-1f));
+    y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, z), x), wasm_f32x4_splat(1.0f));
+    const v128_t pow2n = wasm_i32x4_shl(
+        wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+    return wasm_v128_andnot(wasm_f32x4_mul(y, pow2n), under);
+  }
+};
+
+template <>
+struct Simd<double> {
+  static constexpr Index kLanes = 2;
+  static v128_t load(const double* p) { return wasm_v128_load(p); }
+  static void store(double* p, v128_t v) { wasm_v128_store(p, v); }
+  static v128_t splat(double x) { return wasm_f64x2_splat(x); }
+  static v128_t add(v128_t a, v128_t b) { return wasm_f64x2_add(a, b); }
+  static v128_t sub(v128_t a, v128_t b) { return wasm_f64x2_sub(a, b); }
+  static v128_t mul(v128_t a, v128_t b) { return wasm_f64x2_mul(a, b); }
+  static v128_t div(v128_t a, v128_t b) { return wasm_f64x2_div(a, b); }
+  static v128_t max(v128_t a, v128_t b) { return wasm_f64x2_max(a, b); }
+  static double hmax(v128_t v) {
+    v = wasm_f64x2_max(v, wasm_i64x2_shuffle(v, v, 1, 0));
+    return wasm_f64x2_extract_lane(v, 0);
+  }
+  static double hsum(v128_t v) {
+    v = wasm_f64x2_add(v, wasm_i64x2_shuffle(v, v, 1, 0));
+    return wasm_f64x2_extract_lane(v, 0);
+  }
+
+  /// e^x for x <= 709 (Cephes exp: Cody-Waite reduction by ln 2, Padé approximant
+  /// 1 + 2·P(r)/(Q(r) - P(r)), 2^n through the exponent bits). Below -708.39 (where e^x leaves
+  /// the normal range) and for -inf it returns 0; within range about 1e-16 relative (tested).
+  static v128_t exp(v128_t x) {
+    const v128_t lo = wasm_f64x2_splat(-708.3964185322641);
+    const v128_t hi = wasm_f64x2_splat(709.0);
+    const v128_t under = wasm_f64x2_lt(x, lo);
+    x = wasm_f64x2_pmin(wasm_f64x2_pmax(x, lo), hi);
+    const v128_t n = wasm_f64x2_nearest(wasm_f64x2_mul(x, wasm_f64x2_splat(1.4426950408889634073599)));
+    x = wasm_f64x2_sub(x, wasm_f64x2_mul(n, wasm_f64x2_splat(6.93145751953125e-1)));
+    x = wasm_f64x2_sub(x, wasm_f64x2_mul(n, wasm_f64x2_splat(1.42860682030941723212e-6)));
+    const v128_t xx = wasm_f64x2_mul(x, x);
+    v128_t px = wasm_f64x2_splat(1.26177193074810590878e-4);
+    px = wasm_f64x2_add(wasm_f64x2_mul(px, xx), wasm_f64x2_splat(3.02994407707441961300e-2));
+    px = wasm_f64x2_add(wasm_f64x2_mul(px, xx), wasm_f64x2_splat(9.99999999999999999910e-1));
+    px = wasm_f64x2_mul(px, x);
+    v128_t qx = wasm_f64x2_splat(3.00198505138664455042e-6);
+    qx = wasm_f64x2_add(wasm_f64x2_mul(qx, xx), wasm_f64x2_splat(2.52448340349684104192e-3));
+    qx = wasm_f64x2_add(wasm_f64x2_mul(qx, xx), wasm_f64x2_splat(2.27265548208155028766e-1));
+    qx = wasm_f64x2_add(wasm_f64x2_mul(qx, xx), wasm_f64x2_splat(2.00000000000000000009e0));
+    v128_t y = wasm_f64x2_div(px, wasm_f64x2_sub(qx, px));
+    y = wasm_f64x2_add(wasm_f64x2_add(y, y), wasm_f64x2_splat(1.0));
+    const v128_t n64 = wasm_i64x2_extend_low_i32x4(wasm_i32x4_trunc_sat_f64x2_zero(n));
+    const v128_t pow2n = wasm_i64x2_shl(wasm_i64x2_add(n64, wasm_i64x2_splat(1023)), 52);
+    return wasm_v128_andnot(wasm_f64x2_mul(y, pow2n), under);
+  }
+};
+
+/// The kernels on 128-bit vectors. Register tile: MR query rows × 2 vectors of columns, i.e.
+/// 8 accumulators, which leaves room in x86's 16 xmm registers for the operands.
+template <typename T>
+struct Kernels {
+  using X = Simd<T>;
+  static constexpr Index kLanes = X::kLanes;
+  static constexpr Index kPad = 2 * kLanes;  ///< tile widths are multiples of this
+  static constexpr Index kRows = 32;         ///< query rows per block
+  static constexpr Index kKeys = 128 / (sizeof(T) / sizeof(float));  ///< K tile: 32 KB at d=64
+  static constexpr Index kMr = 4;
+  static const char* name() { return "wasm-simd128"; }
+
+  /// s (MR×tw) = q (MR×d, row stride d) · kt (d×tw, row-major), times or divided by `factor`.
+  template <int MR, bool Divide>
+  static void scores_rows(const T* q, Index d, const T* kt, Index tw, T factor, T* s) {
+    const v128_t vfactor = X::splat(factor);
+    auto scaled = [&](v128_t v) { return Divide ? X::div(v, vfactor) : X::mul(v, vfactor); };
+    for (Index j = 0; j < tw; j += kPad) {
+      v128_t c0[MR], c1[MR];
+      for (int r = 0; r < MR; ++r) c0[r] = c1[r] = wasm_f64x2_const(0.0, 0.0);
+      const T* b = kt + j;
+      for (Index k = 0; k < d; ++k, b += tw) {
+        const v128_t b0 = X::load(b), b1 = X::load(b + kLanes);
+        for (int r = 0; r < MR; ++r) {
+          const v128_t a = X::splat(q[r * d + k]);
+          c0[r] = X::add(c0[r], X::mul(a, b0));
+          c1[r] = X::add(c1[r], X::mul(a, b1));
+        }
+      }
+      for (int r = 0; r < MR; ++r) {
+        X::store(s + r * tw + j, scaled(c0[r]));
+        X::store(s + r * tw + j + kLanes, scaled(c1[r]));
+      }
+    }
+  }
+
+  template <bool Divide>
+  static void scores_all(const T* q, Index d, Index rows, const T* kt, Index tw, T f, T* s) {
+    Index r = 0;
+    for (; r + kMr <= rows; r += kMr) scores_rows<kMr, Divide>(q + r * d, d, kt, tw, f, s + r * tw);
+    switch (rows - r) {
+      case 3: scores_rows<3, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
+      case 2: scores_rows<2, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
+      case 1: scores_rows<1, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
+      default: break;
+    }
+  }
+
+  static void scores(const T* q, Index d, Index rows, const T* kt, Index tw, Scaling<T> scaling,
+                     T* s) {
+    if (scaling.divide) {
+      scores_all<true>(q, d, rows, kt, tw, scaling.factor, s);
+    } else {
+      scores_all<false>(q, d, rows, kt, tw, scaling.factor, s);
+    }
+  }
+
+  /// acc (MR×dvp) += p (MR×bc, row stride tw) · v (bc×dvp, row stride vs).
+  template <int MR>
+  static void weighted_rows(const T* p, Index tw, const T* v, Index vs, Index bc, T* acc,
+                            Index dvp) {
+    for (Index c = 0; c < dvp; c += kPad) {
+      v128_t o0[MR], o1[MR];
+      for (int r = 0; r < MR; ++r) {
+        o0[r] = X::load(acc + r * dvp + c);
+        o1[r] = X::load(acc + r * dvp + c + kLanes);
+      }
+      const T* vj = v + c;
+      for (Index j = 0; j < bc; ++j, vj += vs) {
+        const v128_t v0 = X::load(vj), v1 = X::load(vj + kLanes);
+        for (int r = 0; r < MR; ++r) {
+          const v128_t a = X::splat(p[r * tw + j]);
+          o0[r] = X::add(o0[r], X::mul(a, v0));
+          o1[r] = X::add(o1[r], X::mul(a, v1));
+        }
+      }
+      for (int r = 0; r < MR; ++r) {
+        X::store(acc + r * dvp + c, o0[r]);
+        X::store(acc + r * dvp + c + kLanes, o1[r]);
+      }
+    }
+  }
+
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc,
+                       Index dvp) {
+    Index r = 0;
+    for (; r + kMr <= rows; r += kMr) weighted_rows<kMr>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
+    switch (rows - r) {
+      case 3: weighted_rows<3>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
+      case 2: weighted_rows<2>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
+      case 1: weighted_rows<1>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
+      default: break;
+    }
+  }
+
+  static T row_max(const T* s, Index tw) {
+    v128_t m = X::splat(-kInf<T>);
+    for (Index j = 0; j < tw; j += kLanes) m = X::max(m, X::load(s + j));
+    return X::hmax(m);
+  }
+
+  /// s[j] = e^(s[j] - shift) in place; returns Σ s[j].
+  static T exp_shifted(T* s, Index tw, T shift) {
+    const v128_t vshift = X::splat(shift);
+    v128_t sum = X::splat(T(0));
+    for (Index j = 0; j < tw; j += kLanes) {
+      const v128_t e = X::exp(X::sub(X::load(s + j), vshift));
+      X::store(s + j, e);
+      sum = X::add(sum, e);
+    }
+    return X::hsum(sum);
+  }
+
+  static void scale_row(T* a, Index n, T factor) {
+    const v128_t f = X::splat(factor);
+    for (Index c = 0; c < n; c += kLanes) X::store(a + c, X::mul(X::load(a + c), f));
+  }
+
+  static void exp_values(const T* in, T* out, Index n) {
+    Index i = 0;
+    for (; i + kLanes <= n; i += kLanes) X::store(out + i, X::exp(X::load(in + i)));
+    if (i < n) {
+      alignas(16) T tmp[kLanes] = {};
+      for (Index k = 0; i + k < n; ++k) tmp[k] = in[i + k];
+      X::store(tmp, X::exp(X::load(tmp)));
+      for (Index k = 0; i + k < n; ++k) out[i + k] = tmp[k];
+    }
+  }
+};
+
+#else  // !__wasm_simd128__
+
+// ---- kernels: Eigen (native, and wasm without SIMD) -----------------------------------------
+
+template <typename T>
+struct Kernels {
+  using Mat = RowMajorMatrix<T>;
+  using Strided = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
+  using Row = Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>>;
+  static constexpr Index kPad = 1;
+  static constexpr Index kRows = 64;
+  static constexpr Index kKeys = 256;
+  static const char* name() { return "eigen"; }
+
+  static void scores(const T* q, Index d, Index rows, const T* kt, Index tw, Scaling<T> scaling,
+                     T* s) {
+    Eigen::Map<Mat> out(s, rows, tw);
+    const auto product = Eigen::Map<const Mat>(q, rows, d) * Eigen::Map<const Mat>(kt, d, tw);
+    if (scaling.divide) {
+      out.noalias() = product;
+      out /= scaling.factor;
+    } else {
+      out.noalias() = scaling.factor * product;
+    }
+  }
+
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc,
+                       Index dvp) {
+    Eigen::Map<Mat>(acc, rows, dvp).noalias() +=
+        Strided(p, rows, bc, Eigen::OuterStride<>(tw)) *
+        Strided(v, bc, dvp, Eigen::OuterStride<>(vs));
+  }
+
+  static T row_max(const T* s, Index tw) {
+    return Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(s, tw)
+        .template maxCoeff<Eigen::PropagateNaN>();
+  }
+
+  static T exp_shifted(T* s, Index tw, T shift) {
+    Row row(s, tw);
+    // Eigen's exp(-inf) is a denormal rather than 0: hidden keys must weigh exactly 0.
+    row = (row == -kInf<T>).select(T(0), (row - shift).exp());
+    return row.sum();
+  }
+
+  static void scale_row(T* a, Index n, T factor) { Row(a, n) *= factor; }
+
+  static void exp_values(const T* in, T* out, Index n) {
+    const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> x(in, n);
+    Row(out, n) = (x == -kInf<T>).select(T(0), x.exp());
+  }
+};
+
+#endif  // __wasm_simd128__
+
+// ---- the exact row path ----------------------------------------------------------------------
+
+/// One query row computed as attn::run does (all S scores, then the softmax), for rows whose
+/// scores overflowed: a +inf score shares the weight with the other +inf scores, NaN spreads.
+template <typename T>
+void exact_row(const FastProblem<T>& p, Scaling<T> scaling, bool causal, Index i, T* out, FastReport& report) {
+  std::vector<T> s(static_cast<size_t>(p.S));
+  const T* q = p.Q + i * p.d_k;
+  for (Index j = 0; j < p.S; ++j) {
+    T dot = 0;
+    for (Index k = 0; k < p.d_k; ++k) dot += q[k] * p.K[j * p.d_k + k];
+    T x = scaling.apply(dot);
+    if (p.additive_mask) x += p.additive_mask[i * p.S + j];
+    if (p.keep_mask && p.keep_mask[i * p.S + j] == 0) x = -kInf<T>;
+    if (causal && j > i) x = -kInf<T>;
+    s[static_cast<size_t>(j)] = x;
+  }
+  T* o = out + i * p.d_v;
+  bool any_nan = false;
+  T max = -kInf<T>;
+  for (T x : s) {
+    any_nan |= std::isnan(x);
+    max = std::max(max, x);
+  }
+  if (any_nan) {
+    std::fill(o, o + p.d_v, std::numeric_limits<T>::quiet_NaN());
+    return;
+  }
+  if (max == -kInf<T>) {
+    std::fill(o, o + p.d_v, T(0));
+    ++report.fully_masked_rows;
+    return;
+  }
+  std::vector<T> w(s.size());
+  T sum = 0;
+  for (size_t j = 0; j < s.size(); ++j) {
+    w[j] = max == kInf<T> ? T(s[j] == max) : std::exp(s[j] - max);
+    sum += w[j];
+  }
+  std::fill(o, o + p.d_v, T(0));
+  for (Index j = 0; j < p.S; ++j) {
+    const T weight = w[static_cast<size_t>(j)] / sum;
+    if (weight == 0) continue;
+    for (Index c = 0; c < p.d_v; ++c) o[c] += weight * p.V[j * p.d_v + c];
+  }
+}
+
+// ---- the driver ------------------------------------------------------------------------------
+
+template <typename T>
+FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T* out) {
+  using Kern = Kernels<T>;
+  constexpr Index Br = Kern::kRows, Bc = Kern::kKeys, pad = Kern::kPad;
+  const Index L = p.L, S = p.S, d = p.d_k, dv = p.d_v;
+  const Index tiles = (S + Bc - 1) / Bc;
+  const Index tw = round_up(std::min(Bc, S), pad);  // width of every packed K tile
+  const Index dvp = round_up(dv, pad);
+
+  // K packed once: tile t is d×tw row-major (Kᵀ of its keys), zero beyond the last key.
+  std::vector<T> packed_k(static_cast<size_t>(tiles * d * tw), T(0));
+  for (Index t = 0; t < tiles; ++t) {
+    T* tile = packed_k.data() + t * d * tw;
+    const Index j0 = t * Bc, bc = std::min(Bc, S - j0);
+    for (Index jj = 0; jj < bc; ++jj) {
+      const T* key = p.K + (j0 + jj) * d;
+      for (Index k = 0; k < d; ++k) tile[k * tw + jj] = key[k];
+    }
+  }
+  // V is used in place unless its rows need padding to the vector width.
+  std::vector<T> padded_v;
+  const T* values = p.V;
+  Index vs = dv;
+  if (dvp != dv) {
+    padded_v.assign(static_cast<size_t>(S * dvp), T(0));
+    for (Index j = 0; j < S; ++j) std::copy(p.V + j * dv, p.V + (j + 1) * dv, padded_v.data() + j * dvp);
+    values = padded_v.data();
+    vs = dvp;
+  }
+
+  std::vector<T> scores(static_cast<size_t>(Br * tw)), acc(static_cast<size_t>(Br * dvp));
+  T running_max[Br], running_sum[Br];
+  bool overflowed[Br];
+  FastReport report;
+
+  for (Index i0 = 0; i0 < L; i0 += Br) {
+    const Index rows = std::min(Br, L - i0);
+    std::fill(running_max, running_max + rows, -kInf<T>);
+    std::fill(running_sum, running_sum + rows, T(0));
+    std::fill(overflowed, overflowed + rows, false);
+    std::fill(acc.begin(), acc.begin() + rows * dvp, T(0));
+    // Causal: no key after the block's last query row is ever seen.
+    const Index key_end = causal ? std::min(S, i0 + rows) : S;
+
+    for (Index t = 0; t * Bc < key_end; ++t) {
+      const Index j0 = t * Bc, bc = std::min(Bc, S - j0);
+      Kern::scores(p.Q + i0 * d, d, rows, packed_k.data() + t * d * tw, tw, scaling, scores.data());
+
+      for (Index r = 0; r < rows; ++r) {
+        const Index i = i0 + r;
+        T* s = scores.data() + r * tw;
+        const Index seen = causal ? std::clamp<Index>(i - j0 + 1, 0, bc) : bc;
+        if (p.additive_mask) {
+          const T* m = p.additive_mask + i * S + j0;
+          for (Index j = 0; j < seen; ++j) s[j] += m[j];
+        } else if (p.keep_mask) {
+          const std::uint8_t* m = p.keep_mask + i * S + j0;
+          for (Index j = 0; j < seen; ++j) s[j] = m[j] ? s[j] : -kInf<T>;
+        }
+        std::fill(s + seen, s + tw, -kInf<T>);  // causal, and the padding of the last tile
+
+        const T tile_max = seen > 0 ? Kern::row_max(s, tw) : -kInf<T>;
+        if (!(tile_max < kInf<T>) || tile_max == -kInf<T>) {
+          // Nothing visible in this tile (or overflow, redone exactly): weights 0 here.
+          overflowed[r] = overflowed[r] || tile_max != -kInf<T>;
+          std::fill(s, s + tw, T(0));
+          continue;
+        }
+        const T new_max = std::max(running_max[r], tile_max);
+        const T correction = std::exp(running_max[r] - new_max);  // 0 on the first visible tile
+        const T tile_sum = Kern::exp_shifted(s, tw, new_max);
+        running_sum[r] = running_sum[r] * correction + tile_sum;
+        if (correction != T(1)) Kern::scale_row(acc.data() + r * dvp, dvp, correction);
+        running_max[r] = new_max;
+      }
+      Kern::weighted(scores.data(), tw, rows, values + j0 * vs, vs, bc, acc.data(), dvp);
+    }
+
+    for (Index r = 0; r < rows; ++r) {
+      const Index i = i0 + r;
+      T* o = out + i * dv;
+      if (overflowed[r]) {
+        ++report.exact_rows;
+        exact_row(p, scaling, causal, i, out, report);
+      } else if (running_sum[r] == T(0)) {
+        std::fill(o, o + dv, T(0));
+        ++report.fully_masked_rows;
+      } else {
+        const T* a = acc.data() + r * dvp;
+        const T sum = running_sum[r];
+        for (Index c = 0; c < dv; ++c) o[c] = a[c] / sum;
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace
+
+template <typename T>
+FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T* out) {
+  if (p.L < 1 || p.S < 1 || p.d_k < 1 || p.d_v < 1) {
+    throw InputError("empty problem: L, S, d_k and d_v must be at least 1 (got L = " +
+                     std::to_string(p.L) + ", S = " + std::to_string(p.S) + ", d_k = " +
+                     std::to_string(p.d_k) + ", d_v = " + std::to_string(p.d_v) + ")");
+  }
+  if (out == nullptr) throw InputError("no output buffer");
+  if (p.additive_mask && p.keep_mask) {
+    throw InputError("give an additive mask or a keep mask, not both");
+  }
+  check_matrix(p.Q, p.L, p.d_k, "Q");
+  check_matrix(p.K, p.S, p.d_k, "K");
+  check_matrix(p.V, p.S, p.d_v, "V");
+  if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S);
+  Scaling<T> scaling;
+  const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
+  if (has_scale && has_divisor) throw InputError("give a scale or a divisor, not both");
+  if (has_scale) {
+    if (!std::isfinite(options.scale)) {
+      throw InputError("scale must be a finite number (got " + format_number(options.scale) + ")");
+    }
+    scaling.factor = static_cast<T>(options.scale);
+  } else {
+    if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
+      throw InputError("the scale divisor must be a finite nonzero number (got " +
+                       format_number(options.divisor) + ")");
+    }
+    scaling.divide = true;
+    scaling.factor = has_divisor ? static_cast<T>(options.divisor) : std::sqrt(static_cast<T>(p.d_k));
+    int exponent = 0;
+    if (std::abs(std::frexp(scaling.factor, &exponent)) == T(0.5)) {
+      scaling = {T(1) / scaling.factor, false};  // exact: same numbers as dividing
+    }
+  }
+  return run_tiles<T>(p, scaling, options.causal, out);
+}
+
+template <typename T>
+RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& K,
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& V,
+                                 const FastOptions& options,
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
+  if (Q.cols() != K.cols()) {
+    throw InputError("Q has " + std::to_string(Q.cols()) + " columns but K has " +
+                     std::to_string(K.cols()) + ": queries and keys need the same d_k");
+  }
+  if (K.rows() != V.rows()) {
+    throw InputError("K has " + std::to_string(K.rows()) + " rows but V has " +
+                     std::to_string(V.rows()) + ": every key needs a value");
+  }
+  const bool has_mask = additive_mask.size() > 0;
+  if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
+    throw InputError("mask is " + std::to_string(additive_mask.rows()) + "x" +
+                     std::to_string(additive_mask.cols()) + " but the scores are " +
+                     std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
+                     " (queries x keys)");
+  }
+  // Ref of a row-major matrix may still have an outer stride; the kernels want dense rows.
+  const RowMajorMatrix<T> q = Q, k = K, v = V;
+  RowMajorMatrix<T> mask;
+  if (has_mask) mask = additive_mask;
+  FastProblem<T> p;
+  p.Q = q.data();
+  p.K = k.data();
+  p.V = v.data();
+  p.L = q.rows();
+  p.S = k.rows();
+  p.d_k = q.cols();
+  p.d_v = v.cols();
+  p.additive_mask = has_mask ? mask.data() : nullptr;
+  RowMajorMatrix<T> out(p.L, p.d_v);
+  fast_attention<T>(p, options, out.data());
+  return out;
+}
+
+const char* fast_attention_kernels() { return Kernels<float>::name(); }
+
+namespace detail {
+template <typename T>
+void exp_kernel(const T* in, T* out, Eigen::Index n) {
+  Kernels<T>::exp_values(in, out, n);
+}
+template void exp_kernel<float>(const float*, float*, Eigen::Index);
+template void exp_kernel<double>(const double*, double*, Eigen::Index);
+}  // namespace detail
+
+template FastReport fast_attention<float>(const FastProblem<float>&, const FastOptions&, float*);
+template FastReport fast_attention<double>(const FastProblem<double>&, const FastOptions&,
+                                           double*);
+template RowMajorMatrix<float> fast_attention<float>(
+    const Eigen::Ref<const RowMajorMatrix<float>>&, const Eigen::Ref<const RowMajorMatrix<float>>&,
+    const Eigen::Ref<const RowMajorMatrix<float>>&, const FastOptions&,
+    const Eigen::Ref<const RowMajorMatrix<float>>&);
+template RowMajorMatrix<double> fast_attention<double>(
+    const Eigen::Ref<const RowMajorMatrix<double>>&,
+    const Eigen::Ref<const RowMajorMatrix<double>>&,
+    const Eigen::Ref<const RowMajorMatrix<double>>&, const FastOptions&,
+    const Eigen::Ref<const RowMajorMatrix<double>>&);
+
+}  // namespace attn
