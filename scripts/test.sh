@@ -9,12 +9,12 @@ bash scripts/setup.sh
 echo "== native build and ctest"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j2
-ctest --test-dir build --output-on-failure -j2
+ctest --test-dir build --output-on-failure --no-tests=error -j2
 
 echo "== wasm package, then the same Catch2 suite as wasm under Node"
 bash scripts/build.sh
 cmake --build build-wasm -j2
-ctest --test-dir build-wasm --output-on-failure -j2
+ctest --test-dir build-wasm --output-on-failure --no-tests=error -j2
 
 echo "== JS tests (node --test)"
 node --test tests/js/*.test.mjs
