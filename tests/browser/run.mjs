@@ -435,9 +435,12 @@ test('why √d_k view and a full-page screenshot for the README', async ({ page 
   const sweep = await page.locator('#why-body .why-table.sweep tbody tr').count();
   assert(sweep >= 4, 'the d_k sweep is missing');
   await page.locator('#why').screenshot({ path: join(artifacts, '09-why-sqrt-dk.png') });
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await page.locator('#steps').scrollIntoViewIfNeeded();
+  await loadPreset(page, '003', 4);
+  await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="1"]');
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  await page.evaluate(() => window.scrollTo(0, document.getElementById('steps').getBoundingClientRect().top + window.scrollY - 8));
   await shot(page, 'screenshot', { fullPage: false });
+  await page.setViewportSize({ width: 1440, height: 900 });
 });
 
 // ---- run --------------------------------------------------------------------------------------

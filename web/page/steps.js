@@ -137,7 +137,7 @@ export function formulaTex(step, ctx) {
     case 'scaled':
       if (ctx.scaleMode === 'sqrt_dk') return `\\tilde S = \\frac{${QK}}{\\sqrt{d_k}} = \\frac{${QK}}{\\sqrt{${meta.d_k}}}`;
       if (ctx.scaleMode === 'none') return `\\tilde S = ${QK} \\quad\\text{(not scaled)}`;
-      return `\\tilde S = s\\,${QK},\\quad s = ${ctx.scaleText}`;
+      return `\\tilde S = s\\,${QK},\\quad s = ${scaleTex(ctx.scaleText)}`;
     case 'softcapped': return `\\tilde S \\leftarrow c\\,\\tanh\\!\\left(\\tilde S / c\\right),\\quad c = ${ctx.softcap}`;
     case 'masked': {
       const causal = ctx.causal ? (cols ? `M_{ij} = -\\infty \\text{ for key } i > \\text{query } j` : `M_{ij} = -\\infty \\text{ for } j > i`) : '';
@@ -161,6 +161,16 @@ export function formulaTex(step, ctx) {
     }
     default: return step.id;
   }
+}
+
+/** "1/sqrt(3)" -> \frac{1}{\sqrt{3}}, "1/8" -> \frac{1}{8}, numbers as they are. */
+function scaleTex(text) {
+  const t = String(text).replace(/\s+/g, '');
+  let m = /^1\/sqrt\(([0-9.eE+-]+)\)$/.exec(t);
+  if (m) return `\\frac{1}{\\sqrt{${m[1]}}}`;
+  m = /^1\/([0-9.eE+-]+)$/.exec(t);
+  if (m) return `\\frac{1}{${m[1]}}`;
+  return /^[0-9.eE+-]+$/.test(t) ? t : `\\text{${t.replace(/[\\{}$&#^_%~]/g, '')}}`;
 }
 
 // ---- facts ------------------------------------------------------------------------------------
