@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/) with clang++-14, AddressSanitizer and UBSan into
+# build-fuzz/, then runs each for a bounded time.
+#
+#   scripts/fuzz.sh short            ~20 s per target (part of `npm test`)
+#   scripts/fuzz.sh long [SECONDS]   SECONDS per target, default 300 (`npm run fuzz`)
+#   scripts/fuzz.sh build            build only
+#
+# Each target starts from the committed seed corpus (tests/fuzz/corpus/<target>, read only) plus
+# what earlier runs found (build-fuzz/corpus-<target>, kept between runs). A finding (crash,
+# sanitizer report, violated invariant, timeout, out of memory) stops the script with a non-zero
+# status; the input is saved as build-fuzz/artifacts/<target>-crash-* and can be replayed with
+#   build-fuzz/<target> build-fuzz/artifacts/<file>
+# Needs clang-14 and libclang-rt-14-dev (Debian); scripts/setup.sh installs them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode="${1:-short}"
+case "$mode" in
+  short) seconds=20 ;;
+  long) seconds="${2:-300}" ;;
+  build) seconds=0 ;;
+  *) echo "usage: $0 short | long [SECONDS] | build" >&2; exit 2 ;;
+esac
+
+CXX="${FUZZ_CXX:-clang++-14}"
+if ! command -v "$CXX" >/dev/null; then
+  echo "fuzz.sh: $CXX not found (apt-get install clang-14 libclang-rt-14-dev)" >&2
+  exit 1
+fi
+
+out=build-fuzz
+mkdir -p "$out/artifacts"
+flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer
+       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+       -Icpp -Itests/fuzz -isystem /usr/include/eigen3)
+
+build() {  # build <target> <core sources...>: only when a source or header is newer
+  local target="$1"; shift
+  local binary="$out/$target"
+  local newest
+  newest=$(ls -t cpp/*.h cpp/*.cpp tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | head -1)
+  if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return; fi
+  echo "== building $binary"
+  "$CXX" "${flags[@]}" "tests/fuzz/$target.cpp" "$@" -o "$binary"
+}
+
+build fuzz_parse cpp/parse.cpp
+build fuzz_run cpp/attention.cpp
+[ "$seconds" = 0 ] && exit 0
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+run() {  # run <target> <max_len> [extra libFuzzer flags]
+  local target="$1" max_len="$2"; shift 2
+  local work="$out/corpus-$target" log="$out/$target.log"
+  mkdir -p "$work"
+  echo "== fuzzing $target for ${seconds} s"
+  local status=0
+  nice -n 10 "$out/$target" "$work" "tests/fuzz/corpus/$target" \
+    -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=2560 \
+    -artifact_prefix="$out/artifacts/$target-" -print_final_stats=1 "$@" >"$log" 2>&1 || status=$?
+  local execs
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  local corpus
+  corpus=$(grep -Eo 'corp: [0-9]+/[0-9a-zA-Z]+' "$log" | tail -1 || true)
+  if [ "$status" != 0 ]; then
+    echo "!! $target: FINDING (exit $status) after ${execs:-?} executions; log: $log" >&2
+    grep -E '\*\*\* fuzz_|ERROR: |runtime error|SUMMARY|Test unit written' "$log" | head -20 >&2 || true
+    return "$status"
+  fi
+  echo "ok $target: ${execs:-?} executions in ${seconds} s, ${corpus:-corpus ?}, no findings"
+  echo "$(date -u +%FT%TZ) $target ${seconds}s execs=${execs:-?} ${corpus:-}" >>"$out/history.txt"
+}
+
+run fuzz_parse 4096 -dict=tests/fuzz/parse.dict
+run fuzz_run 2048

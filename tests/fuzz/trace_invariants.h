@@ -1,0 +1,168 @@
+// What must hold for every trace attn::run returns, whatever the problem: checked by the
+// fuzz_run libFuzzer target and by tests/cpp/test_robustness.cpp. Header-only, no test framework.
+//
+// check_trace() returns "" when the trace is sound, otherwise the first violation in words.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attention.h"
+
+namespace attn::invariants {
+
+inline std::string shape_of(const Matrix& m) {
+  return std::to_string(m.rows()) + "x" + std::to_string(m.cols());
+}
+
+/// Every weight in [0, 1], never NaN; each query's weights sum to 1 (within the precision's
+/// rounding) or are all exactly 0 for a fully masked query, which the facts then list.
+/// `w` is in the rows layout (queries as rows).
+inline std::string check_weights(const Matrix& w, const HeadFacts& facts, bool float32) {
+  const double tolerance = float32 ? 1e-4 : 1e-9;
+  std::vector<int> zero_rows;
+  for (Eigen::Index i = 0; i < w.rows(); ++i) {
+    double sum = 0;
+    bool all_zero = true;
+    for (Eigen::Index j = 0; j < w.cols(); ++j) {
+      const double x = w(i, j);
+      if (std::isnan(x) || x < 0 || x > 1) {
+        std::ostringstream out;
+        out << "weight (" << i << ", " << j << ") of head " << facts.head << " is " << x;
+        return out.str();
+      }
+      sum += x;
+      all_zero = all_zero && x == 0;
+    }
+    if (all_zero) {
+      zero_rows.push_back(static_cast<int>(i));
+    } else if (std::abs(sum - 1) > tolerance * static_cast<double>(w.cols())) {
+      std::ostringstream out;
+      out.precision(17);
+      out << "weights of query " << i << " of head " << facts.head << " sum to " << sum;
+      return out.str();
+    }
+  }
+  if (zero_rows != facts.fully_masked) {
+    return "head " + std::to_string(facts.head) +
+           ": the facts' fully_masked rows differ from the all-zero weight rows";
+  }
+  if (facts.weight_sums.size() != w.rows()) return "facts.weight_sums has the wrong size";
+  return "";
+}
+
+/// The trace's steps are in the documented order, each with the documented shape; weights
+/// are sound (check_weights); fully masked queries and non-finite output rows have warnings.
+inline std::string check_trace(const Problem& p, const Trace& t) {
+  const Options& o = p.options;
+  const bool columns = o.layout == Layout::Columns;
+  const bool float32 = o.precision == Precision::Float32;
+  const Eigen::Index L = t.queries, S = t.keys, dk = t.d_k, dv = t.d_v;
+  const int heads = t.heads;
+  if (heads != o.heads) return "trace.heads differs from options.heads";
+  if (t.kv_heads != (o.kv_heads == 0 ? o.heads : o.kv_heads)) return "trace.kv_heads is wrong";
+  if (static_cast<int>(t.facts.size()) != heads) return "one HeadFacts per head expected";
+
+  const bool has_mask = o.mask.has_value() || o.causal;
+  const bool has_wo = p.W_O.has_value();
+  struct Want {
+    std::string id;
+    int head;
+    Eigen::Index rows, cols;  // rows layout
+  };
+  std::vector<Want> want;
+  for (int h = 0; h < heads; ++h) {
+    want.push_back({"Q", h, L, dk});
+    want.push_back({"K", h, S, dk});
+    want.push_back({"V", h, S, dv});
+    for (const char* id : {"scores", "scaled"}) want.push_back({id, h, L, S});
+    if (o.softcap > 0) want.push_back({"softcapped", h, L, S});
+    if (has_mask) want.push_back({"masked", h, L, S});
+    want.push_back({"weights", h, L, S});
+    if (heads > 1 || has_wo) want.push_back({"head_output", h, L, dv});
+  }
+  if (heads > 1) want.push_back({"concat", -1, L, dv * heads});
+  const Eigen::Index out_cols = has_wo ? (columns ? p.W_O->rows() : p.W_O->cols()) : dv * heads;
+  want.push_back({"output", -1, L, out_cols});
+
+  if (t.steps.size() != want.size()) {
+    std::string ids;
+    for (const Step& s : t.steps) ids += " " + s.id + std::to_string(s.head);
+    return "expected " + std::to_string(want.size()) + " steps, got " +
+           std::to_string(t.steps.size()) + ":" + ids;
+  }
+  for (size_t k = 0; k < want.size(); ++k) {
+    const Step& s = t.steps[k];
+    const Want& w = want[k];
+    const Eigen::Index r = columns ? w.cols : w.rows, c = columns ? w.rows : w.cols;
+    if (s.id != w.id || s.head != w.head) {
+      return "step " + std::to_string(k) + " is " + s.id + "/" + std::to_string(s.head) +
+             ", expected " + w.id + "/" + std::to_string(w.head);
+    }
+    if (s.values.rows() != r || s.values.cols() != c) {
+      return "step " + s.id + " of head " + std::to_string(s.head) + " is " + shape_of(s.values) +
+             ", expected " + std::to_string(r) + "x" + std::to_string(c);
+    }
+    if (s.id == "weights") {
+      const Matrix w_rows = columns ? Matrix(s.values.transpose()) : s.values;
+      const std::string problem = check_weights(w_rows, t.facts[static_cast<size_t>(s.head)], float32);
+      if (!problem.empty()) return problem;
+    }
+    if (float32) {  // every value is a float32 value
+      for (Eigen::Index i = 0; i < s.values.size(); ++i) {
+        const double v = s.values.data()[i];
+        if (!std::isnan(v) && static_cast<double>(static_cast<float>(v)) != v) {
+          return "step " + s.id + " holds a value that is not a float32 in a float32 trace";
+        }
+      }
+    }
+  }
+  const Matrix& last = t.steps.back().values;
+  if (!(t.output.rows() == last.rows() && t.output.cols() == last.cols())) {
+    return "trace.output has shape " + shape_of(t.output) + " but the output step " + shape_of(last);
+  }
+  for (Eigen::Index i = 0; i < t.output.size(); ++i) {
+    const double a = t.output.data()[i], b = last.data()[i];
+    if (!(a == b || (std::isnan(a) && std::isnan(b)))) return "trace.output != the output step";
+  }
+
+  // Warnings: one per fully masked query (of head 0: the mask is shared), one per
+  // non-finite output row.
+  const char* axis = columns ? "column " : "row ";
+  for (int row : t.facts[0].fully_masked) {
+    const std::string expected = axis + std::to_string(row + 1) +
+                                 " of the mask hides every key: its weights and output are 0";
+    bool found = false;
+    for (const auto& w : t.warnings) found = found || w == expected;
+    if (!found) return "missing warning: " + expected;
+  }
+  const Matrix out_rows = columns ? Matrix(t.output.transpose()) : t.output;
+  for (Eigen::Index i = 0; i < out_rows.rows(); ++i) {
+    if (out_rows.row(i).allFinite()) continue;
+    const std::string prefix = std::string("output ") + axis + std::to_string(i + 1) + " is not finite";
+    bool found = false;
+    for (const auto& w : t.warnings) found = found || w.rfind(prefix, 0) == 0;
+    if (!found) return "missing warning: " + prefix;
+  }
+  return "";
+}
+
+/// True if no step holds NaN or ±inf, except -inf in the masked step.
+inline std::string check_all_finite(const Trace& t) {
+  for (const Step& s : t.steps) {
+    for (Eigen::Index i = 0; i < s.values.size(); ++i) {
+      const double v = s.values.data()[i];
+      if (std::isfinite(v)) continue;
+      if (s.id == "masked" && v == -std::numeric_limits<double>::infinity()) continue;
+      std::ostringstream out;
+      out << "step " << s.id << " of head " << s.head << " holds " << v;
+      return out.str();
+    }
+  }
+  return "";
+}
+
+}  // namespace attn::invariants
