@@ -396,6 +396,7 @@ function getEditor(name) {
     ed = new MatrixEditor({
       name,
       title: INPUT_TITLES[name],
+      description: name === 'mask' ? '' : describeInput(name),
       vector: VECTOR_INPUTS.has(name),
       engine,
       decimals: () => clampDecimals(state.decimals),
