@@ -1,0 +1,30 @@
+// Types of `attention-explorer/component`: the <attention-explorer> custom element.
+import type { Engine, LoadOptions, Problem, Trace } from './index.js';
+
+export interface AttentionExplorerEventDetail {
+  problem: Problem;
+  trace: Trace;
+}
+
+/** <attention-explorer preset="000" steps="weights,output" editable="Q"> */
+export class AttentionExplorerElement extends HTMLElement {
+  /** Give the KaTeX module to typeset formulas (as MathML); plain text otherwise. */
+  static katex: { renderToString(tex: string, options?: object): string } | null;
+  static readonly observedAttributes: string[];
+  /** A copy of the current problem, or null before it is loaded. */
+  problem: Problem | null;
+  /** The trace of the current problem, or null. */
+  readonly trace: Trace | null;
+  addEventListener(type: 'change' | 'ready', listener: (event: CustomEvent<AttentionExplorerEventDetail>) => void, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'error', listener: (event: CustomEvent<{ message: string }>) => void, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/** The one engine all elements share (loaded on first use). */
+export function sharedEngine(options?: LoadOptions): Promise<Engine>;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-explorer': AttentionExplorerElement;
+  }
+}

@@ -1,0 +1,377 @@
+// <attention-explorer>: a live, pre-filled attention example for any HTML page.
+//
+//   <script type="module" src="node_modules/attention-explorer/dist/component.js"></script>
+//   <attention-explorer preset="000" steps="scores,weights,output" editable="Q"></attention-explorer>
+//
+// The problem comes from `preset` (a preset id such as "000" or "seed-000"), `state` (the
+// explorer's link state, "v2=..." or "v1=...", '#' optional) or a child
+// <script type="application/json"> holding a problem (or { "problem": ..., "tokens": [...] }).
+// Attributes: steps (step ids to show; default all), inputs (input names to show; default all),
+// editable (input names the reader may change; "all"; default none), decimals (default 4),
+// heads (head numbers from 1 to show; default all), wasm-url (where attention.wasm is).
+// Events: "change" (detail: { problem, trace }) after the reader edits a number; "ready"
+// (detail: { problem, trace }) after the first computation; "error" (detail: { message }).
+// Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
+// are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
+import { loadAttention, findPreset, presetProblem, STEP_TITLES } from './index.js';
+import { heatColours, problemContext, stepFormula } from './export.js';
+import { decodeStateString, stateToProblem } from './share.js';
+
+let shared = null;
+
+/** The one engine every <attention-explorer> uses (loaded on first use). */
+export function sharedEngine(options = {}) {
+  if (!shared) {
+    shared = loadAttention(options);
+    shared.catch(() => { shared = null; }); // a failed load may be retried (e.g. with wasm-url)
+  }
+  return shared;
+}
+
+const CSS = `
+:host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1f24;
+  background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px; max-width: 100%; overflow-x: auto; }
+:host([hidden]) { display: none; }
+* { box-sizing: border-box; }
+.title { margin: 0 0 8px; font-size: 15px; font-weight: 600; }
+.status { margin: 4px 0; color: #57606a; font-size: 13px; }
+.error { color: #b3261e; font-weight: 500; }
+.warning { color: #8a5a00; }
+.row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
+section { margin: 0 0 12px; }
+h3 { margin: 0 0 2px; font-size: 14px; font-weight: 600; }
+h3 .shape { color: #57606a; font-weight: 400; font-size: 12px; margin-left: 6px; }
+.formula { margin: 2px 0 6px; color: #24292f; font-size: 14px; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
+th { font-weight: 500; color: #57606a; padding: 2px 6px; text-align: center; }
+td { padding: 3px 7px; text-align: right; border: 1px solid #fff; min-width: 3.5em; }
+td.neg-inf { color: #57606a; background: #eee; }
+input { width: 5.2em; font: inherit; font-size: 13px; text-align: right; padding: 2px 4px;
+  border: 1px solid #8c959f; border-radius: 3px; font-variant-numeric: tabular-nums; }
+input:focus { outline: 2px solid #0969da; outline-offset: 0; }
+input[aria-invalid="true"] { border-color: #b3261e; background: #fff0ef; }
+.inputs { margin-bottom: 10px; padding-bottom: 8px; border-bottom: 1px solid #eaeef2; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;
+
+let sheet = null;
+function styles(root) {
+  // A constructed stylesheet: no inline <style>, so it works under a strict style-src too.
+  try {
+    sheet ??= new CSSStyleSheet();
+    if (sheet.cssRules.length === 0) sheet.replaceSync(CSS);
+    root.adoptedStyleSheets = [sheet];
+  } catch {
+    const style = document.createElement('style');
+    style.textContent = CSS;
+    root.appendChild(style);
+  }
+}
+
+const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
+
+function fmt(x, d) {
+  if (x === -Infinity) return '−∞';
+  if (x === Infinity) return '∞';
+  if (Number.isNaN(x)) return 'NaN';
+  if (x === 0) return '0';
+  const ax = Math.abs(x);
+  const s = ax < 10 ** -d / 2 || ax >= 1e7 ? x.toExponential(Math.max(1, Math.min(d, 6) - 1)) : x.toFixed(d);
+  return s.replace(/^-/, '−');
+}
+
+const INPUT_ORDER = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
+
+// Importing this module outside a browser (server-side rendering) must not throw.
+const Base = globalThis.HTMLElement ?? class {};
+
+export class AttentionExplorerElement extends Base {
+  /** Set to the KaTeX module (katex.renderToString) to typeset formulas as MathML. */
+  static katex = null;
+
+  static get observedAttributes() {
+    return ['preset', 'state', 'steps', 'inputs', 'editable', 'decimals', 'heads'];
+  }
+
+  #root;
+  #engine = null;
+  #problem = null;
+  #trace = null;
+  #tokens = null;
+  #title = '';
+  #loading = 0;
+  #connected = false;
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    styles(this.#root);
+    this.#root.innerHTML += '<div part="body" class="body"><p class="status" role="status">Loading the attention engine…</p></div>';
+    this.#root.addEventListener('change', (e) => this.#edited(e));
+    this.#root.addEventListener('keydown', (e) => this.#move(e));
+  }
+
+  connectedCallback() {
+    this.#connected = true;
+    this.#load();
+  }
+
+  disconnectedCallback() {
+    this.#connected = false;
+  }
+
+  attributeChangedCallback(name, oldValue, value) {
+    if (!this.#connected || oldValue === value) return;
+    if (name === 'preset' || name === 'state') this.#load();
+    else this.#render();
+  }
+
+  /** The current problem (a copy), or null before it is loaded. */
+  get problem() {
+    return this.#problem ? structuredClone(this.#problem) : null;
+  }
+
+  /** Sets the problem (number arrays), recomputes and redraws. */
+  set problem(problem) {
+    this.#problem = structuredClone(problem);
+    this.#tokens = null;
+    if (this.#engine) this.#compute(false);
+  }
+
+  /** The trace of the current problem (engine.run), or null. */
+  get trace() {
+    return this.#trace;
+  }
+
+  async #load() {
+    const ticket = ++this.#loading;
+    try {
+      this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
+      const source = await this.#source();
+      if (ticket !== this.#loading) return;
+      if (source) {
+        this.#problem = source.problem;
+        this.#tokens = source.tokens ?? null;
+        this.#title = source.title ?? '';
+      }
+      if (!this.#problem) throw new Error('no problem: give preset="000", state="v2=...", or a <script type="application/json"> child');
+      this.#compute(false, 'ready');
+    } catch (error) {
+      if (ticket !== this.#loading) return;
+      this.#fail(error.message);
+    }
+  }
+
+  async #source() {
+    const presetId = this.getAttribute('preset');
+    if (presetId) {
+      const preset = findPreset(presetId) ?? findPreset(presetId.replace(/^seed-/, ''));
+      if (!preset) throw new Error(`unknown preset "${presetId}"`);
+      const { problem } = presetProblem(preset, this.#engine);
+      return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: preset.title };
+    }
+    const state = this.getAttribute('state');
+    if (state) {
+      const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
+      if (!s) throw new Error(error ?? 'the state attribute is empty');
+      const split = (t) => (t ? String(t).split(/[\s,]+/).filter(Boolean) : undefined);
+      const q = split(s.tokens?.q);
+      return { problem: stateToProblem(s, this.#engine), tokens: { q, k: (s.mode ?? 'self') === 'self' ? q : split(s.tokens?.k) ?? q } };
+    }
+    const script = this.querySelector('script[type="application/json"]');
+    if (script) {
+      let json;
+      try {
+        json = JSON.parse(script.textContent);
+      } catch (error) {
+        throw new Error(`the <script type="application/json"> is not JSON: ${error.message}`);
+      }
+      if (json && json.problem) return { problem: json.problem, tokens: json.tokens ? { q: json.tokens, k: json.kvTokens ?? json.tokens } : null, title: json.title };
+      return { problem: json };
+    }
+    return this.#problem ? null : undefined;
+  }
+
+  #compute(fromEdit, eventName = fromEdit ? 'change' : null) {
+    try {
+      this.#trace = this.#engine.run(this.#problem);
+    } catch (error) {
+      this.#trace = null;
+      this.#fail(error.message, !fromEdit);
+      return false;
+    }
+    this.#render(fromEdit ? 'steps' : 'all');
+    if (eventName) {
+      this.dispatchEvent(new CustomEvent(eventName, { detail: { problem: this.problem, trace: this.#trace }, bubbles: true, composed: true }));
+    }
+    return true;
+  }
+
+  #fail(message, replace = true) {
+    const body = this.#root.querySelector('.body');
+    const p = `<p class="error" role="alert">${esc(message)}</p>`;
+    if (replace || !body.querySelector('.steps')) body.innerHTML = p;
+    else {
+      body.querySelector('.error')?.remove();
+      body.insertAdjacentHTML('afterbegin', p);
+    }
+    this.dispatchEvent(new CustomEvent('error', { detail: { message }, bubbles: true, composed: true }));
+  }
+
+  #labels(n, which) {
+    const names = this.#tokens?.[which];
+    return Array.from({ length: n }, (_, i) => names?.[i] ?? `t${i + 1}`);
+  }
+
+  #formula(step, ctx) {
+    const tex = stepFormula(step, ctx, 'tex');
+    const katex = AttentionExplorerElement.katex ?? null;
+    if (katex?.renderToString) {
+      try {
+        return katex.renderToString(tex, { output: 'mathml', throwOnError: true, displayMode: false });
+      } catch { /* fall back to text */ }
+    }
+    return esc(stepFormula(step, ctx, 'text'));
+  }
+
+  #stepTable(step, ctx) {
+    const d = this.#decimals();
+    const cols = ctx.layout === 'columns';
+    const scoreLike = ['scores', 'scaled', 'softcapped', 'masked', 'weights'].includes(step.id);
+    const [nr, nc] = step.shape;
+    const tokenAxis = (n) => this.#labels(n, ['K', 'V'].includes(step.id) ? 'k' : 'q');
+    let rows, colsL;
+    if (scoreLike) {
+      rows = cols ? this.#labels(nr, 'k') : this.#labels(nr, 'q');
+      colsL = cols ? this.#labels(nc, 'q') : this.#labels(nc, 'k');
+    } else if (cols) {
+      rows = Array.from({ length: nr }, (_, i) => String(i + 1));
+      colsL = tokenAxis(nc);
+    } else {
+      rows = tokenAxis(nr);
+      colsL = Array.from({ length: nc }, (_, i) => String(i + 1));
+    }
+    const colour = heatColours(step.data, step.id === 'weights' ? 'weights' : 'signed');
+    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(STEP_TITLES[step.id] ?? step.id)}</caption><thead><tr><th></th>`;
+    html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
+    step.data.forEach((row, i) => {
+      html += `<tr><th scope="row">${esc(rows[i])}</th>`;
+      row.forEach((v) => {
+        const c = colour(v);
+        html += c ? `<td style="background:${c.fill};color:${c.text}">${fmt(v, d)}</td>` : `<td class="neg-inf">${fmt(v, d)}</td>`;
+      });
+      html += '</tr>';
+    });
+    return html + '</tbody></table>';
+  }
+
+  #inputTable(name, value, editable, ctx) {
+    const vector = !Array.isArray(value[0]);
+    const rows = vector ? [value] : value;
+    const cols = ctx.layout === 'columns';
+    const tokenInput = ['Q', 'K', 'V', 'X', 'X_kv'].includes(name);
+    const which = ['K', 'V', 'X_kv'].includes(name) ? 'k' : 'q';
+    const rowL = tokenInput && !cols ? this.#labels(rows.length, which) : rows.map((_, i) => String(i + 1));
+    const colL = tokenInput && cols ? this.#labels(rows[0].length, which) : rows[0].map((_, j) => String(j + 1));
+    const d = this.#decimals();
+    let html = `<table data-input="${name}"><caption class="visually-hidden">${name}${editable ? ' (editable)' : ''}</caption><thead><tr><th></th>${colL.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr></thead><tbody>`;
+    rows.forEach((row, i) => {
+      html += `<tr><th scope="row">${esc(vector ? '' : rowL[i])}</th>`;
+      row.forEach((v, j) => {
+        html += editable
+          ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(String(v))}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
+          : `<td>${fmt(typeof v === 'number' ? v : Number(v), d)}</td>`;
+      });
+      html += '</tr>';
+    });
+    return html + '</tbody></table>';
+  }
+
+  #decimals() {
+    const d = Number(this.getAttribute('decimals') ?? 4);
+    return Number.isInteger(d) && d >= 0 && d <= 12 ? d : 4;
+  }
+
+  #render(only = 'all') {
+    if (!this.#trace || !this.#problem) return;
+    const ctx = problemContext(this.#problem, this.#trace);
+    const body = this.#root.querySelector('.body');
+    if (only === 'steps' && body.querySelector('.steps')) {
+      body.querySelector('.steps').innerHTML = this.#stepsHtml(ctx);
+      body.querySelector('.warnings').innerHTML = this.#warningsHtml();
+      return;
+    }
+    const editableAttr = list(this.getAttribute('editable')) ?? [];
+    const names = INPUT_ORDER.filter((n) => n in ctx.inputs);
+    const editable = new Set(editableAttr.includes('all') ? names : editableAttr);
+    const shownInputs = list(this.getAttribute('inputs')) ?? (editable.size ? [...editable] : names);
+    let html = this.#title ? `<p class="title">${esc(this.#title)}</p>` : '';
+    const inputs = names.filter((n) => shownInputs.includes(n) || shownInputs.includes('all'));
+    html += `<div class="inputs row"${inputs.length ? '' : ' hidden'}>`;
+    for (const n of inputs) {
+      const value = ctx.inputs[n];
+      html += `<section><h3>${esc(n)}<span class="shape">${Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length}</span></h3>${this.#inputTable(n, value, editable.has(n), ctx)}</section>`;
+    }
+    html += `</div><div class="steps row">${this.#stepsHtml(ctx)}</div><div class="warnings" role="status">${this.#warningsHtml()}</div>`;
+    body.innerHTML = html;
+  }
+
+  #stepsHtml(ctx) {
+    const showSteps = list(this.getAttribute('steps'));
+    const showHeads = list(this.getAttribute('heads'))?.map((h) => Number(h) - 1);
+    let html = '';
+    for (const step of this.#trace.steps) {
+      if (showSteps && !showSteps.includes(step.id)) continue;
+      if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
+      const head = ctx.heads > 1 && step.head !== null ? `, head ${step.head + 1}` : '';
+      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(STEP_TITLES[step.id] ?? step.id)}${head}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+        <div class="formula">${this.#formula(step, ctx)}</div>${this.#stepTable(step, ctx)}</section>`;
+    }
+    return html;
+  }
+
+  #warningsHtml() {
+    return (this.#trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
+  }
+
+  #edited(e) {
+    const el = e.target;
+    if (!(el instanceof HTMLInputElement) || !el.dataset.input) return;
+    e.stopPropagation(); // the element's own "change" event carries the problem
+    const value = Number(el.value.trim().replace(/\u2212/g, '-'));
+    if (el.value.trim() === '' || !Number.isFinite(value)) {
+      el.setAttribute('aria-invalid', 'true');
+      this.#fail(`${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`, false);
+      return;
+    }
+    el.removeAttribute('aria-invalid');
+    this.#root.querySelector('.body > .error')?.remove();
+    const name = el.dataset.input;
+    const r = Number(el.dataset.r), c = Number(el.dataset.c);
+    const old = this.#problem[name];
+    const next = structuredClone(Array.isArray(old[0]) ? old : [old]);
+    next[r][c] = value;
+    const previous = this.#problem;
+    this.#problem = { ...previous, [name]: Array.isArray(old[0]) ? next : next[0] };
+    if (!this.#compute(true)) this.#problem = previous;
+  }
+
+  #move(e) {
+    const el = e.target;
+    if (!(el instanceof HTMLInputElement) || !el.dataset.input) return;
+    const step = { ArrowUp: [-1, 0], ArrowDown: [1, 0], Enter: [1, 0] }[e.key];
+    if (!step) return;
+    if (e.key === 'Enter') el.dispatchEvent(new Event('change', { bubbles: true }));
+    const next = this.#root.querySelector(`input[data-input="${el.dataset.input}"][data-r="${Number(el.dataset.r) + step[0]}"][data-c="${el.dataset.c}"]`);
+    if (next) {
+      e.preventDefault();
+      next.focus();
+      next.select();
+    }
+  }
+}
+
+if (typeof customElements !== 'undefined' && !customElements.get('attention-explorer')) {
+  customElements.define('attention-explorer', AttentionExplorerElement);
+}

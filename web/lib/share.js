@@ -1,0 +1,188 @@
+// The explorer's link format, shared by the page (its URL hash) and <attention-explorer state="...">.
+// No DOM and no wasm: text <-> a plain state object, and a state object <-> a problem.
+//
+// Versions (the hash starts with "v<N>="; every older version keeps decoding):
+//   v1  base64url(JSON of the page state, defaults left out)
+//   v2  base64url(deflate-raw(the same JSON))   (CompressionStream; about half the length of v1)
+// The state object is the page's (web/page/state.js): { preset, mode, inputs: { name: { text } },
+// use, options: { layout, scale, scaleCustom, causal, mask, keepMask, additiveMask, softcap,
+// heads, kv_heads, precision }, decimals, tokens, open, hide, exercise, ... }.
+
+export const SHARE_VERSION = 2;
+/** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
+export const MAX_LINK_LENGTH = 1_000_000;
+const MAX_JSON_BYTES = 8_000_000;
+
+const MODE_INPUTS = {
+  qkv: ['Q', 'K', 'V'],
+  self: ['X', 'W_Q', 'W_K', 'W_V'],
+  cross: ['X', 'X_kv', 'W_Q', 'W_K', 'W_V'],
+};
+const VECTORS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
+
+// ---- base64url and deflate -----------------------------------------------------------------
+
+export function toBase64Url(bytes) {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
+  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+async function pipe(bytes, stream, limit = Infinity) {
+  const reader = new Blob([bytes]).stream().pipeThrough(stream).getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel();
+      throw new Error('too large');
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) { out.set(c, at); at += c.length; }
+  return out;
+}
+
+const canDeflate = () => typeof CompressionStream === 'function' && typeof DecompressionStream === 'function';
+
+/** "v2=<...>" (no '#') for a state object; "v1=" where CompressionStream is missing. */
+export async function encodeStateString(state) {
+  const json = new TextEncoder().encode(JSON.stringify(state));
+  if (!canDeflate()) return `v1=${toBase64Url(json)}`;
+  return `v2=${toBase64Url(await pipe(json, new CompressionStream('deflate-raw')))}`;
+}
+
+/**
+ * Reads "v1=..." or "v2=..." (with or without '#'). Resolves to { state } (the raw object),
+ * { state: null } when there is nothing, or { state: null, error } with a message for people.
+ */
+export async function decodeStateString(hash) {
+  const h = String(hash ?? '').replace(/^#/, '');
+  if (!h) return { state: null };
+  const m = /^v(\d+)=(.*)$/s.exec(h);
+  if (!m) return { state: null, error: 'This link does not hold an explorer state (it should start with #v2= or #v1=).' };
+  const version = Number(m[1]);
+  if (version > SHARE_VERSION || version < 1) {
+    return { state: null, error: `This link was made by a newer version of the explorer (state v${version}); showing the default example instead.` };
+  }
+  if (h.length > MAX_LINK_LENGTH) {
+    return { state: null, error: `This link is too long (${h.length.toLocaleString('en')} characters; at most ${MAX_LINK_LENGTH.toLocaleString('en')}) — it may have been cut or padded; showing the default example instead.` };
+  }
+  try {
+    let bytes = fromBase64Url(m[2]);
+    if (version === 2) {
+      if (!canDeflate()) return { state: null, error: 'This browser cannot read compressed (v2) links: it has no DecompressionStream.' };
+      bytes = await pipe(bytes, new DecompressionStream('deflate-raw'), MAX_JSON_BYTES);
+    }
+    const state = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    if (state === null || typeof state !== 'object' || Array.isArray(state)) throw new Error('not an object');
+    return { state, version };
+  } catch (error) {
+    const cut = /too large/.test(error.message) ? ' (it unpacks to more than 8 MB)' : '';
+    return { state: null, error: `This link is damaged (its state could not be read${cut}); showing the default example instead.` };
+  }
+}
+
+// ---- state <-> problem ---------------------------------------------------------------------
+
+function matrixText(value) {
+  if (!Array.isArray(value[0])) return value.map(String).join(' ');
+  return value.map((row) => row.map(String).join(' ')).join('\n');
+}
+
+function asVector(m, name) {
+  if (m.length === 1) return m[0];
+  if (m.every((row) => row.length === 1)) return m.map((row) => row[0]);
+  throw Object.assign(new Error(`${name} is ${m.length}x${m[0].length}: a bias is one row or one column of numbers`), { field: name });
+}
+
+/** Names of the inputs a state uses, in display order. */
+export function stateInputs(state) {
+  const mode = MODE_INPUTS[state.mode] ? state.mode : 'self';
+  const names = [...MODE_INPUTS[mode]];
+  if (mode !== 'qkv' && state.use?.bias) names.push('b_Q', 'b_K', 'b_V');
+  if (state.use?.W_O) {
+    names.push('W_O');
+    if (state.use?.b_O) names.push('b_O');
+  }
+  return names;
+}
+
+/**
+ * The problem a page state stands for, as the page builds it: inputs parsed with
+ * engine.parseMatrix, options mapped. Throws an Error naming the input on bad text.
+ */
+export function stateToProblem(state, engine) {
+  const problem = {};
+  for (const name of stateInputs(state)) {
+    const text = state.inputs?.[name]?.text;
+    if (typeof text !== 'string' || !text.trim()) throw Object.assign(new Error(`${name} is missing from the state`), { field: name });
+    const m = engine.parseMatrix(text, name);
+    problem[name] = VECTORS.has(name) ? asVector(m, name) : m;
+  }
+  const o = state.options ?? {};
+  const options = { layout: o.layout ?? 'rows', precision: o.precision ?? 'float64', causal: Boolean(o.causal) };
+  if (o.scale === 'custom') {
+    const t = String(o.scaleCustom ?? '').trim();
+    options.scale = t !== '' && Number.isFinite(Number(t)) ? Number(t) : t;
+  } else options.scale = o.scale ?? 'sqrt_dk';
+  if (o.softcap) options.softcap = Number(o.softcap);
+  options.heads = Number(o.heads) || 1;
+  options.kv_heads = Number(o.kv_heads) || options.heads;
+  if (o.mask === 'keep' && Array.isArray(o.keepMask)) options.mask = o.keepMask.map((row) => row.map((v) => v === 1 || v === true));
+  else if (o.mask === 'additive' && o.additiveMask) options.mask = engine.parseMatrix(o.additiveMask, 'mask');
+  problem.options = options;
+  return problem;
+}
+
+/** A page state (only what differs from the page's defaults) for a problem with number inputs. */
+export function problemToState(problem, { tokens, decimals, preset } = {}) {
+  const mode = problem.Q !== undefined ? 'qkv' : problem.X_kv !== undefined ? 'cross' : 'self';
+  const state = { mode, inputs: {}, use: { bias: false, W_O: false, b_O: false } };
+  if (preset) state.preset = preset;
+  for (const [name, value] of Object.entries(problem)) {
+    if (name === 'options' || value == null) continue;
+    if (typeof value === 'string') state.inputs[name] = { text: value };
+    else if (!Array.isArray(value) && value.shape) {
+      const [r, c] = value.shape;
+      const flat = Array.from(value.data);
+      state.inputs[name] = { text: matrixText(Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c))) };
+    } else state.inputs[name] = { text: matrixText(Array.from(value, (row) => (Array.isArray(row) ? row : row))) };
+  }
+  state.use.bias = ['b_Q', 'b_K', 'b_V'].some((n) => n in state.inputs);
+  state.use.W_O = 'W_O' in state.inputs;
+  state.use.b_O = 'b_O' in state.inputs;
+  const o = problem.options ?? {};
+  const options = {};
+  for (const k of ['layout', 'causal', 'softcap', 'heads', 'kv_heads', 'precision']) if (o[k] !== undefined) options[k] = o[k];
+  if (o.scale !== undefined && o.scale !== 'sqrt_dk') {
+    if (o.scale === 'none') options.scale = 'none';
+    else { options.scale = 'custom'; options.scaleCustom = String(o.scale); }
+  }
+  if (o.mask != null) {
+    const rows = Array.isArray(o.mask[0]) ? o.mask : [o.mask];
+    if (rows.flat().every((v) => typeof v === 'boolean')) {
+      options.mask = 'keep';
+      options.keepMask = rows.map((r) => r.map((v) => (v ? 1 : 0)));
+    } else {
+      options.mask = 'additive';
+      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixText(rows);
+    }
+  }
+  state.options = options;
+  if (tokens) state.tokens = { q: (tokens.q ?? []).join(' '), k: (tokens.k ?? []).join(' ') };
+  if (decimals !== undefined) state.decimals = decimals;
+  return state;
+}
