@@ -216,6 +216,21 @@ test('multi-head and cross-attention presets show the head split and the shapes'
   assert(concat.every((row, i) => row[2] === h2[i][0] && row[3] === h2[i][1]), 'concat columns 3–4 are not head 2’s output');
   assert(await page.locator('article[data-key="output:-1"]').count() === 1, 'no output step after W_O');
   await shot(page, '04-multihead', { fullPage: true });
+  // KV heads follow heads while equal; fewer KV heads share K and V between query heads (GQA).
+  await page.fill('#opt-heads', '4');
+  assert(await page.$eval('#opt-kvheads', (e) => e.value) === '4', 'KV heads did not follow heads');
+  assert(await page.locator('#step-list .group-title').count() === 5, 'four heads are not shown');
+  await page.fill('#opt-kvheads', '2');
+  for (const w of ['W_K', 'W_V']) {
+    const dim = page.locator(`.editor[data-input="${w}"] input.dim-cols`);
+    await dim.fill('2');
+    await dim.dispatchEvent('change');
+  }
+  assert(await page.locator('.editor.has-error').count() === 0, 'W_K, W_V of 4×2 with 2 KV heads of d_k = 1 are rejected');
+  const k0 = await readStep(page, 'K:0');
+  const k1 = await readStep(page, 'K:1');
+  assert(JSON.stringify(k0) === JSON.stringify(k1), 'heads 1 and 2 should share K with 2 KV heads');
+  assert(/shared key\/value head 1/.test(await page.$eval('article[data-key="K:1"]', (e) => e.textContent)), 'the shared KV head is not named');
   await loadPreset(page, 'cross', 4);
   const scores = await readStep(page, 'scores:0');
   assert(scores.length === 2 && scores[0].length === 3, `cross-attention scores are ${scores.length}×${scores[0].length}, expected 2×3`);

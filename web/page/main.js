@@ -641,6 +641,14 @@ function bindControls() {
   opt('opt-causal', 'causal', (el) => el.checked);
   opt('opt-mask', 'mask');
   opt('opt-softcap', 'softcap', (el) => (el.value === '' ? 0 : Number(el.value)));
+  // KV heads follow heads while they are equal (plain multi-head); set them apart for GQA/MQA.
+  $('opt-heads').addEventListener('input', () => {
+    if (state.options.kv_heads === state.options.heads) {
+      const h = Math.max(1, Math.round(Number($('opt-heads').value)) || 1);
+      state.options.kv_heads = h;
+      $('opt-kvheads').value = h;
+    }
+  });
   opt('opt-heads', 'heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
   opt('opt-kvheads', 'kv_heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
   opt('opt-precision', 'precision');
