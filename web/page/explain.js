@@ -22,7 +22,7 @@ function list(e, name) {
 function sumTerms(left, right, d) {
   const term = (k) => `(${tex(left[k], d)})(${tex(right[k], d)})`;
   const n = left.length;
-  if (n <= MAX_TERMS_IN_FORMULA + 1) return left.map((_, k) => term(k)).join(' + ');
+  if (n <= MAX_TERMS_IN_FORMULA) return left.map((_, k) => term(k)).join(' + ');
   return `${term(0)} + ${term(1)} + \\cdots + ${term(n - 1)}`;
 }
 
@@ -54,7 +54,7 @@ export function explanationHtml(e, where) {
   const value = field(e, 'value');
   const columns = where.layout === 'columns';
   const name = STEP_NAMES[step] ?? step;
-  const headTxt = where.heads > 1 && head >= 0 ? `, head ${head + 1}` : '';
+  const headTxt = where.heads > 1 && head != null && head >= 0 ? `, head ${head + 1}` : '';
   const left = list(e, 'left'), right = list(e, 'right'), products = list(e, 'products');
   let html = `<p class="drill-target"><strong>${escapeHtml(name)}</strong>${headTxt}: row ${row + 1} <span class="lbl">(${escapeHtml(where.rowLabel)})</span>, column ${col + 1} <span class="lbl">(${escapeHtml(where.colLabel)})</span></p>`;
   html += `<p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;

@@ -11,6 +11,7 @@ import { explanationHtml } from './explain.js';
 import { renderWhy } from './why.js';
 import { loadMath } from './math.js';
 import { escapeHtml, fmt } from './format.js';
+import { installShare, afterRender, readLink, writeLink, applyFlags, exerciseHiddenSteps } from './share.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -197,7 +198,7 @@ function stepContext(trace) {
     causal: o.causal,
     maskKind: o.mask,
     softcap: o.softcap,
-    hiddenSteps: state.hide.steps ?? [],
+    hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state)],
     collapsed: state.collapsed,
   };
 }
@@ -219,6 +220,7 @@ function renderResults() {
   const warnings = lastGood.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
   renderSelection(false);
+  afterRender();
 }
 
 function renderSelection(focus) {
@@ -371,8 +373,8 @@ function update() {
 
 function scheduleHash() {
   clearTimeout(hashTimer);
-  hashTimer = setTimeout(() => {
-    const h = encodeState(state);
+  hashTimer = setTimeout(async () => {
+    const h = await writeLink(state);
     if (h !== lastHash) {
       lastHash = h;
       history.replaceState(null, '', `#${h}`);
@@ -722,10 +724,10 @@ function bindControls() {
     } else moveCursor(canvas, r, c, true);
   });
 
-  window.addEventListener('hashchange', () => {
+  window.addEventListener('hashchange', async () => {
     const h = location.hash.replace(/^#/, '');
     if (h === lastHash) return;
-    const { state: s, error } = decodeState(location.hash);
+    const { state: s, error } = await readLink(location.hash, engine);
     if (s) { state = s; lastHash = h; lastGood = null; applyState(); }
     else if (error) $('status').textContent = error;
   });
@@ -760,7 +762,11 @@ async function boot() {
   } catch { sweep = null; }
   fillPresetSelect();
   bindControls();
-  const { state: fromHash, error } = decodeState(location.hash);
+  installShare({
+    engine, getState: () => state, getResult: () => lastGood, rerender: renderResults,
+    setState: (s) => { state = s; lastGood = null; applyState(); },
+  });
+  const { state: fromHash, error } = await readLink(location.hash, engine);
   for (const id of ['setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
@@ -769,6 +775,7 @@ async function boot() {
     lastHash = location.hash.replace(/^#/, '');
     applyState();
   } else {
+    applyFlags(state);
     loadPreset('000');
   }
   if (error) $('status').textContent = error;

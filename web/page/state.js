@@ -39,6 +39,7 @@ export function defaultState() {
     open: null,                 // { step, head, row, col }
     collapsed: [],              // step keys ("scores:0") folded away
     hide: { inputs: [], steps: [], chrome: false },
+    exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (share.js)
   };
 }
 
