@@ -187,6 +187,10 @@ test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match
   await shot(page, '03-preset-002-columns', { fullPage: true });
   await loadPreset(page, '002-scaled');
   assertClose(transpose(await readStep(page, 'output:-1')), SEED.out002scaled, 'X′ columns (scaled)');
+  // Switching to rows keeps the problem: the same numbers, transposed.
+  await page.selectOption('#opt-layout', 'rows');
+  assertClose(await readStep(page, 'output:-1'), SEED.out002scaled, 'X′ in the rows layout');
+  assertClose(await readGrid(page, 'X').then((g) => g.map((r) => r.map(Number))), SEED.x002, 'X in the rows layout', { abs: 1e-8 });
 });
 
 test('seed 003: float32, scale 1/sqrt(3): Q, K, V, weights and output match', async ({ page }) => {

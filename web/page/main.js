@@ -55,9 +55,13 @@ function describeInput(name) {
 
 // ---- text <-> matrices -------------------------------------------------------------------------
 
+function numberText(v) {
+  return v === Infinity ? 'inf' : v === -Infinity ? '-inf' : String(v);
+}
+
 function matrixToText(value) {
-  if (!Array.isArray(value[0])) return value.map(String).join(' ');
-  return value.map((row) => row.map(String).join(' ')).join('\n');
+  if (!Array.isArray(value[0])) return value.map(numberText).join(' ');
+  return value.map((row) => row.map(numberText).join(' ')).join('\n');
 }
 
 /** engine.parseMatrix with a small cache: { matrix } or { error }. */
@@ -637,6 +641,23 @@ function bindControls() {
       if (key === 'mask') renderKeepMask();
     });
   };
+  // Switching the layout keeps the problem: every matrix moves to the other convention (transposed).
+  $('opt-layout').addEventListener('input', (e) => {
+    if (e.target.value === state.options.layout) return;
+    const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+    for (const [name, input] of Object.entries(state.inputs)) {
+      if (VECTOR_INPUTS.has(name)) continue;
+      const r = parse(input.text, name);
+      if (r.matrix) state.inputs[name] = { text: matrixToText(T(r.matrix)) };
+    }
+    const o = state.options;
+    if (o.keepMask) o.keepMask = T(o.keepMask);
+    const m = o.additiveMask ? parse(o.additiveMask, 'mask') : {};
+    if (m.matrix) {
+      o.additiveMask = matrixToText(T(m.matrix));
+      if (editors.has('mask')) setEditorValue(editors.get('mask'), o.additiveMask);
+    }
+  });
   opt('opt-layout', 'layout', (el) => el.value, true);
   opt('opt-scale', 'scale');
   opt('opt-scale-custom', 'scaleCustom');
