@@ -271,6 +271,28 @@ test('pasting numpy print output into the text box', async ({ page }) => {
   assert(grid.flat().join(',') === '2,0,0,2', `grid after paste: ${grid}`);
 });
 
+test('random fill shows its numpy line; switching modes keeps the page working', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  const ed = page.locator('.editor[data-input="W_V"]');
+  await ed.locator('.random summary').click();
+  await ed.locator('.rnd-kind').selectOption('randint');
+  await ed.locator('.rnd-seed').fill('1');
+  await ed.locator('.rnd-high').fill('5');
+  await ed.locator('.rnd-fill').click();
+  const line = await ed.locator('.numpy').textContent();
+  assert(line === 'np.random.seed(1); W_V = np.random.randint(0, 5, size=(2, 2))', `numpy line: ${line}`);
+  const g = (await readGrid(page, 'W_V')).flat().map(Number);
+  assert(g.every((v) => Number.isInteger(v) && v >= 0 && v < 5), `randint values: ${g}`);
+  for (const mode of ['qkv', 'cross', 'self', 'qkv']) {
+    await page.check(`input[name="mode"][value="${mode}"]`);
+    const inputs = await page.$$eval('#editors .editor:not([hidden])', (els) => els.map((e) => e.dataset.input).join(','));
+    const want = { qkv: 'Q,K,V', self: 'X,W_Q,W_K,W_V', cross: 'X,X_kv,W_Q,W_K,W_V' }[mode];
+    assert(inputs === want, `${mode} mode shows inputs ${inputs}, expected ${want}`);
+    assert(await page.locator('#step-list article').count() >= 7, `${mode} mode shows no steps`);
+    assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), `${mode} mode did not compute`);
+  }
+});
+
 test('bad input: message next to the matrix, last result dimmed, then recovery', async ({ page }) => {
   await loadPreset(page, '004', 4);
   const ed = page.locator('.editor[data-input="W_K"]');

@@ -478,7 +478,7 @@ function defaultText(name) {
       if (meta && meta.heads === 1 && step(name)) return matrixToText(step(name).data);
       return matrixToText(T(name === 'V' ? [[1, 2], [3, 4]] : eye(2)));
     case 'X': return matrixToText(T([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]));
-    case 'X_kv': return matrixToText(T([[1, 0, 0, 1], [0, 1, 1, 0]]));
+    case 'X_kv': return state.inputs.X?.text ?? matrixToText(T([[1, 0, 0, 1], [0, 1, 1, 0]]));
     case 'W_Q': return matrixToText(T([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]));
     case 'W_K': return matrixToText(T([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]));
     case 'W_V': return matrixToText(T([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]));
