@@ -817,8 +817,8 @@ export function heatmapSvg(step, { title, rowLabels, colLabels, kind, cell, numb
   return out.join('\n') + '\n';
 }
 
-/** File name for a step export, e.g. "weights-head2.csv". */
-export function stepFileName(step, ext) {
+/** File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1. */
+export function stepFileName(step, ext, heads = 1) {
   const h = headOf(step);
-  return `${step.id}${h !== null ? `-head${h + 1}` : ''}.${ext}`;
+  return `${step.id}${h !== null && heads > 1 ? `-head${h + 1}` : ''}.${ext}`;
 }

@@ -277,4 +277,4 @@ export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe
 export function heatColours(data: readonly (readonly number[])[], kind?: 'weights' | 'signed'): (v: number) => { fill: string; text: string } | null;
 /** A standalone SVG document (string). */
 export function heatmapSvg(step: StepLike, options?: HeatmapOptions): string;
-export function stepFileName(step: Pick<Step, 'id' | 'head'>, ext: string): string;
+export function stepFileName(step: Pick<Step, 'id' | 'head'>, ext: string, heads?: number): string;

@@ -27,6 +27,7 @@ const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', s
 let hooks = null;          // { getState, setState, getResult, engine, rerender }
 const flags = { embed: false, hidePanels: new Set(), lock: new Set() };
 let revealed = false;      // the student pressed "Show answers" (not part of the link)
+let lastSeed = null;       // the seed of the last "New problem"
 
 // ---- the link ----------------------------------------------------------------------------------
 
@@ -203,15 +204,15 @@ export async function makeExport(format, stepKeyOrAll = 'all') {
   switch (format) {
     case 'latex':
       return step
-        ? { name: stepFileName(step, 'tex'), type: 'text/x-tex', text: `\\[ ${stepFormula(step, ctx)} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${stepFormula(step, ctx)} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step
-        ? { name: stepFileName(step, 'csv'), type: 'text/csv', text: stepCsv(step, { rowLabels: labels.rows, colLabels: labels.cols }) }
+        ? { name: stepFileName(step, 'csv', trace.meta.heads), type: 'text/csv', text: stepCsv(step, { rowLabels: labels.rows, colLabels: labels.cols }) }
         : { name: 'attention-trace.csv', type: 'text/csv', text: traceCsv(trace) };
     case 'json':
       return step
-        ? { name: stepFileName(step, 'json'), type: 'application/json', text: `${stringify(step)}\n` }
+        ? { name: stepFileName(step, 'json', trace.meta.heads), type: 'application/json', text: `${stringify(step)}\n` }
         : { name: 'attention-trace.json', type: 'application/json', text: `${traceJson(trace)}\n` };
     case 'numpy':
       return { name: 'attention_numpy.py', type: 'text/x-python', text: numpyScript(problem, trace, { recipe: state.recipe || undefined }) };
@@ -219,11 +220,11 @@ export async function makeExport(format, stepKeyOrAll = 'all') {
       return { name: 'attention_torch.py', type: 'text/x-python', text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }) };
     case 'svg': {
       const svg = svgFor(result, step);
-      return { name: step ? stepFileName(step, 'svg') : 'attention-steps.svg', type: 'image/svg+xml', text: svg };
+      return { name: step ? stepFileName(step, 'svg', trace.meta.heads) : 'attention-steps.svg', type: 'image/svg+xml', text: svg };
     }
     case 'png': {
       const blob = await pngFromSvg(svgFor(result, step));
-      return { name: step ? stepFileName(step, 'png') : 'attention-steps.png', type: 'image/png', blob };
+      return { name: step ? stepFileName(step, 'png', trace.meta.heads) : 'attention-steps.png', type: 'image/png', blob };
     }
     case 'cell': {
       const open = state.open;
@@ -450,6 +451,7 @@ function newProblem(seed, kind) {
   next.edited = true;
   next.open = null;
   if (next.exercise) next.exercise.seed = seed;
+  lastSeed = seed;
   hooks.setState(next);
 }
 
@@ -468,6 +470,7 @@ function startExercise() {
   const n = Math.max(0, Math.round(Number($('ex-cells').value) || 0));
   const seed = Math.max(0, Math.round(Number($('ex-seed').value) || 0));
   const exercise = { steps: keys, tolerance: Number($('ex-tol').value) || 0.01 };
+  if (lastSeed !== null && !hooks.getState().preset) exercise.seed = lastSeed;
   if (n > 0) {
     exercise.cells = {};
     for (const key of keys) {

@@ -1,0 +1,502 @@
+#!/usr/bin/env node
+// Browser tests of embedding, sharing, exporting and exercises (Debian's Chromium through
+// playwright-core), against the static site built from web/page + dist/:
+//   node tests/browser/embed.test.mjs [--only NAME]
+// - <attention-explorer> on a plain page: numbers, JSON child, editing + change event, one wasm
+//   download for all elements, Shadow DOM keeps styles apart;
+// - the iframe embed with hidden and locked inputs;
+// - links: v2 round trip, an old v1 link, an unedited preset by name, over-long and damaged links;
+// - the site under a strict Content-Security-Policy (no violations, page and component work);
+// - every export (LaTeX through KaTeX, CSV/JSON round trip, the NumPy script run by python3,
+//   the PyTorch script compiled, SVG, PNG, a worked cell);
+// - an exercise answered wrong then right, a seeded new problem, a teacher's link without answers.
+// Screenshots go to test-artifacts/embed-*.png. Exits 1 on any failure.
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const artifacts = join(root, 'test-artifacts');
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+
+/** The policy the CSP test serves (docs/embedding.md quotes it). */
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:";
+
+const pkg = await import(join(root, 'dist', 'node.js'));
+const engine = await pkg.loadAttention();
+const katex = createRequire(join(root, 'package.json'))('katex');
+const PYTHON = '/usr/bin/python3';
+const hasNumpy = existsSync(PYTHON) && spawnSync(PYTHON, ['-c', 'import numpy']).status === 0;
+
+// ---- harness ---------------------------------------------------------------------------------
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+function close(a, b, tol = 1e-9) {
+  return Math.abs(a - b) <= tol * (1 + Math.abs(b));
+}
+function assertMatrix(actual, expected, what, tol = 1e-9) {
+  assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
+  actual.forEach((row, i) => {
+    assert(row.length === expected[i].length, `${what} row ${i + 1}: ${row.length} values, expected ${expected[i].length}`);
+    row.forEach((v, j) => {
+      const e = expected[i][j];
+      assert(Number.isFinite(e) ? close(v, e, tol) : v === e, `${what}[${i}][${j}] = ${v}, expected ${e}`);
+    });
+  });
+}
+const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-').replace('∞', 'Infinity'));
+
+async function shot(page, name) {
+  mkdirSync(artifacts, { recursive: true });
+  await page.screenshot({ path: join(artifacts, `embed-${name}.png`), fullPage: true });
+}
+
+function startServer(dir, headers) {
+  return new Promise((resolvePromise, reject) => {
+    const env = { ...process.env, PORT: '' };
+    delete env.PORT;
+    if (headers) env.SERVE_HEADERS = JSON.stringify(headers);
+    const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), dir, '--no-build'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) resolvePromise({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
+  });
+}
+
+async function ready(page) {
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#share', { state: 'attached' });
+}
+
+/** Numbers of a step table on the explorer page. */
+function readStep(page, key) {
+  return page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`, (rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+}
+
+async function download(page, click) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+
+async function exportFile(page, what, format) {
+  await page.selectOption('#export-what', what);
+  return download(page, () => page.click(`button[data-export="${format}"]`));
+}
+
+/** The state object of the page's current link (decoded by the package's own share.js). */
+function linkState(page) {
+  return page.evaluate(async () => {
+    const { decodeStateString } = await import('./lib/share.js');
+    return decodeStateString(location.hash);
+  });
+}
+
+function preset(id) {
+  return pkg.presetProblem(pkg.findPreset(id), engine).problem;
+}
+
+// ---- the web component -------------------------------------------------------------------------
+
+test('component on a plain page: preset, JSON child, state attribute, one wasm download, Shadow DOM', async ({ page, base, requests }) => {
+  requests.length = 0;
+  await page.goto(`${base}embedding.html`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')));
+  const weights = await page.$eval('#ex-preset', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
+    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const want = engine.run(preset('000')).steps.find((s) => s.id === 'weights').data;
+  assertMatrix(weights.map((r) => r.map(shown)), want, 'component weights (3 decimals)', 6e-4 / 0.08);
+  assert(weights[0].join(' ') === '0.084 0.255 0.515 0.145', `seed 000 weights row 1 shows ${weights[0].join(' ')}`);
+  const stepsShown = await page.$eval('#ex-preset', (el) => [...el.shadowRoot.querySelectorAll('section.step')].map((s) => s.dataset.step));
+  assert(stepsShown.join() === 'scaled,weights,output', `steps="scaled,weights,output" shows ${stepsShown}`);
+  // One wasm download for three elements and the iframe's own page (a separate document).
+  const wasm = requests.filter((u) => u.endsWith('attention.wasm') && !u.includes('index.html'));
+  assert(wasm.length <= 2, `attention.wasm fetched ${wasm.length} times (elements share one instance; the iframe page is its own)`);
+  const shared = await page.evaluate(async () => {
+    const { sharedEngine } = await import('./lib/component.js');
+    return (await sharedEngine()) === (await sharedEngine());
+  });
+  assert(shared, 'sharedEngine() does not return one engine');
+  // Styles do not leak in: a page rule on td does not reach the element's cells; nor out.
+  await page.addStyleTag({ content: 'td { background: rgb(255, 0, 0) !important; font-size: 40px !important }' });
+  const inside = await page.$eval('#ex-preset', (el) => getComputedStyle(el.shadowRoot.querySelector('table[data-step="weights"] td')).fontSize);
+  assert(inside !== '40px', 'a page style reached into the component');
+  const outside = await page.$eval('h1', (h) => getComputedStyle(h).borderTopWidth);
+  assert(outside === '0px', 'the component style leaked out');
+  // The state attribute: causal, so the upper triangle of the weights is 0.
+  const stateWeights = await page.$eval('#ex-state', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
+    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  assert(stateWeights[0][1] === '0' && stateWeights[0][0] === '1.0000', `state="v2=…" causal weights row 1: ${stateWeights[0]}`);
+  await shot(page, '01-component-page');
+});
+
+test('component: editing Q recomputes and fires change with the new problem', async ({ page, base }) => {
+  await page.goto(`${base}embedding.html`);
+  await page.waitForFunction(() => document.getElementById('ex-json').shadowRoot.querySelector('input[data-input="Q"]'));
+  const readonly = await page.$eval('#ex-json', (el) => el.shadowRoot.querySelectorAll('input[data-input="K"]').length);
+  assert(readonly === 0, 'K is editable although editable="Q"');
+  const q = page.locator('#ex-json').locator('input[data-input="Q"][data-r="0"][data-c="0"]');
+  await q.fill('2');
+  await q.press('Enter');
+  await page.waitForFunction(() => document.getElementById('ex-json-log').textContent.startsWith('change'));
+  const log = await page.$eval('#ex-json-log', (e) => e.textContent);
+  assert(log.includes('Q = [[2,0],[0,1]]'), `change event problem: ${log}`);
+  const trace = engine.run({ Q: [[2, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  const out = trace.output.map((r) => r.map((v) => v.toFixed(3)).join(' ')).join(' | ');
+  assert(log.endsWith(`output = ${out}`), `the change event's output ${log} is not the engine's ${out}`);
+  const cell = await page.$eval('#ex-json', (el) => el.shadowRoot.querySelector('table[data-step="weights"] tbody td').textContent);
+  assert(close(shown(cell), trace.steps.find((s) => s.id === 'weights').data[0][0], 1e-4), `weights[1][1] shows ${cell}`);
+  // A bad number: a message, the last good steps stay.
+  await q.fill('abc');
+  await q.press('Enter');
+  const msg = await page.$eval('#ex-json', (el) => el.shadowRoot.querySelector('.error')?.textContent ?? '');
+  assert(/Q row 1, column 1: "abc" is not a number/.test(msg), `bad input message: ${msg}`);
+  assert(await page.$eval('#ex-json', (el) => el.shadowRoot.querySelectorAll('section.step').length === 2), 'steps vanished after bad input');
+});
+
+// ---- iframe embedding ----------------------------------------------------------------------------
+
+test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-explorer link', async ({ page, base }) => {
+  await page.goto(`${base}embedding.html`);
+  const hash = await page.evaluate(async () => (await import('./lib/share.js')).encodeStateString({ preset: 'multihead' }));
+  await page.goto(`${base}index.html?embed=1&hide=W_Q,W_K,scores,why&lock=inputs#${hash}`);
+  await ready(page);
+  assert(await page.$eval('.site-header', (h) => getComputedStyle(h).display === 'none'), 'the site header shows in embed mode');
+  const hiddenEditors = await page.$$eval('#editors .editor', (eds) => eds.filter((e) => e.hidden).map((e) => e.dataset.input));
+  assert(hiddenEditors.join() === 'W_Q,W_K', `hidden editors: ${hiddenEditors}`);
+  const cards = await page.$$eval('#step-list article', (a) => a.map((e) => e.dataset.step));
+  assert(!cards.includes('scores') && cards.includes('weights') && cards.includes('concat'), `steps shown: ${cards}`);
+  assert(await page.$eval('#why', (e) => e.hidden), 'the why view shows although hide=why');
+  assert(await page.$eval('#inputs', (e) => e.inert), 'inputs are not locked (inert)');
+  assert(!(await page.$eval('#setup', (e) => e.inert)), 'options are locked although only inputs were');
+  assert(await page.$eval('#share', (e) => e.hidden), 'the share panel shows in embed mode');
+  const href = await page.$eval('#open-full', (a) => a.href);
+  assert(/index\.html#v2=/.test(href) && !href.includes('embed=1'), `open-in-explorer link: ${href}`);
+  // The multi-head preset's numbers are the engine's.
+  const want = engine.run(preset('multihead')).output;
+  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), want, 'embedded output', 1e-3);
+  await shot(page, '02-iframe-embed-mode');
+  // The same inside a real iframe on the examples page.
+  await page.goto(`${base}embedding.html`);
+  const frame = page.frameLocator('#ex-iframe');
+  await frame.locator('body[data-ready="true"]').waitFor();
+  const framed = await frame.locator('#step-list article').evaluateAll((a) => a.map((e) => e.dataset.step));
+  assert(!framed.includes('scores') && !framed.includes('scaled') && framed.includes('masked'), `iframe steps: ${framed}`);
+  assert(await frame.locator('#inputs').evaluate((e) => e.inert), 'the iframe inputs are not locked');
+});
+
+test('copy embed code: an iframe snippet with the flags and the state', async ({ page, base }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', '004');
+  await page.click('#share summary');
+  await page.fill('#embed-hide', 'W_Q, scores');
+  await page.fill('#embed-lock', 'options');
+  await page.click('#copy-embed');
+  const code = await page.$eval('#export-preview', (t) => t.value);
+  const m = /^<iframe src="([^"]+)" title="([^"]+)"/.exec(code);
+  assert(m, `embed code: ${code}`);
+  const src = m[1].replace(/&amp;/g, '&');
+  assert(/\?embed=1&hide=W_Q,scores&lock=options#v2=/.test(src), `embed src: ${src}`);
+  await page.goto(src);
+  await ready(page);
+  assert(await page.$eval('#setup', (e) => e.inert), 'options not locked from the embed code');
+  assert(await page.$eval('.editor[data-input="W_Q"]', (e) => e.hidden), 'W_Q not hidden from the embed code');
+  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), engine.run(preset('004')).output, 'seed 004 output', 1e-4);
+});
+
+// ---- links ---------------------------------------------------------------------------------------
+
+test('shared link: v2 round trip of an edited problem, an old v1 link, a preset by name, bad links', async ({ page, base, context }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', '004');
+  await page.check('#opt-causal');
+  await page.fill('#tokens-q', 'alpha beta');
+  await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
+  await page.waitForTimeout(500);
+  const before = await readStep(page, 'output:-1');
+  await page.click('#copy-link');
+  const link = await page.$eval('#export-preview', (t) => t.value);
+  assert(/#v2=[A-Za-z0-9_-]+$/.test(link), `copied link: ${link}`);
+  assert(page.url().endsWith(link.slice(link.indexOf('#'))), 'the address bar and the copied link differ');
+  const other = await context.newPage();
+  await other.goto(link);
+  await ready(other);
+  const after = await readStep(other, 'output:-1');
+  assert(JSON.stringify(after) === JSON.stringify(before), `output after opening the link: ${after} vs ${before}`);
+  assert(await other.isChecked('#opt-causal'), 'causal not restored');
+  assert((await other.$eval('#drill-body', (e) => e.textContent)).includes('beta'), 'the open cell was not restored');
+  await other.close();
+  // An unedited preset travels by name: a short link.
+  await page.selectOption('#preset', '002');
+  await page.waitForTimeout(500);
+  const { state } = await linkState(page);
+  assert(state.preset === '002' && state.inputs === undefined, `unedited preset link holds ${JSON.stringify(state).slice(0, 200)}`);
+  assert(page.url().split('#')[1].length < 80, `preset link is ${page.url().split('#')[1].length} characters`);
+  // A v1 link (made by the first version of the page) still opens.
+  const v1 = { preset: null, edited: true, mode: 'qkv', inputs: { Q: { text: '1 0\n0 1' }, K: { text: '1 2\n3 4' }, V: { text: '1 1\n0 2' } }, options: { scale: 'none' } };
+  const v1hash = `v1=${Buffer.from(JSON.stringify(v1)).toString('base64url')}`;
+  await page.goto(`${base}index.html#${v1hash}`);
+  await ready(page);
+  const v1trace = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 2], [3, 4]], V: [[1, 1], [0, 2]], options: { scale: 'none' } });
+  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), v1trace.output, 'v1 link output', 1e-4);
+  // Over-long and damaged links: a clear message and a working page (the default example).
+  for (const [hash, re] of [[`v2=${'A'.repeat(1_000_100)}`, /too long/], ['v2=AAAA$$$', /damaged/], ['v9=abc', /newer version/]]) {
+    await page.goto('about:blank');
+    await page.goto(`${base}index.html#${hash}`);
+    await ready(page);
+    const status = await page.$eval('#status', (e) => e.textContent);
+    assert(re.test(status), `link #${hash.slice(0, 12)}…: status "${status}"`);
+    const w = await readStep(page, 'weights:0');
+    assert(w.length === 4 && w[0][0] === '0.0843', `the page does not work after a bad link: ${w[0]}`);
+  }
+  await shot(page, '03-bad-link-message');
+});
+
+// ---- exports -------------------------------------------------------------------------------------
+
+test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — whole and per step', async ({ page, base }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', '000-causal');
+  await page.waitForTimeout(300);
+  const problem = preset('000-causal');
+  const trace = engine.run(problem);
+  const work = mkdtempSync(join(tmpdir(), 'attn-embed-'));
+  try {
+    // LaTeX: a standalone document whose math all renders in KaTeX.
+    const tex = await exportFile(page, 'all', 'latex');
+    const doc = tex.bytes.toString('utf8');
+    assert(tex.name === 'attention-solution.tex' && doc.startsWith('\\documentclass{article}'), `LaTeX export ${tex.name}`);
+    const blocks = [...doc.matchAll(/\\\[([\s\S]*?)\\\]/g)].map((m) => m[1]);
+    assert(blocks.length >= 2 * trace.steps.length, `${blocks.length} math blocks`);
+    for (const b of blocks) katex.renderToString(b, { throwOnError: true, displayMode: true });
+    const stepTex = (await exportFile(page, 'weights:0', 'latex')).bytes.toString('utf8');
+    assert(stepTex.includes('A = \\begin{bmatrix}\n0.0000') || stepTex.includes('A = \\begin{bmatrix}\n1.0000'), `weights LaTeX: ${stepTex.slice(0, 120)}`);
+    for (const b of [...stepTex.matchAll(/\\\[([\s\S]*?)\\\]/g)].map((m) => m[1])) katex.renderToString(b, { throwOnError: true });
+    // CSV: the long table round-trips the trace exactly; a step CSV has labels.
+    const csv = (await exportFile(page, 'all', 'csv')).bytes.toString('utf8');
+    const back = pkg.parseCsv(csv);
+    back.steps.forEach((s, k) => assertMatrix(s.data, trace.steps[k].data, `CSV ${s.id}`, 0));
+    const masked = (await exportFile(page, 'masked:0', 'csv')).bytes.toString('utf8').trim().split('\n');
+    assert(masked[0] === ',w1,w2,w3,w4' && masked[1].endsWith(',-inf,-inf,-inf'), `masked CSV: ${masked.slice(0, 2)}`);
+    // JSON: the trace.
+    const json = JSON.parse((await exportFile(page, 'all', 'json')).bytes.toString('utf8'), (k, v) => (v === '-inf' ? -Infinity : v));
+    json.steps.forEach((s, k) => assertMatrix(s.data, trace.steps[k].data, `JSON ${s.id}`, 0));
+    assertMatrix(json.output, trace.output, 'JSON output', 0);
+    // NumPy: run it; it prints every step as JSON, equal to the trace.
+    const py = await exportFile(page, 'all', 'numpy');
+    assert(py.name === 'attention_numpy.py', py.name);
+    if (hasNumpy) {
+      writeFileSync(join(work, 'a.py'), py.bytes);
+      const steps = JSON.parse(execFileSync(PYTHON, [join(work, 'a.py'), '--json'], { encoding: 'utf8' }));
+      steps.forEach((s, k) => assertMatrix(s.data.map((r) => r.map((v) => (v === '-inf' ? -Infinity : v))), trace.steps[k].data, `numpy ${s.id}`, 1e-12));
+    }
+    const torch = (await exportFile(page, 'all', 'pytorch')).bytes.toString('utf8');
+    assert(/F\.scaled_dot_product_attention\(q, k, v, is_causal=True/.test(torch), 'PyTorch script does not check SDPA');
+    if (hasNumpy) {
+      writeFileSync(join(work, 't.py'), torch);
+      execFileSync(PYTHON, ['-m', 'py_compile', join(work, 't.py')]);
+    }
+    // SVG and PNG heatmaps.
+    const svg = (await exportFile(page, 'weights:0', 'svg')).bytes.toString('utf8');
+    assert(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'), 'SVG export');
+    assert([...svg.matchAll(/<rect x=/g)].length === 16, 'weights SVG has not 16 cells');
+    const all = (await exportFile(page, 'all', 'svg')).bytes.toString('utf8');
+    assert([...all.matchAll(/<svg /g)].length === trace.steps.length + 1, 'the whole-trace SVG has not one heatmap per step');
+    const png = await exportFile(page, 'weights:0', 'png');
+    assert(png.name === 'weights.png' && png.bytes.subarray(1, 4).toString() === 'PNG', `PNG export ${png.name}`);
+    const width = png.bytes.readUInt32BE(16), height = png.bytes.readUInt32BE(20);
+    assert(width > 100 && height > 100, `PNG is ${width}x${height}`);
+    writeFileSync(join(artifacts, 'embed-export-weights.png'), png.bytes);
+    writeFileSync(join(artifacts, 'embed-export-steps.svg'), all);
+    // A worked cell: click a weight, export its aligned calculation.
+    await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
+    const cell = (await exportFile(page, 'all', 'cell')).bytes.toString('utf8');
+    const e = engine.explain(problem, { step: 'weights', row: 1, col: 0 });
+    assert(cell.includes('A_{2,1} &= \\frac{e^{x_{2,1} - m}}') && cell.includes(`&= ${e.value.toFixed(4)}`), `cell LaTeX: ${cell}`);
+    katex.renderToString(cell.replace(/^\\\[|\\\]\s*$/g, ''), { throwOnError: true, displayMode: true });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  await page.click('#share summary'); // open the embed options to show the whole panel
+  await shot(page, '04-share-export-panel');
+});
+
+// ---- exercises ------------------------------------------------------------------------------------
+
+test('exercise: seeded new problem, answers wrong then right, the teacher link holds no answers', async ({ page, base, context }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', '004');
+  await page.waitForTimeout(200);
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '7');
+  await page.click('#ex-new');
+  await page.waitForTimeout(200);
+  // The seed's numbers are numpy's: np.random.seed(7); randint(-2, 3, size=...) for each input in order.
+  const shapes = [['X', [2, 2]], ['W_Q', [2, 2]], ['W_K', [2, 2]], ['W_V', [2, 2]]];
+  const drawn = engine.random(7, shapes.map(([, shape]) => ({ kind: 'randint', shape, low: -2, high: 3 })));
+  const problem = { options: { scale: 'sqrt_dk', heads: 1, kv_heads: 1, layout: 'rows', precision: 'float64', causal: false } };
+  shapes.forEach(([n], i) => { problem[n] = drawn[i]; });
+  const xText = await page.$eval('.editor[data-input="X"] textarea', (t) => t.value);
+  assert(xText === drawn[0].map((r) => r.join(' ')).join('\n'), `X after new problem(7): ${JSON.stringify(xText)} vs ${JSON.stringify(drawn[0])}`);
+  const trace = engine.run(problem);
+  const weights = trace.steps.find((s) => s.id === 'weights').data;
+  await page.check('#ex-steps input[value="weights:0"]');
+  await page.fill('#ex-tol', '0.001');
+  await page.click('#ex-start');
+  await page.waitForSelector('#exercise:not([hidden]) input.answer');
+  assert(!(await page.$('#step-list article[data-step="weights"]')), 'the weights step still shows during the exercise');
+  assert(await page.$eval('#drill', (e) => getComputedStyle(e).display === 'none'), 'the worked calculation shows during the exercise');
+  // Answers: all right except row 2, column 1.
+  const fill = async (wrong) => {
+    for (let r = 0; r < 2; r++) {
+      for (let c = 0; c < 2; c++) {
+        const v = r === 1 && c === 0 && wrong ? weights[r][c] + 0.05 : weights[r][c];
+        await page.fill(`#exercise input[data-id="weights:0/${r}/${c}"]`, v.toFixed(4));
+      }
+    }
+  };
+  await fill(true);
+  await page.click('#ex-check');
+  const message = await page.$eval('#ex-result', (e) => e.textContent);
+  assert(/^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\. It depends on every entry of query .+'s row in the scaled scores: softmax/.test(message), `wrong answer message: ${message}`);
+  assert(await page.$eval('#exercise input[data-id="weights:0/1/0"]', (i) => i.classList.contains('wrong') && document.activeElement === i), 'the first wrong entry is not marked and focused');
+  await shot(page, '05-exercise-wrong');
+  // The teacher's link: the problem and the hidden step, no answers.
+  await page.click('#copy-link');
+  const link = await page.$eval('#export-preview', (t) => t.value);
+  const { state } = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), link.split('#')[1]);
+  assert(JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7, `exercise in the link: ${JSON.stringify(state.exercise)}`);
+  const text = JSON.stringify(state);
+  for (const row of weights) for (const w of row) assert(!text.includes(String(w).slice(0, 8)), `the link holds the answer ${w}`);
+  // A student opens it: same numbers, the exercise is waiting.
+  const student = await context.newPage();
+  await student.goto(link);
+  await ready(student);
+  await student.waitForSelector('#exercise input.answer');
+  assert(await student.$$eval('#exercise input.answer', (i) => i.length) === 4, 'the student does not get 4 blanks');
+  for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) await student.fill(`#exercise input[data-id="weights:0/${r}/${c}"]`, weights[r][c].toFixed(4));
+  await student.click('#ex-check');
+  const ok = await student.$eval('#ex-result', (e) => e.textContent);
+  assert(ok === 'All 4 right. Well done!', `right answers: ${ok}`);
+  await shot(student, '06-exercise-right');
+  await student.close();
+  // Hidden cells only: two numbers of the output.
+  await fill(false);
+  await page.click('#ex-leave');
+  await page.$eval('#exercise-setup', (d) => { d.open = true; });
+  await page.fill('#ex-cells', '2');
+  await page.check('#ex-steps input[value="output:-1"]');
+  await page.uncheck('#ex-steps input[value="weights:0"]');
+  await page.click('#ex-start');
+  await page.waitForSelector('#exercise input.answer');
+  const blanks = await page.$$eval('#exercise input.answer', (i) => i.length);
+  const given = await page.$$eval('#exercise td.given', (t) => t.length);
+  assert(blanks === 2 && given === 2, `cells mode: ${blanks} blanks, ${given} given`);
+});
+
+// ---- CSP -------------------------------------------------------------------------------------------
+
+test(`strict CSP (${CSP}): the page, the component and the exports work, no violations`, async ({ cspPage, cspBase }) => {
+  const page = cspPage;
+  await page.addInitScript(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(`${cspBase}index.html`);
+  assert(response.headers()['content-security-policy'] === CSP, 'the server did not send the policy');
+  await ready(page);
+  const w = await readStep(page, 'weights:0');
+  assert(w[0].join(' ') === '0.0843 0.2551 0.5152 0.1453', `weights under CSP: ${w[0]}`);
+  assert(await page.$eval('#step-list .formula', (f) => Boolean(f.querySelector('.katex'))), 'KaTeX did not render under CSP');
+  const png = await exportFile(page, 'weights:0', 'png');
+  assert(png.bytes.subarray(1, 4).toString() === 'PNG', 'PNG export under CSP');
+  await page.click('#copy-link');
+  let violations = await page.evaluate(() => window.__violations);
+  assert(violations.length === 0, `CSP violations on the page: ${violations.join('; ')}`);
+  await page.goto(`${cspBase}embedding.html`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')));
+  const frame = page.frameLocator('#ex-iframe');
+  await frame.locator('body[data-ready="true"]').waitFor();
+  violations = await page.evaluate(() => window.__violations);
+  assert(violations.length === 0, `CSP violations on the embedding page: ${violations.join('; ')}`);
+  await shot(page, '07-csp-embedding-page');
+});
+
+// ---- runner --------------------------------------------------------------------------------------
+
+async function main() {
+  const siteDir = mkdtempSync(join(tmpdir(), 'attention-site-embed-'));
+  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir], { encoding: 'utf8' });
+  if (build.status !== 0) {
+    console.error(build.stderr || build.stdout);
+    process.exit(1);
+  }
+  const plain = await startServer(siteDir);
+  const strict = await startServer(siteDir, { 'Content-Security-Policy': CSP });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+  const results = [];
+  try {
+    for (const t of tests) {
+      if (only && !t.name.includes(only)) continue;
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+      const page = await context.newPage();
+      const problems = [];
+      const requests = [];
+      const watch = (p) => {
+        p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
+        p.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+        p.on('request', (r) => requests.push(r.url()));
+      };
+      watch(page);
+      context.on('page', watch);
+      page.setDefaultTimeout(15000);
+      const t0 = Date.now();
+      try {
+        await t.fn({ page, base: plain.url, context, requests, cspPage: page, cspBase: strict.url });
+        if (problems.length) throw new Error(`console: ${problems.join(' | ')}`);
+        results.push({ name: t.name, ok: true });
+        console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);
+      } catch (err) {
+        results.push({ name: t.name, ok: false, error: err.message });
+        console.log(`FAIL ${t.name}\n     ${err.message.split('\n')[0]}`);
+        await shot(page, `FAIL-${results.length}`).catch(() => {});
+      }
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    plain.child.kill();
+    strict.child.kill();
+    rmSync(siteDir, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => !r.ok);
+  console.log(`\nembed browser tests: ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${artifacts}`);
+  process.exit(failed.length ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(`embed browser tests: ${err.stack ?? err.message}`);
+  process.exit(1);
+});
