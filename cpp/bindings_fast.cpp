@@ -1,0 +1,113 @@
+// Embind registration of the output-only path (fast_attention.h), beside bindings.cpp (embind
+// allows several EMSCRIPTEN_BINDINGS blocks). Private plumbing for web/lib/fast.js:
+//
+//   _fastReserve(bytes) -> address of a 16-byte aligned scratch block of at least `bytes`, kept
+//                          between calls (grown when too small). fast.js writes Q, K, V and the
+//                          mask there through the module's heap views and reads the output back,
+//                          so a call costs one embind crossing and the copies in and out.
+//   _fastRun(float64, q, k, v, mask, out, L, S, d_k, d_v, maskKind, scaleKind, scaleValue, causal)
+//                       -> number of fully masked query rows; the output is at `out`.
+//                          maskKind 0 none, 1 additive (same type as Q), 2 keep (bytes);
+//                          scaleKind 0 √d_k (divide), 1 multiply by scaleValue, 2 divide by it.
+//   _fastMemory()       -> a Uint8Array view whose .buffer is the current wasm memory (used when
+//                          the module does not export HEAPU8).
+//   _fastKernels()      -> "wasm-simd128" or "eigen".
+// A C++ exception reaches JS as an Error carrying its message (TOOLCHAIN.md quirk 6).
+
+#include <emscripten/bind.h>
+#include <emscripten/em_js.h>
+#include <emscripten/emscripten.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "fast_attention.h"
+
+namespace {
+
+EM_JS(void, attn_fast_throw, (const char* message), { throw new Error(UTF8ToString(message)); });
+
+std::vector<double>& scratch() {
+  static std::vector<double> buffer;
+  return buffer;
+}
+
+std::uintptr_t aligned_base() {
+  const auto p = reinterpret_cast<std::uintptr_t>(scratch().data());
+  return (p + 15) & ~static_cast<std::uintptr_t>(15);
+}
+
+double reserve_js(double bytes) {
+  if (!(bytes >= 0) || bytes > 4.0e9) {
+    attn_fast_throw("fast attention: the inputs do not fit in WebAssembly memory");
+  }
+  const auto doubles = static_cast<std::size_t>(bytes / 8) + 3;
+  std::vector<double>& buffer = scratch();
+  if (buffer.size() < doubles) {
+    // Free the old block first: the peak heap holds one copy of the inputs, not two.
+    std::vector<double>().swap(buffer);
+    buffer.resize(doubles);
+  }
+  return static_cast<double>(aligned_base());
+}
+
+template <typename T>
+double run_typed(double q, double k, double v, double mask, double out, double L, double S,
+                 double d_k, double d_v, int mask_kind, int scale_kind, double scale_value,
+                 bool causal) {
+  auto ptr = [](double address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); };
+  attn::FastProblem<T> p;
+  p.Q = static_cast<const T*>(ptr(q));
+  p.K = static_cast<const T*>(ptr(k));
+  p.V = static_cast<const T*>(ptr(v));
+  p.L = static_cast<Eigen::Index>(L);
+  p.S = static_cast<Eigen::Index>(S);
+  p.d_k = static_cast<Eigen::Index>(d_k);
+  p.d_v = static_cast<Eigen::Index>(d_v);
+  if (mask_kind == 1) p.additive_mask = static_cast<const T*>(ptr(mask));
+  if (mask_kind == 2) p.keep_mask = static_cast<const std::uint8_t*>(ptr(mask));
+  attn::FastOptions options;
+  options.causal = causal;
+  if (scale_kind == 1) options.scale = scale_value;
+  if (scale_kind == 2) options.divisor = scale_value;
+  const attn::FastReport report = attn::fast_attention<T>(p, options, static_cast<T*>(ptr(out)));
+  return static_cast<double>(report.fully_masked_rows);
+}
+
+double run_js(bool float64, double q, double k, double v, double mask, double out, double L,
+              double S, double d_k, double d_v, int mask_kind, int scale_kind, double scale_value,
+              bool causal) {
+  static std::string message;
+  try {
+    return float64 ? run_typed<double>(q, k, v, mask, out, L, S, d_k, d_v, mask_kind, scale_kind,
+                                       scale_value, causal)
+                   : run_typed<float>(q, k, v, mask, out, L, S, d_k, d_v, mask_kind, scale_kind,
+                                      scale_value, causal);
+  } catch (const std::exception& e) {
+    message = e.what();
+  } catch (...) {
+    message = "unknown C++ exception";
+  }
+  // Thrown once every C++ object of the call is gone (the JS exception skips destructors).
+  attn_fast_throw(message.c_str());
+  return 0;
+}
+
+emscripten::val memory_js() {
+  return emscripten::val(emscripten::typed_memory_view(
+      16, reinterpret_cast<const std::uint8_t*>(aligned_base())));
+}
+
+std::string kernels_js() { return attn::fast_attention_kernels(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_explorer_fast) {
+  emscripten::function("_fastReserve", &reserve_js);
+  emscripten::function("_fastRun", &run_js);
+  emscripten::function("_fastMemory", &memory_js);
+  emscripten::function("_fastKernels", &kernels_js);
+}
