@@ -22,4 +22,5 @@ node --test tests/js/*.test.mjs
 if [ -f tests/browser/run.mjs ]; then
   echo "== browser tests"
   node tests/browser/run.mjs
+  node tests/browser/embed.test.mjs
 fi
