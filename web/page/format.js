@@ -7,7 +7,7 @@ export function fmt(x, decimals = 4) {
   if (x === -Infinity) return MINUS + '∞';
   if (x === Infinity) return '∞';
   if (Number.isNaN(x)) return 'NaN';
-  if (x === 0) return '0';
+  if (x === 0) return (0).toFixed(decimals);
   const ax = Math.abs(x);
   let s;
   if (ax !== 0 && (ax < Math.pow(10, -decimals) / 2 || ax >= 1e7)) {
