@@ -533,6 +533,7 @@ function buildPanels() {
         <label>Hide <input type="text" id="embed-hide" placeholder="e.g. W_Q,W_K,scores,why" spellcheck="false" autocomplete="off"></label>
         <label>Lock <input type="text" id="embed-lock" placeholder="e.g. inputs, options, all, X" spellcheck="false" autocomplete="off"></label>
       </details>
+      <a href="embedding.html">Embedding examples</a>
     </div>
     <div class="share-row export-row">
       <label for="export-what">Export</label>
