@@ -95,6 +95,29 @@ void check_size(const Matrix& m, const char* name, bool columns) {
   }
 }
 
+/// float32 computations need inputs within its range; say so instead of computing with inf.
+void check_float32_range(const Matrix& m, const char* name, bool columns) {
+  const double largest = std::numeric_limits<float>::max();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      if (std::abs(m(i, j)) <= largest) continue;
+      const Eigen::Index r = columns ? j : i, c = columns ? i : j;
+      throw InputError(std::string(name) + " row " + std::to_string(r + 1) + ", column " +
+                       std::to_string(c + 1) + " is " + format_number(m(i, j)) +
+                       ": too large for float32 (largest 3.4e+38); compute in float64");
+    }
+  }
+}
+
+/// An option value that float32 would turn into 0 or inf.
+void check_float32_option(double value, const char* what) {
+  const float f = static_cast<float>(value);
+  if ((value != 0 && f == 0) || std::isinf(f)) {
+    throw InputError(std::string(what) + " " + format_number(value) + " is " +
+                     (f == 0 ? "0" : "infinite") + " in float32; compute in float64");
+  }
+}
+
 Matrix to_rows(const Matrix& m, bool columns) { return columns ? Matrix(m.transpose()) : m; }
 
 Normalized normalize(const Problem& p) {
@@ -119,9 +142,11 @@ Normalized normalize(const Problem& p) {
   n.direct = any_direct;
 
   // Every matrix present: non-empty, within limits, finite.
+  const bool float32 = p.options.precision == Precision::Float32;
   auto take = [&](const std::optional<Matrix>& m, const char* name) {
     check_size(*m, name, false);
     check_finite(*m, name, false);
+    if (float32) check_float32_range(*m, name, false);
     return to_rows(*m, columns);
   };
   auto require = [&](const std::optional<Matrix>& m, const char* name, const char* mode) {
@@ -316,6 +341,11 @@ Normalized normalize(const Problem& p) {
     throw InputError("softcap must be 0 (off) or a positive number (got " +
                      format_number(o.softcap) + ")");
   }
+  if (float32) {
+    check_float32_option(o.softcap, "softcap");
+    if (o.scale.kind == Scale::Kind::Multiply) check_float32_option(o.scale.value, "scale");
+    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(o.scale.value, "the scale divisor");
+  }
 
   // A full trace keeps about six L×S matrices per head: refuse before allocating.
   const double trace_values =
@@ -352,14 +382,37 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked) {
       for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = row[j] == max ? S(1) / count : S(0);
       continue;
     }
-    // exp(x - logsumexp(x)), as scipy.special.softmax computes it: in float32 this rounds
-    // like the notebooks built on scipy (seed 003), and it is as stable as exp(x - max)/Σ.
+    // For logits of moderate size: exp(x - logsumexp(x)), as scipy.special.softmax computes
+    // it, so float32 rounds like the notebooks built on scipy (seed 003). logsumexp = max +
+    // log Σ rounds to a unit of max, so for large logits (1e300, or 1.5e6 in float32) that
+    // error would swamp the weights: there the shifted form exp((x - max) - log Σ) is used.
     S sum = 0;
     for (Eigen::Index j = 0; j < row.size(); ++j) sum += std::exp(row[j] - max);
-    const S log_sum_exp = std::log(sum) + max;
-    for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = std::exp(row[j] - log_sum_exp);
+    const S log_sum = std::log(sum);
+    const S log_sum_exp = log_sum + max;
+    const bool scipy_form = std::abs(max) <= S(16);
+    for (Eigen::Index j = 0; j < row.size(); ++j) {
+      out[j] = scipy_form ? std::exp(row[j] - log_sum_exp) : std::exp((row[j] - max) - log_sum);
+    }
   }
   return weights;
+}
+
+/// Finite inputs can still overflow: inf - inf inside QKᵀ, or 0 · inf. A NaN logit has no
+/// meaningful weight, so refuse with the position instead of returning NaN weights.
+template <typename S>
+void check_no_nan(const Mat<S>& logits, int head, const Normalized& n) {
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) {
+      if (!std::isnan(logits(i, j))) continue;
+      const Eigen::Index r = n.columns ? j : i, c = n.columns ? i : j;
+      throw InputError(std::string("the scores overflow ") +
+                       (sizeof(S) == 4 ? "float32" : "float64") + ": row " +
+                       std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
+                       (n.heads > 1 ? " of head " + std::to_string(head + 1) : std::string()) +
+                       " is not a number (inf - inf or 0 x inf); scale the inputs down");
+    }
+  }
 }
 
 double variance(const Matrix& m) {
@@ -451,6 +504,7 @@ Trace compute(const Normalized& n) {
       logits += mask;
       emit("masked", h, logits.template cast<double>());
     }
+    check_no_nan<S>(logits, h, n);
     const Mat<S> weights = softmax_rows<S>(logits, facts.fully_masked);
     emit("weights", h, weights.template cast<double>());
 
@@ -624,6 +678,10 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     dot(w.row(r).transpose(), v.col(c));
   } else if (step_id == "concat") {
     e.kind = "concat";
+    e.source_head = static_cast<int>(c / n.d_v);
+    e.source_col = c % n.d_v;
+  } else if (step_id == "output" && !n.W_O) {
+    e.kind = "concat";  // several heads without W_O: the output is the concatenation
     e.source_head = static_cast<int>(c / n.d_v);
     e.source_col = c % n.d_v;
   } else if (step_id == "output") {

@@ -1,10 +1,9 @@
 // Tests of parse_matrix(): every accepted format, every matrix printed in seeds 000, 002, 003,
 // 004 (copied verbatim below), every kind of bad input with its message, and robustness
-// (deep nesting, huge words, arbitrary bytes, speed).
+// (deep nesting, huge words, arbitrary bytes).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -766,8 +765,9 @@ TEST_CASE("parse: arbitrary bytes give a matrix or an InputError, nothing else",
   CHECK(parsed > 100);  // the mutations leave many texts valid
 }
 
-TEST_CASE("parse: huge words and texts take linear time", "[parse]") {
-  const auto start = std::chrono::steady_clock::now();
+// Quadratic behaviour would make these take minutes (ctest's timeout catches it); the parser's
+// speed itself is measured by the benchmark, not asserted here.
+TEST_CASE("parse: huge words and texts", "[parse]") {
   // 1 MB literals: digits, zeros before a 1, a long exponent.
   CHECK(Parse("0." + std::string(1000000, '0') + "1")(0, 0) == 0.0);
   CHECK(Parse("1." + std::string(1000000, '0'))(0, 0) == 1.0);
@@ -778,12 +778,9 @@ TEST_CASE("parse: huge words and texts take linear time", "[parse]") {
   std::string rows;
   for (int i = 0; i < 100000; ++i) rows += "1,2\n\n";
   CHECK(Parse(rows).rows() == 100000);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  CHECK(seconds < 5.0);  // generous: sanitizer builds are slow; quadratic would take minutes
 }
 
-TEST_CASE("parse: a 256x256 numpy print parses fast and exactly", "[parse]") {
+TEST_CASE("parse: a 256x256 numpy print parses exactly", "[parse]") {
   // Build numpy-style text: 8 numbers per line, rows wrapped, like kSeed0Q but 256 wide.
   std::string text = "[";
   for (int r = 0; r < 256; ++r) {
@@ -797,16 +794,9 @@ TEST_CASE("parse: a 256x256 numpy print parses fast and exactly", "[parse]") {
   }
   const Matrix expected_corner = parse_matrix(text.substr(0, text.find(' ', 4)) + "]]");
 
-  Matrix m;
-  const auto start = std::chrono::steady_clock::now();
-  const int repeats = 20;
-  for (int i = 0; i < repeats; ++i) m = parse_matrix(text);
-  const double ms = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start).count() / repeats;
+  const Matrix m = parse_matrix(text);
   REQUIRE(m.rows() == 256);
   REQUIRE(m.cols() == 256);
   CHECK(m(0, 0) == expected_corner(0, 0));
   CHECK(m(0, 1) == std::stod(std::to_string(7919 / 1000000.0 - 1.0).substr(0, 10)));
-  WARN("256x256 numpy print (" << text.size() << " bytes): " << ms << " ms per parse");
-  CHECK(ms < 100.0);  // typically ~2 ms natively at -O2; the bound only catches blowups
 }
