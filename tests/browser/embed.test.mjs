@@ -135,11 +135,47 @@ test('component on a plain page: preset, JSON child, state attribute, one wasm d
   assert(inside !== '40px', 'a page style reached into the component');
   const outside = await page.$eval('h1', (h) => getComputedStyle(h).borderTopWidth);
   assert(outside === '0px', 'the component style leaked out');
+  assert(await page.$eval('#ex-preset', (el) => Boolean(el.shadowRoot.querySelector('.formula math'))), 'KaTeX given: formulas are not MathML');
   // The state attribute: causal, so the upper triangle of the weights is 0.
   const stateWeights = await page.$eval('#ex-state', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
     .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
   assert(stateWeights[0][1] === '0' && stateWeights[0][0] === '1.0000', `state="v2=…" causal weights row 1: ${stateWeights[0]}`);
   await shot(page, '01-component-page');
+});
+
+test('component on a bare page: three elements, one wasm download, text formulas, styles kept apart', async ({ page, base, requests, siteDir }) => {
+  writeFileSync(join(siteDir, 'plain-test.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>plain</title>
+    <link rel="icon" href="data:,"><style>td { background: rgb(255, 0, 0); font-size: 40px } .step { display: none }</style>
+    <script type="module" src="lib/component.js"></script></head><body>
+    <h3 id="outside">outside</h3>
+    <attention-explorer id="a" preset="seed-000" steps="weights" inputs=""></attention-explorer>
+    <attention-explorer id="b" preset="003" steps="weights,output" decimals="6" inputs=""></attention-explorer>
+    <attention-explorer id="c" preset="multihead" steps="concat" heads="2"></attention-explorer>
+    <table><tr><td id="page-td">page</td></tr></table></body></html>`);
+  requests.length = 0;
+  await page.goto(`${base}plain-test.html`);
+  await page.waitForFunction(() => ['a', 'b', 'c'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps section')));
+  const wasm = requests.filter((u) => u.endsWith('/attention.wasm'));
+  assert(wasm.length === 1, `attention.wasm fetched ${wasm.length} times for three elements`);
+  const formula = await page.$eval('#a', (el) => el.shadowRoot.querySelector('.formula').textContent);
+  assert(formula === 'A = softmax(S̃) (along each row)', `text formula: ${formula}`);
+  const b = await page.$eval('#b', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const out003 = engine.run(preset('003')).output;
+  assert(b[0].join(' ') === out003[0].map((v) => v.toFixed(6)).join(' '), `seed 003 output row 1 (float32): ${b[0]}`);
+  assertMatrix(b.map((r) => r.map(shown)), out003, 'seed 003 output', 1e-6);
+  const c = await page.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('section.step')].map((s) => s.dataset.step + ':' + s.dataset.head));
+  assert(c.join() === 'concat:', `steps="concat": ${c}`);
+  const inputs = await page.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('.inputs h3')].map((h) => h.firstChild.textContent));
+  assert(inputs.join() === 'X,W_Q,W_K,W_V,W_O', `inputs shown by default: ${inputs}`);
+  const styles = await page.evaluate(() => ({
+    inside: getComputedStyle(document.getElementById('a').shadowRoot.querySelector('td')).fontSize,
+    shownStep: getComputedStyle(document.getElementById('a').shadowRoot.querySelector('.step')).display,
+    pageTd: getComputedStyle(document.getElementById('page-td')).fontSize,
+    outsideH3: getComputedStyle(document.getElementById('outside')).fontSize,
+  }));
+  assert(styles.inside !== '40px' && styles.shownStep !== 'none', `page styles reached into the element: ${JSON.stringify(styles)}`);
+  assert(styles.pageTd === '40px' && styles.outsideH3 !== '14px', `element styles leaked out: ${JSON.stringify(styles)}`);
+  await shot(page, '00-component-bare-page');
 });
 
 test('component: editing Q recomputes and fires change with the new problem', async ({ page, base }) => {
@@ -474,7 +510,7 @@ async function main() {
       page.setDefaultTimeout(15000);
       const t0 = Date.now();
       try {
-        await t.fn({ page, base: plain.url, context, requests, cspPage: page, cspBase: strict.url });
+        await t.fn({ page, base: plain.url, context, requests, cspPage: page, cspBase: strict.url, siteDir });
         if (problems.length) throw new Error(`console: ${problems.join(' | ')}`);
         results.push({ name: t.name, ok: true });
         console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);

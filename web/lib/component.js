@@ -32,6 +32,7 @@ const CSS = `
 :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1f24;
   background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px; max-width: 100%; overflow-x: auto; }
 :host([hidden]) { display: none; }
+[hidden] { display: none !important; }
 * { box-sizing: border-box; }
 .title { margin: 0 0 8px; font-size: 15px; font-weight: 600; }
 .status { margin: 4px 0; color: #57606a; font-size: 13px; }

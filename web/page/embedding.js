@@ -1,6 +1,10 @@
 // The embedding examples page: a module file (no inline script), so it runs under a strict CSP.
-import './lib/component.js';
+import { AttentionExplorerElement } from './lib/component.js';
 import { encodeStateString, problemToState } from './lib/share.js';
+import katex from './vendor/katex/katex.mjs';
+
+// Optional: typeset the elements' formulas (as MathML). Without this they are plain text.
+AttentionExplorerElement.katex = katex;
 
 const log = document.getElementById('ex-json-log');
 document.getElementById('ex-json').addEventListener('change', (e) => {
