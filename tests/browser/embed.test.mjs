@@ -239,17 +239,19 @@ test('copy embed code: an iframe snippet with the flags and the state', async ({
   await page.selectOption('#preset', '004');
   await page.click('#share summary');
   await page.fill('#embed-hide', 'W_Q, scores');
-  await page.fill('#embed-lock', 'options');
+  await page.fill('#embed-lock', 'options, X');
   await page.click('#copy-embed');
   const code = await page.$eval('#export-preview', (t) => t.value);
   const m = /^<iframe src="([^"]+)" title="([^"]+)"/.exec(code);
   assert(m, `embed code: ${code}`);
   const src = m[1].replace(/&amp;/g, '&');
-  assert(/\?embed=1&hide=W_Q,scores&lock=options#v2=/.test(src), `embed src: ${src}`);
+  assert(/\?embed=1&hide=W_Q,scores&lock=options,X#v2=/.test(src), `embed src: ${src}`);
   await page.goto(src);
   await ready(page);
   assert(await page.$eval('#setup', (e) => e.inert), 'options not locked from the embed code');
   assert(await page.$eval('.editor[data-input="W_Q"]', (e) => e.hidden), 'W_Q not hidden from the embed code');
+  assert(await page.$eval('.editor[data-input="X"]', (e) => e.inert), 'X not locked from the embed code');
+  assert(!(await page.$eval('.editor[data-input="W_K"]', (e) => e.inert)), 'W_K locked although only X was');
   assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), engine.run(preset('004')).output, 'seed 004 output', 1e-4);
 });
 
@@ -413,6 +415,15 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   assert(/^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\. It depends on every entry of query .+'s row in the scaled scores: softmax/.test(message), `wrong answer message: ${message}`);
   assert(await page.$eval('#exercise input[data-id="weights:0/1/0"]', (i) => i.classList.contains('wrong') && document.activeElement === i), 'the first wrong entry is not marked and focused');
   await shot(page, '05-exercise-wrong');
+  // "Show answers": the step comes back and the grid shows the engine's numbers.
+  await page.click('#ex-reveal');
+  await page.waitForSelector('#step-list article[data-step="weights"]');
+  const revealedCells = await page.$$eval('#exercise td.revealed', (t) => t.map((e) => e.textContent));
+  assert(revealedCells.length === 4, `revealed ${revealedCells.length} cells`);
+  assertMatrix([revealedCells.map(shown)], [weights.flat()], 'revealed answers', 1e-4);
+  await page.click('#ex-reveal');
+  await page.waitForSelector('#exercise input.answer');
+  assert(!(await page.$('#step-list article[data-step="weights"]')), 'the weights step stays after hiding the answers again');
   // The teacher's link: the problem and the hidden step, no answers.
   await page.click('#copy-link');
   const link = await page.$eval('#export-preview', (t) => t.value);
