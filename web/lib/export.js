@@ -530,7 +530,7 @@ function headerComment(ctx, trace, lib, recipe) {
     lines.push('# The inputs below were drawn with:');
     for (const l of String(recipe).split('\n')) lines.push(`#   ${l}`);
   }
-  lines.push(`# Run: python3 attention.py    (or with --json for every step as JSON)`);
+  lines.push(`# Run: python3 ${lib === 'torch' ? 'attention_torch.py' : 'attention_numpy.py'}    (--json prints every step as JSON)`);
   return lines;
 }
 
