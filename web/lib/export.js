@@ -151,9 +151,10 @@ export function stepFormula(step, ctx, format = 'tex') {
   const T = format === 'tex';
   const h = headOf(step) ?? 0;
   const group = ctx.heads / ctx.kvHeads;
-  const sup = ctx.heads > 1 ? (T ? `^{(${h + 1})}` : `⁽${h + 1}⁾`) : '';
+  const sup = ctx.heads > 1 ? (T ? `^{(${h + 1})}` : `⁽${String(h + 1).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}⁾`) : '';
   const sub = (base, s) => (T ? `${base}_{${s}}` : `${base}_${s}`);
-  const QK = cols ? (T ? 'K^\\top Q' : 'Kᵀ·Q') : (T ? 'QK^\\top' : 'Q·Kᵀ');
+  const Kt = ctx.heads > 1 ? (T ? `K^{(${h + 1})\\top}` : `K${sup}ᵀ`) : (T ? 'K^\\top' : 'Kᵀ');
+  const QK = cols ? (T ? `${Kt} Q${sup}` : `${Kt}·Q${sup}`) : (T ? `Q${sup}${Kt}` : `Q${sup}·${Kt}`);
   const Stilde = T ? '\\tilde S' : 'S̃';
   const dk = ctx.d_k ?? '?';
   const proj = (name) => {
@@ -166,8 +167,8 @@ export function stepFormula(step, ctx, format = 'tex') {
       return cols ? `${name}${sup} = ${name}[${range}, :]` : `${name}${sup} = ${name}[:, ${range}]`;
     }
     const input = name === 'Q' || ctx.mode === 'self' ? 'X' : sub('X', 'kv');
-    const W = cols ? sub(T ? '\\Omega' : 'Ω', name) : sub('W', name);
-    const b = ctx.bias[name] ? ` + ${cols ? sub(T ? '\\beta' : 'β', name) : sub('b', name)}` : '';
+    const W = (cols ? sub(T ? '\\Omega' : 'Ω', name) : sub('W', name)) + sup;
+    const b = ctx.bias[name] ? ` + ${cols ? sub(T ? '\\beta' : 'β', name) : sub('b', name)}${sup}` : '';
     const dot = T ? '\\,' : '·';
     return cols ? `${name}${sup} = ${W}${dot}${input}${b}` : `${name}${sup} = ${input}${dot}${W}${b}`;
   };
@@ -179,33 +180,34 @@ export function stepFormula(step, ctx, format = 'tex') {
   };
   switch (step.id) {
     case 'Q': case 'K': case 'V': return proj(step.id);
-    case 'scores': return `S = ${QK}`;
+    case 'scores': return `S${sup} = ${QK}`;
     case 'scaled': {
       const s = ctx.scale;
-      if (s.kind === 'sqrt_dk') return T ? `\\tilde S = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{${dk}}}` : `S̃ = S / √d_k = S / √${dk}`;
-      if (s.kind === 'none') return T ? '\\tilde S = S \\quad\\text{(not scaled)}' : 'S̃ = S (not scaled)';
+      const S = `S${sup}`, St = `${Stilde}${sup}`;
+      if (s.kind === 'sqrt_dk') return T ? `${St} = \\frac{${S}}{\\sqrt{d_k}} = \\frac{${S}}{\\sqrt{${dk}}}` : `${St} = ${S} / √d_k = ${S} / √${dk}`;
+      if (s.kind === 'none') return T ? `${St} = ${S} \\quad\\text{(not scaled)}` : `${St} = ${S} (not scaled)`;
       if (s.kind === 'divide') {
         const by = s.root !== undefined ? (T ? `\\sqrt{${s.root}}` : `√${s.root}`) : String(s.value);
-        return T ? `\\tilde S = \\frac{S}{${by}}` : `S̃ = S / ${by}`;
+        return T ? `${St} = \\frac{${S}}{${by}}` : `${St} = ${S} / ${by}`;
       }
-      return T ? `\\tilde S = ${s.value}\\,S` : `S̃ = ${s.value}·S`;
+      return T ? `${St} = ${s.value}\\,${S}` : `${St} = ${s.value}·${S}`;
     }
     case 'softcapped':
-      return T ? `\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = ${ctx.softcap}` : `Ŝ = c·tanh(S̃ / c), c = ${ctx.softcap}`;
+      return T ? `\\hat S${sup} = c\\,\\tanh(\\tilde S${sup} / c),\\quad c = ${ctx.softcap}` : `Ŝ${sup} = c·tanh(S̃${sup} / c), c = ${ctx.softcap}`;
     case 'masked': {
       const input = ctx.softcap > 0 ? (T ? '\\hat S' : 'Ŝ') : Stilde;
       const parts = [];
       if (ctx.causal) parts.push(T ? (cols ? 'M_{ij} = -\\infty \\text{ for key } i > \\text{query } j' : 'M_{ij} = -\\infty \\text{ for } j > i') : (cols ? 'M_ij = −∞ for key i > query j' : 'M_ij = −∞ for j > i'));
       if (ctx.maskKind === 'keep') parts.push(T ? '\\text{hidden keys: } -\\infty' : 'hidden keys: −∞');
       if (ctx.maskKind === 'additive') parts.push(T ? '\\text{your } M' : 'your M');
-      return T ? `\\bar S = ${input} + M,\\quad ${parts.join(',\\; ')}` : `S̄ = ${input} + M, ${parts.join(', ')}`;
+      return T ? `\\bar S${sup} = ${input}${sup} + M,\\quad ${parts.join(',\\; ')}` : `S̄${sup} = ${input}${sup} + M, ${parts.join(', ')}`;
     }
     case 'weights': {
       const x = prev();
-      if (T) return `A = \\operatorname{softmax}(${x}) \\quad\\text{(${cols ? 'down each column' : 'along each row'})}`;
-      return `A = softmax(${x}) (${cols ? 'down each column' : 'along each row'})`;
+      if (T) return `A${sup} = \\operatorname{softmax}(${x}${sup}) \\quad\\text{(${cols ? 'down each column' : 'along each row'})}`;
+      return `A${sup} = softmax(${x}${sup}) (${cols ? 'down each column' : 'along each row'})`;
     }
-    case 'head_output': return T ? `\\text{head}_{${h + 1}} = ${cols ? 'V A' : 'A V'}` : `head${h + 1} = ${cols ? 'V·A' : 'A·V'}`;
+    case 'head_output': return T ? `\\text{head}_{${h + 1}} = ${cols ? `V${sup} A${sup}` : `A${sup} V${sup}`}` : `head${h + 1} = ${cols ? `V${sup}·A${sup}` : `A${sup}·V${sup}`}`;
     case 'concat': {
       const list = Array.from({ length: ctx.heads }, (_, i) => (T ? `\\text{head}_{${i + 1}}` : `head${i + 1}`));
       if (T) return cols ? `H = \\begin{bmatrix} ${list.join(' \\\\ ')} \\end{bmatrix}` : `H = \\left[\\, ${list.join(' \\mid ')} \\,\\right]`;
@@ -319,8 +321,8 @@ export function cellLatex(e, problem, { decimals = 4, maxTerms = 8 } = {}) {
     case 'projection': {
       const isOut = e.step === 'output';
       const inName = isOut ? (ctx.heads > 1 ? 'H' : '\\text{head}_1') : e.step === 'Q' || ctx.mode === 'self' ? 'X' : 'X_{kv}';
-      const W = isOut ? (cols ? '\\Omega_O' : 'W_O') : cols ? `\\Omega_${e.step}` : `W_${e.step}`;
-      const b = isOut ? (cols ? '\\beta_O' : 'b_O') : cols ? `\\beta_${e.step}` : `b_${e.step}`;
+      const W = isOut ? (cols ? '\\Omega_O' : 'W_O') : `${cols ? `\\Omega_${e.step}` : `W_${e.step}`}${sup}`;
+      const b = isOut ? (cols ? '\\beta_O' : 'b_O') : `${cols ? `\\beta_${e.step}` : `b_${e.step}`}${sup}`;
       const bias = e.has_bias ? ` + ${b}` : '';
       // Rows: token i times column j of W. Columns: row i of Ω times token j.
       const X = /[_^]/.test(inName) ? `{${inName}}` : inName;
