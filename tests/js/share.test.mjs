@@ -1,0 +1,67 @@
+// The link format (dist/share.js): v2 (deflate) and v1 links decode, bad links give messages,
+// and a page state stands for the same problem as the problem it was made from.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { dist } from './helpers.mjs';
+
+const {
+  encodeStateString, decodeStateString, stateToProblem, problemToState, MAX_LINK_LENGTH, SHARE_VERSION,
+} = await import(`${dist}share.js`);
+const { loadAttention, presetProblem, findPreset } = await import(`${dist}node.js`);
+const engine = await loadAttention();
+
+test('v2 links round-trip a state and are shorter than v1', async () => {
+  const { problem } = presetProblem(findPreset('000'), engine);
+  const state = problemToState(problem, { tokens: { q: ['w1', 'w2', 'w3', 'w4'] }, decimals: 3 });
+  const link = await encodeStateString(state);
+  assert.equal(SHARE_VERSION, 2);
+  assert.match(link, /^v2=[A-Za-z0-9_-]+$/);
+  const back = await decodeStateString(`#${link}`);
+  assert.deepEqual(back.state, state);
+  assert.equal(back.version, 2);
+  const v1 = `v1=${Buffer.from(JSON.stringify(state)).toString('base64url')}`;
+  assert.ok(link.length < 0.75 * v1.length, `v2 ${link.length} characters, v1 ${v1.length}`);
+  assert.deepEqual((await decodeStateString(v1)).state, state);
+});
+
+test('a state stands for the problem it was made from (every option kind)', async () => {
+  const problems = [
+    presetProblem(findPreset('000-causal'), engine).problem,
+    presetProblem(findPreset('002'), engine).problem,
+    presetProblem(findPreset('003'), engine).problem,
+    presetProblem(findPreset('multihead'), engine).problem,
+    presetProblem(findPreset('cross'), engine).problem,
+    { X: [[1, 2], [3, 4], [5, 6]], W_Q: [[1, 0], [0, 1]], W_K: [[1, 1], [0, 1]], W_V: [[2, 0], [0, 2]], b_Q: [0.5, -1], b_K: [0, 1], b_V: [1, 1],
+      W_O: [[1, 0], [0, 1]], b_O: [0.25, 0], options: { softcap: 3, scale: 0.5, mask: [[true, false, true], [true, true, false], [false, true, true]] } },
+    { Q: [[1, 0], [0, 1]], K: [[1, 2], [3, 4]], V: [[1, 1], [0, 2]], options: { scale: 'none', mask: [[0, '-inf'], [-1, 0]] } },
+  ];
+  for (const problem of problems) {
+    const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
+    const again = stateToProblem(state, engine);
+    assert.deepEqual(engine.run(again), engine.run(problem));
+  }
+});
+
+test('bad links: too long, damaged, not a state, newer version', async () => {
+  const long = await decodeStateString(`v2=${'A'.repeat(MAX_LINK_LENGTH + 1)}`);
+  assert.equal(long.state, null);
+  assert.match(long.error, /^This link is too long \(1,000,004 characters; at most 1,000,000\)/);
+  for (const bad of ['v2=AAAA$$$', 'v2=AAAAAAAA', 'v1=bm90IGpzb24', `v1=${Buffer.from('[1,2]').toString('base64url')}`]) {
+    const r = await decodeStateString(bad);
+    assert.equal(r.state, null, bad);
+    assert.match(r.error, /^This link is damaged/, bad);
+  }
+  assert.match((await decodeStateString('hello')).error, /does not hold an explorer state/);
+  assert.match((await decodeStateString('v3=abc')).error, /newer version of the explorer \(state v3\)/);
+  assert.deepEqual(await decodeStateString(''), { state: null });
+  // A deflate bomb is cut off: 20 MB of spaces compress to a short link.
+  const bomb = await encodeStateString({ x: ' '.repeat(20_000_000) });
+  assert.ok(bomb.length < 100_000);
+  assert.match((await decodeStateString(bomb)).error, /more than 8 MB/);
+});
+
+test('stateToProblem names the input it cannot read', () => {
+  assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' }, K: { text: '1 x' }, V: { text: '1 2' } } }, engine), /^Error: K/);
+  assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' } } }, engine), /K is missing from the state/);
+});
