@@ -374,6 +374,20 @@ test('keyboard only: grid navigation and typing, step cells with arrows and Ente
   assert(next !== 'scores:0', 'Tab did not leave the table (one tab stop per table)');
 });
 
+test('token names: renamed in the field or by double-clicking a label', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  await page.fill('#tokens-q', 'hello world');
+  let rows = await page.$$eval('article[data-key="scores:0"] tbody th', (t) => t.map((e) => e.textContent));
+  assert(rows.join(' ') === 'hello world', `row labels after typing names: ${rows}`);
+  await page.dblclick('article[data-key="scores:0"] thead th[data-token="k:1"]');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('there');
+  await page.keyboard.press('Enter');
+  rows = await page.$$eval('article[data-key="weights:0"] thead th[scope="col"]', (t) => t.map((e) => e.textContent).slice(1));
+  assert(rows.join(' ') === 'hello there', `column labels after renaming: ${rows}`);
+  assert(await page.$eval('#tokens-q', (e) => e.value) === 'hello there', 'the token field did not follow the rename');
+});
+
 test('state in the URL: reload reproduces the edited problem', async ({ page }) => {
   await loadPreset(page, '004', 6);
   await page.check('#opt-causal');

@@ -745,6 +745,34 @@ function bindControls() {
     } else moveCursor(canvas, r, c, true);
   });
 
+  // Token names can also be renamed where they are shown: double-click a row or column label.
+  list.addEventListener('dblclick', (e) => {
+    const th = e.target.closest('th[data-token]');
+    if (!th || th.querySelector('input')) return;
+    const [kind, index] = th.dataset.token.split(':');
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.className = 'token-edit';
+    input.value = th.textContent;
+    input.setAttribute('aria-label', `Rename ${kind === 'k' ? 'key' : 'query'} token ${Number(index) + 1}`);
+    th.replaceChildren(input);
+    input.focus();
+    input.select();
+    let done = false;
+    const finish = (commit) => {
+      if (done) return;
+      done = true;
+      const name = input.value.trim().replace(/[\s,]+/g, '_');
+      if (commit && name) renameToken(kind, Number(index), name);
+      else renderResults();
+    };
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); finish(true); }
+      if (ev.key === 'Escape') { ev.preventDefault(); finish(false); }
+    });
+    input.addEventListener('blur', () => finish(true));
+  });
+
   window.addEventListener('hashchange', async () => {
     const h = location.hash.replace(/^#/, '');
     if (h === lastHash) return;
@@ -757,6 +785,19 @@ function bindControls() {
     clearTimeout(resizeTimer);
     resizeTimer = setTimeout(() => renderSelection(false), 150);
   });
+}
+
+function renameToken(kind, index, name) {
+  const meta = lastGood ? metaOf(lastGood.trace) : { queries: 0, keys: 0 };
+  const lists = tokenLists({ L: meta.queries, S: meta.keys });
+  const ownKeys = state.mode !== 'self';
+  const key = kind === 'k' && ownKeys ? 'k' : 'q';
+  const names = (key === 'k' ? lists.k : lists.q).slice();
+  names[index] = name;
+  state.tokens[key] = names.join(' ');
+  $(key === 'k' ? 'tokens-k' : 'tokens-q').value = state.tokens[key];
+  for (const ed of editors.values()) if (ed.mode === 'grid') ed.renderGrid();
+  update();
 }
 
 function select(card, row, col, focus) {

@@ -87,7 +87,9 @@ export function axisLabels(step, ctx) {
     case 'scores': case 'scaled': case 'softcapped': case 'masked': case 'weights': {
       const q = tokens(ctx.tokensQ, columns ? nc : nr);
       const k = tokens(ctx.tokensK, columns ? nr : nc);
-      return columns ? { rows: k, cols: q, rowTitle: 'key', colTitle: 'query' } : { rows: q, cols: k, rowTitle: 'query', colTitle: 'key' };
+      return columns
+        ? { rows: k, cols: q, rowTitle: 'key', colTitle: 'query', rowKind: 'k', colKind: 'q' }
+        : { rows: q, cols: k, rowTitle: 'query', colTitle: 'key', rowKind: 'q', colKind: 'k' };
     }
     case 'head_output':
       tokenAxis = tokens(ctx.tokensQ, L); otherAxis = features(F, meta.heads > 1 ? h * meta.d_v : 0); otherTitle = 'dim';
@@ -100,9 +102,10 @@ export function axisLabels(step, ctx) {
     default:
       tokenAxis = tokens(ctx.tokensQ, L); otherAxis = features(F, 0); otherTitle = 'dim';
   }
+  const kind = ['K', 'V'].includes(step.id) ? 'k' : 'q';
   return columns
-    ? { rows: otherAxis, cols: tokenAxis, rowTitle: otherTitle, colTitle: tokenTitle }
-    : { rows: tokenAxis, cols: otherAxis, rowTitle: tokenTitle, colTitle: otherTitle };
+    ? { rows: otherAxis, cols: tokenAxis, rowTitle: otherTitle, colTitle: tokenTitle, colKind: kind }
+    : { rows: tokenAxis, cols: otherAxis, rowTitle: tokenTitle, colTitle: otherTitle, rowKind: kind };
 }
 
 // ---- formulas ---------------------------------------------------------------------------------
@@ -249,10 +252,11 @@ function tableHtml(step, labels, ctx, masked) {
     html += '</tr>';
   }
   html += `<tr><th scope="col" class="corner"><span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
-  for (let j = 0; j < nc; j++) html += `<th scope="col">${escapeHtml(labels.cols[j])}</th>`;
+  const tok = (kind, i) => (kind ? ` data-token="${kind}:${i}" title="Double-click to rename"` : '');
+  for (let j = 0; j < nc; j++) html += `<th scope="col"${tok(labels.colKind, j)}>${escapeHtml(labels.cols[j])}</th>`;
   html += '</tr></thead><tbody>';
   for (let i = 0; i < nr; i++) {
-    html += `<tr><th scope="row">${escapeHtml(labels.rows[i])}</th>`;
+    html += `<tr><th scope="row"${tok(labels.rowKind, i)}>${escapeHtml(labels.rows[i])}</th>`;
     const row = step.data[i];
     for (let j = 0; j < nc; j++) {
       const v = row[j];
