@@ -220,6 +220,8 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(await page.$eval('#share', (e) => e.hidden), 'the share panel shows in embed mode');
   const href = await page.$eval('#open-full', (a) => a.href);
   assert(/index\.html#v2=/.test(href) && !href.includes('embed=1'), `open-in-explorer link: ${href}`);
+  const full = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), href.split('#')[1]);
+  assert(full.state.preset === 'multihead' && full.state.hide === undefined, `the full explorer link keeps the embed's hiding: ${JSON.stringify(full.state)}`);
   // The multi-head preset's numbers are the engine's.
   const want = engine.run(preset('multihead')).output;
   assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), want, 'embedded output', 1e-3);

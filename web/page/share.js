@@ -65,6 +65,19 @@ function presetFields(id, engine) {
 /** "v2=..." for the page state; an unedited preset is stored by its name only. */
 export async function writeLink(state) {
   const obj = compactObject(state);
+  // What the ?embed/hide flags hid belongs to the flags, not to the state: the "Open in the
+  // explorer" link must show everything.
+  if (obj.hide && flags.hide) {
+    const fromFlags = new Set(flags.hide);
+    const hide = { ...obj.hide };
+    if (flags.embed) delete hide.chrome;
+    for (const k of ['inputs', 'steps']) {
+      if (Array.isArray(hide[k])) hide[k] = hide[k].filter((w) => !fromFlags.has(w));
+      if (Array.isArray(hide[k]) && hide[k].length === 0) delete hide[k];
+    }
+    if (Object.keys(hide).length) obj.hide = hide;
+    else delete obj.hide;
+  }
   if (state.preset && !state.edited && findPreset(state.preset)) {
     for (const k of ['inputs', 'recipe', 'use', 'mode', 'options']) delete obj[k];
   }
