@@ -263,7 +263,7 @@ function tableHtml(step, labels, ctx, masked) {
       const c = scale(v);
       const hiddenHere = masked && masked[i][j] === -Infinity;
       const cls = v === -Infinity ? 'neg-inf' : hiddenHere ? 'was-masked' : '';
-      const style = c && !hiddenHere ? ` style="background:${c.bg};color:${c.fg}"` : '';
+      const style = c && !hiddenHere ? ` style="background:${c.bg};color:${c.fg}" data-bg="${c.bg}"` : ' data-bg=""';
       html += `<td tabindex="-1" data-r="${i}" data-c="${j}"${cls ? ` class="${cls}"` : ''}${style}>${fmt(v, d)}</td>`;
     }
     html += '</tr>';
@@ -417,8 +417,12 @@ function patchSteps(container, trace, ctx, cards) {
         if (td.textContent !== text) td.textContent = text;
         td.classList.toggle('neg-inf', v === -Infinity);
         td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);
-        td.style.background = c && !hiddenHere ? c.bg : '';
-        td.style.color = c && !hiddenHere ? c.fg : '';
+        const bg = c && !hiddenHere ? c.bg : '';
+        if (td.dataset.bg !== bg) {
+          td.dataset.bg = bg;
+          td.style.background = bg;
+          td.style.color = c && !hiddenHere ? c.fg : '';
+        }
       }
     }
   }
