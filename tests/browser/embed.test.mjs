@@ -457,6 +457,17 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   const blanks = await page.$$eval('#exercise input.answer', (i) => i.length);
   const given = await page.$$eval('#exercise td.given', (t) => t.length);
   assert(blanks === 2 && given === 2, `cells mode: ${blanks} blanks, ${given} given`);
+  // The teacher hides one more number by clicking it.
+  await page.click('#ex-choose');
+  const shownCell = page.locator('#exercise button.ex-toggle[aria-pressed="false"]').first();
+  const [r, c] = [await shownCell.getAttribute('data-r'), await shownCell.getAttribute('data-c')];
+  await shownCell.click();
+  await page.click('#ex-choose');
+  assert(await page.$$eval('#exercise input.answer', (i) => i.length) === 3, 'a clicked number did not become a blank');
+  await page.waitForTimeout(400);
+  const { state: withCells } = await linkState(page);
+  const cells = withCells.exercise.cells['output:-1'];
+  assert(cells.length === 3 && cells.some(([a, b]) => a === Number(r) && b === Number(c)), `cells in the link: ${JSON.stringify(cells)}`);
 });
 
 // ---- CSP -------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ let hooks = null;          // { getState, setState, getResult, engine, rerender 
 const flags = { embed: false, hidePanels: new Set(), lock: new Set() };
 let revealed = false;      // the student pressed "Show answers" (not part of the link)
 let lastSeed = null;       // the seed of the last "New problem"
+let choosing = false;      // the teacher is choosing which numbers to hide
 
 // ---- the link ----------------------------------------------------------------------------------
 
@@ -384,6 +385,12 @@ function renderExercise() {
       html += `<tr><th scope="row">${escapeHtml(labels.rows[r])}</th>`;
       row.forEach((v, c) => {
         const id = `${key}/${r}/${c}`;
+        if (choosing) {
+          const isHidden = hidden.has(`${r},${c}`);
+          html += `<td><button type="button" class="ex-toggle${isHidden ? ' is-hidden' : ''}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${isHidden}"
+            aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
+          return;
+        }
         if (!hidden.has(`${r},${c}`)) { html += `<td class="given">${fmt(v, result.ctx.decimals)}</td>`; return; }
         if (revealed) { html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`; return; }
         const value = typed.get(id) ?? '';
@@ -394,7 +401,9 @@ function renderExercise() {
     });
     html += '</tbody></table></div>';
   }
-  html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed ? ' disabled' : ''}>Check</button>
+  if (choosing) html = html.replace('<h2 id="exercise-title">Exercise</h2>', '<h2 id="exercise-title">Exercise</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
+  html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
+    <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
     <button type="button" id="ex-leave">Leave exercise mode</button></div>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
@@ -473,6 +482,22 @@ function pickCells(seed, step, n) {
   const [u] = hooks.engine.random(seed, [{ kind: 'rand', shape: step.shape }]);
   const all = u.flatMap((row, r) => row.map((x, c) => [x, r, c])).sort((a, b) => a[0] - b[0]);
   return all.slice(0, n).map(([, r, c]) => [r, c]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** The teacher shows or hides one number of an exercise step (the link then lists the cells). */
+function toggleCell(key, r, c) {
+  const result = hooks.getResult();
+  const step = result?.trace.steps.find((s) => stepKey(s) === key);
+  if (!step) return;
+  const next = structuredClone(hooks.getState());
+  const ex = next.exercise;
+  const cells = hiddenCells(ex, key, step.shape);
+  const id = `${r},${c}`;
+  if (cells.has(id)) cells.delete(id);
+  else cells.add(id);
+  ex.cells = { ...(ex.cells ?? {}), [key]: [...cells].map((p) => p.split(',').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1]) };
+  hooks.setState(next);
+  $('exercise').querySelector(`button.ex-toggle[data-key="${key}"][data-r="${r}"][data-c="${c}"]`)?.focus();
 }
 
 function startExercise() {
@@ -598,11 +623,14 @@ function buildPanels() {
     const b = e.target.closest('button');
     if (!b) return;
     if (b.id === 'ex-check') checkExercise();
+    if (b.id === 'ex-choose') { choosing = !choosing; hooks.rerender(); $('ex-choose')?.focus(); }
+    if (b.classList.contains('ex-toggle')) toggleCell(b.dataset.key, Number(b.dataset.r), Number(b.dataset.c));
     if (b.id === 'ex-reveal') { revealed = !revealed; hooks.rerender(); }
     if (b.id === 'ex-leave') {
       const next = structuredClone(hooks.getState());
       next.exercise = null;
       revealed = false;
+      choosing = false;
       hooks.setState(next);
     }
   });
