@@ -458,11 +458,16 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
   await shot(page, '07-256-tokens', { fullPage: false });
   // And a hand-sized problem redraws within a frame or so.
   await loadPreset(page, '000', 4);
+  // The best of a few edits (the machine may be busy with other work): well within a frame or two.
   const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
-  await cell.fill('0.5');
-  await cell.fill('0.6');
-  const small = Number(await page.$eval('#status', (e) => e.dataset.ms));
-  assert(small < 100, `a 4×8 edit took ${small} ms to recompute and redraw`);
+  const times = [];
+  for (const v of ['0.5', '0.6', '0.7', '0.8', '0.9']) {
+    await cell.fill(v);
+    times.push(Number(await page.$eval('#status', (e) => e.dataset.ms)));
+  }
+  times.sort((a, b) => a - b);
+  assert(times[0] < 50, `4×8 edits took ${times.map((t) => t.toFixed(1)).join(', ')} ms to recompute and redraw`);
+  console.log(`     4×8 edit: recompute + redraw ${times[0].toFixed(1)} ms best, ${times[2].toFixed(1)} ms median`);
 });
 
 test('accessibility basics: labels, real tables, headings', async ({ page }) => {
