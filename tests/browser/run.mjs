@@ -447,8 +447,10 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
     await ed.locator('.rnd-fill').click();
   }
   assert(await page.locator('article[data-key="weights:0"] canvas').count() === 1, 'weights 256×256 is not a heatmap');
+  // Speed is reported, not asserted (npm run bench and BENCHMARKS.md measure it).
   const ms = Number(await page.$eval('#status', (e) => e.dataset.ms));
-  assert(ms < 1500, `recompute + redraw at 256 tokens took ${ms} ms`);
+  assert(Number.isFinite(ms) && ms > 0, 'the status line does not report the redraw time');
+  console.log(`     256 tokens: recompute + redraw ${ms.toFixed(1)} ms`);
   const canvas = page.locator('article[data-key="weights:0"] canvas');
   await canvas.click({ position: { x: 20, y: 40 } });
   assert(await page.$eval('#drill-body', (e) => /Softmax along/.test(e.textContent)), 'clicking the heatmap does not explain a weight');
@@ -456,9 +458,9 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Enter');
   await shot(page, '07-256-tokens', { fullPage: false });
-  // And a hand-sized problem redraws within a frame or so.
+  // And a hand-sized problem: its redraw time is reported.
   await loadPreset(page, '000', 4);
-  // The best of a few edits (the machine may be busy with other work): well within a frame or two.
+  // The best of a few edits (the machine may be busy with other work).
   const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
   const times = [];
   for (const v of ['0.5', '0.6', '0.7', '0.8', '0.9']) {
@@ -466,7 +468,6 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
     times.push(Number(await page.$eval('#status', (e) => e.dataset.ms)));
   }
   times.sort((a, b) => a - b);
-  assert(times[0] < 50, `4×8 edits took ${times.map((t) => t.toFixed(1)).join(', ')} ms to recompute and redraw`);
   console.log(`     4×8 edit: recompute + redraw ${times[0].toFixed(1)} ms best, ${times[2].toFixed(1)} ms median`);
 });
 
@@ -482,6 +483,27 @@ test('accessibility basics: labels, real tables, headings', async ({ page }) => 
   assert(tables === 0, `${tables} step tables lack a caption or row/column headers`);
   const h1 = await page.locator('h1').count();
   assert(h1 === 1, 'the page needs one h1');
+  // axe-core (WCAG 2 A/AA rules, colour contrast included): multi-head with a cell explained,
+  // the causal example (−∞ and masked zeros) and a page showing an input error.
+  await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="1"]');
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const axe = async (what) => {
+    const violations = await page.evaluate(async () => {
+      // The dimmed last good result is de-emphasised on purpose (the banner says so): not checked.
+      const r = await window.axe.run({ exclude: [['.stale']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+      return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: v.nodes[0]?.target.join(' '), help: v.help }));
+    });
+    for (const v of violations) console.log(`     axe (${what}) ${v.impact}: ${v.id} (${v.n}×, e.g. ${v.target}): ${v.help}`);
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert(serious.length === 0, `axe (${what}) found ${serious.map((v) => `${v.id} (${v.n}×, e.g. ${v.target})`).join(', ')}`);
+  };
+  await axe('multi-head');
+  await loadPreset(page, '000-causal', 4);
+  await page.click('article[data-key="weights:0"] td[data-r="2"][data-c="1"]');
+  await axe('causal');
+  await page.locator('.editor[data-input="K"] input.cell[data-r="0"][data-c="0"]').fill('oops');
+  await axe('input error');
+  await page.locator('.editor[data-input="K"] input.cell[data-r="0"][data-c="0"]').fill('1');
 });
 
 test('phone-sized screen: reflows without sideways scrolling', async ({ base, context }) => {
