@@ -55,13 +55,27 @@ function lerpStops(stops, t) {
   return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f));
 }
 
-/** Relative luminance decides black or white text on a coloured cell. */
-function textOn(rgb) {
+function luminance(rgb) {
   const [r, g, b] = rgb.map((v) => {
     const c = v / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.26 ? '#111' : '#fff';
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/**
+ * Black or white text, whichever contrasts more; a cell colour in the narrow band where neither
+ * reaches 4.5:1 (WCAG AA) is darkened just enough for white text.
+ */
+function withText(rgb) {
+  let c = rgb;
+  let L = luminance(c);
+  if (L >= 0.18) return { rgb: c, fg: '#000' };
+  while (L > 0.174) {
+    c = c.map((v) => Math.round(v * 0.98));
+    L = luminance(c);
+  }
+  return { rgb: c, fg: '#fff' };
 }
 
 /** The largest finite |value| of a matrix: the end of its colour scale. */
@@ -81,14 +95,14 @@ export function colourScale(data, kind) {
     // 0 .. the largest weight shown, so 256 keys of ~1/256 still show their pattern.
     return (v) => {
       if (!Number.isFinite(v)) return null;
-      const rgb = lerpStops(SEQUENTIAL, max > 0 ? v / max : 0);
-      return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
+      const { rgb, fg } = withText(lerpStops(SEQUENTIAL, max > 0 ? v / max : 0));
+      return { bg: `rgb(${rgb})`, fg, rgb };
     };
   }
   return (v) => {
     if (!Number.isFinite(v)) return null;
-    const rgb = lerpStops(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
-    return { bg: `rgb(${rgb})`, fg: textOn(rgb), rgb };
+    const { rgb, fg } = withText(lerpStops(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max)));
+    return { bg: `rgb(${rgb})`, fg, rgb };
   };
 }
 
