@@ -519,7 +519,7 @@ function renderKeepMask() {
   const labels = axisLabels(scoresStep, ctx);
   let html = `<div class="mask-editor"><h3>Mask: which keys each query may see</h3>
     <p class="hint">Click (or Enter/Space) a cell to hide that key from that query; hidden cells get −∞ before the softmax.</p>
-    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th></th>`;
+    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>`;
   html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
   keep.forEach((row, i) => {
     html += `<tr><th scope="row">${escapeHtml(labels.rows[i])}</th>`;

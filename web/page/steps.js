@@ -251,7 +251,8 @@ function tableHtml(step, labels, ctx, masked) {
     for (let g = 0; g < ctx.meta.heads; g++) html += `<th scope="colgroup" colspan="${ctx.meta.d_v}" class="head-band hb${g % 2}">head ${g + 1}</th>`;
     html += '</tr>';
   }
-  html += `<tr><th scope="col" class="corner"><span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
+  const scoreLike = labels.rowKind && labels.colKind;
+  html += `<tr><th scope="col" class="corner">${scoreLike ? `<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>` : ''}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
   const tok = (kind, i) => (kind ? ` data-token="${kind}:${i}" title="Double-click to rename"` : '');
   for (let j = 0; j < nc; j++) html += `<th scope="col"${tok(labels.colKind, j)}>${escapeHtml(labels.cols[j])}</th>`;
   html += '</tr></thead><tbody>';
