@@ -240,3 +240,23 @@ test('SVG heatmap: one rect per cell, colours from the values, labels, numbers',
   const msvg = heatmapSvg(masked);
   assert.ok(msvg.includes('>−∞<'));
 });
+
+test('large problems: LaTeX elides to 16 × 16 with dots and still renders; SVG stays small', () => {
+  const [Q, K, V] = engine.random(3, [{ kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }]);
+  const problem = { Q, K, V, options: { causal: true } };
+  const trace = engine.run(problem);
+  const ctx = problemContext(problem, trace);
+  const weights = trace.steps.find((s) => s.id === 'weights');
+  const tex = stepLatex(weights, ctx);
+  const rows = tex.split(' \\\\\n');
+  assert.equal(rows.length, 16);
+  assert.equal(rows[14], [...Array(14).fill('\\vdots'), '\\ddots', '\\vdots'].join(' & '));
+  assert.ok(rows[15].startsWith(weights.data[99].slice(0, 1).map((v) => v.toFixed(4)).join('')));
+  assert.ok(rows[0].split(' & ')[14] === '\\cdots');
+  katex.renderToString(tex, { throwOnError: true });
+  assert.equal(stepLatex(weights, ctx, { max: 200 }).split(' \\\\\n').length, 100);
+  const svg = heatmapSvg(weights);
+  assert.equal([...svg.matchAll(/<rect x=/g)].length, 10000);
+  assert.ok(!svg.includes('<title>1,1:'), 'no per-cell tooltips for 10,000 cells');
+  assert.ok(svg.length < 1_200_000, `SVG is ${svg.length} characters`);
+});

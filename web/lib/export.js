@@ -227,14 +227,21 @@ export function stepFormula(step, ctx, format = 'tex') {
 // ---- LaTeX ---------------------------------------------------------------------------------
 
 /** A matrix as a TeX bmatrix with `decimals` places. */
-export function matrixLatex(data, { decimals = 4 } = {}) {
-  const rows = data.map((row) => row.map((v) => texNumber(v, decimals)).join(' & '));
+export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
+  // Larger than max × max: the first rows/columns, \vdots/\cdots/\ddots, and the last one (as on
+  // a slide; LaTeX's bmatrix also stops at MaxMatrixCols).
+  const keep = (n) => (n <= max ? [...Array(n).keys()] : [...[...Array(max - 2).keys()], -1, n - 1]);
+  const nr = data.length, nc = data[0]?.length ?? 0;
+  const cols = keep(nc);
+  const rows = keep(nr).map((i) => (i < 0
+    ? cols.map((j) => (j < 0 ? '\\ddots' : '\\vdots')).join(' & ')
+    : cols.map((j) => (j < 0 ? '\\cdots' : texNumber(data[i][j], decimals))).join(' & ')));
   return `\\begin{bmatrix}\n${rows.join(' \\\\\n')}\n\\end{bmatrix}`;
 }
 
 /** One step as "symbol = bmatrix" (TeX math, no delimiters). */
-export function stepLatex(step, ctx, { decimals = 4 } = {}) {
-  return `${stepSymbol(step, ctx)} = ${matrixLatex(step.data, { decimals })}`;
+export function stepLatex(step, ctx, { decimals = 4, max = 16 } = {}) {
+  return `${stepSymbol(step, ctx)} = ${matrixLatex(step.data, { decimals, max })}`;
 }
 
 function stepTitle(step, ctx) {
@@ -253,7 +260,7 @@ function texText(s) {
  * The whole worked solution as LaTeX: each step's formula and matrix in display math
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
  */
-export function solutionLatex(problem, trace, { decimals = 4, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
+export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
   const ctx = problemContext(problem, trace);
   const parts = [];
   const m = trace.meta;
@@ -264,14 +271,14 @@ export function solutionLatex(problem, trace, { decimals = 4, standalone = false
     for (const [name, value] of given) {
       const isVector = BIAS_KEYS.includes(name);
       const sym = name === 'X_kv' ? 'X_{kv}' : /^[Wb]_/.test(name) ? `${ctx.layout === 'columns' ? (name[0] === 'W' ? '\\Omega' : '\\beta') : name[0]}_${name.slice(2)}` : name;
-      parts.push(`\\[ ${sym} = ${matrixLatex(isVector ? [value] : value, { decimals })} \\]`);
+      parts.push(`\\[ ${sym} = ${matrixLatex(isVector ? [value] : value, { decimals, max })} \\]`);
     }
-    if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals })} \\]`);
+    if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals, max })} \\]`);
   }
   trace.steps.forEach((step, i) => {
     parts.push(`\\paragraph{${i + 1}. ${texText(stepTitle(step, ctx))}}`);
     parts.push(`\\[ ${stepFormula(step, ctx, 'tex')} \\]`);
-    parts.push(`\\[ ${stepLatex(step, ctx, { decimals })} \\]`);
+    parts.push(`\\[ ${stepLatex(step, ctx, { decimals, max })} \\]`);
   });
   for (const w of trace.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
   const body = parts.join('\n\n');
@@ -808,7 +815,9 @@ export function heatmapSvg(step, { title, rowLabels, colLabels, kind, cell, numb
       const v = data[i][j];
       const c = colour(v);
       const x = x0 + j * size, y = y0 + i * size;
-      out.push(`<rect x="${x}" y="${y}" width="${size}" height="${size}" fill="${c ? c.fill : '#999'}"${c ? '' : ' fill-opacity="0.5"'}><title>${i + 1},${j + 1}: ${exact(v)}</title></rect>`);
+      // Per-cell tooltips only while the file stays small (256 × 256 cells would be megabytes).
+      const tip = nr * nc <= 4096 ? `<title>${i + 1},${j + 1}: ${exact(v)}</title></rect>` : '';
+      out.push(`<rect x="${x}" y="${y}" width="${size}" height="${size}" fill="${c ? c.fill : '#999'}"${c ? '' : ' fill-opacity="0.5"'}${tip ? `>${tip}` : '/>'}`);
       if (showNumbers) {
         const text = v === -Infinity ? '−∞' : Number.isFinite(v) ? v.toFixed(decimals).replace(/^-/, '−') : exact(v);
         out.push(`<text x="${x + size / 2}" y="${y + size / 2 + fontSize / 3}" font-size="${fontSize}" text-anchor="middle" fill="${c ? c.text : '#111'}">${text}</text>`);

@@ -236,7 +236,11 @@ export interface ProblemContext {
   queries?: number;
   keys?: number;
 }
-export interface LatexOptions { decimals?: number }
+export interface LatexOptions {
+  decimals?: number;
+  /** Larger matrices show their first rows/columns, dots and the last one (default 16). */
+  max?: number;
+}
 export interface HeatmapOptions {
   title?: string;
   rowLabels?: readonly string[];
