@@ -472,7 +472,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
 
 // ---- CSP -------------------------------------------------------------------------------------------
 
-test(`strict CSP (${CSP}): the page, the component and the exports work, no violations`, async ({ cspPage, cspBase }) => {
+test(`strict CSP (${CSP}): the page, the component and the exports work, no violations`, async ({ cspPage, cspBase, siteDir }) => {
   const page = cspPage;
   await page.addInitScript(() => {
     window.__violations = [];
@@ -497,6 +497,20 @@ test(`strict CSP (${CSP}): the page, the component and the exports work, no viol
   violations = await page.evaluate(() => window.__violations);
   assert(violations.length === 0, `CSP violations on the embedding page: ${violations.join('; ')}`);
   await shot(page, '07-csp-embedding-page');
+  // Control: the same policy without 'wasm-unsafe-eval' stops the engine, with a message (so the
+  // header is enforced, and that one source is what the WebAssembly needs).
+  const noWasm = await startServer(siteDir, { 'Content-Security-Policy': CSP.replace(" 'wasm-unsafe-eval'", '') });
+  const other = await page.context().browser().newContext();
+  try {
+    const p = await other.newPage();
+    await p.goto(`${noWasm.url}index.html`);
+    await p.waitForSelector('#loading.error');
+    const text = await p.$eval('#loading', (e) => e.textContent);
+    assert(/The attention engine could not be loaded/.test(text), `without wasm-unsafe-eval: ${text}`);
+  } finally {
+    await other.close();
+    noWasm.child.kill();
+  }
 });
 
 // ---- runner --------------------------------------------------------------------------------------
