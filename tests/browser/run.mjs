@@ -6,7 +6,7 @@
 // pasting, errors and recovery, the cell drill-down, keyboard use, large inputs and phone
 // reflow. Screenshots go to test-artifacts/ (git-ignored). Exits 1 on any failure.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -556,6 +556,8 @@ async function startServer(siteDir) {
 
 async function main() {
   mkdirSync(artifacts, { recursive: true });
+  // Failure screenshots of earlier runs would only mislead.
+  for (const f of readdirSync(artifacts)) if (/^FAIL-\d+\.png$/.test(f)) rmSync(join(artifacts, f));
   const siteDir = mkdtempSync(join(tmpdir(), 'attention-site-'));
   const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, '--lib', lib], { encoding: 'utf8' });
   if (build.status !== 0) {
