@@ -184,6 +184,12 @@ test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match
   assertClose(transpose((await readGrid(page, 'X')).map((r) => r.map(Number))), SEED.x002, 'X columns', { abs: 1e-8 });
   assertClose(transpose(await readStep(page, 'output:-1')), SEED.out002, 'X′ columns (unscaled)');
   assertClose(await readStep(page, 'weights:0'), SEED.attention002, 'attention (softmax down columns)', { abs: 1.5e-8, rel: 1e-6 });
+  // Columns layout: a weight is a softmax down its query's column (keys are rows).
+  await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
+  const drill = await page.$eval('#drill-body', (e) => e.textContent);
+  assert(/Softmax along the column of x_0/.test(drill) && drill.includes('0.99828149'), `columns-layout weight explained as: ${drill.slice(0, 160)}`);
+  const keys = await page.$$eval('#drill-body table.terms tbody th', (t) => t.map((e) => e.textContent));
+  assert(keys.join(' ') === 'x_0 x_1 x_2', `the softmax runs over keys ${keys}`);
   await shot(page, '03-preset-002-columns', { fullPage: true });
   await loadPreset(page, '002-scaled');
   assertClose(transpose(await readStep(page, 'output:-1')), SEED.out002scaled, 'X′ columns (scaled)');
