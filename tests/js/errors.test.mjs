@@ -152,7 +152,7 @@ describe('errors from the core, as JS Errors with its message', () => {
 describe('loading failures name the URL or path tried', () => {
   test('a missing file', async () => {
     await assert.rejects(pkg.loadAttention({ wasmUrl: '/nonexistent/attention.wasm' }),
-      /^Error: could not load the WebAssembly module from \/nonexistent\/attention.wasm: no such file|ENOENT/);
+      { message: 'could not load the WebAssembly module from /nonexistent/attention.wasm: no such file' });
   });
 
   test('a file that is not WebAssembly', async () => {

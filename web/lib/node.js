@@ -27,7 +27,11 @@ export async function loadAttention(options = {}) {
   const url = resolve(options.wasmUrl);
   const where = url.protocol === 'file:' ? decodeURIComponent(url.pathname) : url.href;
   return instantiate(createAttentionModule, async () => {
-    if (url.protocol === 'file:') return readFile(url);
+    if (url.protocol === 'file:') {
+      return readFile(url).catch((error) => {
+        throw error.code === 'ENOENT' ? new Error('no such file') : error;
+      });
+    }
     const response = await fetch(url);
     if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
     return response.arrayBuffer();
