@@ -29,6 +29,7 @@ const flags = { embed: false, hidePanels: new Set(), lock: new Set() };
 let revealed = false;      // the student pressed "Show answers" (not part of the link)
 let lastSeed = null;       // the seed of the last "New problem"
 let choosing = false;      // the teacher is choosing which numbers to hide
+let linkError = null;      // why the link could not be read (shown once, at the top)
 
 // ---- the link ----------------------------------------------------------------------------------
 
@@ -88,11 +89,15 @@ export async function writeLink(state) {
 /** Reads a v1 or v2 hash into a page state: { state } | { state: null, error? }. */
 export async function readLink(hash, engine) {
   const { state: raw, error } = await decodeStateString(hash);
+  linkError = error ?? null;
   if (!raw) return { state: null, error };
   let obj = raw;
   if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
     const base = presetFields(raw.preset, engine);
-    if (!base) return { state: null, error: `This link names an example the explorer does not have ("${raw.preset}"); showing the default example instead.` };
+    if (!base) {
+      linkError = `This link names an example the explorer does not have ("${raw.preset}"); showing the default example instead.`;
+      return { state: null, error: linkError };
+    }
     obj = { ...base, ...raw, options: { ...base.options, ...(raw.options ?? {}) }, tokens: raw.tokens ?? base.tokens };
   }
   const out = decodeState(asV1(obj));
@@ -657,9 +662,23 @@ export function installShare(h) {
   }
 }
 
+function showLinkError() {
+  if (!linkError) return;
+  $('link-error')?.remove();
+  const box = document.createElement('div');
+  box.id = 'link-error';
+  box.className = 'link-error';
+  box.setAttribute('role', 'alert');
+  box.innerHTML = `<p>${escapeHtml(linkError)}</p><button type="button">Dismiss</button>`;
+  box.querySelector('button').addEventListener('click', () => box.remove());
+  $('app').prepend(box);
+  linkError = null;
+}
+
 /** Called by main.js after each redraw of the steps. */
 export function afterRender() {
   if (!hooks) return;
+  showLinkError();
   applyLocks();
   fillExportSelect();
   fillExerciseSteps();
