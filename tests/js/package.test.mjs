@@ -2,7 +2,7 @@
 // only node and npm on PATH, then use it from Node, from the CLI, from TypeScript, and from a Vite
 // app whose build output loads the wasm in headless Chromium.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -152,6 +152,23 @@ describe('the packed tarball', () => {
   });
 });
 
+async function launchChromium() {
+  const { chromium } = await import(join(repo, 'node_modules', 'playwright-core', 'index.mjs'));
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 describe('a Vite app consuming the tarball', () => {
   test('builds, and its output loads the wasm and runs seed 000 in headless Chromium', async () => {
     writeFileSync(join(app, 'index.html'), `<!doctype html>
@@ -182,12 +199,7 @@ document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s)
       }
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { chromium } = await import(join(repo, 'node_modules', 'playwright-core', 'index.mjs'));
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems = [];
@@ -202,6 +214,30 @@ document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s)
     } finally {
       await browser.close();
       server.close();
+    }
+  });
+  test('its dev server serves the package and the wasm loads in headless Chromium', async () => {
+    const port = await freePort();
+    const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
+    const server = spawn('node', [vite, '--host', '127.0.0.1', '--port', String(port), '--strictPort'],
+      { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    server.stdout.on('data', (d) => { log += d; });
+    server.stderr.on('data', (d) => { log += d; });
+    const browser = await launchChromium();
+    try {
+      for (let i = 0; i < 100 && !log.includes(`:${port}`); i++) await new Promise((r) => setTimeout(r, 200));
+      assert.ok(log.includes(`:${port}`), `vite dev did not start: ${log}`);
+      const page = await browser.newPage();
+      const problems = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      await page.goto(`http://127.0.0.1:${port}/`);
+      await page.waitForFunction(() => document.getElementById('out').textContent !== 'loading', null, { timeout: 30000 });
+      assertPrinted(JSON.parse(await page.textContent('#out')), WEIGHTS_ROW_1, 'weights row 1 from vite dev');
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+      server.kill();
     }
   });
 });
