@@ -175,6 +175,17 @@ test('component on a bare page: three elements, one wasm download, text formulas
   }));
   assert(styles.inside !== '40px' && styles.shownStep !== 'none', `page styles reached into the element: ${JSON.stringify(styles)}`);
   assert(styles.pageTd === '40px' && styles.outsideH3 !== '14px', `element styles leaked out: ${JSON.stringify(styles)}`);
+  // The problem property and attribute changes: recomputed and redrawn.
+  const after = await page.evaluate(async () => {
+    const el = document.getElementById('a');
+    const ready = new Promise((r) => el.addEventListener('change', r, { once: true }));
+    el.problem = { Q: [[1, 0]], K: [[1, 0], [0, 1]], V: [[2, 0], [0, 2]], options: { scale: 'none' } };
+    el.setAttribute('steps', 'weights,output');
+    await Promise.race([ready, new Promise((r) => setTimeout(r, 100))]);
+    return [...el.shadowRoot.querySelectorAll('section.step')].map((s) => `${s.dataset.step}:${[...s.querySelectorAll('td')].map((t) => t.textContent).join(' ')}`);
+  });
+  const e = Math.E / (Math.E + 1);
+  assert(after.join(' | ') === `weights:${e.toFixed(4)} ${(1 - e).toFixed(4)} | output:${(2 * e).toFixed(4)} ${(2 - 2 * e).toFixed(4)}`, `after setting problem: ${after}`);
   await shot(page, '00-component-bare-page');
 });
 

@@ -38,7 +38,13 @@ const asV1 = (obj) => `v1=${toBase64Url(utf8.encode(JSON.stringify(obj)))}`;
 
 /** The page state without its defaults (what state.js's v1 encoding holds), as an object. */
 function compactObject(state) {
-  return JSON.parse(new TextDecoder().decode(fromBase64Url(encodeState(state).replace(/^v\d+=/, ''))));
+  const v1 = encodeState(state);
+  if (v1.startsWith('v1=')) {
+    try {
+      return JSON.parse(new TextDecoder().decode(fromBase64Url(v1.slice(3))));
+    } catch { /* fall through: the whole state */ }
+  }
+  return JSON.parse(JSON.stringify(state));
 }
 
 function matrixToText(value) {
