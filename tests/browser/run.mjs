@@ -261,6 +261,14 @@ test('editing a grid cell recomputes every step', async ({ page }) => {
   const status = await page.$eval('#status', (e) => e.textContent);
   assert(/computed in [\d.]+ ms, drawn in [\d.]+ ms/.test(status), `status line: ${status}`);
   assert(await page.$eval('#preset-source', (e) => e.textContent.includes('(edited)')), 'the example is not marked as edited');
+  // A half-typed number is not flagged while typing; after a pause it is; finishing it recovers.
+  await cell.fill('-');
+  assert(await page.locator('.editor[data-input="X"] .error').isHidden(), 'a half-typed number is flagged at once');
+  await page.waitForSelector('.editor[data-input="X"] .error:not([hidden])', { timeout: 3000 });
+  assert(await page.$eval('#results', (e) => e.classList.contains('stale')), 'after the pause, the result is not dimmed');
+  await page.keyboard.type('2');
+  assert(await page.locator('.editor[data-input="X"] .error').isHidden(), 'the message stays after finishing the number');
+  assert((await readStep(page, 'scores:0'))[0][0] === 4, 'scores[1,1] is not 4 after typing -2');
 });
 
 test('pasting numpy print output into the text box', async ({ page }) => {
@@ -508,6 +516,7 @@ test('accessibility basics: labels, real tables, headings', async ({ page }) => 
   await page.click('article[data-key="weights:0"] td[data-r="2"][data-c="1"]');
   await axe('causal');
   await page.locator('.editor[data-input="K"] input.cell[data-r="0"][data-c="0"]').fill('oops');
+  await page.waitForSelector('.editor.has-error');
   await axe('input error');
   await page.locator('.editor[data-input="K"] input.cell[data-r="0"][data-c="0"]').fill('1');
 });

@@ -22,6 +22,7 @@ let lastGood = null;        // { trace, problem, steps }
 let sweep = null;
 let hashTimer = 0;
 let whyTimer = 0;
+let errorTimer = 0;
 let lastHash = '';
 const parseCache = new Map();
 
@@ -348,9 +349,19 @@ function update() {
   }
   const t1 = performance.now();
   if (trace) lastGood = { trace, problem };
-  showErrors(errors);
-  $('results').classList.toggle('stale', !trace && Boolean(lastGood));
-  $('why').classList.toggle('stale', !trace && Boolean(lastGood));
+  // While someone types into a grid cell ("-", "1e"...), the half-typed number is not an error
+  // yet: its message (and the dimming) wait for a short pause in typing.
+  clearTimeout(errorTimer);
+  const showProblems = () => {
+    showErrors(errors);
+    $('results').classList.toggle('stale', !trace && Boolean(lastGood));
+    $('why').classList.toggle('stale', !trace && Boolean(lastGood));
+    if (!trace) $('status').textContent = 'Input has a problem (see the message next to it); showing the last good result.';
+  };
+  const typingIn = document.activeElement?.matches?.('input.cell') ? document.activeElement.closest('.editor')?.dataset.input : null;
+  const names = Object.keys(errors);
+  if (!trace && lastGood && typingIn && names.length === 1 && names[0] === typingIn) errorTimer = setTimeout(showProblems, 700);
+  else showProblems();
   if (trace) {
     renderResults();
     renderKeepMask();
@@ -369,8 +380,6 @@ function update() {
     status.textContent = `${trace.steps.length} steps for ${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
       `d_k = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}, ${meta.precision}: computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
     status.dataset.ms = String(t2 - t0);
-  } else {
-    status.textContent = 'Input has a problem (see the message next to it); showing the last good result.';
   }
   scheduleHash();
 }
