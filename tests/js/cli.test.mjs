@@ -95,7 +95,7 @@ describe('exit codes and messages', () => {
 
     r = run(['run', file('ragged.json', { Q: [[1, 2], [3]], K: [[1]], V: [[1]] })]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /problem 1: Q row 2 has 1 entries but row 1 has 2/);
+    assert.match(r.stderr, /problem 1: Q row 2 has 1 number but row 1 has 2/);
 
     r = run(['run', file('broken.json', '{"Q": [[1, 2]')]);
     assert.equal(r.code, 1);

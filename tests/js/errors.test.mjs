@@ -48,7 +48,7 @@ describe('problem JSON checked in JS', () => {
 
   test('matrices: wrong types, ragged rows, bad entries, empty', () => {
     throwsError(() => engine.run({ ...ok(), Q: 5 }), /^Q is number 5: expected a nested array of numbers or a string$/, 'Q');
-    throwsError(() => engine.run({ ...ok(), K: [[1, 2], [3]] }), /^K row 2 has 1 entries but row 1 has 2$/, 'K');
+    throwsError(() => engine.run({ ...ok(), K: [[1, 2], [3]] }), /^K row 2 has 1 number but row 1 has 2$/, 'K');
     throwsError(() => engine.run({ ...ok(), V: [[1, 'x'], [3, 4], [5, 6]] }),
       /^V row 1, column 2 is "x": expected a number or "inf", "-inf", "nan"$/, 'V');
     throwsError(() => engine.run({ ...ok(), Q: [] }), /^Q is empty$/);

@@ -127,7 +127,7 @@ function matrixFrom(value, field, { allowBoolean = false } = {}) {
   let booleans = 0;
   rows.forEach((row, i) => {
     if (row.length !== cols) {
-      throw inputError(`${field} row ${i + 1} has ${row.length} entries but row 1 has ${cols}`, field);
+      throw inputError(`${field} row ${i + 1} has ${row.length} ${row.length === 1 ? 'number' : 'numbers'} but row 1 has ${cols}`, field);
     }
     row.forEach((v, j) => {
       const where = ` row ${i + 1}, column ${j + 1}`;
