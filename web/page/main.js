@@ -3,7 +3,7 @@
 import { loadAttention } from './lib/index.js';
 import { presets, findPreset, presetProblem } from './lib/presets.js';
 import {
-  defaultState, activeInputs, splitTokens, encodeState, decodeState, VECTOR_INPUTS,
+  defaultState, activeInputs, splitTokens, VECTOR_INPUTS,
 } from './state.js';
 import { MatrixEditor } from './editor.js';
 import { renderSteps, stepKey, headOf, axisLabels, metaOf } from './steps.js';
