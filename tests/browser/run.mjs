@@ -219,6 +219,8 @@ test('multi-head and cross-attention presets show the head split and the shapes'
   await loadPreset(page, 'multihead', 4);
   const groups = await page.$$eval('#step-list .group-title', (h) => h.map((e) => e.textContent));
   assert(groups.join('|') === 'Head 1 of 2|Head 2 of 2|Combining the heads', `head groups: ${groups.join('|')}`);
+  const wq = await page.$$eval('.editor[data-input="W_Q"] thead th', (t) => t.map((e) => e.textContent).slice(1));
+  assert(wq.join(',') === 'h1·1,h1·2,h2·1,h2·2', `W_Q columns are not labelled by head: ${wq}`);
   const bands = await page.$$eval('article[data-key="concat:-1"] th.head-band', (t) => t.map((e) => e.textContent));
   assert(bands.join(',') === 'head 1,head 2', `concat head bands: ${bands}`);
   const concat = await readStep(page, 'concat:-1');

@@ -401,8 +401,15 @@ function editorLabels(name) {
   const cols = state.options.layout === 'columns';
   const tk = tokenLists();
   const tokens = ['X', 'Q'].includes(name) ? tk.q : ['X_kv', 'K', 'V'].includes(name) ? tk.k : null;
-  if (!tokens) return {};
-  return cols ? { cols: tokens } : { rows: tokens };
+  if (tokens) return cols ? { cols: tokens } : { rows: tokens };
+  // With several heads, the projection's features are labelled by head: h1·1, h1·2, h2·1, ...
+  const heads = name === 'W_Q' ? Number(state.options.heads) : ['W_K', 'W_V'].includes(name) ? Number(state.options.kv_heads) : 0;
+  const ed = editors.get(name);
+  const width = ed ? (cols ? ed.cells.length : ed.cells[0]?.length ?? 0) : 0;
+  if (!(heads > 1) || !width || width % heads !== 0) return {};
+  const d = width / heads;
+  const features = Array.from({ length: width }, (_, j) => `h${Math.floor(j / d) + 1}·${(j % d) + 1}`);
+  return cols ? { rows: features } : { cols: features };
 }
 
 function getEditor(name) {
@@ -683,6 +690,12 @@ function bindControls() {
   });
   opt('opt-heads', 'heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
   opt('opt-kvheads', 'kv_heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
+  // The W grids label their features by head: relabel when the head counts change.
+  for (const id of ['opt-heads', 'opt-kvheads']) {
+    $(id).addEventListener('input', () => {
+      for (const n of ['W_Q', 'W_K', 'W_V']) if (editors.get(n)?.mode === 'grid') editors.get(n).renderGrid();
+    });
+  }
   opt('opt-precision', 'precision');
   $('opt-decimals').addEventListener('input', (e) => {
     state.decimals = clampDecimals(e.target.value);
