@@ -404,6 +404,18 @@ test('token names: renamed in the field or by double-clicking a label', async ({
   assert(await page.$eval('#tokens-q', (e) => e.value) === 'hello there', 'the token field did not follow the rename');
 });
 
+test('steps fold away and come back (keyboard too), and stay folded across edits', async ({ page }) => {
+  await loadPreset(page, '004', 4);
+  await page.click('article[data-key="Q:0"] button.fold');
+  assert(await page.locator('article[data-key="Q:0"] .step-body').isHidden(), 'Q did not fold');
+  await page.locator('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]').fill('2');
+  assert(await page.locator('article[data-key="Q:0"] .step-body').isHidden(), 'Q unfolded after an edit');
+  await page.focus('article[data-key="Q:0"] button.fold');
+  await page.keyboard.press('Enter');
+  assert(await page.locator('article[data-key="Q:0"] .step-body').isVisible(), 'Enter on the fold button did not show Q again');
+  assert(await page.evaluate(() => document.activeElement?.classList.contains('fold')), 'focus left the fold button');
+});
+
 test('state in the URL: reload reproduces the edited problem', async ({ page }) => {
   await loadPreset(page, '004', 6);
   await page.check('#opt-causal');
