@@ -119,6 +119,18 @@ async function loadPreset(page, id, decimals = 8) {
   await setDecimals(page, decimals);
 }
 
+/** The page writes its state into the URL hash after a short pause: wait until it stops changing. */
+async function settleHash(page) {
+  let last = null;
+  for (let i = 0; i < 30; i++) {
+    await page.waitForTimeout(300);
+    const h = await page.evaluate(() => location.hash);
+    if (h && h === last) return h;
+    last = h;
+  }
+  throw new Error('the URL hash never settled');
+}
+
 async function shot(page, name, opts = {}) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), ...opts });
 }
@@ -353,7 +365,7 @@ test('drill-down: a score is a dot product term by term, a weight a softmax', as
   assert(out === 4, `the output cell sums ${out} weighted values, expected 4`);
   assert(await page.$eval('#drill-body', (e) => e.textContent.includes('0.40109276')), 'output value missing from drill-down');
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
-  await page.waitForTimeout(400); // the URL hash is written after a short pause
+  await settleHash(page);
   await shot(page, '06-drilldown', { fullPage: false });
   assert(/^#v\d+=/.test(await page.evaluate(() => location.hash)), 'the state is not in the URL hash');
   await page.reload();
@@ -421,7 +433,7 @@ test('state in the URL: reload reproduces the edited problem', async ({ page }) 
   await page.check('#opt-causal');
   await page.fill('#tokens-q', 'alpha beta');
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
-  await page.waitForTimeout(400);
+  await settleHash(page);
   const before = await readStep(page, 'output:-1');
   const url = page.url();
   assert(/#v\d+=/.test(url), `no state in the URL: ${url}`);
