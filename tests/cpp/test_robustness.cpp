@@ -740,7 +740,7 @@ TEST_CASE("robustness: explain the output of several heads without W_O (finding 
 
 TEST_CASE("robustness: every documented output of run() passes the fuzzers' invariants", "[robustness]") {
   // The problems of this file that run, in both layouts and precisions, through the same checks
-  // fuzz_run applies to every input it tries.
+  // fuzz_run applies to every input it tries, including the long-double reference output.
   std::vector<Problem> problems = {direct_problem(), projection_problem()};
   Problem multi = projection_problem();
   multi.options.heads = 4;
@@ -765,6 +765,7 @@ TEST_CASE("robustness: every documented output of run() passes the fuzzers' inva
         const attn::Trace t = attn::run(q);
         check_sound(q, t);
         CHECK(attn::invariants::check_all_finite(t).empty());
+        CHECK(attn::invariants::check_against_reference(q, t).empty());
       }
     }
   }

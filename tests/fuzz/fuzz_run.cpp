@@ -100,6 +100,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (attn::fuzzing::is_tame(problem)) {
     const std::string non_finite = attn::invariants::check_all_finite(trace);
     if (!non_finite.empty()) finding("tame inputs, yet " + non_finite);
+    const std::string wrong = attn::invariants::check_against_reference(problem, trace);
+    if (!wrong.empty()) {
+      const char* known = known_issue(problem, trace);
+      if (!(known && skip_known())) finding("tame inputs, yet " + wrong + (known ? std::string(" (known: ") + known + ")" : ""));
+    }
   }
 
   // explain() on up to three cells chosen by the last bytes (in range or not).

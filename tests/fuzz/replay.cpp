@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
       for (const auto& w : t.warnings) std::cout << "warning: " << w << "\n";
       std::cout << "invariants: " << attn::invariants::check_trace(p, t) << "\n";
       std::cout << "tame: " << attn::fuzzing::is_tame(p)
-                << " finite: " << attn::invariants::check_all_finite(t) << "\n";
+                << " finite: " << attn::invariants::check_all_finite(t)
+                << " reference: " << attn::invariants::check_against_reference(p, t) << "\n";
     } catch (const std::exception& e) {
       std::cout << "InputError: " << e.what() << "\n";
     }

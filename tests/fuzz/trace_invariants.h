@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -132,20 +133,18 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   // Warnings: one per fully masked query (of head 0: the mask is shared), one per
   // non-finite output row.
   const char* axis = columns ? "column " : "row ";
+  const std::set<std::string> warnings(t.warnings.begin(), t.warnings.end());
   for (int row : t.facts[0].fully_masked) {
     const std::string expected = axis + std::to_string(row + 1) +
                                  " of the mask hides every key: its weights and output are 0";
-    bool found = false;
-    for (const auto& w : t.warnings) found = found || w == expected;
-    if (!found) return "missing warning: " + expected;
+    if (!warnings.count(expected)) return "missing warning: " + expected;
   }
   const Matrix out_rows = columns ? Matrix(t.output.transpose()) : t.output;
   for (Eigen::Index i = 0; i < out_rows.rows(); ++i) {
     if (out_rows.row(i).allFinite()) continue;
     const std::string prefix = std::string("output ") + axis + std::to_string(i + 1) + " is not finite";
-    bool found = false;
-    for (const auto& w : t.warnings) found = found || w.rfind(prefix, 0) == 0;
-    if (!found) return "missing warning: " + prefix;
+    const auto it = warnings.lower_bound(prefix);
+    if (it == warnings.end() || it->rfind(prefix, 0) != 0) return "missing warning: " + prefix;
   }
   return "";
 }
@@ -160,6 +159,138 @@ inline std::string check_all_finite(const Trace& t) {
       std::ostringstream out;
       out << "step " << s.id << " of head " << s.head << " holds " << v;
       return out.str();
+    }
+  }
+  return "";
+}
+
+
+/// The output of `p` computed again, independently: plain loops in long double, from the
+/// problem as the user gave it (no code shared with the core). Only meaningful for a problem
+/// run() accepted. `bound` receives the same sums taken over absolute values (the scale of the
+/// rounding errors); `max_logit` the largest |scaled (and softcapped) logit|, and `abs_score` the
+/// largest Σ|q||k|·|scale|, both to judge how much rounding the softmax amplifies.
+inline Matrix reference_output(const Problem& p, Matrix* bound, double* max_logit, double* abs_score) {
+  using LD = long double;
+  using LMat = Eigen::Matrix<LD, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Options& o = p.options;
+  const bool columns = o.layout == Layout::Columns;
+  auto tr = [&](const Matrix& m) -> LMat {
+    LMat out = m.cast<LD>();
+    return columns ? LMat(out.transpose()) : out;
+  };
+  auto project = [&](const Matrix& x, const Matrix& w, const std::optional<Vector>& b, bool absolute) {
+    LMat X = tr(x), W = tr(w);
+    if (absolute) X = X.cwiseAbs(), W = W.cwiseAbs();
+    LMat out = X * W;
+    if (b) {
+      for (Eigen::Index i = 0; i < out.rows(); ++i)
+        for (Eigen::Index j = 0; j < out.cols(); ++j) out(i, j) += absolute ? std::abs(LD((*b)[j])) : LD((*b)[j]);
+    }
+    return out;
+  };
+  const bool direct = p.Q.has_value();
+  const Matrix& kv_in = p.X_kv ? *p.X_kv : (direct ? *p.K : *p.X);
+  const LMat Q = direct ? tr(*p.Q) : project(*p.X, *p.W_Q, p.b_Q, false);
+  const LMat K = direct ? tr(*p.K) : project(kv_in, *p.W_K, p.b_K, false);
+  const LMat Vv = direct ? tr(*p.V) : project(kv_in, *p.W_V, p.b_V, false);
+  const LMat Vabs = direct ? LMat(tr(*p.V).cwiseAbs()) : project(kv_in, *p.W_V, p.b_V, true);
+  const int h = o.heads, kv = o.kv_heads == 0 ? o.heads : o.kv_heads, group = h / kv;
+  const Eigen::Index L = Q.rows(), S = K.rows(), dk = Q.cols() / h, dv = Vv.cols() / kv;
+  LD scale = 1;
+  switch (o.scale.kind) {
+    case Scale::Kind::SqrtDk: scale = 1 / std::sqrt(LD(dk)); break;
+    case Scale::Kind::None: break;
+    case Scale::Kind::Multiply: scale = o.scale.value; break;
+    case Scale::Kind::DivideBy: scale = 1 / LD(o.scale.value); break;
+  }
+  LMat mask = LMat::Zero(L, S);
+  if (o.mask) {
+    const LMat m = tr(*o.mask);
+    for (Eigen::Index i = 0; i < L; ++i)
+      for (Eigen::Index j = 0; j < S; ++j)
+        mask(i, j) = o.mask_kind == MaskKind::Keep ? (m(i, j) != 0 ? 0 : -INFINITY) : m(i, j);
+  }
+  if (o.causal)
+    for (Eigen::Index i = 0; i < L; ++i)
+      for (Eigen::Index j = i + 1; j < S; ++j) mask(i, j) = -INFINITY;
+
+  LMat concat = LMat::Zero(L, dv * h), concat_abs = LMat::Zero(L, dv * h);
+  *max_logit = 0;
+  *abs_score = 0;
+  std::vector<LD> logits(static_cast<size_t>(S));
+  for (int head = 0; head < h; ++head) {
+    const int g = head / group;
+    for (Eigen::Index i = 0; i < L; ++i) {
+      LD max = -INFINITY;
+      for (Eigen::Index j = 0; j < S; ++j) {
+        LD dot = 0, dot_abs = 0;
+        for (Eigen::Index k = 0; k < dk; ++k) {
+          dot += Q(i, head * dk + k) * K(j, g * dk + k);
+          dot_abs += std::abs(Q(i, head * dk + k) * K(j, g * dk + k));
+        }
+        LD l = dot * scale;
+        *abs_score = std::max(*abs_score, static_cast<double>(dot_abs * std::abs(scale)));
+        if (o.softcap > 0) l = LD(o.softcap) * std::tanh(l / LD(o.softcap));
+        *max_logit = std::max(*max_logit, static_cast<double>(std::abs(l)));
+        l += mask(i, j);
+        logits[static_cast<size_t>(j)] = l;
+        max = std::max(max, l);
+      }
+      if (max == -INFINITY) continue;  // fully masked: zeros
+      LD sum = 0;
+      for (auto& l : logits) sum += l = std::exp(l - max);
+      for (Eigen::Index j = 0; j < S; ++j) {
+        const LD w = logits[static_cast<size_t>(j)] / sum;
+        for (Eigen::Index c = 0; c < dv; ++c) {
+          concat(i, head * dv + c) += w * Vv(j, g * dv + c);
+          concat_abs(i, head * dv + c) += w * Vabs(j, g * dv + c);
+        }
+      }
+    }
+  }
+  LMat out = concat, out_abs = concat_abs;
+  if (p.W_O) {
+    const LMat W = tr(*p.W_O);
+    out = concat * W;
+    out_abs = concat_abs * W.cwiseAbs();
+    if (p.b_O) {
+      for (Eigen::Index i = 0; i < out.rows(); ++i)
+        for (Eigen::Index j = 0; j < out.cols(); ++j) {
+          out(i, j) += (*p.b_O)[j];
+          out_abs(i, j) += std::abs(LD((*p.b_O)[j]));
+        }
+    }
+  }
+  *bound = columns ? Matrix(out_abs.transpose().cast<double>()) : Matrix(out_abs.cast<double>());
+  return columns ? Matrix(out.transpose().cast<double>()) : Matrix(out.cast<double>());
+}
+
+/// Compares the trace's output with reference_output() when the softmax is well conditioned
+/// (|logits| <= 100): a wrong head slice, group, mask alignment, bias or layout is an O(1)
+/// error; rounding is bounded by a generous multiple of the precision's epsilon.
+inline std::string check_against_reference(const Problem& p, const Trace& t) {
+  Matrix bound;
+  double max_logit = 0, abs_score = 0;
+  const Matrix ref = reference_output(p, &bound, &max_logit, &abs_score);
+  if (!(max_logit <= 100) || !std::isfinite(abs_score)) return "";
+  if (ref.rows() != t.output.rows() || ref.cols() != t.output.cols()) return "reference output has another shape";
+  const bool f32 = p.options.precision == Precision::Float32;
+  const double eps = f32 ? 0x1p-23 : 0x1p-52;
+  Eigen::Index width = t.d_k + t.keys + 4;
+  if (p.X) width += (p.options.layout == Layout::Columns ? p.X->rows() : p.X->cols());
+  if (p.W_O) width += t.d_v * t.heads;
+  const double tolerance = 16 * eps * static_cast<double>(width) * (1 + abs_score);
+  for (Eigen::Index i = 0; i < ref.rows(); ++i) {
+    for (Eigen::Index j = 0; j < ref.cols(); ++j) {
+      const double error = std::abs(t.output(i, j) - ref(i, j));
+      if (!(error <= tolerance * (bound(i, j) + 1e-300))) {
+        std::ostringstream out;
+        out.precision(17);
+        out << "output (" << i << ", " << j << ") is " << t.output(i, j) << " but the reference gives "
+            << ref(i, j) << " (allowed error " << tolerance * bound(i, j) << ")";
+        return out.str();
+      }
     }
   }
   return "";
