@@ -397,6 +397,15 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await page.selectOption('#preset', '004');
   await page.waitForTimeout(200);
   await page.click('#exercise-setup summary');
+  // One decimal (the default): np.round(np.random.randn(2, 2), 1) for each input, from seed 5.
+  await page.fill('#ex-seed', '5');
+  await page.click('#ex-new');
+  await page.waitForTimeout(200);
+  const r5 = engine.random(5, [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] }))).map((m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0)));
+  const x5 = await page.$eval('.editor[data-input="X"] textarea', (t) => t.value);
+  assert(x5 === r5[0].map((r) => r.join(' ')).join('\n'), `X from seed 5, one decimal: ${JSON.stringify(x5)} vs ${JSON.stringify(r5[0])}`);
+  assert((await page.$eval('#recipe code', (c) => c.textContent)).includes('X = np.round(np.random.randn(2, 2), 1)'), 'the recipe does not show np.round');
+  await page.selectOption('#ex-kind', 'int');
   await page.fill('#ex-seed', '7');
   await page.click('#ex-new');
   await page.waitForTimeout(200);

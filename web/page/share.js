@@ -471,9 +471,13 @@ function newProblem(seed, kind) {
     const v = result.problem[n];
     return Array.isArray(v[0]) ? [v.length, v[0].length] : [1, v.length];
   });
-  const draws = shapes.map((shape) => (kind === 'randn' ? { kind: 'randn', shape } : { kind: 'randint', shape, low: -2, high: 3 }));
-  const drawn = hooks.engine.random(seed, draws);
-  const call = (d) => (d.kind === 'randn' ? `np.random.randn(${d.shape})` : `np.random.randint(-2, 3, size=(${d.shape}))`);
+  const draws = shapes.map((shape) => (kind === 'int' ? { kind: 'randint', shape, low: -2, high: 3 } : { kind: 'randn', shape }));
+  // One decimal: np.round(x, 1) (half-to-even there, but a randn draw is never exactly on a half).
+  const round1 = (m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
+  const drawn = hooks.engine.random(seed, draws).map((m) => (kind === 'round1' ? round1(m) : m));
+  const dims = (d) => d.shape.join(', ');
+  const call = (d) => (d.kind === 'randint' ? `np.random.randint(-2, 3, size=(${dims(d)}))`
+    : kind === 'round1' ? `np.round(np.random.randn(${dims(d)}), 1)` : `np.random.randn(${dims(d)})`);
   const next = structuredClone(state);
   names.forEach((n, i) => {
     const m = drawn[i];
@@ -600,7 +604,7 @@ function buildPanels() {
       </div>
       <div class="share-row">
         <label>Seed <input type="number" id="ex-seed" min="0" step="1" value="1" size="8"></label>
-        <label>Numbers <select id="ex-kind"><option value="int">small integers (−2 … 2)</option><option value="randn">np.random.randn</option></select></label>
+        <label>Numbers <select id="ex-kind"><option value="round1">one decimal (np.round(randn, 1))</option><option value="int">small integers (−2 … 2)</option><option value="randn">np.random.randn</option></select></label>
         <button type="button" id="ex-new">New problem from this seed</button>
         <button type="button" id="ex-start">Start the exercise</button>
       </div>
