@@ -858,6 +858,8 @@ async function boot() {
     state = fromHash;
     lastHash = location.hash.replace(/^#/, '');
     applyState();
+    // A link with an open cell shows that cell: scroll it into view.
+    document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     applyFlags(state);
     loadPreset('000');
