@@ -1,0 +1,377 @@
+#!/usr/bin/env node
+// `npm run bench`: single-head attention softmax(QKᵀ/√d)·V, one thread, N tokens, d = 64, float32
+// and float64, measured side by side on this machine:
+//   native Eigen   plain Eigen, g++ -O3 -march=native (bench/bench_native.cpp): the 1.0x baseline
+//   native fast    attn::fast_attention natively (same core as the wasm module)
+//   ours (wasm)    the package's wasm through its public JS API (engine.attention, web/lib/fast.js)
+//   onnxruntime-web, tfjs-backend-wasm (SIMD), plain JS loops: the peers (devDependencies only)
+// Rounds are interleaved (every implementation once per round, in rotating order); each cell is
+// the median over rounds of the per-round median. Then: tiny problems (µs per call through the JS
+// API), long sequences (output-only path up to N = 16,384: ms, ms per query row, wasm heap),
+// download size (gzipped) and time to first result in Node.
+//
+// Usage: node bench/bench.mjs [--rounds 5] [--sizes 4,64,256,1024,2048] [--long 1024,...,16384]
+//                             [--no-peers] [--quick] [--json build-bench/results.json]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+// ATTN_BENCH_DIST: benchmark another build laid out like dist/ (e.g. a SIMD experiment).
+const DIST = process.env.ATTN_BENCH_DIST ? join(process.cwd(), process.env.ATTN_BENCH_DIST) : join(ROOT, 'dist');
+const BUILD = join(ROOT, 'build-bench');
+
+// ---- options -----------------------------------------------------------------------------------
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
+};
+const list = (text) => text.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const quick = argv.includes('--quick');
+const opts = {
+  rounds: Number(option('--rounds', quick ? 2 : 5)),
+  sizes: list(option('--sizes', quick ? '4,64,256,1024' : '4,64,256,1024,2048')),
+  long: list(option('--long', quick ? '1024,4096' : '1024,2048,4096,8192,16384')),
+  peers: !argv.includes('--no-peers'),
+  json: option('--json', join(BUILD, 'results.json')),
+  d: 64,
+};
+
+// ---- child modes: one long-sequence run, or one cold start, in a fresh process ------------------
+
+if (argv[0] === '--child-long') {
+  const [, n, precision] = argv;
+  const { attention, heap } = await loadFast();
+  const N = Number(n);
+  const Float = precision === 'float64' ? Float64Array : Float32Array;
+  const [Q, K, V] = [1, 2, 3].map((seed) => randomArray(Float, N * opts.d, seed));
+  const t0 = performance.now();
+  const result = attention({ Q, K, V, L: N, S: N, precision });
+  const ms = performance.now() - t0;
+  if (!Number.isFinite(result.output[0])) throw new Error('non-finite output');
+  console.log(JSON.stringify({ N, precision, ms, heap: heap() }));
+  process.exit(0);
+}
+if (argv[0] === '--child-cold') {
+  const t0 = performance.now();
+  const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
+  const engine = await loadAttention();
+  const trace = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  const ms = performance.now() - t0;
+  if (Math.abs(trace.output[0][0] - 1.6604769) > 1e-6) throw new Error('wrong first result');
+  console.log(JSON.stringify({ ms }));
+  process.exit(0);
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+/** Deterministic standard normal numbers (xorshift + Box-Muller). */
+function randomArray(Float, n, seed) {
+  let s = (seed * 2654435761) >>> 0 || 1;
+  const uniform = () => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return (s + 0.5) / 4294967296;
+  };
+  const out = new Float(n);
+  for (let i = 0; i < n; i++) out[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+  return out;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** The package's fast path through its public API (engine.attention), or through web/lib/fast.js
+ * bound to the same dist/ module when the engine does not expose it yet. */
+async function loadFast() {
+  const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
+  const engine = await loadAttention();
+  if (typeof engine.attention === 'function') {
+    const stats = () => engine.heapStats?.().heapSize ?? NaN;
+    return { engine, attention: engine.attention, via: 'engine.attention', kernels: engine.fastKernels?.() ?? '?', heap: stats };
+  }
+  const { default: create } = await import(pathToFileURL(join(DIST, 'attention.js')).href);
+  const { createFastAttention, fastKernels } = await import(pathToFileURL(join(DIST, 'fast.js')).href);
+  const module = await create({ wasmBinary: readFileSync(join(DIST, 'attention.wasm')) });
+  return {
+    engine,
+    attention: createFastAttention(module),
+    via: 'createFastAttention(dist module) [engine.attention not wired yet]',
+    kernels: fastKernels(module),
+    heap: () => module.HEAPU8.length,
+  };
+}
+
+function sh(command, args, options = {}) {
+  console.error(`$ ${command} ${args.join(' ')}`);
+  execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: ROOT, ...options });
+}
+
+function buildNative() {
+  const exe = join(BUILD, 'bench_native');
+  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp'];
+  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/matrix.h'];
+  const newest = Math.max(...[...sources, ...headers].map((f) => statSync(join(ROOT, f)).mtimeMs));
+  if (!existsSync(exe) || statSync(exe).mtimeMs < newest) {
+    mkdirSync(BUILD, { recursive: true });
+    sh('g++', ['-std=c++17', '-O3', '-march=native', '-DNDEBUG', '-isystem', '/usr/include/eigen3', '-Icpp', ...sources, '-o', exe]);
+  }
+  return exe;
+}
+
+function runNative(exe, args) {
+  const out = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (out.status !== 0) throw new Error(`bench_native failed: ${out.stderr}`);
+  return out.stdout.trim().split('\n').map((line) => JSON.parse(line));
+}
+
+/** Median ms of one call, repeating for at least `budget` ms (and at least `min` times). */
+async function timeCall(fn, budget, min = 3) {
+  const samples = [];
+  const start = performance.now();
+  while (samples.length < min || performance.now() - start < budget) {
+    const t0 = performance.now();
+    await fn();
+    samples.push(performance.now() - t0);
+    if (samples.length >= 1 && samples[0] > 4 * budget) break;  // a slow peer: one sample will do
+  }
+  return median(samples);
+}
+
+function gz(path) {
+  return gzipSync(readFileSync(path), { level: 9 }).length;
+}
+
+/** dist files a browser loads for `import ... from 'attention-explorer'`: index.js's import graph. */
+function downloadSet() {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file) || !existsSync(join(DIST, file))) return;
+    seen.add(file);
+    const text = readFileSync(join(DIST, file), 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]\.\/([\w.-]+\.js)['"]/g)) visit(m[1]);
+  };
+  visit('index.js');
+  return [...seen, 'attention.wasm'];
+}
+
+const fmtMs = (ms) => (ms === undefined ? '—' : ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(0)} ms`);
+const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+
+// ---- main --------------------------------------------------------------------------------------
+
+const machine = {
+  cpu: (() => {
+    try {
+      return execFileSync('lscpu', { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Model name'))?.replace(/^Model name:\s*/, '') ?? cpus()[0].model;
+    } catch {
+      return cpus()[0]?.model;
+    }
+  })(),
+  cores: cpus().length,
+  node: process.version,
+  date: new Date().toISOString(),
+  loadStart: loadavg().map((x) => x.toFixed(2)).join(' '),
+};
+console.error(`bench: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadStart}`);
+
+if (!existsSync(join(DIST, 'attention.wasm'))) sh('bash', ['scripts/build.sh']);
+const native = buildNative();
+const fast = await loadFast();
+console.error(`bench: ours via ${fast.via}, kernels ${fast.kernels}`);
+
+const precisions = [['float32', Float32Array], ['float64', Float64Array]];
+const impls = {
+  float32: [{ name: 'ours (wasm)', run: (Q, K, V, N) => fast.attention({ Q, K, V, L: N, S: N, precision: 'float32' }).output }],
+  float64: [{ name: 'ours (wasm)', run: (Q, K, V, N) => fast.attention({ Q, K, V, L: N, S: N, precision: 'float64' }).output }],
+};
+const versions = {};
+if (opts.peers) {
+  const { makeOrt, makeTfjs, makePlainJs } = await import('./peers.mjs');
+  for (const [precision, Float] of precisions) {
+    try {
+      const ort = await makeOrt(precision, opts.d);
+      versions[ort.name] = ort.version;
+      impls[precision].push(ort);
+    } catch (error) {
+      console.error(`bench: onnxruntime-web ${precision} unavailable: ${error.message}`);
+    }
+    if (precision === 'float32') {
+      try {
+        const tf = await makeTfjs();
+        versions[tf.name] = `${tf.version}${tf.simd ? ' (SIMD)' : ''}`;
+        impls.float32.push(tf);
+      } catch (error) {
+        console.error(`bench: tfjs-backend-wasm unavailable: ${error.message}`);
+      }
+    }
+    impls[precision].push(makePlainJs(Float));
+  }
+}
+
+// Inputs shared by every implementation; the outputs are cross-checked against ours.
+const inputs = {};
+for (const [precision, Float] of precisions) {
+  for (const N of opts.sizes) {
+    inputs[`${precision}/${N}`] = [1, 2, 3].map((seed) => randomArray(Float, N * opts.d, seed + N));
+  }
+}
+const agreement = {};
+for (const [precision] of precisions) {
+  for (const N of opts.sizes) {
+    const [Q, K, V] = inputs[`${precision}/${N}`];
+    const ours = impls[precision][0].run(Q, K, V, N, opts.d);
+    for (const impl of impls[precision].slice(1)) {
+      if (N > 1024 && impl.name === 'plain JS') continue;
+      const out = await impl.run(Q, K, V, N, opts.d);
+      let worst = 0;
+      for (let i = 0; i < out.length; i++) worst = Math.max(worst, Math.abs(out[i] - ours[i]));
+      agreement[`${impl.name}/${precision}/${N}`] = worst;
+      const limit = precision === 'float32' ? 1e-4 : 1e-10;
+      if (!(worst <= limit)) console.error(`bench: WARNING ${impl.name} ${precision} N=${N} differs from ours by ${worst}`);
+    }
+  }
+}
+
+// Interleaved rounds.
+const perRound = {};  // key impl/precision/N -> [ms per round]
+const record = (impl, precision, N, ms) => (perRound[`${impl}/${precision}/${N}`] ??= []).push(ms);
+for (let round = 0; round < opts.rounds; round++) {
+  for (const r of runNative(native, ['--rounds', '1', '--sizes', opts.sizes.join(','), '--d', String(opts.d)])) {
+    if (r.impl) record({ eigen: 'native Eigen', fast: 'native fast', core: 'native core (trace)' }[r.impl], r.precision, r.N, r.ms);
+  }
+  for (const N of opts.sizes) {
+    for (const [precision] of precisions) {
+      const list = impls[precision];
+      for (let k = 0; k < list.length; k++) {
+        const impl = list[(k + round) % list.length];
+        const [Q, K, V] = inputs[`${precision}/${N}`];
+        const budget = N <= 64 ? 40 : 120;
+        record(impl.name, precision, N, await timeCall(() => impl.run(Q, K, V, N, opts.d), budget));
+      }
+    }
+  }
+  console.error(`bench: round ${round + 1}/${opts.rounds} done`);
+}
+const results = {};
+for (const [key, values] of Object.entries(perRound)) results[key] = median(values);
+
+// Tiny problems through the JS API.
+const tiny = {};
+{
+  const N = 4, d = 8;
+  for (const [precision, Float] of precisions) {
+    const [Q, K, V] = [1, 2, 3].map((seed) => randomArray(Float, N * d, seed));
+    const per = [];
+    for (let r = 0; r < 7; r++) {
+      const calls = 20000;
+      const t0 = performance.now();
+      for (let i = 0; i < calls; i++) fast.attention({ Q, K, V, L: N, S: N, precision });
+      per.push(((performance.now() - t0) / calls) * 1000);
+    }
+    tiny[`attention N=4 d=8 ${precision}`] = median(per);
+  }
+  const rows = (seed) => {
+    const a = randomArray(Float64Array, 256, seed);
+    return Array.from({ length: 16 }, (_, i) => Array.from(a.subarray(i * 16, i * 16 + 16)));
+  };
+  const problem = { Q: rows(1), K: rows(2), V: rows(3) };
+  const per = [];
+  for (let r = 0; r < 7; r++) {
+    const calls = 2000;
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) fast.engine.run(problem);
+    per.push(((performance.now() - t0) / calls) * 1000);
+  }
+  tiny['engine.run 16x16 full trace'] = median(per);
+}
+
+// Long sequences: one fresh process per size (so the heap is that size's own).
+const long = [];
+const longRuns = [...opts.long.map((N) => [N, 'float32']), [Math.max(...opts.long), 'float64']];
+for (const [N, precision] of longRuns) {
+  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-long', String(N), precision], { encoding: 'utf8', cwd: ROOT });
+  if (out.status !== 0) {
+    console.error(`bench: long N=${N} ${precision} failed: ${out.stderr.slice(0, 400)}`);
+    long.push({ N, precision, error: out.stderr.split('\n').find((l) => /Error/.test(l)) ?? 'failed' });
+    continue;
+  }
+  long.push(JSON.parse(out.stdout.trim().split('\n').pop()));
+}
+const nativeLong = runNative(native, ['--long', '--sizes', opts.long.join(','), '--d', String(opts.d)]).filter((r) => r.impl);
+
+// Download size and cold start.
+const files = downloadSet();
+const download = Object.fromEntries(files.map((f) => [f, gz(join(DIST, f))]));
+const downloadTotal = Object.values(download).reduce((a, b) => a + b, 0);
+const peerSizes = opts.peers ? await (await import('./peers.mjs')).peerDownloads() : {};
+const cold = [];
+for (let i = 0; i < 5; i++) {
+  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-cold'], { encoding: 'utf8', cwd: ROOT });
+  if (out.status === 0) cold.push(JSON.parse(out.stdout.trim().split('\n').pop()).ms);
+}
+machine.loadEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
+
+// ---- report ------------------------------------------------------------------------------------
+
+const columns = ['native Eigen', 'native fast', 'ours (wasm)', 'onnxruntime-web', 'tfjs-backend-wasm', 'plain JS'];
+const lines = [];
+const say = (s = '') => lines.push(s);
+say(`Machine: ${machine.cpu}, ${machine.cores} cores; Node ${machine.node}; ${machine.date}`);
+say(`Load average at start / end: ${machine.loadStart} / ${machine.loadEnd}`);
+say(`Ours: ${fast.via}; kernels: ${fast.kernels}. Peers: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`);
+say(`Rounds: ${opts.rounds}, interleaved; each cell = median over rounds of per-round medians; ratio = time / native Eigen.`);
+say();
+say(`| N | precision | ${columns.join(' | ')} |`);
+say(`| ---: | --- | ${columns.map(() => '---:').join(' | ')} |`);
+for (const N of opts.sizes) {
+  for (const [precision] of precisions) {
+    const base = results[`native Eigen/${precision}/${N}`];
+    const cells = columns.map((c) => {
+      const ms = results[`${c}/${precision}/${N}`];
+      if (ms === undefined) return '—';
+      return `${fmtMs(ms)} (${(ms / base).toFixed(1)}x)`;
+    });
+    say(`| ${N} | ${precision} | ${cells.join(' | ')} |`);
+  }
+}
+say();
+say('Trace API natively (attn::run, every step kept), for reference: ' +
+  opts.sizes.filter((N) => N <= 1024).map((N) => `N=${N} ${fmtMs(results[`native core (trace)/float32/${N}`])} / ${fmtMs(results[`native core (trace)/float64/${N}`])}`).join('; ') + ' (float32 / float64).');
+say();
+say('Tiny problems through the JS API (including the copies in and out):');
+for (const [k, us] of Object.entries(tiny)) say(`- ${k}: ${us.toFixed(2)} µs per call`);
+say();
+say('Long sequences, output-only path, d = 64, one call each in a fresh process:');
+say('| N | precision | wasm (JS API) | ms per query row | wasm heap after | native fast | native ms per row |');
+say('| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
+for (const r of long) {
+  const nat = nativeLong.find((x) => x.N === r.N && x.precision === r.precision);
+  if (r.error) {
+    say(`| ${r.N} | ${r.precision} | failed: ${r.error} | | | | |`);
+    continue;
+  }
+  say(`| ${r.N} | ${r.precision} | ${fmtMs(r.ms)} | ${(r.ms / r.N).toFixed(4)} ms | ${(r.heap / 1048576).toFixed(1)} MB | ${nat ? fmtMs(nat.ms) : '—'} | ${nat ? (nat.ms / r.N).toFixed(4) + ' ms' : '—'} |`);
+}
+say();
+say(`Download (gzip -9) of what \`import ... from 'attention-explorer'\` loads in a browser: ${fmtKB(downloadTotal)} total`);
+say(`(${Object.entries(download).map(([f, b]) => `${f} ${fmtKB(b)}`).join(', ')}).`);
+if (Object.keys(peerSizes).length) say(`Peers, same measure: ${Object.entries(peerSizes).map(([k, b]) => `${k} ${fmtKB(b)}`).join(', ')}.`);
+say(`Time to first result in Node (import + instantiate + engine.run of seed 004, fresh process, median of ${cold.length}): ${cold.length ? fmtMs(median(cold)) : 'failed'}.`);
+say();
+say('Largest |difference| from ours, per peer (float32 limit 1e-4, float64 1e-10): ' +
+  Object.entries(agreement).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', '));
+
+console.log(lines.join('\n'));
+mkdirSync(dirname(opts.json), { recursive: true });
+writeFileSync(opts.json, JSON.stringify({ machine, opts, results, perRound, tiny, long, nativeLong, download, peerSizes, cold, agreement, via: fast.via, kernels: fast.kernels }, null, 2));
+console.error(`bench: results in ${opts.json}`);
