@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <limits>
 #include <sstream>
 #include <string>
@@ -67,18 +69,25 @@ template <typename T, class Bad>
   throw InputError(std::string(name) + ": " + why);
 }
 
-/// x·0 is NaN exactly when x is not finite; eight partial sums keep the check cheap (O(n)).
+/// The bits of a float or double, for checks that vectorise as integer operations (O(n)).
 template <typename T>
-bool all_finite(const T* data, Index n) {
-  T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  Index i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) partial[k] += data[i + k] * T(0);
+using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <typename T>
+constexpr Bits<T> kExponentBits = sizeof(T) == 4 ? Bits<T>(0x7f800000u) : Bits<T>(0x7ff0000000000000ull);
+template <typename T>
+constexpr Bits<T> kNegInfBits = kExponentBits<T> | (Bits<T>(1) << (8 * sizeof(T) - 1));
+
+/// True when no value is NaN or ±inf (all exponent bits set); with `allow_neg_inf`, -inf passes.
+template <typename T>
+bool all_finite(const T* data, Index n, bool allow_neg_inf = false) {
+  Bits<T> bad = 0;
+  for (Index i = 0; i < n; ++i) {
+    Bits<T> b;
+    std::memcpy(&b, data + i, sizeof b);
+    bad |= static_cast<Bits<T>>((b & kExponentBits<T>) == kExponentBits<T>) &
+           static_cast<Bits<T>>(!allow_neg_inf || b != kNegInfBits<T>);
   }
-  for (; i < n; ++i) partial[0] += data[i] * T(0);
-  T total = 0;
-  for (T p : partial) total += p;
-  return total == 0;
+  return bad == 0;
 }
 
 template <typename T>
@@ -92,18 +101,8 @@ void check_matrix(const T* data, Index rows, Index cols, const char* name) {
 
 template <typename T>
 void check_additive_mask(const T* mask, Index L, Index S) {
-  // max(x, 0)·0 is NaN for NaN and +inf but 0 for -inf.
-  T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const Index n = L * S;
-  Index i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (int k = 0; k < 8; ++k) partial[k] += std::max(mask[i + k], T(0)) * T(0);
-  }
-  for (; i < n; ++i) partial[0] += std::max(mask[i], T(0)) * T(0);
-  T total = 0;
-  for (T p : partial) total += p;
-  if (total == 0) return;
-  report_first(mask, S, n, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
+  if (all_finite(mask, L * S, true)) return;
+  report_first(mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
                "an additive mask holds finite numbers or -inf");
 }
 
@@ -219,6 +218,8 @@ struct Kernels {
   static constexpr Index kRows = 32;         ///< query rows per block
   static constexpr Index kKeys = 128 / (sizeof(T) / sizeof(float));  ///< K tile: 32 KB at d=64
   static constexpr Index kMr = 4;
+  static constexpr bool kPacksK = true;  ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
+  static constexpr bool kExpOfNegInfIsZero = true;  ///< exp(-inf) == 0 exactly
   static const char* name() { return "wasm-simd128"; }
 
   /// s (MR×tw) = q (MR×d, row stride d) · kt (d×tw, row-major), times or divided by `factor`.
@@ -257,8 +258,10 @@ struct Kernels {
     }
   }
 
-  static void scores(const T* q, Index d, Index rows, const T* kt, Index tw, Scaling<T> scaling,
-                     T* s) {
+  /// Scores of `rows` queries against a packed K tile (`keys`: d×tw, Kᵀ of the tile).
+  static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw,
+                     Scaling<T> scaling, T* s) {
+    const T* kt = keys;
     if (scaling.divide) {
       scores_all<true>(q, d, rows, kt, tw, scaling.factor, s);
     } else {
@@ -347,16 +350,27 @@ template <typename T>
 struct Kernels {
   using Mat = RowMajorMatrix<T>;
   using Strided = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
-  using Row = Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>>;
-  static constexpr Index kPad = 1;
+  // Rows of the scores and accumulators start on Eigen's packet alignment and span whole
+  // packets: otherwise Eigen peels the unaligned head and tail off as scalar exp calls (half of
+  // a 64-key row with AVX-512).
+  using Row = Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>, Eigen::AlignedMax>;
+  using ConstRow = Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>, Eigen::AlignedMax>;
+  static constexpr Index kPad = EIGEN_MAX_ALIGN_BYTES >= 16 ? EIGEN_MAX_ALIGN_BYTES / sizeof(T) : 1;
   static constexpr Index kRows = 64;
   static constexpr Index kKeys = 256;
   static const char* name() { return "eigen"; }
 
-  static void scores(const T* q, Index d, Index rows, const T* kt, Index tw, Scaling<T> scaling,
-                     T* s) {
-    Eigen::Map<Mat> out(s, rows, tw);
-    const auto product = Eigen::Map<const Mat>(q, rows, d) * Eigen::Map<const Mat>(kt, d, tw);
+  static constexpr bool kPacksK = false;  ///< Eigen's GEMM packs its operands itself
+  /// Eigen's SSE exp clamps its argument and returns a denormal for -inf: the driver zeroes
+  /// hidden keys after the exp instead (a select() inside would make Eigen's exp scalar).
+  static constexpr bool kExpOfNegInfIsZero = false;
+
+  /// Scores of `rows` queries against the tile's keys (`keys`: bc×d rows of K), row stride tw.
+  static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw,
+                     Scaling<T> scaling, T* s) {
+    Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(s, rows, bc, Eigen::OuterStride<>(tw));
+    const auto product =
+        Eigen::Map<const Mat>(q, rows, d) * Eigen::Map<const Mat>(keys, bc, d).transpose();
     if (scaling.divide) {
       out.noalias() = product;
       out /= scaling.factor;
@@ -373,23 +387,24 @@ struct Kernels {
   }
 
   static T row_max(const T* s, Index tw) {
-    return Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(s, tw)
-        .template maxCoeff<Eigen::PropagateNaN>();
+    return ConstRow(s, tw).template maxCoeff<Eigen::PropagateNaN>();
   }
 
   static T exp_shifted(T* s, Index tw, T shift) {
     Row row(s, tw);
-    // Eigen's exp(-inf) is a denormal rather than 0: hidden keys must weigh exactly 0.
-    row = (row == -kInf<T>).select(T(0), (row - shift).exp());
+    row = (row - shift).exp();
     return row.sum();
   }
 
   static void scale_row(T* a, Index n, T factor) { Row(a, n) *= factor; }
 
   static void exp_values(const T* in, T* out, Index n) {
-    const Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>> x(in, n);
-    Row(out, n) = (x == -kInf<T>).select(T(0), x.exp());
+    Eigen::Map<Eigen::Array<T, 1, Eigen::Dynamic>>(out, n) =
+        Eigen::Map<const Eigen::Array<T, 1, Eigen::Dynamic>>(in, n).exp();
+    for (Index i = 0; i < n; ++i) out[i] = in[i] == -kInf<T> ? T(0) : out[i];
   }
+
+  static T sum(const T* s, Index n) { return ConstRow(s, n).sum(); }
 };
 
 #endif  // __wasm_simd128__
@@ -443,6 +458,24 @@ void exact_row(const FastProblem<T>& p, Scaling<T> scaling, bool causal, Index i
 
 // ---- the driver ------------------------------------------------------------------------------
 
+/// Buffers kept between calls: a fresh allocation per call costs page faults once the blocks
+/// exceed malloc's trim threshold (measured: 3x slower at N = 64 natively). Large buffers are
+/// released after the call so a one-off long sequence does not hold on to its memory.
+template <typename T>
+struct Workspace {
+  std::vector<T, Eigen::aligned_allocator<T>> packed_k, padded_v, scores, acc;
+  void release_if_large() {
+    const size_t bytes = (packed_k.capacity() + padded_v.capacity() + scores.capacity() + acc.capacity()) * sizeof(T);
+    if (bytes > (size_t{1} << 20)) *this = Workspace();
+  }
+};
+
+template <typename T>
+Workspace<T>& workspace() {
+  static thread_local Workspace<T> w;
+  return w;
+}
+
 template <typename T>
 FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T* out) {
   using Kern = Kernels<T>;
@@ -452,28 +485,35 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
   const Index tw = round_up(std::min(Bc, S), pad);  // width of every packed K tile
   const Index dvp = round_up(dv, pad);
 
+  Workspace<T>& w = workspace<T>();
   // K packed once: tile t is d×tw row-major (Kᵀ of its keys), zero beyond the last key.
-  std::vector<T> packed_k(static_cast<size_t>(tiles * d * tw), T(0));
-  for (Index t = 0; t < tiles; ++t) {
+  auto& packed_k = w.packed_k;
+  if (Kern::kPacksK) packed_k.resize(static_cast<size_t>(tiles * d * tw));
+  for (Index t = 0; Kern::kPacksK && t < tiles; ++t) {
     T* tile = packed_k.data() + t * d * tw;
     const Index j0 = t * Bc, bc = std::min(Bc, S - j0);
     for (Index jj = 0; jj < bc; ++jj) {
       const T* key = p.K + (j0 + jj) * d;
       for (Index k = 0; k < d; ++k) tile[k * tw + jj] = key[k];
     }
+    if (bc < tw) {
+      for (Index k = 0; k < d; ++k) std::fill(tile + k * tw + bc, tile + (k + 1) * tw, T(0));
+    }
   }
   // V is used in place unless its rows need padding to the vector width.
-  std::vector<T> padded_v;
   const T* values = p.V;
   Index vs = dv;
   if (dvp != dv) {
-    padded_v.assign(static_cast<size_t>(S * dvp), T(0));
-    for (Index j = 0; j < S; ++j) std::copy(p.V + j * dv, p.V + (j + 1) * dv, padded_v.data() + j * dvp);
-    values = padded_v.data();
+    w.padded_v.assign(static_cast<size_t>(S * dvp), T(0));
+    for (Index j = 0; j < S; ++j) std::copy(p.V + j * dv, p.V + (j + 1) * dv, w.padded_v.data() + j * dvp);
+    values = w.padded_v.data();
     vs = dvp;
   }
 
-  std::vector<T> scores(static_cast<size_t>(Br * tw)), acc(static_cast<size_t>(Br * dvp));
+  auto& scores = w.scores;
+  auto& acc = w.acc;
+  scores.resize(static_cast<size_t>(Br * tw));
+  acc.resize(static_cast<size_t>(Br * dvp));
   T running_max[Br], running_sum[Br];
   bool overflowed[Br];
   FastReport report;
@@ -489,7 +529,8 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
 
     for (Index t = 0; t * Bc < key_end; ++t) {
       const Index j0 = t * Bc, bc = std::min(Bc, S - j0);
-      Kern::scores(p.Q + i0 * d, d, rows, packed_k.data() + t * d * tw, tw, scaling, scores.data());
+      const T* keys = Kern::kPacksK ? packed_k.data() + t * d * tw : p.K + j0 * d;
+      Kern::scores(p.Q + i0 * d, d, rows, keys, bc, tw, scaling, scores.data());
 
       for (Index r = 0; r < rows; ++r) {
         const Index i = i0 + r;
@@ -513,7 +554,21 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
         }
         const T new_max = std::max(running_max[r], tile_max);
         const T correction = std::exp(running_max[r] - new_max);  // 0 on the first visible tile
-        const T tile_sum = Kern::exp_shifted(s, tw, new_max);
+        T tile_sum;
+        if constexpr (Kern::kExpOfNegInfIsZero) {
+          tile_sum = Kern::exp_shifted(s, tw, new_max);
+        } else {
+          Kern::exp_shifted(s, seen, new_max);
+          std::fill(s + seen, s + tw, T(0));
+          if (p.additive_mask) {
+            const T* m = p.additive_mask + i * S + j0;
+            for (Index j = 0; j < seen; ++j) s[j] = m[j] == -kInf<T> ? T(0) : s[j];
+          } else if (p.keep_mask) {
+            const std::uint8_t* m = p.keep_mask + i * S + j0;
+            for (Index j = 0; j < seen; ++j) s[j] = m[j] ? s[j] : T(0);
+          }
+          tile_sum = Kern::sum(s, seen);
+        }
         running_sum[r] = running_sum[r] * correction + tile_sum;
         if (correction != T(1)) Kern::scale_row(acc.data() + r * dvp, dvp, correction);
         running_max[r] = new_max;
@@ -537,6 +592,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
       }
     }
   }
+  w.release_if_large();
   return report;
 }
 
@@ -601,19 +657,23 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                      std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
                      " (queries x keys)");
   }
-  // Ref of a row-major matrix may still have an outer stride; the kernels want dense rows.
-  const RowMajorMatrix<T> q = Q, k = K, v = V;
-  RowMajorMatrix<T> mask;
-  if (has_mask) mask = additive_mask;
+  // A Ref of a row-major matrix may still have an outer stride; the kernels want dense rows, so
+  // only such inputs are copied.
+  RowMajorMatrix<T> copies[4];
+  auto dense = [&](const Eigen::Ref<const RowMajorMatrix<T>>& m, int slot) -> const T* {
+    if (m.outerStride() == m.cols()) return m.data();
+    copies[slot] = m;
+    return copies[slot].data();
+  };
   FastProblem<T> p;
-  p.Q = q.data();
-  p.K = k.data();
-  p.V = v.data();
-  p.L = q.rows();
-  p.S = k.rows();
-  p.d_k = q.cols();
-  p.d_v = v.cols();
-  p.additive_mask = has_mask ? mask.data() : nullptr;
+  p.Q = dense(Q, 0);
+  p.K = dense(K, 1);
+  p.V = dense(V, 2);
+  p.L = Q.rows();
+  p.S = K.rows();
+  p.d_k = Q.cols();
+  p.d_v = V.cols();
+  p.additive_mask = has_mask ? dense(additive_mask, 3) : nullptr;
   RowMajorMatrix<T> out(p.L, p.d_v);
   fast_attention<T>(p, options, out.data());
   return out;
