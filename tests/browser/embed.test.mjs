@@ -85,6 +85,17 @@ function readStep(page, key) {
     rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
 }
 
+/** axe-core's WCAG 2 A/AA rules (colour contrast included, Shadow DOM too): no serious findings. */
+async function axe(page, what, include) {
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async (inc) => {
+    const r = await window.axe.run(inc ? { include: inc } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: JSON.stringify(v.nodes[0]?.target), help: v.help }));
+  }, include ?? null);
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.n}× e.g. ${v.target}: ${v.help}`).join('; ')}`);
+}
+
 async function download(page, click) {
   const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
   return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
@@ -101,6 +112,17 @@ function linkState(page) {
     const { decodeStateString } = await import('./lib/share.js');
     return decodeStateString(location.hash);
   });
+}
+
+/** Waits (up to 5 s) until the page's link state satisfies `ok`; returns that state. */
+async function settledLink(page, ok) {
+  let last;
+  for (const t0 = Date.now(); Date.now() - t0 < 5000;) {
+    last = await linkState(page);
+    if (last.state && ok(last.state)) return last.state;
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`the link did not settle: ${JSON.stringify(last).slice(0, 300)}`);
 }
 
 function preset(id) {
@@ -140,6 +162,7 @@ test('component on a plain page: preset, JSON child, state attribute, one wasm d
   const stateWeights = await page.$eval('#ex-state', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
     .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
   assert(stateWeights[0][1] === '0' && stateWeights[0][0] === '1.0000', `state="v2=…" causal weights row 1: ${stateWeights[0]}`);
+  await axe(page, 'embedding page with three components', [['main > section:not(:last-child)']]);
   await shot(page, '01-component-page');
 });
 
@@ -282,7 +305,8 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   await page.click('#copy-link');
   const link = await page.$eval('#export-preview', (t) => t.value);
   assert(/#v2=[A-Za-z0-9_-]+$/.test(link), `copied link: ${link}`);
-  assert(page.url().endsWith(link.slice(link.indexOf('#'))), 'the address bar and the copied link differ');
+  await page.waitForFunction((h) => location.hash === h, link.slice(link.indexOf('#')), { timeout: 5000 })
+    .catch(() => { throw new Error(`the address bar (${page.url().slice(0, 80)}…) never showed the copied link`); });
   const other = await context.newPage();
   await other.goto(link);
   await ready(other);
@@ -293,8 +317,7 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   await other.close();
   // An unedited preset travels by name: a short link.
   await page.selectOption('#preset', '002');
-  await page.waitForTimeout(500);
-  const { state } = await linkState(page);
+  const state = await settledLink(page, (s) => s.preset === '002');
   assert(state.preset === '002' && state.inputs === undefined, `unedited preset link holds ${JSON.stringify(state).slice(0, 200)}`);
   assert(page.url().split('#')[1].length < 80, `preset link is ${page.url().split('#')[1].length} characters`);
   // A v1 link (made by the first version of the page) still opens.
@@ -438,6 +461,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   const message = await page.$eval('#ex-result', (e) => e.textContent);
   assert(/^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\. It depends on every entry of query .+'s row in the scaled scores: softmax/.test(message), `wrong answer message: ${message}`);
   assert(await page.$eval('#exercise input[data-id="weights:0/1/0"]', (i) => i.classList.contains('wrong') && document.activeElement === i), 'the first wrong entry is not marked and focused');
+  await axe(page, 'exercise and share panels', [['#exercise'], ['#share']]);
   await shot(page, '05-exercise-wrong');
   // "Show answers": the step comes back and the grid shows the engine's numbers.
   await page.click('#ex-reveal');
@@ -486,8 +510,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await shownCell.click();
   await page.click('#ex-choose');
   assert(await page.$$eval('#exercise input.answer', (i) => i.length) === 3, 'a clicked number did not become a blank');
-  await page.waitForTimeout(400);
-  const { state: withCells } = await linkState(page);
+  const withCells = await settledLink(page, (s) => s.exercise?.cells?.['output:-1']?.length === 3);
   const cells = withCells.exercise.cells['output:-1'];
   assert(cells.length === 3 && cells.some(([a, b]) => a === Number(r) && b === Number(c)), `cells in the link: ${JSON.stringify(cells)}`);
 });

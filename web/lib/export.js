@@ -773,12 +773,22 @@ function lerp(stops, t) {
 export function heatColours(data, kind = 'signed') {
   let max = 0;
   for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
+  const luminance = (rgb) => {
+    const [r, g, b] = rgb.map((c) => { const x = c / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
   return (v) => {
     if (!Number.isFinite(v)) return null;
-    const rgb = kind === 'weights' ? lerp(SEQUENTIAL, max > 0 ? v / max : 0) : lerp(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
-    const lum = rgb.map((c) => { const s = c / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
-    const light = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2] > 0.26;
-    return { fill: `rgb(${rgb.join(',')})`, text: light ? '#111' : '#fff' };
+    let rgb = kind === 'weights' ? lerp(SEQUENTIAL, max > 0 ? v / max : 0) : lerp(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
+    // Black or white text, whichever reaches 4.5:1 (WCAG AA); in the narrow band where neither
+    // does, the cell is darkened just enough for white (as the page does).
+    let L = luminance(rgb);
+    if (L >= 0.18) return { fill: `rgb(${rgb.join(',')})`, text: '#000' };
+    while (L > 0.174) {
+      rgb = rgb.map((c) => Math.round(c * 0.98));
+      L = luminance(rgb);
+    }
+    return { fill: `rgb(${rgb.join(',')})`, text: '#fff' };
   };
 }
 
