@@ -131,6 +131,23 @@ async function settleHash(page) {
   throw new Error('the URL hash never settled');
 }
 
+/**
+ * axe-core's WCAG 2 A/AA rules (colour contrast included) on the page as it is; fails on serious or
+ * critical violations. The dimmed last good result is de-emphasised on purpose (a banner says so).
+ */
+async function runAxe(page, what) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) {
+    await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  }
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run({ exclude: [['.stale']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: v.nodes[0]?.target.join(' '), help: v.help }));
+  });
+  for (const v of violations) console.log(`     axe (${what}) ${v.impact}: ${v.id} (${v.n}×, e.g. ${v.target}): ${v.help}`);
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert(serious.length === 0, `axe (${what}) found ${serious.map((v) => `${v.id} (${v.n}×, e.g. ${v.target})`).join(', ')}`);
+}
+
 async function shot(page, name, opts = {}) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), ...opts });
 }
@@ -526,17 +543,7 @@ test('accessibility basics: labels, real tables, headings', async ({ page }) => 
   // axe-core (WCAG 2 A/AA rules, colour contrast included): multi-head with a cell explained,
   // the causal example (−∞ and masked zeros) and a page showing an input error.
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="1"]');
-  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  const axe = async (what) => {
-    const violations = await page.evaluate(async () => {
-      // The dimmed last good result is de-emphasised on purpose (the banner says so): not checked.
-      const r = await window.axe.run({ exclude: [['.stale']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: v.nodes[0]?.target.join(' '), help: v.help }));
-    });
-    for (const v of violations) console.log(`     axe (${what}) ${v.impact}: ${v.id} (${v.n}×, e.g. ${v.target}): ${v.help}`);
-    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert(serious.length === 0, `axe (${what}) found ${serious.map((v) => `${v.id} (${v.n}×, e.g. ${v.target})`).join(', ')}`);
-  };
+  const axe = (what) => runAxe(page, what);
   await axe('multi-head');
   await loadPreset(page, '000-causal', 4);
   await page.click('article[data-key="weights:0"] td[data-r="2"][data-c="1"]');
@@ -556,6 +563,7 @@ test('phone-sized screen: reflows without sideways scrolling', async ({ base, co
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   await phone.click('article[data-key="weights:0"] td[data-r="0"][data-c="0"]');
   await shot(phone, '08-phone', { fullPage: false });
+  await runAxe(phone, 'phone');
   await phone.close();
   assert(overflow <= 1, `the page is ${overflow}px wider than a 390px screen`);
 });

@@ -277,6 +277,28 @@ function renderSelection(focus) {
   if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));
 }
 
+const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll';
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
+
+/** A region that scrolls sideways (narrow screens) must be reachable from the keyboard. */
+function markScrollables() {
+  for (const el of document.querySelectorAll(SCROLLERS)) {
+    const scrolls = el.scrollWidth > el.clientWidth + 1;
+    const reachable = el.querySelector(FOCUSABLE) !== null;
+    if (scrolls && !reachable && !el.hasAttribute('tabindex')) {
+      el.tabIndex = 0;
+      el.setAttribute('role', 'region');
+      el.setAttribute('aria-label', el.matches('pre') ? 'numpy lines (scrolls sideways)' : 'formula (scrolls sideways)');
+      el.dataset.scrollMark = '1';
+    } else if (!scrolls && el.dataset.scrollMark) {
+      el.removeAttribute('tabindex');
+      el.removeAttribute('role');
+      el.removeAttribute('aria-label');
+      delete el.dataset.scrollMark;
+    }
+  }
+}
+
 function moveCursor(canvas, r, c, focus) {
   const box = canvas.parentElement;
   const cursor = box.querySelector('.cursor');
@@ -373,6 +395,7 @@ function update() {
     else whyTimer = setTimeout(renderWhyView, 30);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
+  markScrollables();
   const t2 = performance.now();
   const status = $('status');
   if (trace) {
@@ -805,7 +828,7 @@ function bindControls() {
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => renderSelection(false), 150);
+    resizeTimer = setTimeout(() => { renderSelection(false); markScrollables(); }, 150);
   });
 }
 
@@ -827,6 +850,7 @@ function select(card, row, col, focus) {
   const head = Number(card.dataset.head);
   state.open = { step: card.dataset.step, head, row, col };
   renderSelection(focus);
+  markScrollables();
   scheduleHash();
 }
 
