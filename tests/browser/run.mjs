@@ -515,6 +515,7 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('Enter');
   await shot(page, '07-256-tokens', { fullPage: false });
+  await runAxe(page, '256 tokens');
   // And a hand-sized problem: its redraw time is reported.
   await loadPreset(page, '000', 4);
   // The best of a few edits (the machine may be busy with other work).

@@ -277,23 +277,28 @@ function renderSelection(focus) {
   if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));
 }
 
-const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll';
+const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll, #drill';
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
 /** A region that scrolls sideways (narrow screens) must be reachable from the keyboard. */
 function markScrollables() {
   for (const el of document.querySelectorAll(SCROLLERS)) {
-    const scrolls = el.scrollWidth > el.clientWidth + 1;
+    const labelled = el.id === 'drill'; // an <aside> with its own heading, which scrolls down
+    const scrolls = el.scrollWidth > el.clientWidth + 1 || (labelled && el.scrollHeight > el.clientHeight + 1);
     const reachable = el.querySelector(FOCUSABLE) !== null;
     if (scrolls && !reachable && !el.hasAttribute('tabindex')) {
       el.tabIndex = 0;
-      el.setAttribute('role', 'region');
-      el.setAttribute('aria-label', el.matches('pre') ? 'numpy lines (scrolls sideways)' : 'formula (scrolls sideways)');
+      if (!labelled) {
+        el.setAttribute('role', 'region');
+        el.setAttribute('aria-label', el.matches('pre') ? 'numpy lines (scrolls sideways)' : 'formula (scrolls sideways)');
+      }
       el.dataset.scrollMark = '1';
-    } else if (!scrolls && el.dataset.scrollMark) {
+    } else if ((!scrolls || reachable) && el.dataset.scrollMark) {
       el.removeAttribute('tabindex');
-      el.removeAttribute('role');
-      el.removeAttribute('aria-label');
+      if (!labelled) {
+        el.removeAttribute('role');
+        el.removeAttribute('aria-label');
+      }
       delete el.dataset.scrollMark;
     }
   }
