@@ -5,10 +5,12 @@
 //                          between calls (grown when too small). fast.js writes Q, K, V and the
 //                          mask there through the module's heap views and reads the output back,
 //                          so a call costs one embind crossing and the copies in and out.
-//   _fastRun(float64, q, k, v, mask, out, L, S, d_k, d_v, maskKind, scaleKind, scaleValue, causal)
-//                       -> number of fully masked query rows; the output is at `out`.
-//                          maskKind 0 none, 1 additive (same type as Q), 2 keep (bytes);
-//                          scaleKind 0 √d_k (divide), 1 multiply by scaleValue, 2 divide by it.
+//   _fastRun(header)    -> number of fully masked query rows. `header` is the address of 14
+//                          doubles: float64?, q, k, v, mask, out (addresses), L, S, d_k, d_v,
+//                          maskKind (0 none, 1 additive of Q's type, 2 keep bytes), scaleKind
+//                          (0 divide by √d_k, 1 multiply by scaleValue, 2 divide by it),
+//                          scaleValue, causal. One argument: embind marshals each argument in
+//                          JS, and 14 of them cost more than the whole 4-token problem.
 //   _fastMemory()       -> a Uint8Array view whose .buffer is the current wasm memory (used when
 //                          the module does not export HEAPU8).
 //   _fastKernels()      -> "wasm-simd128" or "eigen".
@@ -77,15 +79,16 @@ double run_typed(double q, double k, double v, double mask, double out, double L
   return static_cast<double>(report.fully_masked_rows);
 }
 
-double run_js(bool float64, double q, double k, double v, double mask, double out, double L,
-              double S, double d_k, double d_v, int mask_kind, int scale_kind, double scale_value,
-              bool causal) {
+double run_js(double header_address) {
   static std::string message;
   try {
-    return float64 ? run_typed<double>(q, k, v, mask, out, L, S, d_k, d_v, mask_kind, scale_kind,
-                                       scale_value, causal)
-                   : run_typed<float>(q, k, v, mask, out, L, S, d_k, d_v, mask_kind, scale_kind,
-                                      scale_value, causal);
+    const double* h = reinterpret_cast<const double*>(static_cast<std::uintptr_t>(header_address));
+    const bool float64 = h[0] != 0, causal = h[13] != 0;
+    const int mask_kind = static_cast<int>(h[10]), scale_kind = static_cast<int>(h[11]);
+    return float64 ? run_typed<double>(h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
+                                       mask_kind, scale_kind, h[12], causal)
+                   : run_typed<float>(h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
+                                      mask_kind, scale_kind, h[12], causal);
   } catch (const std::exception& e) {
     message = e.what();
   } catch (...) {

@@ -215,9 +215,19 @@ struct Kernels {
   using X = Simd<T>;
   static constexpr Index kLanes = X::kLanes;
   static constexpr Index kPad = 2 * kLanes;  ///< tile widths are multiples of this
-  static constexpr Index kRows = 32;         ///< query rows per block
-  static constexpr Index kKeys = 128 / (sizeof(T) / sizeof(float));  ///< K tile: 32 KB at d=64
-  static constexpr Index kMr = 4;
+#ifndef ATTN_FAST_WASM_ROWS
+#define ATTN_FAST_WASM_ROWS 32
+#endif
+#ifndef ATTN_FAST_WASM_KEYS
+#define ATTN_FAST_WASM_KEYS 128
+#endif
+  static constexpr Index kRows = ATTN_FAST_WASM_ROWS;  ///< query rows per block
+  /// Keys per tile (float32; half for float64): the packed Kᵀ tile is 32 KB at d = 64.
+  static constexpr Index kKeys = ATTN_FAST_WASM_KEYS / (sizeof(T) / sizeof(float));
+#ifndef ATTN_FAST_WASM_MR
+#define ATTN_FAST_WASM_MR 4
+#endif
+  static constexpr int kMr = ATTN_FAST_WASM_MR;  ///< query rows of the register tile
   static constexpr bool kPacksK = true;  ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
   static constexpr bool kExpOfNegInfIsZero = true;  ///< exp(-inf) == 0 exactly
   static const char* name() { return "wasm-simd128"; }
@@ -250,11 +260,18 @@ struct Kernels {
   static void scores_all(const T* q, Index d, Index rows, const T* kt, Index tw, T f, T* s) {
     Index r = 0;
     for (; r + kMr <= rows; r += kMr) scores_rows<kMr, Divide>(q + r * d, d, kt, tw, f, s + r * tw);
-    switch (rows - r) {
-      case 3: scores_rows<3, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
-      case 2: scores_rows<2, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
-      case 1: scores_rows<1, Divide>(q + r * d, d, kt, tw, f, s + r * tw); break;
-      default: break;
+    scores_tail<kMr - 1, Divide>(rows - r, q + r * d, d, kt, tw, f, s + r * tw);
+  }
+
+  /// The last `left` (< kMr) rows of a block, with a register tile of exactly that many rows.
+  template <int MR, bool Divide>
+  static void scores_tail(Index left, const T* q, Index d, const T* kt, Index tw, T f, T* s) {
+    if constexpr (MR > 0) {
+      if (left == MR) {
+        scores_rows<MR, Divide>(q, d, kt, tw, f, s);
+      } else {
+        scores_tail<MR - 1, Divide>(left, q, d, kt, tw, f, s);
+      }
     }
   }
 
@@ -299,11 +316,18 @@ struct Kernels {
                        Index dvp) {
     Index r = 0;
     for (; r + kMr <= rows; r += kMr) weighted_rows<kMr>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
-    switch (rows - r) {
-      case 3: weighted_rows<3>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
-      case 2: weighted_rows<2>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
-      case 1: weighted_rows<1>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp); break;
-      default: break;
+    weighted_tail<kMr - 1>(rows - r, p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
+  }
+
+  template <int MR>
+  static void weighted_tail(Index left, const T* p, Index tw, const T* v, Index vs, Index bc,
+                            T* acc, Index dvp) {
+    if constexpr (MR > 0) {
+      if (left == MR) {
+        weighted_rows<MR>(p, tw, v, vs, bc, acc, dvp);
+      } else {
+        weighted_tail<MR - 1>(left, p, tw, v, vs, bc, acc, dvp);
+      }
     }
   }
 

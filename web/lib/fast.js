@@ -45,9 +45,11 @@ function count(value, name) {
   throw inputError(`${name} must be a positive integer, got ${JSON.stringify(value)}`, name);
 }
 
+const DEFAULT_SCALE = Object.freeze({ kind: 0, value: 0 });
+
 /** scale: 'sqrt_dk' (default) | 'none' | number (multiplies QKᵀ) | '1/sqrt(n)' | '1/n'. */
 function scaleFrom(scale) {
-  if (scale === undefined || scale === null || scale === 'sqrt_dk') return { kind: 0, value: 0 };
+  if (scale === undefined || scale === null || scale === 'sqrt_dk') return DEFAULT_SCALE;
   if (scale === 'none') return { kind: 1, value: 1 };
   if (typeof scale === 'number' && Number.isFinite(scale)) return { kind: 1, value: scale };
   if (typeof scale === 'string') {
@@ -61,6 +63,7 @@ function scaleFrom(scale) {
 }
 
 const KEYS = ['Q', 'K', 'V', 'L', 'S', 'causal', 'scale', 'mask', 'precision'];
+const KNOWN = new Set(KEYS);
 
 /**
  * Binds the output-only path to an instantiated module. Returns
@@ -72,13 +75,23 @@ export function createFastAttention(module) {
   let capacity = 0;
 
   const memory = () => (module.HEAPU8 ?? module._fastMemory()).buffer;
+  // Views over the whole memory, made again only when growth replaced the buffer.
+  let views = null;
+  const heap = () => {
+    const buffer = memory();
+    if (!views || views.buffer !== buffer) {
+      views = { buffer, f32: new Float32Array(buffer), f64: new Float64Array(buffer), u8: new Uint8Array(buffer) };
+    }
+    return views;
+  };
 
   function attention(input) {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       throw inputError('attention takes an object { Q, K, V, L?, S?, causal?, scale?, mask?, precision? }');
     }
-    for (const key of Object.keys(input)) {
-      if (!KEYS.includes(key)) throw inputError(`unknown key "${key}": attention takes ${KEYS.join(', ')}`, key);
+    // for-in rather than Object.keys: a 4-token call is a few µs, and allocations show up.
+    for (const key in input) {
+      if (!KNOWN.has(key)) throw inputError(`unknown key "${key}": attention takes ${KEYS.join(', ')}`, key);
     }
     const q = flatten(input.Q, 'Q');
     const k = flatten(input.K, 'K');
@@ -93,7 +106,10 @@ export function createFastAttention(module) {
     const dk = q.data.length / L;
     if (!Number.isInteger(dk) || dk < 1) throw inputError(`Q has ${q.data.length} values: not a whole number of rows of ${L} queries`, 'Q');
     if (k.data.length !== S * dk) {
-      throw inputError(`K has ${k.data.length} values but ${S} keys of d_k = ${dk} need ${S * dk}`, 'K');
+      const kWidth = k.data.length / S;
+      throw inputError(Number.isInteger(kWidth)
+        ? `Q has ${dk} columns but K has ${kWidth}: queries and keys need the same d_k`
+        : `K has ${k.data.length} values: not a whole number of rows of ${S} keys`, 'K');
     }
     const dv = v.data.length / S;
     if (!Number.isInteger(dv) || dv < 1) throw inputError(`V has ${v.data.length} values: not a whole number of rows of ${S} keys`, 'V');
@@ -122,38 +138,55 @@ export function createFastAttention(module) {
     const causal = input.causal ?? false;
     if (typeof causal !== 'boolean') throw inputError(`causal must be true or false, got ${JSON.stringify(causal)}`, 'causal');
 
-    // One block: Q | K | V | mask | output, each 16-byte aligned.
+    // One block: header (14 doubles) | Q | K | V | mask | output, each 16-byte aligned.
     const align = (n) => Math.ceil(n / 16) * 16;
+    const headerBytes = 128;
     const qBytes = align(L * dk * size);
     const kBytes = align(S * dk * size);
     const vBytes = align(S * dv * size);
     const maskBytes = maskKind === 0 ? 0 : align(L * S * (maskKind === 2 ? 1 : size));
     const outBytes = align(L * dv * size);
-    const total = qBytes + kBytes + vBytes + maskBytes + outBytes;
+    const total = headerBytes + qBytes + kBytes + vBytes + maskBytes + outBytes;
     if (total > capacity) {
       base = module._fastReserve(total);
       capacity = total;
     }
-    const qAt = base;
+    const qAt = base + headerBytes;
     const kAt = qAt + qBytes;
     const vAt = kAt + kBytes;
     const maskAt = vAt + vBytes;
     const outAt = maskAt + maskBytes;
-    const buffer = memory();
-    new Float(buffer, qAt, L * dk).set(q.data);
-    new Float(buffer, kAt, S * dk).set(k.data);
-    new Float(buffer, vAt, S * dv).set(v.data);
+    let h = heap();
+    const data = precision === 'float64' ? h.f64 : h.f32;
+    data.set(q.data, qAt / size);
+    data.set(k.data, kAt / size);
+    data.set(v.data, vAt / size);
     if (maskKind === 2) {
-      const bytes = new Uint8Array(buffer, maskAt, L * S);
-      if (mask.data instanceof Uint8Array) bytes.set(mask.data);
-      else for (let i = 0; i < L * S; i++) bytes[i] = mask.data[i] ? 1 : 0;
+      if (mask.data instanceof Uint8Array) h.u8.set(mask.data, maskAt);
+      else for (let i = 0; i < L * S; i++) h.u8[maskAt + i] = mask.data[i] ? 1 : 0;
     } else if (maskKind === 1) {
-      new Float(buffer, maskAt, L * S).set(mask.data);
+      data.set(mask.data, maskAt / size);
     }
-    const fullyMasked = module._fastRun(precision === 'float64', qAt, kAt, vAt, maskAt, outAt, L, S, dk, dv,
-      maskKind, scale.kind, scale.value, causal);
-    // The run may have grown the memory: take the buffer again before copying out.
-    const output = new Float(memory(), outAt, L * dv).slice();
+    const header = base / 8;
+    h.f64[header] = precision === 'float64' ? 1 : 0;
+    h.f64[header + 1] = qAt;
+    h.f64[header + 2] = kAt;
+    h.f64[header + 3] = vAt;
+    h.f64[header + 4] = maskAt;
+    h.f64[header + 5] = outAt;
+    h.f64[header + 6] = L;
+    h.f64[header + 7] = S;
+    h.f64[header + 8] = dk;
+    h.f64[header + 9] = dv;
+    h.f64[header + 10] = maskKind;
+    h.f64[header + 11] = scale.kind;
+    h.f64[header + 12] = scale.value;
+    h.f64[header + 13] = causal ? 1 : 0;
+    const fullyMasked = module._fastRun(base);
+    // The run may have grown the memory: take the views again before copying out.
+    h = heap();
+    const out = precision === 'float64' ? h.f64 : h.f32;
+    const output = out.slice(outAt / size, outAt / size + L * dv);
     return { output, shape: [L, dv], precision, fully_masked_rows: fullyMasked };
   }
 
