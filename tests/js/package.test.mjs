@@ -220,10 +220,12 @@ document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s)
     const port = await freePort();
     const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
     const server = spawn('node', [vite, '--host', '127.0.0.1', '--port', String(port), '--strictPort'],
-      { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      { cwd: app, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
-    server.stdout.on('data', (d) => { log += d; });
-    server.stderr.on('data', (d) => { log += d; });
+    // Without colour codes, which some environments (CI=true) still get around the port.
+    const append = (d) => { log += String(d).replace(/\x1b\[[0-9;]*m/g, ''); };
+    server.stdout.on('data', append);
+    server.stderr.on('data', append);
     const browser = await launchChromium();
     try {
       for (let i = 0; i < 100 && !log.includes(`:${port}`); i++) await new Promise((r) => setTimeout(r, 200));
