@@ -229,6 +229,7 @@ struct Kernels {
 #endif
   static constexpr int kMr = ATTN_FAST_WASM_MR;  ///< query rows of the register tile
   static constexpr bool kPacksK = true;  ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
+  static constexpr bool kPadsV = true;   ///< the weights·V kernel reads whole vectors of V rows
   static constexpr bool kExpOfNegInfIsZero = true;  ///< exp(-inf) == 0 exactly
   static const char* name() { return "wasm-simd128"; }
 
@@ -312,8 +313,8 @@ struct Kernels {
     }
   }
 
-  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc,
-                       Index dvp) {
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
+                       Index /*dv*/, T* acc, Index dvp) {
     Index r = 0;
     for (; r + kMr <= rows; r += kMr) weighted_rows<kMr>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
     weighted_tail<kMr - 1>(rows - r, p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
@@ -385,6 +386,7 @@ struct Kernels {
   static const char* name() { return "eigen"; }
 
   static constexpr bool kPacksK = false;  ///< Eigen's GEMM packs its operands itself
+  static constexpr bool kPadsV = false;
   /// Eigen's SSE exp clamps its argument and returns a denormal for -inf: the driver zeroes
   /// hidden keys after the exp instead (a select() inside would make Eigen's exp scalar).
   static constexpr bool kExpOfNegInfIsZero = false;
@@ -403,11 +405,10 @@ struct Kernels {
     }
   }
 
-  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc,
-                       Index dvp) {
-    Eigen::Map<Mat>(acc, rows, dvp).noalias() +=
-        Strided(p, rows, bc, Eigen::OuterStride<>(tw)) *
-        Strided(v, bc, dvp, Eigen::OuterStride<>(vs));
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
+                       Index dv, T* acc, Index dvp) {
+    Eigen::Map<Mat, 0, Eigen::OuterStride<>>(acc, rows, dv, Eigen::OuterStride<>(dvp)).noalias() +=
+        Strided(p, rows, bc, Eigen::OuterStride<>(tw)) * Strided(v, bc, dv, Eigen::OuterStride<>(vs));
   }
 
   static T row_max(const T* s, Index tw) {
@@ -527,7 +528,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
   // V is used in place unless its rows need padding to the vector width.
   const T* values = p.V;
   Index vs = dv;
-  if (dvp != dv) {
+  if (Kern::kPadsV && dvp != dv) {
     w.padded_v.assign(static_cast<size_t>(S * dvp), T(0));
     for (Index j = 0; j < S; ++j) std::copy(p.V + j * dv, p.V + (j + 1) * dv, w.padded_v.data() + j * dvp);
     values = w.padded_v.data();
@@ -597,7 +598,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
         if (correction != T(1)) Kern::scale_row(acc.data() + r * dvp, dvp, correction);
         running_max[r] = new_max;
       }
-      Kern::weighted(scores.data(), tw, rows, values + j0 * vs, vs, bc, acc.data(), dvp);
+      Kern::weighted(scores.data(), tw, rows, values + j0 * vs, vs, bc, dv, acc.data(), dvp);
     }
 
     for (Index r = 0; r < rows; ++r) {
