@@ -329,6 +329,9 @@ const say = (s = '') => lines.push(s);
 say(`Machine: ${machine.cpu}, ${machine.cores} cores; Node ${machine.node}; ${machine.date}`);
 say(`Load average at start / end: ${machine.loadStart} / ${machine.loadEnd}`);
 say(`Ours: ${fast.via}; kernels: ${fast.kernels}. Peers: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`);
+if (fast.kernels !== 'wasm-simd128') {
+  say('NOTE: this wasm module was compiled without -msimd128, so "ours (wasm)" ran the portable Eigen kernels, not the SIMD128 ones.');
+}
 say(`Rounds: ${opts.rounds}, interleaved; each cell = median over rounds of per-round medians; ratio = time / native Eigen.`);
 say();
 say(`| N | precision | ${columns.join(' | ')} |`);
