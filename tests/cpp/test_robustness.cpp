@@ -380,6 +380,71 @@ const std::vector<ProblemCase>& problem_cases() {
        "softcap must be 0 (off) or a positive number (got nan)"},
       {"softcap inf", [] { return with(direct_problem(), [](Problem& p) { p.options.softcap = kInf; }); },
        "softcap must be 0 (off) or a positive number (got inf)"},
+      // overflow of finite inputs (findings B2, B3: refused since 836f906)
+      {"inf - inf inside Q Kᵀ",
+       [] {
+         Problem p;
+         p.Q = M({{1e300, 1e300}});
+         p.K = M({{1e300, -1e300}, {1, 1}});
+         p.V = M({{1}, {2}});
+         p.options.scale.kind = attn::Scale::Kind::None;
+         return p;
+       },
+       "the scores overflow float64: row 1, column 1 is not a number (inf - inf or 0 x inf); scale the "
+       "inputs down"},
+      {"scale 0 times an infinite score, head 2, columns layout",
+       [] {
+         Problem p;
+         p.options.layout = attn::Layout::Columns;
+         p.Q = M({{1}, {1e300}});  // 2 features x 1 query: head 1 sees 1, head 2 sees 1e300
+         p.K = M({{1, 1}, {1e300, 1}});
+         p.V = M({{1, 2}, {3, 4}});
+         p.options.heads = 2;
+         p.options.scale = {attn::Scale::Kind::Multiply, 0};
+         return p;
+       },
+       "the scores overflow float64: row 1, column 1 of head 2 is not a number (inf - inf or 0 x inf); "
+       "scale the inputs down"},
+      {"float32 input beyond float32's range",
+       [] {
+         return with(projection_problem(), [](Problem& p) {
+           (*p.X)(1, 2) = -1e39;
+           p.options.precision = attn::Precision::Float32;
+         });
+       },
+       "X row 2, column 3 is -1e+39: too large for float32 (largest 3.4e+38); compute in float64"},
+      {"float32 softcap that rounds to 0",
+       [] {
+         return with(direct_problem(), [](Problem& p) {
+           p.options.softcap = 1e-50;
+           p.options.precision = attn::Precision::Float32;
+         });
+       },
+       "softcap 1e-50 is 0 in float32; compute in float64"},
+      {"float32 softcap that rounds to inf",
+       [] {
+         return with(direct_problem(), [](Problem& p) {
+           p.options.softcap = 1e39;
+           p.options.precision = attn::Precision::Float32;
+         });
+       },
+       "softcap 1e+39 is infinite in float32; compute in float64"},
+      {"float32 scale divisor that rounds to 0",
+       [] {
+         return with(direct_problem(), [](Problem& p) {
+           p.options.scale = {attn::Scale::Kind::DivideBy, 1e-50};
+           p.options.precision = attn::Precision::Float32;
+         });
+       },
+       "the scale divisor 1e-50 is 0 in float32; compute in float64"},
+      {"float32 scale factor that rounds to inf",
+       [] {
+         return with(direct_problem(), [](Problem& p) {
+           p.options.scale = {attn::Scale::Kind::Multiply, 1e300};
+           p.options.precision = attn::Precision::Float32;
+         });
+       },
+       "scale 1e+300 is infinite in float32; compute in float64"},
       // limits: over them, an error before anything the size of the trace is allocated
       {"X over kMaxDim rows",
        [] { return with(projection_problem(), [](Problem& p) { p.X = Matrix::Ones(attn::kMaxDim + 1, 4); }); },

@@ -214,4 +214,11 @@ write("fuzz_run", problem(projection=False, L=1, S=3, D=0, dk=1, dv=1, mats=[[[1
 write("fuzz_run", problem(projection=False, L=1, S=1, D=0, dk=1, dv=1, mats=[[[5e-324]], [[5e-324]], [[2.5e-310]]]))
 write("fuzz_run", problem(projection=False, L=2, S=2, D=0, dk=1, dv=1, mats=[[[3e19], [1]], [[3e19], [1]], [[1], [2]]],
                           float32=True, scale=("none", 0)))
+# The core findings of ROBUSTNESS.md, so every run meets them again: B2 (inf - inf in QKᵀ),
+# B3 (float32 softcap 1e-50). B1 is the all-equal 1e300 problem above; B4 the 2-head seed 000.
+write("fuzz_run", problem(projection=False, L=1, S=2, D=0, dk=2, dv=1, mats=[[[1e300, 1e300]], [[1e300, -1e300], [1, 1]],
+                                                                            [[1], [2]]], scale=("none", 0)))
+write("fuzz_run", problem(projection=False, L=2, S=3, D=0, dk=2, dv=3, mats=[[[1, 0], [0, 1]], [[1, 1], [0, 1], [1, 0]],
+                                                                            [[1, 2, 3], [4, 5, 6], [7, 8, 9]]],
+                          float32=True, softcap=1e-50))
 print("corpus:", {t: len(os.listdir(os.path.join(OUT, t))) for t in sorted(os.listdir(OUT))})
