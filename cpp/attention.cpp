@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace attn {
 namespace {
@@ -19,12 +18,6 @@ template <typename S>
 using RowVec = Eigen::Matrix<S, 1, Eigen::Dynamic>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-std::string format_number(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
 
 /// A problem brought to the rows layout, validated, with its derived sizes.
 struct Normalized {

@@ -18,7 +18,6 @@
 #include <cstring>
 #include <type_traits>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,21 +46,16 @@ struct Scaling {
   T apply(T x) const { return divide ? x / factor : x * factor; }
 };
 
-std::string format_number(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
-
 // ---- validation ----------------------------------------------------------------------------
 
 /// Throws naming the first entry of `data` (rows×cols) for which `bad` holds.
 template <typename T, class Bad>
 [[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad,
-                               const char* why) {
+                               const char* why, Index first_row = 0) {
   for (Index i = 0; i < n; ++i) {
     if (bad(data[i])) {
-      throw InputError(std::string(name) + " row " + std::to_string(i / cols + 1) + ", column " +
+      throw InputError(std::string(name) + " row " + std::to_string(first_row + i / cols + 1) +
+                       ", column " +
                        std::to_string(i % cols + 1) + " is " +
                        format_number(static_cast<double>(data[i])) + ": " + why);
     }
@@ -91,19 +85,19 @@ bool all_finite(const T* data, Index n, bool allow_neg_inf = false) {
 }
 
 template <typename T>
-void check_matrix(const T* data, Index rows, Index cols, const char* name) {
+void check_matrix(const T* data, Index rows, Index cols, const char* name, Index first_row = 0) {
   if (data == nullptr) throw InputError(std::string(name) + " is missing");
   if (!all_finite(data, rows * cols)) {
     report_first(data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
-                 "inputs must be finite numbers (only an additive mask may hold -inf)");
+                 "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
   }
 }
 
 template <typename T>
-void check_additive_mask(const T* mask, Index L, Index S) {
+void check_additive_mask(const T* mask, Index L, Index S, Index first_row) {
   if (all_finite(mask, L * S, true)) return;
   report_first(mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
-               "an additive mask holds finite numbers or -inf");
+               "an additive mask holds finite numbers or -inf", first_row);
 }
 
 // ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
@@ -448,7 +442,7 @@ void exact_row(const FastProblem<T>& p, Scaling<T> scaling, bool causal, Index i
     T x = scaling.apply(dot);
     if (p.additive_mask) x += p.additive_mask[i * p.S + j];
     if (p.keep_mask && p.keep_mask[i * p.S + j] == 0) x = -kInf<T>;
-    if (causal && j > i) x = -kInf<T>;
+    if (causal && j > p.row_offset + i) x = -kInf<T>;
     s[static_cast<size_t>(j)] = x;
   }
   T* o = out + i * p.d_v;
@@ -550,7 +544,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
     std::fill(overflowed, overflowed + rows, false);
     std::fill(acc.begin(), acc.begin() + rows * dvp, T(0));
     // Causal: no key after the block's last query row is ever seen.
-    const Index key_end = causal ? std::min(S, i0 + rows) : S;
+    const Index key_end = causal ? std::min(S, p.row_offset + i0 + rows) : S;
 
     for (Index t = 0; t * Bc < key_end; ++t) {
       const Index j0 = t * Bc, bc = std::min(Bc, S - j0);
@@ -560,7 +554,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
       for (Index r = 0; r < rows; ++r) {
         const Index i = i0 + r;
         T* s = scores.data() + r * tw;
-        const Index seen = causal ? std::clamp<Index>(i - j0 + 1, 0, bc) : bc;
+        const Index seen = causal ? std::clamp<Index>(p.row_offset + i - j0 + 1, 0, bc) : bc;
         if (p.additive_mask) {
           const T* m = p.additive_mask + i * S + j0;
           for (Index j = 0; j < seen; ++j) s[j] += m[j];
@@ -634,10 +628,11 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   if (p.additive_mask && p.keep_mask) {
     throw InputError("give an additive mask or a keep mask, not both");
   }
-  check_matrix(p.Q, p.L, p.d_k, "Q");
+  if (p.row_offset < 0) throw InputError("row_offset must be >= 0");
+  check_matrix(p.Q, p.L, p.d_k, "Q", p.row_offset);
   check_matrix(p.K, p.S, p.d_k, "K");
   check_matrix(p.V, p.S, p.d_v, "V");
-  if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S);
+  if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S, p.row_offset);
   Scaling<T> scaling;
   const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
   if (has_scale && has_divisor) throw InputError("give a scale or a divisor, not both");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -18,5 +19,13 @@ class InputError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
 };
+
+/// A number as error messages show it (`%g`: 1e+39, -inf, nan, 0.5). snprintf rather than
+/// iostreams keeps the WebAssembly module small.
+inline std::string format_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
 
 }  // namespace attn
