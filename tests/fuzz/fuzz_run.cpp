@@ -33,9 +33,10 @@ void check_message(const std::string& message) {
 
 bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
-/// The core bugs already reported (ROBUSTNESS.md, "Findings"). With ATTN_FUZZ_SKIP_KNOWN=1 in
-/// the environment an input showing one of them is not a finding, so a run can look past them;
-/// by default every violation is a finding.
+/// The signatures of the core bugs this target found (ROBUSTNESS.md, "Findings"; all fixed in
+/// 836f906). With ATTN_FUZZ_SKIP_KNOWN=1 in the environment an input showing one of them is not
+/// a finding, so a run can look past a known bug while it is being fixed; by default (and in
+/// `npm test`) every violation is a finding.
 ///  B1: softmax as exp(x - (log Σ + max)) loses the log Σ term when |max| is large, so weights
 ///      of large, nearly equal logits do not sum to 1 (float64 from ~1e7, float32 from ~1e3).
 ///  B2: a NaN logit (overflow: inf - inf in QKᵀ, 0 · inf, float32 inputs beyond 3.4e38)

@@ -13,8 +13,10 @@
 //   byte 4..8  L, S, d_model, d_k (per head), d_v (per head): each b % 9 (0 = empty)
 //   byte 9  big: 0xf0.. puts one of {4096, 4097, 5000} into L, S, d_model, d_k or d_v
 //   byte 10 perturb: 0 none; else shape quantity (b % 16) gets +1, -1 or becomes 0 (b / 16 % 3)
-//   then: scale value, softcap (values), then with free shapes two bytes (b % 9) per matrix shape,
-//   then the matrices' values in order Q K V | X X_kv W_Q W_K W_V, biases, W_O, b_O, mask.
+//   then: scale value, softcap (values); then each matrix in the order Q K V | X X_kv W_Q W_K
+//   W_V, biases, W_O, b_O, mask: with free shapes first two bytes (rows, cols: b % 9), then its
+//   values in row-major order of the user's layout. Mask entries are one byte each (boolean:
+//   mostly 0/1; additive: -inf, 0 or minus a value).
 //   A value is one byte v: v < 0xc0 -> (v - 96) / 8 (a small number on a 1/8 grid);
 //   v - 0xc0 < kSpecials -> a special (0, -0, ±1e300, DBL_MAX, subnormals, ±inf, nan, float32
 //   overflow, ...); otherwise the next 8 bytes as a raw double.
