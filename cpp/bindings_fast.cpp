@@ -5,12 +5,13 @@
 //                          between calls (grown when too small). fast.js writes Q, K, V and the
 //                          mask there through the module's heap views and reads the output back,
 //                          so a call costs one embind crossing and the copies in and out.
-//   _fastRun(header)    -> number of fully masked query rows. `header` is the address of 14
+//   _fastRun(header)    -> number of fully masked query rows. `header` is the address of 15
 //                          doubles: float64?, q, k, v, mask, out (addresses), L, S, d_k, d_v,
 //                          maskKind (0 none, 1 additive of Q's type, 2 keep bytes), scaleKind
 //                          (0 divide by √d_k, 1 multiply by scaleValue, 2 divide by it),
-//                          scaleValue, causal. One argument: embind marshals each argument in
-//                          JS, and 14 of them cost more than the whole 4-token problem.
+//                          scaleValue, causal, rowOffset (first query row of this chunk). One
+//                          argument: embind marshals each argument in JS, and 15 of them cost
+//                          more than the whole 4-token problem.
 //   _fastMemory()       -> a Uint8Array view whose .buffer is the current wasm memory (used when
 //                          the module does not export HEAPU8).
 //   _fastKernels()      -> "wasm-simd128" or "eigen".
@@ -59,7 +60,7 @@ double reserve_js(double bytes) {
 template <typename T>
 double run_typed(double q, double k, double v, double mask, double out, double L, double S,
                  double d_k, double d_v, int mask_kind, int scale_kind, double scale_value,
-                 bool causal) {
+                 bool causal, double row_offset) {
   auto ptr = [](double address) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address)); };
   attn::FastProblem<T> p;
   p.Q = static_cast<const T*>(ptr(q));
@@ -69,6 +70,7 @@ double run_typed(double q, double k, double v, double mask, double out, double L
   p.S = static_cast<Eigen::Index>(S);
   p.d_k = static_cast<Eigen::Index>(d_k);
   p.d_v = static_cast<Eigen::Index>(d_v);
+  p.row_offset = static_cast<Eigen::Index>(row_offset);
   if (mask_kind == 1) p.additive_mask = static_cast<const T*>(ptr(mask));
   if (mask_kind == 2) p.keep_mask = static_cast<const std::uint8_t*>(ptr(mask));
   attn::FastOptions options;
@@ -86,9 +88,9 @@ double run_js(double header_address) {
     const bool float64 = h[0] != 0, causal = h[13] != 0;
     const int mask_kind = static_cast<int>(h[10]), scale_kind = static_cast<int>(h[11]);
     return float64 ? run_typed<double>(h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
-                                       mask_kind, scale_kind, h[12], causal)
+                                       mask_kind, scale_kind, h[12], causal, h[14])
                    : run_typed<float>(h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9],
-                                      mask_kind, scale_kind, h[12], causal);
+                                      mask_kind, scale_kind, h[12], causal, h[14]);
   } catch (const std::exception& e) {
     message = e.what();
   } catch (...) {

@@ -48,6 +48,10 @@ struct FastProblem {
   Eigen::Index L = 0, S = 0, d_k = 0, d_v = 0;
   const T* additive_mask = nullptr;        ///< optional L×S, added to the scaled scores
   const std::uint8_t* keep_mask = nullptr;  ///< optional L×S, 0 hides the key (not with additive)
+  /// These L queries are rows row_offset .. row_offset + L - 1 of a larger problem (its mask
+  /// rows likewise): causal then hides keys j > row_offset + i, and errors name global rows.
+  /// Lets a caller split the queries into chunks (fast.js does, so V8 can tier up in between).
+  Eigen::Index row_offset = 0;
 };
 
 /// What the output-only path noticed on the way.

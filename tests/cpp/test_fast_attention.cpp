@@ -250,6 +250,53 @@ TEMPLATE_TEST_CASE("fast path: a long key sequence against a float64 reference r
   }
 }
 
+TEMPLATE_TEST_CASE("fast path: query rows in chunks (row_offset) equal the whole problem",
+                   "[fast]", float, double) {
+  const Eigen::Index L = 150, S = 170, d = 9, dv = 4;
+  const Case c = random_case(61, L, S, d, dv);
+  attn::RandomState rng(62);
+  Matrix additive = rng.randn(L, S);
+  for (Eigen::Index i = 0; i < L; ++i) {
+    for (Eigen::Index j = 0; j < S; ++j) additive(i, j) = additive(i, j) < -1 ? -kInf : additive(i, j);
+  }
+  const RowMajorMatrix<TestType> q = c.Q.cast<TestType>(), k = c.K.cast<TestType>(),
+                                 v = c.V.cast<TestType>(), m = additive.cast<TestType>();
+  FastOptions o;
+  o.causal = true;
+  RowMajorMatrix<TestType> whole;
+  fast_raw<TestType>(c, o, whole, m.data());
+  RowMajorMatrix<TestType> chunked(L, dv);
+  for (Eigen::Index r0 = 0; r0 < L; r0 += 37) {
+    attn::FastProblem<TestType> p;
+    p.Q = q.data() + r0 * d;
+    p.K = k.data();
+    p.V = v.data();
+    p.L = std::min<Eigen::Index>(37, L - r0);
+    p.S = S;
+    p.d_k = d;
+    p.d_v = dv;
+    p.additive_mask = m.data() + r0 * S;
+    p.row_offset = r0;
+    attn::fast_attention<TestType>(p, o, chunked.data() + r0 * dv);
+  }
+  // Same tiles over the keys; only the grouping of rows into register tiles may differ.
+  CHECK(relative_error(chunked, Matrix(whole.template cast<double>())) <= tolerance<TestType>());
+  // Errors name the row of the whole problem.
+  RowMajorMatrix<TestType> bad_q = q;
+  bad_q(120, 1) = std::numeric_limits<TestType>::quiet_NaN();
+  attn::FastProblem<TestType> p;
+  p.Q = bad_q.data() + 111 * d;
+  p.K = k.data();
+  p.V = v.data();
+  p.L = 37;
+  p.S = S;
+  p.d_k = d;
+  p.d_v = dv;
+  p.row_offset = 111;
+  CHECK_THROWS_WITH(attn::fast_attention<TestType>(p, o, chunked.data()),
+                    Catch::StartsWith("Q row 121, column 2 is nan"));
+}
+
 TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, double) {
   // float64 reproduces the printed digits; float32 cannot hold 8 digits through the sums, so it
   // is held to 1e-6 absolute (about 8 float32 ulps at these magnitudes).

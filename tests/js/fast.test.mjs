@@ -81,6 +81,29 @@ test('equals engine.run for causal, masks, scales, precisions and odd sizes', ()
   assert.equal(cases, 192);
 });
 
+test('long inputs go in chunks of query rows: causal, masks and error rows stay global', () => {
+  const next = generator(5);
+  const L = 600, S = 700, d = 8, dv = 3;
+  const Q = matrix(next, L, d), K = matrix(next, S, d), V = matrix(next, S, dv);
+  const mask = matrix(next, L, S).map((row) => row.map((x) => (x < -0.6 ? -Infinity : x)));
+  mask[300].fill(-Infinity); // a fully masked row in the second chunk
+  for (const precision of ['float64', 'float32']) {
+    const trace = engine.run({ Q, K, V, options: { causal: true, mask, precision } });
+    const fast = attention({ Q, K, V, causal: true, mask, precision });
+    const tolerance = precision === 'float32' ? 2e-5 : 1e-12;
+    let worst = 0;
+    for (let i = 0; i < L; i++) for (let j = 0; j < dv; j++) worst = Math.max(worst, Math.abs(fast.output[i * dv + j] - trace.output[i][j]));
+    assert.ok(worst <= tolerance, `${precision}: ${worst}`);
+    assert.equal(fast.fully_masked_rows, trace.facts[0].fully_masked.length);
+  }
+  const bad = Q.map((row) => row.slice());
+  bad[599][2] = NaN;
+  assert.throws(() => attention({ Q: bad, K, V }), /Q row 600, column 3 is nan/);
+  const badMask = mask.map((row) => row.slice());
+  badMask[450][7] = Infinity;
+  assert.throws(() => attention({ Q, K, V, mask: badMask }), /mask row 451, column 8 is inf/);
+});
+
 test('errors name the input', () => {
   const one = [[1]];
   assert.throws(() => attention({ Q: [[1]], K: [[1, 2]], V: one }), /Q has 1 columns but K has 2/);

@@ -64,6 +64,11 @@ function scaleFrom(scale) {
 
 const KEYS = ['Q', 'K', 'V', 'L', 'S', 'causal', 'scale', 'mask', 'precision'];
 const KNOWN = new Set(KEYS);
+// Queries go to the core in chunks of this many rows. V8 first runs wasm in its baseline tier
+// (Liftoff, ~5-10x slower here) and switches to optimised code only for calls that start after
+// the tier-up: one long call would stay in the baseline tier from start to end. Chunks also
+// repeat only O(S·d) work each (checking and packing K), under 1% of a 256-row chunk.
+const CHUNK_ROWS = 256;
 
 /**
  * Binds the output-only path to an instantiated module. Returns
@@ -138,7 +143,7 @@ export function createFastAttention(module) {
     const causal = input.causal ?? false;
     if (typeof causal !== 'boolean') throw inputError(`causal must be true or false, got ${JSON.stringify(causal)}`, 'causal');
 
-    // One block: header (14 doubles) | Q | K | V | mask | output, each 16-byte aligned.
+    // One block: header (15 doubles) | Q | K | V | mask | output, each 16-byte aligned.
     const align = (n) => Math.ceil(n / 16) * 16;
     const headerBytes = 128;
     const qBytes = align(L * dk * size);
@@ -169,12 +174,8 @@ export function createFastAttention(module) {
     }
     const header = base / 8;
     h.f64[header] = precision === 'float64' ? 1 : 0;
-    h.f64[header + 1] = qAt;
     h.f64[header + 2] = kAt;
     h.f64[header + 3] = vAt;
-    h.f64[header + 4] = maskAt;
-    h.f64[header + 5] = outAt;
-    h.f64[header + 6] = L;
     h.f64[header + 7] = S;
     h.f64[header + 8] = dk;
     h.f64[header + 9] = dv;
@@ -182,7 +183,17 @@ export function createFastAttention(module) {
     h.f64[header + 11] = scale.kind;
     h.f64[header + 12] = scale.value;
     h.f64[header + 13] = causal ? 1 : 0;
-    const fullyMasked = module._fastRun(base);
+    const maskElement = maskKind === 2 ? 1 : size;
+    let fullyMasked = 0;
+    for (let r0 = 0; r0 < L; r0 += CHUNK_ROWS) {
+      const f64 = heap().f64; // a previous chunk may have grown the memory
+      f64[header + 1] = qAt + r0 * dk * size;
+      f64[header + 4] = maskAt + r0 * S * maskElement;
+      f64[header + 5] = outAt + r0 * dv * size;
+      f64[header + 6] = Math.min(CHUNK_ROWS, L - r0);
+      f64[header + 14] = r0;
+      fullyMasked += module._fastRun(base);
+    }
     // The run may have grown the memory: take the views again before copying out.
     h = heap();
     const out = precision === 'float64' ? h.f64 : h.f32;
