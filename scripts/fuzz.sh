@@ -39,7 +39,7 @@ build() {  # build <target> <core sources...>: only when a source or header is n
   local target="$1"; shift
   local binary="$out/$target"
   local newest
-  newest=$(ls -t cpp/matrix.h cpp/attention.* cpp/parse.* tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | head -1)
+  newest=$(ls -t cpp/matrix.h cpp/attention.* cpp/parse.* tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | sed -n 1p)
   if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return; fi
   echo "== building $binary"
   "$CXX" "${flags[@]}" "tests/fuzz/$target.cpp" "$@" -o "$binary"
