@@ -40,6 +40,7 @@ function inputError(message, field) {
 
 function describe(value) {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 37) + '...' : value);
   if (typeof value === 'object') return 'an object';
@@ -169,6 +170,9 @@ function oneOf(value, allowed, field) {
 }
 
 function positiveInteger(value, field) {
+  // heads divide d_model, itself at most 4096 (the core's kMaxDim): a larger count would also
+  // wrap around in the bindings' 32-bit int.
+  if (Number.isInteger(value) && value > 4096) throw inputError(`${field} is ${value}: at most 4096`, field);
   if (Number.isInteger(value) && value >= 1) return value;
   throw inputError(`${field} must be a positive integer, got ${describe(value)}`, field);
 }
@@ -378,11 +382,54 @@ function cellIndex(value, field) {
   throw inputError(`${field} must be an integer >= 0 (counted from 0), got ${describe(value)}`, field);
 }
 
-/** Wraps an instantiated Emscripten module in the public engine API. */
-export function createEngine(wasm) {
+// What a problem looked like, for the message after a crash (shapes, not numbers).
+function sketch(args) {
+  const text = (v) => (v && typeof v === 'object' && 'rows' in v && 'cols' in v ? `${v.rows}x${v.cols}` : typeof v === 'string' ? `text (${v.length} characters)` : ArrayBuffer.isView(v) ? `${v.length} numbers` : JSON.stringify(v));
+  const [first, ...rest] = args;
+  if (first && typeof first === 'object' && !Array.isArray(first)) {
+    const parts = Object.entries(first).map(([k, v]) => `${k} ${k === 'options' ? JSON.stringify(v, (key, x) => (key === 'mask' ? text(x) : x)) : text(v)}`);
+    return [parts.join(', '), ...rest.map((r) => JSON.stringify(r))].join('; ');
+  }
+  return args.map((a) => (typeof a === 'string' ? JSON.stringify(a.length > 60 ? `${a.slice(0, 57)}...` : a) : JSON.stringify(a))).join(', ');
+}
+
+/**
+ * Wraps an instantiated Emscripten module in the public engine API. `reload` (optional) returns a
+ * promise of a fresh module: after a crash inside the wasm (a WebAssembly.RuntimeError such as
+ * "unreachable", or an abort), the dead module is dropped and replaced by a fresh one.
+ */
+export function createEngine(wasm, reload) {
+  let current = wasm;
+  let dead = null; // the crash's message while no fresh module is in place
+  let reloading = null;
+  const crashed = (name, args, error) => {
+    const what = error?.message || String(error);
+    dead = what;
+    const message = `the attention engine crashed (${what}) in ${name.slice(1)}()` +
+      (reload ? ' and was reloaded' : '') + `; the input that caused it: ${sketch(args)}`;
+    const out = new Error(message, { cause: error });
+    if (reload) {
+      reloading ??= Promise.resolve().then(reload).then(
+        (fresh) => { current = fresh; dead = null; reloading = null; },
+        (failure) => { reloading = null; dead = `${what}; reloading failed: ${failure.message}`; },
+      );
+      out.reloaded = reloading;
+    }
+    return out;
+  };
   // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
   const call = (name) => (...args) => {
-    const result = wasm[name](...args);
+    if (dead !== null) {
+      throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
+    }
+    let result;
+    try {
+      result = current[name](...args);
+    } catch (error) {
+      // An input error is returned, not thrown; anything thrown is the module failing.
+      if (error instanceof WebAssembly.RuntimeError) throw crashed(name, args, error);
+      throw error;
+    }
     if (result instanceof Error) throw result;
     return result;
   };
@@ -427,7 +474,7 @@ export function createEngine(wasm) {
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {
-      return wasm._heapStats();
+      return current._heapStats();
     },
   });
 }
@@ -452,11 +499,16 @@ export async function instantiate(createModule, loadBytes, where) {
     throw new Error(`${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
       'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at attention.wasm');
   }
-  const module = await new Promise((resolve, reject) => {
+  let compiledModule = null; // compiled once; a reload after a crash only instantiates it again
+  const load = () => new Promise((resolve, reject) => {
     createModule({
       instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(bytes, imports).then(
-          ({ instance, module: compiled }) => receive(instance, compiled),
+        WebAssembly.instantiate(compiledModule ?? bytes, imports).then(
+          (result) => {
+            const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+            compiledModule ??= result.module;
+            receive(instance, compiledModule);
+          },
           (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
         );
         return {};
@@ -466,5 +518,5 @@ export async function instantiate(createModule, loadBytes, where) {
       },
     }).then(resolve, reject);
   });
-  return createEngine(module);
+  return createEngine(await load(), load);
 }
