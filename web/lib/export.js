@@ -4,6 +4,7 @@
 // problem's inputs); the scripts redo the maths in Python so a reader can check the page.
 
 import { STEP_TITLES, stringify } from './engine.js';
+import { colourScale } from './colours.js';
 
 const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
 const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
@@ -748,47 +749,16 @@ export function pytorchScript(problem, trace, { recipe } = {}) {
 
 // ---- heatmap SVG ---------------------------------------------------------------------------
 
-// ColorBrewer RdBu (diverging, colour-blind safe) for signed values; Blues for weights.
-const DIVERGING = [
-  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
-  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
-];
-const SEQUENTIAL = [
-  [255, 255, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
-  [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
-];
-
-function lerp(stops, t) {
-  const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
-  const i = Math.min(stops.length - 2, Math.floor(x));
-  const f = x - i;
-  return [0, 1, 2].map((k) => Math.round(stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f));
-}
-
 /**
  * A colour function for a matrix: weights on a sequential scale from 0 to the largest weight,
- * anything else on a diverging scale symmetric around 0. Returns (v) => { fill, text } (CSS
- * colours) or null for non-finite values.
+ * anything else on a diverging scale symmetric around 0 (the page's scales, lib/colours.js).
+ * Returns (v) => { fill, text } (CSS colours) or null for non-finite values.
  */
 export function heatColours(data, kind = 'signed') {
-  let max = 0;
-  for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
-  const luminance = (rgb) => {
-    const [r, g, b] = rgb.map((c) => { const x = c / 255; return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-  };
+  const scale = colourScale(data, kind);
   return (v) => {
-    if (!Number.isFinite(v)) return null;
-    let rgb = kind === 'weights' ? lerp(SEQUENTIAL, max > 0 ? v / max : 0) : lerp(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max));
-    // Black or white text, whichever reaches 4.5:1 (WCAG AA); in the narrow band where neither
-    // does, the cell is darkened just enough for white (as the page does).
-    let L = luminance(rgb);
-    if (L >= 0.18) return { fill: `rgb(${rgb.join(',')})`, text: '#000' };
-    while (L > 0.174) {
-      rgb = rgb.map((c) => Math.round(c * 0.98));
-      L = luminance(rgb);
-    }
-    return { fill: `rgb(${rgb.join(',')})`, text: '#fff' };
+    const c = scale(v);
+    return c && { fill: `rgb(${c.rgb.join(',')})`, text: c.fg };
   };
 }
 
