@@ -377,6 +377,7 @@ struct Kernels {
   static constexpr Index kPad = EIGEN_MAX_ALIGN_BYTES >= 16 ? EIGEN_MAX_ALIGN_BYTES / sizeof(T) : 1;
   static constexpr Index kRows = 64;
   static constexpr Index kKeys = 256;
+  static constexpr Index kSmallProduct = 4096;  ///< multiply-adds below which products are lazy
   static const char* name() { return "eigen"; }
 
   static constexpr bool kPacksK = false;  ///< Eigen's GEMM packs its operands itself
@@ -389,20 +390,29 @@ struct Kernels {
   static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw,
                      Scaling<T> scaling, T* s) {
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(s, rows, bc, Eigen::OuterStride<>(tw));
-    const auto product =
-        Eigen::Map<const Mat>(q, rows, d) * Eigen::Map<const Mat>(keys, bc, d).transpose();
+    const Eigen::Map<const Mat> queries(q, rows, d), key_rows(keys, bc, d);
+    if (rows * bc * d <= kSmallProduct) {
+      // Tiny tiles: Eigen's GEMM spends longer packing and choosing blocks than multiplying.
+      out.noalias() = queries.lazyProduct(key_rows.transpose());
+    } else {
+      out.noalias() = queries * key_rows.transpose();
+    }
     if (scaling.divide) {
-      out.noalias() = product;
       out /= scaling.factor;
     } else {
-      out.noalias() = scaling.factor * product;
+      out *= scaling.factor;
     }
   }
 
   static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
                        Index dv, T* acc, Index dvp) {
-    Eigen::Map<Mat, 0, Eigen::OuterStride<>>(acc, rows, dv, Eigen::OuterStride<>(dvp)).noalias() +=
-        Strided(p, rows, bc, Eigen::OuterStride<>(tw)) * Strided(v, bc, dv, Eigen::OuterStride<>(vs));
+    Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(acc, rows, dv, Eigen::OuterStride<>(dvp));
+    const Strided weights(p, rows, bc, Eigen::OuterStride<>(tw)), values(v, bc, dv, Eigen::OuterStride<>(vs));
+    if (rows * bc * dv <= kSmallProduct) {
+      out.noalias() += weights.lazyProduct(values);
+    } else {
+      out.noalias() += weights * values;
+    }
   }
 
   static T row_max(const T* s, Index tw) {
@@ -577,7 +587,7 @@ FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T
         if constexpr (Kern::kExpOfNegInfIsZero) {
           tile_sum = Kern::exp_shifted(s, tw, new_max);
         } else {
-          Kern::exp_shifted(s, seen, new_max);
+          Kern::exp_shifted(s, tw, new_max);  // whole packets; the hidden tail is zeroed next
           std::fill(s + seen, s + tw, T(0));
           if (p.additive_mask) {
             const T* m = p.additive_mask + i * S + j0;
