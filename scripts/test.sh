@@ -27,4 +27,5 @@ if [ -f tests/browser/run.mjs ]; then
   echo "== browser tests"
   node tests/browser/run.mjs
   node tests/browser/embed.test.mjs
+  node tests/browser/robustness.test.mjs
 fi
