@@ -172,8 +172,12 @@ export interface LoadOptions {
 /** Loads the WebAssembly core; rejects with an Error naming the URL or path it tried. */
 export function loadAttention(options?: LoadOptions): Promise<Engine>;
 
-/** Wraps an already instantiated Emscripten module (advanced use). */
-export function createEngine(module: unknown): Engine;
+/**
+ * Wraps an already instantiated Emscripten module (advanced use). `reload`, when given, makes a fresh module after a
+ * crash inside the wasm (the crashed call throws an Error whose `reloaded` promise settles when
+ * the fresh module is in place).
+ */
+export function createEngine(module: unknown, reload?: () => Promise<unknown>): Engine;
 
 /** A JSON-safe deep copy: Infinity, -Infinity, NaN become "inf", "-inf", "nan". */
 export function toJSON<T>(value: T): unknown;
