@@ -3,6 +3,7 @@
 //
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
+import { createFastAttention, fastKernels } from './fast.js';
 
 export const version = '0.1.0';
 
@@ -249,8 +250,13 @@ function problemFrom(problem) {
 // ---- what the bindings return -> plain objects --------------------------------------------------
 
 function nested({ rows, cols, data }) {
+  // Plain loops: Array.from over subarrays costs ten times more for the small matrices of a trace.
   const out = new Array(rows);
-  for (let i = 0; i < rows; i++) out[i] = Array.from(data.subarray(i * cols, (i + 1) * cols));
+  for (let i = 0, k = 0; i < rows; i++) {
+    const row = new Array(cols);
+    for (let j = 0; j < cols; j++, k++) row[j] = data[k];
+    out[i] = row;
+  }
   return out;
 }
 
@@ -433,6 +439,25 @@ export function createEngine(wasm, reload) {
     if (result instanceof Error) throw result;
     return result;
   };
+  // The fast path keeps a scratch block in the module: bound again after a reload.
+  let fast = null;
+  let fastModule = null;
+  const fastPath = () => {
+    if (dead !== null) call('_heapStats')();  // throws the crash message
+    if (fastModule !== current) {
+      fastModule = current;
+      const attention = createFastAttention(current);
+      fast = (input) => {
+        try {
+          return attention(input);
+        } catch (error) {
+          if (error instanceof WebAssembly.RuntimeError) throw crashed('_attention', [input], error);
+          throw error;
+        }
+      };
+    }
+    return fast;
+  };
   const module = { _run: call('_run'), _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
   const run = (problem) => {
     const { raw, layout, precision } = problemFrom(problem);
@@ -471,6 +496,14 @@ export function createEngine(wasm, reload) {
     },
     random(seed, draws) {
       return module._random(seedFrom(seed), drawsFrom(draws)).map(nested);
+    },
+    /** The output-only path for numbers at scale (fast.js): typed arrays in, a typed array out. */
+    attention(input) {
+      return fastPath()(input);
+    },
+    /** Which kernels the fast path runs: "wasm-simd128" or "eigen". */
+    fastKernels() {
+      return fastKernels(current);
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {

@@ -1,5 +1,5 @@
 // The output-only attention path for numbers at scale (cpp/fast_attention.h through
-// cpp/bindings_fast.cpp): typed arrays and shapes in, the output as a fresh typed array out.
+// cpp/bindings.cpp): typed arrays and shapes in, the output as a fresh typed array out.
 // Nothing of size L×S is kept, so long sequences (N = 16,384 at d = 64) fit a small wasm heap.
 //
 // Inputs are copied into one scratch block of wasm memory that is kept between calls, the core

@@ -160,8 +160,39 @@ export interface Engine {
   parseMatrix(text: string, name?: string): number[][];
   /** np.random.seed(seed) once, then each draw in order from the same stream. */
   random(seed: number, draws: readonly Draw[]): number[][][];
+  /**
+   * The output-only path for numbers at scale (docs/performance.md): Q (L×d_k), K (S×d_k),
+   * V (S×d_v) as typed arrays (with L and S) or nested arrays; never builds the L×S matrix.
+   */
+  attention(input: FastInput): FastResult;
+  /** Which kernels `attention` runs: "wasm-simd128" or "eigen". */
+  fastKernels(): 'wasm-simd128' | 'eigen';
   /** Diagnostic for leak checks; not part of the computation API. */
   heapStats(): HeapStats;
+}
+
+export interface FastInput {
+  Q: Float32Array | Float64Array | readonly number[] | readonly (readonly number[])[];
+  K: Float32Array | Float64Array | readonly number[] | readonly (readonly number[])[];
+  V: Float32Array | Float64Array | readonly number[] | readonly (readonly number[])[];
+  /** Number of queries and keys; needed when Q, K, V are flat. */
+  L?: number;
+  S?: number;
+  causal?: boolean;
+  /** "sqrt_dk" (default), "none", a number that multiplies QKᵀ, or "1/sqrt(n)" / "1/n". */
+  scale?: 'sqrt_dk' | 'none' | number | string;
+  /** L×S: booleans keep, numbers add (flat row-major typed arrays allowed). */
+  mask?: Float32Array | Float64Array | Uint8Array | readonly number[] | readonly (readonly (number | boolean)[])[];
+  /** Default: float32 for a Float32Array Q, else float64. */
+  precision?: 'float64' | 'float32';
+}
+
+export interface FastResult {
+  /** L×d_v, row-major, a fresh copy. */
+  output: Float32Array | Float64Array;
+  shape: [number, number];
+  precision: 'float64' | 'float32';
+  fully_masked_rows: number;
 }
 
 export interface LoadOptions {
