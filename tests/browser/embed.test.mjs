@@ -302,7 +302,9 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
   await page.waitForTimeout(500);
   const before = await readStep(page, 'output:-1');
+  await page.$eval('#export-preview', (t) => { t.value = ''; });
   await page.click('#copy-link');
+  await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   assert(/#v2=[A-Za-z0-9_-]+$/.test(link), `copied link: ${link}`);
   await page.waitForFunction((h) => location.hash === h, link.slice(link.indexOf('#')), { timeout: 5000 })
@@ -473,9 +475,13 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await page.waitForSelector('#exercise input.answer');
   assert(!(await page.$('#step-list article[data-step="weights"]')), 'the weights step stays after hiding the answers again');
   // The teacher's link: the problem and the hidden step, no answers.
+  // The link is written asynchronously (deflate): wait for it rather than read a stale preview.
+  await page.$eval('#export-preview', (t) => { t.value = ''; });
   await page.click('#copy-link');
+  await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   const { state } = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), link.split('#')[1]);
+  assert(state, `the copied link does not decode: ${link.slice(0, 200)}`);
   assert(JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7, `exercise in the link: ${JSON.stringify(state.exercise)}`);
   const text = JSON.stringify(state);
   for (const row of weights) for (const w of row) assert(!text.includes(String(w).slice(0, 8)), `the link holds the answer ${w}`);
