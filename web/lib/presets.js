@@ -16,6 +16,40 @@
  * }} Preset
  */
 
+// Seed 000: np.random.seed(42), then q, k, v = np.random.randn(4, 8) three times.
+const SEED_000_RANDOM = [{
+  seed: 42,
+  draws: [
+    { name: 'Q', kind: 'randn', shape: [4, 8] },
+    { name: 'K', kind: 'randn', shape: [4, 8] },
+    { name: 'V', kind: 'randn', shape: [4, 8] },
+  ],
+}];
+
+// Seed 002 (UDL 12.1): three input columns after np.random.seed(3), then the Ω's and β's after
+// np.random.seed(0), in the notebook's order.
+const SEED_002_RANDOM = [
+  {
+    seed: 3,
+    draws: [
+      { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+      { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+      { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
+    ],
+  },
+  {
+    seed: 0,
+    draws: [
+      { name: 'W_Q', kind: 'normal', shape: [4, 4] },
+      { name: 'W_K', kind: 'normal', shape: [4, 4] },
+      { name: 'W_V', kind: 'normal', shape: [4, 4] },
+      { name: 'b_Q', kind: 'normal', shape: [4, 1] },
+      { name: 'b_K', kind: 'normal', shape: [4, 1] },
+      { name: 'b_V', kind: 'normal', shape: [4, 1] },
+    ],
+  },
+];
+
 /** @type {Preset[]} */
 export const presets = [
   {
@@ -26,14 +60,7 @@ export const presets = [
     note: 'q, k, v = np.random.randn(L, dk) three times after np.random.seed(42); scaled by 1/√8.',
     mode: 'qkv',
     tokens: ['w1', 'w2', 'w3', 'w4'],
-    random: [{
-      seed: 42,
-      draws: [
-        { name: 'Q', kind: 'randn', shape: [4, 8] },
-        { name: 'K', kind: 'randn', shape: [4, 8] },
-        { name: 'V', kind: 'randn', shape: [4, 8] },
-      ],
-    }],
+    random: SEED_000_RANDOM,
     options: { scale: 'sqrt_dk' },
     expect: {
       weights: [[0.08431243, 0.25513027, 0.51521078, 0.14534652],
@@ -52,14 +79,7 @@ export const presets = [
     note: 'mask = np.tril(np.ones((L, L))) with 0 → -inf, added to the scaled scores.',
     mode: 'qkv',
     tokens: ['w1', 'w2', 'w3', 'w4'],
-    random: [{
-      seed: 42,
-      draws: [
-        { name: 'Q', kind: 'randn', shape: [4, 8] },
-        { name: 'K', kind: 'randn', shape: [4, 8] },
-        { name: 'V', kind: 'randn', shape: [4, 8] },
-      ],
-    }],
+    random: SEED_000_RANDOM,
     options: { scale: 'sqrt_dk', causal: true },
   },
   {
@@ -96,27 +116,7 @@ export const presets = [
       'column of KᵀQ; output X′ = V·A.',
     mode: 'self',
     tokens: ['x_0', 'x_1', 'x_2'],
-    random: [
-      {
-        seed: 3,
-        draws: [
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-        ],
-      },
-      {
-        seed: 0,
-        draws: [
-          { name: 'W_Q', kind: 'normal', shape: [4, 4] },
-          { name: 'W_K', kind: 'normal', shape: [4, 4] },
-          { name: 'W_V', kind: 'normal', shape: [4, 4] },
-          { name: 'b_Q', kind: 'normal', shape: [4, 1] },
-          { name: 'b_K', kind: 'normal', shape: [4, 1] },
-          { name: 'b_V', kind: 'normal', shape: [4, 1] },
-        ],
-      },
-    ],
+    random: SEED_002_RANDOM,
     options: { layout: 'columns', scale: 'none' },
     expect: {
       // X_prime.T as printed: row n is output column n.
@@ -133,27 +133,7 @@ export const presets = [
     note: 'Same inputs as 002, scores divided by √4 before the column softmax.',
     mode: 'self',
     tokens: ['x_0', 'x_1', 'x_2'],
-    random: [
-      {
-        seed: 3,
-        draws: [
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-          { name: 'X', kind: 'normal', shape: [4, 1], join: 'columns' },
-        ],
-      },
-      {
-        seed: 0,
-        draws: [
-          { name: 'W_Q', kind: 'normal', shape: [4, 4] },
-          { name: 'W_K', kind: 'normal', shape: [4, 4] },
-          { name: 'W_V', kind: 'normal', shape: [4, 4] },
-          { name: 'b_Q', kind: 'normal', shape: [4, 1] },
-          { name: 'b_K', kind: 'normal', shape: [4, 1] },
-          { name: 'b_V', kind: 'normal', shape: [4, 1] },
-        ],
-      },
-    ],
+    random: SEED_002_RANDOM,
     options: { layout: 'columns', scale: 'sqrt_dk' },
     expect: {
       outputColumns: [[0.97411966, -0.23738409, -0.72333202, -0.34413007],
