@@ -11,13 +11,15 @@
 //   the PyTorch script compiled, SVG, PNG, a worked cell);
 // - an exercise answered wrong then right, a seeded new problem, a teacher's link without answers.
 // Screenshots go to test-artifacts/embed-*.png. Exits 1 on any failure.
-import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { spawnSync, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+import { startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'test-artifacts');
@@ -56,22 +58,6 @@ const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-').replace('âˆ
 async function shot(page, name) {
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `embed-${name}.png`), fullPage: true });
-}
-
-function startServer(dir, headers) {
-  return new Promise((resolvePromise, reject) => {
-    const env = { ...process.env, PORT: '' };
-    delete env.PORT;
-    if (headers) env.SERVE_HEADERS = JSON.stringify(headers);
-    const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), dir, '--no-build'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) resolvePromise({ child, url: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
 }
 
 async function ready(page) {

@@ -10,12 +10,14 @@
 //  3. The page's heap across 1,000 grid edits: the V8 heap after a forced GC and the wasm memory,
 //     after edit 100 and after edit 1,000 (a memory bound, not a time).
 // Exits 1 on any failure.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+import { startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -241,24 +243,6 @@ test('heap across 1,000 grid edits: V8 heap after GC and wasm memory stay flat',
 });
 
 // ---- run --------------------------------------------------------------------------------------
-async function startServer(siteDir) {
-  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), siteDir], {
-    env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
-    });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-  return { child, url };
-}
-
 async function main() {
   const siteDir = mkdtempSync(join(tmpdir(), 'attention-robust-site-'));
   const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, '--lib', lib], { encoding: 'utf8' });

@@ -5,12 +5,14 @@
 // scripts/serve.mjs, and checks every preset against the seed documents' numbers, editing,
 // pasting, errors and recovery, the cell drill-down, keyboard use, large inputs and phone
 // reflow. Screenshots go to test-artifacts/ (git-ignored). Exits 1 on any failure.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+
+import { startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'test-artifacts');
@@ -586,24 +588,6 @@ test('why √d_k view and a full-page screenshot for the README', async ({ page 
 });
 
 // ---- run --------------------------------------------------------------------------------------
-async function startServer(siteDir) {
-  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), siteDir], {
-    env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
-    });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-  return { child, url };
-}
-
 async function main() {
   mkdirSync(artifacts, { recursive: true });
   // Failure screenshots of earlier runs would only mislead.
