@@ -545,6 +545,25 @@ function headerComment(ctx, trace, lib, recipe) {
 }
 
 /**
+ * The start of the per-head loop, the same in the NumPy and PyTorch scripts: slice the head's
+ * Q, K, V (contiguous blocks; GQA reads key/value head g), the scores and their scaling.
+ */
+function headLoopStart(ctx, cols) {
+  const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
+  return [
+    'for h in range(heads):',
+    '    g = h // (heads // kv_heads)  # the key/value head this query head reads',
+    `    Qh = ${sl('Q', 'd_k', 'h')}`,
+    `    Kh = ${sl('K', 'd_k', 'g')}`,
+    `    Vh = ${sl('V', 'd_v', 'g')}`,
+    cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
+    ctx.scale.kind === 'none' || ctx.scale.kind === 'multiply' ? '    scaled = scores * factor' : '    scaled = scores / divisor',
+    '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]',
+    '    logits = scaled',
+  ];
+}
+
+/**
  * A NumPy script that recomputes every step of the trace from the problem's inputs and prints
  * them (`--json`: the steps as JSON in the trace's order, non-finite as "inf"/"-inf"/"nan").
  * `recipe`: numpy lines that drew the inputs, quoted in a comment.
@@ -592,16 +611,7 @@ export function numpyScript(problem, trace, { recipe } = {}) {
   if (ctx.softcap > 0) L.push(`softcap = dt(${pyNumber(ctx.softcap)})`);
   L.push(...maskLines(ctx, 'numpy'));
   L.push('', 'steps = []  # (id, head, matrix) in the explorer\'s order', 'head_outputs = []');
-  L.push('for h in range(heads):');
-  L.push('    g = h // (heads // kv_heads)  # the key/value head this query head reads');
-  const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
-  L.push(`    Qh = ${sl('Q', 'd_k', 'h')}`);
-  L.push(`    Kh = ${sl('K', 'd_k', 'g')}`);
-  L.push(`    Vh = ${sl('V', 'd_v', 'g')}`);
-  L.push(cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys');
-  L.push(ctx.scale.kind === 'none' || ctx.scale.kind === 'multiply' ? '    scaled = scores * factor' : '    scaled = scores / divisor');
-  L.push('    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]');
-  L.push('    logits = scaled');
+  L.push(...headLoopStart(ctx, cols));
   if (ctx.softcap > 0) {
     L.push('    logits = softcap * np.tanh(logits / softcap)');
     L.push('    steps.append(("softcapped", h, logits))');
@@ -681,16 +691,7 @@ export function pytorchScript(problem, trace, { recipe } = {}) {
   if (ctx.softcap > 0) L.push(`softcap = ${pyNumber(ctx.softcap)}`);
   L.push(...maskLines(ctx, 'torch'));
   L.push('', 'steps = []  # (id, head, tensor) in the explorer\'s order', 'head_outputs = []');
-  L.push('for h in range(heads):');
-  L.push('    g = h // (heads // kv_heads)');
-  const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
-  L.push(`    Qh = ${sl('Q', 'd_k', 'h')}`);
-  L.push(`    Kh = ${sl('K', 'd_k', 'g')}`);
-  L.push(`    Vh = ${sl('V', 'd_v', 'g')}`);
-  L.push(cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys');
-  L.push(ctx.scale.kind === 'none' || ctx.scale.kind === 'multiply' ? '    scaled = scores * factor' : '    scaled = scores / divisor');
-  L.push('    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]');
-  L.push('    logits = scaled');
+  L.push(...headLoopStart(ctx, cols));
   if (ctx.softcap > 0) L.push('    logits = softcap * torch.tanh(logits / softcap)', '    steps.append(("softcapped", h, logits))');
   if (ctx.causal || ctx.maskKind !== 'none') L.push('    logits = logits + M', '    steps.append(("masked", h, logits))');
   L.push(`    weights = softmax(logits, dim=${cols ? 0 : 1})`);
