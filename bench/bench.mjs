@@ -15,13 +15,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // ATTN_BENCH_DIST: benchmark another build laid out like dist/ (e.g. a SIMD experiment).
-const DIST = process.env.ATTN_BENCH_DIST ? join(process.cwd(), process.env.ATTN_BENCH_DIST) : join(ROOT, 'dist');
+const DIST = process.env.ATTN_BENCH_DIST ? resolvePath(process.env.ATTN_BENCH_DIST) : join(ROOT, 'dist');
 const BUILD = join(ROOT, 'build-bench');
 
 // ---- options -----------------------------------------------------------------------------------

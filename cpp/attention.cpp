@@ -431,9 +431,21 @@ Matrix additive_mask(const Normalized& n) {
   return add;
 }
 
+// The trace's products. In WebAssembly Eigen's blocked GEMM adds kilobytes of code per type and
+// layout to the download without a SIMD gain (Eigen 3.4 has no wasm backend), and the trace
+// serves small problems (large ones take the fast path), so the plain coefficient loop is used.
+template <typename A, typename B>
+auto product(const A& a, const B& b) {
+#ifdef __EMSCRIPTEN__
+  return a.lazyProduct(b);
+#else
+  return a * b;
+#endif
+}
+
 template <typename S>
 Mat<S> project(const Matrix& in, const Matrix& W, const std::optional<Vector>& b) {
-  Mat<S> out = in.cast<S>() * W.cast<S>();
+  Mat<S> out = product(in.cast<S>(), W.cast<S>());
   if (b) out.rowwise() += b->cast<S>().transpose();
   return out;
 }
@@ -481,7 +493,7 @@ Trace compute(const Normalized& n) {
     emit("K", h, Kh.template cast<double>());
     emit("V", h, Vh.template cast<double>());
 
-    const Mat<S> scores = Qh * Kh.transpose();
+    const Mat<S> scores = product(Qh, Kh.transpose());
     emit("scores", h, scores.template cast<double>());
     Mat<S> logits = divide ? Mat<S>(scores / divisor) : Mat<S>(scores * factor);
     HeadFacts facts;
@@ -513,7 +525,7 @@ Trace compute(const Normalized& n) {
     if (h == 0) fully_masked_rows = facts.fully_masked;
     t.facts.push_back(std::move(facts));
 
-    concat.middleCols(h * n.d_v, n.d_v) = weights * Vh;
+    concat.middleCols(h * n.d_v, n.d_v) = product(weights, Vh);
     const bool last_step = n.heads == 1 && !n.W_O;
     if (!last_step) emit("head_output", h, concat.middleCols(h * n.d_v, n.d_v).template cast<double>());
   }
@@ -521,7 +533,7 @@ Trace compute(const Normalized& n) {
   Mat<S> output = concat;
   if (n.heads > 1) emit("concat", -1, concat.template cast<double>());
   if (n.W_O) {
-    output = concat * n.W_O->cast<S>();
+    output = product(concat, n.W_O->cast<S>());
     if (n.b_O) output.rowwise() += n.b_O->cast<S>().transpose();
   }
   const Matrix out = output.template cast<double>();
