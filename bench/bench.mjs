@@ -8,7 +8,7 @@
 // Rounds are interleaved (every implementation once per round, in rotating order); each cell is
 // the median over rounds of the per-round median. Then: tiny problems (µs per call through the JS
 // API), long sequences (output-only path up to N = 16,384: ms, ms per query row, wasm heap),
-// download size (gzipped) and time to first result in Node.
+// download size (gzipped) of the main entry and of attention-explorer/fast, and time to first result in Node.
 //
 // Usage: node bench/bench.mjs [--rounds 5] [--sizes 4,64,256,1024,2048] [--long 1024,...,16384]
 //                             [--no-peers] [--quick] [--json build-bench/results.json]
@@ -64,12 +64,20 @@ if (argv[0] === '--child-long') {
   process.exit(0);
 }
 if (argv[0] === '--child-cold') {
+  // argv[1]: 'full' (the package's main entry, a full trace) or 'fast' (attention-explorer/fast).
   const t0 = performance.now();
-  const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
-  const engine = await loadAttention();
-  const trace = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  let first;
+  if (argv[1] === 'fast') {
+    const { loadFastAttention } = await import(pathToFileURL(join(DIST, 'fast-node.js')).href);
+    const fast = await loadFastAttention();
+    first = fast.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] }).output[0];
+  } else {
+    const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
+    const engine = await loadAttention();
+    first = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] }).output[0][0];
+  }
   const ms = performance.now() - t0;
-  if (Math.abs(trace.output[0][0] - 1.6604769) > 1e-6) throw new Error('wrong first result');
+  if (Math.abs(first - 1.6604769) > 1e-6) throw new Error('wrong first result');
   console.log(JSON.stringify({ ms }));
   process.exit(0);
 }
@@ -157,8 +165,8 @@ function gz(path) {
   return gzipSync(readFileSync(path), { level: 9 }).length;
 }
 
-/** dist files a browser loads for `import ... from 'attention-explorer'`: index.js's import graph. */
-function downloadSet() {
+/** dist files a browser loads for `import ... from <entry>`: its import graph, plus its .wasm. */
+function downloadSet(entry, wasm) {
   const seen = new Set();
   const visit = (file) => {
     if (seen.has(file) || !existsSync(join(DIST, file))) return;
@@ -166,8 +174,8 @@ function downloadSet() {
     const text = readFileSync(join(DIST, file), 'utf8');
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]\.\/([\w.-]+\.js)['"]/g)) visit(m[1]);
   };
-  visit('index.js');
-  return [...seen, 'attention.wasm'];
+  visit(entry);
+  return [...seen, wasm];
 }
 
 const fmtMs = (ms) => (ms === undefined ? '—' : ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(0)} ms`);
@@ -315,16 +323,20 @@ for (const [N, precision] of longRuns) {
 }
 const nativeLong = runNative(native, ['--long', '--sizes', opts.long.join(','), '--d', String(opts.d)]).filter((r) => r.impl);
 
-// Download size and cold start.
-const files = downloadSet();
-const download = Object.fromEntries(files.map((f) => [f, gz(join(DIST, f))]));
-const downloadTotal = Object.values(download).reduce((a, b) => a + b, 0);
-const peerSizes = opts.peers ? await (await import('./peers.mjs')).peerDownloads() : {};
-const cold = [];
-for (let i = 0; i < 5; i++) {
-  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-cold'], { encoding: 'utf8', cwd: ROOT });
-  if (out.status === 0) cold.push(JSON.parse(out.stdout.trim().split('\n').pop()).ms);
+// Download size and cold start, for the main entry and for attention-explorer/fast.
+const entries = { full: ['index.js', 'attention.wasm'], fast: ['fast-index.js', 'attention-fast.wasm'] };
+const downloads = {};
+const cold = {};
+for (const [name, [entry, wasm]] of Object.entries(entries)) {
+  downloads[name] = Object.fromEntries(downloadSet(entry, wasm).map((f) => [f, gz(join(DIST, f))]));
+  cold[name] = [];
+  for (let i = 0; i < 5; i++) {
+    const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-cold', name], { encoding: 'utf8', cwd: ROOT });
+    if (out.status === 0) cold[name].push(JSON.parse(out.stdout.trim().split('\n').pop()).ms);
+  }
 }
+const total = (files) => Object.values(files).reduce((a, b) => a + b, 0);
+const peerSizes = opts.peers ? await (await import('./peers.mjs')).peerDownloads() : {};
 machine.loadEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
 
 // ---- report ------------------------------------------------------------------------------------
@@ -372,15 +384,20 @@ for (const r of long) {
   say(`| ${r.N} | ${r.precision} | ${fmtMs(r.ms)} | ${(r.ms / r.N).toFixed(4)} ms | ${(r.heap / 1048576).toFixed(1)} MB | ${nat ? fmtMs(nat.ms) : '—'} | ${nat ? (nat.ms / r.N).toFixed(4) + ' ms' : '—'} |`);
 }
 say();
-say(`Download (gzip -9) of what \`import ... from 'attention-explorer'\` loads in a browser: ${fmtKB(downloadTotal)} total`);
-say(`(${Object.entries(download).map(([f, b]) => `${f} ${fmtKB(b)}`).join(', ')}).`);
+const entryNames = { full: "'attention-explorer' (trace, explain, parser, random, fast path)", fast: "'attention-explorer/fast' (output-only path)" };
+for (const name of Object.keys(entries)) {
+  say(`Download (gzip -9) of what \`import ... from ${entryNames[name]}\` loads in a browser: ${fmtKB(total(downloads[name]))} total`);
+  say(`(${Object.entries(downloads[name]).map(([f, b]) => `${f} ${fmtKB(b)}`).join(', ')}).`);
+}
 if (Object.keys(peerSizes).length) say(`Peers, same measure: ${Object.entries(peerSizes).map(([k, b]) => `${k} ${fmtKB(b)}`).join(', ')}.`);
-say(`Time to first result in Node (import + instantiate + engine.run of seed 004, fresh process, median of ${cold.length}): ${cold.length ? fmtMs(median(cold)) : 'failed'}.`);
+say(`Time to first result in Node (import + instantiate + first call on seed 004, fresh process, median of 5): ` +
+  `main entry (engine.run) ${cold.full.length ? fmtMs(median(cold.full)) : 'failed'}, ` +
+  `/fast entry (attention) ${cold.fast.length ? fmtMs(median(cold.fast)) : 'failed'}.`);
 say();
 say('Largest |difference| from ours, per peer (float32 limit 1e-4, float64 1e-10): ' +
   Object.entries(agreement).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', '));
 
 console.log(lines.join('\n'));
 mkdirSync(dirname(opts.json), { recursive: true });
-writeFileSync(opts.json, JSON.stringify({ machine, opts, results, perRound, tiny, long, nativeLong, download, peerSizes, cold, agreement, via: fast.via, kernels: fast.kernels }, null, 2));
+writeFileSync(opts.json, JSON.stringify({ machine, opts, results, perRound, tiny, long, nativeLong, downloads, peerSizes, cold, agreement, via: fast.via, kernels: fast.kernels }, null, 2));
 console.error(`bench: results in ${opts.json}`);

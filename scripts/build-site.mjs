@@ -49,8 +49,6 @@ for (const name of readdirSync(lib)) {
   const from = join(lib, name);
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
-// presets.js ships with the package once the package re-exports it; until then, take the source.
-if (!existsSync(join(out, 'lib', 'presets.js'))) cpSync(join(root, 'web', 'lib', 'presets.js'), join(out, 'lib', 'presets.js'));
 
 // KaTeX, vendored.
 const vendor = join(out, 'vendor', 'katex');

@@ -2,7 +2,6 @@
 // engine.run for every option, typed arrays in and out, errors, memory growth and no leaks. The
 // kernels themselves are checked by the C++ suite ([fast], natively and as wasm).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
@@ -10,15 +9,8 @@ import { dist } from './helpers.mjs';
 const { loadAttention } = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
-/** engine.attention once the engine exposes it; until then fast.js bound to a module of dist/. */
-async function fastPath() {
-  if (typeof engine.attention === 'function') return { attention: engine.attention, heapStats: () => engine.heapStats() };
-  const { default: create } = await import(`${dist}attention.js`);
-  const { createFastAttention } = await import(`${dist}fast.js`);
-  const module = await create({ wasmBinary: readFileSync(`${dist}attention.wasm`) });
-  return { attention: createFastAttention(module), heapStats: () => module._heapStats() };
-}
-const { attention, heapStats } = await fastPath();
+const attention = (input) => engine.attention(input);
+const heapStats = () => engine.heapStats();
 
 // A small deterministic generator (xorshift), numbers in [-1, 1).
 function generator(seed) {

@@ -74,6 +74,20 @@ describe('the packed tarball', () => {
     assert.equal(message, "unknown option 'casual' (did you mean 'causal'?)");
   });
 
+  test('attention-explorer/fast imports and runs from Node in an empty folder', () => {
+    writeFileSync(join(app, 'fast.mjs'), `
+      import { loadFastAttention } from 'attention-explorer/fast';
+      const fast = await loadFastAttention();
+      const r = fast.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+      console.log(JSON.stringify([Array.from(r.output), r.shape, fast.fastKernels(), Object.keys(fast).sort()]));
+    `);
+    const [output, shape, kernels, keys] = JSON.parse(node(['fast.mjs']));
+    [1.6604769, 2.6604769, 2.3395231, 3.3395231].forEach((x, i) => assert.ok(Math.abs(output[i] - x) <= 5e-8, `${output[i]}`));
+    assert.deepEqual(shape, [2, 2]);
+    assert.equal(kernels, 'wasm-simd128');
+    assert.deepEqual(keys, ['attention', 'fastKernels', 'heapStats', 'version']);
+  });
+
   test('the CLI runs from node_modules/.bin', () => {
     const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
     const problem = node([cli, 'preset', '000']);
@@ -110,7 +124,14 @@ describe('the packed tarball', () => {
       import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, STEP_TITLES, version } from 'attention-explorer';
       import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts } from 'attention-explorer';
 
+      import { loadFastAttention } from 'attention-explorer/fast';
+      import type { FastEngine, FastResult } from 'attention-explorer/fast';
+
       async function main(): Promise<void> {
+        const fast: FastEngine = await loadFastAttention();
+        const r: FastResult = fast.attention({ Q: new Float32Array(4), K: new Float32Array(4), V: new Float32Array(4), L: 2, S: 2, causal: true });
+        const k: 'wasm-simd128' | 'eigen' = fast.fastKernels();
+        console.log(r.output[0], r.shape[1], k, fast.version);
         const engine: Engine = await loadAttention({ wasmUrl: new URL('./attention.wasm', 'file:///tmp/') });
         const draws: Draw[] = [{ kind: 'randn', shape: [4, 8] }, { kind: 'normal', shape: [4, 1], loc: 0, scale: 2 }];
         const [Q, K, V] = engine.random(42, draws);
@@ -138,6 +159,8 @@ describe('the packed tarball', () => {
       engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { casual: true } });
       engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { layout: 'diagonal' } });
       const n: string = engine.run({ Q: [[1]] }).output;
+      import { loadFastAttention } from 'attention-explorer/fast';
+      (await loadFastAttention()).attention({ Q: [[1]], K: [[1]], V: [[1]], causal: 'yes' });
     `);
     for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
       const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--types', '', '--lib', 'es2022,dom'];
@@ -148,6 +171,7 @@ describe('the packed tarball', () => {
       assert.match(bad.stdout, /casual/);
       assert.match(bad.stdout, /diagonal/);
       assert.match(bad.stdout, /number\[\]\[\]' is not assignable to type 'string'/);
+      assert.match(bad.stdout, /Type 'string' is not assignable to type 'boolean \| undefined'/);
     }
   });
 });
@@ -173,13 +197,18 @@ describe('a Vite app consuming the tarball', () => {
   test('builds, and its output loads the wasm and runs seed 000 in headless Chromium', async () => {
     writeFileSync(join(app, 'index.html'), `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>vite consumer</title></head>
-<body><pre id="out">loading</pre><script type="module" src="./main.js"></script></body></html>`);
+<body><pre id="out">loading</pre><pre id="fast">loading</pre><script type="module" src="./main.js"></script></body></html>`);
     writeFileSync(join(app, 'main.js'), `
 import { loadAttention } from 'attention-explorer';
 const engine = await loadAttention();
 const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
 const trace = engine.run({ Q, K, V });
 document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s) => s.id === 'weights').data[0]);
+// The lean entry in the same app: its own .wasm, the same numbers as the trace's output.
+const { loadFastAttention } = await import('attention-explorer/fast');
+const fast = await loadFastAttention();
+const output = fast.attention({ Q, K, V }).output;
+document.getElementById('fast').textContent = JSON.stringify(Array.from(output.slice(0, 8)).map((x, i) => x - trace.output[0][i]));
 `);
     const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
     const build = spawnSync('node', [vite, 'build', '--logLevel', 'warn'], { cwd: app, env, encoding: 'utf8' });
@@ -211,6 +240,11 @@ document.getElementById('out').textContent = JSON.stringify(trace.steps.find((s)
       assertPrinted(row, WEIGHTS_ROW_1, 'weights row 1 in Chromium');
       assert.deepEqual(problems, []);
       assert.ok(served.some((p) => p.endsWith('.wasm')), `no .wasm fetched: ${served.join(' ')}`);
+      await page.waitForFunction(() => document.getElementById('fast').textContent !== 'loading', null, { timeout: 20000 });
+      const differences = JSON.parse(await page.textContent('#fast'));
+      assert.equal(differences.length, 8);
+      differences.forEach((d) => assert.ok(Math.abs(d) < 1e-12, `fast path vs trace output differ by ${d}`));
+      assert.equal(served.filter((p) => p.endsWith('.wasm')).length, 2, `two modules fetched: ${served.join(' ')}`);
     } finally {
       await browser.close();
       server.close();

@@ -4,8 +4,9 @@
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
 import { createFastAttention, fastKernels } from './fast.js';
+import { loadModule, version } from './load.js';
 
-export const version = '0.1.0';
+export { version };
 
 const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
 const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
@@ -514,42 +515,10 @@ export function createEngine(wasm, reload) {
 
 // ---- loading -----------------------------------------------------------------------------------
 
-const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
-
 /**
- * Instantiates the Emscripten factory with bytes from `loadBytes()`; every failure is an Error
- * naming `where` (the URL or path tried).
+ * Instantiates the Emscripten factory with bytes from `loadBytes()` and wraps it in the engine;
+ * every failure is an Error naming `where` (the URL or path tried).
  */
 export async function instantiate(createModule, loadBytes, where) {
-  let bytes;
-  try {
-    bytes = new Uint8Array(await loadBytes());
-  } catch (error) {
-    throw new Error(`could not load the WebAssembly module from ${where}: ${error.message}`, { cause: error });
-  }
-  if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
-    const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
-    throw new Error(`${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
-      'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at attention.wasm');
-  }
-  let compiledModule = null; // compiled once; a reload after a crash only instantiates it again
-  const load = () => new Promise((resolve, reject) => {
-    createModule({
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(compiledModule ?? bytes, imports).then(
-          (result) => {
-            const instance = result instanceof WebAssembly.Instance ? result : result.instance;
-            compiledModule ??= result.module;
-            receive(instance, compiledModule);
-          },
-          (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
-        );
-        return {};
-      },
-      onAbort(what) {
-        reject(new Error(`the WebAssembly module from ${where} aborted: ${what}`));
-      },
-    }).then(resolve, reject);
-  });
-  return createEngine(await load(), load);
+  return createEngine(...(await loadModule(createModule, loadBytes, where)));
 }

@@ -1,10 +1,12 @@
 // The output-only attention path for numbers at scale (cpp/fast_attention.h through
-// cpp/bindings.cpp): typed arrays and shapes in, the output as a fresh typed array out.
+// cpp/bindings_fast.cpp): typed arrays and shapes in, the output as a fresh typed array out.
 // Nothing of size L×S is kept, so long sequences (N = 16,384 at d = 64) fit a small wasm heap.
 //
 // Inputs are copied into one scratch block of wasm memory that is kept between calls, the core
 // runs, and the output is copied out (slice), so the result never aliases wasm memory (which
 // memory growth would detach) and nothing needs .delete().
+
+import { version } from './load.js';
 
 function inputError(message, field) {
   const error = new Error(message);
@@ -207,4 +209,49 @@ export function createFastAttention(module) {
 /** Which kernels the module was built with: "wasm-simd128" or "eigen". */
 export function fastKernels(module) {
   return module._fastKernels();
+}
+
+/**
+ * The lean engine of `attention-explorer/fast` over the fast-only module (attention-fast.wasm):
+ * the same attention() as the whole engine's, without the trace API. After a crash inside the
+ * wasm (a WebAssembly.RuntimeError) the dead module is replaced by `reload()`'s fresh one.
+ */
+export function createFastEngine(wasm, reload) {
+  let current = wasm;
+  let attention = createFastAttention(wasm);
+  let dead = null; // the crash's message while no fresh module is in place
+  let reloading = null;
+  const alive = () => {
+    if (dead === null) return current;
+    throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded'}`);
+  };
+  return Object.freeze({
+    version,
+    attention(input) {
+      alive();
+      try {
+        return attention(input);
+      } catch (error) {
+        if (!(error instanceof WebAssembly.RuntimeError)) throw error;
+        dead = error.message;
+        const out = new Error(`the attention engine crashed (${error.message}) in attention()${reload ? ' and was reloaded' : ''}`, { cause: error });
+        if (reload) {
+          reloading = Promise.resolve().then(reload).then(
+            (fresh) => { current = fresh; attention = createFastAttention(fresh); dead = null; reloading = null; },
+            (failure) => { reloading = null; dead = `${dead}; reloading failed: ${failure.message}`; },
+          );
+          out.reloaded = reloading;
+        }
+        throw out;
+      }
+    },
+    /** Which kernels `attention` runs: "wasm-simd128" or "eigen". */
+    fastKernels() {
+      return fastKernels(alive());
+    },
+    /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
+    heapStats() {
+      return alive()._heapStats();
+    },
+  });
 }
