@@ -109,7 +109,18 @@ function matrixFrom(value, field, { allowBoolean = false } = {}) {
     if (!Number.isInteger(rows) || !Number.isInteger(cols) || value.shape.length !== 2 || rows < 1 || cols < 1) {
       throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(value.shape)}`, field);
     }
-    const data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+    let data;
+    if (Array.isArray(value.data)) {
+      // A loop, and the position's text only for an error: cheaper than Float64Array.from(data, fn).
+      const source = value.data;
+      data = new Float64Array(source.length);
+      for (let i = 0; i < source.length; i++) {
+        const v = source[i];
+        data[i] = typeof v === 'number' ? v : numberAt(v, field, ` entry ${i + 1}`);
+      }
+    } else {
+      data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+    }
     if (data.length !== rows * cols) {
       throw inputError(`${field} has ${data.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
     }
@@ -127,21 +138,29 @@ function matrixFrom(value, field, { allowBoolean = false } = {}) {
   if (rows.length === 0 || cols === 0) throw inputError(`${field} is empty`, field);
   const data = new Float64Array(rows.length * cols);
   let booleans = 0;
-  rows.forEach((row, i) => {
+  // Plain loops, and the position's text only for an error: a string per number cost more than
+  // the rest of a small run. Holes of a sparse array are skipped (left 0), as forEach did.
+  for (let i = 0, k = 0; i < rows.length; i++, k = i * cols) {
+    if (!(i in rows)) continue;
+    const row = rows[i];
     if (row.length !== cols) {
       throw inputError(`${field} row ${i + 1} has ${row.length} ${row.length === 1 ? 'number' : 'numbers'} but row 1 has ${cols}`, field);
     }
-    row.forEach((v, j) => {
-      const where = ` row ${i + 1}, column ${j + 1}`;
-      if (typeof v === 'boolean') {
-        if (!allowBoolean) throw inputError(`${field}${where} is ${v}: only options.mask may hold booleans`, field);
+    for (let j = 0; j < cols; j++, k++) {
+      const v = row[j];
+      if (typeof v === 'number') {
+        data[k] = v;
+      } else if (v === undefined && !(j in row)) {
+        continue;
+      } else if (typeof v === 'boolean') {
+        if (!allowBoolean) throw inputError(`${field} row ${i + 1}, column ${j + 1} is ${v}: only options.mask may hold booleans`, field);
         booleans++;
-        data[i * cols + j] = v ? 1 : 0;
+        data[k] = v ? 1 : 0;
       } else {
-        data[i * cols + j] = numberAt(v, field, where);
+        data[k] = numberAt(v, field, ` row ${i + 1}, column ${j + 1}`);
       }
-    });
-  });
+    }
+  }
   if (booleans > 0 && booleans !== data.length) {
     throw inputError(`${field} mixes booleans and numbers: a mask is either all true/false (keep) or all numbers (additive)`, field);
   }
@@ -247,6 +266,66 @@ function problemFrom(problem) {
   return { raw: out, layout: out.options.layout ?? 'rows', precision: out.options.precision ?? 'float64' };
 }
 
+// The packed form of a problem for the bindings' `_run` (layout in cpp/bindings.cpp, "the packed
+// run"): one Float64Array, so the problem crosses into the wasm in one copy. Null when the problem
+// holds text, which only the core can parse: that problem goes as the object itself.
+const PACKED_SLOTS = [...MATRIX_KEYS, ...BIAS_KEYS];
+const PACKED_HEADER = 2 * PACKED_SLOTS.length + 11;
+const PACKED_CODES = {
+  layout: { rows: 0, columns: 1 },
+  scaleKind: { sqrt_dk: 0, none: 1, multiply: 2, divide: 3 },
+  maskKind: { keep: 0, additive: 1 },
+  precision: { float64: 0, float32: 1 },
+};
+
+function packProblem(raw) {
+  const { options } = raw;
+  const parts = [];
+  let length = PACKED_HEADER;
+  for (const key of PACKED_SLOTS) {
+    const part = raw[key];
+    if (part === undefined) continue;
+    if (typeof part === 'string') return null;
+    length += (ArrayBuffer.isView(part) ? part : part.data).length;
+  }
+  if (options.mask !== undefined) {
+    if (typeof options.mask === 'string') return null;
+    length += options.mask.data.length;
+  }
+  const packed = new Float64Array(length);
+  let at = PACKED_HEADER;
+  const put = (data) => {
+    packed.set(data, at);
+    at += data.length;
+  };
+  PACKED_SLOTS.forEach((key, slot) => {
+    const part = raw[key];
+    if (part === undefined) return;
+    const bias = ArrayBuffer.isView(part);
+    packed[2 * slot] = bias ? part.length : part.rows;
+    packed[2 * slot + 1] = bias ? 1 : part.cols;
+    put(bias ? part : part.data);
+  });
+  const o = 2 * PACKED_SLOTS.length;
+  const code = (table, value) => (value === undefined ? NaN : table[value]);
+  const number = (value) => (value === undefined ? NaN : Number(value));
+  packed[o] = code(PACKED_CODES.layout, options.layout);
+  packed[o + 1] = code(PACKED_CODES.scaleKind, options.scaleKind);
+  packed[o + 2] = number(options.scaleValue);
+  packed[o + 3] = number(options.causal);
+  if (options.mask !== undefined) {
+    packed[o + 4] = options.mask.rows;
+    packed[o + 5] = options.mask.cols;
+    put(options.mask.data);
+  }
+  packed[o + 6] = code(PACKED_CODES.maskKind, options.maskKind);
+  packed[o + 7] = number(options.softcap);
+  packed[o + 8] = number(options.heads);
+  packed[o + 9] = number(options.kvHeads);
+  packed[o + 10] = code(PACKED_CODES.precision, options.precision);
+  return packed;
+}
+
 // ---- what the bindings return -> plain objects --------------------------------------------------
 
 function nested({ rows, cols, data }) {
@@ -260,32 +339,52 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
-function traceFrom(raw, layout, precision) {
-  return {
-    steps: raw.steps.map((s) => ({ id: s.id, head: s.head, shape: [s.rows, s.cols], data: nested(s) })),
-    output: nested(raw.output),
-    warnings: raw.warnings,
-    facts: raw.facts.map((f) => ({
-      head: f.head,
-      scores_variance: f.scores_variance,
-      scaled_variance: f.scaled_variance,
-      weight_sums: Array.from(f.weight_sums),
-      max_weight: Array.from(f.max_weight),
-      entropy: Array.from(f.entropy),
-      fully_masked: f.fully_masked,
-    })),
-    meta: {
-      layout,
-      precision,
-      scale: raw.scale,
-      d_k: raw.d_k,
-      d_v: raw.d_v,
-      heads: raw.heads,
-      kv_heads: raw.kv_heads,
-      queries: raw.queries,
-      keys: raw.keys,
-    },
+// The trace from `_run`'s packed answer [numbers, ids, warnings] (layout in cpp/bindings.cpp).
+function traceFrom([numbers, ids, warnings], layout, precision) {
+  let at = 0;
+  const next = () => numbers[at++];
+  const matrix = () => {
+    const rows = next();
+    const cols = next();
+    const out = new Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const row = new Array(cols);
+      for (let j = 0; j < cols; j++) row[j] = numbers[at++];
+      out[i] = row;
+    }
+    return out;
   };
+  const list = () => {
+    const n = next();
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = numbers[at++];
+    return out;
+  };
+  const meta = { layout, precision, scale: next(), d_k: next(), d_v: next(), heads: next(), kv_heads: next(), queries: next(), keys: next() };
+  const stepCount = next();
+  const factCount = next();
+  const names = ids.split('\n');
+  const steps = new Array(stepCount);
+  for (let i = 0; i < stepCount; i++) {
+    const head = next();
+    const rows = numbers[at];
+    const cols = numbers[at + 1];
+    steps[i] = { id: names[i], head: head < 0 ? null : head, shape: [rows, cols], data: matrix() };
+  }
+  const output = matrix();
+  const facts = new Array(factCount);
+  for (let i = 0; i < factCount; i++) {
+    facts[i] = {
+      head: next(),
+      scores_variance: next(),
+      scaled_variance: next(),
+      weight_sums: list(),
+      max_weight: list(),
+      entropy: list(),
+      fully_masked: list(),
+    };
+  }
+  return { steps, output, warnings, facts, meta };
 }
 
 function explanationFrom(raw) {
@@ -424,7 +523,8 @@ export function createEngine(wasm, reload) {
     return out;
   };
   // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
-  const call = (name) => (...args) => {
+  // `shown` is what a crash message describes (the problem as given, not its packed form).
+  const invoke = (name, args, shown = args) => {
     if (dead !== null) {
       throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
     }
@@ -433,12 +533,13 @@ export function createEngine(wasm, reload) {
       result = current[name](...args);
     } catch (error) {
       // An input error is returned, not thrown; anything thrown is the module failing.
-      if (error instanceof WebAssembly.RuntimeError) throw crashed(name, args, error);
+      if (error instanceof WebAssembly.RuntimeError) throw crashed(name, shown, error);
       throw error;
     }
     if (result instanceof Error) throw result;
     return result;
   };
+  const call = (name) => (...args) => invoke(name, args);
   // The fast path keeps a scratch block in the module: bound again after a reload.
   let fast = null;
   let fastModule = null;
@@ -458,10 +559,10 @@ export function createEngine(wasm, reload) {
     }
     return fast;
   };
-  const module = { _run: call('_run'), _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
+  const module = { _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
   const run = (problem) => {
     const { raw, layout, precision } = problemFrom(problem);
-    return traceFrom(module._run(raw), layout, precision);
+    return traceFrom(invoke('_run', [packProblem(raw) ?? raw], [raw]), layout, precision);
   };
   return Object.freeze({
     version,
