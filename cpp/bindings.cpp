@@ -10,9 +10,10 @@
 //               heads, kvHeads, precision: 'float64'|'float32' }
 // Results are fresh JS objects whose arrays are Float64Array copies: nothing returned points into
 // wasm memory (which memory growth would detach) and nothing needs .delete().
-// `_run` also takes the problem packed into ONE Float64Array and returns its trace packed the
-// same way (see "the packed run" below): per-property val reads and writes cost a JS call each,
-// which made marshalling a small trace several times dearer than computing it.
+// `_run` also takes the problem packed as numbers (written into a scratch block of wasm memory, or
+// one Float64Array) and returns its trace packed in one Float64Array (see "the packed run"
+// below): per-property val reads and writes cost a JS call each, which made marshalling a small
+// trace several times dearer than computing it.
 // A C++ exception becomes a JS Error carrying e.what() (TOOLCHAIN.md quirk 6), returned for
 // engine.js to throw (see guarded()).
 
@@ -213,35 +214,42 @@ val explanation_to(const attn::Explanation& e) {
 
 // ---- the packed run ----------------------------------------------------------------------------
 //
-// For problems without text (engine.js packs those; a problem with text still comes as the object
-// above). In:  one Float64Array, [kPackedHeader numbers][the data of every matrix given, in order]:
+// For problems without text (a problem with text comes as the object above, for the core's
+// parser). The problem is packed as [kPackedHeader numbers][the data of every matrix given]:
 //   13 pairs (rows, cols) for Q, K, V, X, X_kv, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O; (0, 0) when
 //   absent, (n, 1) for a bias. Then 11 options, NaN when not given (the core's default applies):
 //   layout (0 rows, 1 columns), scaleKind (0 sqrt_dk, 1 none, 2 multiply, 3 divide), scaleValue,
 //   causal (0/1), mask rows, mask cols (0, 0: none), maskKind (0 keep, 1 additive), softcap, heads,
 //   kvHeads, precision (0 float64, 1 float32). The data follows in the same order, mask last.
-// Out: [numbers: Float64Array (a view into wasm memory when small: see kept_trace), ids: step ids
-//   joined by "\n", warnings: array of strings], numbers
-//   being scale, d_k, d_v, heads, kv_heads, queries, keys, step count, facts count; per step:
-//   head (-1: none), rows, cols, values; the output: rows, cols, values; per head's facts: head,
-//   scores_variance, scaled_variance, then weight_sums, max_weight, entropy, fully_masked, each
-//   as its length followed by its values. web/lib/engine.js (packProblem, traceFrom) is the
-//   other side.
+// Up to kScratchNumbers, engine.js writes it straight into the scratch block (its address from
+// _runScratch(), fixed for the module's life) and passes `_run` the count; a larger problem comes
+// as one Float64Array.
+// The trace comes back packed as one Float64Array: scale, d_k, d_v, heads, kv_heads, queries,
+//   keys, step count, facts count; per step: head (-1: none), rows, cols, values; the output:
+//   rows, cols, values; per head's facts: head, scores_variance, scaled_variance, then
+//   weight_sums, max_weight, entropy, fully_masked, each as its length followed by its values;
+//   then per step its id, and the warning count and each warning, each text as its length
+//   followed by its UTF-8 bytes. Up to kScratchNumbers it is a view of the scratch block (no
+//   copy): engine.js reads it at once, before anything else runs in the module (which could grow
+//   the memory and detach the view, or overwrite the block). A larger one is a fresh copy.
+// web/lib/engine.js (packedRun, traceFrom) is the other side.
 
 constexpr std::size_t kPackedSlots = 13;
 constexpr std::size_t kPackedHeader = 2 * kPackedSlots + 11;
+constexpr std::size_t kScratchNumbers = 32 * 1024;  // 256 KB, allocated once on first use
 
-attn::Problem problem_from_packed(const val& packed) {
-  const double length = packed["length"].as<double>();
-  if (!(length >= kPackedHeader) || length > 4.0e9) fail("packed problem: too short");
-  std::vector<double> in(static_cast<std::size_t>(length));
-  copy_in(packed, in.data(), in.size());
-  const double* h = in.data();
+double* run_scratch() {
+  static std::vector<double> block(kScratchNumbers);
+  return block.data();
+}
+
+attn::Problem problem_from_packed(const double* h, std::size_t length) {
+  if (length < kPackedHeader) fail("packed problem: too short");
   std::size_t at = kPackedHeader;
   auto take = [&](double rows, double cols, const char* name) -> const double* {
     if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) fail(std::string(name) + " is empty");
     const double n = rows * cols;
-    if (n > static_cast<double>(in.size() - at)) fail(std::string(name) + ": packed data too short");
+    if (n > static_cast<double>(length - at)) fail(std::string(name) + ": packed data too short");
     const double* data = h + at;
     at += static_cast<std::size_t>(n);
     return data;
@@ -294,89 +302,102 @@ attn::Problem problem_from_packed(const val& packed) {
   if (given(o[8])) options.heads = static_cast<int>(o[8]);
   if (given(o[9])) options.kv_heads = static_cast<int>(o[9]);
   if (given(o[10])) options.precision = o[10] == 1 ? attn::Precision::Float32 : attn::Precision::Float64;
-  if (at != in.size()) fail("packed problem: " + std::to_string(in.size() - at) + " numbers left over");
+  if (at != length) fail("packed problem: " + std::to_string(length - at) + " numbers left over");
   return p;
 }
 
-// Up to this many numbers, the packed trace is kept in wasm memory between calls and handed out
-// as a view (no copy); engine.js reads it at once, before anything else runs in the module (which
-// could grow the memory and detach the view, or overwrite the buffer). A larger trace comes as a
-// Float64Array copy, and the kept buffer is released, so a big trace pins no memory.
-constexpr std::size_t kKeptTraceNumbers = 32 * 1024;
-
-std::vector<double>& kept_trace() {
-  static std::vector<double> buffer;
-  return buffer;
+attn::Problem problem_from_packed(const val& packed) {
+  const double length = packed["length"].as<double>();
+  if (!(length >= kPackedHeader) || length > 4.0e9) fail("packed problem: too short");
+  std::vector<double> in(static_cast<std::size_t>(length));
+  copy_in(packed, in.data(), in.size());
+  return problem_from_packed(in.data(), in.size());
 }
 
+std::size_t text_size(const std::string& text) { return 1 + text.size(); }
+
 val trace_to_packed(const attn::Trace& trace) {
-  std::size_t n = 9 + 2 + static_cast<std::size_t>(trace.output.size());
-  for (const attn::Step& step : trace.steps) n += 3 + static_cast<std::size_t>(step.values.size());
+  std::size_t n = 9 + 2 + static_cast<std::size_t>(trace.output.size()) + 1;
+  for (const attn::Step& step : trace.steps) {
+    n += 3 + static_cast<std::size_t>(step.values.size()) + text_size(step.id);
+  }
   for (const attn::HeadFacts& f : trace.facts) {
     n += 7 + static_cast<std::size_t>(f.weight_sums.size() + f.max_weight.size() + f.entropy.size()) +
          f.fully_masked.size();
   }
-  const bool keep = n <= kKeptTraceNumbers;
-  std::vector<double> fresh;
-  if (!keep) std::vector<double>().swap(kept_trace());
-  std::vector<double>& out = keep ? kept_trace() : fresh;
-  out.clear();
-  out.reserve(n);
-  auto put = [&](double v) { out.push_back(v); };
-  auto put_all = [&](const double* data, Eigen::Index count) { out.insert(out.end(), data, data + count); };
-  put(trace.scale);
-  put(trace.d_k);
-  put(trace.d_v);
-  put(trace.heads);
-  put(trace.kv_heads);
-  put(static_cast<double>(trace.queries));
-  put(static_cast<double>(trace.keys));
-  put(static_cast<double>(trace.steps.size()));
-  put(static_cast<double>(trace.facts.size()));
-  std::string ids;
+  for (const std::string& w : trace.warnings) n += text_size(w);
+  const bool scratch = n <= kScratchNumbers;
+  std::vector<double> fresh(scratch ? 0 : n);
+  double* const start = scratch ? run_scratch() : fresh.data();
+  double* out = start;
+  auto put_all = [&](const double* data, Eigen::Index count) {
+    for (Eigen::Index i = 0; i < count; ++i) out[i] = data[i];
+    out += count;
+  };
+  auto put_text = [&](const std::string& text) {
+    *out++ = static_cast<double>(text.size());
+    for (unsigned char c : text) *out++ = c;
+  };
+  *out++ = trace.scale;
+  *out++ = trace.d_k;
+  *out++ = trace.d_v;
+  *out++ = trace.heads;
+  *out++ = trace.kv_heads;
+  *out++ = static_cast<double>(trace.queries);
+  *out++ = static_cast<double>(trace.keys);
+  *out++ = static_cast<double>(trace.steps.size());
+  *out++ = static_cast<double>(trace.facts.size());
   for (const attn::Step& step : trace.steps) {
-    if (&step != &trace.steps.front()) ids += '\n';
-    ids += step.id;
-    put(step.head);
-    put(static_cast<double>(step.values.rows()));
-    put(static_cast<double>(step.values.cols()));
+    *out++ = step.head;
+    *out++ = static_cast<double>(step.values.rows());
+    *out++ = static_cast<double>(step.values.cols());
     put_all(step.values.data(), step.values.size());
   }
-  put(static_cast<double>(trace.output.rows()));
-  put(static_cast<double>(trace.output.cols()));
+  *out++ = static_cast<double>(trace.output.rows());
+  *out++ = static_cast<double>(trace.output.cols());
   put_all(trace.output.data(), trace.output.size());
   for (const attn::HeadFacts& f : trace.facts) {
-    put(f.head);
-    put(f.scores_variance);
-    put(f.scaled_variance);
+    *out++ = f.head;
+    *out++ = f.scores_variance;
+    *out++ = f.scaled_variance;
     for (const attn::Vector* v : {&f.weight_sums, &f.max_weight, &f.entropy}) {
-      put(static_cast<double>(v->size()));
+      *out++ = static_cast<double>(v->size());
       put_all(v->data(), v->size());
     }
-    put(static_cast<double>(f.fully_masked.size()));
-    for (int row : f.fully_masked) put(row);
+    *out++ = static_cast<double>(f.fully_masked.size());
+    for (int row : f.fully_masked) *out++ = row;
   }
-  // Every value that may allocate in wasm memory (a std::string passed to JS does) is made before
-  // the view, which nothing may detach before engine.js has read it.
-  val warnings = val::array();
-  for (const std::string& w : trace.warnings) warnings.call<void>("push", w);
-  val result = val::array();
-  result.set(1, val(ids));
-  result.set(2, warnings);
-  result.set(0, keep ? val(emscripten::typed_memory_view(out.size(), out.data())) : copy_out(out));
-  return result;
+  for (const attn::Step& step : trace.steps) put_text(step.id);
+  *out++ = static_cast<double>(trace.warnings.size());
+  for (const std::string& w : trace.warnings) put_text(w);
+  if (static_cast<std::size_t>(out - start) != n) fail("packed trace: size mismatch");
+  return scratch ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
 }
 
 // ---- the raw API ------------------------------------------------------------------------------
 
-// `problem`: a packed Float64Array or the object described at the top (engine.js sends that one
-// when the problem holds text for the core's parser); the trace comes back packed either way.
+// `problem`: the count of numbers packed in the scratch block, a packed Float64Array, or the
+// object described at the top (engine.js sends that one when the problem holds text for the
+// core's parser). The trace comes back packed in every case.
 val run_js(val problem) {
   static const val float64_array = val::global("Float64Array");
   return guarded([&] {
+    if (problem.isNumber()) {
+      const double count = problem.as<double>();
+      if (!(count >= 0 && count <= kScratchNumbers)) fail("packed problem: does not fit the scratch block");
+      return trace_to_packed(attn::run(problem_from_packed(run_scratch(), static_cast<std::size_t>(count))));
+    }
     return trace_to_packed(attn::run(problem.instanceof(float64_array) ? problem_from_packed(problem)
                                                                        : problem_from(problem)));
   });
+}
+
+// The scratch block's address (see "the packed run") and its size in numbers.
+val run_scratch_js() {
+  val out = val::array();
+  out.set(0, static_cast<double>(reinterpret_cast<std::uintptr_t>(run_scratch())));
+  out.set(1, static_cast<double>(kScratchNumbers));
+  return out;
 }
 
 val explain_js(val problem, std::string step, int head, double row, double col) {
@@ -534,6 +555,7 @@ std::string kernels_js() { return attn::fast_attention_kernels(); }
 
 EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_run", &run_js);
+  emscripten::function("_runScratch", &run_scratch_js);
   emscripten::function("_explain", &explain_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
   emscripten::function("_random", &random_js);

@@ -267,8 +267,9 @@ function problemFrom(problem) {
 }
 
 // The packed form of a problem for the bindings' `_run` (layout in cpp/bindings.cpp, "the packed
-// run"): one Float64Array, so the problem crosses into the wasm in one copy. Null when the problem
-// holds text, which only the core can parse: that problem goes as the object itself.
+// run"), so the problem crosses into the wasm in one copy: a header of shapes and option codes,
+// then every matrix's numbers. A problem holding text, which only the core can parse, is not
+// packed: it goes as the object itself.
 const PACKED_SLOTS = [...MATRIX_KEYS, ...BIAS_KEYS];
 const PACKED_HEADER = 2 * PACKED_SLOTS.length + 11;
 const PACKED_CODES = {
@@ -278,52 +279,61 @@ const PACKED_CODES = {
   precision: { float64: 0, float32: 1 },
 };
 
-function packProblem(raw) {
-  const { options } = raw;
-  const parts = [];
+/** How many numbers `raw` packs into, or -1 when it holds text. */
+function packedLength(raw) {
   let length = PACKED_HEADER;
   for (const key of PACKED_SLOTS) {
     const part = raw[key];
     if (part === undefined) continue;
-    if (typeof part === 'string') return null;
+    if (typeof part === 'string') return -1;
     length += (ArrayBuffer.isView(part) ? part : part.data).length;
   }
-  if (options.mask !== undefined) {
-    if (typeof options.mask === 'string') return null;
-    length += options.mask.data.length;
+  const { mask } = raw.options;
+  if (mask !== undefined) {
+    if (typeof mask === 'string') return -1;
+    length += mask.data.length;
   }
-  const packed = new Float64Array(length);
-  let at = PACKED_HEADER;
+  return length;
+}
+
+/** Writes `raw` packed into `out` (a Float64Array) from index `at`. */
+function packInto(raw, out, at) {
+  const { options } = raw;
+  let next = at + PACKED_HEADER;
   const put = (data) => {
-    packed.set(data, at);
-    at += data.length;
+    out.set(data, next);
+    next += data.length;
   };
-  PACKED_SLOTS.forEach((key, slot) => {
-    const part = raw[key];
-    if (part === undefined) return;
-    const bias = ArrayBuffer.isView(part);
-    packed[2 * slot] = bias ? part.length : part.rows;
-    packed[2 * slot + 1] = bias ? 1 : part.cols;
-    put(bias ? part : part.data);
-  });
-  const o = 2 * PACKED_SLOTS.length;
+  for (let slot = 0; slot < PACKED_SLOTS.length; slot++) {
+    const part = raw[PACKED_SLOTS[slot]];
+    if (part === undefined) {
+      out[at + 2 * slot] = 0;
+      out[at + 2 * slot + 1] = 0;
+    } else if (ArrayBuffer.isView(part)) {
+      out[at + 2 * slot] = part.length;
+      out[at + 2 * slot + 1] = 1;
+      put(part);
+    } else {
+      out[at + 2 * slot] = part.rows;
+      out[at + 2 * slot + 1] = part.cols;
+      put(part.data);
+    }
+  }
+  const o = at + 2 * PACKED_SLOTS.length;
   const code = (table, value) => (value === undefined ? NaN : table[value]);
   const number = (value) => (value === undefined ? NaN : Number(value));
-  packed[o] = code(PACKED_CODES.layout, options.layout);
-  packed[o + 1] = code(PACKED_CODES.scaleKind, options.scaleKind);
-  packed[o + 2] = number(options.scaleValue);
-  packed[o + 3] = number(options.causal);
-  if (options.mask !== undefined) {
-    packed[o + 4] = options.mask.rows;
-    packed[o + 5] = options.mask.cols;
-    put(options.mask.data);
-  }
-  packed[o + 6] = code(PACKED_CODES.maskKind, options.maskKind);
-  packed[o + 7] = number(options.softcap);
-  packed[o + 8] = number(options.heads);
-  packed[o + 9] = number(options.kvHeads);
-  packed[o + 10] = code(PACKED_CODES.precision, options.precision);
-  return packed;
+  out[o] = code(PACKED_CODES.layout, options.layout);
+  out[o + 1] = code(PACKED_CODES.scaleKind, options.scaleKind);
+  out[o + 2] = number(options.scaleValue);
+  out[o + 3] = number(options.causal);
+  out[o + 4] = options.mask === undefined ? 0 : options.mask.rows;
+  out[o + 5] = options.mask === undefined ? 0 : options.mask.cols;
+  if (options.mask !== undefined) put(options.mask.data);
+  out[o + 6] = code(PACKED_CODES.maskKind, options.maskKind);
+  out[o + 7] = number(options.softcap);
+  out[o + 8] = number(options.heads);
+  out[o + 9] = number(options.kvHeads);
+  out[o + 10] = code(PACKED_CODES.precision, options.precision);
 }
 
 // ---- what the bindings return -> plain objects --------------------------------------------------
@@ -339,8 +349,11 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
-// The trace from `_run`'s packed answer [numbers, ids, warnings] (layout in cpp/bindings.cpp).
-function traceFrom([numbers, ids, warnings], layout, precision) {
+const utf8 = new TextDecoder();
+
+// The trace from `_run`'s packed answer (layout in cpp/bindings.cpp, "the packed run"). `numbers`
+// may be a view of wasm memory: read it all before anything else runs in the module.
+function traceFrom(numbers, layout, precision) {
   let at = 0;
   const next = () => numbers[at++];
   const matrix = () => {
@@ -360,16 +373,29 @@ function traceFrom([numbers, ids, warnings], layout, precision) {
     for (let i = 0; i < n; i++) out[i] = numbers[at++];
     return out;
   };
+  const text = () => {
+    const n = next();
+    let ascii = '';
+    for (let i = 0; i < n; i++) {
+      const c = numbers[at + i];
+      if (c > 127) {
+        ascii = utf8.decode(Uint8Array.from(numbers.subarray(at, at + n)));
+        break;
+      }
+      ascii += String.fromCharCode(c);
+    }
+    at += n;
+    return ascii;
+  };
   const meta = { layout, precision, scale: next(), d_k: next(), d_v: next(), heads: next(), kv_heads: next(), queries: next(), keys: next() };
   const stepCount = next();
   const factCount = next();
-  const names = ids.split('\n');
   const steps = new Array(stepCount);
   for (let i = 0; i < stepCount; i++) {
     const head = next();
     const rows = numbers[at];
     const cols = numbers[at + 1];
-    steps[i] = { id: names[i], head: head < 0 ? null : head, shape: [rows, cols], data: matrix() };
+    steps[i] = { id: '', head: head < 0 ? null : head, shape: [rows, cols], data: matrix() };
   }
   const output = matrix();
   const facts = new Array(factCount);
@@ -384,6 +410,9 @@ function traceFrom([numbers, ids, warnings], layout, precision) {
       fully_masked: list(),
     };
   }
+  for (let i = 0; i < stepCount; i++) steps[i].id = text();
+  const warnings = new Array(next());
+  for (let i = 0; i < warnings.length; i++) warnings[i] = text();
   return { steps, output, warnings, facts, meta };
 }
 
@@ -523,8 +552,9 @@ export function createEngine(wasm, reload) {
     return out;
   };
   // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
-  // `shown` is what a crash message describes (the problem as given, not its packed form).
-  const invoke = (name, args, shown = args) => {
+  // `shown` is what a crash message describes (the problem as given, not its packed form), and
+  // `label` the function it names.
+  const invoke = (name, args, shown = args, label = name) => {
     if (dead !== null) {
       throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
     }
@@ -533,7 +563,7 @@ export function createEngine(wasm, reload) {
       result = current[name](...args);
     } catch (error) {
       // An input error is returned, not thrown; anything thrown is the module failing.
-      if (error instanceof WebAssembly.RuntimeError) throw crashed(name, shown, error);
+      if (error instanceof WebAssembly.RuntimeError) throw crashed(label, shown, error);
       throw error;
     }
     if (result instanceof Error) throw result;
@@ -560,9 +590,30 @@ export function createEngine(wasm, reload) {
     return fast;
   };
   const module = { _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
+  // The module's scratch block for packed problems (cpp/bindings.cpp), found again after a reload.
+  let scratch = null;
+  const scratchOf = (raw) => {
+    if (scratch === null || scratch.module !== current) {
+      const [address, size] = invoke('_runScratch', [], [raw], '_run');
+      scratch = { module: current, index: address / 8, size };
+    }
+    return scratch;
+  };
   const run = (problem) => {
     const { raw, layout, precision } = problemFrom(problem);
-    return traceFrom(invoke('_run', [packProblem(raw) ?? raw], [raw]), layout, precision);
+    const length = packedLength(raw);
+    let argument = raw;
+    if (length >= 0) {
+      const { index, size } = scratchOf(raw);
+      if (length <= size) {
+        packInto(raw, current.HEAPF64 ?? new Float64Array(current._fastMemory().buffer), index);
+        argument = length;
+      } else {
+        argument = new Float64Array(length);
+        packInto(raw, argument, 0);
+      }
+    }
+    return traceFrom(invoke('_run', [argument], [raw]), layout, precision);
   };
   return Object.freeze({
     version,
