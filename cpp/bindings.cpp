@@ -11,6 +11,10 @@
 //               heads, kvHeads, precision: 'float64'|'float32' }
 // Results are fresh JS objects whose arrays are Float64Array copies: nothing returned points into
 // wasm memory (which memory growth would detach) and nothing needs .delete().
+// `_run` also takes the problem packed as numbers (written into a scratch block of wasm memory, or
+// one Float64Array) and returns its trace packed in one Float64Array (see "the packed run"
+// below): per-property val reads and writes cost a JS call each, which made marshalling a small
+// trace several times dearer than computing it.
 // A C++ exception becomes a JS Error carrying e.what() (TOOLCHAIN.md quirk 6), returned for
 // engine.js to throw (see guarded()).
 
@@ -177,45 +181,6 @@ val vector_to(const attn::Vector& v) { return copy_out(v.data(), static_cast<std
 
 val head_to(int head) { return head < 0 ? val::null() : val(head); }
 
-val trace_to(const attn::Trace& trace) {
-  val steps = val::array();
-  for (const attn::Step& step : trace.steps) {
-    val s = matrix_to(step.values);
-    s.set("id", step.id);
-    s.set("head", head_to(step.head));
-    steps.call<void>("push", s);
-  }
-  val warnings = val::array();
-  for (const std::string& w : trace.warnings) warnings.call<void>("push", w);
-  val facts = val::array();
-  for (const attn::HeadFacts& f : trace.facts) {
-    val o = val::object();
-    o.set("head", f.head);
-    o.set("scores_variance", f.scores_variance);
-    o.set("scaled_variance", f.scaled_variance);
-    o.set("weight_sums", vector_to(f.weight_sums));
-    o.set("max_weight", vector_to(f.max_weight));
-    o.set("entropy", vector_to(f.entropy));
-    val masked = val::array();
-    for (int row : f.fully_masked) masked.call<void>("push", row);
-    o.set("fully_masked", masked);
-    facts.call<void>("push", o);
-  }
-  val out = val::object();
-  out.set("steps", steps);
-  out.set("output", matrix_to(trace.output));
-  out.set("warnings", warnings);
-  out.set("facts", facts);
-  out.set("scale", trace.scale);
-  out.set("d_k", trace.d_k);
-  out.set("d_v", trace.d_v);
-  out.set("heads", trace.heads);
-  out.set("kv_heads", trace.kv_heads);
-  out.set("queries", static_cast<double>(trace.queries));
-  out.set("keys", static_cast<double>(trace.keys));
-  return out;
-}
-
 val explanation_to(const attn::Explanation& e) {
   val out = val::object();
   out.set("kind", e.kind);
@@ -243,10 +208,192 @@ val explanation_to(const attn::Explanation& e) {
   return out;
 }
 
+// ---- the packed run ----------------------------------------------------------------------------
+//
+// For problems without text (a problem with text comes as the object above, for the core's
+// parser). The problem is packed as [kPackedHeader numbers][the data of every matrix given]:
+//   13 pairs (rows, cols) for Q, K, V, X, X_kv, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O; (0, 0) when
+//   absent, (n, 1) for a bias. Then 11 options, NaN when not given (the core's default applies):
+//   layout (0 rows, 1 columns), scaleKind (0 sqrt_dk, 1 none, 2 multiply, 3 divide), scaleValue,
+//   causal (0/1), mask rows, mask cols (0, 0: none), maskKind (0 keep, 1 additive), softcap, heads,
+//   kvHeads, precision (0 float64, 1 float32). The data follows in the same order, mask last.
+// Up to kScratchNumbers, engine.js writes it straight into the scratch block (its address from
+// _runScratch(), fixed for the module's life) and passes `_run` the count; a larger problem comes
+// as one Float64Array.
+// The trace comes back packed as one Float64Array: scale, d_k, d_v, heads, kv_heads, queries,
+//   keys, step count, facts count; per step: head (-1: none), rows, cols, values; the output:
+//   rows, cols, values; per head's facts: head, scores_variance, scaled_variance, then
+//   weight_sums, max_weight, entropy, fully_masked, each as its length followed by its values;
+//   then per step its id, and the warning count and each warning, each text as its length
+//   followed by its UTF-8 bytes. Up to kScratchNumbers it is a view of the scratch block (no
+//   copy): engine.js reads it at once, before anything else runs in the module (which could grow
+//   the memory and detach the view, or overwrite the block). A larger one is a fresh copy.
+// web/lib/engine.js (packedRun, traceFrom) is the other side.
+
+constexpr std::size_t kPackedSlots = 13;
+constexpr std::size_t kPackedHeader = 2 * kPackedSlots + 11;
+constexpr std::size_t kScratchNumbers = 32 * 1024;  // 256 KB, allocated once on first use
+
+double* run_scratch() {
+  static std::vector<double> block(kScratchNumbers);
+  return block.data();
+}
+
+attn::Problem problem_from_packed(const double* h, std::size_t length) {
+  if (length < kPackedHeader) fail("packed problem: too short");
+  std::size_t at = kPackedHeader;
+  auto take = [&](double rows, double cols, const char* name) -> const double* {
+    if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) fail(std::string(name) + " is empty");
+    const double n = rows * cols;
+    if (n > static_cast<double>(length - at)) fail(std::string(name) + ": packed data too short");
+    const double* data = h + at;
+    at += static_cast<std::size_t>(n);
+    return data;
+  };
+  auto matrix = [&](std::size_t slot, const char* name, std::optional<attn::Matrix>& out) {
+    const double rows = h[2 * slot], cols = h[2 * slot + 1];
+    if (rows == 0 && cols == 0) return;
+    const double* data = take(rows, cols, name);
+    out = Eigen::Map<const attn::Matrix>(data, static_cast<Eigen::Index>(rows),
+                                         static_cast<Eigen::Index>(cols));
+  };
+  auto vector = [&](std::size_t slot, const char* name, std::optional<attn::Vector>& out) {
+    const double rows = h[2 * slot], cols = h[2 * slot + 1];
+    if (rows == 0 && cols == 0) return;
+    const double* data = take(rows, cols, name);
+    out = Eigen::Map<const attn::Vector>(data, static_cast<Eigen::Index>(rows * cols));
+  };
+  attn::Problem p;
+  matrix(0, "Q", p.Q);
+  matrix(1, "K", p.K);
+  matrix(2, "V", p.V);
+  matrix(3, "X", p.X);
+  matrix(4, "X_kv", p.X_kv);
+  matrix(5, "W_Q", p.W_Q);
+  matrix(6, "W_K", p.W_K);
+  matrix(7, "W_V", p.W_V);
+  matrix(8, "W_O", p.W_O);
+  vector(9, "b_Q", p.b_Q);
+  vector(10, "b_K", p.b_K);
+  vector(11, "b_V", p.b_V);
+  vector(12, "b_O", p.b_O);
+
+  const double* o = h + 2 * kPackedSlots;
+  auto given = [](double v) { return v == v; };  // NaN: not given
+  attn::Options& options = p.options;
+  if (given(o[0])) options.layout = o[0] == 1 ? attn::Layout::Columns : attn::Layout::Rows;
+  if (given(o[1])) {
+    using K = attn::Scale::Kind;
+    options.scale.kind = o[1] == 1 ? K::None : o[1] == 2 ? K::Multiply : o[1] == 3 ? K::DivideBy : K::SqrtDk;
+    if (given(o[2])) options.scale.value = o[2];
+  }
+  if (given(o[3])) options.causal = o[3] != 0;
+  if (!(o[4] == 0 && o[5] == 0)) {
+    options.mask = Eigen::Map<const attn::Matrix>(take(o[4], o[5], "options.mask"),
+                                                  static_cast<Eigen::Index>(o[4]),
+                                                  static_cast<Eigen::Index>(o[5]));
+  }
+  if (given(o[6])) options.mask_kind = o[6] == 0 ? attn::MaskKind::Keep : attn::MaskKind::Additive;
+  if (given(o[7])) options.softcap = o[7];
+  if (given(o[8])) options.heads = static_cast<int>(o[8]);
+  if (given(o[9])) options.kv_heads = static_cast<int>(o[9]);
+  if (given(o[10])) options.precision = o[10] == 1 ? attn::Precision::Float32 : attn::Precision::Float64;
+  if (at != length) fail("packed problem: " + std::to_string(length - at) + " numbers left over");
+  return p;
+}
+
+attn::Problem problem_from_packed(const val& packed) {
+  const double length = packed["length"].as<double>();
+  if (!(length >= kPackedHeader) || length > 4.0e9) fail("packed problem: too short");
+  std::vector<double> in(static_cast<std::size_t>(length));
+  copy_in(packed, in.data(), in.size());
+  return problem_from_packed(in.data(), in.size());
+}
+
+std::size_t text_size(const std::string& text) { return 1 + text.size(); }
+
+val trace_to_packed(const attn::Trace& trace) {
+  std::size_t n = 9 + 2 + static_cast<std::size_t>(trace.output.size()) + 1;
+  for (const attn::Step& step : trace.steps) {
+    n += 3 + static_cast<std::size_t>(step.values.size()) + text_size(step.id);
+  }
+  for (const attn::HeadFacts& f : trace.facts) {
+    n += 7 + static_cast<std::size_t>(f.weight_sums.size() + f.max_weight.size() + f.entropy.size()) +
+         f.fully_masked.size();
+  }
+  for (const std::string& w : trace.warnings) n += text_size(w);
+  const bool scratch = n <= kScratchNumbers;
+  std::vector<double> fresh(scratch ? 0 : n);
+  double* const start = scratch ? run_scratch() : fresh.data();
+  double* out = start;
+  auto put_all = [&](const double* data, Eigen::Index count) {
+    for (Eigen::Index i = 0; i < count; ++i) out[i] = data[i];
+    out += count;
+  };
+  auto put_text = [&](const std::string& text) {
+    *out++ = static_cast<double>(text.size());
+    for (unsigned char c : text) *out++ = c;
+  };
+  *out++ = trace.scale;
+  *out++ = trace.d_k;
+  *out++ = trace.d_v;
+  *out++ = trace.heads;
+  *out++ = trace.kv_heads;
+  *out++ = static_cast<double>(trace.queries);
+  *out++ = static_cast<double>(trace.keys);
+  *out++ = static_cast<double>(trace.steps.size());
+  *out++ = static_cast<double>(trace.facts.size());
+  for (const attn::Step& step : trace.steps) {
+    *out++ = step.head;
+    *out++ = static_cast<double>(step.values.rows());
+    *out++ = static_cast<double>(step.values.cols());
+    put_all(step.values.data(), step.values.size());
+  }
+  *out++ = static_cast<double>(trace.output.rows());
+  *out++ = static_cast<double>(trace.output.cols());
+  put_all(trace.output.data(), trace.output.size());
+  for (const attn::HeadFacts& f : trace.facts) {
+    *out++ = f.head;
+    *out++ = f.scores_variance;
+    *out++ = f.scaled_variance;
+    for (const attn::Vector* v : {&f.weight_sums, &f.max_weight, &f.entropy}) {
+      *out++ = static_cast<double>(v->size());
+      put_all(v->data(), v->size());
+    }
+    *out++ = static_cast<double>(f.fully_masked.size());
+    for (int row : f.fully_masked) *out++ = row;
+  }
+  for (const attn::Step& step : trace.steps) put_text(step.id);
+  *out++ = static_cast<double>(trace.warnings.size());
+  for (const std::string& w : trace.warnings) put_text(w);
+  if (static_cast<std::size_t>(out - start) != n) fail("packed trace: size mismatch");
+  return scratch ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
+}
+
 // ---- the raw API ------------------------------------------------------------------------------
 
+// `problem`: the count of numbers packed in the scratch block, a packed Float64Array, or the
+// object described at the top (engine.js sends that one when the problem holds text for the
+// core's parser). The trace comes back packed in every case.
 val run_js(val problem) {
-  return guarded([&] { return trace_to(attn::run(problem_from(problem))); });
+  static const val float64_array = val::global("Float64Array");
+  return guarded([&] {
+    if (problem.isNumber()) {
+      const double count = problem.as<double>();
+      if (!(count >= 0 && count <= kScratchNumbers)) fail("packed problem: does not fit the scratch block");
+      return trace_to_packed(attn::run(problem_from_packed(run_scratch(), static_cast<std::size_t>(count))));
+    }
+    return trace_to_packed(attn::run(problem.instanceof(float64_array) ? problem_from_packed(problem)
+                                                                       : problem_from(problem)));
+  });
+}
+
+// The scratch block's address (see "the packed run") and its size in numbers.
+val run_scratch_js() {
+  val out = val::array();
+  out.set(0, static_cast<double>(reinterpret_cast<std::uintptr_t>(run_scratch())));
+  out.set(1, static_cast<double>(kScratchNumbers));
+  return out;
 }
 
 val explain_js(val problem, std::string step, int head, double row, double col) {
@@ -298,6 +445,7 @@ val random_js(double seed, val draws) {
 
 EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_run", &run_js);
+  emscripten::function("_runScratch", &run_scratch_js);
   emscripten::function("_explain", &explain_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
   emscripten::function("_random", &random_js);

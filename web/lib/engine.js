@@ -100,9 +100,14 @@ function numberAt(value, field, where) {
   throw inputError(`${field}${where} is ${describe(value)}: expected a number or "inf", "-inf", "nan"`, field);
 }
 
+// Where a matrix's numbers go: [array, offset] for `n` numbers. By default a Float64Array of its
+// own; run() passes one that places them in the wasm module's scratch block (see packInto).
+const ownArray = (n) => [new Float64Array(n), 0];
+
 // A matrix as JSON: nested array (booleans allowed only for a keep-mask), a flat list (one row),
-// { shape: [r, c], data: flat row-major numbers }, or text for the core's parser.
-function matrixFrom(value, field, { allowBoolean = false } = {}) {
+// { shape: [r, c], data: flat row-major numbers }, or text for the core's parser. The numbers go
+// where `alloc` says; an `offset` property says where when they do not fill `data` from 0.
+function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {}) {
   if (typeof value === 'string') return { matrix: value, keep: false };
   if (isPlainObject(value) && 'shape' in value && 'data' in value) {
     checkKeys(value, ['shape', 'data'], { prefix: field, field });
@@ -110,11 +115,33 @@ function matrixFrom(value, field, { allowBoolean = false } = {}) {
     if (!Number.isInteger(rows) || !Number.isInteger(cols) || value.shape.length !== 2 || rows < 1 || cols < 1) {
       throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(value.shape)}`, field);
     }
-    const data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
-    if (data.length !== rows * cols) {
-      throw inputError(`${field} has ${data.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+    let data;
+    let offset = 0;
+    if (Array.isArray(value.data)) {
+      // A loop, and the position's text only for an error: cheaper than Float64Array.from(data, fn).
+      const source = value.data;
+      if (source.length !== rows * cols) {
+        // Every entry is still checked first, as before: a bad entry is reported before the count.
+        for (let i = 0; i < source.length; i++) numberAt(source[i], field, ` entry ${i + 1}`);
+        throw inputError(`${field} has ${source.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+      }
+      [data, offset] = alloc(source.length);
+      for (let i = 0; i < source.length; i++) {
+        const v = source[i];
+        data[offset + i] = typeof v === 'number' ? v : numberAt(v, field, ` entry ${i + 1}`);
+      }
+    } else {
+      data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+      if (data.length !== rows * cols) {
+        throw inputError(`${field} has ${data.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+      }
+      if (alloc !== ownArray) {
+        const [target, at] = alloc(data.length);
+        target.set(data, at);
+        [data, offset] = [target, at];
+      }
     }
-    return { matrix: { rows, cols, data }, keep: false };
+    return { matrix: alloc === ownArray ? { rows, cols, data } : { rows, cols, data, offset }, keep: false };
   }
   if (!Array.isArray(value)) {
     throw inputError(`${field} is ${describe(value)}: expected a nested array of numbers or a string`, field);
@@ -126,43 +153,61 @@ function matrixFrom(value, field, { allowBoolean = false } = {}) {
   const rows = nested ? value : [value];
   const cols = rows[0].length;
   if (rows.length === 0 || cols === 0) throw inputError(`${field} is empty`, field);
-  const data = new Float64Array(rows.length * cols);
+  const [data, offset] = alloc(rows.length * cols);
   let booleans = 0;
-  rows.forEach((row, i) => {
+  // Plain loops, and the position's text only for an error: a string per number cost more than
+  // the rest of a small run. Holes of a sparse array are skipped (left 0), as forEach did.
+  for (let i = 0, k = offset; i < rows.length; i++, k = offset + i * cols) {
+    if (!(i in rows)) {
+      data.fill(0, k, k + cols);
+      continue;
+    }
+    const row = rows[i];
     if (row.length !== cols) {
       throw inputError(`${field} row ${i + 1} has ${row.length} ${row.length === 1 ? 'number' : 'numbers'} but row 1 has ${cols}`, field);
     }
-    row.forEach((v, j) => {
-      const where = ` row ${i + 1}, column ${j + 1}`;
-      if (typeof v === 'boolean') {
-        if (!allowBoolean) throw inputError(`${field}${where} is ${v}: only options.mask may hold booleans`, field);
+    for (let j = 0; j < cols; j++, k++) {
+      const v = row[j];
+      if (typeof v === 'number') {
+        data[k] = v;
+      } else if (v === undefined && !(j in row)) {
+        data[k] = 0;
+      } else if (typeof v === 'boolean') {
+        if (!allowBoolean) throw inputError(`${field} row ${i + 1}, column ${j + 1} is ${v}: only options.mask may hold booleans`, field);
         booleans++;
-        data[i * cols + j] = v ? 1 : 0;
+        data[k] = v ? 1 : 0;
       } else {
-        data[i * cols + j] = numberAt(v, field, where);
+        data[k] = numberAt(v, field, ` row ${i + 1}, column ${j + 1}`);
       }
-    });
-  });
-  if (booleans > 0 && booleans !== data.length) {
+    }
+  }
+  if (booleans > 0 && booleans !== rows.length * cols) {
     throw inputError(`${field} mixes booleans and numbers: a mask is either all true/false (keep) or all numbers (additive)`, field);
   }
-  return { matrix: { rows: rows.length, cols, data }, keep: booleans > 0 };
+  const matrix = alloc === ownArray ? { rows: rows.length, cols, data } : { rows: rows.length, cols, data, offset };
+  return { matrix, keep: booleans > 0 };
 }
 
-function biasFrom(value, field) {
+// A bias: text, or its numbers as a Float64Array; with an `alloc` other than ownArray, as
+// { length, data, offset } (its numbers placed where `alloc` said).
+function biasFrom(value, field, alloc = ownArray) {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.length > 0 && value.every(Array.isArray)) {
-    const { matrix } = matrixFrom(value, field);
+    const { matrix } = matrixFrom(value, field, { alloc });
     if (matrix.rows !== 1 && matrix.cols !== 1) {
       throw inputError(`${field} is ${matrix.rows}x${matrix.cols}: expected a list of numbers`, field);
     }
-    return matrix.data;
+    return alloc === ownArray ? matrix.data : { length: matrix.rows * matrix.cols, data: matrix.data, offset: matrix.offset };
   }
   if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
     throw inputError(`${field} is ${describe(value)}: expected a list of numbers or a string`, field);
   }
   if (value.length === 0) throw inputError(`${field} is empty`, field);
-  return Float64Array.from(value, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+  const data = Float64Array.from(value, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+  if (alloc === ownArray) return data;
+  const [target, offset] = alloc(data.length);
+  target.set(data, offset);
+  return { length: data.length, data: target, offset };
 }
 
 function oneOf(value, allowed, field) {
@@ -199,7 +244,7 @@ function scaleFrom(value) {
     (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''), field);
 }
 
-function optionsFrom(options) {
+function optionsFrom(options, alloc = ownArray) {
   if (options === undefined) return {};
   if (!isPlainObject(options)) throw inputError(`options is ${describe(options)}: expected an object`, 'options');
   checkKeys(options, OPTION_KEYS, { noun: 'option', field: 'options' });
@@ -213,7 +258,7 @@ function optionsFrom(options) {
     out.causal = options.causal;
   }
   if (options.mask !== undefined && options.mask !== null) {
-    const { matrix, keep } = matrixFrom(options.mask, 'options.mask', { allowBoolean: true });
+    const { matrix, keep } = matrixFrom(options.mask, 'options.mask', { allowBoolean: true, alloc });
     out.mask = matrix;
     out.maskKind = keep ? 'keep' : 'additive';
   }
@@ -231,21 +276,101 @@ function optionsFrom(options) {
   return out;
 }
 
-/** Checks a problem's JSON shape (keys, types, values) and converts it for the bindings. */
-function problemFrom(problem) {
+/**
+ * Checks a problem's JSON shape (keys, types, values) and converts it for the bindings. With an
+ * `alloc` (see ownArray), the numbers go where it says, in the order of the packed layout.
+ */
+function problemFrom(problem, alloc = ownArray) {
   if (!isPlainObject(problem)) {
     throw inputError(`the problem is ${describe(problem)}: expected an object with Q, K, V or X, W_Q, W_K, W_V`);
   }
   checkKeys(problem, PROBLEM_KEYS);
   const out = {};
   for (const key of MATRIX_KEYS) {
-    if (problem[key] !== undefined && problem[key] !== null) out[key] = matrixFrom(problem[key], key).matrix;
+    if (problem[key] !== undefined && problem[key] !== null) out[key] = matrixFrom(problem[key], key, { alloc }).matrix;
   }
   for (const key of BIAS_KEYS) {
-    if (problem[key] !== undefined && problem[key] !== null) out[key] = biasFrom(problem[key], key);
+    if (problem[key] !== undefined && problem[key] !== null) out[key] = biasFrom(problem[key], key, alloc);
   }
-  out.options = optionsFrom(problem.options);
+  out.options = optionsFrom(problem.options, alloc);
   return { raw: out, layout: out.options.layout ?? 'rows', precision: out.options.precision ?? 'float64' };
+}
+
+// The packed form of a problem for the bindings' `_run` (layout in cpp/bindings.cpp, "the packed
+// run"), so the problem crosses into the wasm in one copy: a header of shapes and option codes,
+// then every matrix's numbers. A problem holding text, which only the core can parse, is not
+// packed: it goes as the object itself.
+const PACKED_SLOTS = [...MATRIX_KEYS, ...BIAS_KEYS];
+const PACKED_HEADER = 2 * PACKED_SLOTS.length + 11;
+const PACKED_CODES = {
+  layout: { rows: 0, columns: 1 },
+  scaleKind: { sqrt_dk: 0, none: 1, multiply: 2, divide: 3 },
+  maskKind: { keep: 0, additive: 1 },
+  precision: { float64: 0, float32: 1 },
+};
+
+/** How many numbers `raw` packs into, or -1 when it holds text. */
+function packedLength(raw) {
+  let length = PACKED_HEADER;
+  for (const key of PACKED_SLOTS) {
+    const part = raw[key];
+    if (part === undefined) continue;
+    if (typeof part === 'string') return -1;
+    length += part.rows === undefined ? part.length : part.rows * part.cols;
+  }
+  const { mask } = raw.options;
+  if (mask !== undefined) {
+    if (typeof mask === 'string') return -1;
+    length += mask.rows * mask.cols;
+  }
+  return length;
+}
+
+/**
+ * Writes the packed header of `raw` into `out` (a Float64Array) from index `at`, and the numbers
+ * after it unless they are there already (`withData` false: `raw` came from problemFrom with the
+ * scratch block's alloc, which placed them).
+ */
+function packInto(raw, out, at, withData = true) {
+  const { options } = raw;
+  let next = at + PACKED_HEADER;
+  const put = (data) => {
+    if (withData) out.set(data, next);
+    next += data.length;
+  };
+  for (let slot = 0; slot < PACKED_SLOTS.length; slot++) {
+    const part = raw[PACKED_SLOTS[slot]];
+    if (part === undefined) {
+      out[at + 2 * slot] = 0;
+      out[at + 2 * slot + 1] = 0;
+    } else if (ArrayBuffer.isView(part)) {
+      out[at + 2 * slot] = part.length;
+      out[at + 2 * slot + 1] = 1;
+      put(part);
+    } else if (!withData) {
+      out[at + 2 * slot] = part.rows ?? part.length;
+      out[at + 2 * slot + 1] = part.cols ?? 1;
+    } else {
+      out[at + 2 * slot] = part.rows;
+      out[at + 2 * slot + 1] = part.cols;
+      put(part.data);
+    }
+  }
+  const o = at + 2 * PACKED_SLOTS.length;
+  const code = (table, value) => (value === undefined ? NaN : table[value]);
+  const number = (value) => (value === undefined ? NaN : Number(value));
+  out[o] = code(PACKED_CODES.layout, options.layout);
+  out[o + 1] = code(PACKED_CODES.scaleKind, options.scaleKind);
+  out[o + 2] = number(options.scaleValue);
+  out[o + 3] = number(options.causal);
+  out[o + 4] = options.mask === undefined ? 0 : options.mask.rows;
+  out[o + 5] = options.mask === undefined ? 0 : options.mask.cols;
+  if (options.mask !== undefined && withData) put(options.mask.data);
+  out[o + 6] = code(PACKED_CODES.maskKind, options.maskKind);
+  out[o + 7] = number(options.softcap);
+  out[o + 8] = number(options.heads);
+  out[o + 9] = number(options.kvHeads);
+  out[o + 10] = code(PACKED_CODES.precision, options.precision);
 }
 
 // ---- what the bindings return -> plain objects --------------------------------------------------
@@ -261,32 +386,71 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
-function traceFrom(raw, layout, precision) {
-  return {
-    steps: raw.steps.map((s) => ({ id: s.id, head: s.head, shape: [s.rows, s.cols], data: nested(s) })),
-    output: nested(raw.output),
-    warnings: raw.warnings,
-    facts: raw.facts.map((f) => ({
-      head: f.head,
-      scores_variance: f.scores_variance,
-      scaled_variance: f.scaled_variance,
-      weight_sums: Array.from(f.weight_sums),
-      max_weight: Array.from(f.max_weight),
-      entropy: Array.from(f.entropy),
-      fully_masked: f.fully_masked,
-    })),
-    meta: {
-      layout,
-      precision,
-      scale: raw.scale,
-      d_k: raw.d_k,
-      d_v: raw.d_v,
-      heads: raw.heads,
-      kv_heads: raw.kv_heads,
-      queries: raw.queries,
-      keys: raw.keys,
-    },
+const utf8 = new TextDecoder();
+
+// The trace from `_run`'s packed answer (layout in cpp/bindings.cpp, "the packed run"). `numbers`
+// may be a view of wasm memory: read it all before anything else runs in the module.
+function traceFrom(numbers, layout, precision) {
+  let at = 0;
+  const next = () => numbers[at++];
+  const matrix = () => {
+    const rows = next();
+    const cols = next();
+    const out = new Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const row = new Array(cols);
+      for (let j = 0; j < cols; j++) row[j] = numbers[at++];
+      out[i] = row;
+    }
+    return out;
   };
+  const list = () => {
+    const n = next();
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = numbers[at++];
+    return out;
+  };
+  const text = () => {
+    const n = next();
+    let ascii = '';
+    for (let i = 0; i < n; i++) {
+      const c = numbers[at + i];
+      if (c > 127) {
+        ascii = utf8.decode(Uint8Array.from(numbers.subarray(at, at + n)));
+        break;
+      }
+      ascii += String.fromCharCode(c);
+    }
+    at += n;
+    return ascii;
+  };
+  const meta = { layout, precision, scale: next(), d_k: next(), d_v: next(), heads: next(), kv_heads: next(), queries: next(), keys: next() };
+  const stepCount = next();
+  const factCount = next();
+  const steps = new Array(stepCount);
+  for (let i = 0; i < stepCount; i++) {
+    const head = next();
+    const rows = numbers[at];
+    const cols = numbers[at + 1];
+    steps[i] = { id: '', head: head < 0 ? null : head, shape: [rows, cols], data: matrix() };
+  }
+  const output = matrix();
+  const facts = new Array(factCount);
+  for (let i = 0; i < factCount; i++) {
+    facts[i] = {
+      head: next(),
+      scores_variance: next(),
+      scaled_variance: next(),
+      weight_sums: list(),
+      max_weight: list(),
+      entropy: list(),
+      fully_masked: list(),
+    };
+  }
+  for (let i = 0; i < stepCount; i++) steps[i].id = text();
+  const warnings = new Array(next());
+  for (let i = 0; i < warnings.length; i++) warnings[i] = text();
+  return { steps, output, warnings, facts, meta };
 }
 
 function explanationFrom(raw) {
@@ -425,7 +589,9 @@ export function createEngine(wasm, reload) {
     return out;
   };
   // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
-  const call = (name) => (...args) => {
+  // `shown` is what a crash message describes (the problem as given, not its packed form; or a
+  // function making it), and `label` the function it names.
+  const invoke = (name, args, shown = args, label = name) => {
     if (dead !== null) {
       throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
     }
@@ -434,12 +600,13 @@ export function createEngine(wasm, reload) {
       result = current[name](...args);
     } catch (error) {
       // An input error is returned, not thrown; anything thrown is the module failing.
-      if (error instanceof WebAssembly.RuntimeError) throw crashed(name, args, error);
+      if (error instanceof WebAssembly.RuntimeError) throw crashed(label, typeof shown === 'function' ? shown() : shown, error);
       throw error;
     }
     if (result instanceof Error) throw result;
     return result;
   };
+  const call = (name) => (...args) => invoke(name, args);
   // The fast path keeps a scratch block in the module: bound again after a reload.
   let fast = null;
   let fastModule = null;
@@ -459,10 +626,47 @@ export function createEngine(wasm, reload) {
     }
     return fast;
   };
-  const module = { _run: call('_run'), _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
+  const module = { _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
+  // The module's scratch block for packed problems (cpp/bindings.cpp), found again after a reload.
+  let scratch = null;
   const run = (problem) => {
-    const { raw, layout, precision } = problemFrom(problem);
-    return traceFrom(module._run(raw), layout, precision);
+    // What a crash message shows: the problem as converted without the scratch block.
+    const shown = () => [problemFrom(problem).raw];
+    if (scratch === null || scratch.module !== current) {
+      const [address, size] = invoke('_runScratch', [], shown, '_run');
+      scratch = { module: current, index: address / 8, size };
+    }
+    // The numbers go straight into the scratch block, after the header, in the packed order.
+    // Nothing runs in the module between here and _run, so the heap view stays valid.
+    const heap = current.HEAPF64 ?? new Float64Array(current._fastMemory().buffer);
+    const { index, size } = scratch;
+    let used = PACKED_HEADER;
+    let fits = true;
+    const alloc = (n) => {
+      if (fits && used + n <= size) {
+        used += n;
+        return [heap, index + used - n];
+      }
+      fits = false;
+      return ownArray(n);
+    };
+    const { raw, layout, precision } = problemFrom(problem, alloc);
+    let argument;
+    if (fits && packedLength(raw) === used) {
+      packInto(raw, heap, index, false);
+      argument = used;
+    } else {
+      // Text for the core's parser, or more numbers than the scratch block holds: converted again
+      // the plain way, and sent as the object or as one packed Float64Array.
+      const plain = problemFrom(problem).raw;
+      const length = packedLength(plain);
+      argument = plain;
+      if (length >= 0) {
+        argument = new Float64Array(length);
+        packInto(plain, argument, 0);
+      }
+    }
+    return traceFrom(invoke('_run', [argument], shown), layout, precision);
   };
   return Object.freeze({
     version,
