@@ -52,6 +52,7 @@ class ShapeWords {
 };
 
 void check_finite(const Matrix& m, const char* name, bool columns) {
+  if (m.allFinite()) return;  // the position is looked for only when there is one
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
@@ -358,9 +359,13 @@ Normalized normalize(const Problem& p) {
 /// Row-wise softmax that never produces NaN: the row max is subtracted, -inf entries get
 /// weight 0, a row with only -inf gets all zeros (reported by the caller), and a row holding
 /// +inf (overflowed scores) shares the weight among its +inf entries, the limit of the maths.
+/// Row-wise softmax. `log_sum_exp` gets, per row, log Σ_j e^(x_j) (in double), which the
+/// entropy reads instead of taking a log per weight; NaN for rows with no such number (fully
+/// masked, or +inf logits).
 template <typename S>
-Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked) {
+Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector& log_sum_exp) {
   Mat<S> weights(logits.rows(), logits.cols());
+  log_sum_exp = Vector::Constant(logits.rows(), std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index i = 0; i < logits.rows(); ++i) {
     const auto row = logits.row(i);
     const S max = row.maxCoeff();
@@ -375,17 +380,26 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked) {
       for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = row[j] == max ? S(1) / count : S(0);
       continue;
     }
-    // For logits of moderate size: exp(x - logsumexp(x)), as scipy.special.softmax computes
-    // it, so float32 rounds like the notebooks built on scipy (seed 003). logsumexp = max +
-    // log Σ rounds to a unit of max, so for large logits (1e300, or 1.5e6 in float32) that
-    // error would swamp the weights: there the shifted form exp((x - max) - log Σ) is used.
     S sum = 0;
-    for (Eigen::Index j = 0; j < row.size(); ++j) sum += std::exp(row[j] - max);
-    const S log_sum = std::log(sum);
-    const S log_sum_exp = log_sum + max;
-    const bool scipy_form = std::abs(max) <= S(16);
     for (Eigen::Index j = 0; j < row.size(); ++j) {
-      out[j] = scipy_form ? std::exp(row[j] - log_sum_exp) : std::exp((row[j] - max) - log_sum);
+      out[j] = std::exp(row[j] - max);
+      sum += out[j];
+    }
+    const S log_sum = std::log(sum);
+    log_sum_exp[i] = static_cast<double>(max) + static_cast<double>(log_sum);
+    if constexpr (sizeof(S) == 8) {
+      // float64: e^(x - max) / Σ, numpy's way, one exp per weight.
+      out /= sum;
+    } else {
+      // float32, for logits of moderate size: exp(x - logsumexp(x)) as scipy.special.softmax
+      // computes it, so float32 rounds like the notebooks built on scipy (seed 003). logsumexp
+      // = max + log Σ rounds to a unit of max, so for large logits (1.5e6) that error would
+      // swamp the weights: there the shifted form exp((x - max) - log Σ) is used.
+      const S lse = log_sum + max;
+      const bool scipy_form = std::abs(max) <= S(16);
+      for (Eigen::Index j = 0; j < row.size(); ++j) {
+        out[j] = scipy_form ? std::exp(row[j] - lse) : std::exp((row[j] - max) - log_sum);
+      }
     }
   }
   return weights;
@@ -395,6 +409,7 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked) {
 /// meaningful weight, so refuse with the position instead of returning NaN weights.
 template <typename S>
 void check_no_nan(const Mat<S>& logits, int head, const Normalized& n) {
+  if (!logits.hasNaN()) return;
   for (Eigen::Index i = 0; i < logits.rows(); ++i) {
     for (Eigen::Index j = 0; j < logits.cols(); ++j) {
       if (!std::isnan(logits(i, j))) continue;
@@ -432,12 +447,31 @@ Matrix additive_mask(const Normalized& n) {
 }
 
 // The trace's products. In WebAssembly Eigen's blocked GEMM adds kilobytes of code per type and
-// layout to the download without a SIMD gain (Eigen 3.4 has no wasm backend), and the trace
-// serves small problems (large ones take the fast path), so the plain coefficient loop is used.
+// layout to the download without a SIMD gain (Eigen 3.4 has no wasm backend), so there c = a·b
+// is computed as rows of b scaled and added, c.row(i) += a(i,k)·b.row(k): contiguous loops that
+// LLVM vectorises for SIMD128, summing over k in the order of a plain dot product.
+#ifdef __EMSCRIPTEN__
+template <typename S>
+Mat<S> product_rows(const Eigen::Ref<const Mat<S>>& a, const Eigen::Ref<const Mat<S>>& b) {
+  Mat<S> c = Mat<S>::Zero(a.rows(), b.cols());
+  const Eigen::Index n = b.cols();
+  for (Eigen::Index i = 0; i < a.rows(); ++i) {
+    S* ci = c.data() + i * n;
+    for (Eigen::Index k = 0; k < a.cols(); ++k) {
+      const S x = a(i, k);
+      const S* bk = b.data() + k * b.outerStride();
+      for (Eigen::Index j = 0; j < n; ++j) ci[j] += x * bk[j];
+    }
+  }
+  return c;
+}
+#endif
+
 template <typename A, typename B>
 auto product(const A& a, const B& b) {
 #ifdef __EMSCRIPTEN__
-  return a.lazyProduct(b);
+  using S = typename A::Scalar;
+  return product_rows<S>(a, b);
 #else
   return a * b;
 #endif
@@ -510,17 +544,29 @@ Trace compute(const Normalized& n) {
       emit("masked", h, logits.template cast<double>());
     }
     check_no_nan<S>(logits, h, n);
-    const Mat<S> weights = softmax_rows<S>(logits, facts.fully_masked);
+    Vector log_sum_exp;
+    const Mat<S> weights = softmax_rows<S>(logits, facts.fully_masked, log_sum_exp);
     emit("weights", h, weights.template cast<double>());
 
-    const Matrix w = weights.template cast<double>();
-    facts.weight_sums = w.rowwise().sum();
-    facts.max_weight = w.rowwise().maxCoeff();
+    // Per query: Σ w, max w and the entropy -Σ w log w, in one pass. log w is taken as
+    // x - logsumexp(x), not a log per weight (in wasm the logs cost as much as the rest of a
+    // small trace); rows of tied +inf logits take the logs.
+    facts.weight_sums = Vector::Zero(n.L);
+    facts.max_weight = Vector::Zero(n.L);
     facts.entropy = Vector::Zero(n.L);
     for (Eigen::Index i = 0; i < n.L; ++i) {
+      const bool have_lse = !std::isnan(log_sum_exp[i]);
+      double sum = 0, max = 0, entropy = 0;
       for (Eigen::Index j = 0; j < n.S; ++j) {
-        if (w(i, j) > 0) facts.entropy[i] -= w(i, j) * std::log(w(i, j));
+        const double w = static_cast<double>(weights(i, j));
+        sum += w;
+        max = std::max(max, w);
+        if (!(w > 0)) continue;
+        entropy -= w * (have_lse ? static_cast<double>(logits(i, j)) - log_sum_exp[i] : std::log(w));
       }
+      facts.weight_sums[i] = sum;
+      facts.max_weight[i] = max;
+      facts.entropy[i] = entropy;
     }
     if (h == 0) fully_masked_rows = facts.fully_masked;
     t.facts.push_back(std::move(facts));

@@ -99,6 +99,31 @@ TEST_CASE("weights rows sum to 1 and masked weights are exactly 0", "[attention]
   CHECK(t.warnings.empty());
 }
 
+TEST_CASE("the facts are the sums, maxima and entropies of the weights", "[attention][property]") {
+  // The core takes log w as x - logsumexp(x) for the entropy; it must equal -Σ w log w.
+  for (const auto precision : {attn::Precision::Float64, attn::Precision::Float32}) {
+    auto p = random_projection_problem(5, 7, 9, 6, 4, 3);
+    p.options.causal = true;
+    p.options.heads = 1;
+    p.options.precision = precision;
+    const auto t = attn::run(p);
+    const Matrix& w = step(t, "weights");
+    const double tolerance = precision == attn::Precision::Float64 ? 1e-13 : 1e-6;
+    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+      double entropy = 0;
+      for (Eigen::Index j = 0; j < w.cols(); ++j) {
+        if (w(i, j) > 0) entropy -= w(i, j) * std::log(w(i, j));
+      }
+      INFO("row " << i);
+      CHECK(t.facts[0].entropy[i] == Approx(entropy).margin(tolerance));
+      CHECK(t.facts[0].weight_sums[i] == Approx(w.row(i).sum()).margin(1e-15));
+      CHECK(t.facts[0].max_weight[i] == w.row(i).maxCoeff());
+    }
+    CHECK(t.facts[0].entropy[0] == 0);  // causal: the first query sees one key
+    CHECK(t.facts[0].entropy[6] > 0);    // the last sees seven
+  }
+}
+
 TEST_CASE("permuting the tokens permutes the output", "[attention][property]") {
   const auto p = random_projection_problem(11, 5, 5, 4, 4, 3);
   Eigen::PermutationMatrix<Eigen::Dynamic> perm(5);
