@@ -63,6 +63,10 @@ if (argv[0] === '--child-long') {
   console.log(JSON.stringify({ N, precision, ms, heap: heap() }));
   process.exit(0);
 }
+if (argv[0] === '--child-tiny') {
+  console.log(JSON.stringify(measureTiny(await loadFast())));
+  process.exit(0);
+}
 if (argv[0] === '--child-cold') {
   // argv[1]: 'full' (the package's main entry, a full trace) or 'fast' (attention-explorer/fast).
   const t0 = performance.now();
@@ -98,31 +102,49 @@ function randomArray(Float, n, seed) {
   return out;
 }
 
-const median = (xs) => {
+function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
+}
 
-/** The package's fast path through its public API (engine.attention), or through web/lib/fast.js
- * bound to the same dist/ module when the engine does not expose it yet. */
+/** The package's fast path through its public API (engine.attention). */
 async function loadFast() {
   const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
   const engine = await loadAttention();
-  if (typeof engine.attention === 'function') {
-    const stats = () => engine.heapStats?.().heapSize ?? NaN;
-    return { engine, attention: engine.attention, via: 'engine.attention', kernels: engine.fastKernels?.() ?? '?', heap: stats };
+  const heap = () => engine.heapStats().heapSize;
+  return { engine, attention: engine.attention, via: 'engine.attention', kernels: engine.fastKernels(), heap };
+}
+
+/** µs per call of the interactive cases, 7 rounds, median. */
+function measureTiny(fast) {
+  const tiny = {};
+  const N = 4, d = 8;
+  for (const [precision, Float] of [['float32', Float32Array], ['float64', Float64Array]]) {
+    const [Q, K, V] = [1, 2, 3].map((seed) => randomArray(Float, N * d, seed));
+    const per = [];
+    for (let r = 0; r < 7; r++) {
+      const calls = 20000;
+      const t0 = performance.now();
+      for (let i = 0; i < calls; i++) fast.attention({ Q, K, V, L: N, S: N, precision });
+      per.push(((performance.now() - t0) / calls) * 1000);
+    }
+    tiny[`attention N=4 d=8 ${precision}`] = median(per);
   }
-  const { default: create } = await import(pathToFileURL(join(DIST, 'attention.js')).href);
-  const { createFastAttention, fastKernels } = await import(pathToFileURL(join(DIST, 'fast.js')).href);
-  const module = await create({ wasmBinary: readFileSync(join(DIST, 'attention.wasm')) });
-  return {
-    engine,
-    attention: createFastAttention(module),
-    via: 'createFastAttention(dist module) [engine.attention not wired yet]',
-    kernels: fastKernels(module),
-    heap: () => module.HEAPU8.length,
+  const rows = (seed) => {
+    const a = randomArray(Float64Array, 256, seed);
+    return Array.from({ length: 16 }, (_, i) => Array.from(a.subarray(i * 16, i * 16 + 16)));
   };
+  const problem = { Q: rows(1), K: rows(2), V: rows(3) };
+  const per = [];
+  for (let r = 0; r < 7; r++) {
+    const calls = 2000;
+    const t0 = performance.now();
+    for (let i = 0; i < calls; i++) fast.engine.run(problem);
+    per.push(((performance.now() - t0) / calls) * 1000);
+  }
+  tiny['engine.run 16x16 full trace'] = median(per);
+  return tiny;
 }
 
 function sh(command, args, options = {}) {
@@ -279,34 +301,13 @@ for (let round = 0; round < opts.rounds; round++) {
 const results = {};
 for (const [key, values] of Object.entries(perRound)) results[key] = median(values);
 
-// Tiny problems through the JS API.
-const tiny = {};
+// Tiny problems through the JS API, in a fresh process, so that the peers' runtimes and the large
+// runs' garbage do not weigh on microsecond figures.
+let tiny = {};
 {
-  const N = 4, d = 8;
-  for (const [precision, Float] of precisions) {
-    const [Q, K, V] = [1, 2, 3].map((seed) => randomArray(Float, N * d, seed));
-    const per = [];
-    for (let r = 0; r < 7; r++) {
-      const calls = 20000;
-      const t0 = performance.now();
-      for (let i = 0; i < calls; i++) fast.attention({ Q, K, V, L: N, S: N, precision });
-      per.push(((performance.now() - t0) / calls) * 1000);
-    }
-    tiny[`attention N=4 d=8 ${precision}`] = median(per);
-  }
-  const rows = (seed) => {
-    const a = randomArray(Float64Array, 256, seed);
-    return Array.from({ length: 16 }, (_, i) => Array.from(a.subarray(i * 16, i * 16 + 16)));
-  };
-  const problem = { Q: rows(1), K: rows(2), V: rows(3) };
-  const per = [];
-  for (let r = 0; r < 7; r++) {
-    const calls = 2000;
-    const t0 = performance.now();
-    for (let i = 0; i < calls; i++) fast.engine.run(problem);
-    per.push(((performance.now() - t0) / calls) * 1000);
-  }
-  tiny['engine.run 16x16 full trace'] = median(per);
+  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-tiny'], { encoding: 'utf8', cwd: ROOT });
+  if (out.status === 0) tiny = JSON.parse(out.stdout.trim().split('\n').pop());
+  else console.error(`bench: tiny problems failed: ${out.stderr.slice(0, 400)}`);
 }
 
 // Long sequences: one fresh process per size (so the heap is that size's own).
