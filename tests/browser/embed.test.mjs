@@ -17,9 +17,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
-import { startServer } from './server.mjs';
+import { buildSite, launchBrowser, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'test-artifacts');
@@ -553,20 +552,10 @@ test(`strict CSP (${CSP}): the page, the component and the exports work, no viol
 // ---- runner --------------------------------------------------------------------------------------
 
 async function main() {
-  const siteDir = mkdtempSync(join(tmpdir(), 'attention-site-embed-'));
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir], { encoding: 'utf8' });
-  if (build.status !== 0) {
-    console.error(build.stderr || build.stdout);
-    process.exit(1);
-  }
+  const siteDir = buildSite('embed');
   const plain = await startServer(siteDir);
   const strict = await startServer(siteDir, { 'Content-Security-Policy': CSP });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchBrowser();
   const results = [];
   try {
     for (const t of tests) {

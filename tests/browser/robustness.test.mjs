@@ -10,14 +10,11 @@
 //  3. The page's heap across 1,000 grid edits: the V8 heap after a forced GC and the wasm memory,
 //     after edit 100 and after edit 1,000 (a memory bound, not a time).
 // Exits 1 on any failure.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
-import { startServer } from './server.mjs';
+import { buildSite, launchContext, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -244,24 +241,12 @@ test('heap across 1,000 grid edits: V8 heap after GC and wasm memory stay flat',
 
 // ---- run --------------------------------------------------------------------------------------
 async function main() {
-  const siteDir = mkdtempSync(join(tmpdir(), 'attention-robust-site-'));
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, '--lib', lib], { encoding: 'utf8' });
-  if (build.status !== 0) {
-    console.error(build.stderr || build.stdout);
-    console.error('robustness browser tests: could not build the site (run `npm run build` first)');
-    process.exit(1);
-  }
+  const siteDir = buildSite('robustness', lib);
   const { child, url: base } = await startServer(siteDir);
-  const userDataDir = mkdtempSync(join(tmpdir(), 'attention-robust-chromium-'));
   let context;
+  let userDataDir;
   try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      headless: true,
-      viewport: { width: 1440, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ({ context, userDataDir } = await launchContext('robustness', { viewport: { width: 1440, height: 900 } }));
     // Test-only: keep the wasm memories the page instantiates, to read their size (the page
     // itself exposes nothing).
     await context.addInitScript(() => {
@@ -301,7 +286,7 @@ async function main() {
   } finally {
     await context?.close().catch(() => {});
     child.kill();
-    rmSync(userDataDir, { recursive: true, force: true });
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     rmSync(siteDir, { recursive: true, force: true });
   }
   const failed = results.filter((r) => !r.ok);

@@ -5,14 +5,11 @@
 // scripts/serve.mjs, and checks every preset against the seed documents' numbers, editing,
 // pasting, errors and recovery, the cell drill-down, keyboard use, large inputs and phone
 // reflow. Screenshots go to test-artifacts/ (git-ignored). Exits 1 on any failure.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 
-import { startServer } from './server.mjs';
+import { buildSite, launchContext, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const artifacts = join(root, 'test-artifacts');
@@ -592,24 +589,12 @@ async function main() {
   mkdirSync(artifacts, { recursive: true });
   // Failure screenshots of earlier runs would only mislead.
   for (const f of readdirSync(artifacts)) if (/^FAIL-\d+\.png$/.test(f)) rmSync(join(artifacts, f));
-  const siteDir = mkdtempSync(join(tmpdir(), 'attention-site-'));
-  const build = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, '--lib', lib], { encoding: 'utf8' });
-  if (build.status !== 0) {
-    console.error(build.stderr || build.stdout);
-    console.error('browser tests: could not build the site (run `npm run build` first)');
-    process.exit(1);
-  }
+  const siteDir = buildSite('page', lib);
   const { child, url: base } = await startServer(siteDir);
-  const userDataDir = mkdtempSync(join(tmpdir(), 'attention-chromium-'));
   let context;
+  let userDataDir;
   try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-      headless: true,
-      viewport: { width: 1440, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
+    ({ context, userDataDir } = await launchContext('page', { viewport: { width: 1440, height: 900 } }));
     const page = context.pages()[0] ?? await context.newPage();
     const requests = [];
     const watch = (p) => {
@@ -641,7 +626,7 @@ async function main() {
   } finally {
     await context?.close().catch(() => {});
     child.kill();
-    rmSync(userDataDir, { recursive: true, force: true });
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     rmSync(siteDir, { recursive: true, force: true });
   }
   const failed = results.filter((r) => !r.ok);

@@ -11,6 +11,7 @@ import { extname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { assertPrinted, repo } from './helpers.mjs';
+import { launchBrowser } from '../browser/server.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'attention-pack-'));
 const app = join(work, 'app');
@@ -176,15 +177,6 @@ describe('the packed tarball', () => {
   });
 });
 
-async function launchChromium() {
-  const { chromium } = await import(join(repo, 'node_modules', 'playwright-core', 'index.mjs'));
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
-
 async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -228,7 +220,7 @@ document.getElementById('fast').textContent = JSON.stringify(Array.from(output.s
       }
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const browser = await launchChromium();
+    const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       const problems = [];
@@ -260,7 +252,7 @@ document.getElementById('fast').textContent = JSON.stringify(Array.from(output.s
     const append = (d) => { log += String(d).replace(/\x1b\[[0-9;]*m/g, ''); };
     server.stdout.on('data', append);
     server.stderr.on('data', append);
-    const browser = await launchChromium();
+    const browser = await launchBrowser();
     try {
       for (let i = 0; i < 100 && !log.includes(`:${port}`); i++) await new Promise((r) => setTimeout(r, 200));
       assert.ok(log.includes(`:${port}`), `vite dev did not start: ${log}`);
