@@ -242,41 +242,40 @@ double* run_scratch() {
 attn::Problem problem_from_packed(const double* h, std::size_t length) {
   if (length < kPackedHeader) fail("packed problem: too short");
   std::size_t at = kPackedHeader;
-  auto take = [&](double rows, double cols, const char* name) -> const double* {
+  // The next rows×cols numbers after the header, as a row-major matrix named `name`.
+  auto take = [&](double rows, double cols, const char* name) {
     if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) fail(std::string(name) + " is empty");
     const double n = rows * cols;
     if (n > static_cast<double>(length - at)) fail(std::string(name) + ": packed data too short");
     const double* data = h + at;
     at += static_cast<std::size_t>(n);
-    return data;
+    return Eigen::Map<const attn::Matrix>(data, static_cast<Eigen::Index>(rows),
+                                          static_cast<Eigen::Index>(cols));
   };
-  auto matrix = [&](std::size_t slot, const char* name, std::optional<attn::Matrix>& out) {
-    const double rows = h[2 * slot], cols = h[2 * slot + 1];
-    if (rows == 0 && cols == 0) return;
-    const double* data = take(rows, cols, name);
-    out = Eigen::Map<const attn::Matrix>(data, static_cast<Eigen::Index>(rows),
-                                         static_cast<Eigen::Index>(cols));
-  };
-  auto vector = [&](std::size_t slot, const char* name, std::optional<attn::Vector>& out) {
-    const double rows = h[2 * slot], cols = h[2 * slot + 1];
-    if (rows == 0 && cols == 0) return;
-    const double* data = take(rows, cols, name);
-    out = Eigen::Map<const attn::Vector>(data, static_cast<Eigen::Index>(rows * cols));
-  };
+  using MatrixSlot = std::optional<attn::Matrix> attn::Problem::*;
+  using BiasSlot = std::optional<attn::Vector> attn::Problem::*;
+  // The slots' order of the packed layout (engine.js's PACKED_SLOTS).
+  const std::pair<const char*, MatrixSlot> matrices[] = {
+      {"Q", &attn::Problem::Q},     {"K", &attn::Problem::K},     {"V", &attn::Problem::V},
+      {"X", &attn::Problem::X},     {"X_kv", &attn::Problem::X_kv}, {"W_Q", &attn::Problem::W_Q},
+      {"W_K", &attn::Problem::W_K}, {"W_V", &attn::Problem::W_V}, {"W_O", &attn::Problem::W_O}};
+  const std::pair<const char*, BiasSlot> biases[] = {
+      {"b_Q", &attn::Problem::b_Q}, {"b_K", &attn::Problem::b_K},
+      {"b_V", &attn::Problem::b_V}, {"b_O", &attn::Problem::b_O}};
   attn::Problem p;
-  matrix(0, "Q", p.Q);
-  matrix(1, "K", p.K);
-  matrix(2, "V", p.V);
-  matrix(3, "X", p.X);
-  matrix(4, "X_kv", p.X_kv);
-  matrix(5, "W_Q", p.W_Q);
-  matrix(6, "W_K", p.W_K);
-  matrix(7, "W_V", p.W_V);
-  matrix(8, "W_O", p.W_O);
-  vector(9, "b_Q", p.b_Q);
-  vector(10, "b_K", p.b_K);
-  vector(11, "b_V", p.b_V);
-  vector(12, "b_O", p.b_O);
+  std::size_t slot = 0;
+  auto given_slot = [&] { return !(h[2 * slot] == 0 && h[2 * slot + 1] == 0); };
+  for (const auto& [name, member] : matrices) {
+    if (given_slot()) p.*member = take(h[2 * slot], h[2 * slot + 1], name);
+    ++slot;
+  }
+  for (const auto& [name, member] : biases) {
+    if (given_slot()) {
+      const auto m = take(h[2 * slot], h[2 * slot + 1], name);
+      p.*member = Eigen::Map<const attn::Vector>(m.data(), m.size());
+    }
+    ++slot;
+  }
 
   const double* o = h + 2 * kPackedSlots;
   auto given = [](double v) { return v == v; };  // NaN: not given
@@ -289,9 +288,7 @@ attn::Problem problem_from_packed(const double* h, std::size_t length) {
   }
   if (given(o[3])) options.causal = o[3] != 0;
   if (!(o[4] == 0 && o[5] == 0)) {
-    options.mask = Eigen::Map<const attn::Matrix>(take(o[4], o[5], "options.mask"),
-                                                  static_cast<Eigen::Index>(o[4]),
-                                                  static_cast<Eigen::Index>(o[5]));
+    options.mask = take(o[4], o[5], "options.mask");
   }
   if (given(o[6])) options.mask_kind = o[6] == 0 ? attn::MaskKind::Keep : attn::MaskKind::Additive;
   if (given(o[7])) options.softcap = o[7];
