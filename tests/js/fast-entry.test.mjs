@@ -4,22 +4,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { dist } from './helpers.mjs';
+import { dist, generator } from './helpers.mjs';
 
 const { loadAttention } = await import(`${dist}node.js`);
 const { loadFastAttention, version } = await import(`${dist}fast-node.js`);
 const engine = await loadAttention();
 const lean = await loadFastAttention();
 
-function generator(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
-    return s / 2147483648 - 1;
-  };
-}
 
 test('the lean engine has only the fast path', () => {
   assert.deepEqual(Object.keys(lean).sort(), ['attention', 'fastKernels', 'heapStats', 'version']);

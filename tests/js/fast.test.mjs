@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { dist } from './helpers.mjs';
+import { dist, generator } from './helpers.mjs';
 
 const { loadAttention } = await import(`${dist}node.js`);
 const engine = await loadAttention();
@@ -12,16 +12,6 @@ const engine = await loadAttention();
 const attention = (input) => engine.attention(input);
 const heapStats = () => engine.heapStats();
 
-// A small deterministic generator (xorshift), numbers in [-1, 1).
-function generator(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
-    return s / 2147483648 - 1;
-  };
-}
 const matrix = (next, rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, next));
 
 test('seed 004 through the fast path: 1.6604769 2.6604769 / 2.3395231 3.3395231', () => {

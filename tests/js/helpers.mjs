@@ -54,3 +54,14 @@ export function step(trace, id, head = 0) {
   assert.ok(found, `trace has no step ${id} (head ${head})`);
   return found;
 }
+
+/** A small deterministic generator (xorshift): numbers in [-1, 1), reproducible from the seed. */
+export function generator(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return s / 2147483648 - 1;
+  };
+}
