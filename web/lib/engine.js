@@ -3,8 +3,8 @@
 //
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
-import { createFastAttention, fastKernels } from './fast.js';
-import { loadModule, version } from './load.js';
+import { fastKernels, guardedAttention } from './fast.js';
+import { loadModule, moduleGuard, version } from './load.js';
 
 export { version };
 
@@ -570,72 +570,38 @@ function sketch(args) {
  * "unreachable", or an abort), the dead module is dropped and replaced by a fresh one.
  */
 export function createEngine(wasm, reload) {
-  let current = wasm;
-  let dead = null; // the crash's message while no fresh module is in place
-  let reloading = null;
-  const crashed = (name, args, error) => {
-    const what = error?.message || String(error);
-    dead = what;
-    const message = `the attention engine crashed (${what}) in ${name.slice(1)}()` +
-      (reload ? ' and was reloaded' : '') + `; the input that caused it: ${sketch(args)}`;
-    const out = new Error(message, { cause: error });
-    if (reload) {
-      reloading ??= Promise.resolve().then(reload).then(
-        (fresh) => { current = fresh; dead = null; reloading = null; },
-        (failure) => { reloading = null; dead = `${what}; reloading failed: ${failure.message}`; },
-      );
-      out.reloaded = reloading;
-    }
-    return out;
-  };
+  const guard = moduleGuard(wasm, reload);
   // The bindings return a C++ exception as an Error object (see cpp/bindings.cpp): throw it here.
   // `shown` is what a crash message describes (the problem as given, not its packed form; or a
   // function making it), and `label` the function it names.
   const invoke = (name, args, shown = args, label = name) => {
-    if (dead !== null) {
-      throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
-    }
+    const module = guard.module();
     let result;
     try {
-      result = current[name](...args);
+      result = module[name](...args);
     } catch (error) {
       // An input error is returned, not thrown; anything thrown is the module failing.
-      if (error instanceof WebAssembly.RuntimeError) throw crashed(label, typeof shown === 'function' ? shown() : shown, error);
+      if (error instanceof WebAssembly.RuntimeError) {
+        throw guard.crashed(label.slice(1), error, sketch(typeof shown === 'function' ? shown() : shown));
+      }
       throw error;
     }
     if (result instanceof Error) throw result;
     return result;
   };
   const call = (name) => (...args) => invoke(name, args);
-  // The fast path keeps a scratch block in the module: bound again after a reload.
-  let fast = null;
-  let fastModule = null;
-  const fastPath = () => {
-    if (dead !== null) call('_heapStats')();  // throws the crash message
-    if (fastModule !== current) {
-      fastModule = current;
-      const attention = createFastAttention(current);
-      fast = (input) => {
-        try {
-          return attention(input);
-        } catch (error) {
-          if (error instanceof WebAssembly.RuntimeError) throw crashed('_attention', [input], error);
-          throw error;
-        }
-      };
-    }
-    return fast;
-  };
+  const attention = guardedAttention(guard, (input) => sketch([input]));
   const module = { _explain: call('_explain'), _parseMatrix: call('_parseMatrix'), _random: call('_random') };
   // The module's scratch block for packed problems (cpp/bindings.cpp), found again after a reload.
   let scratch = null;
   const run = (problem) => {
     // What a crash message shows: the problem as converted without the scratch block.
     const shown = () => [problemFrom(problem).raw];
-    if (scratch === null || scratch.module !== current) {
+    if (scratch === null || scratch.module !== guard.module()) {
       const [address, size] = invoke('_runScratch', [], shown, '_run');
-      scratch = { module: current, index: address / 8, size };
+      scratch = { module: guard.module(), index: address / 8, size };
     }
+    const current = guard.module();
     // The numbers go straight into the scratch block, after the header, in the packed order.
     // Nothing runs in the module between here and _run, so the heap view stays valid.
     const heap = current.HEAPF64 ?? new Float64Array(current._fastMemory().buffer);
@@ -703,16 +669,14 @@ export function createEngine(wasm, reload) {
       return module._random(seedFrom(seed), drawsFrom(draws)).map(nested);
     },
     /** The output-only path for numbers at scale (fast.js): typed arrays in, a typed array out. */
-    attention(input) {
-      return fastPath()(input);
-    },
+    attention,
     /** Which kernels the fast path runs: "wasm-simd128" or "eigen". */
     fastKernels() {
-      return fastKernels(current);
+      return fastKernels(guard.module());
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {
-      return current._heapStats();
+      return guard.module()._heapStats();
     },
   });
 }

@@ -6,7 +6,7 @@
 // runs, and the output is copied out (slice), so the result never aliases wasm memory (which
 // memory growth would detach) and nothing needs .delete().
 
-import { version } from './load.js';
+import { moduleGuard, version } from './load.js';
 
 function inputError(message, field) {
   const error = new Error(message);
@@ -217,41 +217,36 @@ export function fastKernels(module) {
  * wasm (a WebAssembly.RuntimeError) the dead module is replaced by `reload()`'s fresh one.
  */
 export function createFastEngine(wasm, reload) {
-  let current = wasm;
-  let attention = createFastAttention(wasm);
-  let dead = null; // the crash's message while no fresh module is in place
-  let reloading = null;
-  const alive = () => {
-    if (dead === null) return current;
-    throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded'}`);
-  };
+  const guard = moduleGuard(wasm, reload);
   return Object.freeze({
     version,
-    attention(input) {
-      alive();
-      try {
-        return attention(input);
-      } catch (error) {
-        if (!(error instanceof WebAssembly.RuntimeError)) throw error;
-        dead = error.message;
-        const out = new Error(`the attention engine crashed (${error.message}) in attention()${reload ? ' and was reloaded' : ''}`, { cause: error });
-        if (reload) {
-          reloading = Promise.resolve().then(reload).then(
-            (fresh) => { current = fresh; attention = createFastAttention(fresh); dead = null; reloading = null; },
-            (failure) => { reloading = null; dead = `${dead}; reloading failed: ${failure.message}`; },
-          );
-          out.reloaded = reloading;
-        }
-        throw out;
-      }
-    },
+    attention: guardedAttention(guard),
     /** Which kernels `attention` runs: "wasm-simd128" or "eigen". */
     fastKernels() {
-      return fastKernels(alive());
+      return fastKernels(guard.module());
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {
-      return alive()._heapStats();
+      return guard.module()._heapStats();
     },
   });
+}
+
+/**
+ * attention() over a moduleGuard's live module, bound again after a reload (the binding keeps a
+ * scratch block in its module). A crash is reported through the guard; `describe(input)`, if
+ * given, adds the input to its message.
+ */
+export function guardedAttention(guard, describe) {
+  let bound = null;
+  return (input) => {
+    const module = guard.module();
+    if (bound?.module !== module) bound = { module, attention: createFastAttention(module) };
+    try {
+      return bound.attention(input);
+    } catch (error) {
+      if (error instanceof WebAssembly.RuntimeError) throw guard.crashed('attention', error, describe?.(input));
+      throw error;
+    }
+  };
 }

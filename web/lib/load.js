@@ -58,3 +58,36 @@ export async function fetchBytes(url) {
   if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
   return response.arrayBuffer();
 }
+
+/**
+ * An engine's hold on its module, shared by createEngine and createFastEngine. `module()` is the
+ * live module, or throws while a crashed one is being replaced. `crashed(where, error, input?)`
+ * is called after a WebAssembly.RuntimeError (an "unreachable" trap or an abort, after which the
+ * instance stays broken): it drops the module, starts `reload()` for a fresh one and returns the
+ * Error to throw, naming the function and, when given, the input.
+ */
+export function moduleGuard(wasm, reload) {
+  let current = wasm;
+  let dead = null; // the crash's message while no fresh module is in place
+  let reloading = null;
+  return {
+    module() {
+      if (dead === null) return current;
+      throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
+    },
+    crashed(where, error, input) {
+      const what = error?.message || String(error);
+      dead = what;
+      const out = new Error(`the attention engine crashed (${what}) in ${where}()${reload ? ' and was reloaded' : ''}` +
+        (input === undefined ? '' : `; the input that caused it: ${input}`), { cause: error });
+      if (reload) {
+        reloading ??= Promise.resolve().then(reload).then(
+          (fresh) => { current = fresh; dead = null; reloading = null; },
+          (failure) => { reloading = null; dead = `${what}; reloading failed: ${failure.message}`; },
+        );
+        out.reloaded = reloading;
+      }
+      return out;
+    },
+  };
+}
