@@ -22,7 +22,8 @@ struct Scale {
     SqrtDk,    ///< divide by √d_k (the default)
     None,      ///< leave the scores as they are
     Multiply,  ///< multiply by `value`
-    DivideBy,  ///< divide by `value` (seed 003 divides by √3 taken from its token count)
+    DivideBy,  ///< divide by `value`
+    DivideBySqrt,  ///< divide by √value, the root taken in the working precision ("1/sqrt(3)")
   };
   Kind kind = Kind::SqrtDk;
   double value = 1.0;
@@ -58,11 +59,39 @@ struct Problem {
   Options options;
 };
 
-/// One intermediate result, reported in the layout the problem chose.
+/// What the numbers of a step are, so every view picks the right colour scale.
+enum class ValueKind {
+  Signed,       ///< any real number (projections, scores, outputs): a scale symmetric about 0
+  Probability,  ///< 0 to 1, rows summing to 1 (attention weights): a fixed 0-1 scale
+  KeepMask,     ///< 1 keeps a key, 0 hides it
+  AdditiveBias, ///< added to the scores: 0 keeps, -inf hides, other values bias
+};
+
+/// What a step's rows or columns stand for.
+enum class Axis {
+  Queries,   ///< one per query token (L)
+  Keys,      ///< one per key/value token (S)
+  Features,  ///< one per feature (d_k, d_v, heads·d_v or d_model)
+};
+
+/// One intermediate result, reported in the layout the problem chose, with everything a view
+/// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
   std::string id;  ///< Q, K, V, scores, scaled, softcapped, masked, weights, head_output, concat, output
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
+
+  std::string title;  ///< what a caption says, e.g. "Scaled scores" (no head number)
+  std::string tex;    ///< its formula for this problem's options, in TeX (KaTeX subset)
+  std::string text;   ///< the same formula in plain Unicode text (terminal, CSV comments)
+  ValueKind kind = ValueKind::Signed;
+  Axis row_axis = Axis::Queries, col_axis = Axis::Features;  ///< in the step's own layout
+  std::vector<int> inputs;   ///< indices (into Trace::steps) of the steps it is computed from
+  std::vector<std::string> given;  ///< problem inputs it reads directly: X, W_Q, b_Q, mask, W_O, ...
+  int kv_group = -1;  ///< per-head steps: the key/value head the head reads (GQA); -1 otherwise
+  /// Per-head slices (Q, K, V, head_output): the columns [first, first + count) of the full
+  /// projection (or of the concatenation) this step is; count 0 when the step is not a slice.
+  Eigen::Index feature_first = 0, feature_count = 0;
 };
 
 /// Facts a teacher shows next to one head's steps. Rows are query rows (query columns in

@@ -53,6 +53,11 @@ export type StepId =
   | 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'softcapped' | 'masked' | 'weights'
   | 'head_output' | 'concat' | 'output';
 
+/** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
+export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
+/** What a step's rows or columns stand for. */
+export type Axis = 'queries' | 'keys' | 'features';
+
 export interface Step {
   id: StepId;
   /** Head index from 0; null for concat and output. */
@@ -60,6 +65,24 @@ export interface Step {
   shape: [number, number];
   /** Rows of values, in the layout the problem chose; masked entries are -Infinity. */
   data: number[][];
+  /** A caption without the head number, e.g. "Scaled scores". */
+  title: string;
+  /** The formula for this problem's options, in TeX (what KaTeX renders). */
+  tex: string;
+  /** The same formula as plain Unicode text. */
+  text: string;
+  kind: ValueKind;
+  /** [rows, columns] in the step's own layout (the columns layout swaps them). */
+  axes: [Axis, Axis];
+  /** Indices into `trace.steps` of the steps this one is computed from. */
+  inputs: number[];
+  /** Problem inputs it reads directly, e.g. ["X", "W_Q", "b_Q"] or ["mask"]. */
+  given: string[];
+  /** Per-head steps: the key/value head this head reads (grouped-query attention); else null. */
+  kv_group: number | null;
+  /** Per-head slices (Q, K, V, head_output): [first, end) columns of the full projection or of
+   *  the concatenation this step is (features, counted from 0); null otherwise. */
+  features: [number, number] | null;
 }
 
 export interface HeadFacts {
