@@ -67,6 +67,8 @@ export interface Step {
   data: number[][];
   /** A caption without the head number, e.g. "Scaled scores". */
   title: string;
+  /** Its name in TeX, e.g. "\\tilde S^{(2)}" for head 2's scaled scores. */
+  symbol: string;
   /** The formula for this problem's options, in TeX (what KaTeX renders). */
   tex: string;
   /** The same formula as plain Unicode text. */
