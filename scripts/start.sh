@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# `npm start`: setup, build, then serve the explorer page (scripts/serve.mjs) or, until the page
-# exists, print seed 000's trace as tables with the CLI.
+# `npm start`: setup, build the package, then build the static site (scripts/build-site.mjs) and
+# serve it (scripts/serve.mjs), printing its URL. `npm run dev` serves the sources instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 bash scripts/build.sh
-if [ -f scripts/serve.mjs ]; then
-  exec node scripts/serve.mjs "$@"
-fi
-node dist/cli.js run --table examples/seed-000.json
+exec node scripts/serve.mjs "$@"

@@ -1,8 +1,8 @@
 // One input matrix: a spreadsheet-like grid, a text box for pasting any format the core parser
 // reads, its dimensions, and a "random" fill from numpy's seeded stream. The editor keeps the
-// text as its value; parsing and validation are the engine's (main.js reports errors back here).
+// text as its value; parsing and validation are the engine's (update.js reports errors back here).
 import { fmt, escapeHtml } from './format.js';
-import { numpyLine } from './lib/presets.js';
+import { numpyLine } from 'attention-explorer';
 
 const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
 

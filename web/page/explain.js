@@ -7,17 +7,6 @@ import { STEP_NAMES } from './steps.js';
 const MAX_TERMS_IN_FORMULA = 3;
 const MAX_TABLE_ROWS = 64;
 
-/** Read a field under its snake_case or camelCase name. */
-function field(e, snake) {
-  if (e[snake] !== undefined) return e[snake];
-  const camel = snake.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
-  return e[camel];
-}
-function list(e, name) {
-  const v = field(e, name);
-  return v ? Array.from(v) : [];
-}
-
 /** "a·b + c·d + ⋯ + y·z" in TeX, with at most a few terms written out. */
 function sumTerms(left, right, d) {
   const term = (k) => `(${tex(left[k], d)})(${tex(right[k], d)})`;
@@ -47,15 +36,10 @@ function termTable(caption, headers, rows, highlight = -1) {
  */
 export function explanationHtml(e, where) {
   const d = where.decimals;
-  const kind = field(e, 'kind');
-  const step = field(e, 'step');
-  const head = field(e, 'head');
-  const row = field(e, 'row'), col = field(e, 'col');
-  const value = field(e, 'value');
+  const { kind, step, head, row, col, value, left, right, products } = e;
   const columns = where.layout === 'columns';
   const name = STEP_NAMES[step] ?? step;
   const headTxt = where.heads > 1 && head != null && head >= 0 ? `, head ${head + 1}` : '';
-  const left = list(e, 'left'), right = list(e, 'right'), products = list(e, 'products');
   let html = `<p class="drill-target"><strong>${escapeHtml(name)}</strong>${headTxt}: row ${row + 1} <span class="lbl">(${escapeHtml(where.rowLabel)})</span>, column ${col + 1} <span class="lbl">(${escapeHtml(where.colLabel)})</span></p>`;
   html += `<p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;
   const eq = (t) => `<div class="drill-eq">${mathHtml(t, true)}</div>`;
@@ -67,8 +51,8 @@ export function explanationHtml(e, where) {
       html += `<p>${escapeHtml(step)} was given directly: this number is one of your inputs.</p>`;
       break;
     case 'projection': {
-      const hasBias = Boolean(field(e, 'has_bias'));
-      const bias = field(e, 'bias');
+      const hasBias = e.has_bias;
+      const bias = e.bias;
       const isOut = step === 'output';
       const inName = isOut ? (where.heads > 1 ? 'H' : '\\text{head}') : step === 'Q' ? 'X' : (where.mode === 'cross' ? 'X_{kv}' : 'X');
       const wName = isOut ? (columns ? '\\Omega_O' : 'W_O') : (columns ? `\\Omega_${step}` : `W_${step}`);
@@ -89,7 +73,7 @@ export function explanationHtml(e, where) {
       html += `<p>sum of the products = <strong>${fmt(value, d)}</strong></p>`;
       break;
     case 'scale': {
-      const input = field(e, 'input'), factor = field(e, 'factor'), divisor = field(e, 'divisor');
+      const { input, factor, divisor } = e;
       if (divisor) {
         html += eq(`\\frac{${tex(input, d)}}{${where.scaleMode === 'sqrt_dk' ? `\\sqrt{${where.d_k}}` : tex(divisor, d)}} = \\frac{${tex(input, d)}}{${tex(divisor, d)}} = ${tex(value, d)}`);
         html += `<p>The score divided by ${where.scaleMode === 'sqrt_dk' ? `√d<sub>k</sub> = √${where.d_k}` : 'the chosen divisor'} = ${fmt(divisor, d)}.</p>`;
@@ -100,20 +84,19 @@ export function explanationHtml(e, where) {
       break;
     }
     case 'softcap': {
-      const input = field(e, 'input'), cap = field(e, 'factor');
+      const { input, factor: cap } = e;
       html += eq(`${tex(cap, d)} \\tanh\\!\\left(\\frac{${tex(input, d)}}{${tex(cap, d)}}\\right) = ${tex(value, d)}`);
       html += '<p>Soft-capping squashes large scores smoothly into (−c, c).</p>';
       break;
     }
     case 'mask': {
-      const input = field(e, 'input'), add = field(e, 'additive');
+      const { input, additive: add } = e;
       html += eq(`${tex(input, d)} + (${tex(add, d)}) = ${tex(value, d)}`);
       html += `<p>${add === -Infinity ? 'This key is hidden from this query: −∞ becomes weight 0 after the softmax.' : add === 0 ? 'This key is visible: the mask adds 0.' : 'The additive mask biases this score.'}</p>`;
       break;
     }
     case 'softmax': {
-      const logits = list(e, 'logits'), shifted = list(e, 'shifted'), exps = list(e, 'exps');
-      const max = field(e, 'max'), sum = field(e, 'exp_sum');
+      const { logits, shifted, exps, max, exp_sum: sum } = e;
       const target = columns ? row : col;
       const along = columns ? 'column' : 'row';
       if (sum === 0) {
@@ -136,7 +119,7 @@ export function explanationHtml(e, where) {
       break;
     }
     case 'concat': {
-      const sh = field(e, 'source_head'), sc = field(e, 'source_col');
+      const { source_head: sh, source_col: sc } = e;
       html += `<p>Copied from <strong>head ${sh + 1}</strong>, feature ${sc + 1} of its output: the heads sit side by side.</p>`;
       break;
     }

@@ -1,4 +1,4 @@
-// Number formatting and colour scales: presentation only, no attention maths.
+// Numbers as the page shows them (and as text the parser reads back): presentation only.
 
 const MINUS = '\u2212';
 
@@ -19,11 +19,6 @@ export function fmt(x, decimals = 4) {
   return s.startsWith('-') ? MINUS + s.slice(1) : s;
 }
 
-/** Plain ASCII form for inputs and LaTeX (no typographic minus). */
-export function fmtPlain(x, decimals = 4) {
-  return fmt(x, decimals).replace(/\u2212/g, '-').replace('∞', '\\infty');
-}
-
 /** A number inside KaTeX source. */
 export function tex(x, decimals = 4) {
   if (x === -Infinity) return '-\\infty';
@@ -35,9 +30,12 @@ export function tex(x, decimals = 4) {
   return s;
 }
 
-// Colour scales live in the package (lib/colours.js) so the page, the component and the SVG/PNG
-// exports colour a matrix identically.
-export { scaleMax, colourScale, colourLut } from './lib/colours.js';
+/** A matrix (or a vector) as text the engine's parser reads back: rows on lines, ±inf as "inf". */
+export function matrixToText(value) {
+  const number = (v) => (v === Infinity ? 'inf' : v === -Infinity ? '-inf' : String(v));
+  if (!Array.isArray(value[0])) return value.map(number).join(' ');
+  return value.map((row) => row.map(number).join(' ')).join('\n');
+}
 
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);

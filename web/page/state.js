@@ -1,16 +1,11 @@
-// The page's whole state as one plain, serialisable object, and its URL-hash encoding.
-// Everything a link must reproduce lives here: inputs (as text), options, token names, the open
-// cell, and which inputs/steps are hidden (for embedding). Views read it; only main.js writes it.
+// The page's whole state as one plain, serialisable object. Everything a link must reproduce
+// lives here: inputs (as text), options, token names, the open cell, folded steps, which
+// inputs/steps are hidden (embedding) and the exercise. The link format (v1/v2 strings) and the
+// state <-> problem mapping are the package's (attention-explorer/share); this module holds the
+// page's defaults.
 
-export const STATE_VERSION = 1;
-
-/** Inputs each mode uses, in display order; optional ones are switched on in `use`. */
-export const MODE_INPUTS = {
-  qkv: ['Q', 'K', 'V'],
-  self: ['X', 'W_Q', 'W_K', 'W_V'],
-  cross: ['X', 'X_kv', 'W_Q', 'W_K', 'W_V'],
-};
-export const BIAS_INPUTS = ['b_Q', 'b_K', 'b_V'];
+export const MODES = ['qkv', 'self', 'cross'];
+/** Inputs edited as one row of numbers. */
 export const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
 
 export function defaultState() {
@@ -39,46 +34,12 @@ export function defaultState() {
     open: null,                 // { step, head, row, col }
     collapsed: [],              // step keys ("scores:0") folded away
     hide: { inputs: [], steps: [], chrome: false },
-    exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (share.js)
+    exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (exercise.js)
   };
 }
 
-/** Names of the inputs the problem takes in this state, in display order. */
-export function activeInputs(state) {
-  const names = [...MODE_INPUTS[state.mode]];
-  if (state.mode !== 'qkv' && state.use.bias) names.push(...BIAS_INPUTS);
-  if (state.use.W_O) {
-    names.push('W_O');
-    if (state.use.b_O) names.push('b_O');
-  }
-  return names;
-}
-
-/** Split "a, b c" into token names. */
-export function splitTokens(text) {
-  return String(text ?? '').split(/[\s,]+/).filter(Boolean);
-}
-
-// ---- URL hash ---------------------------------------------------------------------------------
-
-function toBase64Url(text) {
-  const bytes = new TextEncoder().encode(text);
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-function fromBase64Url(text) {
-  const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
-  const bin = atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4));
-  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-}
-
-/** Drop what equals the defaults so links stay short. */
-function compact(state) {
+/** A copy of the state without what equals the defaults, so links stay short. */
+export function withoutDefaults(state) {
   const d = defaultState();
   const out = {};
   for (const [k, v] of Object.entries(state)) {
@@ -92,12 +53,7 @@ function compact(state) {
       out[k] = v;
     }
   }
-  return out;
-}
-
-/** "v1=<base64url of compact JSON>" (no leading '#'). */
-export function encodeState(state) {
-  return `v${STATE_VERSION}=${toBase64Url(JSON.stringify(compact(state)))}`;
+  return JSON.parse(JSON.stringify(out));
 }
 
 function isPlainObject(v) {
@@ -116,32 +72,37 @@ function mergeKnown(base, extra) {
           base.inputs[name] = { text: inp.text, ...(typeof inp.numpy === 'string' ? { numpy: inp.numpy } : {}) };
         }
       }
-    } else if (b === null || typeof b === typeof v || (b === null && v !== undefined)) base[k] = v;
+    } else if (b === null || typeof b === typeof v) base[k] = v;
   }
   return base;
 }
 
+/** The state a link's object stands for: the defaults, with its known keys of the right type. */
+export function stateFromObject(obj) {
+  const state = mergeKnown(defaultState(), JSON.parse(JSON.stringify(obj)));
+  if (!MODES.includes(state.mode)) state.mode = 'self';
+  return state;
+}
+
+/** Digits after the point, 0..12 (4 for anything unreadable). */
+export function decimalsOf(state) {
+  const n = Math.round(Number(state.decimals));
+  return Number.isFinite(n) ? Math.min(12, Math.max(0, n)) : 4;
+}
+
+/** Split "a, b c" into token names. */
+export function splitTokens(text) {
+  return String(text ?? '').split(/[\s,]+/).filter(Boolean);
+}
+
 /**
- * Read the state from a location hash ("#v1=..."). Returns { state } on success, { state: null }
- * when there is no state in the hash, or { state: null, error } for a corrupted or unknown link.
+ * Token names of the queries (q) and keys (k): the typed ones (keys share the queries' in
+ * self-attention or when none are typed), then t1, t2, ... up to `counts` { L, S } if given.
  */
-export function decodeState(hash) {
-  const h = String(hash ?? '').replace(/^#/, '');
-  if (!h) return { state: null };
-  const m = /^v(\d+)=(.*)$/s.exec(h);
-  if (!m) return { state: null, error: 'This link does not hold an explorer state (it should start with #v1=).' };
-  const version = Number(m[1]);
-  if (version > STATE_VERSION) {
-    return { state: null, error: `This link was made by a newer version of the explorer (state v${version}); showing the default example instead.` };
-  }
-  if (h.length > 2_000_000) return { state: null, error: 'This link is too long to be an explorer state.' };
-  try {
-    const obj = JSON.parse(fromBase64Url(m[2]));
-    if (!isPlainObject(obj)) throw new Error('not an object');
-    const state = mergeKnown(defaultState(), obj);
-    if (!MODE_INPUTS[state.mode]) state.mode = 'self';
-    return { state };
-  } catch {
-    return { state: null, error: 'This link is damaged (its state could not be read); showing the default example instead.' };
-  }
+export function tokenLists(state, counts) {
+  const q = splitTokens(state.tokens.q);
+  const kOwn = splitTokens(state.tokens.k);
+  const k = state.mode === 'self' || kOwn.length === 0 ? q : kOwn;
+  const fill = (list, n) => Array.from({ length: Math.max(n ?? 0, list.length) }, (_, i) => list[i] ?? `t${i + 1}`);
+  return { q: fill(q, counts?.L), k: fill(k, counts?.S) };
 }

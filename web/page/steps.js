@@ -1,7 +1,10 @@
 // Drawing the trace: one card per step with its name, formula, facts and matrix (a real table
 // with row/column labels and heatmap colours, or a canvas heatmap when numbers no longer fit).
 // Every number drawn comes from the trace; this module only lays it out.
-import { fmt, colourScale, colourLut, scaleMax, escapeHtml } from './format.js';
+// The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
+// a matrix identically.
+import { colourLut, colourScale, scaleMax } from 'attention-explorer';
+import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
@@ -27,34 +30,6 @@ export function headOf(step) {
 }
 export function stepKey(step) {
   return `${step.id}:${headOf(step)}`;
-}
-
-/** Trace meta with the names the page uses, whatever the package calls them. */
-export function metaOf(trace) {
-  const m = trace.meta ?? trace;
-  return {
-    layout: m.layout ?? 'rows',
-    precision: m.precision ?? 'float64',
-    scale: m.scale,
-    d_k: m.d_k ?? m.dK,
-    d_v: m.d_v ?? m.dV,
-    heads: m.heads ?? 1,
-    kv_heads: m.kv_heads ?? m.kvHeads ?? m.heads ?? 1,
-    queries: m.queries ?? m.L,
-    keys: m.keys ?? m.S,
-  };
-}
-
-export function factsOf(trace, head) {
-  const f = (trace.facts ?? []).find((x) => (x.head ?? 0) === head) ?? {};
-  return {
-    scores_variance: f.scores_variance ?? f.scoresVariance,
-    scaled_variance: f.scaled_variance ?? f.scaledVariance,
-    weight_sums: Array.from(f.weight_sums ?? f.weightSums ?? []),
-    max_weight: Array.from(f.max_weight ?? f.maxWeight ?? []),
-    entropy: Array.from(f.entropy ?? []),
-    fully_masked: Array.from(f.fully_masked ?? f.fullyMasked ?? []),
-  };
 }
 
 // ---- labels -----------------------------------------------------------------------------------
@@ -181,7 +156,7 @@ function scaleTex(text) {
 function factsHtml(step, trace, ctx) {
   const h = headOf(step);
   const d = ctx.decimals;
-  const f = factsOf(trace, h < 0 ? 0 : h);
+  const f = trace.facts.find((x) => x.head === (h < 0 ? 0 : h));
   const items = [];
   const { meta } = ctx;
   const columns = ctx.layout === 'columns';

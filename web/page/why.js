@@ -1,8 +1,49 @@
 // The "why √d_k" view: variance of the scores with and without scaling, and how saturated the
 // softmax is (max weight and entropy per query), all read from engine traces (trace.facts).
+import { $, app } from './app.js';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
-import { factsOf, metaOf } from './steps.js';
+
+let sweep;
+
+/** Random queries and keys for growing d_k, computed once: how the effect grows. */
+function computeSweep() {
+  const tokens = 16;
+  const rows = [];
+  for (const d of [2, 8, 32, 128, 512]) {
+    const [Q, K, V] = app.engine.random(0, [
+      { kind: 'randn', shape: [tokens, d] }, { kind: 'randn', shape: [tokens, d] }, { kind: 'randn', shape: [tokens, 1] },
+    ]);
+    const a = app.engine.run({ Q, K, V, options: { scale: 'none' } }).facts[0];
+    const b = app.engine.run({ Q, K, V, options: { scale: 'sqrt_dk' } }).facts[0];
+    const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    rows.push({ d_k: d, before: a.scores_variance, after: b.scaled_variance, maxUnscaled: mean(a.max_weight), maxScaled: mean(b.max_weight) });
+  }
+  return { tokens, rows, numpy: `np.random.seed(0); Q = np.random.randn(${tokens}, d_k); K = np.random.randn(${tokens}, d_k)` };
+}
+
+/** Draws the view for the last good result: its problem run with and without 1/√d_k. */
+export function renderWhyView() {
+  const { state, result } = app;
+  if (!result) return;
+  if (sweep === undefined) {
+    try {
+      sweep = computeSweep();
+    } catch { sweep = null; }
+  }
+  let scaled = null, unscaled = null;
+  const base = result.problem;
+  try {
+    scaled = app.engine.run({ ...base, options: { ...base.options, scale: 'sqrt_dk' } });
+    unscaled = app.engine.run({ ...base, options: { ...base.options, scale: 'none' } });
+  } catch { /* the main run succeeded, so these do too; keep the view empty otherwise */ }
+  renderWhy($('why-body'), {
+    scaled, unscaled, sweep, tokensQ: result.ctx.tokensQ, decimals: result.ctx.decimals, layout: state.options.layout,
+  });
+}
+
+/** The first head's facts of a trace. */
+const firstHead = (trace) => trace.facts.find((f) => f.head === 0);
 
 function bar(value, max, cls) {
   const pct = max > 0 && Number.isFinite(value) ? Math.max(0, Math.min(100, (100 * value) / max)) : 0;
@@ -12,17 +53,17 @@ function bar(value, max, cls) {
 /**
  * @param {HTMLElement} el
  * @param {object} o { scaled, unscaled: traces (same problem with 1/√d_k and with no scaling),
- *   sweep: [{ d_k, before, after, maxWeightUnscaled, maxWeightScaled }] | null, tokensQ, decimals, layout }
+ *   sweep: { tokens, rows: [{ d_k, before, after, maxUnscaled, maxScaled }], numpy } | null, tokensQ, decimals, layout }
  */
-export function renderWhy(el, o) {
+function renderWhy(el, o) {
   const d = o.decimals;
   if (!o.scaled || !o.unscaled) {
     el.innerHTML = '<p class="hint">Shown when the current problem computes.</p>';
     return;
   }
-  const meta = metaOf(o.scaled);
-  const fs = factsOf(o.scaled, 0);
-  const fu = factsOf(o.unscaled, 0);
+  const meta = o.scaled.meta;
+  const fs = firstHead(o.scaled);
+  const fu = firstHead(o.unscaled);
   const S = meta.keys;
   const columns = o.layout === 'columns';
   const intro = `<div class="why-intro">

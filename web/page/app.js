@@ -1,0 +1,14 @@
+// What the page's modules share: the engine, the page state and the last good result.
+// Only the page's own modules change them (main.js, controls, editors, the link and exercise code).
+import { defaultState } from './state.js';
+
+export const $ = (id) => document.getElementById(id);
+
+export const app = {
+  /** The package's engine (loadAttention), once loaded. */
+  engine: null,
+  /** The page state (state.js); replaced whole by setState() in update.js. */
+  state: defaultState(),
+  /** The last problem that computed: { trace, problem, ctx, steps }, or null. */
+  result: null,
+};

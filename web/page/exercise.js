@@ -1,0 +1,288 @@
+// Exercises: chosen steps (or cells) hidden and typed in by the student, checked within a
+// tolerance. The link holds the problem and which cells are hidden, never the answers: they are
+// recomputed from the problem by the engine.
+import { problemContext, stepFormula } from 'attention-explorer';
+import { $, app } from './app.js';
+import { renderResults, setState } from './update.js';
+import { axisLabels, headOf, stepKey, STEP_NAMES } from './steps.js';
+import { mathHtml } from './math.js';
+import { escapeHtml, fmt, matrixToText } from './format.js';
+
+const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
+
+let revealed = false;      // the student pressed "Show answers" (not part of the link)
+let lastSeed = null;       // the seed of the last "New problem"
+let choosing = false;      // the teacher is choosing which numbers to hide
+
+/** Step ids the step list leaves out while an exercise is running. */
+export function exerciseHiddenSteps(state) {
+  const ex = state.exercise;
+  if (!ex || revealed || !Array.isArray(ex.steps)) return [];
+  return [...new Set(ex.steps.map((k) => String(k).split(':')[0]))];
+}
+
+function hiddenCells(ex, key, shape) {
+  const cells = ex.cells?.[key];
+  if (Array.isArray(cells)) return new Set(cells.map(([r, c]) => `${r},${c}`));
+  const all = new Set();
+  for (let r = 0; r < shape[0]; r++) for (let c = 0; c < shape[1]; c++) all.add(`${r},${c}`);
+  return all;
+}
+
+/** What a cell is computed from, in words (for the first wrong answer). */
+function dependsOn(step, r, c, result) {
+  const cols = result.ctx.layout === 'columns';
+  const labels = axisLabels(step, result.ctx);
+  const q = cols ? c : r, k = cols ? r : c;
+  const tq = result.ctx.tokensQ[q] ?? `t${q + 1}`, tk = result.ctx.tokensK[k] ?? `t${k + 1}`;
+  const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? ` of head ${headOf(step) + 1}` : '';
+  const steps = result.trace.steps.filter((s) => headOf(s) === headOf(step)).map((s) => s.id);
+  const before = (id) => steps[steps.indexOf(id) - 1];
+  const mode = app.state.mode;
+  const tok = cols ? 'column' : 'row';
+  switch (step.id) {
+    case 'Q': case 'K': case 'V': {
+      if (mode === 'qkv') return `${step.id} is given`;
+      const x = step.id === 'Q' || mode === 'self' ? 'X' : 'X_kv';
+      const f = cols ? r : c;
+      return `${tok} ${(cols ? c : r) + 1} of ${x} (token ${labels[cols ? 'cols' : 'rows'][cols ? c : r]}) times ${cols ? 'row' : 'column'} ${f + 1} of ${cols ? 'Ω' : 'W'}_${step.id}${app.state.use.bias ? `, plus bias entry ${f + 1}` : ''}`;
+    }
+    case 'scores':
+      return `the dot product of query ${tq}'s ${tok} of Q${head} with key ${tk}'s ${tok} of K${head}: the sum of their entries multiplied pairwise`;
+    case 'scaled':
+      return `the score of query ${tq} and key ${tk}${head}, times the scale ${fmt(result.trace.meta.scale, 4)} (${result.ctx.scaleMode === 'sqrt_dk' ? `1/√d_k = 1/√${result.trace.meta.d_k}` : 'the chosen scale'})`;
+    case 'softcapped':
+      return `the scaled score of query ${tq} and key ${tk}: c·tanh(score / c) with c = ${app.state.options.softcap}`;
+    case 'masked':
+      return `the ${STEP_NAMES[before('masked')]?.toLowerCase() ?? 'scaled scores'} entry for query ${tq} and key ${tk}, plus the mask there (0 keeps it, −∞ hides it)`;
+    case 'weights':
+      return `every entry of query ${tq}'s ${tok} in the ${STEP_NAMES[before('weights')]?.toLowerCase() ?? 'scaled scores'}${head}: softmax — e^(x − max) divided by the sum of e^(x − max) over that ${tok}`;
+    case 'head_output':
+    case 'output':
+      if (step.id === 'output' && (result.ctx.hasWO)) {
+        return `${tok} ${(cols ? c : r) + 1} of the ${result.ctx.meta.heads > 1 ? 'concatenated heads' : 'head output'} times ${cols ? 'row' : 'column'} ${(cols ? r : c) + 1} of ${cols ? 'Ω' : 'W'}_O${result.ctx.hasBO ? ', plus the bias' : ''}`;
+      }
+      return `query ${tq}'s weights (its ${tok} of the attention weights${head}) and ${cols ? 'row' : 'column'} ${(cols ? r : c) + 1} of V${head}: the weighted sum Σ_k weight_k · V_k`;
+    case 'concat': {
+      const dv = result.trace.meta.d_v;
+      const f = cols ? r : c;
+      return `head ${Math.floor(f / dv) + 1}'s output, feature ${(f % dv) + 1}, copied across`;
+    }
+    default:
+      return 'the steps before it';
+  }
+}
+
+export function renderExercise() {
+  const box = $('exercise');
+  const state = app.state;
+  const result = app.result;
+  const ex = state.exercise;
+  document.body.classList.toggle('exercise-on', Boolean(ex) && !revealed);
+  if (!ex || !result) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  const { trace } = result;
+  const ctx = problemContext(result.problem, trace);
+  // Keep what the student typed across redraws.
+  const typed = new Map([...box.querySelectorAll('input.answer')].map((i) => [i.dataset.id, i.value]));
+  const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
+  let html = `<h2 id="exercise-title">Exercise</h2>
+    <p>Work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>. Answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right.</p>`;
+  for (const key of ex.steps) {
+    const step = trace.steps.find((s) => stepKey(s) === key);
+    if (!step) continue;
+    const labels = axisLabels(step, result.ctx);
+    const hidden = hiddenCells(ex, key, step.shape);
+    const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? `, head ${headOf(step) + 1}` : '';
+    html += `<div class="ex-step" data-key="${key}"><h3>${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+      <div class="formula">${mathHtml(stepFormula(step, ctx), true)}</div>
+      <table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head}: type the missing numbers</caption><thead><tr><th></th>`;
+    html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
+    step.data.forEach((row, r) => {
+      html += `<tr><th scope="row">${escapeHtml(labels.rows[r])}</th>`;
+      row.forEach((v, c) => {
+        const id = `${key}/${r}/${c}`;
+        if (choosing) {
+          const isHidden = hidden.has(`${r},${c}`);
+          html += `<td><button type="button" class="ex-toggle${isHidden ? ' is-hidden' : ''}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${isHidden}"
+            aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
+          return;
+        }
+        if (!hidden.has(`${r},${c}`)) { html += `<td class="given">${fmt(v, result.ctx.decimals)}</td>`; return; }
+        if (revealed) { html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`; return; }
+        const value = typed.get(id) ?? '';
+        html += `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${escapeHtml(value)}"
+          aria-label="${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head}, ${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}"></td>`;
+      });
+      html += '</tr>';
+    });
+    html += '</tbody></table></div>';
+  }
+  if (choosing) html = html.replace('<h2 id="exercise-title">Exercise</h2>', '<h2 id="exercise-title">Exercise</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
+  html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
+    <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
+    <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
+    <button type="button" id="ex-leave">Leave exercise mode</button></div>
+    <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
+  const result0 = $('ex-result')?.innerHTML ?? '';
+  const resultClass = $('ex-result')?.className ?? 'ex-result';
+  box.innerHTML = html;
+  $('ex-result').innerHTML = result0;
+  $('ex-result').className = resultClass;
+}
+
+/** Checks every answer; returns { right, total, first } and marks the inputs. */
+function checkExercise() {
+  const result = app.result;
+  const state = app.state;
+  const ex = state.exercise;
+  const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
+  let right = 0, total = 0, first = null;
+  for (const input of $('exercise').querySelectorAll('input.answer')) {
+    const [key, r, c] = input.dataset.id.split('/');
+    const step = result.trace.steps.find((s) => stepKey(s) === key);
+    const answer = step.data[Number(r)][Number(c)];
+    const text = input.value.trim().replace(/\u2212/g, '-').replace(/^[-−]?\s*(inf|∞)$/i, (m) => (m.startsWith('-') || m.startsWith('−') ? '-Infinity' : 'Infinity'));
+    const typed = text === '' ? NaN : Number(text);
+    const ok = Number.isFinite(answer) ? Math.abs(typed - answer) <= tol + 1e-12 : typed === answer;
+    total++;
+    if (ok) right++;
+    input.classList.toggle('right', ok);
+    input.classList.toggle('wrong', !ok);
+    input.setAttribute('aria-invalid', String(!ok));
+    if (!ok && !first) first = { input, step, r: Number(r), c: Number(c), empty: text === '', typed: input.value.trim() };
+  }
+  const out = $('ex-result');
+  if (!first) {
+    out.className = 'ex-result all-right';
+    out.textContent = `All ${total} right. Well done!`;
+  } else {
+    const labels = axisLabels(first.step, result.ctx);
+    const head = result.ctx.meta.heads > 1 && headOf(first.step) >= 0 ? `, head ${headOf(first.step) + 1}` : '';
+    out.className = 'ex-result some-wrong';
+    out.innerHTML = `${right} of ${total} right. First to fix: <strong>${escapeHtml(STEP_NAMES[first.step.id] ?? first.step.id)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
+      `${first.empty ? ' is empty' : ` — you wrote ${escapeHtml(first.typed)}`}. It depends on ${escapeHtml(dependsOn(first.step, first.r, first.c, result))}.`;
+    first.input.focus();
+  }
+  return { right, total, first: first && { key: stepKey(first.step), row: first.r, col: first.c } };
+}
+
+/** Seeded random inputs of the current shapes: the same seed gives every student the same numbers. */
+export function newProblem(seed, kind) {
+  const state = app.state;
+  const result = app.result;
+  if (!result) return;
+  const names = Object.keys(result.problem).filter((n) => n !== 'options' && INPUT_NAMES.has(n));
+  const shapes = names.map((n) => {
+    const v = result.problem[n];
+    return Array.isArray(v[0]) ? [v.length, v[0].length] : [1, v.length];
+  });
+  const draws = shapes.map((shape) => (kind === 'int' ? { kind: 'randint', shape, low: -2, high: 3 } : { kind: 'randn', shape }));
+  // One decimal: np.round(x, 1) (half-to-even there, but a randn draw is never exactly on a half).
+  const round1 = (m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
+  const drawn = app.engine.random(seed, draws).map((m) => (kind === 'round1' ? round1(m) : m));
+  const dims = (d) => d.shape.join(', ');
+  const call = (d) => (d.kind === 'randint' ? `np.random.randint(-2, 3, size=(${dims(d)}))`
+    : kind === 'round1' ? `np.round(np.random.randn(${dims(d)}), 1)` : `np.random.randn(${dims(d)})`);
+  const next = structuredClone(state);
+  names.forEach((n, i) => {
+    const m = drawn[i];
+    next.inputs[n] = { text: matrixToText(shapes[i][0] === 1 && !Array.isArray(result.problem[n][0]) ? m[0] : m) };
+  });
+  next.recipe = [`np.random.seed(${seed})`, ...names.map((n, i) => `${n} = ${call(draws[i])}`)].join('\n');
+  next.preset = null;
+  next.edited = true;
+  next.open = null;
+  if (next.exercise) next.exercise.seed = seed;
+  lastSeed = seed;
+  setState(next);
+}
+
+function pickCells(seed, step, n) {
+  // Deterministic: the n cells with the smallest draws of a seeded uniform matrix.
+  const [u] = app.engine.random(seed, [{ kind: 'rand', shape: step.shape }]);
+  const all = u.flatMap((row, r) => row.map((x, c) => [x, r, c])).sort((a, b) => a[0] - b[0]);
+  return all.slice(0, n).map(([, r, c]) => [r, c]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** The teacher shows or hides one number of an exercise step (the link then lists the cells). */
+function toggleCell(key, r, c) {
+  const result = app.result;
+  const step = result?.trace.steps.find((s) => stepKey(s) === key);
+  if (!step) return;
+  const next = structuredClone(app.state);
+  const ex = next.exercise;
+  const cells = hiddenCells(ex, key, step.shape);
+  const id = `${r},${c}`;
+  if (cells.has(id)) cells.delete(id);
+  else cells.add(id);
+  ex.cells = { ...(ex.cells ?? {}), [key]: [...cells].map((p) => p.split(',').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1]) };
+  setState(next);
+  $('exercise').querySelector(`button.ex-toggle[data-key="${key}"][data-r="${r}"][data-c="${c}"]`)?.focus();
+}
+
+export function startExercise() {
+  const result = app.result;
+  if (!result) return;
+  const keys = [...$('ex-steps').querySelectorAll('input:checked')].map((i) => i.value);
+  if (!keys.length) { $('share-status').textContent = 'Choose at least one step for the exercise.'; return; }
+  const n = Math.max(0, Math.round(Number($('ex-cells').value) || 0));
+  const seed = Math.max(0, Math.round(Number($('ex-seed').value) || 0));
+  const exercise = { steps: keys, tolerance: Number($('ex-tol').value) || 0.01 };
+  if (lastSeed !== null && !app.state.preset) exercise.seed = lastSeed;
+  if (n > 0) {
+    exercise.cells = {};
+    for (const key of keys) {
+      const step = result.trace.steps.find((s) => stepKey(s) === key);
+      exercise.cells[key] = pickCells(seed, step, Math.min(n, step.shape[0] * step.shape[1]));
+    }
+  }
+  const next = structuredClone(app.state);
+  next.exercise = exercise;
+  next.open = null;
+  revealed = false;
+  setState(next);
+  $('exercise').scrollIntoView({ block: 'start' });
+  $('share-status').textContent = 'Exercise on. “Copy link” gives the students this exercise (the link holds the problem, not the answers).';
+}
+
+export function fillExerciseSteps() {
+  const result = app.result;
+  const box = $('ex-steps');
+  if (!result || !box) return;
+  const checked = new Set([...box.querySelectorAll('input:checked')].map((i) => i.value));
+  const multi = result.ctx.meta.heads > 1;
+  box.innerHTML = result.trace.steps.filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv').map((s) => {
+    const key = stepKey(s);
+    return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(STEP_NAMES[s.id] ?? s.id)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
+  }).join('');
+}
+
+
+/** The exercise panel above the steps (hidden until an exercise starts) and its buttons. */
+export function installExercise() {
+  const exercise = document.createElement('section');
+  exercise.id = 'exercise';
+  exercise.className = 'panel exercise';
+  exercise.setAttribute('aria-labelledby', 'exercise-title');
+  exercise.hidden = true;
+  $('results').before(exercise);
+  exercise.addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (!b) return;
+    if (b.id === 'ex-check') checkExercise();
+    if (b.id === 'ex-choose') { choosing = !choosing; renderResults(); $('ex-choose')?.focus(); }
+    if (b.classList.contains('ex-toggle')) toggleCell(b.dataset.key, Number(b.dataset.r), Number(b.dataset.c));
+    if (b.id === 'ex-reveal') { revealed = !revealed; renderResults(); }
+    if (b.id === 'ex-leave') {
+      const next = structuredClone(app.state);
+      next.exercise = null;
+      revealed = false;
+      choosing = false;
+      setState(next);
+    }
+  });
+  exercise.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && e.target.matches('input.answer')) { e.preventDefault(); checkExercise(); }
+  });
+}

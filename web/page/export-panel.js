@@ -1,0 +1,138 @@
+// Exports of the whole solution or one step, made by the package: LaTeX, CSV, JSON, NumPy,
+// PyTorch, SVG, PNG, and the open cell's worked calculation.
+import {
+  cellLatex, heatmapSvg, numpyScript, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName,
+  stepFormula, stepLatex, stringify, traceCsv, traceJson,
+} from 'attention-explorer';
+import { $, app } from './app.js';
+import { axisLabels, headOf, stepKey, STEP_NAMES } from './steps.js';
+import { escapeHtml } from './format.js';
+
+export const FORMATS = [
+  ['latex', 'LaTeX'], ['csv', 'CSV'], ['json', 'JSON'], ['numpy', 'NumPy script'], ['pytorch', 'PyTorch script'],
+  ['svg', 'SVG heatmap'], ['png', 'PNG heatmap'], ['cell', 'Worked cell (LaTeX)'],
+];
+
+function download(name, text, type) {
+  const blob = text instanceof Blob ? text : new Blob([text], { type });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.hidden = true;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+function svgFor(result, step) {
+  const ctx = result.ctx;
+  const one = (s) => {
+    const labels = axisLabels(s, ctx);
+    const head = ctx.meta.heads > 1 && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : '';
+    return heatmapSvg(s, { title: `${STEP_NAMES[s.id] ?? s.id}${head} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
+  };
+  if (step) return one(step);
+  // The whole trace: every step's heatmap, one under the other.
+  const parts = result.trace.steps.map(one);
+  let y = 0, width = 0;
+  const inner = parts.map((svg) => {
+    const w = Number(/width="(\d+)"/.exec(svg)[1]), h = Number(/height="(\d+)"/.exec(svg)[1]);
+    const g = svg.replace('<svg ', `<svg x="0" y="${y}" `);
+    y += h + 16;
+    width = Math.max(width, w);
+    return g;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${y}" viewBox="0 0 ${width} ${y}">\n<rect width="100%" height="100%" fill="#fff"/>\n${inner.join('\n')}</svg>\n`;
+}
+
+async function pngFromSvg(svg) {
+  const img = new Image();
+  img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+  await img.decode();
+  const scale = 2;
+  const canvas = document.createElement('canvas');
+  canvas.width = img.naturalWidth * scale;
+  canvas.height = img.naturalHeight * scale;
+  const g = canvas.getContext('2d');
+  g.scale(scale, scale);
+  g.drawImage(img, 0, 0);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));
+}
+
+/** Makes one export: { name, text | blob, type }. `format`: latex csv json numpy pytorch svg png cell. */
+async function makeExport(format, stepKeyOrAll = 'all') {
+  const { state, result } = app;
+  if (!result) throw new Error('nothing computed yet');
+  const { trace, problem } = result;
+  const step = stepKeyOrAll === 'all' ? null : trace.steps.find((s) => stepKey(s) === stepKeyOrAll);
+  const ctx = problemContext(problem, trace);
+  const d = result.ctx.decimals;
+  const labels = step ? axisLabels(step, result.ctx) : null;
+  switch (format) {
+    case 'latex':
+      return step
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${stepFormula(step, ctx)} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
+        : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
+    case 'csv':
+      return step
+        ? { name: stepFileName(step, 'csv', trace.meta.heads), type: 'text/csv', text: stepCsv(step, { rowLabels: labels.rows, colLabels: labels.cols }) }
+        : { name: 'attention-trace.csv', type: 'text/csv', text: traceCsv(trace) };
+    case 'json':
+      return step
+        ? { name: stepFileName(step, 'json', trace.meta.heads), type: 'application/json', text: `${stringify(step)}\n` }
+        : { name: 'attention-trace.json', type: 'application/json', text: `${traceJson(trace)}\n` };
+    case 'numpy':
+      return { name: 'attention_numpy.py', type: 'text/x-python', text: numpyScript(problem, trace, { recipe: state.recipe || undefined }) };
+    case 'pytorch':
+      return { name: 'attention_torch.py', type: 'text/x-python', text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }) };
+    case 'svg': {
+      const svg = svgFor(result, step);
+      return { name: step ? stepFileName(step, 'svg', trace.meta.heads) : 'attention-steps.svg', type: 'image/svg+xml', text: svg };
+    }
+    case 'png': {
+      const blob = await pngFromSvg(svgFor(result, step));
+      return { name: step ? stepFileName(step, 'png', trace.meta.heads) : 'attention-steps.png', type: 'image/png', blob };
+    }
+    case 'cell': {
+      const open = state.open;
+      if (!open) throw new Error('click a number in a step first: its worked calculation is exported');
+      const e = app.engine.explain(problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
+      return { name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`, type: 'text/x-tex', text: `\\[\n${cellLatex(e, problem, { decimals: d })}\n\\]\n` };
+    }
+    default:
+      throw new Error(`unknown export ${format}`);
+  }
+}
+
+/** The "Export" list: the whole solution, then every step of the current trace. */
+export function fillExportSelect() {
+  const result = app.result;
+  const sel = $('export-what');
+  if (!result || !sel) return;
+  const keep = sel.value;
+  const multi = result.ctx.meta.heads > 1;
+  sel.innerHTML = '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
+    `<option value="${stepKey(s)}">${escapeHtml(STEP_NAMES[s.id] ?? s.id)}${multi && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : ''}</option>`).join('');
+  if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
+}
+
+/** Makes the export chosen in the panel, downloads it and shows it in the preview box. */
+export async function onExport(format) {
+  const status = $('share-status');
+  try {
+    const out = await makeExport(format, $('export-what').value);
+    const preview = $('export-preview');
+    if (out.blob) {
+      preview.value = `${out.name}: ${out.blob.size.toLocaleString('en')} bytes (PNG), downloaded.`;
+      download(out.name, out.blob);
+    } else {
+      preview.value = out.text;
+      download(out.name, out.text, out.type);
+    }
+    preview.hidden = false;
+    preview.dataset.format = format;
+    status.textContent = `Exported ${out.name}.`;
+  } catch (err) {
+    status.textContent = `Export failed: ${err.message}`;
+  }
+}

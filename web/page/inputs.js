@@ -1,0 +1,157 @@
+// The inputs panel: one matrix editor per input the mode uses, titled and described for the
+// layout, with the optional biases and W_O switched on below them.
+import { stateInputs } from 'attention-explorer/share';
+import { $, app } from './app.js';
+import { VECTOR_INPUTS, decimalsOf, tokenLists } from './state.js';
+import { MatrixEditor } from './editor.js';
+import { parse } from './problem.js';
+import { markEdited } from './controls.js';
+import { update } from './update.js';
+import { matrixToText } from './format.js';
+import { headOf } from './steps.js';
+
+/** name -> MatrixEditor, kept (with their values) while inputs come and go. */
+export const editors = new Map();
+
+const INPUT_TITLES = {
+  Q: 'Q', K: 'K', V: 'V', X: 'X', X_kv: 'X<sub>kv</sub>',
+  W_Q: 'W<sub>Q</sub>', W_K: 'W<sub>K</sub>', W_V: 'W<sub>V</sub>', W_O: 'W<sub>O</sub>',
+  b_Q: 'b<sub>Q</sub>', b_K: 'b<sub>K</sub>', b_V: 'b<sub>V</sub>', b_O: 'b<sub>O</sub>',
+  mask: 'Mask M (additive)',
+};
+const COLUMN_TITLES = {
+  W_Q: 'Ω<sub>Q</sub>', W_K: 'Ω<sub>K</sub>', W_V: 'Ω<sub>V</sub>', W_O: 'Ω<sub>O</sub>',
+  b_Q: 'β<sub>Q</sub>', b_K: 'β<sub>K</sub>', b_V: 'β<sub>V</sub>', b_O: 'β<sub>O</sub>',
+};
+
+function describeInput(name) {
+  const { state } = app;
+  const cols = state.options.layout === 'columns';
+  const tok = cols ? 'one column per token' : 'one row per token';
+  switch (name) {
+    case 'X': return state.mode === 'cross' ? `the query tokens, ${tok}` : `the tokens, ${tok}`;
+    case 'X_kv': return `the tokens keys and values come from, ${tok}`;
+    case 'Q': return `queries, ${tok}`;
+    case 'K': return `keys, ${tok}`;
+    case 'V': return `values, ${tok}`;
+    case 'W_Q': case 'W_K': case 'W_V':
+      return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X + β` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub> + b`;
+    case 'W_O': return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
+    case 'b_O': return 'one per output feature';
+    default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
+  }
+}
+
+function editorLabels(name) {
+  const { state } = app;
+  const cols = state.options.layout === 'columns';
+  const tk = tokenLists(state);
+  const tokens = ['X', 'Q'].includes(name) ? tk.q : ['X_kv', 'K', 'V'].includes(name) ? tk.k : null;
+  if (tokens) return cols ? { cols: tokens } : { rows: tokens };
+  // With several heads, the projection's features are labelled by head: h1·1, h1·2, h2·1, ...
+  const heads = name === 'W_Q' ? Number(state.options.heads) : ['W_K', 'W_V'].includes(name) ? Number(state.options.kv_heads) : 0;
+  const ed = editors.get(name);
+  const width = ed ? (cols ? ed.cells.length : ed.cells[0]?.length ?? 0) : 0;
+  if (!(heads > 1) || !width || width % heads !== 0) return {};
+  const d = width / heads;
+  const features = Array.from({ length: width }, (_, j) => `h${Math.floor(j / d) + 1}·${(j % d) + 1}`);
+  return cols ? { rows: features } : { cols: features };
+}
+
+/** The editor of an input (or of the additive mask), made on first use. */
+export function getEditor(name) {
+  let ed = editors.get(name);
+  if (!ed) {
+    ed = new MatrixEditor({
+      name,
+      title: INPUT_TITLES[name],
+      description: name === 'mask' ? '' : describeInput(name),
+      vector: VECTOR_INPUTS.has(name),
+      engine: app.engine,
+      decimals: () => decimalsOf(app.state),
+      labels: () => editorLabels(name),
+      onChange: (n, value) => {
+        if (n === 'mask') app.state.options.additiveMask = value.text;
+        else app.state.inputs[n] = value.numpy ? { text: value.text, numpy: value.numpy } : { text: value.text };
+        markEdited();
+        update();
+      },
+    });
+    editors.set(name, ed);
+  }
+  return ed;
+}
+
+export function setEditorValue(ed, text, numpy) {
+  const r = text ? parse(text, ed.name) : { error: 'empty' };
+  ed.setValue(text ?? '', r.matrix ? (ed.vector ? [r.matrix.flat()] : r.matrix) : null, numpy);
+}
+
+/** Redraws the editors `which` picks (their decimals or token or head labels changed). */
+export function renderGrids(which = () => true) {
+  for (const [name, ed] of editors) if (which(ed, name)) ed.renderGrid();
+}
+
+/** Rebuild the inputs panel for the current mode (keeps editors and their values). */
+export function layoutEditors() {
+  const { state } = app;
+  const box = $('editors');
+  const hidden = new Set(state.hide.inputs ?? []);
+  box.replaceChildren();
+  const cols = state.options.layout === 'columns';
+  for (const name of stateInputs(state)) {
+    const ed = getEditor(name);
+    ed.el.querySelector('h3').innerHTML = (cols && COLUMN_TITLES[name]) || INPUT_TITLES[name];
+    const desc = ed.el.querySelector('.editor-desc');
+    if (desc) desc.innerHTML = describeInput(name);
+    ed.el.hidden = hidden.has(name);
+    box.appendChild(ed.el);
+    if (!state.inputs[name]) state.inputs[name] = { text: defaultText(name) };
+    setEditorValue(ed, state.inputs[name].text, state.inputs[name].numpy);
+  }
+  const optional = document.createElement('div');
+  optional.className = 'optional-inputs';
+  optional.innerHTML = `
+    ${state.mode !== 'qkv' ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
+    <label><input type="checkbox" id="use-wo" ${state.use.W_O ? 'checked' : ''}> output projection W<sub>O</sub></label>
+    ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
+  box.appendChild(optional);
+  optional.addEventListener('change', (ev) => {
+    if (ev.target.id === 'use-bias') app.state.use.bias = ev.target.checked;
+    if (ev.target.id === 'use-wo') app.state.use.W_O = ev.target.checked;
+    if (ev.target.id === 'use-bo') app.state.use.b_O = ev.target.checked;
+    markEdited();
+    layoutEditors();
+    update();
+    document.getElementById(ev.target.id)?.focus();
+  });
+}
+
+/** Sensible starting values for an input the user just switched on, sized from the last trace. */
+function defaultText(name) {
+  const { state, result } = app;
+  const meta = result ? result.trace.meta : null;
+  const cols = state.options.layout === 'columns';
+  const step = (id) => result?.trace.steps.find((s) => s.id === id && headOf(s) === 0);
+  const zeros = (r, c) => Array.from({ length: r }, () => Array(c).fill(0));
+  const eye = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+  const T = (m) => (cols ? m[0].map((_, j) => m.map((row) => row[j])) : m);
+  switch (name) {
+    case 'Q': case 'K': case 'V':
+      if (meta && meta.heads === 1 && step(name)) return matrixToText(step(name).data);
+      return matrixToText(T(name === 'V' ? [[1, 2], [3, 4]] : eye(2)));
+    case 'X': return matrixToText(T([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]));
+    case 'X_kv': return state.inputs.X?.text ?? matrixToText(T([[1, 0, 0, 1], [0, 1, 1, 0]]));
+    case 'W_Q': return matrixToText(T([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]));
+    case 'W_K': return matrixToText(T([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]));
+    case 'W_V': return matrixToText(T([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]));
+    case 'W_O': return matrixToText(eye(meta ? meta.d_v * meta.heads : 3));
+    case 'b_Q': case 'b_K': return Array(meta ? meta.d_k * meta.heads : 3).fill(0).join(' ');
+    case 'b_V': return Array(meta ? meta.d_v * meta.kv_heads : 3).fill(0).join(' ');
+    case 'b_O': {
+      const wo = parse(state.inputs.W_O?.text ?? '', 'W_O').matrix;
+      return Array(wo ? (cols ? wo.length : wo[0].length) : 3).fill(0).join(' ');
+    }
+    default: return matrixToText(zeros(2, 2));
+  }
+}

@@ -1,0 +1,65 @@
+// The page state in the URL hash, in the package's link format (attention-explorer/share: v2 is
+// deflated, older v1 links still read). An example that was not edited is stored by name only.
+import { findPreset, presetProblem } from 'attention-explorer';
+import { decodeStateString, encodeStateString, problemToState } from 'attention-explorer/share';
+import { app } from './app.js';
+import { stateFromObject, withoutDefaults } from './state.js';
+import { applyFlags, flags } from './embed.js';
+
+let linkError = null;      // why the link could not be read (shown once, at the top)
+
+/** The page state of an example (its numbers drawn by the engine), or null for an unknown id. */
+export function presetState(id) {
+  const preset = findPreset(id);
+  if (!preset) return null;
+  const { problem, numpy } = presetProblem(preset, app.engine);
+  const state = stateFromObject(problemToState(problem, { tokens: { q: preset.tokens, k: preset.kvTokens }, preset: id }));
+  state.recipe = [...new Set(Object.values(numpy))].join('\n');
+  return state;
+}
+
+/** "v2=..." for the page state. */
+export async function writeLink(state) {
+  const obj = withoutDefaults(state);
+  // What the ?embed/hide flags hid belongs to the flags, not to the state: the "Open in the
+  // explorer" link must show everything.
+  if (obj.hide) {
+    const fromFlags = new Set(flags.hide);
+    const hide = { ...obj.hide };
+    if (flags.embed) delete hide.chrome;
+    for (const k of ['inputs', 'steps']) {
+      if (Array.isArray(hide[k])) hide[k] = hide[k].filter((w) => !fromFlags.has(w));
+      if (Array.isArray(hide[k]) && hide[k].length === 0) delete hide[k];
+    }
+    if (Object.keys(hide).length) obj.hide = hide;
+    else delete obj.hide;
+  }
+  if (state.preset && !state.edited && findPreset(state.preset)) {
+    for (const k of ['inputs', 'recipe', 'use', 'mode', 'options']) delete obj[k];
+  }
+  return encodeStateString(obj);
+}
+
+/** Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null, error? }. */
+export async function readLink(hash) {
+  const { state: raw, error } = await decodeStateString(hash);
+  linkError = error ?? null;
+  if (!raw) return { state: null, error };
+  let obj = raw;
+  if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
+    const base = presetState(raw.preset);
+    if (!base) {
+      linkError = `This link names an example the explorer does not have ("${raw.preset}"); showing the default example instead.`;
+      return { state: null, error: linkError };
+    }
+    obj = { ...base, ...raw, options: { ...base.options, ...(raw.options ?? {}) }, tokens: raw.tokens ?? base.tokens };
+  }
+  return { state: applyFlags(stateFromObject(obj)) };
+}
+
+/** Why the last link could not be read, once (null if it could). */
+export function takeLinkError() {
+  const error = linkError;
+  linkError = null;
+  return error;
+}

@@ -1,0 +1,62 @@
+// The mask under the options: a grid of buttons for a keep-mask (click a cell to hide that key
+// from that query), or the additive mask's matrix editor.
+import { $, app } from './app.js';
+import { getEditor, setEditorValue } from './inputs.js';
+import { markEdited } from './controls.js';
+import { update } from './update.js';
+import { axisLabels } from './steps.js';
+import { escapeHtml, matrixToText } from './format.js';
+
+/** Draws the mask editor the state's mask option asks for (nothing for "none"). */
+export function renderMask() {
+  const { state, result } = app;
+  const box = $('extras');
+  const mode = state.options.mask;
+  if (mode === 'additive') {
+    const ed = getEditor('mask');
+    if (ed.el.parentElement !== box) {
+      box.replaceChildren(ed.el);
+      if (!state.options.additiveMask && result) {
+        const m = result.trace.steps.find((s) => s.id === 'scores');
+        state.options.additiveMask = matrixToText(m.data.map((row) => row.map(() => 0)));
+      }
+      setEditorValue(ed, state.options.additiveMask);
+      ed.el.querySelector('.editor-desc')?.remove();
+    }
+    return;
+  }
+  if (mode !== 'keep') { box.replaceChildren(); return; }
+  const keep = state.options.keepMask;
+  if (!keep || !result?.ctx) return;
+  const scoresStep = result.trace.steps.find((s) => s.id === 'scores');
+  const labels = axisLabels(scoresStep, result.ctx);
+  let html = `<div class="mask-editor"><h3>Mask: which keys each query may see</h3>
+    <p class="hint">Click (or Enter/Space) a cell to hide that key from that query; hidden cells get −∞ before the softmax.</p>
+    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>`;
+  html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
+  keep.forEach((row, i) => {
+    html += `<tr><th scope="row">${escapeHtml(labels.rows[i])}</th>`;
+    row.forEach((v, j) => {
+      html += `<td><button type="button" class="mask-cell${v ? '' : ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${!v}"
+        aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[i])}, ${labels.colTitle} ${escapeHtml(labels.cols[j])}: ${v ? 'visible' : 'hidden'}">${v ? '✓' : '−∞'}</button></td>`;
+    });
+    html += '</tr>';
+  });
+  html += '</tbody></table></div>';
+  const focused = document.activeElement?.closest?.('.mask-cell');
+  const fr = focused?.dataset.r, fc = focused?.dataset.c;
+  box.innerHTML = html;
+  if (focused) box.querySelector(`.mask-cell[data-r="${fr}"][data-c="${fc}"]`)?.focus();
+}
+
+export function bindMaskEditor() {
+  $('extras').addEventListener('click', (e) => {
+    const b = e.target.closest('.mask-cell');
+    if (!b) return;
+    const { r, c } = b.dataset;
+    const keep = app.state.options.keepMask;
+    keep[r][c] = keep[r][c] ? 0 : 1;
+    markEdited();
+    update();
+  });
+}

@@ -1,0 +1,95 @@
+// From the page state to the engine's problem. Each input's text is checked on its own first, so
+// every bad input shows its message next to it at once; the problem itself is the package's
+// stateToProblem, the mapping every link and <attention-explorer state> uses.
+import { stateInputs, stateToProblem } from 'attention-explorer/share';
+import { app } from './app.js';
+
+const parseCache = new Map();
+
+/** engine.parseMatrix with a small cache: { matrix } or { error }. */
+export function parse(text, name) {
+  const key = `${name}\u0000${text}`;
+  let r = parseCache.get(key);
+  if (!r) {
+    try {
+      r = { matrix: app.engine.parseMatrix(text, name) };
+    } catch (err) {
+      r = { error: err.message };
+    }
+    if (parseCache.size > 200) parseCache.clear();
+    parseCache.set(key, r);
+  }
+  return r;
+}
+
+/** The engine as stateToProblem sees it: parsing through the cache. */
+const cachedParser = {
+  parseMatrix(text, name) {
+    const r = parse(text, name);
+    if (r.error) throw Object.assign(new Error(r.error), { field: name });
+    return r.matrix;
+  },
+};
+
+/** Query and key counts { L, S } read off the parsed inputs (for sizing the mask). */
+function tokenCounts(state, parsed) {
+  const cols = state.options.layout === 'columns';
+  const count = (m) => (m ? (cols ? m[0].length : m.length) : undefined);
+  if (state.mode === 'qkv') return { L: count(parsed.Q), S: count(parsed.K) };
+  return { L: count(parsed.X), S: count(state.mode === 'cross' ? parsed.X_kv : parsed.X) };
+}
+
+/**
+ * { problem, errors }: the problem for `state`, or errors by where they belong (an input's name,
+ * "mask", "options" or "general"). `editorError(name)` is an editor's own complaint about its
+ * text (a cell that is not a number). Keeps the keep-mask the size of the scores.
+ */
+export function buildProblem(state, editorError) {
+  const errors = {};
+  const parsed = {};
+  for (const name of stateInputs(state)) {
+    const text = state.inputs[name]?.text ?? '';
+    const local = editorError(name);
+    if (local) { errors[name] = local; continue; }
+    if (!text.trim()) { errors[name] = `${name} is empty: type or paste a matrix`; continue; }
+    const r = parse(text, name);
+    if (r.error) errors[name] = r.error;
+    else parsed[name] = r.matrix;
+  }
+  const o = state.options;
+  const { L, S } = tokenCounts(state, parsed);
+  if (o.mask === 'keep' && L && S) {
+    const [r, c] = o.layout === 'columns' ? [S, L] : [L, S];
+    o.keepMask = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => ((o.keepMask?.[i]?.[j] ?? 1) === 1 ? 1 : 0)));
+  } else if (o.mask === 'additive') {
+    const r = o.additiveMask?.trim() ? parse(o.additiveMask, 'mask') : { error: 'the mask is empty: type an additive mask (0 keeps, -inf hides)' };
+    if (r.error) errors.mask = r.error;
+  }
+  if (Object.keys(errors).length) return { problem: null, errors };
+  try {
+    return { problem: stateToProblem(state, cachedParser), errors };
+  } catch (err) {
+    errors[errorPlace(err, state)] = err.message;
+    return { problem: null, errors };
+  }
+}
+
+const INPUT_NAME = /\b(X_kv|W_Q|W_K|W_V|W_O|b_Q|b_K|b_V|b_O|mask|X|Q|K|V)\b/;
+
+/**
+ * Where an error from the package or the engine is shown: next to its input, under the options, or
+ * in the general banner. The package's own errors name their input in `field`; the core's carry no
+ * field but start with the input they concern ("W_K has 3 rows but X has 4 columns").
+ */
+export function errorPlace(err, state) {
+  const active = new Set([...stateInputs(state), ...(state.options.mask === 'additive' ? ['mask'] : [])]);
+  const field = String(err.field ?? '');
+  if (field.startsWith('options.') && field !== 'options.mask') return 'options';
+  const named = field === 'options.mask' ? 'mask' : field.split('.')[0];
+  if (active.has(named)) return named;
+  const m = INPUT_NAME.exec(err.message);
+  if (m && active.has(m[1])) return m[1];
+  if (m && m[1] === 'mask') return 'options';
+  if (/heads|scale|softcap|precision|layout/.test(err.message)) return 'options';
+  return 'general';
+}

@@ -1,0 +1,192 @@
+// The open cell: clicking a number (or moving to it with the keys) selects it and shows its worked
+// calculation from engine.explain; folding steps and renaming tokens where they are shown.
+import { $, app } from './app.js';
+import { tokenLists } from './state.js';
+import { renderGrids } from './inputs.js';
+import { renderResults, scheduleHash, update } from './update.js';
+import { markScrollables } from './scrollables.js';
+import { axisLabels, headOf, stepKey } from './steps.js';
+import { explanationHtml } from './explain.js';
+import { escapeHtml, fmt } from './format.js';
+
+const PROMPT = '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
+
+/** Marks the open cell in its step and writes its worked calculation in the drill panel. */
+export function renderSelection(focus) {
+  const { state, result } = app;
+  const body = $('drill-body');
+  for (const el of document.querySelectorAll('#step-list .selected')) el.classList.remove('selected');
+  const open = state.open;
+  if (!open || !result) {
+    body.innerHTML = PROMPT;
+    return;
+  }
+  const step = result.steps.find((s) => s.id === open.step && headOf(s) === (open.head ?? -1));
+  const [nr, nc] = step ? step.shape : [0, 0];
+  if (!step || open.row >= nr || open.col >= nc) {
+    state.open = null;
+    renderSelection(false);
+    return;
+  }
+  const key = stepKey(step);
+  const card = document.querySelector(`#step-list article[data-key="${key}"]`);
+  const td = card?.querySelector(`td[data-r="${open.row}"][data-c="${open.col}"]`);
+  if (td) {
+    td.classList.add('selected');
+    const table = td.closest('table');
+    for (const c of table.querySelectorAll('td[tabindex="0"]')) c.tabIndex = -1;
+    td.tabIndex = 0;
+    if (focus) td.focus();
+  }
+  const canvas = card?.querySelector('canvas');
+  if (canvas) moveCursor(canvas, open.row, open.col, focus);
+  let e;
+  try {
+    e = app.engine.explain(result.problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
+  } catch (err) {
+    body.innerHTML = `<p class="error">${escapeHtml(err.message)}</p>`;
+    return;
+  }
+  const labels = axisLabels(step, result.ctx);
+  const columns = state.options.layout === 'columns';
+  const scoreLike = ['scores', 'scaled', 'softcapped', 'masked', 'weights'].includes(step.id);
+  const queryIdx = columns ? open.col : open.row;
+  const keyIdx = columns ? open.row : open.col;
+  body.innerHTML = explanationHtml(e, {
+    rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
+    queryLabel: result.ctx.tokensQ[queryIdx] ?? '', keyLabel: scoreLike ? (result.ctx.tokensK[keyIdx] ?? '') : '',
+    keyLabels: result.ctx.tokensK, layout: state.options.layout, heads: result.ctx.meta.heads,
+    mode: state.mode, decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
+  });
+  // On narrow screens the panel follows the step it explains.
+  if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));
+}
+
+function moveCursor(canvas, r, c, focus) {
+  const { result } = app;
+  const box = canvas.parentElement;
+  const cursor = box.querySelector('.cursor');
+  const nc = canvas.width, nr = canvas.height;
+  const w = canvas.clientWidth / nc, h = canvas.clientHeight / nr;
+  cursor.hidden = false;
+  Object.assign(cursor.style, { left: `${c * w}px`, top: `${r * h}px`, width: `${Math.max(w, 3)}px`, height: `${Math.max(h, 3)}px` });
+  canvas.dataset.r = r;
+  canvas.dataset.c = c;
+  const key = canvas.closest('.heatmap').dataset.key;
+  const step = result?.steps.find((s) => stepKey(s) === key);
+  if (step) {
+    const labels = axisLabels(step, result.ctx);
+    canvas.closest('.heatmap').querySelector('.heatmap-readout').textContent =
+      `row ${r + 1} (${labels.rows[r]}), column ${c + 1} (${labels.cols[c]}): ${fmt(step.data[r][c], result.ctx.decimals)}`;
+  }
+  if (focus) canvas.focus();
+}
+
+function select(card, row, col, focus) {
+  if (!card) return;
+  const head = Number(card.dataset.head);
+  app.state.open = { step: card.dataset.step, head, row, col };
+  renderSelection(focus);
+  markScrollables();
+  scheduleHash();
+}
+
+function renameToken(kind, index, name) {
+  const { state, result } = app;
+  const meta = result ? result.trace.meta : { queries: 0, keys: 0 };
+  const lists = tokenLists(state, { L: meta.queries, S: meta.keys });
+  const ownKeys = state.mode !== 'self';
+  const key = kind === 'k' && ownKeys ? 'k' : 'q';
+  const names = (key === 'k' ? lists.k : lists.q).slice();
+  names[index] = name;
+  state.tokens[key] = names.join(' ');
+  $(key === 'k' ? 'tokens-k' : 'tokens-q').value = state.tokens[key];
+  renderGrids((ed) => ed.mode === 'grid');
+  update();
+}
+
+export function bindSteps() {
+  // Steps: click or Enter on a number opens its worked calculation; arrows move in a table.
+  const list = $('step-list');
+  list.addEventListener('click', (e) => {
+    const fold = e.target.closest('button.fold');
+    if (fold) {
+      const { state } = app;
+      const key = fold.closest('article').dataset.key;
+      state.collapsed = state.collapsed.includes(key) ? state.collapsed.filter((k) => k !== key) : [...state.collapsed, key];
+      renderResults();
+      list.querySelector(`article[data-key="${key}"] button.fold`)?.focus();
+      scheduleHash();
+      return;
+    }
+    const td = e.target.closest('td[data-r]');
+    if (td) { select(td.closest('article'), Number(td.dataset.r), Number(td.dataset.c), true); return; }
+    const canvas = e.target.closest('canvas');
+    if (canvas) {
+      const rect = canvas.getBoundingClientRect();
+      const c = Math.min(canvas.width - 1, Math.floor(((e.clientX - rect.left) / rect.width) * canvas.width));
+      const r = Math.min(canvas.height - 1, Math.floor(((e.clientY - rect.top) / rect.height) * canvas.height));
+      select(canvas.closest('article'), r, c, true);
+    }
+  });
+  list.addEventListener('keydown', (e) => {
+    const td = e.target.closest?.('td[data-r]');
+    const canvas = e.target.closest?.('canvas');
+    if (!td && !canvas) return;
+    let r = Number((td ?? canvas).dataset.r ?? 0), c = Number((td ?? canvas).dataset.c ?? 0);
+    const card = e.target.closest('article');
+    const [nr, nc] = td ? [td.closest('tbody').rows.length, td.parentElement.cells.length - 1] : [canvas.height, canvas.width];
+    switch (e.key) {
+      case 'ArrowUp': r = Math.max(0, r - 1); break;
+      case 'ArrowDown': r = Math.min(nr - 1, r + 1); break;
+      case 'ArrowLeft': c = Math.max(0, c - 1); break;
+      case 'ArrowRight': c = Math.min(nc - 1, c + 1); break;
+      case 'Home': c = 0; break;
+      case 'End': c = nc - 1; break;
+      case 'Enter': case ' ':
+        e.preventDefault();
+        select(card, r, c, true);
+        return;
+      default: return;
+    }
+    e.preventDefault();
+    if (td) {
+      const next = card.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
+      if (next) { td.tabIndex = -1; next.tabIndex = 0; next.focus(); }
+    } else moveCursor(canvas, r, c, true);
+  });
+
+  // Token names can also be renamed where they are shown: double-click a row or column label.
+  list.addEventListener('dblclick', (e) => {
+    const th = e.target.closest('th[data-token]');
+    if (!th || th.querySelector('input')) return;
+    const [kind, index] = th.dataset.token.split(':');
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.className = 'token-edit';
+    input.value = th.textContent;
+    input.setAttribute('aria-label', `Rename ${kind === 'k' ? 'key' : 'query'} token ${Number(index) + 1}`);
+    th.replaceChildren(input);
+    input.focus();
+    input.select();
+    let done = false;
+    const finish = (commit) => {
+      if (done) return;
+      done = true;
+      const name = input.value.trim().replace(/[\s,]+/g, '_');
+      if (commit && name) renameToken(kind, Number(index), name);
+      else renderResults();
+    };
+    input.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); finish(true); }
+      if (ev.key === 'Escape') { ev.preventDefault(); finish(false); }
+    });
+    input.addEventListener('blur', () => finish(true));
+  });
+
+  let resizeTimer = 0;
+  window.addEventListener('resize', () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => { renderSelection(false); markScrollables(); }, 150);
+  });
+}

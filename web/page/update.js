@@ -1,0 +1,169 @@
+// The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
+// number shown comes from engine.run / engine.explain.
+import { stateInputs } from 'attention-explorer/share';
+import { $, app } from './app.js';
+import { decimalsOf, tokenLists } from './state.js';
+import { buildProblem, errorPlace, parse } from './problem.js';
+import { editors, layoutEditors } from './inputs.js';
+import { renderMask } from './mask-editor.js';
+import { syncControls } from './controls.js';
+import { renderSelection } from './selection.js';
+import { markScrollables } from './scrollables.js';
+import { renderWhyView } from './why.js';
+import { renderSteps } from './steps.js';
+import { writeLink } from './link.js';
+import { exerciseHiddenSteps } from './exercise.js';
+import { afterRender } from './share-panel.js';
+import { escapeHtml } from './format.js';
+
+let hashTimer = 0;
+let whyTimer = 0;
+let errorTimer = 0;
+/** The hash the page last wrote or read (a hashchange to it is the page's own). */
+export const link = { hash: '' };
+
+/** What the step views need besides the trace: labels, decimals, options, what is hidden. */
+function stepContext(trace) {
+  const { state } = app;
+  const meta = trace.meta;
+  const tokens = tokenLists(state, { L: meta.queries, S: meta.keys });
+  const o = state.options;
+  return {
+    meta,
+    layout: o.layout,
+    mode: state.mode,
+    tokensQ: tokens.q,
+    tokensK: tokens.k,
+    decimals: decimalsOf(state),
+    scaleMode: o.scale,
+    scaleText: o.scale === 'custom' ? String(o.scaleCustom) : '',
+    hasBias: state.mode !== 'qkv' && state.use.bias,
+    hasWO: state.use.W_O,
+    hasBO: state.use.W_O && state.use.b_O,
+    causal: o.causal,
+    maskKind: o.mask,
+    softcap: o.softcap,
+    hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state)],
+    collapsed: state.collapsed,
+  };
+}
+
+/** Redraws the steps (and everything that follows them) from the last good result. */
+export function renderResults() {
+  const list = $('step-list');
+  // Keep the drill-down panel out of the list while it is redrawn.
+  const drill = $('drill');
+  if (drill.parentElement !== $('results')) $('results').appendChild(drill);
+  const result = app.result;
+  if (!result) { list.innerHTML = ''; return; }
+  result.ctx = stepContext(result.trace);
+  result.steps = renderSteps(list, result.trace, result.ctx);
+  const warnings = result.trace.warnings ?? [];
+  $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
+  renderSelection(false);
+  afterRender();
+}
+
+function showErrors(errors) {
+  for (const [name, ed] of editors) ed.setError(errors[name] ?? null);
+  const opt = $('options-error');
+  opt.hidden = !errors.options;
+  opt.textContent = errors.options ?? '';
+  const general = Object.entries(errors).filter(([k]) => !editors.has(k) && k !== 'options').map(([, v]) => v);
+  const banner = $('run-error');
+  const any = Object.keys(errors).length > 0;
+  banner.hidden = !any;
+  if (any) {
+    const first = Object.entries(errors)[0];
+    const where = general.length ? '' : first[0] === 'options' ? ' (see Options)' : ` (see ${first[0]} above)`;
+    banner.innerHTML = `<strong>Not computed:</strong> ${escapeHtml(general[0] ?? first[1])}${where}.` +
+      (app.result ? ' <span class="hint">Showing the last good result, dimmed.</span>' : '');
+  }
+}
+
+/** Computes the current state and redraws; on bad input keeps the last good result, dimmed. */
+export function update() {
+  const { state } = app;
+  const t0 = performance.now();
+  const { problem, errors } = buildProblem(state, (name) => editors.get(name)?.localError);
+  let trace = null;
+  if (problem) {
+    try {
+      trace = app.engine.run(problem);
+    } catch (err) {
+      errors[errorPlace(err, state)] = err.message;
+    }
+  }
+  // Grids follow text that parsed (text-mode edits, pastes).
+  for (const name of stateInputs(state)) {
+    const ed = editors.get(name);
+    const text = state.inputs[name]?.text;
+    if (ed && ed.mode === 'text' && text && !errors[name]) {
+      const r = parse(text, name);
+      if (r.matrix) ed.setMatrix(r.matrix);
+    }
+  }
+  const t1 = performance.now();
+  if (trace) app.result = { trace, problem };
+  // While someone types into a grid cell ("-", "1e"...), the half-typed number is not an error
+  // yet: its message (and the dimming) wait for a short pause in typing.
+  clearTimeout(errorTimer);
+  const showProblems = () => {
+    showErrors(errors);
+    $('results').classList.toggle('stale', !trace && Boolean(app.result));
+    $('why').classList.toggle('stale', !trace && Boolean(app.result));
+    if (!trace) $('status').textContent = 'Input has a problem (see the message next to it); showing the last good result.';
+  };
+  const typingIn = document.activeElement?.matches?.('input.cell') ? document.activeElement.closest('.editor')?.dataset.input : null;
+  const names = Object.keys(errors);
+  if (!trace && app.result && typingIn && names.length === 1 && names[0] === typingIn) errorTimer = setTimeout(showProblems, 700);
+  else showProblems();
+  if (trace) {
+    renderResults();
+    renderMask();
+    // The "why" view runs the problem twice more: right away for hand-sized problems, after
+    // this frame for large ones so the steps show first.
+    clearTimeout(whyTimer);
+    if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
+    else whyTimer = setTimeout(renderWhyView, 30);
+  }
+  void $('step-list').offsetHeight; // include layout in the measured time
+  markScrollables();
+  const t2 = performance.now();
+  const status = $('status');
+  if (trace) {
+    const meta = trace.meta;
+    status.textContent = `${trace.steps.length} steps for ${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+      `d_k = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}, ${meta.precision}: computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    status.dataset.ms = String(t2 - t0);
+  }
+  scheduleHash();
+}
+
+/** Writes the state into the URL hash after a short pause. */
+export function scheduleHash() {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(async () => {
+    const h = await writeLink(app.state);
+    if (h !== link.hash) {
+      link.hash = h;
+      history.replaceState(null, '', `#${h}`);
+    }
+  }, 250);
+}
+
+/** Shows the state as it is now: controls, editors, steps. */
+export function applyState() {
+  syncControls();
+  layoutEditors();
+  $('extras').replaceChildren();
+  update();
+  renderMask();
+}
+
+/** Takes a whole new state (a link, a preset, an exercise) and shows it. */
+export function setState(state) {
+  app.state = state;
+  app.result = null;
+  applyState();
+}
