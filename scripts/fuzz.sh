@@ -39,14 +39,14 @@ build() {  # build <target> <core sources...>: only when a source or header is n
   local target="$1"; shift
   local binary="$out/$target"
   local newest
-  newest=$(ls -t cpp/matrix.h cpp/attention.* cpp/parse.* tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | sed -n 1p)
+  newest=$(ls -t cpp/matrix.h cpp/attention.* cpp/normalized.h cpp/validate.cpp cpp/steps.* cpp/explain.cpp cpp/parse.* tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | sed -n 1p)
   if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return; fi
   echo "== building $binary"
   "$CXX" "${flags[@]}" "tests/fuzz/$target.cpp" "$@" -o "$binary"
 }
 
 build fuzz_parse cpp/parse.cpp
-build fuzz_run cpp/attention.cpp
+build fuzz_run cpp/attention.cpp cpp/validate.cpp cpp/steps.cpp cpp/explain.cpp
 [ "$seconds" = 0 ] && exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"
