@@ -20,6 +20,7 @@ const bin = join(work, 'bin');
 const env = { ...process.env, PATH: bin, npm_config_update_notifier: 'false' };
 
 const WEIGHTS_ROW_1 = '0.08431243 0.25513027 0.51521078 0.14534652';
+const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
 
 let packed;
 
@@ -47,7 +48,7 @@ function node(args, options = {}) {
 describe('the packed tarball', () => {
   test('holds the built package and nothing else', () => {
     assert.equal(packed.name, 'attention-explorer');
-    assert.equal(packed.version, '0.1.0');
+    assert.equal(packed.version, version);
     // Exactly the package.json "files" allow-list (npm adds package.json and README.md itself).
     const allowed = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files;
     const files = packed.files.map((f) => f.path).sort();
@@ -89,6 +90,17 @@ describe('the packed tarball', () => {
     assert.deepEqual(keys, ['attention', 'fastKernels', 'heapStats', 'version']);
   });
 
+  test('every entry and the CLI report package.json\'s version', () => {
+    writeFileSync(join(app, 'version.mjs'), `
+      import { version } from 'attention-explorer';
+      import { version as fast } from 'attention-explorer/fast';
+      console.log(JSON.stringify([version, fast]));
+    `);
+    assert.deepEqual(JSON.parse(node(['version.mjs'])), [version, version]);
+    const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
+    assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, `${version}\n`);
+  });
+
   test('the CLI runs from node_modules/.bin', () => {
     const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
     const problem = node([cli, 'preset', '000']);
@@ -97,7 +109,6 @@ describe('the packed tarball', () => {
     assert.ok(r.stdout.includes(`  ${WEIGHTS_ROW_1.replace(/ /g, '  ')}\n`), r.stdout);
     const bad = spawnSync(cli, ['run', '--nope'], { cwd: app, env, encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, '0.1.0\n');
   });
 
   test('the runtime exports are exactly the ones index.d.ts declares, in both entries', async () => {
