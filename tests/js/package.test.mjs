@@ -3,7 +3,7 @@
 // app whose build output loads the wasm in headless Chromium.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -49,10 +49,12 @@ describe('the packed tarball', () => {
   test('holds the built package and nothing else', () => {
     assert.equal(packed.name, 'attention-explorer');
     assert.equal(packed.version, version);
-    // Exactly the package.json "files" allow-list (npm adds package.json and README.md itself).
-    const allowed = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files;
+    // Only the package.json "files" allow-list (npm adds package.json and README.md itself): the
+    // docs named there and dist/ exactly as the build wrote it.
+    const allowed = ['package.json', 'README.md', ...JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files];
     const files = packed.files.map((f) => f.path).sort();
-    for (const f of files) assert.ok(['package.json', 'README.md', ...allowed].includes(f), `unexpected file ${f}`);
+    for (const f of files) assert.ok(allowed.some((a) => f === a || f.startsWith(`${a}/`)), `unexpected file ${f}`);
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), readdirSync(join(repo, 'dist')).map((f) => `dist/${f}`).sort());
     for (const f of ['dist/attention.js', 'dist/attention.wasm', 'dist/engine.js', 'dist/index.js', 'dist/node.js',
       'dist/cli.js', 'dist/index.d.ts', 'dist/presets.js', 'package.json']) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);
