@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm run build`: builds the npm package into dist/ (the wasm module from CMakeLists.txt under
-# emcmake, plus the JS entry points, types and CLI from web/lib). Runs no tests.
+# `npm run build`: builds the npm package into dist/ (the wasm modules from CMakeLists.txt with the
+# CMake preset "wasm", plus the JS entry points, types and CLI from web/lib). Runs no tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
