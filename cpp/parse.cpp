@@ -1269,7 +1269,9 @@ class Parser {
       if (words[0] == "Columns" || words[0] == "Column") {  // Columns 9 through 16(:)
         Block block;
         block.line = line.number;
-        const long first_column = words.size() > 1 ? digits_value(words[1]) : -1;
+        std::string_view number = words.size() > 1 ? words[1] : std::string_view();
+        if (ends_with(number, ":")) number.remove_suffix(1);  // Octave's `Column 9:`
+        const long first_column = digits_value(number);
         if (first_column < 1) {
           fail(line_name(line.number) + ": expected a column number after " + quote(words[0]) +
                " but found " + (words.size() > 1 ? quote(words[1]) : std::string("nothing")));
