@@ -222,17 +222,16 @@ std::string normalize_unicode(std::string_view text) {
   return out;
 }
 
-/// Shows a found word in a message: at most 30 characters; printable characters as they are,
-/// control characters and bytes that are not UTF-8 as \xNN, so a message stays short and valid
-/// text whatever bytes came in.
-std::string quote(std::string_view word) {
-  constexpr size_t kMaxShown = 30;
+/// Shows a found word in a message: at most `max_shown` characters; printable characters as
+/// they are, control characters and bytes that are not UTF-8 as \xNN, so a message stays short
+/// and valid text whatever bytes came in.
+std::string quote(std::string_view word, size_t max_shown = 30) {
   struct Unit {
     size_t start, length;
     bool escaped;
   };
   std::vector<Unit> units;
-  for (size_t i = 0; i < word.size() && units.size() <= kMaxShown;) {
+  for (size_t i = 0; i < word.size() && units.size() <= max_shown;) {
     const unsigned char byte = static_cast<unsigned char>(word[i]);
     char32_t c = byte;
     size_t length = byte < 0x80 ? 1 : decode_utf8(word, i, &c);
@@ -241,8 +240,8 @@ std::string quote(std::string_view word) {
     units.push_back({i, length, escaped});
     i += length;
   }
-  const bool cut = units.size() > kMaxShown;
-  if (cut) units.resize(kMaxShown - 3);
+  const bool cut = units.size() > max_shown;
+  if (cut) units.resize(max_shown - 3);
   std::string out = "'";
   for (const Unit& unit : units) {
     if (!unit.escaped) {
@@ -263,8 +262,8 @@ std::string quote(std::string_view word) {
 }
 
 /// Shown for a word that is out of the range of a double: unquoted, shortened like quote().
-std::string shorten(std::string_view word) {
-  const std::string quoted = quote(word);
+std::string shorten(std::string_view word, size_t max_shown = 30) {
+  const std::string quoted = quote(word, max_shown);
   return quoted.substr(1, quoted.size() - 2);
 }
 
@@ -1311,7 +1310,7 @@ class Parser {
       const std::string_view text = trim(line.text);
       if (text.empty()) continue;
       if (is_r_omission(text)) {
-        fail(line_name(line.number) + ": R left values out (" + std::string(text) +
+        fail(line_name(line.number) + ": R left values out (" + shorten(text, 80) +
              "); print them all after options(max.print = 1e6)");
       }
       const std::vector<std::string_view> words = split_words(text);
@@ -1370,7 +1369,7 @@ class Parser {
       const std::string_view text = trim(line.text);
       if (text.empty()) continue;
       if (is_r_omission(text)) {
-        fail(line_name(line.number) + ": R left values out (" + std::string(text) +
+        fail(line_name(line.number) + ": R left values out (" + shorten(text, 80) +
              "); print them all after options(max.print = 1e6)");
       }
       const std::vector<std::string_view> words = split_words(text);
@@ -1440,7 +1439,7 @@ class Parser {
     const int line = first_line_ + count_line_breaks(text_.substr(0, begin));
     if (!is_latex_matrix(environment)) {
       fail(line_name(line) + ": expected a LaTeX matrix (bmatrix, pmatrix, matrix, array, ...) but "
-           "found \\begin{" + std::string(environment) + "}");
+           "found " + shorten("\\begin{" + std::string(environment) + "}"));
     }
     const std::string before(trim(text_.substr(0, begin)));
     const bool assignment = !before.empty() && before.back() == '=';
