@@ -275,6 +275,13 @@ std::string row_column(size_t row, size_t column) {
   return "row " + std::to_string(row) + ", column " + std::to_string(column);
 }
 
+/// Where a value is in the matrix, from 1: "row R, column C" (column 0: "row R").
+struct Position {
+  size_t row = 1;
+  size_t column = 0;
+  std::string name() const { return column ? row_column(row, column) : "row " + std::to_string(row); }
+};
+
 /// `digits` is a run of ASCII digits; its value, or -1 if it is empty or too long.
 long digits_value(std::string_view digits) {
   if (digits.empty() || digits.size() > 9) return -1;
@@ -848,10 +855,9 @@ class Parser {
 
   static std::string line_name(int line) { return "line " + std::to_string(line); }
 
-  /// Reads `word` as a number; on failure throws, naming `where` (a "row R, column C", only
-  /// built then: building it for every number would dominate the run time).
-  template <typename WhereFn>
-  double read_number(std::string_view word, const WhereFn& where) const {
+  /// Reads `word` as a number; on failure throws, naming where it is.
+  double read_number(std::string_view word, Position at) const {
+    const auto where = [&] { return at.name(); };
     double value = 0.0;
     const NumberStatus status = parse_number(word, &value);
     if (status == NumberStatus::kOk) return value;
@@ -1043,8 +1049,8 @@ class Parser {
   }
 
   /// One cell of plain rows: quotes removed, a decimal comma read as a point.
-  template <typename WhereFn>
-  double read_cell(std::string_view word, CellSeparator separator, const WhereFn& where) {
+  double read_cell(std::string_view word, CellSeparator separator, Position at) {
+    const auto where = [&] { return at.name(); };
     if (word.size() >= 2 && word.front() == '"' && word.back() == '"') {
       word = trim(word.substr(1, word.size() - 2));
     }
@@ -1056,7 +1062,7 @@ class Parser {
              " with '.' as a thousands separator; use a dot for the decimal point and no "
              "thousands separators");
       }
-      return read_number(word, where);
+      return read_number(word, at);
     }
     if (word.find('.') != std::string_view::npos || word.find(',', comma + 1) != std::string_view::npos) {
       fail(where() + ": " + quote(word) +
@@ -1108,13 +1114,14 @@ class Parser {
     bool any_tab = text_.find('\t') != std::string_view::npos;
     for (;;) {
       const Token token = lexer.next();
-      const auto where = [&] { return row_column(rows + 1, in_row + 1); };
+      const Position at{rows + 1, in_row + 1};
+      const auto where = [&] { return at.name(); };
       if (token.kind == TokenKind::kWord) {
         if (separator == CellSeparator::kSemicolon && in_row > 0 && !after_separator) {
           fail(where() + ": expected ';' before " + quote(token.text) +
                " (each ';'-separated cell holds one number; no thousands separators)");
         }
-        values_.push_back(read_cell(token.text, separator, where));
+        values_.push_back(read_cell(token.text, separator, at));
         ++in_row;
         after_separator = false;
       } else if (token.kind == separator_kind) {
@@ -1171,7 +1178,7 @@ class Parser {
     size_t column = block.first_column;
     for (size_t k = first_word; k < words.size(); ++k) {
       const std::string_view word = words[k];
-      const auto where = [&] { return row_column(row, column); };
+      const Position at{row, column};
       if ((word == "+" || word == "-") && k > first_word && k + 1 < words.size() &&
           is_complex(words[k + 1])) {
         // Octave and MATLAB print a complex number as three words: 1 + 2i.
@@ -1182,9 +1189,9 @@ class Parser {
       if (scale != 0 && scan_decimal(word[0] == '-' ? word.substr(1) : word) &&
           word.find_first_of("eE") == std::string_view::npos) {
         const std::string scaled = std::string(word) + "e" + std::to_string(scale);
-        block.values.push_back(read_number(scaled, where));
+        block.values.push_back(read_number(scaled, at));
       } else {
-        block.values.push_back(read_number(word, where));
+        block.values.push_back(read_number(word, at));
       }
       ++column;
     }
@@ -1378,7 +1385,7 @@ class Parser {
              "] but found " + quote(words[0]));
       }
       for (size_t k = 1; k < words.size(); ++k) {
-        values_.push_back(read_number(words[k], [&] { return row_column(1, columns + 1); }));
+        values_.push_back(read_number(words[k], Position{1, columns + 1}));
         ++columns;
       }
     }
@@ -1475,9 +1482,9 @@ class Parser {
     const auto end_cell = [&](bool end_of_row) {
       const std::string text(trim(cell));
       if (!end_of_row || !text.empty() || in_row > 0) {
-        const auto where = [&] { return row_column(rows + 1, in_row + 1); };
-        if (text.empty()) fail(where() + ": expected a number but found an empty cell");
-        values_.push_back(read_latex_cell(text, where));
+        const Position at{rows + 1, in_row + 1};
+        if (text.empty()) fail(at.name() + ": expected a number but found an empty cell");
+        values_.push_back(read_latex_cell(text, at));
         ++in_row;
       }
       cell.clear();
@@ -1530,8 +1537,8 @@ class Parser {
   }
 
   /// One cell: a number, `\infty` with a sign, `{-1}`, `\num{1.5}`; a sign may stand apart.
-  template <typename WhereFn>
-  double read_latex_cell(std::string text, const WhereFn& where) {
+  double read_latex_cell(std::string text, Position at) {
+    const auto where = [&] { return at.name(); };
     for (std::string_view dots : {"\\cdots", "\\vdots", "\\ddots", "\\ldots", "\\dots", "\\hdots"}) {
       if (text.find(dots) != std::string::npos) {
         fail(where() + ": expected a number but found " + quote(dots) + ": " +
@@ -1557,7 +1564,7 @@ class Parser {
     if (word.find_first_of(" \t\n\r\\") != std::string::npos) {
       fail(where() + ": expected a number but found " + quote(shown));
     }
-    return read_number(word, where);
+    return read_number(word, at);
   }
 
   // ----- bracketed text: numpy, Python/JSON lists, MATLAB, PyTorch, JAX, TensorFlow, Mathematica
@@ -1584,19 +1591,21 @@ class Parser {
   /// "row R, column C" of the element that would come next at the current depth, in terms of
   /// the final matrix (for a list of column vectors, vector k is column k); just "row R" in an
   /// outer list of rows.
-  std::string where() {
+  Position position() {
     switch (depth_) {
       case 1: {
         const Frame& list = list_at(1);
-        if (list.has_lists) return "row " + std::to_string(list.count + 1);
-        return row_column(matlab_rows_.size() + 1, list.count - list.row_start + 1);
+        if (list.has_lists) return Position{list.count + 1, 0};
+        return Position{matlab_rows_.size() + 1, list.count - list.row_start + 1};
       }
       case 2:
-        return row_column(list_at(1).count + 1, list_at(2).count + 1);
+        return Position{list_at(1).count + 1, list_at(2).count + 1};
       default:
-        return row_column(list_at(2).count + 1, list_at(1).count + 1);
+        return Position{list_at(2).count + 1, list_at(1).count + 1};
     }
   }
+
+  std::string where() { return position().name(); }
 
   std::string opened(const Frame& frame) const {
     return "'" + std::string(frame.word) + (frame.wrapper ? "('" : "'");
@@ -1710,7 +1719,7 @@ class Parser {
     if (top.has_lists || (ndim_ != 0 && depth_ < ndim_)) {
       fail(where() + ": expected '[' (every row is a list) but found " + quote(token.text));
     }
-    values_.push_back(read_number(token.text, [this] { return where(); }));
+    values_.push_back(read_number(token.text, position()));
     if (ndim_ == 0) ndim_ = depth_;
     ++top.count;
     top.has_numbers = true;
