@@ -954,20 +954,23 @@ class Parser {
     long columns = 0;
     if (julia_header(first, &rows, &columns)) return parse_julia(line, rows, columns);
     if (const size_t length = assignment_length(first)) {
-      if (length == first.size()) return parse_octave(line);
       drop_prefix(offset + length);  // `A = [[1, 2]]`: the name says nothing about the values
+      if (length == first.size() && !starts_bracketed()) return parse_octave();
     } else if (is_r_header(first) && text_.find("[1,]") != std::string_view::npos) {
       return parse_r_matrix();
     } else if (is_r_vector(first)) {
       return parse_r_vector();
     }
+    return starts_bracketed() ? parse_bracketed() : parse_plain();
+  }
+
+  /// The text starts with a bracket or a wrapper such as `array(`.
+  bool starts_bracketed() const {
     Lexer probe(text_, first_line_, LexerOptions{});
     const Token token = probe.next();
-    const bool bracketed =
-        token.kind == TokenKind::kOpen || token.kind == TokenKind::kClose ||
-        token.kind == TokenKind::kLParen || token.kind == TokenKind::kRParen ||
-        (find_wrapper(token.text) != nullptr && probe.peek().kind == TokenKind::kLParen);
-    return bracketed ? parse_bracketed() : parse_plain();
+    return token.kind == TokenKind::kOpen || token.kind == TokenKind::kClose ||
+           token.kind == TokenKind::kLParen || token.kind == TokenKind::kRParen ||
+           (find_wrapper(token.text) != nullptr && probe.peek().kind == TokenKind::kLParen);
   }
 
   /// Copies values_ into a rows x columns matrix; `transposed` when values_ holds columns.
@@ -1262,12 +1265,13 @@ class Parser {
     return values;
   }
 
-  Matrix parse_octave(const TextLine& header) {
+  /// The rows under Octave's or MATLAB's `A =` (already dropped).
+  Matrix parse_octave() {
     format_ = "Octave/MATLAB output";
     std::vector<Block> blocks;
     int scale = 0;
     bool data = false;
-    for (const TextLine& line : lines_after(header)) {
+    for (const TextLine& line : split_lines(text_, first_line_)) {
       const std::string_view text = trim(line.text);
       if (text.empty()) continue;
       const std::vector<std::string_view> words = split_words(text);

@@ -25,8 +25,8 @@ struct ParsedMatrix {
 /// Parse one matrix from text, as the tools print it:
 ///  - NumPy print() and repr() output (wrapped rows, `dtype=`, `np.matrix`, integers, column
 ///    vectors, scientific notation), `np.array([...])` source, a Python list of arrays (a list
-///    of column vectors becomes the columns of one matrix); IPython `Out[n]:` and REPL prompt
-///    lines (`>>> `, `In [n]:`, `julia> `, `> `, `>> `) are skipped;
+///    of column vectors becomes the columns of one matrix); IPython `Out[n]:`, REPL prompt
+///    lines (`>>> `, `In [n]:`, `julia> `, `> `, `>> `) and an assignment `A = ` are skipped;
 ///  - PyTorch `tensor(...)` with any keyword arguments (`requires_grad=`, `grad_fn=`,
 ///    `device=`, `dtype=`), TensorFlow `<tf.Tensor: ..., numpy=array(...)>` and
 ///    `tf.Tensor(..., shape=(...), dtype=...)`, JAX `Array(...)`;

@@ -167,6 +167,9 @@ TEST_CASE("parse formats: prompts, Out[n] and assignments before the matrix", "[
   CHECK(p.format == "MATLAB matrix");
   check_same(p.values, 2, 2, {1, 2, 3, 4});
   check_same(read("x = 2.5000").values, 1, 1, {2.5});
+  p = read("Q =\n[[1, 2],\n [3, 4]]");  // a label line over the matrix
+  CHECK(p.format == "Python list");
+  check_same(p.values, 2, 2, {1, 2, 3, 4});
   check_same(read("self.w_q = torch.tensor([[1., -1.]])").values, 1, 2, {1, -1});
 }
 
