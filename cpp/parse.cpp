@@ -813,7 +813,10 @@ class Lexer {
         }
         if (end < text_.size() && text_[end] == '"') ++end;
       }
-      while (end < text_.size() && !ends_word_[static_cast<unsigned char>(text_[end])]) ++end;
+      const EndsWordTable& ends_word = ends_word_;  // the hot loop: one table look-up per byte
+      const char* text = text_.data();
+      const size_t size = text_.size();
+      while (end < size && !ends_word[static_cast<unsigned char>(text[end])]) ++end;
       pos_ = end;
     }
     return Token{kind, text_.substr(start, pos_ - start), line_};
@@ -1001,16 +1004,15 @@ class Parser {
   /// Chooses how commas are read (see the notes at the top). Quoted cells are skipped: a comma
   /// inside quotes belongs to the cell.
   CellSeparator choose_separator() const {
+    if (text_.find(';') != std::string_view::npos) return CellSeparator::kSemicolon;
+    if (text_.find(',') == std::string_view::npos) return CellSeparator::kComma;
     bool any_comma = false;
-    bool commas_between_digits = true;
-    bool two_commas_in_a_word = false;
     bool two_words_on_a_line = false;
     size_t words_on_line = 0;
     size_t commas_in_word = 0;
     bool in_word = false;
     for (size_t i = 0; i < text_.size(); ++i) {
       const char c = text_[i];
-      if (c == ';') return CellSeparator::kSemicolon;
       if (c == '"') {  // a quoted cell: to the closing quote on this line
         while (i + 1 < text_.size() && text_[i + 1] != '"' && text_[i + 1] != '\n') ++i;
         if (i + 1 < text_.size() && text_[i + 1] == '"') ++i;
@@ -1027,15 +1029,13 @@ class Parser {
       }
       if (c == ',') {
         any_comma = true;
-        if (++commas_in_word > 1) two_commas_in_a_word = true;
+        if (++commas_in_word > 1) return CellSeparator::kComma;  // 1,2,3 is CSV
         if (i == 0 || i + 1 >= text_.size() || !is_digit(text_[i - 1]) || !is_digit(text_[i + 1])) {
-          commas_between_digits = false;
+          return CellSeparator::kComma;
         }
       }
     }
-    const bool decimal = any_comma && commas_between_digits && !two_commas_in_a_word &&
-                         two_words_on_a_line;
-    return decimal ? CellSeparator::kBlank : CellSeparator::kComma;
+    return any_comma && two_words_on_a_line ? CellSeparator::kBlank : CellSeparator::kComma;
   }
 
   /// A decimal literal whose separator may be a thousands separator: 1 to 3 digits (not a lone
@@ -1053,6 +1053,7 @@ class Parser {
 
   /// One cell of plain rows: quotes removed, a decimal comma read as a point.
   double read_cell(std::string_view word, CellSeparator separator, Position at) {
+    if (separator == CellSeparator::kComma && word[0] != '"') return read_number(word, at);
     const auto where = [&] { return at.name(); };
     if (word.size() >= 2 && word.front() == '"' && word.back() == '"') {
       word = trim(word.substr(1, word.size() - 2));
