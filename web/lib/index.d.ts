@@ -241,7 +241,6 @@ export function toJSON<T>(value: T): unknown;
 export function stringify(value: unknown, indent?: number | string): string;
 
 export const version: string;
-export const STEP_TITLES: Readonly<Record<StepId, string>>;
 
 export interface Recipe {
   seed: number;
