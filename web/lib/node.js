@@ -1,5 +1,5 @@
 // Node entry of `attention-explorer` (package.json "node" condition). The glue is built for web
-// and worker only, so Node reads the .wasm bytes itself (load-node.js, TOOLCHAIN.md quirk 5).
+// and worker only, so Node reads the .wasm bytes itself (load-node.js).
 import createAttentionModule from './attention.js';
 import { instantiate } from './engine.js';
 import { nodeBytes, nodeUrl, nodeWhere } from './load-node.js';
