@@ -1,6 +1,6 @@
 // The trace module's embind file: the core's run / explain / parse / random behind a stateless,
-// copy-out API. The output-only fast path, _heapStats and _wireLayout are bound in
-// bindings_fast.cpp, which both modules link (attention.wasm, and the lean attention-fast.wasm of
+// copy-out API, and _wireLayout (the wire table, cpp/wire.h). The output-only fast path and
+// _heapStats are bound in bindings_fast.cpp, which both modules link (attention.wasm, and the lean attention-fast.wasm of
 // `attention-explorer/fast`).
 //
 // Private plumbing for web/lib/engine.js. `_run` and `_explain` take the problem packed as
@@ -191,5 +191,6 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_explain", &explain_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
   emscripten::function("_random", &random_js);
+  emscripten::function("_wireLayout", &attn::wire::layout);
   emscripten::constant("_maxTokens", static_cast<double>(attn::kMaxTokens));
 }

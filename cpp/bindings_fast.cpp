@@ -1,5 +1,5 @@
-// The output-only fast path's embind file (fast_attention.h), _heapStats and _wireLayout (the
-// wire table of cpp/wire.h). Linked into both modules: attention.wasm (with bindings.cpp, the
+// The output-only fast path's embind file (fast_attention.h), _heapStats and _fastWireLayout
+// (the fast path's section of the wire table, cpp/wire.h). Linked into both modules: attention.wasm (with bindings.cpp, the
 // trace API) and the lean attention-fast.wasm behind `attention-explorer/fast`, which holds only
 // this file and the fast kernels.
 
@@ -35,9 +35,10 @@ val heap_stats_js() {
 //                          (wire::kFastHeader), Q, K, V and the mask there through the module's
 //                          heap views and reads the output back, so a call costs one embind
 //                          crossing and the copies in and out.
-//   _fastRun(header)    -> number of fully masked query rows. `header` is the block's address.
-//                          One argument: embind marshals each argument in JS, and 15 of them
-//                          cost more than the whole 4-token problem.
+//   _fastRun(header)    -> runs the chunk the header at address `header` describes, and writes
+//                          its number of fully masked query rows into the header. One argument:
+//                          embind marshals each argument in JS, and 15 of them cost more than
+//                          the whole 4-token problem.
 //   _fastMemory()       -> a Uint8Array view whose .buffer is the current wasm memory (used when
 //                          the module does not export HEAPU8).
 //   _fastKernels()      -> "wasm-simd128" or "eigen".
@@ -108,9 +109,11 @@ double run_typed(const double* h) {
 val run_js(double header_address) {
   return guarded([&] {
     using namespace attn::wire;
-    const double* h = reinterpret_cast<const double*>(static_cast<std::uintptr_t>(header_address));
+    double* h = reinterpret_cast<double*>(static_cast<std::uintptr_t>(header_address));
     const auto precision = static_cast<attn::Precision>(decode(codes("precision", kPrecisions), h[kFastPrecision]));
-    return val(precision == attn::Precision::Float64 ? run_typed<double>(h) : run_typed<float>(h));
+    h[kFastFullyMasked] = precision == attn::Precision::Float64 ? run_typed<double>(h) : run_typed<float>(h);
+    // Undefined rather than the count: returning a number costs one more JS call per chunk.
+    return val::undefined();
   });
 }
 
@@ -131,5 +134,5 @@ EMSCRIPTEN_BINDINGS(attention_fast) {
   emscripten::function("_fastRun", &fast::run_js);
   emscripten::function("_fastMemory", &fast::memory_js);
   emscripten::function("_fastKernels", &fast::kernels_js);
-  emscripten::function("_wireLayout", &attn::wire::layout);
+  emscripten::function("_fastWireLayout", &attn::wire::fast_layout);
 }

@@ -1,8 +1,9 @@
 // The wire format between the wasm modules and web/lib, declared once: the packed problem's
 // slots and option codes, the packed trace's records, the fast path's header, and how an error
-// comes back. _wireLayout() (bindings_fast.cpp, linked into both modules) hands this table to
-// web/lib/wire.js, which derives every offset and code from it and refuses a module whose
-// `kVersion` differs from its own. Included only by the binding files.
+// comes back. _wireLayout() (bindings.cpp) hands the whole table to web/lib/wire.js and
+// _fastWireLayout() (bindings_fast.cpp, in both modules) the fast path's section to
+// web/lib/fast.js; they derive every offset and code from it, and web/lib/load.js refuses a
+// module whose `kVersion` differs from the JS's. Included only by the binding files.
 //
 // Numbers travel as doubles. A text (a matrix typed as text, a step's title, a warning) travels
 // as its UTF-8 byte count followed by the bytes, packed 8 to a double (the last one padded).
@@ -24,6 +25,7 @@
 #include <cstddef>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,7 +50,7 @@ constexpr Code code(const char* name, E value) {
 }
 /// A list of codes (a view of one of the arrays below).
 struct Codes {
-  const char* name = nullptr;  ///< how _wireLayout() names the list ("" for plain numbers)
+  const char* name = nullptr;  ///< how the table names the list (none for plain numbers)
   const Code* codes = nullptr;
   std::size_t size = 0;
 };
@@ -80,8 +82,8 @@ inline constexpr Code kForms[] = {code("absent", Form::Absent), code("numbers", 
 /// The enum value of code `code` of `list`; an unknown code means JS and wasm disagree.
 inline int decode(const Codes& list, double code) {
   if (!(code >= 0 && code < static_cast<double>(list.size)) || code != std::floor(code)) {
-    throw InputError(std::string("packed problem: ") + format_number(code) + " is not a " +
-                     list.name + " code");
+    throw InputError(std::string("wire: ") + format_number(code) + " is not a " + list.name +
+                     " code");
   }
   return list.codes[static_cast<std::size_t>(code)].value;
 }
@@ -92,7 +94,7 @@ double encode(const Codes& list, E value) {
   for (std::size_t i = 0; i < list.size; ++i) {
     if (list.codes[i].value == static_cast<int>(value)) return static_cast<double>(i);
   }
-  throw InputError(std::string("packed trace: no ") + list.name + " code for value " +
+  throw InputError(std::string("wire: no ") + list.name + " code for value " +
                    std::to_string(static_cast<int>(value)));
 }
 
@@ -367,14 +369,16 @@ inline constexpr Field<Trace> kTraceFields[] = {
 
 /// The doubles of the fast path's header, in order: precision (kPrecisions); the addresses of
 /// Q, K, V, the mask and the output; L, S, d_k, d_v; mask_kind (kFastMasks); scale_kind
-/// (kScaleKinds) and scale_value; causal (0/1); row_offset (first query row of this chunk).
+/// (kScaleKinds) and scale_value; causal (0/1); row_offset (first query row of this chunk); and
+/// one the core writes: fully_masked (query rows of the chunk whose keys were all hidden).
 enum FastField {
   kFastPrecision, kFastQ, kFastK, kFastV, kFastMask, kFastOut, kFastL, kFastS, kFastDk, kFastDv,
-  kFastMaskKind, kFastScaleKind, kFastScaleValue, kFastCausal, kFastRowOffset, kFastFields
+  kFastMaskKind, kFastScaleKind, kFastScaleValue, kFastCausal, kFastRowOffset, kFastFullyMasked,
+  kFastFields
 };
 inline constexpr const char* kFastHeader[kFastFields] = {
     "precision", "q", "k", "v", "mask", "out", "L", "S", "d_k", "d_v",
-    "mask_kind", "scale_kind", "scale_value", "causal", "row_offset"};
+    "mask_kind", "scale_kind", "scale_value", "causal", "row_offset", "fully_masked"};
 /// The fast path's masks: an additive one in Q's type, or a keep mask of bytes.
 enum class FastMask { None, Additive, Keep };
 inline constexpr Code kFastMasks[] = {code("none", FastMask::None), code("additive", FastMask::Additive),
@@ -411,17 +415,27 @@ val fields(const Field<T> (&list)[N]) {
 }
 }  // namespace detail
 
-/// The whole table as a plain object for web/lib/wire.js.
+/// The code lists `lists` as { name: [code names] }.
+inline emscripten::val code_lists(std::initializer_list<Codes> lists) {
+  emscripten::val out = emscripten::val::object();
+  for (const Codes& list : lists) out.set(list.name, detail::names(list));
+  return out;
+}
+
+/// The fast path's section of the table, for web/lib/fast.js: _fastWireLayout() in both modules
+/// (the lean fast module carries nothing of the trace's tables).
+inline emscripten::val fast_layout() {
+  emscripten::val out = emscripten::val::object();
+  out.set("version", kVersion);
+  out.set("codes", code_lists({codes("precision", kPrecisions), codes("scale_kind", kScaleKinds),
+                               codes("fast_mask", kFastMasks)}));
+  out.set("fast", detail::strings(kFastHeader));
+  return out;
+}
+
+/// The whole table, for web/lib/wire.js: _wireLayout() in the trace module.
 inline emscripten::val layout() {
   using emscripten::val;
-  using detail::names;
-  val codes_out = val::object();
-  for (const Codes& list : {codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
-                            codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
-                            codes("form", kForms), codes("kind", kValueKinds), codes("axis", kAxes),
-                            codes("fast_mask", kFastMasks)}) {
-    codes_out.set(list.name, names(list));
-  }
   val slots = val::array();
   for (const Slot& slot : kSlots) slots.call<void>("push", val(slot.name));
   val options = val::array();
@@ -442,7 +456,10 @@ inline emscripten::val layout() {
   records.set("meta", detail::fields(kMetaFields));
   val out = val::object();
   out.set("version", kVersion);
-  out.set("codes", codes_out);
+  out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
+                               codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
+                               codes("form", kForms), codes("kind", kValueKinds), codes("axis", kAxes),
+                               codes("fast_mask", kFastMasks)}));
   out.set("problem", problem);
   out.set("records", records);
   out.set("fast", detail::strings(kFastHeader));

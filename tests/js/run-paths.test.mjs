@@ -174,21 +174,21 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
   const { loadModule } = await import(`${dist}load.js`);
   const { createFastEngine } = await import(`${dist}fast.js`);
   // The real modules, their wire table changed as another build's would be.
-  const altered = (create, change) => (arg) => create(arg).then((m) => {
-    const real = m._wireLayout;
-    if (change === 'none') delete m._wireLayout;
-    else m._wireLayout = () => ({ ...real(), version: change });
+  const altered = (create, name, change) => (arg) => create(arg).then((m) => {
+    const real = m[name];
+    if (change === 'none') delete m[name];
+    else m[name] = () => ({ ...real(), version: change });
     return m;
   });
   const bytes = readFileSync(`${dist}attention.wasm`);
-  await assert.rejects(instantiate(altered(createAttentionModule, 99), async () => bytes, 'attention.wasm'), {
+  await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'), {
     message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
-  await assert.rejects(instantiate(altered(createAttentionModule, 'none'), async () => bytes, 'attention.wasm'), {
+  await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'), {
     message: "the WebAssembly module has no wire table but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
-  const [fastModule] = await loadModule(altered(createFastModule, 2), async () => fastBytes, 'attention-fast.wasm');
+  const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 2), async () => fastBytes, 'attention-fast.wasm');
   assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 2 but this JS speaks wire format 1/);
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');

@@ -6,9 +6,9 @@
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
 import { inputError } from './input.js';
-import { loadModule, moduleGuard, version } from './load.js';
+import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { cellIndex, cellStep, describe, drawsFrom, ownArray, problemFrom, seedFrom } from './problem.js';
-import { problemWire, traceReader, unwrap, wireLayout } from './wire.js';
+import { problemWire, traceReader } from './wire.js';
 
 export { version };
 
@@ -51,10 +51,10 @@ function sketch(args) {
  * Wraps an instantiated Emscripten module in the public engine API. `reload` (optional) returns a
  * promise of a fresh module: after a crash inside the wasm (a WebAssembly.RuntimeError such as
  * "unreachable", or an abort), the dead module is dropped and replaced by a fresh one. Throws
- * when the module's wire format is not this JS's (wire.js).
+ * when the module's wire format is not this JS's (load.js wireTable).
  */
 export function createEngine(wasm, reload) {
-  const layout = wireLayout(wasm);
+  const layout = wireTable(wasm, '_wireLayout');
   const problemPacker = problemWire(layout);
   const traces = traceReader(layout);
   const guard = moduleGuard(wasm, reload);

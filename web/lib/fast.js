@@ -7,8 +7,7 @@
 // memory growth would detach) and nothing needs .delete().
 
 import { inputError, parseScale } from './input.js';
-import { moduleGuard, version } from './load.js';
-import { fastHeader, unwrap, wireLayout } from './wire.js';
+import { indexOf, moduleGuard, unwrap, version, wireTable } from './load.js';
 
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
 
@@ -44,8 +43,10 @@ function count(value, name) {
 }
 
 /** scale: 'sqrt_dk' (default) | 'none' | number (multiplies QKᵀ) | '1/sqrt(n)' | '1/n' (input.js). */
+const DEFAULT_SCALE = Object.freeze({ kind: 'sqrt_dk', value: undefined });
+
 function scaleFrom(scale) {
-  const parsed = scale === undefined || scale === null ? { kind: 'sqrt_dk' } : parseScale(scale);
+  const parsed = scale === undefined || scale === null ? DEFAULT_SCALE : parseScale(scale);
   if (parsed !== null) return parsed;
   throw inputError(`scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got ${JSON.stringify(scale)}`, 'scale');
 }
@@ -64,9 +65,11 @@ const CHUNK_ROWS = 256;
  * `{ output, shape: [L, d_v], precision, fully_masked_rows }`.
  */
 export function createFastAttention(module) {
-  // The header's offsets and codes (cpp/wire.h kFastHeader).
-  const header = fastHeader(wireLayout(module));
-  const { at } = header;
+  // The header's offsets and codes, from the fast path's section of the wire table (cpp/wire.h
+  // kFastHeader).
+  const table = wireTable(module, '_fastWireLayout');
+  const at = indexOf(table.fast);
+  const codes = { precision: indexOf(table.codes.precision), scaleKind: indexOf(table.codes.scale_kind), mask: indexOf(table.codes.fast_mask) };
   let base = 0;
   let capacity = 0;
 
@@ -136,7 +139,7 @@ export function createFastAttention(module) {
 
     // One block: header | Q | K | V | mask | output, each 16-byte aligned.
     const align = (n) => Math.ceil(n / 16) * 16;
-    const headerBytes = align(header.length * 8);
+    const headerBytes = align(table.fast.length * 8);
     const qBytes = align(L * dk * size);
     const kBytes = align(S * dk * size);
     const vBytes = align(S * dv * size);
@@ -165,14 +168,14 @@ export function createFastAttention(module) {
       data.set(mask.data, maskAt / size);
     }
     const first = base / 8;
-    h.f64[first + at.precision] = header.precision[precision];
+    h.f64[first + at.precision] = codes.precision[precision];
     h.f64[first + at.k] = kAt;
     h.f64[first + at.v] = vAt;
     h.f64[first + at.S] = S;
     h.f64[first + at.d_k] = dk;
     h.f64[first + at.d_v] = dv;
-    h.f64[first + at.mask_kind] = header.mask[maskKind];
-    h.f64[first + at.scale_kind] = header.scaleKind[scale.kind];
+    h.f64[first + at.mask_kind] = codes.mask[maskKind];
+    h.f64[first + at.scale_kind] = codes.scaleKind[scale.kind];
     h.f64[first + at.scale_value] = scale.value ?? NaN;
     h.f64[first + at.causal] = causal ? 1 : 0;
     let fullyMasked = 0;
@@ -183,7 +186,8 @@ export function createFastAttention(module) {
       f64[first + at.out] = outAt + r0 * dv * size;
       f64[first + at.L] = Math.min(CHUNK_ROWS, L - r0);
       f64[first + at.row_offset] = r0;
-      fullyMasked += unwrap(module._fastRun(base));
+      unwrap(module._fastRun(base));
+      fullyMasked += heap().f64[first + at.fully_masked];
     }
     // The run may have grown the memory: take the views again before copying out.
     h = heap();
@@ -213,10 +217,10 @@ export function diagnostics(guard) {
  * The lean engine of `attention-explorer/fast` over the fast-only module (attention-fast.wasm):
  * the same attention() as the whole engine's, without the trace API. After a crash inside the
  * wasm (a WebAssembly.RuntimeError) the dead module is replaced by `reload()`'s fresh one. Throws
- * when the module's wire format is not this JS's (wire.js).
+ * when the module's wire format is not this JS's (load.js wireTable).
  */
 export function createFastEngine(wasm, reload) {
-  wireLayout(wasm);
+  wireTable(wasm, '_fastWireLayout');
   const guard = moduleGuard(wasm, reload);
   return Object.freeze({ version, attention: guardedAttention(guard), ...diagnostics(guard) });
 }

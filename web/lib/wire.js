@@ -1,40 +1,8 @@
-// The JS side of the wire format to the wasm modules. cpp/wire.h declares the format once and
-// hands it over as _wireLayout(): the problem's slots and option codes, the trace's records and
-// the fast path's header. Every offset and code here is derived from that table; a module of
-// another wire version is refused. How numbers and texts travel is described in cpp/wire.h.
-
-/** The wire version this JS speaks (cpp/wire.h kVersion). */
-const VERSION = 1;
-
-const layouts = new WeakMap();
-
-/** The module's wire table, read once per module; throws unless it is this JS's version. */
-export function wireLayout(module) {
-  let layout = layouts.get(module);
-  if (layout === undefined) {
-    layout = typeof module._wireLayout === 'function' ? module._wireLayout() : undefined;
-    if (layout?.version !== VERSION) {
-      const theirs = layout === undefined ? 'has no wire table' : `speaks wire format ${layout.version}`;
-      throw new Error(`the WebAssembly module ${theirs} but this JS speaks wire format ${VERSION}: ` +
-        "the package's JS and .wasm files are from different builds (use the dist/ of one build)");
-    }
-    layouts.set(module, layout);
-  }
-  return layout;
-}
-
-/** The bindings return an error as an Error object (cpp/wire.h guarded()): throw it here. */
-export function unwrap(result) {
-  if (result instanceof Error) throw result;
-  return result;
-}
-
-/** { name: index } of a list of names: the codes of a code list, or the offsets of a header. */
-export function indexOf(names) {
-  const out = {};
-  names.forEach((name, i) => { out[name] = i; });
-  return out;
-}
+// The JS side of the trace module's wire format: packing a problem for _run and _explain, and
+// reading the trace back. cpp/wire.h declares the format once (how numbers and texts travel, the
+// problem's slots and option codes, the trace's records) and hands it over as _wireLayout() (read
+// with load.js wireTable, which checks its version); every offset and code here comes from it.
+import { indexOf } from './load.js';
 
 // ---- the problem ---------------------------------------------------------------------------------
 
@@ -213,18 +181,5 @@ export function traceReader(layout) {
       trace.meta = { layout: layoutName, precision, ...trace.meta };
       return trace;
     },
-  };
-}
-
-// ---- the fast path -----------------------------------------------------------------------------------
-
-/** The fast path's header: `at` (offset of each field), `length`, and the codes it uses. */
-export function fastHeader(layout) {
-  return {
-    at: indexOf(layout.fast),
-    length: layout.fast.length,
-    precision: indexOf(layout.codes.precision),
-    scaleKind: indexOf(layout.codes.scale_kind),
-    mask: indexOf(layout.codes.fast_mask),
   };
 }
