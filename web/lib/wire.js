@@ -26,12 +26,17 @@ export function problemWire(layout) {
   function pack(problem, stream, base, alloc, copy) {
     for (let s = 0; s < slots.length; s++) {
       const part = problem.inputs[slots[s]];
-      let [form, rows, cols, at] = [forms.absent, 0, 0, 0];
+      let form = forms.absent;
+      let rows = 0;
+      let cols = 0;
+      let at = 0;
       if (typeof part === 'string') {
         const bytes = utf8Encoder.encode(part);
         const [array, offset] = alloc(Math.ceil(bytes.length / 8));
         new Uint8Array(array.buffer, array.byteOffset + offset * 8, bytes.length).set(bytes);
-        [form, rows, at] = [forms.text, bytes.length, offset - base];
+        form = forms.text;
+        rows = bytes.length;
+        at = offset - base;
       } else if (part !== undefined) {
         let { offset } = part;
         if (copy) {
@@ -40,7 +45,10 @@ export function problemWire(layout) {
           array.set(part.data.subarray(offset, offset + n), to);
           offset = to;
         }
-        [form, rows, cols, at] = [forms.numbers, part.rows, part.cols, offset - base];
+        form = forms.numbers;
+        rows = part.rows;
+        cols = part.cols;
+        at = offset - base;
       }
       const h = base + s * stride;
       stream[h + field.form] = form;
