@@ -367,8 +367,8 @@ TEST_CASE("parse: a non-number is an error, never skipped", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[" + std::string(100, 'z') + "]"),
                       "W_Q: row 1, column 1: expected a number but found '" +
                           std::string(27, 'z') + "...'");
-  // ';' is not a CSV separator.
-  REQUIRE_THROWS_WITH(Parse("1;2;3"), "W_Q: row 1, column 2: expected a number but found ';'");
+  // ';' separates the cells of semicolon-separated values, so an empty cell is an error.
+  REQUIRE_THROWS_WITH(Parse("1;;3"), "W_Q: row 1, column 2: expected a number but found ';'");
 }
 
 TEST_CASE("parse: empty fields and stray separators", "[parse]") {
@@ -456,13 +456,12 @@ TEST_CASE("parse: mixed nesting depths", "[parse]") {
 
 TEST_CASE("parse: a 3-D array that is not a list of column vectors", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
-                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array: row 1 of item 1 "
-                      "has 2 numbers; only a list of column vectors (each r x 1) is joined into a "
-                      "matrix");
+                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array of shape "
+                      "2 x 2 x 2: 2 slices of 2 x 2; paste one 2-D slice at a time (e.g. A[0])");
   REQUIRE_THROWS_WITH(Parse("[array([[1], [2]]), array([[3, 4], [5, 6]])]"),
-                      Contains("expected a matrix (2 dimensions) but found a 3-D array: row 1 of "
-                               "item 2 has 2 numbers"));
-  REQUIRE_THROWS_WITH(Parse("[[[1]], [[]]]"), Contains("row 1 of item 2 has 0 numbers"));
+                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices "
+                      "differ: slice 1 is 2 x 1, slice 2 is 2 x 2; paste one 2-D slice at a time");
+  REQUIRE_THROWS_WITH(Parse("[[[1]], [[]]]"), Contains("slice 1 is 1 x 1, slice 2 is 1 x 0"));
 }
 
 TEST_CASE("parse: deep nesting fails cleanly, without recursion", "[parse]") {

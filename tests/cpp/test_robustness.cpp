@@ -130,8 +130,8 @@ const std::vector<ParseCase>& parse_cases() {
       {"unbalanced '['", "[[1, 2], [3, 4]", "Q: unbalanced brackets: '[' at line 1 is never closed"},
       {"unbalanced ']'", "[[1, 2]]]", "Q: unbalanced brackets: ']' at line 1 has no matching '['"},
       {"3-D array", "[[[1, 2], [3, 4]]]",
-       "Q: expected a matrix (2 dimensions) but found a 3-D array: row 1 of item 1 has 2 numbers; only "
-       "a list of column vectors (each r x 1) is joined into a matrix"},
+       "Q: expected a matrix (2 dimensions) but found a 3-D array of shape 1 x 2 x 2: 1 slice of 2 x 2; "
+       "paste one 2-D slice at a time (e.g. A[0])"},
       {"deeply nested", std::string(10000, '[') + "1" + std::string(10000, ']'),
        "Q: nested too deeply: the '[' at line 1 opens a 4th level, but a matrix has 2 levels (3 for a "
        "list of column vectors)"},

@@ -135,7 +135,7 @@ describe('the packed tarball', () => {
   test('the TypeScript types compile against real usage, and reject misuse', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
-      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, STEP_TITLES, version } from 'attention-explorer';
+      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version } from 'attention-explorer';
       import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
@@ -161,7 +161,7 @@ describe('the packed tarball', () => {
         const facts: HeadFacts = trace.facts[0];
         const e: Explanation = engine.explain(problem, { step: 'weights', row: 0, col: 1 });
         const m: number[][] = engine.parseMatrix('[1 2; 3 4]', 'W');
-        const text: string = stringify(toJSON(trace)) + STEP_TITLES[step.id] + version + numpyLines(presets[0].random![0]).join('');
+        const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
         console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2);
       }

@@ -3,7 +3,7 @@
 // dependencies. Every number written comes from the trace (or, for the scripts, from the
 // problem's inputs); the scripts redo the maths in Python so a reader can check the page.
 
-import { STEP_TITLES, stringify } from './engine.js';
+import { stringify } from './json.js';
 import { colourScale } from './colours.js';
 
 const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
@@ -247,7 +247,7 @@ export function stepLatex(step, ctx, { decimals = 4, max = 16 } = {}) {
 
 function stepTitle(step, ctx) {
   const h = headOf(step);
-  return `${STEP_TITLES[step.id] ?? step.id}${ctx.heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
+  return `${step.title || step.id}${ctx.heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
 }
 
 const TEXT_ESCAPES = { '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '#': '\\#', '^': '\\^{}', _: '\\_', '%': '\\%', '~': '\\~{}' };
@@ -785,7 +785,7 @@ export function heatmapSvg(step, { title, rowLabels, colLabels, kind, cell, numb
   const fontSize = Math.max(8, Math.min(13, Math.floor(size / 3.6)));
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" role="img">`);
-  out.push(`<title>${xml(title ?? `${STEP_TITLES[step.id] ?? step.id ?? 'matrix'} ${nr}x${nc}`)}</title>`);
+  out.push(`<title>${xml(title ?? `${step.title || (step.id ?? 'matrix')} ${nr}x${nc}`)}</title>`);
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
   if (title) out.push(`<text x="${labelW}" y="16" font-size="14" font-weight="600" fill="#111">${xml(title)}</text>`);
   const y0 = titleH + labelH, x0 = labelW;
