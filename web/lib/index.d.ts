@@ -339,12 +339,14 @@ export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?:
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
 export function heatColours(data: readonly (readonly number[])[], kind?: 'weights' | 'signed'): (v: number) => { fill: string; text: string } | null;
-/** The largest finite |value| of a matrix: the end of its colour scale. */
+/** The largest finite |value| of a matrix: the end of a signed colour scale. */
 export function scaleMax(data: readonly (readonly number[])[]): number;
-/** A matrix's colour scale: 'weights' sequential from 0 to the largest value, 'signed' diverging around 0. */
-export function colourScale(data: readonly (readonly number[])[], kind: 'weights' | 'signed'): (v: number) => { bg: string; fg: string; rgb: number[] } | null;
+/** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities, else [-max, max]. */
+export function colourRange(data: readonly (readonly number[])[], kind: ValueKind): [number, number];
+/** A matrix's colour scale for a step `kind`: probabilities sequential from 0 to 1, others diverging around 0. */
+export function colourScale(data: readonly (readonly number[])[], kind: ValueKind): (v: number) => { bg: string; fg: string; rgb: number[] } | null;
 /** The same scale as a 256-entry RGB lookup table for canvases; `index` is -1 for non-finite values. */
-export function colourLut(data: readonly (readonly number[])[], kind: 'weights' | 'signed'): { lut: Uint8ClampedArray; index: (v: number) => number };
+export function colourLut(data: readonly (readonly number[])[], kind: ValueKind): { lut: Uint8ClampedArray; index: (v: number) => number };
 /** A standalone SVG document (string). */
 export function heatmapSvg(step: StepLike, options?: HeatmapOptions): string;
 export function stepFileName(step: Pick<Step, 'id' | 'head'>, ext: string, heads?: number): string;
