@@ -1,10 +1,9 @@
 // Exercises: chosen steps (or cells) hidden and typed in by the student, checked within a
 // tolerance. The link holds the problem and which cells are hidden, never the answers: they are
 // recomputed from the problem by the engine.
-import { problemContext, stepFormula } from 'attention-explorer';
 import { $, app } from './app.js';
 import { renderResults, setState } from './update.js';
-import { axisLabels, headOf, stepKey, STEP_NAMES } from './steps.js';
+import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
 
@@ -29,44 +28,45 @@ function hiddenCells(ex, key, shape) {
   return all;
 }
 
-/** What a cell is computed from, in words (for the first wrong answer). */
+/** What a cell is computed from, in words (for the first wrong answer), read off the step's inputs. */
 function dependsOn(step, r, c, result) {
-  const cols = result.ctx.layout === 'columns';
-  const labels = axisLabels(step, result.ctx);
-  const q = cols ? c : r, k = cols ? r : c;
-  const tq = result.ctx.tokensQ[q] ?? `t${q + 1}`, tk = result.ctx.tokensK[k] ?? `t${k + 1}`;
-  const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? ` of head ${headOf(step) + 1}` : '';
-  const steps = result.trace.steps.filter((s) => headOf(s) === headOf(step)).map((s) => s.id);
-  const before = (id) => steps[steps.indexOf(id) - 1];
-  const mode = app.state.mode;
+  const { trace, ctx } = result;
+  const cols = ctx.layout === 'columns';
   const tok = cols ? 'column' : 'row';
+  const { query, key } = cellTokens(step, r, c);
+  const tq = ctx.tokensQ[query] ?? `t${query + 1}`, tk = ctx.tokensK[key] ?? `t${key + 1}`;
+  const head = ctx.meta.heads > 1 && headOf(step) >= 0 ? ` of head ${headOf(step) + 1}` : '';
+  const input = step.inputs.length ? trace.steps[step.inputs[0]].title.toLowerCase() : '';
+  // A token × feature step: the cell's token, and its feature counted in the full projection.
+  const [token, local] = step.axes[0] === 'features' ? [c, r] : [r, c];
+  const feature = local + (step.features?.[0] ?? 0);
+  const weights = (name) => `${cols ? 'row' : 'column'} ${feature + 1} of ${cols ? 'Ω' : 'W'}_${name}`;
   switch (step.id) {
     case 'Q': case 'K': case 'V': {
-      if (mode === 'qkv') return `${step.id} is given`;
-      const x = step.id === 'Q' || mode === 'self' ? 'X' : 'X_kv';
-      const f = cols ? r : c;
-      return `${tok} ${(cols ? c : r) + 1} of ${x} (token ${labels[cols ? 'cols' : 'rows'][cols ? c : r]}) times ${cols ? 'row' : 'column'} ${f + 1} of ${cols ? 'Ω' : 'W'}_${step.id}${app.state.use.bias ? `, plus bias entry ${f + 1}` : ''}`;
+      const [x, w, b] = step.given;
+      if (!w) return `${step.id} is given`;
+      const labels = axisLabels(step, ctx);
+      return `${tok} ${token + 1} of ${x} (token ${labels[cols ? 'cols' : 'rows'][token]}) times ${weights(step.id)}${b ? `, plus bias entry ${feature + 1}` : ''}`;
     }
     case 'scores':
       return `the dot product of query ${tq}'s ${tok} of Q${head} with key ${tk}'s ${tok} of K${head}: the sum of their entries multiplied pairwise`;
     case 'scaled':
-      return `the score of query ${tq} and key ${tk}${head}, times the scale ${fmt(result.trace.meta.scale, 4)} (${result.ctx.scaleMode === 'sqrt_dk' ? `1/√d_k = 1/√${result.trace.meta.d_k}` : 'the chosen scale'})`;
+      return `the score of query ${tq} and key ${tk}${head}, times the scale ${fmt(trace.meta.scale, 4)} (${ctx.scaleMode === 'sqrt_dk' ? `1/√d_k = 1/√${trace.meta.d_k}` : 'the chosen scale'})`;
     case 'softcapped':
       return `the scaled score of query ${tq} and key ${tk}: c·tanh(score / c) with c = ${app.state.options.softcap}`;
     case 'masked':
-      return `the ${STEP_NAMES[before('masked')]?.toLowerCase() ?? 'scaled scores'} entry for query ${tq} and key ${tk}, plus the mask there (0 keeps it, −∞ hides it)`;
+      return `the ${input} entry for query ${tq} and key ${tk}, plus the mask there (0 keeps it, −∞ hides it)`;
     case 'weights':
-      return `every entry of query ${tq}'s ${tok} in the ${STEP_NAMES[before('weights')]?.toLowerCase() ?? 'scaled scores'}${head}: softmax — e^(x − max) divided by the sum of e^(x − max) over that ${tok}`;
+      return `every entry of query ${tq}'s ${tok} in the ${input}${head}: softmax — e^(x − max) divided by the sum of e^(x − max) over that ${tok}`;
     case 'head_output':
     case 'output':
-      if (step.id === 'output' && (result.ctx.hasWO)) {
-        return `${tok} ${(cols ? c : r) + 1} of the ${result.ctx.meta.heads > 1 ? 'concatenated heads' : 'head output'} times ${cols ? 'row' : 'column'} ${(cols ? r : c) + 1} of ${cols ? 'Ω' : 'W'}_O${result.ctx.hasBO ? ', plus the bias' : ''}`;
+      if (step.given.includes('W_O')) {
+        return `${tok} ${token + 1} of the ${input} times ${weights('O')}${step.given.includes('b_O') ? ', plus the bias' : ''}`;
       }
-      return `query ${tq}'s weights (its ${tok} of the attention weights${head}) and ${cols ? 'row' : 'column'} ${(cols ? r : c) + 1} of V${head}: the weighted sum Σ_k weight_k · V_k`;
+      return `query ${tq}'s weights (its ${tok} of the attention weights${head}) and ${cols ? 'row' : 'column'} ${feature + 1} of V${head}: the weighted sum Σ_k weight_k · V_k`;
     case 'concat': {
-      const dv = result.trace.meta.d_v;
-      const f = cols ? r : c;
-      return `head ${Math.floor(f / dv) + 1}'s output, feature ${(f % dv) + 1}, copied across`;
+      const part = concatenated(step, trace.steps).find((p) => feature >= p.features[0] && feature < p.features[1]);
+      return `head ${part.head + 1}'s output, feature ${feature - part.features[0] + 1}, copied across`;
     }
     default:
       return 'the steps before it';
@@ -82,7 +82,6 @@ export function renderExercise() {
   if (!ex || !result) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
   const { trace } = result;
-  const ctx = problemContext(result.problem, trace);
   // Keep what the student typed across redraws.
   const typed = new Map([...box.querySelectorAll('input.answer')].map((i) => [i.dataset.id, i.value]));
   const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
@@ -94,9 +93,9 @@ export function renderExercise() {
     const labels = axisLabels(step, result.ctx);
     const hidden = hiddenCells(ex, key, step.shape);
     const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? `, head ${headOf(step) + 1}` : '';
-    html += `<div class="ex-step" data-key="${key}"><h3>${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-      <div class="formula">${mathHtml(stepFormula(step, ctx), true)}</div>
-      <table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head}: type the missing numbers</caption><thead><tr><th></th>`;
+    html += `<div class="ex-step" data-key="${key}"><h3>${escapeHtml(step.title)}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+      <div class="formula">${mathHtml(step.tex, true)}</div>
+      <table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(step.title)}${head}: type the missing numbers</caption><thead><tr><th></th>`;
     html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
     step.data.forEach((row, r) => {
       html += `<tr><th scope="row">${escapeHtml(labels.rows[r])}</th>`;
@@ -112,7 +111,7 @@ export function renderExercise() {
         if (revealed) { html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`; return; }
         const value = typed.get(id) ?? '';
         html += `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${escapeHtml(value)}"
-          aria-label="${escapeHtml(STEP_NAMES[step.id] ?? step.id)}${head}, ${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}"></td>`;
+          aria-label="${escapeHtml(step.title)}${head}, ${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}"></td>`;
       });
       html += '</tr>';
     });
@@ -160,7 +159,7 @@ function checkExercise() {
     const labels = axisLabels(first.step, result.ctx);
     const head = result.ctx.meta.heads > 1 && headOf(first.step) >= 0 ? `, head ${headOf(first.step) + 1}` : '';
     out.className = 'ex-result some-wrong';
-    out.innerHTML = `${right} of ${total} right. First to fix: <strong>${escapeHtml(STEP_NAMES[first.step.id] ?? first.step.id)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
+    out.innerHTML = `${right} of ${total} right. First to fix: <strong>${escapeHtml(first.step.title)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
       `${first.empty ? ' is empty' : ` — you wrote ${escapeHtml(first.typed)}`}. It depends on ${escapeHtml(dependsOn(first.step, first.r, first.c, result))}.`;
     first.input.focus();
   }
@@ -254,7 +253,7 @@ export function fillExerciseSteps() {
   const multi = result.ctx.meta.heads > 1;
   box.innerHTML = result.trace.steps.filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv').map((s) => {
     const key = stepKey(s);
-    return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(STEP_NAMES[s.id] ?? s.id)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
+    return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
   }).join('');
 }
 

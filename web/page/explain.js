@@ -2,7 +2,6 @@
 // engine reports (terms, products, max, exps, sums); this module only writes them out.
 import { fmt, tex, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
-import { STEP_NAMES } from './steps.js';
 
 const MAX_TERMS_IN_FORMULA = 3;
 const MAX_TABLE_ROWS = 64;
@@ -30,15 +29,22 @@ function termTable(caption, headers, rows, highlight = -1) {
   return html + '</tbody></table>';
 }
 
+/** A problem input's name in TeX: X_{kv}; Ω and β for the weights and biases of the columns layout. */
+function inputTex(name, columns) {
+  const [letter, sub] = name.split('_');
+  const greek = columns ? { W: '\\Omega', b: '\\beta' }[letter] : undefined;
+  return sub ? `${greek ?? letter}_{${sub}}` : letter;
+}
+
 /**
- * HTML for an explanation. `where` gives labels: { rowLabel, colLabel, queryLabel, keyLabel,
- * keyLabels[], queryLabels[], layout, heads, hasBias, mode, decimals }.
+ * HTML for an explanation. `where`: { step (the trace's step), steps (all of them), rowLabel,
+ * colLabel, queryLabel, keyLabel, keyLabels[], layout, heads, scaleMode, d_k, decimals }.
  */
 export function explanationHtml(e, where) {
   const d = where.decimals;
   const { kind, step, head, row, col, value, left, right, products } = e;
   const columns = where.layout === 'columns';
-  const name = STEP_NAMES[step] ?? step;
+  const name = where.step.title;
   const headTxt = where.heads > 1 && head != null && head >= 0 ? `, head ${head + 1}` : '';
   let html = `<p class="drill-target"><strong>${escapeHtml(name)}</strong>${headTxt}: row ${row + 1} <span class="lbl">(${escapeHtml(where.rowLabel)})</span>, column ${col + 1} <span class="lbl">(${escapeHtml(where.colLabel)})</span></p>`;
   html += `<p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;
@@ -51,15 +57,18 @@ export function explanationHtml(e, where) {
       html += `<p>${escapeHtml(step)} was given directly: this number is one of your inputs.</p>`;
       break;
     case 'projection': {
+      // Q, K, V read [X or X_kv, W, b?]; the output [W_O, b_O?] and the heads (its input step).
       const hasBias = e.has_bias;
       const bias = e.bias;
       const isOut = step === 'output';
-      const inName = isOut ? (where.heads > 1 ? 'H' : '\\text{head}') : step === 'Q' ? 'X' : (where.mode === 'cross' ? 'X_{kv}' : 'X');
-      const wName = isOut ? (columns ? '\\Omega_O' : 'W_O') : (columns ? `\\Omega_${step}` : `W_${step}`);
-      const bName = isOut ? (columns ? '\\beta_O' : 'b_O') : (columns ? `\\beta_${step}` : `b_${step}`);
+      const given = where.step.given;
+      const [x, w, b] = isOut ? [null, ...given] : given;
+      const inName = isOut ? where.steps[where.step.inputs[0]].symbol : inputTex(x, false);
+      const wName = inputTex(w, columns);
+      const bName = b ? inputTex(b, columns) : '';
       const token = columns ? where.colLabel : where.rowLabel;
-      html += `<p>The ${isOut ? 'row' : 'token'} <span class="lbl">${escapeHtml(token)}</span> of ${isOut ? 'the heads' : (inName === 'X' ? 'X' : 'X<sub>kv</sub>')} times one ${columns ? 'row' : 'column'} of the weights, term by term${hasBias ? ', plus the bias' : ''}:</p>`;
-      html += eq(aligned(`${step === 'output' ? 'O' : step}_{${row + 1},${col + 1}}`, `\\sum_m ${inName}_{\\cdot m}\\,(${wName})_{m\\cdot}${hasBias ? ` + ${bName}` : ''}`, `${sumTerms(left, right, d)}${hasBias ? ` + ${tex(bias, d)}` : ''}`, tex(value, d)));
+      html += `<p>The ${isOut ? 'row' : 'token'} <span class="lbl">${escapeHtml(token)}</span> of ${isOut ? 'the heads' : (x === 'X' ? 'X' : 'X<sub>kv</sub>')} times one ${columns ? 'row' : 'column'} of the weights, term by term${hasBias ? ', plus the bias' : ''}:</p>`;
+      html += eq(aligned(`{${where.step.symbol}}_{${row + 1},${col + 1}}`, `\\sum_m ${inName}_{\\cdot m}\\,(${wName})_{m\\cdot}${hasBias ? ` + ${bName}` : ''}`, `${sumTerms(left, right, d)}${hasBias ? ` + ${tex(bias, d)}` : ''}`, tex(value, d)));
       html += termTable('Terms', ['m', `${isOut ? 'H' : 'X'} value`, 'weight', 'product'],
         left.map((x, m) => [String(m + 1), fmt(x, d), fmt(right[m], d), fmt(products[m], d)]));
       if (hasBias) html += `<p>bias: ${fmt(bias, d)}</p>`;

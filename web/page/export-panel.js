@@ -5,7 +5,7 @@ import {
   stepFormula, stepLatex, stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
-import { axisLabels, headOf, stepKey, STEP_NAMES } from './steps.js';
+import { axisLabels, headOf, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
 
 export const FORMATS = [
@@ -29,7 +29,7 @@ function svgFor(result, step) {
   const one = (s) => {
     const labels = axisLabels(s, ctx);
     const head = ctx.meta.heads > 1 && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : '';
-    return heatmapSvg(s, { title: `${STEP_NAMES[s.id] ?? s.id}${head} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
+    return heatmapSvg(s, { title: `${s.title}${head} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
   };
   if (step) return one(step);
   // The whole trace: every step's heatmap, one under the other.
@@ -112,7 +112,7 @@ export function fillExportSelect() {
   const keep = sel.value;
   const multi = result.ctx.meta.heads > 1;
   sel.innerHTML = '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
-    `<option value="${stepKey(s)}">${escapeHtml(STEP_NAMES[s.id] ?? s.id)}${multi && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : ''}</option>`).join('');
+    `<option value="${stepKey(s)}">${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : ''}</option>`).join('');
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
 }
 

@@ -5,7 +5,7 @@ import { tokenLists } from './state.js';
 import { renderGrids } from './inputs.js';
 import { renderResults, scheduleHash, update } from './update.js';
 import { markScrollables } from './scrollables.js';
-import { axisLabels, headOf, stepKey } from './steps.js';
+import { axisLabels, cellTokens, headOf, stepKey } from './steps.js';
 import { explanationHtml } from './explain.js';
 import { escapeHtml, fmt } from './format.js';
 
@@ -48,15 +48,12 @@ export function renderSelection(focus) {
     return;
   }
   const labels = axisLabels(step, result.ctx);
-  const columns = state.options.layout === 'columns';
-  const scoreLike = ['scores', 'scaled', 'softcapped', 'masked', 'weights'].includes(step.id);
-  const queryIdx = columns ? open.col : open.row;
-  const keyIdx = columns ? open.row : open.col;
+  const { query, key: keyIndex } = cellTokens(step, open.row, open.col);
   body.innerHTML = explanationHtml(e, {
-    rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
-    queryLabel: result.ctx.tokensQ[queryIdx] ?? '', keyLabel: scoreLike ? (result.ctx.tokensK[keyIdx] ?? '') : '',
+    step, steps: result.trace.steps, rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
+    queryLabel: result.ctx.tokensQ[query] ?? '', keyLabel: result.ctx.tokensK[keyIndex] ?? '',
     keyLabels: result.ctx.tokensK, layout: state.options.layout, heads: result.ctx.meta.heads,
-    mode: state.mode, decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
+    decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
   });
   // On narrow screens the panel follows the step it explains.
   if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));

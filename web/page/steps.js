@@ -3,27 +3,13 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLut, colourScale, scaleMax } from 'attention-explorer';
+import { colourLut, colourRange, colourScale } from 'attention-explorer';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
 export const TABLE_MAX_ROWS = 48;
 export const TABLE_MAX_COLS = 24;
-
-export const STEP_NAMES = {
-  Q: 'Queries',
-  K: 'Keys',
-  V: 'Values',
-  scores: 'Scores',
-  scaled: 'Scaled scores',
-  softcapped: 'Soft-capped scores',
-  masked: 'Masked scores',
-  weights: 'Attention weights',
-  head_output: 'Head output',
-  concat: 'Concatenated heads',
-  output: 'Output',
-};
 
 export function headOf(step) {
   return step.head == null || step.head < 0 ? -1 : step.head;
@@ -34,121 +20,45 @@ export function stepKey(step) {
 
 // ---- labels -----------------------------------------------------------------------------------
 
+/** The per-head slices a concatenation puts side by side (its inputs), or null for other steps. */
+export function concatenated(step, steps) {
+  if (step.head != null || step.given.length || !step.inputs.length) return null;
+  const parts = step.inputs.map((i) => steps[i]);
+  return parts.every((s) => s.head != null && s.features) ? parts : null;
+}
+
 /**
- * Row and column labels of a step, in the step's own layout. ctx: { layout, tokensQ, tokensK,
- * meta, names }.
+ * Row and column labels of a step, read off its own axes: token names for queries and keys
+ * (rowKind/colKind "q" or "k": renamable), feature numbers counted in the full projection a
+ * per-head slice comes from, and h1·1, h1·2, h2·1, ... across a concatenation of heads.
+ * ctx: { tokensQ, tokensK, steps } (steps: the trace's, for a concatenation's parts).
  */
 export function axisLabels(step, ctx) {
-  const { meta } = ctx;
-  const h = headOf(step);
-  const group = meta.heads / meta.kv_heads;
-  const [nr, nc] = step.shape ?? [step.data.length, step.data[0]?.length ?? 0];
-  const columns = ctx.layout === 'columns';
   const tokens = (list, n) => Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
-  const features = (n, offset) => Array.from({ length: n }, (_, i) => String(offset + i + 1));
-  let tokenAxis, otherAxis, tokenTitle = 'token', otherTitle = 'feature';
-  const L = columns ? nc : nr;
-  const F = columns ? nr : nc;
-  switch (step.id) {
-    case 'Q':
-      tokenAxis = tokens(ctx.tokensQ, L); otherAxis = features(F, meta.heads > 1 ? h * meta.d_k : 0); otherTitle = 'dim';
-      break;
-    case 'K':
-      tokenAxis = tokens(ctx.tokensK, L); otherAxis = features(F, meta.heads > 1 ? Math.floor(h / group) * meta.d_k : 0); otherTitle = 'dim';
-      break;
-    case 'V':
-      tokenAxis = tokens(ctx.tokensK, L); otherAxis = features(F, meta.heads > 1 ? Math.floor(h / group) * meta.d_v : 0); otherTitle = 'dim';
-      break;
-    case 'scores': case 'scaled': case 'softcapped': case 'masked': case 'weights': {
-      const q = tokens(ctx.tokensQ, columns ? nc : nr);
-      const k = tokens(ctx.tokensK, columns ? nr : nc);
-      return columns
-        ? { rows: k, cols: q, rowTitle: 'key', colTitle: 'query', rowKind: 'k', colKind: 'q' }
-        : { rows: q, cols: k, rowTitle: 'query', colTitle: 'key', rowKind: 'q', colKind: 'k' };
+  const parts = concatenated(step, ctx.steps);
+  const scoreLike = step.axes.includes('queries') && step.axes.includes('keys');
+  const axis = (name, n) => {
+    if (name === 'queries') return { labels: tokens(ctx.tokensQ, n), title: scoreLike ? 'query' : 'token', kind: 'q' };
+    if (name === 'keys') return { labels: tokens(ctx.tokensK, n), title: scoreLike ? 'key' : 'token', kind: 'k' };
+    if (parts) {
+      const labels = parts.flatMap((p) => Array.from({ length: p.features[1] - p.features[0] }, (_, i) => `h${p.head + 1}·${i + 1}`));
+      return { labels, title: 'head·dim' };
     }
-    case 'head_output':
-      tokenAxis = tokens(ctx.tokensQ, L); otherAxis = features(F, meta.heads > 1 ? h * meta.d_v : 0); otherTitle = 'dim';
-      break;
-    case 'concat':
-      tokenAxis = tokens(ctx.tokensQ, L);
-      otherAxis = Array.from({ length: F }, (_, i) => `h${Math.floor(i / meta.d_v) + 1}·${(i % meta.d_v) + 1}`);
-      otherTitle = 'head·dim';
-      break;
-    default:
-      tokenAxis = tokens(ctx.tokensQ, L); otherAxis = features(F, 0); otherTitle = 'dim';
-  }
-  const kind = ['K', 'V'].includes(step.id) ? 'k' : 'q';
-  return columns
-    ? { rows: otherAxis, cols: tokenAxis, rowTitle: otherTitle, colTitle: tokenTitle, colKind: kind }
-    : { rows: tokenAxis, cols: otherAxis, rowTitle: tokenTitle, colTitle: otherTitle, rowKind: kind };
-}
-
-// ---- formulas ---------------------------------------------------------------------------------
-
-/** TeX for a step; ctx: { layout, mode, meta, scaleMode, hasBias, hasWO, causal, maskKind, softcap }. */
-export function formulaTex(step, ctx) {
-  const cols = ctx.layout === 'columns';
-  const { meta } = ctx;
-  const h = headOf(step);
-  const multi = meta.heads > 1;
-  const sup = multi ? `^{(${h + 1})}` : '';
-  const X = ctx.mode === 'cross' ? 'X_{kv}' : 'X';
-  const proj = (name, input, b) => {
-    if (ctx.mode === 'qkv') {
-      if (!multi) return `${name} \\;\\text{(given)}`;
-      const w = name === 'V' ? meta.d_v : meta.d_k;
-      const g = name === 'Q' ? h : Math.floor(h / (meta.heads / meta.kv_heads));
-      const range = `${g * w + 1}..${(g + 1) * w}`;
-      return cols ? `${name}${sup} = ${name}_{[${range},\\,:]}` : `${name}${sup} = ${name}_{[:,\\,${range}]}`;
-    }
-    const W = cols ? `\\Omega_${name}${sup}` : `W_${name}${sup}`;
-    const bias = ctx.hasBias ? (cols ? ` + \\beta_${name}` : ` + b_${name}`) : '';
-    return cols ? `${name}${sup} = ${W}\\,${input}${bias}` : `${name}${sup} = ${input}\\,${W}${bias}`;
+    const first = step.features?.[0] ?? 0;
+    return { labels: Array.from({ length: n }, (_, i) => String(first + i + 1)), title: 'dim' };
   };
-  const QK = cols ? 'K^\\top Q' : 'QK^\\top';
-  const S = 'S';
-  switch (step.id) {
-    case 'Q': return proj('Q', 'X');
-    case 'K': return proj('K', X);
-    case 'V': return proj('V', X);
-    case 'scores': return `${S} = ${QK}`;
-    case 'scaled':
-      if (ctx.scaleMode === 'sqrt_dk') return `\\tilde S = \\frac{${QK}}{\\sqrt{d_k}} = \\frac{${QK}}{\\sqrt{${meta.d_k}}}`;
-      if (ctx.scaleMode === 'none') return `\\tilde S = ${QK} \\quad\\text{(not scaled)}`;
-      return `\\tilde S = s\\,${QK},\\quad s = ${scaleTex(ctx.scaleText)}`;
-    case 'softcapped': return `\\tilde S \\leftarrow c\\,\\tanh\\!\\left(\\tilde S / c\\right),\\quad c = ${ctx.softcap}`;
-    case 'masked': {
-      const causal = ctx.causal ? (cols ? `M_{ij} = -\\infty \\text{ for key } i > \\text{query } j` : `M_{ij} = -\\infty \\text{ for } j > i`) : '';
-      const kind = ctx.maskKind === 'keep' ? '\\text{hidden keys: } -\\infty' : ctx.maskKind === 'additive' ? '\\text{your } M' : '';
-      return `\\tilde S + M,\\quad ${[causal, kind].filter(Boolean).join(',\\; ') || 'M'}`;
-    }
-    case 'weights':
-      return cols
-        ? 'A_{ij} = \\frac{e^{\\tilde S_{ij}}}{\\sum_{i\'} e^{\\tilde S_{i\'j}}} \\quad\\text{(softmax down each column)}'
-        : 'A_{ij} = \\frac{e^{\\tilde S_{ij}}}{\\sum_{j\'} e^{\\tilde S_{ij\'}}} \\quad\\text{(softmax along each row)}';
-    case 'head_output': return cols ? `\\text{head}_{${h + 1}} = V A` : `\\text{head}_{${h + 1}} = A V`;
-    case 'concat': {
-      const heads = meta.heads > 3 ? `\\text{head}_1, \\ldots, \\text{head}_{${meta.heads}}` : Array.from({ length: meta.heads }, (_, i) => `\\text{head}_{${i + 1}}`).join(',\\, ');
-      return cols ? `H = \\begin{bmatrix} ${heads.replace(/,\\, |, /g, ' \\\\ ')} \\end{bmatrix}` : `H = \\left[\\, ${heads.replace(/,\\, /g, ' \\mid ')} \\,\\right]`;
-    }
-    case 'output': {
-      if (!ctx.hasWO) return cols ? 'O = V A' : 'O = A V';
-      const input = meta.heads > 1 ? 'H' : '\\text{head}_1';
-      const b = ctx.hasBO ? (cols ? ' + \\beta_O' : ' + b_O') : '';
-      return cols ? `O = \\Omega_O\\, ${input}${b}` : `O = ${input}\\, W_O${b}`;
-    }
-    default: return step.id;
-  }
+  const rows = axis(step.axes[0], step.shape[0]);
+  const cols = axis(step.axes[1], step.shape[1]);
+  return {
+    rows: rows.labels, cols: cols.labels, rowTitle: rows.title, colTitle: cols.title,
+    ...(rows.kind ? { rowKind: rows.kind } : {}), ...(cols.kind ? { colKind: cols.kind } : {}),
+  };
 }
 
-/** "1/sqrt(3)" -> \frac{1}{\sqrt{3}}, "1/8" -> \frac{1}{8}, numbers as they are. */
-function scaleTex(text) {
-  const t = String(text).replace(/\s+/g, '');
-  let m = /^1\/sqrt\(([0-9.eE+-]+)\)$/.exec(t);
-  if (m) return `\\frac{1}{\\sqrt{${m[1]}}}`;
-  m = /^1\/([0-9.eE+-]+)$/.exec(t);
-  if (m) return `\\frac{1}{${m[1]}}`;
-  return /^[0-9.eE+-]+$/.test(t) ? t : `\\text{${t.replace(/[\\{}$&#^_%~]/g, '')}}`;
+/** Which query and key a cell of a step belongs to (null where the step has no such axis). */
+export function cellTokens(step, row, col) {
+  const at = (name) => (step.axes[0] === name ? row : step.axes[1] === name ? col : null);
+  return { query: at('queries'), key: at('keys') };
 }
 
 // ---- facts ------------------------------------------------------------------------------------
@@ -163,13 +73,12 @@ function factsHtml(step, trace, ctx) {
   const qAxis = columns ? 'column' : 'row';
   switch (step.id) {
     case 'Q':
-      items.push(`d<sub>k</sub> = ${meta.d_k}` + (meta.heads > 1 ? ` per head; head ${h + 1} takes features ${h * meta.d_k + 1}–${(h + 1) * meta.d_k}` : ''));
+      items.push(`d<sub>k</sub> = ${meta.d_k}` + (meta.heads > 1 ? ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}` : ''));
       break;
     case 'K': case 'V': {
       if (meta.heads > 1) {
-        const g = Math.floor(h / (meta.heads / meta.kv_heads));
-        const w = step.id === 'K' ? meta.d_k : meta.d_v;
-        items.push(`${meta.kv_heads < meta.heads ? `shared key/value head ${g + 1}: ` : ''}features ${g * w + 1}–${(g + 1) * w}`);
+        const shared = meta.kv_heads < meta.heads ? `shared key/value head ${step.kv_group + 1}: ` : '';
+        items.push(`${shared}features ${step.features[0] + 1}–${step.features[1]}`);
       } else if (step.id === 'V') items.push(`d<sub>v</sub> = ${meta.d_v}`);
       break;
     }
@@ -204,26 +113,24 @@ function factsHtml(step, trace, ctx) {
 
 // ---- matrices ---------------------------------------------------------------------------------
 
-function shapeOf(step) {
-  return step.shape ?? [step.data.length, step.data[0]?.length ?? 0];
-}
-
+/** For probabilities: the softmax's input, whose −∞ entries (hidden keys) show as masked. */
 function maskedPositions(trace, step) {
-  if (step.id !== 'weights') return null;
-  const masked = trace.steps.find((s) => s.id === 'masked' && headOf(s) === headOf(step));
-  return masked ? masked.data : null;
+  if (step.kind !== 'probability') return null;
+  return trace.steps[step.inputs[0]]?.data ?? null;
 }
 
 function tableHtml(step, labels, ctx, masked) {
   const d = ctx.decimals;
-  const scale = colourScale(step.data, step.id === 'weights' ? 'weights' : 'signed');
+  const scale = colourScale(step.data, step.kind);
   const key = stepKey(step);
-  const [nr, nc] = shapeOf(step);
-  const name = STEP_NAMES[step.id] ?? step.id;
+  const [nr, nc] = step.shape;
+  const name = step.title;
   let html = `<table class="matrix" data-key="${key}"><caption class="visually-hidden">${escapeHtml(name)}${headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : ''}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.</caption><thead>`;
-  if (step.id === 'concat' && ctx.layout !== 'columns' && ctx.meta.heads > 1) {
+  // A concatenation's columns banded by the head each came from.
+  const parts = step.axes[1] === 'features' ? concatenated(step, ctx.steps) : null;
+  if (parts) {
     html += '<tr><td></td>';
-    for (let g = 0; g < ctx.meta.heads; g++) html += `<th scope="colgroup" colspan="${ctx.meta.d_v}" class="head-band hb${g % 2}">head ${g + 1}</th>`;
+    parts.forEach((p, g) => { html += `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`; });
     html += '</tr>';
   }
   const scoreLike = labels.rowKind && labels.colKind;
@@ -248,8 +155,8 @@ function tableHtml(step, labels, ctx, masked) {
 }
 
 function heatmapHtml(step, labels) {
-  const [nr, nc] = shapeOf(step);
-  const name = STEP_NAMES[step.id] ?? step.id;
+  const [nr, nc] = step.shape;
+  const name = step.title;
   return `<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${nr} × ${nc}: too large for numbers, drawn as a heatmap. Click a cell, or focus the map and use the arrow keys and Enter.</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
@@ -259,8 +166,8 @@ function heatmapHtml(step, labels) {
 
 /** Draw a heatmap canvas: one pixel per value, scaled up by CSS. */
 export function drawHeatmap(canvas, step) {
-  const [nr, nc] = shapeOf(step);
-  const { lut, index } = colourLut(step.data, step.id === 'weights' ? 'weights' : 'signed');
+  const [nr, nc] = step.shape;
+  const { lut, index } = colourLut(step.data, step.kind);
   const ctx2d = canvas.getContext('2d');
   const img = ctx2d.createImageData(nc, nr);
   const px = img.data;
@@ -279,12 +186,13 @@ export function drawHeatmap(canvas, step) {
   canvas.style.height = `${nr * size}px`;
 }
 
+/** The ends of the step's colour scale: 0 to 1 for probabilities, ±max for signed values. */
 function legendHtml(step) {
-  const max = scaleMax(step.data);
-  if (step.id === 'weights') {
-    return `<div class="legend" aria-hidden="true"><span>0</span><span class="ramp seq"></span><span>${fmt(max, 2)}</span></div>`;
+  const [lo, hi] = colourRange(step.data, step.kind);
+  if (lo === 0) {
+    return `<div class="legend" aria-hidden="true"><span>0</span><span class="ramp seq"></span><span>${fmt(hi, 2)}</span></div>`;
   }
-  return `<div class="legend" aria-hidden="true"><span>−${fmt(max, 2).replace('−', '')}</span><span class="ramp div"></span><span>+${fmt(max, 2).replace('−', '')}</span></div>`;
+  return `<div class="legend" aria-hidden="true"><span>−${fmt(hi, 2)}</span><span class="ramp div"></span><span>+${fmt(hi, 2)}</span></div>`;
 }
 
 /**
@@ -319,9 +227,9 @@ export function renderSteps(container, trace, ctx) {
     n++;
     const key = stepKey(step);
     const labels = axisLabels(step, ctx);
-    const [nr, nc] = shapeOf(step);
+    const [nr, nc] = step.shape;
     const collapsed = ctx.collapsed.includes(key);
-    const name = STEP_NAMES[step.id] ?? step.id;
+    const name = step.title;
     const big = nr > TABLE_MAX_ROWS || nc > TABLE_MAX_COLS;
     const titleId = `t-${key.replace(/[^a-z0-9]/gi, '-')}`;
     html += `<article class="step${collapsed ? ' collapsed' : ''}${step.id === 'output' ? ' final' : ''}" data-key="${key}" data-step="${step.id}" data-head="${h}" aria-labelledby="${titleId}">
@@ -331,7 +239,7 @@ export function renderSteps(container, trace, ctx) {
         <button type="button" class="fold" aria-expanded="${!collapsed}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${escapeHtml(name)}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
-        <div class="formula">${mathHtml(formulaTex(step, ctx), true)}</div>
+        <div class="formula">${mathHtml(step.tex, true)}</div>
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
         <div class="legend-box">${legendHtml(step)}</div>
@@ -357,7 +265,7 @@ export function renderSteps(container, trace, ctx) {
 function cardSignature(step, ctx) {
   const labels = axisLabels(step, ctx);
   const key = stepKey(step);
-  return [key, shapeOf(step).join('x'), ctx.collapsed.includes(key), ctx.decimals, formulaTex(step, ctx),
+  return [key, step.shape.join('x'), ctx.collapsed.includes(key), ctx.decimals, step.tex,
     labels.rows.join(','), labels.cols.join(',')].join('|');
 }
 
@@ -377,7 +285,7 @@ function patchSteps(container, trace, ctx, cards) {
     if (canvas) { drawHeatmap(canvas, step); continue; }
     const tbody = card.querySelector('table.matrix tbody');
     if (!tbody) continue;
-    const scale = colourScale(step.data, step.id === 'weights' ? 'weights' : 'signed');
+    const scale = colourScale(step.data, step.kind);
     const masked = maskedPositions(trace, step);
     const rows = tbody.rows;
     for (let i = 0; i < step.data.length; i++) {

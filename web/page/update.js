@@ -22,27 +22,19 @@ let errorTimer = 0;
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
 
-/** What the step views need besides the trace: labels, decimals, options, what is hidden. */
+/** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
 function stepContext(trace) {
   const { state } = app;
   const meta = trace.meta;
   const tokens = tokenLists(state, { L: meta.queries, S: meta.keys });
-  const o = state.options;
   return {
     meta,
-    layout: o.layout,
-    mode: state.mode,
+    steps: trace.steps,
+    layout: state.options.layout,
+    scaleMode: state.options.scale,
     tokensQ: tokens.q,
     tokensK: tokens.k,
     decimals: decimalsOf(state),
-    scaleMode: o.scale,
-    scaleText: o.scale === 'custom' ? String(o.scaleCustom) : '',
-    hasBias: state.mode !== 'qkv' && state.use.bias,
-    hasWO: state.use.W_O,
-    hasBO: state.use.W_O && state.use.b_O,
-    causal: o.causal,
-    maskKind: o.mask,
-    softcap: o.softcap,
     hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state)],
     collapsed: state.collapsed,
   };
