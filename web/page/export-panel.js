@@ -2,7 +2,7 @@
 // PyTorch, SVG, PNG, and the open cell's worked calculation.
 import {
   cellLatex, heatmapSvg, numpyScript, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName,
-  stepFormula, stepLatex, stringify, traceCsv, traceJson,
+  stepLatex, stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
 import { axisLabels, headOf, stepKey } from './steps.js';
@@ -71,7 +71,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
   switch (format) {
     case 'latex':
       return step
-        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${stepFormula(step, ctx)} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step
