@@ -14,7 +14,10 @@
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
 import { loadAttention, findPreset, presetProblem, STEP_TITLES } from './index.js';
-import { heatColours, problemContext, stepFormula } from './export.js';
+import { problemContext } from './context.js';
+import { formatNumber } from './format.js';
+import { stepFormula } from './latex.js';
+import { heatColours } from './colours.js';
 import { decodeStateString, stateToProblem } from './share.js';
 
 let shared = null;
@@ -71,16 +74,6 @@ function styles(root) {
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
-
-function fmt(x, d) {
-  if (x === -Infinity) return '−∞';
-  if (x === Infinity) return '∞';
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === 0) return '0';
-  const ax = Math.abs(x);
-  const s = ax < 10 ** -d / 2 || ax >= 1e7 ? x.toExponential(Math.max(1, Math.min(d, 6) - 1)) : x.toFixed(d);
-  return s.replace(/^-/, '−');
-}
 
 const INPUT_ORDER = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
 
@@ -260,7 +253,7 @@ export class AttentionExplorerElement extends Base {
       html += `<tr><th scope="row">${esc(rows[i])}</th>`;
       row.forEach((v) => {
         const c = colour(v);
-        html += c ? `<td style="background:${c.fill};color:${c.text}">${fmt(v, d)}</td>` : `<td class="neg-inf">${fmt(v, d)}</td>`;
+        html += c ? `<td style="background:${c.fill};color:${c.text}">${formatNumber(v, d)}</td>` : `<td class="neg-inf">${formatNumber(v, d)}</td>`;
       });
       html += '</tr>';
     });
@@ -282,7 +275,7 @@ export class AttentionExplorerElement extends Base {
       row.forEach((v, j) => {
         html += editable
           ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(String(v))}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
-          : `<td>${fmt(typeof v === 'number' ? v : Number(v), d)}</td>`;
+          : `<td>${formatNumber(typeof v === 'number' ? v : Number(v), d)}</td>`;
       });
       html += '</tr>';
     });

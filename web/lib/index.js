@@ -8,6 +8,7 @@ import { browserUrl, fetchBytes } from './load.js';
 export { STEP_TITLES, createEngine, stringify, toJSON, version } from './engine.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
+export { formatNumber, matrixToText } from './format.js';
 
 /**
  * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random).

@@ -8,6 +8,8 @@
 // use, options: { layout, scale, scaleCustom, causal, mask, keepMask, additiveMask, softcap,
 // heads, kv_heads, precision }, decimals, tokens, open, hide, exercise, ... }.
 
+import { matrixToText } from './format.js';
+
 export const SHARE_VERSION = 2;
 /** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
 export const MAX_LINK_LENGTH = 1_000_000;
@@ -97,11 +99,6 @@ export async function decodeStateString(hash) {
 
 // ---- state <-> problem ---------------------------------------------------------------------
 
-function matrixText(value) {
-  if (!Array.isArray(value[0])) return value.map(String).join(' ');
-  return value.map((row) => row.map(String).join(' ')).join('\n');
-}
-
 function asVector(m, name) {
   if (m.length === 1) return m[0];
   if (m.every((row) => row.length === 1)) return m.map((row) => row[0]);
@@ -158,8 +155,8 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
     else if (!Array.isArray(value) && value.shape) {
       const [r, c] = value.shape;
       const flat = Array.from(value.data);
-      state.inputs[name] = { text: matrixText(Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c))) };
-    } else state.inputs[name] = { text: matrixText(Array.from(value, (row) => (Array.isArray(row) ? row : row))) };
+      state.inputs[name] = { text: matrixToText(Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c))) };
+    } else state.inputs[name] = { text: matrixToText(value) };
   }
   state.use.bias = ['b_Q', 'b_K', 'b_V'].some((n) => n in state.inputs);
   state.use.W_O = 'W_O' in state.inputs;
@@ -178,7 +175,7 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
       options.keepMask = rows.map((r) => r.map((v) => (v ? 1 : 0)));
     } else {
       options.mask = 'additive';
-      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixText(rows);
+      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixToText(rows);
     }
   }
   state.options = options;
