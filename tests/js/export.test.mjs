@@ -16,6 +16,7 @@ const pkg = await import(`${dist}node.js`);
 const {
   loadAttention, presetProblem, findPreset, numpyScript, pytorchScript, solutionLatex, stepLatex, cellLatex,
   problemContext, stepCsv, traceCsv, parseCsv, traceJson, heatmapSvg, matrixCsv, stepFormula,
+  formatNumber, texNumber, matrixToText,
 } = pkg;
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
@@ -259,4 +260,23 @@ test('large problems: LaTeX elides to 16 × 16 with dots and still renders; SVG 
   assert.equal([...svg.matchAll(/<rect x=/g)].length, 10000);
   assert.ok(!svg.includes('<title>1,1:'), 'no per-cell tooltips for 10,000 cells');
   assert.ok(svg.length < 1_200_000, `SVG is ${svg.length} characters`);
+});
+
+test('numbers as text: one rule for the views (places, scientific, infinities) and text that parses back', () => {
+  assert.equal(formatNumber(-0.123456), '\u22120.1235');
+  assert.equal(formatNumber(0.123456, 2), '0.12');
+  assert.equal(formatNumber(-1.5e-7), '\u22121.500e\u22127');
+  assert.equal(formatNumber(12345678, 2), '1.2e+7');
+  assert.equal(formatNumber(0), '0');
+  assert.equal(formatNumber(0, 3, { fixedZero: true }), '0.000');
+  assert.deepEqual([-Infinity, Infinity, NaN].map((x) => formatNumber(x)), ['\u2212∞', '∞', 'NaN']);
+  assert.equal(texNumber(-1.5e-7), '-1.500 \\times 10^{-7}');
+  assert.equal(texNumber(2.5e8, 4), '2.500 \\times 10^{8}');
+  assert.equal(texNumber(-0.5, 1), '-0.5');
+  assert.deepEqual([-Infinity, NaN].map((x) => texNumber(x)), ['-\\infty', '\\text{NaN}']);
+  const m = [[0.1, -Infinity, 1e-300], [Infinity, NaN, -2]];
+  assert.equal(matrixToText(m), '0.1 -inf 1e-300\ninf nan -2');
+  assert.equal(matrixToText([1.5, '-inf']), '1.5 -inf');
+  const back = engine.parseMatrix(matrixToText(m), 'M');
+  assert.deepEqual(back, m);
 });

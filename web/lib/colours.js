@@ -87,3 +87,16 @@ export function colourLut(data, kind) {
     : (v) => (Number.isFinite(v) ? Math.round(255 * Math.min(1, Math.max(0, max === 0 ? 0.5 : 0.5 + v / (2 * max)))) : -1);
   return { lut, index };
 }
+
+/**
+ * A colour function for a matrix: weights on a sequential scale from 0 to the largest weight,
+ * anything else on a diverging scale symmetric around 0 (the scales above).
+ * Returns (v) => { fill, text } (CSS colours) or null for non-finite values.
+ */
+export function heatColours(data, kind = 'signed') {
+  const scale = colourScale(data, kind);
+  return (v) => {
+    const c = scale(v);
+    return c && { fill: `rgb(${c.rgb.join(',')})`, text: c.fg };
+  };
+}

@@ -273,7 +273,8 @@ export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */
 export function numpyLine(name: string, seed: number, draw: Draw): string;
 
-// ---- exports (export.js): LaTeX, CSV, JSON, NumPy/PyTorch scripts, SVG heatmaps ----------------
+// ---- exports (export.js: latex.js, data.js, python.js, svg.js): LaTeX, CSV, JSON, NumPy/PyTorch
+// scripts, SVG heatmaps --------------------------------------------------------------------------
 
 /** What the exports read off a problem (and its trace): layout, mode, options, number inputs. */
 export interface ProblemContext {
@@ -315,8 +316,21 @@ export interface HeatmapOptions {
 type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[] };
 
 export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
-/** A number in TeX (-\infty for masked). */
-export function texNumber(x: number, decimals?: number): string;
+
+// ---- numbers as text (format.js): the one rule of the page, the component and the exports ----
+
+export interface NumberFormat {
+  /** 0 as "0.0000" (columns that line up) instead of "0". */
+  fixedZero?: boolean;
+}
+/** `decimals` places (default 4), or scientific (1.500e−7) where fixed places would show no digit
+ *  or |x| ≥ 1e7; −∞, ∞, NaN; a typographic minus (U+2212). */
+export function formatNumber(x: number, decimals?: number, options?: NumberFormat): string;
+/** The same in TeX: -\infty, \text{NaN}, 1.500 \times 10^{-7}. */
+export function texNumber(x: number, decimals?: number, options?: NumberFormat): string;
+/** A matrix or vector as text engine.parseMatrix reads back exactly (rows on lines, "-inf" for -Infinity). */
+export function matrixToText(value: readonly (readonly (number | string)[])[] | readonly (number | string)[]): string;
+
 export function stepSymbol(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext): string;
 /** A step's formula in TeX, or as plain Unicode text. */
 export function stepFormula(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext, format?: 'tex' | 'text'): string;
