@@ -115,7 +115,7 @@ describe('exit codes and messages', () => {
   });
 
   test('bad usage: 2 and a usage line', () => {
-    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x']]) {
+    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x'], ['run', '--digits'], ['run', '--table=yes']]) {
       const r = run(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /\nusage: attention-explorer run /, args.join(' '));
