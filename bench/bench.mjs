@@ -154,8 +154,8 @@ function sh(command, args, options = {}) {
 
 function buildNative() {
   const exe = join(BUILD, 'bench_native');
-  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp'];
-  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/matrix.h'];
+  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp', 'cpp/validate.cpp', 'cpp/steps.cpp', 'cpp/explain.cpp'];
+  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/normalized.h', 'cpp/steps.h', 'cpp/matrix.h'];
   const newest = Math.max(...[...sources, ...headers].map((f) => statSync(join(ROOT, f)).mtimeMs));
   if (!existsSync(exe) || statSync(exe).mtimeMs < newest) {
     mkdirSync(BUILD, { recursive: true });

@@ -645,7 +645,8 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S, p.row_offset);
   Scaling<T> scaling;
   const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
-  if (has_scale && has_divisor) throw InputError("give a scale or a divisor, not both");
+  const bool has_root = !std::isnan(options.divisor_sqrt);
+  if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
   if (has_scale) {
     if (!std::isfinite(options.scale)) {
       throw InputError("scale must be a finite number (got " + format_number(options.scale) + ")");
@@ -656,8 +657,16 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
       throw InputError("the scale divisor must be a finite nonzero number (got " +
                        format_number(options.divisor) + ")");
     }
+    // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
+    const T root_of = static_cast<T>(options.divisor_sqrt);
+    if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
+      throw InputError("the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
+                       format_number(options.divisor_sqrt) + ")");
+    }
     scaling.divide = true;
-    scaling.factor = has_divisor ? static_cast<T>(options.divisor) : std::sqrt(static_cast<T>(p.d_k));
+    scaling.factor = has_divisor ? static_cast<T>(options.divisor)
+                     : has_root  ? std::sqrt(root_of)
+                                 : std::sqrt(static_cast<T>(p.d_k));
     int exponent = 0;
     if (std::abs(std::frexp(scaling.factor, &exponent)) == T(0.5)) {
       scaling = {T(1) / scaling.factor, false};  // exact: same numbers as dividing

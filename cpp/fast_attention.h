@@ -27,14 +27,17 @@ namespace attn {
 template <typename T>
 using RowMajorMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-/// Options of the output-only path. With neither `scale` nor `divisor` set, QKᵀ is divided by
-/// √d_k (rounded in the working precision), as attn::run does.
+/// Options of the output-only path (at most one of `scale`, `divisor`, `divisor_sqrt`). With none
+/// set, QKᵀ is divided by √d_k (rounded in the working precision), as attn::run does.
 struct FastOptions {
   /// Multiplies QKᵀ (NaN: not set).
   double scale = std::numeric_limits<double>::quiet_NaN();
   /// Divides QKᵀ, rounded to the working precision first (NaN: not set). Seed 003 divides by
   /// float32(√3), which rounds differently from multiplying by float32(1/√3).
   double divisor = std::numeric_limits<double>::quiet_NaN();
+  /// Divides QKᵀ by √divisor_sqrt, the root taken in the working precision (NaN: not set), as
+  /// attn::run's Scale::Kind::DivideBySqrt does ("1/sqrt(3)").
+  double divisor_sqrt = std::numeric_limits<double>::quiet_NaN();
   bool causal = false;  ///< query i sees keys j <= i
 };
 
@@ -62,7 +65,7 @@ struct FastReport {
 
 /// Computes the attention output into `out` (L×d_v, row-major). Throws InputError for empty
 /// or non-finite inputs, an additive mask holding NaN or +inf, a non-finite scale, a zero or
-/// non-finite divisor, or both scale and divisor.
+/// non-finite divisor, a divisor_sqrt that is not finite and positive, or more than one of them.
 template <typename T>
 FastReport fast_attention(const FastProblem<T>& problem, const FastOptions& options, T* out);
 

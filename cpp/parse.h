@@ -1,24 +1,51 @@
-// Reads the matrices people paste: numpy print output, nested lists, CSV/TSV, MATLAB.
+// Reads the matrices people paste: from notebooks (NumPy, PyTorch, TensorFlow, JAX), other
+// languages' consoles (Julia, R, Octave/MATLAB, Mathematica), LaTeX, spreadsheets and web pages.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "matrix.h"
 
 namespace attn {
 
-/// Parse one matrix from text in any of the accepted formats:
-///  - numpy print output, with or without commas, with `array(...)`, `dtype=...`,
-///    scientific notation and wrapped lines;
-///  - Python / JSON nested lists (`[[1, 2], [3, 4]]`);
-///  - a Python list of numpy column vectors (`[array([[1], [2]]), array([[3], [4]])]`),
-///    joined side by side as the columns of one matrix;
-///  - CSV, TSV or whitespace-separated rows, one row per line;
-///  - MATLAB style `[1 2; 3 4]`;
-///  - the words inf, -inf, nan (any case) as numbers.
-/// A single list of numbers is one row. `name` prefixes every error message, which
-/// names the row and column (counted from 1), what was found and what was expected.
-/// Throws InputError.
+/// A matrix read from text and the name of the format it was recognised as.
+struct ParsedMatrix {
+  Matrix values;
+  /// A person-readable name, for "read as a PyTorch tensor, 4 x 8": one of "NumPy print
+  /// output", "NumPy array", "NumPy matrix", "list of NumPy arrays", "list of NumPy column
+  /// vectors", "Python list", "MATLAB matrix", "PyTorch tensor", "TensorFlow tensor", "JAX
+  /// array", "Julia matrix", "Julia vector", "R matrix", "R vector", "Octave/MATLAB output",
+  /// "Mathematica list", "LaTeX bmatrix" (pmatrix, matrix, array, ...), "CSV", "TSV",
+  /// "semicolon-separated values", "whitespace-separated rows"; the last four add " with
+  /// decimal commas" when they held any.
+  std::string format;
+};
+
+/// Parse one matrix from text, as the tools print it:
+///  - NumPy print() and repr() output (wrapped rows, `dtype=`, `np.matrix`, integers, column
+///    vectors, scientific notation), `np.array([...])` source, a Python list of arrays (a list
+///    of column vectors becomes the columns of one matrix); IPython `Out[n]:`, REPL prompt
+///    lines (`>>> `, `In [n]:`, `julia> `, `> `, `>> `) and an assignment `A = ` are skipped;
+///  - PyTorch `tensor(...)` with any keyword arguments (`requires_grad=`, `grad_fn=`,
+///    `device=`, `dtype=`), TensorFlow `<tf.Tensor: ..., numpy=array(...)>` and
+///    `tf.Tensor(..., shape=(...), dtype=...)`, JAX `Array(...)`;
+///  - Julia (`2×2 Matrix{Float64}:` then rows), R's print (`[,1]` / `[1,]` labels, column
+///    blocks; `[1]` vectors), Octave/MATLAB output (`A =` then rows, `Columns 1 through 8`
+///    blocks, a `1.0e+03 *` scale), Mathematica `{{1, 2}, {3, 4}}` (`*^` exponents);
+///  - LaTeX bmatrix/pmatrix/Bmatrix/vmatrix/Vmatrix/matrix/smallmatrix/array environments;
+///  - Python/JSON lists (trailing commas allowed), MATLAB `[1 2; 3 4]`;
+///  - CSV, TSV and whitespace-separated rows, one row per line; semicolon-separated values
+///    with decimal commas; a decimal comma in tab- or space-separated cells;
+///  - inf, -inf, nan (any case), np.inf, True/False as numbers; U+2212 and other Unicode
+///    minus signs, non-breaking and other Unicode spaces, CRLF line ends.
+/// What cannot be read is refused with an InputError whose message starts with `name` and
+/// names the row and column (from 1), what was found (as the characters a person sees) and
+/// what to do: elided values (`...`, `⋮`), 3-D arrays (with their slice shapes), complex
+/// numbers, ragged rows, an ambiguous decimal comma.
+ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name = "matrix");
+
+/// parse_matrix_detailed(text, name).values.
 Matrix parse_matrix(std::string_view text, std::string_view name = "matrix");
 
 }  // namespace attn

@@ -1,15 +1,12 @@
 #!/usr/bin/env bash
-# `npm run build`: builds the npm package into dist/ (the wasm module from CMakeLists.txt under
-# emcmake, plus the JS entry points, types and CLI from web/lib). Runs no tests.
+# `npm run build`: builds the npm package into dist/ (the wasm modules from CMakeLists.txt with the
+# CMake preset "wasm", plus the JS entry points, types and CLI from web/lib). Runs no tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f build-wasm/build.ninja ]; then
-  # The emulator flag replaces emcmake's default, which Node 20 rejects (TOOLCHAIN.md quirk 2).
-  emcmake cmake -S . -B build-wasm -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node
-fi
-cmake --build build-wasm --target attention_wasm attention_fast_wasm -j2
+# CMakePresets.json's "wasm" preset, configured every time so that changed flags apply.
+cmake --preset wasm >/dev/null
+cmake --build --preset wasm --target attention_wasm attention_fast_wasm
 
 rm -rf dist
 mkdir -p dist

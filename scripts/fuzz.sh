@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz/) with clang++-14, AddressSanitizer and UBSan into
-# build-fuzz/, then runs each for a bounded time.
+# Builds the libFuzzer targets of tests/fuzz (CMake preset "fuzz": clang++-14 with AddressSanitizer
+# and UBSan, into build-fuzz/), then runs each for a bounded time.
 #
 #   scripts/fuzz.sh short            ~20 s per target (part of `npm test`)
 #   scripts/fuzz.sh long [SECONDS]   SECONDS per target, default 300 (`npm run fuzz`)
@@ -10,7 +10,7 @@
 # what earlier runs found (build-fuzz/corpus-<target>, kept between runs). A finding (crash,
 # sanitizer report, violated invariant, timeout, out of memory) stops the script with a non-zero
 # status; the input is saved as build-fuzz/artifacts/<target>-crash-* and can be replayed with
-#   build-fuzz/<target> build-fuzz/artifacts/<file>
+#   build-fuzz/<target> build-fuzz/artifacts/<file>     (or build-fuzz/replay <file> for fuzz_run)
 # Needs clang-14 and libclang-rt-14-dev (Debian); scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,30 +23,10 @@ case "$mode" in
   *) echo "usage: $0 short | long [SECONDS] | build" >&2; exit 2 ;;
 esac
 
-CXX="${FUZZ_CXX:-clang++-14}"
-if ! command -v "$CXX" >/dev/null; then
-  echo "fuzz.sh: $CXX not found (apt-get install clang-14 libclang-rt-14-dev)" >&2
-  exit 1
-fi
-
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz
 out=build-fuzz
 mkdir -p "$out/artifacts"
-flags=(-std=c++17 -O1 -g -fno-omit-frame-pointer
-       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-       -Icpp -Itests/fuzz -isystem /usr/include/eigen3)
-
-build() {  # build <target> <core sources...>: only when a source or header is newer
-  local target="$1"; shift
-  local binary="$out/$target"
-  local newest
-  newest=$(ls -t cpp/matrix.h cpp/attention.* cpp/parse.* tests/fuzz/*.h tests/fuzz/*.cpp scripts/fuzz.sh | sed -n 1p)
-  if [ -x "$binary" ] && [ "$binary" -nt "$newest" ]; then return; fi
-  echo "== building $binary"
-  "$CXX" "${flags[@]}" "tests/fuzz/$target.cpp" "$@" -o "$binary"
-}
-
-build fuzz_parse cpp/parse.cpp
-build fuzz_run cpp/attention.cpp
 [ "$seconds" = 0 ] && exit 0
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}"

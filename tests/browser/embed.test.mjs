@@ -1,7 +1,7 @@
-#!/usr/bin/env node
-// Browser tests of embedding, sharing, exporting and exercises (Debian's Chromium through
-// playwright-core), against the static site built from web/page + dist/:
-//   node tests/browser/embed.test.mjs [--only NAME]
+// Browser tests of embedding, sharing, exporting and exercises (Chromium through playwright-core,
+// on node:test), against the static site built from web/page + dist/, each test in a fresh
+// browser context:
+//   node --test tests/browser/embed.test.mjs   (node --test-name-pattern=NAME ... for some)
 // - <attention-explorer> on a plain page: numbers, JSON child, editing + change event, one wasm
 //   download for all elements, Shadow DOM keeps styles apart;
 // - the iframe embed with hidden and locked inputs;
@@ -10,19 +10,17 @@
 // - every export (LaTeX through KaTeX, CSV/JSON round trip, the NumPy script run by python3,
 //   the PyTorch script compiled, SVG, PNG, a worked cell);
 // - an exercise answered wrong then right, a seeded new problem, a teacher's link without answers.
-// Screenshots go to test-artifacts/embed-*.png. Exits 1 on any failure.
+// Screenshots go to test-artifacts/embed-*.png.
 import { spawnSync, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { buildSite, launchBrowser, startServer } from './server.mjs';
+import { artifacts, browserSuite, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const artifacts = join(root, 'test-artifacts');
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 
 /** The policy the CSP test serves (docs/embedding.md quotes it). */
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:";
@@ -33,9 +31,14 @@ const katex = createRequire(join(root, 'package.json'))('katex');
 const PYTHON = '/usr/bin/python3';
 const hasNumpy = existsSync(PYTHON) && spawnSync(PYTHON, ['-c', 'import numpy']).status === 0;
 
-// ---- harness ---------------------------------------------------------------------------------
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+// ---- checks ----------------------------------------------------------------------------------
+const test = browserSuite('embed', {
+  strictHeaders: { 'Content-Security-Policy': CSP },
+  contextPerTest: true,
+  contextOptions: { viewport: { width: 1280, height: 900 }, acceptDownloads: true },
+  timeout: 15000,
+  screenshots: 'embed-',
+});
 function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
@@ -55,7 +58,6 @@ function assertMatrix(actual, expected, what, tol = 1e-9) {
 const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-').replace('∞', 'Infinity'));
 
 async function shot(page, name) {
-  mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `embed-${name}.png`), fullPage: true });
 }
 
@@ -508,8 +510,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
 
 // ---- CSP -------------------------------------------------------------------------------------------
 
-test(`strict CSP (${CSP}): the page, the component and the exports work, no violations`, async ({ cspPage, cspBase, siteDir }) => {
-  const page = cspPage;
+test(`strict CSP (${CSP}): the page, the component and the exports work, no violations`, async ({ page, strictBase: cspBase, siteDir }) => {
   await page.addInitScript(() => {
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
@@ -547,56 +548,4 @@ test(`strict CSP (${CSP}): the page, the component and the exports work, no viol
     await other.close();
     noWasm.child.kill();
   }
-});
-
-// ---- runner --------------------------------------------------------------------------------------
-
-async function main() {
-  const siteDir = buildSite('embed');
-  const plain = await startServer(siteDir);
-  const strict = await startServer(siteDir, { 'Content-Security-Policy': CSP });
-  const browser = await launchBrowser();
-  const results = [];
-  try {
-    for (const t of tests) {
-      if (only && !t.name.includes(only)) continue;
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-      const page = await context.newPage();
-      const problems = [];
-      const requests = [];
-      const watch = (p) => {
-        p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`); });
-        p.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-        p.on('request', (r) => requests.push(r.url()));
-      };
-      watch(page);
-      context.on('page', watch);
-      page.setDefaultTimeout(15000);
-      const t0 = Date.now();
-      try {
-        await t.fn({ page, base: plain.url, context, requests, cspPage: page, cspBase: strict.url, siteDir });
-        if (problems.length) throw new Error(`console: ${problems.join(' | ')}`);
-        results.push({ name: t.name, ok: true });
-        console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);
-      } catch (err) {
-        results.push({ name: t.name, ok: false, error: err.message });
-        console.log(`FAIL ${t.name}\n     ${err.message.split('\n')[0]}`);
-        await shot(page, `FAIL-${results.length}`).catch(() => {});
-      }
-      await context.close();
-    }
-  } finally {
-    await browser.close();
-    plain.child.kill();
-    strict.child.kill();
-    rmSync(siteDir, { recursive: true, force: true });
-  }
-  const failed = results.filter((r) => !r.ok);
-  console.log(`\nembed browser tests: ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${artifacts}`);
-  process.exit(failed.length ? 1 : 0);
-}
-
-main().catch((err) => {
-  console.error(`embed browser tests: ${err.stack ?? err.message}`);
-  process.exit(1);
 });

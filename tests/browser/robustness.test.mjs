@@ -1,6 +1,5 @@
-#!/usr/bin/env node
-// Robustness of the explorer page (issue 6), in Debian's Chromium via playwright-core:
-//   node tests/browser/robustness.test.mjs [--lib DIR]
+// Robustness of the explorer page (issue 6), in Chromium via playwright-core, on node:test:
+//   node --test tests/browser/robustness.test.mjs     (or: node tests/browser/robustness.test.mjs --lib DIR)
 //  1. HTML / script payloads typed into every text field of the page (each matrix's text box and
 //     grid cells, token names, custom scale, additive mask, softcap, exercise answers) and carried
 //     in a hand-made link: nothing runs (window.__pwned stays undefined), no element is made from
@@ -9,12 +8,11 @@
 //     its own server.
 //  3. The page's heap across 1,000 grid edits: the V8 heap after a forced GC and the wasm memory,
 //     after edit 100 and after edit 1,000 (a memory bound, not a time).
-// Exits 1 on any failure.
-import { rmSync } from 'node:fs';
+// The tests run in order on one page.
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { buildSite, launchContext, startServer } from './server.mjs';
+import { browserSuite } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -29,13 +27,30 @@ const PAYLOADS = [
 ];
 const HEAP_BOUND = 2 * 1024 * 1024; // bytes the V8 heap may grow between edit 100 and edit 1,000
 
-const results = [];
-const problems = [];
 function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+const test = browserSuite('robustness', {
+  lib,
+  contextOptions: { viewport: { width: 1440, height: 900 } },
+  consoleTypes: ['error'],
+  screenshots: null,
+  async setup({ context, page }) {
+    // Test-only: keep the wasm memories the page instantiates, to read their size (the page
+    // itself exposes nothing).
+    await context.addInitScript(() => {
+      const original = WebAssembly.instantiate;
+      window.__wasmMemories = [];
+      WebAssembly.instantiate = async function (...args) {
+        const result = await original.apply(this, args);
+        const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+        for (const v of Object.values(instance.exports)) if (v instanceof WebAssembly.Memory) window.__wasmMemories.push(v);
+        return result;
+      };
+    });
+    return { cdp: await context.newCDPSession(page) };
+  },
+});
 
 // Elements that user text must never become, and attributes it must never set.
 async function injected(page) {
@@ -237,64 +252,4 @@ test('heap across 1,000 grid edits: V8 heap after GC and wasm memory stay flat',
   assert(at100.wasm.length >= 1, 'the wasm memory was not found');
   assert(grew < HEAP_BOUND, `the V8 heap grew by ${grew} bytes over 900 edits (bound ${HEAP_BOUND})`);
   assert(JSON.stringify(at1000.wasm) === JSON.stringify(at100.wasm), `the wasm memory grew: ${at100.wasm} -> ${at1000.wasm}`);
-});
-
-// ---- run --------------------------------------------------------------------------------------
-async function main() {
-  const siteDir = buildSite('robustness', lib);
-  const { child, url: base } = await startServer(siteDir);
-  let context;
-  let userDataDir;
-  try {
-    ({ context, userDataDir } = await launchContext('robustness', { viewport: { width: 1440, height: 900 } }));
-    // Test-only: keep the wasm memories the page instantiates, to read their size (the page
-    // itself exposes nothing).
-    await context.addInitScript(() => {
-      const original = WebAssembly.instantiate;
-      window.__wasmMemories = [];
-      WebAssembly.instantiate = async function (...args) {
-        const result = await original.apply(this, args);
-        const instance = result instanceof WebAssembly.Instance ? result : result.instance;
-        for (const v of Object.values(instance.exports)) if (v instanceof WebAssembly.Memory) window.__wasmMemories.push(v);
-        return result;
-      };
-    });
-    const page = context.pages()[0] ?? await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    const requests = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('dialog', (d) => { problems.push(`a dialog opened: ${d.message()}`); d.dismiss(); });
-    page.setDefaultTimeout(10000);
-    await page.goto(base);
-    await page.waitForSelector('body[data-ready="true"]');
-    const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-    for (const t of tests) {
-      if (only && !t.name.includes(only)) continue;
-      const before = problems.length;
-      try {
-        await t.fn({ page, base, context, requests, cdp });
-        if (problems.length > before) throw new Error(problems.slice(before).join(' | '));
-        results.push({ name: t.name, ok: true });
-        console.log(`ok   ${t.name}`);
-      } catch (err) {
-        results.push({ name: t.name, ok: false, error: err.message });
-        console.log(`FAIL ${t.name}\n     ${err.message.split("\n").slice(0, 6).join("\n     ")}\n${(err.stack ?? "").split("\n").filter((l) => l.includes("robustness.test")).join("\n")}`);
-      }
-    }
-  } finally {
-    await context?.close().catch(() => {});
-    child.kill();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-    rmSync(siteDir, { recursive: true, force: true });
-  }
-  const failed = results.filter((r) => !r.ok);
-  console.log(`\nrobustness browser tests: ${results.length - failed.length} passed, ${failed.length} failed`);
-  process.exit(failed.length ? 1 : 0);
-}
-
-main().catch((err) => {
-  console.error(`robustness browser tests: ${err.stack ?? err.message}`);
-  process.exit(1);
 });

@@ -1,75 +1,48 @@
-#!/usr/bin/env node
-// Browser tests of the explorer page: Debian's Chromium driven by playwright-core.
-//   node tests/browser/run.mjs [--lib DIR] [--only NAME]
+// Browser tests of the explorer page: Chromium driven by playwright-core, on node:test.
+//   node --test tests/browser/run.mjs              (npm run test:browser runs all three suites)
+//   node --test-name-pattern=seed tests/browser/run.mjs [--lib DIR]
 // Builds the site from web/page + dist/ (or --lib) into a temporary folder, serves it with
-// scripts/serve.mjs, and checks every preset against the seed documents' numbers, editing,
-// pasting, errors and recovery, the cell drill-down, keyboard use, large inputs and phone
-// reflow. Screenshots go to test-artifacts/ (git-ignored). Exits 1 on any failure.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// scripts/serve.mjs, and checks every preset against the seed documents' numbers
+// (tests/fixtures/seeds/), editing, pasting, errors and recovery, the cell drill-down, keyboard
+// use, large inputs and phone reflow. Screenshots go to test-artifacts/ (git-ignored).
+import { join, resolve } from 'node:path';
 
-import { buildSite, launchContext, startServer } from './server.mjs';
+import { seedPrint } from '../js/helpers.mjs';
+import { artifacts, browserSuite } from './server.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const artifacts = join(root, 'test-artifacts');
+const root = resolve(import.meta.dirname, '..', '..');
 const argValue = (name) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const only = argValue('--only');
 const lib = resolve(argValue('--lib') ?? join(root, 'dist'));
 
-// ---- the numbers of the seed documents (/work/shared/seeds, copied here) -----------------------
+// ---- the numbers of the seed documents --------------------------------------------------------
+const seed = (document, name) => seedPrint(document, name).values;
 const SEED = {
   // 000: np.random.seed(42); q, k, v = randn(4, 8) x3
-  q000row1: [0.49671415, -0.1382643, 0.64768854, 1.52302986, -0.23415337, -0.23413696, 1.57921282, 0.76743473],
-  scores000: [[-2.72357421, 0.40818741, 2.39601116, -1.18323729],
-              [5.60012069, 1.1597874, -4.7248515, 2.43859568],
-              [1.03699903, -3.70553788, -3.0399309, 0.04345596],
-              [0.09460324, 2.97027193, 0.43247995, -0.80026704]],
-  weights000: [[0.08431243, 0.25513027, 0.51521078, 0.14534652],
-               [0.64059204, 0.1332861, 0.01664257, 0.2094793],
-               [0.47006414, 0.08789379, 0.11121405, 0.33082801],
-               [0.17794451, 0.49185018, 0.20052305, 0.12968226]],
-  variance000: [6.8375652409831655, 0.8546956551228956],
-  output000: [[-0.1308104, 0.77212573, 0.10108921, 0.16807328, -0.46588684, -0.43681263, 0.46851458, -0.42075407],
-              [0.40109276, 1.19080398, -0.35037302, 0.94668908, 0.08274232, -0.53010106, 0.17683369, 0.41923385],
-              [0.17910025, 0.98456145, -0.06763014, 0.80678092, -0.14453166, -0.49373081, 0.15002954, 0.10067088],
-              [0.01421368, 1.14907671, -0.99239485, 0.60451701, -0.14600018, -0.40496816, 0.24215067, -0.82777073]],
-  causal000: [[0.81252582, 1.35624003, -0.07201012, 1.0035329, 0.36163603, -0.64511975, 0.36139561, 1.53803657],
-              [0.66641301, 1.39213367, -0.51081002, 0.97225045, 0.31434319, -0.58550834, 0.31495603, 0.93081668],
-              [0.52954961, 1.21756173, -0.14905901, 0.7267579, 0.1310981, -0.57583252, 0.41805381, 0.87397953],
-              [0.01421368, 1.14907671, -0.99239485, 0.60451701, -0.14600018, -0.40496816, 0.24215067, -0.82777073]],
+  q000row1: seed('000', 'Q')[0],
+  scores000: seed('000', 'scores'),
+  weights000: seed('000', 'weights'),
+  variance000: [seed('000', 'scores_variance')[0][0], seed('000', 'scaled_variance')[0][0]],
+  output000: seed('000', 'output'),
+  causal000: seed('000', 'causal_output'),
   // 002: X' columns (printed as X_prime.T rows), unscaled and scaled; X's columns from seed 3
-  x002: [[1.78862847, 0.43650985, 0.09649747, -1.8634927],
-         [-0.2773882, -0.35475898, -0.08274148, -0.62700068],
-         [-0.04381817, -0.47721803, -1.31386475, 0.88462238]],
-  out002: [[0.94744244, -0.24348429, -0.91310441, -0.44522983],
-           [1.64201168, -0.08470004, 4.02764044, 2.18690791],
-           [1.61949281, -0.06641533, 3.96863308, 2.15858316]],
-  attention002: [[1.24326146e-13, 2.79525306e-12, 5.05707907e-03],
-                 [9.98281489e-01, 5.85506360e-03, 6.54776072e-03],
-                 [1.71851130e-03, 9.94144936e-01, 9.88395160e-01]],
-  out002scaled: [[0.97411966, -0.23738409, -0.72333202, -0.34413007],
-                 [1.59622051, -0.09516106, 3.70194096, 2.01339538],
-                 [1.32638014, 0.13062402, 3.02371664, 1.6902419]],
+  x002: transpose(seed('002', 'X')),
+  out002: seed('002', 'output_T'),
+  attention002: seed('002', 'weights'),
+  out002scaled: seed('002', 'scaled_output_T'),
   // 003: float32, divided by float32(√3)
-  q003: [[1, 0, 2], [2, 2, 2], [2, 1, 3]],
-  k003: [[0, 1, 1], [4, 4, 0], [2, 3, 1]],
-  v003: [[1, 2, 3], [2, 8, 0], [2, 6, 3]],
-  weights003: [[1.3612579e-01, 4.3193707e-01, 4.3193707e-01],
-               [8.9044782e-04, 9.0884298e-01, 9.0266980e-02],
-               [7.4448888e-03, 7.5470752e-01, 2.3784746e-01]],
-  out003: [[1.8638741, 6.3193707, 1.7041886], [1.9991105, 7.8141265, 0.27347228], [1.9925548, 7.479635, 0.73587704]],
+  q003: seed('003', 'Q'),
+  k003: seed('003', 'K'),
+  v003: seed('003', 'V'),
+  weights003: seed('003', 'weights'),
+  out003: seed('003', 'output'),
   // 004
-  out004: [[1.6604769, 2.6604769], [2.3395231, 3.3395231]],
+  out004: seed('004', 'output'),
 };
 
-// ---- tiny harness ----------------------------------------------------------------------------
-const results = [];
-const consoleProblems = [];
-
+// ---- checks ------------------------------------------------------------------------------------
 function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
@@ -87,7 +60,9 @@ function assertClose(actual, expected, what, { abs = 1.5e-8, rel = 2e-7 } = {}) 
   });
 }
 
-const transpose = (m) => m[0].map((_, j) => m.map((r) => r[j]));
+function transpose(m) {
+  return m[0].map((_, j) => m.map((r) => r[j]));
+}
 
 function parseShown(text) {
   const t = text.trim().replace(/\u2212/g, '-');
@@ -151,9 +126,8 @@ async function shot(page, name, opts = {}) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), ...opts });
 }
 
-// ---- the tests ---------------------------------------------------------------------------------
-const tests = [];
-const test = (name, fn) => tests.push({ name, fn });
+// ---- the tests: in order, on one page ---------------------------------------------------------
+const test = browserSuite('page', { lib, contextOptions: { viewport: { width: 1440, height: 900 } }, httpErrors: true });
 
 test('page loads with preset 000, KaTeX and no network beyond its server', async ({ page, base, requests }) => {
   await page.goto(base);
@@ -172,8 +146,9 @@ test('seed 000: Q, scores, weights, variances and output match the notebook', as
   assertClose(await readStep(page, 'weights:0'), SEED.weights000, 'weights');
   assertClose(await readStep(page, 'output:0'.replace(':0', ':-1')), SEED.output000, 'output');
   const facts = await page.$eval('#step-list', (el) => el.textContent);
-  assert(facts.includes('6.83756524'), 'the variance before scaling (6.83756524) is not shown');
-  assert(facts.includes('0.85469566'), 'the variance after scaling (0.85469566) is not shown');
+  for (const [v, when] of [[SEED.variance000[0], 'before'], [SEED.variance000[1], 'after']]) {
+    assert(facts.includes(v.toFixed(8)), `the variance ${when} scaling (${v.toFixed(8)}) is not shown`);
+  }
   const why = await page.$$eval('#why-body [data-fact]', (els) => els.map((e) => e.textContent));
   assertClose([why.map(parseShown)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
   const numpy = await page.$eval('#recipe', (e) => e.textContent);
@@ -215,7 +190,7 @@ test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match
   // Columns layout: a weight is a softmax down its query's column (keys are rows).
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
   const drill = await page.$eval('#drill-body', (e) => e.textContent);
-  assert(/Softmax along the column of x_0/.test(drill) && drill.includes('0.99828149'), `columns-layout weight explained as: ${drill.slice(0, 160)}`);
+  assert(/Softmax along the column of x_0/.test(drill) && drill.includes(SEED.attention002[1][0].toFixed(8)), `columns-layout weight explained as: ${drill.slice(0, 160)}`);
   const keys = await page.$$eval('#drill-body table.terms tbody th', (t) => t.map((e) => e.textContent));
   assert(keys.join(' ') === 'x_0 x_1 x_2', `the softmax runs over keys ${keys}`);
   await shot(page, '03-preset-002-columns', { fullPage: true });
@@ -238,7 +213,7 @@ test('seed 003: float32, scale 1/sqrt(3): Q, K, V, weights and output match', as
   assertClose(await readStep(page, 'output:-1'), SEED.out003, 'output', { abs: 2e-8, rel: 5e-7 });
 });
 
-test('seed 004: output 1.6604769 2.6604769 / 2.3395231 3.3395231', async ({ page }) => {
+test('seed 004: output matches the notes', async ({ page }) => {
   await loadPreset(page, '004');
   assertClose(await readStep(page, 'output:-1'), SEED.out004, 'output', { abs: 1e-7, rel: 0 });
 });
@@ -287,7 +262,7 @@ test('editing a grid cell recomputes every step', async ({ page }) => {
   const after = await readStep(page, 'scores:0');
   assert(after[0][0] === 9 && before[0][0] === 1, `scores[1,1] should go from 1 to 9, went from ${before[0][0]} to ${after[0][0]}`);
   const out = await readStep(page, 'output:-1');
-  assert(out[0][0] !== 1.6605, 'the output did not change');
+  assert(out[0][0] !== Number(SEED.out004[0][0].toFixed(4)), 'the output did not change');
   const status = await page.$eval('#status', (e) => e.textContent);
   assert(/computed in [\d.]+ ms, drawn in [\d.]+ ms/.test(status), `status line: ${status}`);
   assert(await page.$eval('#preset-source', (e) => e.textContent.includes('(edited)')), 'the example is not marked as edited');
@@ -354,7 +329,8 @@ test('bad input: message next to the matrix, last result dimmed, then recovery',
   await ed.locator('textarea').fill('1 0\n0 1');
   assert(await ed.locator('.error').isHidden(), 'the message stays after fixing W_K');
   assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), 'the result stays dimmed after fixing W_K');
-  assertClose(await readStep(page, 'output:-1'), [[1.6605, 2.6605], [2.3395, 3.3395]], 'output after recovery', { abs: 1e-9, rel: 0 });
+  const shown4 = SEED.out004.map((row) => row.map((v) => Number(v.toFixed(4))));
+  assertClose(await readStep(page, 'output:-1'), shown4, 'output after recovery', { abs: 1e-9, rel: 0 });
   // A bad option is reported next to the options.
   await page.selectOption('#opt-scale', 'custom');
   await page.fill('#opt-scale-custom', '1/sqrt(x)');
@@ -369,10 +345,12 @@ test('drill-down: a score is a dot product term by term, a weight a softmax', as
   const terms = await page.$$eval('#drill-body table.terms tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
   assert(terms.length === 8, `the dot product has ${terms.length} terms, expected d_k = 8`);
   assert(parseShown(terms[0][1]) === SEED.q000row1[0], `first term's q is ${terms[0][1]}, expected ${SEED.q000row1[0]}`);
-  assert(await page.$eval('#drill-body', (e) => e.textContent.includes('2.39601116')), 'the drill-down does not show the score 2.39601116');
+  const score = String(SEED.scores000[0][2]);
+  assert(await page.$eval('#drill-body', (e, text) => e.textContent.includes(text), score), `the drill-down does not show the score ${score}`);
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');
   const body = await page.$eval('#drill-body', (e) => e.textContent);
-  assert(body.includes('0.51521078'), 'the weight 0.51521078 is not in the drill-down');
+  const weight = String(SEED.weights000[0][2]);
+  assert(body.includes(weight), `the weight ${weight} is not in the drill-down`);
   assert(/subtract the largest score/.test(body), 'the softmax explanation does not mention the max');
   const hl = await page.$$eval('#drill-body tr.hl td', (t) => t.map((e) => e.textContent));
   assert(hl.length === 3 && parseShown(hl[1]) === 0, `the chosen key's score − max should be 0 (it is the row max): ${hl}`);
@@ -582,60 +560,4 @@ test('why √d_k view and a full-page screenshot for the README', async ({ page 
   await page.evaluate(() => window.scrollTo(0, document.getElementById('steps').getBoundingClientRect().top + window.scrollY - 8));
   await shot(page, 'screenshot', { fullPage: false });
   await page.setViewportSize({ width: 1440, height: 900 });
-});
-
-// ---- run --------------------------------------------------------------------------------------
-async function main() {
-  mkdirSync(artifacts, { recursive: true });
-  // Failure screenshots of earlier runs would only mislead.
-  for (const f of readdirSync(artifacts)) if (/^FAIL-\d+\.png$/.test(f)) rmSync(join(artifacts, f));
-  const siteDir = buildSite('page', lib);
-  const { child, url: base } = await startServer(siteDir);
-  let context;
-  let userDataDir;
-  try {
-    ({ context, userDataDir } = await launchContext('page', { viewport: { width: 1440, height: 900 } }));
-    const page = context.pages()[0] ?? await context.newPage();
-    const requests = [];
-    const watch = (p) => {
-      p.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') consoleProblems.push(`${m.type()}: ${m.text()}`); });
-      p.on('pageerror', (e) => consoleProblems.push(`uncaught: ${e.message}`));
-      p.on('request', (r) => requests.push(r.url()));
-      p.on('response', (r) => { if (r.status() >= 400) consoleProblems.push(`HTTP ${r.status()} ${r.url()}`); });
-    };
-    watch(page);
-    context.on('page', watch);
-    page.setDefaultTimeout(10000);
-    await page.goto(base);
-    await page.waitForSelector('body[data-ready="true"]');
-    for (const t of tests) {
-      if (only && !t.name.includes(only)) continue;
-      const before = consoleProblems.length;
-      const t0 = Date.now();
-      try {
-        await t.fn({ page, base, context, requests });
-        if (consoleProblems.length > before) throw new Error(`console: ${consoleProblems.slice(before).join(' | ')}`);
-        results.push({ name: t.name, ok: true, ms: Date.now() - t0 });
-        console.log(`ok   ${t.name} (${Date.now() - t0} ms)`);
-      } catch (err) {
-        results.push({ name: t.name, ok: false, error: err.message });
-        console.log(`FAIL ${t.name}\n     ${err.message.split('\n')[0]}`);
-        await shot(page, `FAIL-${results.length}`, { fullPage: true }).catch(() => {});
-      }
-    }
-  } finally {
-    await context?.close().catch(() => {});
-    child.kill();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
-    rmSync(siteDir, { recursive: true, force: true });
-  }
-  const failed = results.filter((r) => !r.ok);
-  console.log(`\nbrowser tests: ${results.length - failed.length} passed, ${failed.length} failed; screenshots in ${artifacts}`);
-  for (const f of failed) console.log(`  FAIL ${f.name}: ${f.error.split('\n')[0]}`);
-  process.exit(failed.length ? 1 : 0);
-}
-
-main().catch((err) => {
-  console.error(`browser tests: ${err.stack ?? err.message}`);
-  process.exit(1);
 });

@@ -1,13 +1,16 @@
-// What the three browser suites share: building the site into a temporary folder, serving it
-// with scripts/serve.mjs on a free port, and launching Debian's Chromium (TOOLCHAIN.md flags).
+// What the browser suites share: building the site into a temporary folder, serving it with
+// scripts/serve.mjs on a free port, launching Chromium through playwright-core, and
+// browserSuite(), which runs a suite's tests on node:test against them.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const artifacts = join(root, 'test-artifacts');
 
 /**
  * Serves `siteDir` (as built, no rebuild), with extra response `headers` (e.g. a
@@ -35,24 +38,34 @@ export async function startServer(siteDir, headers) {
 
 /**
  * Builds the static site (the page + the package in `lib`, or dist/) into a fresh temporary
- * folder and returns it; on failure prints why and exits, naming the suite.
+ * folder and returns it; throws, naming the suite, when the build fails.
  */
 export function buildSite(suite, lib) {
   const siteDir = mkdtempSync(join(tmpdir(), `attention-site-${suite}-`));
   const args = [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir, ...(lib ? ['--lib', lib] : [])];
   const build = spawnSync(process.execPath, args, { encoding: 'utf8' });
   if (build.status !== 0) {
-    console.error(build.stderr || build.stdout);
-    console.error(`${suite} browser tests: could not build the site (run \`npm run build\` first)`);
-    process.exit(1);
+    rmSync(siteDir, { recursive: true, force: true });
+    throw new Error(`${suite} browser tests: could not build the site (run \`npm run build\` first):\n${build.stderr || build.stdout}`);
   }
   return siteDir;
 }
 
+/** $CHROMIUM, else the first chromium on PATH (Debian's package installs /usr/bin/chromium). */
+function chromiumPath() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) {
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
+    }
+  }
+  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
+}
+
 const CHROMIUM = {
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
   headless: true,
-  // Without the networking flags Chromium floods the closed network (TOOLCHAIN.md).
+  // Without the networking flags Chromium keeps trying to reach Google's services, flooding a
+  // machine without internet access with failing requests.
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
     '--disable-component-update', '--disable-sync'],
 };
@@ -60,11 +73,99 @@ const CHROMIUM = {
 /** Chromium with a fresh profile folder: `{ context, userDataDir }` (remove the folder after). */
 export async function launchContext(suite, options = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), `attention-chromium-${suite}-`));
-  const context = await chromium.launchPersistentContext(userDataDir, { ...CHROMIUM, ...options });
+  const context = await chromium.launchPersistentContext(userDataDir, { ...CHROMIUM, executablePath: chromiumPath(), ...options });
   return { context, userDataDir };
 }
 
 /** Chromium without a persistent profile, for suites that open a context per test. */
 export function launchBrowser() {
-  return chromium.launch(CHROMIUM);
+  return chromium.launch({ ...CHROMIUM, executablePath: chromiumPath() });
+}
+
+/**
+ * Declares a browser suite on node:test. Before its first test: builds the site (the page +
+ * `lib`, default dist/), serves it (and a second time with `strictHeaders`, if given) and starts
+ * Chromium; after its last test, closes and removes all of it. Returns `test(name, fn)`: fn gets
+ * `{ page, context, base, requests, siteDir, strictBase, ...setup's result }` and the test fails on
+ * what the page reported meanwhile: a console message of a `consoleTypes` type, an uncaught
+ * exception, a dialog, and with `httpErrors` a response of status 400 or more. A failing test
+ * leaves a screenshot test-artifacts/<screenshots>FAIL-<n>.png unless `screenshots` is null.
+ *
+ *   contextPerTest  a fresh browser context and page per test; otherwise one profile and page for
+ *                   the whole suite, opened at the site first (tests run in order and see what
+ *                   earlier ones left: the page, `requests` since the start)
+ *   contextOptions  for the context (viewport, acceptDownloads)
+ *   setup           async ({ context, page }) => fields for fn, once per context (init scripts, CDP)
+ *   timeout         playwright's per-action timeout, in ms
+ */
+export function browserSuite(suite, {
+  lib, strictHeaders, contextPerTest = false, contextOptions = {}, setup, timeout = 10000,
+  consoleTypes = ['error', 'warning'], httpErrors = false, screenshots = '',
+} = {}) {
+  const s = { problems: [], failures: 0 };
+
+  const watch = (page, requests) => {
+    page.on('console', (m) => { if (consoleTypes.includes(m.type())) s.problems.push(`${m.type()}: ${m.text()}`); });
+    page.on('pageerror', (e) => s.problems.push(`uncaught: ${e.message}`));
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('dialog', (d) => { s.problems.push(`a dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
+    if (httpErrors) page.on('response', (r) => { if (r.status() >= 400) s.problems.push(`HTTP ${r.status()} ${r.url()}`); });
+  };
+
+  /** A context with one watched page: `{ context, page, requests, ...setup's fields }`. */
+  const open = async (context) => {
+    const requests = [];
+    const page = context.pages()[0] ?? await context.newPage();
+    const extra = setup ? await setup({ context, page }) : {};
+    watch(page, requests);
+    context.on('page', (p) => watch(p, requests));
+    page.setDefaultTimeout(timeout);
+    return { context, page, requests, ...extra };
+  };
+
+  before(async () => {
+    if (screenshots !== null) {
+      mkdirSync(artifacts, { recursive: true });
+      // Failure screenshots of earlier runs would only mislead.
+      const stale = new RegExp(`^${screenshots}FAIL-\\d+\\.png$`);
+      for (const f of readdirSync(artifacts)) if (stale.test(f)) rmSync(join(artifacts, f));
+    }
+    s.siteDir = buildSite(suite, lib);
+    s.server = await startServer(s.siteDir);
+    if (strictHeaders) s.strict = await startServer(s.siteDir, strictHeaders);
+    if (contextPerTest) {
+      s.browser = await launchBrowser();
+    } else {
+      const launched = await launchContext(suite, contextOptions);
+      s.userDataDir = launched.userDataDir;
+      s.shared = await open(launched.context);
+      await s.shared.page.goto(s.server.url);
+      await s.shared.page.waitForSelector('body[data-ready="true"]');
+    }
+  });
+
+  after(async () => {
+    await s.shared?.context.close().catch(() => {});
+    await s.browser?.close().catch(() => {});
+    s.server?.child.kill();
+    s.strict?.child.kill();
+    for (const dir of [s.userDataDir, s.siteDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  return (name, fn) => test(name, async () => {
+    const fixture = s.shared ?? await open(await s.browser.newContext(contextOptions));
+    const seen = s.problems.length;
+    try {
+      await fn({ ...fixture, base: s.server.url, strictBase: s.strict?.url, siteDir: s.siteDir });
+      if (s.problems.length > seen) throw new Error(`the page reported: ${s.problems.slice(seen).join(' | ')}`);
+    } catch (error) {
+      s.failures += 1;
+      if (screenshots !== null) {
+        await fixture.page.screenshot({ path: join(artifacts, `${screenshots}FAIL-${s.failures}.png`), fullPage: true }).catch(() => {});
+      }
+      throw error;
+    } finally {
+      if (!s.shared) await fixture.context.close();
+    }
+  });
 }

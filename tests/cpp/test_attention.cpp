@@ -1,7 +1,10 @@
 // Properties of the attention core, its options, its error messages and explain().
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include "attention.h"
 #include "numpy_random.h"
@@ -479,4 +482,319 @@ TEST_CASE("explain in the columns layout speaks in the columns layout", "[attent
   double col_sum = 0;
   for (double e : w.exps) col_sum += e / w.exp_sum;
   CHECK(col_sum == Approx(1.0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every step describes itself: title, symbol, formulas, kind, axes, inputs, given, group, slice.
+
+namespace {
+
+const attn::Step& described(const attn::Trace& t, const std::string& id, int head = 0) {
+  for (const auto& s : t.steps) {
+    if (s.id == id && s.head == head) return s;
+  }
+  FAIL("no step " << id << " for head " << head);
+  throw std::logic_error("unreachable");
+}
+
+/// Q, K, V given directly: L = 3 queries, S = 4 keys, `heads` query heads of d_k = 2, `kv_heads`
+/// key/value heads of d_v = 3 (rows layout).
+Problem direct_problem(int heads, int kv_heads) {
+  attn::RandomState rng(8);
+  Problem p;
+  p.Q = rng.randn(3, 2 * heads);
+  p.K = rng.randn(4, 2 * kv_heads);
+  p.V = rng.randn(4, 3 * kv_heads);
+  p.options.heads = heads;
+  p.options.kv_heads = kv_heads;
+  return p;
+}
+
+/// The problem in the columns layout: every matrix transposed.
+Problem in_columns(Problem p) {
+  for (auto* m : {&p.Q, &p.K, &p.V, &p.X, &p.X_kv, &p.W_Q, &p.W_K, &p.W_V, &p.W_O, &p.options.mask}) {
+    if (*m) *m = Matrix((*m)->transpose());
+  }
+  p.options.layout = attn::Layout::Columns;
+  return p;
+}
+
+struct FormulaCase {
+  const char* what;
+  std::function<Problem()> problem;
+  const char* id;
+  int head;
+  const char* title;
+  const char* symbol;
+  const char* tex;
+  const char* text;
+};
+
+}  // namespace
+
+TEST_CASE("steps carry their title, symbol and formula for the problem's options", "[attention][metadata]") {
+  const auto one_head = [] { return direct_problem(1, 1); };
+  const auto self = [] {  // X 3x4, d_k = d_v = 2, biases on Q and V, W_O with b_O
+    auto p = random_projection_problem(3, 3, 3, 4, 2, 2);
+    p.b_Q = attn::Vector::Constant(2, 0.5);
+    p.b_V = attn::Vector::Constant(2, 0.25);
+    p.W_O = Matrix::Ones(2, 3);
+    p.b_O = attn::Vector::Ones(3);
+    return p;
+  };
+  const auto two_heads_columns = [] {  // causal, softcap 1.5, "1/sqrt(3)", biases, W_O with b_O
+    auto p = random_projection_problem(5, 3, 3, 4, 4, 4);
+    p.b_Q = attn::Vector::Constant(4, 0.5);
+    p.W_O = Matrix::Ones(4, 2);
+    p.b_O = attn::Vector::Ones(2);
+    p.options.heads = 2;
+    p.options.causal = true;
+    p.options.softcap = 1.5;
+    p.options.scale = {attn::Scale::Kind::DivideBySqrt, 3};
+    return in_columns(p);
+  };
+  const auto cross = [] {
+    auto p = random_projection_problem(6, 3, 4, 4, 2, 2);
+    p.options.causal = true;
+    Matrix keep = Matrix::Ones(3, 4);
+    keep(0, 0) = 0;
+    p.options.mask = keep;
+    p.options.mask_kind = attn::MaskKind::Keep;
+    p.options.scale = {attn::Scale::Kind::Multiply, 0.25};
+    return p;
+  };
+  const auto with = [](std::function<Problem()> make, std::function<void(Problem&)> change) {
+    return [=] {
+      Problem p = make();
+      change(p);
+      return p;
+    };
+  };
+  const std::vector<FormulaCase> cases = {
+      // One head, Q, K, V given, rows layout, defaults.
+      {"given Q", one_head, "Q", 0, "Queries", "Q", "Q \\;\\text{(given)}", "Q (given)"},
+      {"scores", one_head, "scores", 0, "Scores", "S", "S = QK^\\top", "S = Q·Kᵀ"},
+      {"scaled by sqrt(d_k)", one_head, "scaled", 0, "Scaled scores", "\\tilde S",
+       "\\tilde S = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{2}}", "S̃ = S / √d_k = S / √2"},
+      {"weights", one_head, "weights", 0, "Attention weights", "A",
+       "A = \\operatorname{softmax}(\\tilde S) \\quad\\text{(along each row)}",
+       "A = softmax(S̃) (along each row)"},
+      {"output of one head", one_head, "output", -1, "Output", "O", "O = A V", "O = A·V"},
+      {"no scale", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::None, 0}; }),
+       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = S \\quad\\text{(not scaled)}",
+       "S̃ = S (not scaled)"},
+      {"divided by a number", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::DivideBy, 2}; }),
+       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{2}", "S̃ = S / 2"},
+      {"numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::DivideBy, 1e21}; }),
+       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{1e+21}", "S̃ = S / 1e+21"},
+      {"small numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.softcap = 1e-7; }),
+       "softcapped", 0, "Soft-capped scores", "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
+       "Ŝ = c·tanh(S̃ / c), c = 1e-7"},
+      {"an additive mask", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }),
+       "masked", 0, "Masked scores", "\\bar S", "\\bar S = \\tilde S + M,\\quad \\text{your } M",
+       "S̄ = S̃ + M, your M"},
+      // Self-attention from X with biases and W_O.
+      {"projected Q with a bias", self, "Q", 0, "Queries", "Q", "Q = X\\,W_{Q} + b_{Q}", "Q = X·W_Q + b_Q"},
+      {"projected K without a bias", self, "K", 0, "Keys", "K", "K = X\\,W_{K}", "K = X·W_K"},
+      {"head output of one head", self, "head_output", 0, "Head output", "\\text{head}_{1}",
+       "\\text{head}_{1} = A V", "head1 = A·V"},
+      {"output through W_O", self, "output", -1, "Output", "O", "O = \\text{head}_{1}\\,W_{O} + b_{O}",
+       "O = head1·W_O + b_O"},
+      // Two heads in the columns layout: Ω/β, Kᵀ Q, softmax down each column.
+      {"columns: projected Q of head 2", two_heads_columns, "Q", 1, "Queries", "Q^{(2)}",
+       "Q^{(2)} = \\Omega_{Q}^{(2)}\\,X + \\beta_{Q}^{(2)}", "Q⁽²⁾ = Ω_Q⁽²⁾·X + β_Q⁽²⁾"},
+      {"columns: scores", two_heads_columns, "scores", 1, "Scores", "S^{(2)}",
+       "S^{(2)} = K^{(2)\\top} Q^{(2)}", "S⁽²⁾ = K⁽²⁾ᵀ·Q⁽²⁾"},
+      {"divided by a square root", two_heads_columns, "scaled", 1, "Scaled scores", "\\tilde S^{(2)}",
+       "\\tilde S^{(2)} = \\frac{S^{(2)}}{\\sqrt{3}}", "S̃⁽²⁾ = S⁽²⁾ / √3"},
+      {"softcap", two_heads_columns, "softcapped", 0, "Soft-capped scores", "\\hat S^{(1)}",
+       "\\hat S^{(1)} = c\\,\\tanh(\\tilde S^{(1)} / c),\\quad c = 1.5",
+       "Ŝ⁽¹⁾ = c·tanh(S̃⁽¹⁾ / c), c = 1.5"},
+      {"columns: causal after the softcap", two_heads_columns, "masked", 0, "Masked scores", "\\bar S^{(1)}",
+       "\\bar S^{(1)} = \\hat S^{(1)} + M,\\quad M_{ij} = -\\infty \\text{ for key } i > \\text{query } j",
+       "S̄⁽¹⁾ = Ŝ⁽¹⁾ + M, M_ij = −∞ for key i > query j"},
+      {"columns: weights", two_heads_columns, "weights", 1, "Attention weights", "A^{(2)}",
+       "A^{(2)} = \\operatorname{softmax}(\\bar S^{(2)}) \\quad\\text{(down each column)}",
+       "A⁽²⁾ = softmax(S̄⁽²⁾) (down each column)"},
+      {"columns: head output", two_heads_columns, "head_output", 1, "Head output", "\\text{head}_{2}",
+       "\\text{head}_{2} = V^{(2)} A^{(2)}", "head2 = V⁽²⁾·A⁽²⁾"},
+      {"columns: concatenation", two_heads_columns, "concat", -1, "Concatenated heads", "H",
+       "H = \\begin{bmatrix} \\text{head}_{1} \\\\ \\text{head}_{2} \\end{bmatrix}", "H = [head1 ; head2]"},
+      {"columns: output", two_heads_columns, "output", -1, "Output", "O", "O = \\Omega_{O}\\,H + \\beta_{O}",
+       "O = Ω_O·H + β_O"},
+      // Cross-attention, causal and a keep-mask, a multiplying scale.
+      {"cross: K from X_kv", cross, "K", 0, "Keys", "K", "K = X_{kv}\\,W_{K}", "K = X_kv·W_K"},
+      {"multiplied", cross, "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = 0.25\\,S", "S̃ = 0.25·S"},
+      {"causal and a keep-mask", cross, "masked", 0, "Masked scores", "\\bar S",
+       "\\bar S = \\tilde S + M,\\quad M_{ij} = -\\infty \\text{ for } j > i,\\; \\text{hidden keys: } -\\infty",
+       "S̄ = S̃ + M, M_ij = −∞ for j > i, hidden keys: −∞"},
+      // Several heads of Q, K, V given, no W_O: slices of the inputs, the output is the concatenation.
+      {"a slice of a given Q", [] { return direct_problem(2, 2); }, "Q", 1, "Queries", "Q^{(2)}",
+       "Q^{(2)} = Q_{[:,\\,3..4]}", "Q⁽²⁾ = Q[:, 3..4]"},
+      {"a slice of a given V, columns", [] { return in_columns(direct_problem(2, 2)); }, "V", 0, "Values",
+       "V^{(1)}", "V^{(1)} = V_{[1..3,\\,:]}", "V⁽¹⁾ = V[1..3, :]"},
+      {"head output of several heads", [] { return direct_problem(2, 2); }, "head_output", 1, "Head output",
+       "\\text{head}_{2}", "\\text{head}_{2} = A^{(2)} V^{(2)}", "head2 = A⁽²⁾·V⁽²⁾"},
+      {"output of several heads without W_O", [] { return direct_problem(2, 2); }, "output", -1, "Output", "O",
+       "O = H = \\left[\\, \\text{head}_{1} \\mid \\text{head}_{2} \\,\\right]", "O = H = [head1 | head2]"},
+  };
+  for (const FormulaCase& c : cases) {
+    INFO(c.what);
+    const attn::Trace t = attn::run(c.problem());
+    const attn::Step& s = described(t, c.id, c.head);
+    CHECK(s.title == c.title);
+    CHECK(s.symbol == c.symbol);
+    CHECK(s.tex == c.tex);
+    CHECK(s.text == c.text);
+  }
+}
+
+TEST_CASE("steps name the steps and problem inputs they are computed from", "[attention][metadata]") {
+  auto p = random_projection_problem(12, 3, 3, 4, 2, 2);
+  p.b_K = attn::Vector::Ones(2);
+  p.options.softcap = 2;
+  p.options.causal = true;
+  p.W_O = Matrix::Ones(2, 2);
+  p.b_O = attn::Vector::Ones(2);
+  attn::Trace t = attn::run(p);
+  using Ints = std::vector<int>;
+  using Names = std::vector<std::string>;
+  // Q0 K1 V2 scores3 scaled4 softcapped5 masked6 weights7 head_output8 output9
+  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0",
+                                                  "masked0", "weights0", "head_output0", "output"});
+  CHECK(t.steps[0].inputs.empty());
+  CHECK(t.steps[0].given == Names{"X", "W_Q"});
+  CHECK(t.steps[1].given == Names{"X", "W_K", "b_K"});
+  CHECK(t.steps[3].inputs == Ints{0, 1});
+  CHECK(t.steps[4].inputs == Ints{3});
+  CHECK(t.steps[5].inputs == Ints{4});
+  CHECK(t.steps[6].inputs == Ints{5});
+  CHECK(t.steps[6].given.empty());  // causal only: no mask matrix is read
+  CHECK(t.steps[7].inputs == Ints{6});
+  CHECK(t.steps[8].inputs == Ints{7, 2});
+  CHECK(t.steps[9].inputs == Ints{8});
+  CHECK(t.steps[9].given == Names{"W_O", "b_O"});
+
+  // The softmax reads the scaled scores when nothing follows them; one head without W_O: the
+  // output is weights·V.
+  p.options.softcap = 0;
+  p.options.causal = false;
+  p.W_O.reset();
+  p.b_O.reset();
+  p.X_kv = Matrix::Ones(5, 4);
+  t = attn::run(p);
+  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "weights0", "output"});
+  CHECK(t.steps[1].given == Names{"X_kv", "W_K", "b_K"});
+  CHECK(t.steps[5].inputs == Ints{4});
+  CHECK(t.steps[6].inputs == Ints{5, 2});
+  CHECK(t.steps[6].given.empty());
+
+  // A mask matrix is read by the masked step; several heads: concat reads every head output.
+  Problem d = direct_problem(2, 2);
+  d.options.mask = Matrix::Zero(3, 4);
+  t = attn::run(d);
+  const attn::Step& q = described(t, "Q", 1);
+  CHECK(q.given == Names{"Q"});
+  CHECK(described(t, "masked", 1).given == Names{"mask"});
+  const attn::Step& concat = described(t, "concat", -1);
+  REQUIRE(concat.inputs.size() == 2);
+  CHECK(t.steps[static_cast<size_t>(concat.inputs[0])].id == "head_output");
+  CHECK(t.steps[static_cast<size_t>(concat.inputs[0])].head == 0);
+  CHECK(t.steps[static_cast<size_t>(concat.inputs[1])].head == 1);
+  CHECK(described(t, "output", -1).inputs == Ints{static_cast<int>(t.steps.size()) - 2});
+  CHECK(described(t, "output", -1).given.empty());
+}
+
+TEST_CASE("grouped-query steps know their key/value group and feature slice", "[attention][metadata]") {
+  const attn::Trace t = attn::run(direct_problem(4, 2));  // d_k = 2, d_v = 3
+  for (int h = 0; h < 4; ++h) {
+    INFO("head " << h);
+    const int group = h / 2;
+    for (const char* id : {"Q", "K", "V", "scores", "scaled", "weights", "head_output"}) {
+      CHECK(described(t, id, h).kv_group == group);
+    }
+    CHECK(described(t, "Q", h).feature_first == 2 * h);
+    CHECK(described(t, "Q", h).feature_count == 2);
+    CHECK(described(t, "K", h).feature_first == 2 * group);
+    CHECK(described(t, "K", h).feature_count == 2);
+    CHECK(described(t, "V", h).feature_first == 3 * group);
+    CHECK(described(t, "V", h).feature_count == 3);
+    CHECK(described(t, "head_output", h).feature_first == 3 * h);
+    CHECK(described(t, "head_output", h).feature_count == 3);
+    CHECK(described(t, "scores", h).feature_count == 0);
+  }
+  CHECK(described(t, "concat", -1).kv_group == -1);
+  CHECK(described(t, "output", -1).kv_group == -1);
+  CHECK(described(t, "output", -1).feature_count == 0);
+  // The slice is the head's own columns of the given K.
+  CHECK(described(t, "K", 3).values == direct_problem(4, 2).K->middleCols(2, 2));
+  CHECK(described(t, "K", 3).tex == "K^{(4)} = K_{[:,\\,3..4]}");
+}
+
+TEST_CASE("step axes follow the layout; weights are probabilities", "[attention][metadata]") {
+  using attn::Axis;
+  auto p = random_projection_problem(14, 3, 4, 4, 2, 2);
+  p.W_O = Matrix::Ones(2, 5);
+  const attn::Trace rows = attn::run(p), cols = attn::run(in_columns(p));
+  struct Want {
+    const char* id;
+    int head;
+    Axis first, second;  // rows layout
+  };
+  for (const Want& w : {Want{"Q", 0, Axis::Queries, Axis::Features}, Want{"K", 0, Axis::Keys, Axis::Features},
+                        Want{"V", 0, Axis::Keys, Axis::Features}, Want{"scores", 0, Axis::Queries, Axis::Keys},
+                        Want{"weights", 0, Axis::Queries, Axis::Keys},
+                        Want{"head_output", 0, Axis::Queries, Axis::Features},
+                        Want{"output", -1, Axis::Queries, Axis::Features}}) {
+    INFO(w.id);
+    const attn::Step& r = described(rows, w.id, w.head);
+    const attn::Step& c = described(cols, w.id, w.head);
+    CHECK(r.row_axis == w.first);
+    CHECK(r.col_axis == w.second);
+    CHECK(c.row_axis == w.second);
+    CHECK(c.col_axis == w.first);
+    const auto kind = std::string(w.id) == "weights" ? attn::ValueKind::Probability : attn::ValueKind::Signed;
+    CHECK(r.kind == kind);
+    CHECK(c.kind == kind);
+  }
+  CHECK(described(rows, "scores").values.rows() == 3);  // queries
+  CHECK(described(cols, "scores").values.rows() == 4);  // keys
+}
+
+TEST_CASE("dividing by sqrt(n) takes the root in the working precision", "[attention][scale]") {
+  // Seed 003's problem: float32, divided by float32(√3). DivideBySqrt(3) must give the very same
+  // numbers as DivideBy(√3) (the root of 3 rounds to the same float32 either way).
+  Problem p;
+  p.X = Matrix(3, 4);
+  *p.X << 1, 0, 1, 0, 0, 2, 0, 2, 1, 1, 1, 1;
+  p.W_K = Matrix(4, 3);
+  *p.W_K << 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1, 0;
+  p.W_Q = Matrix(4, 3);
+  *p.W_Q << 1, 0, 1, 1, 0, 0, 0, 0, 1, 0, 1, 1;
+  p.W_V = Matrix(4, 3);
+  *p.W_V << 0, 2, 0, 0, 3, 0, 1, 0, 3, 1, 1, 0;
+  for (const auto precision : {attn::Precision::Float32, attn::Precision::Float64}) {
+    p.options.precision = precision;
+    p.options.scale = {attn::Scale::Kind::DivideBy, std::sqrt(3.0)};
+    const attn::Trace by_number = attn::run(p);
+    p.options.scale = {attn::Scale::Kind::DivideBySqrt, 3};
+    const attn::Trace by_root = attn::run(p);
+    CHECK(by_root.scale == by_number.scale);
+    REQUIRE(by_root.steps.size() == by_number.steps.size());
+    for (size_t k = 0; k < by_root.steps.size(); ++k) {
+      INFO(by_root.steps[k].id);
+      CHECK(by_root.steps[k].values == by_number.steps[k].values);
+    }
+    const attn::Explanation e = attn::explain(p, "scaled", 0, 1, 2);
+    CHECK(e.divisor == std::sqrt(3.0));
+    CHECK(e.input / e.divisor == Approx(e.value).epsilon(1e-6));
+  }
+  CHECK(static_cast<float>(std::sqrt(3.0)) == std::sqrt(3.0f));
+  p.options.precision = attn::Precision::Float64;
+  p.options.scale = {attn::Scale::Kind::DivideBySqrt, 0};
+  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got 0)");
+  p.options.scale = {attn::Scale::Kind::DivideBySqrt, -4};
+  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got -4)");
+  p.options.scale = {attn::Scale::Kind::DivideBySqrt, kInf};
+  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got inf)");
 }

@@ -357,6 +357,38 @@ TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, doubl
   }
 }
 
+TEMPLATE_TEST_CASE("fast path: divisor_sqrt divides by the root taken in the working precision",
+                   "[fast]", float, double) {
+  const Case c = random_case(61, 5, 7, 3, 2);
+  FastOptions root, plain;
+  // A correctly rounded sqrt of float(3) equals float(√3 in double): the same divisor.
+  root.divisor_sqrt = 3;
+  plain.divisor = std::sqrt(3.0);
+  CHECK(fast_output<TestType>(c, root) == fast_output<TestType>(c, plain));
+  root.divisor_sqrt = 100;
+  plain.divisor = 10;
+  CHECK(fast_output<TestType>(c, root) == fast_output<TestType>(c, plain));
+  CHECK(relative_error(fast_output<TestType>(c, root), core_output(c, precision<TestType>(), plain)) <=
+        tolerance<TestType>());
+
+  root.divisor_sqrt = 0;
+  CHECK_THROWS_WITH(fast_output<TestType>(c, root),
+                    "the scale divisor sqrt(n) needs a finite positive n in the working precision "
+                    "(got 0)");
+  root.divisor_sqrt = -kInf;
+  CHECK_THROWS_WITH(fast_output<TestType>(c, root), Catch::Contains("(got -inf)"));
+  // 1e-50 is 0 in float32.
+  root.divisor_sqrt = 1e-50;
+  if (sizeof(TestType) == 4) {
+    CHECK_THROWS_WITH(fast_output<TestType>(c, root), Catch::Contains("(got 1e-50)"));
+  } else {
+    CHECK(fast_output<TestType>(c, root).allFinite());
+  }
+  root.divisor_sqrt = 3;
+  root.divisor = 2;
+  CHECK_THROWS_WITH(fast_output<TestType>(c, root), "give a scale or a divisor, not both");
+}
+
 TEST_CASE("fast path: the vectorised exp, float32 within 2 ulp", "[fast][exp]") {
   std::vector<float> in;
   for (double x = -87.3; x <= 88.0; x += 0.0007) in.push_back(static_cast<float>(x));

@@ -1,6 +1,6 @@
 // Tests of parse_matrix(): every accepted format, every matrix printed in seeds 000, 002, 003,
-// 004 (copied verbatim below), every kind of bad input with its message, and robustness
-// (deep nesting, huge words, arbitrary bytes).
+// 004 (exactly as shown, from tests/fixtures/seeds/), every kind of bad input with its message,
+// and robustness (deep nesting, huge words, arbitrary bytes).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -11,155 +11,23 @@
 #include <string>
 
 #include "parse.h"
+#include "printed.h"
 
 using attn::InputError;
 using attn::Matrix;
 using attn::parse_matrix;
+using attn::testing::as_printed;
+using attn::testing::check_values;
+using attn::testing::seed_print;
+using attn::testing::SeedPrint;
 using Catch::Contains;
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Matrices as printed in the seed documents (shared/seeds/*.txt), copied byte for byte.
-// seed 000, lines 26-33
-const char* const kSeed0Q = R"txt( [[ 0.49671415 -0.1382643   0.64768854  1.52302986 -0.23415337 -0.23413696
-   1.57921282  0.76743473]
- [-0.46947439  0.54256004 -0.46341769 -0.46572975  0.24196227 -1.91328024
-  -1.72491783 -0.56228753]
- [-1.01283112  0.31424733 -0.90802408 -1.4123037   1.46564877 -0.2257763
-   0.0675282  -1.42474819]
- [-0.54438272  0.11092259 -1.15099358  0.37569802 -0.60063869 -0.29169375
-  -0.60170661  1.85227818]])txt";
-
-// seed 000, lines 35-42
-const char* const kSeed0K = R"txt( [[-0.01349722 -1.05771093  0.82254491 -1.22084365  0.2088636  -1.95967012
-  -1.32818605  0.19686124]
- [ 0.73846658  0.17136828 -0.11564828 -0.3011037  -1.47852199 -0.71984421
-  -0.46063877  1.05712223]
- [ 0.34361829 -1.76304016  0.32408397 -0.38508228 -0.676922    0.61167629
-   1.03099952  0.93128012]
- [-0.83921752 -0.30921238  0.33126343  0.97554513 -0.47917424 -0.18565898
-  -1.10633497 -1.19620662]])txt";
-
-// seed 000, lines 44-47
-const char* const kSeed0VTruncated = R"txt( [[ 0.81252582  1.35624003 -0.07201012  1.0035329   0.36163603 -0.64511975
-   0.36139561  1.53803657]
- [-0.03582604  1.56464366 -2.6197451   0.8219025   0.08704707 -0.29900735
-   0.09)txt";
-
-// seed 000, lines 60-63
-const char* const kSeed0Scores = R"txt(array([[-2.72357421,  0.40818741,  2.39601116, -1.18323729],
-       [ 5.60012069,  1.1597874 , -4.7248515 ,  2.43859568],
-       [ 1.03699903, -3.70553788, -3.0399309 ,  0.04345596],
-       [ 0.09460324,  2.97027193,  0.43247995, -0.80026704]]))txt";
-
-// seed 000, lines 88-91
-const char* const kSeed0Attention = R"txt([[0.08431243 0.25513027 0.51521078 0.14534652]
- [0.64059204 0.1332861  0.01664257 0.2094793 ]
- [0.47006414 0.08789379 0.11121405 0.33082801]
- [0.17794451 0.49185018 0.20052305 0.12968226]])txt";
-
-// seed 000, lines 101-108
-const char* const kSeed0NewValues = R"txt( [[-0.1308104   0.77212573  0.10108921  0.16807328 -0.46588684 -0.43681263
-   0.46851458 -0.42075407]
- [ 0.40109276  1.19080398 -0.35037302  0.94668908  0.08274232 -0.53010106
-   0.17683369  0.41923385]
- [ 0.17910025  0.98456145 -0.06763014  0.80678092 -0.14453166 -0.49373081
-   0.15002954  0.10067088]
- [ 0.01421368  1.14907671 -0.99239485  0.60451701 -0.14600018 -0.40496816
-   0.24215067 -0.82777073]])txt";
-
-// seed 000, lines 125-132
-const char* const kSeed0MaskedNewValues = R"txt( [[ 0.81252582  1.35624003 -0.07201012  1.0035329   0.36163603 -0.64511975
-   0.36139561  1.53803657]
- [ 0.66641301  1.39213367 -0.51081002  0.97225045  0.31434319 -0.58550834
-   0.31495603  0.93081668]
- [ 0.52954961  1.21756173 -0.14905901  0.7267579   0.1310981  -0.57583252
-   0.41805381  0.87397953]
- [ 0.01421368  1.14907671 -0.99239485  0.60451701 -0.14600018 -0.40496816
-   0.24215067 -0.82777073]])txt";
-
-// seed 002, lines 39-48
-const char* const kSeed2AllX = R"txt([array([[ 1.78862847],
-       [ 0.43650985],
-       [ 0.09649747],
-       [-1.8634927 ]]), array([[-0.2773882 ],
-       [-0.35475898],
-       [-0.08274148],
-       [-0.62700068]]), array([[-0.04381817],
-       [-0.47721803],
-       [-1.31386475],
-       [ 0.88462238]])])txt";
-
-// seed 002, lines 108-111
-const char* const kSeed2DiffQ = R"txt([[ 0.00000000e+00 -4.44089210e-16  0.00000000e+00]
- [ 0.00000000e+00  0.00000000e+00  0.00000000e+00]
- [ 0.00000000e+00  0.00000000e+00  0.00000000e+00]
- [ 0.00000000e+00 -1.11022302e-16  0.00000000e+00]])txt";
-
-// seed 002, lines 112-115
-const char* const kSeed2DiffK = R"txt([[ 0.00000000e+00  5.55111512e-17  0.00000000e+00]
- [ 0.00000000e+00  0.00000000e+00  0.00000000e+00]
- [ 8.88178420e-16 -1.04083409e-17  5.55111512e-17]
- [ 0.00000000e+00  2.22044605e-16  1.11022302e-16]])txt";
-
-// seed 002, lines 116-119
-const char* const kSeed2DiffV = R"txt([[ 4.44089210e-16  0.00000000e+00  2.22044605e-16]
- [ 0.00000000e+00  0.00000000e+00 -5.55111512e-17]
- [ 0.00000000e+00  0.00000000e+00  0.00000000e+00]
- [ 0.00000000e+00  0.00000000e+00  0.00000000e+00]])txt";
-
-// seed 002, lines 173-173
-const char* const kSeed2Attentions0 = R"txt([1.2432614615724094e-13, 0.9982814887008525, 0.0017185112990231368])txt";
-
-// seed 002, lines 249-251
-const char* const kSeed2XPrime = R"txt([[ 0.94744244 -0.24348429 -0.91310441 -0.44522983]
- [ 1.64201168 -0.08470004  4.02764044  2.18690791]
- [ 1.61949281 -0.06641533  3.96863308  2.15858316]])txt";
-
-// seed 002, lines 267-269
-const char* const kSeed2AttentionMatrix = R"txt([[1.24326146e-13 2.79525306e-12 5.05707907e-03]
- [9.98281489e-01 5.85506360e-03 6.54776072e-03]
- [1.71851130e-03 9.94144936e-01 9.88395160e-01]])txt";
-
-// seed 002, lines 306-308
-const char* const kSeed2ScaledXPrime = R"txt([[ 0.97411966 -0.23738409 -0.72333202 -0.34413007]
- [ 1.59622051 -0.09516106  3.70194096  2.01339538]
- [ 1.32638014  0.13062402  3.02371664  1.6902419 ]])txt";
-
-// seed 003, lines 29-31
-const char* const kSeed3Inputs = R"txt([[1. 0. 1. 0.]
- [0. 2. 0. 2.]
- [1. 1. 1. 1.]])txt";
-
-// seed 003, lines 36-39
-const char* const kSeed3Wk = R"txt(np.array([[0, 0, 1],
-             [1, 1, 0],
-             [0, 1, 0],
-             [1, 1, 0]], dtype='float32'))txt";
-
-// seed 003, lines 58-60
-const char* const kSeed3Query = R"txt([[1. 0. 2.]
- [2. 2. 2.]
- [2. 1. 3.]] )txt";
-
-// seed 003, lines 70-70
-const char* const kSeed3Dim = R"txt([1.7320508])txt";
-
-// seed 003, lines 77-79
-const char* const kSeed3Scores = R"txt([[1.3612579e-01 4.3193707e-01 4.3193707e-01]
- [8.9044782e-04 9.0884298e-01 9.0266980e-02]
- [7.4448888e-03 7.5470752e-01 2.3784746e-01]])txt";
-
-// seed 003, lines 86-88
-const char* const kSeed3Attention = R"txt([[1.8638741 , 6.3193707 , 1.7041886 ]
- [1.9991105 , 7.8141265 , 0.27347228]
- [1.9925548 , 7.479635  , 0.73587704]])txt";
-
-// seed 004, lines 83-84
-const char* const kSeed4Output = R"txt([[1.6604769 2.6604769]
- [2.3395231 3.3395231]])txt";
+/// A seed document's literal as its code wrote it: np.array(TEXT, dtype='float32').
+std::string as_float32_literal(const SeedPrint& p) { return "np.array(" + p.text + ", dtype='float32')"; }
 
 /// parse_matrix with the name "W_Q", as the error-message tests expect.
 Matrix Parse(const std::string& text) { return parse_matrix(text, "W_Q"); }
@@ -380,185 +248,69 @@ TEST_CASE("parse: surrounding whitespace, trailing commas and Windows line endin
 // ---------------------------------------------------------------------------------------------
 // Seeds: every matrix they print.
 
+namespace {
+
+/// Parses what the document shows and checks every number read is exactly the printed decimal.
+Matrix parse_seed(const SeedPrint& p, const std::string& text, Eigen::Index rows, Eigen::Index cols) {
+  INFO(p.where);
+  const Matrix m = parse_matrix(text, "M");
+  REQUIRE(m.rows() == rows);
+  REQUIRE(m.cols() == cols);
+  check_values(m, p);
+  return m;
+}
+
+Matrix parse_seed(const std::string& seed, const std::string& name, Eigen::Index rows,
+                  Eigen::Index cols) {
+  const SeedPrint p = seed_print(seed, name);
+  return parse_seed(p, as_printed(p), rows, cols);
+}
+
+}  // namespace
+
 TEST_CASE("parse: seed 000 (numpy print, wrapped rows, array repr)", "[parse]") {
-  const Matrix q = parse_matrix(kSeed0Q, "Q");
-  REQUIRE(q.rows() == 4);
-  REQUIRE(q.cols() == 8);
-  CHECK(q(0, 0) == 0.49671415);
-  CHECK(q(0, 1) == -0.1382643);
-  CHECK(q(0, 6) == 1.57921282);  // first number of a wrapped line
-  CHECK(q(1, 6) == -1.72491783);
-  CHECK(q(3, 7) == 1.85227818);
-
-  const Matrix k = parse_matrix(kSeed0K, "K");
-  REQUIRE(k.rows() == 4);
-  REQUIRE(k.cols() == 8);
-  CHECK(k(0, 0) == -0.01349722);
-  CHECK(k(2, 4) == -0.676922);
-  CHECK(k(3, 7) == -1.19620662);
-
-  // The document cuts V off mid-matrix: that must be an error, not a short matrix.
-  REQUIRE_THROWS_WITH(parse_matrix(kSeed0VTruncated, "V"),
-                      "V: unbalanced brackets: '[' at line 3 is never closed");
-
-  const Matrix scores = parse_matrix(kSeed0Scores, "scores");
-  REQUIRE(scores.rows() == 4);
-  REQUIRE(scores.cols() == 4);
-  CHECK(scores(0, 0) == -2.72357421);
-  CHECK(scores(1, 1) == 1.1597874);
-  CHECK(scores(1, 2) == -4.7248515);
-  CHECK(scores(3, 3) == -0.80026704);
-
-  const Matrix attention = parse_matrix(kSeed0Attention, "weights");
-  REQUIRE(attention.rows() == 4);
-  REQUIRE(attention.cols() == 4);
-  CHECK(attention(0, 0) == 0.08431243);
-  CHECK(attention(1, 3) == 0.2094793);
-  CHECK(attention(3, 3) == 0.12968226);
+  // 4x8 prints wrap each row over two lines.
+  for (const char* name : {"Q", "K", "output", "causal_output"}) parse_seed("000", name, 4, 8);
+  // The repr: array([[a, b, ...], ...]) with commas and aligned columns.
+  parse_seed("000", "scores", 4, 4);
+  const Matrix attention = parse_seed("000", "weights", 4, 4);
   for (int i = 0; i < 4; ++i) CHECK(attention.row(i).sum() == Approx(1.0).margin(1e-7));
 
-  const Matrix new_values = parse_matrix(kSeed0NewValues, "output");
-  REQUIRE(new_values.rows() == 4);
-  REQUIRE(new_values.cols() == 8);
-  CHECK(new_values(0, 0) == -0.1308104);
-  CHECK(new_values(3, 7) == -0.82777073);
-
-  const Matrix masked = parse_matrix(kSeed0MaskedNewValues, "output");
-  REQUIRE(masked.rows() == 4);
-  REQUIRE(masked.cols() == 8);
-  CHECK(masked(0, 0) == 0.81252582);
-  CHECK(masked(1, 7) == 0.93081668);
-  CHECK(masked(3, 7) == -0.82777073);
+  // The document cuts V off mid-matrix: that must be an error, not a short matrix.
+  REQUIRE_THROWS_WITH(parse_matrix(as_printed(seed_print("000", "V")), "V"),
+                      "V: unbalanced brackets: '[' at line 3 is never closed");
 }
 
 TEST_CASE("parse: seed 002 (list of column vectors, scientific notation)", "[parse]") {
   // all_x: three 4x1 arrays -> the 4x3 matrix X whose columns are the inputs.
-  const Matrix x = parse_matrix(kSeed2AllX, "X");
-  REQUIRE(x.rows() == 4);
-  REQUIRE(x.cols() == 3);
-  CHECK(x(0, 0) == 1.78862847);
-  CHECK(x(3, 0) == -1.8634927);
-  CHECK(x(0, 1) == -0.2773882);
-  CHECK(x(3, 1) == -0.62700068);
-  CHECK(x(0, 2) == -0.04381817);
-  CHECK(x(2, 2) == -1.31386475);
-  CHECK(x(3, 2) == 0.88462238);
-
-  const Matrix diff_q = parse_matrix(kSeed2DiffQ);
-  REQUIRE(diff_q.rows() == 4);
-  REQUIRE(diff_q.cols() == 3);
-  CHECK(diff_q(0, 0) == 0.0);
-  CHECK(diff_q(0, 1) == -4.44089210e-16);
-  CHECK(diff_q(3, 1) == -1.11022302e-16);
-
-  const Matrix diff_k = parse_matrix(kSeed2DiffK);
-  REQUIRE(diff_k.rows() == 4);
-  REQUIRE(diff_k.cols() == 3);
-  CHECK(diff_k(2, 0) == 8.88178420e-16);
-  CHECK(diff_k(2, 1) == -1.04083409e-17);
-  CHECK(diff_k(3, 2) == 1.11022302e-16);
-
-  const Matrix diff_v = parse_matrix(kSeed2DiffV);
-  REQUIRE(diff_v.rows() == 4);
-  REQUIRE(diff_v.cols() == 3);
-  CHECK(diff_v(0, 0) == 4.44089210e-16);
-  CHECK(diff_v(1, 2) == -5.55111512e-17);
-  CHECK(diff_v(3, 2) == 0.0);
-
-  const Matrix attentions = parse_matrix(kSeed2Attentions0);
-  REQUIRE(attentions.rows() == 1);
-  REQUIRE(attentions.cols() == 3);
-  CHECK(attentions(0, 0) == 1.2432614615724094e-13);
-  CHECK(attentions(0, 1) == 0.9982814887008525);
-  CHECK(attentions(0, 2) == 0.0017185112990231368);
-
-  const Matrix x_prime = parse_matrix(kSeed2XPrime);
-  REQUIRE(x_prime.rows() == 3);
-  REQUIRE(x_prime.cols() == 4);
-  CHECK(x_prime(0, 0) == 0.94744244);
-  CHECK(x_prime(1, 2) == 4.02764044);
-  CHECK(x_prime(2, 3) == 2.15858316);
-
-  const Matrix true_row = parse_matrix("[[ 0.94744244 -0.24348429 -0.91310441 -0.44522983]]");
-  REQUIRE(true_row.rows() == 1);
-  REQUIRE(true_row.cols() == 4);
-  CHECK(true_row(0, 3) == -0.44522983);
-
-  const Matrix attention = parse_matrix(kSeed2AttentionMatrix);
-  REQUIRE(attention.rows() == 3);
-  REQUIRE(attention.cols() == 3);
-  CHECK(attention(0, 0) == 1.24326146e-13);
-  CHECK(attention(1, 0) == 9.98281489e-01);
-  CHECK(attention(2, 2) == 9.88395160e-01);
-
-  const Matrix scaled = parse_matrix(kSeed2ScaledXPrime);
-  REQUIRE(scaled.rows() == 3);
-  REQUIRE(scaled.cols() == 4);
-  CHECK(scaled(0, 0) == 0.97411966);
-  CHECK(scaled(2, 3) == 1.6902419);
+  parse_seed("002", "X", 4, 3);
+  for (const char* name : {"queries_difference", "keys_difference", "values_difference"}) {
+    parse_seed("002", name, 4, 3);
+  }
+  // A Python list of 17-digit floats: one row.
+  parse_seed("002", "weights_column_0", 1, 3);
+  parse_seed("002", "output_T_row_0", 1, 4);
+  parse_seed("002", "output_T", 3, 4);
+  parse_seed("002", "weights", 3, 3);
+  parse_seed("002", "scaled_output_T", 3, 4);
 }
 
 TEST_CASE("parse: seed 003 (float32 prints, np.array with dtype, commas within rows)", "[parse]") {
-  const Matrix inputs = parse_matrix(kSeed3Inputs, "X");
-  REQUIRE(inputs.rows() == 3);
-  REQUIRE(inputs.cols() == 4);
-  CHECK(inputs(0, 0) == 1.0);
-  CHECK(inputs(1, 1) == 2.0);
-  CHECK(inputs(2, 3) == 1.0);
-
-  for (const char* row : {"[1, 0, 1, 0]", "[0, 2, 0, 2]", "[1, 1, 1, 1]"}) {
-    const Matrix m = parse_matrix(row);
-    REQUIRE(m.rows() == 1);
-    REQUIRE(m.cols() == 4);
-  }
-
-  const Matrix wk = parse_matrix(kSeed3Wk, "W_K");
-  REQUIRE(wk.rows() == 4);
-  REQUIRE(wk.cols() == 3);
-  CHECK(wk(0, 2) == 1.0);
-  CHECK(wk(1, 0) == 1.0);
-  CHECK(wk(3, 2) == 0.0);
-
-  const Matrix query = parse_matrix(kSeed3Query, "Q");
-  REQUIRE(query.rows() == 3);
-  REQUIRE(query.cols() == 3);
-  CHECK(query(0, 2) == 2.0);
-  CHECK(query(2, 2) == 3.0);
-
-  const Matrix dim = parse_matrix(kSeed3Dim);
-  REQUIRE(dim.rows() == 1);
-  REQUIRE(dim.cols() == 1);
-  CHECK(dim(0, 0) == 1.7320508);
-
-  const Matrix scores = parse_matrix(kSeed3Scores);
-  REQUIRE(scores.rows() == 3);
-  REQUIRE(scores.cols() == 3);
-  CHECK(scores(0, 0) == 1.3612579e-01);
-  CHECK(scores(1, 0) == 8.9044782e-04);
-  CHECK(scores(2, 2) == 2.3784746e-01);
-
+  parse_seed("003", "X", 3, 4);
+  // The weights as the document's code writes them.
+  const SeedPrint w_k = seed_print("003", "W_K");
+  parse_seed(w_k, as_float32_literal(w_k), 4, 3);
+  parse_seed("003", "Q", 3, 3);
+  parse_seed("003", "scale_divisor", 1, 1);
+  parse_seed("003", "weights", 3, 3);
   // Commas inside rows but none between them: numpy's mixed print, still 3x3.
-  const Matrix attention = parse_matrix(kSeed3Attention);
-  REQUIRE(attention.rows() == 3);
-  REQUIRE(attention.cols() == 3);
-  CHECK(attention(0, 0) == 1.8638741);
-  CHECK(attention(1, 2) == 0.27347228);
-  CHECK(attention(2, 1) == 7.479635);
-  CHECK(attention(2, 2) == 0.73587704);
+  parse_seed("003", "output", 3, 3);
 }
 
 TEST_CASE("parse: seed 004 (float32 2x2 and the inputs as np.array)", "[parse]") {
-  const Matrix output = parse_matrix(kSeed4Output);
-  REQUIRE(output.rows() == 2);
-  REQUIRE(output.cols() == 2);
-  CHECK(output(0, 0) == 1.6604769);
-  CHECK(output(0, 1) == 2.6604769);
-  CHECK(output(1, 0) == 2.3395231);
-  CHECK(output(1, 1) == 3.3395231);
-
-  const Matrix w_v = parse_matrix("np.array([[1, 2], [3, 4]])", "W_V");
-  REQUIRE(w_v.rows() == 2);
-  CHECK(w_v(1, 0) == 3.0);
+  parse_seed("004", "output", 2, 2);
+  const SeedPrint w_v = seed_print("004", "W_V");
+  parse_seed(w_v, "np.array(" + w_v.text + ")", 2, 2);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -615,8 +367,8 @@ TEST_CASE("parse: a non-number is an error, never skipped", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[" + std::string(100, 'z') + "]"),
                       "W_Q: row 1, column 1: expected a number but found '" +
                           std::string(27, 'z') + "...'");
-  // ';' is not a CSV separator.
-  REQUIRE_THROWS_WITH(Parse("1;2;3"), "W_Q: row 1, column 2: expected a number but found ';'");
+  // ';' separates the cells of semicolon-separated values, so an empty cell is an error.
+  REQUIRE_THROWS_WITH(Parse("1;;3"), "W_Q: row 1, column 2: expected a number but found ';'");
 }
 
 TEST_CASE("parse: empty fields and stray separators", "[parse]") {
@@ -704,13 +456,12 @@ TEST_CASE("parse: mixed nesting depths", "[parse]") {
 
 TEST_CASE("parse: a 3-D array that is not a list of column vectors", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
-                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array: row 1 of item 1 "
-                      "has 2 numbers; only a list of column vectors (each r x 1) is joined into a "
-                      "matrix");
+                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array of shape "
+                      "2 x 2 x 2: 2 slices of 2 x 2; paste one 2-D slice at a time (e.g. A[0])");
   REQUIRE_THROWS_WITH(Parse("[array([[1], [2]]), array([[3, 4], [5, 6]])]"),
-                      Contains("expected a matrix (2 dimensions) but found a 3-D array: row 1 of "
-                               "item 2 has 2 numbers"));
-  REQUIRE_THROWS_WITH(Parse("[[[1]], [[]]]"), Contains("row 1 of item 2 has 0 numbers"));
+                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices "
+                      "differ: slice 1 is 2 x 1, slice 2 is 2 x 2; paste one 2-D slice at a time");
+  REQUIRE_THROWS_WITH(Parse("[[[1]], [[]]]"), Contains("slice 1 is 1 x 1, slice 2 is 1 x 0"));
 }
 
 TEST_CASE("parse: deep nesting fails cleanly, without recursion", "[parse]") {
@@ -748,7 +499,10 @@ TEST_CASE("parse: arbitrary bytes give a matrix or an InputError, nothing else",
       const size_t length = next() % 40;
       for (size_t i = 0; i < length; ++i) text += alphabet[next() % alphabet.size()];
     } else {
-      const char* seeds[] = {kSeed0Scores, kSeed2AllX, kSeed3Wk, kSeed3Attention, "[1 2; 3 4]"};
+      static const std::string seeds[] = {
+          as_printed(seed_print("000", "scores")), as_printed(seed_print("002", "X")),
+          as_float32_literal(seed_print("003", "W_K")), as_printed(seed_print("003", "output")),
+          "[1 2; 3 4]"};
       text = seeds[next() % 5];
       for (int edits = 0; edits < 3; ++edits) {
         text[next() % text.size()] = alphabet[next() % alphabet.size()];
@@ -781,7 +535,7 @@ TEST_CASE("parse: huge words and texts", "[parse]") {
 }
 
 TEST_CASE("parse: a 256x256 numpy print parses exactly", "[parse]") {
-  // Build numpy-style text: 8 numbers per line, rows wrapped, like kSeed0Q but 256 wide.
+  // Build numpy-style text: 8 numbers per line, rows wrapped, like seed 000's Q but 256 wide.
   std::string text = "[";
   for (int r = 0; r < 256; ++r) {
     text += r == 0 ? "[" : " [";

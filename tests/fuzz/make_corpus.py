@@ -2,7 +2,7 @@
 """Writes the fuzzers' seed corpus (committed under tests/fuzz/corpus/) from the seeds' printed
 matrices.
 
-  python3 tests/fuzz/make_corpus.py [SEEDS_DIR]      (default ../shared/seeds)
+  python3 tests/fuzz/make_corpus.py SEEDS_DIR      (the folder of the seed documents)
 
 corpus/fuzz_parse/: every bracketed block printed in a seed document (numpy print output,
   array(...) reprs, lists of column vectors, np.array(...) code), verbatim, plus the same
@@ -21,7 +21,9 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SEEDS = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "..", "shared", "seeds")
+if len(sys.argv) != 2:
+    raise SystemExit("usage: make_corpus.py SEEDS_DIR")
+SEEDS = sys.argv[1]
 OUT = os.path.join(HERE, "corpus")
 
 

@@ -1,7 +1,6 @@
 // Prints what a fuzz_run input decodes to and what attn::run makes of it: turns a finding
 // (build-fuzz/artifacts/fuzz_run-crash-*) into a readable problem for a regression test.
-//   g++ -std=c++17 -Icpp -Itests/fuzz -isystem /usr/include/eigen3 tests/fuzz/replay.cpp \
-//       cpp/attention.cpp -o build-fuzz/replay && build-fuzz/replay FILE...
+//   scripts/fuzz.sh build && build-fuzz/replay FILE...
 #include <fstream>
 #include <iostream>
 #include <iterator>

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attention.h"
@@ -52,6 +53,80 @@ inline std::string check_weights(const Matrix& w, const HeadFacts& facts, bool f
            ": the facts' fully_masked rows differ from the all-zero weight rows";
   }
   if (facts.weight_sums.size() != w.rows()) return "facts.weight_sums has the wrong size";
+  return "";
+}
+
+/// Whether the problem holds the input a step names in `given`.
+inline bool problem_has(const Problem& p, const std::string& name) {
+  if (name == "mask") return p.options.mask.has_value();
+  const std::pair<const char*, bool> inputs[] = {
+      {"Q", p.Q.has_value()},     {"K", p.K.has_value()},     {"V", p.V.has_value()},
+      {"X", p.X.has_value()},     {"X_kv", p.X_kv.has_value()}, {"W_Q", p.W_Q.has_value()},
+      {"W_K", p.W_K.has_value()}, {"W_V", p.W_V.has_value()}, {"W_O", p.W_O.has_value()},
+      {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()},
+      {"b_O", p.b_O.has_value()}};
+  for (const auto& [input, present] : inputs) {
+    if (name == input) return present;
+  }
+  return false;
+}
+
+/// Every step describes itself soundly: a title, symbol and formulas; inputs that are earlier
+/// steps (of the same head for per-head steps); given inputs the problem holds; the key/value
+/// group of its head; a feature slice inside the projection; axes that match its shape.
+inline std::string check_metadata(const Problem& p, const Trace& t) {
+  const int group = t.heads / t.kv_heads;
+  const bool columns = p.options.layout == Layout::Columns;
+  for (size_t k = 0; k < t.steps.size(); ++k) {
+    const Step& s = t.steps[k];
+    const std::string where = "step " + std::to_string(k) + " (" + s.id + "/" + std::to_string(s.head) + ")";
+    if (s.title.empty() || s.symbol.empty() || s.tex.empty() || s.text.empty()) {
+      return where + " lacks a title, symbol or formula";
+    }
+    const bool projection = s.id == "Q" || s.id == "K" || s.id == "V";
+    if (s.inputs.empty() != projection) return where + ": only Q, K and V have no input steps";
+    for (int i : s.inputs) {
+      if (i < 0 || static_cast<size_t>(i) >= k) return where + " reads step " + std::to_string(i) + ", not an earlier one";
+      const Step& in = t.steps[static_cast<size_t>(i)];
+      if (s.head >= 0 && in.head != s.head) return where + " reads a step of head " + std::to_string(in.head);
+    }
+    if (s.id == "concat") {
+      if (static_cast<int>(s.inputs.size()) != t.heads) return where + " does not read every head's output";
+      for (int h = 0; h < t.heads; ++h) {
+        const Step& in = t.steps[static_cast<size_t>(s.inputs[static_cast<size_t>(h)])];
+        if (in.id != "head_output" || in.head != h) return where + " reads " + in.id + " instead of head_output " + std::to_string(h);
+      }
+    }
+    if (projection && s.given.empty()) return where + " names no problem input";
+    for (const std::string& name : s.given) {
+      if (!problem_has(p, name)) return where + " names " + name + ", which the problem does not hold";
+    }
+    const int want_group = s.head >= 0 ? s.head / group : -1;
+    if (s.kv_group != want_group || s.kv_group >= t.kv_heads) {
+      return where + " has kv_group " + std::to_string(s.kv_group) + ", expected " + std::to_string(want_group);
+    }
+    const Eigen::Index width = s.id == "Q" || s.id == "K" ? t.d_k : s.id == "V" || s.id == "head_output" ? t.d_v : 0;
+    const Eigen::Index full = s.id == "Q" ? t.d_k * t.heads : s.id == "K" ? t.d_k * t.kv_heads
+                              : s.id == "V" ? t.d_v * t.kv_heads : t.d_v * t.heads;
+    if (s.feature_count != width || s.feature_first < 0 || (width > 0 && s.feature_first + width > full) ||
+        (width == 0 && s.feature_first != 0)) {
+      return where + " has the feature slice [" + std::to_string(s.feature_first) + ", +" +
+             std::to_string(s.feature_count) + ")";
+    }
+    if ((s.kind == ValueKind::Probability) != (s.id == "weights") || s.kind == ValueKind::KeepMask ||
+        s.kind == ValueKind::AdditiveBias) {
+      return where + " has the wrong kind of values";
+    }
+    auto fits = [&](Axis axis, Eigen::Index size) {
+      return axis == Axis::Features || size == (axis == Axis::Queries ? t.queries : t.keys);
+    };
+    // Tokens (queries or keys) run down the rows in the rows layout, across in the columns layout.
+    const Axis token_axis = columns ? s.col_axis : s.row_axis;
+    if (!fits(s.row_axis, s.values.rows()) || !fits(s.col_axis, s.values.cols()) ||
+        s.row_axis == s.col_axis || token_axis == Axis::Features) {
+      return where + "'s axes do not match its shape " + shape_of(s.values);
+    }
+  }
   return "";
 }
 
@@ -146,7 +221,7 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     const auto it = warnings.lower_bound(prefix);
     if (it == warnings.end() || it->rfind(prefix, 0) != 0) return "missing warning: " + prefix;
   }
-  return "";
+  return check_metadata(p, t);
 }
 
 /// True if no step holds NaN or ±inf, except -inf in the masked step.
@@ -203,6 +278,7 @@ inline Matrix reference_output(const Problem& p, Matrix* bound, double* max_logi
     case Scale::Kind::None: break;
     case Scale::Kind::Multiply: scale = o.scale.value; break;
     case Scale::Kind::DivideBy: scale = 1 / LD(o.scale.value); break;
+    case Scale::Kind::DivideBySqrt: scale = 1 / std::sqrt(LD(o.scale.value)); break;
   }
   LMat mask = LMat::Zero(L, S);
   if (o.mask) {

@@ -1,8 +1,9 @@
-// The seeds' numbers through the JS API (dist/node.js), plus the helpers the page uses.
+// The seeds' numbers (tests/fixtures/seeds/) through the JS API (dist/node.js), plus the helpers
+// the page uses.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 
-import { assertInSeed, assertPrinted, dist, step } from './helpers.mjs';
+import { assertPrinted, dist, printedNumbers, seedPrint, step } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 let engine;
@@ -21,62 +22,36 @@ const seed000 = () => {
 };
 
 describe('seed 000 (np.random.seed(42), three randn(4, 8))', () => {
-  test('Q as printed', () => {
-    const printed = ` [[ 0.49671415 -0.1382643   0.64768854  1.52302986 -0.23415337 -0.23413696
-   1.57921282  0.76743473]`;
-    assertInSeed('000', printed);
-    assertPrinted(seed000().Q[0], printed, 'Q row 1');
+  test('Q, K and the part of V the document shows, as printed', () => {
+    const { Q, K, V } = seed000();
+    assertPrinted(Q, seedPrint('000', 'Q'), 'Q');
+    assertPrinted(K, seedPrint('000', 'K'), 'K');
+    // The document cuts V off after its 14th whole number.
+    const v = seedPrint('000', 'V');
+    assert.equal(v.values.flat().length, 14);
+    const shown = printedNumbers(v.text).slice(0, 14).map((n) => n.text).join(' ');
+    assertPrinted(V.flat().slice(0, 14), shown, `V (${v.where})`);
   });
 
   test('scores, variances, weights and output as printed', () => {
     const trace = engine.run(seed000());
     assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']);
-    const scores = `array([[-2.72357421,  0.40818741,  2.39601116, -1.18323729],
-       [ 5.60012069,  1.1597874 , -4.7248515 ,  2.43859568],
-       [ 1.03699903, -3.70553788, -3.0399309 ,  0.04345596],
-       [ 0.09460324,  2.97027193,  0.43247995, -0.80026704]])`;
-    assertInSeed('000', scores);
-    assertPrinted(step(trace, 'scores').data, scores, 'scores');
+    assertPrinted(step(trace, 'scores').data, seedPrint('000', 'scores'), 'scores');
     assert.deepEqual(step(trace, 'scores').shape, [4, 4]);
 
-    assertInSeed('000', 'before scaling 6.8375652409831655');
-    assertInSeed('000', 'after scaling 0.8546956551228956');
     // Printed with 17 digits; numpy sums in another order, so allow a few float64 ulps.
-    assertPrinted(trace.facts[0].scores_variance, '6.8375652409831655', 'variance before scaling', 4 * 2.2e-16);
-    assertPrinted(trace.facts[0].scaled_variance, '0.8546956551228956', 'variance after scaling', 4 * 2.2e-16);
+    assertPrinted(trace.facts[0].scores_variance, seedPrint('000', 'scores_variance'), 'variance before scaling', 4 * 2.2e-16);
+    assertPrinted(trace.facts[0].scaled_variance, seedPrint('000', 'scaled_variance'), 'variance after scaling', 4 * 2.2e-16);
 
-    const weights = `[[0.08431243 0.25513027 0.51521078 0.14534652]
- [0.64059204 0.1332861  0.01664257 0.2094793 ]
- [0.47006414 0.08789379 0.11121405 0.33082801]
- [0.17794451 0.49185018 0.20052305 0.12968226]]`;
-    assertInSeed('000', weights);
-    assertPrinted(step(trace, 'weights').data, weights, 'weights');
-
-    const output = ` [[-0.1308104   0.77212573  0.10108921  0.16807328 -0.46588684 -0.43681263
-   0.46851458 -0.42075407]
- [ 0.40109276  1.19080398 -0.35037302  0.94668908  0.08274232 -0.53010106
-   0.17683369  0.41923385]
- [ 0.17910025  0.98456145 -0.06763014  0.80678092 -0.14453166 -0.49373081
-   0.15002954  0.10067088]
- [ 0.01421368  1.14907671 -0.99239485  0.60451701 -0.14600018 -0.40496816
-   0.24215067 -0.82777073]]`;
-    assertInSeed('000', output);
-    assertPrinted(trace.output, output, 'output');
+    assertPrinted(step(trace, 'weights').data, seedPrint('000', 'weights'), 'weights');
+    assertPrinted(trace.output, seedPrint('000', 'output'), 'output');
     assert.deepEqual(step(trace, 'output').data, trace.output);
     assert.equal(trace.meta.scale, 1 / Math.sqrt(8));
     assert.deepEqual(trace.facts[0].weight_sums.map((s) => Math.round(s * 1e12) / 1e12), [1, 1, 1, 1]);
   });
 
   test('masked (decoder) output as printed, causal and as an additive -inf mask', () => {
-    const printed = ` [[ 0.81252582  1.35624003 -0.07201012  1.0035329   0.36163603 -0.64511975
-   0.36139561  1.53803657]
- [ 0.66641301  1.39213367 -0.51081002  0.97225045  0.31434319 -0.58550834
-   0.31495603  0.93081668]
- [ 0.52954961  1.21756173 -0.14905901  0.7267579   0.1310981  -0.57583252
-   0.41805381  0.87397953]
- [ 0.01421368  1.14907671 -0.99239485  0.60451701 -0.14600018 -0.40496816
-   0.24215067 -0.82777073]]`;
-    assertInSeed('000', printed);
+    const printed = seedPrint('000', 'causal_output');
     const causal = engine.run({ ...seed000(), options: { causal: true } });
     assertPrinted(causal.output, printed, 'causal output');
     const masked = step(causal, 'masked').data;
@@ -101,76 +76,67 @@ describe('seed 002 (UDL 12.1: tokens as columns, Ω and β)', () => {
     return { X, W_Q, W_K, W_V, b_Q: b_Q.flat(), b_K: b_K.flat(), b_V: b_V.flat(), options: { layout: 'columns', scale } };
   };
 
+  const transpose = (m) => m[0].map((_, c) => m.map((row) => row[c]));
+
+  test('the inputs drawn after np.random.seed(3), as printed', () => {
+    assertPrinted(transpose(problem('none').X), seedPrint('002', 'X'), 'all_x');
+  });
+
   test('unscaled: attention matrix and outputs as printed', () => {
     const trace = engine.run(problem('none'));
-    const attention = `[[1.24326146e-13 2.79525306e-12 5.05707907e-03]
- [9.98281489e-01 5.85506360e-03 6.54776072e-03]
- [1.71851130e-03 9.94144936e-01 9.88395160e-01]]`;
-    assertInSeed('002', attention);
-    assertPrinted(step(trace, 'weights').data, attention, 'attention');
-    const outputT = `[[ 0.94744244 -0.24348429 -0.91310441 -0.44522983]
- [ 1.64201168 -0.08470004  4.02764044  2.18690791]
- [ 1.61949281 -0.06641533  3.96863308  2.15858316]]`;
-    assertInSeed('002', outputT);
+    const weights = step(trace, 'weights').data;
+    assertPrinted(weights, seedPrint('002', 'weights'), 'attention');
+    // Each column printed with 17 digits by the per-output loop; numpy's unshifted softmax rounds
+    // differently in the last bits.
+    [0, 1, 2].forEach((n) => assertPrinted(weights.map((row) => row[n]), seedPrint('002', `weights_column_${n}`), `column ${n}`, 1e-12));
     assert.deepEqual(trace.output.length, 4); // D x N: tokens are columns
-    const transposed = trace.output[0].map((_, c) => trace.output.map((row) => row[c]));
-    assertPrinted(transposed, outputT, 'X_prime.T');
+    assertPrinted(transpose(trace.output), seedPrint('002', 'output_T'), 'X_prime.T');
   });
 
   test('scaled by 1/sqrt(d_k): outputs as printed', () => {
     const trace = engine.run(problem('sqrt_dk'));
-    const outputT = `[[ 0.97411966 -0.23738409 -0.72333202 -0.34413007]
- [ 1.59622051 -0.09516106  3.70194096  2.01339538]
- [ 1.32638014  0.13062402  3.02371664  1.6902419 ]]`;
-    assertInSeed('002', outputT);
-    const transposed = trace.output[0].map((_, c) => trace.output.map((row) => row[c]));
-    assertPrinted(transposed, outputT, 'scaled X_prime.T');
+    assertPrinted(transpose(trace.output), seedPrint('002', 'scaled_output_T'), 'scaled X_prime.T');
     assert.equal(trace.meta.layout, 'columns');
+  });
+
+  test('permuting the tokens permutes the output, as printed', () => {
+    const p = problem('none');
+    p.X = p.X.map(([a, b, c]) => [b, a, c]);
+    assertPrinted(transpose(engine.run(p).output), seedPrint('002', 'permuted_output_T'), 'permuted X_prime.T');
   });
 });
 
 describe('seed 003 (float32, divided by sqrt(3) from the token count)', () => {
   const problem = {
-    X: '[[1. 0. 1. 0.]\n [0. 2. 0. 2.]\n [1. 1. 1. 1.]]',
-    W_K: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-    W_Q: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
-    W_V: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+    X: seedPrint('003', 'X').text, // the printed text, parsed by the engine
+    W_K: seedPrint('003', 'W_K').values,
+    W_Q: seedPrint('003', 'W_Q').values,
+    W_V: seedPrint('003', 'W_V').values,
     options: { precision: 'float32', scale: '1/sqrt(3)' },
   };
 
   // A float32's 8th printed digit lies below its resolution (2^-24): allow 4 float32 ulps.
   const float32Ulps = 4 * 5.96e-8;
 
-  test('projections, weights and output as printed', () => {
+  test('projections, divisor, weights and output as printed', () => {
     const trace = engine.run(problem);
     assert.equal(trace.meta.precision, 'float32');
-    assertPrinted(step(trace, 'Q').data, '[[1. 0. 2.]\n [2. 2. 2.]\n [2. 1. 3.]]', 'Q');
-    assertPrinted(step(trace, 'K').data, '[[0. 1. 1.]\n [4. 4. 0.]\n [2. 3. 1.]]', 'K');
-    assertPrinted(step(trace, 'V').data, '[[1. 2. 3.]\n [2. 8. 0.]\n [2. 6. 3.]]', 'V');
-    const weights = `[[1.3612579e-01 4.3193707e-01 4.3193707e-01]
- [8.9044782e-04 9.0884298e-01 9.0266980e-02]
- [7.4448888e-03 7.5470752e-01 2.3784746e-01]]`;
-    assertInSeed('003', weights);
-    assertPrinted(step(trace, 'weights').data, weights, 'weights', float32Ulps);
-    const output = `[[1.8638741 , 6.3193707 , 1.7041886 ]
- [1.9991105 , 7.8141265 , 0.27347228]
- [1.9925548 , 7.479635  , 0.73587704]]`;
-    assertInSeed('003', output);
+    for (const id of ['Q', 'K', 'V']) assertPrinted(step(trace, id).data, seedPrint('003', id), id);
+    assert.equal(Math.fround(1 / trace.meta.scale), Math.fround(seedPrint('003', 'scale_divisor').values[0][0]));
+    assertPrinted(step(trace, 'weights').data, seedPrint('003', 'weights'), 'weights', float32Ulps);
+    const output = seedPrint('003', 'output');
     assertPrinted(trace.output, output, 'output', float32Ulps);
     // Computed in float32 indeed: in float64 the same entry is further from the print.
     const trace64 = engine.run({ ...problem, options: { scale: '1/sqrt(3)' } });
-    assert.ok(Math.abs(trace64.output[1][1] - 7.8141265) > float32Ulps * 7.8141265);
+    assert.ok(Math.abs(trace64.output[1][1] - output.values[1][1]) > float32Ulps * output.values[1][1]);
   });
 });
 
 describe('seed 004 (two tokens, identity W_Q, W_K)', () => {
   test('output as printed', () => {
-    const trace = engine.run({
-      X: [[1, 0], [0, 1]], W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]], W_V: [[1, 2], [3, 4]],
-    });
-    const printed = '[[1.6604769 2.6604769]\n [2.3395231 3.3395231]]';
-    assertInSeed('004', printed);
-    assertPrinted(trace.output, printed, 'output');
+    const [X, W_Q, W_K, W_V] = ['X', 'W_Q', 'W_K', 'W_V'].map((name) => seedPrint('004', name).values);
+    const trace = engine.run({ X, W_Q, W_K, W_V });
+    assertPrinted(trace.output, seedPrint('004', 'output'), 'output');
   });
 });
 
@@ -197,19 +163,18 @@ describe('engine helpers', () => {
   test('explain gives the worked softmax of seed 000 weights row 2, column 3', () => {
     const e = engine.explain(seed000(), { step: 'weights', row: 1, col: 2 });
     assert.equal(e.kind, 'softmax');
-    assertPrinted(e.value, '0.01664257', 'weight');
+    assertPrinted(e.value, printedNumbers(seedPrint('000', 'weights').text)[1 * 4 + 2].text, 'weight');
     assert.equal(e.logits.length, 4);
     assert.ok(Math.abs(e.exps[2] / e.exp_sum - e.value) < 1e-15);
     const dot = engine.explain(seed000(), { step: 'scores', row: 0, col: 0 });
     assert.equal(dot.kind, 'dot');
     assert.equal(dot.products.length, 8);
-    assertPrinted(dot.value, '-2.72357421', 'score');
+    assertPrinted(dot.value, printedNumbers(seedPrint('000', 'scores').text)[0].text, 'score');
   });
 
   test('parseMatrix reads numpy output as printed in seed 000', () => {
-    const m = engine.parseMatrix(`[[0.08431243 0.25513027 0.51521078 0.14534652]
- [0.64059204 0.1332861  0.01664257 0.2094793 ]]`, 'weights');
-    assert.deepEqual(m, [[0.08431243, 0.25513027, 0.51521078, 0.14534652], [0.64059204, 0.1332861, 0.01664257, 0.2094793]]);
+    const printed = seedPrint('000', 'weights');
+    assert.deepEqual(engine.parseMatrix(printed.text, 'weights'), printed.values);
     assert.deepEqual(engine.parseMatrix('[1 2; 3 4]'), [[1, 2], [3, 4]]);
   });
 
@@ -259,8 +224,27 @@ describe('engine helpers', () => {
     assert.deepEqual(trace.facts[0].fully_masked, [0]);
   });
 
-  test('presets build the seed problems', () => {
-    const { problem } = pkg.presetProblem(pkg.findPreset('000'), engine);
-    assertPrinted(step(engine.run(problem), 'weights').data[0], '0.08431243 0.25513027 0.51521078 0.14534652', 'preset weights');
+  test('presets hold the matrices the seed documents write', () => {
+    const inputs = (id) => pkg.findPreset(id).inputs;
+    assert.deepEqual(inputs('001').X, seedPrint('001', 'X').values);
+    for (const name of ['X', 'W_Q', 'W_K', 'W_V']) {
+      assert.deepEqual(inputs('003')[name], seedPrint('003', name).values, `preset 003 ${name}`);
+      assert.deepEqual(inputs('004')[name], seedPrint('004', name).values, `preset 004 ${name}`);
+    }
+  });
+
+  test('each seed preset computes what its document prints', () => {
+    const run = (id) => engine.run(pkg.presetProblem(pkg.findPreset(id), engine).problem);
+    const columns = (m) => m[0].map((_, c) => m.map((row) => row[c]));
+    const t000 = run('000');
+    assertPrinted(step(t000, 'weights').data, seedPrint('000', 'weights'), 'preset 000 weights');
+    assertPrinted(t000.output, seedPrint('000', 'output'), 'preset 000 output');
+    assertPrinted(run('000-causal').output, seedPrint('000', 'causal_output'), 'preset 000-causal output');
+    assertPrinted(columns(run('002').output), seedPrint('002', 'output_T'), 'preset 002 output');
+    assertPrinted(columns(run('002-scaled').output), seedPrint('002', 'scaled_output_T'), 'preset 002-scaled output');
+    const t003 = run('003');
+    assertPrinted(step(t003, 'weights').data, seedPrint('003', 'weights'), 'preset 003 weights', 4 * 5.96e-8);
+    assertPrinted(t003.output, seedPrint('003', 'output'), 'preset 003 output', 4 * 5.96e-8);
+    assertPrinted(run('004').output, seedPrint('004', 'output'), 'preset 004 output');
   });
 });

@@ -19,13 +19,17 @@ test('100,000 run() calls leave wasm memory size and malloc usage unchanged', as
   assert.deepEqual(after, before);
 });
 
-test('errors, explain, parse and random leak nothing either', async () => {
+test('errors (trace and fast path), text inputs, explain, parse and random leak nothing either', async () => {
   const engine = await loadAttention();
   const bad = { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] };
   const cell = { step: 'weights', row: 0, col: 1 };
   const ok = { Q: [[1, 2], [3, 4]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] };
   const round = () => {
     assert.throws(() => engine.run(bad));
+    assert.throws(() => engine.run({ ...ok, K: '[[1, 0], [0, x]]' }), /^Error: K: row 2, column 2/);
+    engine.run({ ...ok, Q: '1 2\n3 4' });
+    // The fast path's C++ errors come back returned, as the trace API's do (cpp/wire.h guarded()).
+    assert.throws(() => engine.attention({ Q: [[NaN]], K: [[1]], V: [[1]] }), /^Error: Q /);
     assert.throws(() => engine.parseMatrix('[[1, 2], [3]]'));
     engine.explain(ok, cell);
     assert.throws(() => engine.explain(ok, { step: 'nope', row: 0, col: 0 }));

@@ -1,28 +1,35 @@
-// Shared by the JS tests: the built package (dist/), the seed documents, and number checks.
+// Shared by the JS tests: the built package (dist/), the seed fixtures, and number checks.
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const repo = fileURLToPath(new URL('../../', import.meta.url));
 export const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
-export const seedsDir = fileURLToPath(new URL('../../../shared/seeds/', import.meta.url));
+export const seedFixtures = fileURLToPath(new URL('../fixtures/seeds/', import.meta.url));
 
 if (!existsSync(`${dist}node.js`) || !existsSync(`${dist}attention.wasm`)) {
   throw new Error(`the package is not built (${dist} is missing files): run npm run build first`);
 }
 
-/** The text of seed NNN, or null when ../shared/seeds is not beside the repository. */
-export function seedText(number) {
-  if (!existsSync(seedsDir)) return null;
-  const file = readdirSync(seedsDir).find((f) => f.startsWith(`${number}_`));
-  return file ? readFileSync(seedsDir + file, 'utf8') : null;
-}
+const fixtures = new Map();
 
-/** The printed block must appear verbatim in the seed (guards against copying mistakes). */
-export function assertInSeed(number, block) {
-  const text = seedText(number);
-  if (text === null) return;
-  assert.ok(text.includes(block), `seed ${number} does not contain:\n${block}`);
+/**
+ * One matrix seed document `seed` ("000") shows, from tests/fixtures/seeds/<seed>.json (written by
+ * tests/fixtures/make_seed_fixtures.py): `{ text, values, where, ... }`, where `text` holds the
+ * printed numbers (with the digits printed) and `values` the same numbers as rows. A missing
+ * fixture or matrix throws, so the test asking for it fails.
+ */
+export function seedPrint(seed, name) {
+  if (!fixtures.has(seed)) {
+    const file = `${seedFixtures}${seed}.json`;
+    if (!existsSync(file)) throw new Error(`missing fixture ${file} (written by tests/fixtures/make_seed_fixtures.py)`);
+    fixtures.set(seed, JSON.parse(readFileSync(file, 'utf8')));
+  }
+  const fixture = fixtures.get(seed);
+  const entry = fixture.matrices[name];
+  if (!entry) throw new Error(`tests/fixtures/seeds/${seed}.json has no matrix "${name}"`);
+  const where = `seed ${seed} (${fixture.document}) line ${entry.line}${entry.cell ? `, ${entry.cell}` : ''}: ${name}`;
+  return { ...entry, text: entry.text ?? entry.parts.join('\n'), where };
 }
 
 /** The numbers of a printed block, each with its own tolerance: half a unit of the last digit. */
@@ -35,11 +42,13 @@ export function printedNumbers(block) {
 }
 
 /**
- * Every value of `actual` (nested arrays) equals the printed numbers to the digits printed.
+ * Every value of `actual` (nested arrays) equals the printed numbers to the digits printed; `block`
+ * is printed text or a seedPrint().
  * `extraRelative` widens that for prints at or below the precision computed in (a float32's 8th
  * digit, a float64 printed with 17 digits after another summation order).
  */
 export function assertPrinted(actual, block, what = 'value', extraRelative = 0) {
+  if (typeof block === 'object') return assertPrinted(actual, block.text, `${what} (${block.where})`, extraRelative);
   const expected = printedNumbers(block);
   const values = [actual].flat(Infinity);
   assert.equal(values.length, expected.length, `${what}: ${values.length} values, ${expected.length} printed`);

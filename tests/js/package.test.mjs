@@ -3,7 +3,7 @@
 // app whose build output loads the wasm in headless Chromium.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ const bin = join(work, 'bin');
 const env = { ...process.env, PATH: bin, npm_config_update_notifier: 'false' };
 
 const WEIGHTS_ROW_1 = '0.08431243 0.25513027 0.51521078 0.14534652';
+const { version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
 
 let packed;
 
@@ -47,11 +48,13 @@ function node(args, options = {}) {
 describe('the packed tarball', () => {
   test('holds the built package and nothing else', () => {
     assert.equal(packed.name, 'attention-explorer');
-    assert.equal(packed.version, '0.1.0');
-    // Exactly the package.json "files" allow-list (npm adds package.json and README.md itself).
-    const allowed = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files;
+    assert.equal(packed.version, version);
+    // Only the package.json "files" allow-list (npm adds package.json and README.md itself): the
+    // docs named there and dist/ exactly as the build wrote it.
+    const allowed = ['package.json', 'README.md', ...JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files];
     const files = packed.files.map((f) => f.path).sort();
-    for (const f of files) assert.ok(['package.json', 'README.md', ...allowed].includes(f), `unexpected file ${f}`);
+    for (const f of files) assert.ok(allowed.some((a) => f === a || f.startsWith(`${a}/`)), `unexpected file ${f}`);
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), readdirSync(join(repo, 'dist')).map((f) => `dist/${f}`).sort());
     for (const f of ['dist/attention.js', 'dist/attention.wasm', 'dist/engine.js', 'dist/index.js', 'dist/node.js',
       'dist/cli.js', 'dist/index.d.ts', 'dist/presets.js', 'package.json']) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);
@@ -89,6 +92,17 @@ describe('the packed tarball', () => {
     assert.deepEqual(keys, ['attention', 'fastKernels', 'heapStats', 'version']);
   });
 
+  test('every entry and the CLI report package.json\'s version', () => {
+    writeFileSync(join(app, 'version.mjs'), `
+      import { version } from 'attention-explorer';
+      import { version as fast } from 'attention-explorer/fast';
+      console.log(JSON.stringify([version, fast]));
+    `);
+    assert.deepEqual(JSON.parse(node(['version.mjs'])), [version, version]);
+    const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
+    assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, `${version}\n`);
+  });
+
   test('the CLI runs from node_modules/.bin', () => {
     const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
     const problem = node([cli, 'preset', '000']);
@@ -97,7 +111,6 @@ describe('the packed tarball', () => {
     assert.ok(r.stdout.includes(`  ${WEIGHTS_ROW_1.replace(/ /g, '  ')}\n`), r.stdout);
     const bad = spawnSync(cli, ['run', '--nope'], { cwd: app, env, encoding: 'utf8' });
     assert.equal(bad.status, 2);
-    assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, '0.1.0\n');
   });
 
   test('the runtime exports are exactly the ones index.d.ts declares, in both entries', async () => {
@@ -122,7 +135,7 @@ describe('the packed tarball', () => {
   test('the TypeScript types compile against real usage, and reject misuse', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
-      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, STEP_TITLES, version } from 'attention-explorer';
+      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version } from 'attention-explorer';
       import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
@@ -148,7 +161,7 @@ describe('the packed tarball', () => {
         const facts: HeadFacts = trace.facts[0];
         const e: Explanation = engine.explain(problem, { step: 'weights', row: 0, col: 1 });
         const m: number[][] = engine.parseMatrix('[1 2; 3 4]', 'W');
-        const text: string = stringify(toJSON(trace)) + STEP_TITLES[step.id] + version + numpyLines(presets[0].random![0]).join('');
+        const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
         console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2);
       }

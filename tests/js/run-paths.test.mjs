@@ -1,12 +1,16 @@
-// engine.run reaches the core three ways (web/lib/engine.js run(), cpp/bindings.cpp "the packed
-// run"): numbers written into the module's scratch block, one packed Float64Array when they do not
-// fit it, and the problem object itself when it holds text. All three give the same trace.
+// engine.run and engine.explain reach the core one way (web/lib/wire.js, cpp/wire.h): the problem
+// packed as numbers, written into the module's scratch block or, when it does not fit, into one
+// Float64Array; an input given as text travels in the same stream as its UTF-8 bytes, for the
+// core's parser. Whatever form the inputs take, the trace is the same. The wire's table comes from
+// the module, and a module of another wire version is refused.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
 
 const { loadAttention } = await import(`${dist}node.js`);
+const { loadFastAttention } = await import(`${dist}fast-node.js`);
 const engine = await loadAttention();
 
 const text = (m) => m.map((row) => row.join(' ')).join('\n');
@@ -27,6 +31,37 @@ test('numbers, text and { shape, data } give the same trace, biases and options 
   assert.equal(expected.steps.filter((s) => s.id === 'weights').length, 2);
 });
 
+test('texts of every length up to three doubles, and non-ASCII UTF-8, arrive whole', () => {
+  // A text takes ceil(bytes / 8) doubles; lengths 1 to 24 cross every padding case, before
+  // and after other inputs in the stream.
+  const Q = [[1, 2, 3]];
+  for (let digits = 1; digits <= 8; digits++) {
+    const K = [[Number('1'.repeat(digits)), 0, -1]];
+    const asText = { Q: text(Q), K: `${K[0][0]}  0 -1`, V: '5' };
+    assert.deepEqual(engine.run(asText), engine.run({ Q, K, V: [[5]] }), `K of ${digits} digits`);
+  }
+  const row = Array.from({ length: 12 }, (_, j) => j - 5);
+  for (let length = 1; length <= 12; length++) {
+    const numbers = row.slice(0, length);
+    const X = [numbers];
+    const problem = { X: text(X), W_Q: grid(length, 2, 1), W_K: grid(length, 2, 2), W_V: grid(length, 1, 3), b_V: '7' };
+    assert.deepEqual(engine.run(problem), engine.run({ ...problem, X, b_V: [7] }), `X of ${text(X).length} bytes`);
+  }
+  // A no-break space (two bytes in UTF-8) separates numbers as a space does.
+  assert.deepEqual(engine.run({ Q: '1\u00a02', K: [[1, 2]], V: [[3]] }), engine.run({ Q: [[1, 2]], K: [[1, 2]], V: [[3]] }));
+});
+
+test("a text input's errors are the core parser's, naming its slot", () => {
+  const self = { W_Q: [[1], [1]], W_K: [[1], [1]], W_V: [[1], [1]] };
+  assert.throws(() => engine.run({ X: '1 2\n3 x', ...self }), { message: "X: row 2, column 2: expected a number but found 'x'" });
+  assert.throws(() => engine.run({ X: [[1, 2]], ...self, W_K: '1\n1 2' }), { message: 'W_K: row 2 has 2 numbers but row 1 has 1' });
+  assert.throws(() => engine.run({ X: [[1, 2]], ...self, b_K: '[1 2; 3 4]' }), { message: 'b_K must be a list of numbers, got a 2x2 matrix' });
+  assert.throws(() => engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { mask: '1 2 3\n4' } }), { message: 'options.mask: row 2 has 1 number but row 1 has 3' });
+  assert.throws(() => engine.run({ Q: '', K: [[1]], V: [[1]] }), { message: 'Q: no numbers found (the text is empty)' });
+  // The parser quotes the bytes it stopped at: the UTF-8 of "−" (U+2212) came through intact.
+  assert.throws(() => engine.run({ Q: '−1', K: [[1]], V: [[1]] }), { message: "Q: row 1, column 1: expected a number but found '\\xe2\\x88\\x921'" });
+});
+
 test('a problem larger than the scratch block (one packed Float64Array) gives the same trace as its text', () => {
   // 3 x 120 x 100 numbers: more than the block's 32K.
   const Q = grid(120, 100, 1);
@@ -34,9 +69,59 @@ test('a problem larger than the scratch block (one packed Float64Array) gives th
   const V = grid(120, 100, 3);
   const big = engine.run({ Q, K, V, options: { precision: 'float32' } });
   assert.deepEqual(engine.run({ Q: text(Q), K: text(K), V: text(V), options: { precision: 'float32' } }), big);
+  assert.deepEqual(engine.run({ Q, K: text(K), V, options: { precision: 'float32' } }), big, 'numbers and text in one Float64Array');
   assert.deepEqual(big.meta, { layout: 'rows', precision: 'float32', scale: 0.1, d_k: 100, d_v: 100, heads: 1, kv_heads: 1, queries: 120, keys: 120 });
   const small = { Q: grid(2, 3, 1), K: grid(4, 3, 2), V: grid(4, 2, 3) };
   assert.deepEqual(engine.run(small), engine.run({ Q: text(small.Q), K: text(small.K), V: text(small.V) }));
+});
+
+test('explain takes the same packed problem: numbers, text and a problem larger than the scratch block', () => {
+  const problem = { X: grid(3, 4, 1), W_Q: grid(4, 4, 2), W_K: grid(4, 4, 3), W_V: grid(4, 4, 4), b_K: [1, 0, 0, 1], options: { heads: 2, scale: '1/sqrt(3)' } };
+  const trace = engine.run(problem);
+  const weights = trace.steps.filter((s) => s.id === 'weights')[1];
+  const cell = { step: 'weights', head: 1, row: 2, col: 1 };
+  const explained = engine.explain(problem, cell);
+  assert.equal(explained.kind, 'softmax');
+  assert.equal(explained.value, weights.data[2][1]);
+  assert.deepEqual(engine.explain({ ...problem, X: text(problem.X), b_K: '1 0 0 1' }, cell), explained);
+  const scaled = engine.explain(problem, { step: 'scaled', head: 0, row: 0, col: 2 });
+  assert.equal(scaled.divisor, Math.sqrt(3));
+  assert.equal(scaled.value, trace.steps.find((s) => s.id === 'scaled').data[0][2]);
+
+  const big = { Q: grid(120, 100, 1), K: grid(120, 100, 2), V: grid(120, 100, 3) };
+  const scores = engine.explain(big, { step: 'scores', row: 119, col: 7 });
+  assert.equal(scores.value, big.Q[119].reduce((sum, q, k) => sum + q * big.K[7][k], 0));
+  assert.deepEqual(engine.explain({ ...big, V: text(big.V) }, { step: 'scores', row: 119, col: 7 }), scores);
+});
+
+test("explain's input errors keep their order: the cell's step and head, the problem, then row and column", () => {
+  const bad = { Q: [[1, 'x']], K: [[1]], V: [[1]] };
+  assert.throws(() => engine.explain(bad, { step: 3, row: -1, col: 0 }), { message: 'step must be a step id such as "scores", got number 3' });
+  assert.throws(() => engine.explain(bad, { step: 'scores', row: -1, col: 0 }), { message: 'Q row 1, column 2 is "x": expected a number or "inf", "-inf", "nan"' });
+  const good = { Q: [[1]], K: [[1]], V: [[1]] };
+  assert.throws(() => engine.explain(good, { step: 'scores', row: -1, col: 0 }), { message: 'row must be an integer >= 0 (counted from 0), got number -1' });
+  assert.throws(() => engine.explain(good, { step: 'scores', row: 3, col: 0 }), { message: "step 'scores' is 1x1: it has no row 4, column 1" });
+  assert.equal(engine.explain(good, { step: 'output', row: 0, col: 0 }).value, 1);
+});
+
+test('every field of a step comes through, in the documented order and of its documented type', () => {
+  const trace = engine.run({ X: grid(3, 8, 1), W_Q: grid(8, 8, 2), W_K: grid(8, 4, 3), W_V: grid(8, 4, 4), W_O: grid(8, 8, 5), options: { heads: 4, kv_heads: 2, causal: true } });
+  const keys = ['id', 'head', 'shape', 'data', 'title', 'symbol', 'tex', 'text', 'kind', 'axes', 'inputs', 'given', 'kv_group', 'features'];
+  trace.steps.forEach((step, i) => {
+    const where = `step ${i} (${step.id}, head ${step.head})`;
+    assert.deepEqual(Object.keys(step), keys, where);
+    for (const key of ['title', 'symbol', 'tex', 'text']) assert.equal(typeof step[key], 'string', `${where}: ${key}`);
+    assert.ok(['signed', 'probability', 'keep_mask', 'additive_bias'].includes(step.kind), `${where}: kind ${step.kind}`);
+    assert.equal(step.axes.length, 2, where);
+    for (const axis of step.axes) assert.ok(['queries', 'keys', 'features'].includes(axis), `${where}: axis ${axis}`);
+    for (const input of step.inputs) assert.ok(Number.isInteger(input) && input >= 0 && input < i, `${where}: input ${input}`);
+    for (const given of step.given) assert.equal(typeof given, 'string', where);
+    assert.ok(step.kv_group === null || (Number.isInteger(step.kv_group) && step.kv_group >= 0 && step.kv_group < 2), `${where}: kv_group ${step.kv_group}`);
+    assert.ok(step.features === null || (step.features.length === 2 && step.features[0] < step.features[1]), `${where}: features ${step.features}`);
+  });
+  assert.deepEqual(trace.steps.map((s) => s.head), [...[0, 1, 2, 3].flatMap((h) => Array(8).fill(h)), null, null]);
+  assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta']);
+  assert.deepEqual(Object.keys(trace.facts[0]), ['head', 'scores_variance', 'scaled_variance', 'weight_sums', 'max_weight', 'entropy', 'fully_masked']);
 });
 
 test('warnings, facts and step ids come through; holes of a sparse array still count as 0', () => {
@@ -62,4 +147,53 @@ test('input errors are unchanged by where the numbers go', () => {
   });
   // After an error the next run is right.
   assert.deepEqual(engine.run({ Q: [[1]], K: [[1]], V: [[5]] }).output, [[5]]);
+});
+
+test('"1/sqrt(1e2)" divides by 10 on both paths, as "1/10" does', async () => {
+  const Q = grid(5, 3, 1);
+  const K = grid(6, 3, 2);
+  const V = grid(6, 2, 3);
+  for (const precision of ['float64', 'float32']) {
+    const root = engine.run({ Q, K, V, options: { scale: '1/sqrt(1e2)', precision } });
+    const tenth = engine.run({ Q, K, V, options: { scale: '1/10', precision } });
+    // The same numbers (the formulas say √100 and 10).
+    assert.deepEqual(root.steps.map((s) => s.data), tenth.steps.map((s) => s.data), precision);
+    assert.deepEqual([root.output, root.facts, root.meta], [tenth.output, tenth.facts, tenth.meta], precision);
+    assert.equal(root.meta.scale, 0.1);
+    const lean = await loadFastAttention();
+    for (const attention of [engine.attention, lean.attention]) {
+      const fast = attention({ Q, K, V, scale: '1/sqrt(1e2)', precision });
+      assert.deepEqual(fast, attention({ Q, K, V, scale: '1/10', precision }), `${precision}: the same numbers as 1/10`);
+      fast.output.forEach((v, i) => assert.ok(Math.abs(v - root.output[Math.floor(i / 2)][i % 2]) < 1e-6, `${precision} output ${i}: ${v}`));
+    }
+  }
+  assert.throws(() => engine.attention({ Q, K, V, scale: '1/sqrt(0)' }), /^Error: scale must be "sqrt_dk", "none", a finite number, "1\/sqrt\(n\)" or "1\/n", got "1\/sqrt\(0\)"$/);
+});
+
+test('a JS and a .wasm from different builds are refused with a clear error', async () => {
+  const { default: createAttentionModule } = await import(`${dist}attention.js`);
+  const { default: createFastModule } = await import(`${dist}attention-fast.js`);
+  const { instantiate } = await import(`${dist}engine.js`);
+  const { loadModule } = await import(`${dist}load.js`);
+  const { createFastEngine } = await import(`${dist}fast.js`);
+  // The real modules, their wire table changed as another build's would be.
+  const altered = (create, name, change) => (arg) => create(arg).then((m) => {
+    const real = m[name];
+    if (change === 'none') delete m[name];
+    else m[name] = () => ({ ...real(), version: change });
+    return m;
+  });
+  const bytes = readFileSync(`${dist}attention.wasm`);
+  await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'), {
+    message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+  });
+  await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'), {
+    message: "the WebAssembly module has no wire table but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+  });
+  const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
+  const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 2), async () => fastBytes, 'attention-fast.wasm');
+  assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 2 but this JS speaks wire format 1/);
+  // Unaltered, the same modules load.
+  const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');
+  assert.equal(createFastEngine(fresh).attention({ Q: [[1]], K: [[1]], V: [[4]] }).output[0], 4);
 });

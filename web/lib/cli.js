@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { fixedNumber } from './format.js';
-import { findPreset, loadAttention, presetProblem, presets, stringify, STEP_TITLES, version } from './node.js';
+import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
        attention-explorer preset [ID]
@@ -101,7 +101,7 @@ function traceTables(trace, digits) {
   const out = [];
   for (const step of trace.steps) {
     const head = step.head === null ? '' : ` (head ${step.head})`;
-    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${STEP_TITLES[step.id] ?? step.id}`);
+    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}`);
     out.push(table(step.data, digits), '');
   }
   const m = trace.meta;

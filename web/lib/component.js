@@ -13,7 +13,7 @@
 // (detail: { problem, trace }) after the first computation; "error" (detail: { message }).
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
-import { loadAttention, findPreset, presetProblem, STEP_TITLES } from './index.js';
+import { loadAttention, findPreset, presetProblem } from './index.js';
 import { problemContext } from './context.js';
 import { formatNumber } from './format.js';
 import { stepFormula } from './latex.js';
@@ -247,7 +247,7 @@ export class AttentionExplorerElement extends Base {
       colsL = Array.from({ length: nc }, (_, i) => String(i + 1));
     }
     const colour = heatColours(step.data, step.id === 'weights' ? 'weights' : 'signed');
-    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(STEP_TITLES[step.id] ?? step.id)}</caption><thead><tr><th></th>`;
+    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
     html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
     step.data.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(rows[i])}</th>`;
@@ -319,7 +319,7 @@ export class AttentionExplorerElement extends Base {
       if (showSteps && !showSteps.includes(step.id)) continue;
       if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
       const head = ctx.heads > 1 && step.head !== null ? `, head ${step.head + 1}` : '';
-      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(STEP_TITLES[step.id] ?? step.id)}${head}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(step.title)}${head}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
         <div class="formula">${this.#formula(step, ctx)}</div>${this.#stepTable(step, ctx)}</section>`;
     }
     return html;

@@ -1,7 +1,7 @@
 // The trace's numbers as data files: CSV (exact: every number reads back to the same double) and
 // JSON. Pure string building.
 
-import { stringify } from './engine.js';
+import { stringify } from './json.js';
 import { headOf } from './context.js';
 import { exactNumber, numberWord } from './format.js';
 

@@ -6,13 +6,8 @@
 // runs, and the output is copied out (slice), so the result never aliases wasm memory (which
 // memory growth would detach) and nothing needs .delete().
 
-import { moduleGuard, version } from './load.js';
-
-function inputError(message, field) {
-  const error = new Error(message);
-  if (field !== undefined) error.field = field;
-  return error;
-}
+import { inputError, parseScale } from './input.js';
+import { indexOf, moduleGuard, unwrap, version, wireTable } from './load.js';
 
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
 
@@ -47,20 +42,12 @@ function count(value, name) {
   throw inputError(`${name} must be a positive integer, got ${JSON.stringify(value)}`, name);
 }
 
-const DEFAULT_SCALE = Object.freeze({ kind: 0, value: 0 });
+/** scale: 'sqrt_dk' (default) | 'none' | number (multiplies QKᵀ) | '1/sqrt(n)' | '1/n' (input.js). */
+const DEFAULT_SCALE = Object.freeze({ kind: 'sqrt_dk', value: undefined });
 
-/** scale: 'sqrt_dk' (default) | 'none' | number (multiplies QKᵀ) | '1/sqrt(n)' | '1/n'. */
 function scaleFrom(scale) {
-  if (scale === undefined || scale === null || scale === 'sqrt_dk') return DEFAULT_SCALE;
-  if (scale === 'none') return { kind: 1, value: 1 };
-  if (typeof scale === 'number' && Number.isFinite(scale)) return { kind: 1, value: scale };
-  if (typeof scale === 'string') {
-    const text = scale.replace(/\s+/g, '');
-    let match = /^1\/sqrt\((\d+(?:\.\d+)?)\)$/.exec(text);
-    if (match && Number(match[1]) > 0) return { kind: 2, value: Math.sqrt(Number(match[1])) };
-    match = /^1\/(\d+(?:\.\d+)?)$/.exec(text);
-    if (match && Number(match[1]) > 0) return { kind: 2, value: Number(match[1]) };
-  }
+  const parsed = scale === undefined || scale === null ? DEFAULT_SCALE : parseScale(scale);
+  if (parsed !== null) return parsed;
   throw inputError(`scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got ${JSON.stringify(scale)}`, 'scale');
 }
 
@@ -78,6 +65,11 @@ const CHUNK_ROWS = 256;
  * `{ output, shape: [L, d_v], precision, fully_masked_rows }`.
  */
 export function createFastAttention(module) {
+  // The header's offsets and codes, from the fast path's section of the wire table (cpp/wire.h
+  // kFastHeader).
+  const table = wireTable(module, '_fastWireLayout');
+  const at = indexOf(table.fast);
+  const codes = { precision: indexOf(table.codes.precision), scaleKind: indexOf(table.codes.scale_kind), mask: indexOf(table.codes.fast_mask) };
   let base = 0;
   let capacity = 0;
 
@@ -130,14 +122,14 @@ export function createFastAttention(module) {
     const size = Float.BYTES_PER_ELEMENT;
 
     let mask = null;
-    let maskKind = 0;
+    let maskKind = 'none';
     if (input.mask !== undefined && input.mask !== null) {
       mask = flatten(input.mask, 'mask', { allowBoolean: true });
-      maskKind = mask.boolean || mask.data instanceof Uint8Array ? 2 : 1;
+      maskKind = mask.boolean || mask.data instanceof Uint8Array ? 'keep' : 'additive';
       if (mask.data.length !== L * S) {
         throw inputError(`mask has ${mask.data.length} values but the scores are ${L}x${S} (queries x keys)`, 'mask');
       }
-      if (maskKind === 1 && !FLOAT_ARRAYS.some((A) => mask.data instanceof A) && !Array.isArray(mask.data)) {
+      if (maskKind === 'additive' && !FLOAT_ARRAYS.some((A) => mask.data instanceof A) && !Array.isArray(mask.data)) {
         throw inputError('an additive mask is a Float32Array, Float64Array or numbers; a keep mask is a Uint8Array or booleans', 'mask');
       }
     }
@@ -145,17 +137,18 @@ export function createFastAttention(module) {
     const causal = input.causal ?? false;
     if (typeof causal !== 'boolean') throw inputError(`causal must be true or false, got ${JSON.stringify(causal)}`, 'causal');
 
-    // One block: header (15 doubles) | Q | K | V | mask | output, each 16-byte aligned.
+    // One block: header | Q | K | V | mask | output, each 16-byte aligned.
     const align = (n) => Math.ceil(n / 16) * 16;
-    const headerBytes = 128;
+    const headerBytes = align(table.fast.length * 8);
     const qBytes = align(L * dk * size);
     const kBytes = align(S * dk * size);
     const vBytes = align(S * dv * size);
-    const maskBytes = maskKind === 0 ? 0 : align(L * S * (maskKind === 2 ? 1 : size));
+    const maskElement = maskKind === 'keep' ? 1 : size;
+    const maskBytes = maskKind === 'none' ? 0 : align(L * S * maskElement);
     const outBytes = align(L * dv * size);
     const total = headerBytes + qBytes + kBytes + vBytes + maskBytes + outBytes;
     if (total > capacity) {
-      base = module._fastReserve(total);
+      base = unwrap(module._fastReserve(total));
       capacity = total;
     }
     const qAt = base + headerBytes;
@@ -168,33 +161,33 @@ export function createFastAttention(module) {
     data.set(q.data, qAt / size);
     data.set(k.data, kAt / size);
     data.set(v.data, vAt / size);
-    if (maskKind === 2) {
+    if (maskKind === 'keep') {
       if (mask.data instanceof Uint8Array) h.u8.set(mask.data, maskAt);
       else for (let i = 0; i < L * S; i++) h.u8[maskAt + i] = mask.data[i] ? 1 : 0;
-    } else if (maskKind === 1) {
+    } else if (maskKind === 'additive') {
       data.set(mask.data, maskAt / size);
     }
-    const header = base / 8;
-    h.f64[header] = precision === 'float64' ? 1 : 0;
-    h.f64[header + 2] = kAt;
-    h.f64[header + 3] = vAt;
-    h.f64[header + 7] = S;
-    h.f64[header + 8] = dk;
-    h.f64[header + 9] = dv;
-    h.f64[header + 10] = maskKind;
-    h.f64[header + 11] = scale.kind;
-    h.f64[header + 12] = scale.value;
-    h.f64[header + 13] = causal ? 1 : 0;
-    const maskElement = maskKind === 2 ? 1 : size;
+    const first = base / 8;
+    h.f64[first + at.precision] = codes.precision[precision];
+    h.f64[first + at.k] = kAt;
+    h.f64[first + at.v] = vAt;
+    h.f64[first + at.S] = S;
+    h.f64[first + at.d_k] = dk;
+    h.f64[first + at.d_v] = dv;
+    h.f64[first + at.mask_kind] = codes.mask[maskKind];
+    h.f64[first + at.scale_kind] = codes.scaleKind[scale.kind];
+    h.f64[first + at.scale_value] = scale.value ?? NaN;
+    h.f64[first + at.causal] = causal ? 1 : 0;
     let fullyMasked = 0;
     for (let r0 = 0; r0 < L; r0 += CHUNK_ROWS) {
       const f64 = heap().f64; // a previous chunk may have grown the memory
-      f64[header + 1] = qAt + r0 * dk * size;
-      f64[header + 4] = maskAt + r0 * S * maskElement;
-      f64[header + 5] = outAt + r0 * dv * size;
-      f64[header + 6] = Math.min(CHUNK_ROWS, L - r0);
-      f64[header + 14] = r0;
-      fullyMasked += module._fastRun(base);
+      f64[first + at.q] = qAt + r0 * dk * size;
+      f64[first + at.mask] = maskAt + r0 * S * maskElement;
+      f64[first + at.out] = outAt + r0 * dv * size;
+      f64[first + at.L] = Math.min(CHUNK_ROWS, L - r0);
+      f64[first + at.row_offset] = r0;
+      unwrap(module._fastRun(base));
+      fullyMasked += heap().f64[first + at.fully_masked];
     }
     // The run may have grown the memory: take the views again before copying out.
     h = heap();
@@ -206,30 +199,30 @@ export function createFastAttention(module) {
   return attention;
 }
 
-/** Which kernels the module was built with: "wasm-simd128" or "eigen". */
-export function fastKernels(module) {
-  return module._fastKernels();
-}
-
-/**
- * The lean engine of `attention-explorer/fast` over the fast-only module (attention-fast.wasm):
- * the same attention() as the whole engine's, without the trace API. After a crash inside the
- * wasm (a WebAssembly.RuntimeError) the dead module is replaced by `reload()`'s fresh one.
- */
-export function createFastEngine(wasm, reload) {
-  const guard = moduleGuard(wasm, reload);
-  return Object.freeze({
-    version,
-    attention: guardedAttention(guard),
+/** The diagnostics both engines offer, each on the guard's live module. */
+export function diagnostics(guard) {
+  return {
     /** Which kernels `attention` runs: "wasm-simd128" or "eigen". */
     fastKernels() {
-      return fastKernels(guard.module());
+      return guard.module()._fastKernels();
     },
     /** Diagnostic: wasm memory size and bytes in use by malloc (for leak checks). */
     heapStats() {
       return guard.module()._heapStats();
     },
-  });
+  };
+}
+
+/**
+ * The lean engine of `attention-explorer/fast` over the fast-only module (attention-fast.wasm):
+ * the same attention() as the whole engine's, without the trace API. After a crash inside the
+ * wasm (a WebAssembly.RuntimeError) the dead module is replaced by `reload()`'s fresh one. Throws
+ * when the module's wire format is not this JS's (load.js wireTable).
+ */
+export function createFastEngine(wasm, reload) {
+  wireTable(wasm, '_fastWireLayout');
+  const guard = moduleGuard(wasm, reload);
+  return Object.freeze({ version, attention: guardedAttention(guard), ...diagnostics(guard) });
 }
 
 /**

@@ -231,7 +231,8 @@ export function loadAttention(options?: LoadOptions): Promise<Engine>;
 /**
  * Wraps an already instantiated Emscripten module (advanced use). `reload`, when given, makes a fresh module after a
  * crash inside the wasm (the crashed call throws an Error whose `reloaded` promise settles when
- * the fresh module is in place).
+ * the fresh module is in place). Throws when the module is from another build of the package (its
+ * wire format version differs).
  */
 export function createEngine(module: unknown, reload?: () => Promise<unknown>): Engine;
 
@@ -241,7 +242,6 @@ export function toJSON<T>(value: T): unknown;
 export function stringify(value: unknown, indent?: number | string): string;
 
 export const version: string;
-export const STEP_TITLES: Readonly<Record<StepId, string>>;
 
 export interface Recipe {
   seed: number;

@@ -5,7 +5,8 @@ import createAttentionModule from './attention.js';
 import { instantiate } from './engine.js';
 import { browserUrl, fetchBytes } from './load.js';
 
-export { STEP_TITLES, createEngine, stringify, toJSON, version } from './engine.js';
+export { createEngine, version } from './engine.js';
+export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
 export { formatNumber, matrixToText } from './format.js';

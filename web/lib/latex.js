@@ -1,7 +1,6 @@
 // LaTeX exports: one step, the whole worked solution, one cell's worked calculation. Pure string
 // building; every number comes from the trace or the engine's explain().
 
-import { STEP_TITLES } from './engine.js';
 import { BIAS_KEYS, headOf, problemContext } from './context.js';
 import { texNumber } from './format.js';
 
@@ -124,7 +123,7 @@ export function stepLatex(step, ctx, { decimals = 4, max = 16 } = {}) {
 
 function stepTitle(step, ctx) {
   const h = headOf(step);
-  return `${STEP_TITLES[step.id] ?? step.id}${ctx.heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
+  return `${step.title}${ctx.heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
 }
 
 const TEXT_ESCAPES = { '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '#': '\\#', '^': '\\^{}', _: '\\_', '%': '\\%', '~': '\\~{}' };

@@ -1,5 +1,7 @@
-// Node side of loading: the glue is built for web and worker only, so Node reads the .wasm bytes
-// itself and hands them over (TOOLCHAIN.md quirk 5). Used by node.js and fast-node.js.
+// Node side of loading: the glue is built for web and worker only (with Node in its environment
+// too, an ES6 factory fails in Node with "__dirname is not defined"; without it, Node 20 tries
+// fetch() on a file: URL), so Node reads the .wasm bytes itself and hands them over. Used by
+// node.js and fast-node.js.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,6 +1,7 @@
-// Loading an Emscripten module from bytes, shared by every entry point (index.js and node.js for
-// the whole engine; fast-index.js and fast-node.js for the lean fast-only module). Kept free of
-// the engine so the lean entry's import graph stays small.
+// Loading an Emscripten module from bytes, checking that it speaks this JS's wire format, and
+// guarding it against crashes; shared by every entry point (index.js and node.js for the whole
+// engine; fast-index.js and fast-node.js for the lean fast-only module). Kept free of the engine
+// so the lean entry's import graph stays small.
 
 /** The package's version (package.json's). */
 export const version = '0.1.0';
@@ -90,4 +91,36 @@ export function moduleGuard(wasm, reload) {
       return out;
     },
   };
+}
+
+// ---- the wire table (cpp/wire.h) ------------------------------------------------------------------
+
+/** The wire version this JS speaks (cpp/wire.h kVersion). */
+const WIRE_VERSION = 1;
+
+/**
+ * The module's wire table from `module[name]()` (_wireLayout: the whole table; _fastWireLayout:
+ * the fast path's section), refused unless it is this JS's version.
+ */
+export function wireTable(module, name) {
+  const table = typeof module[name] === 'function' ? module[name]() : undefined;
+  if (table?.version !== WIRE_VERSION) {
+    const theirs = table === undefined ? 'has no wire table' : `speaks wire format ${table.version}`;
+    throw new Error(`the WebAssembly module ${theirs} but this JS speaks wire format ${WIRE_VERSION}: ` +
+      "the package's JS and .wasm files are from different builds (use the dist/ of one build)");
+  }
+  return table;
+}
+
+/** { name: index } of a list of names: the codes of a code list, or the offsets of a header. */
+export function indexOf(names) {
+  const out = {};
+  names.forEach((name, i) => { out[name] = i; });
+  return out;
+}
+
+/** The bindings return an error as an Error object (cpp/wire.h guarded()): throw it here. */
+export function unwrap(result) {
+  if (result instanceof Error) throw result;
+  return result;
 }

@@ -1,10 +1,11 @@
 // Node entry of `attention-explorer` (package.json "node" condition). The glue is built for web
-// and worker only, so Node reads the .wasm bytes itself (load-node.js, TOOLCHAIN.md quirk 5).
+// and worker only, so Node reads the .wasm bytes itself (load-node.js).
 import createAttentionModule from './attention.js';
 import { instantiate } from './engine.js';
 import { nodeBytes, nodeUrl, nodeWhere } from './load-node.js';
 
-export { STEP_TITLES, createEngine, stringify, toJSON, version } from './engine.js';
+export { createEngine, version } from './engine.js';
+export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
 export { formatNumber, matrixToText } from './format.js';

@@ -1,6 +1,5 @@
 // Heatmaps as standalone SVG documents, coloured with the page's scales (colours.js).
 
-import { STEP_TITLES } from './engine.js';
 import { heatColours } from './colours.js';
 import { exactNumber, fixedNumber, formatNumber } from './format.js';
 
@@ -26,7 +25,7 @@ export function heatmapSvg(step, { title, rowLabels, colLabels, kind, cell, numb
   const fontSize = Math.max(8, Math.min(13, Math.floor(size / 3.6)));
   const out = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" role="img">`);
-  out.push(`<title>${xml(title ?? `${STEP_TITLES[step.id] ?? step.id ?? 'matrix'} ${nr}x${nc}`)}</title>`);
+  out.push(`<title>${xml(title ?? `${step.title ?? step.id ?? 'matrix'} ${nr}x${nc}`)}</title>`);
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
   if (title) out.push(`<text x="${labelW}" y="16" font-size="14" font-weight="600" fill="#111">${xml(title)}</text>`);
   const y0 = titleH + labelH, x0 = labelW;

@@ -1,0 +1,139 @@
+// explain(): the worked calculation of one cell of one step, with the numbers filled in. It
+// recomputes the trace and reads the operands from the steps the cell's step names as its
+// inputs, so it follows the same data flow as the trace itself.
+#include <cmath>
+#include <limits>
+
+#include "normalized.h"
+
+namespace attn {
+
+Explanation explain(const Problem& problem, const std::string& step_id, int head,
+                    Eigen::Index row, Eigen::Index col) {
+  const Normalized n = normalize(problem);
+  const Trace t = compute_trace(n);
+
+  const Step* step = nullptr;
+  for (const Step& s : t.steps) {
+    if (s.id == step_id && s.head == head) {
+      step = &s;
+      break;
+    }
+  }
+  if (!step) {
+    throw InputError("the trace has no step '" + step_id + "' for head " +
+                     (head < 0 ? std::string("(none)") : std::to_string(head)));
+  }
+  if (row < 0 || col < 0 || row >= step->values.rows() || col >= step->values.cols()) {
+    throw InputError("step '" + step_id + "' is " + std::to_string(step->values.rows()) + "x" +
+                     std::to_string(step->values.cols()) + ": it has no row " +
+                     std::to_string(row + 1) + ", column " + std::to_string(col + 1));
+  }
+
+  Explanation e;
+  e.step = step_id;
+  e.head = head;
+  e.row = row;
+  e.col = col;
+  e.value = step->values(row, col);
+  // Work in the rows layout: (r, c) is (query, key) for scores, (token, feature) otherwise.
+  const Eigen::Index r = n.columns ? col : row, c = n.columns ? row : col;
+
+  auto rows_layout = [&](const Step& s) {
+    return n.columns ? Matrix(s.values.transpose()) : s.values;
+  };
+  // The k-th step this one is computed from, and its values in the rows layout.
+  auto input_step = [&](size_t k) -> const Step& {
+    return t.steps[static_cast<size_t>(step->inputs[k])];
+  };
+  auto input = [&](size_t k) { return rows_layout(input_step(k)); };
+  auto dot = [&](const Eigen::Ref<const Vector>& left, const Eigen::Ref<const Vector>& right) {
+    e.left.assign(left.data(), left.data() + left.size());
+    e.right.assign(right.data(), right.data() + right.size());
+    for (Eigen::Index k = 0; k < left.size(); ++k) e.products.push_back(left[k] * right[k]);
+  };
+  // Column c of a concatenation comes from the head output whose feature range holds it.
+  auto concat_source = [&](const Step& concat) {
+    e.kind = "concat";
+    for (int k : concat.inputs) {
+      const Step& part = t.steps[static_cast<size_t>(k)];
+      if (c >= part.feature_first && c < part.feature_first + part.feature_count) {
+        e.source_head = part.head;
+        e.source_col = c - part.feature_first;
+      }
+    }
+  };
+
+  if (step_id == "Q" || step_id == "K" || step_id == "V") {
+    if (n.direct) {
+      e.kind = "input";
+      return e;
+    }
+    e.kind = "projection";
+    const bool is_q = step_id == "Q";
+    const Matrix& in = is_q ? n.X : n.X_kv;
+    const Matrix& W = is_q ? n.W_Q : (step_id == "K" ? n.W_K : n.W_V);
+    const auto& b = is_q ? n.b_Q : (step_id == "K" ? n.b_K : n.b_V);
+    const Eigen::Index w_col = step->feature_first + c;
+    dot(in.row(r).transpose(), W.col(w_col));
+    if (b) {
+      e.has_bias = true;
+      e.bias = (*b)[w_col];
+    }
+  } else if (step_id == "scores") {
+    e.kind = "dot";
+    const Matrix Qh = input(0), Kh = input(1);
+    dot(Qh.row(r).transpose(), Kh.row(c).transpose());
+  } else if (step_id == "scaled") {
+    e.kind = "scale";
+    e.input = input(0)(r, c);
+    const Scale& s = n.options.scale;
+    switch (s.kind) {
+      case Scale::Kind::None: e.factor = 1.0; break;
+      case Scale::Kind::Multiply: e.factor = s.value; break;
+      case Scale::Kind::SqrtDk: e.divisor = std::sqrt(static_cast<double>(n.d_k)); break;
+      case Scale::Kind::DivideBy: e.divisor = s.value; break;
+      case Scale::Kind::DivideBySqrt: e.divisor = std::sqrt(s.value); break;
+    }
+    if (e.divisor != 0) e.factor = 1.0 / e.divisor;
+  } else if (step_id == "softcapped") {
+    e.kind = "softcap";
+    e.input = input(0)(r, c);
+    e.factor = n.options.softcap;
+  } else if (step_id == "masked") {
+    e.kind = "mask";
+    e.input = input(0)(r, c);
+    e.additive = additive_mask(n)(r, c);
+  } else if (step_id == "weights") {
+    e.kind = "softmax";
+    const Vector row_logits = input(0).row(r).transpose();
+    e.logits.assign(row_logits.data(), row_logits.data() + row_logits.size());
+    e.max = row_logits.maxCoeff();
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    for (double x : e.logits) {
+      const double shifted = std::isinf(e.max) ? (x == e.max ? 0.0 : -kInf) : x - e.max;
+      e.shifted.push_back(shifted);
+      e.exps.push_back(std::exp(shifted));
+      e.exp_sum += e.exps.back();
+    }
+    if (e.max == -kInf) e.exp_sum = 0;  // a fully masked query: every weight is 0
+  } else if (step_id == "concat") {
+    concat_source(*step);
+  } else if (step_id == "head_output" || input_step(0).id == "weights") {
+    e.kind = "weighted_sum";  // a head's output, or the output of one head without W_O
+    const Matrix w = input(0), v = input(1);
+    dot(w.row(r).transpose(), v.col(c));
+  } else if (!n.W_O) {
+    concat_source(input_step(0));  // several heads without W_O: the output is the concatenation
+  } else {
+    e.kind = "projection";  // the output: the concatenation (or the one head) times W_O
+    dot(input(0).row(r).transpose(), n.W_O->col(c));
+    if (n.b_O) {
+      e.has_bias = true;
+      e.bias = (*n.b_O)[c];
+    }
+  }
+  return e;
+}
+
+}  // namespace attn

@@ -1,0 +1,321 @@
+// The step catalogue (see steps.h): one table of what each step is, and the formulas of every
+// step for every option combination, in TeX (KaTeX subset) and in plain Unicode text.
+#include "steps.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "normalized.h"
+
+namespace attn {
+namespace {
+
+enum class Id { Q, K, V, Scores, Scaled, Softcapped, Masked, Weights, HeadOutput, Concat, Output };
+
+/// What a step is, whatever the options: its caption, its name (without a head superscript),
+/// its kind of numbers and its axes in the rows layout.
+struct Entry {
+  Id key;
+  const char* id;
+  const char* title;
+  const char* tex;
+  const char* text;
+  ValueKind kind;
+  Axis rows, cols;
+};
+
+constexpr Entry kCatalogue[] = {
+    {Id::Q, "Q", "Queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::K, "K", "Keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::V, "V", "Values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::Scores, "scores", "Scores", "S", "S", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::Scaled, "scaled", "Scaled scores", "\\tilde S", "S̃", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::Softcapped, "softcapped", "Soft-capped scores", "\\hat S", "Ŝ", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
+    {Id::Masked, "masked", "Masked scores", "\\bar S", "S̄", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
+     Axis::Keys},
+    {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::Output, "output", "Output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
+};
+
+/// A number as JavaScript's String(x) writes it (shortest round trip: 0.5, 3, 1e-7, 1e+21),
+/// so formulas show option values as they are written in a problem's JSON.
+std::string js_number(double x) {
+  if (std::isnan(x)) return "NaN";
+  if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
+  if (x == 0) return "0";
+  // The fewest significant digits that read back as x: "%.*e" rounds correctly, so the first
+  // precision that round-trips gives the digits JavaScript chooses.
+  char buf[32];
+  for (int precision = 0; precision < 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  // buf is [-]d[.ddd]e±xx: collect the digits and the decimal exponent.
+  const char* p = buf;
+  std::string sign;
+  if (*p == '-') sign = "-", ++p;
+  std::string digits;
+  for (; *p != 'e'; ++p) {
+    if (*p != '.') digits += *p;
+  }
+  const int exponent = std::atoi(p + 1);
+  const int k = static_cast<int>(digits.size()), point = exponent + 1;  // ECMA-262's k and n
+  if (k <= point && point <= 21) return sign + digits + std::string(static_cast<size_t>(point - k), '0');
+  if (0 < point && point <= 21) return sign + digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
+  if (-6 < point && point <= 0) return sign + "0." + std::string(static_cast<size_t>(-point), '0') + digits;
+  const std::string mantissa = k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
+  return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + std::to_string(std::abs(exponent));
+}
+
+const Entry& entry(const std::string& id) {
+  for (const Entry& e : kCatalogue) {
+    if (id == e.id) return e;
+  }
+  throw std::logic_error("the step catalogue has no step '" + id + "'");
+}
+
+/// Joins pieces with one allocation (the formulas are built for every step of every trace).
+std::string cat(std::initializer_list<std::string_view> pieces) {
+  size_t size = 0;
+  for (std::string_view piece : pieces) size += piece.size();
+  std::string out;
+  out.reserve(size);
+  for (std::string_view piece : pieces) out += piece;
+  return out;
+}
+
+/// Symbols and formulas in one notation: TeX or plain Unicode text.
+class Notation {
+ public:
+  Notation(const Normalized& n, bool tex) : n_(n), tex_(tex), columns_(n.columns) {}
+
+  /// The name of a step of `head` (-1: not per head), e.g. \tilde S^{(2)} or S̃⁽²⁾.
+  std::string symbol(const Entry& e, int head) const {
+    if (e.key == Id::HeadOutput) return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
+    return cat({pick(e.tex, e.text), head >= 0 ? sup(head) : std::string()});
+  }
+
+  /// The formula of `s` (described by `e`), its inputs being steps of `earlier`.
+  std::string formula(const Step& s, const Entry& e, const std::vector<Step>& earlier) const {
+    const std::string own = symbol(e, s.head);
+    auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
+    auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
+    const char* dot = pick("\\,", "·");
+
+    switch (e.key) {
+      case Id::Q:
+      case Id::K:
+      case Id::V:
+        return projection(s, e.key, own);
+      case Id::Scores: {
+        const std::string q = in_symbol(0);
+        const std::string kt =
+            n_.heads == 1 ? pick("K^\\top", "Kᵀ")
+            : tex_        ? cat({"K^{(", std::to_string(s.head + 1), ")\\top}"})
+                          : cat({"K", sup(s.head), "ᵀ"});
+        return columns_ ? cat({own, " = ", kt, pick(" ", "·"), q})
+                        : cat({own, " = ", q, pick("", "·"), kt});
+      }
+      case Id::Scaled:
+        return cat({own, " = ", scaled(in_symbol(0))});
+      case Id::Softcapped: {
+        const std::string c = js_number(n_.options.softcap);
+        return cat({own, pick(" = c\\,\\tanh(", " = c·tanh("), in_symbol(0),
+                    pick(" / c),\\quad c = ", " / c), c = "), c});
+      }
+      case Id::Masked:
+        return cat({own, " = ", in_symbol(0), " + M,", pick("\\quad ", " "), mask_parts()});
+      case Id::Weights:
+        return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
+                    pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
+                    pick(")}", ")")});
+      case Id::HeadOutput:
+        return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
+      case Id::Concat: {
+        std::string list;
+        const char* between = columns_ ? pick(" \\\\ ", " ; ") : pick(" \\mid ", " | ");
+        for (size_t k = 0; k < s.inputs.size(); ++k) {
+          if (k) list += between;
+          list += in_symbol(k);
+        }
+        if (!tex_) return cat({own, " = [", list, "]"});
+        return columns_ ? cat({own, " = \\begin{bmatrix} ", list, " \\end{bmatrix}"})
+                        : cat({own, " = \\left[\\, ", list, " \\,\\right]"});
+      }
+      case Id::Output:
+        break;
+    }
+    // The output: one head's weighted sum, the concatenation itself, or its projection by W_O.
+    if (!n_.W_O) {
+      if (s.inputs.size() == 2) return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
+      return cat({own, " = ", tex_ ? in(0).tex : in(0).text});
+    }
+    const std::string W = columns_ ? sub(pick("\\Omega", "Ω"), "O") : sub("W", "O");
+    const std::string b =
+        n_.b_O ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), "O") : sub("b", "O")}) : "";
+    return columns_ ? cat({own, " = ", W, dot, in_symbol(0), b})
+                    : cat({own, " = ", in_symbol(0), dot, W, b});
+  }
+
+ private:
+  /// The TeX or the text variant.
+  const char* pick(const char* tex, const char* text) const { return tex_ ? tex : text; }
+
+  /// base_{s} in TeX, base_s in text (or bases when `underscore` is false: "head1").
+  std::string sub(std::string_view base, std::string_view s, bool underscore = true) const {
+    if (tex_) return cat({base, "_{", s, "}"});
+    return cat({base, underscore ? "_" : "", s});
+  }
+
+  /// The head superscript ^{(h)} / ⁽ʰ⁾ (counted from 1), only when there are several heads.
+  std::string sup(int head) const {
+    if (n_.heads == 1) return "";
+    const std::string number = std::to_string(head + 1);
+    if (tex_) return cat({"^{(", number, ")}"});
+    static const char* const kDigits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    std::string out = "⁽";
+    for (char d : number) out += kDigits[d - '0'];
+    return out + "⁾";
+  }
+
+  /// Q, K or V: given directly (a slice of it with several heads), or projected from X.
+  std::string projection(const Step& s, Id key, const std::string& own) const {
+    const std::string& name = s.id;
+    if (n_.direct) {
+      if (n_.heads == 1) return cat({name, pick(" \\;\\text{(given)}", " (given)")});
+      const std::string first = std::to_string(s.feature_first + 1),
+                        last = std::to_string(s.feature_first + s.feature_count);
+      if (tex_) {
+        return columns_ ? cat({own, " = ", name, "_{[", first, "..", last, ",\\,:]}"})
+                        : cat({own, " = ", name, "_{[:,\\,", first, "..", last, "]}"});
+      }
+      return columns_ ? cat({own, " = ", name, "[", first, "..", last, ", :]"})
+                      : cat({own, " = ", name, "[:, ", first, "..", last, "]"});
+    }
+    const std::string input = key == Id::Q || !n_.cross ? "X" : sub("X", "kv");
+    const std::string head = sup(s.head);
+    const std::string W = cat({columns_ ? sub(pick("\\Omega", "Ω"), name) : sub("W", name), head});
+    const bool has_bias = (key == Id::Q ? n_.b_Q : key == Id::K ? n_.b_K : n_.b_V).has_value();
+    const std::string b =
+        has_bias ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), name) : sub("b", name), head})
+                 : "";
+    const char* dot = pick("\\,", "·");
+    return columns_ ? cat({own, " = ", W, dot, input, b}) : cat({own, " = ", input, dot, W, b});
+  }
+
+  /// The right-hand side of the scaled scores, `S` being the scores' symbol.
+  std::string scaled(const std::string& S) const {
+    const Scale& scale = n_.options.scale;
+    const auto divided = [&](std::string_view by) {
+      return tex_ ? cat({"\\frac{", S, "}{", by, "}"}) : cat({S, " / ", by});
+    };
+    switch (scale.kind) {
+      case Scale::Kind::SqrtDk: {
+        const std::string d_k = std::to_string(n_.d_k);
+        return cat({divided(pick("\\sqrt{d_k}", "√d_k")), " = ",
+                    divided(tex_ ? cat({"\\sqrt{", d_k, "}"}) : cat({"√", d_k}))});
+      }
+      case Scale::Kind::None:
+        return cat({S, pick(" \\quad\\text{(not scaled)}", " (not scaled)")});
+      case Scale::Kind::DivideBy:
+        return divided(js_number(scale.value));
+      case Scale::Kind::DivideBySqrt: {
+        const std::string root = js_number(scale.value);
+        return divided(tex_ ? cat({"\\sqrt{", root, "}"}) : cat({"√", root}));
+      }
+      case Scale::Kind::Multiply:
+        return cat({js_number(scale.value), pick("\\,", "·"), S});
+    }
+    return S;
+  }
+
+  /// What the mask adds: causal, the user's keep-mask or additive mask (or both).
+  std::string mask_parts() const {
+    const char* causal = !n_.options.causal ? ""
+                         : columns_ ? pick("M_{ij} = -\\infty \\text{ for key } i > \\text{query } j",
+                                           "M_ij = −∞ for key i > query j")
+                                    : pick("M_{ij} = -\\infty \\text{ for } j > i", "M_ij = −∞ for j > i");
+    const char* mask = !n_.mask ? ""
+                       : n_.options.mask_kind == MaskKind::Keep
+                           ? pick("\\text{hidden keys: } -\\infty", "hidden keys: −∞")
+                           : pick("\\text{your } M", "your M");
+    const bool both = *causal && *mask;
+    return cat({causal, both ? pick(",\\; ", ", ") : "", mask});
+  }
+
+  /// A V (rows layout) or V A (columns layout).
+  std::string weighted_sum(const std::string& A, const std::string& V) const {
+    return columns_ ? cat({V, pick(" ", "·"), A}) : cat({A, pick(" ", "·"), V});
+  }
+
+  const Normalized& n_;
+  bool tex_;
+  bool columns_;
+};
+
+/// Problem inputs a step reads directly.
+std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& n) {
+  switch (e.key) {
+    case Id::Q:
+    case Id::K:
+    case Id::V: {
+      if (n.direct) return {s.id};
+      const auto& bias = e.key == Id::Q ? n.b_Q : e.key == Id::K ? n.b_K : n.b_V;
+      std::vector<std::string> out{e.key == Id::Q || !n.cross ? "X" : "X_kv", "W_" + s.id};
+      if (bias) out.push_back("b_" + s.id);
+      return out;
+    }
+    case Id::Masked:
+      if (n.mask) return {"mask"};
+      return {};
+    case Id::Output:
+      if (!n.W_O) return {};
+      if (n.b_O) return {"W_O", "b_O"};
+      return {"W_O"};
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
+  const Entry& e = entry(s.id);
+  s.title = e.title;
+  s.kind = e.kind;
+  s.row_axis = n.columns ? e.cols : e.rows;
+  s.col_axis = n.columns ? e.rows : e.cols;
+  s.given = given(s, e, n);
+  if (s.head >= 0) {
+    s.kv_group = n.kv_group(s.head);
+    // The columns of the full projection (or of the concatenation) a per-head step is.
+    const auto slice = [&](int block, Eigen::Index width) {
+      s.feature_first = block * width;
+      s.feature_count = width;
+    };
+    if (e.key == Id::Q) slice(s.head, n.d_k);
+    if (e.key == Id::K) slice(s.kv_group, n.d_k);
+    if (e.key == Id::V) slice(s.kv_group, n.d_v);
+    if (e.key == Id::HeadOutput) slice(s.head, n.d_v);
+  }
+  const Notation tex(n, true), text(n, false);
+  s.symbol = tex.symbol(e, s.head);
+  s.tex = tex.formula(s, e, earlier);
+  s.text = text.formula(s, e, earlier);
+}
+
+}  // namespace attn

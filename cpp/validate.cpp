@@ -1,0 +1,381 @@
+// normalize(): every check a problem passes before anything is computed, in the order a user
+// meets them (inputs, heads, W_O, mask, options, size budget), each message naming the input,
+// the position and what was expected, in the user's layout. The problem leaves in the rows
+// layout (tokens as rows), which is all the computation knows.
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "normalized.h"
+
+namespace attn {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// Speaks about shapes in the user's layout.
+class ShapeWords {
+ public:
+  explicit ShapeWords(bool columns) : columns_(columns) {}
+  /// "rows" for the token axis of a rows-layout matrix, flipped for the columns layout.
+  const char* rows() const { return columns_ ? "columns" : "rows"; }
+  const char* cols() const { return columns_ ? "rows" : "columns"; }
+  const char* col() const { return columns_ ? "row" : "column"; }
+  std::string shape(const Matrix& rows_layout) const {
+    Eigen::Index r = rows_layout.rows(), c = rows_layout.cols();
+    if (columns_) std::swap(r, c);
+    return std::to_string(r) + "x" + std::to_string(c);
+  }
+
+ private:
+  bool columns_;
+};
+
+// The element checks run on matrices as the user gave them, so their rows and columns are the
+// user's.
+
+void check_finite(const Matrix& m, const char* name) {
+  if (m.allFinite()) return;  // the position is looked for only when there is one
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double v = m(i, j);
+      if (std::isfinite(v)) continue;
+      throw InputError(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
+                       std::to_string(j + 1) + " is " + format_number(v) +
+                       ": inputs must be finite numbers (only an additive mask may hold -inf)");
+    }
+  }
+}
+
+void check_finite(const Vector& v, const char* name) {
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) {
+      throw InputError(std::string(name) + " entry " + std::to_string(i + 1) + " is " +
+                       format_number(v[i]) + ": inputs must be finite numbers");
+    }
+  }
+}
+
+void check_size(const Matrix& m, const char* name) {
+  const Eigen::Index r = m.rows(), c = m.cols();
+  if (r == 0 || c == 0) {
+    throw InputError(std::string(name) + " is empty (" + std::to_string(r) + "x" +
+                     std::to_string(c) + "): every matrix needs at least one row and one column");
+  }
+  if (r > kMaxDim || c > kMaxDim) {
+    const bool rows_too_many = r > kMaxDim;
+    throw InputError(std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
+                     (rows_too_many ? " rows" : " columns") + ": at most " +
+                     std::to_string(kMaxDim) +
+                     " are accepted (every step of the trace is kept in memory)");
+  }
+}
+
+/// float32 computations need inputs within its range; say so instead of computing with inf.
+void check_float32_range(const Matrix& m, const char* name) {
+  const double largest = std::numeric_limits<float>::max();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      if (std::abs(m(i, j)) <= largest) continue;
+      throw InputError(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
+                       std::to_string(j + 1) + " is " + format_number(m(i, j)) +
+                       ": too large for float32 (largest 3.4e+38); compute in float64");
+    }
+  }
+}
+
+/// An option value that float32 would turn into 0 or inf.
+void check_float32_option(double value, const char* what) {
+  const float f = static_cast<float>(value);
+  if ((value != 0 && f == 0) || std::isinf(f)) {
+    throw InputError(std::string(what) + " " + format_number(value) + " is " +
+                     (f == 0 ? "0" : "infinite") + " in float32; compute in float64");
+  }
+}
+
+Matrix to_rows(const Matrix& m, bool columns) { return columns ? Matrix(m.transpose()) : m; }
+
+/// A matrix input: non-empty, within limits, finite (and within float32's range when the
+/// problem computes in float32), brought to the rows layout.
+Matrix take(const Matrix& m, const char* name, const Normalized& n) {
+  check_size(m, name);
+  check_finite(m, name);
+  if (n.options.precision == Precision::Float32) check_float32_range(m, name);
+  return to_rows(m, n.columns);
+}
+
+void require(const std::optional<Matrix>& m, const char* name, const char* mode) {
+  if (!m) throw InputError(std::string(name) + " is missing: " + mode);
+}
+
+/// Q, K and V given directly: no biases, one value per key.
+void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
+  const char* mode = "give Q, K and V (or X with W_Q, W_K and W_V)";
+  require(p.Q, "Q", mode);
+  require(p.K, "K", mode);
+  require(p.V, "V", mode);
+  const std::pair<const char*, bool> biases[] = {
+      {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()}};
+  for (const auto& [bias, given] : biases) {
+    if (given) {
+      throw InputError(std::string(bias) +
+                       " is given but Q, K and V are given directly: biases belong to "
+                       "projections from X");
+    }
+  }
+  n.Q = take(*p.Q, "Q", n);
+  n.K = take(*p.K, "K", n);
+  n.V = take(*p.V, "V", n);
+  if (n.K.rows() != n.V.rows()) {
+    throw InputError("K has " + std::to_string(n.K.rows()) + " " + words.rows() + " but V has " +
+                     std::to_string(n.V.rows()) + ": every key needs a value (K is " +
+                     words.shape(n.K) + ", V is " + words.shape(n.V) + ")");
+  }
+}
+
+/// X (and X_kv) with W_Q, W_K, W_V and optional biases: the inner sizes agree.
+void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) {
+  const char* mode = "self-attention from X needs X, W_Q, W_K and W_V";
+  require(p.X, "X", mode);
+  require(p.W_Q, "W_Q", mode);
+  require(p.W_K, "W_K", mode);
+  require(p.W_V, "W_V", mode);
+  n.cross = p.X_kv.has_value();
+  n.X = take(*p.X, "X", n);
+  n.X_kv = n.cross ? take(*p.X_kv, "X_kv", n) : n.X;
+  n.W_Q = take(*p.W_Q, "W_Q", n);
+  n.W_K = take(*p.W_K, "W_K", n);
+  n.W_V = take(*p.W_V, "W_V", n);
+  const char* kv_name = n.cross ? "X_kv" : "X";
+  // W_Q has one row per feature of X (rows layout); Ω_Q has one column per feature, i.e.
+  // per row of X (columns layout). After transposition both read W.rows() == X.cols().
+  auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in,
+                         const char* in_name) {
+    if (W.rows() == in.cols()) return;
+    throw InputError(std::string(w_name) + " has " + std::to_string(W.rows()) + " " +
+                     words.rows() + " but " + in_name + " has " + std::to_string(in.cols()) +
+                     " " + words.cols() + " (" + w_name + " is " + words.shape(W) + ", " +
+                     in_name + " is " + words.shape(in) + ")");
+  };
+  check_inner(n.W_Q, "W_Q", n.X, "X");
+  check_inner(n.W_K, "W_K", n.X_kv, kv_name);
+  check_inner(n.W_V, "W_V", n.X_kv, kv_name);
+
+  auto take_bias = [&](const std::optional<Vector>& b, const char* name, const Matrix& W,
+                       const char* w_name) -> std::optional<Vector> {
+    if (!b) return std::nullopt;
+    check_finite(*b, name);
+    if (b->size() != W.cols()) {
+      throw InputError(std::string(name) + " has " + std::to_string(b->size()) +
+                       " entries but " + w_name + " has " + std::to_string(W.cols()) + " " +
+                       words.cols() + ": one bias per " + words.col() + " of " + w_name);
+    }
+    return b;
+  };
+  n.b_Q = take_bias(p.b_Q, "b_Q", n.W_Q, "W_Q");
+  n.b_K = take_bias(p.b_K, "b_K", n.W_K, "W_K");
+  n.b_V = take_bias(p.b_V, "b_V", n.W_V, "W_V");
+}
+
+/// Either Q, K, V or X with the W's (never both, never neither), then the token counts.
+void take_inputs(const Problem& p, Normalized& n, const ShapeWords& words) {
+  const bool any_direct = p.Q || p.K || p.V;
+  const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
+  if (any_direct && any_projection) {
+    throw InputError(
+        "give either Q, K and V, or X with W_Q, W_K and W_V, not both (found " +
+        std::string(p.Q ? "Q" : (p.K ? "K" : "V")) + " and " +
+        std::string(p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))) +
+        ")");
+  }
+  if (!any_direct && !any_projection) {
+    throw InputError("no inputs: give either Q, K and V, or X with W_Q, W_K and W_V");
+  }
+  n.direct = any_direct;
+  if (n.direct) {
+    take_direct(p, n, words);
+  } else {
+    take_projections(p, n, words);
+  }
+  n.L = n.direct ? n.Q.rows() : n.X.rows();
+  n.S = n.direct ? n.K.rows() : n.X_kv.rows();
+  if (n.L > kMaxTokens || n.S > kMaxTokens) {
+    throw InputError("too many tokens (" + std::to_string(n.L) + " queries, " +
+                     std::to_string(n.S) + " keys): the largest accepted is " +
+                     std::to_string(kMaxTokens));
+  }
+}
+
+/// heads and kv_heads divide the feature widths of Q, K and V: sets d_k and d_v.
+void take_heads(const Options& o, Normalized& n, const ShapeWords& words) {
+  // Sizes shared by both modes, computed as if projected.
+  const Eigen::Index q_width = n.direct ? n.Q.cols() : n.W_Q.cols();
+  const Eigen::Index k_width = n.direct ? n.K.cols() : n.W_K.cols();
+  const Eigen::Index v_width = n.direct ? n.V.cols() : n.W_V.cols();
+  if (o.heads < 1) {
+    throw InputError("heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+  }
+  n.heads = o.heads;
+  n.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
+  if (n.kv_heads < 1) {
+    throw InputError("kv_heads must be at least 1 (got " + std::to_string(o.kv_heads) + ")");
+  }
+  if (n.heads % n.kv_heads != 0) {
+    throw InputError("kv_heads = " + std::to_string(n.kv_heads) + " does not divide heads = " +
+                     std::to_string(n.heads) + ": each key/value head serves a whole group of "
+                     "query heads");
+  }
+  const char* q_name = n.direct ? "Q" : "W_Q";
+  const char* k_name = n.direct ? "K" : "W_K";
+  const char* v_name = n.direct ? "V" : "W_V";
+  // The feature axis of Q is its columns in the rows layout and its rows in the columns layout.
+  const char* feature_axis = words.cols();
+  if (q_width % n.heads != 0) {
+    throw InputError("heads = " + std::to_string(n.heads) + " does not divide d_model = " +
+                     std::to_string(q_width) + " (the " + std::to_string(q_width) + " " +
+                     feature_axis + " of " + q_name + ")");
+  }
+  n.d_k = q_width / n.heads;
+  if (k_width != n.d_k * n.kv_heads) {
+    if (n.kv_heads == 1 && n.heads == 1) {
+      throw InputError(std::string(q_name) + " has " + std::to_string(q_width) + " " +
+                       feature_axis + " but " + k_name + " has " + std::to_string(k_width) +
+                       ": queries and keys need the same d_k");
+    }
+    throw InputError(std::string(k_name) + " has " + std::to_string(k_width) + " " +
+                     feature_axis + " but " + std::to_string(n.kv_heads) +
+                     " key heads of d_k = " + std::to_string(n.d_k) + " need " +
+                     std::to_string(n.d_k * n.kv_heads));
+  }
+  if (v_width % n.kv_heads != 0) {
+    throw InputError("kv_heads = " + std::to_string(n.kv_heads) + " does not divide the " +
+                     std::to_string(v_width) + " " + feature_axis + " of " + v_name);
+  }
+  n.d_v = v_width / n.kv_heads;
+}
+
+/// W_O reads the concatenated heads; b_O needs W_O.
+void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
+  if (!p.W_O) {
+    if (p.b_O) throw InputError("b_O is given without W_O");
+    return;
+  }
+  n.W_O = take(*p.W_O, "W_O", n);
+  const Eigen::Index concat_width = n.d_v * n.heads;
+  if (n.W_O->rows() != concat_width) {
+    throw InputError("W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
+                     " but the concatenated heads have " + std::to_string(concat_width) + " " +
+                     words.cols() + " (" + std::to_string(n.heads) + " heads x d_v = " +
+                     std::to_string(n.d_v) + ")");
+  }
+  if (p.b_O) {
+    check_finite(*p.b_O, "b_O");
+    if (p.b_O->size() != n.W_O->cols()) {
+      throw InputError("b_O has " + std::to_string(p.b_O->size()) + " entries but W_O has " +
+                       std::to_string(n.W_O->cols()) + " " + words.cols() + ": one bias per " +
+                       words.col() + " of W_O");
+    }
+    n.b_O = p.b_O;
+  }
+}
+
+/// The mask has the shape of the scores (in the user's layout) and values of its kind.
+void take_mask(const Options& o, Normalized& n) {
+  if (!o.mask) return;
+  const Matrix& m = *o.mask;
+  const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
+  if (m.rows() != want_r || m.cols() != want_c) {
+    throw InputError("mask is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
+                     " but the scores are " + std::to_string(want_r) + "x" +
+                     std::to_string(want_c) +
+                     (n.columns ? " (keys x queries)" : " (queries x keys)"));
+  }
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+      const double v = m(i, j);
+      const std::string where =
+          "mask row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is ";
+      if (o.mask_kind == MaskKind::Keep && v != 0 && v != 1) {
+        throw InputError(where + format_number(v) +
+                         ": a boolean mask holds only 1/true (keep) and 0/false (hide)");
+      }
+      if (o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf)) {
+        throw InputError(where + format_number(v) +
+                         ": an additive mask holds finite numbers or -inf");
+      }
+    }
+  }
+  n.mask = to_rows(m, n.columns);
+}
+
+/// The scale and the softcap are numbers the working precision can hold.
+void check_options(const Options& o) {
+  const double value = o.scale.value;
+  switch (o.scale.kind) {
+    case Scale::Kind::Multiply:
+      if (!std::isfinite(value)) {
+        throw InputError("scale must be a finite number (got " + format_number(value) + ")");
+      }
+      break;
+    case Scale::Kind::DivideBy:
+      if (!std::isfinite(value) || value == 0) {
+        throw InputError("the scale divisor must be a finite nonzero number (got " +
+                         format_number(value) + ")");
+      }
+      break;
+    case Scale::Kind::DivideBySqrt:
+      if (!std::isfinite(value) || !(value > 0)) {
+        throw InputError("the number under the scale's square root must be finite and positive (got " +
+                         format_number(value) + ")");
+      }
+      break;
+    case Scale::Kind::SqrtDk:
+    case Scale::Kind::None:
+      break;
+  }
+  if (!(o.softcap >= 0) || !std::isfinite(o.softcap)) {
+    throw InputError("softcap must be 0 (off) or a positive number (got " +
+                     format_number(o.softcap) + ")");
+  }
+  if (o.precision == Precision::Float32) {
+    check_float32_option(o.softcap, "softcap");
+    if (o.scale.kind == Scale::Kind::Multiply) check_float32_option(value, "scale");
+    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(value, "the scale divisor");
+    if (o.scale.kind == Scale::Kind::DivideBySqrt) {
+      check_float32_option(value, "the number under the scale's square root");
+    }
+  }
+}
+
+/// A full trace keeps about six L×S matrices per head: refuse before allocating.
+void check_trace_budget(const Normalized& n) {
+  const double trace_values =
+      static_cast<double>(n.heads) *
+      (6.0 * static_cast<double>(n.L) * static_cast<double>(n.S) +
+       static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
+  if (trace_values > kMaxTraceValues) {
+    throw InputError("the trace of this problem would hold " +
+                     std::to_string(static_cast<long long>(trace_values)) +
+                     " numbers; the most accepted is " +
+                     std::to_string(static_cast<long long>(kMaxTraceValues)) +
+                     " (fewer tokens or heads)");
+  }
+}
+
+}  // namespace
+
+Normalized normalize(const Problem& p) {
+  Normalized n;
+  n.options = p.options;
+  n.columns = p.options.layout == Layout::Columns;
+  const ShapeWords words(n.columns);
+  take_inputs(p, n, words);
+  take_heads(p.options, n, words);
+  take_output_projection(p, n, words);
+  take_mask(p.options, n);
+  check_options(p.options);
+  check_trace_budget(n);
+  return n;
+}
+
+}  // namespace attn
