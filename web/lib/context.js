@@ -3,7 +3,9 @@
 
 import { numberWord } from './format.js';
 
-export const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
+/** A problem's inputs, in the order views show them (each bias after its weights). */
+export const INPUT_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
+/** The inputs that are vectors. */
 export const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
 
 export function exportError(message) {
@@ -42,28 +44,28 @@ function isBooleanMatrix(value) {
   return Array.isArray(value) && value.length > 0 && [value].flat(2).every((v) => typeof v === 'boolean');
 }
 
+/**
+ * How the scores are scaled: 'sqrt_dk', 'none', 'multiply' (a number) or 'divide' (text such as
+ * "1/sqrt(3)", which the core has read); `text` quotes the option. The factor itself is
+ * trace.meta.scale.
+ */
 function scaleOf(scale) {
-  if (scale === undefined || scale === 'sqrt_dk') return { kind: 'sqrt_dk' };
-  if (scale === 'none') return { kind: 'none' };
-  if (typeof scale === 'number') return { kind: 'multiply', value: scale, text: String(scale) };
-  const text = String(scale).replace(/\s+/g, '');
-  const root = /^1\/sqrt\(([0-9.eE+-]+)\)$/.exec(text);
-  if (root) return { kind: 'divide', root: Number(root[1]), value: Math.sqrt(Number(root[1])), text };
-  const plain = /^1\/([0-9.eE+-]+)$/.exec(text);
-  if (plain) return { kind: 'divide', value: Number(plain[1]), text };
-  throw exportError(`options.scale ${JSON.stringify(scale)} is not understood`);
+  if (scale === undefined || scale === 'sqrt_dk') return { kind: 'sqrt_dk', text: 'sqrt_dk' };
+  if (scale === 'none') return { kind: 'none', text: 'none' };
+  return { kind: typeof scale === 'number' ? 'multiply' : 'divide', text: String(scale) };
 }
 
 /**
- * What the exports need to know about a problem (and its trace, when given): layout, mode,
- * options, sizes. Inputs become number arrays.
+ * What the exports read off a problem: its inputs as number arrays, the layout, which inputs
+ * it has and its options. Everything the core computes comes from the trace instead.
  */
-export function problemContext(problem, trace) {
+export function problemContext(problem) {
   if (!problem || typeof problem !== 'object') throw exportError('the problem must be an object');
   const o = problem.options ?? {};
   const inputs = {};
-  for (const k of MATRIX_KEYS) if (problem[k] != null) inputs[k] = matrixOf(problem[k], k);
-  for (const k of BIAS_KEYS) if (problem[k] != null) inputs[k] = vectorOf(problem[k], k);
+  for (const k of INPUT_KEYS) {
+    if (problem[k] != null) inputs[k] = BIAS_KEYS.includes(k) ? vectorOf(problem[k], k) : matrixOf(problem[k], k);
+  }
   const direct = inputs.Q !== undefined;
   const mode = direct ? 'qkv' : inputs.X_kv ? 'cross' : 'self';
   let maskKind = 'none';
@@ -72,8 +74,7 @@ export function problemContext(problem, trace) {
     maskKind = isBooleanMatrix(o.mask) ? 'keep' : 'additive';
     mask = matrixOf(o.mask, 'options.mask');
   }
-  const heads = o.heads ?? 1;
-  const ctx = {
+  return {
     layout: o.layout === 'columns' ? 'columns' : 'rows',
     mode,
     inputs,
@@ -85,17 +86,18 @@ export function problemContext(problem, trace) {
     mask,
     scale: scaleOf(o.scale),
     softcap: Number(o.softcap ?? 0),
-    heads,
-    kvHeads: o.kv_heads ?? heads,
-    precision: o.precision === 'float32' ? 'float32' : 'float64',
   };
-  if (trace?.meta) Object.assign(ctx, { d_k: trace.meta.d_k, d_v: trace.meta.d_v, queries: trace.meta.queries, keys: trace.meta.keys });
-  return ctx;
 }
 
 /** A step's head, or null for steps of no head (concat, output). */
 export function headOf(step) {
   return step.head === null || step.head === undefined || step.head < 0 ? null : step.head;
+}
+
+/** A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2". */
+export function stepCaption(step, heads) {
+  const h = headOf(step);
+  return `${step.title}${heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
 }
 
 /** File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1. */

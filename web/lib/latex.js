@@ -1,107 +1,9 @@
 // LaTeX exports: one step, the whole worked solution, one cell's worked calculation. Pure string
-// building; every number comes from the trace or the engine's explain().
+// building: numbers come from the trace or the engine's explain(), and each step's symbol,
+// title and formula from the step itself (the core writes them).
 
-import { BIAS_KEYS, headOf, problemContext } from './context.js';
+import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { texNumber } from './format.js';
-
-/** The symbol of a step in TeX, e.g. "\tilde S^{(2)}" for head 2's scaled scores. */
-export function stepSymbol(step, ctx) {
-  const h = headOf(step);
-  const sup = ctx.heads > 1 && h !== null ? `^{(${h + 1})}` : '';
-  switch (step.id) {
-    case 'Q': case 'K': case 'V': return `${step.id}${sup}`;
-    case 'scores': return `S${sup}`;
-    case 'scaled': return `\\tilde S${sup}`;
-    case 'softcapped': return `\\hat S${sup}`;
-    case 'masked': return `\\bar S${sup}`;
-    case 'weights': return `A${sup}`;
-    case 'head_output': return `\\text{head}_{${(h ?? 0) + 1}}`;
-    case 'concat': return 'H';
-    case 'output': return 'O';
-    default: return `\\text{${step.id}}`;
-  }
-}
-
-/** The formula of a step in TeX (format 'tex') or as plain Unicode text (format 'text'). */
-export function stepFormula(step, ctx, format = 'tex') {
-  const cols = ctx.layout === 'columns';
-  const T = format === 'tex';
-  const h = headOf(step) ?? 0;
-  const group = ctx.heads / ctx.kvHeads;
-  const sup = ctx.heads > 1 ? (T ? `^{(${h + 1})}` : `⁽${String(h + 1).replace(/\d/g, (d) => '⁰¹²³⁴⁵⁶⁷⁸⁹'[d])}⁾`) : '';
-  const sub = (base, s) => (T ? `${base}_{${s}}` : `${base}_${s}`);
-  const Kt = ctx.heads > 1 ? (T ? `K^{(${h + 1})\\top}` : `K${sup}ᵀ`) : (T ? 'K^\\top' : 'Kᵀ');
-  const QK = cols ? (T ? `${Kt} Q${sup}` : `${Kt}·Q${sup}`) : (T ? `Q${sup}${Kt}` : `Q${sup}·${Kt}`);
-  const Stilde = T ? '\\tilde S' : 'S̃';
-  const dk = ctx.d_k ?? '?';
-  const proj = (name) => {
-    if (ctx.mode === 'qkv') {
-      if (ctx.heads === 1) return T ? `${name} \\;\\text{(given)}` : `${name} (given)`;
-      const w = name === 'V' ? ctx.d_v : ctx.d_k;
-      const g = name === 'Q' ? h : Math.floor(h / group);
-      const range = `${g * w + 1}..${(g + 1) * w}`;
-      if (T) return cols ? `${name}${sup} = ${name}_{[${range},\\,:]}` : `${name}${sup} = ${name}_{[:,\\,${range}]}`;
-      return cols ? `${name}${sup} = ${name}[${range}, :]` : `${name}${sup} = ${name}[:, ${range}]`;
-    }
-    const input = name === 'Q' || ctx.mode === 'self' ? 'X' : sub('X', 'kv');
-    const W = (cols ? sub(T ? '\\Omega' : 'Ω', name) : sub('W', name)) + sup;
-    const b = ctx.bias[name] ? ` + ${cols ? sub(T ? '\\beta' : 'β', name) : sub('b', name)}${sup}` : '';
-    const dot = T ? '\\,' : '·';
-    return cols ? `${name}${sup} = ${W}${dot}${input}${b}` : `${name}${sup} = ${input}${dot}${W}${b}`;
-  };
-  const prev = () => {
-    // What the softmax reads: the last of scaled, softcapped, masked that exists.
-    if (ctx.causal || ctx.maskKind !== 'none') return T ? '\\bar S' : 'S̄';
-    if (ctx.softcap > 0) return T ? '\\hat S' : 'Ŝ';
-    return Stilde;
-  };
-  switch (step.id) {
-    case 'Q': case 'K': case 'V': return proj(step.id);
-    case 'scores': return `S${sup} = ${QK}`;
-    case 'scaled': {
-      const s = ctx.scale;
-      const S = `S${sup}`, St = `${Stilde}${sup}`;
-      if (s.kind === 'sqrt_dk') return T ? `${St} = \\frac{${S}}{\\sqrt{d_k}} = \\frac{${S}}{\\sqrt{${dk}}}` : `${St} = ${S} / √d_k = ${S} / √${dk}`;
-      if (s.kind === 'none') return T ? `${St} = ${S} \\quad\\text{(not scaled)}` : `${St} = ${S} (not scaled)`;
-      if (s.kind === 'divide') {
-        const by = s.root !== undefined ? (T ? `\\sqrt{${s.root}}` : `√${s.root}`) : String(s.value);
-        return T ? `${St} = \\frac{${S}}{${by}}` : `${St} = ${S} / ${by}`;
-      }
-      return T ? `${St} = ${s.value}\\,${S}` : `${St} = ${s.value}·${S}`;
-    }
-    case 'softcapped':
-      return T ? `\\hat S${sup} = c\\,\\tanh(\\tilde S${sup} / c),\\quad c = ${ctx.softcap}` : `Ŝ${sup} = c·tanh(S̃${sup} / c), c = ${ctx.softcap}`;
-    case 'masked': {
-      const input = ctx.softcap > 0 ? (T ? '\\hat S' : 'Ŝ') : Stilde;
-      const parts = [];
-      if (ctx.causal) parts.push(T ? (cols ? 'M_{ij} = -\\infty \\text{ for key } i > \\text{query } j' : 'M_{ij} = -\\infty \\text{ for } j > i') : (cols ? 'M_ij = −∞ for key i > query j' : 'M_ij = −∞ for j > i'));
-      if (ctx.maskKind === 'keep') parts.push(T ? '\\text{hidden keys: } -\\infty' : 'hidden keys: −∞');
-      if (ctx.maskKind === 'additive') parts.push(T ? '\\text{your } M' : 'your M');
-      return T ? `\\bar S${sup} = ${input}${sup} + M,\\quad ${parts.join(',\\; ')}` : `S̄${sup} = ${input}${sup} + M, ${parts.join(', ')}`;
-    }
-    case 'weights': {
-      const x = prev();
-      if (T) return `A${sup} = \\operatorname{softmax}(${x}${sup}) \\quad\\text{(${cols ? 'down each column' : 'along each row'})}`;
-      return `A${sup} = softmax(${x}${sup}) (${cols ? 'down each column' : 'along each row'})`;
-    }
-    case 'head_output': return T ? `\\text{head}_{${h + 1}} = ${cols ? `V${sup} A${sup}` : `A${sup} V${sup}`}` : `head${h + 1} = ${cols ? `V${sup}·A${sup}` : `A${sup}·V${sup}`}`;
-    case 'concat': {
-      const list = Array.from({ length: ctx.heads }, (_, i) => (T ? `\\text{head}_{${i + 1}}` : `head${i + 1}`));
-      if (T) return cols ? `H = \\begin{bmatrix} ${list.join(' \\\\ ')} \\end{bmatrix}` : `H = \\left[\\, ${list.join(' \\mid ')} \\,\\right]`;
-      return `H = [${list.join(cols ? ' ; ' : ' | ')}]`;
-    }
-    case 'output': {
-      if (!ctx.hasWO) return T ? `O = ${cols ? 'V A' : 'A V'}` : `O = ${cols ? 'V·A' : 'A·V'}`;
-      const input = ctx.heads > 1 ? 'H' : (T ? '\\text{head}_1' : 'head1');
-      const b = ctx.hasBO ? ` + ${cols ? sub(T ? '\\beta' : 'β', 'O') : sub('b', 'O')}` : '';
-      const W = cols ? sub(T ? '\\Omega' : 'Ω', 'O') : sub('W', 'O');
-      return cols ? `O = ${W}${T ? '\\,' : '·'}${input}${b}` : `O = ${input}${T ? '\\,' : '·'}${W}${b}`;
-    }
-    default: return step.id;
-  }
-}
-
-// ---- LaTeX ---------------------------------------------------------------------------------
 
 /** A matrix as a TeX bmatrix with `decimals` places. */
 export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
@@ -117,13 +19,21 @@ export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
 }
 
 /** One step as "symbol = bmatrix" (TeX math, no delimiters). */
-export function stepLatex(step, ctx, { decimals = 4, max = 16 } = {}) {
-  return `${stepSymbol(step, ctx)} = ${matrixLatex(step.data, { decimals, max })}`;
+export function stepLatex(step, { decimals = 4, max = 16 } = {}) {
+  return `${step.symbol} = ${matrixLatex(step.data, { decimals, max })}`;
 }
 
-function stepTitle(step, ctx) {
-  const h = headOf(step);
-  return `${step.title}${ctx.heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
+/** A problem input's name in TeX: X_{kv}; W_Q, b_Q in the rows layout, \Omega_Q, \beta_Q in the columns layout. */
+function inputSymbol(name, layout) {
+  if (name === 'X_kv') return 'X_{kv}';
+  if (!/^[Wb]_/.test(name)) return name;
+  const letter = layout === 'columns' ? (name[0] === 'W' ? '\\Omega' : '\\beta') : name[0];
+  return `${letter}_${name.slice(2)}`;
+}
+
+/** `symbol` with the subscript `sub`, in parentheses when it has a subscript already. */
+function indexed(symbol, sub) {
+  return symbol.includes('_') ? `(${symbol})_{${sub}}` : `${symbol}_{${sub}}`;
 }
 
 const TEXT_ESCAPES = { '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '#': '\\#', '^': '\\^{}', _: '\\_', '%': '\\%', '~': '\\~{}' };
@@ -138,24 +48,23 @@ function texText(s) {
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
  */
 export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
-  const ctx = problemContext(problem, trace);
+  const ctx = problemContext(problem);
   const parts = [];
   const m = trace.meta;
-  parts.push(`% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${ctx.layout} layout, ${m.precision}`);
+  parts.push(`% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${m.layout} layout, ${m.precision}`);
   const given = Object.entries(ctx.inputs);
   if (given.length) {
     parts.push('\\paragraph{Given}');
     for (const [name, value] of given) {
       const isVector = BIAS_KEYS.includes(name);
-      const sym = name === 'X_kv' ? 'X_{kv}' : /^[Wb]_/.test(name) ? `${ctx.layout === 'columns' ? (name[0] === 'W' ? '\\Omega' : '\\beta') : name[0]}_${name.slice(2)}` : name;
-      parts.push(`\\[ ${sym} = ${matrixLatex(isVector ? [value] : value, { decimals, max })} \\]`);
+      parts.push(`\\[ ${inputSymbol(name, m.layout)} = ${matrixLatex(isVector ? [value] : value, { decimals, max })} \\]`);
     }
     if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals, max })} \\]`);
   }
   trace.steps.forEach((step, i) => {
-    parts.push(`\\paragraph{${i + 1}. ${texText(stepTitle(step, ctx))}}`);
-    parts.push(`\\[ ${stepFormula(step, ctx, 'tex')} \\]`);
-    parts.push(`\\[ ${stepLatex(step, ctx, { decimals, max })} \\]`);
+    parts.push(`\\paragraph{${i + 1}. ${texText(stepCaption(step, m.heads))}}`);
+    parts.push(`\\[ ${step.tex} \\]`);
+    parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
   for (const w of trace.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
   const body = parts.join('\n\n');
@@ -186,67 +95,69 @@ function termsTex(left, right, d, max) {
 
 /**
  * The worked calculation of one cell (an engine.explain() result) as a TeX `aligned` block:
- * the definition, the numbers filled in, the value. `problem` gives the layout and names.
+ * the definition, the numbers filled in, the value. `trace` (of the same problem) names the
+ * step and the steps it is computed from.
  */
-export function cellLatex(e, problem, { decimals = 4, maxTerms = 8 } = {}) {
-  const ctx = problemContext(problem);
+export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
   const d = decimals;
-  const cols = ctx.layout === 'columns';
+  const cols = trace.meta.layout === 'columns';
+  const step = trace.steps.find((s) => s.id === e.step && headOf(s) === headOf(e));
+  if (!step) throw exportError(`the trace has no step ${e.step}${headOf(e) === null ? '' : ` of head ${e.head}`}: explain a cell of the same problem`);
+  const from = (k) => trace.steps[step.inputs[k]].symbol;
   const i = e.row + 1, j = e.col + 1;
-  const headStep = { id: e.step, head: e.head };
-  const sym = stepSymbol(headStep, ctx);
-  const cell = `${/[}]$|^\\text/.test(sym) || sym.includes('^') ? `(${sym})` : sym}_{${i},${j}}`;
+  const ij = `${i},${j}`;
+  const cell = indexed(step.symbol, ij);
   const v = texNumber(e.value, d);
   const lines = [];
-  const sup = ctx.heads > 1 && e.head !== null && e.head >= 0 ? `^{(${e.head + 1})}` : '';
   switch (e.kind) {
     case 'input':
       return `\\begin{aligned} ${cell} &= ${v} \\quad\\text{(given)} \\end{aligned}`;
     case 'projection': {
-      const isOut = e.step === 'output';
-      const inName = isOut ? (ctx.heads > 1 ? 'H' : '\\text{head}_1') : e.step === 'Q' || ctx.mode === 'self' ? 'X' : 'X_{kv}';
-      const W = isOut ? (cols ? '\\Omega_O' : 'W_O') : `${cols ? `\\Omega_${e.step}` : `W_${e.step}`}${sup}`;
-      const b = isOut ? (cols ? '\\beta_O' : 'b_O') : `${cols ? `\\beta_${e.step}` : `b_${e.step}`}${sup}`;
-      const bias = e.has_bias ? ` + ${b}` : '';
+      // Q, K, V from X (or X_kv), or the output from the heads; W and b per head when there are several.
+      const sup = trace.meta.heads > 1 && headOf(step) !== null ? `^{(${step.head + 1})}` : '';
+      const given = (prefix) => step.given.find((n) => n.startsWith(prefix));
+      const input = e.step === 'output' ? from(0) : inputSymbol(given('X'), trace.meta.layout);
+      const W = inputSymbol(given('W_'), trace.meta.layout) + sup;
+      const b = e.has_bias ? inputSymbol(given('b_'), trace.meta.layout) + sup : '';
       // Rows: token i times column j of W. Columns: row i of Ω times token j.
-      const X = /[_^]/.test(inName) ? `{${inName}}` : inName;
-      const def = cols ? `\\sum_m (${W})_{${i},m}\\,${X}_{m,${j}}${bias ? ` + (${b})_{${i}}` : ''}`
-        : `\\sum_m ${X}_{${i},m}\\,(${W})_{m,${j}}${bias ? ` + (${b})_{${j}}` : ''}`;
+      const def = cols ? `\\sum_m ${indexed(W, `${i},m`)}\\,${indexed(input, `m,${j}`)}${b ? ` + ${indexed(b, i)}` : ''}`
+        : `\\sum_m ${indexed(input, `${i},m`)}\\,${indexed(W, `m,${j}`)}${b ? ` + ${indexed(b, j)}` : ''}`;
       const numbers = cols ? termsTex(e.right, e.left, d, maxTerms) : termsTex(e.left, e.right, d, maxTerms);
       lines.push(def, `${numbers}${e.has_bias ? ` + ${texNumber(e.bias, d)}` : ''}`, v);
       break;
     }
     case 'dot': {
       const q = cols ? j : i, k = cols ? i : j;
-      lines.push(`\\sum_m Q${sup}_{${q},m}\\,K${sup}_{${k},m}`, termsTex(e.left, e.right, d, maxTerms), v);
+      lines.push(`\\sum_m ${indexed(from(0), `${q},m`)}\\,${indexed(from(1), `${k},m`)}`, termsTex(e.left, e.right, d, maxTerms), v);
       break;
     }
     case 'scale':
       if (e.divisor) {
-        const by = ctx.scale.kind === 'sqrt_dk' ? `\\sqrt{${ctx.d_k ?? Math.round(e.divisor * e.divisor)}}` : ctx.scale.root !== undefined ? `\\sqrt{${ctx.scale.root}}` : texNumber(e.divisor, d);
-        lines.push(`\\frac{S${sup}_{${i},${j}}}{${by}}`, `\\frac{${texNumber(e.input, d)}}{${texNumber(e.divisor, d)}}`, v);
+        lines.push(`\\frac{${indexed(from(0), ij)}}{${texNumber(e.divisor, d)}}`, `\\frac{${texNumber(e.input, d)}}{${texNumber(e.divisor, d)}}`, v);
       } else {
-        lines.push(`${texNumber(e.factor, d)} \\cdot S${sup}_{${i},${j}}`, `${texNumber(e.factor, d)} \\cdot ${texNumber(e.input, d)}`, v);
+        lines.push(`${texNumber(e.factor, d)} \\cdot ${indexed(from(0), ij)}`, `${texNumber(e.factor, d)} \\cdot ${texNumber(e.input, d)}`, v);
       }
       break;
     case 'softcap':
-      lines.push(`c\\,\\tanh\\!\\left(\\tilde S${sup}_{${i},${j}} / c\\right)`, `${texNumber(e.factor, d)}\\,\\tanh\\!\\left(${texNumber(e.input, d)} / ${texNumber(e.factor, d)}\\right)`, v);
+      lines.push(`c\\,\\tanh\\!\\left(${indexed(from(0), ij)} / c\\right)`, `${texNumber(e.factor, d)}\\,\\tanh\\!\\left(${texNumber(e.input, d)} / ${texNumber(e.factor, d)}\\right)`, v);
       break;
     case 'mask':
-      lines.push(`x_{${i},${j}} + M_{${i},${j}}`, `${texNumber(e.input, d)} + (${texNumber(e.additive, d)})`, v);
+      lines.push(`${indexed(from(0), ij)} + M_{${ij}}`, `${texNumber(e.input, d)} + (${texNumber(e.additive, d)})`, v);
       break;
     case 'softmax': {
+      // Along the row (rows layout) or down the column (columns layout) of the step the softmax reads.
       const along = cols ? 'i\'' : 'j\'';
       const pos = cols ? e.row : e.col;
       if (e.max === -Infinity) {
         lines.push('0 \\quad\\text{(every key of this query is masked)}');
         break;
       }
+      const x = from(0);
       const shifted = e.shifted[pos];
-      const sumTerms = e.exps.length <= maxTerms ? e.exps.map((x) => texNumber(x, d)).join(' + ')
-        : `${e.exps.slice(0, maxTerms - 1).map((x) => texNumber(x, d)).join(' + ')} + \\cdots + ${texNumber(e.exps[e.exps.length - 1], d)}`;
+      const sumTerms = e.exps.length <= maxTerms ? e.exps.map((t) => texNumber(t, d)).join(' + ')
+        : `${e.exps.slice(0, maxTerms - 1).map((t) => texNumber(t, d)).join(' + ')} + \\cdots + ${texNumber(e.exps[e.exps.length - 1], d)}`;
       lines.push(
-        `\\frac{e^{x_{${i},${j}} - m}}{\\sum_{${along}} e^{x_{${cols ? `${along},${j}` : `${i},${along}`}} - m}},\\quad m = \\max = ${texNumber(e.max, d)}`,
+        `\\frac{e^{${indexed(x, ij)} - m}}{\\sum_{${along}} e^{${indexed(x, cols ? `${along},${j}` : `${i},${along}`)} - m}},\\quad m = \\max = ${texNumber(e.max, d)}`,
         `\\frac{e^{${texNumber(shifted, d)}}}{${sumTerms}}`,
         `\\frac{${texNumber(e.exps[pos], d)}}{${texNumber(e.exp_sum, d)}}`,
         v,
@@ -254,14 +165,14 @@ export function cellLatex(e, problem, { decimals = 4, maxTerms = 8 } = {}) {
       break;
     }
     case 'weighted_sum': {
-      const def = cols ? `\\sum_k V${sup}_{${i},k}\\,A${sup}_{k,${j}}` : `\\sum_k A${sup}_{${i},k}\\,V${sup}_{k,${j}}`;
+      const [A, V] = [from(0), from(1)];
+      const def = cols ? `\\sum_k ${indexed(V, `${i},k`)}\\,${indexed(A, `k,${j}`)}` : `\\sum_k ${indexed(A, `${i},k`)}\\,${indexed(V, `k,${j}`)}`;
       lines.push(def, cols ? termsTex(e.right, e.left, d, maxTerms) : termsTex(e.left, e.right, d, maxTerms), v);
       break;
     }
     case 'concat': {
-      const h = (e.source_head ?? 0) + 1;
       const c = e.source_col + 1;
-      lines.push(cols ? `(\\text{head}_{${h}})_{${c},${j}}` : `(\\text{head}_{${h}})_{${i},${c}}`, v);
+      lines.push(indexed(from(e.source_head ?? 0), cols ? `${c},${j}` : `${i},${c}`), v);
       break;
     }
     default:

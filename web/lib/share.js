@@ -8,6 +8,7 @@
 // use, options: { layout, scale, scaleCustom, causal, mask, keepMask, additiveMask, softcap,
 // heads, kv_heads, precision }, decimals, tokens, open, hide, exercise, ... }.
 
+import { BIAS_KEYS } from './context.js';
 import { matrixToText } from './format.js';
 
 export const SHARE_VERSION = 2;
@@ -20,7 +21,6 @@ const MODE_INPUTS = {
   self: ['X', 'W_Q', 'W_K', 'W_V'],
   cross: ['X', 'X_kv', 'W_Q', 'W_K', 'W_V'],
 };
-const VECTORS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
 
 // ---- base64url and deflate -----------------------------------------------------------------
 
@@ -127,7 +127,7 @@ export function stateToProblem(state, engine) {
     const text = state.inputs?.[name]?.text;
     if (typeof text !== 'string' || !text.trim()) throw Object.assign(new Error(`${name} is missing from the state`), { field: name });
     const m = engine.parseMatrix(text, name);
-    problem[name] = VECTORS.has(name) ? asVector(m, name) : m;
+    problem[name] = BIAS_KEYS.includes(name) ? asVector(m, name) : m;
   }
   const o = state.options ?? {};
   const options = { layout: o.layout ?? 'rows', precision: o.precision ?? 'float64', causal: Boolean(o.causal) };

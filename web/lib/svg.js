@@ -7,13 +7,13 @@ const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
 
 /**
  * A step (or any matrix) as an SVG heatmap (a string; standalone, with its own xmlns).
- * Options: title, rowLabels, colLabels, kind ('weights' | 'signed', default from step.id),
+ * Options: title, rowLabels, colLabels, kind (the colour scale: default the step's own kind),
  * cell (px), numbers (draw the values; default when cells are large enough), decimals.
  */
 export function heatmapSvg(step, { title, rowLabels, colLabels, kind, cell, numbers, decimals = 2 } = {}) {
   const data = step.data;
   const nr = data.length, nc = data[0]?.length ?? 0;
-  const k = kind ?? (step.id === 'weights' ? 'weights' : 'signed');
+  const k = kind ?? step.kind ?? 'signed';
   const size = cell ?? Math.max(4, Math.min(48, Math.floor(640 / Math.max(nr, nc))));
   const showNumbers = numbers ?? size >= 36;
   const labelW = rowLabels ? 8 + 7 * Math.max(...rowLabels.map((l) => String(l).length)) : 0;
