@@ -24,7 +24,8 @@ Commands:
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
 
 Options for run:
-  --table        Print each step as an aligned table (name, head and shape above it) instead of JSON.
+  --table        Print each step as an aligned table (name, head, shape, title and formula above
+                 it) instead of JSON.
   --digits N     Decimals in tables (default 4).
 
 Problem JSON: { "Q": [[...]], "K": [[...]], "V": [[...]] } or { "X": ..., "W_Q": ..., "W_K": ...,
@@ -101,7 +102,7 @@ function traceTables(trace, digits) {
   const out = [];
   for (const step of trace.steps) {
     const head = step.head === null ? '' : ` (head ${step.head})`;
-    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}`);
+    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}, ${step.text}`);
     out.push(table(step.data, digits), '');
   }
   const m = trace.meta;
