@@ -6,7 +6,7 @@ const DIVERGING = [
   [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
   [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
 ];
-// Sequential for weights in [0, 1]: ColorBrewer Blues-like, white to deep blue-purple.
+// Sequential for probabilities in [0, 1]: ColorBrewer Blues-like, white to deep blue-purple.
 const SEQUENTIAL = [
   [255, 255, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
   [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
@@ -43,30 +43,42 @@ function withText(rgb) {
   return { rgb: c, fg: '#fff' };
 }
 
-/** The largest finite |value| of a matrix: the end of its colour scale. */
+/** The largest finite |value| of a matrix: the end of a signed colour scale. */
 export function scaleMax(data) {
   let max = 0;
   for (const row of data) for (const v of row) if (Number.isFinite(v) && Math.abs(v) > max) max = Math.abs(v);
   return max;
 }
 
-/**
- * A colour scale for one matrix: `kind` 'weights' (sequential, 0..max) or 'signed' (diverging,
- * symmetric around 0 up to the largest finite |value|).
- */
-export function colourScale(data, kind) {
+// A step's `kind` picks its scale: probabilities (and a 0/1 keep-mask) on the sequential scale,
+// fixed from 0 to 1 so that matrices compare; everything else (signed values, an additive bias)
+// on the diverging scale, symmetric about 0 up to the largest finite |value|. 'weights' is the
+// name the page used before steps carried their kind.
+const FIXED_0_1 = new Set(['probability', 'keep_mask', 'weights']);
+
+/** The values at the two ends of a matrix's colour scale: [0, 1] or [-max, max]. */
+export function colourRange(data, kind) {
+  if (FIXED_0_1.has(kind)) return [0, 1];
   const max = scaleMax(data);
-  if (kind === 'weights') {
-    // 0 .. the largest weight shown, so 256 keys of ~1/256 still show their pattern.
-    return (v) => {
-      if (!Number.isFinite(v)) return null;
-      const { rgb, fg } = withText(lerpStops(SEQUENTIAL, max > 0 ? v / max : 0));
-      return { bg: `rgb(${rgb})`, fg, rgb };
-    };
-  }
+  return [-max, max];
+}
+
+/** (v) => where v lies on the scale, 0 to 1 (clamped); null for non-finite values. */
+function position(data, kind) {
+  const [lo, hi] = colourRange(data, kind);
+  return (v) => (Number.isFinite(v) ? (hi === lo ? 0.5 : Math.min(1, Math.max(0, (v - lo) / (hi - lo)))) : null);
+}
+
+const stopsOf = (kind) => (FIXED_0_1.has(kind) ? SEQUENTIAL : DIVERGING);
+
+/** A colour scale for one matrix of `kind` (a step's kind): (v) => { bg, fg, rgb }, or null for non-finite v. */
+export function colourScale(data, kind) {
+  const at = position(data, kind);
+  const stops = stopsOf(kind);
   return (v) => {
-    if (!Number.isFinite(v)) return null;
-    const { rgb, fg } = withText(lerpStops(DIVERGING, max === 0 ? 0.5 : 0.5 + v / (2 * max)));
+    const t = at(v);
+    if (t === null) return null;
+    const { rgb, fg } = withText(lerpStops(stops, t));
     return { bg: `rgb(${rgb})`, fg, rgb };
   };
 }
@@ -76,14 +88,22 @@ export function colourScale(data, kind) {
  * (RGB triples), or -1 for non-finite values.
  */
 export function colourLut(data, kind) {
-  const max = scaleMax(data);
   const lut = new Uint8ClampedArray(256 * 3);
-  for (let i = 0; i < 256; i++) {
-    const rgb = lerpStops(kind === 'weights' ? SEQUENTIAL : DIVERGING, i / 255);
-    lut.set(rgb, i * 3);
-  }
-  const index = kind === 'weights'
-    ? (v) => (Number.isFinite(v) ? Math.round(255 * Math.min(1, Math.max(0, max > 0 ? v / max : 0))) : -1)
-    : (v) => (Number.isFinite(v) ? Math.round(255 * Math.min(1, Math.max(0, max === 0 ? 0.5 : 0.5 + v / (2 * max)))) : -1);
+  const stops = stopsOf(kind);
+  for (let i = 0; i < 256; i++) lut.set(lerpStops(stops, i / 255), i * 3);
+  const at = position(data, kind);
+  const index = (v) => {
+    const t = at(v);
+    return t === null ? -1 : Math.round(255 * t);
+  };
   return { lut, index };
+}
+
+/** colourScale as CSS colours: (v) => { fill, text }, or null for non-finite v. */
+export function heatColours(data, kind = 'signed') {
+  const scale = colourScale(data, kind);
+  return (v) => {
+    const c = scale(v);
+    return c && { fill: `rgb(${c.rgb.join(',')})`, text: c.fg };
+  };
 }

@@ -8,7 +8,8 @@ import { browserUrl, fetchBytes } from './load.js';
 export { createEngine, version } from './engine.js';
 export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
-export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
+export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, traceCsv, traceJson } from './export.js';
+export { formatNumber, matrixToText } from './format.js';
 
 /**
  * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random).
