@@ -392,7 +392,8 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
     await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
     const cell = (await exportFile(page, 'all', 'cell')).bytes.toString('utf8');
     const e = engine.explain(problem, { step: 'weights', row: 1, col: 0 });
-    assert(cell.includes('A_{2,1} &= \\frac{e^{x_{2,1} - m}}') && cell.includes(`&= ${e.value.toFixed(4)}`), `cell LaTeX: ${cell}`);
+    // The softmax of a causal problem reads the masked scores (the weights step's input).
+    assert(cell.includes('A_{2,1} &= \\frac{e^{\\bar S_{2,1} - m}}') && cell.includes(`&= ${e.value.toFixed(4)}`), `cell LaTeX: ${cell}`);
     katex.renderToString(cell.replace(/^\\\[|\\\]\s*$/g, ''), { throwOnError: true, displayMode: true });
   } finally {
     rmSync(work, { recursive: true, force: true });

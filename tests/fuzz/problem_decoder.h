@@ -7,7 +7,7 @@
 //           bit2 causal; bit3 float32; bit4 a mask; bit5 mask is boolean (Keep) else additive;
 //           bit6 W_O; bit7 X_kv (cross-attention)
 //   byte 1  flags B: bit0..3 b_Q, b_K, b_V, b_O; bit4-5 scale kind (SqrtDk, None, Multiply,
-//           DivideBy); bit6 softcap; bit7 free shapes (every matrix's shape read from bytes)
+//           DivideBy, or DivideBySqrt of |value| when the value is negative); bit6 softcap; bit7 free shapes (every matrix's shape read from bytes)
 //   byte 2  heads:    0..0x7f -> 1 + b % 4; 0x80.. -> a wild value (0, -1, INT_MIN, INT_MAX, b-0xc0)
 //   byte 3  kv_heads: 0..0x7f -> a divisor of heads (0 = same); 0x80.. -> wild like heads
 //   byte 4..8  L, S, d_model, d_k (per head), d_v (per head): each b % 9 (0 = empty)
@@ -144,6 +144,12 @@ inline Problem decode_problem(const uint8_t* data, size_t size) {
     default: o.scale.kind = Scale::Kind::DivideBy; break;
   }
   o.scale.value = in.value();
+  // Kind 3 with a negative value: divide by the root of its magnitude (the "1/sqrt(n)" scale),
+  // so both divisor kinds are fuzzed without changing the byte layout.
+  if (o.scale.kind == Scale::Kind::DivideBy && o.scale.value < 0) {
+    o.scale.kind = Scale::Kind::DivideBySqrt;
+    o.scale.value = -o.scale.value;
+  }
   const double softcap = in.value();
   if (b & 64) o.softcap = softcap;
 
@@ -216,7 +222,10 @@ inline bool is_tame(const Problem& p) {
   }
   const Options& o = p.options;
   if (o.scale.kind == Scale::Kind::Multiply && !tame(o.scale.value)) return false;
-  if (o.scale.kind == Scale::Kind::DivideBy && !tame(o.scale.value)) return false;
+  if ((o.scale.kind == Scale::Kind::DivideBy || o.scale.kind == Scale::Kind::DivideBySqrt) &&
+      !tame(o.scale.value)) {
+    return false;
+  }
   if (o.softcap != 0 && !tame(o.softcap)) return false;
   if (o.mask && o.mask_kind == MaskKind::Additive) {
     for (Eigen::Index i = 0; i < o.mask->size(); ++i) {

@@ -63,7 +63,7 @@ describe('attention-explorer run', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('scores'));
-    assert.equal(lines[at], 'scores (head 0) 4x4: Scores Q·Kᵀ');
+    assert.equal(lines[at], 'scores (head 0) 4x4: Scores, S = Q·Kᵀ');
     assert.equal(lines[at + 1], '  -2.7236   0.4082   2.3960  -1.1832');
     assert.equal(lines[at + 2], '   5.6001   1.1598  -4.7249   2.4386');
     const w = lines.findIndex((l) => l.startsWith('weights'));
@@ -77,7 +77,7 @@ describe('attention-explorer run', () => {
     const problem = { ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } };
     const r = run(['run', '--table', file('masked.json', problem)]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\nmasked \(head 0\) 4x4: Masked scores\n +-inf +-inf +-inf +-inf\n/);
+    assert.match(r.stdout, /\nmasked \(head 0\) 4x4: Masked scores, S̄ = S̃ \+ M, hidden keys: −∞\n +-inf +-inf +-inf +-inf\n/);
     assert.match(r.stdout, /\nwarning: .*row 1/);
   });
 });
@@ -115,7 +115,7 @@ describe('exit codes and messages', () => {
   });
 
   test('bad usage: 2 and a usage line', () => {
-    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x']]) {
+    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x'], ['run', '--digits'], ['run', '--table=yes']]) {
       const r = run(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /\nusage: attention-explorer run /, args.join(' '));

@@ -15,7 +15,7 @@ import { dist, repo } from './helpers.mjs';
 const pkg = await import(`${dist}node.js`);
 const {
   loadAttention, presetProblem, findPreset, numpyScript, pytorchScript, solutionLatex, stepLatex, cellLatex,
-  problemContext, stepCsv, traceCsv, parseCsv, traceJson, heatmapSvg, matrixCsv, stepFormula,
+  stepCsv, traceCsv, parseCsv, traceJson, heatmapSvg, matrixCsv, formatNumber, texNumber, matrixToText,
 } = pkg;
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
@@ -96,6 +96,9 @@ test('the NumPy script prints readable steps without --json, and quotes the reci
   const trace = engine.run(problem);
   const script = numpyScript(problem, trace, { recipe: numpy.Q });
   assert.match(script, /^# {3}np\.random\.seed\(42\)$/m);
+  // Each step's name and formula, as the trace gives them.
+  assert.match(script, /^# {3}scores {3}Scores: S = Q·Kᵀ$/m);
+  assert.match(script, /^# {3}scaled {3}Scaled scores: S̃ = S \/ √d_k = S \/ √8$/m);
   const file = join(work, 'plain.py');
   writeFileSync(file, script);
   const out = execFileSync(PYTHON, [file], { encoding: 'utf8' });
@@ -125,6 +128,9 @@ test('the PyTorch script has every step and checks scaled_dot_product_attention 
   const gqa = PROBLEMS['GQA 2 heads / 1 kv head, biases, W_O + b_O, causal'];
   const g = pytorchScript(gqa, engine.run(gqa));
   assert.match(g, /repeat_interleave\(heads \/\/ kv_heads, dim=0\)/);
+  // The key/value head of each query head comes from the trace's steps.
+  assert.match(g, /^kv_group = \[0, 0\] {2}# the key\/value head each query head reads$/m);
+  assert.match(g, /^ {4}g = kv_group\[h\]$/m);
   assert.match(g, /^output = concat @ W_O \+ b_O$/m);
 
   const cols = PROBLEMS['columns layout, causal, biases, float32, 1/4'];
@@ -186,15 +192,14 @@ function renderAllMath(latex, where) {
 test('LaTeX: every step, the whole solution and worked cells render in KaTeX', () => {
   for (const [name, problem] of Object.entries(PROBLEMS)) {
     const trace = engine.run(problem);
-    const ctx = problemContext(problem, trace);
     for (const step of trace.steps) {
-      const tex = stepLatex(step, ctx, { decimals: 3 });
+      const tex = stepLatex(step, { decimals: 3 });
       assert.match(tex, /\\begin\{bmatrix\}/);
       katex.renderToString(tex, { throwOnError: true, displayMode: true });
-      katex.renderToString(stepFormula(step, ctx, 'tex'), { throwOnError: true, displayMode: true });
+      katex.renderToString(step.tex, { throwOnError: true, displayMode: true });
       // One cell of every step, worked.
       const e = engine.explain(problem, { step: step.id, head: step.head, row: step.shape[0] - 1, col: 0 });
-      const cell = cellLatex(e, problem);
+      const cell = cellLatex(e, trace);
       assert.match(cell, /^\\begin\{aligned\}/);
       assert.doesNotThrow(() => katex.renderToString(cell, { throwOnError: true, displayMode: true }), `${name} ${step.id}: ${cell}`);
     }
@@ -209,19 +214,31 @@ test('LaTeX: every step, the whole solution and worked cells render in KaTeX', (
 test('LaTeX carries the trace numbers: seed 000 weights and a worked softmax', () => {
   const problem = preset('000');
   const trace = engine.run(problem);
-  const ctx = problemContext(problem, trace);
   const weights = trace.steps.find((s) => s.id === 'weights');
-  const tex = stepLatex(weights, ctx, { decimals: 4 });
+  const tex = stepLatex(weights, { decimals: 4 });
   assert.ok(tex.startsWith('A = \\begin{bmatrix}\n0.0843 & 0.2551 & 0.5152 & 0.1453 \\\\\n0.6406'), tex);
   const e = engine.explain(problem, { step: 'weights', row: 0, col: 2 });
-  const cell = cellLatex(e, problem, { decimals: 4 });
-  assert.match(cell, /^\\begin\{aligned\}\nA_\{1,3\} &= \\frac\{e\^\{x_\{1,3\} - m\}\}/);
+  const cell = cellLatex(e, trace, { decimals: 4 });
+  // The softmax reads the scaled scores here (no softcap, no mask): the trace says so.
+  assert.match(cell, /^\\begin\{aligned\}\nA_\{1,3\} &= \\frac\{e\^\{\\tilde S_\{1,3\} - m\}\}/);
   assert.match(cell, /&= 0\.5152\n\\end\{aligned\}$/);
-  const dot = cellLatex(engine.explain(problem, { step: 'scores', row: 1, col: 0 }), problem);
+  const dot = cellLatex(engine.explain(problem, { step: 'scores', row: 1, col: 0 }), trace);
   assert.match(dot, /S_\{2,1\} &= \\sum_m Q_\{2,m\}\\,K_\{1,m\}/);
   const masked = preset('000-causal');
-  const mtex = stepLatex(engine.run(masked).steps.find((s) => s.id === 'masked'), problemContext(masked));
-  assert.match(mtex, /-\\infty/);
+  const mtrace = engine.run(masked);
+  const mtex = stepLatex(mtrace.steps.find((s) => s.id === 'masked'));
+  assert.match(mtex, /^\\bar S = .*-\\infty/s);
+  const soft = cellLatex(engine.explain(masked, { step: 'weights', row: 1, col: 0 }), mtrace);
+  assert.match(soft, /\\frac\{e\^\{\\bar S_\{2,1\} - m\}\}/);
+  // Several heads: symbols carry the head, the concatenation names the head it copies.
+  const multi = preset('multihead');
+  const htrace = engine.run(multi);
+  const scaled = cellLatex(engine.explain(multi, { step: 'scaled', head: 1, row: 0, col: 0 }), htrace);
+  assert.match(scaled, /^\\begin\{aligned\}\n\\tilde S\^\{\(2\)\}_\{1,1\} &= \\frac\{S\^\{\(2\)\}_\{1,1\}\}/);
+  const concat = htrace.steps.find((s) => s.id === 'concat');
+  const last = concat.shape[1] - 1;
+  const c = cellLatex(engine.explain(multi, { step: 'concat', head: null, row: 0, col: last }), htrace);
+  assert.match(c, new RegExp(`^\\\\begin\\{aligned\\}\\nH_\\{1,${last + 1}\\} &= \\(\\\\text\\{head\\}_\\{${htrace.meta.heads}\\}\\)_\\{1,${htrace.meta.d_v}\\}`));
 });
 
 test('SVG heatmap: one rect per cell, colours from the values, labels, numbers', () => {
@@ -232,31 +249,57 @@ test('SVG heatmap: one rect per cell, colours from the values, labels, numbers',
   assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   const cells = [...svg.matchAll(/<rect x="[\d.]+" y="[\d.]+" width="(\d+)" height="\d+" fill="(rgb\([\d,]+\))"/g)];
   assert.equal(cells.length, 16);
-  // The largest weight (0.6406, row 2 col 1) gets the darkest colour of the sequential scale.
-  assert.equal(cells[4][2], 'rgb(8,48,107)');
+  // Weights are probabilities: a fixed scale from 0 (white) to 1 (the darkest blue), so 0.6406
+  // (row 2, column 1) sits between its stops 5 and 6.
+  assert.equal(cells[4][2], 'rgb(62,142,196)');
   assert.ok(svg.includes('>0.64<'));
   assert.ok(svg.includes('<title>1,3: 0.5152107'));
-  const masked = engine.run(preset('000-causal')).steps.find((s) => s.id === 'masked');
+  const causal = engine.run(preset('000-causal'));
+  const cw = [...heatmapSvg(causal.steps.find((s) => s.id === 'weights')).matchAll(/fill="(rgb\([\d,]+\))"/g)].map((m) => m[1]);
+  assert.deepEqual(cw.slice(0, 4), ['rgb(8,48,107)', 'rgb(255,255,255)', 'rgb(255,255,255)', 'rgb(255,255,255)']);
+  // Scores are signed: a diverging scale symmetric about 0 up to the largest |score| (5.6001, row 2, column 1).
+  const scores = [...heatmapSvg(trace.steps.find((s) => s.id === 'scores')).matchAll(/fill="(rgb\([\d,]+\))"/g)].map((m) => m[1]);
+  assert.equal(scores[4], 'rgb(178,24,43)');
+  const masked = causal.steps.find((s) => s.id === 'masked');
   const msvg = heatmapSvg(masked);
   assert.ok(msvg.includes('>−∞<'));
+  assert.ok(msvg.includes('<title>Masked scores 4x4</title>'));
 });
 
 test('large problems: LaTeX elides to 16 × 16 with dots and still renders; SVG stays small', () => {
   const [Q, K, V] = engine.random(3, [{ kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }]);
   const problem = { Q, K, V, options: { causal: true } };
   const trace = engine.run(problem);
-  const ctx = problemContext(problem, trace);
   const weights = trace.steps.find((s) => s.id === 'weights');
-  const tex = stepLatex(weights, ctx);
+  const tex = stepLatex(weights);
   const rows = tex.split(' \\\\\n');
   assert.equal(rows.length, 16);
   assert.equal(rows[14], [...Array(14).fill('\\vdots'), '\\ddots', '\\vdots'].join(' & '));
   assert.ok(rows[15].startsWith(weights.data[99].slice(0, 1).map((v) => v.toFixed(4)).join('')));
   assert.ok(rows[0].split(' & ')[14] === '\\cdots');
   katex.renderToString(tex, { throwOnError: true });
-  assert.equal(stepLatex(weights, ctx, { max: 200 }).split(' \\\\\n').length, 100);
+  assert.equal(stepLatex(weights, { max: 200 }).split(' \\\\\n').length, 100);
   const svg = heatmapSvg(weights);
   assert.equal([...svg.matchAll(/<rect x=/g)].length, 10000);
   assert.ok(!svg.includes('<title>1,1:'), 'no per-cell tooltips for 10,000 cells');
   assert.ok(svg.length < 1_200_000, `SVG is ${svg.length} characters`);
+});
+
+test('numbers as text: one rule for the views (places, scientific, infinities) and text that parses back', () => {
+  assert.equal(formatNumber(-0.123456), '\u22120.1235');
+  assert.equal(formatNumber(0.123456, 2), '0.12');
+  assert.equal(formatNumber(-1.5e-7), '\u22121.500e\u22127');
+  assert.equal(formatNumber(12345678, 2), '1.2e+7');
+  assert.equal(formatNumber(0), '0');
+  assert.equal(formatNumber(0, 3, { fixedZero: true }), '0.000');
+  assert.deepEqual([-Infinity, Infinity, NaN].map((x) => formatNumber(x)), ['\u2212∞', '∞', 'NaN']);
+  assert.equal(texNumber(-1.5e-7), '-1.500 \\times 10^{-7}');
+  assert.equal(texNumber(2.5e8, 4), '2.500 \\times 10^{8}');
+  assert.equal(texNumber(-0.5, 1), '-0.5');
+  assert.deepEqual([-Infinity, NaN].map((x) => texNumber(x)), ['-\\infty', '\\text{NaN}']);
+  const m = [[0.1, -Infinity, 1e-300], [Infinity, NaN, -2]];
+  assert.equal(matrixToText(m), '0.1 -inf 1e-300\ninf nan -2');
+  assert.equal(matrixToText([1.5, '-inf']), '1.5 -inf');
+  const back = engine.parseMatrix(matrixToText(m), 'M');
+  assert.deepEqual(back, m);
 });

@@ -39,7 +39,7 @@ function node(script) {
 
 test('share and component subpaths load in Node; exports come from the main entry', () => {
   const out = node(`
-    import { loadAttention, presetProblem, findPreset, numpyScript, stepLatex, problemContext } from 'attention-explorer';
+    import { loadAttention, presetProblem, findPreset, numpyScript, stepLatex } from 'attention-explorer';
     import { encodeStateString, decodeStateString, problemToState, stateToProblem } from 'attention-explorer/share';
     import * as component from 'attention-explorer/component';
     const engine = await loadAttention();
@@ -50,7 +50,7 @@ test('share and component subpaths load in Node; exports come from the main entr
     console.log(JSON.stringify({
       link: link.slice(0, 3), w: w.data[0][0], component: Object.keys(component).sort(),
       script: numpyScript(problem, engine.run(problem)).includes('np.random.seed(42)') ? 'recipe' : 'ok',
-      tex: stepLatex(w, problemContext(problem)).slice(0, 26),
+      tex: stepLatex(w).slice(0, 26),
     }));
   `);
   const r = JSON.parse(out);
@@ -79,9 +79,9 @@ test('types of the component, share and export functions compile against real us
         const problem = stateToProblem(back, engine);
         const trace = engine.run(problem);
         const texts: string[] = [numpyScript(problem, trace), pytorchScript(problem, trace, { recipe: 'np.random.seed(0)' }),
-          solutionLatex(problem, trace, { standalone: true }), cellLatex(engine.explain(problem, { step: 'scores', row: 0, col: 0 }), problem),
+          solutionLatex(problem, trace, { standalone: true }), cellLatex(engine.explain(problem, { step: 'scores', row: 0, col: 0 }), trace),
           heatmapSvg(trace.steps[0], { title: 'Q', numbers: true }), traceCsv(trace)];
-        console.log(texts, parseCsv(texts[5]), problemContext(problem, trace).layout, error);
+        console.log(texts, parseCsv(texts[5]), problemContext(problem).layout, error);
       }
     }
     void main();

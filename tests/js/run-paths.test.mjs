@@ -58,8 +58,10 @@ test("a text input's errors are the core parser's, naming its slot", () => {
   assert.throws(() => engine.run({ X: [[1, 2]], ...self, b_K: '[1 2; 3 4]' }), { message: 'b_K must be a list of numbers, got a 2x2 matrix' });
   assert.throws(() => engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { mask: '1 2 3\n4' } }), { message: 'options.mask: row 2 has 1 number but row 1 has 3' });
   assert.throws(() => engine.run({ Q: '', K: [[1]], V: [[1]] }), { message: 'Q: no numbers found (the text is empty)' });
-  // The parser quotes the bytes it stopped at: the UTF-8 of "−" (U+2212) came through intact.
-  assert.throws(() => engine.run({ Q: '−1', K: [[1]], V: [[1]] }), { message: "Q: row 1, column 1: expected a number but found '\\xe2\\x88\\x921'" });
+  // Non-ASCII text crosses the wire intact: U+2212 reads as a minus, and the parser quotes "½"
+  // as a person sees it.
+  assert.deepEqual(engine.run({ Q: '−1', K: [[1]], V: [[1]] }).steps[0].data, [[-1]]);
+  assert.throws(() => engine.run({ Q: '1 ½', K: [[1]], V: [[1]] }), { message: "Q: row 1, column 2: expected a number but found '½'" });
 });
 
 test('a problem larger than the scratch block (one packed Float64Array) gives the same trace as its text', () => {

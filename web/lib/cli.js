@@ -4,7 +4,9 @@
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
 
+import { fixedNumber } from './format.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
@@ -22,7 +24,8 @@ Commands:
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
 
 Options for run:
-  --table        Print each step as an aligned table (name, head and shape above it) instead of JSON.
+  --table        Print each step as an aligned table (name, head, shape, title and formula above
+                 it) instead of JSON.
   --digits N     Decimals in tables (default 4).
 
 Problem JSON: { "Q": [[...]], "K": [[...]], "V": [[...]] } or { "X": ..., "W_Q": ..., "W_K": ...,
@@ -34,23 +37,33 @@ Exit status: 0 success, 1 bad input (stderr names the problem and the field), 2 
 
 class UsageError extends Error {}
 
-function parseArgs(argv) {
-  const args = { command: null, table: false, digits: 4, file: null, id: null };
-  const rest = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--help' || a === '-h') return { help: true };
-    if (a === '--version' || a === '-V') return { version: true };
-    if (a === '--table') args.table = true;
-    else if (a === '--digits' || a.startsWith('--digits=')) {
-      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${value ?? 'nothing'}`);
-      args.digits = n;
-    } else if (a.startsWith('-') && a !== '-') throw new UsageError(`unknown option ${a}`);
-    else rest.push(a);
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+  table: { type: 'boolean' },
+  digits: { type: 'string' },
+};
+
+/** The command line as { help } | { version } | { command, table, digits, file, id }. */
+function parseCommandLine(argv) {
+  let values, positionals;
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
+  } catch (error) {
+    if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${/'([^']*)'/.exec(error.message)?.[1] ?? ''}`);
+    // e.g. "option '--digits <value>' argument missing"
+    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(error.message.replace(/^Option/, 'option').replace(/\n/g, ' '));
+    throw error;
   }
-  args.command = rest.shift() ?? null;
+  if (values.help) return { help: true };
+  if (values.version) return { version: true };
+  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, file: null, id: null };
+  if (values.digits !== undefined) {
+    const n = Number(values.digits);
+    if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${values.digits.trim() || 'nothing'}`);
+    args.digits = n;
+  }
+  const rest = positionals.slice(1);
   if (args.command === null) throw new UsageError('no command given');
   if (args.command === 'run') {
     if (rest.length > 1) throw new UsageError(`run takes one FILE, got ${rest.length}`);
@@ -78,17 +91,9 @@ async function readInput(file) {
   return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
 }
 
-function formatNumber(v, digits) {
-  if (Number.isNaN(v)) return 'nan';
-  if (v === Infinity) return 'inf';
-  if (v === -Infinity) return '-inf';
-  const text = v.toFixed(digits);
-  return /^-0\.?0*$/.test(text) ? text.slice(1) : text;
-}
-
 /** A matrix as right-aligned columns. */
 function table(rows, digits) {
-  const cells = rows.map((row) => row.map((v) => formatNumber(v, digits)));
+  const cells = rows.map((row) => row.map((v) => fixedNumber(v, digits)));
   const widths = cells[0].map((_, j) => Math.max(...cells.map((row) => row[j].length)));
   return cells.map((row) => '  ' + row.map((c, j) => c.padStart(widths[j])).join('  ')).join('\n');
 }
@@ -97,15 +102,15 @@ function traceTables(trace, digits) {
   const out = [];
   for (const step of trace.steps) {
     const head = step.head === null ? '' : ` (head ${step.head})`;
-    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}`);
+    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}, ${step.text}`);
     out.push(table(step.data, digits), '');
   }
   const m = trace.meta;
-  out.push(`scale ${formatNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
+  out.push(`scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
     `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`);
   for (const f of trace.facts) {
-    out.push(`head ${f.head}: variance of scores ${formatNumber(f.scores_variance, 8)}, ` +
-      `after scaling ${formatNumber(f.scaled_variance, 8)}`);
+    out.push(`head ${f.head}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
+      `after scaling ${fixedNumber(f.scaled_variance, 8)}`);
   }
   for (const w of trace.warnings) out.push(`warning: ${w}`);
   return out.join('\n');
@@ -155,7 +160,7 @@ async function preset(args) {
 async function main(argv) {
   let args;
   try {
-    args = parseArgs(argv);
+    args = parseCommandLine(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`attention-explorer: ${error.message}\n${USAGE}\n`);

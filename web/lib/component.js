@@ -14,7 +14,9 @@
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
 import { loadAttention, findPreset, presetProblem } from './index.js';
-import { heatColours, problemContext, stepFormula } from './export.js';
+import { heatColours } from './colours.js';
+import { problemContext, stepCaption } from './context.js';
+import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
 
 let shared = null;
@@ -71,18 +73,6 @@ function styles(root) {
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
-
-function fmt(x, d) {
-  if (x === -Infinity) return '−∞';
-  if (x === Infinity) return '∞';
-  if (Number.isNaN(x)) return 'NaN';
-  if (x === 0) return '0';
-  const ax = Math.abs(x);
-  const s = ax < 10 ** -d / 2 || ax >= 1e7 ? x.toExponential(Math.max(1, Math.min(d, 6) - 1)) : x.toFixed(d);
-  return s.replace(/^-/, '−');
-}
-
-const INPUT_ORDER = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
 
 // Importing this module outside a browser (server-side rendering) must not throw.
 const Base = globalThis.HTMLElement ?? class {};
@@ -225,42 +215,36 @@ export class AttentionExplorerElement extends Base {
     return Array.from({ length: n }, (_, i) => names?.[i] ?? `t${i + 1}`);
   }
 
-  #formula(step, ctx) {
-    const tex = stepFormula(step, ctx, 'tex');
+  #formula(step) {
     const katex = AttentionExplorerElement.katex ?? null;
     if (katex?.renderToString) {
       try {
-        return katex.renderToString(tex, { output: 'mathml', throwOnError: true, displayMode: false });
+        return katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false });
       } catch { /* fall back to text */ }
     }
-    return esc(stepFormula(step, ctx, 'text'));
+    return esc(step.text);
   }
 
-  #stepTable(step, ctx) {
+  /** Labels along one axis of a step: token names for queries and keys, feature numbers from 1. */
+  #axisLabels(axis, n) {
+    if (axis === 'queries') return this.#labels(n, 'q');
+    if (axis === 'keys') return this.#labels(n, 'k');
+    return Array.from({ length: n }, (_, i) => String(i + 1));
+  }
+
+  #stepTable(step) {
     const d = this.#decimals();
-    const cols = ctx.layout === 'columns';
-    const scoreLike = ['scores', 'scaled', 'softcapped', 'masked', 'weights'].includes(step.id);
     const [nr, nc] = step.shape;
-    const tokenAxis = (n) => this.#labels(n, ['K', 'V'].includes(step.id) ? 'k' : 'q');
-    let rows, colsL;
-    if (scoreLike) {
-      rows = cols ? this.#labels(nr, 'k') : this.#labels(nr, 'q');
-      colsL = cols ? this.#labels(nc, 'q') : this.#labels(nc, 'k');
-    } else if (cols) {
-      rows = Array.from({ length: nr }, (_, i) => String(i + 1));
-      colsL = tokenAxis(nc);
-    } else {
-      rows = tokenAxis(nr);
-      colsL = Array.from({ length: nc }, (_, i) => String(i + 1));
-    }
-    const colour = heatColours(step.data, step.id === 'weights' ? 'weights' : 'signed');
-    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title || step.id)}</caption><thead><tr><th></th>`;
+    const rows = this.#axisLabels(step.axes[0], nr);
+    const colsL = this.#axisLabels(step.axes[1], nc);
+    const colour = heatColours(step.data, step.kind);
+    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
     html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
     step.data.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(rows[i])}</th>`;
       row.forEach((v) => {
         const c = colour(v);
-        html += c ? `<td style="background:${c.fill};color:${c.text}">${fmt(v, d)}</td>` : `<td class="neg-inf">${fmt(v, d)}</td>`;
+        html += c ? `<td style="background:${c.fill};color:${c.text}">${formatNumber(v, d)}</td>` : `<td class="neg-inf">${formatNumber(v, d)}</td>`;
       });
       html += '</tr>';
     });
@@ -282,7 +266,7 @@ export class AttentionExplorerElement extends Base {
       row.forEach((v, j) => {
         html += editable
           ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(String(v))}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
-          : `<td>${fmt(typeof v === 'number' ? v : Number(v), d)}</td>`;
+          : `<td>${formatNumber(typeof v === 'number' ? v : Number(v), d)}</td>`;
       });
       html += '</tr>';
     });
@@ -296,15 +280,15 @@ export class AttentionExplorerElement extends Base {
 
   #render(only = 'all') {
     if (!this.#trace || !this.#problem) return;
-    const ctx = problemContext(this.#problem, this.#trace);
+    const ctx = problemContext(this.#problem);
     const body = this.#root.querySelector('.body');
     if (only === 'steps' && body.querySelector('.steps')) {
-      body.querySelector('.steps').innerHTML = this.#stepsHtml(ctx);
+      body.querySelector('.steps').innerHTML = this.#stepsHtml();
       body.querySelector('.warnings').innerHTML = this.#warningsHtml();
       return;
     }
     const editableAttr = list(this.getAttribute('editable')) ?? [];
-    const names = INPUT_ORDER.filter((n) => n in ctx.inputs);
+    const names = Object.keys(ctx.inputs);
     const editable = new Set(editableAttr.includes('all') ? names : editableAttr);
     const shownInputs = list(this.getAttribute('inputs')) ?? (editable.size ? [...editable] : names);
     let html = this.#title ? `<p class="title">${esc(this.#title)}</p>` : '';
@@ -314,20 +298,19 @@ export class AttentionExplorerElement extends Base {
       const value = ctx.inputs[n];
       html += `<section><h3>${esc(n)}<span class="shape">${Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length}</span></h3>${this.#inputTable(n, value, editable.has(n), ctx)}</section>`;
     }
-    html += `</div><div class="steps row">${this.#stepsHtml(ctx)}</div><div class="warnings" role="status">${this.#warningsHtml()}</div>`;
+    html += `</div><div class="steps row">${this.#stepsHtml()}</div><div class="warnings" role="status">${this.#warningsHtml()}</div>`;
     body.innerHTML = html;
   }
 
-  #stepsHtml(ctx) {
+  #stepsHtml() {
     const showSteps = list(this.getAttribute('steps'));
     const showHeads = list(this.getAttribute('heads'))?.map((h) => Number(h) - 1);
     let html = '';
     for (const step of this.#trace.steps) {
       if (showSteps && !showSteps.includes(step.id)) continue;
       if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
-      const head = ctx.heads > 1 && step.head !== null ? `, head ${step.head + 1}` : '';
-      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(step.title || step.id)}${head}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula">${this.#formula(step, ctx)}</div>${this.#stepTable(step, ctx)}</section>`;
+      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(stepCaption(step, this.#trace.meta.heads))}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+        <div class="formula">${this.#formula(step)}</div>${this.#stepTable(step)}</section>`;
     }
     return html;
   }

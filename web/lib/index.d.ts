@@ -273,9 +273,11 @@ export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */
 export function numpyLine(name: string, seed: number, draw: Draw): string;
 
-// ---- exports (export.js): LaTeX, CSV, JSON, NumPy/PyTorch scripts, SVG heatmaps ----------------
+// ---- exports (export.js: latex.js, data.js, python.js, svg.js): LaTeX, CSV, JSON, NumPy/PyTorch
+// scripts, SVG heatmaps --------------------------------------------------------------------------
 
-/** What the exports read off a problem (and its trace): layout, mode, options, number inputs. */
+/** What the exports read off a problem: its inputs as numbers, layout, mode, options (what the
+ *  core computes, e.g. the scale factor, comes from the trace). */
 export interface ProblemContext {
   layout: 'rows' | 'columns';
   mode: 'qkv' | 'self' | 'cross';
@@ -286,15 +288,9 @@ export interface ProblemContext {
   causal: boolean;
   maskKind: 'none' | 'keep' | 'additive';
   mask: number[][] | null;
-  scale: { kind: 'sqrt_dk' | 'none' | 'multiply' | 'divide'; value?: number; root?: number; text?: string };
+  /** How the scores are scaled (a number multiplies, text such as "1/sqrt(3)" divides); `text` quotes the option. */
+  scale: { kind: 'sqrt_dk' | 'none' | 'multiply' | 'divide'; text: string };
   softcap: number;
-  heads: number;
-  kvHeads: number;
-  precision: 'float64' | 'float32';
-  d_k?: number;
-  d_v?: number;
-  queries?: number;
-  keys?: number;
 }
 export interface LatexOptions {
   decimals?: number;
@@ -305,28 +301,42 @@ export interface HeatmapOptions {
   title?: string;
   rowLabels?: readonly string[];
   colLabels?: readonly string[];
-  kind?: 'weights' | 'signed';
+  /** The colour scale; default the step's own kind (probabilities 0 to 1, signed symmetric about 0). */
+  kind?: ValueKind;
   /** Cell size in px. */
   cell?: number;
   /** Write the values in the cells (default: when cells are at least 36 px). */
   numbers?: boolean;
   decimals?: number;
 }
-type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[] };
+/** A step, or any matrix with the step fields an export uses. */
+type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; kind?: ValueKind };
 
-export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
-/** A number in TeX (-\infty for masked). */
-export function texNumber(x: number, decimals?: number): string;
-export function stepSymbol(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext): string;
-/** A step's formula in TeX, or as plain Unicode text. */
-export function stepFormula(step: Pick<Step, 'id' | 'head'>, ctx: ProblemContext, format?: 'tex' | 'text'): string;
+export function problemContext(problem: Problem): ProblemContext;
+/** A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2". */
+export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): string;
+
+// ---- numbers as text (format.js): the one rule of the page, the component and the exports ----
+
+export interface NumberFormat {
+  /** 0 as "0.0000" (columns that line up) instead of "0". */
+  fixedZero?: boolean;
+}
+/** `decimals` places (default 4), or scientific (1.500e−7) where fixed places would show no digit
+ *  or |x| ≥ 1e7; −∞, ∞, NaN; a typographic minus (U+2212). */
+export function formatNumber(x: number, decimals?: number, options?: NumberFormat): string;
+/** The same in TeX: -\infty, \text{NaN}, 1.500 \times 10^{-7}. */
+export function texNumber(x: number, decimals?: number, options?: NumberFormat): string;
+/** A matrix or vector as text engine.parseMatrix reads back exactly (rows on lines, "-inf" for -Infinity). */
+export function matrixToText(value: readonly (readonly (number | string)[])[] | readonly (number | string)[]): string;
+
 export function matrixLatex(data: readonly (readonly number[])[], options?: LatexOptions): string;
-/** "symbol = \begin{bmatrix}...\end{bmatrix}" */
-export function stepLatex(step: StepLike, ctx: ProblemContext, options?: LatexOptions): string;
+/** "symbol = \begin{bmatrix}...\end{bmatrix}" (the step's own symbol; its formula is step.tex). */
+export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOptions): string;
 /** Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. */
 export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string }): string;
-/** An engine.explain() result as a TeX aligned block. */
-export function cellLatex(explanation: Explanation, problem: Problem, options?: LatexOptions & { maxTerms?: number }): string;
+/** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
+export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
 export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 /** step,head,row,col,value: the whole trace in one table. */
@@ -338,9 +348,8 @@ export function traceJson(trace: Trace, indent?: number | string): string;
 export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
-export function heatColours(data: readonly (readonly number[])[], kind?: 'weights' | 'signed'): (v: number) => { fill: string; text: string } | null;
-/** The largest finite |value| of a matrix: the end of a signed colour scale. */
-export function scaleMax(data: readonly (readonly number[])[]): number;
+/** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
+export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
 /** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities, else [-max, max]. */
 export function colourRange(data: readonly (readonly number[])[], kind: ValueKind): [number, number];
 /** A matrix's colour scale for a step `kind`: probabilities sequential from 0 to 1, others diverging around 0. */

@@ -7,8 +7,9 @@ import { nodeBytes, nodeUrl, nodeWhere } from './load-node.js';
 export { createEngine, version } from './engine.js';
 export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
-export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName, stepFormula, stepLatex, stepSymbol, texNumber, traceCsv, traceJson } from './export.js';
-export { colourLut, colourRange, colourScale, scaleMax } from './colours.js';
+export { cellLatex, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, traceCsv, traceJson } from './export.js';
+export { formatNumber, matrixToText } from './format.js';
+export { colourLut, colourRange, colourScale } from './colours.js';
 
 /**
  * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random).

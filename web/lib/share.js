@@ -8,6 +8,9 @@
 // use, options: { layout, scale, scaleCustom, causal, mask, keepMask, additiveMask, softcap,
 // heads, kv_heads, precision }, decimals, tokens, open, hide, exercise, ... }.
 
+import { BIAS_KEYS } from './context.js';
+import { matrixToText } from './format.js';
+
 export const SHARE_VERSION = 2;
 /** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
 export const MAX_LINK_LENGTH = 1_000_000;
@@ -18,7 +21,6 @@ const MODE_INPUTS = {
   self: ['X', 'W_Q', 'W_K', 'W_V'],
   cross: ['X', 'X_kv', 'W_Q', 'W_K', 'W_V'],
 };
-const VECTORS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
 
 // ---- base64url and deflate -----------------------------------------------------------------
 
@@ -97,11 +99,6 @@ export async function decodeStateString(hash) {
 
 // ---- state <-> problem ---------------------------------------------------------------------
 
-function matrixText(value) {
-  if (!Array.isArray(value[0])) return value.map(String).join(' ');
-  return value.map((row) => row.map(String).join(' ')).join('\n');
-}
-
 function asVector(m, name) {
   if (m.length === 1) return m[0];
   if (m.every((row) => row.length === 1)) return m.map((row) => row[0]);
@@ -130,7 +127,7 @@ export function stateToProblem(state, engine) {
     const text = state.inputs?.[name]?.text;
     if (typeof text !== 'string' || !text.trim()) throw Object.assign(new Error(`${name} is missing from the state`), { field: name });
     const m = engine.parseMatrix(text, name);
-    problem[name] = VECTORS.has(name) ? asVector(m, name) : m;
+    problem[name] = BIAS_KEYS.includes(name) ? asVector(m, name) : m;
   }
   const o = state.options ?? {};
   const options = { layout: o.layout ?? 'rows', precision: o.precision ?? 'float64', causal: Boolean(o.causal) };
@@ -158,8 +155,8 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
     else if (!Array.isArray(value) && value.shape) {
       const [r, c] = value.shape;
       const flat = Array.from(value.data);
-      state.inputs[name] = { text: matrixText(Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c))) };
-    } else state.inputs[name] = { text: matrixText(Array.from(value, (row) => (Array.isArray(row) ? row : row))) };
+      state.inputs[name] = { text: matrixToText(Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c))) };
+    } else state.inputs[name] = { text: matrixToText(value) };
   }
   state.use.bias = ['b_Q', 'b_K', 'b_V'].some((n) => n in state.inputs);
   state.use.W_O = 'W_O' in state.inputs;
@@ -178,7 +175,7 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
       options.keepMask = rows.map((r) => r.map((v) => (v ? 1 : 0)));
     } else {
       options.mask = 'additive';
-      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixText(rows);
+      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixToText(rows);
     }
   }
   state.options = options;

@@ -1,11 +1,11 @@
 // Exports of the whole solution or one step, made by the package: LaTeX, CSV, JSON, NumPy,
 // PyTorch, SVG, PNG, and the open cell's worked calculation.
 import {
-  cellLatex, heatmapSvg, numpyScript, problemContext, pytorchScript, solutionLatex, stepCsv, stepFileName,
+  cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
   stepLatex, stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
-import { axisLabels, headOf, stepKey } from './steps.js';
+import { axisLabels, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
 
 export const FORMATS = [
@@ -28,8 +28,7 @@ function svgFor(result, step) {
   const ctx = result.ctx;
   const one = (s) => {
     const labels = axisLabels(s, ctx);
-    const head = ctx.meta.heads > 1 && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : '';
-    return heatmapSvg(s, { title: `${s.title}${head} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
+    return heatmapSvg(s, { title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
   };
   if (step) return one(step);
   // The whole trace: every step's heatmap, one under the other.
@@ -65,13 +64,12 @@ async function makeExport(format, stepKeyOrAll = 'all') {
   if (!result) throw new Error('nothing computed yet');
   const { trace, problem } = result;
   const step = stepKeyOrAll === 'all' ? null : trace.steps.find((s) => stepKey(s) === stepKeyOrAll);
-  const ctx = problemContext(problem, trace);
   const d = result.ctx.decimals;
   const labels = step ? axisLabels(step, result.ctx) : null;
   switch (format) {
     case 'latex':
       return step
-        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, ctx, { decimals: d })} \\]\n` }
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, { decimals: d })} \\]\n` }
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step
@@ -97,7 +95,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
       const open = state.open;
       if (!open) throw new Error('click a number in a step first: its worked calculation is exported');
       const e = app.engine.explain(problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
-      return { name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`, type: 'text/x-tex', text: `\\[\n${cellLatex(e, problem, { decimals: d })}\n\\]\n` };
+      return { name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`, type: 'text/x-tex', text: `\\[\n${cellLatex(e, trace, { decimals: d })}\n\\]\n` };
     }
     default:
       throw new Error(`unknown export ${format}`);
@@ -110,9 +108,8 @@ export function fillExportSelect() {
   const sel = $('export-what');
   if (!result || !sel) return;
   const keep = sel.value;
-  const multi = result.ctx.meta.heads > 1;
   sel.innerHTML = '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
-    `<option value="${stepKey(s)}">${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : ''}</option>`).join('');
+    `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join('');
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
 }
 

@@ -1,0 +1,107 @@
+// What every export reads off a problem and its trace: the inputs as numbers, the layout, the
+// options; a step's head and file name. No DOM, no wasm.
+
+import { numberWord } from './format.js';
+
+/** A problem's inputs, in the order views show them (each bias after its weights). */
+export const INPUT_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
+/** The inputs that are vectors. */
+export const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
+
+export function exportError(message) {
+  return new Error(`export: ${message}`);
+}
+
+function numberOf(v, name) {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'string' && numberWord(v) !== undefined) return numberWord(v);
+  throw exportError(`${name} holds ${JSON.stringify(v)}: expected numbers`);
+}
+
+/** A matrix input as number[][] (nested arrays, a flat list, or { shape, data }). */
+function matrixOf(value, name) {
+  if (typeof value === 'string') {
+    throw exportError(`${name} is text: parse it first (engine.parseMatrix) so the export has numbers`);
+  }
+  if (value && !Array.isArray(value) && 'shape' in value && 'data' in value) {
+    const [r, c] = value.shape;
+    const flat = Array.from(value.data, (v) => numberOf(v, name));
+    return Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c));
+  }
+  if (!Array.isArray(value) || value.length === 0) throw exportError(`${name} is not a matrix`);
+  const rows = value.every(Array.isArray) ? value : [value];
+  return rows.map((row) => Array.from(row, (v) => numberOf(v, name)));
+}
+
+function vectorOf(value, name) {
+  if (typeof value === 'string') throw exportError(`${name} is text: parse it first so the export has numbers`);
+  const m = Array.isArray(value) && value.length > 0 && value.every(Array.isArray) ? value.flat() : Array.from(value);
+  return m.map((v) => numberOf(v, name));
+}
+
+function isBooleanMatrix(value) {
+  return Array.isArray(value) && value.length > 0 && [value].flat(2).every((v) => typeof v === 'boolean');
+}
+
+/**
+ * How the scores are scaled: 'sqrt_dk', 'none', 'multiply' (a number) or 'divide' (text such as
+ * "1/sqrt(3)", which the core has read); `text` quotes the option. The factor itself is
+ * trace.meta.scale.
+ */
+function scaleOf(scale) {
+  if (scale === undefined || scale === 'sqrt_dk') return { kind: 'sqrt_dk', text: 'sqrt_dk' };
+  if (scale === 'none') return { kind: 'none', text: 'none' };
+  return { kind: typeof scale === 'number' ? 'multiply' : 'divide', text: String(scale) };
+}
+
+/**
+ * What the exports read off a problem: its inputs as number arrays, the layout, which inputs
+ * it has and its options. Everything the core computes comes from the trace instead.
+ */
+export function problemContext(problem) {
+  if (!problem || typeof problem !== 'object') throw exportError('the problem must be an object');
+  const o = problem.options ?? {};
+  const inputs = {};
+  for (const k of INPUT_KEYS) {
+    if (problem[k] != null) inputs[k] = BIAS_KEYS.includes(k) ? vectorOf(problem[k], k) : matrixOf(problem[k], k);
+  }
+  const direct = inputs.Q !== undefined;
+  const mode = direct ? 'qkv' : inputs.X_kv ? 'cross' : 'self';
+  let maskKind = 'none';
+  let mask = null;
+  if (o.mask != null) {
+    maskKind = isBooleanMatrix(o.mask) ? 'keep' : 'additive';
+    mask = matrixOf(o.mask, 'options.mask');
+  }
+  return {
+    layout: o.layout === 'columns' ? 'columns' : 'rows',
+    mode,
+    inputs,
+    bias: { Q: 'b_Q' in inputs, K: 'b_K' in inputs, V: 'b_V' in inputs },
+    hasWO: 'W_O' in inputs,
+    hasBO: 'b_O' in inputs,
+    causal: Boolean(o.causal),
+    maskKind,
+    mask,
+    scale: scaleOf(o.scale),
+    softcap: Number(o.softcap ?? 0),
+  };
+}
+
+/** A step's head, or null for steps of no head (concat, output). */
+export function headOf(step) {
+  return step.head === null || step.head === undefined || step.head < 0 ? null : step.head;
+}
+
+/** A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2". */
+export function stepCaption(step, heads) {
+  const h = headOf(step);
+  return `${step.title}${heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
+}
+
+/** File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1. */
+export function stepFileName(step, ext, heads = 1) {
+  const h = headOf(step);
+  return `${step.id}${h !== null && heads > 1 ? `-head${h + 1}` : ''}.${ext}`;
+}
