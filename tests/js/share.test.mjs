@@ -65,3 +65,14 @@ test('stateToProblem names the input it cannot read', () => {
   assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' }, K: { text: '1 x' }, V: { text: '1 2' } } }, engine), /^Error: K/);
   assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' } } }, engine), /K is missing from the state/);
 });
+
+test('a problem with heads but no kv_heads keeps one key/value head per head', () => {
+  const X = [[1, 0, 2, 1], [0, 1, 1, 3]];
+  const W = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]];
+  const problem = { X, W_Q: W, W_K: W, W_V: W, options: { heads: 2 } };
+  const state = problemToState(problem);
+  assert.equal(state.options.kv_heads, 2);
+  const again = engine.run(stateToProblem(state, engine));
+  assert.deepEqual(again.meta.kv_heads, 2);
+  assert.deepEqual(again.output, engine.run(problem).output);
+});

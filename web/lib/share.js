@@ -164,6 +164,8 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
   const o = problem.options ?? {};
   const options = {};
   for (const k of ['layout', 'causal', 'softcap', 'heads', 'kv_heads', 'precision']) if (o[k] !== undefined) options[k] = o[k];
+  // Without kv_heads every head has its own keys and values (the package's default), not one group.
+  if (o.heads !== undefined && o.kv_heads === undefined) options.kv_heads = o.heads;
   if (o.scale !== undefined && o.scale !== 'sqrt_dk') {
     if (o.scale === 'none') options.scale = 'none';
     else { options.scale = 'custom'; options.scaleCustom = String(o.scale); }
