@@ -25,8 +25,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# npm ci when node_modules is missing or older than the lock file. It also checks the Node version
-# (package.json "engines", made binding by engine-strict in .npmrc).
+node -e '
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 20 || (major === 20 && minor < 19)) {
+    console.error(`setup: Node ${process.versions.node} is too old: Node 20.19 or newer is needed`);
+    process.exit(1);
+  }'
+
+# npm ci when node_modules is missing or older than the lock file.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci"
   npm ci --no-audit --no-fund
