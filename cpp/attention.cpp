@@ -287,8 +287,11 @@ Matrix additive_mask(const Normalized& n) {
     }
   }
   if (n.options.causal) {
+    // A key later than the query is hidden (top-left aligned by default positions).
     for (Eigen::Index i = 0; i < n.L; ++i) {
-      for (Eigen::Index j = i + 1; j < n.S; ++j) add(i, j) = -kInf;
+      for (Eigen::Index j = 0; j < n.S; ++j) {
+        if (n.key_pos[static_cast<size_t>(j)] > n.query_pos[static_cast<size_t>(i)]) add(i, j) = -kInf;
+      }
     }
   }
   return add;

@@ -1,6 +1,7 @@
 // The attention core: one problem in, a trace of every intermediate step out.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,34 @@ enum class MaskKind {
   Additive,  ///< added to the scores: 0 keeps, -inf hides, other values bias
 };
 
+/// Rotary position embedding (RoPE): each head's queries and keys rotated at their positions
+/// before the scores. Angles θ_i = base^(-2i/dims), or explicit cos/sin tables as ONNX Runtime
+/// and Hugging Face precompute them (how the RoPE scaling schemes differ).
+struct Rope {
+  enum class Style {
+    Half,         ///< feature i pairs with i + dims/2 (GPT-NeoX; Llama as Hugging Face writes it)
+    Interleaved,  ///< feature 2i pairs with 2i + 1 (RoFormer, GPT-J)
+  };
+  bool on = false;
+  Style style = Style::Half;
+  double base = 10000;
+  int dims = 0;                    ///< features rotated, from the first; 0 means d_k
+  std::optional<Matrix> cos, sin;  ///< a row per position, dims/2 columns (replace base)
+};
+
+/// A position encoding added to X before the projections.
+enum class Positional {
+  None,
+  Sinusoidal,  ///< the original Transformer's sin/cos encoding
+  Learned,     ///< the problem's input P (same shape as X)
+};
+
+/// What a query whose keys are all hidden gets.
+enum class FullyMasked {
+  Zero,  ///< weights and output 0 (PyTorch >= 2.5, ONNX 1.23)
+  NaN,   ///< NaN, as a plain softmax of -inf everywhere gives
+};
+
 /// Options of a problem; defaults as in the README.
 struct Options {
   Layout layout = Layout::Rows;
@@ -47,6 +76,27 @@ struct Options {
   int heads = 1;
   int kv_heads = 0;  ///< 0 means "same as heads"
   Precision precision = Precision::Float64;
+
+  // ---- positions and what depends on them (a query's position and a key's position) ----
+  /// Explicit integer positions (options.positions): one per query, one per key over cache +
+  /// new keys. Empty: queries sit at P ... P+L-1 and keys at 0 ... P+S-1 (P = cached rows).
+  std::vector<double> query_positions, key_positions;
+  Rope rope;
+  Positional positional = Positional::None;
+  /// ALiBi: adds -slope·|query position - key position| to the scaled scores.
+  bool alibi = false;
+  std::vector<double> alibi_slopes;  ///< one per head; empty: the ALiBi paper's slopes
+  /// A window: the query at p sees the key at q iff p - left <= q <= p + right; infinity on a
+  /// side means unbounded. Off when both are infinite.
+  double window_left = std::numeric_limits<double>::infinity();
+  double window_right = std::numeric_limits<double>::infinity();
+  int sink_tokens = 0;  ///< keys at positions < n stay visible whatever the window (StreamingLLM)
+  /// A learned sink (gpt-oss): an extra logit in each softmax's denominator, one for all heads or
+  /// one per head; empty: none.
+  std::vector<double> sink_logit;
+  /// What a hidden score becomes: -inf (the default) or a finite number such as -1e9.
+  double mask_fill = -std::numeric_limits<double>::infinity();
+  FullyMasked fully_masked = FullyMasked::Zero;
 };
 
 /// A problem: either Q, K, V directly, or X with W_Q, W_K, W_V (and X_kv for
@@ -56,6 +106,10 @@ struct Problem {
   std::optional<Matrix> Q, K, V;
   std::optional<Matrix> X, X_kv, W_Q, W_K, W_V, W_O;
   std::optional<Vector> b_Q, b_K, b_V, b_O;
+  /// A KV cache: keys and values of earlier tokens as a cache stores them (projected, keys
+  /// already rotated when RoPE is on), kv_heads·d_k and kv_heads·d_v wide; before the new rows.
+  std::optional<Matrix> past_K, past_V;
+  std::optional<Matrix> P;  ///< learned positions added to X (Positional::Learned)
   Options options;
 };
 

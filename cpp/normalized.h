@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
 #include "attention.h"
 
@@ -22,6 +23,10 @@ struct Normalized {
   Options options;
   int heads = 1, kv_heads = 1;
   Eigen::Index L = 0, S = 0, d_k = 0, d_v = 0;
+  /// Every query's position (L of them) and every key's (S, counting cached keys first): what
+  /// causal, windows, sinks, ALiBi and RoPE compare. Without a cache or options.positions,
+  /// 0 ... L-1 and 0 ... S-1.
+  std::vector<double> query_pos, key_pos;
 
   /// The key/value head query head `h` reads (grouped-query attention).
   int kv_group(int h) const { return h / (heads / kv_heads); }

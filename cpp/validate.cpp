@@ -362,6 +362,14 @@ void check_trace_budget(const Normalized& n) {
   }
 }
 
+/// Each query's and key's position (see Normalized::query_pos).
+void take_positions(const Options&, Normalized& n) {
+  n.query_pos.resize(static_cast<size_t>(n.L));
+  n.key_pos.resize(static_cast<size_t>(n.S));
+  for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(i);
+  for (Eigen::Index j = 0; j < n.S; ++j) n.key_pos[static_cast<size_t>(j)] = static_cast<double>(j);
+}
+
 }  // namespace
 
 Normalized normalize(const Problem& p) {
@@ -374,6 +382,7 @@ Normalized normalize(const Problem& p) {
   take_output_projection(p, n, words);
   take_mask(p.options, n);
   check_options(p.options);
+  take_positions(p.options, n);
   check_trace_budget(n);
   return n;
 }
