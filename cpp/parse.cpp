@@ -851,6 +851,17 @@ class Parser {
     return ParsedMatrix{std::move(values), std::move(format_)};
   }
 
+  /// The text as one cell of a table: one number, a decimal comma read as a point.
+  double parse_cell(size_t row, size_t column) {
+    const Position at{row, column};
+    const std::string_view word = trim(text_);
+    if (word.empty()) fail(at.name() + " is empty: type a number");
+    if (std::any_of(word.begin(), word.end(), [](char c) { return is_space(c) || c == ';'; })) {
+      fail(at.name() + ": a cell holds one number but found " + quote(word));
+    }
+    return read_cell(word, CellSeparator::kBlank, at);
+  }
+
  private:
   [[noreturn]] void fail(const std::string& message) const {
     throw InputError(std::string(name_) + ": " + message);
@@ -991,6 +1002,17 @@ class Parser {
   [[noreturn]] void fail_ragged(size_t row, size_t numbers, size_t first_row_numbers) const {
     fail("row " + std::to_string(row) + " has " + count(numbers, "number", "numbers") +
          " but row 1 has " + std::to_string(first_row_numbers));
+  }
+
+  /// Counts one more row of `numbers`: the first row sets `columns`, every later row must
+  /// have as many.
+  void close_row(size_t& rows, size_t& columns, size_t numbers) const {
+    ++rows;
+    if (rows == 1) {
+      columns = numbers;
+    } else if (numbers != columns) {
+      fail_ragged(rows, numbers, columns);
+    }
   }
 
   // ----- plain rows: CSV, TSV, semicolon-separated, whitespace -----
@@ -1136,14 +1158,7 @@ class Parser {
         after_separator = true;
         any_separator = true;
       } else if (token.kind == TokenKind::kNewline || token.kind == TokenKind::kEnd) {
-        if (in_row > 0) {  // blank lines are skipped
-          ++rows;
-          if (rows == 1) {
-            columns = in_row;
-          } else if (in_row != columns) {
-            fail_ragged(rows, in_row, columns);
-          }
-        }
+        if (in_row > 0) close_row(rows, columns, in_row);  // blank lines are skipped
         in_row = 0;
         after_separator = false;
         if (token.kind == TokenKind::kEnd) break;
@@ -1200,13 +1215,7 @@ class Parser {
       ++column;
     }
     const size_t numbers = column - block.first_column;
-    if (numbers == 0) return;
-    if (block.rows == 0) {
-      block.columns = numbers;
-    } else if (numbers != block.columns) {
-      fail_ragged(row, numbers, block.columns);
-    }
-    ++block.rows;
+    if (numbers > 0) close_row(block.rows, block.columns, numbers);
   }
 
   /// Joins column blocks side by side into values_ and builds the matrix.
@@ -1494,14 +1503,7 @@ class Parser {
       }
       cell.clear();
       if (!end_of_row) return;
-      if (in_row > 0) {
-        ++rows;
-        if (rows == 1) {
-          columns = in_row;
-        } else if (in_row != columns) {
-          fail_ragged(rows, in_row, columns);
-        }
-      }
+      if (in_row > 0) close_row(rows, columns, in_row);
       in_row = 0;
     };
     for (size_t i = 0; i < body.size(); ++i) {
@@ -1879,21 +1881,23 @@ class Parser {
       fail_3d();
     }
     name_bracketed_format();
+    size_t rows = 0;
+    size_t columns = 0;
     if (ndim_ == 1) {
-      for (size_t i = 1; i < matlab_rows_.size(); ++i) {
-        if (matlab_rows_[i] != matlab_rows_[0]) fail_ragged(i + 1, matlab_rows_[i], matlab_rows_[0]);
-      }
-      return build(matlab_rows_.size(), matlab_rows_[0], false);
+      for (size_t numbers : matlab_rows_) close_row(rows, columns, numbers);
+      return build(rows, columns, false);
     }
-    // ndim 2: depth-2 lists are rows. ndim 3: they are column vectors, each of length r.
+    if (ndim_ == 2) {  // depth-2 lists are rows
+      for (size_t numbers : depth2_lengths_) close_row(rows, columns, numbers);
+      return build(rows, columns, false);
+    }
+    // ndim 3: depth-2 lists are column vectors, each of length r.
     for (size_t i = 1; i < depth2_lengths_.size(); ++i) {
       if (depth2_lengths_[i] == depth2_lengths_[0]) continue;
-      if (ndim_ == 2) fail_ragged(i + 1, depth2_lengths_[i], depth2_lengths_[0]);
       fail("column vector " + std::to_string(i + 1) + " has " +
            count(depth2_lengths_[i], "row", "rows") + " but column vector 1 has " +
            std::to_string(depth2_lengths_[0]) + " (they become the columns of one matrix)");
     }
-    if (ndim_ == 2) return build(depth2_lengths_.size(), depth2_lengths_[0], false);
     return build(depth2_lengths_[0], depth2_lengths_.size(), true);
   }
 
@@ -1981,6 +1985,10 @@ class Parser {
 
 ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name) {
   return Parser(text, name).parse();
+}
+
+double parse_cell(std::string_view text, std::string_view name, size_t row, size_t column) {
+  return Parser(text, name).parse_cell(row, column);
 }
 
 Matrix parse_matrix(std::string_view text, std::string_view name) {

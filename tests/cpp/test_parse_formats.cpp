@@ -347,3 +347,25 @@ TEST_CASE("parse formats: Unicode from web pages and PDFs", "[parse]") {
   REQUIRE_THROWS_WITH(read("[a\xc2\x85]"), "X: row 1, column 1: expected a number but found 'a'");
   REQUIRE_THROWS_WITH(read("[a\xc2\x9f]"), "X: row 1, column 1: expected a number but found 'a\\xc2\\x9f'");
 }
+
+TEST_CASE("parse_cell: one number per table cell, a decimal comma read as a point", "[parse]") {
+  using attn::parse_cell;
+  CHECK(parse_cell("1,5", "X", 1, 2) == 1.5);
+  CHECK(parse_cell(" \xe2\x88\x92" "0,25 ", "X", 1, 2) == -0.25);  // U+2212 minus, a decimal comma
+  CHECK(parse_cell("\xe2\x88\x92" "0.1383", "X", 1, 2) == -0.1383);  // as the page's tables print it
+  CHECK(parse_cell("1e-3", "X", 1, 2) == 0.001);
+  CHECK(parse_cell("-inf", "X", 1, 2) == -INFINITY);
+  CHECK(parse_cell("0,123", "X", 1, 2) == 0.123);  // a lone 0 is no thousands group
+  REQUIRE_THROWS_WITH(parse_cell("1 2", "X", 2, 3),
+                      "X: row 2, column 3: a cell holds one number but found '1 2'");
+  REQUIRE_THROWS_WITH(parse_cell("1;5", "X", 2, 3),
+                      "X: row 2, column 3: a cell holds one number but found '1;5'");
+  REQUIRE_THROWS_WITH(parse_cell("1,234", "W_Q", 1, 1),
+                      "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or "
+                      "1234 with a thousands separator; use a dot for the decimal point");
+  REQUIRE_THROWS_WITH(parse_cell("1,2,3", "X", 1, 1),
+                      "X: row 1, column 1: '1,2,3' has thousands separators or two decimal marks; "
+                      "use a dot for the decimal point and no thousands separators");
+  REQUIRE_THROWS_WITH(parse_cell("abc", "X", 4, 1), "X: row 4, column 1: expected a number but found 'abc'");
+  REQUIRE_THROWS_WITH(parse_cell("  ", "X", 4, 1), "X: row 4, column 1 is empty: type a number");
+}
