@@ -1,4 +1,4 @@
-// The trace module's embind file: the core's run / explain / parse / random behind a stateless,
+// The trace module's embind file: the core's run / explain / parse (matrices and cells) / random behind a stateless,
 // copy-out API, and _wireLayout (the wire table, cpp/wire.h). The output-only fast path and
 // _heapStats are bound in bindings_fast.cpp, which both modules link (attention.wasm, and the lean attention-fast.wasm of
 // `attention-explorer/fast`).
@@ -148,8 +148,21 @@ val explain_js(val packed, std::string step, int head, double row, double col) {
   });
 }
 
+// The matrix ({rows, cols, data}) and the name of the format it was read as (`format`).
 val parse_matrix_js(std::string text, std::string name) {
-  return guarded([&] { return matrix_to(attn::parse_matrix(text, name)); });
+  return guarded([&] {
+    attn::ParsedMatrix parsed = attn::parse_matrix_detailed(text, name);
+    val out = matrix_to(parsed.values);
+    out.set("format", parsed.format);
+    return out;
+  });
+}
+
+// `row`, `col` from 1 (they only name the cell in messages).
+val parse_cell_js(std::string text, std::string name, double row, double col) {
+  return guarded([&] {
+    return val(attn::parse_cell(text, name, static_cast<std::size_t>(row), static_cast<std::size_t>(col)));
+  });
 }
 
 // draws: [{ kind: 'randn'|'normal'|'rand'|'randint', rows, cols, loc, scale, low, high }, ...]
@@ -190,6 +203,7 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_runScratch", &run_scratch_js);
   emscripten::function("_explain", &explain_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
+  emscripten::function("_parseCell", &parse_cell_js);
   emscripten::function("_random", &random_js);
   emscripten::function("_wireLayout", &attn::wire::layout);
   emscripten::constant("_maxTokens", static_cast<double>(attn::kMaxTokens));

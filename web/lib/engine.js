@@ -1,6 +1,7 @@
 // The engine: wraps an instantiated wasm module in the public API (run, runAll, explain,
-// parseMatrix, random, attention). Problem JSON is checked and normalised by problem.js, packed
-// and the trace read back by wire.js, JSON helpers are in json.js. No attention maths happens here.
+// parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
+// normalised by problem.js, packed and the trace read back by wire.js, JSON helpers are in
+// json.js. No attention maths happens here.
 //
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
@@ -114,6 +115,12 @@ export function createEngine(wasm, reload) {
     return [invoke(name, [argument, ...extra], shown(...extra)), normalised];
   };
 
+  // { values, format }: the matrix and the name of the format it was read as (cpp/parse.h).
+  const parseMatrixDetailed = (text, name, caller) => {
+    if (typeof text !== 'string') throw inputError(`${caller} takes text, got ${describe(text)}`);
+    const raw = invoke('_parseMatrix', [text, String(name)]);
+    return { values: nested(raw), format: raw.format };
+  };
   const run = (problem) => {
     const [packed, { options }] = callPacked('_run', problem);
     return traces.read(packed, options.layout ?? 'rows', options.precision ?? 'float64');
@@ -142,8 +149,17 @@ export function createEngine(wasm, reload) {
       return explanationFrom(callPacked('_explain', problem, where)[0]);
     },
     parseMatrix(text, name = 'matrix') {
-      if (typeof text !== 'string') throw inputError(`parseMatrix takes text, got ${describe(text)}`);
-      return nested(invoke('_parseMatrix', [text, String(name)]));
+      return parseMatrixDetailed(text, name, 'parseMatrix').values;
+    },
+    parseMatrixDetailed(text, name = 'matrix') {
+      return parseMatrixDetailed(text, name, 'parseMatrixDetailed');
+    },
+    parseCell(text, name = 'matrix', row = 1, col = 1) {
+      if (typeof text !== 'string') throw inputError(`parseCell takes text, got ${describe(text)}`);
+      for (const [what, n] of [['row', row], ['col', col]]) {
+        if (!(Number.isInteger(n) && n >= 1)) throw inputError(`parseCell: ${what} must be a whole number from 1, got ${describe(n)}`);
+      }
+      return invoke('_parseCell', [text, String(name), row, col]);
     },
     random(seed, draws) {
       return invoke('_random', [seedFrom(seed), drawsFrom(draws)]).map(nested);

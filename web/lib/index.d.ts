@@ -174,6 +174,18 @@ export interface HeapStats {
   sbrk: number;
 }
 
+/** engine.parseMatrixDetailed's result. */
+export interface ParsedMatrix {
+  values: number[][];
+  /**
+   * The format the text was read as, a name for people: "NumPy print output", "NumPy array",
+   * "PyTorch tensor", "TensorFlow tensor", "JAX array", "Julia matrix", "R matrix",
+   * "Octave/MATLAB output", "Mathematica list", "LaTeX bmatrix", "Python list", "MATLAB matrix",
+   * "CSV", "TSV", "semicolon-separated values", "whitespace-separated rows", ... (docs/api.md).
+   */
+  format: string;
+}
+
 export interface Engine {
   readonly version: string;
   /** Computes one problem; throws Error (message names the field or the matrices) on bad input. */
@@ -181,8 +193,19 @@ export interface Engine {
   /** Computes each problem; an error message starts with "problem i of n: ". */
   runAll(problems: readonly Problem[]): Trace[];
   explain(problem: Problem, cell: Cell): Explanation;
-  /** Parses pasted text (numpy output, nested lists, CSV/TSV, MATLAB); errors start with `name`. */
+  /**
+   * Parses pasted text in any format the parser reads (docs/api.md: NumPy, PyTorch, TensorFlow,
+   * JAX, Julia, R, Octave/MATLAB, Mathematica, LaTeX, CSV/TSV, ...); errors start with `name`.
+   */
   parseMatrix(text: string, name?: string): number[][];
+  /** parseMatrix, plus the name of the format the text was read as. */
+  parseMatrixDetailed(text: string, name?: string): ParsedMatrix;
+  /**
+   * One number as typed into a table cell: `1,5` is 1.5 (never two numbers); an empty cell, two
+   * numbers or `1,234` (a thousands separator?) is refused. `row`, `col` (from 1, default 1) name
+   * the cell in the message: "X: row 2, column 3: ...".
+   */
+  parseCell(text: string, name?: string, row?: number, col?: number): number;
   /** np.random.seed(seed) once, then each draw in order from the same stream. */
   random(seed: number, draws: readonly Draw[]): number[][][];
   /**
