@@ -4,14 +4,15 @@
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
 //   site/vendor/katex/  KaTeX's stylesheet, ES module and fonts, so the page needs no network
 // The page's modules import the package by its public names (`attention-explorer`, ...) through
-// the import map in each HTML file. A strict Content-Security-Policy (script-src 'self', as
-// learning platforms use) blocks inline import maps, so the site applies the map here instead:
-// those names become relative paths in the copied modules, and the HTML loses its map.
+// the page's import map (scripts/importmap.mjs). A strict Content-Security-Policy (script-src
+// 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
+// instead: those names become relative paths in the copied modules, and no HTML holds a map.
 // The result is plain static files: any web server (or scripts/serve.mjs) can serve it.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { MARKER, pageImports } from './importmap.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -44,22 +45,14 @@ try {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-// The page: every file of web/page (html, css, ES modules).
-cpSync(page, out, { recursive: true });
+// The page: every file of web/page (html, css, ES modules), but its import map.
+cpSync(page, out, { recursive: true, filter: (from) => from !== join(page, 'importmap.json') });
 
-// The import maps, applied.
-const IMPORT_MAP = /<script type="importmap">([\s\S]*?)<\/script>\s*/;
-const imports = new Map();
+// The import map, applied.
+const imports = new Map(Object.entries(pageImports()).map(([specifier, target]) => [specifier, resolve(out, target)]));
 for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
   const html = readFileSync(join(out, name), 'utf8');
-  const map = IMPORT_MAP.exec(html);
-  if (!map) continue;
-  for (const [specifier, target] of Object.entries(JSON.parse(map[1]).imports)) {
-    const file = resolve(out, target);
-    if (imports.has(specifier) && imports.get(specifier) !== file) fail(`${name} maps ${specifier} elsewhere than another page does`);
-    imports.set(specifier, file);
-  }
-  writeFileSync(join(out, name), html.replace(IMPORT_MAP, ''));
+  writeFileSync(join(out, name), html.split('\n').filter((line) => line.trim() !== MARKER).join('\n'));
 }
 // `from '...'`, `import '...'` and `import('...')`: the page's own modules, so no lexer is needed.
 const SPECIFIER = /\b(from|import)(\s*\(?\s*)(['"])([^'"\s]+)\3/g;
@@ -69,7 +62,7 @@ for (const name of readdirSync(out, { recursive: true }).filter((f) => f.endsWit
   const rewritten = source.replace(SPECIFIER, (all, keyword, gap, quote, specifier) => {
     if (/^(\.{0,2}\/|[a-z]+:)/.test(specifier)) return all;
     const target = imports.get(specifier);
-    if (!target) fail(`web/page/${name} imports '${specifier}', which no import map names`);
+    if (!target) fail(`web/page/${name} imports '${specifier}', which web/page/importmap.json does not name`);
     const path = relative(dirname(file), target).split(sep).join(posix.sep);
     return `${keyword}${gap}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
   });

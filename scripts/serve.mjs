@@ -6,14 +6,16 @@
 // with an explicit DIR, --build rebuilds it.
 // --dev (`npm run dev`) builds nothing: it serves web/page/ as the site root, the package's
 // sources from web/lib/ under lib/ (the compiled attention*.js/.wasm, which exist only in dist/,
-// come from there) and KaTeX from node_modules, so an edit to web/ needs only a refresh.
+// come from there) and KaTeX from node_modules, so an edit to web/ needs only a refresh. Its
+// HTML gets the page's import map inline (scripts/importmap.mjs).
 // The port is $PORT, or the first free one from 8080. Prints the URL when ready.
 import { createServer } from 'node:http';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { withImportMap } from './importmap.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -110,15 +112,18 @@ const server = createServer((req, res) => {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: ${path}\n`);
     return;
   }
+  const type = extname(file).toLowerCase();
+  const body = dev && type === '.html' ? Buffer.from(withImportMap(readFileSync(file, 'utf8'))) : null;
   const headers = {
-    'Content-Type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-    'Content-Length': statSync(file).size,
+    'Content-Type': TYPES[type] ?? 'application/octet-stream',
+    'Content-Length': body ? body.length : statSync(file).size,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
     ...extraHeaders,
   };
   res.writeHead(200, headers);
   if (req.method === 'HEAD') res.end();
+  else if (body) res.end(body);
   else createReadStream(file).pipe(res);
 });
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The page's two ways of being served, checked in Debian's Chromium (playwright-core):
 //   node --test tests/browser/dev.test.mjs        (needs dist/: `npm run build`)
-// - `npm run dev` (scripts/serve.mjs --dev) serves web/page and web/lib as they are, with the
-//   compiled module from dist/: the page computes, and an edited page file shows after a refresh;
-// - scripts/build-site.mjs applies the pages' import map (a strict CSP blocks inline maps) and
-//   refuses a page module that imports a name no map resolves.
+// - `npm run dev` (scripts/serve.mjs --dev) serves web/page and web/lib as they are (the HTML with
+//   the page's import map, web/page/importmap.json, inline), with the compiled module from
+//   dist/: the page computes, and an edited page file shows after a refresh;
+// - scripts/build-site.mjs applies the page's import map (a strict CSP blocks inline maps) and
+//   refuses a page module that imports a name the map does not resolve.
 // Both run on a copy of the repository's web/, scripts and dist/ in a temporary folder, so the
 // edits touch nothing in the repository.
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,7 +20,7 @@ import { launchBrowser } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const copy = mkdtempSync(join(tmpdir(), 'attention-dev-'));
-for (const path of ['web', 'dist', 'package.json', 'scripts/serve.mjs', 'scripts/build-site.mjs']) {
+for (const path of ['web', 'dist', 'package.json', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/importmap.mjs']) {
   cpSync(join(root, path), join(copy, path), { recursive: true });
 }
 symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
@@ -53,9 +54,18 @@ after(async () => {
 });
 
 test('npm run dev: the sources as they are, the compiled module from dist/', async () => {
-  const html = await (await fetch(`${base}index.html`)).text();
-  assert.equal(html, readFileSync(join(copy, 'web', 'page', 'index.html'), 'utf8'));
-  assert.match(html, /<script type="importmap">/);
+  const source = readFileSync(join(copy, 'web', 'page', 'index.html'), 'utf8');
+  const marker = '  <!-- import map: web/page/importmap.json, put here by scripts/importmap.mjs -->\n';
+  assert.ok(source.includes(marker), 'index.html lost its import map marker');
+  const map = JSON.parse(readFileSync(join(copy, 'web', 'page', 'importmap.json'), 'utf8'));
+  assert.equal(map.imports['attention-explorer'], './lib/index.js');
+  for (const name of ['index.html', 'embedding.html']) {
+    const html = await (await fetch(`${base}${name}`)).text();
+    const inline = /\n  <script type="importmap">\n([\s\S]*?)<\/script>\n/.exec(html);
+    assert.ok(inline, `${name} is served without its import map`);
+    assert.deepEqual(JSON.parse(inline[1]), map);
+    if (name === 'index.html') assert.equal(html.replace(inline[0], `\n${marker}`), source);
+  }
   const share = await fetch(`${base}lib/share.js`);
   assert.equal(await share.text(), readFileSync(join(copy, 'web', 'lib', 'share.js'), 'utf8'));
   assert.equal(share.headers.get('cache-control'), 'no-cache');
@@ -88,14 +98,15 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
   }
 });
 
-test('build-site applies the import map, and refuses a name no map resolves', () => {
+test('build-site applies the import map, and refuses a name the map does not resolve', () => {
   const site = join(copy, 'site');
   const build = () => spawnSync(process.execPath, [join(copy, 'scripts', 'build-site.mjs'), '--out', site], { encoding: 'utf8' });
   let r = build();
   assert.equal(r.status, 0, r.stderr);
   for (const name of ['index.html', 'embedding.html']) {
-    assert.doesNotMatch(readFileSync(join(site, name), 'utf8'), /importmap/, `${name} kept its import map`);
+    assert.doesNotMatch(readFileSync(join(site, name), 'utf8'), /import ?map/, `${name} kept its import map`);
   }
+  assert.throws(() => readFileSync(join(site, 'importmap.json')), /ENOENT/);
   const main = readFileSync(join(site, 'main.js'), 'utf8');
   assert.match(main, /import \{ loadAttention \} from '\.\/lib\/index\.js';/);
   for (const name of readdirSync(site).filter((f) => f.endsWith('.js'))) {
@@ -105,5 +116,5 @@ test('build-site applies the import map, and refuses a name no map resolves', ()
   writeFileSync(join(copy, 'web', 'page', 'extra', 'stray.js'), "import { x } from 'not-mapped';\nexport { x };\n");
   r = build();
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /web\/page\/extra\/stray\.js imports 'not-mapped', which no import map names/);
+  assert.match(r.stderr, /web\/page\/extra\/stray\.js imports 'not-mapped', which web\/page\/importmap\.json does not name/);
 });
