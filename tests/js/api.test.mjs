@@ -178,6 +178,33 @@ describe('engine helpers', () => {
     assert.deepEqual(engine.parseMatrix('[1 2; 3 4]'), [[1, 2], [3, 4]]);
   });
 
+  test('parseMatrixDetailed: the matrix and the format it was read as', () => {
+    const printed = seedPrint('000', 'weights');
+    assert.deepEqual(engine.parseMatrixDetailed(printed.text, 'weights'), { values: printed.values, format: 'NumPy print output' });
+    assert.deepEqual(engine.parseMatrixDetailed('tensor([[ 0.5000, \u22121.2500],\n        [ 2.0000,  0.0000]], requires_grad=True)'),
+      { values: [[0.5, -1.25], [2, 0]], format: 'PyTorch tensor' });
+    assert.deepEqual(engine.parseMatrixDetailed('\\begin{bmatrix} 1 & -2 \\\\ 3.5 & 4 \\end{bmatrix}'),
+      { values: [[1, -2], [3.5, 4]], format: 'LaTeX bmatrix' });
+    // A row copied from the page's tables: tab-separated, with the tables' U+2212 minus.
+    assert.deepEqual(engine.parseMatrixDetailed('\u22120.1383\t0.2551\t\u22121.0000'), { values: [[-0.1383, 0.2551, -1]], format: 'TSV' });
+    assert.deepEqual(engine.parseMatrixDetailed('1,5;2\n3;4,25'), { values: [[1.5, 2], [3, 4.25]], format: 'semicolon-separated values with decimal commas' });
+    assert.throws(() => engine.parseMatrixDetailed('[[1, 2], [3]]', 'pasted'), { message: 'pasted: row 2 has 1 number but row 1 has 2' });
+    assert.throws(() => engine.parseMatrixDetailed(null), { message: 'parseMatrixDetailed takes text, got null' });
+  });
+
+  test('parseCell: one number as a grid cell holds it', () => {
+    assert.equal(engine.parseCell('1,5'), 1.5);
+    assert.equal(engine.parseCell(' \u22120.25 ', 'X', 2, 3), -0.25);
+    assert.equal(engine.parseCell('-inf'), -Infinity);
+    assert.throws(() => engine.parseCell('1 2', 'X', 2, 3), { message: "X: row 2, column 3: a cell holds one number but found '1 2'" });
+    assert.throws(() => engine.parseCell('1,234', 'W_Q'), {
+      message: "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point",
+    });
+    assert.throws(() => engine.parseCell('', 'X', 1, 2), { message: 'X: row 1, column 2 is empty: type a number' });
+    assert.throws(() => engine.parseCell(1.5), { message: 'parseCell takes text, got number 1.5' });
+    assert.throws(() => engine.parseCell('1', 'X', 0, 1), { message: 'parseCell: row must be a whole number from 1, got number 0' });
+  });
+
   test('random: one stream seeded once, every kind', () => {
     const [a, b] = engine.random(0, [{ kind: 'normal', shape: [1, 2] }, { kind: 'normal', shape: [1, 2] }]);
     // np.random.seed(0); np.random.normal(size=4) = 1.76405235 0.40015721 0.97873798 2.2408932

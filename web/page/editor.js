@@ -1,7 +1,9 @@
 // One input matrix: a spreadsheet-like grid, a text box for pasting any format the core parser
-// reads, its dimensions, and a "random" fill from numpy's seeded stream. The editor keeps the
-// text as its value; parsing and validation are the engine's (update.js reports errors back here).
-import { fmt, escapeHtml } from './format.js';
+// reads (with the format it was read as under it), its dimensions, and a "random" fill from
+// numpy's seeded stream. The editor keeps the text as its value; parsing and validation are the
+// engine's (update.js reports errors back here). A grid cell holds one number (engine.parseCell:
+// `1,5` is 1.5, never two numbers); a table pasted into a cell fills the grid from that cell.
+import { fmt, escapeHtml, matrixToText } from './format.js';
 import { numpyLine } from 'attention-explorer';
 
 const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
@@ -26,6 +28,7 @@ export class MatrixEditor {
     this.numpy = '';
     this.cells = [['0']];
     this.localError = null;
+    this.badCell = null; // [row, col] of the cell localError is about
     this.mode = 'grid';
     this.el = document.createElement('section');
     this.el.className = 'editor';
@@ -65,6 +68,7 @@ export class MatrixEditor {
         <label class="visually-hidden" for="${this.id}-text">${escapeHtml(o.name)} as text</label>
         <textarea id="${this.id}-text" rows="5" spellcheck="false" autocomplete="off"
           placeholder="[[1, 0], [0, 1]]  or numpy print output, CSV, [1 0; 0 1]"></textarea>
+        <p class="read-as" hidden></p>
       </div>
       <p class="numpy" hidden><code></code></p>
       <p class="error" role="alert" id="${this.id}-error" hidden></p>`;
@@ -80,6 +84,7 @@ export class MatrixEditor {
       this.text = this.textarea.value;
       this.numpy = '';
       this.localError = null;
+      this.badCell = null;
       this.showNumpy();
       this.onChange(this.name, { text: this.text });
     });
@@ -126,6 +131,35 @@ export class MatrixEditor {
       this.commitCells(false);
     });
     this.gridWrap.addEventListener('keydown', (e) => this.onGridKey(e));
+    this.gridWrap.addEventListener('paste', (e) => this.onGridPaste(e));
+  }
+
+  /**
+   * A table, list or tensor pasted into a cell fills the grid from that cell, growing it as
+   * needed (as spreadsheets do). A lone word (`1,5`, `-inf`) goes into the cell as typed.
+   */
+  onGridPaste(e) {
+    const inp = e.target.closest('input.cell');
+    const text = e.clipboardData?.getData('text/plain') ?? '';
+    if (!inp || !/[\s[\]{}();]/.test(text.trim())) return;
+    let block;
+    try {
+      block = this.engine.parseMatrixDetailed(text, this.name).values;
+    } catch {
+      return; // pasted as it is: the cell then shows what is wrong with it
+    }
+    e.preventDefault();
+    const r0 = this.vector ? 0 : Number(inp.dataset.r);
+    const c0 = Number(inp.dataset.c);
+    const rows = this.vector ? [block.flat()] : block;
+    const height = Math.max(this.cells.length, r0 + rows.length);
+    const width = Math.max(this.cells[0].length, c0 + rows[0].length);
+    this.cells = Array.from({ length: height }, (_, i) => Array.from({ length: width }, (_, j) => {
+      const pasted = rows[i - r0]?.[j - c0];
+      return pasted === undefined ? this.cells[i]?.[j] ?? '0' : matrixToText([pasted]);
+    }));
+    this.numpy = '';
+    this.commitCells(true);
   }
 
   onGridKey(e) {
@@ -161,20 +195,31 @@ export class MatrixEditor {
     return fmt(x, this.decimals()).replace(/\u2212/g, '-');
   }
 
-  /** Cells changed in the grid: rebuild the text and tell the page. */
+  /** Cells changed in the grid: check each cell, rebuild the text and tell the page. */
   commitCells(rerender) {
     this.localError = null;
-    outer: for (let i = 0; i < this.cells.length; i++) {
-      for (let j = 0; j < this.cells[i].length; j++) {
-        if (this.cells[i][j] === '') {
-          this.localError = this.vector ? `${this.name} entry ${j + 1} is empty: type a number`
-            : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
-          break outer;
+    this.badCell = null;
+    const rows = this.cells.map((row, i) => row.map((cell, j) => {
+      if (this.localError) return cell;
+      if (cell === '') {
+        this.localError = this.vector ? `${this.name} entry ${j + 1} is empty: type a number`
+          : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
+      } else {
+        try {
+          this.engine.parseCell(cell, this.name, i + 1, j + 1);
+          // The cell's one decimal comma (all parseCell accepts) as a point: the text's cells
+          // are separated by spaces, where `1,5` could read as two numbers.
+          return cell.replace(',', '.');
+        } catch (err) {
+          this.localError = err.message;
         }
       }
-    }
-    this.text = this.cells.map((row) => row.join(' ')).join('\n');
+      this.badCell = [i, j];
+      return cell;
+    }));
+    this.text = rows.map((row) => row.join(' ')).join('\n');
     if (rerender) this.renderGrid();
+    else this.markBadCell();
     this.showNumpy();
     this.updateDims();
     this.onChange(this.name, { text: this.text });
@@ -185,6 +230,7 @@ export class MatrixEditor {
     this.text = text;
     this.numpy = numpy ?? '';
     this.localError = null;
+    this.badCell = null;
     if (matrix) this.cells = matrix.map((row) => row.map((v) => String(v)));
     if (this.textarea.value !== text) this.textarea.value = text;
     this.renderGrid();
@@ -197,6 +243,21 @@ export class MatrixEditor {
     this.cells = matrix.map((row) => row.map((v) => String(v)));
     if (this.mode === 'grid') this.renderGrid();
     else this.updateDims();
+  }
+
+  /** The cell the editor's own error is about, marked invalid (aria-invalid, red outline). */
+  markBadCell() {
+    for (const inp of this.gridWrap.querySelectorAll('input.cell[aria-invalid]')) inp.removeAttribute('aria-invalid');
+    if (!this.badCell) return;
+    const [r, c] = this.badCell;
+    this.gridWrap.querySelector(`input.cell[data-r="${r}"][data-c="${c}"]`)?.setAttribute('aria-invalid', 'true');
+  }
+
+  /** The line under the text box: what its text was read as ('' hides it). */
+  showReadAs(text) {
+    const p = this.q('.read-as');
+    p.hidden = !text;
+    p.textContent = text;
   }
 
   setError(message) {
@@ -267,6 +328,7 @@ export class MatrixEditor {
     }
     html += '</tbody></table>';
     this.gridWrap.innerHTML = html;
+    this.markBadCell();
   }
 
   fillRandom() {

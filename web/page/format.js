@@ -7,6 +7,16 @@ export const fmt = (x, decimals = 4) => formatNumber(x, decimals, { fixedZero: t
 export const tex = (x, decimals = 4) => texNumber(x, decimals, { fixedZero: true });
 export { matrixToText };
 
+// The parser's format names (engine.parseMatrixDetailed, cpp/parse.h) that read without an
+// article: "read as CSV", but "read as a PyTorch tensor", "read as an R matrix".
+const NO_ARTICLE = /^(CSV|TSV|NumPy print output|Octave\/MATLAB output|semicolon-separated values|whitespace-separated rows)\b/;
+
+/** What a text box was read as: "read as a PyTorch tensor, 4 × 8". */
+export function readAs(format, matrix) {
+  const article = NO_ARTICLE.test(format) ? '' : /^[AEIOR]/.test(format) ? 'an ' : 'a ';
+  return `read as ${article}${format}, ${matrix.length} × ${matrix[0]?.length ?? 0}`;
+}
+
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }

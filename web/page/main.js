@@ -7,6 +7,7 @@
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
 //   link.js         the URL hash  embed.js   ?embed/hide/lock
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
+//   copy.js         numbers copied from the page's tables in ASCII
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
 import { bindControls, fillPresetSelect, loadPreset } from './controls.js';
@@ -17,6 +18,7 @@ import { applyFlags } from './embed.js';
 import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
+import { installCopy } from './copy.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
 async function onHashChange() {
@@ -42,6 +44,7 @@ async function boot() {
   bindSteps();
   window.addEventListener('hashchange', onHashChange);
   installShare();
+  installCopy();
   const { state: fromHash, error } = await readLink(location.hash);
   for (const id of ['setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();

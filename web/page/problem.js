@@ -6,13 +6,14 @@ import { app } from './app.js';
 
 const parseCache = new Map();
 
-/** engine.parseMatrix with a small cache: { matrix } or { error }. */
+/** engine.parseMatrixDetailed with a small cache: { matrix, format } or { error }. */
 export function parse(text, name) {
   const key = `${name}\u0000${text}`;
   let r = parseCache.get(key);
   if (!r) {
     try {
-      r = { matrix: app.engine.parseMatrix(text, name) };
+      const { values, format } = app.engine.parseMatrixDetailed(text, name);
+      r = { matrix: values, format };
     } catch (err) {
       r = { error: err.message };
     }

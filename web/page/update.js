@@ -14,7 +14,7 @@ import { renderSteps } from './steps.js';
 import { writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
-import { escapeHtml } from './format.js';
+import { escapeHtml, readAs } from './format.js';
 
 let hashTimer = 0;
 let whyTimer = 0;
@@ -86,14 +86,16 @@ export function update() {
       errors[errorPlace(err, state)] = err.message;
     }
   }
-  // Grids follow text that parsed (text-mode edits, pastes).
-  for (const name of stateInputs(state)) {
+  // Under each text box, the format its text was read as; grids follow text that parsed
+  // (text-mode edits, pastes).
+  const additive = state.options.mask === 'additive';
+  for (const name of [...stateInputs(state), ...(additive ? ['mask'] : [])]) {
     const ed = editors.get(name);
-    const text = state.inputs[name]?.text;
-    if (ed && ed.mode === 'text' && text && !errors[name]) {
-      const r = parse(text, name);
-      if (r.matrix) ed.setMatrix(r.matrix);
-    }
+    if (!ed) continue;
+    const text = name === 'mask' ? state.options.additiveMask : state.inputs[name]?.text;
+    const r = text && !errors[name] ? parse(text, name) : {};
+    ed.showReadAs(r.matrix ? readAs(r.format, r.matrix) : '');
+    if (name !== 'mask' && ed.mode === 'text' && r.matrix) ed.setMatrix(r.matrix);
   }
   const t1 = performance.now();
   if (trace) app.result = { trace, problem };
