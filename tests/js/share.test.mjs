@@ -43,6 +43,32 @@ test('a state stands for the problem it was made from (every option kind)', asyn
   }
 });
 
+test('links carry every option of modern attention, and the cache and P inputs', async () => {
+  const X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
+  const W = [[1, 0], [0, 1], [1, 1], [0, 0]];
+  const problem = {
+    X, P: [[0.1, 0, 0, 0], [0, 0.1, 0, 0], [0, 0, 0.1, 0]], W_Q: W, W_K: W, W_V: W,
+    past_K: [[0.5, -0.5], [1, 0]], past_V: [[1, 2], [3, 4]],
+    options: {
+      causal: true, rope: { style: 'interleaved', base: 100, dims: 2 }, alibi: true, window: [3, 0],
+      sink_tokens: 1, sink_logit: 0.5, mask_fill: -1e9, fully_masked: 'nan',
+    },
+  };
+  const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
+  assert.deepEqual(state.use, { bias: false, W_O: false, b_O: false, P: true, cache: true });
+  const again = stateToProblem(state, engine);
+  for (const key of Object.keys(problem.options)) assert.deepEqual(again.options[key], problem.options[key], key);
+  for (const name of ['P', 'past_K', 'past_V']) assert.deepEqual(again[name], problem[name], name);
+  assert.deepEqual(engine.run(again), engine.run(problem));
+  // Positions and the sinusoidal encoding travel the same way.
+  const positioned = { X, W_Q: W, W_K: W, W_V: W, options: { positional: 'sinusoidal', positions: { queries: [4, 5, 6], keys: [4, 5, 6] }, rope: true } };
+  const back = stateToProblem(problemToState(positioned), engine);
+  assert.deepEqual(back.options.positions, positioned.options.positions);
+  assert.equal(back.options.positional, 'sinusoidal');
+  assert.equal(back.options.rope, true);
+  assert.deepEqual(engine.run(back), engine.run(positioned));
+});
+
 test('bad links: too long, damaged, not a state, newer version', async () => {
   const long = await decodeStateString(`v2=${'A'.repeat(MAX_LINK_LENGTH + 1)}`);
   assert.equal(long.state, null);

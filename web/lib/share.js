@@ -5,8 +5,9 @@
 //   v1  base64url(JSON of the page state, defaults left out)
 //   v2  base64url(deflate-raw(the same JSON))   (CompressionStream; about half the length of v1)
 // The state object is the page's (web/page/state.js): { preset, mode, inputs: { name: { text } },
-// use, options: { layout, scale, scaleCustom, causal, mask, keepMask, additiveMask, softcap,
-// heads, kv_heads, precision }, decimals, tokens, open, hide, exercise, ... }.
+// use: { bias, W_O, b_O, P, cache }, options: { layout, scale, scaleCustom, causal, mask,
+// keepMask, additiveMask, softcap, heads, kv_heads, precision, and any other option of the
+// problem JSON as it is written there }, decimals, tokens, open, hide, exercise, ... }.
 
 import { BIAS_KEYS } from './context.js';
 import { matrixToText } from './format.js';
@@ -15,6 +16,11 @@ export const SHARE_VERSION = 2;
 /** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
 export const MAX_LINK_LENGTH = 1_000_000;
 const MAX_JSON_BYTES = 8_000_000;
+
+// The options the page state writes its own way (a scale menu and its text, a mask editor...).
+// Every other option (rope, window, alibi, sink_tokens, ...) is kept in the state as the
+// problem's JSON writes it, so a new option travels in links without code here.
+const PAGE_OPTIONS = ['layout', 'scale', 'scaleCustom', 'causal', 'mask', 'keepMask', 'additiveMask', 'softcap', 'heads', 'kv_heads', 'precision'];
 
 const MODE_INPUTS = {
   qkv: ['Q', 'K', 'V'],
@@ -114,6 +120,8 @@ export function stateInputs(state) {
     names.push('W_O');
     if (state.use?.b_O) names.push('b_O');
   }
+  if (mode !== 'qkv' && state.use?.P) names.push('P');
+  if (state.use?.cache) names.push('past_K', 'past_V');
   return names;
 }
 
@@ -140,6 +148,9 @@ export function stateToProblem(state, engine) {
   options.kv_heads = Number(o.kv_heads) || options.heads;
   if (o.mask === 'keep' && Array.isArray(o.keepMask)) options.mask = o.keepMask.map((row) => row.map((v) => v === 1 || v === true));
   else if (o.mask === 'additive' && o.additiveMask) options.mask = engine.parseMatrix(o.additiveMask, 'mask');
+  for (const [key, value] of Object.entries(o)) {
+    if (!PAGE_OPTIONS.includes(key) && value !== undefined && value !== null) options[key] = value;
+  }
   problem.options = options;
   return problem;
 }
@@ -161,8 +172,11 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
   state.use.bias = ['b_Q', 'b_K', 'b_V'].some((n) => n in state.inputs);
   state.use.W_O = 'W_O' in state.inputs;
   state.use.b_O = 'b_O' in state.inputs;
+  if ('P' in state.inputs) state.use.P = true;
+  if ('past_K' in state.inputs || 'past_V' in state.inputs) state.use.cache = true;
   const o = problem.options ?? {};
   const options = {};
+  for (const [key, value] of Object.entries(o)) if (!PAGE_OPTIONS.includes(key)) options[key] = value;
   for (const k of ['layout', 'causal', 'softcap', 'heads', 'kv_heads', 'precision']) if (o[k] !== undefined) options[k] = o[k];
   // Without kv_heads every head has its own keys and values (the package's default), not one group.
   if (o.heads !== undefined && o.kv_heads === undefined) options.kv_heads = o.heads;

@@ -47,6 +47,7 @@ export function syncControls() {
   $('opt-heads').value = o.heads;
   $('opt-kvheads').value = o.kv_heads;
   $('opt-precision').value = o.precision;
+  syncModernOptions(state);
   $('opt-decimals').value = state.decimals;
   $('tokens-q').value = state.tokens.q;
   $('tokens-k').value = state.tokens.k;
@@ -55,6 +56,92 @@ export function syncControls() {
   $('recipe').hidden = !state.recipe;
   $('recipe').querySelector('code').textContent = state.recipe;
   showPresetSource();
+}
+
+// ---- positions, windows, sinks, KV cache: kept in the state as the problem JSON writes them --
+
+const rope = (o) => (o.rope === true ? { style: 'half' } : o.rope && typeof o.rope === 'object' ? o.rope : null);
+const text = (v) => (v === undefined || v === null ? '' : Array.isArray(v) ? v.join(' ') : String(v));
+
+function syncModernOptions(state) {
+  const o = state.options;
+  const r = rope(o);
+  $('opt-positional').value = state.use?.P ? 'learned' : o.positional === 'sinusoidal' ? 'sinusoidal' : 'none';
+  $('opt-positional').disabled = state.mode === 'qkv';
+  $('opt-rope').value = r ? (r.style ?? 'half') : 'off';
+  $('opt-rope-base').value = text(r?.base);
+  $('opt-rope-dims').value = text(r?.dims);
+  $('opt-rope-base').disabled = $('opt-rope-dims').disabled = !r;
+  $('opt-alibi').checked = Boolean(o.alibi);
+  const [left, right] = Array.isArray(o.window) ? o.window : [null, null];
+  $('opt-window-left').value = text(left);
+  $('opt-window-right').value = text(right);
+  $('opt-sink-tokens').value = o.sink_tokens ? String(o.sink_tokens) : '';
+  $('opt-sink-logit').value = text(o.sink_logit);
+  $('opt-mask-fill').value = o.mask_fill === undefined || o.mask_fill === '-inf' ? '' : text(o.mask_fill);
+  $('opt-fully-masked').value = o.fully_masked === 'nan' ? 'nan' : 'zero';
+  $('opt-cache').checked = Boolean(state.use?.cache);
+  // Folded unless one of them is on, so a plain example opens on the plain options.
+  if (r || o.positional || state.use?.P || o.alibi || o.window || o.sink_tokens || o.sink_logit !== undefined ||
+      o.mask_fill !== undefined || o.fully_masked || state.use?.cache) $('opt-modern').open = true;
+}
+
+/** A typed number, a list of numbers, or the text as typed (the engine then says what is wrong). */
+function numbersOf(value) {
+  const t = value.trim();
+  if (t === '') return undefined;
+  const words = t.split(/[\s,]+/);
+  const numbers = words.map((w) => (/^[-+]?inf(inity)?$/i.test(w) ? (w.startsWith('-') ? '-inf' : 'inf') : Number(w)));
+  if (numbers.some((n) => typeof n === 'number' && !Number.isFinite(n))) return t;
+  return numbers.length === 1 ? numbers[0] : numbers;
+}
+
+function setOption(key, value) {
+  if (value === undefined) delete app.state.options[key];
+  else app.state.options[key] = value;
+}
+
+// Set only when on, so links of problems without them stay as they were.
+function flag(name, on) {
+  if (on) app.state.use[name] = true;
+  else delete app.state.use[name];
+}
+
+function readModernOptions() {
+  const style = $('opt-rope').value;
+  const base = numbersOf($('opt-rope-base').value);
+  const dims = numbersOf($('opt-rope-dims').value);
+  setOption('rope', style === 'off' ? undefined : { style, ...(base !== undefined ? { base } : {}), ...(dims !== undefined ? { dims } : {}) });
+  const positional = $('opt-positional').value;
+  setOption('positional', positional === 'sinusoidal' ? 'sinusoidal' : undefined);
+  flag('P', positional === 'learned');
+  setOption('alibi', $('opt-alibi').checked ? true : undefined);
+  const left = numbersOf($('opt-window-left').value);
+  const right = numbersOf($('opt-window-right').value);
+  setOption('window', left === undefined && right === undefined ? undefined : [left ?? null, right ?? null]);
+  const sinks = numbersOf($('opt-sink-tokens').value);
+  setOption('sink_tokens', sinks === 0 ? undefined : sinks);
+  setOption('sink_logit', numbersOf($('opt-sink-logit').value));
+  setOption('mask_fill', numbersOf($('opt-mask-fill').value));
+  setOption('fully_masked', $('opt-fully-masked').value === 'nan' ? 'nan' : undefined);
+  flag('cache', $('opt-cache').checked);
+}
+
+function bindModernOptions() {
+  const inputs = ['opt-positional', 'opt-rope', 'opt-rope-base', 'opt-rope-dims', 'opt-alibi', 'opt-window-left',
+    'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache'];
+  for (const id of inputs) {
+    const el = $(id);
+    el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {
+      const inputsBefore = `${app.state.use.P}${app.state.use.cache}`;
+      readModernOptions();
+      $('opt-rope-base').disabled = $('opt-rope-dims').disabled = $('opt-rope').value === 'off';
+      markEdited();
+      // P and the cache are inputs: their editors come and go with the choice.
+      if (`${app.state.use.P}${app.state.use.cache}` !== inputsBefore) layoutEditors();
+      update();
+    });
+  }
 }
 
 /** Shows an example; the decimals and what the embedding hides stay as they are. */
@@ -135,6 +222,7 @@ export function bindControls() {
     $(id).addEventListener('input', () => renderGrids((ed, name) => ed.mode === 'grid' && ['W_Q', 'W_K', 'W_V'].includes(name)));
   }
   opt('opt-precision', 'precision');
+  bindModernOptions();
   $('opt-decimals').addEventListener('input', (e) => {
     app.state.decimals = decimalsOf({ decimals: e.target.value });
     renderGrids();

@@ -100,10 +100,49 @@ export function explanationHtml(e, where) {
     }
     case 'mask': {
       const { input, additive: add } = e;
+      if (e.hidden && Number.isFinite(e.fill)) {
+        html += eq(`${tex(input, d)} \;\to\; ${tex(e.fill, d)}`);
+        html += `<p>${hiddenBy(e)} The hidden score is replaced by the fill ${fmt(e.fill, d)}, not −∞: after the softmax this key keeps a tiny weight, and a query whose keys are all hidden spreads its weight evenly over them.</p>`;
+        break;
+      }
       html += eq(`${tex(input, d)} + (${tex(add, d)}) = ${tex(value, d)}`);
-      html += `<p>${add === -Infinity ? 'This key is hidden from this query: −∞ becomes weight 0 after the softmax.' : add === 0 ? 'This key is visible: the mask adds 0.' : 'The additive mask biases this score.'}</p>`;
+      html += `<p>${e.hidden ? `${hiddenBy(e)} −∞ becomes weight 0 after the softmax.` : add === 0 ? `This key is visible: the mask adds 0.${keptBySink(e)}` : 'The additive mask biases this score.'}</p>`;
       break;
     }
+    case 'mask_entry':
+      html += `<p>${e.hidden ? hiddenBy(e) : `This key is visible to this query.${keptBySink(e)}`}</p>`;
+      break;
+    case 'alibi':
+      html += eq(`-m\,\lvert i - j \rvert = -${tex(e.slope, d)} \cdot \lvert ${tex(e.query_pos, 0)} - ${tex(e.key_pos, 0)} \rvert = ${tex(value, d)}`);
+      html += `<p>ALiBi: this head’s slope m = ${fmt(e.slope, d)} times the distance between the query’s position ${e.query_pos} and the key’s ${e.key_pos}, subtracted: far keys lose more.</p>`;
+      break;
+    case 'bias':
+    case 'add':
+      html += eq(`${tex(e.input, d)} + (${tex(e.additive, d)}) = ${tex(value, d)}`);
+      html += `<p>${kind === 'bias' ? 'The scaled score plus the ALiBi bias of this query and key.' : 'The token’s number plus its position encoding.'}</p>`;
+      break;
+    case 'sinusoid': {
+      const even = col % 2 === 0;
+      html += eq(`${even ? '\sin' : '\cos'}\!\left(\frac{${tex(e.position, 0)}}{10000^{${2 * Math.floor(col / 2)}/d}}\right) = ${even ? '\sin' : '\cos'}(${tex(e.angle, d)}) = ${tex(value, d)}`);
+      html += `<p>Position ${e.position}, feature ${col + 1}: even features take the sine, odd ones the cosine of the same angle; the angle shrinks by a constant factor every two features, so each pair turns at its own speed.</p>`;
+      break;
+    }
+    case 'rotation': {
+      const [a, b] = e.left;
+      const first = (columns ? row : col) === e.pair_first;
+      const angle = Number.isNaN(e.angle) ? '\theta' : tex(e.angle, d);
+      html += eq(first
+        ? `x_{${e.pair_first + 1}}\cos ${angle} - x_{${e.pair_second + 1}}\sin ${angle} = (${tex(a, d)})(${tex(e.cos, d)}) - (${tex(b, d)})(${tex(e.sin, d)}) = ${tex(value, d)}`
+        : `x_{${e.pair_first + 1}}\sin ${angle} + x_{${e.pair_second + 1}}\cos ${angle} = (${tex(a, d)})(${tex(e.sin, d)}) + (${tex(b, d)})(${tex(e.cos, d)}) = ${tex(value, d)}`);
+      html += `<p>RoPE turns features ${e.pair_first + 1} and ${e.pair_second + 1} together, as a point in a plane, by the angle ${Number.isNaN(e.angle) ? 'of the cos/sin tables' : `${fmt(e.angle, d)} rad`} at position ${e.position}. A rotation keeps the pair’s length, and the dot product of a rotated query and key depends only on how far apart they are.</p>`;
+      break;
+    }
+    case 'unrotated':
+      html += `<p>This feature lies beyond RoPE’s rotated dimensions: it passes through unchanged (${fmt(value, d)}).</p>`;
+      break;
+    case 'cache':
+      html += `<p>${e.source === 'past_K' || e.source === 'past_V' ? `Read from the cache: row ${e.source_row + 1}, feature ${e.source_col + 1} of ${escapeHtml(e.source)}, a token seen earlier whose ${e.source === 'past_K' ? 'key' : 'value'} the model kept instead of computing it again.` : `A new token: row ${e.source_row + 1}, feature ${e.source_col + 1} of this step’s new rows, appended after the cached ones.`}</p>`;
+      break;
     case 'softmax': {
       const { logits, shifted, exps, max, exp_sum: sum } = e;
       const target = columns ? row : col;
@@ -117,6 +156,9 @@ export function explanationHtml(e, where) {
       html += termTable(`Keys of ${escapeHtml(q)}`, ['key', 'score', 'score − max', 'exp'],
         logits.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(shifted[j], d), fmt(exps[j], d)]), target);
       html += `<p>Σ exp = <strong>${fmt(sum, d)}</strong></p>`;
+      if (e.has_sink) {
+        html += `<p>The sink logit ${fmt(e.sink_logit, d)} joins the denominator (e<sup>sink − m</sup> = ${fmt(e.sink_exp, d)}) but has no value: it takes ${fmt(e.sink_share, d)} of this query’s attention, so its weights sum to ${fmt(1 - e.sink_share, d)}.</p>`;
+      }
       break;
     }
     case 'weighted_sum': {
@@ -137,6 +179,16 @@ export function explanationHtml(e, where) {
   }
   return html;
 }
+
+const COMPONENT_WORDS = { causal: 'causal masking (the key comes after the query)', window: 'the window (the key is too far from the query)', mask: 'your mask' };
+
+/** "Hidden by the window and your mask." */
+function hiddenBy(e) {
+  const names = (e.components ?? []).map((c) => COMPONENT_WORDS[c] ?? c);
+  return names.length ? `Hidden from this query by ${names.join(' and ')}.` : 'Hidden from this query.';
+}
+
+const keptBySink = (e) => (e.kept_by_sink ? ' The window alone would hide it, but it is a sink token: it stays visible.' : '');
 
 function escapeTexText(s) {
   return String(s).replace(/\\/g, '').replace(/[{}$&#^_%~]/g, (c) => `\\${c}`).slice(0, 24);

@@ -17,7 +17,8 @@ const INPUT_TITLES = {
   Q: 'Q', K: 'K', V: 'V', X: 'X', X_kv: 'X<sub>kv</sub>',
   W_Q: 'W<sub>Q</sub>', W_K: 'W<sub>K</sub>', W_V: 'W<sub>V</sub>', W_O: 'W<sub>O</sub>',
   b_Q: 'b<sub>Q</sub>', b_K: 'b<sub>K</sub>', b_V: 'b<sub>V</sub>', b_O: 'b<sub>O</sub>',
-  mask: 'Mask M (additive)',
+  mask: 'Mask M (additive)', P: 'P (learned positions)',
+  past_K: 'K<sub>past</sub> (cached keys)', past_V: 'V<sub>past</sub> (cached values)',
 };
 const COLUMN_TITLES = {
   W_Q: 'Ω<sub>Q</sub>', W_K: 'Ω<sub>K</sub>', W_V: 'Ω<sub>V</sub>', W_O: 'Ω<sub>O</sub>',
@@ -38,6 +39,9 @@ function describeInput(name) {
       return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X + β` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub> + b`;
     case 'W_O': return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
     case 'b_O': return 'one per output feature';
+    case 'P': return `added to X before the projections: its shape, ${tok}`;
+    case 'past_K': return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
+    case 'past_V': return `earlier tokens' values, ${tok}; heads side by side`;
     default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
 }
@@ -152,6 +156,13 @@ function defaultText(name) {
       const wo = parse(state.inputs.W_O?.text ?? '', 'W_O').matrix;
       return Array(wo ? (cols ? wo.length : wo[0].length) : 3).fill(0).join(' ');
     }
+    case 'P': {
+      const x = parse(state.inputs.X?.text ?? '', 'X').matrix;
+      return matrixToText(x ? x.map((row) => row.map(() => 0)) : zeros(3, 4));
+    }
+    // A cache of two earlier tokens, as wide as the keys (values) of every key/value head.
+    case 'past_K': return matrixToText(T(zeros(2, meta ? meta.d_k * meta.kv_heads : 2)));
+    case 'past_V': return matrixToText(T(zeros(2, meta ? meta.d_v * meta.kv_heads : 2)));
     default: return matrixToText(zeros(2, 2));
   }
 }
