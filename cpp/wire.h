@@ -138,6 +138,7 @@ struct Json {
   const char* key = nullptr;
   JsonType type = JsonType::None;
   /// What messages say is expected, e.g. "0 (off) or a positive number" (codes: their names).
+  /// ASCII: embind hands a const char* to JS as Latin-1.
   const char* expected = nullptr;
   double minimum = -std::numeric_limits<double>::infinity();
   double maximum = std::numeric_limits<double>::infinity();
@@ -224,9 +225,9 @@ inline constexpr Slot kSlots[] = {
     ATTN_WIRE_MATRIX(X_kv), ATTN_WIRE_MATRIX(W_Q), ATTN_WIRE_MATRIX(W_K), ATTN_WIRE_MATRIX(W_V),
     ATTN_WIRE_MATRIX(W_O), ATTN_WIRE_BIAS(b_Q),   ATTN_WIRE_BIAS(b_K),   ATTN_WIRE_BIAS(b_V),
     ATTN_WIRE_BIAS(b_O),
-    {"past_K", json("past_K", JsonType::Matrix, "a matrix: the cached keys (kv_heads·d_k wide)"),
+    {"past_K", json("past_K", JsonType::Matrix, "a matrix: the cached keys, kv_heads*d_k wide"),
      [](Problem& p, Matrix&& m, const char*) { p.past_K = std::move(m); }},
-    {"past_V", json("past_V", JsonType::Matrix, "a matrix: the cached values (kv_heads·d_v wide)"),
+    {"past_V", json("past_V", JsonType::Matrix, "a matrix: the cached values, kv_heads*d_v wide"),
      [](Problem& p, Matrix&& m, const char*) { p.past_V = std::move(m); }},
     {"P", json("P", JsonType::Matrix, "a matrix: learned positions added to X (X's shape)"),
      [](Problem& p, Matrix&& m, const char*) { p.P = std::move(m); }},
