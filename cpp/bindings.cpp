@@ -113,7 +113,7 @@ attn::Problem problem_from(const val& packed) {
   return attn::wire::unpack_problem(in.data(), in.size());
 }
 
-val trace_to_packed(const attn::Trace& trace) {
+val trace_to_packed(const attn::wire::Run& trace) {
   attn::wire::Writer count;
   attn::wire::write_record(count, attn::wire::kTraceFields, trace);
   const std::size_t n = count.size();
@@ -129,7 +129,10 @@ val trace_to_packed(const attn::Trace& trace) {
 // ---- the raw API ------------------------------------------------------------------------------
 
 val run_js(val packed) {
-  return guarded([&] { return trace_to_packed(attn::run(problem_from(packed))); });
+  return guarded([&] {
+    const attn::Problem problem = problem_from(packed);
+    return trace_to_packed({attn::run(problem), problem.options});
+  });
 }
 
 // The scratch block's address (see "the packed run") and its size in numbers.

@@ -14,6 +14,9 @@
 //     byte count and the bytes start at `at`; the core's parser reads it (messages name the slot).
 //   per option (kOptions, in order): its value (a code of its list, 0/1, or a number); NaN when
 //     not given, so the core's default applies.
+// Each slot and option also says how the problem JSON holds it (Json: its key, its JSON type and
+// what messages say is expected): web/lib/problem.js checks and converts a problem from that, and
+// the CLI's --help lists it. Where numbers or text arrive here, the same rules are checked again.
 // The trace: the record kTraceFields, whose fields are written in order by type (FieldType).
 // The fast path: kFastHeader doubles at a scratch address (see bindings_fast.cpp).
 #pragma once
@@ -26,9 +29,11 @@
 #include <cstring>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "attention.h"
 #include "parse.h"
@@ -36,7 +41,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -74,6 +79,16 @@ inline constexpr Code kValueKinds[] = {
 inline constexpr Code kAxes[] = {code("queries", Axis::Queries), code("keys", Axis::Keys),
                                  code("features", Axis::Features)};
 
+inline constexpr Code kRopeStyles[] = {code("half", Rope::Style::Half),
+                                       code("interleaved", Rope::Style::Interleaved)};
+inline constexpr Code kPositionals[] = {code("none", Positional::None),
+                                        code("sinusoidal", Positional::Sinusoidal),
+                                        code("learned", Positional::Learned)};
+inline constexpr Code kFullyMaskedCodes[] = {code("zero", FullyMasked::Zero), code("nan", FullyMasked::NaN)};
+/// The trace's mask kind: the problem's mask option's kind, or none (-1) without a mask.
+inline constexpr Code kTraceMaskKinds[] = {{"none", -1}, code("keep", MaskKind::Keep),
+                                           code("additive", MaskKind::Additive)};
+
 /// How a problem slot's data travels.
 enum class Form { Absent, Numbers, Text };
 inline constexpr Code kForms[] = {code("absent", Form::Absent), code("numbers", Form::Numbers),
@@ -100,11 +115,83 @@ double encode(const Codes& list, E value) {
 
 // ---- the problem -----------------------------------------------------------------------------
 
-/// One input of the problem: its key in the packed problem, what messages call it, and where
-/// the core keeps it (a bias becomes a vector; text must parse to one row or one column).
+/// How the problem JSON holds a slot or an option: a few JSON types, not a schema language.
+enum class JsonType {
+  None,     ///< not read itself: set by the other entry of its key (scale_value, mask_kind)
+  Boolean,  ///< true or false (0/1); with nested keys or a sibling of the same key, a switch:
+            ///< an object of its settings, or the sibling's value, turns it on
+  Code,     ///< one of its code list's names
+  Scale,    ///< options.scale: "sqrt_dk", "none", a number, "1/sqrt(<n>)", "1/<n>"
+  Mask,     ///< options.mask: a matrix of booleans (keep) or numbers (additive)
+  Matrix,   ///< a matrix: nested lists, { shape, data }, or text
+  Bias,     ///< a list of numbers (or a 1×n / n×1 matrix), or text
+  Number,   ///< a finite number in the entry's range
+  Numbers,  ///< a list of such numbers (a slot, one row), or text
+};
+inline constexpr const char* kJsonTypes[] = {"none",   "boolean", "code",   "scale",  "mask",
+                                             "matrix", "bias",    "number", "numbers"};
+
+struct Json {
+  /// Its path in the problem JSON, e.g. "options.rope.base", "options.window[0]": what messages
+  /// call it. Several entries may share a key: a switch and its list (options.alibi), a value
+  /// and what is set with it (options.scale, options.mask).
+  const char* key = nullptr;
+  JsonType type = JsonType::None;
+  /// What messages say is expected, e.g. "0 (off) or a positive number" (codes: their names).
+  /// ASCII: embind hands a const char* to JS as Latin-1.
+  const char* expected = nullptr;
+  double minimum = -std::numeric_limits<double>::infinity();
+  double maximum = std::numeric_limits<double>::infinity();
+  bool exclusive_minimum = false;
+  bool integer = false;    ///< whole numbers only
+  bool minus_inf = false;  ///< also -inf (in JSON "-inf")
+  bool nullable = false;   ///< null means unbounded: travels as +inf
+  bool scalar = false;     ///< Numbers: one number stands for a list of one
+
+  constexpr Json at_least(double m) const { Json j = *this; j.minimum = m; return j; }
+  constexpr Json above(double m) const { Json j = at_least(m); j.exclusive_minimum = true; return j; }
+  constexpr Json at_most(double m) const { Json j = *this; j.maximum = m; return j; }
+  constexpr Json integers() const { Json j = *this; j.integer = true; return j; }
+  constexpr Json or_minus_inf() const { Json j = *this; j.minus_inf = true; return j; }
+  constexpr Json or_null() const { Json j = *this; j.nullable = true; return j; }
+  constexpr Json or_one() const { Json j = *this; j.scalar = true; return j; }
+};
+constexpr Json json(const char* key, JsonType type, const char* expected = nullptr) {
+  Json j;
+  j.key = key;
+  j.type = type;
+  j.expected = expected;
+  return j;
+}
+
+/// Whether `v` is a value `json` (Number, Numbers) accepts, apart from its maximum.
+inline bool acceptable(const Json& json, double v) {
+  if (std::isnan(v)) return false;
+  if (std::isinf(v)) return v < 0 ? json.minus_inf : json.nullable;
+  if (json.integer && v != std::floor(v)) return false;
+  return json.exclusive_minimum ? v > json.minimum : v >= json.minimum;
+}
+
+/// Checks number `v` of `json` (`entry`: its place in a list, from 1; 0 for a single number),
+/// with web/lib/problem.js's messages.
+inline void check_number(const Json& json, double v, std::size_t entry = 0) {
+  const std::string shown = "number " + format_number(v);
+  if (!acceptable(json, v)) {
+    throw InputError(std::string(json.key) + " must be " + json.expected +
+                     (entry ? ": entry " + std::to_string(entry) + " is " + shown : ", got " + shown));
+  }
+  if (v > json.maximum && !std::isinf(v)) {
+    throw InputError(std::string(json.key) + (entry ? " entry " + std::to_string(entry) : "") + " is " +
+                     format_number(v) + ": at most " + format_number(json.maximum));
+  }
+}
+
+/// One input of the problem: its key in the packed problem, how the JSON holds it (its key is
+/// what messages call it), and where the core keeps it (a bias becomes a vector; text must
+/// parse to one row or one column).
 struct Slot {
   const char* name;
-  const char* label;
+  Json json;
   void (*store)(Problem&, Matrix&&, const char* label);
 };
 
@@ -117,16 +204,52 @@ inline Vector as_bias(const Matrix& m, const char* label) {
   return Eigen::Map<const Vector>(m.data(), m.size());
 }
 
-#define ATTN_WIRE_MATRIX(member) \
-  {#member, #member, [](Problem& p, Matrix&& m, const char*) { p.member = std::move(m); }}
-#define ATTN_WIRE_BIAS(member) \
-  {#member, #member, [](Problem& p, Matrix&& m, const char* label) { p.member = as_bias(m, label); }}
+/// The numbers of a Numbers slot, checked as its JSON says.
+inline std::vector<double> as_list(const Json& json, const Matrix& m) {
+  if (m.rows() != 1 && m.cols() != 1) {
+    throw InputError(std::string(json.key) + " must be " + json.expected + ", got a " +
+                     std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
+  }
+  for (Eigen::Index i = 0; i < m.size(); ++i) check_number(json, m.data()[i], static_cast<std::size_t>(i) + 1);
+  return std::vector<double>(m.data(), m.data() + m.size());
+}
+
+#define ATTN_WIRE_MATRIX(member)                                             \
+  {#member, json(#member, JsonType::Matrix),                                 \
+   [](Problem& p, Matrix&& m, const char*) { p.member = std::move(m); }}
+#define ATTN_WIRE_BIAS(member)                                               \
+  {#member, json(#member, JsonType::Bias),                                   \
+   [](Problem& p, Matrix&& m, const char* label) { p.member = as_bias(m, label); }}
 inline constexpr Slot kSlots[] = {
     ATTN_WIRE_MATRIX(Q),   ATTN_WIRE_MATRIX(K),   ATTN_WIRE_MATRIX(V),   ATTN_WIRE_MATRIX(X),
     ATTN_WIRE_MATRIX(X_kv), ATTN_WIRE_MATRIX(W_Q), ATTN_WIRE_MATRIX(W_K), ATTN_WIRE_MATRIX(W_V),
     ATTN_WIRE_MATRIX(W_O), ATTN_WIRE_BIAS(b_Q),   ATTN_WIRE_BIAS(b_K),   ATTN_WIRE_BIAS(b_V),
     ATTN_WIRE_BIAS(b_O),
-    {"mask", "options.mask", [](Problem& p, Matrix&& m, const char*) { p.options.mask = std::move(m); }},
+    {"past_K", json("past_K", JsonType::Matrix, "a matrix: the cached keys, kv_heads*d_k wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_K = std::move(m); }},
+    {"past_V", json("past_V", JsonType::Matrix, "a matrix: the cached values, kv_heads*d_v wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_V = std::move(m); }},
+    {"P", json("P", JsonType::Matrix, "a matrix: learned positions added to X (X's shape)"),
+     [](Problem& p, Matrix&& m, const char*) { p.P = std::move(m); }},
+    {"mask",
+     json("options.mask", JsonType::Mask,
+          "a matrix of booleans (true keeps a key) or of numbers (added to the scores)"),
+     [](Problem& p, Matrix&& m, const char*) { p.options.mask = std::move(m); }},
+    {"query_positions", json("options.positions.queries", JsonType::Numbers, "a list of integers").integers(),
+     [](Problem& p, Matrix&& m, const char*) { p.options.query_positions.assign(m.data(), m.data() + m.size()); }},
+    {"key_positions", json("options.positions.keys", JsonType::Numbers, "a list of integers").integers(),
+     [](Problem& p, Matrix&& m, const char*) { p.options.key_positions.assign(m.data(), m.data() + m.size()); }},
+    {"rope_cos", json("options.rope.cos", JsonType::Matrix),
+     [](Problem& p, Matrix&& m, const char*) { p.options.rope.cos = std::move(m); }},
+    {"rope_sin", json("options.rope.sin", JsonType::Matrix),
+     [](Problem& p, Matrix&& m, const char*) { p.options.rope.sin = std::move(m); }},
+    {"alibi_slopes", json("options.alibi", JsonType::Numbers, "a list of numbers, one slope per head"),
+     [](Problem& p, Matrix&& m, const char*) { p.options.alibi_slopes.assign(m.data(), m.data() + m.size()); }},
+    {"sink_logit",
+     json("options.sink_logit", JsonType::Numbers, "a number, \"-inf\" or a list of them, one per head")
+         .or_minus_inf()
+         .or_one(),
+     [](Problem& p, Matrix&& m, const char*) { p.options.sink_logit.assign(m.data(), m.data() + m.size()); }},
 };
 #undef ATTN_WIRE_MATRIX
 #undef ATTN_WIRE_BIAS
@@ -135,26 +258,67 @@ inline constexpr Slot kSlots[] = {
 enum SlotField { kForm, kRows, kCols, kAt, kSlotFields };
 inline constexpr const char* kSlotFieldNames[kSlotFields] = {"form", "rows", "cols", "at"};
 
-/// One option: its name, its code list (none for plain numbers) and where the core keeps it
-/// (`value` is the enum value of a coded option, else the number sent).
+/// One option: its name, its code list (none for plain numbers), how the JSON holds it, and
+/// where the core keeps it (`value` is the enum value of a coded option, else the number sent).
 struct Option {
   const char* name;
   Codes codes;
+  Json json;
   void (*store)(Options&, double value);
 };
+/// Up to this, an int option's number converts to an int without overflow.
+inline constexpr double kMaxInt = 2147483647;
+inline constexpr Json kWindowSide = json(nullptr, JsonType::Number, "an integer >= 0 or null (unbounded)")
+                                        .integers()
+                                        .at_least(0)
+                                        .or_null();
+inline constexpr Json kHeads =
+    json(nullptr, JsonType::Number, "a positive integer").integers().at_least(1).at_most(kMaxDim);
+/// `base` with its key.
+constexpr Json keyed(Json base, const char* key) {
+  base.key = key;
+  return base;
+}
 inline constexpr Option kOptions[] = {
-    {"layout", codes("layout", kLayouts), [](Options& o, double v) { o.layout = static_cast<Layout>(v); }},
+    {"layout", codes("layout", kLayouts), json("options.layout", JsonType::Code),
+     [](Options& o, double v) { o.layout = static_cast<Layout>(v); }},
     {"scale_kind", codes("scale_kind", kScaleKinds),
+     json("options.scale", JsonType::Scale, "\"sqrt_dk\", \"none\", a number, \"1/sqrt(<n>)\" or \"1/<n>\""),
      [](Options& o, double v) { o.scale.kind = static_cast<Scale::Kind>(v); }},
-    {"scale_value", {}, [](Options& o, double v) { o.scale.value = v; }},
-    {"causal", {}, [](Options& o, double v) { o.causal = v != 0; }},
-    {"mask_kind", codes("mask_kind", kMaskKinds),
+    {"scale_value", {}, json("options.scale", JsonType::None), [](Options& o, double v) { o.scale.value = v; }},
+    {"causal", {}, json("options.causal", JsonType::Boolean, "true or false"),
+     [](Options& o, double v) { o.causal = v != 0; }},
+    {"mask_kind", codes("mask_kind", kMaskKinds), json("options.mask", JsonType::None),
      [](Options& o, double v) { o.mask_kind = static_cast<MaskKind>(v); }},
-    {"softcap", {}, [](Options& o, double v) { o.softcap = v; }},
-    {"heads", {}, [](Options& o, double v) { o.heads = static_cast<int>(v); }},
-    {"kv_heads", {}, [](Options& o, double v) { o.kv_heads = static_cast<int>(v); }},
-    {"precision", codes("precision", kPrecisions),
+    {"softcap", {}, json("options.softcap", JsonType::Number, "0 (off) or a positive number").at_least(0),
+     [](Options& o, double v) { o.softcap = v; }},
+    {"heads", {}, keyed(kHeads, "options.heads"), [](Options& o, double v) { o.heads = static_cast<int>(v); }},
+    {"kv_heads", {}, keyed(kHeads, "options.kv_heads"),
+     [](Options& o, double v) { o.kv_heads = static_cast<int>(v); }},
+    {"precision", codes("precision", kPrecisions), json("options.precision", JsonType::Code),
      [](Options& o, double v) { o.precision = static_cast<Precision>(v); }},
+    {"rope", {},
+     json("options.rope", JsonType::Boolean,
+          "true, false, { base, style, dims } or { style, cos, sin }"),
+     [](Options& o, double v) { o.rope.on = v != 0; }},
+    {"rope_style", codes("rope_style", kRopeStyles), json("options.rope.style", JsonType::Code),
+     [](Options& o, double v) { o.rope.style = static_cast<Rope::Style>(v); }},
+    {"rope_base", {}, json("options.rope.base", JsonType::Number, "a positive number").above(0),
+     [](Options& o, double v) { o.rope.base = v; }},
+    {"rope_dims", {}, keyed(kHeads, "options.rope.dims"), [](Options& o, double v) { o.rope.dims = static_cast<int>(v); }},
+    {"positional", codes("positional", kPositionals), json("options.positional", JsonType::Code),
+     [](Options& o, double v) { o.positional = static_cast<Positional>(v); }},
+    {"alibi", {}, json("options.alibi", JsonType::Boolean, "true, false or a list of slopes, one per head"),
+     [](Options& o, double v) { o.alibi = v != 0; }},
+    {"window_left", {}, keyed(kWindowSide, "options.window[0]"), [](Options& o, double v) { o.window_left = v; }},
+    {"window_right", {}, keyed(kWindowSide, "options.window[1]"), [](Options& o, double v) { o.window_right = v; }},
+    {"sink_tokens", {},
+     json("options.sink_tokens", JsonType::Number, "an integer >= 0").integers().at_least(0).at_most(kMaxInt),
+     [](Options& o, double v) { o.sink_tokens = static_cast<int>(v); }},
+    {"mask_fill", {}, json("options.mask_fill", JsonType::Number, "\"-inf\" or a finite number").or_minus_inf(),
+     [](Options& o, double v) { o.mask_fill = v; }},
+    {"fully_masked", codes("fully_masked", kFullyMaskedCodes), json("options.fully_masked", JsonType::Code),
+     [](Options& o, double v) { o.fully_masked = static_cast<FullyMasked>(v); }},
 };
 
 inline constexpr std::size_t kSlotCount = std::size(kSlots);
@@ -174,31 +338,37 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
     if (form == Form::Absent) continue;
     const double rows = field[kRows], cols = field[kCols], at = field[kAt];
     if (!(at >= kProblemHeader && at <= length)) {
-      throw InputError(std::string(slot.label) + ": packed data out of range");
+      throw InputError(std::string(slot.json.key) + ": packed data out of range");
     }
     const double room = static_cast<double>(length) - at;
     const double* data = h + static_cast<std::size_t>(at);
+    const char* label = slot.json.key;
+    Matrix m;
     if (form == Form::Text) {
       if (!(rows >= 0) || static_cast<double>(text_doubles(static_cast<std::size_t>(rows))) > room) {
-        throw InputError(std::string(slot.label) + ": packed text too short");
+        throw InputError(std::string(label) + ": packed text too short");
       }
-      const std::string_view text(reinterpret_cast<const char*>(data), static_cast<std::size_t>(rows));
-      slot.store(p, parse_matrix(text, slot.label), slot.label);
+      m = parse_matrix(std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(rows)),
+                       label);
     } else {
       if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) {
-        throw InputError(std::string(slot.label) + " is empty");
+        throw InputError(std::string(label) + " is empty");
       }
-      if (rows * cols > room) throw InputError(std::string(slot.label) + ": packed data too short");
-      slot.store(p,
-                 Matrix(Eigen::Map<const Matrix>(data, static_cast<Eigen::Index>(rows),
-                                                 static_cast<Eigen::Index>(cols))),
-                 slot.label);
+      if (rows * cols > room) throw InputError(std::string(label) + ": packed data too short");
+      m = Eigen::Map<const Matrix>(data, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
     }
+    if (slot.json.type == JsonType::Numbers) as_list(slot.json, m);  // its checks
+    slot.store(p, std::move(m), label);
   }
   const double* values = h + kSlotCount * kSlotFields;
   for (const Option& option : kOptions) {
     const double v = *values++;
     if (std::isnan(v)) continue;  // not given
+    if (option.json.type == JsonType::Number) check_number(option.json, v);
+    if (option.json.type == JsonType::Boolean && v != 0 && v != 1) {
+      throw InputError(std::string(option.json.key) + " must be " + option.json.expected + ", got number " +
+                       format_number(v));
+    }
     option.store(p.options, option.codes.size ? decode(option.codes, v) : v);
   }
   return p;
@@ -329,15 +499,31 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
      }},
 };
 
+/// What the packed trace is written from: the trace, and the options of its problem (the meta
+/// record names the mask and scale kinds, so no view infers them from the problem's JSON).
+struct Run {
+  const Trace& trace;
+  const Options& options;
+};
+
 /// The trace's numbers that JS shows as `meta` (JS adds the layout and precision it sent).
-inline constexpr Field<Trace> kMetaFields[] = {
-    {"scale", FieldType::Number, [](Writer& w, const Trace& t) { w.number(t.scale); }},
-    {"d_k", FieldType::Number, [](Writer& w, const Trace& t) { w.number(t.d_k); }},
-    {"d_v", FieldType::Number, [](Writer& w, const Trace& t) { w.number(t.d_v); }},
-    {"heads", FieldType::Number, [](Writer& w, const Trace& t) { w.number(t.heads); }},
-    {"kv_heads", FieldType::Number, [](Writer& w, const Trace& t) { w.number(t.kv_heads); }},
-    {"queries", FieldType::Number, [](Writer& w, const Trace& t) { w.number(static_cast<double>(t.queries)); }},
-    {"keys", FieldType::Number, [](Writer& w, const Trace& t) { w.number(static_cast<double>(t.keys)); }},
+inline constexpr Field<Run> kMetaFields[] = {
+    {"scale", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.scale); }},
+    {"scale_kind", FieldType::Code,
+     [](Writer& w, const Run& r) { w.number(encode(codes("scale_kind", kScaleKinds), r.options.scale.kind)); },
+     codes("scale_kind", kScaleKinds)},
+    {"mask_kind", FieldType::Code,
+     [](Writer& w, const Run& r) {
+       w.number(encode(codes("trace_mask_kind", kTraceMaskKinds),
+                       r.options.mask ? static_cast<int>(r.options.mask_kind) : -1));
+     },
+     codes("trace_mask_kind", kTraceMaskKinds)},
+    {"d_k", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.d_k); }},
+    {"d_v", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.d_v); }},
+    {"heads", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.heads); }},
+    {"kv_heads", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.kv_heads); }},
+    {"queries", FieldType::Number, [](Writer& w, const Run& r) { w.number(static_cast<double>(r.trace.queries)); }},
+    {"keys", FieldType::Number, [](Writer& w, const Run& r) { w.number(static_cast<double>(r.trace.keys)); }},
 };
 
 template <class T, std::size_t N>
@@ -345,24 +531,23 @@ void write_record(Writer& w, const Field<T> (&fields)[N], const T& subject) {
   for (const Field<T>& field : fields) field.write(w, subject);
 }
 
-inline constexpr Field<Trace> kTraceFields[] = {
+inline constexpr Field<Run> kTraceFields[] = {
     {"steps", FieldType::Records,
-     [](Writer& w, const Trace& t) {
-       write_list(w, t.steps, [](Writer& o, const Step& s) { write_record(o, kStepFields, s); });
+     [](Writer& w, const Run& r) {
+       write_list(w, r.trace.steps, [](Writer& o, const Step& s) { write_record(o, kStepFields, s); });
      },
      {}, "step"},
-    {"output", FieldType::Matrix, [](Writer& w, const Trace& t) { write_matrix(w, t.output); }},
+    {"output", FieldType::Matrix, [](Writer& w, const Run& r) { write_matrix(w, r.trace.output); }},
     {"warnings", FieldType::Texts,
-     [](Writer& w, const Trace& t) {
-       write_list(w, t.warnings, [](Writer& o, const std::string& text) { o.text(text); });
+     [](Writer& w, const Run& r) {
+       write_list(w, r.trace.warnings, [](Writer& o, const std::string& text) { o.text(text); });
      }},
     {"facts", FieldType::Records,
-     [](Writer& w, const Trace& t) {
-       write_list(w, t.facts, [](Writer& o, const HeadFacts& f) { write_record(o, kFactsFields, f); });
+     [](Writer& w, const Run& r) {
+       write_list(w, r.trace.facts, [](Writer& o, const HeadFacts& f) { write_record(o, kFactsFields, f); });
      },
      {}, "facts"},
-    {"meta", FieldType::Record, [](Writer& w, const Trace& t) { write_record(w, kMetaFields, t); }, {},
-     "meta"},
+    {"meta", FieldType::Record, [](Writer& w, const Run& r) { write_record(w, kMetaFields, r); }, {}, "meta"},
 };
 
 // ---- the fast path's header ----------------------------------------------------------------------
@@ -433,16 +618,39 @@ inline emscripten::val fast_layout() {
   return out;
 }
 
+/// How the JSON holds an entry, for web/lib/problem.js: { key, type, expected, ... } with only
+/// what applies.
+inline emscripten::val json_of(const Json& j) {
+  emscripten::val out = emscripten::val::object();
+  if (j.key) out.set("key", j.key);
+  out.set("type", kJsonTypes[static_cast<int>(j.type)]);
+  if (j.expected) out.set("expected", j.expected);
+  if (j.minimum != -std::numeric_limits<double>::infinity()) out.set("minimum", j.minimum);
+  if (j.maximum != std::numeric_limits<double>::infinity()) out.set("maximum", j.maximum);
+  if (j.exclusive_minimum) out.set("exclusive_minimum", true);
+  if (j.integer) out.set("integer", true);
+  if (j.minus_inf) out.set("minus_inf", true);
+  if (j.nullable) out.set("nullable", true);
+  if (j.scalar) out.set("scalar", true);
+  return out;
+}
+
 /// The whole table, for web/lib/wire.js: _wireLayout() in the trace module.
 inline emscripten::val layout() {
   using emscripten::val;
   val slots = val::array();
-  for (const Slot& slot : kSlots) slots.call<void>("push", val(slot.name));
+  for (const Slot& slot : kSlots) {
+    val entry = val::object();
+    entry.set("name", slot.name);
+    entry.set("json", json_of(slot.json));
+    slots.call<void>("push", entry);
+  }
   val options = val::array();
   for (const Option& option : kOptions) {
     val entry = val::object();
     entry.set("name", option.name);
     if (option.codes.size) entry.set("codes", option.codes.name);
+    entry.set("json", json_of(option.json));
     options.call<void>("push", entry);
   }
   val problem = val::object();
@@ -458,7 +666,10 @@ inline emscripten::val layout() {
   out.set("version", kVersion);
   out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
                                codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
-                               codes("form", kForms), codes("kind", kValueKinds), codes("axis", kAxes),
+                               codes("rope_style", kRopeStyles), codes("positional", kPositionals),
+                               codes("fully_masked", kFullyMaskedCodes),
+                               codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
+                               codes("kind", kValueKinds), codes("axis", kAxes),
                                codes("fast_mask", kFastMasks)}));
   out.set("problem", problem);
   out.set("records", records);

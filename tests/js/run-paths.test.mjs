@@ -72,7 +72,7 @@ test('a problem larger than the scratch block (one packed Float64Array) gives th
   const big = engine.run({ Q, K, V, options: { precision: 'float32' } });
   assert.deepEqual(engine.run({ Q: text(Q), K: text(K), V: text(V), options: { precision: 'float32' } }), big);
   assert.deepEqual(engine.run({ Q, K: text(K), V, options: { precision: 'float32' } }), big, 'numbers and text in one Float64Array');
-  assert.deepEqual(big.meta, { layout: 'rows', precision: 'float32', scale: 0.1, d_k: 100, d_v: 100, heads: 1, kv_heads: 1, queries: 120, keys: 120 });
+  assert.deepEqual(big.meta, { layout: 'rows', precision: 'float32', scale: 0.1, scale_kind: 'sqrt_dk', mask_kind: 'none', d_k: 100, d_v: 100, heads: 1, kv_heads: 1, queries: 120, keys: 120 });
   const small = { Q: grid(2, 3, 1), K: grid(4, 3, 2), V: grid(4, 2, 3) };
   assert.deepEqual(engine.run(small), engine.run({ Q: text(small.Q), K: text(small.K), V: text(small.V) }));
 });
@@ -160,7 +160,9 @@ test('"1/sqrt(1e2)" divides by 10 on both paths, as "1/10" does', async () => {
     const tenth = engine.run({ Q, K, V, options: { scale: '1/10', precision } });
     // The same numbers (the formulas say √100 and 10).
     assert.deepEqual(root.steps.map((s) => s.data), tenth.steps.map((s) => s.data), precision);
-    assert.deepEqual([root.output, root.facts, root.meta], [tenth.output, tenth.facts, tenth.meta], precision);
+    // The same meta but for how the scale was given.
+    assert.deepEqual([root.output, root.facts, { ...root.meta, scale_kind: 'divide' }], [tenth.output, tenth.facts, tenth.meta], precision);
+    assert.deepEqual([root.meta.scale_kind, tenth.meta.scale_kind], ['divide_sqrt', 'divide']);
     assert.equal(root.meta.scale, 0.1);
     const lean = await loadFastAttention();
     for (const attention of [engine.attention, lean.attention]) {
@@ -187,14 +189,14 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
   });
   const bytes = readFileSync(`${dist}attention.wasm`);
   await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'), {
-    message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+    message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 2: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
   await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'), {
-    message: "the WebAssembly module has no wire table but this JS speaks wire format 1: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+    message: "the WebAssembly module has no wire table but this JS speaks wire format 2: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
-  const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 2), async () => fastBytes, 'attention-fast.wasm');
-  assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 2 but this JS speaks wire format 1/);
+  const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 3), async () => fastBytes, 'attention-fast.wasm');
+  assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 3 but this JS speaks wire format 2/);
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');
   assert.equal(createFastEngine(fresh).attention({ Q: [[1]], K: [[1]], V: [[4]] }).output[0], 4);

@@ -29,11 +29,23 @@ Options for run:
   --digits N     Decimals in tables (default 4).
 
 Problem JSON: { "Q": [[...]], "K": [[...]], "V": [[...]] } or { "X": ..., "W_Q": ..., "W_K": ...,
-"W_V": ..., "b_Q": [...], ... , "options": { "layout": "rows"|"columns", "scale": "sqrt_dk"|"none"|
-<number>|"1/sqrt(<n>)", "causal": false, "mask": [[...]], "softcap": 0, "heads": 1, "kv_heads": 1,
-"precision": "float64"|"float32" } }. A matrix may also be text numpy prints.
+"W_V": ..., "options": { ... } }; every key and what it holds:
+%KEYS%
+A matrix may also be text numpy prints.
 
 Exit status: 0 success, 1 bad input (stderr names the problem and the field), 2 bad usage.`;
+
+/** The problem JSON's keys (from the wire table): inputs of one kind on one line, options one a line. */
+function keysHelp(keys) {
+  const lines = [];
+  for (const { key, expected } of keys) {
+    const last = lines[lines.length - 1];
+    if (!key.includes('.') && last && !last.key.includes('.') && last.expected === expected) last.key += `, ${key}`;
+    else lines.push({ key, expected });
+  }
+  const width = Math.max(...lines.filter((l) => l.key.includes('.')).map((l) => l.key.length));
+  return lines.map(({ key, expected }) => (key.includes('.') ? `  ${key.padEnd(width)}  ${expected}` : `  ${key}: ${expected}`)).join('\n');
+}
 
 class UsageError extends Error {}
 
@@ -167,7 +179,8 @@ async function main(argv) {
     return 2;
   }
   if (args.help) {
-    process.stdout.write(HELP + '\n');
+    const engine = await loadAttention();
+    process.stdout.write(HELP.replace('%KEYS%', keysHelp(engine.problemKeys)) + '\n');
     return 0;
   }
   if (args.version) {

@@ -280,7 +280,7 @@ export class AttentionExplorerElement extends Base {
 
   #render(only = 'all') {
     if (!this.#trace || !this.#problem) return;
-    const ctx = problemContext(this.#problem);
+    const ctx = problemContext(this.#problem, this.#trace);
     const body = this.#root.querySelector('.body');
     if (only === 'steps' && body.querySelector('.steps')) {
       body.querySelector('.steps').innerHTML = this.#stepsHtml();

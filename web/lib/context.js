@@ -40,10 +40,6 @@ function vectorOf(value, name) {
   return m.map((v) => numberOf(v, name));
 }
 
-function isBooleanMatrix(value) {
-  return Array.isArray(value) && value.length > 0 && [value].flat(2).every((v) => typeof v === 'boolean');
-}
-
 /**
  * How the scores are scaled: 'sqrt_dk', 'none', 'multiply' (a number) or 'divide' (text such as
  * "1/sqrt(3)", which the core has read); `text` quotes the option. The factor itself is
@@ -57,9 +53,10 @@ function scaleOf(scale) {
 
 /**
  * What the exports read off a problem: its inputs as number arrays, the layout, which inputs
- * it has and its options. Everything the core computes comes from the trace instead.
+ * it has and its options. Everything the core computes comes from its trace instead (the mask
+ * kind too: a problem with a mask needs its trace).
  */
-export function problemContext(problem) {
+export function problemContext(problem, trace) {
   if (!problem || typeof problem !== 'object') throw exportError('the problem must be an object');
   const o = problem.options ?? {};
   const inputs = {};
@@ -71,7 +68,8 @@ export function problemContext(problem) {
   let maskKind = 'none';
   let mask = null;
   if (o.mask != null) {
-    maskKind = isBooleanMatrix(o.mask) ? 'keep' : 'additive';
+    if (!trace?.meta) throw exportError('the mask kind is in the trace: pass it too (problemContext(problem, trace))');
+    maskKind = trace.meta.mask_kind;
     mask = matrixOf(o.mask, 'options.mask');
   }
   return {

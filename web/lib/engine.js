@@ -8,7 +8,7 @@
 import { diagnostics, guardedAttention } from './fast.js';
 import { inputError } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
-import { cellIndex, cellStep, describe, drawsFrom, ownArray, problemFrom, seedFrom } from './problem.js';
+import { cellIndex, cellStep, describe, drawsFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
 import { problemWire, traceReader } from './wire.js';
 
 export { version };
@@ -56,6 +56,7 @@ function sketch(args) {
  */
 export function createEngine(wasm, reload) {
   const layout = wireTable(wasm, '_wireLayout');
+  const problemFrom = problemReader(layout);
   const problemPacker = problemWire(layout);
   const traces = traceReader(layout);
   const guard = moduleGuard(wasm, reload);
@@ -127,6 +128,8 @@ export function createEngine(wasm, reload) {
   };
   return Object.freeze({
     version,
+    /** The problem JSON's keys and what each holds (from the wire table). */
+    problemKeys: Object.freeze(problemKeys(layout).map(Object.freeze)),
     run,
     runAll(problems) {
       if (!Array.isArray(problems)) {

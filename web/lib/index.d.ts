@@ -29,6 +29,38 @@ export interface Options {
   heads?: number;
   kv_heads?: number;
   precision?: 'float64' | 'float32';
+  /** Explicit integer positions: one per query, one per key (cached keys first). */
+  positions?: { queries?: ReadonlyArray<number>; keys?: ReadonlyArray<number> };
+  /** Rotary positions on each head's queries and keys: true (base 10000, "half", all d_k), or settings, or cos/sin tables (a row per position, dims/2 columns). */
+  rope?: boolean | RopeOptions;
+  /** "sinusoidal" adds the original Transformer's encoding to X; input P means "learned". */
+  positional?: 'none' | 'sinusoidal' | 'learned';
+  /** ALiBi: true (the paper's slopes for the head count) or one slope per head. */
+  alibi?: boolean | ReadonlyArray<number>;
+  /** [left, right]: the query at p sees keys at p − left … p + right; null = unbounded side. */
+  window?: readonly [number | null, number | null];
+  /** Keys at positions < n stay visible whatever the window (StreamingLLM). */
+  sink_tokens?: number;
+  /** A learned sink logit in every softmax's denominator: one for all heads or one per head ("-inf": none). */
+  sink_logit?: number | '-inf' | ReadonlyArray<number | '-inf'> | string;
+  /** What a hidden score becomes: "-inf" (default) or a finite number such as -1e9. */
+  mask_fill?: '-inf' | number;
+  /** A query whose keys are all hidden: "zero" (default, PyTorch ≥ 2.5) or "nan" (plain softmax). */
+  fully_masked?: 'zero' | 'nan';
+}
+
+/** options.rope as settings (θᵢ = base^(−2i/dims)) or explicit cos/sin tables. */
+export interface RopeOptions {
+  /** "half" pairs feature i with i + dims/2 (GPT-NeoX, Llama), "interleaved" 2i with 2i + 1 (RoFormer, GPT-J). */
+  style?: 'half' | 'interleaved';
+  /** Default 10000. */
+  base?: number;
+  /** Features rotated, from the first (even, at most d_k; default d_k). */
+  dims?: number;
+  /** cos of each position's angles: a row per position, dims/2 columns (replaces base). */
+  cos?: MatrixInput;
+  /** sin of the same angles. */
+  sin?: MatrixInput;
 }
 
 /** Either Q, K, V; or X with W_Q, W_K, W_V (X_kv for cross-attention). */
@@ -46,6 +78,12 @@ export interface Problem {
   b_K?: VectorInput;
   b_V?: VectorInput;
   b_O?: VectorInput;
+  /** A KV cache: the keys of earlier tokens as a cache stores them (projected, already rotated with RoPE), kv_heads·d_k wide. */
+  past_K?: MatrixInput;
+  /** The values of the same earlier tokens, kv_heads·d_v wide. */
+  past_V?: MatrixInput;
+  /** Learned positions added to X (X's shape). */
+  P?: MatrixInput;
   options?: Options;
 }
 
@@ -108,6 +146,10 @@ export interface Trace {
     precision: 'float64' | 'float32';
     /** The factor QKᵀ was multiplied by. */
     scale: number;
+    /** How options.scale gave it: √d_k, none, a number, "1/<n>" or "1/sqrt(<n>)". */
+    scale_kind: 'sqrt_dk' | 'none' | 'multiply' | 'divide' | 'divide_sqrt';
+    /** The kind of options.mask: booleans keep, numbers add; none without a mask. */
+    mask_kind: 'none' | 'keep' | 'additive';
     d_k: number;
     d_v: number;
     heads: number;
@@ -188,6 +230,8 @@ export interface ParsedMatrix {
 
 export interface Engine {
   readonly version: string;
+  /** The problem JSON's keys and what each holds, e.g. { key: "options.rope.base", expected: "a positive number" } (the CLI's help). */
+  readonly problemKeys: ReadonlyArray<Readonly<{ key: string; expected: string }>>;
   /** Computes one problem; throws Error (message names the field or the matrices) on bad input. */
   run(problem: Problem): Trace;
   /** Computes each problem; an error message starts with "problem i of n: ". */
@@ -335,7 +379,8 @@ export interface HeatmapOptions {
 /** A step, or any matrix with the step fields an export uses. */
 type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; kind?: ValueKind };
 
-export function problemContext(problem: Problem): ProblemContext;
+/** `trace` (the problem's) gives the mask kind: needed when the problem has a mask. */
+export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
 /** A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2". */
 export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): string;
 

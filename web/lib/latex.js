@@ -48,7 +48,7 @@ function texText(s) {
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
  */
 export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
-  const ctx = problemContext(problem);
+  const ctx = problemContext(problem, trace);
   const parts = [];
   const m = trace.meta;
   parts.push(`% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${m.layout} layout, ${m.precision}`);

@@ -1,23 +1,19 @@
 // Problem JSON -> the normalised problem that web/lib/wire.js packs for the core: every key,
 // type and value checked here (unknown keys get a did-you-mean), numbers converted, text left for
-// the core's parser. Also the checks of explain()'s cell and of random()'s draws.
+// the core's parser. Which keys a problem has, their JSON types and what messages say is expected
+// come from the wire table (cpp/wire.h: each slot's and option's `json`); the types' rules are
+// here. Also the checks of explain()'s cell and of random()'s draws.
 //
-// The normalised problem: { inputs: { Q, K, ..., b_O, mask }, options: { layout, scale_kind,
-// scale_value, causal, mask_kind, softcap, heads, kv_heads, precision } } with only what was
-// given; the names are the wire's (cpp/wire.h kSlots, kOptions). An input is its text, or
-// { rows, cols, data, offset } (its numbers at data[offset ...], row-major; a bias is n x 1 with
-// `vector: true`).
+// The normalised problem: { inputs: { Q, K, ..., mask, ... }, options: { layout, scale_kind, ... } }
+// with only what was given; the names are the wire's (cpp/wire.h kSlots, kOptions). An input is
+// its text, or { rows, cols, data, offset } (its numbers at data[offset ...], row-major; a bias or
+// a list is n x 1 with `vector: true`).
+import { numberWord } from './format.js';
 import { inputError, isPlainObject, parseScale } from './input.js';
 
-// The problem JSON's keys; its matrices and biases are the wire's slots of the same names.
-const MATRIX_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O'];
-const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
-const PROBLEM_KEYS = [...MATRIX_KEYS, ...BIAS_KEYS, 'options'];
-const OPTION_KEYS = ['layout', 'scale', 'causal', 'mask', 'softcap', 'heads', 'kv_heads', 'precision'];
 const DRAW_KEYS = ['kind', 'shape', 'loc', 'scale', 'low', 'high'];
 const RANDOM_KINDS = ['randn', 'normal', 'rand', 'randint'];
 const CELL_KEYS = ['step', 'head', 'row', 'col'];
-const NON_FINITE = { inf: Infinity, '+inf': Infinity, infinity: Infinity, '-inf': -Infinity, '-infinity': -Infinity, nan: NaN };
 
 // ---- messages ------------------------------------------------------------------------------------
 
@@ -72,7 +68,7 @@ function checkKeys(object, known, { prefix = '', noun = 'key', field = '' } = {}
 function numberAt(value, field, where) {
   if (typeof value === 'number') return value;
   if (typeof value === 'string') {
-    const special = NON_FINITE[value.trim().toLowerCase()];
+    const special = numberWord(value);
     if (special !== undefined) return special;
   }
   throw inputError(`${field}${where} is ${describe(value)}: expected a number or "inf", "-inf", "nan"`, field);
@@ -193,77 +189,204 @@ function oneOf(value, allowed, field) {
   throw inputError(`${field} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got ${describe(value)}${hint}`, field);
 }
 
-function positiveInteger(value, field) {
-  // heads divide d_model, itself at most 4096 (the core's kMaxDim): a larger count would also
-  // wrap around in the bindings' 32-bit int.
-  if (Number.isInteger(value) && value > 4096) throw inputError(`${field} is ${value}: at most 4096`, field);
-  if (Number.isInteger(value) && value >= 1) return value;
-  throw inputError(`${field} must be a positive integer, got ${describe(value)}`, field);
-}
-
-function scaleFrom(value) {
-  const field = 'options.scale';
+function scaleFrom(value, field, expected) {
   if (typeof value === 'number' && !Number.isFinite(value)) throw inputError(`${field} must be a finite number, got ${value}`, field);
   const scale = parseScale(value);
   if (scale !== null) return scale;
-  throw inputError(`${field} must be "sqrt_dk", "none", a number, "1/sqrt(<n>)" or "1/<n>", got ${describe(value)}` +
+  throw inputError(`${field} must be ${expected}, got ${describe(value)}` +
     (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''), field);
 }
 
-// The options into `out` (the normalised options), the mask into `inputs`.
-function optionsFrom(options, inputs, alloc) {
-  const out = {};
-  if (options === undefined) return out;
-  if (!isPlainObject(options)) throw inputError(`options is ${describe(options)}: expected an object`, 'options');
-  checkKeys(options, OPTION_KEYS, { noun: 'option', field: 'options' });
-  if (options.layout !== undefined) out.layout = oneOf(options.layout, ['rows', 'columns'], 'options.layout');
-  if (options.scale !== undefined) {
-    const { kind, value } = scaleFrom(options.scale);
-    out.scale_kind = kind;
-    if (value !== undefined) out.scale_value = value;
-  }
-  if (options.causal !== undefined) {
-    if (typeof options.causal !== 'boolean') {
-      throw inputError(`options.causal must be true or false, got ${describe(options.causal)}`, 'options.causal');
+// ---- the problem's keys, from the wire table ----------------------------------------------------
+
+// A JSON type's rules (cpp/wire.h JsonType). Lists of numbers are read as a list or text.
+const TYPE_WORDS = { matrix: 'a matrix', bias: 'a list of numbers' };
+// Types whose key may be null, meaning not given (as an absent key).
+const NULL_IS_ABSENT = new Set(['matrix', 'bias', 'mask', 'numbers']);
+const COUNT_WORDS = ['no', 'one', 'two', 'three', 'four'];
+
+/**
+ * The problem JSON as a tree from the wire table: a node per key ({ key: what messages call it,
+ * entries: the slots and options read there, children: its keys in order, list: whether its
+ * keys are list positions }). The problem's inputs come first, then the options' keys in the
+ * order of the options, then the keys only slots have (options.positions, options.sink_logit).
+ */
+function jsonTree(layout) {
+  const root = { key: '', entries: [], children: new Map(), list: false };
+  const add = (kind, entry, codes) => {
+    const { key, ...json } = entry.json;
+    if (key === undefined) return;
+    let node = root;
+    for (const part of key.match(/[^.[\]]+|\[\d+\]/g)) {
+      const index = part.startsWith('[');
+      const name = index ? part.slice(1, -1) : part;
+      if (!node.children.has(name)) {
+        node.list = index;
+        node.children.set(name, { key: node.key ? node.key + (index ? part : `.${part}`) : part, entries: [], children: new Map(), list: false });
+      }
+      node = node.children.get(name);
     }
-    out.causal = options.causal;
-  }
-  if (options.mask !== undefined && options.mask !== null) {
-    const { matrix, keep } = matrixFrom(options.mask, 'options.mask', { allowBoolean: true, alloc });
-    inputs.mask = matrix;
-    out.mask_kind = keep ? 'keep' : 'additive';
-  }
-  if (options.softcap !== undefined) {
-    if (typeof options.softcap !== 'number' || !Number.isFinite(options.softcap) || options.softcap < 0) {
-      throw inputError(`options.softcap must be 0 (off) or a positive number, got ${describe(options.softcap)}`, 'options.softcap');
-    }
-    out.softcap = options.softcap;
-  }
-  if (options.heads !== undefined) out.heads = positiveInteger(options.heads, 'options.heads');
-  if (options.kv_heads !== undefined) out.kv_heads = positiveInteger(options.kv_heads, 'options.kv_heads');
-  if (options.precision !== undefined) {
-    out.precision = oneOf(options.precision, ['float64', 'float32'], 'options.precision');
-  }
+    node.entries.push({ kind, name: entry.name, codes, ...json });
+  };
+  const { slots, options } = layout.problem;
+  const topLevel = (slot) => !slot.json.key.includes('.');
+  for (const slot of slots.filter(topLevel)) add('slot', slot);
+  for (const option of options) add('option', option, option.codes && layout.codes[option.codes]);
+  for (const slot of slots.filter((s) => !topLevel(s))) add('slot', slot);
+  return root;
+}
+
+/** What a key holds, in words: its entry's `expected`, its code names, or its type. */
+const expectedOf = (e) => e.expected ?? (e.codes ? e.codes.map((c) => `"${c}"`).join(' or ') : TYPE_WORDS[e.type]);
+
+/**
+ * The problem JSON's keys and what each holds, in order, from the wire table (the CLI's help):
+ * [{ key: "options.rope.base", expected: "a positive number" }, ...].
+ */
+export function problemKeys(layout) {
+  const out = [];
+  const visit = (node) => {
+    const shown = node.entries.find((e) => e.type !== 'none' && e.type !== 'numbers') ?? node.entries.find((e) => e.type !== 'none');
+    if (shown) out.push({ key: node.key, expected: expectedOf(shown) });
+    for (const child of node.children.values()) visit(child);
+  };
+  visit(jsonTree(layout));
   return out;
 }
 
+// A number an entry of type number or numbers takes, or undefined (its maximum aside).
+function numberOf(value, e) {
+  if (value === null) return e.nullable ? Infinity : undefined;
+  const x = typeof value === 'string' ? numberWord(value) : value;
+  if (typeof x !== 'number' || Number.isNaN(x)) return undefined;
+  if (x === -Infinity) return e.minus_inf ? x : undefined;
+  if (!Number.isFinite(x) || (e.integer && !Number.isInteger(x))) return undefined;
+  if (e.minimum !== undefined && (e.exclusive_minimum ? x <= e.minimum : x < e.minimum)) return undefined;
+  return x;
+}
+
+function numberFrom(value, e, field) {
+  const x = numberOf(value, e);
+  if (x === undefined) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
+  if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum) throw inputError(`${field} is ${x}: at most ${e.maximum}`, field);
+  return x;
+}
+
+// A list of numbers (one number too when the entry says so), as an n x 1 input; text for the core.
+function listFrom(value, e, field, alloc) {
+  if (typeof value === 'string') return value;
+  const list = e.scalar && !Array.isArray(value) && !ArrayBuffer.isView(value) ? [value] : value;
+  if (!Array.isArray(list) && !ArrayBuffer.isView(list)) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
+  if (list.length === 0) throw inputError(`${field} is empty`, field);
+  const [data, offset] = alloc(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const x = numberOf(list[i], e);
+    if (x === undefined) throw inputError(`${field} must be ${e.expected}: entry ${i + 1} is ${describe(list[i])}`, field);
+    if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum) throw inputError(`${field} entry ${i + 1} is ${x}: at most ${e.maximum}`, field);
+    data[offset + i] = x;
+  }
+  return { rows: list.length, cols: 1, data, offset, vector: true };
+}
+
 /**
- * Checks a problem's JSON (keys, types, values) and normalises it (see the top of this file);
- * the numbers go where `alloc` says, in the order of the keys above.
+ * Reads problems as the wire table describes them: `problemFrom(problem, alloc)` checks a
+ * problem's JSON (keys, types, values) and normalises it (see the top of this file); the numbers
+ * go where `alloc` says, in the order of the keys.
  */
-export function problemFrom(problem, alloc = ownArray) {
-  if (!isPlainObject(problem)) {
-    throw inputError(`the problem is ${describe(problem)}: expected an object with Q, K, V or X, W_Q, W_K, W_V`);
+export function problemReader(layout) {
+  const root = jsonTree(layout);
+
+  function put(out, entry, value) {
+    (entry.kind === 'slot' ? out.inputs : out.options)[entry.name] = value;
   }
-  checkKeys(problem, PROBLEM_KEYS);
-  const inputs = {};
-  for (const key of MATRIX_KEYS) {
-    if (problem[key] !== undefined && problem[key] !== null) inputs[key] = matrixFrom(problem[key], key, { alloc }).matrix;
+
+  // The value of a key read by `entries` (those of one node that are not a switch).
+  function readValue(entries, value, field, out, alloc) {
+    const e = entries.find((x) => x.type !== 'none');
+    const also = entries.find((x) => x.type === 'none'); // set with it
+    switch (e.type) {
+      case 'boolean':
+        if (typeof value !== 'boolean') throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
+        return put(out, e, value);
+      case 'code':
+        return put(out, e, oneOf(value, e.codes, field));
+      case 'scale': {
+        const { kind, value: amount } = scaleFrom(value, field, e.expected);
+        put(out, e, kind);
+        if (amount !== undefined) put(out, also, amount);
+        return undefined;
+      }
+      case 'mask': {
+        const { matrix, keep } = matrixFrom(value, field, { allowBoolean: true, alloc });
+        put(out, e, matrix);
+        return put(out, also, keep ? 'keep' : 'additive');
+      }
+      case 'matrix':
+        return put(out, e, matrixFrom(value, field, { alloc }).matrix);
+      case 'bias':
+        return put(out, e, biasFrom(value, field, alloc));
+      case 'number':
+        return put(out, e, numberFrom(value, e, field));
+      case 'numbers':
+        return put(out, e, listFrom(value, e, field, alloc));
+      default:
+        throw new Error(`wire: unknown JSON type '${e.type}' (the package's JS and .wasm are from different builds)`);
+    }
   }
-  for (const key of BIAS_KEYS) {
-    if (problem[key] !== undefined && problem[key] !== null) inputs[key] = biasFrom(problem[key], key, alloc);
+
+  // A key: a switch (a boolean with settings: true/false, an object of its keys, or the value of
+  // the other entry of its key, e.g. options.alibi's slopes), a value, or an object or list of keys.
+  function read(node, value, field, out, alloc) {
+    const flag = node.entries.find((e) => e.type === 'boolean');
+    const others = node.entries.filter((e) => e !== flag);
+    if (flag && (node.children.size > 0 || others.length > 0)) {
+      if (typeof value === 'boolean') return put(out, flag, value);
+      if (node.children.size > 0 && isPlainObject(value)) {
+        put(out, flag, true);
+        return readKeys(node, value, field, out, alloc);
+      }
+      if (others.length > 0 && value !== null && !isPlainObject(value)) {
+        put(out, flag, true);
+        return readValue(others, value, field, out, alloc);
+      }
+      throw inputError(`${field} must be ${flag.expected}, got ${describe(value)}`, field);
+    }
+    if (node.entries.length > 0) return readValue(node.entries, value, field, out, alloc);
+    return readKeys(node, value, field, out, alloc);
   }
-  return { inputs, options: optionsFrom(problem.options, inputs, alloc) };
+
+  function readKeys(node, value, field, out, alloc) {
+    const keys = [...node.children.keys()];
+    if (node.list) {
+      const count = COUNT_WORDS[keys.length] ?? keys.length;
+      if (!Array.isArray(value)) throw inputError(`${field} must be a list of ${count} entries, got ${describe(value)}`, field);
+      if (value.length !== keys.length) throw inputError(`${field} needs ${count} entries, got ${value.length}`, field);
+      keys.forEach((key, i) => read(node.children.get(key), value[i], `${field}[${i}]`, out, alloc));
+      return undefined;
+    }
+    if (!isPlainObject(value)) {
+      if (node === root) throw inputError(`the problem is ${describe(value)}: expected an object with Q, K, V or X, W_Q, W_K, W_V`);
+      throw inputError(`${field} is ${describe(value)}: expected an object`, field);
+    }
+    // The problem's keys and the options' are named plainly; deeper keys with where they are.
+    if (node === root) checkKeys(value, keys);
+    else if (node.key === 'options') checkKeys(value, keys, { noun: 'option', field });
+    else checkKeys(value, keys, { prefix: field, field });
+    for (const key of keys) {
+      const child = node.children.get(key);
+      const v = value[key];
+      if (v === undefined) continue;
+      if (v === null && child.entries.length > 0 && child.entries.every((e) => e.type === 'none' || NULL_IS_ABSENT.has(e.type))) continue;
+      read(child, v, child.key, out, alloc);
+    }
+    return undefined;
+  }
+
+  return function problemFrom(problem, alloc = ownArray) {
+    const out = { inputs: {}, options: {} };
+    readKeys(root, problem, '', out, alloc);
+    return out;
+  };
 }
 
 // ---- explain()'s cell ------------------------------------------------------------------------------

@@ -187,7 +187,7 @@ function sdpaCheck(ctx, precision, cols) {
 }
 
 function pythonScript(problem, trace, d, recipe) {
-  const ctx = problemContext(problem);
+  const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';

@@ -25,7 +25,7 @@ export function problemWire(layout) {
   // too when `copy`, else they are in `stream` already (put there by `alloc` while normalising).
   function pack(problem, stream, base, alloc, copy) {
     for (let s = 0; s < slots.length; s++) {
-      const part = problem.inputs[slots[s]];
+      const part = problem.inputs[slots[s].name];
       let form = forms.absent;
       let rows = 0;
       let cols = 0;
