@@ -369,6 +369,12 @@ TEST_CASE("positional: X plus its encoding feeds the projections", "[positions][
   check_sound(p);
   check_sound(cross);
   check_sound(in_columns(p));
+  // float32: the encoding and the sum are rounded to float32 like every other step.
+  p.options.precision = attn::Precision::Float32;
+  p.options.rope.on = true;
+  const attn::Trace f32 = attn::run(p);
+  CHECK((values(f32, "X_pos", -1) - x).cwiseAbs().maxCoeff() < 1e-6);
+  check_sound(p);
 }
 
 TEST_CASE("positional: learned positions P are added to X", "[positions][learned]") {
