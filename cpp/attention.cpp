@@ -124,9 +124,41 @@ auto product(const A& a, const B& b) {
 }
 
 template <typename S>
-Mat<S> project(const Matrix& in, const Matrix& W, const std::optional<Vector>& b) {
-  Mat<S> out = product(in.cast<S>(), W.cast<S>());
+Mat<S> project(const Mat<S>& in, const Matrix& W, const std::optional<Vector>& b) {
+  Mat<S> out = product(in, W.cast<S>());
   if (b) out.rowwise() += b->cast<S>().transpose();
+  return out;
+}
+
+/// The original Transformer's position encoding ("Attention Is All You Need", §3.5) of tokens
+/// at `positions`, d_model features wide: sin of the angle in even features, cos in odd ones.
+Matrix sinusoidal_encoding(const std::vector<double>& positions, Eigen::Index d_model) {
+  Matrix pe(static_cast<Eigen::Index>(positions.size()), d_model);
+  for (Eigen::Index i = 0; i < pe.rows(); ++i) {
+    for (Eigen::Index f = 0; f < d_model; ++f) {
+      const double angle = sinusoid_angle(positions[static_cast<size_t>(i)], f, d_model);
+      pe(i, f) = f % 2 == 0 ? std::sin(angle) : std::cos(angle);
+    }
+  }
+  return pe;
+}
+
+/// RoPE: each row of `x` (one head's queries or keys) rotated at its position, positions[first
+/// + row]. The angles are taken in double and their cos/sin rounded to the working precision;
+/// the rotation itself is done in it. Features beyond rope.dims pass unchanged.
+template <typename S>
+Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& positions, size_t first) {
+  Mat<S> out = x;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const double position = positions[first + static_cast<size_t>(r)];
+    for (int i = 0; i < rope.dims / 2; ++i) {
+      const auto [a, b] = rope_pair(rope, i);
+      const RopeAngle turn = rope_angle(rope, position, i);
+      const S cos = static_cast<S>(turn.cos), sin = static_cast<S>(turn.sin);
+      out(r, a) = x(r, a) * cos - x(r, b) * sin;
+      out(r, b) = x(r, a) * sin + x(r, b) * cos;
+    }
+  }
   return out;
 }
 
@@ -140,9 +172,6 @@ Trace compute(const Normalized& n) {
   t.queries = n.L;
   t.keys = n.S;
 
-  const Mat<S> Q = n.direct ? Mat<S>(n.Q.cast<S>()) : project<S>(n.X, n.W_Q, n.b_Q);
-  const Mat<S> K = n.direct ? Mat<S>(n.K.cast<S>()) : project<S>(n.X_kv, n.W_K, n.b_K);
-  const Mat<S> V = n.direct ? Mat<S>(n.V.cast<S>()) : project<S>(n.X_kv, n.W_V, n.b_V);
 
   // The scale in the working precision: seed 003 divides by float32(√3), which rounds
   // differently from multiplying by float32(1/√3). Roots are taken in the working precision too.
@@ -172,19 +201,54 @@ Trace compute(const Normalized& n) {
     return static_cast<int>(t.steps.size()) - 1;
   };
 
-  t.steps.reserve(static_cast<size_t>(n.heads) * 9 + 2);  // at most 9 steps per head
+  t.steps.reserve(static_cast<size_t>(n.heads) * 13 + 4);  // at most 13 steps per head
+
+  // A position encoding is added to X before the projections: X' = X + PE (or + P).
+  Mat<S> X = n.direct ? Mat<S>() : Mat<S>(n.X.cast<S>());
+  std::vector<int> x_step;  // the step Q (and, in self-attention, K and V) are projected from
+  if (n.options.positional != Positional::None) {
+    const Mat<S> encoding = n.options.positional == Positional::Sinusoidal
+                                ? Mat<S>(sinusoidal_encoding(n.query_pos, n.X.cols()).cast<S>())
+                                : Mat<S>(n.P->cast<S>());
+    const int encoding_step = emit("positional", -1, encoding.template cast<double>(), {});
+    X += encoding;
+    x_step = {emit("X_pos", -1, X.template cast<double>(), {encoding_step})};
+  }
+  const Mat<S> X_kv = n.cross ? Mat<S>(n.X_kv.cast<S>()) : X;
+  const std::vector<int> kv_step = n.cross ? std::vector<int>{} : x_step;
+  const Mat<S> Q = n.direct ? Mat<S>(n.Q.cast<S>()) : project<S>(X, n.W_Q, n.b_Q);
+  const Mat<S> K = n.direct ? Mat<S>(n.K.cast<S>()) : project<S>(X_kv, n.W_K, n.b_K);
+  const Mat<S> V = n.direct ? Mat<S>(n.V.cast<S>()) : project<S>(X_kv, n.W_V, n.b_V);
+  const Rope& rope = n.options.rope;
+
   Mat<S> concat(n.L, n.d_v * n.heads);
   std::vector<int> fully_masked_rows;
   std::vector<int> head_outputs;
   std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
   for (int h = 0; h < n.heads; ++h) {
     const int g = n.kv_group(h);
-    const Mat<S> Qh = Q.middleCols(h * n.d_k, n.d_k);
-    const Mat<S> Kh = K.middleCols(g * n.d_k, n.d_k);
-    const Mat<S> Vh = V.middleCols(g * n.d_v, n.d_v);
-    const int q_step = emit("Q", h, Qh.template cast<double>(), {});
-    const int k_step = emit("K", h, Kh.template cast<double>(), {});
-    const int v_step = emit("V", h, Vh.template cast<double>(), {});
+    Mat<S> Qh = Q.middleCols(h * n.d_k, n.d_k);
+    Mat<S> Kh = K.middleCols(g * n.d_k, n.d_k);
+    Mat<S> Vh = V.middleCols(g * n.d_v, n.d_v);
+    // q_step, k_step, v_step: the steps holding Qh, Kh, Vh as the scores and weights·V read them.
+    int q_step = emit("Q", h, Qh.template cast<double>(), x_step);
+    int k_step = emit("K", h, Kh.template cast<double>(), kv_step);
+    int v_step = emit("V", h, Vh.template cast<double>(), kv_step);
+    if (rope.on) {  // queries at their positions, new keys at theirs (after the cached ones)
+      Qh = rotate<S>(Qh, rope, n.query_pos, 0);
+      q_step = emit("Q_rot", h, Qh.template cast<double>(), {q_step});
+      Kh = rotate<S>(Kh, rope, n.key_pos, static_cast<size_t>(n.past));
+      k_step = emit("K_rot", h, Kh.template cast<double>(), {k_step});
+    }
+    if (n.past > 0) {  // the cache's rows of this key/value head, then the new rows
+      Mat<S> keys(n.S, n.d_k), values(n.S, n.d_v);
+      keys << n.past_K.middleCols(g * n.d_k, n.d_k).cast<S>(), Kh;
+      values << n.past_V.middleCols(g * n.d_v, n.d_v).cast<S>(), Vh;
+      Kh = std::move(keys);
+      Vh = std::move(values);
+      k_step = emit("K_cache", h, Kh.template cast<double>(), {k_step});
+      v_step = emit("V_cache", h, Vh.template cast<double>(), {v_step});
+    }
 
     const Mat<S> scores = product(Qh, Kh.transpose());
     const int scores_step = emit("scores", h, scores.template cast<double>(), {q_step, k_step});
@@ -275,6 +339,26 @@ Trace compute(const Normalized& n) {
 }
 
 }  // namespace
+
+double sinusoid_angle(double position, Eigen::Index feature, Eigen::Index d_model) {
+  const double i = static_cast<double>(feature / 2);
+  return position / std::pow(10000.0, 2 * i / static_cast<double>(d_model));
+}
+
+std::pair<Eigen::Index, Eigen::Index> rope_pair(const Rope& rope, int i) {
+  if (rope.style == Rope::Style::Interleaved) return {2 * i, 2 * i + 1};
+  return {i, i + rope.dims / 2};
+}
+
+RopeAngle rope_angle(const Rope& rope, double position, int i) {
+  if (rope.cos) {
+    const auto row = static_cast<Eigen::Index>(position);
+    return {std::numeric_limits<double>::quiet_NaN(), (*rope.cos)(row, i), (*rope.sin)(row, i)};
+  }
+  const double theta = std::pow(rope.base, -2.0 * i / rope.dims);
+  const double angle = position * theta;
+  return {angle, std::cos(angle), std::sin(angle)};
+}
 
 /// The additive mask (0 or -inf, or the user's numbers) of size L×S, rows layout.
 Matrix additive_mask(const Normalized& n) {

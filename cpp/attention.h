@@ -131,7 +131,9 @@ enum class Axis {
 /// One intermediate result, reported in the layout the problem chose, with everything a view
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
-  std::string id;  ///< Q, K, V, scores, scaled, softcapped, masked, weights, head_output, concat, output
+  /// positional, X_pos, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
+  /// masked, weights, head_output, concat, output
+  std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
 
@@ -189,6 +191,16 @@ struct Explanation {
   ///  "softmax"     value = exp(logits[col] - max) / Σ_j exp(logits[j] - max)
   ///  "weighted_sum" value = Σ_j left[j]·right[j]         (weights of the query · one column of V)
   ///  "concat"      value copied from head `source_head`, column `source_col`
+  ///  "sinusoid"    value = sin(angle) for an even feature (from 0), cos(angle) for an odd one;
+  ///                angle = position / 10000^(2i/d_model), i = feature / 2 (cos, sin: both)
+  ///  "add"         value = input + additive                (X plus its position encoding)
+  ///  "rotation"    value = left[0]·right[0] + left[1]·right[1]: RoPE turns the pair of features
+  ///                (pair_first, pair_second), left = their values, by angle = position·θ_i;
+  ///                right = (cos, -sin) for the pair's first feature, (sin, cos) for its second
+  ///                (angle NaN when cos and sin come from the tables)
+  ///  "unrotated"   value = input                           (a feature beyond RoPE's dims)
+  ///  "cache"       value copied from token `source_row`, feature `source_col` of `source`:
+  ///                "past_K"/"past_V" (a cached row) or the step of the new rows
   std::string kind;
   std::string step;
   int head = -1;
@@ -198,11 +210,16 @@ struct Explanation {
   bool has_bias = false;
   double bias = 0;
   double input = 0, factor = 1, divisor = 0;  ///< scale / softcap / mask operands (divisor 0: multiply)
-  double additive = 0;
+  double additive = 0;                        ///< mask: what the mask adds; add: the encoding
   std::vector<double> logits, shifted, exps;  ///< softmax: the row of logits, logits - max, exps
   double max = 0, exp_sum = 0;
   int source_head = -1;
   Eigen::Index source_col = 0;
+  double position = 0;                         ///< sinusoid, rotation: the token's position
+  double angle = 0, cos = 1, sin = 0;          ///< sinusoid, rotation
+  Eigen::Index pair_first = -1, pair_second = -1;  ///< rotation: the features turned together
+  std::string source;                          ///< cache: "past_K", "past_V" or a step id
+  Eigen::Index source_row = 0;                 ///< cache
 };
 
 /// Explain cell (row, col) of step `step_id` of `head` (-1 for concat/output) of the trace of

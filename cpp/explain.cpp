@@ -64,14 +64,63 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     }
   };
 
-  if (step_id == "Q" || step_id == "K" || step_id == "V") {
+  if (step_id == "positional") {
+    if (n.options.positional == Positional::Learned) {
+      e.kind = "input";
+      return e;
+    }
+    e.kind = "sinusoid";
+    e.position = n.query_pos[static_cast<size_t>(r)];
+    e.angle = sinusoid_angle(e.position, c, n.X.cols());
+    e.cos = std::cos(e.angle);
+    e.sin = std::sin(e.angle);
+  } else if (step_id == "X_pos") {
+    e.kind = "add";
+    e.input = n.X(r, c);
+    e.additive = input(0)(r, c);
+  } else if (step_id == "Q_rot" || step_id == "K_rot") {
+    const Rope& rope = n.options.rope;
+    const Matrix x = input(0);
+    e.input = x(r, c);
+    if (c >= rope.dims) {
+      e.kind = "unrotated";
+      return e;
+    }
+    e.kind = "rotation";
+    const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
+    const auto [a, b] = rope_pair(rope, pair);
+    e.pair_first = a;
+    e.pair_second = b;
+    // Queries sit at their positions; new keys come after the cached ones.
+    e.position = step_id == "Q_rot" ? n.query_pos[static_cast<size_t>(r)]
+                                    : n.key_pos[static_cast<size_t>(n.past + r)];
+    const RopeAngle turn = rope_angle(rope, e.position, pair);
+    e.angle = turn.angle;
+    e.cos = turn.cos;
+    e.sin = turn.sin;
+    e.left = {x(r, a), x(r, b)};
+    e.right = c == a ? std::vector<double>{turn.cos, -turn.sin} : std::vector<double>{turn.sin, turn.cos};
+    for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
+  } else if (step_id == "K_cache" || step_id == "V_cache") {
+    e.kind = "cache";
+    e.source_col = c;
+    if (r < n.past) {
+      e.source = step_id == "K_cache" ? "past_K" : "past_V";
+      e.source_row = r;
+      e.source_col = step->feature_first + c;  // the cache holds every key/value head
+    } else {
+      e.source = input_step(0).id;
+      e.source_row = r - n.past;
+    }
+  } else if (step_id == "Q" || step_id == "K" || step_id == "V") {
     if (n.direct) {
       e.kind = "input";
       return e;
     }
     e.kind = "projection";
     const bool is_q = step_id == "Q";
-    const Matrix& in = is_q ? n.X : n.X_kv;
+    // X, X_kv, or the step X_pos (X with its positions) when the step reads one.
+    const Matrix in = !step->inputs.empty() ? input(0) : is_q ? n.X : n.X_kv;
     const Matrix& W = is_q ? n.W_Q : (step_id == "K" ? n.W_K : n.W_V);
     const auto& b = is_q ? n.b_Q : (step_id == "K" ? n.b_K : n.b_V);
     const Eigen::Index w_col = step->feature_first + c;

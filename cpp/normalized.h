@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "attention.h"
@@ -20,12 +21,18 @@ struct Normalized {
   std::optional<Vector> b_Q, b_K, b_V, b_O;
   std::optional<Matrix> W_O;
   std::optional<Matrix> mask;  // L×S
+  /// The KV cache (past rows), kv_heads·d_k and kv_heads·d_v wide; empty without one.
+  Matrix past_K, past_V;
+  std::optional<Matrix> P;  // learned positions, the shape of X
+  /// The options, with what validation resolved: positional is Learned when P is given, and
+  /// rope.dims is the number of rotated features (d_k when the problem left it 0).
   Options options;
   int heads = 1, kv_heads = 1;
-  Eigen::Index L = 0, S = 0, d_k = 0, d_v = 0;
+  /// S counts every key the scores see: `past` cached rows, then the new keys (K's rows).
+  Eigen::Index L = 0, S = 0, d_k = 0, d_v = 0, past = 0;
   /// Every query's position (L of them) and every key's (S, counting cached keys first): what
-  /// causal, windows, sinks, ALiBi and RoPE compare. Without a cache or options.positions,
-  /// 0 ... L-1 and 0 ... S-1.
+  /// causal, windows, sinks, ALiBi and RoPE compare. Without options.positions, queries sit at
+  /// past ... past+L-1 and keys at 0 ... S-1.
   std::vector<double> query_pos, key_pos;
 
   /// The key/value head query head `h` reads (grouped-query attention).
@@ -38,6 +45,21 @@ Normalized normalize(const Problem& problem);
 
 /// Every step of the trace of a normalized problem, in its precision (attention.cpp).
 Trace compute_trace(const Normalized& n);
+
+/// The angle of the original Transformer's position encoding for `feature` (from 0) of d_model
+/// features at `position`: position / 10000^(2i/d_model), i = feature / 2 (attention.cpp).
+double sinusoid_angle(double position, Eigen::Index feature, Eigen::Index d_model);
+
+/// The two features RoPE's pair `i` (from 0) rotates together: (i, i + dims/2) in the half
+/// style, (2i, 2i + 1) interleaved (attention.cpp).
+std::pair<Eigen::Index, Eigen::Index> rope_pair(const Rope& rope, int i);
+
+/// The rotation of RoPE's pair `i` at `position`: angle = position·θ_i with θ_i =
+/// base^(-2i/dims), or cos and sin read from the tables (angle NaN then) (attention.cpp).
+struct RopeAngle {
+  double angle, cos, sin;
+};
+RopeAngle rope_angle(const Rope& rope, double position, int i);
 
 /// The additive mask (0 or -inf, or the user's numbers) of size L×S, rows layout: the mask
 /// option and causal combined (attention.cpp).

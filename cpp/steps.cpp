@@ -17,7 +17,7 @@
 namespace attn {
 namespace {
 
-enum class Id { Q, K, V, Scores, Scaled, Softcapped, Masked, Weights, HeadOutput, Concat, Output };
+enum class Id { Positional, XPos, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Masked, Weights, HeadOutput, Concat, Output };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
 /// its kind of numbers and its axes in the rows layout.
@@ -32,9 +32,21 @@ struct Entry {
 };
 
 constexpr Entry kCatalogue[] = {
+    {Id::Positional, "positional", "Position encoding", "PE", "PE", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::XPos, "X_pos", "Inputs with positions", "X'", "X′", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
     {Id::Q, "Q", "Queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::K, "K", "Keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::V, "V", "Values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::QRot, "Q_rot", "Rotated queries", "Q_{\\text{rot}}", "Q_rot", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::KRot, "K_rot", "Rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::KCache, "K_cache", "Keys with the cache", "K_{\\text{cache}}", "K_cache",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::VCache, "V_cache", "Values with the cache", "V_{\\text{cache}}", "V_cache",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::Scores, "scores", "Scores", "S", "S", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::Scaled, "scaled", "Scaled scores", "\\tilde S", "S̃", ValueKind::Signed, Axis::Queries,
      Axis::Keys},
@@ -105,6 +117,7 @@ class Notation {
 
   /// The name of a step of `head` (-1: not per head), e.g. \tilde S^{(2)} or S̃⁽²⁾.
   std::string symbol(const Entry& e, int head) const {
+    if (e.key == Id::Positional && n_.options.positional == Positional::Learned) return "P";
     if (e.key == Id::HeadOutput) return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
     return cat({pick(e.tex, e.text), head >= 0 ? sup(head) : std::string()});
   }
@@ -117,16 +130,33 @@ class Notation {
     const char* dot = pick("\\,", "·");
 
     switch (e.key) {
+      case Id::Positional:
+        if (n_.options.positional == Positional::Learned) return cat({own, pick(" \\;\\text{(given)}", " (given)")});
+        return sinusoids(own);
+      case Id::XPos:
+        return cat({own, " = X + ", in_symbol(0)});
       case Id::Q:
       case Id::K:
       case Id::V:
-        return projection(s, e.key, own);
+        return projection(s, e.key, own, s.inputs.empty() ? std::string() : in_symbol(0));
+      case Id::QRot:
+      case Id::KRot:
+        return cat({own, pick(" = \\operatorname{RoPE}(", " = RoPE("), in_symbol(0), ")", rope()});
+      case Id::KCache:
+      case Id::VCache: {
+        const std::string past = cat({sub(s.id.substr(0, 1), pick("\\text{past}", "past")), sup(s.head)});
+        if (!tex_) return cat({own, " = [", past, columns_ ? " | " : " ; ", in_symbol(0), "]"});
+        return columns_ ? cat({own, " = \\left[\\, ", past, " \\mid ", in_symbol(0), " \\,\\right]"})
+                        : cat({own, " = \\begin{bmatrix} ", past, " \\\\ ", in_symbol(0), " \\end{bmatrix}"});
+      }
       case Id::Scores: {
         const std::string q = in_symbol(0);
+        const Step& k = in(1);
+        const std::string k_name = pick(entry(k.id).tex, entry(k.id).text);
         const std::string kt =
-            n_.heads == 1 ? pick("K^\\top", "Kᵀ")
-            : tex_        ? cat({"K^{(", std::to_string(s.head + 1), ")\\top}"})
-                          : cat({"K", sup(s.head), "ᵀ"});
+            n_.heads == 1 ? cat({k_name, pick("^\\top", "ᵀ")})
+            : tex_        ? cat({k_name, "^{(", std::to_string(s.head + 1), ")\\top}"})
+                          : cat({k_name, sup(s.head), "ᵀ"});
         return columns_ ? cat({own, " = ", kt, pick(" ", "·"), q})
                         : cat({own, " = ", q, pick("", "·"), kt});
       }
@@ -192,8 +222,46 @@ class Notation {
     return out + "⁾";
   }
 
-  /// Q, K or V: given directly (a slice of it with several heads), or projected from X.
-  std::string projection(const Step& s, Id key, const std::string& own) const {
+  /// The original Transformer's encoding at each token's position p, d = d_model.
+  std::string sinusoids(const std::string& own) const {
+    const std::string d = std::to_string(n_.X.cols());
+    if (tex_) {
+      return cat({own, "_{p,\\,2i} = \\sin(p / 10000^{2i/d}),\\; ", own,
+                  "_{p,\\,2i+1} = \\cos(p / 10000^{2i/d}),\\quad d = ", d});
+    }
+    return cat({own, "[p, 2i] = sin(p / 10000^(2i/d)), ", own, "[p, 2i+1] = cos(p / 10000^(2i/d)), d = ", d});
+  }
+
+  /// What RoPE turns: the angles (or the tables), the pairs, and the features when partial.
+  std::string rope() const {
+    const Rope& r = n_.options.rope;
+    const std::string dims = std::to_string(r.dims), half = std::to_string(r.dims / 2);
+    std::string out;
+    if (r.cos) {
+      out = pick(",\\quad \\cos, \\sin \\text{ from the tables}", ", cos, sin from the tables");
+    } else if (tex_) {
+      out = cat({",\\quad \\theta_i = ", js_number(r.base), "^{-2i/", dims, "}"});
+    } else {
+      out = cat({", θ_i = ", js_number(r.base), "^(−2i/", dims, ")"});
+    }
+    const bool half_style = r.style == Rope::Style::Half;
+    if (tex_) {
+      out += half_style ? cat({",\\; \\text{pairs } (i,\\, i+", half, ")"})
+                        : std::string(",\\; \\text{pairs } (2i,\\, 2i+1)");
+    } else {
+      out += half_style ? cat({", pairs (i, i+", half, ")"}) : std::string(", pairs (2i, 2i+1)");
+    }
+    if (r.dims < n_.d_k) {
+      const std::string of = std::to_string(n_.d_k);
+      out += tex_ ? cat({",\\; \\text{features } 1..", dims, " \\text{ of } ", of})
+                  : cat({", features 1..", dims, " of ", of});
+    }
+    return out;
+  }
+
+  /// Q, K or V: given directly (a slice of it with several heads), or projected from X (or from
+  /// the step `from`, X with its positions).
+  std::string projection(const Step& s, Id key, const std::string& own, const std::string& from) const {
     const std::string& name = s.id;
     if (n_.direct) {
       if (n_.heads == 1) return cat({name, pick(" \\;\\text{(given)}", " (given)")});
@@ -206,7 +274,7 @@ class Notation {
       return columns_ ? cat({own, " = ", name, "[", first, "..", last, ", :]"})
                       : cat({own, " = ", name, "[:, ", first, "..", last, "]"});
     }
-    const std::string input = key == Id::Q || !n_.cross ? "X" : sub("X", "kv");
+    const std::string input = !from.empty() ? from : key == Id::Q || !n_.cross ? "X" : sub("X", "kv");
     const std::string head = sup(s.head);
     const std::string W = cat({columns_ ? sub(pick("\\Omega", "Ω"), name) : sub("W", name), head});
     const bool has_bias = (key == Id::Q ? n_.b_Q : key == Id::K ? n_.b_K : n_.b_V).has_value();
@@ -275,10 +343,21 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
     case Id::V: {
       if (n.direct) return {s.id};
       const auto& bias = e.key == Id::Q ? n.b_Q : e.key == Id::K ? n.b_K : n.b_V;
-      std::vector<std::string> out{e.key == Id::Q || !n.cross ? "X" : "X_kv", "W_" + s.id};
+      std::vector<std::string> out;
+      if (s.inputs.empty()) out.push_back(e.key == Id::Q || !n.cross ? "X" : "X_kv");  // else X_pos
+      out.push_back("W_" + s.id);
       if (bias) out.push_back("b_" + s.id);
       return out;
     }
+    case Id::Positional:
+      if (n.options.positional == Positional::Learned) return {"P"};
+      return {};
+    case Id::XPos:
+      return {"X"};
+    case Id::KCache:
+      return {"past_K"};
+    case Id::VCache:
+      return {"past_V"};
     case Id::Masked:
       if (n.mask) return {"mask"};
       return {};
@@ -307,9 +386,9 @@ void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
       s.feature_first = block * width;
       s.feature_count = width;
     };
-    if (e.key == Id::Q) slice(s.head, n.d_k);
-    if (e.key == Id::K) slice(s.kv_group, n.d_k);
-    if (e.key == Id::V) slice(s.kv_group, n.d_v);
+    if (e.key == Id::Q || e.key == Id::QRot) slice(s.head, n.d_k);
+    if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache) slice(s.kv_group, n.d_k);
+    if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
     if (e.key == Id::HeadOutput) slice(s.head, n.d_v);
   }
   const Notation tex(n, true), text(n, false);

@@ -362,12 +362,143 @@ void check_trace_budget(const Normalized& n) {
   }
 }
 
+/// A KV cache: past_K and past_V together, as wide as K and V, one value per cached key. The
+/// cached rows come before the new ones, so S counts both from here on.
+void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
+  if (!p.past_K && !p.past_V) return;
+  if (!p.past_K) throw InputError("past_V is given without past_K: a cache holds keys and values");
+  if (!p.past_V) throw InputError("past_K is given without past_V: a cache holds keys and values");
+  n.past_K = take(*p.past_K, "past_K", n);
+  n.past_V = take(*p.past_V, "past_V", n);
+  // The features of K and V are their columns in the rows layout (rows in the columns layout).
+  const std::pair<const char*, std::pair<const Matrix*, Eigen::Index>> widths[] = {
+      {"K", {&n.past_K, n.d_k * n.kv_heads}}, {"V", {&n.past_V, n.d_v * n.kv_heads}}};
+  for (const auto& [name, cache] : widths) {
+    const auto& [m, width] = cache;
+    if (m->cols() == width) continue;
+    throw InputError(std::string("past_") + name + " has " + std::to_string(m->cols()) + " " +
+                     words.cols() + " but " + name + " has " + std::to_string(width));
+  }
+  if (n.past_K.rows() != n.past_V.rows()) {
+    throw InputError("past_K has " + std::to_string(n.past_K.rows()) + " " + words.rows() +
+                     " but past_V has " + std::to_string(n.past_V.rows()) +
+                     ": every cached key needs a cached value");
+  }
+  n.past = n.past_K.rows();
+  n.S += n.past;
+  if (n.S > kMaxTokens) {
+    throw InputError("too many keys (" + std::to_string(n.past) + " cached + " +
+                     std::to_string(n.S - n.past) + " new): the largest accepted is " +
+                     std::to_string(kMaxTokens));
+  }
+}
+
+/// A position encoding added to X: the sinusoids (options.positional) or learned positions
+/// (the input P, which alone means "learned").
+void take_positional(const Problem& p, Normalized& n, const ShapeWords& words) {
+  Positional& positional = n.options.positional;
+  if (p.P && positional == Positional::None) positional = Positional::Learned;
+  if (positional == Positional::None) return;
+  const bool sinusoidal = positional == Positional::Sinusoidal;
+  if (n.direct) {
+    throw InputError(std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
+                     " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
+                     "W_K and W_V");
+  }
+  if (sinusoidal && p.P) {
+    throw InputError("P (learned positions) and positional \"sinusoidal\" both add positions to X: "
+                     "give one of them");
+  }
+  if (sinusoidal) return;
+  if (!p.P) throw InputError("positional \"learned\" needs the input P (one position vector per token of X)");
+  n.P = take(*p.P, "P", n);
+  if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
+    throw InputError("P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
+                     ": learned positions are added to X entry by entry");
+  }
+}
+
+/// Explicit positions: one whole number (0 or more) per query and per key (cache + new).
+void take_explicit_positions(const std::vector<double>& given, const char* name,
+                             Eigen::Index count, const std::string& counted,
+                             std::vector<double>& out) {
+  if (static_cast<Eigen::Index>(given.size()) != count) {
+    throw InputError(std::string("positions.") + name + " has " + std::to_string(given.size()) +
+                     " entries but there are " + counted);
+  }
+  for (size_t i = 0; i < given.size(); ++i) {
+    const double x = given[i];
+    if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
+      throw InputError(std::string("positions.") + name + " entry " + std::to_string(i + 1) +
+                       " is " + format_number(x) + ": positions are whole numbers, 0 or more");
+    }
+  }
+  out = given;
+}
+
 /// Each query's and key's position (see Normalized::query_pos).
-void take_positions(const Options&, Normalized& n) {
+void take_positions(const Options& o, Normalized& n) {
   n.query_pos.resize(static_cast<size_t>(n.L));
   n.key_pos.resize(static_cast<size_t>(n.S));
-  for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(i);
+  for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(n.past + i);
   for (Eigen::Index j = 0; j < n.S; ++j) n.key_pos[static_cast<size_t>(j)] = static_cast<double>(j);
+  if (!o.query_positions.empty()) {
+    take_explicit_positions(o.query_positions, "queries", n.L,
+                            std::to_string(n.L) + (n.L == 1 ? " query" : " queries"), n.query_pos);
+  }
+  if (!o.key_positions.empty()) {
+    std::string keys = std::to_string(n.S) + (n.S == 1 ? " key" : " keys");
+    if (n.past > 0) {
+      keys += " (" + std::to_string(n.past) + " cached + " + std::to_string(n.S - n.past) + " new)";
+    }
+    take_explicit_positions(o.key_positions, "keys", n.S, keys, n.key_pos);
+  }
+}
+
+/// RoPE: an even number of rotated features within d_k, a positive base, or cos/sin tables
+/// with a row for every position that rotates (queries and new keys; cached keys come rotated).
+void take_rope(Normalized& n) {
+  Rope& rope = n.options.rope;
+  if (!rope.on) return;
+  const int dims = rope.dims == 0 ? static_cast<int>(n.d_k) : rope.dims;
+  if (dims <= 0 || dims % 2 != 0 || dims > n.d_k) {
+    throw InputError("rope dims must be even and at most d_k = " + std::to_string(n.d_k) +
+                     " (got " + std::to_string(dims) + ")");
+  }
+  rope.dims = dims;
+  if (!rope.cos && !rope.sin) {
+    if (!(rope.base > 0) || !std::isfinite(rope.base)) {
+      throw InputError("rope base must be a positive number (got " + format_number(rope.base) + ")");
+    }
+    return;
+  }
+  if (!rope.cos) throw InputError("rope sin is given without cos: the tables go together");
+  if (!rope.sin) throw InputError("rope cos is given without sin: the tables go together");
+  // The tables hold a row per position whatever the layout.
+  const std::pair<const char*, const Matrix*> tables[] = {{"rope cos", &*rope.cos}, {"rope sin", &*rope.sin}};
+  for (const auto& [name, m] : tables) {
+    check_size(*m, name);
+    check_finite(*m, name);
+    if (n.options.precision == Precision::Float32) check_float32_range(*m, name);
+    if (m->cols() != dims / 2) {
+      throw InputError(std::string(name) + " has " + std::to_string(m->cols()) +
+                       " columns but rope dims = " + std::to_string(dims) + " needs " +
+                       std::to_string(dims / 2) + " (one per pair of features)");
+    }
+  }
+  if (rope.sin->rows() != rope.cos->rows()) {
+    throw InputError("rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
+                     std::to_string(rope.cos->rows()) + ": one row per position in both");
+  }
+  const Eigen::Index rows = rope.cos->rows();
+  auto check_row = [&](double position, const char* token, size_t index) {
+    if (position < static_cast<double>(rows)) return;
+    throw InputError(std::string(token) + " " + std::to_string(index + 1) + " is at position " +
+                     format_number(position) + " but the rope tables have " + std::to_string(rows) +
+                     " rows (positions 0 to " + std::to_string(rows - 1) + ")");
+  };
+  for (size_t i = 0; i < n.query_pos.size(); ++i) check_row(n.query_pos[i], "query", i);
+  for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
 }
 
 }  // namespace
@@ -379,10 +510,13 @@ Normalized normalize(const Problem& p) {
   const ShapeWords words(n.columns);
   take_inputs(p, n, words);
   take_heads(p.options, n, words);
+  take_cache(p, n, words);
+  take_positional(p, n, words);
   take_output_projection(p, n, words);
   take_mask(p.options, n);
   check_options(p.options);
   take_positions(p.options, n);
+  take_rope(n);
   check_trace_budget(n);
   return n;
 }

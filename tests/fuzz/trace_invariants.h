@@ -59,6 +59,9 @@ inline std::string check_weights(const Matrix& w, const HeadFacts& facts, bool f
 /// Whether the problem holds the input a step names in `given`.
 inline bool problem_has(const Problem& p, const std::string& name) {
   if (name == "mask") return p.options.mask.has_value();
+  if (name == "P") return p.P.has_value();
+  if (name == "past_K") return p.past_K.has_value();
+  if (name == "past_V") return p.past_V.has_value();
   const std::pair<const char*, bool> inputs[] = {
       {"Q", p.Q.has_value()},     {"K", p.K.has_value()},     {"V", p.V.has_value()},
       {"X", p.X.has_value()},     {"X_kv", p.X_kv.has_value()}, {"W_Q", p.W_Q.has_value()},
@@ -74,9 +77,19 @@ inline bool problem_has(const Problem& p, const std::string& name) {
 /// Every step describes itself soundly: a title, symbol and formulas; inputs that are earlier
 /// steps (of the same head for per-head steps); given inputs the problem holds; the key/value
 /// group of its head; a feature slice inside the projection; axes that match its shape.
+/// The rows of the KV cache (past_K), in the problem's layout.
+inline Eigen::Index cached_rows(const Problem& p) {
+  if (!p.past_K) return 0;
+  return p.options.layout == Layout::Columns ? p.past_K->cols() : p.past_K->rows();
+}
+
+/// Steps that hold only the new keys or values (the cache's rows come after them).
+inline bool new_keys_only(const std::string& id) { return id == "K" || id == "V" || id == "K_rot"; }
+
 inline std::string check_metadata(const Problem& p, const Trace& t) {
   const int group = t.heads / t.kv_heads;
   const bool columns = p.options.layout == Layout::Columns;
+  const Eigen::Index past = cached_rows(p);
   for (size_t k = 0; k < t.steps.size(); ++k) {
     const Step& s = t.steps[k];
     const std::string where = "step " + std::to_string(k) + " (" + s.id + "/" + std::to_string(s.head) + ")";
@@ -84,11 +97,14 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
       return where + " lacks a title, symbol or formula";
     }
     const bool projection = s.id == "Q" || s.id == "K" || s.id == "V";
-    if (s.inputs.empty() != projection) return where + ": only Q, K and V have no input steps";
+    // Q, K and V read X_pos when positions are added to X, else nothing; the encoding nothing.
+    if (s.inputs.empty() && !projection && s.id != "positional") return where + " reads no step";
+    if (!s.inputs.empty() && s.id == "positional") return where + " reads a step";
     for (int i : s.inputs) {
       if (i < 0 || static_cast<size_t>(i) >= k) return where + " reads step " + std::to_string(i) + ", not an earlier one";
       const Step& in = t.steps[static_cast<size_t>(i)];
-      if (s.head >= 0 && in.head != s.head) return where + " reads a step of head " + std::to_string(in.head);
+      if (projection && in.id != "X_pos") return where + " reads " + in.id + " instead of X_pos";
+      if (s.head >= 0 && in.head != s.head && !projection) return where + " reads a step of head " + std::to_string(in.head);
     }
     if (s.id == "concat") {
       if (static_cast<int>(s.inputs.size()) != t.heads) return where + " does not read every head's output";
@@ -105,9 +121,12 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     if (s.kv_group != want_group || s.kv_group >= t.kv_heads) {
       return where + " has kv_group " + std::to_string(s.kv_group) + ", expected " + std::to_string(want_group);
     }
-    const Eigen::Index width = s.id == "Q" || s.id == "K" ? t.d_k : s.id == "V" || s.id == "head_output" ? t.d_v : 0;
-    const Eigen::Index full = s.id == "Q" ? t.d_k * t.heads : s.id == "K" ? t.d_k * t.kv_heads
-                              : s.id == "V" ? t.d_v * t.kv_heads : t.d_v * t.heads;
+    const bool query_slice = s.id == "Q" || s.id == "Q_rot";
+    const bool key_slice = s.id == "K" || s.id == "K_rot" || s.id == "K_cache";
+    const bool value_slice = s.id == "V" || s.id == "V_cache";
+    const Eigen::Index width = query_slice || key_slice ? t.d_k : value_slice || s.id == "head_output" ? t.d_v : 0;
+    const Eigen::Index full = query_slice ? t.d_k * t.heads : key_slice ? t.d_k * t.kv_heads
+                              : value_slice ? t.d_v * t.kv_heads : t.d_v * t.heads;
     if (s.feature_count != width || s.feature_first < 0 || (width > 0 && s.feature_first + width > full) ||
         (width == 0 && s.feature_first != 0)) {
       return where + " has the feature slice [" + std::to_string(s.feature_first) + ", +" +
@@ -117,8 +136,9 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
         s.kind == ValueKind::AdditiveBias) {
       return where + " has the wrong kind of values";
     }
+    const Eigen::Index keys = new_keys_only(s.id) ? t.keys - past : t.keys;
     auto fits = [&](Axis axis, Eigen::Index size) {
-      return axis == Axis::Features || size == (axis == Axis::Queries ? t.queries : t.keys);
+      return axis == Axis::Features || size == (axis == Axis::Queries ? t.queries : keys);
     };
     // Tokens (queries or keys) run down the rows in the rows layout, across in the columns layout.
     const Axis token_axis = columns ? s.col_axis : s.row_axis;
@@ -137,6 +157,7 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   const bool columns = o.layout == Layout::Columns;
   const bool float32 = o.precision == Precision::Float32;
   const Eigen::Index L = t.queries, S = t.keys, dk = t.d_k, dv = t.d_v;
+  const Eigen::Index past = cached_rows(p), S_new = S - past;
   const int heads = t.heads;
   if (heads != o.heads) return "trace.heads differs from options.heads";
   if (t.kv_heads != (o.kv_heads == 0 ? o.heads : o.kv_heads)) return "trace.kv_heads is wrong";
@@ -150,10 +171,23 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     Eigen::Index rows, cols;  // rows layout
   };
   std::vector<Want> want;
+  if (p.P || o.positional != Positional::None) {
+    const Eigen::Index d_model = columns ? p.X->rows() : p.X->cols();
+    want.push_back({"positional", -1, L, d_model});
+    want.push_back({"X_pos", -1, L, d_model});
+  }
   for (int h = 0; h < heads; ++h) {
     want.push_back({"Q", h, L, dk});
-    want.push_back({"K", h, S, dk});
-    want.push_back({"V", h, S, dv});
+    want.push_back({"K", h, S_new, dk});
+    want.push_back({"V", h, S_new, dv});
+    if (o.rope.on) {
+      want.push_back({"Q_rot", h, L, dk});
+      want.push_back({"K_rot", h, S_new, dk});
+    }
+    if (past > 0) {
+      want.push_back({"K_cache", h, S, dk});
+      want.push_back({"V_cache", h, S, dv});
+    }
     for (const char* id : {"scores", "scaled"}) want.push_back({id, h, L, S});
     if (o.softcap > 0) want.push_back({"softcapped", h, L, S});
     if (has_mask) want.push_back({"masked", h, L, S});
