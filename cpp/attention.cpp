@@ -198,10 +198,10 @@ Trace compute(const Normalized& n) {
   const bool has_mask = n.has_mask();
   const Mask combined = has_mask ? combined_mask(n) : Mask();
   const Mat<S> mask = has_mask ? Mat<S>(combined.additive.cast<S>()) : Mat<S>();
-  // The mask step's numbers: 1 keeps and 0 hides, or the additive mask itself.
+  // The mask step's numbers: 1 keeps and 0 hides, or the additive mask itself (as computed).
   const Matrix mask_values = !has_mask          ? Matrix()
                              : combined.boolean ? Matrix((combined.additive.array() == 0).cast<double>())
-                                                : combined.additive;
+                                                : Matrix(mask.template cast<double>());
   // A finite mask_fill replaces hidden scores (masked_fill), as many codebases write -1e9.
   const bool finite_fill = std::isfinite(n.options.mask_fill);
   const S fill = static_cast<S>(n.options.mask_fill);
@@ -256,9 +256,9 @@ Trace compute(const Normalized& n) {
     }
     if (!n.alibi_slopes.empty()) {
       facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
-      const Matrix bias = alibi_bias(n, facts.alibi_slope);
-      const int bias_step = emit("alibi", h, bias, {});
-      logits += bias.cast<S>();
+      const Mat<S> bias = alibi_bias(n, facts.alibi_slope).cast<S>();
+      const int bias_step = emit("alibi", h, bias.template cast<double>(), {});
+      logits += bias;
       logits_step = emit("biased", h, logits.template cast<double>(), {logits_step, bias_step});
     }
     if (has_mask) {

@@ -464,6 +464,18 @@ TEST_CASE("float32 computes every new step in float32", "[masks][float32]") {
   CHECK(f32.facts[1].sink_share.isApprox(f64.facts[1].sink_share, 1e-6));
   CHECK(values(f32, "masked", 0)(4, 1) == -1e4f);
   check_sound(p, f32);
+
+  // Slopes and an additive mask that float32 rounds: the steps hold the float32 numbers used.
+  p.options.alibi = false;
+  p.options.alibi_slopes = {0.1, 0.3};
+  Matrix additive = Matrix::Constant(5, 5, 0.1);
+  additive(0, 0) = -kInf;
+  p.options.mask = additive;
+  p.options.mask_kind = attn::MaskKind::Additive;
+  const attn::Trace rounded = attn::run(p);
+  CHECK(values(rounded, "alibi", 1)(0, 2) == static_cast<double>(static_cast<float>(-0.3 * 2)));
+  CHECK(values(rounded, "mask", 0)(1, 0) == static_cast<double>(0.1f));
+  check_sound(p, rounded);
 }
 
 TEST_CASE("mask options: each error exactly", "[masks][errors]") {
