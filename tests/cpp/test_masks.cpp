@@ -373,6 +373,12 @@ TEST_CASE("a sink logit takes a share of every softmax", "[masks][sink]") {
   CHECK(values(full, "weights", 0).row(1).isZero(0));
   CHECK(full.facts[0].sink_share[1] == 1);
   CHECK(full.facts[0].fully_masked == std::vector<int>{1});
+  const attn::Explanation all_sink = attn::explain(p, "weights", 0, 1, 2);
+  CHECK(all_sink.value == 0);
+  CHECK(all_sink.exps == std::vector<double>{0, 0, 0});
+  CHECK(all_sink.sink_exp == 1);
+  CHECK(all_sink.exp_sum == 1);
+  CHECK(all_sink.sink_share == 1);
   CHECK(full.warnings == std::vector<std::string>{
                              "row 2 of the mask hides every key: the sink takes all its weight; its weights and output are 0"});
   check_sound(p, full);
