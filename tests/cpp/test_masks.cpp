@@ -527,3 +527,53 @@ TEST_CASE("mask options: each error exactly", "[masks][errors]") {
   one.options.alibi_slopes = {0.5, 0.25};
   REQUIRE_THROWS_WITH(attn::run(one), "alibi needs one slope per head: 2 given for 1 head");
 }
+
+TEST_CASE("explain reproduces every cell of the new steps, in the columns layout", "[masks][explain][columns]") {
+  Problem p = random_problem(14, 4, 5, 2);
+  for (auto* m : {&p.Q, &p.K, &p.V}) *m = Matrix((*m)->transpose());
+  p.options.layout = attn::Layout::Columns;
+  p.options.causal = true;
+  p.options.window_left = 1;
+  p.options.window_right = 0;
+  p.options.sink_tokens = 1;
+  p.options.alibi = true;
+  p.options.sink_logit = {0.25, -1};
+  p.options.mask_fill = -3;
+  const attn::Trace t = attn::run(p);
+  check_sound(p, t);
+  for (int h = 0; h < 2; ++h) {
+    for (const char* id : {"alibi", "biased", "mask", "masked", "weights"}) {
+      const Matrix& v = values(t, id, h);
+      REQUIRE(v.rows() == 5);  // keys down the rows
+      for (Eigen::Index r = 0; r < v.rows(); ++r) {
+        for (Eigen::Index c = 0; c < v.cols(); ++c) {
+          INFO(id << " head " << h << " (" << r << ", " << c << ")");
+          const attn::Explanation e = attn::explain(p, id, h, r, c);
+          CHECK(e.value == v(r, c));
+          const std::string step = id;
+          if (step == "alibi") {
+            CHECK(e.key_pos == static_cast<double>(r));  // row r is key r in the columns layout
+            CHECK(e.query_pos == static_cast<double>(c));
+            CHECK(-e.slope * std::abs(e.query_pos - e.key_pos) == e.value);
+          } else if (step == "biased") {
+            CHECK(e.input + e.additive == e.value);
+          } else if (step == "masked") {
+            CHECK(e.value == (e.hidden ? -3.0 : e.input));
+            CHECK(e.hidden == (t.facts[static_cast<size_t>(h)].hidden_by(r, c) != 0 &&
+                               t.facts[static_cast<size_t>(h)].hidden_by(r, c) != attn::kKeptBySink));
+          } else if (step == "mask") {
+            CHECK(e.value == (e.hidden ? 0 : 1));
+            CHECK(e.kept_by_sink == (r == 0 && c > 1));  // key 0 is a sink outside query c's window
+          } else {
+            CHECK(e.has_sink);
+            CHECK(e.exps[static_cast<size_t>(r)] / e.exp_sum == Approx(e.value).epsilon(1e-14));
+            CHECK(e.sink_share == Approx(t.facts[static_cast<size_t>(h)].sink_share[c]).epsilon(1e-14));
+          }
+        }
+      }
+    }
+  }
+  // Query 3 (column 3) keeps keys 2 and 3 (window) and 0 (sink); keys 1 and 4 keep exp(-3)-sized weights.
+  CHECK(values(t, "weights", 0)(1, 3) > 0);
+  CHECK(t.facts[0].hidden_weight[3] == Approx(values(t, "weights", 0)(1, 3) + values(t, "weights", 0)(4, 3)));
+}
