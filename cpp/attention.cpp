@@ -6,6 +6,7 @@
 // the same numbers. Each step is described by the step catalogue (steps.cpp) as it is emitted.
 #include "attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -22,12 +23,14 @@ using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Row-wise softmax that never produces NaN: the row max is subtracted, -inf entries get
-/// weight 0, a row with only -inf gets all zeros (listed in `fully_masked`), and a row holding
-/// +inf (overflowed scores) shares the weight among its +inf entries, the limit of the maths.
+/// weight 0, a row with only -inf gets all zeros (listed in `fully_masked`; NaN when
+/// `nan_when_fully_masked`, as a plain softmax gives), and a row holding +inf (overflowed
+/// scores) shares the weight among its +inf entries, the limit of the maths.
 /// `log_sum_exp` gets, per row, log Σ_j e^(x_j) (in double), which the entropy reads instead of
 /// taking a log per weight; NaN for rows with no such number (fully masked, or +inf logits).
 template <typename S>
-Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector& log_sum_exp) {
+Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector& log_sum_exp,
+                    bool nan_when_fully_masked) {
   Mat<S> weights(logits.rows(), logits.cols());
   log_sum_exp = Vector::Constant(logits.rows(), std::numeric_limits<double>::quiet_NaN());
   for (Eigen::Index i = 0; i < logits.rows(); ++i) {
@@ -35,7 +38,11 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector
     const S max = row.maxCoeff();
     auto out = weights.row(i);
     if (max == -std::numeric_limits<S>::infinity()) {
-      out.setZero();
+      if (nan_when_fully_masked) {
+        out.setConstant(std::numeric_limits<S>::quiet_NaN());
+      } else {
+        out.setZero();
+      }
       fully_masked.push_back(static_cast<int>(i));
       continue;
     }
@@ -65,6 +72,39 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector
         out[j] = scipy_form ? std::exp(row[j] - lse) : std::exp((row[j] - max) - log_sum);
       }
     }
+  }
+  return weights;
+}
+
+/// The softmax with a sink logit (gpt-oss): softmax over [logits, sink] with the sink's column
+/// dropped, so each row sums to 1 - sink_share. The sink counts in the max, so a fully masked
+/// row gives its whole weight to the sink (zeros, never NaN). `log_sum_exp` includes the sink.
+template <typename S>
+Mat<S> softmax_rows_with_sink(const Mat<S>& logits, S sink, std::vector<int>& fully_masked,
+                              Vector& log_sum_exp, Vector& sink_share) {
+  Mat<S> weights(logits.rows(), logits.cols());
+  log_sum_exp = Vector::Constant(logits.rows(), std::numeric_limits<double>::quiet_NaN());
+  sink_share = Vector::Zero(logits.rows());
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const auto row = logits.row(i);
+    const S row_max = row.maxCoeff();
+    auto out = weights.row(i);
+    if (row_max == -std::numeric_limits<S>::infinity()) fully_masked.push_back(static_cast<int>(i));
+    if (row_max == std::numeric_limits<S>::infinity()) {  // overflowed scores outweigh the sink
+      const S count = static_cast<S>((row.array() == row_max).count());
+      for (Eigen::Index j = 0; j < row.size(); ++j) out[j] = row[j] == row_max ? S(1) / count : S(0);
+      continue;
+    }
+    const S max = std::max(row_max, sink);
+    const S sink_exp = std::exp(sink - max);
+    S sum = sink_exp;
+    for (Eigen::Index j = 0; j < row.size(); ++j) {
+      out[j] = std::exp(row[j] - max);
+      sum += out[j];
+    }
+    out /= sum;
+    log_sum_exp[i] = static_cast<double>(max) + static_cast<double>(std::log(sum));
+    sink_share[i] = static_cast<double>(sink_exp / sum);
   }
   return weights;
 }
@@ -184,8 +224,17 @@ Trace compute(const Normalized& n) {
   const S factor = scale.kind == Scale::Kind::Multiply ? static_cast<S>(scale.value) : S(1);
   t.scale = divide ? 1.0 / static_cast<double>(divisor) : static_cast<double>(factor);
 
-  const bool has_mask = n.mask.has_value() || n.options.causal;
-  const Mat<S> mask = has_mask ? Mat<S>(additive_mask(n).cast<S>()) : Mat<S>();
+  const bool has_mask = n.has_mask();
+  const Mask combined = has_mask ? combined_mask(n) : Mask();
+  const Mat<S> mask = has_mask ? Mat<S>(combined.additive.cast<S>()) : Mat<S>();
+  // The mask step's numbers: 1 keeps and 0 hides, or the additive mask itself (as computed).
+  const Matrix mask_values = !has_mask          ? Matrix()
+                             : combined.boolean ? Matrix((combined.additive.array() == 0).cast<double>())
+                                                : Matrix(mask.template cast<double>());
+  // A finite mask_fill replaces hidden scores (masked_fill), as many codebases write -1e9.
+  const bool finite_fill = std::isfinite(n.options.mask_fill);
+  const S fill = static_cast<S>(n.options.mask_fill);
+  const bool nan_when_fully_masked = n.options.fully_masked == FullyMasked::NaN;
   const S cap = static_cast<S>(n.options.softcap);
 
   // Appends a step computed from the steps `inputs` (indices into t.steps); the catalogue
@@ -201,7 +250,7 @@ Trace compute(const Normalized& n) {
     return static_cast<int>(t.steps.size()) - 1;
   };
 
-  t.steps.reserve(static_cast<size_t>(n.heads) * 13 + 4);  // at most 13 steps per head
+  t.steps.reserve(static_cast<size_t>(n.heads) * 16 + 4);  // at most 16 steps per head
 
   // A position encoding is added to X before the projections: X' = X + PE (or + P).
   Mat<S> X = n.direct ? Mat<S>() : Mat<S>(n.X.cast<S>());
@@ -223,6 +272,12 @@ Trace compute(const Normalized& n) {
 
   Mat<S> concat(n.L, n.d_v * n.heads);
   std::vector<int> fully_masked_rows;
+  // A finite fill: the largest weight a hidden key keeps in a row that is not fully hidden.
+  struct Leak {
+    double weight = 0;
+    Eigen::Index row = 0, col = 0;
+    int head = 0;
+  } leak;
   std::vector<int> head_outputs;
   std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
   for (int h = 0; h < n.heads; ++h) {
@@ -263,14 +318,61 @@ Trace compute(const Normalized& n) {
       logits = (cap * (logits.array() / cap).tanh()).matrix();
       logits_step = emit("softcapped", h, logits.template cast<double>(), {logits_step});
     }
+    if (!n.alibi_slopes.empty()) {
+      facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
+      const Mat<S> bias = alibi_bias(n, facts.alibi_slope).cast<S>();
+      const int bias_step = emit("alibi", h, bias.template cast<double>(), {});
+      logits += bias;
+      logits_step = emit("biased", h, logits.template cast<double>(), {logits_step, bias_step});
+    }
     if (has_mask) {
+      const int mask_step = emit("mask", h, mask_values, {});
       logits += mask;
-      logits_step = emit("masked", h, logits.template cast<double>(), {logits_step});
+      if (finite_fill) {
+        for (Eigen::Index i = 0; i < n.L; ++i) {
+          for (Eigen::Index j = 0; j < n.S; ++j) {
+            if (combined.hidden(i, j)) logits(i, j) = fill;
+          }
+        }
+      }
+      logits_step = emit("masked", h, logits.template cast<double>(), {logits_step, mask_step});
+      facts.hidden_by = n.columns ? Matrix(combined.hidden_by.transpose()) : combined.hidden_by;
     }
     check_no_nan<S>(logits, h, n);
     Vector log_sum_exp;
-    const Mat<S> weights = softmax_rows<S>(logits, facts.fully_masked, log_sum_exp);
+    Mat<S> weights;
+    if (!n.sink_logits.empty()) {
+      facts.sink_logit = n.sink_logits[static_cast<size_t>(h)];
+      weights = softmax_rows_with_sink<S>(logits, static_cast<S>(facts.sink_logit), facts.fully_masked,
+                                          log_sum_exp, facts.sink_share);
+    } else {
+      weights = softmax_rows<S>(logits, facts.fully_masked, log_sum_exp, nan_when_fully_masked);
+    }
+    if (has_mask && finite_fill) {
+      // The softmax sees no -inf: a row is fully masked when the mask hides all its keys.
+      for (Eigen::Index i = 0; i < n.L; ++i) {
+        bool all_hidden = true;
+        for (Eigen::Index j = 0; j < n.S && all_hidden; ++j) all_hidden = combined.hidden(i, j);
+        if (all_hidden) facts.fully_masked.push_back(static_cast<int>(i));
+      }
+      std::sort(facts.fully_masked.begin(), facts.fully_masked.end());
+      facts.fully_masked.erase(std::unique(facts.fully_masked.begin(), facts.fully_masked.end()),
+                               facts.fully_masked.end());
+    }
     const int weights_step = emit("weights", h, weights.template cast<double>(), {logits_step});
+    if (has_mask) {
+      facts.hidden_weight = Vector::Zero(n.L);
+      for (Eigen::Index i = 0; i < n.L; ++i) {
+        const bool fully = std::binary_search(facts.fully_masked.begin(), facts.fully_masked.end(),
+                                              static_cast<int>(i));
+        for (Eigen::Index j = 0; j < n.S; ++j) {
+          if (!combined.hidden(i, j)) continue;
+          const double w = static_cast<double>(weights(i, j));
+          facts.hidden_weight[i] += w;
+          if (!fully && w > leak.weight) leak = Leak{w, i, j, h};
+        }
+      }
+    }
 
     // Per query: Σ w, max w and the entropy -Σ w log w, in one pass. log w is taken as
     // x - logsumexp(x), not a log per weight (in wasm the logs cost as much as the rest of a
@@ -324,11 +426,35 @@ Trace compute(const Normalized& n) {
 
   // The mask is shared by all heads, so a fully masked query is reported once.
   const char* axis = n.columns ? "column " : "row ";
+  const std::string fill_text = format_number(n.options.mask_fill);
   for (int row : fully_masked_rows) {
-    t.warnings.push_back(axis + std::to_string(row + 1) +
-                         " of the mask hides every key: its weights and output are 0");
+    const std::string which = axis + std::to_string(row + 1) + " of the mask hides every key";
+    if (finite_fill) {
+      t.warnings.push_back(which + ", but mask_fill = " + fill_text +
+                           " is a number, not -inf: its hidden scores all become " + fill_text +
+                           ", so its weights are spread evenly over the hidden keys instead of being 0");
+    } else if (!n.sink_logits.empty()) {
+      t.warnings.push_back(which + ": the sink takes all its weight; its weights and output are 0");
+    } else if (nan_when_fully_masked) {
+      t.warnings.push_back(which + ": its weights and output are NaN (fully_masked: nan)");
+    } else {
+      t.warnings.push_back(which + ": its weights and output are 0");
+    }
+  }
+  if (leak.weight > 0) {
+    const Eigen::Index r = n.columns ? leak.col : leak.row, c = n.columns ? leak.row : leak.col;
+    t.warnings.push_back("mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
+                         format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " +
+                         std::to_string(c + 1) +
+                         (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) +
+                         " of the weights)");
   }
   for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    // fully_masked "nan" asked for these rows to be NaN.
+    if (nan_when_fully_masked && std::binary_search(fully_masked_rows.begin(), fully_masked_rows.end(),
+                                                    static_cast<int>(i))) {
+      continue;
+    }
     if (!out.row(i).allFinite()) {
       t.warnings.push_back(std::string("output ") + axis + std::to_string(i + 1) +
                            " is not finite: the numbers overflowed " +
@@ -360,27 +486,47 @@ RopeAngle rope_angle(const Rope& rope, double position, int i) {
   return {angle, std::cos(angle), std::sin(angle)};
 }
 
-/// The additive mask (0 or -inf, or the user's numbers) of size L×S, rows layout.
-Matrix additive_mask(const Normalized& n) {
-  Matrix add = Matrix::Zero(n.L, n.S);
-  if (n.mask) {
-    if (n.options.mask_kind == MaskKind::Keep) {
-      add = (n.mask->array() != 0).select(Matrix::Zero(n.L, n.S), -kInf);
-    } else {
-      add = *n.mask;
-    }
-  }
-  if (n.options.causal) {
-    // A key later than the query is hidden (top-left aligned by default positions).
-    for (Eigen::Index i = 0; i < n.L; ++i) {
-      for (Eigen::Index j = 0; j < n.S; ++j) {
-        if (n.key_pos[static_cast<size_t>(j)] > n.query_pos[static_cast<size_t>(i)]) add(i, j) = -kInf;
+/// Causal, the window with its sink tokens, and the user's mask, entry by entry. Positions
+/// (not indices) are compared: a query at p sees a key at q when q <= p (causal) and
+/// p - left <= q <= p + right (window) or q < sink_tokens.
+Mask combined_mask(const Normalized& n) {
+  Mask m;
+  m.additive = Matrix::Zero(n.L, n.S);
+  m.hidden_by = Matrix::Zero(n.L, n.S);
+  m.boolean = !n.mask || n.options.mask_kind == MaskKind::Keep;
+  const Options& o = n.options;
+  const bool window = n.window();
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    const double p = n.query_pos[static_cast<size_t>(i)];
+    for (Eigen::Index j = 0; j < n.S; ++j) {
+      const double q = n.key_pos[static_cast<size_t>(j)];
+      int bits = 0;
+      if (o.causal && q > p) bits |= kHiddenByCausal;
+      if (window && (q < p - o.window_left || q > p + o.window_right)) {
+        bits |= q < o.sink_tokens ? kKeptBySink : kHiddenByWindow;
       }
+      if (n.mask) {
+        const double v = (*n.mask)(i, j);
+        if (o.mask_kind == MaskKind::Keep ? v == 0 : v == -kInf) bits |= kHiddenByMask;
+        if (o.mask_kind == MaskKind::Additive) m.additive(i, j) = v;
+      }
+      m.hidden_by(i, j) = bits;
+      if (m.hidden(i, j)) m.additive(i, j) = -kInf;
     }
   }
-  return add;
+  return m;
 }
 
+/// ALiBi's bias for a head of slope m: -m·|p - q| for the query at p and the key at q.
+Matrix alibi_bias(const Normalized& n, double slope) {
+  Matrix bias(n.L, n.S);
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    for (Eigen::Index j = 0; j < n.S; ++j) {
+      bias(i, j) = -slope * std::abs(n.query_pos[static_cast<size_t>(i)] - n.key_pos[static_cast<size_t>(j)]);
+    }
+  }
+  return bias;
+}
 
 Trace compute_trace(const Normalized& n) {
   return n.options.precision == Precision::Float32 ? compute<float>(n) : compute<double>(n);

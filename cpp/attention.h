@@ -132,7 +132,7 @@ enum class Axis {
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
   /// positional, X_pos, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
-  /// masked, weights, head_output, concat, output
+  /// alibi, biased, mask, masked, weights, head_output, concat, output
   std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
@@ -151,6 +151,14 @@ struct Step {
   Eigen::Index feature_first = 0, feature_count = 0;
 };
 
+/// Why an entry of the mask step is hidden (or kept): the bits of HeadFacts::hidden_by.
+enum MaskComponent : int {
+  kHiddenByCausal = 1,  ///< the key comes after the query
+  kHiddenByWindow = 2,  ///< the key is outside the query's window (and is no sink)
+  kHiddenByMask = 4,    ///< the user's mask hides it (a boolean 0, or -inf in an additive mask)
+  kKeptBySink = 8,      ///< the window would hide it, but the key is a sink token
+};
+
 /// Facts a teacher shows next to one head's steps. Rows are query rows (query columns in
 /// the columns layout).
 struct HeadFacts {
@@ -161,6 +169,17 @@ struct HeadFacts {
   Vector max_weight;           ///< the largest weight of each query
   Vector entropy;              ///< -Σ w log w of each query's weights (nats)
   std::vector<int> fully_masked;  ///< queries (from 0) whose keys are all masked
+  /// With a mask step: per entry (in the mask step's layout) the MaskComponent bits that hid it
+  /// or kept it as a sink; 0 where every component keeps the key. Empty without a mask step.
+  Matrix hidden_by;
+  /// With a mask step: the weight each query still gives its hidden keys (0 with mask_fill -inf;
+  /// a finite fill leaves them a little, or everything when a row is fully masked).
+  Vector hidden_weight;
+  double alibi_slope = 0;  ///< ALiBi: this head's slope m (the bias is -m·|query pos - key pos|)
+  /// The head's sink logit (-inf: none) and the share of each query's softmax the sink takes,
+  /// 1 - Σ weights (empty without a sink).
+  double sink_logit = -std::numeric_limits<double>::infinity();
+  Vector sink_share;
 };
 
 /// Everything computed for one problem.
@@ -187,8 +206,14 @@ struct Explanation {
   ///  "dot"         value = Σ_k left[k]·right[k]          (a query row · a key row)
   ///  "scale"       value = input · factor  (or input / divisor when the scale divides)
   ///  "softcap"     value = cap · tanh(input / cap)
-  ///  "mask"        value = input + additive                (additive = -inf hides the key)
-  ///  "softmax"     value = exp(logits[col] - max) / Σ_j exp(logits[j] - max)
+  ///  "alibi"       value = -slope · |query_pos - key_pos|
+  ///  "bias"        value = input + additive                (the ALiBi bias added)
+  ///  "mask_entry"  value = 1 (kept) or 0 (hidden) for a boolean mask step, or the additive
+  ///                mask's number (-inf hides); `components` say what hid it
+  ///  "mask"        value = input + additive (additive = -inf hides the key), or `fill` where a
+  ///                hidden score becomes mask_fill; `components` say what hid it
+  ///  "softmax"     value = exp(logits[col] - max) / (Σ_j exp(logits[j] - max) + sink_exp),
+  ///                sink_exp = exp(sink_logit - max) with a sink (max counts the sink too)
   ///  "weighted_sum" value = Σ_j left[j]·right[j]         (weights of the query · one column of V)
   ///  "concat"      value copied from head `source_head`, column `source_col`
   ///  "sinusoid"    value = sin(angle) for an even feature (from 0), cos(angle) for an odd one;
@@ -220,6 +245,16 @@ struct Explanation {
   Eigen::Index pair_first = -1, pair_second = -1;  ///< rotation: the features turned together
   std::string source;                          ///< cache: "past_K", "past_V" or a step id
   Eigen::Index source_row = 0;                 ///< cache
+  /// alibi: the head's slope and the two positions compared.
+  double slope = 0, query_pos = 0, key_pos = 0;
+  /// mask_entry / mask: whether the entry is hidden, by which components ("causal", "window",
+  /// "mask"), whether a sink token kept it from the window, and what a hidden score becomes.
+  bool hidden = false, kept_by_sink = false;
+  std::vector<std::string> components;
+  double fill = -std::numeric_limits<double>::infinity();
+  /// softmax with a sink logit (gpt-oss): its logit, its exp(logit - max), its share.
+  bool has_sink = false;
+  double sink_logit = 0, sink_exp = 0, sink_share = 0;
 };
 
 /// Explain cell (row, col) of step `step_id` of `head` (-1 for concat/output) of the trace of

@@ -81,6 +81,27 @@ val explanation_to(const attn::Explanation& e) {
   out.set("exp_sum", e.exp_sum);
   out.set("source_head", e.source_head);
   out.set("source_col", static_cast<double>(e.source_col));
+  out.set("slope", e.slope);
+  out.set("query_pos", e.query_pos);
+  out.set("key_pos", e.key_pos);
+  out.set("hidden", e.hidden);
+  out.set("kept_by_sink", e.kept_by_sink);
+  val components = val::array();
+  for (const std::string& c : e.components) components.call<void>("push", c);
+  out.set("components", components);
+  out.set("fill", e.fill);
+  out.set("has_sink", e.has_sink);
+  out.set("sink_logit", e.sink_logit);
+  out.set("sink_exp", e.sink_exp);
+  out.set("sink_share", e.sink_share);
+  out.set("position", e.position);
+  out.set("angle", e.angle);
+  out.set("cos", e.cos);
+  out.set("sin", e.sin);
+  out.set("pair_first", static_cast<double>(e.pair_first));
+  out.set("pair_second", static_cast<double>(e.pair_second));
+  out.set("source", e.source);
+  out.set("source_row", static_cast<double>(e.source_row));
   return out;
 }
 

@@ -1,8 +1,10 @@
 // explain(): the worked calculation of one cell of one step, with the numbers filled in. It
 // recomputes the trace and reads the operands from the steps the cell's step names as its
 // inputs, so it follows the same data flow as the trace itself.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "normalized.h"
 
@@ -149,10 +151,33 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.kind = "softcap";
     e.input = input(0)(r, c);
     e.factor = n.options.softcap;
-  } else if (step_id == "masked") {
-    e.kind = "mask";
+  } else if (step_id == "alibi") {
+    e.kind = "alibi";
+    e.slope = n.alibi_slopes[static_cast<size_t>(head)];
+    e.query_pos = n.query_pos[static_cast<size_t>(r)];
+    e.key_pos = n.key_pos[static_cast<size_t>(c)];
+  } else if (step_id == "biased") {
+    e.kind = "bias";
     e.input = input(0)(r, c);
-    e.additive = additive_mask(n)(r, c);
+    e.additive = input(1)(r, c);
+  } else if (step_id == "mask" || step_id == "masked") {
+    const Mask mask = combined_mask(n);
+    const int bits = static_cast<int>(mask.hidden_by(r, c));
+    const std::pair<int, const char*> names[] = {
+        {kHiddenByCausal, "causal"}, {kHiddenByWindow, "window"}, {kHiddenByMask, "mask"}};
+    for (const auto& [bit, name] : names) {
+      if (bits & bit) e.components.push_back(name);
+    }
+    e.hidden = mask.hidden(r, c);
+    e.kept_by_sink = (bits & kKeptBySink) != 0;
+    e.fill = n.options.mask_fill;
+    e.additive = mask.additive(r, c);
+    if (step_id == "mask") {
+      e.kind = "mask_entry";
+    } else {
+      e.kind = "mask";
+      e.input = input(0)(r, c);
+    }
   } else if (step_id == "weights") {
     e.kind = "softmax";
     const Vector row_logits = input(0).row(r).transpose();
@@ -166,6 +191,26 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
       e.exp_sum += e.exps.back();
     }
     if (e.max == -kInf) e.exp_sum = 0;  // a fully masked query: every weight is 0
+    if (!n.sink_logits.empty()) {
+      // The sink logit joins the row: it counts in the max and adds a term to the sum.
+      e.has_sink = true;
+      e.sink_logit = n.sink_logits[static_cast<size_t>(head)];
+      const double max = std::max(e.max, e.sink_logit);
+      e.exp_sum = 0;
+      e.shifted.clear();
+      e.exps.clear();
+      if (!std::isinf(e.max) || e.max < 0) {
+        for (double x : e.logits) {
+          e.shifted.push_back(x - max);
+          e.exps.push_back(std::exp(x - max));
+          e.exp_sum += e.exps.back();
+        }
+        e.max = max;
+        e.sink_exp = std::exp(e.sink_logit - max);
+        e.exp_sum += e.sink_exp;
+        e.sink_share = e.sink_exp / e.exp_sum;
+      }
+    }
   } else if (step_id == "concat") {
     concat_source(*step);
   } else if (step_id == "head_output" || input_step(0).id == "weights") {

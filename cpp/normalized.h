@@ -2,6 +2,7 @@
 // Not part of the public API (attention.h is).
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -35,8 +36,19 @@ struct Normalized {
   /// past ... past+L-1 and keys at 0 ... S-1.
   std::vector<double> query_pos, key_pos;
 
+  /// ALiBi's slope of each head (the paper's or the user's); empty when ALiBi is off.
+  std::vector<double> alibi_slopes;
+  /// Each head's sink logit; empty without a sink (or when every one is -inf: they change nothing).
+  std::vector<double> sink_logits;
+
   /// The key/value head query head `h` reads (grouped-query attention).
   int kv_group(int h) const { return h / (heads / kv_heads); }
+  /// A window limits the keys a query sees (one side at least is bounded).
+  bool window() const {
+    return !(std::isinf(options.window_left) && std::isinf(options.window_right));
+  }
+  /// Some component hides keys: the trace has a mask step and a masked step.
+  bool has_mask() const { return mask.has_value() || options.causal || window(); }
 };
 
 /// Checks `problem` and brings it to the rows layout (validate.cpp). Throws InputError naming
@@ -61,8 +73,19 @@ struct RopeAngle {
 };
 RopeAngle rope_angle(const Rope& rope, double position, int i);
 
-/// The additive mask (0 or -inf, or the user's numbers) of size L×S, rows layout: the mask
-/// option and causal combined (attention.cpp).
-Matrix additive_mask(const Normalized& n);
+/// Every mask component (causal, window, sink tokens, the user's mask) combined, L×S in the
+/// rows layout (attention.cpp).
+struct Mask {
+  Matrix additive;   ///< 0 where kept, -inf where hidden; the user's numbers of an additive mask
+  Matrix hidden_by;  ///< per entry the MaskComponent bits that hid it (or kept it as a sink)
+  bool boolean = true;  ///< no additive user mask: the mask step is a keep-mask of 1 and 0
+  bool hidden(Eigen::Index i, Eigen::Index j) const {
+    return (static_cast<int>(hidden_by(i, j)) & ~kKeptBySink) != 0;
+  }
+};
+Mask combined_mask(const Normalized& n);
+
+/// ALiBi's bias of a head of slope `slope`, L×S in the rows layout (attention.cpp).
+Matrix alibi_bias(const Normalized& n, double slope);
 
 }  // namespace attn

@@ -17,7 +17,10 @@
 namespace attn {
 namespace {
 
-enum class Id { Positional, XPos, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Masked, Weights, HeadOutput, Concat, Output };
+enum class Id {
+  Positional, XPos, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
+  Mask, Masked, Weights, HeadOutput, Concat, Output
+};
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
 /// its kind of numbers and its axes in the rows layout.
@@ -52,6 +55,11 @@ constexpr Entry kCatalogue[] = {
      Axis::Keys},
     {Id::Softcapped, "softcapped", "Soft-capped scores", "\\hat S", "Ŝ", ValueKind::Signed,
      Axis::Queries, Axis::Keys},
+    {Id::Alibi, "alibi", "ALiBi bias", "B", "B", ValueKind::AdditiveBias, Axis::Queries, Axis::Keys},
+    {Id::Biased, "biased", "Biased scores", "\\check S", "Š", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    // A keep-mask of 1 and 0, or an additive bias when the user's mask is additive (describe()).
+    {Id::Mask, "mask", "Mask", "M", "M", ValueKind::KeepMask, Axis::Queries, Axis::Keys},
     {Id::Masked, "masked", "Masked scores", "\\bar S", "S̄", ValueKind::Signed, Axis::Queries,
      Axis::Keys},
     {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
@@ -167,9 +175,19 @@ class Notation {
         return cat({own, pick(" = c\\,\\tanh(", " = c·tanh("), in_symbol(0),
                     pick(" / c),\\quad c = ", " / c), c = "), c});
       }
+      case Id::Alibi: {
+        const std::string m = js_number(n_.alibi_slopes[static_cast<size_t>(s.head)]);
+        return cat({own, pick("_{ij} = -m\\,|", "_ij = −m·|"), query(), pick(" - ", " − "), key(),
+                    pick("|,\\quad m = ", "|, m = "), m});
+      }
+      case Id::Biased:
+        return cat({own, " = ", in_symbol(0), " + ", in_symbol(1)});
+      case Id::Mask:
+        return mask(own);
       case Id::Masked:
-        return cat({own, " = ", in_symbol(0), " + M,", pick("\\quad ", " "), mask_parts()});
+        return masked(own, in_symbol(0), in_symbol(1));
       case Id::Weights:
+        if (!n_.sink_logits.empty()) return sink_softmax(own, in_symbol(0), s.head);
         return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
                     pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
                     pick(")}", ")")});
@@ -311,18 +329,89 @@ class Notation {
     return S;
   }
 
-  /// What the mask adds: causal, the user's keep-mask or additive mask (or both).
-  std::string mask_parts() const {
-    const char* causal = !n_.options.causal ? ""
-                         : columns_ ? pick("M_{ij} = -\\infty \\text{ for key } i > \\text{query } j",
-                                           "M_ij = −∞ for key i > query j")
-                                    : pick("M_{ij} = -\\infty \\text{ for } j > i", "M_ij = −∞ for j > i");
-    const char* mask = !n_.mask ? ""
-                       : n_.options.mask_kind == MaskKind::Keep
-                           ? pick("\\text{hidden keys: } -\\infty", "hidden keys: −∞")
-                           : pick("\\text{your } M", "your M");
-    const bool both = *causal && *mask;
-    return cat({causal, both ? pick(",\\; ", ", ") : "", mask});
+  /// The index of a query and of a key in a scores-shaped step (i and j in the rows layout, j and
+  /// i in the columns layout), or their positions when those are not the indices.
+  std::string query() const { return position(columns_ ? "j" : "i", n_.query_pos); }
+  std::string key() const { return position(columns_ ? "i" : "j", n_.key_pos); }
+  std::string position(const char* index, const std::vector<double>& pos) const {
+    for (size_t k = 0; k < pos.size(); ++k) {
+      if (pos[k] != static_cast<double>(k)) return cat({pick("\\mathrm{pos}(", "pos("), index, ")"});
+    }
+    return index;
+  }
+  /// base_{ij} in TeX (ij in the step's own order), base_ij in text.
+  std::string indexed(const std::string& base) const { return cat({base, pick("_{ij}", "_ij")}); }
+
+  /// The mask step: which keys each query keeps, component by component.
+  std::string mask(const std::string& own) const {
+    const Options& o = n_.options;
+    const std::string q = query(), k = key();
+    const char* le = pick(" \\le ", " ≤ ");
+    std::vector<std::string> keeps;  // each component's condition for keeping (i, j)
+    const auto named = [&](std::string condition, const char* name) {
+      return cat({condition, pick(" \\;\\text{(", " ("), name, pick(")}", ")")});
+    };
+    if (o.causal) keeps.push_back(named(cat({k, le, q}), "causal"));
+    if (n_.window()) {
+      const auto offset = [&](const char* sign, double by) {
+        return by == 0 ? q : cat({q, sign, js_number(by)});
+      };
+      std::string window;
+      if (!std::isinf(o.window_left)) window = cat({offset(pick(" - ", " − "), o.window_left), le});
+      window += k;
+      if (!std::isinf(o.window_right)) window = cat({window, le, offset(" + ", o.window_right)});
+      window = named(window, "window");
+      if (o.sink_tokens > 0) {
+        window = cat({window, pick(" \\text{ or } ", " or "),
+                      named(cat({k, pick(" < ", " < "), std::to_string(o.sink_tokens)}), "sink")});
+      }
+      keeps.push_back(window);
+    }
+    std::string all;
+    for (size_t i = 0; i < keeps.size(); ++i) {
+      if (i) all += pick(",\\; ", ", ");
+      all += keeps[i];
+    }
+    const bool keep_mask = n_.mask && n_.options.mask_kind == MaskKind::Keep;
+    const bool additive = n_.mask && !keep_mask;
+    if (keep_mask) {
+      all += cat({keeps.empty() ? "" : pick(",\\; ", ", "), pick("\\text{your mask keeps it}", "your mask keeps it")});
+    }
+    if (additive) {
+      const std::string yours = cat({pick("\\text{your } ", "your "), indexed("M")});
+      if (keeps.empty()) return cat({indexed(own), " = ", yours});
+      return cat({indexed(own), " = ", yours, pick(" \\text{ if } ", " if "), all,
+                  pick("; \\text{ else } -\\infty", "; else −∞")});
+    }
+    return cat({indexed(own), pick(" = 1 \\text{ if } ", " = 1 if "), all, pick("; \\text{ else } 0", "; else 0")});
+  }
+
+  /// The masked scores: the scores where the mask keeps a key, -inf (or mask_fill) where it
+  /// hides one; an additive mask is added.
+  std::string masked(const std::string& own, const std::string& S, const std::string& M) const {
+    const double fill = n_.options.mask_fill;
+    const std::string hidden = std::isinf(fill) ? pick("-\\infty", "−∞") : js_number(fill);
+    const char* masked_fill = std::isinf(fill) ? "" : pick(" \\;\\text{(masked\\_fill)}", " (masked_fill)");
+    const bool boolean = !n_.mask || n_.options.mask_kind == MaskKind::Keep;
+    if (boolean) {
+      return cat({own, " = ", S, pick(" \\text{ where } ", " where "), M, " = 1, ", hidden,
+                  pick(" \\text{ where } ", " where "), M, " = 0", masked_fill});
+    }
+    const std::string sum = cat({own, " = ", S, " + ", M});
+    if (std::isinf(fill)) return sum;
+    return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ where } ", " where "), M,
+                pick(" = -\\infty", " = −∞"), masked_fill});
+  }
+
+  /// The softmax with a sink logit s (gpt-oss): one more term in each denominator.
+  std::string sink_softmax(const std::string& own, const std::string& S, int head) const {
+    const std::string s = js_number(n_.sink_logits[static_cast<size_t>(head)]);
+    const std::string sum_index = columns_ ? pick("_{kj}", "_kj") : pick("_{ik}", "_ik");
+    if (tex_) {
+      return cat({indexed(own), " = \\frac{e^{", indexed(S), "}}{e^{s} + \\sum_k e^{", S, sum_index,
+                  "}},\\quad s = ", s});
+    }
+    return cat({indexed(own), " = e^", indexed(S), " / (e^s + Σ_k e^", S, sum_index, "), s = ", s});
   }
 
   /// A V (rows layout) or V A (columns layout).
@@ -358,7 +447,7 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
       return {"past_K"};
     case Id::VCache:
       return {"past_V"};
-    case Id::Masked:
+    case Id::Mask:
       if (n.mask) return {"mask"};
       return {};
     case Id::Output:
@@ -376,6 +465,9 @@ void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
   const Entry& e = entry(s.id);
   s.title = e.title;
   s.kind = e.kind;
+  if (e.key == Id::Mask && n.mask && n.options.mask_kind == MaskKind::Additive) {
+    s.kind = ValueKind::AdditiveBias;
+  }
   s.row_axis = n.columns ? e.cols : e.rows;
   s.col_axis = n.columns ? e.rows : e.cols;
   s.given = given(s, e, n);

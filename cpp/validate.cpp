@@ -2,9 +2,12 @@
 // meets them (inputs, heads, W_O, mask, options, size budget), each message naming the input,
 // the position and what was expected, in the user's layout. The problem leaves in the rows
 // layout (tokens as rows), which is all the computation knows.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "normalized.h"
 
@@ -347,11 +350,94 @@ void check_options(const Options& o) {
   }
 }
 
-/// A full trace keeps about six L×S matrices per head: refuse before allocating.
+/// ALiBi's slopes for `heads` heads as its paper's reference code computes them (Press et al.,
+/// "Train Short, Test Long", ICLR 2022; get_slopes in github.com/ofirpress/attention_with_linear_biases):
+/// for a power of two n, the geometric sequence starting at and multiplied by 2^(-8/n); otherwise
+/// the slopes of the closest smaller power of two, then every other slope of twice that power.
+std::vector<double> alibi_paper_slopes(int heads) {
+  const auto power_of_two = [](int n) {
+    const double start = std::pow(2.0, -std::pow(2.0, -(std::log2(static_cast<double>(n)) - 3)));
+    std::vector<double> slopes;
+    for (int i = 0; i < n; ++i) slopes.push_back(start * std::pow(start, i));
+    return slopes;
+  };
+  int closest = 1;
+  while (closest * 2 <= heads) closest *= 2;
+  std::vector<double> slopes = power_of_two(closest);
+  if (closest == heads) return slopes;
+  const std::vector<double> more = alibi_paper_slopes(2 * closest);
+  for (size_t i = 0; slopes.size() < static_cast<size_t>(heads); i += 2) slopes.push_back(more[i]);
+  return slopes;
+}
+
+/// ALiBi, the window, sink tokens, sink logits and the mask fill: resolved per head.
+void take_mask_options(const Options& o, Normalized& n) {
+  const bool float32 = o.precision == Precision::Float32;
+  const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
+  if (!o.alibi_slopes.empty()) {
+    if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
+      throw InputError("alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) +
+                       " given for " + heads);
+    }
+    for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
+      const std::string what = "alibi slope " + std::to_string(h + 1);
+      if (!std::isfinite(o.alibi_slopes[h])) {
+        throw InputError(what + " is " + format_number(o.alibi_slopes[h]) +
+                         ": slopes must be finite numbers");
+      }
+      if (float32) check_float32_option(o.alibi_slopes[h], what.c_str());
+    }
+    n.alibi_slopes = o.alibi_slopes;
+  } else if (o.alibi) {
+    n.alibi_slopes = alibi_paper_slopes(n.heads);
+  }
+
+  const std::pair<const char*, double> sides[] = {{"left", o.window_left}, {"right", o.window_right}};
+  for (const auto& [side, value] : sides) {
+    if (value == kInf || (value >= 0 && value == std::floor(value))) continue;
+    throw InputError(std::string("the window's ") + side +
+                     " side must be an integer >= 0 or unbounded (got " + format_number(value) + ")");
+  }
+  if (o.sink_tokens < 0) {
+    throw InputError("sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
+  }
+
+  if (!o.sink_logit.empty()) {
+    const size_t count = o.sink_logit.size();
+    if (count != 1 && count != static_cast<size_t>(n.heads)) {
+      throw InputError("sink_logit needs one number or one per head: " + std::to_string(count) +
+                       " given for " + heads);
+    }
+    for (size_t h = 0; h < count; ++h) {
+      const double v = o.sink_logit[h];
+      const std::string what = count == 1 ? "sink_logit" : "sink_logit " + std::to_string(h + 1);
+      if (std::isnan(v) || v == kInf) {
+        throw InputError(what + " is " + format_number(v) +
+                         ": a sink logit is a finite number, or -inf for no sink");
+      }
+      if (float32 && v != -kInf) check_float32_option(v, what.c_str());
+    }
+    // -inf takes no weight: such sinks change nothing, so none is computed.
+    const bool any = std::any_of(o.sink_logit.begin(), o.sink_logit.end(), [](double v) { return v != -kInf; });
+    if (any) {
+      n.sink_logits = count == 1 ? std::vector<double>(static_cast<size_t>(n.heads), o.sink_logit[0])
+                                 : o.sink_logit;
+    }
+  }
+
+  if (std::isnan(o.mask_fill) || o.mask_fill == kInf) {
+    throw InputError("mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
+  }
+  if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill");
+}
+
+/// A full trace keeps about six L×S matrices per head (two more for ALiBi, two more for the
+/// mask step and its facts): refuse before allocating.
 void check_trace_budget(const Normalized& n) {
   const double trace_values =
       static_cast<double>(n.heads) *
-      (6.0 * static_cast<double>(n.L) * static_cast<double>(n.S) +
+      ((6.0 + (n.alibi_slopes.empty() ? 0 : 2) + (n.has_mask() ? 2 : 0)) * static_cast<double>(n.L) *
+           static_cast<double>(n.S) +
        static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
   if (trace_values > kMaxTraceValues) {
     throw InputError("the trace of this problem would hold " +
@@ -515,6 +601,7 @@ Normalized normalize(const Problem& p) {
   take_output_projection(p, n, words);
   take_mask(p.options, n);
   check_options(p.options);
+  take_mask_options(p.options, n);
   take_positions(p.options, n);
   take_rope(n);
   check_trace_budget(n);

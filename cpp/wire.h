@@ -497,6 +497,11 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
      [](Writer& w, const HeadFacts& f) {
        write_list(w, f.fully_masked, [](Writer& o, int row) { o.number(row); });
      }},
+    {"hidden_by", FieldType::Matrix, [](Writer& w, const HeadFacts& f) { write_matrix(w, f.hidden_by); }},
+    {"hidden_weight", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.hidden_weight); }},
+    {"alibi_slope", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.alibi_slope); }},
+    {"sink_logit", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.sink_logit); }},
+    {"sink_share", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.sink_share); }},
 };
 
 /// What the packed trace is written from: the trace, and the options of its problem (the meta

@@ -70,15 +70,15 @@ TEST_CASE("steps come in the documented order", "[attention][trace]") {
   p.options.softcap = 5;
   p.W_O = Matrix::Identity(6, 6);
   CHECK(step_ids(attn::run(p)) ==
-        std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0", "masked0",
-                                 "weights0", "head_output0", "output"});
+        std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0", "mask0",
+                                 "masked0", "weights0", "head_output0", "output"});
   p.options.heads = 2;
   const auto ids = step_ids(attn::run(p));
-  REQUIRE(ids.size() == 20);
-  CHECK(ids[8] == "head_output0");
-  CHECK(ids[9] == "Q1");
-  CHECK(ids[18] == "concat");
-  CHECK(ids[19] == "output");
+  REQUIRE(ids.size() == 22);
+  CHECK(ids[9] == "head_output0");
+  CHECK(ids[10] == "Q1");
+  CHECK(ids[20] == "concat");
+  CHECK(ids[21] == "output");
 }
 
 TEST_CASE("one head equals the plain formula", "[attention][property]") {
@@ -591,8 +591,9 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
        "softcapped", 0, "Soft-capped scores", "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
        "Ŝ = c·tanh(S̃ / c), c = 1e-7"},
       {"an additive mask", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }),
-       "masked", 0, "Masked scores", "\\bar S", "\\bar S = \\tilde S + M,\\quad \\text{your } M",
-       "S̄ = S̃ + M, your M"},
+       "masked", 0, "Masked scores", "\\bar S", "\\bar S = \\tilde S + M", "S̄ = S̃ + M"},
+      {"an additive mask step", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }),
+       "mask", 0, "Mask", "M", "M_{ij} = \\text{your } M_{ij}", "M_ij = your M_ij"},
       // Self-attention from X with biases and W_O.
       {"projected Q with a bias", self, "Q", 0, "Queries", "Q", "Q = X\\,W_{Q} + b_{Q}", "Q = X·W_Q + b_Q"},
       {"projected K without a bias", self, "K", 0, "Keys", "K", "K = X\\,W_{K}", "K = X·W_K"},
@@ -611,8 +612,11 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
        "\\hat S^{(1)} = c\\,\\tanh(\\tilde S^{(1)} / c),\\quad c = 1.5",
        "Ŝ⁽¹⁾ = c·tanh(S̃⁽¹⁾ / c), c = 1.5"},
       {"columns: causal after the softcap", two_heads_columns, "masked", 0, "Masked scores", "\\bar S^{(1)}",
-       "\\bar S^{(1)} = \\hat S^{(1)} + M,\\quad M_{ij} = -\\infty \\text{ for key } i > \\text{query } j",
-       "S̄⁽¹⁾ = Ŝ⁽¹⁾ + M, M_ij = −∞ for key i > query j"},
+       "\\bar S^{(1)} = \\hat S^{(1)} \\text{ where } M^{(1)} = 1, -\\infty \\text{ where } M^{(1)} = 0",
+       "S̄⁽¹⁾ = Ŝ⁽¹⁾ where M⁽¹⁾ = 1, −∞ where M⁽¹⁾ = 0"},
+      {"columns: causal mask, key i and query j", two_heads_columns, "mask", 0, "Mask", "M^{(1)}",
+       "M^{(1)}_{ij} = 1 \\text{ if } i \\le j \\;\\text{(causal)}; \\text{ else } 0",
+       "M⁽¹⁾_ij = 1 if i ≤ j (causal); else 0"},
       {"columns: weights", two_heads_columns, "weights", 1, "Attention weights", "A^{(2)}",
        "A^{(2)} = \\operatorname{softmax}(\\bar S^{(2)}) \\quad\\text{(down each column)}",
        "A⁽²⁾ = softmax(S̄⁽²⁾) (down each column)"},
@@ -626,8 +630,11 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
       {"cross: K from X_kv", cross, "K", 0, "Keys", "K", "K = X_{kv}\\,W_{K}", "K = X_kv·W_K"},
       {"multiplied", cross, "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = 0.25\\,S", "S̃ = 0.25·S"},
       {"causal and a keep-mask", cross, "masked", 0, "Masked scores", "\\bar S",
-       "\\bar S = \\tilde S + M,\\quad M_{ij} = -\\infty \\text{ for } j > i,\\; \\text{hidden keys: } -\\infty",
-       "S̄ = S̃ + M, M_ij = −∞ for j > i, hidden keys: −∞"},
+       "\\bar S = \\tilde S \\text{ where } M = 1, -\\infty \\text{ where } M = 0",
+       "S̄ = S̃ where M = 1, −∞ where M = 0"},
+      {"the mask of causal and a keep-mask", cross, "mask", 0, "Mask", "M",
+       "M_{ij} = 1 \\text{ if } j \\le i \\;\\text{(causal)},\\; \\text{your mask keeps it}; \\text{ else } 0",
+       "M_ij = 1 if j ≤ i (causal), your mask keeps it; else 0"},
       // Several heads of Q, K, V given, no W_O: slices of the inputs, the output is the concatenation.
       {"a slice of a given Q", [] { return direct_problem(2, 2); }, "Q", 1, "Queries", "Q^{(2)}",
        "Q^{(2)} = Q_{[:,\\,3..4]}", "Q⁽²⁾ = Q[:, 3..4]"},
@@ -659,21 +666,23 @@ TEST_CASE("steps name the steps and problem inputs they are computed from", "[at
   attn::Trace t = attn::run(p);
   using Ints = std::vector<int>;
   using Names = std::vector<std::string>;
-  // Q0 K1 V2 scores3 scaled4 softcapped5 masked6 weights7 head_output8 output9
+  // Q0 K1 V2 scores3 scaled4 softcapped5 mask6 masked7 weights8 head_output9 output10
   REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0",
-                                                  "masked0", "weights0", "head_output0", "output"});
+                                                  "mask0", "masked0", "weights0", "head_output0", "output"});
   CHECK(t.steps[0].inputs.empty());
   CHECK(t.steps[0].given == Names{"X", "W_Q"});
   CHECK(t.steps[1].given == Names{"X", "W_K", "b_K"});
   CHECK(t.steps[3].inputs == Ints{0, 1});
   CHECK(t.steps[4].inputs == Ints{3});
   CHECK(t.steps[5].inputs == Ints{4});
-  CHECK(t.steps[6].inputs == Ints{5});
-  CHECK(t.steps[6].given.empty());  // causal only: no mask matrix is read
-  CHECK(t.steps[7].inputs == Ints{6});
-  CHECK(t.steps[8].inputs == Ints{7, 2});
-  CHECK(t.steps[9].inputs == Ints{8});
-  CHECK(t.steps[9].given == Names{"W_O", "b_O"});
+  CHECK(t.steps[6].inputs.empty());  // the mask is made from the options alone
+  CHECK(t.steps[6].given.empty());   // causal only: no mask matrix is read
+  CHECK(t.steps[7].inputs == Ints{5, 6});
+  CHECK(t.steps[7].given.empty());
+  CHECK(t.steps[8].inputs == Ints{7});
+  CHECK(t.steps[9].inputs == Ints{8, 2});
+  CHECK(t.steps[10].inputs == Ints{9});
+  CHECK(t.steps[10].given == Names{"W_O", "b_O"});
 
   // The softmax reads the scaled scores when nothing follows them; one head without W_O: the
   // output is weights·V.
@@ -689,13 +698,14 @@ TEST_CASE("steps name the steps and problem inputs they are computed from", "[at
   CHECK(t.steps[6].inputs == Ints{5, 2});
   CHECK(t.steps[6].given.empty());
 
-  // A mask matrix is read by the masked step; several heads: concat reads every head output.
+  // A mask matrix is read by the mask step; several heads: concat reads every head output.
   Problem d = direct_problem(2, 2);
   d.options.mask = Matrix::Zero(3, 4);
   t = attn::run(d);
   const attn::Step& q = described(t, "Q", 1);
   CHECK(q.given == Names{"Q"});
-  CHECK(described(t, "masked", 1).given == Names{"mask"});
+  CHECK(described(t, "mask", 1).given == Names{"mask"});
+  CHECK(described(t, "masked", 1).given.empty());
   const attn::Step& concat = described(t, "concat", -1);
   REQUIRE(concat.inputs.size() == 2);
   CHECK(t.steps[static_cast<size_t>(concat.inputs[0])].id == "head_output");

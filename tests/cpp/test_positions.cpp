@@ -285,7 +285,7 @@ TEST_CASE("cache: steps, positions and the scores' inputs", "[positions][cache]"
   p.options.causal = true;
   const attn::Trace t = attn::run(p);
   CHECK(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "Q_rot0", "K_rot0", "K_cache0",
-                                                "V_cache0", "scores0", "scaled0", "masked0",
+                                                "V_cache0", "scores0", "scaled0", "mask0", "masked0",
                                                 "weights0", "output"});
   const Matrix& keys = values(t, "K_cache");
   CHECK(keys.topRows(2) == *p.past_K);  // cached keys come rotated: kept as they are

@@ -4,6 +4,7 @@
 // check_trace() returns "" when the trace is sound, otherwise the first violation in words.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -20,15 +21,24 @@ inline std::string shape_of(const Matrix& m) {
   return std::to_string(m.rows()) + "x" + std::to_string(m.cols());
 }
 
-/// Every weight in [0, 1], never NaN; each query's weights sum to 1 (within the precision's
-/// rounding) or are all exactly 0 for a fully masked query, which the facts then list.
+/// Every weight in [0, 1], never NaN; each query's weights sum to 1 (1 minus the sink's share
+/// with a sink logit; within the precision's rounding) or are all exactly 0 for a fully masked
+/// query, which the facts then list. With fully_masked "nan" such a row is all NaN instead; with
+/// a finite mask_fill it sums to 1 like any other (the facts still list it).
 /// `w` is in the rows layout (queries as rows).
-inline std::string check_weights(const Matrix& w, const HeadFacts& facts, bool float32) {
-  const double tolerance = float32 ? 1e-4 : 1e-9;
+inline std::string check_weights(const Matrix& w, const HeadFacts& facts, const Options& o) {
+  const double tolerance = o.precision == Precision::Float32 ? 1e-4 : 1e-9;
+  const bool sink = facts.sink_share.size() > 0;
+  const bool finite_fill = std::isfinite(o.mask_fill);
   std::vector<int> zero_rows;
   for (Eigen::Index i = 0; i < w.rows(); ++i) {
     double sum = 0;
     bool all_zero = true;
+    if (o.fully_masked == FullyMasked::NaN && !sink && w.row(i).hasNaN()) {
+      if (!w.row(i).array().isNaN().all()) return "a fully masked row is only partly NaN";
+      zero_rows.push_back(static_cast<int>(i));  // the NaN row stands for the fully masked one
+      continue;
+    }
     for (Eigen::Index j = 0; j < w.cols(); ++j) {
       const double x = w(i, j);
       if (std::isnan(x) || x < 0 || x > 1) {
@@ -39,16 +49,17 @@ inline std::string check_weights(const Matrix& w, const HeadFacts& facts, bool f
       sum += x;
       all_zero = all_zero && x == 0;
     }
+    const double expected = sink ? 1 - facts.sink_share[i] : 1.0;
     if (all_zero) {
       zero_rows.push_back(static_cast<int>(i));
-    } else if (std::abs(sum - 1) > tolerance * static_cast<double>(w.cols())) {
+    } else if (std::abs(sum - expected) > tolerance * static_cast<double>(w.cols())) {
       std::ostringstream out;
       out.precision(17);
       out << "weights of query " << i << " of head " << facts.head << " sum to " << sum;
       return out.str();
     }
   }
-  if (zero_rows != facts.fully_masked) {
+  if (!finite_fill && !sink && zero_rows != facts.fully_masked) {
     return "head " + std::to_string(facts.head) +
            ": the facts' fully_masked rows differ from the all-zero weight rows";
   }
@@ -97,9 +108,11 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
       return where + " lacks a title, symbol or formula";
     }
     const bool projection = s.id == "Q" || s.id == "K" || s.id == "V";
-    // Q, K and V read X_pos when positions are added to X, else nothing; the encoding nothing.
-    if (s.inputs.empty() && !projection && s.id != "positional") return where + " reads no step";
-    if (!s.inputs.empty() && s.id == "positional") return where + " reads a step";
+    // Q, K and V read X_pos when positions are added to X, else nothing; the steps made from the
+    // problem alone (the position encoding, the mask, the ALiBi bias) read nothing.
+    const bool source = s.id == "positional" || s.id == "mask" || s.id == "alibi";
+    if (s.inputs.empty() && !projection && !source) return where + " reads no step";
+    if (!s.inputs.empty() && source) return where + " reads a step";
     for (int i : s.inputs) {
       if (i < 0 || static_cast<size_t>(i) >= k) return where + " reads step " + std::to_string(i) + ", not an earlier one";
       const Step& in = t.steps[static_cast<size_t>(i)];
@@ -132,10 +145,12 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
       return where + " has the feature slice [" + std::to_string(s.feature_first) + ", +" +
              std::to_string(s.feature_count) + ")";
     }
-    if ((s.kind == ValueKind::Probability) != (s.id == "weights") || s.kind == ValueKind::KeepMask ||
-        s.kind == ValueKind::AdditiveBias) {
-      return where + " has the wrong kind of values";
-    }
+    const bool additive_mask = p.options.mask && p.options.mask_kind == MaskKind::Additive;
+    const ValueKind kind = s.id == "weights" ? ValueKind::Probability
+                           : s.id == "alibi" ? ValueKind::AdditiveBias
+                           : s.id == "mask"  ? (additive_mask ? ValueKind::AdditiveBias : ValueKind::KeepMask)
+                                             : ValueKind::Signed;
+    if (s.kind != kind) return where + " has the wrong kind of values";
     const Eigen::Index keys = new_keys_only(s.id) ? t.keys - past : t.keys;
     auto fits = [&](Axis axis, Eigen::Index size) {
       return axis == Axis::Features || size == (axis == Axis::Queries ? t.queries : keys);
@@ -163,7 +178,9 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   if (t.kv_heads != (o.kv_heads == 0 ? o.heads : o.kv_heads)) return "trace.kv_heads is wrong";
   if (static_cast<int>(t.facts.size()) != heads) return "one HeadFacts per head expected";
 
-  const bool has_mask = o.mask.has_value() || o.causal;
+  const bool window = !(std::isinf(o.window_left) && std::isinf(o.window_right));
+  const bool has_mask = o.mask.has_value() || o.causal || window;
+  const bool alibi = o.alibi || !o.alibi_slopes.empty();
   const bool has_wo = p.W_O.has_value();
   struct Want {
     std::string id;
@@ -190,7 +207,14 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     }
     for (const char* id : {"scores", "scaled"}) want.push_back({id, h, L, S});
     if (o.softcap > 0) want.push_back({"softcapped", h, L, S});
-    if (has_mask) want.push_back({"masked", h, L, S});
+    if (alibi) {
+      want.push_back({"alibi", h, L, S});
+      want.push_back({"biased", h, L, S});
+    }
+    if (has_mask) {
+      want.push_back({"mask", h, L, S});
+      want.push_back({"masked", h, L, S});
+    }
     want.push_back({"weights", h, L, S});
     if (heads > 1 || has_wo) want.push_back({"head_output", h, L, dv});
   }
@@ -218,7 +242,7 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     }
     if (s.id == "weights") {
       const Matrix w_rows = columns ? Matrix(s.values.transpose()) : s.values;
-      const std::string problem = check_weights(w_rows, t.facts[static_cast<size_t>(s.head)], float32);
+      const std::string problem = check_weights(w_rows, t.facts[static_cast<size_t>(s.head)], o);
       if (!problem.empty()) return problem;
     }
     if (float32) {  // every value is a float32 value
@@ -244,13 +268,18 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   const char* axis = columns ? "column " : "row ";
   const std::set<std::string> warnings(t.warnings.begin(), t.warnings.end());
   for (int row : t.facts[0].fully_masked) {
-    const std::string expected = axis + std::to_string(row + 1) +
-                                 " of the mask hides every key: its weights and output are 0";
-    if (!warnings.count(expected)) return "missing warning: " + expected;
+    const std::string expected = axis + std::to_string(row + 1) + " of the mask hides every key";
+    const auto it = warnings.lower_bound(expected);
+    if (it == warnings.end() || it->rfind(expected, 0) != 0) return "missing warning: " + expected;
   }
   const Matrix out_rows = columns ? Matrix(t.output.transpose()) : t.output;
   for (Eigen::Index i = 0; i < out_rows.rows(); ++i) {
     if (out_rows.row(i).allFinite()) continue;
+    const auto& fully = t.facts[0].fully_masked;
+    if (o.fully_masked == FullyMasked::NaN &&
+        std::find(fully.begin(), fully.end(), static_cast<int>(i)) != fully.end()) {
+      continue;  // asked for: the row is NaN
+    }
     const std::string prefix = std::string("output ") + axis + std::to_string(i + 1) + " is not finite";
     const auto it = warnings.lower_bound(prefix);
     if (it == warnings.end() || it->rfind(prefix, 0) != 0) return "missing warning: " + prefix;
@@ -258,13 +287,13 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   return check_metadata(p, t);
 }
 
-/// True if no step holds NaN or ±inf, except -inf in the masked step.
+/// True if no step holds NaN or ±inf, except -inf in the mask and masked steps.
 inline std::string check_all_finite(const Trace& t) {
   for (const Step& s : t.steps) {
     for (Eigen::Index i = 0; i < s.values.size(); ++i) {
       const double v = s.values.data()[i];
       if (std::isfinite(v)) continue;
-      if (s.id == "masked" && v == -std::numeric_limits<double>::infinity()) continue;
+      if ((s.id == "masked" || s.id == "mask") && v == -std::numeric_limits<double>::infinity()) continue;
       std::ostringstream out;
       out << "step " << s.id << " of head " << s.head << " holds " << v;
       return out.str();

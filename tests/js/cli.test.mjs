@@ -77,7 +77,8 @@ describe('attention-explorer run', () => {
     const problem = { ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } };
     const r = run(['run', '--table', file('masked.json', problem)]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\nmasked \(head 0\) 4x4: Masked scores, S̄ = S̃ \+ M, hidden keys: −∞\n +-inf +-inf +-inf +-inf\n/);
+    assert.match(r.stdout, /\nmask \(head 0\) 4x4: Mask, M_ij = 1 if your mask keeps it; else 0\n +0\.0000 +0\.0000 +0\.0000 +0\.0000\n/);
+    assert.match(r.stdout, /\nmasked \(head 0\) 4x4: Masked scores, S̄ = S̃ where M = 1, −∞ where M = 0\n +-inf +-inf +-inf +-inf\n/);
     assert.match(r.stdout, /\nwarning: .*row 1/);
   });
 });

@@ -121,14 +121,18 @@ test('every field of a step comes through, in the documented order and of its do
     assert.ok(step.kv_group === null || (Number.isInteger(step.kv_group) && step.kv_group >= 0 && step.kv_group < 2), `${where}: kv_group ${step.kv_group}`);
     assert.ok(step.features === null || (step.features.length === 2 && step.features[0] < step.features[1]), `${where}: features ${step.features}`);
   });
-  assert.deepEqual(trace.steps.map((s) => s.head), [...[0, 1, 2, 3].flatMap((h) => Array(8).fill(h)), null, null]);
+  // Per head Q, K, V, scores, scaled, mask, masked, weights, head_output (causal: a mask step).
+  assert.deepEqual(trace.steps.map((s) => s.head), [...[0, 1, 2, 3].flatMap((h) => Array(9).fill(h)), null, null]);
   assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta']);
-  assert.deepEqual(Object.keys(trace.facts[0]), ['head', 'scores_variance', 'scaled_variance', 'weight_sums', 'max_weight', 'entropy', 'fully_masked']);
+  assert.deepEqual(Object.keys(trace.facts[0]), ['head', 'scores_variance', 'scaled_variance', 'weight_sums', 'max_weight', 'entropy', 'fully_masked',
+    'hidden_by', 'hidden_weight', 'alibi_slope', 'sink_logit', 'sink_share']);
+  assert.deepEqual(trace.facts[0].hidden_by, [[0, 1, 1], [0, 0, 1], [0, 0, 0]]);  // 1: hidden by causal
+  assert.equal(trace.facts[0].sink_logit, -Infinity);
 });
 
 test('warnings, facts and step ids come through; holes of a sparse array still count as 0', () => {
   const trace = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]], options: { mask: [[false, false], [true, true]] } });
-  assert.deepEqual(trace.steps.map((s) => [s.id, s.head]), [['Q', 0], ['K', 0], ['V', 0], ['scores', 0], ['scaled', 0], ['masked', 0], ['weights', 0], ['output', null]]);
+  assert.deepEqual(trace.steps.map((s) => [s.id, s.head]), [['Q', 0], ['K', 0], ['V', 0], ['scores', 0], ['scaled', 0], ['mask', 0], ['masked', 0], ['weights', 0], ['output', null]]);
   assert.deepEqual(trace.warnings, ['row 1 of the mask hides every key: its weights and output are 0']);
   assert.deepEqual(trace.facts[0].fully_masked, [0]);
   assert.deepEqual(trace.output[0], [0, 0]);

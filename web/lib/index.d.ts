@@ -88,8 +88,8 @@ export interface Problem {
 }
 
 export type StepId =
-  | 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'softcapped' | 'masked' | 'weights'
-  | 'head_output' | 'concat' | 'output';
+  | 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
+  | 'weights' | 'head_output' | 'concat' | 'output';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -134,6 +134,19 @@ export interface HeadFacts {
   entropy: number[];
   /** Queries (from 0) whose keys are all masked: their weights and output are 0. */
   fully_masked: number[];
+  /**
+   * With a mask step: per entry (its layout) what hid it, a sum of bits: 1 causal, 2 window,
+   * 4 your mask, 8 a sink token kept it from the window; 0 where it is visible. Else [].
+   */
+  hidden_by: number[][];
+  /** With a mask step: the weight each query still gives its hidden keys (a finite mask_fill). */
+  hidden_weight: number[];
+  /** ALiBi: this head's slope m (bias −m·|query pos − key pos|); 0 when off. */
+  alibi_slope: number;
+  /** The head's sink logit; -Infinity when there is none. */
+  sink_logit: number;
+  /** With a sink logit: the share of each query's softmax the sink takes (1 − Σ weights). */
+  sink_share: number[];
 }
 
 export interface Trace {
@@ -169,7 +182,8 @@ export interface Cell {
 
 /** The worked calculation of one cell; which fields matter depends on `kind`. */
 export interface Explanation {
-  kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'mask' | 'softmax' | 'weighted_sum' | 'concat';
+  kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
+    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache';
   step: StepId;
   head: number | null;
   row: number;
@@ -191,6 +205,32 @@ export interface Explanation {
   exp_sum: number;
   source_head: number | null;
   source_col: number;
+  /** alibi: the head's slope and the two positions compared. */
+  slope: number;
+  query_pos: number;
+  key_pos: number;
+  /** mask_entry / mask: hidden or not, by which components, kept by a sink, what a hidden score becomes. */
+  hidden: boolean;
+  kept_by_sink: boolean;
+  components: Array<'causal' | 'window' | 'mask'>;
+  fill: number;
+  /** softmax with a sink logit: its logit, exp(logit − max) (in exp_sum) and its share. */
+  has_sink: boolean;
+  sink_logit: number;
+  sink_exp: number;
+  sink_share: number;
+  /** sinusoid, rotation: the token's position. */
+  position: number;
+  /** sinusoid, rotation: the angle (NaN when RoPE's cos/sin come from tables), its cosine and sine. */
+  angle: number;
+  cos: number;
+  sin: number;
+  /** rotation: the two features (from 0) RoPE turns together. */
+  pair_first: number;
+  pair_second: number;
+  /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read. */
+  source: string;
+  source_row: number;
 }
 
 /** One draw from numpy's legacy stream (np.random.randn / normal / rand / randint). */

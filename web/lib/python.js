@@ -153,7 +153,11 @@ function headLoop(ctx, trace, d, cols) {
     '    logits = scaled',
   ];
   if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
-  if (ctx.causal || ctx.maskKind !== 'none') lines.push('    logits = logits + M', '    steps.append(("masked", h, logits))');
+  if (ctx.causal || ctx.maskKind !== 'none') {
+    // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
+    const maskStep = ctx.maskKind === 'additive' ? 'M' : '(M == 0) * 1.0';
+    lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', '    steps.append(("masked", h, logits))');
+  }
   lines.push(
     `    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${cols ? 'down each column' : 'along each row'}`,
     '    steps.append(("weights", h, weights))',
