@@ -3,7 +3,7 @@
 // LaTeX export renders in KaTeX; the PyTorch script has the structure that checks against
 // scaled_dot_product_attention (torch is not installed here, so it is read, not run).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,6 +100,17 @@ const POSITION_PROBLEMS = {
     options: { mask: [[0, 0, 0], ['-inf', '-inf', 0], [0, -1, 0.5]], window: [null, 0], fully_masked: 'nan' },
   },
 };
+
+test('the scripts refuse what they do not reproduce: PyTorch and the columns layout with positions', { skip: !hasNumpy && 'no /usr/bin/python3 with numpy' }, () => {
+  const cached = POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA'];
+  const torch = pytorchScript(cached, engine.run(cached));
+  assert.match(torch, /^sys\.exit\("this script does not reproduce past_K \(a KV cache\), options\.rope in PyTorch yet"\)$/m);
+  const columns = { Q: [[1, 0], [0, 1]], K: [[1, 2], [0, 1]], V: [[1, 0], [0, 1]], options: { layout: 'columns', window: [0, 0] } };
+  const r = spawnSync(PYTHON, ['-c', numpyScript(columns, engine.run(columns))], { encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, 'this script does not reproduce options.window in the columns layout yet\n');
+});
 
 function runPython(script, name) {
   const file = join(work, `${name.replace(/[^a-z0-9]+/gi, '_')}.py`);

@@ -137,13 +137,13 @@ function maskLines(ctx, d, cols) {
   return lines;
 }
 
-// ---- issue 13's options: positions, RoPE, a KV cache, position encodings, ALiBi, windows, sinks
+// ---- positions, RoPE, a KV cache, position encodings, ALiBi, windows, sinks
 
 const word = (v) => (typeof v === 'number' ? v : numberWord(v) ?? Number(v));
 const listOf = (v) => (v == null ? [] : Array.isArray(v) ? v.flat() : typeof v === 'string' ? v.trim().split(/[\s,]+/) : [v]).map(word);
 const tableOf = (v) => (typeof v === 'string' ? v.trim().split('\n').map(listOf) : v.map((row) => row.map(word)));
 
-/** The problem's issue-13 options as the script needs them; `used` lists the ones that are on. */
+/** The position-dependent options as the script needs them; `used` names the ones that are on. */
 function positionOptions(problem) {
   const o = problem.options ?? {};
   const rope = o.rope === true ? {} : o.rope && typeof o.rope === 'object' ? o.rope : null;
@@ -165,7 +165,7 @@ function positionOptions(problem) {
     past_K: x.past, positions: x.positions, rope: x.rope, positional: x.positional, alibi: x.alibi,
     window: x.window, sink_logit: x.sinkLogit, mask_fill: x.maskFill !== -Infinity, fully_masked: x.nan,
   };
-  x.used = Object.keys(on).filter((k) => on[k]);
+  x.used = Object.keys(on).filter((k) => on[k]).map((k) => (k === 'past_K' ? 'past_K (a KV cache)' : `options.${k}`));
   return x;
 }
 
@@ -383,8 +383,8 @@ function pythonScript(problem, trace, d, recipe) {
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
-  if (x.used.length > 0 && d !== NUMPY) return refusal(d, `options.${x.used[0]} in ${d.name}`);
-  if (x.used.length > 0 && cols) return refusal(d, `options.${x.used[0]} in the columns layout`);
+  if (x.used.length > 0 && d !== NUMPY) return refusal(d, `${x.used.join(', ')} in ${d.name}`);
+  if (x.used.length > 0 && cols) return refusal(d, `${x.used.join(', ')} in the columns layout`);
   const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, tableOf(problem[k])]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   return [
