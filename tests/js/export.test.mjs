@@ -72,8 +72,8 @@ const POSITION_PROBLEMS = {
     options: { heads: 2, kv_heads: 1, causal: true, rope: true },
   },
   'RoPE interleaved, partial dims, base 100, float32, explicit positions': {
-    Q: [[1, 0.5, -1, 2], [0.3, -0.2, 1, 0.1]], K: [[0.5, 1, 2, -1], [1, -1, 0, 3], [0.1, 0.2, 0.3, 0.4]], V: [[1], [2], [3]],
-    options: { rope: { style: 'interleaved', dims: 2, base: 100 }, precision: 'float32', positions: { queries: [5, 9], keys: [0, 3, 7] } },
+    Q: [[1, 0.5, -1, 2, 1, 1], [0.3, -0.2, 1, 0.1, 2, -2]], K: [[0.5, 1, 2, -1, 1, 0], [1, -1, 0, 3, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]], V: [[1], [2], [3]],
+    options: { rope: { style: 'interleaved', dims: 4, base: 100 }, precision: 'float32', positions: { queries: [5, 9], keys: [0, 3, 7] } },
   },
   'RoPE cos/sin tables': {
     Q: [[1, 0.5], [0.3, -0.2]], K: [[0.5, 1], [1, -1]], V: [[1, 2], [0, 1]],
