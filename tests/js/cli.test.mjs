@@ -83,6 +83,65 @@ describe('attention-explorer run', () => {
   });
 });
 
+// One new token after two cached ones (RoPE at position 2), and a causal sliding window of 2
+// with the first token kept as a sink (docs/cli.md shows both runs).
+const ROPE_CACHE = {
+  Q: [[1, 0, 0.5, -1]], K: [[0.5, 1, -1, 0]], V: [[2, 1]],
+  past_K: [[1, 0, 0, 1], [0.2, -0.4, 1, 0.3]], past_V: [[1, 0], [0, 1]],
+  options: { causal: true, rope: true },
+};
+const TOKENS = [[1, 0], [0, 1], [1, 1], [0.5, -1], [2, 0]];
+const WINDOW_SINK = {
+  Q: TOKENS, K: TOKENS, V: [[1, 0], [0, 1], [1, 1], [0, 2], [3, 0]],
+  options: { causal: true, window: [1, 0], sink_tokens: 1 },
+};
+
+describe('positions, RoPE, a KV cache, windows and sinks', () => {
+  test('RoPE with a KV cache: --table shows the rotated and cached steps with their formulas', () => {
+    const r = run(['run', '--table', file('rope-cache.json', ROPE_CACHE)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.deepEqual(r.stdout.match(/^\S+(?= \(head 0\)| \d+x\d+:)/gm),
+      ['Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'mask', 'masked', 'weights', 'output']);
+    assert.match(r.stdout, /^Q_rot \(head 0\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m);
+    assert.match(r.stdout, /^K_cache \(head 0\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  1\.0000   0\.0000  0\.0000  1\.0000\n  0\.2000  -0\.4000  1\.0000  0\.3000\n  0\.7012   0\.9998  0\.8708  0\.0200\n/m);
+    assert.match(r.stdout, /^scores \(head 0\) 1x3: Scores, S = Q_rot·K_cacheᵀ\n  -1\.8706  0\.2191  0\.0000\n/m);
+    // The query sits at position 2, after the cache, so causal hides none of the 3 keys.
+    assert.match(r.stdout, /^mask \(head 0\) 1x3: Mask, M_ij = 1 if j ≤ pos\(i\) \(causal\); else 0\n  1\.0000  1\.0000  1\.0000\n/m);
+    assert.match(r.stdout, /^output 1x2: Output, O = A·V_cache\n  0\.9538  0\.8435\n/m);
+  });
+
+  test('a sliding window with a sink token: the mask step and the weights it leaves', () => {
+    const r = run(['run', '--table', file('window-sink.json', WINDOW_SINK)]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^mask \(head 0\) 5x5: Mask, M_ij = 1 if j ≤ i \(causal\), i − 1 ≤ j ≤ i \(window\) or j < 1 \(sink\); else 0\n/m);
+    const table = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    assert.deepEqual(table('mask').map((row) => row.join(' ')), [
+      '1.0000 0.0000 0.0000 0.0000 0.0000',
+      '1.0000 1.0000 0.0000 0.0000 0.0000',
+      '1.0000 1.0000 1.0000 0.0000 0.0000',
+      '1.0000 0.0000 1.0000 1.0000 0.0000', // key 1 is outside the window but a sink
+      '1.0000 0.0000 0.0000 1.0000 1.0000',
+    ]);
+    assert.deepEqual(table('weights')[3], ['0.3132', '0.0000', '0.1544', '0.5323', '0.0000']);
+    assert.deepEqual(table('output')[4], ['2.3794', '0.1759']);
+  });
+
+  test('bad options and caches: 1, and the message on stderr', () => {
+    const base = { Q: [[1, 0, 0, 0, 0, 0]], K: [[1, 0, 0, 0, 0, 0]], V: [[1]] };
+    for (const [name, problem, message] of [
+      ['window.json', { ...base, options: { window: [3] } }, 'options.window needs two entries, got 1'],
+      ['cache.json', { Q: [[1, 0, 0, 0]], K: [[1, 0, 0, 0]], V: [[1]], past_K: [[1, 2, 3]], past_V: [[1]] }, 'past_K has 3 columns but K has 4'],
+      ['dims.json', { ...base, options: { rope: { dims: 3 } } }, 'rope dims must be even and at most d_k = 6 (got 3)'],
+    ]) {
+      const r = run(['run', file(name, problem)]);
+      assert.equal(r.code, 1, name);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, `attention-explorer: ${join(dir, name)}: problem 1: ${message}\n`);
+    }
+  });
+});
+
 describe('exit codes and messages', () => {
   test('bad input: 1, and stderr names the problem and the field', () => {
     let r = run(['run', file('typo.json', { ...seed000(), options: { casual: true } })]);

@@ -7,6 +7,7 @@
 // key/value head each query head reads, the scale factor, the steps' names) comes from the trace.
 
 import { headOf, problemContext } from './context.js';
+import { numberWord } from './format.js';
 
 const NUMPY = {
   name: 'NumPy',
@@ -136,8 +137,168 @@ function maskLines(ctx, d, cols) {
   return lines;
 }
 
+// ---- positions, RoPE, a KV cache, position encodings, ALiBi, windows, sinks
+
+const word = (v) => (typeof v === 'number' ? v : numberWord(v) ?? Number(v));
+const listOf = (v) => (v == null ? [] : Array.isArray(v) ? v.flat() : typeof v === 'string' ? v.trim().split(/[\s,]+/) : [v]).map(word);
+const tableOf = (v) => (typeof v === 'string' ? v.trim().split('\n').map(listOf) : v.map((row) => row.map(word)));
+
+/** The position-dependent options as the script needs them; `used` names the ones that are on. */
+function positionOptions(problem) {
+  const o = problem.options ?? {};
+  const rope = o.rope === true ? {} : o.rope && typeof o.rope === 'object' ? o.rope : null;
+  const window = Array.isArray(o.window) ? o.window.map((v) => (v == null ? Infinity : word(v))) : [Infinity, Infinity];
+  const sinks = listOf(o.sink_logit).filter((v) => v !== -Infinity);
+  const x = {
+    past: problem.past_K != null,
+    positions: o.positions && typeof o.positions === 'object' ? { queries: listOf(o.positions.queries), keys: listOf(o.positions.keys) } : null,
+    rope,
+    positional: o.positional === 'sinusoidal' ? 'sinusoidal' : problem.P != null ? 'learned' : null,
+    alibi: o.alibi === true ? true : Array.isArray(o.alibi) || typeof o.alibi === 'string' ? listOf(o.alibi) : null,
+    window: window.some((v) => v !== Infinity) ? window : null,
+    sinkTokens: Number(o.sink_tokens ?? 0),
+    sinkLogit: sinks.length > 0 ? listOf(o.sink_logit) : null,
+    maskFill: o.mask_fill == null ? -Infinity : word(o.mask_fill),
+    nan: o.fully_masked === 'nan',
+  };
+  const on = {
+    past_K: x.past, positions: x.positions, rope: x.rope, positional: x.positional, alibi: x.alibi,
+    window: x.window, sink_logit: x.sinkLogit, mask_fill: x.maskFill !== -Infinity, fully_masked: x.nan,
+  };
+  x.used = Object.keys(on).filter((k) => on[k]).map((k) => (k === 'past_K' ? 'past_K (a KV cache)' : `options.${k}`));
+  return x;
+}
+
+const PY_SINUSOIDAL = [
+  'def sinusoidal(positions, d_model):',
+  '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1."""',
+  '    pe = np.zeros((len(positions), d_model))',
+  '    for f in range(d_model):',
+  '        angle = positions / 10000.0 ** (2 * (f // 2) / d_model)',
+  '        pe[:, f] = np.sin(angle) if f % 2 == 0 else np.cos(angle)',
+  '    return pe.astype(dt)',
+];
+
+function pyRope(rope) {
+  const interleaved = rope.style === 'interleaved';
+  const tables = rope.cos != null;
+  const lines = [
+    'def rope(x, positions):',
+    `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? 'the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; features past dims unchanged."""`,
+    '    out = x.copy()',
+    '    for i in range(rope_dims // 2):',
+    `        a, b = ${interleaved ? '2 * i, 2 * i + 1' : 'i, i + rope_dims // 2'}`,
+  ];
+  if (tables) {
+    lines.push('        rows = positions.astype(int)', '        c, s = rope_cos[rows, i].astype(dt), rope_sin[rows, i].astype(dt)');
+  } else {
+    lines.push('        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are', '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)');
+  }
+  lines.push('        out[:, a] = x[:, a] * c - x[:, b] * s', '        out[:, b] = x[:, a] * s + x[:, b] * c', '    return out');
+  return lines;
+}
+
+const PY_ALIBI_SLOPES = [
+  'def alibi_slopes(n):',
+  '    """ALiBi\'s slopes (Press et al., get_slopes): 2^(-8/n) powers; other counts borrow from 2n."""',
+  '    def power_of_two(n):',
+  '        start = 2.0 ** (-8.0 / n)',
+  '        return [start * start ** i for i in range(n)]',
+  '    closest = 2 ** int(math.floor(math.log2(n)))',
+  '    if closest == n:',
+  '        return power_of_two(n)',
+  '    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]',
+];
+
+const PY_SOFTMAX_SINK = [
+  'def softmax_with_sink(x, sink):',
+  '    """softmax over [x, sink] without the sink\'s column: rows sum to 1 - the sink\'s share."""',
+  '    m = np.maximum(np.max(x, axis=1, keepdims=True), sink)',
+  '    e = np.exp(x - m)',
+  '    return (e / (np.exp(sink - m) + np.sum(e, axis=1, keepdims=True))).astype(dt)',
+];
+
+/** The functions the options need, after softmax. */
+function positionFunctions(x, ctx) {
+  const lines = [];
+  const add = (f) => lines.push('', '', ...f);
+  if (x.positional === 'sinusoidal') add(PY_SINUSOIDAL);
+  if (x.rope) add(pyRope(x.rope));
+  if (x.alibi === true) add(PY_ALIBI_SLOPES);
+  if (x.sinkLogit || x.maskFill !== -Infinity) add(PY_SOFTMAX_SINK);
+  return lines;
+}
+
+/** X plus its position encoding, before the projections. */
+function positionalLines(x, ctx) {
+  if (!x.positional) return [];
+  const pe = x.positional === 'sinusoidal' ? 'sinusoidal(q_pos, X.shape[1])  # at the query positions' : 'P  # learned positions';
+  return [`PE = ${pe}`, 'X = X + PE', 'steps += [("positional", None, PE), ("X_pos", None, X)]'];
+}
+
+/** Positions: queries at past ... past + L - 1, keys at 0 ... past + S - 1, unless given. */
+function positionLines(x, ctx, m) {
+  const L = m.queries;
+  const q = x.positions?.queries?.length ? pyList(x.positions.queries) : `[past + i for i in range(${L})]`;
+  const k = x.positions?.keys?.length ? pyList(x.positions.keys) : `list(range(${m.keys}))`;
+  const lines = [
+    `past = ${x.past ? 'past_K.shape[0]' : '0'}  # cached tokens`,
+    `q_pos = np.array(${q}, dtype=np.float64)  # query positions`,
+    `k_pos = np.array(${k}, dtype=np.float64)  # key positions (cache + new)`,
+  ];
+  return lines;
+}
+
+/** RoPE's settings and ALiBi's slopes, once d_k and the heads are known. */
+function settingLines(x) {
+  const lines = [];
+  const r = x.rope;
+  if (r) {
+    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_k'}  # features rotated, from the first`);
+    if (r.cos != null) lines.push(`rope_cos = np.array(${pyList(tableOf(r.cos))})  # a row per position`, `rope_sin = np.array(${pyList(tableOf(r.sin))})`);
+    else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
+  }
+  if (x.alibi) lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ALiBi, one per head`);
+  if (x.sinkLogit) {
+    const one = x.sinkLogit.length === 1;
+    lines.push(`sink_logit = ${one ? `[${pyNumber(x.sinkLogit[0])}] * heads` : pyList(x.sinkLogit)}  # one per head`);
+  }
+  return lines;
+}
+
+/** The mask, queries x keys: causal, the window (sinks stay visible) and the user's mask, on positions. */
+function positionMaskLines(x, ctx, d) {
+  if (!ctx.causal && ctx.maskKind === 'none' && !x.window) return [];
+  const lines = [
+    '# Additive mask, queries x keys: 0 keeps a score, -inf hides it. Positions are compared, not indices.',
+    'hidden = np.zeros((L, S), dtype=bool)',
+    `M = ${d.zeros('(L, S)')}`,
+    'p, q = q_pos[:, None], k_pos[None, :]  # a query\'s position, a key\'s position',
+  ];
+  if (ctx.maskKind === 'keep') {
+    lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # True: the query sees the key`, 'hidden |= ~keep');
+  } else if (ctx.maskKind === 'additive') {
+    lines.push(`user_mask = np.array(${pyList(ctx.mask)})`, 'M = M + user_mask.astype(dt)', 'hidden |= np.isneginf(user_mask)');
+  }
+  if (ctx.causal) lines.push('hidden |= q > p  # causal: the key comes after the query');
+  if (x.window) {
+    lines.push(
+      `left, right, sink_tokens = ${pyNumber(x.window[0])}, ${pyNumber(x.window[1])}, ${x.sinkTokens}`,
+      'hidden |= ((q < p - left) | (q > p + right)) & ~(q < sink_tokens)  # the window; sink tokens stay',
+    );
+  }
+  lines.push('M[hidden] = -math.inf');
+  return lines;
+}
+
+/** A script that says which option it cannot reproduce, rather than print wrong numbers. */
+function refusal(d, what) {
+  const message = `this script does not reproduce ${what} yet`;
+  return [`# ${d.name}: ${message}.`, 'import sys', '', `sys.exit(${JSON.stringify(message)})`, ''].join('\n');
+}
+
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
-function headLoop(ctx, trace, d, cols) {
+function headLoop(ctx, trace, d, cols, x) {
   const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
   const lines = [
@@ -152,14 +313,41 @@ function headLoop(ctx, trace, d, cols) {
     '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]',
     '    logits = scaled',
   ];
+  if (x.used.length > 0) {
+    // Rotated and cached keys come before the scores.
+    const before = ['    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh)]'];
+    if (x.rope) {
+      before.push('    Qh = rope(Qh, q_pos)', '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
+        '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
+    }
+    if (x.past) {
+      before.push('    Kh = np.vstack([past_K[:, g * d_k:(g + 1) * d_k], Kh])  # the cache, then the new rows',
+        '    Vh = np.vstack([past_V[:, g * d_v:(g + 1) * d_v], Vh])', '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
+    }
+    lines.splice(6, 0, ...before);
+    lines.splice(6 + before.length + 2, 1, '    steps += [("scores", h, scores), ("scaled", h, scaled)]');
+  }
   if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
-  if (ctx.causal || ctx.maskKind !== 'none') {
+  if (x.alibi) {
+    lines.push('    bias = (-slopes[h] * np.abs(q_pos[:, None] - k_pos[None, :])).astype(dt)  # ALiBi: -m |p - q|',
+      '    logits = logits + bias', '    steps += [("alibi", h, bias), ("biased", h, logits)]');
+  }
+  if (ctx.causal || ctx.maskKind !== 'none' || x.window) {
     // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
     const maskStep = ctx.maskKind === 'additive' ? 'M' : '(M == 0) * 1.0';
-    lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', '    steps.append(("masked", h, logits))');
+    const fill = x.maskFill === -Infinity ? [] : [`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`];
+    lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', ...fill, '    steps.append(("masked", h, logits))');
   }
-  lines.push(
+  if (x.sinkLogit) {
+    lines.push('    weights = softmax_with_sink(logits, dt(sink_logit[h]))  # the sink: an extra logit in the denominator');
+  } else if (x.maskFill !== -Infinity) {
+    // Rows of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
+    lines.push('    weights = softmax_with_sink(logits, dt(-math.inf))  # e^(x - max) / sum, no sink');
+  } else lines.push(
     `    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${cols ? 'down each column' : 'along each row'}`,
+  );
+  if (x.nan) lines.push('    weights[np.all(np.isneginf(logits), axis=1)] = math.nan  # fully_masked: nan, as a plain softmax');
+  lines.push(
     '    steps.append(("weights", h, weights))',
     cols ? '    head_outputs.append(Vh @ weights)' : '    head_outputs.append(weights @ Vh)',
   );
@@ -194,30 +382,36 @@ function pythonScript(problem, trace, d, recipe) {
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
+  const x = positionOptions(problem);
+  if (x.used.length > 0 && d !== NUMPY) return refusal(d, `${x.used.join(', ')} in ${d.name}`);
+  if (x.used.length > 0 && cols) return refusal(d, `${x.used.join(', ')} in the columns layout`);
+  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, tableOf(problem[k])]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   return [
     ...header(ctx, trace, d, recipe),
     'import json', 'import math', 'import sys', '', ...d.imports, '',
     `dt = ${d.dtype}.${m.precision}`, '',
     '# ---- inputs',
-    ...Object.entries(ctx.inputs).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
+    ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
     '', '',
     ...d.softmax,
+    ...positionFunctions(x, ctx),
     '', '',
+    ...(x.used.length > 0 ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, ctx, m), ...positionalLines(x, ctx), ''] : []),
     '# ---- projections',
     ...projections(ctx, cols),
     '',
     `heads, kv_heads = ${m.heads}, ${m.kv_heads}`,
-    cols ? 'L, S = Q.shape[1], K.shape[1]  # queries, keys' : 'L, S = Q.shape[0], K.shape[0]  # queries, keys',
+    cols ? 'L, S = Q.shape[1], K.shape[1]  # queries, keys' : `L, S = Q.shape[0], K.shape[0]${x.past ? ' + past_K.shape[0]' : ''}  # queries, keys`,
     cols ? 'd_k = Q.shape[0] // heads' : 'd_k = Q.shape[1] // heads',
     cols ? 'd_v = V.shape[0] // kv_heads' : 'd_v = V.shape[1] // kv_heads',
     scaleLine(ctx, m.scale, d),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
-    ...maskLines(ctx, d, cols),
+    ...(x.used.length > 0 ? [...settingLines(x), ...positionMaskLines(x, ctx, d)] : maskLines(ctx, d, cols)),
     '',
-    'steps = []  # (id, head, matrix) in the explorer\'s order',
+    ...(x.used.length > 0 ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
-    ...headLoop(ctx, trace, d, cols),
+    ...headLoop(ctx, trace, d, cols, x),
     '',
     `concat = ${d.concat[ctx.layout]}`,
     ...(m.heads > 1 ? ['steps.append(("concat", None, concat))'] : []),
