@@ -522,7 +522,8 @@ Matrix alibi_bias(const Normalized& n, double slope) {
   Matrix bias(n.L, n.S);
   for (Eigen::Index i = 0; i < n.L; ++i) {
     for (Eigen::Index j = 0; j < n.S; ++j) {
-      bias(i, j) = -slope * std::abs(n.query_pos[static_cast<size_t>(i)] - n.key_pos[static_cast<size_t>(j)]);
+      // 0 - m·d rather than -m·d: a zero distance gives 0, not -0.
+      bias(i, j) = 0.0 - slope * std::abs(n.query_pos[static_cast<size_t>(i)] - n.key_pos[static_cast<size_t>(j)]);
     }
   }
   return bias;

@@ -15,9 +15,11 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
   const Normalized n = normalize(problem);
   const Trace t = compute_trace(n);
 
+  // A step shared by every head (the position encoding, X_pos) answers for head 0 too, the head
+  // a caller names by default.
   const Step* step = nullptr;
   for (const Step& s : t.steps) {
-    if (s.id == step_id && s.head == head) {
+    if (s.id == step_id && (s.head == head || (head == 0 && s.head == -1 && s.id != "concat" && s.id != "output"))) {
       step = &s;
       break;
     }
@@ -34,7 +36,7 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
 
   Explanation e;
   e.step = step_id;
-  e.head = head;
+  e.head = step->head;  // the step's own head (-1 for a step every head shares)
   e.row = row;
   e.col = col;
   e.value = step->values(row, col);

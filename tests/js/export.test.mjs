@@ -200,7 +200,7 @@ test('the PyTorch script has every step and checks scaled_dot_product_attention 
 });
 
 test('CSV round-trips every step exactly, -inf included, and the whole trace as a long table', () => {
-  for (const problem of Object.values(PROBLEMS)) {
+  for (const problem of Object.values({ ...PROBLEMS, ...POSITION_PROBLEMS })) {
     const trace = engine.run(problem);
     for (const step of trace.steps) {
       assert.deepEqual(parseCsv(stepCsv(step)), step.data);
@@ -219,7 +219,7 @@ test('CSV round-trips every step exactly, -inf included, and the whole trace as 
 });
 
 test('JSON round-trips the trace (non-finite numbers as "-inf")', () => {
-  for (const problem of Object.values(PROBLEMS)) {
+  for (const problem of Object.values({ ...PROBLEMS, ...POSITION_PROBLEMS })) {
     const trace = engine.run(problem);
     const text = traceJson(trace);
     const back = JSON.parse(text, (k, v) => fromJson(v));

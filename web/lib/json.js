@@ -31,7 +31,8 @@ export function stringify(value, indent = 2) {
     const inner = pad.repeat(depth + 1);
     const outer = pad.repeat(depth);
     if (Array.isArray(v)) {
-      if (v.every((x) => x === null || typeof x !== 'object')) return JSON.stringify(v).replace(/,/g, ', ');
+      // A list of plain values on one line, each written alone (a comma inside a string stays as it is).
+      if (v.every((x) => x === null || typeof x !== 'object')) return `[${v.map((x) => JSON.stringify(x) ?? 'null').join(', ')}]`;
       return `[\n${v.map((x) => inner + write(x, depth + 1)).join(',\n')}\n${outer}]`;
     }
     if (v !== null && typeof v === 'object') {
