@@ -60,12 +60,20 @@ function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Merge a decoded object over the defaults, keeping only known keys of the right type. */
-function mergeKnown(base, extra) {
+/**
+ * Merge a decoded object over the defaults, keeping only known keys of the right type. The core's
+ * own options (rope, window, sink_logit, ...) pass through `options` as written, for the core to
+ * check, and `use` keeps any flag (P, cache) that is true.
+ */
+function mergeKnown(base, extra, passthrough = false) {
   for (const [k, v] of Object.entries(extra ?? {})) {
-    if (!(k in base)) continue;
+    if (!(k in base)) {
+      if (passthrough === 'options' && v !== undefined && v !== null) base[k] = v;
+      else if (passthrough === 'use' && v === true) base[k] = true;
+      continue;
+    }
     const b = base[k];
-    if (isPlainObject(b) && isPlainObject(v) && k !== 'inputs') mergeKnown(b, v);
+    if (isPlainObject(b) && isPlainObject(v) && k !== 'inputs') mergeKnown(b, v, k);
     else if (k === 'inputs' && isPlainObject(v)) {
       for (const [name, inp] of Object.entries(v)) {
         if (isPlainObject(inp) && typeof inp.text === 'string') {
