@@ -106,11 +106,24 @@ export function splitTokens(text) {
 /**
  * Token names of the queries (q) and keys (k): the typed ones (keys share the queries' in
  * self-attention or when none are typed), then t1, t2, ... up to `counts` { L, S } if given.
+ * With `counts.cached` keys from a KV cache, those come first as "past 1", "past 2", ... and
+ * the names go to the new keys after them.
  */
 export function tokenLists(state, counts) {
   const q = splitTokens(state.tokens.q);
   const kOwn = splitTokens(state.tokens.k);
   const k = state.mode === 'self' || kOwn.length === 0 ? q : kOwn;
   const fill = (list, n) => Array.from({ length: Math.max(n ?? 0, list.length) }, (_, i) => list[i] ?? `t${i + 1}`);
-  return { q: fill(q, counts?.L), k: fill(k, counts?.S) };
+  const cached = counts?.cached ?? 0;
+  const past = Array.from({ length: cached }, (_, i) => `past ${i + 1}`);
+  return { q: fill(q, counts?.L), k: [...past, ...fill(k, counts?.S === undefined ? undefined : counts.S - cached)] };
+}
+
+/** Query, key and cached-key counts { L, S, cached } of a trace, for tokenLists. */
+export function traceCounts(trace) {
+  const { meta, steps } = trace;
+  const cache = steps.find((s) => s.id === 'K_cache');
+  const fresh = cache && steps[cache.inputs.find((i) => steps[i].axes.includes('keys'))];
+  const keysOf = (step) => step.shape[step.axes.indexOf('keys')];
+  return { L: meta.queries, S: meta.keys, cached: cache && fresh ? keysOf(cache) - keysOf(fresh) : 0 };
 }
