@@ -140,9 +140,15 @@ test('positions: sinusoidal and learned P add X_pos; the hash keeps them over a 
   await assertStep(page, trace, 'X_pos', null);
   await page.selectOption('#opt-positional', 'learned');
   await page.waitForSelector('.editor[data-input="P"]');
-  ({ trace } = await nodeTrace(page));
+  let problem;
+  ({ problem, trace } = await nodeTrace(page));
   await assertStep(page, trace, 'X_pos', null);
   await assertStep(page, trace, 'output', null);
+  // X_pos has no head: its cell must be explained as X_pos, not as a head's step.
+  await page.click('article[data-key="X_pos:-1"] td[data-r="1"][data-c="0"]');
+  const body = await page.$eval('#drill-body', (e) => e.textContent);
+  const e = engine.explain(problem, { step: 'X_pos', head: -1, row: 1, col: 0 });
+  assert(!/no step/.test(body) && body.includes(e.value.toFixed(8)), `the X_pos drill-down: ${body.slice(0, 300)}`);
 });
 
 test('ALiBi, window, sinks: alibi, biased, mask and masked match engine.run and survive a reload', async ({ page }) => {

@@ -42,7 +42,8 @@ export function renderSelection(focus) {
   if (canvas) moveCursor(canvas, open.row, open.col, focus);
   let e;
   try {
-    e = app.engine.explain(result.problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
+    // open.head is -1 for a step without a head (X_pos, output): explain() reads -1 as that.
+    e = app.engine.explain(result.problem, { step: open.step, head: open.head, row: open.row, col: open.col });
   } catch (err) {
     body.innerHTML = `<p class="error">${escapeHtml(err.message)}</p>`;
     return;
