@@ -212,6 +212,8 @@ test('sink logit and fully masked: weights of a sink explain the sink share', as
   const e = engine.explain(problem, { step: 'weights', head: 0, row: 0, col: 0 });
   assert(e.has_sink, 'engine.explain: the weight has no sink');
   assert(/sink/i.test(body), `the weight drill-down does not mention the sink: ${body.slice(0, 300)}`);
+  const formula = await page.$eval('#drill-body .katex-mathml annotation', (a) => a.textContent);
+  assert(formula.includes('+ e^{s - m}'), `the softmax formula leaves the sink out of the denominator: ${formula}`);
   assert(body.includes(w.data[0][0].toFixed(8)), `the weight drill-down lacks ${w.data[0][0].toFixed(8)}`);
 
   await setNumber(page, '#opt-window-left', 0);
