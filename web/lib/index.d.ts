@@ -88,7 +88,8 @@ export interface Problem {
 }
 
 export type StepId =
-  | 'Q' | 'K' | 'V' | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
+  | 'positional' | 'X_pos' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
+  | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
   | 'weights' | 'head_output' | 'concat' | 'output';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */

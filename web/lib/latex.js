@@ -108,6 +108,8 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
   const ij = `${i},${j}`;
   const cell = indexed(step.symbol, ij);
   const v = texNumber(e.value, d);
+  // Positions are whole numbers unless the problem gives its own; no trailing zeros for them.
+  const position = (p) => (Number.isInteger(p) ? String(p) : texNumber(p, d));
   const lines = [];
   switch (e.kind) {
     case 'input':
@@ -142,8 +144,44 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
       lines.push(`c\\,\\tanh\\!\\left(${indexed(from(0), ij)} / c\\right)`, `${texNumber(e.factor, d)}\\,\\tanh\\!\\left(${texNumber(e.input, d)} / ${texNumber(e.factor, d)}\\right)`, v);
       break;
     case 'mask':
-      lines.push(`${indexed(from(0), ij)} + M_{${ij}}`, `${texNumber(e.input, d)} + (${texNumber(e.additive, d)})`, v);
+      // A finite mask_fill replaces a hidden score; otherwise the mask adds (−∞ where hidden).
+      if (e.hidden && Number.isFinite(e.fill)) lines.push(`${texNumber(e.fill, d)} \\quad\\text{(hidden by ${e.components.join(', ')}: the fill)}`);
+      else lines.push(`${indexed(from(0), ij)} + M_{${ij}}`, `${texNumber(e.input, d)} + (${texNumber(e.additive, d)})`, v);
       break;
+    case 'mask_entry': {
+      const why = e.hidden ? `hidden by ${e.components.join(', ')}` : e.kept_by_sink ? 'kept: a sink token' : 'visible';
+      lines.push(`${v} \\quad\\text{(${why})}`);
+      break;
+    }
+    case 'alibi':
+      lines.push(`-m\\,\\lvert p_i - p_j \\rvert`, `-${texNumber(e.slope, d)} \\cdot \\lvert ${position(e.query_pos)} - ${position(e.key_pos)} \\rvert`, v);
+      break;
+    case 'add':
+    case 'bias':
+      // X + P (positions), or the scores plus the ALiBi bias.
+      lines.push(`${texNumber(e.input, d)} + (${texNumber(e.additive, d)})`, v);
+      break;
+    case 'sinusoid': {
+      const fn = e.value === e.cos ? '\\cos' : '\\sin';
+      lines.push(`${fn}(${texNumber(e.angle, d)}) \\quad\\text{(position ${e.position})}`, v);
+      break;
+    }
+    case 'rotation': {
+      // The pair (a, b) of features turned by the angle θ of this position.
+      const theta = Number.isNaN(e.angle) ? '' : ` \\quad (\\theta = ${texNumber(e.angle, d)})`;
+      lines.push(`${termsTex(e.left, e.right, d, maxTerms)}${theta}`, v);
+      break;
+    }
+    case 'unrotated':
+      lines.push(`${indexed(from(0), ij)} \\quad\\text{(not rotated)}`, v);
+      break;
+    case 'cache': {
+      const source = e.source === 'past_K' || e.source === 'past_V' ? `${e.source[5]}_{\\text{past}}`
+        : trace.steps.find((s) => s.id === e.source && headOf(s) === headOf(e))?.symbol ?? e.source;
+      const [r, c] = [e.source_row + 1, e.source_col + 1];
+      lines.push(indexed(source, cols ? `${c},${r}` : `${r},${c}`), v);
+      break;
+    }
     case 'softmax': {
       // Along the row (rows layout) or down the column (columns layout) of the step the softmax reads.
       const along = cols ? 'i\'' : 'j\'';
@@ -154,10 +192,12 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
       }
       const x = from(0);
       const shifted = e.shifted[pos];
-      const sumTerms = e.exps.length <= maxTerms ? e.exps.map((t) => texNumber(t, d)).join(' + ')
-        : `${e.exps.slice(0, maxTerms - 1).map((t) => texNumber(t, d)).join(' + ')} + \\cdots + ${texNumber(e.exps[e.exps.length - 1], d)}`;
+      // A sink logit s joins the denominator as one more exponential (its share is 1 − Σ weights).
+      const sink = e.has_sink ? ` + ${texNumber(e.sink_exp, d)}` : '';
+      const sumTerms = (e.exps.length <= maxTerms ? e.exps.map((t) => texNumber(t, d)).join(' + ')
+        : `${e.exps.slice(0, maxTerms - 1).map((t) => texNumber(t, d)).join(' + ')} + \\cdots + ${texNumber(e.exps[e.exps.length - 1], d)}`) + sink;
       lines.push(
-        `\\frac{e^{${indexed(x, ij)} - m}}{\\sum_{${along}} e^{${indexed(x, cols ? `${along},${j}` : `${i},${along}`)} - m}},\\quad m = \\max = ${texNumber(e.max, d)}`,
+        `\\frac{e^{${indexed(x, ij)} - m}}{\\sum_{${along}} e^{${indexed(x, cols ? `${along},${j}` : `${i},${along}`)} - m}${e.has_sink ? ' + e^{s - m}' : ''}},\\quad m = \\max = ${texNumber(e.max, d)}${e.has_sink ? `,\\ s = ${texNumber(e.sink_logit, d)}` : ''}`,
         `\\frac{e^{${texNumber(shifted, d)}}}{${sumTerms}}`,
         `\\frac{${texNumber(e.exps[pos], d)}}{${texNumber(e.exp_sum, d)}}`,
         v,

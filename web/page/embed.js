@@ -3,8 +3,9 @@
 // not to the state: a link made from an embedded page shows everything (link.js drops them).
 import { $ } from './app.js';
 
-const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
-const STEP_IDS = new Set(['Q', 'K', 'V', 'scores', 'scaled', 'softcapped', 'masked', 'weights', 'head_output', 'concat', 'output']);
+const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V']);
+const STEP_IDS = new Set(['positional', 'X_pos', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled',
+  'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights', 'head_output', 'concat', 'output']);
 /** ?hide= words that hide a whole panel, and the panel's id. */
 const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup' };
 

@@ -151,11 +151,11 @@ export function explanationHtml(e, where) {
         html += `<p>Every key of this query is masked, so all its weights are 0 (no softmax is taken).</p>`;
         break;
       }
-      html += `<p>Softmax along the ${along} of <span class="lbl">${escapeHtml(q)}</span>: subtract the largest score (${fmt(max, d)}) so no exponential overflows, exponentiate, divide by the sum.</p>`;
-      html += eq(aligned('A', `\\frac{e^{\\tilde S_{${target + 1}} - m}}{\\sum_{j} e^{\\tilde S_{j} - m}},\\quad m = ${tex(max, d)}`, `\\frac{e^{${tex(logits[target], d)} - ${tex(max, d)}}}{${tex(sum, d)}}`, `\\frac{${tex(exps[target], d)}}{${tex(sum, d)}}`, tex(value, d)));
+      html += `<p>Softmax along the ${along} of <span class="lbl">${escapeHtml(q)}</span>: subtract the largest score${e.has_sink ? ' or sink logit' : ''} (${fmt(max, d)}) so no exponential overflows, exponentiate, divide by the sum.</p>`;
+      html += eq(aligned('A', `\\frac{e^{\\tilde S_{${target + 1}} - m}}{\\sum_{j} e^{\\tilde S_{j} - m}${e.has_sink ? ' + e^{s - m}' : ''}},\\quad m = ${tex(max, d)}${e.has_sink ? `,\\ s = ${tex(e.sink_logit, d)}` : ''}`, `\\frac{e^{${tex(logits[target], d)} - ${tex(max, d)}}}{${tex(sum, d)}}`, `\\frac{${tex(exps[target], d)}}{${tex(sum, d)}}`, tex(value, d)));
       html += termTable(`Keys of ${escapeHtml(q)}`, ['key', 'score', 'score − max', 'exp'],
         logits.map((x, j) => [escapeHtml(where.keyLabels[j] ?? String(j + 1)), fmt(x, d), fmt(shifted[j], d), fmt(exps[j], d)]), target);
-      html += `<p>Σ exp = <strong>${fmt(sum, d)}</strong></p>`;
+      html += `<p>Σ exp${e.has_sink ? ' (with the sink’s)' : ''} = <strong>${fmt(sum, d)}</strong></p>`;
       if (e.has_sink) {
         html += `<p>The sink logit ${fmt(e.sink_logit, d)} joins the denominator (e<sup>sink − m</sup> = ${fmt(e.sink_exp, d)}) but has no value: it takes ${fmt(e.sink_share, d)} of this query’s attention, so its weights sum to ${fmt(1 - e.sink_share, d)}.</p>`;
       }

@@ -94,7 +94,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
     case 'cell': {
       const open = state.open;
       if (!open) throw new Error('click a number in a step first: its worked calculation is exported');
-      const e = app.engine.explain(problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
+      const e = app.engine.explain(problem, { step: open.step, head: open.head, row: open.row, col: open.col });
       return { name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`, type: 'text/x-tex', text: `\\[\n${cellLatex(e, trace, { decimals: d })}\n\\]\n` };
     }
     default:

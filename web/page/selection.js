@@ -1,7 +1,7 @@
 // The open cell: clicking a number (or moving to it with the keys) selects it and shows its worked
 // calculation from engine.explain; folding steps and renaming tokens where they are shown.
 import { $, app } from './app.js';
-import { tokenLists } from './state.js';
+import { tokenLists, traceCounts } from './state.js';
 import { renderGrids } from './inputs.js';
 import { renderResults, scheduleHash, update } from './update.js';
 import { markScrollables } from './scrollables.js';
@@ -42,7 +42,8 @@ export function renderSelection(focus) {
   if (canvas) moveCursor(canvas, open.row, open.col, focus);
   let e;
   try {
-    e = app.engine.explain(result.problem, { step: open.step, head: open.head < 0 ? null : open.head, row: open.row, col: open.col });
+    // open.head is -1 for a step without a head (X_pos, output): explain() reads -1 as that.
+    e = app.engine.explain(result.problem, { step: open.step, head: open.head, row: open.row, col: open.col });
   } catch (err) {
     body.innerHTML = `<p class="error">${escapeHtml(err.message)}</p>`;
     return;
@@ -90,12 +91,15 @@ function select(card, row, col, focus) {
 
 function renameToken(kind, index, name) {
   const { state, result } = app;
-  const meta = result ? result.trace.meta : { queries: 0, keys: 0 };
-  const lists = tokenLists(state, { L: meta.queries, S: meta.keys });
+  const counts = result ? traceCounts(result.trace) : { L: 0, S: 0, cached: 0 };
+  const lists = tokenLists(state, counts);
+  // Cached keys are named "past n" by the page: only the new keys' names are the user's.
+  const at = kind === 'k' ? index - counts.cached : index;
+  if (at < 0) return;
   const ownKeys = state.mode !== 'self';
   const key = kind === 'k' && ownKeys ? 'k' : 'q';
-  const names = (key === 'k' ? lists.k : lists.q).slice();
-  names[index] = name;
+  const names = (key === 'k' ? lists.k.slice(counts.cached) : lists.q).slice();
+  names[at] = name;
   state.tokens[key] = names.join(' ');
   $(key === 'k' ? 'tokens-k' : 'tokens-q').value = state.tokens[key];
   renderGrids((ed) => ed.mode === 'grid');

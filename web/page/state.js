@@ -60,12 +60,20 @@ function isPlainObject(v) {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Merge a decoded object over the defaults, keeping only known keys of the right type. */
-function mergeKnown(base, extra) {
+/**
+ * Merge a decoded object over the defaults, keeping only known keys of the right type. The core's
+ * own options (rope, window, sink_logit, ...) pass through `options` as written, for the core to
+ * check, and `use` keeps any flag (P, cache) that is true.
+ */
+function mergeKnown(base, extra, passthrough = false) {
   for (const [k, v] of Object.entries(extra ?? {})) {
-    if (!(k in base)) continue;
+    if (!(k in base)) {
+      if (passthrough === 'options' && v !== undefined && v !== null) base[k] = v;
+      else if (passthrough === 'use' && v === true) base[k] = true;
+      continue;
+    }
     const b = base[k];
-    if (isPlainObject(b) && isPlainObject(v) && k !== 'inputs') mergeKnown(b, v);
+    if (isPlainObject(b) && isPlainObject(v) && k !== 'inputs') mergeKnown(b, v, k);
     else if (k === 'inputs' && isPlainObject(v)) {
       for (const [name, inp] of Object.entries(v)) {
         if (isPlainObject(inp) && typeof inp.text === 'string') {
@@ -98,11 +106,24 @@ export function splitTokens(text) {
 /**
  * Token names of the queries (q) and keys (k): the typed ones (keys share the queries' in
  * self-attention or when none are typed), then t1, t2, ... up to `counts` { L, S } if given.
+ * With `counts.cached` keys from a KV cache, those come first as "past 1", "past 2", ... and
+ * the names go to the new keys after them.
  */
 export function tokenLists(state, counts) {
   const q = splitTokens(state.tokens.q);
   const kOwn = splitTokens(state.tokens.k);
   const k = state.mode === 'self' || kOwn.length === 0 ? q : kOwn;
   const fill = (list, n) => Array.from({ length: Math.max(n ?? 0, list.length) }, (_, i) => list[i] ?? `t${i + 1}`);
-  return { q: fill(q, counts?.L), k: fill(k, counts?.S) };
+  const cached = counts?.cached ?? 0;
+  const past = Array.from({ length: cached }, (_, i) => `past ${i + 1}`);
+  return { q: fill(q, counts?.L), k: [...past, ...fill(k, counts?.S === undefined ? undefined : counts.S - cached)] };
+}
+
+/** Query, key and cached-key counts { L, S, cached } of a trace, for tokenLists. */
+export function traceCounts(trace) {
+  const { meta, steps } = trace;
+  const cache = steps.find((s) => s.id === 'K_cache');
+  const fresh = cache && steps[cache.inputs.find((i) => steps[i].axes.includes('keys'))];
+  const keysOf = (step) => step.shape[step.axes.indexOf('keys')];
+  return { L: meta.queries, S: meta.keys, cached: cache && fresh ? keysOf(cache) - keysOf(fresh) : 0 };
 }

@@ -7,6 +7,9 @@ import { colourLut, colourRange, colourScale } from 'attention-explorer';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 
+/** The hidden_by bit of an entry a sink token kept visible (the others say what hid it). */
+const KEPT_BY_SINK = 8;
+
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
 export const TABLE_MAX_ROWS = 48;
 export const TABLE_MAX_COLS = 24;
@@ -90,9 +93,18 @@ function factsHtml(step, trace, ctx) {
       if (f.scaled_variance !== undefined) items.push(`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
       break;
     case 'masked': {
+      // The mask step's facts say what is hidden; with a finite mask_fill the entries are not −∞.
       let hidden = 0;
-      for (const row of step.data) for (const v of row) if (v === -Infinity) hidden++;
-      items.push(`${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden (−∞): ${hidden === 1 ? 'its weight becomes' : 'their weights become'} 0`);
+      let fill = -Infinity;
+      step.data.forEach((row, i) => row.forEach((v, j) => {
+        const bits = f.hidden_by?.[i]?.[j];
+        if (bits === undefined ? v === -Infinity : (bits & ~KEPT_BY_SINK) !== 0) { hidden++; fill = v; }
+      }));
+      const finite = Number.isFinite(fill);
+      const hiddenWeight = finite && f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
+      items.push(finite
+        ? `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden with the finite fill, not −∞: hidden keys still get up to ${fmt(hiddenWeight, d)} of a ${qAxis}'s weight`
+        : `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden (−∞): ${hidden === 1 ? 'its weight becomes' : 'their weights become'} 0`);
       break;
     }
     case 'weights': {

@@ -2,7 +2,7 @@
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
-import { decimalsOf, tokenLists } from './state.js';
+import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
 import { renderMask } from './mask-editor.js';
@@ -26,7 +26,7 @@ export const link = { hash: '' };
 function stepContext(trace) {
   const { state } = app;
   const meta = trace.meta;
-  const tokens = tokenLists(state, { L: meta.queries, S: meta.keys });
+  const tokens = tokenLists(state, traceCounts(trace));
   return {
     meta,
     steps: trace.steps,
