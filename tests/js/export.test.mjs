@@ -239,7 +239,7 @@ function renderAllMath(latex, where) {
 }
 
 test('LaTeX: every step, the whole solution and worked cells render in KaTeX', () => {
-  for (const [name, problem] of Object.entries(PROBLEMS)) {
+  for (const [name, problem] of Object.entries({ ...PROBLEMS, ...POSITION_PROBLEMS })) {
     const trace = engine.run(problem);
     for (const step of trace.steps) {
       const tex = stepLatex(step, { decimals: 3 });

@@ -118,7 +118,8 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
       // Q, K, V from X (or X_kv), or the output from the heads; W and b per head when there are several.
       const sup = trace.meta.heads > 1 && headOf(step) !== null ? `^{(${step.head + 1})}` : '';
       const given = (prefix) => step.given.find((n) => n.startsWith(prefix));
-      const input = e.step === 'output' ? from(0) : inputSymbol(given('X'), trace.meta.layout);
+      // The output reads the heads; Q, K, V read X_pos (a step) when positions are added to X.
+      const input = e.step === 'output' || !given('X') ? from(0) : inputSymbol(given('X'), trace.meta.layout);
       const W = inputSymbol(given('W_'), trace.meta.layout) + sup;
       const b = e.has_bias ? inputSymbol(given('b_'), trace.meta.layout) + sup : '';
       // Rows: token i times column j of W. Columns: row i of Ω times token j.
