@@ -1323,6 +1323,13 @@ class Parser {
     return assemble(blocks);
   }
 
+  /// R's "[ reached getOption("max.print") ... ]" line: values were left out of the print.
+  void refuse_r_omission(int line_number, std::string_view text) {
+    if (!is_r_omission(text)) return;
+    fail(line_name(line_number) + ": R left values out (" + shorten(text, 80) +
+         "); print them all after options(max.print = 1e6)");
+  }
+
   Matrix parse_r_matrix() {
     format_ = "R matrix";
     std::vector<Block> blocks;
@@ -1330,10 +1337,7 @@ class Parser {
     for (const TextLine& line : split_lines(text_, first_line_)) {
       const std::string_view text = trim(line.text);
       if (text.empty()) continue;
-      if (is_r_omission(text)) {
-        fail(line_name(line.number) + ": R left values out (" + shorten(text, 80) +
-             "); print them all after options(max.print = 1e6)");
-      }
+      refuse_r_omission(line.number, text);
       const std::vector<std::string_view> words = split_words(text);
       if (r_label(words[0], false) > 0) {  // a header: [,9] [,10] ...
         Block block;
@@ -1389,10 +1393,7 @@ class Parser {
     for (const TextLine& line : split_lines(text_, first_line_)) {
       const std::string_view text = trim(line.text);
       if (text.empty()) continue;
-      if (is_r_omission(text)) {
-        fail(line_name(line.number) + ": R left values out (" + shorten(text, 80) +
-             "); print them all after options(max.print = 1e6)");
-      }
+      refuse_r_omission(line.number, text);
       const std::vector<std::string_view> words = split_words(text);
       if (r_index(words[0]) != static_cast<long>(columns + 1)) {
         fail(line_name(line.number) + ": expected the index [" + std::to_string(columns + 1) +

@@ -8,6 +8,7 @@
 
 #include "../fuzz/trace_invariants.h"
 #include "attention.h"
+#include "trace_lookup.h"
 #include "numpy_random.h"
 
 using attn::Matrix;
@@ -18,23 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-const attn::Step& find_step(const attn::Trace& t, const std::string& id, int head = 0) {
-  for (const auto& s : t.steps) {
-    if (s.id == id && s.head == head) return s;
-  }
-  FAIL("no step " << id << " for head " << head);
-  throw std::logic_error("unreachable");
-}
-
-const Matrix& values(const attn::Trace& t, const std::string& id, int head = 0) {
-  return find_step(t, id, head).values;
-}
-
-std::vector<std::string> step_ids(const attn::Trace& t) {
-  std::vector<std::string> ids;
-  for (const auto& s : t.steps) ids.push_back(s.id + (s.head >= 0 ? std::to_string(s.head) : ""));
-  return ids;
-}
 
 /// Q, K, V given directly: L queries, S keys, `heads` heads of d_k = d_v = 2 (rows layout).
 Problem random_problem(unsigned seed, int L, int S, int heads = 1) {

@@ -1,0 +1,29 @@
+// Finding a trace's steps by id and head, for the Catch2 cases.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attention.h"
+
+inline const attn::Step& find_step(const attn::Trace& t, const std::string& id, int head = 0) {
+  for (const auto& s : t.steps) {
+    if (s.id == id && s.head == head) return s;
+  }
+  FAIL("no step " << id << " for head " << head);
+  throw std::logic_error("unreachable");
+}
+
+inline const attn::Matrix& values(const attn::Trace& t, const std::string& id, int head = 0) {
+  return find_step(t, id, head).values;
+}
+
+/// "Q0", "K0", ..., "output": each step's id and head, in order.
+inline std::vector<std::string> step_ids(const attn::Trace& t) {
+  std::vector<std::string> ids;
+  for (const auto& s : t.steps) ids.push_back(s.id + (s.head >= 0 ? std::to_string(s.head) : ""));
+  return ids;
+}
