@@ -148,6 +148,13 @@ export interface HeadFacts {
   sink_logit: number;
   /** With a sink logit: the share of each query's softmax the sink takes (1 − Σ weights). */
   sink_share: number[];
+  /**
+   * RoPE's relative-position property as numbers: every query and key turned `rope_shift` more
+   * positions, and the largest change that makes to a score (0 up to rounding). 0 and 0 when not
+   * checked (RoPE off, or cos/sin given as tables).
+   */
+  rope_shift: number;
+  rope_shift_change: number;
 }
 
 export interface Trace {

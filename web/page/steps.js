@@ -3,7 +3,7 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLut, colourRange, colourScale } from 'attention-explorer';
+import { colourLut, colourRange, colourScale, formatNumber } from 'attention-explorer';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 
@@ -87,6 +87,10 @@ function factsHtml(step, trace, ctx) {
     }
     case 'scores':
       if (f.scores_variance !== undefined) items.push(`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
+      if (f.rope_shift > 0) {
+        const change = f.rope_shift_change === 0 ? 'changes no score at all' : `changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
+        items.push(`rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`);
+      }
       break;
     case 'scaled':
       items.push(`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
