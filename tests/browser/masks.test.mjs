@@ -5,7 +5,7 @@
 // written out here and against engine.run's facts.hidden_by), the sink-kept entries marked on the
 // window's map; pointing at or clicking a combined entry names its components. A user's keep and
 // additive mask get their own map; a single component gets none. Screenshots at 1280 and 390 px
-// go to test-artifacts/masks-*.png.
+// go to test-artifacts/masks-*.png; axe-core checks the card at 390 px.
 import { join, resolve } from 'node:path';
 
 import { artifacts, browserSuite } from './server.mjs';
@@ -125,7 +125,7 @@ test('your keep and additive masks have their own map; tokens as columns transpo
   assert(await page.$$eval('#step-list figure.mask-part', (f) => f.length) === 0, 'causal alone drew component maps');
 });
 
-test('at 390 px the maps wrap inside the card', async ({ page, base }) => {
+test('at 390 px the maps wrap inside the card; axe finds nothing serious in it', async ({ page, base }) => {
   await open(page, base, problem({ ...SLIDING, mask: grid(() => true) }), 390);
   const { card, maps } = await page.$eval('#step-list article[data-key="mask:0"]', (a) => ({
     card: a.getBoundingClientRect().toJSON(),
@@ -137,4 +137,12 @@ test('at 390 px the maps wrap inside the card', async ({ page, base }) => {
   assert(new Set(maps.map((m) => Math.round(m.top))).size > 1, 'the five maps did not wrap onto more than one line');
   await page.$eval('#step-list article[data-key="mask:0"]', (a) => a.scrollIntoView());
   await page.screenshot({ path: join(artifacts, 'masks-390.png') });
+  // axe-core's WCAG 2 A/AA rules (colour contrast included) on the mask card: nothing serious.
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run({ include: [['#step-list article[data-key="mask:0"]']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => `${v.impact}: ${v.id} (${v.nodes.length}×, e.g. ${v.nodes[0]?.target.join(' ')})`);
+  });
+  const serious = violations.filter((v) => /^(serious|critical)/.test(v));
+  assert(serious.length === 0, `axe on the mask card: ${serious.join('; ')}`);
 });

@@ -138,7 +138,7 @@ export function maskComponentsHtml(step, facts, options, meta, labels) {
   });
   const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape)).join('');
   return `<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div>` +
-    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click one of the combined map for its worked calculation.</p>';
+    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>';
 }
 
 const bound = new WeakSet();
