@@ -35,8 +35,8 @@ function reach(by, side) {
  */
 function components(step, options, additive) {
   const list = [];
-  const window = Array.isArray(options.window) && (options.window[0] != null || options.window[1] != null);
-  const sinks = window && options.sink_tokens > 0 ? options.sink_tokens : 0;
+  const windowed = Array.isArray(options.window) && (options.window[0] != null || options.window[1] != null);
+  const sinks = windowed && options.sink_tokens > 0 ? options.sink_tokens : 0;
   const sinkMark = (bits) => (bits & HIDDEN_BY.keptBySink) !== 0;
   if (options.causal) {
     list.push({
@@ -44,7 +44,7 @@ function components(step, options, additive) {
       state: (bits) => (bits & HIDDEN_BY.causal ? 'hidden' : 'kept'),
     });
   }
-  if (window) {
+  if (windowed) {
     const [left, right] = options.window;
     const bound = (b) => (b == null ? '∞' : String(b));
     list.push({
