@@ -6,9 +6,7 @@
 import { colourLut, colourRange, colourScale, formatNumber } from 'attention-explorer';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
-
-/** The hidden_by bit of an entry a sink token kept visible (the others say what hid it). */
-const KEPT_BY_SINK = 8;
+import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
 export const TABLE_MAX_ROWS = 48;
@@ -102,7 +100,7 @@ function factsHtml(step, trace, ctx) {
       let fill = -Infinity;
       step.data.forEach((row, i) => row.forEach((v, j) => {
         const bits = f.hidden_by?.[i]?.[j];
-        if (bits === undefined ? v === -Infinity : (bits & ~KEPT_BY_SINK) !== 0) { hidden++; fill = v; }
+        if (bits === undefined ? v === -Infinity : isHidden(bits)) { hidden++; fill = v; }
       }));
       const finite = Number.isFinite(fill);
       const hiddenWeight = finite && f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
@@ -125,6 +123,13 @@ function factsHtml(step, trace, ctx) {
       break;
   }
   return items.length ? `<ul class="facts">${items.map((i) => `<li>${i}</li>`).join('')}</ul>` : '';
+}
+
+/** The mask step's components and their combination, from its head's facts. */
+function maskPartsHtml(step, trace, ctx, labels) {
+  const h = headOf(step);
+  const facts = trace.facts.find((x) => x.head === (h < 0 ? 0 : h));
+  return maskComponentsHtml(step, facts, ctx.options, ctx.meta, labels);
 }
 
 // ---- matrices ---------------------------------------------------------------------------------
@@ -257,6 +262,7 @@ export function renderSteps(container, trace, ctx) {
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
         <div class="formula">${mathHtml(step.tex, true)}</div>
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
+        ${step.id === 'mask' ? `<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>` : ''}
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
         <div class="legend-box">${legendHtml(step)}</div>
       </div>
@@ -265,6 +271,7 @@ export function renderSteps(container, trace, ctx) {
   if (currentGroup !== null) html += multi ? '</div></section>' : '</div>';
   container.innerHTML = html;
   container.dataset.sig = signature;
+  bindMaskComponents(container);
   for (const canvas of container.querySelectorAll('.heatmap canvas')) {
     const key = canvas.closest('.heatmap').dataset.key;
     const step = steps.find((s) => stepKey(s) === key);
@@ -297,6 +304,7 @@ function patchSteps(container, trace, ctx, cards) {
     if (!card) return false;
     setHtml(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
     setHtml(card.querySelector('.legend-box'), legendHtml(step));
+    if (step.id === 'mask') setHtml(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
     if (canvas) { drawHeatmap(canvas, step); continue; }
     const tbody = card.querySelector('table.matrix tbody');

@@ -29,6 +29,7 @@ function stepContext(trace) {
   const tokens = tokenLists(state, traceCounts(trace));
   return {
     meta,
+    options: app.result?.problem?.options ?? {}, // the problem's, e.g. for the mask's components
     steps: trace.steps,
     layout: state.options.layout,
     scaleMode: state.options.scale,
