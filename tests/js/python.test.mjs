@@ -221,3 +221,12 @@ test('the PyTorch script writes the options as PyTorch code does', () => {
   assert.match(colsNumpy, /^ {4}weights = softmax\(logits, axis=0\) {2}# down each column$/m);
   for (const text of [cached, interleaved, sinks, fill, nan, cols]) assert.doesNotMatch(text, /sys\.exit|does not reproduce/);
 });
+
+test('the scripts read a cache given as { shape, data } and refuse one given as text, naming it', { skip: noNumpy }, () => {
+  const problem = POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA'];
+  const trace = engine.run(problem);
+  const flat = { ...problem, past_K: { shape: [2, 2], data: problem.past_K.flat() } };
+  assert.equal(numpyScript(flat, engine.run(flat)), numpyScript(problem, trace));
+  const text = { ...problem, past_V: '[[3, 1], [-1, 0.5]]' };
+  assert.throws(() => pytorchScript(text, engine.run(text)), { message: 'export: past_V is text: parse it first (engine.parseMatrix) so the export has numbers' });
+});

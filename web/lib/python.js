@@ -1,12 +1,14 @@
 // Python scripts that rebuild every step of a trace from the problem's inputs, so a reader can
-// check the explorer with the tools they trust. One generator, two dialects: NumPy and PyTorch
-// (which also checks itself against F.scaled_dot_product_attention).
+// check the explorer with the tools they trust. One generator, two dialects: NumPy, which writes
+// each formula out, and PyTorch, written as PyTorch code is (rotate_half, masked_fill, gpt-oss's
+// sink column) and checked against F.scaled_dot_product_attention. Both take every option, in
+// both layouts.
 //
 // The scripts redo the maths on purpose, in their own step order and with their own mask rules:
 // they are an independent check of the core, not a copy of its output. What is not maths (the
 // key/value head each query head reads, the scale factor, the steps' names) comes from the trace.
 
-import { headOf, problemContext } from './context.js';
+import { headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
 
 const NUMPY = {
@@ -175,6 +177,9 @@ function positionOptions(problem) {
 
 /** Slices of a head's matrix along its features: `[:, i]` in the rows layout, `[i, :]` in the columns one. */
 const feature = (cols) => (i) => (cols ? `[${i}, :]` : `[:, ${i}]`);
+
+/** Head `index`'s features of `name`, `width` of them (GQA: K and V of key/value head g). */
+const headSlice = (name, width, index, cols) => `${name}${feature(cols)(`${index} * ${width}:(${index} + 1) * ${width}`)}`;
 
 function pySinusoidal(d, cols) {
   const doc = '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1' +
@@ -374,10 +379,10 @@ const hasMask = (x, ctx) => ctx.causal || ctx.maskKind !== 'none' || x.window !=
 function positionMaskLines(x, ctx, d, cols) {
   if (!hasMask(x, ctx)) return [];
   const torch = d === TORCH;
-  const shape = cols ? '(S, L)' : '(L, S)';
+  const size = cols ? 'S, L' : 'L, S';
   const lines = [
     `# The mask, ${cols ? 'keys x queries' : 'queries x keys'}: hidden is True where a score is hidden. Positions are compared, not indices.`,
-    torch ? `hidden = torch.zeros${shape.replace(')', ', dtype=torch.bool)')}` : `hidden = np.zeros(${shape}, dtype=bool)`,
+    torch ? `hidden = torch.zeros(${size}, dtype=torch.bool)` : `hidden = np.zeros((${size}), dtype=bool)`,
     cols ? 'q, p = k_pos[:, None], q_pos[None, :]  # a key\'s position (rows), a query\'s position (columns)'
       : 'p, q = q_pos[:, None], k_pos[None, :]  # a query\'s position, a key\'s position',
   ];
@@ -395,10 +400,10 @@ function positionMaskLines(x, ctx, d, cols) {
     );
   }
   if (torch) {
-    const base = ctx.maskKind === 'additive' ? 'user_mask' : `torch.zeros${shape.replace(')', ', dtype=dt)')}`;
+    const base = ctx.maskKind === 'additive' ? 'user_mask' : `torch.zeros(${size}, dtype=dt)`;
     lines.push(`M = ${base}.masked_fill(hidden, -math.inf)  # additive: ${ctx.maskKind === 'additive' ? 'the user\'s numbers' : '0'} where kept, -inf where hidden`);
   } else {
-    lines.push(`M = ${d.zeros(shape)}  # additive: 0 keeps a score, -inf hides it`);
+    lines.push(`M = ${d.zeros(`(${size})`)}  # additive: 0 keeps a score, -inf hides it`);
     if (ctx.maskKind === 'additive') lines.push('M = M + user_mask.astype(dt)');
     lines.push('M[hidden] = -math.inf');
   }
@@ -415,10 +420,9 @@ function positionHeadLines(x, ctx, d, cols) {
       '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
   }
   if (x.past) {
-    const cache = (n, w, idx) => `past_${n}${cols ? `[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`}`;
     const join = (a, b) => (torch ? `torch.cat([${a}, ${b}], dim=${cols ? 1 : 0})` : `${cols ? 'np.hstack' : 'np.vstack'}([${a}, ${b}])`);
-    before.push(`    Kh = ${join(cache('K', 'd_k', 'g'), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
-      `    Vh = ${join(cache('V', 'd_v', 'g'), 'Vh')}`, '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
+    before.push(`    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
+      `    Vh = ${join(headSlice('past_V', 'd_v', 'g', cols), 'Vh')}`, '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
   }
   const after = [];
   if (x.alibi) {
@@ -462,18 +466,17 @@ function positionHeadLines(x, ctx, d, cols) {
 
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
 function headLoop(ctx, trace, d, cols, x) {
-  const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
-  const positional = x.used.length > 0;
+  const withPositions = x.used.length > 0;
   const lines = [
     `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
     'for h in range(heads):',
     '    g = kv_group[h]',
-    `    Qh = ${sl('Q', 'd_k', 'h')}`,
-    `    Kh = ${sl('K', 'd_k', 'g')}`,
-    `    Vh = ${sl('V', 'd_v', 'g')}`,
+    `    Qh = ${headSlice('Q', 'd_k', 'h', cols)}`,
+    `    Kh = ${headSlice('K', 'd_k', 'g', cols)}`,
+    `    Vh = ${headSlice('V', 'd_v', 'g', cols)}`,
   ];
-  const options = positional ? positionHeadLines(x, ctx, d, cols) : null;
+  const options = withPositions ? positionHeadLines(x, ctx, d, cols) : null;
   if (options) lines.push(...options.before);
   lines.push(
     cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
@@ -498,7 +501,7 @@ function headLoop(ctx, trace, d, cols, x) {
     cols ? '    head_outputs.append(Vh @ weights)' : '    head_outputs.append(weights @ Vh)',
   );
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
-  if (positional && d.check && sdpaSkip(ctx, x) == null) {
+  if (withPositions && d.check && sdpaSkip(ctx, x) == null) {
     const bias = [x.alibi && 'bias', hasMask(x, ctx) && 'M'].filter(Boolean).join(' + ');
     const T = (e) => (cols ? `${e.includes(' ') ? `(${e})` : e}.T` : e);
     lines.push(`    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # for the check below, queries x keys`);
@@ -566,8 +569,8 @@ function pythonScript(problem, trace, d, recipe) {
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
-  const positional = x.used.length > 0;
-  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, tableOf(problem[k])]));
+  const withPositions = x.used.length > 0;
+  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   const tokens = cols ? 1 : 0;
   const features = cols ? 0 : 1;
@@ -579,9 +582,9 @@ function pythonScript(problem, trace, d, recipe) {
     ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
     '', '',
     ...d.softmax,
-    ...(positional ? positionFunctions(x, d, cols) : []),
+    ...(withPositions ? positionFunctions(x, d, cols) : []),
     '', '',
-    ...(positional ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
+    ...(withPositions ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
     '# ---- projections',
     ...projections(ctx, cols),
     '',
@@ -591,11 +594,11 @@ function pythonScript(problem, trace, d, recipe) {
     `d_v = V.shape[${features}] // kv_heads`,
     scaleLine(ctx, m.scale, d),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
-    ...(positional ? [...settingLines(x, d), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
+    ...(withPositions ? [...settingLines(x, d), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
     '',
-    ...(positional ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
+    ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
-    ...(positional && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
+    ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
     `concat = ${d.concat[ctx.layout]}`,
@@ -630,8 +633,9 @@ export function numpyScript(problem, trace, { recipe } = {}) {
 }
 
 /**
- * A PyTorch script: the same steps with torch tensors, then (when the options allow: no softcap)
- * a check of the head outputs against torch.nn.functional.scaled_dot_product_attention.
+ * A PyTorch script: the same steps with torch tensors, then (when the options allow: no softcap,
+ * sink logit or finite mask_fill) a check of the head outputs against
+ * torch.nn.functional.scaled_dot_product_attention.
  */
 export function pytorchScript(problem, trace, { recipe } = {}) {
   return pythonScript(problem, trace, TORCH, recipe);
