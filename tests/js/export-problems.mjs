@@ -86,6 +86,11 @@ export function exportProblems(engine, { presetProblem, findPreset }) {
       past_K: [[0.2, -0.4], [1, 0.3], [0, 1]], past_V: [[3, 1], [-1, 0.5], [2, 2]],
       options: { heads: 2, kv_heads: 1, precision: 'float32', window: [0, 0], mask: [[true, true, true, false, true], [true, true, true, true, false]], mask_fill: -1e4 },
     },
+    'ALiBi, a cache, a sliding window and a keep mask with GQA: the PyTorch check gets bias + mask': {
+      Q: [[1, 0.5, -1, 2], [0.3, -0.2, 1, 0.1]], K: [[0.5, 1], [1, -1]], V: [[1, 2], [0, 1]],
+      past_K: [[0.2, -0.4], [1, 0.3], [0, 1]], past_V: [[3, 1], [-1, 0.5], [2, 2]],
+      options: { heads: 2, kv_heads: 1, causal: true, alibi: [0.5, 0.125], window: [2, 0], mask: [[true, false, true, true, true], [true, true, true, true, true]] },
+    },
     'a sink logit with fully_masked nan: the sink takes a fully masked row (no NaN)': {
       Q: [[1, 0], [0, 1]], K: [[1, 2], [0, 1]], V: [[1, 0], [0, 1]],
       options: { mask: [[true, true], [false, false]], sink_logit: -0.5, fully_masked: 'nan' },
