@@ -149,7 +149,7 @@ const word = (v) => (typeof v === 'number' ? v : numberWord(v) ?? Number(v));
 const listOf = (v) => (v == null ? [] : Array.isArray(v) ? v.flat() : typeof v === 'string' ? v.trim().split(/[\s,]+/) : [v]).map(word);
 const tableOf = (v) => (typeof v === 'string' ? v.trim().split('\n').map(listOf) : v.map((row) => row.map(word)));
 
-/** The position-dependent options as the script needs them; `used` names the ones that are on. */
+/** The position-dependent options as the script needs them; `any`: one of them is on (the script then computes positions). */
 function positionOptions(problem) {
   const o = problem.options ?? {};
   const rope = o.rope === true ? {} : o.rope && typeof o.rope === 'object' ? o.rope : null;
@@ -171,7 +171,7 @@ function positionOptions(problem) {
     past_K: x.past, positions: x.positions, rope: x.rope, positional: x.positional, alibi: x.alibi,
     window: x.window, sink_logit: x.sinkLogit, mask_fill: x.maskFill !== -Infinity, fully_masked: x.nan,
   };
-  x.used = Object.keys(on).filter((k) => on[k]);
+  x.any = Object.values(on).some(Boolean);
   return x;
 }
 
@@ -467,7 +467,7 @@ function positionHeadLines(x, ctx, d, cols) {
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
 function headLoop(ctx, trace, d, cols, x) {
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
-  const withPositions = x.used.length > 0;
+  const withPositions = x.any;
   const lines = [
     `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
     'for h in range(heads):',
@@ -524,7 +524,7 @@ function sdpaCheck(ctx, precision, cols, x) {
   const lines = ['# ---- check against torch.nn.functional.scaled_dot_product_attention (PyTorch >= 2.1)'];
   const skip = sdpaSkip(ctx, x);
   if (skip) return [...lines, `# Skipped: ${skip}.`, 'sdpa_checked = False'];
-  if (x.used.length > 0) return [...lines, ...positionSdpaCheck(ctx, precision, cols, x)];
+  if (x.any) return [...lines, ...positionSdpaCheck(ctx, precision, cols, x)];
   const toRows = (n) => (cols ? `${n}.T` : n);
   let maskArg = '';
   if (ctx.causal && ctx.maskKind === 'none') maskArg = ', is_causal=True';
@@ -569,7 +569,7 @@ function pythonScript(problem, trace, d, recipe) {
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
-  const withPositions = x.used.length > 0;
+  const withPositions = x.any;
   const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   const tokens = cols ? 1 : 0;
