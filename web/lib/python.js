@@ -519,7 +519,7 @@ function sdpaSkip(ctx, x) {
 
 const sdpaTolerance = (precision) => `tol = dict(rtol=${precision === 'float32' ? '1e-5, atol=1e-6' : '1e-10, atol=1e-12'})`;
 
-/** PyTorch only: the head outputs against F.scaled_dot_product_attention (no softcap there). */
+/** PyTorch only: the head outputs against F.scaled_dot_product_attention, or why not (sdpaSkip). */
 function sdpaCheck(ctx, precision, cols, x) {
   const lines = ['# ---- check against torch.nn.functional.scaled_dot_product_attention (PyTorch >= 2.1)'];
   const skip = sdpaSkip(ctx, x);
