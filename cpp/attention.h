@@ -110,6 +110,9 @@ struct Problem {
   /// already rotated when RoPE is on), kv_heads·d_k and kv_heads·d_v wide; before the new rows.
   std::optional<Matrix> past_K, past_V;
   std::optional<Matrix> P;  ///< learned positions added to X (Positional::Learned)
+  /// The gradient of a loss with respect to the output, shaped like it: what gradients()
+  /// propagates back (all ones when absent: the loss Σ O). run() does not read it.
+  std::optional<Matrix> dO;
   Options options;
 };
 

@@ -25,6 +25,9 @@ struct Normalized {
   /// The KV cache (past rows), kv_heads·d_k and kv_heads·d_v wide; empty without one.
   Matrix past_K, past_V;
   std::optional<Matrix> P;  // learned positions, the shape of X
+  /// The output's gradient as the problem gave it (gradients.cpp sets it; the catalogue says
+  /// whether dO was given or is all ones).
+  std::optional<Matrix> dO;
   /// The options, with what validation resolved: positional is Learned when P is given, and
   /// rope.dims is the number of rotated features (d_k when the problem left it 0).
   Options options;

@@ -19,7 +19,10 @@ namespace {
 
 enum class Id {
   Positional, XPos, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
-  Mask, Masked, Weights, HeadOutput, Concat, Output
+  Mask, Masked, Weights, HeadOutput, Concat, Output,
+  // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
+  DO, DHeadOutput, DA, DS, DSKept, DSUncapped, DScores, DQRot, DKRot, DKCache, DVCache, DQ, DK, DV,
+  DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK, DWV, DbV, DX, DXkv, DP
 };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
@@ -69,6 +72,47 @@ constexpr Entry kCatalogue[] = {
     {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
      Axis::Features},
     {Id::Output, "output", "Output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
+    // Gradients: tex and text hold the name of what each is the gradient of (Notation::symbol
+    // writes d before it). A bias's gradient is one row (one column in the columns layout).
+    {Id::DO, "dO", "Gradient of the output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DHeadOutput, "dhead_output", "Gradient of the head output", "\\text{head}", "head",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DA, "dA", "Gradient of the weights", "A", "A", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::DS, "dS", "Gradient through the softmax", "", "", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::DSKept, "dS_kept", "Gradient through the mask", "", "", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::DSUncapped, "dS_uncapped", "Gradient through the soft cap", "", "", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
+    {Id::DScores, "dscores", "Gradient of the scores", "", "", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::DQRot, "dQ_rot", "Gradient of the rotated queries", "Q_{\\text{rot}}", "Q_rot",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DKRot, "dK_rot", "Gradient of the rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed,
+     Axis::Keys, Axis::Features},
+    {Id::DKCache, "dK_cache", "Gradient of the keys with the cache", "K_{\\text{cache}}", "K_cache",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DVCache, "dV_cache", "Gradient of the values with the cache", "V_{\\text{cache}}", "V_cache",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DQ, "dQ", "Gradient of the queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DK, "dK", "Gradient of the keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DV, "dV", "Gradient of the values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DPastK, "dpast_K", "Gradient of the cached keys", "K_{\\text{past}}", "K_past", ValueKind::Signed,
+     Axis::Keys, Axis::Features},
+    {Id::DPastV, "dpast_V", "Gradient of the cached values", "V_{\\text{past}}", "V_past",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DWO, "dW_O", "Gradient of W_O", "W_{O}", "W_O", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DbO, "db_O", "Gradient of b_O", "b_{O}", "b_O", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWQ, "dW_Q", "Gradient of W_Q", "W_{Q}", "W_Q", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DbQ, "db_Q", "Gradient of b_Q", "b_{Q}", "b_Q", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWK, "dW_K", "Gradient of W_K", "W_{K}", "W_K", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DbK, "db_K", "Gradient of b_K", "b_{K}", "b_K", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWV, "dW_V", "Gradient of W_V", "W_{V}", "W_V", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DbV, "db_V", "Gradient of b_V", "b_{V}", "b_V", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DX, "dX", "Gradient of the inputs", "X", "X", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed,
+     Axis::Keys, Axis::Features},
+    {Id::DP, "dP", "Gradient of the learned positions", "P", "P", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
 };
 
 /// A number as JavaScript's String(x) writes it (shortest round trip: 0.5, 3, 1e-7, 1e+21),
@@ -125,6 +169,7 @@ class Notation {
 
   /// The name of a step of `head` (-1: not per head), e.g. \tilde S^{(2)} or S̃⁽²⁾.
   std::string symbol(const Entry& e, int head) const {
+    if (e.key >= Id::DO) return cat({"d", gradient_of(e, head)});
     if (e.key == Id::Positional && n_.options.positional == Positional::Learned) return "P";
     if (e.key == Id::HeadOutput) return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
     return cat({pick(e.tex, e.text), head >= 0 ? sup(head) : std::string()});
@@ -137,6 +182,7 @@ class Notation {
     auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
     const char* dot = pick("\\,", "·");
 
+    if (e.key >= Id::DO) return gradient(s, e, own, earlier);
     switch (e.key) {
       case Id::Positional:
         if (n_.options.positional == Positional::Learned) return cat({own, pick(" \\;\\text{(given)}", " (given)")});
@@ -205,6 +251,7 @@ class Notation {
                         : cat({own, " = \\left[\\, ", list, " \\,\\right]"});
       }
       case Id::Output:
+      default:  // the gradient steps, written by gradient() above
         break;
     }
     // The output: one head's weighted sum, the concatenation itself, or its projection by W_O.
@@ -220,6 +267,209 @@ class Notation {
   }
 
  private:
+  /// The name of what a gradient step is the gradient of: the softmax's input and the steps
+  /// before it by the options, the Ω and β of the columns layout, else the entry's own name.
+  std::string gradient_of(const Entry& e, int head) const {
+    const Options& o = n_.options;
+    const char* before_mask = !n_.alibi_slopes.empty() ? "biased" : o.softcap > 0 ? "softcapped" : "scaled";
+    switch (e.key) {
+      case Id::DS:
+        return symbol(entry(n_.has_mask() ? "masked" : before_mask), head);
+      case Id::DSKept:
+        return symbol(entry(before_mask), head);
+      case Id::DSUncapped:
+        return symbol(entry("scaled"), head);
+      case Id::DScores:
+        return symbol(entry("scores"), head);
+      case Id::DHeadOutput:
+        return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
+      default:
+        break;
+    }
+    const std::string_view id = e.id;
+    if (columns_ && (id.substr(0, 3) == "dW_" || id.substr(0, 3) == "db_")) {
+      return sub(id[1] == 'W' ? pick("\\Omega", "Ω") : pick("\\beta", "β"), id.substr(3));
+    }
+    return cat({pick(e.tex, e.text), head >= 0 ? sup(head) : std::string()});
+  }
+
+  /// `m` transposed: m^\top (inside a head's superscript in TeX: K^{(2)\top}), or mᵀ.
+  std::string transposed(const std::string& m) const {
+    if (!tex_) return cat({m, "ᵀ"});
+    if (m.size() > 2 && m.compare(m.size() - 2, 2, ")}") == 0 && m.find("^{(") != std::string::npos) {
+      return cat({std::string_view(m).substr(0, m.size() - 1), "\\top}"});
+    }
+    return cat({m, "^\\top"});
+  }
+
+  /// The product a·b of rows-layout matrices as the problem's layout writes it: every matrix of
+  /// the columns layout is the transpose, so the factors swap (transposes stay where they are).
+  std::string times(const std::string& a, const std::string& b) const {
+    return columns_ ? cat({b, pick("\\,", "·"), a}) : cat({a, pick("\\,", "·"), b});
+  }
+
+  /// The matrix `name` of the problem as this layout writes it (W_Q is Ω_Q in the columns layout).
+  std::string given_name(std::string_view name) const {
+    if (name.size() == 3 && name[1] == '_' && (name[0] == 'W' || name[0] == 'b')) {
+      if (columns_) return sub(name[0] == 'W' ? pick("\\Omega", "Ω") : pick("\\beta", "β"), name.substr(2));
+      return sub(name.substr(0, 1), name.substr(2));
+    }
+    if (name == "X_kv") return sub("X", pick("\\text{kv}", "kv"));
+    return std::string(name);
+  }
+
+  /// `m` ready for a slice's subscript in TeX: in parentheses when it has a sub- or superscript.
+  static std::string sliceable(const std::string& m) {
+    if (m.front() == '(' || m.find_first_of("_^") == std::string::npos) return m;
+    return cat({"(", m, ")"});
+  }
+
+  /// A column slice [:, first..last] of the rows layout (a row slice [first..last, :] in the
+  /// columns layout) of `m`, counted from 1.
+  std::string columns_of(const std::string& m, Eigen::Index first, Eigen::Index last) const {
+    const std::string range = cat({std::to_string(first), "..", std::to_string(last)});
+    if (tex_) return columns_ ? cat({sliceable(m), "_{[", range, ",\\,:]}"}) : cat({sliceable(m), "_{[:,\\,", range, "]}"});
+    return columns_ ? cat({m, "[", range, ", :]"}) : cat({m, "[:, ", range, "]"});
+  }
+  /// A row slice [first..last, :] of the rows layout (columns in the columns layout).
+  std::string rows_of(const std::string& m, Eigen::Index first, Eigen::Index last) const {
+    const std::string range = cat({std::to_string(first), "..", std::to_string(last)});
+    if (tex_) return columns_ ? cat({sliceable(m), "_{[:,\\,", range, "]}"}) : cat({sliceable(m), "_{[", range, ",\\,:]}"});
+    return columns_ ? cat({m, "[:, ", range, "]"}) : cat({m, "[", range, ", :]"});
+  }
+
+  /// The sum over tokens (rows; columns in the columns layout) of `m`: a bias's gradient.
+  std::string token_sum(const std::string& m, const char* tokens) const {
+    return tex_ ? cat({"\\textstyle\\sum_{\\text{", tokens, "}} ", m}) : cat({"Σ over ", tokens, " of ", m});
+  }
+
+  /// The formula of gradient step `s` (the chain rule, one forward step back).
+  std::string gradient(const Step& s, const Entry& e, const std::string& own,
+                       const std::vector<Step>& earlier) const {
+    auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
+    auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
+    const char* given_text = pick(" \\;\\text{(given)}", " (given)");
+    switch (e.key) {
+      case Id::DO:
+        if (n_.dO) return cat({own, given_text, pick(",\\quad L = \\textstyle\\sum O \\circ dO", ", L = Σ O ∘ dO")});
+        return cat({own, pick(" = \\mathbf{1},\\quad L = \\textstyle\\sum O", " = 1 (every entry), L = Σ O")});
+      case Id::DHeadOutput: {
+        const std::string from =
+            n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0);
+        return cat({own, " = ", columns_of(from, s.feature_first + 1, s.feature_first + s.feature_count)});
+      }
+      case Id::DA:
+        return cat({own, " = ", times(in_symbol(0), transposed(in_symbol(1)))});
+      case Id::DVCache:
+        return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+      case Id::DS: {
+        const std::string A = in_symbol(0), dA = in_symbol(1);
+        const char* sum = columns_ ? "colsum" : "rowsum";
+        if (tex_) {
+          return cat({own, " = ", A, " \\circ \\big(", dA, " - \\operatorname{", sum, "}(", dA, " \\circ ", A,
+                      ")\\big)"});
+        }
+        return cat({own, " = ", A, " ∘ (", dA, " − ", sum, "(", dA, " ∘ ", A, "))"});
+      }
+      case Id::DSKept:
+        return cat({own, " = ", in_symbol(0), pick(" \\text{ where } ", " where "), in_symbol(1),
+                    pick(" \\text{ keeps the key, } 0 \\text{ where it hides it}", " keeps the key, 0 where it hides it")});
+      case Id::DSUncapped: {
+        const std::string c = js_number(n_.options.softcap);
+        return cat({own, " = ", in_symbol(0), pick(" \\circ \\big(1 - \\tanh^2(", " ∘ (1 − tanh²("), in_symbol(1),
+                    pick(" / c)\\big),\\quad c = ", " / c)), c = "), c});
+      }
+      case Id::DScores:
+        return cat({own, " = ", scaled(in_symbol(0))});
+      case Id::DQRot:
+        return cat({own, " = ", times(in_symbol(0), in_symbol(1))});
+      case Id::DKRot:
+      case Id::DKCache:
+        if (in(0).id == "dscores") return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+        return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
+      case Id::DQ:
+      case Id::DK:
+      case Id::DV:
+        if (s.head < 0) return whole(s, own, earlier, 0);
+        if (in(0).id == "dscores") {
+          return e.key == Id::DQ ? cat({own, " = ", times(in_symbol(0), in_symbol(1))})
+                                 : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+        }
+        if (in(0).id == "weights") return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+        if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
+          return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
+                      pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
+        }
+        return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
+      case Id::DPastK:
+      case Id::DPastV:
+        return whole(s, own, earlier, n_.past);
+      case Id::DWO:
+      case Id::DWQ:
+      case Id::DWK:
+      case Id::DWV: {
+        const std::string d = in_symbol(s.inputs.size() - 1);
+        const bool queries = e.key == Id::DWQ || !n_.cross;
+        const std::string x = e.key == Id::DWO || s.inputs.size() == 2 ? in_symbol(0)
+                              : given_name(queries ? "X" : "X_kv");
+        return cat({own, " = ", times(transposed(x), d)});
+      }
+      case Id::DbO:
+      case Id::DbQ:
+        return cat({own, " = ", token_sum(in_symbol(0), "queries")});
+      case Id::DbK:
+      case Id::DbV:
+        return cat({own, " = ", token_sum(in_symbol(0), "keys")});
+      case Id::DX:
+      case Id::DXkv: {
+        std::string sum;
+        for (size_t k = 0; k < s.inputs.size(); ++k) {
+          const std::string W = given_name(cat({"W_", std::string_view(in(k).id).substr(1, 1)}));
+          sum = cat({sum, k ? " + " : "", times(in_symbol(k), transposed(W))});
+        }
+        return cat({own, " = ", sum});
+      }
+      case Id::DP:
+        return cat({own, " = ", in_symbol(0), pick(" \\;\\text{(P is added to X)}", " (P is added to X)")});
+      default:
+        return own;
+    }
+  }
+
+  /// A whole gradient from its heads' (dQ, dK, dV, dpast_K, dpast_V): side by side, one block per
+  /// head (dQ) or per key/value head, the block being the sum over the heads that read it (GQA);
+  /// dpast_*: the first `past` rows (the cached ones) of each head's dK_cache / dV_cache.
+  std::string whole(const Step& s, const std::string& own, const std::vector<Step>& earlier,
+                    Eigen::Index past) const {
+    if (s.inputs.size() == 1) {
+      const Step& only = earlier[static_cast<size_t>(s.inputs[0])];
+      const std::string name = symbol(entry(only.id), only.head);
+      if (past > 0) return cat({own, " = ", rows_of(name, 1, past)});
+      return cat({own, pick(" \\;\\text{(the one head's)}", " (the one head's)")});
+    }
+    const bool per_query_head = s.id == "dQ";
+    std::vector<std::string> blocks;
+    int block = -1;
+    for (int i : s.inputs) {
+      const Step& h = earlier[static_cast<size_t>(i)];
+      const std::string name = symbol(entry(h.id), h.head);
+      const std::string term = past > 0 ? rows_of(name, 1, past) : name;
+      const int which = per_query_head ? h.head : h.kv_group;
+      if (which != block) {
+        blocks.push_back(term);
+        block = which;
+      } else {
+        blocks.back() = cat({blocks.back(), " + ", term});
+      }
+    }
+    std::string list;
+    const char* between = columns_ ? pick(" \\\\ ", " ; ") : pick(" \\mid ", " | ");
+    for (size_t k = 0; k < blocks.size(); ++k) list = cat({list, k ? between : "", blocks[k]});
+    if (!tex_) return cat({own, " = [", list, "]"});
+    return columns_ ? cat({own, " = \\begin{bmatrix} ", list, " \\end{bmatrix}"})
+                    : cat({own, " = \\left[\\, ", list, " \\,\\right]"});
+  }
+
   /// The TeX or the text variant.
   const char* pick(const char* tex, const char* text) const { return tex_ ? tex : text; }
 
@@ -454,6 +704,22 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
       if (!n.W_O) return {};
       if (n.b_O) return {"W_O", "b_O"};
       return {"W_O"};
+    case Id::DO:
+      if (n.dO) return {"dO"};
+      return {};
+    case Id::DHeadOutput:
+      if (n.W_O) return {"W_O"};
+      return {};
+    case Id::DWQ:
+    case Id::DWK:
+    case Id::DWV:
+      if (s.inputs.size() == 2) return {};  // X with its positions is a step
+      return {e.key == Id::DWQ || !n.cross ? "X" : "X_kv"};
+    case Id::DX:
+      if (n.cross) return {"W_Q"};
+      return {"W_Q", "W_K", "W_V"};
+    case Id::DXkv:
+      return {"W_K", "W_V"};
     default:
       return {};
   }
@@ -481,7 +747,10 @@ void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
     if (e.key == Id::Q || e.key == Id::QRot) slice(s.head, n.d_k);
     if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache) slice(s.kv_group, n.d_k);
     if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
-    if (e.key == Id::HeadOutput) slice(s.head, n.d_v);
+    if (e.key == Id::HeadOutput || e.key == Id::DHeadOutput) slice(s.head, n.d_v);
+    if (e.key == Id::DQ || e.key == Id::DQRot) slice(s.head, n.d_k);
+    if (e.key == Id::DK || e.key == Id::DKRot || e.key == Id::DKCache) slice(s.kv_group, n.d_k);
+    if (e.key == Id::DV || e.key == Id::DVCache) slice(s.kv_group, n.d_v);
   }
   const Notation tex(n, true), text(n, false);
   s.symbol = tex.symbol(e, s.head);

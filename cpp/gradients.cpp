@@ -1,0 +1,259 @@
+// The backward pass of attention, by the chain rule, one forward step at a time in reverse.
+//
+// The forward trace (compute_trace) supplies every intermediate the derivatives read (A, V, the
+// rotated Q and K, the scaled scores); like it, everything here is computed in the rows layout
+// and each step is transposed back to the problem's layout as it is emitted, so the columns
+// layout needs no formulas of its own. Each gradient step is described by the step catalogue.
+#include "gradients.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "normalized.h"
+#include "steps.h"
+
+namespace attn {
+namespace {
+
+template <typename S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// The index of step `id` of `head` in `steps`, or -1.
+int find(const std::vector<Step>& steps, const char* id, int head) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].id == id && steps[i].head == head) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+/// RoPE's transpose: each row of `d` (a gradient with respect to rotated features) turned back
+/// by its position's angle, which is the gradient with respect to the features before turning.
+template <typename S>
+Mat<S> unrotate(const Mat<S>& d, const Rope& rope, const std::vector<double>& positions, size_t first) {
+  Mat<S> out = d;
+  for (Eigen::Index r = 0; r < d.rows(); ++r) {
+    const double position = positions[first + static_cast<size_t>(r)];
+    for (int i = 0; i < rope.dims / 2; ++i) {
+      const auto [a, b] = rope_pair(rope, i);
+      const RopeAngle turn = rope_angle(rope, position, i);
+      const S cos = static_cast<S>(turn.cos), sin = static_cast<S>(turn.sin);
+      out(r, a) = d(r, a) * cos + d(r, b) * sin;
+      out(r, b) = -d(r, a) * sin + d(r, b) * cos;
+    }
+  }
+  return out;
+}
+
+/// The sum of each column, as one row (a bias's gradient).
+template <typename S>
+Mat<S> column_sums(const Mat<S>& m) {
+  return m.colwise().sum();
+}
+
+template <typename S>
+void backward(const Normalized& n, Trace& t) {
+  std::vector<Step>& steps = t.steps;
+  // The values of forward step `index` in the rows layout, in the working precision.
+  auto values = [&](int index) {
+    const Matrix& v = steps[static_cast<size_t>(index)].values;
+    return Mat<S>((n.columns ? Matrix(v.transpose()) : v).cast<S>());
+  };
+  auto emit = [&](const char* id, int head, const Mat<S>& rows_layout, std::vector<int> inputs) {
+    Step s;
+    s.id = id;
+    s.head = head;
+    const Matrix m = rows_layout.template cast<double>();
+    s.values = n.columns ? Matrix(m.transpose()) : m;
+    s.inputs = std::move(inputs);
+    describe(s, steps, n);
+    steps.push_back(std::move(s));
+    return static_cast<int>(steps.size()) - 1;
+  };
+
+  const Eigen::Index L = n.L, S_all = n.S, past = n.past, fresh = n.S - n.past;
+  const Eigen::Index d_out = n.W_O ? n.W_O->cols() : n.d_v * n.heads;
+  const Mat<S> dO = n.dO ? Mat<S>(n.dO->cast<S>()) : Mat<S>::Ones(L, d_out);
+  const int dO_step = emit("dO", -1, dO, {});
+
+  // The gradient of the concatenated head outputs: dO itself, or dO·W_Oᵀ.
+  const Mat<S> d_concat = n.W_O ? Mat<S>(dO * n.W_O->cast<S>().transpose()) : dO;
+  const bool head_output_step = n.heads > 1 || n.W_O.has_value();
+  const bool has_mask = n.has_mask();
+  const Mask mask = has_mask ? combined_mask(n) : Mask();
+  const S cap = static_cast<S>(n.options.softcap);
+  const S scale = static_cast<S>(t.scale);
+  const Rope& rope = n.options.rope;
+
+  Mat<S> dQ_all = Mat<S>::Zero(L, n.heads * n.d_k);
+  Mat<S> dK_all = Mat<S>::Zero(fresh, n.kv_heads * n.d_k);
+  Mat<S> dV_all = Mat<S>::Zero(fresh, n.kv_heads * n.d_v);
+  Mat<S> dpast_K = Mat<S>::Zero(past, n.kv_heads * n.d_k);
+  Mat<S> dpast_V = Mat<S>::Zero(past, n.kv_heads * n.d_v);
+  std::vector<int> dQ_steps, dK_steps, dV_steps, dK_cache_steps, dV_cache_steps;
+
+  for (int h = 0; h < n.heads; ++h) {
+    const int g = n.kv_group(h);
+    // The forward steps the derivatives read: Q and K as the scores read them, V as the
+    // weights read it, the weights, and the scaled scores (softcap's derivative).
+    const int q_step = find(steps, rope.on ? "Q_rot" : "Q", h);
+    const int k_step = find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : "K", h);
+    const int v_step = find(steps, past > 0 ? "V_cache" : "V", h);
+    const int weights_step = find(steps, "weights", h);
+    const Mat<S> Qh = values(q_step), Kh = values(k_step), Vh = values(v_step), A = values(weights_step);
+
+    int d_head = dO_step;
+    const Mat<S> dOh = d_concat.middleCols(h * n.d_v, n.d_v);
+    if (head_output_step) d_head = emit("dhead_output", h, dOh, {dO_step});
+
+    const Mat<S> dA = dOh * Vh.transpose();
+    const int dA_step = emit("dA", h, dA, {d_head, v_step});
+    const Mat<S> dV_seen = A.transpose() * dOh;
+    const int dV_seen_step = emit(past > 0 ? "dV_cache" : "dV", h, dV_seen, {weights_step, d_head});
+
+    // The softmax's Jacobian, row by row: dS_ij = A_ij (dA_ij - Σ_k A_ik dA_ik). A sink logit
+    // is one more entry of the row whose dA is 0 (it adds nothing to the output), so the same
+    // formula holds with the weights as they are (summing to 1 - the sink's share).
+    Mat<S> d = A.cwiseProduct(dA);
+    const Mat<S> row_sums = d.rowwise().sum();
+    d -= A.cwiseProduct(row_sums.replicate(1, S_all));
+    int d_step = emit("dS", h, d, {weights_step, dA_step});
+    if (has_mask) {
+      // A hidden score is the fill (-inf or mask_fill) whatever the score was: no gradient
+      // passes. With -inf the weight is already 0; a finite fill leaves dS nonzero there.
+      for (Eigen::Index i = 0; i < L; ++i) {
+        for (Eigen::Index j = 0; j < S_all; ++j) {
+          if (mask.hidden(i, j)) d(i, j) = 0;
+        }
+      }
+      d_step = emit("dS_kept", h, d, {d_step, find(steps, "mask", h)});
+    }
+    // ALiBi's bias and an additive mask are added constants: the gradient passes unchanged.
+    if (cap > 0) {
+      const int scaled_step = find(steps, "scaled", h);
+      const Mat<S> tanh = (values(scaled_step).array() / cap).tanh().matrix();
+      d = d.cwiseProduct((Mat<S>::Ones(L, S_all) - tanh.cwiseProduct(tanh)));
+      d_step = emit("dS_uncapped", h, d, {d_step, scaled_step});
+    }
+    d *= scale;
+    const int dscores_step = emit("dscores", h, d, {d_step});
+
+    Mat<S> dQh = d * Kh;
+    Mat<S> dK_seen = d.transpose() * Qh;
+    int dQ_step = emit(rope.on ? "dQ_rot" : "dQ", h, dQh, {dscores_step, k_step});
+    const char* dK_seen_id = past > 0 ? "dK_cache" : rope.on ? "dK_rot" : "dK";
+    int dK_step = emit(dK_seen_id, h, dK_seen, {dscores_step, q_step});
+    Mat<S> dVh = dV_seen;
+    int dV_step = dV_seen_step;
+    if (past > 0) {  // the cached rows' share goes to past_K / past_V, the new rows on
+      dK_cache_steps.push_back(dK_step);
+      dV_cache_steps.push_back(dV_step);
+      dpast_K.middleCols(g * n.d_k, n.d_k) += dK_seen.topRows(past);
+      dpast_V.middleCols(g * n.d_v, n.d_v) += dV_seen.topRows(past);
+      dK_seen = Mat<S>(dK_seen.bottomRows(fresh));
+      dVh = Mat<S>(dV_seen.bottomRows(fresh));
+      dK_step = emit(rope.on ? "dK_rot" : "dK", h, dK_seen, {dK_step});
+      dV_step = emit("dV", h, dVh, {dV_step});
+    }
+    if (rope.on) {
+      dQh = unrotate<S>(dQh, rope, n.query_pos, 0);
+      dQ_step = emit("dQ", h, dQh, {dQ_step});
+      dK_seen = unrotate<S>(dK_seen, rope, n.key_pos, static_cast<size_t>(past));
+      dK_step = emit("dK", h, dK_seen, {dK_step});
+    }
+    dQ_all.middleCols(h * n.d_k, n.d_k) = dQh;
+    dK_all.middleCols(g * n.d_k, n.d_k) += dK_seen;  // GQA: summed over the group's heads
+    dV_all.middleCols(g * n.d_v, n.d_v) += dVh;
+    dQ_steps.push_back(dQ_step);
+    dK_steps.push_back(dK_step);
+    dV_steps.push_back(dV_step);
+  }
+
+  // The gradients of the inputs as given, whole.
+  const int dQ = emit("dQ", -1, dQ_all, dQ_steps);
+  const int dK = emit("dK", -1, dK_all, dK_steps);
+  const int dV = emit("dV", -1, dV_all, dV_steps);
+  if (past > 0) {
+    emit("dpast_K", -1, dpast_K, dK_cache_steps);
+    emit("dpast_V", -1, dpast_V, dV_cache_steps);
+  }
+  if (n.W_O) {
+    // W_O reads the concatenation (several heads) or the one head's output.
+    const int concat_step = n.heads > 1 ? find(steps, "concat", -1) : find(steps, "head_output", 0);
+    emit("dW_O", -1, Mat<S>(values(concat_step).transpose() * dO), {concat_step, dO_step});
+    if (n.b_O) emit("db_O", -1, column_sums<S>(dO), {dO_step});
+  }
+  if (n.direct) return;
+
+  // Projections: Q = X'·W_Q + b_Q (X' = X plus its positions), K and V from X_kv (X' itself in
+  // self-attention). dW = X'ᵀ·dQ, db = Σ over tokens, dX' = dQ·W_Qᵀ (+ the K and V terms).
+  const int x_pos_step = find(steps, "X_pos", -1);
+  const Mat<S> X = x_pos_step >= 0 ? values(x_pos_step) : Mat<S>(n.X.cast<S>());
+  const Mat<S> X_kv = n.cross ? Mat<S>(n.X_kv.cast<S>()) : X;
+  std::vector<int> x_input = x_pos_step >= 0 ? std::vector<int>{x_pos_step} : std::vector<int>{};
+  const std::vector<int> kv_input = n.cross ? std::vector<int>{} : x_input;
+  auto with = [](std::vector<int> list, int more) {
+    list.push_back(more);
+    return list;
+  };
+  emit("dW_Q", -1, Mat<S>(X.transpose() * dQ_all), with(x_input, dQ));
+  if (n.b_Q) emit("db_Q", -1, column_sums<S>(dQ_all), {dQ});
+  emit("dW_K", -1, Mat<S>(X_kv.transpose() * dK_all), with(kv_input, dK));
+  if (n.b_K) emit("db_K", -1, column_sums<S>(dK_all), {dK});
+  emit("dW_V", -1, Mat<S>(X_kv.transpose() * dV_all), with(kv_input, dV));
+  if (n.b_V) emit("db_V", -1, column_sums<S>(dV_all), {dV});
+  const Mat<S> dX_q = dQ_all * n.W_Q.cast<S>().transpose();
+  const Mat<S> dX_kv = dK_all * n.W_K.cast<S>().transpose() + dV_all * n.W_V.cast<S>().transpose();
+  // A position encoding is added to X, so dX = dX' (and dP = dX' for learned positions).
+  const int dX = n.cross ? emit("dX", -1, dX_q, {dQ}) : emit("dX", -1, Mat<S>(dX_q + dX_kv), {dQ, dK, dV});
+  if (n.cross) emit("dX_kv", -1, dX_kv, {dK, dV});
+  if (n.P) emit("dP", -1, values(dX), {dX});
+}
+
+/// Σ O ∘ dO in double (dO absent: Σ O).
+double loss_of(const Matrix& output, const std::optional<Matrix>& dO) {
+  return dO ? output.cwiseProduct(*dO).sum() : output.sum();
+}
+
+}  // namespace
+
+Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
+  Normalized n = normalize(problem);
+  Gradients g;
+  g.trace = compute_trace(n);
+  const Matrix& output = g.trace.output;  // the problem's layout, as dO is given
+  if (dO) {
+    const char* rows = n.columns ? "columns" : "rows";
+    const char* cols = n.columns ? "rows" : "columns";
+    const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
+    // Rows and columns in the problem's layout: its token axis first.
+    const Eigen::Index tokens = n.columns ? dO->cols() : dO->rows(), out_tokens = n.columns ? output.cols() : output.rows();
+    const Eigen::Index features = n.columns ? dO->rows() : dO->cols(), out_features = n.columns ? output.rows() : output.cols();
+    const auto mismatch = [&](Eigen::Index have, Eigen::Index want, const char* what) {
+      throw InputError("dO has " + std::to_string(have) + " " + what + " but the output has " + std::to_string(want) +
+                       " (dO is " + shape(*dO) + ", the output is " + shape(output) + ")");
+    };
+    if (tokens != out_tokens) mismatch(tokens, out_tokens, rows);
+    if (features != out_features) mismatch(features, out_features, cols);
+    for (Eigen::Index i = 0; i < dO->rows(); ++i) {
+      for (Eigen::Index j = 0; j < dO->cols(); ++j) {
+        if (std::isfinite((*dO)(i, j))) continue;
+        throw InputError("dO: row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is " +
+                         format_number((*dO)(i, j)) + ", not a finite number");
+      }
+    }
+    n.dO = n.columns ? Matrix(dO->transpose()) : *dO;
+  }
+  if (n.options.precision == Precision::Float32) {
+    backward<float>(n, g.trace);
+  } else {
+    backward<double>(n, g.trace);
+  }
+  g.loss = loss_of(output, dO);
+  return g;
+}
+
+Gradients gradients(const Problem& problem) { return gradients(problem, problem.dO); }
+
+}  // namespace attn

@@ -1,0 +1,309 @@
+// The backward pass (gradients.h): every gradient of an input equals central finite differences
+// of run()'s loss Σ O ∘ dO in float64, in every mode; a 2x2 case checked by hand; the steps'
+// descriptions; dO's errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "attention.h"
+#include "gradients.h"
+#include "numpy_random.h"
+
+using attn::Matrix;
+using attn::Problem;
+using attn::Vector;
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const attn::Step* find_step(const attn::Trace& t, const std::string& id, int head) {
+  for (const attn::Step& s : t.steps) {
+    if (s.id == id && s.head == head) return &s;
+  }
+  return nullptr;
+}
+
+double loss(const Problem& p, const Matrix& dO) { return attn::run(p).output.cwiseProduct(dO).sum(); }
+
+/// An input of the problem as numbers that can be nudged one at a time.
+struct Input {
+  std::string name;
+  std::function<double&(Problem&, Eigen::Index)> entry;
+  Eigen::Index size;
+};
+
+std::vector<Input> inputs_of(const Problem& p) {
+  std::vector<Input> out;
+  const auto matrix = [&](const char* name, std::optional<Matrix> Problem::*member) {
+    if (!(p.*member)) return;
+    out.push_back({name, [member](Problem& q, Eigen::Index k) -> double& { return (q.*member)->data()[k]; },
+                   (p.*member)->size()});
+  };
+  const auto bias = [&](const char* name, std::optional<Vector> Problem::*member) {
+    if (!(p.*member)) return;
+    out.push_back({name, [member](Problem& q, Eigen::Index k) -> double& { return (q.*member)->data()[k]; },
+                   (p.*member)->size()});
+  };
+  matrix("Q", &Problem::Q);
+  matrix("K", &Problem::K);
+  matrix("V", &Problem::V);
+  matrix("X", &Problem::X);
+  matrix("X_kv", &Problem::X_kv);
+  matrix("W_Q", &Problem::W_Q);
+  matrix("W_K", &Problem::W_K);
+  matrix("W_V", &Problem::W_V);
+  matrix("W_O", &Problem::W_O);
+  bias("b_Q", &Problem::b_Q);
+  bias("b_K", &Problem::b_K);
+  bias("b_V", &Problem::b_V);
+  bias("b_O", &Problem::b_O);
+  matrix("past_K", &Problem::past_K);
+  matrix("past_V", &Problem::past_V);
+  matrix("P", &Problem::P);
+  return out;
+}
+
+/// Checks every gradient of an input (step "d" + name, head -1) against central differences of
+/// the loss, entry by entry, to 1e-6 of the larger of the entry and the gradient's largest
+/// entry (an entry near 0 is compared at the scale of its matrix).
+void check_against_differences(const Problem& p) {
+  const attn::Gradients g = attn::gradients(p);
+  const Matrix dO = *p.dO;
+  REQUIRE(g.loss == Approx(loss(p, dO)).epsilon(1e-12));
+  const std::vector<Input> inputs = inputs_of(p);
+  REQUIRE(!inputs.empty());
+  for (const Input& input : inputs) {
+    const attn::Step* step = find_step(g.trace, "d" + input.name, -1);
+    INFO("gradient of " << input.name);
+    REQUIRE(step != nullptr);
+    REQUIRE(step->values.size() == input.size);
+    const double largest = step->values.cwiseAbs().maxCoeff();
+    for (Eigen::Index k = 0; k < input.size; ++k) {
+      const double h = 1e-5;
+      Problem plus = p, minus = p;
+      input.entry(plus, k) += h;
+      input.entry(minus, k) -= h;
+      const double difference = (loss(plus, dO) - loss(minus, dO)) / (2 * h);
+      const double analytic = step->values.data()[k];
+      INFO("entry " << k << ": analytic " << analytic << ", differences " << difference);
+      CHECK(std::abs(analytic - difference) <= 1e-6 * std::max({std::abs(difference), largest, 1e-3}));
+    }
+  }
+}
+
+/// Q, K, V given: L queries, S keys, heads·d_k and kv_heads·d_k wide; dO random.
+Problem direct(unsigned seed, int L, int S, int heads = 1, int kv_heads = 0, int d_k = 3, int d_v = 2) {
+  attn::RandomState rng(seed);
+  const int kv = kv_heads ? kv_heads : heads;
+  Problem p;
+  p.Q = rng.randn(L, heads * d_k);
+  p.K = rng.randn(S, kv * d_k);
+  p.V = rng.randn(S, kv * d_v);
+  p.options.heads = heads;
+  p.options.kv_heads = kv_heads;
+  p.dO = rng.randn(L, heads * d_v);
+  return p;
+}
+
+/// X with W_Q, W_K, W_V (d_model 4, d_k 2 per head) and biases, W_O with b_O; rows layout.
+Problem projected(unsigned seed, int L, int heads = 1, bool columns = false) {
+  attn::RandomState rng(seed);
+  Problem p;
+  const int d_model = 4, width = 2 * heads;
+  p.X = rng.randn(L, d_model);
+  p.W_Q = rng.randn(d_model, width);
+  p.W_K = rng.randn(d_model, width);
+  p.W_V = rng.randn(d_model, width);
+  p.W_O = rng.randn(width, 3);
+  p.b_Q = Vector(rng.randn(width, 1));
+  p.b_K = Vector(rng.randn(width, 1));
+  p.b_V = Vector(rng.randn(width, 1));
+  p.b_O = Vector(rng.randn(3, 1));
+  p.options.heads = heads;
+  p.dO = rng.randn(L, 3);
+  if (columns) {  // the same numbers as the UDL book writes them: tokens as columns, Ω = Wᵀ
+    p.options.layout = attn::Layout::Columns;
+    for (auto* m : {&p.X, &p.W_Q, &p.W_K, &p.W_V, &p.W_O, &p.dO}) **m = Matrix((*m)->transpose());
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("gradients: a 2x2 case by hand", "[gradients]") {
+  // Q = 0: every score is 0 and every weight 1/2. V = I, so dA = dO·Vᵀ = dO.
+  Problem p;
+  p.Q = Matrix::Zero(2, 2);
+  p.K = (Matrix(2, 2) << 1, 0, 0, 2).finished();
+  p.V = Matrix::Identity(2, 2);
+  p.dO = (Matrix(2, 2) << 1, 2, 3, 4).finished();
+  const attn::Gradients g = attn::gradients(p);
+  // dV = Aᵀ·dO = 1/2 (column sums of dO) in each row.
+  CHECK(find_step(g.trace, "dV", 0)->values.isApprox((Matrix(2, 2) << 2, 3, 2, 3).finished()));
+  CHECK(find_step(g.trace, "dA", 0)->values == *p.dO);
+  // dS = A ∘ (dA − rowsum(dA ∘ A)): row 1: rowsum = 1.5, so 1/2 (1 − 1.5), 1/2 (2 − 1.5).
+  CHECK(find_step(g.trace, "dS", 0)->values.isApprox((Matrix(2, 2) << -0.25, 0.25, -0.25, 0.25).finished()));
+  // dQ = (dS / √2)·K; dK = (dS / √2)ᵀ·Q = 0.
+  const double r = 1 / std::sqrt(2.0);
+  CHECK(find_step(g.trace, "dQ", -1)->values.isApprox((Matrix(2, 2) << -0.25 * r, 0.5 * r, -0.25 * r, 0.5 * r).finished()));
+  CHECK(find_step(g.trace, "dK", -1)->values.isZero());
+  CHECK(g.loss == Approx(1 * 0.5 + 2 * 0.5 + 3 * 0.5 + 4 * 0.5));
+}
+
+TEST_CASE("gradients equal finite differences: Q, K, V given", "[gradients]") {
+  check_against_differences(direct(1, 3, 4));
+  check_against_differences(direct(2, 4, 4, 2));  // two heads
+}
+
+TEST_CASE("gradients equal finite differences: GQA", "[gradients]") {
+  check_against_differences(direct(3, 3, 5, 4, 2));
+  check_against_differences(direct(4, 3, 5, 4, 1));  // multi-query
+}
+
+TEST_CASE("gradients equal finite differences: X, weights and biases", "[gradients]") {
+  check_against_differences(projected(5, 3));
+  check_against_differences(projected(6, 4, 2));
+  Problem no_w_o = projected(7, 3, 2);
+  no_w_o.W_O.reset();
+  no_w_o.b_O.reset();
+  no_w_o.dO = attn::RandomState(8).randn(3, 4);
+  check_against_differences(no_w_o);
+}
+
+TEST_CASE("gradients equal finite differences: the columns layout", "[gradients]") {
+  const Problem columns = projected(9, 3, 2, true);
+  check_against_differences(columns);
+  // The same problem in the rows layout: every gradient is the transpose.
+  const attn::Gradients a = attn::gradients(columns), b = attn::gradients(projected(9, 3, 2));
+  REQUIRE(a.trace.steps.size() == b.trace.steps.size());
+  for (size_t k = 0; k < a.trace.steps.size(); ++k) {
+    INFO(a.trace.steps[k].id);
+    CHECK(a.trace.steps[k].values.isApprox(b.trace.steps[k].values.transpose(), 1e-12));
+  }
+}
+
+TEST_CASE("gradients equal finite differences: cross-attention", "[gradients]") {
+  Problem p = projected(10, 3);
+  p.X_kv = attn::RandomState(11).randn(5, 4);
+  check_against_differences(p);
+}
+
+TEST_CASE("gradients equal finite differences: causal, a keep mask, an additive mask", "[gradients]") {
+  Problem causal = direct(12, 4, 4, 2);
+  causal.options.causal = true;
+  check_against_differences(causal);
+  Problem keep = direct(13, 3, 4);
+  keep.options.mask = (Matrix(3, 4) << 1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1).finished();
+  keep.options.mask_kind = attn::MaskKind::Keep;
+  check_against_differences(keep);
+  Problem additive = direct(14, 3, 4);
+  additive.options.mask = (Matrix(3, 4) << 0, -1, 0.5, -kInf, 0, 0, 2, 0, -kInf, 0, 0, 0).finished();
+  additive.options.mask_kind = attn::MaskKind::Additive;
+  check_against_differences(additive);
+}
+
+TEST_CASE("gradients equal finite differences: softcap, ALiBi, window and sinks, sink logit", "[gradients]") {
+  Problem softcap = direct(15, 3, 4);
+  softcap.options.softcap = 1.5;
+  check_against_differences(softcap);
+  Problem alibi = direct(16, 4, 4, 2);
+  alibi.options.alibi = true;
+  alibi.options.causal = true;
+  check_against_differences(alibi);
+  Problem window = direct(17, 6, 6);
+  window.options.window_left = 1;
+  window.options.window_right = 0;
+  window.options.sink_tokens = 1;
+  check_against_differences(window);
+  Problem sink = direct(18, 3, 4, 2);
+  sink.options.sink_logit = {0.5, -1};
+  sink.options.causal = true;
+  check_against_differences(sink);
+}
+
+TEST_CASE("gradients equal finite differences: a finite mask_fill", "[gradients]") {
+  Problem p = direct(19, 4, 4);
+  p.options.causal = true;
+  p.options.mask_fill = -3;  // hidden scores become -3: they keep weight but take no gradient
+  check_against_differences(p);
+  const attn::Gradients g = attn::gradients(p);
+  const Matrix& kept = find_step(g.trace, "dS_kept", 0)->values;
+  CHECK(find_step(g.trace, "dS", 0)->values(0, 3) != 0);
+  CHECK(kept(0, 3) == 0);
+}
+
+TEST_CASE("gradients equal finite differences: RoPE, positions, a KV cache", "[gradients]") {
+  Problem half = projected(20, 4, 2);
+  half.options.rope.on = true;
+  check_against_differences(half);
+  Problem interleaved = direct(21, 3, 3, 1, 0, 4, 2);
+  interleaved.options.rope.on = true;
+  interleaved.options.rope.style = attn::Rope::Style::Interleaved;
+  interleaved.options.rope.dims = 2;
+  check_against_differences(interleaved);
+  Problem sinusoidal = projected(22, 3);
+  sinusoidal.options.positional = attn::Positional::Sinusoidal;
+  check_against_differences(sinusoidal);
+  Problem learned = projected(23, 3);
+  learned.P = attn::RandomState(24).randn(3, 4);
+  check_against_differences(learned);
+  Problem cache = direct(25, 2, 2, 2, 1, 2, 2);
+  attn::RandomState rng(26);
+  cache.past_K = rng.randn(3, 2);
+  cache.past_V = rng.randn(3, 2);
+  cache.options.rope.on = true;
+  cache.options.causal = true;
+  check_against_differences(cache);
+}
+
+TEST_CASE("gradients: the steps describe themselves", "[gradients]") {
+  Problem p = direct(27, 3, 4, 4, 2);
+  p.options.causal = true;
+  p.options.softcap = 2;
+  const attn::Gradients g = attn::gradients(p);
+  const attn::Step* dS = find_step(g.trace, "dS", 1);
+  REQUIRE(dS != nullptr);
+  CHECK(dS->text == "dS̄⁽²⁾ = A⁽²⁾ ∘ (dA⁽²⁾ − rowsum(dA⁽²⁾ ∘ A⁽²⁾))");
+  CHECK(dS->title == "Gradient through the softmax");
+  CHECK(find_step(g.trace, "dS_uncapped", 1)->text == "dS̃⁽²⁾ = dŜ⁽²⁾ ∘ (1 − tanh²(S̃⁽²⁾ / c)), c = 2");
+  const attn::Step* dK = find_step(g.trace, "dK", -1);
+  CHECK(dK->text == "dK = [dK⁽¹⁾ + dK⁽²⁾ | dK⁽³⁾ + dK⁽⁴⁾]");
+  CHECK(find_step(g.trace, "dV", 0)->text == "dV⁽¹⁾ = A⁽¹⁾ᵀ·dhead1");
+  CHECK(find_step(g.trace, "dO", -1)->given == std::vector<std::string>{"dO"});
+  CHECK(find_step(g.trace, "dK", 3)->kv_group == 1);
+  CHECK(find_step(g.trace, "dK", 3)->feature_first == 3);
+}
+
+TEST_CASE("gradients: dO defaults to ones and is checked", "[gradients]") {
+  Problem p = direct(28, 4, 3);
+  p.dO.reset();
+  const attn::Gradients ones = attn::gradients(p);
+  CHECK(ones.loss == Approx(attn::run(p).output.sum()));
+  CHECK(find_step(ones.trace, "dO", -1)->values == Matrix::Ones(4, 2));
+  CHECK(find_step(ones.trace, "dO", -1)->given.empty());
+  CHECK_THROWS_WITH(attn::gradients(p, Matrix::Ones(3, 2)),
+                    "dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)");
+  CHECK_THROWS_WITH(attn::gradients(p, Matrix::Ones(4, 3)),
+                    "dO has 3 columns but the output has 2 (dO is 4x3, the output is 4x2)");
+  Matrix bad = Matrix::Ones(4, 2);
+  bad(1, 0) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(attn::gradients(p, bad), "dO: row 2, column 1 is nan, not a finite number");
+}
+
+TEST_CASE("gradients in float32 are float64's to float32 rounding", "[gradients]") {
+  Problem p = projected(29, 4, 2);
+  p.options.causal = true;
+  const attn::Gradients g64 = attn::gradients(p);
+  p.options.precision = attn::Precision::Float32;
+  const attn::Gradients g32 = attn::gradients(p);
+  REQUIRE(g32.trace.steps.size() == g64.trace.steps.size());
+  for (size_t k = 0; k < g64.trace.steps.size(); ++k) {
+    const Matrix& a = g64.trace.steps[k].values;
+    INFO(g64.trace.steps[k].id);
+    CHECK((g32.trace.steps[k].values - a).cwiseAbs().maxCoeff() <= 1e-4 * std::max(1.0, a.cwiseAbs().maxCoeff()));
+  }
+}
