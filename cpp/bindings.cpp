@@ -134,16 +134,19 @@ attn::Problem problem_from(const val& packed) {
   return attn::wire::unpack_problem(in.data(), in.size());
 }
 
-val trace_to_packed(const attn::wire::Run& trace) {
+// A record (`fields`, e.g. kTraceFields) of `subject` packed into the scratch block when it
+// fits (a view of it), else into a fresh copy.
+template <class T, std::size_t N>
+val record_to_packed(const attn::wire::Field<T> (&fields)[N], const T& subject) {
   attn::wire::Writer count;
-  attn::wire::write_record(count, attn::wire::kTraceFields, trace);
+  attn::wire::write_record(count, fields, subject);
   const std::size_t n = count.size();
   const bool scratch = n <= kScratchNumbers;
   std::vector<double> fresh(scratch ? 0 : n);
   double* const start = scratch ? run_scratch() : fresh.data();
   attn::wire::Writer out(start);
-  attn::wire::write_record(out, attn::wire::kTraceFields, trace);
-  if (out.size() != n) fail("packed trace: size mismatch");
+  attn::wire::write_record(out, fields, subject);
+  if (out.size() != n) fail("packed result: size mismatch");
   return scratch ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
 }
 
@@ -152,7 +155,18 @@ val trace_to_packed(const attn::wire::Run& trace) {
 val run_js(val packed) {
   return guarded([&] {
     const attn::Problem problem = problem_from(packed);
-    return trace_to_packed({attn::run(problem), problem.options});
+    return record_to_packed(attn::wire::kTraceFields, attn::wire::Run{attn::run(problem), problem.options});
+  });
+}
+
+// The backward pass (cpp/gradients.h): the trace with its gradient steps and the loss, packed
+// as the record kGradientsFields; dO comes in the problem's own slot.
+val gradients_js(val packed) {
+  return guarded([&] {
+    const attn::Problem problem = problem_from(packed);
+    const attn::Gradients g = attn::gradients(problem);
+    return record_to_packed(attn::wire::kGradientsFields,
+                            attn::wire::GradientsRun{{g.trace, problem.options}, g.loss});
   });
 }
 
@@ -226,6 +240,7 @@ EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_run", &run_js);
   emscripten::function("_runScratch", &run_scratch_js);
   emscripten::function("_explain", &explain_js);
+  emscripten::function("_gradients", &gradients_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
   emscripten::function("_parseCell", &parse_cell_js);
   emscripten::function("_random", &random_js);

@@ -36,12 +36,13 @@
 #include <vector>
 
 #include "attention.h"
+#include "gradients.h"
 #include "parse.h"
 
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -231,6 +232,8 @@ inline constexpr Slot kSlots[] = {
      [](Problem& p, Matrix&& m, const char*) { p.past_V = std::move(m); }},
     {"P", json("P", JsonType::Matrix, "a matrix: learned positions added to X (X's shape)"),
      [](Problem& p, Matrix&& m, const char*) { p.P = std::move(m); }},
+    {"dO", json("dO", JsonType::Matrix, "a matrix shaped like the output: the loss's gradient with respect to it"),
+     [](Problem& p, Matrix&& m, const char*) { p.dO = std::move(m); }},
     {"mask",
      json("options.mask", JsonType::Mask,
           "a matrix of booleans (true keeps a key) or of numbers (added to the scores)"),
@@ -557,6 +560,18 @@ inline constexpr Field<Run> kTraceFields[] = {
     {"meta", FieldType::Record, [](Writer& w, const Run& r) { write_record(w, kMetaFields, r); }, {}, "meta"},
 };
 
+/// What the packed gradients are written from: the trace with the gradient steps, and the loss.
+struct GradientsRun {
+  Run run;
+  double loss;
+};
+
+inline constexpr Field<GradientsRun> kGradientsFields[] = {
+    {"trace", FieldType::Record, [](Writer& w, const GradientsRun& g) { write_record(w, kTraceFields, g.run); },
+     {}, "trace"},
+    {"loss", FieldType::Number, [](Writer& w, const GradientsRun& g) { w.number(g.loss); }},
+};
+
 // ---- the fast path's header ----------------------------------------------------------------------
 
 /// The doubles of the fast path's header, in order: precision (kPrecisions); the addresses of
@@ -666,6 +681,7 @@ inline emscripten::val layout() {
   problem.set("options", options);
   val records = val::object();
   records.set("trace", detail::fields(kTraceFields));
+  records.set("gradients", detail::fields(kGradientsFields));
   records.set("step", detail::fields(kStepFields));
   records.set("facts", detail::fields(kFactsFields));
   records.set("meta", detail::fields(kMetaFields));

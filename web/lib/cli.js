@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // attention-explorer: attention with every step from the command line.
 //   attention-explorer run [--table] [--digits N] [FILE|-]   problem(s) JSON -> trace(s)
+//   attention-explorer gradients [--table] [--digits N] [FILE|-]   the same with the backward pass
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { fixedNumber } from './format.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
+       attention-explorer gradients [--table] [--digits N] [FILE|-]
        attention-explorer preset [ID]
        attention-explorer --help | --version`;
 
@@ -20,10 +22,15 @@ Commands:
                  standard input when FILE is "-" or absent, and print the trace of each as JSON:
                  every step (Q, K, V, scores, scaled, ..., weights, output) with its shape.
                  Non-finite numbers are written "inf", "-inf", "nan".
+  gradients [FILE|-]
+                 The same, with the backward pass: the trace's steps, then the gradient of the
+                 loss L = sum of O * dO with respect to every step back to the inputs (dA, dS,
+                 ..., dQ, dK, dV, dW_Q, ...), and "loss". A problem may carry "dO", a matrix
+                 shaped like the output; without it dO is all ones.
   preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
 
-Options for run:
+Options for run and gradients:
   --table        Print each step as an aligned table (name, head, shape, title and formula above
                  it) instead of JSON.
   --digits N     Decimals in tables (default 4).
@@ -77,8 +84,8 @@ function parseCommandLine(argv) {
   }
   const rest = positionals.slice(1);
   if (args.command === null) throw new UsageError('no command given');
-  if (args.command === 'run') {
-    if (rest.length > 1) throw new UsageError(`run takes one FILE, got ${rest.length}`);
+  if (args.command === 'run' || args.command === 'gradients') {
+    if (rest.length > 1) throw new UsageError(`${args.command} takes one FILE, got ${rest.length}`);
     args.file = rest[0] ?? '-';
   } else if (args.command === 'preset') {
     if (rest.length > 1) throw new UsageError(`preset takes one ID, got ${rest.length}`);
@@ -124,6 +131,7 @@ function traceTables(trace, digits) {
     out.push(`head ${f.head}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
       `after scaling ${fixedNumber(f.scaled_variance, 8)}`);
   }
+  if (trace.loss !== undefined) out.push(`loss ${fixedNumber(trace.loss, 8)}`);
   for (const w of trace.warnings) out.push(`warning: ${w}`);
   return out.join('\n');
 }
@@ -142,7 +150,7 @@ async function run(args) {
   const engine = await loadAttention();
   const traces = problems.map((problem, i) => {
     try {
-      return engine.run(problem);
+      return args.command === 'gradients' ? engine.gradients(problem) : engine.run(problem);
     } catch (error) {
       throw new Error(`${name}: problem ${i + 1}${many ? ` of ${problems.length}` : ''}: ${error.message}`);
     }
@@ -188,7 +196,7 @@ async function main(argv) {
     return 0;
   }
   try {
-    await (args.command === 'run' ? run(args) : preset(args));
+    await (args.command === 'preset' ? preset(args) : run(args));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,4 +1,4 @@
-// The engine: wraps an instantiated wasm module in the public API (run, runAll, explain,
+// The engine: wraps an instantiated wasm module in the public API (run, runAll, gradients, explain,
 // parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
 // normalised by problem.js, packed and the trace read back by wire.js, JSON helpers are in
 // json.js. No attention maths happens here.
@@ -126,6 +126,19 @@ export function createEngine(wasm, reload) {
     const [packed, { options }] = callPacked('_run', problem);
     return traces.read(packed, options.layout ?? 'rows', options.precision ?? 'float64');
   };
+  // The backward pass: the trace with its gradient steps appended, and the loss Σ O∘dO.
+  const gradients = (problem, settings = {}) => {
+    if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
+      throw inputError(`gradients takes a problem and { dO }, got ${describe(settings)}`);
+    }
+    for (const key of Object.keys(settings)) {
+      if (key !== 'dO') throw inputError(`gradients: unknown setting '${key}' (it takes { dO })`);
+    }
+    const withDO = settings.dO === undefined || problem === null || typeof problem !== 'object' ? problem : { ...problem, dO: settings.dO };
+    const [packed, { options }] = callPacked('_gradients', withDO);
+    const { trace, loss } = traces.readRecord('gradients', packed);
+    return { ...trace, loss, meta: { layout: options.layout ?? 'rows', precision: options.precision ?? 'float64', ...trace.meta } };
+  };
   return Object.freeze({
     version,
     /** The problem JSON's keys and what each holds (from the wire table). */
@@ -146,6 +159,7 @@ export function createEngine(wasm, reload) {
         }
       });
     },
+    gradients,
     explain(problem, cell = {}) {
       const { step, head } = cellStep(cell);
       const where = () => [step, head, cellIndex(cell.row, 'row'), cellIndex(cell.col, 'col')];

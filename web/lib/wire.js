@@ -180,14 +180,19 @@ export function traceReader(layout) {
 
   return {
     read(packed, layoutName, precision) {
+      const trace = this.readRecord('trace', packed);
+      trace.meta = { layout: layoutName, precision, ...trace.meta };
+      return trace;
+    },
+    /** The packed record `name` (cpp/wire.h's records: 'trace', 'gradients'). */
+    readRecord(name, packed) {
       numbers = packed;
       bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.length * 8);
       at = 0;
-      const trace = readRecord(records.trace);
-      if (at !== packed.length) throw new Error(`wire: the packed trace has ${packed.length - at} numbers left over`);
+      const record = readRecord(records[name]);
+      if (at !== packed.length) throw new Error(`wire: the packed ${name} has ${packed.length - at} numbers left over`);
       numbers = bytes = null;
-      trace.meta = { layout: layoutName, precision, ...trace.meta };
-      return trace;
+      return record;
     },
   };
 }
