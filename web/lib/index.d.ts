@@ -84,13 +84,29 @@ export interface Problem {
   past_V?: MatrixInput;
   /** Learned positions added to X (X's shape). */
   P?: MatrixInput;
+  /** engine.gradients: the loss's gradient with respect to the output, shaped like it (default all ones). run() ignores it. */
+  dO?: MatrixInput;
   options?: Options;
 }
 
 export type StepId =
   | 'positional' | 'X_pos' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
   | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
-  | 'weights' | 'head_output' | 'concat' | 'output';
+  | 'weights' | 'head_output' | 'concat' | 'output'
+  | GradientStepId;
+
+/**
+ * engine.gradients' steps: the gradient of the loss L = Σ O∘dO with respect to a step or an
+ * input. Per head: dhead_output, dA (the weights), dV_cache, dS (the softmax's input: A ∘ (dA −
+ * rowsum(dA ∘ A))), dS_kept (through the mask: 0 where hidden), dS_uncapped (through softcap),
+ * dscores (through the scale: the raw scores), dQ_rot, dK_rot, dK_cache, dQ, dK, dV. Whole (head
+ * null): dO, then the gradients of the inputs as given, in the problem's layout: dQ, dK, dV,
+ * dpast_K, dpast_V, dW_O, db_O, dW_Q, db_Q, dW_K, db_K, dW_V, db_V, dX, dX_kv, dP.
+ */
+export type GradientStepId =
+  | 'dO' | 'dhead_output' | 'dA' | 'dS' | 'dS_kept' | 'dS_uncapped' | 'dscores'
+  | 'dQ_rot' | 'dK_rot' | 'dK_cache' | 'dV_cache' | 'dQ' | 'dK' | 'dV' | 'dpast_K' | 'dpast_V'
+  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -178,6 +194,12 @@ export interface Trace {
     queries: number;
     keys: number;
   };
+}
+
+/** engine.gradients' result: the trace's steps followed by the gradient steps (their `inputs` index the same list). */
+export interface Gradients extends Trace {
+  /** L = Σ O∘dO (Σ O when dO is all ones). */
+  loss: number;
 }
 
 /** Which cell to explain; head defaults to 0 (null for concat and output). Indices from 0. */
@@ -285,6 +307,13 @@ export interface Engine {
   /** Computes each problem; an error message starts with "problem i of n: ". */
   runAll(problems: readonly Problem[]): Trace[];
   explain(problem: Problem, cell: Cell): Explanation;
+  /**
+   * The backward pass: the trace, then the gradient of L = Σ O∘dO with respect to every step back
+   * to the inputs as given. `dO` (or the problem's dO) is shaped like the output; default all
+   * ones. Throws Error for a problem run() refuses or a dO of another shape ("dO has 3 rows but
+   * the output has 4 ...").
+   */
+  gradients(problem: Problem, settings?: { dO?: MatrixInput }): Gradients;
   /**
    * Parses pasted text in any format the parser reads (docs/api.md: NumPy, PyTorch, TensorFlow,
    * JAX, Julia, R, Octave/MATLAB, Mathematica, LaTeX, CSV/TSV, ...); errors start with `name`.
