@@ -9,8 +9,12 @@ import { presetState } from './link.js';
 import { scheduleHash, setState, update } from './update.js';
 import { escapeHtml, matrixToText } from './format.js';
 
+/** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
+export const DEFAULT_PRESET = 'lookup';
+
 export function fillPresetSelect() {
-  $('preset').innerHTML = presets.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
+  const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
+  $('preset').innerHTML = ordered.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
     '<option value="">(your own: keep the current inputs)</option>';
 }
 

@@ -10,7 +10,7 @@
 //   copy.js         numbers copied from the page's tables in ASCII
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
-import { bindControls, fillPresetSelect, loadPreset } from './controls.js';
+import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './controls.js';
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
@@ -56,7 +56,7 @@ async function boot() {
     document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     applyFlags(app.state);
-    loadPreset('000');
+    loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
   document.body.dataset.ready = 'true';
