@@ -22,9 +22,17 @@ function showPresetSource() {
   const { state } = app;
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
-  if (!p) { el.innerHTML = ''; return; }
+  if (!p) { el.innerHTML = ''; showLessonExample(null); return; }
   const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
   el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
+  showLessonExample(p, state.edited);
+}
+
+/** Above the diagram: the example's title and, for an example that tells a story, its note. */
+function showLessonExample(p, edited) {
+  const el = $('lesson-example');
+  if (!p) { el.textContent = 'Your own problem.'; return; }
+  el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
 
 /** The example was changed by hand: its source line says so. */
