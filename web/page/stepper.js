@@ -66,7 +66,8 @@ export function showStep(key) {
   const card = document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"]`);
   if (!card) return;
   card.scrollIntoView({ block: 'start' });
-  card.querySelector('td[tabindex="0"], canvas, .fold')?.focus({ preventScroll: true });
+  const target = card.querySelector('td[tabindex="0"]') ?? card.querySelector('canvas') ?? card.querySelector('.fold');
+  target?.focus({ preventScroll: true });
 }
 
 /** Keys that move: → / PageDown / Space (presenter) next, ← / PageUp back, Home, End; Esc leaves. */
