@@ -118,8 +118,10 @@ function nodeHtml(n, labelCol) {
   const style = `grid-column:${n.col + 1 + labelCol};grid-row:${n.rows}`;
   const cls = `pl-node${n.input ? ' pl-source' : ''}${n.step?.id === 'output' ? ' pl-final' : ''}${n.group != null ? ' pl-shared' : ''}`;
   const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
-  return `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}" aria-label="${escapeHtml(n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`)}">` +
-    `<span class="pl-sym" aria-hidden="true">${mathHtml(n.symbol)}</span>${shape}${group}</button>`;
+  // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
+  const name = n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`;
+  return `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}">` +
+    `<span class="visually-hidden">${escapeHtml(name)}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`;
 }
 
 let observer = null;
