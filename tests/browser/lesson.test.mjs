@@ -193,3 +193,46 @@ test('presenter view (?present): large type, one step per screen, Space / PageDo
   assert.ok((await page.evaluate(() => location.hash)).startsWith('#v2='), 'the presenter view lost the state in the hash');
   await page.screenshot({ path: join(artifacts, 'lesson-present-1440.png') });
 });
+
+test('a teacher\'s walk-through: a sentence and a question round-trip through the link; predict, then reveal', async ({ page, base, context }) => {
+  await open(page, base);
+  await page.click('#step-mode');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await page.$eval('#stepper-pos', (e) => e.textContent), 'Step 6 of 7: Attention weights');
+  const ask = 'Which key will sweet? attend to most?';
+  const say = 'sweet? looks for sweetness, and banana is the sweetest key: it gets 80% of the weight.';
+  await page.click('#teacher summary');
+  await page.fill('#teacher-ask', ask);
+  await page.fill('#teacher-say', say);
+  // The note is in the page state, so in the link (the package's format).
+  let state = null;
+  for (let i = 0; i < 50 && !state?.lesson; i++) {
+    await page.waitForTimeout(100);
+    state = (await share.decodeStateString(await page.evaluate(() => location.hash))).state;
+  }
+  assert.deepEqual(state?.lesson, { 'weights:0': { ask, say } });
+  assert.equal(state.preset, 'lookup', 'the lesson\'s link no longer names its example');
+  const link = page.url();
+
+  // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
+  const student = await context.newPage();
+  await open(student, link);
+  await student.keyboard.press('Tab');
+  await student.keyboard.press('Tab');
+  await student.keyboard.press('Enter');
+  for (let i = 0; i < 5; i++) await student.keyboard.press('ArrowRight');
+  const view = () => student.evaluate(() => ({
+    where: document.getElementById('stepper-pos').textContent,
+    question: document.getElementById('stepper-ask').hidden ? null : document.getElementById('stepper-question').textContent,
+    sentence: document.getElementById('stepper-text').hidden ? null : document.getElementById('stepper-text').textContent,
+    numbers: getComputedStyle(document.querySelector('article.step.is-current .matrix-wrap')).visibility,
+  }));
+  assert.deepEqual(await view(), { where: 'Step 6 of 7: Attention weights', question: ask, sentence: null, numbers: 'hidden' });
+  await student.keyboard.press('ArrowRight');
+  assert.deepEqual(await view(), { where: 'Step 6 of 7: Attention weights', question: null, sentence: say, numbers: 'visible' });
+  await student.keyboard.press('ArrowRight');
+  const last = await view();
+  assert.equal(last.where, 'Step 7 of 7: Output');
+  assert.match(last.sentence, /^Each output row is a weighted average of the value rows/, 'a step without a note keeps its own sentence');
+  await student.close();
+});
