@@ -37,6 +37,16 @@ function expectedKeys(trace) {
   return [...sources, ...trace.steps.map((s) => `${s.id}:${s.head ?? -1}`)].sort();
 }
 
+/** axe-core's WCAG 2 A/AA rules on the page as it is: no serious or critical violation. */
+async function axe(page, what) {
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
+  });
+  assert.deepEqual(violations, [], `axe (${what})`);
+}
+
 async function checkDiagram(page, problem, what) {
   const trace = engine.run(problem);
   assert.deepEqual((await diagramKeys(page)).sort(), expectedKeys(trace), `${what}: the diagram's nodes are not the trace's steps`);
@@ -191,6 +201,7 @@ test('presenter view (?present): large type, one step per screen, Space / PageDo
   assert.ok(sizes.number >= 26, `the numbers are ${sizes.number}px`);
   assert.ok(sizes.bottom <= 900, `the step ends at y = ${sizes.bottom}, below one screen`);
   assert.ok((await page.evaluate(() => location.hash)).startsWith('#v2='), 'the presenter view lost the state in the hash');
+  await axe(page, 'presenter view');
   await page.screenshot({ path: join(artifacts, 'lesson-present-1440.png') });
 });
 
@@ -213,6 +224,7 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   assert.deepEqual(state?.lesson, { 'weights:0': { ask, say } });
   assert.equal(state.preset, 'lookup', 'the lesson\'s link no longer names its example');
   const link = page.url();
+  await axe(page, 'step by step, the teacher\'s fields open');
 
   // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
   const student = await context.newPage();

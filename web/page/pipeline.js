@@ -216,7 +216,12 @@ export function markPipeline() {
     node.classList.toggle('selected', key === openKey);
     const here = current ? key === current : false;
     node.classList.toggle('current', here);
-    if (here) node.setAttribute('aria-current', 'step'); else node.removeAttribute('aria-current');
+    if (here) {
+      node.setAttribute('aria-current', 'step');
+      // A narrow screen scrolls the diagram: keep the current step in its view.
+      const left = node.getBoundingClientRect().left - box.getBoundingClientRect().left;
+      if (left < 0 || left + node.offsetWidth > box.clientWidth) box.scrollLeft += left - (box.clientWidth - node.offsetWidth) / 2;
+    } else node.removeAttribute('aria-current');
   }
 }
 
