@@ -12,8 +12,8 @@ import { stepKey } from './steps.js';
 /** Heads drawn as lanes; the rest are summarised in one line (they have the same steps). */
 const MAX_LANES = 2;
 
-/** Problem inputs drawn as nodes of their own: the data, not the weights (those tag their step). */
-const isWeight = (name) => /^(W_|b_)/.test(name) || name === 'mask';
+/** Weights and biases a step reads: written on its node (the data inputs get nodes of their own). */
+const isWeight = (name) => /^(W_|b_)/.test(name);
 
 function shapeOf(value) {
   if (!Array.isArray(value)) return null;
@@ -30,7 +30,7 @@ export function pipelineGraph(trace, problem = {}) {
   const shownHeads = multi ? Math.min(meta.heads, MAX_LANES) : 1;
   const shown = (s) => !multi || s.head == null || s.head < 0 || s.head < shownHeads;
   // Depth: 0 for a step read from nothing, else one more than its deepest input (sources count).
-  const sourcesOf = (s) => s.given.filter((g) => !isWeight(g) && g !== s.id);
+  const sourcesOf = (s) => s.given.filter((g) => !isWeight(g) && g !== 'mask' && g !== s.id);
   const depth = [];
   steps.forEach((s, i) => {
     depth[i] = Math.max(0, ...s.inputs.map((j) => depth[j] + 1), sourcesOf(s).length ? 1 : 0);
@@ -56,8 +56,9 @@ export function pipelineGraph(trace, problem = {}) {
       }
       edges.push([`in:${name}`, key]);
     }
-    const tags = s.given.filter((g) => isWeight(g) && g !== 'mask');
-    const shared = multi && s.head != null && s.head >= 0 && meta.kv_heads < meta.heads && (s.id === 'K' || s.id === 'V' || s.id === 'K_rot' || s.id === 'K_cache' || s.id === 'V_cache');
+    const tags = s.given.filter(isWeight);
+    // With fewer key/value heads than heads, a head's keys and values (keys × features) are its group's.
+    const shared = multi && s.head != null && s.head >= 0 && meta.kv_heads < meta.heads && s.axes.includes('keys') && s.axes.includes('features');
     nodes.push({
       key, step: s, col: depth[i], lane: laneOf(s), symbol: s.symbol, shape: s.shape, tags,
       group: shared ? s.kv_group : null,
