@@ -248,3 +248,14 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   assert.match(last.sentence, /^Each output row is a weighted average of the value rows/, 'a step without a note keeps its own sentence');
   await student.close();
 });
+
+test('with steps hidden (an exercise, ?hide=), step by step tells formulas, not the hidden numbers; ?hide=lesson hides the panel', async ({ page, base }) => {
+  await open(page, `${base}?hide=weights`);
+  assert.equal(await page.$$eval('#pipeline .pl-node[data-key="weights:0"]', (n) => n.length), 0, 'the hidden step is in the diagram');
+  await page.click('#step-mode');
+  await page.keyboard.press('End');
+  assert.equal(await page.$eval('#stepper-pos', (e) => e.textContent), 'Step 6 of 6: Output');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Output: O = A·V.');
+  await open(page, `${base}?hide=lesson`);
+  assert.ok(await page.$eval('#lesson', (e) => e.hidden), '?hide=lesson leaves the diagram');
+});

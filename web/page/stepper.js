@@ -57,7 +57,10 @@ export function syncStepper() {
   $('stepper-ask').hidden = !predicting;
   $('stepper-question').textContent = note.ask;
   $('stepper-text').hidden = predicting;
-  $('stepper-text').innerHTML = escapeHtml(note.say || narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK }));
+  // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
+  // its weight"): the step's formula stands in for it.
+  const told = ctx.hiddenSteps.length ? `${step.title}: ${step.text}.` : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK });
+  $('stepper-text').innerHTML = escapeHtml(note.say || told);
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
   $('step-prev').disabled = stepper.index === 0;
