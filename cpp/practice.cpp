@@ -420,17 +420,17 @@ OnlineSoftmax online_softmax_in(const std::vector<double>& row, bool subtract_ma
 }  // namespace
 
 OnlineSoftmax online_softmax(const std::vector<double>& row, bool subtract_max, Precision precision) {
-  if (row.empty()) throw InputError("online_softmax needs at least one number");
+  if (row.empty()) throw InputError("the row is empty: a softmax needs at least one number");
   if (static_cast<Eigen::Index>(row.size()) > kMaxTokens) {
-    throw InputError("online_softmax takes at most " + std::to_string(kMaxTokens) + " numbers (got " +
-                     std::to_string(row.size()) + ")");
+    throw InputError("the row has " + std::to_string(row.size()) + " numbers: at most " +
+                     std::to_string(kMaxTokens) + " are accepted");
   }
   const bool float32 = precision == Precision::Float32;
   for (size_t j = 0; j < row.size(); ++j) {
     const double x = row[j];
     const bool in_range = x == -kInf || (std::isfinite(x) && (!float32 || std::abs(x) <= std::numeric_limits<float>::max()));
     if (!in_range) {
-      throw InputError("online_softmax: entry " + std::to_string(j + 1) + " is " + format_number(x) +
+      throw InputError("entry " + std::to_string(j + 1) + " of the row is " + format_number(x) +
                        ": expected a finite number or -inf (a hidden entry)" +
                        (float32 && std::isfinite(x) ? " within float32's range" : ""));
     }

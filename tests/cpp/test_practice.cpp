@@ -499,10 +499,12 @@ TEST_CASE("online softmax: without subtracting the max, float32 overflows", "[pr
 
 TEST_CASE("online softmax: bad rows get a clear error", "[practice][online]") {
   CHECK_THROWS_WITH(attn::online_softmax({}, true, attn::Precision::Float64),
-                    "online_softmax needs at least one number");
+                    "the row is empty: a softmax needs at least one number");
   CHECK_THROWS_WITH(attn::online_softmax({1, kInf}, true, attn::Precision::Float64),
-                    "online_softmax: entry 2 is inf: expected a finite number or -inf (a hidden entry)");
+                    "entry 2 of the row is inf: expected a finite number or -inf (a hidden entry)");
+  CHECK_THROWS_WITH(attn::online_softmax({1, std::nan("")}, true, attn::Precision::Float64),
+                    "entry 2 of the row is nan: expected a finite number or -inf (a hidden entry)");
   CHECK_THROWS_WITH(attn::online_softmax({1e39}, true, attn::Precision::Float32),
-                    "online_softmax: entry 1 is 1e+39: expected a finite number or -inf (a hidden "
+                    "entry 1 of the row is 1e+39: expected a finite number or -inf (a hidden "
                     "entry) within float32's range");
 }
