@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -133,6 +134,10 @@ Decoding decode(const Problem& problem) {
     throw InputError("decode needs one key and one value per query (each token generated brings "
                      "its own): Q has " + std::to_string(n.L) + " " + tokens + " but K has " +
                      std::to_string(n.S));
+  }
+  if (n.L > kMaxDecodeTokens) {
+    throw InputError("decode runs one trace per token: at most " + std::to_string(kMaxDecodeTokens) +
+                     " tokens are accepted (got " + std::to_string(n.L) + ")");
   }
   check_decode_positions(n);
 

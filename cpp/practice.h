@@ -33,6 +33,10 @@ struct Decoding {
   double flops_cached = 0, flops_full = 0;  ///< summed over the steps
 };
 
+/// The most tokens decode() takes: it runs one trace per token (a 1024-token decode takes
+/// seconds in a browser tab).
+inline constexpr Eigen::Index kMaxDecodeTokens = 1024;
+
 /// Runs a self-attention problem (Q, K, V with as many keys as queries, or X with its weights)
 /// as a model generates it: at step t the query of token t attends to the cache of the keys and
 /// values of tokens 0..t-1 (as run() computes them, rotated when RoPE is on) plus its own, each
@@ -47,8 +51,8 @@ struct Decoding {
 ///   full:   n·D·(H·d_k + G·d_k + G·d_v) + H·n²·d_k + H·n²·d_v + n·H·d_v·D_O
 /// (full: recomputing causal attention of tokens 0..t from scratch, the whole QKᵀ and A·V).
 /// Throws InputError for a problem with past_K/past_V, X_kv, or a different number of keys and
-/// queries (decode makes its own cache of self-attention), and for positions under which a
-/// later token's key would be visible to an earlier query.
+/// queries (decode makes its own cache of self-attention), more than kMaxDecodeTokens tokens,
+/// and for positions under which a later token's key would be visible to an earlier query.
 Decoding decode(const Problem& problem);
 
 /// One tile FlashAttention-2 visits: query block × key block of one head. Rows are the block's

@@ -249,6 +249,10 @@ TEST_CASE("decode: problems it does not decode get a clear error", "[practice][d
   CHECK_THROWS_WITH(attn::decode(shuffled),
                     "decode: positions.keys entry 3 (2) is not after positions.queries entry 2 (5): "
                     "token 3 is generated after token 2, so its key must sit at a later position");
+  Problem long_one;
+  long_one.Q = long_one.K = long_one.V = Matrix::Ones(attn::kMaxDecodeTokens + 1, 1);
+  CHECK_THROWS_WITH(attn::decode(long_one),
+                    "decode runs one trace per token: at most 1024 tokens are accepted (got 1025)");
   // The problem's own errors come first, as run() gives them.
   Problem bad = direct(23, 3, 3, 2);
   bad.V = Matrix::Ones(2, 3);
@@ -447,6 +451,13 @@ TEST_CASE("tiles: bad block sizes get a clear error", "[practice][tiles]") {
   overflow.V = Matrix::Ones(2, 1);
   overflow.options.scale.kind = attn::Scale::Kind::None;
   CHECK_THROWS_WITH(attn::tiles(overflow, 1, 1), Catch::Contains("which no running max can rescale"));
+  // Tiles of one query and one key over 2048 tokens would hold 100 million numbers.
+  Problem many;
+  many.Q = many.K = many.V = Matrix::Ones(2048, 1);
+  CHECK_THROWS_WITH(attn::tiles(many, 1, 1),
+                    "the tiles of this problem would hold 100663296 numbers; the most accepted is 67108864 "
+                    "(larger blocks, fewer tokens or heads)");
+  CHECK(attn::tiles(many, 512, 512).tiles.size() == 16);
 }
 
 // ---------------------------------------------------------------------------------------------
