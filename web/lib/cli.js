@@ -32,8 +32,8 @@ Commands:
                  flops_full) and the difference from row t of causal attention.
   tiles --block-q N --block-k N [FILE|-]
                  Read problem(s) as run does and print FlashAttention-2's tiles as JSON: per
-                 head, query blocks of N rows (outer loop) and key blocks of N keys (inner loop),
-                 each tile's scores, running max, rescaling factor, running sum and partial
+                 head, query blocks of --block-q rows (outer loop) and key blocks of --block-k
+                 keys (inner loop), each tile's scores, running max, rescaling factor, running sum and partial
                  output before and after, the output, how close it is to run's, and the bytes
                  moved between HBM and SRAM (bytes_standard, bytes_flash).
   preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
