@@ -319,14 +319,17 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   // Over-long and damaged links: a clear message and a working page (the default example).
   for (const [hash, re] of [[`v2=${'A'.repeat(1_000_100)}`, /too long/], ['v2=AAAA$$$', /damaged/], ['v9=abc', /newer version/]]) {
     await page.goto('about:blank');
-    await page.goto(`${base}index.html#${hash}`);
+    // A 1 MB address takes Chromium itself seconds to take in on a loaded machine: wait for the
+    // navigation to commit, then for the page as usual.
+    await page.goto(`${base}index.html#${hash}`, { waitUntil: 'commit', timeout: 60_000 });
     await ready(page);
     const status = await page.$eval('#status', (e) => e.textContent);
     assert(re.test(status), `link #${hash.slice(0, 12)}…: status "${status}"`);
     const banner = await page.$eval('#link-error', (e) => e.textContent);
     assert(re.test(banner), `link #${hash.slice(0, 12)}…: banner "${banner}"`);
+    // The first example (the dictionary lookup): sweet? puts 0.7952 on banana.
     const w = await readStep(page, 'weights:0');
-    assert(w.length === 4 && w[0][0] === '0.0843', `the page does not work after a bad link: ${w[0]}`);
+    assert(w.length === 3 && w[0][0] === '0.7952', `the page does not work after a bad link: ${w[0]}`);
   }
   await shot(page, '03-bad-link-message');
 });
@@ -520,7 +523,7 @@ test(`strict CSP (${CSP}): the page, the component and the exports work, no viol
   assert(response.headers()['content-security-policy'] === CSP, 'the server did not send the policy');
   await ready(page);
   const w = await readStep(page, 'weights:0');
-  assert(w[0].join(' ') === '0.0843 0.2551 0.5152 0.1453', `weights under CSP: ${w[0]}`);
+  assert(w[0].join(' ') === '0.7952 0.0114 0.1933', `weights under CSP (the first example): ${w[0]}`);
   assert(await page.$eval('#step-list .formula', (f) => Boolean(f.querySelector('.katex'))), 'KaTeX did not render under CSP');
   const png = await exportFile(page, 'weights:0', 'png');
   assert(png.bytes.subarray(1, 4).toString() === 'PNG', 'PNG export under CSP');

@@ -1,7 +1,8 @@
-// Ready-made problems: the seed documents' examples, rebuilt exactly, plus a multi-head and a
-// cross-attention example. Data and recipes only: no attention maths and no imports, so the
-// package can re-export this file as it is. Random inputs are drawn with the engine's
-// numpy-compatible stream (engine.random), the way the notebooks drew them.
+// Ready-made problems: the seed documents' examples, rebuilt exactly, a multi-head and a
+// cross-attention example, and the page's first example (a soft dictionary lookup, hand-made).
+// Data and recipes only: no attention maths and no imports, so the package can re-export this
+// file as it is. Random inputs are drawn with the engine's numpy-compatible stream
+// (engine.random), the way the notebooks drew them.
 
 /**
  * @typedef {{ kind: 'randn'|'normal'|'rand'|'randint', shape: [number, number],
@@ -185,6 +186,24 @@ export const presets = [
         { name: 'W_V', kind: 'randn', shape: [4, 3] },
       ],
     }],
+    options: { scale: 'sqrt_dk' },
+  },
+  {
+    id: 'lookup',
+    title: 'A soft dictionary lookup: three questions about fruit (the first example)',
+    source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',
+    note: 'Each key describes a fruit by two numbers, how sweet and how sour; each query asks for a taste; ' +
+      'each value is what the entry returns: its price and its calories (per 100 g, in hundreds). A dictionary ' +
+      'would return the one entry whose key matches; attention returns a mix of every value, weighted by how ' +
+      'well its key matches the query: “sweet?” gets mostly banana, “sour?” mostly lemon, “both?” mostly apple.',
+    mode: 'qkv',
+    tokens: ['sweet?', 'sour?', 'both?'],
+    kvTokens: ['banana', 'lemon', 'apple'],
+    inputs: {
+      Q: [[2, 0], [0, 2], [1, 1]],
+      K: [[3, 0], [0, 3], [2, 2]],
+      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
+    },
     options: { scale: 'sqrt_dk' },
   },
 ];
