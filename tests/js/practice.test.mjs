@@ -215,7 +215,7 @@ describe('attention-explorer decode and tiles', () => {
       [['tiles', '--block-q', '2', '--block-k', '1.5', path], '--block-k takes a positive integer, got 1.5'],
       [['tiles', '--block-q', '2', path], 'tiles needs --block-q N and --block-k N'],
       [['run', '--block-q', '2', path], '--block-q is an option of tiles'],
-      [['decode', '--table', path], '--table is an option of run'],
+      [['decode', '--table', path], '--table is an option of run and gradients'],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args);
