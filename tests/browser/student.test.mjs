@@ -1,0 +1,160 @@
+// A student's exercise view and the keyboard (issue 15), in Chromium via playwright-core:
+//   node --test --test-concurrency=1 tests/browser/student.test.mjs      (needs dist/)
+// - a teacher's exercise, opened by a student from the students' link: the exercise on the first
+//   screen, no control, export, copy or link that reveals a hidden number (the DOM, the clipboard
+//   and the link searched for them), a wrong and a right answer marked; an old exercise link (the
+//   whole problem in it) opens the same way; the teacher's own link keeps the teacher's view
+// - the skip link moves the focus and keeps the state in the URL across a reload
+import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
+
+import { browserSuite } from './server.mjs';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const pkg = await import(join(root, 'dist', 'node.js'));
+const share = await import(join(root, 'dist', 'share.js'));
+const engine = await pkg.loadAttention();
+
+const test = browserSuite('student', {
+  lib: join(root, 'dist'), contextPerTest: true, screenshots: 'student-',
+  contextOptions: { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'], acceptDownloads: true },
+});
+
+async function open(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/** The weights of example 004 after "New problem" from seed 3, one decimal (X, W_Q, W_K, W_V: 2 × 2). */
+function seededWeights() {
+  const drawn = engine.random(3, [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] })))
+    .map((m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0)));
+  const [X, W_Q, W_K, W_V] = drawn;
+  const trace = engine.run({ X, W_Q, W_K, W_V, options: {} });
+  return trace.steps.find((s) => s.id === 'weights').data;
+}
+
+/** Ways a hidden number could be written down: 4 to 6 decimals, and its first digits. */
+const spellings = (x) => [4, 5, 6].map((d) => x.toFixed(d)).concat(String(x).slice(0, 9));
+
+/** The teacher's page with an exercise on the weights of seed 3's problem. */
+async function teacherExercise(page, base) {
+  await open(page, `${base}index.html`);
+  await page.selectOption('#preset', '004');
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '3');
+  await page.click('#ex-new');
+  await page.waitForFunction(() => /seed\(3\)/.test(document.querySelector('#recipe code')?.textContent ?? ''));
+  await page.check('#ex-steps input[value="weights:0"]');
+  await page.fill('#ex-tol', '0.01');
+  await page.click('#ex-start');
+  await page.waitForSelector('#exercise:not([hidden]) input.answer');
+}
+
+test('a student\'s link shows the exercise first, reveals no hidden number, and marks right and wrong answers', async ({ page, base, context }) => {
+  const weights = seededWeights();
+  // The weights are not round numbers (they could not be told from other numbers on the page).
+  for (const w of weights.flat()) assert.ok(Math.abs(w * 100 - Math.round(w * 100)) > 1e-3, `weight ${w}`);
+  await teacherExercise(page, base);
+  await page.click('#ex-student-link');
+  await page.waitForFunction(() => /copied/.test(document.querySelector('#ex-result')?.textContent ?? ''));
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, /#v\d=/);
+  // The link holds the paper only: no problem, no exercise to switch, no hidden number.
+  const { state } = await share.decodeStateString(link.split('#')[1]);
+  assert.deepEqual(Object.keys(state), ['student']);
+  const linkText = JSON.stringify(state);
+  for (const w of weights.flat()) for (const s of spellings(w)) assert.ok(!linkText.includes(s), `the link holds ${s}`);
+  assert.equal(state.student.steps.length, 1);
+  assert.equal(state.student.steps[0].cells.flat().filter((c) => c === null).length, 4);
+
+  const student = await context.newPage();
+  await open(student, link);
+  // The first screen: the exercise's task and its boxes.
+  const title = await student.locator('#exercise-title').boundingBox();
+  assert.ok(title && title.y < 300, `the exercise starts at y=${title?.y}`);
+  const firstBox = await student.locator('#exercise input.answer').first().boundingBox();
+  assert.ok(firstBox && firstBox.y + firstBox.height < 900, `the first answer box is at y=${firstBox?.y}, below the first screen`);
+  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights/);
+  // Nothing but the exercise: no editors, options, steps, share/export panel or teacher's buttons.
+  assert.equal(await student.locator('#setup, #inputs, #results, #lesson, #why, #share, #ex-reveal, #ex-choose, #ex-leave, #ex-student-link, [data-export], a[download]').count(), 0);
+  assert.deepEqual(await student.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
+  assert.deepEqual(await student.$$eval('a', (a) => a.map((e) => e.getAttribute('href'))), ['#exercise']);
+  // The given numbers: the inputs, the scores and scaled scores; not the output (made from the weights).
+  const given = await student.$$eval('.ex-given h4', (h) => h.map((e) => e.firstChild.textContent.trim()));
+  assert.deepEqual(given, ['X', 'W_Q', 'W_K', 'W_V', 'Queries', 'Keys', 'Values', 'Scores', 'Scaled scores']);
+  // The DOM, and everything the clipboard gets from "select all, copy", hold no hidden number.
+  const html = await student.evaluate(() => document.documentElement.outerHTML);
+  await student.locator('body').click({ position: { x: 5, y: 5 } });
+  await student.keyboard.press('Control+A');
+  await student.keyboard.press('Control+C');
+  const copied = await student.evaluate(() => navigator.clipboard.readText());
+  for (const w of weights.flat()) {
+    for (const s of spellings(w)) {
+      assert.ok(!html.includes(s), `the DOM holds ${s}`);
+      assert.ok(!copied.includes(s), `the copied page holds ${s}`);
+    }
+  }
+  // Answers: one wrong by 0.05, the others right to 3 decimals (within ±0.01).
+  const box = (r, c) => student.locator(`#exercise input[data-id="weights:0/${r}/${c}"]`);
+  for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) await box(r, c).fill((weights[r][c] + (r === 1 && c === 0 ? 0.05 : 0.003)).toFixed(3));
+  await student.click('#ex-check');
+  assert.match(await student.locator('#ex-result').textContent(), /^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\.$/);
+  assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('wrong') && document.activeElement === i));
+  assert.ok(await box(0, 0).evaluate((i) => i.classList.contains('right')));
+  await student.screenshot({ path: join(root, 'test-artifacts', 'student-01-wrong.png') });
+  await box(1, 0).fill(weights[1][0].toFixed(4));
+  await student.keyboard.press('Enter');
+  assert.equal(await student.locator('#ex-result').textContent(), 'All 4 right. Well done!');
+  assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('right')));
+  await student.close();
+
+  // The teacher's own link ("Copy link") opens the teacher's view again, answers and all.
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
+  const teacherLink = await page.$eval('#export-preview', (t) => t.value);
+  const teacher = await context.newPage();
+  await open(teacher, teacherLink);
+  await teacher.waitForSelector('#ex-reveal');
+  assert.ok(await teacher.locator('#share').isVisible());
+  await teacher.close();
+});
+
+test('an old exercise link (the whole problem in it) opens as the student\'s view, with no way to reveal', async ({ page, base }) => {
+  // Before the students' link, "Copy link" gave this: the problem and which steps are hidden.
+  const old = { preset: '004', exercise: { steps: ['weights:0', 'output:-1'], tolerance: 0.001 } };
+  await open(page, `${base}#v1=${Buffer.from(JSON.stringify(old)).toString('base64url')}`);
+  await page.waitForSelector('#exercise input.answer');
+  const trace = engine.run(pkg.presetProblem(pkg.findPreset('004'), engine).problem);
+  const weights = trace.steps.find((s) => s.id === 'weights').data;
+  const output = trace.steps.find((s) => s.id === 'output').data;
+  assert.equal(await page.locator('#exercise input.answer').count(), weights.flat().length + output.flat().length);
+  assert.deepEqual(await page.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
+  assert.equal(await page.locator('#share, #setup, #results').count(), 0);
+  const html = await page.evaluate(() => document.documentElement.outerHTML);
+  for (const x of [...weights.flat(), ...output.flat()]) assert.ok(!html.includes(x.toFixed(4)), `the DOM holds ${x.toFixed(4)}`);
+  // Checked within ±0.001: the exact weight is right, one 0.002 off is wrong.
+  await page.fill('#exercise input[data-id="weights:0/0/0"]', weights[0][0].toFixed(4));
+  await page.fill('#exercise input[data-id="weights:0/0/1"]', String(weights[0][1] + 0.002));
+  await page.click('#ex-check');
+  assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/0"]', (i) => i.classList.contains('right')));
+  assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/1"]', (i) => i.classList.contains('wrong')));
+});
+
+test('the skip link moves the focus to the steps and keeps the state in the URL across a reload', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', '004');
+  await page.fill('#tokens-q', 'the cat sat');
+  await page.waitForFunction(() => /^#v\d=/.test(location.hash));
+  await page.waitForTimeout(400); // the hash is written after a pause in typing
+  const hash = await page.evaluate(() => location.hash);
+  await page.focus('a.skip');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to the steps');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'steps');
+  assert.equal(await page.evaluate(() => location.hash), hash);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.$eval('#tokens-q', (e) => e.value), 'the cat sat');
+  assert.equal(await page.$eval('#status', (e) => /does not hold an explorer state/.test(e.textContent)), false);
+});
