@@ -158,3 +158,69 @@ test('the skip link moves the focus to the steps and keeps the state in the URL 
   assert.equal(await page.$eval('#tokens-q', (e) => e.value), 'the cat sat');
   assert.equal(await page.$eval('#status', (e) => /does not hold an explorer state/.test(e.textContent)), false);
 });
+
+test('the keyboard: the first step table in a few Tabs, one tab stop per input grid, never under the status line', async ({ page, base }) => {
+  await open(page, base);
+  const statusTop = await page.$eval('.status-bar', (e) => e.getBoundingClientRect().top);
+  let tabs = 0;
+  let at = '';
+  while (tabs < 40 && !at.startsWith('step')) {
+    await page.keyboard.press('Tab');
+    tabs++;
+    at = await page.evaluate(() => (document.activeElement.closest('#step-list table') ? 'step' : document.activeElement.tagName));
+    const top = await page.evaluate(() => document.activeElement.getBoundingClientRect().top);
+    assert.ok(top < statusTop - 10, `Tab ${tabs}: the focused ${at} (top ${top}) is under the status line (top ${statusTop})`);
+  }
+  assert.ok(tabs <= 15, `${tabs} Tabs to the first step table`);
+  // Each input grid is one tab stop: Tab from its cell goes to the next control, not the next cell.
+  const grids = await page.$$eval('.editor .grid', (g) => g.map((t) => t.querySelectorAll('input.cell[tabindex="0"]').length));
+  assert.ok(grids.length >= 3);
+  assert.deepEqual(grids, grids.map(() => 1));
+  const cell = (r, c) => `.editor[data-input="Q"] input.cell[data-r="${r}"][data-c="${c}"]`;
+  await page.focus(cell(0, 0));
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.closest('.grid') !== null), false, 'Tab went to another cell of the grid');
+  // Arrow keys move inside; the moved-to cell becomes the grid's tab stop.
+  await page.focus(cell(0, 0));
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowDown');
+  assert.deepEqual(await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]), ['1', '1']);
+  assert.equal(await page.$eval(cell(1, 1), (i) => i.tabIndex), 0);
+  assert.equal(await page.$eval(cell(0, 0), (i) => i.tabIndex), -1);
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  assert.deepEqual(await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]), ['1', '1'], 'Tab back into the grid lands elsewhere than its last cell');
+});
+
+test('a focused cell shows its shown number; Enter, F2 or a second click edits the full number, shown in full first', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', '000');
+  const q = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+  await q.click();
+  assert.equal(await q.inputValue(), '0.4967');
+  // A second click: the full number, the caret at its end (never inside a number not shown).
+  await q.click();
+  assert.equal(await q.inputValue(), '0.4967141530112327');
+  assert.deepEqual(await q.evaluate((i) => [i.selectionStart, i.selectionEnd]), [18, 18]);
+  await page.keyboard.press('Escape');
+  assert.equal(await q.inputValue(), '0.4967');
+  await page.keyboard.press('F2');
+  assert.equal(await q.inputValue(), '0.4967141530112327');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Enter');
+  assert.equal(await q.inputValue(), '0.4967141530112327');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Enter'); // edited: Enter goes down, as before
+  assert.deepEqual(await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]), ['1', '0']);
+  assert.equal(await q.inputValue(), '0.4967');
+  await q.focus();
+  await page.keyboard.press('F2');
+  assert.equal(await q.inputValue(), '0.496714153011232');
+  await page.keyboard.press('Escape');
+  // Typing into a focused cell replaces its number.
+  const k = page.locator('.editor[data-input="K"] input.cell[data-r="0"][data-c="0"]');
+  await k.click();
+  await page.keyboard.type('2');
+  await page.keyboard.press('Tab');
+  assert.equal(await k.inputValue(), '2');
+});

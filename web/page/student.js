@@ -157,10 +157,14 @@ export function makePaper(state, problem, trace, ctx, salt = randomSalt()) {
 /** The paper for a state whose exercise came in a full link (old links): the problem is run here. */
 export function paperFromState(state) {
   const { problem } = buildProblem(state, () => null);
-  if (!problem) return null;
-  const trace = app.engine.run(problem);
-  const tokens = tokenLists(state, traceCounts(trace));
-  return makePaper(state, problem, trace, { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k });
+  if (!problem || !Array.isArray(state.exercise.steps)) return null;
+  try {
+    const trace = app.engine.run(problem);
+    const tokens = tokenLists(state, traceCounts(trace));
+    return makePaper(state, problem, trace, { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k });
+  } catch {
+    return null; // shown as a damaged link
+  }
 }
 
 /** A state that opens as a student's exercise: a paper, or an exercise the teacher did not start here. */
