@@ -224,3 +224,59 @@ test('a focused cell shows its shown number; Enter, F2 or a second click edits t
   await page.keyboard.press('Tab');
   assert.equal(await k.inputValue(), '2');
 });
+
+test('no stale labels after edits: the recipe, the shape badge, the bias in the caption, the error at the input changed', async ({ page, base }) => {
+  await open(page, base);
+  // (a) The example's numpy recipe goes once an input is edited, or the mode changes.
+  await page.selectOption('#preset', '000');
+  assert.ok(await page.locator('#recipe').isVisible());
+  await page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]').fill('1');
+  await page.waitForFunction(() => document.querySelector('#recipe').hidden);
+  await page.selectOption('#preset', '000');
+  assert.ok(await page.locator('#recipe').isVisible());
+  await page.check('input[name="mode"][value="self"]');
+  assert.ok(await page.locator('#recipe').isHidden());
+  // (b) A 3 × 3 pasted as text: the badge and the rows/cols fields say so.
+  await page.selectOption('#preset', '000');
+  const q = page.locator('.editor[data-input="Q"]');
+  await q.locator('button.tab[data-tab="text"]').click();
+  await q.locator('textarea').fill('1 2 3\n4 5 6\n7 8 9');
+  await page.waitForFunction(() => document.querySelector('.editor[data-input="Q"] .shape').textContent === '3 × 3');
+  assert.deepEqual([await q.locator('.dim-rows').inputValue(), await q.locator('.dim-cols').inputValue()], ['3', '3']);
+  // (c) Self-attention without biases: no "+ b" in W_Q's caption; with them, there is.
+  await page.selectOption('#preset', '004');
+  const caption = () => page.$eval('.editor[data-input="W_Q"] .editor-desc', (e) => e.textContent);
+  assert.equal(await caption(), 'dmodel × d: Q = X·WQ');
+  await page.check('#use-bias');
+  assert.equal(await caption(), 'dmodel × d: Q = X·WQ + b');
+  // (d) V's rows changed: the error is shown at V, not at K.
+  await page.selectOption('#preset', 'lookup');
+  const v = page.locator('.editor[data-input="V"]');
+  await v.locator('.dim-rows').fill(String(Number(await v.locator('.dim-rows').inputValue()) + 1));
+  await v.locator('.dim-rows').press('Enter');
+  await page.waitForFunction(() => !document.querySelector('.editor[data-input="V"] .error').hidden);
+  assert.match(await v.locator('.error').textContent(), /K has \d rows but V has \d/);
+  assert.ok(await page.locator('.editor[data-input="K"] .error').isHidden());
+});
+
+test('one action changes the number of tokens of every input', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', 'lookup');
+  assert.equal(await page.inputValue('#tokens-n'), '3');
+  await page.fill('#tokens-n', '6');
+  await page.press('#tokens-n', 'Enter');
+  await page.waitForFunction(() => document.querySelectorAll('#step-list article[data-key="weights:0"] tbody tr').length === 6);
+  for (const name of ['Q', 'K', 'V']) {
+    assert.match(await page.$eval(`.editor[data-input="${name}"] .shape`, (e) => e.textContent), /^6 × /, name);
+  }
+  // The new tokens are not zeros: their scores differ, so their weights are not all equal.
+  const row = await page.$$eval('#step-list article[data-key="weights:0"] tbody tr:last-child td', (t) => t.map((e) => e.textContent));
+  assert.ok(new Set(row).size > 1, `the new token's weights: ${row}`);
+  assert.equal(await page.locator('#run-error').isHidden(), true);
+  // And back down to 2: the first two tokens kept.
+  const before = await page.$eval('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]', (i) => i.value);
+  await page.fill('#tokens-n', '2');
+  await page.press('#tokens-n', 'Enter');
+  await page.waitForFunction(() => document.querySelectorAll('#step-list article[data-key="weights:0"] tbody tr').length === 2);
+  assert.equal(await page.$eval('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]', (i) => i.value), before);
+});
