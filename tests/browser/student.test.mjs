@@ -280,3 +280,25 @@ test('one action changes the number of tokens of every input', async ({ page, ba
   await page.waitForFunction(() => document.querySelectorAll('#step-list article[data-key="weights:0"] tbody tr').length === 2);
   assert.equal(await page.$eval('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]', (i) => i.value), before);
 });
+
+test('a heatmap over 48 rows has token tick labels on both axes', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', 'lookup');
+  await page.fill('#tokens-n', '64');
+  await page.press('#tokens-n', 'Enter');
+  const map = page.locator('#step-list .heatmap[data-key="weights:0"]');
+  await map.waitFor();
+  const rows = await map.locator('.ticks.rows span').allTextContents();
+  const cols = await map.locator('.ticks.cols span').allTextContents();
+  // Every 4th of 64 tokens (the example names its first tokens; the new ones are t5, t6, ...).
+  assert.equal(rows.length, 16);
+  assert.equal(cols.length, 16);
+  assert.deepEqual(rows.slice(1), Array.from({ length: 15 }, (_, i) => `t${4 * i + 5}`));
+  assert.deepEqual(cols.slice(1), rows.slice(1));
+  // The labels sit beside their rows: w1 at the top, w61 near the bottom, inside the map's height.
+  const box = await map.locator('canvas').boundingBox();
+  const first = await map.locator('.ticks.rows span').first().boundingBox();
+  const last = await map.locator('.ticks.rows span').last().boundingBox();
+  assert.ok(first.x + first.width <= box.x && first.y < box.y + box.height / 16 && last.y > box.y + box.height * 0.9, JSON.stringify({ box, first, last }));
+  await page.screenshot({ path: join(root, 'test-artifacts', 'student-02-heatmap-ticks.png') });
+});
