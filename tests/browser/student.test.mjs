@@ -20,6 +20,16 @@ const test = browserSuite('student', {
   contextOptions: { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'], acceptDownloads: true },
 });
 
+/** axe-core's WCAG 2.x A/AA rules on the whole page: no violation at all. */
+async function axe(page, what) {
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } });
+    return r.violations.map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
+  });
+  assert.deepEqual(violations, [], `axe (${what})`);
+}
+
 async function open(page, url) {
   await page.goto(url);
   await page.waitForSelector('body[data-ready="true"]');
@@ -107,6 +117,16 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.keyboard.press('Enter');
   assert.equal(await student.locator('#ex-result').textContent(), 'All 4 right. Well done!');
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('right')));
+  await axe(student, 'the student view, desktop');
+  // On a phone: the task and the first box on the first screen, no sideways scroll of the page.
+  await student.setViewportSize({ width: 390, height: 844 });
+  await student.reload();
+  await student.waitForSelector('body[data-ready="true"]');
+  const phoneBox = await student.locator('#exercise input.answer').first().boundingBox();
+  assert.ok(phoneBox.y + phoneBox.height < 844 - 40, `on a phone the first answer box is at y=${phoneBox.y}`);
+  assert.ok(await student.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the page scrolls sideways on a phone');
+  await axe(student, 'the student view, phone');
+  await student.screenshot({ path: join(root, 'test-artifacts', 'student-03-phone.png') });
   await student.close();
 
   // The teacher's own link ("Copy link") opens the teacher's view again, answers and all.
@@ -139,6 +159,17 @@ test('an old exercise link (the whole problem in it) opens as the student\'s vie
   await page.click('#ex-check');
   assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/0"]', (i) => i.classList.contains('right')));
   assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/1"]', (i) => i.classList.contains('wrong')));
+  // Only some numbers hidden: the others are given, at the page's decimals.
+  const some = { preset: '004', exercise: { steps: ['output:-1'], cells: { 'output:-1': [[1, 0]] }, tolerance: 0.01 } };
+  await page.goto('about:blank');
+  await open(page, `${base}#v1=${Buffer.from(JSON.stringify(some)).toString('base64url')}`);
+  assert.deepEqual(await page.$$eval('#exercise .ex-step[data-key="output:-1"] td.given', (t) => t.map((e) => e.textContent)),
+    [output[0][0], output[0][1], output[1][1]].map((x) => x.toFixed(4)));
+  assert.equal(await page.locator('#exercise input.answer').count(), 1);
+  assert.ok(!(await page.evaluate(() => document.documentElement.outerHTML)).includes(output[1][0].toFixed(4)));
+  await page.fill('#exercise input.answer', output[1][0].toFixed(2));
+  await page.click('#ex-check');
+  assert.equal(await page.locator('#ex-result').textContent(), 'All 1 right. Well done!');
 });
 
 test('the skip link moves the focus to the steps and keeps the state in the URL across a reload', async ({ page, base }) => {
