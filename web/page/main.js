@@ -8,6 +8,7 @@
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
+//   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
@@ -44,8 +45,8 @@ async function boot() {
   }
   const { state: fromHash, error } = await readLink(location.hash);
   if (isStudentState(fromHash)) {
-    // A student's exercise: only the exercise is drawn, from its paper (the page's panels stay
-    // hidden and empty, so none of them can show, export or copy a hidden number).
+    // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
+    // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     for (const id of ['lesson', 'results', 'setup', 'inputs', 'why']) $(id).remove();
     renderStudent(fromHash.student ?? paperFromState(fromHash));
