@@ -69,9 +69,9 @@ function gridPoint(x, step) {
 
 const cellHash = (salt, key, r, c, point) => sha256(`${salt}|${key}|${r}|${c}|${point}`).slice(0, 16);
 
-/** What a student typed, as a number: "−0.5" (the page's minus), "inf", "-∞" read too; NaN if none. */
+/** What a student typed, as a number: "−0.5" (the page's minus), "0,5" (a decimal comma), "inf", "-∞" read too; NaN if none. */
 export function readAnswer(text) {
-  const t = String(text).trim().replace(/\u2212/g, '-');
+  const t = String(text).trim().replace(/\u2212/g, '-').replace(/^(-?\d*),(\d+)$/, '$1.$2');
   if (/^[-]?\s*(inf|infinity|∞)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   return t === '' ? NaN : Number(t);
 }
