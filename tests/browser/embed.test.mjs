@@ -476,7 +476,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   assert(JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7, `exercise in the link: ${JSON.stringify(state.exercise)}`);
   const text = JSON.stringify(state);
   for (const row of weights) for (const w of row) assert(!text.includes(String(w).slice(0, 8)), `the link holds the answer ${w}`);
-  // A student opens it: same numbers, the exercise is waiting.
+  // Opened again (the teacher's link; students get theirs from the exercise, see student.test.mjs): same numbers, the exercise is waiting.
   const student = await context.newPage();
   await student.goto(link);
   await ready(student);

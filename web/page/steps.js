@@ -175,13 +175,21 @@ function tableHtml(step, labels, ctx, masked) {
   return html + '</tbody></table>';
 }
 
+/** A heatmap axis's labels: every k-th, at most 16, placed at their cells' centres. */
+function ticksHtml(names, axis) {
+  const every = Math.ceil(names.length / 16);
+  const at = (i) => `${(((i + 0.5) / names.length) * 100).toFixed(3)}%`;
+  const spans = names.map((n, i) => (i % every ? '' : `<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${escapeHtml(n)}</span>`)).join('');
+  return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
+}
+
 function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
   const name = step.title;
   return `<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${nr} × ${nc}: too large for numbers, drawn as a heatmap. Click a cell, or focus the map and use the arrow keys and Enter.</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
-      aria-label="${escapeHtml(name)} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div></div>
+      aria-label="${escapeHtml(name)} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
     <p class="heatmap-readout" aria-live="polite"></p></div>`;
 }
 

@@ -98,12 +98,14 @@ export function update() {
     const ed = editors.get(name);
     if (!ed) continue;
     const text = name === 'mask' ? state.options.additiveMask : state.inputs[name]?.text;
-    const r = text && !errors[name] ? parse(text, name) : {};
+    // A text that parsed shows its shape even when the problem has an error (Q 3 × 3 against K 4 × 8).
+    const r = text ? parse(text, name) : {};
     ed.showReadAs(r.matrix ? readAs(r.format, r.matrix) : '');
     if (name !== 'mask' && ed.mode === 'text' && r.matrix) ed.setMatrix(r.matrix);
   }
   const t1 = performance.now();
   if (trace) app.result = { trace, problem };
+  if (trace && document.activeElement !== $('tokens-n')) $('tokens-n').value = trace.meta.queries;
   // While someone types into a grid cell ("-", "1e"...), the half-typed number is not an error
   // yet: its message (and the dimming) wait for a short pause in typing.
   clearTimeout(errorTimer);
