@@ -143,6 +143,16 @@ addEventListener('message', (e) => {
   const unfolded = await settle();
   assert(Math.abs(unfolded - full) <= 2, `unfolded: ${unfolded}, first ${full}`);
   await page.screenshot({ path: join(root, 'test-artifacts', 'embeds-canvas-host.png') });
+  // A host that does not resize (a fixed 600 px frame in a long page): the embed with an open
+  // cell still opens at its top, and the host page stays where it was.
+  const fixed = hostPage('fixed.html', `<h1>Week 3</h1><iframe src="${src.replace(/&/g, '&amp;')}" width="100%" height="600" frameborder="0"></iframe>
+<div style="height:3000px">More course text.</div>`);
+  await page.goto(`${host}${fixed}`);
+  await frame.locator('body[data-ready="true"]').waitFor();
+  await frame.locator('#step-list td.selected').waitFor();
+  await page.waitForTimeout(300);
+  const scrolls = [await page.evaluate(() => scrollY), await frame.locator('html').evaluate(() => scrollY)];
+  assert(scrolls[0] === 0 && scrolls[1] === 0, `host / frame scrolled to ${scrolls} with an open cell`);
 });
 
 test('unknown hide/lock words are named on the page; input: and step: hide one of a name', async ({ page, base }) => {
