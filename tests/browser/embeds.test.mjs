@@ -212,6 +212,9 @@ test('embed builder: checkboxes from the page, a live preview at the chosen size
   await page.uncheck('#embed-hide input[value="step:scores"]');
   await page.waitForFunction(() => !document.getElementById('embed-preview').getAttribute('src').includes('step:scores'));
   await preview.locator('#step-list article[data-step="scores"]').first().waitFor();
+  // Hidden again, the preview's frame is gone (it would keep a whole explorer loaded).
+  await page.click('#embed-preview-toggle');
+  assert(await page.locator('#embed-preview').count() === 0, 'the hidden preview keeps its frame');
 });
 
 // ---- the package from a CDN, the component in docs sites ----------------------------------------

@@ -32,12 +32,20 @@ export function installEmbedBuilder(details) {
     <label for="embed-snippet">Embed code</label>
     <textarea id="embed-snippet" class="export-preview" rows="4" readonly></textarea>
     <p><button type="button" id="embed-preview-toggle" aria-expanded="false">Show a preview</button></p>
-    <div id="embed-preview-box" class="embed-preview" hidden><iframe id="embed-preview" title="Preview of the embedded explorer" name="attention-explorer-preview"></iframe></div>`);
+    <div id="embed-preview-box" class="embed-preview" hidden></div>`);
   details.addEventListener('change', () => refreshEmbedBuilder());
   details.addEventListener('input', (e) => { if (e.target.id === 'embed-height') refreshEmbedBuilder(); });
   $('embed-preview-toggle').addEventListener('click', () => {
     const box = $('embed-preview-box');
     box.hidden = !box.hidden;
+    // The frame exists only while shown: a hidden preview would still load a whole explorer.
+    if (box.hidden) box.replaceChildren();
+    else {
+      const frame = document.createElement('iframe');
+      frame.id = 'embed-preview';
+      frame.title = 'Preview of the embedded explorer';
+      box.append(frame);
+    }
     $('embed-preview-toggle').setAttribute('aria-expanded', String(!box.hidden));
     $('embed-preview-toggle').textContent = box.hidden ? 'Show a preview' : 'Hide the preview';
     refreshEmbedBuilder();
