@@ -9,11 +9,14 @@
 //   inserted after load, removed and inserted again with the reader's edit kept;
 // - a host whose Content-Security-Policy lacks 'wasm-unsafe-eval': the component says so inside
 //   itself and points to the iframe;
-// - the anywidget module driven by a minimal model (get/set/on/off/save_changes), both ways.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// - the anywidget module driven by a minimal model (get/set/on/off/save_changes), both ways;
+// - a real MkDocs Material site (Debian's mkdocs-material) with navigation.instant: the component
+//   on two pages navigated between without a reload (skipped, saying so, without mkdocs).
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { after } from 'node:test';
+import { after, test as plainTest } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { browserSuite, launchBrowser, startServer } from './server.mjs';
@@ -332,3 +335,67 @@ window.model = model;
   await page.evaluate(() => window.cleanup());
   assert(await page.locator('#out attention-explorer').count() === 0, 'cleanup left the element');
 });
+
+// ---- real docs sites ------------------------------------------------------------------------------
+
+// Debian's mkdocs (with mkdocs-material, which the build then needs).
+const hasMkdocs = spawnSync('mkdocs', ['--version']).status === 0;
+
+/**
+ * A two-page MkDocs Material site with instant navigation, the package in docs/lib/, built for
+ * `siteUrl` (instant navigation only follows links under site_url); returns its built folder.
+ */
+function mkdocsSite(siteDir, siteUrl = 'http://127.0.0.1/') {
+  const dir = join(hostDir, 'mkdocs');
+  mkdirSync(join(dir, 'overrides'), { recursive: true });
+  cpSync(join(siteDir, 'lib'), join(dir, 'docs', 'lib'), { recursive: true });
+  // font: false: Material would otherwise load Google Fonts, which a machine without network refuses.
+  writeFileSync(join(dir, 'mkdocs.yml'), `site_name: Attention course
+site_url: ${siteUrl}
+use_directory_urls: false
+theme:
+  name: material
+  custom_dir: overrides
+  font: false
+  features: [navigation.instant]
+plugins: []
+nav:
+  - One: index.md
+  - Two: two.md
+`);
+  writeFileSync(join(dir, 'overrides', 'main.html'), `{% extends "base.html" %}
+{% block scripts %}
+  {{ super() }}
+  <script type="module" src="{{ 'lib/component.js' | url }}"></script>
+{% endblock %}
+`);
+  writeFileSync(join(dir, 'docs', 'index.md'), '# One\n\n<attention-explorer id="explorer-one" preset="000" steps="weights"></attention-explorer>\n\nNext: [page two](two.md)\n');
+  writeFileSync(join(dir, 'docs', 'two.md'), '# Two\n\n<attention-explorer id="explorer-two" preset="001" steps="weights"></attention-explorer>\n\nBack to [page one](index.md)\n');
+  const build = spawnSync('mkdocs', ['build', '-q', '-d', join(dir, 'site')], { cwd: dir, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`mkdocs build failed: ${build.stderr}`);
+  return join(dir, 'site');
+}
+
+if (hasMkdocs) {
+  test('MkDocs Material with navigation.instant: the component on two pages, navigated between without a reload', async ({ page, base, siteDir }) => {
+    await origins(siteDir, base);
+    const site = await startServer(mkdocsSite(siteDir));
+    servers.children.push(site.child);
+    mkdocsSite(siteDir, site.url); // again, for the address it is served at
+    await page.goto(`${site.url}index.html`);
+    const numbers = (id) => page.waitForFunction((i) => document.getElementById(i)?.shadowRoot?.querySelector('table[data-step="weights"]'), id)
+      .then(() => componentWeights(page.locator(`#${id}`)));
+    assertMatrix((await numbers('explorer-one')).map((r) => r.map(shown)), weightsOf(preset000), 'MkDocs page one', 6e-5);
+    await page.evaluate(() => { window.sameDocument = true; });
+    await page.click('article a[href="two.html"]');
+    const preset001 = pkg.presetProblem(pkg.findPreset('001'), engine).problem;
+    assertMatrix((await numbers('explorer-two')).map((r) => r.map(shown)), weightsOf(preset001), 'MkDocs page two', 6e-5);
+    assert(await page.evaluate(() => window.sameDocument === true), 'page two was a full reload, not instant navigation');
+    await page.click('article a[href="index.html"]');
+    await page.waitForFunction(() => document.getElementById('explorer-one'));
+    assertMatrix((await numbers('explorer-one')).map((r) => r.map(shown)), weightsOf(preset000), 'MkDocs page one again', 6e-5);
+    assert(await page.evaluate(() => window.sameDocument === true), 'back to page one was a full reload');
+  });
+} else {
+  plainTest('MkDocs Material with navigation.instant', { skip: 'mkdocs-material is not installed (apt-get install mkdocs-material)' }, () => {});
+}
