@@ -265,14 +265,19 @@ test('a host whose CSP lacks wasm-unsafe-eval: the component says so inside itse
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
-    const violations = [];
-    page.on('console', (m) => { if (/wasm-unsafe-eval|WebAssembly/i.test(m.text())) violations.push(m.text()); });
+    await page.addInitScript(() => {
+      window.violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.violations.push(`${e.effectiveDirective} ${e.blockedURI}`));
+    });
     await page.goto(`${strict}${name}`);
     await page.waitForFunction(() => document.getElementById('a').shadowRoot?.querySelector('.error'));
     const message = await page.$eval('#a', (el) => el.shadowRoot.querySelector('.error').textContent);
     assert(/Content-Security-Policy does not allow WebAssembly/.test(message) && /'wasm-unsafe-eval'/.test(message) && /<iframe>/.test(message),
       `message: ${message}`);
     assert(await page.$eval('#a', (el) => el.shadowRoot.querySelectorAll('table').length) === 0, 'tables drawn without an engine');
+    // The browser blocked it for the policy's reason (not, say, a missing file).
+    const violations = await page.evaluate(() => window.violations);
+    assert(violations.some((v) => /^script-src wasm-eval/.test(v)), `no WebAssembly CSP violation reported: ${violations.join(' | ')}`);
   } finally {
     await browser.close();
   }
