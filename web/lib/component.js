@@ -13,6 +13,8 @@
 // (detail: { problem, trace }) after the first computation; "error" (detail: { message }).
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
+// Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
+// policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { heatColours } from './colours.js';
 import { problemContext, stepCaption } from './context.js';
