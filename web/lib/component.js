@@ -13,6 +13,8 @@
 // (detail: { problem, trace }) after the first computation; "error" (detail: { message }).
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
+// Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
+// policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { heatColours } from './colours.js';
 import { problemContext, stepCaption } from './context.js';
@@ -71,6 +73,20 @@ function styles(root) {
   }
 }
 
+/** Whether loading failed because the host page's Content-Security-Policy forbids WebAssembly. */
+function blockedByPolicy(error) {
+  for (let e = error; e; e = e.cause) {
+    if (/Content.Security.Policy|wasm-unsafe-eval|wasm-eval|unsafe-eval|\bCSP\b/i.test(e.message ?? '')) return true;
+  }
+  return false;
+}
+
+// The element compiles WebAssembly in the host page, so the host's policy decides; an iframe
+// runs under the explorer site's own policy instead.
+const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssembly (script-src needs 'wasm-unsafe-eval'), " +
+  'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
+  '(“An iframe of the whole explorer” in the package\'s docs/embedding.md): the frame runs under its own site\'s policy.';
+
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
 
@@ -93,6 +109,7 @@ export class AttentionExplorerElement extends Base {
   #title = '';
   #loading = 0;
   #connected = false;
+  #loadedFrom = null; // the #sourceKey() the problem was loaded from
 
   constructor() {
     super();
@@ -105,6 +122,9 @@ export class AttentionExplorerElement extends Base {
 
   connectedCallback() {
     this.#connected = true;
+    // Inserted again (MkDocs instant navigation, a VitePress route, a slide coming back): the
+    // Shadow DOM kept what was drawn and the reader's edits; load only if the source changed.
+    if (this.#trace && this.#loadedFrom === this.#sourceKey()) return;
     this.#load();
   }
 
@@ -135,12 +155,24 @@ export class AttentionExplorerElement extends Base {
     return this.#trace;
   }
 
+  /** What the problem is read from: the attributes and the JSON child. */
+  #sourceKey() {
+    return JSON.stringify([this.getAttribute('preset'), this.getAttribute('state'),
+      this.querySelector('script[type="application/json"]')?.textContent ?? null]);
+  }
+
   async #load() {
     const ticket = ++this.#loading;
     try {
-      this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
+      try {
+        this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
+      } catch (error) {
+        throw blockedByPolicy(error) ? new Error(CSP_MESSAGE, { cause: error }) : error;
+      }
+      const from = this.#sourceKey();
       const source = await this.#source();
       if (ticket !== this.#loading) return;
+      this.#loadedFrom = from;
       if (source) {
         this.#problem = source.problem;
         this.#tokens = source.tokens ?? null;

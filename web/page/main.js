@@ -76,8 +76,9 @@ async function boot() {
   if (fromHash) {
     link.hash = location.hash.replace(/^#/, '');
     setState(fromHash);
-    // A link with an open cell shows that cell: scroll it into view.
-    document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
+    // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
+    // scrolling would also move the host page, and an embed starts at its top.
+    if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     applyFlags(app.state);
     loadPreset(DEFAULT_PRESET);
