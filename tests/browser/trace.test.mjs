@@ -1,0 +1,153 @@
+// Every number traced, on the explorer page in Chromium via playwright-core, on node:test:
+//   node --test tests/browser/trace.test.mjs [--lib DIR]
+// A 2-head GQA problem (X, W_Q, W_K, W_V, W_O, causal): pointing at a score, a weight, a concat
+// cell and an output cell lights the cells it was computed from (trace-pre) and the cells it feeds
+// (trace-dep) in the step tables, the input grids and the diagram; moving to a cell with the keys
+// and opening it lights the same cells as hovering it. Screenshots go to test-artifacts/trace-*.png.
+import { join, resolve } from 'node:path';
+
+import { artifacts, browserSuite } from './server.mjs';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const libArg = process.argv.indexOf('--lib');
+const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
+const { loadAttention } = await import(join(lib, 'node.js'));
+const { encodeStateString, problemToState } = await import(join(lib, 'share.js'));
+const engine = await loadAttention();
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+const GQA = {
+  X: [[1, 0, 2, -1], [0, 1, -1, 1], [2, 1, 0, 0]],
+  W_Q: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
+  W_K: [[1, 0], [0, 1], [1, 1], [0, -1]],
+  W_V: [[1, 2], [0, 1], [-1, 0], [1, 1]],
+  W_O: [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]],
+  options: { heads: 2, kv_heads: 1, causal: true },
+};
+const trace = engine.run(GQA);
+
+async function open(page, base, p, width = 1280) {
+  await page.setViewportSize({ width, height: 900 });
+  const hash = await encodeStateString(problemToState(p));
+  await page.goto(`${base}index.html#${hash}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#step-list article[data-key="output:-1"] td[data-r]');
+}
+
+/**
+ * What is lit: { pre: { "key": ["r,c", ...] }, near: {...}, dep: {...}, nodes: { pre: [...], dep: [...] } },
+ * keys being step cards ("scores:1") or input grids ("in:X").
+ */
+function lit(page) {
+  return page.evaluate(() => {
+    const out = { pre: {}, near: {}, dep: {}, depNear: {}, nodes: { pre: [], dep: [] } };
+    const add = (where, key, el) => { (where[key] ??= []).push(`${el.dataset.r},${el.dataset.c}`); };
+    for (const el of document.querySelectorAll('#step-list td.trace-pre, #step-list td.trace-dep, #editors input.cell.trace-pre')) {
+      const key = el.closest('article')?.dataset.key ?? `in:${el.closest('.editor').dataset.input}`;
+      if (el.classList.contains('trace-pre')) add(out.pre, key, el);
+      if (el.classList.contains('trace-pre') && el.classList.contains('trace-near')) add(out.near, key, el);
+      if (el.classList.contains('trace-dep')) add(out.dep, key, el);
+      if (el.classList.contains('trace-dep') && el.classList.contains('trace-near')) add(out.depNear, key, el);
+    }
+    for (const n of document.querySelectorAll('#pipeline .pl-node.trace-pre')) out.nodes.pre.push(n.dataset.key);
+    for (const n of document.querySelectorAll('#pipeline .pl-node.trace-dep')) out.nodes.dep.push(n.dataset.key);
+    out.note = document.getElementById('trace-note')?.textContent ?? '';
+    return out;
+  });
+}
+
+const cell = (page, key, r, c) => page.locator(`#step-list article[data-key="${key}"] td[data-r="${r}"][data-c="${c}"]`);
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const list = (cells) => cells.map(([r, c]) => `${r},${c}`);
+const row = (r, n) => Array.from({ length: n }, (_, c) => `${r},${c}`);
+const column = (c, n) => Array.from({ length: n }, (_, r) => `${r},${c}`);
+function expect(actual, expected, what) {
+  assert(same(actual ?? [], expected), `${what}: lit ${JSON.stringify(actual ?? [])}, expected ${JSON.stringify(expected)}`);
+}
+
+const test = browserSuite('trace', { lib, contextOptions: { viewport: { width: 1280, height: 900 } }, screenshots: 'trace-' });
+
+test('a score lights its query row and key row, then X and W, and the cells it feeds', async ({ page, base }) => {
+  await open(page, base, GQA);
+  await cell(page, 'scores:1', 2, 1).hover();
+  const l = await lit(page);
+  // Head 2's score [3, 2]: query 3 of Q^(2) and key 2 of the K both heads share (GQA).
+  expect(l.near['Q:1'], row(2, 2), 'Q of head 2');
+  expect(l.near['K:1'], row(1, 2), 'K of head 2');
+  expect(l.near['K:0'], row(1, 2), "head 1's K (the same key/value group)");
+  // Further back: rows 2 and 3 of X (query 3 and key 2), head 2's columns of W_Q.
+  expect(l.pre['in:X'], [...row(1, 4), ...row(2, 4)], 'X');
+  expect(l.near['in:X'], [], 'X is not read directly');
+  expect(l.pre['in:W_Q'], [...column(2, 4), ...column(3, 4)].sort(), 'W_Q');
+  // It feeds its own cell of the scaled and masked scores, then the weights row of query 3.
+  expect(l.depNear['scaled:1'], ['2,1'], 'scaled');
+  expect(l.dep['masked:1'], ['2,1'], 'masked');
+  expect(l.dep['weights:1'], row(2, 3), 'weights');
+  expect(l.dep['output:-1'], row(2, 4), 'output');
+  expect(l.pre['scores:0'], [], "head 1's scores");
+  assert(['Q:1', 'K:1', 'K:0', 'in:X'].every((k) => l.nodes.pre.includes(k)), `diagram precedents: ${l.nodes.pre}`);
+  assert(['scaled:1', 'weights:1', 'concat:-1', 'output:-1'].every((k) => l.nodes.dep.includes(k)) && !l.nodes.dep.includes('scores:0'), `diagram dependents: ${l.nodes.dep}`);
+  assert(l.note.trim() === 'Computed from: Keys (head 1), Queries (head 2), Keys (head 2).  Feeds: Scaled scores (head 2).', `note: ${l.note}`);
+  await page.screenshot({ path: join(artifacts, 'trace-score.png'), fullPage: true });
+});
+
+test('a weight lights its row of masked scores; a concat cell its head; an output its row and W_O column', async ({ page, base }) => {
+  await open(page, base, GQA);
+  await cell(page, 'weights:0', 1, 0).hover();
+  let l = await lit(page);
+  expect(l.near['masked:0'], row(1, 3), 'masked scores row read by the softmax');
+  expect(l.pre['scores:0'], row(1, 3), 'scores');
+  expect(l.pre['mask:0'], row(1, 3), 'mask');
+  expect(l.depNear['head_output:0'], row(1, 2), "head 1's output");
+  expect(l.dep['concat:-1'], ['1,0', '1,1'], "the concat's head-1 slice");
+  expect(l.pre['weights:0'], [], 'no other weight');
+
+  await cell(page, 'concat:-1', 2, 3).hover();
+  l = await lit(page);
+  // Concat column 4 is head 2's column 2.
+  expect(l.near['head_output:1'], ['2,1'], "head 2's output");
+  expect(l.pre['head_output:0'], [], "head 1's output");
+  expect(l.pre['weights:1'], row(2, 3), "head 2's weights");
+  expect(l.pre['V:1'], column(1, 3), "head 2's V column");
+  expect(l.depNear['output:-1'], row(2, 4), 'output row');
+  const concat = trace.steps.find((s) => s.id === 'concat').data[2][3];
+  const head = trace.steps.find((s) => s.id === 'head_output' && s.head === 1).data[2][1];
+  assert(concat === head, `concat [3, 4] = ${concat} is head 2's [3, 2] = ${head}`);
+
+  await cell(page, 'output:-1', 0, 2).hover();
+  l = await lit(page);
+  expect(l.near['concat:-1'], row(0, 4), 'concat row');
+  expect(l.near['in:W_O'], column(2, 4), 'W_O column');
+  expect(l.pre['head_output:1'], row(0, 2), "head 2's output row");
+  assert(Object.keys(l.dep).length === 0 && l.nodes.dep.length === 0, `the output feeds nothing: ${JSON.stringify(l.dep)}`);
+  assert(l.note.includes('Feeds no later step'), `note: ${l.note}`);
+});
+
+test('moving to a cell with the keys and opening it lights the same cells as hovering it', async ({ page, base }) => {
+  await open(page, base, GQA);
+  await cell(page, 'scores:1', 2, 1).hover();
+  const hovered = await lit(page);
+  await page.mouse.move(5, 5);
+  await page.locator('#step-list').evaluate((el) => el.dispatchEvent(new MouseEvent('mouseleave')));
+  const none = await lit(page);
+  assert(Object.keys(none.pre).length === 0 && Object.keys(none.dep).length === 0, `nothing lit after the pointer left: ${JSON.stringify(none.pre)}`);
+  // Tab into the table (its one tab stop is [1, 1]) and walk with the arrows to [3, 2].
+  await cell(page, 'scores:1', 0, 0).focus();
+  for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight']) await page.keyboard.press(key);
+  assert(await cell(page, 'scores:1', 2, 1).evaluate((td) => td === document.activeElement), 'focus on [3, 2]');
+  const focused = await lit(page);
+  expect(focused.pre, hovered.pre, 'focus vs hover, precedents'); // (the same object compared whole)
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#step-list article[data-key="scores:1"] td.selected');
+  // Opened, then focus and pointer leave: the open cell keeps its lights.
+  await page.locator('#tokens-q').focus();
+  const opened = await lit(page);
+  for (const part of ['pre', 'near', 'dep', 'depNear']) expect(opened[part], hovered[part], `opened vs hovered: ${part}`);
+  expect(opened.nodes.pre.sort(), hovered.nodes.pre.sort(), 'diagram precedents');
+  // The worked calculation is still there, unchanged in kind: a dot product.
+  const drill = await page.locator('#drill-body').textContent();
+  assert(drill.length > 20, `worked calculation: ${drill}`);
+});
