@@ -91,7 +91,7 @@ test('a score lights its query row and key row, then X and W, and the cells it f
   assert(['Q:1', 'K:1', 'K:0', 'in:X'].every((k) => l.nodes.pre.includes(k)), `diagram precedents: ${l.nodes.pre}`);
   assert(['scaled:1', 'weights:1', 'concat:-1', 'output:-1'].every((k) => l.nodes.dep.includes(k)) && !l.nodes.dep.includes('scores:0'), `diagram dependents: ${l.nodes.dep}`);
   assert(l.note.trim() === 'Computed from: Keys (head 1), Queries (head 2), Keys (head 2).  Feeds: Scaled scores (head 2).', `note: ${l.note}`);
-  await page.screenshot({ path: join(artifacts, 'trace-score.png'), fullPage: true });
+  await page.screenshot({ path: join(artifacts, 'trace-score.png') });
 });
 
 test('a weight lights its row of masked scores; a concat cell its head; an output its row and W_O column', async ({ page, base }) => {
@@ -150,4 +150,73 @@ test('moving to a cell with the keys and opening it lights the same cells as hov
   // The worked calculation is still there, unchanged in kind: a dot product.
   const drill = await page.locator('#drill-body').textContent();
   assert(drill.length > 20, `worked calculation: ${drill}`);
+});
+
+/** The weights of head `h` as [query][key], from the core. */
+const weightsOf = (t, h) => t.steps.find((s) => s.id === 'weights' && s.head === h).data;
+
+test("heads side by side: every head's weights on one 0–1 scale, and one head's weights as lines", async ({ page, base }) => {
+  await open(page, base, GQA);
+  const { colourScale } = await import(join(lib, 'index.js'));
+  const maps = await page.$$eval('#heads-view .head-map', (figs) => figs.map((f) => ({
+    head: Number(f.dataset.head),
+    caption: f.querySelector('figcaption').textContent,
+    cells: [...f.querySelectorAll('rect')].map((r) => ({ q: Number(r.dataset.q), k: Number(r.dataset.k), value: Number(r.dataset.value), fill: r.getAttribute('fill') })),
+  })));
+  assert(maps.map((m) => m.caption).join() === 'head 1,head 2', `maps: ${maps.map((m) => m.caption)}`);
+  // The same colour for the same weight in every head: the scale is 0–1, not each head's maximum.
+  const fixed = colourScale([[0, 1]], 'probability');
+  for (const m of maps) {
+    const w = weightsOf(trace, m.head);
+    assert(m.cells.length === 9, `head ${m.head + 1}: ${m.cells.length} cells`);
+    for (const c of m.cells) {
+      assert(c.value === w[c.q][c.k], `head ${m.head + 1} [${c.q + 1}, ${c.k + 1}]: ${c.value} vs ${w[c.q][c.k]}`);
+      assert(c.fill === fixed(c.value).bg, `head ${m.head + 1} [${c.q + 1}, ${c.k + 1}]: ${c.fill}, expected ${fixed(c.value).bg} for ${c.value}`);
+    }
+  }
+  // Causal: query 1 sees only key 1 (weight 1, the darkest); head 2's largest weight in row 3 is
+  // below 1, and is not drawn as 1.
+  const top = fixed(1).bg;
+  assert(maps[0].cells.find((c) => c.q === 0 && c.k === 0).fill === top, 'weight 1 drawn at the top of the scale');
+  const row3 = maps[1].cells.filter((c) => c.q === 2);
+  const max = row3.reduce((a, c) => (c.value > a.value ? c : a));
+  assert(max.value < 0.99 && max.fill !== top, `head 2 row 3 max ${max.value} drawn ${max.fill}`);
+
+  // Lines: head 1 first, one line per query and key, as opaque as its weight.
+  const lines = () => page.$$eval('#heads-view .head-lines line', (ls) => ls.map((l) => ({
+    q: Number(l.dataset.q), k: Number(l.dataset.k), opacity: Number(l.getAttribute('stroke-opacity')),
+  })));
+  const check = async (h) => {
+    const ls = await lines();
+    const w = weightsOf(trace, h);
+    assert(ls.length === 9, `${ls.length} lines`);
+    for (const l of ls) assert(Math.abs(l.opacity - w[l.q][l.k]) < 1e-12, `head ${h + 1} line ${l.q + 1}→${l.k + 1}: opacity ${l.opacity}, weight ${w[l.q][l.k]}`);
+    assert(await page.locator('#heads-view .head-lines').getAttribute('data-head') === String(h), 'lines of the chosen head');
+  };
+  await check(0);
+  const labels = await page.$$eval('#heads-view .head-lines text', (ts) => ts.map((t) => t.textContent));
+  assert(labels.join(' ') === 't1 t2 t3 t1 t2 t3', `token labels: ${labels.join(' ')}`);
+  // Switch to head 2 with the keyboard: its radio, then the arrow key.
+  await page.locator('#heads-view input[name="lines-head"][value="0"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await check(1);
+  assert(await page.evaluate(() => document.activeElement?.value) === '1', 'focus stays on the chosen radio');
+  assert(JSON.stringify(weightsOf(trace, 0)) !== JSON.stringify(weightsOf(trace, 1)), 'the heads differ');
+  // The diagram leads to the panel.
+  await page.locator('#heads-link').click();
+  assert(await page.evaluate(() => document.activeElement?.id) === 'heads-title', 'the link moves focus to the panel');
+  await page.locator('#heads-view').screenshot({ path: join(artifacts, 'trace-heads.png') });
+});
+
+test('the columns layout draws the heads by query too; step-through hides the panel', async ({ page, base }) => {
+  const p = { Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 0, 2], [0, 1, 1], [1, 1, 0]], V: [[1, 2, 3], [0, 1, 0]], options: { layout: 'columns' } };
+  await open(page, base, p);
+  const t = engine.run(p);
+  const w = t.steps.find((s) => s.id === 'weights').data; // keys × queries
+  const ls = await page.$$eval('#heads-view .head-lines line', (l) => l.map((x) => [Number(x.dataset.q), Number(x.dataset.k), Number(x.getAttribute('stroke-opacity'))]));
+  assert(ls.length === 6, `${ls.length} lines for 2 queries × 3 keys`);
+  for (const [q, k, o] of ls) assert(Math.abs(o - w[k][q]) < 1e-12, `line ${q + 1}→${k + 1}: ${o} vs ${w[k][q]}`);
+  assert(await page.locator('#heads-view .head-map').count() === 0, 'one head: no side-by-side maps');
+  await page.locator('#step-mode').click();
+  assert(!(await page.locator('#heads-view').isVisible()), 'the panel is hidden while stepping through');
 });
