@@ -32,6 +32,7 @@ const trace = engine.run(GQA);
 async function open(page, base, p, width = 1280) {
   await page.setViewportSize({ width, height: 900 });
   const hash = await encodeStateString(problemToState(p));
+  await page.goto('about:blank'); // a fresh page: only a hash change would keep the last test's page
   await page.goto(`${base}index.html#${hash}`);
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForSelector('#step-list article[data-key="output:-1"] td[data-r]');
@@ -206,6 +207,13 @@ test("heads side by side: every head's weights on one 0–1 scale, and one head'
   await page.locator('#heads-link').click();
   assert(await page.evaluate(() => document.activeElement?.id) === 'heads-title', 'the link moves focus to the panel');
   await page.locator('#heads-view').screenshot({ path: join(artifacts, 'trace-heads.png') });
+  // A weight in a map opens in its step: head 2, query 3, key 2.
+  await page.locator('#heads-view .head-map[data-head="1"] rect[data-q="2"][data-k="1"]').click();
+  await page.waitForSelector('#step-list article[data-key="weights:1"] td.selected[data-r="2"][data-c="1"]');
+  // (Scrolling to the step moved the cells under the pointer: let the pointer go.)
+  await page.locator('#step-list').evaluate((el) => el.dispatchEvent(new MouseEvent('mouseleave')));
+  const l = await lit(page);
+  expect(l.near['masked:1'], row(2, 3), 'the opened weight lights its row of masked scores');
 });
 
 test('the columns layout draws the heads by query too; step-through hides the panel', async ({ page, base }) => {

@@ -5,6 +5,8 @@
 import { colourScale } from 'attention-explorer';
 import { $, app } from './app.js';
 import { escapeHtml, fmt } from './format.js';
+import { renderSelection } from './selection.js';
+import { scheduleHash } from './update.js';
 
 /** The lines view draws up to this many tokens a side (beyond, lines are too dense to read). */
 const LINES_MAX = 64;
@@ -98,6 +100,17 @@ export function renderHeads() {
       shownHead = Number(e.target.value);
       renderHeads();
       box.querySelector('input[name="lines-head"]:checked')?.focus();
+    });
+    // A weight in a small map opens it in its step (its worked calculation and its traced numbers).
+    box.addEventListener('click', (e) => {
+      const rect = e.target.closest('rect[data-q]');
+      const step = rect && app.result?.trace.steps.find((s) => s.id === 'weights' && s.head === Number(rect.closest('.head-map').dataset.head));
+      if (!step) return;
+      const q = Number(rect.dataset.q), k = Number(rect.dataset.k);
+      const [row, col] = step.axes[0] === 'queries' ? [q, k] : [k, q];
+      app.state.open = { step: 'weights', head: step.head, row, col };
+      renderSelection(true);
+      scheduleHash();
     });
   }
   box.hidden = false;
