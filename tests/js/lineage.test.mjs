@@ -130,3 +130,27 @@ test('a cache: a key of the cache is a row of past_K or a new (rotated) key', ()
   // Head 2's queries are the given Q's columns 3 and 4.
   assert.deepEqual(entry(precedents(t, i('Q', 1), 1, 0, { problem: p }), 'Q').cells, [[1, 2]]);
 });
+
+test('positions: a projection reads its row of X + PE and a column of W; ALiBi and the soft cap are elementwise', () => {
+  const p = {
+    X: [[1, 0, 2, -1], [0, 1, -1, 1], [2, 1, 0, 0]],
+    W_Q: gqa.W_Q, W_K: gqa.W_Q, W_V: gqa.W_Q, b_K: [1, 2, 3, 4],
+    options: { positional: 'sinusoidal', alibi: true, softcap: 5 },
+  };
+  const t = engine.run(p);
+  const i = (id) => t.steps.findIndex((s) => s.id === id);
+  // Self-attention: key 3 is X's row 3 (X's rows are the queries).
+  const k = precedents(t, i('K'), 2, 1, { problem: p, depth: 1 });
+  assert.deepEqual(entry(k, i('X_pos')).cells, [[2, 0], [2, 1], [2, 2], [2, 3]]);
+  assert.deepEqual(entry(k, 'W_K').cells, [[0, 1], [1, 1], [2, 1], [3, 1]]);
+  assert.deepEqual(entry(k, 'b_K').cells, [[0, 1]]);
+  const sum = [0, 1, 2, 3].reduce((s, f) => s + t.steps[i('X_pos')].data[2][f] * p.W_K[f][1], p.b_K[1]);
+  assert.ok(Math.abs(sum - t.steps[i('K')].data[2][1]) < 1e-12);
+  assert.deepEqual(precedents(t, i('X_pos'), 1, 3, { problem: p }), [
+    { input: 'X', level: 1, cells: [[1, 3]] }, { step: i('positional'), level: 1, cells: [[1, 3]] }]);
+  assert.deepEqual(precedents(t, i('biased'), 0, 2, { depth: 1 }), [
+    { step: i('softcapped'), level: 1, cells: [[0, 2]] }, { step: i('alibi'), level: 1, cells: [[0, 2]] }]);
+  // A row of X + PE feeds every query's, key's and value's features of that token.
+  const dep = dependents(t, i('X_pos'), 1, 0, { depth: 1 });
+  for (const id of ['Q', 'K', 'V']) assert.deepEqual(entry(dep, i(id)).cells, [[1, 0], [1, 1], [1, 2], [1, 3]]);
+});
