@@ -254,3 +254,39 @@ test('axe: the lit cells, the note and the heads panel on desktop and on a phone
   }
   await page.locator('#heads-view').screenshot({ path: join(artifacts, 'trace-heads-phone.png') });
 });
+
+test('a step drawn as a heatmap gets its lit cells painted over it, and pointing at it traces too', async ({ page, base }) => {
+  const n = 30; // 30 keys: too many columns for numbers, so the scores and weights are heatmaps
+  const tokens = Array.from({ length: n }, (_, i) => [Math.sin(i + 1), Math.cos(2 * i)]);
+  await open(page, base, { Q: tokens, K: tokens, V: tokens });
+  assert(await page.locator('#step-list article[data-key="scores:0"] .heatmap canvas').count() === 1, 'scores drawn as a heatmap');
+  await cell(page, 'Q:0', 4, 1).hover();
+  // Query 5 feeds row 5 of the scores: only that row is painted.
+  const painted = (key) => page.locator(`#step-list article[data-key="${key}"] canvas.trace-overlay`).evaluate((c) => {
+    // Read a copy (reading the page's own canvas back would make Chromium warn).
+    const copy = document.createElement('canvas');
+    copy.width = c.width;
+    copy.height = c.height;
+    const g = copy.getContext('2d', { willReadFrequently: true });
+    g.drawImage(c, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    const rows = [];
+    for (let r = 0; r < c.height; r++) {
+      let count = 0;
+      for (let col = 0; col < c.width; col++) if (px[(r * c.width + col) * 4 + 3] > 0) count++;
+      if (count) rows.push(`${r}:${count}`);
+    }
+    return rows.join(' ');
+  });
+  assert(await painted('scores:0') === `4:${n}`, `scores painted: ${await painted('scores:0')}`);
+  assert(await painted('weights:0') === `4:${n}`, `weights painted: ${await painted('weights:0')}`);
+  // Pointing at weight [3, 4] of the heatmap lights query 3's row of Q and every key.
+  const map = page.locator('#step-list article[data-key="weights:0"] .heatmap canvas').first();
+  await map.scrollIntoViewIfNeeded();
+  const box = await map.boundingBox();
+  await page.mouse.move(box.x + (3.5 * box.width) / n, box.y + (2.5 * box.height) / n);
+  const l = await lit(page);
+  expect(l.pre['Q:0'], row(2, 2), "Q's row of query 3");
+  expect(l.pre['K:0'], Array.from({ length: n }, (_, r) => row(r, 2)).flat(), 'every key');
+  assert(await painted('scores:0') === `2:${n}`, `scores painted for the weight: ${await painted('scores:0')}`);
+});

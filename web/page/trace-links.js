@@ -1,7 +1,8 @@
 // Every number traced: hovering a number, moving to it with the keys, or opening it lights the
 // numbers it was computed from (class trace-pre, a solid ring) and the numbers it feeds (trace-dep,
 // a dashed ring) in the step tables, the input grids and the diagram, as a spreadsheet traces
-// precedents. Direct ones also get trace-near. Which cells: the package's lineage rules.
+// precedents. Direct ones also get trace-near; a heatmap gets its lit cells painted over it.
+// Which cells: the package's lineage rules.
 import { dependents, precedents } from 'attention-explorer';
 import { $, app } from './app.js';
 import { escapeHtml } from './format.js';
@@ -14,6 +15,32 @@ let pointed = null;
 
 function clear() {
   for (const el of document.querySelectorAll('.trace-pre, .trace-dep')) el.classList.remove(...CLASSES);
+  for (const overlay of document.querySelectorAll('#step-list canvas.trace-overlay')) overlay.getContext('2d').clearRect(0, 0, overlay.width, overlay.height);
+}
+
+/**
+ * A step drawn as a heatmap (too large for numbers): its lit cells are painted on a canvas laid
+ * over the heatmap, one pixel per cell as the heatmap is (violet: computed from; green: feeds).
+ */
+function paint(card, cells, cls, near) {
+  const canvas = card.querySelector('.heatmap canvas:not(.trace-overlay)');
+  if (!canvas) return false;
+  let overlay = canvas.parentElement.querySelector('canvas.trace-overlay');
+  if (!overlay) {
+    overlay = document.createElement('canvas');
+    overlay.className = 'trace-overlay';
+    overlay.setAttribute('aria-hidden', 'true');
+    canvas.after(overlay);
+  }
+  if (overlay.width !== canvas.width || overlay.height !== canvas.height) {
+    overlay.width = canvas.width;
+    overlay.height = canvas.height;
+  }
+  Object.assign(overlay.style, { left: `${canvas.clientLeft}px`, top: `${canvas.clientTop}px`, width: canvas.style.width, height: canvas.style.height });
+  const ctx = overlay.getContext('2d');
+  ctx.fillStyle = cls === 'trace-pre' ? `rgba(94, 60, 153, ${near ? 0.8 : 0.5})` : `rgba(27, 120, 55, ${near ? 0.8 : 0.5})`;
+  for (const [r, c] of cells) ctx.fillRect(c, r, 1, 1);
+  return true;
 }
 
 /** The number's name for the summary: "Q (head 2)". */
@@ -35,7 +62,7 @@ function mark(list, cls, multi) {
       const step = app.result.trace.steps[e.step];
       const key = stepKey(step);
       const card = document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"]`);
-      if (card) els = e.cells.map(([r, c]) => card.querySelector(`td[data-r="${r}"][data-c="${c}"]`));
+      if (card && !paint(card, e.cells, cls, near)) els = e.cells.map(([r, c]) => card.querySelector(`td[data-r="${r}"][data-c="${c}"]`));
       els.push(document.querySelector(`#pipeline .pl-node[data-key="${CSS.escape(key)}"]`));
       if (near) named.push(stepName(step, multi));
     }
@@ -91,18 +118,32 @@ export function bindTraceLinks(list) {
     note.className = 'trace-note hint';
     drill.append(note);
   }
-  const point = (td) => {
-    const cell = td ? cellOf(td) : null;
+  const point = (cell) => {
     if (cell?.key === pointed?.key && cell?.row === pointed?.row && cell?.col === pointed?.col) return;
     pointed = cell;
     renderTraceLinks();
   };
-  const focused = () => document.activeElement?.closest?.('#step-list td[data-r]') ?? null;
-  list.addEventListener('mouseover', (e) => point(e.target.closest('td[data-r]') ?? focused()));
+  const focused = () => {
+    const td = document.activeElement?.closest?.('#step-list td[data-r]');
+    return td ? cellOf(td) : null;
+  };
+  list.addEventListener('mouseover', (e) => {
+    const td = e.target.closest('td[data-r]');
+    if (td) point(cellOf(td)); else if (!e.target.closest('.heatmap canvas')) point(focused());
+  });
+  // A heatmap: the cell under the pointer (one canvas pixel per number).
+  list.addEventListener('mousemove', (e) => {
+    const canvas = e.target.closest('.heatmap canvas');
+    if (!canvas) return;
+    const rect = canvas.getBoundingClientRect();
+    const col = Math.min(canvas.width - 1, Math.floor(((e.clientX - rect.left) / rect.width) * canvas.width));
+    const row = Math.min(canvas.height - 1, Math.floor(((e.clientY - rect.top) / rect.height) * canvas.height));
+    point({ key: canvas.closest('article').dataset.key, row: Math.max(0, row), col: Math.max(0, col) });
+  });
   list.addEventListener('mouseleave', () => point(focused()));
   list.addEventListener('focusin', (e) => {
     const td = e.target.closest('td[data-r]');
-    if (td) point(td);
+    if (td) point(cellOf(td));
   });
   list.addEventListener('focusout', (e) => {
     if (!e.relatedTarget?.closest?.('#step-list td[data-r]')) point(null);
