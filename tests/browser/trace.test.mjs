@@ -35,7 +35,7 @@ async function open(page, base, p, width = 1280) {
   await page.goto('about:blank'); // a fresh page: only a hash change would keep the last test's page
   await page.goto(`${base}index.html#${hash}`);
   await page.waitForSelector('body[data-ready="true"]');
-  await page.waitForSelector('#step-list article[data-key="output:-1"] td[data-r]');
+  await page.waitForSelector('#step-list article[data-key="output:-1"]');
 }
 
 /**
@@ -289,4 +289,31 @@ test('a step drawn as a heatmap gets its lit cells painted over it, and pointing
   expect(l.pre['Q:0'], row(2, 2), "Q's row of query 3");
   expect(l.pre['K:0'], Array.from({ length: n }, (_, r) => row(r, 2)).flat(), 'every key');
   assert(await painted('scores:0') === `2:${n}`, `scores painted for the weight: ${await painted('scores:0')}`);
+});
+
+test('many tokens: the heads maps are canvases on the same 0–1 scale', async ({ page, base }) => {
+  const n = 60;
+  const m = Array.from({ length: n }, (_, i) => [Math.sin(i), Math.cos(3 * i), Math.sin(5 * i), 1]);
+  const p = { Q: m, K: m, V: m, options: { heads: 2 } };
+  await open(page, base, p);
+  const { colourLut } = await import(join(lib, 'index.js'));
+  const t = engine.run(p);
+  for (const h of [0, 1]) {
+    const w = weightsOf(t, h);
+    const { lut, index } = colourLut(w, 'probability');
+    const spots = [[0, 0], [7, 3], [59, 58]];
+    const px = await page.locator(`#heads-view .head-map[data-head="${h}"] canvas`).evaluate((c, at) => {
+      const copy = document.createElement('canvas');
+      copy.width = c.width;
+      copy.height = c.height;
+      const g = copy.getContext('2d', { willReadFrequently: true });
+      g.drawImage(c, 0, 0);
+      return at.map(([q, k]) => [...g.getImageData(k, q, 1, 1).data.slice(0, 3)]);
+    }, spots);
+    spots.forEach(([q, k], i) => {
+      const want = [...lut.slice(index(w[q][k]) * 3, index(w[q][k]) * 3 + 3)];
+      assert(JSON.stringify(px[i]) === JSON.stringify(want), `head ${h + 1} [${q + 1}, ${k + 1}] = ${w[q][k]}: ${px[i]} vs ${want}`);
+    });
+  }
+  assert(await page.locator('#heads-view .head-lines line').count() === n * n, 'lines up to 64 tokens');
 });

@@ -2,7 +2,7 @@
 // weights' one fixed 0–1 colour scale (so heads compare by colour), and the weights of one head
 // (chosen per head) as lines between tokens, as bertviz draws them: queries on the left, keys on
 // the right, each line as opaque as its weight. Numbers come from the trace's weights steps.
-import { colourScale } from 'attention-explorer';
+import { colourLut, colourScale } from 'attention-explorer';
 import { $, app } from './app.js';
 import { escapeHtml, fmt } from './format.js';
 import { renderSelection } from './selection.js';
@@ -12,6 +12,8 @@ import { scheduleHash } from './update.js';
 const LINES_MAX = 64;
 /** Each small heatmap fits in about this many pixels. */
 const MAP_SIZE = 150;
+/** Beyond this many weights a map is a canvas (one pixel per weight) instead of one SVG rect each. */
+const RECTS_MAX = 48 * 48;
 
 /** The head whose lines are drawn (kept across updates). */
 let shownHead = 0;
@@ -24,6 +26,13 @@ function byQuery(step) {
 
 function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
   const L = w.length, S = w[0].length;
+  const head = step.head + 1;
+  const label = `Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`;
+  if (L * S > RECTS_MAX) {
+    const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(L, S)));
+    return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
+      `<canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${escapeHtml(label)}"></canvas></figure>`;
+  }
   const cell = Math.max(3, Math.min(28, Math.floor(MAP_SIZE / Math.max(L, S))));
   const colour = colourScale(step.data, step.kind);
   let rects = '';
@@ -31,9 +40,22 @@ function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
     const c = colour(v);
     rects += `<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${escapeHtml(`${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`)}</title></rect>`;
   }));
-  const head = step.head + 1;
   return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
-    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(`Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`)}">${rects}</svg></figure>`;
+    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(label)}">${rects}</svg></figure>`;
+}
+
+/** A large map: the weights as canvas pixels on the same 0–1 scale. */
+function drawMap(canvas, step, w) {
+  const { lut, index } = colourLut(step.data, step.kind);
+  const g = canvas.getContext('2d');
+  const img = g.createImageData(canvas.width, canvas.height);
+  w.forEach((row, q) => row.forEach((v, k) => {
+    const t = index(v);
+    const at = (q * canvas.width + k) * 4;
+    img.data.set(t < 0 ? [150, 150, 150] : lut.subarray(t * 3, t * 3 + 3), at);
+    img.data[at + 3] = 255;
+  }));
+  g.putImageData(img, 0, 0);
 }
 
 function linesSvg(step, w, tokensQ, tokensK) {
@@ -132,4 +154,8 @@ export function renderHeads() {
     ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
     : linesSvg(step, w, tokensQ, tokensK)}</div>
     <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
+  for (const canvas of box.querySelectorAll('.head-map canvas')) {
+    const s = weights.find((x) => x.head === Number(canvas.closest('.head-map').dataset.head));
+    drawMap(canvas, s, byQuery(s));
+  }
 }
