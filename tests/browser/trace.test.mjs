@@ -140,7 +140,7 @@ test('moving to a cell with the keys and opening it lights the same cells as hov
   for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight']) await page.keyboard.press(key);
   assert(await cell(page, 'scores:1', 2, 1).evaluate((td) => td === document.activeElement), 'focus on [3, 2]');
   const focused = await lit(page);
-  expect(focused.pre, hovered.pre, 'focus vs hover, precedents'); // (the same object compared whole)
+  for (const part of ['pre', 'near', 'dep', 'depNear']) expect(focused[part], hovered[part], `focused vs hovered: ${part}`);
   await page.keyboard.press('Enter');
   await page.waitForSelector('#step-list article[data-key="scores:1"] td.selected');
   // Opened, then focus and pointer leave: the open cell keeps its lights.
