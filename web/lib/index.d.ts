@@ -522,6 +522,21 @@ export interface NarrateLabels {
 export function narrate(trace: Trace, labels?: NarrateLabels): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
 export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
+/** Cells that feed or are fed by a cell: of a step (index into trace.steps) or of a problem input. */
+export type Lineage = Array<
+  | { step: number; level: number; cells: Array<[number, number]> }
+  | { input: string; level: number; cells: Array<[number, number]> }
+>;
+/**
+ * The cells a cell (row, col, from 0, in the step's layout) was computed from, through every
+ * earlier step: level 1 is what it reads directly (a score: its query row and key row; a weight:
+ * its row of the scores the softmax read; an output: its row of weights and column of V), 0 the
+ * same number in another head of its GQA group. Problem inputs (X, W_Q, past_K, the mask, ...)
+ * are listed when `problem` holds them as arrays (a bias as one row).
+ */
+export function precedents(trace: Trace, stepIndex: number, row: number, col: number, options?: { problem?: Problem; depth?: number }): Lineage;
+/** The cells of later steps computed from a cell, nearest first (levels as in precedents). */
+export function dependents(trace: Trace, stepIndex: number, row: number, col: number, options?: { depth?: number }): Lineage;
 /** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)"]. */
 export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */

@@ -12,6 +12,7 @@ import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
+import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
@@ -54,6 +55,7 @@ export function renderResults() {
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
+  renderHeads();
   syncStepper();
   const warnings = result.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
