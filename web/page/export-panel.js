@@ -5,7 +5,7 @@ import {
   stepLatex, stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
-import { axisLabels, stepKey } from './steps.js';
+import { axisLabels, maskedPositions, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
 
 export const FORMATS = [
@@ -28,7 +28,13 @@ function svgFor(result, step) {
   const ctx = result.ctx;
   const one = (s) => {
     const labels = axisLabels(s, ctx);
-    return heatmapSvg(s, { title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
+    // Weights of keys the softmax's input hid (−∞) are drawn grey, as on the page.
+    const before = maskedPositions(result.trace, s);
+    return heatmapSvg(s, {
+      title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`,
+      rowLabels: labels.rows, colLabels: labels.cols, axisTitles: { rows: labels.rowTitle, cols: labels.colTitle },
+      masked: before?.map((row) => row.map((v) => v === -Infinity)), decimals: Math.min(ctx.decimals, 3),
+    });
   };
   if (step) return one(step);
   // The whole trace: every step's heatmap, one under the other.
