@@ -2,11 +2,12 @@
 // PyTorch, SVG, PNG, and the open cell's worked calculation.
 import {
   cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
-  stepLatex, stringify, traceCsv, traceJson,
+  stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
 import { axisLabels, maskedPositions, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
+import { stepTex } from './copy-latex.js';
 
 export const FORMATS = [
   ['latex', 'LaTeX'], ['csv', 'CSV'], ['json', 'JSON'], ['numpy', 'NumPy script'], ['pytorch', 'PyTorch script'],
@@ -75,7 +76,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
   switch (format) {
     case 'latex':
       return step
-        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, { decimals: d })} \\]\n` }
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: stepTex(step, d) }
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step

@@ -20,6 +20,7 @@ import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
 import { installCopy } from './copy.js';
+import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
 
@@ -48,6 +49,7 @@ async function boot() {
   window.addEventListener('hashchange', onHashChange);
   installShare();
   installCopy();
+  installCopyLatex($('step-list'));
   bindPipeline(showStep);
   bindStepper();
   $('to-problem').addEventListener('click', () => {
