@@ -50,6 +50,11 @@ async function boot() {
   installShare();
   installCopy();
   installCopyLatex($('step-list'));
+  $('status-timings').addEventListener('click', (e) => {
+    const on = e.currentTarget.getAttribute('aria-pressed') !== 'true';
+    e.currentTarget.setAttribute('aria-pressed', String(on));
+    e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
+  });
   bindPipeline(showStep);
   bindStepper();
   $('to-problem').addEventListener('click', () => {
