@@ -36,7 +36,7 @@ export function heatmapSvg(step, {
   const axisH = axisTitles ? 16 : 0;
   const labelH = colLabels ? 18 : 0;
   const legend = colourLegend(data, k);
-  const ends = [legend.lo, legend.hi].map((v) => (legend.lo < 0 && v > 0 ? '+' : '') + formatNumber(v, Math.min(decimals, 2)));
+  const ends = [legend.lo, legend.hi].map((v) => (legend.lo < 0 && v > 0 ? '+' : '') + formatNumber(v, Math.min(decimals, 2), { fixedZero: true }));
   const barW = 160;
   const barH = colourBar ? 40 : 0;
   const barTextW = textWidth(ends[0], 11) + barW + textWidth(ends[1], 11) + 24;
