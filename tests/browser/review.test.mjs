@@ -8,7 +8,7 @@
 // line's timings on demand, one line on a phone; 9: a 4-token table fits 390 px, a wider one shows
 // that it scrolls; 20: the worked calculation's formula fits its panel or shows that it scrolls.
 // Screenshots at 1440 and 390 px go to test-artifacts/review-*.png.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { artifacts, browserSuite } from './server.mjs';
@@ -191,4 +191,29 @@ test('finding 20: the worked calculation\'s formula fits its panel or shows that
   const eqs = await page.$$eval('#drill .drill-eq', (es) => es.map((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, scrolls: e.classList.contains('scrolls'), bg: getComputedStyle(e).backgroundImage })));
   for (const e of eqs) assert(e.sw <= e.cw || (e.scrolls && /radial-gradient/.test(e.bg)), `a formula cut without a cue: ${JSON.stringify(e)}`);
   await page.locator('#drill').screenshot({ path: join(artifacts, 'review-drill-1440.png') });
+});
+
+test('the <attention-explorer> component: the same 0–1 colours and legend, grey masked weights, noise as 0', async ({ page, base, siteDir }) => {
+  const causalUniform = { ...UNIFORM, options: { causal: true } };
+  writeFileSync(join(siteDir, 'review-component.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>component</title>
+    <link rel="icon" href="data:,"><script type="module" src="lib/component.js"></script></head><body>
+    <attention-explorer id="u" steps="weights" inputs=""><script type="application/json">${JSON.stringify(causalUniform)}</script></attention-explorer>
+    <attention-explorer id="n" steps="masked" heads="1" inputs=""><script type="application/json">${JSON.stringify(NOISY)}</script></attention-explorer>
+    </body></html>`);
+  await page.goto(`${base}review-component.html`);
+  await page.waitForFunction(() => ['u', 'n'].every((id) => document.getElementById(id).shadowRoot?.querySelector('.steps td')));
+  const read = (id) => page.$eval(`#${id}`, (el) => ({
+    rows: [...el.shadowRoot.querySelectorAll('table[data-step] tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => ({
+      text: td.textContent, bg: getComputedStyle(td).backgroundColor, cls: td.className,
+    }))),
+    legend: el.shadowRoot.querySelector('.legend')?.textContent.replace(/\s+/g, ' ').trim(),
+  }));
+  const u = await read('u');
+  const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
+  assert(u.rows[3].every((c) => c.text === '0.2500' && c.bg === quarter), `row 4 (uniform): ${JSON.stringify(u.rows[3])}`);
+  assert(u.rows[0].slice(1).every((c) => c.cls === 'masked' && c.bg === 'rgb(236, 238, 241)'), `row 1's hidden keys: ${JSON.stringify(u.rows[0])}`);
+  assert(u.legend === 'weight, 0 to 1: 0.00 1.00', `component legend: ${u.legend}`);
+  const n = await read('n');
+  const row4 = n.rows[3].map((c) => c.text);
+  assert(row4[0] === '0' && row4[2] === '0', `head 1 masked scores row 4: ${row4.join(' ')}`);
 });

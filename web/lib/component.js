@@ -256,7 +256,7 @@ export class AttentionExplorerElement extends Base {
       html += '</tr>';
     });
     const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
-    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2);
+    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
     return html + `</tbody></table><p class="legend" aria-hidden="true">${esc(meaning)}: ${end(lo)} <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> ${end(hi)}</p>`;
   }
 
