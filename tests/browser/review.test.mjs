@@ -55,6 +55,17 @@ async function download(page, click) {
   return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
 }
 
+/** axe-core's WCAG 2 A/AA rules on `include` (colour contrast of every cell colour included): nothing serious. */
+async function axe(page, what, include) {
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async (inc) => {
+    const r = await window.axe.run({ include: inc }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: JSON.stringify(v.nodes[0]?.target), help: v.help }));
+  }, include);
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.n}× e.g. ${v.target}: ${v.help}`).join('; ')}`);
+}
+
 const test = browserSuite('review', {
   lib, contextPerTest: true, screenshots: 'review-',
   contextOptions: { viewport: { width: 1440, height: 900 }, acceptDownloads: true, permissions: ['clipboard-read', 'clipboard-write'] },
@@ -78,6 +89,7 @@ test('finding 1: a uniform row of weights is drawn at the colour of 0.25, not of
   const scoreCells = await cells(page, 'scores:0');
   assert(scoreCells[0][0].bg === computed(colourScale(scores.data, 'signed')(0).bg), `a zero score: ${scoreCells[0][0].bg}`);
   await page.locator('#step-list article[data-key="weights:0"]').screenshot({ path: join(artifacts, 'review-uniform-1440.png') });
+  await axe(page, 'steps and status bar at 1440 px', [['#step-list'], ['.status-bar']]);
 });
 
 test('finding 7: noise that rounds to 0 shows as 0.0000; the worked calculation keeps its digits', async ({ page, base }) => {
@@ -139,7 +151,7 @@ test('finding 15: "Copy LaTeX" on a step card puts the step\'s LaTeX on the clip
   assert(copied.includes('\\bar{S}') || copied.includes(step.tex), 'the formula the card shows');
   assert(await card.locator('.copy-done').isVisible(), 'the confirmation is visible');
   const label = await card.locator('button.copy-tex').getAttribute('aria-label');
-  assert(label === 'Copy Attention weights, head 2, as LaTeX', `button label: ${label}`);
+  assert(label === 'Copy LaTeX: Attention weights, head 2', `button label: ${label}`);
 });
 
 test('finding 17: the status line shows its timings on demand and is one line on a phone', async ({ page, base }) => {
@@ -170,6 +182,7 @@ test('finding 9: a 4-token table fits a 390 px phone; a wider one shows that it 
     assert(!w.scrolls, `${w.key} marked as scrolling`);
   }
   await page.locator('#step-list article[data-key="weights:0"]').screenshot({ path: join(artifacts, 'review-weights-390.png') });
+  await axe(page, 'steps and status bar at 390 px', [['#step-list'], ['.status-bar']]);
   const [Q, K, V] = engine.random(5, [0, 1, 2].map(() => ({ kind: 'randn', shape: [9, 4] })));
   await open(page, base, { Q, K, V, options: {} }, 390);
   const cue = await page.$eval('#step-list article[data-step="weights"] .matrix-wrap', (w) => ({

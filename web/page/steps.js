@@ -257,7 +257,7 @@ export function renderSteps(container, trace, ctx) {
         <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${escapeHtml(name)}${multi && h >= 0 ? ` <span class="head-tag">head ${h + 1}</span>` : ''}</${hTag}>
         <span class="shape" title="shape">${nr} × ${nc}</span>
         <span class="copy-done" role="status"></span>
-        <button type="button" class="copy-tex" aria-label="Copy ${escapeHtml(name)}${multi && h >= 0 ? `, head ${h + 1},` : ''} as LaTeX">Copy LaTeX</button>
+        <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${escapeHtml(name)}${multi && h >= 0 ? `, head ${h + 1}` : ''}">Copy LaTeX</button>
         <button type="button" class="fold" aria-expanded="${!collapsed}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${escapeHtml(name)}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
