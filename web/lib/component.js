@@ -16,7 +16,7 @@
 // Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
-import { heatColours } from './colours.js';
+import { colourLegend, heatColours } from './colours.js';
 import { problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
@@ -51,6 +51,9 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size
 th { font-weight: 500; color: #57606a; padding: 2px 6px; text-align: center; }
 td { padding: 3px 7px; text-align: right; border: 1px solid #fff; min-width: 3.5em; }
 td.neg-inf { color: #57606a; background: #eee; }
+td.masked { color: #4b5563; background: #eceef1; }
+.legend { margin: 2px 0 0; font-size: 12px; color: #57606a; }
+.ramp { display: inline-block; width: 7em; height: 0.6em; border: 1px solid #d0d7de; border-radius: 3px; vertical-align: middle; }
 input { width: 5.2em; font: inherit; font-size: 13px; text-align: right; padding: 2px 4px;
   border: 1px solid #8c959f; border-radius: 3px; font-variant-numeric: tabular-nums; }
 input:focus { outline: 2px solid #0969da; outline-offset: 0; }
@@ -270,17 +273,23 @@ export class AttentionExplorerElement extends Base {
     const rows = this.#axisLabels(step.axes[0], nr);
     const colsL = this.#axisLabels(step.axes[1], nc);
     const colour = heatColours(step.data, step.kind);
+    // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
+    const before = step.kind === 'probability' ? this.#trace.steps[step.inputs[0]]?.data : null;
     let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
     html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
     step.data.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(rows[i])}</th>`;
-      row.forEach((v) => {
+      row.forEach((v, j) => {
         const c = colour(v);
-        html += c ? `<td style="background:${c.fill};color:${c.text}">${formatNumber(v, d)}</td>` : `<td class="neg-inf">${formatNumber(v, d)}</td>`;
+        const text = formatNumber(v, d, { tinyAsZero: true });
+        html += c && before?.[i]?.[j] !== -Infinity ? `<td style="background:${c.fill};color:${c.text}">${text}</td>`
+          : `<td class="${c ? 'masked' : 'neg-inf'}">${text}</td>`;
       });
       html += '</tr>';
     });
-    return html + '</tbody></table>';
+    const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
+    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
+    return html + `</tbody></table><p class="legend" aria-hidden="true">${esc(meaning)}: ${end(lo)} <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> ${end(hi)}</p>`;
   }
 
   #inputTable(name, value, editable, ctx) {

@@ -572,6 +572,12 @@ export interface HeatmapOptions {
   colLabels?: readonly string[];
   /** The colour scale; default the step's own kind (probabilities 0 to 1, signed symmetric about 0). */
   kind?: ValueKind;
+  /** The axes' names, drawn as "query ↓ key →" (e.g. { rows: 'query', cols: 'key' }). */
+  axisTitles?: { rows: string; cols: string };
+  /** Cells drawn grey as masked (true where hidden), e.g. the weights of keys a mask hid. */
+  masked?: readonly (readonly boolean[])[];
+  /** Draw the colour bar with the scale's meaning under the grid (default true). */
+  colourBar?: boolean;
   /** Cell size in px. */
   cell?: number;
   /** Write the values in the cells (default: when cells are at least 36 px). */
@@ -591,6 +597,8 @@ export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): 
 export interface NumberFormat {
   /** 0 as "0.0000" (columns that line up) instead of "0". */
   fixedZero?: boolean;
+  /** formatNumber only: a number that rounds to 0 at `decimals` shown as 0 (tables), not 1.500e−7. */
+  tinyAsZero?: boolean;
 }
 /** `decimals` places (default 4), or scientific (1.500e−7) where fixed places would show no digit
  *  or |x| ≥ 1e7; −∞, ∞, NaN; a typographic minus (U+2212). */
@@ -620,7 +628,12 @@ export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?:
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
-/** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities, else [-max, max]. */
+/**
+ * What a legend shows for a matrix of `kind`: the scale's meaning ("weight, 0 to 1", "signed, ±max",
+ * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)"), its two ends and its colours from low to high.
+ */
+export function colourLegend(data: readonly (readonly number[])[], kind: ValueKind): { meaning: string; lo: number; hi: number; colours: string[] };
+/** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities and keep-masks, else [-max, max]. */
 export function colourRange(data: readonly (readonly number[])[], kind: ValueKind): [number, number];
 /** A matrix's colour scale for a step `kind`: probabilities sequential from 0 to 1, others diverging around 0. */
 export function colourScale(data: readonly (readonly number[])[], kind: ValueKind): (v: number) => { bg: string; fg: string; rgb: number[] } | null;

@@ -21,6 +21,7 @@ import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
 import { installCopy } from './copy.js';
+import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
@@ -63,6 +64,12 @@ async function boot() {
   window.addEventListener('hashchange', onHashChange);
   installShare();
   installCopy();
+  installCopyLatex($('step-list'));
+  $('status-timings').addEventListener('click', (e) => {
+    const on = e.currentTarget.getAttribute('aria-pressed') !== 'true';
+    e.currentTarget.setAttribute('aria-pressed', String(on));
+    e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
+  });
   bindPipeline(showStep);
   bindStepper();
   $('to-problem').addEventListener('click', () => {

@@ -136,8 +136,12 @@ export function update() {
   const status = $('status');
   if (trace) {
     const meta = trace.meta;
-    status.textContent = `${trace.steps.length} steps for ${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
-      `d_k = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}, ${meta.precision}: computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    // One line on a phone (the step count and precision only where there is room); the timings
+    // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
+    const timings = `computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    status.innerHTML = `<span class="wide">${trace.steps.length} steps for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+      `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span><span class="timings">: ${timings}</span>`;
+    status.title = timings;
     status.dataset.ms = String(t2 - t0);
   }
   scheduleHash();
