@@ -1,4 +1,4 @@
-// The page review's findings on colour, exports, numbers, copying and small screens, each with its
+// Regression tests for what a page review found on colour, exports, numbers, copying and small screens, each with its
 // regression test, in Chromium via playwright-core, on node:test:
 //   node --test tests/browser/review.test.mjs [--lib DIR]      (needs dist/)
 // 1: a uniform row of weights drawn at 0.25's colour (a fixed 0–1 scale), legends that name their
@@ -24,7 +24,7 @@ function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
 
-// The review's repro of finding 7: the exercise generator's problem from seed 1 (randn rounded to
+// A problem that makes floating-point noise: the exercise generator's problem from seed 1 (randn rounded to
 // one decimal, as its "New problem from this seed" draws it), 2 heads, causal. Head 1's scores of
 // query 4 with keys 1 and 3 are −6.9e−17 and 5.6e−17 instead of 0: floating-point noise.
 const round1 = (m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
@@ -71,7 +71,7 @@ const test = browserSuite('review', {
   contextOptions: { viewport: { width: 1440, height: 900 }, acceptDownloads: true, permissions: ['clipboard-read', 'clipboard-write'] },
 });
 
-test('finding 1: a uniform row of weights is drawn at the colour of 0.25, not of the maximum', async ({ page, base }) => {
+test('a uniform row of weights is drawn at the colour of 0.25, not of the maximum', async ({ page, base }) => {
   await open(page, base, UNIFORM);
   const weights = await cells(page, 'weights:0');
   const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
@@ -92,7 +92,7 @@ test('finding 1: a uniform row of weights is drawn at the colour of 0.25, not of
   await axe(page, 'steps and status bar at 1440 px', [['#step-list'], ['.status-bar']]);
 });
 
-test('finding 7: noise that rounds to 0 shows as 0.0000; the worked calculation keeps its digits', async ({ page, base }) => {
+test('noise that rounds to 0 shows as 0.0000; the worked calculation keeps its digits', async ({ page, base }) => {
   await open(page, base, NOISY);
   const trace = engine.run(NOISY);
   const masked = trace.steps.find((s) => s.id === 'masked' && s.head === 0);
@@ -109,7 +109,7 @@ test('finding 7: noise that rounds to 0 shows as 0.0000; the worked calculation 
   assert(/3\.469e−17/.test(drill), `the worked calculation should keep the exact value: ${drill.slice(0, 300)}`);
 });
 
-test('finding 10: the SVG and PNG heatmaps carry the whole title, the axes, a colour bar and grey masked cells', async ({ page, base }) => {
+test('the SVG and PNG heatmaps carry the whole title, the axes, a colour bar and grey masked cells', async ({ page, base }) => {
   await open(page, base, NOISY);
   await page.selectOption('#export-what', 'weights:0');
   const svgFile = await download(page, () => page.click('button[data-export="svg"]'));
@@ -139,7 +139,7 @@ test('finding 10: the SVG and PNG heatmaps carry the whole title, the axes, a co
   await page.screenshot({ path: join(artifacts, 'review-export-svg.png') });
 });
 
-test('finding 15: "Copy LaTeX" on a step card puts the step\'s LaTeX on the clipboard and says so', async ({ page, base }) => {
+test('"Copy LaTeX" on a step card puts the step\'s LaTeX on the clipboard and says so', async ({ page, base }) => {
   await open(page, base, NOISY);
   const step = engine.run(NOISY).steps.find((s) => s.id === 'weights' && s.head === 1);
   const card = page.locator('#step-list article[data-key="weights:1"]');
@@ -154,7 +154,7 @@ test('finding 15: "Copy LaTeX" on a step card puts the step\'s LaTeX on the clip
   assert(label === 'Copy LaTeX: Attention weights, head 2', `button label: ${label}`);
 });
 
-test('finding 17: the status line shows its timings on demand and is one line on a phone', async ({ page, base }) => {
+test('the status line shows its timings on demand and is one line on a phone', async ({ page, base }) => {
   await open(page, base, NOISY);
   const shown = () => page.$eval('#status', (e) => e.innerText);
   assert(/^20 steps for 4 queries × 4 keys, dk = 4, 2 heads, float64$/.test(await shown()), `status: ${await shown()}`);
@@ -172,7 +172,7 @@ test('finding 17: the status line shows its timings on demand and is one line on
   await page.locator('.status-bar').screenshot({ path: join(artifacts, 'review-status-390.png') });
 });
 
-test('finding 9: a 4-token table fits a 390 px phone; a wider one shows that it scrolls', async ({ page, base }) => {
+test('a 4-token table fits a 390 px phone; a wider one shows that it scrolls', async ({ page, base }) => {
   await open(page, base, NOISY, 390);
   const wraps = await page.$$eval('#step-list article[data-head="0"] .matrix-wrap', (ws) => ws.map((w) => ({
     key: w.closest('article').dataset.key, sw: w.scrollWidth, cw: w.clientWidth, scrolls: w.classList.contains('scrolls'),
@@ -195,7 +195,7 @@ test('finding 9: a 4-token table fits a 390 px phone; a wider one shows that it 
   await page.waitForFunction(() => document.querySelector('#step-list article[data-step="weights"] .matrix-wrap').classList.contains('at-end'));
 });
 
-test('finding 20: the worked calculation\'s formula fits its panel or shows that it scrolls', async ({ page, base }) => {
+test('the worked calculation\'s formula fits its panel or shows that it scrolls', async ({ page, base }) => {
   await open(page, base, NOISY);
   await page.click('#step-list article[data-key="scores:0"] td[data-r="1"][data-c="0"]');
   await page.waitForSelector('#drill .drill-eq');
