@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(emscripten libeigen3-dev catch2 chromium python3-numpy clang-14 libclang-rt-14-dev cmake g++ ninja-build)
+packages=(emscripten libeigen3-dev catch2 chromium python3-numpy clang-14 libclang-rt-14-dev cmake g++ ninja-build mkdocs-material)
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)

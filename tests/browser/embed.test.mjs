@@ -261,14 +261,16 @@ test('copy embed code: an iframe snippet with the flags and the state', async ({
   await ready(page);
   await page.selectOption('#preset', '004');
   await page.click('#share summary');
-  await page.fill('#embed-hide', 'W_Q, scores');
-  await page.fill('#embed-lock', 'options, X');
+  for (const box of ['#embed-hide input[value="input:W_Q"]', '#embed-hide input[value="step:scores"]',
+    '#embed-lock input[value="options"]', '#embed-lock input[value="X"]']) await page.check(box);
   await page.click('#copy-embed');
   const code = await page.$eval('#export-preview', (t) => t.value);
-  const m = /^<iframe src="([^"]+)" title="([^"]+)"/.exec(code);
+  // Only the attributes Canvas keeps: the whole problem is in src.
+  const m = /^<iframe src="([^"]+)" width="100%" height="720" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen><\/iframe>$/.exec(code);
   assert(m, `embed code: ${code}`);
+  assert(code === await page.$eval('#embed-snippet', (t) => t.value), 'the builder shows another snippet than the one copied');
   const src = m[1].replace(/&amp;/g, '&');
-  assert(/\?embed=1&hide=W_Q,scores&lock=options,X#v2=/.test(src), `embed src: ${src}`);
+  assert(/\?embed=1&hide=input:W_Q,step:scores&lock=options,X#v2=/.test(src), `embed src: ${src}`);
   await page.goto(src);
   await ready(page);
   assert(await page.$eval('#setup', (e) => e.inert), 'options not locked from the embed code');
@@ -476,7 +478,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   assert(JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7, `exercise in the link: ${JSON.stringify(state.exercise)}`);
   const text = JSON.stringify(state);
   for (const row of weights) for (const w of row) assert(!text.includes(String(w).slice(0, 8)), `the link holds the answer ${w}`);
-  // A student opens it: same numbers, the exercise is waiting.
+  // Opened again (the teacher's link; students get theirs from the exercise, see student.test.mjs): same numbers, the exercise is waiting.
   const student = await context.newPage();
   await student.goto(link);
   await ready(student);

@@ -21,7 +21,7 @@ before(() => {
   symlinkSync(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()), join(bin, 'npm'));
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo, encoding: 'utf8' });
   const packed = JSON.parse(out)[0];
-  for (const f of ['dist/export.js', 'dist/share.js', 'dist/share.d.ts', 'dist/component.js', 'dist/component.d.ts']) {
+  for (const f of ['dist/export.js', 'dist/share.js', 'dist/share.d.ts', 'dist/component.js', 'dist/component.d.ts', 'dist/widget.js', 'dist/widget.d.ts']) {
     assert.ok(packed.files.some((p) => p.path === f), `${f} is missing from the tarball`);
   }
   mkdirSync(app);
@@ -42,13 +42,14 @@ test('share and component subpaths load in Node; exports come from the main entr
     import { loadAttention, presetProblem, findPreset, numpyScript, stepLatex } from 'attention-explorer';
     import { encodeStateString, decodeStateString, problemToState, stateToProblem } from 'attention-explorer/share';
     import * as component from 'attention-explorer/component';
+    import widget from 'attention-explorer/widget';
     const engine = await loadAttention();
     const { problem } = presetProblem(findPreset('000'), engine);
     const link = await encodeStateString(problemToState(problem));
     const again = stateToProblem((await decodeStateString(link)).state, engine);
     const w = engine.run(again).steps.find((s) => s.id === 'weights');
     console.log(JSON.stringify({
-      link: link.slice(0, 3), w: w.data[0][0], component: Object.keys(component).sort(),
+      link: link.slice(0, 3), w: w.data[0][0], component: Object.keys(component).sort(), widget: Object.keys(widget).sort(),
       script: numpyScript(problem, engine.run(problem)).includes('np.random.seed(42)') ? 'recipe' : 'ok',
       tex: stepLatex(w).slice(0, 26),
     }));
@@ -57,6 +58,7 @@ test('share and component subpaths load in Node; exports come from the main entr
   assert.equal(r.link, 'v2=');
   assert.equal(r.w, 0.08431243246451131); // seed 000 prints 0.08431243
   assert.deepEqual(r.component, ['AttentionExplorerElement', 'sharedEngine']);
+  assert.deepEqual(r.widget, ['initialize', 'render']); // the anywidget contract
   assert.equal(r.tex, 'A = \\begin{bmatrix}\n0.0843');
 });
 
@@ -65,6 +67,14 @@ test('types of the component, share and export functions compile against real us
     import { AttentionExplorerElement, sharedEngine } from 'attention-explorer/component';
     import { encodeStateString, decodeStateString, stateToProblem, type ExplorerState } from 'attention-explorer/share';
     import { numpyScript, pytorchScript, solutionLatex, cellLatex, heatmapSvg, traceCsv, parseCsv, problemContext, type Trace } from 'attention-explorer';
+    import widget, { type AttentionWidgetModel } from 'attention-explorer/widget';
+
+    function view(model: AttentionWidgetModel, el: HTMLElement): () => void {
+      widget.initialize({ model });
+      model.set('problem', { Q: [[1]], K: [[1]], V: [[2]] });
+      model.save_changes();
+      return widget.render({ model, el });
+    }
 
     async function main(): Promise<void> {
       const el = document.createElement('attention-explorer');
@@ -85,6 +95,7 @@ test('types of the component, share and export functions compile against real us
       }
     }
     void main();
+    void view;
   `);
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
   for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {

@@ -1,15 +1,25 @@
 // Heatmap colour scales shared by the page, the <attention-explorer> component and the SVG
 // export: presentation only, no attention maths.
 
-// Diverging for signed values: ColorBrewer RdBu (colour-blind safe), blue negative, red positive.
+// Every palette is colour-blind safe (ColorBrewer) and its ends are saturated enough to read on a
+// projector; text on each cell is black or white, whichever passes WCAG AA (withText).
+// Diverging for signed values: ColorBrewer RdBu, blue negative, red positive.
 const DIVERGING = [
   [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
   [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
 ];
-// Sequential for probabilities in [0, 1]: ColorBrewer Blues-like, white to deep blue-purple.
+// Sequential for probabilities in [0, 1]: ColorBrewer Blues, white (0) to navy (1).
 const SEQUENTIAL = [
   [255, 255, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
   [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
+];
+// A keep-mask's two values: hidden (0) grey, as masked cells are everywhere; kept (1) light gold.
+const KEEP = [[150, 150, 150], [254, 227, 145]];
+// An additive bias: ColorBrewer PuOr (purple negative, orange positive), so that a bias never
+// reads as a score; its -inf entries (hidden keys) are drawn as masked, not coloured.
+const BIAS = [
+  [84, 39, 136], [128, 115, 172], [178, 171, 210], [216, 218, 235], [247, 247, 247],
+  [254, 224, 182], [253, 184, 99], [224, 130, 20], [179, 88, 6],
 ];
 
 function lerpStops(stops, t) {
@@ -50,15 +60,22 @@ export function scaleMax(data) {
   return max;
 }
 
-// A step's `kind` picks its scale: probabilities (and a 0/1 keep-mask) on the sequential scale,
-// fixed from 0 to 1 so that matrices compare; everything else (signed values, an additive bias)
-// on the diverging scale, symmetric about 0 up to the largest finite |value|. 'weights' is the
-// name the page used before steps carried their kind.
-const FIXED_0_1 = new Set(['probability', 'keep_mask', 'weights']);
+// A step's `kind` picks its scale: probabilities on 0 to 1 fixed, so that a uniform row of 0.25
+// is drawn at 0.25's colour and heads compare; a keep-mask on 0 (hidden) to 1 (kept); signed values
+// and an additive bias each on their own palette, symmetric about 0 up to the largest finite
+// |value|. 'weights' is the name the page used before steps carried their kind.
+const SCALES = {
+  probability: { stops: SEQUENTIAL, fixed: true, meaning: 'weight, 0 to 1' },
+  keep_mask: { stops: KEEP, fixed: true, meaning: 'mask, 1 kept, 0 hidden' },
+  signed: { stops: DIVERGING, fixed: false, meaning: 'signed, ±max' },
+  additive_bias: { stops: BIAS, fixed: false, meaning: 'bias, ±max (−∞ hides)' },
+};
+SCALES.weights = SCALES.probability;
+const scaleOf = (kind) => SCALES[kind] ?? SCALES.signed;
 
 /** The values at the two ends of a matrix's colour scale: [0, 1] or [-max, max]. */
 export function colourRange(data, kind) {
-  if (FIXED_0_1.has(kind)) return [0, 1];
+  if (scaleOf(kind).fixed) return [0, 1];
   const max = scaleMax(data);
   return [-max, max];
 }
@@ -69,7 +86,18 @@ function position(data, kind) {
   return (v) => (Number.isFinite(v) ? (hi === lo ? 0.5 : Math.min(1, Math.max(0, (v - lo) / (hi - lo)))) : null);
 }
 
-const stopsOf = (kind) => (FIXED_0_1.has(kind) ? SEQUENTIAL : DIVERGING);
+const stopsOf = (kind) => scaleOf(kind).stops;
+
+/**
+ * What a legend shows for a matrix of `kind`: the scale's meaning in words ("weight, 0 to 1",
+ * "signed, ±max", ...), its two ends (numbers) and its colours from the low end to the high end
+ * (CSS rgb() strings, evenly spaced: a gradient's stops).
+ */
+export function colourLegend(data, kind) {
+  const { stops, meaning } = scaleOf(kind);
+  const [lo, hi] = colourRange(data, kind);
+  return { meaning, lo, hi, colours: stops.map((c) => `rgb(${c.join(',')})`) };
+}
 
 /** A colour scale for one matrix of `kind` (a step's kind): (v) => { bg, fg, rgb }, or null for non-finite v. */
 export function colourScale(data, kind) {

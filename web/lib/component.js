@@ -13,8 +13,10 @@
 // (detail: { problem, trace }) after the first computation; "error" (detail: { message }).
 // Every element on the page shares one WebAssembly instance. Styles live in Shadow DOM. Formulas
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
+// Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
+// policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
-import { heatColours } from './colours.js';
+import { colourLegend, heatColours } from './colours.js';
 import { problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
@@ -49,6 +51,9 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size
 th { font-weight: 500; color: #57606a; padding: 2px 6px; text-align: center; }
 td { padding: 3px 7px; text-align: right; border: 1px solid #fff; min-width: 3.5em; }
 td.neg-inf { color: #57606a; background: #eee; }
+td.masked { color: #4b5563; background: #eceef1; }
+.legend { margin: 2px 0 0; font-size: 12px; color: #57606a; }
+.ramp { display: inline-block; width: 7em; height: 0.6em; border: 1px solid #d0d7de; border-radius: 3px; vertical-align: middle; }
 input { width: 5.2em; font: inherit; font-size: 13px; text-align: right; padding: 2px 4px;
   border: 1px solid #8c959f; border-radius: 3px; font-variant-numeric: tabular-nums; }
 input:focus { outline: 2px solid #0969da; outline-offset: 0; }
@@ -70,6 +75,20 @@ function styles(root) {
     root.appendChild(style);
   }
 }
+
+/** Whether loading failed because the host page's Content-Security-Policy forbids WebAssembly. */
+function blockedByPolicy(error) {
+  for (let e = error; e; e = e.cause) {
+    if (/Content.Security.Policy|wasm-unsafe-eval|wasm-eval|unsafe-eval|\bCSP\b/i.test(e.message ?? '')) return true;
+  }
+  return false;
+}
+
+// The element compiles WebAssembly in the host page, so the host's policy decides; an iframe
+// runs under the explorer site's own policy instead.
+const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssembly (script-src needs 'wasm-unsafe-eval'), " +
+  'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
+  '(“An iframe of the whole explorer” in the package\'s docs/embedding.md): the frame runs under its own site\'s policy.';
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
@@ -93,6 +112,7 @@ export class AttentionExplorerElement extends Base {
   #title = '';
   #loading = 0;
   #connected = false;
+  #loadedFrom = null; // the #sourceKey() the problem was loaded from
 
   constructor() {
     super();
@@ -105,6 +125,9 @@ export class AttentionExplorerElement extends Base {
 
   connectedCallback() {
     this.#connected = true;
+    // Inserted again (MkDocs instant navigation, a VitePress route, a slide coming back): the
+    // Shadow DOM kept what was drawn and the reader's edits; load only if the source changed.
+    if (this.#trace && this.#loadedFrom === this.#sourceKey()) return;
     this.#load();
   }
 
@@ -135,12 +158,24 @@ export class AttentionExplorerElement extends Base {
     return this.#trace;
   }
 
+  /** What the problem is read from: the attributes and the JSON child. */
+  #sourceKey() {
+    return JSON.stringify([this.getAttribute('preset'), this.getAttribute('state'),
+      this.querySelector('script[type="application/json"]')?.textContent ?? null]);
+  }
+
   async #load() {
     const ticket = ++this.#loading;
     try {
-      this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
+      try {
+        this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
+      } catch (error) {
+        throw blockedByPolicy(error) ? new Error(CSP_MESSAGE, { cause: error }) : error;
+      }
+      const from = this.#sourceKey();
       const source = await this.#source();
       if (ticket !== this.#loading) return;
+      this.#loadedFrom = from;
       if (source) {
         this.#problem = source.problem;
         this.#tokens = source.tokens ?? null;
@@ -238,17 +273,23 @@ export class AttentionExplorerElement extends Base {
     const rows = this.#axisLabels(step.axes[0], nr);
     const colsL = this.#axisLabels(step.axes[1], nc);
     const colour = heatColours(step.data, step.kind);
+    // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
+    const before = step.kind === 'probability' ? this.#trace.steps[step.inputs[0]]?.data : null;
     let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
     html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
     step.data.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(rows[i])}</th>`;
-      row.forEach((v) => {
+      row.forEach((v, j) => {
         const c = colour(v);
-        html += c ? `<td style="background:${c.fill};color:${c.text}">${formatNumber(v, d)}</td>` : `<td class="neg-inf">${formatNumber(v, d)}</td>`;
+        const text = formatNumber(v, d, { tinyAsZero: true });
+        html += c && before?.[i]?.[j] !== -Infinity ? `<td style="background:${c.fill};color:${c.text}">${text}</td>`
+          : `<td class="${c ? 'masked' : 'neg-inf'}">${text}</td>`;
       });
       html += '</tr>';
     });
-    return html + '</tbody></table>';
+    const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
+    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
+    return html + `</tbody></table><p class="legend" aria-hidden="true">${esc(meaning)}: ${end(lo)} <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> ${end(hi)}</p>`;
   }
 
   #inputTable(name, value, editable, ctx) {

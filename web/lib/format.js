@@ -8,9 +8,9 @@ const WORDS = { inf: Infinity, '+inf': Infinity, infinity: Infinity, '-inf': -In
  * `decimals` places, or scientific notation where fixed places would show no digit (|x| below
  * half the last place) or too many (|x| ≥ 1e7). ASCII; finite x only.
  */
-function rounded(x, decimals, fixedZero) {
-  if (x === 0) return fixedZero ? (0).toFixed(decimals) : '0';
+function rounded(x, decimals, fixedZero, tinyAsZero) {
   const ax = Math.abs(x);
+  if (x === 0 || (tinyAsZero && ax < 10 ** -decimals / 2)) return fixedZero ? (0).toFixed(decimals) : '0';
   if (ax < 10 ** -decimals / 2 || ax >= 1e7) return x.toExponential(Math.max(1, Math.min(decimals, 6) - 1));
   return noNegativeZero(x.toFixed(decimals));
 }
@@ -23,12 +23,14 @@ function noNegativeZero(text) {
 /**
  * A number for people: `decimals` places (or 1.500e−7, see above), −∞, ∞, NaN, with a
  * typographic minus. `fixedZero`: 0 as "0.0000" (tables whose columns line up) instead of "0".
+ * `tinyAsZero`: a number that rounds to 0 at `decimals` is shown as 0, not 1.500e−7 (tables
+ * where −3.469e−17 is floating-point noise; the worked calculation keeps every digit).
  */
-export function formatNumber(x, decimals = 4, { fixedZero = false } = {}) {
+export function formatNumber(x, decimals = 4, { fixedZero = false, tinyAsZero = false } = {}) {
   if (x === -Infinity) return `${MINUS}∞`;
   if (x === Infinity) return '∞';
   if (Number.isNaN(x)) return 'NaN';
-  return rounded(x, decimals, fixedZero).replace(/-/g, MINUS);
+  return rounded(x, decimals, fixedZero, tinyAsZero).replace(/-/g, MINUS);
 }
 
 /** The same number in TeX: -\infty, \text{NaN}, 1.500 \times 10^{-7}. */
@@ -36,7 +38,7 @@ export function texNumber(x, decimals = 4, { fixedZero = false } = {}) {
   if (x === -Infinity) return '-\\infty';
   if (x === Infinity) return '\\infty';
   if (Number.isNaN(x)) return '\\text{NaN}';
-  const [m, e] = rounded(x, decimals, fixedZero).split('e');
+  const [m, e] = rounded(x, decimals, fixedZero, false).split('e');
   return e === undefined ? m : `${m} \\times 10^{${Number(e)}}`;
 }
 

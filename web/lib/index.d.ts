@@ -551,6 +551,21 @@ export interface NarrateLabels {
 export function narrate(trace: Trace, labels?: NarrateLabels): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
 export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
+/** Cells that feed or are fed by a cell: of a step (index into trace.steps) or of a problem input. */
+export type Lineage = Array<
+  | { step: number; level: number; cells: Array<[number, number]> }
+  | { input: string; level: number; cells: Array<[number, number]> }
+>;
+/**
+ * The cells a cell (row, col, from 0, in the step's layout) was computed from, through every
+ * earlier step: level 1 is what it reads directly (a score: its query row and key row; a weight:
+ * its row of the scores the softmax read; an output: its row of weights and column of V), 0 the
+ * same number in another head of its GQA group. Problem inputs (X, W_Q, past_K, the mask, ...)
+ * are listed when `problem` holds them as arrays (a bias as one row).
+ */
+export function precedents(trace: Trace, stepIndex: number, row: number, col: number, options?: { problem?: Problem; depth?: number }): Lineage;
+/** The cells of later steps computed from a cell, nearest first (levels as in precedents). */
+export function dependents(trace: Trace, stepIndex: number, row: number, col: number, options?: { depth?: number }): Lineage;
 /** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)"]. */
 export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */
@@ -586,6 +601,12 @@ export interface HeatmapOptions {
   colLabels?: readonly string[];
   /** The colour scale; default the step's own kind (probabilities 0 to 1, signed symmetric about 0). */
   kind?: ValueKind;
+  /** The axes' names, drawn as "query ↓ key →" (e.g. { rows: 'query', cols: 'key' }). */
+  axisTitles?: { rows: string; cols: string };
+  /** Cells drawn grey as masked (true where hidden), e.g. the weights of keys a mask hid. */
+  masked?: readonly (readonly boolean[])[];
+  /** Draw the colour bar with the scale's meaning under the grid (default true). */
+  colourBar?: boolean;
   /** Cell size in px. */
   cell?: number;
   /** Write the values in the cells (default: when cells are at least 36 px). */
@@ -605,6 +626,8 @@ export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): 
 export interface NumberFormat {
   /** 0 as "0.0000" (columns that line up) instead of "0". */
   fixedZero?: boolean;
+  /** formatNumber only: a number that rounds to 0 at `decimals` shown as 0 (tables), not 1.500e−7. */
+  tinyAsZero?: boolean;
 }
 /** `decimals` places (default 4), or scientific (1.500e−7) where fixed places would show no digit
  *  or |x| ≥ 1e7; −∞, ∞, NaN; a typographic minus (U+2212). */
@@ -634,7 +657,12 @@ export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?:
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
-/** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities, else [-max, max]. */
+/**
+ * What a legend shows for a matrix of `kind`: the scale's meaning ("weight, 0 to 1", "signed, ±max",
+ * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)"), its two ends and its colours from low to high.
+ */
+export function colourLegend(data: readonly (readonly number[])[], kind: ValueKind): { meaning: string; lo: number; hi: number; colours: string[] };
+/** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities and keep-masks, else [-max, max]. */
 export function colourRange(data: readonly (readonly number[])[], kind: ValueKind): [number, number];
 /** A matrix's colour scale for a step `kind`: probabilities sequential from 0 to 1, others diverging around 0. */
 export function colourScale(data: readonly (readonly number[])[], kind: ValueKind): (v: number) => { bg: string; fg: string; rgb: number[] } | null;

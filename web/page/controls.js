@@ -1,5 +1,6 @@
 // The problem panel: the example picker, mode, options and token names, kept in step with the state.
 import { findPreset, presets } from 'attention-explorer';
+import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf } from './state.js';
 import { editors, layoutEditors, renderGrids, setEditorValue } from './inputs.js';
@@ -36,6 +37,14 @@ function showLessonExample(p, edited) {
 }
 
 /** The example was changed by hand: its source line says so. */
+/** The example's numpy recipe, once the inputs are no longer what it draws (an edit, another mode). */
+export function dropRecipe() {
+  if (!app.state.recipe) return;
+  app.state.recipe = '';
+  $('recipe').hidden = true;
+  $('recipe').querySelector('code').textContent = '';
+}
+
 export function markEdited() {
   if (!app.state.edited) {
     app.state.edited = true;
@@ -165,6 +174,37 @@ export function loadPreset(id) {
   setState(s);
 }
 
+/** Inputs with one row (column, in the columns layout) per token. */
+const TOKEN_INPUTS = ['Q', 'K', 'V', 'X', 'X_kv', 'P'];
+
+/**
+ * Every input's tokens at once: n rows (columns) each, cut or grown. New tokens get numbers drawn
+ * from numpy's randn (seed n, one decimal), not zeros, whose scores would all be equal.
+ */
+export function setTokenCount(n) {
+  if (!(Number.isInteger(n) && n >= 1 && n <= 4096)) return;
+  const { state } = app;
+  const cols = state.options.layout === 'columns';
+  const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+  let changed = false;
+  for (const name of stateInputs(state).filter((x) => TOKEN_INPUTS.includes(x))) {
+    const r = parse(state.inputs[name]?.text ?? '', name);
+    if (!r.matrix) continue;
+    const m = cols ? T(r.matrix) : r.matrix;
+    if (m.length === n) continue;
+    const width = m[0].length;
+    const [fresh] = n > m.length ? app.engine.random(n, [{ kind: 'randn', shape: [n - m.length, width] }]) : [[]];
+    const rows = [...m.slice(0, n), ...fresh.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0))];
+    state.inputs[name] = { text: matrixToText(cols ? T(rows) : rows) };
+    changed = true;
+  }
+  if (!changed) return;
+  dropRecipe();
+  markEdited();
+  layoutEditors();
+  update();
+}
+
 export function bindControls() {
   $('preset').addEventListener('change', (e) => {
     if (e.target.value) loadPreset(e.target.value);
@@ -175,6 +215,7 @@ export function bindControls() {
       if (!r.checked) return;
       const { state } = app;
       state.mode = r.value;
+      dropRecipe();
       markEdited();
       $('tokens-k-wrap').hidden = state.mode === 'self';
       if (state.mode !== 'self' && !state.tokens.k) state.tokens.k = state.tokens.q;
@@ -240,6 +281,7 @@ export function bindControls() {
     renderGrids();
     update();
   });
+  $('tokens-n').addEventListener('change', (e) => setTokenCount(Number(e.target.value)));
   for (const [id, key] of [['tokens-q', 'q'], ['tokens-k', 'k']]) {
     $(id).addEventListener('input', (e) => {
       app.state.tokens[key] = e.target.value;

@@ -111,21 +111,34 @@ export class MatrixEditor {
     });
     this.q('.rnd-fill').addEventListener('click', () => this.fillRandom());
 
-    // Grid: delegated events.
+    // Grid: delegated events. The grid is one tab stop (roving tabindex: the last focused cell
+    // keeps tabindex 0). A focused cell shows its number as the grid does, selected, so typing
+    // replaces it; Enter, F2 or a second click edits the full number, shown in full first.
     this.gridWrap.addEventListener('focusin', (e) => {
       const inp = e.target.closest('input.cell');
       if (!inp) return;
-      const { r, c } = inp.dataset;
-      inp.value = this.cells[r][c];
+      this.setActive(Number(inp.dataset.r), Number(inp.dataset.c));
+      this.editing = false;
       inp.select();
     });
     this.gridWrap.addEventListener('focusout', (e) => {
       const inp = e.target.closest('input.cell');
       if (inp) inp.value = this.display(this.cells[inp.dataset.r][inp.dataset.c]);
+      this.editing = false;
+    });
+    this.gridWrap.addEventListener('mousedown', (e) => {
+      const inp = e.target.closest('input.cell');
+      this.clickToEdit = Boolean(inp && inp === document.activeElement && !this.editing);
+    });
+    this.gridWrap.addEventListener('click', (e) => {
+      const inp = e.target.closest('input.cell');
+      if (inp && this.clickToEdit) this.edit(inp);
+      this.clickToEdit = false;
     });
     this.gridWrap.addEventListener('input', (e) => {
       const inp = e.target.closest('input.cell');
       if (!inp) return;
+      this.editing = true;
       this.cells[inp.dataset.r][inp.dataset.c] = inp.value.trim();
       this.numpy = '';
       this.commitCells(false);
@@ -166,22 +179,44 @@ export class MatrixEditor {
     const inp = e.target.closest('input.cell');
     if (!inp || e.altKey || e.ctrlKey || e.metaKey) return;
     let r = Number(inp.dataset.r), c = Number(inp.dataset.c);
+    const editing = this.editing;
     const atStart = inp.selectionStart === 0 && inp.selectionEnd === 0;
     const atEnd = inp.selectionStart === inp.value.length && inp.selectionEnd === inp.value.length;
     const all = inp.selectionStart === 0 && inp.selectionEnd === inp.value.length;
     switch (e.key) {
+      case 'F2': e.preventDefault(); this.edit(inp); return;
+      case 'Escape': if (!editing) return; e.preventDefault(); this.editing = false; inp.value = this.display(this.cells[r][c]); inp.select(); return;
       case 'ArrowUp': r--; break;
       case 'ArrowDown': r++; break;
-      case 'Enter': r += e.shiftKey ? -1 : 1; break;
-      case 'ArrowLeft': if (!(atStart || all)) return; c--; break;
-      case 'ArrowRight': if (!(atEnd || all)) return; c++; break;
-      case 'Home': if (!e.ctrlKey) return; c = 0; break;
+      case 'Enter':
+        if (!editing) { e.preventDefault(); this.edit(inp); return; }
+        r += e.shiftKey ? -1 : 1;
+        break;
+      case 'ArrowLeft': if (editing && !(atStart || all)) return; c--; break;
+      case 'ArrowRight': if (editing && !(atEnd || all)) return; c++; break;
+      case 'Home': if (editing) return; c = 0; break;
+      case 'End': if (editing) return; c = this.cells[0].length - 1; break;
       default: return;
     }
     const rows = this.cells.length, cols = this.cells[0].length;
     if (r < 0 || c < 0 || r >= rows || c >= cols) { e.preventDefault(); return; }
     e.preventDefault();
     this.focusCell(r, c);
+  }
+
+  /** Edits a cell: its full number, the caret at its end. */
+  edit(inp) {
+    this.editing = true;
+    inp.value = this.cells[inp.dataset.r][inp.dataset.c];
+    inp.setSelectionRange(inp.value.length, inp.value.length);
+  }
+
+  /** The grid's one tab stop moves to cell (r, c). */
+  setActive(r, c) {
+    this.active = [r, c];
+    for (const other of this.gridWrap.querySelectorAll('input.cell[tabindex="0"]')) other.tabIndex = -1;
+    const inp = this.gridWrap.querySelector(`input.cell[data-r="${r}"][data-c="${c}"]`);
+    if (inp) inp.tabIndex = 0;
   }
 
   focusCell(r, c) {
@@ -315,14 +350,16 @@ export class MatrixEditor {
     const colLabel = (j) => escapeHtml(lab.cols?.[j] ?? String(j + 1));
     const rowLabel = (i) => escapeHtml(lab.rows?.[i] ?? String(i + 1));
     const name = escapeHtml(this.name);
-    let html = `<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>`;
+    const [ar, ac] = this.active ?? [0, 0];
+    const active = [Math.min(ar, rows - 1), Math.min(ac, cols - 1)];
+    let html = `<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells, Enter or F2 edits one</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>`;
     for (let j = 0; j < cols; j++) html += `<th scope="col">${colLabel(j)}</th>`;
     html += '</tr></thead><tbody>';
     for (let i = 0; i < rows; i++) {
       html += `<tr><th scope="row">${this.vector ? '' : rowLabel(i)}</th>`;
       for (let j = 0; j < cols; j++) {
         const raw = this.cells[i][j];
-        html += `<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" value="${escapeHtml(this.display(raw))}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`;
+        html += `<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" tabindex="${i === active[0] && j === active[1] ? 0 : -1}" value="${escapeHtml(this.display(raw))}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`;
       }
       html += '</tr>';
     }

@@ -2,15 +2,29 @@
 // ?lock= makes inputs, the options or everything read-only. These flags belong to the address,
 // not to the state: a link made from an embedded page shows everything (link.js drops them).
 // ?present opens the presenter view (stepper.js): one step per screen, large type, keyboard driven.
+// A word the page does not know gets a visible message. Inside any frame the page posts its height
+// to the parent on every change (postHeight), so a host can size the iframe to its content.
 import { $ } from './app.js';
 
 const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V']);
 const STEP_IDS = new Set(['positional', 'X_pos', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled',
   'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights', 'head_output', 'concat', 'output']);
 /** ?hide= words that hide a whole panel, and the panel's id. */
-const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup', lesson: 'lesson' };
+export const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup', lesson: 'lesson' };
+/** ?lock= words besides input names: every input, the problem panel, everything. */
+const LOCK_WORDS = new Set(['inputs', 'options', 'all']);
+// `input:Q` and `step:Q` name only the input or only the step; a plain `Q` hides both.
+const INPUT_PREFIX = 'input:';
+const STEP_PREFIX = 'step:';
+const hiddenInput = (w) => (w.startsWith(INPUT_PREFIX) ? w.slice(INPUT_PREFIX.length) : w);
+const hiddenStep = (w) => (w.startsWith(STEP_PREFIX) ? w.slice(STEP_PREFIX.length) : w);
+const isHiddenInput = (w) => !w.startsWith(STEP_PREFIX) && INPUT_NAMES.has(hiddenInput(w));
+const isHiddenStep = (w) => !w.startsWith(INPUT_PREFIX) && STEP_IDS.has(hiddenStep(w));
 
-/** The flags of this page's address: { embed, hide: [words], lock: Set, hidePanels: Set }. */
+/**
+ * The flags of this page's address: { embed, present, hide: [words], lock: Set, hidePanels: Set,
+ * hideInputs: [names], hideSteps: [step ids], unknown: [messages] }.
+ */
 export const flags = readFlags();
 
 function readFlags() {
@@ -23,14 +37,31 @@ function readFlags() {
     hide,
     lock: new Set(words('lock')),
     hidePanels: new Set(hide.filter((w) => w in PANELS).map((w) => PANELS[w])),
+    hideInputs: hide.filter(isHiddenInput).map(hiddenInput),
+    hideSteps: hide.filter(isHiddenStep).map(hiddenStep),
+    unknown: unknownWords(hide, words('lock')),
   };
+}
+
+/** Messages for the ?hide= and ?lock= words the page does not know (empty if none). */
+function unknownWords(hide, lock) {
+  const messages = [];
+  const badHide = hide.filter((w) => !(w in PANELS) && !isHiddenInput(w) && !isHiddenStep(w));
+  const badLock = lock.filter((w) => !LOCK_WORDS.has(w) && !INPUT_NAMES.has(w));
+  if (badHide.length) {
+    messages.push(`hide=${badHide.join(',')}: not a panel (${Object.keys(PANELS).join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …); shown anyway.`);
+  }
+  if (badLock.length) {
+    messages.push(`lock=${badLock.join(',')}: not an input (Q, X, W_Q, …) nor inputs, options or all; not locked.`);
+  }
+  return messages;
 }
 
 /** Puts ?embed/hide into a state (called for every state the page takes). */
 export function applyFlags(state) {
   if (flags.embed) state.hide.chrome = true;
-  const inputs = flags.hide.filter((w) => INPUT_NAMES.has(w));
-  const steps = flags.hide.filter((w) => STEP_IDS.has(w));
+  const inputs = flags.hideInputs;
+  const steps = flags.hideSteps;
   if (inputs.length) state.hide.inputs = [...new Set([...(state.hide.inputs ?? []), ...inputs])];
   if (steps.length) state.hide.steps = [...new Set([...(state.hide.steps ?? []), ...steps])];
   return state;
@@ -54,6 +85,8 @@ export function applyLocks() {
 
 /** Embedded: the share panel gives way to a link to the full explorer (its href: setOpenFull). */
 export function installEmbed() {
+  showUnknownFlags();
+  if (window.parent !== window) postHeight();
   if (!flags.embed) return;
   $('share').hidden = true;
   const open = document.createElement('p');
@@ -70,4 +103,38 @@ export function setOpenFull(hash) {
   url.search = '';
   url.hash = hash;
   open.href = url.href;
+}
+
+/** The words of this address the page did not understand, in a box at the top of the page. */
+function showUnknownFlags() {
+  if (!flags.unknown.length) return;
+  const box = document.createElement('div');
+  box.id = 'flag-error';
+  box.className = 'link-error';
+  box.setAttribute('role', 'alert');
+  box.innerHTML = '<p></p><button type="button">Dismiss</button>';
+  box.querySelector('p').textContent = `This address has embed options the explorer does not know: ${flags.unknown.join(' ')}`;
+  box.querySelector('button').addEventListener('click', () => box.remove());
+  $('app').prepend(box);
+}
+
+/** The messages a framed page posts with its height: Canvas's and Sakai's, and this page's own. */
+export const resizeMessages = (height) => [{ subject: 'lti.frameResize', height }, { type: 'attention-explorer:resize', height }];
+
+/**
+ * Posts the page's content height to the parent now and whenever it changes (steps folded,
+ * options changed, the window narrowed). The body's own height, not the document's scroll height,
+ * which never drops below the frame's height and so would never let the frame shrink.
+ */
+function postHeight() {
+  let last = -1;
+  const post = () => {
+    const height = Math.ceil(document.body.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    // Only a height leaves the page, so any parent origin may read it.
+    for (const message of resizeMessages(height)) window.parent.postMessage(message, '*');
+  };
+  new ResizeObserver(post).observe(document.body);
+  post();
 }

@@ -26,5 +26,14 @@ const src = new URL('index.html?embed=1&hide=scores,scaled&lock=inputs#' + (awai
 const iframe = document.getElementById('ex-iframe');
 iframe.src = src.href;
 document.getElementById('ex-iframe-code').textContent =
-  `<iframe src="${src.href}" title="Attention explorer" width="100%" height="640" style="border:1px solid #ccc"></iframe>`;
+  `<iframe src="${src.href.replace(/&/g, '&amp;')}" width="100%" height="640" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen></iframe>`;
+
+// The frame posts its content height (docs/embedding.md, "The frame sizes itself"): follow it.
+addEventListener('message', (event) => {
+  const data = event.data;
+  if (!data || data.type !== 'attention-explorer:resize' || !(data.height > 0)) return;
+  for (const frame of document.querySelectorAll('iframe')) {
+    if (frame.contentWindow === event.source) frame.style.height = `${Math.ceil(data.height)}px`;
+  }
+});
 document.body.dataset.ready = 'true';

@@ -6,6 +6,8 @@ import { renderResults, setState } from './update.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
+import { encodeStateString } from 'attention-explorer/share';
+import { makePaper } from './student.js';
 
 const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
 
@@ -121,7 +123,9 @@ export function renderExercise() {
   html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
     <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
-    <button type="button" id="ex-leave">Leave exercise mode</button></div>
+    <button type="button" id="ex-leave">Leave exercise mode</button>
+    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
+    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal. “Copy link” (Share) keeps this full teacher's view.</p>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
   const result0 = $('ex-result')?.innerHTML ?? '';
   const resultClass = $('ex-result')?.className ?? 'ex-result';
@@ -227,7 +231,8 @@ export function startExercise() {
   if (!keys.length) { $('share-status').textContent = 'Choose at least one step for the exercise.'; return; }
   const n = Math.max(0, Math.round(Number($('ex-cells').value) || 0));
   const seed = Math.max(0, Math.round(Number($('ex-seed').value) || 0));
-  const exercise = { steps: keys, tolerance: Number($('ex-tol').value) || 0.01 };
+  // teacher: this page set it (its link opens this view again); any other exercise link opens as a student's.
+  const exercise = { steps: keys, tolerance: Number($('ex-tol').value) || 0.01, teacher: true };
   if (lastSeed !== null && !app.state.preset) exercise.seed = lastSeed;
   if (n > 0) {
     exercise.cells = {};
@@ -242,7 +247,7 @@ export function startExercise() {
   revealed = false;
   setState(next);
   $('exercise').scrollIntoView({ block: 'start' });
-  $('share-status').textContent = 'Exercise on. “Copy link” gives the students this exercise (the link holds the problem, not the answers).';
+  $('share-status').textContent = 'Exercise on. “Copy the students\' link” (in the exercise) gives the students this exercise; “Copy link” keeps your teacher\'s view.';
 }
 
 export function fillExerciseSteps() {
@@ -258,6 +263,30 @@ export function fillExerciseSteps() {
 }
 
 
+/** The students' link: the page's address with only the exercise's paper (student.js) in its hash. */
+export async function studentLink() {
+  const { state } = app;
+  const { problem, trace, ctx } = app.result;
+  const hash = await encodeStateString({ student: makePaper(state, problem, trace, ctx) });
+  const url = new URL(location.href);
+  url.hash = hash;
+  return url.href;
+}
+
+async function copyStudentLink() {
+  const href = await studentLink();
+  const out = $('ex-result');
+  try {
+    await navigator.clipboard.writeText(href);
+    out.className = 'ex-result';
+    out.textContent = 'The students\' link is copied to the clipboard.';
+  } catch {
+    out.className = 'ex-result';
+    out.innerHTML = `The students' link (copy it from here): <input type="text" readonly class="ex-link" aria-label="The students' link" value="${escapeHtml(href)}">`;
+    out.querySelector('input').select();
+  }
+}
+
 /** The exercise panel above the steps (hidden until an exercise starts) and its buttons. */
 export function installExercise() {
   const exercise = document.createElement('section');
@@ -272,6 +301,7 @@ export function installExercise() {
     if (b.id === 'ex-check') checkExercise();
     if (b.id === 'ex-choose') { choosing = !choosing; renderResults(); $('ex-choose')?.focus(); }
     if (b.classList.contains('ex-toggle')) toggleCell(b.dataset.key, Number(b.dataset.r), Number(b.dataset.c));
+    if (b.id === 'ex-student-link') copyStudentLink();
     if (b.id === 'ex-reveal') { revealed = !revealed; renderResults(); }
     if (b.id === 'ex-leave') {
       const next = structuredClone(app.state);

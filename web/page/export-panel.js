@@ -2,11 +2,12 @@
 // PyTorch, SVG, PNG, and the open cell's worked calculation.
 import {
   cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
-  stepLatex, stringify, traceCsv, traceJson,
+  stringify, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
-import { axisLabels, stepKey } from './steps.js';
+import { axisLabels, maskedPositions, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
+import { stepTex } from './copy-latex.js';
 
 export const FORMATS = [
   ['latex', 'LaTeX'], ['csv', 'CSV'], ['json', 'JSON'], ['numpy', 'NumPy script'], ['pytorch', 'PyTorch script'],
@@ -28,7 +29,13 @@ function svgFor(result, step) {
   const ctx = result.ctx;
   const one = (s) => {
     const labels = axisLabels(s, ctx);
-    return heatmapSvg(s, { title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`, rowLabels: labels.rows, colLabels: labels.cols, decimals: Math.min(ctx.decimals, 3) });
+    // Weights of keys the softmax's input hid (−∞) are drawn grey, as on the page.
+    const before = maskedPositions(result.trace, s);
+    return heatmapSvg(s, {
+      title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`,
+      rowLabels: labels.rows, colLabels: labels.cols, axisTitles: { rows: labels.rowTitle, cols: labels.colTitle },
+      masked: before?.map((row) => row.map((v) => v === -Infinity)), decimals: Math.min(ctx.decimals, 3),
+    });
   };
   if (step) return one(step);
   // The whole trace: every step's heatmap, one under the other.
@@ -69,7 +76,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
   switch (format) {
     case 'latex':
       return step
-        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, { decimals: d })} \\]\n` }
+        ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: stepTex(step, d) }
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step

@@ -3,6 +3,8 @@ import { formatNumber, matrixToText, texNumber } from 'attention-explorer';
 
 // The package's number formats, with 0 written out ("0.0000") so table columns line up.
 export const fmt = (x, decimals = 4) => formatNumber(x, decimals, { fixedZero: true });
+/** A number in a step's table: one that rounds to 0 at `decimals` (floating-point noise) as 0.0000. */
+export const cellFmt = (x, decimals = 4) => formatNumber(x, decimals, { fixedZero: true, tinyAsZero: true });
 /** A number inside KaTeX source. */
 export const tex = (x, decimals = 4) => texNumber(x, decimals, { fixedZero: true });
 export { matrixToText };

@@ -4,8 +4,8 @@ import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, tokenLists } from './state.js';
 import { MatrixEditor } from './editor.js';
-import { parse } from './problem.js';
-import { markEdited } from './controls.js';
+import { lastEdited, parse } from './problem.js';
+import { dropRecipe, markEdited } from './controls.js';
 import { update } from './update.js';
 import { matrixToText } from './format.js';
 import { headOf } from './steps.js';
@@ -36,7 +36,10 @@ function describeInput(name) {
     case 'K': return `keys, ${tok}`;
     case 'V': return `values, ${tok}`;
     case 'W_Q': case 'W_K': case 'W_V':
-      return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X + β` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub> + b`;
+    {
+      const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
+      return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
+    }
     case 'W_O': return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
     case 'b_O': return 'one per output feature';
     case 'P': return `added to X before the projections: its shape, ${tok}`;
@@ -76,7 +79,11 @@ export function getEditor(name) {
       labels: () => editorLabels(name),
       onChange: (n, value) => {
         if (n === 'mask') app.state.options.additiveMask = value.text;
-        else app.state.inputs[n] = value.numpy ? { text: value.text, numpy: value.numpy } : { text: value.text };
+        else {
+          app.state.inputs[n] = value.numpy ? { text: value.text, numpy: value.numpy } : { text: value.text };
+          lastEdited.name = n;
+          dropRecipe();
+        }
         markEdited();
         update();
       },

@@ -24,7 +24,7 @@ export async function writeLink(state) {
   // What the ?embed/hide flags hid belongs to the flags, not to the state: the "Open in the
   // explorer" link must show everything.
   if (obj.hide) {
-    const fromFlags = new Set(flags.hide);
+    const fromFlags = new Set([...flags.hideInputs, ...flags.hideSteps]);
     const hide = { ...obj.hide };
     if (flags.embed) delete hide.chrome;
     for (const k of ['inputs', 'steps']) {

@@ -8,6 +8,7 @@
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
+//   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
@@ -20,8 +21,10 @@ import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
 import { installCopy } from './copy.js';
+import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
+import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
 async function onHashChange() {
@@ -41,6 +44,19 @@ async function boot() {
     loading.classList.add('error');
     return;
   }
+  const { state: fromHash, error } = await readLink(location.hash);
+  if (isStudentState(fromHash)) {
+    // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
+    // are removed before anything is computed, so none can show, export or copy a hidden number.
+    loading.remove();
+    for (const id of ['lesson', 'results', 'setup', 'inputs', 'why']) $(id).remove();
+    renderStudent(fromHash.student ?? paperFromState(fromHash));
+    bindSkipLink();
+    window.addEventListener('hashchange', () => location.reload());
+    $('app').setAttribute('aria-busy', 'false');
+    document.body.dataset.ready = 'true';
+    return;
+  }
   fillPresetSelect();
   bindControls();
   bindMaskEditor();
@@ -48,27 +64,47 @@ async function boot() {
   window.addEventListener('hashchange', onHashChange);
   installShare();
   installCopy();
+  installCopyLatex($('step-list'));
+  $('status-timings').addEventListener('click', (e) => {
+    const on = e.currentTarget.getAttribute('aria-pressed') !== 'true';
+    e.currentTarget.setAttribute('aria-pressed', String(on));
+    e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
+  });
   bindPipeline(showStep);
   bindStepper();
   $('to-problem').addEventListener('click', () => {
     $('setup').scrollIntoView({ block: 'start' });
     $('preset').focus({ preventScroll: true });
   });
-  const { state: fromHash, error } = await readLink(location.hash);
+  bindSkipLink();
   for (const id of ['lesson', 'setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
   if (fromHash) {
     link.hash = location.hash.replace(/^#/, '');
     setState(fromHash);
-    // A link with an open cell shows that cell: scroll it into view.
-    document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
+    // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
+    // scrolling would also move the host page, and an embed starts at its top.
+    if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     applyFlags(app.state);
     loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
   document.body.dataset.ready = 'true';
+}
+
+/**
+ * "Skip to the steps" moves the focus (to the steps, or a student's exercise) without following its
+ * href: the URL's hash holds the page's state, and "#steps" there would lose it.
+ */
+function bindSkipLink() {
+  document.querySelector('a.skip')?.addEventListener('click', (e) => {
+    e.preventDefault();
+    const target = document.querySelector('#exercise.student-exercise') ?? $('steps');
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: 'start' });
+  });
 }
 
 window.addEventListener('error', (e) => {

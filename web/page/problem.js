@@ -5,6 +5,8 @@ import { stateInputs, stateToProblem } from 'attention-explorer/share';
 import { app } from './app.js';
 
 const parseCache = new Map();
+/** The input the user changed last: an error naming it and another input is shown at it. */
+export const lastEdited = { name: null };
 
 /** engine.parseMatrixDetailed with a small cache: { matrix, format } or { error }. */
 export function parse(text, name) {
@@ -88,6 +90,9 @@ export function errorPlace(err, state) {
   if (field.startsWith('options.') && field !== 'options.mask') return 'options';
   const named = field === 'options.mask' ? 'mask' : field.split('.')[0];
   if (active.has(named)) return named;
+  // "K has 2 rows but V has 3": at the one just changed, if it is one of them.
+  const all = [...String(err.message).matchAll(new RegExp(INPUT_NAME.source, 'g'))].map((x) => x[1]);
+  if (all.length > 1 && all.includes(lastEdited.name) && active.has(lastEdited.name)) return lastEdited.name;
   const m = INPUT_NAME.exec(err.message);
   if (m && active.has(m[1])) return m[1];
   if (m && m[1] === 'mask') return 'options';

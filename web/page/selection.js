@@ -9,6 +9,7 @@ import { axisLabels, cellTokens, headOf, stepKey } from './steps.js';
 import { explanationHtml } from './explain.js';
 import { escapeHtml, fmt } from './format.js';
 import { markPipeline } from './pipeline.js';
+import { bindTraceLinks, renderTraceLinks } from './trace-links.js';
 
 const PROMPT = '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
 
@@ -17,6 +18,7 @@ export function renderSelection(focus) {
   const { state, result } = app;
   const body = $('drill-body');
   queueMicrotask(markPipeline);
+  queueMicrotask(renderTraceLinks);
   for (const el of document.querySelectorAll('#step-list .selected')) el.classList.remove('selected');
   const open = state.open;
   if (!open || !result) {
@@ -111,6 +113,7 @@ function renameToken(kind, index, name) {
 export function bindSteps() {
   // Steps: click or Enter on a number opens its worked calculation; arrows move in a table.
   const list = $('step-list');
+  bindTraceLinks(list);
   list.addEventListener('click', (e) => {
     const fold = e.target.closest('button.fold');
     if (fold) {

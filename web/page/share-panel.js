@@ -2,9 +2,9 @@
 // step, set an exercise. Also runs, after every redraw, what the share, embed and exercise parts
 // keep up to date.
 import { $, app } from './app.js';
-import { findPreset } from 'attention-explorer';
 import { writeLink, takeLinkError } from './link.js';
 import { applyLocks, installEmbed, setOpenFull } from './embed.js';
+import { embedSnippet, installEmbedBuilder, refreshEmbedBuilder } from './embed-builder.js';
 import { FORMATS, fillExportSelect, onExport } from './export-panel.js';
 import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise } from './exercise.js';
 import { escapeHtml } from './format.js';
@@ -22,21 +22,6 @@ async function copy(text, what) {
   }
 }
 
-/** An <iframe> snippet of this page with ?embed=1 and the chosen hide/lock words. */
-async function embedCode(options = {}) {
-  const state = app.state;
-  const url = new URL(location.href);
-  url.search = '';
-  const q = new URLSearchParams();
-  q.set('embed', '1');
-  if (options.hide?.length) q.set('hide', options.hide.join(','));
-  if (options.lock?.length) q.set('lock', options.lock.join(','));
-  url.search = q.toString().replace(/%2C/g, ',');
-  url.hash = await writeLink(state);
-  const title = state.preset ? findPreset(state.preset)?.title ?? 'Attention explorer' : 'Attention explorer';
-  return `<iframe src="${escapeHtml(url.href)}" title="${escapeHtml(title)}" width="100%" height="720" style="border:1px solid #d5d9e0;border-radius:6px" loading="lazy"></iframe>`;
-}
-
 function buildPanel() {
   const link = document.createElement('link');
   link.rel = 'stylesheet';
@@ -52,11 +37,7 @@ function buildPanel() {
     <div class="share-row">
       <button type="button" id="copy-link">Copy link</button>
       <button type="button" id="copy-embed">Copy embed code</button>
-      <details class="embed-options"><summary>Embed options</summary>
-        <p class="hint">Inputs or steps to hide, and inputs to lock (readers see them but cannot change them), for the embedded copy.</p>
-        <label>Hide <input type="text" id="embed-hide" placeholder="e.g. W_Q,W_K,scores,why" spellcheck="false" autocomplete="off"></label>
-        <label>Lock <input type="text" id="embed-lock" placeholder="e.g. inputs, options, all, X" spellcheck="false" autocomplete="off"></label>
-      </details>
+      <details class="embed-options" id="embed-options"><summary>Embed options</summary></details>
       <a href="embedding.html">Embedding examples</a>
     </div>
     <div class="share-row export-row">
@@ -83,6 +64,7 @@ function buildPanel() {
     <textarea id="export-preview" class="export-preview" rows="10" readonly aria-label="Export preview" hidden></textarea>
     <p id="share-status" class="share-status" role="status" aria-live="polite"></p>`;
   ($('why') ?? $('results')).after(share);
+  installEmbedBuilder($('embed-options'));
 
   share.addEventListener('click', async (e) => {
     const b = e.target.closest('button');
@@ -95,11 +77,7 @@ function buildPanel() {
         await copy(url.href, 'The link');
         break;
       }
-      case 'copy-embed': {
-        const words = (id) => $(id).value.split(/[\s,]+/).filter(Boolean);
-        await copy(await embedCode({ hide: words('embed-hide'), lock: words('embed-lock') }), 'The embed code');
-        break;
-      }
+      case 'copy-embed': await copy(await embedSnippet(), 'The embed code'); break;
       case 'ex-new': newProblem(Math.max(0, Math.round(Number($('ex-seed').value) || 0)), $('ex-kind').value); break;
       case 'ex-start': startExercise(); break;
       default: break;
@@ -135,5 +113,6 @@ export function afterRender() {
   fillExportSelect();
   fillExerciseSteps();
   renderExercise();
+  refreshEmbedBuilder();
   if ($('open-full')) writeLink(app.state).then(setOpenFull);
 }

@@ -3,8 +3,8 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLut, colourRange, colourScale, formatNumber } from 'attention-explorer';
-import { fmt, escapeHtml } from './format.js';
+import { colourLegend, colourLut, colourScale, formatNumber } from 'attention-explorer';
+import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
@@ -135,7 +135,7 @@ function maskPartsHtml(step, trace, ctx, labels) {
 // ---- matrices ---------------------------------------------------------------------------------
 
 /** For probabilities: the softmax's input, whose −∞ entries (hidden keys) show as masked. */
-function maskedPositions(trace, step) {
+export function maskedPositions(trace, step) {
   if (step.kind !== 'probability') return null;
   return trace.steps[step.inputs[0]]?.data ?? null;
 }
@@ -168,11 +168,19 @@ function tableHtml(step, labels, ctx, masked) {
       const hiddenHere = masked && masked[i][j] === -Infinity;
       const cls = v === -Infinity ? 'neg-inf' : hiddenHere ? 'was-masked' : '';
       const style = c && !hiddenHere ? ` style="background:${c.bg};color:${c.fg}" data-bg="${c.bg}"` : ' data-bg=""';
-      html += `<td tabindex="-1" data-r="${i}" data-c="${j}"${cls ? ` class="${cls}"` : ''}${style}>${fmt(v, d)}</td>`;
+      html += `<td tabindex="-1" data-r="${i}" data-c="${j}"${cls ? ` class="${cls}"` : ''}${style}>${cellFmt(v, d)}</td>`;
     }
     html += '</tr>';
   }
   return html + '</tbody></table>';
+}
+
+/** A heatmap axis's labels: every k-th, at most 16, placed at their cells' centres. */
+function ticksHtml(names, axis) {
+  const every = Math.ceil(names.length / 16);
+  const at = (i) => `${(((i + 0.5) / names.length) * 100).toFixed(3)}%`;
+  const spans = names.map((n, i) => (i % every ? '' : `<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${escapeHtml(n)}</span>`)).join('');
+  return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
 }
 
 function heatmapHtml(step, labels) {
@@ -181,7 +189,7 @@ function heatmapHtml(step, labels) {
   return `<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${nr} × ${nc}: too large for numbers, drawn as a heatmap. Click a cell, or focus the map and use the arrow keys and Enter.</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
-      aria-label="${escapeHtml(name)} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div></div>
+      aria-label="${escapeHtml(name)} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
     <p class="heatmap-readout" aria-live="polite"></p></div>`;
 }
 
@@ -207,13 +215,12 @@ export function drawHeatmap(canvas, step) {
   canvas.style.height = `${nr * size}px`;
 }
 
-/** The ends of the step's colour scale: 0 to 1 for probabilities, ±max for signed values. */
+/** The step's colour bar: its meaning in words ("weight, 0 to 1", "signed, symmetric about 0"), its two ends. */
 function legendHtml(step) {
-  const [lo, hi] = colourRange(step.data, step.kind);
-  if (lo === 0) {
-    return `<div class="legend" aria-hidden="true"><span>0</span><span class="ramp seq"></span><span>${fmt(hi, 2)}</span></div>`;
-  }
-  return `<div class="legend" aria-hidden="true"><span>−${fmt(hi, 2)}</span><span class="ramp div"></span><span>+${fmt(hi, 2)}</span></div>`;
+  const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
+  const end = (v) => (lo < 0 && v > 0 ? '+' : '') + fmt(v, 2);
+  return `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span><span>${end(lo)}</span>`
+    + `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span><span>${end(hi)}</span></div>`;
 }
 
 /**
@@ -257,6 +264,8 @@ export function renderSteps(container, trace, ctx) {
       <header class="step-head">
         <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${escapeHtml(name)}${multi && h >= 0 ? ` <span class="head-tag">head ${h + 1}</span>` : ''}</${hTag}>
         <span class="shape" title="shape">${nr} × ${nc}</span>
+        <span class="copy-done" role="status"></span>
+        <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${escapeHtml(name)}${multi && h >= 0 ? `, head ${h + 1}` : ''}">Copy LaTeX</button>
         <button type="button" class="fold" aria-expanded="${!collapsed}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${escapeHtml(name)}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
@@ -321,7 +330,7 @@ function patchSteps(container, trace, ctx, cards) {
         const v = row[j];
         const hiddenHere = masked && masked[i][j] === -Infinity;
         const c = scale(v);
-        const text = fmt(v, d);
+        const text = cellFmt(v, d);
         if (td.textContent !== text) td.textContent = text;
         td.classList.toggle('neg-inf', v === -Infinity);
         td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);

@@ -12,6 +12,7 @@ import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
+import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
@@ -54,6 +55,7 @@ export function renderResults() {
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
+  renderHeads();
   syncStepper();
   const warnings = result.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
@@ -98,12 +100,14 @@ export function update() {
     const ed = editors.get(name);
     if (!ed) continue;
     const text = name === 'mask' ? state.options.additiveMask : state.inputs[name]?.text;
-    const r = text && !errors[name] ? parse(text, name) : {};
+    // A text that parsed shows its shape even when the problem has an error (Q 3 × 3 against K 4 × 8).
+    const r = text ? parse(text, name) : {};
     ed.showReadAs(r.matrix ? readAs(r.format, r.matrix) : '');
     if (name !== 'mask' && ed.mode === 'text' && r.matrix) ed.setMatrix(r.matrix);
   }
   const t1 = performance.now();
   if (trace) app.result = { trace, problem };
+  if (trace && document.activeElement !== $('tokens-n')) $('tokens-n').value = trace.meta.queries;
   // While someone types into a grid cell ("-", "1e"...), the half-typed number is not an error
   // yet: its message (and the dimming) wait for a short pause in typing.
   clearTimeout(errorTimer);
@@ -132,8 +136,12 @@ export function update() {
   const status = $('status');
   if (trace) {
     const meta = trace.meta;
-    status.textContent = `${trace.steps.length} steps for ${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
-      `d_k = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}, ${meta.precision}: computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    // One line on a phone (the step count and precision only where there is room); the timings
+    // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
+    const timings = `computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    status.innerHTML = `<span class="wide">${trace.steps.length} steps for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+      `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span><span class="timings">: ${timings}</span>`;
+    status.title = timings;
     status.dataset.ms = String(t2 - t0);
   }
   scheduleHash();

@@ -1,0 +1,161 @@
+// Heads side by side: every head's attention weights as small heatmaps next to each other, on the
+// weights' one fixed 0–1 colour scale (so heads compare by colour), and the weights of one head
+// (chosen per head) as lines between tokens, as bertviz draws them: queries on the left, keys on
+// the right, each line as opaque as its weight. Numbers come from the trace's weights steps.
+import { colourLut, colourScale } from 'attention-explorer';
+import { $, app } from './app.js';
+import { escapeHtml, fmt } from './format.js';
+import { renderSelection } from './selection.js';
+import { scheduleHash } from './update.js';
+
+/** The lines view draws up to this many tokens a side (beyond, lines are too dense to read). */
+const LINES_MAX = 64;
+/** Each small heatmap fits in about this many pixels. */
+const MAP_SIZE = 150;
+/** Beyond this many weights a map is a canvas (one pixel per weight) instead of one SVG rect each. */
+const RECTS_MAX = 48 * 48;
+
+/** The head whose lines are drawn (kept across updates). */
+let shownHead = 0;
+
+/** A weights step as [query][key] whatever the layout (the columns layout has keys as rows). */
+function byQuery(step) {
+  if (step.axes[0] === 'queries') return step.data;
+  return step.data[0].map((_, q) => step.data.map((row) => row[q]));
+}
+
+function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
+  const L = w.length, S = w[0].length;
+  const head = step.head + 1;
+  const label = `Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`;
+  if (L * S > RECTS_MAX) {
+    const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(L, S)));
+    return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
+      `<canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${escapeHtml(label)}"></canvas></figure>`;
+  }
+  const cell = Math.max(3, Math.min(28, Math.floor(MAP_SIZE / Math.max(L, S))));
+  const colour = colourScale(step.data, step.kind);
+  let rects = '';
+  w.forEach((row, q) => row.forEach((v, k) => {
+    const c = colour(v);
+    rects += `<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${escapeHtml(`${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`)}</title></rect>`;
+  }));
+  return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
+    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(label)}">${rects}</svg></figure>`;
+}
+
+/** A large map: the weights as canvas pixels on the same 0–1 scale. */
+function drawMap(canvas, step, w) {
+  const { lut, index } = colourLut(step.data, step.kind);
+  const g = canvas.getContext('2d');
+  const img = g.createImageData(canvas.width, canvas.height);
+  w.forEach((row, q) => row.forEach((v, k) => {
+    const t = index(v);
+    const at = (q * canvas.width + k) * 4;
+    img.data.set(t < 0 ? [150, 150, 150] : lut.subarray(t * 3, t * 3 + 3), at);
+    img.data[at + 3] = 255;
+  }));
+  g.putImageData(img, 0, 0);
+}
+
+function linesSvg(step, w, tokensQ, tokensK) {
+  const L = w.length, S = w[0].length;
+  const gap = 22, pad = 12, textW = 90, span = 150;
+  const height = pad * 2 + gap * (Math.max(L, S) - 1);
+  const yQ = (q) => pad + gap * q + (gap * (Math.max(L, S) - L)) / 2;
+  const yK = (k) => pad + gap * k + (gap * (Math.max(L, S) - S)) / 2;
+  const x1 = textW, x2 = textW + span;
+  let lines = '';
+  w.forEach((row, q) => row.forEach((v, k) => {
+    const opacity = Number.isFinite(v) ? Math.max(0, Math.min(1, v)) : 0;
+    lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${opacity}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
+  }));
+  const label = (x, y, text, anchor, attrs) => `<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${escapeHtml(text)}</text>`;
+  const left = tokensQ.slice(0, L).map((t, q) => label(x1 - 6, yQ(q), t, 'end', `data-q="${q}"`)).join('');
+  const right = tokensK.slice(0, S).map((t, k) => label(x2 + 6, yK(k), t, 'start', `data-k="${k}"`)).join('');
+  return `<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" ` +
+    `aria-label="${escapeHtml(`Head ${step.head + 1}: each query on the left joined to each key on the right by a line as opaque as its weight`)}">` +
+    `<g class="lines">${lines}</g>${left}${right}</svg>`;
+}
+
+/** The button under the diagram that leads to the panel. */
+function diagramLink(box) {
+  let link = $('heads-link');
+  const pipeline = $('pipeline');
+  if (!link && pipeline) {
+    link = document.createElement('button');
+    link.type = 'button';
+    link.id = 'heads-link';
+    link.className = 'heads-link';
+    pipeline.after(link);
+    link.addEventListener('click', () => {
+      const title = $('heads-title');
+      title?.scrollIntoView({ block: 'start' });
+      title?.focus({ preventScroll: true });
+    });
+  }
+  if (!link) return;
+  link.hidden = box.hidden;
+  link.textContent = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+}
+
+/** Draws the heads panel (#heads-view, made after the step list on first use) for the current result. */
+export function renderHeads() {
+  const result = app.result;
+  const list = $('step-list');
+  if (!list) return;
+  let box = $('heads-view');
+  const weights = result ? result.trace.steps.filter((s) => s.id === 'weights' && s.head != null && s.head >= 0) : [];
+  const hidden = result?.ctx?.hiddenSteps ?? [];
+  if (!weights.length || hidden.includes('weights')) {
+    if (box) { box.hidden = true; diagramLink(box); }
+    return;
+  }
+  if (!box) {
+    box = document.createElement('section');
+    box.id = 'heads-view';
+    box.className = 'heads-view';
+    box.setAttribute('aria-labelledby', 'heads-title');
+    list.after(box);
+    box.addEventListener('change', (e) => {
+      if (e.target.name !== 'lines-head') return;
+      shownHead = Number(e.target.value);
+      renderHeads();
+      box.querySelector('input[name="lines-head"]:checked')?.focus();
+    });
+    // A weight in a small map opens it in its step (its worked calculation and its traced numbers).
+    box.addEventListener('click', (e) => {
+      const rect = e.target.closest('rect[data-q]');
+      const step = rect && app.result?.trace.steps.find((s) => s.id === 'weights' && s.head === Number(rect.closest('.head-map').dataset.head));
+      if (!step) return;
+      const q = Number(rect.dataset.q), k = Number(rect.dataset.k);
+      const [row, col] = step.axes[0] === 'queries' ? [q, k] : [k, q];
+      app.state.open = { step: 'weights', head: step.head, row, col };
+      renderSelection(true);
+      scheduleHash();
+    });
+  }
+  box.hidden = false;
+  diagramLink(box);
+  const { tokensQ, tokensK, decimals } = result.ctx;
+  if (shownHead >= weights.length) shownHead = 0;
+  const multi = weights.length > 1;
+  const maps = weights.map((s) => heatmapSvg(s, byQuery(s), tokensQ, tokensK, decimals)).join('');
+  const step = weights[shownHead];
+  const w = byQuery(step);
+  const tooMany = Math.max(w.length, w[0].length) > LINES_MAX;
+  const choose = multi
+    ? `<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => `<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead ? ' checked' : ''}> head ${s.head + 1}</label>`).join('')}</fieldset>`
+    : '';
+  box.innerHTML = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
+    ${multi ? `<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>` : ''}
+    ${choose}
+    <div class="head-lines" data-head="${step.head}">${tooMany
+    ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
+    : linesSvg(step, w, tokensQ, tokensK)}</div>
+    <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
+  for (const canvas of box.querySelectorAll('.head-map canvas')) {
+    const s = weights.find((x) => x.head === Number(canvas.closest('.head-map').dataset.head));
+    drawMap(canvas, s, byQuery(s));
+  }
+}
