@@ -204,6 +204,12 @@ TEST_CASE("gradients equal finite differences: causal, a keep mask, an additive 
   additive.options.mask = (Matrix(3, 4) << 0, -1, 0.5, -kInf, 0, 0, 2, 0, -kInf, 0, 0, 0).finished();
   additive.options.mask_kind = attn::MaskKind::Additive;
   check_against_differences(additive);
+  // A fully masked query (fully_masked zero): its weights and output are 0 whatever the inputs.
+  Problem hidden_row = direct(30, 3, 3);
+  hidden_row.options.mask = (Matrix(3, 3) << 1, 1, 0, 0, 0, 0, 1, 0, 1).finished();
+  hidden_row.options.mask_kind = attn::MaskKind::Keep;
+  check_against_differences(hidden_row);
+  CHECK(find_step(attn::gradients(hidden_row).trace, "dS", 0)->values.row(1).isZero());
 }
 
 TEST_CASE("gradients equal finite differences: softcap, ALiBi, window and sinks, sink logit", "[gradients]") {
