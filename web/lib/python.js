@@ -257,6 +257,15 @@ function settingLines(x) {
     lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_k'}  # features rotated, from the first`);
     if (r.cos != null) lines.push(`rope_cos = np.array(${pyList(tableOf(r.cos))})  # a row per position`, `rope_sin = np.array(${pyList(tableOf(r.sin))})`);
     else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
+    lines.push(
+      '# RoPE\'s angles: a row per position a query or key sits at, a column per pair of features',
+      'pos = np.unique(np.concatenate([q_pos, k_pos]))',
+      ...(r.cos != null
+        ? ['pos = pos[pos < rope_cos.shape[0]]  # the rows the tables hold', 'rows = pos.astype(int)',
+          'angles = np.arctan2(rope_sin[rows], rope_cos[rows])']
+        : ['angles = pos[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)']),
+      'steps.append(("rope_angles", None, angles.astype(dt)))',
+    );
   }
   if (x.alibi) lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ALiBi, one per head`);
   if (x.sinkLogit) {
