@@ -202,6 +202,9 @@ Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& posi
   return out;
 }
 
+/// How far RoPE's relative-position check moves every token (HeadFacts::rope_shift).
+constexpr double kRopeShift = 100;
+
 template <typename S>
 Trace compute(const Normalized& n) {
   Trace t;
@@ -324,6 +327,13 @@ Trace compute(const Normalized& n) {
     HeadFacts facts;
     facts.head = h;
     facts.scores_variance = variance(scores.template cast<double>());
+    if (rope.on && !rope.cos) {
+      // Turning a rotated vector by s more positions is rotating it at position + s.
+      facts.rope_shift = kRopeShift;
+      const std::vector<double> shift(static_cast<size_t>(std::max(n.L, n.S)), kRopeShift);
+      const Mat<S> shifted = product(rotate<S>(Qh, rope, shift, 0), rotate<S>(Kh, rope, shift, 0).transpose());
+      facts.rope_shift_change = (shifted - scores).template cast<double>().cwiseAbs().maxCoeff();
+    }
     facts.scaled_variance = variance(logits.template cast<double>());
     // The step holding `logits`: what the next step (and finally the softmax) reads.
     int logits_step = emit("scaled", h, logits.template cast<double>(), {scores_step});

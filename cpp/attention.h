@@ -181,6 +181,12 @@ struct HeadFacts {
   /// 1 - Σ weights (empty without a sink).
   double sink_logit = -std::numeric_limits<double>::infinity();
   Vector sink_share;
+  /// RoPE's relative-position property, as numbers: every query and key (cached ones too) turned
+  /// further by `rope_shift` positions, and the largest change that makes to any score (0 up to
+  /// rounding: rotated scores depend only on how far apart the tokens are). rope_shift is 0 when
+  /// not checked: RoPE off, or cos/sin given as tables (whose rows stop at their last position).
+  double rope_shift = 0;
+  double rope_shift_change = 0;
 };
 
 /// Everything computed for one problem.

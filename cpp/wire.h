@@ -502,6 +502,8 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
     {"alibi_slope", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.alibi_slope); }},
     {"sink_logit", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.sink_logit); }},
     {"sink_share", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.sink_share); }},
+    {"rope_shift", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift); }},
+    {"rope_shift_change", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift_change); }},
 };
 
 /// What the packed trace is written from: the trace, and the options of its problem (the meta

@@ -85,7 +85,7 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
     await page.goto(`${base}index.html`);
     await page.waitForSelector('body[data-ready="true"]');
     const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
-    assert.deepEqual(weights, ['0.0843', '0.2551', '0.5152', '0.1453']);
+    assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
     assert.ok(await page.$eval('#step-list .formula', (f) => Boolean(f.querySelector('.katex'))), 'KaTeX did not render');
     const file = join(copy, 'web', 'page', 'index.html');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<h1>Attention explorer</h1>', '<h1>Attention explorer, edited</h1>'));

@@ -106,6 +106,11 @@ test('RoPE: Q_rot and K_rot match engine.run, base and dims reach the core, odd 
   ({ trace } = await nodeTrace(page));
   await assertStep(page, trace, 'Q_rot');
   await assertStep(page, trace, 'weights');
+  // The relative-position property, with the engine's own number.
+  const note = await page.$eval('#step-list article[data-key="scores:0"] .facts', (a) => a.textContent);
+  assert(note.includes('turned 100 positions further') && /depend only on how far apart/.test(note), `the scores' facts: "${note}"`);
+  const change = trace.facts[0].rope_shift_change;
+  assert(change < 1e-12 && (change === 0 ? note.includes('no score at all') : note.includes('by more than')), `change ${change}: "${note}"`);
 
   await setNumber(page, '#opt-rope-dims', 3);
   await page.waitForFunction(() => !document.getElementById('options-error').hidden);

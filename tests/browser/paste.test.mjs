@@ -35,6 +35,8 @@ async function textTab(page, name) {
 }
 
 test('a PyTorch tensor pasted into a text box: its numbers, and "read as a PyTorch tensor"', async ({ page }) => {
+  // The suite edits seed 000's Q, K, V (4 × 8 each).
+  await page.selectOption('#preset', '000');
   const tensor = 'tensor([[ 0.1000, -0.2000,  0.3000, -0.4000,  0.5000, -0.6000,  0.7000, -0.8000],\n' +
     '        [ 1.0000,  2.0000, -3.0000,  4.0000, -5.0000,  6.0000, -7.0000,  8.0000]],\n' +
     '       requires_grad=True)';

@@ -129,13 +129,14 @@ async function shot(page, name, opts = {}) {
 // ---- the tests: in order, on one page ---------------------------------------------------------
 const test = browserSuite('page', { lib, contextOptions: { viewport: { width: 1440, height: 900 } }, httpErrors: true });
 
-test('page loads with preset 000, KaTeX and no network beyond its server', async ({ page, base, requests }) => {
+test('page loads with its first example, KaTeX and no network beyond its server', async ({ page, base, requests }) => {
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
-  assert(await page.$eval('#preset', (s) => s.value) === '000', 'the default example is not seed 000');
+  assert(await page.$eval('#preset', (s) => s.value) === 'lookup', 'the default example is not the dictionary lookup');
   assert(await page.locator('#step-list .katex').count() > 5, 'formulas are not rendered by KaTeX');
   const foreign = requests.filter((u) => !u.startsWith(base) && !u.startsWith('data:'));
   assert(foreign.length === 0, `requests outside the page's server: ${foreign.join(', ')}`);
+  await loadPreset(page, '000', 4);
   await shot(page, '01-preset-000', { fullPage: true });
 });
 

@@ -142,6 +142,35 @@ TEST_CASE("rope: scores depend only on the difference of positions", "[positions
   CHECK((values(attn::run(plain), "scores") - scores).cwiseAbs().maxCoeff() > 1e-2);
 }
 
+TEST_CASE("rope: the trace's facts show the relative-position property with numbers", "[positions][rope]") {
+  for (const auto precision : {attn::Precision::Float64, attn::Precision::Float32}) {
+    Problem p = gqa_projection(5, 4);
+    p.options.rope.on = true;
+    p.options.precision = precision;
+    const attn::Trace t = attn::run(p);
+    REQUIRE(t.facts.size() == 4);
+    for (const auto& f : t.facts) {
+      CHECK(f.rope_shift == 100);
+      // Rounding only: float64 near 1e-13, float32 near 1e-5 for scores of a few units.
+      CHECK(f.rope_shift_change < (precision == attn::Precision::Float64 ? 1e-12 : 1e-4));
+    }
+    // The same check by hand: every position moved by 100 gives the same scores.
+    Problem moved = p;
+    moved.options.query_positions = range(100, 4);
+    moved.options.key_positions = range(100, 4);
+    const double change = (values(attn::run(moved), "scores", 2) - values(t, "scores", 2)).cwiseAbs().maxCoeff();
+    CHECK(change < (precision == attn::Precision::Float64 ? 1e-12 : 1e-4));
+  }
+  // Without RoPE, or with cos/sin tables, nothing is checked.
+  Problem off = gqa_projection(5, 4);
+  CHECK(attn::run(off).facts[0].rope_shift == 0);
+  Problem tables = gqa_projection(5, 4);
+  tables.options.rope.on = true;
+  tables.options.rope.cos = Matrix::Constant(4, 1, std::cos(0.5));
+  tables.options.rope.sin = Matrix::Constant(4, 1, std::sin(0.5));
+  CHECK(attn::run(tables).facts[0].rope_shift == 0);
+}
+
 TEST_CASE("rope: the half and interleaved styles are permutations of each other", "[positions][rope]") {
   for (int dims : {6, 4}) {
     Problem half = direct(13, 3, 4, 6);

@@ -1,6 +1,11 @@
 // Every number the seed documents print (tests/fixtures/seeds/, one file per document), rebuilt
 // from their recipes.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "attention.h"
 #include "numpy_random.h"
@@ -184,18 +189,82 @@ TEST_CASE("seed 004: identity projections on two tokens", "[seed][seed004]") {
   check_printed(t.output, seed_print("004", "output"));
 }
 
+namespace {
+
+/// Input `name` of preset `id` as web/lib/presets.js writes it (`name: [[...], ...]`): seed 001's
+/// weights live there only, and the package, the page and this test read the same numbers.
+Matrix preset_input(const std::string& id, const std::string& name) {
+  const std::string path = std::string(ATTN_FIXTURES_DIR) + "/../../web/lib/presets.js";
+  std::ifstream file(path, std::ios::binary);
+  if (!file) FAIL("cannot read " << path);
+  std::stringstream content;
+  content << file.rdbuf();
+  const std::string js = content.str();
+  const auto begin = js.find("id: '" + id + "'");
+  if (begin == std::string::npos) FAIL(path << " has no preset '" << id << "'");
+  const auto end = js.find("id: '", begin + 1);
+  const auto at = js.find(name + ": [", begin);
+  if (at == std::string::npos || at > end) FAIL("preset '" << id << "' in " << path << " has no " << name);
+  // The balanced [[...], ...] block; each innermost [...] is a row.
+  const auto open = js.find('[', at);
+  size_t close = open;
+  for (int depth = 0; close < js.size(); ++close) {
+    depth += js[close] == '[' ? 1 : js[close] == ']' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  std::vector<std::vector<double>> rows;
+  const std::string block = js.substr(open + 1, close - open - 1);
+  static const std::regex row(R"(\[([^\[\]]*)\])");
+  for (std::sregex_iterator it(block.begin(), block.end(), row), last; it != last; ++it) {
+    rows.emplace_back();
+    for (const auto& p : printed_numbers((*it)[1].str())) rows.back().push_back(p.value);
+  }
+  REQUIRE(!rows.empty());
+  Matrix m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].size()));
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    REQUIRE(rows[static_cast<size_t>(r)].size() == rows[0].size());
+    for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = rows[static_cast<size_t>(r)][static_cast<size_t>(c)];
+  }
+  return m;
+}
+
+/// Seed 001: the notebook's words; W_Q, W_K, W_V (8x3, entries 0, 1 or 2) from the preset, one
+/// choice among those that reproduce every number the notebook prints (its generator was unseeded).
+attn::Problem seed001_problem() {
+  attn::Problem p;
+  p.X = seed_print("001", "X").values;
+  p.W_Q = preset_input("001", "W_Q");
+  p.W_K = preset_input("001", "W_K");
+  p.W_V = preset_input("001", "W_V");
+  CHECK(*p.X == preset_input("001", "X"));
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("seed 001: the preset's weights reproduce every number the notebook prints", "[seed][seed001]") {
+  const auto p = seed001_problem();
+  for (const Matrix* W : {&*p.W_Q, &*p.W_K, &*p.W_V}) {
+    REQUIRE(W->rows() == 8);
+    REQUIRE(W->cols() == 3);
+    CHECK(((W->array() == 0) || (W->array() == 1) || (W->array() == 2)).all());
+  }
+  const auto t = attn::run(p);
+  CHECK(t.scale == 1 / std::sqrt(3.0));  // key_1.shape[0] ** 0.5
+  check_printed(step(t, "weights"), seed_print("001", "weights"));
+  check_printed(t.output, seed_print("001", "attention"));
+  // Row 2 prints 7 digits because float64's 8th are 0 (0.4997551800…); float32 gives 0.49975514.
+  auto p32 = p;
+  p32.options.precision = attn::Precision::Float32;
+  const auto weights = seed_print("001", "weights");
+  CHECK_FALSE(matches(step(attn::run(p32), "weights")(1, 0), printed_numbers(weights.text)[3]));
+}
+
 TEST_CASE("seed 001: the per-word loop equals the matrix formulation", "[seed][seed001]") {
-  // The document drew W_Q, W_K, W_V from an unseeded generator, so its numbers cannot be
-  // rebuilt. Same shapes here (three 8-d words, 8x3 integer weights in [0, 3)), seeded.
-  const Matrix words = seed_print("001", "X").values;
+  const auto p = seed001_problem();
+  const Matrix& words = *p.X;
   REQUIRE(words.rows() == 3);
   REQUIRE(words.cols() == 8);
-  attn::RandomState rng(42);
-  attn::Problem p;
-  p.X = words;
-  p.W_Q = rng.randint(0, 3, 8, 3);
-  p.W_K = rng.randint(0, 3, 8, 3);
-  p.W_V = rng.randint(0, 3, 8, 3);
   const auto t = attn::run(p);
 
   // The document's loop: query_i = word_i @ W_Q ..., weights_i = softmax(scores_i / sqrt(3)),

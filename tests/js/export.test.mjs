@@ -1,203 +1,28 @@
-// Exports (dist/export.js through the package entry): the generated NumPy script, run with
-// Debian's python3 + python3-numpy, reproduces the trace; CSV and JSON round-trip exactly; every
-// LaTeX export renders in KaTeX; the PyTorch script has the structure that checks against
-// scaled_dot_product_attention (torch is not installed here, so it is read, not run).
+// Exports (dist/export.js through the package entry): CSV and JSON round-trip exactly; every
+// LaTeX export renders in KaTeX; SVG heatmaps; numbers as text. (The NumPy and PyTorch scripts:
+// python.test.mjs.)
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createRequire } from 'node:module';
 
+import { exportProblems } from './export-problems.mjs';
 import { dist, repo } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 const {
-  loadAttention, presetProblem, findPreset, numpyScript, pytorchScript, solutionLatex, stepLatex, cellLatex,
+  loadAttention, presetProblem, findPreset, solutionLatex, stepLatex, cellLatex,
   stepCsv, traceCsv, parseCsv, traceJson, heatmapSvg, matrixCsv, formatNumber, texNumber, matrixToText,
 } = pkg;
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
 
-const PYTHON = '/usr/bin/python3'; // Debian's, with python3-numpy (not a pyenv python on PATH)
-const hasNumpy = existsSync(PYTHON) && (() => {
-  try { execFileSync(PYTHON, ['-c', 'import numpy']); return true; } catch { return false; }
-})();
-const work = mkdtempSync(join(tmpdir(), 'attn-export-'));
-
 function preset(id) {
   return presetProblem(findPreset(id), engine).problem;
 }
 
-// Problems covering every branch of the scripts.
-const [Xm, Wq, Wk, Wv, Wo] = engine.random(7, [
-  { kind: 'randn', shape: [5, 6] }, { kind: 'randn', shape: [6, 4] }, { kind: 'randn', shape: [6, 2] },
-  { kind: 'randn', shape: [6, 2] }, { kind: 'randn', shape: [4, 3] },
-]);
-const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
-const PROBLEMS = {
-  'seed 000': preset('000'),
-  'seed 000 causal': preset('000-causal'),
-  'seed 002 columns, no scale': preset('002'),
-  'seed 002 columns, scaled': preset('002-scaled'),
-  'seed 003 float32, 1/sqrt(3)': preset('003'),
-  'seed 004': preset('004'),
-  'multi-head with W_O': preset('multihead'),
-  'cross-attention': preset('cross'),
-  'keep-mask with a fully masked row': {
-    Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 2], [0, 1], [2, 0]], V: [[1, 0], [0, 1], [3, 3]],
-    options: { mask: [[true, false, true], [false, false, false], [true, true, true]] },
-  },
-  'additive mask, softcap, multiply scale': {
-    Q: [[1, 0.5], [0, 2]], K: [[1, 2], [0.5, 1], [2, 0]], V: [[1, 0], [0, 1], [3, 3]],
-    options: { mask: [[0, '-inf', -1], [0, 0, 0.5]], softcap: 2, scale: 0.7 },
-  },
-  'GQA 2 heads / 1 kv head, biases, W_O + b_O, causal': {
-    X: Xm, W_Q: Wq, W_K: Wk, W_V: Wv, b_Q: [0.1, -0.2, 0.3, 0], b_K: [0.5, -0.5], b_V: [1, 2],
-    W_O: Wo, b_O: [0.1, 0.2, 0.3], options: { heads: 2, kv_heads: 1, causal: true },
-  },
-  'columns layout, causal, biases, float32, 1/4': {
-    X: T(Xm), W_Q: T(Wq), W_K: T(Wq), W_V: T(Wv), b_Q: [0, 1, 0, 1], b_K: [1, 0, 1, 0], b_V: [0, 1],
-    options: { layout: 'columns', causal: true, precision: 'float32', scale: '1/4' },
-  },
-};
-
-// Positions, RoPE, the KV cache, position encodings, ALiBi, windows, sinks and mask fills: only
-// the NumPy script is checked on these.
-const POSITION_PROBLEMS = {
-  'RoPE (half) with a KV cache, causal, GQA': {
-    Q: [[1, 0.5, -1, 2], [0.3, -0.2, 1, 0.1]], K: [[0.5, 1], [1, -1]], V: [[1, 2], [0, 1]],
-    past_K: [[0.2, -0.4], [1, 0.3]], past_V: [[3, 1], [-1, 0.5]],
-    options: { heads: 2, kv_heads: 1, causal: true, rope: true },
-  },
-  'RoPE interleaved, partial dims, base 100, float32, explicit positions': {
-    Q: [[1, 0.5, -1, 2, 1, 1], [0.3, -0.2, 1, 0.1, 2, -2]], K: [[0.5, 1, 2, -1, 1, 0], [1, -1, 0, 3, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]], V: [[1], [2], [3]],
-    options: { rope: { style: 'interleaved', dims: 4, base: 100 }, precision: 'float32', positions: { queries: [5, 9], keys: [0, 3, 7] } },
-  },
-  'RoPE cos/sin tables': {
-    Q: [[1, 0.5], [0.3, -0.2]], K: [[0.5, 1], [1, -1]], V: [[1, 2], [0, 1]],
-    options: { rope: { cos: [[1], [0.6], [0]], sin: [[0], [0.8], [1]] }, positions: { queries: [1, 2], keys: [0, 2] } },
-  },
-  'sinusoidal positions, ALiBi paper slopes for 3 heads': {
-    X: Xm, W_Q: Wq.map((r) => [...r, r[0], r[1]]), W_K: Wq.map((r) => [...r, r[2], r[3]]), W_V: Wq.map((r) => [...r, r[0], r[3]]),
-    options: { heads: 3, positional: 'sinusoidal', alibi: true },
-  },
-  'learned positions P, ALiBi slopes given': {
-    X: Xm, W_Q: Wq, W_K: Wk, W_V: Wv, P: Xm.map((r) => r.map((v) => v / 10)),
-    options: { heads: 2, kv_heads: 1, alibi: [0.5, 0.25] },
-  },
-  'window with a sink token, causal, sink logits per head': {
-    X: Xm, W_Q: Wq, W_K: Wq, W_V: Wv,
-    options: { heads: 2, causal: true, window: [1, 0], sink_tokens: 1, sink_logit: [0, -1] },
-  },
-  'finite mask_fill with a fully masked row': {
-    Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 2], [0, 1], [2, 0]], V: [[1, 0], [0, 1], [3, 3]],
-    options: { mask: [[true, false, true], [false, false, false], [true, true, true]], mask_fill: -1e9 },
-  },
-  'fully_masked nan, window [null, 0] with an additive mask': {
-    Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 2], [0, 1], [2, 0]], V: [[1, 0], [0, 1], [3, 3]],
-    options: { mask: [[0, 0, 0], ['-inf', '-inf', 0], [0, -1, 0.5]], window: [null, 0], fully_masked: 'nan' },
-  },
-};
-
-test('the scripts refuse what they do not reproduce: PyTorch and the columns layout with positions', { skip: !hasNumpy && 'no /usr/bin/python3 with numpy' }, () => {
-  const cached = POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA'];
-  const torch = pytorchScript(cached, engine.run(cached));
-  assert.match(torch, /^sys\.exit\("this script does not reproduce past_K \(a KV cache\), options\.rope in PyTorch yet"\)$/m);
-  const columns = { Q: [[1, 0], [0, 1]], K: [[1, 2], [0, 1]], V: [[1, 0], [0, 1]], options: { layout: 'columns', window: [0, 0] } };
-  const r = spawnSync(PYTHON, ['-c', numpyScript(columns, engine.run(columns))], { encoding: 'utf8' });
-  assert.equal(r.status, 1);
-  assert.equal(r.stdout, '');
-  assert.equal(r.stderr, 'this script does not reproduce options.window in the columns layout yet\n');
-});
-
-function runPython(script, name) {
-  const file = join(work, `${name.replace(/[^a-z0-9]+/gi, '_')}.py`);
-  writeFileSync(file, script);
-  return execFileSync(PYTHON, [file, '--json'], { encoding: 'utf8' });
-}
-
+const { PROBLEMS, POSITION_PROBLEMS } = exportProblems(engine, pkg);
 const fromJson = (v) => (v === '-inf' ? -Infinity : v === 'inf' ? Infinity : v === 'nan' ? NaN : v);
-
-for (const [name, problem] of Object.entries({ ...PROBLEMS, ...POSITION_PROBLEMS })) {
-  test(`the NumPy script reproduces the trace: ${name}`, { skip: !hasNumpy && 'no /usr/bin/python3 with numpy' }, () => {
-    const trace = engine.run(problem);
-    const steps = JSON.parse(runPython(numpyScript(problem, trace), name));
-    assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
-    const f32 = trace.meta.precision === 'float32';
-    const [rtol, atol] = f32 ? [2e-6, 2e-7] : [1e-12, 1e-13];
-    steps.forEach((s, k) => {
-      const want = trace.steps[k];
-      assert.deepEqual(s.shape, want.shape, `${s.id} shape`);
-      s.data.forEach((row, i) => row.forEach((v, j) => {
-        const got = fromJson(v);
-        const w = want.data[i][j];
-        if (!Number.isFinite(w)) assert.equal(got, w, `${s.id}:${s.head} [${i}][${j}]`);
-        else assert.ok(Math.abs(got - w) <= atol + rtol * Math.abs(w), `${s.id}:${s.head} [${i}][${j}] = ${got}, trace ${w}`);
-      }));
-    });
-  });
-}
-
-test('the NumPy script prints readable steps without --json, and quotes the recipe', { skip: !hasNumpy }, () => {
-  const { problem, numpy } = presetProblem(findPreset('000'), engine);
-  const trace = engine.run(problem);
-  const script = numpyScript(problem, trace, { recipe: numpy.Q });
-  assert.match(script, /^# {3}np\.random\.seed\(42\)$/m);
-  // Each step's name and formula, as the trace gives them.
-  assert.match(script, /^# {3}scores {3}Scores: S = Q·Kᵀ$/m);
-  assert.match(script, /^# {3}scaled {3}Scaled scores: S̃ = S \/ √d_k = S \/ √8$/m);
-  const file = join(work, 'plain.py');
-  writeFileSync(file, script);
-  const out = execFileSync(PYTHON, [file], { encoding: 'utf8' });
-  assert.match(out, /^weights 4x4:\n\[\[0\.0843 0\.2551 0\.5152 0\.1453\]/m);
-});
-
-test('the PyTorch script has every step and checks scaled_dot_product_attention where it can', () => {
-  const seed = preset('000-causal');
-  const s = pytorchScript(seed, engine.run(seed));
-  assert.match(s, /^import torch$/m);
-  assert.match(s, /^dt = torch\.float64$/m);
-  assert.match(s, /F\.scaled_dot_product_attention\(q, k, v, is_causal=True, scale=1\.0 \/ float\(divisor\)\)/);
-  assert.match(s, /torch\.testing\.assert_close\(ours, sdpa/);
-  for (const id of ['Q', 'K', 'V', 'scores', 'scaled', 'masked', 'weights', 'output']) assert.ok(s.includes(`"${id}"`), id);
-  // Python syntax: compile it (no torch needed to compile).
-  if (hasNumpy) {
-    const file = join(work, 'torch_000.py');
-    writeFileSync(file, s);
-    execFileSync(PYTHON, ['-m', 'py_compile', file]);
-  }
-
-  const masked = PROBLEMS['additive mask, softcap, multiply scale'];
-  const capped = pytorchScript(masked, engine.run(masked));
-  assert.match(capped, /Skipped: scaled_dot_product_attention has no softcap/);
-  assert.doesNotMatch(capped, /F\.scaled_dot_product_attention\(/);
-
-  const gqa = PROBLEMS['GQA 2 heads / 1 kv head, biases, W_O + b_O, causal'];
-  const g = pytorchScript(gqa, engine.run(gqa));
-  assert.match(g, /repeat_interleave\(heads \/\/ kv_heads, dim=0\)/);
-  // The key/value head of each query head comes from the trace's steps.
-  assert.match(g, /^kv_group = \[0, 0\] {2}# the key\/value head each query head reads$/m);
-  assert.match(g, /^ {4}g = kv_group\[h\]$/m);
-  assert.match(g, /^output = concat @ W_O \+ b_O$/m);
-
-  const cols = PROBLEMS['columns layout, causal, biases, float32, 1/4'];
-  const c = pytorchScript(cols, engine.run(cols));
-  assert.match(c, /^dt = torch\.float32$/m);
-  assert.match(c, /q = Q\.T\.reshape\(L, heads, d_k\)/);
-  assert.match(c, /rtol=1e-5, atol=1e-6/);
-  const keep = PROBLEMS['keep-mask with a fully masked row'];
-  const k = pytorchScript(keep, engine.run(keep));
-  assert.match(k, /attn_mask=M,/);
-  assert.match(k, /M\[~keep\] = -math\.inf/);
-  if (hasNumpy) {
-    for (const [n, text] of [['torch_gqa', g], ['torch_cols', c], ['torch_keep', k], ['torch_cap', capped]]) {
-      writeFileSync(join(work, `${n}.py`), text);
-      execFileSync(PYTHON, ['-m', 'py_compile', join(work, `${n}.py`)]);
-    }
-  }
-});
 
 test('CSV round-trips every step exactly, -inf included, and the whole trace as a long table', () => {
   for (const problem of Object.values({ ...PROBLEMS, ...POSITION_PROBLEMS })) {

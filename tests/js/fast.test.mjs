@@ -94,6 +94,7 @@ test('errors name the input', () => {
   assert.throws(() => attention({ Q: [[NaN]], K: one, V: one }), /Q row 1, column 1 is nan/);
   assert.throws(() => attention({ Q: one, K: one, V: one, scale: 'half' }), /scale must be/);
   assert.throws(() => attention({ Q: one, K: one, V: one, causall: true }), /unknown key "causall"/);
+  assert.throws(() => attention({ Q: one, K: one, V: one, rope: true }), /^Error: unknown key "rope": attention takes Q, K, V, L, S, causal, scale, mask, precision; the problem's other options \(heads, softcap, rope, window, \.\.\.\) are engine\.run's$/);
   assert.throws(() => attention({ Q: [[1], [2]], K: one, V: one, L: 3 }), /Q has 2 rows but L is 3/);
   // The module still works after errors.
   assert.equal(attention({ Q: one, K: one, V: [[5]] }).output[0], 5);

@@ -152,6 +152,10 @@ describe("issue 13's options reach the core", () => {
     const projected = engine.run({ X, W_Q: W, W_K: W, W_V: W, P: [[0, 0.1], [0.2, 0], [0, 0]],
       options: { rope: { style: 'half', cos: [[1, 1], [0.5, 0.9], [0.1, 0.8]], sin: [[0, 0], [0.8, 0.4], [0.9, 0.6]] }, alibi: '0.25' } });
     assert.equal(projected.output.length, 3);
+    // The relative-position check is made with computed angles (cache included), not with tables.
+    assert.equal(trace.facts[0].rope_shift, 100);
+    assert.ok(trace.facts[0].rope_shift_change < 1e-12, `change ${trace.facts[0].rope_shift_change}`);
+    assert.deepEqual([projected.facts[0].rope_shift, projected.facts[0].rope_shift_change], [0, 0]);
   });
 
   test("the trace's meta names the scale and mask kinds", () => {

@@ -19,8 +19,8 @@ function numberOf(v, name) {
   throw exportError(`${name} holds ${JSON.stringify(v)}: expected numbers`);
 }
 
-/** A matrix input as number[][] (nested arrays, a flat list, or { shape, data }). */
-function matrixOf(value, name) {
+/** A matrix input as number[][] (nested arrays, a flat list, or { shape, data }); text is refused. */
+export function matrixOf(value, name) {
   if (typeof value === 'string') {
     throw exportError(`${name} is text: parse it first (engine.parseMatrix) so the export has numbers`);
   }

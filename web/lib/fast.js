@@ -90,7 +90,9 @@ export function createFastAttention(module) {
     }
     // for-in rather than Object.keys: a 4-token call is a few µs, and allocations show up.
     for (const key in input) {
-      if (!KNOWN.has(key)) throw inputError(`unknown key "${key}": attention takes ${KEYS.join(', ')}`, key);
+      if (!KNOWN.has(key)) {
+        throw inputError(`unknown key "${key}": attention takes ${KEYS.join(', ')}; the problem's other options (heads, softcap, rope, window, ...) are engine.run's`, key);
+      }
     }
     const q = flatten(input.Q, 'Q');
     const k = flatten(input.K, 'K');

@@ -149,6 +149,13 @@ export interface HeadFacts {
   sink_logit: number;
   /** With a sink logit: the share of each query's softmax the sink takes (1 − Σ weights). */
   sink_share: number[];
+  /**
+   * RoPE's relative-position property as numbers: every query and key turned `rope_shift` more
+   * positions, and the largest change that makes to a score (0 up to rounding). 0 and 0 when not
+   * checked (RoPE off, or cos/sin given as tables).
+   */
+  rope_shift: number;
+  rope_shift_change: number;
 }
 
 export interface Trace {
@@ -399,6 +406,15 @@ export const presets: Preset[];
 export function findPreset(id: string): Preset | undefined;
 /** A preset as a problem (random inputs drawn with `engine`), with the numpy lines per input. */
 export function presetProblem(preset: Preset, engine: Engine): { problem: Problem; numpy: Record<string, string> };
+/** Token names for narrate(): as the page shows them; a missing name reads "query 1", "key 1", ... */
+export interface NarrateLabels {
+  tokensQ?: string[];
+  tokensK?: string[];
+}
+/** One sentence per step (the trace's order): what it does and what to notice in these numbers. */
+export function narrate(trace: Trace, labels?: NarrateLabels): string[];
+/** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
+export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
 /** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)"]. */
 export function numpyLines(recipe: Recipe): string[];
 /** One line: "np.random.seed(seed); name = np.random...". */

@@ -1,7 +1,8 @@
-// Ready-made problems: the seed documents' examples, rebuilt exactly, plus a multi-head and a
-// cross-attention example. Data and recipes only: no attention maths and no imports, so the
-// package can re-export this file as it is. Random inputs are drawn with the engine's
-// numpy-compatible stream (engine.random), the way the notebooks drew them.
+// Ready-made problems: the seed documents' examples, rebuilt exactly, a multi-head and a
+// cross-attention example, and the page's first example (a soft dictionary lookup, hand-made).
+// Data and recipes only: no attention maths and no imports, so the package can re-export this
+// file as it is. Random inputs are drawn with the engine's numpy-compatible stream
+// (engine.random), the way the notebooks drew them.
 
 /**
  * @typedef {{ kind: 'randn'|'normal'|'rand'|'randint', shape: [number, number],
@@ -75,26 +76,23 @@ export const presets = [
   },
   {
     id: '001',
-    title: 'Seed 001: three 8-dim words, W_Q, W_K, W_V of shape 8×3 with entries 0–2',
+    title: 'Seed 001: three 8-dim words, 8×3 weights with entries 0–2 that reproduce its print',
     source: 'seed 001 notebook (words word_1…word_3, W = np.random.randint(low=3, size=(8, 3)))',
-    note: 'The shapes and words are the notebook’s. Its weights cannot be rebuilt: random.seed(42) seeds ' +
-      'Python’s random module, not numpy, so np.random.randint ran unseeded. Here they come from ' +
-      'np.random.seed(42) instead, so the numbers differ from the notebook’s.',
+    note: 'The words and shapes are the notebook’s. Its weights cannot be rebuilt: random.seed(42) seeds ' +
+      'Python’s random module, not numpy, so np.random.randint ran unseeded. These W_Q, W_K, W_V are one ' +
+      'choice among the 17,545,902,394,825,080,990 with entries 0, 1 or 2 that reproduce every number the ' +
+      'notebook prints (its weights and attention rows, to the digits printed): the smallest, read row by ' +
+      'row, found by tests/fixtures/search_seed_001.py.',
     mode: 'self',
     tokens: ['word_1', 'word_2', 'word_3'],
     inputs: {
       X: [[1, 0, 0, 1, 0, 1, 0, 0],
           [0, 1, 0, 0, 1, 1, 0, 1],
           [1, 1, 0, 0, 1, 1, 1, 0]],
+      W_Q: [[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 2], [0, 1, 1], [0, 0, 1]],
+      W_K: [[0, 2, 2], [0, 0, 0], [0, 0, 0], [0, 0, 2], [0, 2, 0], [0, 0, 0], [0, 2, 2], [0, 0, 0]],
+      W_V: [[2, 0, 1], [0, 0, 1], [0, 0, 0], [2, 0, 2], [2, 0, 2], [2, 0, 2], [1, 1, 2], [2, 1, 2]],
     },
-    random: [{
-      seed: 42,
-      draws: [
-        { name: 'W_Q', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
-        { name: 'W_K', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
-        { name: 'W_V', kind: 'randint', low: 0, high: 3, shape: [8, 3] },
-      ],
-    }],
     options: { scale: 'sqrt_dk' },
   },
   {
@@ -188,6 +186,24 @@ export const presets = [
         { name: 'W_V', kind: 'randn', shape: [4, 3] },
       ],
     }],
+    options: { scale: 'sqrt_dk' },
+  },
+  {
+    id: 'lookup',
+    title: 'A soft dictionary lookup: three questions about fruit (the first example)',
+    source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',
+    note: 'Each key describes a fruit by two numbers, how sweet and how sour; each query asks for a taste; ' +
+      'each value is what the entry returns: its price and its calories (per 100 g, in hundreds). A dictionary ' +
+      'would return the one entry whose key matches; attention returns a mix of every value, weighted by how ' +
+      'well its key matches the query: “sweet?” gets mostly banana, “sour?” mostly lemon, “both?” mostly apple.',
+    mode: 'qkv',
+    tokens: ['sweet?', 'sour?', 'both?'],
+    kvTokens: ['banana', 'lemon', 'apple'],
+    inputs: {
+      Q: [[2, 0], [0, 2], [1, 1]],
+      K: [[3, 0], [0, 3], [2, 2]],
+      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
+    },
     options: { scale: 'sqrt_dk' },
   },
 ];

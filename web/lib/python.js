@@ -1,12 +1,14 @@
 // Python scripts that rebuild every step of a trace from the problem's inputs, so a reader can
-// check the explorer with the tools they trust. One generator, two dialects: NumPy and PyTorch
-// (which also checks itself against F.scaled_dot_product_attention).
+// check the explorer with the tools they trust. One generator, two dialects: NumPy, which writes
+// each formula out, and PyTorch, written as PyTorch code is (rotate_half, masked_fill, gpt-oss's
+// sink column) and checked against F.scaled_dot_product_attention. Both take every option, in
+// both layouts.
 //
 // The scripts redo the maths on purpose, in their own step order and with their own mask rules:
 // they are an independent check of the core, not a copy of its output. What is not maths (the
 // key/value head each query head reads, the scale factor, the steps' names) comes from the trace.
 
-import { headOf, problemContext } from './context.js';
+import { headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
 
 const NUMPY = {
@@ -138,12 +140,16 @@ function maskLines(ctx, d, cols) {
 }
 
 // ---- positions, RoPE, a KV cache, position encodings, ALiBi, windows, sinks
+//
+// Both dialects and both layouts. In the columns layout a head's Q, K, V have a column per token,
+// the scores are keys x queries and the softmax runs down each column, so every helper below
+// takes the token axis from the layout.
 
 const word = (v) => (typeof v === 'number' ? v : numberWord(v) ?? Number(v));
 const listOf = (v) => (v == null ? [] : Array.isArray(v) ? v.flat() : typeof v === 'string' ? v.trim().split(/[\s,]+/) : [v]).map(word);
 const tableOf = (v) => (typeof v === 'string' ? v.trim().split('\n').map(listOf) : v.map((row) => row.map(word)));
 
-/** The position-dependent options as the script needs them; `used` names the ones that are on. */
+/** The position-dependent options as the script needs them; `any`: one of them is on (the script then computes positions). */
 function positionOptions(problem) {
   const o = problem.options ?? {};
   const rope = o.rope === true ? {} : o.rope && typeof o.rope === 'object' ? o.rope : null;
@@ -165,23 +171,47 @@ function positionOptions(problem) {
     past_K: x.past, positions: x.positions, rope: x.rope, positional: x.positional, alibi: x.alibi,
     window: x.window, sink_logit: x.sinkLogit, mask_fill: x.maskFill !== -Infinity, fully_masked: x.nan,
   };
-  x.used = Object.keys(on).filter((k) => on[k]).map((k) => (k === 'past_K' ? 'past_K (a KV cache)' : `options.${k}`));
+  x.any = Object.values(on).some(Boolean);
   return x;
 }
 
-const PY_SINUSOIDAL = [
-  'def sinusoidal(positions, d_model):',
-  '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1."""',
-  '    pe = np.zeros((len(positions), d_model))',
-  '    for f in range(d_model):',
-  '        angle = positions / 10000.0 ** (2 * (f // 2) / d_model)',
-  '        pe[:, f] = np.sin(angle) if f % 2 == 0 else np.cos(angle)',
-  '    return pe.astype(dt)',
-];
+/** Slices of a head's matrix along its features: `[:, i]` in the rows layout, `[i, :]` in the columns one. */
+const feature = (cols) => (i) => (cols ? `[${i}, :]` : `[:, ${i}]`);
 
-function pyRope(rope) {
+/** Head `index`'s features of `name`, `width` of them (GQA: K and V of key/value head g). */
+const headSlice = (name, width, index, cols) => `${name}${feature(cols)(`${index} * ${width}:(${index} + 1) * ${width}`)}`;
+
+function pySinusoidal(d, cols) {
+  const doc = '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1' +
+    `${cols ? '; a column per token' : ''}."""`;
+  if (d === TORCH) {
+    return [
+      'def sinusoidal(positions, d_model):',
+      doc,
+      '    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)',
+      '    angle = positions[:, None] / 10000.0 ** (two_i / d_model)',
+      '    pe = torch.zeros(len(positions), d_model, dtype=torch.float64)',
+      '    pe[:, 0::2] = torch.sin(angle)',
+      '    pe[:, 1::2] = torch.cos(angle[:, :d_model // 2])',
+      `    return pe${cols ? '.T' : ''}.to(dt)`,
+    ];
+  }
+  return [
+    'def sinusoidal(positions, d_model):',
+    doc,
+    '    pe = np.zeros((len(positions), d_model))',
+    '    for f in range(d_model):',
+    '        angle = positions / 10000.0 ** (2 * (f // 2) / d_model)',
+    '        pe[:, f] = np.sin(angle) if f % 2 == 0 else np.cos(angle)',
+    `    return pe${cols ? '.T' : ''}.astype(dt)`,
+  ];
+}
+
+/** NumPy: the rotation pair by pair, as the formula reads. */
+function pyRopeNumpy(rope, cols) {
   const interleaved = rope.style === 'interleaved';
   const tables = rope.cos != null;
+  const f = feature(cols);
   const lines = [
     'def rope(x, positions):',
     `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? 'the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; features past dims unchanged."""`,
@@ -194,7 +224,58 @@ function pyRope(rope) {
   } else {
     lines.push('        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are', '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)');
   }
-  lines.push('        out[:, a] = x[:, a] * c - x[:, b] * s', '        out[:, b] = x[:, a] * s + x[:, b] * c', '    return out');
+  lines.push(`        out${f('a')} = x${f('a')} * c - x${f('b')} * s`, `        out${f('b')} = x${f('a')} * s + x${f('b')} * c`, '    return out');
+  return lines;
+}
+
+/**
+ * PyTorch: as Hugging Face applies it, x·cos + rotate_half(x)·sin ("half", Llama, GPT-NeoX), or as
+ * GPT-J does with rotate_every_two and each cos/sin repeated for its pair ("interleaved").
+ */
+function pyRopeTorch(rope, cols) {
+  const interleaved = rope.style === 'interleaved';
+  const tables = rope.cos != null;
+  const dim = cols ? 0 : 1;
+  const f = feature(cols);
+  const lines = [];
+  if (interleaved) {
+    lines.push(
+      'def rotate_every_two(x):',
+      '    """GPT-J\'s rotate_every_two: each pair (x_2i, x_2i+1) becomes (-x_2i+1, x_2i)."""',
+      `    x1, x2 = x${f('0::2')}, x${f('1::2')}`,
+      cols ? '    return torch.stack((-x2, x1), dim=1).flatten(0, 1)' : '    return torch.stack((-x2, x1), dim=2).flatten(1)',
+    );
+  } else {
+    lines.push(
+      'def rotate_half(x):',
+      '    """Hugging Face\'s rotate_half: the halves (x1, x2) of the features become (-x2, x1)."""',
+      `    half = x.shape[${dim}] // 2`,
+      `    x1, x2 = x${f(':half')}, x${f('half:')}`,
+      `    return torch.cat((-x2, x1), dim=${dim})`,
+    );
+  }
+  const turn = interleaved ? 'rotate_every_two' : 'rotate_half';
+  lines.push(
+    '', '',
+    'def rope(x, positions):',
+    `    """RoPE: x cos + ${turn}(x) sin on the first rope_dims features (pairs ${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}), angles ${tables ? 'from the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; the rest unchanged."""`,
+  );
+  if (tables) {
+    lines.push('    rows = positions.long()', `    cos, sin = rope_cos[rows]${cols ? '.T' : ''}, rope_sin[rows]${cols ? '.T' : ''}  # one ${cols ? 'column' : 'row'} per token, one angle per pair`);
+  } else {
+    lines.push(
+      '    inv_freq = rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)  # theta_i = base^(-2i/dims)',
+      `    angle = ${cols ? 'inv_freq[:, None] * positions[None, :]' : 'positions[:, None] * inv_freq[None, :]'}  # in float64, as the angle tables are`,
+      '    cos, sin = torch.cos(angle), torch.sin(angle)',
+    );
+  }
+  lines.push(
+    interleaved
+      ? `    cos, sin = cos.repeat_interleave(2, dim=${dim}).to(dt), sin.repeat_interleave(2, dim=${dim}).to(dt)  # c_0, c_0, c_1, c_1, ...`
+      : `    cos, sin = torch.cat((cos, cos), dim=${dim}).to(dt), torch.cat((sin, sin), dim=${dim}).to(dt)  # the same angle for both halves`,
+    `    turned, rest = x${f(':rope_dims')}, x${f('rope_dims:')}`,
+    `    return torch.cat((turned * cos + ${turn}(turned) * sin, rest), dim=${dim})`,
+  );
   return lines;
 }
 
@@ -210,62 +291,94 @@ const PY_ALIBI_SLOPES = [
   '    return power_of_two(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]',
 ];
 
-const PY_SOFTMAX_SINK = [
-  'def softmax_with_sink(x, sink):',
-  '    """softmax over [x, sink] without the sink\'s column: rows sum to 1 - the sink\'s share."""',
-  '    m = np.maximum(np.max(x, axis=1, keepdims=True), sink)',
-  '    e = np.exp(x - m)',
-  '    return (e / (np.exp(sink - m) + np.sum(e, axis=1, keepdims=True))).astype(dt)',
-];
+function pySoftmaxSink(d, cols) {
+  const axis = cols ? 0 : 1;
+  if (d === TORCH) {
+    return [
+      'def softmax_with_sink(x, sink):',
+      `    """gpt-oss's sink: the sink logit joins the scores as one more ${cols ? 'row' : 'column'}, the softmax runs, the sink's weight is dropped (${cols ? 'columns' : 'rows'} sum to 1 - its share)."""`,
+      `    sink_${cols ? 'row' : 'column'} = torch.full(${cols ? '(1, x.shape[1])' : '(x.shape[0], 1)'}, sink, dtype=dt)`,
+      `    return torch.softmax(torch.cat([x, sink_${cols ? 'row' : 'column'}], dim=${axis}), dim=${axis})${cols ? '[:-1, :]' : '[:, :-1]'}`,
+    ];
+  }
+  return [
+    'def softmax_with_sink(x, sink):',
+    `    """softmax over [x, sink] without the sink's ${cols ? 'row' : 'column'}: ${cols ? 'columns' : 'rows'} sum to 1 - the sink's share."""`,
+    `    m = np.maximum(np.max(x, axis=${axis}, keepdims=True), sink)`,
+    '    e = np.exp(x - m)',
+    `    return (e / (np.exp(sink - m) + np.sum(e, axis=${axis}, keepdims=True))).astype(dt)`,
+  ];
+}
+
+/** NumPy's softmax loses a finite fill's digits (logsumexp of numbers near -1e9): e^(x - max) / sum keeps them. */
+const fillNeedsShiftedSoftmax = (x, d) => d === NUMPY && !x.sinkLogit && x.maskFill !== -Infinity;
 
 /** The functions the options need, after softmax. */
-function positionFunctions(x, ctx) {
+function positionFunctions(x, d, cols) {
   const lines = [];
   const add = (f) => lines.push('', '', ...f);
-  if (x.positional === 'sinusoidal') add(PY_SINUSOIDAL);
-  if (x.rope) add(pyRope(x.rope));
+  if (x.positional === 'sinusoidal') add(pySinusoidal(d, cols));
+  if (x.rope) add(d === TORCH ? pyRopeTorch(x.rope, cols) : pyRopeNumpy(x.rope, cols));
   if (x.alibi === true) add(PY_ALIBI_SLOPES);
-  if (x.sinkLogit || x.maskFill !== -Infinity) add(PY_SOFTMAX_SINK);
+  if (x.sinkLogit || fillNeedsShiftedSoftmax(x, d)) add(pySoftmaxSink(d, cols));
   return lines;
 }
 
 /** X plus its position encoding, before the projections. */
-function positionalLines(x, ctx) {
+function positionalLines(x, cols) {
   if (!x.positional) return [];
-  const pe = x.positional === 'sinusoidal' ? 'sinusoidal(q_pos, X.shape[1])  # at the query positions' : 'P  # learned positions';
+  const pe = x.positional === 'sinusoidal' ? `sinusoidal(q_pos, X.shape[${cols ? 0 : 1}])  # at the query positions` : 'P  # learned positions';
   return [`PE = ${pe}`, 'X = X + PE', 'steps += [("positional", None, PE), ("X_pos", None, X)]'];
 }
 
 /** Positions: queries at past ... past + L - 1, keys at 0 ... past + S - 1, unless given. */
-function positionLines(x, ctx, m) {
-  const L = m.queries;
-  const q = x.positions?.queries?.length ? pyList(x.positions.queries) : `[past + i for i in range(${L})]`;
-  const k = x.positions?.keys?.length ? pyList(x.positions.keys) : `list(range(${m.keys}))`;
+function positionLines(x, d, m, cols) {
+  const given = (list) => (list?.length ? pyList(list) : null);
+  const q = given(x.positions?.queries);
+  const k = given(x.positions?.keys);
+  const lines = [`past = ${x.past ? `past_K.shape[${cols ? 1 : 0}]` : '0'}  # cached tokens`];
+  if (d === TORCH) {
+    lines.push(
+      `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : `torch.arange(past, past + ${m.queries}, dtype=torch.float64)`}  # query positions`,
+      `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : `torch.arange(${m.keys}, dtype=torch.float64)`}  # key positions (cache + new)`,
+    );
+  } else {
+    lines.push(
+      `q_pos = np.array(${q ?? `[past + i for i in range(${m.queries})]`}, dtype=np.float64)  # query positions`,
+      `k_pos = np.array(${k ?? `list(range(${m.keys}))`}, dtype=np.float64)  # key positions (cache + new)`,
+    );
+  }
+  return lines;
+}
+
+/** The step rope_angles: a row per position a query or key sits at (that the tables hold), a column per pair. */
+function ropeAngleLines(r, d, cols) {
+  const torch = d === TORCH;
+  const tables = r.cos != null;
   const lines = [
-    `past = ${x.past ? 'past_K.shape[0]' : '0'}  # cached tokens`,
-    `q_pos = np.array(${q}, dtype=np.float64)  # query positions`,
-    `k_pos = np.array(${k}, dtype=np.float64)  # key positions (cache + new)`,
+    `positions = sorted({int(p) for p in q_pos.tolist() + k_pos.tolist()${tables ? ' if p < rope_cos.shape[0]' : ''}})  # RoPE's angle table: a row each`,
   ];
+  if (tables) {
+    lines.push(`angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # the angle of each cos/sin pair`);
+  } else {
+    lines.push(torch
+      ? 'angles = torch.tensor(positions, dtype=torch.float64)[:, None] * rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)'
+      : 'angles = np.array(positions, dtype=np.float64)[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)');
+  }
+  lines.push(`steps.append(("rope_angles", None, angles${cols ? '.T' : ''}${torch ? '.to(dt)' : '.astype(dt)'}))`);
   return lines;
 }
 
 /** RoPE's settings and ALiBi's slopes, once d_k and the heads are known. */
-function settingLines(x) {
+function settingLines(x, d, cols) {
   const lines = [];
   const r = x.rope;
   if (r) {
     lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_k'}  # features rotated, from the first`);
-    if (r.cos != null) lines.push(`rope_cos = np.array(${pyList(tableOf(r.cos))})  # a row per position`, `rope_sin = np.array(${pyList(tableOf(r.sin))})`);
+    const table = (t) => (d === TORCH ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
+    if (r.cos != null) lines.push(`rope_cos = ${table(r.cos)}  # a row per position`, `rope_sin = ${table(r.sin)}`);
     else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
-    lines.push(
-      '# RoPE\'s angles: a row per position a query or key sits at, a column per pair of features',
-      'pos = np.unique(np.concatenate([q_pos, k_pos]))',
-      ...(r.cos != null
-        ? ['pos = pos[pos < rope_cos.shape[0]]  # the rows the tables hold', 'rows = pos.astype(int)',
-          'angles = np.arctan2(rope_sin[rows], rope_cos[rows])']
-        : ['angles = pos[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)']),
-      'steps.append(("rope_angles", None, angles.astype(dt)))',
-    );
+    lines.push(...ropeAngleLines(r, d, cols));
   }
   if (x.alibi) lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ALiBi, one per head`);
   if (x.sinkLogit) {
@@ -275,19 +388,28 @@ function settingLines(x) {
   return lines;
 }
 
-/** The mask, queries x keys: causal, the window (sinks stay visible) and the user's mask, on positions. */
-function positionMaskLines(x, ctx, d) {
-  if (!ctx.causal && ctx.maskKind === 'none' && !x.window) return [];
+const hasMask = (x, ctx) => ctx.causal || ctx.maskKind !== 'none' || x.window != null;
+
+/**
+ * The mask, queries x keys (keys x queries in the columns layout): causal, the window (sinks stay
+ * visible) and the user's mask, on positions. `hidden` is True where a score is hidden; M is the
+ * additive mask (0 or the user's numbers where kept, -inf where hidden).
+ */
+function positionMaskLines(x, ctx, d, cols) {
+  if (!hasMask(x, ctx)) return [];
+  const torch = d === TORCH;
+  const size = cols ? 'S, L' : 'L, S';
   const lines = [
-    '# Additive mask, queries x keys: 0 keeps a score, -inf hides it. Positions are compared, not indices.',
-    'hidden = np.zeros((L, S), dtype=bool)',
-    `M = ${d.zeros('(L, S)')}`,
-    'p, q = q_pos[:, None], k_pos[None, :]  # a query\'s position, a key\'s position',
+    `# The mask, ${cols ? 'keys x queries' : 'queries x keys'}: hidden is True where a score is hidden. Positions are compared, not indices.`,
+    torch ? `hidden = torch.zeros(${size}, dtype=torch.bool)` : `hidden = np.zeros((${size}), dtype=bool)`,
+    cols ? 'q, p = k_pos[:, None], q_pos[None, :]  # a key\'s position (rows), a query\'s position (columns)'
+      : 'p, q = q_pos[:, None], k_pos[None, :]  # a query\'s position, a key\'s position',
   ];
   if (ctx.maskKind === 'keep') {
     lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # True: the query sees the key`, 'hidden |= ~keep');
   } else if (ctx.maskKind === 'additive') {
-    lines.push(`user_mask = np.array(${pyList(ctx.mask)})`, 'M = M + user_mask.astype(dt)', 'hidden |= np.isneginf(user_mask)');
+    if (torch) lines.push(`user_mask = ${d.array(pyList(ctx.mask))}`, 'hidden |= torch.isneginf(user_mask)');
+    else lines.push(`user_mask = np.array(${pyList(ctx.mask)})`, 'hidden |= np.isneginf(user_mask)');
   }
   if (ctx.causal) lines.push('hidden |= q > p  # causal: the key comes after the query');
   if (x.window) {
@@ -296,78 +418,132 @@ function positionMaskLines(x, ctx, d) {
       'hidden |= ((q < p - left) | (q > p + right)) & ~(q < sink_tokens)  # the window; sink tokens stay',
     );
   }
-  lines.push('M[hidden] = -math.inf');
+  if (torch) {
+    const base = ctx.maskKind === 'additive' ? 'user_mask' : `torch.zeros(${size}, dtype=dt)`;
+    lines.push(`M = ${base}.masked_fill(hidden, -math.inf)  # additive: ${ctx.maskKind === 'additive' ? 'the user\'s numbers' : '0'} where kept, -inf where hidden`);
+  } else {
+    lines.push(`M = ${d.zeros(`(${size})`)}  # additive: 0 keeps a score, -inf hides it`);
+    if (ctx.maskKind === 'additive') lines.push('M = M + user_mask.astype(dt)');
+    lines.push('M[hidden] = -math.inf');
+  }
   return lines;
 }
 
-/** A script that says which option it cannot reproduce, rather than print wrong numbers. */
-function refusal(d, what) {
-  const message = `this script does not reproduce ${what} yet`;
-  return [`# ${d.name}: ${message}.`, 'import sys', '', `sys.exit(${JSON.stringify(message)})`, ''].join('\n');
+/** The steps of one head that the options add or change, in the trace's order. */
+function positionHeadLines(x, ctx, d, cols) {
+  const torch = d === TORCH;
+  const axis = cols ? 0 : 1;
+  const before = ['    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh)]'];
+  if (x.rope) {
+    before.push('    Qh = rope(Qh, q_pos)', '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
+      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
+  }
+  if (x.past) {
+    const join = (a, b) => (torch ? `torch.cat([${a}, ${b}], dim=${cols ? 1 : 0})` : `${cols ? 'np.hstack' : 'np.vstack'}([${a}, ${b}])`);
+    before.push(`    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
+      `    Vh = ${join(headSlice('past_V', 'd_v', 'g', cols), 'Vh')}`, '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
+  }
+  const after = [];
+  if (x.alibi) {
+    const distance = cols ? 'k_pos[:, None] - q_pos[None, :]' : 'q_pos[:, None] - k_pos[None, :]';
+    after.push(torch ? `    bias = (-slopes[h] * (${distance}).abs()).to(dt)  # ALiBi: -m |p - q|`
+      : `    bias = (-slopes[h] * np.abs(${distance})).astype(dt)  # ALiBi: -m |p - q|`,
+    '    logits = logits + bias', '    steps += [("alibi", h, bias), ("biased", h, logits)]');
+  }
+  if (hasMask(x, ctx)) {
+    // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
+    const maskStep = ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(M == 0) * 1.0';
+    after.push(`    steps.append(("mask", h, ${maskStep}))`);
+    if (torch) {
+      if (ctx.maskKind === 'additive') after.push('    logits = logits + user_mask');
+      after.push(x.maskFill === -Infinity ? '    logits = logits.masked_fill(hidden, -math.inf)'
+        : `    logits = logits.masked_fill(hidden, ${pyNumber(x.maskFill)})  # a finite mask_fill, as many codebases write it`);
+    } else {
+      after.push('    logits = logits + M');
+      if (x.maskFill !== -Infinity) after.push(`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`);
+    }
+    after.push('    steps.append(("masked", h, logits))');
+  }
+  const where = cols ? 'down each column' : 'along each row';
+  let weights;
+  if (x.sinkLogit) {
+    weights = [`    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # the sink: an extra logit in the denominator`];
+  } else if (fillNeedsShiftedSoftmax(x, d)) {
+    // Scores of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
+    weights = ['    weights = softmax_with_sink(logits, dt(-math.inf))  # e^(x - max) / sum, no sink'];
+  } else if (x.nan && torch) {
+    weights = [`    weights = torch.softmax(logits, dim=${axis})  # ${where}; fully_masked nan: a plain softmax`];
+  } else {
+    weights = [`    weights = softmax(logits, ${d.axis}=${axis})  # ${where}`];
+    if (x.nan) {
+      const all = `np.all(np.isneginf(logits), axis=${axis})`;
+      weights.push(`    weights[${cols ? `:, ${all}` : all}] = math.nan  # fully_masked: nan, as a plain softmax`);
+    }
+  }
+  return { before, after, weights };
 }
 
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
 function headLoop(ctx, trace, d, cols, x) {
-  const sl = (name, w, idx) => (cols ? `${name}[${idx} * ${w}:(${idx} + 1) * ${w}, :]` : `${name}[:, ${idx} * ${w}:(${idx} + 1) * ${w}]`);
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
+  const withPositions = x.any;
   const lines = [
     `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
     'for h in range(heads):',
     '    g = kv_group[h]',
-    `    Qh = ${sl('Q', 'd_k', 'h')}`,
-    `    Kh = ${sl('K', 'd_k', 'g')}`,
-    `    Vh = ${sl('V', 'd_v', 'g')}`,
+    `    Qh = ${headSlice('Q', 'd_k', 'h', cols)}`,
+    `    Kh = ${headSlice('K', 'd_k', 'g', cols)}`,
+    `    Vh = ${headSlice('V', 'd_v', 'g', cols)}`,
+  ];
+  const options = withPositions ? positionHeadLines(x, ctx, d, cols) : null;
+  if (options) lines.push(...options.before);
+  lines.push(
     cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
     multiplies(ctx) ? '    scaled = scores * factor' : '    scaled = scores / divisor',
-    '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]',
+    options ? '    steps += [("scores", h, scores), ("scaled", h, scaled)]'
+      : '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]',
     '    logits = scaled',
-  ];
-  if (x.used.length > 0) {
-    // Rotated and cached keys come before the scores.
-    const before = ['    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh)]'];
-    if (x.rope) {
-      before.push('    Qh = rope(Qh, q_pos)', '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
-        '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
-    }
-    if (x.past) {
-      before.push('    Kh = np.vstack([past_K[:, g * d_k:(g + 1) * d_k], Kh])  # the cache, then the new rows',
-        '    Vh = np.vstack([past_V[:, g * d_v:(g + 1) * d_v], Vh])', '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
-    }
-    lines.splice(6, 0, ...before);
-    lines.splice(6 + before.length + 2, 1, '    steps += [("scores", h, scores), ("scaled", h, scaled)]');
-  }
-  if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
-  if (x.alibi) {
-    lines.push('    bias = (-slopes[h] * np.abs(q_pos[:, None] - k_pos[None, :])).astype(dt)  # ALiBi: -m |p - q|',
-      '    logits = logits + bias', '    steps += [("alibi", h, bias), ("biased", h, logits)]');
-  }
-  if (ctx.causal || ctx.maskKind !== 'none' || x.window) {
-    // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
-    const maskStep = ctx.maskKind === 'additive' ? 'M' : '(M == 0) * 1.0';
-    const fill = x.maskFill === -Infinity ? [] : [`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`];
-    lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', ...fill, '    steps.append(("masked", h, logits))');
-  }
-  if (x.sinkLogit) {
-    lines.push('    weights = softmax_with_sink(logits, dt(sink_logit[h]))  # the sink: an extra logit in the denominator');
-  } else if (x.maskFill !== -Infinity) {
-    // Rows of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
-    lines.push('    weights = softmax_with_sink(logits, dt(-math.inf))  # e^(x - max) / sum, no sink');
-  } else lines.push(
-    `    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${cols ? 'down each column' : 'along each row'}`,
   );
-  if (x.nan) lines.push('    weights[np.all(np.isneginf(logits), axis=1)] = math.nan  # fully_masked: nan, as a plain softmax');
+  if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
+  if (options) {
+    lines.push(...options.after, ...options.weights);
+  } else {
+    if (ctx.causal || ctx.maskKind !== 'none') {
+      // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
+      const maskStep = ctx.maskKind === 'additive' ? 'M' : '(M == 0) * 1.0';
+      lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', '    steps.append(("masked", h, logits))');
+    }
+    lines.push(`    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${cols ? 'down each column' : 'along each row'}`);
+  }
   lines.push(
     '    steps.append(("weights", h, weights))',
     cols ? '    head_outputs.append(Vh @ weights)' : '    head_outputs.append(weights @ Vh)',
   );
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  if (withPositions && d.check && sdpaSkip(ctx, x) == null) {
+    const bias = [x.alibi && 'bias', hasMask(x, ctx) && 'M'].filter(Boolean).join(' + ');
+    const T = (e) => (cols ? `${e.includes(' ') ? `(${e})` : e}.T` : e);
+    lines.push(`    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # for the check below, queries x keys`);
+  }
   return lines;
 }
 
-/** PyTorch only: the head outputs against F.scaled_dot_product_attention (no softcap there). */
-function sdpaCheck(ctx, precision, cols) {
+/** Why scaled_dot_product_attention cannot check these options, or null when it can. */
+function sdpaSkip(ctx, x) {
+  if (ctx.softcap > 0) return 'scaled_dot_product_attention has no softcap';
+  if (x.sinkLogit) return 'scaled_dot_product_attention has no sink logit';
+  if (x.maskFill !== -Infinity) return 'scaled_dot_product_attention adds attn_mask, it does not fill with a number';
+  return null;
+}
+
+const sdpaTolerance = (precision) => `tol = dict(rtol=${precision === 'float32' ? '1e-5, atol=1e-6' : '1e-10, atol=1e-12'})`;
+
+/** PyTorch only: the head outputs against F.scaled_dot_product_attention, or why not (sdpaSkip). */
+function sdpaCheck(ctx, precision, cols, x) {
   const lines = ['# ---- check against torch.nn.functional.scaled_dot_product_attention (PyTorch >= 2.1)'];
-  if (ctx.softcap > 0) return [...lines, '# Skipped: scaled_dot_product_attention has no softcap.', 'sdpa_checked = False'];
+  const skip = sdpaSkip(ctx, x);
+  if (skip) return [...lines, `# Skipped: ${skip}.`, 'sdpa_checked = False'];
+  if (x.any) return [...lines, ...positionSdpaCheck(ctx, precision, cols, x)];
   const toRows = (n) => (cols ? `${n}.T` : n);
   let maskArg = '';
   if (ctx.causal && ctx.maskKind === 'none') maskArg = ', is_causal=True';
@@ -381,7 +557,27 @@ function sdpaCheck(ctx, precision, cols) {
     `sdpa = F.scaled_dot_product_attention(q, k, v${maskArg}, scale=${multiplies(ctx) ? 'float(factor)' : '1.0 / float(divisor)'})`,
     'sdpa = torch.nan_to_num(sdpa, nan=0.0)  # a fully masked query gives NaN there, 0 here',
     `ours = ${cols ? 'concat.T' : 'concat'}.reshape(L, heads, d_v).transpose(0, 1)`,
-    `tol = dict(rtol=${precision === 'float32' ? '1e-5, atol=1e-6' : '1e-10, atol=1e-12'})`,
+    sdpaTolerance(precision),
+    'torch.testing.assert_close(ours, sdpa, **tol)',
+    'sdpa_checked = True',
+  ];
+}
+
+/**
+ * With positions: each head's rotated queries and keys, the cache, and ALiBi's bias plus the mask
+ * as attn_mask (an explicit mask: is_causal aligns a cache's queries top-left, not at their positions).
+ */
+function positionSdpaCheck(ctx, precision, cols, x) {
+  const bias = [x.alibi && 'ALiBi\'s bias', hasMask(x, ctx) && 'the mask'].filter(Boolean);
+  const names = bias.length > 0 ? 'q, k, v, attn_mask' : 'q, k, v';
+  return [
+    `# Each head's queries and keys as the scores read them (rotated, with the cache)${bias.length > 0 ? `, and ${bias.join(' + ')} as attn_mask` : ''}.`,
+    `${names} = (torch.stack(list(t)) for t in zip(*per_head))  # (heads, tokens, d)`,
+    `sdpa = F.scaled_dot_product_attention(q, k, v${bias.length > 0 ? ', attn_mask=attn_mask' : ''}, scale=${multiplies(ctx) ? 'float(factor)' : '1.0 / float(divisor)'})`,
+    'sdpa = torch.nan_to_num(sdpa, nan=0.0)  # a fully masked query: NaN or 0 there, by version',
+    `ours = ${cols ? 'concat.T' : 'concat'}.reshape(L, heads, d_v).transpose(0, 1)`,
+    ...(x.nan ? ['ours = torch.nan_to_num(ours, nan=0.0)  # fully_masked nan gave NaN rows here'] : []),
+    sdpaTolerance(precision),
     'torch.testing.assert_close(ours, sdpa, **tol)',
     'sdpa_checked = True',
   ];
@@ -392,10 +588,11 @@ function pythonScript(problem, trace, d, recipe) {
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
-  if (x.used.length > 0 && d !== NUMPY) return refusal(d, `${x.used.join(', ')} in ${d.name}`);
-  if (x.used.length > 0 && cols) return refusal(d, `${x.used.join(', ')} in the columns layout`);
-  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, tableOf(problem[k])]));
+  const withPositions = x.any;
+  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
+  const tokens = cols ? 1 : 0;
+  const features = cols ? 0 : 1;
   return [
     ...header(ctx, trace, d, recipe),
     'import json', 'import math', 'import sys', '', ...d.imports, '',
@@ -404,29 +601,30 @@ function pythonScript(problem, trace, d, recipe) {
     ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
     '', '',
     ...d.softmax,
-    ...positionFunctions(x, ctx),
+    ...(withPositions ? positionFunctions(x, d, cols) : []),
     '', '',
-    ...(x.used.length > 0 ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, ctx, m), ...positionalLines(x, ctx), ''] : []),
+    ...(withPositions ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
     '# ---- projections',
     ...projections(ctx, cols),
     '',
     `heads, kv_heads = ${m.heads}, ${m.kv_heads}`,
-    cols ? 'L, S = Q.shape[1], K.shape[1]  # queries, keys' : `L, S = Q.shape[0], K.shape[0]${x.past ? ' + past_K.shape[0]' : ''}  # queries, keys`,
-    cols ? 'd_k = Q.shape[0] // heads' : 'd_k = Q.shape[1] // heads',
-    cols ? 'd_v = V.shape[0] // kv_heads' : 'd_v = V.shape[1] // kv_heads',
+    `L, S = Q.shape[${tokens}], K.shape[${tokens}]${x.past ? ` + past_K.shape[${tokens}]` : ''}  # queries, keys`,
+    `d_k = Q.shape[${features}] // heads`,
+    `d_v = V.shape[${features}] // kv_heads`,
     scaleLine(ctx, m.scale, d),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
-    ...(x.used.length > 0 ? [...settingLines(x), ...positionMaskLines(x, ctx, d)] : maskLines(ctx, d, cols)),
+    ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
     '',
-    ...(x.used.length > 0 ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
+    ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
+    ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
     `concat = ${d.concat[ctx.layout]}`,
     ...(m.heads > 1 ? ['steps.append(("concat", None, concat))'] : []),
     ctx.hasWO ? (cols ? `output = W_O @ concat${bias}` : `output = concat @ W_O${bias}`) : 'output = concat',
     'steps.append(("output", None, output))',
-    ...(d.check ? ['', ...d.check(ctx, m.precision, cols)] : []),
+    ...(d.check ? ['', ...d.check(ctx, m.precision, cols, x)] : []),
     '', '',
     'def as_json(m):',
     `    rows = ${d.rows}`,
@@ -454,8 +652,9 @@ export function numpyScript(problem, trace, { recipe } = {}) {
 }
 
 /**
- * A PyTorch script: the same steps with torch tensors, then (when the options allow: no softcap)
- * a check of the head outputs against torch.nn.functional.scaled_dot_product_attention.
+ * A PyTorch script: the same steps with torch tensors, then (when the options allow: no softcap,
+ * sink logit or finite mask_fill) a check of the head outputs against
+ * torch.nn.functional.scaled_dot_product_attention.
  */
 export function pytorchScript(problem, trace, { recipe } = {}) {
   return pythonScript(problem, trace, TORCH, recipe);

@@ -9,8 +9,12 @@ import { presetState } from './link.js';
 import { scheduleHash, setState, update } from './update.js';
 import { escapeHtml, matrixToText } from './format.js';
 
+/** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
+export const DEFAULT_PRESET = 'lookup';
+
 export function fillPresetSelect() {
-  $('preset').innerHTML = presets.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
+  const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
+  $('preset').innerHTML = ordered.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
     '<option value="">(your own: keep the current inputs)</option>';
 }
 
@@ -18,9 +22,17 @@ function showPresetSource() {
   const { state } = app;
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
-  if (!p) { el.innerHTML = ''; return; }
+  if (!p) { el.innerHTML = ''; showLessonExample(null); return; }
   const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
   el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
+  showLessonExample(p, state.edited);
+}
+
+/** Above the diagram: the example's title and, for an example that tells a story, its note. */
+function showLessonExample(p, edited) {
+  const el = $('lesson-example');
+  if (!p) { el.textContent = 'Your own problem.'; return; }
+  el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
 
 /** The example was changed by hand: its source line says so. */

@@ -1,13 +1,14 @@
 // The page inside an iframe: ?embed=1 drops the site chrome, ?hide= hides panels, inputs or steps,
 // ?lock= makes inputs, the options or everything read-only. These flags belong to the address,
 // not to the state: a link made from an embedded page shows everything (link.js drops them).
+// ?present opens the presenter view (stepper.js): one step per screen, large type, keyboard driven.
 import { $ } from './app.js';
 
 const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V']);
 const STEP_IDS = new Set(['positional', 'X_pos', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled',
   'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights', 'head_output', 'concat', 'output']);
 /** ?hide= words that hide a whole panel, and the panel's id. */
-const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup' };
+const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup', lesson: 'lesson' };
 
 /** The flags of this page's address: { embed, hide: [words], lock: Set, hidePanels: Set }. */
 export const flags = readFlags();
@@ -18,6 +19,7 @@ function readFlags() {
   const hide = words('hide');
   return {
     embed: q.get('embed') === '1' || q.get('embed') === 'true',
+    present: q.has('present'),
     hide,
     lock: new Set(words('lock')),
     hidePanels: new Set(hide.filter((w) => w in PANELS).map((w) => PANELS[w])),

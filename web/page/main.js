@@ -5,12 +5,13 @@
 //   controls.js     example, mode, options, token names      inputs.js    the input editors
 //   mask-editor.js  the keep-mask grid / additive mask        selection.js the open cell, drill-down
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
-//   link.js         the URL hash  embed.js   ?embed/hide/lock
+//   link.js         the URL hash  embed.js   ?embed/hide/lock/present
+//   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
 //   copy.js         numbers copied from the page's tables in ASCII
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
-import { bindControls, fillPresetSelect, loadPreset } from './controls.js';
+import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './controls.js';
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
@@ -19,6 +20,8 @@ import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
 import { installCopy } from './copy.js';
+import { bindPipeline } from './pipeline.js';
+import { bindStepper, showStep } from './stepper.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
 async function onHashChange() {
@@ -45,8 +48,14 @@ async function boot() {
   window.addEventListener('hashchange', onHashChange);
   installShare();
   installCopy();
+  bindPipeline(showStep);
+  bindStepper();
+  $('to-problem').addEventListener('click', () => {
+    $('setup').scrollIntoView({ block: 'start' });
+    $('preset').focus({ preventScroll: true });
+  });
   const { state: fromHash, error } = await readLink(location.hash);
-  for (const id of ['setup', 'inputs', 'results', 'why']) $(id).hidden = false;
+  for (const id of ['lesson', 'setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
   if (fromHash) {
@@ -56,7 +65,7 @@ async function boot() {
     document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     applyFlags(app.state);
-    loadPreset('000');
+    loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
   document.body.dataset.ready = 'true';

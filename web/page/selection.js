@@ -8,6 +8,7 @@ import { markScrollables } from './scrollables.js';
 import { axisLabels, cellTokens, headOf, stepKey } from './steps.js';
 import { explanationHtml } from './explain.js';
 import { escapeHtml, fmt } from './format.js';
+import { markPipeline } from './pipeline.js';
 
 const PROMPT = '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
 
@@ -15,6 +16,7 @@ const PROMPT = '<p class="hint">Click a number in any step, or move to it with t
 export function renderSelection(focus) {
   const { state, result } = app;
   const body = $('drill-body');
+  queueMicrotask(markPipeline);
   for (const el of document.querySelectorAll('#step-list .selected')) el.classList.remove('selected');
   const open = state.open;
   if (!open || !result) {

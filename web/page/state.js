@@ -35,6 +35,7 @@ export function defaultState() {
     collapsed: [],              // step keys ("scores:0") folded away
     hide: { inputs: [], steps: [], chrome: false },
     exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (exercise.js)
+    lesson: null,               // { "weights:0": { say?, ask? } }: a teacher's sentence and question per step (stepper.js)
   };
 }
 

@@ -3,12 +3,10 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLut, colourRange, colourScale } from 'attention-explorer';
+import { colourLut, colourRange, colourScale, formatNumber } from 'attention-explorer';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
-
-/** The hidden_by bit of an entry a sink token kept visible (the others say what hid it). */
-const KEPT_BY_SINK = 8;
+import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
 export const TABLE_MAX_ROWS = 48;
@@ -87,6 +85,10 @@ function factsHtml(step, trace, ctx) {
     }
     case 'scores':
       if (f.scores_variance !== undefined) items.push(`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
+      if (f.rope_shift > 0) {
+        const change = f.rope_shift_change === 0 ? 'changes no score at all' : `changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
+        items.push(`rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`);
+      }
       break;
     case 'scaled':
       items.push(`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
@@ -98,7 +100,7 @@ function factsHtml(step, trace, ctx) {
       let fill = -Infinity;
       step.data.forEach((row, i) => row.forEach((v, j) => {
         const bits = f.hidden_by?.[i]?.[j];
-        if (bits === undefined ? v === -Infinity : (bits & ~KEPT_BY_SINK) !== 0) { hidden++; fill = v; }
+        if (bits === undefined ? v === -Infinity : isHidden(bits)) { hidden++; fill = v; }
       }));
       const finite = Number.isFinite(fill);
       const hiddenWeight = finite && f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
@@ -121,6 +123,13 @@ function factsHtml(step, trace, ctx) {
       break;
   }
   return items.length ? `<ul class="facts">${items.map((i) => `<li>${i}</li>`).join('')}</ul>` : '';
+}
+
+/** The mask step's components and their combination, from its head's facts. */
+function maskPartsHtml(step, trace, ctx, labels) {
+  const h = headOf(step);
+  const facts = trace.facts.find((x) => x.head === (h < 0 ? 0 : h));
+  return maskComponentsHtml(step, facts, ctx.options, ctx.meta, labels);
 }
 
 // ---- matrices ---------------------------------------------------------------------------------
@@ -253,6 +262,7 @@ export function renderSteps(container, trace, ctx) {
       <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
         <div class="formula">${mathHtml(step.tex, true)}</div>
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
+        ${step.id === 'mask' ? `<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>` : ''}
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
         <div class="legend-box">${legendHtml(step)}</div>
       </div>
@@ -261,6 +271,7 @@ export function renderSteps(container, trace, ctx) {
   if (currentGroup !== null) html += multi ? '</div></section>' : '</div>';
   container.innerHTML = html;
   container.dataset.sig = signature;
+  bindMaskComponents(container);
   for (const canvas of container.querySelectorAll('.heatmap canvas')) {
     const key = canvas.closest('.heatmap').dataset.key;
     const step = steps.find((s) => stepKey(s) === key);
@@ -293,6 +304,7 @@ function patchSteps(container, trace, ctx, cards) {
     if (!card) return false;
     setHtml(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
     setHtml(card.querySelector('.legend-box'), legendHtml(step));
+    if (step.id === 'mask') setHtml(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
     if (canvas) { drawHeatmap(canvas, step); continue; }
     const tbody = card.querySelector('table.matrix tbody');

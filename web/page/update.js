@@ -11,6 +11,8 @@ import { renderSelection } from './selection.js';
 import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
+import { renderPipeline } from './pipeline.js';
+import { syncStepper } from './stepper.js';
 import { writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
@@ -29,6 +31,7 @@ function stepContext(trace) {
   const tokens = tokenLists(state, traceCounts(trace));
   return {
     meta,
+    options: app.result?.problem?.options ?? {}, // the problem's, e.g. for the mask's components
     steps: trace.steps,
     layout: state.options.layout,
     scaleMode: state.options.scale,
@@ -50,6 +53,8 @@ export function renderResults() {
   if (!result) { list.innerHTML = ''; return; }
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
+  renderPipeline();
+  syncStepper();
   const warnings = result.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
   renderSelection(false);

@@ -1,0 +1,261 @@
+// The page as a lesson: computed numbers on the first screen (desktop and phone), the diagram of
+// the problem's own steps (it matches the trace, for one head, two heads sharing one key/value
+// head, cross-attention and X with W_O) and jumps to a step, step by step and the presenter view
+// (?present), by keyboard only.
+//   node --test --test-concurrency=1 tests/browser/lesson.test.mjs
+import assert from 'node:assert/strict';
+import { join, resolve } from 'node:path';
+
+import { artifacts, browserSuite } from './server.mjs';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const pkg = await import(join(root, 'dist', 'node.js'));
+const share = await import(join(root, 'dist', 'share.js'));
+const engine = await pkg.loadAttention();
+
+const test = browserSuite('lesson', {
+  lib: join(root, 'dist'), contextPerTest: true, contextOptions: { viewport: { width: 1440, height: 900 } }, screenshots: 'lesson-',
+});
+
+async function open(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+}
+
+/** The page's link for a problem (the package's link format), to open it directly. */
+async function linkTo(problem, tokens = {}) {
+  return share.encodeStateString(share.problemToState(problem, { tokens }));
+}
+
+/** The diagram's nodes: step keys "id:head" (head -1 without one) and inputs "in:X". */
+const diagramKeys = (page) => page.$$eval('#pipeline .pl-node', (nodes) => nodes.map((n) => n.dataset.key));
+
+/** What the diagram must hold for a trace: every step, and the data inputs (not the weights). */
+function expectedKeys(trace) {
+  const sources = new Set();
+  for (const s of trace.steps) for (const g of s.given) if (!/^(W_|b_)/.test(g) && g !== 'mask' && g !== s.id) sources.add(`in:${g}`);
+  return [...sources, ...trace.steps.map((s) => `${s.id}:${s.head ?? -1}`)].sort();
+}
+
+/** axe-core's WCAG 2 A/AA rules on the page as it is: no serious or critical violation. */
+async function axe(page, what) {
+  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
+  });
+  assert.deepEqual(violations, [], `axe (${what})`);
+}
+
+async function checkDiagram(page, problem, what) {
+  const trace = engine.run(problem);
+  assert.deepEqual((await diagramKeys(page)).sort(), expectedKeys(trace), `${what}: the diagram's nodes are not the trace's steps`);
+  // Each node shows its step's shape.
+  for (const s of trace.steps) {
+    const shape = await page.$eval(`#pipeline .pl-node[data-key="${s.id}:${s.head ?? -1}"] .pl-shape`, (e) => e.textContent);
+    assert.ok(shape.startsWith(`${s.shape[0]}×${s.shape[1]}`), `${what}: ${s.id} (head ${s.head}) shows ${shape}, the trace says ${s.shape.join('×')}`);
+  }
+  // An arrow for every input of every step (and from each data input).
+  const edges = await page.$$eval('#pipeline svg.pl-edges path[marker-end]', (p) => p.length);
+  const want = trace.steps.reduce((n, s) => n + s.inputs.length, 0) + expectedKeys(trace).filter((k) => k.startsWith('in:'))
+    .reduce((n, k) => n + trace.steps.filter((s) => s.given.includes(k.slice(3)) && s.id !== k.slice(3)).length, 0);
+  assert.equal(edges, want, `${what}: ${edges} arrows, the step graph has ${want}`);
+  return trace;
+}
+
+test('first screen: the example, the diagram and computed numbers above the fold at 1440×900', async ({ page, base }) => {
+  await open(page, base);
+  assert.equal(await page.$eval('#preset', (s) => s.value), 'lookup', 'the first example is not the dictionary lookup');
+  assert.match(await page.$eval('#lesson-example', (e) => e.textContent), /sweet\?” gets mostly banana/);
+  const firstNumbers = await page.$eval('#step-list td[data-r]', (td) => ({ top: td.getBoundingClientRect().top, bottom: td.getBoundingClientRect().bottom }));
+  assert.ok(firstNumbers.top >= 0 && firstNumbers.bottom <= 900, `the first computed number is at y = ${firstNumbers.top}, below the 900 px fold`);
+  // The weights of the lookup, as the trace has them: sweet? → banana 0.7952.
+  const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
+  assert.ok(await page.$eval('#pipeline', (p) => p.getBoundingClientRect().bottom <= 900), 'the diagram is not on the first screen');
+  await page.screenshot({ path: join(artifacts, 'lesson-first-screen-1440.png') });
+});
+
+test('first screen on a 390×844 phone: numbers within two screens, no sideways page scroll', async ({ page, base }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, base);
+  const top = await page.$eval('#step-list td[data-r]', (td) => td.getBoundingClientRect().bottom + window.scrollY);
+  assert.ok(top <= 2 * 844, `the first computed number ends at y = ${top}, beyond two phone screens (${2 * 844})`);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
+  await page.screenshot({ path: join(artifacts, 'lesson-first-screen-390.png') });
+  // Stepping through on the phone keeps the page narrow too.
+  await page.click('#step-mode');
+  const stepping = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(stepping <= 1, `step by step, the page is ${stepping}px wider than the phone`);
+});
+
+test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV head, cross-attention, X with W_O', async ({ page, base }) => {
+  // One head, Q, K, V given (the first example).
+  await open(page, base);
+  await checkDiagram(page, pkg.presetProblem(pkg.findPreset('lookup'), engine).problem, 'one head');
+  assert.equal(await page.$$eval('#pipeline .pl-lane', (l) => l.length), 0, 'one head has no lane labels');
+
+  // Two heads reading one key/value head (GQA): a lane per head, K and V marked with their group.
+  const multi = pkg.presetProblem(pkg.findPreset('multihead'), engine).problem;
+  const gqa = { ...multi, W_K: multi.W_K.map((r) => r.slice(0, 2)), W_V: multi.W_V.map((r) => r.slice(0, 2)), options: { ...multi.options, kv_heads: 1 } };
+  await open(page, `${base}#${await linkTo(gqa, { q: ['the', 'cat', 'sat', 'down'] })}`);
+  await checkDiagram(page, gqa, '2 heads, kv_heads 1');
+  assert.deepEqual(await page.$$eval('#pipeline .pl-lane', (l) => l.map((e) => e.textContent)), ['head 1 · K, V group 1', 'head 2 · K, V group 1']);
+  assert.deepEqual(await page.$$eval('#pipeline .pl-shared', (n) => n.map((e) => `${e.dataset.key} ${e.querySelector('.pl-group').textContent}`)),
+    ['K:0 kv 1', 'V:0 kv 1', 'K:1 kv 1', 'V:1 kv 1']);
+  // The concatenation reads both heads and W_O reads it: one column each, after the heads.
+  const col = (key) => page.$eval(`#pipeline .pl-node[data-key="${key}"]`, (n) => n.getBoundingClientRect().left);
+  assert.ok(await col('concat:-1') > await col('head_output:1') && await col('output:-1') > await col('concat:-1'), 'H and O do not follow the heads');
+  assert.match(await page.$eval('#pipeline .pl-node[data-key="output:-1"]', (n) => n.textContent), /W_O/);
+  await page.locator('#lesson').screenshot({ path: join(artifacts, 'lesson-diagram-gqa.png') });
+
+  // Cross-attention: two data inputs, X for the queries and X_kv for the keys and values.
+  await open(page, base);
+  await page.selectOption('#preset', 'cross');
+  await page.waitForSelector('#pipeline .pl-node[data-key="in:X_kv"]');
+  await checkDiagram(page, pkg.presetProblem(pkg.findPreset('cross'), engine).problem, 'cross-attention');
+
+  // Self-attention from X with W_O (one head): X → Q, K, V → … → head → O.
+  const three = pkg.presetProblem(pkg.findPreset('003'), engine).problem;
+  const withWO = { ...three, W_O: [[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]], options: { scale: '1/sqrt(3)' } };
+  await open(page, `${base}#${await linkTo(withWO)}`);
+  const trace = await checkDiagram(page, withWO, 'X with W_O');
+  assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'head_output', 'output']);
+});
+
+test('a node jumps to its step\'s card and is marked while the card is in view', async ({ page, base }) => {
+  await open(page, base);
+  await page.click('#pipeline .pl-node[data-key="weights:0"]');
+  const card = await page.$eval('article[data-key="weights:0"]', (a) => ({ top: a.getBoundingClientRect().top, focused: a.contains(document.activeElement) }));
+  assert.ok(card.top >= -1 && card.top < 100, `the weights card is at y = ${card.top} after the jump`);
+  assert.ok(card.focused, 'the focus did not move to the weights card');
+  await page.waitForFunction(() => document.querySelector('#pipeline .pl-node[data-key="weights:0"]').classList.contains('in-view'));
+  // The open cell's step is marked too.
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#pipeline .pl-node[data-key="weights:0"]').classList.contains('selected'));
+});
+
+test('step by step, keyboard only: one card at a time with its sentence, ← → Home End, Esc shows all', async ({ page, base }) => {
+  await open(page, base);
+  // Tab from the top: the skip link, then "Step by step".
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'step-mode');
+  await page.keyboard.press('Enter');
+  const visibleCards = () => page.$$eval('#step-list article.step', (a) => a.filter((e) => e.offsetParent !== null).map((e) => e.dataset.key));
+  const where = () => page.$eval('#stepper-pos', (e) => e.textContent);
+  assert.equal(await where(), 'Step 1 of 7: Queries');
+  assert.deepEqual(await visibleCards(), ['Q:0']);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await where(), 'Step 4 of 7: Scores');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Each score is a query\'s dot product with a key: the larger, the better the key matches. The largest is sweet? with banana: 6.00. Their variance is 4.2.');
+  assert.equal(await page.$eval('#pipeline .pl-node.current', (n) => n.dataset.key), 'scores:0');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await visibleCards(), ['weights:0']);
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Softmax turns each query\'s scores into weights that sum to 1. ' +
+    'sweet? puts 80% of its weight on banana because their score is largest. both? spreads its weight most: its largest weight is 50%, on apple.');
+  await page.keyboard.press('End');
+  assert.equal(await where(), 'Step 7 of 7: Output');
+  assert.ok(await page.$eval('#step-next', (b) => b.disabled), 'Next is enabled on the last step');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await where(), 'Step 6 of 7: Attention weights');
+  await page.keyboard.press('Home');
+  assert.equal(await where(), 'Step 1 of 7: Queries');
+  await page.keyboard.press('Escape');
+  assert.equal((await visibleCards()).length, 7, 'Esc did not show every step again');
+  assert.ok(await page.$eval('#stepper', (e) => e.hidden), 'the step-by-step bar stays after Esc');
+});
+
+test('presenter view (?present): large type, one step per screen, Space / PageDown / ← by keyboard, the state in the hash', async ({ page, base }) => {
+  const hash = await linkTo(pkg.presetProblem(pkg.findPreset('000-causal'), engine).problem, { q: ['w1', 'w2', 'w3', 'w4'] });
+  await open(page, `${base}?present#${hash}`);
+  for (const id of ['setup', 'inputs', 'why', 'drill']) assert.ok(await page.$eval(`#${id}`, (e) => e.offsetParent === null), `#${id} shows in the presenter view`);
+  assert.ok(await page.$eval('.site-header', (e) => e.offsetParent === null), 'the site header shows in the presenter view');
+  const where = () => page.$eval('#stepper-pos', (e) => e.textContent);
+  assert.equal(await where(), 'Step 1 of 9: Queries');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('PageDown');
+  assert.equal(await where(), 'Step 3 of 9: Values');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await where(), 'Step 2 of 9: Keys');
+  await page.keyboard.press('End');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await where(), 'Step 7 of 9: Masked scores');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'The mask hides 6 of 16 query–key pairs (causal: each query sees only itself and earlier keys).');
+  // Esc does not leave the presenter view.
+  await page.keyboard.press('Escape');
+  assert.equal(await where(), 'Step 6 of 9: Mask');
+  // Large type: the sentence and the numbers are projector-sized; the card fits one screen.
+  const sizes = await page.evaluate(() => ({
+    text: parseFloat(getComputedStyle(document.getElementById('stepper-text')).fontSize),
+    number: parseFloat(getComputedStyle(document.querySelector('article.step.is-current td[data-r]')).fontSize),
+    bottom: document.querySelector('article.step.is-current').getBoundingClientRect().bottom,
+  }));
+  assert.ok(sizes.text >= 28, `the sentence is ${sizes.text}px`);
+  assert.ok(sizes.number >= 26, `the numbers are ${sizes.number}px`);
+  assert.ok(sizes.bottom <= 900, `the step ends at y = ${sizes.bottom}, below one screen`);
+  assert.ok((await page.evaluate(() => location.hash)).startsWith('#v2='), 'the presenter view lost the state in the hash');
+  await axe(page, 'presenter view');
+  await page.screenshot({ path: join(artifacts, 'lesson-present-1440.png') });
+});
+
+test('a teacher\'s walk-through: a sentence and a question round-trip through the link; predict, then reveal', async ({ page, base, context }) => {
+  await open(page, base);
+  await page.click('#step-mode');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  assert.equal(await page.$eval('#stepper-pos', (e) => e.textContent), 'Step 6 of 7: Attention weights');
+  const ask = 'Which key will sweet? attend to most?';
+  const say = 'sweet? looks for sweetness, and banana is the sweetest key: it gets 80% of the weight.';
+  await page.click('#teacher summary');
+  await page.fill('#teacher-ask', ask);
+  await page.fill('#teacher-say', say);
+  // The note is in the page state, so in the link (the package's format).
+  let state = null;
+  for (let i = 0; i < 50 && !state?.lesson; i++) {
+    await page.waitForTimeout(100);
+    state = (await share.decodeStateString(await page.evaluate(() => location.hash))).state;
+  }
+  assert.deepEqual(state?.lesson, { 'weights:0': { ask, say } });
+  assert.equal(state.preset, 'lookup', 'the lesson\'s link no longer names its example');
+  const link = page.url();
+  await axe(page, 'step by step, the teacher\'s fields open');
+
+  // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
+  const student = await context.newPage();
+  await open(student, link);
+  await student.keyboard.press('Tab');
+  await student.keyboard.press('Tab');
+  await student.keyboard.press('Enter');
+  for (let i = 0; i < 5; i++) await student.keyboard.press('ArrowRight');
+  const view = () => student.evaluate(() => ({
+    where: document.getElementById('stepper-pos').textContent,
+    question: document.getElementById('stepper-ask').hidden ? null : document.getElementById('stepper-question').textContent,
+    sentence: document.getElementById('stepper-text').hidden ? null : document.getElementById('stepper-text').textContent,
+    numbers: getComputedStyle(document.querySelector('article.step.is-current .matrix-wrap')).visibility,
+  }));
+  assert.deepEqual(await view(), { where: 'Step 6 of 7: Attention weights', question: ask, sentence: null, numbers: 'hidden' });
+  await student.keyboard.press('ArrowRight');
+  assert.deepEqual(await view(), { where: 'Step 6 of 7: Attention weights', question: null, sentence: say, numbers: 'visible' });
+  await student.keyboard.press('ArrowRight');
+  const last = await view();
+  assert.equal(last.where, 'Step 7 of 7: Output');
+  assert.match(last.sentence, /^Each output row is a weighted average of the value rows/, 'a step without a note keeps its own sentence');
+  await student.close();
+});
+
+test('with steps hidden (an exercise, ?hide=), step by step tells formulas, not the hidden numbers; ?hide=lesson hides the panel', async ({ page, base }) => {
+  await open(page, `${base}?hide=weights`);
+  assert.equal(await page.$$eval('#pipeline .pl-node[data-key="weights:0"]', (n) => n.length), 0, 'the hidden step is in the diagram');
+  await page.click('#step-mode');
+  await page.keyboard.press('End');
+  assert.equal(await page.$eval('#stepper-pos', (e) => e.textContent), 'Step 6 of 6: Output');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Output: O = A·V.');
+  await open(page, `${base}?hide=lesson`);
+  assert.ok(await page.$eval('#lesson', (e) => e.hidden), '?hide=lesson leaves the diagram');
+});

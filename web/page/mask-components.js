@@ -1,0 +1,168 @@
+// The mask step's components side by side: one small keep-map per component that is on (causal,
+// the window, its sink tokens, your mask) and "= combined", so a reader sees which component hid
+// an entry (a key outside the window but kept as a sink, say). Every map is read off the core's
+// facts.hidden_by (same layout as the mask step): this view recomputes no mask.
+import { colourScale } from 'attention-explorer';
+import { escapeHtml } from './format.js';
+
+/** The bits of facts.hidden_by: what hid an entry, or that a sink token kept it from the window. */
+export const HIDDEN_BY = { causal: 1, window: 2, mask: 4, keptBySink: 8 };
+
+/** Hidden in the combined mask: some component hid it (a sink only ever keeps). */
+export const isHidden = (bits) => (bits & ~HIDDEN_BY.keptBySink) !== 0;
+
+/** Component maps are tables of small squares up to this many entries; beyond, a note. */
+const MAX_ENTRIES = 24 * 24;
+
+// The keep_mask colour scale: 1 (kept) and 0 (hidden).
+const keepColour = colourScale([[0, 1]], 'keep_mask');
+const COLOUR = { kept: keepColour(1), hidden: keepColour(0) };
+
+const plural = (n, one, many) => (n === 1 ? one : many);
+
+/** "at most 1 position before", "none after", "any number before". */
+function reach(by, side) {
+  if (by == null) return `any number ${side}`;
+  if (by === 0) return `none ${side}`;
+  return `at most ${by} ${plural(by, 'position', 'positions')} ${side}`;
+}
+
+/**
+ * The components that are on, in the core's order, each with its title, its one-line legend and
+ * its state per entry from the entry's hidden_by bits: 'kept', 'hidden' or 'none' (a sink has no
+ * say there), and `sink` where a sink token kept the entry from the window.
+ * options: the problem's options; additive: the user's mask is additive (meta.mask_kind).
+ */
+function components(step, options, additive) {
+  const list = [];
+  const windowed = Array.isArray(options.window) && (options.window[0] != null || options.window[1] != null);
+  const sinks = windowed && options.sink_tokens > 0 ? options.sink_tokens : 0;
+  const sinkMark = (bits) => (bits & HIDDEN_BY.keptBySink) !== 0;
+  if (options.causal) {
+    list.push({
+      id: 'causal', title: 'Causal', legend: 'a query sees only keys at or before its position',
+      state: (bits) => (bits & HIDDEN_BY.causal ? 'hidden' : 'kept'),
+    });
+  }
+  if (windowed) {
+    const [left, right] = options.window;
+    const bound = (b) => (b == null ? '∞' : String(b));
+    list.push({
+      id: 'window', title: `Window [${bound(left)}, ${bound(right)}]`,
+      legend: `a query sees keys ${reach(left, 'before')} and ${reach(right, 'after')} it` +
+        (sinks ? '; ● outside it but kept by a sink token' : ''),
+      // The window alone hides what a sink token keeps: that is the sink's doing.
+      state: (bits) => (bits & (HIDDEN_BY.window | HIDDEN_BY.keptBySink) ? 'hidden' : 'kept'),
+      sink: sinkMark,
+    });
+  }
+  if (sinks) {
+    list.push({
+      id: 'sink', title: `Sink tokens ${sinks}`,
+      legend: `the first ${plural(sinks, 'key stays', `${sinks} keys stay`)} visible whatever the window (● where the window would hide ${plural(sinks, 'it', 'them')}); sinks hide nothing`,
+      state: (bits) => (sinkMark(bits) ? 'kept' : 'none'),
+      sink: sinkMark,
+    });
+  }
+  if (step.given.includes('mask')) {
+    list.push({
+      id: 'mask', title: 'Your mask',
+      legend: additive
+        ? 'your −∞ entries hide a key; its numbers are added to the scores: they are in the mask table below'
+        : 'your 0 (false) entries hide a key',
+      state: (bits) => (bits & HIDDEN_BY.mask ? 'hidden' : 'kept'),
+    });
+  }
+  return list;
+}
+
+/** What the combined mask did with an entry, naming its components. */
+export function entryComponents(bits) {
+  const by = [];
+  if (bits & HIDDEN_BY.causal) by.push('causal');
+  if (bits & HIDDEN_BY.window) by.push('the window');
+  if (bits & HIDDEN_BY.mask) by.push('your mask');
+  const sink = bits & HIDDEN_BY.keptBySink ? 'a sink token kept it from the window' : '';
+  if (!by.length) return sink ? `kept: ${sink}` : 'kept by every component';
+  const names = by.length === 1 ? by[0] : `${by.slice(0, -1).join(', ')} and ${by[by.length - 1]}`;
+  return `hidden by ${names}${sink ? `; ${sink}` : ''}`;
+}
+
+/** The mark of an entry a sink token kept from the window, as the maps draw it. */
+const SINK_DOT = '<span class="sink-dot" role="img" aria-label="dot"></span>';
+
+const STATE_WORDS = { kept: 'kept', hidden: 'hidden', none: 'no say' };
+
+function mapHtml(part, hiddenBy, labels, shape) {
+  const [nr, nc] = shape;
+  const caption = `${part.title}, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns: ${part.legend}.`;
+  // Row headers and each entry's words are for screen readers; the squares show the states.
+  let html = `<figure class="mask-part" data-part="${part.id}"><figcaption>${escapeHtml(part.title)}</figcaption>` +
+    `<table class="mask-map"><caption class="visually-hidden">${escapeHtml(caption)}</caption><tbody>`;
+  for (let i = 0; i < nr; i++) {
+    html += `<tr><th scope="row" class="visually-hidden">${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}`)}</th>`;
+    for (let j = 0; j < nc; j++) {
+      const bits = hiddenBy[i][j];
+      const state = part.state(bits);
+      const sink = part.sink?.(bits) ?? false;
+      const colour = COLOUR[state];
+      const style = colour ? ` style="background:${colour.bg}"` : '';
+      const words = part.id === 'combined' ? entryComponents(bits) : `${STATE_WORDS[state]}${sink ? ', a sink token keeps it' : ''}`;
+      const key = `${labels.colTitle} ${labels.cols[j]}`;
+      html += `<td data-i="${i}" data-j="${j}" data-state="${state}"${sink ? ' data-sink="kept"' : ''}${style}` +
+        ` title="${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}, ${key}: ${words}`)}">` +
+        `<span class="visually-hidden">${escapeHtml(`${key}: ${words}`)}</span></td>`;
+    }
+    html += '</tr>';
+  }
+  return `${html}</tbody></table><p class="mask-part-legend">${escapeHtml(part.legend).replace('●', SINK_DOT)}</p></figure>`;
+}
+
+/**
+ * The row of component maps for the mask step (empty for other steps, and when only one component
+ * is on: the mask table is then that component). facts: the step's head's facts; options: the
+ * problem's options; labels: the step's axis labels (steps.js axisLabels).
+ */
+export function maskComponentsHtml(step, facts, options, meta, labels) {
+  if (step.id !== 'mask' || !facts?.hidden_by) return '';
+  const parts = components(step, options ?? {}, meta.mask_kind === 'additive');
+  if (parts.length < 2) return '';
+  const [nr, nc] = step.shape;
+  if (nr * nc > MAX_ENTRIES) {
+    return `<p class="hint">${parts.map((p) => p.title).join(', ')}: ${nr} × ${nc} is too large for a map of each; click an entry of the mask to see which component hid it.</p>`;
+  }
+  parts.push({
+    id: 'combined', title: '= combined',
+    legend: `kept only where every component keeps it${parts.some((p) => p.id === 'sink') ? ' (a sink overrides the window)' : ''}`,
+    state: (bits) => (isHidden(bits) ? 'hidden' : 'kept'),
+  });
+  const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape)).join('');
+  return `<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div>` +
+    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>';
+}
+
+const bound = new WeakSet();
+
+/**
+ * Pointing at an entry of a component map writes what it says under the maps; clicking one of
+ * the combined map opens the worked calculation of that mask entry (it lists the components).
+ */
+export function bindMaskComponents(container) {
+  if (bound.has(container)) return;
+  bound.add(container);
+  const readout = (td) => {
+    const out = td.closest('.step-body')?.querySelector('.mask-parts-readout');
+    if (out) out.textContent = td.title;
+  };
+  container.addEventListener('mouseover', (e) => {
+    const td = e.target.closest?.('table.mask-map td[data-i]');
+    if (td) readout(td);
+  });
+  container.addEventListener('click', (e) => {
+    const td = e.target.closest?.('table.mask-map td[data-i]');
+    if (!td) return;
+    readout(td);
+    if (td.closest('.mask-part')?.dataset.part !== 'combined') return;
+    td.closest('article')?.querySelector(`table.matrix td[data-r="${td.dataset.i}"][data-c="${td.dataset.j}"]`)?.click();
+  });
+}
