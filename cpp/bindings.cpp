@@ -15,6 +15,7 @@
 #include <emscripten/emscripten.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "attention.h"
 #include "numpy_random.h"
 #include "parse.h"
+#include "practice.h"
 #include "wire.h"
 
 using emscripten::val;
@@ -173,18 +175,22 @@ attn::Problem problem_from(const val& packed) {
   return attn::wire::unpack_problem(in.data(), in.size());
 }
 
-val trace_to_packed(const attn::wire::Run& trace) {
+// A record packed by its field list (the trace's kTraceFields, or decode's, tiles', ...).
+template <class T, std::size_t N>
+val record_to_packed(const attn::wire::Field<T> (&fields)[N], const T& subject) {
   attn::wire::Writer count;
-  attn::wire::write_record(count, attn::wire::kTraceFields, trace);
+  attn::wire::write_record(count, fields, subject);
   const std::size_t n = count.size();
   const bool scratch = n <= kScratchNumbers;
   std::vector<double> fresh(scratch ? 0 : n);
   double* const start = scratch ? run_scratch() : fresh.data();
   attn::wire::Writer out(start);
-  attn::wire::write_record(out, attn::wire::kTraceFields, trace);
-  if (out.size() != n) fail("packed trace: size mismatch");
+  attn::wire::write_record(out, fields, subject);
+  if (out.size() != n) fail("packed record: size mismatch");
   return scratch ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
 }
+
+val trace_to_packed(const attn::wire::Run& trace) { return record_to_packed(attn::wire::kTraceFields, trace); }
 
 // ---- the raw API ------------------------------------------------------------------------------
 
@@ -192,6 +198,33 @@ val run_js(val packed) {
   return guarded([&] {
     const attn::Problem problem = problem_from(packed);
     return trace_to_packed({attn::run(problem), problem.options});
+  });
+}
+
+// decode, tiles and the online softmax (cpp/practice.h): packed records, read like the trace.
+val decode_js(val packed) {
+  return guarded([&] { return record_to_packed(attn::wire::kDecodeFields, attn::decode(problem_from(packed))); });
+}
+
+// The block sizes as JS numbers, checked before they become integers.
+val tiles_js(val packed, double block_q, double block_k) {
+  return guarded([&] {
+    const attn::Problem problem = problem_from(packed);
+    attn::check_block_size("block_q", block_q);
+    attn::check_block_size("block_k", block_k);
+    const auto size = [](double b) { return static_cast<Eigen::Index>(std::min(b, 1e9)); };
+    return record_to_packed(attn::wire::kTilesFields, attn::tiles(problem, size(block_q), size(block_k)));
+  });
+}
+
+// `row`: a Float64Array; `precision`: a code of the wire's precision list.
+val online_softmax_js(val row, bool subtract_max, double precision) {
+  return guarded([&] {
+    std::vector<double> numbers(row["length"].as<std::size_t>());
+    copy_in(row, numbers.data(), numbers.size());
+    const auto p = static_cast<attn::Precision>(
+        attn::wire::decode(attn::wire::codes("precision", attn::wire::kPrecisions), precision));
+    return record_to_packed(attn::wire::kOnlineSoftmaxFields, attn::online_softmax(numbers, subtract_max, p));
   });
 }
 
@@ -264,6 +297,9 @@ val random_js(double seed, val draws) {
 EMSCRIPTEN_BINDINGS(attention_explorer) {
   emscripten::function("_run", &run_js);
   emscripten::function("_runScratch", &run_scratch_js);
+  emscripten::function("_decode", &decode_js);
+  emscripten::function("_tiles", &tiles_js);
+  emscripten::function("_onlineSoftmax", &online_softmax_js);
   emscripten::function("_explain", &explain_js);
   emscripten::function("_parseMatrix", &parse_matrix_js);
   emscripten::function("_parseCell", &parse_cell_js);

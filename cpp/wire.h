@@ -17,7 +17,9 @@
 // Each slot and option also says how the problem JSON holds it (Json: its key, its JSON type and
 // what messages say is expected): web/lib/problem.js checks and converts a problem from that, and
 // the CLI's --help lists it. Where numbers or text arrive here, the same rules are checked again.
-// The trace: the record kTraceFields, whose fields are written in order by type (FieldType).
+// The trace: the record kTraceFields, whose fields are written in order by type (FieldType);
+// decode, tiles and the online softmax (practice.h) likewise: kDecodeFields, kTilesFields,
+// kOnlineSoftmaxFields.
 // The fast path: kFastHeader doubles at a scratch address (see bindings_fast.cpp).
 #pragma once
 
@@ -37,11 +39,12 @@
 
 #include "attention.h"
 #include "parse.h"
+#include "practice.h"
 
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -419,10 +422,11 @@ enum class FieldType {
   Range,    ///< first, count: reads as [first, first + count], or null when count is 0
   Record,   ///< the field's record
   Records,  ///< a count, then that many of the field's record
+  Boolean,  ///< one number, 0 or 1: reads as false or true
 };
 inline constexpr const char* kFieldTypes[] = {"number", "index", "text", "texts", "numbers",
                                               "shape", "values", "matrix", "code", "codes",
-                                              "range", "record", "records"};
+                                              "range", "record", "records", "boolean"};
 
 template <class T>
 struct Field {
@@ -557,6 +561,124 @@ inline constexpr Field<Run> kTraceFields[] = {
     {"meta", FieldType::Record, [](Writer& w, const Run& r) { write_record(w, kMetaFields, r); }, {}, "meta"},
 };
 
+// ---- attention in practice (practice.h): decode, tiles, the online softmax ----------------------
+
+inline void write_texts(Writer& w, const std::vector<std::string>& texts) {
+  write_list(w, texts, [](Writer& o, const std::string& text) { o.text(text); });
+}
+/// A vector as Numbers.
+#define ATTN_WIRE_VECTOR(T, member) \
+  {#member, FieldType::Numbers, [](Writer& w, const T& x) { write_vector(w, x.member); }}
+#define ATTN_WIRE_NUMBER(T, member) \
+  {#member, FieldType::Number, [](Writer& w, const T& x) { w.number(static_cast<double>(x.member)); }}
+#define ATTN_WIRE_MATRIX_FIELD(T, member) \
+  {#member, FieldType::Matrix, [](Writer& w, const T& x) { write_matrix(w, x.member); }}
+
+inline constexpr Field<DecodeStep> kDecodeStepFields[] = {
+    ATTN_WIRE_NUMBER(DecodeStep, t),
+    ATTN_WIRE_NUMBER(DecodeStep, cache_rows),
+    ATTN_WIRE_MATRIX_FIELD(DecodeStep, scores),
+    ATTN_WIRE_MATRIX_FIELD(DecodeStep, weights),
+    ATTN_WIRE_VECTOR(DecodeStep, output),
+    ATTN_WIRE_NUMBER(DecodeStep, flops_cached),
+    ATTN_WIRE_NUMBER(DecodeStep, flops_full),
+    ATTN_WIRE_NUMBER(DecodeStep, difference),
+};
+inline constexpr Field<Decoding> kDecodeFields[] = {
+    {"steps", FieldType::Records,
+     [](Writer& w, const Decoding& d) {
+       write_list(w, d.steps, [](Writer& o, const DecodeStep& s) { write_record(o, kDecodeStepFields, s); });
+     },
+     {}, "decode_step"},
+    ATTN_WIRE_MATRIX_FIELD(Decoding, output),
+    {"warnings", FieldType::Texts, [](Writer& w, const Decoding& d) { write_texts(w, d.warnings); }},
+    ATTN_WIRE_NUMBER(Decoding, flops_cached),
+    ATTN_WIRE_NUMBER(Decoding, flops_full),
+};
+
+inline constexpr Field<Tile> kTileFields[] = {
+    ATTN_WIRE_NUMBER(Tile, head),
+    ATTN_WIRE_NUMBER(Tile, q_block),
+    ATTN_WIRE_NUMBER(Tile, k_block),
+    {"queries", FieldType::Range,
+     [](Writer& w, const Tile& t) {
+       w.number(static_cast<double>(t.q_first));
+       w.number(static_cast<double>(t.q_count));
+     }},
+    {"keys", FieldType::Range,
+     [](Writer& w, const Tile& t) {
+       w.number(static_cast<double>(t.k_first));
+       w.number(static_cast<double>(t.k_count));
+     }},
+    {"skipped", FieldType::Boolean, [](Writer& w, const Tile& t) { w.number(t.skipped ? 1 : 0); }},
+    ATTN_WIRE_MATRIX_FIELD(Tile, scores),
+    ATTN_WIRE_VECTOR(Tile, m_before),
+    ATTN_WIRE_VECTOR(Tile, m_after),
+    ATTN_WIRE_VECTOR(Tile, rescale),
+    ATTN_WIRE_VECTOR(Tile, l_before),
+    ATTN_WIRE_VECTOR(Tile, l_after),
+    ATTN_WIRE_MATRIX_FIELD(Tile, partial_before),
+    ATTN_WIRE_MATRIX_FIELD(Tile, partial_after),
+};
+inline constexpr Field<TileBlock> kTileBlockFields[] = {
+    ATTN_WIRE_NUMBER(TileBlock, head),
+    ATTN_WIRE_NUMBER(TileBlock, q_block),
+    {"queries", FieldType::Range,
+     [](Writer& w, const TileBlock& b) {
+       w.number(static_cast<double>(b.q_first));
+       w.number(static_cast<double>(b.q_count));
+     }},
+    ATTN_WIRE_VECTOR(TileBlock, m),
+    ATTN_WIRE_VECTOR(TileBlock, l),
+    ATTN_WIRE_MATRIX_FIELD(TileBlock, output),
+};
+inline constexpr Field<Tiles> kTilesFields[] = {
+    ATTN_WIRE_NUMBER(Tiles, block_q),
+    ATTN_WIRE_NUMBER(Tiles, block_k),
+    {"tiles", FieldType::Records,
+     [](Writer& w, const Tiles& t) {
+       write_list(w, t.tiles, [](Writer& o, const Tile& x) { write_record(o, kTileFields, x); });
+     },
+     {}, "tile"},
+    {"blocks", FieldType::Records,
+     [](Writer& w, const Tiles& t) {
+       write_list(w, t.blocks, [](Writer& o, const TileBlock& x) { write_record(o, kTileBlockFields, x); });
+     },
+     {}, "tile_block"},
+    ATTN_WIRE_NUMBER(Tiles, visited),
+    ATTN_WIRE_NUMBER(Tiles, skipped),
+    ATTN_WIRE_MATRIX_FIELD(Tiles, output),
+    ATTN_WIRE_NUMBER(Tiles, max_difference),
+    ATTN_WIRE_NUMBER(Tiles, bytes_standard),
+    ATTN_WIRE_NUMBER(Tiles, bytes_flash),
+    ATTN_WIRE_NUMBER(Tiles, element_bytes),
+    {"warnings", FieldType::Texts, [](Writer& w, const Tiles& t) { write_texts(w, t.warnings); }},
+};
+
+inline constexpr Field<OnlineSoftmaxStep> kOnlineStepFields[] = {
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, j),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, x),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_before),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_after),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, rescale),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, l_before),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, l_after),
+};
+inline constexpr Field<OnlineSoftmax> kOnlineSoftmaxFields[] = {
+    {"steps", FieldType::Records,
+     [](Writer& w, const OnlineSoftmax& s) {
+       write_list(w, s.steps, [](Writer& o, const OnlineSoftmaxStep& x) { write_record(o, kOnlineStepFields, x); });
+     },
+     {}, "online_step"},
+    ATTN_WIRE_NUMBER(OnlineSoftmax, max),
+    ATTN_WIRE_NUMBER(OnlineSoftmax, sum),
+    ATTN_WIRE_VECTOR(OnlineSoftmax, weights),
+    {"warnings", FieldType::Texts, [](Writer& w, const OnlineSoftmax& s) { write_texts(w, s.warnings); }},
+};
+#undef ATTN_WIRE_VECTOR
+#undef ATTN_WIRE_NUMBER
+#undef ATTN_WIRE_MATRIX_FIELD
+
 // ---- the fast path's header ----------------------------------------------------------------------
 
 /// The doubles of the fast path's header, in order: precision (kPrecisions); the addresses of
@@ -669,6 +791,13 @@ inline emscripten::val layout() {
   records.set("step", detail::fields(kStepFields));
   records.set("facts", detail::fields(kFactsFields));
   records.set("meta", detail::fields(kMetaFields));
+  records.set("decode", detail::fields(kDecodeFields));
+  records.set("decode_step", detail::fields(kDecodeStepFields));
+  records.set("tiles", detail::fields(kTilesFields));
+  records.set("tile", detail::fields(kTileFields));
+  records.set("tile_block", detail::fields(kTileBlockFields));
+  records.set("online_softmax", detail::fields(kOnlineSoftmaxFields));
+  records.set("online_step", detail::fields(kOnlineStepFields));
   val out = val::object();
   out.set("version", kVersion);
   out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),

@@ -319,7 +319,9 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   // Over-long and damaged links: a clear message and a working page (the default example).
   for (const [hash, re] of [[`v2=${'A'.repeat(1_000_100)}`, /too long/], ['v2=AAAA$$$', /damaged/], ['v9=abc', /newer version/]]) {
     await page.goto('about:blank');
-    await page.goto(`${base}index.html#${hash}`);
+    // A 1 MB address takes Chromium itself seconds to take in on a loaded machine: wait for the
+    // navigation to commit, then for the page as usual.
+    await page.goto(`${base}index.html#${hash}`, { waitUntil: 'commit', timeout: 60_000 });
     await ready(page);
     const status = await page.$eval('#status', (e) => e.textContent);
     assert(re.test(status), `link #${hash.slice(0, 12)}…: status "${status}"`);

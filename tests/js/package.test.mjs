@@ -136,7 +136,7 @@ describe('the packed tarball', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
       import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version } from 'attention-explorer';
-      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts } from 'attention-explorer';
+      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
       import type { FastEngine, FastResult } from 'attention-explorer/fast';
@@ -161,6 +161,10 @@ describe('the packed tarball', () => {
         const facts: HeadFacts = trace.facts[0];
         const e: Explanation = engine.explain(problem, { step: 'weights', row: 0, col: 1 });
         const m: number[][] = engine.parseMatrix('[1 2; 3 4]', 'W');
+        const decoded: Decoding = engine.decode({ Q: [[1], [2]], K: [[1], [2]], V: [[1], [2]] });
+        const tiled: Tiles = engine.tiles(problem, { block_q: 2, block_k: 1 });
+        const online: OnlineSoftmax = engine.onlineSoftmax([100, 1], { subtractMax: false, precision: 'float32' });
+        console.log(decoded.steps[0].flops_cached, tiled.tiles[0].skipped, tiled.bytes_flash, online.weights[0]);
         const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
         console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2);

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // attention-explorer: attention with every step from the command line.
 //   attention-explorer run [--table] [--digits N] [FILE|-]   problem(s) JSON -> trace(s)
+//   attention-explorer decode [FILE|-]                        token by token with a KV cache
+//   attention-explorer tiles --block-q N --block-k N [FILE|-] FlashAttention's tiles
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile } from 'node:fs/promises';
@@ -10,6 +12,8 @@ import { fixedNumber } from './format.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
+       attention-explorer decode [FILE|-]
+       attention-explorer tiles --block-q N --block-k N [FILE|-]
        attention-explorer preset [ID]
        attention-explorer --help | --version`;
 
@@ -20,6 +24,18 @@ Commands:
                  standard input when FILE is "-" or absent, and print the trace of each as JSON:
                  every step (Q, K, V, scores, scaled, ..., weights, output) with its shape.
                  Non-finite numbers are written "inf", "-inf", "nan".
+  decode [FILE|-]
+                 Read problem(s) as run does and print each decoded token by token as JSON: at
+                 step t token t's query attends to the KV cache of tokens 0..t-1 plus its own key
+                 and value; per step the new row of scores and weights of each head, the output
+                 row, cache_rows, the multiply-adds with the cache and without (flops_cached,
+                 flops_full) and the difference from row t of causal attention.
+  tiles --block-q N --block-k N [FILE|-]
+                 Read problem(s) as run does and print FlashAttention-2's tiles as JSON: per
+                 head, query blocks of --block-q rows (outer loop) and key blocks of --block-k
+                 keys (inner loop), each tile's scores, running max, rescaling factor, running sum and partial
+                 output before and after, the output, how close it is to run's, and the bytes
+                 moved between HBM and SRAM (bytes_standard, bytes_flash).
   preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
 
@@ -27,6 +43,10 @@ Options for run:
   --table        Print each step as an aligned table (name, head, shape, title and formula above
                  it) instead of JSON.
   --digits N     Decimals in tables (default 4).
+
+Options for tiles (both required):
+  --block-q N    Queries per block (a positive integer; larger than the sequence: one block).
+  --block-k N    Keys per block.
 
 Problem JSON: { "Q": [[...]], "K": [[...]], "V": [[...]] } or { "X": ..., "W_Q": ..., "W_K": ...,
 "W_V": ..., "options": { ... } }; every key and what it holds:
@@ -54,9 +74,18 @@ const OPTIONS = {
   version: { type: 'boolean', short: 'V' },
   table: { type: 'boolean' },
   digits: { type: 'string' },
+  'block-q': { type: 'string' },
+  'block-k': { type: 'string' },
 };
 
-/** The command line as { help } | { version } | { command, table, digits, file, id }. */
+// The commands that read problems, and the engine method each runs.
+const PROBLEM_COMMANDS = {
+  run: (engine, problem) => engine.run(problem),
+  decode: (engine, problem) => engine.decode(problem),
+  tiles: (engine, problem, args) => engine.tiles(problem, args.blocks),
+};
+
+/** The command line as { help } | { version } | { command, table, digits, blocks, file, id }. */
 function parseCommandLine(argv) {
   let values, positionals;
   try {
@@ -69,7 +98,7 @@ function parseCommandLine(argv) {
   }
   if (values.help) return { help: true };
   if (values.version) return { version: true };
-  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, file: null, id: null };
+  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, file: null, id: null };
   if (values.digits !== undefined) {
     const n = Number(values.digits);
     if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${values.digits.trim() || 'nothing'}`);
@@ -77,8 +106,23 @@ function parseCommandLine(argv) {
   }
   const rest = positionals.slice(1);
   if (args.command === null) throw new UsageError('no command given');
-  if (args.command === 'run') {
-    if (rest.length > 1) throw new UsageError(`run takes one FILE, got ${rest.length}`);
+  const blocks = ['block-q', 'block-k'].filter((name) => values[name] !== undefined);
+  if (args.command !== 'tiles' && blocks.length) throw new UsageError(`--${blocks[0]} is an option of tiles`);
+  if (args.command !== 'run' && PROBLEM_COMMANDS[args.command]) {
+    const misplaced = ['table', 'digits'].find((name) => values[name] !== undefined);
+    if (misplaced) throw new UsageError(`--${misplaced} is an option of run`);
+  }
+  if (args.command === 'tiles') {
+    const size = (name) => {
+      const text = values[name];
+      if (text === undefined) throw new UsageError('tiles needs --block-q N and --block-k N');
+      if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} takes a positive integer, got ${text.trim() || 'nothing'}`);
+      return Number(text);
+    };
+    args.blocks = { block_q: size('block-q'), block_k: size('block-k') };
+  }
+  if (PROBLEM_COMMANDS[args.command]) {
+    if (rest.length > 1) throw new UsageError(`${args.command} takes one FILE, got ${rest.length}`);
     args.file = rest[0] ?? '-';
   } else if (args.command === 'preset') {
     if (rest.length > 1) throw new UsageError(`preset takes one ID, got ${rest.length}`);
@@ -89,7 +133,7 @@ function parseCommandLine(argv) {
   return args;
 }
 
-async function readInput(file) {
+async function readInput(file, command) {
   if (file !== '-') {
     try {
       return { text: await readFile(file, 'utf8'), name: file };
@@ -97,7 +141,7 @@ async function readInput(file) {
       throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
     }
   }
-  if (process.stdin.isTTY) throw new UsageError('run reads a problem from standard input: pipe one in or give FILE');
+  if (process.stdin.isTTY) throw new UsageError(`${command} reads a problem from standard input: pipe one in or give FILE`);
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
   return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
@@ -128,8 +172,9 @@ function traceTables(trace, digits) {
   return out.join('\n');
 }
 
-async function run(args) {
-  const { text, name } = await readInput(args.file);
+/** run, decode or tiles: problem(s) in, each one's result out. */
+async function compute(args) {
+  const { text, name } = await readInput(args.file, args.command);
   let input;
   try {
     input = JSON.parse(text);
@@ -138,21 +183,22 @@ async function run(args) {
   }
   const many = Array.isArray(input);
   const problems = many ? input : [input];
-  if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to run`);
+  if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to ${args.command}`);
   const engine = await loadAttention();
-  const traces = problems.map((problem, i) => {
+  const method = PROBLEM_COMMANDS[args.command];
+  const results = problems.map((problem, i) => {
     try {
-      return engine.run(problem);
+      return method(engine, problem, args);
     } catch (error) {
       throw new Error(`${name}: problem ${i + 1}${many ? ` of ${problems.length}` : ''}: ${error.message}`);
     }
   });
   if (!args.table) {
-    process.stdout.write(stringify(many ? traces : traces[0]) + '\n');
+    process.stdout.write(stringify(many ? results : results[0]) + '\n');
     return;
   }
-  const blocks = traces.map((trace, i) =>
-    (many ? `# problem ${i + 1} of ${traces.length}\n\n` : '') + traceTables(trace, args.digits));
+  const blocks = results.map((trace, i) =>
+    (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + traceTables(trace, args.digits));
   process.stdout.write(blocks.join('\n\n') + '\n');
 }
 
@@ -188,7 +234,7 @@ async function main(argv) {
     return 0;
   }
   try {
-    await (args.command === 'run' ? run(args) : preset(args));
+    await (args.command === 'preset' ? preset(args) : compute(args));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -1,5 +1,5 @@
 // The engine: wraps an instantiated wasm module in the public API (run, runAll, explain,
-// parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
+// decode, tiles, onlineSoftmax, parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
 // normalised by problem.js, packed and the trace read back by wire.js, JSON helpers are in
 // json.js. No attention maths happens here.
 //
@@ -8,7 +8,7 @@
 import { diagnostics, guardedAttention } from './fast.js';
 import { inputError } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
-import { cellIndex, cellStep, describe, drawsFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
+import { blockSizes, cellIndex, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
 import { problemWire, traceReader } from './wire.js';
 
 export { version };
@@ -79,7 +79,7 @@ export function createEngine(wasm, reload) {
 
   // The module's scratch block for packed problems (cpp/bindings.cpp), found again after a reload.
   let scratch = null;
-  // Calls `name` (_run or _explain) with `problem` packed (cpp/wire.h), then the arguments
+  // Calls `name` (_run, _explain, _decode or _tiles) with `problem` packed (cpp/wire.h), then the arguments
   // `rest()` returns (checked after the problem, so the problem's errors come first). The numbers
   // go straight into the scratch block (its count is the argument) or, when they do not fit, into
   // one Float64Array. Returns [result, normalised problem].
@@ -150,6 +150,20 @@ export function createEngine(wasm, reload) {
       const { step, head } = cellStep(cell);
       const where = () => [step, head, cellIndex(cell.row, 'row'), cellIndex(cell.col, 'col')];
       return explanationFrom(callPacked('_explain', problem, where)[0]);
+    },
+    /** The problem as a model generates it, token by token with a KV cache (cpp/practice.h). */
+    decode(problem) {
+      return traces.record(callPacked('_decode', problem)[0], 'decode');
+    },
+    /** FlashAttention-2's tiles: the online softmax block by block (cpp/practice.h). */
+    tiles(problem, blocks) {
+      return traces.record(callPacked('_tiles', problem, () => blockSizes(blocks))[0], 'tiles');
+    },
+    /** One row's softmax entry by entry: the running max and sum (cpp/practice.h). */
+    onlineSoftmax(row, options = {}) {
+      const given = onlineSoftmaxFrom(row, options, layout.codes.precision);
+      const code = layout.codes.precision.indexOf(given.precision);
+      return traces.record(invoke('_onlineSoftmax', [given.row, given.subtractMax, code]), 'online_softmax');
     },
     parseMatrix(text, name = 'matrix') {
       return parseMatrixDetailed(text, name, 'parseMatrix').values;

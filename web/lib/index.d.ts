@@ -309,6 +309,19 @@ export interface Engine {
   runAll(problems: readonly Problem[]): Trace[];
   explain(problem: Problem, cell: Cell): Explanation;
   /**
+   * Runs a self-attention problem as a model generates it: at step t, token t's query attends to
+   * the KV cache of tokens 0..t−1 plus its own key and value (causal whatever options.causal
+   * says). Throws for past_K/past_V, X_kv, or a different number of keys and queries.
+   */
+  decode(problem: Problem): Decoding;
+  /**
+   * FlashAttention-2's forward pass: per head, query blocks of `block_q` rows (outer loop) and key
+   * blocks of `block_k` keys (inner loop), with the running max, running sum and partial output.
+   */
+  tiles(problem: Problem, blocks: TileSizes): Tiles;
+  /** The softmax of one row entry by entry (running max and sum); -Infinity hides an entry. */
+  onlineSoftmax(row: readonly number[] | Float64Array | Float32Array, options?: OnlineSoftmaxOptions): OnlineSoftmax;
+  /**
    * Parses pasted text in any format the parser reads (docs/api.md: NumPy, PyTorch, TensorFlow,
    * JAX, Julia, R, Octave/MATLAB, Mathematica, LaTeX, CSV/TSV, ...); errors start with `name`.
    */
@@ -332,6 +345,123 @@ export interface Engine {
   fastKernels(): 'wasm-simd128' | 'eigen';
   /** Diagnostic for leak checks; not part of the computation API. */
   heapStats(): HeapStats;
+}
+
+/** One step of engine.decode(): token t with the cache of tokens 0..t−1. */
+export interface DecodeStep {
+  t: number;
+  /** Keys and values the new query reads: t cached + its own. */
+  cache_rows: number;
+  /** One row per head: the new row of QKᵀ (before scaling), cache_rows long. */
+  scores: number[][];
+  /** One row per head: the new row of attention weights. */
+  weights: number[][];
+  /** The token's output (its row of the output). */
+  output: number[];
+  /** Multiply-adds of the matrix products for this token with the cache (the new token's
+   *  projections, one row of QKᵀ and of A·V, W_O) and recomputing causal attention of tokens
+   *  0..t from scratch (docs/api.md). */
+  flops_cached: number;
+  flops_full: number;
+  /** max |this step − token t of engine.run() with causal: true| over weights and output. */
+  difference: number;
+}
+
+export interface Decoding {
+  steps: DecodeStep[];
+  /** Every token's output, in the problem's layout. */
+  output: number[][];
+  warnings: string[];
+  flops_cached: number;
+  flops_full: number;
+}
+
+/** engine.tiles()'s block sizes: positive integers (a block larger than the sequence is the sequence). */
+export interface TileSizes {
+  block_q: number;
+  block_k: number;
+}
+
+/** One tile (query block × key block of one head), in the order FlashAttention-2 visits them. */
+export interface Tile {
+  head: number;
+  q_block: number;
+  k_block: number;
+  /** [first, end) of the tile's queries and keys, counted from 0. */
+  queries: [number, number];
+  keys: [number, number];
+  /** Every score hidden (−∞): the algorithm skips the tile; its number arrays are empty. */
+  skipped: boolean;
+  /** The scores the softmax reads (scaled, capped, biased, masked); transposed in the columns layout. */
+  scores: number[][];
+  /** Per query of the tile: running max m, e^(m_before − m_after), running sum ℓ. */
+  m_before: number[];
+  m_after: number[];
+  rescale: number[];
+  l_before: number[];
+  l_after: number[];
+  /** The unnormalised output Õ of the tile's queries (queries × d_v; transposed in the columns layout). */
+  partial_before: number[][];
+  partial_after: number[][];
+}
+
+/** A query block of one head after its last key block: output = Õ / ℓ. */
+export interface TileBlock {
+  head: number;
+  q_block: number;
+  queries: [number, number];
+  m: number[];
+  l: number[];
+  output: number[][];
+}
+
+export interface Tiles {
+  block_q: number;
+  block_k: number;
+  tiles: Tile[];
+  blocks: TileBlock[];
+  /** Tiles computed and tiles skipped. */
+  visited: number;
+  skipped: number;
+  /** The problem's output (through W_O when given). */
+  output: number[][];
+  /** max |output − engine.run()'s output|. */
+  max_difference: number;
+  /** Bytes moved between HBM and SRAM by the standard algorithm and by these tiles (docs/api.md). */
+  bytes_standard: number;
+  bytes_flash: number;
+  /** 8 (float64) or 4 (float32). */
+  element_bytes: number;
+  warnings: string[];
+}
+
+export interface OnlineSoftmaxOptions {
+  /** Default true; false keeps m at 0, so e^x can overflow (float32: x > 88.7). */
+  subtractMax?: boolean;
+  /** Default "float64". */
+  precision?: 'float64' | 'float32';
+}
+
+/** One entry j of the online softmax: m' = max(m, x), ℓ' = e^(m − m')·ℓ + e^(x − m'). */
+export interface OnlineSoftmaxStep {
+  j: number;
+  x: number;
+  m_before: number;
+  m_after: number;
+  rescale: number;
+  l_before: number;
+  l_after: number;
+}
+
+export interface OnlineSoftmax {
+  steps: OnlineSoftmaxStep[];
+  /** m and ℓ after the last entry. */
+  max: number;
+  sum: number;
+  /** e^(x − m) / ℓ. */
+  weights: number[];
+  /** e.g. where e^x overflowed. */
+  warnings: string[];
 }
 
 export interface FastInput {

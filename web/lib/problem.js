@@ -444,3 +444,32 @@ export function seedFrom(seed) {
   if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) return seed;
   throw inputError(`seed must be an integer from 0 to 2**32 - 1 (as np.random.seed takes), got ${describe(seed)}`, 'seed');
 }
+
+// ---- tiles() and onlineSoftmax()'s arguments --------------------------------------------------------
+
+const BLOCK_KEYS = ['block_q', 'block_k'];
+const ONLINE_SOFTMAX_KEYS = ['subtractMax', 'precision'];
+
+/** tiles()'s { block_q, block_k }: positive integers, both required. */
+export function blockSizes(blocks) {
+  if (!isPlainObject(blocks)) throw inputError(`tiles takes { block_q, block_k } after the problem, got ${describe(blocks)}`);
+  checkKeys(blocks, BLOCK_KEYS);
+  return BLOCK_KEYS.map((key) => {
+    const n = blocks[key];
+    if (Number.isInteger(n) && n >= 1) return n;
+    throw inputError(`${key} must be a positive integer, got ${describe(n)}`, key);
+  });
+}
+
+/** onlineSoftmax()'s row (numbers; -Infinity hides an entry; the core checks the values) and options. */
+export function onlineSoftmaxFrom(row, options, precisions) {
+  const numbers = Array.isArray(row) || ArrayBuffer.isView(row) ? Array.from(row) : null;
+  if (numbers === null || !numbers.every((x) => typeof x === 'number')) {
+    throw inputError(`onlineSoftmax takes a list of numbers, got ${numbers === null ? describe(row) : `an entry ${describe(numbers.find((x) => typeof x !== 'number'))}`}`, 'row');
+  }
+  if (!isPlainObject(options)) throw inputError(`onlineSoftmax's options are ${describe(options)}: expected { subtractMax, precision }`);
+  checkKeys(options, ONLINE_SOFTMAX_KEYS);
+  const { subtractMax = true, precision = 'float64' } = options;
+  if (typeof subtractMax !== 'boolean') throw inputError(`subtractMax must be true or false, got ${describe(subtractMax)}`, 'subtractMax');
+  return { row: Float64Array.from(numbers), subtractMax, precision: oneOf(precision, precisions, 'precision') };
+}

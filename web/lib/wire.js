@@ -95,7 +95,7 @@ export function problemWire(layout) {
 const utf8Decoder = new TextDecoder();
 
 // The field types _wireLayout() names (cpp/wire.h FieldType); readRecord's switch reads each.
-const FIELD_TYPES = ['number', 'index', 'text', 'texts', 'numbers', 'shape', 'values', 'matrix', 'code', 'codes', 'range', 'record', 'records'];
+const FIELD_TYPES = ['number', 'index', 'text', 'texts', 'numbers', 'shape', 'values', 'matrix', 'code', 'codes', 'range', 'record', 'records', 'boolean'];
 
 /**
  * Reading `_run`'s packed trace: `read(numbers, layout, precision)` -> { steps, output, warnings,
@@ -172,22 +172,31 @@ export function traceReader(layout) {
         case 10: v = numbers[at + 1] === 0 ? null : [numbers[at], numbers[at] + numbers[at + 1]]; at += 2; break; // range
         case 11: v = readRecord(f.record); break; // record
         case 12: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = readRecord(f.record); break; // records
+        case 13: v = numbers[at++] !== 0; break; // boolean
       }
       out[f.name] = v;
     }
     return out;
   }
 
+  // The whole of `packed` as the record `name`.
+  function readPacked(packed, name) {
+    numbers = packed;
+    bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.length * 8);
+    at = 0;
+    const out = readRecord(records[name]);
+    if (at !== packed.length) throw new Error(`wire: the packed ${name} has ${packed.length - at} numbers left over`);
+    numbers = bytes = null;
+    return out;
+  }
+
   return {
     read(packed, layoutName, precision) {
-      numbers = packed;
-      bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.length * 8);
-      at = 0;
-      const trace = readRecord(records.trace);
-      if (at !== packed.length) throw new Error(`wire: the packed trace has ${packed.length - at} numbers left over`);
-      numbers = bytes = null;
+      const trace = readPacked(packed, 'trace');
       trace.meta = { layout: layoutName, precision, ...trace.meta };
       return trace;
     },
+    /** Another packed record of the table: decode, tiles, online_softmax (cpp/wire.h). */
+    record: readPacked,
   };
 }
