@@ -253,7 +253,7 @@ Trace compute(const Normalized& n) {
     return static_cast<int>(t.steps.size()) - 1;
   };
 
-  t.steps.reserve(static_cast<size_t>(n.heads) * 16 + 4);  // at most 16 steps per head
+  t.steps.reserve(static_cast<size_t>(n.heads) * 16 + 5);  // at most 16 steps per head, 5 shared
 
   // A position encoding is added to X before the projections: X' = X + PE (or + P).
   Mat<S> X = n.direct ? Mat<S>() : Mat<S>(n.X.cast<S>());
@@ -265,6 +265,19 @@ Trace compute(const Normalized& n) {
     const int encoding_step = emit("positional", -1, encoding.template cast<double>(), {});
     X += encoding;
     x_step = {emit("X_pos", -1, X.template cast<double>(), {encoding_step})};
+  }
+  // RoPE's angles, one row per position, one column per pair: what Q_rot and K_rot turn by.
+  std::vector<int> angles_step;
+  if (n.options.rope.on) {
+    const std::vector<double> positions = rope_positions(n);
+    // Taken in double, as rotate() takes them, and shown in the working precision.
+    Mat<S> angles(static_cast<Eigen::Index>(positions.size()), n.options.rope.dims / 2);
+    for (Eigen::Index p = 0; p < angles.rows(); ++p) {
+      for (int i = 0; i < n.options.rope.dims / 2; ++i) {
+        angles(p, i) = static_cast<S>(rope_table_angle(n.options.rope, positions[static_cast<size_t>(p)], i));
+      }
+    }
+    angles_step = {emit("rope_angles", -1, angles.template cast<double>(), {})};
   }
   const Mat<S> X_kv = n.cross ? Mat<S>(n.X_kv.cast<S>()) : X;
   const std::vector<int> kv_step = n.cross ? std::vector<int>{} : x_step;
@@ -294,9 +307,9 @@ Trace compute(const Normalized& n) {
     int v_step = emit("V", h, Vh.template cast<double>(), kv_step);
     if (rope.on) {  // queries at their positions, new keys at theirs (after the cached ones)
       Qh = rotate<S>(Qh, rope, n.query_pos, 0);
-      q_step = emit("Q_rot", h, Qh.template cast<double>(), {q_step});
+      q_step = emit("Q_rot", h, Qh.template cast<double>(), {q_step, angles_step[0]});
       Kh = rotate<S>(Kh, rope, n.key_pos, static_cast<size_t>(n.past));
-      k_step = emit("K_rot", h, Kh.template cast<double>(), {k_step});
+      k_step = emit("K_rot", h, Kh.template cast<double>(), {k_step, angles_step[0]});
     }
     if (n.past > 0) {  // the cache's rows of this key/value head, then the new rows
       Mat<S> keys(n.S, n.d_k), values(n.S, n.d_v);
@@ -494,6 +507,23 @@ RopeAngle rope_angle(const Rope& rope, double position, int i) {
   const double theta = std::pow(rope.base, -2.0 * i / rope.dims);
   const double angle = position * theta;
   return {angle, std::cos(angle), std::sin(angle)};
+}
+
+std::vector<double> rope_positions(const Normalized& n) {
+  std::vector<double> out(n.query_pos);
+  out.insert(out.end(), n.key_pos.begin(), n.key_pos.end());
+  if (n.options.rope.cos) {  // a cached key may sit past the tables (it came rotated)
+    const auto rows = static_cast<double>(n.options.rope.cos->rows());
+    out.erase(std::remove_if(out.begin(), out.end(), [&](double p) { return p >= rows; }), out.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+double rope_table_angle(const Rope& rope, double position, int i) {
+  const RopeAngle turn = rope_angle(rope, position, i);
+  return rope.cos ? std::atan2(turn.sin, turn.cos) : turn.angle;
 }
 
 /// Causal, the window with its sink tokens, and the user's mask, entry by entry. Positions

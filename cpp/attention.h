@@ -129,12 +129,13 @@ enum class Axis {
   Queries,   ///< one per query token (L)
   Keys,      ///< one per key/value token (S)
   Features,  ///< one per feature (d_k, d_v, heads·d_v or d_model)
+  Positions, ///< one per position a query or key sits at (rope_angles), in increasing order
 };
 
 /// One intermediate result, reported in the layout the problem chose, with everything a view
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
-  /// positional, X_pos, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
+  /// positional, X_pos, rope_angles, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
   /// alibi, biased, mask, masked, weights, head_output, concat, output
   std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
@@ -235,6 +236,9 @@ struct Explanation {
   ///  "unrotated"   value = input                           (a feature beyond RoPE's dims)
   ///  "cache"       value copied from token `source_row`, feature `source_col` of `source`:
   ///                "past_K"/"past_V" (a cached row) or the step of the new rows
+  ///  "angle"       value = position·θ_i with θ_i = base^(-2i/dims) for the pair i (turning
+  ///                features pair_first and pair_second); with cos/sin tables, atan2(sin, cos)
+  ///                of the pair's entries at that position
   std::string kind;
   std::string step;
   int head = -1;
@@ -264,6 +268,27 @@ struct Explanation {
   /// softmax with a sink logit (gpt-oss): its logit, its exp(logit - max), its share.
   bool has_sink = false;
   double sink_logit = 0, sink_exp = 0, sink_share = 0;
+
+  // ---- the calculation described, so every view writes any kind the same way ----
+  // Placeholders a view fills: `@N` is numbers[N] at the view's decimals (numbers[0] is the
+  // value); `@terms(a,b)` is the sum (x_a)(x_b) + ... over the rows of the terms table's columns
+  // a and b, and `@terms(a)` the sum of column a's entries (a view writes as many terms as it
+  // shows and elides the rest with \cdots); in `text` and the terms' caption, `@query`, `@key`
+  // and `@token` name the cell's query, key or token (a token's name on the page, "query 2" in
+  // a document).
+  /// TeX of an aligned derivation: lines[0] is the cell, each further line a right-hand side
+  /// ("= ..."), the last one the value.
+  std::vector<std::string> lines;
+  std::string text;  ///< one or two plain sentences (Unicode) saying what happens
+  std::vector<double> numbers;
+  /// The term table a view draws beside the derivation (no columns: none).
+  struct Terms {
+    std::string caption;
+    std::vector<std::string> headers;  ///< headers[0] heads the row labels
+    std::string index;  ///< what labels the rows: "feature" or "m" (1, 2, ...), "key" (the keys)
+    std::vector<std::vector<double>> columns;
+    int highlight = -1;  ///< the row of the cell's own term, -1: none
+  } terms;
 };
 
 /// Explain cell (row, col) of step `step_id` of `head` (-1 for concat/output) of the trace of

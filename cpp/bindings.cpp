@@ -59,51 +59,90 @@ val matrix_to(const attn::Matrix& m) {
 
 val head_to(int head) { return head < 0 ? val::null() : val(head); }
 
-val explanation_to(const attn::Explanation& e) {
+val texts_to(const std::vector<std::string>& texts) {
+  val out = val::array();
+  for (const std::string& t : texts) out.call<void>("push", t);
+  return out;
+}
+
+val index_to(Eigen::Index i) { return val(static_cast<double>(i)); }
+
+// The term table, its columns plain arrays of numbers (engine.js copies only the typed arrays of
+// the top level), or null when the calculation has none.
+val terms_to(const attn::Explanation::Terms& terms) {
+  if (terms.columns.empty()) return val::null();
   val out = val::object();
-  out.set("kind", e.kind);
-  out.set("step", e.step);
-  out.set("head", head_to(e.head));
-  out.set("row", static_cast<double>(e.row));
-  out.set("col", static_cast<double>(e.col));
-  out.set("value", e.value);
-  out.set("left", copy_out(e.left));
-  out.set("right", copy_out(e.right));
-  out.set("products", copy_out(e.products));
-  out.set("has_bias", e.has_bias);
-  out.set("bias", e.bias);
-  out.set("input", e.input);
-  out.set("factor", e.factor);
-  out.set("divisor", e.divisor);
-  out.set("additive", e.additive);
-  out.set("logits", copy_out(e.logits));
-  out.set("shifted", copy_out(e.shifted));
-  out.set("exps", copy_out(e.exps));
-  out.set("max", e.max);
-  out.set("exp_sum", e.exp_sum);
-  out.set("source_head", e.source_head);
-  out.set("source_col", static_cast<double>(e.source_col));
-  out.set("slope", e.slope);
-  out.set("query_pos", e.query_pos);
-  out.set("key_pos", e.key_pos);
-  out.set("hidden", e.hidden);
-  out.set("kept_by_sink", e.kept_by_sink);
-  val components = val::array();
-  for (const std::string& c : e.components) components.call<void>("push", c);
-  out.set("components", components);
-  out.set("fill", e.fill);
-  out.set("has_sink", e.has_sink);
-  out.set("sink_logit", e.sink_logit);
-  out.set("sink_exp", e.sink_exp);
-  out.set("sink_share", e.sink_share);
-  out.set("position", e.position);
-  out.set("angle", e.angle);
-  out.set("cos", e.cos);
-  out.set("sin", e.sin);
-  out.set("pair_first", static_cast<double>(e.pair_first));
-  out.set("pair_second", static_cast<double>(e.pair_second));
-  out.set("source", e.source);
-  out.set("source_row", static_cast<double>(e.source_row));
+  out.set("caption", terms.caption);
+  out.set("headers", texts_to(terms.headers));
+  out.set("index", terms.index);
+  val columns = val::array();
+  for (const std::vector<double>& column : terms.columns) {
+    val numbers = val::array();
+    for (double x : column) numbers.call<void>("push", x);
+    columns.call<void>("push", numbers);
+  }
+  out.set("columns", columns);
+  out.set("highlight", terms.highlight);
+  return out;
+}
+
+// explain()'s result, one entry per field (docs/api.md and web/lib/index.d.ts `Explanation`).
+using Explanation = attn::Explanation;
+struct ExplanationField {
+  const char* name;
+  val (*to)(const Explanation&);
+};
+constexpr ExplanationField kExplanationFields[] = {
+    {"kind", [](const Explanation& e) { return val(e.kind); }},
+    {"step", [](const Explanation& e) { return val(e.step); }},
+    {"head", [](const Explanation& e) { return head_to(e.head); }},
+    {"row", [](const Explanation& e) { return index_to(e.row); }},
+    {"col", [](const Explanation& e) { return index_to(e.col); }},
+    {"value", [](const Explanation& e) { return val(e.value); }},
+    {"left", [](const Explanation& e) { return copy_out(e.left); }},
+    {"right", [](const Explanation& e) { return copy_out(e.right); }},
+    {"products", [](const Explanation& e) { return copy_out(e.products); }},
+    {"has_bias", [](const Explanation& e) { return val(e.has_bias); }},
+    {"bias", [](const Explanation& e) { return val(e.bias); }},
+    {"input", [](const Explanation& e) { return val(e.input); }},
+    {"factor", [](const Explanation& e) { return val(e.factor); }},
+    {"divisor", [](const Explanation& e) { return val(e.divisor); }},
+    {"additive", [](const Explanation& e) { return val(e.additive); }},
+    {"logits", [](const Explanation& e) { return copy_out(e.logits); }},
+    {"shifted", [](const Explanation& e) { return copy_out(e.shifted); }},
+    {"exps", [](const Explanation& e) { return copy_out(e.exps); }},
+    {"max", [](const Explanation& e) { return val(e.max); }},
+    {"exp_sum", [](const Explanation& e) { return val(e.exp_sum); }},
+    {"source_head", [](const Explanation& e) { return val(e.source_head); }},
+    {"source_col", [](const Explanation& e) { return index_to(e.source_col); }},
+    {"slope", [](const Explanation& e) { return val(e.slope); }},
+    {"query_pos", [](const Explanation& e) { return val(e.query_pos); }},
+    {"key_pos", [](const Explanation& e) { return val(e.key_pos); }},
+    {"hidden", [](const Explanation& e) { return val(e.hidden); }},
+    {"kept_by_sink", [](const Explanation& e) { return val(e.kept_by_sink); }},
+    {"components", [](const Explanation& e) { return texts_to(e.components); }},
+    {"fill", [](const Explanation& e) { return val(e.fill); }},
+    {"has_sink", [](const Explanation& e) { return val(e.has_sink); }},
+    {"sink_logit", [](const Explanation& e) { return val(e.sink_logit); }},
+    {"sink_exp", [](const Explanation& e) { return val(e.sink_exp); }},
+    {"sink_share", [](const Explanation& e) { return val(e.sink_share); }},
+    {"position", [](const Explanation& e) { return val(e.position); }},
+    {"angle", [](const Explanation& e) { return val(e.angle); }},
+    {"cos", [](const Explanation& e) { return val(e.cos); }},
+    {"sin", [](const Explanation& e) { return val(e.sin); }},
+    {"pair_first", [](const Explanation& e) { return index_to(e.pair_first); }},
+    {"pair_second", [](const Explanation& e) { return index_to(e.pair_second); }},
+    {"source", [](const Explanation& e) { return val(e.source); }},
+    {"source_row", [](const Explanation& e) { return index_to(e.source_row); }},
+    {"lines", [](const Explanation& e) { return texts_to(e.lines); }},
+    {"text", [](const Explanation& e) { return val(e.text); }},
+    {"numbers", [](const Explanation& e) { return copy_out(e.numbers); }},
+    {"terms", [](const Explanation& e) { return terms_to(e.terms); }},
+};
+
+val explanation_to(const Explanation& e) {
+  val out = val::object();
+  for (const ExplanationField& field : kExplanationFields) out.set(field.name, field.to(e));
   return out;
 }
 

@@ -1,22 +1,64 @@
 // explain(): the worked calculation of one cell of one step, with the numbers filled in. It
 // recomputes the trace and reads the operands from the steps the cell's step names as its
-// inputs, so it follows the same data flow as the trace itself.
+// inputs, so it follows the same data flow as the trace itself. Each kind of calculation is
+// written here once, as data (Explanation::lines, text, numbers, terms) that every view renders
+// the same way: the page, the LaTeX export and any other binding write no kind out themselves.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <utility>
 
 #include "normalized.h"
+#include "steps.h"
 
 namespace attn {
+namespace {
+
+/// `symbol` with the subscript `sub`, in parentheses when it has a subscript already.
+std::string indexed(const std::string& symbol, const std::string& sub) {
+  if (symbol.find('_') != std::string::npos) return "(" + symbol + ")_{" + sub + "}";
+  return symbol + "_{" + sub + "}";
+}
+
+const char* const kComponentWords[][2] = {
+    {"causal", "causal masking (the key comes after the query)"},
+    {"window", "the window (the key is too far from the query)"},
+    {"mask", "your mask"},
+};
+
+/// "Hidden from this query by the window and your mask."
+std::string hidden_by(const Explanation& e) {
+  std::string names;
+  for (size_t k = 0; k < e.components.size(); ++k) {
+    std::string word = e.components[k];
+    for (const auto& pair : kComponentWords) {
+      if (word == pair[0]) word = pair[1];
+    }
+    names += (k ? " and " : "") + word;
+  }
+  return names.empty() ? "Hidden from this query." : "Hidden from this query by " + names + ".";
+}
+
+std::string kept_by_sink(const Explanation& e) {
+  return e.kept_by_sink ? " The window alone would hide it, but it is a sink token: it stays visible." : "";
+}
+
+std::string join(const std::vector<std::string>& parts, const char* between) {
+  std::string out;
+  for (size_t k = 0; k < parts.size(); ++k) out += (k ? between : "") + parts[k];
+  return out;
+}
+
+}  // namespace
 
 Explanation explain(const Problem& problem, const std::string& step_id, int head,
                     Eigen::Index row, Eigen::Index col) {
   const Normalized n = normalize(problem);
   const Trace t = compute_trace(n);
 
-  // A step shared by every head (the position encoding, X_pos) answers for head 0 too, the head
-  // a caller names by default.
+  // A step shared by every head (the position encoding, X_pos, RoPE's angles) answers for head 0
+  // too, the head a caller names by default.
   const Step* step = nullptr;
   for (const Step& s : t.steps) {
     if (s.id == step_id && (s.head == head || (head == 0 && s.head == -1 && s.id != "concat" && s.id != "output"))) {
@@ -56,21 +98,56 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.right.assign(right.data(), right.data() + right.size());
     for (Eigen::Index k = 0; k < left.size(); ++k) e.products.push_back(left[k] * right[k]);
   };
+
+  // ---- how the calculation is written (see Explanation::lines) ----
+  // `@N` of a number: its place in e.numbers; numbers[0] is the value. (Take each into a variable
+  // before joining texts: the operands of + are evaluated in no fixed order.)
+  auto num = [&](double x) {
+    e.numbers.push_back(x);
+    return "@" + std::to_string(e.numbers.size() - 1);
+  };
+  const std::string value = num(e.value);
+  // Subscripts in the user's layout from indices (from 1) in the rows layout.
+  auto at = [&](const std::string& a, const std::string& b) { return n.columns ? b + "," + a : a + "," + b; };
+  const std::string ij = std::to_string(row + 1) + "," + std::to_string(col + 1);
+  const std::string r1 = std::to_string(r + 1), c1 = std::to_string(c + 1);
+  const std::string cell = indexed(step->symbol, ij);
+  // The same entry of the k-th input step (an element-wise step).
+  auto same_entry = [&](size_t k) { return indexed(input_step(k).symbol, ij); };
+  auto derive = [&](std::initializer_list<std::string> rhs) {
+    e.lines = {cell};
+    e.lines.insert(e.lines.end(), rhs.begin(), rhs.end());
+  };
+  auto table = [&](std::string caption, std::vector<std::string> headers, std::string index,
+                   std::vector<std::vector<double>> columns, int highlight = -1) {
+    e.terms = {std::move(caption), std::move(headers), std::move(index), std::move(columns), highlight};
+  };
+
   // Column c of a concatenation comes from the head output whose feature range holds it.
   auto concat_source = [&](const Step& concat) {
     e.kind = "concat";
+    const Step* source = nullptr;
     for (int k : concat.inputs) {
       const Step& part = t.steps[static_cast<size_t>(k)];
       if (c >= part.feature_first && c < part.feature_first + part.feature_count) {
         e.source_head = part.head;
         e.source_col = c - part.feature_first;
+        source = &part;
       }
     }
+    derive({indexed(source->symbol, at(r1, std::to_string(e.source_col + 1))), value});
+    e.text = "Copied from head " + std::to_string(e.source_head + 1) + ", feature " +
+             std::to_string(e.source_col + 1) + " of its output: the heads sit side by side.";
+  };
+  auto given = [&] {
+    e.kind = "input";
+    derive({value + " \\quad\\text{(given)}"});
+    e.text = step->given.at(0) + " was given directly: this number is one of your inputs.";
   };
 
   if (step_id == "positional") {
     if (n.options.positional == Positional::Learned) {
-      e.kind = "input";
+      given();
       return e;
     }
     e.kind = "sinusoid";
@@ -78,16 +155,56 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.angle = sinusoid_angle(e.position, c, n.X.cols());
     e.cos = std::cos(e.angle);
     e.sin = std::sin(e.angle);
+    derive({std::string(c % 2 == 0 ? "\\sin(" : "\\cos(") + num(e.angle) + ") \\quad\\text{(position " +
+                js_number(e.position) + ")}",
+            value});
+    e.text = "Position " + js_number(e.position) + ", feature " + c1 +
+             ": even features take the sine, odd ones the cosine of the same angle, position / 10000^(2i/d) "
+             "with i = " + std::to_string(c / 2) + " and d = " + std::to_string(n.X.cols()) +
+             "; the angle shrinks by a constant factor every two features, so each pair turns at its own speed.";
   } else if (step_id == "X_pos") {
     e.kind = "add";
     e.input = n.X(r, c);
     e.additive = input(0)(r, c);
+    const std::string x = num(e.input), pe = num(e.additive);
+    derive({indexed("X", ij) + " + " + same_entry(0), x + " + (" + pe + ")", value});
+    e.text = "The token’s number plus its position encoding.";
+  } else if (step_id == "rope_angles") {
+    e.kind = "angle";
+    const Rope& rope = n.options.rope;
+    const int pair = static_cast<int>(c);
+    std::tie(e.pair_first, e.pair_second) = rope_pair(rope, pair);
+    e.position = rope_positions(n)[static_cast<size_t>(r)];
+    const RopeAngle turn = rope_angle(rope, e.position, pair);
+    e.angle = e.value;
+    e.cos = turn.cos;
+    e.sin = turn.sin;
+    const std::string p = js_number(e.position), i = std::to_string(pair);
+    const std::string pair_words = "pair " + std::to_string(pair + 1) + " (features " +
+                                   std::to_string(e.pair_first + 1) + " and " +
+                                   std::to_string(e.pair_second + 1) + ")";
+    if (rope.cos) {
+      const std::string sin = num(turn.sin), cos = num(turn.cos);
+      derive({"\\operatorname{atan2}(" + sin + ", " + cos + ")", value});
+      e.text = "Position " + p + ", " + pair_words + ": the angle whose cosine and sine the tables give " +
+               "in row " + p + ", column " + std::to_string(pair + 1) + " (atan2(sin, cos), in radians).";
+    } else {
+      const double theta = std::pow(rope.base, -2.0 * pair / rope.dims);
+      const std::string base = js_number(rope.base), dims = std::to_string(rope.dims);
+      const std::string per_position = num(theta);
+      derive({p + " \\cdot " + base + "^{-2 \\cdot " + i + "/" + dims + "}", p + " \\cdot " + per_position, value});
+      e.text = "Position " + p + ", " + pair_words + ": θ = " + base + "^(−2·" + i + "/" + dims + ") = " +
+               per_position + " radians per position, times the position. Each pair turns at its own "
+               "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
+    }
   } else if (step_id == "Q_rot" || step_id == "K_rot") {
     const Rope& rope = n.options.rope;
     const Matrix x = input(0);
     e.input = x(r, c);
     if (c >= rope.dims) {
       e.kind = "unrotated";
+      derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
+      e.text = "This feature lies beyond RoPE’s rotated dimensions: it passes through unchanged.";
       return e;
     }
     e.kind = "rotation";
@@ -105,20 +222,44 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.left = {x(r, a), x(r, b)};
     e.right = c == a ? std::vector<double>{turn.cos, -turn.sin} : std::vector<double>{turn.sin, turn.cos};
     for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
+    const std::string& from = input_step(0).symbol;
+    const std::string xa = indexed(from, at(r1, std::to_string(a + 1))), xb = indexed(from, at(r1, std::to_string(b + 1)));
+    const bool tables = std::isnan(e.angle);
+    const std::string angle = tables ? "" : num(e.angle);
+    const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
+    const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
+    derive({c == a ? xa + "\\cos\\theta - " + xb + "\\sin\\theta" : xa + "\\sin\\theta + " + xb + "\\cos\\theta",
+            "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
+    e.text = "RoPE turns features " + std::to_string(a + 1) + " and " + std::to_string(b + 1) +
+             " together, as a point in a plane, by the angle " +
+             (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " +
+             js_number(e.position) + ". A rotation keeps the pair’s length, and the dot product of a "
+             "rotated query and key depends only on how far apart they are.";
   } else if (step_id == "K_cache" || step_id == "V_cache") {
     e.kind = "cache";
     e.source_col = c;
-    if (r < n.past) {
+    const bool cached = r < n.past;
+    std::string source;
+    if (cached) {
       e.source = step_id == "K_cache" ? "past_K" : "past_V";
       e.source_row = r;
       e.source_col = step->feature_first + c;  // the cache holds every key/value head
+      source = given_symbol(e.source, -1, n);
     } else {
       e.source = input_step(0).id;
       e.source_row = r - n.past;
+      source = input_step(0).symbol;
     }
+    const std::string source_row = std::to_string(e.source_row + 1), source_col = std::to_string(e.source_col + 1);
+    derive({indexed(source, at(source_row, source_col)), value});
+    e.text = cached ? "Read from the cache: row " + source_row + ", feature " + source_col + " of " + e.source +
+                          ", a token seen earlier whose " + (step_id == "K_cache" ? "key" : "value") +
+                          " the model kept instead of computing it again."
+                    : "A new token: row " + source_row + ", feature " + source_col +
+                          " of this step’s new rows, appended after the cached ones.";
   } else if (step_id == "Q" || step_id == "K" || step_id == "V") {
     if (n.direct) {
-      e.kind = "input";
+      given();
       return e;
     }
     e.kind = "projection";
@@ -137,6 +278,11 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.kind = "dot";
     const Matrix Qh = input(0), Kh = input(1);
     dot(Qh.row(r).transpose(), Kh.row(c).transpose());
+    derive({"\\sum_m " + indexed(input_step(0).symbol, at(r1, "m")) + "\\," + indexed(input_step(1).symbol, at(c1, "m")),
+            "@terms(0,1)", value});
+    e.text = "The query of @query dotted with the key of @key, over the d_k = " + std::to_string(n.d_k) +
+             " features: the sum of the products is " + value + ".";
+    table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scaled") {
     e.kind = "scale";
     e.input = input(0)(r, c);
@@ -149,19 +295,46 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
       case Scale::Kind::DivideBySqrt: e.divisor = std::sqrt(s.value); break;
     }
     if (e.divisor != 0) e.factor = 1.0 / e.divisor;
+    const std::string score = same_entry(0), in = num(e.input);
+    if (e.divisor != 0) {
+      // √d_k and √n stay roots in the formula; a plain divisor is a number.
+      const std::string d = num(e.divisor);
+      const std::string root = s.kind == Scale::Kind::SqrtDk ? std::to_string(n.d_k)
+                               : s.kind == Scale::Kind::DivideBySqrt ? js_number(s.value) : "";
+      derive({"\\frac{" + score + "}{" + (root.empty() ? d : "\\sqrt{" + root + "}") + "}",
+              "\\frac{" + in + "}{" + d + "}", value});
+      e.text = s.kind == Scale::Kind::SqrtDk ? "The score divided by √d_k = √" + root + " = " + d + "."
+               : root.empty()                ? "The score divided by the chosen divisor " + d + "."
+                                             : "The score divided by √" + root + " = " + d + ".";
+    } else {
+      const std::string f = num(e.factor);
+      derive({f + " \\cdot " + score, f + " \\cdot " + in, value});
+      e.text = "The score multiplied by the scale " + f + (e.factor == 1 ? " (no scaling)." : ".");
+    }
   } else if (step_id == "softcapped") {
     e.kind = "softcap";
     e.input = input(0)(r, c);
     e.factor = n.options.softcap;
+    const std::string cap = num(e.factor);
+    derive({"c\\,\\tanh\\!\\left(" + same_entry(0) + " / c\\right)",
+            cap + "\\,\\tanh\\!\\left(" + num(e.input) + " / " + cap + "\\right)", value});
+    e.text = "Soft-capping squashes large scores smoothly into (−c, c), c = " + cap + ".";
   } else if (step_id == "alibi") {
     e.kind = "alibi";
     e.slope = n.alibi_slopes[static_cast<size_t>(head)];
     e.query_pos = n.query_pos[static_cast<size_t>(r)];
     e.key_pos = n.key_pos[static_cast<size_t>(c)];
+    const std::string m = num(e.slope), p = js_number(e.query_pos), q = js_number(e.key_pos);
+    derive({"-m\\,\\lvert p_i - p_j \\rvert", "-" + m + " \\cdot \\lvert " + p + " - " + q + " \\rvert", value});
+    e.text = "ALiBi: this head’s slope m = " + m + " times the distance between the query’s position " + p +
+             " and the key’s " + q + ", subtracted: far keys lose more.";
   } else if (step_id == "biased") {
     e.kind = "bias";
     e.input = input(0)(r, c);
     e.additive = input(1)(r, c);
+    const std::string score = num(e.input), bias = num(e.additive);
+    derive({same_entry(0) + " + " + same_entry(1), score + " + (" + bias + ")", value});
+    e.text = "The scaled score plus the ALiBi bias of this query and key.";
   } else if (step_id == "mask" || step_id == "masked") {
     const Mask mask = combined_mask(n);
     const int bits = static_cast<int>(mask.hidden_by(r, c));
@@ -174,11 +347,28 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
     e.kept_by_sink = (bits & kKeptBySink) != 0;
     e.fill = n.options.mask_fill;
     e.additive = mask.additive(r, c);
+    const std::string why = "hidden by " + join(e.components, ", ");
     if (step_id == "mask") {
       e.kind = "mask_entry";
+      derive({value + " \\quad\\text{(" + (e.hidden ? why : e.kept_by_sink ? "kept: a sink token" : "visible") + ")}"});
+      e.text = e.hidden ? hidden_by(e) : "This key is visible to this query." + kept_by_sink(e);
     } else {
       e.kind = "mask";
       e.input = input(0)(r, c);
+      if (e.hidden && std::isfinite(e.fill)) {
+        // A finite mask_fill replaces a hidden score (masked_fill).
+        const std::string fill = num(e.fill);
+        derive({fill + " \\quad\\text{(" + why + ": the fill)}"});
+        e.text = hidden_by(e) + " The hidden score is replaced by the fill " + fill +
+                 ", not −∞: after the softmax this key keeps a tiny weight, and a query whose keys are all "
+                 "hidden spreads its weight evenly over them.";
+      } else {
+        const std::string score = num(e.input), added = num(e.additive);
+        derive({same_entry(0) + " + " + same_entry(1), score + " + (" + added + ")", value});
+        e.text = e.hidden           ? hidden_by(e) + " −∞ becomes weight 0 after the softmax."
+                 : e.additive == 0 ? "This key is visible: the mask adds 0." + kept_by_sink(e)
+                                   : "The additive mask biases this score.";
+      }
     }
   } else if (step_id == "weights") {
     e.kind = "softmax";
@@ -213,12 +403,47 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
         e.sink_share = e.sink_exp / e.exp_sum;
       }
     }
+    if (e.max == -kInf) {
+      derive({"0 \\quad\\text{(every key of this query is masked)}"});
+      e.text = "Every key of this query is masked, so all its weights are 0 (no softmax is taken).";
+      return e;
+    }
+    // Along the row (rows layout) or down the column (columns layout) of the step it reads.
+    const std::string& x = input_step(0).symbol;
+    const std::string along = n.columns ? "i'" : "j'";
+    const std::string m = num(e.max), sum = num(e.exp_sum);
+    const std::string sink = e.has_sink ? num(e.sink_logit) : "";
+    const std::string shifted = num(e.shifted[static_cast<size_t>(c)]), exp = num(e.exps[static_cast<size_t>(c)]);
+    const std::string sink_exp = e.has_sink ? num(e.sink_exp) : "";
+    derive({"\\frac{e^{" + indexed(x, ij) + " - m}}{\\sum_{" + along + "} e^{" + indexed(x, at(r1, along)) + " - m}" +
+                (e.has_sink ? " + e^{s - m}" : "") + "},\\quad m = \\max = " + m + (e.has_sink ? ",\\ s = " + sink : ""),
+            "\\frac{e^{" + shifted + "}}{@terms(2)" + (e.has_sink ? " + " + sink_exp : "") + "}",
+            "\\frac{" + exp + "}{" + sum + "}", value});
+    e.text = std::string("Softmax along the ") + (n.columns ? "column" : "row") +
+             " of @query: subtract the largest score" + (e.has_sink ? " or sink logit" : "") + " (" + m +
+             ") so no exponential overflows, exponentiate, divide by the sum. Σ exp" +
+             (e.has_sink ? " (with the sink’s)" : "") + " = " + sum + ".";
+    if (e.has_sink) {
+      const std::string share = num(e.sink_share), rest = num(1 - e.sink_share);
+      e.text += " The sink logit " + sink + " joins the denominator (e^(sink − m) = " + sink_exp +
+                ") but has no value: it takes " + share + " of this query’s attention, so its weights sum to " +
+                rest + ".";
+    }
+    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
+          static_cast<int>(c));
   } else if (step_id == "concat") {
     concat_source(*step);
   } else if (step_id == "head_output" || input_step(0).id == "weights") {
     e.kind = "weighted_sum";  // a head's output, or the output of one head without W_O
     const Matrix w = input(0), v = input(1);
     dot(w.row(r).transpose(), v.col(c));
+    const std::string& A = input_step(0).symbol;
+    const std::string& V = input_step(1).symbol;
+    derive({n.columns ? "\\sum_k " + indexed(V, c1 + ",k") + "\\," + indexed(A, "k," + r1)
+                      : "\\sum_k " + indexed(A, r1 + ",k") + "\\," + indexed(V, "k," + c1),
+            n.columns ? "@terms(1,0)" : "@terms(0,1)", value});
+    e.text = "The weights of @query times feature " + c1 + " of each value, summed.";
+    table("Weighted values", {"key", "weight", "value", "weight × value"}, "key", {e.left, e.right, e.products});
   } else if (!n.W_O) {
     concat_source(input_step(0));  // several heads without W_O: the output is the concatenation
   } else {
@@ -228,6 +453,28 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
       e.has_bias = true;
       e.bias = (*n.b_O)[c];
     }
+  }
+  if (e.kind == "projection") {
+    // Q, K, V read [X or X_kv, W, b?] (X_pos, a step, instead of X when positions are added);
+    // the output reads the heads (its input step) and [W_O, b_O?].
+    const bool output = step_id == "output";
+    const std::vector<std::string>& names = step->given;
+    const bool from_step = output || names.at(0)[0] != 'X';
+    const size_t w_at = from_step ? 0 : 1;
+    const int own_head = output ? -1 : step->head;
+    const std::string in = from_step ? input_step(0).symbol : given_symbol(names[0], -1, n);
+    const std::string W = given_symbol(names.at(w_at), own_head, n);
+    const std::string b = e.has_bias ? given_symbol(names.at(w_at + 1), own_head, n) : "";
+    // Rows: token i times column j of W. Columns: row i of Ω times token j.
+    const std::string sum = n.columns ? "\\sum_m " + indexed(W, c1 + ",m") + "\\," + indexed(in, "m," + r1)
+                                      : "\\sum_m " + indexed(in, r1 + ",m") + "\\," + indexed(W, "m," + c1);
+    const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
+    derive({sum + (e.has_bias ? " + " + indexed(b, c1) : ""), (n.columns ? "@terms(1,0)" : "@terms(0,1)") + bias, value});
+    const std::string source = output ? "the heads" : from_step ? "X′" : names[0] == "X_kv" ? "X_kv" : "X";
+    e.text = std::string("The ") + (output ? "row" : "token") + " @token of " + source + " times one " +
+             (n.columns ? "row" : "column") + " of the weights, term by term" +
+             (e.has_bias ? ", plus the bias " + bias.substr(3) : "") + ".";
+    table("Terms", {"m", output ? "H value" : "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   }
   return e;
 }

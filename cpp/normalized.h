@@ -76,6 +76,14 @@ struct RopeAngle {
 };
 RopeAngle rope_angle(const Rope& rope, double position, int i);
 
+/// The rows of the rope_angles step: every position a query or key sits at, in increasing
+/// order, once each (with cos/sin tables, those the tables hold a row for) (attention.cpp).
+std::vector<double> rope_positions(const Normalized& n);
+
+/// Row `position` of the rope_angles step: the angle of each pair, position·θ_i, or
+/// atan2(sin, cos) of the tables' entries (attention.cpp).
+double rope_table_angle(const Rope& rope, double position, int i);
+
 /// Every mask component (causal, window, sink tokens, the user's mask) combined, L×S in the
 /// rows layout (attention.cpp).
 struct Mask {

@@ -18,7 +18,7 @@ namespace attn {
 namespace {
 
 enum class Id {
-  Positional, XPos, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
+  Positional, XPos, RopeAngles, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
   Mask, Masked, Weights, HeadOutput, Concat, Output,
   // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
   DO, DHeadOutput, DA, DS, DSKept, DSUncapped, DScores, DQRot, DKRot, DKCache, DVCache, DQ, DK, DV,
@@ -42,6 +42,8 @@ constexpr Entry kCatalogue[] = {
      Axis::Queries, Axis::Features},
     {Id::XPos, "X_pos", "Inputs with positions", "X'", "X′", ValueKind::Signed, Axis::Queries,
      Axis::Features},
+    {Id::RopeAngles, "rope_angles", "RoPE angles", "\\Theta", "Θ", ValueKind::Signed,
+     Axis::Positions, Axis::Features},
     {Id::Q, "Q", "Queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::K, "K", "Keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::V, "V", "Values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
@@ -115,8 +117,8 @@ constexpr Entry kCatalogue[] = {
      Axis::Features},
 };
 
-/// A number as JavaScript's String(x) writes it (shortest round trip: 0.5, 3, 1e-7, 1e+21),
-/// so formulas show option values as they are written in a problem's JSON.
+}  // namespace
+
 std::string js_number(double x) {
   if (std::isnan(x)) return "NaN";
   if (std::isinf(x)) return x > 0 ? "Infinity" : "-Infinity";
@@ -144,6 +146,8 @@ std::string js_number(double x) {
   const std::string mantissa = k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
   return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + std::to_string(std::abs(exponent));
 }
+
+namespace {
 
 const Entry& entry(const std::string& id) {
   for (const Entry& e : kCatalogue) {
@@ -189,6 +193,8 @@ class Notation {
         return sinusoids(own);
       case Id::XPos:
         return cat({own, " = X + ", in_symbol(0)});
+      case Id::RopeAngles:
+        return rope_angles(own);
       case Id::Q:
       case Id::K:
       case Id::V:
@@ -264,6 +270,15 @@ class Notation {
         n_.b_O ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), "O") : sub("b", "O")}) : "";
     return columns_ ? cat({own, " = ", W, dot, in_symbol(0), b})
                     : cat({own, " = ", in_symbol(0), dot, W, b});
+  }
+
+  /// A problem input's name: X, X_{kv}, W_{Q}^{(2)} (Ω and β in the columns layout), K_{past}.
+  std::string given_symbol(const std::string& name, int head) const {
+    if (name == "X_kv") return sub("X", "kv");
+    if (name == "past_K" || name == "past_V") return sub(name.substr(5), pick("\\text{past}", "past"));
+    if (name.size() < 3 || (name[0] != 'W' && name[0] != 'b')) return name;
+    const char* letter = name[0] == 'W' ? (columns_ ? pick("\\Omega", "Ω") : "W") : (columns_ ? pick("\\beta", "β") : "b");
+    return cat({sub(letter, name.substr(2)), head >= 0 ? sup(head) : std::string()});
   }
 
  private:
@@ -500,6 +515,20 @@ class Notation {
     return cat({own, "[p, 2i] = sin(p / 10000^(2i/d)), ", own, "[p, 2i+1] = cos(p / 10000^(2i/d)), d = ", d});
   }
 
+  /// RoPE's angle of each position p (rows in the rows layout) and pair i.
+  std::string rope_angles(const std::string& own) const {
+    const Rope& r = n_.options.rope;
+    const std::string at = tex_ ? (columns_ ? "_{i,p}" : "_{p,i}") : (columns_ ? "[i, p]" : "[p, i]");
+    if (r.cos) {
+      return tex_ ? cat({own, at, " = \\operatorname{atan2}(\\sin", at, ", \\cos", at,
+                         ") \\quad\\text{(the angles of the cos/sin tables)}"})
+                  : cat({own, at, " = atan2(sin", at, ", cos", at, ") (the angles of the cos/sin tables)"});
+    }
+    const std::string base = js_number(r.base), dims = std::to_string(r.dims);
+    return tex_ ? cat({own, at, " = p\\,\\theta_i,\\quad \\theta_i = ", base, "^{-2i/", dims, "}"})
+                : cat({own, at, " = p·θ_i, θ_i = ", base, "^(−2i/", dims, ")"});
+  }
+
   /// What RoPE turns: the angles (or the tables), the pairs, and the features when partial.
   std::string rope() const {
     const Rope& r = n_.options.rope;
@@ -726,6 +755,10 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
 }
 
 }  // namespace
+
+std::string given_symbol(const std::string& name, int head, const Normalized& n) {
+  return Notation(n, true).given_symbol(name, head);
+}
 
 void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
   const Entry& e = entry(s.id);

@@ -18,4 +18,12 @@ struct Normalized;
 /// problem `n`. `earlier` are the trace's steps so far, which `step.inputs` index.
 void describe(Step& step, const std::vector<Step>& earlier, const Normalized& n);
 
+/// A problem input's name in TeX as the formulas write it: X, X_{kv}, W_{Q}^{(2)} (the head's,
+/// head -1 for none), \Omega_{Q} and \beta_{Q} in the columns layout, K_{\text{past}}.
+std::string given_symbol(const std::string& name, int head, const Normalized& n);
+
+/// A number as JavaScript's String(x) writes it (shortest round trip: 0.5, 3, 1e-7, 1e+21),
+/// so formulas show option values and positions as they are written in a problem's JSON.
+std::string js_number(double x);
+
 }  // namespace attn

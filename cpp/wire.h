@@ -45,7 +45,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 4;
+inline constexpr int kVersion = 5;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -81,7 +81,7 @@ inline constexpr Code kValueKinds[] = {
     code("signed", ValueKind::Signed), code("probability", ValueKind::Probability),
     code("keep_mask", ValueKind::KeepMask), code("additive_bias", ValueKind::AdditiveBias)};
 inline constexpr Code kAxes[] = {code("queries", Axis::Queries), code("keys", Axis::Keys),
-                                 code("features", Axis::Features)};
+                                 code("features", Axis::Features), code("positions", Axis::Positions)};
 
 inline constexpr Code kRopeStyles[] = {code("half", Rope::Style::Half),
                                        code("interleaved", Rope::Style::Interleaved)};

@@ -133,6 +133,19 @@ test('a Q_rot cell explains its rotation', async ({ page }) => {
   assert(e.kind === 'rotation', `engine.explain gives kind ${e.kind} for Q_rot`);
 });
 
+test('RoPE\'s angle table is a step of the page; a cell explains its angle as p·θ_i', async ({ page }) => {
+  const { problem, trace } = await nodeTrace(page);
+  const angles = await assertStep(page, trace, 'rope_angles', null);
+  assert(angles.shape[0] === 4 && angles.shape[1] === 1, `rope dims 2 at positions 0..3: rope_angles is ${angles.shape}`);
+  await page.click('article[data-key="rope_angles:-1"] td[data-r="3"][data-c="0"]');
+  const body = await page.$eval('#drill-body', (e) => e.textContent);
+  const e = engine.explain(problem, { step: 'rope_angles', head: null, row: 3, col: 0 });
+  assert(e.kind === 'angle', `engine.explain gives kind ${e.kind} for rope_angles`);
+  assert(body.includes(e.value.toFixed(8)) && /Position 3, pair 1/.test(body), `the rope_angles drill-down: ${body.slice(0, 300)}`);
+  const formula = await page.$eval('#drill-body .katex-mathml annotation', (a) => a.textContent);
+  assert(formula.includes('3 \\cdot'), `the angle's formula: ${formula}`);
+});
+
 test('positions: sinusoidal and learned P add X_pos; the hash keeps them over a reload', async ({ page }) => {
   await reset(page, '001'); // positions add to X: self-attention
   await page.selectOption('#opt-positional', 'sinusoidal');

@@ -467,6 +467,71 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
 }
 
+TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, terms", "[attention][explain]") {
+  auto p = random_projection_problem(31, 3, 3, 4, 4, 2);
+  p.b_Q = attn::Vector::Constant(4, 0.25);
+  p.options.causal = true;
+  p.options.heads = 2;
+  p.options.softcap = 5;
+
+  // A score: the query row times the key row; @terms(0,1) expands to the table's products.
+  const auto s = attn::explain(p, "scores", 1, 2, 1);
+  CHECK(s.lines == std::vector<std::string>{"S^{(2)}_{3,2}", "\\sum_m Q^{(2)}_{3,m}\\,K^{(2)}_{2,m}", "@terms(0,1)", "@0"});
+  CHECK(s.numbers == std::vector<double>{s.value});
+  REQUIRE(s.terms.columns.size() == 3);
+  CHECK(s.terms.columns[0] == s.left);
+  CHECK(s.terms.columns[1] == s.right);
+  CHECK(s.terms.columns[2] == s.products);
+  CHECK(s.terms.columns[2][0] + s.terms.columns[2][1] == Approx(s.value));
+  CHECK(s.terms.index == "feature");
+  CHECK(s.terms.headers == std::vector<std::string>{"feature", "q", "k", "q × k"});
+  CHECK(s.text == "The query of @query dotted with the key of @key, over the d_k = 2 features: the sum of the products is @0.");
+
+  // The projection names the head's weights and its bias.
+  const auto q = attn::explain(p, "Q", 1, 2, 1);
+  CHECK(q.lines == std::vector<std::string>{"Q^{(2)}_{3,2}", "\\sum_m X_{3,m}\\,(W_{Q}^{(2)})_{m,2} + (b_{Q}^{(2)})_{2}", "@terms(0,1) + @1", "@0"});
+  CHECK(q.numbers == std::vector<double>{q.value, 0.25});
+  CHECK(q.text == "The token @token of X times one column of the weights, term by term, plus the bias @1.");
+  CHECK(q.terms.index == "m");
+
+  // The scale keeps √d_k a root; its numbers are the input and the divisor.
+  const auto sc = attn::explain(p, "scaled", 0, 1, 0);
+  CHECK(sc.lines == std::vector<std::string>{"\\tilde S^{(1)}_{2,1}", "\\frac{S^{(1)}_{2,1}}{\\sqrt{2}}", "\\frac{@1}{@2}", "@0"});
+  CHECK(sc.numbers == std::vector<double>{sc.value, sc.input, std::sqrt(2.0)});
+  CHECK(sc.text == "The score divided by √d_k = √2 = @2.");
+
+  const auto cap = attn::explain(p, "softcapped", 0, 1, 0);
+  CHECK(cap.lines[1] == "c\\,\\tanh\\!\\left(\\tilde S^{(1)}_{2,1} / c\\right)");
+  CHECK(cap.lines[2] == "@1\\,\\tanh\\!\\left(@2 / @1\\right)");
+  CHECK(cap.numbers == std::vector<double>{cap.value, 5, cap.input});
+
+  // A hidden score: the scores plus -inf, and the component that hid it.
+  const auto m = attn::explain(p, "masked", 1, 0, 2);
+  CHECK(m.lines == std::vector<std::string>{"\\bar S^{(2)}_{1,3}", "\\hat S^{(2)}_{1,3} + M^{(2)}_{1,3}", "@1 + (@2)", "@0"});
+  CHECK(m.numbers[2] == -kInf);
+  CHECK(m.text == "Hidden from this query by causal masking (the key comes after the query). −∞ becomes weight 0 after the softmax.");
+
+  // A weight: the softmax's lines, the row's exponentials summed through @terms(2), the key highlighted.
+  const auto w = attn::explain(p, "weights", 1, 1, 0);
+  REQUIRE(w.lines.size() == 5);
+  CHECK(w.lines[0] == "A^{(2)}_{2,1}");
+  CHECK(w.lines[1] == "\\frac{e^{\\bar S^{(2)}_{2,1} - m}}{\\sum_{j'} e^{\\bar S^{(2)}_{2,j'} - m}},\\quad m = \\max = @1");
+  CHECK(w.lines[2] == "\\frac{e^{@3}}{@terms(2)}");
+  CHECK(w.lines[3] == "\\frac{@4}{@2}");
+  CHECK(w.numbers == std::vector<double>{w.value, w.max, w.exp_sum, w.shifted[0], w.exps[0]});
+  CHECK(w.terms.columns == std::vector<std::vector<double>>{w.logits, w.shifted, w.exps});
+  CHECK(w.terms.index == "key");
+  CHECK(w.terms.highlight == 0);
+  CHECK(w.terms.caption == "Keys of @query");
+  CHECK(w.text.rfind("Softmax along the row of @query: subtract the largest score (@1)", 0) == 0);
+
+  // The output copies the concatenation: the head and feature it comes from.
+  const auto o = attn::explain(p, "output", -1, 2, 1);
+  CHECK(o.kind == "concat");
+  CHECK(o.lines == std::vector<std::string>{"O_{3,2}", "(\\text{head}_{2})_{3,1}", "@0"});
+  CHECK(o.text == "Copied from head 2, feature 1 of its output: the heads sit side by side.");
+}
+
 TEST_CASE("explain in the columns layout speaks in the columns layout", "[attention][explain]") {
   auto p = random_projection_problem(41, 3, 3, 2, 2, 2);
   p.options.layout = attn::Layout::Columns;

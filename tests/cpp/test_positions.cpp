@@ -297,7 +297,7 @@ TEST_CASE("cache: steps, positions and the scores' inputs", "[positions][cache]"
   p.options.rope.on = true;
   p.options.causal = true;
   const attn::Trace t = attn::run(p);
-  CHECK(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "Q_rot0", "K_rot0", "K_cache0",
+  CHECK(step_ids(t) == std::vector<std::string>{"rope_angles", "Q0", "K0", "V0", "Q_rot0", "K_rot0", "K_cache0",
                                                 "V_cache0", "scores0", "scaled0", "mask0", "masked0",
                                                 "weights0", "output"});
   const Matrix& keys = values(t, "K_cache");
@@ -557,6 +557,111 @@ TEST_CASE("explain: rotation, sinusoid, sum and cache cells", "[positions][expla
   CHECK(table.cos == 0.5);
   CHECK(table.sin == 0.25);
   CHECK(table.value == Approx(0.5 * (*partial.Q)(1, 0) - 0.25 * (*partial.Q)(1, 1)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// RoPE's angle table
+
+TEST_CASE("rope_angles: p·θ_i for base 10000, dims 4, positions 0 to 3", "[positions][rope][angles]") {
+  Problem p = direct(61, 4, 4, 4);
+  p.options.rope.on = true;
+  const attn::Trace t = attn::run(p);
+  const attn::Step& angles = find_step(t, "rope_angles", -1);
+  // θ_0 = 10000^0 = 1, θ_1 = 10000^(-2/4) = 0.01: one row per position, one column per pair.
+  Matrix want(4, 2);
+  want << 0, 0, 1, 0.01, 2, 0.02, 3, 0.03;
+  REQUIRE(angles.values.rows() == 4);
+  REQUIRE(angles.values.cols() == 2);
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 2; ++c) CHECK(angles.values(r, c) == Approx(want(r, c)).epsilon(1e-15));
+  }
+  CHECK(t.steps.front().id == "rope_angles");  // before the heads
+  CHECK(angles.row_axis == attn::Axis::Positions);
+  CHECK(angles.col_axis == attn::Axis::Features);
+  CHECK(angles.kind == attn::ValueKind::Signed);
+  CHECK(angles.symbol == "\\Theta");
+  CHECK(angles.tex == "\\Theta_{p,i} = p\\,\\theta_i,\\quad \\theta_i = 10000^{-2i/4}");
+  CHECK(angles.text == "Θ[p, i] = p·θ_i, θ_i = 10000^(−2i/4)");
+  CHECK(angles.inputs.empty());
+  // Q_rot and K_rot turn by these angles: they read the table.
+  for (const char* id : {"Q_rot", "K_rot"}) {
+    const attn::Step& rotated = find_step(t, id);
+    REQUIRE(rotated.inputs.size() == 2);
+    CHECK(t.steps[static_cast<size_t>(rotated.inputs[1])].id == "rope_angles");
+  }
+  // Row 3, pair 1: the rotation of Q_rot's query at position 3 uses that angle.
+  const Matrix& q = *p.Q;
+  CHECK(values(t, "Q_rot")(3, 1) == Approx(q(3, 1) * std::cos(0.03) - q(3, 3) * std::sin(0.03)));
+  check_sound(p);
+
+  // The columns layout: pairs down the rows, positions across.
+  const attn::Trace columns = attn::run(in_columns(p));
+  const attn::Step& turned = find_step(columns, "rope_angles", -1);
+  CHECK(turned.values == Matrix(angles.values.transpose()));
+  CHECK(turned.row_axis == attn::Axis::Features);
+  CHECK(turned.col_axis == attn::Axis::Positions);
+  CHECK(turned.tex == "\\Theta_{i,p} = p\\,\\theta_i,\\quad \\theta_i = 10000^{-2i/4}");
+  check_sound(in_columns(p));
+}
+
+TEST_CASE("rope_angles: the positions used, in order, once; tables give atan2(sin, cos)", "[positions][rope][angles]") {
+  Problem p = direct(62, 2, 3, 4);
+  p.options.rope.on = true;
+  p.options.rope.dims = 2;
+  p.options.query_positions = {7, 2};
+  p.options.key_positions = {2, 5, 9};
+  const attn::Trace t = attn::run(p);
+  const Matrix& angles = values(t, "rope_angles", -1);
+  REQUIRE(angles.rows() == 4);  // positions 2, 5, 7, 9
+  REQUIRE(angles.cols() == 1);
+  CHECK(angles(0, 0) == 2);
+  CHECK(angles(1, 0) == 5);
+  CHECK(angles(2, 0) == 7);
+  CHECK(angles(3, 0) == 9);
+  check_sound(p);
+
+  // With tables: the angle whose cos and sin they hold, a row per position used.
+  Problem tables = direct(63, 2, 2, 2);
+  tables.options.rope.on = true;
+  tables.options.rope.cos = Matrix(3, 1);
+  tables.options.rope.sin = Matrix(3, 1);
+  *tables.options.rope.cos << 1, 0, -1;
+  *tables.options.rope.sin << 0, 1, 0;
+  const attn::Trace from_tables = attn::run(tables);
+  const attn::Step& step = find_step(from_tables, "rope_angles", -1);
+  REQUIRE(step.values.rows() == 2);  // positions 0 and 1
+  CHECK(step.values(0, 0) == 0);
+  CHECK(step.values(1, 0) == Approx(std::acos(-1.0) / 2));
+  CHECK(step.text == "Θ[p, i] = atan2(sin[p, i], cos[p, i]) (the angles of the cos/sin tables)");
+  const attn::Explanation e = attn::explain(tables, "rope_angles", -1, 1, 0);
+  CHECK(e.kind == "angle");
+  CHECK(e.lines == std::vector<std::string>{"\\Theta_{2,1}", "\\operatorname{atan2}(@1, @2)", "@0"});
+  CHECK(e.numbers == std::vector<double>{step.values(1, 0), 1, 0});
+  CHECK(e.text.find("atan2(sin, cos)") != std::string::npos);
+  check_sound(tables);
+
+  // A float32 trace shows the angles in float32.
+  p.options.precision = attn::Precision::Float32;
+  check_sound(p);
+}
+
+TEST_CASE("explain: an angle of RoPE's table, written as its calculation", "[positions][rope][angles][explain]") {
+  Problem p = direct(64, 4, 4, 4);
+  p.options.rope.on = true;
+  const attn::Explanation e = attn::explain(p, "rope_angles", -1, 3, 1);
+  CHECK(e.kind == "angle");
+  CHECK(e.head == -1);
+  CHECK(e.position == 3);
+  CHECK(e.pair_first == 1);  // the half style pairs features 2 and 4
+  CHECK(e.pair_second == 3);
+  CHECK(e.value == Approx(0.03));
+  CHECK(e.lines == std::vector<std::string>{"\\Theta_{4,2}", "3 \\cdot 10000^{-2 \\cdot 1/4}", "3 \\cdot @1", "@0"});
+  CHECK(e.numbers[0] == e.value);
+  CHECK(e.numbers[1] == Approx(0.01));
+  CHECK(e.text.rfind("Position 3, pair 2 (features 2 and 4): θ = 10000^(−2·1/4) = @1 radians per position", 0) == 0);
+  CHECK(e.terms.columns.empty());
+  // The head a caller names by default finds the table every head shares.
+  CHECK(attn::explain(p, "rope_angles", 0, 3, 1).value == e.value);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -110,14 +110,16 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     const bool projection = s.id == "Q" || s.id == "K" || s.id == "V";
     // Q, K and V read X_pos when positions are added to X, else nothing; the steps made from the
     // problem alone (the position encoding, the mask, the ALiBi bias) read nothing.
-    const bool source = s.id == "positional" || s.id == "mask" || s.id == "alibi";
+    const bool source = s.id == "positional" || s.id == "mask" || s.id == "alibi" || s.id == "rope_angles";
     if (s.inputs.empty() && !projection && !source) return where + " reads no step";
     if (!s.inputs.empty() && source) return where + " reads a step";
     for (int i : s.inputs) {
       if (i < 0 || static_cast<size_t>(i) >= k) return where + " reads step " + std::to_string(i) + ", not an earlier one";
       const Step& in = t.steps[static_cast<size_t>(i)];
       if (projection && in.id != "X_pos") return where + " reads " + in.id + " instead of X_pos";
-      if (s.head >= 0 && in.head != s.head && !projection) return where + " reads a step of head " + std::to_string(in.head);
+      // Every head's rotation reads the one table of RoPE's angles.
+      const bool shared = in.id == "rope_angles" && (s.id == "Q_rot" || s.id == "K_rot");
+      if (s.head >= 0 && in.head != s.head && !projection && !shared) return where + " reads a step of head " + std::to_string(in.head);
     }
     if (s.id == "concat") {
       if (static_cast<int>(s.inputs.size()) != t.heads) return where + " does not read every head's output";
@@ -153,6 +155,7 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     if (s.kind != kind) return where + " has the wrong kind of values";
     const Eigen::Index keys = new_keys_only(s.id) ? t.keys - past : t.keys;
     auto fits = [&](Axis axis, Eigen::Index size) {
+      if (axis == Axis::Positions) return s.id == "rope_angles";
       return axis == Axis::Features || size == (axis == Axis::Queries ? t.queries : keys);
     };
     // Tokens (queries or keys) run down the rows in the rows layout, across in the columns layout.
@@ -192,6 +195,25 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     const Eigen::Index d_model = columns ? p.X->rows() : p.X->cols();
     want.push_back({"positional", -1, L, d_model});
     want.push_back({"X_pos", -1, L, d_model});
+  }
+  if (o.rope.on) {
+    // One row per position a query or key sits at (those the cos/sin tables hold), one column
+    // per rotated pair.
+    std::vector<double> positions;
+    for (Eigen::Index i = 0; i < L; ++i) {
+      positions.push_back(o.query_positions.empty() ? static_cast<double>(past + i) : o.query_positions[static_cast<size_t>(i)]);
+    }
+    for (Eigen::Index j = 0; j < S; ++j) {
+      positions.push_back(o.key_positions.empty() ? static_cast<double>(j) : o.key_positions[static_cast<size_t>(j)]);
+    }
+    if (o.rope.cos) {
+      const auto rows = static_cast<double>(o.rope.cos->rows());
+      positions.erase(std::remove_if(positions.begin(), positions.end(), [&](double x) { return x >= rows; }), positions.end());
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    const Eigen::Index dims = o.rope.dims == 0 ? dk : o.rope.dims;
+    want.push_back({"rope_angles", -1, static_cast<Eigen::Index>(positions.size()), dims / 2});
   }
   for (int h = 0; h < heads; ++h) {
     want.push_back({"Q", h, L, dk});

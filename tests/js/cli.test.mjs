@@ -102,7 +102,9 @@ describe('positions, RoPE, a KV cache, windows and sinks', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     assert.deepEqual(r.stdout.match(/^\S+(?= \(head 0\)| \d+x\d+:)/gm),
-      ['Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'mask', 'masked', 'weights', 'output']);
+      ['rope_angles', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'mask', 'masked', 'weights', 'output']);
+    // RoPE's angles at the positions used (cached keys 0 and 1, the query and the new key at 2), per pair.
+    assert.match(r.stdout, /^rope_angles 3x2: RoPE angles, Θ\[p, i\] = p·θ_i, θ_i = 10000\^\(−2i\/4\)\n  0\.0000  0\.0000\n  1\.0000  0\.0100\n  2\.0000  0\.0200\n/m);
     assert.match(r.stdout, /^Q_rot \(head 0\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m);
     assert.match(r.stdout, /^K_cache \(head 0\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  1\.0000   0\.0000  0\.0000  1\.0000\n  0\.2000  -0\.4000  1\.0000  0\.3000\n  0\.7012   0\.9998  0\.8708  0\.0200\n/m);
     assert.match(r.stdout, /^scores \(head 0\) 1x3: Scores, S = Q_rot·K_cacheᵀ\n  -1\.8706  0\.2191  0\.0000\n/m);

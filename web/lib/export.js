@@ -3,7 +3,7 @@
 // no DOM, no wasm, no dependencies.
 export { problemContext, stepCaption, stepFileName } from './context.js';
 export { texNumber } from './format.js';
-export { cellLatex, matrixLatex, solutionLatex, stepLatex } from './latex.js';
+export { cellLatex, cellText, fillExplanation, matrixLatex, solutionLatex, stepLatex } from './latex.js';
 export { matrixCsv, parseCsv, stepCsv, traceCsv, traceJson } from './data.js';
 export { numpyScript, pytorchScript } from './python.js';
 export { heatmapSvg } from './svg.js';

@@ -90,7 +90,8 @@ export interface Problem {
 }
 
 export type StepId =
-  | 'positional' | 'X_pos' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
+  /** rope_angles: RoPE's angle of each position (rows) and rotated pair (columns), shared by every head. */
+  | 'positional' | 'X_pos' | 'rope_angles' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
   | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
   | 'weights' | 'head_output' | 'concat' | 'output'
   | GradientStepId;
@@ -111,7 +112,7 @@ export type GradientStepId =
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
 /** What a step's rows or columns stand for. */
-export type Axis = 'queries' | 'keys' | 'features';
+export type Axis = 'queries' | 'keys' | 'features' | 'positions';
 
 export interface Step {
   id: StepId;
@@ -213,7 +214,7 @@ export interface Cell {
 /** The worked calculation of one cell; which fields matter depends on `kind`. */
 export interface Explanation {
   kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
-    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache';
+    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle';
   step: StepId;
   head: number | null;
   row: number;
@@ -261,6 +262,28 @@ export interface Explanation {
   /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read. */
   source: string;
   source_row: number;
+  // The calculation described, whatever its kind (fillExplanation fills the placeholders): `@N` is
+  // numbers[N]; `@terms(a,b)` the sum (x)(y) + ... of the terms' columns a and b, `@terms(a)` the
+  // sum of column a; `@query`, `@key`, `@token` (in text and the terms' caption) name the tokens.
+  /** TeX of an aligned derivation: lines[0] is the cell, each further line a right-hand side, the last the value. */
+  lines: string[];
+  /** One or two plain sentences saying what happens. */
+  text: string;
+  /** The numbers the placeholders name; numbers[0] is the value. */
+  numbers: number[];
+  /** The table of terms (a dot product's, a softmax's keys), or null. */
+  terms: ExplanationTerms | null;
+}
+
+export interface ExplanationTerms {
+  caption: string;
+  /** headers[0] heads the row labels. */
+  headers: string[];
+  /** What labels the rows: 'feature' or 'm' (1, 2, ...), 'key' (the keys' names). */
+  index: 'feature' | 'm' | 'key';
+  columns: number[][];
+  /** The row of the cell's own term, or -1. */
+  highlight: number;
 }
 
 /** One draw from numpy's legacy stream (np.random.randn / normal / rand / randint). */
@@ -644,6 +667,14 @@ export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOp
 export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string }): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
 export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
+/** An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"). */
+export function cellText(explanation: Explanation, trace: Trace, options?: { decimals?: number }): string;
+/**
+ * One of an explanation's templates (a line, its text, its terms' caption) with its placeholders
+ * filled: numbers by `number`, sums of terms (more than `maxTerms`, default 8: elided with \cdots),
+ * token names by `label` ('query' | 'key' | 'token').
+ */
+export function fillExplanation(template: string, explanation: Explanation, options: { number: (x: number) => string; maxTerms?: number; label?: (name: 'query' | 'key' | 'token') => string }): string;
 export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 /** step,head,row,col,value: the whole trace in one table. */

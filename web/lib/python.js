@@ -351,8 +351,26 @@ function positionLines(x, d, m, cols) {
   return lines;
 }
 
+/** The step rope_angles: a row per position a query or key sits at (that the tables hold), a column per pair. */
+function ropeAngleLines(r, d, cols) {
+  const torch = d === TORCH;
+  const tables = r.cos != null;
+  const lines = [
+    `positions = sorted({int(p) for p in q_pos.tolist() + k_pos.tolist()${tables ? ' if p < rope_cos.shape[0]' : ''}})  # RoPE's angle table: a row each`,
+  ];
+  if (tables) {
+    lines.push(`angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # the angle of each cos/sin pair`);
+  } else {
+    lines.push(torch
+      ? 'angles = torch.tensor(positions, dtype=torch.float64)[:, None] * rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)'
+      : 'angles = np.array(positions, dtype=np.float64)[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)');
+  }
+  lines.push(`steps.append(("rope_angles", None, angles${cols ? '.T' : ''}${torch ? '.to(dt)' : '.astype(dt)'}))`);
+  return lines;
+}
+
 /** RoPE's settings and ALiBi's slopes, once d_k and the heads are known. */
-function settingLines(x, d) {
+function settingLines(x, d, cols) {
   const lines = [];
   const r = x.rope;
   if (r) {
@@ -360,6 +378,7 @@ function settingLines(x, d) {
     const table = (t) => (d === TORCH ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
     if (r.cos != null) lines.push(`rope_cos = ${table(r.cos)}  # a row per position`, `rope_sin = ${table(r.sin)}`);
     else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
+    lines.push(...ropeAngleLines(r, d, cols));
   }
   if (x.alibi) lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ALiBi, one per head`);
   if (x.sinkLogit) {
@@ -594,7 +613,7 @@ function pythonScript(problem, trace, d, recipe) {
     `d_v = V.shape[${features}] // kv_heads`,
     scaleLine(ctx, m.scale, d),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
-    ...(withPositions ? [...settingLines(x, d), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
+    ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
     '',
     ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
