@@ -49,7 +49,8 @@ async function boot() {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
-    for (const id of ['lesson', 'results', 'setup', 'inputs', 'why']) $(id).remove();
+    // The status bar's timings toggle too: a student's page computes nothing to time.
+    for (const id of ['lesson', 'results', 'setup', 'inputs', 'why', 'status-timings']) $(id).remove();
     renderStudent(fromHash.student ?? paperFromState(fromHash));
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
