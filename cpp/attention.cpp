@@ -270,6 +270,7 @@ Trace compute(const Normalized& n) {
   std::vector<int> angles_step;
   if (n.options.rope.on) {
     const std::vector<double> positions = rope_positions(n);
+    t.rope_positions = Eigen::Map<const Vector>(positions.data(), static_cast<Eigen::Index>(positions.size()));
     // Taken in double, as rotate() takes them, and shown in the working precision.
     Mat<S> angles(static_cast<Eigen::Index>(positions.size()), n.options.rope.dims / 2);
     for (Eigen::Index p = 0; p < angles.rows(); ++p) {

@@ -201,6 +201,7 @@ struct Trace {
   double scale = 1.0;            ///< the factor QKᵀ was multiplied by
   int d_k = 0, d_v = 0, heads = 1, kv_heads = 1;
   Eigen::Index queries = 0, keys = 0;  ///< L and S
+  Vector rope_positions;  ///< the rows of rope_angles: the positions it turns, increasing (empty without RoPE)
 };
 
 /// Validate `problem` and compute attention with every intermediate step.

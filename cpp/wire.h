@@ -538,6 +538,7 @@ inline constexpr Field<Run> kMetaFields[] = {
     {"kv_heads", FieldType::Number, [](Writer& w, const Run& r) { w.number(r.trace.kv_heads); }},
     {"queries", FieldType::Number, [](Writer& w, const Run& r) { w.number(static_cast<double>(r.trace.queries)); }},
     {"keys", FieldType::Number, [](Writer& w, const Run& r) { w.number(static_cast<double>(r.trace.keys)); }},
+    {"rope_positions", FieldType::Numbers, [](Writer& w, const Run& r) { write_vector(w, r.trace.rope_positions); }},
 };
 
 template <class T, std::size_t N>

@@ -196,6 +196,16 @@ test('component on a bare page: three elements, one wasm download, text formulas
   });
   const e = Math.E / (Math.E + 1);
   assert(after.join(' | ') === `weights:${e.toFixed(4)} ${(1 - e).toFixed(4)} | output:${(2 * e).toFixed(4)} ${(2 - 2 * e).toFixed(4)}`, `after setting problem: ${after}`);
+  // RoPE's angle table: rows are the positions, columns the rotated pairs i of θ_i.
+  const angleLabels = await page.evaluate(async () => {
+    const el = document.getElementById('a');
+    const ready = new Promise((r) => el.addEventListener('change', r, { once: true }));
+    el.problem = { Q: [[1, 0]], K: [[1, 0], [0, 1]], V: [[2, 0], [0, 2]], options: { rope: true, positions: { queries: [4], keys: [1, 4] } } };
+    el.setAttribute('steps', 'rope_angles');
+    await Promise.race([ready, new Promise((r) => setTimeout(r, 100))]);
+    return [...el.shadowRoot.querySelectorAll('section.step[data-step="rope_angles"] th')].map((t) => t.textContent).filter(Boolean).join(', ');
+  });
+  assert(angleLabels === 'i = 0, p = 1, p = 4', `the component's rope_angles labels: ${angleLabels}`);
   await shot(page, '00-component-bare-page');
 });
 

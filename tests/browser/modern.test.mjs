@@ -137,6 +137,12 @@ test('RoPE\'s angle table is a step of the page; a cell explains its angle as pÂ
   const { problem, trace } = await nodeTrace(page);
   const angles = await assertStep(page, trace, 'rope_angles', null);
   assert(angles.shape[0] === 4 && angles.shape[1] === 1, `rope dims 2 at positions 0..3: rope_angles is ${angles.shape}`);
+  // Rows are the positions themselves, columns the rotated pairs i of Î¸_i.
+  const heads = await page.$$eval('article[data-key="rope_angles:-1"] table.matrix th', (ths) => ths.map((th) => th.textContent));
+  const labels = heads.filter((t) => /^[pi] = /.test(t)).join(', ');
+  assert(labels === 'i = 0, p = 0, p = 1, p = 2, p = 3', `the angle table's labels: ${labels}`);
+  const caption = await page.$eval('article[data-key="rope_angles:-1"] table.matrix caption', (c) => c.textContent);
+  assert(caption.includes('4 position rows by 1 pair columns'), `the angle table's caption: ${caption}`);
   await page.click('article[data-key="rope_angles:-1"] td[data-r="3"][data-c="0"]');
   const body = await page.$eval('#drill-body', (e) => e.textContent);
   const e = engine.explain(problem, { step: 'rope_angles', head: null, row: 3, col: 0 });

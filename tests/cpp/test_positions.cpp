@@ -618,6 +618,8 @@ TEST_CASE("rope_angles: the positions used, in order, once; tables give atan2(si
   CHECK(angles(1, 0) == 5);
   CHECK(angles(2, 0) == 7);
   CHECK(angles(3, 0) == 9);
+  const attn::Vector& rows = t.rope_positions;  // the positions of the rows
+  CHECK(std::vector<double>(rows.data(), rows.data() + rows.size()) == std::vector<double>{2, 5, 7, 9});
   check_sound(p);
 
   // With tables: the angle whose cos and sin they hold, a row per position used.

@@ -184,3 +184,15 @@ test("the CLI's --help lists the problem's keys from the same table", () => {
   assert.match(help, /^ {2}Q, K, V, X, X_kv, W_Q, W_K, W_V, W_O: a matrix$/m);
   assert.match(help, /^ {2}past_K: a matrix: the cached keys, kv_heads\*d_k wide$/m);
 });
+
+test("meta.rope_positions are rope_angles' rows; positionsAxisLabels names them and the pairs", () => {
+  const trace = engine.run({ Q: Q.slice(0, 2), K: Q, V, options: { rope: { dims: 4 }, positions: { queries: [7, 2], keys: [2, 5, 9] } } });
+  assert.deepEqual(trace.meta.rope_positions, [2, 5, 7, 9]);
+  const angles = trace.steps.find((s) => s.id === 'rope_angles');
+  assert.deepEqual(angles.data.map((row) => row[0]), [2, 5, 7, 9]); // θ_0 = 1: the angle is the position
+  assert.deepEqual(pkg.positionsAxisLabels(angles, 'positions', trace.meta), { labels: ['p = 2', 'p = 5', 'p = 7', 'p = 9'], title: 'position' });
+  assert.deepEqual(pkg.positionsAxisLabels(angles, 'features', trace.meta), { labels: ['i = 0', 'i = 1'], title: 'pair' });
+  const scores = trace.steps.find((s) => s.id === 'scores');
+  assert.equal(pkg.positionsAxisLabels(scores, 'queries', trace.meta), null);
+  assert.deepEqual(engine.run(ok({})).meta.rope_positions, []);
+});

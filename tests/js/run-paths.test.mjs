@@ -72,7 +72,7 @@ test('a problem larger than the scratch block (one packed Float64Array) gives th
   const big = engine.run({ Q, K, V, options: { precision: 'float32' } });
   assert.deepEqual(engine.run({ Q: text(Q), K: text(K), V: text(V), options: { precision: 'float32' } }), big);
   assert.deepEqual(engine.run({ Q, K: text(K), V, options: { precision: 'float32' } }), big, 'numbers and text in one Float64Array');
-  assert.deepEqual(big.meta, { layout: 'rows', precision: 'float32', scale: 0.1, scale_kind: 'sqrt_dk', mask_kind: 'none', d_k: 100, d_v: 100, heads: 1, kv_heads: 1, queries: 120, keys: 120 });
+  assert.deepEqual(big.meta, { layout: 'rows', precision: 'float32', scale: 0.1, scale_kind: 'sqrt_dk', mask_kind: 'none', d_k: 100, d_v: 100, heads: 1, kv_heads: 1, queries: 120, keys: 120, rope_positions: [] });
   const small = { Q: grid(2, 3, 1), K: grid(4, 3, 2), V: grid(4, 2, 3) };
   assert.deepEqual(engine.run(small), engine.run({ Q: text(small.Q), K: text(small.K), V: text(small.V) }));
 });

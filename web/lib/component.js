@@ -17,7 +17,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { colourLegend, heatColours } from './colours.js';
-import { problemContext, stepCaption } from './context.js';
+import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
 
@@ -260,18 +260,20 @@ export class AttentionExplorerElement extends Base {
     return esc(step.text);
   }
 
-  /** Labels along one axis of a step: token names for queries and keys, feature numbers from 1. */
-  #axisLabels(axis, n) {
+  /** Labels along one axis of a step: token names for queries and keys, RoPE's positions and pairs, feature numbers from 1. */
+  #axisLabels(step, axis, n) {
     if (axis === 'queries') return this.#labels(n, 'q');
     if (axis === 'keys') return this.#labels(n, 'k');
+    const turned = positionsAxisLabels(step, axis, this.#trace.meta);
+    if (turned) return turned.labels;
     return Array.from({ length: n }, (_, i) => String(i + 1));
   }
 
   #stepTable(step) {
     const d = this.#decimals();
     const [nr, nc] = step.shape;
-    const rows = this.#axisLabels(step.axes[0], nr);
-    const colsL = this.#axisLabels(step.axes[1], nc);
+    const rows = this.#axisLabels(step, step.axes[0], nr);
+    const colsL = this.#axisLabels(step, step.axes[1], nc);
     const colour = heatColours(step.data, step.kind);
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
     const before = step.kind === 'probability' ? this.#trace.steps[step.inputs[0]]?.data : null;

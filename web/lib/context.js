@@ -98,6 +98,18 @@ export function stepCaption(step, heads) {
   return `${step.title}${heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
 }
 
+/**
+ * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): its rows are the
+ * positions themselves (meta.rope_positions), "p = 0", ...; its columns the rotated pairs i of θ_i,
+ * "i = 0", .... null for any other step.
+ */
+export function positionsAxisLabels(step, axis, meta) {
+  if (!step.axes.includes('positions')) return null;
+  const n = step.shape[step.axes.indexOf(axis)];
+  if (axis === 'positions') return { labels: meta.rope_positions.slice(0, n).map((p) => `p = ${p}`), title: 'position' };
+  return { labels: Array.from({ length: n }, (_, i) => `i = ${i}`), title: 'pair' };
+}
+
 /** File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1. */
 export function stepFileName(step, ext, heads = 1) {
   const h = headOf(step);

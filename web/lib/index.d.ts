@@ -194,6 +194,8 @@ export interface Trace {
     kv_heads: number;
     queries: number;
     keys: number;
+    /** The rows of rope_angles: every position a query or key sits at, increasing, once; [] without RoPE. */
+    rope_positions: number[];
   };
 }
 
@@ -643,6 +645,11 @@ type StepLike = { id: string; head?: number | null; data: readonly (readonly num
 export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
 /** A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2". */
 export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): string;
+/**
+ * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): the positions
+ * ("p = 0", from meta.rope_positions) and the rotated pairs i of θ_i ("i = 0"); null for any other step.
+ */
+export function positionsAxisLabels(step: Pick<Step, 'axes' | 'shape'>, axis: Axis, meta: Pick<Trace['meta'], 'rope_positions'>): { labels: string[]; title: 'position' | 'pair' } | null;
 
 // ---- numbers as text (format.js): the one rule of the page, the component and the exports ----
 

@@ -3,7 +3,7 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLegend, colourLut, colourScale, formatNumber } from 'attention-explorer';
+import { colourLegend, colourLut, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
 import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
@@ -31,8 +31,9 @@ export function concatenated(step, steps) {
 /**
  * Row and column labels of a step, read off its own axes: token names for queries and keys
  * (rowKind/colKind "q" or "k": renamable), feature numbers counted in the full projection a
- * per-head slice comes from, and h1·1, h1·2, h2·1, ... across a concatenation of heads.
- * ctx: { tokensQ, tokensK, steps } (steps: the trace's, for a concatenation's parts).
+ * per-head slice comes from, h1·1, h1·2, h2·1, ... across a concatenation of heads, and RoPE's
+ * positions and pairs (p = 0, i = 0) on its angle table.
+ * ctx: { tokensQ, tokensK, steps, meta } (steps: the trace's, for a concatenation's parts).
  */
 export function axisLabels(step, ctx) {
   const tokens = (list, n) => Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
@@ -41,6 +42,8 @@ export function axisLabels(step, ctx) {
   const axis = (name, n) => {
     if (name === 'queries') return { labels: tokens(ctx.tokensQ, n), title: scoreLike ? 'query' : 'token', kind: 'q' };
     if (name === 'keys') return { labels: tokens(ctx.tokensK, n), title: scoreLike ? 'key' : 'token', kind: 'k' };
+    const turned = positionsAxisLabels(step, name, ctx.meta);
+    if (turned) return turned;
     if (parts) {
       const labels = parts.flatMap((p) => Array.from({ length: p.features[1] - p.features[0] }, (_, i) => `h${p.head + 1}·${i + 1}`));
       return { labels, title: 'head·dim' };
