@@ -17,9 +17,6 @@
 namespace attn {
 namespace {
 
-template <typename S>
-using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// Row-wise softmax that never produces NaN: the row max is subtracted, -inf entries get
@@ -181,25 +178,6 @@ Matrix sinusoidal_encoding(const std::vector<double>& positions, Eigen::Index d_
     }
   }
   return pe;
-}
-
-/// RoPE: each row of `x` (one head's queries or keys) rotated at its position, positions[first
-/// + row]. The angles are taken in double and their cos/sin rounded to the working precision;
-/// the rotation itself is done in it. Features beyond rope.dims pass unchanged.
-template <typename S>
-Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& positions, size_t first) {
-  Mat<S> out = x;
-  for (Eigen::Index r = 0; r < x.rows(); ++r) {
-    const double position = positions[first + static_cast<size_t>(r)];
-    for (int i = 0; i < rope.dims / 2; ++i) {
-      const auto [a, b] = rope_pair(rope, i);
-      const RopeAngle turn = rope_angle(rope, position, i);
-      const S cos = static_cast<S>(turn.cos), sin = static_cast<S>(turn.sin);
-      out(r, a) = x(r, a) * cos - x(r, b) * sin;
-      out(r, b) = x(r, a) * sin + x(r, b) * cos;
-    }
-  }
-  return out;
 }
 
 /// How far RoPE's relative-position check moves every token (HeadFacts::rope_shift).

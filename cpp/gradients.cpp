@@ -17,33 +17,12 @@
 namespace attn {
 namespace {
 
-template <typename S>
-using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
 /// The index of step `id` of `head` in `steps`, or -1.
 int find(const std::vector<Step>& steps, const char* id, int head) {
   for (size_t i = 0; i < steps.size(); ++i) {
     if (steps[i].id == id && steps[i].head == head) return static_cast<int>(i);
   }
   return -1;
-}
-
-/// RoPE's transpose: each row of `d` (a gradient with respect to rotated features) turned back
-/// by its position's angle, which is the gradient with respect to the features before turning.
-template <typename S>
-Mat<S> unrotate(const Mat<S>& d, const Rope& rope, const std::vector<double>& positions, size_t first) {
-  Mat<S> out = d;
-  for (Eigen::Index r = 0; r < d.rows(); ++r) {
-    const double position = positions[first + static_cast<size_t>(r)];
-    for (int i = 0; i < rope.dims / 2; ++i) {
-      const auto [a, b] = rope_pair(rope, i);
-      const RopeAngle turn = rope_angle(rope, position, i);
-      const S cos = static_cast<S>(turn.cos), sin = static_cast<S>(turn.sin);
-      out(r, a) = d(r, a) * cos + d(r, b) * sin;
-      out(r, b) = -d(r, a) * sin + d(r, b) * cos;
-    }
-  }
-  return out;
 }
 
 /// The sum of each column, as one row (a bias's gradient).
@@ -157,9 +136,9 @@ void backward(const Normalized& n, Trace& t) {
       dV_step = emit("dV", h, dVh, {dV_step});
     }
     if (rope.on) {
-      dQh = unrotate<S>(dQh, rope, n.query_pos, 0);
+      dQh = rotate<S>(dQh, rope, n.query_pos, 0, /*back=*/true);
       dQ_step = emit("dQ", h, dQh, {dQ_step});
-      dK_seen = unrotate<S>(dK_seen, rope, n.key_pos, static_cast<size_t>(past));
+      dK_seen = rotate<S>(dK_seen, rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
       dK_step = emit("dK", h, dK_seen, {dK_step});
     }
     dQ_all.middleCols(h * n.d_k, n.d_k) = dQh;

@@ -76,6 +76,31 @@ struct RopeAngle {
 };
 RopeAngle rope_angle(const Rope& rope, double position, int i);
 
+/// A row-major matrix in the working precision (float or double).
+template <typename S>
+using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// RoPE: each row of `x` (one head's queries or keys) turned at its position, positions[first +
+/// row]; `back` turns the other way (the rotation's transpose, which the backward pass needs).
+/// The angles are taken in double and their cos/sin rounded to the working precision; the
+/// rotation itself is done in it. Features beyond rope.dims pass unchanged.
+template <typename S>
+Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& positions, size_t first,
+              bool back = false) {
+  Mat<S> out = x;
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const double position = positions[first + static_cast<size_t>(r)];
+    for (int i = 0; i < rope.dims / 2; ++i) {
+      const auto [a, b] = rope_pair(rope, i);
+      const RopeAngle turn = rope_angle(rope, position, i);
+      const S cos = static_cast<S>(turn.cos), sin = static_cast<S>(back ? -turn.sin : turn.sin);
+      out(r, a) = x(r, a) * cos - x(r, b) * sin;
+      out(r, b) = x(r, a) * sin + x(r, b) * cos;
+    }
+  }
+  return out;
+}
+
 /// The rows of the rope_angles step: every position a query or key sits at, in increasing
 /// order, once each (with cos/sin tables, those the tables hold a row for) (attention.cpp).
 std::vector<double> rope_positions(const Normalized& n);

@@ -200,8 +200,6 @@ Decoding decode(const Problem& problem) {
 namespace {
 
 template <typename S>
-using Mat = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename S>
 using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
 
 /// e^(m − m'), taken as 1 while m' is still −∞ (nothing has been summed yet; e^(−∞ − (−∞)) is
