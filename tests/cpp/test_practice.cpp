@@ -19,16 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-/// Q, K, V given directly: L queries, S keys, d_k features, d_v = 3.
-Problem direct(unsigned seed, int L, int S, int d_k) {
-  attn::RandomState rng(seed);
-  Problem p;
-  p.Q = rng.randn(L, d_k);
-  p.K = rng.randn(S, d_k);
-  p.V = rng.randn(S, 3);
-  return p;
-}
-
 /// Self-attention from X (N tokens, d_model 8): 4 query heads sharing 2 key/value heads
 /// (d_k = 2, d_v = 3), W_O back to 8 features, with biases.
 Problem gqa_projection(unsigned seed, int N) {

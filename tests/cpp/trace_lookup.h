@@ -1,4 +1,4 @@
-// Finding a trace's steps by id and head, for the Catch2 cases.
+// Finding a trace's steps by id and head, and a random direct problem, for the Catch2 cases.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "numpy_random.h"
 
 inline const attn::Step& find_step(const attn::Trace& t, const std::string& id, int head = 0) {
   for (const auto& s : t.steps) {
@@ -26,4 +27,15 @@ inline std::vector<std::string> step_ids(const attn::Trace& t) {
   std::vector<std::string> ids;
   for (const auto& s : t.steps) ids.push_back(s.id + (s.head >= 0 ? std::to_string(s.head) : ""));
   return ids;
+}
+
+/// Q, K, V given directly (numpy's randn after seeding with `seed`): L queries, S keys, one head
+/// of d_k features, d_v = 3.
+inline attn::Problem direct(unsigned seed, int L, int S, int d_k) {
+  attn::RandomState rng(seed);
+  attn::Problem p;
+  p.Q = rng.randn(L, d_k);
+  p.K = rng.randn(S, d_k);
+  p.V = rng.randn(S, 3);
+  return p;
 }
