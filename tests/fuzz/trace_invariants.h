@@ -445,7 +445,9 @@ inline std::string check_against_reference(const Problem& p, const Trace& t) {
   for (Eigen::Index i = 0; i < ref.rows(); ++i) {
     for (Eigen::Index j = 0; j < ref.cols(); ++j) {
       const double error = std::abs(t.output(i, j) - ref(i, j));
-      if (!(error <= tolerance * (bound(i, j) + 1e-300))) {
+      // float32 flushes weights below 2^-149 to 0 where the double reference keeps them
+      // (e^-1600 · V gives 6e-59): below 2^-100 a difference is underflow, not a wrong slice.
+      if (!(error <= tolerance * (bound(i, j) + 1e-300)) && !(f32 && error <= 0x1p-100)) {
         std::ostringstream out;
         out.precision(17);
         out << "output (" << i << ", " << j << ") is " << t.output(i, j) << " but the reference gives "
