@@ -167,7 +167,8 @@ function table(rows, digits) {
 function traceTables(trace, digits) {
   const out = [];
   for (const step of trace.steps) {
-    const head = step.head === null ? '' : ` (head ${step.head})`;
+    // Heads are counted from 1 here, as the page and the sentences count them; JSON keeps the index.
+    const head = step.head === null ? '' : ` (head ${step.head + 1})`;
     out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}, ${step.text}`);
     out.push(table(step.data, digits), '');
   }
@@ -175,7 +176,7 @@ function traceTables(trace, digits) {
   out.push(`scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
     `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`);
   for (const f of trace.facts) {
-    out.push(`head ${f.head}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
+    out.push(`head ${f.head + 1}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
       `after scaling ${fixedNumber(f.scaled_variance, 8)}`);
   }
   if (trace.loss !== undefined) out.push(`loss ${fixedNumber(trace.loss, 8)}`);
