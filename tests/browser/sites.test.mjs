@@ -134,3 +134,106 @@ test('VitePress: the component on two pages, loaded by the theme as the recipe s
   await editComponent(page, 'explorer-one', 'Q', 0, 0, 2);
   assertMatrix(await componentWeights(page, 'explorer-one'), weightsOf(edited), 'VitePress page one after an edit', 6e-5);
 });
+
+// ---- reveal.js ----------------------------------------------------------------------------------
+
+/**
+ * A three-slide reveal.js deck as in docs/recipes.md: reveal.js's dist/ copied into the deck, the
+ * iframe embed of the explorer site at `frameSrc` on slide 2 (data-src), the component (the package
+ * copied beside the deck, as self-hosting does) on slide 3. Returns the deck's folder.
+ */
+function revealDeck(siteDir, frameSrc) {
+  const dir = join(work, 'reveal');
+  cpSync(join(root, 'node_modules', 'reveal.js', 'dist'), join(dir, 'reveal'), { recursive: true });
+  cpSync(join(siteDir, 'lib'), join(dir, 'attention'), { recursive: true });
+  writeFileSync(join(dir, 'index.html'), `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Attention, the deck</title>
+<link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="reveal/theme/white.css">
+</head><body><div class="reveal"><div class="slides">
+<section><h2>Attention</h2></section>
+<section>
+  <h3 id="slide-two">The whole explorer</h3>
+  <iframe data-src="${frameSrc.replace(/&/g, '&amp;')}"
+          width="100%" height="600" frameborder="0"></iframe>
+</section>
+<section>
+  <h3 id="slide-three">Change Q</h3>
+  <attention-explorer id="deck-explorer" preset="000" steps="weights,output" editable="Q"></attention-explorer>
+</section>
+</div></div>
+<script src="reveal/reveal.js"></script>
+<script>Reveal.initialize({ hash: true });</script>
+<script type="module" src="attention/component.js"></script>
+</body></html>
+`);
+  return dir;
+}
+
+test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -> 2 -> 3 -> 2 -> 3 by keyboard, edits kept', async ({ page, base, siteDir }) => {
+  const share = await import(join(root, 'dist', 'share.js'));
+  const frameSrc = `${base}index.html?embed=1&hide=setup,why#${await share.encodeStateString({ preset: '000' })}`;
+  const deck = await serve(revealDeck(siteDir, frameSrc));
+  await page.goto(deck);
+  await page.waitForFunction(() => window.Reveal?.isReady());
+  const iframe = page.locator('.slides iframe');
+  const frame = page.frameLocator('.slides iframe');
+  const slide = () => page.evaluate(() => window.Reveal.getIndices().h);
+  /** A key pressed in the deck (not in a frame or a field that has the focus), then the slide it leads to. */
+  const key = async (name, to) => {
+    await page.evaluate(() => document.activeElement?.blur());
+    await page.keyboard.press(name);
+    await page.waitForFunction((h) => window.Reveal.getIndices().h === h, to);
+  };
+  const frameWeights = async () => {
+    await frame.locator('body[data-ready="true"]').waitFor();
+    const cells = await frame.locator('#step-list article[data-key="weights:0"] table.matrix tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    return cells.map((r) => r.map(shown));
+  };
+  const preset000 = presetOf('000');
+  // Slide 1: reveal has not loaded the frame (data-src, no data-preload).
+  assert(await slide() === 0, `the deck opened on slide ${await slide() + 1}`);
+  assert(await iframe.getAttribute('src') === null, 'the frame loaded before its slide');
+
+  // Slide 2: the frame loads with the problem of its address; the reader edits Q in it.
+  await key('ArrowRight', 1);
+  assert(await iframe.getAttribute('src') === frameSrc, `frame src ${await iframe.getAttribute('src')}`);
+  assertMatrix(await frameWeights(), weightsOf(preset000), 'slide 2, the frame', 6e-5);
+  await frame.locator('html').evaluate(() => { window.firstLoad = true; });
+  const inFrame = structuredClone(preset000);
+  inFrame.Q[1][0] = 3;
+  await frame.locator('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]').fill('3');
+  assertMatrix(await frameWeights(), weightsOf(inFrame), 'slide 2, the frame after the edit', 6e-5);
+  // The frame has written the edit into its own address (what it reopens with).
+  await frame.locator('html').evaluate((el, src) => new Promise((done) => {
+    const check = () => (location.href !== src ? done() : setTimeout(check, 50));
+    check();
+  }), frameSrc);
+
+  // Slide 3: reveal unloaded the frame; the component shows its example; the reader edits it.
+  await key('ArrowRight', 2);
+  assert(await iframe.getAttribute('src') === null, 'the frame is still loaded on slide 3');
+  assertMatrix(await componentWeights(page, 'deck-explorer'), weightsOf(preset000), 'slide 3, the component', 6e-5);
+  const inComponent = structuredClone(preset000);
+  inComponent.Q[0][1] = -1.5;
+  await editComponent(page, 'deck-explorer', 'Q', 0, 1, -1.5);
+  assertMatrix(await componentWeights(page, 'deck-explorer'), weightsOf(inComponent), 'slide 3, the component after the edit', 6e-5);
+
+  // Back to slide 2: a new load of the frame (from its data-src), with the reader's edit.
+  await key('ArrowLeft', 1);
+  assert(await iframe.getAttribute('src') === frameSrc, `frame src after coming back ${await iframe.getAttribute('src')}`);
+  assertMatrix(await frameWeights(), weightsOf(inFrame), 'slide 2 again, the frame keeps the edit', 6e-5);
+  assert(await frame.locator('html').evaluate(() => window.firstLoad === undefined), 'the frame was not reloaded');
+  const q = await frame.locator('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]').inputValue();
+  assert(shown(q) === 3, `the frame's Q[2][1] editor shows ${q}`);
+
+  // Slide 3 again: the component kept its edit.
+  const shown3 = page.evaluate(() => new Promise((done) => document.querySelector('.reveal').addEventListener('slidetransitionend', done, { once: true })));
+  await key('ArrowRight', 2);
+  assertMatrix(await componentWeights(page, 'deck-explorer'), weightsOf(inComponent), 'slide 3 again, the component keeps the edit', 6e-5);
+  const output = await page.locator('#deck-explorer').evaluate((el) => [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')]
+    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  assertMatrix(output.map((r) => r.map(shown)), engine.run(inComponent).output, 'slide 3 again, the output', 6e-4);
+  await shown3; // the slide in place, for the picture
+  await page.screenshot({ path: join(root, 'test-artifacts', 'sites-reveal-slide-3.png') });
+});
