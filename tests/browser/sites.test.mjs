@@ -152,12 +152,12 @@ function revealDeck(siteDir, frameSrc) {
 </head><body><div class="reveal"><div class="slides">
 <section><h2>Attention</h2></section>
 <section>
-  <h3 id="slide-two">The whole explorer</h3>
+  <h3>The whole explorer</h3>
   <iframe data-src="${frameSrc.replace(/&/g, '&amp;')}"
           width="100%" height="600" frameborder="0"></iframe>
 </section>
 <section>
-  <h3 id="slide-three">Change Q</h3>
+  <h3>Change Q</h3>
   <attention-explorer id="deck-explorer" preset="000" steps="weights,output" editable="Q"></attention-explorer>
 </section>
 </div></div>
