@@ -8,6 +8,32 @@ import { applyFlags, flags } from './embed.js';
 
 let linkError = null;      // why the link could not be read (shown once, at the top)
 
+// A framed explorer (an iframe embed) also keeps its hash for the rest of the tab's session, under
+// the address the frame was opened with: a host that unloads the frame and later sets that same
+// address again (reveal.js leaving and coming back to a slide, a course page visited again) gets
+// the reader's edits back. A page of its own needs nothing more: a reload keeps its hash.
+const openedAt = location.href;
+const framed = window.parent !== window;
+const frameKey = `attention-explorer:${openedAt}`;
+
+/** The hash this frame last wrote in this tab (to reopen with), or null (not framed, none, no storage). */
+export function savedFrameHash() {
+  if (!framed) return null;
+  try {
+    return sessionStorage.getItem(frameKey);
+  } catch {
+    return null; // storage refused (a sandboxed frame): the edits last as long as the frame
+  }
+}
+
+/** Remembers a framed explorer's hash for its opening address (nothing for a page of its own). */
+export function saveFrameHash(hash) {
+  if (!framed) return;
+  try {
+    sessionStorage.setItem(frameKey, hash);
+  } catch { /* storage refused: see savedFrameHash */ }
+}
+
 /** The page state of an example (its numbers drawn by the engine), or null for an unknown id. */
 export function presetState(id) {
   const preset = findPreset(id);

@@ -17,7 +17,7 @@ import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
 import { applyFlags } from './embed.js';
-import { readLink } from './link.js';
+import { readLink, savedFrameHash } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
 import { installCopy } from './copy.js';
@@ -44,6 +44,9 @@ async function boot() {
     loading.classList.add('error');
     return;
   }
+  // A frame reloaded by its host (a reveal.js slide) reopens with the reader's edits.
+  const saved = savedFrameHash();
+  if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
   const { state: fromHash, error } = await readLink(location.hash);
   if (isStudentState(fromHash)) {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels

@@ -14,7 +14,7 @@ import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
-import { writeLink } from './link.js';
+import { saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
@@ -155,6 +155,7 @@ export function scheduleHash() {
     if (h !== link.hash) {
       link.hash = h;
       history.replaceState(null, '', `#${h}`);
+      saveFrameHash(h);
     }
   }, 250);
 }
