@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 import { median, randomArray } from './inputs.mjs';
-import { buildNative, runNative } from './native.mjs';
+import { buildNative, runNative, sh } from './native.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // ATTN_BENCH_DIST: benchmark another build laid out like dist/ (e.g. a SIMD experiment).

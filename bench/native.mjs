@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUILD = join(ROOT, 'build-bench');
 
-function sh(command, args, options = {}) {
+export function sh(command, args, options = {}) {
   console.error(`$ ${command} ${args.join(' ')}`);
   execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: ROOT, ...options });
 }
