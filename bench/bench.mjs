@@ -12,12 +12,17 @@
 //
 // Usage: node bench/bench.mjs [--rounds 5] [--sizes 4,64,256,1024,2048] [--long 1024,...,16384]
 //                             [--no-peers] [--quick] [--json build-bench/results.json]
+//        node bench/bench.mjs --browser [--rounds 5] [--sizes 64,256,1024] [--no-peers] [--no-native]
+//                             (in headless Chromium: bench/browser.mjs)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
+
+import { median, randomArray } from './inputs.mjs';
+import { buildNative, runNative, sh } from './native.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // ATTN_BENCH_DIST: benchmark another build laid out like dist/ (e.g. a SIMD experiment).
@@ -41,6 +46,12 @@ const opts = {
   json: option('--json', join(BUILD, 'results.json')),
   d: 64,
 };
+
+// `--browser`: the same kernels and peers inside headless Chromium (bench/browser.mjs).
+if (argv.includes('--browser')) {
+  const run = spawnSync(process.execPath, [join(ROOT, 'bench', 'browser.mjs'), ...argv.filter((a) => a !== '--browser')], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+}
 
 // ---- child modes: one long-sequence run, or one cold start, in a fresh process ------------------
 
@@ -88,26 +99,6 @@ if (argv[0] === '--child-cold') {
 
 // ---- helpers -----------------------------------------------------------------------------------
 
-/** Deterministic standard normal numbers (xorshift + Box-Muller). */
-function randomArray(Float, n, seed) {
-  let s = (seed * 2654435761) >>> 0 || 1;
-  const uniform = () => {
-    s ^= s << 13; s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
-    return (s + 0.5) / 4294967296;
-  };
-  const out = new Float(n);
-  for (let i = 0; i < n; i++) out[i] = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-  return out;
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
 /** The package's fast path through its public API (engine.attention). */
 async function loadFast() {
   const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
@@ -145,29 +136,6 @@ function measureTiny(fast) {
   }
   tiny['engine.run 16x16 full trace'] = median(per);
   return tiny;
-}
-
-function sh(command, args, options = {}) {
-  console.error(`$ ${command} ${args.join(' ')}`);
-  execFileSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], cwd: ROOT, ...options });
-}
-
-function buildNative() {
-  const exe = join(BUILD, 'bench_native');
-  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp', 'cpp/validate.cpp', 'cpp/steps.cpp', 'cpp/explain.cpp'];
-  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/normalized.h', 'cpp/steps.h', 'cpp/matrix.h'];
-  const newest = Math.max(...[...sources, ...headers].map((f) => statSync(join(ROOT, f)).mtimeMs));
-  if (!existsSync(exe) || statSync(exe).mtimeMs < newest) {
-    mkdirSync(BUILD, { recursive: true });
-    sh('g++', ['-std=c++17', '-O3', '-march=native', '-DNDEBUG', '-isystem', '/usr/include/eigen3', '-Icpp', ...sources, '-o', exe]);
-  }
-  return exe;
-}
-
-function runNative(exe, args) {
-  const out = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
-  if (out.status !== 0) throw new Error(`bench_native failed: ${out.stderr}`);
-  return out.stdout.trim().split('\n').map((line) => JSON.parse(line));
 }
 
 /** Median ms of one call, repeating for at least `budget` ms (and at least `min` times). */

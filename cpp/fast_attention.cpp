@@ -24,7 +24,7 @@
 #include "matrix.h"
 
 #ifdef __wasm_simd128__
-#include <wasm_simd128.h>
+#include "fast_products.h"
 #endif
 
 namespace attn {
@@ -103,6 +103,45 @@ void check_additive_mask(const T* mask, Index L, Index S, Index first_row) {
 // ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
 
 #ifdef __wasm_simd128__
+
+// The relaxed-SIMD products (cpp/fast_kernels_relaxed.cpp, a module of its own), reached as
+// imports. Only attention-fast.wasm is built with ATTN_RELAXED_IMPORTS: cpp/relaxed_imports.js
+// gives it fallback imports (available() == 0), which the loader replaces by the relaxed
+// module's exports where the engine validates that module. Elsewhere linked() is constant false.
+namespace relaxed {
+#ifdef ATTN_RELAXED_IMPORTS
+extern "C" {
+int attn_relaxed_available();
+void attn_relaxed_scores_f32(const float*, Index, Index, const float*, Index, float, int, float*);
+void attn_relaxed_scores_f64(const double*, Index, Index, const double*, Index, double, int, double*);
+void attn_relaxed_weighted_f32(const float*, Index, Index, const float*, Index, Index, float*, Index);
+void attn_relaxed_weighted_f64(const double*, Index, Index, const double*, Index, Index, double*, Index);
+}
+/// Whether the relaxed module is linked in (asked once: the imports are fixed at instantiation).
+inline bool linked() {
+  static const bool available = attn_relaxed_available() != 0;
+  return available;
+}
+inline void scores(const float* q, Index d, Index rows, const float* kt, Index tw, float f, bool divide, float* s) {
+  attn_relaxed_scores_f32(q, d, rows, kt, tw, f, divide, s);
+}
+inline void scores(const double* q, Index d, Index rows, const double* kt, Index tw, double f, bool divide, double* s) {
+  attn_relaxed_scores_f64(q, d, rows, kt, tw, f, divide, s);
+}
+inline void weighted(const float* p, Index tw, Index rows, const float* v, Index vs, Index bc, float* acc, Index dvp) {
+  attn_relaxed_weighted_f32(p, tw, rows, v, vs, bc, acc, dvp);
+}
+inline void weighted(const double* p, Index tw, Index rows, const double* v, Index vs, Index bc, double* acc, Index dvp) {
+  attn_relaxed_weighted_f64(p, tw, rows, v, vs, bc, acc, dvp);
+}
+#else
+constexpr bool linked() { return false; }
+template <typename T>
+void scores(const T*, Index, Index, const T*, Index, T, bool, T*) {}
+template <typename T>
+void weighted(const T*, Index, Index, const T*, Index, Index, T*, Index) {}
+#endif
+}  // namespace relaxed
 
 template <typename T>
 struct Simd;
@@ -202,13 +241,14 @@ struct Simd<double> {
   }
 };
 
-/// The kernels on 128-bit vectors. Register tile: MR query rows × 2 vectors of columns, i.e.
-/// 8 accumulators, which leaves room in x86's 16 xmm registers for the operands.
+/// The kernels on 128-bit vectors: the products from fast_products.h (the relaxed-SIMD module's
+/// when it is linked in, see below), the softmax's exp and reductions here.
 template <typename T>
 struct Kernels {
   using X = Simd<T>;
+  using Products = products::Products<T, products::SeparateMulAdd>;
   static constexpr Index kLanes = X::kLanes;
-  static constexpr Index kPad = 2 * kLanes;  ///< tile widths are multiples of this
+  static constexpr Index kPad = products::kPad<T>;  ///< tile widths are multiples of this
 #ifndef ATTN_FAST_WASM_ROWS
 #define ATTN_FAST_WASM_ROWS 32
 #endif
@@ -218,111 +258,30 @@ struct Kernels {
   static constexpr Index kRows = ATTN_FAST_WASM_ROWS;  ///< query rows per block
   /// Keys per tile (float32; half for float64): the packed Kᵀ tile is 32 KB at d = 64.
   static constexpr Index kKeys = ATTN_FAST_WASM_KEYS / (sizeof(T) / sizeof(float));
-#ifndef ATTN_FAST_WASM_MR
-#define ATTN_FAST_WASM_MR 4
-#endif
-  static constexpr int kMr = ATTN_FAST_WASM_MR;  ///< query rows of the register tile
   static constexpr bool kPacksK = true;  ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
   static constexpr bool kPadsV = true;   ///< the weights·V kernel reads whole vectors of V rows
   static constexpr bool kExpOfNegInfIsZero = true;  ///< exp(-inf) == 0 exactly
-  static const char* name() { return "wasm-simd128"; }
-
-  /// s (MR×tw) = q (MR×d, row stride d) · kt (d×tw, row-major), times or divided by `factor`.
-  template <int MR, bool Divide>
-  static void scores_rows(const T* q, Index d, const T* kt, Index tw, T factor, T* s) {
-    const v128_t vfactor = X::splat(factor);
-    auto scaled = [&](v128_t v) { return Divide ? X::div(v, vfactor) : X::mul(v, vfactor); };
-    for (Index j = 0; j < tw; j += kPad) {
-      v128_t c0[MR], c1[MR];
-      for (int r = 0; r < MR; ++r) c0[r] = c1[r] = wasm_f64x2_const(0.0, 0.0);
-      const T* b = kt + j;
-      for (Index k = 0; k < d; ++k, b += tw) {
-        const v128_t b0 = X::load(b), b1 = X::load(b + kLanes);
-        for (int r = 0; r < MR; ++r) {
-          const v128_t a = X::splat(q[r * d + k]);
-          c0[r] = X::add(c0[r], X::mul(a, b0));
-          c1[r] = X::add(c1[r], X::mul(a, b1));
-        }
-      }
-      for (int r = 0; r < MR; ++r) {
-        X::store(s + r * tw + j, scaled(c0[r]));
-        X::store(s + r * tw + j + kLanes, scaled(c1[r]));
-      }
-    }
-  }
-
-  template <bool Divide>
-  static void scores_all(const T* q, Index d, Index rows, const T* kt, Index tw, T f, T* s) {
-    Index r = 0;
-    for (; r + kMr <= rows; r += kMr) scores_rows<kMr, Divide>(q + r * d, d, kt, tw, f, s + r * tw);
-    scores_tail<kMr - 1, Divide>(rows - r, q + r * d, d, kt, tw, f, s + r * tw);
-  }
-
-  /// The last `left` (< kMr) rows of a block, with a register tile of exactly that many rows.
-  template <int MR, bool Divide>
-  static void scores_tail(Index left, const T* q, Index d, const T* kt, Index tw, T f, T* s) {
-    if constexpr (MR > 0) {
-      if (left == MR) {
-        scores_rows<MR, Divide>(q, d, kt, tw, f, s);
-      } else {
-        scores_tail<MR - 1, Divide>(left, q, d, kt, tw, f, s);
-      }
-    }
-  }
+  static const char* name() { return relaxed::linked() ? "wasm-relaxed-simd" : "wasm-simd128"; }
 
   /// Scores of `rows` queries against a packed K tile (`keys`: d×tw, Kᵀ of the tile).
   static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw,
                      Scaling<T> scaling, T* s) {
-    const T* kt = keys;
-    if (scaling.divide) {
-      scores_all<true>(q, d, rows, kt, tw, scaling.factor, s);
+    if (relaxed::linked()) {
+      relaxed::scores(q, d, rows, keys, tw, scaling.factor, scaling.divide, s);
+    } else if (scaling.divide) {
+      Products::template scores<true>(q, d, rows, keys, tw, scaling.factor, s);
     } else {
-      scores_all<false>(q, d, rows, kt, tw, scaling.factor, s);
+      Products::template scores<false>(q, d, rows, keys, tw, scaling.factor, s);
     }
   }
 
-  /// acc (MR×dvp) += p (MR×bc, row stride tw) · v (bc×dvp, row stride vs).
-  template <int MR>
-  static void weighted_rows(const T* p, Index tw, const T* v, Index vs, Index bc, T* acc,
-                            Index dvp) {
-    for (Index c = 0; c < dvp; c += kPad) {
-      v128_t o0[MR], o1[MR];
-      for (int r = 0; r < MR; ++r) {
-        o0[r] = X::load(acc + r * dvp + c);
-        o1[r] = X::load(acc + r * dvp + c + kLanes);
-      }
-      const T* vj = v + c;
-      for (Index j = 0; j < bc; ++j, vj += vs) {
-        const v128_t v0 = X::load(vj), v1 = X::load(vj + kLanes);
-        for (int r = 0; r < MR; ++r) {
-          const v128_t a = X::splat(p[r * tw + j]);
-          o0[r] = X::add(o0[r], X::mul(a, v0));
-          o1[r] = X::add(o1[r], X::mul(a, v1));
-        }
-      }
-      for (int r = 0; r < MR; ++r) {
-        X::store(acc + r * dvp + c, o0[r]);
-        X::store(acc + r * dvp + c + kLanes, o1[r]);
-      }
-    }
-  }
-
+  /// acc (rows×dvp) += p (rows×bc, row stride tw) · v (bc×dvp, row stride vs).
   static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
                        Index /*dv*/, T* acc, Index dvp) {
-    Index r = 0;
-    for (; r + kMr <= rows; r += kMr) weighted_rows<kMr>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
-    weighted_tail<kMr - 1>(rows - r, p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
-  }
-
-  template <int MR>
-  static void weighted_tail(Index left, const T* p, Index tw, const T* v, Index vs, Index bc,
-                            T* acc, Index dvp) {
-    if constexpr (MR > 0) {
-      if (left == MR) {
-        weighted_rows<MR>(p, tw, v, vs, bc, acc, dvp);
-      } else {
-        weighted_tail<MR - 1>(left, p, tw, v, vs, bc, acc, dvp);
-      }
+    if (relaxed::linked()) {
+      relaxed::weighted(p, tw, rows, v, vs, bc, acc, dvp);
+    } else {
+      Products::weighted(p, tw, rows, v, vs, bc, acc, dvp);
     }
   }
 

@@ -204,7 +204,7 @@ export function createFastAttention(module) {
 /** The diagnostics both engines offer, each on the guard's live module. */
 export function diagnostics(guard) {
   return {
-    /** Which kernels `attention` runs: "wasm-simd128" or "eigen". */
+    /** Which kernels `attention` runs: "wasm-relaxed-simd" (attention-fast.wasm with relaxed SIMD), "wasm-simd128" or "eigen". */
     fastKernels() {
       return guard.module()._fastKernels();
     },

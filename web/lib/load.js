@@ -11,9 +11,10 @@ const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 /**
  * Instantiates the Emscripten factory with bytes from `loadBytes()`; every failure is an Error
  * naming `where` (the URL or path tried). Resolves to [module, reload]: `reload()` instantiates
- * the already compiled bytes again (a fresh module after a crash).
+ * the already compiled bytes again (a fresh module after a crash). `linkImports(imports)`, if
+ * given, may change the imports before each instantiation (relaxed.js links its kernels so).
  */
-export async function loadModule(createModule, loadBytes, where) {
+export async function loadModule(createModule, loadBytes, where, linkImports) {
   let bytes;
   try {
     bytes = new Uint8Array(await loadBytes());
@@ -29,6 +30,12 @@ export async function loadModule(createModule, loadBytes, where) {
   const load = () => new Promise((resolve, reject) => {
     createModule({
       instantiateWasm(imports, receive) {
+        try {
+          linkImports?.(imports);
+        } catch (error) {
+          reject(new Error(`could not link the kernels of the WebAssembly module from ${where}: ${error.message}`, { cause: error }));
+          return {};
+        }
         WebAssembly.instantiate(compiledModule ?? bytes, imports).then(
           (result) => {
             const instance = result instanceof WebAssembly.Instance ? result : result.instance;
