@@ -7,7 +7,7 @@ import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
 import { escapeHtml } from './format.js';
 import { stateFromObject, tokenLists } from './state.js';
-import { resetAnswers, setStepping } from './stepper.js';
+import { restartLesson, setStepping } from './stepper.js';
 import { setState } from './update.js';
 
 /** The lesson file of the page as it is: its problem, token names and notes. */
@@ -57,7 +57,7 @@ export function openLesson(text, where) {
   const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));
   state.lesson = Object.keys(lesson.lesson).length ? lesson.lesson : null;
   showLessonError(null);
-  resetAnswers();
+  restartLesson();
   setState(applyFlags(state));
   setStepping(true);
   return true;

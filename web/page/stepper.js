@@ -20,6 +20,8 @@ const stepper = { on: false, index: 0, key: null };
 const revealed = new Set();
 /** The student's checked answers since the page opened: step key -> { right, reason }. */
 const verdicts = new Map();
+/** The step key the answer form was drawn for (kept while the student types). */
+let formFor = null;
 
 /** The teacher's note of a step: { say, ask, answer } (strings, and an answer the page can check, whatever a link held). */
 function noteOf(key) {
@@ -30,10 +32,13 @@ function noteOf(key) {
   return { say: text(note?.say), ask, answer: ask ? usableAnswer(note?.answer) : null };
 }
 
-/** Forgets the answers given (a new lesson was opened). */
-export function resetAnswers() {
+/** A new lesson was opened: back to its first step, no answers given. */
+export function restartLesson() {
   revealed.clear();
   verdicts.clear();
+  stepper.index = 0;
+  stepper.key = null;
+  formFor = null;
 }
 
 /** The steps as drawn (hidden ones left out), in order. */
@@ -101,7 +106,6 @@ function reveal() {
 }
 
 /** The student's answer form for a question: keys to pick from, a number, or free text. */
-let formFor = null; // the step key the form was drawn for (kept while the student types)
 function showAnswerForm(answer, ctx) {
   $('stepper-answer').hidden = !answer;
   $('step-reveal').classList.toggle('primary', !answer);
