@@ -26,6 +26,7 @@ import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
+import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -52,7 +53,7 @@ async function boot() {
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
-    for (const id of ['lesson', 'results', 'setup', 'inputs', 'why', 'status-timings']) $(id).remove();
+    for (const id of ['lesson', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
     renderStudent(fromHash.student ?? paperFromState(fromHash));
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
@@ -76,7 +77,9 @@ async function boot() {
   bindPipeline(showStep);
   bindStepper();
   bindLessonFile();
+  bindSetupFold();
   $('to-problem').addEventListener('click', () => {
+    setSetupOpen(true);
     $('setup').scrollIntoView({ block: 'start' });
     $('preset').focus({ preventScroll: true });
   });
