@@ -168,6 +168,7 @@ export class AttentionExplorerElement extends Base {
   set problem(problem) {
     this.#problem = structuredClone(problem);
     this.#tokens = null;
+    this.#lesson = null; // a lesson's notes belong to its own problem
     if (this.#engine) this.#compute(false);
   }
 

@@ -7,7 +7,7 @@
 // text shown on reveal; all of it is the page state's `lesson`, so it travels in the link and in
 // a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
 import { narrateStep } from 'attention-explorer';
-import { checkAnswer, usableAnswer } from 'attention-explorer/share';
+import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
@@ -29,7 +29,10 @@ function noteOf(key) {
   const note = lesson && typeof lesson === 'object' && !Array.isArray(lesson) ? lesson[key] : null;
   const text = (v) => (typeof v === 'string' && v.trim() ? v.trim() : '');
   const ask = text(note?.ask);
-  return { say: text(note?.say), ask, answer: ask ? usableAnswer(note?.answer) : null };
+  // A link's answer is used only if it fits this problem (a row of the step, say); else Reveal alone.
+  const answer = ask ? usableAnswer(note?.answer) : null;
+  const fits = answer && app.result && !lessonTraceError({ [key]: { answer } }, app.result.trace);
+  return { say: text(note?.say), ask, answer: fits ? answer : null };
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
@@ -141,7 +144,9 @@ function checkStudent(e) {
     response = Number(picked.value);
   } else if (answer.kind === 'number') {
     response = $('answer-number').value.trim().replace(/^−/, '-');
-    if (!response) { $('answer-number').focus(); return; }
+    // Not a number yet: say so at the field, and keep the numbers hidden.
+    $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : 'Type a number, e.g. 0.5');
+    if (!$('answer-number').reportValidity()) return;
   }
   const verdict = checkAnswer(trace, stepper.key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
   if (answer.kind === 'text') {
@@ -252,6 +257,7 @@ export function bindStepper() {
   $('teacher-ask').addEventListener('input', writeNote);
   for (const id of ['teacher-kind', 'teacher-row', 'teacher-col', 'teacher-tol', 'teacher-text']) $(id).addEventListener('input', writeNote);
   $('stepper-answer').addEventListener('submit', checkStudent);
+  $('answer-number').addEventListener('input', () => $('answer-number').setCustomValidity(''));
   document.addEventListener('keydown', onKey);
   if (flags.present) {
     document.body.classList.add('present');
