@@ -23,7 +23,10 @@ const verdicts = new Map();
 /** The step key the answer form was drawn for (kept while the student types). */
 let formFor = null;
 
-/** The teacher's note of a step: { say, ask, answer } (strings, and an answer the page can check, whatever a link held). */
+/**
+ * The teacher's note of a step: { say, ask, answer, written } (strings, the answer the page can
+ * check here, and the answer as written, whatever a link held).
+ */
 function noteOf(key) {
   const lesson = app.state.lesson;
   const note = lesson && typeof lesson === 'object' && !Array.isArray(lesson) ? lesson[key] : null;
@@ -32,7 +35,7 @@ function noteOf(key) {
   // A link's answer is used only if it fits this problem (a row of the step, say); else Reveal alone.
   const answer = ask ? usableAnswer(note?.answer) : null;
   const fits = answer && app.result && !lessonTraceError({ [key]: { answer } }, app.result.trace);
-  return { say: text(note?.say), ask, answer: fits ? answer : null };
+  return { say: text(note?.say), ask, answer: fits ? answer : null, written: answer };
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
@@ -88,7 +91,7 @@ export function syncStepper() {
   $('stepper-text').innerHTML = escapeHtml(note.say || told);
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
-  if (!$('teacher').contains(document.activeElement)) fillTeacherAnswer(note.answer);
+  if (!$('teacher').contains(document.activeElement)) fillTeacherAnswer(note.written);
   showTeacherFields();
   $('step-prev').disabled = stepper.index === 0;
   $('step-next').disabled = stepper.index === steps.length - 1 && !predicting;
