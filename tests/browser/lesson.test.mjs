@@ -1,9 +1,11 @@
 // The page as a lesson: computed numbers on the first screen (desktop and phone), the diagram of
 // the problem's own steps (it matches the trace, for one head, two heads sharing one key/value
 // head, cross-attention and X with W_O) and jumps to a step, step by step and the presenter view
-// (?present), by keyboard only.
+// (?present), by keyboard only; a lesson as a file (saved, opened, dropped, ?lesson=URL, the
+// component's lesson attribute and inline child) and questions the page checks against the trace.
 //   node --test --test-concurrency=1 tests/browser/lesson.test.mjs
 import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import { artifacts, browserSuite } from './server.mjs';
@@ -258,4 +260,211 @@ test('with steps hidden (an exercise, ?hide=), step by step tells formulas, not 
   assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Output: O = A·V.');
   await open(page, `${base}?hide=lesson`);
   assert.ok(await page.$eval('#lesson', (e) => e.hidden), '?hide=lesson leaves the diagram');
+});
+
+// ---- a lesson as a file, and questions checked against the trace ----
+
+const lookup = pkg.presetProblem(pkg.findPreset('lookup'), engine).problem;
+const lookupTrace = engine.run(lookup);
+const LOOKUP_TOKENS = { q: ['sweet?', 'sour?', 'both?'], k: ['banana', 'lemon', 'apple'] };
+const f4 = (v) => pkg.formatNumber(v, 4);
+const cell = (id, r, c) => lookupTrace.steps.find((s) => s.id === id).data[r][c];
+const ASK_KEY = 'Which key will sweet? attend to most?';
+const ASK_NUMBER = 'What is the scaled score of sour? with apple?';
+/** A lesson on the lookup: a key question on the weights, a number question on the scaled scores, a free-text one on the output. */
+const LOOKUP_LESSON = {
+  format: 'attention-explorer lesson',
+  version: 1,
+  title: 'A soft dictionary lookup',
+  problem: lookup,
+  tokens: LOOKUP_TOKENS,
+  lesson: {
+    'scaled:0': { ask: ASK_NUMBER, answer: { kind: 'number', row: 2, col: 3, tolerance: 0.01 } },
+    'weights:0': { say: 'banana is the sweetest key.', ask: ASK_KEY, answer: { kind: 'key', row: 1 } },
+    'output:-1': { ask: 'What does sweet? get back?', answer: { kind: 'text', text: 'Mostly banana\'s value.' } },
+  },
+};
+
+/** Writes a lesson file into the served site and returns its path relative to the site. */
+function serveLesson(siteDir, name, lesson) {
+  mkdirSync(join(siteDir, 'lessons'), { recursive: true });
+  writeFileSync(join(siteDir, 'lessons', name), typeof lesson === 'string' ? lesson : JSON.stringify(lesson));
+  return `lessons/${name}`;
+}
+
+const stepperView = (page) => page.evaluate(() => ({
+  where: document.getElementById('stepper-pos').textContent,
+  question: document.getElementById('stepper-ask').hidden ? null : document.getElementById('stepper-question').textContent,
+  verdict: document.getElementById('stepper-verdict').hidden ? null : document.getElementById('stepper-verdict').textContent,
+  numbers: getComputedStyle(document.querySelector('article.step.is-current .matrix-wrap')).visibility,
+}));
+
+test('a lesson file: Save lesson writes the problem and the notes; Open lesson and a dropped file bring them back', async ({ page, base, context }) => {
+  await open(page, base);
+  await page.click('#step-mode');
+  for (let i = 0; i < 5; i++) await page.keyboard.press('ArrowRight');
+  await page.click('#teacher summary');
+  await page.fill('#teacher-ask', ASK_KEY);
+  await page.selectOption('#teacher-kind', 'key');
+  await page.fill('#teacher-row', '1');
+  await page.fill('#teacher-say', 'banana is the sweetest key.');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#lesson-save')]);
+  assert.equal(download.suggestedFilename(), 'lookup-lesson.json');
+  const text = readFileSync(await download.path(), 'utf8');
+  const saved = share.readLesson(text, 'the saved file');
+  assert.deepEqual(saved.lesson, { 'weights:0': { say: 'banana is the sweetest key.', ask: ASK_KEY, answer: { kind: 'key', row: 1 } } });
+  assert.deepEqual(saved.tokens, LOOKUP_TOKENS);
+  assert.deepEqual(engine.run(saved.problem).steps.map((s) => s.data), lookupTrace.steps.map((s) => s.data), 'the saved problem computes other numbers');
+  assert.equal(JSON.parse(text).format, 'attention-explorer lesson');
+
+  // A student opens the file with the picker: step by step from the first step, the question on the weights.
+  const student = await context.newPage();
+  await open(student, base);
+  await student.setInputFiles('#lesson-file', { name: 'lookup-lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await student.waitForFunction(() => !document.getElementById('stepper').hidden);
+  assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries');
+  await student.keyboard.press('End');
+  await student.keyboard.press('ArrowLeft');
+  assert.deepEqual(await stepperView(student), { where: 'Step 6 of 7: Attention weights', question: ASK_KEY, verdict: null, numbers: 'hidden' });
+  // The opened lesson is the page state, so it is in the link too.
+  await student.waitForFunction(() => location.hash.startsWith('#v2='));
+  let state = null;
+  for (let i = 0; i < 50 && !state?.lesson; i++) {
+    await student.waitForTimeout(100);
+    state = (await share.decodeStateString(await student.evaluate(() => location.hash))).state;
+  }
+  assert.deepEqual(state?.lesson, saved.lesson);
+
+  // Dropped on the page, another lesson replaces it.
+  const dropped = JSON.stringify(LOOKUP_LESSON);
+  await student.evaluate((json) => {
+    const data = new DataTransfer();
+    data.items.add(new File([json], 'dropped.json', { type: 'application/json' }));
+    document.getElementById('steps').dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, dropped);
+  await student.waitForFunction(() => document.getElementById('stepper-pos').textContent === 'Step 1 of 7: Queries');
+  await student.keyboard.press('End');
+  assert.equal((await stepperView(student)).question, 'What does sweet? get back?');
+
+  // A file that is not a lesson says what is wrong, and the page keeps what it showed.
+  await student.setInputFiles('#lesson-file', { name: 'bad.json', mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify({ problem: lookup, lesson: { 'weights:0': { ask: 'Which?', answer: { kind: 'key', row: 0 } } } })) });
+  await student.waitForSelector('#lesson-error');
+  assert.equal(await student.$eval('#lesson-error p', (e) => e.textContent),
+    'The lesson could not be opened. bad.json: step "weights:0": answer.row is 0; expected a whole number from 1 (the first query row)');
+  assert.equal((await stepperView(student)).question, 'What does sweet? get back?');
+  await student.close();
+});
+
+test('predict, then reveal, keyboard only (?lesson=URL): a wrong and a right key, a number within its tolerance, free text', async ({ page, base, siteDir, context }) => {
+  const url = serveLesson(siteDir, 'lookup.json', LOOKUP_LESSON);
+  await open(page, `${base}?lesson=${url}`);
+  assert.equal(await page.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries');
+  await page.focus('#step-next');
+  // Next (Enter) up to the scaled scores: a number question, the numbers hidden.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Enter');
+  assert.deepEqual(await stepperView(page), { where: 'Step 5 of 7: Scaled scores', question: ASK_NUMBER, verdict: null, numbers: 'hidden' });
+  // Back from Next: Previous, Reveal, Check, the number field. A number off by more than the tolerance is wrong.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'answer-number');
+  const scaled = cell('scaled', 1, 2); // sour? with apple: 4/√2
+  await page.keyboard.type('2.85');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await stepperView(page), { where: 'Step 5 of 7: Scaled scores', question: null, numbers: 'visible',
+    verdict: `Not quite: Scaled scores at row sour?, column apple is ${f4(scaled)}; you said 2.85, ${f4(Math.abs(2.85 - scaled))} away, more than ± 0.01.` });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'step-next', 'the focus did not go back to Next');
+  assert.ok(await page.$eval('#stepper-verdict', (e) => e.classList.contains('wrong')));
+
+  // The weights: pick a key with the arrow keys. apple (the last key) is wrong.
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await stepperView(page), { where: 'Step 6 of 7: Attention weights', question: ASK_KEY, verdict: null, numbers: 'hidden' });
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.value), '2', 'Shift+Tab did not reach the last key');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await stepperView(page), { where: 'Step 6 of 7: Attention weights', question: null, numbers: 'visible',
+    verdict: `Not quite: apple gets ${f4(cell('weights', 0, 2))}; banana gets ${f4(cell('weights', 0, 0))} of sweet?'s weight, the most of any key.` });
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'banana is the sweetest key.');
+
+  // Free text is not checked: the teacher's answer shows, with the student's.
+  await page.keyboard.press('Enter');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+Tab');
+  await page.keyboard.type('banana');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await stepperView(page), { where: 'Step 7 of 7: Output', question: null, numbers: 'visible',
+    verdict: 'The answer: Mostly banana\'s value. (You said: banana)' });
+
+  // Another student gets them right: banana (up from apple), and the number within ± 0.01.
+  const other = await context.newPage();
+  await open(other, `${base}?lesson=${url}`);
+  await other.focus('#step-next');
+  for (let i = 0; i < 4; i++) await other.keyboard.press('Enter');
+  for (let i = 0; i < 4; i++) await other.keyboard.press('Shift+Tab');
+  await other.keyboard.type('2.825');
+  await other.keyboard.press('Enter');
+  assert.equal((await stepperView(other)).verdict, `Right: Scaled scores at row sour?, column apple is ${f4(scaled)}; you said 2.825 (within ± 0.01).`);
+  await other.keyboard.press('Enter');
+  for (let i = 0; i < 4; i++) await other.keyboard.press('Shift+Tab');
+  await other.keyboard.press('ArrowUp');
+  await other.keyboard.press('ArrowUp');
+  assert.equal(await other.evaluate(() => document.activeElement.value), '0');
+  await other.keyboard.press('Tab');
+  await other.keyboard.press('Enter');
+  assert.equal((await stepperView(other)).verdict, `Right: banana gets ${f4(cell('weights', 0, 0))} of sweet?'s weight, the most of any key.`);
+  assert.ok(await other.$eval('#stepper-verdict', (e) => e.classList.contains('right')));
+  await axe(other, 'a checked answer');
+  await other.close();
+});
+
+test('?lesson=URL that cannot be used: the message names the URL and what is wrong; the default example shows', async ({ page, base, siteDir }) => {
+  const misfit = serveLesson(siteDir, 'misfit.json', { ...LOOKUP_LESSON, lesson: { 'weights:1': { ask: 'Which?' } } });
+  await open(page, `${base}?lesson=${misfit}`);
+  assert.equal(await page.$eval('#lesson-error p', (e) => e.textContent), `The lesson could not be opened. ${base}${misfit}: step "weights:1": ` +
+    'this problem has no such step (its steps: Q:0, K:0, V:0, scores:0, scaled:0, weights:0, output:-1)');
+  assert.equal(await page.$eval('#preset', (s) => s.value), 'lookup');
+  const notJson = serveLesson(siteDir, 'not.json', '{ "problem": ');
+  await open(page, `${base}?lesson=${notJson}`);
+  assert.match(await page.$eval('#lesson-error p', (e) => e.textContent), new RegExp(`^The lesson could not be opened\\. ${base.replace(/[.]/g, '\\.')}lessons/not\\.json is not JSON: `));
+});
+
+test('the component takes a lesson: lesson="…json" (relative to the page) and an inline <script slot="lesson">; its questions by keyboard', async ({ page, base, siteDir }) => {
+  const url = serveLesson(siteDir, 'component.json', LOOKUP_LESSON);
+  const inline = { ...LOOKUP_LESSON, lesson: { 'scaled:0': LOOKUP_LESSON.lesson['scaled:0'] } };
+  const bad = { ...LOOKUP_LESSON, lesson: { 'weights:0': { ask: 'Which?', answer: { kind: 'number', row: 1, col: 1 } } } };
+  writeFileSync(join(siteDir, 'lessons', 'host.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lesson host</title>
+    <link rel="icon" href="data:,"><script type="module" src="../lib/component.js"></script></head><body>
+    <attention-explorer id="from-file" lesson="component.json" steps="weights"></attention-explorer>
+    <attention-explorer id="inline" steps="scaled"><script type="application/json" slot="lesson">${JSON.stringify(inline)}</script></attention-explorer>
+    <attention-explorer id="bad"><script type="application/json" slot="lesson">${JSON.stringify(bad)}</script></attention-explorer>
+    </body></html>`);
+  await page.goto(`${base}${url.replace('component.json', 'host.html')}`);
+  const inShadow = (id, sel, fn = (e) => e.textContent) => page.$eval(`#${id}`, (el, [s, f]) => {
+    const e = el.shadowRoot.querySelector(s);
+    return e ? new Function(`return (${f})`)()(e) : null;
+  }, [sel, fn.toString()]);
+  await page.waitForFunction(() => ['from-file', 'inline'].every((id) => document.getElementById(id).shadowRoot.querySelector('section.step')));
+  // From the file: the teacher's sentence and question, no numbers until answered.
+  assert.equal(await inShadow('from-file', '.say'), 'banana is the sweetest key.');
+  assert.match(await inShadow('from-file', 'form.ask p'), new RegExp(ASK_KEY.replace('?', '\\?')));
+  assert.equal(await inShadow('from-file', 'section.step table'), null, 'the weights show before the answer');
+  // Keyboard: Tab into the keys (banana first), Space, Tab to Check, Enter.
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Space');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('from-file').shadowRoot.querySelector('.verdict'));
+  assert.equal(await inShadow('from-file', '.verdict'), `Right: banana gets ${f4(cell('weights', 0, 0))} of sweet?'s weight, the most of any key.`);
+  assert.deepEqual(await page.$eval('#from-file', (el) => [...el.shadowRoot.querySelectorAll('section.step tbody tr:first-child td')].map((td) => td.textContent)),
+    ['0.7952', '0.0114', '0.1933']);
+  // Inline: a number question on the scaled scores, answered wrong.
+  await page.keyboard.press('Tab');
+  await page.keyboard.type('3');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.getElementById('inline').shadowRoot.querySelector('.verdict'));
+  const scaled = cell('scaled', 1, 2);
+  assert.equal(await inShadow('inline', '.verdict'), `Not quite: Scaled scores at row sour?, column apple is ${f4(scaled)}; you said 3, ${f4(3 - scaled)} away, more than ± 0.01.`);
+  // A lesson with a wrong field says which step and which field.
+  assert.equal(await inShadow('bad', '.error'), 'the <script slot="lesson">: step "weights:0": answer.tolerance is undefined; expected a number ≥ 0 (how far a student\'s number may be from the cell)');
 });

@@ -538,6 +538,7 @@ test('phone-sized screen: reflows without sideways scrolling', async ({ base, co
   await phone.setViewportSize({ width: 390, height: 844 });
   await phone.goto(base);
   await phone.waitForSelector('body[data-ready="true"]');
+  await phone.click('#setup-fold'); // on a phone the problem panel starts folded
   await phone.selectOption('#preset', 'multihead');
   const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   await phone.click('article[data-key="weights:0"] td[data-r="0"][data-c="0"]');

@@ -6,7 +6,10 @@ export interface AttentionExplorerEventDetail {
   trace: Trace;
 }
 
-/** <attention-explorer preset="000" steps="weights,output" editable="Q"> */
+/**
+ * <attention-explorer preset="000" steps="weights,output" editable="Q">, or a lesson:
+ * <attention-explorer lesson="lesson.json"> or a child <script type="application/json" slot="lesson">.
+ */
 export class AttentionExplorerElement extends HTMLElement {
   /** Give the KaTeX module to typeset formulas (as MathML); plain text otherwise. */
   static katex: { renderToString(tex: string, options?: object): string } | null;

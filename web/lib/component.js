@@ -5,7 +5,11 @@
 //
 // The problem comes from `preset` (a preset id such as "000" or "seed-000"), `state` (the
 // explorer's link state, "v2=..." or "v1=...", '#' optional) or a child
-// <script type="application/json"> holding a problem (or { "problem": ..., "tokens": [...] }).
+// <script type="application/json"> holding a problem (or { "problem": ..., "tokens": [...] }), or a
+// lesson (lesson.js: the problem and a teacher's notes): `lesson="lesson.json"` (fetched, relative to
+// the page) or a child <script type="application/json" slot="lesson">. A lesson's steps show the
+// teacher's sentence, and a question hides its step's numbers until the reader answers (checked
+// against the trace) or reveals them.
 // Attributes: steps (step ids to show; default all), inputs (input names to show; default all),
 // editable (input names the reader may change; "all"; default none), decimals (default 4),
 // heads (head numbers from 1 to show; default all), wasm-url (where attention.wasm is).
@@ -20,6 +24,7 @@ import { colourLegend, heatColours } from './colours.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
+import { checkAnswer, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
 
 let shared = null;
 
@@ -59,6 +64,16 @@ input { width: 5.2em; font: inherit; font-size: 13px; text-align: right; padding
 input:focus { outline: 2px solid #0969da; outline-offset: 0; }
 input[aria-invalid="true"] { border-color: #b3261e; background: #fff0ef; }
 .inputs { margin-bottom: 10px; padding-bottom: 8px; border-bottom: 1px solid #eaeef2; }
+.say { margin: 2px 0 6px; max-width: 40em; }
+.ask { margin: 2px 0 6px; max-width: 40em; }
+.ask fieldset { border: 0; padding: 0; margin: 4px 0; }
+.ask label { margin-right: 10px; white-space: nowrap; }
+.ask input[type="text"] { width: 8em; text-align: left; }
+.ask textarea { width: 100%; font: inherit; }
+button { font: inherit; font-size: 13px; padding: 3px 10px; border: 1px solid #0969da; border-radius: 5px; background: #0969da; color: #fff; cursor: pointer; }
+.verdict { margin: 2px 0 6px; padding: 2px 8px; border-left: 3px solid #8c959f; max-width: 40em; }
+.verdict.right { border-color: #1a7f37; background: #eaf7ee; }
+.verdict.wrong { border-color: #b3261e; background: #fff0ef; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
@@ -101,7 +116,7 @@ export class AttentionExplorerElement extends Base {
   static katex = null;
 
   static get observedAttributes() {
-    return ['preset', 'state', 'steps', 'inputs', 'editable', 'decimals', 'heads'];
+    return ['preset', 'state', 'lesson', 'steps', 'inputs', 'editable', 'decimals', 'heads'];
   }
 
   #root;
@@ -113,6 +128,8 @@ export class AttentionExplorerElement extends Base {
   #loading = 0;
   #connected = false;
   #loadedFrom = null; // the #sourceKey() the problem was loaded from
+  #lesson = null; // a lesson's notes by step key ("weights:0"), or null
+  #verdicts = new Map(); // step key -> the reader's checked answer ({ right, reason }), or { right: null } when only revealed
 
   constructor() {
     super();
@@ -121,6 +138,7 @@ export class AttentionExplorerElement extends Base {
     this.#root.innerHTML += '<div part="body" class="body"><p class="status" role="status">Loading the attention engine…</p></div>';
     this.#root.addEventListener('change', (e) => this.#edited(e));
     this.#root.addEventListener('keydown', (e) => this.#move(e));
+    this.#root.addEventListener('submit', (e) => this.#answered(e));
   }
 
   connectedCallback() {
@@ -137,7 +155,7 @@ export class AttentionExplorerElement extends Base {
 
   attributeChangedCallback(name, oldValue, value) {
     if (!this.#connected || oldValue === value) return;
-    if (name === 'preset' || name === 'state') this.#load();
+    if (name === 'preset' || name === 'state' || name === 'lesson') this.#load();
     else this.#render();
   }
 
@@ -150,6 +168,7 @@ export class AttentionExplorerElement extends Base {
   set problem(problem) {
     this.#problem = structuredClone(problem);
     this.#tokens = null;
+    this.#lesson = null; // a lesson's notes belong to its own problem
     if (this.#engine) this.#compute(false);
   }
 
@@ -160,8 +179,8 @@ export class AttentionExplorerElement extends Base {
 
   /** What the problem is read from: the attributes and the JSON child. */
   #sourceKey() {
-    return JSON.stringify([this.getAttribute('preset'), this.getAttribute('state'),
-      this.querySelector('script[type="application/json"]')?.textContent ?? null]);
+    return JSON.stringify([this.getAttribute('preset'), this.getAttribute('state'), this.getAttribute('lesson'),
+      ...[...this.querySelectorAll('script[type="application/json"]')].map((s) => s.textContent)]);
   }
 
   async #load() {
@@ -180,8 +199,15 @@ export class AttentionExplorerElement extends Base {
         this.#problem = source.problem;
         this.#tokens = source.tokens ?? null;
         this.#title = source.title ?? '';
+        this.#lesson = source.lesson ?? null;
+        this.#verdicts.clear();
       }
-      if (!this.#problem) throw new Error('no problem: give preset="000", state="v2=...", or a <script type="application/json"> child');
+      if (!this.#problem) throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
+      if (this.#lesson) {
+        // A note for a step the problem does not have would silently show nothing: say so.
+        const misfit = lessonTraceError(this.#lesson, this.#engine.run(this.#problem), source?.where);
+        if (misfit) throw new Error(misfit);
+      }
       this.#compute(false, 'ready');
     } catch (error) {
       if (ticket !== this.#loading) return;
@@ -204,6 +230,24 @@ export class AttentionExplorerElement extends Base {
       const split = (t) => (t ? String(t).split(/[\s,]+/).filter(Boolean) : undefined);
       const q = split(s.tokens?.q);
       return { problem: stateToProblem(s, this.#engine), tokens: { q, k: (s.mode ?? 'self') === 'self' ? q : split(s.tokens?.k) ?? q } };
+    }
+    const lessonUrl = this.getAttribute('lesson');
+    if (lessonUrl) {
+      const url = new URL(lessonUrl, document.baseURI).href;
+      let text;
+      try {
+        const response = await fetch(url);
+        if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+        text = await response.text();
+      } catch (error) {
+        throw new Error(`the lesson at ${url} could not be fetched: ${error.message}`);
+      }
+      return { ...readLesson(text, url), where: url };
+    }
+    const inline = this.querySelector('script[type="application/json"][slot="lesson"]');
+    if (inline) {
+      const where = 'the <script slot="lesson">';
+      return { ...readLesson(inline.textContent, where), where };
     }
     const script = this.querySelector('script[type="application/json"]');
     if (script) {
@@ -353,9 +397,65 @@ export class AttentionExplorerElement extends Base {
       if (showSteps && !showSteps.includes(step.id)) continue;
       if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
       html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(stepCaption(step, this.#trace.meta.heads))}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula">${this.#formula(step)}</div>${this.#stepTable(step)}</section>`;
+        <div class="formula">${this.#formula(step)}</div>${this.#noteHtml(step) ?? this.#stepTable(step)}</section>`;
     }
     return html;
+  }
+
+  /** A lesson's sentence for a step, and its question while unanswered (then in place of the numbers, returned), or null. */
+  #noteHtml(step) {
+    const key = `${step.id}:${step.head ?? -1}`;
+    const note = this.#lesson?.[key];
+    if (!note) return null;
+    const say = note.say?.trim() ? `<p class="say" part="say">${esc(note.say)}</p>` : '';
+    const verdict = this.#verdicts.get(key);
+    if (!note.ask?.trim()) return say + this.#stepTable(step);
+    if (verdict) {
+      const told = verdict.reason ? `<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${esc(verdict.reason)}</p>` : '';
+      return `${say}${told}${this.#stepTable(step)}`;
+    }
+    const answer = usableAnswer(note.answer);
+    let ask = `<form class="ask" part="ask" data-key="${esc(key)}"><p><strong>Predict first:</strong> ${esc(note.ask)}</p>`;
+    if (answer?.kind === 'key') {
+      const row = this.#labels(answer.row, 'q')[answer.row - 1];
+      const keys = this.#labels(this.#trace.meta.keys, 'k');
+      ask += `<fieldset><legend>The key ${esc(row)} gives the most weight:</legend>${keys.map((k, j) => `<label><input type="radio" name="key" value="${j}"> ${esc(k)}</label>`).join('')}</fieldset>`;
+    } else if (answer?.kind === 'number') {
+      ask += '<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>';
+    } else if (answer?.kind === 'text') {
+      ask += '<p><label>Your answer<br><textarea name="text" rows="2"></textarea></label></p>';
+    }
+    ask += `<button type="submit">${answer && answer.kind !== 'text' ? 'Check my answer' : 'Reveal the numbers'}</button></form>`;
+    return say + ask;
+  }
+
+  /** The reader answered a question (or asked to reveal): check it against the trace, show the numbers. */
+  #answered(e) {
+    const form = e.target;
+    if (!(form instanceof HTMLFormElement) || !form.dataset.key) return;
+    e.preventDefault();
+    const key = form.dataset.key;
+    const answer = usableAnswer(this.#lesson?.[key]?.answer);
+    const names = { tokensQ: this.#labels(this.#trace.meta.queries, 'q'), tokensK: this.#labels(this.#trace.meta.keys, 'k'), decimals: this.#decimals() };
+    let verdict = { right: null, reason: '' };
+    if (answer?.kind === 'key') {
+      const picked = form.querySelector('input[name="key"]:checked');
+      if (!picked) { form.querySelector('input[name="key"]')?.focus(); return; }
+      verdict = checkAnswer(this.#trace, key, answer, Number(picked.value), names);
+    } else if (answer?.kind === 'number') {
+      const typed = form.querySelector('input[name="number"]').value.trim().replace(/^\u2212/, '-');
+      if (!typed) { form.querySelector('input[name="number"]').focus(); return; }
+      verdict = checkAnswer(this.#trace, key, answer, typed, names);
+    } else if (answer?.kind === 'text') {
+      verdict = { right: null, reason: `The answer: ${answer.text}` };
+    }
+    this.#verdicts.set(key, verdict);
+    const section = form.closest('section.step');
+    this.#render('steps');
+    // Keep the reader's place: the same step's verdict (or its table) takes the focus.
+    const again = this.#root.querySelector(`section.step[data-step="${section.dataset.step}"][data-head="${section.dataset.head}"]`);
+    const target = again?.querySelector('.verdict') ?? again?.querySelector('table');
+    if (target) { target.tabIndex = -1; target.focus(); }
   }
 
   #warningsHtml() {

@@ -13,6 +13,7 @@ export interface ExplorerState {
   tokens?: { q?: string; k?: string };
   open?: { step: string; head: number; row: number; col: number } | null;
   hide?: { inputs?: string[]; steps?: string[]; chrome?: boolean };
+  lesson?: LessonNotes | null;
   exercise?: { steps: string[]; cells?: Record<string, Array<[number, number]>>; tolerance?: number; seed?: number } | null;
   [key: string]: unknown;
 }
@@ -30,3 +31,29 @@ export function stateInputs(state: ExplorerState): string[];
 export function stateToProblem(state: ExplorerState, engine: Engine): Problem;
 /** A state for a problem with number inputs. */
 export function problemToState(problem: Problem, options?: { tokens?: { q?: string[]; k?: string[] }; decimals?: number; preset?: string }): ExplorerState;
+
+/** A teacher's note for one step: a sentence, a question asked before its numbers show, and how an answer is checked. */
+export interface LessonNote {
+  say?: string;
+  ask?: string;
+  answer?: { kind: 'key'; row: number } | { kind: 'number'; row: number; col: number; tolerance: number } | { kind: 'text'; text: string };
+}
+/** Notes keyed by step ("weights:0"; head -1 for a step without heads): the page state's `lesson`. */
+export type LessonNotes = Record<string, LessonNote>;
+export interface Lesson { title: string; problem: Problem; tokens: { q: string[]; k: string[] } | null; lesson: LessonNotes }
+export const LESSON_FORMAT: string;
+export const LESSON_VERSION: number;
+export const ANSWER_KINDS: string[];
+/** Checks notes; throws an Error naming the step and the field. */
+export function checkNotes(notes: unknown, where?: string): LessonNotes;
+/** Reads a lesson file (its text or parsed JSON); throws an Error naming the field. */
+export function readLesson(json: string | unknown, where?: string): Lesson;
+/** The JSON text of a lesson file. */
+export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes }): string;
+/** Why notes do not fit a trace (unknown step, row or column out of range), or null. */
+export function lessonTraceError(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): string | null;
+/** Checks a student's answer against the trace's numbers: right (null for free text) and the reason. */
+export function checkAnswer(trace: import('./index.js').Trace, key: string, answer: NonNullable<LessonNote['answer']>, response: number | string | null,
+  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number }): { right: boolean | null; reason: string };
+export function usableAnswer(answer: unknown): LessonNote['answer'] | null;
+export function stepOfKey(trace: import('./index.js').Trace, key: string): import('./index.js').Step | undefined;

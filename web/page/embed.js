@@ -2,6 +2,7 @@
 // ?lock= makes inputs, the options or everything read-only. These flags belong to the address,
 // not to the state: a link made from an embedded page shows everything (link.js drops them).
 // ?present opens the presenter view (stepper.js): one step per screen, large type, keyboard driven.
+// ?lesson=URL opens a lesson file (lesson-file.js) when the address has no state of its own.
 // A word the page does not know gets a visible message. Inside any frame the page posts its height
 // to the parent on every change (postHeight), so a host can size the iframe to its content.
 import { $ } from './app.js';
@@ -34,6 +35,7 @@ function readFlags() {
   return {
     embed: q.get('embed') === '1' || q.get('embed') === 'true',
     present: q.has('present'),
+    lesson: q.get('lesson') || null,
     hide,
     lock: new Set(words('lock')),
     hidePanels: new Set(hide.filter((w) => w in PANELS).map((w) => PANELS[w])),

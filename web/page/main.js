@@ -7,6 +7,7 @@
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
+//   lesson-file.js  a lesson as a JSON file: save, open, drop, ?lesson=URL
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
 //   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
@@ -16,7 +17,7 @@ import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './co
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
-import { applyFlags } from './embed.js';
+import { applyFlags, flags } from './embed.js';
 import { readLink, savedFrameHash } from './link.js';
 import { link, setState } from './update.js';
 import { loadMath } from './math.js';
@@ -24,6 +25,8 @@ import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
+import { bindLessonFile, openLessonUrl } from './lesson-file.js';
+import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -53,7 +56,7 @@ async function boot() {
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
-    for (const id of ['lesson', 'results', 'setup', 'inputs', 'why', 'status-timings']) $(id).remove();
+    for (const id of ['lesson', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
     renderStudent(fromHash.student ?? paperFromState(fromHash));
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
@@ -76,7 +79,10 @@ async function boot() {
   });
   bindPipeline(showStep);
   bindStepper();
+  bindLessonFile();
+  bindSetupFold();
   $('to-problem').addEventListener('click', () => {
+    setSetupOpen(true);
     $('setup').scrollIntoView({ block: 'start' });
     $('preset').focus({ preventScroll: true });
   });
@@ -90,7 +96,7 @@ async function boot() {
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
-  } else {
+  } else if (!(flags.lesson && await openLessonUrl(flags.lesson))) {
     applyFlags(app.state);
     loadPreset(DEFAULT_PRESET);
   }

@@ -2,9 +2,12 @@
 // does and what to notice in these numbers (the package's narrateStep, from the trace), moved with
 // Next / Previous or the arrow keys. ?present makes it the presenter view: large type, one step
 // per screen, keyboard only. A teacher may replace a step's sentence and add a question that is
-// asked before the step's numbers show (predict, then reveal); both are part of the page state
-// (`lesson`), so they travel in the link. The problem stays in the hash; where you are is not.
+// asked before the step's numbers show (predict, then reveal), with an answer the page checks
+// from the trace (the key with the most weight in a row, a number within a tolerance) or free
+// text shown on reveal; all of it is the page state's `lesson`, so it travels in the link and in
+// a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
 import { narrateStep } from 'attention-explorer';
+import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
@@ -15,13 +18,33 @@ import { scheduleHash } from './update.js';
 const stepper = { on: false, index: 0, key: null };
 /** Steps whose question was answered (revealed) since the page opened. */
 const revealed = new Set();
+/** The student's checked answers since the page opened: step key -> { right, reason }. */
+const verdicts = new Map();
+/** The step key the answer form was drawn for (kept while the student types). */
+let formFor = null;
 
-/** The teacher's note of a step: { say, ask } (strings only, whatever a link held). */
+/**
+ * The teacher's note of a step: { say, ask, answer, written } (strings, the answer the page can
+ * check here, and the answer as written, whatever a link held).
+ */
 function noteOf(key) {
   const lesson = app.state.lesson;
   const note = lesson && typeof lesson === 'object' && !Array.isArray(lesson) ? lesson[key] : null;
   const text = (v) => (typeof v === 'string' && v.trim() ? v.trim() : '');
-  return { say: text(note?.say), ask: text(note?.ask) };
+  const ask = text(note?.ask);
+  // A link's answer is used only if it fits this problem (a row of the step, say); else Reveal alone.
+  const answer = ask ? usableAnswer(note?.answer) : null;
+  const fits = answer && app.result && !lessonTraceError({ [key]: { answer } }, app.result.trace);
+  return { say: text(note?.say), ask, answer: fits ? answer : null, written: answer };
+}
+
+/** A new lesson was opened: back to its first step, no answers given. */
+export function restartLesson() {
+  revealed.clear();
+  verdicts.clear();
+  stepper.index = 0;
+  stepper.key = null;
+  formFor = null;
 }
 
 /** The steps as drawn (hidden ones left out), in order. */
@@ -56,6 +79,11 @@ export function syncStepper() {
   // While a question waits, the sentence (which would give the answer away) waits too.
   $('stepper-ask').hidden = !predicting;
   $('stepper-question').textContent = note.ask;
+  if (predicting) showAnswerForm(note.answer, ctx);
+  const verdict = verdicts.get(stepper.key);
+  $('stepper-verdict').hidden = predicting || !verdict;
+  $('stepper-verdict').textContent = verdict?.reason ?? '';
+  $('stepper-verdict').className = `stepper-verdict ${verdict?.right === true ? 'right' : verdict?.right === false ? 'wrong' : ''}`;
   $('stepper-text').hidden = predicting;
   // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
   // its weight"): the step's formula stands in for it.
@@ -63,6 +91,8 @@ export function syncStepper() {
   $('stepper-text').innerHTML = escapeHtml(note.say || told);
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
+  if (!$('teacher').contains(document.activeElement)) fillTeacherAnswer(note.written);
+  showTeacherFields();
   $('step-prev').disabled = stepper.index === 0;
   $('step-next').disabled = stepper.index === steps.length - 1 && !predicting;
   markPipeline();
@@ -81,6 +111,87 @@ function reveal() {
   syncStepper();
 }
 
+/** The student's answer form for a question: keys to pick from, a number, or free text. */
+function showAnswerForm(answer, ctx) {
+  $('stepper-answer').hidden = !answer;
+  $('step-reveal').classList.toggle('primary', !answer);
+  if (!answer || formFor === stepper.key) return;
+  formFor = stepper.key;
+  $('answer-keys').hidden = answer.kind !== 'key';
+  $('answer-number-wrap').hidden = answer.kind !== 'number';
+  $('answer-text-wrap').hidden = answer.kind !== 'text';
+  $('answer-number').value = '';
+  $('answer-text').value = '';
+  $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
+  if (answer.kind === 'key') {
+    $('answer-keys-legend').textContent = `The key ${ctx.tokensQ[answer.row - 1] ?? `row ${answer.row}`} gives the most weight:`;
+    $('answer-key-list').replaceChildren(...ctx.tokensK.map((name, j) => {
+      const label = document.createElement('label');
+      label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
+      label.querySelector('span').textContent = name;
+      return label;
+    }));
+  }
+}
+
+/** Checks the student's answer against the trace, then reveals the numbers with the reason. */
+function checkStudent(e) {
+  e.preventDefault();
+  const { answer } = noteOf(stepper.key);
+  if (!answer) return;
+  const { trace, ctx } = app.result;
+  let response = null;
+  if (answer.kind === 'key') {
+    const picked = document.querySelector('#answer-key-list input:checked');
+    if (!picked) { $('answer-key-list').querySelector('input')?.focus(); return; }
+    response = Number(picked.value);
+  } else if (answer.kind === 'number') {
+    response = $('answer-number').value.trim().replace(/^−/, '-');
+    // Not a number yet: say so at the field, and keep the numbers hidden.
+    $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : 'Type a number, e.g. 0.5');
+    if (!$('answer-number').reportValidity()) return;
+  }
+  const verdict = checkAnswer(trace, stepper.key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
+  if (answer.kind === 'text') {
+    const theirs = $('answer-text').value.trim();
+    verdict.reason = `The answer: ${verdict.reason}${theirs ? ` (You said: ${theirs})` : ''}`;
+  }
+  verdicts.set(stepper.key, verdict);
+  formFor = null;
+  reveal();
+  $('step-next').focus();
+}
+
+const TEACHER_FIELDS = { key: ['row'], number: ['row', 'col', 'tol'], text: ['text'] };
+
+/** The teacher's answer fields show what the chosen kind needs. */
+function showTeacherFields() {
+  const kind = $('teacher-kind').value;
+  $('teacher-kind').disabled = !$('teacher-ask').value.trim();
+  for (const f of ['row', 'col', 'tol', 'text']) $(`teacher-${f}-wrap`).hidden = !(TEACHER_FIELDS[kind] ?? []).includes(f);
+}
+
+function fillTeacherAnswer(answer) {
+  $('teacher-kind').value = answer?.kind ?? '';
+  if (answer?.row) $('teacher-row').value = answer.row;
+  if (answer?.col) $('teacher-col').value = answer.col;
+  if (answer?.tolerance !== undefined) $('teacher-tol').value = answer.tolerance;
+  $('teacher-text').value = answer?.text ?? '';
+}
+
+/** The answer the teacher's fields describe, or undefined (none, or a field not yet a number). */
+function teacherAnswer() {
+  const kind = $('teacher-kind').value;
+  const whole = (id) => Math.max(1, Math.round(Number($(id).value) || 1));
+  if (kind === 'key') return { kind, row: whole('teacher-row') };
+  if (kind === 'number') {
+    const tolerance = Number($('teacher-tol').value);
+    return { kind, row: whole('teacher-row'), col: whole('teacher-col'), tolerance: Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 0 };
+  }
+  if (kind === 'text') return { kind, text: $('teacher-text').value };
+  return undefined;
+}
+
 /** Next: a step still asking its question reveals first, then moves on. */
 function next() {
   if (stepper.key && noteOf(stepper.key).ask && !revealed.has(stepper.key)) reveal();
@@ -91,8 +202,9 @@ function next() {
 function writeNote() {
   const say = $('teacher-say').value;
   const ask = $('teacher-ask').value;
+  const answer = ask.trim() ? teacherAnswer() : undefined;
   const lesson = { ...(app.state.lesson && typeof app.state.lesson === 'object' ? app.state.lesson : {}) };
-  if (say.trim() || ask.trim()) lesson[stepper.key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}) };
+  if (say.trim() || ask.trim()) lesson[stepper.key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
   else delete lesson[stepper.key];
   app.state.lesson = Object.keys(lesson).length ? lesson : null;
   revealed.add(stepper.key); // the teacher writing the question sees the numbers
@@ -146,6 +258,9 @@ export function bindStepper() {
   $('step-reveal').addEventListener('click', () => { reveal(); $('step-next').focus(); });
   $('teacher-say').addEventListener('input', writeNote);
   $('teacher-ask').addEventListener('input', writeNote);
+  for (const id of ['teacher-kind', 'teacher-row', 'teacher-col', 'teacher-tol', 'teacher-text']) $(id).addEventListener('input', writeNote);
+  $('stepper-answer').addEventListener('submit', checkStudent);
+  $('answer-number').addEventListener('input', () => $('answer-number').setCustomValidity(''));
   document.addEventListener('keydown', onKey);
   if (flags.present) {
     document.body.classList.add('present');

@@ -1,0 +1,119 @@
+// A lesson as a file: "Save lesson" writes the problem and the teacher's notes (the state's
+// `lesson`) as JSON, "Open lesson" (a file picker, or a file dropped on the page) and ?lesson=URL
+// read one back. The format and its checks are the package's (attention-explorer/share: readLesson).
+import { findPreset } from 'attention-explorer';
+import { lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
+import { $, app } from './app.js';
+import { applyFlags } from './embed.js';
+import { escapeHtml } from './format.js';
+import { stateFromObject, tokenLists } from './state.js';
+import { restartLesson, setStepping } from './stepper.js';
+import { setState } from './update.js';
+
+/** The lesson file of the page as it is: its problem, token names and notes. */
+export function currentLesson() {
+  const tokens = tokenLists(app.state);
+  return writeLesson({
+    title: findPreset(app.state.preset ?? '')?.title ?? '',
+    problem: app.result.problem,
+    tokens: tokens.q.length ? tokens : null,
+    lesson: app.state.lesson ?? {},
+  });
+}
+
+/** A message at the top of the page (replacing the last one), e.g. why a lesson did not open. */
+function showLessonError(message) {
+  $('lesson-error')?.remove();
+  if (!message) return;
+  const box = document.createElement('div');
+  box.id = 'lesson-error';
+  box.className = 'link-error';
+  box.setAttribute('role', 'alert');
+  box.innerHTML = `<p>${escapeHtml(message)}</p><button type="button">Dismiss</button>`;
+  box.querySelector('button').addEventListener('click', () => box.remove());
+  $('app').prepend(box);
+}
+
+/**
+ * Opens a lesson (its JSON text) in the page, step by step from its first step. `where` names it
+ * in messages. Returns true, or false after showing why it could not be opened.
+ */
+export function openLesson(text, where) {
+  let lesson;
+  try {
+    lesson = readLesson(text, where);
+    let trace;
+    try {
+      trace = app.engine.run(lesson.problem);
+    } catch (error) {
+      throw new Error(`${where}: the problem: ${error.message}`);
+    }
+    const misfit = lessonTraceError(lesson.lesson, trace, where);
+    if (misfit) throw new Error(misfit);
+  } catch (error) {
+    showLessonError(`The lesson could not be opened. ${error.message}`);
+    return false;
+  }
+  const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));
+  state.lesson = Object.keys(lesson.lesson).length ? lesson.lesson : null;
+  showLessonError(null);
+  restartLesson();
+  setState(applyFlags(state));
+  setStepping(true);
+  return true;
+}
+
+/** Fetches and opens ?lesson=URL (relative to the page). The message says which URL and what went wrong. */
+export async function openLessonUrl(address) {
+  let url;
+  try {
+    url = new URL(address, location.href);
+  } catch {
+    showLessonError(`The lesson could not be opened: "${address}" is not an address.`);
+    return false;
+  }
+  let text;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    text = await response.text();
+  } catch (error) {
+    showLessonError(`The lesson at ${url.href} could not be fetched: ${error.message}.`);
+    return false;
+  }
+  return openLesson(text, url.href);
+}
+
+async function openFile(file) {
+  if (!file) return;
+  openLesson(await file.text(), file.name);
+}
+
+function save() {
+  if (!app.result) return;
+  const blob = new Blob([currentLesson()], { type: 'application/json' });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `${app.state.preset && !app.state.edited ? app.state.preset : 'attention'}-lesson.json`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 0);
+}
+
+export function bindLessonFile() {
+  $('lesson-save').addEventListener('click', save);
+  $('lesson-open').addEventListener('click', () => $('lesson-file').click());
+  $('lesson-file').addEventListener('change', async (e) => {
+    await openFile(e.target.files[0]);
+    e.target.value = '';
+  });
+  // A .json file dropped anywhere on the page opens as a lesson (text dropped into a field stays text).
+  const isFile = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  document.addEventListener('dragover', (e) => { if (isFile(e)) e.preventDefault(); });
+  document.addEventListener('drop', (e) => {
+    if (!isFile(e)) return;
+    e.preventDefault();
+    openFile(e.dataTransfer.files[0]);
+  });
+}
