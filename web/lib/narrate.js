@@ -252,10 +252,10 @@ export function narrate(trace, labels = {}) {
 // ---- attention in practice: one sentence per position of the page's walkthroughs --------------
 // (engine.onlineSoftmax, engine.decode, engine.tiles, engine.gradients), read off their results.
 
-/** "keys 3–4" or "key 3" by name: the tokens [first, end) of a range. */
-function span(range, name, word) {
+/** "keys w3–w4" or "key w3": the tokens [first, end) of a range, by name. */
+function span(range, name, one, many) {
   const [a, b] = range;
-  return b - a === 1 ? `${word} ${name(a)}` : `${word}s ${name(a)}–${name(b - 1)}`;
+  return b - a === 1 ? `${one} ${name(a)}` : `${many} ${name(a)}–${name(b - 1)}`;
 }
 /** How much smaller b is than a, as "4.0× less", or "1.5× more" when it is larger. */
 function times(a, b) {
@@ -347,7 +347,7 @@ export function narrateTile(tiles, index, labels = {}) {
       `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`;
   }
   const t = all[index];
-  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, q, 'query')} with ${span(t.keys, k, 'key')}`;
+  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, q, 'query', 'queries')} with ${span(t.keys, k, 'key', 'keys')}`;
   if (t.skipped) return `${where}: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.`;
   const next = all[index + 1];
   const last = !next || next.head !== t.head || next.q_block !== t.q_block;
