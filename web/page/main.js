@@ -7,6 +7,7 @@
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
+//   practice.js     "In practice": online softmax, KV-cache decoding, FlashAttention's tiles, gradients
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
 //   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
@@ -24,6 +25,7 @@ import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
+import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -73,6 +75,7 @@ async function boot() {
   });
   bindPipeline(showStep);
   bindStepper();
+  bindPractice();
   $('to-problem').addEventListener('click', () => {
     $('setup').scrollIntoView({ block: 'start' });
     $('preset').focus({ preventScroll: true });

@@ -143,7 +143,7 @@ export function maskedPositions(trace, step) {
   return trace.steps[step.inputs[0]]?.data ?? null;
 }
 
-function tableHtml(step, labels, ctx, masked) {
+export function tableHtml(step, labels, ctx, masked) {
   const d = ctx.decimals;
   const scale = colourScale(step.data, step.kind);
   const key = stepKey(step);
