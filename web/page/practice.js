@@ -10,7 +10,7 @@ import { narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTi
 import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { explanationHtml } from './explain.js';
-import { cellFmt, escapeHtml } from './format.js';
+import { cellFmt, escapeHtml, fmt } from './format.js';
 import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
 import { axisLabels, tableHtml } from './steps.js';
@@ -163,7 +163,7 @@ function decodeBody(view) {
     <tr><th scope="row">this token</th><td id="pr-flops-cached">${s.flops_cached}</td><td id="pr-flops-full">${s.flops_full}</td></tr>
     <tr><th scope="row">tokens 1–${s.t + 1}</th><td id="pr-flops-cached-sum">${sum('flops_cached')}</td><td id="pr-flops-full-sum">${sum('flops_full')}</td></tr>
   </tbody></table>
-  <p class="pr-check">Row ${s.t + 1} of full causal attention (engine.run with causal): largest difference <strong id="pr-difference">${s.difference === 0 ? '0' : cellFmt(s.difference, 3)}</strong>.</p>`;
+  <p class="pr-check">Row ${s.t + 1} of full causal attention (engine.run with causal): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
 }
 
 /** The softmax's input of a head: the score matrix the tiles never store. */
@@ -184,7 +184,7 @@ function tilesBody(view) {
     <div class="matrix-wrap">${tableHtml(scores, axisLabels(scores, ctx), ctx, null)}</div></figure>${bytes}`;
   if (final) {
     const out = plain('output', tiles.output);
-    html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${cellFmt(tiles.max_difference, 3)}</strong>`);
+    html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`);
     return html;
   }
   if (tile.skipped) return html;
@@ -265,7 +265,7 @@ function controlsHtml(id, view) {
     let html = '<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>';
     dO.forEach((row, r) => {
       html += '<tr>';
-      row.forEach((v, c) => { html += `<td><input class="pr-do-cell" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`; });
+      row.forEach((v, c) => { html += `<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`; });
       html += '</tr>';
     });
     return `${html}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
@@ -273,11 +273,19 @@ function controlsHtml(id, view) {
   return '';
 }
 
+/** What the fields of walkthrough `id` show besides what was typed into them. */
+function controlsKey(id) {
+  const { trace } = app.result;
+  if (id === 'softmax') return `softmax ${trace.meta.precision}`;
+  if (id === 'gradients') return `gradients ${trace.output.length}x${trace.output[0].length}`;
+  return id;
+}
+
 function bindControls(id) {
   const redo = () => { walk.index = 0; renderPractice(); };
   if (id === 'softmax') {
     $('pr-row').addEventListener('change', (e) => { walk.row = e.target.value.trim() || null; redo(); });
-    $('pr-row-reset').addEventListener('click', () => { walk.row = null; redo(); });
+    $('pr-row-reset').addEventListener('click', () => { walk.row = null; $('pr-row').value = ''; redo(); });
     $('pr-subtract').addEventListener('change', (e) => { walk.subtractMax = e.target.checked; renderPractice(); });
     $('pr-precision').addEventListener('change', (e) => { walk.precision = e.target.value; renderPractice(); });
   } else if (id === 'tiles') {
@@ -286,7 +294,13 @@ function bindControls(id) {
     }
   } else if (id === 'gradients') {
     for (const input of document.querySelectorAll('.pr-do-cell')) input.addEventListener('change', readDO);
-    $('pr-do-ones').addEventListener('click', () => { walk.dO = null; renderPractice(); });
+    $('pr-do-ones').addEventListener('click', () => {
+      walk.dO = null;
+      walk.index = 0;
+      for (const input of document.querySelectorAll('.pr-do-cell')) input.value = '1';
+      $('pr-do-error').hidden = true;
+      renderPractice();
+    });
   }
 }
 
@@ -301,6 +315,7 @@ async function readDO() {
       dO[r][c] = engine.parseCell(input.value, 'dO', r + 1, c + 1);
     }
     walk.dO = dO;
+    walk.index = 0;
     error.hidden = true;
     renderPractice();
   } catch (err) {
@@ -348,11 +363,15 @@ export async function renderPractice() {
     view = { error: err.message, positions: 0 };
   }
   walk.view = view;
+  // The fields are drawn again only when what they show changes (another walkthrough, dO's
+  // shape): an edit keeps its field, and the focus, in place.
   const controls = $('practice-controls');
-  const focused = document.activeElement?.id && controls.contains(document.activeElement) ? document.activeElement.id : null;
-  controls.innerHTML = controlsHtml(id, view);
-  bindControls(id);
-  if (focused) $(focused)?.focus();
+  const key = controlsKey(id);
+  if (controls.dataset.key !== key) {
+    controls.innerHTML = controlsHtml(id, view);
+    controls.dataset.key = key;
+    bindControls(id);
+  }
   if (view.error) {
     $('practice-pos').textContent = WALKS[id];
     $('practice-text').textContent = `Not computed: ${view.error}`;
