@@ -338,7 +338,9 @@ export function narrateDecodeStep(decoding, index, labels = {}) {
  */
 export function narrateTile(tiles, index, labels = {}) {
   const q = namer(labels.tokensQ, 'query');
-  const k = namer(labels.tokensK, 'key');
+  // In "queries 1–2 with keys 3–4" a missing name is its number alone.
+  const bareQ = (i) => labels.tokensQ?.[i] ?? String(i + 1);
+  const bareK = (i) => labels.tokensK?.[i] ?? String(i + 1);
   const all = tiles.tiles;
   if (index >= all.length) {
     const skipped = tiles.skipped ? `, ${plural(tiles.skipped, 'tile')} skipped` : '';
@@ -347,7 +349,7 @@ export function narrateTile(tiles, index, labels = {}) {
       `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`;
   }
   const t = all[index];
-  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, q, 'query', 'queries')} with ${span(t.keys, k, 'key', 'keys')}`;
+  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, bareQ, 'query', 'queries')} with ${span(t.keys, bareK, 'key', 'keys')}`;
   if (t.skipped) return `${where}: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.`;
   const next = all[index + 1];
   const last = !next || next.head !== t.head || next.q_block !== t.q_block;
