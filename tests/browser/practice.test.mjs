@@ -197,6 +197,30 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
   const edited = engine.gradients(problem, { dO });
   assert.notEqual(edited.loss, ones.loss);
   await walkThrough(edited);
+  // A gradient's number by keyboard: the arrows move in its table, Enter asks for its worked
+  // calculation, shown when the engine explains gradient steps and left empty while it does not.
+  await page.keyboard.press('Home');
+  await at(page, `Gradient step 1 of ${ids.length}`);
+  const dA = edited.steps.findIndex((s) => s.id === 'dA');
+  await page.keyboard.press('ArrowRight');
+  await at(page, `Gradient step 2 of ${ids.length}`);
+  await page.focus('#practice-body .pr-gradient td[tabindex="0"]');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c].join()), '0,1');
+  await page.keyboard.press('Enter');
+  let explained = null;
+  try {
+    explained = engine.explain({ ...problem, dO }, { step: 'dA', head: 0, row: 0, col: 1 });
+  } catch { /* not explained yet: nothing shown */ }
+  if (explained) {
+    await page.waitForSelector('#pr-drill .drill-value');
+    assert.match(await text(page, '#pr-drill .drill-value'), new RegExp(cell(edited.steps[dA].data[0][1]).replace('.', '\\.')));
+  } else {
+    await page.waitForTimeout(200);
+    assert.equal(await page.$eval('#pr-drill', (d) => d.innerHTML), '');
+  }
+  await page.focus('#pr-next');
+
   // A cell that is not a number says so, naming dO's cell.
   await page.focus('.pr-do-cell[data-r="1"][data-c="1"]');
   await page.keyboard.press('Control+A');

@@ -386,6 +386,9 @@ export async function renderPractice() {
   const body = { softmax: softmaxBody, decode: decodeBody, tiles: tilesBody, gradients: gradientsBody }[id](view);
   $('practice-body').innerHTML = body;
   if (id === 'tiles') markTiles(view);
+  // One tab stop in a gradient's table: its first number.
+  const first = $('practice-body').querySelector('.pr-gradient td[data-r]');
+  if (first) first.tabIndex = 0;
   $('pr-prev').disabled = walk.index === 0;
   $('pr-next').disabled = walk.index >= view.positions - 1;
 }
@@ -432,6 +435,26 @@ async function explainCell(td) {
   });
 }
 
+/** In a gradient's table the arrow keys move between numbers and Enter explains one. */
+function onCellKey(e) {
+  const td = e.target.closest?.('.pr-gradient td[data-r]');
+  if (!td) return;
+  if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    explainCell(td);
+    return;
+  }
+  const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+  if (!move) return;
+  e.preventDefault();
+  e.stopPropagation(); // the walk's own arrow keys wait until the focus leaves the table
+  const next = td.closest('table').querySelector(`td[data-r="${Number(td.dataset.r) + move[0]}"][data-c="${Number(td.dataset.c) + move[1]}"]`);
+  if (!next) return;
+  td.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+}
+
 /** ← → (PageUp/PageDown, Home, End) move while the panel is open; fields keep their keys. */
 function onKey(e) {
   if (!walk.id || $('practice').hidden || e.altKey || e.ctrlKey || e.metaKey) return;
@@ -459,6 +482,7 @@ export function bindPractice() {
     const td = e.target.closest('.pr-gradient td[data-r]');
     if (td) explainCell(td);
   });
+  $('practice-body').addEventListener('keydown', onCellKey);
   document.addEventListener('keydown', onKey);
   const asked = new URLSearchParams(location.search).get('walk');
   if (asked === null) return;
