@@ -13,7 +13,7 @@ import { explanationHtml } from './explain.js';
 import { cellFmt, escapeHtml, fmt } from './format.js';
 import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
-import { axisLabels, tableHtml } from './steps.js';
+import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';
 
 export const WALKS = {
   softmax: 'Online softmax',
@@ -21,6 +21,8 @@ export const WALKS = {
   tiles: 'FlashAttention’s tiles',
   gradients: 'Gradients',
 };
+
+const MAX_TILES = 4096;
 
 const walk = {
   id: null,
@@ -70,6 +72,10 @@ function compute(engine, id, result) {
       return { decoding, positions: decoding.steps.length };
     }
     case 'tiles': {
+      // One position per tile: past a few thousand, stepping through them teaches nothing.
+      const { queries, keys, heads } = trace.meta;
+      const count = heads * Math.ceil(queries / walk.blocks.block_q) * Math.ceil(keys / walk.blocks.block_k);
+      if (walk.blocks.block_q >= 1 && walk.blocks.block_k >= 1 && count > MAX_TILES) throw new Error(`${count} tiles to step through: choose larger blocks (at most ${MAX_TILES} tiles)`);
       const tiles = engine.tiles(problem, walk.blocks);
       return { tiles, positions: tiles.tiles.length + 1 };
     }
@@ -87,9 +93,20 @@ function compute(engine, id, result) {
 
 // ---- drawing -----------------------------------------------------------------------------------
 
-/** A matrix drawn as the step cards draw theirs (steps.js), in its own scroll box. */
+const tooLarge = (step) => step.shape[0] > TABLE_MAX_ROWS || step.shape[1] > TABLE_MAX_COLS;
+
+/** A step's numbers as the step cards draw them (steps.js): a table, or a heatmap when too large. */
+function matrixHtml(step, labels, ctx) {
+  if (!tooLarge(step)) return tableHtml(step, labels, ctx, null);
+  heatmapSteps.push(step);
+  return heatmapHtml(step, labels);
+}
+/** The steps drawn as heatmaps in the HTML being built, in order: painted once it is in the page. */
+const heatmapSteps = [];
+
+/** A matrix in its own scroll box, with a caption. */
 function matrixBox(step, labels, ctx, caption, cls = '') {
-  return `<figure class="pr-matrix${cls ? ` ${cls}` : ''}" data-layout="${ctx.layout}"><figcaption>${caption}</figcaption><div class="matrix-wrap">${tableHtml(step, labels, ctx, null)}</div></figure>`;
+  return `<figure class="pr-matrix${cls ? ` ${cls}` : ''}" data-layout="${ctx.layout}"><figcaption>${caption}</figcaption><div class="matrix-wrap">${matrixHtml(step, labels, ctx)}</div></figure>`;
 }
 
 /** A small table of named rows of numbers over labelled columns; `now`: the column to mark. */
@@ -181,7 +198,7 @@ function tilesBody(view) {
   const scores = scoreStep(trace, head);
   const bytes = `<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
   let html = `<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${escapeHtml(scores.title)}${trace.meta.heads > 1 ? `, head ${head + 1}` : ''}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${final ? '' : ' (the coloured one)'}</figcaption>
-    <div class="matrix-wrap">${tableHtml(scores, axisLabels(scores, ctx), ctx, null)}</div></figure>${bytes}`;
+    <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
   if (final) {
     const out = plain('output', tiles.output);
     html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`);
@@ -239,7 +256,7 @@ function gradientsBody(view) {
   return `<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
     <header class="step-head"><h3>${escapeHtml(step.title)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
     <div class="formula">${mathHtml(step.tex, true)}</div>
-    <div class="matrix-wrap">${tableHtml(step, axisLabels(step, gctx), gctx, null)}</div>
+    <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
   </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
 }
 
@@ -383,9 +400,11 @@ export async function renderPractice() {
   walk.index = Math.max(0, Math.min(walk.index, view.positions - 1));
   $('practice-pos').textContent = `${WALKS[id]}: ${where(id, view)}`;
   $('practice-text').textContent = sentence(id, view);
+  heatmapSteps.length = 0;
   const body = { softmax: softmaxBody, decode: decodeBody, tiles: tilesBody, gradients: gradientsBody }[id](view);
   $('practice-body').innerHTML = body;
   if (id === 'tiles') markTiles(view);
+  $('practice-body').querySelectorAll('.heatmap canvas').forEach((canvas, i) => drawHeatmap(canvas, heatmapSteps[i]));
   // One tab stop in a gradient's table: its first number.
   const first = $('practice-body').querySelector('.pr-gradient td[data-r]');
   if (first) first.tabIndex = 0;

@@ -186,7 +186,7 @@ function ticksHtml(names, axis) {
   return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
 }
 
-function heatmapHtml(step, labels) {
+export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
   const name = step.title;
   return `<div class="heatmap" data-key="${stepKey(step)}">
