@@ -5,7 +5,9 @@ import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
 
-const { loadAttention, presetProblem, findPreset, narrate, narrateStep } = await import(`${dist}node.js`);
+const {
+  loadAttention, presetProblem, findPreset, narrate, narrateStep, narrateOnlineSoftmax, narrateDecodeStep, narrateTile, narrateGradientStep,
+} = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
 /** The preset's trace and its sentences, keyed "id:head" (head -1 for head-less steps). */
@@ -89,4 +91,93 @@ test('narrateStep is narrate of one step; missing token names read "query 1", "k
   // e^4 / (e^4 + 1) = 0.982: query 1 puts 98% on key 1; query 2's scores are equal (50%).
   assert.equal(narrateStep(trace, i), 'Softmax turns each query\'s scores into weights that sum to 1. ' +
     'query 1 puts 98% of its weight on key 1 because their score is largest. query 2 spreads its weight most: its largest weight is 50%, on key 1.');
+});
+
+// ---- the "In practice" walkthroughs: one sentence per position, from the engine's results ----
+
+test('online softmax: the running max, the rescale, the sum; the float32 overflow without the max', () => {
+  const row = [1, 100, 3];
+  const r = engine.onlineSoftmax(row);
+  const told = [0, 1, 2, 3].map((i) => narrateOnlineSoftmax(r, i));
+  assert.equal(told[0], 'Entry 1 (x = 1.00) starts the running max at m = 1.00 and the running sum at ℓ = e^(x − m) = 1.00.');
+  // e^(1 − 100) = 1.01e−43: the new max shrinks the sum so far to almost nothing.
+  assert.ok(Math.abs(r.steps[1].rescale - Math.exp(-99)) < 1e-55);
+  assert.equal(told[1], 'Entry 2 (x = 100.00) is a new max (m: 1.00 → 100.00), so the sum so far is rescaled by e^(1.00 − 100.00) = 1.0e−43 ' +
+    'before e^(x − m) is added: ℓ = 1.00 · 1.0e−43 + e^(x − m) = 1.00.');
+  assert.equal(told[2], 'Entry 3 (x = 3.00) is not above the max m = 100.00: the rescale factor is 1 and ℓ grows by e^(x − m) from 1.00 to 1.00.');
+  assert.equal(told[3], 'Each weight is e^(x − m) / ℓ with m = 100.00 and ℓ = 1.00: entry 2 gets the most, 100%, and the 3 weights sum to 1.');
+
+  const settings = { subtractMax: false, precision: 'float32' };
+  const off = engine.onlineSoftmax(row, settings);
+  assert.equal(off.sum, Infinity);
+  assert.equal(narrateOnlineSoftmax(off, 0, settings), 'Entry 1 (x = 1.00): without subtracting the max, e^x is added as it is: ℓ = 0 + e^1.00 = 2.72.');
+  assert.equal(narrateOnlineSoftmax(off, 1, settings), 'Entry 2 (x = 100.00): without subtracting the max, e^100.00 is too large for float32 and overflows: ℓ = ∞.');
+  assert.equal(narrateOnlineSoftmax(off, 2, settings), 'Entry 3 (x = 3.00): ℓ is already ∞, and stays ∞: once the sum overflows, nothing brings it back.');
+  assert.deepEqual(off.weights.map(Number.isNaN), [false, true, false]);
+  assert.equal(narrateOnlineSoftmax(off, 3, settings), 'ℓ is ∞, so each weight e^x / ℓ is 0 or NaN (∞ / ∞): 1 of 3 weights is NaN and none is usable. ' +
+    'Subtracting the running max keeps every exponent at most 0, so the sum cannot overflow.');
+  // Small scores survive without the max: said, with where float32 would break.
+  const small = engine.onlineSoftmax([0, Math.log(3)], settings);
+  assert.match(narrateOnlineSoftmax(small, 2, settings), /entry 2 gets the most, 75%.* no e\^x overflowed float32 \(there, x > 88\.7 would\)\.$/);
+  // A hidden entry adds nothing.
+  assert.equal(narrateOnlineSoftmax(engine.onlineSoftmax([2, -Infinity]), 1), 'Entry 2 (x = −∞) is hidden: e^(−∞) = 0 adds nothing and the running max stays 2.00.');
+});
+
+test('decoding: the cache, the weight, multiply-adds with and without the cache, the check', () => {
+  const preset = findPreset('000-causal');
+  const problem = presetProblem(preset, engine).problem;
+  const d = engine.decode(problem);
+  const labels = { tokensQ: preset.tokens, tokensK: preset.tokens };
+  assert.equal(narrateDecodeStep(d, 0, labels), 'w1 comes first: the cache is empty, so its query reads only its own key and value. ' +
+    'With the cache this token costs 16 multiply-adds, recomputing it from scratch 16; so far 16 against 16. ' +
+    'The row equals row 1 of full causal attention: largest difference 0 (exactly equal).');
+  // 83% is w2's weight on w1 in causal attention (the step-through's sentence says the same).
+  assert.equal(Math.round(100 * d.steps[1].weights[0][0]), 83);
+  assert.equal(narrateDecodeStep(d, 3, labels), 'w4\'s query reads the cache of 3 earlier keys and values plus its own: 4 rows. It puts 49% of its weight on w2. ' +
+    'With the cache this token costs 64 multiply-adds, recomputing tokens 1–4 from scratch 256; so far 160 against 480 (3× less). ' +
+    'The row equals row 4 of full causal attention: largest difference 0 (exactly equal).');
+  assert.equal(d.flops_cached, 160);
+  assert.equal(d.flops_full, 480);
+  assert.match(narrateDecodeStep(d, 1), /^token 2's query .* It puts 83% of its weight on token 1\./);
+});
+
+test('tiles: the first visit, a skipped tile, the rescale when a max rises, the output and the bytes', () => {
+  const preset = findPreset('000-causal');
+  const problem = presetProblem(preset, engine).problem;
+  const labels = { tokensQ: preset.tokens, tokensK: preset.tokens };
+  const t = engine.tiles(problem, { block_q: 2, block_k: 2 });
+  assert.deepEqual(t.tiles.map((x) => x.skipped), [false, true, false, false]);
+  assert.equal(narrateTile(t, 1, labels), 'Tile 2 of 4: queries w1–w2 with keys w3–w4: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.');
+  assert.match(narrateTile(t, 0, labels), /^Tile 1 of 4: queries w1–w2 with keys w1–w2, their first visited keys: .* \(w1: m = −0\.96, ℓ = 1\.00\)/);
+  assert.match(narrateTile(t, 3, labels), /That was these queries' last key block: their output is Õ \/ ℓ\.$/);
+  assert.equal(narrateTile(t, 4, labels), `All 3 tiles computed, 1 tile skipped: each query's output is Õ / ℓ, equal to the trace's output (largest difference ${t.max_difference === 0 ? '0 (exactly equal)' : '2.2e−16'}). ` +
+    'With 2 × 2 blocks these tiles move 1280 bytes between HBM and SRAM, the standard algorithm 1536 (1.2× less): it writes the whole score and weight matrices out and reads them back; the tiles never store them.');
+  assert.equal(t.bytes_flash, 1280);
+  assert.equal(t.bytes_standard, 1536);
+  // A max that rises: the tile says by how much the sum so far is rescaled (the docs' example).
+  const tokens = [[1, 0], [0, 1], [1, 1]];
+  const small = engine.tiles({ Q: tokens, K: tokens, V: [[1, 0], [0, 1], [2, 2]], options: { causal: true } }, { block_q: 2, block_k: 2 });
+  const s = small.tiles[3];
+  assert.equal(narrateTile(small, 3), `Tile 4 of 4: query 3 with key 3: the new keys raise query 3's running max from 0.71 to 1.41, so its sum and partial output are first rescaled by e^(0.71 − 1.41) = ${s.rescale[0].toFixed(2)}; ` +
+    'then the new keys are added: ℓ 2.00 → 1.99. That was these queries\' last key block: their output is Õ / ℓ.');
+});
+
+test('gradients: each step in words, its largest entry, and what heads sharing a key/value head add', () => {
+  const preset = findPreset('lookup');
+  const problem = presetProblem(preset, engine).problem;
+  const g = engine.gradients(problem);
+  const labels = { tokensQ: preset.tokens, tokensK: preset.kvTokens };
+  const at = (id, head = 0) => g.steps.findIndex((s) => s.id === id && s.head === head);
+  assert.equal(narrateGradientStep(g, at('dO', null), labels), 'dO, the loss\'s gradient with respect to the output: where the backward pass starts: ' +
+    `all ones, so the loss L is the sum of every output number; L = ${g.loss.toFixed(2)}.`);
+  // dA = dO·Vᵀ with dO all ones: each key's value row summed, the same for every query (banana 0.3 + 0.9).
+  assert.equal(narrateGradientStep(g, at('dA'), labels), 'dA = dO·Vᵀ: how the loss changes with each weight: a query\'s dO row dotted with a key\'s value row. ' +
+    'The largest in size is 1.20, at sweet?, banana.');
+  assert.match(narrateGradientStep(g, at('dS'), labels), /through the softmax: .* every row sums to 0\./);
+  assert.match(narrateGradientStep(g, at('dQ', null), labels), /^dQ.*: the gradient of the loss with respect to Q as given\./);
+
+  const [X, W_Q, W_K, W_V] = engine.random(3, [[3, 4], [4, 4], [4, 2], [4, 2]].map((shape) => ({ kind: 'randn', shape })));
+  const gqa = engine.gradients({ X, W_Q, W_K, W_V, options: { heads: 2, kv_heads: 1 } });
+  const dK1 = gqa.steps.findIndex((s) => s.id === 'dK' && s.head === 1);
+  assert.match(narrateGradientStep(gqa, dK1), /\(head 2\): each key row: .* Heads 1 and 2 read the same key\/value head 1: their dK are summed into it\./);
 });

@@ -248,3 +248,177 @@ export function narrateStep(trace, index, labels = {}) {
 export function narrate(trace, labels = {}) {
   return trace.steps.map((_, i) => narrateStep(trace, i, labels));
 }
+
+// ---- attention in practice: one sentence per position of the page's walkthroughs --------------
+// (engine.onlineSoftmax, engine.decode, engine.tiles, engine.gradients), read off their results.
+
+/** "keys w3–w4" or "key w3": the tokens [first, end) of a range, by name. */
+function span(range, name, one, many) {
+  const [a, b] = range;
+  return b - a === 1 ? `${one} ${name(a)}` : `${many} ${name(a)}–${name(b - 1)}`;
+}
+/** How much smaller b is than a, as "4.0× less", or "1.5× more" when it is larger. */
+function times(a, b) {
+  if (!(a > 0) || !(b > 0) || a === b) return a === b ? 'the same' : '';
+  return a > b ? `${sig(a / b)}× less` : `${sig(b / a)}× more`;
+}
+/** A difference as "0 (exactly equal)" or "2.2e−16". */
+function difference(x) {
+  return x === 0 ? '0 (exactly equal)' : num(x);
+}
+
+/**
+ * The sentence of position `index` of the online softmax of one row (engine.onlineSoftmax's
+ * result): positions 0 … n − 1 are the entries, position n the weights. `settings`: the call's
+ * { subtractMax, precision }.
+ */
+export function narrateOnlineSoftmax(result, index, settings = {}) {
+  const subtract = settings.subtractMax !== false;
+  const precision = settings.precision ?? 'float64';
+  const { steps } = result;
+  if (index >= steps.length) {
+    const n = result.weights.length;
+    const bad = result.weights.filter((w) => Number.isNaN(w)).length;
+    if (!Number.isFinite(result.sum) || bad) {
+      return `ℓ is ${num(result.sum)}, so each weight e^x / ℓ is 0 or NaN (∞ / ∞): ${bad} of ${plural(n, 'weight')} ${bad === 1 ? 'is' : 'are'} NaN and none is usable. ` +
+        'Subtracting the running max keeps every exponent at most 0, so the sum cannot overflow.';
+    }
+    const top = result.weights.reduce((b, w, j) => (w > result.weights[b] ? j : b), 0);
+    return `Each weight is e^(x − m) / ℓ with m = ${num(result.max)} and ℓ = ${num(result.sum)}: entry ${top + 1} gets the most, ${pct(result.weights[top])}, and the ${plural(n, 'weight')} sum to 1.` +
+      (subtract ? '' : ` Without subtracting the max this worked only because no e^x overflowed ${precision} (there, x > ${precision === 'float32' ? '88.7' : '709.8'} would).`);
+  }
+  const s = steps[index];
+  const at = `Entry ${s.j + 1} (x = ${num(s.x)})`;
+  if (s.x === -Infinity) return `${at} is hidden: e^(−∞) = 0 adds nothing and the running max stays ${num(s.m_after)}.`;
+  if (!subtract) {
+    if (!Number.isFinite(s.l_before)) return `${at}: ℓ is already ${num(s.l_before)}, and stays ${num(s.l_after)}: once the sum overflows, nothing brings it back.`;
+    return Number.isFinite(s.l_after)
+      ? `${at}: without subtracting the max, e^x is added as it is: ℓ = ${num(s.l_before)} + e^${num(s.x)} = ${num(s.l_after)}.`
+      : `${at}: without subtracting the max, e^${num(s.x)} is too large for ${precision} and overflows: ℓ = ${num(s.l_after)}.`;
+  }
+  if (s.m_before === -Infinity) {
+    return `${at} starts the running max at m = ${num(s.m_after)} and the running sum at ℓ = e^(x − m) = ${num(s.l_after)}.`;
+  }
+  if (s.m_after > s.m_before) {
+    return `${at} is a new max (m: ${num(s.m_before)} → ${num(s.m_after)}), so the sum so far is rescaled by e^(${num(s.m_before)} − ${num(s.m_after)}) = ${num(s.rescale)} before e^(x − m) is added: ℓ = ${num(s.l_before)} · ${num(s.rescale)} + e^(x − m) = ${num(s.l_after)}.`;
+  }
+  return `${at} is not above the max m = ${num(s.m_after)}: the rescale factor is 1 and ℓ grows by e^(x − m) from ${num(s.l_before)} to ${num(s.l_after)}.`;
+}
+
+/**
+ * The sentence of step `index` of engine.decode's result: the cache, where the new query's weight
+ * goes (head 1), the work with and without the cache (this token and so far) and the check
+ * against full causal attention. `labels`: { tokensQ, tokensK } as for narrateStep.
+ */
+export function narrateDecodeStep(decoding, index, labels = {}) {
+  const s = decoding.steps[index];
+  const q = namer(labels.tokensQ, 'token');
+  const k = namer(labels.tokensK ?? labels.tokensQ, 'token');
+  const heads = s.weights.length;
+  let text = s.t === 0
+    ? `${q(0)} comes first: the cache is empty, so its query reads only its own key and value.`
+    : `${q(s.t)}'s query reads the cache of ${plural(s.t, 'earlier key')} and values plus its own: ${s.cache_rows} rows.`;
+  if (s.t > 0) {
+    const w = s.weights[0];
+    const top = w.reduce((b, v, j) => (v > w[b] ? j : b), 0);
+    text += ` ${heads > 1 ? 'In head 1 it' : 'It'} puts ${pct(w[top])} of its weight on ${k(top)}.`;
+  }
+  const upTo = decoding.steps.slice(0, index + 1);
+  const cached = upTo.reduce((a, x) => a + x.flops_cached, 0);
+  const full = upTo.reduce((a, x) => a + x.flops_full, 0);
+  text += ` With the cache this token costs ${s.flops_cached} multiply-adds, recomputing ${s.t === 0 ? 'it' : `tokens 1–${s.t + 1}`} from scratch ${s.flops_full}; so far ${cached} against ${full}` +
+    (full > cached ? ` (${times(full, cached)}).` : '.');
+  text += ` The row equals row ${s.t + 1} of full causal attention: largest difference ${difference(s.difference)}.`;
+  return text;
+}
+
+/**
+ * The sentence of position `index` of engine.tiles' result: positions 0 … n − 1 are the tiles in
+ * the order visited, position n the final output and the memory traffic.
+ */
+export function narrateTile(tiles, index, labels = {}) {
+  const q = namer(labels.tokensQ, 'query');
+  // In "queries 1–2 with keys 3–4" a missing name is its number alone.
+  const bareQ = (i) => labels.tokensQ?.[i] ?? String(i + 1);
+  const bareK = (i) => labels.tokensK?.[i] ?? String(i + 1);
+  const all = tiles.tiles;
+  if (index >= all.length) {
+    const skipped = tiles.skipped ? `, ${plural(tiles.skipped, 'tile')} skipped` : '';
+    return `All ${plural(tiles.visited, 'tile')} computed${skipped}: each query's output is Õ / ℓ, equal to the trace's output (largest difference ${difference(tiles.max_difference)}). ` +
+      `With ${tiles.block_q} × ${tiles.block_k} blocks these tiles move ${tiles.bytes_flash} bytes between HBM and SRAM, the standard algorithm ${tiles.bytes_standard} ` +
+      `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`;
+  }
+  const t = all[index];
+  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, bareQ, 'query', 'queries')} with ${span(t.keys, bareK, 'key', 'keys')}`;
+  if (t.skipped) return `${where}: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.`;
+  const next = all[index + 1];
+  const last = !next || next.head !== t.head || next.q_block !== t.q_block;
+  const done = last ? ` That was these queries' last key block: their output is Õ / ℓ.` : '';
+  const first = t.queries[0];
+  if (t.m_before.every((m) => m === -Infinity)) {
+    return `${where}, their first visited keys: the tile's scores start each query's running max m and sum ℓ (${q(first)}: m = ${num(t.m_after[0])}, ℓ = ${num(t.l_after[0])}) and its partial output Õ.${done}`;
+  }
+  const raised = t.m_after.findIndex((m, i) => m > t.m_before[i]);
+  if (raised >= 0) {
+    return `${where}: the new keys raise ${q(first + raised)}'s running max from ${num(t.m_before[raised])} to ${num(t.m_after[raised])}, so its sum and partial output are first rescaled by e^(${num(t.m_before[raised])} − ${num(t.m_after[raised])}) = ${num(t.rescale[raised])}; then the new keys are added: ℓ ${num(t.l_before[raised])} → ${num(t.l_after[raised])}.${done}`;
+  }
+  return `${where}: no running max rises (rescale factor 1), so the new keys' terms are simply added: ${q(first)}'s ℓ ${num(t.l_before[0])} → ${num(t.l_after[0])}.${done}`;
+}
+
+const GRADIENT_MEANING = {
+  dO: 'the loss\'s gradient with respect to the output: where the backward pass starts',
+  dhead_output: 'the output\'s gradient taken back to this head\'s own output',
+  dA: 'how the loss changes with each weight: a query\'s dO row dotted with a key\'s value row',
+  dV: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
+  dV_cache: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
+  dS: 'through the softmax: each weight times (its dA minus the row\'s weighted average of dA), so every row sums to 0',
+  dS_kept: 'through the mask: a hidden score changes nothing, so its gradient is 0',
+  dS_uncapped: 'through the softcap: multiplied by the slope of tanh, which is small where scores were squashed',
+  dscores: 'through the scale: multiplied by the same factor the scores were',
+  dQ_rot: 'the rotated queries\' gradient: dS times the keys',
+  dK_rot: 'the rotated keys\' gradient: dSᵀ times the queries',
+  dK_cache: 'each key row: its column of dS times the queries',
+  dQ: 'each query row: its row of dS times the keys',
+  dK: 'each key row: its column of dS times the queries',
+};
+
+/**
+ * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
+ * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
+ */
+export function narrateGradientStep(gradients, index, labels = {}) {
+  const step = gradients.steps[index];
+  const { meta } = gradients;
+  const names = { queries: namer(labels.tokensQ, 'query'), keys: namer(labels.tokensK, 'key'), features: (i) => `feature ${i + 1}`, positions: (i) => `position ${i + 1}` };
+  const whole = step.head == null || step.head < 0;
+  const meaning = GRADIENT_MEANING[step.id];
+  const headWord = !whole && meta.heads > 1 ? ` (head ${step.head + 1})` : '';
+  let text;
+  if (step.id === 'dO') {
+    const ones = step.data.every((r) => r.every((v) => v === 1));
+    text = `dO, ${meaning}: ${ones ? 'all ones, so the loss L is the sum of every output number' : 'as you set it'}; L = ${num(gradients.loss)}.`;
+  } else if (whole) {
+    const input = step.id.slice(1);
+    text = `${step.text}: the gradient of the loss with respect to ${input} as given.`;
+    if (meta.heads > 1 && ['dQ', 'dK', 'dV'].includes(step.id)) {
+      text += step.id !== 'dQ' && meta.kv_heads < meta.heads
+        ? ` Heads that share a key/value head (${meta.heads} heads, ${meta.kv_heads} key/value ${meta.kv_heads === 1 ? 'head' : 'heads'}) add their gradients into its columns.`
+        : ' Each head\'s gradient fills its own columns.';
+    }
+  } else {
+    text = `${step.text}${headWord}: ${meaning ?? step.title.toLowerCase()}.`;
+    if (['dK', 'dV', 'dK_cache', 'dV_cache'].includes(step.id) && meta.kv_heads < meta.heads) {
+      const sharing = gradients.steps.filter((s) => s.id === step.id && s.kv_group === step.kv_group && s.head != null).map((s) => s.head + 1);
+      if (sharing.length > 1) text += ` Heads ${sharing.join(' and ')} read the same key/value head ${step.kv_group + 1}: their ${step.id} are summed into it.`;
+    }
+  }
+  let best = null;
+  step.data.forEach((row, r) => row.forEach((v, c) => {
+    if (Number.isFinite(v) && (best === null || Math.abs(v) > Math.abs(best.v))) best = { v, r, c };
+  }));
+  if (best && step.id !== 'dO' && best.v !== 0) {
+    const [ra, ca] = step.axes;
+    text += ` The largest in size is ${num(best.v)}, at ${names[ra]?.(best.r) ?? `row ${best.r + 1}`}, ${names[ca]?.(best.c) ?? `column ${best.c + 1}`}.`;
+  }
+  return text;
+}

@@ -7,7 +7,7 @@ import { nodeBytes, nodeUrl, nodeWhere } from './load-node.js';
 export { createEngine, version } from './engine.js';
 export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
-export { narrate, narrateStep } from './narrate.js';
+export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile } from './narrate.js';
 export { dependents, precedents } from './lineage.js';
 export { cellLatex, cellText, fillExplanation, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, positionsAxisLabels, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, traceCsv, traceJson } from './export.js';
 export { formatNumber, matrixToText } from './format.js';

@@ -8,6 +8,7 @@
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
 //   lesson-file.js  a lesson as a JSON file: save, open, drop, ?lesson=URL
+//   practice.js     "In practice": online softmax, KV-cache decoding, FlashAttention's tiles, gradients
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
 //   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
@@ -27,6 +28,7 @@ import { bindPipeline } from './pipeline.js';
 import { bindStepper, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
+import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -81,6 +83,7 @@ async function boot() {
   bindStepper();
   bindLessonFile();
   bindSetupFold();
+  bindPractice();
   $('to-problem').addEventListener('click', () => {
     setSetupOpen(true);
     $('setup').scrollIntoView({ block: 'start' });

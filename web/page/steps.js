@@ -143,7 +143,7 @@ export function maskedPositions(trace, step) {
   return trace.steps[step.inputs[0]]?.data ?? null;
 }
 
-function tableHtml(step, labels, ctx, masked) {
+export function tableHtml(step, labels, ctx, masked) {
   const d = ctx.decimals;
   const scale = colourScale(step.data, step.kind);
   const key = stepKey(step);
@@ -186,7 +186,7 @@ function ticksHtml(names, axis) {
   return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
 }
 
-function heatmapHtml(step, labels) {
+export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
   const name = step.title;
   return `<div class="heatmap" data-key="${stepKey(step)}">

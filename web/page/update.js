@@ -14,6 +14,7 @@ import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
+import { renderPractice } from './practice.js';
 import { saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
@@ -57,6 +58,7 @@ export function renderResults() {
   renderPipeline();
   renderHeads();
   syncStepper();
+  renderPractice();
   const warnings = result.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
   renderSelection(false);

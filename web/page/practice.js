@@ -1,0 +1,515 @@
+// "In practice": four walkthroughs on the learner's current problem, one position at a time
+// (Next / Previous, ← →), each with a sentence from the package's narrate.js:
+//   softmax    one row's online softmax, entry by entry; "subtract the max" off shows overflow
+//   decode     decoding with a KV cache, token by token, checked against causal attention
+//   tiles      FlashAttention's tiles over the score matrix it never stores, and the bytes moved
+//   gradients  the backward pass, step by step, from dO (editable, default all ones)
+// ?walk=softmax|decode|tiles|gradients opens one. Every number comes from the engine
+// (onlineSoftmax, decode, tiles, gradients, explain); the tables are steps.js's.
+import { narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTile } from 'attention-explorer';
+import { $, app } from './app.js';
+import { flags } from './embed.js';
+import { explanationHtml } from './explain.js';
+import { cellFmt, escapeHtml, fmt } from './format.js';
+import { mathHtml } from './math.js';
+import { setStepping } from './stepper.js';
+import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';
+
+export const WALKS = {
+  softmax: 'Online softmax',
+  decode: 'Decoding with a KV cache',
+  tiles: 'FlashAttention’s tiles',
+  gradients: 'Gradients',
+};
+
+const MAX_TILES = 4096;
+
+const walk = {
+  id: null,
+  index: 0,
+  /** The typed row (null: the problem's first row of scores), the switch and the precision. */
+  row: null,
+  subtractMax: true,
+  precision: null,
+  blocks: { block_q: 2, block_k: 2 },
+  /** dO as typed (null: all ones); reset when the output's shape changes. */
+  dO: null,
+  /** What the engine gave for the current walk: { positions, ... } or { error }. */
+  view: null,
+  run: 0,
+};
+
+/**
+ * The engine the walkthroughs call (onlineSoftmax, decode, tiles, gradients, explain): the page's
+ * own for now; the one place a lazily loaded engine would come from.
+ */
+export async function practiceEngine() {
+  return app.engine;
+}
+
+// ---- what each walkthrough computes --------------------------------------------------------
+
+/** The softmax's input for head 1, first query: the row the forward softmax reads. */
+function firstScoresRow(trace) {
+  const weights = trace.steps.find((s) => s.id === 'weights' && (s.head ?? 0) === 0);
+  const input = trace.steps[weights.inputs[0]];
+  return input.axes[0] === 'queries' ? input.data[0] : input.data.map((r) => r[0]);
+}
+
+function compute(engine, id, result) {
+  const { trace, problem } = result;
+  switch (id) {
+    case 'softmax': {
+      const row = walk.row === null ? firstScoresRow(trace) : engine.parseMatrix(walk.row, 'row');
+      const values = walk.row === null ? row : row.length === 1 ? row[0] : null;
+      if (!values) throw new Error(`row: one row of numbers expected, got ${row.length} rows`);
+      const settings = { subtractMax: walk.subtractMax, precision: walk.precision ?? trace.meta.precision };
+      const softmax = engine.onlineSoftmax(values, settings);
+      return { softmax, settings, positions: softmax.steps.length + 1 };
+    }
+    case 'decode': {
+      const decoding = engine.decode(problem);
+      return { decoding, positions: decoding.steps.length };
+    }
+    case 'tiles': {
+      // One position per tile: past a few thousand, stepping through them teaches nothing.
+      const { queries, keys, heads } = trace.meta;
+      const count = heads * Math.ceil(queries / walk.blocks.block_q) * Math.ceil(keys / walk.blocks.block_k);
+      if (walk.blocks.block_q >= 1 && walk.blocks.block_k >= 1 && count > MAX_TILES) throw new Error(`${count} tiles to step through: choose larger blocks (at most ${MAX_TILES} tiles)`);
+      const tiles = engine.tiles(problem, walk.blocks);
+      return { tiles, positions: tiles.tiles.length + 1 };
+    }
+    case 'gradients': {
+      const shape = [trace.output.length, trace.output[0].length];
+      if (walk.dO && (walk.dO.length !== shape[0] || walk.dO[0].length !== shape[1])) walk.dO = null;
+      const gradients = engine.gradients(problem, walk.dO ? { dO: walk.dO } : {});
+      const order = gradients.steps.map((s, i) => (s.id.startsWith('d') ? i : -1)).filter((i) => i >= 0);
+      return { gradients, order, positions: order.length };
+    }
+    default:
+      return { positions: 0 };
+  }
+}
+
+// ---- drawing -----------------------------------------------------------------------------------
+
+const tooLarge = (step) => step.shape[0] > TABLE_MAX_ROWS || step.shape[1] > TABLE_MAX_COLS;
+
+/** A step's numbers as the step cards draw them (steps.js): a table, or a heatmap when too large. */
+function matrixHtml(step, labels, ctx) {
+  if (!tooLarge(step)) return tableHtml(step, labels, ctx, null);
+  heatmapSteps.push(step);
+  return heatmapHtml(step, labels);
+}
+/** The steps drawn as heatmaps in the HTML being built, in order: painted once it is in the page. */
+const heatmapSteps = [];
+
+/** A matrix in its own scroll box, with a caption. */
+function matrixBox(step, labels, ctx, caption, cls = '') {
+  return `<figure class="pr-matrix${cls ? ` ${cls}` : ''}" data-layout="${ctx.layout}"><figcaption>${caption}</figcaption><div class="matrix-wrap">${matrixHtml(step, labels, ctx)}</div></figure>`;
+}
+
+/** A small table of named rows of numbers over labelled columns; `now`: the column to mark. */
+function recordTable(caption, colLabels, rows, now = -1) {
+  let html = `<table class="matrix pr-record"><caption>${caption}</caption><thead><tr><th scope="col"></th>`;
+  colLabels.forEach((c, j) => { html += `<th scope="col"${j === now ? ' class="pr-now"' : ''}>${escapeHtml(c)}</th>`; });
+  html += '</tr></thead><tbody>';
+  for (const { name, id, values } of rows) {
+    html += `<tr data-row="${id}"><th scope="row">${name}</th>`;
+    values.forEach((v, j) => {
+      const cls = [j === now ? 'pr-now' : '', v === undefined ? 'pr-later' : ''].filter(Boolean).join(' ');
+      html += `<td${cls ? ` class="${cls}"` : ''}>${v === undefined ? '' : cellFmt(v, app.result.ctx.decimals)}</td>`;
+    });
+    html += '</tr>';
+  }
+  return `<div class="matrix-wrap">${html}</tbody></table></div>`;
+}
+
+const names = (list, from, to, word) => Array.from({ length: to - from }, (_, i) => list[from + i] ?? `${word}${from + i + 1}`);
+const features = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
+/** A plain matrix as a step-like object for tableHtml. */
+const plain = (id, data, kind = 'signed', title = id) => ({ id, head: 0, title, kind, data, shape: [data.length, data[0]?.length ?? 0], axes: ['queries', 'features'], given: [], inputs: [] });
+const grid = (rows, cols, rowTitle, colTitle) => ({ rows, cols, rowTitle, colTitle });
+
+function softmaxBody(view) {
+  const { softmax } = view;
+  const i = walk.index;
+  const n = softmax.steps.length;
+  const shown = (key) => softmax.steps.map((s, j) => (j <= i ? s[key] : undefined));
+  const rows = [
+    { name: 'x', id: 'x', values: softmax.steps.map((s) => s.x) },
+    { name: 'running max m', id: 'm', values: shown('m_after') },
+    { name: 'rescale e<sup>m − m′</sup>', id: 'rescale', values: shown('rescale') },
+    { name: 'running sum ℓ', id: 'l', values: shown('l_after') },
+  ];
+  if (i >= n) rows.push({ name: 'weight e<sup>x − m</sup> / ℓ', id: 'weight', values: softmax.weights });
+  const warn = i >= n && softmax.warnings.length ? `<p class="warning" id="pr-overflow">⚠ ${escapeHtml(softmax.warnings.join(' '))}</p>` : '';
+  return recordTable(`Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
+    softmax.steps.map((s) => `entry ${s.j + 1}`), rows, i < n ? i : -1) + warn;
+}
+
+/** The new token's view of a step of the trace (K or V, head 1): rows 0..t, keys axis first. */
+function cacheSlice(step, t) {
+  const keysFirst = step.axes[0] === 'keys';
+  const data = keysFirst ? step.data.slice(0, t + 1) : step.data.map((r) => r.slice(0, t + 1));
+  return { ...step, data, shape: [data.length, data[0].length] };
+}
+
+function decodeBody(view) {
+  const { decoding } = view;
+  const { trace, ctx } = app.result;
+  const s = decoding.steps[walk.index];
+  const heads = s.weights.length;
+  const pick = (id) => trace.steps.find((x) => x.id === id && x.head === 0);
+  const K = cacheSlice(pick('K_rot') ?? pick('K'), s.t);
+  const V = cacheSlice(pick('V'), s.t);
+  const headNames = Array.from({ length: heads }, (_, h) => `head ${h + 1}`);
+  const keys = names(ctx.tokensK, 0, s.cache_rows, 't');
+  const upTo = decoding.steps.slice(0, walk.index + 1);
+  const sum = (key) => upTo.reduce((a, x) => a + x[key], 0);
+  const kvNote = heads > 1 ? ' (head 1’s key/value head)' : '';
+  return `<div class="pr-row">
+    ${matrixBox(K, axisLabels(K, ctx), ctx, `The cache: ${K.title}${kvNote}, ${s.t} cached + 1 new`, 'pr-cache')}
+    ${matrixBox(V, axisLabels(V, ctx), ctx, `The cache: ${V.title}${kvNote}`, 'pr-cache')}
+  </div><div class="pr-row">
+    ${matrixBox(plain('decode-scores', s.scores, 'signed'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of scores QKᵀ (before scaling)')}
+    ${matrixBox(plain('decode-weights', s.weights, 'probability'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of weights')}
+    ${matrixBox(plain('decode-output', [s.output]), grid([ctx.tokensQ[s.t] ?? `t${s.t + 1}`], features(s.output.length), 'token', 'dim'), ctx, 'Its output')}
+  </div>
+  <table class="pr-work"><caption>Multiply-adds</caption><thead><tr><th></th><th scope="col">with the cache</th><th scope="col">without (recomputed)</th></tr></thead><tbody>
+    <tr><th scope="row">this token</th><td id="pr-flops-cached">${s.flops_cached}</td><td id="pr-flops-full">${s.flops_full}</td></tr>
+    <tr><th scope="row">tokens 1–${s.t + 1}</th><td id="pr-flops-cached-sum">${sum('flops_cached')}</td><td id="pr-flops-full-sum">${sum('flops_full')}</td></tr>
+  </tbody></table>
+  <p class="pr-check">Row ${s.t + 1} of full causal attention (engine.run with causal): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
+}
+
+/** The softmax's input of a head: the score matrix the tiles never store. */
+function scoreStep(trace, head) {
+  const weights = trace.steps.find((s) => s.id === 'weights' && (s.head ?? 0) === head);
+  return trace.steps[weights.inputs[0]];
+}
+
+function tilesBody(view) {
+  const { tiles } = view;
+  const { trace, ctx } = app.result;
+  const final = walk.index >= tiles.tiles.length;
+  const tile = final ? null : tiles.tiles[walk.index];
+  const head = tile?.head ?? 0;
+  const scores = scoreStep(trace, head);
+  const bytes = `<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
+  let html = `<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${escapeHtml(scores.title)}${trace.meta.heads > 1 ? `, head ${head + 1}` : ''}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${final ? '' : ' (the coloured one)'}</figcaption>
+    <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
+  if (final) {
+    const out = plain('output', tiles.output);
+    html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`);
+    return html;
+  }
+  if (tile.skipped) return html;
+  const [q0, q1] = tile.queries;
+  const qs = names(ctx.tokensQ, q0, q1, 't');
+  html += recordTable('Per query of the tile', ['m before', 'm after', 'rescale e^(m − m′)', 'ℓ before', 'ℓ after'],
+    qs.map((name, i) => ({ name: escapeHtml(name), id: `q${q0 + i}`, values: [tile.m_before[i], tile.m_after[i], tile.rescale[i], tile.l_before[i], tile.l_after[i]] })));
+  const columns = trace.meta.layout === 'columns';
+  const partial = (data, caption) => {
+    const labels = columns ? grid(features(data.length), qs, 'dim', 'query') : grid(qs, features(data[0].length), 'query', 'dim');
+    return matrixBox(plain(caption, data), labels, ctx, caption);
+  };
+  html += `<div class="pr-row">${partial(tile.partial_before, 'Partial output Õ before')}${partial(tile.partial_after, 'Partial output Õ after')}</div>`;
+  return html;
+}
+
+/** Greys the score matrix but for the current tile; marks the tiles already visited. */
+function markTiles(view) {
+  const table = document.querySelector('#practice-body .pr-scores table');
+  if (!table) return;
+  const { tiles } = view;
+  const tile = tiles.tiles[walk.index];
+  const columns = app.result.trace.meta.layout === 'columns';
+  const inside = (t, q, k) => t && q >= t.queries[0] && q < t.queries[1] && k >= t.keys[0] && k < t.keys[1];
+  const head = tile?.head ?? 0;
+  const done = tiles.tiles.slice(0, walk.index).filter((t) => t.head === head && !t.skipped);
+  for (const td of table.querySelectorAll('td[data-r]')) {
+    const [r, c] = [Number(td.dataset.r), Number(td.dataset.c)];
+    const [q, k] = columns ? [c, r] : [r, c];
+    td.classList.toggle('pr-block-top', q > 0 && q % tiles.block_q === 0);
+    td.classList.toggle('pr-block-left', k > 0 && k % tiles.block_k === 0);
+    if (inside(tile, q, k) && !tile.skipped) {
+      // The tile's own numbers, as the algorithm computes them.
+      const v = tile.scores[columns ? k - tile.keys[0] : q - tile.queries[0]][columns ? q - tile.queries[0] : k - tile.keys[0]];
+      td.textContent = cellFmt(v, app.result.ctx.decimals);
+      td.classList.add('tile-now');
+    } else {
+      td.classList.add('never-stored');
+      td.classList.toggle('tile-done', done.some((t) => inside(t, q, k)));
+      td.classList.toggle('tile-skipped', Boolean(tile?.skipped && inside(tile, q, k)));
+    }
+  }
+}
+
+function gradientsBody(view) {
+  const { gradients, order } = view;
+  const { ctx } = app.result;
+  const index = order[walk.index];
+  const step = gradients.steps[index];
+  const gctx = { ...ctx, steps: gradients.steps };
+  const head = step.head != null && step.head >= 0 && gradients.meta.heads > 1 ? ` <span class="head-tag">head ${step.head + 1}</span>` : '';
+  return `<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
+    <header class="step-head"><h3>${escapeHtml(step.title)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
+    <div class="formula">${mathHtml(step.tex, true)}</div>
+    <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
+  </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
+}
+
+// ---- controls of each walkthrough --------------------------------------------------------------
+
+function controlsHtml(id, view) {
+  const { trace } = app.result;
+  if (id === 'softmax') {
+    const precision = walk.precision ?? trace.meta.precision;
+    return `<label for="pr-row">Row</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="the problem’s first row of scores" value="${escapeHtml(walk.row ?? '')}">
+      <button type="button" id="pr-row-reset">The problem’s row</button>
+      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax ? ' checked' : ''}> Subtract the running max</label>
+      <label for="pr-precision">in</label> <select id="pr-precision"><option value="float64"${precision === 'float64' ? ' selected' : ''}>float64</option><option value="float32"${precision === 'float32' ? ' selected' : ''}>float32</option></select>
+      <p class="hint">Type your own row (e.g. <code>1 100 3</code>); switch the max off in float32 and a score above 88.7 overflows.</p>`;
+  }
+  if (id === 'tiles') {
+    return `<label for="pr-block-q">Block of queries B<sub>r</sub></label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
+      <label for="pr-block-k">block of keys B<sub>c</sub></label> <input id="pr-block-k" type="number" min="1" step="1" size="3" value="${walk.blocks.block_k}">`;
+  }
+  if (id === 'gradients') {
+    const out = trace.output;
+    const dO = walk.dO ?? out.map((r) => r.map(() => 1));
+    let html = '<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>';
+    dO.forEach((row, r) => {
+      html += '<tr>';
+      row.forEach((v, c) => { html += `<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`; });
+      html += '</tr>';
+    });
+    return `${html}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
+  }
+  return '';
+}
+
+/** What the fields of walkthrough `id` show besides what was typed into them. */
+function controlsKey(id) {
+  const { trace } = app.result;
+  if (id === 'softmax') return `softmax ${trace.meta.precision}`;
+  if (id === 'gradients') return `gradients ${trace.output.length}x${trace.output[0].length}`;
+  return id;
+}
+
+function bindControls(id) {
+  const redo = () => { walk.index = 0; renderPractice(); };
+  if (id === 'softmax') {
+    $('pr-row').addEventListener('change', (e) => { walk.row = e.target.value.trim() || null; redo(); });
+    $('pr-row-reset').addEventListener('click', () => { walk.row = null; $('pr-row').value = ''; redo(); });
+    $('pr-subtract').addEventListener('change', (e) => { walk.subtractMax = e.target.checked; renderPractice(); });
+    $('pr-precision').addEventListener('change', (e) => { walk.precision = e.target.value; renderPractice(); });
+  } else if (id === 'tiles') {
+    for (const [input, key] of [['pr-block-q', 'block_q'], ['pr-block-k', 'block_k']]) {
+      $(input).addEventListener('change', (e) => { walk.blocks = { ...walk.blocks, [key]: Number(e.target.value) }; redo(); });
+    }
+  } else if (id === 'gradients') {
+    for (const input of document.querySelectorAll('.pr-do-cell')) input.addEventListener('change', readDO);
+    $('pr-do-ones').addEventListener('click', () => {
+      walk.dO = null;
+      walk.index = 0;
+      for (const input of document.querySelectorAll('.pr-do-cell')) input.value = '1';
+      $('pr-do-error').hidden = true;
+      renderPractice();
+    });
+  }
+}
+
+/** dO from its grid, each cell read as the page's grids read a number (engine.parseCell). */
+async function readDO() {
+  const engine = await practiceEngine();
+  const error = $('pr-do-error');
+  try {
+    const dO = app.result.trace.output.map((r) => r.map(() => 1));
+    for (const input of document.querySelectorAll('.pr-do-cell')) {
+      const [r, c] = [Number(input.dataset.r), Number(input.dataset.c)];
+      dO[r][c] = engine.parseCell(input.value, 'dO', r + 1, c + 1);
+    }
+    walk.dO = dO;
+    walk.index = 0;
+    error.hidden = true;
+    renderPractice();
+  } catch (err) {
+    error.hidden = false;
+    error.textContent = err.message;
+  }
+}
+
+// ---- the walk ----------------------------------------------------------------------------------
+
+function sentence(id, view) {
+  const { ctx } = app.result;
+  const labels = { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK };
+  switch (id) {
+    case 'softmax': return narrateOnlineSoftmax(view.softmax, walk.index, view.settings);
+    case 'decode': return narrateDecodeStep(view.decoding, walk.index, labels);
+    case 'tiles': return narrateTile(view.tiles, walk.index, labels);
+    default: return narrateGradientStep(view.gradients, view.order[walk.index], labels);
+  }
+}
+
+function where(id, view) {
+  const i = walk.index;
+  switch (id) {
+    case 'softmax': return i < view.softmax.steps.length ? `Entry ${i + 1} of ${view.softmax.steps.length}` : 'The weights';
+    case 'decode': return `Token ${i + 1} of ${view.positions}`;
+    case 'tiles': return i < view.tiles.tiles.length ? `Tile ${i + 1} of ${view.tiles.tiles.length}` : 'The output';
+    default: return `Gradient step ${i + 1} of ${view.positions}`;
+  }
+}
+
+/** Recomputes the open walkthrough on the current problem and draws it (nothing when closed). */
+export async function renderPractice() {
+  const panel = $('practice');
+  if (!panel || panel.hidden || !walk.id || !app.result) return;
+  const run = ++walk.run;
+  const engine = await practiceEngine();
+  if (run !== walk.run) return;
+  const id = walk.id;
+  for (const tab of panel.querySelectorAll('[role="tab"]')) tab.setAttribute('aria-selected', String(tab.dataset.walk === id));
+  let view;
+  try {
+    view = compute(engine, id, app.result);
+  } catch (err) {
+    view = { error: err.message, positions: 0 };
+  }
+  walk.view = view;
+  // The fields are drawn again only when what they show changes (another walkthrough, dO's
+  // shape): an edit keeps its field, and the focus, in place.
+  const controls = $('practice-controls');
+  const key = controlsKey(id);
+  if (controls.dataset.key !== key) {
+    controls.innerHTML = controlsHtml(id, view);
+    controls.dataset.key = key;
+    bindControls(id);
+  }
+  if (view.error) {
+    $('practice-pos').textContent = WALKS[id];
+    $('practice-text').textContent = `Not computed: ${view.error}`;
+    $('practice-body').innerHTML = '';
+    $('pr-prev').disabled = true;
+    $('pr-next').disabled = true;
+    return;
+  }
+  walk.index = Math.max(0, Math.min(walk.index, view.positions - 1));
+  $('practice-pos').textContent = `${WALKS[id]}: ${where(id, view)}`;
+  $('practice-text').textContent = sentence(id, view);
+  heatmapSteps.length = 0;
+  const body = { softmax: softmaxBody, decode: decodeBody, tiles: tilesBody, gradients: gradientsBody }[id](view);
+  $('practice-body').innerHTML = body;
+  if (id === 'tiles') markTiles(view);
+  $('practice-body').querySelectorAll('.heatmap canvas').forEach((canvas, i) => drawHeatmap(canvas, heatmapSteps[i]));
+  // One tab stop in a gradient's table: its first number.
+  const first = $('practice-body').querySelector('.pr-gradient td[data-r]');
+  if (first) first.tabIndex = 0;
+  $('pr-prev').disabled = walk.index === 0;
+  $('pr-next').disabled = walk.index >= view.positions - 1;
+}
+
+function go(index) {
+  if (!walk.view || walk.view.error) return;
+  walk.index = Math.max(0, Math.min(walk.view.positions - 1, index));
+  renderPractice();
+}
+
+/** Opens walkthrough `id` (or closes the panel with null). */
+export function openWalk(id) {
+  const panel = $('practice');
+  walk.id = id;
+  panel.hidden = !id;
+  $('practice-open').setAttribute('aria-expanded', String(Boolean(id)));
+  if (!id) return;
+  if (!flags.present) setStepping(false);
+  walk.index = 0;
+  renderPractice();
+}
+
+/** Worked calculation of a gradient cell, when the engine explains gradient steps. */
+async function explainCell(td) {
+  const card = td.closest('.pr-gradient');
+  const drill = $('pr-drill');
+  if (!card || !drill) return;
+  const engine = await practiceEngine();
+  const { gradients } = walk.view;
+  const step = gradients.steps[Number(card.dataset.index)];
+  const [row, col] = [Number(td.dataset.r), Number(td.dataset.c)];
+  const problem = walk.dO ? { ...app.result.problem, dO: walk.dO } : app.result.problem;
+  let e;
+  try {
+    e = engine.explain(problem, { step: step.id, head: step.head, row, col });
+  } catch {
+    drill.innerHTML = '';
+    return;
+  }
+  const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
+  drill.innerHTML = explanationHtml(e, {
+    step, rowLabel: labels.rows[row], colLabel: labels.cols[col], queryLabel: app.result.ctx.tokensQ[row],
+    keyLabel: app.result.ctx.tokensK[col], keyLabels: app.result.ctx.tokensK, heads: gradients.meta.heads, decimals: app.result.ctx.decimals,
+  });
+}
+
+/** In a gradient's table the arrow keys move between numbers and Enter explains one. */
+function onCellKey(e) {
+  const td = e.target.closest?.('.pr-gradient td[data-r]');
+  if (!td) return;
+  if (e.key === 'Enter' || e.key === ' ') {
+    e.preventDefault();
+    explainCell(td);
+    return;
+  }
+  const move = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] }[e.key];
+  if (!move) return;
+  e.preventDefault();
+  e.stopPropagation(); // the walk's own arrow keys wait until the focus leaves the table
+  const next = td.closest('table').querySelector(`td[data-r="${Number(td.dataset.r) + move[0]}"][data-c="${Number(td.dataset.c) + move[1]}"]`);
+  if (!next) return;
+  td.tabIndex = -1;
+  next.tabIndex = 0;
+  next.focus();
+}
+
+/** ← → (PageUp/PageDown, Home, End) move while the panel is open; fields keep their keys. */
+function onKey(e) {
+  if (!walk.id || $('practice').hidden || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (document.body.classList.contains('stepping') && !$('practice').contains(e.target)) return;
+  if (e.target.closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas')) return;
+  const n = walk.view?.positions ?? 0;
+  const moves = { ArrowRight: walk.index + 1, PageDown: walk.index + 1, ArrowLeft: walk.index - 1, PageUp: walk.index - 1, Home: 0, End: n - 1 };
+  if (!(e.key in moves)) return;
+  e.preventDefault();
+  go(moves[e.key]);
+}
+
+export function bindPractice() {
+  const tabs = $('practice-tabs');
+  tabs.innerHTML = Object.entries(WALKS).map(([id, name]) => `<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`).join('');
+  tabs.addEventListener('click', (e) => {
+    const tab = e.target.closest('[role="tab"]');
+    if (tab) openWalk(tab.dataset.walk);
+  });
+  $('practice-open').addEventListener('click', () => { openWalk(walk.id ? null : 'softmax'); if (walk.id) $('practice').scrollIntoView({ block: 'start' }); });
+  $('practice-close').addEventListener('click', () => { openWalk(null); $('practice-open').focus(); });
+  $('pr-prev').addEventListener('click', () => go(walk.index - 1));
+  $('pr-next').addEventListener('click', () => go(walk.index + 1));
+  $('practice-body').addEventListener('click', (e) => {
+    const td = e.target.closest('.pr-gradient td[data-r]');
+    if (td) explainCell(td);
+  });
+  $('practice-body').addEventListener('keydown', onCellKey);
+  document.addEventListener('keydown', onKey);
+  const asked = new URLSearchParams(location.search).get('walk');
+  if (asked === null) return;
+  if (asked in WALKS) {
+    openWalk(asked);
+    $('practice').scrollIntoView({ block: 'start' });
+  } else {
+    $('practice').hidden = false;
+    $('practice-text').textContent = `walk=${asked}: not a walkthrough (${Object.keys(WALKS).join(', ')}). Choose one above.`;
+  }
+}
