@@ -76,7 +76,7 @@ test('a uniform row of weights is drawn at the colour of 0.25, not of the maximu
   const weights = await cells(page, 'weights:0');
   const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
   const full = computed(colourScale([[0]], 'probability')(1).bg);
-  assert(quarter === 'rgb(198, 219, 239)', `0.25 on the package's scale: ${quarter}`);
+  assert(quarter === 'rgb(92, 200, 99)', `0.25 on the package's scale: ${quarter}`);
   weights.forEach((row, i) => row.forEach((c, j) => {
     assert(c.text === '0.2500', `weight [${i + 1}, ${j + 1}] shows ${c.text}`);
     assert(c.bg === quarter, `weight [${i + 1}, ${j + 1}] is drawn ${c.bg}, expected 0.25's ${quarter} (1 is ${full})`);
@@ -121,7 +121,7 @@ test('the SVG and PNG heatmaps carry the whole title, the axes, a colour bar and
   // Causal: query 1 sees only key 1; its other three weights are hidden, grey as on the page.
   const fill = (i, j) => new RegExp(`fill="([^"]+)"><title>${i},${j}: `).exec(svg)?.[1];
   assert(fill(1, 2) === '#eceef1' && fill(1, 4) === '#eceef1', `masked cells: ${fill(1, 2)}, ${fill(1, 4)}`);
-  assert(fill(1, 1) === 'rgb(8,48,107)', `weight 1 at the end of the scale: ${fill(1, 1)}`);
+  assert(fill(1, 1) === 'rgb(68,1,84)', `weight 1 at the end of the scale: ${fill(1, 1)}`);
   // Nothing drawn beyond the width: the title's text fits (measured by the browser).
   const fits = await page.evaluate((text) => {
     const box = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
