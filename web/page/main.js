@@ -51,7 +51,7 @@ async function boot() {
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
     for (const id of ['lesson', 'results', 'setup', 'inputs', 'why', 'status-timings']) $(id).remove();
-    renderStudent(fromHash.student ?? paperFromState(fromHash));
+    renderStudent(fromHash.student ?? await paperFromState(fromHash));
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
