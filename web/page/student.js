@@ -122,7 +122,7 @@ async function rowAnswers(paper, key, r, row, hiddenColumns) {
 /**
  * The student's paper for a state with an exercise, from its trace (and the step context ctx:
  * token names). Holds what the student may see and a slow hash per answer, never a hidden number.
- * `kdf`: scrypt's cost (KDF; an old link, which holds its problem anyway, needs no slow hash).
+ * `kdf`: scrypt's cost, KDF unless told (an old link holds its problem anyway: it needs no slow hash).
  */
 export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(), kdf = KDF } = {}) {
   const ex = state.exercise;
