@@ -105,7 +105,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   assert.ok(title && title.y < 300, `the exercise starts at y=${title?.y}`);
   const firstBox = await student.locator('#exercise input.answer').first().boundingBox();
   assert.ok(firstBox && firstBox.y + firstBox.height < 900, `the first answer box is at y=${firstBox?.y}, below the first screen`);
-  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights/);
+  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights.*A row's missing numbers are checked together/s);
   // Nothing but the exercise: no editors, options, steps, share/export panel or teacher's buttons.
   assert.equal(await student.locator('#setup, #inputs, #results, #lesson, #why, #share, #ex-reveal, #ex-choose, #ex-leave, #ex-student-link, [data-export], a[download]').count(), 0);
   assert.deepEqual(await student.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);

@@ -239,7 +239,7 @@ export function renderStudent(paper) {
   const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
   let html = `<h2 id="exercise-title">Exercise</h2>
     <p class="task">Work out the missing numbers of ${names}${paper.seed !== undefined ? ` (problem from seed ${escapeHtml(paper.seed)})` : ''} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
-    An answer within ±${escapeHtml(tol)} of the exact number counts as right.</p>
+    An answer within ±${escapeHtml(tol)} of the exact number counts as right.${together(paper) ? ' A row\'s missing numbers are checked together: <strong>Check</strong> says which row to fix.' : ''}</p>
     <p class="hint">${escapeHtml(paper.about ?? '')}</p>`;
   for (const s of paper.steps) {
     html += `<div class="ex-step" data-key="${escapeHtml(s.key)}"><h3>${escapeHtml(s.title)} ${shape(s.cells)}</h3>
@@ -287,6 +287,9 @@ function answersOf(paper, box) {
   }).filter((a) => a.inputs.every(Boolean));
 }
 
+/** True when some answer of the paper is several numbers of a row, checked together. */
+const together = (paper) => paper.v !== 1 && paper.steps.some((s) => s.answers.some((a) => a.c.length > 1));
+
 let checking = false;
 
 /** Marks every answer box right or wrong and says which to fix first. */
@@ -324,14 +327,13 @@ async function checkPaper(paper) {
     return;
   }
   const { step, r, c, typedText } = first;
-  const together = paper.v !== 1 && paper.steps.some((s) => s.answers.some((a) => a.c.length > 1));
   const where = c.length === 1
     ? `column ${c[0] + 1} (${escapeHtml(step.cols[c[0]])})`
     : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => escapeHtml(step.cols[j])).join(', ')})`;
   const wrote = typedText.every((t) => t === '') ? (c.length === 1 ? ' is empty' : ' are empty')
     : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : escapeHtml(t))).join(', ')}`;
   out.className = 'ex-result some-wrong';
-  const score = together ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
+  const score = together(paper) ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
   out.innerHTML = `${score}. ` +
     `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.`;
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
