@@ -5,9 +5,6 @@
 // no problem, no engine run and no answer reaches the student's page: typed answers are checked by
 // hashing them the same way. An old exercise link (it holds the whole problem) is turned into a
 // paper on opening, and shown the same way, without the teacher's controls.
-import { scryptAsync } from '@noble/hashes/scrypt.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { tokenLists, traceCounts, decimalsOf } from './state.js';
@@ -33,6 +30,11 @@ const MAX_N = 2 ** 16;
 
 // ---- answers as grid points and hashes ---------------------------------------------------------
 
+/** @noble/hashes, loaded when first needed: a page that makes or checks no paper never loads it. */
+let noble = null;
+const hashes = () => (noble ??= Promise.all([import('@noble/hashes/scrypt.js'), import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')])
+  .then((modules) => Object.assign({}, ...modules)));
+
 /**
  * A number as the point of a grid 2 × tolerance wide whose points are shifted by `at` (in grid
  * steps): `at` centres the exact answer on its point, so a typed number is on the same point
@@ -50,6 +52,7 @@ const centring = (x, width) => (Number.isFinite(x) ? Math.round(100 * (x / width
 /** The slow hash of one answer: its points, under the paper's salt, step key and row. */
 async function answerHash(paper, key, r, points) {
   const { N, r: blockSize, p } = paper.kdf;
+  const { scryptAsync, bytesToHex } = await hashes();
   const bytes = await scryptAsync(`${key}|${r}|${points.join(',')}`, `${paper.salt}|${key}|${r}`, { N, r: blockSize, p, dkLen: 8 });
   return bytesToHex(bytes);
 }
@@ -71,16 +74,17 @@ async function answerMatches(paper, key, answer, typed) {
 
 // Version 1: SHA-256 of `salt|key|row|col|round(x / s)`, s = tolerance / 10, one per hidden cell.
 const GRID_V1 = 10;
-const cellHashV1 = (salt, key, r, c, point) => bytesToHex(sha256(utf8ToBytes(`${salt}|${key}|${r}|${c}|${point}`))).slice(0, 16);
 
 /** True when a typed number is within about the tolerance of a version-1 paper's hidden cell. */
-function checkV1(paper, key, r, c, typed) {
+async function checkV1(paper, key, r, c, typed) {
+  const { sha256, bytesToHex, utf8ToBytes } = await hashes();
+  const cellHashV1 = (salt, point) => bytesToHex(sha256(utf8ToBytes(`${salt}|${key}|${r}|${c}|${point}`))).slice(0, 16);
   const step = paper.tolerance / GRID_V1;
   const want = paper.steps.find((s) => s.key === key).hashes[r][c];
   if (Number.isNaN(typed)) return false;
-  if (!Number.isFinite(typed)) return cellHashV1(paper.salt, key, r, c, typed > 0 ? 'inf' : '-inf') === want;
+  if (!Number.isFinite(typed)) return cellHashV1(paper.salt, typed > 0 ? 'inf' : '-inf') === want;
   const p = Math.round(typed / step);
-  for (let d = -GRID_V1; d <= GRID_V1; d++) if (cellHashV1(paper.salt, key, r, c, p + d) === want) return true;
+  for (let d = -GRID_V1; d <= GRID_V1; d++) if (cellHashV1(paper.salt, p + d) === want) return true;
   return false;
 }
 
@@ -278,7 +282,7 @@ function answersOf(paper, box) {
   return paper.steps.flatMap((step) => {
     if (paper.v === 1) {
       return step.hashes.flatMap((row, r) => row.flatMap((h, c) => (h === null ? [] : [{
-        step, r, c: [c], inputs: [input(step.key, r, c)], ok: async ([x]) => checkV1(paper, step.key, r, c, x),
+        step, r, c: [c], inputs: [input(step.key, r, c)], ok: ([x]) => checkV1(paper, step.key, r, c, x),
       }])));
     }
     return step.answers.map((a) => ({
