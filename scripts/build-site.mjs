@@ -3,6 +3,8 @@
 //   site/            the page (web/page/*)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
 //   site/vendor/katex/  KaTeX's stylesheet, ES module and fonts, so the page needs no network
+//   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
+//                      answer hashes), and the modules they import
 // The page's modules import the package by its public names (`attention-explorer`, ...) through
 // the page's import map (scripts/importmap.mjs). A strict Content-Security-Policy (script-src
 // 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
@@ -40,6 +42,14 @@ try {
   katexDist = join(dirname(require.resolve('katex/package.json')), 'dist');
 } catch {
   fail('KaTeX is not installed: run `npm install` (it is a dependency in package.json)');
+}
+
+let nobleDist;
+try {
+  const require = createRequire(join(root, 'package.json'));
+  nobleDist = dirname(require.resolve('@noble/hashes'));
+} catch {
+  fail('@noble/hashes is not installed: run `npm install` (it is a dependency in package.json)');
 }
 
 rmSync(out, { recursive: true, force: true });
@@ -84,6 +94,21 @@ mkdirSync(join(vendor, 'fonts'), { recursive: true });
 for (const name of readdirSync(join(katexDist, 'fonts'))) {
   // woff2 is enough for every browser that runs WebAssembly.
   if (name.endsWith('.woff2')) cpSync(join(katexDist, 'fonts', name), join(vendor, 'fonts', name));
+}
+
+// @noble/hashes, vendored: the modules the import map names and, following their relative imports
+// (`from "./x.js"`), the ones they need.
+const noble = join(out, 'vendor', 'noble-hashes');
+mkdirSync(noble, { recursive: true });
+cpSync(join(nobleDist, 'LICENSE'), join(noble, 'LICENSE')); // MIT: its notice goes with it
+const nobleWanted = Object.values(pageImports()).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
+for (const seen = new Set(); nobleWanted.length;) {
+  const name = nobleWanted.pop();
+  if (seen.has(name)) continue;
+  seen.add(name);
+  const source = readFileSync(join(nobleDist, name), 'utf8');
+  writeFileSync(join(noble, name), source);
+  for (const m of source.matchAll(/\bfrom\s*["']\.\/([\w.-]+\.js)["']/g)) nobleWanted.push(m[1]);
 }
 
 const count = (dir) => readdirSync(dir, { recursive: true }).filter((f) => statSync(join(dir, f)).isFile()).length;

@@ -6,8 +6,8 @@
 // with an explicit DIR, --build rebuilds it.
 // --dev (`npm run dev`) builds nothing: it serves web/page/ as the site root, the package's
 // sources from web/lib/ under lib/ (the compiled attention*.js/.wasm, which exist only in dist/,
-// come from there) and KaTeX from node_modules, so an edit to web/ needs only a refresh. Its
-// HTML gets the page's import map inline (scripts/importmap.mjs).
+// come from there), KaTeX and @noble/hashes from node_modules, so an edit to web/ needs only a
+// refresh. Its HTML gets the page's import map inline (scripts/importmap.mjs).
 // The port is $PORT, or the first free one from 8080. Prints the URL when ready.
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
@@ -35,9 +35,11 @@ if (dev) {
     fail('--dev needs the compiled module in dist/ (attention.js and attention.wasm): run `npm run build` once');
   }
   const katex = join(dirname(createRequire(join(root, 'package.json')).resolve('katex/package.json')), 'dist');
+  const noble = dirname(createRequire(join(root, 'package.json')).resolve('@noble/hashes'));
   routes = [
     ['/lib/', [join(root, 'web', 'lib'), dist]],
     ['/vendor/katex/', [katex]],
+    ['/vendor/noble-hashes/', [noble]],
     ['/', [join(root, 'web', 'page')]],
   ];
 } else {

@@ -73,6 +73,7 @@ test('npm run dev: the sources as they are, the compiled module from dist/', asy
   assert.equal(wasm.headers.get('content-type'), 'application/wasm');
   assert.equal(Buffer.from(await wasm.arrayBuffer()).compare(readFileSync(join(copy, 'dist', 'attention.wasm'))), 0);
   assert.equal((await fetch(`${base}vendor/katex/katex.mjs`)).status, 200);
+  assert.equal((await fetch(`${base}vendor/noble-hashes/scrypt.js`)).status, 200);
   assert.equal((await fetch(`${base}no-such-file.js`)).status, 404);
 });
 

@@ -6,7 +6,7 @@
 // worked calculation; 10: the SVG/PNG export with its whole title, axes, colour bar and grey masked
 // cells; 15: "Copy LaTeX" on a step card puts the step's LaTeX on the clipboard; 17: the status
 // line's timings on demand, one line on a phone; 9: a 4-token table fits 390 px, a wider one shows
-// that it scrolls; 20: the worked calculation's formula fits its panel or shows that it scrolls.
+// that it scrolls; 20: the worked calculation's formula wraps to fit its panel (390 px and the side panel).
 // Screenshots at 1440 and 390 px go to test-artifacts/review-*.png.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -76,7 +76,7 @@ test('a uniform row of weights is drawn at the colour of 0.25, not of the maximu
   const weights = await cells(page, 'weights:0');
   const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
   const full = computed(colourScale([[0]], 'probability')(1).bg);
-  assert(quarter === 'rgb(198, 219, 239)', `0.25 on the package's scale: ${quarter}`);
+  assert(quarter === 'rgb(92, 200, 99)', `0.25 on the package's scale: ${quarter}`);
   weights.forEach((row, i) => row.forEach((c, j) => {
     assert(c.text === '0.2500', `weight [${i + 1}, ${j + 1}] shows ${c.text}`);
     assert(c.bg === quarter, `weight [${i + 1}, ${j + 1}] is drawn ${c.bg}, expected 0.25's ${quarter} (1 is ${full})`);
@@ -121,7 +121,7 @@ test('the SVG and PNG heatmaps carry the whole title, the axes, a colour bar and
   // Causal: query 1 sees only key 1; its other three weights are hidden, grey as on the page.
   const fill = (i, j) => new RegExp(`fill="([^"]+)"><title>${i},${j}: `).exec(svg)?.[1];
   assert(fill(1, 2) === '#eceef1' && fill(1, 4) === '#eceef1', `masked cells: ${fill(1, 2)}, ${fill(1, 4)}`);
-  assert(fill(1, 1) === 'rgb(8,48,107)', `weight 1 at the end of the scale: ${fill(1, 1)}`);
+  assert(fill(1, 1) === 'rgb(68,1,84)', `weight 1 at the end of the scale: ${fill(1, 1)}`);
   // Nothing drawn beyond the width: the title's text fits (measured by the browser).
   const fits = await page.evaluate((text) => {
     const box = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
@@ -195,15 +195,37 @@ test('a 4-token table fits a 390 px phone; a wider one shows that it scrolls', a
   await page.waitForFunction(() => document.querySelector('#step-list article[data-step="weights"] .matrix-wrap').classList.contains('at-end'));
 });
 
-test('the worked calculation\'s formula fits its panel or shows that it scrolls', async ({ page, base }) => {
-  await open(page, base, NOISY);
-  await page.click('#step-list article[data-key="scores:0"] td[data-r="1"][data-c="0"]');
-  await page.waitForSelector('#drill .drill-eq');
-  await page.evaluate(() => document.fonts.ready);
-  await page.waitForTimeout(100);
-  const eqs = await page.$$eval('#drill .drill-eq', (es) => es.map((e) => ({ sw: e.scrollWidth, cw: e.clientWidth, scrolls: e.classList.contains('scrolls'), bg: getComputedStyle(e).backgroundImage })));
-  for (const e of eqs) assert(e.sw <= e.cw || (e.scrolls && /radial-gradient/.test(e.bg)), `a formula cut without a cue: ${JSON.stringify(e)}`);
-  await page.locator('#drill').screenshot({ path: join(artifacts, 'review-drill-1440.png') });
+test('the worked calculation\'s formula wraps to fit its panel, on a phone and in the side panel, numbers and all', async ({ page, base }) => {
+  // d = 8: a score is a sum of 8 products (the page shows the first two, ⋯, the last).
+  const [Q, K, V] = engine.random(7, [0, 1, 2].map(() => ({ kind: 'randn', shape: [4, 8] })));
+  const p = { Q, K, V, options: {} };
+  for (const [width, height] of [[390, 844], [1440, 900]]) {
+    await open(page, base, p, width);
+    await page.setViewportSize({ width, height });
+    // A softmax weight too: its sum of exponentials sits in a fraction's denominator.
+    for (const [step, r, c] of [['scores', 1, 2], ['output', 2, 5], ['weights', 3, 0]]) {
+      await page.click(`#step-list article[data-key="${step}:${step === 'output' ? -1 : 0}"] td[data-r="${r}"][data-c="${c}"]`);
+      await page.waitForFunction((s) => document.querySelector('#drill .drill-target')?.textContent.includes(s), { scores: 'Scores', output: 'Output', weights: 'Attention weights' }[step]);
+      await page.evaluate(() => document.fonts.ready);
+      const eq = await page.$eval('#drill .drill-eq', (e) => ({
+        sw: e.scrollWidth, cw: e.clientWidth, lines: e.querySelectorAll('.drill-line').length,
+        shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),
+      }));
+      assert(eq.cw > 100 && eq.sw <= eq.cw, `${step} [${r + 1}, ${c + 1}] at ${width} px: the formula is ${eq.sw} px wide in a ${eq.cw} px panel`);
+      await page.locator('#drill').screenshot({ path: join(artifacts, `review-drill-${step}-${width}.png`) });
+      const e = engine.explain(p, { step, row: r, col: c });
+      assert(eq.shown.includes(Math.abs(e.value).toFixed(4)), `${step} at ${width} px: the value ${e.value} missing`);
+      if (step === 'weights') continue;
+      // Its numbers are all there: the shown terms' factors and the value (the page's 4 decimals).
+      const [x, y] = e.terms.columns;
+      const n = x.length;
+      assert(n === (step === 'scores' ? 8 : 4), `${step}: ${n} terms`);
+      for (const k of [0, 1, n - 1]) {
+        for (const v of [x[k], y[k]]) assert(eq.shown.includes(Math.abs(v).toFixed(4)), `${step} at ${width} px: term ${k + 1}'s ${v.toFixed(4)} missing from ${eq.shown}`);
+      }
+      assert(eq.lines === 3, `${step}: ${eq.lines} lines (definition, terms, value)`);
+    }
+  }
 });
 
 test('the <attention-explorer> component: the same 0–1 colours and legend, grey masked weights, noise as 0', async ({ page, base, siteDir }) => {

@@ -2,11 +2,17 @@
 //   node --test --test-concurrency=1 tests/browser/student.test.mjs      (needs dist/)
 // - a teacher's exercise, opened by a student from the students' link: the exercise on the first
 //   screen, no control, export, copy or link that reveals a hidden number (the DOM, the clipboard
-//   and the link searched for them), a wrong and a right answer marked; an old exercise link (the
-//   whole problem in it) opens the same way; the teacher's own link keeps the teacher's view
+//   and the link searched for them), a row's hidden numbers checked as one answer against a slow
+//   hash (scrypt, recomputed here), a wrong and a right answer marked; an old exercise link (the
+//   whole problem in it) and a students' link of the first format (a SHA-256 per cell) open and
+//   check the same way; a link asking for an excessive hash cost is damaged; the teacher's own link
+//   keeps the teacher's view
 // - the skip link moves the focus and keeps the state in the URL across a reload
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
+
+import { scrypt } from '@noble/hashes/scrypt.js';
 
 import { browserSuite } from './server.mjs';
 
@@ -77,6 +83,20 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   for (const w of weights.flat()) for (const s of spellings(w)) assert.ok(!linkText.includes(s), `the link holds ${s}`);
   assert.equal(state.student.steps.length, 1);
   assert.equal(state.student.steps[0].cells.flat().filter((c) => c === null).length, 4);
+  // Each row's two hidden weights are one answer, hashed with scrypt at the paper's cost: the
+  // hash of the row's grid points (2 × tolerance wide, centred by `at` on the exact weights).
+  const paper = state.student;
+  assert.equal(paper.v, 2);
+  assert.deepEqual(paper.kdf, { N: 8192, r: 8, p: 1 });
+  assert.equal('hashes' in paper.steps[0], false);
+  const answers = paper.steps[0].answers;
+  assert.deepEqual(answers.map((a) => [a.r, a.c]), [[0, [0, 1]], [1, [0, 1]]]);
+  const answerHash = (r, points) => Buffer.from(scrypt(`weights:0|${r}|${points.join(',')}`, `${paper.salt}|weights:0|${r}`, { ...paper.kdf, dkLen: 8 })).toString('hex');
+  for (const a of answers) {
+    const points = a.c.map((c, i) => Math.round(weights[a.r][c] / (2 * paper.tolerance) - a.at[i]));
+    assert.equal(answerHash(a.r, points), a.hash, `row ${a.r + 1}'s hash`);
+    assert.notEqual(answerHash(a.r, [points[0] + 1, points[1]]), a.hash);
+  }
 
   const student = await context.newPage();
   await open(student, link);
@@ -85,7 +105,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   assert.ok(title && title.y < 300, `the exercise starts at y=${title?.y}`);
   const firstBox = await student.locator('#exercise input.answer').first().boundingBox();
   assert.ok(firstBox && firstBox.y + firstBox.height < 900, `the first answer box is at y=${firstBox?.y}, below the first screen`);
-  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights/);
+  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights.*A row's missing numbers are checked together/s);
   // Nothing but the exercise: no editors, options, steps, share/export panel or teacher's buttons.
   assert.equal(await student.locator('#setup, #inputs, #results, #lesson, #why, #share, #ex-reveal, #ex-choose, #ex-leave, #ex-student-link, [data-export], a[download]').count(), 0);
   assert.deepEqual(await student.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
@@ -109,12 +129,17 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   const box = (r, c) => student.locator(`#exercise input[data-id="weights:0/${r}/${c}"]`);
   for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) await box(r, c).fill((weights[r][c] + (r === 1 && c === 0 ? 0.05 : 0.003)).toFixed(3));
   await student.click('#ex-check');
-  assert.match(await student.locator('#ex-result').textContent(), /^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\.$/);
+  await student.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent)); // after 'Checking…'
+  assert.match(await student.locator('#ex-result').textContent(),
+    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\.$/);
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('wrong') && document.activeElement === i));
+  assert.ok(await box(1, 1).evaluate((i) => i.classList.contains('wrong')), 'the wrong number\'s row is marked as a whole');
   assert.ok(await box(0, 0).evaluate((i) => i.classList.contains('right')));
+  assert.ok(await box(0, 1).evaluate((i) => i.classList.contains('right')));
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-01-wrong.png') });
   await box(1, 0).fill(weights[1][0].toFixed(4).replace('.', ',')); // a decimal comma reads too
   await student.keyboard.press('Enter');
+  await student.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
   assert.equal(await student.locator('#ex-result').textContent(), 'All 4 right. Well done!');
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('right')));
   await axe(student, 'the student view, desktop');
@@ -153,12 +178,17 @@ test('an old exercise link (the whole problem in it) opens as the student\'s vie
   assert.equal(await page.locator('#share, #setup, #results').count(), 0);
   const html = await page.evaluate(() => document.documentElement.outerHTML);
   for (const x of [...weights.flat(), ...output.flat()]) assert.ok(!html.includes(x.toFixed(4)), `the DOM holds ${x.toFixed(4)}`);
-  // Checked within ±0.001: the exact weight is right, one 0.002 off is wrong.
-  await page.fill('#exercise input[data-id="weights:0/0/0"]', weights[0][0].toFixed(4));
-  await page.fill('#exercise input[data-id="weights:0/0/1"]', String(weights[0][1] + 0.002));
+  // Checked within ±0.001, a row at a time: the exact weights are right; one 0.002 off makes its row wrong.
+  const weightBox = (r, c) => `#exercise input[data-id="weights:0/${r}/${c}"]`;
+  for (const [c, w] of weights[0].entries()) await page.fill(weightBox(0, c), w.toFixed(4));
   await page.click('#ex-check');
-  assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/0"]', (i) => i.classList.contains('right')));
-  assert.ok(await page.$eval('#exercise input[data-id="weights:0/0/1"]', (i) => i.classList.contains('wrong')));
+  await page.waitForFunction(() => !/Checking/.test(document.querySelector('#ex-result').textContent));
+  for (const c of weights[0].keys()) assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('right')), `weight 1, ${c + 1}`);
+  assert.ok(await page.$eval(weightBox(1, 0), (i) => i.classList.contains('wrong')), 'an empty row is wrong');
+  await page.fill(weightBox(0, 1), String(weights[0][1] + 0.002));
+  await page.click('#ex-check');
+  await page.waitForFunction(() => !/Checking/.test(document.querySelector('#ex-result').textContent));
+  for (const c of weights[0].keys()) assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('wrong')), `weight 1, ${c + 1}`);
   // Only some numbers hidden: the others are given, at the page's decimals.
   const some = { preset: '004', exercise: { steps: ['output:-1'], cells: { 'output:-1': [[1, 0]] }, tolerance: 0.01 } };
   await page.goto('about:blank');
@@ -169,7 +199,39 @@ test('an old exercise link (the whole problem in it) opens as the student\'s vie
   assert.ok(!(await page.evaluate(() => document.documentElement.outerHTML)).includes(output[1][0].toFixed(4)));
   await page.fill('#exercise input.answer', output[1][0].toFixed(2));
   await page.click('#ex-check');
+  await page.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
   assert.equal(await page.locator('#ex-result').textContent(), 'All 1 right. Well done!');
+});
+
+test('a students\' link of the first format (a SHA-256 per hidden cell) still opens and checks; an excessive hash cost is refused', async ({ page, base }) => {
+  // Made as the page made it before: per hidden cell, the first 16 hex digits of SHA-256 of
+  // `salt|key|row|col|round(answer / s)`, s = tolerance / 10.
+  const salt = '0123456789abcdef';
+  const tolerance = 0.01;
+  const exact = [0.2871, 0.7129];
+  const hash = (c, x) => createHash('sha256').update(`${salt}|weights:0|0|${c}|${Math.round(x / (tolerance / 10))}`).digest('hex').slice(0, 16);
+  const v1 = {
+    v: 1, salt, tolerance, decimals: 4, about: 'd_k = 2', given: [],
+    steps: [{ key: 'weights:0', title: 'Attention weights', tex: '', rows: ['a'], cols: ['b', 'c'], rowTitle: 'query', colTitle: 'key', cells: [[null, null]], hashes: [[hash(0, exact[0]), hash(1, exact[1])]] }],
+  };
+  const link = async (paper) => `${base}#${await share.encodeStateString({ student: paper })}`;
+  await open(page, await link(v1));
+  const box = (c) => `#exercise input[data-id="weights:0/0/${c}"]`;
+  await page.fill(box(0), '0.29');
+  await page.fill(box(1), '0.75');
+  await page.click('#ex-check');
+  await page.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent));
+  assert.equal(await page.locator('#ex-result').textContent(), '1 of 2 right. First to fix: Attention weights, row 1 (a), column 2 (c) — you wrote 0.75.');
+  await page.fill(box(1), '0.713');
+  await page.click('#ex-check');
+  await page.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
+  assert.equal(await page.locator('#ex-result').textContent(), 'All 2 right. Well done!');
+  // A version-2 paper asking for scrypt's N = 2^20 (1 GB, seconds a check) would stall the page.
+  const greedy = { ...v1, v: 2, kdf: { N: 2 ** 20, r: 8, p: 1 }, steps: [{ ...v1.steps[0], hashes: undefined, answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }] };
+  await page.goto('about:blank');
+  await open(page, await link(greedy));
+  assert.equal(await page.locator('#exercise .error').textContent(), 'This exercise link is damaged: ask your teacher for the link again.');
+  assert.equal(await page.locator('#exercise input.answer').count(), 0);
 });
 
 test('the skip link moves the focus to the steps and keeps the state in the URL across a reload', async ({ page, base }) => {

@@ -32,9 +32,9 @@ test('probabilities: a fixed 0–1 scale, so a uniform row of 0.25 is drawn at 0
   assert.deepEqual(colourRange(uniform, 'probability'), [0, 1]);
   assert.equal(onScale(0.25).bg, peaked(0.25).bg, 'the same weight, the same colour in any matrix');
   assert.notEqual(onScale(0.25).bg, peaked(1).bg, '0.25 is not drawn as full attention');
-  assert.equal(onScale(0.25).bg, 'rgb(198,219,239)'); // a quarter along white → navy (ColorBrewer Blues)
-  assert.equal(peaked(1).bg, 'rgb(8,48,107)');
-  assert.equal(peaked(0).bg, 'rgb(255,255,255)');
+  assert.equal(onScale(0.25).bg, 'rgb(92,200,99)'); // viridis at 0.75 (the scale runs yellow → purple)
+  assert.equal(peaked(1).bg, 'rgb(68,1,84)'); // viridis' first entry
+  assert.equal(peaked(0).bg, 'rgb(253,231,37)'); // viridis' last entry
 });
 
 test('signed values: symmetric about 0 up to the largest |value|, 0 in the neutral middle', () => {
@@ -104,7 +104,7 @@ test('an SVG heatmap: the whole title, the axes, a colour bar with its meaning, 
   assert.ok(width >= 8 + title.length * 14 * 0.6, `the SVG is ${width} px wide for a ${title.length}-character title`);
   assert.ok(svg.includes('>query ↓  key →</text>'), 'axis names');
   for (const t of tokens) assert.ok(svg.includes(`>${t}</text>`), `label ${t}`);
-  assert.match(svg, /<linearGradient id="bar-weights0"><stop offset="0.000" stop-color="rgb\(255,255,255\)"\/>.*stop-color="rgb\(8,48,107\)"\/><\/linearGradient>/);
+  assert.match(svg, /<linearGradient id="bar-weights0"><stop offset="0.000" stop-color="rgb\(253,231,37\)"\/>.*stop-color="rgb\(68,1,84\)"\/><\/linearGradient>/);
   assert.ok(svg.includes('fill="url(#bar-weights0)"'), 'the colour bar is drawn with its ramp');
   assert.ok(svg.includes('>weight, 0 to 1</text>') && svg.includes('>0.00</text>') && svg.includes('>1.00</text>'), 'the bar names its meaning and ends');
   // Row 2 of causal attention over uniform (zero) queries: 0.5, 0.5, then two hidden keys.
@@ -112,7 +112,31 @@ test('an SVG heatmap: the whole title, the axes, a colour bar with its meaning, 
   assert.equal(cell(2, 1)[2], '0.5');
   assert.equal(cell(2, 1)[1], colourScale([[0]], 'probability')(0.5).bg, '0.5 at its own colour');
   assert.equal(cell(4, 1)[2], '0.25');
-  assert.equal(cell(4, 1)[1], 'rgb(198,219,239)', 'a uniform row of 0.25 at 0.25’s colour');
+  assert.equal(cell(4, 1)[1], 'rgb(92,200,99)', 'a uniform row of 0.25 at 0.25’s colour');
   assert.equal(cell(2, 3)[1], '#eceef1', 'a hidden key’s weight is grey, as on the page');
   assert.ok(svg.includes('<title>2,3: 0 (masked)</title>'));
+});
+
+test('weights: perceptually ordered, no washed-out low end, never the grey of a masked cell', () => {
+  const scale = colourScale([[0]], 'probability');
+  /** CIE L* (lightness, 0 black to 100 white) of an sRGB colour. */
+  const lightness = (c) => {
+    const [r, g, b] = c.map((v) => { const s = v / 255; return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+    const Y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    return Y > 216 / 24389 ? 116 * Math.cbrt(Y) - 16 : (24389 / 27) * Y;
+  };
+  const L = Array.from({ length: 11 }, (_, i) => lightness(scale(i / 10).rgb));
+  // More weight is darker, in steps of about equal lightness (each tenth 4 to 12 L* darker).
+  for (let i = 1; i <= 10; i++) {
+    const dL = L[i - 1] - L[i];
+    assert.ok(dL >= 4 && dL <= 12, `weight ${(i - 1) / 10} → ${i / 10}: ${dL.toFixed(1)} L* darker`);
+  }
+  // The low end is a saturated colour, not white or grey: a weight of 0.05 is plainly tinted, and
+  // even 0 is far from a masked cell's grey (#eceef1).
+  const [r, g, b] = scale(0).rgb;
+  assert.ok(Math.max(r, g, b) - Math.min(r, g, b) >= 150, `weight 0 is drawn rgb(${r},${g},${b}), near grey`);
+  const distance = (x, y) => Math.hypot(...x.map((v, k) => v - y[k]));
+  assert.ok(distance(scale(0).rgb, [236, 238, 241]) >= 150, 'weight 0 looks like a masked cell');
+  assert.ok(distance(scale(0.05).rgb, [255, 255, 255]) >= 150, 'a weight of 0.05 is washed out');
+  assert.ok(distance(scale(0.05).rgb, scale(0).rgb) >= 25, 'a weight of 0.05 looks like 0');
 });

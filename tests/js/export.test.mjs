@@ -123,14 +123,14 @@ test('SVG heatmap: one rect per cell, colours from the values, labels, numbers',
   assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   const cells = [...svg.matchAll(/<rect x="[\d.]+" y="[\d.]+" width="(\d+)" height="\d+" fill="(rgb\([\d,]+\))"/g)];
   assert.equal(cells.length, 16);
-  // Weights are probabilities: a fixed scale from 0 (white) to 1 (the darkest blue), so 0.6406
-  // (row 2, column 1) sits between its stops 5 and 6.
-  assert.equal(cells[4][2], 'rgb(62,142,196)');
+  // Weights are probabilities: a fixed scale from 0 (viridis' yellow) to 1 (its dark purple), so
+  // 0.6406 (row 2, column 1) sits between its stops 10 and 11 (of 0 to 16).
+  assert.equal(cells[4][2], 'rgb(46,110,142)');
   assert.ok(svg.includes('>0.64<'));
   assert.ok(svg.includes('<title>1,3: 0.5152107'));
   const causal = engine.run(preset('000-causal'));
   const cw = [...heatmapSvg(causal.steps.find((s) => s.id === 'weights')).matchAll(/fill="(rgb\([\d,]+\))"/g)].map((m) => m[1]);
-  assert.deepEqual(cw.slice(0, 4), ['rgb(8,48,107)', 'rgb(255,255,255)', 'rgb(255,255,255)', 'rgb(255,255,255)']);
+  assert.deepEqual(cw.slice(0, 4), ['rgb(68,1,84)', 'rgb(253,231,37)', 'rgb(253,231,37)', 'rgb(253,231,37)']);
   // Scores are signed: a diverging scale symmetric about 0 up to the largest |score| (5.6001, row 2, column 1).
   const scores = [...heatmapSvg(trace.steps.find((s) => s.id === 'scores')).matchAll(/fill="(rgb\([\d,]+\))"/g)].map((m) => m[1]);
   assert.equal(scores[4], 'rgb(178,24,43)');

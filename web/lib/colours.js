@@ -1,17 +1,24 @@
 // Heatmap colour scales shared by the page, the <attention-explorer> component and the SVG
 // export: presentation only, no attention maths.
 
-// Every palette is colour-blind safe (ColorBrewer) and its ends are saturated enough to read on a
-// projector; text on each cell is black or white, whichever passes WCAG AA (withText).
-// Diverging for signed values: ColorBrewer RdBu, blue negative, red positive.
+// Every palette is colour-blind safe and its ends are saturated enough to read on a projector;
+// text on each cell is black or white, whichever passes WCAG AA (withText).
+// Diverging for signed values: ColorBrewer RdBu, blue negative, red positive, 0 neutral light grey.
 const DIVERGING = [
   [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
   [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
 ];
-// Sequential for probabilities in [0, 1]: ColorBrewer Blues, white (0) to navy (1).
+// Sequential for probabilities in [0, 1]: viridis, reversed, so that more weight is darker on the
+// white page: yellow (0) through green and teal to dark purple (1). Viridis is perceptually uniform
+// (equal steps of weight look equal) and reads the same to the common colour blindnesses; its
+// light end is a saturated yellow, so a small weight is still visibly tinted (a white-based ramp
+// washes it out, on a projector most). Control points: every 16th of the 256 entries of
+// matplotlib's viridis (_viridis_data in lib/matplotlib/_cm_listed.py; van der Walt and Smith,
+// CC0), times 255 and rounded, from entry 255 down to entry 0.
 const SEQUENTIAL = [
-  [255, 255, 255], [222, 235, 247], [198, 219, 239], [158, 202, 225], [107, 174, 214],
-  [66, 146, 198], [33, 113, 181], [8, 81, 156], [8, 48, 107],
+  [253, 231, 37], [213, 226, 26], [170, 220, 50], [129, 211, 77], [92, 200, 99], [61, 188, 116],
+  [39, 173, 129], [31, 159, 136], [33, 145, 140], [38, 130, 142], [44, 114, 142], [51, 99, 141],
+  [59, 82, 139], [66, 64, 134], [71, 45, 123], [72, 24, 106], [68, 1, 84],
 ];
 // A keep-mask's two values: hidden (0) grey, as masked cells are everywhere; kept (1) light gold.
 const KEEP = [[150, 150, 150], [254, 227, 145]];

@@ -267,15 +267,17 @@ export function fillExerciseSteps() {
 export async function studentLink() {
   const { state } = app;
   const { problem, trace, ctx } = app.result;
-  const hash = await encodeStateString({ student: makePaper(state, problem, trace, ctx) });
+  const hash = await encodeStateString({ student: await makePaper(state, problem, trace, ctx) });
   const url = new URL(location.href);
   url.hash = hash;
   return url.href;
 }
 
 async function copyStudentLink() {
-  const href = await studentLink();
   const out = $('ex-result');
+  out.className = 'ex-result';
+  out.textContent = 'Making the students\' link (a deliberately slow hash per answer)…';
+  const href = await studentLink();
   try {
     await navigator.clipboard.writeText(href);
     out.className = 'ex-result';

@@ -39,7 +39,11 @@ export function explanationHtml(e, where) {
   if (e.text) html += `<p>${words(e.text)}</p>`;
   if (e.lines.length > 1) {
     const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));
-    html += `<div class="drill-eq">${mathHtml(`\\begin{aligned} ${cell} &= ${rhs.join(' \\\\ &= ')} \\end{aligned}`, true)}</div>`;
+    // One inline formula per line, in display style: KaTeX breaks an inline formula after a
+    // top-level relation or operator (=, +), so a long sum wraps in a narrow panel or on a phone
+    // instead of scrolling; a display-mode block (an aligned one too) never breaks.
+    const lines = rhs.map((r, i) => `<div class="drill-line">${mathHtml(`\\displaystyle ${i === 0 ? cell : '{}'} = ${r}`)}</div>`);
+    html += `<div class="drill-eq">${lines.join('')}</div>`;
   }
   const { terms } = e;
   if (terms) {

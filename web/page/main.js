@@ -58,8 +58,8 @@ async function boot() {
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
-    for (const id of ['lesson', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
-    renderStudent(fromHash.student ?? paperFromState(fromHash));
+    for (const id of ['lesson', 'practice', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
+    renderStudent(fromHash.student ?? await paperFromState(fromHash));
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');

@@ -1,9 +1,10 @@
 // A student's exercise view. The teacher's page makes a "paper" from its exercise: the numbers the
 // student may see (the inputs, the shown cells, the steps that do not depend on a hidden step) and,
-// per hidden cell, a salted hash of the answer on a grid finer than the tolerance. The student's link
-// holds only the paper, so no problem, no engine run and no answer reaches the student's page: a
-// typed answer is checked by hashing it the same way. An old exercise link (it holds the whole
-// problem) is turned into a paper on opening, and shown the same way, without the teacher's controls.
+// per answer (a row's hidden cells, together), a salted, deliberately slow hash (scrypt) of the
+// answer's numbers as points on a grid of the tolerance. The student's link holds only the paper, so
+// no problem, no engine run and no answer reaches the student's page: typed answers are checked by
+// hashing them the same way. An old exercise link (it holds the whole problem) is turned into a
+// paper on opening, and shown the same way, without the teacher's controls.
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { tokenLists, traceCounts, decimalsOf } from './state.js';
@@ -12,62 +13,49 @@ import { axisLabels, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt } from './format.js';
 
-export const PAPER_VERSION = 1;
-/** Grid steps per tolerance: an answer's hash is of round(x / (tolerance / GRID)). */
-const GRID = 10;
-
-// ---- SHA-256 (synchronous, and without crypto.subtle, which plain-http pages do not have) -------
-
-const K256 = Uint32Array.from([
-  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-  0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-  0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-  0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-]);
-
-/** SHA-256 of a string (UTF-8), as 64 hex digits. */
-export function sha256(text) {
-  const msg = new TextEncoder().encode(text);
-  const n = (((msg.length + 9) >> 6) + 1) << 6;
-  const bytes = new Uint8Array(n);
-  bytes.set(msg);
-  bytes[msg.length] = 0x80;
-  const view = new DataView(bytes.buffer);
-  view.setUint32(n - 4, msg.length * 8);
-  view.setUint32(n - 8, Math.floor(msg.length / 0x20000000));
-  const h = Uint32Array.from([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
-  const w = new Uint32Array(64);
-  const rot = (x, k) => (x >>> k) | (x << (32 - k));
-  for (let off = 0; off < n; off += 64) {
-    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + 4 * i);
-    for (let i = 16; i < 64; i++) {
-      const s0 = rot(w[i - 15], 7) ^ rot(w[i - 15], 18) ^ (w[i - 15] >>> 3);
-      const s1 = rot(w[i - 2], 17) ^ rot(w[i - 2], 19) ^ (w[i - 2] >>> 10);
-      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
-    }
-    let [a, b, c, d, e, f, g, hh] = h;
-    for (let i = 0; i < 64; i++) {
-      const t1 = (hh + (rot(e, 6) ^ rot(e, 11) ^ rot(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i]) | 0;
-      const t2 = ((rot(a, 2) ^ rot(a, 13) ^ rot(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-    }
-    h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
-  }
-  return [...h].map((x) => x.toString(16).padStart(8, '0')).join('');
-}
+/**
+ * 2: an answer per row (up to ANSWER_CELLS hidden cells of a row together), scrypt-hashed.
+ * 1 (students' links made before): a SHA-256 per hidden cell; still checked (checkV1).
+ */
+export const PAPER_VERSION = 2;
+/** The most hidden cells of one row checked as one answer: more would give too little feedback. */
+const ANSWER_CELLS = 8;
+/**
+ * scrypt's cost: N = 2^13 with r = 8 (8 MB) takes about 0.1 s in a browser, so a guess at an
+ * answer costs that much too. The paper carries its cost; a link asking for more than MAX_N is
+ * damaged (it would stall the student's page).
+ */
+export const KDF = { N: 2 ** 13, r: 8, p: 1 };
+const MAX_N = 2 ** 16;
 
 // ---- answers as grid points and hashes ---------------------------------------------------------
 
-/** A number as the grid point the hash is taken of ("inf", "-inf" and "nan" stand for themselves). */
-function gridPoint(x, step) {
+/** @noble/hashes, loaded when first needed: a page that makes or checks no paper never loads it. */
+let noble = null;
+const hashes = () => (noble ??= Promise.all([import('@noble/hashes/scrypt.js'), import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')])
+  .then((modules) => Object.assign({}, ...modules)));
+
+/**
+ * A number as the point of a grid 2 × tolerance wide whose points are shifted by `at` (in grid
+ * steps): `at` centres the exact answer on its point, so a typed number is on the same point
+ * exactly when it is within ±tolerance of the answer. "inf", "-inf" and "nan" stand for themselves.
+ */
+function answerPoint(x, width, at) {
   if (Number.isNaN(x)) return 'nan';
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  return Math.round(x / step);
+  return Math.round(x / width - at);
 }
 
-const cellHash = (salt, key, r, c, point) => sha256(`${salt}|${key}|${r}|${c}|${point}`).slice(0, 16);
+/** The centring shift of an exact answer, in grid steps (-0.5 to 0.5, two decimals: a short link). */
+const centring = (x, width) => (Number.isFinite(x) ? Math.round(100 * (x / width - Math.round(x / width))) / 100 : 0);
+
+/** The slow hash of one answer: its points, under the paper's salt, step key and row. */
+async function answerHash(paper, key, r, points) {
+  const { N, r: blockSize, p } = paper.kdf;
+  const { scryptAsync, bytesToHex } = await hashes();
+  const bytes = await scryptAsync(`${key}|${r}|${points.join(',')}`, `${paper.salt}|${key}|${r}`, { N, r: blockSize, p, dkLen: 8 });
+  return bytesToHex(bytes);
+}
 
 /** What a student typed, as a number: "−0.5" (the page's minus), "0,5" (a decimal comma), "inf", "-∞" read too; NaN if none. */
 export function readAnswer(text) {
@@ -76,13 +64,27 @@ export function readAnswer(text) {
   return t === '' ? NaN : Number(t);
 }
 
-/** True when the typed number is on a grid point within GRID steps of the hashed answer's. */
-function matches(paper, key, r, c, typed) {
-  const step = paper.tolerance / GRID;
-  const p = gridPoint(typed, step);
+/** True when the typed numbers (one per cell of the answer) are all within the tolerance. */
+async function answerMatches(paper, key, answer, typed) {
+  const width = 2 * paper.tolerance;
+  const points = typed.map((x, i) => answerPoint(x, width, answer.at[i]));
+  if (points.includes('nan')) return false;
+  return (await answerHash(paper, key, answer.r, points)) === answer.hash;
+}
+
+// Version 1: SHA-256 of `salt|key|row|col|round(x / s)`, s = tolerance / 10, one per hidden cell.
+const GRID_V1 = 10;
+
+/** True when a typed number is within about the tolerance of a version-1 paper's hidden cell. */
+async function checkV1(paper, key, r, c, typed) {
+  const { sha256, bytesToHex, utf8ToBytes } = await hashes();
+  const cellHashV1 = (salt, point) => bytesToHex(sha256(utf8ToBytes(`${salt}|${key}|${r}|${c}|${point}`))).slice(0, 16);
+  const step = paper.tolerance / GRID_V1;
   const want = paper.steps.find((s) => s.key === key).hashes[r][c];
-  if (typeof p === 'string') return p !== 'nan' && cellHash(paper.salt, key, r, c, p) === want;
-  for (let d = -GRID; d <= GRID; d++) if (cellHash(paper.salt, key, r, c, p + d) === want) return true;
+  if (Number.isNaN(typed)) return false;
+  if (!Number.isFinite(typed)) return cellHashV1(paper.salt, typed > 0 ? 'inf' : '-inf') === want;
+  const p = Math.round(typed / step);
+  for (let d = -GRID_V1; d <= GRID_V1; d++) if (cellHashV1(paper.salt, p + d) === want) return true;
   return false;
 }
 
@@ -106,14 +108,30 @@ function randomSalt() {
 }
 
 /**
- * The student's paper for a state with an exercise, from its trace (and the step context ctx:
- * token names). Holds what the student may see and a hash per hidden cell, never a hidden number.
+ * A hidden row's answers: its hidden cells in groups of up to ANSWER_CELLS, each group one answer
+ * { r, c: [columns], at: [centring shifts], hash }.
  */
-export function makePaper(state, problem, trace, ctx, salt = randomSalt()) {
+async function rowAnswers(paper, key, r, row, hiddenColumns) {
+  const width = 2 * paper.tolerance;
+  const answers = [];
+  for (let i = 0; i < hiddenColumns.length; i += ANSWER_CELLS) {
+    const c = hiddenColumns.slice(i, i + ANSWER_CELLS);
+    const at = c.map((j) => centring(row[j], width));
+    const hash = await answerHash(paper, key, r, c.map((j, k) => answerPoint(row[j], width, at[k])));
+    answers.push({ r, c, at, hash });
+  }
+  return answers;
+}
+
+/**
+ * The student's paper for a state with an exercise, from its trace (and the step context ctx:
+ * token names). Holds what the student may see and a slow hash per answer, never a hidden number.
+ * `kdf`: scrypt's cost, KDF unless told (an old link holds its problem anyway: it needs no slow hash).
+ */
+export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(), kdf = KDF } = {}) {
   const ex = state.exercise;
   const decimals = decimalsOf(state);
   const tolerance = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
-  const grid = tolerance / GRID;
   const keys = new Set(ex.steps.map(String));
   const multi = trace.meta.heads > 1;
   const titleOf = (s) => `${s.title}${multi && headOf(s) >= 0 ? `, head ${headOf(s) + 1}` : ''}`;
@@ -142,26 +160,31 @@ export function makePaper(state, problem, trace, ctx, salt = randomSalt()) {
     const labels = axisLabels(s, ctx);
     const hidden = hiddenCellSet(ex, key, s.shape);
     const cells = s.data.map((row, r) => row.map((x, c) => (hidden.has(`${r},${c}`) ? null : roundTo(x, decimals))));
-    const hashes = s.data.map((row, r) => row.map((x, c) => (hidden.has(`${r},${c}`) ? cellHash(salt, key, r, c, gridPoint(x, grid)) : null)));
-    steps.push({ key, title: titleOf(s), tex: s.tex, rows: labels.rows, cols: labels.cols, rowTitle: labels.rowTitle, colTitle: labels.colTitle, cells, hashes });
+    const answers = [];
+    for (const [r, row] of s.data.entries()) {
+      const hiddenColumns = row.map((_, c) => c).filter((c) => hidden.has(`${r},${c}`));
+      answers.push(...await rowAnswers({ salt, tolerance, kdf }, key, r, row, hiddenColumns));
+    }
+    steps.push({ key, title: titleOf(s), tex: s.tex, rows: labels.rows, cols: labels.cols, rowTitle: labels.rowTitle, colTitle: labels.colTitle, cells, answers });
   }
   const m = trace.meta;
   const about = [`d_k = ${m.d_k}`, `scale ${fmt(m.scale, decimals)}`, m.heads > 1 ? `${m.heads} heads` : '', state.options.causal ? 'causal' : '', m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '']
     .filter(Boolean).join(', ');
   return {
-    v: PAPER_VERSION, salt, tolerance, decimals, about, given, steps,
+    v: PAPER_VERSION, salt, kdf, tolerance, decimals, about, given, steps,
     ...(ex.seed !== undefined ? { seed: ex.seed } : {}),
   };
 }
 
 /** The paper for a state whose exercise came in a full link (old links): the problem is run here. */
-export function paperFromState(state) {
+export async function paperFromState(state) {
   const { problem } = buildProblem(state, () => null);
   if (!problem || !Array.isArray(state.exercise.steps)) return null;
   try {
     const trace = app.engine.run(problem);
     const tokens = tokenLists(state, traceCounts(trace));
-    return makePaper(state, problem, trace, { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k });
+    // The link holds the problem: a slow hash would guard nothing, so the cheapest scrypt.
+    return await makePaper(state, problem, trace, { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k }, { kdf: { N: 2, r: 1, p: 1 } });
   } catch {
     return null; // shown as a damaged link
   }
@@ -174,8 +197,16 @@ export function isStudentState(state) {
 
 // ---- the student's view -----------------------------------------------------------------------
 
+/** scrypt's cost as a paper may ask it: N a power of 2 up to MAX_N, small r and p. */
+function validKdf(k) {
+  const { N, r, p } = k ?? {};
+  return Number.isInteger(Math.log2(N)) && N >= 2 && N <= MAX_N && Number.isInteger(r) && r >= 1 && r <= 16 && Number.isInteger(p) && p >= 1 && p <= 4;
+}
+
 function validPaper(p) {
-  return p && typeof p === 'object' && typeof p.salt === 'string' && Number(p.tolerance) > 0 && Array.isArray(p.steps) && Array.isArray(p.given ?? []);
+  if (!(p && typeof p === 'object' && typeof p.salt === 'string' && Number(p.tolerance) > 0 && Array.isArray(p.steps) && Array.isArray(p.given ?? []))) return false;
+  if (p.v === 1) return p.steps.every((s) => Array.isArray(s.hashes));
+  return p.v === PAPER_VERSION && validKdf(p.kdf) && p.steps.every((s) => Array.isArray(s.answers));
 }
 
 function tableHtml(title, rows, cols, body, caption) {
@@ -212,7 +243,7 @@ export function renderStudent(paper) {
   const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
   let html = `<h2 id="exercise-title">Exercise</h2>
     <p class="task">Work out the missing numbers of ${names}${paper.seed !== undefined ? ` (problem from seed ${escapeHtml(paper.seed)})` : ''} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
-    An answer within ±${escapeHtml(tol)} of the exact number counts as right.</p>
+    An answer within ±${escapeHtml(tol)} of the exact number counts as right.${together(paper) ? ' A row\'s missing numbers are checked together: <strong>Check</strong> says which row to fix.' : ''}</p>
     <p class="hint">${escapeHtml(paper.about ?? '')}</p>`;
   for (const s of paper.steps) {
     html += `<div class="ex-step" data-key="${escapeHtml(s.key)}"><h3>${escapeHtml(s.title)} ${shape(s.cells)}</h3>
@@ -242,29 +273,72 @@ export function renderStudent(paper) {
   $('status').textContent = 'Exercise: type the missing numbers and press Check.';
 }
 
+/**
+ * The paper's answers in reading order: { step, r, c: [columns], inputs, ok(typed) }. A version-2
+ * answer is a row's hidden cells (up to ANSWER_CELLS) checked together; a version-1 one, a cell.
+ */
+function answersOf(paper, box) {
+  const input = (key, r, c) => box.querySelector(`input.answer[data-id="${CSS.escape(`${key}/${r}/${c}`)}"]`);
+  return paper.steps.flatMap((step) => {
+    if (paper.v === 1) {
+      return step.hashes.flatMap((row, r) => row.flatMap((h, c) => (h === null ? [] : [{
+        step, r, c: [c], inputs: [input(step.key, r, c)], ok: ([x]) => checkV1(paper, step.key, r, c, x),
+      }])));
+    }
+    return step.answers.map((a) => ({
+      step, r: a.r, c: a.c, inputs: a.c.map((c) => input(step.key, a.r, c)), ok: (typed) => answerMatches(paper, step.key, a, typed),
+    }));
+  }).filter((a) => a.inputs.every(Boolean));
+}
+
+/** True when some answer of the paper is several numbers of a row, checked together. */
+const together = (paper) => paper.v !== 1 && paper.steps.some((s) => s.answers.some((a) => a.c.length > 1));
+
+let checking = false;
+
 /** Marks every answer box right or wrong and says which to fix first. */
-function checkPaper(paper) {
-  let right = 0, total = 0, first = null;
-  for (const input of $('exercise').querySelectorAll('input.answer')) {
-    const [key, r, c] = input.dataset.id.split('/');
-    const typed = readAnswer(input.value);
-    const ok = matches(paper, key, Number(r), Number(c), typed);
-    total++;
-    if (ok) right++;
-    input.classList.toggle('right', ok);
-    input.classList.toggle('wrong', !ok);
-    input.setAttribute('aria-invalid', String(!ok));
-    if (!ok && !first) first = { input, step: paper.steps.find((s) => s.key === key), r: Number(r), c: Number(c), typed: input.value.trim() };
-  }
+async function checkPaper(paper) {
+  if (checking) return;
+  checking = true;
+  const box = $('exercise');
   const out = $('ex-result');
+  const button = $('ex-check');
+  button.disabled = true;
+  out.className = 'ex-result';
+  out.textContent = 'Checking…';
+  let right = 0, total = 0, answersRight = 0, answers = 0, first = null;
+  try {
+    for (const answer of answersOf(paper, box)) {
+      const typedText = answer.inputs.map((i) => i.value.trim());
+      const ok = await answer.ok(typedText.map(readAnswer));
+      total += answer.inputs.length;
+      answers++;
+      if (ok) { right += answer.inputs.length; answersRight++; }
+      for (const input of answer.inputs) {
+        input.classList.toggle('right', ok);
+        input.classList.toggle('wrong', !ok);
+        input.setAttribute('aria-invalid', String(!ok));
+      }
+      if (!ok && !first) first = { ...answer, typedText };
+    }
+  } finally {
+    checking = false;
+    button.disabled = false;
+  }
   if (!first) {
     out.className = 'ex-result all-right';
     out.textContent = `All ${total} right. Well done!`;
     return;
   }
-  const { step, r, c } = first;
+  const { step, r, c, typedText } = first;
+  const where = c.length === 1
+    ? `column ${c[0] + 1} (${escapeHtml(step.cols[c[0]])})`
+    : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => escapeHtml(step.cols[j])).join(', ')})`;
+  const wrote = typedText.every((t) => t === '') ? (c.length === 1 ? ' is empty' : ' are empty')
+    : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : escapeHtml(t))).join(', ')}`;
   out.className = 'ex-result some-wrong';
-  out.innerHTML = `${right} of ${total} right. First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), column ${c + 1} (${escapeHtml(step.cols[c])})</strong>` +
-    `${first.typed === '' ? ' is empty' : ` — you wrote ${escapeHtml(first.typed)}`}.`;
-  first.input.focus();
+  const score = together(paper) ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
+  out.innerHTML = `${score}. ` +
+    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.`;
+  (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }
