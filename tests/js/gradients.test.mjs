@@ -164,7 +164,8 @@ describe('gradient cells explained and exported', async () => {
   test('a gradient cell in LaTeX and text; gradient steps in LaTeX, CSV and JSON', () => {
     const e = engine.explain(withDO, { step: 'dS_kept', head: 1, row: 0, col: 2 });
     assert.equal(e.value, 0);
-    assert.match(cellLatex(e, result), /^\\begin\{aligned\}\nd\\bar S\^\{\(2\)\}_\{1,3\} &= 0 \\quad\\text\{\(hidden by causal\)\}/);
+    // With softcap, the mask's gradient is that of the soft-capped scores Ŝ.
+    assert.match(cellLatex(e, result), /^\\begin\{aligned\}\nd\\hat S\^\{\(2\)\}_\{1,3\} &= 0 \\quad\\text\{\(hidden by causal\)\}/);
     assert.match(cellText(e, result), /Hidden from this query by causal masking .* no gradient flows back through it\./);
     const dA = engine.explain(withDO, { step: 'dA', head: 0, row: 2, col: 1 });
     assert.match(cellText(dA, result), /the weight of key 2 multiplies the value of key 2/);
