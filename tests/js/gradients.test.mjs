@@ -161,6 +161,19 @@ describe('gradient cells explained and exported', async () => {
     assert.throws(() => engine.explain(problem, { step: 'dQ_rot', head: 0, row: 0, col: 0 }), /the trace has no step 'dQ_rot' for head 0/);
   });
 
+  test('every gradient step\'s explanation fills in: no placeholder left, every number known', () => {
+    const { fillExplanation } = pkg;
+    for (const s of result.steps.slice(result.steps.findIndex((t) => t.id === 'dO'))) {
+      const last = [s.shape[0] - 1, s.shape[1] - 1];
+      const e = engine.explain(withDO, { step: s.id, head: s.head, row: last[0], col: last[1] });
+      assert.equal(e.value, s.data[last[0]][last[1]], `${s.id}:${s.head}`);
+      for (const template of [...e.lines, e.text, e.terms?.caption ?? '']) {
+        const filled = fillExplanation(template, e, { number: (x) => x.toFixed(4), label: (n) => `the ${n}` });
+        assert.doesNotMatch(filled, /@|undefined|NaN/, `${s.id}:${s.head}: ${filled}`);
+      }
+    }
+  });
+
   test('a gradient cell in LaTeX and text; gradient steps in LaTeX, CSV and JSON', () => {
     const e = engine.explain(withDO, { step: 'dS_kept', head: 1, row: 0, col: 2 });
     assert.equal(e.value, 0);
