@@ -240,6 +240,22 @@ struct Explanation {
   ///  "angle"       value = position·θ_i with θ_i = base^(-2i/dims) for the pair i (turning
   ///                features pair_first and pair_second); with cos/sin tables, atan2(sin, cos)
   ///                of the pair's entries at that position
+  /// Gradient steps (gradients.h), by the chain rule from the steps each reads:
+  ///  "input"       dO: given, or 1 (no dO given: the loss is Σ O)
+  ///  "gradient_dot" value = Σ_k left[k]·right[k]     (a gradient times what it reached the cell
+  ///                through: dA, dV, dQ, dK, dW_*, dhead_output with W_O, dX over its paths)
+  ///  "softmax_grad" value = factor·(input - Σ_k products[k]): factor = A_ij, input = dA_ij,
+  ///                products = A_ik·dA_ik along the row (left = A's row, right = dA's row)
+  ///  "mask_grad"   value = input, or 0 where the mask hides the key (`hidden`, `components`)
+  ///  "softcap_grad" value = input·factor, factor = 1 - tanh²(scaled / cap)
+  ///  "scale"       dscores: value = input · factor (the scale)
+  ///  "rotation" / "unrotated"  dQ, dK from dQ_rot, dK_rot: RoPE turned back, right = (cos, sin)
+  ///                for the pair's first feature, (-sin, cos) for its second
+  ///  "copy"        value copied from row `source_row`, column `source_col` (rows layout) of step
+  ///                `source`: dO's columns of a head, a new key's row of dK_cache, dP = dX
+  ///  "head_sum"    value = Σ left: the heads' gradients (terms: head numbers, gradients), one
+  ///                head's block of dQ or the sum over a key/value group's heads
+  ///  "token_sum"   value = Σ left: a bias's gradient, a column summed over the tokens
   std::string kind;
   std::string step;
   int head = -1;
@@ -286,14 +302,16 @@ struct Explanation {
   struct Terms {
     std::string caption;
     std::vector<std::string> headers;  ///< headers[0] heads the row labels
-    std::string index;  ///< what labels the rows: "feature" or "m" (1, 2, ...), "key" (the keys)
+    std::string index;  ///< what labels the rows: "feature" or "m" (1, 2, ...), "key" (the keys), "query" (the queries)
     std::vector<std::vector<double>> columns;
     int highlight = -1;  ///< the row of the cell's own term, -1: none
   } terms;
 };
 
 /// Explain cell (row, col) of step `step_id` of `head` (-1 for concat/output) of the trace of
-/// `problem`. Throws InputError if the step or cell does not exist.
+/// `problem`, or of a gradient step (dA, dS, dQ, ...; gradients.h) of its backward pass, with the
+/// problem's dO (all ones when absent). A per-head step asked for with head -1 answers for head 0.
+/// Throws InputError if the step or cell does not exist.
 Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
                     Eigen::Index col);
 

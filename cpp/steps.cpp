@@ -756,6 +756,13 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
 
 }  // namespace
 
+bool is_gradient_step(const std::string& id) {
+  for (const Entry& e : kCatalogue) {
+    if (id == e.id) return e.key >= Id::DO;
+  }
+  return false;
+}
+
 std::string given_symbol(const std::string& name, int head, const Normalized& n) {
   return Notation(n, true).given_symbol(name, head);
 }

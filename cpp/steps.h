@@ -18,6 +18,9 @@ struct Normalized;
 /// problem `n`. `earlier` are the trace's steps so far, which `step.inputs` index.
 void describe(Step& step, const std::vector<Step>& earlier, const Normalized& n);
 
+/// Whether `id` names a step of the backward pass (gradients.h): dO, dA, dS, ..., dX.
+bool is_gradient_step(const std::string& id);
+
 /// A problem input's name in TeX as the formulas write it: X, X_{kv}, W_{Q}^{(2)} (the head's,
 /// head -1 for none), \Omega_{Q} and \beta_{Q} in the columns layout, K_{\text{past}}.
 std::string given_symbol(const std::string& name, int head, const Normalized& n);

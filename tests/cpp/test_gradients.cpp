@@ -313,3 +313,135 @@ TEST_CASE("gradients in float32 are float64's to float32 rounding", "[gradients]
     CHECK((g32.trace.steps[k].values - a).cwiseAbs().maxCoeff() <= 1e-4 * std::max(1.0, a.cwiseAbs().maxCoeff()));
   }
 }
+
+namespace {
+
+/// The value an explanation's own numbers give, by its kind (attn::Explanation::kind).
+double recomputed(const attn::Explanation& e, const attn::Trace& t, bool columns) {
+  double sum = 0;
+  if (e.kind == "gradient_dot" || e.kind == "rotation") {
+    for (double x : e.products) sum += x;
+    return sum;
+  }
+  if (e.kind == "softmax_grad") {
+    for (double x : e.products) sum += x;
+    return e.factor * (e.input - sum);
+  }
+  if (e.kind == "head_sum" || e.kind == "token_sum") {
+    for (double x : e.left) sum += x;
+    return sum;
+  }
+  if (e.kind == "mask_grad") return e.hidden ? 0 : e.input;
+  if (e.kind == "softcap_grad" || e.kind == "scale") return e.input * e.factor;
+  if (e.kind == "unrotated") return e.input;
+  if (e.kind == "copy") {
+    const attn::Step* from = find_step(t, e.source, e.head);
+    if (!from) from = find_step(t, e.source, -1);
+    REQUIRE(from != nullptr);
+    return columns ? from->values(e.source_col, e.source_row) : from->values(e.source_row, e.source_col);
+  }
+  if (e.kind == "input") return e.value;  // dO: checked against the problem by the caller
+  FAIL("no recomputation for kind " << e.kind);
+  return 0;
+}
+
+/// Every cell of every gradient step: explain() gives the trace's value, and the explanation's
+/// own numbers (its products, terms, factors) give it again.
+void check_explanations(const Problem& p) {
+  const attn::Gradients g = attn::gradients(p);
+  const bool columns = p.options.layout == attn::Layout::Columns;
+  int explained = 0;
+  for (const attn::Step& s : g.trace.steps) {
+    if (s.id[0] != 'd') continue;  // the forward steps have their own tests
+    for (Eigen::Index i = 0; i < s.values.rows(); ++i) {
+      for (Eigen::Index j = 0; j < s.values.cols(); ++j) {
+        const attn::Explanation e = attn::explain(p, s.id, s.head, i, j);
+        INFO(s.id << " head " << s.head << " cell " << i << "," << j << ": " << e.kind);
+        REQUIRE(e.value == s.values(i, j));
+        REQUIRE(!e.lines.empty());
+        REQUIRE(!e.text.empty());
+        REQUIRE(e.numbers.at(0) == e.value);
+        const double scale = std::max(1.0, std::abs(e.value));
+        CHECK(std::abs(recomputed(e, g.trace, columns) - e.value) <= 1e-12 * scale);
+        ++explained;
+      }
+    }
+  }
+  CHECK(explained > 0);
+}
+
+}  // namespace
+
+TEST_CASE("explain: every gradient cell's numbers give its value, in every mode", "[gradients][explain]") {
+  check_explanations(direct(40, 3, 4));
+  check_explanations(direct(41, 3, 5, 4, 2));  // GQA: dK, dV summed over each group
+  check_explanations(projected(42, 3, 2));     // X, weights, biases, W_O
+  check_explanations(projected(43, 3, 2, true));  // the columns layout
+  Problem cross = projected(44, 3);
+  cross.X_kv = attn::RandomState(45).randn(4, 4);
+  check_explanations(cross);
+  Problem masked = direct(46, 4, 4, 2);
+  masked.options.causal = true;
+  masked.options.softcap = 1.5;
+  masked.options.mask_fill = -3;
+  check_explanations(masked);
+  Problem rope = projected(47, 4, 2);
+  rope.options.rope.on = true;
+  rope.options.rope.dims = 1 * 2;  // features past dims pass unrotated
+  rope.W_Q = attn::RandomState(48).randn(4, 6);
+  rope.W_K = attn::RandomState(49).randn(4, 6);
+  rope.b_Q.reset();
+  rope.b_K.reset();
+  check_explanations(rope);
+  Problem cache = direct(50, 2, 2, 2, 1, 2, 2);
+  attn::RandomState rng(51);
+  cache.past_K = rng.randn(3, 2);
+  cache.past_V = rng.randn(3, 2);
+  cache.options.rope.on = true;
+  cache.options.causal = true;
+  check_explanations(cache);
+  Problem learned = projected(52, 3);
+  learned.P = attn::RandomState(53).randn(3, 4);
+  learned.options.sink_logit = {0.5};
+  learned.dO.reset();  // all ones
+  check_explanations(learned);
+}
+
+TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
+  // The 2x2 case above: A = 1/2 everywhere, V = I, dO = [[1, 2], [3, 4]].
+  Problem p;
+  p.Q = Matrix::Zero(2, 2);
+  p.K = (Matrix(2, 2) << 1, 0, 0, 2).finished();
+  p.V = Matrix::Identity(2, 2);
+  p.dO = (Matrix(2, 2) << 1, 2, 3, 4).finished();
+  // dV[1][2] = Σ_i A[i][1]·dO[i][2] = (2 + 4) / 2.
+  const attn::Explanation dV = attn::explain(p, "dV", 0, 0, 1);
+  CHECK(dV.kind == "gradient_dot");
+  CHECK(dV.left == std::vector<double>{0.5, 0.5});
+  CHECK(dV.right == std::vector<double>{2, 4});
+  CHECK(dV.value == 3);
+  CHECK(dV.terms.index == "query");
+  CHECK(dV.lines.at(1) == "\\sum_k A_{k,1}\\,dO_{k,2}");
+  // dS[1][1] = A(dA − Σ A·dA) = 1/2 (1 − 1.5).
+  const attn::Explanation dS = attn::explain(p, "dS", 0, 0, 0);
+  CHECK(dS.kind == "softmax_grad");
+  CHECK(dS.factor == 0.5);
+  CHECK(dS.input == 1);
+  CHECK(dS.products == std::vector<double>{0.5, 1});
+  CHECK(dS.value == Approx(-0.25));
+  CHECK(dS.text.find("Σ_k A·dA = @") != std::string::npos);
+  // The whole dQ with head null (-1), and a per-head step asked for with head -1 (head 0's).
+  CHECK(attn::explain(p, "dQ", -1, 1, 0).kind == "head_sum");
+  CHECK(attn::explain(p, "dA", -1, 1, 0).value == 3);
+  CHECK(attn::explain(p, "dO", -1, 1, 1).text == "dO was given directly: this number is one of your inputs.");
+  // A hidden key takes no gradient, and says why.
+  p.options.causal = true;
+  const attn::Explanation hidden = attn::explain(p, "dS_kept", 0, 0, 1);
+  CHECK(hidden.kind == "mask_grad");
+  CHECK(hidden.hidden);
+  CHECK(hidden.components == std::vector<std::string>{"causal"});
+  CHECK(hidden.value == 0);
+  CHECK(hidden.text.find("no gradient flows back") != std::string::npos);
+  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0), "the trace has no step 'dW_Q' for head (none)");
+  REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
+}

@@ -121,3 +121,77 @@ describe('attention-explorer gradients', () => {
     assert.match(r.stderr, /problem 1: dO has 2 rows but the output has 1/);
   });
 });
+
+describe('gradient cells explained and exported', async () => {
+  const pkg = await import(join(dist, 'node.js'));
+  const { cellLatex, cellText, stepLatex, solutionLatex, stepCsv, traceCsv, parseCsv, traceJson } = pkg;
+  const problem = {
+    X: matrix(3, 4, 1), W_Q: matrix(4, 4, 2), W_K: matrix(4, 2, 3), W_V: matrix(4, 2, 4), b_V: [0.5, -1],
+    W_O: matrix(4, 3, 5), options: { heads: 2, kv_heads: 1, causal: true, softcap: 2 },
+  };
+  const dO = matrix(3, 3, 6);
+  const result = engine.gradients(problem, { dO });
+  const withDO = { ...problem, dO };
+  const step = (id, head) => result.steps.find((s) => s.id === id && s.head === head);
+
+  test('engine.explain explains a gradient cell with its numbers (the problem carries dO)', () => {
+    const dV = engine.explain(withDO, { step: 'dV', head: 1, row: 2, col: 0 });
+    assert.equal(dV.kind, 'gradient_dot');
+    assert.equal(dV.value, step('dV', 1).data[2][0]);
+    assert.equal(dV.terms.index, 'query');
+    const sum = dV.products.reduce((s, x) => s + x, 0);
+    assert.ok(Math.abs(sum - dV.value) <= 1e-12, `${sum} vs ${dV.value}`);
+    // dV[j][c] = Σ_i A[i][j]·dhead[i][c]: the left factors are column j of the head's weights.
+    assert.deepEqual(dV.left, step('weights', 1).data.map((row) => row[2]));
+    const dS = engine.explain(withDO, { step: 'dS', head: 0, row: 1, col: 0 });
+    assert.equal(dS.kind, 'softmax_grad');
+    const mean = dS.products.reduce((s, x) => s + x, 0);
+    assert.ok(Math.abs(dS.factor * (dS.input - mean) - dS.value) <= 1e-12);
+    // head null: the whole gradient, the sum over the key/value group's two heads.
+    const dK = engine.explain(withDO, { step: 'dK', head: null, row: 0, col: 1 });
+    assert.equal(dK.kind, 'head_sum');
+    assert.equal(dK.head, null);
+    assert.deepEqual(dK.terms.columns[0], [1, 2]);
+    assert.equal(dK.value, step('dK', null).data[0][1]);
+    const db = engine.explain(withDO, { step: 'db_V', row: 0, col: 1 });
+    assert.equal(db.kind, 'token_sum');
+    assert.ok(Math.abs(db.left.reduce((s, x) => s + x, 0) - step('db_V', null).data[0][1]) <= 1e-12);
+    // Without dO in the problem, the gradients are those of L = Σ O.
+    assert.equal(engine.explain(problem, { step: 'dO', head: null, row: 0, col: 0 }).value, 1);
+    assert.throws(() => engine.explain(problem, { step: 'dQ_rot', head: 0, row: 0, col: 0 }), /the trace has no step 'dQ_rot' for head 0/);
+  });
+
+  test('every gradient step\'s explanation fills in: no placeholder left, every number known', () => {
+    const { fillExplanation } = pkg;
+    for (const s of result.steps.slice(result.steps.findIndex((t) => t.id === 'dO'))) {
+      const last = [s.shape[0] - 1, s.shape[1] - 1];
+      const e = engine.explain(withDO, { step: s.id, head: s.head, row: last[0], col: last[1] });
+      assert.equal(e.value, s.data[last[0]][last[1]], `${s.id}:${s.head}`);
+      for (const template of [...e.lines, e.text, e.terms?.caption ?? '']) {
+        const filled = fillExplanation(template, e, { number: (x) => x.toFixed(4), label: (n) => `the ${n}` });
+        assert.doesNotMatch(filled, /@|undefined|NaN/, `${s.id}:${s.head}: ${filled}`);
+      }
+    }
+  });
+
+  test('a gradient cell in LaTeX and text; gradient steps in LaTeX, CSV and JSON', () => {
+    const e = engine.explain(withDO, { step: 'dS_kept', head: 1, row: 0, col: 2 });
+    assert.equal(e.value, 0);
+    // With softcap, the mask's gradient is that of the soft-capped scores Ŝ.
+    assert.match(cellLatex(e, result), /^\\begin\{aligned\}\nd\\hat S\^\{\(2\)\}_\{1,3\} &= 0 \\quad\\text\{\(hidden by causal\)\}/);
+    assert.match(cellText(e, result), /Hidden from this query by causal masking .* no gradient flows back through it\./);
+    const dA = engine.explain(withDO, { step: 'dA', head: 0, row: 2, col: 1 });
+    assert.match(cellText(dA, result), /the weight of key 2 multiplies the value of key 2/);
+    assert.match(stepLatex(step('dW_O', null)), /^dW_\{O\} = \\begin\{bmatrix\}/);
+    const latex = solutionLatex(problem, result);
+    assert.ok(latex.includes(step('dS', 0).tex), 'the solution shows the gradient formulas');
+    const rows = parseCsv(stepCsv(step('dX', null)));
+    assert.deepEqual(rows, step('dX', null).data);
+    const back = parseCsv(traceCsv(result));
+    assert.deepEqual(back.steps.map((s) => `${s.id}:${s.head}`), result.steps.map((s) => `${s.id}:${s.head}`));
+    assert.deepEqual(back.steps.find((s) => s.id === 'dW_Q').data, step('dW_Q', null).data);
+    const json = JSON.parse(traceJson(result));
+    assert.equal(json.loss, result.loss);
+    assert.deepEqual(json.steps.find((s) => s.id === 'dscores' && s.head === 1).data, step('dscores', 1).data);
+  });
+});

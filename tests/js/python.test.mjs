@@ -39,22 +39,40 @@ function runPython(script, name, args = ['--json']) {
 
 const fromJson = (v) => (v === '-inf' ? -Infinity : v === 'inf' ? Infinity : v === 'nan' ? NaN : v);
 
-/** Every step the script printed (--json) equals the trace's, in the trace's order. */
-function assertReproduces(script, trace, name) {
+const MAGNITUDES = new WeakMap(); // trace -> Map(step index -> magnitude)
+
+/** The largest finite |entry| of step k and of every step it was computed from (memoised). */
+function magnitude(trace, k) {
+  if (!MAGNITUDES.has(trace)) MAGNITUDES.set(trace, new Map());
+  const memo = MAGNITUDES.get(trace);
+  if (!memo.has(k)) {
+    const own = trace.steps[k].data.flat().filter(Number.isFinite).map(Math.abs);
+    memo.set(k, Math.max(1e-300, ...own, ...trace.steps[k].inputs.map((i) => magnitude(trace, i))));
+  }
+  return memo.get(k);
+}
+
+/**
+ * Every step the script printed (--json) equals the trace's, in the trace's order. `scaled`: the
+ * absolute tolerance is relative to the largest entry of each step and of the steps it comes from
+ * (a gradient summed with cancellation is as exact as its terms, not as its small result).
+ */
+function assertReproduces(script, trace, name, { scaled = false } = {}) {
   const r = runPython(script, name);
   assert.equal(r.status, 0, r.stderr);
   const steps = JSON.parse(r.stdout);
   assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
   const f32 = trace.meta.precision === 'float32';
-  const [rtol, atol] = f32 ? [2e-6, 2e-7] : [1e-12, 1e-13];
+  const [rtol, atol] = f32 ? [2e-6, scaled ? 2e-5 : 2e-7] : [1e-12, scaled ? 1e-12 : 1e-13];
   steps.forEach((s, k) => {
     const want = trace.steps[k];
+    const largest = scaled ? magnitude(trace, k) : 1;
     assert.deepEqual(s.shape, want.shape, `${s.id} shape`);
     s.data.forEach((row, i) => row.forEach((v, j) => {
       const got = fromJson(v);
       const w = want.data[i][j];
       if (!Number.isFinite(w)) assert.equal(got, w, `${s.id}:${s.head} [${i}][${j}]`);
-      else assert.ok(Math.abs(got - w) <= atol + rtol * Math.abs(w), `${s.id}:${s.head} [${i}][${j}] = ${got}, trace ${w}`);
+      else assert.ok(Math.abs(got - w) <= atol * largest + rtol * Math.abs(w), `${s.id}:${s.head} [${i}][${j}] = ${got}, trace ${w}`);
     }));
   });
 }
@@ -217,4 +235,25 @@ test('the scripts read a cache given as { shape, data } and refuse one given as 
   assert.equal(numpyScript(flat, engine.run(flat)), numpyScript(problem, trace));
   const text = { ...problem, past_V: '[[3, 1], [-1, 0.5]]' };
   assert.throws(() => pytorchScript(text, engine.run(text)), { message: 'export: past_V is text: parse it first (engine.parseMatrix) so the export has numbers' });
+});
+
+// The backward pass: numpyScript(problem, engine.gradients(problem), { gradients: true }) rebuilds
+// every gradient step too, for every problem above (Q/K/V, X rows and columns, heads and GQA,
+// W_O and biases, masks, softcap, RoPE with a cache and tables, positions, sinks, mask_fill).
+for (const [name, problem] of Object.entries(ALL)) {
+  test(`the NumPy script reproduces the gradients: ${name}`, { skip: noNumpy }, () => {
+    const gradients = engine.gradients(problem);
+    assertReproduces(numpyScript(problem, gradients, { gradients: true }), gradients, `NumPy gradients ${name}`, { scaled: true });
+  });
+}
+
+test('the NumPy gradients script takes a given dO, and refuses a forward trace', { skip: noNumpy }, () => {
+  const problem = PROBLEMS['GQA 2 heads / 1 kv head, biases, W_O + b_O, causal'];
+  const dO = engine.run(problem).output.map((row, i) => row.map((_, j) => (i + 1) * (j % 2 ? -0.5 : 1)));
+  const gradients = engine.gradients(problem, { dO });
+  const script = numpyScript(problem, gradients, { gradients: true });
+  assert.match(script, /dO = np\.array\(/);
+  assert.doesNotMatch(script, /np\.ones_like\(output\)/);
+  assertReproduces(script, gradients, 'NumPy gradients with dO', { scaled: true });
+  assert.throws(() => numpyScript(problem, engine.run(problem), { gradients: true }), /takes the result of engine\.gradients\(problem\)/);
 });

@@ -205,7 +205,11 @@ export interface Gradients extends Trace {
   loss: number;
 }
 
-/** Which cell to explain; head defaults to 0 (null for concat and output). Indices from 0. */
+/**
+ * Which cell to explain, of a step of the trace or of a gradient step (engine.gradients); head
+ * defaults to 0 (none for concat and output); null: no head (the whole dQ, dW_Q, ...; a per-head
+ * step answers as head 0). Indices from 0.
+ */
 export interface Cell {
   step: StepId;
   head?: number | null;
@@ -216,7 +220,9 @@ export interface Cell {
 /** The worked calculation of one cell; which fields matter depends on `kind`. */
 export interface Explanation {
   kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
-    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle';
+    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle'
+    /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
+    | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
   step: StepId;
   head: number | null;
   row: number;
@@ -261,7 +267,7 @@ export interface Explanation {
   /** rotation: the two features (from 0) RoPE turns together. */
   pair_first: number;
   pair_second: number;
-  /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read. */
+  /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read; copy: the step read (rows layout). */
   source: string;
   source_row: number;
   // The calculation described, whatever its kind (fillExplanation fills the placeholders): `@N` is
@@ -281,8 +287,8 @@ export interface ExplanationTerms {
   caption: string;
   /** headers[0] heads the row labels. */
   headers: string[];
-  /** What labels the rows: 'feature' or 'm' (1, 2, ...), 'key' (the keys' names). */
-  index: 'feature' | 'm' | 'key';
+  /** What labels the rows: 'feature' or 'm' (1, 2, ...), 'key' (the keys' names), 'query' (the queries'). */
+  index: 'feature' | 'm' | 'key' | 'query';
   columns: number[][];
   /** The row of the cell's own term, or -1. */
   highlight: number;
@@ -698,7 +704,11 @@ export function traceCsv(trace: Trace): string;
 export function parseCsv(text: string): number[][] | { steps: Array<{ id: string; head: number | null; shape: [number, number]; data: number[][] }> };
 export function traceJson(trace: Trace, indent?: number | string): string;
 /** A NumPy script that recomputes every step; `--json` prints them as JSON. */
-export function numpyScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
+export function numpyScript(problem: Problem, trace: Trace, options?: {
+  recipe?: string;
+  /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
+  gradients?: boolean;
+}): string;
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */

@@ -9,6 +9,16 @@
 //   RoPE (Q_rot, K_rot): the token's row (a rotation mixes a feature with its pair);
 //   cache (K_cache, V_cache): the cached row of past_K/past_V or the new row, shifted by the cache;
 //   concat: the head whose `features` slice holds the column.
+// Gradient steps (engine.gradients) by the same rules, the chain rule's products read backwards:
+//   dA, dV, dQ, dK (and their _rot/_cache forms): a product summed over the axis the step lacks,
+//   so each input is tied on the axes it shares with the step (dV[j][c] <- A's column j and
+//   the output gradient's column c; dA[i][j] <- dO's row i and V's row j);
+//   dS: the whole row of A and of dA (the softmax's Jacobian); dS_kept, dS_uncapped, dscores,
+//   dP: the same cell; dQ, dK from dQ_rot, dK_rot: the token's row (RoPE turned back); the new
+//   keys' dK, dV: their rows of dK_cache, dV_cache; the whole dQ, dK, dV, dpast_*: the heads
+//   whose `features` slice holds the column (summed over a GQA group); dW_* [a][b]: column a of
+//   what the weight multiplied, column b of the gradient; db_*: the gradient's column; dX: its
+//   token's row of dQ, dK, dV and row m of W_Q, W_K, W_V.
 // Cells are [row, col] in each matrix's own layout (the columns layout swaps every matrix, problem
 // inputs too; a bias is one row).
 
@@ -16,12 +26,40 @@
 const tokenAxis = (axes) => axes.find((a) => a === 'queries' || a === 'keys');
 
 /**
+ * Where a weight's gradient (dW_*, db_*: both axes are features) keeps its two features: `@0` and
+ * `@1` name a cell's row and column; the columns layout swaps them. Returns [what the weight
+ * multiplied, what it made] as positions.
+ */
+const weightAxes = (columns) => (columns ? ['@1', '@0'] : ['@0', '@1']);
+
+/**
  * How `step` reads its `at`-th input step: ties [stepAxis, inputAxis, shift] (the input's index on
  * inputAxis = the step's on stepAxis + shift); every untied axis of the input is read whole.
  */
-function stepTies(step, input) {
+function stepTies(step, input, columns) {
   const both = (a) => [a, a, 0];
+  const [multiplied, made] = weightAxes(columns);
+  const shared = () => step.axes.filter((a) => input.axes.includes(a)).map(both);
   switch (step.id) {
+    case 'dhead_output':
+      if (step.given.includes('W_O')) return [both('queries')];
+      return [both('queries'), ['features', 'features', step.features[0]]];
+    case 'dA': case 'dV_cache': case 'dQ_rot': case 'dK_rot': case 'dK_cache':
+    case 'dQ': case 'dK': case 'dV': case 'dpast_K': case 'dpast_V':
+      if (step.head == null) return [both(tokenAxis(input.axes)), ['features', 'features', -input.features[0]]];
+      if (input.id === 'dQ_rot' || input.id === 'dK_rot') return [both(tokenAxis(input.axes))];
+      if (input.id === 'dK_cache' || input.id === 'dV_cache') {
+        return [['keys', 'keys', input.shape[input.axes.indexOf('keys')] - step.shape[step.axes.indexOf('keys')]], both('features')];
+      }
+      return shared();
+    case 'dS':
+      return [both('queries')];
+    case 'dW_Q': case 'dW_K': case 'dW_V': case 'dW_O':
+      return input.id === 'dO' || input.id === 'dQ' || input.id === 'dK' || input.id === 'dV' ? [[made, 'features', 0]] : [[multiplied, 'features', 0]];
+    case 'db_Q': case 'db_K': case 'db_V': case 'db_O':
+      return [[made, 'features', 0]];
+    case 'dX': case 'dX_kv':
+      return [[tokenAxis(step.axes), tokenAxis(input.axes), 0]];
     case 'scores':
       return [both(tokenAxis(input.axes))];
     case 'weights':
@@ -44,9 +82,13 @@ function stepTies(step, input) {
 }
 
 /** The axes of a problem input `name` as `step` reads it (rows layout), or null if it is not a matrix the rules know. */
-function givenAxes(step, name) {
+function givenAxes(step, name, columns) {
   const first = step.features?.[0] ?? 0;
   const token = tokenAxis(step.axes);
+  if (name === 'dO') return { axes: ['queries', 'features'], ties: [['queries', 'queries', 0], ['features', 'features', 0]] };
+  if (step.id === 'dhead_output') return { axes: ['concat', 'features'], ties: [['features', 'concat', first]] };
+  if (/^dW_/.test(step.id)) return { axes: [step.id === 'dW_Q' ? 'queries' : 'keys', 'model'], ties: [[weightAxes(columns)[0], 'model', 0]] };
+  if (/^dX/.test(step.id)) return { axes: ['model', 'features'], ties: [['features', 'model', 0]] };
   if (step.id === 'X_pos' || step.id === 'positional') {
     return { axes: ['queries', 'features'], ties: [['queries', 'queries', 0], ['features', 'features', 0]] };
   }
@@ -65,11 +107,15 @@ function shapeOf(value) {
   return Array.isArray(value[0]) ? [value.length, value[0].length] : [1, value.length];
 }
 
-/** The cells of a matrix with axes `axes`, shape `shape`, whose indices on tied axes are `fixed` (a missing axis is read whole). */
+/**
+ * The cells of a matrix with axes `axes`, shape `shape`, whose indices on tied axes are `fixed`
+ * (an axis by name, or by position: `@0` rows, `@1` columns; a missing axis is read whole).
+ */
 function cellsOf(axes, shape, fixed) {
   const ranges = axes.map((a, d) => {
-    if (!(a in fixed)) return Array.from({ length: shape[d] }, (_, i) => i);
-    const i = fixed[a];
+    const key = `@${d}` in fixed ? `@${d}` : a;
+    if (!(key in fixed)) return Array.from({ length: shape[d] }, (_, i) => i);
+    const i = fixed[key];
     return i >= 0 && i < shape[d] ? [i] : [];
   });
   const cells = [];
@@ -78,7 +124,7 @@ function cellsOf(axes, shape, fixed) {
 }
 
 /** The index of each axis of a cell [row, col] of a matrix with `axes`. */
-const indexOf = (axes, [r, c]) => ({ [axes[0]]: r, [axes[1]]: c });
+const indexOf = (axes, [r, c]) => ({ [axes[0]]: r, [axes[1]]: c, '@0': r, '@1': c });
 
 /** A step's or problem input's axes in its own layout (the columns layout swaps them). */
 const ownAxes = (axes, columns, vector) => (vector ? ['row', ...axes] : columns ? [axes[1], axes[0]] : axes);
@@ -90,7 +136,7 @@ function directPrecedents(trace, index, cells, problem) {
   const out = [];
   for (const j of step.inputs) {
     const input = trace.steps[j];
-    const ties = stepTies(step, input);
+    const ties = stepTies(step, input, columns);
     const found = cells.flatMap((cell) => {
       const at = indexOf(step.axes, cell);
       const fixed = Object.fromEntries(ties.map(([s, i, shift]) => [i, at[s] + shift]));
@@ -99,7 +145,7 @@ function directPrecedents(trace, index, cells, problem) {
     out.push({ step: j, cells: found });
   }
   for (const name of step.given) {
-    const rule = givenAxes(step, name);
+    const rule = givenAxes(step, name, columns);
     const shape = shapeOf(problem?.[name] ?? problem?.options?.[name]); // the mask is an option
     if (!rule || !shape) continue;
     const axes = ownAxes(rule.axes, columns, rule.vector);
@@ -116,10 +162,11 @@ function directPrecedents(trace, index, cells, problem) {
 /** Direct dependents of cells of step `index`: [{ step, cells }] of the steps that read it. */
 function directDependents(trace, index, cells) {
   const source = trace.steps[index];
+  const columns = trace.meta.layout === 'columns';
   const out = [];
   trace.steps.forEach((step, t) => {
     if (!step.inputs.includes(index)) return;
-    const ties = stepTies(step, source);
+    const ties = stepTies(step, source, columns);
     const found = cells.flatMap((cell) => {
       const at = indexOf(source.axes, cell);
       const fixed = Object.fromEntries(ties.map(([s, i, shift]) => [s, at[i] - shift]));
@@ -136,7 +183,8 @@ function directDependents(trace, index, cells) {
  */
 function sharedWith(trace, index) {
   const step = trace.steps[index];
-  if (step.head == null || step.head < 0 || step.kv_group == null || !step.axes.includes('keys') || !step.axes.includes('features')) return [];
+  // Gradient steps (ids from "d": dK, dV_cache, ...) differ per head: they are summed, not shared.
+  if (step.id.startsWith('d') || step.head == null || step.head < 0 || step.kv_group == null || !step.axes.includes('keys') || !step.axes.includes('features')) return [];
   return trace.steps.flatMap((s, i) => (i !== index && s.id === step.id && s.kv_group === step.kv_group && s.head !== step.head ? [i] : []));
 }
 

@@ -402,7 +402,9 @@ export function cellStep(cell) {
   if (!isPlainObject(cell)) throw inputError(`the cell is ${describe(cell)}: expected { step, head, row, col }`);
   checkKeys(cell, CELL_KEYS, { prefix: 'cell' });
   if (typeof cell.step !== 'string') throw inputError(`step must be a step id such as "scores", got ${describe(cell.step)}`, 'step');
-  const head = cell.head === undefined || cell.head === null ? (cell.step === 'concat' || cell.step === 'output' ? -1 : 0) : cell.head;
+  // null: no head (a whole step: concat, output, a whole gradient such as dQ; a per-head step
+  // answers as head 0); left out: head 0, or none for concat and output.
+  const head = cell.head === null ? -1 : cell.head === undefined ? (cell.step === 'concat' || cell.step === 'output' ? -1 : 0) : cell.head;
   if (!Number.isInteger(head) || head < -1) throw inputError(`head must be an integer >= 0 or null, got ${describe(head)}`, 'head');
   return { step: cell.step, head };
 }

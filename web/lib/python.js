@@ -8,7 +8,7 @@
 // they are an independent check of the core, not a copy of its output. What is not maths (the
 // key/value head each query head reads, the scale factor, the steps' names) comes from the trace.
 
-import { headOf, matrixOf, problemContext } from './context.js';
+import { exportError, headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
 
 const NUMPY = {
@@ -213,8 +213,8 @@ function pyRopeNumpy(rope, cols) {
   const tables = rope.cos != null;
   const f = feature(cols);
   const lines = [
-    'def rope(x, positions):',
-    `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? 'the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; features past dims unchanged."""`,
+    'def rope(x, positions, back=False):',
+    `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? 'the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; features past dims unchanged; back: turned back (the rotation's transpose)."""`,
     '    out = x.copy()',
     '    for i in range(rope_dims // 2):',
     `        a, b = ${interleaved ? '2 * i, 2 * i + 1' : 'i, i + rope_dims // 2'}`,
@@ -224,7 +224,7 @@ function pyRopeNumpy(rope, cols) {
   } else {
     lines.push('        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are', '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)');
   }
-  lines.push(`        out${f('a')} = x${f('a')} * c - x${f('b')} * s`, `        out${f('b')} = x${f('a')} * s + x${f('b')} * c`, '    return out');
+  lines.push('        s = -s if back else s', `        out${f('a')} = x${f('a')} * c - x${f('b')} * s`, `        out${f('b')} = x${f('a')} * s + x${f('b')} * c`, '    return out');
   return lines;
 }
 
@@ -520,6 +520,7 @@ function headLoop(ctx, trace, d, cols, x) {
     cols ? '    head_outputs.append(Vh @ weights)' : '    head_outputs.append(weights @ Vh)',
   );
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  if (x.gradients) lines.push('    saved.append((Qh, Kh, Vh, weights, scaled))  # what the backward pass reads');
   if (withPositions && d.check && sdpaSkip(ctx, x) == null) {
     const bias = [x.alibi && 'bias', hasMask(x, ctx) && 'M'].filter(Boolean).join(' + ');
     const T = (e) => (cols ? `${e.includes(' ') ? `(${e})` : e}.T` : e);
@@ -583,11 +584,103 @@ function positionSdpaCheck(ctx, precision, cols, x) {
   ];
 }
 
-function pythonScript(problem, trace, d, recipe) {
+/**
+ * NumPy: the backward pass of L = Σ O∘dO after the forward steps, chain rule step by step in the
+ * rows layout (R() turns the columns layout's matrices into it and back), each gradient appended
+ * as the trace's gradient steps are.
+ */
+function gradientLines(ctx, trace, cols, x) {
+  const m = trace.meta;
+  const dO = trace.steps.find((s) => s.id === 'dO');
+  const given = dO.given.includes('dO');
+  const hasMask = trace.steps.some((s) => s.id === 'dS_kept');
+  const headOutput = m.heads > 1 || ctx.hasWO;
+  const past = x.past;
+  const rope = x.rope != null;
+  const lines = [
+    '# ---- the backward pass of L = sum(O * dO): every gradient by the chain rule, in the rows layout',
+    cols ? 'R = np.transpose  # the columns layout\'s matrices to the rows layout and back' : 'def R(m):\n    return m  # the rows layout already',
+    given ? `dO = ${NUMPY.array(pyList(dO.data))}` : 'dO = np.ones_like(output)  # no dO given: L = sum(O)',
+    'steps.append(("dO", None, dO))',
+    `d_concat = ${ctx.hasWO ? 'R(dO) @ R(W_O).T  # through the output projection' : 'R(dO)'}`,
+    `grad_scale = dt(${pyNumber(m.scale)})  # the factor Q K^T was multiplied by`,
+    `n_past = ${past ? 'past' : '0'}  # cached keys`,
+    `dQ_all = np.zeros((L, heads * d_k), dtype=dt)`,
+    `dK_all = np.zeros((S - n_past, kv_heads * d_k), dtype=dt)`,
+    `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
+    ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    '    Qh, Kh, Vh, A, scaled_h = (R(s) for s in saved[h])  # as the scores and weights read them',
+    '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
+    ...(headOutput ? ['    steps.append(("dhead_output", h, R(dH)))'] : []),
+    '    dA = dH @ Vh.T',
+    '    steps.append(("dA", h, R(dA)))',
+    '    dVh = A.T @ dH',
+    `    steps.append(("${past ? 'dV_cache' : 'dV'}", h, R(dVh)))`,
+    '    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax\'s Jacobian, row by row',
+    '    steps.append(("dS", h, R(dS)))',
+  ];
+  if (hasMask) lines.push('    dS = np.where(np.isneginf(R(M)), dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, R(dS)))');
+  if (ctx.softcap > 0) lines.push('    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap\'s slope', '    steps.append(("dS_uncapped", h, R(dS)))');
+  lines.push(
+    '    dscores = dS * grad_scale',
+    '    steps.append(("dscores", h, R(dscores)))',
+    '    dQh, dKh = dscores @ Kh, dscores.T @ Qh',
+    `    steps += [("${rope ? 'dQ_rot' : 'dQ'}", h, R(dQh)), ("${past ? 'dK_cache' : rope ? 'dK_rot' : 'dK'}", h, R(dKh))]`,
+  );
+  if (past) {
+    lines.push(
+      '    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows\' share',
+      '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
+      '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
+      `    steps += [("${rope ? 'dK_rot' : 'dK'}", h, R(dKh)), ("dV", h, R(dVh))]`,
+    );
+  }
+  if (rope) {
+    lines.push(
+      '    dQh = R(rope(R(dQh), q_pos, back=True))  # RoPE turned back',
+      '    steps.append(("dQ", h, R(dQh)))',
+      '    dKh = R(rope(R(dKh), k_pos[n_past:], back=True))',
+      '    steps.append(("dK", h, R(dKh)))',
+    );
+  }
+  lines.push(
+    '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
+    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
+    '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
+    'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
+  );
+  if (past) lines.push('steps += [("dpast_K", None, R(dpast_K)), ("dpast_V", None, R(dpast_V))]');
+  if (ctx.hasWO) {
+    lines.push('steps.append(("dW_O", None, R(R(concat).T @ R(dO))))');
+    if (ctx.hasBO) lines.push('steps.append(("db_O", None, R(R(dO).sum(axis=0, keepdims=True))))');
+  }
+  if (ctx.mode === 'qkv') return lines;
+  const cross = ctx.mode === 'cross';
+  const Xkv = cross ? 'R(X_kv)' : 'R(X)';
+  for (const [n, X, d] of [['Q', 'R(X)', 'dQ_all'], ['K', Xkv, 'dK_all'], ['V', Xkv, 'dV_all']]) {
+    lines.push(`steps.append(("dW_${n}", None, R(${X}.T @ ${d})))${n === 'Q' && x.positional ? '  # X: with its positions' : ''}`);
+    if (ctx.bias[n]) lines.push(`steps.append(("db_${n}", None, R(${d}.sum(axis=0, keepdims=True))))`);
+  }
+  lines.push(
+    'dX_q = dQ_all @ R(W_Q).T',
+    'dX_kv = dK_all @ R(W_K).T + dV_all @ R(W_V).T',
+    cross ? 'steps += [("dX", None, R(dX_q)), ("dX_kv", None, R(dX_kv))]' : 'steps.append(("dX", None, R(dX_q + dX_kv)))',
+  );
+  if (x.positional === 'learned') lines.push(`steps.append(("dP", None, ${cross ? 'R(dX_q)' : 'R(dX_q + dX_kv)'}))  # P is added to X: its gradient is X's`);
+  return lines;
+}
+
+function pythonScript(problem, trace, d, recipe, gradients = false) {
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
+  x.gradients = gradients;
+  if (gradients && !trace.steps.some((s) => s.id === 'dO')) {
+    throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
+  }
   const withPositions = x.any;
   const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
@@ -617,6 +710,7 @@ function pythonScript(problem, trace, d, recipe) {
     '',
     ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
+    ...(gradients ? ['saved = []  # each head\'s Q, K, V, weights and scaled scores, for the backward pass'] : []),
     ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
@@ -625,6 +719,7 @@ function pythonScript(problem, trace, d, recipe) {
     ctx.hasWO ? (cols ? `output = W_O @ concat${bias}` : `output = concat @ W_O${bias}`) : 'output = concat',
     'steps.append(("output", None, output))',
     ...(d.check ? ['', ...d.check(ctx, m.precision, cols, x)] : []),
+    ...(gradients ? ['', ...gradientLines(ctx, trace, cols, x)] : []),
     '', '',
     'def as_json(m):',
     `    rows = ${d.rows}`,
@@ -645,10 +740,12 @@ function pythonScript(problem, trace, d, recipe) {
 /**
  * A NumPy script that recomputes every step of the trace from the problem's inputs and prints
  * them (`--json`: the steps as JSON in the trace's order, non-finite as "inf"/"-inf"/"nan").
- * `recipe`: numpy lines that drew the inputs, quoted in a comment.
+ * `recipe`: numpy lines that drew the inputs, quoted in a comment. `gradients`: `trace` is
+ * engine.gradients(problem)'s result, and the script rebuilds its gradient steps too (the
+ * backward pass of L = Σ O∘dO, with the problem's dO or all ones).
  */
-export function numpyScript(problem, trace, { recipe } = {}) {
-  return pythonScript(problem, trace, NUMPY, recipe);
+export function numpyScript(problem, trace, { recipe, gradients = false } = {}) {
+  return pythonScript(problem, trace, NUMPY, recipe, gradients);
 }
 
 /**
