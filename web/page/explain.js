@@ -20,7 +20,7 @@ function termTable(caption, headers, rows, highlight = -1) {
 
 /**
  * HTML for an explanation. `where`: { step (the trace's step), rowLabel, colLabel, queryLabel,
- * keyLabel, keyLabels[] (the keys' names, for a table of keys), heads, decimals }.
+ * keyLabel, keyLabels[] and queryLabels[] (the names, for a table of keys or of queries), heads, decimals }.
  */
 export function explanationHtml(e, where) {
   const d = where.decimals;
@@ -47,7 +47,8 @@ export function explanationHtml(e, where) {
   }
   const { terms } = e;
   if (terms) {
-    const rowName = (k) => (terms.index === 'key' ? escapeHtml(where.keyLabels[k] ?? String(k + 1)) : String(k + 1));
+    const names = { key: where.keyLabels, query: where.queryLabels }[terms.index];
+    const rowName = (k) => escapeHtml(names?.[k] ?? String(k + 1));
     const rows = terms.columns[0].map((_, k) => [rowName(k), ...terms.columns.map((column) => fmt(column[k], d))]);
     html += termTable(words(terms.caption), terms.headers, rows, terms.highlight);
   }

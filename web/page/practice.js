@@ -450,7 +450,7 @@ async function explainCell(td) {
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
   drill.innerHTML = explanationHtml(e, {
     step, rowLabel: labels.rows[row], colLabel: labels.cols[col], queryLabel: app.result.ctx.tokensQ[row],
-    keyLabel: app.result.ctx.tokensK[col], keyLabels: app.result.ctx.tokensK, heads: gradients.meta.heads, decimals: app.result.ctx.decimals,
+    keyLabel: app.result.ctx.tokensK[col], keyLabels: app.result.ctx.tokensK, queryLabels: app.result.ctx.tokensQ, heads: gradients.meta.heads, decimals: app.result.ctx.decimals,
   });
 }
 

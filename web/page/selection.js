@@ -57,7 +57,7 @@ export function renderSelection(focus) {
   body.innerHTML = explanationHtml(e, {
     step, steps: result.trace.steps, rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
     queryLabel: result.ctx.tokensQ[query] ?? '', keyLabel: result.ctx.tokensK[keyIndex] ?? '',
-    keyLabels: result.ctx.tokensK, layout: state.options.layout, heads: result.ctx.meta.heads,
+    keyLabels: result.ctx.tokensK, queryLabels: result.ctx.tokensQ, layout: state.options.layout, heads: result.ctx.meta.heads,
     decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
   });
   // On narrow screens the panel follows the step it explains.
