@@ -46,7 +46,7 @@ void backward(const Normalized& n, Trace& t) {
     const Matrix m = rows_layout.template cast<double>();
     s.values = n.columns ? Matrix(m.transpose()) : m;
     s.inputs = std::move(inputs);
-    describe(s, steps, n);
+    describe_gradient(s, steps, n);
     steps.push_back(std::move(s));
     return static_cast<int>(steps.size()) - 1;
   };
