@@ -547,9 +547,14 @@ export function loadAttention(options?: LoadOptions): Promise<Engine>;
  * Wraps an already instantiated Emscripten module (advanced use). `reload`, when given, makes a fresh module after a
  * crash inside the wasm (the crashed call throws an Error whose `reloaded` promise settles when
  * the fresh module is in place). Throws when the module is from another build of the package (its
- * wire format version differs).
+ * wire format version differs). Without `loadWalkthroughs`, engine.loadWalkthroughs() rejects.
  */
-export function createEngine(module: unknown, reload?: () => Promise<unknown>): Engine;
+export function createEngine(
+  module: unknown,
+  reload?: () => Promise<unknown>,
+  /** Resolves to [module, reload] of the walkthroughs module, for engine.loadWalkthroughs(). */
+  loadWalkthroughs?: () => Promise<[unknown, (() => Promise<unknown>)?]>,
+): Engine;
 
 /** A JSON-safe deep copy: Infinity, -Infinity, NaN become "inf", "-inf", "nan". */
 export function toJSON<T>(value: T): unknown;
