@@ -315,6 +315,11 @@ struct Explanation {
 Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
                     Eigen::Index col);
 
+/// explain() for the forward steps only (a gradient step is an InputError): what a module links
+/// that leaves the backward pass out (the browser's core wasm; explain() is in gradients.cpp).
+Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
+                            Eigen::Index row, Eigen::Index col);
+
 /// Largest number of tokens (L or S) and of any other dimension `run` accepts; over it,
 /// `run` throws before allocating. Several L×S matrices are kept per head.
 inline constexpr Eigen::Index kMaxTokens = 4096;

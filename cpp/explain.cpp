@@ -9,7 +9,6 @@
 #include <string>
 #include <utility>
 
-#include "gradients.h"
 #include "normalized.h"
 #include "steps.h"
 
@@ -53,12 +52,17 @@ std::string join(const std::vector<std::string>& parts, const char* between) {
 
 }  // namespace
 
-Explanation explain(const Problem& problem, const std::string& step_id, int head,
-                    Eigen::Index row, Eigen::Index col) {
+Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
+                            Eigen::Index row, Eigen::Index col) {
+  if (is_gradient_step(step_id)) {
+    throw InputError("step '" + step_id + "' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
+  }
   const Normalized n = normalize(problem);
-  // A gradient step's cell reads the backward pass (the forward steps, then the gradients).
-  const bool backward = is_gradient_step(step_id);
-  const Trace t = backward ? gradients(problem).trace : compute_trace(n);
+  return explain_cell(n, compute_trace(n), step_id, head, row, col);
+}
+
+Explanation explain_cell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
+                         Eigen::Index row, Eigen::Index col) {
 
   // A step shared by every head (the position encoding, X_pos, RoPE's angles) answers for head 0
   // too, the head a caller names by default; a per-head step answers for no head (-1) as head 0.

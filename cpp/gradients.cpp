@@ -46,7 +46,7 @@ void backward(const Normalized& n, Trace& t) {
     const Matrix m = rows_layout.template cast<double>();
     s.values = n.columns ? Matrix(m.transpose()) : m;
     s.inputs = std::move(inputs);
-    describe(s, steps, n);
+    describe_gradient(s, steps, n);
     steps.push_back(std::move(s));
     return static_cast<int>(steps.size()) - 1;
   };
@@ -234,5 +234,13 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
 }
 
 Gradients gradients(const Problem& problem) { return gradients(problem, problem.dO); }
+
+// Here, not in explain.cpp, so that a module binding only explain_forward links no backward pass.
+Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
+                    Eigen::Index col) {
+  if (!is_gradient_step(step_id)) return explain_forward(problem, step_id, head, row, col);
+  // A gradient step's cell reads the backward pass (the forward steps, then the gradients).
+  return explain_cell(normalize(problem), gradients(problem).trace, step_id, head, row, col);
+}
 
 }  // namespace attn

@@ -186,7 +186,6 @@ class Notation {
     auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
     const char* dot = pick("\\,", "·");
 
-    if (e.key >= Id::DO) return gradient(s, e, own, earlier);
     switch (e.key) {
       case Id::Positional:
         if (n_.options.positional == Positional::Learned) return cat({own, pick(" \\;\\text{(given)}", " (given)")});
@@ -257,7 +256,7 @@ class Notation {
                         : cat({own, " = \\left[\\, ", list, " \\,\\right]"});
       }
       case Id::Output:
-      default:  // the gradient steps, written by gradient() above
+      default:  // the gradient steps are written by gradient() below (describe_gradient())
         break;
     }
     // The output: one head's weighted sum, the concatenation itself, or its projection by W_O.
@@ -270,6 +269,11 @@ class Notation {
         n_.b_O ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), "O") : sub("b", "O")}) : "";
     return columns_ ? cat({own, " = ", W, dot, in_symbol(0), b})
                     : cat({own, " = ", in_symbol(0), dot, W, b});
+  }
+
+  /// The formula of gradient step `s` (described by `e`): the chain rule, one forward step back.
+  std::string gradient_formula(const Step& s, const Entry& e, const std::vector<Step>& earlier) const {
+    return gradient(s, e, symbol(e, s.head), earlier);
   }
 
   /// A problem input's name: X, X_{kv}, W_{Q}^{(2)} (Ω and β in the columns layout), K_{past}.
@@ -767,7 +771,10 @@ std::string given_symbol(const std::string& name, int head, const Normalized& n)
   return Notation(n, true).given_symbol(name, head);
 }
 
-void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
+namespace {
+
+// What describe() and describe_gradient() write alike: every field but the symbol and formulas.
+const Entry& describe_fields(Step& s, const Normalized& n) {
   const Entry& e = entry(s.id);
   s.title = e.title;
   s.kind = e.kind;
@@ -792,10 +799,29 @@ void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
     if (e.key == Id::DK || e.key == Id::DKRot || e.key == Id::DKCache) slice(s.kv_group, n.d_k);
     if (e.key == Id::DV || e.key == Id::DVCache) slice(s.kv_group, n.d_v);
   }
+  return e;
+}
+
+}  // namespace
+
+// Two functions, so that a module which only runs the forward pass (the core wasm) links none of
+// the gradients' formulas.
+void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
+  const Entry& e = describe_fields(s, n);
+  if (e.key >= Id::DO) throw std::logic_error("describe: gradient step '" + s.id + "' goes through describe_gradient");
   const Notation tex(n, true), text(n, false);
   s.symbol = tex.symbol(e, s.head);
   s.tex = tex.formula(s, e, earlier);
   s.text = text.formula(s, e, earlier);
+}
+
+void describe_gradient(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
+  const Entry& e = describe_fields(s, n);
+  if (e.key < Id::DO) throw std::logic_error("describe_gradient: step '" + s.id + "' is not a gradient");
+  const Notation tex(n, true), text(n, false);
+  s.symbol = tex.symbol(e, s.head);
+  s.tex = tex.gradient_formula(s, e, earlier);
+  s.text = text.gradient_formula(s, e, earlier);
 }
 
 }  // namespace attn

@@ -29,4 +29,7 @@ std::string given_symbol(const std::string& name, int head, const Normalized& n)
 /// so formulas show option values and positions as they are written in a problem's JSON.
 std::string js_number(double x);
 
+/// describe() for a step of the backward pass (gradients.h): its formula is the chain rule.
+void describe_gradient(Step& step, const std::vector<Step>& earlier, const Normalized& n);
+
 }  // namespace attn

@@ -48,21 +48,12 @@ function sketch(args) {
   return args.map((a) => (typeof a === 'string' ? JSON.stringify(a.length > 60 ? `${a.slice(0, 57)}...` : a) : JSON.stringify(a))).join(', ');
 }
 
-/**
- * Wraps an instantiated Emscripten module in the public engine API. `reload` (optional) returns a
- * promise of a fresh module: after a crash inside the wasm (a WebAssembly.RuntimeError such as
- * "unreachable", or an abort), the dead module is dropped and replaced by a fresh one. Throws
- * when the module's wire format is not this JS's (load.js wireTable).
- */
-export function createEngine(wasm, reload) {
-  const layout = wireTable(wasm, '_wireLayout');
-  const problemFrom = problemReader(layout);
-  const problemPacker = problemWire(layout);
-  const traces = traceReader(layout);
-  const guard = moduleGuard(wasm, reload);
-  // Every call into the module: a crash (anything thrown) is reported through the guard with
-  // `shown` (the arguments as the user would recognise them, or a function making them) and
-  // `label` (the function it names); an input error comes back returned, and is thrown here.
+// How one module is called: `invoke(name, args, shown, label)` calls `module[name]` and
+// `callPacked(name, problem, rest)` with the problem packed, both through `guard` (load.js
+// moduleGuard). A crash (anything thrown) is reported through the guard with `shown` (the
+// arguments as the user would recognise them, or a function making them) and `label` (the
+// function it names); an input error comes back returned, and is thrown here.
+function moduleCalls(guard, problemFrom, problemPacker) {
   const invoke = (name, args, shown = args, label = name) => {
     const module = guard.module();
     let result;
@@ -77,7 +68,7 @@ export function createEngine(wasm, reload) {
     return unwrap(result);
   };
 
-  // The module's scratch block for packed problems (cpp/bindings.cpp), found again after a reload.
+  // The module's scratch block for packed problems (cpp/bindings_shared.h), found again after a reload.
   let scratch = null;
   // Calls `name` (_run, _explain, _decode, _tiles or _gradients) with `problem` packed (cpp/wire.h), then the arguments
   // `rest()` returns (checked after the problem, so the problem's errors come first). The numbers
@@ -115,6 +106,39 @@ export function createEngine(wasm, reload) {
     const extra = rest();
     return [invoke(name, [argument, ...extra], shown(...extra)), normalised];
   };
+  return { invoke, callPacked };
+}
+
+// The backward pass's step ids are the forward ones' (or an input's) with a d before them
+// (cpp/steps.cpp), and no forward step id starts with d: their cells are explained by the
+// walkthroughs module, which has the gradients.
+const isGradientStep = (id) => id.startsWith('d');
+
+/**
+ * Wraps an instantiated Emscripten module (the core, attention.wasm) in the public engine API.
+ * `reload` (optional) returns a promise of a fresh module: after a crash inside the wasm (a
+ * WebAssembly.RuntimeError such as "unreachable", or an abort), the dead module is dropped and
+ * replaced by a fresh one. `loadWalkthroughs` (optional) resolves to [module, reload] of the
+ * walkthroughs module (attention-walkthroughs.wasm: decode, tiles, onlineSoftmax, gradients and
+ * the explanation of gradient cells), loaded by engine.loadWalkthroughs(). Throws when the
+ * module's wire format is not this JS's (load.js wireTable).
+ */
+export function createEngine(wasm, reload, loadWalkthroughs) {
+  const layout = wireTable(wasm, '_wireLayout');
+  const problemFrom = problemReader(layout);
+  const problemPacker = problemWire(layout);
+  const traces = traceReader(layout);
+  const guard = moduleGuard(wasm, reload);
+  const { invoke, callPacked } = moduleCalls(guard, problemFrom, problemPacker);
+
+  // The walkthroughs module: its calls once loaded, the load while it runs.
+  let walkthroughs = null;
+  let walkthroughsLoading = null;
+  const walkthroughCalls = (name) => {
+    if (walkthroughs !== null) return walkthroughs;
+    throw new Error(`engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` +
+      'or loadAttention({ walkthroughs: true })');
+  };
 
   // { values, format }: the matrix and the name of the format it was read as (cpp/parse.h).
   const parseMatrixDetailed = (text, name, caller) => {
@@ -135,11 +159,11 @@ export function createEngine(wasm, reload) {
       if (key !== 'dO') throw inputError(`gradients: unknown setting '${key}' (it takes { dO })`);
     }
     const withDO = settings.dO === undefined || problem === null || typeof problem !== 'object' ? problem : { ...problem, dO: settings.dO };
-    const [packed, { options }] = callPacked('_gradients', withDO);
+    const [packed, { options }] = walkthroughCalls('gradients').callPacked('_gradients', withDO);
     const { trace, loss } = traces.record(packed, 'gradients');
     return { ...trace, loss, meta: { layout: options.layout ?? 'rows', precision: options.precision ?? 'float64', ...trace.meta } };
   };
-  return Object.freeze({
+  const engine = Object.freeze({
     version,
     /** The problem JSON's keys and what each holds (from the wire table). */
     problemKeys: Object.freeze(problemKeys(layout).map(Object.freeze)),
@@ -163,21 +187,22 @@ export function createEngine(wasm, reload) {
     explain(problem, cell = {}) {
       const { step, head } = cellStep(cell);
       const where = () => [step, head, cellIndex(cell.row, 'row'), cellIndex(cell.col, 'col')];
-      return explanationFrom(callPacked('_explain', problem, where)[0]);
+      const calls = isGradientStep(step) ? walkthroughCalls(`explain of gradient step '${step}'`) : { callPacked };
+      return explanationFrom(calls.callPacked('_explain', problem, where)[0]);
     },
     /** The problem as a model generates it, token by token with a KV cache (cpp/practice.h). */
     decode(problem) {
-      return traces.record(callPacked('_decode', problem)[0], 'decode');
+      return traces.record(walkthroughCalls('decode').callPacked('_decode', problem)[0], 'decode');
     },
     /** FlashAttention-2's tiles: the online softmax block by block (cpp/practice.h). */
     tiles(problem, blocks) {
-      return traces.record(callPacked('_tiles', problem, () => blockSizes(blocks))[0], 'tiles');
+      return traces.record(walkthroughCalls('tiles').callPacked('_tiles', problem, () => blockSizes(blocks))[0], 'tiles');
     },
     /** One row's softmax entry by entry: the running max and sum (cpp/practice.h). */
     onlineSoftmax(row, options = {}) {
       const given = onlineSoftmaxFrom(row, options, layout.codes.precision);
       const code = layout.codes.precision.indexOf(given.precision);
-      return traces.record(invoke('_onlineSoftmax', [given.row, given.subtractMax, code]), 'online_softmax');
+      return traces.record(walkthroughCalls('onlineSoftmax').invoke('_onlineSoftmax', [given.row, given.subtractMax, code]), 'online_softmax');
     },
     parseMatrix(text, name = 'matrix') {
       return parseMatrixDetailed(text, name, 'parseMatrix').values;
@@ -198,15 +223,41 @@ export function createEngine(wasm, reload) {
     /** The output-only path for numbers at scale (fast.js): typed arrays in, a typed array out. */
     attention: guardedAttention(guard, (input) => sketch([input])),
     ...diagnostics(guard),
+    /**
+     * Loads the walkthroughs module (decode, tiles, onlineSoftmax, gradients, explain of gradient
+     * cells) once; resolves to this engine. A failed load can be tried again.
+     */
+    loadWalkthroughs() {
+      if (walkthroughs !== null) return Promise.resolve(engine);
+      if (!loadWalkthroughs) {
+        return Promise.reject(new Error('this engine was made without a walkthroughs module (createEngine was given no loader)'));
+      }
+      walkthroughsLoading ??= loadWalkthroughs().then(([module, reloadModule]) => {
+        wireTable(module, '_wireLayout');
+        walkthroughs = moduleCalls(moduleGuard(module, reloadModule), problemFrom, problemPacker);
+        return engine;
+      }).finally(() => { walkthroughsLoading = null; });
+      return walkthroughsLoading;
+    },
+    /** Whether the walkthroughs module is loaded (then decode, tiles, ... can be called). */
+    get walkthroughsLoaded() {
+      return walkthroughs !== null;
+    },
   });
+  return engine;
 }
 
 // ---- loading -----------------------------------------------------------------------------------
 
 /**
  * Instantiates the Emscripten factory with bytes from `loadBytes()` and wraps it in the engine;
- * every failure is an Error naming `where` (the URL or path tried).
+ * every failure is an Error naming `where` (the URL or path tried). `walkthroughs`: the same
+ * { createModule, loadBytes, where } for the walkthroughs module, loaded by
+ * engine.loadWalkthroughs() (at once when `walkthroughs.now`).
  */
-export async function instantiate(createModule, loadBytes, where) {
-  return createEngine(...(await loadModule(createModule, loadBytes, where)));
+export async function instantiate(createModule, loadBytes, where, walkthroughs) {
+  const loadWalkthroughs = walkthroughs && (() => loadModule(walkthroughs.createModule, walkthroughs.loadBytes, walkthroughs.where));
+  const engine = createEngine(...(await loadModule(createModule, loadBytes, where)), loadWalkthroughs);
+  if (walkthroughs?.now) await engine.loadWalkthroughs();
+  return engine;
 }

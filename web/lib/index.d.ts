@@ -337,7 +337,16 @@ export interface Engine {
   run(problem: Problem): Trace;
   /** Computes each problem; an error message starts with "problem i of n: ". */
   runAll(problems: readonly Problem[]): Trace[];
+  /** The worked calculation of one cell; a gradient step's cell needs the walkthroughs module. */
   explain(problem: Problem, cell: Cell): Explanation;
+  /**
+   * Loads the walkthroughs module once (decode, tiles, onlineSoftmax, gradients and explain of
+   * gradient cells throw "engine.decode needs the walkthroughs module: ..." until it is loaded);
+   * resolves to this engine. Idempotent; a failed load can be tried again.
+   */
+  loadWalkthroughs(): Promise<Engine>;
+  /** Whether the walkthroughs module is loaded. */
+  readonly walkthroughsLoaded: boolean;
   /**
    * The backward pass: the trace, then the gradient of L = Σ O∘dO with respect to every step back
    * to the inputs as given. `dO` (or the problem's dO) is shaped like the output; default all
@@ -528,6 +537,13 @@ export interface FastResult {
 export interface LoadOptions {
   /** Where attention.wasm is (URL; in Node also a file path). Default: next to the package's JS. */
   wasmUrl?: string | URL;
+  /** Where attention-walkthroughs.wasm is (URL; in Node also a file path). Default: next to the package's JS. */
+  walkthroughsUrl?: string | URL;
+  /**
+   * Load the walkthroughs module (decode, tiles, onlineSoftmax, gradients, explain of gradient
+   * cells) at once. Default: false in browsers (engine.loadWalkthroughs() loads it), true in Node.
+   */
+  walkthroughs?: boolean;
 }
 
 /** Loads the WebAssembly core; rejects with an Error naming the URL or path it tried. */
@@ -537,9 +553,14 @@ export function loadAttention(options?: LoadOptions): Promise<Engine>;
  * Wraps an already instantiated Emscripten module (advanced use). `reload`, when given, makes a fresh module after a
  * crash inside the wasm (the crashed call throws an Error whose `reloaded` promise settles when
  * the fresh module is in place). Throws when the module is from another build of the package (its
- * wire format version differs).
+ * wire format version differs). Without `loadWalkthroughs`, engine.loadWalkthroughs() rejects.
  */
-export function createEngine(module: unknown, reload?: () => Promise<unknown>): Engine;
+export function createEngine(
+  module: unknown,
+  reload?: () => Promise<unknown>,
+  /** Resolves to [module, reload] of the walkthroughs module, for engine.loadWalkthroughs(). */
+  loadWalkthroughs?: () => Promise<[unknown, (() => Promise<unknown>)?]>,
+): Engine;
 
 /** A JSON-safe deep copy: Infinity, -Infinity, NaN become "inf", "-inf", "nan". */
 export function toJSON<T>(value: T): unknown;

@@ -1,6 +1,6 @@
 // Browser, worker and bundler entry of `attention-explorer` (package.json "default" condition).
 // The .wasm is found next to this file with new URL(..., import.meta.url), which bundlers such as
-// Vite follow and rewrite; `wasmUrl` overrides it.
+// Vite follow and rewrite; `wasmUrl` overrides it (`walkthroughsUrl` the walkthroughs module's).
 import createAttentionModule from './attention.js';
 import { instantiate } from './engine.js';
 import { browserUrl, fetchBytes } from './load.js';
@@ -15,10 +15,20 @@ export { formatNumber, matrixToText } from './format.js';
 export { colourLegend, colourLut, colourRange, colourScale } from './colours.js';
 
 /**
- * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random).
- * @param {{ wasmUrl?: string | URL }} [options]
+ * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random,
+ * attention). The walkthroughs module (decode, tiles, onlineSoftmax, gradients, explain of
+ * gradient cells) is loaded by `await engine.loadWalkthroughs()`, or at once with
+ * `{ walkthroughs: true }`; its glue is imported only then, so it is not part of this entry's
+ * download.
+ * @param {{ wasmUrl?: string | URL, walkthroughsUrl?: string | URL, walkthroughs?: boolean }} [options]
  */
 export async function loadAttention(options = {}) {
   const url = browserUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));
-  return instantiate(createAttentionModule, () => fetchBytes(url), url.href);
+  const walkthroughsUrl = browserUrl(options.walkthroughsUrl, new URL('./attention-walkthroughs.wasm', import.meta.url));
+  return instantiate(createAttentionModule, () => fetchBytes(url), url.href, {
+    createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
+    loadBytes: () => fetchBytes(walkthroughsUrl),
+    where: walkthroughsUrl.href,
+    now: options.walkthroughs === true,
+  });
 }

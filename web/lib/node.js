@@ -14,10 +14,20 @@ export { formatNumber, matrixToText } from './format.js';
 export { colourLegend, colourLut, colourRange, colourScale } from './colours.js';
 
 /**
- * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random).
- * @param {{ wasmUrl?: string | URL }} [options] a file path, file: URL or http(s): URL of attention.wasm
+ * Loads the WebAssembly core and returns the engine (run, runAll, explain, parseMatrix, random,
+ * attention), with the walkthroughs module (decode, tiles, onlineSoftmax, gradients, explain of
+ * gradient cells) loaded too unless `walkthroughs: false` (then `await engine.loadWalkthroughs()`
+ * loads it).
+ * @param {{ wasmUrl?: string | URL, walkthroughsUrl?: string | URL, walkthroughs?: boolean }} [options]
+ *   file paths, file: URLs or http(s): URLs of attention.wasm and attention-walkthroughs.wasm
  */
 export async function loadAttention(options = {}) {
   const url = nodeUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));
-  return instantiate(createAttentionModule, () => nodeBytes(url), nodeWhere(url));
+  const walkthroughsUrl = nodeUrl(options.walkthroughsUrl, new URL('./attention-walkthroughs.wasm', import.meta.url));
+  return instantiate(createAttentionModule, () => nodeBytes(url), nodeWhere(url), {
+    createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
+    loadBytes: () => nodeBytes(walkthroughsUrl),
+    where: nodeWhere(walkthroughsUrl),
+    now: options.walkthroughs !== false,
+  });
 }

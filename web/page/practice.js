@@ -40,11 +40,12 @@ const walk = {
 };
 
 /**
- * The engine the walkthroughs call (onlineSoftmax, decode, tiles, gradients, explain): the page's
- * own for now; the one place a lazily loaded engine would come from.
+ * The engine the walkthroughs call (onlineSoftmax, decode, tiles, gradients, explain of a gradient
+ * cell): the page's own, once its walkthroughs module is loaded (on the first walkthrough opened;
+ * the first screen does not download it).
  */
-export async function practiceEngine() {
-  return app.engine;
+export function practiceEngine() {
+  return app.engine.loadWalkthroughs();
 }
 
 // ---- what each walkthrough computes --------------------------------------------------------
@@ -430,7 +431,7 @@ export function openWalk(id) {
   renderPractice();
 }
 
-/** Worked calculation of a gradient cell, when the engine explains gradient steps. */
+/** Worked calculation of a gradient cell (the walkthroughs module explains gradient steps). */
 async function explainCell(td) {
   const card = td.closest('.pr-gradient');
   const drill = $('pr-drill');
@@ -443,8 +444,8 @@ async function explainCell(td) {
   let e;
   try {
     e = engine.explain(problem, { step: step.id, head: step.head, row, col });
-  } catch {
-    drill.innerHTML = '';
+  } catch (err) {
+    drill.innerHTML = `<p class="hint">${escapeHtml(err.message)}</p>`;
     return;
   }
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
