@@ -197,7 +197,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     const std::string& id = step_id;
     const std::string along = n.columns ? "column" : "row";
     if (id == "dO") {
-      if (problem.dO) {
+      if (n.dO) {
         given();
       } else {
         e.kind = "input";
@@ -404,7 +404,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     }
   };
 
-  if (backward) {
+  if (is_gradient_step(step_id)) {
     gradient_cell();
     return e;
   }
