@@ -92,7 +92,22 @@ async function boot() {
     loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
+  markPainted('ae:first-steps');
+  performance.mark('ae:ready');
   document.body.dataset.ready = 'true';
+}
+
+/**
+ * Performance marks for `npm run bench:page`: `name` now (the DOM is updated) and `name-painted`
+ * once the frame showing it was presented (the task after the next animation frame).
+ */
+function markPainted(name) {
+  performance.mark(name);
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => performance.mark(`${name}-painted`);
+    channel.port2.postMessage(null);
+  });
 }
 
 /**

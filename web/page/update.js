@@ -83,7 +83,7 @@ function showErrors(errors) {
 /** Computes the current state and redraws; on bad input keeps the last good result, dimmed. */
 export function update() {
   const { state } = app;
-  const t0 = performance.now();
+  const t0 = performance.mark('ae:update-start').startTime;
   const { problem, errors } = buildProblem(state, (name) => editors.get(name)?.localError);
   let trace = null;
   if (problem) {
@@ -132,7 +132,7 @@ export function update() {
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
-  const t2 = performance.now();
+  const t2 = performance.mark('ae:update-end').startTime;
   const status = $('status');
   if (trace) {
     const meta = trace.meta;
