@@ -2,7 +2,7 @@
 // Assembles the static explorer site in site/ (or --out DIR):
 //   site/            the page (web/page/*)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
-//   site/vendor/katex/  KaTeX's stylesheet, ES module and fonts, so the page needs no network
+//   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 // The page's modules import the package by its public names (`attention-explorer`, ...) through
 // the page's import map (scripts/importmap.mjs). A strict Content-Security-Policy (script-src
 // 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
@@ -79,7 +79,8 @@ for (const name of readdirSync(lib)) {
 // KaTeX, vendored.
 const vendor = join(out, 'vendor', 'katex');
 mkdirSync(vendor, { recursive: true });
-for (const name of ['katex.min.css', 'katex.mjs']) cpSync(join(katexDist, name), join(vendor, name));
+// katex.min.js is what the page loads (after its first paint); katex.mjs is for embedding.html.
+for (const name of ['katex.min.css', 'katex.min.js', 'katex.mjs']) cpSync(join(katexDist, name), join(vendor, name));
 mkdirSync(join(vendor, 'fonts'), { recursive: true });
 for (const name of readdirSync(join(katexDist, 'fonts'))) {
   // woff2 is enough for every browser that runs WebAssembly.
