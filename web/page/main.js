@@ -20,6 +20,7 @@ import { applyFlags } from './embed.js';
 import { readLink } from './link.js';
 import { link, setState } from './update.js';
 import { typesetPending } from './math.js';
+import { markScrollables } from './scrollables.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
@@ -97,6 +98,7 @@ async function boot() {
   // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen.
   await drawn('ae:first-steps');
   await typesetPending();
+  markScrollables(); // typeset formulas are wider than their TeX source, or narrower
   ready();
 }
 

@@ -124,11 +124,11 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems, after
-    // this frame for large ones so the steps show first.
+    // The "why" view runs the problem twice more: right away for hand-sized problems; for large
+    // ones after this frame, and only once the view is on screen or near it.
     clearTimeout(whyTimer);
     if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
-    else whyTimer = setTimeout(renderWhyView, 30);
+    else whyTimer = setTimeout(renderWhyWhenSeen, 30);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
@@ -145,6 +145,22 @@ export function update() {
     status.dataset.ms = String(t2 - t0);
   }
   scheduleHash();
+}
+
+const why = { observer: null, near: false, stale: false };
+
+/** The "why" view of a large problem, drawn now if it is near the screen, else when it comes near. */
+function renderWhyWhenSeen() {
+  if (typeof IntersectionObserver === 'undefined') { renderWhyView(); return; }
+  if (!why.observer) {
+    why.observer = new IntersectionObserver(([entry]) => {
+      why.near = entry.isIntersecting;
+      if (why.near && why.stale) { why.stale = false; renderWhyView(); }
+    }, { rootMargin: '600px 0px' });
+    why.observer.observe($('why'));
+  }
+  if (why.near) renderWhyView();
+  else why.stale = true;
 }
 
 /** Writes the state into the URL hash after a short pause. */
