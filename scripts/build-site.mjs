@@ -76,6 +76,30 @@ for (const name of readdirSync(lib)) {
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
 
+// Each page's static module graph, preloaded from its HTML (<link rel="modulepreload">): without
+// it the browser finds the modules one level of imports at a time (main.js, then update.js, then
+// steps.js, ...), a round trip per level before the engine can even start loading.
+const STATIC_IMPORT = /\b(?:from|import)\s*(['"])(\.{1,2}\/[^'"\s]+\.js)\1/g; // not import('...')
+function staticGraph(entry) {
+  const seen = new Set();
+  const walk = (file) => {
+    if (seen.has(file) || !existsSync(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) walk(resolve(dirname(file), m[2]));
+  };
+  walk(entry);
+  seen.delete(entry);
+  return [...seen];
+}
+for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
+  const html = readFileSync(join(out, name), 'utf8');
+  const withPreloads = html.replace(/^(\s*)<script type="module" src="([^"]+)"><\/script>$/m, (tag, indent, src) => {
+    const links = staticGraph(join(out, src)).map((file) => `${indent}<link rel="modulepreload" href="${relative(out, file).split(sep).join(posix.sep)}">`);
+    return [tag, ...links].join('\n');
+  });
+  if (withPreloads !== html) writeFileSync(join(out, name), withPreloads);
+}
+
 // KaTeX, vendored.
 const vendor = join(out, 'vendor', 'katex');
 mkdirSync(vendor, { recursive: true });
