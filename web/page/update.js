@@ -53,9 +53,13 @@ export function renderResults() {
   const result = app.result;
   if (!result) { list.innerHTML = ''; return; }
   result.ctx = stepContext(result.trace);
+  const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
-  renderHeads();
+  // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
+  // redrawn when it is seen. A new problem draws it at once.
+  if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
+  else renderHeads();
   syncStepper();
   const warnings = result.trace.warnings ?? [];
   $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
@@ -128,7 +132,7 @@ export function update() {
     // ones after this frame, and only once the view is on screen or near it.
     clearTimeout(whyTimer);
     if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
-    else whyTimer = setTimeout(renderWhyWhenSeen, 30);
+    else whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
@@ -147,20 +151,24 @@ export function update() {
   scheduleHash();
 }
 
-const why = { observer: null, near: false, stale: false };
+// Views below the steps that need not be redrawn while they are off screen: drawn when they come
+// within 600 px of it (the last redraw asked for wins).
+const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
 
-/** The "why" view of a large problem, drawn now if it is near the screen, else when it comes near. */
-function renderWhyWhenSeen() {
-  if (typeof IntersectionObserver === 'undefined') { renderWhyView(); return; }
-  if (!why.observer) {
-    why.observer = new IntersectionObserver(([entry]) => {
-      why.near = entry.isIntersecting;
-      if (why.near && why.stale) { why.stale = false; renderWhyView(); }
-    }, { rootMargin: '600px 0px' });
-    why.observer.observe($('why'));
-  }
-  if (why.near) renderWhyView();
-  else why.stale = true;
+/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
+function drawWhenSeen(el, draw) {
+  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
+  seen.observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
+      seen.near.add(e.target);
+      const pending = seen.pending.get(e.target);
+      seen.pending.delete(e.target);
+      pending?.();
+    }
+  }, { rootMargin: '600px 0px' });
+  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
+  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
 }
 
 /** Writes the state into the URL hash after a short pause. */
