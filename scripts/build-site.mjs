@@ -2,7 +2,7 @@
 // Assembles the static explorer site in site/ (or --out DIR):
 //   site/            the page (web/page/*)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
-//   site/vendor/katex/  KaTeX's stylesheet, ES module and fonts, so the page needs no network
+//   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
 //                      answer hashes), and the modules they import
 // The page's modules import the package by its public names (`attention-explorer`, ...) through
@@ -86,10 +86,35 @@ for (const name of readdirSync(lib)) {
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
 
+// Each page's static module graph, preloaded from its HTML (<link rel="modulepreload">): without
+// it the browser finds the modules one level of imports at a time (main.js, then update.js, then
+// steps.js, ...), a round trip per level before the engine can even start loading.
+const STATIC_IMPORT = /\b(?:from|import)\s*(['"])(\.{1,2}\/[^'"\s]+\.js)\1/g; // not import('...')
+function staticGraph(entry) {
+  const seen = new Set();
+  const walk = (file) => {
+    if (seen.has(file) || !existsSync(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) walk(resolve(dirname(file), m[2]));
+  };
+  walk(entry);
+  seen.delete(entry);
+  return [...seen];
+}
+for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
+  const html = readFileSync(join(out, name), 'utf8');
+  const withPreloads = html.replace(/^(\s*)<script type="module" src="([^"]+)"><\/script>$/m, (tag, indent, src) => {
+    const links = staticGraph(join(out, src)).map((file) => `${indent}<link rel="modulepreload" href="${relative(out, file).split(sep).join(posix.sep)}">`);
+    return [tag, ...links].join('\n');
+  });
+  if (withPreloads !== html) writeFileSync(join(out, name), withPreloads);
+}
+
 // KaTeX, vendored.
 const vendor = join(out, 'vendor', 'katex');
 mkdirSync(vendor, { recursive: true });
-for (const name of ['katex.min.css', 'katex.mjs']) cpSync(join(katexDist, name), join(vendor, name));
+// katex.min.js is what the page loads (after its first paint); katex.mjs is for embedding.html.
+for (const name of ['katex.min.css', 'katex.min.js', 'katex.mjs']) cpSync(join(katexDist, name), join(vendor, name));
 mkdirSync(join(vendor, 'fonts'), { recursive: true });
 for (const name of readdirSync(join(katexDist, 'fonts'))) {
   // woff2 is enough for every browser that runs WebAssembly.

@@ -21,7 +21,8 @@ import { installShare } from './share-panel.js';
 import { applyFlags, flags } from './embed.js';
 import { readLink, savedFrameHash } from './link.js';
 import { link, setState } from './update.js';
-import { loadMath } from './math.js';
+import { typesetPending } from './math.js';
+import { markScrollables } from './scrollables.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
@@ -43,7 +44,7 @@ async function onHashChange() {
 async function boot() {
   const loading = $('loading');
   try {
-    [app.engine] = await Promise.all([loadAttention(), loadMath()]);
+    app.engine = await loadAttention();
   } catch (err) {
     loading.textContent = `The attention engine could not be loaded: ${err.message}`;
     loading.classList.add('error');
@@ -63,7 +64,9 @@ async function boot() {
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
-    document.body.dataset.ready = 'true';
+    await drawn('ae:first-steps');
+    await typesetPending();
+    ready();
     return;
   }
   fillPresetSelect();
@@ -104,6 +107,30 @@ async function boot() {
     loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
+  // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen.
+  await drawn('ae:first-steps');
+  await typesetPending();
+  markScrollables(); // typeset formulas are wider than their TeX source, or narrower
+  ready();
+}
+
+/**
+ * Resolves once the frame showing what is in the DOM now was presented (the task after the next
+ * animation frame), with performance marks `name` (now) and `name-painted` (then), which
+ * `npm run bench:page` reads.
+ */
+function drawn(name) {
+  performance.mark(name);
+  return new Promise((resolve) => requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { performance.mark(`${name}-painted`); resolve(); };
+    channel.port2.postMessage(null);
+  }));
+}
+
+/** Everything drawn, formulas included: the mark and the attribute tests and embeds wait for. */
+function ready() {
+  performance.mark('ae:ready');
   document.body.dataset.ready = 'true';
 }
 

@@ -196,6 +196,16 @@ export function heatmapHtml(step, labels) {
     <p class="heatmap-readout" aria-live="polite"></p></div>`;
 }
 
+/** A heatmap canvas's CSS size: each value a square of 1 to 24 pixels, the map at most ~560 wide. */
+function sizeHeatmap(canvas, step) {
+  const [nr, nc] = step.shape;
+  const size = Math.max(1, Math.min(24, Math.floor(560 / Math.max(nr, nc))));
+  const width = `${nc * size}px`;
+  const height = `${nr * size}px`;
+  if (canvas.style.width !== width) canvas.style.width = width;
+  if (canvas.style.height !== height) canvas.style.height = height;
+}
+
 /** Draw a heatmap canvas: one pixel per value, scaled up by CSS. */
 export function drawHeatmap(canvas, step) {
   const [nr, nc] = step.shape;
@@ -213,9 +223,35 @@ export function drawHeatmap(canvas, step) {
     }
   }
   ctx2d.putImageData(img, 0, 0);
-  const size = Math.max(1, Math.min(24, Math.floor(560 / Math.max(nr, nc))));
-  canvas.style.width = `${nc * size}px`;
-  canvas.style.height = `${nr * size}px`;
+  sizeHeatmap(canvas, step);
+}
+
+// A heatmap's pixels are drawn when it is on screen or comes near it: at 1,024 tokens a trace has
+// several maps of a million values each, and a redraw need only paint the one or two in view.
+const heatmaps = { observer: null, unpainted: new WeakMap(), near: new WeakSet() };
+
+function observeHeatmaps() {
+  heatmaps.observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) { heatmaps.near.delete(e.target); continue; }
+      heatmaps.near.add(e.target);
+      const step = heatmaps.unpainted.get(e.target);
+      if (step) { heatmaps.unpainted.delete(e.target); drawHeatmap(e.target, step); }
+    }
+  }, { rootMargin: '300px 0px' });
+  return heatmaps.observer;
+}
+
+/** Draws `step` on `canvas` now if it is near the screen, else once it comes near. */
+function drawWhenSeen(canvas, step) {
+  sizeHeatmap(canvas, step); // the layout (and the tracing overlay) need its size now
+  if (typeof IntersectionObserver === 'undefined' || heatmaps.near.has(canvas)) {
+    heatmaps.unpainted.delete(canvas);
+    drawHeatmap(canvas, step);
+    return;
+  }
+  heatmaps.unpainted.set(canvas, step);
+  observeHeatmaps().observe(canvas);
 }
 
 /** The step's colour bar: its meaning in words ("weight, 0 to 1", "signed, symmetric about 0"), its two ends. */
@@ -281,13 +317,14 @@ export function renderSteps(container, trace, ctx) {
     </article>`;
   }
   if (currentGroup !== null) html += multi ? '</div></section>' : '</div>';
+  heatmaps.observer?.disconnect(); // the old cards' canvases are gone
   container.innerHTML = html;
   container.dataset.sig = signature;
   bindMaskComponents(container);
   for (const canvas of container.querySelectorAll('.heatmap canvas')) {
     const key = canvas.closest('.heatmap').dataset.key;
     const step = steps.find((s) => stepKey(s) === key);
-    if (step) drawHeatmap(canvas, step);
+    if (step) drawWhenSeen(canvas, step);
   }
   // One tab stop per table: its first number (roving tabindex).
   for (const table of container.querySelectorAll('table.matrix')) {
@@ -318,7 +355,7 @@ function patchSteps(container, trace, ctx, cards) {
     setHtml(card.querySelector('.legend-box'), legendHtml(step));
     if (step.id === 'mask') setHtml(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
-    if (canvas) { drawHeatmap(canvas, step); continue; }
+    if (canvas) { drawWhenSeen(canvas, step); continue; }
     const tbody = card.querySelector('table.matrix tbody');
     if (!tbody) continue;
     const scale = colourScale(step.data, step.kind);

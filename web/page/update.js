@@ -54,9 +54,13 @@ export function renderResults() {
   const result = app.result;
   if (!result) { list.innerHTML = ''; return; }
   result.ctx = stepContext(result.trace);
+  const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
-  renderHeads();
+  // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
+  // redrawn when it is seen. A new problem draws it at once.
+  if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
+  else renderHeads();
   syncStepper();
   renderPractice();
   const warnings = result.trace.warnings ?? [];
@@ -85,7 +89,7 @@ function showErrors(errors) {
 /** Computes the current state and redraws; on bad input keeps the last good result, dimmed. */
 export function update() {
   const { state } = app;
-  const t0 = performance.now();
+  const t0 = performance.mark('ae:update-start').startTime;
   const { problem, errors } = buildProblem(state, (name) => editors.get(name)?.localError);
   let trace = null;
   if (problem) {
@@ -126,15 +130,15 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems, after
-    // this frame for large ones so the steps show first.
+    // The "why" view runs the problem twice more: right away for hand-sized problems; for large
+    // ones after this frame, and only once the view is on screen or near it.
     clearTimeout(whyTimer);
     if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
-    else whyTimer = setTimeout(renderWhyView, 30);
+    else whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
-  const t2 = performance.now();
+  const t2 = performance.mark('ae:update-end').startTime;
   const status = $('status');
   if (trace) {
     const meta = trace.meta;
@@ -147,6 +151,26 @@ export function update() {
     status.dataset.ms = String(t2 - t0);
   }
   scheduleHash();
+}
+
+// Views below the steps that need not be redrawn while they are off screen: drawn when they come
+// within 600 px of it (the last redraw asked for wins).
+const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
+
+/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
+function drawWhenSeen(el, draw) {
+  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
+  seen.observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
+      seen.near.add(e.target);
+      const pending = seen.pending.get(e.target);
+      seen.pending.delete(e.target);
+      pending?.();
+    }
+  }, { rootMargin: '600px 0px' });
+  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
+  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
 }
 
 /** Writes the state into the URL hash after a short pause. */

@@ -1,0 +1,233 @@
+#!/usr/bin/env node
+// The explorer page's speed as a person feels it, in headless Chromium (playwright-core + the
+// system's Chromium, as the browser tests run it) against the built site/ served on 127.0.0.1.
+//
+//   npm run bench:page [-- --rounds N] [--quick] [--sizes 4,16,64,256,1024] [--site DIR] [--json FILE]
+//
+// What is measured, each a median over rounds:
+// - Cold load of the default example, each round in a fresh browser context (empty cache):
+//   first contentful paint, and "first steps drawn" = the page's own mark `ae:first-steps-painted`
+//   (main.js: set in the first frame after the first step cards are in the DOM), and when the
+//   page is ready (`ae:ready`, formulas typeset and body[data-ready]).
+// - Bytes: every response's body as received (response.body()), gzipped here with zlib level 6
+//   (what a static server with compression sends; the local server sends them uncompressed).
+//   "First screen" = the responses the page's Resource Timing says ended before the first steps
+//   were drawn, plus the document; "ready" = those ended before `ae:ready`; "all" = everything
+//   after the page went idle.
+// - Edit -> next frame: the default example at N tokens (the page's token count), a Q grid cell
+//   (or Q's text box, when the grid is not shown) changed and its `input` event dispatched in the
+//   page; the time from just before the event to the first animation frame after the page's
+//   synchronous update, plus the message after it (so style, layout and paint of that frame are
+//   included). The page's marks `ae:update-start` / `ae:update-end` give its own share.
+// - Step-through: "Step by step", then Next -> next frame, the same way.
+// The machine's load average is printed: on a shared machine, treat the figures as rough.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const value = (name, fallback) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const quick = flag('--quick');
+const rounds = Number(value('--rounds', quick ? 3 : 7));
+const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024').split(',').map(Number);
+const jsonOut = value('--json', null);
+
+function chromiumPath() {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
+}
+
+// The site: --site DIR as it is, else a fresh build of web/page + dist/ in a temporary folder.
+let siteDir = value('--site', null);
+let ownSite = false;
+if (!siteDir) {
+  siteDir = mkdtempSync(join(tmpdir(), 'attention-bench-site-'));
+  ownSite = true;
+  const b = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir], { encoding: 'utf8' });
+  if (b.status !== 0) { console.error(b.stderr || b.stdout); process.exit(1); }
+}
+
+const server = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), resolve(siteDir), '--no-build'], {
+  env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+});
+const base = await new Promise((ok, fail) => {
+  let out = '';
+  server.stdout.on('data', (d) => { out += d; const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out); if (m) ok(m[1]); });
+  server.stderr.on('data', (d) => { out += d; });
+  server.on('exit', (code) => fail(new Error(`server exited (${code}): ${out}`)));
+});
+
+const browser = await chromium.launch({
+  headless: true, executablePath: chromiumPath(),
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+const VIEWPORT = { width: 1440, height: 900 };
+
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const ms = (x) => (Number.isFinite(x) ? `${x < 10 ? x.toFixed(1) : Math.round(x)} ms` : '—');
+const kb = (x) => `${(x / 1024).toFixed(1)} KB`;
+
+async function ready(page) {
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+}
+
+/** One cold load: timings from the page's marks, and the bytes it fetched. */
+async function coldLoad() {
+  const context = await browser.newContext({ viewport: VIEWPORT });
+  const page = await context.newPage();
+  const bodies = new Map();
+  const pending = [];
+  page.on('response', (r) => {
+    pending.push(r.body().then((b) => bodies.set(r.url(), b)).catch(() => {}));
+  });
+  await page.goto(base);
+  await ready(page);
+  await page.waitForLoadState('networkidle');
+  await Promise.all(pending);
+  const t = await page.evaluate(() => {
+    const mark = (name) => performance.getEntriesByName(name, 'mark')[0]?.startTime ?? NaN;
+    const fcp = performance.getEntriesByType('paint').find((p) => p.name === 'first-contentful-paint')?.startTime ?? NaN;
+    const resources = performance.getEntriesByType('resource').map((r) => ({ url: r.name, end: r.responseEnd }));
+    return { fcp, steps: mark('ae:first-steps-painted'), ready: mark('ae:ready'), resources };
+  });
+  await context.close();
+  const size = (url) => {
+    const b = bodies.get(url);
+    return b ? { raw: b.length, gz: gzipSync(b, { level: 6 }).length } : { raw: 0, gz: 0 };
+  };
+  const sum = (urls) => urls.map(size).reduce((a, s) => ({ raw: a.raw + s.raw, gz: a.gz + s.gz, n: a.n + 1 }), { raw: 0, gz: 0, n: 0 });
+  const doc = [...bodies.keys()].filter((u) => !t.resources.some((r) => r.url === u));
+  const before = (limit) => [...doc, ...t.resources.filter((r) => r.end <= limit).map((r) => r.url)];
+  return {
+    fcp: t.fcp, steps: t.steps, ready: t.ready,
+    firstScreen: sum(before(t.steps)), atReady: sum(before(t.ready)), all: sum([...bodies.keys()]),
+    largest: [...bodies.keys()].map((u) => ({ url: u.replace(base, ''), ...size(u) })).sort((a, b) => b.gz - a.gz).slice(0, 6),
+  };
+}
+
+/** In the page: runs `act`, resolves with the ms until the frame after it was presented. */
+const FRAME = `(act) => new Promise((done) => {
+  const t0 = performance.now();
+  act();
+  requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => done(performance.now() - t0);
+    ch.port2.postMessage(0);
+  });
+})`;
+
+async function editTimes(page, n) {
+  // The token count as the page's control sets it.
+  await page.evaluate((count) => {
+    const input = document.getElementById('tokens-n');
+    input.value = String(count);
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+  }, n);
+  await page.waitForFunction((count) => document.getElementById('tokens-n').value === String(count), n, { timeout: 120000 });
+  const times = [];
+  const own = [];
+  for (let r = 0; r < rounds + 1; r++) {
+    const res = await page.evaluate(async ([frameSrc, round]) => {
+      const frameFn = eval(frameSrc);
+      const cell = document.querySelector('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+      performance.clearMarks('ae:update-start');
+      performance.clearMarks('ae:update-end');
+      let how;
+      const t = await frameFn(() => {
+        const v = String((round % 2 ? 0.5 : 1.5) + round / 100);
+        if (cell) {
+          how = 'grid cell';
+          cell.focus();
+          cell.value = v;
+          cell.dispatchEvent(new Event('input', { bubbles: true }));
+        } else {
+          how = 'text box';
+          const ta = document.querySelector('.editor[data-input="Q"] textarea');
+          ta.value = ta.value.replace(/^\s*[-\d.e+]+/, v);
+          ta.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+      });
+      const s = performance.getEntriesByName('ae:update-start', 'mark')[0]?.startTime;
+      const e = performance.getEntriesByName('ae:update-end', 'mark')[0]?.startTime;
+      return { t, update: e - s, how };
+    }, [FRAME, r]);
+    if (r === 0) continue; // the first edit at a size warms the code paths up
+    times.push(res.t);
+    own.push(res.update);
+    times.how = res.how;
+  }
+  const queries = await page.evaluate(() => document.getElementById('status').textContent);
+  return { n, frame: median(times), update: median(own), how: times.how, status: queries.replace(/:.*$/, '') };
+}
+
+async function stepTimes(page) {
+  await page.click('#step-mode');
+  const times = [];
+  for (let r = 0; r < rounds + 1; r++) {
+    const t = await page.evaluate(async (frameSrc) => eval(frameSrc)(() => document.getElementById('step-next').click()), FRAME);
+    if (r) times.push(t);
+  }
+  await page.click('#step-all');
+  return median(times);
+}
+
+const started = new Date();
+const loadStart = loadavg();
+const loads = [];
+for (let r = 0; r < rounds; r++) loads.push(await coldLoad());
+
+const context = await browser.newContext({ viewport: VIEWPORT });
+const page = await context.newPage();
+await page.goto(base);
+await ready(page);
+const step = await stepTimes(page);
+const edits = [];
+for (const n of sizes) edits.push(await editTimes(page, n));
+await context.close();
+const loadEnd = loadavg();
+await browser.close();
+server.kill();
+if (ownSite) rmSync(siteDir, { recursive: true, force: true });
+
+const pick = (k) => median(loads.map((l) => l[k]));
+const bytes = (k) => ({ gz: median(loads.map((l) => l[k].gz)), raw: median(loads.map((l) => l[k].raw)), n: median(loads.map((l) => l[k].n)) });
+const result = {
+  date: started.toISOString(), cpu: cpus()[0]?.model, cores: cpus().length, node: process.version,
+  chromium: browser.version?.() ?? '', rounds, loadavg: { start: loadStart, end: loadEnd },
+  cold: { fcp: pick('fcp'), firstSteps: pick('steps'), ready: pick('ready'), firstScreen: bytes('firstScreen'), atReady: bytes('atReady'), all: bytes('all') },
+  largest: loads[0].largest, step, edits,
+};
+
+console.log(`Machine: ${result.cpu}, ${result.cores} cores; Node ${result.node}; ${result.date}`);
+console.log(`Load average at start / end: ${loadStart.map((x) => x.toFixed(2)).join(' ')} / ${loadEnd.map((x) => x.toFixed(2)).join(' ')}`);
+console.log(`Rounds: ${rounds} (medians); viewport ${VIEWPORT.width}×${VIEWPORT.height}; site ${ownSite ? 'built from web/page + dist/' : siteDir}\n`);
+console.log('| cold load (default example) | median |\n| --- | ---: |');
+console.log(`| first contentful paint | ${ms(result.cold.fcp)} |`);
+console.log(`| first steps drawn (ae:first-steps-painted) | ${ms(result.cold.firstSteps)} |`);
+console.log(`| formulas typeset, page ready (ae:ready) | ${ms(result.cold.ready)} |`);
+for (const [label, b] of [['first screen', result.cold.firstScreen], ['by ready', result.cold.atReady], ['all, once idle', result.cold.all]]) {
+  console.log(`| bytes, ${label} | ${kb(b.gz)} gzipped (${kb(b.raw)} raw), ${b.n} responses |`);
+}
+console.log(`\nLargest responses (gzipped): ${result.largest.map((l) => `${l.url} ${kb(l.gz)}`).join(', ')}\n`);
+console.log('| edit a Q cell -> next frame | tokens | frame | page\'s update() | problem |\n| --- | ---: | ---: | ---: | --- |');
+for (const e of edits) console.log(`| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${e.status} |`);
+console.log(`\nStep-through, Next -> next frame: ${ms(step)}`);
+if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));
