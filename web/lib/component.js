@@ -24,7 +24,7 @@ import { colourLegend, heatColours } from './colours.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
-import { checkAnswer, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
+import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
 
 let shared = null;
 
@@ -234,15 +234,7 @@ export class AttentionExplorerElement extends Base {
     const lessonUrl = this.getAttribute('lesson');
     if (lessonUrl) {
       const url = new URL(lessonUrl, document.baseURI).href;
-      let text;
-      try {
-        const response = await fetch(url);
-        if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-        text = await response.text();
-      } catch (error) {
-        throw new Error(`the lesson at ${url} could not be fetched: ${error.message}`);
-      }
-      return { ...readLesson(text, url), where: url };
+      return { ...readLesson(await fetchLesson(url), url), where: url };
     }
     const inline = this.querySelector('script[type="application/json"][slot="lesson"]');
     if (inline) {

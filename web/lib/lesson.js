@@ -107,6 +107,17 @@ export function readLesson(json, where = 'lesson') {
   return { title: obj.title ?? '', problem: obj.problem, tokens, lesson: checkNotes(obj.lesson ?? {}, where) };
 }
 
+/** A lesson file's text from its address; the Error says which address and what went wrong. */
+export async function fetchLesson(url) {
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+    return await response.text();
+  } catch (error) {
+    throw new Error(`the lesson at ${url} could not be fetched: ${error.message}`);
+  }
+}
+
 /** The JSON text of a lesson file. */
 export function writeLesson({ title, problem, tokens, lesson }) {
   const out = { format: LESSON_FORMAT, version: LESSON_VERSION };

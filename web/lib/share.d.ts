@@ -47,6 +47,8 @@ export const ANSWER_KINDS: string[];
 /** Checks notes; throws an Error naming the step and the field. */
 export function checkNotes(notes: unknown, where?: string): LessonNotes;
 /** Reads a lesson file (its text or parsed JSON); throws an Error naming the field. */
+/** A lesson file's text fetched from `url`; throws an Error naming the address and what went wrong. */
+export function fetchLesson(url: string): Promise<string>;
 export function readLesson(json: string | unknown, where?: string): Lesson;
 /** The JSON text of a lesson file. */
 export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes }): string;

@@ -13,7 +13,7 @@ import { BIAS_KEYS } from './context.js';
 import { matrixToText } from './format.js';
 
 // A lesson file is this link's `lesson` state plus its problem (lesson.js).
-export { LESSON_FORMAT, LESSON_VERSION, ANSWER_KINDS, checkNotes, readLesson, writeLesson, lessonTraceError, checkAnswer, usableAnswer, stepOfKey } from './lesson.js';
+export { LESSON_FORMAT, LESSON_VERSION, ANSWER_KINDS, checkNotes, fetchLesson, readLesson, writeLesson, lessonTraceError, checkAnswer, usableAnswer, stepOfKey } from './lesson.js';
 
 export const SHARE_VERSION = 2;
 /** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */

@@ -2,7 +2,7 @@
 // `lesson`) as JSON, "Open lesson" (a file picker, or a file dropped on the page) and ?lesson=URL
 // read one back. The format and its checks are the package's (attention-explorer/share: readLesson).
 import { findPreset } from 'attention-explorer';
-import { lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
+import { fetchLesson, lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
 import { escapeHtml } from './format.js';
@@ -74,11 +74,9 @@ export async function openLessonUrl(address) {
   }
   let text;
   try {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-    text = await response.text();
+    text = await fetchLesson(url.href);
   } catch (error) {
-    showLessonError(`The lesson at ${url.href} could not be fetched: ${error.message}.`);
+    showLessonError(`${error.message.replace(/^t/, 'T')}.`);
     return false;
   }
   return openLesson(text, url.href);
