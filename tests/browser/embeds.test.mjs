@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, test as plainTest } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { browserSuite, launchBrowser, startServer } from './server.mjs';
+import { assert, assertMatrix, browserSuite, launchBrowser, shown, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pkg = await import(join(root, 'dist', 'node.js'));
@@ -32,17 +32,6 @@ const test = browserSuite('embeds', {
   screenshots: 'embeds-',
 });
 
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-'));
-function assertMatrix(actual, expected, what, tol) {
-  assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
-  actual.forEach((row, i) => {
-    assert(row.length === expected[i].length, `${what} row ${i + 1}: ${row.length} values, expected ${expected[i].length}`);
-    row.forEach((v, j) => assert(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]}`));
-  });
-}
 const weightsOf = (problem) => engine.run(problem).steps.find((s) => s.id === 'weights').data;
 const preset000 = pkg.presetProblem(pkg.findPreset('000'), engine).problem;
 

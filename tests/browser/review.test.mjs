@@ -135,7 +135,8 @@ test('the SVG and PNG heatmaps carry the whole title, the axes, a colour bar and
   const png = await download(page, () => page.click('button[data-export="png"]'));
   const pngWidth = png.bytes.readUInt32BE(16);
   assert(pngWidth === 2 * fits.width, `PNG ${pngWidth} px wide for a ${fits.width} px SVG drawn at 2×`);
-  await page.setContent(svg);
+  // With an icon of its own, or Chromium asks the server for /favicon.ico (a 404 the suite reports).
+  await page.setContent(`<link rel="icon" href="data:,">${svg}`);
   await page.screenshot({ path: join(artifacts, 'review-export-svg.png') });
 });
 
@@ -207,6 +208,8 @@ test('the worked calculation\'s formula wraps to fit its panel, on a phone and i
       await page.click(`#step-list article[data-key="${step}:${step === 'output' ? -1 : 0}"] td[data-r="${r}"][data-c="${c}"]`);
       await page.waitForFunction((s) => document.querySelector('#drill .drill-target')?.textContent.includes(s), { scores: 'Scores', output: 'Output', weights: 'Attention weights' }[step]);
       await page.evaluate(() => document.fonts.ready);
+      // Laid out (typeset, not a placeholder): measured after KaTeX has drawn it.
+      await page.waitForFunction(() => document.querySelector('#drill .drill-eq')?.clientWidth > 0 && !document.querySelector('#drill .tex-pending'));
       const eq = await page.$eval('#drill .drill-eq', (e) => ({
         sw: e.scrollWidth, cw: e.clientWidth, lines: e.querySelectorAll('.drill-line').length,
         shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),

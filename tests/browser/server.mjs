@@ -169,3 +169,16 @@ export function browserSuite(suite, {
     }
   });
 }
+
+// Checks the suites share: a number as the page shows it (U+2212 minus), and matrices to a tolerance.
+export function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+export const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-'));
+export function assertMatrix(actual, expected, what, tol) {
+  assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
+  actual.forEach((row, i) => {
+    assert(row.length === expected[i].length, `${what} row ${i + 1}: ${row.length} values, expected ${expected[i].length}`);
+    row.forEach((v, j) => assert(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]}`));
+  });
+}

@@ -112,7 +112,7 @@ function placeRows(graph) {
   return { laneStart, laneRows, total };
 }
 
-function nodeHtml(n, labelCol) {
+function nodeHtml(n, labelCol, first) {
   const tags = n.tags.length ? ` <span class="pl-tags">· ${n.tags.map(escapeHtml).join(' ')}</span>` : '';
   const shape = n.shape ? `<span class="pl-shape">${n.shape[0]}×${n.shape[1]}${tags}</span>` : '';
   const group = n.group != null ? `<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>` : '';
@@ -121,7 +121,8 @@ function nodeHtml(n, labelCol) {
   const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
   // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
   const name = n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`;
-  return `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}">` +
+  // One Tab stop for the whole diagram (the first node; arrow keys move between nodes).
+  return `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}" tabindex="${first ? 0 : -1}">` +
     `<span class="visually-hidden">${escapeHtml(name)}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`;
 }
 
@@ -149,7 +150,7 @@ export function renderPipeline() {
         html += `<span class="pl-lane" style="grid-column:1;grid-row:${laneStart[l]} / span ${laneRows[l]}">${escapeHtml(lane.label)}</span>`;
       });
     }
-    html += visible.map((n) => nodeHtml(n, labelCol)).join('');
+    html += visible.map((n, i) => nodeHtml(n, labelCol, i === 0)).join('');
     html += '<svg class="pl-edges" aria-hidden="true"></svg></div>';
     if (graph.more) html += `<p class="pl-more hint">${escapeHtml(graph.more)}</p>`;
     box.innerHTML = html;
@@ -239,6 +240,20 @@ export function bindPipeline(onStep) {
       return;
     }
     onStep(key);
+  });
+  // Arrow keys, Home and End move between the nodes (in the order they are drawn); the node left
+  // is the diagram's Tab stop, as in a toolbar.
+  $('pipeline').addEventListener('keydown', (e) => {
+    const nodes = [...$('pipeline').querySelectorAll('.pl-node')];
+    const at = nodes.indexOf(e.target.closest('.pl-node'));
+    if (at < 0) return;
+    const moves = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: nodes.length - 1 };
+    if (!(e.key in moves) || e.altKey || e.ctrlKey || e.metaKey) return;
+    e.preventDefault();
+    e.stopPropagation(); // not also a step-through move
+    const to = nodes[Math.max(0, Math.min(nodes.length - 1, moves[e.key]))];
+    for (const n of nodes) n.tabIndex = n === to ? 0 : -1;
+    to.focus();
   });
 }
 
