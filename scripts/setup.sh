@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what `npm test` and `npm start` need on Debian 12: the Debian packages (installed with
-# apt-get when run as root; otherwise the exact command is printed) and node_modules (npm ci).
+# apt-get when run as root; otherwise the exact command is printed) and node_modules (the lock file's versions).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,8 +34,12 @@ node -e '
     process.exit(1);
   }'
 
-# npm ci when node_modules is missing or older than the lock file.
+# The lock file's versions, installed when node_modules is missing or older than the lock file.
+# Not `npm ci`: the lock cannot list rollup's binaries for other platforms (optional dependencies
+# of vitepress's bundler, missing from the registry this project is built against), and npm ci
+# refuses a lock without them. `npm install --no-save` installs the lock's versions, skips the
+# optional packages it cannot get, and writes neither package.json nor the lock.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "setup: npm ci"
-  npm ci --no-audit --no-fund
+  echo "setup: npm install (the lock file's versions)"
+  npm install --no-save --no-audit --no-fund
 fi
