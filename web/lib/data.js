@@ -2,7 +2,7 @@
 // JSON. Pure string building.
 
 import { stringify } from './json.js';
-import { headOf } from './context.js';
+import { exportError, headOf } from './context.js';
 import { exactNumber, numberWord } from './format.js';
 
 function csvField(s) {
@@ -37,6 +37,63 @@ export function traceCsv(trace) {
     const h = headOf(s);
     s.data.forEach((row, i) => row.forEach((v, j) => lines.push(`${s.id},${h ?? ''},${i},${j},${exactNumber(v)}`)));
   }
+  return lines.join('\n') + '\n';
+}
+
+/** CSV lines of tidy rows: `key` (the columns before quantity) and a quantity's numbers. */
+function tidyRows(lines, key, quantity, values) {
+  const push = (row, col, v) => lines.push(`${key}${quantity},${row},${col},${exactNumber(v)}`);
+  if (!Array.isArray(values)) push('', '', values);
+  else values.forEach((x, i) => (Array.isArray(x) ? x.forEach((v, j) => push(i, j, v)) : push(i, '', x)));
+}
+
+/**
+ * engine.decode's result as one long CSV, a row per number: t,head,quantity,row,col,value.
+ * `scores` and `weights` (per head) and `output` (head empty) of token t are row t of the whole
+ * matrix (col: the key, or the output's feature), so pivoting a quantity gives causal attention's
+ * matrix, queries down; `cache_rows`, `flops_cached`, `flops_full` and `difference` are one number
+ * per token (head, row and col empty). Numbers exact, as traceCsv writes them.
+ */
+export function decodeCsv(decoding) {
+  if (!Array.isArray(decoding?.steps) || !decoding.steps.every((s) => 'cache_rows' in s)) {
+    throw exportError("decodeCsv takes engine.decode()'s result: an object whose steps have t, cache_rows, scores, weights, output");
+  }
+  const lines = ['t,head,quantity,row,col,value'];
+  for (const s of decoding.steps) {
+    for (const quantity of ['scores', 'weights']) {
+      s[quantity].forEach((row, h) => row.forEach((v, j) => lines.push(`${s.t},${h},${quantity},${s.t},${j},${exactNumber(v)}`)));
+    }
+    s.output.forEach((v, c) => lines.push(`${s.t},,output,${s.t},${c},${exactNumber(v)}`));
+    for (const quantity of ['cache_rows', 'flops_cached', 'flops_full', 'difference']) tidyRows(lines, `${s.t},,`, quantity, s[quantity]);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A tile's quantities, in the order the algorithm computes them. */
+const TILE_QUANTITIES = ['scores', 'm_before', 'm_after', 'rescale', 'l_before', 'l_after', 'partial_before', 'partial_after'];
+
+/**
+ * engine.tiles' result as one long CSV, a row per number: tile,head,q_block,k_block,quantity,row,col,value
+ * (tile: its place in the order visited, from 0). Per tile `skipped` (1 or 0), then its numbers
+ * with row and col as the tile's arrays hold them (from 0 within the tile; in the columns layout
+ * `scores` and the partial outputs are transposed, as in the result): `scores`, `partial_before`,
+ * `partial_after` a row and a column, `m_before`, `m_after`, `rescale`, `l_before`, `l_after` a
+ * row (the tile's query i). Then, with the tile columns empty, `output` (row and col of the
+ * output, in the problem's layout), `max_difference`, `bytes_standard`, `bytes_flash` and
+ * `element_bytes`.
+ */
+export function tilesCsv(tiles) {
+  if (!Array.isArray(tiles?.tiles) || !Array.isArray(tiles.output)) {
+    throw exportError("tilesCsv takes engine.tiles()'s result: an object with tiles and output");
+  }
+  const lines = ['tile,head,q_block,k_block,quantity,row,col,value'];
+  tiles.tiles.forEach((t, i) => {
+    const key = `${i},${t.head},${t.q_block},${t.k_block},`;
+    tidyRows(lines, key, 'skipped', t.skipped ? 1 : 0);
+    for (const quantity of TILE_QUANTITIES) tidyRows(lines, key, quantity, t[quantity]);
+  });
+  tidyRows(lines, ',,,,', 'output', tiles.output);
+  for (const quantity of ['max_difference', 'bytes_standard', 'bytes_flash', 'element_bytes']) tidyRows(lines, ',,,,', quantity, tiles[quantity]);
   return lines.join('\n') + '\n';
 }
 

@@ -724,6 +724,37 @@ export function traceCsv(trace: Trace): string;
 /** Reads matrixCsv (no labels) back as rows, or traceCsv back as { steps }. */
 export function parseCsv(text: string): number[][] | { steps: Array<{ id: string; head: number | null; shape: [number, number]; data: number[][] }> };
 export function traceJson(trace: Trace, indent?: number | string): string;
+/** Options of decodeLatex and tilesLatex: solutionLatex's, and token names for the headings. */
+export interface WalkthroughLatexOptions extends LatexOptions {
+  /** A complete document (amsmath) instead of a fragment. */
+  standalone?: boolean;
+  title?: string;
+  /** Token names, as narrate's labels ("Token 2 (sat)"); missing names are numbers. */
+  labels?: NarrateLabels;
+}
+/**
+ * engine.decode's result as LaTeX: per token its cache, the new row of scores and weights of each
+ * head, its output row, multiply-adds with and without the cache, the check against causal attention.
+ */
+export function decodeLatex(decoding: Decoding, options?: WalkthroughLatexOptions): string;
+/**
+ * engine.tiles' result as LaTeX: the recurrence, per tile its scores, m, ℓ before and after, the
+ * rescale factor and Õ before and after (or that it is skipped); the output, its difference from
+ * run()'s, the bytes moved.
+ */
+export function tilesLatex(tiles: Tiles, options?: WalkthroughLatexOptions): string;
+/**
+ * t,head,quantity,row,col,value: a row per number of engine.decode's result. scores, weights (per
+ * head) and output are row t of the whole matrix (col: key or feature); cache_rows, flops_cached,
+ * flops_full, difference one per token (head, row, col empty).
+ */
+export function decodeCsv(decoding: Decoding): string;
+/**
+ * tile,head,q_block,k_block,quantity,row,col,value: a row per number of engine.tiles' result, tile
+ * by tile (skipped as 1 or 0, then its arrays, row and col as the tile holds them), then output,
+ * max_difference, bytes_standard, bytes_flash, element_bytes with the tile columns empty.
+ */
+export function tilesCsv(tiles: Tiles): string;
 /** A NumPy script that recomputes every step; `--json` prints them as JSON. */
 export function numpyScript(problem: Problem, trace: Trace, options?: {
   recipe?: string;

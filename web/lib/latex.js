@@ -38,6 +38,23 @@ function texText(s) {
     .replace(/·/g, '$\\cdot$').replace(/ᵀ/g, '$^\\top$').replace(/√/g, '$\\surd$');
 }
 
+/** The standalone document of the LaTeX exports (`standalone: true`): amsmath, `body`, `title`. */
+function latexDocument(body, title) {
+  return [
+    '\\documentclass{article}',
+    '\\usepackage{amsmath}',
+    '\\usepackage[margin=2cm]{geometry}',
+    '\\setcounter{MaxMatrixCols}{64}',
+    `\\title{${texText(title)}}`,
+    '\\date{}',
+    '\\begin{document}',
+    '\\maketitle',
+    body,
+    '\\end{document}',
+    '',
+  ].join('\n');
+}
+
 /**
  * The whole worked solution as LaTeX: each step's formula and matrix in display math
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
@@ -63,20 +80,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
   });
   for (const w of trace.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
   const body = parts.join('\n\n');
-  if (!standalone) return body + '\n';
-  return [
-    '\\documentclass{article}',
-    '\\usepackage{amsmath}',
-    '\\usepackage[margin=2cm]{geometry}',
-    '\\setcounter{MaxMatrixCols}{64}',
-    `\\title{${texText(title)}}`,
-    '\\date{}',
-    '\\begin{document}',
-    '\\maketitle',
-    body,
-    '\\end{document}',
-    '',
-  ].join('\n');
+  return standalone ? latexDocument(body, title) : body + '\n';
 }
 
 /**
@@ -127,4 +131,98 @@ export function cellText(e, trace, { decimals = 4 } = {}) {
   step.axes.forEach((axis, k) => { if (axis in index) index[axis] = (k === 0 ? e.row : e.col) + 1; });
   const names = { query: `query ${index.queries}`, key: `key ${index.keys}`, token: `token ${index.queries ?? index.keys}` };
   return fillExplanation(e.text, e, { number: (x) => formatNumber(x, decimals), label: (name) => names[name] });
+}
+
+// ---- attention in practice: engine.decode's and engine.tiles' results ---------------------------
+
+/** A vector as a one-row bmatrix (one entry per query of a tile, a token's output). */
+const rowLatex = (values, options) => matrixLatex([values], options);
+
+/** "token 2 (sat)": a token by its place, with its name when the caller gave one. */
+function tokenName(i, names, word) {
+  const name = names?.[i];
+  return `${word} ${i + 1}${name ? ` (${texText(name)})` : ''}`;
+}
+
+function checkResult(result, fn, keys, what) {
+  if (!result || typeof result !== 'object' || !keys.every((k) => k in result)) {
+    throw exportError(`${fn} takes ${what}: an object with ${keys.join(', ')}`);
+  }
+}
+
+/**
+ * engine.decode's result as LaTeX: per token t, the cache it reads, the new row of scores (before
+ * scaling) and of weights of each head, its output row, the multiply-adds with and without the
+ * cache and the check against row t of causal attention; then the totals. `labels`: token names
+ * ({ tokensQ }), as narrate's. With `standalone`, a complete document.
+ */
+export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = false, title = 'Decoding with a KV cache, token by token', labels = {} } = {}) {
+  checkResult(decoding, 'decodeLatex', ['steps', 'output', 'flops_cached', 'flops_full'], "engine.decode()'s result");
+  const opts = { decimals, max };
+  const heads = decoding.steps[0]?.weights.length ?? 1;
+  const sup = (h) => (heads > 1 ? `^{(${h + 1})}` : '');
+  const parts = [`% ${decoding.steps.length} tokens, ${heads} head(s); multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`];
+  for (const s of decoding.steps) {
+    const n = s.t + 1;
+    parts.push(`\\paragraph{${tokenName(s.t, labels.tokensQ, 'Token')}} Its query reads the cache: ${s.cache_rows} key${s.cache_rows === 1 ? '' : 's'} and value${s.cache_rows === 1 ? '' : 's'} (${s.t} cached and its own). ` +
+      `The new row of scores $S = QK^\\top$ (before scaling) and of weights $A$${heads > 1 ? ' of each head' : ''}, and the token's output:`);
+    // Row t of each head's scores (QKᵀ, before scaling) and weights: the one new row.
+    const rows = [];
+    for (let h = 0; h < heads; h++) {
+      rows.push(`S${sup(h)}_{${n},:} &= ${rowLatex(s.scores[h], opts)}`);
+      rows.push(`A${sup(h)}_{${n},:} &= ${rowLatex(s.weights[h], opts)}`);
+    }
+    rows.push(`O_{${n},:} &= ${rowLatex(s.output, opts)}`);
+    parts.push(`\\[ \\begin{aligned}\n${rows.join(' \\\\\n')}\n\\end{aligned} \\]`);
+    parts.push(`Multiply-adds: ${s.flops_cached} with the cache, ${s.flops_full} recomputing ${n === 1 ? 'token 1' : `tokens 1--${n}`} without it. ` +
+      `Largest difference from row ${n} of causal attention: $${texNumber(s.difference, decimals)}$.`);
+  }
+  parts.push('\\paragraph{Every token} The outputs, one row per token as causal attention gives them:');
+  parts.push(`\\[ O = ${matrixLatex(decoding.output, opts)} \\]`);
+  parts.push(`Multiply-adds over all tokens: ${decoding.flops_cached} with the cache, ${decoding.flops_full} without.`);
+  for (const w of decoding.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
+  const body = parts.join('\n\n');
+  return standalone ? latexDocument(body, title) : body + '\n';
+}
+
+/**
+ * engine.tiles' result as LaTeX: the recurrence, then per tile in the order visited its scores
+ * block T, the running max m and sum ℓ before and after, the rescale factor e^(m − m′) and the
+ * partial output Õ before and after (a skipped tile says so); then the output Õ / ℓ, how close it
+ * is to run()'s, and the bytes moved, standard against flash. Matrices are as the result holds
+ * them (transposed in the columns layout, as the trace's steps are). `labels`: { tokensQ, tokensK }.
+ */
+export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, title = 'FlashAttention, tile by tile', labels = {} } = {}) {
+  checkResult(tiles, 'tilesLatex', ['tiles', 'output', 'block_q', 'block_k', 'bytes_flash'], "engine.tiles()'s result");
+  const opts = { decimals, max };
+  const heads = new Set(tiles.tiles.map((t) => t.head)).size;
+  const range = ([a, b], names, one, many) => (b - a === 1 ? tokenName(a, names, one) : `${many} ${a + 1}--${b}`);
+  const precision = tiles.element_bytes === 4 ? 'float32' : 'float64';
+  const parts = [
+    `% B_r = ${tiles.block_q}, B_c = ${tiles.block_k}: ${tiles.tiles.length} tiles, ${tiles.visited} computed, ${tiles.skipped} skipped; ${precision}`,
+    '\\paragraph{The recurrence} Each tile $T$ of scores (as the softmax reads them) updates, for each of its queries, the running max $m$, the running sum $\\ell$ and the unnormalised output $\\tilde O$, from $m = -\\infty$, $\\ell = 0$, $\\tilde O = 0$ (rowmax and rowsum run over each query\'s keys in the tile):',
+    "\\[ m' = \\max(m, \\operatorname{rowmax}(T)), \\quad \\ell' = e^{m - m'}\\ell + \\operatorname{rowsum}(e^{T - m'}), \\quad \\tilde O' = e^{m - m'}\\tilde O + e^{T - m'} V_j \\]",
+  ];
+  tiles.tiles.forEach((t, i) => {
+    const where = `${heads > 1 ? `head ${t.head + 1}, ` : ''}${range(t.queries, labels.tokensQ, 'query', 'queries')} with ${range(t.keys, labels.tokensK, 'key', 'keys')}`;
+    parts.push(`\\paragraph{Tile ${i + 1} of ${tiles.tiles.length}} Query block ${t.q_block + 1}, key block ${t.k_block + 1}: ${where}.`);
+    if (t.skipped) {
+      parts.push('Every score of the tile is hidden ($-\\infty$): the algorithm skips it, with no work and no memory traffic.');
+      return;
+    }
+    parts.push(`\\[ T = ${matrixLatex(t.scores, opts)} \\]`);
+    parts.push('One entry per query of the tile:');
+    parts.push(`\\[ \\begin{aligned}\nm &= ${rowLatex(t.m_before, opts)} & m' &= ${rowLatex(t.m_after, opts)} \\\\\n` +
+      `e^{m - m'} &= ${rowLatex(t.rescale, opts)} \\\\\n` +
+      `\\ell &= ${rowLatex(t.l_before, opts)} & \\ell' &= ${rowLatex(t.l_after, opts)}\n\\end{aligned} \\]`);
+    parts.push(`\\[ \\tilde O = ${matrixLatex(t.partial_before, opts)} \\qquad \\tilde O' = ${matrixLatex(t.partial_after, opts)} \\]`);
+  });
+  parts.push('\\paragraph{The output} After its last key block each query\'s output is $\\tilde O / \\ell$:');
+  parts.push(`\\[ O = ${matrixLatex(tiles.output, opts)} \\]`);
+  parts.push(`Largest difference from the trace's output (\\texttt{run()}): $${texNumber(tiles.max_difference, decimals)}$. ` +
+    `Bytes moved between HBM and SRAM (${tiles.element_bytes} per number): the standard algorithm ${tiles.bytes_standard}, ` +
+    `these ${tiles.block_q} $\\times$ ${tiles.block_k} tiles ${tiles.bytes_flash}.`);
+  for (const w of tiles.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
+  const body = parts.join('\n\n');
+  return standalone ? latexDocument(body, title) : body + '\n';
 }
