@@ -165,6 +165,38 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await teacher.close();
 });
 
+test('no walkthrough export in an exercise: none in the student\'s view (even with ?walk=), none while the teacher\'s exercise is on', async ({ page, base, context }) => {
+  const weights = seededWeights();
+  await teacherExercise(page, base);
+  // The teacher's page with the exercise on: the walkthroughs open, their export row stays hidden.
+  await page.click('#practice-open');
+  await page.click('#pr-tab-decode');
+  await page.waitForSelector('#practice-body table');
+  assert.equal(await page.locator('#practice-export button[data-walk-export]').count(), 4);
+  assert.equal(await page.locator('#practice-export').isVisible(), false);
+  let downloads = 0;
+  page.on('download', () => { downloads++; });
+  await page.$eval('#practice-export button[data-walk-export="csv"]', (b) => b.click()); // a script's click too
+  await page.click('#ex-student-link');
+  await page.waitForFunction(() => /copied/.test(document.querySelector('#ex-result')?.textContent ?? ''));
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  // The student's link asked to open a walkthrough: the panel is not there at all.
+  const url = new URL(link);
+  url.search = '?walk=decode';
+  const student = await context.newPage();
+  student.on('download', () => { downloads++; });
+  await open(student, url.href);
+  await student.waitForSelector('#exercise input.answer');
+  assert.equal(await student.locator('#practice, #practice-export, #practice-open, [data-walk-export], [data-export]').count(), 0);
+  assert.deepEqual(await student.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
+  const html = await student.evaluate(() => document.documentElement.outerHTML);
+  for (const w of weights.flat()) for (const sp of spellings(w)) assert.ok(!html.includes(sp), `the DOM holds ${sp}`);
+  await student.keyboard.press('ArrowRight'); // the walkthroughs' key does nothing here
+  await student.waitForTimeout(300);
+  assert.equal(downloads, 0);
+  await student.close();
+});
+
 test('an old exercise link (the whole problem in it) opens as the student\'s view, with no way to reveal', async ({ page, base }) => {
   // Before the students' link, "Copy link" gave this: the problem and which steps are hidden.
   const old = { preset: '004', exercise: { steps: ['weights:0', 'output:-1'], tolerance: 0.001 } };

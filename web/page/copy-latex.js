@@ -10,7 +10,7 @@ export function stepTex(step, decimals) {
 }
 
 /** `text` on the clipboard: the Clipboard API, or a selected text field where it is refused. */
-async function toClipboard(text) {
+export async function toClipboard(text) {
   try {
     await navigator.clipboard.writeText(text);
     return;

@@ -14,7 +14,8 @@ export const FORMATS = [
   ['svg', 'SVG heatmap'], ['png', 'PNG heatmap'], ['cell', 'Worked cell (LaTeX)'],
 ];
 
-function download(name, text, type) {
+/** Downloads `text` (or a Blob) as the file `name`: the page's one download (the walkthroughs' exports use it too). */
+export function download(name, text, type) {
   const blob = text instanceof Blob ? text : new Blob([text], { type });
   const a = document.createElement('a');
   a.href = URL.createObjectURL(blob);

@@ -5,9 +5,15 @@
 //   tiles      FlashAttention's tiles over the score matrix it never stores, and the bytes moved
 //   gradients  the backward pass, step by step, from dO (editable, default all ones)
 // ?walk=softmax|decode|tiles|gradients opens one. Every number comes from the engine
-// (onlineSoftmax, decode, tiles, gradients, explain); the tables are steps.js's.
-import { narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTile } from 'attention-explorer';
+// (onlineSoftmax, decode, tiles, gradients, explain); the tables are steps.js's. The open
+// walkthrough's result exports as the package writes it (LaTeX, CSV, JSON, for gradients NumPy).
+import {
+  decodeCsv, decodeLatex, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTile, numpyScript,
+  solutionLatex, stringify, tilesCsv, tilesLatex, traceCsv, traceJson,
+} from 'attention-explorer';
 import { $, app } from './app.js';
+import { toClipboard } from './copy-latex.js';
+import { download } from './export-panel.js';
 import { flags } from './embed.js';
 import { explanationHtml } from './explain.js';
 import { cellFmt, escapeHtml, fmt } from './format.js';
@@ -342,6 +348,87 @@ async function readDO() {
   }
 }
 
+// ---- exports of the open walkthrough -----------------------------------------------------------
+
+const EXPORT_LABELS = { 'copy-latex': 'Copy LaTeX', latex: 'LaTeX (.tex)', csv: 'CSV', json: 'JSON', numpy: 'NumPy script (.py)' };
+
+/**
+ * What each walkthrough exports, by the package's builders: its result, LaTeX (`standalone` for
+ * the .tex file, a fragment for the clipboard), CSV and JSON, and for gradients the NumPy script
+ * that rebuilds them. The online softmax has none.
+ */
+const WALK_EXPORTS = {
+  decode: {
+    file: 'attention-decode',
+    latex: (view, opts) => decodeLatex(view.decoding, opts),
+    csv: (view) => decodeCsv(view.decoding),
+    json: (view) => stringify(view.decoding),
+  },
+  tiles: {
+    file: 'attention-tiles',
+    latex: (view, opts) => tilesLatex(view.tiles, opts),
+    csv: (view) => tilesCsv(view.tiles),
+    json: (view) => stringify(view.tiles),
+  },
+  gradients: {
+    file: 'attention-gradients',
+    latex: (view, opts) => solutionLatex(app.result.problem, view.gradients, { ...opts, title: 'The backward pass, step by step' }),
+    csv: (view) => traceCsv(view.gradients),
+    json: (view) => traceJson(view.gradients),
+    numpy: (view) => numpyScript(app.result.problem, view.gradients, { gradients: true, recipe: app.state.recipe || undefined }),
+  },
+};
+
+/** The export buttons of walkthrough `id` (drawn again only when the walkthrough changes). */
+function renderExportRow(id, view) {
+  const row = $('practice-export');
+  const exports = WALK_EXPORTS[id];
+  row.hidden = !exports || Boolean(view.error);
+  if (row.dataset.walk === id) return;
+  row.dataset.walk = id;
+  if (!exports) { row.replaceChildren(); return; }
+  const formats = ['copy-latex', 'latex', 'csv', 'json', ...(exports.numpy ? ['numpy'] : [])];
+  row.innerHTML = '<span class="pr-export-label">Export this walkthrough</span> ' +
+    formats.map((f) => `<button type="button" data-walk-export="${f}">${EXPORT_LABELS[f]}</button>`).join(' ') +
+    ' <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>';
+}
+
+/** Makes one export of the open walkthrough: { name, type, text }. */
+function walkExport(format) {
+  const exports = WALK_EXPORTS[walk.id];
+  const view = walk.view;
+  if (!exports || !view || view.error) throw new Error('nothing to export: the walkthrough was not computed');
+  const { ctx } = app.result;
+  const latex = (standalone) => exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
+  switch (format) {
+    case 'copy-latex': return { text: latex(false) };
+    case 'latex': return { name: `${exports.file}.tex`, type: 'text/x-tex', text: latex(true) };
+    case 'csv': return { name: `${exports.file}.csv`, type: 'text/csv', text: exports.csv(view) };
+    case 'json': return { name: `${exports.file}.json`, type: 'application/json', text: `${exports.json(view)}\n` };
+    case 'numpy': return { name: `${exports.file.replace(/-/g, '_')}.py`, type: 'text/x-python', text: exports.numpy(view) };
+    default: throw new Error(`unknown export ${format}`);
+  }
+}
+
+async function onWalkExport(button) {
+  // An exercise's numbers stay hidden: no export while one is on (as the step cards' Copy LaTeX).
+  if (document.body.classList.contains('exercise-on')) return;
+  const status = $('practice-export-status');
+  const format = button.dataset.walkExport;
+  try {
+    const out = walkExport(format);
+    if (format === 'copy-latex') {
+      await toClipboard(out.text);
+      status.textContent = 'LaTeX copied.';
+    } else {
+      download(out.name, out.text, out.type);
+      status.textContent = `Downloaded ${out.name}.`;
+    }
+  } catch (err) {
+    status.textContent = `Not exported: ${err.message}`;
+  }
+}
+
 // ---- the walk ----------------------------------------------------------------------------------
 
 function sentence(id, view) {
@@ -381,6 +468,7 @@ export async function renderPractice() {
     view = { error: err.message, positions: 0 };
   }
   walk.view = view;
+  renderExportRow(id, view);
   // The fields are drawn again only when what they show changes (another walkthrough, dO's
   // shape): an edit keeps its field, and the focus, in place.
   const controls = $('practice-controls');
@@ -503,6 +591,10 @@ export function bindPractice() {
     if (td) explainCell(td);
   });
   $('practice-body').addEventListener('keydown', onCellKey);
+  $('practice-export').addEventListener('click', (e) => {
+    const button = e.target.closest('button[data-walk-export]');
+    if (button) onWalkExport(button);
+  });
   document.addEventListener('keydown', onKey);
   const asked = new URLSearchParams(location.search).get('walk');
   if (asked === null) return;
