@@ -208,6 +208,64 @@ describe('attention-explorer decode and tiles', () => {
     assert.deepEqual([t.bytes_standard, t.bytes_flash], [480, 256]);
   });
 
+  /** --table's output as { caption line: rows of numbers }, each caption's tables in order. */
+  function tables(stdout) {
+    const found = [];
+    for (const line of stdout.split('\n')) {
+      if (/^ {2}\S/.test(line)) found.at(-1).rows.push(line.trim().split(/ +/).map((x) => (x === '-inf' ? -Infinity : Number(x))));
+      else if (line) found.push({ caption: line, rows: [] });
+    }
+    return found;
+  }
+  /** `rows` are `want` printed with `digits` places. */
+  function assertPrinted(rows, want, digits, what) {
+    assert.deepEqual(rows.map((r) => r.length), want.map((r) => r.length), what);
+    rows.forEach((r, i) => r.forEach((x, j) => {
+      if (want[i][j] === -Infinity) assert.equal(x, -Infinity, what);
+      else assert.ok(Math.abs(x - want[i][j]) <= 0.5 * 10 ** -digits + 1e-12, `${what} [${i}][${j}]: ${x} for ${want[i][j]}`);
+    }));
+  }
+
+  test('decode --table: each token\'s rows, output and work, at --digits', () => {
+    const two = { ...problem, options: { heads: 2 }, Q: [[1, 0, 2, 1], [0, 1, -1, 0], [1, 1, 0.5, 2]], K: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, -1, 1]] };
+    const r = runCli(['decode', '--table', '--digits', '3', file('decode.json', two)]);
+    assert.equal(r.code, 0, r.stderr);
+    const d = engine.decode(two);
+    const found = tables(r.stdout);
+    d.steps.forEach((s, t) => {
+      const [head, scores, weights, output] = found.slice(4 * t, 4 * t + 4);
+      assert.equal(head.caption, `token ${t + 1}: ${s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`} (${t} cached and its own), ` +
+        `multiply-adds ${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${s.difference}`);
+      assert.equal(scores.caption, 'scores (QKᵀ before scaling), a row per head');
+      assertPrinted(scores.rows, s.scores, 3, `token ${t + 1} scores`);
+      assertPrinted(weights.rows, s.weights, 3, `token ${t + 1} weights`);
+      assertPrinted(output.rows, [s.output], 3, `token ${t + 1} output`);
+      assert.equal(s.weights.length, 2);
+    });
+    assert.equal(found.at(-1).caption, `multiply-adds ${d.flops_cached} with the cache, ${d.flops_full} without`);
+  });
+
+  test('tiles --table: each tile\'s scores, statistics and partial outputs, skipped tiles, the bytes', () => {
+    const r = runCli(['tiles', '--block-q', '2', '--block-k', '2', '--table', file('tiles.json', problem)]);
+    assert.equal(r.code, 0, r.stderr);
+    const t = engine.tiles(problem, { block_q: 2, block_k: 2 });
+    const found = tables(r.stdout);
+    let k = 0;
+    t.tiles.forEach((tile, i) => {
+      const where = found[k++];
+      assert.ok(where.caption.startsWith(`tile ${i + 1} of 4 (head 1): query block ${tile.q_block + 1}`), where.caption);
+      if (tile.skipped) { assert.match(where.caption, /: skipped, every score hidden$/); return; }
+      assertPrinted(found[k++].rows, tile.scores, 4, `tile ${i + 1} scores`);
+      assertPrinted(found[k++].rows, tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]]), 4, `tile ${i + 1} statistics`);
+      assertPrinted(found[k++].rows, tile.partial_before, 4, `tile ${i + 1} partial before`);
+      assertPrinted(found[k++].rows, tile.partial_after, 4, `tile ${i + 1} partial after`);
+    });
+    assert.equal(found[k].caption, 'output');
+    assertPrinted(found[k].rows, t.output, 4, 'output');
+    assert.equal(found[k + 1].caption, 'block_q 2, block_k 2: 3 tiles computed, 1 skipped; max difference from run 0');
+    assert.equal(found[k + 2].caption, 'bytes between HBM and SRAM (8 per number): standard 480, flash 256');
+  });
+
   test('bad block sizes and misplaced options: exit 2 naming the option', () => {
     const path = file('tiles.json', problem);
     const cases = [
@@ -215,7 +273,7 @@ describe('attention-explorer decode and tiles', () => {
       [['tiles', '--block-q', '2', '--block-k', '1.5', path], '--block-k takes a positive integer, got 1.5'],
       [['tiles', '--block-q', '2', path], 'tiles needs --block-q N and --block-k N'],
       [['run', '--block-q', '2', path], '--block-q is an option of tiles'],
-      [['decode', '--table', path], '--table is an option of run and gradients'],
+      [['preset', '--table'], '--table is an option of run, decode, tiles and gradients'],
     ];
     for (const [args, message] of cases) {
       const r = runCli(args);

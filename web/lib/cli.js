@@ -1,20 +1,20 @@
 #!/usr/bin/env node
 // attention-explorer: attention with every step from the command line.
 //   attention-explorer run [--table] [--digits N] [FILE|-]   problem(s) JSON -> trace(s)
-//   attention-explorer decode [FILE|-]                        token by token with a KV cache
-//   attention-explorer tiles --block-q N --block-k N [FILE|-] FlashAttention's tiles
+//   attention-explorer decode [--table] [--digits N] [FILE|-] token by token with a KV cache
+//   attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]   FlashAttention's tiles
 //   attention-explorer gradients [--table] [--digits N] [FILE|-]   run with the backward pass
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
-import { fixedNumber } from './format.js';
+import { exactNumber, fixedNumber } from './format.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
-       attention-explorer decode [FILE|-]
-       attention-explorer tiles --block-q N --block-k N [FILE|-]
+       attention-explorer decode [--table] [--digits N] [FILE|-]
+       attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [FILE|-]
        attention-explorer preset [ID]
        attention-explorer --help | --version`;
@@ -46,9 +46,12 @@ Commands:
   preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
 
-Options for run and gradients:
-  --table        Print each step as an aligned table (name, head, shape, title and formula above
-                 it) instead of JSON.
+Options for run, decode, tiles and gradients:
+  --table        Print aligned tables instead of JSON: run and gradients each step (name, head,
+                 shape, title and formula above it); decode each token (its new rows of scores
+                 and weights, one per head, its output, the multiply-adds); tiles each tile (its
+                 scores, per query m, rescale and l before and after, the partial output before
+                 and after), then the output and the bytes moved.
   --digits N     Decimals in tables (default 4).
 
 Options for tiles (both required):
@@ -92,8 +95,6 @@ const PROBLEM_COMMANDS = {
   tiles: (engine, problem, args) => engine.tiles(problem, args.blocks),
   gradients: (engine, problem) => engine.gradients(problem),
 };
-/** The commands whose results are traces, which --table prints. */
-const TABLE_COMMANDS = new Set(['run', 'gradients']);
 
 /** The command line as { help } | { version } | { command, table, digits, blocks, file, id }. */
 function parseCommandLine(argv) {
@@ -118,9 +119,9 @@ function parseCommandLine(argv) {
   if (args.command === null) throw new UsageError('no command given');
   const blocks = ['block-q', 'block-k'].filter((name) => values[name] !== undefined);
   if (args.command !== 'tiles' && blocks.length) throw new UsageError(`--${blocks[0]} is an option of tiles`);
-  if (!TABLE_COMMANDS.has(args.command) && PROBLEM_COMMANDS[args.command]) {
+  if (args.command === 'preset') {
     const misplaced = ['table', 'digits'].find((name) => values[name] !== undefined);
-    if (misplaced) throw new UsageError(`--${misplaced} is an option of run and gradients`);
+    if (misplaced) throw new UsageError(`--${misplaced} is an option of run, decode, tiles and gradients`);
   }
   if (args.command === 'tiles') {
     const size = (name) => {
@@ -184,6 +185,50 @@ function traceTables(trace, digits) {
   return out.join('\n');
 }
 
+/** engine.decode's result, token by token: the new rows (one per head), the output, the work. */
+function decodeTables(decoding, digits) {
+  const out = [];
+  for (const s of decoding.steps) {
+    const rows = s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`;
+    out.push(`token ${s.t + 1}: ${rows} (${s.t} cached and its own), multiply-adds ` +
+      `${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${exactNumber(s.difference)}`);
+    out.push('scores (QKᵀ before scaling), a row per head', table(s.scores, digits));
+    out.push('weights, a row per head', table(s.weights, digits));
+    out.push('output', table([s.output], digits), '');
+  }
+  out.push(`multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`);
+  for (const w of decoding.warnings) out.push(`warning: ${w}`);
+  return out.join('\n');
+}
+
+/** engine.tiles' result, tile by tile in the order visited, then the output and the bytes moved. */
+function tilesTables(tiles, digits) {
+  const out = [];
+  const range = ([a, b], one, many) => (b - a === 1 ? `${one} ${a + 1}` : `${many} ${a + 1}-${b}`);
+  tiles.tiles.forEach((t, i) => {
+    const where = `tile ${i + 1} of ${tiles.tiles.length} (head ${t.head + 1}): query block ${t.q_block + 1} ` +
+      `(${range(t.queries, 'query', 'queries')}), key block ${t.k_block + 1} (${range(t.keys, 'key', 'keys')})`;
+    if (t.skipped) {
+      out.push(`${where}: skipped, every score hidden`, '');
+      return;
+    }
+    out.push(where, 'scores', table(t.scores, digits));
+    out.push('per query: m before, m after, rescale, l before, l after',
+      table(t.m_before.map((_, q) => [t.m_before[q], t.m_after[q], t.rescale[q], t.l_before[q], t.l_after[q]]), digits));
+    out.push('partial output before', table(t.partial_before, digits));
+    out.push('partial output after', table(t.partial_after, digits), '');
+  });
+  out.push('output', table(tiles.output, digits), '');
+  out.push(`block_q ${tiles.block_q}, block_k ${tiles.block_k}: ${tiles.visited} tiles computed, ${tiles.skipped} skipped; ` +
+    `max difference from run ${exactNumber(tiles.max_difference)}`);
+  out.push(`bytes between HBM and SRAM (${tiles.element_bytes} per number): standard ${tiles.bytes_standard}, flash ${tiles.bytes_flash}`);
+  for (const w of tiles.warnings) out.push(`warning: ${w}`);
+  return out.join('\n');
+}
+
+/** --table's printer of each command's result. */
+const TABLES = { run: traceTables, gradients: traceTables, decode: decodeTables, tiles: tilesTables };
+
 /** run, decode, tiles or gradients: problem(s) in, each one's result out. */
 async function compute(args) {
   const { text, name } = await readInput(args.file, args.command);
@@ -210,7 +255,7 @@ async function compute(args) {
     return;
   }
   const blocks = results.map((trace, i) =>
-    (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + traceTables(trace, args.digits));
+    (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits));
   process.stdout.write(blocks.join('\n\n') + '\n');
 }
 
