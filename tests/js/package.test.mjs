@@ -135,7 +135,7 @@ describe('the packed tarball', () => {
   test('the TypeScript types compile against real usage, and reject misuse', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
-      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version } from 'attention-explorer';
+      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version, decodeCsv, decodeLatex, tilesCsv, tilesLatex } from 'attention-explorer';
       import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
@@ -165,15 +165,17 @@ describe('the packed tarball', () => {
         const tiled: Tiles = engine.tiles(problem, { block_q: 2, block_k: 1 });
         const online: OnlineSoftmax = engine.onlineSoftmax([100, 1], { subtractMax: false, precision: 'float32' });
         console.log(decoded.steps[0].flops_cached, tiled.tiles[0].skipped, tiled.bytes_flash, online.weights[0]);
+        const notes: string = decodeLatex(decoded, { decimals: 3, standalone: true, labels: { tokensQ: ['a', 'b'] } }) + tilesLatex(tiled, { max: 8 }) + decodeCsv(decoded) + tilesCsv(tiled);
         const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
-        console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2);
+        console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2, notes);
       }
       void main();
     `);
     writeFileSync(join(app, 'misuse.ts'), `
-      import { loadAttention } from 'attention-explorer';
+      import { loadAttention, decodeCsv } from 'attention-explorer';
       const engine = await loadAttention();
+      decodeCsv(engine.run({ Q: [[1]], K: [[1]], V: [[1]] }));
       engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { casual: true } });
       engine.run({ Q: [[1]], K: [[1]], V: [[1]], options: { layout: 'diagonal' } });
       const n: string = engine.run({ Q: [[1]] }).output;
@@ -188,6 +190,7 @@ describe('the packed tarball', () => {
       assert.notEqual(bad.status, 0, `${resolution}: misuse compiled`);
       assert.match(bad.stdout, /casual/);
       assert.match(bad.stdout, /diagonal/);
+      assert.match(bad.stdout, /Type 'Trace' is missing the following properties from type 'Decoding'/);
       assert.match(bad.stdout, /number\[\]\[\]' is not assignable to type 'string'/);
       assert.match(bad.stdout, /Type 'string' is not assignable to type 'boolean \| undefined'/);
     }
