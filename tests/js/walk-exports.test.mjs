@@ -213,6 +213,24 @@ describe('tiles exports', () => {
     assert.deepEqual(back, tiles);
   });
 
+  test('columns layout: the CSV\'s tile scores and partial outputs are the transposed arrays, as the trace\'s steps', () => {
+    const T = (m) => m[0].map((_, j) => m.map((r) => r[j]));
+    const columns = { Q: T(tilesProblem.Q), K: T(tilesProblem.K), V: T(tilesProblem.V), options: { ...tilesProblem.options, layout: 'columns' } };
+    const tc = engine.tiles(columns, blocks);
+    const masked = engine.run(columns).steps.find((s) => s.id === 'masked').data;
+    const rows = readCsv(tilesCsv(tc));
+    let checked = 0;
+    for (const r of rows.filter((x) => x.quantity === 'scores')) {
+      const t = tc.tiles[Number(r.tile)];
+      // keys × queries: row is the key, col the query, within the tile.
+      assert.equal(number(r.value), masked[t.keys[0] + index(r.row)][t.queries[0] + index(r.col)]);
+      checked++;
+    }
+    assert.equal(checked, tiles.tiles.reduce((a, t) => a + t.scores.flat().length, 0));
+    // The same numbers as the rows layout's, transposed.
+    tc.tiles.forEach((t, i) => { if (!t.skipped) assert.deepEqual(T(t.partial_after), tiles.tiles[i].partial_after); });
+  });
+
   test('a trace is refused', () => {
     assert.throws(() => tilesLatex(trace), /^Error: export: tilesLatex takes engine.tiles\(\)'s result/);
     assert.throws(() => tilesCsv(trace), /^Error: export: tilesCsv takes engine.tiles\(\)'s result/);
