@@ -2,13 +2,16 @@
 // against the engine's results (and their rows and columns against run()'s matrices), the LaTeX's
 // numbers at the chosen decimals and its braces and environments balanced, JSON through stringify.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { dist } from './helpers.mjs';
+import { dist, repo } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 const { decodeCsv, decodeLatex, stringify, texNumber, tilesCsv, tilesLatex } = pkg;
 const engine = await pkg.loadAttention();
+const katex = createRequire(join(repo, 'package.json'))('katex');
 
 // Two heads sharing one key/value head (GQA), RoPE and a causal window: every decode option at once.
 const decodeProblem = {
@@ -235,4 +238,21 @@ describe('tiles exports', () => {
     assert.throws(() => tilesLatex(trace), /^Error: export: tilesLatex takes engine.tiles\(\)'s result/);
     assert.throws(() => tilesCsv(trace), /^Error: export: tilesCsv takes engine.tiles\(\)'s result/);
   });
+});
+
+// No TeX engine runs in the tests (the documents were compiled with pdflatex by hand): every piece
+// of math, display and inline, must at least render in KaTeX, which is stricter than amsmath.
+test('decodeLatex and tilesLatex: every display and inline formula renders in KaTeX', () => {
+  const docs = {
+    decode: decodeLatex(engine.decode(decodeProblem), { standalone: true }),
+    tiles: tilesLatex(engine.tiles(tilesProblem, { block_q: 2, block_k: 3 }), { standalone: true }),
+  };
+  for (const [name, tex] of Object.entries(docs)) {
+    const display = [...tex.matchAll(/\\\[([\s\S]*?)\\\]/g)].map((m) => m[1]);
+    const inline = [...tex.replace(/\\\[[\s\S]*?\\\]/g, '').matchAll(/\$([^$]+)\$/g)].map((m) => m[1]);
+    assert.ok(display.length >= 3 && inline.length >= 3, `${name}: ${display.length} display, ${inline.length} inline formulas`);
+    for (const [math, displayMode] of [...display.map((m) => [m, true]), ...inline.map((m) => [m, false])]) {
+      assert.doesNotThrow(() => katex.renderToString(math, { throwOnError: true, displayMode }), `${name}: ${math.slice(0, 200)}`);
+    }
+  }
 });
