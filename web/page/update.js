@@ -23,6 +23,7 @@ import { escapeHtml, readAs } from './format.js';
 let hashTimer = 0;
 let whyTimer = 0;
 let errorTimer = 0;
+let firstDrawing = true;
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
 
@@ -130,11 +131,14 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems; for large
-    // ones after this frame, and only once the view is on screen or near it.
+    // The "why" view runs the problem twice more: right away for hand-sized problems (on the
+    // page's first drawing just after that frame: it is below the first screen); for large ones
+    // after this frame, and only once the view is on screen or near it.
     clearTimeout(whyTimer);
-    if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
-    else whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
+    if (trace.meta.queries * trace.meta.keys > 4096) whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
+    else if (firstDrawing) requestAnimationFrame(() => { whyTimer = setTimeout(renderWhyView, 0); });
+    else renderWhyView();
+    firstDrawing = false;
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
