@@ -12,3 +12,14 @@ export const app = {
   /** The last problem that computed: { trace, problem, ctx, steps }, or null. */
   result: null,
 };
+
+const written = new WeakMap();
+/**
+ * Sets an element's HTML unless it is what this last wrote there: a list rebuilt after every
+ * edit (the share panel's) keeps its nodes, and the browser its layout, when nothing changed.
+ */
+export function writeHtml(el, html) {
+  if (written.get(el) === html) return;
+  written.set(el, html);
+  el.innerHTML = html;
+}

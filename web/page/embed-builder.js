@@ -3,7 +3,7 @@
 // <iframe> snippet. The snippet uses only the attributes learning platforms keep (Canvas keeps
 // src, width, height, name, align, frameborder, scrolling, sandbox, allowfullscreen: no style,
 // no data-*, no script), so the whole problem travels in the src.
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { writeLink } from './link.js';
 import { escapeHtml } from './format.js';
 
@@ -72,8 +72,8 @@ function fillChoices() {
     ...[...steps].map(([id, title]) => [`step:${id}`, `Step: ${title}`]),
   ];
   const lock = [...LOCK_CHOICES, ...inputs.map((n) => [n, `Input ${n}`])];
-  $('embed-hide').innerHTML = choicesHtml('hide', hide, keepHide);
-  $('embed-lock').innerHTML = choicesHtml('lock', lock, keepLock);
+  writeHtml($('embed-hide'), choicesHtml('hide', hide, keepHide));
+  writeHtml($('embed-lock'), choicesHtml('lock', lock, keepLock));
 }
 
 /** The chosen size: { width: "100%" | "800", height: "720" }. */

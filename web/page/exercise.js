@@ -1,7 +1,7 @@
 // Exercises: chosen steps (or cells) hidden and typed in by the student, checked within a
 // tolerance. The link holds the problem and which cells are hidden, never the answers: they are
 // recomputed from the problem by the engine.
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { renderResults, setState } from './update.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
@@ -256,10 +256,10 @@ export function fillExerciseSteps() {
   if (!result || !box) return;
   const checked = new Set([...box.querySelectorAll('input:checked')].map((i) => i.value));
   const multi = result.ctx.meta.heads > 1;
-  box.innerHTML = result.trace.steps.filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv').map((s) => {
+  writeHtml(box, result.trace.steps.filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv').map((s) => {
     const key = stepKey(s);
     return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
-  }).join('');
+  }).join(''));
 }
 
 

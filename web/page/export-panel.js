@@ -4,7 +4,7 @@ import {
   cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
   stringify, traceCsv, traceJson,
 } from 'attention-explorer';
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { axisLabels, maskedPositions, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
 import { stepTex } from './copy-latex.js';
@@ -116,8 +116,8 @@ export function fillExportSelect() {
   const sel = $('export-what');
   if (!result || !sel) return;
   const keep = sel.value;
-  sel.innerHTML = '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
-    `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join('');
+  writeHtml(sel, '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
+    `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join(''));
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
 }
 

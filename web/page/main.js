@@ -20,7 +20,7 @@ import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
 import { applyFlags, flags } from './embed.js';
 import { readLink, savedFrameHash } from './link.js';
-import { link, setState } from './update.js';
+import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
 import { installCopy } from './copy.js';
@@ -109,6 +109,7 @@ async function boot() {
   if (error) $('status').textContent = error;
   // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen.
   await drawn('ae:first-steps');
+  drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
   markScrollables(); // typeset formulas are wider than their TeX source, or narrower
   ready();

@@ -156,10 +156,21 @@ export function renderPipeline() {
     box.innerHTML = html;
     box.dataset.sig = sig;
     box._edges = graph.edges;
-    drawEdges();
+    scheduleEdges();
   }
   watchCards();
   markPipeline();
+}
+
+let edgesFrame = 0;
+/**
+ * The arrows are drawn in the next animation frame, where the page is laid out once for that frame
+ * anyway: measuring the nodes during the update forced a layout of the whole page there, which
+ * the rest of the update then made stale (issue 18).
+ */
+function scheduleEdges() {
+  if (edgesFrame) return;
+  edgesFrame = requestAnimationFrame(() => { edgesFrame = 0; drawEdges(); });
 }
 
 /** Arrows from each node to the nodes that read it (measured after layout). */

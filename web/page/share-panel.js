@@ -105,14 +105,28 @@ function showLinkError() {
   $('app').prepend(box);
 }
 
-/** Called after each redraw of the steps. */
+let idle = 0;
+/** The share panel's lists and the embed code, which nobody reads while typing: after the frame. */
+function refreshSharePanel() {
+  idle = 0;
+  fillExportSelect();
+  fillExerciseSteps();
+  refreshEmbedBuilder();
+  if ($('open-full')) writeLink(app.state).then(setOpenFull);
+}
+
+/**
+ * Called after each redraw of the steps. What the page shows (a link's error, the locks, the
+ * exercise's hidden numbers) now; the share panel's export list, exercise steps, embed code and
+ * "open full" link once the frame is painted (issue 18: they were a quarter of an edit's update).
+ */
 export function afterRender() {
   if (!$('share')) return;
   showLinkError();
   applyLocks();
-  fillExportSelect();
-  fillExerciseSteps();
   renderExercise();
-  refreshEmbedBuilder();
-  if ($('open-full')) writeLink(app.state).then(setOpenFull);
+  if (idle) return;
+  idle = typeof requestIdleCallback === 'function'
+    ? requestIdleCallback(refreshSharePanel, { timeout: 250 })
+    : setTimeout(refreshSharePanel, 50);
 }

@@ -23,6 +23,15 @@ import { escapeHtml, readAs } from './format.js';
 let hashTimer = 0;
 let whyTimer = 0;
 let errorTimer = 0;
+let firstDrawing = true;
+let whyLater = 0;
+
+/** The why view the page's first drawing left for later, drawn now (once). */
+export function drawWhyLater() {
+  if (!whyLater) return;
+  whyLater = 0;
+  renderWhyView();
+}
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
 
@@ -130,11 +139,16 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems; for large
-    // ones after this frame, and only once the view is on screen or near it.
+    // The "why" view runs the problem twice more: right away for hand-sized problems (on the
+    // page's first drawing once the browser is idle after that frame: it is below the first
+    // screen; main.js draws it before the page says it is ready, drawWhyLater()); for large ones
+    // after this frame, and only once the view is on screen or near it.
     clearTimeout(whyTimer);
-    if (trace.meta.queries * trace.meta.keys <= 4096) renderWhyView();
-    else whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
+    whyLater = 0; // one left for later by the first drawing is superseded by this update's
+    if (trace.meta.queries * trace.meta.keys > 4096) whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
+    else if (firstDrawing) whyLater = typeof requestIdleCallback === 'function' ? requestIdleCallback(drawWhyLater, { timeout: 300 }) : setTimeout(drawWhyLater, 50);
+    else renderWhyView();
+    firstDrawing = false;
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
