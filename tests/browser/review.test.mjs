@@ -209,11 +209,16 @@ test('the worked calculation\'s formula wraps to fit its panel, on a phone and i
       await page.waitForFunction((s) => document.querySelector('#drill .drill-target')?.textContent.includes(s), { scores: 'Scores', output: 'Output', weights: 'Attention weights' }[step]);
       await page.evaluate(() => document.fonts.ready);
       // Laid out (typeset, not a placeholder): measured after KaTeX has drawn it.
-      await page.waitForFunction(() => document.querySelector('#drill .drill-eq')?.clientWidth > 0 && !document.querySelector('#drill .tex-pending'));
-      const eq = await page.$eval('#drill .drill-eq', (e) => ({
-        sw: e.scrollWidth, cw: e.clientWidth, lines: e.querySelectorAll('.drill-line').length,
-        shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),
-      }));
+      // Measured in the same task as the wait: the idle work after an edit may draw the panel again
+      // between two separate calls (a fresh, not yet laid out copy measures 0 px).
+      const eq = await (await page.waitForFunction(() => {
+        const e = document.querySelector('#drill .drill-eq');
+        if (!(e?.clientWidth > 0) || document.querySelector('#drill .tex-pending')) return null;
+        return {
+          sw: e.scrollWidth, cw: e.clientWidth, lines: e.querySelectorAll('.drill-line').length,
+          shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),
+        };
+      })).jsonValue();
       assert(eq.cw > 100 && eq.sw <= eq.cw, `${step} [${r + 1}, ${c + 1}] at ${width} px: the formula is ${eq.sw} px wide in a ${eq.cw} px panel`);
       await page.locator('#drill').screenshot({ path: join(artifacts, `review-drill-${step}-${width}.png`) });
       const e = engine.explain(p, { step, row: r, col: c });
