@@ -77,6 +77,29 @@ test('a problem larger than the scratch block (one packed Float64Array) gives th
   assert.deepEqual(engine.run(small), engine.run({ Q: text(small.Q), K: text(small.K), V: text(small.V) }));
 });
 
+test('a trace larger than the scratch block comes back whole from the kept block, which grows once and is reused', () => {
+  // Scores, scaled and weights of 200 x 200 and 300 x 300: more than the scratch block's 32K numbers.
+  const problem = (n) => ({ Q: grid(n, 3, 1), K: grid(n, 3, 2), V: grid(n, 2, 3), options: { scale: 'none' } });
+  const scoresOf = ({ Q, K }) => Q.map((q) => K.map((k) => q.reduce((sum, x, i) => sum + x * k[i], 0)));
+  const smaller = engine.run(problem(200));
+  const kept = structuredClone(smaller);
+  const larger = engine.run(problem(300)); // the block grows
+  const again = engine.run(problem(200));
+  assert.deepEqual(smaller, kept, 'a trace read out of the block is not changed by the next runs');
+  assert.deepEqual(again, kept);
+  assert.deepEqual(larger.steps.find((s) => s.id === 'scores').data, scoresOf(problem(300)));
+  assert.deepEqual(smaller.steps.find((s) => s.id === 'scores').data, scoresOf(problem(200)));
+  // The scores are small integers: softmax of row 299 from them, to rounding.
+  const row = scoresOf(problem(300))[299];
+  const top = Math.max(...row);
+  const sum = row.reduce((s, x) => s + Math.exp(x - top), 0);
+  larger.steps.find((s) => s.id === 'weights').data[299].forEach((w, j) => assert.ok(Math.abs(w - Math.exp(row[j] - top) / sum) < 1e-15, `weights[299][${j}] = ${w}`));
+  // Once the block has the largest trace's size, more runs leave the heap as it is.
+  const before = engine.heapStats();
+  for (let i = 0; i < 20; i++) engine.run(problem(i % 2 ? 300 : 200));
+  assert.deepEqual(engine.heapStats(), before);
+});
+
 test('explain takes the same packed problem: numbers, text and a problem larger than the scratch block', () => {
   const problem = { X: grid(3, 4, 1), W_Q: grid(4, 4, 2), W_K: grid(4, 4, 3), W_V: grid(4, 4, 4), b_K: [1, 0, 0, 1], options: { heads: 2, scale: '1/sqrt(3)' } };
   const trace = engine.run(problem);
