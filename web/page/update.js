@@ -103,7 +103,9 @@ export function update() {
   let trace = null;
   if (problem) {
     try {
-      trace = app.engine.run(problem);
+      // The last trace is replaced by this one: its matrices are refilled rather than new ones
+      // made (at 1,024 tokens, making them and collecting the old ones was most of an edit).
+      trace = app.engine.run(problem, { reuse: app.result?.trace });
     } catch (err) {
       errors[errorPlace(err, state)] = err.message;
     }
