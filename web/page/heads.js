@@ -150,6 +150,7 @@ export function renderHeads() {
   // which costs a fraction of making them again.
   const signature = [weights.length, step.head, w.length, w[0].length, tokensQ.slice(0, w.length).join('\n'), tokensK.slice(0, w[0].length).join('\n')].join('|');
   if (!tooMany && box.dataset.signature === signature && patchLines(box, w)) {
+    box.headsHtml = null; // the panel is no longer the HTML last written
     const mapsBox = box.querySelector('.head-maps');
     if (mapsBox) mapsBox.innerHTML = maps;
     drawMaps(box, weights);
@@ -159,13 +160,18 @@ export function renderHeads() {
   const choose = multi
     ? `<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => `<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead ? ' checked' : ''}> head ${s.head + 1}</label>`).join('')}</fieldset>`
     : '';
-  box.innerHTML = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
+  const html = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
     ${multi ? `<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>` : ''}
     ${choose}
     <div class="head-lines" data-head="${step.head}">${tooMany
     ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
     : linesSvg(step, w, tokensQ, tokensK)}</div>
     <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
+  // Beyond 64 tokens with one head the panel holds no numbers: an edit leaves it as it is.
+  if (box.headsHtml !== html) {
+    box.innerHTML = html;
+    box.headsHtml = html;
+  }
   drawMaps(box, weights);
 }
 
