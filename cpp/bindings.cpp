@@ -9,9 +9,9 @@
 // numbers (cpp/wire.h), written by web/lib/wire.js into this module's scratch block (their
 // argument is then the count of numbers) or, when it does not fit, passed as one Float64Array
 // (bindings_shared.h). `_run` returns the trace packed (cpp/wire.h kTraceFields) in one
-// Float64Array. Other results are fresh JS objects whose arrays are Float64Array copies: nothing
-// returned points into wasm memory (which memory growth would detach) and nothing needs
-// .delete(). Every C++ exception comes back as a returned Error (wire::guarded).
+// Float64Array, a view of the module's memory that engine.js reads at once (bindings_shared.h).
+// Other results are fresh JS objects whose arrays are Float64Array copies: nothing else returned
+// points into wasm memory (which memory growth would detach) and nothing needs .delete(). Every C++ exception comes back as a returned Error (wire::guarded).
 
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>

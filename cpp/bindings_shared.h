@@ -132,7 +132,8 @@ inline val explanation_to(const Explanation& e) {
 // block (its address from _runScratch(), fixed for the module's life) and passes the count. The
 // packed trace comes back as a view of the same block when it fits (no copy): engine.js reads it
 // at once, before anything else runs in the module (which could grow the memory and detach the
-// view, or overwrite the block). A larger one is a fresh copy.
+// view, or overwrite the block). A larger one comes back the same way from the kept block below,
+// and only one larger than that as a fresh copy.
 
 inline constexpr std::size_t kScratchNumbers = 32 * 1024;  // 256 KB, allocated once on first use
 
@@ -163,19 +164,37 @@ inline attn::Problem problem_from(const val& packed) {
   return attn::wire::unpack_problem(in.data(), in.size());
 }
 
-// A record packed by its field list (the trace's kTraceFields, or decode's, tiles', ...).
+// A packed record larger than the scratch block and up to kKeptNumbers is written into this block,
+// which grows to the largest such record and is kept, and handed over as a view like the scratch
+// block. A fresh block copied out into a fresh Float64Array for every run was most of a large
+// run's time: in Chromium, touching that much new memory on both sides (the 3 x 1024 x 1024
+// numbers of a 1,024-token trace) took longer than computing and reading the trace.
+inline constexpr std::size_t kKeptNumbers = std::size_t{1} << 24;  // 128 MB
+
+inline double* kept_block(std::size_t n) {
+  static std::vector<double> block;
+  if (block.size() < n) {
+    std::vector<double>().swap(block);  // freed before the larger one is allocated
+    block.resize(n);
+  }
+  return block.data();
+}
+
+// A record packed by its field list (the trace's kTraceFields, or decode's, tiles', ...): a view of
+// the scratch or the kept block when it fits one (read at once by wire.js, as the packed problem
+// is written), else a fresh copy.
 template <class T, std::size_t N>
 val record_to_packed(const attn::wire::Field<T> (&fields)[N], const T& subject) {
   attn::wire::Writer count;
   attn::wire::write_record(count, fields, subject);
   const std::size_t n = count.size();
-  const bool scratch = n <= kScratchNumbers;
-  std::vector<double> fresh(scratch ? 0 : n);
-  double* const start = scratch ? run_scratch() : fresh.data();
+  const bool view = n <= kKeptNumbers;
+  std::vector<double> fresh(view ? 0 : n);
+  double* const start = n <= kScratchNumbers ? run_scratch() : view ? kept_block(n) : fresh.data();
   attn::wire::Writer out(start);
   attn::wire::write_record(out, fields, subject);
   if (out.size() != n) fail("packed record: size mismatch");
-  return scratch ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
+  return view ? val(emscripten::typed_memory_view(n, start)) : copy_out(fresh);
 }
 
 // _explain: the worked calculation of one cell of the problem packed in `packed`, by

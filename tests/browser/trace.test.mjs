@@ -225,6 +225,16 @@ test('the columns layout draws the heads by query too; step-through hides the pa
   assert(ls.length === 6, `${ls.length} lines for 2 queries × 3 keys`);
   for (const [q, k, o] of ls) assert(Math.abs(o - w[k][q]) < 1e-12, `line ${q + 1}→${k + 1}: ${o} vs ${w[k][q]}`);
   assert(await page.locator('#heads-view .head-map').count() === 0, 'one head: no side-by-side maps');
+  // An edit changes only numbers: the same lines take the new weights' opacities.
+  await page.locator('#heads-view .head-lines line[data-q="0"][data-k="0"]').evaluate((x) => { x.dataset.probe = 'kept'; });
+  await page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]').fill('3');
+  const w2 = engine.run({ ...p, Q: [[3, 0], [0, 1], [1, 1]] }).steps.find((s) => s.id === 'weights').data;
+  assert(Math.abs(w2[0][0] - w[0][0]) > 0.01, `the edit changes weight 1→1: ${w[0][0]} to ${w2[0][0]}`);
+  await page.locator('#heads-view').scrollIntoViewIfNeeded();
+  await page.waitForFunction((o) => Number(document.querySelector('#heads-view .head-lines line[data-q="0"][data-k="0"]').getAttribute('stroke-opacity')) === o, w2[0][0]);
+  const edited = await page.$$eval('#heads-view .head-lines line', (l) => l.map((x) => [Number(x.dataset.q), Number(x.dataset.k), Number(x.getAttribute('stroke-opacity')), Number(x.dataset.weight), x.dataset.probe]));
+  assert(edited.length === 6 && edited[0][4] === 'kept', `${edited.length} lines, the first ${edited[0][4] ? 'kept' : 'made again'}`);
+  for (const [q, k, o, weight] of edited) assert(o === w2[k][q] && weight === w2[k][q], `after the edit, line ${q + 1}→${k + 1}: ${o} (${weight}) vs ${w2[k][q]}`);
   await page.locator('#step-mode').click();
   assert(!(await page.locator('#heads-view').isVisible()), 'the panel is hidden while stepping through');
 });

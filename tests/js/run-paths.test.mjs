@@ -77,6 +77,73 @@ test('a problem larger than the scratch block (one packed Float64Array) gives th
   assert.deepEqual(engine.run(small), engine.run({ Q: text(small.Q), K: text(small.K), V: text(small.V) }));
 });
 
+test('a trace larger than the scratch block comes back whole from the kept block, which grows once and is reused', () => {
+  // Scores, scaled and weights of 200 x 200 and 300 x 300: more than the scratch block's 32K numbers.
+  const problem = (n) => ({ Q: grid(n, 3, 1), K: grid(n, 3, 2), V: grid(n, 2, 3), options: { scale: 'none' } });
+  const scoresOf = ({ Q, K }) => Q.map((q) => K.map((k) => q.reduce((sum, x, i) => sum + x * k[i], 0)));
+  const smaller = engine.run(problem(200));
+  const kept = structuredClone(smaller);
+  const larger = engine.run(problem(300)); // the block grows
+  const again = engine.run(problem(200));
+  assert.deepEqual(smaller, kept, 'a trace read out of the block is not changed by the next runs');
+  assert.deepEqual(again, kept);
+  assert.deepEqual(larger.steps.find((s) => s.id === 'scores').data, scoresOf(problem(300)));
+  assert.deepEqual(smaller.steps.find((s) => s.id === 'scores').data, scoresOf(problem(200)));
+  // The scores are small integers: softmax of row 299 from them, to rounding.
+  const row = scoresOf(problem(300))[299];
+  const top = Math.max(...row);
+  const sum = row.reduce((s, x) => s + Math.exp(x - top), 0);
+  larger.steps.find((s) => s.id === 'weights').data[299].forEach((w, j) => assert.ok(Math.abs(w - Math.exp(row[j] - top) / sum) < 1e-15, `weights[299][${j}] = ${w}`));
+  // Once the block has the largest trace's size, more runs leave the heap as it is.
+  const before = engine.heapStats();
+  for (let i = 0; i < 20; i++) engine.run(problem(i % 2 ? 300 : 200));
+  assert.deepEqual(engine.heapStats(), before);
+});
+
+test('run with { reuse } gives the same trace as without, refilling the earlier trace\'s matrices of the same shape', () => {
+  const W = (rows, cols, seed) => grid(rows, cols, seed).map((row) => row.map((x) => x / 4));
+  const problems = [
+    // Rows layout, heads with grouped K/V (GQA), causal, biases.
+    { X: grid(5, 8, 1), W_Q: W(8, 8, 2), W_K: W(8, 4, 3), W_V: W(8, 4, 4), W_O: W(8, 8, 5), b_Q: grid(1, 8, 6)[0], options: { heads: 4, kv_heads: 2, causal: true } },
+    // The same shapes, other numbers.
+    { X: grid(5, 8, 2), W_Q: W(8, 8, 3), W_K: W(8, 4, 4), W_V: W(8, 4, 5), W_O: W(8, 8, 6), b_Q: grid(1, 8, 7)[0], options: { heads: 4, kv_heads: 2, causal: true } },
+    // Columns layout (keys as rows): other shapes at the same places.
+    { Q: grid(3, 6, 1), K: grid(3, 4, 2), V: grid(2, 4, 3), options: { layout: 'columns', scale: 'none' } },
+    // Cross-attention: queries from X, keys and values from X_kv; float32.
+    { X: grid(3, 4, 1), X_kv: grid(6, 4, 2), W_Q: W(4, 4, 3), W_K: W(4, 4, 4), W_V: W(4, 2, 5), options: { precision: 'float32', mask: grid(3, 6, 1).map((r) => r.map((x) => x > -2)) } },
+    { Q: grid(6, 4, 3), K: grid(6, 4, 4), V: grid(6, 3, 5), options: { precision: 'float32', window: [2, 0] } },
+  ];
+  const fresh = problems.map((p) => engine.run(p));
+  // Each problem run reusing the trace of the one before it, in turn and then back to the first.
+  let previous = engine.run(problems[problems.length - 1]);
+  for (const [i, p] of [...problems, problems[0], problems[1]].entries()) {
+    const matrices = previous.steps.map((s) => s.data);
+    const shapes = previous.steps.map((s) => s.shape.join('x'));
+    const trace = engine.run(p, { reuse: previous });
+    assert.deepEqual(trace, fresh[i % problems.length], `problem ${i % problems.length + 1}`);
+    // A step's matrix is the earlier one refilled exactly when that step had the same shape.
+    trace.steps.forEach((s, k) => assert.equal(s.data === matrices[k], shapes[k] === s.shape.join('x'), `problem ${i % problems.length + 1}, step ${k} (${s.id})`));
+    previous = trace;
+  }
+  // Problems 1 and 2 have the same shapes: every matrix of the trace is the earlier one's, output and facts too.
+  const first = engine.run(problems[0]);
+  const { output, facts } = first;
+  const second = engine.run(problems[1], { reuse: first });
+  assert.equal(second.output, output);
+  assert.equal(second.facts[0].hidden_by, facts[0].hidden_by);
+  assert.deepEqual(second, fresh[1]);
+  // Bad input leaves the trace to reuse as it was; so does a bad setting.
+  const kept = structuredClone(second);
+  assert.throws(() => engine.run({ ...problems[0], X: '1 2\n3 x' }, { reuse: second }), { message: "X: row 2, column 2: expected a number but found 'x'" });
+  assert.throws(() => engine.run(problems[0], { reuse: [[1]] }), { message: 'run: reuse must be a trace from engine.run, got an array' });
+  assert.throws(() => engine.run(problems[0], { reuse: second, copy: true }), { message: "run: unknown setting 'copy' (it takes { reuse })" });
+  assert.throws(() => engine.run(problems[0], 'reuse'), { message: 'run takes a problem and { reuse }, got "reuse"' });
+  assert.deepEqual(second, kept);
+  // A null or absent reuse: a fresh trace.
+  assert.deepEqual(engine.run(problems[2], { reuse: null }), fresh[2]);
+  assert.deepEqual(engine.run(problems[2], {}), fresh[2]);
+});
+
 test('explain takes the same packed problem: numbers, text and a problem larger than the scratch block', () => {
   const problem = { X: grid(3, 4, 1), W_Q: grid(4, 4, 2), W_K: grid(4, 4, 3), W_V: grid(4, 4, 4), b_K: [1, 0, 0, 1], options: { heads: 2, scale: '1/sqrt(3)' } };
   const trace = engine.run(problem);

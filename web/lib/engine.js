@@ -146,9 +146,25 @@ export function createEngine(wasm, reload, loadWalkthroughs) {
     const raw = invoke('_parseMatrix', [text, String(name)]);
     return { values: nested(raw), format: raw.format };
   };
-  const run = (problem) => {
+  // `settings.reuse`: an earlier trace whose matrices are refilled with this one's numbers where
+  // a matrix of the same place and shape is (no new arrays: at 1,024 tokens making them, and
+  // collecting the last ones, was most of an edit's time in the page).
+  const run = (problem, settings) => {
+    let reuse;
+    if (settings !== undefined) {
+      if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
+        throw inputError(`run takes a problem and { reuse }, got ${describe(settings)}`);
+      }
+      for (const key of Object.keys(settings)) {
+        if (key !== 'reuse') throw inputError(`run: unknown setting '${key}' (it takes { reuse })`);
+      }
+      reuse = settings.reuse ?? undefined;
+      if (reuse !== undefined && (typeof reuse !== 'object' || !Array.isArray(reuse.steps))) {
+        throw inputError(`run: reuse must be a trace from engine.run, got ${describe(reuse)}`);
+      }
+    }
     const [packed, { options }] = callPacked('_run', problem);
-    return traces.read(packed, options.layout ?? 'rows', options.precision ?? 'float64');
+    return traces.read(packed, options.layout ?? 'rows', options.precision ?? 'float64', reuse);
   };
   // The backward pass: the trace with its gradient steps appended, and the loss Σ O∘dO.
   const gradients = (problem, settings = {}) => {

@@ -333,8 +333,14 @@ export interface Engine {
   readonly version: string;
   /** The problem JSON's keys and what each holds, e.g. { key: "options.rope.base", expected: "a positive number" } (the CLI's help). */
   readonly problemKeys: ReadonlyArray<Readonly<{ key: string; expected: string }>>;
-  /** Computes one problem; throws Error (message names the field or the matrices) on bad input. */
-  run(problem: Problem): Trace;
+  /**
+   * Computes one problem; throws Error (message names the field or the matrices) on bad input.
+   * `reuse`: an earlier trace that is no longer needed; its matrices (rows of number arrays) that
+   * sit at the same place with the same shape are refilled with this trace's numbers and returned
+   * in it, so no new arrays are made for them. The earlier trace must not be read afterwards. On
+   * bad input it is left as it was.
+   */
+  run(problem: Problem, settings?: { reuse?: Trace | null }): Trace;
   /** Computes each problem; an error message starts with "problem i of n: ". */
   runAll(problems: readonly Problem[]): Trace[];
   /** The worked calculation of one cell; a gradient step's cell needs the walkthroughs module. */

@@ -98,7 +98,7 @@ const utf8Decoder = new TextDecoder();
 const FIELD_TYPES = ['number', 'index', 'text', 'texts', 'numbers', 'shape', 'values', 'matrix', 'code', 'codes', 'range', 'record', 'records', 'boolean'];
 
 /**
- * Reading `_run`'s packed trace: `read(numbers, layout, precision)` -> { steps, output, warnings,
+ * Reading `_run`'s packed trace: `read(numbers, layout, precision, reuse)` -> { steps, output, warnings,
  * facts, meta }, each record built field by field as the table lists them (and in that key
  * order). `numbers` may be a view of wasm memory: it is read completely before anything else runs
  * in the module.
@@ -108,7 +108,16 @@ export function traceReader(layout) {
   let bytes = null;
   let at = 0;
 
-  const rowsOf = (rows, cols) => {
+  // `old`: a matrix of the trace given to reuse (or anything else): its rows are refilled when it
+  // is a rows x cols array of arrays, else new ones are made.
+  const rowsOf = (rows, cols, old) => {
+    if (Array.isArray(old) && old.length === rows && old.every((row) => Array.isArray(row) && row.length === cols)) {
+      for (let i = 0; i < rows; i++) {
+        const row = old[i];
+        for (let j = 0; j < cols; j++) row[j] = numbers[at++];
+      }
+      return old;
+    }
     // Plain loops: Array.from over subarrays costs ten times more for the small matrices of a trace.
     const out = new Array(rows);
     for (let i = 0; i < rows; i++) {
@@ -151,7 +160,8 @@ export function traceReader(layout) {
   }
 
   // One switch rather than a closure per field: measurably faster for the many small records.
-  function readRecord(record) {
+  // `old`: the same record of a trace given to reuse, or undefined; its matrices are refilled.
+  function readRecord(record, old) {
     const out = { ...record.template };
     const { fields } = record;
     let shape = null; // the record's Shape field, for the Values field after it
@@ -165,13 +175,18 @@ export function traceReader(layout) {
         case 3: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = text(); break; // texts
         case 4: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = numbers[at++]; break; // numbers
         case 5: v = shape = [numbers[at], numbers[at + 1]]; at += 2; break; // shape
-        case 6: v = rowsOf(shape[0], shape[1]); break; // values
-        case 7: { const rows = numbers[at]; const cols = numbers[at + 1]; at += 2; v = rowsOf(rows, cols); break; } // matrix
+        case 6: v = rowsOf(shape[0], shape[1], old?.[f.name]); break; // values
+        case 7: { const rows = numbers[at]; const cols = numbers[at + 1]; at += 2; v = rowsOf(rows, cols, old?.[f.name]); break; } // matrix
         case 8: v = f.names[numbers[at++]]; break; // code
         case 9: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = f.names[numbers[at++]]; break; // codes
         case 10: v = numbers[at + 1] === 0 ? null : [numbers[at], numbers[at] + numbers[at + 1]]; at += 2; break; // range
-        case 11: v = readRecord(f.record); break; // record
-        case 12: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = readRecord(f.record); break; // records
+        case 11: v = readRecord(f.record, old?.[f.name]); break; // record
+        case 12: { // records
+          const before = old?.[f.name];
+          v = new Array(numbers[at++]);
+          for (let k = 0; k < v.length; k++) v[k] = readRecord(f.record, Array.isArray(before) ? before[k] : undefined);
+          break;
+        }
         case 13: v = numbers[at++] !== 0; break; // boolean
       }
       out[f.name] = v;
@@ -179,20 +194,21 @@ export function traceReader(layout) {
     return out;
   }
 
-  // The whole of `packed` as the record `name`.
-  function readPacked(packed, name) {
+  // The whole of `packed` as the record `name` (`old`: one to reuse the matrices of).
+  function readPacked(packed, name, old) {
     numbers = packed;
     bytes = new Uint8Array(packed.buffer, packed.byteOffset, packed.length * 8);
     at = 0;
-    const out = readRecord(records[name]);
+    const out = readRecord(records[name], old !== null && typeof old === 'object' ? old : undefined);
     if (at !== packed.length) throw new Error(`wire: the packed ${name} has ${packed.length - at} numbers left over`);
     numbers = bytes = null;
     return out;
   }
 
   return {
-    read(packed, layoutName, precision) {
-      const trace = readPacked(packed, 'trace');
+    /** `reuse`: a trace whose matrices of the same place and shape are refilled (engine.run's option). */
+    read(packed, layoutName, precision, reuse) {
+      const trace = readPacked(packed, 'trace', reuse);
       trace.meta = { layout: layoutName, precision, ...trace.meta };
       return trace;
     },

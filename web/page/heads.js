@@ -58,6 +58,9 @@ function drawMap(canvas, step, w) {
   g.putImageData(img, 0, 0);
 }
 
+/** A line is as opaque as its weight. */
+const lineOpacity = (v) => (Number.isFinite(v) ? Math.max(0, Math.min(1, v)) : 0);
+
 function linesSvg(step, w, tokensQ, tokensK) {
   const L = w.length, S = w[0].length;
   const gap = 22, pad = 12, textW = 90, span = 150;
@@ -67,8 +70,7 @@ function linesSvg(step, w, tokensQ, tokensK) {
   const x1 = textW, x2 = textW + span;
   let lines = '';
   w.forEach((row, q) => row.forEach((v, k) => {
-    const opacity = Number.isFinite(v) ? Math.max(0, Math.min(1, v)) : 0;
-    lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${opacity}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
+    lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${lineOpacity(v)}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
   }));
   const label = (x, y, text, anchor, attrs) => `<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${escapeHtml(text)}</text>`;
   const left = tokensQ.slice(0, L).map((t, q) => label(x1 - 6, yQ(q), t, 'end', `data-q="${q}"`)).join('');
@@ -144,18 +146,55 @@ export function renderHeads() {
   const step = weights[shownHead];
   const w = byQuery(step);
   const tooMany = Math.max(w.length, w[0].length) > LINES_MAX;
+  // Only the numbers changed (an edit): the lines (up to 64 × 64) get their new opacities in place,
+  // which costs a fraction of making them again.
+  const signature = [weights.length, step.head, w.length, w[0].length, tokensQ.slice(0, w.length).join('\n'), tokensK.slice(0, w[0].length).join('\n')].join('|');
+  if (!tooMany && box.dataset.signature === signature && patchLines(box, w)) {
+    box.headsHtml = null; // the panel is no longer the HTML last written
+    const mapsBox = box.querySelector('.head-maps');
+    if (mapsBox) mapsBox.innerHTML = maps;
+    drawMaps(box, weights);
+    return;
+  }
+  box.dataset.signature = signature;
   const choose = multi
     ? `<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => `<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead ? ' checked' : ''}> head ${s.head + 1}</label>`).join('')}</fieldset>`
     : '';
-  box.innerHTML = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
+  const html = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
     ${multi ? `<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>` : ''}
     ${choose}
     <div class="head-lines" data-head="${step.head}">${tooMany
     ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
     : linesSvg(step, w, tokensQ, tokensK)}</div>
     <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
+  // Beyond 64 tokens with one head the panel holds no numbers: an edit leaves it as it is.
+  if (box.headsHtml !== html) {
+    box.innerHTML = html;
+    box.headsHtml = html;
+  }
+  drawMaps(box, weights);
+}
+
+function drawMaps(box, weights) {
   for (const canvas of box.querySelectorAll('.head-map canvas')) {
     const s = weights.find((x) => x.head === Number(canvas.closest('.head-map').dataset.head));
     drawMap(canvas, s, byQuery(s));
   }
+}
+
+/** The lines drawn by linesSvg, given the weights `w` of the same shape; false if they are not there. */
+function patchLines(box, w) {
+  const lines = box.querySelectorAll('.head-lines-svg .lines line');
+  if (lines.length !== w.length * w[0].length) return false;
+  let i = 0;
+  for (const row of w) {
+    for (const v of row) {
+      const line = lines[i++];
+      const weight = String(v);
+      if (line.getAttribute('data-weight') === weight) continue;
+      line.setAttribute('stroke-opacity', String(lineOpacity(v)));
+      line.setAttribute('data-weight', weight);
+    }
+  }
+  return true;
 }

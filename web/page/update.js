@@ -103,7 +103,9 @@ export function update() {
   let trace = null;
   if (problem) {
     try {
-      trace = app.engine.run(problem);
+      // The last trace is replaced by this one: its matrices are refilled rather than new ones
+      // made (at 1,024 tokens, making them and collecting the old ones was most of an edit).
+      trace = app.engine.run(problem, { reuse: app.result?.trace });
     } catch (err) {
       errors[errorPlace(err, state)] = err.message;
     }
@@ -139,13 +141,14 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems (on the
-    // page's first drawing once the browser is idle after that frame: it is below the first
-    // screen; main.js draws it before the page says it is ready, drawWhyLater()); for large ones
-    // after this frame, and only once the view is on screen or near it.
+    // The "why" view runs the problem twice more: right away for hand-sized problems, up to
+    // 32 × 32 (on the page's first drawing once the browser is idle after that frame: it is below
+    // the first screen; main.js draws it before the page says it is ready, drawWhyLater()); for
+    // larger ones after this frame, and only once the view is on screen or near it (at 64 tokens,
+    // drawing it in the update also forced the layout of the panel the browser was skipping).
     clearTimeout(whyTimer);
     whyLater = 0; // one left for later by the first drawing is superseded by this update's
-    if (trace.meta.queries * trace.meta.keys > 4096) whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
+    if (trace.meta.queries * trace.meta.keys > 1024) whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
     else if (firstDrawing) whyLater = typeof requestIdleCallback === 'function' ? requestIdleCallback(drawWhyLater, { timeout: 300 }) : setTimeout(drawWhyLater, 50);
     else renderWhyView();
     firstDrawing = false;
