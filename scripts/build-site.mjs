@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Assembles the static explorer site in site/ (or --out DIR):
-//   site/            the page (web/page/*)
+//   site/            the page (web/page/*), and main.bundle.js: main.js and the modules it imports
+//                    as one, which index.html loads (see "The explorer page's first screen" below)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
 //   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
