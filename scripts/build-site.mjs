@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Assembles the static explorer site in site/ (or --out DIR):
-//   site/            the page (web/page/*)
+//   site/            the page (web/page/*), and main.bundle.js: main.js and the modules it imports
+//                    as one, which index.html loads (see "The explorer page's first screen" below)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
 //   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
@@ -84,6 +85,57 @@ mkdirSync(join(out, 'lib'), { recursive: true });
 for (const name of readdirSync(lib)) {
   const from = join(lib, name);
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
+}
+
+// The explorer page's first screen as one module (main.bundle.js, made by rollup from main.js and
+// every module it imports statically, the package's included): one request instead of ~50, which a
+// server speaking HTTP/1.1 answers six at a time. The modules stay in the site as they are (the
+// bundle's source map points at them; embedding.html and the package's users load them). What the
+// page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
+// separate file, and `new URL('./x', import.meta.url)` in a module outside the site's root (the
+// package's .wasm files) is rewritten to name the same file from the bundle's folder.
+const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
+let rollup;
+try {
+  ({ rollup } = await import('rollup'));
+} catch {
+  fail('rollup is not installed: run `npm install` (it is a devDependency in package.json)');
+}
+const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
+const sitePaths = {
+  name: 'site-paths',
+  resolveDynamicImport(specifier, importer) {
+    if (typeof specifier !== 'string') fail(`${relative(out, importer)} imports a computed module name, which the bundle cannot keep`);
+    return { id: resolve(dirname(importer), specifier), external: 'relative' };
+  },
+  transform(code, id) {
+    if (dirname(id) === out) return null;
+    const fromBundle = (specifier) => {
+      const path = relative(out, resolve(dirname(id), specifier)).split(sep).join(posix.sep);
+      return path.startsWith('.') ? path : `./${path}`;
+    };
+    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) => `new URL(${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
+    // Emscripten's glue keeps its own URL for locateFile(), which the package never calls (it
+    // hands the glue the compiled module); any other import.meta would now name the bundle.
+    const left = rewritten.replace(URL_OF_FILE, '').replace(/\b_scriptDir = import\.meta\.url;/, '');
+    if (/import\.meta(?!\.url\))/.test(left)) {
+      fail(`${relative(out, id)} uses import.meta in a way the bundle cannot keep pointing at the same files`);
+    }
+    return { code: rewritten, map: null };
+  },
+};
+{
+  const bundle = await rollup({ input: join(out, BUNDLED.entry), plugins: [sitePaths], onwarn(w) {
+    // Import cycles are kept in the order the browser would run them; anything else is a fault.
+    if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`rollup: ${w.message}`);
+  } });
+  await bundle.write({ file: join(out, BUNDLED.bundle), format: 'es', sourcemap: true });
+  await bundle.close();
+  const htmlFile = join(out, BUNDLED.html);
+  const html = readFileSync(htmlFile, 'utf8');
+  const tag = `<script type="module" src="${BUNDLED.entry}"></script>`;
+  if (!html.includes(tag)) fail(`${BUNDLED.html} has no ${tag}`);
+  writeFileSync(htmlFile, html.replace(tag, `<script type="module" src="${BUNDLED.bundle}"></script>`));
 }
 
 // Each page's static module graph, preloaded from its HTML (<link rel="modulepreload">): without

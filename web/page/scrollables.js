@@ -2,23 +2,53 @@
 const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll, #drill';
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
+/** What markSideways and markScrollables read of `el`'s layout. */
+function measure(el) {
+  return { scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, scrollLeft: el.scrollLeft, scrollHeight: el.scrollHeight, clientHeight: el.clientHeight };
+}
+
 /** A sideways scroller shows that it scrolls (class "scrolls") until it is scrolled to its end ("at-end"). */
-function markSideways(el) {
-  const sideways = el.scrollWidth > el.clientWidth + 1;
+function markSideways(el, m = measure(el)) {
+  const sideways = m.scrollWidth > m.clientWidth + 1;
   el.classList.toggle('scrolls', sideways);
-  el.classList.toggle('at-end', sideways && el.scrollLeft + el.clientWidth >= el.scrollWidth - 1);
+  el.classList.toggle('at-end', sideways && m.scrollLeft + m.clientWidth >= m.scrollWidth - 1);
 }
 document.addEventListener('scroll', (e) => {
   if (e.target instanceof Element && e.target.matches(SCROLLERS)) markSideways(e.target);
 }, { capture: true, passive: true });
 
-/** Gives every scrolling region without a focusable child a tab stop (and takes it back). */
+let later = null; // the pending pass over regions the browser is not laying out yet
+
+/**
+ * Gives every scrolling region without a focusable child a tab stop (and takes it back). Regions
+ * the browser skips for now (a panel with `content-visibility: auto` far from the viewport, or not
+ * displayed) are marked once it is idle: measuring them would lay out the skipped panels in the
+ * middle of an update (the why view and the inputs, twice per edit at 4 tokens).
+ */
 export function markScrollables() {
-  for (const el of document.querySelectorAll(SCROLLERS)) {
+  const all = [...document.querySelectorAll(SCROLLERS)];
+  const shown = typeof Element.prototype.checkVisibility === 'function'
+    ? all.filter((el) => el.checkVisibility({ contentVisibilityAuto: true }))
+    : all;
+  mark(shown);
+  if (later !== null) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(later);
+  later = null;
+  if (shown.length === all.length) return;
+  const rest = () => {
+    later = null;
+    mark([...document.querySelectorAll(SCROLLERS)].filter((el) => !el.checkVisibility({ contentVisibilityAuto: true })));
+  };
+  later = typeof requestIdleCallback === 'function' ? requestIdleCallback(rest, { timeout: 500 }) : setTimeout(rest, 50);
+}
+
+function mark(elements) {
+  // Every region measured first, then marked: a class or attribute written between two reads
+  // would make the browser lay the page out again for the next read.
+  const regions = elements.map((el) => ({ el, m: measure(el), reachable: el.querySelector(FOCUSABLE) !== null }));
+  for (const { el, m, reachable } of regions) {
     const labelled = el.id === 'drill'; // an <aside> with its own heading, which scrolls down
-    markSideways(el);
-    const scrolls = el.scrollWidth > el.clientWidth + 1 || (labelled && el.scrollHeight > el.clientHeight + 1);
-    const reachable = el.querySelector(FOCUSABLE) !== null;
+    markSideways(el, m);
+    const scrolls = m.scrollWidth > m.clientWidth + 1 || (labelled && m.scrollHeight > m.clientHeight + 1);
     if (scrolls && !reachable && !el.hasAttribute('tabindex')) {
       el.tabIndex = 0;
       if (!labelled) {
