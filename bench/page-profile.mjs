@@ -8,12 +8,12 @@
 //
 // --site: a built site (scripts/build-site.mjs --out DIR), else site/. --out: also writes each
 // profile as DIR/edit-N.cpuprofile (opens in Chromium's devtools, Performance panel).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumPath, startServer } from '../scripts/chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -32,23 +32,7 @@ const top = Number(value('--top', 25));
 const outDir = value('--out', null);
 if (outDir) mkdirSync(outDir, { recursive: true });
 
-function chromiumPath() {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
-}
-
-const server = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), siteDir, '--no-build'], {
-  env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-});
-const base = await new Promise((ok, fail) => {
-  let out = '';
-  server.stdout.on('data', (d) => { out += d; const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out); if (m) ok(m[1]); });
-  server.stderr.on('data', (d) => { out += d; });
-  server.on('exit', (code) => fail(new Error(`server exited (${code}): ${out}`)));
-});
+const { child: server, url: base } = await startServer(siteDir);
 const browser = await chromium.launch({ headless: true, executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'] });
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base);

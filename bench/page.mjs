@@ -21,13 +21,14 @@
 //   included). The page's marks `ae:update-start` / `ae:update-end` give its own share.
 // - Step-through: "Step by step", then Next -> next frame, the same way.
 // The machine's load average is printed: on a shared machine, treat the figures as rough.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { chromiumPath, startServer } from '../scripts/chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -41,14 +42,6 @@ const rounds = Number(value('--rounds', quick ? 3 : 7));
 const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024').split(',').map(Number);
 const jsonOut = value('--json', null);
 
-function chromiumPath() {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
-}
-
 // The site: --site DIR as it is, else a fresh build of web/page + dist/ in a temporary folder.
 let siteDir = value('--site', null);
 let ownSite = false;
@@ -59,15 +52,7 @@ if (!siteDir) {
   if (b.status !== 0) { console.error(b.stderr || b.stdout); process.exit(1); }
 }
 
-const server = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), resolve(siteDir), '--no-build'], {
-  env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
-});
-const base = await new Promise((ok, fail) => {
-  let out = '';
-  server.stdout.on('data', (d) => { out += d; const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out); if (m) ok(m[1]); });
-  server.stderr.on('data', (d) => { out += d; });
-  server.on('exit', (code) => fail(new Error(`server exited (${code}): ${out}`)));
-});
+const { child: server, url: base } = await startServer(resolve(siteDir));
 
 const browser = await chromium.launch({
   headless: true, executablePath: chromiumPath(),

@@ -1,40 +1,19 @@
 // What the browser suites share: building the site into a temporary folder, serving it with
 // scripts/serve.mjs on a free port, launching Chromium through playwright-core, and
 // browserSuite(), which runs a suite's tests on node:test against them.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { chromiumPath, startServer } from '../../scripts/chromium.mjs';
+
+export { startServer };
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const artifacts = join(root, 'test-artifacts');
-
-/**
- * Serves `siteDir` (as built, no rebuild), with extra response `headers` (e.g. a
- * Content-Security-Policy) if given; resolves `{ child, url }` once the server prints its URL.
- */
-export async function startServer(siteDir, headers) {
-  const env = { ...process.env, PORT: '0' };
-  if (headers) env.SERVE_HEADERS = JSON.stringify(headers);
-  const child = spawn(process.execPath, [join(root, 'scripts', 'serve.mjs'), siteDir, '--no-build'], {
-    env, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 10000);
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
-    });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
-  });
-  return { child, url };
-}
 
 /**
  * Builds the static site (the page + the package in `lib`, or dist/) into a fresh temporary
@@ -49,17 +28,6 @@ export function buildSite(suite, lib) {
     throw new Error(`${suite} browser tests: could not build the site (run \`npm run build\` first):\n${build.stderr || build.stdout}`);
   }
   return siteDir;
-}
-
-/** $CHROMIUM, else the first chromium on PATH (Debian's package installs /usr/bin/chromium). */
-function chromiumPath() {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    for (const name of ['chromium', 'chromium-browser']) {
-      if (dir && existsSync(join(dir, name))) return join(dir, name);
-    }
-  }
-  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
 }
 
 const CHROMIUM = {
