@@ -28,7 +28,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
-import { chromiumPath, startServer } from '../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -56,8 +56,7 @@ const { child: server, url: base } = await startServer(resolve(siteDir));
 
 const browser = await chromium.launch({
   headless: true, executablePath: chromiumPath(),
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
+  args: CHROMIUM_ARGS,
 });
 const VIEWPORT = { width: 1440, height: 900 };
 

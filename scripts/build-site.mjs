@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Assembles the static explorer site in site/ (or --out DIR):
 //   site/            the page (web/page/*), and main.bundle.js: main.js and the modules it imports
-//                    as one, which index.html loads (see "The explorer page's first screen" below)
+//                    as one, which index.html loads (see "The explorer page's first screen" below);
+//                    index.html holds the default example's first screen, prerendered in headless
+//                    Chromium when it is installed ("prerendered" below)
 //   site/lib/        the built package (dist/, or --lib DIR): attention.js + .wasm + JS API
 //   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
@@ -13,9 +15,10 @@
 // The result is plain static files: any web server (or scripts/serve.mjs) can serve it.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { MARKER, pageImports } from './importmap.mjs';
+import { CHROMIUM_ARGS, chromiumPath, startServer } from './chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -186,6 +189,117 @@ for (const seen = new Set(); nobleWanted.length;) {
   const source = readFileSync(join(nobleDist, name), 'utf8');
   writeFileSync(join(noble, name), source);
   for (const m of source.matchAll(/\bfrom\s*["']\.\/([\w.-]+\.js)["']/g)) nobleWanted.push(m[1]);
+}
+
+// The explorer's first screen, prerendered: the default example as the page first draws it (numbers,
+// formulas still their TeX source) at 1440 × 900, by the same engine in headless Chromium, written
+// into index.html's #app, so a reader sees real numbers at the first paint; the page's own markup
+// goes beside it in <template id="app-pristine">. first-screen.js (a classic script right after
+// them) keeps the snapshot only where the live page shows the same (no link, no query, not in a
+// frame, not a phone, the problem panel not folded) and main.js swaps the pristine markup back in
+// when the engine is ready. Without Chromium the page is written as it is (it works the same).
+// The phone rule and the panel's storage key live in web/page/layout.js, which setup-fold.js
+// imports; first-screen.js is a classic script (it must run before the first paint, and cannot
+// import), so their values are written into it here.
+const FIRST_SCREEN = { script: 'first-screen.js', template: 'app-pristine', viewport: { width: 1440, height: 900 } };
+{
+  const { PHONE, PANEL_KEY } = await import(pathToFileURL(join(page, 'layout.js')).href);
+  const file = join(out, FIRST_SCREEN.script);
+  const source = readFileSync(file, 'utf8');
+  if (!source.includes('__LAYOUT_RULES__')) fail(`web/page/${FIRST_SCREEN.script} has no __LAYOUT_RULES__ for layout.js's values`);
+  writeFileSync(file, source.replace('__LAYOUT_RULES__', JSON.stringify({ phone: PHONE, panelKey: PANEL_KEY })));
+}
+
+/** The first screen as the page paints it, from Chromium: { html, steps, canvases }, or null without Chromium. */
+async function firstScreen(siteDir) {
+  let chromium;
+  let executablePath;
+  try {
+    ({ chromium } = await import('playwright-core'));
+    executablePath = chromiumPath();
+    if (!existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath}`);
+  } catch (err) {
+    console.log(`build-site: no prerendered first screen (${err.message.split('\n')[0]}); index.html is written without it and works the same`);
+    return null;
+  }
+  let browser;
+  try {
+    browser = await chromium.launch({ headless: true, executablePath, args: CHROMIUM_ARGS });
+  } catch (err) {
+    console.log(`build-site: no prerendered first screen (Chromium did not start: ${err.message.split('\n')[0]}); index.html is written without it and works the same`);
+    return null;
+  }
+  const server = await startServer(siteDir);
+  try {
+    const context = await browser.newContext({ viewport: FIRST_SCREEN.viewport });
+    const tab = await context.newPage();
+    const problems = [];
+    tab.on('pageerror', (e) => problems.push(e.message));
+    tab.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    // Taken in the task that marks the first steps painted (main.js's drawn()): exactly what that
+    // frame showed, before KaTeX is even fetched and before anything drawn after it.
+    await tab.addInitScript(() => {
+      const mark = performance.mark.bind(performance);
+      performance.mark = (name, ...rest) => {
+        const entry = mark(name, ...rest);
+        if (name === 'ae:first-steps-painted' && !window.__aeFirstScreen) window.__aeFirstScreen = take();
+        return entry;
+      };
+      function take() {
+        const app = document.getElementById('app');
+        // What the page set as properties goes into attributes, which is what the HTML keeps.
+        for (const el of app.querySelectorAll('input, textarea, select')) {
+          if (el.matches('textarea')) el.textContent = el.value;
+          else if (el.matches('select')) for (const o of el.options) o.toggleAttribute('selected', o.selected);
+          else if (el.type === 'checkbox' || el.type === 'radio') el.toggleAttribute('checked', el.checked);
+          else if (el.type !== 'file') el.setAttribute('value', el.value);
+        }
+        const copy = app.cloneNode(true);
+        // Signatures say "these cards are drawn already": the page redraws from its own markup anyway.
+        for (const el of copy.querySelectorAll('[data-sig]')) el.removeAttribute('data-sig');
+        for (const el of copy.querySelectorAll('[data-signature]')) el.removeAttribute('data-signature');
+        // A canvas's pixels are not in its HTML (the default example has none: its maps are tables).
+        const canvases = copy.querySelectorAll('canvas');
+        for (const el of canvases) el.remove();
+        return {
+          html: copy.innerHTML.trim(),
+          steps: copy.querySelectorAll('#step-list article.step').length,
+          canvases: canvases.length,
+          typeset: copy.querySelectorAll('.katex').length,
+          busy: app.getAttribute('aria-busy'),
+        };
+      }
+    });
+    await tab.goto(server.url);
+    const shot = await (await tab.waitForFunction(() => window.__aeFirstScreen, null, { timeout: 120000 })).jsonValue();
+    await context.close();
+    if (problems.length) fail(`the page reported, while its first screen was prerendered: ${problems.join(' | ')}`);
+    if (!shot.steps) fail('the prerendered first screen has no step cards');
+    if (shot.typeset) fail('the prerendered first screen has typeset formulas: the live page paints their TeX source first');
+    return shot;
+  } finally {
+    await browser.close();
+    server.child.kill();
+  }
+}
+
+{
+  const shot = await firstScreen(out);
+  if (shot) {
+    const htmlFile = join(out, 'index.html');
+    const html = readFileSync(htmlFile, 'utf8');
+    const open = /<main id="app"([^>]*)>/.exec(html);
+    const close = html.indexOf('</main>');
+    if (!open || close < open.index || html.indexOf('</main>', close + 1) >= 0) fail('index.html has no single <main id="app">…</main>');
+    const attrs = open[1].replace(/\s+(inert|data-snapshot(="[^"]*")?)\b/g, '');
+    const pristine = html.slice(open.index + open[0].length, close);
+    writeFileSync(htmlFile, html.slice(0, open.index) +
+      `<main id="app"${attrs} inert data-snapshot="pending">\n${shot.html}\n  </main>\n` +
+      `  <template id="${FIRST_SCREEN.template}">${pristine}</template>\n` +
+      `  <script src="${FIRST_SCREEN.script}"></script>` +
+      html.slice(close + '</main>'.length));
+    console.log(`build-site: first screen prerendered into index.html (${shot.steps} step cards, ${(shot.html.length / 1024).toFixed(0)} KB of HTML${shot.canvases ? `, ${shot.canvases} canvases left out` : ''})`);
+  }
 }
 
 const count = (dir) => readdirSync(dir, { recursive: true }).filter((f) => statSync(join(dir, f)).isFile()).length;

@@ -7,6 +7,13 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
+/**
+ * Headless Chromium's flags here. Without the networking ones Chromium keeps trying to reach
+ * Google's services, flooding a machine without internet access with failing requests.
+ */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync'];
+
 /** $CHROMIUM, else the first chromium on PATH (Debian's package installs /usr/bin/chromium). */
 export function chromiumPath() {
   if (process.env.CHROMIUM) return process.env.CHROMIUM;

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { chromiumPath, startServer } from '../../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath, startServer } from '../../scripts/chromium.mjs';
 
 export { startServer };
 
@@ -30,13 +30,7 @@ export function buildSite(suite, lib) {
   return siteDir;
 }
 
-const CHROMIUM = {
-  headless: true,
-  // Without the networking flags Chromium keeps trying to reach Google's services, flooding a
-  // machine without internet access with failing requests.
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync'],
-};
+const CHROMIUM = { headless: true, args: CHROMIUM_ARGS };
 
 /** Chromium with a fresh profile folder: `{ context, userDataDir }` (remove the folder after). */
 export async function launchContext(suite, options = {}) {

@@ -42,10 +42,11 @@ async function onHashChange() {
 }
 
 async function boot() {
-  const loading = $('loading');
   try {
     app.engine = await loadAttention();
   } catch (err) {
+    takeOver();
+    const loading = $('loading');
     loading.textContent = `The attention engine could not be loaded: ${err.message}`;
     loading.classList.add('error');
     return;
@@ -54,6 +55,10 @@ async function boot() {
   const saved = savedFrameHash();
   if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
   const { state: fromHash, error } = await readLink(location.hash);
+  // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
+  // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
+  const prerendered = takeOver();
+  const loading = $('loading');
   if (isStudentState(fromHash)) {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
     // are removed before anything is computed, so none can show, export or copy a hidden number.
@@ -64,7 +69,7 @@ async function boot() {
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
-    await drawn('ae:first-steps');
+    await drawn(['ae:first-steps', 'ae:interactive']);
     await typesetPending();
     ready();
     return;
@@ -107,8 +112,9 @@ async function boot() {
     loadPreset(DEFAULT_PRESET);
   }
   if (error) $('status').textContent = error;
-  // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen.
-  await drawn('ae:first-steps');
+  // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen. The
+  // first steps were on screen before the engine was, when the prerendered ones were shown.
+  await drawn(prerendered ? ['ae:interactive'] : ['ae:first-steps', 'ae:interactive']);
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
   markScrollables(); // typeset formulas are wider than their TeX source, or narrower
@@ -116,15 +122,35 @@ async function boot() {
 }
 
 /**
- * Resolves once the frame showing what is in the DOM now was presented (the task after the next
- * animation frame), with performance marks `name` (now) and `name-painted` (then), which
- * `npm run bench:page` reads.
+ * The prerendered first screen (scripts/build-site.mjs, kept by first-screen.js), if it is in
+ * #app, replaced by the page's own markup from <template id="app-pristine">. Returns whether it
+ * was on screen (a snapshot still "pending" was hidden: its script did not run).
  */
-function drawn(name) {
-  performance.mark(name);
+function takeOver() {
+  const root = $('app');
+  const pristine = $('app-pristine');
+  const state = root.getAttribute('data-snapshot');
+  if (!state || !pristine) return false;
+  root.replaceChildren(pristine.content.cloneNode(true));
+  root.removeAttribute('data-snapshot');
+  root.removeAttribute('inert');
+  return state === 'shown';
+}
+
+/**
+ * Resolves once the frame showing what is in the DOM now was presented (the task after the next
+ * animation frame), with performance marks `name` (now) and `name-painted` (then) for each of
+ * `names`, which `npm run bench:page` reads: `ae:first-steps` (the first steps on screen, unless
+ * the prerendered ones were) and `ae:interactive` (the live page's first drawing).
+ */
+function drawn(names) {
+  for (const name of names) performance.mark(name);
   return new Promise((resolve) => requestAnimationFrame(() => {
     const channel = new MessageChannel();
-    channel.port1.onmessage = () => { performance.mark(`${name}-painted`); resolve(); };
+    channel.port1.onmessage = () => {
+      for (const name of names) performance.mark(`${name}-painted`);
+      resolve();
+    };
     channel.port2.postMessage(null);
   }));
 }

@@ -2,9 +2,9 @@
 // below them on a phone (folded until opened). Folded or not is remembered for this browser tab
 // (sessionStorage), not put in the link: it is the reader's layout, not the problem.
 import { $ } from './app.js';
+import { PANEL_KEY as KEY, PHONE } from './layout.js';
 
-const KEY = 'attention-explorer:problem-panel';
-const phone = () => window.matchMedia('(max-width: 640px)').matches;
+const phone = () => window.matchMedia(PHONE).matches;
 
 function remembered() {
   try {
