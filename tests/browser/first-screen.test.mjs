@@ -1,0 +1,172 @@
+// Browser tests of the prerendered first screen (scripts/build-site.mjs, web/page/first-screen.js):
+//   node --test --test-concurrency=1 tests/browser/run.mjs tests/browser/first-screen.test.mjs
+// - the built index.html holds the default example's numbers, the engine's in Node;
+// - without a link they are painted before the engine is loaded (its .wasm held back), and the
+//   page then takes over and works (a cell edited, the weights recomputed);
+// - with a link, a query (?embed), a phone's width or a folded problem panel, no frame ever shows
+//   the snapshot: the page's own "Loading…" until the engine is there.
+// Screenshots of failures go to test-artifacts/first-screen-FAIL-*.png.
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { assert, browserSuite, shown } from './server.mjs';
+import { PANEL_KEY } from '../../web/page/layout.js';
+import { defaultState } from '../../web/page/state.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const pkg = await import(join(root, 'dist', 'node.js'));
+const share = await import(join(root, 'dist', 'share.js'));
+const engine = await pkg.loadAttention();
+const DECIMALS = defaultState().decimals;
+
+const test = browserSuite('first-screen', {
+  contextPerTest: true,
+  contextOptions: { viewport: { width: 1440, height: 900 } },
+  timeout: 20000,
+  screenshots: 'first-screen-',
+});
+
+/** The weights of the default example's first head, as the engine in Node computes them. */
+function weightsOf(problem) {
+  return engine.run(problem).steps.find((s) => s.id === 'weights' && s.head === 0).data;
+}
+
+/** `shown` (a table's text) is `expected` at the page's decimals. */
+function assertShown(actual, expected, what) {
+  assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
+  expected.forEach((row, i) => row.forEach((e, j) => {
+    const text = actual[i][j];
+    assert(new RegExp(`^−?\\d+\\.\\d{${DECIMALS}}$`).test(text), `${what}[${i + 1}, ${j + 1}] is "${text}", not a number with ${DECIMALS} decimals`);
+    assert(Math.abs(shown(text) - e) <= 0.5 * 10 ** -DECIMALS + 1e-12, `${what}[${i + 1}, ${j + 1}] shows ${text}, the engine has ${e}`);
+  }));
+}
+
+const WEIGHTS = '#step-list article[data-step="weights"][data-head="0"] table.matrix tbody tr';
+const readWeights = (page) => page.$$eval(WEIGHTS, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())));
+
+/** Holds lib/attention.wasm back (the engine cannot load) until the returned function is called. */
+async function holdEngine(page) {
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/lib/attention.wasm', async (route) => { await held; await route.continue(); });
+  return release;
+}
+
+/** Counts, from the first frame on, the frames that had a step card visible (checked before each frame's paint). */
+async function countFrames(page) {
+  await page.addInitScript(() => {
+    window.frames_ = { all: 0, withSteps: 0 };
+    const tick = () => {
+      window.frames_.all += 1;
+      const card = document.querySelector('#step-list article.step');
+      if (card?.checkVisibility({ visibilityProperty: true })) window.frames_.withSteps += 1;
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+}
+
+test('the built index.html holds the default example\'s first screen, with the engine\'s numbers', async ({ page, siteDir }) => {
+  const html = readFileSync(join(siteDir, 'index.html'), 'utf8');
+  const read = await page.evaluate(([source, weights]) => {
+    const doc = new DOMParser().parseFromString(source, 'text/html');
+    const app = doc.getElementById('app');
+    const next = (el) => el?.nextElementSibling;
+    return {
+      attrs: { inert: app.hasAttribute('inert'), busy: app.getAttribute('aria-busy'), snapshot: app.getAttribute('data-snapshot') },
+      preset: app.querySelector('#preset option[selected]')?.value ?? null,
+      loading: Boolean(app.querySelector('#loading')),
+      sigs: app.querySelectorAll('[data-sig], [data-signature]').length,
+      pristine: next(app)?.id === 'app-pristine' ? next(app).content.querySelector('#loading')?.textContent : null,
+      script: next(next(app))?.getAttribute('src') ?? null,
+      weights: [...app.querySelectorAll(weights)].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())),
+    };
+  }, [html, WEIGHTS]);
+  assert(read.attrs.inert && read.attrs.busy === 'true' && read.attrs.snapshot === 'pending', `#app's attributes: ${JSON.stringify(read.attrs)}`);
+  assert(!read.loading, 'the snapshot still has the "Loading" line');
+  assert(read.sigs === 0, `the snapshot keeps ${read.sigs} drawing signatures`);
+  assert(/Loading the attention engine/.test(read.pristine ?? ''), 'no <template id="app-pristine"> with the page\'s own markup after #app');
+  assert(read.script === 'first-screen.js', `after the template: ${read.script}, not first-screen.js`);
+  assert(read.preset && pkg.findPreset(read.preset), `the snapshot's example: ${read.preset}`);
+  assertShown(read.weights, weightsOf(pkg.presetProblem(pkg.findPreset(read.preset), engine).problem), 'the snapshot\'s weights');
+});
+
+test('without a link the numbers are painted before the engine is loaded; then the page takes over and works', async ({ page, base }) => {
+  await countFrames(page);
+  const release = await holdEngine(page);
+  await page.goto(base, { waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => window.frames_.withSteps >= 2);
+  const before = await page.evaluate(() => ({
+    ready: document.body.dataset.ready ?? null,
+    inert: document.getElementById('app').inert,
+    snapshot: document.getElementById('app').getAttribute('data-snapshot'),
+    painted: performance.getEntriesByName('ae:first-steps-painted', 'mark').length,
+    interactive: performance.getEntriesByName('ae:interactive', 'mark').length,
+    preset: document.getElementById('preset').value,
+  }));
+  assert(before.ready === null && before.interactive === 0, `the page was ready before its engine: ${JSON.stringify(before)}`);
+  assert(before.inert && before.snapshot === 'shown' && before.painted === 1, `the snapshot as shown: ${JSON.stringify(before)}`);
+  const expected = weightsOf(pkg.presetProblem(pkg.findPreset(before.preset), engine).problem);
+  assertShown(await readWeights(page), expected, 'the weights painted before the engine');
+  assert(await page.locator(WEIGHTS).first().isVisible(), 'the weights are not visible');
+
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  const after = await page.evaluate(() => ({
+    inert: document.getElementById('app').inert,
+    snapshot: document.getElementById('app').getAttribute('data-snapshot'),
+    busy: document.getElementById('app').getAttribute('aria-busy'),
+    firstSteps: performance.getEntriesByName('ae:first-steps', 'mark').length,
+    interactive: performance.getEntriesByName('ae:interactive-painted', 'mark').length,
+    preset: document.getElementById('preset').value,
+  }));
+  assert(!after.inert && after.snapshot === null && after.busy === 'false', `the live page: ${JSON.stringify(after)}`);
+  assert(after.firstSteps === 1 && after.interactive === 1, `marks: ${JSON.stringify(after)}`);
+  assert(after.preset === before.preset, `the live page shows ${after.preset}, the snapshot ${before.preset}`);
+  assertShown(await readWeights(page), expected, 'the live page\'s weights');
+
+  // It works: a cell of Q edited, the weights are the engine's for the new Q.
+  const problem = structuredClone(pkg.presetProblem(pkg.findPreset(before.preset), engine).problem);
+  problem.Q[0][0] = 0.5;
+  const edited = weightsOf(problem);
+  assert(Math.abs(edited[0][0] - expected[0][0]) > 1e-3, 'the edit would not change the first weight: pick another');
+  const old = (await readWeights(page))[0][0];
+  await page.fill('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]', '0.5');
+  await page.waitForFunction(([sel, text]) => document.querySelector(`${sel} td`)?.textContent.trim() !== text, [WEIGHTS, old]);
+  assertShown(await readWeights(page), edited, 'the weights after editing Q[1, 1]');
+});
+
+// The snapshot is the default example at a wide screen, with the problem panel open: anything else
+// must show the page's own markup until the engine is there.
+const hash = await share.encodeStateString({ preset: 'lookup' });
+for (const [what, prepare, path] of [
+  ['a link (#v2=..., the same example by name)', null, `#${hash}`],
+  ['?embed=1', null, '?embed=1'],
+  ['a phone (390 × 844)', (page) => page.setViewportSize({ width: 390, height: 844 }), ''],
+  ['a folded problem panel (remembered in the tab)', (page) => page.addInitScript((key) => sessionStorage.setItem(key, 'folded'), PANEL_KEY), ''],
+]) {
+  test(`${what}: the snapshot is never painted`, async ({ page, base }) => {
+    await countFrames(page);
+    await prepare?.(page);
+    const release = await holdEngine(page);
+    await page.goto(`${base}${path}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => window.frames_.all >= 3);
+    const held = await page.evaluate(() => ({
+      frames: window.frames_,
+      loading: document.getElementById('loading')?.textContent ?? null,
+      inert: document.getElementById('app').inert,
+      snapshot: document.getElementById('app').getAttribute('data-snapshot'),
+      marks: performance.getEntriesByType('mark').map((m) => m.name),
+    }));
+    assert(held.frames.withSteps === 0, `${held.frames.withSteps} frames showed step cards before the engine loaded`);
+    assert(/Loading the attention engine/.test(held.loading ?? ''), `no "Loading" line: ${JSON.stringify(held)}`);
+    assert(!held.inert && held.snapshot === null && held.marks.length === 0, `the pristine page: ${JSON.stringify(held)}`);
+    release();
+    await page.waitForSelector('body[data-ready="true"]');
+    const marks = await page.evaluate(() => ['ae:first-steps-painted', 'ae:interactive-painted'].map((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime));
+    assert(marks[0] > 0 && Math.abs(marks[0] - marks[1]) < 1, `the live page's first drawing is its first steps: ${marks}`);
+    const expected = weightsOf(pkg.presetProblem(pkg.findPreset('lookup'), engine).problem);
+    assertShown(await readWeights(page), expected, `the weights (${what})`);
+  });
+}
