@@ -12,6 +12,9 @@
 //   share-panel.js  copy link / embed code, exports (export-panel.js), exercises (exercise.js)
 //   student.js      a student's exercise link: the exercise alone, answers checked by hash
 //   copy.js         numbers copied from the page's tables in ASCII
+//   first-screen.js the prerendered first screen (scripts/build-site.mjs) kept or put back while
+//                   the HTML is parsed (a classic script); takeOver() below replaces it
+//   layout.js       the rules both share with setup-fold.js: the phone query, the panel's storage key
 import { loadAttention } from 'attention-explorer';
 import { $, app } from './app.js';
 import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './controls.js';
