@@ -20,7 +20,7 @@ import { launchBrowser } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const copy = mkdtempSync(join(tmpdir(), 'attention-dev-'));
-for (const path of ['web', 'dist', 'package.json', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/importmap.mjs']) {
+for (const path of ['web', 'dist', 'package.json', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/importmap.mjs', 'scripts/chromium.mjs']) {
   cpSync(join(root, path), join(copy, path), { recursive: true });
 }
 symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
