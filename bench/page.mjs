@@ -7,11 +7,12 @@
 // What is measured, each a median over rounds:
 // - Cold load of the default example, each round in a fresh browser context (empty cache):
 //   first contentful paint, and "first steps drawn" = the page's own mark `ae:first-steps-painted`:
-//   the task after the first frame that had step cards in the DOM. With the site's prerendered
-//   first screen (scripts/build-site.mjs) that is first-screen.js's mark, set the same way after
-//   the frame following the parse of the snapshot; it is at or after the first contentful paint,
-//   which showed those cards (the rows are both printed: the mark is the conservative one).
-//   Without a snapshot (a link, a query, a phone) it is main.js's, as before. "Page interactive" =
+//   the task after the first frame that had step cards in the DOM (main.js). With the site's
+//   prerendered first screen (scripts/build-site.mjs) it is first-screen.js's: the time the first
+//   step's first number was painted (Element Timing: its renderTime). Not the first contentful
+//   paint, which can be the header alone (a frame drawn while the snapshot was still hidden,
+//   before its script ran), nor a mark in the task after the next frame, which the page's script
+//   (run in between) made ~0.2-0.5 s late under load. "Page interactive" =
 //   `ae:interactive-painted`, the same for the live page's own first drawing (the engine loaded,
 //   the controls bound), and when the page is ready (`ae:ready`, formulas typeset and
 //   body[data-ready]).

@@ -259,6 +259,8 @@ async function firstScreen(siteDir) {
         for (const el of copy.querySelectorAll('[data-sig]')) el.removeAttribute('data-sig');
         for (const el of copy.querySelectorAll('[data-signature]')) el.removeAttribute('data-signature');
         // A canvas's pixels are not in its HTML (the default example has none: its maps are tables).
+        // When it is painted is when the first steps are on screen (first-screen.js, Element Timing).
+        copy.querySelector('#step-list article.step td')?.setAttribute('elementtiming', 'ae:first-steps');
         const canvases = copy.querySelectorAll('canvas');
         for (const el of canvases) el.remove();
         return {

@@ -97,6 +97,8 @@ test('without a link the numbers are painted before the engine is loaded; then t
   const release = await holdEngine(page);
   await page.goto(base, { waitUntil: 'domcontentloaded' });
   await page.waitForFunction(() => window.frames_.withSteps >= 2);
+  // Set when the first number is painted (Element Timing), reported after that frame.
+  await page.waitForFunction(() => performance.getEntriesByName('ae:first-steps-painted', 'mark').length > 0);
   const before = await page.evaluate(() => ({
     ready: document.body.dataset.ready ?? null,
     inert: document.getElementById('app').inert,
