@@ -11,8 +11,8 @@
 //   prerendered first screen (scripts/build-site.mjs) it is first-screen.js's: the time the first
 //   step's first number was painted (Element Timing: its renderTime). Not the first contentful
 //   paint, which can be the header alone (a frame drawn while the snapshot was still hidden,
-//   before its script ran), nor a mark in the task after the next frame, which the page's script
-//   (run in between) made ~0.2-0.5 s late under load. "Page interactive" =
+//   before its script ran), nor a mark in the task after the next frame, which waits behind
+//   whatever was queued first (the page's script). "Page interactive" =
 //   `ae:interactive-painted`, the same for the live page's own first drawing (the engine loaded,
 //   the controls bound), and when the page is ready (`ae:ready`, formulas typeset and
 //   body[data-ready]).

@@ -32,9 +32,8 @@
   performance.mark('ae:first-steps');
   // When the first steps were on screen: the paint of the first step's first number, which
   // build-site marked elementtiming="ae:first-steps" (Element Timing). A mark in the task after
-  // the next frame, as main.js's drawn() sets it, would be late here by whatever runs first (the
-  // page's whole script, parsed and run: ~0.3 s on a loaded machine). Without Element Timing,
-  // that mark.
+  // the next frame, as main.js's drawn() sets it, would wait here behind whatever was queued
+  // first (the page's whole script, parsed and run). Without Element Timing, that mark.
   var types = (window.PerformanceObserver && PerformanceObserver.supportedEntryTypes) || [];
   if (types.indexOf('element') >= 0) {
     new PerformanceObserver(function (list, observer) {
