@@ -98,7 +98,8 @@ function diagramLink(box) {
   }
   if (!link) return;
   link.hidden = box.hidden;
-  link.textContent = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+  const text = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+  if (link.textContent !== text) link.textContent = text;
 }
 
 /** Draws the heads panel (#heads-view, made after the step list on first use) for the current result. */
