@@ -386,7 +386,9 @@ function patchSteps(container, trace, ctx, cards) {
         if (last && Object.is(last.values[at], v) && last.hidden[at] === shown.hidden[at]) continue;
         const c = scale(v);
         const text = cellFmt(v, d);
-        if (td.textContent !== text) td.textContent = text;
+        // The cell's text node keeps its place (a new one is a new layout object to style and place).
+        const t = td.firstChild;
+        if (t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; } else if (td.textContent !== text) td.textContent = text;
         td.classList.toggle('neg-inf', v === -Infinity);
         td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);
         const bg = c && !hiddenHere ? c.bg : '';

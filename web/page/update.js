@@ -1,7 +1,7 @@
 // The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
@@ -99,7 +99,7 @@ export function renderResults() {
   syncStepper();
   renderPractice();
   const warnings = result.trace.warnings ?? [];
-  $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
+  writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
   renderSelection(false);
   afterRender();
 }
