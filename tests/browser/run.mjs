@@ -79,6 +79,14 @@ async function readStep(page, key) {
   return cells.map((r) => r.map(parseShown));
 }
 
+/** The why view's two variances (scores, scaled scores) once it shows the current problem. */
+async function readWhyVariances(page) {
+  await page.waitForSelector('#why:not([aria-busy])', { state: 'attached', timeout: 5000 });
+  const shown = await page.$$eval('#why-body [data-fact]', (els) => els.map((e) => e.textContent));
+  assert(shown.length === 2, `the why view shows ${shown.length} variances, expected 2`);
+  return shown.map(parseShown);
+}
+
 async function readGrid(page, name) {
   return page.$$eval(`.editor[data-input="${name}"] table.grid tbody tr`,
     (rows) => rows.map((r) => [...r.querySelectorAll('input.cell')].map((i) => i.value)));
@@ -150,10 +158,28 @@ test('seed 000: Q, scores, weights, variances and output match the notebook', as
   for (const [v, when] of [[SEED.variance000[0], 'before'], [SEED.variance000[1], 'after']]) {
     assert(facts.includes(v.toFixed(8)), `the variance ${when} scaling (${v.toFixed(8)}) is not shown`);
   }
-  const why = await page.$$eval('#why-body [data-fact]', (els) => els.map((e) => e.textContent));
-  assertClose([why.map(parseShown)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
+  assertClose([await readWhyVariances(page)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
   const numpy = await page.$eval('#recipe', (e) => e.textContent);
   assert(numpy.includes('np.random.seed(42)') && numpy.includes('np.random.randn(4, 8)'), `numpy line missing: ${numpy}`);
+});
+
+test('the why √d_k view catches up after an edit, with the edited problem\'s variances', async ({ page }) => {
+  await loadPreset(page, '000');
+  await readWhyVariances(page);
+  const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+  await cell.click();
+  await cell.fill('1.5');
+  // The view is drawn after the frame that shows the edit (when the browser is idle).
+  const shown = await readWhyVariances(page);
+  // Independently: QKᵀ of the notebook's Q (its first number now 1.5) and K, numpy's .var().
+  const Q = seed('000', 'Q').map((row) => [...row]);
+  Q[0][0] = 1.5;
+  const K = seed('000', 'K');
+  const scores = Q.flatMap((q) => K.map((k) => q.reduce((s, x, m) => s + x * k[m], 0)));
+  const mean = scores.reduce((s, x) => s + x, 0) / scores.length;
+  const variance = scores.reduce((s, x) => s + (x - mean) ** 2, 0) / scores.length;
+  assert(Math.abs(variance - SEED.variance000[0]) > 1e-3, 'the edit did not change the variance (pick another number)');
+  assertClose([shown], [[variance, variance / 8]], 'why √d_k variances after the edit', { abs: 1e-8 });
 });
 
 test('seed 000 decoder: causal mask shows −∞ then 0, output matches', async ({ page }) => {
@@ -553,6 +579,7 @@ test('phone-sized screen: reflows without sideways scrolling', async ({ base, co
 test('why √d_k view and a full-page screenshot for the README', async ({ page }) => {
   await loadPreset(page, '000', 4);
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');
+  await page.waitForSelector('#why:not([aria-busy])', { state: 'attached', timeout: 5000 }); // drawn after the frame
   const rows = await page.locator('#why-body .why-table:not(.sweep) tbody tr').count();
   assert(rows === 4, `why view has ${rows} query rows, expected 4`);
   const sweep = await page.locator('#why-body .why-table.sweep tbody tr').count();

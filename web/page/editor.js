@@ -292,7 +292,7 @@ export class MatrixEditor {
   showReadAs(text) {
     const p = this.q('.read-as');
     p.hidden = !text;
-    p.textContent = text;
+    if (p.textContent !== text) p.textContent = text; // the same line after most edits: no relayout
   }
 
   setError(message) {
@@ -334,7 +334,8 @@ export class MatrixEditor {
     }
     const c = this.q('.dim-cols');
     if (document.activeElement !== c) c.value = this.vector ? rows * cols : cols;
-    this.q('.shape').textContent = this.vector ? `${rows * cols}` : `${rows} × ${cols}`;
+    const shape = this.vector ? `${rows * cols}` : `${rows} × ${cols}`;
+    if (this.q('.shape').textContent !== shape) this.q('.shape').textContent = shape;
   }
 
   renderGrid() {

@@ -3,7 +3,7 @@
 // (chosen per head) as lines between tokens, as bertviz draws them: queries on the left, keys on
 // the right, each line as opaque as its weight. Numbers come from the trace's weights steps.
 import { colourLut, colourScale } from 'attention-explorer';
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { escapeHtml, fmt } from './format.js';
 import { renderSelection } from './selection.js';
 import { scheduleHash } from './update.js';
@@ -98,7 +98,8 @@ function diagramLink(box) {
   }
   if (!link) return;
   link.hidden = box.hidden;
-  link.textContent = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+  const text = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+  if (link.textContent !== text) link.textContent = text;
 }
 
 /** Draws the heads panel (#heads-view, made after the step list on first use) for the current result. */
@@ -142,7 +143,8 @@ export function renderHeads() {
   const { tokensQ, tokensK, decimals } = result.ctx;
   if (shownHead >= weights.length) shownHead = 0;
   const multi = weights.length > 1;
-  const maps = weights.map((s) => heatmapSvg(s, byQuery(s), tokensQ, tokensK, decimals)).join('');
+  // The small maps are shown for several heads only (one head's weights are the step's table).
+  const maps = multi ? weights.map((s) => heatmapSvg(s, byQuery(s), tokensQ, tokensK, decimals)).join('') : '';
   const step = weights[shownHead];
   const w = byQuery(step);
   const tooMany = Math.max(w.length, w[0].length) > LINES_MAX;
@@ -152,7 +154,7 @@ export function renderHeads() {
   if (!tooMany && box.dataset.signature === signature && patchLines(box, w)) {
     box.headsHtml = null; // the panel is no longer the HTML last written
     const mapsBox = box.querySelector('.head-maps');
-    if (mapsBox) mapsBox.innerHTML = maps;
+    if (mapsBox) writeHtml(mapsBox, maps);
     drawMaps(box, weights);
     return;
   }

@@ -1,6 +1,6 @@
 // The open cell: clicking a number (or moving to it with the keys) selects it and shows its worked
 // calculation from engine.explain; folding steps and renaming tokens where they are shown.
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { tokenLists, traceCounts } from './state.js';
 import { renderGrids } from './inputs.js';
 import { renderResults, scheduleHash, update } from './update.js';
@@ -22,7 +22,7 @@ export function renderSelection(focus) {
   for (const el of document.querySelectorAll('#step-list .selected')) el.classList.remove('selected');
   const open = state.open;
   if (!open || !result) {
-    body.innerHTML = PROMPT;
+    writeHtml(body, PROMPT); // after most edits, as it was
     return;
   }
   const step = result.steps.find((s) => s.id === open.step && headOf(s) === (open.head ?? -1));
@@ -49,17 +49,17 @@ export function renderSelection(focus) {
     // open.head is -1 for a step without a head (X_pos, output): explain() reads -1 as that.
     e = app.engine.explain(result.problem, { step: open.step, head: open.head, row: open.row, col: open.col });
   } catch (err) {
-    body.innerHTML = `<p class="error">${escapeHtml(err.message)}</p>`;
+    writeHtml(body, `<p class="error">${escapeHtml(err.message)}</p>`);
     return;
   }
   const labels = axisLabels(step, result.ctx);
   const { query, key: keyIndex } = cellTokens(step, open.row, open.col);
-  body.innerHTML = explanationHtml(e, {
+  writeHtml(body, explanationHtml(e, {
     step, steps: result.trace.steps, rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
     queryLabel: result.ctx.tokensQ[query] ?? '', keyLabel: result.ctx.tokensK[keyIndex] ?? '',
     keyLabels: result.ctx.tokensK, queryLabels: result.ctx.tokensQ, layout: state.options.layout, heads: result.ctx.meta.heads,
     decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
-  });
+  }));
   // On narrow screens the panel follows the step it explains.
   if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));
 }

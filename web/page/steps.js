@@ -3,7 +3,8 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLegend, colourLut, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
+import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
+import { writeHtml } from './app.js';
 import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
@@ -341,8 +342,11 @@ function cardSignature(step, ctx) {
     labels.rows.join(','), labels.cols.join(',')].join('|');
 }
 
+/** writeHtml where the card has the box (the step's card was drawn by renderSteps). */
 function setHtml(el, html) {
-  if (el && el.innerHTML !== html) el.innerHTML = html;
+  // Not el.innerHTML !== html: reading innerHTML serializes the box on every edit, and the
+  // browser's serialization need not equal the HTML written (then it was rewritten every time).
+  if (el) writeHtml(el, html);
 }
 
 /** Update numbers, colours, facts and legends in place; false if the DOM is not as expected. */
@@ -360,6 +364,13 @@ function patchSteps(container, trace, ctx, cards) {
     if (!tbody) continue;
     const scale = colourScale(step.data, step.kind);
     const masked = maskedPositions(trace, step);
+    // What this last wrote into the table: a cell whose number, masking and colour scale are as
+    // they were is left alone (an edit changes a row or two of most steps).
+    const [lo, hi] = colourRange(step.data, step.kind);
+    const last = tbody.shown?.lo === lo && tbody.shown.hi === hi ? tbody.shown : null;
+    const nc = step.shape[1];
+    const shown = { lo, hi, values: new Float64Array(step.shape[0] * nc), hidden: new Uint8Array(step.shape[0] * nc) };
+    tbody.shown = null; // until every cell is written (a return false below leaves it unknown)
     const rows = tbody.rows;
     for (let i = 0; i < step.data.length; i++) {
       const tr = rows[i];
@@ -369,9 +380,15 @@ function patchSteps(container, trace, ctx, cards) {
         const td = tr.cells[j + 1];
         const v = row[j];
         const hiddenHere = masked && masked[i][j] === -Infinity;
+        const at = i * nc + j;
+        shown.values[at] = v;
+        shown.hidden[at] = hiddenHere ? 1 : 0;
+        if (last && Object.is(last.values[at], v) && last.hidden[at] === shown.hidden[at]) continue;
         const c = scale(v);
         const text = cellFmt(v, d);
-        if (td.textContent !== text) td.textContent = text;
+        // The cell's text node keeps its place (a new one is a new layout object to style and place).
+        const t = td.firstChild;
+        if (t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; } else if (td.textContent !== text) td.textContent = text;
         td.classList.toggle('neg-inf', v === -Infinity);
         td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);
         const bg = c && !hiddenHere ? c.bg : '';
@@ -382,6 +399,7 @@ function patchSteps(container, trace, ctx, cards) {
         }
       }
     }
+    tbody.shown = shown;
   }
   return true;
 }

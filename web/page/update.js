@@ -1,7 +1,7 @@
 // The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, app } from './app.js';
+import { $, app, writeHtml } from './app.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
@@ -21,16 +21,42 @@ import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
 let hashTimer = 0;
-let whyTimer = 0;
 let errorTimer = 0;
-let firstDrawing = true;
-let whyLater = 0;
 
-/** The why view the page's first drawing left for later, drawn now (once). */
-export function drawWhyLater() {
-  if (!whyLater) return;
-  whyLater = 0;
+// The "why" view runs the problem twice more and sits below the steps: it is drawn after the frame
+// that shows an update, once the browser is idle (issue 18: in the update it was a fifth of an
+// edit at 16 tokens, and its rewritten table a large part of the frame's layout and paint). Up to
+// 32 × 32 wherever the view is; beyond, only once it is on screen or near it (at 64 tokens,
+// drawing it also forced the layout of the panel the browser was skipping). While a drawing is
+// pending, #why is aria-busy. On the page's first drawing main.js draws a pending one before the
+// page says it is ready (drawWhyLater).
+const idle = typeof requestIdleCallback === 'function'
+  ? { later: (fn) => requestIdleCallback(fn, { timeout: 250 }), cancel: (h) => cancelIdleCallback(h) }
+  : { later: (fn) => setTimeout(fn, 50), cancel: (h) => clearTimeout(h) };
+const why = { pending: 0, whenSeen: false };
+
+function drawWhy() {
+  $('why')?.removeAttribute('aria-busy');
   renderWhyView();
+}
+
+function scheduleWhy(trace) {
+  if (why.pending) idle.cancel(why.pending);
+  why.whenSeen = trace.meta.queries * trace.meta.keys > 1024;
+  $('why')?.setAttribute('aria-busy', 'true');
+  why.pending = idle.later(() => {
+    why.pending = 0;
+    if (why.whenSeen) drawWhenSeen($('why'), drawWhy);
+    else drawWhy();
+  });
+}
+
+/** The why view left for the browser's idle time, drawn now (main.js, before the page is ready). */
+export function drawWhyLater() {
+  if (!why.pending || why.whenSeen) return;
+  idle.cancel(why.pending);
+  why.pending = 0;
+  drawWhy();
 }
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
@@ -73,7 +99,7 @@ export function renderResults() {
   syncStepper();
   renderPractice();
   const warnings = result.trace.warnings ?? [];
-  $('warnings').innerHTML = warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join('');
+  writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
   renderSelection(false);
   afterRender();
 }
@@ -141,17 +167,7 @@ export function update() {
   if (trace) {
     renderResults();
     renderMask();
-    // The "why" view runs the problem twice more: right away for hand-sized problems, up to
-    // 32 × 32 (on the page's first drawing once the browser is idle after that frame: it is below
-    // the first screen; main.js draws it before the page says it is ready, drawWhyLater()); for
-    // larger ones after this frame, and only once the view is on screen or near it (at 64 tokens,
-    // drawing it in the update also forced the layout of the panel the browser was skipping).
-    clearTimeout(whyTimer);
-    whyLater = 0; // one left for later by the first drawing is superseded by this update's
-    if (trace.meta.queries * trace.meta.keys > 1024) whyTimer = setTimeout(() => drawWhenSeen($('why'), renderWhyView), 30);
-    else if (firstDrawing) whyLater = typeof requestIdleCallback === 'function' ? requestIdleCallback(drawWhyLater, { timeout: 300 }) : setTimeout(drawWhyLater, 50);
-    else renderWhyView();
-    firstDrawing = false;
+    scheduleWhy(trace);
   }
   void $('step-list').offsetHeight; // include layout in the measured time
   markScrollables();
