@@ -9,10 +9,9 @@
 //   first contentful paint, and "first steps drawn" = the page's own mark `ae:first-steps-painted`:
 //   the task after the first frame that had step cards in the DOM (main.js). With the site's
 //   prerendered first screen (scripts/build-site.mjs) it is first-screen.js's: the time the first
-//   step's first number was painted (Element Timing: its renderTime). Not the first contentful
-//   paint, which can be the header alone (a frame drawn while the snapshot was still hidden,
-//   before its script ran), nor a mark in the task after the next frame, which waits behind
-//   whatever was queued first (the page's script). "Page interactive" =
+//   step's first number was painted (Element Timing: its renderTime; when Chromium does not
+//   report it, which happens, the task after the next frame, an upper bound). Not the first
+//   contentful paint, which can come before the parser reached the steps. "Page interactive" =
 //   `ae:interactive-painted`, the same for the live page's own first drawing (the engine loaded,
 //   the controls bound), and when the page is ready (`ae:ready`, formulas typeset and
 //   body[data-ready]).

@@ -194,9 +194,9 @@ for (const seen = new Set(); nobleWanted.length;) {
 // The explorer's first screen, prerendered: the default example as the page first draws it (numbers,
 // formulas still their TeX source) at 1440 × 900, by the same engine in headless Chromium, written
 // into index.html's #app, so a reader sees real numbers at the first paint; the page's own markup
-// goes beside it in <template id="app-pristine">. first-screen.js (a classic script right after
-// them) keeps the snapshot only where the live page shows the same (no link, no query, not in a
-// frame, not a phone, the problem panel not folded) and main.js swaps the pristine markup back in
+// goes beside it in <template id="app-pristine">. first-screen.js (a classic script in <head> and
+// again right after them) keeps the snapshot only where the live page shows the same (no link, no
+// query, not in a frame, not a phone, the problem panel not folded) and main.js swaps the pristine markup back in
 // when the engine is ready. Without Chromium the page is written as it is (it works the same).
 // The phone rule and the panel's storage key live in web/page/layout.js, which setup-fold.js
 // imports; first-screen.js is a classic script (it must run before the first paint, and cannot
@@ -295,7 +295,10 @@ async function firstScreen(siteDir) {
     if (!open || close < open.index || html.indexOf('</main>', close + 1) >= 0) fail('index.html has no single <main id="app">…</main>');
     const attrs = open[1].replace(/\s+(inert|data-snapshot(="[^"]*")?)\b/g, '');
     const pristine = html.slice(open.index + open[0].length, close);
-    writeFileSync(htmlFile, html.slice(0, open.index) +
+    const head = html.indexOf('</head>');
+    if (head < 0 || head > open.index) fail('index.html has no </head> before <main id="app">');
+    // The script's two runs (first-screen.js): in <head> it decides, after the template it acts.
+    writeFileSync(htmlFile, html.slice(0, head) + `  <script src="${FIRST_SCREEN.script}"></script>\n` + html.slice(head, open.index) +
       `<main id="app"${attrs} inert data-snapshot="pending">\n${shot.html}\n  </main>\n` +
       `  <template id="${FIRST_SCREEN.template}">${pristine}</template>\n` +
       `  <script src="${FIRST_SCREEN.script}"></script>` +
