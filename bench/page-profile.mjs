@@ -13,7 +13,7 @@ import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { chromiumPath, startServer } from '../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -33,7 +33,7 @@ const outDir = value('--out', null);
 if (outDir) mkdirSync(outDir, { recursive: true });
 
 const { child: server, url: base } = await startServer(siteDir);
-const browser = await chromium.launch({ headless: true, executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-gpu'] });
+const browser = await chromium.launch({ headless: true, executablePath: chromiumPath(), args: CHROMIUM_ARGS });
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base);
 await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
