@@ -14,6 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
+import { setTokenCount } from './page-driver.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -65,12 +66,7 @@ const edit = (round) => page.evaluate((r) => new Promise((done) => {
 const name = (f) => `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.replace(base, '').replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''}`.trim();
 
 for (const n of sizes) {
-  await page.evaluate((count) => {
-    const input = document.getElementById('tokens-n');
-    input.value = String(count);
-    input.dispatchEvent(new Event('change', { bubbles: true }));
-  }, n);
-  await page.waitForFunction((count) => document.getElementById('tokens-n').value === String(count), n, { timeout: 120000 });
+  await setTokenCount(page, n);
   await edit(0); // warm-up
   await page.waitForTimeout(300);
   await cdp.send('Profiler.start');

@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
+import { setTokenCount } from './page-driver.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -139,13 +140,7 @@ const FRAME = `(act) => new Promise((done) => {
 })`;
 
 async function editTimes(page, n) {
-  // The token count as the page's control sets it.
-  await page.evaluate((count) => {
-    const input = document.getElementById('tokens-n');
-    input.value = String(count);
-    input.dispatchEvent(new Event('change', { bubbles: true }));
-  }, n);
-  await page.waitForFunction((count) => document.getElementById('tokens-n').value === String(count), n, { timeout: 120000 });
+  await setTokenCount(page, n);
   const times = [];
   const own = [];
   for (let r = 0; r < rounds + 1; r++) {
