@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { artifacts, browserSuite, startServer } from './server.mjs';
+import { artifacts, axeFindings, browserSuite, isSerious, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -74,13 +74,8 @@ function readStep(page, key) {
 
 /** axe-core's WCAG 2 A/AA rules (colour contrast included, Shadow DOM too): no serious findings. */
 async function axe(page, what, include) {
-  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  const violations = await page.evaluate(async (inc) => {
-    const r = await window.axe.run(inc ? { include: inc } : document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, n: v.nodes.length, target: JSON.stringify(v.nodes[0]?.target), help: v.help }));
-  }, include ?? null);
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.n}× e.g. ${v.target}: ${v.help}`).join('; ')}`);
+  const serious = (await axeFindings(page, { include })).filter(isSerious);
+  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.targets.length}× e.g. ${v.targets[0]}: ${v.help}`).join('; ')}`);
 }
 
 async function download(page, click) {

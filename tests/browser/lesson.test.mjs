@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { artifacts, browserSuite } from './server.mjs';
+import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const pkg = await import(join(root, 'dist', 'node.js'));
@@ -41,12 +41,8 @@ function expectedKeys(trace) {
 
 /** axe-core's WCAG 2 A/AA rules on the page as it is: no serious or critical violation. */
 async function axe(page, what) {
-  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
-  });
-  assert.deepEqual(violations, [], `axe (${what})`);
+  const serious = (await axeFindings(page)).filter(isSerious).map((v) => `${v.id} (${v.targets[0]})`);
+  assert.deepEqual(serious, [], `axe (${what})`);
 }
 
 async function checkDiagram(page, problem, what) {

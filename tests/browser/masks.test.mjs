@@ -8,7 +8,7 @@
 // go to test-artifacts/masks-*.png; axe-core checks the card at 390 px.
 import { join, resolve } from 'node:path';
 
-import { artifacts, browserSuite } from './server.mjs';
+import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -138,11 +138,7 @@ test('at 390 px the maps wrap inside the card; axe finds nothing serious in it',
   await page.$eval('#step-list article[data-key="mask:0"]', (a) => a.scrollIntoView());
   await page.screenshot({ path: join(artifacts, 'masks-390.png') });
   // axe-core's WCAG 2 A/AA rules (colour contrast included) on the mask card: nothing serious.
-  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run({ include: [['#step-list article[data-key="mask:0"]']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.map((v) => `${v.impact}: ${v.id} (${v.nodes.length}×, e.g. ${v.nodes[0]?.target.join(' ')})`);
-  });
-  const serious = violations.filter((v) => /^(serious|critical)/.test(v));
+  const serious = (await axeFindings(page, { include: [['#step-list article[data-key="mask:0"]']] })).filter(isSerious)
+    .map((v) => `${v.impact}: ${v.id} (${v.targets.length}×, e.g. ${v.targets[0]})`);
   assert(serious.length === 0, `axe on the mask card: ${serious.join('; ')}`);
 });

@@ -136,6 +136,38 @@ export function browserSuite(suite, {
 export function assert(cond, message) {
   if (!cond) throw new Error(message);
 }
+/** The rule sets every suite checks: WCAG 2.0 and 2.1, levels A and AA (colour contrast included). */
+export const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/**
+ * Resolves once the page drew its last update and did what it leaves for after the frame and for
+ * its idle time (web/page/scrollables.js: the marks and tab stops of regions that scroll sideways,
+ * in step cards and panels the browser skips while they are off screen), as a reader would see it.
+ */
+export function settled(page) {
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestIdleCallback(done, { timeout: 2000 }))));
+}
+
+/**
+ * axe-core's findings on the page as it is, each { id, impact, help, targets }: on `include` (axe
+ * selectors) or the whole document, less `exclude`, with the rule sets `tags`. The page is
+ * `settled` first, as it is before anyone could tab through it.
+ */
+export async function axeFindings(page, { include = null, exclude = null, tags = WCAG_AA } = {}) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) {
+    await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  }
+  await settled(page);
+  return page.evaluate(async ([include, exclude, tags]) => {
+    const context = include || exclude ? { ...(include && { include }), ...(exclude && { exclude }) } : document;
+    const r = await window.axe.run(context, { runOnly: { type: 'tag', values: tags } });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => [].concat(n.target).join(' ')) }));
+  }, [include, exclude, tags]);
+}
+
+/** A finding that fails a page: serious or critical. */
+export const isSerious = (v) => v.impact === 'serious' || v.impact === 'critical';
+
 export const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-'));
 export function assertMatrix(actual, expected, what, tol) {
   assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 
 import { scrypt } from '@noble/hashes/scrypt.js';
 
-import { browserSuite } from './server.mjs';
+import { WCAG_AA, axeFindings, browserSuite } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const pkg = await import(join(root, 'dist', 'node.js'));
@@ -28,12 +28,8 @@ const test = browserSuite('student', {
 
 /** axe-core's WCAG 2.x A/AA rules on the whole page: no violation at all. */
 async function axe(page, what) {
-  await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  const violations = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } });
-    return r.violations.map((v) => `${v.id} (${v.nodes[0]?.target.join(' ')})`);
-  });
-  assert.deepEqual(violations, [], `axe (${what})`);
+  const found = await axeFindings(page, { tags: [...WCAG_AA, 'wcag22aa'] });
+  assert.deepEqual(found.map((v) => `${v.id} (${v.targets[0]})`), [], `axe (${what})`);
 }
 
 async function open(page, url) {

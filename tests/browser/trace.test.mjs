@@ -6,7 +6,7 @@
 // and opening it lights the same cells as hovering it. Screenshots go to test-artifacts/trace-*.png.
 import { join, resolve } from 'node:path';
 
-import { artifacts, browserSuite } from './server.mjs';
+import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -239,24 +239,13 @@ test('the columns layout draws the heads by query too; step-through hides the pa
   assert(!(await page.locator('#heads-view').isVisible()), 'the panel is hidden while stepping through');
 });
 
-/** axe-core's WCAG 2 A/AA rules on the page as it is: [{ id, impact, targets }]. */
-async function axe(page) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) {
-    await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
-  }
-  return page.evaluate(async () => {
-    const r = await window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')) }));
-  });
-}
-
 test('axe: the lit cells, the note and the heads panel on desktop and on a phone', async ({ page, base }) => {
   for (const width of [1280, 390]) {
     await open(page, base, GQA, width);
     await cell(page, 'weights:1', 2, 1).click();
     await page.waitForSelector('#step-list td.trace-pre.trace-near');
-    const found = await axe(page);
-    const serious = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    const found = await axeFindings(page);
+    const serious = found.filter(isSerious);
     const mine = found.filter((v) => v.targets.some((t) => /heads-|trace-|head-map|head-lines/.test(t)));
     assert(serious.length === 0 && mine.length === 0, `axe at ${width} px: ${JSON.stringify(found)}`);
     // The panel fits the phone: no sideways page scroll.

@@ -23,3 +23,16 @@ export function writeHtml(el, html) {
   written.set(el, html);
   el.innerHTML = html;
 }
+
+/**
+ * Runs `fn` once the frame showing what is in the DOM now was presented: the task after the next
+ * animation frame. Reading layout there costs nothing (the frame laid the page out), and what it
+ * writes is drawn in the frame after.
+ */
+export function afterFrame(fn) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => fn();
+    channel.port2.postMessage(null);
+  });
+}

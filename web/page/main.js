@@ -16,7 +16,7 @@
 //                   the HTML is parsed (a classic script); takeOver() below replaces it
 //   layout.js       the rules both share with setup-fold.js: the phone query, the panel's storage key
 import { loadAttention } from 'attention-explorer';
-import { $, app } from './app.js';
+import { $, afterFrame, app } from './app.js';
 import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './controls.js';
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
@@ -120,7 +120,7 @@ async function boot() {
   await drawn(prerendered ? ['ae:interactive'] : ['ae:first-steps', 'ae:interactive']);
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
-  markScrollables(); // typeset formulas are wider than their TeX source, or narrower
+  markScrollables({ skippedToo: true }); // typeset formulas are wider than their TeX source, or narrower
   ready();
 }
 
@@ -148,13 +148,9 @@ function takeOver() {
  */
 function drawn(names) {
   for (const name of names) performance.mark(name);
-  return new Promise((resolve) => requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      for (const name of names) performance.mark(`${name}-painted`);
-      resolve();
-    };
-    channel.port2.postMessage(null);
+  return new Promise((resolve) => afterFrame(() => {
+    for (const name of names) performance.mark(`${name}-painted`);
+    resolve();
   }));
 }
 

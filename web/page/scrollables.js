@@ -23,20 +23,23 @@ let later = null; // the pending pass over regions the browser is not laying out
  * Gives every scrolling region without a focusable child a tab stop (and takes it back). Regions
  * the browser skips for now (a panel with `content-visibility: auto` far from the viewport, or not
  * displayed) are marked once it is idle: measuring them would lay out the skipped panels in the
- * middle of an update (the why view and the inputs, twice per edit at 4 tokens).
+ * middle of an update (the why view and the inputs, twice per edit at 4 tokens). `skippedToo`
+ * marks them now as well (the page's first drawing, before it says it is ready).
  */
-export function markScrollables() {
+export function markScrollables({ skippedToo = false } = {}) {
   const all = [...document.querySelectorAll(SCROLLERS)];
-  const shown = typeof Element.prototype.checkVisibility === 'function'
+  const shown = typeof Element.prototype.checkVisibility === 'function' && !skippedToo
     ? all.filter((el) => el.checkVisibility({ contentVisibilityAuto: true }))
     : all;
   mark(shown);
   if (later !== null) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(later);
   later = null;
   if (shown.length === all.length) return;
+  // Every region left now, skipped or not by then (a card that came on screen in between).
+  const left = all.filter((el) => !shown.includes(el));
   const rest = () => {
     later = null;
-    mark([...document.querySelectorAll(SCROLLERS)].filter((el) => !el.checkVisibility({ contentVisibilityAuto: true })));
+    mark(left.filter((el) => el.isConnected));
   };
   later = typeof requestIdleCallback === 'function' ? requestIdleCallback(rest, { timeout: 500 }) : setTimeout(rest, 50);
 }

@@ -1,7 +1,7 @@
 // The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, app, writeHtml } from './app.js';
+import { $, afterFrame, app, writeHtml } from './app.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
@@ -169,21 +169,52 @@ export function update() {
     renderMask();
     scheduleWhy(trace);
   }
-  void $('step-list').offsetHeight; // include layout in the measured time
-  markScrollables();
-  const t2 = performance.mark('ae:update-end').startTime;
-  const status = $('status');
+  performance.mark('ae:update-end');
   if (trace) {
     const meta = trace.meta;
     // One line on a phone (the step count and precision only where there is room); the timings
     // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
+    showStatusLine(`<span class="wide">${trace.steps.length} steps for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+      `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`);
+  }
+  afterUpdateFrame(trace ? { t0, t1 } : null);
+  scheduleHash();
+}
+
+let statusLine = '';
+/** The status bar's line, rewritten only when it changed (a number-only edit keeps it, and its layout). */
+function showStatusLine(line) {
+  const status = $('status');
+  const timings = status.querySelector('.timings'); // gone when an error message replaced the line
+  if (line === statusLine && timings) return;
+  statusLine = line;
+  status.innerHTML = `${line}<span class="timings">${timings?.innerHTML ?? ''}</span>`;
+}
+
+let frameTimes;
+/**
+ * Nothing in an update waits for layout (issue 18: the page is laid out once, in the frame). The
+ * scrolling regions are marked at the start of the frame that shows it: what they read is the
+ * layout that frame makes anyway, and a region's new cue is drawn in that same frame. Once that
+ * frame was presented, the timings say how long computing took and drawing.
+ */
+function afterUpdateFrame(times) {
+  const waiting = frameTimes !== undefined;
+  frameTimes = times ?? frameTimes ?? null;
+  if (waiting) return; // several updates before one frame: one pass, the last one's times
+  requestAnimationFrame(() => markScrollables());
+  afterFrame(() => {
+    const t2 = performance.now();
+    const { t0, t1 } = frameTimes ?? {};
+    frameTimes = undefined;
+    if (t0 === undefined) return;
+    const status = $('status');
     const timings = `computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
-    status.innerHTML = `<span class="wide">${trace.steps.length} steps for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
-      `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span><span class="timings">: ${timings}</span>`;
+    const span = status.querySelector('.timings');
+    if (span) span.textContent = `: ${timings}`;
     status.title = timings;
     status.dataset.ms = String(t2 - t0);
-  }
-  scheduleHash();
+  });
 }
 
 // Views below the steps that need not be redrawn while they are off screen: drawn when they come
