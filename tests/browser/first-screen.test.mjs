@@ -172,3 +172,57 @@ for (const [what, prepare, path] of [
     assertShown(await readWeights(page), expected, `the weights (${what})`);
   });
 }
+
+// The untouched default leaves the address bar without a hash (link.js, addressHash): a reload or
+// a bookmark of it gets the snapshot; any other state is in the hash, and reloads as it was.
+test('the untouched default writes no hash; an edit does, choosing the default again takes it away; a reload gets the snapshot', async ({ page, base, context }) => {
+  const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
+  const hashOf = () => page.evaluate(() => location.hash);
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  const original = await page.$eval(CELL, (e) => e.value);
+  await page.waitForTimeout(400); // the hash is written 250 ms after a drawing
+  assert(await hashOf() === '', `the untouched default wrote a hash: ${await hashOf()}`);
+
+  // An edit: its link is in the hash, and reads back as the edited number.
+  assert(Number(original) !== 0.5, 'the edit would not change Q[1, 1]: pick another number');
+  await page.fill(CELL, '0.5');
+  await page.waitForFunction(() => location.hash.startsWith('#v2='));
+  const edited = await hashOf();
+  const { state } = await share.decodeStateString(edited);
+  assert(state?.edited === true, `the edited link holds ${JSON.stringify(state).slice(0, 200)}`);
+  assert(engine.parseMatrix(state.inputs.Q.text, 'Q')[0][0] === 0.5, `the link's Q: ${state.inputs.Q.text}`);
+
+  // The number typed back is still an edited example (it says "(edited)", its numpy lines are
+  // gone), not the untouched default: the link stays.
+  await page.fill(CELL, original);
+  await page.waitForFunction((h) => location.hash.startsWith('#v2=') && location.hash !== h, edited);
+  const back = (await share.decodeStateString(await hashOf())).state;
+  assert(back?.edited === true && back.inputs.Q.text.split(/\s+/)[0] === original, `typed back: ${JSON.stringify(back).slice(0, 200)}`);
+
+  // The default example chosen again: no hash at all (not even "#").
+  await page.selectOption('#preset', 'lookup');
+  await page.waitForFunction(() => location.hash === '');
+  assert(!page.url().includes('#'), `the address bar: ${page.url()}`);
+
+  // The edited link opened as a link, then the default chosen: its hash goes too.
+  const other = await context.newPage();
+  await other.goto(`${base}${edited}`);
+  await other.waitForSelector('body[data-ready="true"]');
+  assert(await other.$eval(CELL, (e) => e.value) === '0.5', 'the edited link did not reopen with Q[1, 1] = 0.5');
+  assert(await other.evaluate(() => document.documentElement.dataset.firstScreen ?? null) === null, 'a link got the snapshot');
+  await other.selectOption('#preset', 'lookup');
+  await other.waitForFunction(() => location.hash === '');
+  await other.close();
+
+  // A reload of the bare address gets the snapshot (painted before the engine, held back, is there).
+  const release = await holdEngine(page);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('#app[data-snapshot="shown"]');
+  assert(await page.evaluate(() => document.documentElement.dataset.firstScreen) === 'prerendered', 'the reload did not keep the snapshot');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForTimeout(400);
+  assert(await hashOf() === '', `after the reload the page wrote a hash: ${await hashOf()}`);
+  assert(await page.$eval(CELL, (e) => e.value) === original, 'the reload did not show the default example');
+});

@@ -15,7 +15,7 @@ import { renderPipeline } from './pipeline.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { renderPractice } from './practice.js';
-import { saveFrameHash, writeLink } from './link.js';
+import { addressHash, saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
@@ -206,14 +206,18 @@ function drawWhenSeen(el, draw) {
   if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
 }
 
-/** Writes the state into the URL hash after a short pause. */
+/**
+ * Writes the state into the URL hash after a short pause: its link, or no hash at all for the
+ * untouched default (link.js, addressHash).
+ */
 export function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(async () => {
     const h = await writeLink(app.state);
-    if (h !== link.hash) {
-      link.hash = h;
-      history.replaceState(null, '', `#${h}`);
+    const shown = await addressHash(h);
+    if (shown !== link.hash) {
+      link.hash = shown;
+      history.replaceState(null, '', shown ? `#${shown}` : location.pathname + location.search);
       saveFrameHash(h);
     }
   }, 250);
