@@ -1,4 +1,5 @@
 // A region that scrolls sideways (narrow screens) must be reachable from the keyboard.
+import { whenIdle } from './app.js';
 const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll, #drill';
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
@@ -17,7 +18,7 @@ document.addEventListener('scroll', (e) => {
   if (e.target instanceof Element && e.target.matches(SCROLLERS)) markSideways(e.target);
 }, { capture: true, passive: true });
 
-let later = null; // the pending pass over regions the browser is not laying out yet
+let cancelLater = null; // cancels the pending pass over regions the browser is not laying out yet
 
 /**
  * Gives every scrolling region without a focusable child a tab stop (and takes it back). Regions
@@ -31,14 +32,13 @@ export function markScrollables() {
     ? all.filter((el) => el.checkVisibility({ contentVisibilityAuto: true }))
     : all;
   mark(shown);
-  if (later !== null) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(later);
-  later = null;
+  cancelLater?.();
+  cancelLater = null;
   if (shown.length === all.length) return;
-  const rest = () => {
-    later = null;
+  cancelLater = whenIdle(() => {
+    cancelLater = null;
     mark([...document.querySelectorAll(SCROLLERS)].filter((el) => !el.checkVisibility({ contentVisibilityAuto: true })));
-  };
-  later = typeof requestIdleCallback === 'function' ? requestIdleCallback(rest, { timeout: 500 }) : setTimeout(rest, 50);
+  }, 500);
 }
 
 function mark(elements) {
