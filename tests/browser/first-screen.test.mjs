@@ -4,7 +4,9 @@
 // - without a link they are painted before the engine is loaded (its .wasm held back), and the
 //   page then takes over and works (a cell edited, the weights recomputed);
 // - with a link, a query (?embed), a phone's width or a folded problem panel, no frame ever shows
-//   the snapshot: the page's own "Loading…" until the engine is there.
+//   the snapshot: the page's own "Loading…" until the engine is there;
+// - the untouched default writes no hash (an edit does), so a reload of it gets the snapshot; a
+//   frame forgets its saved hash by the same rule.
 // Screenshots of failures go to test-artifacts/first-screen-FAIL-*.png.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -225,4 +227,46 @@ test('the untouched default writes no hash; an edit does, choosing the default a
   await page.waitForTimeout(400);
   assert(await hashOf() === '', `after the reload the page wrote a hash: ${await hashOf()}`);
   assert(await page.$eval(CELL, (e) => e.value) === original, 'the reload did not show the default example');
+});
+
+// A frame keeps its state for its host's reload (link.js, saveFrameHash) by the same rule: back to
+// what its address opens with, it forgets it, and reopens like a reload of the bare address.
+test('a frame opened without a hash: an edit is kept for the host\'s reload, the default chosen again is not', async ({ page, base }) => {
+  const src = `${base}index.html?embed=1`;
+  const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
+  await page.goto(`${base}embedding.html`, { waitUntil: 'domcontentloaded' });
+  /** The host (re)loads the frame, as reveal.js does when it comes back to a slide. */
+  const reopen = async () => {
+    await page.evaluate((s) => {
+      document.getElementById('host-frame')?.remove();
+      const f = document.createElement('iframe');
+      f.id = 'host-frame';
+      f.src = s;
+      f.style.cssText = 'width: 1200px; height: 800px';
+      document.body.prepend(f);
+    }, src);
+    const frame = await (await page.$('#host-frame')).contentFrame();
+    await frame.waitForSelector('body[data-ready="true"]');
+    return frame;
+  };
+  const saved = () => page.evaluate((s) => sessionStorage.getItem(`attention-explorer:${s}`), src);
+  let frame = await reopen();
+  const original = await frame.$eval(CELL, (e) => e.value);
+  await page.waitForTimeout(400);
+  assert(await frame.evaluate(() => location.hash) === '' && await saved() === null, `the untouched frame: hash ${await frame.evaluate(() => location.hash)}, saved ${await saved()}`);
+
+  await frame.fill(CELL, '0.5');
+  await frame.waitForFunction(() => location.hash.startsWith('#v2='));
+  await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) !== null, src);
+  assert(`#${await saved()}` === await frame.evaluate(() => location.hash), 'the saved hash is not the frame\'s');
+  frame = await reopen();
+  assert(await frame.$eval(CELL, (e) => e.value) === '0.5', 'the host\'s reload lost the edit');
+
+  await frame.selectOption('#preset', 'lookup');
+  await frame.waitForFunction(() => location.hash === '');
+  await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) === null, src);
+  frame = await reopen();
+  assert(await frame.$eval(CELL, (e) => e.value) === original, 'the host\'s reload did not show the default');
+  await page.waitForTimeout(400);
+  assert(await frame.evaluate(() => location.hash) === '', 'the reopened default wrote a hash');
 });
