@@ -166,7 +166,6 @@ function bindModernOptions() {
   }
 }
 
-/** Shows an example; the decimals and what the embedding hides stay as they are. */
 /** Example `id`'s state with `base`'s decimals and hidden parts (which a change of example keeps), or null. */
 function exampleOver(id, base) {
   const s = presetState(id);
@@ -176,6 +175,7 @@ function exampleOver(id, base) {
   return s;
 }
 
+/** Shows an example; the decimals and what the embedding hides stay as they are. */
 export function loadPreset(id) {
   const s = exampleOver(id, app.state);
   if (s) setState(s);
