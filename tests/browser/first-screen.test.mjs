@@ -4,7 +4,9 @@
 // - without a link they are painted before the engine is loaded (its .wasm held back), and the
 //   page then takes over and works (a cell edited, the weights recomputed);
 // - with a link, a query (?embed), a phone's width or a folded problem panel, no frame ever shows
-//   the snapshot: the page's own "Loading…" until the engine is there.
+//   the snapshot: the page's own "Loading…" until the engine is there;
+// - the untouched default writes no hash (an edit does), so a reload of it gets the snapshot; a
+//   frame forgets its saved hash by the same rule.
 // Screenshots of failures go to test-artifacts/first-screen-FAIL-*.png.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -172,3 +174,99 @@ for (const [what, prepare, path] of [
     assertShown(await readWeights(page), expected, `the weights (${what})`);
   });
 }
+
+// The untouched default leaves the address bar without a hash (link.js, addressHash): a reload or
+// a bookmark of it gets the snapshot; any other state is in the hash, and reloads as it was.
+test('the untouched default writes no hash; an edit does, choosing the default again takes it away; a reload gets the snapshot', async ({ page, base, context }) => {
+  const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
+  const hashOf = () => page.evaluate(() => location.hash);
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  const original = await page.$eval(CELL, (e) => e.value);
+  await page.waitForTimeout(400); // the hash is written 250 ms after a drawing
+  assert(await hashOf() === '', `the untouched default wrote a hash: ${await hashOf()}`);
+
+  // An edit: its link is in the hash, and reads back as the edited number.
+  assert(Number(original) !== 0.5, 'the edit would not change Q[1, 1]: pick another number');
+  await page.fill(CELL, '0.5');
+  await page.waitForFunction(() => location.hash.startsWith('#v2='));
+  const edited = await hashOf();
+  const { state } = await share.decodeStateString(edited);
+  assert(state?.edited === true, `the edited link holds ${JSON.stringify(state).slice(0, 200)}`);
+  assert(engine.parseMatrix(state.inputs.Q.text, 'Q')[0][0] === 0.5, `the link's Q: ${state.inputs.Q.text}`);
+
+  // The number typed back is still an edited example (it says "(edited)", its numpy lines are
+  // gone), not the untouched default: the link stays.
+  await page.fill(CELL, original);
+  await page.waitForFunction((h) => location.hash.startsWith('#v2=') && location.hash !== h, edited);
+  const back = (await share.decodeStateString(await hashOf())).state;
+  assert(back?.edited === true && back.inputs.Q.text.split(/\s+/)[0] === original, `typed back: ${JSON.stringify(back).slice(0, 200)}`);
+
+  // The default example chosen again: no hash at all (not even "#").
+  await page.selectOption('#preset', 'lookup');
+  await page.waitForFunction(() => location.hash === '');
+  assert(!page.url().includes('#'), `the address bar: ${page.url()}`);
+
+  // The edited link opened as a link, then the default chosen: its hash goes too.
+  const other = await context.newPage();
+  await other.goto(`${base}${edited}`);
+  await other.waitForSelector('body[data-ready="true"]');
+  assert(await other.$eval(CELL, (e) => e.value) === '0.5', 'the edited link did not reopen with Q[1, 1] = 0.5');
+  assert(await other.evaluate(() => document.documentElement.dataset.firstScreen ?? null) === null, 'a link got the snapshot');
+  await other.selectOption('#preset', 'lookup');
+  await other.waitForFunction(() => location.hash === '');
+  await other.close();
+
+  // A reload of the bare address gets the snapshot (painted before the engine, held back, is there).
+  const release = await holdEngine(page);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForSelector('#app[data-snapshot="shown"]');
+  assert(await page.evaluate(() => document.documentElement.dataset.firstScreen) === 'prerendered', 'the reload did not keep the snapshot');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForTimeout(400);
+  assert(await hashOf() === '', `after the reload the page wrote a hash: ${await hashOf()}`);
+  assert(await page.$eval(CELL, (e) => e.value) === original, 'the reload did not show the default example');
+});
+
+// A frame keeps its state for its host's reload (link.js, saveFrameHash) by the same rule: back to
+// what its address opens with, it forgets it, and reopens like a reload of the bare address.
+test('a frame opened without a hash: an edit is kept for the host\'s reload, the default chosen again is not', async ({ page, base }) => {
+  const src = `${base}index.html?embed=1`;
+  const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
+  await page.goto(`${base}embedding.html`, { waitUntil: 'domcontentloaded' });
+  /** The host (re)loads the frame, as reveal.js does when it comes back to a slide. */
+  const reopen = async () => {
+    await page.evaluate((s) => {
+      document.getElementById('host-frame')?.remove();
+      const f = document.createElement('iframe');
+      f.id = 'host-frame';
+      f.src = s;
+      f.style.cssText = 'width: 1200px; height: 800px';
+      document.body.prepend(f);
+    }, src);
+    const frame = await (await page.$('#host-frame')).contentFrame();
+    await frame.waitForSelector('body[data-ready="true"]');
+    return frame;
+  };
+  const saved = () => page.evaluate((s) => sessionStorage.getItem(`attention-explorer:${s}`), src);
+  let frame = await reopen();
+  const original = await frame.$eval(CELL, (e) => e.value);
+  await page.waitForTimeout(400);
+  assert(await frame.evaluate(() => location.hash) === '' && await saved() === null, `the untouched frame: hash ${await frame.evaluate(() => location.hash)}, saved ${await saved()}`);
+
+  await frame.fill(CELL, '0.5');
+  await frame.waitForFunction(() => location.hash.startsWith('#v2='));
+  await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) !== null, src);
+  assert(`#${await saved()}` === await frame.evaluate(() => location.hash), 'the saved hash is not the frame\'s');
+  frame = await reopen();
+  assert(await frame.$eval(CELL, (e) => e.value) === '0.5', 'the host\'s reload lost the edit');
+
+  await frame.selectOption('#preset', 'lookup');
+  await frame.waitForFunction(() => location.hash === '');
+  await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) === null, src);
+  frame = await reopen();
+  assert(await frame.$eval(CELL, (e) => e.value) === original, 'the host\'s reload did not show the default');
+  await page.waitForTimeout(400);
+  assert(await frame.evaluate(() => location.hash) === '', 'the reopened default wrote a hash');
+});

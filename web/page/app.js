@@ -36,3 +36,16 @@ export function afterFrame(fn) {
     channel.port2.postMessage(null);
   });
 }
+
+/**
+ * Runs `fn` once the browser is idle, or after `timeoutMs` at the latest (without
+ * requestIdleCallback: after 50 ms). Returns a function that cancels it (a no-op once it ran).
+ */
+export function whenIdle(fn, timeoutMs) {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(fn, { timeout: timeoutMs });
+    return () => cancelIdleCallback(handle);
+  }
+  const handle = setTimeout(fn, 50);
+  return () => clearTimeout(handle);
+}

@@ -2,11 +2,12 @@
 import { findPreset, presets } from 'attention-explorer';
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
-import { VECTOR_INPUTS, decimalsOf } from './state.js';
+import { VECTOR_INPUTS, decimalsOf, defaultState } from './state.js';
 import { editors, layoutEditors, renderGrids, setEditorValue } from './inputs.js';
 import { renderMask } from './mask-editor.js';
 import { parse } from './problem.js';
 import { presetState } from './link.js';
+import { applyFlags } from './embed.js';
 import { scheduleHash, setState, update } from './update.js';
 import { escapeHtml, matrixToText } from './format.js';
 
@@ -165,13 +166,24 @@ function bindModernOptions() {
   }
 }
 
+/** Example `id`'s state with `base`'s decimals and hidden parts (which a change of example keeps), or null. */
+function exampleOver(id, base) {
+  const s = presetState(id);
+  if (!s) return null;
+  s.decimals = base.decimals;
+  s.hide = base.hide;
+  return s;
+}
+
 /** Shows an example; the decimals and what the embedding hides stay as they are. */
 export function loadPreset(id) {
-  const s = presetState(id);
-  if (!s) return;
-  s.decimals = app.state.decimals;
-  s.hide = app.state.hide;
-  setState(s);
+  const s = exampleOver(id, app.state);
+  if (s) setState(s);
+}
+
+/** What an address without a link opens: the default example, with the address's ?embed/hide flags. */
+export function defaultExampleState() {
+  return exampleOver(DEFAULT_PRESET, applyFlags(defaultState()));
 }
 
 /** Inputs with one row (column, in the columns layout) per token. */

@@ -8,11 +8,31 @@ import { applyFlags, flags } from './embed.js';
 
 let linkError = null;      // why the link could not be read (shown once, at the top)
 
+// The link of the state this address shows without a hash (main.js sets it once: the default
+// example, or ?lesson's lesson); null when not known (a ?lesson address opened with a link).
+let defaultLink = Promise.resolve(null);
+
+/** Sets (a promise of) the link of what this address shows without a hash: see addressHash. */
+export function setDefaultLink(link) {
+  defaultLink = link;
+}
+
+/**
+ * The hash the address bar shows for a state whose link is `hash`: none for the untouched default.
+ * The prerendered first screen (first-screen.js) is kept only for an address without a hash, so a
+ * reload or a bookmark of the untouched page gets it. Links are compared, not states. What the page
+ * hands out (copy link, embed code, exports) is the state's own link, written in full.
+ */
+export async function addressHash(hash) {
+  return hash === await defaultLink ? '' : hash;
+}
+
 // A framed explorer (an iframe embed) also keeps its hash for the rest of the tab's session, under
 // the address the frame was opened with: a host that unloads the frame and later sets that same
 // address again (reveal.js leaving and coming back to a slide, a course page visited again) gets
 // the reader's edits back. A page of its own needs nothing more: a reload keeps its hash.
 const openedAt = location.href;
+const openedHash = location.hash.replace(/^#/, '');
 const framed = window.parent !== window;
 const frameKey = `attention-explorer:${openedAt}`;
 
@@ -26,11 +46,17 @@ export function savedFrameHash() {
   }
 }
 
-/** Remembers a framed explorer's hash for its opening address (nothing for a page of its own). */
-export function saveFrameHash(hash) {
+/**
+ * Remembers a framed explorer's state (its link `hash`) for its opening address (nothing for a page
+ * of its own). A state that address opens with anyway (its own hash, or without one the untouched
+ * default) is forgotten: a host's reload then shows that, like a reload of a page of its own.
+ */
+export async function saveFrameHash(hash) {
   if (!framed) return;
+  const reopens = hash === openedHash || (!openedHash && !(await addressHash(hash)));
   try {
-    sessionStorage.setItem(frameKey, hash);
+    if (reopens) sessionStorage.removeItem(frameKey);
+    else sessionStorage.setItem(frameKey, hash);
   } catch { /* storage refused: see savedFrameHash */ }
 }
 

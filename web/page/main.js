@@ -17,12 +17,12 @@
 //   layout.js       the rules both share with setup-fold.js: the phone query, the panel's storage key
 import { loadAttention } from 'attention-explorer';
 import { $, afterFrame, app } from './app.js';
-import { DEFAULT_PRESET, bindControls, fillPresetSelect, loadPreset } from './controls.js';
+import { bindControls, defaultExampleState, fillPresetSelect } from './controls.js';
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
-import { applyFlags, flags } from './embed.js';
-import { readLink, savedFrameHash } from './link.js';
+import { flags } from './embed.js';
+import { readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
 import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
@@ -105,14 +105,18 @@ async function boot() {
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
   if (fromHash) {
+    // What this address shows without its hash, for a reader who edits back to it (addressHash).
+    // Not known for a ?lesson address: that would mean fetching the lesson; the hash stays.
+    setDefaultLink(flags.lesson ? Promise.resolve(null) : writeLink(defaultExampleState()));
     link.hash = location.hash.replace(/^#/, '');
     setState(fromHash);
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
-  } else if (!(flags.lesson && await openLessonUrl(flags.lesson))) {
-    applyFlags(app.state);
-    loadPreset(DEFAULT_PRESET);
+  } else {
+    if (!(flags.lesson && await openLessonUrl(flags.lesson))) setState(defaultExampleState());
+    // Its link, read now (before any edit): the address bar shows no hash while the state is this.
+    setDefaultLink(writeLink(app.state));
   }
   if (error) $('status').textContent = error;
   // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen. The

@@ -1,4 +1,5 @@
 // A region that scrolls sideways (narrow screens) must be reachable from the keyboard.
+import { whenIdle } from './app.js';
 const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll, #drill';
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
@@ -17,7 +18,7 @@ document.addEventListener('scroll', (e) => {
   if (e.target instanceof Element && e.target.matches(SCROLLERS)) markSideways(e.target);
 }, { capture: true, passive: true });
 
-let later = null; // the pending pass over regions the browser is not laying out yet
+let cancelLater = null; // cancels the pending pass over regions the browser is not laying out yet
 
 /**
  * Gives every scrolling region without a focusable child a tab stop (and takes it back). Regions
@@ -32,16 +33,15 @@ export function markScrollables({ skippedToo = false } = {}) {
     ? all.filter((el) => el.checkVisibility({ contentVisibilityAuto: true }))
     : all;
   mark(shown);
-  if (later !== null) (typeof cancelIdleCallback === 'function' ? cancelIdleCallback : clearTimeout)(later);
-  later = null;
+  cancelLater?.();
+  cancelLater = null;
   if (shown.length === all.length) return;
   // Every region left now, skipped or not by then (a card that came on screen in between).
   const left = all.filter((el) => !shown.includes(el));
-  const rest = () => {
-    later = null;
+  cancelLater = whenIdle(() => {
+    cancelLater = null;
     mark(left.filter((el) => el.isConnected));
-  };
-  later = typeof requestIdleCallback === 'function' ? requestIdleCallback(rest, { timeout: 500 }) : setTimeout(rest, 50);
+  }, 500);
 }
 
 function mark(elements) {

@@ -1,7 +1,7 @@
 // The "Share, embed, export" panel: copy the link or an iframe snippet, export the solution or a
 // step, set an exercise. Also runs, after every redraw, what the share, embed and exercise parts
 // keep up to date.
-import { $, app } from './app.js';
+import { $, app, whenIdle } from './app.js';
 import { writeLink, takeLinkError } from './link.js';
 import { applyLocks, installEmbed, setOpenFull } from './embed.js';
 import { embedSnippet, installEmbedBuilder, refreshEmbedBuilder } from './embed-builder.js';
@@ -105,10 +105,10 @@ function showLinkError() {
   $('app').prepend(box);
 }
 
-let idle = 0;
+let pending = false;
 /** The share panel's lists and the embed code, which nobody reads while typing: after the frame. */
 function refreshSharePanel() {
-  idle = 0;
+  pending = false;
   fillExportSelect();
   fillExerciseSteps();
   refreshEmbedBuilder();
@@ -125,8 +125,7 @@ export function afterRender() {
   showLinkError();
   applyLocks();
   renderExercise();
-  if (idle) return;
-  idle = typeof requestIdleCallback === 'function'
-    ? requestIdleCallback(refreshSharePanel, { timeout: 250 })
-    : setTimeout(refreshSharePanel, 50);
+  if (pending) return;
+  pending = true;
+  whenIdle(refreshSharePanel, 250);
 }

@@ -1,7 +1,7 @@
 // The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, afterFrame, app, writeHtml } from './app.js';
+import { $, afterFrame, app, whenIdle, writeHtml } from './app.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
@@ -15,7 +15,7 @@ import { renderPipeline } from './pipeline.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { renderPractice } from './practice.js';
-import { saveFrameHash, writeLink } from './link.js';
+import { addressHash, saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps } from './exercise.js';
 import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
@@ -30,10 +30,7 @@ let errorTimer = 0;
 // drawing it also forced the layout of the panel the browser was skipping). While a drawing is
 // pending, #why is aria-busy. On the page's first drawing main.js draws a pending one before the
 // page says it is ready (drawWhyLater).
-const idle = typeof requestIdleCallback === 'function'
-  ? { later: (fn) => requestIdleCallback(fn, { timeout: 250 }), cancel: (h) => cancelIdleCallback(h) }
-  : { later: (fn) => setTimeout(fn, 50), cancel: (h) => clearTimeout(h) };
-const why = { pending: 0, whenSeen: false };
+const why = { cancel: null, whenSeen: false }; // cancel: the pending drawing's, while there is one
 
 function drawWhy() {
   $('why')?.removeAttribute('aria-busy');
@@ -41,21 +38,21 @@ function drawWhy() {
 }
 
 function scheduleWhy(trace) {
-  if (why.pending) idle.cancel(why.pending);
+  why.cancel?.();
   why.whenSeen = trace.meta.queries * trace.meta.keys > 1024;
   $('why')?.setAttribute('aria-busy', 'true');
-  why.pending = idle.later(() => {
-    why.pending = 0;
+  why.cancel = whenIdle(() => {
+    why.cancel = null;
     if (why.whenSeen) drawWhenSeen($('why'), drawWhy);
     else drawWhy();
-  });
+  }, 250);
 }
 
 /** The why view left for the browser's idle time, drawn now (main.js, before the page is ready). */
 export function drawWhyLater() {
-  if (!why.pending || why.whenSeen) return;
-  idle.cancel(why.pending);
-  why.pending = 0;
+  if (!why.cancel || why.whenSeen) return;
+  why.cancel();
+  why.cancel = null;
   drawWhy();
 }
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
@@ -237,14 +234,18 @@ function drawWhenSeen(el, draw) {
   if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
 }
 
-/** Writes the state into the URL hash after a short pause. */
+/**
+ * Writes the state into the URL hash after a short pause: its link, or no hash at all for the
+ * untouched default (link.js, addressHash).
+ */
 export function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(async () => {
     const h = await writeLink(app.state);
-    if (h !== link.hash) {
-      link.hash = h;
-      history.replaceState(null, '', `#${h}`);
+    const shown = await addressHash(h);
+    if (shown !== link.hash) {
+      link.hash = shown;
+      history.replaceState(null, '', shown ? `#${shown}` : location.pathname + location.search);
       saveFrameHash(h);
     }
   }, 250);
