@@ -6,7 +6,7 @@
 // and opening it lights the same cells as hovering it. Screenshots go to test-artifacts/trace-*.png.
 import { join, resolve } from 'node:path';
 
-import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
+import { artifacts, axeFindings, browserSuite, isSerious, settled } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -282,6 +282,7 @@ test('a step drawn as a heatmap gets its lit cells painted over it, and pointing
   // Pointing at weight [3, 4] of the heatmap lights query 3's row of Q and every key.
   const map = page.locator('#step-list article[data-key="weights:0"] .heatmap canvas').first();
   await map.scrollIntoViewIfNeeded();
+  await settled(page); // a card that was off screen is drawn in the frame after it comes into view
   const box = await map.boundingBox();
   await page.mouse.move(box.x + (3.5 * box.width) / n, box.y + (2.5 * box.height) / n);
   const l = await lit(page);

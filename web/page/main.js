@@ -26,6 +26,7 @@ import { readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
 import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
+import { skipCardsOffScreen } from './steps.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
@@ -124,7 +125,8 @@ async function boot() {
   await drawn(prerendered ? ['ae:interactive'] : ['ae:first-steps', 'ae:interactive']);
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
-  markScrollables({ skippedToo: true }); // typeset formulas are wider than their TeX source, or narrower
+  skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
+  markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();
 }
 

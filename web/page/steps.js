@@ -4,7 +4,7 @@
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
 import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
-import { writeHtml } from './app.js';
+import { afterFrame, writeHtml } from './app.js';
 import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
@@ -264,6 +264,19 @@ function legendHtml(step) {
 }
 
 /**
+ * Lets the step cards skip their style, layout and paint while off screen (style.css: `.laid-out`
+ * has `content-visibility: auto`; issue 18, an edit made below the steps relaid and repainted
+ * them all) once the frame after this one laid them out whole, so that each one's size is
+ * remembered exactly and nothing jumps when it comes into view. `again`: every card is laid out
+ * once more first (main.js, after the first formulas were typeset: they changed the cards' heights).
+ */
+export function skipCardsOffScreen({ again = false } = {}) {
+  const cards = () => document.querySelectorAll('#step-list article.step');
+  if (again) for (const card of cards()) card.classList.remove('laid-out');
+  afterFrame(() => { for (const card of cards()) card.classList.add('laid-out'); });
+}
+
+/**
  * Render all steps of `trace` into `container`. ctx also carries `hiddenSteps` (ids) and
  * `collapsed` (step keys). Returns the list of rendered steps (for keyboard/selection lookups).
  */
@@ -321,6 +334,7 @@ export function renderSteps(container, trace, ctx) {
   heatmaps.observer?.disconnect(); // the old cards' canvases are gone
   container.innerHTML = html;
   container.dataset.sig = signature;
+  skipCardsOffScreen();
   bindMaskComponents(container);
   for (const canvas of container.querySelectorAll('.heatmap canvas')) {
     const key = canvas.closest('.heatmap').dataset.key;
