@@ -22,22 +22,22 @@ let cancelLater = null; // cancels the pending pass over regions the browser is 
 
 /**
  * Gives every scrolling region without a focusable child a tab stop (and takes it back). Regions
- * the browser skips for now (a panel with `content-visibility: auto` far from the viewport, or not
- * displayed) are marked once it is idle: measuring them would lay out the skipped panels in the
- * middle of an update (the why view and the inputs, twice per edit at 4 tokens). `skippedToo`
- * marks them now as well (the page's first drawing, before it says it is ready).
+ * the browser skips for now (in a step card or panel with `content-visibility: auto` far from the
+ * viewport, or not displayed) are marked once it is idle: measuring them would lay them out in the
+ * middle of a frame. `skippedToo` marks them now as well (the page's first drawing, before it says
+ * it is ready).
  */
 export function markScrollables({ skippedToo = false } = {}) {
-  const all = [...document.querySelectorAll(SCROLLERS)];
-  const shown = typeof Element.prototype.checkVisibility === 'function' && !skippedToo
-    ? all.filter((el) => el.checkVisibility({ contentVisibilityAuto: true }))
-    : all;
+  const shown = [];
+  const left = []; // skipped now, marked when idle whether or not skipped by then
+  for (const el of document.querySelectorAll(SCROLLERS)) {
+    const drawn = skippedToo || typeof el.checkVisibility !== 'function' || el.checkVisibility({ contentVisibilityAuto: true });
+    (drawn ? shown : left).push(el);
+  }
   mark(shown);
   cancelLater?.();
   cancelLater = null;
-  if (shown.length === all.length) return;
-  // Every region left now, skipped or not by then (a card that came on screen in between).
-  const left = all.filter((el) => !shown.includes(el));
+  if (!left.length) return;
   cancelLater = whenIdle(() => {
     cancelLater = null;
     mark(left.filter((el) => el.isConnected));

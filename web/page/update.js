@@ -188,7 +188,7 @@ function showStatusLine(line) {
   status.innerHTML = `${line}<span class="timings">${timings?.innerHTML ?? ''}</span>`;
 }
 
-let frameTimes;
+let frame = null; // the pass after the next frame, while one is pending: { times }
 /**
  * Nothing in an update waits for layout (issue 18: the page is laid out once, in the frame). The
  * scrolling regions are marked at the start of the frame that shows it: what they read is the
@@ -196,15 +196,18 @@ let frameTimes;
  * frame was presented, the timings say how long computing took and drawing.
  */
 function afterUpdateFrame(times) {
-  const waiting = frameTimes !== undefined;
-  frameTimes = times ?? frameTimes ?? null;
-  if (waiting) return; // several updates before one frame: one pass, the last one's times
+  if (frame) { // several updates before one frame: one pass, the last good one's times
+    frame.times = times ?? frame.times;
+    return;
+  }
+  frame = { times };
   requestAnimationFrame(() => markScrollables());
   afterFrame(() => {
     const t2 = performance.now();
-    const { t0, t1 } = frameTimes ?? {};
-    frameTimes = undefined;
-    if (t0 === undefined) return;
+    const { times } = frame;
+    frame = null;
+    if (!times) return;
+    const { t0, t1 } = times;
     const status = $('status');
     const timings = `computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
     const span = status.querySelector('.timings');
