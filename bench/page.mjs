@@ -2,7 +2,9 @@
 // The explorer page's speed as a person feels it, in headless Chromium (playwright-core + the
 // system's Chromium, as the browser tests run it) against the built site/ served on 127.0.0.1.
 //
-//   npm run bench:page [-- --rounds N] [--quick] [--sizes 4,16,64,256,1024] [--site DIR] [--json FILE]
+//   npm run bench:page [-- --rounds N] [--quick] [--sizes 4,16,64,256,1024] [--viewport 1440x900] [--site DIR] [--json FILE]
+//
+// --viewport WxH: the browser's size in CSS pixels (a phone: 390x844; the problem panel starts folded).
 //
 // What is measured, each a median over rounds:
 // - Cold load of the default example, each round in a fresh browser context (empty cache):
@@ -48,6 +50,12 @@ const quick = flag('--quick');
 const rounds = Number(value('--rounds', quick ? 3 : 7));
 const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024').split(',').map(Number);
 const jsonOut = value('--json', null);
+const VIEWPORT = (() => {
+  const text = value('--viewport', '1440x900');
+  const m = /^(\d+)x(\d+)$/.exec(text);
+  if (!m) { console.error(`--viewport ${text}: expected WIDTHxHEIGHT in CSS pixels, like 390x844`); process.exit(2); }
+  return { width: Number(m[1]), height: Number(m[2]) };
+})();
 
 // The site: --site DIR as it is, else a fresh build of web/page + dist/ in a temporary folder.
 let siteDir = value('--site', null);
@@ -65,7 +73,6 @@ const browser = await chromium.launch({
   headless: true, executablePath: chromiumPath(),
   args: CHROMIUM_ARGS,
 });
-const VIEWPORT = { width: 1440, height: 900 };
 
 const median = (xs) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);

@@ -195,19 +195,21 @@ for (const seen = new Set(); nobleWanted.length;) {
 // formulas still their TeX source) at 1440 × 900, by the same engine in headless Chromium, written
 // into index.html's #app, so a reader sees real numbers at the first paint; the page's own markup
 // goes beside it in <template id="app-pristine">. first-screen.js (a classic script in <head> and
-// again right after them) keeps the snapshot only where the live page shows the same (no link, no
-// query, not in a frame, not a phone, the problem panel not folded) and main.js swaps the pristine markup back in
-// when the engine is ready. Without Chromium the page is written as it is (it works the same).
-// The phone rule and the panel's storage key live in web/page/layout.js, which setup-fold.js
-// imports; first-screen.js is a classic script (it must run before the first paint, and cannot
-// import), so their values are written into it here.
+// again right after them) keeps the snapshot only where the live page shows the same example (no
+// link, no query, not in a frame), folds its problem panel where the live page starts with it folded,
+// and main.js swaps the pristine markup back in when the engine is ready. Without Chromium the
+// page is written as it is (it works the same). The fold's rules live in web/page/layout.js, which
+// setup-fold.js imports; first-screen.js is a classic script (it must run before the first paint,
+// and cannot import), so layout.js's values and functions are written into it here.
 const FIRST_SCREEN = { script: 'first-screen.js', template: 'app-pristine', viewport: { width: 1440, height: 900 } };
 {
-  const { PHONE, PANEL_KEY } = await import(pathToFileURL(join(page, 'layout.js')).href);
+  const { PHONE, PANEL_KEY, startsFolded, showSetup } = await import(pathToFileURL(join(page, 'layout.js')).href);
   const file = join(out, FIRST_SCREEN.script);
   const source = readFileSync(file, 'utf8');
   if (!source.includes('__LAYOUT_RULES__')) fail(`web/page/${FIRST_SCREEN.script} has no __LAYOUT_RULES__ for layout.js's values`);
-  writeFileSync(file, source.replace('__LAYOUT_RULES__', JSON.stringify({ phone: PHONE, panelKey: PANEL_KEY })));
+  const rules = `{ phone: ${JSON.stringify(PHONE)}, panelKey: ${JSON.stringify(PANEL_KEY)}, ` +
+    `startsFolded: ${startsFolded}, showSetup: ${showSetup} }`;
+  writeFileSync(file, source.replace('__LAYOUT_RULES__', () => rules));
 }
 
 /** The first screen as the page paints it, from Chromium: { html, steps, canvases }, or null without Chromium. */

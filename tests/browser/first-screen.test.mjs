@@ -3,8 +3,11 @@
 // - the built index.html holds the default example's numbers, the engine's in Node;
 // - without a link they are painted before the engine is loaded (its .wasm held back), and the
 //   page then takes over and works (a cell edited, the weights recomputed);
-// - with a link, a query (?embed), a phone's width or a folded problem panel, no frame ever shows
-//   the snapshot: the page's own "Loading…" until the engine is there;
+// - on a desktop, a phone and with the problem panel folded in the tab, the snapshot is painted
+//   with the panel as the live page starts it (folded on a phone), and the live page takes over
+//   without moving anything on the first screen;
+// - with a link or a query (?embed), no frame ever shows the snapshot: the page's own "Loading…"
+//   until the engine is there;
 // - the untouched default writes no hash (an edit does), so a reload of it gets the snapshot; a
 //   frame forgets its saved hash by the same rule.
 // Screenshots of failures go to test-artifacts/first-screen-FAIL-*.png.
@@ -141,18 +144,78 @@ test('without a link the numbers are painted before the engine is loaded; then t
   assertShown(await readWeights(page), edited, 'the weights after editing Q[1, 1]');
 });
 
-// The snapshot is the default example at a wide screen, with the problem panel open: anything else
-// must show the page's own markup until the engine is there.
+// What the first screen shows, for comparing the snapshot with the live page that replaces it: the
+// problem panel's fold and where things are: the lesson's, problem panel's and steps' landmarks on
+// the first screen, as far as the screen goes (below it, the step cards the snapshot skips have a
+// guessed height until seen).
+function firstScreenLayout() {
+  const box = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return [r.top, r.left, r.width, Math.min(r.bottom, innerHeight) - r.top].map(Math.round);
+  };
+  const app = document.getElementById('app');
+  const cards = [...document.querySelectorAll('#step-list article.step')].slice(0, 3);
+  return {
+    snapshot: app.getAttribute('data-snapshot'),
+    inert: app.inert,
+    fold: {
+      expanded: document.getElementById('setup-fold')?.getAttribute('aria-expanded'),
+      bodyHidden: document.getElementById('setup-body')?.hidden,
+      deskFolded: document.getElementById('desk')?.classList.contains('setup-folded'),
+    },
+    boxes: Object.fromEntries([
+      ...['#lesson', '#setup', '#setup-fold', '#results', '#step-list'].map((sel) => [sel, box(document.querySelector(sel))]),
+      ...cards.map((card, i) => [`step ${i + 1} (${card.dataset.step})`, box(card.querySelector('.step-head') ?? card)]),
+    ].filter(([, b]) => b === null || b[0] < innerHeight)),
+  };
+}
+
+// The live page takes over where the snapshot was: the same fold, everything on the first screen
+// where it was. KaTeX is held back too, so both are drawn with the formulas' TeX source.
+const PHONE_SIZE = { width: 390, height: 844 };
+for (const [what, prepare, folded] of [
+  ['a desktop (1440 × 900)', null, false],
+  ['a phone (390 × 844)', (page) => page.setViewportSize(PHONE_SIZE), true],
+  ['a desktop, the problem panel folded in this tab', (page) => page.addInitScript((key) => sessionStorage.setItem(key, 'folded'), PANEL_KEY), true],
+  ['a phone, the problem panel opened in this tab', async (page) => {
+    await page.setViewportSize(PHONE_SIZE);
+    await page.addInitScript((key) => sessionStorage.setItem(key, 'open'), PANEL_KEY);
+  }, false],
+]) {
+  test(`${what}: the snapshot is painted with the panel ${folded ? 'folded' : 'open'}; the live page takes over without moving it`, async ({ page, base }) => {
+    await countFrames(page);
+    await prepare?.(page);
+    const release = await holdEngine(page);
+    await page.route('**/vendor/katex/**', () => new Promise(() => {})); // never answered
+    await page.goto(base, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => window.frames_.withSteps >= 2);
+    const before = await page.evaluate(firstScreenLayout);
+    assert(before.snapshot === 'shown' && before.inert, `the snapshot is not shown: ${JSON.stringify(before)}`);
+    const fold = { expanded: String(!folded), bodyHidden: folded, deskFolded: folded };
+    assert(JSON.stringify(before.fold) === JSON.stringify(fold), `the snapshot's panel: ${JSON.stringify(before.fold)}, expected ${JSON.stringify(fold)}`);
+
+    release();
+    await page.waitForFunction(() => performance.getEntriesByName('ae:interactive-painted', 'mark').length > 0);
+    const after = await page.evaluate(firstScreenLayout);
+    assert(after.snapshot === null && !after.inert, `the live page did not take over: ${JSON.stringify(after)}`);
+    assert(JSON.stringify(after.fold) === JSON.stringify(fold), `the live page's panel: ${JSON.stringify(after.fold)}, expected ${JSON.stringify(fold)}`);
+    for (const [name, box] of Object.entries(before.boxes)) {
+      assert(box !== null, `${name} is not in the snapshot`);
+      assert(JSON.stringify(after.boxes[name]) === JSON.stringify(box), `${name} moved when the live page took over: [top, left, width, height] ${JSON.stringify(box)} -> ${JSON.stringify(after.boxes[name])}`);
+    }
+  });
+}
+
+// With a link or a query the page may show another example or another layout: it shows its own
+// markup until the engine is there.
 const hash = await share.encodeStateString({ preset: 'lookup' });
-for (const [what, prepare, path] of [
-  ['a link (#v2=..., the same example by name)', null, `#${hash}`],
-  ['?embed=1', null, '?embed=1'],
-  ['a phone (390 × 844)', (page) => page.setViewportSize({ width: 390, height: 844 }), ''],
-  ['a folded problem panel (remembered in the tab)', (page) => page.addInitScript((key) => sessionStorage.setItem(key, 'folded'), PANEL_KEY), ''],
+for (const [what, path] of [
+  ['a link (#v2=..., the same example by name)', `#${hash}`],
+  ['?embed=1', '?embed=1'],
 ]) {
   test(`${what}: the snapshot is never painted`, async ({ page, base }) => {
     await countFrames(page);
-    await prepare?.(page);
     const release = await holdEngine(page);
     await page.goto(`${base}${path}`, { waitUntil: 'domcontentloaded' });
     await page.waitForFunction(() => window.frames_.all >= 3);

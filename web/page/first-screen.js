@@ -6,25 +6,20 @@
 //   on <html data-first-screen="prerendered">; style.css shows a snapshot only then, so a kept one
 //   is painted in the first frame, with the header;
 // - right after #app and its template, it puts the pristine markup back when the snapshot is not
-//   kept, or marks when the kept one is painted.
+//   kept, folds the snapshot's problem panel where the live page starts with it folded (a phone,
+//   or the reader folded it in this tab), and marks when the kept one is painted.
 // main.js swaps the pristine markup in when the engine is ready (takeOver).
 // Not inline: the site runs under a strict Content-Security-Policy (script-src 'self').
 (function () {
-  // { phone, panelKey }: web/page/layout.js's values, written here by scripts/build-site.mjs.
+  // { phone, panelKey, startsFolded, showSetup }: web/page/layout.js's, written here by scripts/build-site.mjs.
   var rules = __LAYOUT_RULES__;
   var root = document.documentElement;
   var app = document.getElementById('app');
   if (!app) {
-    var panel = null;
-    try {
-      panel = sessionStorage.getItem(rules.panelKey);
-    } catch (e) { /* storage blocked: the default for the screen */ }
     var differs =
       location.hash.length > 1 ||       // a link's state (or a student's exercise)
       location.search.length > 1 ||     // ?embed, ?hide, ?lock, ?present, ?lesson, ... change the page
-      window.parent !== window ||       // a frame: its host may reopen it with the reader's edits
-      window.matchMedia(rules.phone).matches || // the problem panel starts folded on a phone
-      panel === 'folded';               // and the reader folded it in this tab
+      window.parent !== window;         // a frame: its host may reopen it with the reader's edits
     if (!differs) root.setAttribute('data-first-screen', 'prerendered');
     return;
   }
@@ -37,6 +32,11 @@
     return;
   }
   app.setAttribute('data-snapshot', 'shown');
+  var panel = null;
+  try {
+    panel = sessionStorage.getItem(rules.panelKey);
+  } catch (e) { /* storage blocked: the default for the screen */ }
+  if (rules.startsFolded(panel, window.matchMedia(rules.phone).matches)) rules.showSetup(document, false);
   performance.mark('ae:first-steps');
   // When the first steps were on screen: the paint of the first step's first number, which
   // build-site marked elementtiming="ae:first-steps" (Element Timing). Chromium does not always

@@ -14,7 +14,7 @@
 //   copy.js         numbers copied from the page's tables in ASCII
 //   first-screen.js the prerendered first screen (scripts/build-site.mjs) kept or put back while
 //                   the HTML is parsed (a classic script); takeOver() below replaces it
-//   layout.js       the rules both share with setup-fold.js: the phone query, the panel's storage key
+//   layout.js       the fold rules setup-fold.js shares with first-screen.js: phone query, storage key, markup
 import { loadAttention } from 'attention-explorer';
 import { $, afterFrame, app } from './app.js';
 import { bindControls, defaultExampleState, fillPresetSelect } from './controls.js';

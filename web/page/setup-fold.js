@@ -2,7 +2,7 @@
 // below them on a phone (folded until opened). Folded or not is remembered for this browser tab
 // (sessionStorage), not put in the link: it is the reader's layout, not the problem.
 import { $ } from './app.js';
-import { PANEL_KEY as KEY, PHONE } from './layout.js';
+import { PANEL_KEY as KEY, PHONE, showSetup, startsFolded } from './layout.js';
 
 const phone = () => window.matchMedia(PHONE).matches;
 
@@ -16,9 +16,7 @@ function remembered() {
 
 /** Opens or folds the problem panel; `remember` keeps the choice for this tab. */
 export function setSetupOpen(open, remember = true) {
-  $('setup-fold').setAttribute('aria-expanded', String(open));
-  $('setup-body').hidden = !open;
-  $('desk').classList.toggle('setup-folded', !open);
+  showSetup(document, open);
   if (!remember) return;
   try {
     sessionStorage.setItem(KEY, open ? 'open' : 'folded');
@@ -26,7 +24,6 @@ export function setSetupOpen(open, remember = true) {
 }
 
 export function bindSetupFold() {
-  const kept = remembered();
-  setSetupOpen(kept ? kept === 'open' : !phone(), false);
+  setSetupOpen(!startsFolded(remembered(), phone()), false);
   $('setup-fold').addEventListener('click', () => setSetupOpen($('setup-fold').getAttribute('aria-expanded') !== 'true'));
 }
