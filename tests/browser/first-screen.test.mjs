@@ -9,7 +9,7 @@
 // - with a link or a query (?embed), no frame ever shows the snapshot: the page's own "Loading…"
 //   until the engine is there;
 // - the untouched default writes no hash (an edit does), so a reload of it gets the snapshot; a
-//   frame forgets its saved hash by the same rule.
+//   frame forgets its saved hash by the same rule; a link written late never replaces a later one.
 // Screenshots of failures go to test-artifacts/first-screen-FAIL-*.png.
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -294,6 +294,47 @@ test('the untouched default writes no hash; an edit does, choosing the default a
 
 // A frame keeps its state for its host's reload (link.js, saveFrameHash) by the same rule: back to
 // what its address opens with, it forgets it, and reopens like a reload of the bare address.
+// Links are written asynchronously (compressed): one that takes longer must not overwrite the
+// link of a later edit. Compressing any link of Q[1, 1] = 0.111 is held back a second here.
+test('a slow link does not overwrite the link of a later edit', async ({ page, base }) => {
+  const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
+  await page.addInitScript(() => {
+    const Real = window.CompressionStream;
+    window.CompressionStream = class extends Real {
+      constructor(format) {
+        super(format);
+        let slow = false;
+        const spy = new TransformStream({
+          transform(chunk, out) {
+            if (new TextDecoder().decode(chunk).includes('0.111')) slow = true;
+            out.enqueue(chunk);
+          },
+        });
+        spy.readable.pipeTo(super.writable);
+        this.spyWritable = spy.writable;
+        this.lateReadable = super.readable.pipeThrough(new TransformStream({
+          async flush() { if (slow) await new Promise((r) => setTimeout(r, 1000)); },
+        }));
+      }
+      get writable() { return this.spyWritable; }
+      get readable() { return this.lateReadable; }
+    };
+  });
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  const firstQ = async () => {
+    const { state } = await share.decodeStateString(await page.evaluate(() => location.hash));
+    return state ? engine.parseMatrix(state.inputs.Q.text, 'Q')[0][0] : null;
+  };
+  await page.fill(CELL, '0.111');
+  await page.waitForTimeout(400); // its link is being written, slowly
+  await page.fill(CELL, '0.222');
+  await page.waitForFunction(() => location.hash.startsWith('#v2='));
+  await page.waitForTimeout(1500); // the slow link is done
+  const q = await firstQ();
+  assert(q === 0.222, `the address holds Q[1, 1] = ${q}: the link of the earlier edit, written late, replaced the later one`);
+});
+
 test('a frame opened without a hash: an edit is kept for the host\'s reload, the default chosen again is not', async ({ page, base }) => {
   const src = `${base}index.html?embed=1`;
   const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';

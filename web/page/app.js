@@ -38,6 +38,19 @@ export function afterFrame(fn) {
 }
 
 /**
+ * For asynchronous work whose result is stale once a later call has started (writing the link of
+ * the state as it is now, reading a link from the address): `const started = latestOnly()`, then
+ * per call `const current = started()` and, after each await, `if (!current()) return`.
+ */
+export function latestOnly() {
+  let last = 0;
+  return () => {
+    const mine = ++last;
+    return () => mine === last;
+  };
+}
+
+/**
  * Runs `fn` once the browser is idle, or after `timeoutMs` at the latest (without
  * requestIdleCallback: after 50 ms). Returns a function that cancels it (a no-op once it ran).
  */

@@ -16,7 +16,7 @@
 //                   the HTML is parsed (a classic script); takeOver() below replaces it
 //   layout.js       the fold rules setup-fold.js shares with first-screen.js: phone query, storage key, markup
 import { loadAttention } from 'attention-explorer';
-import { $, afterFrame, app } from './app.js';
+import { $, afterFrame, app, latestOnly } from './app.js';
 import { bindControls, defaultExampleState, fillPresetSelect } from './controls.js';
 import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
@@ -37,10 +37,13 @@ import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
+const hashRead = latestOnly();
 async function onHashChange() {
   const h = location.hash.replace(/^#/, '');
   if (h === link.hash) return;
+  const current = hashRead();
   const { state, error } = await readLink(location.hash);
+  if (!current()) return; // the address changed again while this link was read
   if (state) { link.hash = h; setState(state); }
   else if (error) $('status').textContent = error;
 }

@@ -1,7 +1,7 @@
 // The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
 // number shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, afterFrame, app, whenIdle, writeHtml } from './app.js';
+import { $, afterFrame, app, latestOnly, whenIdle, writeHtml } from './app.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
@@ -21,6 +21,7 @@ import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
 let hashTimer = 0;
+const hashWrite = latestOnly();
 let errorTimer = 0;
 
 // The "why" view runs the problem twice more and sits below the steps: it is drawn after the frame
@@ -244,8 +245,10 @@ function drawWhenSeen(el, draw) {
 export function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(async () => {
+    const current = hashWrite();
     const h = await writeLink(app.state);
     const shown = await addressHash(h);
+    if (!current()) return; // a later state's link is being written (a large one can take longer)
     if (shown !== link.hash) {
       link.hash = shown;
       history.replaceState(null, '', shown ? `#${shown}` : location.pathname + location.search);
