@@ -36,8 +36,8 @@ import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 
-/** Another link pasted into the address bar (not one the page wrote itself) is opened. */
 const hashRead = latestOnly();
+/** Another link pasted into the address bar (not one the page wrote itself) is opened. */
 async function onHashChange() {
   const h = location.hash.replace(/^#/, '');
   if (h === link.hash) return;
