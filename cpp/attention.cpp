@@ -224,6 +224,7 @@ struct Settings {
   bool nan_when_fully_masked = false;
 };
 
+/// The problem's options as every head applies them.
 template <typename S>
 ATTN_NOINLINE Settings<S> settings_of(const Normalized& n) {
   Settings<S> s;
@@ -288,6 +289,7 @@ ATTN_NOINLINE int add_rope_angles(const Normalized& n, const StepWriter& emit, T
   return emit("rope_angles", -1, angles.template cast<double>(), {});
 }
 
+/// Q, K and V as given, or projected from X (with its positions) and X_kv.
 template <typename S>
 ATTN_NOINLINE Projected<S> project_inputs(const Normalized& n, const StepWriter& emit, Trace& t) {
   Projected<S> p;
@@ -479,6 +481,7 @@ struct Weights {
   int step = 0;
 };
 
+/// The softmax of a head's logits (with its sink, when given), and what facts reads off the weights.
 template <typename S>
 ATTN_NOINLINE Weights<S> head_weights(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
                                       const Logits<S>& logits, int h, HeadFacts& facts, Leak& leak) {
