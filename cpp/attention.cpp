@@ -183,8 +183,371 @@ Matrix sinusoidal_encoding(const std::vector<double>& positions, Eigen::Index d_
 /// How far RoPE's relative-position check moves every token (HeadFacts::rope_shift).
 constexpr double kRopeShift = 100;
 
+/// Appends the steps of a trace, each described by the step catalogue as it is emitted.
+class StepWriter {
+ public:
+  StepWriter(Trace& t, const Normalized& n) : t_(t), n_(n) {}
+
+  /// Appends a step computed from the steps `inputs` (indices into the trace's steps), given in
+  /// the rows layout. Returns its index.
+  ATTN_NOINLINE int operator()(const char* id, int head, const Matrix& rows_layout,
+                               std::vector<int> inputs) const {
+    Step s;
+    s.id = id;
+    s.head = head;
+    s.values = n_.columns ? Matrix(rows_layout.transpose()) : rows_layout;
+    s.inputs = std::move(inputs);
+    describe(s, t_.steps, n_);
+    t_.steps.push_back(std::move(s));
+    return static_cast<int>(t_.steps.size()) - 1;
+  }
+
+ private:
+  Trace& t_;
+  const Normalized& n_;
+};
+
+/// What every head of a trace shares: the scale, the softcap, the mask and the softmax's rule,
+/// in the working precision.
 template <typename S>
-Trace compute(const Normalized& n) {
+struct Settings {
+  bool divide = false;  ///< logits = scores / divisor, else scores · factor
+  S divisor = 1, factor = 1;
+  S cap = 0;  ///< the softcap (0: off)
+  bool has_mask = false;
+  Mask combined;
+  Mat<S> mask;
+  Matrix mask_values;  ///< the mask step's numbers: 1 keeps and 0 hides, or the additive mask
+  /// A finite mask_fill replaces hidden scores (masked_fill), as many codebases write -1e9.
+  bool finite_fill = false;
+  S fill = 0;
+  bool nan_when_fully_masked = false;
+};
+
+/// The problem's options as every head applies them.
+template <typename S>
+ATTN_NOINLINE Settings<S> settings_of(const Normalized& n) {
+  Settings<S> s;
+  // The scale in the working precision: seed 003 divides by float32(√3), which rounds
+  // differently from multiplying by float32(1/√3). Roots are taken in the working precision too.
+  const Scale& scale = n.options.scale;
+  s.divide = scale.kind == Scale::Kind::SqrtDk || scale.kind == Scale::Kind::DivideBy ||
+             scale.kind == Scale::Kind::DivideBySqrt;
+  s.divisor = scale.kind == Scale::Kind::SqrtDk         ? std::sqrt(static_cast<S>(n.d_k))
+              : scale.kind == Scale::Kind::DivideBySqrt ? std::sqrt(static_cast<S>(scale.value))
+                                                        : static_cast<S>(scale.value);
+  s.factor = scale.kind == Scale::Kind::Multiply ? static_cast<S>(scale.value) : S(1);
+  s.cap = static_cast<S>(n.options.softcap);
+  s.has_mask = n.has_mask();
+  if (s.has_mask) {
+    s.combined = combined_mask(n);
+    const Mask& combined = s.combined;
+    s.mask = combined.additive.cast<S>();
+    s.mask_values = combined.boolean ? Matrix((combined.additive.array() == 0).cast<double>())
+                                     : Matrix(s.mask.template cast<double>());
+  }
+  s.finite_fill = std::isfinite(n.options.mask_fill);
+  s.fill = static_cast<S>(n.options.mask_fill);
+  s.nan_when_fully_masked = n.options.fully_masked == FullyMasked::NaN;
+  return s;
+}
+
+/// Q, K and V before they are split into heads, and the steps they were computed from.
+template <typename S>
+struct Projected {
+  Mat<S> Q, K, V;
+  std::vector<int> x_step;   ///< the step Q is projected from (none: X itself)
+  std::vector<int> kv_step;  ///< the step K and V are projected from
+  std::vector<int> angles_step;  ///< RoPE's angles (none without RoPE)
+};
+
+/// A position encoding added to X before the projections: X' = X + PE (or + P). Returns the
+/// step of X'.
+template <typename S>
+ATTN_NOINLINE int add_positions(const Normalized& n, const StepWriter& emit, Mat<S>& X) {
+  const Mat<S> encoding = n.options.positional == Positional::Sinusoidal
+                              ? Mat<S>(sinusoidal_encoding(n.query_pos, n.X.cols()).cast<S>())
+                              : Mat<S>(n.P->cast<S>());
+  const int encoding_step = emit("positional", -1, encoding.template cast<double>(), {});
+  X += encoding;
+  return emit("X_pos", -1, X.template cast<double>(), {encoding_step});
+}
+
+/// RoPE's angles, one row per position, one column per pair: what Q_rot and K_rot turn by.
+/// Returns their step.
+template <typename S>
+ATTN_NOINLINE int add_rope_angles(const Normalized& n, const StepWriter& emit, Trace& t) {
+  const std::vector<double> positions = rope_positions(n);
+  t.rope_positions = Eigen::Map<const Vector>(positions.data(), static_cast<Eigen::Index>(positions.size()));
+  // Taken in double, as rotate() takes them, and shown in the working precision.
+  Mat<S> angles(static_cast<Eigen::Index>(positions.size()), n.options.rope.dims / 2);
+  for (Eigen::Index p = 0; p < angles.rows(); ++p) {
+    for (int i = 0; i < n.options.rope.dims / 2; ++i) {
+      angles(p, i) = static_cast<S>(rope_table_angle(n.options.rope, positions[static_cast<size_t>(p)], i));
+    }
+  }
+  return emit("rope_angles", -1, angles.template cast<double>(), {});
+}
+
+/// Q, K and V as given, or projected from X (with its positions) and X_kv.
+template <typename S>
+ATTN_NOINLINE Projected<S> project_inputs(const Normalized& n, const StepWriter& emit, Trace& t) {
+  Projected<S> p;
+  Mat<S> X = n.direct ? Mat<S>() : Mat<S>(n.X.cast<S>());
+  if (n.options.positional != Positional::None) p.x_step = {add_positions<S>(n, emit, X)};
+  if (n.options.rope.on) p.angles_step = {add_rope_angles<S>(n, emit, t)};
+  const Mat<S> X_kv = n.cross ? Mat<S>(n.X_kv.cast<S>()) : X;
+  p.kv_step = n.cross ? std::vector<int>{} : p.x_step;
+  p.Q = n.direct ? Mat<S>(n.Q.cast<S>()) : project<S>(X, n.W_Q, n.b_Q);
+  p.K = n.direct ? Mat<S>(n.K.cast<S>()) : project<S>(X_kv, n.W_K, n.b_K);
+  p.V = n.direct ? Mat<S>(n.V.cast<S>()) : project<S>(X_kv, n.W_V, n.b_V);
+  return p;
+}
+
+/// One head's queries, keys and values as its scores and weights·V read them, and their steps.
+template <typename S>
+struct HeadInputs {
+  Mat<S> Q, K, V;
+  int q_step = 0, k_step = 0, v_step = 0;
+};
+
+/// Head h's slices of Q, K and V, turned by RoPE and with the cache's rows before the new ones.
+template <typename S>
+ATTN_NOINLINE HeadInputs<S> head_inputs(const Normalized& n, const Projected<S>& p, const StepWriter& emit,
+                                        int h) {
+  const int g = n.kv_group(h);
+  HeadInputs<S> in;
+  in.Q = p.Q.middleCols(h * n.d_k, n.d_k);
+  in.K = p.K.middleCols(g * n.d_k, n.d_k);
+  in.V = p.V.middleCols(g * n.d_v, n.d_v);
+  in.q_step = emit("Q", h, in.Q.template cast<double>(), p.x_step);
+  in.k_step = emit("K", h, in.K.template cast<double>(), p.kv_step);
+  in.v_step = emit("V", h, in.V.template cast<double>(), p.kv_step);
+  const Rope& rope = n.options.rope;
+  if (rope.on) {  // queries at their positions, new keys at theirs (after the cached ones)
+    in.Q = rotate<S>(in.Q, rope, n.query_pos, 0);
+    in.q_step = emit("Q_rot", h, in.Q.template cast<double>(), {in.q_step, p.angles_step[0]});
+    in.K = rotate<S>(in.K, rope, n.key_pos, static_cast<size_t>(n.past));
+    in.k_step = emit("K_rot", h, in.K.template cast<double>(), {in.k_step, p.angles_step[0]});
+  }
+  if (n.past > 0) {  // the cache's rows of this key/value head, then the new rows
+    Mat<S> keys(n.S, n.d_k), values(n.S, n.d_v);
+    keys << n.past_K.middleCols(g * n.d_k, n.d_k).cast<S>(), in.K;
+    values << n.past_V.middleCols(g * n.d_v, n.d_v).cast<S>(), in.V;
+    in.K = std::move(keys);
+    in.V = std::move(values);
+    in.k_step = emit("K_cache", h, in.K.template cast<double>(), {in.k_step});
+    in.v_step = emit("V_cache", h, in.V.template cast<double>(), {in.v_step});
+  }
+  return in;
+}
+
+/// RoPE's relative-position property: turning a rotated vector by s more positions is rotating
+/// it at position + s, so the scores should not change. Sets facts.rope_shift(_change).
+template <typename S>
+ATTN_NOINLINE void check_rope_shift(const Normalized& n, const HeadInputs<S>& in, const Mat<S>& scores,
+                                    HeadFacts& facts) {
+  const Rope& rope = n.options.rope;
+  facts.rope_shift = kRopeShift;
+  const std::vector<double> shift(static_cast<size_t>(std::max(n.L, n.S)), kRopeShift);
+  const Mat<S> shifted = product(rotate<S>(in.Q, rope, shift, 0), rotate<S>(in.K, rope, shift, 0).transpose());
+  facts.rope_shift_change = (shifted - scores).template cast<double>().cwiseAbs().maxCoeff();
+}
+
+/// A head's logits and the step holding them: what the next step (and finally the softmax) reads.
+template <typename S>
+struct Logits {
+  Mat<S> values;
+  int step = 0;
+};
+
+/// ALiBi's bias added to the logits.
+template <typename S>
+ATTN_NOINLINE void add_alibi(const Normalized& n, const StepWriter& emit, int h, Logits<S>& logits,
+                             HeadFacts& facts) {
+  facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
+  const Mat<S> bias = alibi_bias(n, facts.alibi_slope).cast<S>();
+  const int bias_step = emit("alibi", h, bias.template cast<double>(), {});
+  logits.values += bias;
+  logits.step = emit("biased", h, logits.values.template cast<double>(), {logits.step, bias_step});
+}
+
+/// The mask applied to the logits: -inf added where it hides (or mask_fill written there).
+template <typename S>
+ATTN_NOINLINE void apply_mask(const Normalized& n, const Settings<S>& set, const StepWriter& emit, int h,
+                              Logits<S>& logits, HeadFacts& facts) {
+  const int mask_step = emit("mask", h, set.mask_values, {});
+  logits.values += set.mask;
+  if (set.finite_fill) {
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      for (Eigen::Index j = 0; j < n.S; ++j) {
+        if (set.combined.hidden(i, j)) logits.values(i, j) = set.fill;
+      }
+    }
+  }
+  logits.step = emit("masked", h, logits.values.template cast<double>(), {logits.step, mask_step});
+  facts.hidden_by = n.columns ? Matrix(set.combined.hidden_by.transpose()) : set.combined.hidden_by;
+}
+
+/// QKᵀ, scaled, then softcapped, biased and masked as the problem asks.
+template <typename S>
+ATTN_NOINLINE Logits<S> head_logits(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
+                                    const HeadInputs<S>& in, int h, HeadFacts& facts) {
+  const Mat<S> scores = product(in.Q, in.K.transpose());
+  const int scores_step = emit("scores", h, scores.template cast<double>(), {in.q_step, in.k_step});
+  Logits<S> logits;
+  logits.values = set.divide ? Mat<S>(scores / set.divisor) : Mat<S>(scores * set.factor);
+  facts.scores_variance = variance(scores.template cast<double>());
+  if (n.options.rope.on && !n.options.rope.cos) check_rope_shift<S>(n, in, scores, facts);
+  facts.scaled_variance = variance(logits.values.template cast<double>());
+  logits.step = emit("scaled", h, logits.values.template cast<double>(), {scores_step});
+  if (set.cap > 0) {
+    logits.values = (set.cap * (logits.values.array() / set.cap).tanh()).matrix();
+    logits.step = emit("softcapped", h, logits.values.template cast<double>(), {logits.step});
+  }
+  if (!n.alibi_slopes.empty()) add_alibi<S>(n, emit, h, logits, facts);
+  if (set.has_mask) apply_mask<S>(n, set, emit, h, logits, facts);
+  return logits;
+}
+
+/// With a finite fill the softmax sees no -inf: a row is fully masked when the mask hides all
+/// its keys. Adds those rows to facts.fully_masked (sorted, once each).
+template <typename S>
+ATTN_NOINLINE void add_rows_hidden_by_fill(const Normalized& n, const Settings<S>& set, HeadFacts& facts) {
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    bool all_hidden = true;
+    for (Eigen::Index j = 0; j < n.S && all_hidden; ++j) all_hidden = set.combined.hidden(i, j);
+    if (all_hidden) facts.fully_masked.push_back(static_cast<int>(i));
+  }
+  std::sort(facts.fully_masked.begin(), facts.fully_masked.end());
+  facts.fully_masked.erase(std::unique(facts.fully_masked.begin(), facts.fully_masked.end()),
+                           facts.fully_masked.end());
+}
+
+/// A finite fill: the largest weight a hidden key keeps in a row that is not fully hidden.
+struct Leak {
+  double weight = 0;
+  Eigen::Index row = 0, col = 0;
+  int head = 0;
+};
+
+/// The weight each query gives its hidden keys (facts.hidden_weight), and the largest leak.
+template <typename S>
+ATTN_NOINLINE void note_hidden_weight(const Normalized& n, const Settings<S>& set, const Mat<S>& weights,
+                                      int h, HeadFacts& facts, Leak& leak) {
+  facts.hidden_weight = Vector::Zero(n.L);
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    const bool fully = std::binary_search(facts.fully_masked.begin(), facts.fully_masked.end(),
+                                          static_cast<int>(i));
+    for (Eigen::Index j = 0; j < n.S; ++j) {
+      if (!set.combined.hidden(i, j)) continue;
+      const double w = static_cast<double>(weights(i, j));
+      facts.hidden_weight[i] += w;
+      if (!fully && w > leak.weight) leak = Leak{w, i, j, h};
+    }
+  }
+}
+
+/// Per query: Σ w, max w and the entropy -Σ w log w, in one pass. log w is taken as
+/// x - logsumexp(x), not a log per weight (in wasm the logs cost as much as the rest of a
+/// small trace); rows of tied +inf logits take the logs.
+template <typename S>
+ATTN_NOINLINE void note_weight_rows(const Mat<S>& weights, const Mat<S>& logits, const Vector& log_sum_exp,
+                                    HeadFacts& facts) {
+  const Eigen::Index queries = weights.rows(), keys = weights.cols();
+  facts.weight_sums = Vector::Zero(queries);
+  facts.max_weight = Vector::Zero(queries);
+  facts.entropy = Vector::Zero(queries);
+  for (Eigen::Index i = 0; i < queries; ++i) {
+    const bool have_lse = !std::isnan(log_sum_exp[i]);
+    double sum = 0, max = 0, entropy = 0;
+    for (Eigen::Index j = 0; j < keys; ++j) {
+      const double w = static_cast<double>(weights(i, j));
+      sum += w;
+      max = std::max(max, w);
+      if (!(w > 0)) continue;
+      entropy -= w * (have_lse ? static_cast<double>(logits(i, j)) - log_sum_exp[i] : std::log(w));
+    }
+    facts.weight_sums[i] = sum;
+    facts.max_weight[i] = max;
+    facts.entropy[i] = entropy;
+  }
+}
+
+/// A head's weights (the softmax of its logits) and the step holding them.
+template <typename S>
+struct Weights {
+  Mat<S> values;
+  int step = 0;
+};
+
+/// The softmax of a head's logits (with its sink, when given), and what facts reads off the weights.
+template <typename S>
+ATTN_NOINLINE Weights<S> head_weights(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
+                                      const Logits<S>& logits, int h, HeadFacts& facts, Leak& leak) {
+  Vector log_sum_exp;
+  Weights<S> weights;
+  if (!n.sink_logits.empty()) {
+    facts.sink_logit = n.sink_logits[static_cast<size_t>(h)];
+    weights.values = softmax_rows_with_sink<S>(logits.values, static_cast<S>(facts.sink_logit),
+                                               facts.fully_masked, log_sum_exp, facts.sink_share);
+  } else {
+    weights.values =
+        softmax_rows<S>(logits.values, facts.fully_masked, log_sum_exp, set.nan_when_fully_masked);
+  }
+  if (set.has_mask && set.finite_fill) add_rows_hidden_by_fill<S>(n, set, facts);
+  weights.step = emit("weights", h, weights.values.template cast<double>(), {logits.step});
+  if (set.has_mask) note_hidden_weight<S>(n, set, weights.values, h, facts, leak);
+  note_weight_rows<S>(weights.values, logits.values, log_sum_exp, facts);
+  return weights;
+}
+
+/// The trace's warnings: fully masked queries, the weight a finite fill leaks to hidden keys,
+/// and outputs that overflowed.
+template <typename S>
+ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, const Matrix& out,
+                                const std::vector<int>& fully_masked_rows, const Leak& leak, Trace& t) {
+  // The mask is shared by all heads, so a fully masked query is reported once.
+  const char* axis = n.columns ? "column " : "row ";
+  const std::string fill_text = format_number(n.options.mask_fill);
+  for (int row : fully_masked_rows) {
+    const std::string which = axis + std::to_string(row + 1) + " of the mask hides every key";
+    if (set.finite_fill) {
+      t.warnings.push_back(which + ", but mask_fill = " + fill_text +
+                           " is a number, not -inf: its hidden scores all become " + fill_text +
+                           ", so its weights are spread evenly over the hidden keys instead of being 0");
+    } else if (!n.sink_logits.empty()) {
+      t.warnings.push_back(which + ": the sink takes all its weight; its weights and output are 0");
+    } else if (set.nan_when_fully_masked) {
+      t.warnings.push_back(which + ": its weights and output are NaN (fully_masked: nan)");
+    } else {
+      t.warnings.push_back(which + ": its weights and output are 0");
+    }
+  }
+  if (leak.weight > 0) {
+    const Eigen::Index r = n.columns ? leak.col : leak.row, c = n.columns ? leak.row : leak.col;
+    t.warnings.push_back("mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
+                         format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " +
+                         std::to_string(c + 1) +
+                         (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) +
+                         " of the weights)");
+  }
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    // fully_masked "nan" asked for these rows to be NaN.
+    if (set.nan_when_fully_masked && std::binary_search(fully_masked_rows.begin(), fully_masked_rows.end(),
+                                                        static_cast<int>(i))) {
+      continue;
+    }
+    if (!out.row(i).allFinite()) {
+      t.warnings.push_back(std::string("output ") + axis + std::to_string(i + 1) +
+                           " is not finite: the numbers overflowed " +
+                           (sizeof(S) == 4 ? "float32" : "float64"));
+    }
+  }
+}
+
+template <typename S>
+ATTN_NOINLINE Trace compute(const Normalized& n) {
   Trace t;
   t.heads = n.heads;
   t.kv_heads = n.kv_heads;
@@ -192,220 +555,34 @@ Trace compute(const Normalized& n) {
   t.d_v = static_cast<int>(n.d_v);
   t.queries = n.L;
   t.keys = n.S;
-
-
-  // The scale in the working precision: seed 003 divides by float32(√3), which rounds
-  // differently from multiplying by float32(1/√3). Roots are taken in the working precision too.
-  const Scale& scale = n.options.scale;
-  const bool divide = scale.kind == Scale::Kind::SqrtDk || scale.kind == Scale::Kind::DivideBy ||
-                      scale.kind == Scale::Kind::DivideBySqrt;
-  const S divisor = scale.kind == Scale::Kind::SqrtDk         ? std::sqrt(static_cast<S>(n.d_k))
-                    : scale.kind == Scale::Kind::DivideBySqrt ? std::sqrt(static_cast<S>(scale.value))
-                                                              : static_cast<S>(scale.value);
-  const S factor = scale.kind == Scale::Kind::Multiply ? static_cast<S>(scale.value) : S(1);
-  t.scale = divide ? 1.0 / static_cast<double>(divisor) : static_cast<double>(factor);
-
-  const bool has_mask = n.has_mask();
-  const Mask combined = has_mask ? combined_mask(n) : Mask();
-  const Mat<S> mask = has_mask ? Mat<S>(combined.additive.cast<S>()) : Mat<S>();
-  // The mask step's numbers: 1 keeps and 0 hides, or the additive mask itself (as computed).
-  const Matrix mask_values = !has_mask          ? Matrix()
-                             : combined.boolean ? Matrix((combined.additive.array() == 0).cast<double>())
-                                                : Matrix(mask.template cast<double>());
-  // A finite mask_fill replaces hidden scores (masked_fill), as many codebases write -1e9.
-  const bool finite_fill = std::isfinite(n.options.mask_fill);
-  const S fill = static_cast<S>(n.options.mask_fill);
-  const bool nan_when_fully_masked = n.options.fully_masked == FullyMasked::NaN;
-  const S cap = static_cast<S>(n.options.softcap);
-
-  // Appends a step computed from the steps `inputs` (indices into t.steps); the catalogue
-  // describes it. Returns its index.
-  auto emit = [&](const char* id, int head, const Matrix& rows_layout, std::vector<int> inputs) {
-    Step s;
-    s.id = id;
-    s.head = head;
-    s.values = n.columns ? Matrix(rows_layout.transpose()) : rows_layout;
-    s.inputs = std::move(inputs);
-    describe(s, t.steps, n);
-    t.steps.push_back(std::move(s));
-    return static_cast<int>(t.steps.size()) - 1;
-  };
-
+  const Settings<S> set = settings_of<S>(n);
+  t.scale = set.divide ? 1.0 / static_cast<double>(set.divisor) : static_cast<double>(set.factor);
+  const StepWriter emit(t, n);
   t.steps.reserve(static_cast<size_t>(n.heads) * 16 + 5);  // at most 16 steps per head, 5 shared
 
-  // A position encoding is added to X before the projections: X' = X + PE (or + P).
-  Mat<S> X = n.direct ? Mat<S>() : Mat<S>(n.X.cast<S>());
-  std::vector<int> x_step;  // the step Q (and, in self-attention, K and V) are projected from
-  if (n.options.positional != Positional::None) {
-    const Mat<S> encoding = n.options.positional == Positional::Sinusoidal
-                                ? Mat<S>(sinusoidal_encoding(n.query_pos, n.X.cols()).cast<S>())
-                                : Mat<S>(n.P->cast<S>());
-    const int encoding_step = emit("positional", -1, encoding.template cast<double>(), {});
-    X += encoding;
-    x_step = {emit("X_pos", -1, X.template cast<double>(), {encoding_step})};
-  }
-  // RoPE's angles, one row per position, one column per pair: what Q_rot and K_rot turn by.
-  std::vector<int> angles_step;
-  if (n.options.rope.on) {
-    const std::vector<double> positions = rope_positions(n);
-    t.rope_positions = Eigen::Map<const Vector>(positions.data(), static_cast<Eigen::Index>(positions.size()));
-    // Taken in double, as rotate() takes them, and shown in the working precision.
-    Mat<S> angles(static_cast<Eigen::Index>(positions.size()), n.options.rope.dims / 2);
-    for (Eigen::Index p = 0; p < angles.rows(); ++p) {
-      for (int i = 0; i < n.options.rope.dims / 2; ++i) {
-        angles(p, i) = static_cast<S>(rope_table_angle(n.options.rope, positions[static_cast<size_t>(p)], i));
-      }
-    }
-    angles_step = {emit("rope_angles", -1, angles.template cast<double>(), {})};
-  }
-  const Mat<S> X_kv = n.cross ? Mat<S>(n.X_kv.cast<S>()) : X;
-  const std::vector<int> kv_step = n.cross ? std::vector<int>{} : x_step;
-  const Mat<S> Q = n.direct ? Mat<S>(n.Q.cast<S>()) : project<S>(X, n.W_Q, n.b_Q);
-  const Mat<S> K = n.direct ? Mat<S>(n.K.cast<S>()) : project<S>(X_kv, n.W_K, n.b_K);
-  const Mat<S> V = n.direct ? Mat<S>(n.V.cast<S>()) : project<S>(X_kv, n.W_V, n.b_V);
-  const Rope& rope = n.options.rope;
-
+  const Projected<S> projected = project_inputs<S>(n, emit, t);
   Mat<S> concat(n.L, n.d_v * n.heads);
   std::vector<int> fully_masked_rows;
-  // A finite fill: the largest weight a hidden key keeps in a row that is not fully hidden.
-  struct Leak {
-    double weight = 0;
-    Eigen::Index row = 0, col = 0;
-    int head = 0;
-  } leak;
+  Leak leak;
   std::vector<int> head_outputs;
   std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
   for (int h = 0; h < n.heads; ++h) {
-    const int g = n.kv_group(h);
-    Mat<S> Qh = Q.middleCols(h * n.d_k, n.d_k);
-    Mat<S> Kh = K.middleCols(g * n.d_k, n.d_k);
-    Mat<S> Vh = V.middleCols(g * n.d_v, n.d_v);
-    // q_step, k_step, v_step: the steps holding Qh, Kh, Vh as the scores and weights·V read them.
-    int q_step = emit("Q", h, Qh.template cast<double>(), x_step);
-    int k_step = emit("K", h, Kh.template cast<double>(), kv_step);
-    int v_step = emit("V", h, Vh.template cast<double>(), kv_step);
-    if (rope.on) {  // queries at their positions, new keys at theirs (after the cached ones)
-      Qh = rotate<S>(Qh, rope, n.query_pos, 0);
-      q_step = emit("Q_rot", h, Qh.template cast<double>(), {q_step, angles_step[0]});
-      Kh = rotate<S>(Kh, rope, n.key_pos, static_cast<size_t>(n.past));
-      k_step = emit("K_rot", h, Kh.template cast<double>(), {k_step, angles_step[0]});
-    }
-    if (n.past > 0) {  // the cache's rows of this key/value head, then the new rows
-      Mat<S> keys(n.S, n.d_k), values(n.S, n.d_v);
-      keys << n.past_K.middleCols(g * n.d_k, n.d_k).cast<S>(), Kh;
-      values << n.past_V.middleCols(g * n.d_v, n.d_v).cast<S>(), Vh;
-      Kh = std::move(keys);
-      Vh = std::move(values);
-      k_step = emit("K_cache", h, Kh.template cast<double>(), {k_step});
-      v_step = emit("V_cache", h, Vh.template cast<double>(), {v_step});
-    }
-
-    const Mat<S> scores = product(Qh, Kh.transpose());
-    const int scores_step = emit("scores", h, scores.template cast<double>(), {q_step, k_step});
-    Mat<S> logits = divide ? Mat<S>(scores / divisor) : Mat<S>(scores * factor);
     HeadFacts facts;
     facts.head = h;
-    facts.scores_variance = variance(scores.template cast<double>());
-    if (rope.on && !rope.cos) {
-      // Turning a rotated vector by s more positions is rotating it at position + s.
-      facts.rope_shift = kRopeShift;
-      const std::vector<double> shift(static_cast<size_t>(std::max(n.L, n.S)), kRopeShift);
-      const Mat<S> shifted = product(rotate<S>(Qh, rope, shift, 0), rotate<S>(Kh, rope, shift, 0).transpose());
-      facts.rope_shift_change = (shifted - scores).template cast<double>().cwiseAbs().maxCoeff();
-    }
-    facts.scaled_variance = variance(logits.template cast<double>());
-    // The step holding `logits`: what the next step (and finally the softmax) reads.
-    int logits_step = emit("scaled", h, logits.template cast<double>(), {scores_step});
-    if (cap > 0) {
-      logits = (cap * (logits.array() / cap).tanh()).matrix();
-      logits_step = emit("softcapped", h, logits.template cast<double>(), {logits_step});
-    }
-    if (!n.alibi_slopes.empty()) {
-      facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
-      const Mat<S> bias = alibi_bias(n, facts.alibi_slope).cast<S>();
-      const int bias_step = emit("alibi", h, bias.template cast<double>(), {});
-      logits += bias;
-      logits_step = emit("biased", h, logits.template cast<double>(), {logits_step, bias_step});
-    }
-    if (has_mask) {
-      const int mask_step = emit("mask", h, mask_values, {});
-      logits += mask;
-      if (finite_fill) {
-        for (Eigen::Index i = 0; i < n.L; ++i) {
-          for (Eigen::Index j = 0; j < n.S; ++j) {
-            if (combined.hidden(i, j)) logits(i, j) = fill;
-          }
-        }
-      }
-      logits_step = emit("masked", h, logits.template cast<double>(), {logits_step, mask_step});
-      facts.hidden_by = n.columns ? Matrix(combined.hidden_by.transpose()) : combined.hidden_by;
-    }
-    check_no_nan<S>(logits, h, n);
-    Vector log_sum_exp;
-    Mat<S> weights;
-    if (!n.sink_logits.empty()) {
-      facts.sink_logit = n.sink_logits[static_cast<size_t>(h)];
-      weights = softmax_rows_with_sink<S>(logits, static_cast<S>(facts.sink_logit), facts.fully_masked,
-                                          log_sum_exp, facts.sink_share);
-    } else {
-      weights = softmax_rows<S>(logits, facts.fully_masked, log_sum_exp, nan_when_fully_masked);
-    }
-    if (has_mask && finite_fill) {
-      // The softmax sees no -inf: a row is fully masked when the mask hides all its keys.
-      for (Eigen::Index i = 0; i < n.L; ++i) {
-        bool all_hidden = true;
-        for (Eigen::Index j = 0; j < n.S && all_hidden; ++j) all_hidden = combined.hidden(i, j);
-        if (all_hidden) facts.fully_masked.push_back(static_cast<int>(i));
-      }
-      std::sort(facts.fully_masked.begin(), facts.fully_masked.end());
-      facts.fully_masked.erase(std::unique(facts.fully_masked.begin(), facts.fully_masked.end()),
-                               facts.fully_masked.end());
-    }
-    const int weights_step = emit("weights", h, weights.template cast<double>(), {logits_step});
-    if (has_mask) {
-      facts.hidden_weight = Vector::Zero(n.L);
-      for (Eigen::Index i = 0; i < n.L; ++i) {
-        const bool fully = std::binary_search(facts.fully_masked.begin(), facts.fully_masked.end(),
-                                              static_cast<int>(i));
-        for (Eigen::Index j = 0; j < n.S; ++j) {
-          if (!combined.hidden(i, j)) continue;
-          const double w = static_cast<double>(weights(i, j));
-          facts.hidden_weight[i] += w;
-          if (!fully && w > leak.weight) leak = Leak{w, i, j, h};
-        }
-      }
-    }
-
-    // Per query: Σ w, max w and the entropy -Σ w log w, in one pass. log w is taken as
-    // x - logsumexp(x), not a log per weight (in wasm the logs cost as much as the rest of a
-    // small trace); rows of tied +inf logits take the logs.
-    facts.weight_sums = Vector::Zero(n.L);
-    facts.max_weight = Vector::Zero(n.L);
-    facts.entropy = Vector::Zero(n.L);
-    for (Eigen::Index i = 0; i < n.L; ++i) {
-      const bool have_lse = !std::isnan(log_sum_exp[i]);
-      double sum = 0, max = 0, entropy = 0;
-      for (Eigen::Index j = 0; j < n.S; ++j) {
-        const double w = static_cast<double>(weights(i, j));
-        sum += w;
-        max = std::max(max, w);
-        if (!(w > 0)) continue;
-        entropy -= w * (have_lse ? static_cast<double>(logits(i, j)) - log_sum_exp[i] : std::log(w));
-      }
-      facts.weight_sums[i] = sum;
-      facts.max_weight[i] = max;
-      facts.entropy[i] = entropy;
-    }
+    const HeadInputs<S> in = head_inputs<S>(n, projected, emit, h);
+    const Logits<S> logits = head_logits<S>(n, set, emit, in, h, facts);
+    check_no_nan<S>(logits.values, h, n);
+    const Weights<S> weights = head_weights<S>(n, set, emit, logits, h, facts, leak);
     if (h == 0) fully_masked_rows = facts.fully_masked;
     t.facts.push_back(std::move(facts));
 
-    concat.middleCols(h * n.d_v, n.d_v) = product(weights, Vh);
+    concat.middleCols(h * n.d_v, n.d_v) = product(weights.values, in.V);
     if (n.heads == 1 && !n.W_O) {
-      weighted_sum = {weights_step, v_step};
+      weighted_sum = {weights.step, in.v_step};
     } else {
       head_outputs.push_back(emit("head_output", h,
                                   concat.middleCols(h * n.d_v, n.d_v).template cast<double>(),
-                                  {weights_step, v_step}));
+                                  {weights.step, in.v_step}));
     }
   }
 
@@ -425,44 +602,7 @@ Trace compute(const Normalized& n) {
   const Matrix out = output.template cast<double>();
   emit("output", -1, out, std::move(output_inputs));
   t.output = n.columns ? Matrix(out.transpose()) : out;
-
-  // The mask is shared by all heads, so a fully masked query is reported once.
-  const char* axis = n.columns ? "column " : "row ";
-  const std::string fill_text = format_number(n.options.mask_fill);
-  for (int row : fully_masked_rows) {
-    const std::string which = axis + std::to_string(row + 1) + " of the mask hides every key";
-    if (finite_fill) {
-      t.warnings.push_back(which + ", but mask_fill = " + fill_text +
-                           " is a number, not -inf: its hidden scores all become " + fill_text +
-                           ", so its weights are spread evenly over the hidden keys instead of being 0");
-    } else if (!n.sink_logits.empty()) {
-      t.warnings.push_back(which + ": the sink takes all its weight; its weights and output are 0");
-    } else if (nan_when_fully_masked) {
-      t.warnings.push_back(which + ": its weights and output are NaN (fully_masked: nan)");
-    } else {
-      t.warnings.push_back(which + ": its weights and output are 0");
-    }
-  }
-  if (leak.weight > 0) {
-    const Eigen::Index r = n.columns ? leak.col : leak.row, c = n.columns ? leak.row : leak.col;
-    t.warnings.push_back("mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
-                         format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " +
-                         std::to_string(c + 1) +
-                         (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) +
-                         " of the weights)");
-  }
-  for (Eigen::Index i = 0; i < out.rows(); ++i) {
-    // fully_masked "nan" asked for these rows to be NaN.
-    if (nan_when_fully_masked && std::binary_search(fully_masked_rows.begin(), fully_masked_rows.end(),
-                                                    static_cast<int>(i))) {
-      continue;
-    }
-    if (!out.row(i).allFinite()) {
-      t.warnings.push_back(std::string("output ") + axis + std::to_string(i + 1) +
-                           " is not finite: the numbers overflowed " +
-                           (sizeof(S) == 4 ? "float32" : "float64"));
-    }
-  }
+  add_warnings<S>(n, set, out, fully_masked_rows, leak, t);
   return t;
 }
 

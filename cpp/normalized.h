@@ -11,6 +11,15 @@
 
 namespace attn {
 
+/// Keeps a function out of its callers. A browser compiles a wasm function on the main thread
+/// when it is first called, and V8's first compiler (Liftoff) takes longer per byte the larger
+/// the function, with native wasm exceptions: every call in a cleanup scope carries the state of
+/// all the function's locals. So the phases and checks of what the first engine.run calls
+/// (normalize, compute, the formulas) stay functions of a few KB, and the phases a problem does
+/// not use are never compiled (BENCHMARKS.md, "Lazy compilation"). Binaryen, at link, may still
+/// inline one that has a single caller; the calls cost nothing measurable against the steps.
+#define ATTN_NOINLINE __attribute__((noinline))
+
 /// A problem brought to the rows layout (tokens as rows), validated, with its derived sizes.
 /// Validation messages speak in the user's layout; everything after it works in rows.
 struct Normalized {

@@ -510,7 +510,7 @@ class Notation {
   }
 
   /// The original Transformer's encoding at each token's position p, d = d_model.
-  std::string sinusoids(const std::string& own) const {
+  ATTN_NOINLINE std::string sinusoids(const std::string& own) const {
     const std::string d = std::to_string(n_.X.cols());
     if (tex_) {
       return cat({own, "_{p,\\,2i} = \\sin(p / 10000^{2i/d}),\\; ", own,
@@ -520,7 +520,7 @@ class Notation {
   }
 
   /// RoPE's angle of each position p (rows in the rows layout) and pair i.
-  std::string rope_angles(const std::string& own) const {
+  ATTN_NOINLINE std::string rope_angles(const std::string& own) const {
     const Rope& r = n_.options.rope;
     const std::string at = tex_ ? (columns_ ? "_{i,p}" : "_{p,i}") : (columns_ ? "[i, p]" : "[p, i]");
     if (r.cos) {
@@ -534,7 +534,7 @@ class Notation {
   }
 
   /// What RoPE turns: the angles (or the tables), the pairs, and the features when partial.
-  std::string rope() const {
+  ATTN_NOINLINE std::string rope() const {
     const Rope& r = n_.options.rope;
     const std::string dims = std::to_string(r.dims), half = std::to_string(r.dims / 2);
     std::string out;
@@ -562,7 +562,8 @@ class Notation {
 
   /// Q, K or V: given directly (a slice of it with several heads), or projected from X (or from
   /// the step `from`, X with its positions).
-  std::string projection(const Step& s, Id key, const std::string& own, const std::string& from) const {
+  ATTN_NOINLINE std::string projection(const Step& s, Id key, const std::string& own,
+                                       const std::string& from) const {
     const std::string& name = s.id;
     if (n_.direct) {
       if (n_.heads == 1) return cat({name, pick(" \\;\\text{(given)}", " (given)")});
@@ -587,7 +588,7 @@ class Notation {
   }
 
   /// The right-hand side of the scaled scores, `S` being the scores' symbol.
-  std::string scaled(const std::string& S) const {
+  ATTN_NOINLINE std::string scaled(const std::string& S) const {
     const Scale& scale = n_.options.scale;
     const auto divided = [&](std::string_view by) {
       return tex_ ? cat({"\\frac{", S, "}{", by, "}"}) : cat({S, " / ", by});
@@ -626,7 +627,7 @@ class Notation {
   std::string indexed(const std::string& base) const { return cat({base, pick("_{ij}", "_ij")}); }
 
   /// The mask step: which keys each query keeps, component by component.
-  std::string mask(const std::string& own) const {
+  ATTN_NOINLINE std::string mask(const std::string& own) const {
     const Options& o = n_.options;
     const std::string q = query(), k = key();
     const char* le = pick(" \\le ", " ≤ ");
@@ -671,7 +672,7 @@ class Notation {
 
   /// The masked scores: the scores where the mask keeps a key, -inf (or mask_fill) where it
   /// hides one; an additive mask is added.
-  std::string masked(const std::string& own, const std::string& S, const std::string& M) const {
+  ATTN_NOINLINE std::string masked(const std::string& own, const std::string& S, const std::string& M) const {
     const double fill = n_.options.mask_fill;
     const std::string hidden = std::isinf(fill) ? pick("-\\infty", "−∞") : js_number(fill);
     const char* masked_fill = std::isinf(fill) ? "" : pick(" \\;\\text{(masked\\_fill)}", " (masked_fill)");
@@ -687,7 +688,7 @@ class Notation {
   }
 
   /// The softmax with a sink logit s (gpt-oss): one more term in each denominator.
-  std::string sink_softmax(const std::string& own, const std::string& S, int head) const {
+  ATTN_NOINLINE std::string sink_softmax(const std::string& own, const std::string& S, int head) const {
     const std::string s = js_number(n_.sink_logits[static_cast<size_t>(head)]);
     const std::string sum_index = columns_ ? pick("_{kj}", "_kj") : pick("_{ik}", "_ik");
     if (tex_) {

@@ -181,7 +181,7 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
 }
 
 /// Either Q, K, V or X with the W's (never both, never neither), then the token counts.
-void take_inputs(const Problem& p, Normalized& n, const ShapeWords& words) {
+ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords& words) {
   const bool any_direct = p.Q || p.K || p.V;
   const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
   if (any_direct && any_projection) {
@@ -210,7 +210,7 @@ void take_inputs(const Problem& p, Normalized& n, const ShapeWords& words) {
 }
 
 /// heads and kv_heads divide the feature widths of Q, K and V: sets d_k and d_v.
-void take_heads(const Options& o, Normalized& n, const ShapeWords& words) {
+ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords& words) {
   // Sizes shared by both modes, computed as if projected.
   const Eigen::Index q_width = n.direct ? n.Q.cols() : n.W_Q.cols();
   const Eigen::Index k_width = n.direct ? n.K.cols() : n.W_K.cols();
@@ -258,7 +258,7 @@ void take_heads(const Options& o, Normalized& n, const ShapeWords& words) {
 }
 
 /// W_O reads the concatenated heads; b_O needs W_O.
-void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
+ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.W_O) {
     if (p.b_O) throw InputError("b_O is given without W_O");
     return;
@@ -283,7 +283,7 @@ void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& w
 }
 
 /// The mask has the shape of the scores (in the user's layout) and values of its kind.
-void take_mask(const Options& o, Normalized& n) {
+ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   if (!o.mask) return;
   const Matrix& m = *o.mask;
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
@@ -312,7 +312,7 @@ void take_mask(const Options& o, Normalized& n) {
 }
 
 /// The scale and the softcap are numbers the working precision can hold.
-void check_options(const Options& o) {
+ATTN_NOINLINE void check_options(const Options& o) {
   const double value = o.scale.value;
   switch (o.scale.kind) {
     case Scale::Kind::Multiply:
@@ -371,7 +371,7 @@ std::vector<double> alibi_paper_slopes(int heads) {
 }
 
 /// ALiBi, the window, sink tokens, sink logits and the mask fill: resolved per head.
-void take_mask_options(const Options& o, Normalized& n) {
+ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const bool float32 = o.precision == Precision::Float32;
   const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
   if (!o.alibi_slopes.empty()) {
@@ -433,7 +433,7 @@ void take_mask_options(const Options& o, Normalized& n) {
 
 /// A full trace keeps about six L×S matrices per head (two more for ALiBi, two more for the
 /// mask step and its facts): refuse before allocating.
-void check_trace_budget(const Normalized& n) {
+ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
   const double trace_values =
       static_cast<double>(n.heads) *
       ((6.0 + (n.alibi_slopes.empty() ? 0 : 2) + (n.has_mask() ? 2 : 0)) * static_cast<double>(n.L) *
@@ -450,7 +450,7 @@ void check_trace_budget(const Normalized& n) {
 
 /// A KV cache: past_K and past_V together, as wide as K and V, one value per cached key. The
 /// cached rows come before the new ones, so S counts both from here on.
-void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
+ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.past_K && !p.past_V) return;
   if (!p.past_K) throw InputError("past_V is given without past_K: a cache holds keys and values");
   if (!p.past_V) throw InputError("past_K is given without past_V: a cache holds keys and values");
@@ -481,7 +481,7 @@ void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
 
 /// A position encoding added to X: the sinusoids (options.positional) or learned positions
 /// (the input P, which alone means "learned").
-void take_positional(const Problem& p, Normalized& n, const ShapeWords& words) {
+ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeWords& words) {
   Positional& positional = n.options.positional;
   if (p.P && positional == Positional::None) positional = Positional::Learned;
   if (positional == Positional::None) return;
@@ -523,7 +523,7 @@ void take_explicit_positions(const std::vector<double>& given, const char* name,
 }
 
 /// Each query's and key's position (see Normalized::query_pos).
-void take_positions(const Options& o, Normalized& n) {
+ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
   n.query_pos.resize(static_cast<size_t>(n.L));
   n.key_pos.resize(static_cast<size_t>(n.S));
   for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(n.past + i);
@@ -543,7 +543,7 @@ void take_positions(const Options& o, Normalized& n) {
 
 /// RoPE: an even number of rotated features within d_k, a positive base, or cos/sin tables
 /// with a row for every position that rotates (queries and new keys; cached keys come rotated).
-void take_rope(Normalized& n) {
+ATTN_NOINLINE void take_rope(Normalized& n) {
   Rope& rope = n.options.rope;
   if (!rope.on) return;
   const int dims = rope.dims == 0 ? static_cast<int>(n.d_k) : rope.dims;
