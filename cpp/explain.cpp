@@ -65,7 +65,7 @@ Explanation explain_forward(const Problem& problem, const std::string& step_id, 
 
 ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
                              Eigen::Index row, Eigen::Index col)
-    : n(n), t(t), step_id(step_id), head(head) {
+    : n(n), t(t), step_id(step_id) {
   // A step shared by every head (the position encoding, X_pos, RoPE's angles) answers for head 0
   // too, the head a caller names by default; a per-head step answers for no head (-1) as head 0.
   for (const Step& s : t.steps) {
@@ -353,7 +353,7 @@ void ExplainedCell::forward() {
     e.text = "Soft-capping squashes large scores smoothly into (−c, c), c = " + cap + ".";
   } else if (step_id == "alibi") {
     e.kind = "alibi";
-    e.slope = n.alibi_slopes[static_cast<size_t>(head)];
+    e.slope = n.alibi_slopes[static_cast<size_t>(step->head)];
     e.query_pos = n.query_pos[static_cast<size_t>(r)];
     e.key_pos = n.key_pos[static_cast<size_t>(c)];
     const std::string m = num(e.slope), p = js_number(e.query_pos), q = js_number(e.key_pos);
@@ -408,7 +408,7 @@ void ExplainedCell::forward() {
     if (!n.sink_logits.empty()) {
       // The sink logit joins the row: it counts in the max and adds a term to the sum.
       e.has_sink = true;
-      e.sink_logit = n.sink_logits[static_cast<size_t>(head)];
+      e.sink_logit = n.sink_logits[static_cast<size_t>(step->head)];
       const double max = std::max(e.max, e.sink_logit);
       e.exp_sum = 0;
       e.shifted.clear();

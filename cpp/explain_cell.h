@@ -41,8 +41,7 @@ struct ExplainedCell {
   const Normalized& n;
   const Trace& t;
   const std::string& step_id;
-  const int head;
-  const Step* step = nullptr;
+  const Step* step = nullptr;  ///< the step found: its head (not the one asked for) is the cell's
   Explanation e;
   // The rows layout: (r, c) is (query, key) for scores, (token, feature) otherwise.
   Eigen::Index r = 0, c = 0;
