@@ -316,7 +316,8 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
                     Eigen::Index col);
 
 /// explain() for the forward steps only (a gradient step is an InputError): what a module links
-/// that leaves the backward pass out (the browser's core wasm; explain() is in gradients.cpp).
+/// that leaves the backward pass out (the browser's core wasm; explain() is in
+/// explain_gradients.cpp).
 Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
                             Eigen::Index row, Eigen::Index col);
 

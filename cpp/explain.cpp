@@ -1,33 +1,34 @@
 // explain(): the worked calculation of one cell of one step, with the numbers filled in. It
 // recomputes the trace and reads the operands from the steps the cell's step names as its
 // inputs, so it follows the same data flow as the trace itself. Each kind of calculation is
-// written here once, as data (Explanation::lines, text, numbers, terms) that every view renders
-// the same way: the page, the LaTeX export and any other binding write no kind out themselves.
+// written once, as data (Explanation::lines, text, numbers, terms) that every view renders the
+// same way: the page, the LaTeX export and any other binding write no kind out themselves.
+// Here: how a calculation is written (explain_cell.h) and the forward steps' calculations;
+// explain_gradients.cpp has the gradient steps'.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
 
-#include "normalized.h"
+#include "explain_cell.h"
 #include "steps.h"
 
 namespace attn {
-namespace {
 
-/// `symbol` with the subscript `sub`, in parentheses when it has a subscript already.
 std::string indexed(const std::string& symbol, const std::string& sub) {
   if (symbol.find('_') != std::string::npos) return "(" + symbol + ")_{" + sub + "}";
   return symbol + "_{" + sub + "}";
 }
 
+namespace {
 const char* const kComponentWords[][2] = {
     {"causal", "causal masking (the key comes after the query)"},
     {"window", "the window (the key is too far from the query)"},
     {"mask", "your mask"},
 };
+}  // namespace
 
-/// "Hidden from this query by the window and your mask."
 std::string hidden_by(const Explanation& e) {
   std::string names;
   for (size_t k = 0; k < e.components.size(); ++k) {
@@ -50,23 +51,23 @@ std::string join(const std::vector<std::string>& parts, const char* between) {
   return out;
 }
 
-}  // namespace
-
 Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
                             Eigen::Index row, Eigen::Index col) {
   if (is_gradient_step(step_id)) {
     throw InputError("step '" + step_id + "' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
   }
   const Normalized n = normalize(problem);
-  return explain_cell(n, compute_trace(n), step_id, head, row, col);
+  const Trace t = compute_trace(n);
+  ExplainedCell cell(n, t, step_id, head, row, col);
+  cell.forward();
+  return std::move(cell.e);
 }
 
-Explanation explain_cell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
-                         Eigen::Index row, Eigen::Index col) {
-
+ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
+                             Eigen::Index row, Eigen::Index col)
+    : n(n), t(t), step_id(step_id) {
   // A step shared by every head (the position encoding, X_pos, RoPE's angles) answers for head 0
   // too, the head a caller names by default; a per-head step answers for no head (-1) as head 0.
-  const Step* step = nullptr;
   for (const Step& s : t.steps) {
     if (s.id == step_id && s.head == head) {
       step = &s;
@@ -87,54 +88,78 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
                      std::to_string(step->values.cols()) + ": it has no row " +
                      std::to_string(row + 1) + ", column " + std::to_string(col + 1));
   }
-
-  Explanation e;
   e.step = step_id;
   e.head = step->head;  // the step's own head (-1 for a step every head shares)
   e.row = row;
   e.col = col;
   e.value = step->values(row, col);
-  // Work in the rows layout: (r, c) is (query, key) for scores, (token, feature) otherwise.
-  const Eigen::Index r = n.columns ? col : row, c = n.columns ? row : col;
+  r = n.columns ? col : row;
+  c = n.columns ? row : col;
+  value = num(e.value);
+  ij = std::to_string(row + 1) + "," + std::to_string(col + 1);
+  r1 = std::to_string(r + 1);
+  c1 = std::to_string(c + 1);
+  cell = indexed(step->symbol, ij);
+}
 
-  auto rows_layout = [&](const Step& s) {
-    return n.columns ? Matrix(s.values.transpose()) : s.values;
-  };
-  // The k-th step this one is computed from, and its values in the rows layout.
-  auto input_step = [&](size_t k) -> const Step& {
-    return t.steps[static_cast<size_t>(step->inputs[k])];
-  };
-  auto input = [&](size_t k) { return rows_layout(input_step(k)); };
-  auto dot = [&](const Eigen::Ref<const Vector>& left, const Eigen::Ref<const Vector>& right) {
-    e.left.assign(left.data(), left.data() + left.size());
-    e.right.assign(right.data(), right.data() + right.size());
-    for (Eigen::Index k = 0; k < left.size(); ++k) e.products.push_back(left[k] * right[k]);
-  };
+Matrix ExplainedCell::rows_layout(const Step& s) const {
+  return n.columns ? Matrix(s.values.transpose()) : s.values;
+}
 
-  // ---- how the calculation is written (see Explanation::lines) ----
-  // `@N` of a number: its place in e.numbers; numbers[0] is the value. (Take each into a variable
-  // before joining texts: the operands of + are evaluated in no fixed order.)
-  auto num = [&](double x) {
-    e.numbers.push_back(x);
-    return "@" + std::to_string(e.numbers.size() - 1);
-  };
-  const std::string value = num(e.value);
-  // Subscripts in the user's layout from indices (from 1) in the rows layout.
-  auto at = [&](const std::string& a, const std::string& b) { return n.columns ? b + "," + a : a + "," + b; };
-  const std::string ij = std::to_string(row + 1) + "," + std::to_string(col + 1);
-  const std::string r1 = std::to_string(r + 1), c1 = std::to_string(c + 1);
-  const std::string cell = indexed(step->symbol, ij);
-  // The same entry of the k-th input step (an element-wise step).
-  auto same_entry = [&](size_t k) { return indexed(input_step(k).symbol, ij); };
-  auto derive = [&](std::initializer_list<std::string> rhs) {
-    e.lines = {cell};
-    e.lines.insert(e.lines.end(), rhs.begin(), rhs.end());
-  };
-  auto table = [&](std::string caption, std::vector<std::string> headers, std::string index,
-                   std::vector<std::vector<double>> columns, int highlight = -1) {
-    e.terms = {std::move(caption), std::move(headers), std::move(index), std::move(columns), highlight};
-  };
+const Step& ExplainedCell::input_step(size_t k) const {
+  return t.steps[static_cast<size_t>(step->inputs[k])];
+}
 
+Matrix ExplainedCell::input(size_t k) const { return rows_layout(input_step(k)); }
+
+std::string ExplainedCell::at(const std::string& a, const std::string& b) const {
+  return n.columns ? b + "," + a : a + "," + b;
+}
+
+std::string ExplainedCell::same_entry(size_t k) const { return indexed(input_step(k).symbol, ij); }
+
+std::string ExplainedCell::num(double x) {
+  e.numbers.push_back(x);
+  return "@" + std::to_string(e.numbers.size() - 1);
+}
+
+void ExplainedCell::dot(const Eigen::Ref<const Vector>& left, const Eigen::Ref<const Vector>& right) {
+  e.left.assign(left.data(), left.data() + left.size());
+  e.right.assign(right.data(), right.data() + right.size());
+  for (Eigen::Index k = 0; k < left.size(); ++k) e.products.push_back(left[k] * right[k]);
+}
+
+void ExplainedCell::derive(std::initializer_list<std::string> rhs) {
+  e.lines = {cell};
+  e.lines.insert(e.lines.end(), rhs.begin(), rhs.end());
+}
+
+void ExplainedCell::table(std::string caption, std::vector<std::string> headers, std::string index,
+                          std::vector<std::vector<double>> columns, int highlight) {
+  e.terms = {std::move(caption), std::move(headers), std::move(index), std::move(columns), highlight};
+}
+
+void ExplainedCell::read_mask() {
+  const Mask mask = combined_mask(n);
+  const int bits = static_cast<int>(mask.hidden_by(r, c));
+  const std::pair<int, const char*> names[] = {
+      {kHiddenByCausal, "causal"}, {kHiddenByWindow, "window"}, {kHiddenByMask, "mask"}};
+  for (const auto& [bit, name] : names) {
+    if (bits & bit) e.components.push_back(name);
+  }
+  e.hidden = mask.hidden(r, c);
+  e.kept_by_sink = (bits & kKeptBySink) != 0;
+  e.fill = n.options.mask_fill;
+  e.additive = mask.additive(r, c);
+}
+
+void ExplainedCell::given() {
+  e.kind = "input";
+  derive({value + " \\quad\\text{(given)}"});
+  e.text = step->given.at(0) + " was given directly: this number is one of your inputs.";
+}
+
+void ExplainedCell::forward() {
   // Column c of a concatenation comes from the head output whose feature range holds it.
   auto concat_source = [&](const Step& concat) {
     e.kind = "concat";
@@ -151,267 +176,11 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     e.text = "Copied from head " + std::to_string(e.source_head + 1) + ", feature " +
              std::to_string(e.source_col + 1) + " of its output: the heads sit side by side.";
   };
-  // The mask's verdict on the cell's (query, key): hidden or not, by what, and the fill.
-  auto read_mask = [&] {
-    const Mask mask = combined_mask(n);
-    const int bits = static_cast<int>(mask.hidden_by(r, c));
-    const std::pair<int, const char*> names[] = {
-        {kHiddenByCausal, "causal"}, {kHiddenByWindow, "window"}, {kHiddenByMask, "mask"}};
-    for (const auto& [bit, name] : names) {
-      if (bits & bit) e.components.push_back(name);
-    }
-    e.hidden = mask.hidden(r, c);
-    e.kept_by_sink = (bits & kKeptBySink) != 0;
-    e.fill = n.options.mask_fill;
-    e.additive = mask.additive(r, c);
-  };
-  auto given = [&] {
-    e.kind = "input";
-    derive({value + " \\quad\\text{(given)}"});
-    e.text = step->given.at(0) + " was given directly: this number is one of your inputs.";
-  };
 
-  // ---- the backward pass: a gradient cell by the chain rule, from the steps it reads ----
-  // Σ_k left[k]·right[k]: the gradient reaching the cell along each k, summed. The subscripts
-  // are in the rows layout's order (`at` writes them in the user's), "k" the summed index;
-  // `over` labels the terms ("feature", "key", "query" or "m").
-  auto chain = [&](const Vector& left, const Vector& right, const std::string& left_name, const std::string& left_sub,
-                   const std::string& right_name, const std::string& right_sub, const std::string& over,
-                   std::string caption, std::string text) {
-    e.kind = "gradient_dot";
-    dot(left, right);
-    derive({"\\sum_k " + indexed(left_name, left_sub) + "\\," + indexed(right_name, right_sub), "@terms(0,1)", value});
-    e.text = std::move(text);
-    table(std::move(caption), {over, "gradient", "factor", "product"}, over, {e.left, e.right, e.products});
-  };
-  // A cell copied from cell (row, col) of step `from` (both in the rows layout).
-  auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
-    e.kind = "copy";
-    e.source = from.id;
-    e.source_row = from_r;
-    e.source_col = from_c;
-    derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
-    e.text = std::move(text);
-  };
-  auto gradient_cell = [&] {
-    const std::string& id = step_id;
-    const std::string along = n.columns ? "column" : "row";
-    if (id == "dO") {
-      if (n.dO) {
-        given();
-      } else {
-        e.kind = "input";
-        derive({value + " \\quad\\text{(no } dO \\text{ given: all ones)}"});
-        e.text = "No dO was given, so it is all ones: the loss is L = Σ O, and every output entry’s gradient is 1.";
-      }
-    } else if (id == "dhead_output") {
-      const Eigen::Index feature = step->feature_first + c;
-      const std::string head_words = "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
-      if (!n.W_O) {
-        copy(input_step(0), r, feature, "The heads sit side by side in the output: " + head_words + ", so its gradient is that column of dO.");
-      } else {
-        const Matrix dO = input(0);
-        const std::string f1 = std::to_string(feature + 1);
-        chain(dO.row(r).transpose(), n.W_O->row(feature).transpose(), input_step(0).symbol, at(r1, "k"),
-              given_symbol("W_O", -1, n), at(f1, "k"), "feature", "Output features of @token",
-              "The output is the heads times W_O, and " + head_words + ": it reaches every output feature through " +
-                  (n.columns ? "column " : "row ") + f1 + " of W_O. So its gradient is dO of @token times that " + along +
-                  ", summed.");
-      }
-    } else if (id == "dA") {
-      const Matrix dH = input(0), V = input(1);
-      chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
-            at(c1, "k"), "feature", "Features of the value of @key",
-            "The output of @query is Σ_j A_ij·V_j: the weight of @key multiplies the value of @key. So its gradient is "
-            "the output gradient of @query dotted with that value, over the d_v = " + std::to_string(n.d_v) + " features.");
-    } else if ((id == "dV" || id == "dV_cache") && input_step(0).id == "weights") {
-      const Matrix A = input(0), dH = input(1);
-      chain(A.col(r), dH.col(c), input_step(0).symbol, at("k", r1), input_step(1).symbol, at("k", c1), "query",
-            "Queries that read @key",
-            "The value of @key reaches every query through that query’s weight on it: the weights on @key times the "
-            "output gradients of feature " + c1 + ", summed over the queries.");
-    } else if (id == "dS") {
-      const Matrix A = input(0), dA = input(1);
-      e.kind = "softmax_grad";
-      dot(A.row(r).transpose(), dA.row(r).transpose());
-      e.factor = A(r, c);
-      e.input = dA(r, c);
-      double average = 0;
-      for (double x : e.products) average += x;
-      const std::string& a = input_step(0).symbol;
-      const std::string& da = input_step(1).symbol;
-      const std::string own = n.columns ? "k," + r1 : r1 + ",k";
-      const std::string weight = num(e.factor), gradient = num(e.input), mean = num(average);
-      derive({indexed(a, ij) + "\\big(" + indexed(da, ij) + " - \\sum_k " + indexed(a, own) + "\\," + indexed(da, own) + "\\big)",
-              weight + "\\,\\big(" + gradient + " - (@terms(0,1))\\big)", weight + "\\,(" + gradient + " - " + mean + ")", value});
-      e.text = "The softmax’s Jacobian, " + along + " by " + along + ": raising the score of @key raises its own weight "
-               "and lowers every other weight of @query. So its gradient is its weight times (its dA minus the weighted "
-               "average of dA over the " + along + ", Σ_k A·dA = " + mean + ")." +
-               (n.sink_logits.empty() ? "" : " The sink takes part of the softmax but has no value: its dA is 0.");
-      table("Keys of @query", {"key", "weight", "dA", "weight × dA"}, "key", {e.left, e.right, e.products}, static_cast<int>(c));
-    } else if (id == "dS_kept") {
-      read_mask();
-      e.kind = "mask_grad";
-      e.input = input(0)(r, c);
-      const std::string why = "hidden by " + join(e.components, ", ");
-      if (e.hidden) {
-        derive({"0 \\quad\\text{(" + why + ")}"});
-        e.text = hidden_by(e) + " A hidden score is replaced by " +
-                 (std::isfinite(e.fill) ? "the fill" : std::string("−∞")) +
-                 " whatever it was, so changing it changes nothing: no gradient flows back through it.";
-      } else {
-        derive({same_entry(0) + " \\quad\\text{(visible)}", value});
-        e.text = "This key is visible: the mask passes the gradient on unchanged." + kept_by_sink(e);
-      }
-    } else if (id == "dS_uncapped") {
-      e.kind = "softcap_grad";
-      e.input = input(0)(r, c);
-      const double score = input(1)(r, c), cap = n.options.softcap;
-      const double tanh = std::tanh(score / cap);
-      e.factor = 1 - tanh * tanh;
-      const std::string in = num(e.input), s = num(score), cap_text = num(cap), slope = num(e.factor);
-      derive({same_entry(0) + "\\,\\big(1 - \\tanh^2(" + same_entry(1) + " / c)\\big)",
-              in + "\\,\\big(1 - \\tanh^2(" + s + " / " + cap_text + ")\\big)", in + " \\cdot " + slope, value});
-      e.text = "Soft-capping c·tanh(s/c) has the slope 1 − tanh²(s/c) = " + slope +
-               " here: near 1 for small scores, near 0 where the cap saturates. The gradient is multiplied by it.";
-    } else if (id == "dscores") {
-      e.kind = "scale";
-      e.input = input(0)(r, c);
-      e.factor = t.scale;
-      const std::string in = num(e.input), f = num(e.factor);
-      derive({same_entry(0) + " \\cdot " + f, in + " \\cdot " + f, value});
-      e.text = "The scores were multiplied by the scale " + f + ", so their gradient is the next step’s multiplied by the same " + f + ".";
-    } else if (input_step(0).id == "dscores") {  // dQ, dQ_rot, dK, dK_rot, dK_cache of a head
-      const Matrix d = input(0), other = input(1);
-      const std::string& ds = input_step(0).symbol;
-      const std::string& x = input_step(1).symbol;
-      if (id[1] == 'Q') {
-        chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
-              "The scores of @query are its query dotted with every key: feature " + c1 + " of the query meets feature " +
-                  c1 + " of each key. So its gradient is the " + along + " of score gradients times those key features, summed.");
-      } else {
-        chain(d.col(r), other.col(c), ds, at("k", r1), x, at("k", c1), "query", "Queries that read @key",
-              "Every query’s score with @key is that query dotted with this key: feature " + c1 + " of the key meets "
-              "feature " + c1 + " of each query. So its gradient is the score gradients of @key times those query features, "
-              "summed over the queries.");
-      }
-    } else if (step->head >= 0 && (input_step(0).id == "dK_cache" || input_step(0).id == "dV_cache")) {
-      copy(input_step(0), n.past + r, c,
-           "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
-               " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
-    } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-      const Rope& rope = n.options.rope;
-      const Matrix g = input(0);
-      e.input = g(r, c);
-      if (c >= rope.dims) {
-        e.kind = "unrotated";
-        derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
-        e.text = "This feature lies beyond RoPE’s rotated dimensions: its gradient passes through unchanged.";
-        return;
-      }
-      e.kind = "rotation";
-      const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
-      const auto [a, b] = rope_pair(rope, pair);
-      e.pair_first = a;
-      e.pair_second = b;
-      e.position = id == "dQ" ? n.query_pos[static_cast<size_t>(r)] : n.key_pos[static_cast<size_t>(n.past + r)];
-      const RopeAngle turn = rope_angle(rope, e.position, pair);
-      e.angle = turn.angle;
-      e.cos = turn.cos;
-      e.sin = turn.sin;
-      // The rotation's transpose: turned back by the same angle.
-      e.left = {g(r, a), g(r, b)};
-      e.right = c == a ? std::vector<double>{turn.cos, turn.sin} : std::vector<double>{-turn.sin, turn.cos};
-      for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
-      const std::string& from = input_step(0).symbol;
-      const std::string ga = indexed(from, at(r1, std::to_string(a + 1))), gb = indexed(from, at(r1, std::to_string(b + 1)));
-      const bool tables = std::isnan(e.angle);
-      const std::string angle = tables ? "" : num(e.angle);
-      const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
-      const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
-      derive({c == a ? ga + "\\cos\\theta + " + gb + "\\sin\\theta" : "-" + ga + "\\sin\\theta + " + gb + "\\cos\\theta",
-              "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
-      e.text = "RoPE turned features " + std::to_string(a + 1) + " and " + std::to_string(b + 1) + " together by the angle " +
-               (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " + js_number(e.position) +
-               ". A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle.";
-    } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V") {
-      // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
-      e.kind = "head_sum";
-      std::vector<double> heads;
-      std::string sum;
-      for (size_t k = 0; k < step->inputs.size(); ++k) {
-        const Step& part = input_step(k);
-        if (c < part.feature_first || c >= part.feature_first + part.feature_count) continue;
-        const std::string col = std::to_string(c - part.feature_first + 1);
-        e.left.push_back(input(k)(r, c - part.feature_first));
-        heads.push_back(part.head + 1);
-        sum += (sum.empty() ? "" : " + ") + indexed(part.symbol, at(r1, col));
-      }
-      derive({sum, "@terms(1)", value});
-      const std::string rows = id.rfind("dpast", 0) == 0 ? " (the cached rows)" : "";
-      e.text = heads.size() == 1
-                   ? "The heads sit side by side: this is head " + js_number(heads[0]) + "’s gradient" + rows + "."
-                   : "Key/value head " + std::to_string(c / (id == "dK" || id == "dpast_K" ? n.d_k : n.d_v) + 1) +
-                         " is read by " + std::to_string(heads.size()) +
-                         " query heads (grouped-query attention): its gradient is the sum of theirs" + rows + ".";
-      table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
-    } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
-      const bool two = step->inputs.size() == 2;
-      const Matrix x = two ? input(0) : (id == "dW_Q" || !n.cross) ? n.X : n.X_kv;
-      const std::string x_name = two ? input_step(0).symbol : given_symbol(id == "dW_Q" || !n.cross ? "X" : "X_kv", -1, n);
-      const Step& d = input_step(step->inputs.size() - 1);
-      const Matrix dy = input(step->inputs.size() - 1);
-      const bool queries = id == "dW_O" || id == "dW_Q";
-      const std::string over = queries ? "query" : n.past == 0 ? "key" : "m";
-      const std::string made = id == "dW_O" ? "the output" : id == "dW_Q" ? "the queries" : id == "dW_K" ? "the keys" : "the values";
-      chain(x.col(r), dy.col(c), x_name, at("k", r1), d.symbol, at("k", c1), over, "Tokens",
-            "This weight multiplies feature " + r1 + " of every token into feature " + c1 + " of " + made +
-                ": the tokens’ feature " + r1 + " times the gradients of feature " + c1 + ", summed over the tokens.");
-    } else if (id.rfind("db_", 0) == 0) {
-      e.kind = "token_sum";
-      const Matrix d = input(0);
-      const Vector column = d.col(c);
-      e.left.assign(column.data(), column.data() + column.size());
-      derive({"\\sum_k " + indexed(input_step(0).symbol, at("k", c1)), "@terms(0)", value});
-      e.text = "The bias is added to every token’s feature " + c1 + ", so its gradient is that feature’s gradient summed over the tokens.";
-      table("Tokens", {"m", "gradient"}, "m", {e.left});
-    } else if (id == "dX" || id == "dX_kv") {
-      // Each projection that reads X: d·Wᵀ, the paths added.
-      e.kind = "gradient_dot";
-      std::string sum;
-      for (size_t k = 0; k < step->inputs.size(); ++k) {
-        const Step& d = input_step(k);
-        const std::string w = std::string("W_") + d.id[1];
-        const Matrix& W = d.id == "dQ" ? n.W_Q : d.id == "dK" ? n.W_K : n.W_V;
-        const Matrix g = input(k);
-        for (Eigen::Index m = 0; m < g.cols(); ++m) {
-          e.left.push_back(g(r, m));
-          e.right.push_back(W(c, m));
-          e.products.push_back(g(r, m) * W(c, m));
-        }
-        sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d.symbol, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
-      }
-      derive({sum, "@terms(0,1)", value});
-      const std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" ? "the queries, keys and values (through W_Q, W_K, W_V)" : "the keys and values (through W_K, W_V)";
-      e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along +
-               " " + c1 + " of its weights, all added.";
-      table(step->inputs.size() == 1 ? "Features of dQ" : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
-            {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
-    } else if (id == "dP") {
-      copy(input_step(0), r, c, "The learned positions P are added to X, so their gradient is X’s.");
-    } else {
-      throw InputError("explain has no worked calculation for gradient step '" + id + "'");
-    }
-  };
-
-  if (is_gradient_step(step_id)) {
-    gradient_cell();
-    return e;
-  }
   if (step_id == "positional") {
     if (n.options.positional == Positional::Learned) {
       given();
-      return e;
+      return;
     }
     e.kind = "sinusoid";
     e.position = n.query_pos[static_cast<size_t>(r)];
@@ -468,7 +237,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
       e.kind = "unrotated";
       derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
       e.text = "This feature lies beyond RoPE’s rotated dimensions: it passes through unchanged.";
-      return e;
+      return;
     }
     e.kind = "rotation";
     const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
@@ -523,7 +292,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
   } else if (step_id == "Q" || step_id == "K" || step_id == "V") {
     if (n.direct) {
       given();
-      return e;
+      return;
     }
     e.kind = "projection";
     const bool is_q = step_id == "Q";
@@ -584,7 +353,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     e.text = "Soft-capping squashes large scores smoothly into (−c, c), c = " + cap + ".";
   } else if (step_id == "alibi") {
     e.kind = "alibi";
-    e.slope = n.alibi_slopes[static_cast<size_t>(head)];
+    e.slope = n.alibi_slopes[static_cast<size_t>(step->head)];
     e.query_pos = n.query_pos[static_cast<size_t>(r)];
     e.key_pos = n.key_pos[static_cast<size_t>(c)];
     const std::string m = num(e.slope), p = js_number(e.query_pos), q = js_number(e.key_pos);
@@ -639,7 +408,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     if (!n.sink_logits.empty()) {
       // The sink logit joins the row: it counts in the max and adds a term to the sum.
       e.has_sink = true;
-      e.sink_logit = n.sink_logits[static_cast<size_t>(head)];
+      e.sink_logit = n.sink_logits[static_cast<size_t>(step->head)];
       const double max = std::max(e.max, e.sink_logit);
       e.exp_sum = 0;
       e.shifted.clear();
@@ -659,7 +428,7 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
     if (e.max == -kInf) {
       derive({"0 \\quad\\text{(every key of this query is masked)}"});
       e.text = "Every key of this query is masked, so all its weights are 0 (no softmax is taken).";
-      return e;
+      return;
     }
     // Along the row (rows layout) or down the column (columns layout) of the step it reads.
     const std::string& x = input_step(0).symbol;
@@ -729,7 +498,6 @@ Explanation explain_cell(const Normalized& n, const Trace& t, const std::string&
              (e.has_bias ? ", plus the bias " + bias.substr(3) : "") + ".";
     table("Terms", {"m", output ? "H value" : "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   }
-  return e;
 }
 
 }  // namespace attn

@@ -235,15 +235,4 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
 
 Gradients gradients(const Problem& problem) { return gradients(problem, problem.dO); }
 
-// Here, not in explain.cpp, so that a module binding only explain_forward links no backward pass.
-Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
-                    Eigen::Index col) {
-  if (!is_gradient_step(step_id)) return explain_forward(problem, step_id, head, row, col);
-  // A gradient step's cell reads the backward pass (the forward steps, then the gradients).
-  const Trace t = gradients(problem).trace;  // checks dO against the output
-  Normalized n = normalize(problem);
-  if (problem.dO) n.dO = n.columns ? Matrix(problem.dO->transpose()) : *problem.dO;  // as gradients() keeps it
-  return explain_cell(n, t, step_id, head, row, col);
-}
-
 }  // namespace attn

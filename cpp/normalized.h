@@ -70,11 +70,6 @@ Normalized normalize(const Problem& problem);
 /// Every step of the trace of a normalized problem, in its precision (attention.cpp).
 Trace compute_trace(const Normalized& n);
 
-/// The worked calculation of cell (row, col) of step `step_id` of `head` in `t`, the trace of `n`
-/// with or without its backward pass's steps (explain.cpp; attention.h's explain says the rules).
-Explanation explain_cell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
-                         Eigen::Index row, Eigen::Index col);
-
 /// The angle of the original Transformer's position encoding for `feature` (from 0) of d_model
 /// features at `position`: position / 10000^(2i/d_model), i = feature / 2 (attention.cpp).
 double sinusoid_angle(double position, Eigen::Index feature, Eigen::Index d_model);

@@ -467,6 +467,24 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
 }
 
+TEST_CASE("explain: a per-head step asked for with head -1 is head 0's, slope and sink logit too", "[attention][explain]") {
+  // Head -1 once indexed the slopes and sink logits with -1 (garbage in wasm, an assertion natively).
+  Problem p;
+  p.Q = p.K = p.V = Matrix::Ones(2, 4);
+  p.options.heads = 2;
+  p.options.alibi = true;
+  p.options.sink_logit = {0.5, -1};
+  const auto alibi = attn::explain(p, "alibi", -1, 1, 0);
+  CHECK(alibi.head == 0);
+  CHECK(alibi.slope == 0.0625);  // the ALiBi paper's first slope of two heads, 2^-4
+  CHECK(alibi.value == -0.0625);
+  CHECK(alibi.lines == attn::explain(p, "alibi", 0, 1, 0).lines);
+  const auto weights = attn::explain(p, "weights", -1, 1, 0);
+  CHECK(weights.head == 0);
+  CHECK(weights.sink_logit == 0.5);
+  CHECK(weights.numbers == attn::explain(p, "weights", 0, 1, 0).numbers);
+}
+
 TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, terms", "[attention][explain]") {
   auto p = random_projection_problem(31, 3, 3, 4, 4, 2);
   p.b_Q = attn::Vector::Constant(4, 0.25);

@@ -444,4 +444,7 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   CHECK(hidden.text.find("no gradient flows back") != std::string::npos);
   REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0), "the trace has no step 'dW_Q' for head (none)");
   REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
+  // The core module binds explain_forward, which links no gradient cells and says why it refuses.
+  REQUIRE_THROWS_WITH(attn::explain_forward(p, "dA", 0, 0, 0),
+                      "step 'dA' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
 }

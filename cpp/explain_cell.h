@@ -1,0 +1,79 @@
+// Internal to explain(): one cell being explained, and how a worked calculation is written
+// (Explanation::lines, text, numbers, terms). explain.cpp defines it and the forward steps'
+// calculations; explain_gradients.cpp the gradient steps', in an object of its own, so that a
+// module binding only explain_forward (the core wasm) links none of them.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "normalized.h"
+
+namespace attn {
+
+/// `symbol` with the subscript `sub`, in parentheses when it has a subscript already.
+std::string indexed(const std::string& symbol, const std::string& sub);
+
+/// "Hidden from this query by the window and your mask." (from e.components)
+std::string hidden_by(const Explanation& e);
+
+/// The sentence added when a sink token kept the key from the window (empty otherwise).
+std::string kept_by_sink(const Explanation& e);
+
+/// `parts` with `between` between them.
+std::string join(const std::vector<std::string>& parts, const char* between);
+
+/// Cell (row, col) of step `step_id` of `head` in `t`, the trace of `n` (with or without its
+/// backward pass's steps), with its explanation `e` being filled in.
+struct ExplainedCell {
+  /// Finds the step (a per-head step asked for with head -1 answers for head 0, a step every
+  /// head shares answers for head 0) and sets e's cell and value. Throws InputError if the step
+  /// or the cell does not exist.
+  ExplainedCell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
+                Eigen::Index row, Eigen::Index col);
+
+  /// The calculation of a forward step (explain.cpp) or of a gradient step (explain_gradients.cpp).
+  void forward();
+  void gradient();
+
+  const Normalized& n;
+  const Trace& t;
+  const std::string& step_id;
+  const Step* step = nullptr;  ///< the step found: its head (not the one asked for) is the cell's
+  Explanation e;
+  // The rows layout: (r, c) is (query, key) for scores, (token, feature) otherwise.
+  Eigen::Index r = 0, c = 0;
+  std::string value;   ///< "@0", the value's placeholder
+  std::string ij;      ///< "row,col" from 1, in the user's layout
+  std::string r1, c1;  ///< r + 1 and c + 1
+  std::string cell;    ///< the cell's own symbol with its subscripts
+
+  /// Step `s`'s values in the rows layout.
+  Matrix rows_layout(const Step& s) const;
+  /// The k-th step this one is computed from, and its values in the rows layout.
+  const Step& input_step(size_t k) const;
+  Matrix input(size_t k) const;
+  /// Subscripts in the user's layout from indices (from 1) in the rows layout.
+  std::string at(const std::string& a, const std::string& b) const;
+  /// The same entry of the k-th input step (an element-wise step).
+  std::string same_entry(size_t k) const;
+
+  // ---- writing the calculation (see Explanation::lines) ----
+  /// `@N` of a number: its place in e.numbers; numbers[0] is the value. (Take each into a
+  /// variable before joining texts: the operands of + are evaluated in no fixed order.)
+  std::string num(double x);
+  /// left, right and their products, term by term.
+  void dot(const Eigen::Ref<const Vector>& left, const Eigen::Ref<const Vector>& right);
+  /// e.lines: the cell, then each right-hand side.
+  void derive(std::initializer_list<std::string> rhs);
+  void table(std::string caption, std::vector<std::string> headers, std::string index,
+             std::vector<std::vector<double>> columns, int highlight = -1);
+  /// The mask's verdict on the cell's (query, key): hidden or not, by what, and the fill.
+  void read_mask();
+  /// A cell of a step given directly (one of the user's inputs).
+  void given();
+};
+
+}  // namespace attn
