@@ -23,6 +23,7 @@ import { gzipSync } from 'node:zlib';
 
 import { median, randomArray } from './inputs.mjs';
 import { buildNative, runNative, sh } from './native.mjs';
+import { entryFiles } from './entry_sizes.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 // ATTN_BENCH_DIST: benchmark another build laid out like dist/ (e.g. a SIMD experiment).
@@ -155,19 +156,6 @@ function gz(path) {
   return gzipSync(readFileSync(path), { level: 9 }).length;
 }
 
-/** dist files a browser loads for `import ... from <entry>`: its import graph, plus its .wasm. */
-function downloadSet(entry, wasm) {
-  const seen = new Set();
-  const visit = (file) => {
-    if (seen.has(file) || !existsSync(join(DIST, file))) return;
-    seen.add(file);
-    const text = readFileSync(join(DIST, file), 'utf8');
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"]\.\/([\w.-]+\.js)['"]/g)) visit(m[1]);
-  };
-  visit(entry);
-  return [...seen, wasm];
-}
-
 const fmtMs = (ms) => (ms === undefined ? '—' : ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(0)} ms`);
 const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
@@ -297,7 +285,7 @@ const entries = { full: ['index.js', 'attention.wasm'], fast: ['fast-index.js', 
 const downloads = {};
 const cold = {};
 for (const [name, [entry, wasm]] of Object.entries(entries)) {
-  downloads[name] = Object.fromEntries(downloadSet(entry, wasm).map((f) => [f, gz(join(DIST, f))]));
+  downloads[name] = Object.fromEntries(entryFiles(DIST, entry, wasm).map((f) => [f, gz(join(DIST, f))]));
   cold[name] = [];
   for (let i = 0; i < 5; i++) {
     const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-cold', name], { encoding: 'utf8', cwd: ROOT });
