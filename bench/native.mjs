@@ -15,8 +15,8 @@ export function sh(command, args, options = {}) {
 
 export function buildNative() {
   const exe = join(BUILD, 'bench_native');
-  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp', 'cpp/validate.cpp', 'cpp/steps.cpp', 'cpp/explain.cpp'];
-  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/normalized.h', 'cpp/steps.h', 'cpp/matrix.h', 'cpp/explain_cell.h'];
+  const sources = ['bench/bench_native.cpp', 'cpp/fast_attention.cpp', 'cpp/attention.cpp', 'cpp/validate.cpp', 'cpp/steps.cpp'];
+  const headers = ['cpp/fast_attention.h', 'cpp/attention.h', 'cpp/normalized.h', 'cpp/steps.h', 'cpp/matrix.h'];
   const newest = Math.max(...[...sources, ...headers].map((f) => statSync(join(ROOT, f)).mtimeMs));
   if (!existsSync(exe) || statSync(exe).mtimeMs < newest) {
     mkdirSync(BUILD, { recursive: true });
