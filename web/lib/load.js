@@ -126,8 +126,12 @@ export function indexOf(names) {
   return out;
 }
 
-/** The bindings return an error as an Error object (cpp/wire.h guarded()): throw it here. */
+/**
+ * The bindings return an error as an Error object (cpp/wire.h guarded()): thrown here as a new
+ * Error with its message. The module's own was made in the minified glue, whose one long line
+ * Node prints whole above an uncaught error; its stack holds nothing a reader can use.
+ */
 export function unwrap(result) {
-  if (result instanceof Error) throw result;
+  if (result instanceof Error) throw new Error(result.message);
   return result;
 }
