@@ -1,7 +1,7 @@
 // Every error path of the JS API: each is a real Error whose message names the field (and for
 // runAll the problem), or carries the core's message naming the matrices and their shapes.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { before, describe, test } from 'node:test';
@@ -184,4 +184,21 @@ describe('loading failures name the URL or path tried', () => {
       server.close();
     }
   });
+});
+
+// An input error nobody catches: Node prints the line that threw it above the message. That line
+// is the package's own short one (load.js unwrap), and the stack reaches the caller's script; not
+// the compiled glue, whose one minified line is tens of KB.
+test('an uncaught input error shows a readable line and the caller in its stack', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const script = `${tmpdir()}/attention-uncaught-${process.pid}.mjs`;
+  await writeFile(script, `import { loadAttention } from ${JSON.stringify(`${dist}node.js`)};\n` +
+    'const engine = await loadAttention();\n' +
+    'engine.run({ Q: [[1, 2], [3, 4]], K: [[1, 2, 3]], V: [[1, 2]] });\n');
+  const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
+  await rm(script, { force: true });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /Error: Q has 2 columns but K has 3: queries and keys need the same d_k/);
+  assert.match(r.stderr, /attention-uncaught-\d+\.mjs:3/, `the caller's line is not in the stack:\n${r.stderr.slice(0, 2000)}`);
+  assert.ok(r.stderr.length < 3000, `${r.stderr.length} characters on stderr, starting: ${r.stderr.slice(0, 300)}`);
 });
