@@ -571,6 +571,28 @@ test('phone-sized screen: reflows without sideways scrolling', async ({ base, co
   assert(overflow <= 1, `the page is ${overflow}px wider than a 390px screen`);
 });
 
+// The why view is drawn in the browser's idle time after an update, after the update's pass over
+// the scrolling regions; on a phone its formula scrolls sideways and must keep a tab stop when the
+// drawing replaces it (typeset once KaTeX is there, the formula is a new element at the next update).
+test('phone-sized screen: the why view redrawn after an edit keeps its scrolling regions reachable', async ({ base, context }) => {
+  const phone = await context.newPage();
+  await phone.setViewportSize({ width: 390, height: 844 });
+  await phone.goto(base);
+  await phone.waitForSelector('body[data-ready="true"]');
+  await phone.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]').fill('0.25');
+  await phone.waitForSelector('#why:not([aria-busy])', { state: 'attached', timeout: 5000 });
+  const regions = await phone.evaluate(() => [...document.querySelectorAll('#why .formula, #why .table-scroll')].map((el) => ({
+    what: `${el.parentElement.className} > ${el.className}`,
+    sideways: el.scrollWidth > el.clientWidth + 1,
+    reachable: el.tabIndex >= 0 || el.querySelector('a[href], button, input, select, textarea, [tabindex]') !== null,
+  })));
+  await phone.close();
+  const formula = regions.find((r) => r.what.startsWith('why-intro'));
+  assert(formula?.sideways, `the why view's formula does not scroll sideways at 390 px: ${JSON.stringify(regions)}`);
+  const unreachable = regions.filter((r) => r.sideways && !r.reachable);
+  assert(unreachable.length === 0, `regions that scroll sideways without a tab stop: ${JSON.stringify(unreachable)}`);
+});
+
 test('why √d_k view and a full-page screenshot for the README', async ({ page }) => {
   await loadPreset(page, '000', 4);
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');

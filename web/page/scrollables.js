@@ -25,9 +25,14 @@ let cancelLater = null; // cancels the pending pass over regions the browser is 
  * the browser skips for now (in a step card or panel with `content-visibility: auto` far from the
  * viewport, or not displayed) are marked once it is idle: measuring them would lay them out in the
  * middle of a frame. `skippedToo` marks them now as well (the page's first drawing, before it says
- * it is ready).
+ * it is ready). `within`: only the regions inside that element, all of them now (a view redrawn
+ * in the browser's idle time, after the pass of its update had marked the regions it replaced).
  */
-export function markScrollables({ skippedToo = false } = {}) {
+export function markScrollables({ skippedToo = false, within = null } = {}) {
+  if (within) {
+    mark([...within.querySelectorAll(SCROLLERS)]);
+    return;
+  }
   const shown = [];
   const left = []; // skipped now, marked when idle whether or not skipped by then
   for (const el of document.querySelectorAll(SCROLLERS)) {

@@ -34,8 +34,13 @@ let errorTimer = 0;
 const why = { cancel: null, whenSeen: false }; // cancel: the pending drawing's, while there is one
 
 function drawWhy() {
-  $('why')?.removeAttribute('aria-busy');
+  const el = $('why');
+  if (!el) return;
+  el.removeAttribute('aria-busy');
   renderWhyView();
+  // Drawn after the update's own pass over the scrolling regions: its formula (typeset once KaTeX
+  // is there) and tables may be new elements, which need their tab stops.
+  markScrollables({ within: el });
 }
 
 function scheduleWhy(trace) {
