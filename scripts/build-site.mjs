@@ -287,8 +287,31 @@ async function firstScreen(siteDir) {
   }
 }
 
+// With the snapshot, first-screen.js also starts the live page: the page's module and the engine's
+// preload move from <head> into it (its `start`), so that they load after the snapshot's first
+// frame rather than competing with it. Each becomes [tag, { attribute: value }].
+const PAGE_START = /^[ \t]*<(script) (type="module" [^>]*)><\/script>\n|^[ \t]*<(link) (rel="(?:module)?preload" [^>]*)>\n/gm;
+function takePageStart(head) {
+  const start = [];
+  const rest = head.replace(PAGE_START, (all, script, scriptAttrs, link, linkAttrs) => {
+    const attrs = {};
+    for (const [, name, value] of (scriptAttrs ?? linkAttrs).matchAll(/([\w-]+)="([^"]*)"/g)) attrs[name] = value;
+    start.push([script ?? link, attrs]);
+    return '';
+  });
+  if (!start.some(([tag]) => tag === 'script')) fail('index.html has no <script type="module" …> in <head> for first-screen.js to start');
+  return { start, rest };
+}
+function writePageStart(start) {
+  const file = join(out, FIRST_SCREEN.script);
+  const source = readFileSync(file, 'utf8');
+  if (!source.includes('__PAGE_START__')) fail(`web/page/${FIRST_SCREEN.script} has no __PAGE_START__ for the page's start`);
+  writeFileSync(file, source.replace('__PAGE_START__', () => JSON.stringify(start)));
+}
+
 {
   const shot = await firstScreen(out);
+  if (!shot) writePageStart([]); // index.html does not load it
   if (shot) {
     const htmlFile = join(out, 'index.html');
     const html = readFileSync(htmlFile, 'utf8');
@@ -299,8 +322,10 @@ async function firstScreen(siteDir) {
     const pristine = html.slice(open.index + open[0].length, close);
     const head = html.indexOf('</head>');
     if (head < 0 || head > open.index) fail('index.html has no </head> before <main id="app">');
+    const { start, rest: headRest } = takePageStart(html.slice(0, head));
+    writePageStart(start);
     // The script's two runs (first-screen.js): in <head> it decides, after the template it acts.
-    writeFileSync(htmlFile, html.slice(0, head) + `  <script src="${FIRST_SCREEN.script}"></script>\n` + html.slice(head, open.index) +
+    writeFileSync(htmlFile, headRest + `  <script src="${FIRST_SCREEN.script}"></script>\n` + html.slice(head, open.index) +
       `<main id="app"${attrs} inert data-snapshot="pending">\n${shot.html}\n  </main>\n` +
       `  <template id="${FIRST_SCREEN.template}">${pristine}</template>\n` +
       `  <script src="${FIRST_SCREEN.script}"></script>` +

@@ -144,6 +144,49 @@ test('without a link the numbers are painted before the engine is loaded; then t
   assertShown(await readWeights(page), edited, 'the weights after editing Q[1, 1]');
 });
 
+// The page's module and the engine's .wasm are fetched after the frame that shows the snapshot (they
+// competed with its layout and paint, BENCHMARKS.md, twelfth session); with a link, as the HTML is
+// parsed (fetched at once, run when the HTML is parsed). Each frame records, before its paint,
+// whether step cards show and whether the page's module is in the document yet (or preloaded).
+for (const [what, path, framesFirst] of [['without a link', '', true], ['with a link', `#${await share.encodeStateString({ preset: 'lookup' })}`, false]]) {
+  test(`${what}, the live page is started ${framesFirst ? 'after the snapshot\'s first frame' : 'at once'}`, async ({ page, base }) => {
+    await page.addInitScript(() => {
+      window.start_ = { frames: 0, withSteps: 0, moduleAtFrame: null, moduleAtSteps: null };
+      const tick = () => {
+        const s = window.start_;
+        s.frames += 1;
+        if (document.querySelector('#step-list article.step')?.checkVisibility({ visibilityProperty: true })) s.withSteps += 1;
+        if (s.moduleAtFrame === null && document.querySelector('script[type="module"], link[rel="modulepreload"]')) {
+          s.moduleAtFrame = s.frames;
+          s.moduleAtSteps = s.withSteps;
+        }
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    const wasm = [];
+    page.on('request', (r) => { if (r.url().endsWith('/lib/attention.wasm')) wasm.push(r.url()); });
+    await page.goto(`${base}${path}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    const start = await page.evaluate(() => ({
+      ...window.start_,
+      modules: [...document.querySelectorAll('script[type="module"]')].map((s) => s.getAttribute('src')),
+      preloads: [...document.querySelectorAll('link[rel="preload"]')].map((l) => `${l.getAttribute('href')} ${l.getAttribute('as')} ${l.getAttribute('crossorigin')}`),
+      modulePreloads: [...document.querySelectorAll('link[rel="modulepreload"]')].map((l) => l.getAttribute('href')),
+    }));
+    assert(JSON.stringify(start.modules) === '["main.bundle.js"]', `the page's modules: ${JSON.stringify(start.modules)}`);
+    assert(JSON.stringify(start.preloads) === '["lib/attention.wasm fetch anonymous"]', `the preloads: ${JSON.stringify(start.preloads)}`);
+    // The preload and loadAttention's fetch are one request (the same URL, mode and credentials).
+    assert(wasm.length === 1, `lib/attention.wasm was requested ${wasm.length} times`);
+    if (framesFirst) {
+      assert(start.moduleAtSteps >= 1, `the module was in the document before a frame showed the snapshot: ${JSON.stringify(start)}`);
+      assert(start.modulePreloads.length === 0, `the module was preloaded: ${JSON.stringify(start)}`);
+    } else {
+      assert(start.moduleAtFrame === 1 && JSON.stringify(start.modulePreloads) === '["main.bundle.js"]', `with a link the module was fetched only at frame ${start.moduleAtFrame}: ${JSON.stringify(start)}`);
+    }
+  });
+}
+
 // What the first screen shows, for comparing the snapshot with the live page that replaces it: the
 // problem panel's fold and where things are: the lesson's, problem panel's and steps' landmarks on
 // the first screen, as far as the screen goes (below it, the step cards the snapshot skips have a

@@ -8,25 +8,58 @@
 // - right after #app and its template, it puts the pristine markup back when the snapshot is not
 //   kept, folds the snapshot's problem panel where the live page starts with it folded (a phone,
 //   or the reader folded it in this tab), and marks when the kept one is painted.
+// It also starts the live page: build-site moved the page's module and the engine's preload out of
+// <head> into `start` below. Without a snapshot they start at once (the module runs once the HTML
+// is parsed, as a module in <head> would); with one, after the frame that shows it: fetching and
+// compiling the page's half-megabyte module while the snapshot is laid out and painted delayed the
+// first steps by ~0.1 s on a 2-core machine (BENCHMARKS.md, twelfth session).
 // main.js swaps the pristine markup in when the engine is ready (takeOver).
 // Not inline: the site runs under a strict Content-Security-Policy (script-src 'self').
 (function () {
   // { phone, panelKey, startsFolded, showSetup }: web/page/layout.js's, written here by scripts/build-site.mjs.
   var rules = __LAYOUT_RULES__;
+  // [[tag, { attribute: value }], ...]: the elements that start the live page, from index.html's <head>.
+  var start = __PAGE_START__;
   var root = document.documentElement;
+
+  /**
+   * Puts the preloads in <head> now and the scripts once the HTML is parsed (a module added to the
+   * document runs as soon as it is loaded); a module is fetched and compiled meanwhile
+   * (modulepreload).
+   */
+  function startPage() {
+    var add = function (tag, attrs) {
+      var el = document.createElement(tag);
+      for (var name in attrs) el.setAttribute(name, attrs[name]);
+      document.head.appendChild(el);
+    };
+    var parsing = document.readyState === 'loading';
+    var scripts = [];
+    for (var i = 0; i < start.length; i++) {
+      if (start[i][0] !== 'script') add(start[i][0], start[i][1]);
+      else {
+        scripts.push(start[i][1]);
+        if (parsing) add('link', { rel: 'modulepreload', href: start[i][1].src });
+      }
+    }
+    var run = function () { for (var j = 0; j < scripts.length; j++) add('script', scripts[j]); };
+    if (parsing) document.addEventListener('DOMContentLoaded', run);
+    else run();
+  }
+
   var app = document.getElementById('app');
   if (!app) {
     var differs =
       location.hash.length > 1 ||       // a link's state (or a student's exercise)
       location.search.length > 1 ||     // ?embed, ?hide, ?lock, ?present, ?lesson, ... change the page
       window.parent !== window;         // a frame: its host may reopen it with the reader's edits
-    if (!differs) root.setAttribute('data-first-screen', 'prerendered');
+    if (differs) startPage();
+    else root.setAttribute('data-first-screen', 'prerendered');
     return;
   }
-  var pristine = document.getElementById('app-pristine');
-  if (!pristine || app.getAttribute('data-snapshot') !== 'pending') return;
   if (root.getAttribute('data-first-screen') !== 'prerendered') {
-    app.replaceChildren(pristine.content.cloneNode(true));
+    // Started in <head>: the live page draws its own markup ("Loading…") until the engine is there.
+    app.replaceChildren(document.getElementById('app-pristine').content.cloneNode(true));
     app.removeAttribute('data-snapshot');
     app.removeAttribute('inert');
     return;
@@ -58,9 +91,20 @@
       }
     }).observe({ type: 'element', buffered: true });
   }
+  var started = false;
+  var startOnce = function () {
+    if (started) return;
+    started = true;
+    startPage();
+  };
   requestAnimationFrame(function () {
     var channel = new MessageChannel();
-    channel.port1.onmessage = function () { if (!exact) performance.mark(PAINTED); };
+    channel.port1.onmessage = function () {
+      if (!exact) performance.mark(PAINTED);
+      startOnce();
+    };
     channel.port2.postMessage(null);
   });
+  // A tab opened in the background draws no frames: the page starts anyway.
+  setTimeout(startOnce, 1000);
 })();
