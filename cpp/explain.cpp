@@ -153,6 +153,43 @@ void ExplainedCell::read_mask() {
   e.additive = mask.additive(r, c);
 }
 
+std::string ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
+  const Rope& rope = n.options.rope;
+  e.input = x(r, c);
+  if (c >= rope.dims) {
+    e.kind = "unrotated";
+    derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
+    return "";
+  }
+  e.kind = "rotation";
+  const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
+  const auto [a, b] = rope_pair(rope, pair);
+  e.pair_first = a;
+  e.pair_second = b;
+  // Queries sit at their positions; new keys come after the cached ones.
+  e.position = query ? n.query_pos[static_cast<size_t>(r)] : n.key_pos[static_cast<size_t>(n.past + r)];
+  const RopeAngle turn = rope_angle(rope, e.position, pair);
+  e.angle = turn.angle;
+  e.cos = turn.cos;
+  e.sin = turn.sin;
+  // Row (a, b) of the rotation [cos −sin; sin cos], or of its transpose.
+  const double s = back ? -turn.sin : turn.sin;
+  e.left = {x(r, a), x(r, b)};
+  e.right = c == a ? std::vector<double>{turn.cos, -s} : std::vector<double>{s, turn.cos};
+  for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
+  const std::string& from = input_step(0).symbol;
+  const std::string xa = indexed(from, at(r1, std::to_string(a + 1))), xb = indexed(from, at(r1, std::to_string(b + 1)));
+  const bool tables = std::isnan(e.angle);
+  const std::string angle = tables ? "" : num(e.angle);
+  const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
+  const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
+  const char* minus = back ? " + " : " - ";
+  const char* first_sin = back ? "-" : "";
+  derive({c == a ? xa + "\\cos\\theta" + minus + xb + "\\sin\\theta" : first_sin + xa + "\\sin\\theta + " + xb + "\\cos\\theta",
+          "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
+  return tables ? std::string("of the cos/sin tables") : angle + " rad";
+}
+
 void ExplainedCell::given() {
   e.kind = "input";
   derive({value + " \\quad\\text{(given)}"});
@@ -230,43 +267,15 @@ void ExplainedCell::forward() {
                "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
     }
   } else if (step_id == "Q_rot" || step_id == "K_rot") {
-    const Rope& rope = n.options.rope;
-    const Matrix x = input(0);
-    e.input = x(r, c);
-    if (c >= rope.dims) {
-      e.kind = "unrotated";
-      derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
+    const std::string angle = rotate_pair(input(0), step_id == "Q_rot", false);
+    if (angle.empty()) {
       e.text = "This feature lies beyond RoPE’s rotated dimensions: it passes through unchanged.";
       return;
     }
-    e.kind = "rotation";
-    const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
-    const auto [a, b] = rope_pair(rope, pair);
-    e.pair_first = a;
-    e.pair_second = b;
-    // Queries sit at their positions; new keys come after the cached ones.
-    e.position = step_id == "Q_rot" ? n.query_pos[static_cast<size_t>(r)]
-                                    : n.key_pos[static_cast<size_t>(n.past + r)];
-    const RopeAngle turn = rope_angle(rope, e.position, pair);
-    e.angle = turn.angle;
-    e.cos = turn.cos;
-    e.sin = turn.sin;
-    e.left = {x(r, a), x(r, b)};
-    e.right = c == a ? std::vector<double>{turn.cos, -turn.sin} : std::vector<double>{turn.sin, turn.cos};
-    for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
-    const std::string& from = input_step(0).symbol;
-    const std::string xa = indexed(from, at(r1, std::to_string(a + 1))), xb = indexed(from, at(r1, std::to_string(b + 1)));
-    const bool tables = std::isnan(e.angle);
-    const std::string angle = tables ? "" : num(e.angle);
-    const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
-    const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
-    derive({c == a ? xa + "\\cos\\theta - " + xb + "\\sin\\theta" : xa + "\\sin\\theta + " + xb + "\\cos\\theta",
-            "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
-    e.text = "RoPE turns features " + std::to_string(a + 1) + " and " + std::to_string(b + 1) +
-             " together, as a point in a plane, by the angle " +
-             (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " +
-             js_number(e.position) + ". A rotation keeps the pair’s length, and the dot product of a "
-             "rotated query and key depends only on how far apart they are.";
+    e.text = "RoPE turns features " + std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) +
+             " together, as a point in a plane, by the angle " + angle + " at position " + js_number(e.position) +
+             ". A rotation keeps the pair’s length, and the dot product of a rotated query and key depends only "
+             "on how far apart they are.";
   } else if (step_id == "K_cache" || step_id == "V_cache") {
     e.kind = "cache";
     e.source_col = c;

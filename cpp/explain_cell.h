@@ -74,6 +74,11 @@ struct ExplainedCell {
   void read_mask();
   /// A cell of a step given directly (one of the user's inputs).
   void given();
+  /// A cell of RoPE's rotation of row r of `x` (the queries' at their positions, or the new keys'
+  /// after the cached ones), or of its transpose (`back`: a gradient through the rotation): the
+  /// pair, angle and products, and the calculation. Returns the angle in words for e.text, or ""
+  /// for a feature beyond RoPE's dimensions (passed through, kind "unrotated").
+  std::string rotate_pair(const Matrix& x, bool query, bool back);
 };
 
 }  // namespace attn

@@ -153,39 +153,14 @@ void ExplainedCell::gradient() {
          "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
              " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-    const Rope& rope = n.options.rope;
-    const Matrix g = input(0);
-    e.input = g(r, c);
-    if (c >= rope.dims) {
-      e.kind = "unrotated";
-      derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
+    // The rotation's transpose: turned back by the same angle.
+    const std::string angle = rotate_pair(input(0), id == "dQ", true);
+    if (angle.empty()) {
       e.text = "This feature lies beyond RoPE’s rotated dimensions: its gradient passes through unchanged.";
       return;
     }
-    e.kind = "rotation";
-    const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
-    const auto [a, b] = rope_pair(rope, pair);
-    e.pair_first = a;
-    e.pair_second = b;
-    e.position = id == "dQ" ? n.query_pos[static_cast<size_t>(r)] : n.key_pos[static_cast<size_t>(n.past + r)];
-    const RopeAngle turn = rope_angle(rope, e.position, pair);
-    e.angle = turn.angle;
-    e.cos = turn.cos;
-    e.sin = turn.sin;
-    // The rotation's transpose: turned back by the same angle.
-    e.left = {g(r, a), g(r, b)};
-    e.right = c == a ? std::vector<double>{turn.cos, turn.sin} : std::vector<double>{-turn.sin, turn.cos};
-    for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
-    const std::string& from = input_step(0).symbol;
-    const std::string ga = indexed(from, at(r1, std::to_string(a + 1))), gb = indexed(from, at(r1, std::to_string(b + 1)));
-    const bool tables = std::isnan(e.angle);
-    const std::string angle = tables ? "" : num(e.angle);
-    const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
-    const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
-    derive({c == a ? ga + "\\cos\\theta + " + gb + "\\sin\\theta" : "-" + ga + "\\sin\\theta + " + gb + "\\cos\\theta",
-            "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
-    e.text = "RoPE turned features " + std::to_string(a + 1) + " and " + std::to_string(b + 1) + " together by the angle " +
-             (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " + js_number(e.position) +
+    e.text = "RoPE turned features " + std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) +
+             " together by the angle " + angle + " at position " + js_number(e.position) +
              ". A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle.";
   } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V") {
     // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
