@@ -80,8 +80,15 @@ ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::str
     if (s.id == step_id && (shared || (head == -1 && s.head == 0))) step = &s;
   }
   if (!step) {
-    throw InputError("the trace has no step '" + step_id + "' for head " +
-                     (head < 0 ? std::string("(none)") : std::to_string(head)));
+    // What there is instead: the step's heads, or else the trace's steps.
+    const auto head_name = [](int h) { return h < 0 ? std::string("(none)") : std::to_string(h); };
+    std::vector<std::string> heads, ids;
+    for (const Step& s : t.steps) {
+      if (s.id == step_id) heads.push_back(head_name(s.head));
+      if (std::find(ids.begin(), ids.end(), s.id) == ids.end()) ids.push_back(s.id);
+    }
+    throw InputError("the trace has no step '" + step_id + "' for head " + head_name(head) +
+                     (heads.empty() ? ": its steps are " + join(ids, ", ") : ": its heads are " + join(heads, ", ")));
   }
   if (row < 0 || col < 0 || row >= step->values.rows() || col >= step->values.cols()) {
     throw InputError("step '" + step_id + "' is " + std::to_string(step->values.rows()) + "x" +

@@ -463,7 +463,7 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   CHECK(o.kind == "projection");
   CHECK(o.products[0] + o.products[1] + o.bias == Approx(o.value));
 
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0), "the trace has no step 'weights' for head 5");
+  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0), "the trace has no step 'weights' for head 5: its heads are 0, 1");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
 }
 

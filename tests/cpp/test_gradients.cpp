@@ -442,7 +442,7 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   CHECK(hidden.components == std::vector<std::string>{"causal"});
   CHECK(hidden.value == 0);
   CHECK(hidden.text.find("no gradient flows back") != std::string::npos);
-  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0), "the trace has no step 'dW_Q' for head (none)");
+  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0), "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
   REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
   // The core module binds explain_forward, which links no gradient cells and says why it refuses.
   REQUIRE_THROWS_WITH(attn::explain_forward(p, "dA", 0, 0, 0),

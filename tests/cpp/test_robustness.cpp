@@ -522,12 +522,12 @@ TEST_CASE("robustness: limits refuse before allocating the trace", "[robustness]
 
 TEST_CASE("robustness: explain refuses cells and steps that do not exist", "[robustness][explain]") {
   const Problem p = direct_problem();
-  REQUIRE_THROWS_WITH(attn::explain(p, "softcapped", 0, 0, 0), "the trace has no step 'softcapped' for head 0");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 3, 0, 0), "the trace has no step 'weights' for head 3");
-  REQUIRE_THROWS_WITH(attn::explain(p, "concat", -1, 0, 0), "the trace has no step 'concat' for head (none)");
+  REQUIRE_THROWS_WITH(attn::explain(p, "softcapped", 0, 0, 0), "the trace has no step 'softcapped' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
+  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 3, 0, 0), "the trace has no step 'weights' for head 3: its heads are 0");
+  REQUIRE_THROWS_WITH(attn::explain(p, "concat", -1, 0, 0), "the trace has no step 'concat' for head (none): its steps are Q, K, V, scores, scaled, weights, output");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 2, 0), "step 'weights' is 2x3: it has no row 3, column 1");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 0, -1), "step 'weights' is 2x3: it has no row 1, column 0");
-  REQUIRE_THROWS_WITH(attn::explain(p, "<script>", 0, 0, 0), "the trace has no step '<script>' for head 0");
+  REQUIRE_THROWS_WITH(attn::explain(p, "<script>", 0, 0, 0), "the trace has no step '<script>' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
 }
 
 // ---------------------------------------------------------------------------------------------
