@@ -97,12 +97,16 @@ for (const name of readdirSync(lib)) {
 // page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
 // separate file, and `new URL('./x', import.meta.url)` in a module outside the site's root (the
 // package's .wasm files) is rewritten to name the same file from the bundle's folder.
+// Minified (terser): half the bytes to fetch and for V8 to parse before the page can start
+// (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
 const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
 let rollup;
+let terser;
 try {
   ({ rollup } = await import('rollup'));
+  ({ default: terser } = await import('@rollup/plugin-terser'));
 } catch {
-  fail('rollup is not installed: run `npm install` (it is a devDependency in package.json)');
+  fail('rollup or @rollup/plugin-terser is not installed: run `npm install` (they are devDependencies in package.json)');
 }
 const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
 const sitePaths = {
@@ -132,7 +136,7 @@ const sitePaths = {
     // Import cycles are kept in the order the browser would run them; anything else is a fault.
     if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`rollup: ${w.message}`);
   } });
-  await bundle.write({ file: join(out, BUNDLED.bundle), format: 'es', sourcemap: true });
+  await bundle.write({ file: join(out, BUNDLED.bundle), format: 'es', sourcemap: true, plugins: [terser()] });
   await bundle.close();
   const htmlFile = join(out, BUNDLED.html);
   const html = readFileSync(htmlFile, 'utf8');
