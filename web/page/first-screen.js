@@ -11,8 +11,8 @@
 // It also starts the live page: build-site moved the page's module and the engine's preload out of
 // <head> into `start` below. Without a snapshot they start at once (the module runs once the HTML
 // is parsed, as a module in <head> would); with one, after the frame that shows it: fetching and
-// compiling the page's half-megabyte module while the snapshot is laid out and painted delayed the
-// first steps by ~0.1 s on a 2-core machine (BENCHMARKS.md, twelfth session).
+// compiling the page's module while the snapshot was laid out and painted delayed the first steps
+// by ~0.1 s on a 2-core machine (BENCHMARKS.md, twelfth session).
 // main.js swaps the pristine markup in when the engine is ready (takeOver).
 // Not inline: the site runs under a strict Content-Security-Policy (script-src 'self').
 (function () {
