@@ -160,13 +160,15 @@ void ExplainedCell::read_mask() {
   e.additive = mask.additive(r, c);
 }
 
-std::string ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
+void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
   const Rope& rope = n.options.rope;
   e.input = x(r, c);
   if (c >= rope.dims) {
     e.kind = "unrotated";
     derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
-    return "";
+    e.text = std::string("This feature lies beyond RoPE’s rotated dimensions: ") + (back ? "its gradient" : "it") +
+             " passes through unchanged.";
+    return;
   }
   e.kind = "rotation";
   const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
@@ -194,7 +196,14 @@ std::string ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
   const char* first_sin = back ? "-" : "";
   derive({c == a ? xa + "\\cos\\theta" + minus + xb + "\\sin\\theta" : first_sin + xa + "\\sin\\theta + " + xb + "\\cos\\theta",
           "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
-  return tables ? std::string("of the cos/sin tables") : angle + " rad";
+  const std::string features = std::to_string(a + 1) + " and " + std::to_string(b + 1);
+  const std::string by = (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " +
+                         js_number(e.position) + ". ";
+  e.text = back ? "RoPE turned features " + features + " together by the angle " + by +
+                      "A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle."
+                : "RoPE turns features " + features + " together, as a point in a plane, by the angle " + by +
+                      "A rotation keeps the pair’s length, and the dot product of a rotated query and key depends "
+                      "only on how far apart they are.";
 }
 
 void ExplainedCell::given() {
@@ -274,15 +283,7 @@ void ExplainedCell::forward() {
                "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
     }
   } else if (step_id == "Q_rot" || step_id == "K_rot") {
-    const std::string angle = rotate_pair(input(0), step_id == "Q_rot", false);
-    if (angle.empty()) {
-      e.text = "This feature lies beyond RoPE’s rotated dimensions: it passes through unchanged.";
-      return;
-    }
-    e.text = "RoPE turns features " + std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) +
-             " together, as a point in a plane, by the angle " + angle + " at position " + js_number(e.position) +
-             ". A rotation keeps the pair’s length, and the dot product of a rotated query and key depends only "
-             "on how far apart they are.";
+    rotate_pair(input(0), step_id == "Q_rot", false);
   } else if (step_id == "K_cache" || step_id == "V_cache") {
     e.kind = "cache";
     e.source_col = c;

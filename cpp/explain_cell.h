@@ -76,9 +76,9 @@ struct ExplainedCell {
   void given();
   /// A cell of RoPE's rotation of row r of `x` (the queries' at their positions, or the new keys'
   /// after the cached ones), or of its transpose (`back`: a gradient through the rotation): the
-  /// pair, angle and products, and the calculation. Returns the angle in words for e.text, or ""
-  /// for a feature beyond RoPE's dimensions (passed through, kind "unrotated").
-  std::string rotate_pair(const Matrix& x, bool query, bool back);
+  /// pair, angle and products, the calculation and its text; a feature beyond RoPE's dimensions
+  /// passes through (kind "unrotated").
+  void rotate_pair(const Matrix& x, bool query, bool back);
 };
 
 }  // namespace attn

@@ -153,15 +153,7 @@ void ExplainedCell::gradient() {
          "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
              " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-    // The rotation's transpose: turned back by the same angle.
-    const std::string angle = rotate_pair(input(0), id == "dQ", true);
-    if (angle.empty()) {
-      e.text = "This feature lies beyond RoPE’s rotated dimensions: its gradient passes through unchanged.";
-      return;
-    }
-    e.text = "RoPE turned features " + std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) +
-             " together by the angle " + angle + " at position " + js_number(e.position) +
-             ". A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle.";
+    rotate_pair(input(0), id == "dQ", true);  // the rotation's transpose: turned back by the same angle
   } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V") {
     // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
     e.kind = "head_sum";
