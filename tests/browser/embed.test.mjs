@@ -269,11 +269,15 @@ test('copy embed code: an iframe snippet with the flags and the state', async ({
   for (const box of ['#embed-hide input[value="input:W_Q"]', '#embed-hide input[value="step:scores"]',
     '#embed-lock input[value="options"]', '#embed-lock input[value="X"]']) await page.check(box);
   await page.click('#copy-embed');
+  // The click's handler writes the snippet once the state is compressed (asynchronously).
+  await page.waitForFunction(() => (document.querySelector('#export-preview')?.value ?? '') !== '');
   const code = await page.$eval('#export-preview', (t) => t.value);
   // Only the attributes Canvas keeps: the whole problem is in src.
   const m = /^<iframe src="([^"]+)" width="100%" height="720" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen><\/iframe>$/.exec(code);
   assert(m, `embed code: ${code}`);
-  assert(code === await page.$eval('#embed-snippet', (t) => t.value), 'the builder shows another snippet than the one copied');
+  // The builder writes its own snippet after each change of a box, also asynchronously.
+  await page.waitForFunction((c) => document.querySelector('#embed-snippet').value === c, code, { timeout: 5000 })
+    .catch(async () => { throw new Error(`the builder shows another snippet than the one copied: ${await page.$eval('#embed-snippet', (t) => t.value)}`); });
   const src = m[1].replace(/&amp;/g, '&');
   assert(/\?embed=1&hide=input:W_Q,step:scores&lock=options,X#v2=/.test(src), `embed src: ${src}`);
   await page.goto(src);
