@@ -135,7 +135,7 @@ async function coldLoad() {
   return {
     fcp: t.fcp, steps: t.steps, interactive: t.interactive, ready: t.ready,
     firstScreen: sum(before(t.steps)), atReady: sum(before(t.ready)), all: sum([...bodies.keys()]),
-    largest: [...bodies.keys()].map((u) => ({ url: u.replace(base, ''), ...size(u) })).sort((a, b) => b.gz - a.gz).slice(0, 6),
+    largest: [...bodies.keys()].map((u) => ({ url: u.replace(base, '') || '/ (the HTML)', ...size(u) })).sort((a, b) => b.gz - a.gz).slice(0, 6),
   };
 }
 
