@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { artifacts, axeFindings, browserSuite, isSerious, startServer } from './server.mjs';
+import { artifacts, assert, axeFindings, browserSuite, isSerious, startServer } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -39,9 +39,6 @@ const test = browserSuite('embed', {
   timeout: 15000,
   screenshots: 'embed-',
 });
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 function close(a, b, tol = 1e-9) {
   return Math.abs(a - b) <= tol * (1 + Math.abs(b));
 }

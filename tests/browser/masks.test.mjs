@@ -8,7 +8,7 @@
 // go to test-artifacts/masks-*.png; axe-core checks the card at 390 px.
 import { join, resolve } from 'node:path';
 
-import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
+import { artifacts, assert, axeFindings, browserSuite, isSerious } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -16,10 +16,6 @@ const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
 const { loadAttention } = await import(join(lib, 'node.js'));
 const { encodeStateString, problemToState } = await import(join(lib, 'share.js'));
 const engine = await loadAttention();
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 
 const N = 5;
 const tokens = Array.from({ length: N }, (_, i) => [i + 1, (i % 2) - 0.5]);

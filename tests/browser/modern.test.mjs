@@ -8,7 +8,7 @@
 // The tests run in order on one page.
 import { join, resolve } from 'node:path';
 
-import { browserSuite } from './server.mjs';
+import { assert, browserSuite } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -16,10 +16,6 @@ const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
 const { loadAttention } = await import(join(lib, 'node.js'));
 const { decodeStateString, stateToProblem } = await import(join(lib, 'share.js'));
 const engine = await loadAttention();
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 
 function parseShown(text) {
   const t = text.trim().replace(/\u2212/g, '-');

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { artifacts, axeFindings, browserSuite, isSerious, settled } from './server.mjs';
+import { artifacts, assert, axeFindings, browserSuite, isSerious, settled } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -19,10 +19,6 @@ const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
 const { colourScale, loadAttention, stepLatex } = await import(join(lib, 'node.js'));
 const { encodeStateString, problemToState } = await import(join(lib, 'share.js'));
 const engine = await loadAttention();
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 
 // A problem that makes floating-point noise: the exercise generator's problem from seed 1 (randn rounded to
 // one decimal, as its "New problem from this seed" draws it), 2 heads, causal. Head 1's scores of

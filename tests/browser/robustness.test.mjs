@@ -12,7 +12,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { browserSuite } from './server.mjs';
+import { assert, browserSuite } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -27,9 +27,6 @@ const PAYLOADS = [
 ];
 const HEAP_BOUND = 2 * 1024 * 1024; // bytes the V8 heap may grow between edit 100 and edit 1,000
 
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 const test = browserSuite('robustness', {
   lib,
   contextOptions: { viewport: { width: 1440, height: 900 } },

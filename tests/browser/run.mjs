@@ -8,7 +8,7 @@
 import { join, resolve } from 'node:path';
 
 import { seedPrint } from '../js/helpers.mjs';
-import { artifacts, axeFindings, browserSuite, isSerious } from './server.mjs';
+import { artifacts, assert, axeFindings, browserSuite, isSerious } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const argValue = (name) => {
@@ -43,10 +43,6 @@ const SEED = {
 };
 
 // ---- checks ------------------------------------------------------------------------------------
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
-
 /** Compare a matrix read from the page with expected numbers (relative + absolute tolerance). */
 function assertClose(actual, expected, what, { abs = 1.5e-8, rel = 2e-7 } = {}) {
   assert(actual.length === expected.length, `${what}: ${actual.length} rows on the page, expected ${expected.length}`);

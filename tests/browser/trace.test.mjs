@@ -6,7 +6,7 @@
 // and opening it lights the same cells as hovering it. Screenshots go to test-artifacts/trace-*.png.
 import { join, resolve } from 'node:path';
 
-import { artifacts, axeFindings, browserSuite, isSerious, settled } from './server.mjs';
+import { artifacts, assert, axeFindings, browserSuite, isSerious, settled } from './server.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
@@ -14,10 +14,6 @@ const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
 const { loadAttention } = await import(join(lib, 'node.js'));
 const { encodeStateString, problemToState } = await import(join(lib, 'share.js'));
 const engine = await loadAttention();
-
-function assert(cond, message) {
-  if (!cond) throw new Error(message);
-}
 
 const GQA = {
   X: [[1, 0, 2, -1], [0, 1, -1, 1], [2, 1, 0, 0]],
