@@ -6,12 +6,14 @@ cd "$(dirname "$0")/.."
 
 # CMakePresets.json's "wasm" preset, configured every time so that changed flags apply.
 cmake --preset wasm >/dev/null
-cmake --build --preset wasm --target attention_wasm attention_walkthroughs_wasm attention_fast_wasm attention_relaxed_wasm
+cmake --build --preset wasm --target attention_wasm attention_walkthroughs_wasm attention_fast_wasm attention_relaxed_wasm \
+  attention_model_wasm
 
 rm -rf dist
 mkdir -p dist
 cp build-wasm/attention.js build-wasm/attention.wasm build-wasm/attention-walkthroughs.js \
-  build-wasm/attention-walkthroughs.wasm build-wasm/attention-fast.js build-wasm/attention-fast.wasm dist/
+  build-wasm/attention-walkthroughs.wasm build-wasm/attention-fast.js build-wasm/attention-fast.wasm \
+  build-wasm/attention-model.js build-wasm/attention-model.wasm dist/
 cp web/lib/*.js web/lib/*.d.ts dist/
 # The relaxed-SIMD products (a few KB) ride inside the fast entry's JS as base64 (web/lib/relaxed.js).
 node -e '

@@ -5,8 +5,10 @@
 //   attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]   FlashAttention's tiles
 //   attention-explorer gradients [--table] [--digits N] [FILE|-]   run with the backward pass
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
+//   attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]   train a model
+//   attention-explorer model [FILE|-]                         a model's loss, logits and gradients
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
@@ -17,6 +19,8 @@ const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
        attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [FILE|-]
        attention-explorer preset [ID]
+       attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
+       attention-explorer model [FILE|-]
        attention-explorer --help | --version`;
 
 const HELP = `${USAGE}
@@ -45,6 +49,29 @@ Commands:
                  shaped like the output; without it dO is all ones.
   preset [ID]    Print a ready-made problem as JSON (the seed examples); without ID, list them.
                  e.g.  attention-explorer preset 000 | attention-explorer run --table
+
+  train [FILE|-]  Train a small transformer (docs/model.md) from a configuration (FILE or standard
+                 input): { "model": {...}, "task": ..., "optimizer": {...}, "steps", "batch",
+                 "seed", "eval_every" }. Prints JSON lines: first {"config": ...} with every default
+                 written out (a file train accepts), then every eval_every steps (and at step 0
+                 and the end) {"step", "loss" (the mean training loss since the last line),
+                 "eval_loss", "accuracy" (on the task's fixed probe batch), "heads": per layer and
+                 head (from 1) the previous_token, induction, duplicate_token and first_token
+                 scores and ablated_loss}. A progress bar goes to stderr when it is a terminal.
+  model [FILE|-]  Read { "model", "weights", "tokens", "targets" } (targets optional: the next
+                 token; -1 for no loss) and print { "loss", "logits", "gradients" }, the gradients
+                 shaped like the weights under the same keys.
+
+Options for train:
+  --preset NAME  Train a preset instead of FILE (list below).
+  --print-config Print the configuration (a preset's, or FILE's with defaults) and exit.
+  --weights OUT  Write { "model", "weights" } to OUT when training ends.
+
+Model JSON: %MODEL%
+Tasks:
+%TASKS%
+Presets (attention-explorer train --preset NAME):
+%PRESETS%
 
 Options for run, decode, tiles and gradients:
   --table        Print aligned tables instead of JSON: run and gradients each step (name, head,
@@ -86,6 +113,9 @@ const OPTIONS = {
   digits: { type: 'string' },
   'block-q': { type: 'string' },
   'block-k': { type: 'string' },
+  preset: { type: 'string' },
+  'print-config': { type: 'boolean' },
+  weights: { type: 'string' },
 };
 
 // The commands that read problems, and the engine method each runs.
@@ -109,7 +139,8 @@ function parseCommandLine(argv) {
   }
   if (values.help) return { help: true };
   if (values.version) return { version: true };
-  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, file: null, id: null };
+  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, file: null, id: null,
+    preset: values.preset ?? null, printConfig: Boolean(values['print-config']), weights: values.weights ?? null };
   if (values.digits !== undefined) {
     const n = Number(values.digits);
     if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${values.digits.trim() || 'nothing'}`);
@@ -122,6 +153,16 @@ function parseCommandLine(argv) {
   if (args.command === 'preset') {
     const misplaced = ['table', 'digits'].find((name) => values[name] !== undefined);
     if (misplaced) throw new UsageError(`--${misplaced} is an option of run, decode, tiles and gradients`);
+  }
+  const trainOnly = ['preset', 'print-config', 'weights'].find((name) => values[name] !== undefined);
+  if (trainOnly && args.command !== 'train') throw new UsageError(`--${trainOnly} is an option of train`);
+  if (args.command === 'train' || args.command === 'model') {
+    const misplaced = ['table', 'digits'].find((name) => values[name] !== undefined);
+    if (misplaced) throw new UsageError(`--${misplaced} is an option of run, decode, tiles and gradients`);
+    if (rest.length > 1) throw new UsageError(`${args.command} takes one FILE, got ${rest.length}`);
+    if (args.preset !== null && rest.length) throw new UsageError('train takes FILE or --preset NAME, not both');
+    args.file = rest[0] ?? '-';
+    return args;
   }
   if (args.command === 'tiles') {
     const size = (name) => {
@@ -144,7 +185,7 @@ function parseCommandLine(argv) {
   return args;
 }
 
-async function readInput(file, command) {
+async function readInput(file, command, what = 'a problem') {
   if (file !== '-') {
     try {
       return { text: await readFile(file, 'utf8'), name: file };
@@ -152,7 +193,7 @@ async function readInput(file, command) {
       throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
     }
   }
-  if (process.stdin.isTTY) throw new UsageError(`${command} reads a problem from standard input: pipe one in or give FILE`);
+  if (process.stdin.isTTY) throw new UsageError(`${command} reads ${what} from standard input: pipe one in or give FILE`);
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
   return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
@@ -272,6 +313,103 @@ async function preset(args) {
   process.stdout.write(stringify(presetProblem(found, engine).problem) + '\n');
 }
 
+/** JSON text read from FILE or stdin, parsed; the message names where it came from. */
+async function readJson(file, command, what) {
+  const { text, name } = await readInput(file, command, what);
+  try {
+    return { value: JSON.parse(text), name };
+  } catch (error) {
+    throw new Error(`${name} is not valid JSON: ${error.message}`);
+  }
+}
+
+/** A bar on stderr, drawn only when stderr is a terminal. */
+function progressBar(total) {
+  if (!process.stderr.isTTY || total === 0) return { update() {}, done() {} };
+  const width = 30;
+  return {
+    update(step, loss) {
+      const filled = Math.round((width * step) / total);
+      process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] step ${step}/${total} loss ${fixedNumber(loss, 4)} `);
+    },
+    done() {
+      process.stderr.write('\n');
+    },
+  };
+}
+
+async function train(args) {
+  const engine = await loadAttention({ walkthroughs: false });
+  let config;
+  if (args.preset !== null) {
+    const found = engine.modelCatalogue().presets.find((p) => p.name === args.preset);
+    if (!found) throw new Error(`--preset: unknown preset '${args.preset}' (the presets are ${engine.modelCatalogue().presets.map((p) => p.name).join(', ')})`);
+    config = found.config;
+  } else {
+    const { value, name } = await readJson(args.file, 'train', 'a configuration');
+    config = value;
+    try {
+      engine.model(config).dispose();
+    } catch (error) {
+      throw new Error(`${name}: ${error.message}`);
+    }
+  }
+  const model = engine.model(config);
+  const line = (value) => process.stdout.write(stringify(value, 0) + '\n');
+  if (args.printConfig) {
+    process.stdout.write(stringify(model.config) + '\n');
+    return;
+  }
+  const { steps, eval_every: every } = model.config;
+  line({ config: model.config });
+  const report = (losses) => {
+    const { step, loss, accuracy } = model.evaluate();
+    const mean = losses.length ? losses.reduce((a, b) => a + b, 0) / losses.length : null;
+    line({ step, loss: mean, eval_loss: loss, accuracy, heads: model.headScores() });
+  };
+  report([]);
+  const bar = progressBar(steps);
+  let losses = [];
+  try {
+    while (model.step < steps) {
+      // Chunks small enough for the bar, reports every eval_every steps (0: only at the end).
+      const untilReport = every > 0 ? every - (model.step % every) : steps - model.step;
+      const chunk = Math.min(untilReport, steps - model.step, Math.max(1, Math.ceil(steps / 100)));
+      losses = losses.concat(model.train(chunk));
+      bar.update(model.step, losses[losses.length - 1]);
+      if ((every > 0 && model.step % every === 0) || model.step === steps) {
+        report(losses);
+        losses = [];
+      }
+    }
+  } finally {
+    bar.done();
+  }
+  if (args.weights !== null) {
+    await writeFile(args.weights, stringify({ model: model.config.model, weights: model.weights() }) + '\n');
+  }
+}
+
+async function evaluateModel(args) {
+  const { value, name } = await readJson(args.file, 'model', 'a model');
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`${name}: expected an object { "model", "weights", "tokens", "targets" }`);
+  }
+  for (const key of Object.keys(value)) {
+    if (!['model', 'weights', 'tokens', 'targets'].includes(key)) throw new Error(`${name}: unknown key '${key}' (it takes model, weights, tokens, targets)`);
+  }
+  for (const key of ['model', 'weights', 'tokens']) {
+    if (value[key] === undefined) throw new Error(`${name}: ${key} is missing`);
+  }
+  const engine = await loadAttention({ walkthroughs: false });
+  try {
+    const model = engine.model({ model: value.model }, { weights: value.weights });
+    process.stdout.write(stringify(model.gradients(value.tokens, value.targets)) + '\n');
+  } catch (error) {
+    throw new Error(`${name}: ${error.message}`);
+  }
+}
+
 async function main(argv) {
   let args;
   try {
@@ -283,7 +421,14 @@ async function main(argv) {
   }
   if (args.help) {
     const engine = await loadAttention();
-    process.stdout.write(HELP.replace('%KEYS%', keysHelp(engine.problemKeys)) + '\n');
+    const { tasks, presets: modelPresets } = engine.modelCatalogue();
+    const list = (items, key) => items.map((item) => `  ${item.name.padEnd(18)} ${item[key]}`).join('\n');
+    process.stdout.write(HELP.replace('%KEYS%', keysHelp(engine.problemKeys))
+      .replace('%MODEL%', 'vocab, context, d_model, layers [1], heads [1], d_head [d_model/heads], kv_heads [heads],\n' +
+        '  positions ("learned" | "sinusoidal" | "rope" | "none") [learned], mlp [0], activation ("relu" | "gelu") [gelu],\n' +
+        '  norm ("none" | "layernorm" | "rmsnorm") [none], bias [false], tied [false], precision [float32]')
+      .replace('%TASKS%', list(tasks, 'description'))
+      .replace('%PRESETS%', list(modelPresets, 'description')) + '\n');
     return 0;
   }
   if (args.version) {
@@ -291,7 +436,8 @@ async function main(argv) {
     return 0;
   }
   try {
-    await (args.command === 'preset' ? preset(args) : compute(args));
+    const commands = { preset, train, model: evaluateModel };
+    await (commands[args.command] ?? compute)(args);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

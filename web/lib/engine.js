@@ -8,6 +8,7 @@
 import { diagnostics, guardedAttention } from './fast.js';
 import { inputError } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
+import { createModel, modelCatalogue } from './model.js';
 import { blockSizes, cellIndex, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
 import { problemWire, traceReader } from './wire.js';
 
@@ -123,7 +124,7 @@ const isGradientStep = (id) => id.startsWith('d');
  * the explanation of gradient cells), loaded by engine.loadWalkthroughs(). Throws when the
  * module's wire format is not this JS's (load.js wireTable).
  */
-export function createEngine(wasm, reload, loadWalkthroughs) {
+export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   const layout = wireTable(wasm, '_wireLayout');
   const problemFrom = problemReader(layout);
   const problemPacker = problemWire(layout);
@@ -138,6 +139,14 @@ export function createEngine(wasm, reload, loadWalkthroughs) {
     if (walkthroughs !== null) return walkthroughs;
     throw new Error(`engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` +
       'or loadAttention({ walkthroughs: true })');
+  };
+
+  // The model module (attention-model.wasm): a tiny transformer that trains, loaded on demand.
+  let modelModule = null;
+  let modelLoading = null;
+  const modelCalls = (name) => {
+    if (modelModule !== null) return modelModule;
+    throw new Error(`engine.${name} needs the model module: await engine.loadModel() first, or loadAttention({ model: true })`);
   };
 
   // { values, format }: the matrix and the name of the format it was read as (cpp/parse.h).
@@ -259,6 +268,32 @@ export function createEngine(wasm, reload, loadWalkthroughs) {
     get walkthroughsLoaded() {
       return walkthroughs !== null;
     },
+    /**
+     * A model that trains (docs/model.md): `config` is { model, task, optimizer, steps, batch,
+     * seed, eval_every }; `{ weights }` starts it from saved weights. Needs the model module.
+     */
+    model(config, settings) {
+      return createModel(modelCalls('model'), config, settings);
+    },
+    /** The model's tasks and presets: { tasks: [{ name, description }], presets: [...] }. */
+    modelCatalogue() {
+      return modelCatalogue(modelCalls('modelCatalogue'));
+    },
+    /** Loads the model module once; resolves to this engine. A failed load can be tried again. */
+    loadModel() {
+      if (modelModule !== null) return Promise.resolve(engine);
+      if (!loadModelModule) return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
+      modelLoading ??= loadModelModule().then(([module]) => {
+        if (typeof module._modelCreate !== 'function') throw new Error('the model module has no _modelCreate: the package\'s files are from different builds');
+        modelModule = module;
+        return engine;
+      }).finally(() => { modelLoading = null; });
+      return modelLoading;
+    },
+    /** Whether the model module is loaded (then model() can be called). */
+    get modelLoaded() {
+      return modelModule !== null;
+    },
   });
   return engine;
 }
@@ -269,11 +304,13 @@ export function createEngine(wasm, reload, loadWalkthroughs) {
  * Instantiates the Emscripten factory with bytes from `loadBytes()` and wraps it in the engine;
  * every failure is an Error naming `where` (the URL or path tried). `walkthroughs`: the same
  * { createModule, loadBytes, where } for the walkthroughs module, loaded by
- * engine.loadWalkthroughs() (at once when `walkthroughs.now`).
+ * engine.loadWalkthroughs() (at once when `walkthroughs.now`); `model` the same for the model
+ * module (engine.loadModel()).
  */
-export async function instantiate(createModule, loadBytes, where, walkthroughs) {
+export async function instantiate(createModule, loadBytes, where, walkthroughs, model) {
   const loadWalkthroughs = walkthroughs && (() => loadModule(walkthroughs.createModule, walkthroughs.loadBytes, walkthroughs.where));
-  const engine = createEngine(...(await loadModule(createModule, loadBytes, where)), loadWalkthroughs);
-  if (walkthroughs?.now) await engine.loadWalkthroughs();
+  const loadModelModule = model && (() => loadModule(model.createModule, model.loadBytes, model.where));
+  const engine = createEngine(...(await loadModule(createModule, loadBytes, where)), loadWalkthroughs, loadModelModule);
+  await Promise.all([walkthroughs?.now && engine.loadWalkthroughs(), model?.now && engine.loadModel()]);
   return engine;
 }

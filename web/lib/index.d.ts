@@ -354,6 +354,18 @@ export interface Engine {
   /** Whether the walkthroughs module is loaded. */
   readonly walkthroughsLoaded: boolean;
   /**
+   * A small transformer that trains (docs/model.md). Needs the model module (loaded at once in
+   * Node; in browsers by loadModel() or loadAttention({ model: true })). Throws Error naming the
+   * key for a bad configuration or weights ("model.heads: 4 heads do not divide d_model = 10 ...").
+   */
+  model(config: TrainConfig | string, settings?: { weights?: ModelWeights | string }): Model;
+  /** The model's tasks and presets (needs the model module). */
+  modelCatalogue(): ModelCatalogue;
+  /** Loads the model module once; resolves to this engine. A failed load can be tried again. */
+  loadModel(): Promise<Engine>;
+  /** Whether the model module is loaded. */
+  readonly modelLoaded: boolean;
+  /**
    * The backward pass: the trace, then the gradient of L = Σ O∘dO with respect to every step back
    * to the inputs as given. `dO` (or the problem's dO) is shaped like the output; default all
    * ones. Throws Error for a problem run() refuses or a dO of another shape ("dO has 3 rows but
@@ -550,7 +562,163 @@ export interface LoadOptions {
    * cells) at once. Default: false in browsers (engine.loadWalkthroughs() loads it), true in Node.
    */
   walkthroughs?: boolean;
+  /** Where attention-model.wasm is (URL; in Node also a file path). Default: next to the package's JS. */
+  modelUrl?: string | URL;
+  /** Load the model module (engine.model) at once. Default: false in browsers (engine.loadModel()), true in Node. */
+  model?: boolean;
 }
+
+// ---- the model that trains (docs/model.md) -----------------------------------------------------
+
+/** A model's shape and options; defaults in brackets in docs/model.md. */
+export interface ModelConfig {
+  vocab?: number;
+  context: number;
+  d_model: number;
+  layers?: number;
+  heads?: number;
+  d_head?: number;
+  kv_heads?: number;
+  positions?: 'learned' | 'sinusoidal' | 'rope' | 'none';
+  /** 0: attention-only; else the MLP's hidden width. */
+  mlp?: number;
+  activation?: 'relu' | 'gelu';
+  norm?: 'none' | 'layernorm' | 'rmsnorm';
+  bias?: boolean;
+  tied?: boolean;
+  precision?: 'float32' | 'float64';
+}
+
+export type TaskName = 'previous' | 'reverse' | 'sort' | 'recall' | 'induction' | 'text' | 'custom';
+
+/** A training run: the CLI's `train` file. */
+export interface TrainConfig {
+  model: ModelConfig;
+  /** A task name, { name: 'text', text }, or { name: 'custom', tokens, targets }. Absent: a model that is only evaluated. */
+  task?: TaskName | { name: 'text'; text: string } | { name: 'custom'; tokens: number[][] | number[]; targets: number[][] | number[] } | null;
+  optimizer?: {
+    lr?: number;
+    beta1?: number;
+    beta2?: number;
+    eps?: number;
+    /** Decoupled weight decay on the weight matrices (E, P, W_*, U), not on biases or gains. */
+    weight_decay?: number;
+    warmup?: number;
+    schedule?: 'constant' | 'cosine';
+    min_lr?: number;
+    total_steps?: number;
+    /** Largest global gradient norm; 0: no clipping. */
+    clip?: number;
+  };
+  steps?: number;
+  batch?: number;
+  seed?: number;
+  eval_every?: number;
+}
+
+/** A norm's gains (and a layernorm's offsets). */
+export interface NormWeights {
+  g: number[];
+  b?: number[];
+}
+
+/** A layer's weights; keys the configuration does not use are absent. */
+export interface LayerWeights {
+  norm_attn?: NormWeights;
+  W_Q: number[][];
+  b_Q?: number[];
+  W_K: number[][];
+  b_K?: number[];
+  W_V: number[][];
+  b_V?: number[];
+  W_O: number[][];
+  b_O?: number[];
+  norm_mlp?: NormWeights;
+  W_in?: number[][];
+  b_in?: number[];
+  W_out?: number[][];
+  b_out?: number[];
+}
+
+/** The weights under the contract's keys (and the gradients, shaped the same). */
+export interface ModelWeights {
+  E: number[][];
+  P?: number[][];
+  layers: LayerWeights[];
+  norm_final?: NormWeights;
+  U?: number[][];
+  b_U?: number[];
+}
+
+/** A head's detector scores (layers and heads from 1). */
+export interface HeadScore {
+  layer: number;
+  head: number;
+  previous_token: number;
+  induction: number;
+  duplicate_token: number;
+  first_token: number;
+  /** The probe loss with this head's output zeroed. */
+  ablated_loss: number;
+}
+
+export interface TaskExample {
+  name: TaskName;
+  description: string;
+  tokens: number[];
+  targets: number[];
+  /** text: the characters tokens stand for. */
+  alphabet?: string[];
+}
+
+export interface Model {
+  /** The configuration with every default written out. */
+  readonly config: Required<Omit<TrainConfig, 'task'>> & { model: Required<ModelConfig>; task: TrainConfig['task'] };
+  readonly example: TaskExample | null;
+  /** Optimiser steps taken so far. */
+  readonly step: number;
+  /** Trains `steps` steps; the training loss of each. Throws when a loss stops being finite (the step and the cause). */
+  train(steps?: number): number[];
+  evaluate(): { step: number; loss: number; accuracy: number | null; predictions: number };
+  headScores(): HeadScore[];
+  /** A problem for engine.run(): that head (from 1) of that layer (from 1) on these tokens. */
+  headProblem(layer: number, head: number, tokens: number[]): Problem;
+  weights(): ModelWeights;
+  gradients(tokens: number[] | number[][], targets?: number[] | number[][]): { loss: number; logits: number[][] | number[][][]; gradients: ModelWeights };
+  predict(tokens: number[], settings?: { ablate?: Array<[number, number]> }): {
+    tokens: number[];
+    logits: number[][];
+    predictions: number[];
+    /** [layer][head]: T×T attention weights. */
+    attention: number[][][][];
+  };
+  /** Frees the model's memory now (otherwise when it is garbage-collected). */
+  dispose(): void;
+}
+
+export interface ModelCatalogue {
+  tasks: Array<{ name: TaskName; description: string }>;
+  presets: Array<{ name: string; description: string; question: string; config: TrainConfig; example: TaskExample | null }>;
+}
+
+/** The model's methods in a Worker running `attention-explorer/model-worker`, as promises. */
+export interface ModelWorker {
+  load(settings?: { wasmUrl?: string | URL }): Promise<true>;
+  catalogue(): Promise<ModelCatalogue>;
+  create(config: TrainConfig | string, settings?: { weights?: ModelWeights | string }): Promise<{ config: Model['config']; example: TaskExample | null; step: number }>;
+  step(): Promise<number>;
+  train(steps: number): Promise<number[]>;
+  evaluate(): Promise<ReturnType<Model['evaluate']>>;
+  headScores(): Promise<HeadScore[]>;
+  headProblem(layer: number, head: number, tokens: number[]): Promise<Problem>;
+  weights(): Promise<ModelWeights>;
+  gradients(tokens: number[] | number[][], targets?: number[] | number[][]): Promise<ReturnType<Model['gradients']>>;
+  predict(tokens: number[], settings?: { ablate?: Array<[number, number]> }): Promise<ReturnType<Model['predict']>>;
+  terminate(): void;
+}
+
+/** Talks to a Worker started from `attention-explorer/model-worker`. */
+export function connectModelWorker(worker: Worker): ModelWorker;
 
 /** Loads the WebAssembly core; rejects with an Error naming the URL or path it tried. */
 export function loadAttention(options?: LoadOptions): Promise<Engine>;
@@ -566,6 +734,8 @@ export function createEngine(
   reload?: () => Promise<unknown>,
   /** Resolves to [module, reload] of the walkthroughs module, for engine.loadWalkthroughs(). */
   loadWalkthroughs?: () => Promise<[unknown, (() => Promise<unknown>)?]>,
+  /** Resolves to [module] of the model module, for engine.loadModel(). */
+  loadModel?: () => Promise<[unknown, (() => Promise<unknown>)?]>,
 ): Engine;
 
 /** A JSON-safe deep copy: Infinity, -Infinity, NaN become "inf", "-inf", "nan". */
