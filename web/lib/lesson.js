@@ -15,62 +15,26 @@
 //   { "kind": "text", "text": "..." }         free text: not checked, shown on reveal
 // Rows and columns count from 1, as the page labels them.
 import { formatNumber } from './format.js';
+import { ANSWER_KINDS, LESSON_FORMAT, LESSON_VERSION, check, lessonFileSchema, notesSchema } from './formats.js';
 
-export const LESSON_FORMAT = 'attention-explorer lesson';
-export const LESSON_VERSION = 1;
-export const ANSWER_KINDS = ['key', 'number', 'text'];
+// The format's schema (the notes, the file) is formats.js's; docs/formats.md describes it.
+export { ANSWER_KINDS, LESSON_FORMAT, LESSON_VERSION };
 
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const STEP_KEY = /^[A-Za-z_][A-Za-z0-9_]*:-?\d+$/;
-const wholeFrom1 = (v) => Number.isInteger(v) && v >= 1;
-
-/** Why a note's answer is not one the page can check, or null. `at` names the note. */
-function answerError(answer, at) {
-  if (!isObject(answer)) return `${at}: "answer" must be an object like { "kind": "key", "row": 1 }`;
-  if (!ANSWER_KINDS.includes(answer.kind)) {
-    return `${at}: answer.kind is ${JSON.stringify(answer.kind)}; expected one of ${ANSWER_KINDS.map((k) => `"${k}"`).join(', ')}`;
-  }
-  if (answer.kind !== 'text' && !wholeFrom1(answer.row)) return `${at}: answer.row is ${JSON.stringify(answer.row)}; expected a whole number from 1 (the first query row)`;
-  if (answer.kind === 'number') {
-    if (!wholeFrom1(answer.col)) return `${at}: answer.col is ${JSON.stringify(answer.col)}; expected a whole number from 1 (the first column)`;
-    if (typeof answer.tolerance !== 'number' || !(answer.tolerance >= 0)) {
-      return `${at}: answer.tolerance is ${JSON.stringify(answer.tolerance)}; expected a number ≥ 0 (how far a student's number may be from the cell)`;
-    }
-  }
-  if (answer.kind === 'text' && typeof answer.text !== 'string') return `${at}: answer.text must be a string (the answer shown on reveal)`;
-  return null;
-}
+const NOTES = notesSchema();
 
 /**
  * The notes of a lesson, checked: { "weights:0": { say?, ask?, answer? } }. Throws an Error naming
  * the step and the field on anything else. `where` starts the message (e.g. the file's name).
  */
 export function checkNotes(notes, where = 'lesson') {
-  if (!isObject(notes)) throw new Error(`${where}: "lesson" must be an object of notes keyed by step ("weights:0": { "say": ..., "ask": ... })`);
-  const out = {};
-  for (const [key, note] of Object.entries(notes)) {
-    const at = `${where}: step "${key}"`;
-    if (!STEP_KEY.test(key)) throw new Error(`${at}: not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)`);
-    if (!isObject(note)) throw new Error(`${at}: the note must be an object with "say", "ask" or "answer"`);
-    for (const field of Object.keys(note)) {
-      if (!['say', 'ask', 'answer'].includes(field)) throw new Error(`${at}: unknown field "${field}"; a note has "say", "ask" and "answer"`);
-    }
-    for (const field of ['say', 'ask']) {
-      if (field in note && typeof note[field] !== 'string') throw new Error(`${at}: "${field}" must be a string`);
-    }
-    if ('answer' in note) {
-      if (!note.ask) throw new Error(`${at}: an "answer" needs the question it answers ("ask")`);
-      const error = answerError(note.answer, at);
-      if (error) throw new Error(error);
-    }
-    out[key] = structuredClone(note);
-  }
-  return out;
+  const { value, error } = check(NOTES, notes);
+  if (error) throw new Error(`${where}: ${error}`);
+  return value;
 }
 
-/** A note's answer if it is one the page can check (links are read leniently), else null. */
+/** A note's answer if it is one the page can check, else null. */
 export function usableAnswer(answer) {
-  return answerError(answer, '') ? null : answer;
+  return answer === undefined || check(NOTES, { 'x:0': { ask: '?', answer } }).error ? null : answer;
 }
 
 /**
@@ -86,35 +50,33 @@ export function readLesson(json, where = 'lesson') {
       throw new Error(`${where} is not JSON: ${error.message}`);
     }
   }
-  if (!isObject(obj)) throw new Error(`${where}: a lesson is a JSON object with "problem" and "lesson"`);
-  if ('format' in obj && obj.format !== LESSON_FORMAT) throw new Error(`${where}: "format" is ${JSON.stringify(obj.format)}; expected "${LESSON_FORMAT}"`);
-  if ('version' in obj && !(Number.isInteger(obj.version) && obj.version >= 1 && obj.version <= LESSON_VERSION)) {
-    throw new Error(`${where}: "version" is ${JSON.stringify(obj.version)}; this explorer reads lesson version ${LESSON_VERSION}`);
-  }
-  if (!isObject(obj.problem)) throw new Error(`${where}: "problem" is missing; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`);
-  let tokens = null;
-  if (obj.tokens !== undefined) {
-    const names = (v, which) => {
-      if (v === undefined) return undefined;
-      if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw new Error(`${where}: tokens.${which} must be a list of names (strings)`);
-      return v;
-    };
-    if (!isObject(obj.tokens)) throw new Error(`${where}: "tokens" must be { "q": [names], "k": [names] }`);
-    const q = names(obj.tokens.q, 'q');
-    tokens = { q: q ?? [], k: names(obj.tokens.k, 'k') ?? q ?? [] };
-  }
-  if (obj.title !== undefined && typeof obj.title !== 'string') throw new Error(`${where}: "title" must be a string`);
-  return { title: obj.title ?? '', problem: obj.problem, tokens, lesson: checkNotes(obj.lesson ?? {}, where) };
+  const { value, error } = check(lessonFileSchema, obj);
+  if (error) throw new Error(`${where}: ${error}`);
+  const tokens = value.tokens ? { q: value.tokens.q ?? [], k: value.tokens.k ?? value.tokens.q ?? [] } : null;
+  return { title: value.title ?? '', problem: value.problem, tokens, lesson: value.lesson ?? {} };
 }
 
-/** A lesson file's text from its address; the Error says which address and what went wrong. */
-export async function fetchLesson(url) {
+/** How long a lesson's address may take to answer, in ms, before fetchLesson gives up. */
+export const LESSON_TIMEOUT_MS = 15_000;
+
+/**
+ * A lesson file's text from its address; the Error says which address and what went wrong,
+ * including a server that does not answer within `timeout` ms (LESSON_TIMEOUT_MS).
+ */
+export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
+  const controller = new AbortController();
+  let timedOut = false;
+  // setTimeout, not AbortSignal.timeout: a test's clock (and a paused tab's) governs it the same way.
+  const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeout);
   try {
-    const response = await fetch(url);
+    const response = await fetch(url, { signal: controller.signal });
     if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
     return await response.text();
   } catch (error) {
-    throw new Error(`the lesson at ${url} could not be fetched: ${error.message}`);
+    const why = timedOut ? `no answer within ${timeout / 1000} seconds` : error.message;
+    throw new Error(`the lesson at ${url} could not be fetched: ${why}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

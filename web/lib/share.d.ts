@@ -24,8 +24,12 @@ export function toBase64Url(bytes: Uint8Array): string;
 export function fromBase64Url(text: string): Uint8Array;
 /** "v2=..." (deflate-raw + base64url; "v1=..." where CompressionStream is missing). */
 export function encodeStateString(state: ExplorerState): Promise<string>;
-/** Reads v1 and v2 hashes ('#' optional). */
-export function decodeStateString(hash: string): Promise<{ state: ExplorerState | null; version?: number; error?: string }>;
+/**
+ * Reads v1 and v2 hashes ('#' optional), the state checked against linkStateSchema (unknown keys
+ * dropped). A state that does not fit gives `error` (for people), `reason` (the field and what it
+ * should be) and `student` (a students' exercise link). Never rejects.
+ */
+export function decodeStateString(hash: string): Promise<{ state: ExplorerState | null; version?: number; error?: string; reason?: string; student?: boolean }>;
 export function stateInputs(state: ExplorerState): string[];
 /** The problem a state stands for (inputs parsed with engine.parseMatrix). */
 export function stateToProblem(state: ExplorerState, engine: Engine): Problem;
@@ -43,12 +47,14 @@ export type LessonNotes = Record<string, LessonNote>;
 export interface Lesson { title: string; problem: Problem; tokens: { q: string[]; k: string[] } | null; lesson: LessonNotes }
 export const LESSON_FORMAT: string;
 export const LESSON_VERSION: number;
+/** How long fetchLesson waits for an answer, in ms. */
+export const LESSON_TIMEOUT_MS: number;
 export const ANSWER_KINDS: string[];
 /** Checks notes; throws an Error naming the step and the field. */
 export function checkNotes(notes: unknown, where?: string): LessonNotes;
 /** Reads a lesson file (its text or parsed JSON); throws an Error naming the field. */
-/** A lesson file's text fetched from `url`; throws an Error naming the address and what went wrong. */
-export function fetchLesson(url: string): Promise<string>;
+/** A lesson file's text fetched from `url`; throws an Error naming the address and what went wrong (no answer within `timeout` ms included). */
+export function fetchLesson(url: string, options?: { timeout?: number }): Promise<string>;
 export function readLesson(json: string | unknown, where?: string): Lesson;
 /** The JSON text of a lesson file. */
 export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes }): string;
@@ -59,3 +65,32 @@ export function checkAnswer(trace: import('./index.js').Trace, key: string, answ
   names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number }): { right: boolean | null; reason: string };
 export function usableAnswer(answer: unknown): LessonNote['answer'] | null;
 export function stepOfKey(trace: import('./index.js').Trace, key: string): import('./index.js').Step | undefined;
+
+// ---- the formats' schemas (formats.js; described in docs/formats.md) ----
+/** A schema: a plain object saying a value's type, range and size (web/lib/schema.js). */
+export interface Schema { type: string; expected?: string; doc?: string; [key: string]: unknown }
+/** `value` checked against a schema: the value (an object's unknown keys dropped) or a message naming the field. Never throws. */
+export function check(schema: Schema, value: unknown): { value: unknown; error?: undefined; path?: undefined } | { value?: undefined; error: string; path: Array<string | number> };
+/** A decoded link's object checked against linkStateSchema. */
+export function checkLinkState(obj: unknown): { state: ExplorerState } | { state: null; error: string; reason: string; student: boolean };
+/** A student's paper checked against paperSchema; messages name `student.` fields. */
+export function checkPaper(paper: unknown): { paper: object; error?: undefined } | { paper?: undefined; error: string };
+/** True for a students' link's object: a paper, or an exercise the teacher's page did not start. */
+export function isStudentObject(obj: unknown): boolean;
+export const linkStateSchema: Schema;
+export const pageOptionsSchema: Schema;
+export const exerciseSchema: Schema;
+export const paperSchema: Schema;
+export function notesSchema(label?: (key: string) => string): Schema;
+export const lessonFileSchema: Schema;
+export const problemSchema: Schema;
+export const embedFlagsSchema: Schema;
+export const componentAttributesSchema: Schema;
+export const componentScriptSchema: Schema;
+export const INPUT_NAMES: string[];
+export const STEP_IDS: string[];
+export const HIDE_PANELS: string[];
+export const LOCK_WORDS: string[];
+export const LIMITS: Record<string, number>;
+export const KDF_LIMITS: { N: number; r: number; p: number };
+export const STEP_KEY: RegExp;

@@ -11,9 +11,17 @@
 
 import { BIAS_KEYS } from './context.js';
 import { matrixToText } from './format.js';
+import { checkLinkState } from './formats.js';
 
 // A lesson file is this link's `lesson` state plus its problem (lesson.js).
-export { LESSON_FORMAT, LESSON_VERSION, ANSWER_KINDS, checkNotes, fetchLesson, readLesson, writeLesson, lessonTraceError, checkAnswer, usableAnswer, stepOfKey } from './lesson.js';
+export { LESSON_FORMAT, LESSON_VERSION, LESSON_TIMEOUT_MS, ANSWER_KINDS, checkNotes, fetchLesson, readLesson, writeLesson, lessonTraceError, checkAnswer, usableAnswer, stepOfKey } from './lesson.js';
+// Every format handed around (this link's state, a student's paper, a lesson file, embed flags, the
+// component's attributes) is a schema in formats.js; decodeStateString checks the state against it.
+export {
+  check, checkLinkState, checkPaper, isStudentObject, linkStateSchema, paperSchema, exerciseSchema, notesSchema, lessonFileSchema,
+  embedFlagsSchema, componentAttributesSchema, componentScriptSchema, problemSchema, pageOptionsSchema,
+  INPUT_NAMES, STEP_IDS, HIDE_PANELS, LOCK_WORDS, LIMITS, KDF_LIMITS, STEP_KEY,
+} from './formats.js';
 
 export const SHARE_VERSION = 2;
 /** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
@@ -76,8 +84,11 @@ export async function encodeStateString(state) {
 }
 
 /**
- * Reads "v1=..." or "v2=..." (with or without '#'). Resolves to { state } (the raw object),
- * { state: null } when there is nothing, or { state: null, error } with a message for people.
+ * Reads "v1=..." or "v2=..." (with or without '#'). Resolves to { state, version } (the object,
+ * checked against formats.js's linkStateSchema, unknown keys dropped), { state: null } when there
+ * is nothing, or { state: null, error } with a message for people; for a state that does not fit
+ * the schema also `reason` (the field and what it should be) and `student` (true for a students'
+ * exercise link). Never rejects, whatever the text.
  */
 export async function decodeStateString(hash) {
   const h = String(hash ?? '').replace(/^#/, '');
@@ -91,19 +102,20 @@ export async function decodeStateString(hash) {
   if (h.length > MAX_LINK_LENGTH) {
     return { state: null, error: `This link is too long (${h.length.toLocaleString('en')} characters; at most ${MAX_LINK_LENGTH.toLocaleString('en')}) — it may have been cut or padded; showing the default example instead.` };
   }
+  let raw;
   try {
     let bytes = fromBase64Url(m[2]);
     if (version === 2) {
       if (!canDeflate()) return { state: null, error: 'This browser cannot read compressed (v2) links: it has no DecompressionStream.' };
       bytes = await pipe(bytes, new DecompressionStream('deflate-raw'), MAX_JSON_BYTES);
     }
-    const state = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    if (state === null || typeof state !== 'object' || Array.isArray(state)) throw new Error('not an object');
-    return { state, version };
+    raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {
     const cut = /too large/.test(error.message) ? ' (it unpacks to more than 8 MB)' : '';
     return { state: null, error: `This link is damaged (its state could not be read${cut}); showing the default example instead.` };
   }
+  const checked = checkLinkState(raw);
+  return checked.state ? { state: checked.state, version } : checked;
 }
 
 // ---- state <-> problem ---------------------------------------------------------------------

@@ -1,0 +1,274 @@
+// Every format the explorer is handed, as a schema (schema.js): the link state (#v1= / #v2=, and
+// the web component's state="..."), its exercise, a student's paper and a lesson's notes; the lesson
+// file; the iframe's address flags; the web component's attributes and its JSON child. Each decoded
+// object is checked here before anything reads it, and a message names the field that does not fit.
+// docs/formats.md describes the same schemas in words (tests/js/formats.test.mjs keeps the two
+// together); the tests generate links, papers and lesson files from them.
+//
+// The problem's own numbers and options (inputs, rope, window, ...) are not checked here: the
+// engine checks a problem (problem.js and the core), with messages naming the input or option.
+import { anyOf, boolean, check, json, list, literal, nullable, number, object, record, show, string, tuple, variant, whole } from './schema.js';
+
+export { check } from './schema.js';
+
+export const LESSON_FORMAT = 'attention-explorer lesson';
+export const LESSON_VERSION = 1;
+export const ANSWER_KINDS = ['key', 'number', 'text'];
+
+/** The inputs of a problem (the problem JSON's matrices and vectors). */
+export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V'];
+/** The trace's step ids (web/lib/index.d.ts StepId). */
+export const STEP_IDS = ['positional', 'X_pos', 'rope_angles', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled',
+  'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights', 'head_output', 'concat', 'output'];
+/** ?hide= words that hide a panel of the page. */
+export const HIDE_PANELS = ['setup', 'inputs', 'why', 'drill', 'share', 'options', 'lesson'];
+/** ?lock= words besides input names. */
+export const LOCK_WORDS = ['inputs', 'options', 'all'];
+
+/** Sizes: the most tokens and features the core takes (kMaxTokens, kMaxDim), the longest texts. */
+export const LIMITS = {
+  tokens: 4096, text: 8_000_000, name: 64, label: 1000, sentence: 100_000, url: 4096,
+  steps: 1000, cells: 1_000_000, answerCells: 64, hash: 128, salt: 128,
+};
+/** scrypt's cost a paper may ask: N a power of 2 up to 2^16 (64 MB with r = 8), r up to 16, p up to 4. */
+export const KDF_LIMITS = { N: 2 ** 16, r: 16, p: 4 };
+
+export const STEP_KEY = /^[A-Za-z_][A-Za-z0-9_]*:-?\d+$/;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HEX = /^[0-9a-f]+$/;
+
+const name = string({ pattern: NAME, max: LIMITS.name, expected: 'a name (letters, digits and _)' });
+const stepKey = string({ pattern: STEP_KEY, max: LIMITS.name, expected: 'a step key "id:head" like "weights:0" (head -1 for a step without heads)' });
+const stepId = string({ pattern: NAME, max: LIMITS.name, expected: 'a step id like "weights"' });
+const label = string({ max: LIMITS.label });
+const labels = list(label, { max: LIMITS.tokens });
+const index = whole({ max: LIMITS.cells });
+
+// ---- a lesson's notes: the link state's `lesson` and a lesson file's -----------------------------
+
+const fromOne = (what) => whole({ min: 1, max: LIMITS.cells, expected: `a whole number from 1 (${what})` });
+const answerSchema = variant('kind', [
+  ['key', object({ kind: literal(['key']), row: fromOne('the first query row') }, { required: ['kind', 'row'] })],
+  ['number', object({
+    kind: literal(['number']), row: fromOne('the first query row'), col: fromOne('the first column'),
+    tolerance: number({ min: 0, expected: 'a number ≥ 0 (how far a student\'s number may be from the cell)' }),
+  }, { required: ['kind', 'row', 'col', 'tolerance'] })],
+  ['text', object({
+    kind: literal(['text']), text: string({ max: LIMITS.sentence, message: () => 'answer.text must be a string (the answer shown on reveal)' }),
+  }, { required: ['kind', 'text'] })],
+], { message: () => '"answer" must be an object like { "kind": "key", "row": 1 }' });
+
+const noteSchema = object({
+  say: string({ max: LIMITS.sentence, message: () => '"say" must be a string', doc: 'the teacher\'s sentence, shown with the step' }),
+  ask: string({ max: LIMITS.sentence, message: () => '"ask" must be a string', doc: 'a question asked before the step\'s numbers show' }),
+  answer: { ...answerSchema, doc: 'how the page checks the student\'s answer to "ask"' },
+}, {
+  unknown: 'refuse',
+  unknownMessage: (k) => `unknown field ${JSON.stringify(k)}; a note has "say", "ask" and "answer"`,
+  message: () => 'the note must be an object with "say", "ask" or "answer"',
+  refine: (note) => (note.answer !== undefined && !note.ask ? 'an "answer" needs the question it answers ("ask")' : null),
+});
+
+/** Notes keyed by step key; `label(key)` names a note in messages. */
+export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) => record(stepKey, noteSchema, {
+  max: LIMITS.steps, label: labelOf,
+  keyMessage: () => 'not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)',
+  message: () => '"lesson" must be an object of notes keyed by step ("weights:0": { "say": ..., "ask": ... })',
+});
+
+// ---- a teacher's exercise (link state `exercise`) ------------------------------------------------
+
+export const exerciseSchema = object({
+  steps: list(stepKey, { min: 1, max: LIMITS.steps, doc: 'the steps whose numbers are hidden' }),
+  cells: record(stepKey, list(tuple([index, index], { expected: 'a cell [row, column] (from 0)' }), { max: LIMITS.cells }),
+    { max: LIMITS.steps, doc: 'per step, the hidden cells; a step without an entry hides all of them' }),
+  tolerance: number({ doc: 'how far an answer may be from the number (≤ 0 reads as 0.01)' }),
+  seed: whole({ max: Number.MAX_SAFE_INTEGER, doc: 'the seed the problem was drawn from, shown to students' }),
+  teacher: boolean({ doc: 'true when the teacher\'s page made the link (it opens the teacher\'s view; else the students\')' }),
+}, { required: ['steps'] });
+
+// ---- a student's paper (link state `student`) ----------------------------------------------------
+
+const paperNumber = anyOf([number(), literal(['inf', '-inf', 'nan'])], { expected: 'a number or "inf", "-inf", "nan"' });
+const table = (cell) => list(list(cell, { max: LIMITS.tokens }), { max: LIMITS.tokens, expected: 'a list of rows' });
+
+/** A table's numbers fit its labels: one row per entry of `rows`, one column per entry of `cols`. */
+function fitsLabels(t, field) {
+  const data = t[field];
+  if (data.length !== t.rows.length) {
+    return { at: [field], is: `a list of ${data.length} rows`, expected: `one row per label of "rows" (${t.rows.length})` };
+  }
+  const r = data.findIndex((row) => row.length !== t.cols.length);
+  return r < 0 ? null : { at: [field, r], is: `a row of ${data[r].length}`, expected: `one number per label of "cols" (${t.cols.length})` };
+}
+
+const givenSchema = object({
+  title: label, tex: string({ max: LIMITS.sentence }), rows: labels, cols: labels, data: table(paperNumber),
+}, { required: ['title', 'rows', 'cols', 'data'], refine: (g) => fitsLabels(g, 'data') });
+
+const answerRow = object({
+  r: index,
+  c: list(index, { min: 1, max: LIMITS.answerCells, doc: 'the hidden columns checked together' }),
+  at: list(number({ min: -1, max: 1 }), { max: LIMITS.answerCells, doc: 'each cell\'s centring shift on the tolerance grid' }),
+  hash: string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }),
+}, { required: ['r', 'c', 'at', 'hash'], refine: (a) => (a.at.length === a.c.length ? null : { at: ['at'], is: `a list of ${a.at.length}`, expected: `one shift per column of "c" (${a.c.length})` }) });
+
+const stepFields = {
+  key: stepKey, title: label, tex: string({ max: LIMITS.sentence }), rows: labels, cols: labels,
+  rowTitle: label, colTitle: label, cells: table(nullable(paperNumber)),
+};
+
+/** The step's cells fit its labels, and each answer names a row and columns it has. */
+function paperStepFits(s) {
+  const misfit = fitsLabels(s, 'cells');
+  if (misfit) return misfit;
+  if (s.hashes) {
+    const bad = s.hashes.length !== s.rows.length ? -1 : s.hashes.findIndex((row) => row.length !== s.cols.length);
+    if (s.hashes.length !== s.rows.length || bad >= 0) {
+      return { at: bad >= 0 ? ['hashes', bad] : ['hashes'], is: 'of another shape', expected: `the shape of "cells" (${s.rows.length} × ${s.cols.length})` };
+    }
+  }
+  for (const [i, a] of (s.answers ?? []).entries()) {
+    if (a.r >= s.rows.length) return { at: ['answers', i, 'r'], is: String(a.r), expected: `a row of the step (0 to ${s.rows.length - 1})` };
+    const c = a.c.find((j) => j >= s.cols.length);
+    if (c !== undefined) return { at: ['answers', i, 'c'], is: `a list holding ${c}`, expected: `columns of the step (0 to ${s.cols.length - 1})` };
+  }
+  return null;
+}
+
+const paperStepV2 = object({ ...stepFields, answers: list(answerRow, { max: LIMITS.cells }) },
+  { required: ['key', 'title', 'rows', 'cols', 'cells', 'answers'], refine: paperStepFits });
+const paperStepV1 = object({ ...stepFields, hashes: table(nullable(string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }))) },
+  { required: ['key', 'title', 'rows', 'cols', 'cells', 'hashes'], refine: paperStepFits });
+
+const POWERS_OF_TWO = Array.from({ length: Math.log2(KDF_LIMITS.N) }, (_, i) => 2 ** (i + 1));
+const paperFields = {
+  salt: string({ min: 1, max: LIMITS.salt }),
+  tolerance: number({ above: 0 }),
+  decimals: whole({ max: 12 }),
+  about: string({ max: LIMITS.sentence }),
+  seed: whole({ max: Number.MAX_SAFE_INTEGER }),
+  given: list(givenSchema, { max: LIMITS.steps }),
+};
+export const paperSchema = variant('v', [
+  [2, object({
+    v: literal([2]), ...paperFields,
+    kdf: object({
+      N: literal(POWERS_OF_TWO, { expected: `a power of 2 from 2 to ${KDF_LIMITS.N.toLocaleString('en')}` }),
+      r: whole({ min: 1, max: KDF_LIMITS.r }), p: whole({ min: 1, max: KDF_LIMITS.p }),
+    }, { required: ['N', 'r', 'p'] }),
+    steps: list(paperStepV2, { max: LIMITS.steps }),
+  }, { required: ['v', 'salt', 'tolerance', 'kdf', 'steps'] })],
+  [1, object({ v: literal([1]), ...paperFields, steps: list(paperStepV1, { max: LIMITS.steps }) }, { required: ['v', 'salt', 'tolerance', 'steps'] })],
+]);
+
+// ---- the link state (#v1=, #v2=, <attention-explorer state="...">) --------------------------------
+
+/** The options the page writes its own way; any other is the problem JSON's, checked by the engine. */
+export const pageOptionsSchema = object({
+  layout: literal(['rows', 'columns']),
+  scale: literal(['sqrt_dk', 'none', 'custom']),
+  scaleCustom: string({ max: LIMITS.label, doc: 'the scale when "custom": a number, "1/sqrt(n)" or "1/n"' }),
+  causal: boolean(),
+  mask: literal(['none', 'keep', 'additive']),
+  keepMask: nullable(list(list(literal([0, 1, true, false], { expected: '0 or 1 (or false, true)' }), { max: LIMITS.tokens }), { max: LIMITS.tokens, expected: 'rows of 0 and 1' })),
+  additiveMask: string({ max: LIMITS.text, doc: 'the additive mask as text' }),
+  softcap: number(),
+  heads: whole({ min: 1, max: LIMITS.tokens }),
+  kv_heads: whole({ min: 1, max: LIMITS.tokens }),
+  precision: literal(['float64', 'float32']),
+}, { unknown: json({ maxDepth: 8, max: LIMITS.text }) });
+
+export const linkStateSchema = object({
+  preset: nullable(string({ max: LIMITS.name, doc: 'an example\'s id; alone (not edited), the link is the example' })),
+  edited: boolean(),
+  recipe: string({ max: LIMITS.sentence, doc: 'the numpy lines that drew the inputs' }),
+  mode: literal(['qkv', 'self', 'cross']),
+  inputs: record(name, object({ text: string({ max: LIMITS.text }), numpy: string({ max: LIMITS.sentence }) }, { required: ['text'] }),
+    { max: 64, doc: 'each input as text, as typed (the engine parses and checks it)' }),
+  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache' }),
+  options: pageOptionsSchema,
+  decimals: whole({ max: 12 }),
+  tokens: object({ q: string({ max: LIMITS.sentence }), k: string({ max: LIMITS.sentence }) }),
+  open: nullable(object({ step: stepId, head: nullable(whole({ min: -1, max: LIMITS.tokens })), row: index, col: index }, { required: ['step', 'row', 'col'] })),
+  collapsed: list(stepKey, { max: LIMITS.steps }),
+  hide: object({ inputs: list(name, { max: 64 }), steps: list(stepId, { max: LIMITS.steps }), chrome: boolean() }),
+  exercise: nullable(exerciseSchema),
+  student: nullable(paperSchema),
+  lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
+}, { message: (v) => `the state is ${show(v)}; expected an object` });
+
+/** True when a link's object is a students' one: a paper, or an exercise the teacher's page did not start. */
+export function isStudentObject(obj) {
+  const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  return isObj(obj) && ((obj.student !== undefined && obj.student !== null) || (isObj(obj.exercise) && !obj.exercise.teacher));
+}
+
+/**
+ * A decoded link's object, checked: { state } (unknown keys dropped), or { state: null, error,
+ * reason, student }: `error` for people, `reason` the field that does not fit, `student` when the
+ * link is a students' exercise link (its page says so in the exercise's place).
+ */
+export function checkLinkState(obj) {
+  const { value, error } = check(linkStateSchema, obj);
+  if (!error) return { state: value };
+  return { state: null, error: `This link is damaged (${error}); showing the default example instead.`, reason: error, student: isStudentObject(obj) };
+}
+
+/** A student's paper, checked: { paper } or { error } naming the field (`student.` + its path). */
+export function checkPaper(paper) {
+  const { value, error } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
+  return error ? { error } : { paper: value.student };
+}
+
+// ---- a lesson file (lesson.js readLesson) ---------------------------------------------------------
+
+/** A problem as JSON: its keys, each any JSON value (the engine checks the problem itself). */
+export const problemSchema = record(string({ max: LIMITS.name }), json({ maxDepth: 8, max: LIMITS.text }), {
+  max: 64,
+  message: (v) => `"problem" is ${v === undefined ? 'missing' : show(v)}; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`,
+});
+const tokenNames = (which) => list(string({ max: LIMITS.label, message: () => `tokens.${which} must be a list of names (strings)` }),
+  { max: LIMITS.tokens, message: () => `tokens.${which} must be a list of names (strings)` });
+
+export const lessonFileSchema = object({
+  format: literal([LESSON_FORMAT], { message: (v) => `"format" is ${JSON.stringify(v)}; expected "${LESSON_FORMAT}"` }),
+  version: whole({ min: 1, max: LESSON_VERSION, message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}` }),
+  title: string({ max: LIMITS.label, message: () => '"title" must be a string' }),
+  problem: problemSchema,
+  tokens: object({ q: tokenNames('q'), k: tokenNames('k') }, { message: () => '"tokens" must be { "q": [names], "k": [names] }' }),
+  lesson: notesSchema(),
+}, { required: ['problem'], message: () => 'a lesson is a JSON object with "problem" and "lesson"' });
+
+// ---- the iframe's address flags (web/page/embed.js) -----------------------------------------------
+
+const inputOrStep = [...INPUT_NAMES, ...STEP_IDS];
+export const embedFlagsSchema = object({
+  embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
+  present: string({ max: LIMITS.name }),
+  lesson: string({ min: 1, max: LIMITS.url, expected: `an address of at most ${LIMITS.url.toLocaleString('en')} characters` }),
+  hide: list(literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])],
+    { expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)` })),
+  lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: 'an input (Q, X, W_Q, …), inputs, options or all' })),
+});
+
+// ---- the web component (component.js) -------------------------------------------------------------
+
+/** Its attributes, as read: lists split at commas and spaces, numbers as numbers. */
+export const componentAttributesSchema = object({
+  preset: string({ max: LIMITS.name }),
+  state: string({ max: 2_000_000 }),
+  lesson: string({ max: LIMITS.url }),
+  steps: list(literal(STEP_IDS, { expected: 'a step id (Q, K, V, scores, scaled, weights, output, …)' }), { max: LIMITS.steps }),
+  inputs: list(literal([...INPUT_NAMES, 'all'], { expected: 'an input name (Q, X, W_Q, …) or all' }), { max: 64 }),
+  editable: list(literal([...INPUT_NAMES, 'all'], { expected: 'an input name (Q, X, W_Q, …) or all' }), { max: 64 }),
+  decimals: whole({ max: 12 }),
+  heads: list(whole({ min: 1, max: LIMITS.tokens, expected: 'a head number from 1' }), { max: LIMITS.tokens }),
+  'wasm-url': string({ max: LIMITS.url }),
+});
+
+/**
+ * Its <script type="application/json"> child: { problem, tokens, kvTokens, title } (an object with
+ * "problem"), or else the problem itself (problemSchema).
+ */
+export const componentScriptSchema = object({ problem: problemSchema, tokens: labels, kvTokens: labels, title: label }, { required: ['problem'] });
