@@ -26,6 +26,12 @@ export class AttentionExplorerElement extends HTMLElement {
 /** The one engine all elements share (loaded on first use). */
 export function sharedEngine(options?: LoadOptions): Promise<Engine>;
 
+/**
+ * An attribute's text (null when absent) read and checked against componentAttributesSchema
+ * (attention-explorer/share): the value it takes (null: the default) and what was left out.
+ */
+export function readAttribute(name: string, text: string | null): { value: unknown; note: string | null };
+
 declare global {
   interface HTMLElementTagNameMap {
     'attention-explorer': AttentionExplorerElement;

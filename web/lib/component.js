@@ -25,6 +25,8 @@ import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
 import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
+import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
+import { show } from './schema.js';
 
 let shared = null;
 
@@ -107,6 +109,28 @@ const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssem
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
+const ATTRIBUTES = componentAttributesSchema.fields;
+const numberOr = (t) => (/^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t);
+const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
+
+/**
+ * Attribute `name` (its text, or null when absent) read and checked against the component's
+ * schema (formats.js): { value, note }. `value` is what the schema takes (null: absent or unusable,
+ * so the default); a list keeps the words it takes. `note` says what was left out, or is null.
+ */
+export function readAttribute(name, text) {
+  if (text == null) return { value: null, note: null };
+  const s = ATTRIBUTES[name];
+  if (s.type === 'list') {
+    const items = list(text).map(s.item.type === 'number' ? numberOr : (w) => w);
+    const bad = items.filter((w) => check(s.item, w).error);
+    const note = bad.length ? `${name}="${cut(text)}": ${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${s.item.expected}; left out` : null;
+    return { value: items.filter((w) => !bad.includes(w)), note };
+  }
+  const value = s.type === 'number' ? numberOr(text.trim()) : text;
+  const { error } = check(componentAttributesSchema, { [name]: value });
+  return error ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` } : { value, note: null };
+}
 
 // Importing this module outside a browser (server-side rendering) must not throw.
 const Base = globalThis.HTMLElement ?? class {};
@@ -215,15 +239,22 @@ export class AttentionExplorerElement extends Base {
     }
   }
 
+  /** The value of a source attribute (preset, state, lesson) the schema takes; throws, naming it, if it does not. */
+  #sourceAttribute(name) {
+    const { value, note } = readAttribute(name, this.getAttribute(name));
+    if (note) throw new Error(note);
+    return value;
+  }
+
   async #source() {
-    const presetId = this.getAttribute('preset');
+    const presetId = this.#sourceAttribute('preset');
     if (presetId) {
       const preset = findPreset(presetId) ?? findPreset(presetId.replace(/^seed-/, ''));
       if (!preset) throw new Error(`unknown preset "${presetId}"`);
       const { problem } = presetProblem(preset, this.#engine);
       return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: preset.title };
     }
-    const state = this.getAttribute('state');
+    const state = this.#sourceAttribute('state');
     if (state) {
       const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
       if (!s) throw new Error(error ?? 'the state attribute is empty');
@@ -231,9 +262,17 @@ export class AttentionExplorerElement extends Base {
       const q = split(s.tokens?.q);
       return { problem: stateToProblem(s, this.#engine), tokens: { q, k: (s.mode ?? 'self') === 'self' ? q : split(s.tokens?.k) ?? q } };
     }
-    const lessonUrl = this.getAttribute('lesson');
+    const lessonUrl = this.#sourceAttribute('lesson');
     if (lessonUrl) {
-      const url = new URL(lessonUrl, document.baseURI).href;
+      let url;
+      try {
+        url = new URL(lessonUrl, document.baseURI).href;
+      } catch {
+        throw new Error(`lesson="${cut(lessonUrl)}" is not an address`);
+      }
+      // Nothing waits forever: fetchLesson gives up after LESSON_TIMEOUT_MS, naming the address.
+      const status = this.#root.querySelector('.body > .status');
+      if (status) status.textContent = `Loading the lesson from ${url}…`;
       return { ...readLesson(await fetchLesson(url), url), where: url };
     }
     const inline = this.querySelector('script[type="application/json"][slot="lesson"]');
@@ -249,8 +288,12 @@ export class AttentionExplorerElement extends Base {
       } catch (error) {
         throw new Error(`the <script type="application/json"> is not JSON: ${error.message}`);
       }
-      if (json && json.problem) return { problem: json.problem, tokens: json.tokens ? { q: json.tokens, k: json.kvTokens ?? json.tokens } : null, title: json.title };
-      return { problem: json };
+      // Checked before anything reads it: the wrapper's fields here, the problem by the engine.
+      const wrapped = json !== null && typeof json === 'object' && 'problem' in json;
+      const { value, error } = check(wrapped ? componentScriptSchema : problemSchema, json);
+      if (error) throw new Error(`the <script type="application/json">: ${wrapped ? error : error.replace(/^"problem" is/, 'it is')}`);
+      if (wrapped) return { problem: value.problem, tokens: value.tokens ? { q: value.tokens, k: value.kvTokens ?? value.tokens } : null, title: value.title };
+      return { problem: value };
     }
     return this.#problem ? null : undefined;
   }
@@ -353,8 +396,12 @@ export class AttentionExplorerElement extends Base {
   }
 
   #decimals() {
-    const d = Number(this.getAttribute('decimals') ?? 4);
-    return Number.isInteger(d) && d >= 0 && d <= 12 ? d : 4;
+    return readAttribute('decimals', this.getAttribute('decimals')).value ?? 4;
+  }
+
+  /** What the display attributes hold that the schema does not take (shown with the warnings). */
+  #attributeNotes() {
+    return ['steps', 'inputs', 'editable', 'decimals', 'heads'].map((n) => readAttribute(n, this.getAttribute(n)).note).filter(Boolean);
   }
 
   #render(only = 'all') {
@@ -366,10 +413,10 @@ export class AttentionExplorerElement extends Base {
       body.querySelector('.warnings').innerHTML = this.#warningsHtml();
       return;
     }
-    const editableAttr = list(this.getAttribute('editable')) ?? [];
+    const editableAttr = readAttribute('editable', this.getAttribute('editable')).value ?? [];
     const names = Object.keys(ctx.inputs);
     const editable = new Set(editableAttr.includes('all') ? names : editableAttr);
-    const shownInputs = list(this.getAttribute('inputs')) ?? (editable.size ? [...editable] : names);
+    const shownInputs = readAttribute('inputs', this.getAttribute('inputs')).value ?? (editable.size ? [...editable] : names);
     let html = this.#title ? `<p class="title">${esc(this.#title)}</p>` : '';
     const inputs = names.filter((n) => shownInputs.includes(n) || shownInputs.includes('all'));
     html += `<div class="inputs row"${inputs.length ? '' : ' hidden'}>`;
@@ -382,8 +429,8 @@ export class AttentionExplorerElement extends Base {
   }
 
   #stepsHtml() {
-    const showSteps = list(this.getAttribute('steps'));
-    const showHeads = list(this.getAttribute('heads'))?.map((h) => Number(h) - 1);
+    const showSteps = readAttribute('steps', this.getAttribute('steps')).value;
+    const showHeads = readAttribute('heads', this.getAttribute('heads')).value?.map((h) => h - 1);
     let html = '';
     for (const step of this.#trace.steps) {
       if (showSteps && !showSteps.includes(step.id)) continue;
@@ -451,7 +498,8 @@ export class AttentionExplorerElement extends Base {
   }
 
   #warningsHtml() {
-    return (this.#trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
+    const notes = this.#attributeNotes().map((n) => `<p class="warning" part="attribute-note">⚠ ${esc(n)}</p>`);
+    return notes.join('') + (this.#trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
   }
 
   #edited(e) {
