@@ -135,8 +135,8 @@ describe('the packed tarball', () => {
   test('the TypeScript types compile against real usage, and reject misuse', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
-      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version, decodeCsv, decodeLatex, tilesCsv, tilesLatex } from 'attention-explorer';
-      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax } from 'attention-explorer';
+      import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version, decodeCsv, decodeLatex, tilesCsv, tilesLatex, connectModelWorker } from 'attention-explorer';
+      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax, TrainConfig, Model, HeadScore, ModelWeights, ModelCatalogue, ModelWorker } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
       import type { FastEngine, FastResult } from 'attention-explorer/fast';
@@ -169,6 +169,18 @@ describe('the packed tarball', () => {
         const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
         console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2, notes);
+        // The model that trains (docs/model.md).
+        const config: TrainConfig = { model: { vocab: 8, context: 8, d_model: 8, positions: 'rope', norm: 'rmsnorm' }, task: 'previous', optimizer: { lr: 0.01, schedule: 'cosine' } };
+        const model: Model = engine.model(config);
+        const losses: number[] = model.train(3);
+        const scores: HeadScore[] = model.headScores();
+        const trained: Problem = model.headProblem(1, 1, [1, 2, 3]);
+        const w: ModelWeights = model.weights();
+        const attention: number[][] = model.predict([1, 2], { ablate: [[1, 1]] }).attention[0][0];
+        const catalogue: ModelCatalogue = engine.modelCatalogue();
+        const remote: ModelWorker = connectModelWorker(new Worker('w.js', { type: 'module' }));
+        console.log(losses, scores[0].induction, engine.run(trained).output, w.layers[0].W_Q, attention, catalogue.presets[0].question, model.config.model.d_head, remote);
+        model.dispose();
       }
       void main();
     `);
@@ -181,6 +193,7 @@ describe('the packed tarball', () => {
       const n: string = engine.run({ Q: [[1]] }).output;
       import { loadFastAttention } from 'attention-explorer/fast';
       (await loadFastAttention()).attention({ Q: [[1]], K: [[1]], V: [[1]], causal: 'yes' });
+      engine.model({ model: { vocab: 8, context: 8, d_model: 8, norm: 'batchnorm' } });
     `);
     for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
       const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--types', '', '--lib', 'es2022,dom'];
@@ -193,6 +206,7 @@ describe('the packed tarball', () => {
       assert.match(bad.stdout, /Type 'Trace' is missing the following properties from type 'Decoding'/);
       assert.match(bad.stdout, /number\[\]\[\]' is not assignable to type 'string'/);
       assert.match(bad.stdout, /Type 'string' is not assignable to type 'boolean \| undefined'/);
+      assert.match(bad.stdout, /"batchnorm"' is not assignable to type '[^']*"rmsnorm"[^']*'/);
     }
   });
 });
