@@ -462,5 +462,5 @@ test('the component takes a lesson: lesson="…json" (relative to the page) and 
   const scaled = cell('scaled', 1, 2);
   assert.equal(await inShadow('inline', '.verdict'), `Not quite: Scaled scores at row sour?, column apple is ${f4(scaled)}; you said 3, ${f4(3 - scaled)} away, more than ± 0.01.`);
   // A lesson with a wrong field says which step and which field.
-  assert.equal(await inShadow('bad', '.error'), 'the <script slot="lesson">: step "weights:0": answer.tolerance is undefined; expected a number ≥ 0 (how far a student\'s number may be from the cell)');
+  assert.equal(await inShadow('bad', '.error'), 'the <script slot="lesson">: step "weights:0": answer.tolerance is missing; expected a number ≥ 0 (how far a student\'s number may be from the cell)');
 });

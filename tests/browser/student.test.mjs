@@ -258,7 +258,8 @@ test('a students\' link of the first format (a SHA-256 per hidden cell) still op
   const greedy = { ...v1, v: 2, kdf: { N: 2 ** 20, r: 8, p: 1 }, steps: [{ ...v1.steps[0], hashes: undefined, answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }] };
   await page.goto('about:blank');
   await open(page, await link(greedy));
-  assert.equal(await page.locator('#exercise .error').textContent(), 'This exercise link is damaged: ask your teacher for the link again.');
+  assert.equal(await page.locator('#exercise .error').textContent(),
+    'This exercise link is damaged (student.kdf.N is 1048576; expected a power of 2 from 2 to 65,536): ask your teacher for the link again.');
   assert.equal(await page.locator('#exercise input.answer').count(), 0);
 });
 

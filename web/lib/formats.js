@@ -246,7 +246,7 @@ const inputOrStep = [...INPUT_NAMES, ...STEP_IDS];
 export const embedFlagsSchema = object({
   embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
   present: string({ max: LIMITS.name }),
-  lesson: string({ min: 1, max: LIMITS.url, expected: `an address of at most ${LIMITS.url.toLocaleString('en')} characters` }),
+  lesson: string({ min: 1, max: LIMITS.url, expected: `an address (1 to ${LIMITS.url.toLocaleString('en')} characters)` }),
   hide: list(literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])],
     { expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)` })),
   lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: 'an input (Q, X, W_Q, …), inputs, options or all' })),

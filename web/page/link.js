@@ -92,11 +92,15 @@ export async function writeLink(state) {
   return encodeStateString(obj);
 }
 
-/** Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null, error? }. */
+/**
+ * Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null,
+ * error?, studentError? }. The state was checked against the link's schema (formats.js) when
+ * decoded; `studentError` says which field of a students' exercise link does not fit.
+ */
 export async function readLink(hash) {
-  const { state: raw, error } = await decodeStateString(hash);
+  const { state: raw, error, student, reason } = await decodeStateString(hash);
   linkError = error ?? null;
-  if (!raw) return { state: null, error };
+  if (!raw) return { state: null, error, studentError: student ? reason : null };
   let obj = raw;
   if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
     const base = presetState(raw.preset);

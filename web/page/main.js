@@ -61,18 +61,19 @@ async function boot() {
   // A frame reloaded by its host (a reveal.js slide) reopens with the reader's edits.
   const saved = savedFrameHash();
   if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
-  const { state: fromHash, error } = await readLink(location.hash);
+  const { state: fromHash, error, studentError } = await readLink(location.hash);
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
   const loading = $('loading');
-  if (isStudentState(fromHash)) {
+  if (isStudentState(fromHash) || studentError) {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
     for (const id of ['lesson', 'practice', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
-    renderStudent(fromHash.student ?? await paperFromState(fromHash));
+    // A students' link that does not fit its schema says so there (not the teacher's page).
+    renderStudent(studentError ? null : fromHash.student ?? await paperFromState(fromHash), studentError);
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
@@ -108,6 +109,7 @@ async function boot() {
   for (const id of ['lesson', 'setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
+  let lessonOpening = null;
   if (fromHash) {
     // What this address shows without its hash, for a reader who edits back to it (addressHash).
     // Not known for a ?lesson address: that would mean fetching the lesson; the hash stays.
@@ -118,9 +120,14 @@ async function boot() {
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
-    if (!(flags.lesson && await openLessonUrl(flags.lesson))) setState(defaultExampleState());
-    // Its link, read now (before any edit): the address bar shows no hash while the state is this.
-    setDefaultLink(writeLink(app.state));
+    // ?lesson=URL: the default example is drawn at once, under a note that the lesson is loading
+    // (openLessonUrl), and the lesson replaces it when it comes; a lesson that fails or never
+    // answers (fetchLesson's timeout) leaves the example with a message naming the URL.
+    setState(defaultExampleState());
+    lessonOpening = flags.lesson ? openLessonUrl(flags.lesson) : null;
+    // Its link, read once the lesson settled (before any edit): the address bar shows no hash
+    // while the state is this.
+    setDefaultLink(lessonOpening ? lessonOpening.then(() => writeLink(app.state)) : writeLink(app.state));
   }
   if (error) $('status').textContent = error;
   // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen. The
@@ -128,6 +135,8 @@ async function boot() {
   await drawn(prerendered ? ['ae:interactive'] : ['ae:first-steps', 'ae:interactive']);
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
+  // Ready means what the address asks for is drawn: the lesson, or the example and why not.
+  if (lessonOpening && await lessonOpening) await typesetPending();
   skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
   markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();

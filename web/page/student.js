@@ -5,7 +5,7 @@
 // no problem, no engine run and no answer reaches the student's page: typed answers are checked by
 // hashing them the same way. An old exercise link (it holds the whole problem) is turned into a
 // paper on opening, and shown the same way, without the teacher's controls.
-import { stateInputs } from 'attention-explorer/share';
+import { checkPaper as checkPaperFormat, stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { tokenLists, traceCounts, decimalsOf } from './state.js';
 import { buildProblem } from './problem.js';
@@ -22,11 +22,10 @@ export const PAPER_VERSION = 2;
 const ANSWER_CELLS = 8;
 /**
  * scrypt's cost: N = 2^13 with r = 8 (8 MB) takes about 0.1 s in a browser, so a guess at an
- * answer costs that much too. The paper carries its cost; a link asking for more than MAX_N is
- * damaged (it would stall the student's page).
+ * answer costs that much too. The paper carries its cost; a link asking for more than the paper's
+ * schema allows (formats.js KDF_LIMITS: N up to 2^16) is damaged (it would stall the student's page).
  */
 export const KDF = { N: 2 ** 13, r: 8, p: 1 };
-const MAX_N = 2 ** 16;
 
 // ---- answers as grid points and hashes ---------------------------------------------------------
 
@@ -197,18 +196,6 @@ export function isStudentState(state) {
 
 // ---- the student's view -----------------------------------------------------------------------
 
-/** scrypt's cost as a paper may ask it: N a power of 2 up to MAX_N, small r and p. */
-function validKdf(k) {
-  const { N, r, p } = k ?? {};
-  return Number.isInteger(Math.log2(N)) && N >= 2 && N <= MAX_N && Number.isInteger(r) && r >= 1 && r <= 16 && Number.isInteger(p) && p >= 1 && p <= 4;
-}
-
-function validPaper(p) {
-  if (!(p && typeof p === 'object' && typeof p.salt === 'string' && Number(p.tolerance) > 0 && Array.isArray(p.steps) && Array.isArray(p.given ?? []))) return false;
-  if (p.v === 1) return p.steps.every((s) => Array.isArray(s.hashes));
-  return p.v === PAPER_VERSION && validKdf(p.kdf) && p.steps.every((s) => Array.isArray(s.answers));
-}
-
 function tableHtml(title, rows, cols, body, caption) {
   let html = `<table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr><th></th>`;
   html += cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
@@ -218,8 +205,12 @@ function tableHtml(title, rows, cols, body, caption) {
 
 const shape = (m) => `<span class="shape">${m.length} × ${m[0]?.length ?? 0}</span>`;
 
-/** Draws the student's exercise (and nothing else of the page) from a paper. */
-export function renderStudent(paper) {
+/**
+ * Draws the student's exercise (and nothing else of the page) from a paper, checked first against
+ * its schema (formats.js); a paper that does not fit, or `damaged` (why the link's state did not
+ * fit), shows why in the exercise's place.
+ */
+export function renderStudent(paper, damaged = null) {
   document.body.classList.add('student');
   const css = document.createElement('link');
   css.rel = 'stylesheet';
@@ -233,11 +224,15 @@ export function renderStudent(paper) {
   box.className = 'panel exercise student-exercise';
   box.setAttribute('aria-labelledby', 'exercise-title');
   box.tabIndex = -1;
-  if (!validPaper(paper)) {
-    box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error">This exercise link is damaged: ask your teacher for the link again.</p>';
+  const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: 'its problem could not be computed' };
+  if (checked.error) {
+    box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error"></p>';
+    box.querySelector('.error').textContent = `This exercise link is damaged (${checked.error}): ask your teacher for the link again.`;
     $('app').prepend(box);
+    $('status').textContent = 'This exercise link is damaged.';
     return;
   }
+  paper = checked.paper;
   const d = Math.min(12, Math.max(0, Math.round(Number(paper.decimals)) || 0));
   const tol = fmt(Number(paper.tolerance), 8).replace(/\.?0+$/, '');
   const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
