@@ -771,9 +771,9 @@ std::vector<std::vector<Matrix>> Model::attention_weights(const std::vector<int>
   return impl_->attention(one_sequence(impl_->config.model, tokens))[0];
 }
 
-Evaluation Model::evaluate() const {
+Evaluation Model::evaluate(const std::vector<bool>* ablated) const {
   const Batch probe = probe_batch();
-  const Output out = forward(probe);
+  const Output out = impl_->forward(probe, ablated);
   const std::vector<char> counted = accuracy_positions(impl_->config, probe);
   Evaluation e;
   e.loss = out.loss;

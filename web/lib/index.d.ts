@@ -679,7 +679,8 @@ export interface Model {
   readonly step: number;
   /** Trains `steps` steps; the training loss of each. Throws when a loss stops being finite (the step and the cause). */
   train(steps?: number): number[];
-  evaluate(): { step: number; loss: number; accuracy: number | null; predictions: number };
+  /** Loss and accuracy on the task's fixed probe batch; `ablate` switches heads off. */
+  evaluate(settings?: { ablate?: Array<[number, number]> }): { step: number; loss: number; accuracy: number | null; predictions: number };
   headScores(): HeadScore[];
   /** A problem for engine.run(): that head (from 1) of that layer (from 1) on these tokens. */
   headProblem(layer: number, head: number, tokens: number[]): Problem;
@@ -698,7 +699,16 @@ export interface Model {
 
 export interface ModelCatalogue {
   tasks: Array<{ name: TaskName; description: string }>;
-  presets: Array<{ name: string; description: string; question: string; config: TrainConfig; example: TaskExample | null }>;
+  presets: Array<{
+    name: string;
+    description: string;
+    /** Asked before training; the run reveals the answer. */
+    question: string;
+    /** How: the first layer or head whose `score` passes `threshold`, or whether `accuracy` is passed by the last step. */
+    reveal: { choose: 'layer' | 'head'; score: 'previous_token' | 'induction' | 'duplicate_token' | 'first_token'; threshold: number } | { choose: 'yes_no'; accuracy: number };
+    config: TrainConfig;
+    example: TaskExample | null;
+  }>;
 }
 
 /** The model's methods in a Worker running `attention-explorer/model-worker`, as promises. */
@@ -708,7 +718,7 @@ export interface ModelWorker {
   create(config: TrainConfig | string, settings?: { weights?: ModelWeights | string }): Promise<{ config: Model['config']; example: TaskExample | null; step: number }>;
   step(): Promise<number>;
   train(steps: number): Promise<number[]>;
-  evaluate(): Promise<ReturnType<Model['evaluate']>>;
+  evaluate(settings?: { ablate?: Array<[number, number]> }): Promise<ReturnType<Model['evaluate']>>;
   headScores(): Promise<HeadScore[]>;
   headProblem(layer: number, head: number, tokens: number[]): Promise<Problem>;
   weights(): Promise<ModelWeights>;

@@ -1,0 +1,273 @@
+// The playground's state and the actions that change it: pure functions (state, ...) -> state,
+// so every rule here is tested in Node (tests/js/playground.test.mjs). The numbers come from the
+// model (engine.model in a Worker); nothing here computes any.
+
+/** What a head's score must pass to be announced ("layer 2 head 1 became an induction head"). */
+export const MILESTONES = [
+  { score: 'induction', threshold: 0.4, words: 'an induction head' },
+  { score: 'previous_token', threshold: 0.5, words: 'a previous-token head' },
+  { score: 'first_token', threshold: 0.5, words: 'a first-token (sink) head' },
+];
+
+/** The model fields a learner may change, with their choices or bounds and a plain-words hint. */
+export const FIELDS = [
+  { key: 'layers', label: 'Layers', min: 1, max: 4, hint: 'How many attention layers are stacked. An induction head needs two: one to look back, one to match.' },
+  { key: 'heads', label: 'Heads per layer', min: 1, max: 8, hint: 'Each head learns its own pattern of where to look.' },
+  { key: 'd_model', label: 'Width (d_model)', min: 4, max: 128, step: 4, hint: 'How many numbers stand for each token inside the model.' },
+  { key: 'positions', label: 'Positions', choices: ['learned', 'sinusoidal', 'rope', 'none'], hint: 'How the model knows where a token is: a learned vector per position, fixed sine waves, rotating queries and keys (RoPE), or not at all.' },
+  { key: 'mlp', label: 'MLP width', min: 0, max: 512, step: 16, hint: '0: attention only. Otherwise each layer also has a small feed-forward network of this width.' },
+  { key: 'norm', label: 'Norm', choices: ['none', 'layernorm', 'rmsnorm'], hint: 'Normalises each token\'s numbers before attention and the MLP.' },
+];
+
+/** The training fields: learning rate, seed and steps. */
+export const TRAINING_FIELDS = [
+  { key: 'lr', label: 'Learning rate', min: 0.0001, max: 0.1, hint: 'How big a step AdamW takes. Too large and the loss jumps around; too small and nothing happens for a long time.' },
+  { key: 'seed', label: 'Seed', min: 0, max: 4294967295, hint: 'Fixes the starting weights and the training sequences: the same seed trains to the same numbers.' },
+  { key: 'steps', label: 'Steps', min: 1, max: 20000, hint: 'How many training steps Play runs.' },
+];
+
+/** A fresh state for a preset of the catalogue (its configuration, question and reveal). */
+export function initialState(catalogue, presetName, overrides = {}) {
+  const preset = catalogue.presets.find((p) => p.name === presetName) ?? catalogue.presets[0];
+  const config = mergeConfig(preset.config, overrides);
+  return {
+    catalogue,
+    preset: preset.name,
+    config,
+    status: 'idle', // idle | playing | paused | done | replaying | error
+    error: null,
+    step: 0,
+    target: null, // a step a link asked for: training runs to it, then pauses
+    losses: [],
+    evals: [],
+    scores: null,
+    milestones: [],
+    probe: preset.example ? preset.example.tokens.slice() : [],
+    prediction: null,
+    ablated: [],
+    ablatedEval: null,
+    selected: null,
+    answer: null,
+    revealed: null,
+    notice: null, // a message that is not an error (a link's damaged part left out)
+  };
+}
+
+/** A configuration with `overrides` ({ model: {...}, optimizer: {...}, seed, steps, task }) laid over it. */
+export function mergeConfig(config, overrides = {}) {
+  return {
+    ...config,
+    ...overrides,
+    model: { ...config.model, ...overrides.model },
+    optimizer: { ...config.optimizer, ...overrides.optimizer },
+  };
+}
+
+/** The preset whose configuration this is, or null. */
+export function presetOf(state) {
+  return state.catalogue.presets.find((p) => p.name === state.preset) ?? null;
+}
+
+// ---- actions ------------------------------------------------------------------------------------
+
+/** A preset chosen: its configuration, a fresh run. */
+export function choosePreset(state, name) {
+  return initialState(state.catalogue, name);
+}
+
+/** A model field changed (layers, heads, ...): a fresh run of the new configuration. */
+export function setModelField(state, key, value) {
+  const model = { ...state.config.model, [key]: value };
+  // Heads that no longer divide the width: keep d_head from d_model/heads (the model's default).
+  delete model.d_head;
+  delete model.kv_heads;
+  if (key === 'heads' || key === 'd_model') model.kv_heads = model.heads;
+  return restart({ ...state, config: { ...state.config, model } });
+}
+
+/** lr, seed or steps changed. */
+export function setTrainingField(state, key, value) {
+  if (key === 'lr') return restart({ ...state, config: { ...state.config, optimizer: { ...state.config.optimizer, lr: value } } });
+  return restart({ ...state, config: { ...state.config, [key]: value } });
+}
+
+/** The same configuration from step 0 (Reset). */
+export function restart(state) {
+  return {
+    ...state,
+    status: 'idle', error: null, notice: null, step: 0, target: null, losses: [], evals: [], scores: null, milestones: [],
+    prediction: null, ablated: [], ablatedEval: null, revealed: null,
+  };
+}
+
+export const play = (state) => (state.status === 'error' || state.step >= state.config.steps ? state : { ...state, status: 'playing' });
+export const pause = (state) => (state.status === 'playing' || state.status === 'replaying' ? { ...state, status: 'paused' } : state);
+
+/** A link's step: train to it, then pause (the progress bar shows the way). */
+export const replayTo = (state, step) => ({ ...state, target: Math.min(step, state.config.steps), status: step > 0 ? 'replaying' : state.status });
+
+/** Weights loaded from a file: that configuration at that step, paused, the curves from there. */
+export function loaded(state, config, step) {
+  return { ...restart({ ...state, config }), step, status: 'paused' };
+}
+
+/** The model could not be made or trained: the message, and the run stops. */
+export const failed = (state, message) => ({ ...state, status: 'error', error: message });
+
+/** Training losses of the steps just taken. */
+export function trained(state, losses, step) {
+  let status = state.status;
+  if (state.target !== null && step >= state.target) status = 'paused';
+  else if (step >= state.config.steps) status = 'done';
+  return { ...state, losses: state.losses.concat(losses), step, status, target: status === 'paused' ? null : state.target };
+}
+
+/**
+ * New measurements at `step`: the evaluation, every head's scores, the probe's prediction (and with
+ * heads switched off, their evaluation). Heads whose score first passes a milestone are announced;
+ * the preset's question is answered when the run reveals it.
+ */
+export function measured(state, { step, evaluation, scores, prediction, ablatedEval = null }) {
+  const milestones = state.milestones.slice();
+  for (const s of scores ?? []) {
+    for (const m of MILESTONES) {
+      if (s[m.score] < m.threshold) continue;
+      if (milestones.some((x) => x.layer === s.layer && x.head === s.head && x.score === m.score)) continue;
+      milestones.push({ step, layer: s.layer, head: s.head, score: m.score, text: `layer ${s.layer} head ${s.head} became ${m.words} at step ${step}` });
+    }
+  }
+  const evals = state.evals.length && state.evals[state.evals.length - 1].step === step ? state.evals : state.evals.concat([{ step, ...evaluation }]);
+  const next = { ...state, evals, scores, prediction, ablatedEval, milestones };
+  return { ...next, revealed: state.revealed ?? reveal(next) };
+}
+
+/** What the run has shown about the preset's question, or null while it is still open. */
+export function reveal(state) {
+  const preset = presetOf(state);
+  if (!preset?.reveal) return null;
+  const r = preset.reveal;
+  if (r.choose === 'yes_no') {
+    const best = Math.max(0, ...state.evals.map((e) => e.accuracy ?? 0));
+    if (best > r.accuracy) {
+      const at = state.evals.find((e) => (e.accuracy ?? 0) > r.accuracy).step;
+      return { answer: 'yes', text: `Yes: the accuracy passed ${Math.round(r.accuracy * 100)}% at step ${at}.` };
+    }
+    if (state.step >= state.config.steps) return { answer: 'no', text: `No: after ${state.step} steps the accuracy is at most ${Math.round(best * 100)}%.` };
+    return null;
+  }
+  const first = state.milestones.find((m) => m.score === r.score);
+  if (!first) {
+    if (state.step >= state.config.steps) return { answer: 'none', text: `No head passed ${r.threshold} in ${state.step} steps.` };
+    return null;
+  }
+  const answer = r.choose === 'layer' ? `layer ${first.layer}` : `layer ${first.layer} head ${first.head}`;
+  return { answer, text: `It was ${answer}: ${first.text}.` };
+}
+
+/** The learner's prediction before training (a layer, a head, yes or no). */
+export const answered = (state, choice) => ({ ...state, answer: choice });
+
+/** A head clicked: switched off (ablated) or back on. */
+export function toggleAblation(state, layer, head) {
+  const on = state.ablated.some(([l, h]) => l === layer && h === head);
+  const ablated = on ? state.ablated.filter(([l, h]) => !(l === layer && h === head)) : state.ablated.concat([[layer, head]]);
+  return { ...state, ablated, ablatedEval: ablated.length ? state.ablatedEval : null };
+}
+
+export const selectHead = (state, layer, head) => ({ ...state, selected: layer === null ? null : { layer, head } });
+
+/** The probe sequence edited (checked against the vocabulary and the context by the caller). */
+export const setProbe = (state, tokens) => ({ ...state, probe: tokens, prediction: null });
+
+/**
+ * A probe typed as tokens ("3 14 15 9", commas allowed) or, for the text task, as characters of
+ * its alphabet. Returns { tokens } or { error } naming what is wrong.
+ */
+export function parseProbe(text, { vocab, context, alphabet }) {
+  let tokens;
+  if (alphabet) {
+    tokens = [];
+    for (const ch of text) {
+      const i = alphabet.indexOf(ch);
+      if (i < 0) return { error: `"${ch}" is not in the text's alphabet (${alphabet.join('')})` };
+      tokens.push(i);
+    }
+  } else {
+    const parts = text.trim().split(/[\s,]+/).filter(Boolean);
+    tokens = parts.map(Number);
+    const bad = parts.findIndex((p, i) => !/^\d+$/.test(p) || tokens[i] >= vocab);
+    if (bad >= 0) return { error: `token ${bad + 1}, "${parts[bad]}", is not a token: they are whole numbers from 0 to ${vocab - 1}` };
+  }
+  if (tokens.length === 0) return { error: 'the probe needs at least one token' };
+  if (tokens.length > context) return { error: `${tokens.length} tokens, but the context holds ${context}` };
+  return { tokens };
+}
+
+// ---- the link: configuration, seed and step ------------------------------------------------------
+
+/** "#p=<preset>&c=<changes as JSON>&step=N": what a link holds (only what differs from the preset). */
+export function linkOf(state) {
+  const preset = presetOf(state);
+  const base = preset.config;
+  const changes = {};
+  const model = {};
+  for (const [k, v] of Object.entries(state.config.model)) if (base.model[k] !== v && k !== 'd_head' && k !== 'kv_heads') model[k] = v;
+  if (Object.keys(model).length) changes.model = model;
+  if (state.config.optimizer.lr !== base.optimizer.lr) changes.optimizer = { lr: state.config.optimizer.lr };
+  for (const k of ['seed', 'steps']) if (state.config[k] !== base[k]) changes[k] = state.config[k];
+  const params = new URLSearchParams({ p: state.preset });
+  if (Object.keys(changes).length) params.set('c', JSON.stringify(changes));
+  if (state.step > 0) params.set('step', String(state.step));
+  return `#${params}`;
+}
+
+const LINK_MODEL_KEYS = new Set(FIELDS.map((f) => f.key));
+
+/**
+ * Reads a link's hash. Returns { preset, overrides, step, error }: a part that is damaged is
+ * dropped with a message naming it (the rest still applies); the configuration itself is then
+ * checked by the model, which names any bad key.
+ */
+export function readLink(hash, catalogue) {
+  const out = { preset: catalogue.presets[0].name, overrides: {}, step: 0, error: null };
+  const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
+  const problems = [];
+  const preset = params.get('p');
+  if (preset !== null) {
+    if (catalogue.presets.some((p) => p.name === preset)) out.preset = preset;
+    else problems.push(`no preset "${preset.slice(0, 40)}" (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`);
+  }
+  const changes = params.get('c');
+  if (changes !== null) {
+    let parsed;
+    try {
+      parsed = JSON.parse(changes);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push('the link\'s changes (c=) are not a JSON object');
+    else {
+      const o = {};
+      for (const [k, v] of Object.entries(parsed)) {
+        if (k === 'model' && v && typeof v === 'object' && !Array.isArray(v)) {
+          o.model = {};
+          for (const [mk, mv] of Object.entries(v)) {
+            if (LINK_MODEL_KEYS.has(mk) && (typeof mv === 'number' || typeof mv === 'string')) o.model[mk] = mv;
+            else problems.push(`c.model.${mk.slice(0, 30)} is not a field the playground sets`);
+          }
+        } else if (k === 'optimizer' && v && typeof v === 'object' && typeof v.lr === 'number') o.optimizer = { lr: v.lr };
+        else if ((k === 'seed' || k === 'steps') && Number.isInteger(v) && v >= 0) o[k] = v;
+        else problems.push(`c.${k.slice(0, 30)} is not a setting the playground takes`);
+      }
+      out.overrides = o;
+    }
+  }
+  const step = params.get('step');
+  if (step !== null) {
+    const n = Number(step);
+    if (/^\d+$/.test(step) && n <= 1e6) out.step = n;
+    else problems.push(`step=${step.slice(0, 20)} is not a whole number of steps`);
+  }
+  if (problems.length) out.error = `This link was partly damaged and those parts were left out: ${problems.join('; ')}.`;
+  return out;
+}
