@@ -434,7 +434,8 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
       const problem = await remote.headProblem(layer, head, s.probe);
       const { encodeStateString, problemToState } = await import('./share.js');
       const names = tokenNames(s);
-      const state = problemToState(problem, { tokens: s.probe.map(names) });
+      const labels = s.probe.map(names);
+      const state = problemToState(problem, { tokens: { q: labels, k: labels } });
       const back = linkFor(s);
       const url = `${explorerUrl}?from=playground${back ? `&back=${encodeURIComponent(back)}` : ''}#${await encodeStateString(state)}`;
       globalThis.open?.(url, '_blank', 'noopener');

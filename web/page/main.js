@@ -35,6 +35,7 @@ import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
+import { showBackLink } from './back-link.js';
 
 const hashRead = latestOnly();
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -49,6 +50,7 @@ async function onHashChange() {
 }
 
 async function boot() {
+  showBackLink(document.querySelector('.site-header'));
   try {
     app.engine = await loadAttention();
   } catch (err) {
