@@ -121,16 +121,19 @@ describe('the playground\'s actions', () => {
     assert.equal(state.linkOf(state.trained(again, [1, 1, 1], 3)), hash);
   });
 
-  test('a damaged link keeps its good parts and names the bad ones', () => {
-    const r = state.readLink('#p=nope&c={"model":{"layers":2,"evil":"<img>"},"x":1}&step=abc', catalogue);
+  test('a damaged link keeps its good parts and names the bad ones (formats.js schemas)', () => {
+    const r = state.readLink('#p=nope&c={"model":{"layers":2,"evil":"<img>"}}&step=abc', catalogue);
     assert.equal(r.preset, catalogue.presets[0].name);
-    assert.deepEqual(r.overrides, { model: { layers: 2 } });
+    assert.deepEqual(r.overrides, {});
     assert.equal(r.step, 0);
-    assert.match(r.error, /no preset "nope"/);
-    assert.match(r.error, /c\.model\.evil is not a field the playground sets/);
-    assert.match(r.error, /c\.x is not a setting the playground takes/);
-    assert.match(r.error, /step=abc is not a whole number of steps/);
-    assert.match(state.readLink('#c=%7Bbroken', catalogue).error, /the link's changes \(c=\) are not a JSON object/);
+    assert.equal(r.error, 'This link was partly damaged and those parts were left out: no preset "nope" (the presets are ' +
+      `${catalogue.presets.map((p) => p.name).join(', ')}); the changes (c=): model: unknown field "evil"; expected "layers", "heads", "d_model", "mlp", ` +
+      '"positions", "norm"; step=: "abc" is not a whole number.');
+    const good = state.readLink('#p=previous&c={"model":{"layers":9}}&step=40', catalogue);
+    assert.deepEqual([good.preset, good.step, good.overrides], ['previous', 40, {}]);
+    assert.match(good.error, /the changes \(c=\): model\.layers is 9; expected a whole number from 1 to 4/);
+    assert.match(state.readLink('#c=%7Bbroken', catalogue).error, /the changes \(c=\): not JSON/);
+    assert.match(state.readLink('#step=2000000', catalogue).error, /step=: the value is 2000000; expected a whole number from 0 to 1,000,000/);
     assert.equal(state.readLink('', catalogue).error, null);
   });
 

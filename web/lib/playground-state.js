@@ -1,6 +1,7 @@
 // The playground's state and the actions that change it: pure functions (state, ...) -> state,
 // so every rule here is tested in Node (tests/js/playground.test.mjs). The numbers come from the
 // model (engine.model in a Worker); nothing here computes any.
+import { PLAYGROUND_CHOICES, PLAYGROUND_LIMITS, check, playgroundChangesSchema, playgroundStepSchema } from './formats.js';
 
 /** What a head's score must pass to be announced ("layer 2 head 1 became an induction head"). */
 export const MILESTONES = [
@@ -10,20 +11,21 @@ export const MILESTONES = [
 ];
 
 /** The model fields a learner may change, with their choices or bounds and a plain-words hint. */
+const L = PLAYGROUND_LIMITS;
 export const FIELDS = [
-  { key: 'layers', label: 'Layers', min: 1, max: 4, hint: 'How many attention layers are stacked. An induction head needs two: one to look back, one to match.' },
-  { key: 'heads', label: 'Heads per layer', min: 1, max: 8, hint: 'Each head learns its own pattern of where to look.' },
-  { key: 'd_model', label: 'Width (d_model)', min: 4, max: 128, step: 4, hint: 'How many numbers stand for each token inside the model.' },
-  { key: 'positions', label: 'Positions', choices: ['learned', 'sinusoidal', 'rope', 'none'], hint: 'How the model knows where a token is: a learned vector per position, fixed sine waves, rotating queries and keys (RoPE), or not at all.' },
-  { key: 'mlp', label: 'MLP width', min: 0, max: 512, step: 16, hint: '0: attention only. Otherwise each layer also has a small feed-forward network of this width.' },
-  { key: 'norm', label: 'Norm', choices: ['none', 'layernorm', 'rmsnorm'], hint: 'Normalises each token\'s numbers before attention and the MLP.' },
+  { key: 'layers', label: 'Layers', ...L.layers, hint: 'How many attention layers are stacked. An induction head needs two: one to look back, one to match.' },
+  { key: 'heads', label: 'Heads per layer', ...L.heads, hint: 'Each head learns its own pattern of where to look.' },
+  { key: 'd_model', label: 'Width (d_model)', ...L.d_model, step: 4, hint: 'How many numbers stand for each token inside the model.' },
+  { key: 'positions', label: 'Positions', choices: PLAYGROUND_CHOICES.positions, hint: 'How the model knows where a token is: a learned vector per position, fixed sine waves, rotating queries and keys (RoPE), or not at all.' },
+  { key: 'mlp', label: 'MLP width', ...L.mlp, step: 16, hint: '0: attention only. Otherwise each layer also has a small feed-forward network of this width.' },
+  { key: 'norm', label: 'Norm', choices: PLAYGROUND_CHOICES.norm, hint: 'Normalises each token\'s numbers before attention and the MLP.' },
 ];
 
 /** The training fields: learning rate, seed and steps. */
 export const TRAINING_FIELDS = [
-  { key: 'lr', label: 'Learning rate', min: 0.0001, max: 0.1, hint: 'How big a step AdamW takes. Too large and the loss jumps around; too small and nothing happens for a long time.' },
-  { key: 'seed', label: 'Seed', min: 0, max: 4294967295, hint: 'Fixes the starting weights and the training sequences: the same seed trains to the same numbers.' },
-  { key: 'steps', label: 'Steps', min: 1, max: 20000, hint: 'How many training steps Play runs.' },
+  { key: 'lr', label: 'Learning rate', ...L.lr, hint: 'How big a step AdamW takes. Too large and the loss jumps around; too small and nothing happens for a long time.' },
+  { key: 'seed', label: 'Seed', ...L.seed, hint: 'Fixes the starting weights and the training sequences: the same seed trains to the same numbers.' },
+  { key: 'steps', label: 'Steps', ...L.steps, hint: 'How many training steps Play runs.' },
 ];
 
 /** A fresh state for a preset of the catalogue (its configuration, question and reveal). */
@@ -221,12 +223,10 @@ export function linkOf(state) {
   return `#${params}`;
 }
 
-const LINK_MODEL_KEYS = new Set(FIELDS.map((f) => f.key));
-
 /**
- * Reads a link's hash. Returns { preset, overrides, step, error }: a part that is damaged is
- * dropped with a message naming it (the rest still applies); the configuration itself is then
- * checked by the model, which names any bad key.
+ * Reads a link's hash. Returns { preset, overrides, step, error }: each part (p=, c=, step=) is
+ * checked against its schema (formats.js); a damaged part is left out with a message naming the
+ * field, and the rest still applies. The configuration is then checked by the model itself.
  */
 export function readLink(hash, catalogue) {
   const out = { preset: catalogue.presets[0].name, overrides: {}, step: 0, error: null };
@@ -235,7 +235,7 @@ export function readLink(hash, catalogue) {
   const preset = params.get('p');
   if (preset !== null) {
     if (catalogue.presets.some((p) => p.name === preset)) out.preset = preset;
-    else problems.push(`no preset "${preset.slice(0, 40)}" (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`);
+    else problems.push(`no preset ${JSON.stringify(preset.slice(0, 40))} (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`);
   }
   const changes = params.get('c');
   if (changes !== null) {
@@ -245,28 +245,15 @@ export function readLink(hash, catalogue) {
     } catch {
       parsed = undefined;
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) problems.push('the link\'s changes (c=) are not a JSON object');
-    else {
-      const o = {};
-      for (const [k, v] of Object.entries(parsed)) {
-        if (k === 'model' && v && typeof v === 'object' && !Array.isArray(v)) {
-          o.model = {};
-          for (const [mk, mv] of Object.entries(v)) {
-            if (LINK_MODEL_KEYS.has(mk) && (typeof mv === 'number' || typeof mv === 'string')) o.model[mk] = mv;
-            else problems.push(`c.model.${mk.slice(0, 30)} is not a field the playground sets`);
-          }
-        } else if (k === 'optimizer' && v && typeof v === 'object' && typeof v.lr === 'number') o.optimizer = { lr: v.lr };
-        else if ((k === 'seed' || k === 'steps') && Number.isInteger(v) && v >= 0) o[k] = v;
-        else problems.push(`c.${k.slice(0, 30)} is not a setting the playground takes`);
-      }
-      out.overrides = o;
-    }
+    const checked = parsed === undefined ? { error: 'c is not JSON' } : check(playgroundChangesSchema, parsed);
+    if (checked.error) problems.push(`the changes (c=): ${checked.error.replace(/^c is not JSON$/, 'not JSON')}`);
+    else out.overrides = checked.value;
   }
   const step = params.get('step');
   if (step !== null) {
-    const n = Number(step);
-    if (/^\d+$/.test(step) && n <= 1e6) out.step = n;
-    else problems.push(`step=${step.slice(0, 20)} is not a whole number of steps`);
+    const checked = /^\d+$/.test(step) ? check(playgroundStepSchema, Number(step)) : { error: `${JSON.stringify(step.slice(0, 20))} is not a whole number` };
+    if (checked.error) problems.push(`step=: ${checked.error}`);
+    else out.step = checked.value;
   }
   if (problems.length) out.error = `This link was partly damaged and those parts were left out: ${problems.join('; ')}.`;
   return out;

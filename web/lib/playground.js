@@ -9,6 +9,7 @@ import {
   FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
   replayTo, restart, setModelField, setProbe, setTrainingField, parseProbe, toggleAblation, trained,
 } from './playground-state.js';
+import { check, playgroundWeightsSchema } from './formats.js';
 import { PLAYGROUND_CSS } from './playground-css.js';
 import { createStore } from './store.js';
 
@@ -414,10 +415,10 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
       return { model: s.config.model, weights: await remote.weights(), config: s.config, step: s.step };
     },
     /** A saved file (or { model, weights } from the CLI): the model at those weights, paused. */
-    async loadWeights(file) {
-      if (!file || typeof file !== 'object' || !file.weights || typeof file.weights !== 'object') {
-        throw new Error('expected a weights file: { "model", "weights" } (Save weights or attention-explorer train --weights writes one)');
-      }
+    async loadWeights(given) {
+      const checked = check(playgroundWeightsSchema, given);
+      if (checked.error) throw new Error(checked.error);
+      const file = checked.value;
       const s = store.get();
       const config = file.config && typeof file.config === 'object' ? file.config : { ...s.config, model: file.model ?? s.config.model };
       const step = Number.isInteger(file.step) && file.step >= 0 ? file.step : 0;
@@ -462,8 +463,11 @@ export async function mountPlayground(root, options = {}) {
   const catalogue = await remote.catalogue();
   // A link's preset, changes and step (a damaged part is left out, and said so).
   const link = options.link ? readLink(options.link, catalogue) : null;
-  const start = initialState(catalogue, link?.preset ?? options.preset ?? 'induction', link?.overrides ?? options.overrides);
-  const store = createStore(link?.error ? { ...start, notice: link.error } : start);
+  const asked = link?.preset ?? options.preset ?? 'induction';
+  const known = catalogue.presets.some((p) => p.name === asked);
+  const start = initialState(catalogue, asked, link?.overrides ?? options.overrides);
+  const notice = link?.error ?? (known ? null : `There is no preset ${JSON.stringify(String(asked).slice(0, 40))}; the presets are ${catalogue.presets.map((p) => p.name).join(', ')}. Showing ${start.preset}.`);
+  const store = createStore(notice ? { ...start, notice } : start);
   const trainer = createTrainer(store, remote, { explorerUrl: options.explorerUrl ?? null, linkFor: options.linkFor ?? (() => null) });
 
   const frame = el('div', { class: 'pg' });
