@@ -2,6 +2,7 @@
 // heads forming, a link that retrains to the same step and loss (bit for bit against the package
 // in Node), a head opened in the explorer with the model's own numbers, ablation, the web
 // component and the iframe embed, a phone without sideways scrolling, the keyboard alone.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { dist } from '../js/helpers.mjs';
@@ -127,4 +128,28 @@ test('<attention-playground> and the iframe embed play', async ({ page, base }) 
   await frame.locator('#playground-status[data-step]:not([data-step="0"])').waitFor({ timeout: 60000 });
   const embedded = await frame.locator('body').getAttribute('class');
   assert(embedded.includes('embedded'), 'the iframe page knows it is embedded');
+});
+
+test('a lesson from ?lesson=URL asks its own questions on its own configuration; a bad one is named', async ({ page, base, siteDir }) => {
+  const lesson = {
+    format: 'attention-explorer playground lesson', version: 1, title: 'One head looks back', intro: 'Before you press Play, predict.',
+    preset: 'previous', changes: { seed: 5, model: { heads: 1 } },
+    questions: [{ choose: 'head', text: 'Which head will look one token back?', score: 'previous_token', threshold: 0.5 },
+      { choose: 'yes_no', text: 'Will it be right 90% of the time?', accuracy: 0.9 }],
+  };
+  writeFileSync(join(siteDir, 'lesson-previous.json'), JSON.stringify(lesson));
+  writeFileSync(join(siteDir, 'lesson-bad.json'), JSON.stringify({ ...lesson, questions: [{ choose: 'layer', text: 'q', score: 'magic', threshold: 0.4 }] }));
+  await page.goto(`${base}playground.html?lesson=lesson-previous.json`);
+  await page.waitForSelector('.pg-lesson h2:has-text("One head looks back")');
+  assert((await page.$$('.pg-question')).length === 2, 'the lesson\'s two questions');
+  assert(await page.inputValue('#pg-seed') === '5', 'the lesson\'s seed');
+  await page.click('.pg-question >> nth=0 >> button:has-text("layer 1 head 1")');
+  await page.click('.pg-question >> nth=1 >> button:has-text("yes")');
+  await page.click('.pg-primary');
+  await waitStatus(page, (s) => s.status === 'done');
+  const revealed = await page.$$eval('.pg-revealed', (e) => e.map((x) => x.textContent));
+  assert(revealed.length === 2 && revealed[0].startsWith('You predicted it.') && revealed[1].startsWith('You predicted it. Yes'), `revealed: ${revealed}`);
+  await page.goto(`${base}playground.html?lesson=lesson-bad.json`);
+  await page.waitForSelector('.pg-error:has-text("questions[0].score is \\"magic\\"")');
+  assert(await page.$eval('#playground-status', (e) => e.dataset.step) === '0', 'the default preset is still there');
 });

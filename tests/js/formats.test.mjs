@@ -206,7 +206,7 @@ test('docs/formats.md names every field of every schema', () => {
     for (const [, c] of s.cases ?? []) walk(c, seen);
   };
   for (const s of [formats.linkStateSchema, formats.paperSchema, formats.lessonFileSchema, formats.embedFlagsSchema,
-    formats.componentAttributesSchema, formats.componentScriptSchema, formats.playgroundChangesSchema, formats.playgroundWeightsSchema]) walk(s);
+    formats.componentAttributesSchema, formats.componentScriptSchema, formats.playgroundChangesSchema, formats.playgroundWeightsSchema, formats.playgroundLessonSchema]) walk(s);
   const missing = [...fields].filter((f) => !doc.includes(`\`${f}\``));
   assert.deepEqual(missing, [], 'fields docs/formats.md does not name (in backticks)');
 });

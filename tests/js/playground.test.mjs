@@ -63,27 +63,28 @@ describe('the playground\'s actions', () => {
   });
 
   test('a head passing a threshold is announced once, and reveals the question', () => {
-    let s = state.answered(state.initialState(catalogue, 'induction'), 'layer 2');
+    let s = state.answered(state.initialState(catalogue, 'induction'), 0, 'layer 2');
     const scores = (induction) => [
       { layer: 1, head: 1, previous_token: 0.9, induction: 0.01, duplicate_token: 0, first_token: 0.1, ablated_loss: 3 },
       { layer: 2, head: 2, previous_token: 0.1, induction, duplicate_token: 0, first_token: 0.1, ablated_loss: 3 },
     ];
     s = state.measured({ ...s, step: 100 }, { step: 100, evaluation: { loss: 3, accuracy: 0.1 }, scores: scores(0.2), prediction: null });
     assert.deepEqual(s.milestones.map((m) => m.text), ['layer 1 head 1 became a previous-token head at step 100']);
-    assert.equal(s.revealed, null, 'no induction head yet');
+    assert.deepEqual(s.revealed, [null], 'no induction head yet');
     s = state.measured({ ...s, step: 430 }, { step: 430, evaluation: { loss: 2, accuracy: 0.9 }, scores: scores(0.6), prediction: null });
     s = state.measured({ ...s, step: 500 }, { step: 500, evaluation: { loss: 2, accuracy: 0.9 }, scores: scores(0.7), prediction: null });
     assert.deepEqual(s.milestones.map((m) => m.text), ['layer 1 head 1 became a previous-token head at step 100', 'layer 2 head 2 became an induction head at step 430']);
-    assert.deepEqual(s.revealed, { answer: 'layer 2', text: 'It was layer 2: layer 2 head 2 became an induction head at step 430.' });
+    assert.deepEqual(s.revealed, [{ answer: 'layer 2', text: 'It was layer 2: layer 2 head 2 became an induction head at step 430.' }]);
+    assert.deepEqual(s.answers, ['layer 2']);
     assert.equal(s.evals.length, 3);
   });
 
   test('a yes/no question is answered no only when the run ends below the threshold', () => {
     let s = state.initialState(catalogue, 'induction-1-layer');
     s = state.measured({ ...s, step: 100 }, { step: 100, evaluation: { loss: 3, accuracy: 0.3 }, scores: [], prediction: null });
-    assert.equal(s.revealed, null);
+    assert.deepEqual(s.revealed, [null]);
     s = state.measured({ ...s, step: s.config.steps }, { step: s.config.steps, evaluation: { loss: 3, accuracy: 0.42 }, scores: [], prediction: null });
-    assert.deepEqual(s.revealed, { answer: 'no', text: 'No: after 1500 steps the accuracy is at most 42%.' });
+    assert.deepEqual(s.revealed, [{ answer: 'no', text: 'No: after 1500 steps the accuracy is at most 42%.' }]);
   });
 
   test('switching heads off and on', () => {
@@ -135,6 +136,32 @@ describe('the playground\'s actions', () => {
     assert.match(state.readLink('#c=%7Bbroken', catalogue).error, /the changes \(c=\): not JSON/);
     assert.match(state.readLink('#step=2000000', catalogue).error, /step=: the value is 2000000; expected a whole number from 0 to 1,000,000/);
     assert.equal(state.readLink('', catalogue).error, null);
+  });
+
+  test('a lesson file holds a preset, its changes and questions; a bad one is named', () => {
+    let s = state.setTrainingField(state.initialState(catalogue, 'induction'), 'seed', 3);
+    const lesson = { ...state.lessonOf(s, { title: 'Two layers', intro: 'Watch layer 2.' }), questions: [
+      { choose: 'head', text: 'Which head looks one token back?', score: 'previous_token', threshold: 0.3 },
+      { choose: 'yes_no', text: 'Above 50%?', accuracy: 0.5 },
+    ] };
+    assert.deepEqual(lesson.changes, { seed: 3 });
+    const read = state.readPlaygroundLesson(JSON.stringify(lesson), catalogue, 'two.json');
+    assert.deepEqual(read.lesson, lesson);
+    s = state.openLesson(s, read.lesson);
+    assert.equal(s.config.seed, 3);
+    assert.equal(s.questions.length, 2);
+    assert.deepEqual(s.lesson, { title: 'Two layers', intro: 'Watch layer 2.', changes: { seed: 3 } });
+    // The lesson's own threshold (0.3) is looked for in every measurement.
+    const scores = [{ layer: 1, head: 2, previous_token: 0.35, induction: 0, duplicate_token: 0, first_token: 0, ablated_loss: 1 }];
+    s = state.measured({ ...s, step: 60 }, { step: 60, evaluation: { loss: 1, accuracy: 0.6 }, scores, prediction: null });
+    assert.equal(s.revealed[0].answer, 'layer 1 head 2');
+    assert.match(s.revealed[0].text, /previous-token score passed 0\.3 at step 60/);
+    assert.deepEqual(s.revealed[1], { answer: 'yes', text: 'Yes: the accuracy passed 50% at step 60.' });
+    assert.equal(state.readPlaygroundLesson('{"format": "attention-explorer lesson", "preset": "x"}', catalogue, 'a.json').error,
+      'a.json: format is "attention-explorer lesson"; expected "attention-explorer playground lesson"');
+    assert.match(state.readPlaygroundLesson(JSON.stringify({ ...lesson, preset: 'nope' }), catalogue, 'b.json').error, /b\.json: preset is "nope"; expected one of induction/);
+    assert.match(state.readPlaygroundLesson(JSON.stringify({ ...lesson, questions: [{ choose: 'layer', text: 'q', score: 'magic', threshold: 2 }] }), catalogue, 'c.json').error, /c\.json: questions\[0\]\.score is "magic"/);
+    assert.match(state.readPlaygroundLesson('{', catalogue, 'd.json').error, /^d\.json is not JSON/);
   });
 
   test('a probe is read as tokens, or as characters of a text\'s alphabet', () => {

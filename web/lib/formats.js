@@ -307,3 +307,22 @@ export const playgroundWeightsSchema = object({
   config: json({ maxDepth: 6, max: LIMITS.cells }),
   step: whole({ max: PLAYGROUND_LIMITS.step.max }),
 }, { required: ['weights'], message: () => 'a weights file is a JSON object with "weights" (and "model"), as Save weights or attention-explorer train --weights write it' });
+
+/** A question the playground's run answers: a layer or head whose score passes a threshold first, or an accuracy reached. */
+export const DETECTORS = ['previous_token', 'induction', 'duplicate_token', 'first_token'];
+export const playgroundQuestionSchema = variant('choose', [
+  ['layer', object({ choose: literal(['layer']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
+  ['head', object({ choose: literal(['head']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
+  ['yes_no', object({ choose: literal(['yes_no']), text: string({ min: 1, max: LIMITS.sentence }), accuracy: number({ min: 0, max: 1 }) }, { required: ['text', 'accuracy'] })],
+]);
+export const PLAYGROUND_LESSON_FORMAT = 'attention-explorer playground lesson';
+/** A playground lesson file: a preset, what differs from it, and the questions asked before training. */
+export const playgroundLessonSchema = object({
+  format: literal([PLAYGROUND_LESSON_FORMAT], { expected: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
+  version: literal([1]),
+  title: string({ max: LIMITS.label }),
+  intro: string({ max: LIMITS.sentence }),
+  preset: string({ min: 1, max: LIMITS.name }),
+  changes: playgroundChangesSchema,
+  questions: list(playgroundQuestionSchema, { max: 20 }),
+}, { required: ['format', 'preset'], message: () => `a playground lesson is a JSON object with "format": ${JSON.stringify(PLAYGROUND_LESSON_FORMAT)} and "preset"` });

@@ -21,6 +21,8 @@ export const PLAYGROUND_CSS = `
 .pg-tokens { display: flex; flex-wrap: wrap; gap: 3px; }
 .pg-token { display: inline-block; min-width: 1.6rem; text-align: center; padding: 1px 4px; border: 1px solid var(--line);
   border-radius: 4px; background: #f3f4f6; font: 13px/1.4 ui-monospace, monospace; }
+.pg-questions { display: flex; flex-direction: column; gap: .5rem; }
+.pg-lesson h2 { margin: 0; } .pg-lesson p { margin: .2rem 0 0; }
 .pg-question { border-left: 4px solid #f59e0b; background: #fffbeb; padding: .5rem .7rem; border-radius: 4px; }
 .pg-question-text { font-weight: 600; margin: 0 0 .4rem; }
 .pg-choices { display: flex; flex-wrap: wrap; gap: .3rem; }

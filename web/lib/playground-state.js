@@ -1,7 +1,9 @@
 // The playground's state and the actions that change it: pure functions (state, ...) -> state,
 // so every rule here is tested in Node (tests/js/playground.test.mjs). The numbers come from the
 // model (engine.model in a Worker); nothing here computes any.
-import { PLAYGROUND_CHOICES, PLAYGROUND_LIMITS, check, playgroundChangesSchema, playgroundStepSchema } from './formats.js';
+import {
+  PLAYGROUND_CHOICES, PLAYGROUND_LESSON_FORMAT, PLAYGROUND_LIMITS, check, playgroundChangesSchema, playgroundLessonSchema, playgroundStepSchema,
+} from './formats.js';
 
 /** What a head's score must pass to be announced ("layer 2 head 1 became an induction head"). */
 export const MILESTONES = [
@@ -29,9 +31,11 @@ export const TRAINING_FIELDS = [
 ];
 
 /** A fresh state for a preset of the catalogue (its configuration, question and reveal). */
-export function initialState(catalogue, presetName, overrides = {}) {
+export function initialState(catalogue, presetName, overrides = {}, lesson = null) {
   const preset = catalogue.presets.find((p) => p.name === presetName) ?? catalogue.presets[0];
   const config = mergeConfig(preset.config, overrides);
+  // The questions asked before training: a lesson's, else the preset's own.
+  const questions = lesson?.questions ?? (preset.reveal ? [{ text: preset.question, ...preset.reveal }] : []);
   return {
     catalogue,
     preset: preset.name,
@@ -49,20 +53,24 @@ export function initialState(catalogue, presetName, overrides = {}) {
     ablated: [],
     ablatedEval: null,
     selected: null,
-    answer: null,
-    revealed: null,
+    questions,
+    answers: questions.map(() => null), // the learner's predictions, one per question
+    revealed: questions.map(() => null), // what the run showed, one per question
+    lesson: lesson ? { title: lesson.title ?? '', intro: lesson.intro ?? '', changes: lesson.changes ?? {} } : null,
     notice: null, // a message that is not an error (a link's damaged part left out)
   };
 }
 
 /** A configuration with `overrides` ({ model: {...}, optimizer: {...}, seed, steps, task }) laid over it. */
 export function mergeConfig(config, overrides = {}) {
-  return {
-    ...config,
-    ...overrides,
-    model: { ...config.model, ...overrides.model },
-    optimizer: { ...config.optimizer, ...overrides.optimizer },
-  };
+  const model = { ...config.model, ...overrides.model };
+  // New heads or width: d_head and kv_heads follow them again (the model's defaults), as when
+  // the fields are changed by hand.
+  if (overrides.model && ('heads' in overrides.model || 'd_model' in overrides.model)) {
+    if (!('d_head' in overrides.model)) delete model.d_head;
+    if (!('kv_heads' in overrides.model)) model.kv_heads = model.heads;
+  }
+  return { ...config, ...overrides, model, optimizer: { ...config.optimizer, ...overrides.optimizer } };
 }
 
 /** The preset whose configuration this is, or null. */
@@ -79,12 +87,7 @@ export function choosePreset(state, name) {
 
 /** A model field changed (layers, heads, ...): a fresh run of the new configuration. */
 export function setModelField(state, key, value) {
-  const model = { ...state.config.model, [key]: value };
-  // Heads that no longer divide the width: keep d_head from d_model/heads (the model's default).
-  delete model.d_head;
-  delete model.kv_heads;
-  if (key === 'heads' || key === 'd_model') model.kv_heads = model.heads;
-  return restart({ ...state, config: { ...state.config, model } });
+  return restart({ ...state, config: mergeConfig(state.config, { model: { [key]: value } }) });
 }
 
 /** lr, seed or steps changed. */
@@ -98,7 +101,7 @@ export function restart(state) {
   return {
     ...state,
     status: 'idle', error: null, notice: null, step: 0, target: null, losses: [], evals: [], scores: null, milestones: [],
-    prediction: null, ablated: [], ablatedEval: null, revealed: null,
+    prediction: null, ablated: [], ablatedEval: null, revealed: state.questions.map(() => null), scoreHistory: [],
   };
 }
 
@@ -139,15 +142,13 @@ export function measured(state, { step, evaluation, scores, prediction, ablatedE
     }
   }
   const evals = state.evals.length && state.evals[state.evals.length - 1].step === step ? state.evals : state.evals.concat([{ step, ...evaluation }]);
-  const next = { ...state, evals, scores, prediction, ablatedEval, milestones };
-  return { ...next, revealed: state.revealed ?? reveal(next) };
+  const scoreHistory = scores && state.questions.some((q) => q.score) ? (state.scoreHistory ?? []).concat([{ step, scores }]) : state.scoreHistory;
+  const next = { ...state, evals, scores, prediction, ablatedEval, milestones, scoreHistory };
+  return { ...next, revealed: state.questions.map((q, i) => state.revealed[i] ?? reveal(next, q)) };
 }
 
-/** What the run has shown about the preset's question, or null while it is still open. */
-export function reveal(state) {
-  const preset = presetOf(state);
-  if (!preset?.reveal) return null;
-  const r = preset.reveal;
+/** What the run has shown about question `r` ({ choose, score, threshold } or { choose: 'yes_no', accuracy }), or null while it is open. */
+export function reveal(state, r) {
   if (r.choose === 'yes_no') {
     const best = Math.max(0, ...state.evals.map((e) => e.accuracy ?? 0));
     if (best > r.accuracy) {
@@ -157,7 +158,7 @@ export function reveal(state) {
     if (state.step >= state.config.steps) return { answer: 'no', text: `No: after ${state.step} steps the accuracy is at most ${Math.round(best * 100)}%.` };
     return null;
   }
-  const first = state.milestones.find((m) => m.score === r.score);
+  const first = firstPassing(state, r);
   if (!first) {
     if (state.step >= state.config.steps) return { answer: 'none', text: `No head passed ${r.threshold} in ${state.step} steps.` };
     return null;
@@ -166,8 +167,56 @@ export function reveal(state) {
   return { answer, text: `It was ${answer}: ${first.text}.` };
 }
 
-/** The learner's prediction before training (a layer, a head, yes or no). */
-export const answered = (state, choice) => ({ ...state, answer: choice });
+/** The first head (in the order measured) whose `r.score` passed `r.threshold`, as a milestone. */
+function firstPassing(state, r) {
+  const known = MILESTONES.find((m) => m.score === r.score && m.threshold === r.threshold);
+  if (known) return state.milestones.find((m) => m.score === r.score) ?? null;
+  // A lesson's own threshold: looked for in every measurement since the question was asked.
+  for (const e of state.scoreHistory ?? []) {
+    const s = e.scores.find((x) => x[r.score] >= r.threshold);
+    if (s) return { step: e.step, layer: s.layer, head: s.head, text: `layer ${s.layer} head ${s.head}'s ${r.score.replace('_', '-')} score passed ${r.threshold} at step ${e.step}` };
+  }
+  return null;
+}
+
+/** The learner's prediction for question `index` before training (a layer, a head, yes or no). */
+export const answered = (state, index, choice) => ({ ...state, answers: state.answers.map((a, i) => (i === index ? choice : a)) });
+
+/**
+ * A playground lesson file's text: { lesson } checked against its schema (formats.js), or
+ * { error } naming the field. `where` names the file or address in the message.
+ */
+export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { error: `${where} is not JSON: ${error.message}` };
+  }
+  const checked = check(playgroundLessonSchema, parsed);
+  if (checked.error) return { error: `${where}: ${checked.error}` };
+  if (!catalogue.presets.some((p) => p.name === checked.value.preset)) {
+    return { error: `${where}: preset is ${JSON.stringify(checked.value.preset)}; expected one of ${catalogue.presets.map((p) => p.name).join(', ')}` };
+  }
+  return { lesson: checked.value };
+}
+
+/** A lesson file: this state's preset, its changes from it, its questions and the lesson's words. */
+export function lessonOf(state, { title, intro } = {}) {
+  const params = new URLSearchParams(linkOf(state).slice(1));
+  return {
+    format: PLAYGROUND_LESSON_FORMAT,
+    version: 1,
+    title: title ?? state.lesson?.title ?? '',
+    intro: intro ?? state.lesson?.intro ?? '',
+    preset: state.preset,
+    changes: params.has('c') ? JSON.parse(params.get('c')) : {},
+    questions: state.questions,
+  };
+}
+
+/** A lesson opened: its preset and changes from step 0, its questions asked. */
+export const openLesson = (state, lesson) => initialState(state.catalogue, lesson.preset, lesson.changes ?? {}, lesson);
 
 /** A head clicked: switched off (ablated) or back on. */
 export function toggleAblation(state, layer, head) {

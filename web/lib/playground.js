@@ -6,14 +6,14 @@
 import { colourLut } from './colours.js';
 import { connectModelWorker } from './model-client.js';
 import {
-  FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
+  FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, openLesson, pause, play, presetOf, readLink,
   replayTo, restart, setModelField, setProbe, setTrainingField, parseProbe, toggleAblation, trained,
 } from './playground-state.js';
 import { check, playgroundWeightsSchema } from './formats.js';
 import { PLAYGROUND_CSS } from './playground-css.js';
 import { createStore } from './store.js';
 
-export { linkOf, readLink } from './playground-state.js';
+export { lessonOf, linkOf, openLesson, readLink, readPlaygroundLesson } from './playground-state.js';
 
 /** An element with attributes (on* are listeners) and children (strings become text: never HTML). */
 function el(tag, attrs = {}, ...children) {
@@ -57,27 +57,35 @@ function lessonView(root, store) {
 }
 
 function questionView(root, store) {
-  const box = el('div', { class: 'pg-question', role: 'group', 'aria-labelledby': 'pg-question-text' });
-  root.append(box);
-  store.subscribe((s) => [s.preset, s.answer, s.revealed, s.step > 0, s.config.model.layers, s.config.model.heads], (_, s) => {
-    const preset = presetOf(s);
-    if (!preset?.reveal) return box.replaceChildren();
+  const intro = el('div', { class: 'pg-lesson' });
+  const box = el('div', { class: 'pg-questions' });
+  root.append(intro, box);
+  store.subscribe((s) => s.lesson, (lesson) => {
+    intro.replaceChildren(...(lesson ? [lesson.title && el('h2', {}, lesson.title), lesson.intro && el('p', {}, lesson.intro)] : []));
+  });
+  store.subscribe((s) => [s.questions, s.answers, s.revealed, s.step > 0, s.config.model.layers, s.config.model.heads], (_, s) => {
     const { layers, heads } = s.config.model;
-    let choices;
-    if (preset.reveal.choose === 'yes_no') choices = ['yes', 'no'];
-    else if (preset.reveal.choose === 'layer') choices = Array.from({ length: layers }, (_, l) => `layer ${l + 1}`);
-    else choices = Array.from({ length: layers * heads }, (_, i) => `layer ${Math.floor(i / heads) + 1} head ${(i % heads) + 1}`);
-    const buttons = choices.map((c) => el('button', {
-      type: 'button', 'aria-pressed': String(s.answer === c), disabled: s.revealed !== null || s.step > 0,
-      onclick: () => store.dispatch(answered, c),
-    }, c));
-    let outcome = null;
-    if (s.revealed) {
-      const right = s.answer === null ? '' : s.answer === s.revealed.answer ? 'You predicted it. ' : `You said ${s.answer}. `;
-      outcome = el('p', { class: 'pg-revealed' }, right + s.revealed.text);
-    } else if (s.answer) outcome = el('p', { class: 'pg-hint' }, `Your prediction: ${s.answer}. Press Play: the run will tell.`);
-    else outcome = el('p', { class: 'pg-hint' }, 'Predict first, then press Play.');
-    box.replaceChildren(el('p', { id: 'pg-question-text', class: 'pg-question-text' }, preset.question), el('div', { class: 'pg-choices' }, buttons), outcome);
+    box.replaceChildren(...s.questions.map((q, index) => {
+      let choices;
+      if (q.choose === 'yes_no') choices = ['yes', 'no'];
+      else if (q.choose === 'layer') choices = Array.from({ length: layers }, (_, l) => `layer ${l + 1}`);
+      else choices = Array.from({ length: layers * heads }, (_, i) => `layer ${Math.floor(i / heads) + 1} head ${(i % heads) + 1}`);
+      const answer = s.answers[index];
+      const revealed = s.revealed[index];
+      const id = `pg-question-${index}`;
+      const buttons = choices.map((c) => el('button', {
+        type: 'button', 'aria-pressed': String(answer === c), disabled: revealed !== null || s.step > 0,
+        onclick: () => store.dispatch(answered, index, c),
+      }, c));
+      let outcome;
+      if (revealed) {
+        const right = answer === null ? '' : answer === revealed.answer ? 'You predicted it. ' : `You said ${answer}. `;
+        outcome = el('p', { class: 'pg-revealed' }, right + revealed.text);
+      } else if (answer) outcome = el('p', { class: 'pg-hint' }, `Your prediction: ${answer}. Press Play: the run will tell.`);
+      else outcome = el('p', { class: 'pg-hint' }, 'Predict first, then press Play.');
+      return el('div', { class: 'pg-question', role: 'group', 'aria-labelledby': id },
+        el('p', { id, class: 'pg-question-text' }, q.text), el('div', { class: 'pg-choices' }, buttons), outcome);
+    }));
   });
 }
 
@@ -365,8 +373,10 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
       store.dispatch(failed, error.message);
     } finally {
       busy = false;
+      // What happened meanwhile: a new configuration (its model is not made yet), or Play.
       const s = store.get();
-      if ((s.status === 'playing' || s.status === 'replaying') && madeFor === configKey(s)) queueMicrotask(run);
+      const stale = madeFor !== configKey(s) && s.status !== 'error';
+      if (stale || ((s.status === 'playing' || s.status === 'replaying') && madeFor === configKey(s))) queueMicrotask(run);
     }
   }
 

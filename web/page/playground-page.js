@@ -1,7 +1,9 @@
 // The playground page: the playground (attention-explorer/playground) mounted on #playground, its
 // link kept in the address (configuration, seed and step: a link retrains to the same step),
-// weights saved and loaded as JSON, and ?embed=1 for course pages' iframes.
-import { linkOf, mountPlayground } from 'attention-explorer/playground';
+// weights saved and loaded as JSON, lessons (a preset, changes and questions) saved, opened and
+// read from ?lesson=URL, and ?embed=1 for course pages' iframes.
+import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
+import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
 const $ = (id) => document.getElementById(id);
@@ -45,13 +47,47 @@ try {
   });
   $('pg-save').addEventListener('click', async () => {
     const file = await trainer.saveWeights();
-    const a = document.createElement('a');
-    a.href = URL.createObjectURL(new Blob([JSON.stringify(file)], { type: 'application/json' }));
-    a.download = `playground-${store.get().preset}-step-${file.step}.json`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    download(`playground-${store.get().preset}-step-${file.step}.json`, file);
     say(`Saved the weights at step ${file.step}.`);
   });
+  const download = (name, value) => {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }));
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+  const showError = (message) => store.dispatch((s) => ({ ...s, error: message }));
+  const open = (text, where) => {
+    const { lesson, error } = readPlaygroundLesson(text, store.get().catalogue, where);
+    if (error) return showError(error);
+    store.dispatch(openLesson, lesson);
+    say(`Opened the lesson ${lesson.title ? `"${lesson.title}"` : where}.`);
+  };
+  $('pg-save-lesson').addEventListener('click', () => {
+    download(`playground-lesson-${store.get().preset}.json`, lessonOf(store.get()));
+    say('Saved the lesson: its preset, changes and questions (edit its "questions" to ask your own).');
+  });
+  $('pg-open-lesson').addEventListener('change', async (event) => {
+    const [file] = event.target.files;
+    if (file) open(await file.text(), file.name);
+    event.target.value = '';
+  });
+  // ?lesson=URL: the default preset is drawn underneath while it loads; the wait has a limit.
+  const lessonUrl = params.get('lesson');
+  if (lessonUrl !== null) {
+    let url;
+    try {
+      url = new URL(lessonUrl, location.href);
+    } catch {
+      url = null;
+    }
+    if (!url) showError(`lesson=${lessonUrl.slice(0, 80)} is not an address`);
+    else {
+      say(`Loading the lesson from ${url.href}…`);
+      fetchLesson(url.href).then((text) => open(text, url.href), (error) => { say(''); showError(error.message); });
+    }
+  }
   $('pg-load').addEventListener('change', async (event) => {
     const [file] = event.target.files;
     if (!file) return;
@@ -60,7 +96,7 @@ try {
       say(`Loaded ${file.name}.`);
     } catch (error) {
       say('');
-      store.dispatch((s) => ({ ...s, error: `${file.name}: ${error.message}` }));
+      showError(`${file.name}: ${error.message}`);
     }
     event.target.value = '';
   });
