@@ -89,21 +89,11 @@ Json scores(const attn::Model& m) {
   return out;
 }
 
-Json matrix_rows(const attn::Matrix& m) {
-  Json out = Json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 /// Logits shaped like the tokens: T×vocab for one sequence, B×T×vocab for a batch.
 Json logits_json(const attn::Matrix& logits, const attn::Batch& b, bool batch) {
   Json out = Json::array();
   for (int s = 0; s < b.sequences; ++s) {
-    out.push_back(matrix_rows(logits.middleRows(s * b.length, b.length)));
+    out.push_back(attn::matrix_json(logits.middleRows(s * b.length, b.length)));
   }
   return batch ? out : out[0];
 }
@@ -200,10 +190,10 @@ val predict_js(int id, std::string tokens, std::string ablated) {
     Json attention = Json::array();
     for (const auto& layer : m.attention_weights(list)) {
       Json heads = Json::array();
-      for (const attn::Matrix& a : layer) heads.push_back(matrix_rows(a));
+      for (const attn::Matrix& a : layer) heads.push_back(attn::matrix_json(a));
       attention.push_back(heads);
     }
-    return text(Json{{"tokens", t}, {"logits", matrix_rows(out.logits)}, {"predictions", predictions}, {"attention", attention}});
+    return text(Json{{"tokens", t}, {"logits", attn::matrix_json(out.logits)}, {"predictions", predictions}, {"attention", attention}});
   });
 }
 

@@ -113,21 +113,6 @@ double init_std(const ModelConfig& c, const TensorInfo& info) {
   return 1.0 / std::sqrt(static_cast<double>(embedding ? c.d_model : info.rows));
 }
 
-Json matrix_json(const Matrix& m, bool vector) {
-  if (vector) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(0, j));
-    return row;
-  }
-  Json out = Json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 template <typename S>
 Json weights_json(const ModelConfig& c, const Weights<S>& w) {
   Json out = Json::object();
@@ -878,6 +863,17 @@ Json Model::head_problem(int layer, int head, const std::vector<int>& tokens) co
   if (m.positions == ModelConfig::Positions::Rope) options["rope"] = {{"base", 10000}, {"style", "half"}};
   problem["options"] = options;
   return problem;
+}
+
+Json matrix_json(const Matrix& m, bool vector) {
+  if (vector) {
+    Json row = Json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(0, j));
+    return row;
+  }
+  Json out = Json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) out.push_back(matrix_json(m.row(i), true));
+  return out;
 }
 
 }  // namespace attn

@@ -180,6 +180,9 @@ class Model {
 /// absent (the next token, -1 at the end). Checked against the model's vocab and context.
 Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* targets);
 
+/// A matrix as JSON: a list of rows, or (vector) one list of its first row.
+Json matrix_json(const Matrix& m, bool vector = false);
+
 /// A task's batch of `count` sequences from `random` (tasks.cpp).
 Batch task_batch(const TrainConfig& config, RandomState& random, int count);
 /// The task's probe batch: fixed for a configuration (induction: every sequence n = ⌊(context−1)/2⌋).

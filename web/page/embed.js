@@ -9,6 +9,7 @@
 // docs/formats.md): each word is checked against it, and one it does not take is named.
 import { INPUT_NAMES as INPUTS, STEP_IDS as STEPS, check, embedFlagsSchema } from 'attention-explorer/share';
 import { $ } from './app.js';
+import { postHeight } from './frame-resize.js';
 
 const INPUT_NAMES = new Set(INPUTS);
 const STEP_IDS = new Set(STEPS);
@@ -124,23 +125,3 @@ function showUnknownFlags() {
   $('app').prepend(box);
 }
 
-/** The messages a framed page posts with its height: Canvas's and Sakai's, and this page's own. */
-export const resizeMessages = (height) => [{ subject: 'lti.frameResize', height }, { type: 'attention-explorer:resize', height }];
-
-/**
- * Posts the page's content height to the parent now and whenever it changes (steps folded,
- * options changed, the window narrowed). The body's own height, not the document's scroll height,
- * which never drops below the frame's height and so would never let the frame shrink.
- */
-function postHeight() {
-  let last = -1;
-  const post = () => {
-    const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (height === last) return;
-    last = height;
-    // Only a height leaves the page, so any parent origin may read it.
-    for (const message of resizeMessages(height)) window.parent.postMessage(message, '*');
-  };
-  new ResizeObserver(post).observe(document.body);
-  post();
-}
