@@ -61,12 +61,41 @@ async function checkDiagram(page, problem, what) {
   return trace;
 }
 
+/**
+ * Where the first computed number (of a step computed from other steps, not a given input) ends,
+ * in page coordinates: a number in a step card, or in the weights beside the diagram.
+ */
+async function firstComputedNumber(page) {
+  const trace = engine.run(pkg.presetProblem(pkg.findPreset('lookup'), engine).problem);
+  const computed = trace.steps.filter((s) => s.inputs.length).map((s) => `${s.id}:${s.head ?? -1}`);
+  return page.evaluate((keys) => {
+    let best = null;
+    for (const el of document.querySelectorAll('[data-key]')) {
+      if (!keys.includes(el.dataset.key)) continue;
+      for (const td of el.querySelectorAll('td[data-r]')) {
+        const r = td.getBoundingClientRect();
+        if (!r.width || getComputedStyle(td).visibility !== 'visible' || !/\d/.test(td.textContent)) continue;
+        if (!best || r.bottom + window.scrollY < best.bottom) best = { key: el.dataset.key, text: td.textContent, top: r.top + window.scrollY, bottom: r.bottom + window.scrollY };
+      }
+    }
+    return best;
+  }, computed);
+}
+
 test('first screen: the example, the diagram and computed numbers above the fold at 1440×900', async ({ page, base }) => {
   await open(page, base);
   assert.equal(await page.$eval('#preset', (s) => s.value), 'lookup', 'the first example is not the dictionary lookup');
   assert.match(await page.$eval('#lesson-example', (e) => e.textContent), /sweet\?” gets mostly banana/);
-  const firstNumbers = await page.$eval('#step-list td[data-r]', (td) => ({ top: td.getBoundingClientRect().top, bottom: td.getBoundingClientRect().bottom }));
-  assert.ok(firstNumbers.top >= 0 && firstNumbers.bottom <= 900, `the first computed number is at y = ${firstNumbers.top}, below the 900 px fold`);
+  // A computed number (a step other than the given inputs), without scrolling.
+  const computed = await firstComputedNumber(page);
+  assert.ok(computed && computed.top >= 0 && computed.bottom <= 900, `the first computed number is ${JSON.stringify(computed)}, not above the 900 px fold`);
+  // The weights beside the diagram: the trace's, as the weights card shows them, and one opens its worked calculation.
+  assert.deepEqual(await page.$$eval('#glance tbody tr:first-child td', (tds) => tds.map((td) => td.textContent)), ['0.7952', '0.0114', '0.1933']);
+  assert.ok(await page.$eval('#glance', (g) => g.getBoundingClientRect().bottom <= 900), 'the weights beside the diagram are not on the first screen');
+  await page.click('#glance td[data-r="0"][data-c="0"]');
+  await page.waitForFunction(() => /Attention weights/.test(document.querySelector('#drill-body')?.textContent ?? ''));
+  assert.ok(await page.$eval('article[data-key="weights:0"] td[data-r="0"][data-c="0"]', (td) => td.classList.contains('selected')), 'the weight chosen beside the diagram is not the open cell');
+  await page.evaluate(() => window.scrollTo(0, 0));
   // The weights of the lookup, as the trace has them: sweet? → banana 0.7952.
   const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
   assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
@@ -77,8 +106,11 @@ test('first screen: the example, the diagram and computed numbers above the fold
 test('first screen on a 390×844 phone: numbers within two screens, no sideways page scroll', async ({ page, base }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await open(page, base);
-  const top = await page.$eval('#step-list td[data-r]', (td) => td.getBoundingClientRect().bottom + window.scrollY);
-  assert.ok(top <= 2 * 844, `the first computed number ends at y = ${top}, beyond two phone screens (${2 * 844})`);
+  const computed = await firstComputedNumber(page);
+  assert.ok(computed && computed.bottom <= 2 * 844, `the first computed number is ${JSON.stringify(computed)}, beyond two phone screens (${2 * 844})`);
+  // The diagram fits the phone's width: its last node is not cut off.
+  const diagram = await page.$eval('#pipeline', (p) => p.scrollWidth - p.clientWidth);
+  assert.ok(diagram <= 1, `the diagram scrolls ${diagram}px sideways on a phone`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
   await page.screenshot({ path: join(artifacts, 'lesson-first-screen-390.png') });
@@ -136,9 +168,8 @@ test('a node jumps to its step\'s card and is marked while the card is in view',
 
 test('step by step, keyboard only: one card at a time with its sentence, ← → Home End, Esc shows all', async ({ page, base }) => {
   await open(page, base);
-  // Tab from the top: the skip link, then "Step by step".
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
+  // Tab from the top: the skip link, the playground's link, then "Step by step".
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'step-mode');
   await page.keyboard.press('Enter');
   const visibleCards = () => page.$$eval('#step-list article.step', (a) => a.filter((e) => e.offsetParent !== null).map((e) => e.dataset.key));
@@ -227,8 +258,7 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
   const student = await context.newPage();
   await open(student, link);
-  await student.keyboard.press('Tab');
-  await student.keyboard.press('Tab');
+  for (let i = 0; i < 3; i++) await student.keyboard.press('Tab');
   await student.keyboard.press('Enter');
   for (let i = 0; i < 5; i++) await student.keyboard.press('ArrowRight');
   const view = () => student.evaluate(() => ({

@@ -30,6 +30,7 @@ import { skipCardsOffScreen } from './steps.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
+import { bindGlance } from './glance.js';
 import { bindStepper, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
@@ -98,6 +99,7 @@ async function boot() {
     e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
   });
   bindPipeline(showStep);
+  bindGlance(showStep);
   bindStepper();
   bindLessonFile();
   bindSetupFold();

@@ -181,8 +181,10 @@ function drawEdges() {
   if (!svg) return;
   const origin = grid.getBoundingClientRect();
   const at = (key) => grid.querySelector(`.pl-node[data-key="${CSS.escape(key)}"]`)?.getBoundingClientRect();
-  svg.setAttribute('width', String(grid.scrollWidth));
-  svg.setAttribute('height', String(grid.scrollHeight));
+  // The grid's own size: its scroll size would count this (absolutely placed) SVG as it was last
+  // drawn, so a diagram that got narrower (a phone, a smaller problem) kept scrolling sideways.
+  svg.setAttribute('width', String(grid.offsetWidth));
+  svg.setAttribute('height', String(grid.offsetHeight));
   let paths = '<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>';
   for (const [from, to] of box._edges ?? []) {
     const a = at(from);
