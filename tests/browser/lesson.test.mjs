@@ -255,11 +255,18 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   const link = page.url();
   await axe(page, 'step by step, the teacher\'s fields open');
 
-  // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
+  // A student opens the link: it opens as the lesson, step by step from its first step, with no
+  // step's numbers (nor the weights beside the diagram) but the first one's on screen.
   const student = await context.newPage();
   await open(student, link);
-  for (let i = 0; i < 3; i++) await student.keyboard.press('Tab');
-  await student.keyboard.press('Enter');
+  assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries', 'the lesson\'s link did not open step by step');
+  const shown = await student.evaluate(() => ({
+    cards: [...document.querySelectorAll('#step-list article.step')].filter((a) => a.offsetParent !== null).map((a) => a.dataset.key),
+    glance: document.getElementById('glance').offsetParent !== null,
+    heads: document.getElementById('heads-view')?.offsetParent != null,
+  }));
+  assert.deepEqual(shown, { cards: ['Q:0'], glance: false, heads: false }, 'a lesson\'s link shows more than its first step');
+  // Steps through by keyboard: the question first, the numbers hidden.
   for (let i = 0; i < 5; i++) await student.keyboard.press('ArrowRight');
   const view = () => student.evaluate(() => ({
     where: document.getElementById('stepper-pos').textContent,
