@@ -114,10 +114,22 @@ test('first screen on a 390×844 phone: numbers within two screens, no sideways 
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
   await page.screenshot({ path: join(artifacts, 'lesson-first-screen-390.png') });
-  // Stepping through on the phone keeps the page narrow too.
+  // Stepping through on the phone keeps the page narrow too, and each step's numbers and Next on one screen.
   await page.click('#step-mode');
   const stepping = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(stepping <= 1, `step by step, the page is ${stepping}px wider than the phone`);
+  for (let i = 2; i <= 7; i++) {
+    await page.click('#step-next');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const at = await page.evaluate(() => ({
+      where: document.getElementById('stepper-pos').textContent,
+      numbers: document.querySelector('article.step.is-current td[data-r]').getBoundingClientRect().top,
+      next: document.getElementById('step-next').getBoundingClientRect(),
+    }));
+    assert.ok(at.numbers >= 0 && at.numbers + 30 <= at.next.top, `${at.where}: its first number is at y = ${at.numbers}, Next at ${at.next.top} (844)`);
+    assert.ok(at.next.bottom <= 844 - 30, `${at.where}: Next is at y = ${at.next.top}, under the status line`);
+    if (i === 6) await page.screenshot({ path: join(artifacts, 'lesson-step-390.png') });
+  }
 });
 
 test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV head, cross-attention, X with W_O', async ({ page, base }) => {
@@ -184,7 +196,9 @@ test('step by step, keyboard only: one card at a time with its sentence, ← →
   assert.equal(await page.$eval('#pipeline .pl-node.current', (n) => n.dataset.key), 'scores:0');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.deepEqual(await visibleCards(), ['weights:0']);
+  // The weights, and beside them the scaled scores they are computed from.
+  assert.deepEqual(await visibleCards(), ['scaled:0', 'weights:0']);
+  assert.equal(await page.$eval('article[data-key="scaled:0"]', (a) => a.classList.contains('is-input')), true);
   assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Softmax turns each query\'s scores into weights that sum to 1. ' +
     'sweet? puts 80% of its weight on banana because their score is largest. both? spreads its weight most: its largest weight is 50%, on apple.');
   await page.keyboard.press('End');
@@ -232,6 +246,27 @@ test('presenter view (?present): large type, one step per screen, Space / PageDo
   assert.ok((await page.evaluate(() => location.hash)).startsWith('#v2='), 'the presenter view lost the state in the hash');
   await axe(page, 'presenter view');
   await page.screenshot({ path: join(artifacts, 'lesson-present-1440.png') });
+  // On a 1280 × 720 projector: every step's numbers and Next on one screen, and the numbers a
+  // step reads (the weights' masked scores) beside it.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.keyboard.press('Home');
+  for (let i = 1; i <= 9; i++) {
+    const at = await page.evaluate(() => {
+      const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+      const input = document.querySelector('article.step.is-input td[data-r]');
+      return {
+        where: document.getElementById('stepper-pos').textContent,
+        numbers: box(document.querySelector('article.step.is-current td[data-r]')),
+        next: box(document.getElementById('step-next')),
+        input: input ? box(input) : null,
+      };
+    });
+    assert.ok(at.numbers.top >= 0 && at.numbers.bottom <= 720, `${at.where}: its first number is at y = ${at.numbers.top}–${at.numbers.bottom} of 720`);
+    assert.ok(at.next.top >= 0 && at.next.bottom <= 720, `${at.where}: Next is at y = ${at.next.top}`);
+    if (i === 8) assert.ok(at.input && at.input.bottom <= 720, `${at.where}: the masked scores it reads are not beside it: ${JSON.stringify(at.input)}`);
+    if (i === 8) await page.screenshot({ path: join(artifacts, 'lesson-present-1280x720.png') });
+    await page.keyboard.press('Space');
+  }
 });
 
 test('a teacher\'s walk-through: a sentence and a question round-trip through the link; predict, then reveal', async ({ page, base, context }) => {
