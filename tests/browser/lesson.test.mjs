@@ -166,6 +166,35 @@ test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV hea
   assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'head_output', 'output']);
 });
 
+test('GQA without an error: fewer KV heads narrow K and V to their groups (and back); an invalid problem dims the diagram', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', '000');
+  await page.waitForSelector('#pipeline .pl-node[data-key="K:0"]');
+  await page.fill('#opt-heads', '2');
+  await page.waitForSelector('#pipeline .pl-node[data-key="K:1"]');
+  const kText = () => page.evaluate(() => document.querySelector('#editors .editor[data-input="K"] textarea')?.value ?? '');
+  const before = await kText();
+  await page.fill('#opt-kvheads', '1');
+  await page.waitForSelector('#pipeline .pl-shared');
+  assert.ok(await page.$eval('#run-error', (e) => e.hidden), `KV heads 1 gives an error: ${await page.$eval('#run-error', (e) => e.textContent)}`);
+  // The numbers are the engine's for K and V narrowed to their first group (d_k = 4 columns).
+  const { problem } = pkg.presetProblem(pkg.findPreset('000'), engine);
+  const narrowed = { ...problem, K: problem.K.map((r) => r.slice(0, 4)), V: problem.V.map((r) => r.slice(0, 4)), options: { ...problem.options, heads: 2, kv_heads: 1 } };
+  const want = engine.run(narrowed).output[0].map((x) => x.toFixed(4).replace('-', '−'));
+  const shown = await page.$$eval('article[data-key="output:-1"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(shown, want, 'the output is not the narrowed problem\'s');
+  assert.deepEqual(await page.$$eval('#pipeline .pl-shared .pl-group', (g) => g.map((e) => e.textContent)), ['kv 1', 'kv 1', 'kv 1', 'kv 1']);
+  // Back to 2 KV heads: K as it was.
+  await page.fill('#opt-kvheads', '2');
+  await page.waitForFunction(() => !document.querySelector('#pipeline .pl-shared'));
+  assert.equal(await kText(), before, 'K did not come back as it was');
+  // A KV head count that does not divide the heads: an error, the diagram and the weights dimmed.
+  await page.fill('#opt-kvheads', '3');
+  await page.waitForFunction(() => !document.getElementById('run-error').hidden);
+  const dim = await page.$eval('#lesson .lesson-body', (e) => Number(getComputedStyle(e).opacity));
+  assert.ok(dim < 0.6, `the diagram is not dimmed while the problem is invalid (opacity ${dim})`);
+});
+
 test('a node jumps to its step\'s card and is marked while the card is in view', async ({ page, base }) => {
   await open(page, base);
   await page.click('#pipeline .pl-node[data-key="weights:0"]');

@@ -142,7 +142,7 @@ export function renderPipeline() {
   const multi = graph.lanes.length > 1;
   const labelCol = multi ? 1 : 0;
   const { laneStart, laneRows, total } = placeRows({ ...graph, nodes: visible });
-  const sig = visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}`).join('|') + graph.more;
+  const sig = visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}/${n.group}`).join('|') + graph.lanes.map((l) => l.label).join('|') + graph.more;
   if (box.dataset.sig !== sig) {
     let html = `<div class="pl-grid" style="grid-template-columns:${multi ? 'auto ' : ''}repeat(${graph.columns}, auto);grid-template-rows:repeat(${total}, auto)">`;
     if (multi) {
