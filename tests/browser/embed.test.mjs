@@ -477,7 +477,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   // The teacher's link: the problem and the hidden step, no answers.
   // The link is written asynchronously (deflate): wait for it rather than read a stale preview.
   await page.$eval('#export-preview', (t) => { t.value = ''; });
-  await page.click('#copy-link');
+  await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   const { state } = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), link.split('#')[1]);

@@ -150,8 +150,10 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-03-phone.png') });
   await student.close();
 
-  // The teacher's own link ("Copy link") opens the teacher's view again, answers and all.
-  await page.click('#copy-link');
+  // During the exercise "Copy link" hands out the students' link; the teacher's own link (its
+  // own button) opens the teacher's view again, answers and all.
+  assert.equal(await page.$eval('#copy-link', (b) => b.textContent), 'Copy the students\' link');
+  await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const teacherLink = await page.$eval('#export-preview', (t) => t.value);
   const teacher = await context.newPage();
@@ -159,6 +161,41 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await teacher.waitForSelector('#ex-reveal');
   assert.ok(await teacher.locator('#share').isVisible());
   await teacher.close();
+});
+
+test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view says it is not for the students', async ({ page, base, context }) => {
+  await open(page, `${base}index.html`);
+  await page.selectOption('#preset', '000');
+  await page.check('#opt-causal');
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '7');
+  await page.click('#ex-new');
+  await page.waitForFunction(() => /seed\(7\)/.test(document.querySelector('#recipe code')?.textContent ?? ''));
+  await page.check('#ex-steps input[value="weights:0"]');
+  await page.check('#ex-steps input[value="output:-1"]');
+  await page.click('#ex-start');
+  await page.waitForSelector('#exercise:not([hidden]) input.answer');
+  // The teacher's view: said first, with the students' link beside it; Share's "Copy link" gives the students' link.
+  assert.equal(await page.$eval('#exercise-title', (h) => h.textContent), 'Exercise: your teacher\'s view');
+  assert.match(await page.$eval('#exercise .ex-handout', (e) => e.textContent), /Not for the students/);
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.deepEqual(Object.keys((await share.decodeStateString(link.split('#')[1])).state), ['student'], 'Copy link during an exercise did not copy the students\' link');
+  // The students' link on a 390 px phone: no sideways page scroll, every answer box inside its panel.
+  const student = await context.newPage();
+  await student.setViewportSize({ width: 390, height: 844 });
+  await open(student, link);
+  const fit = await student.evaluate(() => {
+    const panel = document.getElementById('exercise').getBoundingClientRect();
+    const boxes = [...document.querySelectorAll('#exercise input.answer')].map((i) => i.closest('.table-scroll').getBoundingClientRect().right);
+    return { overflow: document.documentElement.scrollWidth - window.innerWidth, panel: panel.right, boxes: Math.max(...boxes), n: boxes.length };
+  });
+  assert.ok(fit.overflow <= 1, `the students' page is ${fit.overflow}px wider than the phone`);
+  assert.ok(fit.n > 0 && fit.boxes <= fit.panel, `answer boxes past the panel: ${JSON.stringify(fit)}`);
+  await axe(student, 'a 4-token exercise, phone');
+  await student.screenshot({ path: join(root, 'test-artifacts', 'student-04-phone-4-tokens.png'), fullPage: true });
+  await student.close();
 });
 
 test('no walkthrough export in an exercise: none in the student\'s view (even with ?walk=), none while the teacher\'s exercise is on', async ({ page, base, context }) => {

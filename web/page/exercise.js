@@ -87,8 +87,12 @@ export function renderExercise() {
   // Keep what the student typed across redraws.
   const typed = new Map([...box.querySelectorAll('input.answer')].map((i) => [i.dataset.id, i.value]));
   const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
-  let html = `<h2 id="exercise-title">Exercise</h2>
-    <p>Work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>. Answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right.</p>`;
+  // The teacher's view (this page set the exercise, or opened a teacher's link): it holds the
+  // problem and Show answers, so it says so first, with the students' own link beside it.
+  let html = `<h2 id="exercise-title">Exercise: your teacher's view</h2>
+    <div class="ex-handout"><p><strong>Not for the students:</strong> this view, its address and “Copy link” hold the problem and its answers. Give the students their own link: the given numbers and the boxes, nothing to reveal.</p>
+    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
+    <p>The students work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>`;
   for (const key of ex.steps) {
     const step = trace.steps.find((s) => stepKey(s) === key);
     if (!step) continue;
@@ -119,13 +123,12 @@ export function renderExercise() {
     });
     html += '</tbody></table></div>';
   }
-  if (choosing) html = html.replace('<h2 id="exercise-title">Exercise</h2>', '<h2 id="exercise-title">Exercise</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
+  if (choosing) html = html.replace('</h2>', '</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
   html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
     <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
-    <button type="button" id="ex-leave">Leave exercise mode</button>
-    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
-    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal. “Copy link” (Share) keeps this full teacher's view.</p>
+    <button type="button" id="ex-leave">Leave exercise mode</button></div>
+    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal.</p>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
   const result0 = $('ex-result')?.innerHTML ?? '';
   const resultClass = $('ex-result')?.className ?? 'ex-result';
@@ -247,7 +250,7 @@ export function startExercise() {
   revealed = false;
   setState(next);
   $('exercise').scrollIntoView({ block: 'start' });
-  $('share-status').textContent = 'Exercise on. “Copy the students\' link” (in the exercise) gives the students this exercise; “Copy link” keeps your teacher\'s view.';
+  $('share-status').textContent = 'Exercise on. “Copy the students\' link” gives the students this exercise; this page\'s address is your teacher\'s view, with the answers.';
 }
 
 export function fillExerciseSteps() {

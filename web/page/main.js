@@ -30,7 +30,8 @@ import { skipCardsOffScreen } from './steps.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
-import { bindStepper, showStep } from './stepper.js';
+import { bindGlance } from './glance.js';
+import { bindStepper, restartLesson, setStepping, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
@@ -98,6 +99,7 @@ async function boot() {
     e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
   });
   bindPipeline(showStep);
+  bindGlance(showStep);
   bindStepper();
   bindLessonFile();
   bindSetupFold();
@@ -118,6 +120,9 @@ async function boot() {
     setDefaultLink(flags.lesson ? Promise.resolve(null) : writeLink(defaultExampleState()));
     link.hash = location.hash.replace(/^#/, '');
     setState(fromHash);
+    // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
+    // step, each question asked before its numbers show, as a lesson file opens.
+    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); }
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
@@ -142,6 +147,13 @@ async function boot() {
   skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
   markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();
+}
+
+/** Whether a state holds a teacher's notes to step through (not an exercise, which has its own view). */
+function hasLessonNotes(state) {
+  const notes = state.lesson;
+  if (!notes || typeof notes !== 'object' || state.exercise || state.student) return false;
+  return Object.values(notes).some((n) => n && typeof n === 'object' && ['say', 'ask'].some((k) => typeof n[k] === 'string' && n[k].trim()));
 }
 
 /**

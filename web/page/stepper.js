@@ -58,7 +58,7 @@ export function syncStepper() {
   $('step-mode').hidden = stepper.on;
   const steps = shownSteps();
   if (!stepper.on || !steps.length) {
-    for (const c of cards) c.classList.remove('is-current');
+    for (const c of cards) c.classList.remove('is-current', 'is-input', 'predicting');
     markPipeline();
     return;
   }
@@ -69,11 +69,17 @@ export function syncStepper() {
   stepper.key = stepKey(step);
   const note = noteOf(stepper.key);
   const predicting = Boolean(note.ask) && !revealed.has(stepper.key);
-  for (const c of cards) {
-    c.classList.toggle('is-current', c.dataset.key === stepper.key);
-    c.classList.toggle('predicting', predicting && c.dataset.key === stepper.key);
-  }
   const { trace, ctx } = app.result;
+  // The steps this one reads stay beside it (the scores beside the weights), so their numbers can
+  // be compared; one still asking its question keeps its numbers hidden there too.
+  const inputs = new Set(step.inputs.map((j) => stepKey(trace.steps[j])));
+  for (const c of cards) {
+    const key = c.dataset.key;
+    c.classList.toggle('is-current', key === stepper.key);
+    c.classList.toggle('is-input', inputs.has(key));
+    const asks = key === stepper.key ? predicting : inputs.has(key) && Boolean(noteOf(key).ask) && !revealed.has(key);
+    c.classList.toggle('predicting', asks);
+  }
   const head = app.result.trace.meta.heads > 1 && step.head != null && step.head >= 0 ? `, head ${step.head + 1}` : '';
   $('stepper-pos').textContent = `Step ${stepper.index + 1} of ${steps.length}: ${step.title}${head}`;
   // While a question waits, the sentence (which would give the answer away) waits too.
@@ -109,6 +115,25 @@ export function setStepping(on) {
 function reveal() {
   revealed.add(stepper.key);
   syncStepper();
+  keepInView();
+}
+
+/**
+ * After a move: the step's numbers on screen with its sentence (Next is fixed at the bottom). On a
+ * screen too short for the diagram, the sentence and the numbers, the page scrolls to the sentence.
+ */
+function keepInView() {
+  requestAnimationFrame(() => {
+    const card = document.querySelector('#step-list article.step.is-current');
+    const numbers = card?.querySelector('td[data-r], .heatmap canvas') ?? card;
+    if (!numbers) return;
+    const nav = $('step-next').getBoundingClientRect();
+    const r = numbers.getBoundingClientRect();
+    const bottom = Math.min(window.innerHeight, nav.top > window.innerHeight / 2 ? nav.top : window.innerHeight);
+    // At least the first rows of numbers above Next.
+    if (r.top >= 0 && r.top + 2.5 * r.height < bottom) return;
+    $('stepper').scrollIntoView({ block: 'start' });
+  });
 }
 
 /** The student's answer form for a question: keys to pick from, a number, or free text. */
@@ -218,6 +243,7 @@ function go(index) {
   stepper.index = Math.max(0, Math.min(steps.length - 1, index));
   stepper.key = stepKey(steps[stepper.index]);
   syncStepper();
+  keepInView();
 }
 
 /** The diagram's nodes: in step-through, that step; otherwise scroll to its card. */

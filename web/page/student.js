@@ -12,6 +12,7 @@ import { buildProblem } from './problem.js';
 import { axisLabels, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt } from './format.js';
+import { markScrollables } from './scrollables.js';
 
 /**
  * 2: an answer per row (up to ANSWER_CELLS hidden cells of a row together), scrypt-hashed.
@@ -200,7 +201,8 @@ function tableHtml(title, rows, cols, body, caption) {
   let html = `<table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr><th></th>`;
   html += cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
   rows.forEach((r, i) => { html += `<tr><th scope="row">${escapeHtml(r)}</th>${body(i)}</tr>`; });
-  return `${html}</tbody></table>`;
+  // In its own sideways scroller: a phone's page never scrolls sideways (a wide step scrolls here).
+  return `<div class="table-scroll">${html}</tbody></table></div>`;
 }
 
 const shape = (m) => `<span class="shape">${m.length} × ${m[0]?.length ?? 0}</span>`;
@@ -217,6 +219,7 @@ export function renderStudent(paper, damaged = null) {
   css.href = new URL('share.css', import.meta.url).href;
   document.head.appendChild(css);
   document.querySelector('.tagline')?.remove(); // it tells how to type a problem: not here
+  document.querySelector('.site-nav')?.remove(); // a way off the exercise: not here either
   const skip = document.querySelector('a.skip');
   if (skip) { skip.textContent = 'Skip to the exercise'; skip.href = '#exercise'; }
   const box = document.createElement('section');
@@ -261,6 +264,7 @@ export function renderStudent(paper, damaged = null) {
   html += '</div>';
   box.innerHTML = html;
   $('app').prepend(box);
+  requestAnimationFrame(() => markScrollables({ within: box }));
   box.addEventListener('click', (e) => { if (e.target.closest('#ex-check')) checkPaper(paper); });
   box.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && e.target.matches('input.answer')) { e.preventDefault(); checkPaper(paper); }

@@ -12,6 +12,7 @@ import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
+import { renderGlance } from './glance.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { renderPractice } from './practice.js';
@@ -95,6 +96,7 @@ export function renderResults() {
   const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
+  renderGlance();
   // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
   // redrawn when it is seen. A new problem draws it at once.
   if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
@@ -161,6 +163,7 @@ export function update() {
     showErrors(errors);
     $('results').classList.toggle('stale', !trace && Boolean(app.result));
     $('why').classList.toggle('stale', !trace && Boolean(app.result));
+    $('lesson').classList.toggle('stale', !trace && Boolean(app.result));
     if (!trace) $('status').textContent = 'Input has a problem (see the message next to it); showing the last good result.';
   };
   const typingIn = document.activeElement?.matches?.('input.cell') ? document.activeElement.closest('.editor')?.dataset.input : null;
