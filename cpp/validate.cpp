@@ -546,10 +546,14 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
 ATTN_NOINLINE void take_rope(Normalized& n) {
   Rope& rope = n.options.rope;
   if (!rope.on) return;
-  const int dims = rope.dims == 0 ? static_cast<int>(n.d_k) : rope.dims;
-  if (dims <= 0 || dims % 2 != 0 || dims > n.d_k) {
-    throw InputError("rope dims must be even and at most d_k = " + std::to_string(n.d_k) +
-                     " (got " + std::to_string(dims) + ")");
+  // Differential attention rotates each half of a head as a head of d_k/2 features.
+  const Eigen::Index width = n.lambdas.empty() ? n.d_k : n.d_k / 2;
+  const int dims = rope.dims == 0 ? static_cast<int>(width) : rope.dims;
+  if (dims <= 0 || dims % 2 != 0 || dims > width) {
+    throw InputError("rope dims must be even and at most " +
+                     std::string(n.lambdas.empty() ? "d_k = " : "d_k/2 = ") + std::to_string(width) +
+                     (n.lambdas.empty() ? "" : " (options.differential rotates each half)") + " (got " +
+                     std::to_string(dims) + ")");
   }
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
@@ -587,13 +591,150 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
 }
 
+/// The variants of issue 31 are for the rows layout: the columns layout refuses them, first.
+ATTN_NOINLINE void check_rows_only(const Problem& p) {
+  const Options& o = p.options;
+  const std::pair<const char*, bool> rows_only[] = {
+      {"options.qk_norm", o.qk_norm.on},
+      {"W_G", p.W_G.has_value() || p.b_G.has_value()},
+      {"options.score_fn \"sigmoid\"", o.score_fn == ScoreFn::Sigmoid},
+      {"options.differential", o.differential.on},
+  };
+  for (const auto& [key, on] : rows_only) {
+    if (on) {
+      throw InputError(std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
+    }
+  }
+}
+
+/// The variants of issue 31, each naming its key when refused.
+ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
+  const Options& o = p.options;
+  const std::vector<ExclusiveVariant> variants = exclusive_variants(p);
+  const ExclusiveVariant* first = nullptr;
+  for (const ExclusiveVariant& v : variants) {
+    if (!v.on) continue;
+    if (first) {
+      throw InputError(std::string(first->key) + " and " + v.key + " exclude one another: give one of them");
+    }
+    first = &v;
+  }
+  const bool float32 = o.precision == Precision::Float32;
+
+  if (o.qk_norm.on) {
+    if (o.qk_norm.type == QkNorm::Type::None) {
+      throw InputError("options.qk_norm.type is required: \"rms\" or \"layer\"");
+    }
+    if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
+      throw InputError("options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
+    }
+    if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps");
+    const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
+                                                                        {"options.qk_norm.g_k", &o.qk_norm.g_k}};
+    for (const auto& [key, g] : gains) {
+      if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
+        throw InputError(std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
+                         std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
+      }
+      for (size_t k = 0; k < g->size(); ++k) {
+        if (!std::isfinite((*g)[k])) {
+          throw InputError(std::string(key) + " entry " + std::to_string(k + 1) + " is " + format_number((*g)[k]) +
+                           ": gains must be finite numbers");
+        }
+      }
+    }
+    const std::vector<double> ones(static_cast<size_t>(n.d_k), 1.0);
+    n.g_q = o.qk_norm.g_q.empty() ? ones : o.qk_norm.g_q;
+    n.g_k = o.qk_norm.g_k.empty() ? ones : o.qk_norm.g_k;
+  }
+
+  if (p.b_G && !p.W_G) throw InputError("b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  if (p.W_G) {
+    if (n.direct) {
+      throw InputError("W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V are given directly");
+    }
+    n.W_G = take(*p.W_G, "W_G", n);
+    if (n.W_G->rows() != n.X.cols()) {
+      throw InputError("W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " + std::to_string(n.X.cols()) +
+                       " columns (W_G is " + std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
+    }
+    const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
+    if (width != elementwise && width != headwise) {
+      throw InputError("W_G has " + std::to_string(width) + " columns but the gate needs heads*d_v = " +
+                       std::to_string(elementwise) + " (one gate per output feature) or heads = " +
+                       std::to_string(headwise) + " (one gate per head)");
+    }
+    n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
+    if (p.b_G) {
+      check_finite(*p.b_G, "b_G");
+      if (p.b_G->size() != width) {
+        throw InputError("b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " + std::to_string(width) +
+                         " columns: one bias per column of W_G");
+      }
+      n.b_G = p.b_G;
+    }
+  }
+
+  if (o.score_fn == ScoreFn::Sigmoid) {
+    n.sigmoid = true;
+    if (!o.sink_logit.empty()) {
+      throw InputError("options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a softmax's denominator, and a sigmoid has none");
+    }
+    if (o.fully_masked == FullyMasked::NaN) {
+      throw InputError("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid gives every hidden key weight 0, a fully masked query too");
+    }
+    const double b = o.sigmoid_bias;
+    if (std::isinf(b)) throw InputError("options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
+    n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
+    if (float32 && n.sigmoid_bias != 0) check_float32_option(n.sigmoid_bias, "options.sigmoid_bias");
+  } else if (!std::isnan(o.sigmoid_bias)) {
+    throw InputError("options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+  }
+
+  if (o.differential.on) {
+    const Differential& d = o.differential;
+    if (n.d_k % 2 != 0) {
+      throw InputError("options.differential needs an even d_k (each head's features split in halves), got d_k = " +
+                       std::to_string(n.d_k));
+    }
+    if (!o.sink_logit.empty()) {
+      throw InputError("options.sink_logit and options.differential exclude one another: give one of them");
+    }
+    const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
+    if (d.lambda.empty()) throw InputError("options.differential.lambda is required: one number, or one per head");
+    if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
+      throw InputError("options.differential.lambda needs one number or one per head: " + std::to_string(d.lambda.size()) +
+                       " given for " + heads);
+    }
+    for (size_t h = 0; h < d.lambda.size(); ++h) {
+      if (!std::isfinite(d.lambda[h])) {
+        throw InputError("options.differential.lambda entry " + std::to_string(h + 1) + " is " +
+                         format_number(d.lambda[h]) + ": lambda must be a finite number");
+      }
+    }
+    if (!std::isfinite(d.lambda_init)) {
+      throw InputError("options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
+    }
+    n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
+  }
+}
+
 }  // namespace
+
+std::vector<ExclusiveVariant> exclusive_variants(const Problem& p) {
+  // Linear attention (options.attention "linear") and latent attention (MLA) add their lines here.
+  return {
+      {"options.score_fn \"sigmoid\"", p.options.score_fn == ScoreFn::Sigmoid},
+      {"options.differential", p.options.differential.on},
+  };
+}
 
 Normalized normalize(const Problem& p) {
   Normalized n;
   n.options = p.options;
   n.columns = p.options.layout == Layout::Columns;
   const ShapeWords words(n.columns);
+  if (n.columns) check_rows_only(p);
   take_inputs(p, n, words);
   take_heads(p.options, n, words);
   take_cache(p, n, words);
@@ -603,6 +744,7 @@ Normalized normalize(const Problem& p) {
   check_options(p.options);
   take_mask_options(p.options, n);
   take_positions(p.options, n);
+  take_variants(p, n);
   take_rope(n);
   check_trace_budget(n);
   return n;

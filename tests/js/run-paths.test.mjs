@@ -192,7 +192,8 @@ test('every field of a step comes through, in the documented order and of its do
   assert.deepEqual(trace.steps.map((s) => s.head), [...[0, 1, 2, 3].flatMap((h) => Array(9).fill(h)), null, null]);
   assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta']);
   assert.deepEqual(Object.keys(trace.facts[0]), ['head', 'scores_variance', 'scaled_variance', 'weight_sums', 'max_weight', 'entropy', 'fully_masked',
-    'hidden_by', 'hidden_weight', 'alibi_slope', 'sink_logit', 'sink_share', 'rope_shift', 'rope_shift_change']);
+    'hidden_by', 'hidden_weight', 'alibi_slope', 'sink_logit', 'sink_share', 'rope_shift', 'rope_shift_change',
+    'max_score', 'max_score_without_norm', 'lambda']);  // issue 31: QK-norm's note, differential attention's λ
   assert.deepEqual(trace.facts[0].hidden_by, [[0, 1, 1], [0, 0, 1], [0, 0, 0]]);  // 1: hidden by causal
   assert.equal(trace.facts[0].sink_logit, -Infinity);
 });
@@ -260,14 +261,14 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
   });
   const bytes = readFileSync(`${dist}attention.wasm`);
   await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'), {
-    message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 5: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+    message: "the WebAssembly module speaks wire format 99 but this JS speaks wire format 6: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
   await assert.rejects(instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'), {
-    message: "the WebAssembly module has no wire table but this JS speaks wire format 5: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+    message: "the WebAssembly module has no wire table but this JS speaks wire format 6: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
   });
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
   const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 99), async () => fastBytes, 'attention-fast.wasm');
-  assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 5/);
+  assert.throws(() => createFastEngine(fastModule), /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 6/);
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');
   assert.equal(createFastEngine(fresh).attention({ Q: [[1]], K: [[1]], V: [[4]] }).output[0], 4);

@@ -47,6 +47,36 @@ export interface Options {
   mask_fill?: '-inf' | number;
   /** A query whose keys are all hidden: "zero" (default, PyTorch ≥ 2.5) or "nan" (plain softmax). */
   fully_masked?: 'zero' | 'nan';
+  /** QK-norm (Qwen3, Gemma 3): each head's d_k features of Q and of new keys normalised, before RoPE (steps Q_normed, K_normed). Rows layout. */
+  qk_norm?: false | QkNormOptions;
+  /** "sigmoid": weights σ(x + b) entry by entry (Ramapuram et al., 2024); rows need not sum to 1. Excludes differential (and linear, latent). Rows layout. */
+  score_fn?: 'softmax' | 'sigmoid';
+  /** The sigmoid's bias b: one number; default −ln S (S keys, a cache included). */
+  sigmoid_bias?: number;
+  /** Differential attention (Ye et al., 2024): A = softmax(Q₁K₁ᵀs) − λ·softmax(Q₂K₂ᵀs) per head (steps weights_1, weights_2, head_normed). d_k even; rows layout. */
+  differential?: false | DifferentialOptions;
+}
+
+/** options.qk_norm: rms x/√(mean(x²)+eps)·g, or layer (x − mean)/√(var + eps)·g. */
+export interface QkNormOptions {
+  /** Required. */
+  type: 'rms' | 'layer';
+  /** Default 1e-6. */
+  eps?: number;
+  /** d_k gains of the queries, shared by every head (default ones). */
+  g_q?: ReadonlyArray<number> | string;
+  /** d_k gains of the keys (default ones). */
+  g_k?: ReadonlyArray<number> | string;
+}
+
+/** options.differential. */
+export interface DifferentialOptions {
+  /** Required: one λ for every head, or one per head. */
+  lambda: number | ReadonlyArray<number> | string;
+  /** Default 0.8: the head norm multiplies by 1 − lambda_init. */
+  lambda_init?: number;
+  /** Default true: each head's output row x becomes x/√(mean(x²) + 1e-5)·(1 − lambda_init). */
+  norm?: boolean;
 }
 
 /** options.rope as settings (θᵢ = base^(−2i/dims)) or explicit cos/sin tables. */
@@ -84,6 +114,10 @@ export interface Problem {
   past_V?: MatrixInput;
   /** Learned positions added to X (X's shape). */
   P?: MatrixInput;
+  /** The output gate (Qwen3-Next): G = σ(X·W_G + b_G), d_model×(heads·d_v) (one gate per feature) or d_model×heads (one per head); needs X. */
+  W_G?: MatrixInput;
+  /** The gate's bias, one per column of W_G. */
+  b_G?: VectorInput;
   /** engine.gradients: the loss's gradient with respect to the output, shaped like it (default all ones). run() ignores it. */
   dO?: MatrixInput;
   options?: Options;
@@ -94,6 +128,8 @@ export type StepId =
   | 'positional' | 'X_pos' | 'rope_angles' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
   | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
   | 'weights' | 'head_output' | 'concat' | 'output'
+  /** Q_normed, K_normed: QK-norm; weights_1, weights_2, head_normed: differential attention; gate, gated_output: the output gate. */
+  | 'Q_normed' | 'K_normed' | 'weights_1' | 'weights_2' | 'head_normed' | 'gate' | 'gated_output'
   | GradientStepId;
 
 /**
@@ -107,7 +143,10 @@ export type StepId =
 export type GradientStepId =
   | 'dO' | 'dhead_output' | 'dA' | 'dS' | 'dS_kept' | 'dS_uncapped' | 'dscores'
   | 'dQ_rot' | 'dK_rot' | 'dK_cache' | 'dV_cache' | 'dQ' | 'dK' | 'dV' | 'dpast_K' | 'dpast_V'
-  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP';
+  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP'
+  /** The variants (issue 31): QK-norm (dQ_normed, dK_normed, dg_q, dg_k), the gate (dgated_output, dgate, dW_G, db_G), differential attention (dhead_normed, dweights_1, dweights_2). */
+  | 'dQ_normed' | 'dK_normed' | 'dg_q' | 'dg_k' | 'dgated_output' | 'dgate' | 'dW_G' | 'db_G'
+  | 'dhead_normed' | 'dweights_1' | 'dweights_2';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -172,6 +211,11 @@ export interface HeadFacts {
    */
   rope_shift: number;
   rope_shift_change: number;
+  /** QK-norm: the largest score with the norm, and the largest the same queries and keys give without it (NaN without QK-norm). */
+  max_score: number;
+  max_score_without_norm: number;
+  /** Differential attention: the head's λ (NaN otherwise). */
+  lambda: number;
 }
 
 export interface Trace {
@@ -221,6 +265,8 @@ export interface Cell {
 export interface Explanation {
   kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
     | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle'
+    /** The variants: qk_norm (also head_normed), sigmoid, difference (A₁ − λA₂), gate, gated. */
+    | 'qk_norm' | 'sigmoid' | 'difference' | 'gate' | 'gated'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
     | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
   step: StepId;
@@ -258,6 +304,13 @@ export interface Explanation {
   sink_logit: number;
   sink_exp: number;
   sink_share: number;
+  /** qk_norm: the row's mean (layer) and its variance or mean square (spread); divisor √(spread + eps), factor the gain. */
+  mean: number;
+  spread: number;
+  /** difference: λ and the two halves' weights. */
+  lambda: number;
+  part_1: number;
+  part_2: number;
   /** sinusoid, rotation: the token's position. */
   position: number;
   /** sinusoid, rotation: the angle (NaN when RoPE's cos/sin come from tables), its cosine and sine. */

@@ -673,6 +673,11 @@ function gradientLines(ctx, trace, cols, x) {
 }
 
 function pythonScript(problem, trace, d, recipe, gradients = false) {
+  // The variants of issue 31 are not recomputed by the scripts yet: refuse, naming the key.
+  const o = problem.options ?? {};
+  const variant = (o.qk_norm != null && o.qk_norm !== false && 'options.qk_norm') || (problem.W_G != null && 'W_G') ||
+    (o.score_fn === 'sigmoid' && 'options.score_fn "sigmoid"') || (o.differential != null && o.differential !== false && 'options.differential');
+  if (variant) throw exportError(`the NumPy/PyTorch scripts do not recompute ${variant} yet: export the trace (JSON, CSV) instead`);
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
