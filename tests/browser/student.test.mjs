@@ -163,6 +163,34 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await teacher.close();
 });
 
+test('during an exercise the address bar holds the students\' link; the teacher\'s view is kept in its tab', async ({ page, base, context }) => {
+  await teacherExercise(page, base);
+  // The address bar: the students' paper only (what a teacher would naturally copy and hand out).
+  const keysOf = async (url) => Object.keys((await share.decodeStateString(url.split('#')[1] ?? '')).state ?? {});
+  for (let t = 0; t < 40 && (await keysOf(page.url())).join() !== 'student'; t++) await page.waitForTimeout(250);
+  const address = page.url();
+  assert.deepEqual(await keysOf(address), ['student'], 'the address bar holds the teacher\'s view');
+  // Share's "Copy link" and the panel's button give that same link.
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), address);
+  // Opened anywhere else (a new tab, another browser): the students' exercise, only Check.
+  const other = await context.newPage();
+  await open(other, address);
+  assert.deepEqual(await other.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
+  await other.close();
+  // The teacher's own tab, reloaded: the teacher's view again, the address unchanged.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#ex-reveal');
+  await page.waitForTimeout(600);
+  assert.equal(page.url(), address);
+  // Leaving the exercise gives the address the problem's own link again.
+  await page.click('#ex-leave');
+  await page.waitForFunction((a) => location.href !== a, address);
+  assert.equal((await share.decodeStateString(page.url().split('#')[1])).state.student, undefined);
+});
+
 test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view says it is not for the students', async ({ page, base, context }) => {
   await open(page, `${base}index.html`);
   await page.selectOption('#preset', '000');

@@ -22,7 +22,8 @@ import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
 import { flags } from './embed.js';
-import { readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { knownStudentsHash } from './exercise.js';
 import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
@@ -64,7 +65,12 @@ async function boot() {
   // A frame reloaded by its host (a reveal.js slide) reopens with the reader's edits.
   const saved = savedFrameHash();
   if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
-  const { state: fromHash, error, studentError } = await readLink(location.hash);
+  // The teacher's tab of an exercise reopens the teacher's view it kept for the students' link in
+  // its address (link.js, keepTeacherView); any other tab opens that link as the students'.
+  const addressed = location.hash.replace(/^#/, '');
+  const teacherView = keptTeacherView(addressed);
+  const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
+  if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
