@@ -6,7 +6,7 @@
 // from the trace (the key with the most weight in a row, a number within a tolerance) or free
 // text shown on reveal; all of it is the page state's `lesson`, so it travels in the link and in
 // a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
-import { narrateStep } from 'attention-explorer';
+import { narrateStep, quoteToken } from 'attention-explorer';
 import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
@@ -149,7 +149,7 @@ function showAnswerForm(answer, ctx) {
   $('answer-text').value = '';
   $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
   if (answer.kind === 'key') {
-    $('answer-keys-legend').textContent = `The key ${ctx.tokensQ[answer.row - 1] ?? `row ${answer.row}`} gives the most weight:`;
+    $('answer-keys-legend').textContent = `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
     $('answer-key-list').replaceChildren(...ctx.tokensK.map((name, j) => {
       const label = document.createElement('label');
       label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
