@@ -220,6 +220,14 @@ test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view 
     return { overflow: document.documentElement.scrollWidth - window.innerWidth, panel: panel.right, boxes: Math.max(...boxes), n: boxes.length };
   });
   assert.ok(fit.overflow <= 1, `the students' page is ${fit.overflow}px wider than the phone`);
+  // The given Q, K and V name their rows by token, as the answers' rows do (not "1 2 3 4").
+  const rowNames = await student.evaluate(() => {
+    const heads = (table) => [...table.querySelectorAll('tbody th[scope="row"]')].map((t) => t.textContent);
+    const given = Object.fromEntries([...document.querySelectorAll('.ex-given .ex-step')].map((d) => [d.querySelector('h4').firstChild.textContent.trim(), heads(d.querySelector('table'))]));
+    return { answers: heads(document.querySelector('#exercise .ex-step table')), Q: given.Q, K: given.K, V: given.V };
+  });
+  assert.ok(rowNames.answers.length === 4 && !/^\d+$/.test(rowNames.answers[0]), JSON.stringify(rowNames));
+  assert.deepEqual([rowNames.Q, rowNames.K, rowNames.V], [rowNames.answers, rowNames.answers, rowNames.answers]);
   assert.ok(fit.n > 0 && fit.boxes <= fit.panel, `answer boxes past the panel: ${JSON.stringify(fit)}`);
   await axe(student, 'a 4-token exercise, phone');
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-04-phone-4-tokens.png'), fullPage: true });

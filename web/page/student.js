@@ -145,7 +145,20 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     const v = problem[name];
     if (v == null) continue;
     const m = Array.isArray(v[0]) ? v : [v];
-    given.push({ title: name, tex: '', rows: m.map((_, i) => String(i + 1)), cols: m[0].map((_, i) => String(i + 1)), data: m.map((row) => row.map(toJsonNumber)) });
+    const numbers = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
+    let rows = numbers(m.length);
+    let cols = numbers(m[0].length);
+    // A token's row (or column, laid out as columns) is named as the answers' rows name it, not
+    // numbered ("w1", not "1"); new keys after a cache are the last of the keys' names.
+    const side = { Q: 'tokensQ', X: 'tokensQ', K: 'tokensK', V: 'tokensK', X_kv: 'tokensK' }[name];
+    if (side && Array.isArray(ctx[side])) {
+      const byColumns = state.options?.layout === 'columns';
+      const n = byColumns ? m[0].length : m.length;
+      const list = ctx[side].slice(-n);
+      const names = Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
+      if (byColumns) cols = names; else rows = names;
+    }
+    given.push({ title: name, tex: '', rows, cols, data: m.map((row) => row.map(toJsonNumber)) });
   }
   trace.steps.forEach((s, i) => {
     // An input as it is (or its per-head slice) is given above already.
