@@ -92,6 +92,10 @@ test('online softmax: entry by entry, then "subtract the max" off in float32 ove
 test('decoding with a KV cache: the cache grows a row a step, each row is causal attention\'s', async ({ page, base }) => {
   await open(page, `${base}?walk=decode`);
   const d = engine.decode(problem);
+  // Decoding is causal self-attention, said where the first example differs (named keys, not causal);
+  // a screen reader hears the tables' names, not the page's internal ids.
+  assert.equal(await text(page, '#pr-decode-note'), 'Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included (here key t is token t’s own key: “banana” for “sweet?”). Your problem is not causal: its weights let every query read every key, so they differ from these.');
+  assert.deepEqual((await texts(page, '#practice-body caption')).filter((c) => /decode-/.test(c)), []);
   let cached = 0;
   let full = 0;
   for (const s of d.steps) {
