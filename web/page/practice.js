@@ -90,7 +90,12 @@ function compute(engine, id, result) {
       const shape = [trace.output.length, trace.output[0].length];
       if (walk.dO && (walk.dO.length !== shape[0] || walk.dO[0].length !== shape[1])) walk.dO = null;
       const gradients = engine.gradients(problem, walk.dO ? { dO: walk.dO } : {});
-      const order = gradients.steps.map((s, i) => (s.id.startsWith('d') ? i : -1)).filter((i) => i >= 0);
+      // With one head, the heads' dQ, dK, dV put side by side are head 1's again: left out (they
+      // would repeat three steps, each number "dV₁,₁ = dV₁,₁").
+      const steps = gradients.steps;
+      const sameAsHead = (x) => gradients.meta.heads === 1 && (x.head === null || x.head === undefined) && x.inputs.length === 1 &&
+        steps[x.inputs[0]]?.id === x.id && String(steps[x.inputs[0]].shape) === String(x.shape);
+      const order = steps.map((s, i) => (s.id.startsWith('d') && !sameAsHead(s) ? i : -1)).filter((i) => i >= 0);
       return { gradients, order, positions: order.length };
     }
     default:
