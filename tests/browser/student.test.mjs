@@ -127,7 +127,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.click('#ex-check');
   await student.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent)); // after 'Checking…'
   assert.match(await student.locator('#ex-result').textContent(),
-    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\.$/);
+    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\. Hint: this row sums to 1\.05\d\d; a row of weights sums to 1\.$/);
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('wrong') && document.activeElement === i));
   assert.ok(await box(1, 1).evaluate((i) => i.classList.contains('wrong')), 'the wrong number\'s row is marked as a whole');
   assert.ok(await box(0, 0).evaluate((i) => i.classList.contains('right')));
@@ -136,7 +136,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await box(1, 0).fill(weights[1][0].toFixed(4).replace('.', ',')); // a decimal comma reads too
   await student.keyboard.press('Enter');
   await student.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
-  assert.equal(await student.locator('#ex-result').textContent(), 'All 4 right. Well done!');
+  assert.equal(await student.locator('#ex-result').textContent(), 'All 2 answers right (4 numbers). Well done!');
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('right')));
   await axe(student, 'the student view, desktop');
   // On a phone: the task and the first box on the first screen, no sideways scroll of the page.
