@@ -324,6 +324,8 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   const student = await context.newPage();
   await open(student, link);
   assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries', 'the lesson\'s link did not open step by step');
+  // The class's view: no "Write this step for your class" (it shows the teacher's answers).
+  assert.equal(await student.locator('#teacher').isVisible(), false, 'the class view offers the teacher\'s fields');
   const shown = await student.evaluate(() => ({
     cards: [...document.querySelectorAll('#step-list article.step')].filter((a) => a.offsetParent !== null).map((a) => a.dataset.key),
     glance: document.getElementById('glance').offsetParent !== null,

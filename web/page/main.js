@@ -32,7 +32,7 @@ import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindGlance } from './glance.js';
-import { bindStepper, restartLesson, setStepping, showStep } from './stepper.js';
+import { bindStepper, restartLesson, setClassView, setStepping, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
@@ -128,7 +128,7 @@ async function boot() {
     setState(fromHash);
     // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
     // step, each question asked before its numbers show, as a lesson file opens.
-    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); }
+    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); setClassView(); }
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
@@ -138,6 +138,7 @@ async function boot() {
     // answers (fetchLesson's timeout) leaves the example with a message naming the URL.
     setState(defaultExampleState());
     lessonOpening = flags.lesson ? openLessonUrl(flags.lesson) : null;
+    if (flags.lesson) setClassView();
     // Its link, read once the lesson settled (before any edit): the address bar shows no hash
     // while the state is this.
     setDefaultLink(lessonOpening ? lessonOpening.then(() => writeLink(app.state)) : writeLink(app.state));

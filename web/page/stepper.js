@@ -39,6 +39,16 @@ function noteOf(key) {
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
+/**
+ * The class's view of a lesson (opened from its link or ?lesson=URL): "Write this step for your
+ * class" is not drawn, since it holds the teacher's answers (a free-text answer in plain words).
+ * A teacher edits a lesson from its file ("Open lesson…") or the page before sharing.
+ */
+export function setClassView() {
+  $('teacher').open = false;
+  $('teacher').hidden = true;
+}
+
 export function restartLesson() {
   revealed.clear();
   verdicts.clear();
