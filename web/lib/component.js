@@ -19,7 +19,8 @@
 // are plain text unless KaTeX is provided: AttentionExplorerElement.katex = katex.
 // Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
-import { loadAttention, findPreset, presetProblem, quoteToken } from './index.js';
+import { loadAttention, findPreset, presetProblem } from './index.js';
+import { quoteToken } from './narrate.js';
 import { colourLegend, heatColours } from './colours.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';

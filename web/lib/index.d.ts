@@ -789,8 +789,6 @@ export interface NarrateLabels {
 export function narrate(trace: Trace, labels?: NarrateLabels): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
 export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
-/** A token's name as the sentences write it: quoted when it reads as a word (“the”, “sweet?”), bare otherwise (w1, input_2). */
-export function quoteToken(name: string): string;
 /** Online softmax (engine.onlineSoftmax's result): position j < n tells entry j (running max, sum, rescale), position n the weights or the overflow. */
 export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions): string;
 /** engine.decode's step `index`: the cache, where the new token's weight goes, multiply-adds with and without the cache, the check against causal attention. */

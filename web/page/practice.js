@@ -8,7 +8,7 @@
 // (onlineSoftmax, decode, tiles, gradients, explain); the tables are steps.js's. The open
 // walkthrough's result exports as the package writes it (LaTeX, CSV, JSON, for gradients NumPy).
 import {
-  decodeCsv, decodeLatex, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTile, numpyScript, quoteToken,
+  decodeCsv, decodeLatex, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateTile, numpyScript,
   solutionLatex, stringify, tilesCsv, tilesLatex, traceCsv, traceJson,
 } from 'attention-explorer';
 import { $, app } from './app.js';
@@ -16,7 +16,7 @@ import { toClipboard } from './copy-latex.js';
 import { download } from './export-panel.js';
 import { flags } from './embed.js';
 import { explanationHtml } from './explain.js';
-import { cellFmt, escapeHtml, fmt } from './format.js';
+import { cellFmt, escapeHtml, fmt, quoteToken } from './format.js';
 import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
 import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';

@@ -6,13 +6,13 @@
 // from the trace (the key with the most weight in a row, a number within a tolerance) or free
 // text shown on reveal; all of it is the page state's `lesson`, so it travels in the link and in
 // a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
-import { narrateStep, quoteToken } from 'attention-explorer';
+import { narrateStep } from 'attention-explorer';
 import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
-import { escapeHtml } from './format.js';
+import { escapeHtml, quoteToken } from './format.js';
 import { scheduleHash } from './update.js';
 
 const stepper = { on: false, index: 0, key: null };
