@@ -221,7 +221,7 @@ test('step by step, keyboard only: one card at a time with its sentence, ← →
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   assert.equal(await where(), 'Step 4 of 7: Scores');
-  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Each score is a query\'s dot product with a key: the larger, the better the key matches. The largest is sweet? with banana: 6.00. Their variance is 4.2.');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Each score is a query\'s dot product with a key: the larger, the better the key matches. The largest is “sweet?” with “banana”: 6.00. Their variance is 4.2.');
   assert.equal(await page.$eval('#pipeline .pl-node.current', (n) => n.dataset.key), 'scores:0');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
@@ -229,7 +229,7 @@ test('step by step, keyboard only: one card at a time with its sentence, ← →
   assert.deepEqual(await visibleCards(), ['scaled:0', 'weights:0']);
   assert.equal(await page.$eval('article[data-key="scaled:0"]', (a) => a.classList.contains('is-input')), true);
   assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Softmax turns each query\'s scores into weights that sum to 1. ' +
-    'sweet? puts 80% of its weight on banana because their score is largest. both? spreads its weight most: its largest weight is 50%, on apple.');
+    '“sweet?” puts 80% of its weight on “banana” because their score is largest. “both?” spreads its weight most: its largest weight is 50%, on “apple”.');
   await page.keyboard.press('End');
   assert.equal(await where(), 'Step 7 of 7: Output');
   assert.ok(await page.$eval('#step-next', (b) => b.disabled), 'Next is enabled on the last step');
@@ -324,6 +324,8 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   const student = await context.newPage();
   await open(student, link);
   assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries', 'the lesson\'s link did not open step by step');
+  // The class's view: no "Write this step for your class" (it shows the teacher's answers).
+  assert.equal(await student.locator('#teacher').isVisible(), false, 'the class view offers the teacher\'s fields');
   const shown = await student.evaluate(() => ({
     cards: [...document.querySelectorAll('#step-list article.step')].filter((a) => a.offsetParent !== null).map((a) => a.dataset.key),
     glance: document.getElementById('glance').offsetParent !== null,
@@ -346,6 +348,21 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   assert.equal(last.where, 'Step 7 of 7: Output');
   assert.match(last.sentence, /^Each output row is a weighted average of the value rows/, 'a step without a note keeps its own sentence');
   await student.close();
+
+  // Ordinary words as token names are quoted in the sentences and the key question's legend.
+  await page.fill('#teacher-say', '');
+  await page.fill('#tokens-q', 'the cat sat');
+  await page.fill('#tokens-k', 'the cat sat');
+  await page.waitForFunction(() => /“the”|“cat”|“sat”/.test(document.getElementById('stepper-text').textContent));
+  assert.match(await page.$eval('#stepper-text', (e) => e.textContent), /^Softmax turns each query's scores into weights that sum to 1\. “\w+” puts \d+% of its weight on “\w+” because their score is largest\. “\w+” spreads its weight most: its largest weight is \d+%, on “\w+”\.$/);
+  await page.selectOption('#teacher-kind', 'key');
+  await page.fill('#teacher-row', '3');
+  const quoted = await context.newPage();
+  await page.waitForTimeout(600); // the link is written after a pause
+  await open(quoted, page.url());
+  for (let i = 0; i < 5; i++) await quoted.keyboard.press('ArrowRight');
+  assert.equal(await quoted.$eval('#answer-keys-legend', (e) => e.textContent), 'The key that “sat” gives the most weight:');
+  await quoted.close();
 });
 
 test('with steps hidden (an exercise, ?hide=), step by step tells formulas, not the hidden numbers; ?hide=lesson hides the panel', async ({ page, base }) => {

@@ -22,7 +22,8 @@ import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
 import { flags } from './embed.js';
-import { readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { knownStudentsHash } from './exercise.js';
 import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
@@ -31,7 +32,7 @@ import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
 import { bindGlance } from './glance.js';
-import { bindStepper, restartLesson, setStepping, showStep } from './stepper.js';
+import { bindStepper, restartLesson, setClassView, setStepping, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
@@ -64,7 +65,12 @@ async function boot() {
   // A frame reloaded by its host (a reveal.js slide) reopens with the reader's edits.
   const saved = savedFrameHash();
   if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
-  const { state: fromHash, error, studentError } = await readLink(location.hash);
+  // The teacher's tab of an exercise reopens the teacher's view it kept for the students' link in
+  // its address (link.js, keepTeacherView); any other tab opens that link as the students'.
+  const addressed = location.hash.replace(/^#/, '');
+  const teacherView = keptTeacherView(addressed);
+  const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
+  if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
@@ -122,7 +128,7 @@ async function boot() {
     setState(fromHash);
     // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
     // step, each question asked before its numbers show, as a lesson file opens.
-    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); }
+    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); setClassView(); }
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
@@ -132,6 +138,7 @@ async function boot() {
     // answers (fetchLesson's timeout) leaves the example with a message naming the URL.
     setState(defaultExampleState());
     lessonOpening = flags.lesson ? openLessonUrl(flags.lesson) : null;
+    if (flags.lesson) setClassView();
     // Its link, read once the lesson settled (before any edit): the address bar shows no hash
     // while the state is this.
     setDefaultLink(lessonOpening ? lessonOpening.then(() => writeLink(app.state)) : writeLink(app.state));

@@ -12,7 +12,7 @@ import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
-import { escapeHtml } from './format.js';
+import { escapeHtml, quoteToken } from './format.js';
 import { scheduleHash } from './update.js';
 
 const stepper = { on: false, index: 0, key: null };
@@ -39,6 +39,16 @@ function noteOf(key) {
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
+/**
+ * The class's view of a lesson (opened from its link or ?lesson=URL): "Write this step for your
+ * class" is not drawn, since it holds the teacher's answers (a free-text answer in plain words).
+ * A teacher edits a lesson from its file ("Open lesson…") or the page before sharing.
+ */
+export function setClassView() {
+  $('teacher').open = false;
+  $('teacher').hidden = true;
+}
+
 export function restartLesson() {
   revealed.clear();
   verdicts.clear();
@@ -149,7 +159,7 @@ function showAnswerForm(answer, ctx) {
   $('answer-text').value = '';
   $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
   if (answer.kind === 'key') {
-    $('answer-keys-legend').textContent = `The key ${ctx.tokensQ[answer.row - 1] ?? `row ${answer.row}`} gives the most weight:`;
+    $('answer-keys-legend').textContent = `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
     $('answer-key-list').replaceChildren(...ctx.tokensK.map((name, j) => {
       const label = document.createElement('label');
       label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;

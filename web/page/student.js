@@ -145,7 +145,20 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     const v = problem[name];
     if (v == null) continue;
     const m = Array.isArray(v[0]) ? v : [v];
-    given.push({ title: name, tex: '', rows: m.map((_, i) => String(i + 1)), cols: m[0].map((_, i) => String(i + 1)), data: m.map((row) => row.map(toJsonNumber)) });
+    const numbers = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
+    let rows = numbers(m.length);
+    let cols = numbers(m[0].length);
+    // A token's row (or column, laid out as columns) is named as the answers' rows name it, not
+    // numbered ("w1", not "1"); new keys after a cache are the last of the keys' names.
+    const side = { Q: 'tokensQ', X: 'tokensQ', K: 'tokensK', V: 'tokensK', X_kv: 'tokensK' }[name];
+    if (side && Array.isArray(ctx[side])) {
+      const byColumns = state.options?.layout === 'columns';
+      const n = byColumns ? m[0].length : m.length;
+      const list = ctx[side].slice(-n);
+      const names = Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
+      if (byColumns) cols = names; else rows = names;
+    }
+    given.push({ title: name, tex: '', rows, cols, data: m.map((row) => row.map(toJsonNumber)) });
   }
   trace.steps.forEach((s, i) => {
     // An input as it is (or its per-head slice) is given above already.
@@ -295,6 +308,23 @@ const together = (paper) => paper.v !== 1 && paper.steps.some((s) => s.answers.s
 
 let checking = false;
 
+/**
+ * A hint that gives nothing away, for a row of attention weights typed in full: its sum (with the
+ * row's given weights) against the 1 that every row of weights sums to. Nothing when the row sums
+ * to 1 within the tolerance, when a box is empty or unread, or when a sink may take a share.
+ */
+function weightsHint(paper, step, r, c, typedText) {
+  if (!/^weights:/.test(step.key) || /sink/i.test(paper.about ?? '')) return '';
+  const typed = typedText.map((t) => (t === '' ? NaN : readAnswer(t)));
+  // The whole row is known: its other numbers are given (not hidden and answered apart).
+  if (!typed.every(Number.isFinite) || !step.cells?.[r]?.every((v, j) => v !== null || c.includes(j))) return '';
+  const given = step.cells[r].filter((v, j) => v !== null && !c.includes(j)).map(fromJsonNumber);
+  const sum = [...typed, ...given].reduce((a, x) => a + x, 0);
+  const tol = Number(paper.tolerance) > 0 ? Number(paper.tolerance) : 0.01;
+  if (!Number.isFinite(sum) || Math.abs(sum - 1) <= tol * Math.max(1, typed.length)) return '';
+  return ` Hint: this row sums to ${fmt(sum, 4)}; a row of weights sums to 1.`;
+}
+
 /** Marks every answer box right or wrong and says which to fix first. */
 async function checkPaper(paper) {
   if (checking) return;
@@ -326,7 +356,8 @@ async function checkPaper(paper) {
   }
   if (!first) {
     out.className = 'ex-result all-right';
-    out.textContent = `All ${total} right. Well done!`;
+    // Counted as the score below counts: answers (a row's numbers) when they are checked together.
+    out.textContent = together(paper) ? `All ${answers} answers right (${total} numbers). Well done!` : `All ${total} right. Well done!`;
     return;
   }
   const { step, r, c, typedText } = first;
@@ -338,6 +369,6 @@ async function checkPaper(paper) {
   out.className = 'ex-result some-wrong';
   const score = together(paper) ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
   out.innerHTML = `${score}. ` +
-    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.`;
+    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.${escapeHtml(weightsHint(paper, step, r, c, typedText))}`;
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }

@@ -16,8 +16,9 @@ import { renderGlance } from './glance.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { renderPractice } from './practice.js';
-import { addressHash, saveFrameHash, writeLink } from './link.js';
-import { exerciseHiddenSteps } from './exercise.js';
+import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
+import { exerciseHiddenSteps, studentsHash } from './exercise.js';
+import { flags } from './embed.js';
 import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
@@ -255,7 +256,16 @@ export function scheduleHash() {
   hashTimer = setTimeout(async () => {
     const current = hashWrite();
     const h = await writeLink(app.state);
-    const shown = await addressHash(h);
+    // A teacher's exercise: the address shows the students' link, the teacher's view is kept in
+    // this tab (link.js, keepTeacherView). No students' link while the problem has an error: the
+    // address stays as it was.
+    const teacher = app.state.exercise?.teacher && !flags.embed;
+    let shown;
+    if (teacher) {
+      if (!app.result?.trace) return;
+      shown = await studentsHash();
+      keepTeacherView(shown, h);
+    } else shown = await addressHash(h);
     if (!current()) return; // a later state's link is being written (a large one can take longer)
     if (shown !== link.hash) {
       link.hash = shown;
