@@ -130,7 +130,8 @@ function buttonsView(root, store, trainer) {
   const progress = el('progress', { class: 'pg-progress', max: 1, value: 0, hidden: true, 'aria-label': 'training to the link\'s step' });
   root.append(el('div', { class: 'pg-buttons' }, playButton, stepButton, resetButton), progress);
   store.subscribe((s) => [s.status, s.target, s.step], (_, s) => {
-    playButton.textContent = s.status === 'playing' || s.status === 'replaying' ? 'Pause' : 'Play';
+    const label = s.status === 'playing' || s.status === 'replaying' ? 'Pause' : 'Play';
+    if (playButton.textContent !== label) playButton.textContent = label; // a new text node, laid out again
     playButton.disabled = s.status === 'error' || s.step >= s.config.steps;
     stepButton.disabled = s.status === 'playing' || s.status === 'replaying' || s.status === 'error' || s.step >= s.config.steps;
     progress.hidden = s.status !== 'replaying';
@@ -175,8 +176,9 @@ function curvesView(root, store) {
   const draw = (s) => {
     const ratio = globalThis.devicePixelRatio || 1;
     const width = canvas.clientWidth || 320, height = canvas.clientHeight || 160;
-    canvas.width = Math.round(width * ratio);
-    canvas.height = Math.round(height * ratio);
+    // A canvas given its size, even the same, gets a new bitmap: only when it changed.
+    if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
+    if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
     const c = canvas.getContext('2d');
     c.setTransform(ratio, 0, 0, ratio, 0, 0);
     c.clearRect(0, 0, width, height);
@@ -316,6 +318,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
   let generation = 0; // bumps when the configuration changes: replies for an older model are dropped
   let busy = false;
   let lastMeasure = 0;
+  let measureCost = 0; // ms the last measurement took
   let chunk = 5;
 
   const configKey = (s) => JSON.stringify(s.config);
@@ -337,6 +340,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
   }
 
   async function measure() {
+    const started = performance.now();
     const mine = generation;
     const s = store.get();
     const [evaluation, scores, prediction] = await Promise.all([remote.evaluate(), remote.headScores(), remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined)]);
@@ -344,6 +348,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
     if (mine !== generation) return;
     store.dispatch(measured, { step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction, ablatedEval });
     lastMeasure = performance.now();
+    measureCost = lastMeasure - started;
   }
 
   async function run() {
@@ -361,13 +366,21 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
         const started = performance.now();
         const losses = await remote.train(n);
         if (mine !== generation) break;
-        // Chunks of about 40 ms of the Worker's time: often enough to draw, few enough messages.
+        // Chunks of about 100 ms of the Worker's time: the step, loss and curves are drawn about ten
+        // times a second. (Chunks of 40 ms drew 25 times a second, and the page's threads drawing
+        // took about 30% of a core, which the Worker lost on a busy 2-core machine:
+        // bench/playground.mjs.)
         const took = performance.now() - started;
-        chunk = Math.max(1, Math.min(500, Math.round(n * (40 / Math.max(1, took)))));
+        chunk = Math.max(1, Math.min(500, Math.round(n * (100 / Math.max(1, took)))));
         store.dispatch(trained, losses, s.step + losses.length);
         const now = store.get();
-        // The measurements cost a few steps' time: every 300 ms while playing, and at every stop.
-        if (now.status !== 'playing' || performance.now() - lastMeasure > 300) await measure();
+        // A measurement costs the Worker about 5 of the induction preset's steps (head scores most
+        // of it): every 300 ms, it took 10-16% of the Worker's time (bench/playground.mjs). While
+        // training: every 300 ms, or less often so that they take at most 5% of it, but at least
+        // once a second; and at every stop. (A link retraining to its step measured after every
+        // chunk of steps: half its time.)
+        const training = now.status === 'playing' || now.status === 'replaying';
+        if (!training || performance.now() - lastMeasure > Math.max(300, Math.min(1000, 19 * measureCost))) await measure();
       }
     } catch (error) {
       store.dispatch(failed, error.message);
