@@ -322,6 +322,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
   let lastScores = 0;
   let measureCost = 0;
   let scoresCost = 0;
+  let scoresAccuracy = NaN; // the probe's accuracy when the head scores were taken
   let chunk = 5;
 
   const configKey = (s) => JSON.stringify(s.config);
@@ -345,7 +346,9 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
   /**
    * The model measured at this step: the probe's evaluation and prediction (the accuracy curve, the
    * heads' maps, the predictions) and, unless `scores` is false (the last ones then stay), every
-   * head's scores (the badges and milestones; with the induction preset 25 of the ~36 ms).
+   * head's scores (the badges and milestones; with the induction preset 25 of the ~36 ms). The
+   * scores are taken anyway when the accuracy moved by more than 0.05 since the last ones: heads
+   * form while it does, and a milestone is dated by the step its scores were taken at.
    */
   async function measure({ scores: withScores = true } = {}) {
     const started = performance.now();
@@ -354,14 +357,16 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
     const [evaluation, prediction] = await Promise.all([remote.evaluate(), remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined)]);
     const ablatedEval = s.ablated.length ? await remote.evaluate({ ablate: s.ablated }) : null;
     const evaluated = performance.now();
-    const scores = withScores ? await remote.headScores() : store.get().scores;
+    const fresh = withScores || Math.abs(evaluation.accuracy - scoresAccuracy) > 0.05;
+    const scores = fresh ? await remote.headScores() : store.get().scores;
     if (mine !== generation) return;
     store.dispatch(measured, { step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction, ablatedEval });
     lastMeasure = performance.now();
     measureCost = evaluated - started;
-    if (withScores) {
+    if (fresh) {
       lastScores = lastMeasure;
       scoresCost = lastMeasure - evaluated;
+      scoresAccuracy = evaluation.accuracy;
     }
   }
 
@@ -389,10 +394,10 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
         store.dispatch(trained, losses, s.step + losses.length);
         const now = store.get();
         // Measuring costs the Worker's time: all of it every 300 ms took 9-16% (bench/playground.mjs).
-        // While training: the evaluation and prediction every 300 ms, the head scores every second,
-        // each less often when it would take more than 3% of the Worker's time (the evaluation at
-        // least once a second); all of it at every stop. (A link retraining to its step measured
-        // everything after every chunk of steps: half its time.)
+        // While training: the evaluation and prediction every 300 ms, the head scores every second
+        // (and while the accuracy moves), each less often when it would take more than 3% of the
+        // Worker's time (the evaluation at least once a second); all of it at every stop. (A link
+        // retraining to its step measured everything after every chunk of steps: half its time.)
         const t = performance.now();
         if (now.status !== 'playing' && now.status !== 'replaying') await measure();
         else if (t - lastMeasure > Math.max(300, Math.min(1000, 32 * measureCost))) await measure({ scores: t - lastScores > Math.max(1000, 32 * scoresCost) });
