@@ -51,7 +51,7 @@ export function initialState(catalogue, presetName, overrides = {}, lesson = nul
     probe: preset.example ? preset.example.tokens.slice() : [],
     prediction: null,
     ablated: [],
-    ablatedEval: null,
+    ablatedEval: null, // { loss, accuracy, ablated }: the probe with the heads in `ablated` switched off
     selected: null,
     questions,
     answers: questions.map(() => null), // the learner's predictions, one per question

@@ -271,7 +271,8 @@ function headsView(root, store, trainer) {
   });
   store.subscribe((s) => [s.ablatedEval, s.ablated, s.evals], (_, s) => {
     const last = s.evals[s.evals.length - 1];
-    if (!s.ablated.length || !s.ablatedEval || !last) return (ablation.textContent = '');
+    // Until the heads now switched off are measured, nothing (not another switch's numbers).
+    if (!s.ablated.length || s.ablatedEval?.ablated !== s.ablated || !last) return (ablation.textContent = '');
     const names = s.ablated.map(([l, h]) => `layer ${l} head ${h}`).join(', ');
     ablation.textContent = `With ${names} off: probe loss ${fixed(s.ablatedEval.loss)} (on: ${fixed(last.loss)}), accuracy ${percent(s.ablatedEval.accuracy)} (on: ${percent(last.accuracy)}).`;
   });
@@ -321,6 +322,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
   let lastMeasure = 0;
   let lastScores = 0;
   let measureCost = 0;
+  let measuring = 0; // measurements in flight
   let scoresCost = 0;
   let scoresAccuracy = NaN; // the probe's accuracy when the head scores were taken
   let chunk = 5;
@@ -350,7 +352,15 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
    * scores are taken anyway when the accuracy moved by more than 0.05 since the last ones: heads
    * form while it does, and a milestone is dated by the step its scores were taken at.
    */
-  async function measure({ scores: withScores = true } = {}) {
+  async function measure(options = {}) {
+    measuring++;
+    try {
+      await measureOnce(options);
+    } finally {
+      measuring--;
+    }
+  }
+  async function measureOnce({ scores: withScores = true } = {}) {
     const started = performance.now();
     const mine = generation;
     const s = store.get();
@@ -360,7 +370,10 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
     const fresh = withScores || Math.abs(evaluation.accuracy - scoresAccuracy) > 0.05;
     const scores = fresh ? await remote.headScores() : store.get().scores;
     if (mine !== generation) return;
-    store.dispatch(measured, { step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction, ablatedEval });
+    store.dispatch(measured, {
+      step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction,
+      ablatedEval: ablatedEval && { loss: ablatedEval.loss, accuracy: ablatedEval.accuracy, ablated: s.ablated },
+    });
     lastMeasure = performance.now();
     measureCost = evaluated - started;
     if (fresh) {
@@ -368,6 +381,10 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
       scoresCost = lastMeasure - evaluated;
       scoresAccuracy = evaluation.accuracy;
     }
+    // The probe or the heads switched off changed while this measurement ran (it skipped
+    // measuring them, see below): measure what is on screen now.
+    const now = store.get();
+    if (now.probe !== s.probe || now.ablated !== s.ablated) await measureOnce({ scores: withScores });
   }
 
   async function run() {
@@ -432,7 +449,8 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
     if (status === 'playing' || status === 'replaying') void run();
   });
   store.subscribe((s) => [s.probe, s.ablated], () => {
-    if (!busy && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message));
+    // While training or measuring, the measurement in flight measures these again when it ends.
+    if (!busy && !measuring && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message));
   });
 
   return {
