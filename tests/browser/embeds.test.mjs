@@ -101,11 +101,13 @@ addEventListener('message', (e) => {
   // Both messages carry the same heights.
   await page.waitForFunction(() => window.ownMessages.at(-1) === window.resizes.at(-1));
   const frameHeight = () => page.$eval('iframe', (f) => Number(f.height));
+  // The same height for 600 ms (two reads 150 ms apart were not enough on a loaded machine: a
+  // resize message came later, and 'unfolded' differed from 'full' by 72 px).
   const settle = async () => {
-    let last = -1;
-    for (let i = 0; i < 50; i++) {
+    let last = -1, same = 0;
+    for (let i = 0; i < 80 && same < 4; i++) {
       const h = await frameHeight();
-      if (h === last) return h;
+      same = h === last ? same + 1 : 0;
       last = h;
       await page.waitForTimeout(150);
     }
