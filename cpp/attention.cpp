@@ -546,6 +546,84 @@ ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, con
   }
 }
 
+/// A head of linear attention: its output rows and the steps they are computed from.
+template <typename S>
+struct LinearHead {
+  Mat<S> output;
+  std::vector<int> inputs;  ///< linear_scores, V (and normalizer)
+};
+
+/// Linear attention (Katharopoulos et al., 2020) of one head: φ(Q), φ(K), the linear scores
+/// Λ_ij = φ(q_i)·φ(k_j)·γ^(pos(i) − pos(j)) (0 where causal attention hides the key), their row
+/// sums D (when normalized) and Λ·V / D. `zero_rows` collects (head, row) of a 0 normalizer.
+template <typename S>
+ATTN_NOINLINE LinearHead<S> linear_head(const Normalized& n, const StepWriter& emit, const HeadInputs<S>& in,
+                                        int h, HeadFacts& facts,
+                                        std::vector<std::pair<int, Eigen::Index>>& zero_rows) {
+  const FeatureMap map = n.feature_map();
+  const auto phi = [map](const Mat<S>& x) {
+    return Mat<S>(x.unaryExpr([map](S v) { return static_cast<S>(feature_map_at(map, static_cast<double>(v))); }));
+  };
+  const Mat<S> phi_Q = phi(in.Q), phi_K = phi(in.K);
+  const int q_step = emit("phi_Q", h, phi_Q.template cast<double>(), {in.q_step});
+  const int k_step = emit("phi_K", h, phi_K.template cast<double>(), {in.k_step});
+  Mat<S> scores = product(phi_Q, phi_K.transpose());
+  if (n.options.causal) {
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      for (Eigen::Index j = 0; j < n.S; ++j) {
+        const double factor = n.linear_factor(i, j);
+        scores(i, j) = factor == 0 ? S(0) : scores(i, j) * static_cast<S>(factor);
+      }
+    }
+  }
+  const int scores_step = emit("linear_scores", h, scores.template cast<double>(), {q_step, k_step});
+  LinearHead<S> head;
+  head.output = product(scores, in.V);
+  head.inputs = {scores_step, in.v_step};
+  Vector sums = scores.template cast<double>().rowwise().sum();
+  if (n.normalize()) {
+    const Mat<S> normalizer = scores.rowwise().sum();
+    head.inputs.push_back(emit("normalizer", h, normalizer.template cast<double>(), {scores_step}));
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      head.output.row(i) /= normalizer(i, 0);
+      if (normalizer(i, 0) == S(0)) zero_rows.emplace_back(h, i);
+    }
+  }
+  // What a query gives its keys, as the weights' facts say it: Λ's row over D (or Λ's row).
+  facts.weight_sums = Vector::Zero(n.L);
+  facts.max_weight = Vector::Zero(n.L);
+  facts.entropy = Vector::Zero(n.L);
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    const double by = n.normalize() ? sums[i] : 1.0;
+    facts.weight_sums[i] = sums[i] / by;
+    facts.max_weight[i] = static_cast<double>(scores.row(i).maxCoeff()) / by;
+  }
+  return head;
+}
+
+/// Linear attention's warnings: a decay without causal, a normalizer of 0, an overflow.
+template <typename S>
+ATTN_NOINLINE void add_linear_warnings(const Normalized& n, const Matrix& out,
+                                       const std::vector<std::pair<int, Eigen::Index>>& zero_rows, Trace& t) {
+  if (!n.options.causal && n.options.decay && *n.options.decay != 1) {
+    t.warnings.push_back("options.decay = " + format_number(*n.options.decay) +
+                         " is ignored: without options.causal every query reads every key, so no key is older "
+                         "than another");
+  }
+  std::vector<bool> explained(static_cast<size_t>(out.rows()), false);
+  for (const auto& [h, i] : zero_rows) {
+    explained[static_cast<size_t>(i)] = true;
+    t.warnings.push_back("row " + std::to_string(i + 1) + " of the normalizer" +
+                         (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
+                         " is 0 (φ(q)·Σφ(k) = 0): its output row is not finite");
+  }
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    if (explained[static_cast<size_t>(i)] || out.row(i).allFinite()) continue;
+    t.warnings.push_back("output row " + std::to_string(i + 1) + " is not finite: the numbers overflowed " +
+                         (sizeof(S) == 4 ? "float32" : "float64"));
+  }
+}
+
 template <typename S>
 ATTN_NOINLINE Trace compute(const Normalized& n) {
   Trace t;
@@ -566,10 +644,23 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   Leak leak;
   std::vector<int> head_outputs;
   std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
+  std::vector<std::pair<int, Eigen::Index>> zero_rows;  // linear attention: a normalizer of 0
+  if (n.linear()) t.scale = 1;
   for (int h = 0; h < n.heads; ++h) {
     HeadFacts facts;
     facts.head = h;
     const HeadInputs<S> in = head_inputs<S>(n, projected, emit, h);
+    if (n.linear()) {
+      const LinearHead<S> head = linear_head<S>(n, emit, in, h, facts, zero_rows);
+      t.facts.push_back(std::move(facts));
+      concat.middleCols(h * n.d_v, n.d_v) = head.output;
+      if (n.heads == 1 && !n.W_O) {
+        weighted_sum = head.inputs;
+      } else {
+        head_outputs.push_back(emit("head_output", h, head.output.template cast<double>(), head.inputs));
+      }
+      continue;
+    }
     const Logits<S> logits = head_logits<S>(n, set, emit, in, h, facts);
     check_no_nan<S>(logits.values, h, n);
     const Weights<S> weights = head_weights<S>(n, set, emit, logits, h, facts, leak);
@@ -602,7 +693,11 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   const Matrix out = output.template cast<double>();
   emit("output", -1, out, std::move(output_inputs));
   t.output = n.columns ? Matrix(out.transpose()) : out;
-  add_warnings<S>(n, set, out, fully_masked_rows, leak, t);
+  if (n.linear()) {
+    add_linear_warnings<S>(n, out, zero_rows, t);
+  } else {
+    add_warnings<S>(n, set, out, fully_masked_rows, leak, t);
+  }
   return t;
 }
 

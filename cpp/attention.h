@@ -64,6 +64,19 @@ enum class FullyMasked {
   NaN,   ///< NaN, as a plain softmax of -inf everywhere gives
 };
 
+/// Which attention a problem computes.
+enum class AttentionKind {
+  Softmax,  ///< softmax(QKᵀ·scale)·V, with every option of the core
+  Linear,   ///< linear attention (Katharopoulos et al., 2020): φ(Q)φ(K)ᵀV, row by row over φ(q)ᵀΣφ(k)
+};
+
+/// Linear attention's feature map φ, applied to every feature of Q and K.
+enum class FeatureMap {
+  EluPlusOne,  ///< elu(x) + 1: x + 1 for x > 0, e^x otherwise (the paper's; always positive)
+  Relu,        ///< max(0, x)
+  Identity,    ///< x
+};
+
 /// Options of a problem; defaults as in the README.
 struct Options {
   Layout layout = Layout::Rows;
@@ -97,6 +110,13 @@ struct Options {
   /// What a hidden score becomes: -inf (the default) or a finite number such as -1e9.
   double mask_fill = -std::numeric_limits<double>::infinity();
   FullyMasked fully_masked = FullyMasked::Zero;
+
+  // ---- linear attention (options.attention = "linear"); empty: not given (the defaults apply) ----
+  AttentionKind attention = AttentionKind::Softmax;
+  std::optional<FeatureMap> feature_map;  ///< default elu+1
+  std::optional<bool> normalize;          ///< divide by φ(q)ᵀΣφ(k) (default true)
+  /// γ in (0, 1]: key j weighs γ^(pos(i) − pos(j)) in query i's sum (causal only; default 1).
+  std::optional<double> decay;
 };
 
 /// A problem: either Q, K, V directly, or X with W_Q, W_K, W_V (and X_kv for
@@ -136,7 +156,8 @@ enum class Axis {
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
   /// positional, X_pos, rope_angles, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
-  /// alibi, biased, mask, masked, weights, head_output, concat, output
+  /// alibi, biased, mask, masked, weights, head_output, concat, output; linear attention's
+  /// phi_Q, phi_K, linear_scores, normalizer
   std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
@@ -240,6 +261,12 @@ struct Explanation {
   ///  "angle"       value = position·θ_i with θ_i = base^(-2i/dims) for the pair i (turning
   ///                features pair_first and pair_second); with cos/sin tables, atan2(sin, cos)
   ///                of the pair's entries at that position
+  ///  "feature_map" value = φ(input): elu(x) + 1, max(0, x) or x (linear attention's phi_Q, phi_K)
+  ///  "linear_score" value = factor·Σ_k left[k]·right[k] (φ(q_i)·φ(k_j) times γ^(pos(i) − pos(j)));
+  ///                0 where causal attention hides the key (`hidden`)
+  ///  "row_sum"     value = Σ_j left[j]                   (the normalizer: a row of the linear scores)
+  ///  "linear_output" value = Σ_j left[j]·right[j] / divisor (the linear scores of the query times a
+  ///                column of V, over the normalizer; divisor 0: not normalized)
   /// Gradient steps (gradients.h), by the chain rule from the steps each reads:
   ///  "input"       dO: given, or 1 (no dO given: the loss is Σ O)
   ///  "gradient_dot" value = Σ_k left[k]·right[k]     (a gradient times what it reached the cell
@@ -248,6 +275,10 @@ struct Explanation {
   ///                products = A_ik·dA_ik along the row (left = A's row, right = dA's row)
   ///  "mask_grad"   value = input, or 0 where the mask hides the key (`hidden`, `components`)
   ///  "softcap_grad" value = input·factor, factor = 1 - tanh²(scaled / cap)
+  ///  "linear_score_grad" value = Σ_k left[k]·right[k] / divisor: dΛ_ij of linear attention, left =
+  ///                the head's output gradient of the query, right = V_j − O_i (V_j when not
+  ///                normalized, divisor 0 then), divisor = D_i
+  ///  "feature_map_grad" value = input·factor: dQ, dK from dφ(Q), dφ(K), factor = φ′(left[0])
   ///  "scale"       dscores: value = input · factor (the scale)
   ///  "rotation" / "unrotated"  dQ, dK from dQ_rot, dK_rot: RoPE turned back, right = (cos, sin)
   ///                for the pair's first feature, (-sin, cos) for its second

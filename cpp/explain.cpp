@@ -470,6 +470,84 @@ void ExplainedCell::forward() {
     }
     table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
           static_cast<int>(c));
+  } else if (step_id == "phi_Q" || step_id == "phi_K") {
+    e.kind = "feature_map";
+    e.input = input(0)(r, c);
+    const std::string x = num(e.input);
+    const std::string of = same_entry(0);
+    switch (n.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        if (e.input > 0) {
+          derive({"\\operatorname{elu}(" + of + ") + 1", x + " + 1", value});
+          e.text = "elu(x) + 1 with x = " + x + " > 0: elu leaves a positive number as it is, so φ(x) = x + 1.";
+        } else {
+          derive({"\\operatorname{elu}(" + of + ") + 1", "(e^{" + x + "} - 1) + 1 = e^{" + x + "}", value});
+          e.text = "elu(x) + 1 with x = " + x + " ≤ 0: elu(x) = eˣ − 1, so φ(x) = eˣ, still above 0. "
+                   "Every feature of φ is positive, so no linear score is negative and the normalizer is never 0.";
+        }
+        break;
+      case FeatureMap::Relu:
+        derive({"\\max(0,\\, " + of + ")", "\\max(0,\\, " + x + ")", value});
+        e.text = e.input > 0 ? "relu keeps a positive number as it is."
+                             : "relu turns a number ≤ 0 into 0: this feature adds nothing to the query’s (or key’s) dot products.";
+        break;
+      case FeatureMap::Identity:
+        derive({of + " \\quad\\text{(identity)}", value});
+        e.text = "The identity feature map: φ(x) = x. Scores may then be negative, and a normalizer may be 0.";
+        break;
+    }
+  } else if (step_id == "linear_scores") {
+    e.kind = "linear_score";
+    const Matrix phi_q = input(0), phi_k = input(1);
+    dot(phi_q.row(r).transpose(), phi_k.row(c).transpose());
+    e.factor = n.linear_factor(r, c);
+    e.query_pos = n.query_pos[static_cast<size_t>(r)];
+    e.key_pos = n.key_pos[static_cast<size_t>(c)];
+    e.hidden = n.options.causal && e.key_pos > e.query_pos;
+    if (e.hidden) e.components.push_back("causal");
+    const std::string sum = "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," +
+                            indexed(input_step(1).symbol, c1 + ",m");
+    if (e.hidden) {
+      derive({"0 \\quad\\text{(causal: the key comes after the query)}"});
+      e.text = "Causal linear attention: @key comes after @query, so it adds nothing to its sum (0, not −∞: there is no softmax).";
+    } else if (e.factor != 1) {
+      const std::string gamma = num(n.decay()), factor = num(e.factor);
+      const std::string distance = js_number(e.query_pos - e.key_pos);
+      derive({"\\gamma^{" + distance + "} " + sum, factor + " \\cdot (@terms(0,1))", value});
+      e.text = "φ of the query of @query dotted with φ of the key of @key, times the decay γ = " + gamma +
+               " raised to their distance " + distance + " (" + factor + "): older keys fade.";
+    } else {
+      derive({sum, "@terms(0,1)", value});
+      e.text = "φ of the query of @query dotted with φ of the key of @key: no exponential, no scale. "
+               "The sum over keys of these times V is the state S = Σ φ(k)vᵀ read by φ(q).";
+    }
+    table("Term by term", {"feature", "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature", {e.left, e.right, e.products});
+  } else if (step_id == "normalizer") {
+    e.kind = "row_sum";
+    const Vector row = input(0).row(r).transpose();
+    e.left.assign(row.data(), row.data() + row.size());
+    derive({"\\sum_j " + indexed(input_step(0).symbol, r1 + ",j"), "@terms(0)", value});
+    e.text = "The linear scores of @query summed over the keys: φ(q)·z with z = Σ φ(k) (with the decay, each key "
+             "weighed by it). Dividing by it makes the query’s weights sum to 1, as a softmax’s do.";
+    table("Keys of @query", {"key", "linear score"}, "key", {e.left}, static_cast<int>(c));
+  } else if (n.linear() && (step_id == "head_output" || step_id == "output") && input_step(0).id == "linear_scores") {
+    e.kind = "linear_output";
+    const Matrix scores = input(0), v = input(1);
+    dot(scores.row(r).transpose(), v.col(c));
+    const std::string& A = input_step(0).symbol;
+    const std::string& V = input_step(1).symbol;
+    const std::string sum = "\\sum_k " + indexed(A, r1 + ",k") + "\\," + indexed(V, "k," + c1);
+    if (step->inputs.size() > 2) {
+      e.divisor = input(2)(r, 0);
+      const std::string d = num(e.divisor);
+      derive({"\\frac{" + sum + "}{" + indexed(input_step(2).symbol, r1) + "}", "\\frac{@terms(0,1)}{" + d + "}", value});
+      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed, then divided by the "
+               "normalizer " + d + ": a weighted mean of the values.";
+    } else {
+      derive({sum, "@terms(0,1)", value});
+      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed (not normalized).";
+    }
+    table("Weighted values", {"key", "linear score", "value", "score × value"}, "key", {e.left, e.right, e.products});
   } else if (step_id == "concat") {
     concat_source(*step);
   } else if (step_id == "head_output" || input_step(0).id == "weights") {

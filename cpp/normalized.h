@@ -60,8 +60,42 @@ struct Normalized {
     return !(std::isinf(options.window_left) && std::isinf(options.window_right));
   }
   /// Some component hides keys: the trace has a mask step and a masked step.
-  bool has_mask() const { return mask.has_value() || options.causal || window(); }
+  bool has_mask() const { return !linear() && (mask.has_value() || options.causal || window()); }
+
+  // ---- linear attention (options.attention = "linear") ----
+  bool linear() const { return options.attention == AttentionKind::Linear; }
+  FeatureMap feature_map() const { return options.feature_map.value_or(FeatureMap::EluPlusOne); }
+  bool normalize() const { return options.normalize.value_or(true); }
+  /// γ as the computation uses it: the option when causal, else 1 (ignored with a warning).
+  double decay() const { return options.causal ? options.decay.value_or(1.0) : 1.0; }
+  /// What φ(q_i)·φ(k_j) is multiplied by in the linear scores: γ^(pos(i) − pos(j)) for a key
+  /// the query sees, 0 for one causal attention hides; 1 when not causal.
+  double linear_factor(Eigen::Index i, Eigen::Index j) const {
+    if (!options.causal) return 1.0;
+    const double p = query_pos[static_cast<size_t>(i)], q = key_pos[static_cast<size_t>(j)];
+    if (q > p) return 0.0;
+    const double gamma = decay();
+    return gamma == 1.0 ? 1.0 : std::pow(gamma, p - q);
+  }
 };
+
+/// Linear attention's feature map φ at x, and its derivative φ′ (relu's at 0 is taken as 0).
+inline double feature_map_at(FeatureMap map, double x) {
+  switch (map) {
+    case FeatureMap::EluPlusOne: return x > 0 ? x + 1 : std::exp(x);
+    case FeatureMap::Relu: return x > 0 ? x : 0.0;
+    case FeatureMap::Identity: break;
+  }
+  return x;
+}
+inline double feature_map_slope(FeatureMap map, double x) {
+  switch (map) {
+    case FeatureMap::EluPlusOne: return x > 0 ? 1.0 : std::exp(x);
+    case FeatureMap::Relu: return x > 0 ? 1.0 : 0.0;
+    case FeatureMap::Identity: break;
+  }
+  return 1.0;
+}
 
 /// Checks `problem` and brings it to the rows layout (validate.cpp). Throws InputError naming
 /// the inputs that disagree, in the user's layout.

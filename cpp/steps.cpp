@@ -19,10 +19,11 @@ namespace {
 
 enum class Id {
   Positional, XPos, RopeAngles, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
-  Mask, Masked, Weights, HeadOutput, Concat, Output,
+  Mask, Masked, Weights, PhiQ, PhiK, LinearScores, Normalizer, HeadOutput, Concat, Output,
   // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
   DO, DHeadOutput, DA, DS, DSKept, DSUncapped, DScores, DQRot, DKRot, DKCache, DVCache, DQ, DK, DV,
-  DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK, DWV, DbV, DX, DXkv, DP
+  DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK, DWV, DbV, DX, DXkv, DP,
+  DLinearScores, DPhiQ, DPhiK
 };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
@@ -69,6 +70,14 @@ constexpr Entry kCatalogue[] = {
      Axis::Keys},
     {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
      Axis::Keys},
+    // Linear attention (options.attention = "linear").
+    {Id::PhiQ, "phi_Q", "Feature map of the queries", "\\phi(Q)", "φ(Q)", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::PhiK, "phi_K", "Feature map of the keys", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::LinearScores, "linear_scores", "Linear scores", "\\Lambda", "Λ", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::Normalizer, "normalizer", "Normalizer", "D", "D", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed,
      Axis::Queries, Axis::Features},
     {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
@@ -114,6 +123,12 @@ constexpr Entry kCatalogue[] = {
     {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed,
      Axis::Keys, Axis::Features},
     {Id::DP, "dP", "Gradient of the learned positions", "P", "P", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::DLinearScores, "dlinear_scores", "Gradient of the linear scores", "\\Lambda", "Λ", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
+    {Id::DPhiQ, "dphi_Q", "Gradient of the queries' feature map", "\\phi(Q)", "φ(Q)", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::DPhiK, "dphi_K", "Gradient of the keys' feature map", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
      Axis::Features},
 };
 
@@ -242,7 +257,16 @@ class Notation {
         return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
                     pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
                     pick(")}", ")")});
+      case Id::PhiQ:
+      case Id::PhiK:
+        return cat({own, " = ", feature_map(in_symbol(0))});
+      case Id::LinearScores:
+        return linear_scores(own, in_symbol(0), in_symbol(1));
+      case Id::Normalizer:
+        return tex_ ? cat({own, "_i = \\textstyle\\sum_j ", in_symbol(0), "_{ij}"})
+                    : cat({own, "_i = Σ_j ", in_symbol(0), "_ij"});
       case Id::HeadOutput:
+        if (n_.linear()) return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
         return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
       case Id::Concat: {
         std::string list;
@@ -261,6 +285,9 @@ class Notation {
     }
     // The output: one head's weighted sum, the concatenation itself, or its projection by W_O.
     if (!n_.W_O) {
+      if (n_.linear() && in(0).id == "linear_scores") {
+        return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
+      }
       if (s.inputs.size() == 2) return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
       return cat({own, " = ", tex_ ? in(0).tex : in(0).text});
     }
@@ -415,6 +442,16 @@ class Notation {
                                  : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
         }
         if (in(0).id == "weights") return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+        if (in(0).id == "linear_scores") {
+          if (s.inputs.size() < 3) return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+          return cat({own, " = ", times(transposed(in_symbol(0)), cat({"(", in_symbol(1), " / ", in_symbol(2), ")"})),
+                      pick(" \\;\\text{(each row of } ", " (each row of "), in_symbol(1), pick(" \\text{ over its } ", " over its "),
+                      in_symbol(2), pick(")", ")")});
+        }
+        if (in(0).id == "dphi_Q" || in(0).id == "dphi_K") {
+          const std::string x = in(0).id == "dphi_Q" ? "Q" : "K";
+          return cat({own, " = ", in_symbol(0), pick(" \\circ \\phi'(", " ∘ φ′("), x, sup(s.head), "), ", slope()});
+        }
         if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
           return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
                       pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
@@ -450,6 +487,26 @@ class Notation {
       }
       case Id::DP:
         return cat({own, " = ", in_symbol(0), pick(" \\;\\text{(P is added to X)}", " (P is added to X)")});
+      case Id::DLinearScores: {
+        const std::string dhead = in_symbol(0), V = in_symbol(1);
+        if (s.inputs.size() < 4) return cat({own, " = ", times(dhead, transposed(V))});
+        const std::string O = in_symbol(2), D = in_symbol(3);
+        if (tex_) {
+          return cat({own, "_{ij} = ", dhead, "_i \\cdot (", V, "_j - ", O, "_i) \\,/\\, ", D, "_i"});
+        }
+        return cat({own, "_ij = ", dhead, "_i · (", V, "_j − ", O, "_i) / ", D, "_i"});
+      }
+      case Id::DPhiQ:
+      case Id::DPhiK: {
+        const std::string d = n_.options.causal ? cat({"(", in_symbol(0), pick(" \\circ C)", " ∘ C)")}) : in_symbol(0);
+        const std::string product = e.key == Id::DPhiQ ? times(d, in_symbol(1)) : times(transposed(d), in_symbol(1));
+        if (!n_.options.causal) return cat({own, " = ", product});
+        const double gamma = n_.decay();
+        const std::string factor =
+            gamma == 1 ? std::string("1") : cat({pick("\\gamma^{i-j}", "γ^(i−j)"), pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+        if (tex_) return cat({own, " = ", product, ",\\quad C_{ij} = ", factor, " \\text{ where } j \\le i, \\text{ else } 0"});
+        return cat({own, " = ", product, ", C_ij = ", factor, " where j ≤ i, else 0"});
+      }
       default:
         return own;
     }
@@ -698,6 +755,58 @@ class Notation {
     return cat({indexed(own), " = e^", indexed(S), " / (e^s + Σ_k e^", S, sum_index, "), s = ", s});
   }
 
+  /// φ′ of linear attention's feature map, in words.
+  std::string slope() const {
+    switch (n_.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ e^x \\text{ otherwise}" : "φ′(x) = 1 for x > 0, eˣ otherwise";
+      case FeatureMap::Relu:
+        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ 0 \\text{ otherwise}" : "φ′(x) = 1 for x > 0, 0 otherwise";
+      case FeatureMap::Identity:
+        break;
+    }
+    return tex_ ? "\\phi'(x) = 1" : "φ′(x) = 1";
+  }
+
+  /// φ(x) of linear attention's feature map, x being a step's symbol.
+  std::string feature_map(const std::string& x) const {
+    switch (n_.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        return tex_ ? cat({"\\operatorname{elu}(", x, ") + 1"}) : cat({"elu(", x, ") + 1"});
+      case FeatureMap::Relu:
+        return tex_ ? cat({"\\max(0,\\, ", x, ")"}) : cat({"max(0, ", x, ")"});
+      case FeatureMap::Identity:
+        break;
+    }
+    return cat({x, pick(" \\;\\text{(identity)}", " (identity)")});
+  }
+
+  /// Λ = φ(Q)φ(K)ᵀ, with the decay γ^(i−j) and the causal mask when causal.
+  ATTN_NOINLINE std::string linear_scores(const std::string& own, const std::string& q, const std::string& k) const {
+    if (!n_.options.causal) return cat({own, " = ", q, pick("\\,", "·"), transposed(k)});
+    const double gamma = n_.decay();
+    const std::string i = query(), j = key();
+    const char* minus = pick(" - ", " − ");
+    const std::string decay =
+        gamma == 1 ? std::string()
+        : tex_     ? cat({"\\,\\gamma^{", i, minus, j, "}"})
+                   : cat({"·γ^(", i, minus, j, ")"});
+    const std::string gamma_is = gamma == 1 ? std::string() : cat({pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+    if (tex_) {
+      return cat({own, "_{ij} = ", q, "_i \\cdot ", k, "_j", decay, " \\text{ where } ", j, " \\le ", i,
+                  ", \\; 0 \\text{ where } ", j, " > ", i, gamma_is});
+    }
+    return cat({own, "_ij = ", q, "_i · ", k, "_j", decay, " where ", j, " ≤ ", i, ", 0 where ", j, " > ", i, gamma_is});
+  }
+
+  /// Linear attention's head output: Λ·V, divided row by row by D when normalized.
+  std::string linear_output(const std::string& scores, const std::string& V, const std::string& D) const {
+    const std::string product = cat({scores, pick("\\,", "·"), V});
+    if (D.empty()) return cat({product, pick(" \\;\\text{(not normalized)}", " (not normalized)")});
+    if (tex_) return cat({"(", product, ")_i \\,/\\, ", D, "_i \\;\\text{(row by row)}"});
+    return cat({"(", product, ")_i / ", D, "_i (row by row)"});
+  }
+
   /// A V (rows layout) or V A (columns layout).
   std::string weighted_sum(const std::string& A, const std::string& V) const {
     return columns_ ? cat({V, pick(" ", "·"), A}) : cat({A, pick(" ", "·"), V});
@@ -792,7 +901,8 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
       s.feature_first = block * width;
       s.feature_count = width;
     };
-    if (e.key == Id::Q || e.key == Id::QRot) slice(s.head, n.d_k);
+    if (e.key == Id::Q || e.key == Id::QRot || e.key == Id::PhiQ || e.key == Id::DPhiQ) slice(s.head, n.d_k);
+    if (e.key == Id::PhiK || e.key == Id::DPhiK) slice(s.kv_group, n.d_k);
     if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache) slice(s.kv_group, n.d_k);
     if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
     if (e.key == Id::HeadOutput || e.key == Id::DHeadOutput) slice(s.head, n.d_v);

@@ -587,6 +587,61 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
 }
 
+/// Sigmoid, differential, linear and latent attention exclude one another: each entry is a
+/// variant's key (as messages name it) and whether the problem asks for it. A variant adds its
+/// entry here: "options.attention \"linear\" and <its key> exclude one another: ...".
+ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
+  const std::pair<const char*, bool> variants[] = {
+      {"options.attention \"linear\"", p.options.attention == AttentionKind::Linear},
+  };
+  const char* first = nullptr;
+  for (const auto& [key, on] : variants) {
+    if (!on) continue;
+    if (first) {
+      throw InputError(std::string(first) + " and " + key +
+                       " exclude one another: a problem computes one variant of attention");
+    }
+    first = key;
+  }
+}
+
+/// Linear attention: its options only with it, and what it has no use for refused, each
+/// message naming both keys. Scores are never scaled, masked or turned, so none of that applies.
+ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
+  const Options& o = p.options;
+  const std::pair<const char*, bool> own[] = {{"options.feature_map", o.feature_map.has_value()},
+                                              {"options.normalize", o.normalize.has_value()},
+                                              {"options.decay", o.decay.has_value()}};
+  if (!n.linear()) {
+    for (const auto& [key, given] : own) {
+      if (given) throw InputError(std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
+    }
+    return;
+  }
+  if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
+    throw InputError("options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
+  }
+  const std::pair<const char*, bool> refused[] = {
+      {"options.layout \"columns\"", n.columns},
+      {"past_K", p.past_K.has_value()},
+      {"past_V", p.past_V.has_value()},
+      {"options.mask", o.mask.has_value()},
+      {"options.window", !(std::isinf(o.window_left) && std::isinf(o.window_right))},
+      {"options.sink_tokens", o.sink_tokens != 0},
+      {"options.sink_logit", !o.sink_logit.empty()},
+      {"options.alibi", o.alibi || !o.alibi_slopes.empty()},
+      {"options.rope", o.rope.on},
+      {"options.softcap", o.softcap != 0},
+      {"options.scale", o.scale.kind != Scale::Kind::SqrtDk},
+  };
+  for (const auto& [key, given] : refused) {
+    if (!given) continue;
+    throw InputError(std::string("options.attention \"linear\" and ") + key +
+                     " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
+                     "cache of keys (causal follows options.causal; it is written in the rows layout)");
+  }
+}
+
 }  // namespace
 
 Normalized normalize(const Problem& p) {
@@ -594,6 +649,8 @@ Normalized normalize(const Problem& p) {
   n.options = p.options;
   n.columns = p.options.layout == Layout::Columns;
   const ShapeWords words(n.columns);
+  check_exclusive_variants(p);
+  take_linear(p, n);
   take_inputs(p, n, words);
   take_heads(p.options, n, words);
   take_cache(p, n, words);

@@ -45,7 +45,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 5;
+inline constexpr int kVersion = 6;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -89,6 +89,10 @@ inline constexpr Code kPositionals[] = {code("none", Positional::None),
                                         code("sinusoidal", Positional::Sinusoidal),
                                         code("learned", Positional::Learned)};
 inline constexpr Code kFullyMaskedCodes[] = {code("zero", FullyMasked::Zero), code("nan", FullyMasked::NaN)};
+inline constexpr Code kAttentionKinds[] = {code("softmax", AttentionKind::Softmax),
+                                           code("linear", AttentionKind::Linear)};
+inline constexpr Code kFeatureMaps[] = {code("elu+1", FeatureMap::EluPlusOne), code("relu", FeatureMap::Relu),
+                                        code("identity", FeatureMap::Identity)};
 /// The trace's mask kind: the problem's mask option's kind, or none (-1) without a mask.
 inline constexpr Code kTraceMaskKinds[] = {{"none", -1}, code("keep", MaskKind::Keep),
                                            code("additive", MaskKind::Additive)};
@@ -325,6 +329,14 @@ inline constexpr Option kOptions[] = {
      [](Options& o, double v) { o.mask_fill = v; }},
     {"fully_masked", codes("fully_masked", kFullyMaskedCodes), json("options.fully_masked", JsonType::Code),
      [](Options& o, double v) { o.fully_masked = static_cast<FullyMasked>(v); }},
+    {"attention", codes("attention", kAttentionKinds), json("options.attention", JsonType::Code),
+     [](Options& o, double v) { o.attention = static_cast<AttentionKind>(v); }},
+    {"feature_map", codes("feature_map", kFeatureMaps), json("options.feature_map", JsonType::Code),
+     [](Options& o, double v) { o.feature_map = static_cast<FeatureMap>(v); }},
+    {"normalize", {}, json("options.normalize", JsonType::Boolean, "true or false"),
+     [](Options& o, double v) { o.normalize = v != 0; }},
+    {"decay", {}, json("options.decay", JsonType::Number, "a number in (0, 1]").above(0).at_most(1),
+     [](Options& o, double v) { o.decay = v; }},
 };
 
 inline constexpr std::size_t kSlotCount = std::size(kSlots);
@@ -691,6 +703,43 @@ inline constexpr Field<OnlineSoftmax> kOnlineSoftmaxFields[] = {
     ATTN_WIRE_VECTOR(OnlineSoftmax, weights),
     {"warnings", FieldType::Texts, [](Writer& w, const OnlineSoftmax& s) { write_texts(w, s.warnings); }},
 };
+inline constexpr Field<RecurrentStep> kRecurrentStepFields[] = {
+    ATTN_WIRE_NUMBER(RecurrentStep, head),
+    {"tokens", FieldType::Range,
+     [](Writer& w, const RecurrentStep& x) {
+       w.number(static_cast<double>(x.first));
+       w.number(static_cast<double>(x.count));
+     }},
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, state),
+    ATTN_WIRE_VECTOR(RecurrentStep, z),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, intra),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, inter),
+    ATTN_WIRE_VECTOR(RecurrentStep, intra_normalizer),
+    ATTN_WIRE_VECTOR(RecurrentStep, inter_normalizer),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, output),
+    ATTN_WIRE_NUMBER(RecurrentStep, difference),
+};
+inline constexpr Field<FormCost> kFormCostFields[] = {
+    {"form", FieldType::Text, [](Writer& w, const FormCost& c) { w.text(c.form); }},
+    ATTN_WIRE_NUMBER(FormCost, multiply_adds),
+    ATTN_WIRE_NUMBER(FormCost, state),
+};
+inline constexpr Field<Recurrent> kRecurrentFields[] = {
+    ATTN_WIRE_NUMBER(Recurrent, chunk),
+    {"steps", FieldType::Records,
+     [](Writer& w, const Recurrent& r) {
+       write_list(w, r.steps, [](Writer& o, const RecurrentStep& x) { write_record(o, kRecurrentStepFields, x); });
+     },
+     {}, "recurrent_step"},
+    ATTN_WIRE_MATRIX_FIELD(Recurrent, output),
+    ATTN_WIRE_NUMBER(Recurrent, max_difference),
+    {"costs", FieldType::Records,
+     [](Writer& w, const Recurrent& r) {
+       write_list(w, r.costs, [](Writer& o, const FormCost& x) { write_record(o, kFormCostFields, x); });
+     },
+     {}, "form_cost"},
+    {"warnings", FieldType::Texts, [](Writer& w, const Recurrent& r) { write_texts(w, r.warnings); }},
+};
 #undef ATTN_WIRE_VECTOR
 #undef ATTN_WIRE_NUMBER
 #undef ATTN_WIRE_MATRIX_FIELD
@@ -815,12 +864,16 @@ inline emscripten::val layout() {
   records.set("tile_block", detail::fields(kTileBlockFields));
   records.set("online_softmax", detail::fields(kOnlineSoftmaxFields));
   records.set("online_step", detail::fields(kOnlineStepFields));
+  records.set("recurrent", detail::fields(kRecurrentFields));
+  records.set("recurrent_step", detail::fields(kRecurrentStepFields));
+  records.set("form_cost", detail::fields(kFormCostFields));
   val out = val::object();
   out.set("version", kVersion);
   out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
                                codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
                                codes("rope_style", kRopeStyles), codes("positional", kPositionals),
-                               codes("fully_masked", kFullyMaskedCodes),
+                               codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
+                               codes("feature_map", kFeatureMaps),
                                codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
                                codes("kind", kValueKinds), codes("axis", kAxes),
                                codes("fast_mask", kFastMasks)}));
