@@ -36,6 +36,7 @@ describe('the problem JSON from the wire table', () => {
       'options.kv_heads', 'options.precision', 'options.rope', 'options.rope.style', 'options.rope.base',
       'options.rope.dims', 'options.rope.cos', 'options.rope.sin', 'options.positional', 'options.alibi',
       'options.window[0]', 'options.window[1]', 'options.sink_tokens', 'options.mask_fill', 'options.fully_masked',
+      'options.attention', 'options.feature_map', 'options.normalize', 'options.decay',
       'options.positions.queries', 'options.positions.keys', 'options.sink_logit']);
     const expected = Object.fromEntries(engine.problemKeys.map((k) => [k.key, k.expected]));
     assert.equal(expected['options.softcap'], '0 (off) or a positive number');
@@ -108,7 +109,7 @@ describe("issue 13's problem JSON: each option's shape errors", () => {
     refused(ok({ mask_fill: Infinity }), 'options.mask_fill must be "-inf" or a finite number, got number Infinity', 'options.mask_fill');
     refused(ok({ mask_fill: 'nan' }), 'options.mask_fill must be "-inf" or a finite number, got "nan"', 'options.mask_fill');
     refused(ok({ fully_masked: 'zeros' }), `options.fully_masked must be "zero" or "nan", got "zeros" (did you mean 'zero'?)`, 'options.fully_masked');
-    refused(ok({ slidingwindow: [1, 0] }), "unknown option 'slidingwindow'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, positions, sink_logit", 'options.slidingwindow');
+    refused(ok({ slidingwindow: [1, 0] }), "unknown option 'slidingwindow'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, attention, feature_map, normalize, decay, positions, sink_logit", 'options.slidingwindow');
   });
 
   test('lists given as text are checked by the core with the same messages', () => {

@@ -47,6 +47,14 @@ export interface Options {
   mask_fill?: '-inf' | number;
   /** A query whose keys are all hidden: "zero" (default, PyTorch ≥ 2.5) or "nan" (plain softmax). */
   fully_masked?: 'zero' | 'nan';
+  /** "linear": linear attention (Katharopoulos et al., 2020), φ(Q)φ(K)ᵀV over φ(q)·Σφ(k); "softmax" (default). */
+  attention?: 'softmax' | 'linear';
+  /** Linear attention's feature map φ: "elu+1" (default), "relu" or "identity". */
+  feature_map?: 'elu+1' | 'relu' | 'identity';
+  /** Linear attention: divide each row by φ(q)·Σφ(k) (default true). */
+  normalize?: boolean;
+  /** Linear attention with causal: γ in (0, 1], key j weighs γ^(pos(i) − pos(j)) (default 1). */
+  decay?: number;
 }
 
 /** options.rope as settings (θᵢ = base^(−2i/dims)) or explicit cos/sin tables. */
@@ -94,6 +102,8 @@ export type StepId =
   | 'positional' | 'X_pos' | 'rope_angles' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
   | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
   | 'weights' | 'head_output' | 'concat' | 'output'
+  /** Linear attention: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ (with the decay and the causal mask), its row sums D. */
+  | 'phi_Q' | 'phi_K' | 'linear_scores' | 'normalizer'
   | GradientStepId;
 
 /**
@@ -107,7 +117,9 @@ export type StepId =
 export type GradientStepId =
   | 'dO' | 'dhead_output' | 'dA' | 'dS' | 'dS_kept' | 'dS_uncapped' | 'dscores'
   | 'dQ_rot' | 'dK_rot' | 'dK_cache' | 'dV_cache' | 'dQ' | 'dK' | 'dV' | 'dpast_K' | 'dpast_V'
-  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP';
+  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP'
+  /** Linear attention, per head: the gradients of Λ, φ(Q) and φ(K). */
+  | 'dlinear_scores' | 'dphi_Q' | 'dphi_K';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -221,6 +233,9 @@ export interface Cell {
 export interface Explanation {
   kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
     | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle'
+    /** Linear attention: φ of a feature, a linear score, the normalizer, an output over the normalizer. */
+    | 'feature_map' | 'linear_score' | 'row_sum' | 'linear_output'
+    | 'linear_score_grad' | 'feature_map_grad'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
     | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
   step: StepId;
@@ -383,6 +398,12 @@ export interface Engine {
    * blocks of `block_k` keys (inner loop), with the running max, running sum and partial output.
    */
   tiles(problem: Problem, blocks: TileSizes): Tiles;
+  /**
+   * Causal linear attention token by token (its recurrent form: the state S and z per token) or,
+   * with `{ chunk }`, chunk by chunk (inside each chunk in parallel plus the carried state), each
+   * token's output beside the parallel form's, and each form's cost beside softmax attention's.
+   */
+  recurrent(problem: Problem, options?: RecurrentOptions): Recurrent;
   /** The softmax of one row entry by entry (running max and sum); -Infinity hides an entry. */
   onlineSoftmax(row: readonly number[] | Float64Array | Float32Array, options?: OnlineSoftmaxOptions): OnlineSoftmax;
   /**
@@ -438,6 +459,50 @@ export interface Decoding {
   warnings: string[];
   flops_cached: number;
   flops_full: number;
+}
+
+/** engine.recurrent()'s options: `chunk`, a positive integer (absent: token by token). */
+export interface RecurrentOptions {
+  chunk?: number;
+}
+
+/** One token (or chunk) of one head of engine.recurrent(). */
+export interface RecurrentStep {
+  head: number;
+  /** [first, end): the tokens of this step. */
+  tokens: [number, number];
+  /** S after the step: d_k × d_v, Σ γ^(p − pos(j))·φ(k_j)v_jᵀ over the keys so far. */
+  state: number[][];
+  /** z after the step: Σ γ^(p − pos(j))·φ(k_j) (empty when not normalized). */
+  z: number[];
+  /** Chunked form: the numerators from inside the chunk and from the carried state (empty: recurrent form). */
+  intra: number[][];
+  inter: number[][];
+  /** Chunked form: the denominators likewise. */
+  intra_normalizer: number[];
+  inter_normalizer: number[];
+  /** The head's output rows of these tokens. */
+  output: number[][];
+  /** max |output − the parallel form's rows|. */
+  difference: number;
+}
+
+/** A form's cost: multiply-adds of its products and the numbers it keeps (summed over the heads). */
+export interface FormCost {
+  form: 'softmax' | 'parallel' | 'recurrent' | 'chunked';
+  multiply_adds: number;
+  state: number;
+}
+
+/** engine.recurrent()'s result. */
+export interface Recurrent {
+  /** 0: token by token; else the chunk size. */
+  chunk: number;
+  steps: RecurrentStep[];
+  output: number[][];
+  max_difference: number;
+  costs: FormCost[];
+  warnings: string[];
 }
 
 /** engine.tiles()'s block sizes: positive integers (a block larger than the sequence is the sequence). */
