@@ -483,8 +483,71 @@ function positionHeadLines(x, ctx, d, cols) {
   return { before, after, weights };
 }
 
+/** Linear attention's settings (options.attention "linear"), or null. */
+function linearOptions(problem) {
+  const o = problem.options ?? {};
+  if (o.attention !== 'linear') return null;
+  return {
+    map: o.feature_map ?? 'elu+1',
+    normalize: o.normalize !== false,
+    decay: o.causal ? word(o.decay ?? 1) : 1,
+  };
+}
+
+/** Linear attention's head loop: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ ∘ C, D = Λ's row sums, Λ·V / D. */
+function linearHeadLoop(ctx, trace, d, x) {
+  const lin = x.linear;
+  const torch = d === TORCH;
+  const phi = {
+    'elu+1': torch ? 'F.elu(x) + 1' : 'np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))',
+    relu: torch ? 'torch.relu(x)' : 'np.maximum(x, 0)',
+    identity: 'x',
+  }[lin.map];
+  const positions = (list, n) => (list ? d.array(pyList(list)) : torch ? `torch.arange(${n}, dtype=dt)` : `np.arange(${n}, dtype=dt)`);
+  const lines = [
+    `def phi(x):`,
+    `    return ${phi}  # the feature map ${lin.map}`,
+    '',
+  ];
+  if (ctx.causal) {
+    lines.push(
+      `qpos, kpos = ${positions(x.positions?.queries, 'L')}, ${positions(x.positions?.keys, 'S')}  # positions of the queries and the keys`,
+      `decay = ${d.scalar(pyNumber(lin.decay))}`,
+      torch
+        ? 'C = torch.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), torch.zeros((), dtype=dt))'
+        : 'C = np.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), 0).astype(dt)',
+      '# C: key j weighs decay^(i - j) in query i\'s sum, and 0 after the query (causal)',
+    );
+  }
+  const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
+  lines.push(
+    `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    `    Qh = ${headSlice('Q', 'd_k', 'h', false)}`,
+    `    Kh = ${headSlice('K', 'd_k', 'g', false)}`,
+    `    Vh = ${headSlice('V', 'd_v', 'g', false)}`,
+    '    phi_Q, phi_K = phi(Qh), phi(Kh)',
+    '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("phi_Q", h, phi_Q), ("phi_K", h, phi_K)]',
+    `    linear_scores = phi_Q @ phi_K.T${ctx.causal ? ' * C' : ''}  # no scale, no softmax`,
+    '    steps.append(("linear_scores", h, linear_scores))',
+  );
+  if (lin.normalize) {
+    lines.push(
+      `    normalizer = linear_scores.sum(${d.axis}=1, ${torch ? 'keepdim' : 'keepdims'}=True)  # phi(q) . sum of phi(k)`,
+      '    steps.append(("normalizer", h, normalizer))',
+      '    head_outputs.append((linear_scores @ Vh) / normalizer)',
+    );
+  } else {
+    lines.push('    head_outputs.append(linear_scores @ Vh)  # not normalized');
+  }
+  if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  return lines;
+}
+
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
 function headLoop(ctx, trace, d, cols, x) {
+  if (x.linear) return linearHeadLoop(ctx, trace, d, x);
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
   const withPositions = x.any;
   const lines = [
@@ -531,6 +594,7 @@ function headLoop(ctx, trace, d, cols, x) {
 
 /** Why scaled_dot_product_attention cannot check these options, or null when it can. */
 function sdpaSkip(ctx, x) {
+  if (x.linear) return 'scaled_dot_product_attention is softmax attention, not linear attention';
   if (ctx.softcap > 0) return 'scaled_dot_product_attention has no softcap';
   if (x.sinkLogit) return 'scaled_dot_product_attention has no sink logit';
   if (x.maskFill !== -Infinity) return 'scaled_dot_product_attention adds attn_mask, it does not fill with a number';
@@ -678,6 +742,8 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
   x.gradients = gradients;
+  x.linear = linearOptions(problem);
+  if (x.linear && gradients) throw exportError('the NumPy script of the backward pass does not cover linear attention: export the forward pass');
   if (gradients && !trace.steps.some((s) => s.id === 'dO')) {
     throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
   }
