@@ -130,6 +130,16 @@ struct Problem {
   /// already rotated when RoPE is on), kv_heads·d_k and kv_heads·d_v wide; before the new rows.
   std::optional<Matrix> past_K, past_V;
   std::optional<Matrix> P;  ///< learned positions added to X (Positional::Learned)
+  /// Multi-head latent attention (DeepSeek-V2, equations 9-19 without the latent RMSNorms), on
+  /// when W_DKV is given, from X in the rows layout: c_KV = X·W_DKV (d_model×d_c), K_C = c_KV·W_UK
+  /// (d_c×heads·d_h), V = c_KV·W_UV (d_c×heads·d_v), k_R = RoPE(X·W_KR) (d_model×d_r, one for all
+  /// heads); queries Q_C = X·W_Q, or c_Q = X·W_DQ (d_model×d_cq) and Q_C = c_Q·W_UQ (d_cq×heads·d_h);
+  /// q_R = RoPE(c_Q·W_QR) when W_QR has d_cq rows, RoPE(X·W_QR) when it has d_model rows
+  /// (heads·d_r columns). W_QR and W_KR go together (without them: no rotary part).
+  std::optional<Matrix> W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ;
+  /// Latent attention's cache: the latents c_KV and the rotated k_R of earlier tokens (positions
+  /// 0 ... P-1), d_c and d_r wide: all a latent cache stores.
+  std::optional<Matrix> past_c_KV, past_k_R;
   /// The gradient of a loss with respect to the output, shaped like it: what gradients()
   /// propagates back (all ones when absent: the loss Σ O). run() does not read it.
   std::optional<Matrix> dO;
@@ -157,7 +167,9 @@ enum class Axis {
 struct Step {
   /// positional, X_pos, rope_angles, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
   /// alibi, biased, mask, masked, weights, head_output, concat, output; linear attention's
-  /// phi_Q, phi_K, linear_scores, normalizer
+  /// phi_Q, phi_K, linear_scores, normalizer; latent attention's c_KV, k_R, c_Q (shared), K_C, V,
+  /// Q_C, q_R, scores_C, scores_R (per head), its absorbed form Q_absorbed, scores_C_absorbed,
+  /// O_latent (per head), output_absorbed, and cache_sizes (numbers a cache stores per token)
   std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
@@ -267,6 +279,11 @@ struct Explanation {
   ///  "row_sum"     value = Σ_j left[j]                   (the normalizer: a row of the linear scores)
   ///  "linear_output" value = Σ_j left[j]·right[j] / divisor (the linear scores of the query times a
   ///                column of V, over the normalizer; divisor 0: not normalized)
+  ///  "sum"         value = left[0] + left[1]                (latent attention's scores: the two parts)
+  ///  "head_sum"    output_absorbed: value = Σ left (one term per head: its latent output times
+  ///                W_UV·W_O's column, `products` the heads' terms; `right` the naive output's cell)
+  ///  "cache_size"  value = the numbers a cache stores per token for one form (`source`: MHA, GQA
+  ///                g = ..., MQA, MLA), `left` its factors
   /// Gradient steps (gradients.h), by the chain rule from the steps each reads:
   ///  "input"       dO: given, or 1 (no dO given: the loss is Σ O)
   ///  "gradient_dot" value = Σ_k left[k]·right[k]     (a gradient times what it reached the cell

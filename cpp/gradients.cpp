@@ -255,6 +255,10 @@ double loss_of(const Matrix& output, const std::optional<Matrix>& dO) {
 
 Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
   Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("gradients of multi-head latent attention (W_DKV) are not computed: the backward pass covers "
+                     "softmax and linear attention from Q, K and V or X with W_Q, W_K and W_V");
+  }
   Gradients g;
   g.trace = compute_trace(n);
   const Matrix& output = g.trace.output;  // the problem's layout, as dO is given

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,16 @@ struct Normalized {
   /// Each head's sink logit; empty without a sink (or when every one is -inf: they change nothing).
   std::vector<double> sink_logits;
 
+  // ---- multi-head latent attention (W_DKV given; Problem::W_DKV) ----
+  bool latent = false;
+  Matrix W_DKV, W_UK, W_UV, W_KR, W_QR;  ///< W_KR, W_QR empty without the rotary part (d_r = 0)
+  std::optional<Matrix> W_DQ, W_UQ;      ///< the query's down- and up-projections (else W_Q reads X)
+  Matrix past_c_KV, past_k_R;            ///< the latent cache (`past` rows; past_k_R empty when d_r = 0)
+  /// d_c: the latent's width; d_r: the rotary part's (0: none); d_cq: c_Q's (0: W_Q reads X);
+  /// d_h: each head's q_C and k_C (d_k = d_h + d_r, so the default scale is 1/√(d_h + d_r)).
+  Eigen::Index d_c = 0, d_r = 0, d_cq = 0, d_h = 0;
+  bool qr_from_cq = false;  ///< W_QR reads c_Q (d_cq rows), else X (d_model rows)
+
   /// The key/value head query head `h` reads (grouped-query attention).
   int kv_group(int h) const { return h / (heads / kv_heads); }
   /// A window limits the keys a query sees (one side at least is bounded).
@@ -96,6 +107,12 @@ inline double feature_map_slope(FeatureMap map, double x) {
   }
   return 1.0;
 }
+
+/// Latent attention: the forms of attention a cache is compared for (MHA, GQA g = ... for each
+/// divisor g of heads between 1 and heads, MQA, MLA) and the numbers each stores per token at this
+/// problem's sizes (2·heads·d_h, 2·g·d_h, 2·d_h, d_c + d_r); as one row, the cache_sizes step.
+std::vector<std::pair<std::string, double>> latent_cache_forms(const Normalized& n);
+Matrix latent_cache_sizes(const Normalized& n);
 
 /// Checks `problem` and brings it to the rows layout (validate.cpp). Throws InputError naming
 /// the inputs that disagree, in the user's layout.

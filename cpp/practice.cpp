@@ -121,6 +121,10 @@ Eigen::Map<const Eigen::RowVectorXd> flat(const Matrix& m) {
 
 Decoding decode(const Problem& problem) {
   const Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("decode builds a KV cache of K and V token by token; multi-head latent attention (W_DKV) "
+                     "caches past_c_KV and past_k_R instead: its trace's cache_sizes step compares the two");
+  }
   if (n.past > 0) {
     throw InputError("decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
                      "(or X with W_Q, W_K and W_V) without past_K and past_V");
@@ -478,6 +482,10 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) 
   check_block_size("block_q", static_cast<double>(block_q));
   check_block_size("block_k", static_cast<double>(block_k));
   const Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("tiles computes attention from Q, K and V; multi-head latent attention (W_DKV) is not one of "
+                     "its problems");
+  }
   const Eigen::Index bq = std::min(block_q, n.L), bk = std::min(block_k, n.S);
   // Every tile's numbers: the scores, Õ before and after, five numbers per query row, and the
   // record itself; refused before computing when that would not fit in a tab's memory.

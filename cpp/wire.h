@@ -260,6 +260,25 @@ inline constexpr Slot kSlots[] = {
          .or_minus_inf()
          .or_one(),
      [](Problem& p, Matrix&& m, const char*) { p.options.sink_logit.assign(m.data(), m.data() + m.size()); }},
+    // Multi-head latent attention (DeepSeek-V2): on when W_DKV is given.
+    {"W_DKV", json("W_DKV", JsonType::Matrix, "a matrix: X's down-projection to the latent c_KV, d_model x d_c"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_DKV = std::move(m); }},
+    {"W_UK", json("W_UK", JsonType::Matrix, "a matrix: the latent's up-projection to the keys, d_c x heads*d_h"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UK = std::move(m); }},
+    {"W_UV", json("W_UV", JsonType::Matrix, "a matrix: the latent's up-projection to the values, d_c x heads*d_v"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UV = std::move(m); }},
+    {"W_KR", json("W_KR", JsonType::Matrix, "a matrix: X to the rotary key k_R shared by all heads, d_model x d_r"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_KR = std::move(m); }},
+    {"W_QR", json("W_QR", JsonType::Matrix, "a matrix: c_Q (or X) to the rotary queries, d_cq (or d_model) x heads*d_r"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_QR = std::move(m); }},
+    {"W_DQ", json("W_DQ", JsonType::Matrix, "a matrix: X's down-projection to the query latent c_Q, d_model x d_cq"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_DQ = std::move(m); }},
+    {"W_UQ", json("W_UQ", JsonType::Matrix, "a matrix: c_Q's up-projection to the queries, d_cq x heads*d_h"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UQ = std::move(m); }},
+    {"past_c_KV", json("past_c_KV", JsonType::Matrix, "a matrix: the cached latents, d_c wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_c_KV = std::move(m); }},
+    {"past_k_R", json("past_k_R", JsonType::Matrix, "a matrix: the cached rotated keys k_R, d_r wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_k_R = std::move(m); }},
 };
 #undef ATTN_WIRE_MATRIX
 #undef ATTN_WIRE_BIAS

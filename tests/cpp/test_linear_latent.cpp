@@ -430,3 +430,300 @@ TEST_CASE("linear attention: worked calculations of every new step's cell", "[li
   const attn::Explanation decayed = attn::explain(p, "linear_scores", 0, 2, 0);
   CHECK(decayed.factor == 0.25);
 }
+
+// ---- multi-head latent attention ---------------------------------------------------------------
+
+namespace {
+
+struct LatentSizes {
+  int L = 4, d_model = 6, d_c = 3, d_cq = 0, d_h = 2, d_r = 2, d_v = 3, heads = 2, past = 0;
+  bool qr_from_x = false;  ///< with W_DQ: W_QR reads X (d_model rows) rather than c_Q
+  bool W_O = false;
+};
+
+Problem latent_problem(unsigned seed, const LatentSizes& z) {
+  attn::RandomState rng(seed);
+  Problem p;
+  p.X = rng.randn(z.L, z.d_model);
+  p.W_DKV = rng.randn(z.d_model, z.d_c);
+  p.W_UK = rng.randn(z.d_c, z.heads * z.d_h);
+  p.W_UV = rng.randn(z.d_c, z.heads * z.d_v);
+  if (z.d_r > 0) p.W_KR = rng.randn(z.d_model, z.d_r);
+  if (z.d_cq > 0) {
+    p.W_DQ = rng.randn(z.d_model, z.d_cq);
+    p.W_UQ = rng.randn(z.d_cq, z.heads * z.d_h);
+    if (z.d_r > 0) p.W_QR = rng.randn(z.qr_from_x ? z.d_model : z.d_cq, z.heads * z.d_r);
+  } else {
+    p.W_Q = rng.randn(z.d_model, z.heads * z.d_h);
+    if (z.d_r > 0) p.W_QR = rng.randn(z.d_model, z.heads * z.d_r);
+  }
+  if (z.W_O) p.W_O = rng.randn(z.heads * z.d_v, 5);
+  if (z.past > 0) {
+    p.past_c_KV = rng.randn(z.past, z.d_c);
+    if (z.d_r > 0) p.past_k_R = rng.randn(z.past, z.d_r);
+  }
+  p.options.heads = z.heads;
+  return p;
+}
+
+/// RoPE of row x at position m, "half" style, base 10000: pairs (i, i + d/2) turned by m·10000^(−2i/d).
+Vector rope_row(const Vector& x, double m) {
+  const Eigen::Index d = x.size(), half = d / 2;
+  Vector out = x;
+  for (Eigen::Index i = 0; i < half; ++i) {
+    const double angle = m * std::pow(10000.0, -2.0 * static_cast<double>(i) / static_cast<double>(d));
+    out[i] = x[i] * std::cos(angle) - x[i + half] * std::sin(angle);
+    out[i + half] = x[i] * std::sin(angle) + x[i + half] * std::cos(angle);
+  }
+  return out;
+}
+
+/// DeepSeek-V2's equations 9-19 (no latent RMSNorms), written token by token and head by head:
+/// c_t^KV = W^DKV h_t, k_t,i^C = W_i^UK c_t^KV, v_t,i^C = W_i^UV c_t^KV, k_t^R = RoPE(W^KR h_t),
+/// c_t^Q = W^DQ h_t, q_t,i^C = W_i^UQ c_t^Q, q_t,i^R = RoPE(W_i^QR c_t^Q), o_t,i = Σ_j softmax_j(
+/// (q_t,i^C·k_j,i^C + q_t,i^R·k_j^R)/√(d_h + d_r)) v_j,i^C (causal), u_t = W^O [o_t,1; ...].
+Matrix latent_by_formula(const Problem& p, const LatentSizes& z, bool causal) {
+  const Matrix& X = *p.X;
+  const int P = z.past, S = P + z.L;
+  Matrix c_kv(S, z.d_c), k_r(S, std::max(z.d_r, 1));
+  for (int j = 0; j < S; ++j) {
+    if (j < P) {
+      c_kv.row(j) = p.past_c_KV->row(j);
+      if (z.d_r) k_r.row(j) = p.past_k_R->row(j);
+      continue;
+    }
+    const Vector h = X.row(j - P).transpose();
+    c_kv.row(j) = (p.W_DKV->transpose() * h).transpose();
+    if (z.d_r) k_r.row(j) = rope_row(p.W_KR->transpose() * h, j).transpose();
+  }
+  Matrix concat(z.L, z.heads * z.d_v);
+  for (int t = 0; t < z.L; ++t) {
+    const Vector h = X.row(t).transpose();
+    const Vector c_q = z.d_cq ? Vector(p.W_DQ->transpose() * h) : Vector();
+    for (int i = 0; i < z.heads; ++i) {
+      const Vector q_c = z.d_cq ? Vector(p.W_UQ->middleCols(i * z.d_h, z.d_h).transpose() * c_q)
+                                : Vector(p.W_Q->middleCols(i * z.d_h, z.d_h).transpose() * h);
+      Vector q_r;
+      if (z.d_r) {
+        const Vector& from = z.d_cq && !z.qr_from_x ? c_q : h;
+        q_r = rope_row(p.W_QR->middleCols(i * z.d_r, z.d_r).transpose() * from, P + t);
+      }
+      std::vector<double> logits;
+      double max = -INFINITY;
+      const int seen = causal ? P + t + 1 : S;
+      for (int j = 0; j < seen; ++j) {
+        const Vector k_c = p.W_UK->middleCols(i * z.d_h, z.d_h).transpose() * c_kv.row(j).transpose();
+        double score = q_c.dot(k_c);
+        if (z.d_r) score += q_r.dot(k_r.row(j).transpose());
+        logits.push_back(score / std::sqrt(static_cast<double>(z.d_h + z.d_r)));
+        max = std::max(max, logits.back());
+      }
+      double sum = 0;
+      for (double& x : logits) sum += (x = std::exp(x - max));
+      Vector o = Vector::Zero(z.d_v);
+      for (int j = 0; j < seen; ++j) {
+        o += logits[static_cast<size_t>(j)] / sum *
+             (p.W_UV->middleCols(i * z.d_v, z.d_v).transpose() * c_kv.row(j).transpose());
+      }
+      concat.block(t, i * z.d_v, 1, z.d_v) = o.transpose();
+    }
+  }
+  return p.W_O ? Matrix(concat * *p.W_O) : concat;
+}
+
+std::vector<LatentSizes> latent_shapes() {
+  std::vector<LatentSizes> out;
+  LatentSizes z;
+  out.push_back(z);                                  // W_Q, W_QR from X
+  z.d_cq = 4; out.push_back(z);                      // W_DQ, W_UQ, W_QR from c_Q
+  z.qr_from_x = true; out.push_back(z);              // W_QR from X beside W_DQ
+  z.qr_from_x = false; z.W_O = true; z.heads = 3; out.push_back(z);
+  z.past = 3; out.push_back(z);                      // a latent cache
+  z.d_r = 0; out.push_back(z);                       // no rotary part
+  z.d_r = 4; z.heads = 1; z.d_cq = 6; z.W_O = false; out.push_back(z);  // d_cq = d_model: W_QR reads c_Q
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("latent attention equals DeepSeek-V2's equations on random problems", "[latent]") {
+  unsigned seed = 100;
+  for (const LatentSizes& z : latent_shapes()) {
+    for (const bool causal : {false, true}) {
+      Problem p = latent_problem(seed++, z);
+      p.options.causal = causal;
+      const attn::Trace t = attn::run(p);
+      INFO("shape " << seed << " causal " << causal << " heads " << z.heads << " d_cq " << z.d_cq << " d_r " << z.d_r
+                    << " past " << z.past);
+      const Matrix want = latent_by_formula(p, z, causal);
+      REQUIRE(t.output.rows() == want.rows());
+      REQUIRE(t.output.cols() == want.cols());
+      CHECK(max_abs(t.output - want) <= 1e-12 * std::max(1.0, max_abs(want)));
+      CHECK(t.d_k == z.d_h + z.d_r);
+      CHECK(t.scale == Approx(1 / std::sqrt(static_cast<double>(z.d_h + z.d_r))).epsilon(1e-15));
+      CHECK(t.keys == z.past + z.L);
+    }
+  }
+}
+
+TEST_CASE("latent attention: its steps in order, and absorbed = naive", "[latent]") {
+  LatentSizes z;
+  z.d_cq = 4;
+  z.W_O = true;
+  z.past = 2;
+  Problem p = latent_problem(7, z);
+  p.options.causal = true;
+  const attn::Trace t = attn::run(p);
+  std::vector<std::string> head0;
+  for (const attn::Step& s : t.steps) {
+    if (s.head == 0) head0.push_back(s.id);
+  }
+  CHECK(head0 == std::vector<std::string>{"K_C", "V", "Q_C", "q_R", "scores_C", "scores_R", "scores", "scaled", "mask",
+                                           "masked", "weights", "head_output", "Q_absorbed", "scores_C_absorbed",
+                                           "O_latent"});
+  const std::vector<std::string> all = ids(t);
+  CHECK(std::vector<std::string>(all.begin(), all.begin() + 4) == std::vector<std::string>{"rope_angles", "c_KV", "k_R", "c_Q"});
+  CHECK(std::vector<std::string>(all.end() - 4, all.end()) ==
+        std::vector<std::string>{"concat", "output", "output_absorbed", "cache_sizes"});
+  const attn::Step& c_kv = *find_step(t, "c_KV", -1);
+  CHECK(c_kv.values.rows() == z.past + z.L);
+  CHECK(c_kv.values.topRows(z.past) == *p.past_c_KV);
+  CHECK(find_step(t, "k_R", -1)->values.topRows(z.past) == *p.past_k_R);
+  CHECK(c_kv.given == std::vector<std::string>{"X", "W_DKV", "past_c_KV"});
+  for (int h = 0; h < z.heads; ++h) {
+    const Matrix& content = find_step(t, "scores_C", h)->values;
+    const Matrix& absorbed = find_step(t, "scores_C_absorbed", h)->values;
+    CHECK(max_abs(absorbed - content) <= 1e-12 * std::max(1.0, max_abs(content)));
+    const Matrix sum = content + find_step(t, "scores_R", h)->values;
+    CHECK(find_step(t, "scores", h)->values == sum);
+    CHECK(find_step(t, "K_C", h)->feature_first == h * z.d_h);
+    CHECK(find_step(t, "Q_absorbed", h)->values.cols() == z.d_c);
+  }
+  const Matrix& output = find_step(t, "output", -1)->values;
+  CHECK(max_abs(find_step(t, "output_absorbed", -1)->values - output) <= 1e-12 * std::max(1.0, max_abs(output)));
+  // Formulas name what each step is computed from.
+  CHECK(find_step(t, "scores", 0)->text == "S⁽¹⁾ = S_C⁽¹⁾ + S_R⁽¹⁾");
+  CHECK(find_step(t, "scaled", 0)->text == "S̃⁽¹⁾ = S⁽¹⁾ / √(d_h + d_r) = S⁽¹⁾ / √(2 + 2)");
+  CHECK(find_step(t, "K_C", 1)->text == "K_C⁽²⁾ = c_KV·W_UK⁽²⁾");
+  CHECK(find_step(t, "c_KV", -1)->text == "c_KV = [c_KV,past ; X·W_DKV]");
+}
+
+TEST_CASE("latent attention: the numbers a cache stores per token", "[latent]") {
+  LatentSizes z;
+  z.heads = 6;
+  z.d_c = 5;
+  z.d_r = 4;
+  const attn::Trace t = attn::run(latent_problem(8, z));
+  const attn::Step& sizes = *find_step(t, "cache_sizes", -1);
+  // MHA 2·6·2, GQA g = 3 and 2, MQA 2·2, MLA 5 + 4.
+  CHECK(sizes.values == (Matrix(1, 5) << 24, 12, 8, 4, 9).finished());
+  CHECK(sizes.text == "N_cache = per token: MHA 2·6·2, GQA(g=3) 2·3·2, GQA(g=2) 2·2·2, MQA 2·2, MLA 5 + 4");
+  const attn::Explanation gqa = attn::explain(latent_problem(8, z), "cache_sizes", -1, 0, 1);
+  CHECK(gqa.kind == "cache_size");
+  CHECK(gqa.source == "GQA g = 3");
+  CHECK(gqa.left == std::vector<double>{2, 3, 2});
+  const attn::Explanation mla = attn::explain(latent_problem(8, z), "cache_sizes", -1, 0, 4);
+  CHECK(mla.left == std::vector<double>{5, 4});
+  z.heads = 1;
+  CHECK(find_step(attn::run(latent_problem(9, z)), "cache_sizes", -1)->values == (Matrix(1, 2) << 4, 9).finished());
+}
+
+TEST_CASE("latent attention: worked calculations of every new step's cell", "[latent][explain]") {
+  LatentSizes z;
+  z.d_cq = 4;
+  z.W_O = true;
+  z.past = 2;
+  Problem p = latent_problem(11, z);
+  p.options.causal = true;
+  const attn::Trace t = attn::run(p);
+  const std::pair<const char*, int> steps[] = {{"c_KV", -1}, {"k_R", -1}, {"c_Q", -1}, {"K_C", 1}, {"V", 1}, {"Q_C", 1},
+                                               {"q_R", 1}, {"scores_C", 1}, {"scores_R", 1}, {"scores", 1},
+                                               {"Q_absorbed", 1}, {"scores_C_absorbed", 1}, {"O_latent", 1},
+                                               {"output_absorbed", -1}, {"cache_sizes", -1}};
+  for (const auto& [id, head] : steps) {
+    const attn::Step& s = *find_step(t, id, head);
+    for (Eigen::Index r = 0; r < s.values.rows(); ++r) {
+      for (Eigen::Index c = 0; c < s.values.cols(); ++c) {
+        const attn::Explanation e = attn::explain(p, id, head, r, c);
+        INFO(id << " cell " << r << "," << c << " kind " << e.kind);
+        CHECK(e.value == s.values(r, c));
+        CHECK(!e.text.empty());
+        CHECK(e.lines.size() >= 2);
+        double sum = 0;
+        for (double x : e.products) sum += x;
+        if (e.kind == "projection" || e.kind == "dot" || e.kind == "weighted_sum" || e.kind == "rotation") {
+          CHECK(sum == Approx(e.value).margin(1e-12));
+        } else if (e.kind == "cache") {
+          CHECK(r < z.past);
+        } else if (e.kind == "sum") {
+          CHECK(e.left[0] + e.left[1] == e.value);
+        } else if (e.kind == "head_sum") {
+          double heads = e.bias;
+          for (double x : e.left) heads += x;
+          CHECK(heads == Approx(e.value).margin(1e-12));
+          CHECK(e.right[0] == Approx(e.value).margin(1e-12));  // the naive output's cell
+        } else {
+          CHECK(e.kind == "cache_size");
+        }
+      }
+    }
+  }
+  CHECK(attn::explain(p, "c_KV", -1, 0, 0).kind == "cache");
+  CHECK(attn::explain(p, "c_KV", -1, 2, 0).kind == "projection");
+  CHECK(attn::explain(p, "k_R", -1, 3, 0).kind == "rotation");
+  CHECK(attn::explain(p, "k_R", -1, 3, 0).position == 3);
+  CHECK(attn::explain(p, "q_R", 0, 1, 1).position == 3);  // queries after the 2 cached tokens
+  const attn::Explanation absorbed = attn::explain(p, "scores_C_absorbed", 0, 1, 2);
+  CHECK(absorbed.input == Approx(absorbed.value).margin(1e-12));  // the naive content score
+}
+
+TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
+  const auto refused = [](const std::function<void(Problem&)>& edit) {
+    Problem p = latent_problem(12, LatentSizes{});
+    edit(p);
+    return message_of(p);
+  };
+  const std::string both = "W_DKV (multi-head latent attention) and ";
+  CHECK(refused([](Problem& p) { p.options.kv_heads = 1; }).rfind(both + "options.kv_heads cannot be combined", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.window_left = 1; }).rfind(both + "options.window cannot be combined", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.sink_tokens = 1; }).rfind(both + "options.sink_tokens cannot", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.sink_logit = {0.5}; }).rfind(both + "options.sink_logit cannot", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.alibi = true; }).rfind(both + "options.alibi cannot", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.layout = attn::Layout::Columns; }).rfind(both + "options.layout \"columns\"", 0) == 0);
+  CHECK(refused([](Problem& p) { p.past_K = Matrix::Zero(1, 4); }).rfind(both + "past_K cannot", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.attention = attn::AttentionKind::Linear; }) ==
+        "options.attention \"linear\" and W_DKV (multi-head latent attention) exclude one another: a problem computes "
+        "one variant of attention");
+  CHECK(refused([](Problem& p) { p.W_KR.reset(); }) ==
+        "W_QR is given without W_KR: the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
+  CHECK(refused([](Problem& p) { p.W_QR.reset(); }) ==
+        "W_KR is given without W_QR: the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
+  CHECK(refused([](Problem& p) { p.W_DKV.reset(); }) ==
+        "W_UK is an input of multi-head latent attention: give W_DKV (X's down-projection to the latent c_KV) with "
+        "W_UK and W_UV");
+  CHECK(refused([](Problem& p) { p.W_UK = Matrix::Zero(3, 5); }) ==
+        "heads = 2 does not divide the 5 columns of W_UK (heads x d_h)");
+  CHECK(refused([](Problem& p) { p.W_Q = Matrix::Zero(6, 6); }) ==
+        "W_Q has 6 columns but W_UK has 4: q_C and k_C need the same d_h (heads = 2, d_h = 2)");
+  CHECK(refused([](Problem& p) { p.W_DKV = Matrix::Zero(5, 3); }) == "W_DKV has 5 rows but X has 6 columns (W_DKV is 5x3)");
+  CHECK(refused([](Problem& p) { p.W_DQ = Matrix::Zero(6, 4); }) ==
+        "W_Q and W_DQ cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
+  CHECK(refused([](Problem& p) { p.past_c_KV = Matrix::Zero(2, 3); }) ==
+        "past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
+  CHECK(refused([](Problem& p) {
+          p.past_c_KV = Matrix::Zero(2, 3);
+          p.past_k_R = Matrix::Zero(2, 3);
+        }) == "past_k_R has 3 columns but k_R has 2");
+  CHECK(refused([](Problem& p) { p.W_KR = Matrix::Zero(6, 3); }) ==
+        "W_QR has 4 columns but heads = 2 of d_r = 3 (W_KR's columns) need 6");
+  // Gradients and the walkthroughs say what they do not cover.
+  const Problem p = latent_problem(13, LatentSizes{});
+  CHECK_THROWS_WITH(attn::gradients(p), Catch::Contains("gradients of multi-head latent attention (W_DKV) are not computed"));
+  CHECK_THROWS_WITH(attn::decode(p), Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
+  // Causal and a mask apply.
+  Problem masked = latent_problem(14, LatentSizes{});
+  masked.options.mask = Matrix::Ones(4, 4);
+  (*masked.options.mask)(0, 1) = 0;
+  masked.options.mask_kind = attn::MaskKind::Keep;
+  CHECK(find_step(attn::run(masked), "weights", 0)->values(0, 1) == 0);
+}
