@@ -30,8 +30,9 @@ function refused(problem, message, field) {
 describe('the problem JSON from the wire table', () => {
   test('problemKeys lists every key with what it holds, inputs first, in the table order', () => {
     const keys = engine.problemKeys.map((k) => k.key);
-    assert.deepEqual(keys.slice(0, 17), ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'past_K', 'past_V', 'P', 'dO']);
-    assert.deepEqual(keys.slice(17), [
+    assert.deepEqual(keys.slice(0, 26), ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'past_K', 'past_V', 'P', 'dO',
+      'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R']);
+    assert.deepEqual(keys.slice(26), [
       'options.layout', 'options.scale', 'options.causal', 'options.mask', 'options.softcap', 'options.heads',
       'options.kv_heads', 'options.precision', 'options.rope', 'options.rope.style', 'options.rope.base',
       'options.rope.dims', 'options.rope.cos', 'options.rope.sin', 'options.positional', 'options.alibi',

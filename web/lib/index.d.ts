@@ -92,6 +92,24 @@ export interface Problem {
   past_V?: MatrixInput;
   /** Learned positions added to X (X's shape). */
   P?: MatrixInput;
+  /** Multi-head latent attention (DeepSeek-V2), on when given: X's down-projection to the latent c_KV, d_model × d_c. */
+  W_DKV?: MatrixInput;
+  /** Latent attention: c_KV to each head's keys K_C, d_c × heads·d_h. */
+  W_UK?: MatrixInput;
+  /** Latent attention: c_KV to each head's values, d_c × heads·d_v. */
+  W_UV?: MatrixInput;
+  /** Latent attention: X to the rotary key k_R shared by every head, d_model × d_r (with W_QR). */
+  W_KR?: MatrixInput;
+  /** Latent attention: c_Q (d_cq rows) or X (d_model rows) to each head's rotary query q_R, heads·d_r wide. */
+  W_QR?: MatrixInput;
+  /** Latent attention: X's down-projection to the queries' latent c_Q, d_model × d_cq (with W_UQ; else W_Q reads X). */
+  W_DQ?: MatrixInput;
+  /** Latent attention: c_Q to each head's content query Q_C, d_cq × heads·d_h. */
+  W_UQ?: MatrixInput;
+  /** Latent attention's cache: the latents c_KV of earlier tokens (positions 0 … P−1), d_c wide. */
+  past_c_KV?: MatrixInput;
+  /** Latent attention's cache: the rotated k_R of the same tokens, d_r wide. */
+  past_k_R?: MatrixInput;
   /** engine.gradients: the loss's gradient with respect to the output, shaped like it (default all ones). run() ignores it. */
   dO?: MatrixInput;
   options?: Options;
@@ -104,6 +122,10 @@ export type StepId =
   | 'weights' | 'head_output' | 'concat' | 'output'
   /** Linear attention: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ (with the decay and the causal mask), its row sums D. */
   | 'phi_Q' | 'phi_K' | 'linear_scores' | 'normalizer'
+  /** Multi-head latent attention: c_KV, k_R, c_Q (shared); per head K_C, V, Q_C, q_R, the scores' two parts. */
+  | 'c_KV' | 'k_R' | 'c_Q' | 'K_C' | 'Q_C' | 'q_R' | 'scores_C' | 'scores_R'
+  /** Its absorbed form (per head Q_C·W_UKᵀ, that against c_KV, A·c_KV; then the output) and the numbers a cache stores per token. */
+  | 'Q_absorbed' | 'scores_C_absorbed' | 'O_latent' | 'output_absorbed' | 'cache_sizes'
   | GradientStepId;
 
 /**
@@ -236,6 +258,8 @@ export interface Explanation {
     /** Linear attention: φ of a feature, a linear score, the normalizer, an output over the normalizer. */
     | 'feature_map' | 'linear_score' | 'row_sum' | 'linear_output'
     | 'linear_score_grad' | 'feature_map_grad'
+    /** Latent attention: the scores' two parts summed; a cache's numbers per token for one form (`source`). */
+    | 'sum' | 'cache_size'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
     | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
   step: StepId;
