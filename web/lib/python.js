@@ -542,6 +542,49 @@ function linearHeadLoop(ctx, trace, d, x) {
     lines.push('    head_outputs.append(linear_scores @ Vh)  # not normalized');
   }
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  if (x.gradients) {
+    lines.push(`    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # what the backward pass reads`);
+  }
+  return lines;
+}
+
+/** NumPy: the backward pass of one linear attention head after another (rows layout), as gradients.cpp takes it. */
+function linearGradientHeadLines(ctx, trace, x) {
+  const lin = x.linear;
+  const slope = {
+    'elu+1': 'np.where(x > 0, 1, np.exp(np.minimum(x, 0))).astype(dt)',
+    relu: '(x > 0).astype(dt)',
+    identity: 'np.ones_like(x)',
+  }[lin.map];
+  const headOutput = trace.meta.heads > 1 || ctx.hasWO;
+  const lines = [
+    'def phi_slope(x):',
+    `    return ${slope}  # phi'(x) of ${lin.map}`,
+    '',
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    '    Qh, Kh, Vh, phi_Q, phi_K, Lam, D, Oh = saved[h]',
+    '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
+    ...(headOutput ? ['    steps.append(("dhead_output", h, dH))'] : []),
+  ];
+  if (lin.normalize) {
+    lines.push(
+      '    dLam = (dH @ Vh.T - np.sum(dH * Oh, axis=1, keepdims=True)) / D  # dO_i . (V_j - O_i) / D_i',
+      '    dU = dH / D',
+    );
+  } else {
+    lines.push('    dLam = dH @ Vh.T', '    dU = dH');
+  }
+  lines.push(
+    '    steps.append(("dlinear_scores", h, dLam))',
+    '    dVh = Lam.T @ dU',
+    '    steps.append(("dV", h, dVh))',
+    `    dC = dLam${ctx.causal ? ' * C  # through the decay and the causal mask' : ''}`,
+    '    dphi_Q, dphi_K = dC @ phi_K, dC.T @ phi_Q',
+    '    steps += [("dphi_Q", h, dphi_Q), ("dphi_K", h, dphi_K)]',
+    '    dQh, dKh = dphi_Q * phi_slope(Qh), dphi_K * phi_slope(Kh)  # through the feature map',
+    '    steps += [("dQ", h, dQh), ("dK", h, dKh)]',
+  );
   return lines;
 }
 
@@ -673,6 +716,24 @@ function gradientLines(ctx, trace, cols, x) {
     `dK_all = np.zeros((S - n_past, kv_heads * d_k), dtype=dt)`,
     `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
     ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
+  ];
+  if (x.linear) {
+    lines.push(...linearGradientHeadLines(ctx, trace, x));
+  } else {
+    lines.push(...softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, rope }));
+  }
+  lines.push(
+    '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
+    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
+    '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
+    'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
+  );
+  return [...lines, ...gradientTail(ctx, x, past)];
+}
+
+/** The softmax head's backward steps (gradientLines). */
+function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, rope }) {
+  const lines = [
     'for h in range(heads):',
     '    g = kv_group[h]',
     '    Qh, Kh, Vh, A, scaled_h = (R(s) for s in saved[h])  # as the scores and weights read them',
@@ -709,12 +770,12 @@ function gradientLines(ctx, trace, cols, x) {
       '    steps.append(("dK", h, R(dKh)))',
     );
   }
-  lines.push(
-    '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
-    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
-    '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
-    'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
-  );
+  return lines;
+}
+
+/** After the heads: the cache's, W_O's and the projections' gradients, and X's. */
+function gradientTail(ctx, x, past) {
+  const lines = [];
   if (past) lines.push('steps += [("dpast_K", None, R(dpast_K)), ("dpast_V", None, R(dpast_V))]');
   if (ctx.hasWO) {
     lines.push('steps.append(("dW_O", None, R(R(concat).T @ R(dO))))');
@@ -896,7 +957,6 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
   const x = positionOptions(problem);
   x.gradients = gradients;
   x.linear = linearOptions(problem);
-  if (x.linear && gradients) throw exportError('the NumPy script of the backward pass does not cover linear attention: export the forward pass');
   if (gradients && !trace.steps.some((s) => s.id === 'dO')) {
     throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
   }
