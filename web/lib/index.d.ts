@@ -306,7 +306,7 @@ export interface Explanation {
   /** rotation: the two features (from 0) RoPE turns together. */
   pair_first: number;
   pair_second: number;
-  /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read; copy: the step read (rows layout). */
+  /** cache: "past_K" / "past_V" (latent attention: "past_c_KV" / "past_k_R"; a cached row) or the step of the new rows, and the row read; copy: the step read (rows layout); cache_size: the form (MHA, GQA g = …, MQA, MLA). */
   source: string;
   source_row: number;
   // The calculation described, whatever its kind (fillExplanation fills the placeholders): `@N` is
