@@ -3,8 +3,12 @@
 // system's Chromium, as the browser tests run it) against the built site/ served on 127.0.0.1.
 //
 //   npm run bench:page [-- --rounds N] [--quick] [--sizes 4,16,64,256,1024] [--viewport 1440x900] [--site DIR] [--json FILE]
+//                         [--playground-rounds N] [--no-playground]
 //
 // --viewport WxH: the browser's size in CSS pixels (a phone: 390x844; the problem panel starts folded).
+// Then the playground (bench/playground.mjs, described there): steps per second while it draws
+// against a bare Worker, frame times and clicks while it trains, on a desktop and a phone;
+// --playground-rounds N of them (default 3, 1 with --quick), --no-playground to skip it.
 //
 // What is measured, each a median over rounds:
 // - Cold load of the default example, each round in a fresh browser context (empty cache):
@@ -42,6 +46,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
 import { setTokenCount } from './page-driver.mjs';
+import { benchPlayground, playgroundReport } from './playground.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -221,6 +226,9 @@ const edits = [];
 for (const n of sizes) edits.push(await editTimes(page, n));
 await context.close();
 const loadEnd = loadavg();
+const playground = flag('--no-playground') ? null : await benchPlayground({
+  browser, siteDir, rounds: Number(value('--playground-rounds', quick ? 1 : 3)), log: (line) => console.error(`bench: playground ${line}`),
+});
 await browser.close();
 server.kill();
 if (ownSite) rmSync(siteDir, { recursive: true, force: true });
@@ -231,7 +239,7 @@ const result = {
   date: started.toISOString(), cpu: cpus()[0]?.model, cores: cpus().length, node: process.version,
   chromium: browser.version?.() ?? '', rounds, loadavg: { start: loadStart, end: loadEnd },
   cold: { fcp: pick('fcp'), firstSteps: pick('steps'), interactive: pick('interactive'), ready: pick('ready'), firstScreen: bytes('firstScreen'), atReady: bytes('atReady'), all: bytes('all') },
-  largest: loads[0].largest, step, edits,
+  largest: loads[0].largest, step, edits, playground,
 };
 
 console.log(`Machine: ${result.cpu}, ${result.cores} cores; Node ${result.node}; ${result.date}`);
@@ -249,4 +257,5 @@ console.log(`\nLargest responses (gzipped): ${result.largest.map((l) => `${l.url
 console.log('| edit a Q cell -> next frame | tokens | frame | page\'s update() | main-thread work | problem |\n| --- | ---: | ---: | ---: | ---: | --- |');
 for (const e of edits) console.log(`| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${ms(e.work)} | ${e.status} |`);
 console.log(`\nStep-through, Next -> next frame: ${ms(step)}`);
+if (playground) console.log(`\n## The playground\n${playgroundReport(playground).join('\n')}`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));

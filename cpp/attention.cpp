@@ -234,7 +234,9 @@ ATTN_NOINLINE Settings<S> settings_of(const Normalized& n) {
   const Scale& scale = n.options.scale;
   s.divide = scale.kind == Scale::Kind::SqrtDk || scale.kind == Scale::Kind::DivideBy ||
              scale.kind == Scale::Kind::DivideBySqrt;
-  s.divisor = scale.kind == Scale::Kind::SqrtDk         ? std::sqrt(static_cast<S>(n.d_k))
+  // Differential attention's scores are over d_k/2 features: √(d_k/2).
+  const Eigen::Index d_scores = n.lambdas.empty() ? n.d_k : n.d_k / 2;
+  s.divisor = scale.kind == Scale::Kind::SqrtDk         ? std::sqrt(static_cast<S>(d_scores))
               : scale.kind == Scale::Kind::DivideBySqrt ? std::sqrt(static_cast<S>(scale.value))
                                                         : static_cast<S>(scale.value);
   s.factor = scale.kind == Scale::Kind::Multiply ? static_cast<S>(scale.value) : S(1);
@@ -260,6 +262,7 @@ struct Projected {
   std::vector<int> x_step;   ///< the step Q is projected from (none: X itself)
   std::vector<int> kv_step;  ///< the step K and V are projected from
   std::vector<int> angles_step;  ///< RoPE's angles (none without RoPE)
+  Mat<S> G;  ///< the output gate σ(X·W_G + b_G), every head's (empty without W_G)
 };
 
 /// A position encoding added to X before the projections: X' = X + PE (or + P). Returns the
@@ -302,6 +305,7 @@ ATTN_NOINLINE Projected<S> project_inputs(const Normalized& n, const StepWriter&
   p.Q = n.direct ? Mat<S>(n.Q.cast<S>()) : project<S>(X, n.W_Q, n.b_Q);
   p.K = n.direct ? Mat<S>(n.K.cast<S>()) : project<S>(X_kv, n.W_K, n.b_K);
   p.V = n.direct ? Mat<S>(n.V.cast<S>()) : project<S>(X_kv, n.W_V, n.b_V);
+  if (n.W_G) p.G = project<S>(X, *n.W_G, n.b_G).unaryExpr([](S x) { return sigmoid<S>(x); });
   return p;
 }
 
@@ -310,6 +314,8 @@ template <typename S>
 struct HeadInputs {
   Mat<S> Q, K, V;
   int q_step = 0, k_step = 0, v_step = 0;
+  /// QK-norm: the queries and keys as the scores would read them without the norm.
+  Mat<S> Q_raw, K_raw;
 };
 
 /// Head h's slices of Q, K and V, turned by RoPE and with the cache's rows before the new ones.
@@ -324,17 +330,37 @@ ATTN_NOINLINE HeadInputs<S> head_inputs(const Normalized& n, const Projected<S>&
   in.q_step = emit("Q", h, in.Q.template cast<double>(), p.x_step);
   in.k_step = emit("K", h, in.K.template cast<double>(), p.kv_step);
   in.v_step = emit("V", h, in.V.template cast<double>(), p.kv_step);
+  const QkNorm& qk_norm = n.options.qk_norm;
+  if (qk_norm.on) {  // each row's d_k features, Q and the new keys separately
+    in.Q_raw = in.Q;
+    in.K_raw = in.K;
+    const bool layer = qk_norm.type == QkNorm::Type::Layer;
+    in.Q = qk_normalize<S>(in.Q, layer, qk_norm.eps, n.g_q);
+    in.q_step = emit("Q_normed", h, in.Q.template cast<double>(), {in.q_step});
+    in.K = qk_normalize<S>(in.K, layer, qk_norm.eps, n.g_k);
+    in.k_step = emit("K_normed", h, in.K.template cast<double>(), {in.k_step});
+  }
   const Rope& rope = n.options.rope;
+  const bool halves = !n.lambdas.empty();
   if (rope.on) {  // queries at their positions, new keys at theirs (after the cached ones)
-    in.Q = rotate<S>(in.Q, rope, n.query_pos, 0);
+    in.Q = rotate_head<S>(in.Q, rope, halves, n.query_pos, 0);
     in.q_step = emit("Q_rot", h, in.Q.template cast<double>(), {in.q_step, p.angles_step[0]});
-    in.K = rotate<S>(in.K, rope, n.key_pos, static_cast<size_t>(n.past));
+    in.K = rotate_head<S>(in.K, rope, halves, n.key_pos, static_cast<size_t>(n.past));
     in.k_step = emit("K_rot", h, in.K.template cast<double>(), {in.k_step, p.angles_step[0]});
+    if (qk_norm.on) {
+      in.Q_raw = rotate_head<S>(in.Q_raw, rope, halves, n.query_pos, 0);
+      in.K_raw = rotate_head<S>(in.K_raw, rope, halves, n.key_pos, static_cast<size_t>(n.past));
+    }
   }
   if (n.past > 0) {  // the cache's rows of this key/value head, then the new rows
     Mat<S> keys(n.S, n.d_k), values(n.S, n.d_v);
     keys << n.past_K.middleCols(g * n.d_k, n.d_k).cast<S>(), in.K;
     values << n.past_V.middleCols(g * n.d_v, n.d_v).cast<S>(), in.V;
+    if (qk_norm.on) {  // the cache holds keys as it stores them, normalised
+      Mat<S> raw(n.S, n.d_k);
+      raw << n.past_K.middleCols(g * n.d_k, n.d_k).cast<S>(), in.K_raw;
+      in.K_raw = std::move(raw);
+    }
     in.K = std::move(keys);
     in.V = std::move(values);
     in.k_step = emit("K_cache", h, in.K.template cast<double>(), {in.k_step});
@@ -608,6 +634,25 @@ ATTN_NOINLINE Weights<S> head_weights(const Normalized& n, const Settings<S>& se
                                       const Logits<S>& logits, int h, HeadFacts& facts, Leak& leak) {
   Vector log_sum_exp;
   Weights<S> weights;
+  if (n.sigmoid) {
+    // σ(x + b) entry by entry; a hidden key gets 0 whatever mask_fill wrote there.
+    const S b = static_cast<S>(n.sigmoid_bias);
+    weights.values = logits.values.unaryExpr([b](S x) { return sigmoid<S>(x + b); });
+    log_sum_exp = Vector::Constant(n.L, std::numeric_limits<double>::quiet_NaN());
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      bool all_hidden = true;
+      for (Eigen::Index j = 0; j < n.S; ++j) {
+        const bool hidden = set.has_mask && set.combined.hidden(i, j);
+        if (hidden) weights.values(i, j) = 0;
+        all_hidden = all_hidden && hidden;
+      }
+      if (all_hidden) facts.fully_masked.push_back(static_cast<int>(i));
+    }
+    weights.step = emit("weights", h, weights.values.template cast<double>(), {logits.step});
+    note_weight_rows<S>(weights.values, logits.values, log_sum_exp, facts);
+    if (set.has_mask) facts.hidden_weight = Vector::Zero(n.L);
+    return weights;
+  }
   if (!n.sink_logits.empty()) {
     facts.sink_logit = n.sink_logits[static_cast<size_t>(h)];
     weights.values = softmax_rows_with_sink<S>(logits.values, static_cast<S>(facts.sink_logit),
@@ -633,7 +678,7 @@ ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, con
   const std::string fill_text = format_number(n.options.mask_fill);
   for (int row : fully_masked_rows) {
     const std::string which = axis + std::to_string(row + 1) + " of the mask hides every key";
-    if (set.finite_fill) {
+    if (set.finite_fill && !n.sigmoid) {
       t.warnings.push_back(which + ", but mask_fill = " + fill_text +
                            " is a number, not -inf: its hidden scores all become " + fill_text +
                            ", so its weights are spread evenly over the hidden keys instead of being 0");
@@ -745,6 +790,85 @@ ATTN_NOINLINE void add_linear_warnings(const Normalized& n, const Matrix& out,
   }
 }
 
+/// QK-norm's note: the largest score with the norm, and without it (the same queries and keys,
+/// rotated and cached alike, never normalised).
+template <typename S>
+ATTN_NOINLINE void note_qk_norm(const HeadInputs<S>& in, HeadFacts& facts) {
+  facts.max_score = static_cast<double>(product(in.Q, in.K.transpose()).maxCoeff());
+  facts.max_score_without_norm = static_cast<double>(product(in.Q_raw, in.K_raw.transpose()).maxCoeff());
+}
+
+/// Differential attention's output norm: each row x / √(mean(x²) + 1e-5) · (1 − lambda_init).
+template <typename S>
+Mat<S> head_norm(const Mat<S>& x, double lambda_init) {
+  Mat<S> out(x.rows(), x.cols());
+  const S gain = static_cast<S>(1 - lambda_init);
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const S divisor = static_cast<S>(row_norm<S>(x.row(r), false, 1e-5).divisor);
+    out.row(r) = x.row(r) / divisor * gain;
+  }
+  return out;
+}
+
+/// Differential attention's logits of one half (see normalized.h), in the working precision.
+template <typename S>
+Mat<S> half_logits(const Normalized& n, const Settings<S>& set, const Mat<S>& Qh, const Mat<S>& Kh, int half,
+                   const Mat<S>& alibi) {
+  const Eigen::Index w = n.d_k / 2;
+  const Mat<S> scores = product(Mat<S>(Qh.middleCols(half * w, w)), Mat<S>(Kh.middleCols(half * w, w).transpose()));
+  Mat<S> logits = set.divide ? Mat<S>(scores / set.divisor) : Mat<S>(scores * set.factor);
+  if (set.cap > 0) logits = (set.cap * (logits.array() / set.cap).tanh()).matrix();
+  if (alibi.size() > 0) logits += alibi;
+  if (set.has_mask) {
+    logits += set.mask;
+    if (set.finite_fill) {
+      for (Eigen::Index i = 0; i < n.L; ++i) {
+        for (Eigen::Index j = 0; j < n.S; ++j) {
+          if (set.combined.hidden(i, j)) logits(i, j) = set.fill;
+        }
+      }
+    }
+  }
+  return logits;
+}
+
+/// Differential attention's weights of a head: A₁ and A₂ (the softmaxes of the halves, with the
+/// head's ALiBi bias and the mask), then A₁ − λA₂.
+template <typename S>
+ATTN_NOINLINE Weights<S> differential_weights(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
+                                              const HeadInputs<S>& in, int h, HeadFacts& facts) {
+  std::vector<int> inputs = {in.q_step, in.k_step};
+  Mat<S> alibi;
+  if (!n.alibi_slopes.empty()) {
+    facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
+    alibi = alibi_bias(n, facts.alibi_slope).cast<S>();
+    inputs.push_back(emit("alibi", h, alibi.template cast<double>(), {}));
+  }
+  if (set.has_mask) {
+    inputs.push_back(emit("mask", h, set.mask_values, {}));
+    facts.hidden_by = set.combined.hidden_by;
+  }
+  facts.lambda = n.lambdas[static_cast<size_t>(h)];
+  Mat<S> parts[2];
+  int steps[2];
+  Vector log_sum_exp;
+  for (int half = 0; half < 2; ++half) {
+    const Mat<S> logits = half_logits<S>(n, set, in.Q, in.K, half, alibi);
+    check_no_nan<S>(logits, h, n);
+    std::vector<int> masked;
+    parts[half] = softmax_rows<S>(logits, half == 0 ? facts.fully_masked : masked, log_sum_exp, set.nan_when_fully_masked);
+    steps[half] = emit(half == 0 ? "weights_1" : "weights_2", h, parts[half].template cast<double>(), inputs);
+  }
+  if (set.has_mask && set.finite_fill) add_rows_hidden_by_fill<S>(n, set, facts);
+  Weights<S> weights;
+  weights.values = parts[0] - static_cast<S>(facts.lambda) * parts[1];
+  weights.step = emit("weights", h, weights.values.template cast<double>(), {steps[0], steps[1]});
+  // Sums, largest weights and entropies of A₁ − λA₂ (its entries may be negative).
+  log_sum_exp = Vector::Constant(n.L, std::numeric_limits<double>::quiet_NaN());
+  note_weight_rows<S>(weights.values, weights.values, log_sum_exp, facts);
+  return weights;
+}
+
 template <typename S>
 ATTN_NOINLINE Trace compute(const Normalized& n) {
   Trace t;
@@ -757,7 +881,7 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   const Settings<S> set = settings_of<S>(n);
   t.scale = set.divide ? 1.0 / static_cast<double>(set.divisor) : static_cast<double>(set.factor);
   const StepWriter emit(t, n);
-  t.steps.reserve(static_cast<size_t>(n.heads) * 16 + 5);  // at most 16 steps per head, 5 shared
+  t.steps.reserve(static_cast<size_t>(n.heads) * 24 + 5);  // at most 24 steps per head, 5 shared
 
   const Projected<S> projected = n.latent ? Projected<S>() : project_inputs<S>(n, emit, t);
   std::optional<Latent<S>> latent;
@@ -802,20 +926,36 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
       }
       continue;
     }
-    const Logits<S> logits = head_logits<S>(n, set, emit, in, h, facts);
-    check_no_nan<S>(logits.values, h, n);
-    const Weights<S> weights = head_weights<S>(n, set, emit, logits, h, facts, leak);
+    if (n.options.qk_norm.on) note_qk_norm<S>(in, facts);
+    const Weights<S> weights = n.lambdas.empty() ? [&] {
+      const Logits<S> logits = head_logits<S>(n, set, emit, in, h, facts);
+      check_no_nan<S>(logits.values, h, n);
+      return head_weights<S>(n, set, emit, logits, h, facts, leak);
+    }() : differential_weights<S>(n, set, emit, in, h, facts);
     if (h == 0) fully_masked_rows = facts.fully_masked;
     t.facts.push_back(std::move(facts));
 
-    concat.middleCols(h * n.d_v, n.d_v) = product(weights.values, in.V);
-    if (n.heads == 1 && !n.W_O) {
+    Mat<S> head = product(weights.values, in.V);
+    // The head's own steps after weights·V: the norm of differential attention, the gate.
+    const bool more = (!n.lambdas.empty() && n.options.differential.norm) || n.W_G;
+    if (n.heads == 1 && !n.W_O && !more) {
       weighted_sum = {weights.step, in.v_step};
     } else {
-      head_outputs.push_back(emit("head_output", h,
-                                  concat.middleCols(h * n.d_v, n.d_v).template cast<double>(),
-                                  {weights.step, in.v_step}));
+      int step = emit("head_output", h, head.template cast<double>(), {weights.step, in.v_step});
+      if (!n.lambdas.empty() && n.options.differential.norm) {
+        head = head_norm<S>(head, n.options.differential.lambda_init);
+        step = emit("head_normed", h, head.template cast<double>(), {step});
+      }
+      if (n.W_G) {
+        const Mat<S> gate = n.gate_headwise ? Mat<S>(projected.G.col(h))
+                                            : Mat<S>(projected.G.middleCols(h * n.d_v, n.d_v));
+        const int gate_step = emit("gate", h, gate.template cast<double>(), projected.x_step);
+        for (Eigen::Index j = 0; j < n.d_v; ++j) head.col(j) = head.col(j).cwiseProduct(gate.col(n.gate_headwise ? 0 : j));
+        step = emit("gated_output", h, head.template cast<double>(), {step, gate_step});
+      }
+      head_outputs.push_back(step);
     }
+    concat.middleCols(h * n.d_v, n.d_v) = head;
   }
 
   // The output reads the concatenation (several heads) or the one head's output (with W_O),
@@ -823,7 +963,7 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   std::vector<int> output_inputs = weighted_sum;
   if (n.heads > 1) {
     output_inputs = {emit("concat", -1, concat.template cast<double>(), head_outputs)};
-  } else if (n.W_O) {
+  } else if (weighted_sum.empty()) {  // W_O, or the head's own steps after weights·V
     output_inputs = head_outputs;
   }
   Mat<S> output = concat;
@@ -942,6 +1082,12 @@ Matrix latent_cache_sizes(const Normalized& n) {
   Matrix sizes(1, static_cast<Eigen::Index>(forms.size()));
   for (size_t k = 0; k < forms.size(); ++k) sizes(0, static_cast<Eigen::Index>(k)) = forms[k].second;
   return sizes;
+}
+
+Matrix differential_logits(const Normalized& n, const Matrix& Qh, const Matrix& Kh, int half, int h) {
+  const Settings<double> set = settings_of<double>(n);
+  const Matrix alibi = n.alibi_slopes.empty() ? Matrix() : alibi_bias(n, n.alibi_slopes[static_cast<size_t>(h)]);
+  return half_logits<double>(n, set, Qh, Kh, half, alibi);
 }
 
 Trace compute_trace(const Normalized& n) {

@@ -77,6 +77,35 @@ enum class FeatureMap {
   Identity,    ///< x
 };
 
+/// QK-norm (Qwen3, Gemma 3): each head's d_k features of Q and of K normalised separately, after
+/// projection and bias, before RoPE; new keys only (a cache holds keys already normalised).
+struct QkNorm {
+  enum class Type {
+    None,   ///< not given (refused when qk_norm is on: the type is required)
+    Rms,    ///< x / √(mean(x²) + eps) · g
+    Layer,  ///< (x − mean) / √(var + eps) · g, population variance, no bias
+  };
+  bool on = false;
+  Type type = Type::None;
+  double eps = 1e-6;
+  std::vector<double> g_q, g_k;  ///< d_k gains shared by every head; empty: ones
+};
+
+/// What turns a row of logits into weights.
+enum class ScoreFn {
+  Softmax,  ///< e^x / Σ e^x (the default)
+  Sigmoid,  ///< σ(x + b) entry by entry (Ramapuram et al., 2024): rows need not sum to 1
+};
+
+/// Differential attention (Ye et al., 2024): each head's d_k splits in halves, two softmaxes,
+/// A = A₁ − λA₂, and the head's output optionally normalised.
+struct Differential {
+  bool on = false;
+  std::vector<double> lambda;  ///< one number, or one per head (required)
+  double lambda_init = 0.8;
+  bool norm = true;  ///< x / √(mean(x²) + 1e-5) · (1 − lambda_init) per head output row
+};
+
 /// Options of a problem; defaults as in the README.
 struct Options {
   Layout layout = Layout::Rows;
@@ -117,6 +146,13 @@ struct Options {
   std::optional<bool> normalize;          ///< divide by φ(q)ᵀΣφ(k) (default true)
   /// γ in (0, 1]: key j weighs γ^(pos(i) − pos(j)) in query i's sum (causal only; default 1).
   std::optional<double> decay;
+
+  // ---- attention variants of 2024-2026 (issue 31); the rows layout only ----
+  QkNorm qk_norm;
+  ScoreFn score_fn = ScoreFn::Softmax;
+  /// The sigmoid's bias b (score_fn sigmoid); NaN: −ln S, S the number of keys (cache included).
+  double sigmoid_bias = std::numeric_limits<double>::quiet_NaN();
+  Differential differential;
 };
 
 /// A problem: either Q, K, V directly, or X with W_Q, W_K, W_V (and X_kv for
@@ -140,6 +176,10 @@ struct Problem {
   /// Latent attention's cache: the latents c_KV and the rotated k_R of earlier tokens (positions
   /// 0 ... P-1), d_c and d_r wide: all a latent cache stores.
   std::optional<Matrix> past_c_KV, past_k_R;
+  /// The output gate (Qwen3-Next): G = σ(X·W_G + b_G), d_model×(heads·d_v) (elementwise) or
+  /// d_model×heads (headwise); each head's output is multiplied by its gate.
+  std::optional<Matrix> W_G;
+  std::optional<Vector> b_G;
   /// The gradient of a loss with respect to the output, shaped like it: what gradients()
   /// propagates back (all ones when absent: the loss Σ O). run() does not read it.
   std::optional<Matrix> dO;
@@ -165,8 +205,9 @@ enum class Axis {
 /// One intermediate result, reported in the layout the problem chose, with everything a view
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
-  /// positional, X_pos, rope_angles, Q, K, V, Q_rot, K_rot, K_cache, V_cache, scores, scaled, softcapped,
-  /// alibi, biased, mask, masked, weights, head_output, concat, output; linear attention's
+  /// positional, X_pos, rope_angles, Q, K, V, Q_normed, K_normed, Q_rot, K_rot, K_cache, V_cache,
+  /// scores, scaled, softcapped, alibi, biased, mask, masked, weights_1, weights_2, weights,
+  /// head_output, head_normed, gate, gated_output, concat, output; linear attention's
   /// phi_Q, phi_K, linear_scores, normalizer; latent attention's c_KV, k_R, c_Q (shared), K_C, V,
   /// Q_C, q_R, scores_C, scores_R (per head), its absorbed form Q_absorbed, scores_C_absorbed,
   /// O_latent (per head), output_absorbed, and cache_sizes (numbers a cache stores per token)
@@ -223,6 +264,12 @@ struct HeadFacts {
   /// not checked: RoPE off, or cos/sin given as tables (whose rows stop at their last position).
   double rope_shift = 0;
   double rope_shift_change = 0;
+  /// QK-norm: the largest score with the norm, and the largest the same queries and keys give
+  /// without it (NaN without QK-norm).
+  double max_score = std::numeric_limits<double>::quiet_NaN();
+  double max_score_without_norm = std::numeric_limits<double>::quiet_NaN();
+  /// Differential attention: the head's λ (NaN otherwise).
+  double lambda = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Everything computed for one problem.
@@ -270,6 +317,13 @@ struct Explanation {
   ///  "unrotated"   value = input                           (a feature beyond RoPE's dims)
   ///  "cache"       value copied from token `source_row`, feature `source_col` of `source`:
   ///                "past_K"/"past_V" (a cached row) or the step of the new rows
+  ///  "qk_norm"     value = (x − mean) / divisor · factor (layer) or x / divisor · factor (rms):
+  ///                divisor = √(spread + eps), spread the row's variance or mean(x²); left = the
+  ///                head's row of features (Q_normed, K_normed, head_normed)
+  ///  "sigmoid"     value = 1 / (1 + e^-(input + bias)), 0 where the key is hidden
+  ///  "difference"  value = part_1 − lambda·part_2 (differential attention's weights)
+  ///  "gate"        value = σ(Σ_k left[k]·right[k] + bias): X's row times a column of W_G
+  ///  "gated"       value = input · factor (the head's output times its gate)
   ///  "angle"       value = position·θ_i with θ_i = base^(-2i/dims) for the pair i (turning
   ///                features pair_first and pair_second); with cos/sin tables, atan2(sin, cos)
   ///                of the pair's entries at that position
@@ -333,6 +387,10 @@ struct Explanation {
   /// softmax with a sink logit (gpt-oss): its logit, its exp(logit - max), its share.
   bool has_sink = false;
   double sink_logit = 0, sink_exp = 0, sink_share = 0;
+  /// qk_norm / head_norm: the row's mean (layer), and mean(x²) or its variance; `divisor` is
+  /// √(that + eps), `factor` the gain. sigmoid: `bias` is b. difference: λ and the two weights.
+  double mean = 0, spread = 0;
+  double lambda = 0, part_1 = 0, part_2 = 0;
 
   // ---- the calculation described, so every view writes any kind the same way ----
   // Placeholders a view fills: `@N` is numbers[N] at the view's decimals (numbers[0] is the

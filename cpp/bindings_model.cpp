@@ -51,8 +51,27 @@ std::vector<int> tokens_of(const attn::Model& m, const std::string& tokens_json)
   return b.tokens;
 }
 
-Json evaluation(const attn::Model& m) {
-  const attn::Evaluation e = m.evaluate();
+/// [[layer, head], ...] as JSON text ("" for none): which heads are switched off.
+std::vector<bool> ablated_heads(const attn::ModelConfig& c, const std::string& ablated) {
+  std::vector<bool> off(static_cast<size_t>(c.layers * c.heads), false);
+  if (ablated.empty()) return off;
+  const Json heads = parse(ablated, "ablate");
+  if (!heads.is_array()) throw attn::InputError("ablate: expected a list of [layer, head] pairs");
+  for (const Json& pair : heads) {
+    const bool ok = pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_integer() &&
+                    pair[0].get<int>() >= 1 && pair[0].get<int>() <= c.layers && pair[1].get<int>() >= 1 &&
+                    pair[1].get<int>() <= c.heads;
+    if (!ok) {
+      throw attn::InputError("ablate: " + pair.dump() + " is not [layer, head] of this model (layers 1 to " +
+                             std::to_string(c.layers) + ", heads 1 to " + std::to_string(c.heads) + ")");
+    }
+    off[static_cast<size_t>((pair[0].get<int>() - 1) * c.heads + pair[1].get<int>() - 1)] = true;
+  }
+  return off;
+}
+
+Json evaluation(const attn::Model& m, const std::vector<bool>& off) {
+  const attn::Evaluation e = m.evaluate(&off);
   return Json{{"step", m.step()}, {"loss", e.loss}, {"accuracy", e.accuracy}, {"predictions", e.predictions}};
 }
 
@@ -70,21 +89,11 @@ Json scores(const attn::Model& m) {
   return out;
 }
 
-Json matrix_rows(const attn::Matrix& m) {
-  Json out = Json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 /// Logits shaped like the tokens: T×vocab for one sequence, B×T×vocab for a batch.
 Json logits_json(const attn::Matrix& logits, const attn::Batch& b, bool batch) {
   Json out = Json::array();
   for (int s = 0; s < b.sequences; ++s) {
-    out.push_back(matrix_rows(logits.middleRows(s * b.length, b.length)));
+    out.push_back(attn::matrix_json(logits.middleRows(s * b.length, b.length)));
   }
   return batch ? out : out[0];
 }
@@ -122,8 +131,12 @@ val step_js(int id) {
   return guarded([&] { return val(model(id).step()); });
 }
 
-val evaluate_js(int id) {
-  return guarded([&] { return text(evaluation(model(id))); });
+// `ablated`: as predict's.
+val evaluate_js(int id, std::string ablated) {
+  return guarded([&] {
+    const attn::Model& m = model(id);
+    return text(evaluation(m, ablated_heads(m.config().model, ablated)));
+  });
 }
 
 val head_scores_js(int id) {
@@ -166,21 +179,7 @@ val predict_js(int id, std::string tokens, std::string ablated) {
     Json t = Json::array();
     for (int x : list) t.push_back(x);
     const attn::Batch b = attn::batch_from_json(c, t, nullptr);
-    std::vector<bool> off(static_cast<size_t>(c.layers * c.heads), false);
-    if (!ablated.empty()) {
-      const Json heads = parse(ablated, "ablated");
-      if (!heads.is_array()) throw attn::InputError("ablate: expected a list of [layer, head] pairs");
-      for (const Json& pair : heads) {
-        const bool ok = pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_integer() &&
-                        pair[0].get<int>() >= 1 && pair[0].get<int>() <= c.layers && pair[1].get<int>() >= 1 &&
-                        pair[1].get<int>() <= c.heads;
-        if (!ok) {
-          throw attn::InputError("ablate: " + pair.dump() + " is not [layer, head] of this model (layers 1 to " +
-                                 std::to_string(c.layers) + ", heads 1 to " + std::to_string(c.heads) + ")");
-        }
-        off[static_cast<size_t>((pair[0].get<int>() - 1) * c.heads + pair[1].get<int>() - 1)] = true;
-      }
-    }
+    const std::vector<bool> off = ablated_heads(c, ablated);
     const attn::Model::Output out = m.forward(b, off);
     Json predictions = Json::array();
     for (Eigen::Index r = 0; r < out.logits.rows(); ++r) {
@@ -191,10 +190,10 @@ val predict_js(int id, std::string tokens, std::string ablated) {
     Json attention = Json::array();
     for (const auto& layer : m.attention_weights(list)) {
       Json heads = Json::array();
-      for (const attn::Matrix& a : layer) heads.push_back(matrix_rows(a));
+      for (const attn::Matrix& a : layer) heads.push_back(attn::matrix_json(a));
       attention.push_back(heads);
     }
-    return text(Json{{"tokens", t}, {"logits", matrix_rows(out.logits)}, {"predictions", predictions}, {"attention", attention}});
+    return text(Json{{"tokens", t}, {"logits", attn::matrix_json(out.logits)}, {"predictions", predictions}, {"attention", attention}});
   });
 }
 
@@ -207,7 +206,8 @@ val catalogue_js() {
       const attn::TrainConfig c = attn::train_config_from_json(p.config);
       presets.push_back({{"name", p.name},
                          {"description", p.description},
-                         {"question", p.watch},
+                         {"question", p.question},
+                         {"reveal", p.reveal},
                          {"config", attn::to_json(c)},
                          {"example", attn::task_example(c)}});
     }

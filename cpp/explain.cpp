@@ -163,7 +163,9 @@ void ExplainedCell::read_mask() {
 void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double position, const std::string& from_symbol) {
   const Rope& rope = n.options.rope;
   e.input = x(r, c);
-  if (c >= rope.dims) {
+  // Differential attention rotates each half of the head as a head of d_k/2 features.
+  const Eigen::Index offset = !n.lambdas.empty() && c >= n.d_k / 2 ? n.d_k / 2 : 0;
+  if (c - offset >= rope.dims) {
     e.kind = "unrotated";
     derive({(from_symbol.empty() ? same_entry(0) : indexed(from_symbol, ij)) + " \\quad\\text{(not rotated)}", value});
     e.text = std::string("This feature lies beyond RoPE’s rotated dimensions: ") + (back ? "its gradient" : "it") +
@@ -171,8 +173,9 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
     return;
   }
   e.kind = "rotation";
-  const int pair = static_cast<int>(rope.style == Rope::Style::Half ? c % (rope.dims / 2) : c / 2);
-  const auto [a, b] = rope_pair(rope, pair);
+  const int pair = static_cast<int>(rope.style == Rope::Style::Half ? (c - offset) % (rope.dims / 2) : (c - offset) / 2);
+  const auto [pair_a, pair_b] = rope_pair(rope, pair);
+  const Eigen::Index a = pair_a + offset, b = pair_b + offset;
   e.pair_first = a;
   e.pair_second = b;
   // Queries sit at their positions; new keys come after the cached ones.
@@ -285,6 +288,148 @@ void ExplainedCell::forward() {
                per_position + " radians per position, times the position. Each pair turns at its own "
                "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
     }
+  } else if (step_id == "Q_normed" || step_id == "K_normed" || step_id == "head_normed") {
+    // QK-norm of a head's row of d_k features, or differential attention's norm of a head's output row.
+    e.kind = "qk_norm";
+    const bool head_normed = step_id == "head_normed";
+    const QkNorm& q = n.options.qk_norm;
+    const bool layer = !head_normed && q.type == QkNorm::Type::Layer;
+    const double eps = head_normed ? 1e-5 : q.eps;
+    const Vector x = input(0).row(r).transpose();
+    const RowNorm norm = row_norm<double>(x, layer, eps);
+    e.input = x[c];
+    e.mean = norm.mean;
+    e.spread = norm.spread;
+    e.divisor = norm.divisor;
+    e.factor = head_normed ? 1 - n.options.differential.lambda_init
+                           : (step_id == "Q_normed" ? n.g_q : n.g_k)[static_cast<size_t>(c)];
+    e.left.assign(x.data(), x.data() + x.size());
+    const std::string& from = input_step(0).symbol;
+    const std::string xi = indexed(from, at(r1, c1)), in = num(e.input), gain = num(e.factor), d = num(e.divisor);
+    const std::string spread = num(e.spread), eps_n = num(eps);
+    const std::string g = head_normed ? "(1 - \\lambda_{\\text{init}})" : step_id == "Q_normed" ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}";
+    if (layer) {
+      const std::string mean = num(e.mean);
+      derive({"\\frac{" + xi + " - \\mu}{\\sqrt{\\sigma^2 + \\varepsilon}}\\, " + g + ",\\quad \\mu = " + mean + ",\\; \\sigma^2 = " + spread,
+              "\\frac{" + in + " - " + mean + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain,
+              "\\frac{" + num(e.input - e.mean) + "}{" + d + "} \\cdot " + gain, value});
+      e.text = "Layer norm of @token's " + std::to_string(x.size()) + " features of this head: subtract their mean " + mean +
+               ", divide by the square root of their variance " + spread + " plus ε, times the gain " + gain +
+               ". Each row then has mean 0 and variance 1 (before the gains), whatever the size of the projection.";
+    } else {
+      derive({"\\frac{" + xi + "}{\\sqrt{\\operatorname{mean}(x^2) + \\varepsilon}}\\, " + g + ",\\quad \\operatorname{mean}(x^2) = " + spread,
+              "\\frac{" + in + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain, "\\frac{" + in + "}{" + d + "} \\cdot " + gain, value});
+      e.text = std::string("RMS norm of @token's ") + std::to_string(x.size()) + (head_normed ? " output features of this head" : " features of this head") +
+               ": divide by the root of their mean square " + spread + " plus ε, times " +
+               (head_normed ? "1 − λ_init = " : "the gain ") + gain + "." +
+               (head_normed ? " Every head's output row then has the same scale, whatever its λ." :
+                              " Each row's length is then about √d_k, so scores cannot grow with the projections.");
+    }
+    std::vector<double> squares;
+    for (double v : e.left) squares.push_back(layer ? (v - e.mean) * (v - e.mean) : v * v);
+    table("Features of @token", {"feature", "x", layer ? "(x − mean)²" : "x²"}, "feature", {e.left, squares},
+          static_cast<int>(c));
+  } else if (step_id == "weights_1" || step_id == "weights_2") {
+    // One half's softmax: the logits of the half (recomputed as the trace computed them).
+    const int half = step_id == "weights_1" ? 0 : 1;
+    e.kind = "softmax";
+    const Matrix logits = differential_logits(n, input(0), input(1), half, step->head);
+    const Vector row_logits = logits.row(r).transpose();
+    e.logits.assign(row_logits.data(), row_logits.data() + row_logits.size());
+    e.max = row_logits.maxCoeff();
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    if (e.max == -kInf) {
+      derive({"0 \\quad\\text{(every key of this query is masked)}"});
+      e.text = "Every key of this query is masked, so all its weights are 0 (no softmax is taken).";
+      return;
+    }
+    for (double x : e.logits) {
+      e.shifted.push_back(x - e.max);
+      e.exps.push_back(std::exp(x - e.max));
+      e.exp_sum += e.exps.back();
+    }
+    const Eigen::Index w = n.d_k / 2;
+    const std::string first = std::to_string(half * w + 1), last = std::to_string((half + 1) * w);
+    const std::string m = num(e.max), sum = num(e.exp_sum);
+    const std::string shifted = num(e.shifted[static_cast<size_t>(c)]), exp = num(e.exps[static_cast<size_t>(c)]);
+    derive({"\\frac{e^{x_{" + ij + "} - m}}{\\sum_{j'} e^{x_{" + r1 + ",j'} - m}},\\quad x = Q_{" + std::to_string(half + 1) + "}K_{" +
+                std::to_string(half + 1) + "}^\\top s,\\; m = " + m,
+            "\\frac{e^{" + shifted + "}}{@terms(2)}", "\\frac{" + exp + "}{" + sum + "}", value});
+    e.text = "Differential attention, half " + std::to_string(half + 1) + ": the query of @query and every key over features " + first +
+             ".." + last + " only, scaled (and masked) as usual, then a softmax along the row. Σ exp = " + sum + ".";
+    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps}, static_cast<int>(c));
+  } else if (step_id == "weights" && !n.lambdas.empty()) {
+    e.kind = "difference";
+    e.part_1 = input(0)(r, c);
+    e.part_2 = input(1)(r, c);
+    e.lambda = n.lambdas[static_cast<size_t>(step->head)];
+    const double cancelled = e.lambda * e.part_2, common = std::min(e.part_1, cancelled);
+    const std::string a1 = num(e.part_1), a2 = num(e.part_2), l = num(e.lambda), la2 = num(cancelled);
+    const std::string common_n = num(common), rest = num(1 - e.lambda);
+    derive({indexed(input_step(0).symbol, ij) + " - \\lambda\\, " + indexed(input_step(1).symbol, ij),
+            a1 + " - " + l + " \\cdot " + a2, a1 + " - " + la2, value});
+    e.text = "Both halves give this key weight: A₁ = " + a1 + " and A₂ = " + a2 + ". What they share, " + common_n +
+             " here, is the common-mode part: attention both maps pay whatever the question (noise, or a sink), and λ·A₂ = " + la2 +
+             " subtracts it. What is left, " + value + ", is the part only the first half sees. Each row of A sums to 1 − λ = " + rest +
+             " (the softmaxes each sum to 1), and entries may be negative.";
+    const Matrix w1 = input(0), w2 = input(1);
+    std::vector<double> one(w1.row(r).data(), w1.row(r).data() + w1.cols()), two, scaled, diff;
+    for (Eigen::Index j = 0; j < w2.cols(); ++j) {
+      two.push_back(w2(r, j));
+      scaled.push_back(e.lambda * w2(r, j));
+      diff.push_back(w1(r, j) - e.lambda * w2(r, j));
+    }
+    table("Keys of @query", {"key", "A₁", "A₂", "λ·A₂", "A₁ − λ·A₂"}, "key", {one, two, scaled, diff}, static_cast<int>(c));
+  } else if (step_id == "weights" && n.sigmoid) {
+    e.kind = "sigmoid";
+    e.input = input(0)(r, c);
+    e.has_bias = true;
+    e.bias = n.sigmoid_bias;
+    read_mask();
+    const std::string x = num(e.input), b = num(e.bias);
+    if (e.hidden || e.input == -std::numeric_limits<double>::infinity()) {
+      derive({"0 \\quad\\text{(hidden)}"});
+      e.text = hidden_by(e) + " Sigmoid attention gives a hidden key weight 0, whatever mask_fill is.";
+    } else {
+      const std::string z = num(e.input + e.bias);
+      derive({"\\sigma(" + same_entry(0) + " + b) = \\frac{1}{1 + e^{-(" + same_entry(0) + " + b)}}",
+              "\\frac{1}{1 + e^{-(" + x + " + (" + b + "))}}", "\\frac{1}{1 + e^{-(" + z + ")}}", value});
+      e.text = "Sigmoid attention: each weight on its own, σ(score + b) with b = " + b +
+               (std::isnan(n.options.sigmoid_bias) ? " (−ln S, S = " + std::to_string(n.S) + " keys)" : std::string()) +
+               ". No key competes with another, so the row need not sum to 1.";
+    }
+  } else if (step_id == "gate") {
+    e.kind = "gate";
+    const Matrix in = !step->inputs.empty() ? input(0) : n.X;
+    const Eigen::Index col = n.gate_headwise ? step->head : step->feature_first + c;
+    dot(in.row(r).transpose(), n.W_G->col(col));
+    double z = 0;
+    for (double p : e.products) z += p;
+    if (n.b_G) {
+      e.has_bias = true;
+      e.bias = (*n.b_G)[col];
+      z += e.bias;
+    }
+    e.input = z;
+    const std::string W = given_symbol("W_G", -1, n), cj = std::to_string(col + 1);
+    const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
+    const std::string zn = num(z);
+    derive({"\\sigma\\Big(\\sum_m " + indexed(!step->inputs.empty() ? input_step(0).symbol : std::string("X"), r1 + ",m") + "\\," +
+                indexed(W, "m," + cj) + (e.has_bias ? " + b_{G," + cj + "}" : "") + "\\Big)",
+            "\\sigma(@terms(0,1)" + bias + ")", "\\sigma(" + zn + ")", value});
+    e.text = "The token @token times column " + cj + " of W_G" + (e.has_bias ? ", plus its bias" : "") + ", through the sigmoid: " +
+             (n.gate_headwise ? "one gate for all of this head's output" : "one gate for this feature of the head's output") +
+             ", between 0 (shut) and 1 (open).";
+    table("Terms", {"m", "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
+  } else if (step_id == "gated_output") {
+    e.kind = "gated";
+    e.input = input(0)(r, c);
+    e.factor = input(1)(r, n.gate_headwise ? 0 : c);
+    const std::string x = num(e.input), g = num(e.factor);
+    derive({indexed(input_step(0).symbol, ij) + " \\cdot " + indexed(input_step(1).symbol, at(r1, n.gate_headwise ? "1" : c1)),
+            x + " \\cdot " + g, value});
+    e.text = "The head's output times its gate " + g + ": the gate lets " + (e.factor > 0.5 ? "most" : "little") +
+             " of it through (a gate near 0 lets a head say nothing for this token).";
   } else if (step_id == "Q_rot" || step_id == "K_rot") {
     rotate_pair(input(0), step_id == "Q_rot", false);
   } else if (step_id == "K_cache" || step_id == "V_cache") {
@@ -564,6 +709,8 @@ void ExplainedCell::forward() {
             n.columns ? "@terms(1,0)" : "@terms(0,1)", value});
     e.text = "The weights of @query times feature " + c1 + " of each value, summed.";
     table("Weighted values", {"key", "weight", "value", "weight × value"}, "key", {e.left, e.right, e.products});
+  } else if (!n.W_O && n.heads == 1) {
+    concat_source(*step);  // one head without W_O: the output is its last step (normed, gated)
   } else if (!n.W_O) {
     concat_source(input_step(0));  // several heads without W_O: the output is the concatenation
   } else {

@@ -26,6 +26,17 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
 }
 
 void ExplainedCell::gradient() {
+  // The variants of issue 31 have gradients (gradients.cpp) but no worked calculations of their
+  // gradient cells yet: say so rather than explain a cell by a rule that does not hold for it.
+  const char* variant = n.options.qk_norm.on ? "options.qk_norm"
+                        : n.W_G             ? "W_G"
+                        : n.sigmoid         ? "options.score_fn \"sigmoid\""
+                        : !n.lambdas.empty() ? "options.differential"
+                                             : nullptr;
+  if (variant && step_id != "dO") {
+    throw InputError(std::string("explain has no worked calculation yet for the gradient cells of a problem with ") + variant +
+                     " (engine.gradients computes them)");
+  }
   // Σ_k left[k]·right[k]: the gradient reaching the cell along each k, summed. The subscripts
   // are in the rows layout's order (`at` writes them in the user's), "k" the summed index;
   // `over` labels the terms ("feature", "key", "query" or "m").

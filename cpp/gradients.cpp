@@ -31,6 +31,33 @@ Mat<S> column_sums(const Mat<S>& m) {
   return m.colwise().sum();
 }
 
+/// QK-norm's backward pass for each row: with x̂ = (x − mean)/σ and u = dy ∘ g,
+/// dx = (u − mean(u) − x̂·mean(u ∘ x̂)) / σ (rms: mean 0 and no mean(u) term); `dg` gains Σ dy ∘ x̂.
+template <typename S>
+Mat<S> qk_norm_back(const Mat<S>& x, const Mat<S>& dy, bool layer, double eps, const std::vector<double>& g,
+                    Mat<S>& dg) {
+  Mat<S> dx(x.rows(), x.cols());
+  const S count = static_cast<S>(x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const RowNorm norm = row_norm<S>(x.row(r), layer, eps);
+    const S mean = static_cast<S>(norm.mean), sigma = static_cast<S>(norm.divisor);
+    S mean_u = 0, mean_ux = 0;
+    for (Eigen::Index k = 0; k < x.cols(); ++k) {
+      const S xhat = (x(r, k) - mean) / sigma, u = dy(r, k) * static_cast<S>(g[static_cast<size_t>(k)]);
+      mean_u += u;
+      mean_ux += u * xhat;
+      dg(0, k) += dy(r, k) * xhat;
+    }
+    mean_u /= count;
+    mean_ux /= count;
+    for (Eigen::Index k = 0; k < x.cols(); ++k) {
+      const S xhat = (x(r, k) - mean) / sigma, u = dy(r, k) * static_cast<S>(g[static_cast<size_t>(k)]);
+      dx(r, k) = (u - (layer ? mean_u : S(0)) - xhat * mean_ux) / sigma;
+    }
+  }
+  return dx;
+}
+
 template <typename S>
 void backward(const Normalized& n, Trace& t) {
   std::vector<Step>& steps = t.steps;
@@ -71,15 +98,96 @@ void backward(const Normalized& n, Trace& t) {
   Mat<S> dpast_K = Mat<S>::Zero(past, n.kv_heads * n.d_k);
   Mat<S> dpast_V = Mat<S>::Zero(past, n.kv_heads * n.d_v);
   std::vector<int> dQ_steps, dK_steps, dV_steps, dK_cache_steps, dV_cache_steps;
+  const bool qk = n.options.qk_norm.on, halves = !n.lambdas.empty();
+  Mat<S> dg_q = Mat<S>::Zero(1, n.d_k), dg_k = Mat<S>::Zero(1, n.d_k);
+  std::vector<int> dgq_steps, dgk_steps, dgate_steps;
+  Mat<S> dG_all = n.W_G ? Mat<S>(Mat<S>::Zero(L, n.W_G->cols())) : Mat<S>();
+
+  // From the gradients of the queries and keys as the scores read them (and of the values) to
+  // the head's Q, K, V: the cache split off, RoPE and QK-norm turned back, summed into the whole.
+  auto finish_head = [&](int h, Mat<S> dQh, int dQ_step, Mat<S> dK_seen, int dK_step, const Mat<S>& dV_seen,
+                         int dV_seen_step) {
+    const int g = n.kv_group(h);
+    Mat<S> dVh = dV_seen;
+    int dV_step = dV_seen_step;
+    if (past > 0) {  // the cached rows' share goes to past_K / past_V, the new rows on
+      dK_cache_steps.push_back(dK_step);
+      dV_cache_steps.push_back(dV_step);
+      dpast_K.middleCols(g * n.d_k, n.d_k) += dK_seen.topRows(past);
+      dpast_V.middleCols(g * n.d_v, n.d_v) += dV_seen.topRows(past);
+      dK_seen = Mat<S>(dK_seen.bottomRows(fresh));
+      dVh = Mat<S>(dV_seen.bottomRows(fresh));
+      dK_step = emit(rope.on ? "dK_rot" : qk ? "dK_normed" : "dK", h, dK_seen, {dK_step});
+      dV_step = emit("dV", h, dVh, {dV_step});
+    }
+    if (rope.on) {
+      dQh = rotate_head<S>(dQh, rope, halves, n.query_pos, 0, /*back=*/true);
+      dQ_step = emit(qk ? "dQ_normed" : "dQ", h, dQh, {dQ_step});
+      dK_seen = rotate_head<S>(dK_seen, rope, halves, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+      dK_step = emit(qk ? "dK_normed" : "dK", h, dK_seen, {dK_step});
+    }
+    if (qk) {  // QK-norm turned back: the gradients of Q and K as projected (before the norm)
+      const bool layer = n.options.qk_norm.type == QkNorm::Type::Layer;
+      dgq_steps.push_back(dQ_step);
+      dgk_steps.push_back(dK_step);
+      const int raw_q = find(steps, "Q", h), raw_k = find(steps, "K", h);
+      dQh = qk_norm_back<S>(values(raw_q), dQh, layer, n.options.qk_norm.eps, n.g_q, dg_q);
+      dQ_step = emit("dQ", h, dQh, {dQ_step, raw_q});
+      dK_seen = qk_norm_back<S>(values(raw_k), dK_seen, layer, n.options.qk_norm.eps, n.g_k, dg_k);
+      dK_step = emit("dK", h, dK_seen, {dK_step, raw_k});
+    }
+    dQ_all.middleCols(h * n.d_k, n.d_k) = dQh;
+    dK_all.middleCols(g * n.d_k, n.d_k) += dK_seen;  // GQA: summed over the group's heads
+    dV_all.middleCols(g * n.d_v, n.d_v) += dVh;
+    dQ_steps.push_back(dQ_step);
+    dK_steps.push_back(dK_step);
+    dV_steps.push_back(dV_step);
+  };
+
+  // Differential attention: dA₁ = dA, dA₂ = −λ dA, each half's softmax (mask, softcap, scale)
+  // turned back, and the halves of dQ and dK side by side.
+  auto differential_back = [&](int h, const Mat<S>& Qh, const Mat<S>& Kh, const Mat<S>& dA, int dA_step, int q_step,
+                               int k_step, const Mat<S>& dV_seen, int dV_seen_step) {
+    const S lambda = static_cast<S>(n.lambdas[static_cast<size_t>(h)]);
+    const int w1 = find(steps, "weights_1", h), w2 = find(steps, "weights_2", h);
+    const int d1 = emit("dweights_1", h, dA, {dA_step});
+    const int d2 = emit("dweights_2", h, Mat<S>(-lambda * dA), {dA_step});
+    const Eigen::Index w = n.d_k / 2;
+    Mat<S> dQh(L, n.d_k), dK_seen(S_all, n.d_k);
+    for (int half = 0; half < 2; ++half) {
+      const Mat<S> Ah = values(half == 0 ? w1 : w2);
+      const Mat<S> dAh = half == 0 ? dA : Mat<S>(-lambda * dA);
+      Mat<S> d = Ah.cwiseProduct(dAh);
+      const Mat<S> row_sums = d.rowwise().sum();
+      d -= Ah.cwiseProduct(row_sums.replicate(1, S_all));
+      if (has_mask) {
+        for (Eigen::Index i = 0; i < L; ++i) {
+          for (Eigen::Index j = 0; j < S_all; ++j) {
+            if (mask.hidden(i, j)) d(i, j) = 0;
+          }
+        }
+      }
+      const Mat<S> Qk = Qh.middleCols(half * w, w), Kk = Kh.middleCols(half * w, w);
+      if (cap > 0) {
+        const Mat<S> tanh = (Mat<S>(Qk * Kk.transpose() * scale).array() / cap).tanh().matrix();
+        d = d.cwiseProduct(Mat<S>::Ones(L, S_all) - tanh.cwiseProduct(tanh));
+      }
+      d *= scale;
+      dQh.middleCols(half * w, w) = d * Kk;
+      dK_seen.middleCols(half * w, w) = d.transpose() * Qk;
+    }
+    const int dQ_step = emit(rope.on ? "dQ_rot" : qk ? "dQ_normed" : "dQ", h, dQh, {d1, d2, k_step});
+    const int dK_step = emit(past > 0 ? "dK_cache" : rope.on ? "dK_rot" : qk ? "dK_normed" : "dK", h, dK_seen,
+                             {d1, d2, q_step});
+    finish_head(h, dQh, dQ_step, dK_seen, dK_step, dV_seen, dV_seen_step);
+  };
 
   for (int h = 0; h < n.heads; ++h) {
-    const int g = n.kv_group(h);
-
-    int d_head = dO_step;
-    const Mat<S> dOh = d_concat.middleCols(h * n.d_v, n.d_v);
-    if (head_output_step) d_head = emit("dhead_output", h, dOh, {dO_step});
-
     if (n.linear()) {
+      const int g = n.kv_group(h);
+      int d_head = dO_step;
+      const Mat<S> dOh = d_concat.middleCols(h * n.d_v, n.d_v);
+      if (head_output_step) d_head = emit("dhead_output", h, dOh, {dO_step});
       // O = (Λ·V) / D row by row, D_i = Σ_j Λ_ij, Λ = (φ(Q)φ(K)ᵀ) ∘ C (C: the decay and the causal
       // mask). dΛ_ij = dO_i·(V_j − O_i) / D_i (dO_i·V_j without normalizing), dV = Λᵀ·(dO / D),
       // dφ(Q) = (dΛ ∘ C)·φ(K), dφ(K) = (dΛ ∘ C)ᵀ·φ(Q), dQ = dφ(Q) ∘ φ′(Q), dK likewise.
@@ -136,24 +244,64 @@ void backward(const Normalized& n, Trace& t) {
 
     // The forward steps the derivatives read: Q and K as the scores read them, V as the
     // weights read it, the weights, and the scaled scores (softcap's derivative).
-    const int q_step = find(steps, rope.on ? "Q_rot" : "Q", h);
-    const int k_step = find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : "K", h);
+    const int q_step = find(steps, rope.on ? "Q_rot" : qk ? "Q_normed" : "Q", h);
+    const int k_step = find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : qk ? "K_normed" : "K", h);
     const int v_step = find(steps, past > 0 ? "V_cache" : "V", h);
     const int weights_step = find(steps, "weights", h);
     const Mat<S> Qh = values(q_step), Kh = values(k_step), Vh = values(v_step), A = values(weights_step);
+
+    int d_head = dO_step;
+    Mat<S> dOh = d_concat.middleCols(h * n.d_v, n.d_v);
+    const int head_step = find(steps, "head_output", h), normed_step = find(steps, "head_normed", h);
+    const int gate_step = find(steps, "gate", h);
+    if (gate_step >= 0) {  // head̃ = head ∘ G: dG = dhead̃ ∘ head (summed over a head's features when headwise)
+      d_head = emit("dgated_output", h, dOh, {dO_step});
+      const int pre_step = normed_step >= 0 ? normed_step : head_step;
+      const Mat<S> pre = values(pre_step), G = values(gate_step);
+      const Mat<S> product = dOh.cwiseProduct(pre);
+      const Mat<S> dG = n.gate_headwise ? Mat<S>(product.rowwise().sum()) : product;
+      dgate_steps.push_back(emit("dgate", h, dG, {d_head, pre_step}));
+      if (n.gate_headwise) {
+        dG_all.col(h) = dG.col(0);
+      } else {
+        dG_all.middleCols(h * n.d_v, n.d_v) = dG;
+      }
+      for (Eigen::Index j = 0; j < n.d_v; ++j) dOh.col(j) = dOh.col(j).cwiseProduct(G.col(n.gate_headwise ? 0 : j));
+      d_head = emit(normed_step >= 0 ? "dhead_normed" : "dhead_output", h, dOh, {d_head, gate_step});
+    }
+    if (normed_step >= 0) {  // y = x / r · c, r = √(mean(x²) + 1e-5): dx = (c/r)(dy − x̂·mean(dy ∘ x̂))
+      if (gate_step < 0) d_head = emit("dhead_normed", h, dOh, {dO_step});
+      const std::vector<double> gain(static_cast<size_t>(n.d_v), 1 - n.options.differential.lambda_init);
+      Mat<S> unused = Mat<S>::Zero(1, n.d_v);
+      dOh = qk_norm_back<S>(values(head_step), dOh, false, 1e-5, gain, unused);
+      d_head = emit("dhead_output", h, dOh, {d_head, head_step});
+    }
+    if (gate_step < 0 && normed_step < 0 && head_output_step) d_head = emit("dhead_output", h, dOh, {dO_step});
 
     const Mat<S> dA = dOh * Vh.transpose();
     const int dA_step = emit("dA", h, dA, {d_head, v_step});
     const Mat<S> dV_seen = A.transpose() * dOh;
     const int dV_seen_step = emit(past > 0 ? "dV_cache" : "dV", h, dV_seen, {weights_step, d_head});
 
-    // The softmax's Jacobian, row by row: dS_ij = A_ij (dA_ij - Σ_k A_ik dA_ik). A sink logit
-    // is one more entry of the row whose dA is 0 (it adds nothing to the output), so the same
-    // formula holds with the weights as they are (summing to 1 - the sink's share).
-    Mat<S> d = A.cwiseProduct(dA);
-    const Mat<S> row_sums = d.rowwise().sum();
-    d -= A.cwiseProduct(row_sums.replicate(1, S_all));
-    int d_step = emit("dS", h, d, {weights_step, dA_step});
+    if (halves) {
+      differential_back(h, Qh, Kh, dA, dA_step, q_step, k_step, dV_seen, dV_seen_step);
+      continue;
+    }
+
+    Mat<S> d;
+    int d_step;
+    if (n.sigmoid) {  // σ' = σ(1 − σ), entry by entry; a hidden key's weight is 0, so is its gradient
+      d = dA.cwiseProduct(A).cwiseProduct(Mat<S>::Ones(L, S_all) - A);
+      d_step = emit("dS", h, d, {weights_step, dA_step});
+    } else {
+      // The softmax's Jacobian, row by row: dS_ij = A_ij (dA_ij - Σ_k A_ik dA_ik). A sink logit
+      // is one more entry of the row whose dA is 0 (it adds nothing to the output), so the same
+      // formula holds with the weights as they are (summing to 1 - the sink's share).
+      d = A.cwiseProduct(dA);
+      const Mat<S> row_sums = d.rowwise().sum();
+      d -= A.cwiseProduct(row_sums.replicate(1, S_all));
+      d_step = emit("dS", h, d, {weights_step, dA_step});
+    }
     if (has_mask) {
       // A hidden score is the fill (-inf or mask_fill) whatever the score was: no gradient
       // passes. With -inf the weight is already 0; a finite fill leaves dS nonzero there.
@@ -174,37 +322,13 @@ void backward(const Normalized& n, Trace& t) {
     d *= scale;
     const int dscores_step = emit("dscores", h, d, {d_step});
 
-    Mat<S> dQh = d * Kh;
-    Mat<S> dK_seen = d.transpose() * Qh;
-    int dQ_step = emit(rope.on ? "dQ_rot" : "dQ", h, dQh, {dscores_step, k_step});
-    const char* dK_seen_id = past > 0 ? "dK_cache" : rope.on ? "dK_rot" : "dK";
-    int dK_step = emit(dK_seen_id, h, dK_seen, {dscores_step, q_step});
-    Mat<S> dVh = dV_seen;
-    int dV_step = dV_seen_step;
-    if (past > 0) {  // the cached rows' share goes to past_K / past_V, the new rows on
-      dK_cache_steps.push_back(dK_step);
-      dV_cache_steps.push_back(dV_step);
-      dpast_K.middleCols(g * n.d_k, n.d_k) += dK_seen.topRows(past);
-      dpast_V.middleCols(g * n.d_v, n.d_v) += dV_seen.topRows(past);
-      dK_seen = Mat<S>(dK_seen.bottomRows(fresh));
-      dVh = Mat<S>(dV_seen.bottomRows(fresh));
-      dK_step = emit(rope.on ? "dK_rot" : "dK", h, dK_seen, {dK_step});
-      dV_step = emit("dV", h, dVh, {dV_step});
-    }
-    if (rope.on) {
-      dQh = rotate<S>(dQh, rope, n.query_pos, 0, /*back=*/true);
-      dQ_step = emit("dQ", h, dQh, {dQ_step});
-      dK_seen = rotate<S>(dK_seen, rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
-      dK_step = emit("dK", h, dK_seen, {dK_step});
-    }
-    dQ_all.middleCols(h * n.d_k, n.d_k) = dQh;
-    dK_all.middleCols(g * n.d_k, n.d_k) += dK_seen;  // GQA: summed over the group's heads
-    dV_all.middleCols(g * n.d_v, n.d_v) += dVh;
-    dQ_steps.push_back(dQ_step);
-    dK_steps.push_back(dK_step);
-    dV_steps.push_back(dV_step);
+    const Mat<S> dQh = d * Kh;
+    const Mat<S> dK_seen = d.transpose() * Qh;
+    const int dQ_step = emit(rope.on ? "dQ_rot" : qk ? "dQ_normed" : "dQ", h, dQh, {dscores_step, k_step});
+    const char* dK_seen_id = past > 0 ? "dK_cache" : rope.on ? "dK_rot" : qk ? "dK_normed" : "dK";
+    const int dK_step = emit(dK_seen_id, h, dK_seen, {dscores_step, q_step});
+    finish_head(h, dQh, dQ_step, dK_seen, dK_step, dV_seen, dV_seen_step);
   }
-
   // The gradients of the inputs as given, whole.
   const int dQ = emit("dQ", -1, dQ_all, dQ_steps);
   const int dK = emit("dK", -1, dK_all, dK_steps);
@@ -213,9 +337,15 @@ void backward(const Normalized& n, Trace& t) {
     emit("dpast_K", -1, dpast_K, dK_cache_steps);
     emit("dpast_V", -1, dpast_V, dV_cache_steps);
   }
+  if (qk) {
+    emit("dg_q", -1, dg_q, dgq_steps);
+    emit("dg_k", -1, dg_k, dgk_steps);
+  }
   if (n.W_O) {
     // W_O reads the concatenation (several heads) or the one head's output.
-    const int concat_step = n.heads > 1 ? find(steps, "concat", -1) : find(steps, "head_output", 0);
+    const int gated = find(steps, "gated_output", 0), normed = find(steps, "head_normed", 0);
+    const int last_head_step = gated >= 0 ? gated : normed >= 0 ? normed : find(steps, "head_output", 0);
+    const int concat_step = n.heads > 1 ? find(steps, "concat", -1) : last_head_step;
     emit("dW_O", -1, Mat<S>(values(concat_step).transpose() * dO), {concat_step, dO_step});
     if (n.b_O) emit("db_O", -1, column_sums<S>(dO), {dO_step});
   }
@@ -238,10 +368,23 @@ void backward(const Normalized& n, Trace& t) {
   if (n.b_K) emit("db_K", -1, column_sums<S>(dK_all), {dK});
   emit("dW_V", -1, Mat<S>(X_kv.transpose() * dV_all), with(kv_input, dV));
   if (n.b_V) emit("db_V", -1, column_sums<S>(dV_all), {dV});
-  const Mat<S> dX_q = dQ_all * n.W_Q.cast<S>().transpose();
+  Mat<S> dX_q = dQ_all * n.W_Q.cast<S>().transpose();
+  std::vector<int> dX_inputs = n.cross ? std::vector<int>{dQ} : std::vector<int>{dQ, dK, dV};
+  if (n.W_G) {  // the gate: G = σ(X'·W_G + b_G), so dZ = dG ∘ G(1 − G) for its argument Z
+    Mat<S> Z = X * n.W_G->cast<S>();
+    if (n.b_G) Z.rowwise() += n.b_G->cast<S>().transpose();
+    const Mat<S> G = Z.unaryExpr([](S z) { return sigmoid<S>(z); });
+    const Mat<S> dZ = dG_all.cwiseProduct(G).cwiseProduct(Mat<S>::Ones(G.rows(), G.cols()) - G);
+    const int dgate = emit("dgate", -1, dG_all, dgate_steps);
+    const int gates = find(steps, "gate", 0);  // the gate's numbers: G(1 − G) is σ's slope
+    emit("dW_G", -1, Mat<S>(X.transpose() * dZ), with(with(x_input, dgate), gates));
+    if (n.b_G) emit("db_G", -1, column_sums<S>(dZ), {dgate});
+    dX_q += dZ * n.W_G->cast<S>().transpose();
+    dX_inputs.push_back(dgate);
+  }
   const Mat<S> dX_kv = dK_all * n.W_K.cast<S>().transpose() + dV_all * n.W_V.cast<S>().transpose();
   // A position encoding is added to X, so dX = dX' (and dP = dX' for learned positions).
-  const int dX = n.cross ? emit("dX", -1, dX_q, {dQ}) : emit("dX", -1, Mat<S>(dX_q + dX_kv), {dQ, dK, dV});
+  const int dX = n.cross ? emit("dX", -1, dX_q, dX_inputs) : emit("dX", -1, Mat<S>(dX_q + dX_kv), dX_inputs);
   if (n.cross) emit("dX_kv", -1, dX_kv, {dK, dV});
   if (n.P) emit("dP", -1, values(dX), {dX});
 }

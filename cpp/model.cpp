@@ -113,21 +113,6 @@ double init_std(const ModelConfig& c, const TensorInfo& info) {
   return 1.0 / std::sqrt(static_cast<double>(embedding ? c.d_model : info.rows));
 }
 
-Json matrix_json(const Matrix& m, bool vector) {
-  if (vector) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(0, j));
-    return row;
-  }
-  Json out = Json::array();
-  for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    Json row = Json::array();
-    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(i, j));
-    out.push_back(std::move(row));
-  }
-  return out;
-}
-
 template <typename S>
 Json weights_json(const ModelConfig& c, const Weights<S>& w) {
   Json out = Json::object();
@@ -260,18 +245,9 @@ Mat<S> norm_backward(ModelConfig::Norm kind, const NormW<S>& w, const NormCache<
   return inner.array().colwise() * cache.inv.array();
 }
 
-/// GELU, the tanh form: 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
-template <typename S>
-S gelu(S x) {
-  const S c = static_cast<S>(0.7978845608028654);
-  return S(0.5) * x * (S(1) + std::tanh(c * (x + static_cast<S>(0.044715) * x * x * x)));
-}
-template <typename S>
-S gelu_derivative(S x) {
-  const S c = static_cast<S>(0.7978845608028654), k = static_cast<S>(0.044715);
-  const S t = std::tanh(c * (x + k * x * x * x));
-  return S(0.5) * (S(1) + t) + S(0.5) * x * (S(1) - t * t) * c * (S(1) + S(3) * k * x * x);
-}
+/// GELU, the tanh form: 0.5·x·(1 + tanh(c·(x + k·x³))), c = √(2/π), k = 0.044715; its derivative
+/// 0.5·(1 + t) + 0.5·x·(1 − t²)·c·(1 + 3k·x²) with t the same tanh.
+constexpr double kGeluC = 0.7978845608028654, kGeluK = 0.044715;
 
 /// Softmax of each row of causal scores (row i sees keys 0…i), as the core computes it
 /// (attention.cpp softmax_rows): e^(x − max)/Σ in float64, e^(x − logsumexp) in float32.
@@ -324,7 +300,7 @@ struct ForwardCache {
   int B = 0, T = 0;
   std::vector<int> tokens;
   struct Layer {
-    Mat<S> h_in, a, Q, K, V, concat, h_mid, m, z, u;
+    Mat<S> h_in, a, Q, K, V, concat, h_mid, m, z, t, u;  // t: GELU's tanh
     NormCache<S> na, nm;
     std::vector<Mat<S>> A;  ///< weights, index b·heads + h
   };
@@ -603,8 +579,15 @@ class ModelT final : public Model::Impl {
         C.m = normed ? norm_forward(m.norm, W.norm_mlp, h, C.nm) : h;
         C.z = C.m * W.W_in;
         if (m.bias) C.z.rowwise() += W.b_in.row(0);
-        C.u = m.activation == ModelConfig::Activation::Relu ? Mat<S>(C.z.cwiseMax(S(0)))
-                                                            : Mat<S>(C.z.unaryExpr([](S x) { return gelu(x); }));
+        if (m.activation == ModelConfig::Activation::Relu) {
+          C.u = C.z.cwiseMax(S(0));
+        } else {
+          // GELU's tanh form, as whole arrays (Eigen vectorises tanh for float); t is kept for the
+          // backward pass.
+          const auto z = C.z.array();
+          C.t = (S(kGeluC) * (z + S(kGeluK) * z.cube())).tanh().matrix();
+          C.u = (S(0.5) * z * (S(1) + C.t.array())).matrix();
+        }
         h += C.u * W.W_out;
         if (m.bias) h.rowwise() += W.b_out.row(0);
       }
@@ -673,7 +656,8 @@ class ModelT final : public Model::Impl {
         if (m.activation == ModelConfig::Activation::Relu) {
           dz = dz.cwiseProduct(Mat<S>((C.z.array() > S(0)).template cast<S>()));
         } else {
-          dz = dz.cwiseProduct(Mat<S>(C.z.unaryExpr([](S x) { return gelu_derivative(x); })));
+          const auto z = C.z.array(), t = C.t.array();
+          dz.array() *= S(0.5) * (S(1) + t) + S(0.5) * z * (S(1) - t.square()) * S(kGeluC) * (S(1) + S(3 * kGeluK) * z.square());
         }
         if (m.bias) G.b_in += dz.colwise().sum();
         G.W_in += C.m.transpose() * dz;
@@ -771,9 +755,9 @@ std::vector<std::vector<Matrix>> Model::attention_weights(const std::vector<int>
   return impl_->attention(one_sequence(impl_->config.model, tokens))[0];
 }
 
-Evaluation Model::evaluate() const {
+Evaluation Model::evaluate(const std::vector<bool>* ablated) const {
   const Batch probe = probe_batch();
-  const Output out = forward(probe);
+  const Output out = impl_->forward(probe, ablated);
   const std::vector<char> counted = accuracy_positions(impl_->config, probe);
   Evaluation e;
   e.loss = out.loss;
@@ -879,6 +863,17 @@ Json Model::head_problem(int layer, int head, const std::vector<int>& tokens) co
   if (m.positions == ModelConfig::Positions::Rope) options["rope"] = {{"base", 10000}, {"style", "half"}};
   problem["options"] = options;
   return problem;
+}
+
+Json matrix_json(const Matrix& m, bool vector) {
+  if (vector) {
+    Json row = Json::array();
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row.push_back(m(0, j));
+    return row;
+  }
+  Json out = Json::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) out.push_back(matrix_json(m.row(i), true));
+  return out;
 }
 
 }  // namespace attn

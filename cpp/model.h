@@ -87,10 +87,13 @@ struct TaskInfo {
 };
 const std::vector<TaskInfo>& task_catalogue();
 
-/// A preset: a configuration whose defaults make its lesson happen, with what to watch for.
+/// A preset: a configuration whose defaults make its lesson happen, with the question a learner
+/// answers before training and how the run reveals the answer: `reveal` is {"choose": "layer" |
+/// "head", "score": a detector, "threshold"} (the first head whose score passes it) or {"choose":
+/// "yes_no", "accuracy": a threshold} (passed by the last step or not).
 struct Preset {
-  std::string name, description, watch;
-  Json config;
+  std::string name, description, question;
+  Json reveal, config;
 };
 const std::vector<Preset>& presets();
 /// The preset's configuration; throws InputError naming the presets there are.
@@ -131,8 +134,9 @@ class Model {
 
   /// `steps` optimiser steps on batches of the task; the training loss of each.
   std::vector<double> train(int steps);
-  /// Loss and accuracy on the task's probe batch (fixed, the same at every step).
-  Evaluation evaluate() const;
+  /// Loss and accuracy on the task's probe batch (fixed, the same at every step); `ablated` as
+  /// for forward() switches heads off.
+  Evaluation evaluate(const std::vector<bool>* ablated = nullptr) const;
   /// Every layer × head's detector scores and ablation.
   std::vector<HeadScore> head_scores() const;
 
@@ -175,6 +179,9 @@ class Model {
 /// A batch from JSON: one sequence (a list) or several (lists of equal length). `targets` may be
 /// absent (the next token, -1 at the end). Checked against the model's vocab and context.
 Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* targets);
+
+/// A matrix as JSON: a list of rows, or (vector) one list of its first row.
+Json matrix_json(const Matrix& m, bool vector = false);
 
 /// A task's batch of `count` sequences from `random` (tasks.cpp).
 Batch task_batch(const TrainConfig& config, RandomState& random, int count);

@@ -64,6 +64,20 @@ struct Normalized {
   Eigen::Index d_c = 0, d_r = 0, d_cq = 0, d_h = 0;
   bool qr_from_cq = false;  ///< W_QR reads c_Q (d_cq rows), else X (d_model rows)
 
+  // ---- variants (issue 31), rows layout ----
+  /// QK-norm's gains, d_k each (ones when not given); empty without QK-norm.
+  std::vector<double> g_q, g_k;
+  /// The output gate: W_G and b_G, and whether it is one gate per head (d_model×heads) rather
+  /// than one per output feature (d_model×(heads·d_v)).
+  std::optional<Matrix> W_G;
+  std::optional<Vector> b_G;
+  bool gate_headwise = false;
+  /// Sigmoid attention: the bias b every weight adds (the given one, or −ln S).
+  bool sigmoid = false;
+  double sigmoid_bias = 0;
+  /// Differential attention: each head's λ; empty when off.
+  std::vector<double> lambdas;
+
   /// The key/value head query head `h` reads (grouped-query attention).
   int kv_group(int h) const { return h / (heads / kv_heads); }
   /// A window limits the keys a query sees (one side at least is bounded).
@@ -114,6 +128,38 @@ inline double feature_map_slope(FeatureMap map, double x) {
 std::vector<std::pair<std::string, double>> latent_cache_forms(const Normalized& n);
 Matrix latent_cache_sizes(const Normalized& n);
 
+/// QK-norm of one row of d_k features: (x − mean)/√(var + eps)·g (layer) or x/√(mean(x²) + eps)·g.
+struct RowNorm {
+  double mean = 0, spread = 0, divisor = 1;  ///< spread: var (layer) or mean(x²) (rms)
+};
+template <typename S, typename Row>
+RowNorm row_norm(const Row& x, bool layer, double eps) {
+  RowNorm r;
+  const S count = static_cast<S>(x.size());
+  S mean = 0;
+  if (layer) mean = x.sum() / count;
+  S spread = 0;
+  for (Eigen::Index k = 0; k < x.size(); ++k) spread += (x[k] - mean) * (x[k] - mean);
+  spread /= count;
+  const S divisor = std::sqrt(spread + static_cast<S>(eps));
+  r.mean = static_cast<double>(mean);
+  r.spread = static_cast<double>(spread);
+  r.divisor = static_cast<double>(divisor);
+  return r;
+}
+
+/// The exclusive variants (issue 31): sigmoid, differential, linear and latent attention exclude
+/// one another. Each entry is the key a message names, whether the problem turns it on, and
+/// whether the variant replaces the whole computation (linear, latent) rather than how a softmax
+/// attention's weights are made (sigmoid, differential); validate.cpp's exclusive_variants() lists
+/// them and check_exclusive_variants() refuses any two.
+struct ExclusiveVariant {
+  const char* key;
+  bool on;
+  bool whole;
+};
+std::vector<ExclusiveVariant> exclusive_variants(const Problem& p);
+
 /// Checks `problem` and brings it to the rows layout (validate.cpp). Throws InputError naming
 /// the inputs that disagree, in the user's layout.
 Normalized normalize(const Problem& problem);
@@ -160,6 +206,43 @@ Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& posi
   }
   return out;
 }
+
+/// RoPE as the problem applies it to one head's queries or keys: the whole row, or with
+/// differential attention each half as a head of d_k/2 features.
+template <typename S>
+Mat<S> rotate_head(const Mat<S>& x, const Rope& rope, bool halves, const std::vector<double>& positions,
+                   size_t first, bool back = false) {
+  if (!halves) return rotate<S>(x, rope, positions, first, back);
+  const Eigen::Index half = x.cols() / 2;
+  Mat<S> out(x.rows(), x.cols());
+  out.leftCols(half) = rotate<S>(Mat<S>(x.leftCols(half)), rope, positions, first, back);
+  out.rightCols(half) = rotate<S>(Mat<S>(x.rightCols(half)), rope, positions, first, back);
+  return out;
+}
+
+/// QK-norm of each row of `x` with gains `g`: (x − mean)/√(var + eps)·g or x/√(mean(x²) + eps)·g.
+template <typename S>
+Mat<S> qk_normalize(const Mat<S>& x, bool layer, double eps, const std::vector<double>& g) {
+  Mat<S> out(x.rows(), x.cols());
+  for (Eigen::Index r = 0; r < x.rows(); ++r) {
+    const RowNorm norm = row_norm<S>(x.row(r), layer, eps);
+    const S mean = static_cast<S>(norm.mean), divisor = static_cast<S>(norm.divisor);
+    for (Eigen::Index k = 0; k < x.cols(); ++k) {
+      out(r, k) = (x(r, k) - mean) / divisor * static_cast<S>(g[static_cast<size_t>(k)]);
+    }
+  }
+  return out;
+}
+
+/// The logistic sigmoid 1 / (1 + e^-x), 0 at -inf.
+template <typename S>
+S sigmoid(S x) {
+  return S(1) / (S(1) + std::exp(-x));
+}
+
+/// Differential attention's logits of half `half` (0 or 1) of head h: Q_k K_kᵀ scaled, soft-capped,
+/// ALiBi's bias and the mask added (or the fill), in double (explain() reads them) (attention.cpp).
+Matrix differential_logits(const Normalized& n, const Matrix& Qh, const Matrix& Kh, int half, int h);
 
 /// The rows of the rope_angles step: every position a query or key sits at, in increasing
 /// order, once each (with cos/sin tables, those the tables hold a row for) (attention.cpp).

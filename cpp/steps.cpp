@@ -18,14 +18,15 @@ namespace attn {
 namespace {
 
 enum class Id {
-  Positional, XPos, RopeAngles, Q, K, V, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped, Alibi, Biased,
-  Mask, Masked, Weights, PhiQ, PhiK, LinearScores, Normalizer,
+  Positional, XPos, RopeAngles, Q, K, V, QNormed, KNormed, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped,
+  Alibi, Biased, Mask, Masked, Weights1, Weights2, Weights, PhiQ, PhiK, LinearScores, Normalizer,
   // Multi-head latent attention (W_DKV given).
   CKV, KR, CQ, KC, QC, QR, ScoresC, ScoresR, QAbsorbed, ScoresCAbsorbed, OLatent,
-  HeadOutput, Concat, Output, OutputAbsorbed, CacheSizes,
+  HeadOutput, HeadNormed, Gate, GatedOutput, Concat, Output, OutputAbsorbed, CacheSizes,
   // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
-  DO, DHeadOutput, DA, DS, DSKept, DSUncapped, DScores, DQRot, DKRot, DKCache, DVCache, DQ, DK, DV,
-  DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK, DWV, DbV, DX, DXkv, DP,
+  DO, DGatedOutput, DGate, DHeadNormed, DHeadOutput, DA, DWeights1, DWeights2, DS, DSKept, DSUncapped, DScores,
+  DQRot, DKRot, DKCache, DVCache, DQNormed, DKNormed, DQ, DK, DV, DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK,
+  DWV, DbV, DGQ, DGK, DWG, DbG, DX, DXkv, DP,
   DLinearScores, DPhiQ, DPhiK
 };
 
@@ -51,6 +52,9 @@ constexpr Entry kCatalogue[] = {
     {Id::Q, "Q", "Queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::K, "K", "Keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::V, "V", "Values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::QNormed, "Q_normed", "Normalised queries", "\\hat Q", "Q̂", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::KNormed, "K_normed", "Normalised keys", "\\hat K", "K̂", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::QRot, "Q_rot", "Rotated queries", "Q_{\\text{rot}}", "Q_rot", ValueKind::Signed,
      Axis::Queries, Axis::Features},
     {Id::KRot, "K_rot", "Rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed, Axis::Keys,
@@ -71,6 +75,11 @@ constexpr Entry kCatalogue[] = {
     {Id::Mask, "mask", "Mask", "M", "M", ValueKind::KeepMask, Axis::Queries, Axis::Keys},
     {Id::Masked, "masked", "Masked scores", "\\bar S", "S̄", ValueKind::Signed, Axis::Queries,
      Axis::Keys},
+    {Id::Weights1, "weights_1", "Weights of the first halves", "A_1", "A₁", ValueKind::Probability,
+     Axis::Queries, Axis::Keys},
+    {Id::Weights2, "weights_2", "Weights of the second halves", "A_2", "A₂", ValueKind::Probability,
+     Axis::Queries, Axis::Keys},
+    // Signed for differential attention (A₁ − λA₂), whose weights may be negative (describe()).
     {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
      Axis::Keys},
     // Linear attention (options.attention = "linear").
@@ -100,6 +109,11 @@ constexpr Entry kCatalogue[] = {
      Axis::Features},
     {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed,
      Axis::Queries, Axis::Features},
+    {Id::HeadNormed, "head_normed", "Normalised head output", "\\widehat{\\text{head}}", "head̂",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::Gate, "gate", "Output gate", "G", "G", ValueKind::Probability, Axis::Queries, Axis::Features},
+    {Id::GatedOutput, "gated_output", "Gated head output", "\\tilde{\\text{head}}", "head̃", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
     {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
      Axis::Features},
     {Id::Output, "output", "Output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
@@ -110,9 +124,18 @@ constexpr Entry kCatalogue[] = {
     // Gradients: tex and text hold the name of what each is the gradient of (Notation::symbol
     // writes d before it). A bias's gradient is one row (one column in the columns layout).
     {Id::DO, "dO", "Gradient of the output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DGatedOutput, "dgated_output", "Gradient of the gated head output", "\\tilde{\\text{head}}", "head̃",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DGate, "dgate", "Gradient of the gate", "G", "G", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DHeadNormed, "dhead_normed", "Gradient of the normalised head output", "\\widehat{\\text{head}}", "head̂",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DHeadOutput, "dhead_output", "Gradient of the head output", "\\text{head}", "head",
      ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DA, "dA", "Gradient of the weights", "A", "A", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::DWeights1, "dweights_1", "Gradient of the first halves' weights", "A_1", "A₁", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
+    {Id::DWeights2, "dweights_2", "Gradient of the second halves' weights", "A_2", "A₂", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
     {Id::DS, "dS", "Gradient through the softmax", "", "", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::DSKept, "dS_kept", "Gradient through the mask", "", "", ValueKind::Signed, Axis::Queries,
      Axis::Keys},
@@ -128,6 +151,10 @@ constexpr Entry kCatalogue[] = {
      ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DVCache, "dV_cache", "Gradient of the values with the cache", "V_{\\text{cache}}", "V_cache",
      ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DQNormed, "dQ_normed", "Gradient of the normalised queries", "\\hat Q", "Q̂", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::DKNormed, "dK_normed", "Gradient of the normalised keys", "\\hat K", "K̂", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
     {Id::DQ, "dQ", "Gradient of the queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DK, "dK", "Gradient of the keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DV, "dV", "Gradient of the values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
@@ -143,6 +170,12 @@ constexpr Entry kCatalogue[] = {
     {Id::DbK, "db_K", "Gradient of b_K", "b_{K}", "b_K", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWV, "dW_V", "Gradient of W_V", "W_{V}", "W_V", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DbV, "db_V", "Gradient of b_V", "b_{V}", "b_V", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DGQ, "dg_q", "Gradient of the query gains", "g_{q}", "g_q", ValueKind::Signed, Axis::Features,
+     Axis::Features},
+    {Id::DGK, "dg_k", "Gradient of the key gains", "g_{k}", "g_k", ValueKind::Signed, Axis::Features,
+     Axis::Features},
+    {Id::DWG, "dW_G", "Gradient of W_G", "W_{G}", "W_G", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DbG, "db_G", "Gradient of b_G", "b_{G}", "b_G", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DX, "dX", "Gradient of the inputs", "X", "X", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed,
      Axis::Keys, Axis::Features},
@@ -214,7 +247,9 @@ class Notation {
   std::string symbol(const Entry& e, int head) const {
     if (e.key >= Id::DO) return cat({"d", gradient_of(e, head)});
     if (e.key == Id::Positional && n_.options.positional == Positional::Learned) return "P";
-    if (e.key == Id::HeadOutput) return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
+    if (e.key == Id::HeadOutput || e.key == Id::HeadNormed || e.key == Id::GatedOutput) {
+      return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
+    }
     return cat({pick(e.tex, e.text), head >= 0 ? sup(head) : std::string()});
   }
 
@@ -278,7 +313,48 @@ class Notation {
         return mask(own);
       case Id::Masked:
         return masked(own, in_symbol(0), in_symbol(1));
+      case Id::QNormed:
+      case Id::KNormed:
+        return qk_norm(own, in_symbol(0), e.key == Id::QNormed ? "q" : "k");
+      case Id::Weights1:
+      case Id::Weights2:
+        return half_softmax(own, s, e.key == Id::Weights1 ? 1 : 2, in_symbol(0), in_symbol(1));
+      case Id::HeadNormed: {
+        const std::string x = in_symbol(0), li = js_number(n_.options.differential.lambda_init);
+        if (tex_) {
+          return cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x, "^2) + 10^{-5}}}\\,(1 - \\lambda_{\\text{init}}),\\quad \\lambda_{\\text{init}} = ", li,
+                      " \\;\\text{(each row)}"});
+        }
+        return cat({own, " = ", x, " / √(mean(", x, "²) + 1e-5) · (1 − λ_init), λ_init = ", li, " (each row)"});
+      }
+      case Id::Gate: {
+        const std::string W = n_.gate_headwise ? columns_of(given_name("W_G"), s.head + 1, s.head + 1)
+                                               : columns_of(given_name("W_G"), s.feature_first + 1, s.feature_first + s.feature_count);
+        const std::string b = n_.b_G ? cat({" + ", n_.gate_headwise ? columns_of(given_name("b_G"), s.head + 1, s.head + 1)
+                                                              : columns_of(given_name("b_G"), s.feature_first + 1, s.feature_first + s.feature_count)})
+                                    : "";
+        const std::string x = s.inputs.empty() ? "X" : in_symbol(0);
+        return cat({own, pick(" = \\sigma(", " = σ("), x, pick("\\,", "·"), W, b, ")",
+                    n_.gate_headwise ? pick(" \\;\\text{(one gate per head)}", " (one gate per head)")
+                                     : pick(" \\;\\text{(one gate per feature)}", " (one gate per feature)")});
+      }
+      case Id::GatedOutput:
+        return cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
       case Id::Weights:
+        if (!n_.lambdas.empty()) {
+          const std::string l = js_number(n_.lambdas[static_cast<size_t>(s.head)]);
+          return cat({own, " = ", in_symbol(0), pick(" - \\lambda\\,", " − λ·"), in_symbol(1),
+                      pick(",\\quad \\lambda = ", ", λ = "), l});
+        }
+        if (n_.sigmoid) {
+          const std::string b = js_number(n_.sigmoid_bias);
+          const bool default_bias = std::isnan(n_.options.sigmoid_bias);
+          const std::string S = std::to_string(n_.S);
+          return cat({indexed(own), pick(" = \\sigma(", " = σ("), indexed(in_symbol(0)), pick(" + b),\\quad b = ", " + b), b = "), b,
+                      default_bias ? cat({pick(" = -\\ln ", " = −ln "), S}) : std::string(),
+                      n_.has_mask() ? pick(",\\; 0 \\text{ where hidden}", ", 0 where hidden") : "",
+                      pick(" \\;\\text{(rows need not sum to 1)}", " (rows need not sum to 1)")});
+        }
         if (!n_.sink_logits.empty()) return sink_softmax(own, in_symbol(0), s.head);
         return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
                     pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
@@ -370,6 +446,8 @@ class Notation {
       case Id::DScores:
         return symbol(entry("scores"), head);
       case Id::DHeadOutput:
+      case Id::DHeadNormed:
+      case Id::DGatedOutput:
         return sub(pick(e.tex, e.text), std::to_string(head + 1), false);
       default:
         break;
@@ -441,16 +519,75 @@ class Notation {
       case Id::DO:
         if (n_.dO) return cat({own, given_text, pick(",\\quad L = \\textstyle\\sum O \\circ dO", ", L = Σ O ∘ dO")});
         return cat({own, pick(" = \\mathbf{1},\\quad L = \\textstyle\\sum O", " = 1 (every entry), L = Σ O")});
-      case Id::DHeadOutput: {
+      case Id::DGatedOutput:
+        return cat({own, " = ", columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"})
+                                                  : in_symbol(0),
+                                           s.feature_first + 1, s.feature_first + s.feature_count)});
+      case Id::DGate:
+        if (s.head < 0) return whole(s, own, earlier, 0);
+        return n_.gate_headwise
+                   ? cat({own, " = ", pick("\\operatorname{rowsum}(", "rowsum("), in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1), ")"})
+                   : cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
+      case Id::DHeadNormed:
+      case Id::DHeadOutput:
+        if (in(0).id == "dgated_output") return cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
+        if (in(0).id == "dhead_normed") {
+          const std::string y = in_symbol(0), x = in_symbol(1);
+          return tex_ ? cat({own, " = \\frac{1 - \\lambda_{\\text{init}}}{r}\\big(", y, " - \\hat x \\operatorname{mean}(", y,
+                             " \\circ \\hat x)\\big),\\quad \\hat x = ", x, "/r,\\; r = \\sqrt{\\operatorname{mean}(", x,
+                             "^2) + 10^{-5}} \\;\\text{(each row)}"})
+                      : cat({own, " = (1 − λ_init)/r · (", y, " − x̂·mean(", y, " ∘ x̂)), x̂ = ", x, "/r, r = √(mean(", x,
+                             "²) + 1e-5) (each row)"});
+        }
+        if (e.key == Id::DHeadNormed) {
+          return cat({own, " = ", columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"})
+                                                    : in_symbol(0),
+                                             s.feature_first + 1, s.feature_first + s.feature_count)});
+        }
+        {
         const std::string from =
             n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0);
         return cat({own, " = ", columns_of(from, s.feature_first + 1, s.feature_first + s.feature_count)});
-      }
+        }
       case Id::DA:
         return cat({own, " = ", times(in_symbol(0), transposed(in_symbol(1)))});
       case Id::DVCache:
         return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+      case Id::DWeights1:
+        return cat({own, " = ", in_symbol(0)});
+      case Id::DWeights2:
+        return cat({own, pick(" = -\\lambda\\,", " = −λ·"), in_symbol(0), pick(",\\quad \\lambda = ", ", λ = "),
+                    js_number(n_.lambdas[static_cast<size_t>(s.head)])});
+      case Id::DQNormed:
+      case Id::DKNormed:
+        if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
+          return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
+                      pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
+        }
+        if (in(0).id == "dK_cache") return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
+        if (in(0).id == "dweights_1") return differential_dqk(own, e.key == Id::DQNormed, in_symbol(0), in_symbol(1), in_symbol(2));
+        return e.key == Id::DQNormed ? cat({own, " = ", times(in_symbol(0), in_symbol(1))})
+                                     : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+      case Id::DGQ:
+      case Id::DGK: {
+        const std::string sum = pick("\\textstyle\\sum_{\\text{heads, rows}} ", "Σ over heads and rows of ");
+        return tex_ ? cat({own, " = ", sum, "d", e.key == Id::DGQ ? "\\hat Q" : "\\hat K", " \\circ \\hat x"})
+                    : cat({own, " = ", sum, "d", e.key == Id::DGQ ? "Q̂" : "K̂", " ∘ x̂ (x̂: the row normalised, before the gain)"});
+      }
+      case Id::DWG: {
+        const std::string x = s.inputs.size() == 3 ? in_symbol(0) : "X", dG = in_symbol(s.inputs.size() - 2),
+                          G = in_symbol(s.inputs.size() - 1);
+        return cat({own, " = ", times(transposed(x), cat({"(", dG, pick(" \\circ G \\circ (1 - G)", " ∘ G ∘ (1 − G)"), ")"})),
+                    pick(" \\;\\text{(}G \\text{: every head's gate)}", " (G: every head's gate)")});
+      }
+      case Id::DbG:
+        return cat({own, " = ", token_sum(cat({"(", in_symbol(0), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}), "queries")});
       case Id::DS: {
+        if (n_.sigmoid) {
+          const std::string A = in_symbol(0), dA = in_symbol(1);
+          return cat({own, " = ", dA, pick(" \\circ ", " ∘ "), A, pick(" \\circ (1 - ", " ∘ (1 − "), A,
+                      pick(") \\;\\text{(the sigmoid's slope)}", ") (the sigmoid's slope)")});
+        }
         const std::string A = in_symbol(0), dA = in_symbol(1);
         const char* sum = columns_ ? "colsum" : "rowsum";
         if (tex_) {
@@ -470,9 +607,11 @@ class Notation {
       case Id::DScores:
         return cat({own, " = ", scaled(in_symbol(0))});
       case Id::DQRot:
+        if (in(0).id == "dweights_1") return differential_dqk(own, true, in_symbol(0), in_symbol(1), in_symbol(2));
         return cat({own, " = ", times(in_symbol(0), in_symbol(1))});
       case Id::DKRot:
       case Id::DKCache:
+        if (in(0).id == "dweights_1") return differential_dqk(own, false, in_symbol(0), in_symbol(1), in_symbol(2));
         if (in(0).id == "dscores") return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
         return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
       case Id::DQ:
@@ -493,6 +632,20 @@ class Notation {
         if (in(0).id == "dphi_Q" || in(0).id == "dphi_K") {
           const std::string x = in(0).id == "dphi_Q" ? "Q" : "K";
           return cat({own, " = ", in_symbol(0), pick(" \\circ \\phi'(", " ∘ φ′("), x, sup(s.head), "), ", slope()});
+        }
+        if (in(0).id == "dweights_1") return differential_dqk(own, e.key == Id::DQ, in_symbol(0), in_symbol(1), in_symbol(2));
+        if (in(0).id == "dQ_normed" || in(0).id == "dK_normed") {
+          const QkNorm& q = n_.options.qk_norm;
+          const std::string y = in_symbol(0), x = in_symbol(1), g = e.key == Id::DQ ? "g_q" : "g_k";
+          const bool layer = q.type == QkNorm::Type::Layer;
+          if (tex_) {
+            return cat({own, " = \\frac{1}{\\sigma}\\big(u", layer ? " - \\operatorname{mean}(u)" : "",
+                        " - \\hat x \\operatorname{mean}(u \\circ \\hat x)\\big),\\quad u = ", y, " \\circ ",
+                        e.key == Id::DQ ? "g_{q}" : "g_{k}", ",\\; \\hat x = ", layer ? "(x - \\operatorname{mean}(x))" : "x",
+                        "/\\sigma,\\; x = ", x, " \\;\\text{(QK-norm turned back, each row)}"});
+          }
+          return cat({own, " = (u", layer ? " − mean(u)" : "", " − x̂·mean(u ∘ x̂)) / σ, u = ", y, " ∘ ", g, ", x̂ = ",
+                      layer ? "(x − mean(x))" : "x", "/σ, x = ", x, " (QK-norm turned back, each row)"});
         }
         if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
           return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
@@ -522,6 +675,11 @@ class Notation {
       case Id::DXkv: {
         std::string sum;
         for (size_t k = 0; k < s.inputs.size(); ++k) {
+          if (in(k).id == "dgate") {  // through the gate's sigmoid
+            sum = cat({sum, " + ", times(cat({"(", in_symbol(k), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}),
+                                         transposed(given_name("W_G")))});
+            continue;
+          }
           const std::string W = given_name(cat({"W_", std::string_view(in(k).id).substr(1, 1)}));
           sum = cat({sum, k ? " + " : "", times(in_symbol(k), transposed(W))});
         }
@@ -552,6 +710,18 @@ class Notation {
       default:
         return own;
     }
+  }
+
+  /// Differential attention's dQ (or dK) of a head as the scores read it: each half's softmax
+  /// turned back from dA₁ and dA₂, the halves side by side.
+  std::string differential_dqk(const std::string& own, bool queries, const std::string& dA1, const std::string& dA2,
+                               const std::string& other) const {
+    const std::string dS = tex_ ? "dS_k = A_k \\circ \\big(dA_k - \\operatorname{rowsum}(dA_k \\circ A_k)\\big)\\cdot s"
+                                : "dS_k = A_k ∘ (dA_k − rowsum(dA_k ∘ A_k))·s";
+    const std::string half = queries ? cat({"dS_k", pick("\\,", "·"), other, "_k"})
+                                     : cat({pick("dS_k^\\top", "dS_kᵀ"), pick("\\,", "·"), other, "_k"});
+    return cat({own, pick("_k = ", "_k = "), half, pick(",\\quad ", ", "), dS, pick(",\\; k = 1, 2 \\text{ (from } ", ", k = 1, 2 (from "),
+                dA1, ", ", dA2, pick(")}", ")")});
   }
 
   /// A whole gradient from its heads' (dQ, dK, dV, dpast_K, dpast_V): side by side, one block per
@@ -695,13 +865,14 @@ class Notation {
     };
     switch (scale.kind) {
       case Scale::Kind::SqrtDk: {
-        const std::string d_k = std::to_string(n_.d_k);
+        const bool halves = !n_.lambdas.empty();  // differential attention: d_k/2 features a score
+        const std::string d_k = std::to_string(halves ? n_.d_k / 2 : n_.d_k);
         if (n_.latent && n_.d_r > 0) {
           const std::string sum = cat({std::to_string(n_.d_h), " + ", std::to_string(n_.d_r)});
           return cat({divided(pick("\\sqrt{d_h + d_r}", "√(d_h + d_r)")), " = ",
                       divided(tex_ ? cat({"\\sqrt{", sum, "}"}) : cat({"√(", sum, ")"}))});
         }
-        return cat({divided(pick("\\sqrt{d_k}", "√d_k")), " = ",
+        return cat({divided(halves ? pick("\\sqrt{d_k/2}", "√(d_k/2)") : pick("\\sqrt{d_k}", "√d_k")), " = ",
                     divided(tex_ ? cat({"\\sqrt{", d_k, "}"}) : cat({"√", d_k}))});
       }
       case Scale::Kind::None:
@@ -790,6 +961,37 @@ class Notation {
     if (std::isinf(fill)) return sum;
     return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ where } ", " where "), M,
                 pick(" = -\\infty", " = −∞"), masked_fill});
+  }
+
+  /// QK-norm of each row of `x` (a head's d_k features) with the gains g_q or g_k.
+  ATTN_NOINLINE std::string qk_norm(const std::string& own, const std::string& x, const char* which) const {
+    const QkNorm& q = n_.options.qk_norm;
+    const std::string eps = js_number(q.eps);
+    const bool layer = q.type == QkNorm::Type::Layer;
+    if (tex_) {
+      const std::string g = cat({"g_{", which, "}"});
+      return layer ? cat({own, " = \\frac{", x, " - \\operatorname{mean}(", x, ")}{\\sqrt{\\operatorname{var}(", x,
+                          ") + \\varepsilon}} \\circ ", g, ",\\quad \\varepsilon = ", eps, " \\;\\text{(each row)}"})
+                   : cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x, "^2) + \\varepsilon}} \\circ ", g,
+                          ",\\quad \\varepsilon = ", eps, " \\;\\text{(each row)}"});
+    }
+    const std::string g = cat({"g_", which});
+    return layer ? cat({own, " = (", x, " − mean(", x, ")) / √(var(", x, ") + ε) ∘ ", g, ", ε = ", eps, " (each row)"})
+                 : cat({own, " = ", x, " / √(mean(", x, "²) + ε) ∘ ", g, ", ε = ", eps, " (each row)"});
+  }
+
+  /// Differential attention's softmax of half k: Q_k K_kᵀ (features of the half), scaled, with the
+  /// score options, along each row.
+  ATTN_NOINLINE std::string half_softmax(const std::string& own, const Step& s, int k, const std::string& Q,
+                                         const std::string& K) const {
+    const Eigen::Index w = n_.d_k / 2, first = (k - 1) * w + 1, last = k * w;
+    const std::string q = columns_of(Q, first, last), kk = columns_of(K, first, last);
+    std::string inside = scaled(cat({q, pick("", "·"), transposed(kk)}));
+    if (n_.options.softcap > 0) inside = cat({pick("\\operatorname{cap}(", "cap("), inside, ")"});
+    if (!n_.alibi_slopes.empty()) inside = cat({inside, " + B", sup(s.head)});
+    if (n_.has_mask()) inside = cat({inside, " + M", sup(s.head)});
+    return cat({own, pick(" = \\operatorname{softmax}\\big(", " = softmax("), inside, pick("\\big)", ")"),
+                pick(" \\quad\\text{(along each row)}", " (along each row)")});
   }
 
   /// The softmax with a sink logit s (gpt-oss): one more term in each denominator.
@@ -984,6 +1186,9 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
     case Id::Mask:
       if (n.mask) return {"mask"};
       return {};
+    case Id::Gate:
+      if (n.b_G) return s.inputs.empty() ? std::vector<std::string>{"X", "W_G", "b_G"} : std::vector<std::string>{"W_G", "b_G"};
+      return s.inputs.empty() ? std::vector<std::string>{"X", "W_G"} : std::vector<std::string>{"W_G"};
     case Id::Output:
       if (!n.W_O) return {};
       if (n.b_O) return {"W_O", "b_O"};
@@ -1032,6 +1237,7 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
   if (e.key == Id::Mask && n.mask && n.options.mask_kind == MaskKind::Additive) {
     s.kind = ValueKind::AdditiveBias;
   }
+  if (e.key == Id::Weights && !n.lambdas.empty()) s.kind = ValueKind::Signed;  // A₁ − λA₂
   s.row_axis = n.columns ? e.cols : e.rows;
   s.col_axis = n.columns ? e.rows : e.cols;
   s.given = given(s, e, n);
@@ -1042,9 +1248,21 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
       s.feature_first = block * width;
       s.feature_count = width;
     };
-    if (e.key == Id::Q || e.key == Id::QRot || e.key == Id::PhiQ || e.key == Id::DPhiQ) slice(s.head, n.d_k);
+    if (e.key == Id::Q || e.key == Id::QRot || e.key == Id::QNormed || e.key == Id::PhiQ || e.key == Id::DPhiQ) {
+      slice(s.head, n.d_k);
+    }
     if (e.key == Id::PhiK || e.key == Id::DPhiK) slice(s.kv_group, n.d_k);
-    if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache) slice(s.kv_group, n.d_k);
+    if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache || e.key == Id::KNormed) slice(s.kv_group, n.d_k);
+    if (e.key == Id::HeadNormed || e.key == Id::GatedOutput || e.key == Id::DHeadNormed ||
+        e.key == Id::DGatedOutput) {
+      slice(s.head, n.d_v);
+    }
+    if (e.key == Id::Gate || e.key == Id::DGate) {
+      if (n.gate_headwise) slice(s.head, 1);
+      else slice(s.head, n.d_v);
+    }
+    if (e.key == Id::DQNormed) slice(s.head, n.d_k);
+    if (e.key == Id::DKNormed) slice(s.kv_group, n.d_k);
     if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
     if (e.key == Id::HeadOutput || e.key == Id::DHeadOutput) slice(s.head, n.d_v);
     if (e.key == Id::KC || e.key == Id::QC) slice(s.head, n.d_h);

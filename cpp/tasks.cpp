@@ -242,8 +242,8 @@ std::vector<char> accuracy_positions(const TrainConfig& config, const Batch& bat
 
 Json task_example(const TrainConfig& config) {
   if (config.task.name.empty()) return nullptr;
-  RandomState random(kProbeSeed);
-  const Batch b = config.task.name == "custom" ? config.task.custom : task_batch(config, random, 1);
+  // The probe batch's first sequence: the one the page shows predictions and heads on.
+  const Batch b = task_probe(config);
   Json tokens = Json::array(), targets = Json::array();
   for (int t = 0; t < b.length; ++t) {
     tokens.push_back(b.token(0, t));

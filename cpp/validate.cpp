@@ -546,12 +546,16 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
 ATTN_NOINLINE void take_rope(Normalized& n) {
   Rope& rope = n.options.rope;
   if (!rope.on) return;
-  // Latent attention turns only q_R and k_R: d_r features.
-  const Eigen::Index width = n.latent ? n.d_r : n.d_k;
+  // Latent attention turns only q_R and k_R (d_r features); differential attention rotates each
+  // half of a head as a head of d_k/2 features.
+  const bool halves = !n.lambdas.empty();
+  const Eigen::Index width = n.latent ? n.d_r : halves ? n.d_k / 2 : n.d_k;
   const int dims = rope.dims == 0 ? static_cast<int>(width) : rope.dims;
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw InputError(std::string("rope dims must be even and at most ") + (n.latent ? "d_r = " : "d_k = ") +
-                     std::to_string(width) + " (got " + std::to_string(dims) + ")");
+    throw InputError("rope dims must be even and at most " +
+                     std::string(n.latent ? "d_r = " : halves ? "d_k/2 = " : "d_k = ") + std::to_string(width) +
+                     (halves ? " (options.differential rotates each half)" : "") + " (got " +
+                     std::to_string(dims) + ")");
   }
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
@@ -589,22 +593,37 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
 }
 
-/// Sigmoid, differential, linear and latent attention exclude one another: each entry is a
-/// variant's key (as messages name it) and whether the problem asks for it. A variant adds its
-/// entry here: "options.attention \"linear\" and <its key> exclude one another: ...".
+/// Sigmoid, differential, linear and latent attention exclude one another (exclusive_variants()
+/// lists them): any two are refused, the message naming both keys.
 ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
-  const std::pair<const char*, bool> variants[] = {
-      {"options.attention \"linear\"", p.options.attention == AttentionKind::Linear},
-      {"W_DKV (multi-head latent attention)", p.W_DKV.has_value()},
-  };
-  const char* first = nullptr;
-  for (const auto& [key, on] : variants) {
-    if (!on) continue;
+  const ExclusiveVariant* first = nullptr;
+  const std::vector<ExclusiveVariant> variants = exclusive_variants(p);
+  for (const ExclusiveVariant& v : variants) {
+    if (!v.on) continue;
     if (first) {
-      throw InputError(std::string(first) + " and " + key +
-                       " exclude one another: a problem computes one variant of attention");
+      // Linear and latent attention replace the whole computation; sigmoid and differential
+      // attention change how a softmax attention's weights are made.
+      const bool whole = first->whole || v.whole;
+      throw InputError(std::string(first->key) + " and " + v.key + " exclude one another: " +
+                       (whole ? "a problem computes one variant of attention" : "give one of them"));
     }
-    first = key;
+    first = &v;
+  }
+}
+
+/// QK-norm and the output gate are for softmax attention (with sigmoid or differential weights
+/// too): linear and latent attention refuse them, naming both keys.
+ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
+  const std::pair<const char*, bool> softmax_only[] = {
+      {"options.qk_norm", p.options.qk_norm.on},
+      {"W_G", p.W_G.has_value() || p.b_G.has_value()},
+  };
+  for (const auto& [key, on] : softmax_only) {
+    if (on) {
+      throw InputError(std::string(variant) + " and " + key +
+                       " cannot be combined: QK-norm and the output gate are written for softmax attention's "
+                       "heads (with sigmoid or differential weights too)");
+    }
   }
 }
 
@@ -626,6 +645,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     }
     return false;
   }
+  check_softmax_only(p, "W_DKV (multi-head latent attention)");
   const Options& o = p.options;
   const std::pair<const char*, bool> refused[] = {
       {"options.layout \"columns\"", n.columns},
@@ -792,6 +812,7 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
     }
     return;
   }
+  check_softmax_only(p, "options.attention \"linear\"");
   if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
     throw InputError("options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
   }
@@ -816,13 +837,142 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
   }
 }
 
+/// The variants of issue 31 are for the rows layout: the columns layout refuses them, first.
+ATTN_NOINLINE void check_rows_only(const Problem& p) {
+  const Options& o = p.options;
+  const std::pair<const char*, bool> rows_only[] = {
+      {"options.qk_norm", o.qk_norm.on},
+      {"W_G", p.W_G.has_value() || p.b_G.has_value()},
+      {"options.score_fn \"sigmoid\"", o.score_fn == ScoreFn::Sigmoid},
+      {"options.differential", o.differential.on},
+  };
+  for (const auto& [key, on] : rows_only) {
+    if (on) {
+      throw InputError(std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
+    }
+  }
+}
+
+/// The variants of issue 31, each naming its key when refused.
+ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
+  const Options& o = p.options;
+  const bool float32 = o.precision == Precision::Float32;
+
+  if (o.qk_norm.on) {
+    if (o.qk_norm.type == QkNorm::Type::None) {
+      throw InputError("options.qk_norm.type is required: \"rms\" or \"layer\"");
+    }
+    if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
+      throw InputError("options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
+    }
+    if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps");
+    const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
+                                                                        {"options.qk_norm.g_k", &o.qk_norm.g_k}};
+    for (const auto& [key, g] : gains) {
+      if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
+        throw InputError(std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
+                         std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
+      }
+      for (size_t k = 0; k < g->size(); ++k) {
+        if (!std::isfinite((*g)[k])) {
+          throw InputError(std::string(key) + " entry " + std::to_string(k + 1) + " is " + format_number((*g)[k]) +
+                           ": gains must be finite numbers");
+        }
+      }
+    }
+    const std::vector<double> ones(static_cast<size_t>(n.d_k), 1.0);
+    n.g_q = o.qk_norm.g_q.empty() ? ones : o.qk_norm.g_q;
+    n.g_k = o.qk_norm.g_k.empty() ? ones : o.qk_norm.g_k;
+  }
+
+  if (p.b_G && !p.W_G) throw InputError("b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  if (p.W_G) {
+    if (n.direct) {
+      throw InputError("W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V are given directly");
+    }
+    n.W_G = take(*p.W_G, "W_G", n);
+    if (n.W_G->rows() != n.X.cols()) {
+      throw InputError("W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " + std::to_string(n.X.cols()) +
+                       " columns (W_G is " + std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
+    }
+    const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
+    if (width != elementwise && width != headwise) {
+      throw InputError("W_G has " + std::to_string(width) + " columns but the gate needs heads*d_v = " +
+                       std::to_string(elementwise) + " (one gate per output feature) or heads = " +
+                       std::to_string(headwise) + " (one gate per head)");
+    }
+    n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
+    if (p.b_G) {
+      check_finite(*p.b_G, "b_G");
+      if (p.b_G->size() != width) {
+        throw InputError("b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " + std::to_string(width) +
+                         " columns: one bias per column of W_G");
+      }
+      n.b_G = p.b_G;
+    }
+  }
+
+  if (o.score_fn == ScoreFn::Sigmoid) {
+    n.sigmoid = true;
+    if (!o.sink_logit.empty()) {
+      throw InputError("options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a softmax's denominator, and a sigmoid has none");
+    }
+    if (o.fully_masked == FullyMasked::NaN) {
+      throw InputError("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid gives every hidden key weight 0, a fully masked query too");
+    }
+    const double b = o.sigmoid_bias;
+    if (std::isinf(b)) throw InputError("options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
+    n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
+    if (float32 && n.sigmoid_bias != 0) check_float32_option(n.sigmoid_bias, "options.sigmoid_bias");
+  } else if (!std::isnan(o.sigmoid_bias)) {
+    throw InputError("options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+  }
+
+  if (o.differential.on) {
+    const Differential& d = o.differential;
+    if (n.d_k % 2 != 0) {
+      throw InputError("options.differential needs an even d_k (each head's features split in halves), got d_k = " +
+                       std::to_string(n.d_k));
+    }
+    if (!o.sink_logit.empty()) {
+      throw InputError("options.sink_logit and options.differential exclude one another: give one of them");
+    }
+    const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
+    if (d.lambda.empty()) throw InputError("options.differential.lambda is required: one number, or one per head");
+    if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
+      throw InputError("options.differential.lambda needs one number or one per head: " + std::to_string(d.lambda.size()) +
+                       " given for " + heads);
+    }
+    for (size_t h = 0; h < d.lambda.size(); ++h) {
+      if (!std::isfinite(d.lambda[h])) {
+        throw InputError("options.differential.lambda entry " + std::to_string(h + 1) + " is " +
+                         format_number(d.lambda[h]) + ": lambda must be a finite number");
+      }
+    }
+    if (!std::isfinite(d.lambda_init)) {
+      throw InputError("options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
+    }
+    n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
+  }
+}
+
 }  // namespace
+
+std::vector<ExclusiveVariant> exclusive_variants(const Problem& p) {
+  return {
+      {"options.score_fn \"sigmoid\"", p.options.score_fn == ScoreFn::Sigmoid, false},
+      {"options.differential", p.options.differential.on, false},
+      {"options.attention \"linear\"", p.options.attention == AttentionKind::Linear, true},
+      {"W_DKV (multi-head latent attention)", p.W_DKV.has_value(), true},
+  };
+}
 
 Normalized normalize(const Problem& p) {
   Normalized n;
   n.options = p.options;
   n.columns = p.options.layout == Layout::Columns;
   const ShapeWords words(n.columns);
+  if (n.columns) check_rows_only(p);
   check_exclusive_variants(p);
   take_linear(p, n);
   if (!take_latent(p, n)) {
@@ -836,6 +986,7 @@ Normalized normalize(const Problem& p) {
   check_options(p.options);
   take_mask_options(p.options, n);
   take_positions(p.options, n);
+  take_variants(p, n);
   take_rope(n);
   check_trace_budget(n);
   return n;

@@ -93,6 +93,8 @@ inline constexpr Code kAttentionKinds[] = {code("softmax", AttentionKind::Softma
                                            code("linear", AttentionKind::Linear)};
 inline constexpr Code kFeatureMaps[] = {code("elu+1", FeatureMap::EluPlusOne), code("relu", FeatureMap::Relu),
                                         code("identity", FeatureMap::Identity)};
+inline constexpr Code kQkNormTypes[] = {code("rms", QkNorm::Type::Rms), code("layer", QkNorm::Type::Layer)};
+inline constexpr Code kScoreFns[] = {code("softmax", ScoreFn::Softmax), code("sigmoid", ScoreFn::Sigmoid)};
 /// The trace's mask kind: the problem's mask option's kind, or none (-1) without a mask.
 inline constexpr Code kTraceMaskKinds[] = {{"none", -1}, code("keep", MaskKind::Keep),
                                            code("additive", MaskKind::Additive)};
@@ -255,6 +257,16 @@ inline constexpr Slot kSlots[] = {
      [](Problem& p, Matrix&& m, const char*) { p.options.rope.sin = std::move(m); }},
     {"alibi_slopes", json("options.alibi", JsonType::Numbers, "a list of numbers, one slope per head"),
      [](Problem& p, Matrix&& m, const char*) { p.options.alibi_slopes.assign(m.data(), m.data() + m.size()); }},
+    {"W_G", json("W_G", JsonType::Matrix, "a matrix: the output gate, d_model x (heads*d_v) or d_model x heads"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_G = std::move(m); }},
+    {"b_G", json("b_G", JsonType::Bias), [](Problem& p, Matrix&& m, const char* label) { p.b_G = as_bias(m, label); }},
+    {"qk_norm_g_q", json("options.qk_norm.g_q", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
+     [](Problem& p, Matrix&& m, const char*) { p.options.qk_norm.g_q.assign(m.data(), m.data() + m.size()); }},
+    {"qk_norm_g_k", json("options.qk_norm.g_k", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
+     [](Problem& p, Matrix&& m, const char*) { p.options.qk_norm.g_k.assign(m.data(), m.data() + m.size()); }},
+    {"differential_lambda",
+     json("options.differential.lambda", JsonType::Numbers, "a number or a list of numbers, one per head").or_one(),
+     [](Problem& p, Matrix&& m, const char*) { p.options.differential.lambda.assign(m.data(), m.data() + m.size()); }},
     {"sink_logit",
      json("options.sink_logit", JsonType::Numbers, "a number, \"-inf\" or a list of them, one per head")
          .or_minus_inf()
@@ -356,6 +368,23 @@ inline constexpr Option kOptions[] = {
      [](Options& o, double v) { o.normalize = v != 0; }},
     {"decay", {}, json("options.decay", JsonType::Number, "a number in (0, 1]").above(0).at_most(1),
      [](Options& o, double v) { o.decay = v; }},
+    {"qk_norm", {}, json("options.qk_norm", JsonType::Boolean, "false or { type, eps, g_q, g_k } (type \"rms\" or \"layer\")"),
+     [](Options& o, double v) { o.qk_norm.on = v != 0; }},
+    {"qk_norm_type", codes("qk_norm_type", kQkNormTypes), json("options.qk_norm.type", JsonType::Code),
+     [](Options& o, double v) { o.qk_norm.type = static_cast<QkNorm::Type>(v); }},
+    {"qk_norm_eps", {}, json("options.qk_norm.eps", JsonType::Number, "a positive number").above(0),
+     [](Options& o, double v) { o.qk_norm.eps = v; }},
+    {"score_fn", codes("score_fn", kScoreFns), json("options.score_fn", JsonType::Code),
+     [](Options& o, double v) { o.score_fn = static_cast<ScoreFn>(v); }},
+    {"sigmoid_bias", {}, json("options.sigmoid_bias", JsonType::Number, "a finite number (default -ln S)"),
+     [](Options& o, double v) { o.sigmoid_bias = v; }},
+    {"differential", {},
+     json("options.differential", JsonType::Boolean, "false or { lambda, lambda_init, norm }"),
+     [](Options& o, double v) { o.differential.on = v != 0; }},
+    {"differential_lambda_init", {}, json("options.differential.lambda_init", JsonType::Number, "a finite number"),
+     [](Options& o, double v) { o.differential.lambda_init = v; }},
+    {"differential_norm", {}, json("options.differential.norm", JsonType::Boolean, "true or false"),
+     [](Options& o, double v) { o.differential.norm = v != 0; }},
 };
 
 inline constexpr std::size_t kSlotCount = std::size(kSlots);
@@ -542,6 +571,9 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
     {"sink_share", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.sink_share); }},
     {"rope_shift", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift); }},
     {"rope_shift_change", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift_change); }},
+    {"max_score", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.max_score); }},
+    {"max_score_without_norm", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.max_score_without_norm); }},
+    {"lambda", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.lambda); }},
 };
 
 /// What the packed trace is written from: the trace, and the options of its problem (the meta
@@ -892,7 +924,8 @@ inline emscripten::val layout() {
                                codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
                                codes("rope_style", kRopeStyles), codes("positional", kPositionals),
                                codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
-                               codes("feature_map", kFeatureMaps),
+                               codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes),
+                               codes("score_fn", kScoreFns),
                                codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
                                codes("kind", kValueKinds), codes("axis", kAxes),
                                codes("fast_mask", kFastMasks)}));

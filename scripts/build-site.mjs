@@ -13,7 +13,12 @@
 // 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
 // instead: those names become relative paths in the copied modules, and no HTML holds a map.
 // The result is plain static files: any web server (or scripts/serve.mjs) can serve it.
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The site is built in a folder beside the target and moved into place only once it is whole and
+// checked: a server serving the target never hands out a half-built page (a first-screen.js whose
+// placeholders are not filled in yet, say). The check: no placeholder (`__LAYOUT_RULES__`: two
+// underscores, capitals, two underscores) of the page's sources is left in any file written.
+// --page DIR builds another copy of web/page (the tests use it).
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -27,13 +32,58 @@ function arg(name, fallback) {
   return i > 0 && process.argv[i + 1] ? resolve(process.argv[i + 1]) : fallback;
 }
 
-const out = arg('--out', join(root, 'site'));
+const destination = arg('--out', join(root, 'site'));
 const lib = arg('--lib', join(root, 'dist'));
-const page = join(root, 'web', 'page');
+const page = arg('--page', join(root, 'web', 'page'));
+// Built here, beside the target, then moved into place (see the top).
+const out = `${destination}.building-${process.pid}`;
+let moved = false;
+process.on('exit', () => { if (!moved) rmSync(out, { recursive: true, force: true }); });
 
 function fail(message) {
   console.error(`build-site: ${message}`);
   process.exit(1);
+}
+
+// ---- placeholders: what build-site writes into the page's files ---------------------------------
+// Every `__NAME__` in the page's sources must be one build-site fills in (PLACEHOLDERS: name ->
+// the file it is in), and none may be left in any file the site holds (checkPlaceholders, last).
+const PLACEHOLDERS = { __LAYOUT_RULES__: 'first-screen.js', __PAGE_START__: 'first-screen.js' };
+const PLACEHOLDER = /__[A-Z][A-Z0-9_]*__/g;
+const TEXT_FILE = /\.(html|js|mjs|css|json|map|svg|txt)$/;
+
+/** Fails unless every placeholder of the page's sources is one build-site fills in, in its own file. */
+function checkPageSources() {
+  for (const name of readdirSync(page, { recursive: true }).filter((f) => TEXT_FILE.test(f))) {
+    const found = new Set(readFileSync(join(page, name), 'utf8').match(PLACEHOLDER) ?? []);
+    for (const token of found) {
+      if (PLACEHOLDERS[token] !== name.split(sep).join(posix.sep)) {
+        fail(`web/page/${name} holds the placeholder ${token}, which build-site does not fill in there ` +
+          `(it fills in ${Object.entries(PLACEHOLDERS).map(([t, f]) => `${t} in ${f}`).join(', ')})`);
+      }
+    }
+  }
+}
+
+/** Writes `value` for every `token` in the site's `file` (each placeholder's one file); fails if there is none. */
+function fillPlaceholder(file, token, value) {
+  const path = join(out, file);
+  const source = readFileSync(path, 'utf8');
+  if (!source.includes(token)) fail(`web/page/${file} has no ${token} for build-site to fill in`);
+  writeFileSync(path, source.replaceAll(token, () => value));
+}
+
+/** Fails if any file of the site still holds a placeholder of the page's, naming the files and the placeholders. */
+function checkPlaceholders() {
+  const tokens = new Set(Object.keys(PLACEHOLDERS));
+  const left = [];
+  for (const name of readdirSync(out, { recursive: true })) {
+    const file = join(out, name);
+    if (!TEXT_FILE.test(name) || !statSync(file).isFile()) continue;
+    const found = [...new Set(readFileSync(file, 'utf8').match(PLACEHOLDER) ?? [])].filter((t) => tokens.has(t));
+    if (found.length) left.push(`${name.split(sep).join(posix.sep)} (${found.join(', ')})`);
+  }
+  if (left.length) fail(`placeholders left unfilled in what build-site wrote: ${left.join('; ')}`);
 }
 
 if (!existsSync(join(lib, 'index.js')) || !existsSync(join(lib, 'attention.wasm'))) {
@@ -56,6 +106,7 @@ try {
   fail('@noble/hashes is not installed: run `npm install` (it is a dependency in package.json)');
 }
 
+checkPageSources();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
@@ -208,12 +259,9 @@ for (const seen = new Set(); nobleWanted.length;) {
 const FIRST_SCREEN = { script: 'first-screen.js', template: 'app-pristine', viewport: { width: 1440, height: 900 } };
 {
   const { PHONE, PANEL_KEY, startsFolded, showSetup } = await import(pathToFileURL(join(page, 'layout.js')).href);
-  const file = join(out, FIRST_SCREEN.script);
-  const source = readFileSync(file, 'utf8');
-  if (!source.includes('__LAYOUT_RULES__')) fail(`web/page/${FIRST_SCREEN.script} has no __LAYOUT_RULES__ for layout.js's values`);
   const rules = `{ phone: ${JSON.stringify(PHONE)}, panelKey: ${JSON.stringify(PANEL_KEY)}, ` +
     `startsFolded: ${startsFolded}, showSetup: ${showSetup} }`;
-  writeFileSync(file, source.replace('__LAYOUT_RULES__', () => rules));
+  fillPlaceholder(FIRST_SCREEN.script, '__LAYOUT_RULES__', rules);
 }
 
 /** The first screen as the page paints it, from Chromium: { html, steps, canvases }, or null without Chromium. */
@@ -307,10 +355,7 @@ function takePageStart(head) {
   return { start, rest };
 }
 function writePageStart(start) {
-  const file = join(out, FIRST_SCREEN.script);
-  const source = readFileSync(file, 'utf8');
-  if (!source.includes('__PAGE_START__')) fail(`web/page/${FIRST_SCREEN.script} has no __PAGE_START__ for the page's start`);
-  writeFileSync(file, source.replace('__PAGE_START__', () => JSON.stringify(start)));
+  fillPlaceholder(FIRST_SCREEN.script, '__PAGE_START__', JSON.stringify(start));
 }
 
 {
@@ -338,5 +383,12 @@ function writePageStart(start) {
   }
 }
 
+checkPlaceholders();
+
+// Whole and checked: into place.
 const count = (dir) => readdirSync(dir, { recursive: true }).filter((f) => statSync(join(dir, f)).isFile()).length;
-console.log(`build-site: ${out} ready (${count(out)} files; package from ${lib})`);
+const files = count(out);
+rmSync(destination, { recursive: true, force: true });
+renameSync(out, destination);
+moved = true;
+console.log(`build-site: ${destination} ready (${files} files; package from ${lib})`);

@@ -477,7 +477,7 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   // The teacher's link: the problem and the hidden step, no answers.
   // The link is written asynchronously (deflate): wait for it rather than read a stale preview.
   await page.$eval('#export-preview', (t) => { t.value = ''; });
-  await page.click('#copy-link');
+  await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   const { state } = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), link.split('#')[1]);
@@ -516,9 +516,11 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await shownCell.click();
   await page.click('#ex-choose');
   assert(await page.$$eval('#exercise input.answer', (i) => i.length) === 3, 'a clicked number did not become a blank');
-  const withCells = await settledLink(page, (s) => s.exercise?.cells?.['output:-1']?.length === 3);
-  const cells = withCells.exercise.cells['output:-1'];
-  assert(cells.length === 3 && cells.some(([a, b]) => a === Number(r) && b === Number(c)), `cells in the link: ${JSON.stringify(cells)}`);
+  // The address bar holds the students' link during an exercise: its paper's blanks are the 3 cells.
+  const blanksOf = (s) => (s.student?.steps?.[0]?.cells ?? []).flatMap((row, i) => row.flatMap((x, j) => (x === null ? [[i, j]] : [])));
+  const withCells = await settledLink(page, (s) => blanksOf(s).length === 3);
+  const cells = blanksOf(withCells);
+  assert(cells.some(([a, b]) => a === Number(r) && b === Number(c)), `cells in the link: ${JSON.stringify(cells)}`);
 });
 
 // ---- CSP -------------------------------------------------------------------------------------------

@@ -61,12 +61,41 @@ async function checkDiagram(page, problem, what) {
   return trace;
 }
 
+/**
+ * Where the first computed number (of a step computed from other steps, not a given input) ends,
+ * in page coordinates: a number in a step card, or in the weights beside the diagram.
+ */
+async function firstComputedNumber(page) {
+  const trace = engine.run(pkg.presetProblem(pkg.findPreset('lookup'), engine).problem);
+  const computed = trace.steps.filter((s) => s.inputs.length).map((s) => `${s.id}:${s.head ?? -1}`);
+  return page.evaluate((keys) => {
+    let best = null;
+    for (const el of document.querySelectorAll('[data-key]')) {
+      if (!keys.includes(el.dataset.key)) continue;
+      for (const td of el.querySelectorAll('td[data-r]')) {
+        const r = td.getBoundingClientRect();
+        if (!r.width || getComputedStyle(td).visibility !== 'visible' || !/\d/.test(td.textContent)) continue;
+        if (!best || r.bottom + window.scrollY < best.bottom) best = { key: el.dataset.key, text: td.textContent, top: r.top + window.scrollY, bottom: r.bottom + window.scrollY };
+      }
+    }
+    return best;
+  }, computed);
+}
+
 test('first screen: the example, the diagram and computed numbers above the fold at 1440×900', async ({ page, base }) => {
   await open(page, base);
   assert.equal(await page.$eval('#preset', (s) => s.value), 'lookup', 'the first example is not the dictionary lookup');
   assert.match(await page.$eval('#lesson-example', (e) => e.textContent), /sweet\?” gets mostly banana/);
-  const firstNumbers = await page.$eval('#step-list td[data-r]', (td) => ({ top: td.getBoundingClientRect().top, bottom: td.getBoundingClientRect().bottom }));
-  assert.ok(firstNumbers.top >= 0 && firstNumbers.bottom <= 900, `the first computed number is at y = ${firstNumbers.top}, below the 900 px fold`);
+  // A computed number (a step other than the given inputs), without scrolling.
+  const computed = await firstComputedNumber(page);
+  assert.ok(computed && computed.top >= 0 && computed.bottom <= 900, `the first computed number is ${JSON.stringify(computed)}, not above the 900 px fold`);
+  // The weights beside the diagram: the trace's, as the weights card shows them, and one opens its worked calculation.
+  assert.deepEqual(await page.$$eval('#glance tbody tr:first-child td', (tds) => tds.map((td) => td.textContent)), ['0.7952', '0.0114', '0.1933']);
+  assert.ok(await page.$eval('#glance', (g) => g.getBoundingClientRect().bottom <= 900), 'the weights beside the diagram are not on the first screen');
+  await page.click('#glance td[data-r="0"][data-c="0"]');
+  await page.waitForFunction(() => /Attention weights/.test(document.querySelector('#drill-body')?.textContent ?? ''));
+  assert.ok(await page.$eval('article[data-key="weights:0"] td[data-r="0"][data-c="0"]', (td) => td.classList.contains('selected')), 'the weight chosen beside the diagram is not the open cell');
+  await page.evaluate(() => window.scrollTo(0, 0));
   // The weights of the lookup, as the trace has them: sweet? → banana 0.7952.
   const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
   assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
@@ -77,15 +106,30 @@ test('first screen: the example, the diagram and computed numbers above the fold
 test('first screen on a 390×844 phone: numbers within two screens, no sideways page scroll', async ({ page, base }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await open(page, base);
-  const top = await page.$eval('#step-list td[data-r]', (td) => td.getBoundingClientRect().bottom + window.scrollY);
-  assert.ok(top <= 2 * 844, `the first computed number ends at y = ${top}, beyond two phone screens (${2 * 844})`);
+  const computed = await firstComputedNumber(page);
+  assert.ok(computed && computed.bottom <= 2 * 844, `the first computed number is ${JSON.stringify(computed)}, beyond two phone screens (${2 * 844})`);
+  // The diagram fits the phone's width: its last node is not cut off.
+  const diagram = await page.$eval('#pipeline', (p) => p.scrollWidth - p.clientWidth);
+  assert.ok(diagram <= 1, `the diagram scrolls ${diagram}px sideways on a phone`);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page is ${overflow}px wider than the phone`);
   await page.screenshot({ path: join(artifacts, 'lesson-first-screen-390.png') });
-  // Stepping through on the phone keeps the page narrow too.
+  // Stepping through on the phone keeps the page narrow too, and each step's numbers and Next on one screen.
   await page.click('#step-mode');
   const stepping = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(stepping <= 1, `step by step, the page is ${stepping}px wider than the phone`);
+  for (let i = 2; i <= 7; i++) {
+    await page.click('#step-next');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const at = await page.evaluate(() => ({
+      where: document.getElementById('stepper-pos').textContent,
+      numbers: document.querySelector('article.step.is-current td[data-r]').getBoundingClientRect().top,
+      next: document.getElementById('step-next').getBoundingClientRect(),
+    }));
+    assert.ok(at.numbers >= 0 && at.numbers + 30 <= at.next.top, `${at.where}: its first number is at y = ${at.numbers}, Next at ${at.next.top} (844)`);
+    assert.ok(at.next.bottom <= 844 - 30, `${at.where}: Next is at y = ${at.next.top}, under the status line`);
+    if (i === 6) await page.screenshot({ path: join(artifacts, 'lesson-step-390.png') });
+  }
 });
 
 test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV head, cross-attention, X with W_O', async ({ page, base }) => {
@@ -122,6 +166,35 @@ test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV hea
   assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'head_output', 'output']);
 });
 
+test('GQA without an error: fewer KV heads narrow K and V to their groups (and back); an invalid problem dims the diagram', async ({ page, base }) => {
+  await open(page, base);
+  await page.selectOption('#preset', '000');
+  await page.waitForSelector('#pipeline .pl-node[data-key="K:0"]');
+  await page.fill('#opt-heads', '2');
+  await page.waitForSelector('#pipeline .pl-node[data-key="K:1"]');
+  const kText = () => page.evaluate(() => document.querySelector('#editors .editor[data-input="K"] textarea')?.value ?? '');
+  const before = await kText();
+  await page.fill('#opt-kvheads', '1');
+  await page.waitForSelector('#pipeline .pl-shared');
+  assert.ok(await page.$eval('#run-error', (e) => e.hidden), `KV heads 1 gives an error: ${await page.$eval('#run-error', (e) => e.textContent)}`);
+  // The numbers are the engine's for K and V narrowed to their first group (d_k = 4 columns).
+  const { problem } = pkg.presetProblem(pkg.findPreset('000'), engine);
+  const narrowed = { ...problem, K: problem.K.map((r) => r.slice(0, 4)), V: problem.V.map((r) => r.slice(0, 4)), options: { ...problem.options, heads: 2, kv_heads: 1 } };
+  const want = engine.run(narrowed).output[0].map((x) => x.toFixed(4).replace('-', '−'));
+  const shown = await page.$$eval('article[data-key="output:-1"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
+  assert.deepEqual(shown, want, 'the output is not the narrowed problem\'s');
+  assert.deepEqual(await page.$$eval('#pipeline .pl-shared .pl-group', (g) => g.map((e) => e.textContent)), ['kv 1', 'kv 1', 'kv 1', 'kv 1']);
+  // Back to 2 KV heads: K as it was.
+  await page.fill('#opt-kvheads', '2');
+  await page.waitForFunction(() => !document.querySelector('#pipeline .pl-shared'));
+  assert.equal(await kText(), before, 'K did not come back as it was');
+  // A KV head count that does not divide the heads: an error, the diagram and the weights dimmed.
+  await page.fill('#opt-kvheads', '3');
+  await page.waitForFunction(() => !document.getElementById('run-error').hidden);
+  const dim = await page.$eval('#lesson .lesson-body', (e) => Number(getComputedStyle(e).opacity));
+  assert.ok(dim < 0.6, `the diagram is not dimmed while the problem is invalid (opacity ${dim})`);
+});
+
 test('a node jumps to its step\'s card and is marked while the card is in view', async ({ page, base }) => {
   await open(page, base);
   await page.click('#pipeline .pl-node[data-key="weights:0"]');
@@ -136,9 +209,8 @@ test('a node jumps to its step\'s card and is marked while the card is in view',
 
 test('step by step, keyboard only: one card at a time with its sentence, ← → Home End, Esc shows all', async ({ page, base }) => {
   await open(page, base);
-  // Tab from the top: the skip link, then "Step by step".
-  await page.keyboard.press('Tab');
-  await page.keyboard.press('Tab');
+  // Tab from the top: the skip link, the playground's link, then "Step by step".
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'step-mode');
   await page.keyboard.press('Enter');
   const visibleCards = () => page.$$eval('#step-list article.step', (a) => a.filter((e) => e.offsetParent !== null).map((e) => e.dataset.key));
@@ -149,13 +221,15 @@ test('step by step, keyboard only: one card at a time with its sentence, ← →
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   assert.equal(await where(), 'Step 4 of 7: Scores');
-  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Each score is a query\'s dot product with a key: the larger, the better the key matches. The largest is sweet? with banana: 6.00. Their variance is 4.2.');
+  assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Each score is a query\'s dot product with a key: the larger, the better the key matches. The largest is “sweet?” with “banana”: 6.00. Their variance is 4.2.');
   assert.equal(await page.$eval('#pipeline .pl-node.current', (n) => n.dataset.key), 'scores:0');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.deepEqual(await visibleCards(), ['weights:0']);
+  // The weights, and beside them the scaled scores they are computed from.
+  assert.deepEqual(await visibleCards(), ['scaled:0', 'weights:0']);
+  assert.equal(await page.$eval('article[data-key="scaled:0"]', (a) => a.classList.contains('is-input')), true);
   assert.equal(await page.$eval('#stepper-text', (e) => e.textContent), 'Softmax turns each query\'s scores into weights that sum to 1. ' +
-    'sweet? puts 80% of its weight on banana because their score is largest. both? spreads its weight most: its largest weight is 50%, on apple.');
+    '“sweet?” puts 80% of its weight on “banana” because their score is largest. “both?” spreads its weight most: its largest weight is 50%, on “apple”.');
   await page.keyboard.press('End');
   assert.equal(await where(), 'Step 7 of 7: Output');
   assert.ok(await page.$eval('#step-next', (b) => b.disabled), 'Next is enabled on the last step');
@@ -201,6 +275,27 @@ test('presenter view (?present): large type, one step per screen, Space / PageDo
   assert.ok((await page.evaluate(() => location.hash)).startsWith('#v2='), 'the presenter view lost the state in the hash');
   await axe(page, 'presenter view');
   await page.screenshot({ path: join(artifacts, 'lesson-present-1440.png') });
+  // On a 1280 × 720 projector: every step's numbers and Next on one screen, and the numbers a
+  // step reads (the weights' masked scores) beside it.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.keyboard.press('Home');
+  for (let i = 1; i <= 9; i++) {
+    const at = await page.evaluate(() => {
+      const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+      const input = document.querySelector('article.step.is-input td[data-r]');
+      return {
+        where: document.getElementById('stepper-pos').textContent,
+        numbers: box(document.querySelector('article.step.is-current td[data-r]')),
+        next: box(document.getElementById('step-next')),
+        input: input ? box(input) : null,
+      };
+    });
+    assert.ok(at.numbers.top >= 0 && at.numbers.bottom <= 720, `${at.where}: its first number is at y = ${at.numbers.top}–${at.numbers.bottom} of 720`);
+    assert.ok(at.next.top >= 0 && at.next.bottom <= 720, `${at.where}: Next is at y = ${at.next.top}`);
+    if (i === 8) assert.ok(at.input && at.input.bottom <= 720, `${at.where}: the masked scores it reads are not beside it: ${JSON.stringify(at.input)}`);
+    if (i === 8) await page.screenshot({ path: join(artifacts, 'lesson-present-1280x720.png') });
+    await page.keyboard.press('Space');
+  }
 });
 
 test('a teacher\'s walk-through: a sentence and a question round-trip through the link; predict, then reveal', async ({ page, base, context }) => {
@@ -224,12 +319,20 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   const link = page.url();
   await axe(page, 'step by step, the teacher\'s fields open');
 
-  // A student opens the link and steps through by keyboard: the question first, the numbers hidden.
+  // A student opens the link: it opens as the lesson, step by step from its first step, with no
+  // step's numbers (nor the weights beside the diagram) but the first one's on screen.
   const student = await context.newPage();
   await open(student, link);
-  await student.keyboard.press('Tab');
-  await student.keyboard.press('Tab');
-  await student.keyboard.press('Enter');
+  assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries', 'the lesson\'s link did not open step by step');
+  // The class's view: no "Write this step for your class" (it shows the teacher's answers).
+  assert.equal(await student.locator('#teacher').isVisible(), false, 'the class view offers the teacher\'s fields');
+  const shown = await student.evaluate(() => ({
+    cards: [...document.querySelectorAll('#step-list article.step')].filter((a) => a.offsetParent !== null).map((a) => a.dataset.key),
+    glance: document.getElementById('glance').offsetParent !== null,
+    heads: document.getElementById('heads-view')?.offsetParent != null,
+  }));
+  assert.deepEqual(shown, { cards: ['Q:0'], glance: false, heads: false }, 'a lesson\'s link shows more than its first step');
+  // Steps through by keyboard: the question first, the numbers hidden.
   for (let i = 0; i < 5; i++) await student.keyboard.press('ArrowRight');
   const view = () => student.evaluate(() => ({
     where: document.getElementById('stepper-pos').textContent,
@@ -245,6 +348,21 @@ test('a teacher\'s walk-through: a sentence and a question round-trip through th
   assert.equal(last.where, 'Step 7 of 7: Output');
   assert.match(last.sentence, /^Each output row is a weighted average of the value rows/, 'a step without a note keeps its own sentence');
   await student.close();
+
+  // Ordinary words as token names are quoted in the sentences and the key question's legend.
+  await page.fill('#teacher-say', '');
+  await page.fill('#tokens-q', 'the cat sat');
+  await page.fill('#tokens-k', 'the cat sat');
+  await page.waitForFunction(() => /“the”|“cat”|“sat”/.test(document.getElementById('stepper-text').textContent));
+  assert.match(await page.$eval('#stepper-text', (e) => e.textContent), /^Softmax turns each query's scores into weights that sum to 1\. “\w+” puts \d+% of its weight on “\w+” because their score is largest\. “\w+” spreads its weight most: its largest weight is \d+%, on “\w+”\.$/);
+  await page.selectOption('#teacher-kind', 'key');
+  await page.fill('#teacher-row', '3');
+  const quoted = await context.newPage();
+  await page.waitForTimeout(600); // the link is written after a pause
+  await open(quoted, page.url());
+  for (let i = 0; i < 5; i++) await quoted.keyboard.press('ArrowRight');
+  assert.equal(await quoted.$eval('#answer-keys-legend', (e) => e.textContent), 'The key that “sat” gives the most weight:');
+  await quoted.close();
 });
 
 test('with steps hidden (an exercise, ?hide=), step by step tells formulas, not the hidden numbers; ?hide=lesson hides the panel', async ({ page, base }) => {
@@ -462,5 +580,5 @@ test('the component takes a lesson: lesson="…json" (relative to the page) and 
   const scaled = cell('scaled', 1, 2);
   assert.equal(await inShadow('inline', '.verdict'), `Not quite: Scaled scores at row sour?, column apple is ${f4(scaled)}; you said 3, ${f4(3 - scaled)} away, more than ± 0.01.`);
   // A lesson with a wrong field says which step and which field.
-  assert.equal(await inShadow('bad', '.error'), 'the <script slot="lesson">: step "weights:0": answer.tolerance is undefined; expected a number ≥ 0 (how far a student\'s number may be from the cell)');
+  assert.equal(await inShadow('bad', '.error'), 'the <script slot="lesson">: step "weights:0": answer.tolerance is missing; expected a number ≥ 0 (how far a student\'s number may be from the cell)');
 });

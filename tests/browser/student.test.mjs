@@ -127,7 +127,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.click('#ex-check');
   await student.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent)); // after 'Checking…'
   assert.match(await student.locator('#ex-result').textContent(),
-    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\.$/);
+    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\. Hint: this row sums to 1\.05\d\d; a row of weights sums to 1\.$/);
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('wrong') && document.activeElement === i));
   assert.ok(await box(1, 1).evaluate((i) => i.classList.contains('wrong')), 'the wrong number\'s row is marked as a whole');
   assert.ok(await box(0, 0).evaluate((i) => i.classList.contains('right')));
@@ -136,7 +136,7 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await box(1, 0).fill(weights[1][0].toFixed(4).replace('.', ',')); // a decimal comma reads too
   await student.keyboard.press('Enter');
   await student.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
-  assert.equal(await student.locator('#ex-result').textContent(), 'All 4 right. Well done!');
+  assert.equal(await student.locator('#ex-result').textContent(), 'All 2 answers right (4 numbers). Well done!');
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('right')));
   await axe(student, 'the student view, desktop');
   // On a phone: the task and the first box on the first screen, no sideways scroll of the page.
@@ -150,8 +150,10 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-03-phone.png') });
   await student.close();
 
-  // The teacher's own link ("Copy link") opens the teacher's view again, answers and all.
-  await page.click('#copy-link');
+  // During the exercise "Copy link" hands out the students' link; the teacher's own link (its
+  // own button) opens the teacher's view again, answers and all.
+  assert.equal(await page.$eval('#copy-link', (b) => b.textContent), 'Copy the students\' link');
+  await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const teacherLink = await page.$eval('#export-preview', (t) => t.value);
   const teacher = await context.newPage();
@@ -159,6 +161,77 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await teacher.waitForSelector('#ex-reveal');
   assert.ok(await teacher.locator('#share').isVisible());
   await teacher.close();
+});
+
+test('during an exercise the address bar holds the students\' link; the teacher\'s view is kept in its tab', async ({ page, base, context }) => {
+  await teacherExercise(page, base);
+  // The address bar: the students' paper only (what a teacher would naturally copy and hand out).
+  const keysOf = async (url) => Object.keys((await share.decodeStateString(url.split('#')[1] ?? '')).state ?? {});
+  for (let t = 0; t < 40 && (await keysOf(page.url())).join() !== 'student'; t++) await page.waitForTimeout(250);
+  const address = page.url();
+  assert.deepEqual(await keysOf(address), ['student'], 'the address bar holds the teacher\'s view');
+  // Share's "Copy link" and the panel's button give that same link.
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), address);
+  // Opened anywhere else (a new tab, another browser): the students' exercise, only Check.
+  const other = await context.newPage();
+  await open(other, address);
+  assert.deepEqual(await other.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
+  await other.close();
+  // The teacher's own tab, reloaded: the teacher's view again, the address unchanged.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForSelector('#ex-reveal');
+  await page.waitForTimeout(600);
+  assert.equal(page.url(), address);
+  // Leaving the exercise gives the address the problem's own link again.
+  await page.click('#ex-leave');
+  await page.waitForFunction((a) => location.href !== a, address);
+  assert.equal((await share.decodeStateString(page.url().split('#')[1])).state.student, undefined);
+});
+
+test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view says it is not for the students', async ({ page, base, context }) => {
+  await open(page, `${base}index.html`);
+  await page.selectOption('#preset', '000');
+  await page.check('#opt-causal');
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '7');
+  await page.click('#ex-new');
+  await page.waitForFunction(() => /seed\(7\)/.test(document.querySelector('#recipe code')?.textContent ?? ''));
+  await page.check('#ex-steps input[value="weights:0"]');
+  await page.check('#ex-steps input[value="output:-1"]');
+  await page.click('#ex-start');
+  await page.waitForSelector('#exercise:not([hidden]) input.answer');
+  // The teacher's view: said first, with the students' link beside it; Share's "Copy link" gives the students' link.
+  assert.equal(await page.$eval('#exercise-title', (h) => h.textContent), 'Exercise: your teacher\'s view');
+  assert.match(await page.$eval('#exercise .ex-handout', (e) => e.textContent), /Not for the students/);
+  await page.click('#copy-link');
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.deepEqual(Object.keys((await share.decodeStateString(link.split('#')[1])).state), ['student'], 'Copy link during an exercise did not copy the students\' link');
+  // The students' link on a 390 px phone: no sideways page scroll, every answer box inside its panel.
+  const student = await context.newPage();
+  await student.setViewportSize({ width: 390, height: 844 });
+  await open(student, link);
+  const fit = await student.evaluate(() => {
+    const panel = document.getElementById('exercise').getBoundingClientRect();
+    const boxes = [...document.querySelectorAll('#exercise input.answer')].map((i) => i.closest('.table-scroll').getBoundingClientRect().right);
+    return { overflow: document.documentElement.scrollWidth - window.innerWidth, panel: panel.right, boxes: Math.max(...boxes), n: boxes.length };
+  });
+  assert.ok(fit.overflow <= 1, `the students' page is ${fit.overflow}px wider than the phone`);
+  // The given Q, K and V name their rows by token, as the answers' rows do (not "1 2 3 4").
+  const rowNames = await student.evaluate(() => {
+    const heads = (table) => [...table.querySelectorAll('tbody th[scope="row"]')].map((t) => t.textContent);
+    const given = Object.fromEntries([...document.querySelectorAll('.ex-given .ex-step')].map((d) => [d.querySelector('h4').firstChild.textContent.trim(), heads(d.querySelector('table'))]));
+    return { answers: heads(document.querySelector('#exercise .ex-step table')), Q: given.Q, K: given.K, V: given.V };
+  });
+  assert.ok(rowNames.answers.length === 4 && !/^\d+$/.test(rowNames.answers[0]), JSON.stringify(rowNames));
+  assert.deepEqual([rowNames.Q, rowNames.K, rowNames.V], [rowNames.answers, rowNames.answers, rowNames.answers]);
+  assert.ok(fit.n > 0 && fit.boxes <= fit.panel, `answer boxes past the panel: ${JSON.stringify(fit)}`);
+  await axe(student, 'a 4-token exercise, phone');
+  await student.screenshot({ path: join(root, 'test-artifacts', 'student-04-phone-4-tokens.png'), fullPage: true });
+  await student.close();
 });
 
 test('no walkthrough export in an exercise: none in the student\'s view (even with ?walk=), none while the teacher\'s exercise is on', async ({ page, base, context }) => {
@@ -258,7 +331,8 @@ test('a students\' link of the first format (a SHA-256 per hidden cell) still op
   const greedy = { ...v1, v: 2, kdf: { N: 2 ** 20, r: 8, p: 1 }, steps: [{ ...v1.steps[0], hashes: undefined, answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }] };
   await page.goto('about:blank');
   await open(page, await link(greedy));
-  assert.equal(await page.locator('#exercise .error').textContent(), 'This exercise link is damaged: ask your teacher for the link again.');
+  assert.equal(await page.locator('#exercise .error').textContent(),
+    'This exercise link is damaged (student.kdf.N is 1048576; expected a power of 2 from 2 to 65,536): ask your teacher for the link again.');
   assert.equal(await page.locator('#exercise input.answer').count(), 0);
 });
 

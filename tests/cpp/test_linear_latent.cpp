@@ -727,3 +727,29 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
   masked.options.mask_kind = attn::MaskKind::Keep;
   CHECK(find_step(attn::run(masked), "weights", 0)->values(0, 1) == 0);
 }
+
+TEST_CASE("sigmoid, differential, linear and latent attention: any two refused, naming both keys", "[linear][latent]") {
+  const std::string one = " exclude one another: a problem computes one variant of attention";
+  Problem linear = linear_problem(5, 3, 4);
+  linear.options.score_fn = attn::ScoreFn::Sigmoid;
+  CHECK(message_of(linear) == "options.score_fn \"sigmoid\" and options.attention \"linear\"" + one);
+  linear.options.score_fn = attn::ScoreFn::Softmax;
+  linear.options.differential.on = true;
+  linear.options.differential.lambda = {0.5};
+  CHECK(message_of(linear) == "options.differential and options.attention \"linear\"" + one);
+  linear.options.differential.on = false;
+  linear.options.qk_norm.on = true;
+  linear.options.qk_norm.type = attn::QkNorm::Type::Rms;
+  CHECK(message_of(linear).rfind("options.attention \"linear\" and options.qk_norm cannot be combined", 0) == 0);
+
+  Problem latent = latent_problem(12, LatentSizes{});
+  latent.options.differential.on = true;
+  latent.options.differential.lambda = {0.5};
+  CHECK(message_of(latent) == "options.differential and W_DKV (multi-head latent attention)" + one);
+  latent.options.differential.on = false;
+  latent.options.score_fn = attn::ScoreFn::Sigmoid;
+  CHECK(message_of(latent) == "options.score_fn \"sigmoid\" and W_DKV (multi-head latent attention)" + one);
+  latent.options.score_fn = attn::ScoreFn::Softmax;
+  latent.W_G = Matrix::Zero(latent.X->cols(), 2);
+  CHECK(message_of(latent).rfind("W_DKV (multi-head latent attention) and W_G cannot be combined", 0) == 0);
+}

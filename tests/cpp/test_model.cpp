@@ -315,7 +315,7 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
         "optimizer.lr: expected a learning rate above 0, got 0");
   CHECK(error(R"({"model": {"context": 8, "d_model": 8}, "task": {"name": "text", "text": "aaaa"}})") ==
         "task.text: the text has 1 distinct character; it needs at least 2 to predict one from another");
-  CHECK(error(R"({"model": {"vocab": 8, "context": 32, "d_model": 8}})") ==
+  CHECK(error(R"({"model": {"vocab": 8, "context": 32, "d_model": 8}, "task": "induction"})") ==
         "model.vocab: the task induction needs vocab ≥ 16 (n = ⌊(context−1)/2⌋ = 15 distinct tokens from 1…vocab−1), got 8");
   CHECK(error(R"({"model": {"vocab": 8, "context": 8, "d_model": 8, "positions": "alibi"}})") ==
         "model.positions: expected one of \"learned\", \"sinusoidal\", \"rope\", \"none\", got \"alibi\"");

@@ -64,21 +64,21 @@ describe('attention-explorer run', () => {
     const lines = r.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('scores'));
     assert.equal(lines[at], 'scores (head 1) 4x4: Scores, S = Q·Kᵀ');
-    assert.equal(lines[at + 1], '  -2.7236   0.4082   2.3960  -1.1832');
-    assert.equal(lines[at + 2], '   5.6001   1.1598  -4.7249   2.4386');
+    assert.equal(lines[at + 1], '  q1  -2.7236   0.4082   2.3960  -1.1832');
+    assert.equal(lines[at + 2], '  q2   5.6001   1.1598  -4.7249   2.4386');
     const w = lines.findIndex((l) => l.startsWith('weights'));
-    assert.equal(lines[w + 1], '  0.0843  0.2551  0.5152  0.1453');
+    assert.equal(lines[w + 1], '  q1  0.0843  0.2551  0.5152  0.1453');
     assert.match(r.stdout, /variance of scores 6.83756524, after scaling 0.85469566/);
     const digits = run(['run', '--table', '--digits', '8', file('seed000.json', seed000())]);
-    assert.match(digits.stdout, /\n {2}0\.08431243 {2}0\.25513027 {2}0\.51521078 {2}0\.14534652\n/);
+    assert.match(digits.stdout, /\n {2}q1 {2}0\.08431243 {2}0\.25513027 {2}0\.51521078 {2}0\.14534652\n/);
   });
 
   test('--table with -inf and a fully masked row warning', () => {
     const problem = { ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } };
     const r = run(['run', '--table', file('masked.json', problem)]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\nmask \(head 1\) 4x4: Mask, M_ij = 1 if your mask keeps it; else 0\n +0\.0000 +0\.0000 +0\.0000 +0\.0000\n/);
-    assert.match(r.stdout, /\nmasked \(head 1\) 4x4: Masked scores, S̄ = S̃ where M = 1, −∞ where M = 0\n +-inf +-inf +-inf +-inf\n/);
+    assert.match(r.stdout, /\nmask \(head 1\) 4x4: Mask, M_ij = 1 if your mask keeps it; else 0\n {2}q1 +0\.0000 +0\.0000 +0\.0000 +0\.0000\n/);
+    assert.match(r.stdout, /\nmasked \(head 1\) 4x4: Masked scores, S̄ = S̃ where M = 1, −∞ where M = 0\n {2}q1 +-inf +-inf +-inf +-inf\n/);
     assert.match(r.stdout, /\nwarning: .*row 1/);
   });
 });
@@ -104,20 +104,30 @@ describe('positions, RoPE, a KV cache, windows and sinks', () => {
     assert.deepEqual(r.stdout.match(/^\S+(?= \(head 1\)| \d+x\d+:)/gm),
       ['rope_angles', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'mask', 'masked', 'weights', 'output']);
     // RoPE's angles at the positions used (cached keys 0 and 1, the query and the new key at 2), per pair.
-    assert.match(r.stdout, /^rope_angles 3x2: RoPE angles, Θ\[p, i\] = p·θ_i, θ_i = 10000\^\(−2i\/4\)\n  0\.0000  0\.0000\n  1\.0000  0\.0100\n  2\.0000  0\.0200\n/m);
-    assert.match(r.stdout, /^Q_rot \(head 1\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m);
-    assert.match(r.stdout, /^K_cache \(head 1\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  1\.0000   0\.0000  0\.0000  1\.0000\n  0\.2000  -0\.4000  1\.0000  0\.3000\n  0\.7012   0\.9998  0\.8708  0\.0200\n/m);
-    assert.match(r.stdout, /^scores \(head 1\) 1x3: Scores, S = Q_rot·K_cacheᵀ\n  -1\.8706  0\.2191  0\.0000\n/m);
+    assert.match(r.stdout, /^rope_angles 3x2: RoPE angles, Θ\[p, i\] = p·θ_i, θ_i = 10000\^\(−2i\/4\)\n  position 0  0\.0000  0\.0000\n  position 1  1\.0000  0\.0100\n  position 2  2\.0000  0\.0200\n/m);
+    assert.match(r.stdout, /^Q_rot \(head 1\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  q1 \(position 2\)  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m);
+    assert.match(r.stdout, /^K_cache \(head 1\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  k1 cached  1\.0000   0\.0000  0\.0000  1\.0000\n  k2 cached  0\.2000  -0\.4000  1\.0000  0\.3000\n  k3 new     0\.7012   0\.9998  0\.8708  0\.0200\n/m);
+    assert.match(r.stdout, /^scores \(head 1\) 1x3: Scores, S = Q_rot·K_cacheᵀ\n  q1 \(position 2\)  -1\.8706  0\.2191  0\.0000\n/m);
     // The query sits at position 2, after the cache, so causal hides none of the 3 keys.
-    assert.match(r.stdout, /^mask \(head 1\) 1x3: Mask, M_ij = 1 if j ≤ pos\(i\) \(causal\); else 0\n  1\.0000  1\.0000  1\.0000\n/m);
-    assert.match(r.stdout, /^output 1x2: Output, O = A·V_cache\n  0\.9538  0\.8435\n/m);
+    assert.match(r.stdout, /^mask \(head 1\) 1x3: Mask, M_ij = 1 if j ≤ pos\(i\) \(causal\); else 0\n  q1 \(position 2\)  1\.0000  1\.0000  1\.0000\n/m);
+    assert.match(r.stdout, /^output 1x2: Output, O = A·V_cache\n  q1 \(position 2\)  0\.9538  0\.8435\n/m);
+  });
+
+  test('--table labels rows: the queries with their positions after a cache, the cached and the new keys', () => {
+    const r = run(['run', '--table', file('rope-cache.json', ROPE_CACHE)]);
+    const labels = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/  /)[0]);
+    assert.deepEqual(labels('K_cache'), ['k1 cached', 'k2 cached', 'k3 new']);
+    assert.deepEqual(labels('V'), ['k3 new']);
+    assert.deepEqual(labels('weights'), ['q1 (position 2)']);
+    const digits = run(['run', '--digits', '-3', file('rope-cache.json', ROPE_CACHE)]);
+    assert.match(digits.stderr, /^attention-explorer: --digits takes an integer from 0 to 17, got -3\n/);
   });
 
   test('a sliding window with a sink token: the mask step and the weights it leaves', () => {
     const r = run(['run', '--table', file('window-sink.json', WINDOW_SINK)]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^mask \(head 1\) 5x5: Mask, M_ij = 1 if j ≤ i \(causal\), i − 1 ≤ j ≤ i \(window\) or j < 1 \(sink\); else 0\n/m);
-    const table = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/\s+/));
+    const table = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/\s+/).slice(1)); // after the row label (q1, …)
     assert.deepEqual(table('mask').map((row) => row.join(' ')), [
       '1.0000 0.0000 0.0000 0.0000 0.0000',
       '1.0000 1.0000 0.0000 0.0000 0.0000',
@@ -177,7 +187,7 @@ describe('exit codes and messages', () => {
   });
 
   test('bad usage: 2 and a usage line', () => {
-    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x'], ['run', '--digits'], ['run', '--table=yes']]) {
+    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x'], ['run', '--digits'], ['run', '--digits', '-3'], ['run', '--table=yes']]) {
       const r = run(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /\nusage: attention-explorer run /, args.join(' '));

@@ -110,6 +110,8 @@ describe('engine.model', () => {
     const plain = model.predict([1, 2, 3, 4]);
     const ablated = model.predict([1, 2, 3, 4], { ablate: [[1, 1], [1, 2], [2, 1], [2, 2]] });
     assert.notDeepEqual(ablated.logits, plain.logits);
+    const off = model.evaluate({ ablate: [[1, 2]] });
+    assert.equal(off.loss, scores[1].ablated_loss, 'evaluate with a head off is that head\'s ablated_loss');
     // With every head off the logits depend on each token and position alone: E[t] + P[p] then U.
     assert.throws(() => model.predict([1], { ablate: [[3, 1]] }), /ablate: \[3,1\] is not \[layer, head\] of this model \(layers 1 to 2, heads 1 to 2\)/);
   });

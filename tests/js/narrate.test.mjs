@@ -23,12 +23,12 @@ test('the first example: a soft dictionary lookup, told in its own words and num
   const { byKey, trace, sentences } = told('lookup');
   assert.equal(sentences.length, trace.steps.length);
   assert.equal(byKey['scores:0'], 'Each score is a query\'s dot product with a key: the larger, the better the key matches. ' +
-    'The largest is sweet? with banana: 6.00. Their variance is 4.2.');
+    'The largest is “sweet?” with “banana”: 6.00. Their variance is 4.2.');
   assert.equal(byKey['scaled:0'], 'Scaling by 1/√2 shrinks the scores\' variance from 4.2 to 2.1, so the softmax that follows is less peaked.');
   assert.equal(byKey['weights:0'], 'Softmax turns each query\'s scores into weights that sum to 1. ' +
-    'sweet? puts 80% of its weight on banana because their score is largest. both? spreads its weight most: its largest weight is 50%, on apple.');
+    '“sweet?” puts 80% of its weight on “banana” because their score is largest. “both?” spreads its weight most: its largest weight is 50%, on “apple”.');
   assert.equal(byKey['output:-1'], 'Each output row is a weighted average of the value rows, with the weights as mixing shares. ' +
-    'sweet?\'s output is 80% banana\'s value + 19% apple\'s + the rest.');
+    '“sweet?”\'s output is 80% “banana”\'s value + 19% “apple”\'s + the rest.');
   assert.equal(byKey['Q:0'], 'Q is given: one row per query (3), what each token looks for, 2 numbers each.');
   // The percentages are the trace's weights, rounded: sweet? → banana 0.795, both? → apple 0.503.
   const A = trace.steps.find((s) => s.id === 'weights').data;
@@ -172,7 +172,7 @@ test('gradients: each step in words, its largest entry, and what heads sharing a
     `all ones, so the loss L is the sum of every output number; L = ${g.loss.toFixed(2)}.`);
   // dA = dO·Vᵀ with dO all ones: each key's value row summed, the same for every query (banana 0.3 + 0.9).
   assert.equal(narrateGradientStep(g, at('dA'), labels), 'dA = dO·Vᵀ: how the loss changes with each weight: a query\'s dO row dotted with a key\'s value row. ' +
-    'The largest in size is 1.20, at sweet?, banana.');
+    'The largest in size is 1.20, at “sweet?”, “banana”.');
   assert.match(narrateGradientStep(g, at('dS'), labels), /through the softmax: .* every row sums to 0\./);
   assert.match(narrateGradientStep(g, at('dQ', null), labels), /^dQ.*: the gradient of the loss with respect to Q as given\./);
 

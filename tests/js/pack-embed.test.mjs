@@ -57,7 +57,7 @@ test('share and component subpaths load in Node; exports come from the main entr
   const r = JSON.parse(out);
   assert.equal(r.link, 'v2=');
   assert.equal(r.w, 0.08431243246451131); // seed 000 prints 0.08431243
-  assert.deepEqual(r.component, ['AttentionExplorerElement', 'sharedEngine']);
+  assert.deepEqual(r.component, ['AttentionExplorerElement', 'readAttribute', 'sharedEngine']);
   assert.deepEqual(r.widget, ['initialize', 'render']); // the anywidget contract
   assert.equal(r.tex, 'A = \\begin{bmatrix}\n0.0843');
 });

@@ -192,7 +192,8 @@ test('every field of a step comes through, in the documented order and of its do
   assert.deepEqual(trace.steps.map((s) => s.head), [...[0, 1, 2, 3].flatMap((h) => Array(9).fill(h)), null, null]);
   assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta']);
   assert.deepEqual(Object.keys(trace.facts[0]), ['head', 'scores_variance', 'scaled_variance', 'weight_sums', 'max_weight', 'entropy', 'fully_masked',
-    'hidden_by', 'hidden_weight', 'alibi_slope', 'sink_logit', 'sink_share', 'rope_shift', 'rope_shift_change']);
+    'hidden_by', 'hidden_weight', 'alibi_slope', 'sink_logit', 'sink_share', 'rope_shift', 'rope_shift_change',
+    'max_score', 'max_score_without_norm', 'lambda']);  // issue 31: QK-norm's note, differential attention's λ
   assert.deepEqual(trace.facts[0].hidden_by, [[0, 1, 1], [0, 0, 1], [0, 0, 0]]);  // 1: hidden by causal
   assert.equal(trace.facts[0].sink_logit, -Infinity);
 });

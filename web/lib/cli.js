@@ -83,7 +83,8 @@ Presets (attention-explorer train --preset NAME):
 %PRESETS%
 
 Options for run, decode, tiles, recurrent and gradients:
-  --table        Print aligned tables instead of JSON: run and gradients each step (name, head,
+  --table        Print aligned tables instead of JSON, each row after its label (q1, k1 cached,
+                 ...): run and gradients each step (name, head,
                  shape, title and formula above it); decode each token (its new rows of scores
                  and weights, one per head, its output, the multiply-adds); tiles each tile (its
                  scores, per query m, rescale and l before and after, the partial output before
@@ -149,6 +150,13 @@ function parseCommandLine(argv) {
   } catch (error) {
     if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${/'([^']*)'/.exec(error.message)?.[1] ?? ''}`);
     // e.g. "option '--digits <value>' argument missing"
+    // "--digits -3": parseArgs takes -3 for an option ("argument is ambiguous"); say what --digits takes.
+    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && /ambiguous/.test(error.message)) {
+      const name = /'--(\w[\w-]*)'/.exec(error.message)?.[1];
+      const value = argv[argv.indexOf(`--${name}`) + 1];
+      if (name === 'digits') throw new UsageError(`--digits takes an integer from 0 to 17, got ${value}`);
+      throw new UsageError(`--${name} takes a value, got ${value} (an option's value that starts with a dash is written --${name}=${value})`);
+    }
     if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(error.message.replace(/^Option/, 'option').replace(/\n/g, ' '));
     throw error;
   }
@@ -219,11 +227,37 @@ async function readInput(file, command, what = 'a problem') {
   return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
 }
 
-/** A matrix as right-aligned columns. */
-function table(rows, digits) {
+/** A matrix as right-aligned columns, each row after its label (left-aligned) when `labels` are given. */
+function table(rows, digits, labels = null) {
   const cells = rows.map((row) => row.map((v) => fixedNumber(v, digits)));
   const widths = cells[0].map((_, j) => Math.max(...cells.map((row) => row[j].length)));
-  return cells.map((row) => '  ' + row.map((c, j) => c.padStart(widths[j])).join('  ')).join('\n');
+  const labelWidth = labels ? Math.max(...labels.map((l) => l.length)) : 0;
+  return cells.map((row, i) => '  ' + (labels ? `${labels[i].padEnd(labelWidth)}  ` : '') +
+    row.map((c, j) => c.padStart(widths[j])).join('  ')).join('\n');
+}
+
+/**
+ * A step's row labels: q1.. for queries, k1.. for keys (with a KV cache, "cached" or "new", and a
+ * step of the new keys only numbered after the cache), the RoPE position for positions, f1.. for
+ * features (layout "columns"). Queries after a cache say their position (counted from 0, as RoPE).
+ */
+function rowLabels(step, trace) {
+  const { meta } = trace;
+  const axis = step.axes?.[0];
+  const n = step.shape[0];
+  const newKeys = trace.steps.find((s) => s.id === 'K')?.shape[0];
+  const cached = trace.steps.some((s) => s.id === 'K_cache') && newKeys !== undefined ? meta.keys - newKeys : 0;
+  return Array.from({ length: n }, (_, i) => {
+    if (axis === 'queries') return cached ? `q${i + 1} (position ${cached + i})` : `q${i + 1}`;
+    if (axis === 'keys') {
+      if (!cached) return `k${i + 1}`;
+      if (n === meta.keys) return `k${i + 1} ${i < cached ? 'cached' : 'new'}`;
+      return `k${cached + i + 1} new`;
+    }
+    if (axis === 'positions') return `position ${meta.rope_positions?.[i] ?? i}`;
+    if (axis === 'features') return `f${i + 1}`;
+    return `${i + 1}`;
+  });
 }
 
 function traceTables(trace, digits) {
@@ -232,7 +266,7 @@ function traceTables(trace, digits) {
     // Heads are counted from 1 here, as the page and the sentences count them; JSON keeps the index.
     const head = step.head === null ? '' : ` (head ${step.head + 1})`;
     out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}, ${step.text}`);
-    out.push(table(step.data, digits), '');
+    out.push(table(step.data, digits, rowLabels(step, trace)), '');
   }
   const m = trace.meta;
   out.push(`scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
@@ -253,8 +287,9 @@ function decodeTables(decoding, digits) {
     const rows = s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`;
     out.push(`token ${s.t + 1}: ${rows} (${s.t} cached and its own), multiply-adds ` +
       `${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${exactNumber(s.difference)}`);
-    out.push('scores (QKᵀ before scaling), a row per head', table(s.scores, digits));
-    out.push('weights, a row per head', table(s.weights, digits));
+    const heads = s.scores.map((_, h) => `head ${h + 1}`);
+    out.push('scores (QKᵀ before scaling), a row per head', table(s.scores, digits, heads));
+    out.push('weights, a row per head', table(s.weights, digits, heads));
     out.push('output', table([s.output], digits), '');
   }
   out.push(`multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`);

@@ -20,6 +20,7 @@
 // Inserted at any time it initialises itself; removed and inserted again it keeps its state. A host
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
+import { quoteToken } from './narrate.js';
 import { colourLegend, heatColours } from './colours.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
@@ -458,7 +459,7 @@ export class AttentionExplorerElement extends Base {
     if (answer?.kind === 'key') {
       const row = this.#labels(answer.row, 'q')[answer.row - 1];
       const keys = this.#labels(this.#trace.meta.keys, 'k');
-      ask += `<fieldset><legend>The key ${esc(row)} gives the most weight:</legend>${keys.map((k, j) => `<label><input type="radio" name="key" value="${j}"> ${esc(k)}</label>`).join('')}</fieldset>`;
+      ask += `<fieldset><legend>The key that ${esc(quoteToken(row))} gives the most weight:</legend>${keys.map((k, j) => `<label><input type="radio" name="key" value="${j}"> ${esc(k)}</label>`).join('')}</fieldset>`;
     } else if (answer?.kind === 'number') {
       ask += '<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>';
     } else if (answer?.kind === 'text') {

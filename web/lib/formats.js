@@ -246,7 +246,7 @@ const inputOrStep = [...INPUT_NAMES, ...STEP_IDS];
 export const embedFlagsSchema = object({
   embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
   present: string({ max: LIMITS.name }),
-  lesson: string({ min: 1, max: LIMITS.url, expected: `an address of at most ${LIMITS.url.toLocaleString('en')} characters` }),
+  lesson: string({ min: 1, max: LIMITS.url, expected: `an address (1 to ${LIMITS.url.toLocaleString('en')} characters)` }),
   hide: list(literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])],
     { expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)` })),
   lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: 'an input (Q, X, W_Q, …), inputs, options or all' })),
@@ -272,3 +272,57 @@ export const componentAttributesSchema = object({
  * "problem"), or else the problem itself (problemSchema).
  */
 export const componentScriptSchema = object({ problem: problemSchema, tokens: labels, kvTokens: labels, title: label }, { required: ['problem'] });
+
+// ---- the playground (playground-state.js): its link and its weights files ------------------------
+
+/** What a playground link may set, and within which bounds (the playground's fields read them too). */
+export const PLAYGROUND_LIMITS = {
+  layers: { min: 1, max: 4 }, heads: { min: 1, max: 8 }, d_model: { min: 4, max: 128 }, mlp: { min: 0, max: 512 },
+  lr: { min: 0.0001, max: 0.1 }, seed: { min: 0, max: 4294967295 }, steps: { min: 1, max: 20000 }, step: { min: 0, max: 1_000_000 },
+};
+export const PLAYGROUND_CHOICES = { positions: ['learned', 'sinusoidal', 'rope', 'none'], norm: ['none', 'layernorm', 'rmsnorm'] };
+
+const bounded = (key) => whole(PLAYGROUND_LIMITS[key]);
+/** The `c=` part of a playground link: what differs from the preset. Unknown fields are refused. */
+export const playgroundChangesSchema = object({
+  model: object({
+    layers: bounded('layers'), heads: bounded('heads'), d_model: bounded('d_model'), mlp: bounded('mlp'),
+    positions: literal(PLAYGROUND_CHOICES.positions), norm: literal(PLAYGROUND_CHOICES.norm),
+  }, { unknown: 'refuse' }),
+  optimizer: object({ lr: number(PLAYGROUND_LIMITS.lr) }, { unknown: 'refuse' }),
+  seed: bounded('seed'),
+  steps: bounded('steps'),
+}, { unknown: 'refuse' });
+/** The `step=` part: the step a link retrains to. */
+export const playgroundStepSchema = bounded('step');
+
+/**
+ * A weights file the playground loads: { model, weights } as `attention-explorer train --weights`
+ * writes it, and what Save weights adds (config, step). The weights' keys and shapes are checked
+ * by the model itself, which names any that do not fit.
+ */
+export const playgroundWeightsSchema = object({
+  model: json({ maxDepth: 2, max: 64 }),
+  weights: record(string({ max: LIMITS.name }), json({ maxDepth: 6, max: LIMITS.cells })),
+  config: json({ maxDepth: 6, max: LIMITS.cells }),
+  step: whole({ max: PLAYGROUND_LIMITS.step.max }),
+}, { required: ['weights'], message: () => 'a weights file is a JSON object with "weights" (and "model"), as Save weights or attention-explorer train --weights write it' });
+
+/** A question the playground's run answers: a layer or head whose score passes a threshold first, or an accuracy reached. */
+export const DETECTORS = ['previous_token', 'induction', 'duplicate_token', 'first_token'];
+export const playgroundQuestionSchema = variant('choose', [
+  ['layer', object({ choose: literal(['layer']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
+  ['head', object({ choose: literal(['head']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
+  ['yes_no', object({ choose: literal(['yes_no']), text: string({ min: 1, max: LIMITS.sentence }), accuracy: number({ min: 0, max: 1 }) }, { required: ['text', 'accuracy'] })],
+]);
+export const PLAYGROUND_LESSON_FORMAT = 'attention-explorer playground lesson';
+/** A playground lesson file: a preset, what differs from it, and the questions asked before training. */
+export const playgroundLessonSchema = object({
+  format: literal([PLAYGROUND_LESSON_FORMAT], { expected: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
+  version: literal([1]),
+  title: string({ max: LIMITS.label }),
+  intro: string({ max: LIMITS.sentence }),
+  preset: string({ min: 1, max: LIMITS.name }),
+  changes: playgroundChangesSchema,
+  questions: list(playgroundQuestionSchema, { max: 20 }),
+}, { required: ['format', 'preset'], message: () => `a playground lesson is a JSON object with "format": ${JSON.stringify(PLAYGROUND_LESSON_FORMAT)} and "preset"` });

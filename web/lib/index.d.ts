@@ -55,6 +55,36 @@ export interface Options {
   normalize?: boolean;
   /** Linear attention with causal: γ in (0, 1], key j weighs γ^(pos(i) − pos(j)) (default 1). */
   decay?: number;
+  /** QK-norm (Qwen3, Gemma 3): each head's d_k features of Q and of new keys normalised, before RoPE (steps Q_normed, K_normed). Rows layout. */
+  qk_norm?: false | QkNormOptions;
+  /** "sigmoid": weights σ(x + b) entry by entry (Ramapuram et al., 2024); rows need not sum to 1. Excludes differential (and linear, latent). Rows layout. */
+  score_fn?: 'softmax' | 'sigmoid';
+  /** The sigmoid's bias b: one number; default −ln S (S keys, a cache included). */
+  sigmoid_bias?: number;
+  /** Differential attention (Ye et al., 2024): A = softmax(Q₁K₁ᵀs) − λ·softmax(Q₂K₂ᵀs) per head (steps weights_1, weights_2, head_normed). d_k even; rows layout. */
+  differential?: false | DifferentialOptions;
+}
+
+/** options.qk_norm: rms x/√(mean(x²)+eps)·g, or layer (x − mean)/√(var + eps)·g. */
+export interface QkNormOptions {
+  /** Required. */
+  type: 'rms' | 'layer';
+  /** Default 1e-6. */
+  eps?: number;
+  /** d_k gains of the queries, shared by every head (default ones). */
+  g_q?: ReadonlyArray<number> | string;
+  /** d_k gains of the keys (default ones). */
+  g_k?: ReadonlyArray<number> | string;
+}
+
+/** options.differential. */
+export interface DifferentialOptions {
+  /** Required: one λ for every head, or one per head. */
+  lambda: number | ReadonlyArray<number> | string;
+  /** Default 0.8: the head norm multiplies by 1 − lambda_init. */
+  lambda_init?: number;
+  /** Default true: each head's output row x becomes x/√(mean(x²) + 1e-5)·(1 − lambda_init). */
+  norm?: boolean;
 }
 
 /** options.rope as settings (θᵢ = base^(−2i/dims)) or explicit cos/sin tables. */
@@ -110,6 +140,10 @@ export interface Problem {
   past_c_KV?: MatrixInput;
   /** Latent attention's cache: the rotated k_R of the same tokens, d_r wide. */
   past_k_R?: MatrixInput;
+  /** The output gate (Qwen3-Next): G = σ(X·W_G + b_G), d_model×(heads·d_v) (one gate per feature) or d_model×heads (one per head); needs X. */
+  W_G?: MatrixInput;
+  /** The gate's bias, one per column of W_G. */
+  b_G?: VectorInput;
   /** engine.gradients: the loss's gradient with respect to the output, shaped like it (default all ones). run() ignores it. */
   dO?: MatrixInput;
   options?: Options;
@@ -126,6 +160,8 @@ export type StepId =
   | 'c_KV' | 'k_R' | 'c_Q' | 'K_C' | 'Q_C' | 'q_R' | 'scores_C' | 'scores_R'
   /** Its absorbed form (per head Q_C·W_UKᵀ, that against c_KV, A·c_KV; then the output) and the numbers a cache stores per token. */
   | 'Q_absorbed' | 'scores_C_absorbed' | 'O_latent' | 'output_absorbed' | 'cache_sizes'
+  /** Q_normed, K_normed: QK-norm; weights_1, weights_2, head_normed: differential attention; gate, gated_output: the output gate. */
+  | 'Q_normed' | 'K_normed' | 'weights_1' | 'weights_2' | 'head_normed' | 'gate' | 'gated_output'
   | GradientStepId;
 
 /**
@@ -140,6 +176,9 @@ export type GradientStepId =
   | 'dO' | 'dhead_output' | 'dA' | 'dS' | 'dS_kept' | 'dS_uncapped' | 'dscores'
   | 'dQ_rot' | 'dK_rot' | 'dK_cache' | 'dV_cache' | 'dQ' | 'dK' | 'dV' | 'dpast_K' | 'dpast_V'
   | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP'
+  /** The variants (issue 31): QK-norm (dQ_normed, dK_normed, dg_q, dg_k), the gate (dgated_output, dgate, dW_G, db_G), differential attention (dhead_normed, dweights_1, dweights_2). */
+  | 'dQ_normed' | 'dK_normed' | 'dg_q' | 'dg_k' | 'dgated_output' | 'dgate' | 'dW_G' | 'db_G'
+  | 'dhead_normed' | 'dweights_1' | 'dweights_2'
   /** Linear attention, per head: the gradients of Λ, φ(Q) and φ(K). */
   | 'dlinear_scores' | 'dphi_Q' | 'dphi_K';
 
@@ -206,6 +245,11 @@ export interface HeadFacts {
    */
   rope_shift: number;
   rope_shift_change: number;
+  /** QK-norm: the largest score with the norm, and the largest the same queries and keys give without it (NaN without QK-norm). */
+  max_score: number;
+  max_score_without_norm: number;
+  /** Differential attention: the head's λ (NaN otherwise). */
+  lambda: number;
 }
 
 export interface Trace {
@@ -260,6 +304,8 @@ export interface Explanation {
     | 'linear_score_grad' | 'feature_map_grad'
     /** Latent attention: the scores' two parts summed; a cache's numbers per token for one form (`source`). */
     | 'sum' | 'cache_size'
+    /** The variants: qk_norm (also head_normed), sigmoid, difference (A₁ − λA₂), gate, gated. */
+    | 'qk_norm' | 'sigmoid' | 'difference' | 'gate' | 'gated'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
     | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
   step: StepId;
@@ -297,6 +343,13 @@ export interface Explanation {
   sink_logit: number;
   sink_exp: number;
   sink_share: number;
+  /** qk_norm: the row's mean (layer) and its variance or mean square (spread); divisor √(spread + eps), factor the gain. */
+  mean: number;
+  spread: number;
+  /** difference: λ and the two halves' weights. */
+  lambda: number;
+  part_1: number;
+  part_2: number;
   /** sinusoid, rotation: the token's position. */
   position: number;
   /** sinusoid, rotation: the angle (NaN when RoPE's cos/sin come from tables), its cosine and sine. */
@@ -768,7 +821,8 @@ export interface Model {
   readonly step: number;
   /** Trains `steps` steps; the training loss of each. Throws when a loss stops being finite (the step and the cause). */
   train(steps?: number): number[];
-  evaluate(): { step: number; loss: number; accuracy: number | null; predictions: number };
+  /** Loss and accuracy on the task's fixed probe batch; `ablate` switches heads off. */
+  evaluate(settings?: { ablate?: Array<[number, number]> }): { step: number; loss: number; accuracy: number | null; predictions: number };
   headScores(): HeadScore[];
   /** A problem for engine.run(): that head (from 1) of that layer (from 1) on these tokens. */
   headProblem(layer: number, head: number, tokens: number[]): Problem;
@@ -787,7 +841,16 @@ export interface Model {
 
 export interface ModelCatalogue {
   tasks: Array<{ name: TaskName; description: string }>;
-  presets: Array<{ name: string; description: string; question: string; config: TrainConfig; example: TaskExample | null }>;
+  presets: Array<{
+    name: string;
+    description: string;
+    /** Asked before training; the run reveals the answer. */
+    question: string;
+    /** How: the first layer or head whose `score` passes `threshold`, or whether `accuracy` is passed by the last step. */
+    reveal: { choose: 'layer' | 'head'; score: 'previous_token' | 'induction' | 'duplicate_token' | 'first_token'; threshold: number } | { choose: 'yes_no'; accuracy: number };
+    config: TrainConfig;
+    example: TaskExample | null;
+  }>;
 }
 
 /** The model's methods in a Worker running `attention-explorer/model-worker`, as promises. */
@@ -797,7 +860,7 @@ export interface ModelWorker {
   create(config: TrainConfig | string, settings?: { weights?: ModelWeights | string }): Promise<{ config: Model['config']; example: TaskExample | null; step: number }>;
   step(): Promise<number>;
   train(steps: number): Promise<number[]>;
-  evaluate(): Promise<ReturnType<Model['evaluate']>>;
+  evaluate(settings?: { ablate?: Array<[number, number]> }): Promise<ReturnType<Model['evaluate']>>;
   headScores(): Promise<HeadScore[]>;
   headProblem(layer: number, head: number, tokens: number[]): Promise<Problem>;
   weights(): Promise<ModelWeights>;

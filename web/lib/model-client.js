@@ -39,12 +39,12 @@ export function connectModelWorker(worker) {
     create: (config, settings) => call('create', config, settings),
     step: () => call('step'),
     train: (steps) => call('train', steps),
-    evaluate: () => call('evaluate'),
+    evaluate: (settings) => call('evaluate', ...(settings === undefined ? [] : [settings])),
     headScores: () => call('headScores'),
     headProblem: (layer, head, tokens) => call('headProblem', layer, head, tokens),
     weights: () => call('weights'),
     gradients: (tokens, targets) => call('gradients', tokens, targets),
-    predict: (tokens, settings) => call('predict', tokens, settings),
+    predict: (tokens, settings) => call('predict', tokens, ...(settings === undefined ? [] : [settings])),
     /** Stops the Worker; waiting calls reject. */
     terminate() {
       worker.terminate?.();

@@ -18,6 +18,17 @@ const asJson = (value, what) => {
   }
 };
 
+/** The `ablate` setting of evaluate and predict as JSON text ("" when absent). */
+function ablateText(settings, method) {
+  if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
+    throw inputError(`${method} takes { ablate }, got ${JSON.stringify(settings)}`);
+  }
+  for (const key of Object.keys(settings)) {
+    if (key !== 'ablate') throw inputError(`${method}: unknown setting '${key}' (it takes { ablate })`);
+  }
+  return settings.ablate === undefined ? '' : asJson(settings.ablate, 'ablate');
+}
+
 function checkHead(name, n) {
   if (!Number.isInteger(n)) throw inputError(`${name} must be a whole number from 1, got ${JSON.stringify(n)}`);
 }
@@ -60,9 +71,9 @@ export function createModel(module, config, options = {}) {
       if (!Number.isInteger(steps) || steps < 0) throw inputError(`train: steps must be a whole number ≥ 0, got ${JSON.stringify(steps)}`);
       return Array.from(call('_modelTrain', steps));
     },
-    /** { step, loss, accuracy, predictions } on the task's fixed probe batch. */
-    evaluate() {
-      return json('_modelEvaluate');
+    /** { step, loss, accuracy, predictions } on the task's fixed probe batch; ablate: [[layer, head], ...] off. */
+    evaluate(settings = {}) {
+      return json('_modelEvaluate', ablateText(settings, 'evaluate'));
     },
     /** Per layer × head: previous_token, induction, duplicate_token, first_token, ablated_loss. */
     headScores() {
@@ -84,11 +95,7 @@ export function createModel(module, config, options = {}) {
     },
     /** One sequence: { tokens, logits, predictions, attention[layer][head] }; ablate: [[layer, head], ...]. */
     predict(tokens, settings = {}) {
-      if (settings === null || typeof settings !== 'object') throw inputError(`predict takes tokens and { ablate }, got ${JSON.stringify(settings)}`);
-      for (const key of Object.keys(settings)) {
-        if (key !== 'ablate') throw inputError(`predict: unknown setting '${key}' (it takes { ablate })`);
-      }
-      return json('_modelPredict', tokensText(tokens), settings.ablate === undefined ? '' : asJson(settings.ablate, 'ablate'));
+      return json('_modelPredict', tokensText(tokens), ablateText(settings, 'predict'));
     },
     /** Frees the model's memory in the module now (it is freed when collected otherwise). */
     dispose() {

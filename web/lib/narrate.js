@@ -25,7 +25,17 @@ function count(step, axis) {
 
 /** Names of the queries and keys: the given ones, else "query 1", "key 1", ... */
 function namer(list, word) {
-  return (i) => list?.[i] ?? `${word} ${i + 1}`;
+  return (i) => (list?.[i] === undefined ? `${word} ${i + 1}` : quoteToken(list[i]));
+}
+
+/**
+ * A token's name as a sentence writes it: in quotes when it reads as a word ("the", "banana",
+ * "sweet?": letters and no digit), so that "“the” spreads its weight most" parses; names such as
+ * w1, input_2 or x₃ read as names already and stay bare.
+ */
+export function quoteToken(name) {
+  const s = String(name);
+  return /\p{L}/u.test(s) && !/[\p{N}_]/u.test(s) ? `“${s}”` : s;
 }
 
 function headPhrase(step, meta) {

@@ -951,6 +951,11 @@ function latentScript(problem, trace, d, recipe, gradients) {
 
 function pythonScript(problem, trace, d, recipe, gradients = false) {
   if (problem?.W_DKV != null) return latentScript(problem, trace, d, recipe, gradients);
+  // The variants of issue 31 are not recomputed by the scripts yet: refuse, naming the key.
+  const o = problem.options ?? {};
+  const variant = (o.qk_norm != null && o.qk_norm !== false && 'options.qk_norm') || (problem.W_G != null && 'W_G') ||
+    (o.score_fn === 'sigmoid' && 'options.score_fn "sigmoid"') || (o.differential != null && o.differential !== false && 'options.differential');
+  if (variant) throw exportError(`the NumPy/PyTorch scripts do not recompute ${variant} yet: export the trace (JSON, CSV) instead`);
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';

@@ -14,7 +14,10 @@ export interface ExplorerState {
   open?: { step: string; head: number; row: number; col: number } | null;
   hide?: { inputs?: string[]; steps?: string[]; chrome?: boolean };
   lesson?: LessonNotes | null;
-  exercise?: { steps: string[]; cells?: Record<string, Array<[number, number]>>; tolerance?: number; seed?: number } | null;
+  exercise?: { steps: string[]; cells?: Record<string, Array<[number, number]>>; tolerance?: number; seed?: number; teacher?: boolean } | null;
+  /** A students' paper (docs/formats.md): the link then opens as the students' exercise. */
+  student?: Record<string, unknown> | null;
+  collapsed?: string[];
   [key: string]: unknown;
 }
 

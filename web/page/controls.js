@@ -232,6 +232,48 @@ export function setTokenCount(n) {
   update();
 }
 
+/** What resizeKvGroups narrowed, to give it back when the KV heads go back up: name -> { kv, from, to }. */
+const kvStash = new Map();
+
+/**
+ * Resizes the inputs that hold the keys' and values' features (K, V given; else W_K, W_V, b_K,
+ * b_V) from the current KV heads' count of feature groups to `kv`: the first groups are kept when
+ * there are fewer; when there are more, what was narrowed is given back if untouched since, else
+ * the groups are repeated. An input whose features are not a whole number of groups is left as it
+ * is (the error then names it).
+ */
+function resizeKvGroups(kv) {
+  const { state } = app;
+  const old = state.options.kv_heads;
+  if (kv === old || !(old >= 1)) return;
+  const cols = state.options.layout === 'columns';
+  const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+  const names = state.mode === 'qkv' ? ['K', 'V'] : ['W_K', 'W_V', 'b_K', 'b_V'];
+  let changed = false;
+  for (const name of names.filter((n) => stateInputs(state).includes(n))) {
+    const text = state.inputs[name]?.text ?? '';
+    const stash = kvStash.get(name);
+    let next = null;
+    if (stash && stash.kv === kv && stash.to === text) next = stash.from;
+    else {
+      const r = parse(text, name);
+      if (!r.matrix) continue;
+      const vector = VECTOR_INPUTS.has(name);
+      const m = vector ? [r.matrix.flat()] : cols ? T(r.matrix) : r.matrix; // features as columns
+      const width = m[0].length;
+      if (width % old !== 0) continue;
+      const d = width / old;
+      const rows = m.map((row) => Array.from({ length: d * kv }, (_, j) => row[(Math.floor(j / d) % old) * d + (j % d)]));
+      next = matrixToText(vector ? rows : cols ? T(rows) : rows);
+      if (kv < old) kvStash.set(name, { kv: old, from: text, to: next });
+    }
+    state.inputs[name] = { text: next };
+    if (editors.has(name)) setEditorValue(editors.get(name), next);
+    changed = true;
+  }
+  if (changed) dropRecipe();
+}
+
 export function bindControls() {
   $('preset').addEventListener('change', (e) => {
     if (e.target.value) loadPreset(e.target.value);
@@ -296,6 +338,9 @@ export function bindControls() {
     }
   });
   opt('opt-heads', 'heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
+  // Fewer (or more) KV heads: K and V (or W_K, W_V and their biases) keep one group of features per
+  // KV head, so the problem stays computable (before the option is set and the problem run).
+  $('opt-kvheads').addEventListener('input', () => resizeKvGroups(Math.max(1, Math.round(Number($('opt-kvheads').value)) || 1)));
   opt('opt-kvheads', 'kv_heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
   // The W grids label their features by head: relabel when the head counts change.
   for (const id of ['opt-heads', 'opt-kvheads']) {

@@ -5,15 +5,16 @@
 // ?lesson=URL opens a lesson file (lesson-file.js) when the address has no state of its own.
 // A word the page does not know gets a visible message. Inside any frame the page posts its height
 // to the parent on every change (postHeight), so a host can size the iframe to its content.
+// The words and values each flag takes are the package's embedFlagsSchema (formats.js,
+// docs/formats.md): each word is checked against it, and one it does not take is named.
+import { INPUT_NAMES as INPUTS, STEP_IDS as STEPS, check, embedFlagsSchema } from 'attention-explorer/share';
 import { $ } from './app.js';
+import { postHeight } from './frame-resize.js';
 
-const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V']);
-const STEP_IDS = new Set(['positional', 'X_pos', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled',
-  'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights', 'head_output', 'concat', 'output']);
-/** ?hide= words that hide a whole panel, and the panel's id. */
+const INPUT_NAMES = new Set(INPUTS);
+const STEP_IDS = new Set(STEPS);
+/** ?hide= words that hide a whole panel (embedFlagsSchema's HIDE_PANELS), and the panel's id. */
 export const PANELS = { setup: 'setup', inputs: 'inputs', why: 'why', drill: 'drill', share: 'share', options: 'setup', lesson: 'lesson' };
-/** ?lock= words besides input names: every input, the problem panel, everything. */
-const LOCK_WORDS = new Set(['inputs', 'options', 'all']);
 // `input:Q` and `step:Q` name only the input or only the step; a plain `Q` hides both.
 const INPUT_PREFIX = 'input:';
 const STEP_PREFIX = 'step:';
@@ -23,40 +24,44 @@ const isHiddenInput = (w) => !w.startsWith(STEP_PREFIX) && INPUT_NAMES.has(hidde
 const isHiddenStep = (w) => !w.startsWith(INPUT_PREFIX) && STEP_IDS.has(hiddenStep(w));
 
 /**
- * The flags of this page's address: { embed, present, hide: [words], lock: Set, hidePanels: Set,
- * hideInputs: [names], hideSteps: [step ids], unknown: [messages] }.
+ * The flags of this page's address: { embed, present, lesson, hide: [words], lock: Set,
+ * hidePanels: Set, hideInputs: [names], hideSteps: [step ids], unknown: [messages] }. A word or
+ * value the schema does not take is left out and named in `unknown`.
  */
 export const flags = readFlags();
 
 function readFlags() {
   const q = new URLSearchParams(location.search);
-  const words = (key) => (q.get(key) ?? '').split(/[\s,]+/).filter(Boolean);
-  const hide = words('hide');
+  const unknown = [];
+  /** The parameter's value if the schema takes it, else null (and a message). */
+  const value = (key, fallback) => {
+    if (!q.has(key)) return null;
+    const v = q.get(key);
+    if (!check(embedFlagsSchema.fields[key], v).error) return v;
+    unknown.push(`${key}=${v.length > 60 ? `${v.slice(0, 60)}…` : v}: expected ${embedFlagsSchema.fields[key].expected}; ${fallback}.`);
+    return null;
+  };
+  /** The words of a list parameter the schema takes; the others are named in one message. */
+  const words = (key, fallback) => {
+    const all = (q.get(key) ?? '').split(/[\s,]+/).filter(Boolean);
+    const item = embedFlagsSchema.fields[key].item;
+    const bad = all.filter((w) => check(item, w).error);
+    if (bad.length) unknown.push(`${key}=${bad.join(',')}: not ${item.expected}; ${fallback}.`);
+    return all.filter((w) => !bad.includes(w));
+  };
+  const embed = value('embed', 'not embedded');
+  const hide = words('hide', 'shown anyway');
   return {
-    embed: q.get('embed') === '1' || q.get('embed') === 'true',
+    embed: embed === '1' || embed === 'true',
     present: q.has('present'),
-    lesson: q.get('lesson') || null,
+    lesson: value('lesson', 'no lesson opened') || null,
     hide,
-    lock: new Set(words('lock')),
+    lock: new Set(words('lock', 'not locked')),
     hidePanels: new Set(hide.filter((w) => w in PANELS).map((w) => PANELS[w])),
     hideInputs: hide.filter(isHiddenInput).map(hiddenInput),
     hideSteps: hide.filter(isHiddenStep).map(hiddenStep),
-    unknown: unknownWords(hide, words('lock')),
+    unknown,
   };
-}
-
-/** Messages for the ?hide= and ?lock= words the page does not know (empty if none). */
-function unknownWords(hide, lock) {
-  const messages = [];
-  const badHide = hide.filter((w) => !(w in PANELS) && !isHiddenInput(w) && !isHiddenStep(w));
-  const badLock = lock.filter((w) => !LOCK_WORDS.has(w) && !INPUT_NAMES.has(w));
-  if (badHide.length) {
-    messages.push(`hide=${badHide.join(',')}: not a panel (${Object.keys(PANELS).join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …); shown anyway.`);
-  }
-  if (badLock.length) {
-    messages.push(`lock=${badLock.join(',')}: not an input (Q, X, W_Q, …) nor inputs, options or all; not locked.`);
-  }
-  return messages;
 }
 
 /** Puts ?embed/hide into a state (called for every state the page takes). */
@@ -120,23 +125,3 @@ function showUnknownFlags() {
   $('app').prepend(box);
 }
 
-/** The messages a framed page posts with its height: Canvas's and Sakai's, and this page's own. */
-export const resizeMessages = (height) => [{ subject: 'lti.frameResize', height }, { type: 'attention-explorer:resize', height }];
-
-/**
- * Posts the page's content height to the parent now and whenever it changes (steps folded,
- * options changed, the window narrowed). The body's own height, not the document's scroll height,
- * which never drops below the frame's height and so would never let the frame shrink.
- */
-function postHeight() {
-  let last = -1;
-  const post = () => {
-    const height = Math.ceil(document.body.getBoundingClientRect().height);
-    if (height === last) return;
-    last = height;
-    // Only a height leaves the page, so any parent origin may read it.
-    for (const message of resizeMessages(height)) window.parent.postMessage(message, '*');
-  };
-  new ResizeObserver(post).observe(document.body);
-  post();
-}

@@ -1,6 +1,7 @@
 // The embedding examples page: a module file (no inline script), so it runs under a strict CSP.
 import { AttentionExplorerElement } from 'attention-explorer/component';
 import { encodeStateString, problemToState } from 'attention-explorer/share';
+import 'attention-explorer/playground'; // defines <attention-playground>
 import katex from './vendor/katex/katex.mjs';
 
 // Optional: typeset the elements' formulas (as MathML). Without this they are plain text.

@@ -8,6 +8,7 @@ import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
 import { encodeStateString } from 'attention-explorer/share';
 import { makePaper } from './student.js';
+import { writeLink } from './link.js';
 
 const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
 
@@ -87,8 +88,12 @@ export function renderExercise() {
   // Keep what the student typed across redraws.
   const typed = new Map([...box.querySelectorAll('input.answer')].map((i) => [i.dataset.id, i.value]));
   const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
-  let html = `<h2 id="exercise-title">Exercise</h2>
-    <p>Work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>. Answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right.</p>`;
+  // The teacher's view (this page set the exercise, or opened a teacher's link): it holds the
+  // problem and Show answers, so it says so first, with the students' own link beside it.
+  let html = `<h2 id="exercise-title">Exercise: your teacher's view</h2>
+    <div class="ex-handout"><p><strong>Not for the students:</strong> this view holds the problem and its answers. The address bar and “Copy link” give the students' link: the given numbers and the boxes, nothing to reveal. Your view is kept in this tab; Share → “Copy your teacher's view” is its own link.</p>
+    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
+    <p>The students work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>`;
   for (const key of ex.steps) {
     const step = trace.steps.find((s) => stepKey(s) === key);
     if (!step) continue;
@@ -119,13 +124,12 @@ export function renderExercise() {
     });
     html += '</tbody></table></div>';
   }
-  if (choosing) html = html.replace('<h2 id="exercise-title">Exercise</h2>', '<h2 id="exercise-title">Exercise</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
+  if (choosing) html = html.replace('</h2>', '</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
   html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
     <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
-    <button type="button" id="ex-leave">Leave exercise mode</button>
-    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
-    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal. “Copy link” (Share) keeps this full teacher's view.</p>
+    <button type="button" id="ex-leave">Leave exercise mode</button></div>
+    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal.</p>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
   const result0 = $('ex-result')?.innerHTML ?? '';
   const resultClass = $('ex-result')?.className ?? 'ex-result';
@@ -247,7 +251,7 @@ export function startExercise() {
   revealed = false;
   setState(next);
   $('exercise').scrollIntoView({ block: 'start' });
-  $('share-status').textContent = 'Exercise on. “Copy the students\' link” (in the exercise) gives the students this exercise; “Copy link” keeps your teacher\'s view.';
+  $('share-status').textContent = 'Exercise on. The address bar now holds the students\' link (as “Copy the students\' link” does); your teacher\'s view, with the answers, is kept in this tab: Share → “Copy your teacher\'s view” gives its link.';
 }
 
 export function fillExerciseSteps() {
@@ -263,13 +267,35 @@ export function fillExerciseSteps() {
 }
 
 
+// The students' hash of the last teacher's state it was made for: the address bar, "Copy the
+// students' link" and Share's "Copy link" hand out the same paper (each paper has its own salt).
+const paper = { teacher: null, students: null };
+
+/** Takes (teacher's link, students' hash) as already made: the teacher's tab reopened (main.js). */
+export function knownStudentsHash(teacher, students) {
+  paper.teacher = teacher;
+  paper.students = students;
+}
+
+/**
+ * The students' hash ("v2=...": only the exercise's paper, student.js) of the teacher's exercise
+ * on the page now, made once per teacher's state (a paper costs a slow hash per answer).
+ */
+export async function studentsHash() {
+  const { state, result } = app;
+  const teacher = await writeLink(state);
+  if (paper.teacher === teacher) return paper.students;
+  const { problem, trace, ctx } = result;
+  const students = await encodeStateString({ student: await makePaper(state, problem, trace, ctx) });
+  paper.teacher = teacher;
+  paper.students = students;
+  return students;
+}
+
 /** The students' link: the page's address with only the exercise's paper (student.js) in its hash. */
 export async function studentLink() {
-  const { state } = app;
-  const { problem, trace, ctx } = app.result;
-  const hash = await encodeStateString({ student: await makePaper(state, problem, trace, ctx) });
   const url = new URL(location.href);
-  url.hash = hash;
+  url.hash = await studentsHash();
   return url.href;
 }
 

@@ -22,3 +22,13 @@ export function readAs(format, matrix) {
 export function escapeHtml(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 }
+
+/**
+ * A token's name as a sentence writes it: quoted when it reads as a word (“the”, “sweet?”), bare
+ * otherwise (w1, input_2). The same rule as the package's narration (web/lib/narrate.js quoteToken,
+ * not a package export), so the page's own sentences match the narrated ones.
+ */
+export function quoteToken(name) {
+  const s = String(name);
+  return /\p{L}/u.test(s) && !/[\p{N}_]/u.test(s) ? `“${s}”` : s;
+}

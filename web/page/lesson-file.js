@@ -63,7 +63,24 @@ export function openLesson(text, where) {
   return true;
 }
 
-/** Fetches and opens ?lesson=URL (relative to the page). The message says which URL and what went wrong. */
+/** While ?lesson=URL is fetched: a note at the top naming the address (null: remove it). */
+function showLessonLoading(url) {
+  $('lesson-loading')?.remove();
+  if (!url) return;
+  const box = document.createElement('div');
+  box.id = 'lesson-loading';
+  box.className = 'lesson-loading';
+  box.setAttribute('role', 'status');
+  box.innerHTML = '<p>Loading the lesson from <span class="url"></span>… Until it comes, the page shows the default example.</p>';
+  box.querySelector('.url').textContent = url;
+  $('app').prepend(box);
+}
+
+/**
+ * Fetches and opens ?lesson=URL (relative to the page), with a note saying so while it loads; the
+ * page draws the default example meanwhile (main.js). The message says which URL and what went
+ * wrong, a server that never answers included (fetchLesson's timeout).
+ */
 export async function openLessonUrl(address) {
   let url;
   try {
@@ -73,11 +90,14 @@ export async function openLessonUrl(address) {
     return false;
   }
   let text;
+  showLessonLoading(url.href);
   try {
     text = await fetchLesson(url.href);
   } catch (error) {
-    showLessonError(`${error.message.replace(/^t/, 'T')}.`);
+    showLessonError(`${error.message.replace(/^t/, 'T')}. The page shows the default example instead.`);
     return false;
+  } finally {
+    showLessonLoading(null);
   }
   return openLesson(text, url.href);
 }

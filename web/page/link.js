@@ -60,6 +60,30 @@ export async function saveFrameHash(hash) {
   } catch { /* storage refused: see savedFrameHash */ }
 }
 
+// A teacher's exercise: the address bar holds the students' link (the natural thing to copy and
+// hand out), and the teacher's view, which holds the answers, is kept for this tab only, under
+// that students' link: a reload of the teacher's tab reopens the teacher's view, the same address
+// in another browser (or a new tab) opens the students' exercise. Share's "Copy your teacher's view"
+// is the way to take the teacher's view elsewhere.
+const teacherKey = (students) => `attention-explorer:teacher:${students}`;
+
+/** Keeps the teacher's view (its link `teacher`) in this tab for the students' hash the address shows. */
+export function keepTeacherView(students, teacher) {
+  try {
+    sessionStorage.setItem(teacherKey(students), teacher);
+  } catch { /* storage refused: a reload of this tab opens the students' exercise */ }
+}
+
+/** The teacher's view this tab kept for the students' hash `students` (keepTeacherView), or null. */
+export function keptTeacherView(students) {
+  if (!students) return null;
+  try {
+    return sessionStorage.getItem(teacherKey(students));
+  } catch {
+    return null;
+  }
+}
+
 /** The page state of an example (its numbers drawn by the engine), or null for an unknown id. */
 export function presetState(id) {
   const preset = findPreset(id);
@@ -92,11 +116,15 @@ export async function writeLink(state) {
   return encodeStateString(obj);
 }
 
-/** Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null, error? }. */
+/**
+ * Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null,
+ * error?, studentError? }. The state was checked against the link's schema (formats.js) when
+ * decoded; `studentError` says which field of a students' exercise link does not fit.
+ */
 export async function readLink(hash) {
-  const { state: raw, error } = await decodeStateString(hash);
+  const { state: raw, error, student, reason } = await decodeStateString(hash);
   linkError = error ?? null;
-  if (!raw) return { state: null, error };
+  if (!raw) return { state: null, error, studentError: student ? reason : null };
   let obj = raw;
   if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
     const base = presetState(raw.preset);

@@ -22,7 +22,8 @@ import { bindMaskEditor } from './mask-editor.js';
 import { bindSteps } from './selection.js';
 import { installShare } from './share-panel.js';
 import { flags } from './embed.js';
-import { readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
+import { knownStudentsHash } from './exercise.js';
 import { drawWhyLater, link, setState } from './update.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
@@ -30,11 +31,13 @@ import { skipCardsOffScreen } from './steps.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
 import { bindPipeline } from './pipeline.js';
-import { bindStepper, showStep } from './stepper.js';
+import { bindGlance } from './glance.js';
+import { bindStepper, restartLesson, setClassView, setStepping, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
+import { showBackLink } from './back-link.js';
 
 const hashRead = latestOnly();
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -49,6 +52,7 @@ async function onHashChange() {
 }
 
 async function boot() {
+  showBackLink(document.querySelector('.site-header'));
   try {
     app.engine = await loadAttention();
   } catch (err) {
@@ -61,18 +65,24 @@ async function boot() {
   // A frame reloaded by its host (a reveal.js slide) reopens with the reader's edits.
   const saved = savedFrameHash();
   if (saved && saved !== location.hash.replace(/^#/, '')) history.replaceState(null, '', `#${saved}`);
-  const { state: fromHash, error } = await readLink(location.hash);
+  // The teacher's tab of an exercise reopens the teacher's view it kept for the students' link in
+  // its address (link.js, keepTeacherView); any other tab opens that link as the students'.
+  const addressed = location.hash.replace(/^#/, '');
+  const teacherView = keptTeacherView(addressed);
+  const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
+  if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
   const loading = $('loading');
-  if (isStudentState(fromHash)) {
+  if (isStudentState(fromHash) || studentError) {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels
     // are removed before anything is computed, so none can show, export or copy a hidden number.
     loading.remove();
     // The status bar's timings toggle too: a student's page computes nothing to time.
     for (const id of ['lesson', 'practice', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
-    renderStudent(fromHash.student ?? await paperFromState(fromHash));
+    // A students' link that does not fit its schema says so there (not the teacher's page).
+    renderStudent(studentError ? null : fromHash.student ?? await paperFromState(fromHash), studentError);
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
@@ -95,6 +105,7 @@ async function boot() {
     e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
   });
   bindPipeline(showStep);
+  bindGlance(showStep);
   bindStepper();
   bindLessonFile();
   bindSetupFold();
@@ -108,19 +119,29 @@ async function boot() {
   for (const id of ['lesson', 'setup', 'inputs', 'results', 'why']) $(id).hidden = false;
   loading.remove();
   $('app').setAttribute('aria-busy', 'false');
+  let lessonOpening = null;
   if (fromHash) {
     // What this address shows without its hash, for a reader who edits back to it (addressHash).
     // Not known for a ?lesson address: that would mean fetching the lesson; the hash stays.
     setDefaultLink(flags.lesson ? Promise.resolve(null) : writeLink(defaultExampleState()));
     link.hash = location.hash.replace(/^#/, '');
     setState(fromHash);
+    // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
+    // step, each question asked before its numbers show, as a lesson file opens.
+    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); setClassView(); }
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
     if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
-    if (!(flags.lesson && await openLessonUrl(flags.lesson))) setState(defaultExampleState());
-    // Its link, read now (before any edit): the address bar shows no hash while the state is this.
-    setDefaultLink(writeLink(app.state));
+    // ?lesson=URL: the default example is drawn at once, under a note that the lesson is loading
+    // (openLessonUrl), and the lesson replaces it when it comes; a lesson that fails or never
+    // answers (fetchLesson's timeout) leaves the example with a message naming the URL.
+    setState(defaultExampleState());
+    lessonOpening = flags.lesson ? openLessonUrl(flags.lesson) : null;
+    if (flags.lesson) setClassView();
+    // Its link, read once the lesson settled (before any edit): the address bar shows no hash
+    // while the state is this.
+    setDefaultLink(lessonOpening ? lessonOpening.then(() => writeLink(app.state)) : writeLink(app.state));
   }
   if (error) $('status').textContent = error;
   // The numbers first; KaTeX is fetched and the formulas typeset once they are on screen. The
@@ -128,9 +149,18 @@ async function boot() {
   await drawn(prerendered ? ['ae:interactive'] : ['ae:first-steps', 'ae:interactive']);
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
+  // Ready means what the address asks for is drawn: the lesson, or the example and why not.
+  if (lessonOpening && await lessonOpening) await typesetPending();
   skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
   markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();
+}
+
+/** Whether a state holds a teacher's notes to step through (not an exercise, which has its own view). */
+function hasLessonNotes(state) {
+  const notes = state.lesson;
+  if (!notes || typeof notes !== 'object' || state.exercise || state.student) return false;
+  return Object.values(notes).some((n) => n && typeof n === 'object' && ['say', 'ask'].some((k) => typeof n[k] === 'string' && n[k].trim()));
 }
 
 /**

@@ -142,7 +142,7 @@ export function renderPipeline() {
   const multi = graph.lanes.length > 1;
   const labelCol = multi ? 1 : 0;
   const { laneStart, laneRows, total } = placeRows({ ...graph, nodes: visible });
-  const sig = visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}`).join('|') + graph.more;
+  const sig = visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}/${n.group}`).join('|') + graph.lanes.map((l) => l.label).join('|') + graph.more;
   if (box.dataset.sig !== sig) {
     let html = `<div class="pl-grid" style="grid-template-columns:${multi ? 'auto ' : ''}repeat(${graph.columns}, auto);grid-template-rows:repeat(${total}, auto)">`;
     if (multi) {
@@ -181,8 +181,10 @@ function drawEdges() {
   if (!svg) return;
   const origin = grid.getBoundingClientRect();
   const at = (key) => grid.querySelector(`.pl-node[data-key="${CSS.escape(key)}"]`)?.getBoundingClientRect();
-  svg.setAttribute('width', String(grid.scrollWidth));
-  svg.setAttribute('height', String(grid.scrollHeight));
+  // The grid's own size: its scroll size would count this (absolutely placed) SVG as it was last
+  // drawn, so a diagram that got narrower (a phone, a smaller problem) kept scrolling sideways.
+  svg.setAttribute('width', String(grid.offsetWidth));
+  svg.setAttribute('height', String(grid.offsetHeight));
   let paths = '<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>';
   for (const [from, to] of box._edges ?? []) {
     const a = at(from);

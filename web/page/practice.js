@@ -18,7 +18,7 @@ import { toClipboard } from './copy-latex.js';
 import { download } from './export-panel.js';
 import { flags } from './embed.js';
 import { explanationHtml } from './explain.js';
-import { cellFmt, escapeHtml, fmt } from './format.js';
+import { cellFmt, escapeHtml, fmt, quoteToken } from './format.js';
 import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
 import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';
@@ -95,7 +95,12 @@ function compute(engine, id, result) {
       const shape = [trace.output.length, trace.output[0].length];
       if (walk.dO && (walk.dO.length !== shape[0] || walk.dO[0].length !== shape[1])) walk.dO = null;
       const gradients = engine.gradients(problem, walk.dO ? { dO: walk.dO } : {});
-      const order = gradients.steps.map((s, i) => (s.id.startsWith('d') ? i : -1)).filter((i) => i >= 0);
+      // With one head, the heads' dQ, dK, dV put side by side are head 1's again: left out (they
+      // would repeat three steps, each number "dV₁,₁ = dV₁,₁").
+      const steps = gradients.steps;
+      const sameAsHead = (x) => gradients.meta.heads === 1 && (x.head === null || x.head === undefined) && x.inputs.length === 1 &&
+        steps[x.inputs[0]]?.id === x.id && String(steps[x.inputs[0]].shape) === String(x.shape);
+      const order = steps.map((s, i) => (s.id.startsWith('d') && !sameAsHead(s) ? i : -1)).filter((i) => i >= 0);
       return { gradients, order, positions: order.length };
     }
     case 'recurrent': {
@@ -184,13 +189,21 @@ function decodeBody(view) {
   const upTo = decoding.steps.slice(0, walk.index + 1);
   const sum = (key) => upTo.reduce((a, x) => a + x[key], 0);
   const kvNote = heads > 1 ? ' (head 1’s key/value head)' : '';
-  return `<div class="pr-row">
+  // Decoding assumes one sequence attending to itself, causally: say so where the page's problem
+  // differs (not causal, or keys named apart from the queries), so its numbers are not a surprise.
+  const problem = app.result.problem ?? {};
+  const causal = Boolean(problem.options?.causal);
+  const ownKey = (ctx.tokensK ?? []).some((k, i) => k !== ctx.tokensQ?.[i]);
+  const note = `<p class="pr-note" id="pr-decode-note">Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included${
+    ownKey ? ` (here key t is token t’s own key: ${escapeHtml(quoteToken(keys[s.t] ?? ''))} for ${escapeHtml(ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]))})` : ''}.${
+    causal ? '' : ' Your problem is not causal: its weights let every query read every key, so they differ from these.'}</p>`;
+  return `${note}<div class="pr-row">
     ${matrixBox(K, axisLabels(K, ctx), ctx, `The cache: ${K.title}${kvNote}, ${s.t} cached + 1 new`, 'pr-cache')}
     ${matrixBox(V, axisLabels(V, ctx), ctx, `The cache: ${V.title}${kvNote}`, 'pr-cache')}
   </div><div class="pr-row">
-    ${matrixBox(plain('decode-scores', s.scores, 'signed'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of scores QKᵀ (before scaling)')}
-    ${matrixBox(plain('decode-weights', s.weights, 'probability'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of weights')}
-    ${matrixBox(plain('decode-output', [s.output]), grid([ctx.tokensQ[s.t] ?? `t${s.t + 1}`], features(s.output.length), 'token', 'dim'), ctx, 'Its output')}
+    ${matrixBox(plain('decode-scores', s.scores, 'signed', 'New scores'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of scores QKᵀ (before scaling)')}
+    ${matrixBox(plain('decode-weights', s.weights, 'probability', 'New weights'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of weights')}
+    ${matrixBox(plain('decode-output', [s.output], 'signed', 'Its output'), grid([ctx.tokensQ[s.t] ?? `t${s.t + 1}`], features(s.output.length), 'token', 'dim'), ctx, 'Its output')}
   </div>
   <table class="pr-work"><caption>Multiply-adds</caption><thead><tr><th></th><th scope="col">with the cache</th><th scope="col">without (recomputed)</th></tr></thead><tbody>
     <tr><th scope="row">this token</th><td id="pr-flops-cached">${s.flops_cached}</td><td id="pr-flops-full">${s.flops_full}</td></tr>
@@ -248,7 +261,7 @@ function tilesBody(view) {
   let html = `<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${escapeHtml(scores.title)}${trace.meta.heads > 1 ? `, head ${head + 1}` : ''}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${final ? '' : ' (the coloured one)'}</figcaption>
     <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
   if (final) {
-    const out = plain('output', tiles.output);
+    const out = plain('output', tiles.output, 'signed', 'Output');
     html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`);
     return html;
   }

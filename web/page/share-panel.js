@@ -6,7 +6,7 @@ import { writeLink, takeLinkError } from './link.js';
 import { applyLocks, installEmbed, setOpenFull } from './embed.js';
 import { embedSnippet, installEmbedBuilder, refreshEmbedBuilder } from './embed-builder.js';
 import { FORMATS, fillExportSelect, onExport } from './export-panel.js';
-import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise } from './exercise.js';
+import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise, studentLink } from './exercise.js';
 import { escapeHtml } from './format.js';
 
 async function copy(text, what) {
@@ -36,6 +36,7 @@ function buildPanel() {
     <h2 id="share-title">Share, embed, export</h2>
     <div class="share-row">
       <button type="button" id="copy-link">Copy link</button>
+      <button type="button" id="copy-teacher-link" hidden>Copy your teacher's view (with the answers)</button>
       <button type="button" id="copy-embed">Copy embed code</button>
       <details class="embed-options" id="embed-options"><summary>Embed options</summary></details>
       <a href="embedding.html">Embedding examples</a>
@@ -71,7 +72,11 @@ function buildPanel() {
     if (!b) return;
     if (b.dataset.export) { await onExport(b.dataset.export); return; }
     switch (b.id) {
-      case 'copy-link': {
+      case 'copy-link':
+        // During an exercise, the link to hand out is the students' (the teacher's holds the answers).
+        if (app.state.exercise) { await copy(await studentLink(), 'The students\' link'); break; }
+      // falls through
+      case 'copy-teacher-link': {
         const url = new URL(location.href);
         url.hash = await writeLink(app.state);
         await copy(url.href, 'The link');
@@ -125,6 +130,10 @@ export function afterRender() {
   showLinkError();
   applyLocks();
   renderExercise();
+  const exercise = Boolean(app.state.exercise);
+  const label = exercise ? 'Copy the students\' link' : 'Copy link';
+  if ($('copy-link').textContent !== label) $('copy-link').textContent = label;
+  $('copy-teacher-link').hidden = !exercise;
   if (pending) return;
   pending = true;
   whenIdle(refreshSharePanel, 250);

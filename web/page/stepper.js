@@ -12,7 +12,7 @@ import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
-import { escapeHtml } from './format.js';
+import { escapeHtml, quoteToken } from './format.js';
 import { scheduleHash } from './update.js';
 
 const stepper = { on: false, index: 0, key: null };
@@ -39,6 +39,16 @@ function noteOf(key) {
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
+/**
+ * The class's view of a lesson (opened from its link or ?lesson=URL): "Write this step for your
+ * class" is not drawn, since it holds the teacher's answers (a free-text answer in plain words).
+ * A teacher edits a lesson from its file ("Open lesson…") or the page before sharing.
+ */
+export function setClassView() {
+  $('teacher').open = false;
+  $('teacher').hidden = true;
+}
+
 export function restartLesson() {
   revealed.clear();
   verdicts.clear();
@@ -58,7 +68,7 @@ export function syncStepper() {
   $('step-mode').hidden = stepper.on;
   const steps = shownSteps();
   if (!stepper.on || !steps.length) {
-    for (const c of cards) c.classList.remove('is-current');
+    for (const c of cards) c.classList.remove('is-current', 'is-input', 'predicting');
     markPipeline();
     return;
   }
@@ -69,11 +79,17 @@ export function syncStepper() {
   stepper.key = stepKey(step);
   const note = noteOf(stepper.key);
   const predicting = Boolean(note.ask) && !revealed.has(stepper.key);
-  for (const c of cards) {
-    c.classList.toggle('is-current', c.dataset.key === stepper.key);
-    c.classList.toggle('predicting', predicting && c.dataset.key === stepper.key);
-  }
   const { trace, ctx } = app.result;
+  // The steps this one reads stay beside it (the scores beside the weights), so their numbers can
+  // be compared; one still asking its question keeps its numbers hidden there too.
+  const inputs = new Set(step.inputs.map((j) => stepKey(trace.steps[j])));
+  for (const c of cards) {
+    const key = c.dataset.key;
+    c.classList.toggle('is-current', key === stepper.key);
+    c.classList.toggle('is-input', inputs.has(key));
+    const asks = key === stepper.key ? predicting : inputs.has(key) && Boolean(noteOf(key).ask) && !revealed.has(key);
+    c.classList.toggle('predicting', asks);
+  }
   const head = app.result.trace.meta.heads > 1 && step.head != null && step.head >= 0 ? `, head ${step.head + 1}` : '';
   $('stepper-pos').textContent = `Step ${stepper.index + 1} of ${steps.length}: ${step.title}${head}`;
   // While a question waits, the sentence (which would give the answer away) waits too.
@@ -109,6 +125,25 @@ export function setStepping(on) {
 function reveal() {
   revealed.add(stepper.key);
   syncStepper();
+  keepInView();
+}
+
+/**
+ * After a move: the step's numbers on screen with its sentence (Next is fixed at the bottom). On a
+ * screen too short for the diagram, the sentence and the numbers, the page scrolls to the sentence.
+ */
+function keepInView() {
+  requestAnimationFrame(() => {
+    const card = document.querySelector('#step-list article.step.is-current');
+    const numbers = card?.querySelector('td[data-r], .heatmap canvas') ?? card;
+    if (!numbers) return;
+    const nav = $('step-next').getBoundingClientRect();
+    const r = numbers.getBoundingClientRect();
+    const bottom = Math.min(window.innerHeight, nav.top > window.innerHeight / 2 ? nav.top : window.innerHeight);
+    // At least the first rows of numbers above Next.
+    if (r.top >= 0 && r.top + 2.5 * r.height < bottom) return;
+    $('stepper').scrollIntoView({ block: 'start' });
+  });
 }
 
 /** The student's answer form for a question: keys to pick from, a number, or free text. */
@@ -124,7 +159,7 @@ function showAnswerForm(answer, ctx) {
   $('answer-text').value = '';
   $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
   if (answer.kind === 'key') {
-    $('answer-keys-legend').textContent = `The key ${ctx.tokensQ[answer.row - 1] ?? `row ${answer.row}`} gives the most weight:`;
+    $('answer-keys-legend').textContent = `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
     $('answer-key-list').replaceChildren(...ctx.tokensK.map((name, j) => {
       const label = document.createElement('label');
       label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
@@ -218,6 +253,7 @@ function go(index) {
   stepper.index = Math.max(0, Math.min(steps.length - 1, index));
   stepper.key = stepKey(steps[stepper.index]);
   syncStepper();
+  keepInView();
 }
 
 /** The diagram's nodes: in step-through, that step; otherwise scroll to its card. */

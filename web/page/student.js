@@ -5,13 +5,14 @@
 // no problem, no engine run and no answer reaches the student's page: typed answers are checked by
 // hashing them the same way. An old exercise link (it holds the whole problem) is turned into a
 // paper on opening, and shown the same way, without the teacher's controls.
-import { stateInputs } from 'attention-explorer/share';
+import { checkPaper as checkPaperFormat, stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { tokenLists, traceCounts, decimalsOf } from './state.js';
 import { buildProblem } from './problem.js';
 import { axisLabels, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt } from './format.js';
+import { markScrollables } from './scrollables.js';
 
 /**
  * 2: an answer per row (up to ANSWER_CELLS hidden cells of a row together), scrypt-hashed.
@@ -22,11 +23,10 @@ export const PAPER_VERSION = 2;
 const ANSWER_CELLS = 8;
 /**
  * scrypt's cost: N = 2^13 with r = 8 (8 MB) takes about 0.1 s in a browser, so a guess at an
- * answer costs that much too. The paper carries its cost; a link asking for more than MAX_N is
- * damaged (it would stall the student's page).
+ * answer costs that much too. The paper carries its cost; a link asking for more than the paper's
+ * schema allows (formats.js KDF_LIMITS: N up to 2^16) is damaged (it would stall the student's page).
  */
 export const KDF = { N: 2 ** 13, r: 8, p: 1 };
-const MAX_N = 2 ** 16;
 
 // ---- answers as grid points and hashes ---------------------------------------------------------
 
@@ -145,7 +145,20 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     const v = problem[name];
     if (v == null) continue;
     const m = Array.isArray(v[0]) ? v : [v];
-    given.push({ title: name, tex: '', rows: m.map((_, i) => String(i + 1)), cols: m[0].map((_, i) => String(i + 1)), data: m.map((row) => row.map(toJsonNumber)) });
+    const numbers = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
+    let rows = numbers(m.length);
+    let cols = numbers(m[0].length);
+    // A token's row (or column, laid out as columns) is named as the answers' rows name it, not
+    // numbered ("w1", not "1"); new keys after a cache are the last of the keys' names.
+    const side = { Q: 'tokensQ', X: 'tokensQ', K: 'tokensK', V: 'tokensK', X_kv: 'tokensK' }[name];
+    if (side && Array.isArray(ctx[side])) {
+      const byColumns = state.options?.layout === 'columns';
+      const n = byColumns ? m[0].length : m.length;
+      const list = ctx[side].slice(-n);
+      const names = Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
+      if (byColumns) cols = names; else rows = names;
+    }
+    given.push({ title: name, tex: '', rows, cols, data: m.map((row) => row.map(toJsonNumber)) });
   }
   trace.steps.forEach((s, i) => {
     // An input as it is (or its per-head slice) is given above already.
@@ -197,35 +210,29 @@ export function isStudentState(state) {
 
 // ---- the student's view -----------------------------------------------------------------------
 
-/** scrypt's cost as a paper may ask it: N a power of 2 up to MAX_N, small r and p. */
-function validKdf(k) {
-  const { N, r, p } = k ?? {};
-  return Number.isInteger(Math.log2(N)) && N >= 2 && N <= MAX_N && Number.isInteger(r) && r >= 1 && r <= 16 && Number.isInteger(p) && p >= 1 && p <= 4;
-}
-
-function validPaper(p) {
-  if (!(p && typeof p === 'object' && typeof p.salt === 'string' && Number(p.tolerance) > 0 && Array.isArray(p.steps) && Array.isArray(p.given ?? []))) return false;
-  if (p.v === 1) return p.steps.every((s) => Array.isArray(s.hashes));
-  return p.v === PAPER_VERSION && validKdf(p.kdf) && p.steps.every((s) => Array.isArray(s.answers));
-}
-
 function tableHtml(title, rows, cols, body, caption) {
   let html = `<table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr><th></th>`;
   html += cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
   rows.forEach((r, i) => { html += `<tr><th scope="row">${escapeHtml(r)}</th>${body(i)}</tr>`; });
-  return `${html}</tbody></table>`;
+  // In its own sideways scroller: a phone's page never scrolls sideways (a wide step scrolls here).
+  return `<div class="table-scroll">${html}</tbody></table></div>`;
 }
 
 const shape = (m) => `<span class="shape">${m.length} × ${m[0]?.length ?? 0}</span>`;
 
-/** Draws the student's exercise (and nothing else of the page) from a paper. */
-export function renderStudent(paper) {
+/**
+ * Draws the student's exercise (and nothing else of the page) from a paper, checked first against
+ * its schema (formats.js); a paper that does not fit, or `damaged` (why the link's state did not
+ * fit), shows why in the exercise's place.
+ */
+export function renderStudent(paper, damaged = null) {
   document.body.classList.add('student');
   const css = document.createElement('link');
   css.rel = 'stylesheet';
   css.href = new URL('share.css', import.meta.url).href;
   document.head.appendChild(css);
   document.querySelector('.tagline')?.remove(); // it tells how to type a problem: not here
+  document.querySelector('.site-nav')?.remove(); // a way off the exercise: not here either
   const skip = document.querySelector('a.skip');
   if (skip) { skip.textContent = 'Skip to the exercise'; skip.href = '#exercise'; }
   const box = document.createElement('section');
@@ -233,11 +240,15 @@ export function renderStudent(paper) {
   box.className = 'panel exercise student-exercise';
   box.setAttribute('aria-labelledby', 'exercise-title');
   box.tabIndex = -1;
-  if (!validPaper(paper)) {
-    box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error">This exercise link is damaged: ask your teacher for the link again.</p>';
+  const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: 'its problem could not be computed' };
+  if (checked.error) {
+    box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error"></p>';
+    box.querySelector('.error').textContent = `This exercise link is damaged (${checked.error}): ask your teacher for the link again.`;
     $('app').prepend(box);
+    $('status').textContent = 'This exercise link is damaged.';
     return;
   }
+  paper = checked.paper;
   const d = Math.min(12, Math.max(0, Math.round(Number(paper.decimals)) || 0));
   const tol = fmt(Number(paper.tolerance), 8).replace(/\.?0+$/, '');
   const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
@@ -266,6 +277,7 @@ export function renderStudent(paper) {
   html += '</div>';
   box.innerHTML = html;
   $('app').prepend(box);
+  requestAnimationFrame(() => markScrollables({ within: box }));
   box.addEventListener('click', (e) => { if (e.target.closest('#ex-check')) checkPaper(paper); });
   box.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && e.target.matches('input.answer')) { e.preventDefault(); checkPaper(paper); }
@@ -295,6 +307,23 @@ function answersOf(paper, box) {
 const together = (paper) => paper.v !== 1 && paper.steps.some((s) => s.answers.some((a) => a.c.length > 1));
 
 let checking = false;
+
+/**
+ * A hint that gives nothing away, for a row of attention weights typed in full: its sum (with the
+ * row's given weights) against the 1 that every row of weights sums to. Nothing when the row sums
+ * to 1 within the tolerance, when a box is empty or unread, or when a sink may take a share.
+ */
+function weightsHint(paper, step, r, c, typedText) {
+  if (!/^weights:/.test(step.key) || /sink/i.test(paper.about ?? '')) return '';
+  const typed = typedText.map((t) => (t === '' ? NaN : readAnswer(t)));
+  // The whole row is known: its other numbers are given (not hidden and answered apart).
+  if (!typed.every(Number.isFinite) || !step.cells?.[r]?.every((v, j) => v !== null || c.includes(j))) return '';
+  const given = step.cells[r].filter((v, j) => v !== null && !c.includes(j)).map(fromJsonNumber);
+  const sum = [...typed, ...given].reduce((a, x) => a + x, 0);
+  const tol = Number(paper.tolerance) > 0 ? Number(paper.tolerance) : 0.01;
+  if (!Number.isFinite(sum) || Math.abs(sum - 1) <= tol * Math.max(1, typed.length)) return '';
+  return ` Hint: this row sums to ${fmt(sum, 4)}; a row of weights sums to 1.`;
+}
 
 /** Marks every answer box right or wrong and says which to fix first. */
 async function checkPaper(paper) {
@@ -327,7 +356,8 @@ async function checkPaper(paper) {
   }
   if (!first) {
     out.className = 'ex-result all-right';
-    out.textContent = `All ${total} right. Well done!`;
+    // Counted as the score below counts: answers (a row's numbers) when they are checked together.
+    out.textContent = together(paper) ? `All ${answers} answers right (${total} numbers). Well done!` : `All ${total} right. Well done!`;
     return;
   }
   const { step, r, c, typedText } = first;
@@ -339,6 +369,6 @@ async function checkPaper(paper) {
   out.className = 'ex-result some-wrong';
   const score = together(paper) ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
   out.innerHTML = `${score}. ` +
-    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.`;
+    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.${escapeHtml(weightsHint(paper, step, r, c, typedText))}`;
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }

@@ -12,11 +12,13 @@ import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
 import { renderPipeline } from './pipeline.js';
+import { renderGlance } from './glance.js';
 import { renderHeads } from './heads.js';
 import { syncStepper } from './stepper.js';
 import { renderPractice } from './practice.js';
-import { addressHash, saveFrameHash, writeLink } from './link.js';
-import { exerciseHiddenSteps } from './exercise.js';
+import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
+import { exerciseHiddenSteps, studentsHash } from './exercise.js';
+import { flags } from './embed.js';
 import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
@@ -95,6 +97,7 @@ export function renderResults() {
   const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
   renderPipeline();
+  renderGlance();
   // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
   // redrawn when it is seen. A new problem draws it at once.
   if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
@@ -161,6 +164,7 @@ export function update() {
     showErrors(errors);
     $('results').classList.toggle('stale', !trace && Boolean(app.result));
     $('why').classList.toggle('stale', !trace && Boolean(app.result));
+    $('lesson').classList.toggle('stale', !trace && Boolean(app.result));
     if (!trace) $('status').textContent = 'Input has a problem (see the message next to it); showing the last good result.';
   };
   const typingIn = document.activeElement?.matches?.('input.cell') ? document.activeElement.closest('.editor')?.dataset.input : null;
@@ -252,7 +256,16 @@ export function scheduleHash() {
   hashTimer = setTimeout(async () => {
     const current = hashWrite();
     const h = await writeLink(app.state);
-    const shown = await addressHash(h);
+    // A teacher's exercise: the address shows the students' link, the teacher's view is kept in
+    // this tab (link.js, keepTeacherView). No students' link while the problem has an error: the
+    // address stays as it was.
+    const teacher = app.state.exercise?.teacher && !flags.embed;
+    let shown;
+    if (teacher) {
+      if (!app.result?.trace) return;
+      shown = await studentsHash();
+      keepTeacherView(shown, h);
+    } else shown = await addressHash(h);
     if (!current()) return; // a later state's link is being written (a large one can take longer)
     if (shown !== link.hash) {
       link.hash = shown;

@@ -1,0 +1,106 @@
+// The playground page: the playground (attention-explorer/playground) mounted on #playground, its
+// link kept in the address (configuration, seed and step: a link retrains to the same step),
+// weights saved and loaded as JSON, lessons (a preset, changes and questions) saved, opened and
+// read from ?lesson=URL, and ?embed=1 for course pages' iframes.
+import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
+import { fetchLesson } from 'attention-explorer/share';
+import { postHeight } from './frame-resize.js';
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const embedded = params.get('embed') === '1';
+if (embedded) {
+  document.body.classList.add('embedded');
+  postHeight();
+}
+
+const root = $('playground');
+const shareStatus = $('pg-share-status');
+const say = (text) => {
+  shareStatus.textContent = text;
+};
+
+try {
+  const playground = await mountPlayground(root, {
+    link: location.hash,
+    explorerUrl: new URL('index.html', location.href).href,
+    linkFor: (state) => `${location.pathname.split('/').pop() || 'playground.html'}${location.search}${linkOf(state)}`,
+  });
+  $('pg-loading').remove();
+  root.removeAttribute('aria-busy');
+  const { store, trainer } = playground;
+
+  // The address follows the state whenever training stops and when the configuration changes.
+  store.subscribe((s) => [s.config, s.status === 'playing' || s.status === 'replaying' ? -1 : s.step], (_, s) => {
+    if (s.status === 'playing' || s.status === 'replaying') return;
+    history.replaceState(null, '', linkOf(s));
+  });
+
+  $('pg-copy-link').addEventListener('click', async () => {
+    const url = new URL(linkOf(store.get()), location.href).href;
+    try {
+      await navigator.clipboard.writeText(url);
+      say('Link copied: it retrains to this step in the same browser.');
+    } catch {
+      say(url);
+    }
+  });
+  $('pg-save').addEventListener('click', async () => {
+    const file = await trainer.saveWeights();
+    download(`playground-${store.get().preset}-step-${file.step}.json`, file);
+    say(`Saved the weights at step ${file.step}.`);
+  });
+  const download = (name, value) => {
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: 'application/json' }));
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  };
+  const showError = (message) => store.dispatch((s) => ({ ...s, error: message }));
+  const open = (text, where) => {
+    const { lesson, error } = readPlaygroundLesson(text, store.get().catalogue, where);
+    if (error) return showError(error);
+    store.dispatch(openLesson, lesson);
+    say(`Opened the lesson ${lesson.title ? `"${lesson.title}"` : where}.`);
+  };
+  $('pg-save-lesson').addEventListener('click', () => {
+    download(`playground-lesson-${store.get().preset}.json`, lessonOf(store.get()));
+    say('Saved the lesson: its preset, changes and questions (edit its "questions" to ask your own).');
+  });
+  $('pg-open-lesson').addEventListener('change', async (event) => {
+    const [file] = event.target.files;
+    if (file) open(await file.text(), file.name);
+    event.target.value = '';
+  });
+  // ?lesson=URL: the default preset is drawn underneath while it loads; the wait has a limit.
+  const lessonUrl = params.get('lesson');
+  if (lessonUrl !== null) {
+    let url;
+    try {
+      url = new URL(lessonUrl, location.href);
+    } catch {
+      url = null;
+    }
+    if (!url) showError(`lesson=${lessonUrl.slice(0, 80)} is not an address`);
+    else {
+      say(`Loading the lesson from ${url.href}…`);
+      fetchLesson(url.href).then((text) => open(text, url.href), (error) => { say(''); showError(error.message); });
+    }
+  }
+  $('pg-load').addEventListener('change', async (event) => {
+    const [file] = event.target.files;
+    if (!file) return;
+    try {
+      await trainer.loadWeights(JSON.parse(await file.text()));
+      say(`Loaded ${file.name}.`);
+    } catch (error) {
+      say('');
+      showError(`${file.name}: ${error.message}`);
+    }
+    event.target.value = '';
+  });
+} catch (error) {
+  $('pg-loading').textContent = `The playground could not start: ${error.message}`;
+  root.removeAttribute('aria-busy');
+}
