@@ -208,11 +208,16 @@ describe('attention-explorer decode and tiles', () => {
     assert.deepEqual([t.bytes_standard, t.bytes_flash], [480, 256]);
   });
 
-  /** --table's output as { caption line: rows of numbers }, each caption's tables in order. */
+  /** --table's output as { caption line: rows of numbers (without the rows' labels) }, each caption's tables in order. */
   function tables(stdout) {
     const found = [];
     for (const line of stdout.split('\n')) {
-      if (/^ {2}\S/.test(line)) found.at(-1).rows.push(line.trim().split(/ +/).map((x) => (x === '-inf' ? -Infinity : Number(x))));
+      if (/^ {2}\S/.test(line)) {
+        // cells are two or more spaces apart; a row may start with its label ("head 1", "q2")
+        const cells = line.trim().split(/ {2,}/);
+        if (cells[0] !== '-inf' && Number.isNaN(Number(cells[0]))) cells.shift();
+        found.at(-1).rows.push(cells.map((x) => (x === '-inf' ? -Infinity : Number(x))));
+      }
       else if (line) found.push({ caption: line, rows: [] });
     }
     return found;

@@ -317,8 +317,12 @@ function probeView(root, store) {
 function createTrainer(store, remote, { explorerUrl, linkFor }) {
   let generation = 0; // bumps when the configuration changes: replies for an older model are dropped
   let busy = false;
+  // When the last measurement and the last head scores were taken, and what each took (ms).
   let lastMeasure = 0;
-  let measureCost = 0; // ms the last measurement took
+  let lastScores = 0;
+  let measureCost = 0;
+  let scoresCost = 0;
+  let scoresAccuracy = NaN; // the probe's accuracy when the head scores were taken
   let chunk = 5;
 
   const configKey = (s) => JSON.stringify(s.config);
@@ -339,16 +343,31 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
     return true;
   }
 
-  async function measure() {
+  /**
+   * The model measured at this step: the probe's evaluation and prediction (the accuracy curve, the
+   * heads' maps, the predictions) and, unless `scores` is false (the last ones then stay), every
+   * head's scores (the badges and milestones; with the induction preset 25 of the ~36 ms). The
+   * scores are taken anyway when the accuracy moved by more than 0.05 since the last ones: heads
+   * form while it does, and a milestone is dated by the step its scores were taken at.
+   */
+  async function measure({ scores: withScores = true } = {}) {
     const started = performance.now();
     const mine = generation;
     const s = store.get();
-    const [evaluation, scores, prediction] = await Promise.all([remote.evaluate(), remote.headScores(), remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined)]);
+    const [evaluation, prediction] = await Promise.all([remote.evaluate(), remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined)]);
     const ablatedEval = s.ablated.length ? await remote.evaluate({ ablate: s.ablated }) : null;
+    const evaluated = performance.now();
+    const fresh = withScores || Math.abs(evaluation.accuracy - scoresAccuracy) > 0.05;
+    const scores = fresh ? await remote.headScores() : store.get().scores;
     if (mine !== generation) return;
     store.dispatch(measured, { step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction, ablatedEval });
     lastMeasure = performance.now();
-    measureCost = lastMeasure - started;
+    measureCost = evaluated - started;
+    if (fresh) {
+      lastScores = lastMeasure;
+      scoresCost = lastMeasure - evaluated;
+      scoresAccuracy = evaluation.accuracy;
+    }
   }
 
   async function run() {
@@ -374,13 +393,14 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
         chunk = Math.max(1, Math.min(500, Math.round(n * (100 / Math.max(1, took)))));
         store.dispatch(trained, losses, s.step + losses.length);
         const now = store.get();
-        // A measurement costs the Worker about 5 of the induction preset's steps (head scores most
-        // of it): every 300 ms, it took 10-16% of the Worker's time (bench/playground.mjs). While
-        // training: every 300 ms, or less often so that they take at most 5% of it, but at least
-        // once a second; and at every stop. (A link retraining to its step measured after every
-        // chunk of steps: half its time.)
-        const training = now.status === 'playing' || now.status === 'replaying';
-        if (!training || performance.now() - lastMeasure > Math.max(300, Math.min(1000, 19 * measureCost))) await measure();
+        // Measuring costs the Worker's time: all of it every 300 ms took 9-16% (bench/playground.mjs).
+        // While training: the evaluation and prediction every 300 ms, the head scores every second
+        // (and while the accuracy moves), each less often when it would take more than 3% of the
+        // Worker's time (the evaluation at least once a second); all of it at every stop. (A link
+        // retraining to its step measured everything after every chunk of steps: half its time.)
+        const t = performance.now();
+        if (now.status !== 'playing' && now.status !== 'replaying') await measure();
+        else if (t - lastMeasure > Math.max(300, Math.min(1000, 32 * measureCost))) await measure({ scores: t - lastScores > Math.max(1000, 32 * scoresCost) });
       }
     } catch (error) {
       store.dispatch(failed, error.message);
