@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include "normalized.h"
@@ -415,16 +416,13 @@ ATTN_NOINLINE void apply_mask(const Normalized& n, const Settings<S>& set, const
   facts.hidden_by = n.columns ? Matrix(set.combined.hidden_by.transpose()) : set.combined.hidden_by;
 }
 
-/// QKᵀ, scaled, then softcapped, biased and masked as the problem asks.
+/// The scores (step `scores_step`) scaled, then softcapped, biased and masked as the problem asks.
 template <typename S>
-ATTN_NOINLINE Logits<S> head_logits(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
-                                    const HeadInputs<S>& in, int h, HeadFacts& facts) {
-  const Mat<S> scores = product(in.Q, in.K.transpose());
-  const int scores_step = emit("scores", h, scores.template cast<double>(), {in.q_step, in.k_step});
+ATTN_NOINLINE Logits<S> scores_to_logits(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
+                                         const Mat<S>& scores, int scores_step, int h, HeadFacts& facts) {
   Logits<S> logits;
   logits.values = set.divide ? Mat<S>(scores / set.divisor) : Mat<S>(scores * set.factor);
   facts.scores_variance = variance(scores.template cast<double>());
-  if (n.options.rope.on && !n.options.rope.cos) check_rope_shift<S>(n, in, scores, facts);
   facts.scaled_variance = variance(logits.values.template cast<double>());
   logits.step = emit("scaled", h, logits.values.template cast<double>(), {scores_step});
   if (set.cap > 0) {
@@ -434,6 +432,129 @@ ATTN_NOINLINE Logits<S> head_logits(const Normalized& n, const Settings<S>& set,
   if (!n.alibi_slopes.empty()) add_alibi<S>(n, emit, h, logits, facts);
   if (set.has_mask) apply_mask<S>(n, set, emit, h, logits, facts);
   return logits;
+}
+
+/// QKᵀ, scaled, then softcapped, biased and masked as the problem asks.
+template <typename S>
+ATTN_NOINLINE Logits<S> head_logits(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
+                                    const HeadInputs<S>& in, int h, HeadFacts& facts) {
+  const Mat<S> scores = product(in.Q, in.K.transpose());
+  const int scores_step = emit("scores", h, scores.template cast<double>(), {in.q_step, in.k_step});
+  if (n.options.rope.on && !n.options.rope.cos) check_rope_shift<S>(n, in, scores, facts);
+  return scores_to_logits<S>(n, set, emit, scores, scores_step, h, facts);
+}
+
+/// Multi-head latent attention's steps every head shares: RoPE's angles, c_KV (cached rows, then
+/// X·W_DKV), k_R (cached rows, then RoPE(X·W_KR)) and c_Q = X·W_DQ.
+template <typename S>
+struct Latent {
+  Mat<S> X, c_KV, k_R, c_Q;
+  int angles_step = -1, c_kv_step = -1, k_r_step = -1, c_q_step = -1;
+  std::vector<Mat<S>> o_latent;  ///< each head's A·c_KV (the absorbed form's head output)
+  std::vector<int> o_latent_steps;
+};
+
+/// Rows `past` (cached) stacked over `fresh`.
+template <typename S>
+Mat<S> stacked(const Matrix& past, const Mat<S>& fresh) {
+  if (past.rows() == 0) return fresh;
+  Mat<S> out(past.rows() + fresh.rows(), fresh.cols());
+  out << past.cast<S>(), fresh;
+  return out;
+}
+
+template <typename S>
+ATTN_NOINLINE Latent<S> latent_shared(const Normalized& n, const StepWriter& emit, Trace& t) {
+  Latent<S> l;
+  l.X = n.X.cast<S>();
+  if (n.d_r > 0) l.angles_step = add_rope_angles<S>(n, emit, t);
+  l.c_KV = stacked<S>(n.past_c_KV, product(l.X, n.W_DKV.cast<S>()));
+  l.c_kv_step = emit("c_KV", -1, l.c_KV.template cast<double>(), {});
+  if (n.d_r > 0) {
+    const Mat<S> fresh = rotate<S>(product(l.X, n.W_KR.cast<S>()), n.options.rope, n.key_pos, static_cast<size_t>(n.past));
+    l.k_R = stacked<S>(n.past_k_R, fresh);
+    l.k_r_step = emit("k_R", -1, l.k_R.template cast<double>(), {l.angles_step});
+  }
+  if (n.W_DQ) {
+    l.c_Q = product(l.X, n.W_DQ->cast<S>());
+    l.c_q_step = emit("c_Q", -1, l.c_Q.template cast<double>(), {});
+  }
+  return l;
+}
+
+/// A latent head's scores: K_C, V, Q_C, q_R, then S_C = Q_C·K_Cᵀ and S_R = q_R·k_Rᵀ and their sum
+/// (without a rotary part, the scores are Q_C·K_Cᵀ). Returns the head's values in `in`.
+template <typename S>
+struct LatentScores {
+  Mat<S> scores, Q_C;
+  int scores_step = 0, q_c_step = 0;
+};
+
+template <typename S>
+ATTN_NOINLINE LatentScores<S> latent_scores(const Normalized& n, const Latent<S>& l, const StepWriter& emit, int h,
+                                            HeadInputs<S>& in) {
+  LatentScores<S> out;
+  const Mat<S> K_C = product(l.c_KV, Mat<S>(n.W_UK.middleCols(h * n.d_h, n.d_h).cast<S>()));
+  const int k_c_step = emit("K_C", h, K_C.template cast<double>(), {l.c_kv_step});
+  in.V = product(l.c_KV, Mat<S>(n.W_UV.middleCols(h * n.d_v, n.d_v).cast<S>()));
+  in.v_step = emit("V", h, in.V.template cast<double>(), {l.c_kv_step});
+  if (n.W_DQ) {
+    out.Q_C = product(l.c_Q, Mat<S>(n.W_UQ->middleCols(h * n.d_h, n.d_h).cast<S>()));
+    out.q_c_step = emit("Q_C", h, out.Q_C.template cast<double>(), {l.c_q_step});
+  } else {
+    out.Q_C = product(l.X, Mat<S>(n.W_Q.middleCols(h * n.d_h, n.d_h).cast<S>()));
+    out.q_c_step = emit("Q_C", h, out.Q_C.template cast<double>(), {});
+  }
+  const Mat<S> content = product(out.Q_C, K_C.transpose());
+  if (n.d_r == 0) {
+    out.scores = content;
+    out.scores_step = emit("scores", h, content.template cast<double>(), {out.q_c_step, k_c_step});
+    return out;
+  }
+  const Mat<S>& reads = n.qr_from_cq ? l.c_Q : l.X;
+  const Mat<S> q_R = rotate<S>(product(reads, Mat<S>(n.W_QR.middleCols(h * n.d_r, n.d_r).cast<S>())),
+                               n.options.rope, n.query_pos, 0);
+  const int q_r_step = emit("q_R", h, q_R.template cast<double>(),
+                            n.qr_from_cq ? std::vector<int>{l.c_q_step, l.angles_step} : std::vector<int>{l.angles_step});
+  const int content_step = emit("scores_C", h, content.template cast<double>(), {out.q_c_step, k_c_step});
+  const Mat<S> rotary = product(q_R, l.k_R.transpose());
+  const int rotary_step = emit("scores_R", h, rotary.template cast<double>(), {q_r_step, l.k_r_step});
+  out.scores = content + rotary;
+  out.scores_step = emit("scores", h, out.scores.template cast<double>(), {content_step, rotary_step});
+  return out;
+}
+
+/// The absorbed form of a head: W_UK folded into the query (Q̂_C = Q_C·W_UKᵀ, read against c_KV
+/// itself) and the head's output kept in the latent (Ô = A·c_KV), W_UV being folded into W_O.
+template <typename S>
+ATTN_NOINLINE void latent_absorbed(const Normalized& n, Latent<S>& l, const StepWriter& emit, int h,
+                                   const LatentScores<S>& ls, const Mat<S>& weights, int weights_step) {
+  const Mat<S> q_hat = product(ls.Q_C, Mat<S>(n.W_UK.middleCols(h * n.d_h, n.d_h).transpose().cast<S>()));
+  const int q_hat_step = emit("Q_absorbed", h, q_hat.template cast<double>(), {ls.q_c_step});
+  const Mat<S> scores = product(q_hat, l.c_KV.transpose());
+  emit("scores_C_absorbed", h, scores.template cast<double>(), {q_hat_step, l.c_kv_step});
+  l.o_latent.push_back(product(weights, l.c_KV));
+  l.o_latent_steps.push_back(emit("O_latent", h, l.o_latent.back().template cast<double>(), {weights_step, l.c_kv_step}));
+}
+
+/// The output in the absorbed form, Σ_h Ô⁽ʰ⁾·(W_UV⁽ʰ⁾·W_O⁽ʰ⁾) (+ b_O), or [Ô⁽ʰ⁾·W_UV⁽ʰ⁾]_h without W_O;
+/// then the numbers each form of attention caches per token at this problem's sizes.
+template <typename S>
+ATTN_NOINLINE void latent_output(const Normalized& n, const Latent<S>& l, const StepWriter& emit, Eigen::Index width) {
+  Mat<S> out = Mat<S>::Zero(n.L, width);
+  for (int h = 0; h < n.heads; ++h) {
+    const Mat<S> W_UV = n.W_UV.middleCols(h * n.d_v, n.d_v).cast<S>();
+    const Mat<S>& o = l.o_latent[static_cast<size_t>(h)];
+    if (n.W_O) {
+      const Mat<S> folded = product(W_UV, Mat<S>(n.W_O->middleRows(h * n.d_v, n.d_v).cast<S>()));
+      out += product(o, folded);
+    } else {
+      out.middleCols(h * n.d_v, n.d_v) = product(o, W_UV);
+    }
+  }
+  if (n.b_O) out.rowwise() += n.b_O->cast<S>().transpose();
+  emit("output_absorbed", -1, out.template cast<double>(), l.o_latent_steps);
+  emit("cache_sizes", -1, latent_cache_sizes(n), {});
 }
 
 /// With a finite fill the softmax sees no -inf: a row is fully masked when the mask hides all
@@ -591,6 +712,84 @@ ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, con
   }
 }
 
+/// A head of linear attention: its output rows and the steps they are computed from.
+template <typename S>
+struct LinearHead {
+  Mat<S> output;
+  std::vector<int> inputs;  ///< linear_scores, V (and normalizer)
+};
+
+/// Linear attention (Katharopoulos et al., 2020) of one head: φ(Q), φ(K), the linear scores
+/// Λ_ij = φ(q_i)·φ(k_j)·γ^(pos(i) − pos(j)) (0 where causal attention hides the key), their row
+/// sums D (when normalized) and Λ·V / D. `zero_rows` collects (head, row) of a 0 normalizer.
+template <typename S>
+ATTN_NOINLINE LinearHead<S> linear_head(const Normalized& n, const StepWriter& emit, const HeadInputs<S>& in,
+                                        int h, HeadFacts& facts,
+                                        std::vector<std::pair<int, Eigen::Index>>& zero_rows) {
+  const FeatureMap map = n.feature_map();
+  const auto phi = [map](const Mat<S>& x) {
+    return Mat<S>(x.unaryExpr([map](S v) { return static_cast<S>(feature_map_at(map, static_cast<double>(v))); }));
+  };
+  const Mat<S> phi_Q = phi(in.Q), phi_K = phi(in.K);
+  const int q_step = emit("phi_Q", h, phi_Q.template cast<double>(), {in.q_step});
+  const int k_step = emit("phi_K", h, phi_K.template cast<double>(), {in.k_step});
+  Mat<S> scores = product(phi_Q, phi_K.transpose());
+  if (n.options.causal) {
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      for (Eigen::Index j = 0; j < n.S; ++j) {
+        const double factor = n.linear_factor(i, j);
+        scores(i, j) = factor == 0 ? S(0) : scores(i, j) * static_cast<S>(factor);
+      }
+    }
+  }
+  const int scores_step = emit("linear_scores", h, scores.template cast<double>(), {q_step, k_step});
+  LinearHead<S> head;
+  head.output = product(scores, in.V);
+  head.inputs = {scores_step, in.v_step};
+  Vector sums = scores.template cast<double>().rowwise().sum();
+  if (n.normalize()) {
+    const Mat<S> normalizer = scores.rowwise().sum();
+    head.inputs.push_back(emit("normalizer", h, normalizer.template cast<double>(), {scores_step}));
+    for (Eigen::Index i = 0; i < n.L; ++i) {
+      head.output.row(i) /= normalizer(i, 0);
+      if (normalizer(i, 0) == S(0)) zero_rows.emplace_back(h, i);
+    }
+  }
+  // What a query gives its keys, as the weights' facts say it: Λ's row over D (or Λ's row).
+  facts.weight_sums = Vector::Zero(n.L);
+  facts.max_weight = Vector::Zero(n.L);
+  facts.entropy = Vector::Zero(n.L);
+  for (Eigen::Index i = 0; i < n.L; ++i) {
+    const double by = n.normalize() ? sums[i] : 1.0;
+    facts.weight_sums[i] = sums[i] / by;
+    facts.max_weight[i] = static_cast<double>(scores.row(i).maxCoeff()) / by;
+  }
+  return head;
+}
+
+/// Linear attention's warnings: a decay without causal, a normalizer of 0, an overflow.
+template <typename S>
+ATTN_NOINLINE void add_linear_warnings(const Normalized& n, const Matrix& out,
+                                       const std::vector<std::pair<int, Eigen::Index>>& zero_rows, Trace& t) {
+  if (!n.options.causal && n.options.decay && *n.options.decay != 1) {
+    t.warnings.push_back("options.decay = " + format_number(*n.options.decay) +
+                         " is ignored: without options.causal every query reads every key, so no key is older "
+                         "than another");
+  }
+  std::vector<bool> explained(static_cast<size_t>(out.rows()), false);
+  for (const auto& [h, i] : zero_rows) {
+    explained[static_cast<size_t>(i)] = true;
+    t.warnings.push_back("row " + std::to_string(i + 1) + " of the normalizer" +
+                         (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
+                         " is 0 (φ(q)·Σφ(k) = 0): its output row is not finite");
+  }
+  for (Eigen::Index i = 0; i < out.rows(); ++i) {
+    if (explained[static_cast<size_t>(i)] || out.row(i).allFinite()) continue;
+    t.warnings.push_back("output row " + std::to_string(i + 1) + " is not finite: the numbers overflowed " +
+                         (sizeof(S) == 4 ? "float32" : "float64"));
+  }
+}
+
 /// QK-norm's note: the largest score with the norm, and without it (the same queries and keys,
 /// rotated and cached alike, never normalised).
 template <typename S>
@@ -684,16 +883,49 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   const StepWriter emit(t, n);
   t.steps.reserve(static_cast<size_t>(n.heads) * 24 + 5);  // at most 24 steps per head, 5 shared
 
-  const Projected<S> projected = project_inputs<S>(n, emit, t);
+  const Projected<S> projected = n.latent ? Projected<S>() : project_inputs<S>(n, emit, t);
+  std::optional<Latent<S>> latent;
+  if (n.latent) latent = latent_shared<S>(n, emit, t);
   Mat<S> concat(n.L, n.d_v * n.heads);
   std::vector<int> fully_masked_rows;
   Leak leak;
   std::vector<int> head_outputs;
   std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
+  std::vector<std::pair<int, Eigen::Index>> zero_rows;  // linear attention: a normalizer of 0
+  if (n.linear()) t.scale = 1;
   for (int h = 0; h < n.heads; ++h) {
     HeadFacts facts;
     facts.head = h;
+    if (n.latent) {
+      HeadInputs<S> in;
+      const LatentScores<S> ls = latent_scores<S>(n, *latent, emit, h, in);
+      const Logits<S> logits = scores_to_logits<S>(n, set, emit, ls.scores, ls.scores_step, h, facts);
+      check_no_nan<S>(logits.values, h, n);
+      const Weights<S> weights = head_weights<S>(n, set, emit, logits, h, facts, leak);
+      if (h == 0) fully_masked_rows = facts.fully_masked;
+      t.facts.push_back(std::move(facts));
+      concat.middleCols(h * n.d_v, n.d_v) = product(weights.values, in.V);
+      if (n.heads == 1 && !n.W_O) {
+        weighted_sum = {weights.step, in.v_step};
+      } else {
+        head_outputs.push_back(emit("head_output", h, concat.middleCols(h * n.d_v, n.d_v).template cast<double>(),
+                                    {weights.step, in.v_step}));
+      }
+      latent_absorbed<S>(n, *latent, emit, h, ls, weights.values, weights.step);
+      continue;
+    }
     const HeadInputs<S> in = head_inputs<S>(n, projected, emit, h);
+    if (n.linear()) {
+      const LinearHead<S> head = linear_head<S>(n, emit, in, h, facts, zero_rows);
+      t.facts.push_back(std::move(facts));
+      concat.middleCols(h * n.d_v, n.d_v) = head.output;
+      if (n.heads == 1 && !n.W_O) {
+        weighted_sum = head.inputs;
+      } else {
+        head_outputs.push_back(emit("head_output", h, head.output.template cast<double>(), head.inputs));
+      }
+      continue;
+    }
     if (n.options.qk_norm.on) note_qk_norm<S>(in, facts);
     const Weights<S> weights = n.lambdas.empty() ? [&] {
       const Logits<S> logits = head_logits<S>(n, set, emit, in, h, facts);
@@ -741,8 +973,13 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   }
   const Matrix out = output.template cast<double>();
   emit("output", -1, out, std::move(output_inputs));
+  if (n.latent) latent_output<S>(n, *latent, emit, out.cols());
   t.output = n.columns ? Matrix(out.transpose()) : out;
-  add_warnings<S>(n, set, out, fully_masked_rows, leak, t);
+  if (n.linear()) {
+    add_linear_warnings<S>(n, out, zero_rows, t);
+  } else {
+    add_warnings<S>(n, set, out, fully_masked_rows, leak, t);
+  }
   return t;
 }
 
@@ -826,6 +1063,25 @@ Matrix alibi_bias(const Normalized& n, double slope) {
     }
   }
   return bias;
+}
+
+std::vector<std::pair<std::string, double>> latent_cache_forms(const Normalized& n) {
+  std::vector<std::pair<std::string, double>> forms;
+  const auto h = static_cast<double>(n.heads), d_h = static_cast<double>(n.d_h);
+  forms.emplace_back("MHA", 2 * h * d_h);
+  for (int g = n.heads - 1; g > 1; --g) {
+    if (n.heads % g == 0) forms.emplace_back("GQA g = " + std::to_string(g), 2.0 * g * d_h);
+  }
+  if (n.heads > 1) forms.emplace_back("MQA", 2 * d_h);
+  forms.emplace_back("MLA", static_cast<double>(n.d_c + n.d_r));
+  return forms;
+}
+
+Matrix latent_cache_sizes(const Normalized& n) {
+  const auto forms = latent_cache_forms(n);
+  Matrix sizes(1, static_cast<Eigen::Index>(forms.size()));
+  for (size_t k = 0; k < forms.size(); ++k) sizes(0, static_cast<Eigen::Index>(k)) = forms[k].second;
+  return sizes;
 }
 
 Matrix differential_logits(const Normalized& n, const Matrix& Qh, const Matrix& Kh, int half, int h) {

@@ -64,6 +64,19 @@ enum class FullyMasked {
   NaN,   ///< NaN, as a plain softmax of -inf everywhere gives
 };
 
+/// Which attention a problem computes.
+enum class AttentionKind {
+  Softmax,  ///< softmax(QKᵀ·scale)·V, with every option of the core
+  Linear,   ///< linear attention (Katharopoulos et al., 2020): φ(Q)φ(K)ᵀV, row by row over φ(q)ᵀΣφ(k)
+};
+
+/// Linear attention's feature map φ, applied to every feature of Q and K.
+enum class FeatureMap {
+  EluPlusOne,  ///< elu(x) + 1: x + 1 for x > 0, e^x otherwise (the paper's; always positive)
+  Relu,        ///< max(0, x)
+  Identity,    ///< x
+};
+
 /// QK-norm (Qwen3, Gemma 3): each head's d_k features of Q and of K normalised separately, after
 /// projection and bias, before RoPE; new keys only (a cache holds keys already normalised).
 struct QkNorm {
@@ -127,6 +140,13 @@ struct Options {
   double mask_fill = -std::numeric_limits<double>::infinity();
   FullyMasked fully_masked = FullyMasked::Zero;
 
+  // ---- linear attention (options.attention = "linear"); empty: not given (the defaults apply) ----
+  AttentionKind attention = AttentionKind::Softmax;
+  std::optional<FeatureMap> feature_map;  ///< default elu+1
+  std::optional<bool> normalize;          ///< divide by φ(q)ᵀΣφ(k) (default true)
+  /// γ in (0, 1]: key j weighs γ^(pos(i) − pos(j)) in query i's sum (causal only; default 1).
+  std::optional<double> decay;
+
   // ---- attention variants of 2024-2026 (issue 31); the rows layout only ----
   QkNorm qk_norm;
   ScoreFn score_fn = ScoreFn::Softmax;
@@ -146,6 +166,16 @@ struct Problem {
   /// already rotated when RoPE is on), kv_heads·d_k and kv_heads·d_v wide; before the new rows.
   std::optional<Matrix> past_K, past_V;
   std::optional<Matrix> P;  ///< learned positions added to X (Positional::Learned)
+  /// Multi-head latent attention (DeepSeek-V2, equations 9-19 without the latent RMSNorms), on
+  /// when W_DKV is given, from X in the rows layout: c_KV = X·W_DKV (d_model×d_c), K_C = c_KV·W_UK
+  /// (d_c×heads·d_h), V = c_KV·W_UV (d_c×heads·d_v), k_R = RoPE(X·W_KR) (d_model×d_r, one for all
+  /// heads); queries Q_C = X·W_Q, or c_Q = X·W_DQ (d_model×d_cq) and Q_C = c_Q·W_UQ (d_cq×heads·d_h);
+  /// q_R = RoPE(c_Q·W_QR) when W_QR has d_cq rows, RoPE(X·W_QR) when it has d_model rows
+  /// (heads·d_r columns). W_QR and W_KR go together (without them: no rotary part).
+  std::optional<Matrix> W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ;
+  /// Latent attention's cache: the latents c_KV and the rotated k_R of earlier tokens (positions
+  /// 0 ... P-1), d_c and d_r wide: all a latent cache stores.
+  std::optional<Matrix> past_c_KV, past_k_R;
   /// The output gate (Qwen3-Next): G = σ(X·W_G + b_G), d_model×(heads·d_v) (elementwise) or
   /// d_model×heads (headwise); each head's output is multiplied by its gate.
   std::optional<Matrix> W_G;
@@ -177,7 +207,10 @@ enum class Axis {
 struct Step {
   /// positional, X_pos, rope_angles, Q, K, V, Q_normed, K_normed, Q_rot, K_rot, K_cache, V_cache,
   /// scores, scaled, softcapped, alibi, biased, mask, masked, weights_1, weights_2, weights,
-  /// head_output, head_normed, gate, gated_output, concat, output
+  /// head_output, head_normed, gate, gated_output, concat, output; linear attention's
+  /// phi_Q, phi_K, linear_scores, normalizer; latent attention's c_KV, k_R, c_Q (shared), K_C, V,
+  /// Q_C, q_R, scores_C, scores_R (per head), its absorbed form Q_absorbed, scores_C_absorbed,
+  /// O_latent (per head), output_absorbed, and cache_sizes (numbers a cache stores per token)
   std::string id;
   int head = -1;   ///< head index for per-head steps, -1 for concat and output
   Matrix values;
@@ -294,6 +327,17 @@ struct Explanation {
   ///  "angle"       value = position·θ_i with θ_i = base^(-2i/dims) for the pair i (turning
   ///                features pair_first and pair_second); with cos/sin tables, atan2(sin, cos)
   ///                of the pair's entries at that position
+  ///  "feature_map" value = φ(input): elu(x) + 1, max(0, x) or x (linear attention's phi_Q, phi_K)
+  ///  "linear_score" value = factor·Σ_k left[k]·right[k] (φ(q_i)·φ(k_j) times γ^(pos(i) − pos(j)));
+  ///                0 where causal attention hides the key (`hidden`)
+  ///  "row_sum"     value = Σ_j left[j]                   (the normalizer: a row of the linear scores)
+  ///  "linear_output" value = Σ_j left[j]·right[j] / divisor (the linear scores of the query times a
+  ///                column of V, over the normalizer; divisor 0: not normalized)
+  ///  "sum"         value = left[0] + left[1]                (latent attention's scores: the two parts)
+  ///  "head_sum"    output_absorbed: value = Σ left (one term per head: its latent output times
+  ///                W_UV·W_O's column, `products` the heads' terms; `right` the naive output's cell)
+  ///  "cache_size"  value = the numbers a cache stores per token for one form (`source`: MHA, GQA
+  ///                g = ..., MQA, MLA), `left` its factors
   /// Gradient steps (gradients.h), by the chain rule from the steps each reads:
   ///  "input"       dO: given, or 1 (no dO given: the loss is Σ O)
   ///  "gradient_dot" value = Σ_k left[k]·right[k]     (a gradient times what it reached the cell
@@ -302,6 +346,10 @@ struct Explanation {
   ///                products = A_ik·dA_ik along the row (left = A's row, right = dA's row)
   ///  "mask_grad"   value = input, or 0 where the mask hides the key (`hidden`, `components`)
   ///  "softcap_grad" value = input·factor, factor = 1 - tanh²(scaled / cap)
+  ///  "linear_score_grad" value = Σ_k left[k]·right[k] / divisor: dΛ_ij of linear attention, left =
+  ///                the head's output gradient of the query, right = V_j − O_i (V_j when not
+  ///                normalized, divisor 0 then), divisor = D_i
+  ///  "feature_map_grad" value = input·factor: dQ, dK from dφ(Q), dφ(K), factor = φ′(left[0])
   ///  "scale"       dscores: value = input · factor (the scale)
   ///  "rotation" / "unrotated"  dQ, dK from dQ_rot, dK_rot: RoPE turned back, right = (cos, sin)
   ///                for the pair's first feature, (-sin, cos) for its second

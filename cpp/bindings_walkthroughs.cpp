@@ -52,6 +52,16 @@ val tiles_js(val packed, double block_q, double block_k) {
   });
 }
 
+// Linear attention's recurrent (chunk 0) or chunked form; the chunk size as a JS number.
+val recurrent_js(val packed, double chunk) {
+  return guarded([&] {
+    const attn::Problem problem = problem_from(packed);
+    if (chunk != 0) attn::check_chunk_size(chunk);
+    return record_to_packed(attn::wire::kRecurrentFields,
+                            attn::recurrent(problem, static_cast<Eigen::Index>(std::min(chunk, 1e9))));
+  });
+}
+
 // `row`: a Float64Array; `precision`: a code of the wire's precision list.
 val online_softmax_js(val row, bool subtract_max, double precision) {
   return guarded([&] {
@@ -71,6 +81,7 @@ EMSCRIPTEN_BINDINGS(attention_walkthroughs) {
   emscripten::function("_decode", &decode_js);
   emscripten::function("_tiles", &tiles_js);
   emscripten::function("_onlineSoftmax", &online_softmax_js);
+  emscripten::function("_recurrent", &recurrent_js);
   emscripten::function("_gradients", &gradients_js);
   emscripten::function("_explain", &explain_js<attn::explain>);
   emscripten::function("_wireLayout", &attn::wire::layout);

@@ -160,14 +160,14 @@ void ExplainedCell::read_mask() {
   e.additive = mask.additive(r, c);
 }
 
-void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
+void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double position, const std::string& from_symbol) {
   const Rope& rope = n.options.rope;
   e.input = x(r, c);
   // Differential attention rotates each half of the head as a head of d_k/2 features.
   const Eigen::Index offset = !n.lambdas.empty() && c >= n.d_k / 2 ? n.d_k / 2 : 0;
   if (c - offset >= rope.dims) {
     e.kind = "unrotated";
-    derive({same_entry(0) + " \\quad\\text{(not rotated)}", value});
+    derive({(from_symbol.empty() ? same_entry(0) : indexed(from_symbol, ij)) + " \\quad\\text{(not rotated)}", value});
     e.text = std::string("This feature lies beyond RoPE’s rotated dimensions: ") + (back ? "its gradient" : "it") +
              " passes through unchanged.";
     return;
@@ -179,7 +179,9 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
   e.pair_first = a;
   e.pair_second = b;
   // Queries sit at their positions; new keys come after the cached ones.
-  e.position = query ? n.query_pos[static_cast<size_t>(r)] : n.key_pos[static_cast<size_t>(n.past + r)];
+  e.position = !std::isnan(position) ? position
+               : query              ? n.query_pos[static_cast<size_t>(r)]
+                                    : n.key_pos[static_cast<size_t>(n.past + r)];
   const RopeAngle turn = rope_angle(rope, e.position, pair);
   e.angle = turn.angle;
   e.cos = turn.cos;
@@ -189,7 +191,7 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back) {
   e.left = {x(r, a), x(r, b)};
   e.right = c == a ? std::vector<double>{turn.cos, -s} : std::vector<double>{s, turn.cos};
   for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
-  const std::string& from = input_step(0).symbol;
+  const std::string& from = from_symbol.empty() ? input_step(0).symbol : from_symbol;
   const std::string xa = indexed(from, at(r1, std::to_string(a + 1))), xb = indexed(from, at(r1, std::to_string(b + 1)));
   const bool tables = std::isnan(e.angle);
   const std::string angle = tables ? "" : num(e.angle);
@@ -233,6 +235,7 @@ void ExplainedCell::forward() {
              std::to_string(e.source_col + 1) + " of its output: the heads sit side by side.";
   };
 
+  if (n.latent && latent_cell()) return;
   if (step_id == "positional") {
     if (n.options.positional == Positional::Learned) {
       given();
@@ -615,6 +618,84 @@ void ExplainedCell::forward() {
     }
     table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
           static_cast<int>(c));
+  } else if (step_id == "phi_Q" || step_id == "phi_K") {
+    e.kind = "feature_map";
+    e.input = input(0)(r, c);
+    const std::string x = num(e.input);
+    const std::string of = same_entry(0);
+    switch (n.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        if (e.input > 0) {
+          derive({"\\operatorname{elu}(" + of + ") + 1", x + " + 1", value});
+          e.text = "elu(x) + 1 with x = " + x + " > 0: elu leaves a positive number as it is, so φ(x) = x + 1.";
+        } else {
+          derive({"\\operatorname{elu}(" + of + ") + 1", "(e^{" + x + "} - 1) + 1 = e^{" + x + "}", value});
+          e.text = "elu(x) + 1 with x = " + x + " ≤ 0: elu(x) = eˣ − 1, so φ(x) = eˣ, still above 0. "
+                   "Every feature of φ is positive, so no linear score is negative and the normalizer is never 0.";
+        }
+        break;
+      case FeatureMap::Relu:
+        derive({"\\max(0,\\, " + of + ")", "\\max(0,\\, " + x + ")", value});
+        e.text = e.input > 0 ? "relu keeps a positive number as it is."
+                             : "relu turns a number ≤ 0 into 0: this feature adds nothing to the query’s (or key’s) dot products.";
+        break;
+      case FeatureMap::Identity:
+        derive({of + " \\quad\\text{(identity)}", value});
+        e.text = "The identity feature map: φ(x) = x. Scores may then be negative, and a normalizer may be 0.";
+        break;
+    }
+  } else if (step_id == "linear_scores") {
+    e.kind = "linear_score";
+    const Matrix phi_q = input(0), phi_k = input(1);
+    dot(phi_q.row(r).transpose(), phi_k.row(c).transpose());
+    e.factor = n.linear_factor(r, c);
+    e.query_pos = n.query_pos[static_cast<size_t>(r)];
+    e.key_pos = n.key_pos[static_cast<size_t>(c)];
+    e.hidden = n.options.causal && e.key_pos > e.query_pos;
+    if (e.hidden) e.components.push_back("causal");
+    const std::string sum = "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," +
+                            indexed(input_step(1).symbol, c1 + ",m");
+    if (e.hidden) {
+      derive({"0 \\quad\\text{(causal: the key comes after the query)}"});
+      e.text = "Causal linear attention: @key comes after @query, so it adds nothing to its sum (0, not −∞: there is no softmax).";
+    } else if (e.factor != 1) {
+      const std::string gamma = num(n.decay()), factor = num(e.factor);
+      const std::string distance = js_number(e.query_pos - e.key_pos);
+      derive({"\\gamma^{" + distance + "} " + sum, factor + " \\cdot (@terms(0,1))", value});
+      e.text = "φ of the query of @query dotted with φ of the key of @key, times the decay γ = " + gamma +
+               " raised to their distance " + distance + " (" + factor + "): older keys fade.";
+    } else {
+      derive({sum, "@terms(0,1)", value});
+      e.text = "φ of the query of @query dotted with φ of the key of @key: no exponential, no scale. "
+               "The sum over keys of these times V is the state S = Σ φ(k)vᵀ read by φ(q).";
+    }
+    table("Term by term", {"feature", "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature", {e.left, e.right, e.products});
+  } else if (step_id == "normalizer") {
+    e.kind = "row_sum";
+    const Vector row = input(0).row(r).transpose();
+    e.left.assign(row.data(), row.data() + row.size());
+    derive({"\\sum_j " + indexed(input_step(0).symbol, r1 + ",j"), "@terms(0)", value});
+    e.text = "The linear scores of @query summed over the keys: φ(q)·z with z = Σ φ(k) (with the decay, each key "
+             "weighed by it). Dividing by it makes the query’s weights sum to 1, as a softmax’s do.";
+    table("Keys of @query", {"key", "linear score"}, "key", {e.left}, static_cast<int>(c));
+  } else if (n.linear() && (step_id == "head_output" || step_id == "output") && input_step(0).id == "linear_scores") {
+    e.kind = "linear_output";
+    const Matrix scores = input(0), v = input(1);
+    dot(scores.row(r).transpose(), v.col(c));
+    const std::string& A = input_step(0).symbol;
+    const std::string& V = input_step(1).symbol;
+    const std::string sum = "\\sum_k " + indexed(A, r1 + ",k") + "\\," + indexed(V, "k," + c1);
+    if (step->inputs.size() > 2) {
+      e.divisor = input(2)(r, 0);
+      const std::string d = num(e.divisor);
+      derive({"\\frac{" + sum + "}{" + indexed(input_step(2).symbol, r1) + "}", "\\frac{@terms(0,1)}{" + d + "}", value});
+      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed, then divided by the "
+               "normalizer " + d + ": a weighted mean of the values.";
+    } else {
+      derive({sum, "@terms(0,1)", value});
+      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed (not normalized).";
+    }
+    table("Weighted values", {"key", "linear score", "value", "score × value"}, "key", {e.left, e.right, e.products});
   } else if (step_id == "concat") {
     concat_source(*step);
   } else if (step_id == "head_output" || input_step(0).id == "weights") {
@@ -662,6 +743,180 @@ void ExplainedCell::forward() {
              (e.has_bias ? ", plus the bias " + bias.substr(3) : "") + ".";
     table("Terms", {"m", output ? "H value" : "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   }
+}
+
+bool ExplainedCell::latent_cell() {
+  const int h = step->head;
+  const auto W = [&](const char* name, bool per_head) { return given_symbol(name, per_head ? h : -1, n); };
+  // Row `row` of `in` times column `w_col` of `Wm`: a projection written with the head's own indices.
+  const auto projection = [&](const Vector& in_row, const std::string& in_symbol, const std::string& in_row1,
+                              const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col, const std::string& text) {
+    e.kind = "projection";
+    dot(in_row, Wm.col(w_col));
+    derive({"\\sum_m " + indexed(in_symbol, in_row1 + ",m") + "\\," + indexed(W_symbol, "m," + c1), "@terms(0,1)", value});
+    e.text = text;
+    table("Terms", {"m", "input", "weight", "product"}, "m", {e.left, e.right, e.products});
+  };
+  // A row of a step that holds cached rows first: copied from the cache.
+  const auto cached = [&](const char* source, const char* what) {
+    e.kind = "cache";
+    e.source = source;
+    e.source_row = r;
+    e.source_col = c;
+    derive({indexed(given_symbol(source, -1, n), r1 + "," + c1), value});
+    e.text = std::string("Read from the cache: row ") + r1 + ", feature " + c1 + " of " + source + ", the " + what +
+             " of a token seen earlier. A latent cache keeps only c_KV and k_R: every head's keys and values are "
+             "computed again from them.";
+  };
+  const std::string token = std::to_string(r - n.past + 1);
+  const auto x_row = [&](Eigen::Index row) { return Vector(n.X.row(row).transpose()); };
+  // The unrotated rows (x·W) laid out so that row r holds the cell's, for rotate_pair.
+  const auto rotation = [&](const Matrix& in, Eigen::Index in_row, const Matrix& Wm, Eigen::Index first,
+                            double position, const std::string& symbol) {
+    Matrix unrotated = Matrix::Zero(r + 1, n.d_r);
+    unrotated.row(r) = in.row(in_row) * Wm.middleCols(first, n.d_r);
+    rotate_pair(unrotated, true, false, position, symbol);
+  };
+  if (step_id == "c_KV") {
+    if (r < n.past) {
+      cached("past_c_KV", "latent");
+    } else {
+      projection(x_row(r - n.past), "X", token, n.W_DKV, W("W_DKV", false), c,
+                 "Token @token of X times one column of W_DKV: its latent c_KV, the one vector a latent cache "
+                 "keeps for the keys and values of every head (d_c = " + std::to_string(n.d_c) + " numbers).");
+    }
+  } else if (step_id == "k_R") {
+    if (r < n.past) {
+      cached("past_k_R", "rotated key");
+    } else {
+      rotation(n.X, r - n.past, n.W_KR, 0, n.key_pos[static_cast<size_t>(r)], "(X\\,W_{KR})");
+      e.text += " k_R is one rotated key for all heads: it carries the position, which the latent cannot (RoPE "
+                "would not commute with W_UK).";
+    }
+  } else if (step_id == "c_Q") {
+    projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c, "Token @token of X times one column of W_DQ: the queries' latent c_Q.");
+  } else if (step_id == "K_C" || step_id == "V") {
+    const bool keys = step_id == "K_C";
+    const Matrix c_kv = input(0);
+    projection(c_kv.row(r).transpose(), input_step(0).symbol, r1, keys ? n.W_UK : n.W_UV, W(keys ? "W_UK" : "W_UV", true),
+               step->feature_first + c,
+               std::string("The latent c_KV of @token times one column of ") + (keys ? "W_UK" : "W_UV") + ": this head's " +
+                   (keys ? "key" : "value") + " is computed from the latent, not cached.");
+  } else if (step_id == "Q_C") {
+    if (n.W_DQ) {
+      projection(input(0).row(r).transpose(), input_step(0).symbol, r1, *n.W_UQ, W("W_UQ", true), step->feature_first + c,
+                 "The queries' latent c_Q of @token times one column of W_UQ: the content part of this head's query.");
+    } else {
+      projection(x_row(r), "X", r1, n.W_Q, W("W_Q", true), step->feature_first + c,
+                 "Token @token of X times one column of W_Q: the content part of this head's query.");
+    }
+  } else if (step_id == "q_R") {
+    const bool from_cq = n.qr_from_cq;
+    rotation(from_cq ? input(0) : n.X, r, n.W_QR, static_cast<Eigen::Index>(h) * n.d_r, n.query_pos[static_cast<size_t>(r)],
+             from_cq ? "(c_{Q}\\,W_{QR})" : "(X\\,W_{QR})");
+  } else if (step_id == "scores_C" || step_id == "scores_R" || step_id == "scores_C_absorbed" ||
+             (step_id == "scores" && input_step(0).id == "Q_C")) {
+    e.kind = "dot";
+    const Matrix q = input(0), k = input(1);
+    dot(q.row(r).transpose(), k.row(c).transpose());
+    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m"), "@terms(0,1)", value});
+    if (step_id == "scores_R") {
+      e.text = "The rotary query of @query dotted with the shared rotary key of @key (d_r = " + std::to_string(n.d_r) +
+               " features): the part of the score that knows the positions.";
+    } else if (step_id == "scores_C_absorbed") {
+      const Step* naive = nullptr;
+      for (const Step& s : t.steps) {
+        if (s.id == "scores_C" && s.head == h) naive = &s;
+        if (!naive && s.id == "scores" && s.head == h) naive = &s;
+      }
+      const double same = naive->values(r, c);
+      e.input = same;
+      e.text = "The absorbed query of @query (W_UK folded in) dotted with the latent c_KV of @key itself: " + value +
+               ", and the naive form's content score q_C·k_C is " + num(same) + " (a difference of " +
+               num(e.value - same) + ", rounding). (q_C W_UKᵀ)·c = q_C·(c W_UK): no key need be computed or cached.";
+    } else {
+      e.text = "The content query of @query dotted with the key of @key that this head computed from the latent (d_h = " +
+               std::to_string(n.d_h) + " features).";
+    }
+    table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
+  } else if (step_id == "scores") {
+    e.kind = "sum";
+    e.left = {input(0)(r, c), input(1)(r, c)};
+    const std::string a = num(e.left[0]), b = num(e.left[1]);
+    derive({indexed(input_step(0).symbol, ij) + " + " + indexed(input_step(1).symbol, ij), a + " + (" + b + ")", value});
+    e.text = "The content score plus the rotary score: [q_C, q_R]·[k_C, k_R], one dot product over d_h + d_r = " +
+             std::to_string(n.d_k) + " features, split in two.";
+  } else if (step_id == "Q_absorbed") {
+    const Matrix q_c = input(0);
+    e.kind = "projection";
+    dot(q_c.row(r).transpose(), n.W_UK.row(c).segment(static_cast<Eigen::Index>(h) * n.d_h, n.d_h).transpose());
+    const std::string Wuk = W("W_UK", true);
+    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(Wuk, c1 + ",m"), "@terms(0,1)", value});
+    e.text = "The content query of @query times row " + c1 + " of this head's W_UK (its transpose's column): the query "
+             "moved into the latent space, so it can be dotted with c_KV directly.";
+    table("Terms", {"m", "q_C", "W_UK", "product"}, "m", {e.left, e.right, e.products});
+  } else if (step_id == "O_latent") {
+    e.kind = "weighted_sum";
+    dot(input(0).row(r).transpose(), input(1).col(c));
+    derive({"\\sum_k " + indexed(input_step(0).symbol, r1 + ",k") + "\\," + indexed(input_step(1).symbol, "k," + c1), "@terms(0,1)", value});
+    e.text = "The weights of @query times feature " + c1 + " of each key's latent, summed: the head's output before W_UV, "
+             "which the absorbed form folds into W_O.";
+    table("Weighted latents", {"key", "weight", "latent", "weight × latent"}, "key", {e.left, e.right, e.products});
+  } else if (step_id == "output_absorbed") {
+    e.kind = "head_sum";
+    for (int head = 0; head < n.heads; ++head) {
+      const Matrix o = input(static_cast<size_t>(head));
+      const Matrix W_UV = n.W_UV.middleCols(static_cast<Eigen::Index>(head) * n.d_v, n.d_v);
+      double term = 0;
+      if (n.W_O) {
+        const Matrix folded = W_UV * n.W_O->middleRows(static_cast<Eigen::Index>(head) * n.d_v, n.d_v);
+        term = o.row(r).dot(folded.col(c));
+      } else if (c / n.d_v == head) {
+        term = o.row(r).dot(W_UV.col(c % n.d_v));
+      }
+      e.left.push_back(term);
+    }
+    if (n.b_O) {
+      e.has_bias = true;
+      e.bias = (*n.b_O)[c];
+    }
+    const Step* naive = nullptr;
+    for (const Step& s : t.steps) {
+      if (s.id == "output") naive = &s;
+    }
+    const double same = naive->values(r, c);
+    e.right = {same};
+    const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
+    derive({n.W_O ? std::string("\\sum_h (\\hat O^{(h)}\\,W_{UV}^{(h)}W_O^{(h)})_{") + ij + "}" + (e.has_bias ? " + (b_O)_{" + c1 + "}" : "")
+                  : std::string("(\\hat O^{(h)}\\,W_{UV}^{(h)})_{") + ij + "}",
+            "@terms(0)" + bias, value});
+    e.text = "Each head's latent output times W_UV·W_O (W_UV folded into W_O), summed over the heads: " + value +
+             "; the naive output O computed it as " + num(same) + ". A model can store W_UV·W_O once and never form V.";
+    std::vector<double> heads;
+    for (int head = 0; head < n.heads; ++head) heads.push_back(head + 1);
+    table("Heads", {"m", "head", "head's term"}, "m", {heads, e.left});
+  } else if (step_id == "cache_sizes") {
+    e.kind = "cache_size";
+    const auto forms = latent_cache_forms(n);
+    e.source = forms.at(static_cast<size_t>(c)).first;
+    const std::string& form = e.source;
+    if (form == "MLA") {
+      e.left = {static_cast<double>(n.d_c), static_cast<double>(n.d_r)};
+      derive({"d_c + d_r", num(e.left[0]) + " + " + num(e.left[1]), value});
+      e.text = "Multi-head latent attention caches one latent c_KV (d_c numbers) and one rotated key k_R (d_r) per token, "
+               "whatever the number of heads.";
+    } else {
+      const double groups = form == "MHA" ? n.heads : form == "MQA" ? 1 : std::stod(form.substr(8));
+      e.left = {2, groups, static_cast<double>(n.d_h)};
+      derive({"2 \\cdot g \\cdot d_h", "2 \\cdot " + num(groups) + " \\cdot " + num(e.left[2]), value});
+      e.text = form + ": a key and a value of d_h = " + std::to_string(n.d_h) + " numbers for each of its " +
+               js_number(groups) + " key/value head" + (groups == 1 ? "" : "s") + " per token" +
+               (form == "MHA" ? " (one per query head)." : ".");
+    }
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace attn

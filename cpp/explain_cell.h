@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,12 @@ struct ExplainedCell {
   /// after the cached ones), or of its transpose (`back`: a gradient through the rotation): the
   /// pair, angle and products, the calculation and its text; a feature beyond RoPE's dimensions
   /// passes through (kind "unrotated").
-  void rotate_pair(const Matrix& x, bool query, bool back);
+  /// `position` (not NaN) and `from` (not empty) stand in for the token's position and the
+  /// symbol of what is rotated when that is no step (latent attention's X·W_KR, c_Q·W_QR).
+  void rotate_pair(const Matrix& x, bool query, bool back,
+                   double position = std::numeric_limits<double>::quiet_NaN(), const std::string& from = "");
+  /// The cells of multi-head latent attention's steps (explain.cpp); false: not one of them.
+  bool latent_cell();
 };
 
 }  // namespace attn

@@ -159,6 +159,72 @@ void ExplainedCell::gradient() {
             "feature " + c1 + " of each query. So its gradient is the score gradients of @key times those query features, "
             "summed over the queries.");
     }
+  } else if (id == "dlinear_scores") {
+    // O_i = Σ_j Λ_ij V_j / D_i: dΛ_ij = dO_i·(V_j − O_i) / D_i, or dO_i·V_j without the normalizer.
+    const Matrix dH = input(0), V = input(1);
+    const bool normalized = step->inputs.size() > 3;
+    Vector right = V.row(c).transpose();
+    if (normalized) right -= input(2).row(r).transpose();
+    e.kind = "linear_score_grad";
+    dot(dH.row(r).transpose(), right);
+    const std::string& dh = input_step(0).symbol;
+    const std::string& v = input_step(1).symbol;
+    if (normalized) {
+      e.divisor = input(3)(r, 0);
+      const std::string d = num(e.divisor);
+      derive({"\\frac{\\sum_k " + indexed(dh, r1 + ",k") + "\\,(" + indexed(v, c1 + ",k") + " - " +
+                  indexed(input_step(2).symbol, r1 + ",k") + ")}{" + indexed(input_step(3).symbol, r1) + "}",
+              "\\frac{@terms(0,1)}{" + d + "}", value});
+      e.text = "The output of @query is Σ_j Λ_ij·V_j / D_i, and D_i = Σ_j Λ_ij too: raising the score of @key pulls the "
+               "output toward that key’s value, by (V_j − O_i) / D_i. Dotted with the output gradient of @query.";
+    } else {
+      derive({"\\sum_k " + indexed(dh, r1 + ",k") + "\\," + indexed(v, c1 + ",k"), "@terms(0,1)", value});
+      e.text = "The output of @query is Σ_j Λ_ij·V_j: the score of @key multiplies the value of @key. So its gradient is "
+               "the output gradient of @query dotted with that value.";
+    }
+    table("Features of the value of @key", {"feature", "gradient", normalized ? "value − output" : "value", "product"},
+          "feature", {e.left, e.right, e.products});
+  } else if (id == "dV" && input_step(0).id == "linear_scores") {
+    const Matrix scores = input(0);
+    Matrix dU = input(1);
+    if (step->inputs.size() > 2) {
+      const Matrix D = input(2);
+      for (Eigen::Index i = 0; i < dU.rows(); ++i) dU.row(i) /= D(i, 0);
+    }
+    chain(scores.col(r), dU.col(c), input_step(0).symbol, at("k", r1), "(" + input_step(1).symbol + "/D)", at("k", c1),
+          "query", "Queries that read @key",
+          "The value of @key reaches every query through that query’s linear score on it" +
+              std::string(step->inputs.size() > 2 ? ", over the query’s normalizer" : "") +
+              ": the scores on @key times the output gradients of feature " + c1 + ", summed over the queries.");
+  } else if (id == "dphi_Q" || id == "dphi_K") {
+    Matrix d = input(0);
+    for (Eigen::Index i = 0; i < d.rows(); ++i) {
+      for (Eigen::Index j = 0; j < d.cols(); ++j) d(i, j) *= n.linear_factor(i, j);
+    }
+    const Matrix other = input(1);
+    const std::string ds = n.options.causal ? "(" + input_step(0).symbol + "\\circ C)" : input_step(0).symbol;
+    const std::string decay = n.options.causal ? " (times the decay and the causal mask C, which are constants)" : "";
+    if (id == "dphi_Q") {
+      chain(d.row(r).transpose(), other.col(c), ds, r1 + ",k", input_step(1).symbol, "k," + c1, "key", "Keys of @query",
+            "The linear scores of @query are φ of its query dotted with φ of every key" + decay + ": its gradient is the "
+            "row of score gradients times feature " + c1 + " of each φ(k), summed.");
+    } else {
+      chain(d.col(r), other.col(c), ds, "k," + r1, input_step(1).symbol, "k," + c1, "query", "Queries that read @key",
+            "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay + ": its gradient is "
+            "the score gradients of @key times feature " + c1 + " of each φ(q), summed over the queries.");
+    }
+  } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
+    e.kind = "feature_map_grad";
+    e.input = input(0)(r, c);
+    const double x = input(1)(r, c);
+    e.left = {x};
+    e.factor = feature_map_slope(n.feature_map(), x);
+    const std::string in = num(e.input), f = num(e.factor), xs = num(x);
+    derive({same_entry(0) + " \\cdot \\phi'(" + same_entry(1) + ")", in + " \\cdot " + f, value});
+    e.text = "φ was applied feature by feature, so the gradient is multiplied by its slope at x = " + xs + ": " +
+             (n.feature_map() == FeatureMap::Identity ? std::string("1 (the identity).")
+              : n.feature_map() == FeatureMap::Relu   ? std::string("1 above 0, 0 below (relu).")
+                                                      : std::string("1 above 0, eˣ below (elu + 1)."));
   } else if (step->head >= 0 && (input_step(0).id == "dK_cache" || input_step(0).id == "dV_cache")) {
     copy(input_step(0), n.past + r, c,
          "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +

@@ -183,6 +183,65 @@ void backward(const Normalized& n, Trace& t) {
   };
 
   for (int h = 0; h < n.heads; ++h) {
+    if (n.linear()) {
+      const int g = n.kv_group(h);
+      int d_head = dO_step;
+      const Mat<S> dOh = d_concat.middleCols(h * n.d_v, n.d_v);
+      if (head_output_step) d_head = emit("dhead_output", h, dOh, {dO_step});
+      // O = (Λ·V) / D row by row, D_i = Σ_j Λ_ij, Λ = (φ(Q)φ(K)ᵀ) ∘ C (C: the decay and the causal
+      // mask). dΛ_ij = dO_i·(V_j − O_i) / D_i (dO_i·V_j without normalizing), dV = Λᵀ·(dO / D),
+      // dφ(Q) = (dΛ ∘ C)·φ(K), dφ(K) = (dΛ ∘ C)ᵀ·φ(Q), dQ = dφ(Q) ∘ φ′(Q), dK likewise.
+      const int phi_q_step = find(steps, "phi_Q", h), phi_k_step = find(steps, "phi_K", h);
+      const int scores_step = find(steps, "linear_scores", h), norm_step = find(steps, "normalizer", h);
+      const int out_step = head_output_step ? find(steps, "head_output", h) : find(steps, "output", -1);
+      const int q_in = find(steps, "Q", h), k_in = find(steps, "K", h), v_in = find(steps, "V", h);
+      const Mat<S> phi_Q = values(phi_q_step), phi_K = values(phi_k_step), Lambda = values(scores_step);
+      const Mat<S> Vh = values(v_in);
+      Mat<S> dU = dOh;
+      Mat<S> dLambda = dOh * Vh.transpose();
+      std::vector<int> d_inputs = {d_head, v_in};
+      if (norm_step >= 0) {
+        const Mat<S> D = values(norm_step), Oh = values(out_step);
+        for (Eigen::Index i = 0; i < L; ++i) {
+          const S row_dot = dOh.row(i).dot(Oh.row(i));
+          dLambda.row(i).array() -= row_dot;
+          dLambda.row(i) /= D(i, 0);
+          dU.row(i) /= D(i, 0);
+        }
+        d_inputs.push_back(out_step);
+        d_inputs.push_back(norm_step);
+      }
+      const int dLambda_step = emit("dlinear_scores", h, dLambda, d_inputs);
+      const Mat<S> dVh = Lambda.transpose() * dU;
+      const int dV_step = emit("dV", h, dVh, norm_step >= 0 ? std::vector<int>{scores_step, d_head, norm_step}
+                                                           : std::vector<int>{scores_step, d_head});
+      Mat<S> dC = dLambda;
+      if (n.options.causal) {
+        for (Eigen::Index i = 0; i < L; ++i) {
+          for (Eigen::Index j = 0; j < S_all; ++j) dC(i, j) *= static_cast<S>(n.linear_factor(i, j));
+        }
+      }
+      const Mat<S> dphi_Q = dC * phi_K, dphi_K = dC.transpose() * phi_Q;
+      const int dphi_q_step = emit("dphi_Q", h, dphi_Q, {dLambda_step, phi_k_step});
+      const int dphi_k_step = emit("dphi_K", h, dphi_K, {dLambda_step, phi_q_step});
+      const FeatureMap map = n.feature_map();
+      const auto through = [map](const Mat<S>& d, const Mat<S>& x) {
+        Mat<S> out = d;
+        for (Eigen::Index k = 0; k < out.size(); ++k) {
+          out.data()[k] *= static_cast<S>(feature_map_slope(map, static_cast<double>(x.data()[k])));
+        }
+        return out;
+      };
+      const Mat<S> dQh = through(dphi_Q, values(q_in)), dKh = through(dphi_K, values(k_in));
+      dQ_all.middleCols(h * n.d_k, n.d_k) = dQh;
+      dK_all.middleCols(g * n.d_k, n.d_k) += dKh;
+      dV_all.middleCols(g * n.d_v, n.d_v) += dVh;
+      dQ_steps.push_back(emit("dQ", h, dQh, {dphi_q_step, q_in}));
+      dK_steps.push_back(emit("dK", h, dKh, {dphi_k_step, k_in}));
+      dV_steps.push_back(dV_step);
+      continue;
+    }
+
     // The forward steps the derivatives read: Q and K as the scores read them, V as the
     // weights read it, the weights, and the scaled scores (softcap's derivative).
     const int q_step = find(steps, rope.on ? "Q_rot" : qk ? "Q_normed" : "Q", h);
@@ -339,6 +398,10 @@ double loss_of(const Matrix& output, const std::optional<Matrix>& dO) {
 
 Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
   Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("gradients of multi-head latent attention (W_DKV) are not computed: the backward pass covers "
+                     "softmax and linear attention from Q, K and V or X with W_Q, W_K and W_V");
+  }
   Gradients g;
   g.trace = compute_trace(n);
   const Matrix& output = g.trace.output;  // the problem's layout, as dO is given

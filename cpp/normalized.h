@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -53,6 +54,16 @@ struct Normalized {
   /// Each head's sink logit; empty without a sink (or when every one is -inf: they change nothing).
   std::vector<double> sink_logits;
 
+  // ---- multi-head latent attention (W_DKV given; Problem::W_DKV) ----
+  bool latent = false;
+  Matrix W_DKV, W_UK, W_UV, W_KR, W_QR;  ///< W_KR, W_QR empty without the rotary part (d_r = 0)
+  std::optional<Matrix> W_DQ, W_UQ;      ///< the query's down- and up-projections (else W_Q reads X)
+  Matrix past_c_KV, past_k_R;            ///< the latent cache (`past` rows; past_k_R empty when d_r = 0)
+  /// d_c: the latent's width; d_r: the rotary part's (0: none); d_cq: c_Q's (0: W_Q reads X);
+  /// d_h: each head's q_C and k_C (d_k = d_h + d_r, so the default scale is 1/√(d_h + d_r)).
+  Eigen::Index d_c = 0, d_r = 0, d_cq = 0, d_h = 0;
+  bool qr_from_cq = false;  ///< W_QR reads c_Q (d_cq rows), else X (d_model rows)
+
   // ---- variants (issue 31), rows layout ----
   /// QK-norm's gains, d_k each (ones when not given); empty without QK-norm.
   std::vector<double> g_q, g_k;
@@ -74,8 +85,48 @@ struct Normalized {
     return !(std::isinf(options.window_left) && std::isinf(options.window_right));
   }
   /// Some component hides keys: the trace has a mask step and a masked step.
-  bool has_mask() const { return mask.has_value() || options.causal || window(); }
+  bool has_mask() const { return !linear() && (mask.has_value() || options.causal || window()); }
+
+  // ---- linear attention (options.attention = "linear") ----
+  bool linear() const { return options.attention == AttentionKind::Linear; }
+  FeatureMap feature_map() const { return options.feature_map.value_or(FeatureMap::EluPlusOne); }
+  bool normalize() const { return options.normalize.value_or(true); }
+  /// γ as the computation uses it: the option when causal, else 1 (ignored with a warning).
+  double decay() const { return options.causal ? options.decay.value_or(1.0) : 1.0; }
+  /// What φ(q_i)·φ(k_j) is multiplied by in the linear scores: γ^(pos(i) − pos(j)) for a key
+  /// the query sees, 0 for one causal attention hides; 1 when not causal.
+  double linear_factor(Eigen::Index i, Eigen::Index j) const {
+    if (!options.causal) return 1.0;
+    const double p = query_pos[static_cast<size_t>(i)], q = key_pos[static_cast<size_t>(j)];
+    if (q > p) return 0.0;
+    const double gamma = decay();
+    return gamma == 1.0 ? 1.0 : std::pow(gamma, p - q);
+  }
 };
+
+/// Linear attention's feature map φ at x, and its derivative φ′ (relu's at 0 is taken as 0).
+inline double feature_map_at(FeatureMap map, double x) {
+  switch (map) {
+    case FeatureMap::EluPlusOne: return x > 0 ? x + 1 : std::exp(x);
+    case FeatureMap::Relu: return x > 0 ? x : 0.0;
+    case FeatureMap::Identity: break;
+  }
+  return x;
+}
+inline double feature_map_slope(FeatureMap map, double x) {
+  switch (map) {
+    case FeatureMap::EluPlusOne: return x > 0 ? 1.0 : std::exp(x);
+    case FeatureMap::Relu: return x > 0 ? 1.0 : 0.0;
+    case FeatureMap::Identity: break;
+  }
+  return 1.0;
+}
+
+/// Latent attention: the forms of attention a cache is compared for (MHA, GQA g = ... for each
+/// divisor g of heads between 1 and heads, MQA, MLA) and the numbers each stores per token at this
+/// problem's sizes (2·heads·d_h, 2·g·d_h, 2·d_h, d_c + d_r); as one row, the cache_sizes step.
+std::vector<std::pair<std::string, double>> latent_cache_forms(const Normalized& n);
+Matrix latent_cache_sizes(const Normalized& n);
 
 /// QK-norm of one row of d_k features: (x − mean)/√(var + eps)·g (layer) or x/√(mean(x²) + eps)·g.
 struct RowNorm {
@@ -98,11 +149,14 @@ RowNorm row_norm(const Row& x, bool layer, double eps) {
 }
 
 /// The exclusive variants (issue 31): sigmoid, differential, linear and latent attention exclude
-/// one another. Each entry is the key a message names and whether the problem turns it on; a
-/// variant added later (linear, latent) adds its line in validate.cpp's exclusive_variants().
+/// one another. Each entry is the key a message names, whether the problem turns it on, and
+/// whether the variant replaces the whole computation (linear, latent) rather than how a softmax
+/// attention's weights are made (sigmoid, differential); validate.cpp's exclusive_variants() lists
+/// them and check_exclusive_variants() refuses any two.
 struct ExclusiveVariant {
   const char* key;
   bool on;
+  bool whole;
 };
 std::vector<ExclusiveVariant> exclusive_variants(const Problem& p);
 

@@ -121,6 +121,10 @@ Eigen::Map<const Eigen::RowVectorXd> flat(const Matrix& m) {
 
 Decoding decode(const Problem& problem) {
   const Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("decode builds a KV cache of K and V token by token; multi-head latent attention (W_DKV) "
+                     "caches past_c_KV and past_k_R instead: its trace's cache_sizes step compares the two");
+  }
   if (n.past > 0) {
     throw InputError("decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
                      "(or X with W_Q, W_K and W_V) without past_K and past_V");
@@ -345,6 +349,130 @@ Tiles tiles_in(const Normalized& n, const Trace& trace, Eigen::Index block_q, Ei
 
 }  // namespace
 
+void check_chunk_size(double value) {
+  if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
+  throw InputError("chunk must be a positive integer, got number " + format_number(value));
+}
+
+Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
+  if (chunk != 0) check_chunk_size(static_cast<double>(chunk));
+  const Normalized n = normalize(problem);
+  if (!n.linear() || !n.options.causal) {
+    throw InputError("recurrent needs causal linear attention: options.attention \"linear\" with options.causal "
+                     "true (without causal every query reads every key, and nothing is carried from token to token)");
+  }
+  if (n.L != n.S) {
+    throw InputError("recurrent runs self-attention token by token, but the problem has " + std::to_string(n.L) +
+                     " queries and " + std::to_string(n.S) + " keys");
+  }
+  const std::vector<double>& pos = n.query_pos;
+  for (Eigen::Index t = 0; t < n.L; ++t) {
+    const auto k = static_cast<size_t>(t);
+    if (pos[k] != n.key_pos[k] || (t > 0 && !(pos[k] > pos[k - 1]))) {
+      throw InputError("recurrent reads token t's query and key together, in order: positions.queries and "
+                       "positions.keys must be the same increasing list (token " + std::to_string(t + 1) +
+                       " is not)");
+    }
+  }
+  const Trace trace = compute_trace(n);
+  const Eigen::Index L = n.L, dk = n.d_k, dv = n.d_v;
+  const double gamma = n.decay();
+  const bool normalized = n.normalize();
+  const auto decay = [&](double from, double to) { return gamma == 1 ? 1.0 : std::pow(gamma, to - from); };
+  Recurrent out;
+  out.chunk = chunk;
+  out.warnings = trace.warnings;
+  const Eigen::Index size = chunk == 0 ? 1 : std::min(chunk, L);
+  const bool own_output = n.heads == 1 && !n.W_O;
+  Matrix concat(L, dv * n.heads);
+  for (int h = 0; h < n.heads; ++h) {
+    const Matrix phi_Q = step_rows(trace, "phi_Q", h, false), phi_K = step_rows(trace, "phi_K", h, false);
+    const Matrix V = step_rows(trace, "V", h, false);
+    const Matrix parallel = own_output ? step_rows(trace, "output", -1, false) : step_rows(trace, "head_output", h, false);
+    Matrix S = Matrix::Zero(dk, dv);
+    Vector z = Vector::Zero(dk);
+    for (Eigen::Index a = 0; a < L; a += size) {
+      const Eigen::Index b = std::min(a + size, L);
+      RecurrentStep step;
+      step.head = h;
+      step.first = a;
+      step.count = b - a;
+      step.output.resize(b - a, dv);
+      if (chunk == 0) {  // S_t = γ^Δ·S_{t−1} + φ(k_t)v_tᵀ, then o_t = φ(q_t)ᵀS_t / φ(q_t)ᵀz_t
+        const double f = a == 0 ? 1.0 : decay(pos[static_cast<size_t>(a - 1)], pos[static_cast<size_t>(a)]);
+        S = f * S + phi_K.row(a).transpose() * V.row(a);
+        z = f * z + phi_K.row(a).transpose();
+        const Vector numerator = (phi_Q.row(a) * S).transpose();
+        const double denominator = phi_Q.row(a).dot(z);
+        step.output.row(0) = (normalized ? Vector(numerator / denominator) : numerator).transpose();
+      } else {  // inside the chunk, in parallel; plus the state carried in
+        step.intra = Matrix::Zero(b - a, dv);
+        step.inter = Matrix::Zero(b - a, dv);
+        step.intra_normalizer = Vector::Zero(b - a);
+        step.inter_normalizer = Vector::Zero(b - a);
+        for (Eigen::Index i = a; i < b; ++i) {
+          const double p = pos[static_cast<size_t>(i)];
+          for (Eigen::Index j = a; j <= i; ++j) {
+            const double w = phi_Q.row(i).dot(phi_K.row(j)) * decay(pos[static_cast<size_t>(j)], p);
+            step.intra.row(i - a) += w * V.row(j);
+            step.intra_normalizer[i - a] += w;
+          }
+          if (a > 0) {
+            const double f = decay(pos[static_cast<size_t>(a - 1)], p);
+            step.inter.row(i - a) = f * (phi_Q.row(i) * S);
+            step.inter_normalizer[i - a] = f * phi_Q.row(i).dot(z);
+          }
+          const auto numerator = step.intra.row(i - a) + step.inter.row(i - a);
+          step.output.row(i - a) =
+              normalized ? Matrix(numerator / (step.intra_normalizer[i - a] + step.inter_normalizer[i - a])) : Matrix(numerator);
+        }
+        const double last = pos[static_cast<size_t>(b - 1)];
+        if (a > 0) {
+          const double carry = decay(pos[static_cast<size_t>(a - 1)], last);
+          S *= carry;
+          z *= carry;
+        }
+        for (Eigen::Index j = a; j < b; ++j) {
+          const double f = decay(pos[static_cast<size_t>(j)], last);
+          S += f * phi_K.row(j).transpose() * V.row(j);
+          z += f * phi_K.row(j).transpose();
+        }
+      }
+      step.state = S;
+      step.z = normalized ? z : Vector();
+      step.difference = max_difference(step.output, parallel.middleRows(a, b - a));
+      concat.block(a, h * dv, b - a, dv) = step.output;
+      out.steps.push_back(std::move(step));
+    }
+  }
+  Matrix output = concat;
+  if (n.W_O) {
+    output = concat * *n.W_O;
+    if (n.b_O) output.rowwise() += n.b_O->transpose();
+  }
+  out.output = output;
+  out.max_difference = max_difference(output, trace.output);
+
+  const double H = n.heads, G = n.kv_heads, l = static_cast<double>(L), d_k = static_cast<double>(dk),
+               d_v = static_cast<double>(dv);
+  const double zs = normalized ? d_k : 0, one = normalized ? 1 : 0;
+  const double pairs = l * (l + 1) / 2;
+  out.costs.push_back({"softmax", H * pairs * (d_k + d_v), G * l * (d_k + d_v)});
+  out.costs.push_back({"parallel", H * pairs * (d_k + d_v + one), H * l * l});
+  out.costs.push_back({"recurrent", (G + H) * l * (d_k * d_v + zs), G * (d_k * d_v + zs)});
+  if (chunk > 0) {
+    double chunk_pairs = 0;
+    for (Eigen::Index a = 0; a < L; a += size) {
+      const double c = static_cast<double>(std::min(a + size, L) - a);
+      chunk_pairs += c * (c + 1) / 2;
+    }
+    const double C = static_cast<double>(size);
+    out.costs.push_back({"chunked", H * chunk_pairs * (d_k + d_v + one) + (H + G) * l * (d_k * d_v + zs),
+                         G * (d_k * d_v + zs) + H * C * C});
+  }
+  return out;
+}
+
 void check_block_size(const char* name, double value) {
   if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
   throw InputError(std::string(name) + " must be a positive integer, got number " + format_number(value));
@@ -354,6 +482,10 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) 
   check_block_size("block_q", static_cast<double>(block_q));
   check_block_size("block_k", static_cast<double>(block_k));
   const Normalized n = normalize(problem);
+  if (n.latent) {
+    throw InputError("tiles computes attention from Q, K and V; multi-head latent attention (W_DKV) is not one of "
+                     "its problems");
+  }
   const Eigen::Index bq = std::min(block_q, n.L), bk = std::min(block_k, n.S);
   // Every tile's numbers: the scores, Õ before and after, five numbers per query row, and the
   // record itself; refused before computing when that would not fit in a tab's memory.

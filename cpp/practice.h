@@ -117,6 +117,63 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k);
 /// integer: "block_q must be a positive integer, got number 0".
 void check_block_size(const char* name, double value);
 
+/// One step of linear attention's recurrent form (a token) or chunked form (a chunk of tokens),
+/// for one head. Rows in the rows layout (linear attention refuses the columns layout).
+struct RecurrentStep {
+  int head = 0;
+  Eigen::Index first = 0, count = 0;  ///< the tokens of this step: first .. first + count − 1
+  Matrix state;   ///< S after the step: d_k × d_v, Σ γ^(p − pos(j))·φ(k_j)v_jᵀ over the keys so far
+  Vector z;       ///< z after the step: d_k, Σ γ^(p − pos(j))·φ(k_j)
+  /// Chunked form: the numerators of the chunk's rows from inside the chunk (a small causal
+  /// linear attention) and from the state carried in (φ(q)ᵀ·S_before·γ^(p − p_before)); their
+  /// denominators likewise. Empty in the recurrent form.
+  Matrix intra, inter;
+  Vector intra_normalizer, inter_normalizer;
+  Matrix output;  ///< count × d_v: the head's output rows (φ(q)ᵀS / φ(q)ᵀz, or φ(q)ᵀS)
+  double difference = 0;  ///< max |these rows − the parallel form's (run()'s) head output rows|
+};
+
+/// What a form of attention costs, per head summed over the heads: multiply-adds of its
+/// products and the numbers it keeps while it runs (see recurrent()).
+struct FormCost {
+  std::string form;  ///< "softmax", "parallel", "recurrent" or "chunked"
+  double multiply_adds = 0;
+  double state = 0;
+};
+
+/// Linear attention computed token by token (recurrent) or chunk by chunk (chunked).
+struct Recurrent {
+  Eigen::Index chunk = 0;  ///< 0: the recurrent form, token by token; else the chunk size
+  std::vector<RecurrentStep> steps;  ///< per head, per token or chunk, in that order
+  Matrix output;           ///< the problem's output (through W_O when given)
+  double max_difference = 0;  ///< max |output − run()'s output|
+  std::vector<FormCost> costs;  ///< softmax, parallel, recurrent (and chunked with a chunk)
+  std::vector<std::string> warnings;  ///< those of run()
+};
+
+/// Causal linear attention (options.attention "linear", options.causal true) in its recurrent
+/// form (chunk 0): for each token t in order, S_t = γ^(p_t − p_{t−1})·S_{t−1} + φ(k_t)v_tᵀ,
+/// z_t = γ^(p_t − p_{t−1})·z_{t−1} + φ(k_t), o_t = φ(q_t)ᵀS_t / φ(q_t)ᵀz_t (no division when
+/// not normalized); or chunked (chunk ≥ 1): each chunk's rows are the causal linear attention
+/// inside the chunk plus φ(q)ᵀ times the state carried in (decayed to the query's position),
+/// and the state is carried on. φ(Q), φ(K) and V are read from run(). Costs summed over the
+/// heads (H query heads, G key/value heads: a state belongs to a key/value head and is read by
+/// its query heads; L tokens, d_k, d_v per head, P = L(L+1)/2 visible pairs, P_c the pairs
+/// inside chunks of C tokens, z = d_k when normalized, else 0; decay factors not counted):
+///   softmax   (causal QKᵀ and A·V): H·P·(d_k + d_v); state: the KV cache G·L·(d_k + d_v)
+///   parallel  (Λ = φ(Q)φ(K)ᵀ, Λ·V, D): H·P·(d_k + d_v + 1) (no + 1 when not normalized);
+///             state: Λ, H·L·L
+///   recurrent: G·L·(d_k·d_v + z) (updating S and z) + H·L·(d_k·d_v + z) (reading them);
+///             state: S and z, G·(d_k·d_v + z)
+///   chunked:   H·P_c·(d_k + d_v + 1) (inside the chunks) + H·L·(d_k·d_v + z) (reading the
+///             carried state) + G·L·(d_k·d_v + z) (carrying it on); state: G·(d_k·d_v + z) + H·C·C
+/// Throws InputError unless the problem is causal linear self-attention whose queries and keys
+/// sit at the same, increasing positions, or for a chunk below 0.
+Recurrent recurrent(const Problem& problem, Eigen::Index chunk);
+
+/// Checks a chunk size of recurrent() as given: "chunk must be a positive integer, got number 0".
+void check_chunk_size(double value);
+
 /// One entry of the online softmax of a row.
 struct OnlineSoftmaxStep {
   Eigen::Index j = 0;

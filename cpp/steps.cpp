@@ -19,12 +19,15 @@ namespace {
 
 enum class Id {
   Positional, XPos, RopeAngles, Q, K, V, QNormed, KNormed, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped,
-  Alibi, Biased, Mask, Masked, Weights1, Weights2, Weights, HeadOutput, HeadNormed, Gate, GatedOutput, Concat,
-  Output,
+  Alibi, Biased, Mask, Masked, Weights1, Weights2, Weights, PhiQ, PhiK, LinearScores, Normalizer,
+  // Multi-head latent attention (W_DKV given).
+  CKV, KR, CQ, KC, QC, QR, ScoresC, ScoresR, QAbsorbed, ScoresCAbsorbed, OLatent,
+  HeadOutput, HeadNormed, Gate, GatedOutput, Concat, Output, OutputAbsorbed, CacheSizes,
   // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
   DO, DGatedOutput, DGate, DHeadNormed, DHeadOutput, DA, DWeights1, DWeights2, DS, DSKept, DSUncapped, DScores,
   DQRot, DKRot, DKCache, DVCache, DQNormed, DKNormed, DQ, DK, DV, DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK,
-  DWV, DbV, DGQ, DGK, DWG, DbG, DX, DXkv, DP
+  DWV, DbV, DGQ, DGK, DWG, DbG, DX, DXkv, DP,
+  DLinearScores, DPhiQ, DPhiK
 };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
@@ -79,6 +82,31 @@ constexpr Entry kCatalogue[] = {
     // Signed for differential attention (A₁ − λA₂), whose weights may be negative (describe()).
     {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
      Axis::Keys},
+    // Linear attention (options.attention = "linear").
+    {Id::PhiQ, "phi_Q", "Feature map of the queries", "\\phi(Q)", "φ(Q)", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::PhiK, "phi_K", "Feature map of the keys", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::LinearScores, "linear_scores", "Linear scores", "\\Lambda", "Λ", ValueKind::Signed, Axis::Queries,
+     Axis::Keys},
+    {Id::Normalizer, "normalizer", "Normalizer", "D", "D", ValueKind::Signed, Axis::Queries, Axis::Features},
+    // Multi-head latent attention (DeepSeek-V2): c_KV, k_R and c_Q are shared by every head.
+    {Id::CKV, "c_KV", "Latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::KR, "k_R", "Rotary key (shared by the heads)", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::CQ, "c_Q", "Latent of the queries", "c_{Q}", "c_Q", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::KC, "K_C", "Keys from the latent", "K_{C}", "K_C", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::QC, "Q_C", "Queries (content part)", "Q_{C}", "Q_C", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::QR, "q_R", "Rotary queries", "q_{R}", "q_R", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::ScoresC, "scores_C", "Content scores", "S_{C}", "S_C", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::ScoresR, "scores_R", "Rotary scores", "S_{R}", "S_R", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::QAbsorbed, "Q_absorbed", "Queries absorbed into the latent", "\\hat Q_{C}", "Q̂_C", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::ScoresCAbsorbed, "scores_C_absorbed", "Content scores, absorbed form", "\\hat S_{C}", "Ŝ_C",
+     ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::OLatent, "O_latent", "Head output in the latent", "\\hat O", "Ô", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
     {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed,
      Axis::Queries, Axis::Features},
     {Id::HeadNormed, "head_normed", "Normalised head output", "\\widehat{\\text{head}}", "head̂",
@@ -89,6 +117,10 @@ constexpr Entry kCatalogue[] = {
     {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
      Axis::Features},
     {Id::Output, "output", "Output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::OutputAbsorbed, "output_absorbed", "Output, absorbed form", "\\hat O_{\\text{out}}", "Ô_out",
+     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::CacheSizes, "cache_sizes", "Numbers cached per token", "N_{\\text{cache}}", "N_cache", ValueKind::Signed,
+     Axis::Features, Axis::Features},
     // Gradients: tex and text hold the name of what each is the gradient of (Notation::symbol
     // writes d before it). A bias's gradient is one row (one column in the columns layout).
     {Id::DO, "dO", "Gradient of the output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
@@ -148,6 +180,12 @@ constexpr Entry kCatalogue[] = {
     {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed,
      Axis::Keys, Axis::Features},
     {Id::DP, "dP", "Gradient of the learned positions", "P", "P", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::DLinearScores, "dlinear_scores", "Gradient of the linear scores", "\\Lambda", "Λ", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
+    {Id::DPhiQ, "dphi_Q", "Gradient of the queries' feature map", "\\phi(Q)", "φ(Q)", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::DPhiK, "dphi_K", "Gradient of the keys' feature map", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
      Axis::Features},
 };
 
@@ -233,6 +271,7 @@ class Notation {
       case Id::Q:
       case Id::K:
       case Id::V:
+        if (n_.latent) return latent(s, e.key, own, in_symbol);
         return projection(s, e.key, own, s.inputs.empty() ? std::string() : in_symbol(0));
       case Id::QRot:
       case Id::KRot:
@@ -245,6 +284,7 @@ class Notation {
                         : cat({own, " = \\begin{bmatrix} ", past, " \\\\ ", in_symbol(0), " \\end{bmatrix}"});
       }
       case Id::Scores: {
+        if (n_.latent && n_.d_r > 0) return cat({own, " = ", in_symbol(0), " + ", in_symbol(1)});
         const std::string q = in_symbol(0);
         const Step& k = in(1);
         const std::string k_name = pick(entry(k.id).tex, entry(k.id).text);
@@ -319,7 +359,30 @@ class Notation {
         return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
                     pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
                     pick(")}", ")")});
+      case Id::PhiQ:
+      case Id::PhiK:
+        return cat({own, " = ", feature_map(in_symbol(0))});
+      case Id::LinearScores:
+        return linear_scores(own, in_symbol(0), in_symbol(1));
+      case Id::Normalizer:
+        return tex_ ? cat({own, "_i = \\textstyle\\sum_j ", in_symbol(0), "_{ij}"})
+                    : cat({own, "_i = Σ_j ", in_symbol(0), "_ij"});
+      case Id::CKV:
+      case Id::KR:
+      case Id::CQ:
+      case Id::KC:
+      case Id::QC:
+      case Id::QR:
+      case Id::ScoresC:
+      case Id::ScoresR:
+      case Id::QAbsorbed:
+      case Id::ScoresCAbsorbed:
+      case Id::OLatent:
+      case Id::OutputAbsorbed:
+      case Id::CacheSizes:
+        return latent(s, e.key, own, in_symbol);
       case Id::HeadOutput:
+        if (n_.linear()) return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
         return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
       case Id::Concat: {
         std::string list;
@@ -338,6 +401,9 @@ class Notation {
     }
     // The output: one head's weighted sum, the concatenation itself, or its projection by W_O.
     if (!n_.W_O) {
+      if (n_.linear() && in(0).id == "linear_scores") {
+        return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
+      }
       if (s.inputs.size() == 2) return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
       return cat({own, " = ", tex_ ? in(0).tex : in(0).text});
     }
@@ -357,6 +423,8 @@ class Notation {
   std::string given_symbol(const std::string& name, int head) const {
     if (name == "X_kv") return sub("X", "kv");
     if (name == "past_K" || name == "past_V") return sub(name.substr(5), pick("\\text{past}", "past"));
+    if (name == "past_c_KV") return tex_ ? "c_{KV,\\text{past}}" : "c_KV,past";
+    if (name == "past_k_R") return tex_ ? "k_{R,\\text{past}}" : "k_R,past";
     if (name.size() < 3 || (name[0] != 'W' && name[0] != 'b')) return name;
     const char* letter = name[0] == 'W' ? (columns_ ? pick("\\Omega", "Ω") : "W") : (columns_ ? pick("\\beta", "β") : "b");
     return cat({sub(letter, name.substr(2)), head >= 0 ? sup(head) : std::string()});
@@ -555,6 +623,16 @@ class Notation {
                                  : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
         }
         if (in(0).id == "weights") return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+        if (in(0).id == "linear_scores") {
+          if (s.inputs.size() < 3) return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
+          return cat({own, " = ", times(transposed(in_symbol(0)), cat({"(", in_symbol(1), " / ", in_symbol(2), ")"})),
+                      pick(" \\;\\text{(each row of } ", " (each row of "), in_symbol(1), pick(" \\text{ over its } ", " over its "),
+                      in_symbol(2), pick(")", ")")});
+        }
+        if (in(0).id == "dphi_Q" || in(0).id == "dphi_K") {
+          const std::string x = in(0).id == "dphi_Q" ? "Q" : "K";
+          return cat({own, " = ", in_symbol(0), pick(" \\circ \\phi'(", " ∘ φ′("), x, sup(s.head), "), ", slope()});
+        }
         if (in(0).id == "dweights_1") return differential_dqk(own, e.key == Id::DQ, in_symbol(0), in_symbol(1), in_symbol(2));
         if (in(0).id == "dQ_normed" || in(0).id == "dK_normed") {
           const QkNorm& q = n_.options.qk_norm;
@@ -609,6 +687,26 @@ class Notation {
       }
       case Id::DP:
         return cat({own, " = ", in_symbol(0), pick(" \\;\\text{(P is added to X)}", " (P is added to X)")});
+      case Id::DLinearScores: {
+        const std::string dhead = in_symbol(0), V = in_symbol(1);
+        if (s.inputs.size() < 4) return cat({own, " = ", times(dhead, transposed(V))});
+        const std::string O = in_symbol(2), D = in_symbol(3);
+        if (tex_) {
+          return cat({own, "_{ij} = ", dhead, "_i \\cdot (", V, "_j - ", O, "_i) \\,/\\, ", D, "_i"});
+        }
+        return cat({own, "_ij = ", dhead, "_i · (", V, "_j − ", O, "_i) / ", D, "_i"});
+      }
+      case Id::DPhiQ:
+      case Id::DPhiK: {
+        const std::string d = n_.options.causal ? cat({"(", in_symbol(0), pick(" \\circ C)", " ∘ C)")}) : in_symbol(0);
+        const std::string product = e.key == Id::DPhiQ ? times(d, in_symbol(1)) : times(transposed(d), in_symbol(1));
+        if (!n_.options.causal) return cat({own, " = ", product});
+        const double gamma = n_.decay();
+        const std::string factor =
+            gamma == 1 ? std::string("1") : cat({pick("\\gamma^{i-j}", "γ^(i−j)"), pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+        if (tex_) return cat({own, " = ", product, ",\\quad C_{ij} = ", factor, " \\text{ where } j \\le i, \\text{ else } 0"});
+        return cat({own, " = ", product, ", C_ij = ", factor, " where j ≤ i, else 0"});
+      }
       default:
         return own;
     }
@@ -723,8 +821,9 @@ class Notation {
     } else {
       out += half_style ? cat({", pairs (i, i+", half, ")"}) : std::string(", pairs (2i, 2i+1)");
     }
-    if (r.dims < n_.d_k) {
-      const std::string of = std::to_string(n_.d_k);
+    const Eigen::Index width = n_.latent ? n_.d_r : n_.d_k;
+    if (r.dims < width) {
+      const std::string of = std::to_string(width);
       out += tex_ ? cat({",\\; \\text{features } 1..", dims, " \\text{ of } ", of})
                   : cat({", features 1..", dims, " of ", of});
     }
@@ -768,6 +867,11 @@ class Notation {
       case Scale::Kind::SqrtDk: {
         const bool halves = !n_.lambdas.empty();  // differential attention: d_k/2 features a score
         const std::string d_k = std::to_string(halves ? n_.d_k / 2 : n_.d_k);
+        if (n_.latent && n_.d_r > 0) {
+          const std::string sum = cat({std::to_string(n_.d_h), " + ", std::to_string(n_.d_r)});
+          return cat({divided(pick("\\sqrt{d_h + d_r}", "√(d_h + d_r)")), " = ",
+                      divided(tex_ ? cat({"\\sqrt{", sum, "}"}) : cat({"√(", sum, ")"}))});
+        }
         return cat({divided(halves ? pick("\\sqrt{d_k/2}", "√(d_k/2)") : pick("\\sqrt{d_k}", "√d_k")), " = ",
                     divided(tex_ ? cat({"\\sqrt{", d_k, "}"}) : cat({"√", d_k}))});
       }
@@ -901,6 +1005,129 @@ class Notation {
     return cat({indexed(own), " = e^", indexed(S), " / (e^s + Σ_k e^", S, sum_index, "), s = ", s});
   }
 
+  /// φ′ of linear attention's feature map, in words.
+  std::string slope() const {
+    switch (n_.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ e^x \\text{ otherwise}" : "φ′(x) = 1 for x > 0, eˣ otherwise";
+      case FeatureMap::Relu:
+        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ 0 \\text{ otherwise}" : "φ′(x) = 1 for x > 0, 0 otherwise";
+      case FeatureMap::Identity:
+        break;
+    }
+    return tex_ ? "\\phi'(x) = 1" : "φ′(x) = 1";
+  }
+
+  /// φ(x) of linear attention's feature map, x being a step's symbol.
+  std::string feature_map(const std::string& x) const {
+    switch (n_.feature_map()) {
+      case FeatureMap::EluPlusOne:
+        return tex_ ? cat({"\\operatorname{elu}(", x, ") + 1"}) : cat({"elu(", x, ") + 1"});
+      case FeatureMap::Relu:
+        return tex_ ? cat({"\\max(0,\\, ", x, ")"}) : cat({"max(0, ", x, ")"});
+      case FeatureMap::Identity:
+        break;
+    }
+    return cat({x, pick(" \\;\\text{(identity)}", " (identity)")});
+  }
+
+  /// Λ = φ(Q)φ(K)ᵀ, with the decay γ^(i−j) and the causal mask when causal.
+  ATTN_NOINLINE std::string linear_scores(const std::string& own, const std::string& q, const std::string& k) const {
+    if (!n_.options.causal) return cat({own, " = ", q, pick("\\,", "·"), transposed(k)});
+    const double gamma = n_.decay();
+    const std::string i = query(), j = key();
+    const char* minus = pick(" - ", " − ");
+    const std::string decay =
+        gamma == 1 ? std::string()
+        : tex_     ? cat({"\\,\\gamma^{", i, minus, j, "}"})
+                   : cat({"·γ^(", i, minus, j, ")"});
+    const std::string gamma_is = gamma == 1 ? std::string() : cat({pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+    if (tex_) {
+      return cat({own, "_{ij} = ", q, "_i \\cdot ", k, "_j", decay, " \\text{ where } ", j, " \\le ", i,
+                  ", \\; 0 \\text{ where } ", j, " > ", i, gamma_is});
+    }
+    return cat({own, "_ij = ", q, "_i · ", k, "_j", decay, " where ", j, " ≤ ", i, ", 0 where ", j, " > ", i, gamma_is});
+  }
+
+  /// Linear attention's head output: Λ·V, divided row by row by D when normalized.
+  std::string linear_output(const std::string& scores, const std::string& V, const std::string& D) const {
+    const std::string product = cat({scores, pick("\\,", "·"), V});
+    if (D.empty()) return cat({product, pick(" \\;\\text{(not normalized)}", " (not normalized)")});
+    if (tex_) return cat({"(", product, ")_i \\,/\\, ", D, "_i \\;\\text{(row by row)}"});
+    return cat({"(", product, ")_i / ", D, "_i (row by row)"});
+  }
+
+  /// Latent attention's steps (rows layout only: the columns layout refuses its inputs).
+  template <typename InSymbol>
+  ATTN_NOINLINE std::string latent(const Step& s, Id key, const std::string& own, const InSymbol& in_symbol) const {
+    const char* dot = pick("\\,", "·");
+    const std::string head = sup(s.head);
+    const auto W = [&](const char* name, bool per_head) { return cat({sub("W", name), per_head ? head : std::string()}); };
+    const auto with_cache = [&](const std::string& fresh, const char* past) {
+      if (n_.past == 0) return cat({own, " = ", fresh});
+      if (!tex_) return cat({own, " = [", past, " ; ", fresh, "]"});
+      return cat({own, " = \\begin{bmatrix} ", past, " \\\\ ", fresh, " \\end{bmatrix}"});
+    };
+    const auto rope_of = [&](const std::string& x) {
+      return cat({pick("\\operatorname{RoPE}(", "RoPE("), x, ")", rope()});
+    };
+    const std::string T = pick("^\\top", "ᵀ");
+    switch (key) {
+      case Id::CKV:
+        return with_cache(cat({"X", dot, W("DKV", false)}), tex_ ? "c_{KV,\\text{past}}" : "c_KV,past");
+      case Id::KR:
+        return with_cache(rope_of(cat({"X", dot, W("KR", false)})), tex_ ? "k_{R,\\text{past}}" : "k_R,past");
+      case Id::CQ:
+        return cat({own, " = X", dot, W("DQ", false)});
+      case Id::KC:
+        return cat({own, " = ", in_symbol(0), dot, W("UK", true)});
+      case Id::V:
+        return cat({own, " = ", in_symbol(0), dot, W("UV", true)});
+      case Id::QC:
+        if (n_.W_DQ) return cat({own, " = ", in_symbol(0), dot, W("UQ", true)});
+        return cat({own, " = X", dot, W("Q", true)});
+      case Id::QR:
+        return cat({own, " = ", rope_of(cat({n_.qr_from_cq ? in_symbol(0) : std::string("X"), dot, W("QR", true)}))});
+      case Id::ScoresC:
+      case Id::ScoresR:
+        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T});
+      case Id::QAbsorbed:
+        return cat({own, " = ", in_symbol(0), dot, W("UK", true), T,
+                    pick(" \\;\\text{(}W_{UK}\\text{ folded into the query)}", " (W_UK folded into the query)")});
+      case Id::ScoresCAbsorbed:
+        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T, pick(" \\;(= ", " (= "),
+                    sub("S", "C"), head, pick(": \\text{no } K_C \\text{ computed})", ": no K_C computed)")});
+      case Id::OLatent:
+        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), pick(" \\;\\text{(the weights read the latents)}", " (the weights read the latents)")});
+      case Id::OutputAbsorbed: {
+        const std::string ov = n_.W_O ? cat({W("UV", false), "^{(h)}", dot, W("O", false), "^{(h)}"}) : cat({W("UV", false), "^{(h)}"});
+        const std::string ov_text = n_.W_O ? std::string("W_UV⁽ʰ⁾·W_O⁽ʰ⁾") : std::string("W_UV⁽ʰ⁾");
+        const std::string bias = n_.b_O ? std::string(" + ") + sub("b", "O") : std::string();
+        if (n_.W_O) {
+          return tex_ ? cat({own, " = \\textstyle\\sum_h \\hat O^{(h)}\\,(", ov, ")", bias, " \\;\\text{(}W_{UV}\\text{ folded into }W_O)"})
+                      : cat({own, " = Σ_h Ô⁽ʰ⁾·(", ov_text, ")", bias, " (W_UV folded into W_O)"});
+        }
+        return tex_ ? cat({own, " = [\\,\\hat O^{(h)}\\,", ov, "\\,]_h \\;\\text{(the heads side by side)}"})
+                    : cat({own, " = [Ô⁽ʰ⁾·", ov_text, "]_h (the heads side by side)"});
+      }
+      case Id::CacheSizes: {
+        // MHA 2·h·d_h, GQA 2·g·d_h for each divisor g of heads between, MQA 2·d_h, MLA d_c + d_r.
+        std::string out = cat({own, pick(" = \\text{per token: }", " = per token: ")});
+        const std::string h = std::to_string(n_.heads), d_h = std::to_string(n_.d_h);
+        const char* times = pick("\\cdot ", "·");
+        out += cat({"MHA 2", times, h, times, d_h});
+        for (int g = n_.heads - 1; g > 1; --g) {
+          if (n_.heads % g == 0) out += cat({", GQA", pick("_{g=", "(g="), std::to_string(g), pick("} ", ") "), "2", times, std::to_string(g), times, d_h});
+        }
+        if (n_.heads > 1) out += cat({", MQA 2", times, d_h});
+        out += cat({", MLA ", std::to_string(n_.d_c), " + ", std::to_string(n_.d_r)});
+        return out;
+      }
+      default:
+        return own;
+    }
+  }
+
   /// A V (rows layout) or V A (columns layout).
   std::string weighted_sum(const std::string& A, const std::string& V) const {
     return columns_ ? cat({V, pick(" ", "·"), A}) : cat({A, pick(" ", "·"), V});
@@ -914,9 +1141,31 @@ class Notation {
 /// Problem inputs a step reads directly.
 std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& n) {
   switch (e.key) {
+    case Id::CKV:
+      if (n.past > 0) return {"X", "W_DKV", "past_c_KV"};
+      return {"X", "W_DKV"};
+    case Id::KR:
+      if (n.past > 0) return {"X", "W_KR", "past_k_R"};
+      return {"X", "W_KR"};
+    case Id::CQ:
+      return {"X", "W_DQ"};
+    case Id::KC:
+    case Id::QAbsorbed:
+      return {"W_UK"};
+    case Id::QC:
+      if (n.W_DQ) return {"W_UQ"};
+      return {"X", "W_Q"};
+    case Id::QR:
+      if (n.qr_from_cq) return {"W_QR"};
+      return {"X", "W_QR"};
+    case Id::OutputAbsorbed:
+      if (!n.W_O) return {"W_UV"};
+      if (n.b_O) return {"W_UV", "W_O", "b_O"};
+      return {"W_UV", "W_O"};
     case Id::Q:
     case Id::K:
     case Id::V: {
+      if (n.latent) return {"W_UV"};
       if (n.direct) return {s.id};
       const auto& bias = e.key == Id::Q ? n.b_Q : e.key == Id::K ? n.b_K : n.b_V;
       std::vector<std::string> out;
@@ -999,7 +1248,10 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
       s.feature_first = block * width;
       s.feature_count = width;
     };
-    if (e.key == Id::Q || e.key == Id::QRot || e.key == Id::QNormed) slice(s.head, n.d_k);
+    if (e.key == Id::Q || e.key == Id::QRot || e.key == Id::QNormed || e.key == Id::PhiQ || e.key == Id::DPhiQ) {
+      slice(s.head, n.d_k);
+    }
+    if (e.key == Id::PhiK || e.key == Id::DPhiK) slice(s.kv_group, n.d_k);
     if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache || e.key == Id::KNormed) slice(s.kv_group, n.d_k);
     if (e.key == Id::HeadNormed || e.key == Id::GatedOutput || e.key == Id::DHeadNormed ||
         e.key == Id::DGatedOutput) {
@@ -1013,6 +1265,8 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
     if (e.key == Id::DKNormed) slice(s.kv_group, n.d_k);
     if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
     if (e.key == Id::HeadOutput || e.key == Id::DHeadOutput) slice(s.head, n.d_v);
+    if (e.key == Id::KC || e.key == Id::QC) slice(s.head, n.d_h);
+    if (e.key == Id::QR) slice(s.head, n.d_r);
     if (e.key == Id::DQ || e.key == Id::DQRot) slice(s.head, n.d_k);
     if (e.key == Id::DK || e.key == Id::DKRot || e.key == Id::DKCache) slice(s.kv_group, n.d_k);
     if (e.key == Id::DV || e.key == Id::DVCache) slice(s.kv_group, n.d_v);

@@ -546,13 +546,15 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
 ATTN_NOINLINE void take_rope(Normalized& n) {
   Rope& rope = n.options.rope;
   if (!rope.on) return;
-  // Differential attention rotates each half of a head as a head of d_k/2 features.
-  const Eigen::Index width = n.lambdas.empty() ? n.d_k : n.d_k / 2;
+  // Latent attention turns only q_R and k_R (d_r features); differential attention rotates each
+  // half of a head as a head of d_k/2 features.
+  const bool halves = !n.lambdas.empty();
+  const Eigen::Index width = n.latent ? n.d_r : halves ? n.d_k / 2 : n.d_k;
   const int dims = rope.dims == 0 ? static_cast<int>(width) : rope.dims;
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
     throw InputError("rope dims must be even and at most " +
-                     std::string(n.lambdas.empty() ? "d_k = " : "d_k/2 = ") + std::to_string(width) +
-                     (n.lambdas.empty() ? "" : " (options.differential rotates each half)") + " (got " +
+                     std::string(n.latent ? "d_r = " : halves ? "d_k/2 = " : "d_k = ") + std::to_string(width) +
+                     (halves ? " (options.differential rotates each half)" : "") + " (got " +
                      std::to_string(dims) + ")");
   }
   rope.dims = dims;
@@ -591,6 +593,250 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
 }
 
+/// Sigmoid, differential, linear and latent attention exclude one another (exclusive_variants()
+/// lists them): any two are refused, the message naming both keys.
+ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
+  const ExclusiveVariant* first = nullptr;
+  const std::vector<ExclusiveVariant> variants = exclusive_variants(p);
+  for (const ExclusiveVariant& v : variants) {
+    if (!v.on) continue;
+    if (first) {
+      // Linear and latent attention replace the whole computation; sigmoid and differential
+      // attention change how a softmax attention's weights are made.
+      const bool whole = first->whole || v.whole;
+      throw InputError(std::string(first->key) + " and " + v.key + " exclude one another: " +
+                       (whole ? "a problem computes one variant of attention" : "give one of them"));
+    }
+    first = &v;
+  }
+}
+
+/// QK-norm and the output gate are for softmax attention (with sigmoid or differential weights
+/// too): linear and latent attention refuse them, naming both keys.
+ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
+  const std::pair<const char*, bool> softmax_only[] = {
+      {"options.qk_norm", p.options.qk_norm.on},
+      {"W_G", p.W_G.has_value() || p.b_G.has_value()},
+  };
+  for (const auto& [key, on] : softmax_only) {
+    if (on) {
+      throw InputError(std::string(variant) + " and " + key +
+                       " cannot be combined: QK-norm and the output gate are written for softmax attention's "
+                       "heads (with sigmoid or differential weights too)");
+    }
+  }
+}
+
+/// Multi-head latent attention (DeepSeek-V2, equations 9-19 without the latent RMSNorms): X with
+/// W_DKV, W_UK, W_UV, [W_KR with W_QR], the query side W_Q or W_DQ with W_UQ, [W_O]; a cache of
+/// past_c_KV and past_k_R. Sets the sizes (d_k = d_h + d_r) and turns RoPE on for q_R and k_R.
+/// Returns false (touching nothing) when the problem gives none of its inputs.
+ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
+  const std::pair<const char*, bool> own[] = {
+      {"W_UK", p.W_UK.has_value()},   {"W_UV", p.W_UV.has_value()},         {"W_KR", p.W_KR.has_value()},
+      {"W_QR", p.W_QR.has_value()},   {"W_DQ", p.W_DQ.has_value()},         {"W_UQ", p.W_UQ.has_value()},
+      {"past_c_KV", p.past_c_KV.has_value()}, {"past_k_R", p.past_k_R.has_value()}};
+  if (!p.W_DKV) {
+    for (const auto& [key, given] : own) {
+      if (given) {
+        throw InputError(std::string(key) + " is an input of multi-head latent attention: give W_DKV (X's "
+                         "down-projection to the latent c_KV) with W_UK and W_UV");
+      }
+    }
+    return false;
+  }
+  check_softmax_only(p, "W_DKV (multi-head latent attention)");
+  const Options& o = p.options;
+  const std::pair<const char*, bool> refused[] = {
+      {"options.layout \"columns\"", n.columns},
+      {"Q", p.Q.has_value()},
+      {"K", p.K.has_value()},
+      {"V", p.V.has_value()},
+      {"X_kv", p.X_kv.has_value()},
+      {"W_K", p.W_K.has_value()},
+      {"W_V", p.W_V.has_value()},
+      {"b_Q", p.b_Q.has_value()},
+      {"b_K", p.b_K.has_value()},
+      {"b_V", p.b_V.has_value()},
+      {"past_K", p.past_K.has_value()},
+      {"past_V", p.past_V.has_value()},
+      {"P", p.P.has_value()},
+      {"options.positional", o.positional != Positional::None},
+      {"options.kv_heads", o.kv_heads != 0},
+      {"options.window", !(std::isinf(o.window_left) && std::isinf(o.window_right))},
+      {"options.sink_tokens", o.sink_tokens != 0},
+      {"options.sink_logit", !o.sink_logit.empty()},
+      {"options.alibi", o.alibi || !o.alibi_slopes.empty()},
+  };
+  for (const auto& [key, given] : refused) {
+    if (!given) continue;
+    throw InputError(std::string("W_DKV (multi-head latent attention) and ") + key +
+                     " cannot be combined: latent attention projects every head's keys and values from one latent "
+                     "c_KV of X (self-attention, rows layout), its positions are RoPE's on q_R and k_R, and its "
+                     "cache is past_c_KV with past_k_R");
+  }
+  const char* mode = "multi-head latent attention needs X, W_DKV, W_UK, W_UV and W_Q (or W_DQ with W_UQ)";
+  require(p.X, "X", mode);
+  require(p.W_UK, "W_UK", mode);
+  require(p.W_UV, "W_UV", mode);
+  if (p.W_Q && (p.W_DQ || p.W_UQ)) {
+    throw InputError(std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
+                     " cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
+  }
+  if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", mode);
+  if (p.W_DQ && !p.W_UQ) throw InputError("W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_UQ && !p.W_DQ) throw InputError("W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_QR.has_value() != p.W_KR.has_value()) {
+    throw InputError(std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
+                     ": the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
+  }
+  if (!p.W_KR && o.rope.on) {
+    throw InputError("options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
+  }
+  if (o.heads < 1) throw InputError("heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+  n.latent = true;
+  n.X = take(*p.X, "X", n);
+  n.W_DKV = take(*p.W_DKV, "W_DKV", n);
+  n.W_UK = take(*p.W_UK, "W_UK", n);
+  n.W_UV = take(*p.W_UV, "W_UV", n);
+  const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
+  const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const std::string& why) {
+    if (W.rows() == want) return;
+    throw InputError(std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" + name +
+                     " is " + shape(W) + ")");
+  };
+  const Eigen::Index d_model = n.X.cols();
+  const std::string x_cols = "X has " + std::to_string(d_model) + " columns";
+  rows_must_be(n.W_DKV, "W_DKV", d_model, x_cols);
+  n.d_c = n.W_DKV.cols();
+  const std::string latent_cols = "c_KV = X·W_DKV has " + std::to_string(n.d_c) + " columns";
+  rows_must_be(n.W_UK, "W_UK", n.d_c, latent_cols);
+  rows_must_be(n.W_UV, "W_UV", n.d_c, latent_cols);
+  n.heads = o.heads;
+  n.kv_heads = o.heads;
+  const std::string heads = "heads = " + std::to_string(n.heads);
+  const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
+    if (W.cols() % n.heads != 0) {
+      throw InputError(heads + " does not divide the " + std::to_string(W.cols()) + " columns of " + name +
+                       " (heads x " + what + ")");
+    }
+    return W.cols() / n.heads;
+  };
+  n.d_h = per_head(n.W_UK, "W_UK", "d_h");
+  n.d_v = per_head(n.W_UV, "W_UV", "d_v");
+  const Matrix* query_side = nullptr;
+  const char* query_name = "W_Q";
+  if (p.W_DQ) {
+    n.W_DQ = take(*p.W_DQ, "W_DQ", n);
+    n.W_UQ = take(*p.W_UQ, "W_UQ", n);
+    rows_must_be(*n.W_DQ, "W_DQ", d_model, x_cols);
+    n.d_cq = n.W_DQ->cols();
+    rows_must_be(*n.W_UQ, "W_UQ", n.d_cq, "c_Q = X·W_DQ has " + std::to_string(n.d_cq) + " columns");
+    query_side = &*n.W_UQ;
+    query_name = "W_UQ";
+  } else {
+    n.W_Q = take(*p.W_Q, "W_Q", n);
+    rows_must_be(n.W_Q, "W_Q", d_model, x_cols);
+    query_side = &n.W_Q;
+  }
+  if (query_side->cols() != n.d_h * n.heads) {
+    throw InputError(std::string(query_name) + " has " + std::to_string(query_side->cols()) + " columns but W_UK has " +
+                     std::to_string(n.W_UK.cols()) + ": q_C and k_C need the same d_h (" + heads + ", d_h = " +
+                     std::to_string(n.d_h) + ")");
+  }
+  if (p.W_KR) {
+    n.W_KR = take(*p.W_KR, "W_KR", n);
+    n.W_QR = take(*p.W_QR, "W_QR", n);
+    rows_must_be(n.W_KR, "W_KR", d_model, x_cols);
+    n.d_r = n.W_KR.cols();
+    if (n.W_QR.rows() == n.d_cq && n.d_cq > 0) {
+      n.qr_from_cq = true;  // d_cq = d_model reads c_Q, as the issue's contract says
+    } else if (n.W_QR.rows() != d_model) {
+      throw InputError("W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
+                       (n.d_cq > 0 ? "c_Q (" + std::to_string(n.d_cq) + " columns) or " : std::string()) + "X (" +
+                       std::to_string(d_model) + " columns)");
+    }
+    if (n.W_QR.cols() != n.d_r * n.heads) {
+      throw InputError("W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads + " of d_r = " +
+                       std::to_string(n.d_r) + " (W_KR's columns) need " + std::to_string(n.d_r * n.heads));
+    }
+    if (n.d_r % 2 != 0) {
+      throw InputError("W_KR has " + std::to_string(n.d_r) + " columns: RoPE turns pairs of features, so d_r must be even");
+    }
+    n.options.rope.on = true;  // q_R and k_R are always rotated
+  }
+  n.d_k = n.d_h + n.d_r;
+  n.L = n.X.rows();
+  n.S = n.L;
+  if (n.L > kMaxTokens) {
+    throw InputError("too many tokens (" + std::to_string(n.L) + "): the largest accepted is " + std::to_string(kMaxTokens));
+  }
+  if (p.past_c_KV || p.past_k_R) {
+    if (!p.past_c_KV) throw InputError("past_k_R is given without past_c_KV: a latent cache holds both");
+    if (n.d_r > 0 && !p.past_k_R) throw InputError("past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
+    if (n.d_r == 0 && p.past_k_R) throw InputError("past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
+    n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
+    if (n.past_c_KV.cols() != n.d_c) {
+      throw InputError("past_c_KV has " + std::to_string(n.past_c_KV.cols()) + " columns but c_KV has " + std::to_string(n.d_c));
+    }
+    if (p.past_k_R) {
+      n.past_k_R = take(*p.past_k_R, "past_k_R", n);
+      if (n.past_k_R.cols() != n.d_r) {
+        throw InputError("past_k_R has " + std::to_string(n.past_k_R.cols()) + " columns but k_R has " + std::to_string(n.d_r));
+      }
+      if (n.past_k_R.rows() != n.past_c_KV.rows()) {
+        throw InputError("past_k_R has " + std::to_string(n.past_k_R.rows()) + " rows but past_c_KV has " +
+                         std::to_string(n.past_c_KV.rows()) + ": every cached token has a latent and a rotated key");
+      }
+    }
+    n.past = n.past_c_KV.rows();
+    n.S += n.past;
+    if (n.S > kMaxTokens) {
+      throw InputError("too many keys (" + std::to_string(n.past) + " cached + " + std::to_string(n.L) +
+                       " new): the largest accepted is " + std::to_string(kMaxTokens));
+    }
+  }
+  return true;
+}
+
+/// Linear attention: its options only with it, and what it has no use for refused, each
+/// message naming both keys. Scores are never scaled, masked or turned, so none of that applies.
+ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
+  const Options& o = p.options;
+  const std::pair<const char*, bool> own[] = {{"options.feature_map", o.feature_map.has_value()},
+                                              {"options.normalize", o.normalize.has_value()},
+                                              {"options.decay", o.decay.has_value()}};
+  if (!n.linear()) {
+    for (const auto& [key, given] : own) {
+      if (given) throw InputError(std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
+    }
+    return;
+  }
+  check_softmax_only(p, "options.attention \"linear\"");
+  if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
+    throw InputError("options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
+  }
+  const std::pair<const char*, bool> refused[] = {
+      {"options.layout \"columns\"", n.columns},
+      {"past_K", p.past_K.has_value()},
+      {"past_V", p.past_V.has_value()},
+      {"options.mask", o.mask.has_value()},
+      {"options.window", !(std::isinf(o.window_left) && std::isinf(o.window_right))},
+      {"options.sink_tokens", o.sink_tokens != 0},
+      {"options.sink_logit", !o.sink_logit.empty()},
+      {"options.alibi", o.alibi || !o.alibi_slopes.empty()},
+      {"options.rope", o.rope.on},
+      {"options.softcap", o.softcap != 0},
+      {"options.scale", o.scale.kind != Scale::Kind::SqrtDk},
+  };
+  for (const auto& [key, given] : refused) {
+    if (!given) continue;
+    throw InputError(std::string("options.attention \"linear\" and ") + key +
+                     " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
+                     "cache of keys (causal follows options.causal; it is written in the rows layout)");
+  }
+}
+
 /// The variants of issue 31 are for the rows layout: the columns layout refuses them, first.
 ATTN_NOINLINE void check_rows_only(const Problem& p) {
   const Options& o = p.options;
@@ -610,15 +856,6 @@ ATTN_NOINLINE void check_rows_only(const Problem& p) {
 /// The variants of issue 31, each naming its key when refused.
 ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   const Options& o = p.options;
-  const std::vector<ExclusiveVariant> variants = exclusive_variants(p);
-  const ExclusiveVariant* first = nullptr;
-  for (const ExclusiveVariant& v : variants) {
-    if (!v.on) continue;
-    if (first) {
-      throw InputError(std::string(first->key) + " and " + v.key + " exclude one another: give one of them");
-    }
-    first = &v;
-  }
   const bool float32 = o.precision == Precision::Float32;
 
   if (o.qk_norm.on) {
@@ -722,10 +959,11 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
 }  // namespace
 
 std::vector<ExclusiveVariant> exclusive_variants(const Problem& p) {
-  // Linear attention (options.attention "linear") and latent attention (MLA) add their lines here.
   return {
-      {"options.score_fn \"sigmoid\"", p.options.score_fn == ScoreFn::Sigmoid},
-      {"options.differential", p.options.differential.on},
+      {"options.score_fn \"sigmoid\"", p.options.score_fn == ScoreFn::Sigmoid, false},
+      {"options.differential", p.options.differential.on, false},
+      {"options.attention \"linear\"", p.options.attention == AttentionKind::Linear, true},
+      {"W_DKV (multi-head latent attention)", p.W_DKV.has_value(), true},
   };
 }
 
@@ -735,9 +973,13 @@ Normalized normalize(const Problem& p) {
   n.columns = p.options.layout == Layout::Columns;
   const ShapeWords words(n.columns);
   if (n.columns) check_rows_only(p);
-  take_inputs(p, n, words);
-  take_heads(p.options, n, words);
-  take_cache(p, n, words);
+  check_exclusive_variants(p);
+  take_linear(p, n);
+  if (!take_latent(p, n)) {
+    take_inputs(p, n, words);
+    take_heads(p.options, n, words);
+    take_cache(p, n, words);
+  }
   take_positional(p, n, words);
   take_output_projection(p, n, words);
   take_mask(p.options, n);

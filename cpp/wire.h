@@ -89,6 +89,10 @@ inline constexpr Code kPositionals[] = {code("none", Positional::None),
                                         code("sinusoidal", Positional::Sinusoidal),
                                         code("learned", Positional::Learned)};
 inline constexpr Code kFullyMaskedCodes[] = {code("zero", FullyMasked::Zero), code("nan", FullyMasked::NaN)};
+inline constexpr Code kAttentionKinds[] = {code("softmax", AttentionKind::Softmax),
+                                           code("linear", AttentionKind::Linear)};
+inline constexpr Code kFeatureMaps[] = {code("elu+1", FeatureMap::EluPlusOne), code("relu", FeatureMap::Relu),
+                                        code("identity", FeatureMap::Identity)};
 inline constexpr Code kQkNormTypes[] = {code("rms", QkNorm::Type::Rms), code("layer", QkNorm::Type::Layer)};
 inline constexpr Code kScoreFns[] = {code("softmax", ScoreFn::Softmax), code("sigmoid", ScoreFn::Sigmoid)};
 /// The trace's mask kind: the problem's mask option's kind, or none (-1) without a mask.
@@ -268,6 +272,25 @@ inline constexpr Slot kSlots[] = {
          .or_minus_inf()
          .or_one(),
      [](Problem& p, Matrix&& m, const char*) { p.options.sink_logit.assign(m.data(), m.data() + m.size()); }},
+    // Multi-head latent attention (DeepSeek-V2): on when W_DKV is given.
+    {"W_DKV", json("W_DKV", JsonType::Matrix, "a matrix: X's down-projection to the latent c_KV, d_model x d_c"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_DKV = std::move(m); }},
+    {"W_UK", json("W_UK", JsonType::Matrix, "a matrix: the latent's up-projection to the keys, d_c x heads*d_h"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UK = std::move(m); }},
+    {"W_UV", json("W_UV", JsonType::Matrix, "a matrix: the latent's up-projection to the values, d_c x heads*d_v"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UV = std::move(m); }},
+    {"W_KR", json("W_KR", JsonType::Matrix, "a matrix: X to the rotary key k_R shared by all heads, d_model x d_r"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_KR = std::move(m); }},
+    {"W_QR", json("W_QR", JsonType::Matrix, "a matrix: c_Q (or X) to the rotary queries, d_cq (or d_model) x heads*d_r"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_QR = std::move(m); }},
+    {"W_DQ", json("W_DQ", JsonType::Matrix, "a matrix: X's down-projection to the query latent c_Q, d_model x d_cq"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_DQ = std::move(m); }},
+    {"W_UQ", json("W_UQ", JsonType::Matrix, "a matrix: c_Q's up-projection to the queries, d_cq x heads*d_h"),
+     [](Problem& p, Matrix&& m, const char*) { p.W_UQ = std::move(m); }},
+    {"past_c_KV", json("past_c_KV", JsonType::Matrix, "a matrix: the cached latents, d_c wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_c_KV = std::move(m); }},
+    {"past_k_R", json("past_k_R", JsonType::Matrix, "a matrix: the cached rotated keys k_R, d_r wide"),
+     [](Problem& p, Matrix&& m, const char*) { p.past_k_R = std::move(m); }},
 };
 #undef ATTN_WIRE_MATRIX
 #undef ATTN_WIRE_BIAS
@@ -337,6 +360,14 @@ inline constexpr Option kOptions[] = {
      [](Options& o, double v) { o.mask_fill = v; }},
     {"fully_masked", codes("fully_masked", kFullyMaskedCodes), json("options.fully_masked", JsonType::Code),
      [](Options& o, double v) { o.fully_masked = static_cast<FullyMasked>(v); }},
+    {"attention", codes("attention", kAttentionKinds), json("options.attention", JsonType::Code),
+     [](Options& o, double v) { o.attention = static_cast<AttentionKind>(v); }},
+    {"feature_map", codes("feature_map", kFeatureMaps), json("options.feature_map", JsonType::Code),
+     [](Options& o, double v) { o.feature_map = static_cast<FeatureMap>(v); }},
+    {"normalize", {}, json("options.normalize", JsonType::Boolean, "true or false"),
+     [](Options& o, double v) { o.normalize = v != 0; }},
+    {"decay", {}, json("options.decay", JsonType::Number, "a number in (0, 1]").above(0).at_most(1),
+     [](Options& o, double v) { o.decay = v; }},
     {"qk_norm", {}, json("options.qk_norm", JsonType::Boolean, "false or { type, eps, g_q, g_k } (type \"rms\" or \"layer\")"),
      [](Options& o, double v) { o.qk_norm.on = v != 0; }},
     {"qk_norm_type", codes("qk_norm_type", kQkNormTypes), json("options.qk_norm.type", JsonType::Code),
@@ -723,6 +754,43 @@ inline constexpr Field<OnlineSoftmax> kOnlineSoftmaxFields[] = {
     ATTN_WIRE_VECTOR(OnlineSoftmax, weights),
     {"warnings", FieldType::Texts, [](Writer& w, const OnlineSoftmax& s) { write_texts(w, s.warnings); }},
 };
+inline constexpr Field<RecurrentStep> kRecurrentStepFields[] = {
+    ATTN_WIRE_NUMBER(RecurrentStep, head),
+    {"tokens", FieldType::Range,
+     [](Writer& w, const RecurrentStep& x) {
+       w.number(static_cast<double>(x.first));
+       w.number(static_cast<double>(x.count));
+     }},
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, state),
+    ATTN_WIRE_VECTOR(RecurrentStep, z),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, intra),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, inter),
+    ATTN_WIRE_VECTOR(RecurrentStep, intra_normalizer),
+    ATTN_WIRE_VECTOR(RecurrentStep, inter_normalizer),
+    ATTN_WIRE_MATRIX_FIELD(RecurrentStep, output),
+    ATTN_WIRE_NUMBER(RecurrentStep, difference),
+};
+inline constexpr Field<FormCost> kFormCostFields[] = {
+    {"form", FieldType::Text, [](Writer& w, const FormCost& c) { w.text(c.form); }},
+    ATTN_WIRE_NUMBER(FormCost, multiply_adds),
+    ATTN_WIRE_NUMBER(FormCost, state),
+};
+inline constexpr Field<Recurrent> kRecurrentFields[] = {
+    ATTN_WIRE_NUMBER(Recurrent, chunk),
+    {"steps", FieldType::Records,
+     [](Writer& w, const Recurrent& r) {
+       write_list(w, r.steps, [](Writer& o, const RecurrentStep& x) { write_record(o, kRecurrentStepFields, x); });
+     },
+     {}, "recurrent_step"},
+    ATTN_WIRE_MATRIX_FIELD(Recurrent, output),
+    ATTN_WIRE_NUMBER(Recurrent, max_difference),
+    {"costs", FieldType::Records,
+     [](Writer& w, const Recurrent& r) {
+       write_list(w, r.costs, [](Writer& o, const FormCost& x) { write_record(o, kFormCostFields, x); });
+     },
+     {}, "form_cost"},
+    {"warnings", FieldType::Texts, [](Writer& w, const Recurrent& r) { write_texts(w, r.warnings); }},
+};
 #undef ATTN_WIRE_VECTOR
 #undef ATTN_WIRE_NUMBER
 #undef ATTN_WIRE_MATRIX_FIELD
@@ -847,13 +915,17 @@ inline emscripten::val layout() {
   records.set("tile_block", detail::fields(kTileBlockFields));
   records.set("online_softmax", detail::fields(kOnlineSoftmaxFields));
   records.set("online_step", detail::fields(kOnlineStepFields));
+  records.set("recurrent", detail::fields(kRecurrentFields));
+  records.set("recurrent_step", detail::fields(kRecurrentStepFields));
+  records.set("form_cost", detail::fields(kFormCostFields));
   val out = val::object();
   out.set("version", kVersion);
   out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
                                codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
                                codes("rope_style", kRopeStyles), codes("positional", kPositionals),
-                               codes("fully_masked", kFullyMaskedCodes),
-                               codes("qk_norm_type", kQkNormTypes), codes("score_fn", kScoreFns),
+                               codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
+                               codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes),
+                               codes("score_fn", kScoreFns),
                                codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
                                codes("kind", kValueKinds), codes("axis", kAxes),
                                codes("fast_mask", kFastMasks)}));

@@ -267,7 +267,7 @@ test('the URL flag opens a walkthrough; the tabs and "In practice" by keyboard; 
 
   await page.goto(`${base}?walk=nope`);
   await page.waitForSelector('body[data-ready="true"]');
-  assert.equal(await text(page, '#practice-text'), 'walk=nope: not a walkthrough (softmax, decode, tiles, gradients). Choose one above.');
+  assert.equal(await text(page, '#practice-text'), 'walk=nope: not a walkthrough (softmax, decode, tiles, gradients, recurrent). Choose one above.');
 });
 
 test('screenshots: each walkthrough on a desktop, the tiles on a phone without sideways scroll', async ({ page, base }) => {

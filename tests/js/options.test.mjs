@@ -32,11 +32,13 @@ describe('the problem JSON from the wire table', () => {
     const keys = engine.problemKeys.map((k) => k.key);
     assert.deepEqual(keys.slice(0, 17), ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'past_K', 'past_V', 'P', 'dO']);
     assert.deepEqual(keys.slice(17, 19), ['W_G', 'b_G']);  // the output gate (issue 31)
-    assert.deepEqual(keys.slice(19).filter((k) => !/qk_norm|score_fn|sigmoid_bias|differential/.test(k)), [
+    assert.deepEqual(keys.slice(19, 28), ['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R']);
+    assert.deepEqual(keys.slice(28).filter((k) => !/qk_norm|score_fn|sigmoid_bias|differential/.test(k)), [
       'options.layout', 'options.scale', 'options.causal', 'options.mask', 'options.softcap', 'options.heads',
       'options.kv_heads', 'options.precision', 'options.rope', 'options.rope.style', 'options.rope.base',
       'options.rope.dims', 'options.rope.cos', 'options.rope.sin', 'options.positional', 'options.alibi',
       'options.window[0]', 'options.window[1]', 'options.sink_tokens', 'options.mask_fill', 'options.fully_masked',
+      'options.attention', 'options.feature_map', 'options.normalize', 'options.decay',
       'options.positions.queries', 'options.positions.keys', 'options.sink_logit']);
     const expected = Object.fromEntries(engine.problemKeys.map((k) => [k.key, k.expected]));
     assert.equal(expected['options.softcap'], '0 (off) or a positive number');
@@ -109,7 +111,7 @@ describe("issue 13's problem JSON: each option's shape errors", () => {
     refused(ok({ mask_fill: Infinity }), 'options.mask_fill must be "-inf" or a finite number, got number Infinity', 'options.mask_fill');
     refused(ok({ mask_fill: 'nan' }), 'options.mask_fill must be "-inf" or a finite number, got "nan"', 'options.mask_fill');
     refused(ok({ fully_masked: 'zeros' }), `options.fully_masked must be "zero" or "nan", got "zeros" (did you mean 'zero'?)`, 'options.fully_masked');
-    refused(ok({ slidingwindow: [1, 0] }), "unknown option 'slidingwindow'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit", 'options.slidingwindow');
+    refused(ok({ slidingwindow: [1, 0] }), "unknown option 'slidingwindow'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, attention, feature_map, normalize, decay, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit", 'options.slidingwindow');
   });
 
   test('lists given as text are checked by the core with the same messages', () => {

@@ -39,7 +39,7 @@ const CATALOGUE = [
   ['options null', { ...ok(), options: null }, 'options is null: expected an object', 'options'],
   // unknown option names
   ['unknown option, no near name', { ...ok(), options: { dropout: 0.1 } },
-    "unknown option 'dropout'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit", 'options.dropout'],
+    "unknown option 'dropout'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, attention, feature_map, normalize, decay, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit", 'options.dropout'],
   ['unknown option, near name', { ...ok(), options: { kvheads: 1 } }, "unknown option 'kvheads' (did you mean 'kv_heads'?)", 'options.kvheads'],
   ['unknown key in a matrix object', { ...ok(), Q: { shape: [1, 2], data: [1, 2], dtype: 'f4' } }, "Q: unknown key 'dtype'; expected one of shape, data", 'Q.dtype'],
   // wrong option types

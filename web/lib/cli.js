@@ -3,6 +3,7 @@
 //   attention-explorer run [--table] [--digits N] [FILE|-]   problem(s) JSON -> trace(s)
 //   attention-explorer decode [--table] [--digits N] [FILE|-] token by token with a KV cache
 //   attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]   FlashAttention's tiles
+//   attention-explorer recurrent [--chunk N] [--table] [--digits N] [FILE|-]   linear attention's recurrent form
 //   attention-explorer gradients [--table] [--digits N] [FILE|-]   run with the backward pass
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 //   attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]   train a model
@@ -17,6 +18,7 @@ import { findPreset, loadAttention, presetProblem, presets, stringify, version }
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
        attention-explorer decode [--table] [--digits N] [FILE|-]
        attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]
+       attention-explorer recurrent [--chunk N] [--table] [--digits N] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [FILE|-]
        attention-explorer preset [ID]
        attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
@@ -42,6 +44,13 @@ Commands:
                  keys (inner loop), each tile's scores, running max, rescaling factor, running sum and partial
                  output before and after, the output, how close it is to run's, and the bytes
                  moved between HBM and SRAM (bytes_standard, bytes_flash).
+  recurrent [--chunk N] [FILE|-]
+                 Read causal linear attention problem(s) (options.attention "linear",
+                 options.causal true) and print the recurrent form as JSON: per head and token the
+                 state S = sum of decayed phi(k) v^T and z = sum of decayed phi(k), the output row
+                 phi(q)^T S / phi(q)^T z and its difference from run's; with --chunk N the chunked
+                 form (inside each chunk in parallel, plus the state carried in: intra, inter).
+                 "costs": each form's multiply-adds and state size beside softmax attention's.
   gradients [FILE|-]
                  As run, with the backward pass: the trace's steps, then the gradient of the
                  loss L = sum of O * dO with respect to every step back to the inputs (dA, dS,
@@ -73,14 +82,18 @@ Tasks:
 Presets (attention-explorer train --preset NAME):
 %PRESETS%
 
-Options for run, decode, tiles and gradients:
+Options for run, decode, tiles, recurrent and gradients:
   --table        Print aligned tables instead of JSON, each row after its label (q1, k1 cached,
                  ...): run and gradients each step (name, head,
                  shape, title and formula above it); decode each token (its new rows of scores
                  and weights, one per head, its output, the multiply-adds); tiles each tile (its
                  scores, per query m, rescale and l before and after, the partial output before
-                 and after), then the output and the bytes moved.
+                 and after), then the output and the bytes moved; recurrent each token or chunk
+                 (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
+
+Options for recurrent:
+  --chunk N      Tokens per chunk (a positive integer): the chunked form; without it, token by token.
 
 Options for tiles (both required):
   --block-q N    Queries per block (a positive integer; larger than the sequence: one block).
@@ -114,6 +127,7 @@ const OPTIONS = {
   digits: { type: 'string' },
   'block-q': { type: 'string' },
   'block-k': { type: 'string' },
+  chunk: { type: 'string' },
   preset: { type: 'string' },
   'print-config': { type: 'boolean' },
   weights: { type: 'string' },
@@ -124,6 +138,7 @@ const PROBLEM_COMMANDS = {
   run: (engine, problem) => engine.run(problem),
   decode: (engine, problem) => engine.decode(problem),
   tiles: (engine, problem, args) => engine.tiles(problem, args.blocks),
+  recurrent: (engine, problem, args) => engine.recurrent(problem, args.chunk === null ? undefined : { chunk: args.chunk }),
   gradients: (engine, problem) => engine.gradients(problem),
 };
 
@@ -147,7 +162,7 @@ function parseCommandLine(argv) {
   }
   if (values.help) return { help: true };
   if (values.version) return { version: true };
-  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, file: null, id: null,
+  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, chunk: null, file: null, id: null,
     preset: values.preset ?? null, printConfig: Boolean(values['print-config']), weights: values.weights ?? null };
   if (values.digits !== undefined) {
     const n = Number(values.digits);
@@ -158,6 +173,11 @@ function parseCommandLine(argv) {
   if (args.command === null) throw new UsageError('no command given');
   const blocks = ['block-q', 'block-k'].filter((name) => values[name] !== undefined);
   if (args.command !== 'tiles' && blocks.length) throw new UsageError(`--${blocks[0]} is an option of tiles`);
+  if (values.chunk !== undefined) {
+    if (args.command !== 'recurrent') throw new UsageError('--chunk is an option of recurrent');
+    if (!/^\s*\d+\s*$/.test(values.chunk) || Number(values.chunk) < 1) throw new UsageError(`--chunk takes a positive integer, got ${values.chunk.trim() || 'nothing'}`);
+    args.chunk = Number(values.chunk);
+  }
   if (args.command === 'preset') {
     const misplaced = ['table', 'digits'].find((name) => values[name] !== undefined);
     if (misplaced) throw new UsageError(`--${misplaced} is an option of run, decode, tiles and gradients`);
@@ -302,8 +322,30 @@ function tilesTables(tiles, digits) {
   return out.join('\n');
 }
 
+/** engine.recurrent's result, token (or chunk) by token per head, then the output and the forms' costs. */
+function recurrentTables(r, digits) {
+  const out = [];
+  for (const s of r.steps) {
+    const [a, b] = s.tokens;
+    const which = b - a === 1 ? `token ${a + 1}` : `chunk of tokens ${a + 1}-${b}`;
+    out.push(`head ${s.head + 1}, ${which}: difference from the parallel form ${exactNumber(s.difference)}`);
+    if (r.chunk) {
+      out.push('inside the chunk (numerators)', table(s.intra, digits));
+      out.push('from the state carried in (numerators)', table(s.inter, digits));
+    }
+    out.push('state S after', table(s.state, digits));
+    if (s.z.length) out.push('z after', table([s.z], digits));
+    out.push('output', table(s.output, digits), '');
+  }
+  out.push('output', table(r.output, digits), '');
+  out.push(`${r.chunk ? `chunks of ${r.chunk}` : 'token by token'}: max difference from run ${exactNumber(r.max_difference)}`);
+  for (const c of r.costs) out.push(`${c.form}: ${c.multiply_adds} multiply-adds, state ${c.state} numbers`);
+  for (const w of r.warnings) out.push(`warning: ${w}`);
+  return out.join('\n');
+}
+
 /** --table's printer of each command's result. */
-const TABLES = { run: traceTables, gradients: traceTables, decode: decodeTables, tiles: tilesTables };
+const TABLES = { run: traceTables, gradients: traceTables, decode: decodeTables, tiles: tilesTables, recurrent: recurrentTables };
 
 /** run, decode, tiles or gradients: problem(s) in, each one's result out. */
 async function compute(args) {

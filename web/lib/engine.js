@@ -1,5 +1,5 @@
 // The engine: wraps an instantiated wasm module in the public API (run, runAll, explain,
-// decode, tiles, onlineSoftmax, gradients, parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
+// decode, tiles, recurrent, onlineSoftmax, gradients, parseMatrix, parseMatrixDetailed, parseCell, random, attention). Problem JSON is checked and
 // normalised by problem.js, packed and the trace read back by wire.js, JSON helpers are in
 // json.js. No attention maths happens here.
 //
@@ -9,7 +9,7 @@ import { diagnostics, guardedAttention } from './fast.js';
 import { inputError } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
-import { blockSizes, cellIndex, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
+import { blockSizes, cellIndex, chunkSize, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
 import { problemWire, traceReader } from './wire.js';
 
 export { version };
@@ -222,6 +222,10 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     /** FlashAttention-2's tiles: the online softmax block by block (cpp/practice.h). */
     tiles(problem, blocks) {
       return traces.record(walkthroughCalls('tiles').callPacked('_tiles', problem, () => blockSizes(blocks))[0], 'tiles');
+    },
+    /** Linear attention token by token (recurrent) or chunk by chunk ({ chunk }) (cpp/practice.h). */
+    recurrent(problem, options) {
+      return traces.record(walkthroughCalls('recurrent').callPacked('_recurrent', problem, () => chunkSize(options))[0], 'recurrent');
     },
     /** One row's softmax entry by entry: the running max and sum (cpp/practice.h). */
     onlineSoftmax(row, options = {}) {

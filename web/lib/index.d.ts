@@ -47,6 +47,14 @@ export interface Options {
   mask_fill?: '-inf' | number;
   /** A query whose keys are all hidden: "zero" (default, PyTorch ≥ 2.5) or "nan" (plain softmax). */
   fully_masked?: 'zero' | 'nan';
+  /** "linear": linear attention (Katharopoulos et al., 2020), φ(Q)φ(K)ᵀV over φ(q)·Σφ(k); "softmax" (default). */
+  attention?: 'softmax' | 'linear';
+  /** Linear attention's feature map φ: "elu+1" (default), "relu" or "identity". */
+  feature_map?: 'elu+1' | 'relu' | 'identity';
+  /** Linear attention: divide each row by φ(q)·Σφ(k) (default true). */
+  normalize?: boolean;
+  /** Linear attention with causal: γ in (0, 1], key j weighs γ^(pos(i) − pos(j)) (default 1). */
+  decay?: number;
   /** QK-norm (Qwen3, Gemma 3): each head's d_k features of Q and of new keys normalised, before RoPE (steps Q_normed, K_normed). Rows layout. */
   qk_norm?: false | QkNormOptions;
   /** "sigmoid": weights σ(x + b) entry by entry (Ramapuram et al., 2024); rows need not sum to 1. Excludes differential (and linear, latent). Rows layout. */
@@ -114,6 +122,24 @@ export interface Problem {
   past_V?: MatrixInput;
   /** Learned positions added to X (X's shape). */
   P?: MatrixInput;
+  /** Multi-head latent attention (DeepSeek-V2), on when given: X's down-projection to the latent c_KV, d_model × d_c. */
+  W_DKV?: MatrixInput;
+  /** Latent attention: c_KV to each head's keys K_C, d_c × heads·d_h. */
+  W_UK?: MatrixInput;
+  /** Latent attention: c_KV to each head's values, d_c × heads·d_v. */
+  W_UV?: MatrixInput;
+  /** Latent attention: X to the rotary key k_R shared by every head, d_model × d_r (with W_QR). */
+  W_KR?: MatrixInput;
+  /** Latent attention: c_Q (d_cq rows) or X (d_model rows) to each head's rotary query q_R, heads·d_r wide. */
+  W_QR?: MatrixInput;
+  /** Latent attention: X's down-projection to the queries' latent c_Q, d_model × d_cq (with W_UQ; else W_Q reads X). */
+  W_DQ?: MatrixInput;
+  /** Latent attention: c_Q to each head's content query Q_C, d_cq × heads·d_h. */
+  W_UQ?: MatrixInput;
+  /** Latent attention's cache: the latents c_KV of earlier tokens (positions 0 … P−1), d_c wide. */
+  past_c_KV?: MatrixInput;
+  /** Latent attention's cache: the rotated k_R of the same tokens, d_r wide. */
+  past_k_R?: MatrixInput;
   /** The output gate (Qwen3-Next): G = σ(X·W_G + b_G), d_model×(heads·d_v) (one gate per feature) or d_model×heads (one per head); needs X. */
   W_G?: MatrixInput;
   /** The gate's bias, one per column of W_G. */
@@ -128,6 +154,12 @@ export type StepId =
   | 'positional' | 'X_pos' | 'rope_angles' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
   | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
   | 'weights' | 'head_output' | 'concat' | 'output'
+  /** Linear attention: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ (with the decay and the causal mask), its row sums D. */
+  | 'phi_Q' | 'phi_K' | 'linear_scores' | 'normalizer'
+  /** Multi-head latent attention: c_KV, k_R, c_Q (shared); per head K_C, V, Q_C, q_R, the scores' two parts. */
+  | 'c_KV' | 'k_R' | 'c_Q' | 'K_C' | 'Q_C' | 'q_R' | 'scores_C' | 'scores_R'
+  /** Its absorbed form (per head Q_C·W_UKᵀ, that against c_KV, A·c_KV; then the output) and the numbers a cache stores per token. */
+  | 'Q_absorbed' | 'scores_C_absorbed' | 'O_latent' | 'output_absorbed' | 'cache_sizes'
   /** Q_normed, K_normed: QK-norm; weights_1, weights_2, head_normed: differential attention; gate, gated_output: the output gate. */
   | 'Q_normed' | 'K_normed' | 'weights_1' | 'weights_2' | 'head_normed' | 'gate' | 'gated_output'
   | GradientStepId;
@@ -146,7 +178,9 @@ export type GradientStepId =
   | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP'
   /** The variants (issue 31): QK-norm (dQ_normed, dK_normed, dg_q, dg_k), the gate (dgated_output, dgate, dW_G, db_G), differential attention (dhead_normed, dweights_1, dweights_2). */
   | 'dQ_normed' | 'dK_normed' | 'dg_q' | 'dg_k' | 'dgated_output' | 'dgate' | 'dW_G' | 'db_G'
-  | 'dhead_normed' | 'dweights_1' | 'dweights_2';
+  | 'dhead_normed' | 'dweights_1' | 'dweights_2'
+  /** Linear attention, per head: the gradients of Λ, φ(Q) and φ(K). */
+  | 'dlinear_scores' | 'dphi_Q' | 'dphi_K';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -265,6 +299,11 @@ export interface Cell {
 export interface Explanation {
   kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
     | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle'
+    /** Linear attention: φ of a feature, a linear score, the normalizer, an output over the normalizer. */
+    | 'feature_map' | 'linear_score' | 'row_sum' | 'linear_output'
+    | 'linear_score_grad' | 'feature_map_grad'
+    /** Latent attention: the scores' two parts summed; a cache's numbers per token for one form (`source`). */
+    | 'sum' | 'cache_size'
     /** The variants: qk_norm (also head_normed), sigmoid, difference (A₁ − λA₂), gate, gated. */
     | 'qk_norm' | 'sigmoid' | 'difference' | 'gate' | 'gated'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
@@ -320,7 +359,7 @@ export interface Explanation {
   /** rotation: the two features (from 0) RoPE turns together. */
   pair_first: number;
   pair_second: number;
-  /** cache: "past_K" / "past_V" (a cached row) or the step of the new rows, and the row read; copy: the step read (rows layout). */
+  /** cache: "past_K" / "past_V" (latent attention: "past_c_KV" / "past_k_R"; a cached row) or the step of the new rows, and the row read; copy: the step read (rows layout); cache_size: the form (MHA, GQA g = …, MQA, MLA). */
   source: string;
   source_row: number;
   // The calculation described, whatever its kind (fillExplanation fills the placeholders): `@N` is
@@ -436,6 +475,12 @@ export interface Engine {
    * blocks of `block_k` keys (inner loop), with the running max, running sum and partial output.
    */
   tiles(problem: Problem, blocks: TileSizes): Tiles;
+  /**
+   * Causal linear attention token by token (its recurrent form: the state S and z per token) or,
+   * with `{ chunk }`, chunk by chunk (inside each chunk in parallel plus the carried state), each
+   * token's output beside the parallel form's, and each form's cost beside softmax attention's.
+   */
+  recurrent(problem: Problem, options?: RecurrentOptions): Recurrent;
   /** The softmax of one row entry by entry (running max and sum); -Infinity hides an entry. */
   onlineSoftmax(row: readonly number[] | Float64Array | Float32Array, options?: OnlineSoftmaxOptions): OnlineSoftmax;
   /**
@@ -491,6 +536,50 @@ export interface Decoding {
   warnings: string[];
   flops_cached: number;
   flops_full: number;
+}
+
+/** engine.recurrent()'s options: `chunk`, a positive integer (absent: token by token). */
+export interface RecurrentOptions {
+  chunk?: number;
+}
+
+/** One token (or chunk) of one head of engine.recurrent(). */
+export interface RecurrentStep {
+  head: number;
+  /** [first, end): the tokens of this step. */
+  tokens: [number, number];
+  /** S after the step: d_k × d_v, Σ γ^(p − pos(j))·φ(k_j)v_jᵀ over the keys so far. */
+  state: number[][];
+  /** z after the step: Σ γ^(p − pos(j))·φ(k_j) (empty when not normalized). */
+  z: number[];
+  /** Chunked form: the numerators from inside the chunk and from the carried state (empty: recurrent form). */
+  intra: number[][];
+  inter: number[][];
+  /** Chunked form: the denominators likewise. */
+  intra_normalizer: number[];
+  inter_normalizer: number[];
+  /** The head's output rows of these tokens. */
+  output: number[][];
+  /** max |output − the parallel form's rows|. */
+  difference: number;
+}
+
+/** A form's cost: multiply-adds of its products and the numbers it keeps (summed over the heads). */
+export interface FormCost {
+  form: 'softmax' | 'parallel' | 'recurrent' | 'chunked';
+  multiply_adds: number;
+  state: number;
+}
+
+/** engine.recurrent()'s result. */
+export interface Recurrent {
+  /** 0: token by token; else the chunk size. */
+  chunk: number;
+  steps: RecurrentStep[];
+  output: number[][];
+  max_difference: number;
+  costs: FormCost[];
+  warnings: string[];
 }
 
 /** engine.tiles()'s block sizes: positive integers (a block larger than the sequence is the sequence). */

@@ -189,6 +189,25 @@ export const presets = [
     options: { scale: 'sqrt_dk' },
   },
   {
+    id: 'linear',
+    title: 'Linear attention: causal, elu + 1, decay γ = 0.9, 5 tokens (its recurrent form in ?walk=recurrent)',
+    source: 'Katharopoulos et al., 2020, “Transformers are RNNs: Fast Autoregressive Transformers with Linear Attention” (ICML), eq. 4–6, 16–20; the decay as in RetNet (Sun et al., 2023); numbers made for this explorer (np.random.seed(7), randn)',
+    url: 'https://arxiv.org/abs/2006.16236',
+    note: 'No softmax: φ(x) = elu(x) + 1 replaces exp, so a query reads a running state S = Σ γ^(i−j) φ(k_j) v_jᵀ ' +
+      'and z = Σ γ^(i−j) φ(k_j): oᵢ = φ(qᵢ)ᵀS / φ(qᵢ)ᵀz. In practice, “Linear attention, recurrent” steps through S token by token.',
+    mode: 'qkv',
+    tokens: ['the', 'cat', 'sat', 'on', 'it'],
+    random: [{
+      seed: 7,
+      draws: [
+        { name: 'Q', kind: 'randn', shape: [5, 3] },
+        { name: 'K', kind: 'randn', shape: [5, 3] },
+        { name: 'V', kind: 'randn', shape: [5, 2] },
+      ],
+    }],
+    options: { attention: 'linear', causal: true, decay: 0.9 },
+  },
+  {
     id: 'lookup',
     title: 'A soft dictionary lookup: three questions about fruit (the first example)',
     source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',

@@ -463,6 +463,17 @@ export function blockSizes(blocks) {
   });
 }
 
+/** recurrent()'s options: { chunk } (absent: token by token), as [chunk] with 0 for none. */
+export function chunkSize(options) {
+  if (options === undefined) return [0];
+  if (!isPlainObject(options)) throw inputError(`recurrent takes { chunk } after the problem, got ${describe(options)}`);
+  checkKeys(options, ['chunk']);
+  const n = options.chunk;
+  if (n === undefined) return [0];
+  if (Number.isInteger(n) && n >= 1) return [n];
+  throw inputError(`chunk must be a positive integer, got ${describe(n)}`, 'chunk');
+}
+
 /** onlineSoftmax()'s row (numbers; -Infinity hides an entry; the core checks the values) and options. */
 export function onlineSoftmaxFrom(row, options, precisions) {
   const numbers = Array.isArray(row) || ArrayBuffer.isView(row) ? Array.from(row) : null;

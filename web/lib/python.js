@@ -483,8 +483,114 @@ function positionHeadLines(x, ctx, d, cols) {
   return { before, after, weights };
 }
 
+/** Linear attention's settings (options.attention "linear"), or null. */
+function linearOptions(problem) {
+  const o = problem.options ?? {};
+  if (o.attention !== 'linear') return null;
+  return {
+    map: o.feature_map ?? 'elu+1',
+    normalize: o.normalize !== false,
+    decay: o.causal ? word(o.decay ?? 1) : 1,
+  };
+}
+
+/** Linear attention's head loop: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ ∘ C, D = Λ's row sums, Λ·V / D. */
+function linearHeadLoop(ctx, trace, d, x) {
+  const lin = x.linear;
+  const torch = d === TORCH;
+  const phi = {
+    'elu+1': torch ? 'F.elu(x) + 1' : 'np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))',
+    relu: torch ? 'torch.relu(x)' : 'np.maximum(x, 0)',
+    identity: 'x',
+  }[lin.map];
+  const positions = (list, n) => (list ? d.array(pyList(list)) : torch ? `torch.arange(${n}, dtype=dt)` : `np.arange(${n}, dtype=dt)`);
+  const lines = [
+    `def phi(x):`,
+    `    return ${phi}  # the feature map ${lin.map}`,
+    '',
+  ];
+  if (ctx.causal) {
+    lines.push(
+      `qpos, kpos = ${positions(x.positions?.queries, 'L')}, ${positions(x.positions?.keys, 'S')}  # positions of the queries and the keys`,
+      `decay = ${d.scalar(pyNumber(lin.decay))}`,
+      torch
+        ? 'C = torch.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), torch.zeros((), dtype=dt))'
+        : 'C = np.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), 0).astype(dt)',
+      '# C: key j weighs decay^(i - j) in query i\'s sum, and 0 after the query (causal)',
+    );
+  }
+  const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
+  lines.push(
+    `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    `    Qh = ${headSlice('Q', 'd_k', 'h', false)}`,
+    `    Kh = ${headSlice('K', 'd_k', 'g', false)}`,
+    `    Vh = ${headSlice('V', 'd_v', 'g', false)}`,
+    '    phi_Q, phi_K = phi(Qh), phi(Kh)',
+    '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("phi_Q", h, phi_Q), ("phi_K", h, phi_K)]',
+    `    linear_scores = phi_Q @ phi_K.T${ctx.causal ? ' * C' : ''}  # no scale, no softmax`,
+    '    steps.append(("linear_scores", h, linear_scores))',
+  );
+  if (lin.normalize) {
+    lines.push(
+      `    normalizer = linear_scores.sum(${d.axis}=1, ${torch ? 'keepdim' : 'keepdims'}=True)  # phi(q) . sum of phi(k)`,
+      '    steps.append(("normalizer", h, normalizer))',
+      '    head_outputs.append((linear_scores @ Vh) / normalizer)',
+    );
+  } else {
+    lines.push('    head_outputs.append(linear_scores @ Vh)  # not normalized');
+  }
+  if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  if (x.gradients) {
+    lines.push(`    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # what the backward pass reads`);
+  }
+  return lines;
+}
+
+/** NumPy: the backward pass of one linear attention head after another (rows layout), as gradients.cpp takes it. */
+function linearGradientHeadLines(ctx, trace, x) {
+  const lin = x.linear;
+  const slope = {
+    'elu+1': 'np.where(x > 0, 1, np.exp(np.minimum(x, 0))).astype(dt)',
+    relu: '(x > 0).astype(dt)',
+    identity: 'np.ones_like(x)',
+  }[lin.map];
+  const headOutput = trace.meta.heads > 1 || ctx.hasWO;
+  const lines = [
+    'def phi_slope(x):',
+    `    return ${slope}  # phi'(x) of ${lin.map}`,
+    '',
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    '    Qh, Kh, Vh, phi_Q, phi_K, Lam, D, Oh = saved[h]',
+    '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
+    ...(headOutput ? ['    steps.append(("dhead_output", h, dH))'] : []),
+  ];
+  if (lin.normalize) {
+    lines.push(
+      '    dLam = (dH @ Vh.T - np.sum(dH * Oh, axis=1, keepdims=True)) / D  # dO_i . (V_j - O_i) / D_i',
+      '    dU = dH / D',
+    );
+  } else {
+    lines.push('    dLam = dH @ Vh.T', '    dU = dH');
+  }
+  lines.push(
+    '    steps.append(("dlinear_scores", h, dLam))',
+    '    dVh = Lam.T @ dU',
+    '    steps.append(("dV", h, dVh))',
+    `    dC = dLam${ctx.causal ? ' * C  # through the decay and the causal mask' : ''}`,
+    '    dphi_Q, dphi_K = dC @ phi_K, dC.T @ phi_Q',
+    '    steps += [("dphi_Q", h, dphi_Q), ("dphi_K", h, dphi_K)]',
+    '    dQh, dKh = dphi_Q * phi_slope(Qh), dphi_K * phi_slope(Kh)  # through the feature map',
+    '    steps += [("dQ", h, dQh), ("dK", h, dKh)]',
+  );
+  return lines;
+}
+
 /** One query head: slice its Q, K, V (grouped-query attention: K, V of its key/value head g). */
 function headLoop(ctx, trace, d, cols, x) {
+  if (x.linear) return linearHeadLoop(ctx, trace, d, x);
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
   const withPositions = x.any;
   const lines = [
@@ -531,6 +637,7 @@ function headLoop(ctx, trace, d, cols, x) {
 
 /** Why scaled_dot_product_attention cannot check these options, or null when it can. */
 function sdpaSkip(ctx, x) {
+  if (x.linear) return 'scaled_dot_product_attention is softmax attention, not linear attention';
   if (ctx.softcap > 0) return 'scaled_dot_product_attention has no softcap';
   if (x.sinkLogit) return 'scaled_dot_product_attention has no sink logit';
   if (x.maskFill !== -Infinity) return 'scaled_dot_product_attention adds attn_mask, it does not fill with a number';
@@ -609,6 +716,24 @@ function gradientLines(ctx, trace, cols, x) {
     `dK_all = np.zeros((S - n_past, kv_heads * d_k), dtype=dt)`,
     `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
     ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
+  ];
+  if (x.linear) {
+    lines.push(...linearGradientHeadLines(ctx, trace, x));
+  } else {
+    lines.push(...softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, rope }));
+  }
+  lines.push(
+    '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
+    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
+    '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
+    'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
+  );
+  return [...lines, ...gradientTail(ctx, x, past)];
+}
+
+/** The softmax head's backward steps (gradientLines). */
+function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, rope }) {
+  const lines = [
     'for h in range(heads):',
     '    g = kv_group[h]',
     '    Qh, Kh, Vh, A, scaled_h = (R(s) for s in saved[h])  # as the scores and weights read them',
@@ -645,12 +770,12 @@ function gradientLines(ctx, trace, cols, x) {
       '    steps.append(("dK", h, R(dKh)))',
     );
   }
-  lines.push(
-    '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
-    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
-    '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
-    'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
-  );
+  return lines;
+}
+
+/** After the heads: the cache's, W_O's and the projections' gradients, and X's. */
+function gradientTail(ctx, x, past) {
+  const lines = [];
   if (past) lines.push('steps += [("dpast_K", None, R(dpast_K)), ("dpast_V", None, R(dpast_V))]');
   if (ctx.hasWO) {
     lines.push('steps.append(("dW_O", None, R(R(concat).T @ R(dO))))');
@@ -672,7 +797,160 @@ function gradientLines(ctx, trace, cols, x) {
   return lines;
 }
 
+const LATENT_KEYS = ['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R'];
+
+/**
+ * Multi-head latent attention (DeepSeek-V2, equations 9-19 without the latent RMSNorms), rows
+ * layout: c_KV, k_R, c_Q, then per head K_C, V, Q_C, q_R, the scores in two parts, the softmax,
+ * the absorbed form (W_UK folded into the query, W_UV into W_O) and the cache's numbers per token.
+ */
+function latentLines(problem, trace, d, ctx) {
+  const torch = d === TORCH;
+  const m = trace.meta;
+  const o = problem.options ?? {};
+  const has = (k) => problem[k] != null;
+  const rotary = has('W_KR');
+  const past = has('past_c_KV');
+  const fromCq = has('W_DQ') && rotary && matrixOf(problem.W_QR, 'W_QR').length === matrixOf(problem.W_DQ, 'W_DQ')[0].length;
+  const cat0 = (a, b) => (torch ? `torch.cat([${a}, ${b}], dim=0)` : `np.vstack([${a}, ${b}])`);
+  const given = (list) => (list?.length ? pyList(list) : null);
+  const positions = o.positions && typeof o.positions === 'object' ? o.positions : {};
+  const q = given(listOf(positions.queries));
+  const k = given(listOf(positions.keys));
+  const lines = [
+    `heads = ${m.heads}`,
+    `L, P = X.shape[0], ${past ? 'past_c_KV.shape[0]' : '0'}  # new tokens, cached tokens`,
+    'S = P + L  # keys: the cache, then the new tokens',
+    `d_c, d_h, d_v = W_DKV.shape[1], W_UK.shape[1] // heads, W_UV.shape[1] // heads`,
+    `d_r = ${rotary ? 'W_KR.shape[1]' : '0'}  # the rotary part (0: none)`,
+    torch ? `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : 'torch.arange(P, P + L, dtype=torch.float64)'}  # query positions`
+      : `q_pos = np.array(${q ?? '[P + i for i in range(L)]'}, dtype=np.float64)  # query positions`,
+    torch ? `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : 'torch.arange(S, dtype=torch.float64)'}  # key positions (cache + new)`
+      : `k_pos = np.array(${k ?? 'list(range(S))'}, dtype=np.float64)  # key positions (cache + new)`,
+    'steps = []  # (id, head, matrix) in the explorer\'s order',
+  ];
+  if (rotary) {
+    const r = o.rope === true || o.rope == null ? {} : o.rope;
+    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_r'}  # q_R and k_R are always rotated`);
+    if (r.cos != null) {
+      const table = (t) => (torch ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
+      lines.push(`rope_cos = ${table(r.cos)}`, `rope_sin = ${table(r.sin)}`);
+    } else {
+      lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
+    }
+    lines.push(...ropeAngleLines(r, d, false));
+  }
+  lines.push(
+    `c_KV = ${past ? cat0('past_c_KV', 'X @ W_DKV') : 'X @ W_DKV'}  # the latent: all a cache keeps for the keys and values`,
+    'steps.append(("c_KV", None, c_KV))',
+  );
+  if (rotary) lines.push(`k_R = ${past ? cat0('past_k_R', 'rope(X @ W_KR, k_pos[P:])') : 'rope(X @ W_KR, k_pos)'}  # one rotated key for all heads`, 'steps.append(("k_R", None, k_R))');
+  if (has('W_DQ')) lines.push('c_Q = X @ W_DQ', 'steps.append(("c_Q", None, c_Q))');
+  const divisor = ctx.scale.kind === 'sqrt_dk';
+  lines.push(
+    divisor ? `divisor = ${d.sqrt}(${d.scalar('d_h + d_r')})  # sqrt(d_h + d_r)` : scaleLine(ctx, m.scale, d),
+    ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
+  );
+  const masked = ctx.causal || ctx.maskKind !== 'none';
+  if (masked) {
+    lines.push(torch ? 'hidden = torch.zeros(L, S, dtype=torch.bool)' : 'hidden = np.zeros((L, S), dtype=bool)');
+    if (ctx.causal) lines.push('hidden |= k_pos[None, :] > q_pos[:, None]  # causal: the key comes after the query');
+    if (ctx.maskKind === 'keep') lines.push(`hidden |= ~${d.bools(pyList(ctx.mask, pyBool))}`);
+    if (ctx.maskKind === 'additive') {
+      lines.push(`user_mask = ${d.array(pyList(ctx.mask))}`, `hidden |= ${torch ? 'torch.isneginf' : 'np.isneginf'}(user_mask)`);
+    }
+    lines.push(ctx.maskKind === 'additive' ? (torch ? 'M = user_mask.masked_fill(hidden, -math.inf)' : 'M = np.where(hidden, -math.inf, user_mask).astype(dt)')
+      : (torch ? 'M = torch.zeros(L, S, dtype=dt).masked_fill(hidden, -math.inf)' : 'M = np.where(hidden, -math.inf, 0).astype(dt)'));
+  }
+  const Wq = has('W_DQ') ? 'c_Q @ W_UQ' : 'X @ W_Q';
+  lines.push(
+    'head_outputs, latent_outputs = [], []',
+    'for h in range(heads):',
+    '    hk, hv, hr = slice(h * d_h, (h + 1) * d_h), slice(h * d_v, (h + 1) * d_v), slice(h * d_r, (h + 1) * d_r)',
+    '    K_C = c_KV @ W_UK[:, hk]  # this head\'s keys, from the latent',
+    '    Vh = c_KV @ W_UV[:, hv]',
+    `    Q_C = (${Wq})[:, hk]`,
+    '    steps += [("K_C", h, K_C), ("V", h, Vh), ("Q_C", h, Q_C)]',
+  );
+  if (rotary) {
+    lines.push(
+      `    q_R = rope(${fromCq ? 'c_Q' : 'X'} @ W_QR[:, hr], q_pos)`,
+      '    scores_C, scores_R = Q_C @ K_C.T, q_R @ k_R.T  # the content part and the rotary part',
+      '    scores = scores_C + scores_R',
+      '    steps += [("q_R", h, q_R), ("scores_C", h, scores_C), ("scores_R", h, scores_R), ("scores", h, scores)]',
+    );
+  } else {
+    lines.push('    scores = Q_C @ K_C.T', '    steps.append(("scores", h, scores))');
+  }
+  lines.push(`    logits = scores ${multiplies(ctx) && !divisor ? '* factor' : '/ divisor'}`, '    steps.append(("scaled", h, logits))');
+  if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
+  if (masked) {
+    lines.push(`    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(~hidden) * 1.0'}))`,
+      '    logits = logits + M', '    steps.append(("masked", h, logits))');
+  }
+  lines.push(
+    `    weights = softmax(logits, ${d.axis}=1)`,
+    '    steps.append(("weights", h, weights))',
+    '    head_outputs.append(weights @ Vh)',
+  );
+  if (m.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
+  lines.push(
+    '    Q_absorbed = Q_C @ W_UK[:, hk].T  # W_UK folded into the query',
+    '    steps += [("Q_absorbed", h, Q_absorbed), ("scores_C_absorbed", h, Q_absorbed @ c_KV.T)]  # = Q_C K_C^T',
+    '    latent_outputs.append(weights @ c_KV)',
+    '    steps.append(("O_latent", h, latent_outputs[-1]))',
+    '',
+    `concat = ${d.concat.rows}`,
+    ...(m.heads > 1 ? ['steps.append(("concat", None, concat))'] : []),
+    ctx.hasWO ? `output = concat @ W_O${ctx.hasBO ? ' + b_O' : ''}` : 'output = concat',
+    'steps.append(("output", None, output))',
+    ctx.hasWO ? `absorbed = sum(latent_outputs[h] @ (W_UV[:, h * d_v:(h + 1) * d_v] @ W_O[h * d_v:(h + 1) * d_v]) for h in range(heads))${ctx.hasBO ? ' + b_O' : ''}  # W_UV folded into W_O`
+      : `absorbed = ${torch ? 'torch.cat' : 'np.hstack'}([latent_outputs[h] @ W_UV[:, h * d_v:(h + 1) * d_v] for h in range(heads)]${torch ? ', dim=1' : ''})`,
+    'steps.append(("output_absorbed", None, absorbed))',
+    '# The numbers a cache stores per token: MHA 2 heads d_h, GQA 2 g d_h (each divisor g), MQA 2 d_h, MLA d_c + d_r.',
+    'forms = [2 * heads * d_h] + [2 * g * d_h for g in range(heads - 1, 1, -1) if heads % g == 0] + ([2 * d_h] if heads > 1 else []) + [d_c + d_r]',
+    `steps.append(("cache_sizes", None, ${d.array('[forms]')}))`,
+  );
+  if (d.check) lines.push('sdpa_checked = False  # scaled_dot_product_attention has no latent: the absorbed form above is the check');
+  return lines;
+}
+
+function latentScript(problem, trace, d, recipe, gradients) {
+  if (gradients) throw exportError('the NumPy script of the backward pass does not cover multi-head latent attention: export the forward pass');
+  const ctx = problemContext(problem, trace);
+  const o = problem.options ?? {};
+  const r = o.rope && typeof o.rope === 'object' ? o.rope : {};
+  const extra = Object.fromEntries(LATENT_KEYS.filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
+  return [
+    ...header(ctx, trace, d, recipe),
+    'import json', 'import math', 'import sys', '', ...d.imports, '',
+    `dt = ${d.dtype}.${trace.meta.precision}`, '',
+    '# ---- inputs',
+    ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
+    '', '',
+    ...d.softmax,
+    ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false) : pyRopeNumpy(r, false))] : []),
+    '', '',
+    ...latentLines(problem, trace, d, ctx),
+    '', '',
+    'def as_json(m):',
+    `    rows = ${d.rows}`,
+    '    return [[v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) for v in row] for row in rows]',
+    '', '',
+    'if "--json" in sys.argv:',
+    '    print(json.dumps([{"id": i, "head": h, "shape": list(m.shape), "data": as_json(m)} for i, h, m in steps]))',
+    'else:',
+    `    ${d.printOptions}`,
+    '    for i, h, m in steps:',
+    '        print(f"{i}" + ("" if h is None or heads == 1 else f" (head {h + 1})") + f" {m.shape[0]}x{m.shape[1]}:")',
+    '        print(m)',
+    ...d.checkResult,
+    '',
+  ].join('\n');
+}
+
 function pythonScript(problem, trace, d, recipe, gradients = false) {
+  if (problem?.W_DKV != null) return latentScript(problem, trace, d, recipe, gradients);
   // The variants of issue 31 are not recomputed by the scripts yet: refuse, naming the key.
   const o = problem.options ?? {};
   const variant = (o.qk_norm != null && o.qk_norm !== false && 'options.qk_norm') || (problem.W_G != null && 'W_G') ||
@@ -683,6 +961,7 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
   x.gradients = gradients;
+  x.linear = linearOptions(problem);
   if (gradients && !trace.steps.some((s) => s.id === 'dO')) {
     throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
   }

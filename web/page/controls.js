@@ -103,6 +103,13 @@ function syncModernOptions(state) {
   $('opt-mask-fill').value = o.mask_fill === undefined || o.mask_fill === '-inf' ? '' : text(o.mask_fill);
   $('opt-fully-masked').value = o.fully_masked === 'nan' ? 'nan' : 'zero';
   $('opt-cache').checked = Boolean(state.use?.cache);
+  const linear = o.attention === 'linear';
+  $('opt-attention').value = linear ? 'linear' : 'softmax';
+  $('opt-feature-map').value = o.feature_map ?? 'elu+1';
+  $('opt-normalize').checked = o.normalize !== false;
+  $('opt-decay').value = text(o.decay);
+  $('opt-feature-map').disabled = $('opt-normalize').disabled = $('opt-decay').disabled = !linear;
+  if (linear) $('opt-variants').open = true;
   // Folded unless one of them is on, so a plain example opens on the plain options.
   if (r || o.positional || state.use?.P || o.alibi || o.window || o.sink_tokens || o.sink_logit !== undefined ||
       o.mask_fill !== undefined || o.fully_masked || state.use?.cache) $('opt-modern').open = true;
@@ -147,11 +154,19 @@ function readModernOptions() {
   setOption('mask_fill', numbersOf($('opt-mask-fill').value));
   setOption('fully_masked', $('opt-fully-masked').value === 'nan' ? 'nan' : undefined);
   flag('cache', $('opt-cache').checked);
+  // Linear attention's own options only with it (the core refuses them otherwise).
+  const linear = $('opt-attention').value === 'linear';
+  setOption('attention', linear ? 'linear' : undefined);
+  setOption('feature_map', linear && $('opt-feature-map').value !== 'elu+1' ? $('opt-feature-map').value : undefined);
+  setOption('normalize', linear && !$('opt-normalize').checked ? false : undefined);
+  setOption('decay', linear ? numbersOf($('opt-decay').value) : undefined);
+  $('opt-feature-map').disabled = $('opt-normalize').disabled = $('opt-decay').disabled = !linear;
 }
 
 function bindModernOptions() {
   const inputs = ['opt-positional', 'opt-rope', 'opt-rope-base', 'opt-rope-dims', 'opt-alibi', 'opt-window-left',
-    'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache'];
+    'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache',
+    'opt-attention', 'opt-feature-map', 'opt-normalize', 'opt-decay'];
   for (const id of inputs) {
     const el = $(id);
     el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {

@@ -4,7 +4,9 @@
 //   decode     decoding with a KV cache, token by token, checked against causal attention
 //   tiles      FlashAttention's tiles over the score matrix it never stores, and the bytes moved
 //   gradients  the backward pass, step by step, from dO (editable, default all ones)
-// ?walk=softmax|decode|tiles|gradients opens one. Every number comes from the engine
+//   recurrent  causal linear attention token by token (or chunk by chunk): the state S and z,
+//              each output row beside the parallel form's, and each form's cost
+// ?walk=softmax|decode|tiles|gradients|recurrent opens one. Every number comes from the engine
 // (onlineSoftmax, decode, tiles, gradients, explain); the tables are steps.js's. The open
 // walkthrough's result exports as the package writes it (LaTeX, CSV, JSON, for gradients NumPy).
 import {
@@ -26,6 +28,7 @@ export const WALKS = {
   decode: 'Decoding with a KV cache',
   tiles: 'FlashAttention’s tiles',
   gradients: 'Gradients',
+  recurrent: 'Linear attention, recurrent',
 };
 
 const MAX_TILES = 4096;
@@ -38,6 +41,8 @@ const walk = {
   subtractMax: true,
   precision: null,
   blocks: { block_q: 2, block_k: 2 },
+  /** The recurrent walk's chunk size (null: token by token). */
+  chunk: null,
   /** dO as typed (null: all ones); reset when the output's shape changes. */
   dO: null,
   /** What the engine gave for the current walk: { positions, ... } or { error }. */
@@ -97,6 +102,10 @@ function compute(engine, id, result) {
         steps[x.inputs[0]]?.id === x.id && String(steps[x.inputs[0]].shape) === String(x.shape);
       const order = steps.map((s, i) => (s.id.startsWith('d') && !sameAsHead(s) ? i : -1)).filter((i) => i >= 0);
       return { gradients, order, positions: order.length };
+    }
+    case 'recurrent': {
+      const recurrent = engine.recurrent(problem, walk.chunk ? { chunk: walk.chunk } : {});
+      return { recurrent, positions: recurrent.steps.length + 1 };
     }
     default:
       return { positions: 0 };
@@ -203,6 +212,38 @@ function decodeBody(view) {
   <p class="pr-check">Row ${s.t + 1} of full causal attention (engine.run with causal): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
 }
 
+/** A list of numbers as one row of a step-like object. */
+const rowOf = (id, values) => plain(id, [values]);
+
+function recurrentBody(view) {
+  const { recurrent } = view;
+  const { ctx } = app.result;
+  const n = recurrent.steps.length;
+  let html = '';
+  if (walk.index < n) {
+    const s = recurrent.steps[walk.index];
+    const [first, end] = s.tokens;
+    const tokens = names(ctx.tokensQ, first, end, 't');
+    const S = plain('recurrent-state', s.state);
+    html += `<div class="pr-row">
+      ${matrixBox(S, grid(features(s.state.length), features(s.state[0]?.length ?? 0), 'φ(k) feature', 'value feature'), ctx, `The state S after ${end - first > 1 ? `tokens ${first + 1}–${end}` : `token ${first + 1}`}${recurrent.steps.some((x) => x.head > 0) ? `, head ${s.head + 1}` : ''}: Σ γ<sup>distance</sup> φ(k) vᵀ`, 'pr-state')}
+      ${s.z.length ? matrixBox(rowOf('recurrent-z', s.z), grid(['z'], features(s.z.length), '', 'φ(k) feature'), ctx, 'z: Σ γ<sup>distance</sup> φ(k), the normalizer’s state') : ''}
+    </div><div class="pr-row">
+      ${s.intra.length ? matrixBox(plain('recurrent-intra', s.intra), grid(tokens, features(s.intra[0].length), 'token', 'dim'), ctx, 'From inside the chunk (its own causal linear attention)') : ''}
+      ${s.inter.length ? matrixBox(plain('recurrent-inter', s.inter), grid(tokens, features(s.inter[0].length), 'token', 'dim'), ctx, 'From the state carried in') : ''}
+      ${matrixBox(plain('recurrent-output', s.output), grid(tokens, features(s.output[0]?.length ?? 0), 'token', 'dim'), ctx, 'Output row' + (end - first > 1 ? 's' : '') + ': φ(q)ᵀS / φ(q)ᵀz')}
+    </div>
+    <p class="pr-check">The parallel form’s row${end - first > 1 ? 's' : ''} (engine.run): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
+  } else {
+    html += `<p class="pr-check">Every token: the ${recurrent.chunk ? `chunked form (chunks of ${recurrent.chunk})` : 'recurrent form'} against the parallel form, largest difference <strong id="pr-difference">${fmt(recurrent.max_difference, ctx.decimals)}</strong>.</p>`;
+  }
+  html += '<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>';
+  for (const c of recurrent.costs) html += `<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`;
+  html += '</tbody></table>';
+  if (recurrent.warnings.length) html += `<p class="warning">⚠ ${escapeHtml(recurrent.warnings.join(' '))}</p>`;
+  return html;
+}
+
 /** The softmax's input of a head: the score matrix the tiles never store. */
 function scoreStep(trace, head) {
   const weights = trace.steps.find((s) => s.id === 'weights' && (s.head ?? 0) === head);
@@ -296,6 +337,10 @@ function controlsHtml(id, view) {
     return `<label for="pr-block-q">Block of queries B<sub>r</sub></label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
       <label for="pr-block-k">block of keys B<sub>c</sub></label> <input id="pr-block-k" type="number" min="1" step="1" size="3" value="${walk.blocks.block_k}">`;
   }
+  if (id === 'recurrent') {
+    return `<label for="pr-chunk">Chunk size</label> <input id="pr-chunk" type="number" min="1" step="1" size="3" placeholder="1" value="${walk.chunk ?? ''}">
+      <p class="hint">Empty: token by token (the recurrent form). A size C: the chunked form, C tokens at a time in parallel plus the state carried from the chunks before. It needs causal linear attention (Options, “Attention variants”).</p>`;
+  }
   if (id === 'gradients') {
     const out = trace.output;
     const dO = walk.dO ?? out.map((r) => r.map(() => 1));
@@ -329,6 +374,8 @@ function bindControls(id) {
     for (const [input, key] of [['pr-block-q', 'block_q'], ['pr-block-k', 'block_k']]) {
       $(input).addEventListener('change', (e) => { walk.blocks = { ...walk.blocks, [key]: Number(e.target.value) }; redo(); });
     }
+  } else if (id === 'recurrent') {
+    $('pr-chunk').addEventListener('change', (e) => { walk.chunk = e.target.value.trim() === '' ? null : Number(e.target.value); redo(); });
   } else if (id === 'gradients') {
     for (const input of document.querySelectorAll('.pr-do-cell')) input.addEventListener('change', readDO);
     $('pr-do-ones').addEventListener('click', () => {
@@ -451,8 +498,24 @@ function sentence(id, view) {
     case 'softmax': return narrateOnlineSoftmax(view.softmax, walk.index, view.settings);
     case 'decode': return narrateDecodeStep(view.decoding, walk.index, labels);
     case 'tiles': return narrateTile(view.tiles, walk.index, labels);
+    case 'recurrent': return recurrentSentence(view.recurrent, walk.index, labels);
     default: return narrateGradientStep(view.gradients, view.order[walk.index], labels);
   }
+}
+
+/** One sentence from the recurrent walk's numbers (what changed in the state, how far from the parallel form). */
+function recurrentSentence(recurrent, index, labels) {
+  const s = recurrent.steps[index];
+  if (!s) {
+    const softmax = recurrent.costs.find((c) => c.form === 'softmax');
+    const form = recurrent.costs.find((c) => c.form === (recurrent.chunk ? 'chunked' : 'recurrent'));
+    return `Softmax attention keeps ${softmax.state} numbers (its KV cache grows with every token); the ${form.form} form keeps ${form.state}, whatever the length.`;
+  }
+  const [first, end] = s.tokens;
+  const who = end - first > 1 ? `Tokens ${first + 1}–${end}` : `${labels.tokensQ[first] ?? `t${first + 1}`}`;
+  const head = recurrent.steps.some((x) => x.head > 0) ? ` (head ${s.head + 1})` : '';
+  return `${who}${head}: the state S, faded by γ, adds φ(k)vᵀ${end - first > 1 ? ' for each token of the chunk' : ''}, and φ(q) reads the output from it, ` +
+    `${s.difference === 0 ? 'exactly' : 'up to rounding'} the parallel form’s row.`;
 }
 
 function where(id, view) {
@@ -461,6 +524,7 @@ function where(id, view) {
     case 'softmax': return i < view.softmax.steps.length ? `Entry ${i + 1} of ${view.softmax.steps.length}` : 'The weights';
     case 'decode': return `Token ${i + 1} of ${view.positions}`;
     case 'tiles': return i < view.tiles.tiles.length ? `Tile ${i + 1} of ${view.tiles.tiles.length}` : 'The output';
+    case 'recurrent': return i < view.recurrent.steps.length ? `${view.recurrent.chunk ? 'Chunk' : 'Token'} step ${i + 1} of ${view.recurrent.steps.length}` : 'Every form’s cost';
     default: return `Gradient step ${i + 1} of ${view.positions}`;
   }
 }
@@ -503,7 +567,7 @@ export async function renderPractice() {
   $('practice-pos').textContent = `${WALKS[id]}: ${where(id, view)}`;
   $('practice-text').textContent = sentence(id, view);
   heatmapSteps.length = 0;
-  const body = { softmax: softmaxBody, decode: decodeBody, tiles: tilesBody, gradients: gradientsBody }[id](view);
+  const body = { softmax: softmaxBody, decode: decodeBody, tiles: tilesBody, gradients: gradientsBody, recurrent: recurrentBody }[id](view);
   $('practice-body').innerHTML = body;
   if (id === 'tiles') markTiles(view);
   $('practice-body').querySelectorAll('.heatmap canvas').forEach((canvas, i) => drawHeatmap(canvas, heatmapSteps[i]));

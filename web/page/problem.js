@@ -96,6 +96,6 @@ export function errorPlace(err, state) {
   const m = INPUT_NAME.exec(err.message);
   if (m && active.has(m[1])) return m[1];
   if (m && m[1] === 'mask') return 'options';
-  if (/heads|scale|softcap|precision|layout|rope|window|sink|alibi|position|mask_fill|fully_masked/.test(err.message)) return 'options';
+  if (/heads|scale|softcap|precision|layout|rope|window|sink|alibi|position|mask_fill|fully_masked|attention|feature_map|normalize|decay/.test(err.message)) return 'options';
   return 'general';
 }
