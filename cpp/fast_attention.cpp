@@ -54,13 +54,15 @@ template <typename T, class Bad>
                                const char* why, Index first_row = 0) {
   for (Index i = 0; i < n; ++i) {
     if (bad(data[i])) {
-      throw InputError(std::string(name) + " row " + std::to_string(first_row + i / cols + 1) +
+      const Index row = first_row + i / cols + 1, column = i % cols + 1;
+      throw InputError(ErrorPlace{name, {}, row, column},
+                       std::string(name) + " row " + std::to_string(row) +
                        ", column " +
                        std::to_string(i % cols + 1) + " is " +
                        format_number(static_cast<double>(data[i])) + ": " + why);
     }
   }
-  throw InputError(std::string(name) + ": " + why);
+  throw InputError(ErrorPlace{name}, std::string(name) + ": " + why);
 }
 
 /// The bits of a float or double, for checks that vectorise as integer operations (O(n)).
@@ -86,7 +88,7 @@ bool all_finite(const T* data, Index n, bool allow_neg_inf = false) {
 
 template <typename T>
 void check_matrix(const T* data, Index rows, Index cols, const char* name, Index first_row = 0) {
-  if (data == nullptr) throw InputError(std::string(name) + " is missing");
+  if (data == nullptr) throw InputError(ErrorPlace{name}, std::string(name) + " is missing");
   if (!all_finite(data, rows * cols)) {
     report_first(data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
                  "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
@@ -608,18 +610,18 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
   if (has_scale) {
     if (!std::isfinite(options.scale)) {
-      throw InputError("scale must be a finite number (got " + format_number(options.scale) + ")");
+      throw InputError(ErrorPlace{"options.scale"}, "scale must be a finite number (got " + format_number(options.scale) + ")");
     }
     scaling.factor = static_cast<T>(options.scale);
   } else {
     if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-      throw InputError("the scale divisor must be a finite nonzero number (got " +
+      throw InputError(ErrorPlace{"options.scale"}, "the scale divisor must be a finite nonzero number (got " +
                        format_number(options.divisor) + ")");
     }
     // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
     const T root_of = static_cast<T>(options.divisor_sqrt);
     if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
-      throw InputError("the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
+      throw InputError(ErrorPlace{"options.scale"}, "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
                        format_number(options.divisor_sqrt) + ")");
     }
     scaling.divide = true;
@@ -641,16 +643,16 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const FastOptions& options,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
   if (Q.cols() != K.cols()) {
-    throw InputError("Q has " + std::to_string(Q.cols()) + " columns but K has " +
+    throw InputError(ErrorPlace{"K", "Q"}, "Q has " + std::to_string(Q.cols()) + " columns but K has " +
                      std::to_string(K.cols()) + ": queries and keys need the same d_k");
   }
   if (K.rows() != V.rows()) {
-    throw InputError("K has " + std::to_string(K.rows()) + " rows but V has " +
+    throw InputError(ErrorPlace{"V", "K"}, "K has " + std::to_string(K.rows()) + " rows but V has " +
                      std::to_string(V.rows()) + ": every key needs a value");
   }
   const bool has_mask = additive_mask.size() > 0;
   if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
-    throw InputError("mask is " + std::to_string(additive_mask.rows()) + "x" +
+    throw InputError(ErrorPlace{"options.mask"}, "mask is " + std::to_string(additive_mask.rows()) + "x" +
                      std::to_string(additive_mask.cols()) + " but the scores are " +
                      std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
                      " (queries x keys)");
