@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "matrix.h"
+#include "scale.h"
 
 #ifdef __wasm_simd128__
 #include "fast_products.h"
@@ -37,14 +38,6 @@ constexpr T kInf = std::numeric_limits<T>::infinity();
 
 constexpr Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
 
-/// How the scores are scaled: multiplied by `factor`, or divided by it (as attn::run divides by
-/// √d_k: the rounding differs). Division by a power of two is done as the exact multiplication.
-template <typename T>
-struct Scaling {
-  T factor = 1;
-  bool divide = false;
-  T apply(T x) const { return divide ? x / factor : x * factor; }
-};
 
 // ---- validation ----------------------------------------------------------------------------
 
@@ -267,13 +260,13 @@ struct Kernels {
 
   /// Scores of `rows` queries against a packed K tile (`keys`: d×tw, Kᵀ of the tile).
   static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw,
-                     Scaling<T> scaling, T* s) {
+                     ScaleRule<T> scaling, T* s) {
     if (relaxed::linked()) {
-      relaxed::scores(q, d, rows, keys, tw, scaling.factor, scaling.divide, s);
+      relaxed::scores(q, d, rows, keys, tw, scaling.by, scaling.divide, s);
     } else if (scaling.divide) {
-      Products::template scores<true>(q, d, rows, keys, tw, scaling.factor, s);
+      Products::template scores<true>(q, d, rows, keys, tw, scaling.by, s);
     } else {
-      Products::template scores<false>(q, d, rows, keys, tw, scaling.factor, s);
+      Products::template scores<false>(q, d, rows, keys, tw, scaling.by, s);
     }
   }
 
@@ -349,7 +342,7 @@ struct Kernels {
 
   /// Scores of `rows` queries against the tile's keys (`keys`: bc×d rows of K), row stride tw.
   static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw,
-                     Scaling<T> scaling, T* s) {
+                     ScaleRule<T> scaling, T* s) {
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(s, rows, bc, Eigen::OuterStride<>(tw));
     const Eigen::Map<const Mat> queries(q, rows, d), key_rows(keys, bc, d);
     if (rows * bc * d <= kSmallProduct) {
@@ -359,9 +352,9 @@ struct Kernels {
       out.noalias() = queries * key_rows.transpose();
     }
     if (scaling.divide) {
-      out /= scaling.factor;
+      out /= scaling.by;
     } else {
-      out *= scaling.factor;
+      out *= scaling.by;
     }
   }
 
@@ -404,7 +397,7 @@ struct Kernels {
 /// One query row computed as attn::run does (all S scores, then the softmax), for rows whose
 /// scores overflowed: a +inf score shares the weight with the other +inf scores, NaN spreads.
 template <typename T>
-void exact_row(const FastProblem<T>& p, Scaling<T> scaling, bool causal, Index i, T* out, FastReport& report) {
+void exact_row(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal, Index i, T* out, FastReport& report) {
   std::vector<T> s(static_cast<size_t>(p.S));
   const T* q = p.Q + i * p.d_k;
   for (Index j = 0; j < p.S; ++j) {
@@ -467,7 +460,7 @@ Workspace<T>& workspace() {
 }
 
 template <typename T>
-FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T* out) {
+FastReport run_tiles(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal, T* out) {
   using Kern = Kernels<T>;
   constexpr Index Br = Kern::kRows, Bc = Kern::kKeys, pad = Kern::kPad;
   const Index L = p.L, S = p.S, d = p.d_k, dv = p.d_v;
@@ -604,34 +597,30 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   check_matrix(p.K, p.S, p.d_k, "K");
   check_matrix(p.V, p.S, p.d_v, "V");
   if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S, p.row_offset);
-  Scaling<T> scaling;
   const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
   const bool has_root = !std::isnan(options.divisor_sqrt);
   if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
-  if (has_scale) {
-    if (!std::isfinite(options.scale)) {
-      throw InputError(ErrorPlace{"options.scale"}, "scale must be a finite number (got " + format_number(options.scale) + ")");
-    }
-    scaling.factor = static_cast<T>(options.scale);
-  } else {
-    if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-      throw InputError(ErrorPlace{"options.scale"}, "the scale divisor must be a finite nonzero number (got " +
-                       format_number(options.divisor) + ")");
-    }
-    // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
-    const T root_of = static_cast<T>(options.divisor_sqrt);
-    if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
-      throw InputError(ErrorPlace{"options.scale"}, "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
-                       format_number(options.divisor_sqrt) + ")");
-    }
-    scaling.divide = true;
-    scaling.factor = has_divisor ? static_cast<T>(options.divisor)
-                     : has_root  ? std::sqrt(root_of)
-                                 : std::sqrt(static_cast<T>(p.d_k));
-    int exponent = 0;
-    if (std::abs(std::frexp(scaling.factor, &exponent)) == T(0.5)) {
-      scaling = {T(1) / scaling.factor, false};  // exact: same numbers as dividing
-    }
+  if (has_scale && !std::isfinite(options.scale)) {
+    throw InputError(ErrorPlace{"options.scale"}, "scale must be a finite number (got " + format_number(options.scale) + ")");
+  }
+  if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
+    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor must be a finite nonzero number (got " +
+                     format_number(options.divisor) + ")");
+  }
+  // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
+  const T root_of = static_cast<T>(options.divisor_sqrt);
+  if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
+    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
+                     format_number(options.divisor_sqrt) + ")");
+  }
+  const Scale scale = has_scale     ? Scale{Scale::Kind::Multiply, options.scale}
+                      : has_divisor ? Scale{Scale::Kind::DivideBy, options.divisor}
+                      : has_root    ? Scale{Scale::Kind::DivideBySqrt, options.divisor_sqrt}
+                                    : Scale{};
+  ScaleRule<T> scaling = scale_rule<T>(scale, p.d_k);
+  int exponent = 0;
+  if (scaling.divide && std::abs(std::frexp(scaling.by, &exponent)) == T(0.5)) {
+    scaling = {false, T(1) / scaling.by};  // a power of two: the exact multiplication, the same numbers
   }
   return run_tiles<T>(p, scaling, options.causal, out);
 }
