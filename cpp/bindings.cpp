@@ -25,7 +25,7 @@
 #include "numpy_random.h"
 #include "parse.h"
 #include "bindings_shared.h"
-#include "wire.h"
+#include "wire_embind.h"
 
 using emscripten::val;
 using attn::wire::guarded;

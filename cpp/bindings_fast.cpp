@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "fast_attention.h"
-#include "wire.h"
+#include "wire_embind.h"
 
 using emscripten::val;
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "model.h"
-#include "wire.h"
+#include "wire_embind.h"
 
 using attn::Json;
 using attn::wire::guarded;

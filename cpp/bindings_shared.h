@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "attention.h"
-#include "wire.h"
+#include "wire_embind.h"
 
 namespace attn::bindings {
 

@@ -17,7 +17,7 @@
 #include "bindings_shared.h"
 #include "gradients.h"
 #include "practice.h"
-#include "wire.h"
+#include "wire_embind.h"
 
 using emscripten::val;
 using attn::wire::guarded;

@@ -29,12 +29,10 @@
 //    comma sits between two digits, cells are separated by blanks and none holds two commas
 //    (`1,5\t2,25`); otherwise commas separate cells (CSV; `1,5` alone is two numbers). A
 //    decimal comma that could be a thousands separator (`1,234`) is refused: use a dot.
-//  - Numbers are converted exactly (correctly rounded). Short literals (<= 19 digits, power of
-//    ten within 1e+-22: nearly everything numpy prints) take Clinger's exact fast path; the
-//    rest go to std::from_chars where the standard library has it (libstdc++), otherwise to
-//    strtod, which under Emscripten is musl's: correctly rounded and always '.' as the decimal
-//    point. The syntax is checked by scan_decimal first, so no converter ever sees hex floats,
-//    "nan(...)" or a leading '+'. Nothing depends on the C locale.
+//  - Numbers are converted exactly (correctly rounded) by fast_float, the same natively and in
+//    wasm, always with '.' as the decimal point. The syntax is checked by scan_decimal first, so
+//    the converter never sees hex floats, "nan(...)" or a leading '+'. Nothing depends on the C
+//    locale.
 //  - A number too small for a double (1e-400) becomes 0 like Python's float(); one too large
 //    (1e999) is an error.
 //  - Words that are numbers: inf, infinity, nan (any case, optional sign), np.inf / numpy.inf /
@@ -42,10 +40,10 @@
 //    not a number is an error, never skipped: a header row or a label line like "Q" fails.
 #include "parse.h"
 
+#include <fast_float/fast_float.h>
+
 #include <algorithm>
-#include <cerrno>
-#include <cfloat>
-#include <charconv>
+#include <system_error>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -329,140 +327,16 @@ bool scan_decimal(std::string_view s) {
   return i == s.size();
 }
 
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-/// For a literal that passed scan_decimal: true if its value is at least 1, i.e. an out-of-range
-/// result is an overflow rather than an underflow. Works on the digits, so it is exact.
-bool magnitude_at_least_one(std::string_view s) {
-  // Decimal exponent of the first non-zero significand digit, relative to the decimal point.
-  constexpr int64_t kCap = int64_t{1} << 40;  // saturate: far beyond any double, no overflow
-  int64_t order = 0;
-  bool found = false;
-  size_t i = 0;
-  int64_t int_digits = 0;
-  int64_t first_nonzero_int = -1;
-  while (i < s.size() && is_digit(s[i])) {
-    if (first_nonzero_int < 0 && s[i] != '0') first_nonzero_int = int_digits;
-    if (int_digits < kCap) ++int_digits;
-    ++i;
-  }
-  if (first_nonzero_int >= 0) {
-    order = int_digits - 1 - first_nonzero_int;
-    found = true;
-  }
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    int64_t frac_pos = 0;
-    while (i < s.size() && is_digit(s[i])) {
-      if (frac_pos < kCap) ++frac_pos;
-      if (!found && s[i] != '0') {
-        order = -frac_pos;
-        found = true;
-      }
-      ++i;
-    }
-  }
-  if (!found) return false;  // zero never overflows
-  int64_t exponent = 0;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    bool negative = false;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-    while (i < s.size() && is_digit(s[i])) {
-      if (exponent < kCap) exponent = exponent * 10 + (s[i] - '0');
-      ++i;
-    }
-    if (negative) exponent = -exponent;
-  }
-  return order + exponent >= 0;
-}
-#endif
-
-/// Clinger's fast path, for the common short literal: when the significand has at most 19
-/// digits and is below 2^53, and the power of ten is exact in a double (10^0..10^22), a single
-/// IEEE multiplication or division rounds correctly. Returns false for anything else (other
-/// syntax included), which then takes the general path. Several times faster than the latter.
-bool fast_decimal(std::string_view s, double* value) {
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
-  return false;  // x87-style excess precision would round twice
-#else
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  uint64_t significand = 0;
-  int significant_digits = 0;  // digits from the first non-zero one
-  int exponent = 0;            // power of ten applied to `significand`
-  bool any_digit = false;
-  size_t i = 0;
-  for (; i < s.size() && is_digit(s[i]); ++i) {
-    any_digit = true;
-    if (significand != 0 || s[i] != '0') {
-      if (++significant_digits > 19) return false;
-      significand = significand * 10 + static_cast<uint64_t>(s[i] - '0');
-    }
-  }
-  if (i < s.size() && s[i] == '.') {
-    for (++i; i < s.size() && is_digit(s[i]); ++i) {
-      any_digit = true;
-      if (significand != 0 || s[i] != '0') {
-        if (++significant_digits > 19) return false;
-        significand = significand * 10 + static_cast<uint64_t>(s[i] - '0');
-      }
-      --exponent;
-      if (exponent < -400) return false;  // e.g. 0.000...0001: no int overflow, slow path
-    }
-  }
-  if (!any_digit) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    bool negative = false;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-    int explicit_exponent = 0;
-    int exponent_digits = 0;
-    for (; i < s.size() && is_digit(s[i]); ++i) {
-      if (++exponent_digits > 4) return false;
-      explicit_exponent = explicit_exponent * 10 + (s[i] - '0');
-    }
-    if (exponent_digits == 0) return false;
-    exponent += negative ? -explicit_exponent : explicit_exponent;
-  }
-  if (i != s.size()) return false;
-  if (significand == 0) {
-    *value = 0.0;
-    return true;
-  }
-  if (significand > (uint64_t{1} << 53) || exponent < -22 || exponent > 22) return false;
-  const double m = static_cast<double>(significand);  // exact: at most 2^53
-  *value = exponent >= 0 ? m * kPow10[exponent] : m / kPow10[-exponent];
-  return true;
-#endif
-}
-
-/// Converts an unsigned decimal literal (already checked by scan_decimal) exactly.
+/// Converts an unsigned decimal literal (already checked by scan_decimal) exactly: fast_float
+/// (Debian's libfast-float-dev) rounds correctly, ignores the locale and is the same code
+/// natively and in wasm (Emscripten's libc++ has no floating-point from_chars). It gives inf for
+/// a literal too large for a double and 0 or a subnormal for one too small.
 NumberStatus convert_decimal(std::string_view body, double* value) {
-#if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
-  const std::from_chars_result result =
-      std::from_chars(body.data(), body.data() + body.size(), *value, std::chars_format::general);
-  if (result.ec == std::errc::result_out_of_range) {
-    if (magnitude_at_least_one(body)) return NumberStatus::kOutOfRange;
-    *value = 0.0;  // underflow: the nearest double is 0, as Python's float() says
-    return NumberStatus::kOk;
-  }
-  if (result.ec != std::errc() || result.ptr != body.data() + body.size()) {
-    return NumberStatus::kNotNumber;
-  }
+  const fast_float::from_chars_result result =
+      fast_float::from_chars(body.data(), body.data() + body.size(), *value, fast_float::chars_format::general);
+  if (result.ec != std::errc() || result.ptr != body.data() + body.size()) return NumberStatus::kNotNumber;
+  if (std::isinf(*value)) return NumberStatus::kOutOfRange;
   return NumberStatus::kOk;
-#else
-  // No floating-point from_chars (libc++ before 20, e.g. Emscripten's): strtod needs a
-  // terminated copy. Under Emscripten it is musl's, which rounds correctly and ignores locale.
-  const std::string copy(body);
-  char* end = nullptr;
-  errno = 0;
-  const double result = std::strtod(copy.c_str(), &end);
-  if (end != copy.c_str() + copy.size()) return NumberStatus::kNotNumber;
-  if (errno == ERANGE && std::isinf(result)) return NumberStatus::kOutOfRange;
-  *value = result;  // an underflow gives 0 or a subnormal, as wanted
-  return NumberStatus::kOk;
-#endif
 }
 
 /// Mathematica's number forms as a decimal literal: `1.5*^-3` (InputForm's exponent) and a
@@ -496,9 +370,7 @@ NumberStatus parse_number(std::string_view word, double* value) {
     body.remove_prefix(1);
   }
   double magnitude = 0.0;
-  if (fast_decimal(body, &magnitude)) {
-    // done
-  } else if (scan_decimal(body)) {
+  if (scan_decimal(body)) {
     const NumberStatus status = convert_decimal(body, &magnitude);
     if (status != NumberStatus::kOk) return status;
   } else if (std::string plain; mathematica_to_decimal(body, &plain)) {
@@ -864,7 +736,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(const std::string& message) const {
-    throw InputError(std::string(name_) + ": " + message);
+    throw InputError(ErrorPlace(std::string(name_)), std::string(name_) + ": " + message);
   }
 
   static std::string line_name(int line) { return "line " + std::to_string(line); }

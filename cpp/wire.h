@@ -1,9 +1,10 @@
 // The wire format between the wasm modules and web/lib, declared once: the packed problem's
 // slots and option codes, the packed trace's records, the fast path's header, and how an error
-// comes back. _wireLayout() (bindings.cpp) hands the whole table to web/lib/wire.js and
+// comes back (wire_embind.h). _wireLayout() (bindings.cpp) hands the whole table to web/lib/wire.js and
 // _fastWireLayout() (bindings_fast.cpp, in both modules) the fast path's section to
 // web/lib/fast.js; they derive every offset and code from it, and web/lib/load.js refuses a
-// module whose `kVersion` differs from the JS's. Included only by the binding files.
+// module whose `kVersion` differs from the JS's. Plain C++: the native tests and fuzzers include it;
+// wire_embind.h exports it to JS and is included only by the binding files.
 //
 // Numbers travel as doubles. A text (a matrix typed as text, a step's title, a warning) travels
 // as its UTF-8 byte count followed by the bytes, packed 8 to a double (the last one padded).
@@ -22,8 +23,6 @@
 // kOnlineSoftmaxFields.
 // The fast path: kFastHeader doubles at a scratch address (see bindings_fast.cpp).
 #pragma once
-
-#include <emscripten/val.h>
 
 #include <algorithm>
 #include <cmath>
@@ -187,11 +186,13 @@ inline bool acceptable(const Json& json, double v) {
 inline void check_number(const Json& json, double v, std::size_t entry = 0) {
   const std::string shown = "number " + format_number(v);
   if (!acceptable(json, v)) {
-    throw InputError(std::string(json.key) + " must be " + json.expected +
+    throw InputError(ErrorPlace(json.key, {}, static_cast<std::ptrdiff_t>(entry)),
+                     std::string(json.key) + " must be " + json.expected +
                      (entry ? ": entry " + std::to_string(entry) + " is " + shown : ", got " + shown));
   }
   if (v > json.maximum && !std::isinf(v)) {
-    throw InputError(std::string(json.key) + (entry ? " entry " + std::to_string(entry) : "") + " is " +
+    throw InputError(ErrorPlace(json.key, {}, static_cast<std::ptrdiff_t>(entry)),
+                     std::string(json.key) + (entry ? " entry " + std::to_string(entry) : "") + " is " +
                      format_number(v) + ": at most " + format_number(json.maximum));
   }
 }
@@ -208,7 +209,7 @@ struct Slot {
 /// A matrix that must be a list of numbers (one row or one column) as a vector.
 inline Vector as_bias(const Matrix& m, const char* label) {
   if (m.rows() != 1 && m.cols() != 1) {
-    throw InputError(std::string(label) + " must be a list of numbers, got a " +
+    throw InputError(ErrorPlace(label), std::string(label) + " must be a list of numbers, got a " +
                      std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
   }
   return Eigen::Map<const Vector>(m.data(), m.size());
@@ -217,7 +218,7 @@ inline Vector as_bias(const Matrix& m, const char* label) {
 /// The numbers of a Numbers slot, checked as its JSON says.
 inline std::vector<double> as_list(const Json& json, const Matrix& m) {
   if (m.rows() != 1 && m.cols() != 1) {
-    throw InputError(std::string(json.key) + " must be " + json.expected + ", got a " +
+    throw InputError(ErrorPlace(json.key), std::string(json.key) + " must be " + json.expected + ", got a " +
                      std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
   }
   for (Eigen::Index i = 0; i < m.size(); ++i) check_number(json, m.data()[i], static_cast<std::size_t>(i) + 1);
@@ -418,7 +419,7 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
                        label);
     } else {
       if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) {
-        throw InputError(std::string(label) + " is empty");
+        throw InputError(ErrorPlace(label), std::string(label) + " is empty");
       }
       if (rows * cols > room) throw InputError(std::string(label) + ": packed data too short");
       m = Eigen::Map<const Matrix>(data, static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
@@ -432,7 +433,7 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
     if (std::isnan(v)) continue;  // not given
     if (option.json.type == JsonType::Number) check_number(option.json, v);
     if (option.json.type == JsonType::Boolean && v != 0 && v != 1) {
-      throw InputError(std::string(option.json.key) + " must be " + option.json.expected + ", got number " +
+      throw InputError(ErrorPlace(option.json.key), std::string(option.json.key) + " must be " + option.json.expected + ", got number " +
                        format_number(v));
     }
     option.store(p.options, option.codes.size ? decode(option.codes, v) : v);
@@ -813,159 +814,5 @@ inline constexpr const char* kFastHeader[kFastFields] = {
 enum class FastMask { None, Additive, Keep };
 inline constexpr Code kFastMasks[] = {code("none", FastMask::None), code("additive", FastMask::Additive),
                                       code("keep", FastMask::Keep)};
-
-// ---- the table for JS, and the error strategy ------------------------------------------------
-
-namespace detail {
-using emscripten::val;
-
-inline val names(const Codes& list) {
-  val out = val::array();
-  for (std::size_t i = 0; i < list.size; ++i) out.call<void>("push", val(list.codes[i].name));
-  return out;
-}
-template <std::size_t N>
-val strings(const char* const (&list)[N]) {
-  val out = val::array();
-  for (const char* name : list) out.call<void>("push", val(name));
-  return out;
-}
-template <class T, std::size_t N>
-val fields(const Field<T> (&list)[N]) {
-  val out = val::array();
-  for (const Field<T>& f : list) {
-    val field = val::object();
-    field.set("name", f.name);
-    field.set("type", kFieldTypes[static_cast<int>(f.type)]);
-    if (f.codes.size) field.set("codes", f.codes.name);
-    if (f.record) field.set("record", f.record);
-    out.call<void>("push", field);
-  }
-  return out;
-}
-}  // namespace detail
-
-/// The code lists `lists` as { name: [code names] }.
-inline emscripten::val code_lists(std::initializer_list<Codes> lists) {
-  emscripten::val out = emscripten::val::object();
-  for (const Codes& list : lists) out.set(list.name, detail::names(list));
-  return out;
-}
-
-/// The fast path's section of the table, for web/lib/fast.js: _fastWireLayout() in both modules
-/// (the lean fast module carries nothing of the trace's tables).
-inline emscripten::val fast_layout() {
-  emscripten::val out = emscripten::val::object();
-  out.set("version", kVersion);
-  out.set("codes", code_lists({codes("precision", kPrecisions), codes("scale_kind", kScaleKinds),
-                               codes("fast_mask", kFastMasks)}));
-  out.set("fast", detail::strings(kFastHeader));
-  return out;
-}
-
-/// How the JSON holds an entry, for web/lib/problem.js: { key, type, expected, ... } with only
-/// what applies.
-inline emscripten::val json_of(const Json& j) {
-  emscripten::val out = emscripten::val::object();
-  if (j.key) out.set("key", j.key);
-  out.set("type", kJsonTypes[static_cast<int>(j.type)]);
-  if (j.expected) out.set("expected", j.expected);
-  if (j.minimum != -std::numeric_limits<double>::infinity()) out.set("minimum", j.minimum);
-  if (j.maximum != std::numeric_limits<double>::infinity()) out.set("maximum", j.maximum);
-  if (j.exclusive_minimum) out.set("exclusive_minimum", true);
-  if (j.integer) out.set("integer", true);
-  if (j.minus_inf) out.set("minus_inf", true);
-  if (j.nullable) out.set("nullable", true);
-  if (j.scalar) out.set("scalar", true);
-  return out;
-}
-
-/// The whole table, for web/lib/wire.js: _wireLayout() in the trace module.
-inline emscripten::val layout() {
-  using emscripten::val;
-  val slots = val::array();
-  for (const Slot& slot : kSlots) {
-    val entry = val::object();
-    entry.set("name", slot.name);
-    entry.set("json", json_of(slot.json));
-    slots.call<void>("push", entry);
-  }
-  val options = val::array();
-  for (const Option& option : kOptions) {
-    val entry = val::object();
-    entry.set("name", option.name);
-    if (option.codes.size) entry.set("codes", option.codes.name);
-    entry.set("json", json_of(option.json));
-    options.call<void>("push", entry);
-  }
-  val problem = val::object();
-  problem.set("slots", slots);
-  problem.set("slot_fields", detail::strings(kSlotFieldNames));
-  problem.set("options", options);
-  val records = val::object();
-  records.set("trace", detail::fields(kTraceFields));
-  records.set("gradients", detail::fields(kGradientsFields));
-  records.set("step", detail::fields(kStepFields));
-  records.set("facts", detail::fields(kFactsFields));
-  records.set("meta", detail::fields(kMetaFields));
-  records.set("decode", detail::fields(kDecodeFields));
-  records.set("decode_step", detail::fields(kDecodeStepFields));
-  records.set("tiles", detail::fields(kTilesFields));
-  records.set("tile", detail::fields(kTileFields));
-  records.set("tile_block", detail::fields(kTileBlockFields));
-  records.set("online_softmax", detail::fields(kOnlineSoftmaxFields));
-  records.set("online_step", detail::fields(kOnlineStepFields));
-  records.set("recurrent", detail::fields(kRecurrentFields));
-  records.set("recurrent_step", detail::fields(kRecurrentStepFields));
-  records.set("form_cost", detail::fields(kFormCostFields));
-  val out = val::object();
-  out.set("version", kVersion);
-  out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
-                               codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
-                               codes("rope_style", kRopeStyles), codes("positional", kPositionals),
-                               codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
-                               codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes),
-                               codes("score_fn", kScoreFns),
-                               codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
-                               codes("kind", kValueKinds), codes("axis", kAxes),
-                               codes("fast_mask", kFastMasks)}));
-  out.set("problem", problem);
-  out.set("records", records);
-  out.set("fast", detail::strings(kFastHeader));
-  return out;
-}
-
-/// Runs `body` (which returns a val). A C++ exception comes back as a JS Error carrying
-/// e.what(), RETURNED for web/lib to throw: throwing it from here would unwind the wasm stack
-/// without running destructors, leaking embind's argument buffers and every C++ object of the
-/// call on each error; returning lets everything be destroyed normally.
-/// An input error's place (InputError::place()) rides along as the Error's field, fields, row and
-/// column, which web/lib/load.js unwrap() keeps.
-template <class Body>
-emscripten::val guarded(Body&& body) {
-  std::string message;
-  ErrorPlace place;
-  try {
-    return body();
-  } catch (const InputError& e) {
-    message = e.what();
-    place = e.place();
-  } catch (const std::exception& e) {
-    message = e.what();
-  } catch (...) {
-    message = "unknown C++ exception";
-  }
-  emscripten::val error = emscripten::val::global("Error").new_(message);
-  if (!place.field.empty()) {
-    error.set("field", place.field);
-    emscripten::val fields = emscripten::val::array();
-    fields.call<void>("push", place.field);
-    if (!place.other.empty()) fields.call<void>("push", place.other);
-    error.set("fields", fields);
-    if (place.row > 0) error.set("row", static_cast<double>(place.row));
-    if (place.column > 0) error.set("column", static_cast<double>(place.column));
-  }
-  return error;
-}
 
 }  // namespace attn::wire

@@ -56,3 +56,4 @@ run() {  # run <target> <max_len> [extra libFuzzer flags]
 
 run fuzz_parse 4096 -dict=tests/fuzz/parse.dict
 run fuzz_run 2048
+run fuzz_wire 8192
