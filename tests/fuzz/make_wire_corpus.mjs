@@ -4,12 +4,12 @@
 // the built module's own wire table so the seeds follow the format.
 //
 //   node tests/fuzz/make_wire_corpus.mjs        (after `bash scripts/build.sh`)
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
 const { default: createModule } = await import(join(root, 'dist', 'attention.js'));
-const module = await createModule();
+const module = await createModule({ wasmBinary: readFileSync(join(root, 'dist', 'attention.wasm')) });
 const { slots, slot_fields: slotFields, options } = module._wireLayout().problem;
 const forms = { absent: 0, numbers: 1, text: 2 }; // cpp/wire.h kForms, in order
 
