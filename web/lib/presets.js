@@ -232,7 +232,7 @@ export function findPreset(id) {
   return presets.find((p) => p.id === id);
 }
 
-const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
+const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O', 'b_G']);
 
 function numpyCall(draw) {
   const [r, c] = draw.shape;

@@ -77,7 +77,7 @@ export function buildProblem(state, editorError) {
   }
 }
 
-const INPUT_NAME = /\b(past_K|past_V|X_kv|W_Q|W_K|W_V|W_O|b_Q|b_K|b_V|b_O|mask|X|Q|K|V|P)\b/;
+const INPUT_NAME = /\b(past_K|past_V|X_kv|W_Q|W_K|W_V|W_O|W_G|b_Q|b_K|b_V|b_O|b_G|mask|X|Q|K|V|P)\b/;
 
 /**
  * Where an error from the package or the engine is shown: next to its input, under the options, or
@@ -96,6 +96,6 @@ export function errorPlace(err, state) {
   const m = INPUT_NAME.exec(err.message);
   if (m && active.has(m[1])) return m[1];
   if (m && m[1] === 'mask') return 'options';
-  if (/heads|scale|softcap|precision|layout|rope|window|sink|alibi|position|mask_fill|fully_masked|attention|feature_map|normalize|decay/.test(err.message)) return 'options';
+  if (/heads|scale|softcap|precision|layout|rope|window|sink|alibi|position|mask_fill|fully_masked|attention|feature_map|normalize|decay|qk_norm|score_fn|sigmoid|differential/.test(err.message)) return 'options';
   return 'general';
 }
