@@ -220,11 +220,13 @@ function fitGateWeights(kind) {
   delete state.inputs.b_G;
 }
 
-/** Each variant's own controls only with it; QK-norm and the gate not with linear attention, the gate only with X. */
+/** Each variant's own controls only with it (shown and enabled); QK-norm and the gate not with linear attention, the gate only with X. */
 function enableVariantControls() {
   const from = $('opt-attention').value;
   const linear = from === 'linear';
   const enable = (ids, on) => { for (const id of ids) $(id).disabled = !on; };
+  // Only the chosen way's settings are shown.
+  for (const row of $('opt-variants').querySelectorAll('[data-variant]')) row.hidden = row.dataset.variant !== from;
   enable(['opt-sigmoid-bias'], from === 'sigmoid');
   enable(['opt-lambda', 'opt-lambda-init', 'opt-diff-norm'], from === 'differential');
   enable(['opt-feature-map', 'opt-normalize', 'opt-decay'], linear);
