@@ -200,6 +200,12 @@ test('sigmoid and differential attention: their weights are not said to sum to 1
   assert.equal(sigmoid.byId.scaled, 'Scaling by 1/√2 shrinks the scores\' variance from 4.2 to 2.1, so the sigmoids that follow saturate less.');
   assert.match(sigmoid.byId.output, /^Each output row is a weighted sum of the value rows: sigmoid weights need not sum to 1, so it is not an average\./);
   for (const s of Object.values(sigmoid.byId)) assert.doesNotMatch(s, /(?<!need not )sum to 1\b|softmax|average of/);
+  // Through the sigmoids dS = dA ∘ A ∘ (1 − A): no row sum of 0 is claimed.
+  const g = engine.gradients({ ...problem, options: { score_fn: 'sigmoid' } });
+  const dS = g.steps.findIndex((s) => s.id === 'dS');
+  assert.match(narrateGradientStep(g, dS, { ...labels, options: { score_fn: 'sigmoid' } }),
+    /: through the sigmoids: each dA times its own sigmoid's slope, so unlike the softmax's a row need not sum to 0\. The largest in size is /);
+  assert.notEqual(g.steps[dS].data[0].reduce((a, x) => a + x, 0).toFixed(6), '0.000000');
   // A₁ − λA₂ with λ = 0.5: every row sums to 1 − 0.5.
   const differential = sentences({ differential: { lambda: 0.5 } });
   assert.deepEqual(differential.trace.facts[0].weight_sums.map((x) => x.toFixed(2)), ['0.50', '0.50', '0.50']);

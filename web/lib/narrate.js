@@ -410,6 +410,8 @@ const GRADIENT_MEANING = {
   dV: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
   dV_cache: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
   dS: 'through the softmax: each weight times (its dA minus the row\'s weighted average of dA), so every row sums to 0',
+  // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
+  dS_sigmoid: 'through the sigmoids: each dA times its own sigmoid\'s slope, so unlike the softmax\'s a row need not sum to 0',
   dS_kept: 'through the mask: a hidden score changes nothing, so its gradient is 0',
   dS_uncapped: 'through the softcap: multiplied by the slope of tanh, which is small where scores were squashed',
   dscores: 'through the scale: multiplied by the same factor the scores were',
@@ -423,13 +425,14 @@ const GRADIENT_MEANING = {
 /**
  * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
  * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
+ * `labels`: narrateStep's (token names, and the problem's options: sigmoid attention's dS).
  */
 export function narrateGradientStep(gradients, index, labels = {}) {
   const step = gradients.steps[index];
   const { meta } = gradients;
   const names = { queries: namer(labels.tokensQ, 'query'), keys: namer(labels.tokensK, 'key'), features: (i) => `feature ${i + 1}`, positions: (i) => `position ${i + 1}` };
   const whole = step.head == null || step.head < 0;
-  const meaning = GRADIENT_MEANING[step.id];
+  const meaning = GRADIENT_MEANING[step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id];
   const headWord = !whole && meta.heads > 1 ? ` (head ${step.head + 1})` : '';
   let text;
   if (step.id === 'dO') {
