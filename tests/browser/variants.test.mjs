@@ -190,6 +190,11 @@ test('differential attention: λ, λ_init and the norm reach the core; an odd d_
   for (const id of ['weights_1', 'weights_2', 'weights', 'head_normed']) await assertStep(page, trace, id);
   await assertStep(page, trace, 'output', null);
   strict.match(await factsOf(page, 'weights:0'), /each row sums to 1 − λ: 0\.2/);
+  // Emptied, λ stays empty (it is required: the message names it) until a number is typed.
+  await page.fill('#opt-lambda', '');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.equal(await optionsError(page), 'options.differential.lambda is required: one number, or one per head');
+  strict.equal(await page.$eval('#opt-lambda', (e) => e.value), '');
   await changing(page, () => page.fill('#opt-lambda', '0.3'));
   await changing(page, () => page.fill('#opt-lambda-init', '0.5'));
   ({ problem, trace } = await nodeTrace(page));

@@ -159,6 +159,10 @@ function bindModernOptions() {
   const inputsInUse = () => { const { use, inputs } = app.state; return `${use.P}${use.cache}${use.W_G}${use.b_G}${inputs.W_G?.text}`; };
   // A gate chosen: W_G of its kind's width first (before the options are read).
   $('opt-gate').addEventListener('change', (e) => { if (e.target.value !== 'off') fitGateWeights(e.target.value); });
+  // Differential chosen: λ is required, and starts at λ_init (as the paper's λ does) unless typed.
+  $('opt-attention').addEventListener('change', (e) => {
+    if (e.target.value === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
+  });
   for (const id of inputs) {
     const el = $(id);
     el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {
@@ -266,8 +270,6 @@ function readVariants() {
   // Each variant's own options only with it (the core refuses them otherwise).
   setOption('score_fn', from === 'sigmoid' ? 'sigmoid' : undefined);
   setOption('sigmoid_bias', from === 'sigmoid' ? numbersOf($('opt-sigmoid-bias').value) : undefined);
-  // λ is required: it starts at λ_init, as the paper's λ does.
-  if (from === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
   setOption('differential', from === 'differential' ? typed({
     lambda: numbersOf($('opt-lambda').value),
     lambda_init: numbersOf($('opt-lambda-init').value),
