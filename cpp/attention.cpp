@@ -212,8 +212,7 @@ class StepWriter {
 /// in the working precision.
 template <typename S>
 struct Settings {
-  bool divide = false;  ///< logits = scores / divisor, else scores · factor
-  S divisor = 1, factor = 1;
+  ScaleRule<S> scale;  ///< logits = scores / scale.by, or scores · scale.by (scale.h)
   S cap = 0;  ///< the softcap (0: off)
   bool has_mask = false;
   Mask combined;
@@ -229,17 +228,8 @@ struct Settings {
 template <typename S>
 ATTN_NOINLINE Settings<S> settings_of(const Normalized& n) {
   Settings<S> s;
-  // The scale in the working precision: seed 003 divides by float32(√3), which rounds
-  // differently from multiplying by float32(1/√3). Roots are taken in the working precision too.
-  const Scale& scale = n.options.scale;
-  s.divide = scale.kind == Scale::Kind::SqrtDk || scale.kind == Scale::Kind::DivideBy ||
-             scale.kind == Scale::Kind::DivideBySqrt;
   // Differential attention's scores are over d_k/2 features: √(d_k/2).
-  const Eigen::Index d_scores = n.lambdas.empty() ? n.d_k : n.d_k / 2;
-  s.divisor = scale.kind == Scale::Kind::SqrtDk         ? std::sqrt(static_cast<S>(d_scores))
-              : scale.kind == Scale::Kind::DivideBySqrt ? std::sqrt(static_cast<S>(scale.value))
-                                                        : static_cast<S>(scale.value);
-  s.factor = scale.kind == Scale::Kind::Multiply ? static_cast<S>(scale.value) : S(1);
+  s.scale = scale_rule<S>(n.options.scale, n.lambdas.empty() ? n.d_k : n.d_k / 2);
   s.cap = static_cast<S>(n.options.softcap);
   s.has_mask = n.has_mask();
   if (s.has_mask) {
@@ -421,7 +411,7 @@ template <typename S>
 ATTN_NOINLINE Logits<S> scores_to_logits(const Normalized& n, const Settings<S>& set, const StepWriter& emit,
                                          const Mat<S>& scores, int scores_step, int h, HeadFacts& facts) {
   Logits<S> logits;
-  logits.values = set.divide ? Mat<S>(scores / set.divisor) : Mat<S>(scores * set.factor);
+  logits.values = set.scale.divide ? Mat<S>(scores / set.scale.by) : Mat<S>(scores * set.scale.by);
   facts.scores_variance = variance(scores.template cast<double>());
   facts.scaled_variance = variance(logits.values.template cast<double>());
   logits.step = emit("scaled", h, logits.values.template cast<double>(), {scores_step});
@@ -816,7 +806,7 @@ Mat<S> half_logits(const Normalized& n, const Settings<S>& set, const Mat<S>& Qh
                    const Mat<S>& alibi) {
   const Eigen::Index w = n.d_k / 2;
   const Mat<S> scores = product(Mat<S>(Qh.middleCols(half * w, w)), Mat<S>(Kh.middleCols(half * w, w).transpose()));
-  Mat<S> logits = set.divide ? Mat<S>(scores / set.divisor) : Mat<S>(scores * set.factor);
+  Mat<S> logits = set.scale.divide ? Mat<S>(scores / set.scale.by) : Mat<S>(scores * set.scale.by);
   if (set.cap > 0) logits = (set.cap * (logits.array() / set.cap).tanh()).matrix();
   if (alibi.size() > 0) logits += alibi;
   if (set.has_mask) {
@@ -879,7 +869,7 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   t.queries = n.L;
   t.keys = n.S;
   const Settings<S> set = settings_of<S>(n);
-  t.scale = set.divide ? 1.0 / static_cast<double>(set.divisor) : static_cast<double>(set.factor);
+  t.scale = set.scale.factor();
   const StepWriter emit(t, n);
   t.steps.reserve(static_cast<size_t>(n.heads) * 24 + 5);  // at most 24 steps per head, 5 shared
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "matrix.h"
+#include "scale.h"
 
 namespace attn {
 
@@ -17,18 +18,7 @@ enum class Layout { Rows, Columns };
 /// The arithmetic every step is computed in.
 enum class Precision { Float64, Float32 };
 
-/// How QKᵀ is scaled before the softmax.
-struct Scale {
-  enum class Kind {
-    SqrtDk,    ///< divide by √d_k (the default)
-    None,      ///< leave the scores as they are
-    Multiply,  ///< multiply by `value`
-    DivideBy,  ///< divide by `value`
-    DivideBySqrt,  ///< divide by √value, the root taken in the working precision ("1/sqrt(3)")
-  };
-  Kind kind = Kind::SqrtDk;
-  double value = 1.0;
-};
+// Scale, how QKᵀ is scaled before the softmax, is in scale.h with the rule that applies it.
 
 /// How a custom mask combines with the scores.
 enum class MaskKind {

@@ -484,14 +484,9 @@ void ExplainedCell::forward() {
     e.kind = "scale";
     e.input = input(0)(r, c);
     const Scale& s = n.options.scale;
-    switch (s.kind) {
-      case Scale::Kind::None: e.factor = 1.0; break;
-      case Scale::Kind::Multiply: e.factor = s.value; break;
-      case Scale::Kind::SqrtDk: e.divisor = std::sqrt(static_cast<double>(n.d_k)); break;
-      case Scale::Kind::DivideBy: e.divisor = s.value; break;
-      case Scale::Kind::DivideBySqrt: e.divisor = std::sqrt(s.value); break;
-    }
-    if (e.divisor != 0) e.factor = 1.0 / e.divisor;
+    const ScaleRule<double> rule = scale_rule<double>(s, n.d_k);
+    if (rule.divide) e.divisor = rule.by;
+    e.factor = rule.factor();
     const std::string score = same_entry(0), in = num(e.input);
     if (e.divisor != 0) {
       // √d_k and √n stay roots in the formula; a plain divisor is a number.

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "matrix.h"
+#include "scale.h"
 
 #ifdef __wasm_simd128__
 #include "fast_products.h"
@@ -37,14 +38,6 @@ constexpr T kInf = std::numeric_limits<T>::infinity();
 
 constexpr Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
 
-/// How the scores are scaled: multiplied by `factor`, or divided by it (as attn::run divides by
-/// √d_k: the rounding differs). Division by a power of two is done as the exact multiplication.
-template <typename T>
-struct Scaling {
-  T factor = 1;
-  bool divide = false;
-  T apply(T x) const { return divide ? x / factor : x * factor; }
-};
 
 // ---- validation ----------------------------------------------------------------------------
 
@@ -54,13 +47,15 @@ template <typename T, class Bad>
                                const char* why, Index first_row = 0) {
   for (Index i = 0; i < n; ++i) {
     if (bad(data[i])) {
-      throw InputError(std::string(name) + " row " + std::to_string(first_row + i / cols + 1) +
+      const Index row = first_row + i / cols + 1, column = i % cols + 1;
+      throw InputError(ErrorPlace{name, {}, row, column},
+                       std::string(name) + " row " + std::to_string(row) +
                        ", column " +
                        std::to_string(i % cols + 1) + " is " +
                        format_number(static_cast<double>(data[i])) + ": " + why);
     }
   }
-  throw InputError(std::string(name) + ": " + why);
+  throw InputError(ErrorPlace{name}, std::string(name) + ": " + why);
 }
 
 /// The bits of a float or double, for checks that vectorise as integer operations (O(n)).
@@ -86,7 +81,7 @@ bool all_finite(const T* data, Index n, bool allow_neg_inf = false) {
 
 template <typename T>
 void check_matrix(const T* data, Index rows, Index cols, const char* name, Index first_row = 0) {
-  if (data == nullptr) throw InputError(std::string(name) + " is missing");
+  if (data == nullptr) throw InputError(ErrorPlace{name}, std::string(name) + " is missing");
   if (!all_finite(data, rows * cols)) {
     report_first(data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
                  "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
@@ -265,13 +260,13 @@ struct Kernels {
 
   /// Scores of `rows` queries against a packed K tile (`keys`: d×tw, Kᵀ of the tile).
   static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw,
-                     Scaling<T> scaling, T* s) {
+                     ScaleRule<T> scaling, T* s) {
     if (relaxed::linked()) {
-      relaxed::scores(q, d, rows, keys, tw, scaling.factor, scaling.divide, s);
+      relaxed::scores(q, d, rows, keys, tw, scaling.by, scaling.divide, s);
     } else if (scaling.divide) {
-      Products::template scores<true>(q, d, rows, keys, tw, scaling.factor, s);
+      Products::template scores<true>(q, d, rows, keys, tw, scaling.by, s);
     } else {
-      Products::template scores<false>(q, d, rows, keys, tw, scaling.factor, s);
+      Products::template scores<false>(q, d, rows, keys, tw, scaling.by, s);
     }
   }
 
@@ -347,7 +342,7 @@ struct Kernels {
 
   /// Scores of `rows` queries against the tile's keys (`keys`: bc×d rows of K), row stride tw.
   static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw,
-                     Scaling<T> scaling, T* s) {
+                     ScaleRule<T> scaling, T* s) {
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(s, rows, bc, Eigen::OuterStride<>(tw));
     const Eigen::Map<const Mat> queries(q, rows, d), key_rows(keys, bc, d);
     if (rows * bc * d <= kSmallProduct) {
@@ -357,9 +352,9 @@ struct Kernels {
       out.noalias() = queries * key_rows.transpose();
     }
     if (scaling.divide) {
-      out /= scaling.factor;
+      out /= scaling.by;
     } else {
-      out *= scaling.factor;
+      out *= scaling.by;
     }
   }
 
@@ -402,7 +397,7 @@ struct Kernels {
 /// One query row computed as attn::run does (all S scores, then the softmax), for rows whose
 /// scores overflowed: a +inf score shares the weight with the other +inf scores, NaN spreads.
 template <typename T>
-void exact_row(const FastProblem<T>& p, Scaling<T> scaling, bool causal, Index i, T* out, FastReport& report) {
+void exact_row(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal, Index i, T* out, FastReport& report) {
   std::vector<T> s(static_cast<size_t>(p.S));
   const T* q = p.Q + i * p.d_k;
   for (Index j = 0; j < p.S; ++j) {
@@ -465,7 +460,7 @@ Workspace<T>& workspace() {
 }
 
 template <typename T>
-FastReport run_tiles(const FastProblem<T>& p, Scaling<T> scaling, bool causal, T* out) {
+FastReport run_tiles(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal, T* out) {
   using Kern = Kernels<T>;
   constexpr Index Br = Kern::kRows, Bc = Kern::kKeys, pad = Kern::kPad;
   const Index L = p.L, S = p.S, d = p.d_k, dv = p.d_v;
@@ -602,34 +597,30 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   check_matrix(p.K, p.S, p.d_k, "K");
   check_matrix(p.V, p.S, p.d_v, "V");
   if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S, p.row_offset);
-  Scaling<T> scaling;
   const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
   const bool has_root = !std::isnan(options.divisor_sqrt);
   if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
-  if (has_scale) {
-    if (!std::isfinite(options.scale)) {
-      throw InputError("scale must be a finite number (got " + format_number(options.scale) + ")");
-    }
-    scaling.factor = static_cast<T>(options.scale);
-  } else {
-    if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-      throw InputError("the scale divisor must be a finite nonzero number (got " +
-                       format_number(options.divisor) + ")");
-    }
-    // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
-    const T root_of = static_cast<T>(options.divisor_sqrt);
-    if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
-      throw InputError("the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
-                       format_number(options.divisor_sqrt) + ")");
-    }
-    scaling.divide = true;
-    scaling.factor = has_divisor ? static_cast<T>(options.divisor)
-                     : has_root  ? std::sqrt(root_of)
-                                 : std::sqrt(static_cast<T>(p.d_k));
-    int exponent = 0;
-    if (std::abs(std::frexp(scaling.factor, &exponent)) == T(0.5)) {
-      scaling = {T(1) / scaling.factor, false};  // exact: same numbers as dividing
-    }
+  if (has_scale && !std::isfinite(options.scale)) {
+    throw InputError(ErrorPlace{"options.scale"}, "scale must be a finite number (got " + format_number(options.scale) + ")");
+  }
+  if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
+    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor must be a finite nonzero number (got " +
+                     format_number(options.divisor) + ")");
+  }
+  // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
+  const T root_of = static_cast<T>(options.divisor_sqrt);
+  if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
+    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
+                     format_number(options.divisor_sqrt) + ")");
+  }
+  const Scale scale = has_scale     ? Scale{Scale::Kind::Multiply, options.scale}
+                      : has_divisor ? Scale{Scale::Kind::DivideBy, options.divisor}
+                      : has_root    ? Scale{Scale::Kind::DivideBySqrt, options.divisor_sqrt}
+                                    : Scale{};
+  ScaleRule<T> scaling = scale_rule<T>(scale, p.d_k);
+  int exponent = 0;
+  if (scaling.divide && std::abs(std::frexp(scaling.by, &exponent)) == T(0.5)) {
+    scaling = {false, T(1) / scaling.by};  // a power of two: the exact multiplication, the same numbers
   }
   return run_tiles<T>(p, scaling, options.causal, out);
 }
@@ -641,16 +632,16 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const FastOptions& options,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
   if (Q.cols() != K.cols()) {
-    throw InputError("Q has " + std::to_string(Q.cols()) + " columns but K has " +
+    throw InputError(ErrorPlace{"K", "Q"}, "Q has " + std::to_string(Q.cols()) + " columns but K has " +
                      std::to_string(K.cols()) + ": queries and keys need the same d_k");
   }
   if (K.rows() != V.rows()) {
-    throw InputError("K has " + std::to_string(K.rows()) + " rows but V has " +
+    throw InputError(ErrorPlace{"V", "K"}, "K has " + std::to_string(K.rows()) + " rows but V has " +
                      std::to_string(V.rows()) + ": every key needs a value");
   }
   const bool has_mask = additive_mask.size() > 0;
   if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
-    throw InputError("mask is " + std::to_string(additive_mask.rows()) + "x" +
+    throw InputError(ErrorPlace{"options.mask"}, "mask is " + std::to_string(additive_mask.rows()) + "x" +
                      std::to_string(additive_mask.cols()) + " but the scores are " +
                      std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
                      " (queries x keys)");

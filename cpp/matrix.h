@@ -2,9 +2,11 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <cstddef>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace attn {
 
@@ -13,11 +15,31 @@ using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 /// A column vector of doubles (biases, per-row facts).
 using Vector = Eigen::VectorXd;
 
+/// What an input error concerns, for a view to show it beside: the input or option as problem JSON
+/// names it ("W_K", "options.heads"), another one when two disagree ("K has 3 rows but V has 4":
+/// field "V", other "K"), and the entry's 1-based row and column (0: the whole input).
+struct ErrorPlace {
+  ErrorPlace() = default;
+  explicit ErrorPlace(std::string field_, std::string other_ = {}, std::ptrdiff_t row_ = 0, std::ptrdiff_t column_ = 0)
+      : field(std::move(field_)), other(std::move(other_)), row(row_), column(column_) {}
+  std::string field;
+  std::string other;
+  std::ptrdiff_t row = 0;
+  std::ptrdiff_t column = 0;
+};
+
 /// Every user-facing failure of the core (bad text, bad shapes, bad options).
-/// Its message names the input, the position and what was expected.
+/// Its message names the input, the position and what was expected; place() says the same for
+/// programs (empty when the error concerns no one input).
 class InputError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+  InputError(ErrorPlace place, const std::string& message)
+      : std::invalid_argument(message), place_(std::move(place)) {}
+  const ErrorPlace& place() const { return place_; }
+
+ private:
+  ErrorPlace place_;
 };
 
 /// A number as error messages show it (`%g`: 1e+39, -inf, nan, 0.5). snprintf rather than

@@ -16,6 +16,18 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+/// The place of an error (matrix.h ErrorPlace) from the keys messages name: a key is its field up to
+/// the first space ("options.attention \"linear\"" is options.attention, "W_DKV (multi-head latent
+/// attention)" is W_DKV).
+std::string field_of(const std::string& key) { return key.substr(0, key.find(' ')); }
+ErrorPlace at(const std::string& field, const std::string& other = {}) {
+  return ErrorPlace{field_of(field), other.empty() ? std::string() : field_of(other), 0, 0};
+}
+/// One entry: its 1-based row (a list's entry) and column (0 for a list).
+ErrorPlace cell(const std::string& field, size_t row, size_t column = 0) {
+  return ErrorPlace{field_of(field), {}, static_cast<std::ptrdiff_t>(row), static_cast<std::ptrdiff_t>(column)};
+}
+
 /// Speaks about shapes in the user's layout.
 class ShapeWords {
  public:
@@ -37,13 +49,13 @@ class ShapeWords {
 // The element checks run on matrices as the user gave them, so their rows and columns are the
 // user's.
 
-void check_finite(const Matrix& m, const char* name) {
+void check_finite(const Matrix& m, const char* name, const char* field = nullptr) {
   if (m.allFinite()) return;  // the position is looked for only when there is one
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
       if (std::isfinite(v)) continue;
-      throw InputError(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
+      throw InputError(cell(field ? field : name, i + 1, j + 1), std::string(name) + " row " + std::to_string(i + 1) + ", column " +
                        std::to_string(j + 1) + " is " + format_number(v) +
                        ": inputs must be finite numbers (only an additive mask may hold -inf)");
     }
@@ -53,21 +65,21 @@ void check_finite(const Matrix& m, const char* name) {
 void check_finite(const Vector& v, const char* name) {
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
-      throw InputError(std::string(name) + " entry " + std::to_string(i + 1) + " is " +
+      throw InputError(cell(name, i + 1), std::string(name) + " entry " + std::to_string(i + 1) + " is " +
                        format_number(v[i]) + ": inputs must be finite numbers");
     }
   }
 }
 
-void check_size(const Matrix& m, const char* name) {
+void check_size(const Matrix& m, const char* name, const char* field = nullptr) {
   const Eigen::Index r = m.rows(), c = m.cols();
   if (r == 0 || c == 0) {
-    throw InputError(std::string(name) + " is empty (" + std::to_string(r) + "x" +
+    throw InputError(at(field ? field : name), std::string(name) + " is empty (" + std::to_string(r) + "x" +
                      std::to_string(c) + "): every matrix needs at least one row and one column");
   }
   if (r > kMaxDim || c > kMaxDim) {
     const bool rows_too_many = r > kMaxDim;
-    throw InputError(std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
+    throw InputError(at(field ? field : name), std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
                      (rows_too_many ? " rows" : " columns") + ": at most " +
                      std::to_string(kMaxDim) +
                      " are accepted (every step of the trace is kept in memory)");
@@ -75,12 +87,12 @@ void check_size(const Matrix& m, const char* name) {
 }
 
 /// float32 computations need inputs within its range; say so instead of computing with inf.
-void check_float32_range(const Matrix& m, const char* name) {
+void check_float32_range(const Matrix& m, const char* name, const char* field = nullptr) {
   const double largest = std::numeric_limits<float>::max();
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (std::abs(m(i, j)) <= largest) continue;
-      throw InputError(std::string(name) + " row " + std::to_string(i + 1) + ", column " +
+      throw InputError(cell(field ? field : name, i + 1, j + 1), std::string(name) + " row " + std::to_string(i + 1) + ", column " +
                        std::to_string(j + 1) + " is " + format_number(m(i, j)) +
                        ": too large for float32 (largest 3.4e+38); compute in float64");
     }
@@ -88,10 +100,10 @@ void check_float32_range(const Matrix& m, const char* name) {
 }
 
 /// An option value that float32 would turn into 0 or inf.
-void check_float32_option(double value, const char* what) {
+void check_float32_option(double value, const char* what, const char* field) {
   const float f = static_cast<float>(value);
   if ((value != 0 && f == 0) || std::isinf(f)) {
-    throw InputError(std::string(what) + " " + format_number(value) + " is " +
+    throw InputError(at(field), std::string(what) + " " + format_number(value) + " is " +
                      (f == 0 ? "0" : "infinite") + " in float32; compute in float64");
   }
 }
@@ -108,7 +120,7 @@ Matrix take(const Matrix& m, const char* name, const Normalized& n) {
 }
 
 void require(const std::optional<Matrix>& m, const char* name, const char* mode) {
-  if (!m) throw InputError(std::string(name) + " is missing: " + mode);
+  if (!m) throw InputError(at(name), std::string(name) + " is missing: " + mode);
 }
 
 /// Q, K and V given directly: no biases, one value per key.
@@ -121,7 +133,7 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
       {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()}};
   for (const auto& [bias, given] : biases) {
     if (given) {
-      throw InputError(std::string(bias) +
+      throw InputError(at(bias, "X"), std::string(bias) +
                        " is given but Q, K and V are given directly: biases belong to "
                        "projections from X");
     }
@@ -130,7 +142,7 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
   n.K = take(*p.K, "K", n);
   n.V = take(*p.V, "V", n);
   if (n.K.rows() != n.V.rows()) {
-    throw InputError("K has " + std::to_string(n.K.rows()) + " " + words.rows() + " but V has " +
+    throw InputError(at("V", "K"), "K has " + std::to_string(n.K.rows()) + " " + words.rows() + " but V has " +
                      std::to_string(n.V.rows()) + ": every key needs a value (K is " +
                      words.shape(n.K) + ", V is " + words.shape(n.V) + ")");
   }
@@ -155,7 +167,7 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
   auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in,
                          const char* in_name) {
     if (W.rows() == in.cols()) return;
-    throw InputError(std::string(w_name) + " has " + std::to_string(W.rows()) + " " +
+    throw InputError(at(w_name, in_name), std::string(w_name) + " has " + std::to_string(W.rows()) + " " +
                      words.rows() + " but " + in_name + " has " + std::to_string(in.cols()) +
                      " " + words.cols() + " (" + w_name + " is " + words.shape(W) + ", " +
                      in_name + " is " + words.shape(in) + ")");
@@ -169,7 +181,7 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
     if (!b) return std::nullopt;
     check_finite(*b, name);
     if (b->size() != W.cols()) {
-      throw InputError(std::string(name) + " has " + std::to_string(b->size()) +
+      throw InputError(at(name, w_name), std::string(name) + " has " + std::to_string(b->size()) +
                        " entries but " + w_name + " has " + std::to_string(W.cols()) + " " +
                        words.cols() + ": one bias per " + words.col() + " of " + w_name);
     }
@@ -216,15 +228,15 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   const Eigen::Index k_width = n.direct ? n.K.cols() : n.W_K.cols();
   const Eigen::Index v_width = n.direct ? n.V.cols() : n.W_V.cols();
   if (o.heads < 1) {
-    throw InputError("heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+    throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
   }
   n.heads = o.heads;
   n.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
   if (n.kv_heads < 1) {
-    throw InputError("kv_heads must be at least 1 (got " + std::to_string(o.kv_heads) + ")");
+    throw InputError(at("options.kv_heads"), "kv_heads must be at least 1 (got " + std::to_string(o.kv_heads) + ")");
   }
   if (n.heads % n.kv_heads != 0) {
-    throw InputError("kv_heads = " + std::to_string(n.kv_heads) + " does not divide heads = " +
+    throw InputError(at("options.kv_heads", "options.heads"), "kv_heads = " + std::to_string(n.kv_heads) + " does not divide heads = " +
                      std::to_string(n.heads) + ": each key/value head serves a whole group of "
                      "query heads");
   }
@@ -234,24 +246,24 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   // The feature axis of Q is its columns in the rows layout and its rows in the columns layout.
   const char* feature_axis = words.cols();
   if (q_width % n.heads != 0) {
-    throw InputError("heads = " + std::to_string(n.heads) + " does not divide d_model = " +
+    throw InputError(at("options.heads", q_name), "heads = " + std::to_string(n.heads) + " does not divide d_model = " +
                      std::to_string(q_width) + " (the " + std::to_string(q_width) + " " +
                      feature_axis + " of " + q_name + ")");
   }
   n.d_k = q_width / n.heads;
   if (k_width != n.d_k * n.kv_heads) {
     if (n.kv_heads == 1 && n.heads == 1) {
-      throw InputError(std::string(q_name) + " has " + std::to_string(q_width) + " " +
+      throw InputError(at(k_name, q_name), std::string(q_name) + " has " + std::to_string(q_width) + " " +
                        feature_axis + " but " + k_name + " has " + std::to_string(k_width) +
                        ": queries and keys need the same d_k");
     }
-    throw InputError(std::string(k_name) + " has " + std::to_string(k_width) + " " +
+    throw InputError(at(k_name, "options.kv_heads"), std::string(k_name) + " has " + std::to_string(k_width) + " " +
                      feature_axis + " but " + std::to_string(n.kv_heads) +
                      " key heads of d_k = " + std::to_string(n.d_k) + " need " +
                      std::to_string(n.d_k * n.kv_heads));
   }
   if (v_width % n.kv_heads != 0) {
-    throw InputError("kv_heads = " + std::to_string(n.kv_heads) + " does not divide the " +
+    throw InputError(at(v_name, "options.kv_heads"), "kv_heads = " + std::to_string(n.kv_heads) + " does not divide the " +
                      std::to_string(v_width) + " " + feature_axis + " of " + v_name);
   }
   n.d_v = v_width / n.kv_heads;
@@ -260,13 +272,13 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
 /// W_O reads the concatenated heads; b_O needs W_O.
 ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.W_O) {
-    if (p.b_O) throw InputError("b_O is given without W_O");
+    if (p.b_O) throw InputError(at("b_O", "W_O"), "b_O is given without W_O");
     return;
   }
   n.W_O = take(*p.W_O, "W_O", n);
   const Eigen::Index concat_width = n.d_v * n.heads;
   if (n.W_O->rows() != concat_width) {
-    throw InputError("W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
+    throw InputError(at("W_O"), "W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
                      " but the concatenated heads have " + std::to_string(concat_width) + " " +
                      words.cols() + " (" + std::to_string(n.heads) + " heads x d_v = " +
                      std::to_string(n.d_v) + ")");
@@ -274,7 +286,7 @@ ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const
   if (p.b_O) {
     check_finite(*p.b_O, "b_O");
     if (p.b_O->size() != n.W_O->cols()) {
-      throw InputError("b_O has " + std::to_string(p.b_O->size()) + " entries but W_O has " +
+      throw InputError(at("b_O", "W_O"), "b_O has " + std::to_string(p.b_O->size()) + " entries but W_O has " +
                        std::to_string(n.W_O->cols()) + " " + words.cols() + ": one bias per " +
                        words.col() + " of W_O");
     }
@@ -288,7 +300,7 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   const Matrix& m = *o.mask;
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
   if (m.rows() != want_r || m.cols() != want_c) {
-    throw InputError("mask is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
+    throw InputError(at("options.mask"), "mask is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
                      " but the scores are " + std::to_string(want_r) + "x" +
                      std::to_string(want_c) +
                      (n.columns ? " (keys x queries)" : " (queries x keys)"));
@@ -299,11 +311,11 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
       const std::string where =
           "mask row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is ";
       if (o.mask_kind == MaskKind::Keep && v != 0 && v != 1) {
-        throw InputError(where + format_number(v) +
+        throw InputError(cell("options.mask", i + 1, j + 1), where + format_number(v) +
                          ": a boolean mask holds only 1/true (keep) and 0/false (hide)");
       }
       if (o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf)) {
-        throw InputError(where + format_number(v) +
+        throw InputError(cell("options.mask", i + 1, j + 1), where + format_number(v) +
                          ": an additive mask holds finite numbers or -inf");
       }
     }
@@ -317,18 +329,18 @@ ATTN_NOINLINE void check_options(const Options& o) {
   switch (o.scale.kind) {
     case Scale::Kind::Multiply:
       if (!std::isfinite(value)) {
-        throw InputError("scale must be a finite number (got " + format_number(value) + ")");
+        throw InputError(at("options.scale"), "scale must be a finite number (got " + format_number(value) + ")");
       }
       break;
     case Scale::Kind::DivideBy:
       if (!std::isfinite(value) || value == 0) {
-        throw InputError("the scale divisor must be a finite nonzero number (got " +
+        throw InputError(at("options.scale"), "the scale divisor must be a finite nonzero number (got " +
                          format_number(value) + ")");
       }
       break;
     case Scale::Kind::DivideBySqrt:
       if (!std::isfinite(value) || !(value > 0)) {
-        throw InputError("the number under the scale's square root must be finite and positive (got " +
+        throw InputError(at("options.scale"), "the number under the scale's square root must be finite and positive (got " +
                          format_number(value) + ")");
       }
       break;
@@ -337,15 +349,15 @@ ATTN_NOINLINE void check_options(const Options& o) {
       break;
   }
   if (!(o.softcap >= 0) || !std::isfinite(o.softcap)) {
-    throw InputError("softcap must be 0 (off) or a positive number (got " +
+    throw InputError(at("options.softcap"), "softcap must be 0 (off) or a positive number (got " +
                      format_number(o.softcap) + ")");
   }
   if (o.precision == Precision::Float32) {
-    check_float32_option(o.softcap, "softcap");
-    if (o.scale.kind == Scale::Kind::Multiply) check_float32_option(value, "scale");
-    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(value, "the scale divisor");
+    check_float32_option(o.softcap, "softcap", "options.softcap");
+    if (o.scale.kind == Scale::Kind::Multiply) check_float32_option(value, "scale", "options.scale");
+    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(value, "the scale divisor", "options.scale");
     if (o.scale.kind == Scale::Kind::DivideBySqrt) {
-      check_float32_option(value, "the number under the scale's square root");
+      check_float32_option(value, "the number under the scale's square root", "options.scale");
     }
   }
 }
@@ -376,16 +388,16 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
   if (!o.alibi_slopes.empty()) {
     if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
-      throw InputError("alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) +
+      throw InputError(at("options.alibi", "options.heads"), "alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) +
                        " given for " + heads);
     }
     for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
       const std::string what = "alibi slope " + std::to_string(h + 1);
       if (!std::isfinite(o.alibi_slopes[h])) {
-        throw InputError(what + " is " + format_number(o.alibi_slopes[h]) +
+        throw InputError(cell("options.alibi", h + 1), what + " is " + format_number(o.alibi_slopes[h]) +
                          ": slopes must be finite numbers");
       }
-      if (float32) check_float32_option(o.alibi_slopes[h], what.c_str());
+      if (float32) check_float32_option(o.alibi_slopes[h], what.c_str(), "options.alibi");
     }
     n.alibi_slopes = o.alibi_slopes;
   } else if (o.alibi) {
@@ -395,27 +407,27 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const std::pair<const char*, double> sides[] = {{"left", o.window_left}, {"right", o.window_right}};
   for (const auto& [side, value] : sides) {
     if (value == kInf || (value >= 0 && value == std::floor(value))) continue;
-    throw InputError(std::string("the window's ") + side +
+    throw InputError(at("options.window"), std::string("the window's ") + side +
                      " side must be an integer >= 0 or unbounded (got " + format_number(value) + ")");
   }
   if (o.sink_tokens < 0) {
-    throw InputError("sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
+    throw InputError(at("options.sink_tokens"), "sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
   }
 
   if (!o.sink_logit.empty()) {
     const size_t count = o.sink_logit.size();
     if (count != 1 && count != static_cast<size_t>(n.heads)) {
-      throw InputError("sink_logit needs one number or one per head: " + std::to_string(count) +
+      throw InputError(at("options.sink_logit", "options.heads"), "sink_logit needs one number or one per head: " + std::to_string(count) +
                        " given for " + heads);
     }
     for (size_t h = 0; h < count; ++h) {
       const double v = o.sink_logit[h];
       const std::string what = count == 1 ? "sink_logit" : "sink_logit " + std::to_string(h + 1);
       if (std::isnan(v) || v == kInf) {
-        throw InputError(what + " is " + format_number(v) +
+        throw InputError(cell("options.sink_logit", count == 1 ? 0 : h + 1), what + " is " + format_number(v) +
                          ": a sink logit is a finite number, or -inf for no sink");
       }
-      if (float32 && v != -kInf) check_float32_option(v, what.c_str());
+      if (float32 && v != -kInf) check_float32_option(v, what.c_str(), "options.sink_logit");
     }
     // -inf takes no weight: such sinks change nothing, so none is computed.
     const bool any = std::any_of(o.sink_logit.begin(), o.sink_logit.end(), [](double v) { return v != -kInf; });
@@ -426,9 +438,9 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   }
 
   if (std::isnan(o.mask_fill) || o.mask_fill == kInf) {
-    throw InputError("mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
+    throw InputError(at("options.mask_fill"), "mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
   }
-  if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill");
+  if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill", "options.mask_fill");
 }
 
 /// A full trace keeps about six L×S matrices per head (two more for ALiBi, two more for the
@@ -452,8 +464,8 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
 /// cached rows come before the new ones, so S counts both from here on.
 ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.past_K && !p.past_V) return;
-  if (!p.past_K) throw InputError("past_V is given without past_K: a cache holds keys and values");
-  if (!p.past_V) throw InputError("past_K is given without past_V: a cache holds keys and values");
+  if (!p.past_K) throw InputError(at("past_V", "past_K"), "past_V is given without past_K: a cache holds keys and values");
+  if (!p.past_V) throw InputError(at("past_K", "past_V"), "past_K is given without past_V: a cache holds keys and values");
   n.past_K = take(*p.past_K, "past_K", n);
   n.past_V = take(*p.past_V, "past_V", n);
   // The features of K and V are their columns in the rows layout (rows in the columns layout).
@@ -462,18 +474,18 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
   for (const auto& [name, cache] : widths) {
     const auto& [m, width] = cache;
     if (m->cols() == width) continue;
-    throw InputError(std::string("past_") + name + " has " + std::to_string(m->cols()) + " " +
+    throw InputError(at(std::string("past_") + name, name), std::string("past_") + name + " has " + std::to_string(m->cols()) + " " +
                      words.cols() + " but " + name + " has " + std::to_string(width));
   }
   if (n.past_K.rows() != n.past_V.rows()) {
-    throw InputError("past_K has " + std::to_string(n.past_K.rows()) + " " + words.rows() +
+    throw InputError(at("past_V", "past_K"), "past_K has " + std::to_string(n.past_K.rows()) + " " + words.rows() +
                      " but past_V has " + std::to_string(n.past_V.rows()) +
                      ": every cached key needs a cached value");
   }
   n.past = n.past_K.rows();
   n.S += n.past;
   if (n.S > kMaxTokens) {
-    throw InputError("too many keys (" + std::to_string(n.past) + " cached + " +
+    throw InputError(at("past_K"), "too many keys (" + std::to_string(n.past) + " cached + " +
                      std::to_string(n.S - n.past) + " new): the largest accepted is " +
                      std::to_string(kMaxTokens));
   }
@@ -487,19 +499,19 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (positional == Positional::None) return;
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
-    throw InputError(std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
+    throw InputError(at(sinusoidal ? "options.positional" : "P"), std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
                      " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
                      "W_K and W_V");
   }
   if (sinusoidal && p.P) {
-    throw InputError("P (learned positions) and positional \"sinusoidal\" both add positions to X: "
+    throw InputError(at("P", "options.positional"), "P (learned positions) and positional \"sinusoidal\" both add positions to X: "
                      "give one of them");
   }
   if (sinusoidal) return;
-  if (!p.P) throw InputError("positional \"learned\" needs the input P (one position vector per token of X)");
+  if (!p.P) throw InputError(at("P", "options.positional"), "positional \"learned\" needs the input P (one position vector per token of X)");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
-    throw InputError("P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
+    throw InputError(at("P", "X"), "P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
                      ": learned positions are added to X entry by entry");
   }
 }
@@ -509,13 +521,13 @@ void take_explicit_positions(const std::vector<double>& given, const char* name,
                              Eigen::Index count, const std::string& counted,
                              std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
-    throw InputError(std::string("positions.") + name + " has " + std::to_string(given.size()) +
+    throw InputError(at(std::string("options.positions.") + name), std::string("positions.") + name + " has " + std::to_string(given.size()) +
                      " entries but there are " + counted);
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
-      throw InputError(std::string("positions.") + name + " entry " + std::to_string(i + 1) +
+      throw InputError(cell(std::string("options.positions.") + name, i + 1), std::string("positions.") + name + " entry " + std::to_string(i + 1) +
                        " is " + format_number(x) + ": positions are whole numbers, 0 or more");
     }
   }
@@ -552,7 +564,7 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   const Eigen::Index width = n.latent ? n.d_r : halves ? n.d_k / 2 : n.d_k;
   const int dims = rope.dims == 0 ? static_cast<int>(width) : rope.dims;
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw InputError("rope dims must be even and at most " +
+    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " +
                      std::string(n.latent ? "d_r = " : halves ? "d_k/2 = " : "d_k = ") + std::to_string(width) +
                      (halves ? " (options.differential rotates each half)" : "") + " (got " +
                      std::to_string(dims) + ")");
@@ -560,32 +572,33 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
     if (!(rope.base > 0) || !std::isfinite(rope.base)) {
-      throw InputError("rope base must be a positive number (got " + format_number(rope.base) + ")");
+      throw InputError(at("options.rope.base"), "rope base must be a positive number (got " + format_number(rope.base) + ")");
     }
     return;
   }
-  if (!rope.cos) throw InputError("rope sin is given without cos: the tables go together");
-  if (!rope.sin) throw InputError("rope cos is given without sin: the tables go together");
+  if (!rope.cos) throw InputError(at("options.rope.sin", "options.rope.cos"), "rope sin is given without cos: the tables go together");
+  if (!rope.sin) throw InputError(at("options.rope.cos", "options.rope.sin"), "rope cos is given without sin: the tables go together");
   // The tables hold a row per position whatever the layout.
-  const std::pair<const char*, const Matrix*> tables[] = {{"rope cos", &*rope.cos}, {"rope sin", &*rope.sin}};
-  for (const auto& [name, m] : tables) {
-    check_size(*m, name);
-    check_finite(*m, name);
-    if (n.options.precision == Precision::Float32) check_float32_range(*m, name);
+  struct Table { const char* name; const char* field; const Matrix* m; };
+  const Table tables[] = {{"rope cos", "options.rope.cos", &*rope.cos}, {"rope sin", "options.rope.sin", &*rope.sin}};
+  for (const auto& [name, field, m] : tables) {
+    check_size(*m, name, field);
+    check_finite(*m, name, field);
+    if (n.options.precision == Precision::Float32) check_float32_range(*m, name, field);
     if (m->cols() != dims / 2) {
-      throw InputError(std::string(name) + " has " + std::to_string(m->cols()) +
+      throw InputError(at(field, "options.rope.dims"), std::string(name) + " has " + std::to_string(m->cols()) +
                        " columns but rope dims = " + std::to_string(dims) + " needs " +
                        std::to_string(dims / 2) + " (one per pair of features)");
     }
   }
   if (rope.sin->rows() != rope.cos->rows()) {
-    throw InputError("rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
+    throw InputError(at("options.rope.sin", "options.rope.cos"), "rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
                      std::to_string(rope.cos->rows()) + ": one row per position in both");
   }
   const Eigen::Index rows = rope.cos->rows();
   auto check_row = [&](double position, const char* token, size_t index) {
     if (position < static_cast<double>(rows)) return;
-    throw InputError(std::string(token) + " " + std::to_string(index + 1) + " is at position " +
+    throw InputError(at("options.rope.cos"), std::string(token) + " " + std::to_string(index + 1) + " is at position " +
                      format_number(position) + " but the rope tables have " + std::to_string(rows) +
                      " rows (positions 0 to " + std::to_string(rows - 1) + ")");
   };
@@ -604,7 +617,7 @@ ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
       // Linear and latent attention replace the whole computation; sigmoid and differential
       // attention change how a softmax attention's weights are made.
       const bool whole = first->whole || v.whole;
-      throw InputError(std::string(first->key) + " and " + v.key + " exclude one another: " +
+      throw InputError(at(v.key, first->key), std::string(first->key) + " and " + v.key + " exclude one another: " +
                        (whole ? "a problem computes one variant of attention" : "give one of them"));
     }
     first = &v;
@@ -620,7 +633,7 @@ ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
   };
   for (const auto& [key, on] : softmax_only) {
     if (on) {
-      throw InputError(std::string(variant) + " and " + key +
+      throw InputError(at(key, variant), std::string(variant) + " and " + key +
                        " cannot be combined: QK-norm and the output gate are written for softmax attention's "
                        "heads (with sigmoid or differential weights too)");
     }
@@ -639,7 +652,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   if (!p.W_DKV) {
     for (const auto& [key, given] : own) {
       if (given) {
-        throw InputError(std::string(key) + " is an input of multi-head latent attention: give W_DKV (X's "
+        throw InputError(at(key, "W_DKV"), std::string(key) + " is an input of multi-head latent attention: give W_DKV (X's "
                          "down-projection to the latent c_KV) with W_UK and W_UV");
       }
     }
@@ -670,7 +683,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(std::string("W_DKV (multi-head latent attention) and ") + key +
+    throw InputError(at(key, "W_DKV"), std::string("W_DKV (multi-head latent attention) and ") + key +
                      " cannot be combined: latent attention projects every head's keys and values from one latent "
                      "c_KV of X (self-attention, rows layout), its positions are RoPE's on q_R and k_R, and its "
                      "cache is past_c_KV with past_k_R");
@@ -680,20 +693,20 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   require(p.W_UK, "W_UK", mode);
   require(p.W_UV, "W_UV", mode);
   if (p.W_Q && (p.W_DQ || p.W_UQ)) {
-    throw InputError(std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
+    throw InputError(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
                      " cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
   }
   if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", mode);
-  if (p.W_DQ && !p.W_UQ) throw InputError("W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
-  if (p.W_UQ && !p.W_DQ) throw InputError("W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_DQ && !p.W_UQ) throw InputError(at("W_DQ", "W_UQ"), "W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_UQ && !p.W_DQ) throw InputError(at("W_UQ", "W_DQ"), "W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
   if (p.W_QR.has_value() != p.W_KR.has_value()) {
-    throw InputError(std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
+    throw InputError(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
                      ": the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
   }
   if (!p.W_KR && o.rope.on) {
-    throw InputError("options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
+    throw InputError(at("options.rope", "W_KR"), "options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
   }
-  if (o.heads < 1) throw InputError("heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+  if (o.heads < 1) throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
   n.latent = true;
   n.X = take(*p.X, "X", n);
   n.W_DKV = take(*p.W_DKV, "W_DKV", n);
@@ -702,7 +715,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
   const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const std::string& why) {
     if (W.rows() == want) return;
-    throw InputError(std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" + name +
+    throw InputError(at(name), std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" + name +
                      " is " + shape(W) + ")");
   };
   const Eigen::Index d_model = n.X.cols();
@@ -717,7 +730,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const std::string heads = "heads = " + std::to_string(n.heads);
   const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
     if (W.cols() % n.heads != 0) {
-      throw InputError(heads + " does not divide the " + std::to_string(W.cols()) + " columns of " + name +
+      throw InputError(at(name, "options.heads"), heads + " does not divide the " + std::to_string(W.cols()) + " columns of " + name +
                        " (heads x " + what + ")");
     }
     return W.cols() / n.heads;
@@ -740,7 +753,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     query_side = &n.W_Q;
   }
   if (query_side->cols() != n.d_h * n.heads) {
-    throw InputError(std::string(query_name) + " has " + std::to_string(query_side->cols()) + " columns but W_UK has " +
+    throw InputError(at(query_name, "W_UK"), std::string(query_name) + " has " + std::to_string(query_side->cols()) + " columns but W_UK has " +
                      std::to_string(n.W_UK.cols()) + ": q_C and k_C need the same d_h (" + heads + ", d_h = " +
                      std::to_string(n.d_h) + ")");
   }
@@ -752,16 +765,16 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     if (n.W_QR.rows() == n.d_cq && n.d_cq > 0) {
       n.qr_from_cq = true;  // d_cq = d_model reads c_Q, as the issue's contract says
     } else if (n.W_QR.rows() != d_model) {
-      throw InputError("W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
+      throw InputError(at("W_QR", "X"), "W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
                        (n.d_cq > 0 ? "c_Q (" + std::to_string(n.d_cq) + " columns) or " : std::string()) + "X (" +
                        std::to_string(d_model) + " columns)");
     }
     if (n.W_QR.cols() != n.d_r * n.heads) {
-      throw InputError("W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads + " of d_r = " +
+      throw InputError(at("W_QR", "W_KR"), "W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads + " of d_r = " +
                        std::to_string(n.d_r) + " (W_KR's columns) need " + std::to_string(n.d_r * n.heads));
     }
     if (n.d_r % 2 != 0) {
-      throw InputError("W_KR has " + std::to_string(n.d_r) + " columns: RoPE turns pairs of features, so d_r must be even");
+      throw InputError(at("W_KR"), "W_KR has " + std::to_string(n.d_r) + " columns: RoPE turns pairs of features, so d_r must be even");
     }
     n.options.rope.on = true;  // q_R and k_R are always rotated
   }
@@ -772,27 +785,27 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     throw InputError("too many tokens (" + std::to_string(n.L) + "): the largest accepted is " + std::to_string(kMaxTokens));
   }
   if (p.past_c_KV || p.past_k_R) {
-    if (!p.past_c_KV) throw InputError("past_k_R is given without past_c_KV: a latent cache holds both");
-    if (n.d_r > 0 && !p.past_k_R) throw InputError("past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
-    if (n.d_r == 0 && p.past_k_R) throw InputError("past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
+    if (!p.past_c_KV) throw InputError(at("past_k_R", "past_c_KV"), "past_k_R is given without past_c_KV: a latent cache holds both");
+    if (n.d_r > 0 && !p.past_k_R) throw InputError(at("past_c_KV", "past_k_R"), "past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
+    if (n.d_r == 0 && p.past_k_R) throw InputError(at("past_k_R", "W_KR"), "past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
     n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
     if (n.past_c_KV.cols() != n.d_c) {
-      throw InputError("past_c_KV has " + std::to_string(n.past_c_KV.cols()) + " columns but c_KV has " + std::to_string(n.d_c));
+      throw InputError(at("past_c_KV", "W_DKV"), "past_c_KV has " + std::to_string(n.past_c_KV.cols()) + " columns but c_KV has " + std::to_string(n.d_c));
     }
     if (p.past_k_R) {
       n.past_k_R = take(*p.past_k_R, "past_k_R", n);
       if (n.past_k_R.cols() != n.d_r) {
-        throw InputError("past_k_R has " + std::to_string(n.past_k_R.cols()) + " columns but k_R has " + std::to_string(n.d_r));
+        throw InputError(at("past_k_R", "W_KR"), "past_k_R has " + std::to_string(n.past_k_R.cols()) + " columns but k_R has " + std::to_string(n.d_r));
       }
       if (n.past_k_R.rows() != n.past_c_KV.rows()) {
-        throw InputError("past_k_R has " + std::to_string(n.past_k_R.rows()) + " rows but past_c_KV has " +
+        throw InputError(at("past_k_R", "past_c_KV"), "past_k_R has " + std::to_string(n.past_k_R.rows()) + " rows but past_c_KV has " +
                          std::to_string(n.past_c_KV.rows()) + ": every cached token has a latent and a rotated key");
       }
     }
     n.past = n.past_c_KV.rows();
     n.S += n.past;
     if (n.S > kMaxTokens) {
-      throw InputError("too many keys (" + std::to_string(n.past) + " cached + " + std::to_string(n.L) +
+      throw InputError(at("past_c_KV"), "too many keys (" + std::to_string(n.past) + " cached + " + std::to_string(n.L) +
                        " new): the largest accepted is " + std::to_string(kMaxTokens));
     }
   }
@@ -808,13 +821,13 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
                                               {"options.decay", o.decay.has_value()}};
   if (!n.linear()) {
     for (const auto& [key, given] : own) {
-      if (given) throw InputError(std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
+      if (given) throw InputError(at(key, "options.attention"), std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
     }
     return;
   }
   check_softmax_only(p, "options.attention \"linear\"");
   if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
-    throw InputError("options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
+    throw InputError(at("options.decay"), "options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
   }
   const std::pair<const char*, bool> refused[] = {
       {"options.layout \"columns\"", n.columns},
@@ -831,7 +844,7 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(std::string("options.attention \"linear\" and ") + key +
+    throw InputError(at(key, "options.attention"), std::string("options.attention \"linear\" and ") + key +
                      " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
                      "cache of keys (causal follows options.causal; it is written in the rows layout)");
   }
@@ -848,7 +861,7 @@ ATTN_NOINLINE void check_rows_only(const Problem& p) {
   };
   for (const auto& [key, on] : rows_only) {
     if (on) {
-      throw InputError(std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
+      throw InputError(at(key, "options.layout"), std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
     }
   }
 }
@@ -860,22 +873,22 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
 
   if (o.qk_norm.on) {
     if (o.qk_norm.type == QkNorm::Type::None) {
-      throw InputError("options.qk_norm.type is required: \"rms\" or \"layer\"");
+      throw InputError(at("options.qk_norm.type"), "options.qk_norm.type is required: \"rms\" or \"layer\"");
     }
     if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
-      throw InputError("options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
+      throw InputError(at("options.qk_norm.eps"), "options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
     }
-    if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps");
+    if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps", "options.qk_norm.eps");
     const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
                                                                         {"options.qk_norm.g_k", &o.qk_norm.g_k}};
     for (const auto& [key, g] : gains) {
       if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
-        throw InputError(std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
+        throw InputError(at(key), std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
                          std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
       }
       for (size_t k = 0; k < g->size(); ++k) {
         if (!std::isfinite((*g)[k])) {
-          throw InputError(std::string(key) + " entry " + std::to_string(k + 1) + " is " + format_number((*g)[k]) +
+          throw InputError(cell(key, k + 1), std::string(key) + " entry " + std::to_string(k + 1) + " is " + format_number((*g)[k]) +
                            ": gains must be finite numbers");
         }
       }
@@ -885,19 +898,19 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     n.g_k = o.qk_norm.g_k.empty() ? ones : o.qk_norm.g_k;
   }
 
-  if (p.b_G && !p.W_G) throw InputError("b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  if (p.b_G && !p.W_G) throw InputError(at("b_G", "W_G"), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
   if (p.W_G) {
     if (n.direct) {
-      throw InputError("W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V are given directly");
+      throw InputError(at("W_G", "X"), "W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V are given directly");
     }
     n.W_G = take(*p.W_G, "W_G", n);
     if (n.W_G->rows() != n.X.cols()) {
-      throw InputError("W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " + std::to_string(n.X.cols()) +
+      throw InputError(at("W_G", "X"), "W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " + std::to_string(n.X.cols()) +
                        " columns (W_G is " + std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
     }
     const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
     if (width != elementwise && width != headwise) {
-      throw InputError("W_G has " + std::to_string(width) + " columns but the gate needs heads*d_v = " +
+      throw InputError(at("W_G"), "W_G has " + std::to_string(width) + " columns but the gate needs heads*d_v = " +
                        std::to_string(elementwise) + " (one gate per output feature) or heads = " +
                        std::to_string(headwise) + " (one gate per head)");
     }
@@ -905,7 +918,7 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     if (p.b_G) {
       check_finite(*p.b_G, "b_G");
       if (p.b_G->size() != width) {
-        throw InputError("b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " + std::to_string(width) +
+        throw InputError(at("b_G", "W_G"), "b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " + std::to_string(width) +
                          " columns: one bias per column of W_G");
       }
       n.b_G = p.b_G;
@@ -915,42 +928,42 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   if (o.score_fn == ScoreFn::Sigmoid) {
     n.sigmoid = true;
     if (!o.sink_logit.empty()) {
-      throw InputError("options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a softmax's denominator, and a sigmoid has none");
+      throw InputError(at("options.sink_logit", "options.score_fn"), "options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a softmax's denominator, and a sigmoid has none");
     }
     if (o.fully_masked == FullyMasked::NaN) {
-      throw InputError("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid gives every hidden key weight 0, a fully masked query too");
+      throw InputError(at("options.fully_masked", "options.score_fn"), "options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid gives every hidden key weight 0, a fully masked query too");
     }
     const double b = o.sigmoid_bias;
-    if (std::isinf(b)) throw InputError("options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
+    if (std::isinf(b)) throw InputError(at("options.sigmoid_bias"), "options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
     n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
-    if (float32 && n.sigmoid_bias != 0) check_float32_option(n.sigmoid_bias, "options.sigmoid_bias");
+    if (float32 && n.sigmoid_bias != 0) check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
   } else if (!std::isnan(o.sigmoid_bias)) {
-    throw InputError("options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+    throw InputError(at("options.sigmoid_bias", "options.score_fn"), "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
   }
 
   if (o.differential.on) {
     const Differential& d = o.differential;
     if (n.d_k % 2 != 0) {
-      throw InputError("options.differential needs an even d_k (each head's features split in halves), got d_k = " +
+      throw InputError(at("options.differential"), "options.differential needs an even d_k (each head's features split in halves), got d_k = " +
                        std::to_string(n.d_k));
     }
     if (!o.sink_logit.empty()) {
-      throw InputError("options.sink_logit and options.differential exclude one another: give one of them");
+      throw InputError(at("options.sink_logit", "options.differential"), "options.sink_logit and options.differential exclude one another: give one of them");
     }
     const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
-    if (d.lambda.empty()) throw InputError("options.differential.lambda is required: one number, or one per head");
+    if (d.lambda.empty()) throw InputError(at("options.differential.lambda"), "options.differential.lambda is required: one number, or one per head");
     if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
-      throw InputError("options.differential.lambda needs one number or one per head: " + std::to_string(d.lambda.size()) +
+      throw InputError(at("options.differential.lambda", "options.heads"), "options.differential.lambda needs one number or one per head: " + std::to_string(d.lambda.size()) +
                        " given for " + heads);
     }
     for (size_t h = 0; h < d.lambda.size(); ++h) {
       if (!std::isfinite(d.lambda[h])) {
-        throw InputError("options.differential.lambda entry " + std::to_string(h + 1) + " is " +
+        throw InputError(cell("options.differential.lambda", h + 1), "options.differential.lambda entry " + std::to_string(h + 1) + " is " +
                          format_number(d.lambda[h]) + ": lambda must be a finite number");
       }
     }
     if (!std::isfinite(d.lambda_init)) {
-      throw InputError("options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
+      throw InputError(at("options.differential.lambda_init"), "options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
     }
     n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
   }

@@ -939,17 +939,33 @@ inline emscripten::val layout() {
 /// e.what(), RETURNED for web/lib to throw: throwing it from here would unwind the wasm stack
 /// without running destructors, leaking embind's argument buffers and every C++ object of the
 /// call on each error; returning lets everything be destroyed normally.
+/// An input error's place (InputError::place()) rides along as the Error's field, fields, row and
+/// column, which web/lib/load.js unwrap() keeps.
 template <class Body>
 emscripten::val guarded(Body&& body) {
   std::string message;
+  ErrorPlace place;
   try {
     return body();
+  } catch (const InputError& e) {
+    message = e.what();
+    place = e.place();
   } catch (const std::exception& e) {
     message = e.what();
   } catch (...) {
     message = "unknown C++ exception";
   }
-  return emscripten::val::global("Error").new_(message);
+  emscripten::val error = emscripten::val::global("Error").new_(message);
+  if (!place.field.empty()) {
+    error.set("field", place.field);
+    emscripten::val fields = emscripten::val::array();
+    fields.call<void>("push", place.field);
+    if (!place.other.empty()) fields.call<void>("push", place.other);
+    error.set("fields", fields);
+    if (place.row > 0) error.set("row", static_cast<double>(place.row));
+    if (place.column > 0) error.set("column", static_cast<double>(place.column));
+  }
+  return error;
 }
 
 }  // namespace attn::wire

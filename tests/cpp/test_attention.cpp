@@ -409,6 +409,58 @@ TEST_CASE("direct-mode errors", "[attention][errors]") {
   REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("K is missing"));
 }
 
+/// Where run() says `p`'s error is (field, other, row, column), or "no error".
+std::string place_of(const Problem& p) {
+  try {
+    attn::run(p);
+  } catch (const attn::InputError& e) {
+    const attn::ErrorPlace& at = e.place();
+    return at.field + " | " + at.other + " | " + std::to_string(at.row) + " | " + std::to_string(at.column);
+  }
+  return "no error";
+}
+
+TEST_CASE("errors carry the input they concern, and the entry's row and column", "[attention][errors]") {
+  auto p = random_projection_problem(1, 4, 4, 4, 3, 3);
+  SECTION("a non-finite entry: its 1-based row and column") {
+    (*p.X)(2, 1) = std::nan("");
+    CHECK(place_of(p) == "X |  | 3 | 2");
+  }
+  SECTION("two inputs that disagree: the one read against the other") {
+    p.W_K = Matrix::Ones(3, 3);
+    CHECK(place_of(p) == "W_K | X | 0 | 0");
+    p.W_K.reset();
+    CHECK(place_of(p) == "W_K |  | 0 | 0");
+  }
+  SECTION("a bias, an option, a mask entry, a list entry") {
+    p.b_Q = attn::Vector::Ones(4);
+    CHECK(place_of(p) == "b_Q | W_Q | 0 | 0");
+    p.b_Q.reset();
+    p.options.heads = 2;
+    CHECK(place_of(p) == "options.heads | W_Q | 0 | 0");
+    p.options.heads = 1;
+    p.options.mask = Matrix::Constant(4, 4, 1.0);
+    (*p.options.mask)(1, 3) = 2.0;
+    p.options.mask_kind = attn::MaskKind::Keep;
+    CHECK(place_of(p) == "options.mask |  | 2 | 4");
+    p.options.mask.reset();
+    p.options.alibi_slopes = {0.5, std::nan("")};
+    p.options.heads = 1;
+    CHECK(place_of(p) == "options.alibi | options.heads | 0 | 0");
+    p.options.alibi_slopes = {std::nan("")};
+    CHECK(place_of(p) == "options.alibi |  | 1 | 0");
+  }
+  SECTION("a variant's key is its field") {
+    p.options.score_fn = attn::ScoreFn::Sigmoid;
+    p.options.attention = attn::AttentionKind::Linear;
+    CHECK(place_of(p) == "options.attention | options.score_fn | 0 | 0");
+  }
+  SECTION("an error of the whole problem names no field") {
+    p.Q = Matrix::Ones(4, 3);
+    CHECK(place_of(p) == " |  | 0 | 0");
+  }
+}
+
 TEST_CASE("explain: every kind of cell shows its worked calculation", "[attention][explain]") {
   auto p = random_projection_problem(31, 3, 3, 4, 4, 2);
   p.b_Q = attn::Vector::Constant(4, 0.25);

@@ -475,3 +475,20 @@ TEMPLATE_TEST_CASE("fast path: errors name the input and the position", "[fast][
   empty.V = Matrix::Zero(4, 2);
   CHECK_THROWS_AS(fast_raw<TestType>(empty, FastOptions{}, out), attn::InputError);
 }
+
+TEST_CASE("the scale rule that run(), explain and the fast path share", "[fast][scale]") {
+  using attn::Scale;
+  const auto f = attn::scale_rule<float>(Scale{}, 3);  // the default: divide by √d_k, in float32
+  CHECK(f.divide);
+  CHECK(f.by == std::sqrt(3.0f));
+  CHECK(f.apply(2.0f) == 2.0f / std::sqrt(3.0f));
+  CHECK(f.factor() == 1.0 / static_cast<double>(std::sqrt(3.0f)));
+  const auto root = attn::scale_rule<double>(Scale{Scale::Kind::DivideBySqrt, 2.0}, 8);
+  CHECK((root.divide && root.by == std::sqrt(2.0)));
+  const auto by = attn::scale_rule<double>(Scale{Scale::Kind::DivideBy, 4.0}, 8);
+  CHECK((by.divide && by.by == 4.0 && by.factor() == 0.25));
+  const auto times = attn::scale_rule<float>(Scale{Scale::Kind::Multiply, 0.5}, 8);
+  CHECK((!times.divide && times.by == 0.5f && times.apply(3.0f) == 1.5f));
+  const auto none = attn::scale_rule<double>(Scale{Scale::Kind::None, 7.0}, 8);
+  CHECK((!none.divide && none.by == 1.0));
+}

@@ -105,6 +105,19 @@ describe('errors from the core, as JS Errors with its message', () => {
     throwsError(() => engine.run({ ...ok(), options: { mask: [[0, 'inf', 0], [0, 0, 0], [0, 0, 0]] } }), /^mask row 1, column 2 is inf/);
   });
 
+  test('the core\'s errors carry the input they concern: field, fields, row and column (1-based)', () => {
+    const at = (e) => [e.field, e.fields, e.row, e.column];
+    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), V: [[1, 'nan'], [0, 1], [1, 1]] }), /^V row 1/)), ['V', ['V'], 1, 2]);
+    assert.deepEqual(at(throwsError(() => engine.run({ Q, K: [[1, 2]], V: Q }), /^K has 1 rows/)), ['V', ['V', 'K'], undefined, undefined]);
+    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { mask: [[0, 'inf', 0], [0, 0, 0], [0, 0, 0]] } }), /^mask row 1/)),
+      ['options.mask', ['options.mask'], 1, 2]);
+    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { heads: 3 } }), /heads = 3/)), ['options.heads', ['options.heads', 'Q'], undefined, undefined]);
+    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { score_fn: 'sigmoid', attention: 'linear' } }), /exclude one another/)),
+      ['options.attention', ['options.attention', 'options.score_fn'], undefined, undefined]);
+    // A problem-wide error concerns no one input.
+    assert.deepEqual(at(throwsError(() => engine.run({}), /no inputs/)), [undefined, undefined, undefined, undefined]);
+  });
+
   test('text matrices go through the parser, whose messages name the matrix', () => {
     throwsError(() => engine.run({ ...ok(), Q: '[[1, 2], [3]]' }), /^Q/);
     throwsError(() => engine.parseMatrix('[[1, 2], [3]]', 'pasted'), /^pasted/);

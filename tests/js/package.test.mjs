@@ -136,7 +136,7 @@ describe('the packed tarball', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
     writeFileSync(join(app, 'usage.ts'), `
       import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version, decodeCsv, decodeLatex, tilesCsv, tilesLatex, connectModelWorker } from 'attention-explorer';
-      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax, TrainConfig, Model, HeadScore, ModelWeights, ModelCatalogue, ModelWorker } from 'attention-explorer';
+      import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax, TrainConfig, Model, HeadScore, ModelWeights, ModelCatalogue, ModelWorker, InputErrorPlace } from 'attention-explorer';
 
       import { loadFastAttention } from 'attention-explorer/fast';
       import type { FastEngine, FastResult } from 'attention-explorer/fast';
@@ -161,6 +161,13 @@ describe('the packed tarball', () => {
         const facts: HeadFacts = trace.facts[0];
         const e: Explanation = engine.explain(problem, { step: 'weights', row: 0, col: 1 });
         const m: number[][] = engine.parseMatrix('[1 2; 3 4]', 'W');
+        try {
+          engine.run({ Q: [[1]], K: [[1, 2]], V: [[1]] });
+        } catch (error: unknown) {
+          const place = error as Error & InputErrorPlace;
+          const where: string = [place.field ?? 'general', place.fields?.join(','), place.row ?? 0, place.column ?? 0].join(' ');
+          console.log(where);
+        }
         const decoded: Decoding = engine.decode({ Q: [[1], [2]], K: [[1], [2]], V: [[1], [2]] });
         const tiled: Tiles = engine.tiles(problem, { block_q: 2, block_k: 1 });
         const online: OnlineSoftmax = engine.onlineSoftmax([100, 1], { subtractMax: false, precision: 'float32' });

@@ -65,7 +65,7 @@ const CATALOGUE = [
   ['shape zero', { ...ok(), Q: { shape: [0, 2], data: [] } }, 'Q.shape must be [rows, columns] with positive integers, got [0,2]', 'Q'],
   ['shape as strings', { ...ok(), Q: { shape: ['1', '2'], data: [1, 2] } }, 'Q.shape must be [rows, columns] with positive integers, got ["1","2"]', 'Q'],
   ['over the token limit', { Q: { shape: [5000, 1], data: new Array(5000).fill(1) }, K: [[1]], V: [[1]] },
-    'Q has 5000 rows: at most 4096 are accepted (every step of the trace is kept in memory)', undefined],
+    'Q has 5000 rows: at most 4096 are accepted (every step of the trace is kept in memory)', 'Q'],
   // deeply nested arrays
   ['3-deep', { ...ok(), Q: [[[1, 0]], [[0, 1]]] }, 'Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'Q'],
   ['100,000-deep', `{"Q": ${deepText(100_000, '1')}, "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}`, 'Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'Q'],

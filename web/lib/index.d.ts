@@ -15,6 +15,23 @@ export type MaskInput = MatrixInput | ReadonlyArray<ReadonlyArray<boolean>>;
 /** A bias vector: a list of numbers, or text. */
 export type VectorInput = ReadonlyArray<number | string> | ArrayLike<number> | string;
 
+/**
+ * What every input error thrown by the engine carries besides its message (docs/api.md, "Problem
+ * JSON"): catch it as `unknown` and read these to show the error beside its input.
+ */
+export interface InputErrorPlace {
+  /** The input or option as problem JSON names it ("W_K", "options.heads"); absent for an error about the whole problem. */
+  field?: string;
+  /** The core's errors: the field, then the input it was read against when two disagree. */
+  fields?: string[];
+  /** One entry's 1-based row (a list's entry number). */
+  row?: number;
+  /** One entry's 1-based column. */
+  column?: number;
+  /** runAll: the failing problem's index (from 0). */
+  problemIndex?: number;
+}
+
 export type Scale = 'sqrt_dk' | 'none' | number | `1/sqrt(${string})` | `1/${string}`;
 
 export interface Options {

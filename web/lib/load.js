@@ -132,6 +132,9 @@ export function indexOf(names) {
  * Node prints whole above an uncaught error; its stack holds nothing a reader can use.
  */
 export function unwrap(result) {
-  if (result instanceof Error) throw new Error(result.message);
-  return result;
+  if (!(result instanceof Error)) return result;
+  // A new Error (a stack in the caller's code), keeping what the core says the error concerns.
+  const error = new Error(result.message);
+  for (const key of ['field', 'fields', 'row', 'column']) if (result[key] !== undefined) error[key] = result[key];
+  throw error;
 }

@@ -77,25 +77,21 @@ export function buildProblem(state, editorError) {
   }
 }
 
-const INPUT_NAME = /\b(past_K|past_V|X_kv|W_Q|W_K|W_V|W_O|W_G|b_Q|b_K|b_V|b_O|b_G|mask|X|Q|K|V|P)\b/;
-
 /**
  * Where an error from the package or the engine is shown: next to its input, under the options, or
- * in the general banner. The package's own errors name their input in `field`; the core's carry no
- * field but start with the input they concern ("W_K has 3 rows but X has 4 columns").
+ * in the general banner. Both the package's errors and the core's name what they concern in
+ * `field` (and the core's in `fields`, when two inputs disagree: "K has 2 rows but V has 3").
  */
 export function errorPlace(err, state) {
   const active = new Set([...stateInputs(state), ...(state.options.mask === 'additive' ? ['mask'] : [])]);
-  const field = String(err.field ?? '');
-  if (field.startsWith('options.') && field !== 'options.mask') return 'options';
-  const named = field === 'options.mask' ? 'mask' : field.split('.')[0];
-  if (active.has(named)) return named;
-  // "K has 2 rows but V has 3": at the one just changed, if it is one of them.
-  const all = [...String(err.message).matchAll(new RegExp(INPUT_NAME.source, 'g'))].map((x) => x[1]);
-  if (all.length > 1 && all.includes(lastEdited.name) && active.has(lastEdited.name)) return lastEdited.name;
-  const m = INPUT_NAME.exec(err.message);
-  if (m && active.has(m[1])) return m[1];
-  if (m && m[1] === 'mask') return 'options';
-  if (/heads|scale|softcap|precision|layout|rope|window|sink|alibi|position|mask_fill|fully_masked|attention|feature_map|normalize|decay|qk_norm|score_fn|sigmoid|differential/.test(err.message)) return 'options';
+  const fields = (err.fields ?? (err.field === undefined ? [] : [err.field])).map(String);
+  // Two inputs that disagree: at the one just changed, if it is one of them.
+  if (fields.length > 1 && fields.includes(lastEdited.name) && active.has(lastEdited.name)) return lastEdited.name;
+  for (const field of fields) {
+    if (field === 'options.mask') return active.has('mask') ? 'mask' : 'options';
+    if (field.startsWith('options.')) return 'options';
+    const input = field.split('.')[0];
+    if (active.has(input)) return input;
+  }
   return 'general';
 }
