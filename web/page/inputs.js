@@ -46,7 +46,7 @@ function describeInput(name) {
     case 'P': return `added to X before the projections: its shape, ${tok}`;
     case 'past_K': return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
     case 'past_V': return `earlier tokens' values, ${tok}; heads side by side`;
-    case 'W_G': return 'd<sub>model</sub> × (heads·d<sub>v</sub>): one gate per output feature; or d<sub>model</sub> × heads: one per head';
+    case 'W_G': return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
     case 'b_G': return 'one per column of W<sub>G</sub>';
     default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
