@@ -1,10 +1,14 @@
 // Issue 31 on the explorer page, in Chromium via playwright-core, on node:test:
 //   node --test --test-concurrency=1 tests/browser/variants.test.mjs [--lib DIR]
-// The "Attention variants" controls (linear attention: the switch, the feature map, normalize, the
-// decay): set on the page, the steps appear with the numbers engine.run gives in Node for the
-// problem the page's link holds; a bad decay shows its error under the options. The linear
-// preset draws; ?walk=recurrent steps through its state token by token and chunk by chunk, the
-// numbers checked against engine.recurrent. The tests run in order on one page.
+// The "Attention variants" controls (where the weights come from: softmax, sigmoid with its bias,
+// differential with λ, λ_init and its norm, linear with its feature map, normalize and decay;
+// QK-norm with its type, ε and gains; the output gate, elementwise or headwise, with b_G): set on
+// the page, the steps appear with the numbers engine.run gives in Node for the problem the page's
+// link holds; a bad value shows the message naming its key (under the options, or at W_G) and the
+// page keeps working; two variants that exclude one another, arriving by link, show the core's
+// message naming both. The variants' presets load; the linear preset draws, and ?walk=recurrent
+// steps through its state token by token and chunk by chunk, the numbers checked against
+// engine.recurrent. The tests run in order on one page.
 import strict from 'node:assert/strict';
 import { join, resolve } from 'node:path';
 
@@ -14,7 +18,7 @@ const root = resolve(import.meta.dirname, '..', '..');
 const libArg = process.argv.indexOf('--lib');
 const lib = resolve(libArg > 0 ? process.argv[libArg + 1] : join(root, 'dist'));
 const pkg = await import(join(lib, 'node.js'));
-const { decodeStateString, stateToProblem } = await import(join(lib, 'share.js'));
+const { decodeStateString, encodeStateString, problemToState, stateToProblem } = await import(join(lib, 'share.js'));
 const engine = await pkg.loadAttention();
 
 const parseShown = (text) => Number(text.trim().replace(/\u2212/g, '-'));
@@ -49,6 +53,16 @@ async function assertStep(page, trace, id, head = 0) {
     assert(Math.abs(shown[i][j] - e) <= 0.51e-8 + 1e-7 * Math.abs(e), `${id}[${i + 1}, ${j + 1}]: the page shows ${shown[i][j]}, engine.run gives ${e}`);
   }));
 }
+
+/** Runs `action` (a change of a control) and waits until the page's link changed with it. */
+async function changing(page, action) {
+  const before = await page.evaluate(() => location.hash);
+  await action();
+  await page.waitForFunction((h) => location.hash !== h, before);
+}
+
+const openVariants = (page) => page.evaluate(() => { document.getElementById('opt-variants').open = true; });
+const factsOf = (page, key) => page.$eval(`#step-list article[data-key="${key}"] ul.facts`, (e) => e.textContent);
 
 const stepIds = (page) => page.$$eval('#step-list article.step', (as) => [...new Set(as.map((a) => a.dataset.step))]);
 const optionsError = (page) => page.$eval('#options-error', (e) => (e.hidden ? '' : e.textContent));
@@ -127,4 +141,203 @@ test('the linear preset draws, and ?walk=recurrent steps through its state', asy
   await page.waitForFunction((p) => document.getElementById('practice-pos').textContent.endsWith(p), `Chunk step 1 of ${chunked.steps.length}`);
   const rows = await page.$$eval('#practice-body figure', (fs) => fs.map((f) => f.querySelector('figcaption').textContent));
   assert(rows.some((c) => c.startsWith('From inside the chunk')) && rows.some((c) => c.startsWith('From the state carried in')), `captions: ${rows}`);
+});
+
+test('sigmoid attention: the choice and its bias reach the core, and no row is said to sum to 1', async ({ page, base }) => {
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.selectOption('#preset', '000');
+  await page.fill('#opt-decimals', '8');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  strict.match(await factsOf(page, 'weights:0'), /each row sums to 1: /);
+  assert(await page.$eval('#opt-sigmoid-bias', (e) => e.disabled), 'the sigmoid bias is enabled with softmax attention');
+  await changing(page, () => page.selectOption('#opt-attention', 'sigmoid'));
+  let { problem, trace } = await nodeTrace(page);
+  strict.equal(problem.options.score_fn, 'sigmoid');
+  assert(!('sigmoid_bias' in problem.options), 'an empty bias is written into the link');
+  await assertStep(page, trace, 'weights');
+  await assertStep(page, trace, 'output', null);
+  // Rows of sigmoid weights (here 0.82 to 1.33) are not said to sum to 1, on the card or at a glance.
+  const facts = await factsOf(page, 'weights:0');
+  strict.match(facts, /row sums \(sigmoid weights need not sum to 1\): 0\.82088668/);
+  assert(!/sums to 1:/.test(facts), `the weights card says the rows sum to 1: ${facts}`);
+  strict.match(await page.$eval('#glance figcaption', (e) => e.textContent), /sigmoid weights, each on its own: a query's need not sum to 1/);
+  await changing(page, () => page.fill('#opt-sigmoid-bias', '-1'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.equal(problem.options.sigmoid_bias, -1);
+  await assertStep(page, trace, 'weights');
+  await page.fill('#opt-sigmoid-bias', 'big');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.match(await optionsError(page), /^options\.sigmoid_bias must be a finite number \(default -ln S\), got "big"/);
+  await page.fill('#opt-sigmoid-bias', '');
+  await page.waitForFunction(() => document.getElementById('options-error').hidden);
+  await changing(page, () => page.selectOption('#opt-attention', 'softmax'));
+  ({ problem } = await nodeTrace(page));
+  for (const key of ['score_fn', 'sigmoid_bias']) assert(!(key in problem.options), `options.${key} left in the link`);
+});
+
+test('differential attention: λ, λ_init and the norm reach the core; an odd d_k names the option', async ({ page }) => {
+  await page.selectOption('#preset', '000');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  await changing(page, () => page.selectOption('#opt-attention', 'differential'));
+  // λ is required: it starts at λ_init's default, 0.8.
+  strict.equal(await page.$eval('#opt-lambda', (e) => e.value), '0.8');
+  await page.waitForSelector('#step-list article[data-key="head_normed:0"]');
+  let { problem, trace } = await nodeTrace(page);
+  strict.deepEqual(problem.options.differential, { lambda: 0.8 });
+  for (const id of ['weights_1', 'weights_2', 'weights', 'head_normed']) await assertStep(page, trace, id);
+  await assertStep(page, trace, 'output', null);
+  strict.match(await factsOf(page, 'weights:0'), /each row sums to 1 − λ: 0\.2/);
+  // Emptied, λ stays empty (it is required: the message names it) until a number is typed.
+  await page.fill('#opt-lambda', '');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.equal(await optionsError(page), 'options.differential.lambda is required: one number, or one per head');
+  strict.equal(await page.$eval('#opt-lambda', (e) => e.value), '');
+  await changing(page, () => page.fill('#opt-lambda', '0.3'));
+  await changing(page, () => page.fill('#opt-lambda-init', '0.5'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.options.differential, { lambda: 0.3, lambda_init: 0.5 });
+  await assertStep(page, trace, 'weights');
+  await assertStep(page, trace, 'head_normed');
+  await page.click('#opt-diff-norm');
+  await page.waitForFunction(() => !document.querySelector('#step-list article[data-key="head_normed:0"]'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.equal(problem.options.differential.norm, false);
+  await assertStep(page, trace, 'output', null);
+  // Seed 003's heads have d_k = 3: no halves. The message names the option; softmax computes again.
+  await page.selectOption('#preset', '003');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  await page.selectOption('#opt-attention', 'differential');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.equal(await optionsError(page), 'options.differential needs an even d_k (each head\'s features split in halves), got d_k = 3');
+  assert(await page.$eval('#results', (e) => e.classList.contains('stale')), 'the last good result is not dimmed');
+  await page.selectOption('#opt-attention', 'softmax');
+  await page.waitForFunction(() => document.getElementById('options-error').hidden);
+  assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), 'softmax attention does not compute again');
+});
+
+test('two variants that exclude one another, by link: the core\'s message names both; one choice mends it', async ({ page, base }) => {
+  const problem = pkg.presetProblem(pkg.findPreset('000'), engine).problem;
+  problem.options = { ...problem.options, score_fn: 'sigmoid', differential: { lambda: 0.5 } };
+  const hash = await encodeStateString(problemToState(problem, { decimals: 8 }));
+  await page.goto(`${base}#${hash}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.equal(await optionsError(page), 'options.score_fn "sigmoid" and options.differential exclude one another: give one of them');
+  // The one "weights from" choice shows one of them; choosing keeps only that one.
+  strict.equal(await page.$eval('#opt-attention', (e) => e.value), 'differential');
+  await page.selectOption('#opt-attention', 'sigmoid');
+  await page.waitForFunction(() => document.getElementById('options-error').hidden);
+  const { problem: mended, trace } = await nodeTrace(page);
+  strict.equal(mended.options.score_fn, 'sigmoid');
+  assert(!('differential' in mended.options), 'options.differential left in the link');
+  await assertStep(page, trace, 'weights');
+});
+
+test('QK-norm: type, ε and gains reach the core; not with linear attention; wrong gains name the option', async ({ page }) => {
+  await page.selectOption('#preset', '000');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  assert(await page.$eval('#opt-qk-eps', (e) => e.disabled), 'ε is enabled with QK-norm off');
+  await changing(page, () => page.selectOption('#opt-qk-norm', 'rms'));
+  await page.waitForSelector('#step-list article[data-key="Q_normed:0"]');
+  let { problem, trace } = await nodeTrace(page);
+  strict.deepEqual(problem.options.qk_norm, { type: 'rms' });
+  for (const id of ['Q_normed', 'K_normed', 'scores', 'weights']) await assertStep(page, trace, id);
+  await assertStep(page, trace, 'output', null);
+  await changing(page, () => page.selectOption('#opt-qk-norm', 'layer'));
+  await changing(page, () => page.fill('#opt-qk-eps', '0.01'));
+  await changing(page, () => page.fill('#opt-qk-gq', '1 2 1 2 1 2 1 2'));
+  await changing(page, () => page.fill('#opt-qk-gk', '0.5, 0.5, 1, 1, 1, 1, 2, 2'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.options.qk_norm, { type: 'layer', eps: 0.01, g_q: [1, 2, 1, 2, 1, 2, 1, 2], g_k: [0.5, 0.5, 1, 1, 1, 1, 2, 2] });
+  for (const id of ['Q_normed', 'K_normed', 'weights']) await assertStep(page, trace, id);
+  await page.fill('#opt-qk-gk', '1 2 3');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.equal(await optionsError(page), 'options.qk_norm.g_k has 3 gains but d_k = 8: one per feature of a head, shared by every head');
+  await page.fill('#opt-qk-gk', '');
+  await page.waitForFunction(() => document.getElementById('options-error').hidden);
+  // Linear attention refuses QK-norm: the control is off while it is chosen, and comes back after.
+  await changing(page, () => page.selectOption('#opt-attention', 'linear'));
+  assert(await page.$eval('#opt-qk-norm', (e) => e.disabled), 'QK-norm can be chosen with linear attention');
+  ({ problem } = await nodeTrace(page));
+  assert(!('qk_norm' in problem.options), 'options.qk_norm sent with linear attention');
+  await changing(page, () => page.selectOption('#opt-attention', 'softmax'));
+  ({ problem } = await nodeTrace(page));
+  strict.deepEqual(problem.options.qk_norm, { type: 'layer', eps: 0.01, g_q: [1, 2, 1, 2, 1, 2, 1, 2] });
+});
+
+test('the output gate: W_G elementwise or headwise and b_G as inputs; a W_G of neither width names W_G', async ({ page }) => {
+  await page.selectOption('#preset', '000');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  assert(await page.$eval('#opt-gate', (e) => e.disabled), 'the gate can be chosen with Q, K, V given (it reads X)');
+  // The multi-head example: X, 2 heads of d_v = 2, W_O.
+  await page.selectOption('#preset', 'multihead');
+  await page.waitForSelector('#step-list article[data-key="weights:1"]');
+  await openVariants(page);
+  await changing(page, () => page.selectOption('#opt-gate', 'elementwise'));
+  await page.waitForSelector('#step-list article[data-key="gated_output:1"]');
+  let { problem, trace } = await nodeTrace(page);
+  strict.deepEqual([problem.W_G.length, problem.W_G[0].length], [4, 4]);
+  for (const head of [0, 1]) {
+    for (const id of ['gate', 'gated_output']) await assertStep(page, trace, id, head);
+  }
+  await assertStep(page, trace, 'output', null);
+  await changing(page, () => page.selectOption('#opt-gate', 'headwise'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual([problem.W_G.length, problem.W_G[0].length], [4, 2]);
+  strict.deepEqual(trace.steps.find((s) => s.id === 'gate' && s.head === 1).shape, [4, 1]);
+  await assertStep(page, trace, 'gate', 1);
+  await assertStep(page, trace, 'output', null);
+  await changing(page, () => page.check('#opt-gate-bias'));
+  const bias = page.locator('.editor[data-input="b_G"]');
+  await bias.locator('button.tab[data-tab="text"]').click();
+  await changing(page, () => bias.locator('textarea').fill('1 -2'));
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.b_G, [1, -2]);
+  await assertStep(page, trace, 'gate', 0);
+  await assertStep(page, trace, 'gate', 1);
+  // Three columns: neither heads·d_v = 4 nor heads = 2. The message is at W_G; mended, it computes.
+  await changing(page, () => page.uncheck('#opt-gate-bias'));
+  const gate = page.locator('.editor[data-input="W_G"]');
+  await gate.locator('button.tab[data-tab="text"]').click();
+  await gate.locator('textarea').fill('1 0 1\n0 1 0\n1 1 0\n0 0 1');
+  await gate.locator('.error').waitFor();
+  strict.equal(await gate.locator('.error').textContent(), 'W_G has 3 columns but the gate needs heads*d_v = 4 (one gate per output feature) or heads = 2 (one gate per head)');
+  await changing(page, () => gate.locator('textarea').fill('1 0\n0 1\n1 1\n0 -1'));
+  assert(await gate.locator('.error').isHidden(), 'the message stays after mending W_G');
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.W_G, [[1, 0], [0, 1], [1, 1], [0, -1]]);
+  await assertStep(page, trace, 'gated_output', 0);
+  await changing(page, () => page.selectOption('#opt-gate', 'off'));
+  ({ problem } = await nodeTrace(page));
+  assert(!('W_G' in problem) && !('b_G' in problem), 'W_G or b_G left in the problem with the gate off');
+});
+
+test('the variants\' presets load with their source, their controls set and the numbers of engine.run', async ({ page }) => {
+  const controls = {
+    'qk-norm': { '#opt-qk-norm': 'rms', '#opt-attention': 'softmax' },
+    gated: { '#opt-gate': 'elementwise' },
+    sigmoid: { '#opt-attention': 'sigmoid' },
+    differential: { '#opt-attention': 'differential', '#opt-lambda': '0.5' },
+  };
+  const own = { 'qk-norm': 'Q_normed', gated: 'gate', sigmoid: 'weights', differential: 'weights_2' };
+  for (const [id, values] of Object.entries(controls)) {
+    const preset = pkg.findPreset(id);
+    await page.selectOption('#preset', id);
+    await page.waitForSelector(`#step-list article[data-key="${own[id]}:0"]`);
+    strict.match(await page.$eval('#preset-source', (e) => e.textContent), new RegExp(`^From: ${preset.source.slice(0, 20).replace(/[()]/g, '\\$&')}`));
+    strict.equal(await page.$eval('#preset-source a', (e) => e.href), preset.url);
+    for (const [sel, value] of Object.entries(values)) strict.equal(await page.$eval(sel, (e) => e.value), value, `${id}: ${sel}`);
+    assert(await page.$eval('#opt-variants', (e) => e.open), `${id}: the variants are folded`);
+    // The page shows what engine.run gives for the preset itself.
+    const trace = engine.run(pkg.presetProblem(preset, engine).problem);
+    await assertStep(page, trace, own[id]);
+    await assertStep(page, trace, 'weights');
+    await assertStep(page, trace, 'output', null);
+  }
 });

@@ -181,3 +181,34 @@ test('gradients: each step in words, its largest entry, and what heads sharing a
   const dK1 = gqa.steps.findIndex((s) => s.id === 'dK' && s.head === 1);
   assert.match(narrateGradientStep(gqa, dK1), /\(head 2\): each key row: .* Heads 1 and 2 read the same key\/value head 1: their dK are summed into it\./);
 });
+
+test('sigmoid and differential attention: their weights are not said to sum to 1', () => {
+  const preset = findPreset('lookup');
+  const problem = presetProblem(preset, engine).problem;
+  const labels = { tokensQ: preset.tokens, tokensK: preset.kvTokens };
+  const sentences = (options) => {
+    const trace = engine.run({ ...problem, options });
+    const told = narrate(trace, { ...labels, options });
+    return { trace, byId: Object.fromEntries(trace.steps.map((s, i) => [s.id, told[i]])) };
+  };
+  // σ(S̃ − ln 3): banana's weight for “sweet?” is σ(6/√2 − ln 3) = 0.96; its row sums to 2.06, “both?”'s to 2.32.
+  const sigmoid = sentences({ score_fn: 'sigmoid' });
+  const A = sigmoid.trace.steps.find((s) => s.id === 'weights').data;
+  assert.equal(A[0][0].toFixed(2), '0.96');
+  assert.equal(sigmoid.byId.weights, 'A sigmoid turns each score into a weight between 0 and 1 on its own, so a query\'s weights need not sum to 1: ' +
+    'here they sum to 2.06 to 2.32. The largest weight is “sweet?”\'s on “banana”: 0.96.');
+  assert.equal(sigmoid.byId.scaled, 'Scaling by 1/√2 shrinks the scores\' variance from 4.2 to 2.1, so the sigmoids that follow saturate less.');
+  assert.match(sigmoid.byId.output, /^Each output row is a weighted sum of the value rows: sigmoid weights need not sum to 1, so it is not an average\./);
+  for (const s of Object.values(sigmoid.byId)) assert.doesNotMatch(s, /(?<!need not )sum to 1\b|softmax|average of/);
+  // Through the sigmoids dS = dA ∘ A ∘ (1 − A): no row sum of 0 is claimed.
+  const g = engine.gradients({ ...problem, options: { score_fn: 'sigmoid' } });
+  const dS = g.steps.findIndex((s) => s.id === 'dS');
+  assert.match(narrateGradientStep(g, dS, { ...labels, options: { score_fn: 'sigmoid' } }),
+    /: through the sigmoids: each dA times its own sigmoid's slope, so unlike the softmax's a row need not sum to 0\. The largest in size is /);
+  assert.notEqual(g.steps[dS].data[0].reduce((a, x) => a + x, 0).toFixed(6), '0.000000');
+  // A₁ − λA₂ with λ = 0.5: every row sums to 1 − 0.5.
+  const differential = sentences({ differential: { lambda: 0.5 } });
+  assert.deepEqual(differential.trace.facts[0].weight_sums.map((x) => x.toFixed(2)), ['0.50', '0.50', '0.50']);
+  assert.equal(differential.byId.weights, 'The weights are the first halves\' softmax less λ = 0.50 times the second halves\': what both maps give a key alike cancels, ' +
+    'a weight can be negative, and each query\'s weights sum to 1 − λ (0.50).');
+});

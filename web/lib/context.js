@@ -6,7 +6,7 @@ import { numberWord } from './format.js';
 /** A problem's inputs, in the order views show them (each bias after its weights). */
 export const INPUT_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
 /** The inputs that are vectors. */
-export const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O'];
+export const BIAS_KEYS = ['b_Q', 'b_K', 'b_V', 'b_O', 'b_G'];
 
 export function exportError(message) {
   return new Error(`export: ${message}`);

@@ -186,7 +186,7 @@ export const linkStateSchema = object({
   mode: literal(['qkv', 'self', 'cross']),
   inputs: record(name, object({ text: string({ max: LIMITS.text }), numpy: string({ max: LIMITS.sentence }) }, { required: ['text'] }),
     { max: 64, doc: 'each input as text, as typed (the engine parses and checks it)' }),
-  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache' }),
+  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache, W_G, b_G' }),
   options: pageOptionsSchema,
   decimals: whole({ max: 12 }),
   tokens: object({ q: string({ max: LIMITS.sentence }), k: string({ max: LIMITS.sentence }) }),

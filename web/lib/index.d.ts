@@ -943,6 +943,8 @@ export function presetProblem(preset: Preset, engine: Engine): { problem: Proble
 export interface NarrateLabels {
   tokensQ?: string[];
   tokensK?: string[];
+  /** The problem's options: with `score_fn: "sigmoid"` the weights (and dS) are told as sigmoids' (rows need not sum to 1, or dS's to 0). */
+  options?: Options;
 }
 /** One sentence per step (the trace's order): what it does and what to notice in these numbers. */
 export function narrate(trace: Trace, labels?: NarrateLabels): string[];

@@ -76,24 +76,28 @@ function largest(step) {
   return best;
 }
 
-function scaledText(step, trace, f) {
+function scaledText(step, trace, f, options) {
   const { meta } = trace;
+  // What the scale does to what follows: a softmax's peak, or how far each sigmoid saturates.
+  const sigmoid = options?.score_fn === 'sigmoid';
+  const less = sigmoid ? 'so the sigmoids that follow saturate less' : 'so the softmax that follows is less peaked';
+  const more = sigmoid ? 'so the sigmoids that follow saturate more' : 'so the softmax that follows is more peaked';
   const change = f && f.scores_variance !== undefined && f.scaled_variance !== undefined
     ? ` shrinks the scores' variance from ${sig(f.scores_variance)} to ${sig(f.scaled_variance)}` : '';
   switch (meta.scale_kind) {
     case 'none':
       return 'No scaling: the scaled scores are the scores.';
     case 'sqrt_dk':
-      return `Scaling by 1/√${meta.d_k}${change || ' shrinks every score'}, so the softmax that follows is less peaked.`;
+      return `Scaling by 1/√${meta.d_k}${change || ' shrinks every score'}, ${less}.`;
     case 'divide_sqrt': {
       const n = 1 / (meta.scale * meta.scale);
       const by = Math.abs(n - Math.round(n)) < 1e-4 ? `√${Math.round(n)}` : num(1 / meta.scale);
-      return `Dividing by ${by}${change || ' shrinks every score'}, so the softmax that follows is less peaked.`;
+      return `Dividing by ${by}${change || ' shrinks every score'}, ${less}.`;
     }
     default:
       return meta.scale < 1
-        ? `Multiplying by ${num(meta.scale)}${change || ' shrinks every score'}, so the softmax that follows is less peaked.`
-        : `Multiplying by ${num(meta.scale)} stretches the scores, so the softmax that follows is more peaked.`;
+        ? `Multiplying by ${num(meta.scale)}${change || ' shrinks every score'}, ${less}.`
+        : `Multiplying by ${num(meta.scale)} stretches the scores, ${more}.`;
   }
 }
 
@@ -119,7 +123,29 @@ function maskText(step, f) {
     ((bits & 8) ? ' Sink tokens stay visible to every query.' : '');
 }
 
-function weightsText(step, trace, names, f) {
+/** Sigmoid attention's weights: each on its own, so a query's need not sum to 1. */
+function sigmoidWeightsText(step, names, f) {
+  const nq = count(step, 'queries');
+  const nk = count(step, 'keys');
+  const sums = f?.weight_sums ?? [];
+  let text = 'A sigmoid turns each score into a weight between 0 and 1 on its own, so a query\'s weights need not sum to 1';
+  text += sums.length ? `: here they sum to ${sums.length > 1 ? `${num(Math.min(...sums))} to ${num(Math.max(...sums))}` : num(sums[0])}.` : '.';
+  let best = null;
+  for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) if (!best || entry(step, q, k) > best.w) best = { q, k, w: entry(step, q, k) };
+  if (best) text += ` The largest weight is ${names.q(best.q)}'s on ${names.k(best.k)}: ${num(best.w)}.`;
+  return text;
+}
+
+/** Differential attention's weights: the first map less λ times the second. */
+function differentialWeightsText(f) {
+  const sums = f.weight_sums ?? [];
+  return `The weights are the first halves' softmax less λ = ${num(f.lambda)} times the second halves': what both maps give a key alike cancels, ` +
+    `a weight can be negative, and each query's weights sum to 1 − λ${sums.length ? ` (${num(sums[0])})` : ''}.`;
+}
+
+function weightsText(step, trace, names, f, options) {
+  if (options?.score_fn === 'sigmoid') return sigmoidWeightsText(step, names, f);
+  if (Number.isFinite(f?.lambda)) return differentialWeightsText(f);
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   const scoresStep = trace.steps[step.inputs[0]];
@@ -177,13 +203,14 @@ function mixText(weights, names) {
     (second ? ` + ${pct(second.w)} ${names.k(second.k)}'s` : '') + (rest >= 0.005 ? ' + the rest.' : '.');
 }
 
-function outputText(step, trace, names) {
+function outputText(step, trace, names, options) {
   const { meta } = trace;
   const inputs = step.inputs.map((i) => trace.steps[i]);
   const weights = inputs.find((s) => s.kind === 'probability');
   if (weights) {
     const line = meta.layout === 'columns' ? 'column' : 'row';
     const one = meta.heads > 1 ? `Each ${line} of head ${step.head + 1}'s output` : `Each output ${line}`;
+    if (options?.score_fn === 'sigmoid') return `${one} is a weighted sum of the value ${line}s: sigmoid weights need not sum to 1, so it is not an average.` + mixText(weights, names);
     return `${one} is a weighted average of the value ${line}s, with the weights as mixing shares.` + mixText(weights, names);
   }
   if (step.id === 'concat') {
@@ -199,7 +226,8 @@ function outputText(step, trace, names) {
 
 /**
  * The sentence for step `index` of `trace`. `labels`: { tokensQ, tokensK } (token names, as the
- * page shows them; missing names read "query 1", "key 1", ...).
+ * page shows them; missing names read "query 1", "key 1", ...) and `options`, the problem's (its
+ * score_fn: sigmoid weights need not sum to 1).
  */
 export function narrateStep(trace, index, labels = {}) {
   const step = trace.steps[index];
@@ -229,7 +257,7 @@ export function narrateStep(trace, index, labels = {}) {
       return `Each score is a query's dot product with a key: the larger, the better the key matches.${b ? ` The largest${headPhrase(step, trace.meta)} is ${names.q(b.q)} with ${names.k(b.k)}: ${num(b.v)}.` : ''}${variance}`;
     }
     case 'scaled':
-      return scaledText(step, trace, f);
+      return scaledText(step, trace, f, labels.options);
     case 'softcapped': {
       const before = trace.steps[step.inputs[0]];
       const peak = (s) => Math.max(...s.data.flat().filter(Number.isFinite).map(Math.abs));
@@ -246,9 +274,9 @@ export function narrateStep(trace, index, labels = {}) {
         ? 'Hidden scores become −∞, so the softmax gives them weight 0.'
         : 'Hidden scores become the fill number, not −∞: hidden keys keep a little weight.';
     case 'weights':
-      return weightsText(step, trace, names, f);
+      return weightsText(step, trace, names, f, labels.options);
     case 'head_output': case 'output': case 'concat':
-      return outputText(step, trace, names);
+      return outputText(step, trace, names, labels.options);
     default:
       return step.title;
   }
@@ -382,6 +410,8 @@ const GRADIENT_MEANING = {
   dV: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
   dV_cache: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
   dS: 'through the softmax: each weight times (its dA minus the row\'s weighted average of dA), so every row sums to 0',
+  // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
+  dS_sigmoid: 'through the sigmoids: each dA times its own sigmoid\'s slope, so unlike the softmax\'s a row need not sum to 0',
   dS_kept: 'through the mask: a hidden score changes nothing, so its gradient is 0',
   dS_uncapped: 'through the softcap: multiplied by the slope of tanh, which is small where scores were squashed',
   dscores: 'through the scale: multiplied by the same factor the scores were',
@@ -395,13 +425,14 @@ const GRADIENT_MEANING = {
 /**
  * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
  * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
+ * `labels`: narrateStep's (token names, and the problem's options: sigmoid attention's dS).
  */
 export function narrateGradientStep(gradients, index, labels = {}) {
   const step = gradients.steps[index];
   const { meta } = gradients;
   const names = { queries: namer(labels.tokensQ, 'query'), keys: namer(labels.tokensK, 'key'), features: (i) => `feature ${i + 1}`, positions: (i) => `position ${i + 1}` };
   const whole = step.head == null || step.head < 0;
-  const meaning = GRADIENT_MEANING[step.id];
+  const meaning = GRADIENT_MEANING[step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id];
   const headWord = !whole && meta.heads > 1 ? ` (head ${step.head + 1})` : '';
   let text;
   if (step.id === 'dO') {

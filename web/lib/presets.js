@@ -208,6 +208,82 @@ export const presets = [
     options: { attention: 'linear', causal: true, decay: 0.9 },
   },
   {
+    id: 'qk-norm',
+    title: 'QK-norm: RMS-normalised queries and keys keep large scores from saturating the softmax (Qwen3, Gemma 3)',
+    source: 'Qwen3 Technical Report (Yang et al., 2025), and Gemma 3 Technical Report (Gemma Team, 2025), which replace ' +
+      'Gemma 2’s soft-capping with QK-norm; numbers made for this explorer',
+    url: 'https://arxiv.org/abs/2505.09388',
+    note: 'The queries and keys are large, so without the norm the largest score is 48 and each query puts all its weight ' +
+      'on one key. RMS norm divides each head’s query and key features by their root mean square (gains g left at ones): ' +
+      'every row then has a root mean square of 1, the largest score is 4 (= d_k) and the weights spread again.',
+    mode: 'qkv',
+    tokens: ['the', 'cat', 'sat'],
+    inputs: {
+      Q: [[8, 0, 4, 0], [0, 6, 0, 6], [4, 4, 4, 4]],
+      K: [[6, 2, 0, 0], [0, 0, 8, 4], [2, 2, 2, 2]],
+      V: [[1, 0], [0, 1], [1, 1]],
+    },
+    options: { qk_norm: { type: 'rms' } },
+  },
+  {
+    id: 'gated',
+    title: 'Gated attention: a sigmoid gate on each output feature, read from the token (Qwen3-Next)',
+    source: 'Qiu et al., 2025, “Gated Attention for Large Language Models: Non-linearity, Sparsity, and Attention-Sink-Free” ' +
+      '(NeurIPS), the output gate of Qwen3-Next; numbers made for this explorer',
+    url: 'https://arxiv.org/abs/2505.06708',
+    note: 'G = σ(X·W_G), one gate per feature of the head’s output (elementwise; a W_G with one column per head gates ' +
+      'each head as a whole). A gate near 0 silences that feature for that token (“cat”’s first feature: 0.02), so a head ' +
+      'need not park its weight on a sink token to say nothing.',
+    mode: 'self',
+    tokens: ['the', 'cat', 'sat'],
+    inputs: {
+      X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 1]],
+      W_Q: [[1, 0], [0, 1], [1, 1], [0, 0]],
+      W_K: [[0, 1], [1, 0], [1, 0], [0, 1]],
+      W_V: [[1, 0], [0, 1], [1, 1], [0, 1]],
+      W_G: [[2, -1], [-1, 1], [0, 1], [-2, 0]],
+    },
+    options: {},
+  },
+  {
+    id: 'sigmoid',
+    title: 'Sigmoid attention: the fruit lookup with each weight σ(score − ln 3) on its own, rows need not sum to 1',
+    source: 'Ramapuram et al., 2024, “Theory, Analysis, and Best Practices for Sigmoid Self-Attention” (ICLR 2025), ' +
+      'with its bias b = −ln n; the first example’s numbers',
+    url: 'https://arxiv.org/abs/2409.04431',
+    note: 'The first example’s queries, keys and values with the softmax replaced by a sigmoid of each scaled score plus ' +
+      'b = −ln 3 (3 keys). No key takes weight from another: “sweet?” weighs “banana” 0.96 and “apple” 0.85 at once, ' +
+      'and its weights sum to 2.06, not 1.',
+    mode: 'qkv',
+    tokens: ['sweet?', 'sour?', 'both?'],
+    kvTokens: ['banana', 'lemon', 'apple'],
+    inputs: {
+      Q: [[2, 0], [0, 2], [1, 1]],
+      K: [[3, 0], [0, 3], [2, 2]],
+      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
+    },
+    options: { score_fn: 'sigmoid' },
+  },
+  {
+    id: 'differential',
+    title: 'Differential attention: two softmax maps, the second subtracted, cancel the weight both give a sink token',
+    source: 'Ye et al., 2024, “Differential Transformer” (ICLR 2025), eq. 1–3; numbers made for this explorer',
+    url: 'https://arxiv.org/abs/2410.05258',
+    note: 'Each head’s 6 features split in halves of 3. The first halves find the word before each query and the sink “<s>”; ' +
+      'the second halves see only the sink. A = A₁ − λA₂ with λ = 0.5 leaves 0.10 on “<s>” and 0.37 on the word before ' +
+      '(softmax attention over all 6 features gives “<s>” 0.68). Each output row is then normalised and scaled by ' +
+      '1 − λ_init = 0.2.',
+    mode: 'qkv',
+    tokens: ['cat', 'sat'],
+    kvTokens: ['<s>', 'the', 'cat', 'sat'],
+    inputs: {
+      Q: [[1.5, 1.5, 0, 1.5, 0, 0], [1.5, 0, 1.5, 1.5, 0, 0]],
+      K: [[2, 0, 0, 2, 0, 0], [0, 2, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0], [0, 0, 0, 0, 0, 0]],
+      V: [[0, 0], [1, 0], [0, 1], [1, 1]],
+    },
+    options: { differential: { lambda: 0.5 } },
+  },
+  {
     id: 'lookup',
     title: 'A soft dictionary lookup: three questions about fruit (the first example)',
     source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',
@@ -232,7 +308,7 @@ export function findPreset(id) {
   return presets.find((p) => p.id === id);
 }
 
-const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
+const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O', 'b_G']);
 
 function numpyCall(draw) {
   const [r, c] = draw.shape;

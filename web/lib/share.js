@@ -5,7 +5,7 @@
 //   v1  base64url(JSON of the page state, defaults left out)
 //   v2  base64url(deflate-raw(the same JSON))   (CompressionStream; about half the length of v1)
 // The state object is the page's (web/page/state.js): { preset, mode, inputs: { name: { text } },
-// use: { bias, W_O, b_O, P, cache }, options: { layout, scale, scaleCustom, causal, mask,
+// use: { bias, W_O, b_O, P, cache, W_G, b_G }, options: { layout, scale, scaleCustom, causal, mask,
 // keepMask, additiveMask, softcap, heads, kv_heads, precision, and any other option of the
 // problem JSON as it is written there }, decimals, tokens, open, hide, exercise, ... }.
 
@@ -137,6 +137,11 @@ export function stateInputs(state) {
   }
   if (mode !== 'qkv' && state.use?.P) names.push('P');
   if (state.use?.cache) names.push('past_K', 'past_V');
+  // The output gate reads X, so it needs X.
+  if (mode !== 'qkv' && state.use?.W_G) {
+    names.push('W_G');
+    if (state.use?.b_G) names.push('b_G');
+  }
   return names;
 }
 
@@ -189,6 +194,8 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
   state.use.b_O = 'b_O' in state.inputs;
   if ('P' in state.inputs) state.use.P = true;
   if ('past_K' in state.inputs || 'past_V' in state.inputs) state.use.cache = true;
+  if ('W_G' in state.inputs) state.use.W_G = true;
+  if ('b_G' in state.inputs) state.use.b_G = true;
   const o = problem.options ?? {};
   const options = {};
   for (const [key, value] of Object.entries(o)) if (!PAGE_OPTIONS.includes(key)) options[key] = value;

@@ -103,13 +103,7 @@ function syncModernOptions(state) {
   $('opt-mask-fill').value = o.mask_fill === undefined || o.mask_fill === '-inf' ? '' : text(o.mask_fill);
   $('opt-fully-masked').value = o.fully_masked === 'nan' ? 'nan' : 'zero';
   $('opt-cache').checked = Boolean(state.use?.cache);
-  const linear = o.attention === 'linear';
-  $('opt-attention').value = linear ? 'linear' : 'softmax';
-  $('opt-feature-map').value = o.feature_map ?? 'elu+1';
-  $('opt-normalize').checked = o.normalize !== false;
-  $('opt-decay').value = text(o.decay);
-  $('opt-feature-map').disabled = $('opt-normalize').disabled = $('opt-decay').disabled = !linear;
-  if (linear) $('opt-variants').open = true;
+  syncVariants(state);
   // Folded unless one of them is on, so a plain example opens on the plain options.
   if (r || o.positional || state.use?.P || o.alibi || o.window || o.sink_tokens || o.sink_logit !== undefined ||
       o.mask_fill !== undefined || o.fully_masked || state.use?.cache) $('opt-modern').open = true;
@@ -154,31 +148,148 @@ function readModernOptions() {
   setOption('mask_fill', numbersOf($('opt-mask-fill').value));
   setOption('fully_masked', $('opt-fully-masked').value === 'nan' ? 'nan' : undefined);
   flag('cache', $('opt-cache').checked);
-  // Linear attention's own options only with it (the core refuses them otherwise).
-  const linear = $('opt-attention').value === 'linear';
-  setOption('attention', linear ? 'linear' : undefined);
-  setOption('feature_map', linear && $('opt-feature-map').value !== 'elu+1' ? $('opt-feature-map').value : undefined);
-  setOption('normalize', linear && !$('opt-normalize').checked ? false : undefined);
-  setOption('decay', linear ? numbersOf($('opt-decay').value) : undefined);
-  $('opt-feature-map').disabled = $('opt-normalize').disabled = $('opt-decay').disabled = !linear;
+  readVariants();
 }
 
 function bindModernOptions() {
   const inputs = ['opt-positional', 'opt-rope', 'opt-rope-base', 'opt-rope-dims', 'opt-alibi', 'opt-window-left',
     'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache',
-    'opt-attention', 'opt-feature-map', 'opt-normalize', 'opt-decay'];
+    ...VARIANT_CONTROLS];
+  // P, the cache and the gate are inputs: their editors come and go with the choice.
+  const inputsInUse = () => { const { use, inputs } = app.state; return `${use.P}${use.cache}${use.W_G}${use.b_G}${inputs.W_G?.text}`; };
+  // A gate chosen: W_G of its kind's width first (before the options are read).
+  $('opt-gate').addEventListener('change', (e) => { if (e.target.value !== 'off') fitGateWeights(e.target.value); });
+  // Differential chosen: λ is required, and starts at λ_init (as the paper's λ does) unless typed.
+  $('opt-attention').addEventListener('change', (e) => {
+    if (e.target.value === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
+  });
   for (const id of inputs) {
     const el = $(id);
     el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {
-      const inputsBefore = `${app.state.use.P}${app.state.use.cache}`;
+      const inputsBefore = inputsInUse();
       readModernOptions();
       $('opt-rope-base').disabled = $('opt-rope-dims').disabled = $('opt-rope').value === 'off';
       markEdited();
-      // P and the cache are inputs: their editors come and go with the choice.
-      if (`${app.state.use.P}${app.state.use.cache}` !== inputsBefore) layoutEditors();
+      if (inputsInUse() !== inputsBefore) layoutEditors();
       update();
     });
   }
+}
+
+// ---- attention variants: one choice of where the weights come from (sigmoid, differential and
+// linear attention exclude one another), QK-norm and the output gate; kept in the state as the
+// problem JSON writes them (the gate's W_G and b_G as inputs) -----------------------------------
+
+const VARIANT_CONTROLS = ['opt-attention', 'opt-sigmoid-bias', 'opt-lambda', 'opt-lambda-init', 'opt-diff-norm',
+  'opt-feature-map', 'opt-normalize', 'opt-decay', 'opt-qk-norm', 'opt-qk-eps', 'opt-qk-gq', 'opt-qk-gk', 'opt-gate', 'opt-gate-bias'];
+
+const given = (v) => v !== undefined && v !== null && v !== false;
+const objectOf = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+/** One number typed where a list is expected is a list of one. */
+const listOf = (v) => (typeof v === 'number' ? [v] : v);
+/** `fields` without the ones left empty. */
+const typed = (fields) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+
+/** Where a problem's weights come from; of two that exclude one another (a link), the first here (the core's message names both). */
+function weightsFrom(o) {
+  if (o.attention === 'linear') return 'linear';
+  if (given(o.differential)) return 'differential';
+  if (o.score_fn === 'sigmoid') return 'sigmoid';
+  return 'softmax';
+}
+
+/** The gate's kind, from W_G's width: one gate per head (heads columns) or per feature. */
+function gateKind(state) {
+  if (!state.use?.W_G) return 'off';
+  const w = parse(state.inputs.W_G?.text ?? '', 'W_G').matrix;
+  return w && w[0].length === Number(state.options.heads) ? 'headwise' : 'elementwise';
+}
+
+/**
+ * Gives W_G the kind's shape (d_model × heads·d_v, or d_model × heads, sized from the last result)
+ * unless it has it: numbers from numpy's randn (seed 1, one decimal), so that the gates differ,
+ * and b_G anew (zeros) to match.
+ */
+function fitGateWeights(kind) {
+  const { state } = app;
+  const meta = app.result?.trace.meta;
+  const x = parse(state.inputs.X?.text ?? '', 'X').matrix;
+  if (!meta || !x) return;
+  const rows = x[0].length;
+  const cols = kind === 'headwise' ? meta.heads : meta.heads * meta.d_v;
+  const w = parse(state.inputs.W_G?.text ?? '', 'W_G').matrix;
+  if (w && w.length === rows && w[0].length === cols) return;
+  const [drawn] = app.engine.random(1, [{ kind: 'randn', shape: [rows, cols] }]);
+  state.inputs.W_G = { text: matrixToText(drawn.map((row) => row.map((v) => Math.round(v * 10) / 10 || 0))) };
+  delete state.inputs.b_G;
+}
+
+/** Each variant's own controls only with it (shown and enabled); QK-norm and the gate not with linear attention, the gate only with X. */
+function enableVariantControls() {
+  const from = $('opt-attention').value;
+  const linear = from === 'linear';
+  const enable = (ids, on) => { for (const id of ids) $(id).disabled = !on; };
+  // Only the chosen way's settings are shown.
+  for (const row of $('opt-variants').querySelectorAll('[data-variant]')) row.hidden = row.dataset.variant !== from;
+  enable(['opt-sigmoid-bias'], from === 'sigmoid');
+  enable(['opt-lambda', 'opt-lambda-init', 'opt-diff-norm'], from === 'differential');
+  enable(['opt-feature-map', 'opt-normalize', 'opt-decay'], linear);
+  enable(['opt-qk-norm'], !linear);
+  enable(['opt-qk-eps', 'opt-qk-gq', 'opt-qk-gk'], !linear && $('opt-qk-norm').value !== 'off');
+  enable(['opt-gate'], !linear && app.state.mode !== 'qkv');
+  enable(['opt-gate-bias'], !$('opt-gate').disabled && $('opt-gate').value !== 'off');
+}
+
+function syncVariants(state) {
+  const o = state.options;
+  const from = weightsFrom(o);
+  $('opt-attention').value = from;
+  $('opt-sigmoid-bias').value = text(o.sigmoid_bias);
+  const d = objectOf(o.differential);
+  $('opt-lambda').value = text(d.lambda);
+  $('opt-lambda-init').value = text(d.lambda_init);
+  $('opt-diff-norm').checked = d.norm !== false;
+  $('opt-feature-map').value = o.feature_map ?? 'elu+1';
+  $('opt-normalize').checked = o.normalize !== false;
+  $('opt-decay').value = text(o.decay);
+  const q = objectOf(o.qk_norm);
+  $('opt-qk-norm').value = ['rms', 'layer'].includes(q.type) ? q.type : 'off';
+  $('opt-qk-eps').value = text(q.eps);
+  $('opt-qk-gq').value = text(q.g_q);
+  $('opt-qk-gk').value = text(q.g_k);
+  $('opt-gate').value = gateKind(state);
+  $('opt-gate-bias').checked = Boolean(state.use?.b_G);
+  enableVariantControls();
+  // Folded unless one of them is on, so a plain example opens on the plain options.
+  if (from !== 'softmax' || given(o.qk_norm) || state.use?.W_G) $('opt-variants').open = true;
+}
+
+function readVariants() {
+  const from = $('opt-attention').value;
+  const linear = from === 'linear';
+  // Each variant's own options only with it (the core refuses them otherwise).
+  setOption('score_fn', from === 'sigmoid' ? 'sigmoid' : undefined);
+  setOption('sigmoid_bias', from === 'sigmoid' ? numbersOf($('opt-sigmoid-bias').value) : undefined);
+  setOption('differential', from === 'differential' ? typed({
+    lambda: numbersOf($('opt-lambda').value),
+    lambda_init: numbersOf($('opt-lambda-init').value),
+    norm: $('opt-diff-norm').checked ? undefined : false,
+  }) : undefined);
+  setOption('attention', linear ? 'linear' : undefined);
+  setOption('feature_map', linear && $('opt-feature-map').value !== 'elu+1' ? $('opt-feature-map').value : undefined);
+  setOption('normalize', linear && !$('opt-normalize').checked ? false : undefined);
+  setOption('decay', linear ? numbersOf($('opt-decay').value) : undefined);
+  const norm = $('opt-qk-norm').value;
+  setOption('qk_norm', !linear && norm !== 'off' ? typed({
+    type: norm,
+    eps: numbersOf($('opt-qk-eps').value),
+    g_q: listOf(numbersOf($('opt-qk-gq').value)),
+    g_k: listOf(numbersOf($('opt-qk-gk').value)),
+  }) : undefined);
+  const gate = !linear && app.state.mode !== 'qkv' ? $('opt-gate').value : 'off';
+  flag('W_G', gate !== 'off');
+  flag('b_G', gate !== 'off' && $('opt-gate-bias').checked);
+  enableVariantControls();
 }
 
 /** Example `id`'s state with `base`'s decimals and hidden parts (which a change of example keeps), or null. */
@@ -289,6 +400,7 @@ export function bindControls() {
       $('tokens-k-wrap').hidden = state.mode === 'self';
       if (state.mode !== 'self' && !state.tokens.k) state.tokens.k = state.tokens.q;
       $('tokens-k').value = state.tokens.k;
+      enableVariantControls();
       layoutEditors();
       update();
     });

@@ -74,7 +74,10 @@ export function renderGlance() {
   const labels = axisLabels(shown[0], ctx);
   const what = `${labels.rowTitle} ↓ ${labels.colTitle} →`;
   const more = multi && result.trace.meta.heads > shown.length ? ` (heads 1–${shown.length} of ${result.trace.meta.heads})` : '';
-  let html = `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: each query's weights sum to 1 ` +
+  const f = result.trace.facts[0];
+  const sums = ctx.options.score_fn === 'sigmoid' ? 'sigmoid weights, each on its own: a query\'s need not sum to 1'
+    : Number.isFinite(f?.lambda) ? 'each query\'s weights sum to 1 − λ' : 'each query\'s weights sum to 1';
+  let html = `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: ${sums} ` +
     `<span class="hint">(${escapeHtml(what)}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">`;
   for (const step of shown) {
     const masked = maskedPositions(result.trace, step);

@@ -19,6 +19,7 @@ const INPUT_TITLES = {
   b_Q: 'b<sub>Q</sub>', b_K: 'b<sub>K</sub>', b_V: 'b<sub>V</sub>', b_O: 'b<sub>O</sub>',
   mask: 'Mask M (additive)', P: 'P (learned positions)',
   past_K: 'K<sub>past</sub> (cached keys)', past_V: 'V<sub>past</sub> (cached values)',
+  W_G: 'W<sub>G</sub> (output gate)', b_G: 'b<sub>G</sub>',
 };
 const COLUMN_TITLES = {
   W_Q: 'Ω<sub>Q</sub>', W_K: 'Ω<sub>K</sub>', W_V: 'Ω<sub>V</sub>', W_O: 'Ω<sub>O</sub>',
@@ -45,6 +46,8 @@ function describeInput(name) {
     case 'P': return `added to X before the projections: its shape, ${tok}`;
     case 'past_K': return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
     case 'past_V': return `earlier tokens' values, ${tok}; heads side by side`;
+    case 'W_G': return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
+    case 'b_G': return 'one per column of W<sub>G</sub>';
     default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
 }
@@ -159,9 +162,9 @@ function defaultText(name) {
     case 'W_O': return matrixToText(eye(meta ? meta.d_v * meta.heads : 3));
     case 'b_Q': case 'b_K': return Array(meta ? meta.d_k * meta.heads : 3).fill(0).join(' ');
     case 'b_V': return Array(meta ? meta.d_v * meta.kv_heads : 3).fill(0).join(' ');
-    case 'b_O': {
-      const wo = parse(state.inputs.W_O?.text ?? '', 'W_O').matrix;
-      return Array(wo ? (cols ? wo.length : wo[0].length) : 3).fill(0).join(' ');
+    case 'b_O': case 'b_G': {
+      const w = parse(state.inputs[name === 'b_O' ? 'W_O' : 'W_G']?.text ?? '', name === 'b_O' ? 'W_O' : 'W_G').matrix;
+      return Array(w ? (cols ? w.length : w[0].length) : 3).fill(0).join(' ');
     }
     case 'P': {
       const x = parse(state.inputs.X?.text ?? '', 'X').matrix;

@@ -493,7 +493,7 @@ async function onWalkExport(button) {
 
 function sentence(id, view) {
   const { ctx } = app.result;
-  const labels = { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK };
+  const labels = { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options };
   switch (id) {
     case 'softmax': return narrateOnlineSoftmax(view.softmax, walk.index, view.settings);
     case 'decode': return narrateDecodeStep(view.decoding, walk.index, labels);

@@ -6,7 +6,7 @@
 
 export const MODES = ['qkv', 'self', 'cross'];
 /** Inputs edited as one row of numbers. */
-export const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O']);
+export const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O', 'b_G']);
 
 export function defaultState() {
   return {

@@ -103,7 +103,7 @@ export function syncStepper() {
   $('stepper-text').hidden = predicting;
   // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
   // its weight"): the step's formula stands in for it.
-  const told = ctx.hiddenSteps.length ? `${step.title}: ${step.text}.` : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK });
+  const told = ctx.hiddenSteps.length ? `${step.title}: ${step.text}.` : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
   $('stepper-text').innerHTML = escapeHtml(note.say || told);
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;

@@ -116,7 +116,10 @@ function factsHtml(step, trace, ctx) {
     case 'weights': {
       const sums = f.weight_sums.map((s) => fmt(s, d));
       const shown = sums.length > 8 ? sums.slice(0, 8).join(', ') + ', …' : sums.join(', ');
-      items.push(`each ${qAxis} sums to 1: ${shown}`);
+      // Sigmoid weights need not sum to 1; differential ones sum to 1 − λ.
+      const sumsTo = ctx.options.score_fn === 'sigmoid' ? `${qAxis} sums (sigmoid weights need not sum to 1)`
+        : Number.isFinite(f.lambda) ? `each ${qAxis} sums to 1 − λ` : `each ${qAxis} sums to 1`;
+      items.push(`${sumsTo}: ${shown}`);
       if (f.fully_masked.length) items.push(`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`);
       break;
     }

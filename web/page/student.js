@@ -181,7 +181,9 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     steps.push({ key, title: titleOf(s), tex: s.tex, rows: labels.rows, cols: labels.cols, rowTitle: labels.rowTitle, colTitle: labels.colTitle, cells, answers });
   }
   const m = trace.meta;
-  const about = [`d_k = ${m.d_k}`, `scale ${fmt(m.scale, decimals)}`, m.heads > 1 ? `${m.heads} heads` : '', state.options.causal ? 'causal' : '', m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '']
+  const o = state.options;
+  const variant = o.score_fn === 'sigmoid' ? 'sigmoid attention' : o.differential ? 'differential attention' : '';
+  const about = [`d_k = ${m.d_k}`, `scale ${fmt(m.scale, decimals)}`, m.heads > 1 ? `${m.heads} heads` : '', o.causal ? 'causal' : '', m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '', variant]
     .filter(Boolean).join(', ');
   return {
     v: PAPER_VERSION, salt, kdf, tolerance, decimals, about, given, steps,
@@ -310,11 +312,13 @@ let checking = false;
 
 /**
  * A hint that gives nothing away, for a row of attention weights typed in full: its sum (with the
- * row's given weights) against the 1 that every row of weights sums to. Nothing when the row sums
- * to 1 within the tolerance, when a box is empty or unread, or when a sink may take a share.
+ * row's given weights) against the 1 that every row of softmax weights sums to. Nothing when the row
+ * sums to 1 within the tolerance, when a box is empty or unread, or when a sink may take a share or
+ * the weights are sigmoid or differential attention's.
  */
 function weightsHint(paper, step, r, c, typedText) {
-  if (!/^weights:/.test(step.key) || /sink/i.test(paper.about ?? '')) return '';
+  // Rows of sigmoid weights need not sum to 1; differential ones sum to 1 − λ.
+  if (!/^weights:/.test(step.key) || /sink|sigmoid|differential/i.test(paper.about ?? '')) return '';
   const typed = typedText.map((t) => (t === '' ? NaN : readAnswer(t)));
   // The whole row is known: its other numbers are given (not hidden and answered apart).
   if (!typed.every(Number.isFinite) || !step.cells?.[r]?.every((v, j) => v !== null || c.includes(j))) return '';
