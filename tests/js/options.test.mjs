@@ -97,7 +97,7 @@ describe("issue 13's problem JSON: each option's shape errors", () => {
 
   test('positional, alibi, window, sinks, mask_fill, fully_masked', () => {
     refused(ok({ positional: 'sinusoid' }), `options.positional must be "none" or "sinusoidal" or "learned", got "sinusoid" (did you mean 'sinusoidal'?)`, 'options.positional');
-    refused(ok({ alibi: 'yes' }), 'options.alibi: row 1, column 1: expected a number but found \'yes\'', undefined);
+    refused(ok({ alibi: 'yes' }), 'options.alibi: row 1, column 1: expected a number but found \'yes\'', 'options.alibi');
     refused(ok({ alibi: { slopes: [1] } }), 'options.alibi must be true, false or a list of slopes, one per head, got an object', 'options.alibi');
     refused(ok({ alibi: [0.5, null] }), 'options.alibi must be a list of numbers, one slope per head: entry 2 is null', 'options.alibi');
     refused(ok({ window: [3] }), 'options.window needs two entries, got 1', 'options.window');
