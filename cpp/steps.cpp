@@ -1238,6 +1238,7 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
     s.kind = ValueKind::AdditiveBias;
   }
   if (e.key == Id::Weights && !n.lambdas.empty()) s.kind = ValueKind::Signed;  // A₁ − λA₂
+  if (e.key == Id::DS && n.sigmoid) s.title = "Gradient through the sigmoid";  // not a softmax
   s.row_axis = n.columns ? e.cols : e.rows;
   s.col_axis = n.columns ? e.rows : e.cols;
   s.given = given(s, e, n);

@@ -276,6 +276,18 @@ TEST_CASE("variants: sigmoid attention's gradients equal finite differences", "[
   check_inputs(p);
 }
 
+TEST_CASE("variants: under sigmoid attention, dS is titled by the sigmoid it goes through", "[variants][sigmoid][gradients]") {
+  Problem p = projected(9, 4);
+  const auto title = [&] {
+    const attn::Gradients g = attn::gradients(p);
+    const attn::Step* dS = find_step(g.trace, "dS", 0);
+    return dS ? dS->title : std::string("no dS");
+  };
+  CHECK(title() == "Gradient through the softmax");
+  p.options.score_fn = attn::ScoreFn::Sigmoid;
+  CHECK(title() == "Gradient through the sigmoid");
+}
+
 // ---- the output gate ----------------------------------------------------------------------------
 
 TEST_CASE("variants: the output gate equals its formula, elementwise and headwise", "[variants][gate]") {
