@@ -412,7 +412,10 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
     const char* label = slot.json.key;
     Matrix m;
     if (form == Form::Text) {
-      if (!(rows >= 0) || static_cast<double>(text_doubles(static_cast<std::size_t>(rows))) > room) {
+      // rows is the text's byte count: within the stream before it becomes a size (fuzz_wire found
+      // 5e39 converted to size_t, undefined behaviour).
+      if (!(rows >= 0 && rows <= room * sizeof(double)) ||
+          static_cast<double>(text_doubles(static_cast<std::size_t>(rows))) > room) {
         throw InputError(std::string(label) + ": packed text too short");
       }
       m = parse_matrix(std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(rows)),
