@@ -26,17 +26,6 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
 }
 
 void ExplainedCell::gradient() {
-  // The variants of issue 31 have gradients (gradients.cpp) but no worked calculations of their
-  // gradient cells yet: say so rather than explain a cell by a rule that does not hold for it.
-  const char* variant = n.options.qk_norm.on ? "options.qk_norm"
-                        : n.W_G             ? "W_G"
-                        : n.sigmoid         ? "options.score_fn \"sigmoid\""
-                        : !n.lambdas.empty() ? "options.differential"
-                                             : nullptr;
-  if (variant && step_id != "dO") {
-    throw InputError(std::string("explain has no worked calculation yet for the gradient cells of a problem with ") + variant +
-                     " (engine.gradients computes them)");
-  }
   // Σ_k left[k]·right[k]: the gradient reaching the cell along each k, summed. The subscripts
   // are in the rows layout's order (`at` writes them in the user's), "k" the summed index;
   // `over` labels the terms ("feature", "key", "query" or "m").
@@ -60,6 +49,72 @@ void ExplainedCell::gradient() {
   };
   const std::string& id = step_id;
   const std::string along = n.columns ? "column" : "row";
+  // Latent attention: the heads' steps through the scores have their calculations (dQ_C, dK_C,
+  // dq_R, dk_R of a head read dscores like dQ and dK); the whole gradients through the latent
+  // projections not yet.
+  if (n.latent && step->head < 0 && id != "dO" && id != "dW_O" && id != "db_O") {
+    throw InputError("explain has no worked calculation yet for gradient step '" + id +
+                     "' of multi-head latent attention (W_DKV): engine.gradients computes it; the heads' steps "
+                     "(dA, dS, dscores, dQ_C, dK_C, dq_R, dk_R) have theirs");
+  }
+  // The trace's step `name` of `h`, or nullptr.
+  auto step_of = [&](const std::string& name, int h) -> const Step* {
+    for (const Step& s : t.steps) {
+      if (s.id == name && s.head == h) return &s;
+    }
+    return nullptr;
+  };
+  // The gate's argument's gradient dZ = dG ∘ G ∘ (1 − G), every head's gate side by side (L×width),
+  // G = σ(X'·W_G + b_G) recomputed as gradients.cpp computes it.
+  auto gate_dZ = [&]() {
+    const Step* x_pos = step_of("X_pos", -1);
+    const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
+    Matrix Z = X * *n.W_G;
+    if (n.b_G) Z.rowwise() += n.b_G->transpose();
+    const Matrix G = Z.unaryExpr([](double z) { return sigmoid<double>(z); });
+    const Matrix dG = rows_layout(*step_of("dgate", -1));
+    return Matrix(dG.cwiseProduct(G).cwiseProduct(Matrix::Ones(G.rows(), G.cols()) - G));
+  };
+  // QK-norm (or differential attention's norm of a head's output) turned back, one cell: with
+  // x̂ = (x − mean)/σ and u = dy ∘ g, dx_c = (u_c − mean(u) − x̂_c·mean(u ∘ x̂)) / σ (rms: no mean(u)).
+  auto norm_back = [&](const Vector& dy, const Vector& x, bool layer, double eps, const std::vector<double>& g,
+                       const std::string& gain_name, std::string what) {
+    e.kind = "qk_norm_grad";
+    const RowNorm norm = row_norm<double>(x, layer, eps);
+    const Eigen::Index d = x.size();
+    double mean_u = 0, mean_ux = 0;
+    for (Eigen::Index k = 0; k < d; ++k) {
+      const double xhat = (x[k] - norm.mean) / norm.divisor, u = dy[k] * g[static_cast<size_t>(k)];
+      e.left.push_back(u);
+      e.right.push_back(xhat);
+      e.products.push_back(u * xhat);
+      mean_u += u;
+      mean_ux += u * xhat;
+    }
+    mean_u /= static_cast<double>(d);
+    mean_ux /= static_cast<double>(d);
+    e.input = dy[c];
+    e.factor = g[static_cast<size_t>(c)];
+    e.mean = layer ? mean_u : 0;
+    e.spread = norm.spread;
+    e.divisor = norm.divisor;
+    const std::string dy_c = num(e.input), g_c = num(e.factor), sigma = num(e.divisor), xhat_c = num(e.right[static_cast<size_t>(c)]);
+    const std::string mu = num(e.mean), mux = num(mean_ux);
+    const std::string& y = input_step(0).symbol;
+    const std::string u_c = indexed(y, at(r1, c1)) + "\\," + gain_name;
+    derive({"\\frac{1}{\\sigma}\\Big(" + u_c + (layer ? " - \\operatorname{mean}(u)" : "") +
+                " - \\hat x_{" + c1 + "}\\operatorname{mean}(u \\circ \\hat x)\\Big),\\quad u = " + y + "_{" + r1 + ",:} \\circ g",
+            "\\frac{1}{" + sigma + "}\\big(" + dy_c + " \\cdot " + g_c + (layer ? " - " + mu : std::string()) + " - (" + xhat_c +
+                ")(" + mux + ")\\big)",
+            value});
+    e.text = "The norm divides @token's " + std::to_string(d) + " " + std::move(what) + " by σ = " + sigma +
+             (layer ? " after subtracting their mean" : " (the root of their mean square plus ε)") +
+             ", so moving one feature moves σ" + (layer ? " and the mean" : "") + " too, and with them every feature of the row. "
+             "Its gradient is its own share u = dy·g, minus what flows back through " + (layer ? "the mean (mean(u) = " + mu + ") and " : "") +
+             "σ (x̂·mean(u·x̂), mean(u·x̂) = " + mux + "), all over σ.";
+    table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
+          static_cast<int>(c));
+  };
   if (id == "dO") {
     if (n.dO) {
       given();
@@ -68,7 +123,7 @@ void ExplainedCell::gradient() {
       derive({value + " \\quad\\text{(no } dO \\text{ given: all ones)}"});
       e.text = "No dO was given, so it is all ones: the loss is L = Σ O, and every output entry’s gradient is 1.";
     }
-  } else if (id == "dhead_output") {
+  } else if ((id == "dhead_output" || id == "dgated_output" || id == "dhead_normed") && input_step(0).id == "dO") {
     const Eigen::Index feature = step->feature_first + c;
     const std::string head_words = "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
     if (!n.W_O) {
@@ -82,6 +137,86 @@ void ExplainedCell::gradient() {
                 (n.columns ? "column " : "row ") + f1 + " of W_O. So its gradient is dO of @token times that " + along +
                 ", summed.");
     }
+  } else if ((id == "dhead_output" || id == "dhead_normed") && input_step(0).id == "dgated_output") {
+    // head̃ = head ∘ G: the gradient times the gate.
+    e.kind = "gated";
+    const std::string g_col = n.gate_headwise ? "1" : c1;
+    e.input = input(0)(r, c);
+    e.factor = input(1)(r, n.gate_headwise ? 0 : c);
+    const std::string in = num(e.input), g = num(e.factor);
+    derive({same_entry(0) + " \\cdot " + indexed(input_step(1).symbol, at(r1, g_col)), in + " \\cdot " + g, value});
+    e.text = "The gated output is this head's output times its gate " + g + ", so the gradient passes back times the same gate: "
+             "a shut gate (near 0) lets almost none of it reach the head.";
+  } else if (id == "dhead_output" && input_step(0).id == "dhead_normed") {
+    const std::vector<double> gain(static_cast<size_t>(n.d_v), 1 - n.options.differential.lambda_init);
+    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), false, 1e-5, gain, "(1 - \\lambda_{\\text{init}})",
+              "output features (differential attention's norm, times 1 − λ_init)");
+  } else if (id == "dgate" && step->head >= 0) {
+    // head̃ = head ∘ G: dG = dhead̃ ∘ head, summed over the head's features when one gate serves them all.
+    const Matrix dy = input(0), pre = input(1);
+    if (n.gate_headwise) {
+      chain(dy.row(r).transpose(), pre.row(r).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
+            at(r1, "k"), "feature", "Output features of @token",
+            "One gate multiplies all " + std::to_string(n.d_v) + " output features of this head: its gradient is each "
+            "feature's gradient times the head's output there (what the gate scaled), summed.");
+    } else {
+      chain(dy.block(r, c, 1, 1).transpose(), pre.block(r, c, 1, 1).transpose(), input_step(0).symbol, at(r1, c1),
+            input_step(1).symbol, at(r1, c1), "feature", "The gated feature",
+            "This gate multiplies feature " + c1 + " of the head's output: its gradient is that feature's gradient times "
+            "the output it scaled.");
+    }
+  } else if (id == "dweights_1") {
+    copy(input_step(0), r, c, "A = A₁ − λ·A₂: the first half's weights enter with the factor 1, so their gradient is dA.");
+  } else if (id == "dweights_2") {
+    e.kind = "scale";
+    e.input = input(0)(r, c);
+    e.factor = -n.lambdas[static_cast<size_t>(step->head)];
+    const std::string in = num(e.input), f = num(e.factor);
+    derive({same_entry(0) + " \\cdot (-\\lambda)", in + " \\cdot (" + f + ")", value});
+    e.text = "A = A₁ − λ·A₂: the second half's weights enter with the factor −λ = " + f + ", so their gradient is dA times it.";
+  } else if (input_step(0).id == "dweights_1") {  // differential attention: dQ, dK of a head (as the scores read them)
+    const Eigen::Index w = n.d_k / 2;
+    const int half = static_cast<int>(c / w);
+    // The other side's step (Q for dK, K for dQ) is this step's third input; its own side is the
+    // sibling gradient step's (same dweights_1, the other of dQ / dK).
+    const Step* sibling = nullptr;
+    for (const Step& s : t.steps) {
+      if (&s != step && s.head == step->head && s.inputs.size() == 3 && s.inputs[0] == step->inputs[0]) sibling = &s;
+    }
+    const bool query = id[1] == 'Q';
+    const Matrix other = input(2), own = rows_layout(t.steps[static_cast<size_t>(sibling->inputs[2])]);
+    const Matrix& Qh = query ? own : other;
+    const Matrix& Kh = query ? other : own;
+    const Matrix A = rows_layout(*step_of(half == 0 ? "weights_1" : "weights_2", step->head));
+    const Mask mask = n.has_mask() ? combined_mask(n) : Mask();
+    const Matrix dS = differential_half_back<double>(n, A, input(static_cast<size_t>(half)), Qh.middleCols(half * w, w),
+                                                     Kh.middleCols(half * w, w), n.has_mask() ? &mask : nullptr, t.scale);
+    const std::string k = std::to_string(half + 1), first = std::to_string(half * w + 1), last = std::to_string((half + 1) * w);
+    const std::string dS_name = "dS_{" + k + "}";
+    const std::string how = "dS₁ = A₁ ∘ (dA₁ − rowsum(dA₁ ∘ A₁))" + std::string(n.has_mask() ? " (0 where hidden)" : "") +
+                            (n.options.softcap > 0 ? " times softcap's slope" : "") + " times the scale, from dA₁ = dA";
+    const std::string how_k = half == 0 ? how : "dS₂ likewise from A₂ and dA₂ = −λ·dA";
+    if (query) {
+      chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key", "Keys of @query",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
+                "'s scores read it. Its gradient is the row of " + how_k + ", times feature " + c1 + " of each key, summed.");
+    } else {
+      chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query", "Queries that read @key",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
+                "'s scores read it. Its gradient is the column of " + how_k + " for @key, times feature " + c1 +
+                " of each query, summed over the queries.");
+    }
+  } else if (id == "dS" && n.sigmoid) {
+    e.kind = "sigmoid_grad";
+    e.input = input(1)(r, c);
+    const double a = input(0)(r, c);
+    e.left = {a};
+    e.factor = a * (1 - a);
+    const std::string in = num(e.input), an = num(a), f = num(e.factor);
+    derive({same_entry(1) + "\\," + same_entry(0) + "\\big(1 - " + same_entry(0) + "\\big)", in + " \\cdot " + an + "\\,(1 - " + an + ")",
+            in + " \\cdot " + f, value});
+    e.text = "Sigmoid attention: each weight is σ of its own score alone, and σ's slope is σ(1 − σ) = " + f +
+             " here (largest, 1/4, at weight 1/2). So the gradient is dA times that slope; no other key of the row takes part.";
   } else if (id == "dA") {
     const Matrix dH = input(0), V = input(1);
     chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
@@ -149,7 +284,7 @@ void ExplainedCell::gradient() {
     const Matrix d = input(0), other = input(1);
     const std::string& ds = input_step(0).symbol;
     const std::string& x = input_step(1).symbol;
-    if (id[1] == 'Q') {
+    if (id[1] == 'Q' || id == "dq_R") {
       chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
             "The scores of @query are its query dotted with every key: feature " + c1 + " of the query meets feature " +
                 c1 + " of each key. So its gradient is the " + along + " of score gradients times those key features, summed.");
@@ -213,6 +348,12 @@ void ExplainedCell::gradient() {
             "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay + ": its gradient is "
             "the score gradients of @key times feature " + c1 + " of each φ(q), summed over the queries.");
     }
+  } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dQ_normed" || input_step(0).id == "dK_normed")) {
+    const QkNorm& q = n.options.qk_norm;
+    const bool queries = id == "dQ";
+    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), q.type == QkNorm::Type::Layer, q.eps,
+              queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}",
+              queries ? "query features (QK-norm)" : "key features (QK-norm)");
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
     e.kind = "feature_map_grad";
     e.input = input(0)(r, c);
@@ -230,8 +371,8 @@ void ExplainedCell::gradient() {
          "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
              " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-    rotate_pair(input(0), id == "dQ", true);  // the rotation's transpose: turned back by the same angle
-  } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V") {
+    rotate_pair(input(0), id[1] == 'Q', true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
+  } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V" || id == "dgate") {
     // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
     e.kind = "head_sum";
     std::vector<double> heads;
@@ -252,6 +393,48 @@ void ExplainedCell::gradient() {
                        " is read by " + std::to_string(heads.size()) +
                        " query heads (grouped-query attention): its gradient is the sum of theirs" + rows + ".";
     table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+  } else if (id == "dg_q" || id == "dg_k") {
+    // Each gain multiplies feature c of every normalised row of every head: Σ dy ∘ x̂ over them.
+    const bool queries = id == "dg_q";
+    const QkNorm& q = n.options.qk_norm;
+    std::vector<double> heads, rows;
+    std::string sum;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& part = input_step(k);
+      const Matrix dy = input(k), x = rows_layout(*step_of(queries ? "Q" : "K", part.head));
+      for (Eigen::Index i = 0; i < dy.rows(); ++i) {
+        const RowNorm norm = row_norm<double>(Vector(x.row(i).transpose()), q.type == QkNorm::Type::Layer, q.eps);
+        heads.push_back(part.head + 1);
+        rows.push_back(static_cast<double>(i + 1));
+        e.left.push_back(dy(i, c));
+        e.right.push_back((x(i, c) - norm.mean) / norm.divisor);
+        e.products.push_back(e.left.back() * e.right.back());
+      }
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(part.symbol, "k," + c1) + "\\,\\hat x_{k," + c1 + "}";
+    }
+    e.kind = "gradient_dot";
+    derive({sum, "@terms(2,3)", value});
+    e.text = std::string("The gain ") + (queries ? "g_q" : "g_k") + " of feature " + c1 + " multiplies that feature of every normalised " +
+             (queries ? "query" : "key") + " row x̂ (the row after the norm, before the gain), in every head: its gradient is each "
+             "row's gradient there times x̂, summed over the rows and heads.";
+    table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m", {heads, rows, e.left, e.right, e.products});
+  } else if (id == "dW_G") {
+    const Step* x_pos = step_of("X_pos", -1);
+    const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
+    const Matrix dZ = gate_dZ();
+    chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))", at("k", c1),
+          "query", "Tokens",
+          "The gate is σ(X·W_G + b_G), and σ's slope is G(1 − G): the gate's gradient times that slope is the gradient of its "
+          "argument. This weight multiplies feature " + r1 + " of every token into gate " + c1 + ": the tokens' feature " + r1 +
+              " times those gradients of gate " + c1 + ", summed over the tokens.");
+  } else if (id == "db_G") {
+    e.kind = "token_sum";
+    const Vector column = gate_dZ().col(c);
+    e.left.assign(column.data(), column.data() + column.size());
+    derive({"\\sum_k (dG \\circ G(1 - G))_{k," + c1 + "}", "@terms(0)", value});
+    e.text = "The bias is added to gate " + c1 + "'s argument for every token: its gradient is the gate's gradient times σ's slope "
+             "G(1 − G), summed over the tokens.";
+    table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
     const bool two = step->inputs.size() == 2;
     const Matrix x = two ? input(0) : (id == "dW_Q" || !n.cross) ? n.X : n.X_kv;
@@ -278,18 +461,21 @@ void ExplainedCell::gradient() {
     std::string sum;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
       const Step& d = input_step(k);
-      const std::string w = std::string("W_") + d.id[1];
-      const Matrix& W = d.id == "dQ" ? n.W_Q : d.id == "dK" ? n.W_K : n.W_V;
-      const Matrix g = input(k);
+      const bool gate = d.id == "dgate";  // through the gate's sigmoid: dZ = dG ∘ G(1 − G) times W_G
+      const std::string w = gate ? std::string("W_G") : std::string("W_") + d.id[1];
+      const Matrix& W = gate ? *n.W_G : d.id == "dQ" ? n.W_Q : d.id == "dK" ? n.W_K : n.W_V;
+      const Matrix g = gate ? gate_dZ() : input(k);
       for (Eigen::Index m = 0; m < g.cols(); ++m) {
         e.left.push_back(g(r, m));
         e.right.push_back(W(c, m));
         e.products.push_back(g(r, m) * W(c, m));
       }
-      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d.symbol, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
+      const std::string d_name = gate ? std::string("(dG \\circ G(1 - G))") : d.symbol;
+      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d_name, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
     }
     derive({sum, "@terms(0,1)", value});
-    const std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" ? "the queries, keys and values (through W_Q, W_K, W_V)" : "the keys and values (through W_K, W_V)";
+    std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" && !n.cross ? "the queries, keys and values (through W_Q, W_K, W_V)" : id == "dX" ? "the queries (through W_Q)" : "the keys and values (through W_K, W_V)";
+    if (id == "dX" && n.W_G) paths += " and the gate (through W_G, times σ's slope G(1 − G))";
     e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along +
              " " + c1 + " of its weights, all added.";
     table(step->inputs.size() == 1 ? "Features of dQ" : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
