@@ -25,6 +25,15 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
   return std::move(cell.e);
 }
 
+void ExplainedCell::copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
+  e.kind = "copy";
+  e.source = from.id;
+  e.source_row = from_r;
+  e.source_col = from_c;
+  derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
+  e.text = std::move(text);
+}
+
 void ExplainedCell::gradient() {
   // Σ_k left[k]·right[k]: the gradient reaching the cell along each k, summed. The subscripts
   // are in the rows layout's order (`at` writes them in the user's), "k" the summed index;
@@ -40,23 +49,10 @@ void ExplainedCell::gradient() {
   };
   // A cell copied from cell (row, col) of step `from` (both in the rows layout).
   auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
-    e.kind = "copy";
-    e.source = from.id;
-    e.source_row = from_r;
-    e.source_col = from_c;
-    derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
-    e.text = std::move(text);
+    copy_cell(from, from_r, from_c, std::move(text));
   };
   const std::string& id = step_id;
   const std::string along = n.columns ? "column" : "row";
-  // Latent attention: the heads' steps through the scores have their calculations (dQ_C, dK_C,
-  // dq_R, dk_R of a head read dscores like dQ and dK); the whole gradients through the latent
-  // projections not yet.
-  if (n.latent && step->head < 0 && id != "dO" && id != "dW_O" && id != "db_O") {
-    throw InputError("explain has no worked calculation yet for gradient step '" + id +
-                     "' of multi-head latent attention (W_DKV): engine.gradients computes it; the heads' steps "
-                     "(dA, dS, dscores, dQ_C, dK_C, dq_R, dk_R) have theirs");
-  }
   // The trace's step `name` of `h`, or nullptr.
   auto step_of = [&](const std::string& name, int h) -> const Step* {
     for (const Step& s : t.steps) {
@@ -115,6 +111,7 @@ void ExplainedCell::gradient() {
     table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
           static_cast<int>(c));
   };
+  if (n.latent && step->head < 0 && latent_gradient()) return;
   if (id == "dO") {
     if (n.dO) {
       given();
@@ -485,6 +482,140 @@ void ExplainedCell::gradient() {
   } else {
     throw InputError("explain has no worked calculation for gradient step '" + id + "'");
   }
+}
+
+// Multi-head latent attention's whole gradients (gradients.cpp, latent_back): sums of paths through
+// the projections (dc_KV, dc_Q, dX), the weights' gradients over the tokens, the shared rotary
+// key's sum over the heads, the cache's rows. RoPE is turned back where a projection read the
+// rotated key or query. False: not one of them (dO, dW_O, db_O take the usual calculations).
+bool ExplainedCell::latent_gradient() {
+  const std::string& id = step_id;
+  const Rope& rope = n.options.rope;
+  const Eigen::Index past = n.past;
+  // The k-th input's values turned back by RoPE (dq_R of a head at the queries' positions, or
+  // dk_R's new rows at the keys').
+  const auto unrotated = [&](size_t k) {
+    const Step& s = input_step(k);
+    if (s.id == "dq_R") return rotate<double>(input(k), rope, n.query_pos, 0, /*back=*/true);
+    return rotate<double>(Matrix(input(k).bottomRows(n.S - past)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+  };
+  const auto unrotate = [](const std::string& x) { return "\\operatorname{RoPE}^{-1}(" + x + ")"; };
+  // Σ over paths of Σ_m g[r][m]·W[c][m]: a gradient reaching this row of a latent (or of X)
+  // through every projection that read it.
+  struct Path {
+    Matrix g;
+    Matrix W;  // the projection's columns the path went through (its rows: this step's features)
+    std::string g_name, W_name;
+  };
+  const auto paths = [&](const std::vector<Path>& list, std::string text) {
+    e.kind = "gradient_dot";
+    std::string sum;
+    for (const Path& p : list) {
+      for (Eigen::Index m = 0; m < p.g.cols(); ++m) {
+        e.left.push_back(p.g(r, m));
+        e.right.push_back(p.W(c, m));
+        e.products.push_back(p.g(r, m) * p.W(c, m));
+      }
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(p.g_name, r1 + ",k") + "\\," + indexed(p.W_name, c1 + ",k");
+    }
+    derive({sum, "@terms(0,1)", value});
+    e.text = std::move(text);
+    table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)", {"m", "gradient", "weight", "product"}, "m",
+          {e.left, e.right, e.products});
+  };
+  // Σ_i A[i][r]·G[i][col]: a weight's gradient, over the tokens that went through it.
+  const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name, const std::string& G_name,
+                          std::string text) {
+    e.kind = "gradient_dot";
+    dot(A.col(r), G.col(col));
+    derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)), "@terms(0,1)", value});
+    e.text = std::move(text);
+    table("Tokens", {"m", "input", "gradient", "product"}, "m", {e.left, e.right, e.products});
+  };
+  const auto head_of = [&](Eigen::Index width) { return static_cast<size_t>(c / width); };
+  const Matrix& X = n.X;
+  const std::string Xs = given_symbol("X", -1, n);
+  const std::string weight_words = "This weight multiplies feature " + r1 + " of every token's input into feature " + c1 + ": ";
+  if (id == "dk_R") {
+    e.kind = "head_sum";
+    std::vector<double> heads;
+    std::string sum;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      e.left.push_back(input(k)(r, c));
+      heads.push_back(input_step(k).head + 1);
+      sum += (sum.empty() ? "" : " + ") + indexed(input_step(k).symbol, r1 + "," + c1);
+    }
+    derive({sum, "@terms(1)", value});
+    e.text = "One rotary key serves every head: its gradient is the sum of the " + std::to_string(heads.size()) + " heads'.";
+    table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+  } else if (id == "dpast_c_KV" || id == "dpast_k_R") {
+    copy_cell(input_step(0), r, c, "The cached rows come first: this is row " + r1 + " of " + input_step(0).id +
+                                       ", its gradient going to the cache (the new rows' goes on to the weights).");
+  } else if (id == "dc_KV") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      const bool keys = s.id == "dK_C";
+      const Eigen::Index w = keys ? n.d_h : n.d_v;
+      list.push_back({input(k), (keys ? n.W_UK : n.W_UV).middleCols(s.head * w, w), s.symbol,
+                      given_symbol(keys ? "W_UK" : "W_UV", n.heads > 1 ? s.head : -1, n)});
+    }
+    paths(list, "Feature " + c1 + " of the latent of @token is read by every head's keys (through W_UK) and values (through "
+                "W_UV): each path's gradients times row " + c1 + " of its weights, all added.");
+  } else if (id == "dc_Q") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      if (s.id == "dQ_C") {
+        list.push_back({input(k), n.W_UQ->middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_UQ", n.heads > 1 ? s.head : -1, n)});
+      } else {
+        list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+      }
+    }
+    paths(list, "Feature " + c1 + " of the queries' latent of @token is read by every head's content query (through W_UQ)" +
+                    std::string(n.qr_from_cq ? " and rotary query (through W_QR, the rotation turned back first)" : "") +
+                    ": each path's gradients times row " + c1 + " of its weights, all added.");
+  } else if (id == "dX") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      if (s.id == "dc_KV") list.push_back({Matrix(input(k).bottomRows(n.S - past)), n.W_DKV, s.symbol, given_symbol("W_DKV", -1, n)});
+      if (s.id == "dk_R") list.push_back({unrotated(k), n.W_KR, unrotate(s.symbol), given_symbol("W_KR", -1, n)});
+      if (s.id == "dc_Q") list.push_back({input(k), *n.W_DQ, s.symbol, given_symbol("W_DQ", -1, n)});
+      if (s.id == "dQ_C") list.push_back({input(k), n.W_Q.middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_Q", n.heads > 1 ? s.head : -1, n)});
+      if (s.id == "dq_R") list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+    }
+    paths(list, "Feature " + c1 + " of @token reaches the latent c_KV (W_DKV)" + std::string(n.d_r > 0 ? ", the rotary key (W_KR)" : "") +
+                    (n.W_DQ ? ", the queries' latent c_Q (W_DQ)" : ", every head's content query (W_Q)") +
+                    (n.d_r > 0 && !n.qr_from_cq ? " and every head's rotary query (W_QR)" : "") +
+                    ": each path's gradients (RoPE turned back where the path was rotated) times row " + c1 + " of its weights, all added.");
+  } else if (id == "dW_UK" || id == "dW_UV" || id == "dW_UQ" || id == "dW_Q" || id == "dW_QR") {
+    const Eigen::Index w = id == "dW_UV" ? n.d_v : id == "dW_QR" ? n.d_r : n.d_h;
+    const size_t h = head_of(w);
+    const size_t first = id == "dW_Q" || (id == "dW_QR" && !n.qr_from_cq) ? 0 : 1;  // c_KV or c_Q first
+    const size_t k = first + h;
+    const Matrix A = first ? input(0) : X;
+    const std::string A_name = first ? input_step(0).symbol : Xs;
+    const Matrix G = id == "dW_QR" ? unrotated(k) : input(k);
+    const std::string G_name = id == "dW_QR" ? unrotate(input_step(k).symbol) : input_step(k).symbol;
+    tokens(A, G, c % w, A_name, G_name,
+           weight_words + "column " + std::to_string(c % w + 1) + " of head " + std::to_string(h + 1) + "'s " +
+               (id == "dW_UK" ? "keys" : id == "dW_UV" ? "values" : id == "dW_QR" ? "rotary query (before RoPE)" : "content query") +
+               ". So its gradient is the inputs' feature " + r1 + " times those gradients, summed over the tokens.");
+  } else if (id == "dW_DKV" || id == "dW_KR") {
+    const Matrix G = id == "dW_KR" ? unrotated(0) : Matrix(input(0).bottomRows(n.S - past));
+    const std::string G_name = id == "dW_KR" ? unrotate(input_step(0).symbol) : input_step(0).symbol;
+    tokens(X, G, c, Xs, G_name,
+           weight_words + (id == "dW_KR" ? "the rotary key (before RoPE)" : "the latent c_KV") +
+               " of the new tokens (the cached rows came from no X). So its gradient is X's feature " + r1 +
+               " times those gradients, summed over the tokens.");
+  } else if (id == "dW_DQ") {
+    tokens(X, input(0), c, Xs, input_step(0).symbol,
+           weight_words + "the queries' latent c_Q. So its gradient is X's feature " + r1 + " times those gradients, summed over the tokens.");
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace attn

@@ -120,11 +120,14 @@ describe('multi-head latent attention', () => {
       }
       for (const id of ['dQ_C', 'dK_C', 'dq_R', 'dk_R']) assert.ok(step(g, id, 1), id);
     }
-    // A head's steps through the scores have worked calculations; the latent projections' not yet.
-    const e = engine.explain(latent, { step: 'dK_C', head: 1, row: 2, col: 0 });
-    assert.equal(e.kind, 'gradient_dot');
-    assert.ok(Math.abs(e.products.reduce((t, x) => t + x, 0) - e.value) < 1e-12);
-    assert.throws(() => engine.explain(latent, { step: 'dW_UK', head: null, row: 0, col: 0 }), /explain has no worked calculation yet for gradient step 'dW_UK' of multi-head latent attention \(W_DKV\)/);
+    // Worked calculations of the gradient cells: a head's and the whole latent ones.
+    const g = engine.gradients(latent);
+    for (const [id, head, row, col] of [['dK_C', 1, 2, 0], ['dW_UK', null, 0, 3], ['dc_KV', null, 3, 1], ['dX', null, 1, 4], ['dW_QR', null, 2, 3]]) {
+      const e = engine.explain(latent, { step: id, head, row, col });
+      assert.equal(e.kind, 'gradient_dot', id);
+      assert.equal(e.value, step(g, id, head).data[row][col], id);
+      assert.ok(Math.abs(e.products.reduce((t, x) => t + x, 0) - e.value) < 1e-12, id);
+    }
   });
 
   test('the CLI runs it and lists its keys', () => {
