@@ -348,6 +348,15 @@ struct Explanation {
   ///  "head_sum"    value = Σ left: the heads' gradients (terms: head numbers, gradients), one
   ///                head's block of dQ or the sum over a key/value group's heads
   ///  "token_sum"   value = Σ left: a bias's gradient, a column summed over the tokens
+  ///  "qk_norm_grad" value = (input·factor − mean − right[c]·Σ products / d) / divisor: dQ, dK through
+  ///                QK-norm (and dhead_output through differential attention's norm), c the cell's
+  ///                feature; left = u = dy ∘ g of the row, right = x̂, products = u ∘ x̂, input = dy_c,
+  ///                factor = g_c, mean = mean(u) (layer; 0 for rms), divisor = σ
+  ///  "sigmoid_grad" value = input·factor: dS of sigmoid attention, input = dA, factor = A(1 − A)
+  ///  "gated"       dhead_output / dhead_normed through the gate: value = input·factor, factor = G
+  ///  "scale"       also dweights_2 (factor −λ); "copy" also dweights_1 (= dA); "gradient_dot" also
+  ///                dgate, dg_q / dg_k (over every head's rows), dW_G, differential attention's dQ / dK
+  ///                (left: the half's dS_k = A_k ∘ (dA_k − rowsum(dA_k ∘ A_k)) [masked, softcap] · s)
   std::string kind;
   std::string step;
   int head = -1;

@@ -85,6 +85,10 @@ struct ExplainedCell {
                    double position = std::numeric_limits<double>::quiet_NaN(), const std::string& from = "");
   /// The cells of multi-head latent attention's steps (explain.cpp); false: not one of them.
   bool latent_cell();
+  /// The cells of multi-head latent attention's whole gradient steps (explain_gradients.cpp).
+  bool latent_gradient();
+  /// A cell copied from cell (from_r, from_c) of step `from`, both in the rows layout (kind "copy").
+  void copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text);
 };
 
 }  // namespace attn

@@ -25,18 +25,16 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
   return std::move(cell.e);
 }
 
+void ExplainedCell::copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
+  e.kind = "copy";
+  e.source = from.id;
+  e.source_row = from_r;
+  e.source_col = from_c;
+  derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
+  e.text = std::move(text);
+}
+
 void ExplainedCell::gradient() {
-  // The variants of issue 31 have gradients (gradients.cpp) but no worked calculations of their
-  // gradient cells yet: say so rather than explain a cell by a rule that does not hold for it.
-  const char* variant = n.options.qk_norm.on ? "options.qk_norm"
-                        : n.W_G             ? "W_G"
-                        : n.sigmoid         ? "options.score_fn \"sigmoid\""
-                        : !n.lambdas.empty() ? "options.differential"
-                                             : nullptr;
-  if (variant && step_id != "dO") {
-    throw InputError(std::string("explain has no worked calculation yet for the gradient cells of a problem with ") + variant +
-                     " (engine.gradients computes them)");
-  }
   // Σ_k left[k]·right[k]: the gradient reaching the cell along each k, summed. The subscripts
   // are in the rows layout's order (`at` writes them in the user's), "k" the summed index;
   // `over` labels the terms ("feature", "key", "query" or "m").
@@ -51,15 +49,69 @@ void ExplainedCell::gradient() {
   };
   // A cell copied from cell (row, col) of step `from` (both in the rows layout).
   auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
-    e.kind = "copy";
-    e.source = from.id;
-    e.source_row = from_r;
-    e.source_col = from_c;
-    derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
-    e.text = std::move(text);
+    copy_cell(from, from_r, from_c, std::move(text));
   };
   const std::string& id = step_id;
   const std::string along = n.columns ? "column" : "row";
+  // The trace's step `name` of `h`, or nullptr.
+  auto step_of = [&](const std::string& name, int h) -> const Step* {
+    for (const Step& s : t.steps) {
+      if (s.id == name && s.head == h) return &s;
+    }
+    return nullptr;
+  };
+  // The gate's argument's gradient dZ = dG ∘ G ∘ (1 − G), every head's gate side by side (L×width),
+  // G = σ(X'·W_G + b_G) recomputed as gradients.cpp computes it.
+  auto gate_dZ = [&]() {
+    const Step* x_pos = step_of("X_pos", -1);
+    const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
+    Matrix Z = X * *n.W_G;
+    if (n.b_G) Z.rowwise() += n.b_G->transpose();
+    const Matrix G = Z.unaryExpr([](double z) { return sigmoid<double>(z); });
+    const Matrix dG = rows_layout(*step_of("dgate", -1));
+    return Matrix(dG.cwiseProduct(G).cwiseProduct(Matrix::Ones(G.rows(), G.cols()) - G));
+  };
+  // QK-norm (or differential attention's norm of a head's output) turned back, one cell: with
+  // x̂ = (x − mean)/σ and u = dy ∘ g, dx_c = (u_c − mean(u) − x̂_c·mean(u ∘ x̂)) / σ (rms: no mean(u)).
+  auto norm_back = [&](const Vector& dy, const Vector& x, bool layer, double eps, const std::vector<double>& g,
+                       const std::string& gain_name, std::string what) {
+    e.kind = "qk_norm_grad";
+    const RowNorm norm = row_norm<double>(x, layer, eps);
+    const Eigen::Index d = x.size();
+    double mean_u = 0, mean_ux = 0;
+    for (Eigen::Index k = 0; k < d; ++k) {
+      const double xhat = (x[k] - norm.mean) / norm.divisor, u = dy[k] * g[static_cast<size_t>(k)];
+      e.left.push_back(u);
+      e.right.push_back(xhat);
+      e.products.push_back(u * xhat);
+      mean_u += u;
+      mean_ux += u * xhat;
+    }
+    mean_u /= static_cast<double>(d);
+    mean_ux /= static_cast<double>(d);
+    e.input = dy[c];
+    e.factor = g[static_cast<size_t>(c)];
+    e.mean = layer ? mean_u : 0;
+    e.spread = norm.spread;
+    e.divisor = norm.divisor;
+    const std::string dy_c = num(e.input), g_c = num(e.factor), sigma = num(e.divisor), xhat_c = num(e.right[static_cast<size_t>(c)]);
+    const std::string mu = num(e.mean), mux = num(mean_ux);
+    const std::string& y = input_step(0).symbol;
+    const std::string u_c = indexed(y, at(r1, c1)) + "\\," + gain_name;
+    derive({"\\frac{1}{\\sigma}\\Big(" + u_c + (layer ? " - \\operatorname{mean}(u)" : "") +
+                " - \\hat x_{" + c1 + "}\\operatorname{mean}(u \\circ \\hat x)\\Big),\\quad u = " + y + "_{" + r1 + ",:} \\circ g",
+            "\\frac{1}{" + sigma + "}\\big(" + dy_c + " \\cdot " + g_c + (layer ? " - " + mu : std::string()) + " - (" + xhat_c +
+                ")(" + mux + ")\\big)",
+            value});
+    e.text = "The norm divides @token's " + std::to_string(d) + " " + std::move(what) + " by σ = " + sigma +
+             (layer ? " after subtracting their mean" : " (the root of their mean square plus ε)") +
+             ", so moving one feature moves σ" + (layer ? " and the mean" : "") + " too, and with them every feature of the row. "
+             "Its gradient is its own share u = dy·g, minus what flows back through " + (layer ? "the mean (mean(u) = " + mu + ") and " : "") +
+             "σ (x̂·mean(u·x̂), mean(u·x̂) = " + mux + "), all over σ.";
+    table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
+          static_cast<int>(c));
+  };
+  if (n.latent && step->head < 0 && latent_gradient()) return;
   if (id == "dO") {
     if (n.dO) {
       given();
@@ -68,7 +120,7 @@ void ExplainedCell::gradient() {
       derive({value + " \\quad\\text{(no } dO \\text{ given: all ones)}"});
       e.text = "No dO was given, so it is all ones: the loss is L = Σ O, and every output entry’s gradient is 1.";
     }
-  } else if (id == "dhead_output") {
+  } else if ((id == "dhead_output" || id == "dgated_output" || id == "dhead_normed") && input_step(0).id == "dO") {
     const Eigen::Index feature = step->feature_first + c;
     const std::string head_words = "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
     if (!n.W_O) {
@@ -82,6 +134,86 @@ void ExplainedCell::gradient() {
                 (n.columns ? "column " : "row ") + f1 + " of W_O. So its gradient is dO of @token times that " + along +
                 ", summed.");
     }
+  } else if ((id == "dhead_output" || id == "dhead_normed") && input_step(0).id == "dgated_output") {
+    // head̃ = head ∘ G: the gradient times the gate.
+    e.kind = "gated";
+    const std::string g_col = n.gate_headwise ? "1" : c1;
+    e.input = input(0)(r, c);
+    e.factor = input(1)(r, n.gate_headwise ? 0 : c);
+    const std::string in = num(e.input), g = num(e.factor);
+    derive({same_entry(0) + " \\cdot " + indexed(input_step(1).symbol, at(r1, g_col)), in + " \\cdot " + g, value});
+    e.text = "The gated output is this head's output times its gate " + g + ", so the gradient passes back times the same gate: "
+             "a shut gate (near 0) lets almost none of it reach the head.";
+  } else if (id == "dhead_output" && input_step(0).id == "dhead_normed") {
+    const std::vector<double> gain(static_cast<size_t>(n.d_v), 1 - n.options.differential.lambda_init);
+    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), false, 1e-5, gain, "(1 - \\lambda_{\\text{init}})",
+              "output features (differential attention's norm, times 1 − λ_init)");
+  } else if (id == "dgate" && step->head >= 0) {
+    // head̃ = head ∘ G: dG = dhead̃ ∘ head, summed over the head's features when one gate serves them all.
+    const Matrix dy = input(0), pre = input(1);
+    if (n.gate_headwise) {
+      chain(dy.row(r).transpose(), pre.row(r).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
+            at(r1, "k"), "feature", "Output features of @token",
+            "One gate multiplies all " + std::to_string(n.d_v) + " output features of this head: its gradient is each "
+            "feature's gradient times the head's output there (what the gate scaled), summed.");
+    } else {
+      chain(dy.block(r, c, 1, 1).transpose(), pre.block(r, c, 1, 1).transpose(), input_step(0).symbol, at(r1, c1),
+            input_step(1).symbol, at(r1, c1), "feature", "The gated feature",
+            "This gate multiplies feature " + c1 + " of the head's output: its gradient is that feature's gradient times "
+            "the output it scaled.");
+    }
+  } else if (id == "dweights_1") {
+    copy(input_step(0), r, c, "A = A₁ − λ·A₂: the first half's weights enter with the factor 1, so their gradient is dA.");
+  } else if (id == "dweights_2") {
+    e.kind = "scale";
+    e.input = input(0)(r, c);
+    e.factor = -n.lambdas[static_cast<size_t>(step->head)];
+    const std::string in = num(e.input), f = num(e.factor);
+    derive({same_entry(0) + " \\cdot (-\\lambda)", in + " \\cdot (" + f + ")", value});
+    e.text = "A = A₁ − λ·A₂: the second half's weights enter with the factor −λ = " + f + ", so their gradient is dA times it.";
+  } else if (input_step(0).id == "dweights_1") {  // differential attention: dQ, dK of a head (as the scores read them)
+    const Eigen::Index w = n.d_k / 2;
+    const int half = static_cast<int>(c / w);
+    // The other side's step (Q for dK, K for dQ) is this step's third input; its own side is the
+    // sibling gradient step's (same dweights_1, the other of dQ / dK).
+    const Step* sibling = nullptr;
+    for (const Step& s : t.steps) {
+      if (&s != step && s.head == step->head && s.inputs.size() == 3 && s.inputs[0] == step->inputs[0]) sibling = &s;
+    }
+    const bool query = id[1] == 'Q';
+    const Matrix other = input(2), own = rows_layout(t.steps[static_cast<size_t>(sibling->inputs[2])]);
+    const Matrix& Qh = query ? own : other;
+    const Matrix& Kh = query ? other : own;
+    const Matrix A = rows_layout(*step_of(half == 0 ? "weights_1" : "weights_2", step->head));
+    const Mask mask = n.has_mask() ? combined_mask(n) : Mask();
+    const Matrix dS = differential_half_back<double>(n, A, input(static_cast<size_t>(half)), Qh.middleCols(half * w, w),
+                                                     Kh.middleCols(half * w, w), n.has_mask() ? &mask : nullptr, t.scale);
+    const std::string k = std::to_string(half + 1), first = std::to_string(half * w + 1), last = std::to_string((half + 1) * w);
+    const std::string dS_name = "dS_{" + k + "}";
+    const std::string how = "dS₁ = A₁ ∘ (dA₁ − rowsum(dA₁ ∘ A₁))" + std::string(n.has_mask() ? " (0 where hidden)" : "") +
+                            (n.options.softcap > 0 ? " times softcap's slope" : "") + " times the scale, from dA₁ = dA";
+    const std::string how_k = half == 0 ? how : "dS₂ likewise from A₂ and dA₂ = −λ·dA";
+    if (query) {
+      chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key", "Keys of @query",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
+                "'s scores read it. Its gradient is the row of " + how_k + ", times feature " + c1 + " of each key, summed.");
+    } else {
+      chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query", "Queries that read @key",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
+                "'s scores read it. Its gradient is the column of " + how_k + " for @key, times feature " + c1 +
+                " of each query, summed over the queries.");
+    }
+  } else if (id == "dS" && n.sigmoid) {
+    e.kind = "sigmoid_grad";
+    e.input = input(1)(r, c);
+    const double a = input(0)(r, c);
+    e.left = {a};
+    e.factor = a * (1 - a);
+    const std::string in = num(e.input), an = num(a), f = num(e.factor);
+    derive({same_entry(1) + "\\," + same_entry(0) + "\\big(1 - " + same_entry(0) + "\\big)", in + " \\cdot " + an + "\\,(1 - " + an + ")",
+            in + " \\cdot " + f, value});
+    e.text = "Sigmoid attention: each weight is σ of its own score alone, and σ's slope is σ(1 − σ) = " + f +
+             " here (largest, 1/4, at weight 1/2). So the gradient is dA times that slope; no other key of the row takes part.";
   } else if (id == "dA") {
     const Matrix dH = input(0), V = input(1);
     chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
@@ -149,7 +281,7 @@ void ExplainedCell::gradient() {
     const Matrix d = input(0), other = input(1);
     const std::string& ds = input_step(0).symbol;
     const std::string& x = input_step(1).symbol;
-    if (id[1] == 'Q') {
+    if (id[1] == 'Q' || id == "dq_R") {
       chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
             "The scores of @query are its query dotted with every key: feature " + c1 + " of the query meets feature " +
                 c1 + " of each key. So its gradient is the " + along + " of score gradients times those key features, summed.");
@@ -213,6 +345,12 @@ void ExplainedCell::gradient() {
             "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay + ": its gradient is "
             "the score gradients of @key times feature " + c1 + " of each φ(q), summed over the queries.");
     }
+  } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dQ_normed" || input_step(0).id == "dK_normed")) {
+    const QkNorm& q = n.options.qk_norm;
+    const bool queries = id == "dQ";
+    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), q.type == QkNorm::Type::Layer, q.eps,
+              queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}",
+              queries ? "query features (QK-norm)" : "key features (QK-norm)");
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
     e.kind = "feature_map_grad";
     e.input = input(0)(r, c);
@@ -230,8 +368,8 @@ void ExplainedCell::gradient() {
          "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
              " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-    rotate_pair(input(0), id == "dQ", true);  // the rotation's transpose: turned back by the same angle
-  } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V") {
+    rotate_pair(input(0), id[1] == 'Q', true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
+  } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V" || id == "dgate") {
     // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
     e.kind = "head_sum";
     std::vector<double> heads;
@@ -252,6 +390,48 @@ void ExplainedCell::gradient() {
                        " is read by " + std::to_string(heads.size()) +
                        " query heads (grouped-query attention): its gradient is the sum of theirs" + rows + ".";
     table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+  } else if (id == "dg_q" || id == "dg_k") {
+    // Each gain multiplies feature c of every normalised row of every head: Σ dy ∘ x̂ over them.
+    const bool queries = id == "dg_q";
+    const QkNorm& q = n.options.qk_norm;
+    std::vector<double> heads, rows;
+    std::string sum;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& part = input_step(k);
+      const Matrix dy = input(k), x = rows_layout(*step_of(queries ? "Q" : "K", part.head));
+      for (Eigen::Index i = 0; i < dy.rows(); ++i) {
+        const RowNorm norm = row_norm<double>(Vector(x.row(i).transpose()), q.type == QkNorm::Type::Layer, q.eps);
+        heads.push_back(part.head + 1);
+        rows.push_back(static_cast<double>(i + 1));
+        e.left.push_back(dy(i, c));
+        e.right.push_back((x(i, c) - norm.mean) / norm.divisor);
+        e.products.push_back(e.left.back() * e.right.back());
+      }
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(part.symbol, "k," + c1) + "\\,\\hat x_{k," + c1 + "}";
+    }
+    e.kind = "gradient_dot";
+    derive({sum, "@terms(2,3)", value});
+    e.text = std::string("The gain ") + (queries ? "g_q" : "g_k") + " of feature " + c1 + " multiplies that feature of every normalised " +
+             (queries ? "query" : "key") + " row x̂ (the row after the norm, before the gain), in every head: its gradient is each "
+             "row's gradient there times x̂, summed over the rows and heads.";
+    table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m", {heads, rows, e.left, e.right, e.products});
+  } else if (id == "dW_G") {
+    const Step* x_pos = step_of("X_pos", -1);
+    const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
+    const Matrix dZ = gate_dZ();
+    chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))", at("k", c1),
+          "query", "Tokens",
+          "The gate is σ(X·W_G + b_G), and σ's slope is G(1 − G): the gate's gradient times that slope is the gradient of its "
+          "argument. This weight multiplies feature " + r1 + " of every token into gate " + c1 + ": the tokens' feature " + r1 +
+              " times those gradients of gate " + c1 + ", summed over the tokens.");
+  } else if (id == "db_G") {
+    e.kind = "token_sum";
+    const Vector column = gate_dZ().col(c);
+    e.left.assign(column.data(), column.data() + column.size());
+    derive({"\\sum_k (dG \\circ G(1 - G))_{k," + c1 + "}", "@terms(0)", value});
+    e.text = "The bias is added to gate " + c1 + "'s argument for every token: its gradient is the gate's gradient times σ's slope "
+             "G(1 − G), summed over the tokens.";
+    table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
     const bool two = step->inputs.size() == 2;
     const Matrix x = two ? input(0) : (id == "dW_Q" || !n.cross) ? n.X : n.X_kv;
@@ -278,18 +458,21 @@ void ExplainedCell::gradient() {
     std::string sum;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
       const Step& d = input_step(k);
-      const std::string w = std::string("W_") + d.id[1];
-      const Matrix& W = d.id == "dQ" ? n.W_Q : d.id == "dK" ? n.W_K : n.W_V;
-      const Matrix g = input(k);
+      const bool gate = d.id == "dgate";  // through the gate's sigmoid: dZ = dG ∘ G(1 − G) times W_G
+      const std::string w = gate ? std::string("W_G") : std::string("W_") + d.id[1];
+      const Matrix& W = gate ? *n.W_G : d.id == "dQ" ? n.W_Q : d.id == "dK" ? n.W_K : n.W_V;
+      const Matrix g = gate ? gate_dZ() : input(k);
       for (Eigen::Index m = 0; m < g.cols(); ++m) {
         e.left.push_back(g(r, m));
         e.right.push_back(W(c, m));
         e.products.push_back(g(r, m) * W(c, m));
       }
-      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d.symbol, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
+      const std::string d_name = gate ? std::string("(dG \\circ G(1 - G))") : d.symbol;
+      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d_name, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
     }
     derive({sum, "@terms(0,1)", value});
-    const std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" ? "the queries, keys and values (through W_Q, W_K, W_V)" : "the keys and values (through W_K, W_V)";
+    std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" && !n.cross ? "the queries, keys and values (through W_Q, W_K, W_V)" : id == "dX" ? "the queries (through W_Q)" : "the keys and values (through W_K, W_V)";
+    if (id == "dX" && n.W_G) paths += " and the gate (through W_G, times σ's slope G(1 − G))";
     e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along +
              " " + c1 + " of its weights, all added.";
     table(step->inputs.size() == 1 ? "Features of dQ" : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
@@ -299,6 +482,140 @@ void ExplainedCell::gradient() {
   } else {
     throw InputError("explain has no worked calculation for gradient step '" + id + "'");
   }
+}
+
+// Multi-head latent attention's whole gradients (gradients.cpp, latent_back): sums of paths through
+// the projections (dc_KV, dc_Q, dX), the weights' gradients over the tokens, the shared rotary
+// key's sum over the heads, the cache's rows. RoPE is turned back where a projection read the
+// rotated key or query. False: not one of them (dO, dW_O, db_O take the usual calculations).
+bool ExplainedCell::latent_gradient() {
+  const std::string& id = step_id;
+  const Rope& rope = n.options.rope;
+  const Eigen::Index past = n.past;
+  // The k-th input's values turned back by RoPE (dq_R of a head at the queries' positions, or
+  // dk_R's new rows at the keys').
+  const auto unrotated = [&](size_t k) {
+    const Step& s = input_step(k);
+    if (s.id == "dq_R") return rotate<double>(input(k), rope, n.query_pos, 0, /*back=*/true);
+    return rotate<double>(Matrix(input(k).bottomRows(n.S - past)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+  };
+  const auto unrotate = [](const std::string& x) { return "\\operatorname{RoPE}^{-1}(" + x + ")"; };
+  // Σ over paths of Σ_m g[r][m]·W[c][m]: a gradient reaching this row of a latent (or of X)
+  // through every projection that read it.
+  struct Path {
+    Matrix g;
+    Matrix W;  // the projection's columns the path went through (its rows: this step's features)
+    std::string g_name, W_name;
+  };
+  const auto paths = [&](const std::vector<Path>& list, std::string text) {
+    e.kind = "gradient_dot";
+    std::string sum;
+    for (const Path& p : list) {
+      for (Eigen::Index m = 0; m < p.g.cols(); ++m) {
+        e.left.push_back(p.g(r, m));
+        e.right.push_back(p.W(c, m));
+        e.products.push_back(p.g(r, m) * p.W(c, m));
+      }
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(p.g_name, r1 + ",k") + "\\," + indexed(p.W_name, c1 + ",k");
+    }
+    derive({sum, "@terms(0,1)", value});
+    e.text = std::move(text);
+    table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)", {"m", "gradient", "weight", "product"}, "m",
+          {e.left, e.right, e.products});
+  };
+  // Σ_i A[i][r]·G[i][col]: a weight's gradient, over the tokens that went through it.
+  const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name, const std::string& G_name,
+                          std::string text) {
+    e.kind = "gradient_dot";
+    dot(A.col(r), G.col(col));
+    derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)), "@terms(0,1)", value});
+    e.text = std::move(text);
+    table("Tokens", {"m", "input", "gradient", "product"}, "m", {e.left, e.right, e.products});
+  };
+  const auto head_of = [&](Eigen::Index width) { return static_cast<size_t>(c / width); };
+  const Matrix& X = n.X;
+  const std::string Xs = given_symbol("X", -1, n);
+  const std::string weight_words = "This weight multiplies feature " + r1 + " of every token's input into feature " + c1 + ": ";
+  if (id == "dk_R") {
+    e.kind = "head_sum";
+    std::vector<double> heads;
+    std::string sum;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      e.left.push_back(input(k)(r, c));
+      heads.push_back(input_step(k).head + 1);
+      sum += (sum.empty() ? "" : " + ") + indexed(input_step(k).symbol, r1 + "," + c1);
+    }
+    derive({sum, "@terms(1)", value});
+    e.text = "One rotary key serves every head: its gradient is the sum of the " + std::to_string(heads.size()) + " heads'.";
+    table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+  } else if (id == "dpast_c_KV" || id == "dpast_k_R") {
+    copy_cell(input_step(0), r, c, "The cached rows come first: this is row " + r1 + " of " + input_step(0).id +
+                                       ", its gradient going to the cache (the new rows' goes on to the weights).");
+  } else if (id == "dc_KV") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      const bool keys = s.id == "dK_C";
+      const Eigen::Index w = keys ? n.d_h : n.d_v;
+      list.push_back({input(k), (keys ? n.W_UK : n.W_UV).middleCols(s.head * w, w), s.symbol,
+                      given_symbol(keys ? "W_UK" : "W_UV", n.heads > 1 ? s.head : -1, n)});
+    }
+    paths(list, "Feature " + c1 + " of the latent of @token is read by every head's keys (through W_UK) and values (through "
+                "W_UV): each path's gradients times row " + c1 + " of its weights, all added.");
+  } else if (id == "dc_Q") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      if (s.id == "dQ_C") {
+        list.push_back({input(k), n.W_UQ->middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_UQ", n.heads > 1 ? s.head : -1, n)});
+      } else {
+        list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+      }
+    }
+    paths(list, "Feature " + c1 + " of the queries' latent of @token is read by every head's content query (through W_UQ)" +
+                    std::string(n.qr_from_cq ? " and rotary query (through W_QR, the rotation turned back first)" : "") +
+                    ": each path's gradients times row " + c1 + " of its weights, all added.");
+  } else if (id == "dX") {
+    std::vector<Path> list;
+    for (size_t k = 0; k < step->inputs.size(); ++k) {
+      const Step& s = input_step(k);
+      if (s.id == "dc_KV") list.push_back({Matrix(input(k).bottomRows(n.S - past)), n.W_DKV, s.symbol, given_symbol("W_DKV", -1, n)});
+      if (s.id == "dk_R") list.push_back({unrotated(k), n.W_KR, unrotate(s.symbol), given_symbol("W_KR", -1, n)});
+      if (s.id == "dc_Q") list.push_back({input(k), *n.W_DQ, s.symbol, given_symbol("W_DQ", -1, n)});
+      if (s.id == "dQ_C") list.push_back({input(k), n.W_Q.middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_Q", n.heads > 1 ? s.head : -1, n)});
+      if (s.id == "dq_R") list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+    }
+    paths(list, "Feature " + c1 + " of @token reaches the latent c_KV (W_DKV)" + std::string(n.d_r > 0 ? ", the rotary key (W_KR)" : "") +
+                    (n.W_DQ ? ", the queries' latent c_Q (W_DQ)" : ", every head's content query (W_Q)") +
+                    (n.d_r > 0 && !n.qr_from_cq ? " and every head's rotary query (W_QR)" : "") +
+                    ": each path's gradients (RoPE turned back where the path was rotated) times row " + c1 + " of its weights, all added.");
+  } else if (id == "dW_UK" || id == "dW_UV" || id == "dW_UQ" || id == "dW_Q" || id == "dW_QR") {
+    const Eigen::Index w = id == "dW_UV" ? n.d_v : id == "dW_QR" ? n.d_r : n.d_h;
+    const size_t h = head_of(w);
+    const size_t first = id == "dW_Q" || (id == "dW_QR" && !n.qr_from_cq) ? 0 : 1;  // c_KV or c_Q first
+    const size_t k = first + h;
+    const Matrix A = first ? input(0) : X;
+    const std::string A_name = first ? input_step(0).symbol : Xs;
+    const Matrix G = id == "dW_QR" ? unrotated(k) : input(k);
+    const std::string G_name = id == "dW_QR" ? unrotate(input_step(k).symbol) : input_step(k).symbol;
+    tokens(A, G, c % w, A_name, G_name,
+           weight_words + "column " + std::to_string(c % w + 1) + " of head " + std::to_string(h + 1) + "'s " +
+               (id == "dW_UK" ? "keys" : id == "dW_UV" ? "values" : id == "dW_QR" ? "rotary query (before RoPE)" : "content query") +
+               ". So its gradient is the inputs' feature " + r1 + " times those gradients, summed over the tokens.");
+  } else if (id == "dW_DKV" || id == "dW_KR") {
+    const Matrix G = id == "dW_KR" ? unrotated(0) : Matrix(input(0).bottomRows(n.S - past));
+    const std::string G_name = id == "dW_KR" ? unrotate(input_step(0).symbol) : input_step(0).symbol;
+    tokens(X, G, c, Xs, G_name,
+           weight_words + (id == "dW_KR" ? "the rotary key (before RoPE)" : "the latent c_KV") +
+               " of the new tokens (the cached rows came from no X). So its gradient is X's feature " + r1 +
+               " times those gradients, summed over the tokens.");
+  } else if (id == "dW_DQ") {
+    tokens(X, input(0), c, Xs, input_step(0).symbol,
+           weight_words + "the queries' latent c_Q. So its gradient is X's feature " + r1 + " times those gradients, summed over the tokens.");
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace attn

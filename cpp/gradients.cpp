@@ -58,6 +58,96 @@ Mat<S> qk_norm_back(const Mat<S>& x, const Mat<S>& dy, bool layer, double eps, c
   return dx;
 }
 
+/// Multi-head latent attention's gradients of its inputs (DeepSeek-V2's naive form), from each
+/// head's dQ_C, dK_C, dV, dq_R and the summed dk_R (all with the cached rows first):
+/// c_KV = X·W_DKV feeds K_C = c_KV·W_UK and V = c_KV·W_UV per head, so dc_KV = Σ_h dK_C·W_UKᵀ +
+/// dV·W_UVᵀ (its cached rows are dpast_c_KV); k_R = RoPE(X·W_KR) (cached rows: dpast_k_R);
+/// Q_C = c_Q·W_UQ or X·W_Q; q_R = RoPE(c_Q·W_QR) or RoPE(X·W_QR); c_Q = X·W_DQ. RoPE is turned
+/// back (its transpose) before a projection's weights. Steps: dk_R, dpast_k_R, dc_KV, dpast_c_KV,
+/// dW_UK, dW_UV, dW_DKV, dW_KR, dW_UQ or dW_Q, dW_QR, dc_Q, dW_DQ, dX.
+template <typename S, typename Grads, typename Emit, typename Values>
+void latent_back(const Normalized& n, const Grads& lat, const Emit& emit, const Values& values, int c_kv_step,
+                 int c_q_step) {
+  const Eigen::Index past = n.past, fresh = n.S - n.past;
+  const Rope& rope = n.options.rope;
+  const Mat<S> X = n.X.cast<S>();
+  const Mat<S> c_KV = values(c_kv_step);
+  const auto with = [](std::vector<int> list, int more) {
+    list.insert(list.begin(), more);
+    return list;
+  };
+  // The rotary key, shared by the heads: its gradient summed, the cache's rows split off, turned back.
+  Mat<S> dk_R_fresh;
+  int dk_R_step = -1;
+  if (n.d_r > 0) {
+    dk_R_step = emit("dk_R", -1, lat.dk_R, lat.dk_R_steps);
+    if (past > 0) emit("dpast_k_R", -1, Mat<S>(lat.dk_R.topRows(past)), std::vector<int>{dk_R_step});
+    dk_R_fresh = rotate<S>(Mat<S>(lat.dk_R.bottomRows(fresh)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+  }
+  // The latent: every head's keys and values read it.
+  Mat<S> dc_KV = Mat<S>::Zero(n.S, n.d_c), dW_UK(n.d_c, n.heads * n.d_h), dW_UV(n.d_c, n.heads * n.d_v);
+  for (int h = 0; h < n.heads; ++h) {
+    const size_t k = static_cast<size_t>(h);
+    dc_KV += lat.dK_C[k] * n.W_UK.middleCols(h * n.d_h, n.d_h).cast<S>().transpose();
+    dc_KV += lat.dV[k] * n.W_UV.middleCols(h * n.d_v, n.d_v).cast<S>().transpose();
+    dW_UK.middleCols(h * n.d_h, n.d_h) = c_KV.transpose() * lat.dK_C[k];
+    dW_UV.middleCols(h * n.d_v, n.d_v) = c_KV.transpose() * lat.dV[k];
+  }
+  std::vector<int> kv_inputs = lat.dK_C_steps;
+  kv_inputs.insert(kv_inputs.end(), lat.dV_steps.begin(), lat.dV_steps.end());
+  const int dc_kv_step = emit("dc_KV", -1, dc_KV, kv_inputs);
+  if (past > 0) emit("dpast_c_KV", -1, Mat<S>(dc_KV.topRows(past)), std::vector<int>{dc_kv_step});
+  const Mat<S> dc_KV_fresh = dc_KV.bottomRows(fresh);
+  emit("dW_UK", -1, dW_UK, with(lat.dK_C_steps, c_kv_step));
+  emit("dW_UV", -1, dW_UV, with(lat.dV_steps, c_kv_step));
+  emit("dW_DKV", -1, Mat<S>(X.transpose() * dc_KV_fresh), std::vector<int>{dc_kv_step});
+  if (n.d_r > 0) emit("dW_KR", -1, Mat<S>(X.transpose() * dk_R_fresh), std::vector<int>{dk_R_step});
+
+  // The queries: the content part from c_Q (or X), the rotary part from c_Q or X, turned back.
+  std::vector<Mat<S>> dq_R_pre;
+  for (const Mat<S>& d : lat.dq_R) dq_R_pre.push_back(rotate<S>(d, rope, n.query_pos, 0, /*back=*/true));
+  const Mat<S> c_Q = n.W_DQ ? values(c_q_step) : Mat<S>();
+  Mat<S> dX = dc_KV_fresh * n.W_DKV.cast<S>().transpose();
+  if (n.d_r > 0) dX += dk_R_fresh * n.W_KR.cast<S>().transpose();
+  Mat<S> dc_Q = n.W_DQ ? Mat<S>(Mat<S>::Zero(n.L, n.d_cq)) : Mat<S>();
+  Mat<S> dW_Qc(n.W_DQ ? n.d_cq : n.X.cols(), n.heads * n.d_h);
+  Mat<S> dW_QR(n.d_r > 0 ? n.W_QR.rows() : 0, n.heads * n.d_r);
+  for (int h = 0; h < n.heads; ++h) {
+    const size_t k = static_cast<size_t>(h);
+    const Mat<S>& reads = n.W_DQ ? c_Q : X;
+    const Matrix& W = n.W_DQ ? *n.W_UQ : n.W_Q;
+    dW_Qc.middleCols(h * n.d_h, n.d_h) = reads.transpose() * lat.dQ_C[k];
+    const Mat<S> back = lat.dQ_C[k] * W.middleCols(h * n.d_h, n.d_h).cast<S>().transpose();
+    if (n.W_DQ) dc_Q += back; else dX += back;
+    if (n.d_r > 0) {
+      const Mat<S>& r_reads = n.qr_from_cq ? c_Q : X;
+      dW_QR.middleCols(h * n.d_r, n.d_r) = r_reads.transpose() * dq_R_pre[k];
+      const Mat<S> r_back = dq_R_pre[k] * n.W_QR.middleCols(h * n.d_r, n.d_r).cast<S>().transpose();
+      if (n.qr_from_cq) dc_Q += r_back; else dX += r_back;
+    }
+  }
+  if (n.W_DQ) {
+    emit("dW_UQ", -1, dW_Qc, with(lat.dQ_C_steps, c_q_step));
+  } else {
+    emit("dW_Q", -1, dW_Qc, lat.dQ_C_steps);
+  }
+  if (n.d_r > 0) emit("dW_QR", -1, dW_QR, n.qr_from_cq ? with(lat.dq_R_steps, c_q_step) : lat.dq_R_steps);
+  std::vector<int> x_inputs = {dc_kv_step};
+  if (n.d_r > 0) x_inputs.push_back(dk_R_step);
+  if (n.W_DQ) {
+    std::vector<int> q_inputs = lat.dQ_C_steps;
+    if (n.qr_from_cq) q_inputs.insert(q_inputs.end(), lat.dq_R_steps.begin(), lat.dq_R_steps.end());
+    const int dc_q_step = emit("dc_Q", -1, dc_Q, q_inputs);
+    emit("dW_DQ", -1, Mat<S>(X.transpose() * dc_Q), std::vector<int>{dc_q_step});
+    dX += dc_Q * n.W_DQ->cast<S>().transpose();
+    x_inputs.push_back(dc_q_step);
+  } else {
+    x_inputs.insert(x_inputs.end(), lat.dQ_C_steps.begin(), lat.dQ_C_steps.end());
+  }
+  if (n.d_r > 0 && !n.qr_from_cq) x_inputs.insert(x_inputs.end(), lat.dq_R_steps.begin(), lat.dq_R_steps.end());
+  emit("dX", -1, dX, x_inputs);
+}
+
 template <typename S>
 void backward(const Normalized& n, Trace& t) {
   std::vector<Step>& steps = t.steps;
@@ -102,6 +192,25 @@ void backward(const Normalized& n, Trace& t) {
   Mat<S> dg_q = Mat<S>::Zero(1, n.d_k), dg_k = Mat<S>::Zero(1, n.d_k);
   std::vector<int> dgq_steps, dgk_steps, dgate_steps;
   Mat<S> dG_all = n.W_G ? Mat<S>(Mat<S>::Zero(L, n.W_G->cols())) : Mat<S>();
+
+  // W_O reads the concatenation (several heads) or the one head's output.
+  const auto emit_output_weights = [&]() {
+    if (!n.W_O) return;
+    const int gated = find(steps, "gated_output", 0), normed = find(steps, "head_normed", 0);
+    const int last_head_step = gated >= 0 ? gated : normed >= 0 ? normed : find(steps, "head_output", 0);
+    const int concat_step = n.heads > 1 ? find(steps, "concat", -1) : last_head_step;
+    emit("dW_O", -1, Mat<S>(values(concat_step).transpose() * dO), {concat_step, dO_step});
+    if (n.b_O) emit("db_O", -1, column_sums<S>(dO), {dO_step});
+  };
+
+  // Multi-head latent attention: each head's gradients of its content parts, its values and its
+  // rotary query, and the shared rotary key's, summed over the heads (latent_back below).
+  struct LatentGrads {
+    std::vector<Mat<S>> dQ_C, dK_C, dV, dq_R;
+    Mat<S> dk_R;
+    std::vector<int> dQ_C_steps, dK_C_steps, dV_steps, dq_R_steps, dk_R_steps;
+  } lat;
+  if (n.latent && n.d_r > 0) lat.dk_R = Mat<S>::Zero(S_all, n.d_r);
 
   // From the gradients of the queries and keys as the scores read them (and of the values) to
   // the head's Q, K, V: the cache split off, RoPE and QK-norm turned back, summed into the whole.
@@ -157,22 +266,8 @@ void backward(const Normalized& n, Trace& t) {
     for (int half = 0; half < 2; ++half) {
       const Mat<S> Ah = values(half == 0 ? w1 : w2);
       const Mat<S> dAh = half == 0 ? dA : Mat<S>(-lambda * dA);
-      Mat<S> d = Ah.cwiseProduct(dAh);
-      const Mat<S> row_sums = d.rowwise().sum();
-      d -= Ah.cwiseProduct(row_sums.replicate(1, S_all));
-      if (has_mask) {
-        for (Eigen::Index i = 0; i < L; ++i) {
-          for (Eigen::Index j = 0; j < S_all; ++j) {
-            if (mask.hidden(i, j)) d(i, j) = 0;
-          }
-        }
-      }
       const Mat<S> Qk = Qh.middleCols(half * w, w), Kk = Kh.middleCols(half * w, w);
-      if (cap > 0) {
-        const Mat<S> tanh = (Mat<S>(Qk * Kk.transpose() * scale).array() / cap).tanh().matrix();
-        d = d.cwiseProduct(Mat<S>::Ones(L, S_all) - tanh.cwiseProduct(tanh));
-      }
-      d *= scale;
+      const Mat<S> d = differential_half_back<S>(n, Ah, dAh, Qk, Kk, has_mask ? &mask : nullptr, scale);
       dQh.middleCols(half * w, w) = d * Kk;
       dK_seen.middleCols(half * w, w) = d.transpose() * Qk;
     }
@@ -244,9 +339,12 @@ void backward(const Normalized& n, Trace& t) {
 
     // The forward steps the derivatives read: Q and K as the scores read them, V as the
     // weights read it, the weights, and the scaled scores (softcap's derivative).
-    const int q_step = find(steps, rope.on ? "Q_rot" : qk ? "Q_normed" : "Q", h);
-    const int k_step = find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : qk ? "K_normed" : "K", h);
-    const int v_step = find(steps, past > 0 ? "V_cache" : "V", h);
+    // Latent attention: the content parts Q_C, K_C (the rotary parts are read after dscores) and
+    // V from the latent, cached rows included.
+    const int q_step = n.latent ? find(steps, "Q_C", h) : find(steps, rope.on ? "Q_rot" : qk ? "Q_normed" : "Q", h);
+    const int k_step = n.latent ? find(steps, "K_C", h)
+                                : find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : qk ? "K_normed" : "K", h);
+    const int v_step = find(steps, past > 0 && !n.latent ? "V_cache" : "V", h);
     const int weights_step = find(steps, "weights", h);
     const Mat<S> Qh = values(q_step), Kh = values(k_step), Vh = values(v_step), A = values(weights_step);
 
@@ -281,7 +379,7 @@ void backward(const Normalized& n, Trace& t) {
     const Mat<S> dA = dOh * Vh.transpose();
     const int dA_step = emit("dA", h, dA, {d_head, v_step});
     const Mat<S> dV_seen = A.transpose() * dOh;
-    const int dV_seen_step = emit(past > 0 ? "dV_cache" : "dV", h, dV_seen, {weights_step, d_head});
+    const int dV_seen_step = emit(past > 0 && !n.latent ? "dV_cache" : "dV", h, dV_seen, {weights_step, d_head});
 
     if (halves) {
       differential_back(h, Qh, Kh, dA, dA_step, q_step, k_step, dV_seen, dV_seen_step);
@@ -321,6 +419,24 @@ void backward(const Normalized& n, Trace& t) {
     }
     d *= scale;
     const int dscores_step = emit("dscores", h, d, {d_step});
+    if (n.latent) {  // the scores are Q_C·K_Cᵀ + q_R·k_Rᵀ: each part's factors take the same dscores
+      const Mat<S> dQ_C = d * Kh, dK_C = d.transpose() * Qh;
+      lat.dQ_C.push_back(dQ_C);
+      lat.dK_C.push_back(dK_C);
+      lat.dV.push_back(dV_seen);
+      lat.dQ_C_steps.push_back(emit("dQ_C", h, dQ_C, {dscores_step, k_step}));
+      lat.dK_C_steps.push_back(emit("dK_C", h, dK_C, {dscores_step, q_step}));
+      lat.dV_steps.push_back(dV_seen_step);
+      if (n.d_r > 0) {
+        const int q_r_step = find(steps, "q_R", h), k_r_step = find(steps, "k_R", -1);
+        const Mat<S> dq_R = d * values(k_r_step), dk_R = d.transpose() * values(q_r_step);
+        lat.dq_R.push_back(dq_R);
+        lat.dk_R += dk_R;
+        lat.dq_R_steps.push_back(emit("dq_R", h, dq_R, {dscores_step, k_r_step}));
+        lat.dk_R_steps.push_back(emit("dk_R", h, dk_R, {dscores_step, q_r_step}));
+      }
+      continue;
+    }
 
     const Mat<S> dQh = d * Kh;
     const Mat<S> dK_seen = d.transpose() * Qh;
@@ -330,6 +446,11 @@ void backward(const Normalized& n, Trace& t) {
     finish_head(h, dQh, dQ_step, dK_seen, dK_step, dV_seen, dV_seen_step);
   }
   // The gradients of the inputs as given, whole.
+  if (n.latent) {
+    emit_output_weights();
+    latent_back<S>(n, lat, emit, values, find(steps, "c_KV", -1), find(steps, "c_Q", -1));
+    return;
+  }
   const int dQ = emit("dQ", -1, dQ_all, dQ_steps);
   const int dK = emit("dK", -1, dK_all, dK_steps);
   const int dV = emit("dV", -1, dV_all, dV_steps);
@@ -341,14 +462,7 @@ void backward(const Normalized& n, Trace& t) {
     emit("dg_q", -1, dg_q, dgq_steps);
     emit("dg_k", -1, dg_k, dgk_steps);
   }
-  if (n.W_O) {
-    // W_O reads the concatenation (several heads) or the one head's output.
-    const int gated = find(steps, "gated_output", 0), normed = find(steps, "head_normed", 0);
-    const int last_head_step = gated >= 0 ? gated : normed >= 0 ? normed : find(steps, "head_output", 0);
-    const int concat_step = n.heads > 1 ? find(steps, "concat", -1) : last_head_step;
-    emit("dW_O", -1, Mat<S>(values(concat_step).transpose() * dO), {concat_step, dO_step});
-    if (n.b_O) emit("db_O", -1, column_sums<S>(dO), {dO_step});
-  }
+  emit_output_weights();
   if (n.direct) return;
 
   // Projections: Q = X'·W_Q + b_Q (X' = X plus its positions), K and V from X_kv (X' itself in
@@ -398,10 +512,6 @@ double loss_of(const Matrix& output, const std::optional<Matrix>& dO) {
 
 Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
   Normalized n = normalize(problem);
-  if (n.latent) {
-    throw InputError("gradients of multi-head latent attention (W_DKV) are not computed: the backward pass covers "
-                     "softmax and linear attention from Q, K and V or X with W_Q, W_K and W_V");
-  }
   Gradients g;
   g.trace = compute_trace(n);
   const Matrix& output = g.trace.output;  // the problem's layout, as dO is given

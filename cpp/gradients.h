@@ -14,7 +14,9 @@ struct Gradients {
   /// dS (the softmax's input), dS_kept (a mask), dS_uncapped (softcap), dscores (the scale),
   /// dQ_rot / dK_rot (RoPE), dK_cache, dQ, dK, dV. Whole (head -1): dO, then the gradients of
   /// the inputs as given: dQ, dK, dV, dpast_K, dpast_V, dW_O, db_O, dW_Q, db_Q, dW_K, db_K,
-  /// dW_V, db_V, dX, dX_kv, dP (those that apply), in the problem's layout.
+  /// dW_V, db_V, dX, dX_kv, dP (those that apply), in the problem's layout. Multi-head latent
+  /// attention (the naive form): per head also dQ_C, dK_C, dq_R, dk_R; whole dk_R, dpast_k_R,
+  /// dc_KV, dpast_c_KV, dW_UK, dW_UV, dW_DKV, dW_KR, dW_UQ or dW_Q, dW_QR, dc_Q, dW_DQ, dX.
   Trace trace;
   double loss = 0;  ///< Σ O ∘ dO, in double
 };

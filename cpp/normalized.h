@@ -267,4 +267,29 @@ Mask combined_mask(const Normalized& n);
 /// ALiBi's bias of a head of slope `slope`, L×S in the rows layout (attention.cpp).
 Matrix alibi_bias(const Normalized& n, double slope);
 
+/// Differential attention's backward pass through one half's softmax (gradients.cpp, and the
+/// worked calculations of dQ and dK, explain_gradients.cpp): from A_k and dA_k (dA, or −λ·dA),
+/// dS_k = A_k ∘ (dA_k − rowsum(dA_k ∘ A_k)), 0 where `mask` hides a key, times softcap's slope
+/// 1 − tanh²(Q_k K_kᵀ·s / c) when soft-capped, times the scale s: the gradient of Q_k K_kᵀ.
+template <typename S>
+Mat<S> differential_half_back(const Normalized& n, const Mat<S>& A, const Mat<S>& dA, const Mat<S>& Qk,
+                              const Mat<S>& Kk, const Mask* mask, S scale) {
+  Mat<S> d = A.cwiseProduct(dA);
+  const Mat<S> row_sums = d.rowwise().sum();
+  d -= A.cwiseProduct(row_sums.replicate(1, A.cols()));
+  if (mask) {
+    for (Eigen::Index i = 0; i < d.rows(); ++i) {
+      for (Eigen::Index j = 0; j < d.cols(); ++j) {
+        if (mask->hidden(i, j)) d(i, j) = 0;
+      }
+    }
+  }
+  const S cap = static_cast<S>(n.options.softcap);
+  if (cap > 0) {
+    const Mat<S> tanh = (Mat<S>(Qk * Kk.transpose() * scale).array() / cap).tanh().matrix();
+    d = d.cwiseProduct(Mat<S>::Ones(d.rows(), d.cols()) - tanh.cwiseProduct(tanh));
+  }
+  return d * scale;
+}
+
 }  // namespace attn

@@ -27,7 +27,9 @@ enum class Id {
   DO, DGatedOutput, DGate, DHeadNormed, DHeadOutput, DA, DWeights1, DWeights2, DS, DSKept, DSUncapped, DScores,
   DQRot, DKRot, DKCache, DVCache, DQNormed, DKNormed, DQ, DK, DV, DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK,
   DWV, DbV, DGQ, DGK, DWG, DbG, DX, DXkv, DP,
-  DLinearScores, DPhiQ, DPhiK
+  DLinearScores, DPhiQ, DPhiK,
+  // Multi-head latent attention's backward pass (gradients.cpp, latent_back).
+  DQC, DKC, DQR, DKR, DCKV, DPastCKV, DPastKR, DWUK, DWUV, DWDKV, DWKR, DWUQ, DWQR, DCQ, DWDQ
 };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
@@ -187,6 +189,27 @@ constexpr Entry kCatalogue[] = {
      Axis::Queries, Axis::Features},
     {Id::DPhiK, "dphi_K", "Gradient of the keys' feature map", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
      Axis::Features},
+    {Id::DQC, "dQ_C", "Gradient of the queries (content part)", "Q_{C}", "Q_C", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::DKC, "dK_C", "Gradient of the keys from the latent", "K_{C}", "K_C", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::DQR, "dq_R", "Gradient of the rotary queries", "q_{R}", "q_R", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DKR, "dk_R", "Gradient of the rotary key", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DCKV, "dc_KV", "Gradient of the latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::DPastCKV, "dpast_c_KV", "Gradient of the cached latents", "c_{KV,\\text{past}}", "c_KV,past", ValueKind::Signed,
+     Axis::Keys, Axis::Features},
+    {Id::DPastKR, "dpast_k_R", "Gradient of the cached rotary keys", "k_{R,\\text{past}}", "k_R,past", ValueKind::Signed,
+     Axis::Keys, Axis::Features},
+    {Id::DWUK, "dW_UK", "Gradient of W_UK", "W_{UK}", "W_UK", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWUV, "dW_UV", "Gradient of W_UV", "W_{UV}", "W_UV", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWDKV, "dW_DKV", "Gradient of W_DKV", "W_{DKV}", "W_DKV", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWKR, "dW_KR", "Gradient of W_KR", "W_{KR}", "W_KR", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWUQ, "dW_UQ", "Gradient of W_UQ", "W_{UQ}", "W_UQ", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DWQR, "dW_QR", "Gradient of W_QR", "W_{QR}", "W_QR", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DCQ, "dc_Q", "Gradient of the latent of the queries", "c_{Q}", "c_Q", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::DWDQ, "dW_DQ", "Gradient of W_DQ", "W_{DQ}", "W_DQ", ValueKind::Signed, Axis::Features, Axis::Features},
 };
 
 }  // namespace
@@ -515,6 +538,7 @@ class Notation {
     auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
     auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
     const char* given_text = pick(" \\;\\text{(given)}", " (given)");
+    if (n_.latent && (e.key >= Id::DQC || e.key == Id::DWQ || e.key == Id::DX)) return latent_gradient(s, e.key, own, earlier);
     switch (e.key) {
       case Id::DO:
         if (n_.dO) return cat({own, given_text, pick(",\\quad L = \\textstyle\\sum O \\circ dO", ", L = Σ O ∘ dO")});
@@ -711,6 +735,80 @@ class Notation {
         return own;
     }
   }
+
+  /// Multi-head latent attention's gradient steps (gradients.cpp, latent_back): the chain rule
+  /// through c_KV = X·W_DKV, K_C = c_KV·W_UK, V = c_KV·W_UV, k_R = RoPE(X·W_KR), c_Q = X·W_DQ,
+  /// Q_C = c_Q·W_UQ (or X·W_Q), q_R = RoPE(c_Q·W_QR or X·W_QR). Rows layout only.
+  ATTN_NOINLINE std::string latent_gradient(const Step& s, Id key, const std::string& own,
+                                            const std::vector<Step>& earlier) const {
+    auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
+    auto name = [&](const Step& x) { return symbol(entry(x.id), x.head); };
+    const std::string T = pick("^\\top", "ᵀ");
+    const char* dot = pick("\\,", "·");
+    const std::string h = pick("^{(h)}", "⁽ʰ⁾");
+    const auto W = [&](const char* w, bool per_head) { return cat({sub("W", w), per_head ? h : std::string()}); };
+    const auto unrotate = [&](const std::string& x) { return cat({pick("\\operatorname{RoPE}^{-1}(", "RoPE⁻¹("), x, ")"}); };
+    const auto each_head = [&](const std::string& term) {
+      return tex_ ? cat({"\\big[\\, ", term, " \\,\\big]_h \\;\\text{(the heads side by side)}"})
+                  : cat({"[", term, "]_h (the heads side by side)"});
+    };
+    const auto sum_heads = [&](const std::string& term) {
+      return n_.heads == 1 ? term : cat({pick("\\textstyle\\sum_h ", "Σ_h "), term});
+    };
+    const auto d_of = [&](const char* tex, const char* text) { return cat({"d", pick(tex, text), n_.heads == 1 ? std::string() : h}); };
+    const auto new_rows = [&](const std::string& x) { return n_.past > 0 ? rows_of(x, n_.past + 1, n_.S) : x; };
+    const std::string dQC = d_of("Q_{C}", "Q_C"), dKC = d_of("K_{C}", "K_C"), dV = d_of("V", "V"), dqR = d_of("q_{R}", "q_R");
+    const char* reads_q = n_.qr_from_cq ? "c_{Q}" : "X";
+    switch (key) {
+      case Id::DQC:
+      case Id::DQR:
+        return cat({own, " = ", in_symbol_of(in(0)), dot, in_symbol_of(in(1))});
+      case Id::DKC:
+        return cat({own, " = ", transposed(in_symbol_of(in(0))), dot, in_symbol_of(in(1))});
+      case Id::DKR:
+        if (s.head >= 0) return cat({own, " = ", transposed(in_symbol_of(in(0))), dot, in_symbol_of(in(1))});
+        return cat({own, " = ", sum_heads(d_of("k_{R}", "k_R")), pick(" \\;\\text{(one rotary key for every head)}", " (one rotary key for every head)")});
+      case Id::DCKV:
+        return cat({own, " = ", sum_heads(cat({"(", dKC, dot, W("UK", n_.heads > 1), T, " + ", dV, dot, W("UV", n_.heads > 1), T, ")"}))});
+      case Id::DPastCKV:
+      case Id::DPastKR:
+        return cat({own, " = ", rows_of(name(in(0)), 1, n_.past)});
+      case Id::DWUK:
+        return cat({own, " = ", each_head(cat({transposed(pick("c_{KV}", "c_KV")), dot, dKC}))});
+      case Id::DWUV:
+        return cat({own, " = ", each_head(cat({transposed(pick("c_{KV}", "c_KV")), dot, dV}))});
+      case Id::DWDKV:
+        return cat({own, " = ", transposed("X"), dot, new_rows(name(in(0)))});
+      case Id::DWKR:
+        return cat({own, " = ", transposed("X"), dot, unrotate(new_rows(name(in(0))))});
+      case Id::DWUQ:
+        return cat({own, " = ", each_head(cat({transposed(pick("c_{Q}", "c_Q")), dot, dQC}))});
+      case Id::DWQ:
+        return cat({own, " = ", each_head(cat({transposed("X"), dot, dQC}))});
+      case Id::DWQR:
+        return cat({own, " = ", each_head(cat({transposed(pick(reads_q, n_.qr_from_cq ? "c_Q" : "X")), dot, unrotate(dqR)}))});
+      case Id::DCQ: {
+        std::string term = cat({dQC, dot, W("UQ", n_.heads > 1), T});
+        if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, W("QR", n_.heads > 1), T, ")"});
+        return cat({own, " = ", sum_heads(term)});
+      }
+      case Id::DWDQ:
+        return cat({own, " = ", transposed("X"), dot, name(in(0))});
+      case Id::DX: {
+        std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, W("DKV", false), T});
+        if (n_.d_r > 0) out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, W("KR", false), T});
+        if (n_.W_DQ) out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, W("DQ", false), T});
+        else out = cat({out, " + ", sum_heads(cat({dQC, dot, W("Q", n_.heads > 1), T}))});
+        if (n_.d_r > 0 && !n_.qr_from_cq) out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, W("QR", n_.heads > 1), T}))});
+        return out;
+      }
+      default:
+        break;
+    }
+    return own;
+  }
+
+  std::string in_symbol_of(const Step& x) const { return symbol(entry(x.id), x.head); }
 
   /// Differential attention's dQ (or dK) of a head as the scores read it: each half's softmax
   /// turned back from dA₁ and dA₂, the halves side by side.
@@ -1141,6 +1239,11 @@ class Notation {
 /// Problem inputs a step reads directly.
 std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& n) {
   switch (e.key) {
+    case Id::DCQ:
+      if (n.qr_from_cq) return {"W_UQ", "W_QR"};
+      return {"W_UQ"};
+    case Id::DCKV:
+      return {"W_UK", "W_UV"};
     case Id::CKV:
       if (n.past > 0) return {"X", "W_DKV", "past_c_KV"};
       return {"X", "W_DKV"};
@@ -1199,13 +1302,29 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
     case Id::DHeadOutput:
       if (n.W_O) return {"W_O"};
       return {};
+    case Id::DWDKV:
+    case Id::DWKR:
+    case Id::DWDQ:
+      return {"X"};
+    case Id::DWQR:
+      if (n.qr_from_cq) return {};
+      return {"X"};
     case Id::DWQ:
     case Id::DWK:
     case Id::DWV:
+      if (n.latent) return {"X"};
       if (s.inputs.size() == 2) return {};  // X with its positions is a step
       return {e.key == Id::DWQ || !n.cross ? "X" : "X_kv"};
     case Id::DX:
-      if (n.cross) return {"W_Q"};
+      if (n.latent) {
+        std::vector<std::string> out = {"W_DKV"};
+        if (n.d_r > 0) out.push_back("W_KR");
+        out.push_back(n.W_DQ ? "W_DQ" : "W_Q");
+        if (n.d_r > 0 && !n.qr_from_cq) out.push_back("W_QR");
+        return out;
+      }
+      if (n.cross) return n.W_G ? std::vector<std::string>{"W_Q", "W_G"} : std::vector<std::string>{"W_Q"};
+      if (n.W_G) return {"W_Q", "W_K", "W_V", "W_G"};
       return {"W_Q", "W_K", "W_V"};
     case Id::DXkv:
       return {"W_K", "W_V"};
@@ -1266,7 +1385,8 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
     if (e.key == Id::DKNormed) slice(s.kv_group, n.d_k);
     if (e.key == Id::V || e.key == Id::VCache) slice(s.kv_group, n.d_v);
     if (e.key == Id::HeadOutput || e.key == Id::DHeadOutput) slice(s.head, n.d_v);
-    if (e.key == Id::KC || e.key == Id::QC) slice(s.head, n.d_h);
+    if (e.key == Id::KC || e.key == Id::QC || e.key == Id::DQC || e.key == Id::DKC) slice(s.head, n.d_h);
+    if (e.key == Id::DQR) slice(s.head, n.d_r);
     if (e.key == Id::QR) slice(s.head, n.d_r);
     if (e.key == Id::DQ || e.key == Id::DQRot) slice(s.head, n.d_k);
     if (e.key == Id::DK || e.key == Id::DKRot || e.key == Id::DKCache) slice(s.kv_group, n.d_k);

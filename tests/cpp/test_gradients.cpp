@@ -332,7 +332,12 @@ double recomputed(const attn::Explanation& e, const attn::Trace& t, bool columns
     return sum;
   }
   if (e.kind == "mask_grad") return e.hidden ? 0 : e.input;
-  if (e.kind == "softcap_grad" || e.kind == "scale") return e.input * e.factor;
+  if (e.kind == "softcap_grad" || e.kind == "scale" || e.kind == "sigmoid_grad" || e.kind == "gated") return e.input * e.factor;
+  if (e.kind == "qk_norm_grad") {  // (u_c − mean(u) − x̂_c·mean(u ∘ x̂)) / σ, u = dy ∘ g (left), x̂ (right)
+    for (double x : e.products) sum += x;
+    const double xhat = e.right.at(static_cast<size_t>(columns ? e.row : e.col));
+    return (e.input * e.factor - e.mean - xhat * sum / static_cast<double>(e.products.size())) / e.divisor;
+  }
   if (e.kind == "unrotated") return e.input;
   if (e.kind == "copy") {
     const attn::Step* from = find_step(t, e.source, e.head);
@@ -447,4 +452,160 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   // The core module binds explain_forward, which links no gradient cells and says why it refuses.
   REQUIRE_THROWS_WITH(attn::explain_forward(p, "dA", 0, 0, 0),
                       "step 'dA' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
+}
+
+// ---- the variants of issue 31 (QK-norm, the gate, sigmoid and differential attention) ----------
+
+TEST_CASE("explain: the variants' gradient cells give their values, in every combination", "[gradients][explain][variants]") {
+  Problem qk = projected(60, 3, 2);
+  qk.options.qk_norm.on = true;
+  qk.options.qk_norm.type = attn::QkNorm::Type::Layer;
+  qk.options.qk_norm.g_q = {0.5, -1.5};
+  qk.options.qk_norm.g_k = {2, 0.75};
+  qk.options.rope.on = true;
+  qk.options.causal = true;
+  check_explanations(qk);  // dQ_rot, dQ_normed (RoPE turned back), dQ through the norm, dg_q, dg_k
+  Problem rms = direct(61, 2, 2, 2, 1, 4, 2);  // GQA, a cache, the rms norm
+  attn::RandomState rng(62);
+  rms.past_K = rng.randn(2, 4);
+  rms.past_V = rng.randn(2, 2);
+  rms.options.qk_norm.on = true;
+  rms.options.qk_norm.type = attn::QkNorm::Type::Rms;
+  rms.options.qk_norm.eps = 1e-3;
+  check_explanations(rms);
+  rms.options.rope.on = true;
+  check_explanations(rms);
+
+  for (const int width : {4, 2}) {  // the gate: one per output feature, one per head
+    Problem gate = projected(63, 3, 2);
+    gate.W_G = attn::RandomState(64).randn(4, width);
+    gate.b_G = Vector(attn::RandomState(65).randn(width, 1));
+    gate.options.positional = attn::Positional::Sinusoidal;
+    INFO("W_G width " << width);
+    check_explanations(gate);  // dgated_output, dgate, dhead_output, dW_G, db_G, dX with the gate's path
+  }
+  Problem cross = projected(66, 3, 1);
+  cross.W_O.reset();
+  cross.b_O.reset();
+  cross.dO = attn::RandomState(67).randn(3, 2);
+  cross.X_kv = attn::RandomState(68).randn(4, 4);
+  cross.W_G = attn::RandomState(69).randn(4, 1);
+  check_explanations(cross);
+
+  Problem sigmoid = projected(70, 4, 2);
+  sigmoid.options.score_fn = attn::ScoreFn::Sigmoid;
+  sigmoid.options.causal = true;
+  sigmoid.options.alibi = true;
+  sigmoid.options.softcap = 2;
+  check_explanations(sigmoid);
+
+  Problem differential = direct(71, 3, 4, 2, 0, 4, 2);
+  differential.options.differential.on = true;
+  differential.options.differential.lambda = {0.4, -0.3};
+  differential.options.causal = true;
+  differential.options.softcap = 1.5;
+  differential.options.rope.on = true;
+  check_explanations(differential);  // dweights_1, dweights_2, dQ_rot, dK_rot, dhead_normed, dhead_output
+  differential.options.differential.norm = false;
+  differential.options.rope.on = false;
+  differential.options.qk_norm.on = true;
+  differential.options.qk_norm.type = attn::QkNorm::Type::Rms;
+  differential.past_K = attn::RandomState(72).randn(2, 8);
+  differential.past_V = attn::RandomState(73).randn(2, 4);
+  differential.options.causal = false;
+  check_explanations(differential);  // dK_cache from the halves, dK_normed, dQ_normed, QK-norm turned back
+  Problem gated = projected(74, 3, 2);
+  gated.W_Q = attn::RandomState(75).randn(4, 8);
+  gated.W_K = attn::RandomState(76).randn(4, 8);
+  gated.b_Q = Vector(attn::RandomState(77).randn(8, 1));
+  gated.b_K = Vector(attn::RandomState(78).randn(8, 1));
+  gated.options.differential.on = true;
+  gated.options.differential.lambda = {0.5};
+  gated.W_G = attn::RandomState(79).randn(4, 4);
+  check_explanations(gated);  // the gate on the normed heads: dgated_output, dhead_normed from the gate
+}
+
+TEST_CASE("explain: the variants' gradient cells by their formulas", "[gradients][explain][variants]") {
+  // Sigmoid attention: dS = dA·A(1 − A), read from the trace's own weights and dA.
+  Problem sigmoid = direct(80, 3, 3);
+  sigmoid.options.score_fn = attn::ScoreFn::Sigmoid;
+  const attn::Gradients gs = attn::gradients(sigmoid);
+  const double a = find_step(gs.trace, "weights", 0)->values(1, 2), dA = find_step(gs.trace, "dA", 0)->values(1, 2);
+  const attn::Explanation dS = attn::explain(sigmoid, "dS", 0, 1, 2);
+  CHECK(dS.kind == "sigmoid_grad");
+  CHECK(dS.factor == Approx(a * (1 - a)).epsilon(1e-14));
+  CHECK(dS.value == Approx(dA * a * (1 - a)).epsilon(1e-12));
+  CHECK(dS.text.find("σ(1 − σ)") != std::string::npos);
+
+  // QK-norm (layer, gains): dQ of a row transcribed from the formula on Q as given.
+  Problem qk = direct(81, 2, 3, 1, 0, 4, 2);
+  qk.options.qk_norm.on = true;
+  qk.options.qk_norm.type = attn::QkNorm::Type::Layer;
+  qk.options.qk_norm.eps = 1e-2;
+  qk.options.qk_norm.g_q = {1, 2, -0.5, 0.25};
+  const attn::Gradients gq = attn::gradients(qk);
+  const Eigen::RowVectorXd x = qk.Q->row(1), dy = find_step(gq.trace, "dQ_normed", 0)->values.row(1);
+  const double mean = x.mean(), sigma = std::sqrt((x.array() - mean).square().mean() + 1e-2);
+  const Eigen::RowVectorXd xhat = (x.array() - mean) / sigma;
+  const Eigen::RowVectorXd u = dy.cwiseProduct(Eigen::RowVectorXd((Eigen::RowVectorXd(4) << 1, 2, -0.5, 0.25).finished()));
+  const double expected = (u(2) - u.mean() - xhat(2) * u.cwiseProduct(xhat).mean()) / sigma;
+  const attn::Explanation dQ = attn::explain(qk, "dQ", 0, 1, 2);
+  CHECK(dQ.kind == "qk_norm_grad");
+  CHECK(dQ.value == Approx(expected).epsilon(1e-12));
+  CHECK(dQ.divisor == Approx(sigma).epsilon(1e-14));
+  CHECK(dQ.right.at(2) == Approx(xhat(2)).epsilon(1e-14));
+  // dg_q[c] = Σ over rows of dQ_normed ∘ x̂.
+  double dg = 0;
+  for (Eigen::Index i = 0; i < 2; ++i) {
+    const Eigen::RowVectorXd xi = qk.Q->row(i);
+    const double m = xi.mean(), s = std::sqrt((xi.array() - m).square().mean() + 1e-2);
+    dg += find_step(gq.trace, "dQ_normed", 0)->values(i, 3) * (xi(3) - m) / s;
+  }
+  const attn::Explanation dgq = attn::explain(qk, "dg_q", -1, 0, 3);
+  CHECK(dgq.kind == "gradient_dot");
+  CHECK(dgq.value == Approx(dg).epsilon(1e-12));
+  CHECK(dgq.terms.columns.size() == 5);
+
+  // The gate (headwise): dgate = Σ_j dgated_output·head_output over the head's features; the
+  // head's gradient is the gated one times the gate.
+  Problem gate = projected(82, 2, 1);
+  gate.W_G = attn::RandomState(83).randn(4, 1);
+  const attn::Gradients gg = attn::gradients(gate);
+  const Matrix& dgated = find_step(gg.trace, "dgated_output", 0)->values;
+  const Matrix& head = find_step(gg.trace, "head_output", 0)->values;
+  const attn::Explanation dG = attn::explain(gate, "dgate", 0, 1, 0);
+  CHECK(dG.value == Approx(dgated.row(1).dot(head.row(1))).epsilon(1e-12));
+  const double G = 1 / (1 + std::exp(-gate.X->row(1).dot(gate.W_G->col(0))));
+  const attn::Explanation dh = attn::explain(gate, "dhead_output", 0, 1, 1);
+  CHECK(dh.kind == "gated");
+  CHECK(dh.factor == Approx(G).epsilon(1e-14));
+  CHECK(dh.value == Approx(dgated(1, 1) * G).epsilon(1e-12));
+  // db_G = Σ over tokens of dG·G(1 − G).
+  double db = 0;
+  const Matrix& dgate = find_step(gg.trace, "dgate", -1)->values;
+  for (Eigen::Index i = 0; i < 2; ++i) {
+    const double g = 1 / (1 + std::exp(-gate.X->row(i).dot(gate.W_G->col(0))));
+    db += dgate(i, 0) * g * (1 - g);
+  }
+  Problem biased = gate;
+  biased.b_G = Vector::Zero(1);
+  CHECK(attn::explain(biased, "db_G", -1, 0, 0).value == Approx(db).epsilon(1e-12));
+
+  // Differential attention: dweights_2 = −λ·dA; dQ of half 2 = Σ_j dS₂[i][j]·K[j][c] with
+  // dS₂ = A₂ ∘ (dA₂ − rowsum(dA₂ ∘ A₂))·s, transcribed here (no mask, no softcap).
+  Problem diff = direct(84, 2, 3, 1, 0, 4, 2);
+  diff.options.differential.on = true;
+  diff.options.differential.lambda = {0.6};
+  const attn::Gradients gd = attn::gradients(diff);
+  const Matrix& dAd = find_step(gd.trace, "dA", 0)->values;
+  CHECK(attn::explain(diff, "dweights_2", 0, 1, 2).value == Approx(-0.6 * dAd(1, 2)).epsilon(1e-14));
+  const Matrix& A2 = find_step(gd.trace, "weights_2", 0)->values;
+  const Eigen::RowVectorXd dA2 = -0.6 * dAd.row(1);
+  const double row_sum = A2.row(1).cwiseProduct(dA2).sum();
+  double dq = 0;
+  for (Eigen::Index j = 0; j < 3; ++j) dq += A2(1, j) * (dA2(j) - row_sum) / std::sqrt(2.0) * (*diff.K)(j, 3);
+  const attn::Explanation dQd = attn::explain(diff, "dQ", 0, 1, 3);
+  CHECK(dQd.kind == "gradient_dot");
+  CHECK(dQd.value == Approx(dq).epsilon(1e-12));
+  CHECK(dQd.text.find("half 2") != std::string::npos);
 }

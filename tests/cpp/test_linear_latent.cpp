@@ -716,9 +716,8 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
         }) == "past_k_R has 3 columns but k_R has 2");
   CHECK(refused([](Problem& p) { p.W_KR = Matrix::Zero(6, 3); }) ==
         "W_QR has 4 columns but heads = 2 of d_r = 3 (W_KR's columns) need 6");
-  // Gradients and the walkthroughs say what they do not cover.
+  // The walkthroughs say what they do not cover.
   const Problem p = latent_problem(13, LatentSizes{});
-  CHECK_THROWS_WITH(attn::gradients(p), Catch::Contains("gradients of multi-head latent attention (W_DKV) are not computed"));
   CHECK_THROWS_WITH(attn::decode(p), Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
   // Causal and a mask apply.
   Problem masked = latent_problem(14, LatentSizes{});
@@ -752,4 +751,107 @@ TEST_CASE("sigmoid, differential, linear and latent attention: any two refused, 
   latent.options.score_fn = attn::ScoreFn::Softmax;
   latent.W_G = Matrix::Zero(latent.X->cols(), 2);
   CHECK(message_of(latent).rfind("W_DKV (multi-head latent attention) and W_G cannot be combined", 0) == 0);
+}
+
+TEST_CASE("latent attention: gradients of X and every weight equal finite differences (the naive form)", "[latent][gradients]") {
+  unsigned seed = 200;
+  for (const LatentSizes& z : latent_shapes()) {
+    for (const bool causal : {false, true}) {
+      Problem p = latent_problem(seed++, z);
+      p.options.causal = causal;
+      p.dO = attn::RandomState(seed++).randn(z.L, z.W_O ? 5 : z.heads * z.d_v);
+      INFO("heads " << z.heads << " d_cq " << z.d_cq << " d_r " << z.d_r << " past " << z.past << " W_QR from X "
+                    << z.qr_from_x << " causal " << causal);
+      std::vector<std::pair<std::string, std::optional<Matrix> Problem::*>> inputs = {
+          {"X", &Problem::X}, {"W_DKV", &Problem::W_DKV}, {"W_UK", &Problem::W_UK}, {"W_UV", &Problem::W_UV}};
+      if (z.d_r > 0) {
+        inputs.push_back({"W_KR", &Problem::W_KR});
+        inputs.push_back({"W_QR", &Problem::W_QR});
+      }
+      if (z.d_cq > 0) {
+        inputs.push_back({"W_DQ", &Problem::W_DQ});
+        inputs.push_back({"W_UQ", &Problem::W_UQ});
+      } else {
+        inputs.push_back({"W_Q", &Problem::W_Q});
+      }
+      if (z.W_O) inputs.push_back({"W_O", &Problem::W_O});
+      if (z.past > 0) {
+        inputs.push_back({"past_c_KV", &Problem::past_c_KV});
+        if (z.d_r > 0) inputs.push_back({"past_k_R", &Problem::past_k_R});
+      }
+      check_gradients(p, inputs);
+    }
+  }
+  // The steps describe themselves; a softcap and a mask compose (the softmax's backward pass).
+  LatentSizes z;
+  z.d_cq = 4;
+  z.past = 2;
+  Problem p = latent_problem(230, z);
+  p.options.causal = true;
+  p.options.softcap = 1.5;
+  p.dO = attn::RandomState(231).randn(z.L, z.heads * z.d_v);
+  check_gradients(p, {{"X", &Problem::X}, {"W_UK", &Problem::W_UK}, {"W_QR", &Problem::W_QR}, {"past_k_R", &Problem::past_k_R}});
+  const attn::Gradients g = attn::gradients(p);
+  CHECK(find_step(g.trace, "dQ_C", 1)->text == "dQ_C⁽²⁾ = dS⁽²⁾·K_C⁽²⁾");
+  CHECK(find_step(g.trace, "dc_KV", -1)->text == "dc_KV = Σ_h (dK_C⁽ʰ⁾·W_UK⁽ʰ⁾ᵀ + dV⁽ʰ⁾·W_UV⁽ʰ⁾ᵀ)");
+  CHECK(find_step(g.trace, "dW_KR", -1)->text == "dW_KR = Xᵀ·RoPE⁻¹(dk_R[3..6, :])");
+  CHECK(find_step(g.trace, "dpast_c_KV", -1)->text == "dc_KV,past = dc_KV[1..2, :]");
+  CHECK(find_step(g.trace, "dX", -1)->given == std::vector<std::string>{"W_DKV", "W_KR", "W_DQ"});
+  CHECK(find_step(g.trace, "dQ_C", 1)->feature_first == 2);
+  // Every gradient cell explains itself: the step's number, and its terms give it again.
+  for (const LatentSizes& shape : latent_shapes()) {
+    Problem q = latent_problem(240, shape);
+    q.options.causal = true;
+    const attn::Gradients gq = attn::gradients(q);
+    int explained = 0;
+    for (const attn::Step& s : gq.trace.steps) {
+      if (s.id[0] != 'd') continue;
+      for (Eigen::Index i = 0; i < s.values.rows(); ++i) {
+        for (Eigen::Index j = 0; j < s.values.cols(); ++j) {
+          const attn::Explanation x = attn::explain(q, s.id, s.head, i, j);
+          INFO(s.id << " head " << s.head << " (" << i << ", " << j << ") " << x.kind << " d_cq " << shape.d_cq << " d_r " << shape.d_r
+                    << " past " << shape.past);
+          REQUIRE(x.value == s.values(i, j));
+          REQUIRE(!x.lines.empty());
+          REQUIRE(!x.text.empty());
+          double again = 0;
+          if (x.kind == "gradient_dot") {
+            for (double v : x.products) again += v;
+          } else if (x.kind == "head_sum" || x.kind == "token_sum") {
+            for (double v : x.left) again += v;
+          } else if (x.kind == "copy") {
+            const attn::Step* from = find_step(gq.trace, x.source, x.head);
+            if (!from) from = find_step(gq.trace, x.source, -1);  // dO's columns of a head
+            REQUIRE(from != nullptr);
+            again = from->values(x.source_row, x.source_col);
+          } else if (x.kind == "input") {
+            again = x.value;
+          } else if (x.kind == "softmax_grad") {
+            for (double v : x.products) again += v;
+            again = x.factor * (x.input - again);
+          } else if (x.kind == "mask_grad") {
+            again = x.hidden ? 0 : x.input;
+          } else if (x.kind == "scale" || x.kind == "softcap_grad") {
+            again = x.input * x.factor;
+          } else {
+            FAIL("unexpected kind " << x.kind);
+          }
+          CHECK(std::abs(again - x.value) <= 1e-12 * std::max(1.0, std::abs(x.value)));
+          ++explained;
+        }
+      }
+    }
+    CHECK(explained > 0);
+  }
+  const attn::Explanation dx = attn::explain(p, "dX", -1, 1, 2);
+  CHECK(dx.terms.columns.at(0).size() == static_cast<size_t>(z.d_c + z.d_r + z.d_cq));  // c_KV, k_R, c_Q paths
+  CHECK(dx.text.find("rotary key (W_KR)") != std::string::npos);
+  const attn::Explanation e = attn::explain(p, "dq_R", 1, 2, 1);
+  CHECK(e.kind == "gradient_dot");
+  CHECK(e.value == find_step(g.trace, "dq_R", 1)->values(2, 1));
+  double sum = 0;
+  for (double x : e.products) sum += x;
+  CHECK(sum == Approx(e.value).epsilon(1e-12));
+  CHECK(attn::explain(p, "dK_C", 0, 3, 0).value == find_step(g.trace, "dK_C", 0)->values(3, 0));
+  CHECK(attn::explain(p, "dc_KV", -1, 0, 0).value == find_step(g.trace, "dc_KV", -1)->values(0, 0));
 }

@@ -470,11 +470,6 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   direct.Q = direct.K = direct.V = Matrix::Ones(2, 2);
   direct.W_G = Matrix::Ones(2, 2);
   REQUIRE_THROWS_WITH(attn::run(direct), Catch::StartsWith("W_G needs X: the gate is sigmoid(X*W_G + b_G)"));
-  q = p;
-  q.options.qk_norm.on = true;
-  q.options.qk_norm.type = attn::QkNorm::Type::Rms;
-  REQUIRE_THROWS_WITH(attn::explain(q, "dQ", -1, 0, 0),
-                      "explain has no worked calculation yet for the gradient cells of a problem with options.qk_norm (engine.gradients computes them)");
   direct.W_G.reset();
   direct.b_G = Vector::Ones(2);
   REQUIRE_THROWS_WITH(attn::run(direct), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");

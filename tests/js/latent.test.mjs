@@ -1,6 +1,6 @@
 // Multi-head latent attention through the package (issue 31): its inputs in the problem JSON and
 // their errors, its steps and the absorbed form, explain, the cache's numbers per token, the CLI,
-// and the NumPy/PyTorch scripts.
+// the gradients (the naive form, against finite differences), and the NumPy/PyTorch scripts.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -97,7 +97,37 @@ describe('multi-head latent attention', () => {
     const { W_DKV: __, ...noDKV } = plain;
     assert.throws(() => engine.run(noDKV), /W_UK is an input of multi-head latent attention: give W_DKV/);
     assert.throws(() => engine.run({ ...plain, W_DKV: 'x' }), /W_DKV/);
-    assert.throws(() => engine.gradients(plain), /gradients of multi-head latent attention \(W_DKV\) are not computed/);
+  });
+
+  test('engine.gradients: X and every latent weight against central finite differences (the naive form)', () => {
+    for (const problem of [latent, plain]) {
+      const width = problem.W_O ? 5 : 6;
+      const dO = engine.random(32, [{ kind: 'randn', shape: [4, width] }])[0];
+      const g = engine.gradients(problem, { dO });
+      const loss = (p) => engine.run(p).output.flat().reduce((t, x, k) => t + x * dO.flat()[k], 0);
+      assert.ok(Math.abs(g.loss - loss(problem)) < 1e-12);
+      const keys = ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'W_Q', 'W_O', 'past_c_KV', 'past_k_R'].filter((k) => problem[k]);
+      for (const key of keys) {
+        const grad = step(g, `d${key}`);
+        assert.ok(grad, `d${key}`);
+        assert.deepEqual(grad.shape, [problem[key].length, problem[key][0].length], key);
+        const largest = Math.max(1e-3, ...grad.data.flat().map(Math.abs));
+        problem[key].forEach((row, i) => row.forEach((_, j) => {
+          const nudged = (h) => ({ ...problem, [key]: problem[key].map((r, a) => r.map((v, b) => (a === i && b === j ? v + h : v))) });
+          const difference = (loss(nudged(1e-5)) - loss(nudged(-1e-5))) / 2e-5;
+          assert.ok(Math.abs(grad.data[i][j] - difference) <= 1e-6 * Math.max(Math.abs(difference), largest), `${key}[${i}][${j}]: ${grad.data[i][j]} vs ${difference}`);
+        }));
+      }
+      for (const id of ['dQ_C', 'dK_C', 'dq_R', 'dk_R']) assert.ok(step(g, id, 1), id);
+    }
+    // Worked calculations of the gradient cells: a head's and the whole latent ones.
+    const g = engine.gradients(latent);
+    for (const [id, head, row, col] of [['dK_C', 1, 2, 0], ['dW_UK', null, 0, 3], ['dc_KV', null, 3, 1], ['dX', null, 1, 4], ['dW_QR', null, 2, 3]]) {
+      const e = engine.explain(latent, { step: id, head, row, col });
+      assert.equal(e.kind, 'gradient_dot', id);
+      assert.equal(e.value, step(g, id, head).data[row][col], id);
+      assert.ok(Math.abs(e.products.reduce((t, x) => t + x, 0) - e.value) < 1e-12, id);
+    }
   });
 
   test('the CLI runs it and lists its keys', () => {

@@ -1,12 +1,15 @@
 // The attention variants of issue 31 through the package: QK-norm, the output gate, sigmoid and
 // differential attention. Each key reaches the core (its steps, facts and worked calculations),
-// each bad value is refused naming its key, the CLI's --help lists the keys, and the exports that
-// do not recompute a variant yet say so.
+// each bad value is refused naming its key, the CLI's --help lists the keys, the worked
+// calculations of the gradient cells, and the NumPy/PyTorch scripts (forward and backward).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 
-import { dist } from './helpers.mjs';
+import { dist, repo } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 let engine;
@@ -134,10 +137,122 @@ test("the CLI's --help lists the variants' keys, and a problem with one runs", (
   }
 });
 
-test('the NumPy and PyTorch scripts refuse a variant, naming it', () => {
-  const problem = base({ qk_norm: { type: 'rms' } });
-  const trace = engine.run(problem);
-  assert.throws(() => pkg.numpyScript(problem, trace), /export: the NumPy\/PyTorch scripts do not recompute options\.qk_norm yet/);
-  const gated = base({}, { W_G: [[1], [0], [-1]] });
-  assert.throws(() => pkg.pytorchScript(gated, engine.run(gated)), /do not recompute W_G yet/);
+// Problems of each variant (and some together), with X, two heads and W_O, for the gradient cells
+// and the scripts.
+const R = (r, c, s) => Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(s * (i * c + j + 1))));
+const wide = { X: R(4, 5, 7), W_Q: R(5, 8, 1), W_K: R(5, 8, 2), W_V: R(5, 4, 3), W_O: R(4, 3, 4), b_Q: R(1, 8, 9)[0] };
+const variantProblems = {
+  'QK-norm (layer, gains), RoPE, causal': { ...wide, options: { heads: 2, qk_norm: { type: 'layer', g_q: [1, 2, 0.5, -1], eps: 1e-3 }, rope: true, causal: true } },
+  'QK-norm (rms), a cache': { Q: R(3, 4, 1), K: R(2, 4, 2), V: R(2, 2, 3), past_K: R(2, 4, 5), past_V: R(2, 2, 6), options: { qk_norm: { type: 'rms' }, causal: true } },
+  'the gate per feature with b_G, sinusoidal positions': { ...wide, W_G: R(5, 4, 5), b_G: [0.1, 0.2, 0.3, 0.4], options: { heads: 2, positional: 'sinusoidal' } },
+  'the gate per head, causal': { ...wide, W_G: R(5, 2, 5), options: { heads: 2, causal: true } },
+  'sigmoid attention, causal, softcap': { ...wide, options: { heads: 2, score_fn: 'sigmoid', causal: true, softcap: 2 } },
+  'sigmoid attention with a bias, ALiBi': { ...wide, options: { heads: 2, score_fn: 'sigmoid', sigmoid_bias: 0.3, alibi: true } },
+  'differential attention, RoPE, causal, softcap': { ...wide, options: { differential: { lambda: 0.5 }, rope: true, causal: true, softcap: 1.5 } },
+  'differential attention per head, gated': { ...wide, W_G: R(5, 4, 5), options: { heads: 2, differential: { lambda: [0.5, 0.2], lambda_init: 0.6 } } },
+  'differential attention without the norm, QK-norm, RoPE, a cache': { Q: R(3, 8, 1), K: R(2, 8, 2), V: R(2, 4, 3), past_K: R(2, 8, 5), past_V: R(2, 4, 6), options: { heads: 2, differential: { lambda: 0.3, norm: false }, qk_norm: { type: 'rms' }, rope: true } },
+};
+const sum = (list) => list.reduce((t, x) => t + x, 0);
+
+describe('worked calculations of the variants\' gradient cells', () => {
+  test('every gradient step of every variant explains its cells: the step\'s number, made of its terms', () => {
+    const dO = R(4, 3, 11);
+    for (const [name, problem] of Object.entries(variantProblems)) {
+      const withDO = problem.W_O ? { ...problem, dO } : problem;  // all ones without W_O
+      const g = engine.gradients(withDO);
+      const kinds = new Set();
+      for (const s of g.steps.slice(g.steps.findIndex((t) => t.id === 'dO'))) {
+        for (const [row, col] of [[0, 0], [s.shape[0] - 1, s.shape[1] - 1]]) {
+          const e = engine.explain(withDO, { step: s.id, head: s.head, row, col });
+          const at = `${name}: ${s.id}:${s.head} (${row}, ${col})`;
+          assert.equal(e.value, s.data[row][col], at);
+          kinds.add(e.kind);
+          // Each kind's numbers give the value again (docs/api.md's table).
+          const again = {
+            gradient_dot: () => sum(e.products),
+            head_sum: () => sum(e.left),
+            token_sum: () => sum(e.left),
+            sigmoid_grad: () => e.input * e.factor,
+            gated: () => e.input * e.factor,
+            scale: () => e.input * e.factor,
+            qk_norm_grad: () => (e.input * e.factor - e.mean - e.right[col] * sum(e.products) / e.products.length) / e.divisor,
+          }[e.kind];
+          if (again) assert.ok(Math.abs(again() - e.value) <= 1e-12 * Math.max(1, Math.abs(e.value)), `${at}: ${e.kind} ${again()} vs ${e.value}`);
+          for (const template of [...e.lines, e.text, e.terms?.caption ?? '']) {
+            const filled = pkg.fillExplanation(template, e, { number: (x) => x.toFixed(4), label: (n) => `the ${n}` });
+            assert.doesNotMatch(filled, /@|undefined|NaN/, `${at}: ${filled}`);
+          }
+        }
+      }
+      if (/QK-norm/.test(name)) assert.ok(kinds.has('qk_norm_grad'), name);
+      if (/sigmoid/.test(name)) assert.ok(kinds.has('sigmoid_grad'), name);
+      if (/gate/.test(name)) assert.ok(kinds.has('gated'), name);
+    }
+  });
+
+  test('the cells by their formulas: sigmoid\'s slope, the gate, λ', () => {
+    const sigmoid = variantProblems['sigmoid attention, causal, softcap'];
+    const g = engine.gradients(sigmoid);
+    const step = (id, head) => g.steps.find((s) => s.id === id && s.head === head);
+    const a = step('weights', 1).data[2][1], dA = step('dA', 1).data[2][1];
+    const dS = engine.explain(sigmoid, { step: 'dS', head: 1, row: 2, col: 1 });
+    assert.equal(dS.kind, 'sigmoid_grad');
+    assert.ok(Math.abs(dS.value - dA * a * (1 - a)) < 1e-14);
+    const diff = variantProblems['differential attention per head, gated'];
+    const gd = engine.gradients(diff);
+    const dA2 = gd.steps.find((s) => s.id === 'dA' && s.head === 1).data[1][2];
+    assert.ok(Math.abs(engine.explain(diff, { step: 'dweights_2', head: 1, row: 1, col: 2 }).value + 0.2 * dA2) < 1e-15);
+    const dq = engine.explain(diff, { step: 'dQ', head: 0, row: 3, col: 3 });
+    assert.match(dq.text, /half 2/);
+    const gated = engine.explain(diff, { step: 'dhead_normed', head: 1, row: 0, col: 1 });
+    const G = gd.steps.find((s) => s.id === 'gate' && s.head === 1).data[0][1];
+    assert.equal(gated.kind, 'gated');
+    assert.equal(gated.factor, G);
+  });
+});
+
+const PYTHON = '/usr/bin/python3';
+const can = (code, env) => existsSync(PYTHON) && spawnSync(PYTHON, ['-c', code], { env }).status === 0;
+const noNumpy = !can('import numpy') && 'no /usr/bin/python3 with numpy';
+const double = { ...process.env, PYTHONPATH: join(repo, 'tests/fixtures/torch_double') };
+const noTorch = !can('import torch', { ...process.env, PYTHONPATH: '' }) && 'no PyTorch for /usr/bin/python3';
+const dir = mkdtempSync(join(tmpdir(), 'attention-variants-'));
+
+/** Runs a script with --json: its steps, in order, against the trace's (ids, heads, numbers). */
+function reproduces(script, trace, file, env = process.env) {
+  const path = join(dir, `${file.replace(/\W+/g, '_')}.py`);
+  writeFileSync(path, script);
+  const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8', env });
+  assert.equal(r.status, 0, r.stderr);
+  const words = { inf: Infinity, '-inf': -Infinity, nan: NaN };
+  const steps = JSON.parse(r.stdout, (key, v) => (typeof v === 'string' && v in words ? words[v] : v));
+  assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
+  steps.forEach((s, k) => {
+    const want = trace.steps[k].data.flat();
+    const scale = Math.max(1, ...want.filter(Number.isFinite).map(Math.abs));
+    s.data.flat().forEach((x, i) => {
+      const same = Number.isFinite(want[i]) ? Math.abs(x - want[i]) < 1e-12 * scale : Object.is(x, want[i]);
+      assert.ok(same, `${file}: ${s.id}:${s.head} entry ${i}: ${x} vs ${want[i]}`);
+    });
+  });
+}
+
+describe('the NumPy and PyTorch scripts recompute the variants', () => {
+  for (const [name, problem] of Object.entries(variantProblems)) {
+    test(`NumPy, forward and backward: ${name}`, { skip: noNumpy }, () => {
+      reproduces(pkg.numpyScript(problem, engine.run(problem)), engine.run(problem), `numpy ${name}`);
+      const g = engine.gradients(problem);
+      reproduces(pkg.numpyScript(problem, g, { gradients: true }), g, `numpy gradients ${name}`);
+    });
+    test(`PyTorch (the test double): ${name}`, { skip: noNumpy }, () => {
+      const trace = engine.run(problem);
+      const script = pkg.pytorchScript(problem, trace);
+      assert.match(script, /# Skipped: scaled_dot_product_attention has no /);
+      reproduces(script, trace, `torch ${name}`, double);
+    });
+    test(`PyTorch (installed): ${name}`, { skip: noTorch }, () => {
+      const trace = engine.run(problem);
+      reproduces(pkg.pytorchScript(problem, trace), trace, `real torch ${name}`, { ...process.env, PYTHONPATH: '' });
+    });
+  }
 });

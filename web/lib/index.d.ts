@@ -197,7 +197,14 @@ export type GradientStepId =
   | 'dQ_normed' | 'dK_normed' | 'dg_q' | 'dg_k' | 'dgated_output' | 'dgate' | 'dW_G' | 'db_G'
   | 'dhead_normed' | 'dweights_1' | 'dweights_2'
   /** Linear attention, per head: the gradients of Λ, φ(Q) and φ(K). */
-  | 'dlinear_scores' | 'dphi_Q' | 'dphi_K';
+  | 'dlinear_scores' | 'dphi_Q' | 'dphi_K'
+  /**
+   * Multi-head latent attention: per head dQ_C, dK_C, dq_R, dk_R (and the softmax's steps, dV);
+   * whole: dk_R, dpast_k_R, dc_KV, dpast_c_KV, dW_UK, dW_UV, dW_DKV, dW_KR, dW_UQ (or dW_Q),
+   * dW_QR, dc_Q, dW_DQ, dX.
+   */
+  | 'dQ_C' | 'dK_C' | 'dq_R' | 'dk_R' | 'dc_KV' | 'dpast_c_KV' | 'dpast_k_R' | 'dW_UK' | 'dW_UV'
+  | 'dW_DKV' | 'dW_KR' | 'dW_UQ' | 'dW_QR' | 'dc_Q' | 'dW_DQ';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -324,7 +331,9 @@ export interface Explanation {
     /** The variants: qk_norm (also head_normed), sigmoid, difference (A₁ − λA₂), gate, gated. */
     | 'qk_norm' | 'sigmoid' | 'difference' | 'gate' | 'gated'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
-    | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum';
+    | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum'
+    /** The variants' gradient steps: QK-norm (and differential attention's head norm) turned back; σ′ of sigmoid attention. */
+    | 'qk_norm_grad' | 'sigmoid_grad';
   step: StepId;
   head: number | null;
   row: number;

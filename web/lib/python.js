@@ -374,7 +374,8 @@ function settingLines(x, d, cols) {
   const lines = [];
   const r = x.rope;
   if (r) {
-    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_k'}  # features rotated, from the first`);
+    const all = x.variant?.diff ? 'd_k // 2' : 'd_k';  // differential attention rotates each half as a head
+    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : all}  # features rotated, from the first`);
     const table = (t) => (d === TORCH ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
     if (r.cos != null) lines.push(`rope_cos = ${table(r.cos)}  # a row per position`, `rope_sin = ${table(r.sin)}`);
     else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
@@ -434,7 +435,18 @@ function positionHeadLines(x, ctx, d, cols) {
   const torch = d === TORCH;
   const axis = cols ? 0 : 1;
   const before = ['    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh)]'];
-  if (x.rope) {
+  const v = x.variant;
+  if (v?.qk) {
+    before.push(...(x.gradients ? ['    Q_raw, K_raw = Qh, Kh  # as projected, for the backward pass'] : []),
+      '    Qh, Kh = qk_norm(Qh, g_q), qk_norm(Kh, g_k)  # each row, before RoPE; only the new keys',
+      '    steps += [("Q_normed", h, Qh), ("K_normed", h, Kh)]');
+  }
+  if (x.rope && v?.diff) {
+    const halves = (m, pos) => (torch ? `torch.cat([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})], dim=1)` : `np.hstack([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})])`);
+    before.push(`    Qh = ${halves('Qh', 'q_pos')}  # each half rotated as a head of d_k / 2`,
+      `    Kh = ${halves('Kh', 'k_pos[past:]')}  # new keys at their positions; cached ones come rotated`,
+      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
+  } else if (x.rope) {
     before.push('    Qh = rope(Qh, q_pos)', '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
       '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
   }
@@ -466,7 +478,10 @@ function positionHeadLines(x, ctx, d, cols) {
   }
   const where = cols ? 'down each column' : 'along each row';
   let weights;
-  if (x.sinkLogit) {
+  if (v?.sigmoid) {
+    weights = [`    weights = ${torch ? 'torch.sigmoid' : 'sigmoid'}(logits + sigmoid_bias)  # each weight on its own: rows need not sum to 1`];
+    if (hasMask(x, ctx)) weights.push(`    weights = ${torch ? 'weights.masked_fill(hidden, 0.0)' : 'np.where(hidden, dt(0), weights)'}  # a hidden key: weight 0, whatever mask_fill`);
+  } else if (x.sinkLogit) {
     weights = [`    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # the sink: an extra logit in the denominator`];
   } else if (fillNeedsShiftedSoftmax(x, d)) {
     // Scores of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
@@ -492,6 +507,80 @@ function linearOptions(problem) {
     normalize: o.normalize !== false,
     decay: o.causal ? word(o.decay ?? 1) : 1,
   };
+}
+
+/**
+ * The variants of issue 31 the scripts recompute (rows layout: the columns layout refuses them), or
+ * null: QK-norm, the output gate (W_G), sigmoid attention, differential attention.
+ */
+function variantOptions(problem, trace) {
+  const o = problem.options ?? {};
+  const on = (v) => v != null && v !== false;
+  const q = on(o.qk_norm) ? o.qk_norm : null;
+  const qk = q && { layer: q.type === 'layer', eps: word(q.eps ?? 1e-6), g_q: q.g_q != null ? listOf(q.g_q) : null, g_k: q.g_k != null ? listOf(q.g_k) : null };
+  const dOpt = on(o.differential) ? o.differential : null;
+  let diff = null;
+  if (dOpt) {
+    const lambdas = listOf(dOpt.lambda);
+    diff = {
+      lambdas: lambdas.length === 1 ? Array(trace.meta.heads).fill(lambdas[0]) : lambdas,
+      init: word(dOpt.lambda_init ?? 0.8),
+      norm: dOpt.norm !== false,
+    };
+  }
+  const sigmoid = o.score_fn === 'sigmoid' ? { bias: o.sigmoid_bias == null ? null : word(o.sigmoid_bias) } : null;
+  const gate = problem.W_G != null ? { bias: problem.b_G != null } : null;
+  return qk || diff || sigmoid || gate ? { qk, diff, sigmoid, gate } : null;
+}
+
+/** The functions the variants need: the logistic sigmoid (NumPy), QK-norm of each row, differential attention's head norm. */
+function variantFunctions(v, d) {
+  const torch = d === TORCH;
+  const lines = [];
+  const add = (f) => lines.push('', '', ...f);
+  const sum = (e) => (torch ? `(${e}).sum(dim=1, keepdim=True)` : `np.sum(${e}, axis=1, keepdims=True)`);
+  if (!torch && (v.sigmoid || v.gate)) {
+    add(['def sigmoid(x):', '    """The logistic sigmoid 1 / (1 + e^-x), 0 at -inf."""', '    with np.errstate(over="ignore"):', '        return (1 / (1 + np.exp(-x))).astype(dt)']);
+  }
+  if (v.qk) {
+    add([
+      'def qk_norm(x, g):',
+      `    """QK-norm of each row of one head's d_k features: ${v.qk.layer ? '(x - mean) / sqrt(var + eps) * g (layer norm, population variance, no bias)' : 'x / sqrt(mean(x^2) + eps) * g (RMS norm)'}."""`,
+      ...(v.qk.layer ? [`    x = x - ${sum('x')} / x.shape[1]`] : []),
+      `    return x / ${d.sqrt}(${sum('x * x')} / x.shape[1] + qk_eps) * g`,
+    ]);
+  }
+  if (v.diff?.norm) {
+    add([
+      'def head_norm(x):',
+      '    """Differential attention\'s norm of each output row: x / sqrt(mean(x^2) + 1e-5) * (1 - lambda_init)."""',
+      `    return x / ${d.sqrt}(${sum('x * x')} / x.shape[1] + 1e-5) * (1 - lambda_init)`,
+    ]);
+  }
+  return lines;
+}
+
+/** The variants' settings once d_k, d_v and the heads are known: the gains, the bias, λ, the gate. */
+function variantSettingLines(v, d, ctx) {
+  const torch = d === TORCH;
+  const lines = [];
+  const gains = (g) => (g ? d.array(pyList(g)) : torch ? 'torch.ones(d_k, dtype=dt)' : 'np.ones(d_k, dtype=dt)');
+  if (v.qk) lines.push(`qk_eps = ${pyNumber(v.qk.eps)}`, `g_q, g_k = ${gains(v.qk.g_q)}, ${gains(v.qk.g_k)}  # one gain per feature, shared by the heads`);
+  if (v.sigmoid) {
+    const b = v.sigmoid.bias == null ? '-math.log(S)' : pyNumber(v.sigmoid.bias);
+    lines.push(`sigmoid_bias = ${d.scalar(b)}  # b${v.sigmoid.bias == null ? ' = -ln S (S keys, the cache included)' : ''}`);
+  }
+  if (v.diff) {
+    lines.push(`lam = ${pyList(v.diff.lambdas)}  # lambda of each head`, `lambda_init = ${pyNumber(v.diff.init)}`, 'w = d_k // 2  # each half of a head\'s features');
+    if (ctx.scale.kind === 'sqrt_dk') lines.push(`divisor = ${d.sqrt}(${d.scalar('w')})  # sqrt(d_k / 2): each half is a head of d_k / 2 features`);
+  }
+  if (v.gate) {
+    lines.push(
+      `G = ${torch ? 'torch.sigmoid' : 'sigmoid'}(X @ W_G${v.gate.bias ? ' + b_G' : ''})  # the gates of every head, from X (with its positions)`,
+      'gate_headwise = W_G.shape[1] != heads * d_v  # d_model x heads: one gate per head',
+    );
+  }
+  return lines;
 }
 
 /** Linear attention's head loop: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ ∘ C, D = Λ's row sums, Λ·V / D. */
@@ -603,6 +692,7 @@ function headLoop(ctx, trace, d, cols, x) {
   ];
   const options = withPositions ? positionHeadLines(x, ctx, d, cols) : null;
   if (options) lines.push(...options.before);
+  if (x.variant) return [...lines, ...variantHeadLines(ctx, trace, d, x, options)];
   lines.push(
     cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
     multiplies(ctx) ? '    scaled = scores * factor' : '    scaled = scores / divisor',
@@ -635,8 +725,71 @@ function headLoop(ctx, trace, d, cols, x) {
   return lines;
 }
 
+/**
+ * A head of the variants (rows layout, after its Q, K, V, QK-norm and RoPE): the scores and
+ * weights (differential attention: each half's softmax, A₁ − λA₂; sigmoid attention: σ(x + b)),
+ * the head's output, differential attention's norm, the gate.
+ */
+function variantHeadLines(ctx, trace, d, x, options) {
+  const v = x.variant;
+  const torch = d === TORCH;
+  const lines = [];
+  const scale = multiplies(ctx) && !(v.diff && ctx.scale.kind === 'sqrt_dk') ? ' * factor' : ' / divisor';
+  if (v.diff) {
+    const mask = hasMask(x, ctx);
+    if (x.alibi) {
+      lines.push(torch ? '    bias = (-slopes[h] * (q_pos[:, None] - k_pos[None, :]).abs()).to(dt)  # ALiBi: -m |p - q|'
+        : '    bias = (-slopes[h] * np.abs(q_pos[:, None] - k_pos[None, :])).astype(dt)  # ALiBi: -m |p - q|', '    steps.append(("alibi", h, bias))');
+    }
+    if (mask) lines.push(`    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(M == 0) * 1.0'}))`);
+    lines.push('    halves = []', '    for k in range(2):  # A_1 from the first halves of Q and K, A_2 from the second',
+      `        logits = (Qh[:, k * w:(k + 1) * w] @ Kh[:, k * w:(k + 1) * w].T)${scale}`);
+    if (ctx.softcap > 0) lines.push(`        logits = softcap * ${d.tanh}(logits / softcap)`);
+    if (x.alibi) lines.push('        logits = logits + bias');
+    if (mask) {
+      if (torch) {
+        if (ctx.maskKind === 'additive') lines.push('        logits = logits + user_mask');
+        lines.push(`        logits = logits.masked_fill(hidden, ${x.maskFill === -Infinity ? '-math.inf' : pyNumber(x.maskFill)})`);
+      } else {
+        lines.push('        logits = logits + M');
+        if (x.maskFill !== -Infinity) lines.push(`        logits[hidden] = dt(${pyNumber(x.maskFill)})`);
+      }
+    }
+    lines.push(...options.weights.map((l) => `    ${l}`), '        halves.append(weights)',
+      '    A1, A2 = halves',
+      '    weights = A1 - lam[h] * A2  # the common-mode part cancels',
+      '    steps += [("weights_1", h, A1), ("weights_2", h, A2)]');
+    if (x.gradients) lines.push('    A_halves = (A1, A2)');
+  } else {
+    lines.push('    scores = Qh @ Kh.T  # queries x keys', `    scaled = scores${scale}`,
+      '    steps += [("scores", h, scores), ("scaled", h, scaled)]', '    logits = scaled');
+    if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
+    lines.push(...options.after, ...options.weights);
+  }
+  const more = (v.diff && v.diff.norm) || v.gate;
+  lines.push('    steps.append(("weights", h, weights))', '    head = weights @ Vh');
+  if (trace.meta.heads > 1 || ctx.hasWO || more) lines.push('    steps.append(("head_output", h, head))');
+  if (x.gradients) {
+    lines.push(`    saved.append((Qh, Kh, Vh, weights, ${v.diff ? 'None' : 'scaled'}))  # what the backward pass reads`,
+      `    extra.append(dict(head=head${v.qk ? ', Q_raw=Q_raw, K_raw=K_raw' : ''}${v.diff ? ', A_halves=A_halves' : ''}))`);
+  }
+  if (v.diff?.norm) lines.push('    head = head_norm(head)', '    steps.append(("head_normed", h, head))');
+  if (v.gate) {
+    lines.push('    Gh = G[:, h:h + 1] if gate_headwise else G[:, h * d_v:(h + 1) * d_v]');
+    if (x.gradients) lines.push('    extra[-1].update(pre_gate=head, gate=Gh)  # what the gate scaled, and the gate');
+    lines.push('    head = head * Gh', '    steps += [("gate", h, Gh), ("gated_output", h, head)]');
+  }
+  lines.push('    head_outputs.append(head)');
+  return lines;
+}
+
 /** Why scaled_dot_product_attention cannot check these options, or null when it can. */
 function sdpaSkip(ctx, x) {
+  if (x.variant) {
+    const v = x.variant;
+    const names = [v.qk && 'QK-norm', v.gate && 'output gate', v.sigmoid && 'sigmoid attention', v.diff && 'differential attention'].filter(Boolean);
+    return `scaled_dot_product_attention has no ${names.join(' or ')}`;
+  }
   if (x.linear) return 'scaled_dot_product_attention is softmax attention, not linear attention';
   if (ctx.softcap > 0) return 'scaled_dot_product_attention has no softcap';
   if (x.sinkLogit) return 'scaled_dot_product_attention has no sink logit';
@@ -716,9 +869,13 @@ function gradientLines(ctx, trace, cols, x) {
     `dK_all = np.zeros((S - n_past, kv_heads * d_k), dtype=dt)`,
     `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
     ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
+    ...(x.variant?.qk ? ['dg_q, dg_k = np.zeros(d_k, dtype=dt), np.zeros(d_k, dtype=dt)'] : []),
+    ...(x.variant?.gate ? ['dG_all = np.zeros_like(G)  # every head\'s gate gradient, side by side'] : []),
   ];
   if (x.linear) {
     lines.push(...linearGradientHeadLines(ctx, trace, x));
+  } else if (x.variant) {
+    lines.push(...variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }));
   } else {
     lines.push(...softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, rope }));
   }
@@ -729,6 +886,125 @@ function gradientLines(ctx, trace, cols, x) {
     'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
   );
   return [...lines, ...gradientTail(ctx, x, past)];
+}
+
+/**
+ * The variants' head by head backward steps (gradientLines, rows layout), as gradients.cpp takes
+ * them: the gate (dgated_output, dgate, then the head's gradient times its gate), differential
+ * attention's norm turned back, dA and dV, then sigmoid attention's dS = dA ∘ A(1 − A), the
+ * softmax's, or each half's softmax of differential attention (dweights_1 = dA, dweights_2 = −λ dA);
+ * the cache split off, RoPE and QK-norm turned back (dg_q, dg_k summed).
+ */
+function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
+  const v = x.variant;
+  const norm = v.diff?.norm;
+  const masked = trace.steps.some((s) => s.id === 'mask');
+  const lines = [];
+  if (v.qk) {
+    lines.push(
+      'def qk_norm_back(x, dy, g):',
+      `    """QK-norm turned back, each row: (u${v.qk.layer ? ' - mean(u)' : ''} - x_hat mean(u x_hat)) / sigma with u = dy g; and the gains' share, dy x_hat summed over the rows."""`,
+      '    n = x.shape[1]',
+      `    xc = x${v.qk.layer ? ' - np.sum(x, axis=1, keepdims=True) / n' : ''}`,
+      '    sigma = np.sqrt(np.sum(xc * xc, axis=1, keepdims=True) / n + qk_eps)',
+      '    xhat = xc / sigma',
+      '    u = dy * g',
+      `    dx = (u${v.qk.layer ? ' - np.sum(u, axis=1, keepdims=True) / n' : ''} - xhat * np.sum(u * xhat, axis=1, keepdims=True) / n) / sigma`,
+      '    return dx, np.sum(dy * xhat, axis=0)',
+      '',
+    );
+  }
+  lines.push(
+    'for h in range(heads):',
+    '    g = kv_group[h]',
+    '    Qh, Kh, Vh, A, scaled_h = saved[h]  # as the scores and weights read them',
+    '    e = extra[h]',
+    '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
+  );
+  if (v.gate) {
+    lines.push(
+      '    steps.append(("dgated_output", h, dH))',
+      '    dG = dH * e["pre_gate"]  # head~ = head * G',
+      '    if gate_headwise:',
+      '        dG = np.sum(dG, axis=1, keepdims=True)  # one gate for all the head\'s features',
+      '        dG_all[:, h:h + 1] = dG',
+      '    else:',
+      '        dG_all[:, h * d_v:(h + 1) * d_v] = dG',
+      '    steps.append(("dgate", h, dG))',
+      '    dH = dH * e["gate"]',
+      `    steps.append(("${norm ? 'dhead_normed' : 'dhead_output'}", h, dH))`,
+    );
+  }
+  if (norm) {
+    if (!v.gate) lines.push('    steps.append(("dhead_normed", h, dH))');
+    lines.push(
+      '    r = np.sqrt(np.sum(e["head"] ** 2, axis=1, keepdims=True) / d_v + 1e-5)  # the norm turned back, each row',
+      '    xhat = e["head"] / r',
+      '    dH = (1 - lambda_init) / r * (dH - xhat * np.sum(dH * xhat, axis=1, keepdims=True) / d_v)',
+      '    steps.append(("dhead_output", h, dH))',
+    );
+  }
+  if (!v.gate && !norm && headOutput) lines.push('    steps.append(("dhead_output", h, dH))');
+  lines.push(
+    '    dA = dH @ Vh.T',
+    '    steps.append(("dA", h, dA))',
+    '    dVh = A.T @ dH',
+    `    steps.append(("${past ? 'dV_cache' : 'dV'}", h, dVh))`,
+  );
+  const dQid = rope ? 'dQ_rot' : v.qk ? 'dQ_normed' : 'dQ';
+  const dKid = past ? 'dK_cache' : rope ? 'dK_rot' : v.qk ? 'dK_normed' : 'dK';
+  if (v.diff) {
+    lines.push(
+      '    steps += [("dweights_1", h, dA), ("dweights_2", h, -lam[h] * dA)]  # A = A_1 - lambda A_2',
+      '    dQh, dKh = np.zeros_like(Qh), np.zeros_like(Kh)',
+      '    for k, (Ak, dAk) in enumerate(zip(e["A_halves"], (dA, -lam[h] * dA))):',
+      '        cols = slice(k * w, (k + 1) * w)',
+      '        dS = Ak * (dAk - np.sum(dAk * Ak, axis=1, keepdims=True))  # each half\'s softmax',
+      ...(masked ? ['        dS = np.where(hidden, dt(0), dS)'] : []),
+      ...(ctx.softcap > 0 ? ['        dS = dS * (1 - np.tanh(Qh[:, cols] @ Kh[:, cols].T * grad_scale / softcap) ** 2)'] : []),
+      '        dS = dS * grad_scale',
+      '        dQh[:, cols], dKh[:, cols] = dS @ Kh[:, cols], dS.T @ Qh[:, cols]',
+      `    steps += [("${dQid}", h, dQh), ("${dKid}", h, dKh)]`,
+    );
+  } else {
+    lines.push(v.sigmoid ? '    dS = dA * A * (1 - A)  # the sigmoid\'s slope, entry by entry'
+      : '    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax\'s Jacobian, row by row',
+    '    steps.append(("dS", h, dS))');
+    if (masked) lines.push('    dS = np.where(hidden, dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, dS))');
+    if (ctx.softcap > 0) lines.push('    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap\'s slope', '    steps.append(("dS_uncapped", h, dS))');
+    lines.push(
+      '    dscores = dS * grad_scale',
+      '    steps.append(("dscores", h, dscores))',
+      '    dQh, dKh = dscores @ Kh, dscores.T @ Qh',
+      `    steps += [("${dQid}", h, dQh), ("${dKid}", h, dKh)]`,
+    );
+  }
+  if (past) {
+    lines.push(
+      '    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows\' share',
+      '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
+      '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
+      `    steps += [("${rope ? 'dK_rot' : v.qk ? 'dK_normed' : 'dK'}", h, dKh), ("dV", h, dVh)]`,
+    );
+  }
+  if (rope) {
+    const back = (m, pos) => (v.diff ? `np.hstack([rope(${m}[:, :w], ${pos}, back=True), rope(${m}[:, w:], ${pos}, back=True)])` : `rope(${m}, ${pos}, back=True)`);
+    lines.push(
+      `    dQh = ${back('dQh', 'q_pos')}  # RoPE turned back`,
+      `    dKh = ${back('dKh', 'k_pos[n_past:]')}`,
+      `    steps += [("${v.qk ? 'dQ_normed' : 'dQ'}", h, dQh), ("${v.qk ? 'dK_normed' : 'dK'}", h, dKh)]`,
+    );
+  }
+  if (v.qk) {
+    lines.push(
+      '    dQh, dg = qk_norm_back(e["Q_raw"], dQh, g_q)  # the gradients of Q and K as projected',
+      '    dg_q += dg',
+      '    dKh, dg = qk_norm_back(e["K_raw"], dKh, g_k)',
+      '    dg_k += dg',
+      '    steps += [("dQ", h, dQh), ("dK", h, dKh)]',
+    );
+  }
+  return lines;
 }
 
 /** The softmax head's backward steps (gradientLines). */
@@ -777,6 +1053,7 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
 function gradientTail(ctx, x, past) {
   const lines = [];
   if (past) lines.push('steps += [("dpast_K", None, R(dpast_K)), ("dpast_V", None, R(dpast_V))]');
+  if (x.variant?.qk) lines.push('steps += [("dg_q", None, dg_q[None, :]), ("dg_k", None, dg_k[None, :])]');
   if (ctx.hasWO) {
     lines.push('steps.append(("dW_O", None, R(R(concat).T @ R(dO))))');
     if (ctx.hasBO) lines.push('steps.append(("db_O", None, R(R(dO).sum(axis=0, keepdims=True))))');
@@ -788,8 +1065,16 @@ function gradientTail(ctx, x, past) {
     lines.push(`steps.append(("dW_${n}", None, R(${X}.T @ ${d})))${n === 'Q' && x.positional ? '  # X: with its positions' : ''}`);
     if (ctx.bias[n]) lines.push(`steps.append(("db_${n}", None, R(${d}.sum(axis=0, keepdims=True))))`);
   }
+  lines.push('dX_q = dQ_all @ R(W_Q).T');
+  if (x.variant?.gate) {
+    lines.push(
+      'dZ = dG_all * G * (1 - G)  # through the gate\'s sigmoid',
+      'steps += [("dgate", None, dG_all), ("dW_G", None, X.T @ dZ)]',
+      ...(x.variant.gate.bias ? ['steps.append(("db_G", None, dZ.sum(axis=0, keepdims=True)))'] : []),
+      'dX_q = dX_q + dZ @ W_G.T',
+    );
+  }
   lines.push(
-    'dX_q = dQ_all @ R(W_Q).T',
     'dX_kv = dK_all @ R(W_K).T + dV_all @ R(W_V).T',
     cross ? 'steps += [("dX", None, R(dX_q)), ("dX_kv", None, R(dX_kv))]' : 'steps.append(("dX", None, R(dX_q + dX_kv)))',
   );
@@ -951,22 +1236,20 @@ function latentScript(problem, trace, d, recipe, gradients) {
 
 function pythonScript(problem, trace, d, recipe, gradients = false) {
   if (problem?.W_DKV != null) return latentScript(problem, trace, d, recipe, gradients);
-  // The variants of issue 31 are not recomputed by the scripts yet: refuse, naming the key.
-  const o = problem.options ?? {};
-  const variant = (o.qk_norm != null && o.qk_norm !== false && 'options.qk_norm') || (problem.W_G != null && 'W_G') ||
-    (o.score_fn === 'sigmoid' && 'options.score_fn "sigmoid"') || (o.differential != null && o.differential !== false && 'options.differential');
-  if (variant) throw exportError(`the NumPy/PyTorch scripts do not recompute ${variant} yet: export the trace (JSON, CSV) instead`);
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
   const x = positionOptions(problem);
   x.gradients = gradients;
   x.linear = linearOptions(problem);
+  // The variants (rows layout only) take the path of the position options: each step on its own line.
+  x.variant = variantOptions(problem, trace);
+  if (x.variant) x.any = true;
   if (gradients && !trace.steps.some((s) => s.id === 'dO')) {
     throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
   }
   const withPositions = x.any;
-  const extra = Object.fromEntries(['past_K', 'past_V', 'P'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
+  const extra = Object.fromEntries(['past_K', 'past_V', 'P', 'W_G', 'b_G'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   const tokens = cols ? 1 : 0;
   const features = cols ? 0 : 1;
@@ -979,6 +1262,7 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     '', '',
     ...d.softmax,
     ...(withPositions ? positionFunctions(x, d, cols) : []),
+    ...(x.variant ? variantFunctions(x.variant, d) : []),
     '', '',
     ...(withPositions ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
     '# ---- projections',
@@ -991,10 +1275,12 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     scaleLine(ctx, m.scale, d),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
     ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
+    ...(x.variant ? variantSettingLines(x.variant, d, ctx) : []),
     '',
     ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
     'head_outputs = []',
     ...(gradients ? ['saved = []  # each head\'s Q, K, V, weights and scaled scores, for the backward pass'] : []),
+    ...(gradients && x.variant ? ['extra = []  # what the variants\' backward pass reads besides'] : []),
     ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
