@@ -238,7 +238,7 @@ function resizeKvGroups(kv) {
   for (const name of names.filter((n) => stateInputs(state).includes(n))) {
     const text = state.inputs[name]?.text ?? '';
     const stash = kvStash.get(name);
-    let next = null;
+    let next;
     if (stash && stash.kv === kv && stash.to === text) next = stash.from;
     else {
       const r = parse(text, name);
