@@ -1,16 +1,16 @@
-// What the page's modules share: the engine, the page state and the last good result.
-// Only the page's own modules change them (main.js, controls, editors, the link and exercise code).
-import { defaultState } from './state.js';
+// What the page's modules share: the engine, and reading the store's page state and last result.
+// Nothing writes them here: state changes are actions dispatched to the store (store.js).
+import { store } from './store.js';
 
 export const $ = (id) => document.getElementById(id);
 
 export const app = {
   /** The package's engine (loadAttention), once loaded. */
   engine: null,
-  /** The page state (state.js); replaced whole by setState() in update.js. */
-  state: defaultState(),
+  /** The page state (state.js), frozen: change it with an action (actions.js). */
+  get state() { return store.get().state; },
   /** The last problem that computed: { trace, problem, ctx, steps }, or null. */
-  result: null,
+  get result() { return store.get().result; },
 };
 
 const written = new WeakMap();

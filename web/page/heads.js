@@ -5,8 +5,8 @@
 import { colourLut, colourScale } from 'attention-explorer';
 import { $, app, writeHtml } from './app.js';
 import { escapeHtml, fmt } from './format.js';
-import { renderSelection } from './selection.js';
-import { scheduleHash } from './update.js';
+import { store } from './store.js';
+import { openCell } from './actions.js';
 
 /** The lines view draws up to this many tokens a side (beyond, lines are too dense to read). */
 const LINES_MAX = 64;
@@ -133,9 +133,8 @@ export function renderHeads() {
       if (!step) return;
       const q = Number(rect.dataset.q), k = Number(rect.dataset.k);
       const [row, col] = step.axes[0] === 'queries' ? [q, k] : [k, q];
-      app.state.open = { step: 'weights', head: step.head, row, col };
-      renderSelection(true);
-      scheduleHash();
+      store.dispatch(openCell, { step: 'weights', head: step.head, row, col }, true);
+      store.flush();
     });
   }
   box.hidden = false;
