@@ -22,6 +22,7 @@ export default [
       'preserve-caught-error': 'off',
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
+      'import-x/named': 'error',
     },
   },
   {

@@ -41,11 +41,12 @@
 #include "gradients.h"
 #include "parse.h"
 #include "practice.h"
+#include "steps.h"
 
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 6;
+inline constexpr int kVersion = 7;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -860,6 +861,16 @@ inline emscripten::val layout() {
   out.set("problem", problem);
   out.set("records", records);
   out.set("fast", detail::strings(kFastHeader));
+  // The step catalogue (steps.cpp): the package's one list of step ids and titles.
+  val steps = val::array();
+  for (const StepInfo& step : step_catalogue()) {
+    val entry = val::object();
+    entry.set("id", step.id);
+    entry.set("title", step.title);
+    entry.set("gradient", step.gradient);
+    steps.call<void>("push", entry);
+  }
+  out.set("steps", steps);
   return out;
 }
 
