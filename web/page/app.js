@@ -62,3 +62,23 @@ export function whenIdle(fn, timeoutMs) {
   const handle = setTimeout(fn, 50);
   return () => clearTimeout(handle);
 }
+
+// Views below the steps that need not be redrawn while they are off screen: drawn when they come
+// within 600 px of it (the last redraw asked for wins).
+const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
+
+/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
+export function drawWhenSeen(el, draw) {
+  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
+  seen.observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
+      seen.near.add(e.target);
+      const pending = seen.pending.get(e.target);
+      seen.pending.delete(e.target);
+      pending?.();
+    }
+  }, { rootMargin: '600px 0px' });
+  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
+  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
+}

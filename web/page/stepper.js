@@ -13,7 +13,7 @@ import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
 import { escapeHtml, quoteToken } from './format.js';
-import { store } from './store.js';
+import { resultParts, store } from './store.js';
 import { setLesson } from './actions.js';
 
 const stepper = { on: false, index: 0, key: null };
@@ -303,4 +303,9 @@ export function bindStepper() {
     $('step-all').hidden = true;
     stepper.on = true;
   }
+}
+
+/** The stepper follows the results: the step shown alone is one of the cards drawn. */
+export function mountStepper() {
+  store.subscribe(resultParts, ([result]) => { if (result) syncStepper(); });
 }

@@ -11,6 +11,19 @@ import { initialPage, load } from './actions.js';
 // on. An edit is drawn in the same frame either way.
 export const store = createStore(initialPage(), { schedule: queueMicrotask });
 
+/**
+ * What the results are drawn from: the step cards and every view drawn with them (pipeline,
+ * glance, heads, stepper, practice, the share panel), each subscribed to these same parts so that
+ * it redraws with the cards (their labels, result.ctx) and only then.
+ */
+export function resultParts(page) {
+  const { state, ui } = page;
+  return [page.result, state.tokens, state.decimals, state.hide, state.collapsed, state.exercise, state.options, ui.revealed, ui.choosing];
+}
+
+/** The open cell's parts: the results' (it is marked in the cards they drew) and the cell itself. */
+export const selectionParts = (page) => [...resultParts(page), page.state.open];
+
 /** A whole new state (a link, an example, an exercise, a lesson), drawn now: its caller may scroll to it. */
 export function loadState(state) {
   store.dispatch(load, state);

@@ -5,8 +5,8 @@
 // actions (actions.js), never by calling this module. Holds no attention maths: every number
 // shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, afterFrame, app, latestOnly, whenIdle, writeHtml } from './app.js';
-import { store } from './store.js';
+import { $, afterFrame, app, drawWhenSeen, latestOnly, whenIdle, writeHtml } from './app.js';
+import { resultParts, store } from './store.js';
 import { computed } from './actions.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
@@ -15,15 +15,9 @@ import { syncControls } from './controls.js';
 import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
-import { renderPipeline } from './pipeline.js';
-import { renderGlance } from './glance.js';
-import { renderHeads } from './heads.js';
-import { syncStepper } from './stepper.js';
-import { renderPractice } from './practice.js';
 import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps, studentsHash } from './exercise.js';
 import { flags } from './embed.js';
-import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
 let hashTimer = 0;
@@ -89,14 +83,8 @@ function stepContext(trace) {
   };
 }
 
-/** What the results (the steps and every view after them) are drawn from. */
-function resultParts(page) {
-  const { state, ui } = page;
-  return [page.result, state.tokens, state.decimals, state.hide, state.collapsed, state.exercise, state.options, ui.revealed, ui.choosing];
-}
-
-/** Redraws the steps (and everything that follows them) from the last good result. */
-function renderResults() {
+/** Redraws the step cards and the trace's warnings from the last good result. */
+function renderStepCards() {
   const list = $('step-list');
   // Keep the drill-down panel out of the list while it is redrawn.
   const drill = $('drill');
@@ -104,19 +92,9 @@ function renderResults() {
   const result = app.result;
   if (!result) { list.innerHTML = ''; return; }
   result.ctx = stepContext(result.trace);
-  const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
-  renderPipeline();
-  renderGlance();
-  // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
-  // redrawn when it is seen. A new problem draws it at once.
-  if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
-  else renderHeads();
-  syncStepper();
-  renderPractice();
   const warnings = result.trace.warnings ?? [];
   writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
-  afterRender();
 }
 
 function showErrors(errors) {
@@ -235,26 +213,6 @@ function afterUpdateFrame(times) {
   });
 }
 
-// Views below the steps that need not be redrawn while they are off screen: drawn when they come
-// within 600 px of it (the last redraw asked for wins).
-const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
-
-/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
-function drawWhenSeen(el, draw) {
-  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
-  seen.observer ??= new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
-      seen.near.add(e.target);
-      const pending = seen.pending.get(e.target);
-      seen.pending.delete(e.target);
-      pending?.();
-    }
-  }, { rootMargin: '600px 0px' });
-  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
-  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
-}
-
 /**
  * Writes the state into the URL hash after a short pause: its link, or no hash at all for the
  * untouched default (link.js, addressHash).
@@ -291,18 +249,15 @@ function applyState() {
 }
 
 /**
- * The loop's subscriptions, in the order they must run within a frame (main.js mounts the
- * selection, mask and controls views between `mountLoop` and `mountEffects`): a new state's
- * controls and editors before it is computed, the computation before anything drawn from it.
+ * The loop's subscriptions, in the order they must run within a redraw (main.js mounts the views
+ * drawn from the result between `mountLoop` and `mountEffects`): a new state's controls and
+ * editors before it is computed, the computation before the step cards drawn from it.
  */
 export function mountLoop() {
   store.subscribe((page) => page.loaded, applyState);
   store.subscribe(problemParts, update);
-  store.subscribe(resultParts, renderResults);
+  store.subscribe(resultParts, renderStepCards);
 }
-
-/** Whatever the results' views draw, then the open cell: it is marked in the cards they drew. */
-export const selectionParts = (page) => [...resultParts(page), page.state.open];
 
 /** The effects of a new result and a new state: the "why" view, the link hash. */
 export function mountEffects() {
