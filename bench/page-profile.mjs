@@ -4,7 +4,7 @@
 // calls (total time under each), printed as a table. bench/page.mjs times the same edit; this
 // says what is inside it.
 //
-//   node bench/page-profile.mjs [--site DIR] [--sizes 64,1024] [--edits 5] [--top 25] [--out DIR]
+//   node bench/page-profile.mjs [--site DIR] [--sizes 64,1024] [--edits 5] [--top 25] [--out DIR] [--preset ID]
 //
 // --site: a built site (scripts/build-site.mjs --out DIR), else site/. --out: also writes each
 // profile as DIR/edit-N.cpuprofile (opens in Chromium's devtools, Performance panel).
@@ -38,6 +38,12 @@ const browser = await chromium.launch({ headless: true, executablePath: chromium
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base);
 await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+// --preset ID: the edits on that example (bench/page.mjs takes the same flag)
+const preset = value('--preset', null);
+if (preset) {
+  await page.selectOption('#preset', preset);
+  await page.waitForFunction((id) => document.getElementById('preset').value === id, preset);
+}
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 100 });

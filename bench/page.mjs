@@ -3,7 +3,7 @@
 // system's Chromium, as the browser tests run it) against the built site/ served on 127.0.0.1.
 //
 //   npm run bench:page [-- --rounds N] [--quick] [--sizes 4,16,64,256,1024] [--viewport 1440x900] [--site DIR] [--json FILE]
-//                         [--playground-rounds N] [--no-playground]
+//                         [--playground-rounds N] [--no-playground] [--preset ID]
 //
 // --viewport WxH: the browser's size in CSS pixels (a phone: 390x844; the problem panel starts folded).
 // Then the playground (bench/playground.mjs, described there): steps per second while it draws
@@ -35,6 +35,9 @@
 //   fell in the interval), so "main-thread work" is reported too: the update plus the frame's own
 //   work (from its first animation-frame callback to the task after it: the page's callbacks,
 //   style, layout, paint). An edit fits in a frame when that work is under the frame's 16.7 ms.
+// - Keystroke in the grid cell -> next frame: the same cell typed into with the keyboard (a digit
+//   over its selected text), from the keydown's time stamp to the task after the frame that
+//   follows the input event (keystrokeTimes): what a person typing feels.
 // - Step-through: "Step by step", then Next -> next frame, the same way.
 // The machine's load average is printed: on a shared machine, treat the figures as rough.
 import { spawnSync } from 'node:child_process';
@@ -198,7 +201,39 @@ async function editTimes(page, n) {
     times.how = res.how;
   }
   const queries = await page.evaluate(() => document.getElementById('status').textContent);
-  return { n, frame: median(times), update: median(own), work: median(work), how: times.how, status: queries.replace(/:.*$/, '') };
+  const keystroke = await keystrokeTimes(page, n);
+  return { n, frame: median(times), update: median(own), work: median(work), keystroke, how: times.how, status: queries.replace(/:.*$/, '') };
+}
+
+/**
+ * A keystroke typed into the Q grid's first cell as a person types it (the keyboard: keydown,
+ * beforeinput, input, keyup), from the keydown event's time stamp to the task after the next frame
+ * that follows the input event: the edit's whole cost as felt. Each round selects the cell's text
+ * and types one digit over it. Null when Q has no grid at this size.
+ */
+async function keystrokeTimes(page, n) {
+  const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+  if (!(await cell.count())) return null;
+  const times = [];
+  for (let r = 0; r < rounds + 1; r++) {
+    await cell.evaluate((c) => {
+      c.focus();
+      c.select();
+      window.__keystroke = new Promise((done) => {
+        let t0 = NaN;
+        c.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, { once: true });
+        c.addEventListener('input', () => requestAnimationFrame(() => {
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => done(performance.now() - t0);
+          ch.port2.postMessage(0);
+        }), { once: true });
+      });
+    });
+    await page.keyboard.press(String(1 + (r % 9)));
+    const t = await page.evaluate(() => window.__keystroke);
+    if (r) times.push(t); // the first keystroke at a size warms the code paths up
+  }
+  return median(times);
 }
 
 async function stepTimes(page) {
@@ -221,6 +256,12 @@ const context = await browser.newContext({ viewport: VIEWPORT });
 const page = await context.newPage();
 await page.goto(base);
 await ready(page);
+// --preset ID: the edits on that example (page-ux's "Seed 000 -> 256 tokens -> type in a Q cell": 000)
+const preset = value('--preset', null);
+if (preset) {
+  await page.selectOption('#preset', preset);
+  await page.waitForFunction((id) => document.getElementById('preset').value === id, preset);
+}
 const step = await stepTimes(page);
 const edits = [];
 for (const n of sizes) edits.push(await editTimes(page, n));
@@ -244,7 +285,7 @@ const result = {
 
 console.log(`Machine: ${result.cpu}, ${result.cores} cores; Node ${result.node}; ${result.date}`);
 console.log(`Load average at start / end: ${loadStart.map((x) => x.toFixed(2)).join(' ')} / ${loadEnd.map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`Rounds: ${rounds} (medians); viewport ${VIEWPORT.width}×${VIEWPORT.height}; site ${ownSite ? 'built from web/page + dist/' : siteDir}\n`);
+console.log(`Rounds: ${rounds} (medians); viewport ${VIEWPORT.width}×${VIEWPORT.height}; site ${ownSite ? 'built from web/page + dist/' : siteDir}; edits on ${preset ? `the example ${preset}` : 'the default example'}\n`);
 console.log('| cold load (default example) | median |\n| --- | ---: |');
 console.log(`| first contentful paint | ${ms(result.cold.fcp)} |`);
 console.log(`| first steps drawn (ae:first-steps-painted) | ${ms(result.cold.firstSteps)} |`);
@@ -254,8 +295,8 @@ for (const [label, b] of [['first screen', result.cold.firstScreen], ['by ready'
   console.log(`| bytes, ${label} | ${kb(b.gz)} gzipped (${kb(b.raw)} raw), ${b.n} responses |`);
 }
 console.log(`\nLargest responses (gzipped): ${result.largest.map((l) => `${l.url} ${kb(l.gz)}`).join(', ')}\n`);
-console.log('| edit a Q cell -> next frame | tokens | frame | page\'s update() | main-thread work | problem |\n| --- | ---: | ---: | ---: | ---: | --- |');
-for (const e of edits) console.log(`| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${ms(e.work)} | ${e.status} |`);
+console.log('| edit a Q cell -> next frame | tokens | frame | page\'s update() | main-thread work | keystroke in the grid cell -> next frame | problem |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |');
+for (const e of edits) console.log(`| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${ms(e.work)} | ${e.keystroke === null ? 'no grid' : ms(e.keystroke)} | ${e.status} |`);
 console.log(`\nStep-through, Next -> next frame: ${ms(step)}`);
 if (playground) console.log(`\n## The playground\n${playgroundReport(playground).join('\n')}`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));

@@ -1335,6 +1335,12 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
 
 }  // namespace
 
+std::vector<StepInfo> step_catalogue() {
+  std::vector<StepInfo> out;
+  for (const Entry& e : kCatalogue) out.push_back({e.id, e.title, e.key >= Id::DO});
+  return out;
+}
+
 bool is_gradient_step(const std::string& id) {
   for (const Entry& e : kCatalogue) {
     if (id == e.id) return e.key >= Id::DO;

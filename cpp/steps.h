@@ -18,6 +18,17 @@ struct Normalized;
 /// problem `n`. `earlier` are the trace's steps so far, which `step.inputs` index.
 void describe(Step& step, const std::vector<Step>& earlier, const Normalized& n);
 
+/// One entry of the step catalogue as the package reads it (wire.h layout().steps): its id, its
+/// caption and whether it is a step of the backward pass.
+struct StepInfo {
+  const char* id;
+  const char* title;
+  bool gradient;
+};
+
+/// Every step the core can emit, in trace order: the forward pass's, then the backward pass's.
+std::vector<StepInfo> step_catalogue();
+
 /// Whether `id` names a step of the backward pass (gradients.h): dO, dA, dS, ..., dX.
 bool is_gradient_step(const std::string& id);
 

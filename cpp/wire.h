@@ -40,11 +40,12 @@
 #include "gradients.h"
 #include "parse.h"
 #include "practice.h"
+#include "steps.h"
 
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 6;
+inline constexpr int kVersion = 7;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 

@@ -17,6 +17,9 @@ bash scripts/fuzz.sh short
 echo "== the same Catch2 suite as wasm under Node"
 npm run --silent test:wasm
 
+echo "== eslint over web/: a few rules, and no import cycle (eslint.config.js)"
+npm run --silent lint
+
 echo "== JS tests (node --test)"
 npm run --silent test:js
 

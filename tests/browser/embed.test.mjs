@@ -258,6 +258,25 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(await frame.locator('#inputs').evaluate((e) => e.inert), 'the iframe inputs are not locked');
 });
 
+test('?hide=step:rope_angles and step:gate hide those steps: every step id of the core\'s catalogue is a word of ?hide', async ({ page, base }) => {
+  await page.goto(`${base}embedding.html`);
+  const hash = await page.evaluate(async () => {
+    const share = await import('./lib/share.js');
+    const I = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]];
+    return share.encodeStateString(share.problemToState({ Q: I, K: I, V: I, options: { rope: true } }));
+  });
+  await page.goto(`${base}index.html?hide=step:rope_angles,step:gate#${hash}`);
+  await ready(page);
+  const cards = await page.$$eval('#step-list article', (a) => a.map((e) => e.dataset.step));
+  assert(!cards.includes('rope_angles') && cards.includes('Q_rot') && cards.includes('weights'), `steps shown: ${cards}`);
+  const refused = await page.$eval('#flag-error', (e) => e.textContent).catch(() => '');
+  assert(refused === '', `a catalogue step refused as a ?hide word: ${refused}`);
+  // Without the flag, the same link shows the angles.
+  await page.goto(`${base}index.html#${hash}`);
+  await ready(page);
+  assert(await page.locator('#step-list article[data-step="rope_angles"]').count() === 1, 'the RoPE problem has no rope_angles card');
+});
+
 test('copy embed code: an iframe snippet with the flags and the state', async ({ page, base }) => {
   await page.goto(`${base}index.html`);
   await ready(page);

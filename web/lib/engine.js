@@ -192,6 +192,8 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     version,
     /** The problem JSON's keys and what each holds (from the wire table). */
     problemKeys: Object.freeze(problemKeys(layout).map(Object.freeze)),
+    /** The core's step catalogue (steps.cpp, from the wire table): every step it can emit, in trace order. */
+    steps: Object.freeze(layout.steps.map(Object.freeze)),
     run,
     runAll(problems) {
       if (!Array.isArray(problems)) {

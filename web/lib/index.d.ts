@@ -452,6 +452,11 @@ export interface Engine {
   /** The problem JSON's keys and what each holds, e.g. { key: "options.rope.base", expected: "a positive number" } (the CLI's help). */
   readonly problemKeys: ReadonlyArray<Readonly<{ key: string; expected: string }>>;
   /**
+   * The core's step catalogue: every step a trace can hold, in trace order, the forward pass's
+   * then the backward pass's (gradient: true), e.g. { id: "rope_angles", title: "RoPE angles", gradient: false }.
+   */
+  readonly steps: ReadonlyArray<Readonly<{ id: StepId; title: string; gradient: boolean }>>;
+  /**
    * Computes one problem; throws Error (message names the field or the matrices) on bad input.
    * `reuse`: an earlier trace that is no longer needed; its matrices (rows of number arrays) that
    * sit at the same place with the same shape are refilled with this trace's numbers and returned

@@ -6,7 +6,7 @@
 import { colourLut } from './colours.js';
 import { connectModelWorker } from './model-client.js';
 import {
-  FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, openLesson, pause, play, presetOf, readLink,
+  FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
   replayTo, restart, setModelField, setProbe, setTrainingField, parseProbe, toggleAblation, trained,
 } from './playground-state.js';
 import { check, playgroundWeightsSchema } from './formats.js';

@@ -49,6 +49,13 @@ export function createStore(initial, { schedule } = {}) {
       return state;
     },
     /**
+     * Runs a pending redraw now rather than at the next frame: for a handler that moves the focus
+     * or scrolls to what its action draws, or a page's first drawing. A no-op when none is pending.
+     */
+    flush() {
+      if (scheduled) redraw();
+    },
+    /**
      * Draws `draw(select(state), state)` now and whenever the selected part changes (compared with
      * Object.is, element by element when it is an array: actions replace what they change).
      * Returns a function that unsubscribes.

@@ -1,16 +1,16 @@
-// What the page's modules share: the engine, the page state and the last good result.
-// Only the page's own modules change them (main.js, controls, editors, the link and exercise code).
-import { defaultState } from './state.js';
+// What the page's modules share: the engine, and reading the store's page state and last result.
+// Nothing writes them here: state changes are actions dispatched to the store (store.js).
+import { store } from './store.js';
 
 export const $ = (id) => document.getElementById(id);
 
 export const app = {
   /** The package's engine (loadAttention), once loaded. */
   engine: null,
-  /** The page state (state.js); replaced whole by setState() in update.js. */
-  state: defaultState(),
+  /** The page state (state.js), frozen: change it with an action (actions.js). */
+  get state() { return store.get().state; },
   /** The last problem that computed: { trace, problem, ctx, steps }, or null. */
-  result: null,
+  get result() { return store.get().result; },
 };
 
 const written = new WeakMap();
@@ -61,4 +61,24 @@ export function whenIdle(fn, timeoutMs) {
   }
   const handle = setTimeout(fn, 50);
   return () => clearTimeout(handle);
+}
+
+// Views below the steps that need not be redrawn while they are off screen: drawn when they come
+// within 600 px of it (the last redraw asked for wins).
+const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
+
+/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
+export function drawWhenSeen(el, draw) {
+  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
+  seen.observer ??= new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
+      seen.near.add(e.target);
+      const pending = seen.pending.get(e.target);
+      seen.pending.delete(e.target);
+      pending?.();
+    }
+  }, { rootMargin: '600px 0px' });
+  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
+  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
 }

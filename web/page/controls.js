@@ -4,11 +4,11 @@ import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, defaultState } from './state.js';
 import { editors, layoutEditors, renderGrids, setEditorValue } from './inputs.js';
-import { renderMask } from './mask-editor.js';
 import { parse } from './problem.js';
 import { presetState } from './link.js';
 import { applyFlags } from './embed.js';
-import { scheduleHash, setState, update } from './update.js';
+import { loadState, store } from './store.js';
+import { clearPreset, removeInputs, setDecimals, setInputs, setMode, setOptions, setTokens } from './actions.js';
 import { escapeHtml, matrixToText } from './format.js';
 
 /** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
@@ -37,20 +37,19 @@ function showLessonExample(p, edited) {
   el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
 
-/** The example was changed by hand: its source line says so. */
-/** The example's numpy recipe, once the inputs are no longer what it draws (an edit, another mode). */
-export function dropRecipe() {
-  if (!app.state.recipe) return;
-  app.state.recipe = '';
-  $('recipe').hidden = true;
-  $('recipe').querySelector('code').textContent = '';
+/** The example's numpy recipe: gone once the inputs are no longer what it draws (an edit, another mode). */
+function showRecipe(recipe) {
+  $('recipe').hidden = !recipe;
+  $('recipe').querySelector('code').textContent = recipe;
 }
 
-export function markEdited() {
-  if (!app.state.edited) {
-    app.state.edited = true;
-    showPresetSource();
-  }
+/**
+ * The example's source line and title (marked edited once changed by hand) and its recipe follow
+ * the state; the controls themselves are set from a whole new state (syncControls, update.js).
+ */
+export function mountControls() {
+  store.subscribe((page) => [page.state.preset, page.state.edited], showPresetSource);
+  store.subscribe((page) => page.state.recipe, showRecipe);
 }
 
 /** Every control shows the state. */
@@ -75,8 +74,7 @@ export function syncControls() {
   $('tokens-k').value = state.tokens.k;
   $('tokens-k-wrap').hidden = state.mode === 'self';
   document.body.classList.toggle('no-chrome', Boolean(state.hide.chrome));
-  $('recipe').hidden = !state.recipe;
-  $('recipe').querySelector('code').textContent = state.recipe;
+  showRecipe(state.recipe);
   showPresetSource();
 }
 
@@ -119,18 +117,13 @@ function numbersOf(value) {
   return numbers.length === 1 ? numbers[0] : numbers;
 }
 
-function setOption(key, value) {
-  if (value === undefined) delete app.state.options[key];
-  else app.state.options[key] = value;
-}
-
-// Set only when on, so links of problems without them stay as they were.
-function flag(name, on) {
-  if (on) app.state.use[name] = true;
-  else delete app.state.use[name];
-}
-
+/** The modern options as the controls show them: { options, use } for setOptions. */
 function readModernOptions() {
+  const options = {};
+  const use = {};
+  const setOption = (key, value) => { options[key] = value; };
+  // Set only when on, so links of problems without them stay as they were.
+  const flag = (name, on) => { use[name] = on ? true : undefined; };
   const style = $('opt-rope').value;
   const base = numbersOf($('opt-rope-base').value);
   const dims = numbersOf($('opt-rope-dims').value);
@@ -148,7 +141,8 @@ function readModernOptions() {
   setOption('mask_fill', numbersOf($('opt-mask-fill').value));
   setOption('fully_masked', $('opt-fully-masked').value === 'nan' ? 'nan' : undefined);
   flag('cache', $('opt-cache').checked);
-  readVariants();
+  readVariants(setOption, flag);
+  return { options, use };
 }
 
 function bindModernOptions() {
@@ -167,11 +161,10 @@ function bindModernOptions() {
     const el = $(id);
     el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {
       const inputsBefore = inputsInUse();
-      readModernOptions();
+      const { options, use } = readModernOptions();
+      store.dispatch(setOptions, options, use);
       $('opt-rope-base').disabled = $('opt-rope-dims').disabled = $('opt-rope').value === 'off';
-      markEdited();
       if (inputsInUse() !== inputsBefore) layoutEditors();
-      update();
     });
   }
 }
@@ -220,8 +213,8 @@ function fitGateWeights(kind) {
   const w = parse(state.inputs.W_G?.text ?? '', 'W_G').matrix;
   if (w && w.length === rows && w[0].length === cols) return;
   const [drawn] = app.engine.random(1, [{ kind: 'randn', shape: [rows, cols] }]);
-  state.inputs.W_G = { text: matrixToText(drawn.map((row) => row.map((v) => Math.round(v * 10) / 10 || 0))) };
-  delete state.inputs.b_G;
+  store.dispatch(setInputs, { W_G: matrixToText(drawn.map((row) => row.map((v) => Math.round(v * 10) / 10 || 0))) });
+  store.dispatch(removeInputs, ['b_G']);
 }
 
 /** Each variant's own controls only with it (shown and enabled); QK-norm and the gate not with linear attention, the gate only with X. */
@@ -264,7 +257,8 @@ function syncVariants(state) {
   if (from !== 'softmax' || given(o.qk_norm) || state.use?.W_G) $('opt-variants').open = true;
 }
 
-function readVariants() {
+/** The variants' options and input flags, written with readModernOptions' `setOption` and `flag`. */
+function readVariants(setOption, flag) {
   const from = $('opt-attention').value;
   const linear = from === 'linear';
   // Each variant's own options only with it (the core refuses them otherwise).
@@ -304,7 +298,7 @@ function exampleOver(id, base) {
 /** Shows an example; the decimals and what the embedding hides stay as they are. */
 export function loadPreset(id) {
   const s = exampleOver(id, app.state);
-  if (s) setState(s);
+  if (s) loadState(s);
 }
 
 /** What an address without a link opens: the default example, with the address's ?embed/hide flags. */
@@ -324,7 +318,7 @@ export function setTokenCount(n) {
   const { state } = app;
   const cols = state.options.layout === 'columns';
   const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
-  let changed = false;
+  const texts = {};
   for (const name of stateInputs(state).filter((x) => TOKEN_INPUTS.includes(x))) {
     const r = parse(state.inputs[name]?.text ?? '', name);
     if (!r.matrix) continue;
@@ -333,14 +327,11 @@ export function setTokenCount(n) {
     const width = m[0].length;
     const [fresh] = n > m.length ? app.engine.random(n, [{ kind: 'randn', shape: [n - m.length, width] }]) : [[]];
     const rows = [...m.slice(0, n), ...fresh.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0))];
-    state.inputs[name] = { text: matrixToText(cols ? T(rows) : rows) };
-    changed = true;
+    texts[name] = matrixToText(cols ? T(rows) : rows);
   }
-  if (!changed) return;
-  dropRecipe();
-  markEdited();
+  if (!Object.keys(texts).length) return;
+  store.dispatch(setInputs, texts);
   layoutEditors();
-  update();
 }
 
 /** What resizeKvGroups narrowed, to give it back when the KV heads go back up: name -> { kv, from, to }. */
@@ -360,11 +351,11 @@ function resizeKvGroups(kv) {
   const cols = state.options.layout === 'columns';
   const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
   const names = state.mode === 'qkv' ? ['K', 'V'] : ['W_K', 'W_V', 'b_K', 'b_V'];
-  let changed = false;
+  const texts = {};
   for (const name of names.filter((n) => stateInputs(state).includes(n))) {
     const text = state.inputs[name]?.text ?? '';
     const stash = kvStash.get(name);
-    let next = null;
+    let next;
     if (stash && stash.kv === kv && stash.to === text) next = stash.from;
     else {
       const r = parse(text, name);
@@ -378,42 +369,34 @@ function resizeKvGroups(kv) {
       next = matrixToText(vector ? rows : cols ? T(rows) : rows);
       if (kv < old) kvStash.set(name, { kv: old, from: text, to: next });
     }
-    state.inputs[name] = { text: next };
+    texts[name] = next;
     if (editors.has(name)) setEditorValue(editors.get(name), next);
-    changed = true;
   }
-  if (changed) dropRecipe();
+  store.dispatch(setInputs, texts);
 }
 
 export function bindControls() {
   $('preset').addEventListener('change', (e) => {
     if (e.target.value) loadPreset(e.target.value);
-    else { app.state.preset = null; showPresetSource(); scheduleHash(); }
+    else store.dispatch(clearPreset);
   });
   for (const r of document.querySelectorAll('input[name="mode"]')) {
     r.addEventListener('change', () => {
       if (!r.checked) return;
+      store.dispatch(setMode, r.value);
       const { state } = app;
-      state.mode = r.value;
-      dropRecipe();
-      markEdited();
       $('tokens-k-wrap').hidden = state.mode === 'self';
-      if (state.mode !== 'self' && !state.tokens.k) state.tokens.k = state.tokens.q;
       $('tokens-k').value = state.tokens.k;
       enableVariantControls();
       layoutEditors();
-      update();
     });
   }
   const opt = (id, key, read = (el) => el.value, relayout = false) => {
     $(id).addEventListener(id === 'opt-causal' ? 'change' : 'input', (e) => {
-      app.state.options[key] = read(e.target);
-      markEdited();
+      store.dispatch(setOptions, { [key]: read(e.target) });
       if (relayout) layoutEditors();
       if (key === 'scale') $('opt-scale-custom').hidden = app.state.options.scale !== 'custom';
-      if (key === 'mask') $('extras').replaceChildren();
-      update();
-      if (key === 'mask') renderMask();
+      if (key === 'mask') $('extras').replaceChildren(); // the mask editor (mask-editor.js) draws the new one
     });
   };
   // Switching the layout keeps the problem: every matrix moves to the other convention (transposed).
@@ -421,18 +404,22 @@ export function bindControls() {
     const { state } = app;
     if (e.target.value === state.options.layout) return;
     const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
+    const texts = {};
     for (const [name, input] of Object.entries(state.inputs)) {
       if (VECTOR_INPUTS.has(name)) continue;
       const r = parse(input.text, name);
-      if (r.matrix) state.inputs[name] = { text: matrixToText(T(r.matrix)) };
+      if (r.matrix) texts[name] = matrixToText(T(r.matrix));
     }
+    store.dispatch(setInputs, texts, { keepRecipe: true });
     const o = state.options;
-    if (o.keepMask) o.keepMask = T(o.keepMask);
+    const masks = {};
+    if (o.keepMask) masks.keepMask = T(o.keepMask);
     const m = o.additiveMask ? parse(o.additiveMask, 'mask') : {};
     if (m.matrix) {
-      o.additiveMask = matrixToText(T(m.matrix));
-      if (editors.has('mask')) setEditorValue(editors.get('mask'), o.additiveMask);
+      masks.additiveMask = matrixToText(T(m.matrix));
+      if (editors.has('mask')) setEditorValue(editors.get('mask'), masks.additiveMask);
     }
+    if (Object.keys(masks).length) store.dispatch(setOptions, masks);
   });
   opt('opt-layout', 'layout', (el) => el.value, true);
   opt('opt-scale', 'scale');
@@ -445,7 +432,7 @@ export function bindControls() {
     const o = app.state.options;
     if (o.kv_heads === o.heads) {
       const h = Math.max(1, Math.round(Number($('opt-heads').value)) || 1);
-      o.kv_heads = h;
+      store.dispatch(setOptions, { kv_heads: h });
       $('opt-kvheads').value = h;
     }
   });
@@ -461,16 +448,14 @@ export function bindControls() {
   opt('opt-precision', 'precision');
   bindModernOptions();
   $('opt-decimals').addEventListener('input', (e) => {
-    app.state.decimals = decimalsOf({ decimals: e.target.value });
+    store.dispatch(setDecimals, decimalsOf({ decimals: e.target.value }));
     renderGrids();
-    update();
   });
   $('tokens-n').addEventListener('change', (e) => setTokenCount(Number(e.target.value)));
   for (const [id, key] of [['tokens-q', 'q'], ['tokens-k', 'k']]) {
     $(id).addEventListener('input', (e) => {
-      app.state.tokens[key] = e.target.value;
+      store.dispatch(setTokens, key, e.target.value);
       renderGrids((ed) => ed.mode === 'grid' && !ed.el.contains(document.activeElement));
-      update();
     });
   }
 }

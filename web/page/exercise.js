@@ -2,7 +2,8 @@
 // tolerance. The link holds the problem and which cells are hidden, never the answers: they are
 // recomputed from the problem by the engine.
 import { $, app, writeHtml } from './app.js';
-import { renderResults, setState } from './update.js';
+import { loadState, store } from './store.js';
+import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
@@ -12,12 +13,13 @@ import { writeLink } from './link.js';
 
 const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
 
-let revealed = false;      // the student pressed "Show answers" (not part of the link)
 let lastSeed = null;       // the seed of the last "New problem"
-let choosing = false;      // the teacher is choosing which numbers to hide
+// Whether the answers are shown ("Show answers") and the teacher is choosing which numbers to hide:
+// the store's ui (not part of the link).
+const ui = () => store.get().ui;
 
-/** Step ids the step list leaves out while an exercise is running. */
-export function exerciseHiddenSteps(state) {
+/** Step ids the step list leaves out while an exercise is running (`revealed`: its answers shown). */
+export function exerciseHiddenSteps(state, revealed) {
   const ex = state.exercise;
   if (!ex || revealed || !Array.isArray(ex.steps)) return [];
   return [...new Set(ex.steps.map((k) => String(k).split(':')[0]))];
@@ -81,6 +83,7 @@ export function renderExercise() {
   const state = app.state;
   const result = app.result;
   const ex = state.exercise;
+  const { revealed, choosing } = ui();
   document.body.classList.toggle('exercise-on', Boolean(ex) && !revealed);
   if (!ex || !result) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
@@ -202,7 +205,7 @@ export function newProblem(seed, kind) {
   next.open = null;
   if (next.exercise) next.exercise.seed = seed;
   lastSeed = seed;
-  setState(next);
+  loadState(next);
 }
 
 function pickCells(seed, step, n) {
@@ -224,7 +227,7 @@ function toggleCell(key, r, c) {
   if (cells.has(id)) cells.delete(id);
   else cells.add(id);
   ex.cells = { ...(ex.cells ?? {}), [key]: [...cells].map((p) => p.split(',').map(Number)).sort((a, b) => a[0] - b[0] || a[1] - b[1]) };
-  setState(next);
+  loadState(next);
   $('exercise').querySelector(`button.ex-toggle[data-key="${key}"][data-r="${r}"][data-c="${c}"]`)?.focus();
 }
 
@@ -248,8 +251,8 @@ export function startExercise() {
   const next = structuredClone(app.state);
   next.exercise = exercise;
   next.open = null;
-  revealed = false;
-  setState(next);
+  store.dispatch(setRevealed, false);
+  loadState(next);
   $('exercise').scrollIntoView({ block: 'start' });
   $('share-status').textContent = 'Exercise on. The address bar now holds the students\' link (as “Copy the students\' link” does); your teacher\'s view, with the answers, is kept in this tab: Share → “Copy your teacher\'s view” gives its link.';
 }
@@ -327,16 +330,16 @@ export function installExercise() {
     const b = e.target.closest('button');
     if (!b) return;
     if (b.id === 'ex-check') checkExercise();
-    if (b.id === 'ex-choose') { choosing = !choosing; renderResults(); $('ex-choose')?.focus(); }
+    if (b.id === 'ex-choose') { store.dispatch(setChoosing, !ui().choosing); store.flush(); $('ex-choose')?.focus(); }
     if (b.classList.contains('ex-toggle')) toggleCell(b.dataset.key, Number(b.dataset.r), Number(b.dataset.c));
     if (b.id === 'ex-student-link') copyStudentLink();
-    if (b.id === 'ex-reveal') { revealed = !revealed; renderResults(); }
+    if (b.id === 'ex-reveal') store.dispatch(setRevealed, !ui().revealed);
     if (b.id === 'ex-leave') {
       const next = structuredClone(app.state);
       next.exercise = null;
-      revealed = false;
-      choosing = false;
-      setState(next);
+      store.dispatch(setRevealed, false);
+      store.dispatch(setChoosing, false);
+      loadState(next);
     }
   });
   exercise.addEventListener('keydown', (e) => {

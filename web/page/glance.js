@@ -8,6 +8,7 @@ import { colourLut, colourScale } from 'attention-explorer';
 import { $, app, writeHtml } from './app.js';
 import { cellFmt, escapeHtml } from './format.js';
 import { axisLabels, headOf, maskedPositions, stepKey } from './steps.js';
+import { resultParts, store } from './store.js';
 
 /** Heads shown (the diagram's lanes). */
 const MAX_HEADS = 2;
@@ -102,4 +103,9 @@ export function bindGlance(onStep) {
     cell.click();
     cell.focus({ preventScroll: true });
   });
+}
+
+/** The weights at a glance follow the results (store.js resultParts). */
+export function mountGlance() {
+  store.subscribe(resultParts, ([result]) => { if (result) renderGlance(); });
 }

@@ -3,10 +3,10 @@
 // (chosen per head) as lines between tokens, as bertviz draws them: queries on the left, keys on
 // the right, each line as opaque as its weight. Numbers come from the trace's weights steps.
 import { colourLut, colourScale } from 'attention-explorer';
-import { $, app, writeHtml } from './app.js';
+import { $, app, drawWhenSeen, writeHtml } from './app.js';
 import { escapeHtml, fmt } from './format.js';
-import { renderSelection } from './selection.js';
-import { scheduleHash } from './update.js';
+import { resultParts, store } from './store.js';
+import { openCell } from './actions.js';
 
 /** The lines view draws up to this many tokens a side (beyond, lines are too dense to read). */
 const LINES_MAX = 64;
@@ -133,9 +133,8 @@ export function renderHeads() {
       if (!step) return;
       const q = Number(rect.dataset.q), k = Number(rect.dataset.k);
       const [row, col] = step.axes[0] === 'queries' ? [q, k] : [k, q];
-      app.state.open = { step: 'weights', head: step.head, row, col };
-      renderSelection(true);
-      scheduleHash();
+      store.dispatch(openCell, { step: 'weights', head: step.head, row, col }, true);
+      store.flush();
     });
   }
   box.hidden = false;
@@ -199,4 +198,20 @@ function patchLines(box, w) {
     }
   }
   return true;
+}
+
+/**
+ * The heads panel follows the results. When only the numbers changed (an edit: the step cards'
+ * signature is the one it last saw), the panel below the steps (up to 64 × 64 lines) is redrawn
+ * once it is seen; a new problem draws it at once.
+ */
+export function mountHeads() {
+  let cards = null;
+  store.subscribe(resultParts, ([result]) => {
+    if (!result) return;
+    const sig = $('step-list').dataset.sig;
+    if (cards !== null && sig === cards) drawWhenSeen($('heads-view'), renderHeads);
+    else renderHeads();
+    cards = sig;
+  });
 }

@@ -5,8 +5,8 @@ import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, tokenLists } from './state.js';
 import { MatrixEditor } from './editor.js';
 import { lastEdited, parse } from './problem.js';
-import { dropRecipe, markEdited } from './controls.js';
-import { update } from './update.js';
+import { store } from './store.js';
+import { editInput, fillInputs, setOptions } from './actions.js';
 import { matrixToText } from './format.js';
 import { headOf } from './steps.js';
 
@@ -81,14 +81,11 @@ export function getEditor(name) {
       decimals: () => decimalsOf(app.state),
       labels: () => editorLabels(name),
       onChange: (n, value) => {
-        if (n === 'mask') app.state.options.additiveMask = value.text;
+        if (n === 'mask') store.dispatch(setOptions, { additiveMask: value.text });
         else {
-          app.state.inputs[n] = value.numpy ? { text: value.text, numpy: value.numpy } : { text: value.text };
           lastEdited.name = n;
-          dropRecipe();
+          store.dispatch(editInput, n, value);
         }
-        markEdited();
-        update();
       },
     });
     editors.set(name, ed);
@@ -120,8 +117,9 @@ export function layoutEditors() {
     if (desc) desc.innerHTML = describeInput(name);
     ed.el.hidden = hidden.has(name);
     box.appendChild(ed.el);
-    if (!state.inputs[name]) state.inputs[name] = { text: defaultText(name) };
-    setEditorValue(ed, state.inputs[name].text, state.inputs[name].numpy);
+    const input = state.inputs[name] ?? { text: defaultText(name) };
+    if (!state.inputs[name]) store.dispatch(fillInputs, { [name]: input.text });
+    setEditorValue(ed, input.text, input.numpy);
   }
   const optional = document.createElement('div');
   optional.className = 'optional-inputs';
@@ -131,12 +129,10 @@ export function layoutEditors() {
     ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
   box.appendChild(optional);
   optional.addEventListener('change', (ev) => {
-    if (ev.target.id === 'use-bias') app.state.use.bias = ev.target.checked;
-    if (ev.target.id === 'use-wo') app.state.use.W_O = ev.target.checked;
-    if (ev.target.id === 'use-bo') app.state.use.b_O = ev.target.checked;
-    markEdited();
+    const flag = { 'use-bias': 'bias', 'use-wo': 'W_O', 'use-bo': 'b_O' }[ev.target.id];
+    if (!flag) return;
+    store.dispatch(setOptions, {}, { [flag]: ev.target.checked });
     layoutEditors();
-    update();
     document.getElementById(ev.target.id)?.focus();
   });
 }

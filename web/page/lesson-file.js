@@ -8,7 +8,7 @@ import { applyFlags } from './embed.js';
 import { escapeHtml } from './format.js';
 import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
-import { setState } from './update.js';
+import { loadState } from './store.js';
 
 /** The lesson file of the page as it is: its problem, token names and notes. */
 export function currentLesson() {
@@ -58,7 +58,7 @@ export function openLesson(text, where) {
   state.lesson = Object.keys(lesson.lesson).length ? lesson.lesson : null;
   showLessonError(null);
   restartLesson();
-  setState(applyFlags(state));
+  loadState(applyFlags(state));
   setStepping(true);
   return true;
 }

@@ -1,6 +1,7 @@
-// The explorer page: loads the engine, wires the panels, and opens the link's state or the
-// default example. The modules, by job:
-//   update.js       state -> problem -> engine.run -> every view (the loop)
+// The explorer page: loads the engine, mounts the views on the store, and opens the link's state
+// or the default example. The modules, by job:
+//   store.js        the page's one store (state, ui, result)   actions.js  every change to it
+//   update.js       the loop's subscriptions: state -> problem -> engine.run -> result -> the views
 //   problem.js      the page state's problem (the package's stateToProblem) and where errors go
 //   controls.js     example, mode, options, token names      inputs.js    the input editors
 //   mask-editor.js  the keep-mask grid / additive mask        selection.js the open cell, drill-down
@@ -17,25 +18,28 @@
 //   layout.js       the fold rules setup-fold.js shares with first-screen.js: phone query, storage key, markup
 import { loadAttention } from 'attention-explorer';
 import { $, afterFrame, app, latestOnly } from './app.js';
-import { bindControls, defaultExampleState, fillPresetSelect } from './controls.js';
-import { bindMaskEditor } from './mask-editor.js';
-import { bindSteps } from './selection.js';
-import { installShare } from './share-panel.js';
+import { bindControls, defaultExampleState, fillPresetSelect, mountControls } from './controls.js';
+import { mountMaskEditor } from './mask-editor.js';
+import { mountSelection } from './selection.js';
+import { installShare, mountSharePanel } from './share-panel.js';
 import { flags } from './embed.js';
 import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
 import { knownStudentsHash } from './exercise.js';
-import { drawWhyLater, link, setState } from './update.js';
+import { drawWhyLater, link, mountEffects, mountLoop } from './update.js';
+import { loadState, selectionParts, store } from './store.js';
+import { load } from './actions.js';
 import { typesetPending } from './math.js';
 import { markScrollables } from './scrollables.js';
 import { skipCardsOffScreen } from './steps.js';
 import { installCopy } from './copy.js';
 import { installCopyLatex } from './copy-latex.js';
-import { bindPipeline } from './pipeline.js';
-import { bindGlance } from './glance.js';
-import { bindStepper, restartLesson, setClassView, setStepping, showStep } from './stepper.js';
+import { bindPipeline, mountPipeline } from './pipeline.js';
+import { bindGlance, mountGlance } from './glance.js';
+import { mountHeads } from './heads.js';
+import { bindStepper, mountStepper, restartLesson, setClassView, setStepping, showStep } from './stepper.js';
 import { bindLessonFile, openLessonUrl } from './lesson-file.js';
 import { bindSetupFold, setSetupOpen } from './setup-fold.js';
-import { bindPractice } from './practice.js';
+import { bindPractice, mountPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 import { showBackLink } from './back-link.js';
 
@@ -47,7 +51,7 @@ async function onHashChange() {
   const current = hashRead();
   const { state, error } = await readLink(location.hash);
   if (!current()) return; // the address changed again while this link was read
-  if (state) { link.hash = h; setState(state); }
+  if (state) { link.hash = h; loadState(state); }
   else if (error) $('status').textContent = error;
 }
 
@@ -93,8 +97,6 @@ async function boot() {
   }
   fillPresetSelect();
   bindControls();
-  bindMaskEditor();
-  bindSteps();
   window.addEventListener('hashchange', onHashChange);
   installShare();
   installCopy();
@@ -125,7 +127,7 @@ async function boot() {
     // Not known for a ?lesson address: that would mean fetching the lesson; the hash stays.
     setDefaultLink(flags.lesson ? Promise.resolve(null) : writeLink(defaultExampleState()));
     link.hash = location.hash.replace(/^#/, '');
-    setState(fromHash);
+    mount(fromHash);
     // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
     // step, each question asked before its numbers show, as a lesson file opens.
     if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); setClassView(); }
@@ -136,7 +138,7 @@ async function boot() {
     // ?lesson=URL: the default example is drawn at once, under a note that the lesson is loading
     // (openLessonUrl), and the lesson replaces it when it comes; a lesson that fails or never
     // answers (fetchLesson's timeout) leaves the example with a message naming the URL.
-    setState(defaultExampleState());
+    mount(defaultExampleState());
     lessonOpening = flags.lesson ? openLessonUrl(flags.lesson) : null;
     if (flags.lesson) setClassView();
     // Its link, read once the lesson settled (before any edit): the address bar shows no hash
@@ -154,6 +156,25 @@ async function boot() {
   skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
   markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();
+}
+
+/**
+ * The first state loaded, then the views and effects subscribed to the store, in the order they
+ * draw within a frame: each draws it at once as it subscribes (in this task: no frame between).
+ */
+function mount(state) {
+  store.dispatch(load, state);
+  mountLoop();
+  mountPipeline();
+  mountGlance();
+  mountHeads();
+  mountStepper();
+  mountPractice();
+  mountSelection(selectionParts);
+  mountSharePanel();
+  mountMaskEditor();
+  mountControls();
+  mountEffects();
 }
 
 /** Whether a state holds a teacher's notes to step through (not an exercise, which has its own view). */

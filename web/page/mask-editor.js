@@ -2,8 +2,8 @@
 // from that query), or the additive mask's matrix editor.
 import { $, app } from './app.js';
 import { getEditor, setEditorValue } from './inputs.js';
-import { markEdited } from './controls.js';
-import { update } from './update.js';
+import { store } from './store.js';
+import { setOptions, toggleKeep } from './actions.js';
 import { axisLabels } from './steps.js';
 import { escapeHtml, matrixToText } from './format.js';
 
@@ -16,11 +16,13 @@ export function renderMask() {
     const ed = getEditor('mask');
     if (ed.el.parentElement !== box) {
       box.replaceChildren(ed.el);
-      if (!state.options.additiveMask && result) {
+      let text = state.options.additiveMask;
+      if (!text && result) { // a mask of zeros (everything kept), the scores' shape, to start from
         const m = result.trace.steps.find((s) => s.id === 'scores');
-        state.options.additiveMask = matrixToText(m.data.map((row) => row.map(() => 0)));
+        text = matrixToText(m.data.map((row) => row.map(() => 0)));
+        store.dispatch(setOptions, { additiveMask: text }, {}, { edit: false });
       }
-      setEditorValue(ed, state.options.additiveMask);
+      setEditorValue(ed, text);
       ed.el.querySelector('.editor-desc')?.remove();
     }
     return;
@@ -49,14 +51,11 @@ export function renderMask() {
   if (focused) box.querySelector(`.mask-cell[data-r="${fr}"][data-c="${fc}"]`)?.focus();
 }
 
-export function bindMaskEditor() {
+/** The mask editor follows the mask option, the keep-mask and the result (its labels, its size). */
+export function mountMaskEditor() {
+  store.subscribe((page) => [page.state.options.mask, page.state.options.keepMask, page.result, page.loaded], renderMask);
   $('extras').addEventListener('click', (e) => {
     const b = e.target.closest('.mask-cell');
-    if (!b) return;
-    const { r, c } = b.dataset;
-    const keep = app.state.options.keepMask;
-    keep[r][c] = keep[r][c] ? 0 : 1;
-    markEdited();
-    update();
+    if (b) store.dispatch(toggleKeep, Number(b.dataset.r), Number(b.dataset.c));
   });
 }

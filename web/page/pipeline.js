@@ -8,6 +8,7 @@ import { $, app } from './app.js';
 import { escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { stepKey } from './steps.js';
+import { resultParts, store } from './store.js';
 
 /** Heads drawn as lanes; the rest are summarised in one line (they have the same steps). */
 const MAX_LANES = 2;
@@ -270,3 +271,7 @@ export function bindPipeline(onStep) {
   });
 }
 
+/** The diagram follows the results (store.js resultParts). */
+export function mountPipeline() {
+  store.subscribe(resultParts, ([result]) => { if (result) renderPipeline(); });
+}

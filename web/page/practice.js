@@ -22,6 +22,7 @@ import { cellFmt, escapeHtml, fmt, quoteToken } from './format.js';
 import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
 import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';
+import { resultParts, store } from './store.js';
 
 export const WALKS = {
   softmax: 'Online softmax',
@@ -682,4 +683,9 @@ export function bindPractice() {
     $('practice').hidden = false;
     $('practice-text').textContent = `walk=${asked}: not a walkthrough (${Object.keys(WALKS).join(', ')}). Choose one above.`;
   }
+}
+
+/** The walkthroughs follow the results (they start from the problem that computed). */
+export function mountPractice() {
+  store.subscribe(resultParts, ([result]) => { if (result) renderPractice(); });
 }

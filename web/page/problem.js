@@ -43,9 +43,10 @@ function tokenCounts(state, parsed) {
 }
 
 /**
- * { problem, errors }: the problem for `state`, or errors by where they belong (an input's name,
- * "mask", "options" or "general"). `editorError(name)` is an editor's own complaint about its
- * text (a cell that is not a number). Keeps the keep-mask the size of the scores.
+ * { problem, errors, keepMask }: the problem for `state`, or errors by where they belong (an
+ * input's name, "mask", "options" or "general"). `editorError(name)` is an editor's own complaint
+ * about its text (a cell that is not a number). `keepMask`: with a keep-mask, that mask sized to
+ * the scores (cut, or grown with 1s), which the problem uses and the caller stores.
  */
 export function buildProblem(state, editorError) {
   const errors = {};
@@ -61,19 +62,21 @@ export function buildProblem(state, editorError) {
   }
   const o = state.options;
   const { L, S } = tokenCounts(state, parsed);
+  let keepMask = null;
   if (o.mask === 'keep' && L && S) {
     const [r, c] = o.layout === 'columns' ? [S, L] : [L, S];
-    o.keepMask = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => ((o.keepMask?.[i]?.[j] ?? 1) === 1 ? 1 : 0)));
+    keepMask = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => ((o.keepMask?.[i]?.[j] ?? 1) === 1 ? 1 : 0)));
+    state = { ...state, options: { ...o, keepMask } };
   } else if (o.mask === 'additive') {
     const r = o.additiveMask?.trim() ? parse(o.additiveMask, 'mask') : { error: 'the mask is empty: type an additive mask (0 keeps, -inf hides)' };
     if (r.error) errors.mask = r.error;
   }
-  if (Object.keys(errors).length) return { problem: null, errors };
+  if (Object.keys(errors).length) return { problem: null, errors, keepMask };
   try {
-    return { problem: stateToProblem(state, cachedParser), errors };
+    return { problem: stateToProblem(state, cachedParser), errors, keepMask };
   } catch (err) {
     errors[errorPlace(err, state)] = err.message;
-    return { problem: null, errors };
+    return { problem: null, errors, keepMask };
   }
 }
 

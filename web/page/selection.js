@@ -3,7 +3,8 @@
 import { $, app, writeHtml } from './app.js';
 import { tokenLists, traceCounts } from './state.js';
 import { renderGrids } from './inputs.js';
-import { renderResults, scheduleHash, update } from './update.js';
+import { store } from './store.js';
+import { openCell, setTokens, toggleFolded } from './actions.js';
 import { markScrollables } from './scrollables.js';
 import { axisLabels, cellTokens, headOf, stepKey } from './steps.js';
 import { explanationHtml } from './explain.js';
@@ -27,9 +28,9 @@ export function renderSelection(focus) {
   }
   const step = result.steps.find((s) => s.id === open.step && headOf(s) === (open.head ?? -1));
   const [nr, nc] = step ? step.shape : [0, 0];
-  if (!step || open.row >= nr || open.col >= nc) {
-    state.open = null;
-    renderSelection(false);
+  if (!step || open.row >= nr || open.col >= nc) { // the cell is gone (fewer tokens, another problem)
+    store.dispatch(openCell, null);
+    writeHtml(body, PROMPT);
     return;
   }
   const key = stepKey(step);
@@ -87,10 +88,9 @@ function moveCursor(canvas, r, c, focus) {
 function select(card, row, col, focus) {
   if (!card) return;
   const head = Number(card.dataset.head);
-  app.state.open = { step: card.dataset.step, head, row, col };
-  renderSelection(focus);
+  store.dispatch(openCell, { step: card.dataset.step, head, row, col }, focus);
+  store.flush();
   markScrollables();
-  scheduleHash();
 }
 
 function renameToken(kind, index, name) {
@@ -104,25 +104,36 @@ function renameToken(kind, index, name) {
   const key = kind === 'k' && ownKeys ? 'k' : 'q';
   const names = (key === 'k' ? lists.k.slice(counts.cached) : lists.q).slice();
   names[at] = name;
-  state.tokens[key] = names.join(' ');
-  $(key === 'k' ? 'tokens-k' : 'tokens-q').value = state.tokens[key];
+  store.dispatch(setTokens, key, names.join(' '));
+  $(key === 'k' ? 'tokens-k' : 'tokens-q').value = app.state.tokens[key];
   renderGrids((ed) => ed.mode === 'grid');
-  update();
 }
 
-export function bindSteps() {
+/**
+ * The open cell follows the store: drawn after the results' views (`parts`: theirs and the open
+ * cell, update.js's selectionParts), taking the focus when the action that opened it asked so.
+ */
+export function mountSelection(parts) {
+  let lastOpen = null;
+  store.subscribe(parts, (_, page) => {
+    const moved = page.state.open !== lastOpen;
+    lastOpen = page.state.open;
+    renderSelection(moved && page.ui.focusOpen);
+  });
+  bindSteps();
+}
+
+function bindSteps() {
   // Steps: click or Enter on a number opens its worked calculation; arrows move in a table.
   const list = $('step-list');
   bindTraceLinks(list);
   list.addEventListener('click', (e) => {
     const fold = e.target.closest('button.fold');
     if (fold) {
-      const { state } = app;
       const key = fold.closest('article').dataset.key;
-      state.collapsed = state.collapsed.includes(key) ? state.collapsed.filter((k) => k !== key) : [...state.collapsed, key];
-      renderResults();
+      store.dispatch(toggleFolded, key);
+      store.flush();
       list.querySelector(`article[data-key="${key}"] button.fold`)?.focus();
-      scheduleHash();
       return;
     }
     const td = e.target.closest('td[data-r]');
@@ -170,7 +181,8 @@ export function bindSteps() {
     const input = document.createElement('input');
     input.type = 'text';
     input.className = 'token-edit';
-    input.value = th.textContent;
+    const before = th.textContent;
+    input.value = before;
     input.setAttribute('aria-label', `Rename ${kind === 'k' ? 'key' : 'query'} token ${Number(index) + 1}`);
     th.replaceChildren(input);
     input.focus();
@@ -181,7 +193,7 @@ export function bindSteps() {
       done = true;
       const name = input.value.trim().replace(/[\s,]+/g, '_');
       if (commit && name) renameToken(kind, Number(index), name);
-      else renderResults();
+      else th.replaceChildren(before); // as it was
     };
     input.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter') { ev.preventDefault(); finish(true); }

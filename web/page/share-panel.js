@@ -8,6 +8,7 @@ import { embedSnippet, installEmbedBuilder, refreshEmbedBuilder } from './embed-
 import { FORMATS, fillExportSelect, onExport } from './export-panel.js';
 import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise, studentLink } from './exercise.js';
 import { escapeHtml } from './format.js';
+import { resultParts, store } from './store.js';
 
 async function copy(text, what) {
   const status = $('share-status');
@@ -137,4 +138,9 @@ export function afterRender() {
   if (pending) return;
   pending = true;
   whenIdle(refreshSharePanel, 250);
+}
+
+/** The share panel (its exercise, locks, link) follows the results, after the open cell. */
+export function mountSharePanel() {
+  store.subscribe(resultParts, ([result]) => { if (result) afterRender(); });
 }

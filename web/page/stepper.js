@@ -13,7 +13,8 @@ import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
 import { escapeHtml, quoteToken } from './format.js';
-import { scheduleHash } from './update.js';
+import { resultParts, store } from './store.js';
+import { setLesson } from './actions.js';
 
 const stepper = { on: false, index: 0, key: null };
 /** Steps whose question was answered (revealed) since the page opened. */
@@ -241,10 +242,9 @@ function writeNote() {
   const lesson = { ...(app.state.lesson && typeof app.state.lesson === 'object' ? app.state.lesson : {}) };
   if (say.trim() || ask.trim()) lesson[stepper.key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
   else delete lesson[stepper.key];
-  app.state.lesson = Object.keys(lesson).length ? lesson : null;
+  store.dispatch(setLesson, lesson);
   revealed.add(stepper.key); // the teacher writing the question sees the numbers
   syncStepper();
-  scheduleHash();
 }
 
 function go(index) {
@@ -303,4 +303,9 @@ export function bindStepper() {
     $('step-all').hidden = true;
     stepper.on = true;
   }
+}
+
+/** The stepper follows the results: the step shown alone is one of the cards drawn. */
+export function mountStepper() {
+  store.subscribe(resultParts, ([result]) => { if (result) syncStepper(); });
 }

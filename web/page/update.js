@@ -1,25 +1,23 @@
-// The update loop: state -> problem -> engine.run -> every view. Holds no attention maths: every
-// number shown comes from engine.run / engine.explain.
+// The loop, as subscriptions to the page store (store.js) that main.js mounts in this order: a
+// whole new state re-read by the controls and editors; the state computed (state -> problem ->
+// engine.run -> the store's result and errors); the results drawn from it; the effects (the "why"
+// view in idle time, the status line, the link hash). Views change the state by dispatching
+// actions (actions.js), never by calling this module. Holds no attention maths: every number
+// shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, afterFrame, app, latestOnly, whenIdle, writeHtml } from './app.js';
+import { $, afterFrame, app, drawWhenSeen, latestOnly, whenIdle, writeHtml } from './app.js';
+import { resultParts, store } from './store.js';
+import { computed } from './actions.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
 import { editors, layoutEditors } from './inputs.js';
-import { renderMask } from './mask-editor.js';
 import { syncControls } from './controls.js';
-import { renderSelection } from './selection.js';
 import { markScrollables } from './scrollables.js';
 import { renderWhyView } from './why.js';
 import { renderSteps } from './steps.js';
-import { renderPipeline } from './pipeline.js';
-import { renderGlance } from './glance.js';
-import { renderHeads } from './heads.js';
-import { syncStepper } from './stepper.js';
-import { renderPractice } from './practice.js';
 import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
 import { exerciseHiddenSteps, studentsHash } from './exercise.js';
 import { flags } from './embed.js';
-import { afterRender } from './share-panel.js';
 import { escapeHtml, readAs } from './format.js';
 
 let hashTimer = 0;
@@ -80,13 +78,13 @@ function stepContext(trace) {
     tokensQ: tokens.q,
     tokensK: tokens.k,
     decimals: decimalsOf(state),
-    hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state)],
+    hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state, store.get().ui.revealed)],
     collapsed: state.collapsed,
   };
 }
 
-/** Redraws the steps (and everything that follows them) from the last good result. */
-export function renderResults() {
+/** Redraws the step cards and the trace's warnings from the last good result. */
+function renderStepCards() {
   const list = $('step-list');
   // Keep the drill-down panel out of the list while it is redrawn.
   const drill = $('drill');
@@ -94,20 +92,9 @@ export function renderResults() {
   const result = app.result;
   if (!result) { list.innerHTML = ''; return; }
   result.ctx = stepContext(result.trace);
-  const sameCards = list.dataset.sig;
   result.steps = renderSteps(list, result.trace, result.ctx);
-  renderPipeline();
-  renderGlance();
-  // Only the numbers changed (an edit): the heads panel below the steps (up to 64 × 64 lines) is
-  // redrawn when it is seen. A new problem draws it at once.
-  if (sameCards && list.dataset.sig === sameCards) drawWhenSeen($('heads-view'), renderHeads);
-  else renderHeads();
-  syncStepper();
-  renderPractice();
   const warnings = result.trace.warnings ?? [];
   writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
-  renderSelection(false);
-  afterRender();
 }
 
 function showErrors(errors) {
@@ -127,11 +114,17 @@ function showErrors(errors) {
   }
 }
 
-/** Computes the current state and redraws; on bad input keeps the last good result, dimmed. */
-export function update() {
+/** What the problem is made of: a change to any of them computes the state again. */
+function problemParts(page) {
+  const { state } = page;
+  return [state.mode, state.inputs, state.use, state.options, page.loaded];
+}
+
+/** Computes the current state into the store; on bad input keeps the last good result, dimmed. */
+function update() {
   const { state } = app;
   const t0 = performance.mark('ae:update-start').startTime;
-  const { problem, errors } = buildProblem(state, (name) => editors.get(name)?.localError);
+  const { problem, errors, keepMask } = buildProblem(state, (name) => editors.get(name)?.localError);
   let trace = null;
   if (problem) {
     try {
@@ -155,7 +148,7 @@ export function update() {
     if (name !== 'mask' && ed.mode === 'text' && r.matrix) ed.setMatrix(r.matrix);
   }
   const t1 = performance.now();
-  if (trace) app.result = { trace, problem };
+  store.dispatch(computed, { trace, problem, errors, keepMask });
   if (trace && document.activeElement !== $('tokens-n')) $('tokens-n').value = trace.meta.queries;
   // While someone types into a grid cell ("-", "1e"...), the half-typed number is not an error
   // yet: its message (and the dimming) wait for a short pause in typing.
@@ -172,12 +165,6 @@ export function update() {
   if (!trace && app.result && typingIn && names.length === 1 && names[0] === typingIn) errorTimer = setTimeout(showProblems, 700);
   else showProblems();
   if (trace) {
-    renderResults();
-    renderMask();
-    scheduleWhy(trace);
-  }
-  performance.mark('ae:update-end');
-  if (trace) {
     const meta = trace.meta;
     // One line on a phone (the step count and precision only where there is room); the timings
     // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
@@ -185,7 +172,6 @@ export function update() {
       `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`);
   }
   afterUpdateFrame(trace ? { t0, t1 } : null);
-  scheduleHash();
 }
 
 let statusLine = '';
@@ -227,31 +213,11 @@ function afterUpdateFrame(times) {
   });
 }
 
-// Views below the steps that need not be redrawn while they are off screen: drawn when they come
-// within 600 px of it (the last redraw asked for wins).
-const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
-
-/** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
-function drawWhenSeen(el, draw) {
-  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
-  seen.observer ??= new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
-      seen.near.add(e.target);
-      const pending = seen.pending.get(e.target);
-      seen.pending.delete(e.target);
-      pending?.();
-    }
-  }, { rootMargin: '600px 0px' });
-  seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
-  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
-}
-
 /**
  * Writes the state into the URL hash after a short pause: its link, or no hash at all for the
  * untouched default (link.js, addressHash).
  */
-export function scheduleHash() {
+function scheduleHash() {
   clearTimeout(hashTimer);
   hashTimer = setTimeout(async () => {
     const current = hashWrite();
@@ -275,18 +241,29 @@ export function scheduleHash() {
   }, 250);
 }
 
-/** Shows the state as it is now: controls, editors, steps. */
-export function applyState() {
+/** A whole new state (a link, an example, an exercise): every control and editor shows it. */
+function applyState() {
   syncControls();
   layoutEditors();
   $('extras').replaceChildren();
-  update();
-  renderMask();
 }
 
-/** Takes a whole new state (a link, a preset, an exercise) and shows it. */
-export function setState(state) {
-  app.state = state;
-  app.result = null;
-  applyState();
+/**
+ * The loop's subscriptions, in the order they must run within a redraw (main.js mounts the views
+ * drawn from the result between `mountLoop` and `mountEffects`): a new state's controls and
+ * editors before it is computed, the computation before the step cards drawn from it.
+ */
+export function mountLoop() {
+  store.subscribe((page) => page.loaded, applyState);
+  store.subscribe(problemParts, update);
+  store.subscribe(resultParts, renderStepCards);
+}
+
+/** The effects of a new result and a new state: the "why" view, the link hash. */
+export function mountEffects() {
+  // The why view is drawn from the result with the steps' names and decimals.
+  store.subscribe(resultParts, ([result]) => { if (result) scheduleWhy(result.trace); });
+  store.subscribe((page) => page.state, scheduleHash);
+  // Last: a new result was computed and everything drawn from it (npm run bench:page reads it).
+  store.subscribe((page) => page.result, () => performance.mark('ae:update-end'));
 }
