@@ -16,16 +16,18 @@ export const LESSON_VERSION = 1;
 export const ANSWER_KINDS = ['key', 'number', 'text'];
 
 /** The inputs of a problem (the problem JSON's matrices and vectors). */
-export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V'];
+export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V', 'W_G', 'b_G'];
 /**
  * The forward pass's step ids, in trace order: the core's step catalogue (steps.cpp, engine.steps
  * without the gradient steps), copied here because links and embed flags are checked before the
  * engine is loaded. tests/js/step-catalogue.test.mjs keeps it equal to the catalogue, and fails on
  * any other list of step ids in web/.
  */
-export const STEP_IDS = ['positional', 'X_pos', 'rope_angles', 'Q', 'K', 'V', 'Q_normed', 'K_normed', 'Q_rot', 'K_rot',
-  'K_cache', 'V_cache', 'scores', 'scaled', 'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights_1', 'weights_2',
-  'weights', 'head_output', 'head_normed', 'gate', 'gated_output', 'concat', 'output'];
+export const STEP_IDS = ['positional', 'X_pos', 'rope_angles', 'Q', 'K', 'V', 'Q_normed', 'K_normed', 'Q_rot',
+  'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights_1',
+  'weights_2', 'weights', 'phi_Q', 'phi_K', 'linear_scores', 'normalizer', 'c_KV', 'k_R', 'c_Q', 'K_C', 'Q_C', 'q_R',
+  'scores_C', 'scores_R', 'Q_absorbed', 'scores_C_absorbed', 'O_latent', 'head_output', 'head_normed', 'gate',
+  'gated_output', 'concat', 'output', 'output_absorbed', 'cache_sizes'];
 /** ?hide= words that hide a panel of the page. */
 export const HIDE_PANELS = ['setup', 'inputs', 'why', 'drill', 'share', 'options', 'lesson'];
 /** ?lock= words besides input names. */
