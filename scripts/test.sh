@@ -20,6 +20,9 @@ npm run --silent test:wasm
 echo "== eslint over web/: a few rules, and no import cycle (eslint.config.js)"
 npm run --silent lint
 
+echo "== tsc over web/ and tests/types: JSDoc checked, the hand-written .d.ts held to the JS (tsconfig.json)"
+npm run --silent typecheck
+
 echo "== JS tests (node --test)"
 npm run --silent test:js
 
