@@ -120,6 +120,7 @@ function keysHelp(keys) {
 
 class UsageError extends Error {}
 
+/** @type {import('node:util').ParseArgsOptionsConfig} */
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },

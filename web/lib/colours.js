@@ -80,7 +80,10 @@ const SCALES = {
 SCALES.weights = SCALES.probability;
 const scaleOf = (kind) => SCALES[kind] ?? SCALES.signed;
 
-/** The values at the two ends of a matrix's colour scale: [0, 1] or [-max, max]. */
+/**
+ * The values at the two ends of a matrix's colour scale: [0, 1] or [-max, max].
+ * @type {typeof import('./index.js').colourRange}
+ */
 export function colourRange(data, kind) {
   if (scaleOf(kind).fixed) return [0, 1];
   const max = scaleMax(data);
@@ -99,6 +102,7 @@ const stopsOf = (kind) => scaleOf(kind).stops;
  * What a legend shows for a matrix of `kind`: the scale's meaning in words ("weight, 0 to 1",
  * "signed, ±max", ...), its two ends (numbers) and its colours from the low end to the high end
  * (CSS rgb() strings, evenly spaced: a gradient's stops).
+ * @type {typeof import('./index.js').colourLegend}
  */
 export function colourLegend(data, kind) {
   const { stops, meaning } = scaleOf(kind);
@@ -106,7 +110,10 @@ export function colourLegend(data, kind) {
   return { meaning, lo, hi, colours: stops.map((c) => `rgb(${c.join(',')})`) };
 }
 
-/** A colour scale for one matrix of `kind` (a step's kind): (v) => { bg, fg, rgb }, or null for non-finite v. */
+/**
+ * A colour scale for one matrix of `kind` (a step's kind): (v) => { bg, fg, rgb }, or null for non-finite v.
+ * @type {typeof import('./index.js').colourScale}
+ */
 export function colourScale(data, kind) {
   const at = position(data, kind);
   const stops = stopsOf(kind);
@@ -121,6 +128,7 @@ export function colourScale(data, kind) {
 /**
  * The same scale as a 256-entry lookup table for canvases: returns (v) => index into `lut`
  * (RGB triples), or -1 for non-finite values.
+ * @type {typeof import('./index.js').colourLut}
  */
 export function colourLut(data, kind) {
   const lut = new Uint8ClampedArray(256 * 3);
@@ -135,7 +143,7 @@ export function colourLut(data, kind) {
 }
 
 /** colourScale as CSS colours: (v) => { fill, text }, or null for non-finite v. */
-export function heatColours(data, kind = 'signed') {
+export function heatColours(data, /** @type {import('./index.js').ValueKind} */ kind = 'signed') {
   const scale = colourScale(data, kind);
   return (v) => {
     const c = scale(v);

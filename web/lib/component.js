@@ -31,7 +31,10 @@ import { show } from './schema.js';
 
 let shared = null;
 
-/** The one engine every <attention-explorer> uses (loaded on first use). */
+/**
+ * The one engine every <attention-explorer> uses (loaded on first use).
+ * @type {typeof import('./component.js').sharedEngine}
+ */
 export function sharedEngine(options = {}) {
   if (!shared) {
     shared = loadAttention(options);
@@ -118,6 +121,7 @@ const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
  * Attribute `name` (its text, or null when absent) read and checked against the component's
  * schema (formats.js): { value, note }. `value` is what the schema takes (null: absent or unusable,
  * so the default); a list keeps the words it takes. `note` says what was left out, or is null.
+ * @type {typeof import('./component.js').readAttribute}
  */
 export function readAttribute(name, text) {
   if (text == null) return { value: null, note: null };
@@ -134,7 +138,8 @@ export function readAttribute(name, text) {
 }
 
 // Importing this module outside a browser (server-side rendering) must not throw.
-const Base = globalThis.HTMLElement ?? class {};
+// (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
+const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
 
 export class AttentionExplorerElement extends Base {
   /** Set to the KaTeX module (katex.renderToString) to typeset formulas as MathML. */

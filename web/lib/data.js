@@ -14,6 +14,10 @@ function csvField(s) {
  * One matrix as CSV, every number exact (shortest round-trip form; "-inf" for masked).
  * `rowLabels`/`colLabels` add a label column and a header row.
  */
+/**
+ * @param {number[][]} data
+ * @param {{ rowLabels?: string[], colLabels?: string[] }} [labels]
+ */
 export function matrixCsv(data, { rowLabels, colLabels } = {}) {
   const lines = [];
   if (colLabels) lines.push([rowLabels ? '' : null, ...colLabels].filter((x) => x !== null).map(csvField).join(','));

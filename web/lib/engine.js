@@ -6,7 +6,7 @@
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
-import { inputError } from './input.js';
+import { inputError, isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
 import { blockSizes, cellIndex, chunkSize, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
@@ -25,9 +25,12 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
+// The fields the core wrote (cpp/bindings_shared.h writes them from one table).
+/** @returns {import('./index.js').Explanation} */
 function explanationFrom(raw) {
+  /** @type {any} */
   const out = {};
-  for (const [key, value] of Object.entries(raw)) out[key] = ArrayBuffer.isView(value) ? Array.from(value) : value;
+  for (const [key, value] of Object.entries(raw)) out[key] = isNumberView(value) ? Array.from(value) : value;
   if (out.source_head < 0) out.source_head = null;
   return out;
 }
@@ -35,7 +38,7 @@ function explanationFrom(raw) {
 // What a problem looked like, for the message after a crash (shapes, not numbers). `args`: the
 // arguments of the call, a normalised problem (problem.js) first when there is one.
 function sketch(args) {
-  const text = (v) => (v?.vector ? `${v.rows} numbers` : v && typeof v === 'object' && 'rows' in v && 'cols' in v ? `${v.rows}x${v.cols}` : typeof v === 'string' ? `text (${v.length} characters)` : ArrayBuffer.isView(v) ? `${v.length} numbers` : JSON.stringify(v));
+  const text = (v) => (v?.vector ? `${v.rows} numbers` : v && typeof v === 'object' && 'rows' in v && 'cols' in v ? `${v.rows}x${v.cols}` : typeof v === 'string' ? `text (${v.length} characters)` : isNumberView(v) ? `${v.length} numbers` : JSON.stringify(v));
   const [first, ...rest] = args;
   if (first && typeof first === 'object' && !Array.isArray(first)) {
     let shown = first;
@@ -123,6 +126,7 @@ const isGradientStep = (id) => id.startsWith('d');
  * walkthroughs module (attention-walkthroughs.wasm: decode, tiles, onlineSoftmax, gradients and
  * the explanation of gradient cells), loaded by engine.loadWalkthroughs(). Throws when the
  * module's wire format is not this JS's (load.js wireTable).
+ * @type {typeof import('./index.js').createEngine}
  */
 export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   const layout = wireTable(wasm, '_wireLayout');
@@ -176,6 +180,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     return traces.read(packed, options.layout ?? 'rows', options.precision ?? 'float64', reuse);
   };
   // The backward pass: the trace with its gradient steps appended, and the loss Σ O∘dO.
+  /** @param {*} problem @param {{ dO?: unknown }} [settings] checked here */
   const gradients = (problem, settings = {}) => {
     if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
       throw inputError(`gradients takes a problem and { dO }, got ${describe(settings)}`);
@@ -191,7 +196,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   const engine = Object.freeze({
     version,
     /** The problem JSON's keys and what each holds (from the wire table). */
-    problemKeys: Object.freeze(problemKeys(layout).map(Object.freeze)),
+    problemKeys: Object.freeze(problemKeys(layout).map((key) => Object.freeze(key))),
     /** The core's step catalogue (steps.cpp, from the wire table): every step it can emit, in trace order. */
     steps: Object.freeze(layout.steps.map(Object.freeze)),
     run,
@@ -203,6 +208,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
         try {
           return run(problem);
         } catch (error) {
+          /** @type {import('./input.js').PlacedError} */
           const wrapped = new Error(`problem ${i + 1} of ${problems.length}: ${error.message}`, { cause: error });
           wrapped.problemIndex = i;
           if (error.field !== undefined) wrapped.field = error.field;
@@ -243,7 +249,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     },
     parseCell(text, name = 'matrix', row = 1, col = 1) {
       if (typeof text !== 'string') throw inputError(`parseCell takes text, got ${describe(text)}`);
-      for (const [what, n] of [['row', row], ['col', col]]) {
+      for (const [what, n] of /** @type {[string, number][]} */ ([['row', row], ['col', col]])) {
         if (!(Number.isInteger(n) && n >= 1)) throw inputError(`parseCell: ${what} must be a whole number from 1, got ${describe(n)}`);
       }
       return invoke('_parseCell', [text, String(name), row, col]);
@@ -289,7 +295,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     loadModel() {
       if (modelModule !== null) return Promise.resolve(engine);
       if (!loadModelModule) return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
-      modelLoading ??= loadModelModule().then(([module]) => {
+      modelLoading ??= loadModelModule().then((/** @type {[import('./glue.js').GlueModule]} */ [module]) => {
         if (typeof module._modelCreate !== 'function') throw new Error('the model module has no _modelCreate: the package\'s files are from different builds');
         modelModule = module;
         return engine;

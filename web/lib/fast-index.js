@@ -12,6 +12,7 @@ export { version } from './load.js';
  * Loads the fast-only module: `{ attention(input), fastKernels(), heapStats(), version }`.
  * @param {{ wasmUrl?: string | URL, relaxedSimd?: boolean }} [options] where attention-fast.wasm is; relaxedSimd: false
  *   keeps the SIMD128 products where relaxed SIMD (fused multiply-add) is available
+ * @type {typeof import('./fast-index.js').loadFastAttention}
  */
 export async function loadFastAttention(options = {}) {
   const url = browserUrl(options.wasmUrl, new URL('./attention-fast.wasm', import.meta.url));

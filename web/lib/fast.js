@@ -6,14 +6,17 @@
 // runs, and the output is copied out (slice), so the result never aliases wasm memory (which
 // memory growth would detach) and nothing needs .delete().
 
-import { inputError, parseScale } from './input.js';
+import { inputError, isNumberView, parseScale } from './input.js';
 import { indexOf, moduleGuard, unwrap, version, wireTable } from './load.js';
 
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
 
-/** Flat row-major values of a typed array, number[] or nested number[][]; rows if nested. */
+/**
+ * Flat row-major values of a typed array, number[] or nested number[][]; rows if nested.
+ * @returns {{ data: ArrayLike<number | boolean>, rows: number | undefined, boolean?: boolean }}
+ */
 function flatten(value, name, { allowBoolean = false } = {}) {
-  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) return { data: value, rows: undefined };
+  if (isNumberView(value) && !(value instanceof DataView)) return { data: value, rows: undefined };
   if (!Array.isArray(value)) {
     throw inputError(`${name} must be a typed array, an array of numbers or an array of rows`, name);
   }

@@ -25,6 +25,7 @@ function noNegativeZero(text) {
  * typographic minus. `fixedZero`: 0 as "0.0000" (tables whose columns line up) instead of "0".
  * `tinyAsZero`: a number that rounds to 0 at `decimals` is shown as 0, not 1.500e−7 (tables
  * where −3.469e−17 is floating-point noise; the worked calculation keeps every digit).
+ * @type {typeof import('./index.js').formatNumber}
  */
 export function formatNumber(x, decimals = 4, { fixedZero = false, tinyAsZero = false } = {}) {
   if (x === -Infinity) return `${MINUS}∞`;
@@ -62,6 +63,7 @@ export function numberWord(text) {
 /**
  * A matrix (rows) or a vector as text the parser reads back exactly: numbers separated by
  * spaces, one row a line; text entries (e.g. "-inf") as they are.
+ * @type {typeof import('./index.js').matrixToText}
  */
 export function matrixToText(value) {
   const cell = (v) => (typeof v === 'number' ? exactNumber(v) : String(v));

@@ -15,32 +15,49 @@ export const LESSON_FORMAT = 'attention-explorer lesson';
 export const LESSON_VERSION = 1;
 export const ANSWER_KINDS = ['key', 'number', 'text'];
 
-/** The inputs of a problem (the problem JSON's matrices and vectors). */
+/**
+ * The inputs of a problem (the problem JSON's matrices and vectors).
+ * @type {typeof import('./share.js').INPUT_NAMES}
+ */
 export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V', 'W_G', 'b_G'];
 /**
  * The forward pass's step ids, in trace order: the core's step catalogue (steps.cpp, engine.steps
  * without the gradient steps), copied here because links and embed flags are checked before the
  * engine is loaded. tests/js/step-catalogue.test.mjs keeps it equal to the catalogue, and fails on
  * any other list of step ids in web/.
+ * @type {typeof import('./share.js').STEP_IDS}
  */
 export const STEP_IDS = ['positional', 'X_pos', 'rope_angles', 'Q', 'K', 'V', 'Q_normed', 'K_normed', 'Q_rot',
   'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights_1',
   'weights_2', 'weights', 'phi_Q', 'phi_K', 'linear_scores', 'normalizer', 'c_KV', 'k_R', 'c_Q', 'K_C', 'Q_C', 'q_R',
   'scores_C', 'scores_R', 'Q_absorbed', 'scores_C_absorbed', 'O_latent', 'head_output', 'head_normed', 'gate',
   'gated_output', 'concat', 'output', 'output_absorbed', 'cache_sizes'];
-/** ?hide= words that hide a panel of the page. */
+/**
+ * ?hide= words that hide a panel of the page.
+ * @type {typeof import('./share.js').HIDE_PANELS}
+ */
 export const HIDE_PANELS = ['setup', 'inputs', 'why', 'drill', 'share', 'options', 'lesson'];
-/** ?lock= words besides input names. */
+/**
+ * ?lock= words besides input names.
+ * @type {typeof import('./share.js').LOCK_WORDS}
+ */
 export const LOCK_WORDS = ['inputs', 'options', 'all'];
 
-/** Sizes: the most tokens and features the core takes (kMaxTokens, kMaxDim), the longest texts. */
+/**
+ * Sizes: the most tokens and features the core takes (kMaxTokens, kMaxDim), the longest texts.
+ * @type {typeof import('./share.js').LIMITS}
+ */
 export const LIMITS = {
   tokens: 4096, text: 8_000_000, name: 64, label: 1000, sentence: 100_000, url: 4096,
   steps: 1000, cells: 1_000_000, answerCells: 64, hash: 128, salt: 128,
 };
-/** scrypt's cost a paper may ask: N a power of 2 up to 2^16 (64 MB with r = 8), r up to 16, p up to 4. */
+/**
+ * scrypt's cost a paper may ask: N a power of 2 up to 2^16 (64 MB with r = 8), r up to 16, p up to 4.
+ * @type {typeof import('./share.js').KDF_LIMITS}
+ */
 export const KDF_LIMITS = { N: 2 ** 16, r: 16, p: 4 };
 
+/** @type {typeof import('./share.js').STEP_KEY} */
 export const STEP_KEY = /^[A-Za-z_][A-Za-z0-9_]*:-?\d+$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEX = /^[0-9a-f]+$/;
@@ -77,7 +94,10 @@ const noteSchema = object({
   refine: (note) => (note.answer !== undefined && !note.ask ? 'an "answer" needs the question it answers ("ask")' : null),
 });
 
-/** Notes keyed by step key; `label(key)` names a note in messages. */
+/**
+ * Notes keyed by step key; `label(key)` names a note in messages.
+ * @type {typeof import('./share.js').notesSchema}
+ */
 export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) => record(stepKey, noteSchema, {
   max: LIMITS.steps, label: labelOf,
   keyMessage: () => 'not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)',
@@ -86,6 +106,7 @@ export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) => rec
 
 // ---- a teacher's exercise (link state `exercise`) ------------------------------------------------
 
+/** @type {typeof import('./share.js').exerciseSchema} */
 export const exerciseSchema = object({
   steps: list(stepKey, { min: 1, max: LIMITS.steps, doc: 'the steps whose numbers are hidden' }),
   cells: record(stepKey, list(tuple([index, index], { expected: 'a cell [row, column] (from 0)' }), { max: LIMITS.cells }),
@@ -158,6 +179,7 @@ const paperFields = {
   seed: whole({ max: Number.MAX_SAFE_INTEGER }),
   given: list(givenSchema, { max: LIMITS.steps }),
 };
+/** @type {typeof import('./share.js').paperSchema} */
 export const paperSchema = variant('v', [
   [2, object({
     v: literal([2]), ...paperFields,
@@ -172,7 +194,10 @@ export const paperSchema = variant('v', [
 
 // ---- the link state (#v1=, #v2=, <attention-explorer state="...">) --------------------------------
 
-/** The options the page writes its own way; any other is the problem JSON's, checked by the engine. */
+/**
+ * The options the page writes its own way; any other is the problem JSON's, checked by the engine.
+ * @type {typeof import('./share.js').pageOptionsSchema}
+ */
 export const pageOptionsSchema = object({
   layout: literal(['rows', 'columns']),
   scale: literal(['sqrt_dk', 'none', 'custom']),
@@ -187,6 +212,7 @@ export const pageOptionsSchema = object({
   precision: literal(['float64', 'float32']),
 }, { unknown: json({ maxDepth: 8, max: LIMITS.text }) });
 
+/** @type {typeof import('./share.js').linkStateSchema} */
 export const linkStateSchema = object({
   preset: nullable(string({ max: LIMITS.name, doc: 'an example\'s id; alone (not edited), the link is the example' })),
   edited: boolean(),
@@ -206,8 +232,12 @@ export const linkStateSchema = object({
   lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
 }, { message: (v) => `the state is ${show(v)}; expected an object` });
 
-/** True when a link's object is a students' one: a paper, or an exercise the teacher's page did not start. */
+/**
+ * True when a link's object is a students' one: a paper, or an exercise the teacher's page did not start.
+ * @type {typeof import('./share.js').isStudentObject}
+ */
 export function isStudentObject(obj) {
+  /** @param {unknown} v @returns {v is Record<string, any>} */
   const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   return isObj(obj) && ((obj.student !== undefined && obj.student !== null) || (isObj(obj.exercise) && !obj.exercise.teacher));
 }
@@ -216,6 +246,7 @@ export function isStudentObject(obj) {
  * A decoded link's object, checked: { state } (unknown keys dropped), or { state: null, error,
  * reason, student }: `error` for people, `reason` the field that does not fit, `student` when the
  * link is a students' exercise link (its page says so in the exercise's place).
+ * @type {typeof import('./share.js').checkLinkState}
  */
 export function checkLinkState(obj) {
   const { value, error } = check(linkStateSchema, obj);
@@ -223,7 +254,10 @@ export function checkLinkState(obj) {
   return { state: null, error: `This link is damaged (${error}); showing the default example instead.`, reason: error, student: isStudentObject(obj) };
 }
 
-/** A student's paper, checked: { paper } or { error } naming the field (`student.` + its path). */
+/**
+ * A student's paper, checked: { paper } or { error } naming the field (`student.` + its path).
+ * @type {typeof import('./share.js').checkPaper}
+ */
 export function checkPaper(paper) {
   const { value, error } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
   return error ? { error } : { paper: value.student };
@@ -231,7 +265,10 @@ export function checkPaper(paper) {
 
 // ---- a lesson file (lesson.js readLesson) ---------------------------------------------------------
 
-/** A problem as JSON: its keys, each any JSON value (the engine checks the problem itself). */
+/**
+ * A problem as JSON: its keys, each any JSON value (the engine checks the problem itself).
+ * @type {typeof import('./share.js').problemSchema}
+ */
 export const problemSchema = record(string({ max: LIMITS.name }), json({ maxDepth: 8, max: LIMITS.text }), {
   max: 64,
   message: (v) => `"problem" is ${v === undefined ? 'missing' : show(v)}; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`,
@@ -239,6 +276,7 @@ export const problemSchema = record(string({ max: LIMITS.name }), json({ maxDept
 const tokenNames = (which) => list(string({ max: LIMITS.label, message: () => `tokens.${which} must be a list of names (strings)` }),
   { max: LIMITS.tokens, message: () => `tokens.${which} must be a list of names (strings)` });
 
+/** @type {typeof import('./share.js').lessonFileSchema} */
 export const lessonFileSchema = object({
   format: literal([LESSON_FORMAT], { message: (v) => `"format" is ${JSON.stringify(v)}; expected "${LESSON_FORMAT}"` }),
   version: whole({ min: 1, max: LESSON_VERSION, message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}` }),
@@ -251,6 +289,7 @@ export const lessonFileSchema = object({
 // ---- the iframe's address flags (web/page/embed.js) -----------------------------------------------
 
 const inputOrStep = [...INPUT_NAMES, ...STEP_IDS];
+/** @type {typeof import('./share.js').embedFlagsSchema} */
 export const embedFlagsSchema = object({
   embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
   present: string({ max: LIMITS.name }),
@@ -262,7 +301,10 @@ export const embedFlagsSchema = object({
 
 // ---- the web component (component.js) -------------------------------------------------------------
 
-/** Its attributes, as read: lists split at commas and spaces, numbers as numbers. */
+/**
+ * Its attributes, as read: lists split at commas and spaces, numbers as numbers.
+ * @type {typeof import('./share.js').componentAttributesSchema}
+ */
 export const componentAttributesSchema = object({
   preset: string({ max: LIMITS.name }),
   state: string({ max: 2_000_000 }),
@@ -278,6 +320,7 @@ export const componentAttributesSchema = object({
 /**
  * Its <script type="application/json"> child: { problem, tokens, kvTokens, title } (an object with
  * "problem"), or else the problem itself (problemSchema).
+ * @type {typeof import('./share.js').componentScriptSchema}
  */
 export const componentScriptSchema = object({ problem: problemSchema, tokens: labels, kvTokens: labels, title: label }, { required: ['problem'] });
 

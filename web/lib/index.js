@@ -23,6 +23,7 @@ export { colourLegend, colourLut, colourRange, colourScale } from './colours.js'
  * download. The model module (engine.model: a transformer that trains) likewise, by
  * `await engine.loadModel()` or `{ model: true }`.
  * @param {{ wasmUrl?: string | URL, walkthroughsUrl?: string | URL, modelUrl?: string | URL, walkthroughs?: boolean, model?: boolean }} [options]
+ * @type {typeof import('./index.js').loadAttention}
  */
 export async function loadAttention(options = {}) {
   const url = browserUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));

@@ -1,14 +1,35 @@
 // What the trace API (problem.js) and the output-only path (fast.js) share about input: the form
 // of an input error and the grammar of the scale. Kept tiny: fast.js's entry loads it too.
 
-/** An Error for input the package rejects; `field` names the input (e.g. "options.scale"). */
+/**
+ * An Error for input the package rejects; `field` names the input (e.g. "options.scale").
+ * @param {string} message
+ * @param {string} [field]
+ */
 export function inputError(message, field) {
+  /** @type {PlacedError} */
   const error = new Error(message);
   if (field !== undefined) error.field = field;
   return error;
 }
 
-/** A JSON object (not an array, typed array or null). */
+/** @typedef {Error & import('./index.js').InputErrorPlace} PlacedError An Error that says what it concerns. */
+
+/**
+ * ArrayBuffer.isView, as the type guard the checks mean: a typed array of numbers (a DataView,
+ * which has no length, passes as it always did and is refused later as empty or not numbers).
+ * @param {unknown} value
+ * @returns {value is ArrayLike<number> & ArrayBufferView}
+ */
+export function isNumberView(value) {
+  return ArrayBuffer.isView(value);
+}
+
+/**
+ * A JSON object (not an array, typed array or null), its values not yet checked.
+ * @param {unknown} value
+ * @returns {value is Record<string, any>}
+ */
 export function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }

@@ -1,16 +1,19 @@
 // JSON with non-finite numbers: a trace (or anything) as JSON text, Infinity, -Infinity and NaN
 // written as the strings "inf", "-inf", "nan" that problem JSON reads back.
-import { isPlainObject } from './input.js';
+import { isNumberView, isPlainObject } from './input.js';
 
 function jsonNumber(value) {
   if (typeof value !== 'number' || Number.isFinite(value)) return value;
   return Number.isNaN(value) ? 'nan' : value > 0 ? 'inf' : '-inf';
 }
 
-/** A JSON-safe deep copy: Infinity, -Infinity and NaN become "inf", "-inf", "nan". */
+/**
+ * A JSON-safe deep copy: Infinity, -Infinity and NaN become "inf", "-inf", "nan".
+ * @type {typeof import('./index.js').toJSON}
+ */
 export function toJSON(value) {
   if (typeof value === 'number') return jsonNumber(value);
-  if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(value, toJSON);
+  if (Array.isArray(value) || isNumberView(value)) return Array.from(value, toJSON);
   if (isPlainObject(value)) {
     const out = {};
     for (const [key, v] of Object.entries(value)) if (v !== undefined) out[key] = toJSON(v);
@@ -22,6 +25,7 @@ export function toJSON(value) {
 /**
  * JSON text of a trace (or anything): non-finite numbers as "inf"/"-inf"/"nan"; with an indent,
  * arrays of plain values stay on one line so a matrix reads row by row.
+ * @type {typeof import('./index.js').stringify}
  */
 export function stringify(value, indent = 2) {
   const safe = toJSON(value);

@@ -155,6 +155,7 @@ function checkResult(result, fn, keys, what) {
  * scaling) and of weights of each head, its output row, the multiply-adds with and without the
  * cache and the check against row t of causal attention; then the totals. `labels`: token names
  * ({ tokensQ }), as narrate's. With `standalone`, a complete document.
+ * @type {typeof import('./index.js').decodeLatex}
  */
 export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = false, title = 'Decoding with a KV cache, token by token', labels = {} } = {}) {
   checkResult(decoding, 'decodeLatex', ['steps', 'output', 'flops_cached', 'flops_full'], "engine.decode()'s result");
@@ -191,6 +192,7 @@ export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = fal
  * partial output Õ before and after (a skipped tile says so); then the output Õ / ℓ, how close it
  * is to run()'s, and the bytes moved, standard against flash. Matrices are as the result holds
  * them (transposed in the columns layout, as the trace's steps are). `labels`: { tokensQ, tokensK }.
+ * @type {typeof import('./index.js').tilesLatex}
  */
 export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, title = 'FlashAttention, tile by tile', labels = {} } = {}) {
   checkResult(tiles, 'tilesLatex', ['tiles', 'output', 'block_q', 'block_k', 'bytes_flash'], "engine.tiles()'s result");

@@ -25,6 +25,7 @@ const NOTES = notesSchema();
 /**
  * The notes of a lesson, checked: { "weights:0": { say?, ask?, answer? } }. Throws an Error naming
  * the step and the field on anything else. `where` starts the message (e.g. the file's name).
+ * @type {typeof import('./share.js').checkNotes}
  */
 export function checkNotes(notes, where = 'lesson') {
   const { value, error } = check(NOTES, notes);
@@ -32,14 +33,19 @@ export function checkNotes(notes, where = 'lesson') {
   return value;
 }
 
-/** A note's answer if it is one the page can check, else null. */
+/**
+ * A note's answer if it is one the page can check, else null.
+ * @type {typeof import('./share.js').usableAnswer}
+ */
 export function usableAnswer(answer) {
-  return answer === undefined || check(NOTES, { 'x:0': { ask: '?', answer } }).error ? null : answer;
+  // Checked against the notes' schema: an answer of one of the kinds.
+  return answer === undefined || check(NOTES, { 'x:0': { ask: '?', answer } }).error ? null : /** @type {import('./share.js').LessonNote['answer']} */ (answer);
 }
 
 /**
  * Reads a lesson file's JSON (text or parsed): { title, problem, tokens: { q, k } | null, lesson }.
  * Throws an Error saying which field is wrong. The problem's numbers are the engine's to check.
+ * @type {typeof import('./share.js').readLesson}
  */
 export function readLesson(json, where = 'lesson') {
   let obj = json;
@@ -56,12 +62,16 @@ export function readLesson(json, where = 'lesson') {
   return { title: value.title ?? '', problem: value.problem, tokens, lesson: value.lesson ?? {} };
 }
 
-/** How long a lesson's address may take to answer, in ms, before fetchLesson gives up. */
+/**
+ * How long a lesson's address may take to answer, in ms, before fetchLesson gives up.
+ * @type {typeof import('./share.js').LESSON_TIMEOUT_MS}
+ */
 export const LESSON_TIMEOUT_MS = 15_000;
 
 /**
  * A lesson file's text from its address; the Error says which address and what went wrong,
  * including a server that does not answer within `timeout` ms (LESSON_TIMEOUT_MS).
+ * @type {typeof import('./share.js').fetchLesson}
  */
 export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
   const controller = new AbortController();
@@ -80,7 +90,10 @@ export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
   }
 }
 
-/** The JSON text of a lesson file. */
+/**
+ * The JSON text of a lesson file.
+ * @type {typeof import('./share.js').writeLesson}
+ */
 export function writeLesson({ title, problem, tokens, lesson }) {
   const out = { format: LESSON_FORMAT, version: LESSON_VERSION };
   if (title) out.title = title;
@@ -92,7 +105,10 @@ export function writeLesson({ title, problem, tokens, lesson }) {
 
 const stepKeyOf = (step) => `${step.id}:${step.head ?? -1}`;
 
-/** The step of a trace a note's key names, or undefined. */
+/**
+ * The step of a trace a note's key names, or undefined.
+ * @type {typeof import('./share.js').stepOfKey}
+ */
 export function stepOfKey(trace, key) {
   return trace.steps.find((s) => stepKeyOf(s) === key);
 }
@@ -106,6 +122,7 @@ function weightsFor(trace, step) {
 /**
  * Why a lesson's notes do not fit a trace (a step it does not have, a row or column beyond the
  * step's), or null. Checked once the problem has run.
+ * @type {typeof import('./share.js').lessonTraceError}
  */
 export function lessonTraceError(lesson, trace, where = 'lesson') {
   for (const [key, note] of Object.entries(lesson ?? {})) {
@@ -126,6 +143,7 @@ export function lessonTraceError(lesson, trace, where = 'lesson') {
  * Checks a student's answer to a note against the trace: { right, reason } with the reason in the
  * trace's numbers ("banana gets 0.7952 of sweet?'s weight"), or for free text { right: null,
  * reason: the teacher's answer }. `response` is a key index (kind "key") or a number (kind "number").
+ * @type {typeof import('./share.js').checkAnswer}
  */
 export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokensK = [], decimals = 4 } = {}) {
   const step = stepOfKey(trace, key);
@@ -139,7 +157,7 @@ export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokens
     const best = row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
     const most = `${k(best)} gets ${f(row[best])} of ${q(r)}'s weight, the most of any key`;
     if (response === best) return { right: true, reason: `Right: ${most}.` };
-    const picked = Number.isInteger(response) && response >= 0 && response < row.length ? `${k(response)} gets ${f(row[response])}; ` : '';
+    const picked = Number.isInteger(response) && /** @type {number} */ (response) >= 0 && /** @type {number} */ (response) < row.length ? `${k(response)} gets ${f(row[response])}; ` : '';
     return { right: false, reason: `Not quite: ${picked}${most}.` };
   }
   const c = answer.col - 1;

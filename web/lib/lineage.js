@@ -235,12 +235,16 @@ function follow(trace, index, row, col, direct, depth) {
  * whose matrices are arrays) in the problem's inputs: [{ step, level, cells }] and
  * [{ input, level, cells }], level 1 for what it reads directly (0: the same number in another
  * head of its GQA group). `depth` limits the levels.
+ * @type {typeof import('./index.js').precedents}
  */
 export function precedents(trace, stepIndex, row, col, { problem, depth = Infinity } = {}) {
   return follow(trace, stepIndex, row, col, (i, cells) => directPrecedents(trace, i, cells, problem), depth);
 }
 
-/** The cells in later steps computed from a cell of step `stepIndex`: [{ step, level, cells }]. */
+/**
+ * The cells in later steps computed from a cell of step `stepIndex`: [{ step, level, cells }].
+ * @type {typeof import('./index.js').dependents}
+ */
 export function dependents(trace, stepIndex, row, col, { depth = Infinity } = {}) {
   return follow(trace, stepIndex, row, col, (i, cells) => directDependents(trace, i, cells), depth);
 }

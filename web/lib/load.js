@@ -3,7 +3,10 @@
 // engine; fast-index.js and fast-node.js for the lean fast-only module). Kept free of the engine
 // so the lean entry's import graph stays small.
 
-/** The package's version (package.json's). */
+/**
+ * The package's version (package.json's).
+ * @type {typeof import('./fast-index.js').version}
+ */
 export const version = '0.1.0';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -13,6 +16,12 @@ const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
  * naming `where` (the URL or path tried). Resolves to [module, reload]: `reload()` instantiates
  * the already compiled bytes again (a fresh module after a crash). `linkImports(imports)`, if
  * given, may change the imports before each instantiation (relaxed.js links its kernels so).
+ * (./glue.js: the glue's types, tests/types/stubs/lib/glue.d.ts; the glue itself is built.)
+ * @param {import('./glue.js').GlueFactory} createModule
+ * @param {() => Promise<ArrayBuffer | ArrayLike<number>>} loadBytes
+ * @param {string} where
+ * @param {(imports: WebAssembly.Imports) => void} [linkImports]
+ * @returns {Promise<[import('./glue.js').GlueModule, () => Promise<import('./glue.js').GlueModule>]>}
  */
 export async function loadModule(createModule, loadBytes, where, linkImports) {
   let bytes;
@@ -86,6 +95,7 @@ export function moduleGuard(wasm, reload) {
     crashed(where, error, input) {
       const what = error?.message || String(error);
       dead = what;
+      /** @type {Error & { reloaded?: Promise<void> }} */
       const out = new Error(`the attention engine crashed (${what}) in ${where}()${reload ? ' and was reloaded' : ''}` +
         (input === undefined ? '' : `; the input that caused it: ${input}`), { cause: error });
       if (reload) {

@@ -4,6 +4,7 @@
 /**
  * Wraps a Worker running `attention-explorer/model-worker`. Every method returns a promise of
  * what engine.model()'s method returns; a failure rejects with an Error carrying the message.
+ * @type {typeof import('./index.js').connectModelWorker}
  */
 export function connectModelWorker(worker) {
   if (!worker || typeof worker.postMessage !== 'function') {

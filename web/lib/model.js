@@ -36,6 +36,9 @@ function checkHead(name, n) {
 /**
  * A model made in `module` from `config` (an object or JSON text: { model, task, optimizer,
  * steps, batch, seed, eval_every }) and, when given, its weights (docs/model.md).
+ * @param {import('./glue.js').GlueModule} module
+ * @param {object | string} config
+ * @param {{ weights?: unknown }} [options]
  */
 export function createModel(module, config, options = {}) {
   if (config === null || (typeof config !== 'object' && typeof config !== 'string')) {

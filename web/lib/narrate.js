@@ -101,6 +101,7 @@ function scaledText(step, trace, f, options) {
   }
 }
 
+/** @type {[number, string][]} */
 const COMPONENT_WORDS = [
   [1, 'causal: each query sees only itself and earlier keys'],
   [2, 'a window: each query sees only nearby keys'],
@@ -228,6 +229,7 @@ function outputText(step, trace, names, options) {
  * The sentence for step `index` of `trace`. `labels`: { tokensQ, tokensK } (token names, as the
  * page shows them; missing names read "query 1", "key 1", ...) and `options`, the problem's (its
  * score_fn: sigmoid weights need not sum to 1).
+ * @type {typeof import('./index.js').narrateStep}
  */
 export function narrateStep(trace, index, labels = {}) {
   const step = trace.steps[index];
@@ -282,7 +284,10 @@ export function narrateStep(trace, index, labels = {}) {
   }
 }
 
-/** One sentence per step of `trace`, in the trace's order (see narrateStep). */
+/**
+ * One sentence per step of `trace`, in the trace's order (see narrateStep).
+ * @type {typeof import('./index.js').narrate}
+ */
 export function narrate(trace, labels = {}) {
   return trace.steps.map((_, i) => narrateStep(trace, i, labels));
 }
@@ -309,6 +314,7 @@ function difference(x) {
  * The sentence of position `index` of the online softmax of one row (engine.onlineSoftmax's
  * result): positions 0 … n − 1 are the entries, position n the weights. `settings`: the call's
  * { subtractMax, precision }.
+ * @type {typeof import('./index.js').narrateOnlineSoftmax}
  */
 export function narrateOnlineSoftmax(result, index, settings = {}) {
   const subtract = settings.subtractMax !== false;
@@ -347,6 +353,7 @@ export function narrateOnlineSoftmax(result, index, settings = {}) {
  * The sentence of step `index` of engine.decode's result: the cache, where the new query's weight
  * goes (head 1), the work with and without the cache (this token and so far) and the check
  * against full causal attention. `labels`: { tokensQ, tokensK } as for narrateStep.
+ * @type {typeof import('./index.js').narrateDecodeStep}
  */
 export function narrateDecodeStep(decoding, index, labels = {}) {
   const s = decoding.steps[index];
@@ -373,6 +380,7 @@ export function narrateDecodeStep(decoding, index, labels = {}) {
 /**
  * The sentence of position `index` of engine.tiles' result: positions 0 … n − 1 are the tiles in
  * the order visited, position n the final output and the memory traffic.
+ * @type {typeof import('./index.js').narrateTile}
  */
 export function narrateTile(tiles, index, labels = {}) {
   const q = namer(labels.tokensQ, 'query');
@@ -426,6 +434,7 @@ const GRADIENT_MEANING = {
  * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
  * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
  * `labels`: narrateStep's (token names, and the problem's options: sigmoid attention's dS).
+ * @type {typeof import('./index.js').narrateGradientStep}
  */
 export function narrateGradientStep(gradients, index, labels = {}) {
   const step = gradients.steps[index];

@@ -201,7 +201,11 @@ export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
   return { lesson: checked.value };
 }
 
-/** A lesson file: this state's preset, its changes from it, its questions and the lesson's words. */
+/**
+ * A lesson file: this state's preset, its changes from it, its questions and the lesson's words.
+ * @param {ReturnType<typeof initialState>} state
+ * @param {{ title?: string, intro?: string }} [words]
+ */
 export function lessonOf(state, { title, intro } = {}) {
   const params = new URLSearchParams(linkOf(state).slice(1));
   return {
@@ -256,7 +260,9 @@ export function parseProbe(text, { vocab, context, alphabet }) {
 
 // ---- the link: configuration, seed and step ------------------------------------------------------
 
-/** "#p=<preset>&c=<changes as JSON>&step=N": what a link holds (only what differs from the preset). */
+/**
+ * "#p=<preset>&c=<changes as JSON>&step=N": what a link holds (only what differs from the preset).
+ */
 export function linkOf(state) {
   const preset = presetOf(state);
   const base = preset.config;
@@ -276,6 +282,7 @@ export function linkOf(state) {
  * Reads a link's hash. Returns { preset, overrides, step, error }: each part (p=, c=, step=) is
  * checked against its schema (formats.js); a damaged part is left out with a message naming the
  * field, and the rest still applies. The configuration is then checked by the model itself.
+ * @type {typeof import('./playground.js').readLink}
  */
 export function readLink(hash, catalogue) {
   const out = { preset: catalogue.presets[0].name, overrides: {}, step: 0, error: null };

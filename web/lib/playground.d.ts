@@ -22,6 +22,8 @@ export interface PlaygroundOptions {
 export interface Playground {
   readonly store: { get(): unknown; dispatch(action: (state: any, ...args: any[]) => any, ...args: unknown[]): unknown; subscribe(select: (state: any) => unknown, draw: (part: any, state: any) => void): () => void };
   readonly remote: ModelWorker;
+  /** The training loop behind the buttons (the page's own: its methods may change). */
+  readonly trainer: object;
   destroy(): void;
 }
 

@@ -513,13 +513,14 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
  * attention-explorer/model-worker (default: a new one next to this file). `preset`, `overrides`,
  * `step` (train to it, then pause), `autoplay`. `explorerUrl`: where "Open in the explorer" goes;
  * `linkFor(state)`: the page's link to come back to. Resolves to { store, remote, destroy }.
+ * @type {typeof import('./playground.js').mountPlayground}
  */
 export async function mountPlayground(root, options = {}) {
   const worker = options.worker ?? new Worker(new URL('./model-worker.js', import.meta.url), { type: 'module' });
   const remote = connectModelWorker(worker);
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(PLAYGROUND_CSS);
-  const host = root.getRootNode ? root.getRootNode() : document;
+  const host = /** @type {Document | ShadowRoot} */ (root.getRootNode ? root.getRootNode() : document);
   host.adoptedStyleSheets = [...(host.adoptedStyleSheets ?? []), sheet];
   const catalogue = await remote.catalogue();
   // A link's preset, changes and step (a damaged part is left out, and said so).
@@ -566,7 +567,9 @@ export async function mountPlayground(root, options = {}) {
 }
 
 /** <attention-playground task="induction" autoplay>: the playground in any page. */
-export class AttentionPlayground extends (globalThis.HTMLElement ?? class {}) {
+// (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
+const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
+export class AttentionPlayground extends Base {
   async connectedCallback() {
     if (this.mounted) return;
     this.mounted = true;

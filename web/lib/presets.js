@@ -17,6 +17,7 @@
  */
 
 // Seed 000: np.random.seed(42), then q, k, v = np.random.randn(4, 8) three times.
+/** @type {Recipe[]} */
 const SEED_000_RANDOM = [{
   seed: 42,
   draws: [
@@ -28,6 +29,7 @@ const SEED_000_RANDOM = [{
 
 // Seed 002 (UDL 12.1): three input columns after np.random.seed(3), then the Ω's and β's after
 // np.random.seed(0), in the notebook's order.
+/** @type {Recipe[]} */
 const SEED_002_RANDOM = [
   {
     seed: 3,
@@ -50,7 +52,9 @@ const SEED_002_RANDOM = [
   },
 ];
 
-/** @type {Preset[]} */
+/**
+ * @type {typeof import('./index.js').presets}
+ */
 export const presets = [
   {
     id: '000',
@@ -303,7 +307,10 @@ export const presets = [
   },
 ];
 
-/** The preset with this id, or undefined. */
+/**
+ * The preset with this id, or undefined.
+ * @type {typeof import('./index.js').findPreset}
+ */
 export function findPreset(id) {
   return presets.find((p) => p.id === id);
 }
@@ -324,7 +331,10 @@ function numpyCall(draw) {
   }
 }
 
-/** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)", ...]. */
+/**
+ * The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)", ...].
+ * @type {typeof import('./index.js').numpyLines}
+ */
 export function numpyLines(recipe) {
   const lines = [`np.random.seed(${recipe.seed})`];
   for (const d of recipe.draws) {
@@ -333,7 +343,10 @@ export function numpyLines(recipe) {
   return lines;
 }
 
-/** The numpy line for one "random" fill of one matrix. */
+/**
+ * The numpy line for one "random" fill of one matrix.
+ * @type {typeof import('./index.js').numpyLine}
+ */
 export function numpyLine(name, seed, draw) {
   return `np.random.seed(${seed}); ${name} = ${numpyCall(draw)}`;
 }
@@ -342,6 +355,7 @@ export function numpyLine(name, seed, draw) {
  * Turn a preset into a problem (the package's problem JSON, with number arrays) using `engine`
  * for its random draws. Returns { problem, numpy } where numpy maps input names to the numpy
  * lines that produced them.
+ * @type {typeof import('./index.js').presetProblem}
  */
 export function presetProblem(preset, engine) {
   const problem = {};

@@ -9,7 +9,7 @@
 // its text, or { rows, cols, data, offset } (its numbers at data[offset ...], row-major; a bias or
 // a list is n x 1 with `vector: true`).
 import { numberWord } from './format.js';
-import { inputError, isPlainObject, parseScale } from './input.js';
+import { inputError, isNumberView, isPlainObject, parseScale } from './input.js';
 
 const DRAW_KEYS = ['kind', 'shape', 'loc', 'scale', 'low', 'high'];
 const RANDOM_KINDS = ['randn', 'normal', 'rand', 'randint'];
@@ -74,13 +74,29 @@ function numberAt(value, field, where) {
   throw inputError(`${field}${where} is ${describe(value)}: expected a number or "inf", "-inf", "nan"`, field);
 }
 
-// Where an input's numbers go: [array, offset] for `n` numbers. By default a Float64Array of its
-// own; engine.js passes one that places them in the wasm module's scratch block.
+/**
+ * Where an input's numbers go: [array, offset] for `n` numbers.
+ * @typedef {(n: number) => [Float64Array, number]} Alloc
+ */
+/**
+ * An input's numbers at data[offset ...], row-major (a bias or a list: n x 1, `vector`).
+ * @typedef {{ rows: number, cols: number, data: Float64Array, offset: number, vector?: boolean }} Matrix
+ */
+
+// By default a Float64Array of its own; engine.js passes one that places them in the wasm module's
+// scratch block.
+/** @type {Alloc} */
 export const ownArray = (n) => [new Float64Array(n), 0];
 
 // A matrix as JSON: nested array (booleans allowed only for a keep-mask), a flat list (one row),
 // { shape: [r, c], data: flat row-major numbers }, or text for the core's parser. The numbers go
 // where `alloc` says.
+/**
+ * @param {*} value the input as given (JSON, checked here)
+ * @param {string} field
+ * @param {{ allowBoolean?: boolean, alloc?: Alloc }} [options]
+ * @returns {{ matrix: Matrix | string, keep: boolean }}
+ */
 function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {}) {
   if (typeof value === 'string') return { matrix: value, keep: false };
   if (isPlainObject(value) && 'shape' in value && 'data' in value) {
@@ -162,17 +178,24 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
 }
 
 // A bias: text, or its numbers as an n x 1 input (placed where `alloc` says).
+/**
+ * @param {*} value the input as given (JSON, checked here)
+ * @param {string} field
+ * @param {Alloc} [alloc]
+ * @returns {string | Matrix}
+ */
 function biasFrom(value, field, alloc = ownArray) {
   if (typeof value === 'string') return value;
   const vector = (length, data, offset) => ({ rows: length, cols: 1, data, offset, vector: true });
   if (Array.isArray(value) && value.length > 0 && value.every(Array.isArray)) {
-    const { matrix } = matrixFrom(value, field, { alloc });
+    // Nested arrays, never text: the matrix is numbers.
+    const { matrix } = /** @type {{ matrix: Matrix }} */ (matrixFrom(value, field, { alloc }));
     if (matrix.rows !== 1 && matrix.cols !== 1) {
       throw inputError(`${field} is ${matrix.rows}x${matrix.cols}: expected a list of numbers`, field);
     }
     return vector(matrix.rows * matrix.cols, matrix.data, matrix.offset);
   }
-  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+  if (!Array.isArray(value) && !isNumberView(value)) {
     throw inputError(`${field} is ${describe(value)}: expected a list of numbers or a string`, field);
   }
   if (value.length === 0) throw inputError(`${field} is empty`, field);
@@ -243,6 +266,7 @@ const expectedOf = (e) => e.expected ?? (e.codes ? e.codes.map((c) => `"${c}"`).
  * The problem JSON's keys and what each holds, in order, from the wire table (the CLI's help):
  * [{ key: "options.rope.base", expected: "a positive number" }, ...].
  */
+/** @returns {{ key: string, expected: string }[]} */
 export function problemKeys(layout) {
   const out = [];
   const visit = (node) => {
@@ -273,10 +297,17 @@ function numberFrom(value, e, field) {
 }
 
 // A list of numbers (one number too when the entry says so), as an n x 1 input; text for the core.
+/**
+ * @param {*} value the input as given (JSON, checked here)
+ * @param {*} e the wire table's entry (cpp/wire.h, as wire.js reads it)
+ * @param {string} field
+ * @param {Alloc} alloc
+ * @returns {string | Matrix}
+ */
 function listFrom(value, e, field, alloc) {
   if (typeof value === 'string') return value;
-  const list = e.scalar && !Array.isArray(value) && !ArrayBuffer.isView(value) ? [value] : value;
-  if (!Array.isArray(list) && !ArrayBuffer.isView(list)) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
+  const list = e.scalar && !Array.isArray(value) && !isNumberView(value) ? [value] : value;
+  if (!Array.isArray(list) && !isNumberView(list)) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
   if (list.length === 0) throw inputError(`${field} is empty`, field);
   const [data, offset] = alloc(list.length);
   for (let i = 0; i < list.length; i++) {
@@ -476,7 +507,7 @@ export function chunkSize(options) {
 
 /** onlineSoftmax()'s row (numbers; -Infinity hides an entry; the core checks the values) and options. */
 export function onlineSoftmaxFrom(row, options, precisions) {
-  const numbers = Array.isArray(row) || ArrayBuffer.isView(row) ? Array.from(row) : null;
+  const numbers = Array.isArray(row) || isNumberView(row) ? Array.from(row) : null;
   if (numbers === null || !numbers.every((x) => typeof x === 'number')) {
     throw inputError(`onlineSoftmax takes a list of numbers, got ${numbers === null ? describe(row) : `an entry ${describe(numbers.find((x) => typeof x !== 'number'))}`}`, 'row');
   }

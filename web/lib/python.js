@@ -1313,6 +1313,7 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
  * `recipe`: numpy lines that drew the inputs, quoted in a comment. `gradients`: `trace` is
  * engine.gradients(problem)'s result, and the script rebuilds its gradient steps too (the
  * backward pass of L = Σ O∘dO, with the problem's dO or all ones).
+ * @type {typeof import('./index.js').numpyScript}
  */
 export function numpyScript(problem, trace, { recipe, gradients = false } = {}) {
   return pythonScript(problem, trace, NUMPY, recipe, gradients);
@@ -1322,6 +1323,7 @@ export function numpyScript(problem, trace, { recipe, gradients = false } = {}) 
  * A PyTorch script: the same steps with torch tensors, then (when the options allow: no softcap,
  * sink logit or finite mask_fill) a check of the head outputs against
  * torch.nn.functional.scaled_dot_product_attention.
+ * @type {typeof import('./index.js').pytorchScript}
  */
 export function pytorchScript(problem, trace, { recipe } = {}) {
   return pythonScript(problem, trace, TORCH, recipe);

@@ -7,7 +7,7 @@ export interface ExplorerState {
   edited?: boolean;
   mode?: 'qkv' | 'self' | 'cross';
   inputs?: Record<string, { text: string; numpy?: string }>;
-  use?: { bias?: boolean; W_O?: boolean; b_O?: boolean };
+  use?: { bias?: boolean; W_O?: boolean; b_O?: boolean; P?: boolean; cache?: boolean; W_G?: boolean; b_G?: boolean };
   options?: Record<string, unknown>;
   decimals?: number;
   tokens?: { q?: string; k?: string };

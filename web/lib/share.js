@@ -23,8 +23,12 @@ export {
   INPUT_NAMES, STEP_IDS, HIDE_PANELS, LOCK_WORDS, LIMITS, KDF_LIMITS, STEP_KEY,
 } from './formats.js';
 
+/** @type {typeof import('./share.js').SHARE_VERSION} */
 export const SHARE_VERSION = 2;
-/** Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less. */
+/**
+ * Longest hash accepted (characters); browsers take ~2 MB URLs, chat apps far less.
+ * @type {typeof import('./share.js').MAX_LINK_LENGTH}
+ */
 export const MAX_LINK_LENGTH = 1_000_000;
 const MAX_JSON_BYTES = 8_000_000;
 
@@ -41,12 +45,14 @@ const MODE_INPUTS = {
 
 // ---- base64url and deflate -----------------------------------------------------------------
 
+/** @type {typeof import('./share.js').toBase64Url} */
 export function toBase64Url(bytes) {
   let bin = '';
   for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
+/** @type {typeof import('./share.js').fromBase64Url} */
 export function fromBase64Url(text) {
   if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
   const b64 = text.replace(/-/g, '+').replace(/_/g, '/');
@@ -76,7 +82,10 @@ async function pipe(bytes, stream, limit = Infinity) {
 
 const canDeflate = () => typeof CompressionStream === 'function' && typeof DecompressionStream === 'function';
 
-/** "v2=<...>" (no '#') for a state object; "v1=" where CompressionStream is missing. */
+/**
+ * "v2=<...>" (no '#') for a state object; "v1=" where CompressionStream is missing.
+ * @type {typeof import('./share.js').encodeStateString}
+ */
 export async function encodeStateString(state) {
   const json = new TextEncoder().encode(JSON.stringify(state));
   if (!canDeflate()) return `v1=${toBase64Url(json)}`;
@@ -89,6 +98,7 @@ export async function encodeStateString(state) {
  * is nothing, or { state: null, error } with a message for people; for a state that does not fit
  * the schema also `reason` (the field and what it should be) and `student` (true for a students'
  * exercise link). Never rejects, whatever the text.
+ * @type {typeof import('./share.js').decodeStateString}
  */
 export async function decodeStateString(hash) {
   const h = String(hash ?? '').replace(/^#/, '');
@@ -126,7 +136,10 @@ function asVector(m, name) {
   throw Object.assign(new Error(`${name} is ${m.length}x${m[0].length}: a bias is one row or one column of numbers`), { field: name });
 }
 
-/** Names of the inputs a state uses, in display order. */
+/**
+ * Names of the inputs a state uses, in display order.
+ * @type {typeof import('./share.js').stateInputs}
+ */
 export function stateInputs(state) {
   const mode = MODE_INPUTS[state.mode] ? state.mode : 'self';
   const names = [...MODE_INPUTS[mode]];
@@ -148,8 +161,10 @@ export function stateInputs(state) {
 /**
  * The problem a page state stands for, as the page builds it: inputs parsed with
  * engine.parseMatrix, options mapped. Throws an Error naming the input on bad text.
+ * @type {typeof import('./share.js').stateToProblem}
  */
 export function stateToProblem(state, engine) {
+  /** @type {import('./index.js').Problem} */
   const problem = {};
   for (const name of stateInputs(state)) {
     const text = state.inputs?.[name]?.text;
@@ -157,7 +172,10 @@ export function stateToProblem(state, engine) {
     const m = engine.parseMatrix(text, name);
     problem[name] = BIAS_KEYS.includes(name) ? asVector(m, name) : m;
   }
+  // The page's option values as the state holds them: engine.run checks the problem they make.
+  /** @type {Record<string, any>} */
   const o = state.options ?? {};
+  /** @type {Record<string, any>} */
   const options = { layout: o.layout ?? 'rows', precision: o.precision ?? 'float64', causal: Boolean(o.causal) };
   if (o.scale === 'custom') {
     const t = String(o.scaleCustom ?? '').trim();
@@ -175,9 +193,13 @@ export function stateToProblem(state, engine) {
   return problem;
 }
 
-/** A page state (only what differs from the page's defaults) for a problem with number inputs. */
+/**
+ * A page state (only what differs from the page's defaults) for a problem with number inputs.
+ * @type {typeof import('./share.js').problemToState}
+ */
 export function problemToState(problem, { tokens, decimals, preset } = {}) {
   const mode = problem.Q !== undefined ? 'qkv' : problem.X_kv !== undefined ? 'cross' : 'self';
+  /** @type {import('./share.js').ExplorerState} */
   const state = { mode, inputs: {}, use: { bias: false, W_O: false, b_O: false } };
   if (preset) state.preset = preset;
   for (const [name, value] of Object.entries(problem)) {
@@ -207,13 +229,14 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
     else { options.scale = 'custom'; options.scaleCustom = String(o.scale); }
   }
   if (o.mask != null) {
-    const rows = Array.isArray(o.mask[0]) ? o.mask : [o.mask];
+    // Rows of numbers or booleans (text: one "row", only its type is read).
+    const rows = /** @type {(number | boolean)[][]} */ (Array.isArray(o.mask[0]) ? o.mask : [o.mask]);
     if (rows.flat().every((v) => typeof v === 'boolean')) {
       options.mask = 'keep';
       options.keepMask = rows.map((r) => r.map((v) => (v ? 1 : 0)));
     } else {
       options.mask = 'additive';
-      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixToText(rows);
+      options.additiveMask = typeof o.mask === 'string' ? o.mask : matrixToText(/** @type {number[][]} */ (rows)); // numbers: not all booleans
     }
   }
   state.options = options;

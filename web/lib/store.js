@@ -4,18 +4,18 @@
 // its part changed. Why not a signals library: a page here has one state object that is also its
 // link (serialised whole), and a handful of views; forty lines give that without a dependency.
 
-/**
- * @template S
- * @param {S} initial
- * @param {{ schedule?: (redraw: () => void) => void }} [settings] when redraws run: the next
- *   animation frame by default (Node tests pass a synchronous or microtask scheduler)
- */
 /** Object.is, or for two arrays (a view's tuple of parts) Object.is of each element. */
 function same(a, b) {
   if (Object.is(a, b)) return true;
   return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
 }
 
+/**
+ * @template S
+ * @param {S} initial
+ * @param {{ schedule?: (redraw: () => void) => void }} [settings] when redraws run: the next
+ *   animation frame by default (Node tests pass a synchronous or microtask scheduler)
+ */
 export function createStore(initial, { schedule } = {}) {
   let state = initial;
   let scheduled = false;
@@ -36,7 +36,11 @@ export function createStore(initial, { schedule } = {}) {
   return Object.freeze({
     /** The current state. */
     get: () => state,
-    /** Runs `action(state, ...args)`; a new state object schedules one redraw. Returns the state. */
+    /**
+     * Runs `action(state, ...args)`; a new state object schedules one redraw. Returns the state.
+     * @param {(state: S, ...args: any[]) => S} action
+     * @param {...any} args the action's own arguments
+     */
     dispatch(action, ...args) {
       const next = action(state, ...args);
       if (next !== state) {
@@ -59,6 +63,9 @@ export function createStore(initial, { schedule } = {}) {
      * Draws `draw(select(state), state)` now and whenever the selected part changes (compared with
      * Object.is, element by element when it is an array: actions replace what they change).
      * Returns a function that unsubscribes.
+     * @template P
+     * @param {(s: S) => P} select
+     * @param {(part: P, s: S) => void} draw
      */
     subscribe(select, draw) {
       const view = { select, draw, last: select(state) };

@@ -20,6 +20,7 @@ const textWidth = (text, size, bold = false) => Math.ceil(String(text).length * 
  * Options: title, rowLabels, colLabels, axisTitles ({ rows, cols }), masked (true where hidden),
  * kind (the colour scale: default the step's own kind), cell (px), numbers (draw the values;
  * default when cells are large enough), decimals, colourBar (default true).
+ * @type {typeof import('./index.js').heatmapSvg}
  */
 export function heatmapSvg(step, {
   title, rowLabels, colLabels, axisTitles, masked, kind, cell, numbers, decimals = 2, colourBar = true,

@@ -1,4 +1,4 @@
-// The Emscripten factory of dist/attention-walkthroughs.js (tests/types/stubs/lib/module.d.ts).
-import type { GlueFactory } from './module.js';
+// The Emscripten factory of dist/attention-walkthroughs.js (tests/types/stubs/lib/glue.d.ts).
+import type { GlueFactory } from './glue.js';
 declare const createModule: GlueFactory;
 export default createModule;
