@@ -35,7 +35,7 @@ export function encodeStateString(state: ExplorerState): Promise<string>;
 export function decodeStateString(hash: string): Promise<{ state: ExplorerState | null; version?: number; error?: string; reason?: string; student?: boolean }>;
 export function stateInputs(state: ExplorerState): string[];
 /** The problem a state stands for (inputs parsed with engine.parseMatrix). */
-export function stateToProblem(state: ExplorerState, engine: Engine): Problem;
+export function stateToProblem(state: ExplorerState, engine: Pick<Engine, 'parseMatrix'>): Problem;
 /** A state for a problem with number inputs. */
 export function problemToState(problem: Problem, options?: { tokens?: { q?: string[]; k?: string[] }; decimals?: number; preset?: string }): ExplorerState;
 

@@ -81,7 +81,7 @@ export function applyLocks() {
   $('setup').classList.toggle('locked', $('setup').inert);
   $('inputs').inert = lockAll || flags.lock.has('inputs');
   $('inputs').classList.toggle('locked', $('inputs').inert);
-  for (const ed of document.querySelectorAll('#editors .editor[data-input]')) {
+  for (const ed of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('#editors .editor[data-input]'))) {
     const locked = flags.lock.has(ed.dataset.input);
     ed.inert = locked;
     ed.classList.toggle('locked', locked);
@@ -104,7 +104,7 @@ export function installEmbed() {
 
 /** Points "Open in the attention explorer" at the page without flags, holding `hash`. */
 export function setOpenFull(hash) {
-  const open = $('open-full');
+  const open = /** @type {HTMLAnchorElement} */ ($('open-full'));
   if (!open) return;
   const url = new URL(location.href);
   url.search = '';

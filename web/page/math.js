@@ -80,7 +80,7 @@ export async function typesetPending() {
   });
   const pending = () => [...document.querySelectorAll('.tex-pending')];
   for (const el of pending()) visible.observe(el);
-  await new Promise((done) => {
+  await new Promise((/** @type {(value?: unknown) => void} */ done) => {
     const chunk = () => {
       const end = performance.now() + 8;
       const left = pending();

@@ -67,6 +67,7 @@ function isPlainObject(v) {
  * own options (rope, window, sink_logit, ...) pass through `options` as written, for the core to
  * check, and `use` keeps any flag (P, cache) that is true.
  */
+/** @param {string | false} [passthrough] the key being merged ('options', 'use', ...); false at the top */
 function mergeKnown(base, extra, passthrough = false) {
   for (const [k, v] of Object.entries(extra ?? {})) {
     if (!(k in base)) {
