@@ -30,7 +30,10 @@ export const TRAINING_FIELDS = [
   { key: 'steps', label: 'Steps', ...L.steps, hint: 'How many training steps Play runs.' },
 ];
 
-/** A fresh state for a preset of the catalogue (its configuration, question and reveal). */
+/**
+ * A fresh state for a preset of the catalogue (its configuration, question and reveal).
+ * @returns {import('./playground.js').PlaygroundState}
+ */
 export function initialState(catalogue, presetName, overrides = {}, lesson = null) {
   const preset = catalogue.presets.find((p) => p.name === presetName) ?? catalogue.presets[0];
   const config = mergeConfig(preset.config, overrides);
@@ -185,6 +188,7 @@ export const answered = (state, index, choice) => ({ ...state, answers: state.an
 /**
  * A playground lesson file's text: { lesson } checked against its schema (formats.js), or
  * { error } naming the field. `where` names the file or address in the message.
+ * @type {typeof import('./playground.js').readPlaygroundLesson}
  */
 export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
   let parsed;
@@ -203,8 +207,7 @@ export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
 
 /**
  * A lesson file: this state's preset, its changes from it, its questions and the lesson's words.
- * @param {ReturnType<typeof initialState>} state
- * @param {{ title?: string, intro?: string }} [words]
+ * @type {typeof import('./playground.js').lessonOf}
  */
 export function lessonOf(state, { title, intro } = {}) {
   const params = new URLSearchParams(linkOf(state).slice(1));
@@ -219,7 +222,10 @@ export function lessonOf(state, { title, intro } = {}) {
   };
 }
 
-/** A lesson opened: its preset and changes from step 0, its questions asked. */
+/**
+ * A lesson opened: its preset and changes from step 0, its questions asked.
+ * @type {typeof import('./playground.js').openLesson}
+ */
 export const openLesson = (state, lesson) => initialState(state.catalogue, lesson.preset, lesson.changes ?? {}, lesson);
 
 /** A head clicked: switched off (ablated) or back on. */
@@ -262,6 +268,7 @@ export function parseProbe(text, { vocab, context, alphabet }) {
 
 /**
  * "#p=<preset>&c=<changes as JSON>&step=N": what a link holds (only what differs from the preset).
+ * @type {typeof import('./playground.js').linkOf}
  */
 export function linkOf(state) {
   const preset = presetOf(state);

@@ -1,5 +1,36 @@
 // Types of `attention-explorer/playground` (web/lib/playground.js).
-import type { ModelCatalogue, ModelWorker, TrainConfig } from './index.js';
+import type { ModelCatalogue, ModelWeights, ModelWorker, TrainConfig } from './index.js';
+
+/** The playground's state (playground-state.js initialState): the fields a page reads. */
+export interface PlaygroundState {
+  catalogue: ModelCatalogue;
+  /** The preset's name. */
+  preset: string;
+  config: TrainConfig;
+  status: 'idle' | 'playing' | 'paused' | 'done' | 'replaying' | 'error';
+  error: string | null;
+  /** Training steps taken. */
+  step: number;
+  questions: PlaygroundQuestion[];
+  lesson: { title: string; intro: string; changes: Partial<TrainConfig> } | null;
+  [key: string]: unknown;
+}
+/** A question the run answers (docs/playground.md). */
+export type PlaygroundQuestion =
+  | { choose: 'layer' | 'head'; text: string; score: 'previous_token' | 'induction' | 'duplicate_token' | 'first_token'; threshold: number }
+  | { choose: 'yes_no'; text: string; accuracy: number };
+/** A playground lesson file (formats.js playgroundLessonSchema). */
+export interface PlaygroundLesson {
+  format: 'attention-explorer playground lesson';
+  version: 1;
+  title?: string;
+  intro?: string;
+  preset: string;
+  changes?: Partial<TrainConfig>;
+  questions?: PlaygroundQuestion[];
+}
+/** A weights file as Save weights writes it (and loadWeights reads; `attention-explorer train --weights` too). */
+export interface PlaygroundWeightsFile { model: TrainConfig['model']; weights: ModelWeights; config: TrainConfig; step: number }
 
 export interface PlaygroundOptions {
   /** A Worker running attention-explorer/model-worker (default: a new one next to this module). */
@@ -16,21 +47,40 @@ export interface PlaygroundOptions {
   /** The explorer page "Open in the explorer" goes to; without it heads are not opened. */
   explorerUrl?: string | null;
   /** The link back to this playground, given to the explorer. */
-  linkFor?: (state: unknown) => string | null;
+  linkFor?: (state: PlaygroundState) => string | null;
 }
 
 export interface Playground {
-  readonly store: { get(): unknown; dispatch(action: (state: any, ...args: any[]) => any, ...args: unknown[]): unknown; subscribe(select: (state: any) => unknown, draw: (part: any, state: any) => void): () => void };
+  readonly store: {
+    get(): PlaygroundState;
+    dispatch(action: (state: PlaygroundState, ...args: any[]) => PlaygroundState, ...args: unknown[]): PlaygroundState;
+    flush(): void;
+    subscribe<P>(select: (state: PlaygroundState) => P, draw: (part: P, state: PlaygroundState) => void): () => void;
+  };
   readonly remote: ModelWorker;
-  /** The training loop behind the buttons (the page's own: its methods may change). */
-  readonly trainer: object;
+  /** The training loop behind the buttons: one step, the weights saved and loaded, a head opened in the explorer. */
+  readonly trainer: {
+    readonly canOpen: boolean;
+    step(): Promise<void>;
+    saveWeights(): Promise<PlaygroundWeightsFile>;
+    /** A saved file (or { model, weights } from the CLI); throws an Error naming the field when it does not fit. */
+    loadWeights(file: unknown): Promise<void>;
+    /** Opens the head on the probe in the explorer (a new tab); resolves to its address. */
+    openInExplorer(layer: number, head: number): Promise<string>;
+  };
   destroy(): void;
 }
 
 /** Mounts the playground on an element (or shadow root). */
 export function mountPlayground(root: Element | ShadowRoot, options?: PlaygroundOptions): Promise<Playground>;
 /** The hash of a link to this state: "#p=<preset>&c=<changes>&step=N". */
-export function linkOf(state: unknown): string;
+export function linkOf(state: PlaygroundState): string;
+/** A lesson file of this state: its preset, its changes from it, its questions and the lesson's words. */
+export function lessonOf(state: PlaygroundState, words?: { title?: string; intro?: string }): PlaygroundLesson;
+/** A lesson's text checked (JSON, its schema, a preset of the catalogue), or an error naming the field; `where` names the file. */
+export function readPlaygroundLesson(text: string, catalogue: ModelCatalogue, where?: string): { lesson: PlaygroundLesson; error?: undefined } | { lesson?: undefined; error: string };
+/** An action: the lesson opened (its preset and changes from step 0, its questions asked). */
+export function openLesson(state: PlaygroundState, lesson: PlaygroundLesson): PlaygroundState;
 /** Reads such a hash: the preset, the changes and the step; a damaged part is left out with a message. */
 export function readLink(hash: string, catalogue: ModelCatalogue): { preset: string; overrides: Partial<TrainConfig>; step: number; error: string | null };
 /** <attention-playground task="induction" autoplay explorer="https://.../index.html">. */

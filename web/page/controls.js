@@ -152,13 +152,13 @@ function bindModernOptions() {
   // P, the cache and the gate are inputs: their editors come and go with the choice.
   const inputsInUse = () => { const { use, inputs } = app.state; return `${use.P}${use.cache}${use.W_G}${use.b_G}${inputs.W_G?.text}`; };
   // A gate chosen: W_G of its kind's width first (before the options are read).
-  $('opt-gate').addEventListener('change', (e) => { if (e.target.value !== 'off') fitGateWeights(e.target.value); });
+  $('opt-gate').addEventListener('change', (e) => { if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value !== 'off') fitGateWeights(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value); });
   // Differential chosen: λ is required, and starts at λ_init (as the paper's λ does) unless typed.
   $('opt-attention').addEventListener('change', (e) => {
-    if (e.target.value === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
   });
   for (const id of inputs) {
-    const el = $(id);
+    const el = /** @type {HTMLInputElement | HTMLSelectElement} */ ($(id));
     el.addEventListener(el.type === 'checkbox' || el.tagName === 'SELECT' ? 'change' : 'input', () => {
       const inputsBefore = inputsInUse();
       const { options, use } = readModernOptions();
@@ -377,7 +377,7 @@ function resizeKvGroups(kv) {
 
 export function bindControls() {
   $('preset').addEventListener('change', (e) => {
-    if (e.target.value) loadPreset(e.target.value);
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) loadPreset(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
     else store.dispatch(clearPreset);
   });
   for (const r of document.querySelectorAll('input[name="mode"]')) {
@@ -402,7 +402,7 @@ export function bindControls() {
   // Switching the layout keeps the problem: every matrix moves to the other convention (transposed).
   $('opt-layout').addEventListener('input', (e) => {
     const { state } = app;
-    if (e.target.value === state.options.layout) return;
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value === state.options.layout) return;
     const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
     const texts = {};
     for (const [name, input] of Object.entries(state.inputs)) {
@@ -433,7 +433,7 @@ export function bindControls() {
     if (o.kv_heads === o.heads) {
       const h = Math.max(1, Math.round(Number($('opt-heads').value)) || 1);
       store.dispatch(setOptions, { kv_heads: h });
-      $('opt-kvheads').value = h;
+      $('opt-kvheads').value = String(h);
     }
   });
   opt('opt-heads', 'heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
@@ -448,13 +448,13 @@ export function bindControls() {
   opt('opt-precision', 'precision');
   bindModernOptions();
   $('opt-decimals').addEventListener('input', (e) => {
-    store.dispatch(setDecimals, decimalsOf({ decimals: e.target.value }));
+    store.dispatch(setDecimals, decimalsOf({ decimals: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }));
     renderGrids();
   });
-  $('tokens-n').addEventListener('change', (e) => setTokenCount(Number(e.target.value)));
+  $('tokens-n').addEventListener('change', (e) => setTokenCount(Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value)));
   for (const [id, key] of [['tokens-q', 'q'], ['tokens-k', 'k']]) {
     $(id).addEventListener('input', (e) => {
-      store.dispatch(setTokens, key, e.target.value);
+      store.dispatch(setTokens, key, /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
       renderGrids((ed) => ed.mode === 'grid' && !ed.el.contains(document.activeElement));
     });
   }

@@ -29,13 +29,14 @@ export async function toClipboard(text) {
 /** Copy buttons of the step cards in `container` (one listener for every card). */
 export function installCopyLatex(container) {
   container.addEventListener('click', async (e) => {
-    const button = e.target.closest?.('button.copy-tex');
+    const button = /** @type {HTMLElement} */ (e.target).closest?.('button.copy-tex');
     if (!button) return;
     const card = button.closest('article.step');
     // A step whose numbers are hidden (an exercise's, or one that asks for a prediction) is not copied.
     if (!app.result || card.classList.contains('predicting') || document.body.classList.contains('exercise-on')) return;
     const step = app.result.trace.steps.find((s) => stepKey(s) === card.dataset.key);
     if (!step) return;
+    /** @type {HTMLElement & { timer?: ReturnType<typeof setTimeout> }} the message, and its timer */
     const done = card.querySelector('.copy-done');
     try {
       await toClipboard(stepTex(step, app.result.ctx.decimals));

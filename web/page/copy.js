@@ -21,11 +21,11 @@ function selectedCells(selection, table) {
 /** Rewrites every copy of page text (not of a text field, whose text is the user's own). */
 export function installCopy() {
   document.addEventListener('copy', (e) => {
-    if (e.target instanceof Element && e.target.closest('input, textarea')) return;
+    if (e.target instanceof Element && /** @type {HTMLElement} */ (e.target).closest('input, textarea')) return;
     const selection = document.getSelection();
     if (!selection || selection.isCollapsed) return;
     const within = selection.getRangeAt(0).commonAncestorContainer;
-    const table = (within.nodeType === Node.ELEMENT_NODE ? within : within.parentElement)?.closest('table');
+    const table = (within.nodeType === Node.ELEMENT_NODE ? /** @type {Element} */ (within) : within.parentElement)?.closest('table');
     const text = table ? selectedCells(selection, table) || String(selection) : String(selection);
     e.clipboardData.setData('text/plain', asciiNumbers(text));
     e.preventDefault();

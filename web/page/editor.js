@@ -16,19 +16,40 @@ const NUMBER_CELLS_MAX = 100_000;
 
 let uid = 0;
 
+/**
+ * @typedef {object} EditorOptions
+ * @property {string} name            input name (X, W_Q, ...)
+ * @property {string} title           HTML title, e.g. W<sub>Q</sub>
+ * @property {string} [description]   HTML of a line under the title
+ * @property {boolean} vector         a bias: one row
+ * @property {import('attention-explorer').Engine} engine
+ * @property {() => number} decimals
+ * @property {() => {rows?: string[], cols?: string[], rowAxis?: string, colAxis?: string}} labels
+ * @property {(name: string, value: {text: string, numpy?: string}) => void} onChange
+ */
+
+/**
+ * The template's elements that are more than an HTMLElement, by the selector `q` finds them with.
+ * @typedef {{
+ *   '.dim-rows': HTMLInputElement, '.dim-cols': HTMLInputElement, '.rnd-seed': HTMLInputElement,
+ *   '.rnd-loc': HTMLInputElement, '.rnd-scale': HTMLInputElement, '.rnd-low': HTMLInputElement,
+ *   '.rnd-high': HTMLInputElement, '.rnd-kind': HTMLSelectElement, 'textarea': HTMLTextAreaElement,
+ * }} EditorElements
+ */
+
 export class MatrixEditor {
-  /**
-   * @param {object} o
-   * @param {string} o.name            input name (X, W_Q, ...)
-   * @param {string} o.title           HTML title, e.g. W<sub>Q</sub>
-   * @param {boolean} o.vector         a bias: one row
-   * @param {object} o.engine
-   * @param {() => number} o.decimals
-   * @param {() => {rows?: string[], cols?: string[], rowAxis?: string, colAxis?: string}} o.labels
-   * @param {(name: string, value: {text: string, numpy?: string}) => void} o.onChange
-   */
+  /** @param {EditorOptions} o */
   constructor(o) {
-    Object.assign(this, o);
+    // The options' fields, one by one (was Object.assign(this, o): the same fields, in the same
+    // order, which the type check can see).
+    this.name = o.name;
+    this.title = o.title;
+    this.description = o.description;
+    this.vector = o.vector;
+    this.engine = o.engine;
+    this.decimals = o.decimals;
+    this.labels = o.labels;
+    this.onChange = o.onChange;
     this.id = `ed${++uid}-${o.name}`;
     this.text = '';
     this.numpy = '';
@@ -78,14 +99,15 @@ export class MatrixEditor {
       </div>
       <p class="numpy" hidden><code></code></p>
       <p class="error" role="alert" id="${this.id}-error" hidden></p>`;
-    this.q = (sel) => this.el.querySelector(sel);
+    /** @type {<K extends string>(sel: K) => K extends keyof EditorElements ? EditorElements[K] : HTMLElement} */
+    this.q = (sel) => /** @type {any} */ (this.el.querySelector(sel));
     this.gridWrap = this.q('.grid-wrap');
     this.textarea = this.q('textarea');
     this.bindEvents();
   }
 
   bindEvents() {
-    this.el.querySelectorAll('.tab').forEach((b) => b.addEventListener('click', () => this.setMode(b.dataset.tab)));
+    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) => b.addEventListener('click', () => this.setMode(b.dataset.tab)));
     this.textarea.addEventListener('input', () => {
       this.text = this.textarea.value;
       this.numpy = '';
@@ -112,8 +134,8 @@ export class MatrixEditor {
     if (!this.vector) this.q('.dim-rows').addEventListener('change', resize);
     const kind = this.q('.rnd-kind');
     kind.addEventListener('change', () => {
-      this.el.querySelectorAll('.rnd-normal').forEach((e) => { e.hidden = kind.value !== 'normal'; });
-      this.el.querySelectorAll('.rnd-int').forEach((e) => { e.hidden = kind.value !== 'randint'; });
+      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-normal')).forEach((e) => { e.hidden = kind.value !== 'normal'; });
+      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-int')).forEach((e) => { e.hidden = kind.value !== 'randint'; });
     });
     this.q('.rnd-fill').addEventListener('click', () => this.fillRandom());
 
@@ -121,28 +143,33 @@ export class MatrixEditor {
     // keeps tabindex 0). A focused cell shows its number as the grid does, selected, so typing
     // replaces it; Enter, F2 or a second click edits the full number, shown in full first.
     this.gridWrap.addEventListener('focusin', (e) => {
-      const inp = e.target.closest('input.cell');
+      /** @type {HTMLInputElement | null} */
+      const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
       if (!inp) return;
       this.setActive(Number(inp.dataset.r), Number(inp.dataset.c));
       this.editing = false;
       inp.select();
     });
     this.gridWrap.addEventListener('focusout', (e) => {
-      const inp = e.target.closest('input.cell');
+      /** @type {HTMLInputElement | null} */
+      const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
       if (inp) inp.value = this.display(this.cells[inp.dataset.r][inp.dataset.c]);
       this.editing = false;
     });
     this.gridWrap.addEventListener('mousedown', (e) => {
-      const inp = e.target.closest('input.cell');
+      /** @type {HTMLInputElement | null} */
+      const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
       this.clickToEdit = Boolean(inp && inp === document.activeElement && !this.editing);
     });
     this.gridWrap.addEventListener('click', (e) => {
-      const inp = e.target.closest('input.cell');
+      /** @type {HTMLInputElement | null} */
+      const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
       if (inp && this.clickToEdit) this.edit(inp);
       this.clickToEdit = false;
     });
     this.gridWrap.addEventListener('input', (e) => {
-      const inp = e.target.closest('input.cell');
+      /** @type {HTMLInputElement | null} */
+      const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
       if (!inp) return;
       this.editing = true;
       this.cells[inp.dataset.r][inp.dataset.c] = inp.value.trim();
@@ -158,7 +185,8 @@ export class MatrixEditor {
    * needed (as spreadsheets do). A lone word (`1,5`, `-inf`) goes into the cell as typed.
    */
   onGridPaste(e) {
-    const inp = e.target.closest('input.cell');
+    /** @type {HTMLInputElement | null} */
+    const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
     const text = e.clipboardData?.getData('text/plain') ?? '';
     if (!inp || !/[\s[\]{}();]/.test(text.trim())) return;
     let block;
@@ -182,7 +210,8 @@ export class MatrixEditor {
   }
 
   onGridKey(e) {
-    const inp = e.target.closest('input.cell');
+    /** @type {HTMLInputElement | null} */
+    const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
     if (!inp || e.altKey || e.ctrlKey || e.metaKey) return;
     let r = Number(inp.dataset.r), c = Number(inp.dataset.c);
     const editing = this.editing;
@@ -321,7 +350,7 @@ export class MatrixEditor {
 
   setMode(mode) {
     this.mode = mode;
-    this.el.querySelectorAll('.tab').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.tab === mode)));
+    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.tab === mode)));
     this.q('.text-wrap').hidden = mode !== 'text';
     this.gridWrap.hidden = mode !== 'grid';
     if (mode === 'text') {
@@ -341,10 +370,10 @@ export class MatrixEditor {
     const rows = this.cells.length, cols = this.cells[0]?.length ?? 0;
     if (!this.vector) {
       const r = this.q('.dim-rows');
-      if (document.activeElement !== r) r.value = rows;
+      if (document.activeElement !== r) r.value = String(rows);
     }
     const c = this.q('.dim-cols');
-    if (document.activeElement !== c) c.value = this.vector ? rows * cols : cols;
+    if (document.activeElement !== c) c.value = String(this.vector ? rows * cols : cols);
     const shape = this.vector ? `${rows * cols}` : `${rows} × ${cols}`;
     if (this.q('.shape').textContent !== shape) this.q('.shape').textContent = shape;
   }
@@ -381,10 +410,12 @@ export class MatrixEditor {
   }
 
   fillRandom() {
-    const kind = this.q('.rnd-kind').value;
+    // The select's options are the kinds.
+    const kind = /** @type {import('attention-explorer').Draw['kind']} */ (this.q('.rnd-kind').value);
     const seed = Number(this.q('.rnd-seed').value);
     const rows = this.vector ? 1 : Number(this.q('.dim-rows').value);
     const cols = Number(this.q('.dim-cols').value);
+    /** @type {import('attention-explorer').Draw} */
     const draw = { kind, shape: [rows, cols] };
     if (kind === 'normal') { draw.loc = Number(this.q('.rnd-loc').value); draw.scale = Number(this.q('.rnd-scale').value); }
     if (kind === 'randint') { draw.low = Number(this.q('.rnd-low').value); draw.high = Number(this.q('.rnd-high').value); }

@@ -34,7 +34,7 @@ export function installEmbedBuilder(details) {
     <p><button type="button" id="embed-preview-toggle" aria-expanded="false">Show a preview</button></p>
     <div id="embed-preview-box" class="embed-preview" hidden></div>`);
   details.addEventListener('change', () => refreshEmbedBuilder());
-  details.addEventListener('input', (e) => { if (e.target.id === 'embed-height') refreshEmbedBuilder(); });
+  details.addEventListener('input', (e) => { if (/** @type {HTMLElement} */ (e.target).id === 'embed-height') refreshEmbedBuilder(); });
   $('embed-preview-toggle').addEventListener('click', () => {
     const box = $('embed-preview-box');
     box.hidden = !box.hidden;

@@ -8,7 +8,7 @@ import katex from './vendor/katex/katex.mjs';
 AttentionExplorerElement.katex = katex;
 
 const log = document.getElementById('ex-json-log');
-document.getElementById('ex-json').addEventListener('change', (e) => {
+document.getElementById('ex-json').addEventListener('change', (/** @type {CustomEvent<{ trace: import('attention-explorer').Trace, problem: import('attention-explorer').Problem }>} */ e) => {
   const out = e.detail.trace.output.map((row) => row.map((v) => v.toFixed(3)).join(' ')).join(' | ');
   log.textContent = `change: Q = ${JSON.stringify(e.detail.problem.Q)}; output = ${out}`;
 });
@@ -24,7 +24,7 @@ document.getElementById('ex-state').setAttribute('state', encoded);
 
 // Example 4: the explorer itself, embedded.
 const src = new URL('index.html?embed=1&hide=scores,scaled&lock=inputs#' + (await encodeStateString({ preset: '000-causal' })), location.href);
-const iframe = document.getElementById('ex-iframe');
+const iframe = /** @type {HTMLIFrameElement} */ (document.getElementById('ex-iframe'));
 iframe.src = src.href;
 document.getElementById('ex-iframe-code').textContent =
   `<iframe src="${src.href.replace(/&/g, '&amp;')}" width="100%" height="640" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen></iframe>`;

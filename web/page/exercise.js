@@ -327,7 +327,7 @@ export function installExercise() {
   exercise.hidden = true;
   $('results').before(exercise);
   exercise.addEventListener('click', (e) => {
-    const b = e.target.closest('button');
+    const b = /** @type {HTMLElement} */ (e.target).closest('button');
     if (!b) return;
     if (b.id === 'ex-check') checkExercise();
     if (b.id === 'ex-choose') { store.dispatch(setChoosing, !ui().choosing); store.flush(); $('ex-choose')?.focus(); }
@@ -343,6 +343,6 @@ export function installExercise() {
     }
   });
   exercise.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && e.target.matches('input.answer')) { e.preventDefault(); checkExercise(); }
+    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) { e.preventDefault(); checkExercise(); }
   });
 }

@@ -15,6 +15,7 @@
 // by ~0.1 s on a 2-core machine (BENCHMARKS.md, twelfth session).
 // main.js swaps the pristine markup in when the engine is ready (takeOver).
 // Not inline: the site runs under a strict Content-Security-Policy (script-src 'self').
+/** @typedef {PerformanceEntry & { identifier: string, renderTime: number, loadTime: number }} ElementTiming the Element Timing API's entry (not in TypeScript's DOM types) */
 (function () {
   // { phone, panelKey, startsFolded, showSetup }: web/page/layout.js's, written here by scripts/build-site.mjs.
   var rules = __LAYOUT_RULES__;
@@ -59,7 +60,7 @@
   }
   if (root.getAttribute('data-first-screen') !== 'prerendered') {
     // Started in <head>: the live page draws its own markup ("Loading…") until the engine is there.
-    app.replaceChildren(document.getElementById('app-pristine').content.cloneNode(true));
+    app.replaceChildren(/** @type {HTMLTemplateElement} */ (document.getElementById('app-pristine')).content.cloneNode(true));
     app.removeAttribute('data-snapshot');
     app.removeAttribute('inert');
     return;
@@ -82,11 +83,11 @@
     new PerformanceObserver(function (list, observer) {
       var entries = list.getEntries();
       for (var i = 0; i < entries.length; i++) {
-        if (entries[i].identifier !== 'ae:first-steps') continue;
+        if (/** @type {ElementTiming} */ (entries[i]).identifier !== 'ae:first-steps') continue;
         observer.disconnect();
         exact = true;
         performance.clearMarks(PAINTED);
-        performance.mark(PAINTED, { startTime: entries[i].renderTime || entries[i].loadTime });
+        performance.mark(PAINTED, { startTime: /** @type {ElementTiming} */ (entries[i]).renderTime || /** @type {ElementTiming} */ (entries[i]).loadTime });
         return;
       }
     }).observe({ type: 'element', buffered: true });

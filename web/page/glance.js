@@ -93,10 +93,10 @@ export function renderGlance() {
 /** A weight chosen at a glance: its cell in the weights card, opened (its worked calculation). */
 export function bindGlance(onStep) {
   $('glance')?.addEventListener('click', (e) => {
-    const holder = e.target.closest('[data-key]');
+    const holder = /** @type {HTMLElement} */ (e.target).closest('[data-key]');
     if (!holder) return;
     const key = holder.dataset.key;
-    const td = e.target.closest('td[data-r]');
+    const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
     const cell = td && document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"] td[data-r="${td.dataset.r}"][data-c="${td.dataset.c}"]`);
     if (!cell) { onStep(key); return; }
     cell.scrollIntoView({ block: 'center' });

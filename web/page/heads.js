@@ -82,7 +82,7 @@ function linesSvg(step, w, tokensQ, tokensK) {
 
 /** The button under the diagram that leads to the panel. */
 function diagramLink(box) {
-  let link = $('heads-link');
+  let link = /** @type {HTMLButtonElement} */ ($('heads-link'));
   const pipeline = $('pipeline');
   if (!link && pipeline) {
     link = document.createElement('button');
@@ -107,6 +107,7 @@ export function renderHeads() {
   const result = app.result;
   const list = $('step-list');
   if (!list) return;
+  /** @type {HTMLElement & { headsHtml?: string | null }} the panel, and the HTML last written to it */
   let box = $('heads-view');
   const weights = result ? result.trace.steps.filter((s) => s.id === 'weights' && s.head != null && s.head >= 0) : [];
   const hidden = result?.ctx?.hiddenSteps ?? [];
@@ -121,14 +122,14 @@ export function renderHeads() {
     box.setAttribute('aria-labelledby', 'heads-title');
     list.after(box);
     box.addEventListener('change', (e) => {
-      if (e.target.name !== 'lines-head') return;
-      shownHead = Number(e.target.value);
+      if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).name !== 'lines-head') return;
+      shownHead = Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
       renderHeads();
       box.querySelector('input[name="lines-head"]:checked')?.focus();
     });
     // A weight in a small map opens it in its step (its worked calculation and its traced numbers).
     box.addEventListener('click', (e) => {
-      const rect = e.target.closest('rect[data-q]');
+      const rect = /** @type {HTMLElement} */ (e.target).closest('rect[data-q]');
       const step = rect && app.result?.trace.steps.find((s) => s.id === 'weights' && s.head === Number(rect.closest('.head-map').dataset.head));
       if (!step) return;
       const q = Number(rect.dataset.q), k = Number(rect.dataset.k);

@@ -98,7 +98,10 @@ export function setEditorValue(ed, text, numpy) {
   ed.setValue(text ?? '', r.matrix ? (ed.vector ? [r.matrix.flat()] : r.matrix) : null, numpy);
 }
 
-/** Redraws the editors `which` picks (their decimals or token or head labels changed). */
+/**
+ * Redraws the editors `which` picks (their decimals or token or head labels changed).
+ * @param {(ed: import('./editor.js').MatrixEditor, name: string) => boolean} [which]
+ */
 export function renderGrids(which = () => true) {
   for (const [name, ed] of editors) if (which(ed, name)) ed.renderGrid();
 }
@@ -129,11 +132,11 @@ export function layoutEditors() {
     ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
   box.appendChild(optional);
   optional.addEventListener('change', (ev) => {
-    const flag = { 'use-bias': 'bias', 'use-wo': 'W_O', 'use-bo': 'b_O' }[ev.target.id];
+    const flag = { 'use-bias': 'bias', 'use-wo': 'W_O', 'use-bo': 'b_O' }[/** @type {HTMLElement} */ (ev.target).id];
     if (!flag) return;
-    store.dispatch(setOptions, {}, { [flag]: ev.target.checked });
+    store.dispatch(setOptions, {}, { [flag]: /** @type {HTMLInputElement} */ (ev.target).checked });
     layoutEditors();
-    document.getElementById(ev.target.id)?.focus();
+    document.getElementById(/** @type {HTMLElement} */ (ev.target).id)?.focus();
   });
 }
 

@@ -123,8 +123,8 @@ export function bindLessonFile() {
   $('lesson-save').addEventListener('click', save);
   $('lesson-open').addEventListener('click', () => $('lesson-file').click());
   $('lesson-file').addEventListener('change', async (e) => {
-    await openFile(e.target.files[0]);
-    e.target.value = '';
+    await openFile(/** @type {HTMLInputElement} */ (e.target).files[0]);
+    /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value = '';
   });
   // A .json file dropped anywhere on the page opens as a lesson (text dropped into a field stays text).
   const isFile = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');

@@ -102,9 +102,10 @@ async function boot() {
   installCopy();
   installCopyLatex($('step-list'));
   $('status-timings').addEventListener('click', (e) => {
-    const on = e.currentTarget.getAttribute('aria-pressed') !== 'true';
-    e.currentTarget.setAttribute('aria-pressed', String(on));
-    e.currentTarget.closest('.status-bar').classList.toggle('timings-on', on);
+    const button = /** @type {HTMLElement} */ (e.currentTarget);
+    const on = button.getAttribute('aria-pressed') !== 'true';
+    button.setAttribute('aria-pressed', String(on));
+    button.closest('.status-bar').classList.toggle('timings-on', on);
   });
   bindPipeline(showStep);
   bindGlance(showStep);
@@ -205,6 +206,8 @@ function takeOver() {
  * animation frame), with performance marks `name` (now) and `name-painted` (then) for each of
  * `names`, which `npm run bench:page` reads: `ae:first-steps` (the first steps on screen, unless
  * the prerendered ones were) and `ae:interactive` (the live page's first drawing).
+ * @param {string[]} names
+ * @returns {Promise<void>}
  */
 function drawn(names) {
   // One time for all of them: they are one drawing, even if the thread is preempted in between.

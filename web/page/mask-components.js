@@ -155,11 +155,11 @@ export function bindMaskComponents(container) {
     if (out) out.textContent = td.title;
   };
   container.addEventListener('mouseover', (e) => {
-    const td = e.target.closest?.('table.mask-map td[data-i]');
+    const td = /** @type {HTMLElement} */ (e.target).closest?.('table.mask-map td[data-i]');
     if (td) readout(td);
   });
   container.addEventListener('click', (e) => {
-    const td = e.target.closest?.('table.mask-map td[data-i]');
+    const td = /** @type {HTMLElement} */ (e.target).closest?.('table.mask-map td[data-i]');
     if (!td) return;
     readout(td);
     if (td.closest('.mask-part')?.dataset.part !== 'combined') return;

@@ -55,7 +55,7 @@ export function renderMask() {
 export function mountMaskEditor() {
   store.subscribe((page) => [page.state.options.mask, page.state.options.keepMask, page.result, page.loaded], renderMask);
   $('extras').addEventListener('click', (e) => {
-    const b = e.target.closest('.mask-cell');
+    const b = /** @type {HTMLElement} */ (e.target).closest('.mask-cell');
     if (b) store.dispatch(toggleKeep, Number(b.dataset.r), Number(b.dataset.c));
   });
 }

@@ -134,6 +134,7 @@ const inView = new Set();
 
 /** Draws the diagram for the current result into #pipeline. */
 export function renderPipeline() {
+  /** @type {HTMLElement & { _edges?: [string, string][] }} the diagram, and the edges it was drawn with */
   const box = $('pipeline');
   const { result } = app;
   if (!box || !result) return;
@@ -176,6 +177,7 @@ function scheduleEdges() {
 
 /** Arrows from each node to the nodes that read it (measured after layout). */
 function drawEdges() {
+  /** @type {HTMLElement & { _edges?: [string, string][] }} */
   const box = $('pipeline');
   const grid = box?.querySelector('.pl-grid');
   const svg = grid?.querySelector('svg.pl-edges');
@@ -206,7 +208,7 @@ function watchCards() {
   if (!observer) {
     observer = new IntersectionObserver((entries) => {
       for (const e of entries) {
-        const key = e.target.dataset.key;
+        const key = /** @type {HTMLElement} */ (e.target).dataset.key;
         if (e.isIntersecting) inView.add(key); else inView.delete(key);
       }
       markPipeline();
@@ -244,7 +246,7 @@ export function markPipeline() {
 /** Clicking a node: `onStep(key)` for a step (the page jumps to its card), or the input's editor. */
 export function bindPipeline(onStep) {
   $('pipeline').addEventListener('click', (e) => {
-    const node = e.target.closest('.pl-node');
+    const node = /** @type {HTMLElement} */ (e.target).closest('.pl-node');
     if (!node) return;
     const key = node.dataset.key;
     if (key.startsWith('in:')) {
@@ -259,7 +261,7 @@ export function bindPipeline(onStep) {
   // is the diagram's Tab stop, as in a toolbar.
   $('pipeline').addEventListener('keydown', (e) => {
     const nodes = [...$('pipeline').querySelectorAll('.pl-node')];
-    const at = nodes.indexOf(e.target.closest('.pl-node'));
+    const at = nodes.indexOf(/** @type {HTMLElement} */ (e.target).closest('.pl-node'));
     if (at < 0) return;
     const moves = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: nodes.length - 1 };
     if (!(e.key in moves) || e.altKey || e.ctrlKey || e.metaKey) return;

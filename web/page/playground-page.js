@@ -6,7 +6,8 @@ import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } f
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
-const $ = (id) => document.getElementById(id);
+/** @type {typeof import('./app.js').$} */
+const $ = (id) => /** @type {any} */ (document.getElementById(id));
 const params = new URLSearchParams(location.search);
 const embedded = params.get('embed') === '1';
 if (embedded) {
@@ -69,9 +70,9 @@ try {
     say('Saved the lesson: its preset, changes and questions (edit its "questions" to ask your own).');
   });
   $('pg-open-lesson').addEventListener('change', async (event) => {
-    const [file] = event.target.files;
+    const [file] = /** @type {HTMLInputElement} */ (event.target).files;
     if (file) open(await file.text(), file.name);
-    event.target.value = '';
+    /** @type {HTMLInputElement | HTMLSelectElement} */ (event.target).value = '';
   });
   // ?lesson=URL: the default preset is drawn underneath while it loads; the wait has a limit.
   const lessonUrl = params.get('lesson');
@@ -89,7 +90,7 @@ try {
     }
   }
   $('pg-load').addEventListener('change', async (event) => {
-    const [file] = event.target.files;
+    const [file] = /** @type {HTMLInputElement} */ (event.target).files;
     if (!file) return;
     try {
       await trainer.loadWeights(JSON.parse(await file.text()));
@@ -98,7 +99,7 @@ try {
       say('');
       showError(`${file.name}: ${error.message}`);
     }
-    event.target.value = '';
+    /** @type {HTMLInputElement | HTMLSelectElement} */ (event.target).value = '';
   });
 } catch (error) {
   $('pg-loading').textContent = `The playground could not start: ${error.message}`;

@@ -367,22 +367,22 @@ function controlsKey(id) {
 function bindControls(id) {
   const redo = () => { walk.index = 0; renderPractice(); };
   if (id === 'softmax') {
-    $('pr-row').addEventListener('change', (e) => { walk.row = e.target.value.trim() || null; redo(); });
+    $('pr-row').addEventListener('change', (e) => { walk.row = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null; redo(); });
     $('pr-row-reset').addEventListener('click', () => { walk.row = null; $('pr-row').value = ''; redo(); });
-    $('pr-subtract').addEventListener('change', (e) => { walk.subtractMax = e.target.checked; renderPractice(); });
-    $('pr-precision').addEventListener('change', (e) => { walk.precision = e.target.value; renderPractice(); });
+    $('pr-subtract').addEventListener('change', (e) => { walk.subtractMax = /** @type {HTMLInputElement} */ (e.target).checked; renderPractice(); });
+    $('pr-precision').addEventListener('change', (e) => { walk.precision = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value; renderPractice(); });
   } else if (id === 'tiles') {
     for (const [input, key] of [['pr-block-q', 'block_q'], ['pr-block-k', 'block_k']]) {
-      $(input).addEventListener('change', (e) => { walk.blocks = { ...walk.blocks, [key]: Number(e.target.value) }; redo(); });
+      $(input).addEventListener('change', (e) => { walk.blocks = { ...walk.blocks, [key]: Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) }; redo(); });
     }
   } else if (id === 'recurrent') {
-    $('pr-chunk').addEventListener('change', (e) => { walk.chunk = e.target.value.trim() === '' ? null : Number(e.target.value); redo(); });
+    $('pr-chunk').addEventListener('change', (e) => { walk.chunk = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() === '' ? null : Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value); redo(); });
   } else if (id === 'gradients') {
-    for (const input of document.querySelectorAll('.pr-do-cell')) input.addEventListener('change', readDO);
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.addEventListener('change', readDO);
     $('pr-do-ones').addEventListener('click', () => {
       walk.dO = null;
       walk.index = 0;
-      for (const input of document.querySelectorAll('.pr-do-cell')) input.value = '1';
+      for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.value = '1';
       $('pr-do-error').hidden = true;
       renderPractice();
     });
@@ -395,7 +395,7 @@ async function readDO() {
   const error = $('pr-do-error');
   try {
     const dO = app.result.trace.output.map((r) => r.map(() => 1));
-    for (const input of document.querySelectorAll('.pr-do-cell')) {
+    for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) {
       const [r, c] = [Number(input.dataset.r), Number(input.dataset.c)];
       dO[r][c] = engine.parseCell(input.value, 'dO', r + 1, c + 1);
     }
@@ -623,7 +623,7 @@ async function explainCell(td) {
 
 /** In a gradient's table the arrow keys move between numbers and Enter explains one. */
 function onCellKey(e) {
-  const td = e.target.closest?.('.pr-gradient td[data-r]');
+  const td = /** @type {HTMLElement} */ (e.target).closest?.('.pr-gradient td[data-r]');
   if (!td) return;
   if (e.key === 'Enter' || e.key === ' ') {
     e.preventDefault();
@@ -645,7 +645,7 @@ function onCellKey(e) {
 function onKey(e) {
   if (!walk.id || $('practice').hidden || e.altKey || e.ctrlKey || e.metaKey) return;
   if (document.body.classList.contains('stepping') && !$('practice').contains(e.target)) return;
-  if (e.target.closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas')) return;
+  if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas')) return;
   const n = walk.view?.positions ?? 0;
   const moves = { ArrowRight: walk.index + 1, PageDown: walk.index + 1, ArrowLeft: walk.index - 1, PageUp: walk.index - 1, Home: 0, End: n - 1 };
   if (!(e.key in moves)) return;
@@ -657,7 +657,7 @@ export function bindPractice() {
   const tabs = $('practice-tabs');
   tabs.innerHTML = Object.entries(WALKS).map(([id, name]) => `<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`).join('');
   tabs.addEventListener('click', (e) => {
-    const tab = e.target.closest('[role="tab"]');
+    const tab = /** @type {HTMLElement} */ (e.target).closest('[role="tab"]');
     if (tab) openWalk(tab.dataset.walk);
   });
   $('practice-open').addEventListener('click', () => { openWalk(walk.id ? null : 'softmax'); if (walk.id) $('practice').scrollIntoView({ block: 'start' }); });
@@ -665,12 +665,12 @@ export function bindPractice() {
   $('pr-prev').addEventListener('click', () => go(walk.index - 1));
   $('pr-next').addEventListener('click', () => go(walk.index + 1));
   $('practice-body').addEventListener('click', (e) => {
-    const td = e.target.closest('.pr-gradient td[data-r]');
+    const td = /** @type {HTMLElement} */ (e.target).closest('.pr-gradient td[data-r]');
     if (td) explainCell(td);
   });
   $('practice-body').addEventListener('keydown', onCellKey);
   $('practice-export').addEventListener('click', (e) => {
-    const button = e.target.closest('button[data-walk-export]');
+    const button = /** @type {HTMLElement} */ (e.target).closest('button[data-walk-export]');
     if (button) onWalkExport(button);
   });
   document.addEventListener('keydown', onKey);

@@ -15,7 +15,7 @@ function markSideways(el, m = measure(el)) {
   el.classList.toggle('at-end', sideways && m.scrollLeft + m.clientWidth >= m.scrollWidth - 1);
 }
 document.addEventListener('scroll', (e) => {
-  if (e.target instanceof Element && e.target.matches(SCROLLERS)) markSideways(e.target);
+  if (e.target instanceof Element && /** @type {HTMLElement} */ (e.target).matches(SCROLLERS)) markSideways(e.target);
 }, { capture: true, passive: true });
 
 let cancelLater = null; // cancels the pending pass over regions the browser is not laying out yet

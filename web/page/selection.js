@@ -128,7 +128,7 @@ function bindSteps() {
   const list = $('step-list');
   bindTraceLinks(list);
   list.addEventListener('click', (e) => {
-    const fold = e.target.closest('button.fold');
+    const fold = /** @type {HTMLElement} */ (e.target).closest('button.fold');
     if (fold) {
       const key = fold.closest('article').dataset.key;
       store.dispatch(toggleFolded, key);
@@ -136,9 +136,9 @@ function bindSteps() {
       list.querySelector(`article[data-key="${key}"] button.fold`)?.focus();
       return;
     }
-    const td = e.target.closest('td[data-r]');
+    const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
     if (td) { select(td.closest('article'), Number(td.dataset.r), Number(td.dataset.c), true); return; }
-    const canvas = e.target.closest('canvas');
+    const canvas = /** @type {HTMLElement} */ (e.target).closest('canvas');
     if (canvas) {
       const rect = canvas.getBoundingClientRect();
       const c = Math.min(canvas.width - 1, Math.floor(((e.clientX - rect.left) / rect.width) * canvas.width));
@@ -147,12 +147,12 @@ function bindSteps() {
     }
   });
   list.addEventListener('keydown', (e) => {
-    const td = e.target.closest?.('td[data-r]');
-    const canvas = e.target.closest?.('canvas');
+    const td = /** @type {HTMLElement} */ (e.target).closest?.('td[data-r]');
+    const canvas = /** @type {HTMLElement} */ (e.target).closest?.('canvas');
     if (!td && !canvas) return;
     let r = Number((td ?? canvas).dataset.r ?? 0), c = Number((td ?? canvas).dataset.c ?? 0);
-    const card = e.target.closest('article');
-    const [nr, nc] = td ? [td.closest('tbody').rows.length, td.parentElement.cells.length - 1] : [canvas.height, canvas.width];
+    const card = /** @type {HTMLElement} */ (e.target).closest('article');
+    const [nr, nc] = td ? [td.closest('tbody').rows.length, /** @type {HTMLTableRowElement} */ (td.parentElement).cells.length - 1] : [canvas.height, canvas.width];
     switch (e.key) {
       case 'ArrowUp': r = Math.max(0, r - 1); break;
       case 'ArrowDown': r = Math.min(nr - 1, r + 1); break;
@@ -175,7 +175,7 @@ function bindSteps() {
 
   // Token names can also be renamed where they are shown: double-click a row or column label.
   list.addEventListener('dblclick', (e) => {
-    const th = e.target.closest('th[data-token]');
+    const th = /** @type {HTMLElement} */ (e.target).closest('th[data-token]');
     if (!th || th.querySelector('input')) return;
     const [kind, index] = th.dataset.token.split(':');
     const input = document.createElement('input');

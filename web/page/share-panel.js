@@ -69,7 +69,7 @@ function buildPanel() {
   installEmbedBuilder($('embed-options'));
 
   share.addEventListener('click', async (e) => {
-    const b = e.target.closest('button');
+    const b = /** @type {HTMLElement} */ (e.target).closest('button');
     if (!b) return;
     if (b.dataset.export) { await onExport(b.dataset.export); return; }
     switch (b.id) {

@@ -274,8 +274,8 @@ export function showStep(key) {
 function onKey(e) {
   if (!stepper.on || e.altKey || e.ctrlKey || e.metaKey) return;
   // Typing, moving in a table or a heatmap keeps its own arrow keys.
-  if (e.target.closest?.('input, textarea, select, [contenteditable="true"], td[data-r], canvas')) return;
-  const onButton = e.target.closest?.('button');
+  if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], td[data-r], canvas')) return;
+  const onButton = /** @type {HTMLElement} */ (e.target).closest?.('button');
   const moves = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
   if (e.key in moves) { if (moves[e.key] > 0) next(); else go(stepper.index - 1); }
   else if (e.key === ' ' && flags.present && !onButton) { if (e.shiftKey) go(stepper.index - 1); else next(); }

@@ -242,6 +242,7 @@ export function renderStudent(paper, damaged = null) {
   box.className = 'panel exercise student-exercise';
   box.setAttribute('aria-labelledby', 'exercise-title');
   box.tabIndex = -1;
+  /** @type {{ paper?: object, error?: string }} */
   const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: 'its problem could not be computed' };
   if (checked.error) {
     box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error"></p>';
@@ -280,9 +281,9 @@ export function renderStudent(paper, damaged = null) {
   box.innerHTML = html;
   $('app').prepend(box);
   requestAnimationFrame(() => markScrollables({ within: box }));
-  box.addEventListener('click', (e) => { if (e.target.closest('#ex-check')) checkPaper(paper); });
+  box.addEventListener('click', (e) => { if (/** @type {HTMLElement} */ (e.target).closest('#ex-check')) checkPaper(paper); });
   box.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && e.target.matches('input.answer')) { e.preventDefault(); checkPaper(paper); }
+    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) { e.preventDefault(); checkPaper(paper); }
   });
   $('status').textContent = 'Exercise: type the missing numbers and press Check.';
 }

@@ -128,12 +128,12 @@ export function bindTraceLinks(list) {
     return td ? cellOf(td) : null;
   };
   list.addEventListener('mouseover', (e) => {
-    const td = e.target.closest('td[data-r]');
-    if (td) point(cellOf(td)); else if (!e.target.closest('.heatmap canvas')) point(focused());
+    const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
+    if (td) point(cellOf(td)); else if (!/** @type {HTMLElement} */ (e.target).closest('.heatmap canvas')) point(focused());
   });
   // A heatmap: the cell under the pointer (one canvas pixel per number).
   list.addEventListener('mousemove', (e) => {
-    const canvas = e.target.closest('.heatmap canvas');
+    const canvas = /** @type {HTMLElement} */ (e.target).closest('.heatmap canvas');
     if (!canvas) return;
     const rect = canvas.getBoundingClientRect();
     const col = Math.min(canvas.width - 1, Math.floor(((e.clientX - rect.left) / rect.width) * canvas.width));
@@ -142,7 +142,7 @@ export function bindTraceLinks(list) {
   });
   list.addEventListener('mouseleave', () => point(focused()));
   list.addEventListener('focusin', (e) => {
-    const td = e.target.closest('td[data-r]');
+    const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
     if (td) point(cellOf(td));
   });
   list.addEventListener('focusout', (e) => {

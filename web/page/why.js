@@ -52,8 +52,13 @@ function bar(value, max, cls) {
 
 /**
  * @param {HTMLElement} el
- * @param {object} o { scaled, unscaled: traces (same problem with 1/√d_k and with no scaling),
- *   sweep: { tokens, rows: [{ d_k, before, after, maxUnscaled, maxScaled }], numpy } | null, tokensQ, decimals, layout }
+ * @param {object} o
+ * @param {import('attention-explorer').Trace | null} o.scaled the problem with 1/√d_k
+ * @param {import('attention-explorer').Trace | null} o.unscaled the same problem with no scaling
+ * @param {{ tokens: number, rows: { d_k: number, before: number, after: number, maxUnscaled: number, maxScaled: number }[], numpy: string } | null} o.sweep
+ * @param {string[]} o.tokensQ
+ * @param {number} o.decimals
+ * @param {string} o.layout
  */
 function renderWhy(el, o) {
   const d = o.decimals;
@@ -108,6 +113,7 @@ function renderWhy(el, o) {
   }
   // Three parts, each replaced only when it changed: the formula and the sweep rarely do.
   if (!el.querySelector(':scope > .why-part')) el.innerHTML = '<div class="why-part"></div><div class="why-part"></div><div class="why-part"></div>';
+  /** @type {NodeListOf<HTMLElement & { whySource?: string }>} the HTML each part was drawn from */
   const parts = el.querySelectorAll(':scope > .why-part');
   [intro, html, sweepHtml].forEach((h, i) => { if (parts[i].whySource !== h) { parts[i].innerHTML = h; parts[i].whySource = h; } });
 }
