@@ -142,7 +142,10 @@ export function colourLut(data, kind) {
   return { lut, index };
 }
 
-/** colourScale as CSS colours: (v) => { fill, text }, or null for non-finite v. */
+/**
+ * colourScale as CSS colours: (v) => { fill, text }, or null for non-finite v.
+ * @type {typeof import('./index.js').heatColours}
+ */
 export function heatColours(data, /** @type {import('./index.js').ValueKind} */ kind = 'signed') {
   const scale = colourScale(data, kind);
   return (v) => {

@@ -30,7 +30,22 @@ export function sharedEngine(options?: LoadOptions): Promise<Engine>;
  * An attribute's text (null when absent) read and checked against componentAttributesSchema
  * (attention-explorer/share): the value it takes (null: the default) and what was left out.
  */
-export function readAttribute(name: string, text: string | null): { value: unknown; note: string | null };
+export function readAttribute<K extends string>(name: K, text: string | null): { value: (K extends keyof ComponentAttributes ? ComponentAttributes[K] : unknown) | null; note: string | null };
+/** The attributes componentAttributesSchema takes, as readAttribute gives their values. */
+export interface ComponentAttributes {
+  preset: string;
+  state: string;
+  lesson: string;
+  /** Step ids. */
+  steps: string[];
+  /** Input names, or "all". */
+  inputs: string[];
+  editable: string[];
+  decimals: number;
+  /** Heads from 1. */
+  heads: number[];
+  'wasm-url': string;
+}
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -113,7 +113,8 @@ const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssem
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
-const ATTRIBUTES = componentAttributesSchema.fields;
+// The attributes' schemas (an object schema's fields; a list's schema has its item's).
+const ATTRIBUTES = /** @type {Record<string, import('./share.js').Schema & { item?: import('./share.js').Schema }>} */ (componentAttributesSchema.fields);
 const numberOr = (t) => (/^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t);
 const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
 
@@ -124,22 +125,25 @@ const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
  * @type {typeof import('./component.js').readAttribute}
  */
 export function readAttribute(name, text) {
+  // A value is what the schema takes for `name`: ComponentAttributes[name] (component.d.ts).
   if (text == null) return { value: null, note: null };
   const s = ATTRIBUTES[name];
   if (s.type === 'list') {
     const items = list(text).map(s.item.type === 'number' ? numberOr : (w) => w);
     const bad = items.filter((w) => check(s.item, w).error);
     const note = bad.length ? `${name}="${cut(text)}": ${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${s.item.expected}; left out` : null;
-    return { value: items.filter((w) => !bad.includes(w)), note };
+    return { value: /** @type {any} */ (items.filter((w) => !bad.includes(w))), note };
   }
   const value = s.type === 'number' ? numberOr(text.trim()) : text;
   const { error } = check(componentAttributesSchema, { [name]: value });
-  return error ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` } : { value, note: null };
+  return error ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` } : { value: /** @type {any} */ (value), note: null };
 }
 
 // Importing this module outside a browser (server-side rendering) must not throw.
 // (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
 const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
+
+/** @typedef {Satisfies<typeof AttentionExplorerElement, typeof import('./component.js').AttentionExplorerElement>} DeclaredElement component.d.ts's class is this one */
 
 export class AttentionExplorerElement extends Base {
   /** Set to the KaTeX module (katex.renderToString) to typeset formulas as MathML. */
@@ -252,6 +256,12 @@ export class AttentionExplorerElement extends Base {
     return value;
   }
 
+  /**
+   * The problem and what comes with it, from the source attributes or the JSON child; null when
+   * there is none but a problem is set, undefined when there is neither.
+   * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string,
+   *   lesson?: import('./share.js').LessonNotes, where?: string } | null | undefined>}
+   */
   async #source() {
     const presetId = this.#sourceAttribute('preset');
     if (presetId) {

@@ -44,6 +44,7 @@ function vectorOf(value, name) {
  * How the scores are scaled: 'sqrt_dk', 'none', 'multiply' (a number) or 'divide' (text such as
  * "1/sqrt(3)", which the core has read); `text` quotes the option. The factor itself is
  * trace.meta.scale.
+ * @returns {import('./index.js').ProblemContext['scale']}
  */
 function scaleOf(scale) {
   if (scale === undefined || scale === 'sqrt_dk') return { kind: 'sqrt_dk', text: 'sqrt_dk' };
@@ -55,6 +56,7 @@ function scaleOf(scale) {
  * What the exports read off a problem: its inputs as number arrays, the layout, which inputs
  * it has and its options. Everything the core computes comes from its trace instead (the mask
  * kind too: a problem with a mask needs its trace).
+ * @type {typeof import('./index.js').problemContext}
  */
 export function problemContext(problem, trace) {
   if (!problem || typeof problem !== 'object') throw exportError('the problem must be an object');
@@ -65,6 +67,7 @@ export function problemContext(problem, trace) {
   }
   const direct = inputs.Q !== undefined;
   const mode = direct ? 'qkv' : inputs.X_kv ? 'cross' : 'self';
+  /** @type {import('./index.js').ProblemContext['maskKind']} */
   let maskKind = 'none';
   let mask = null;
   if (o.mask != null) {
@@ -92,7 +95,10 @@ export function headOf(step) {
   return step.head === null || step.head === undefined || step.head < 0 ? null : step.head;
 }
 
-/** A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2". */
+/**
+ * A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2".
+ * @type {typeof import('./index.js').stepCaption}
+ */
 export function stepCaption(step, heads) {
   const h = headOf(step);
   return `${step.title}${heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
@@ -102,6 +108,7 @@ export function stepCaption(step, heads) {
  * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): its rows are the
  * positions themselves (meta.rope_positions), "p = 0", ...; its columns the rotated pairs i of θ_i,
  * "i = 0", .... null for any other step.
+ * @type {typeof import('./index.js').positionsAxisLabels}
  */
 export function positionsAxisLabels(step, axis, meta) {
   if (!step.axes.includes('positions')) return null;
@@ -110,7 +117,10 @@ export function positionsAxisLabels(step, axis, meta) {
   return { labels: Array.from({ length: n }, (_, i) => `i = ${i}`), title: 'pair' };
 }
 
-/** File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1. */
+/**
+ * File name for a step export, e.g. "weights.csv", or "weights-head2.csv" when `heads` > 1.
+ * @type {typeof import('./index.js').stepFileName}
+ */
 export function stepFileName(step, ext, heads = 1) {
   const h = headOf(step);
   return `${step.id}${h !== null && heads > 1 ? `-head${h + 1}` : ''}.${ext}`;

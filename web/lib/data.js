@@ -13,10 +13,7 @@ function csvField(s) {
 /**
  * One matrix as CSV, every number exact (shortest round-trip form; "-inf" for masked).
  * `rowLabels`/`colLabels` add a label column and a header row.
- */
-/**
- * @param {number[][]} data
- * @param {{ rowLabels?: string[], colLabels?: string[] }} [labels]
+ * @type {typeof import('./index.js').matrixCsv}
  */
 export function matrixCsv(data, { rowLabels, colLabels } = {}) {
   const lines = [];
@@ -29,12 +26,18 @@ export function matrixCsv(data, { rowLabels, colLabels } = {}) {
   return lines.join('\n') + '\n';
 }
 
-/** One step as CSV (see matrixCsv). */
+/**
+ * One step as CSV (see matrixCsv).
+ * @type {typeof import('./index.js').stepCsv}
+ */
 export function stepCsv(step, options = {}) {
   return matrixCsv(step.data, options);
 }
 
-/** The whole trace as one long CSV: step,head,row,col,value (indices from 0, head empty for none). */
+/**
+ * The whole trace as one long CSV: step,head,row,col,value (indices from 0, head empty for none).
+ * @type {typeof import('./index.js').traceCsv}
+ */
 export function traceCsv(trace) {
   const lines = ['step,head,row,col,value'];
   for (const s of trace.steps) {
@@ -57,6 +60,7 @@ function tidyRows(lines, key, quantity, values) {
  * matrix (col: the key, or the output's feature), so pivoting a quantity gives causal attention's
  * matrix, queries down; `cache_rows`, `flops_cached`, `flops_full` and `difference` are one number
  * per token (head, row and col empty). Numbers exact, as traceCsv writes them.
+ * @type {typeof import('./index.js').decodeCsv}
  */
 export function decodeCsv(decoding) {
   if (!Array.isArray(decoding?.steps) || !decoding.steps.every((s) => 'cache_rows' in s)) {
@@ -85,6 +89,7 @@ const TILE_QUANTITIES = ['scores', 'm_before', 'm_after', 'rescale', 'l_before',
  * row (the tile's query i). Then, with the tile columns empty, `output` (row and col of the
  * output, in the problem's layout), `max_difference`, `bytes_standard`, `bytes_flash` and
  * `element_bytes`.
+ * @type {typeof import('./index.js').tilesCsv}
  */
 export function tilesCsv(tiles) {
   if (!Array.isArray(tiles?.tiles) || !Array.isArray(tiles.output)) {
@@ -101,7 +106,10 @@ export function tilesCsv(tiles) {
   return lines.join('\n') + '\n';
 }
 
-/** Reads CSV written by matrixCsv (no labels) or traceCsv back into numbers. */
+/**
+ * Reads CSV written by matrixCsv (no labels) or traceCsv back into numbers.
+ * @type {typeof import('./index.js').parseCsv}
+ */
 export function parseCsv(text) {
   const lines = String(text).trim().split(/\r?\n/);
   const num = (s) => numberWord(s) ?? Number(s);
@@ -125,7 +133,10 @@ export function parseCsv(text) {
   return lines.map((line) => line.split(',').map(num));
 }
 
-/** The trace as JSON text (non-finite numbers as "inf", "-inf", "nan", as the CLI writes). */
+/**
+ * The trace as JSON text (non-finite numbers as "inf", "-inf", "nan", as the CLI writes).
+ * @type {typeof import('./index.js').traceJson}
+ */
 export function traceJson(trace, indent = 2) {
   return stringify(trace, indent);
 }

@@ -11,6 +11,7 @@ export { version } from './load.js';
  * Loads the fast-only module: `{ attention(input), fastKernels(), heapStats(), version }`.
  * @param {{ wasmUrl?: string | URL, relaxedSimd?: boolean }} [options] a file path, file: URL or http(s): URL of
  *   attention-fast.wasm; relaxedSimd: false keeps the SIMD128 products where relaxed SIMD is available
+ * @type {typeof import('./fast-index.js').loadFastAttention}
  */
 export async function loadFastAttention(options = {}) {
   const url = nodeUrl(options.wasmUrl, new URL('./attention-fast.wasm', import.meta.url));

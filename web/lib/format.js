@@ -34,7 +34,10 @@ export function formatNumber(x, decimals = 4, { fixedZero = false, tinyAsZero = 
   return rounded(x, decimals, fixedZero, tinyAsZero).replace(/-/g, MINUS);
 }
 
-/** The same number in TeX: -\infty, \text{NaN}, 1.500 \times 10^{-7}. */
+/**
+ * The same number in TeX: -\infty, \text{NaN}, 1.500 \times 10^{-7}.
+ * @type {typeof import('./index.js').texNumber}
+ */
 export function texNumber(x, decimals = 4, { fixedZero = false } = {}) {
   if (x === -Infinity) return '-\\infty';
   if (x === Infinity) return '\\infty';

@@ -11,8 +11,11 @@ import { anyOf, boolean, check, json, list, literal, nullable, number, object, r
 
 export { check } from './schema.js';
 
+/** @type {typeof import('./share.js').LESSON_FORMAT} */
 export const LESSON_FORMAT = 'attention-explorer lesson';
+/** @type {typeof import('./share.js').LESSON_VERSION} */
 export const LESSON_VERSION = 1;
+/** @type {typeof import('./share.js').ANSWER_KINDS} */
 export const ANSWER_KINDS = ['key', 'number', 'text'];
 
 /**

@@ -5,7 +5,10 @@
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { formatNumber, texNumber } from './format.js';
 
-/** A matrix as a TeX bmatrix with `decimals` places. */
+/**
+ * A matrix as a TeX bmatrix with `decimals` places.
+ * @type {typeof import('./index.js').matrixLatex}
+ */
 export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
   // Larger than max × max: the first rows/columns, \vdots/\cdots/\ddots, and the last one (as on
   // a slide; LaTeX's bmatrix also stops at MaxMatrixCols).
@@ -18,7 +21,10 @@ export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
   return `\\begin{bmatrix}\n${rows.join(' \\\\\n')}\n\\end{bmatrix}`;
 }
 
-/** One step as "symbol = bmatrix" (TeX math, no delimiters). */
+/**
+ * One step as "symbol = bmatrix" (TeX math, no delimiters).
+ * @type {typeof import('./index.js').stepLatex}
+ */
 export function stepLatex(step, { decimals = 4, max = 16 } = {}) {
   return `${step.symbol} = ${matrixLatex(step.data, { decimals, max })}`;
 }
@@ -58,6 +64,7 @@ function latexDocument(body, title) {
 /**
  * The whole worked solution as LaTeX: each step's formula and matrix in display math
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
+ * @type {typeof import('./index.js').solutionLatex}
  */
 export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
   const ctx = problemContext(problem, trace);
@@ -69,7 +76,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
     parts.push('\\paragraph{Given}');
     for (const [name, value] of given) {
       const isVector = BIAS_KEYS.includes(name);
-      parts.push(`\\[ ${inputSymbol(name, m.layout)} = ${matrixLatex(isVector ? [value] : value, { decimals, max })} \\]`);
+      parts.push(`\\[ ${inputSymbol(name, m.layout)} = ${matrixLatex(/** @type {number[][]} */ (isVector ? [value] : value), { decimals, max })} \\]`);
     }
     if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals, max })} \\]`);
   }
@@ -89,6 +96,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
  * terms table's columns a and b and `@terms(a)` by column a's entries joined with "+" (more than
  * `maxTerms` terms: the first ones, \cdots, the last), `@query`, `@key`, `@token` by `label(name)`.
  * One pass, so a filled-in label is never read as a placeholder.
+ * @type {typeof import('./index.js').fillExplanation}
  */
 export function fillExplanation(template, e, { number, maxTerms = 8, label = (name) => name }) {
   const sum = (n, term) => {
@@ -114,6 +122,7 @@ function explainedStep(e, trace) {
  * The worked calculation of one cell (an engine.explain() result) as a TeX `aligned` block:
  * explain()'s own lines (the cell, the definition, the numbers filled in, the value). `trace`
  * (of the same problem) checks that the cell is one of its steps.
+ * @type {typeof import('./index.js').cellLatex}
  */
 export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
   explainedStep(e, trace);
@@ -124,6 +133,7 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
 /**
  * The sentences of one cell's worked calculation (explain()'s text) as plain text, tokens named by
  * their place: "The query of query 2 dotted with the key of key 3 ...".
+ * @type {typeof import('./index.js').cellText}
  */
 export function cellText(e, trace, { decimals = 4 } = {}) {
   const step = explainedStep(e, trace);

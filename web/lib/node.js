@@ -21,6 +21,7 @@ export { colourLegend, colourLut, colourRange, colourScale } from './colours.js'
  * loads it), and the model module (engine.model: a transformer that trains) unless `model: false`.
  * @param {{ wasmUrl?: string | URL, walkthroughsUrl?: string | URL, modelUrl?: string | URL, walkthroughs?: boolean, model?: boolean }} [options]
  *   file paths, file: URLs or http(s): URLs of attention.wasm and attention-walkthroughs.wasm
+ * @type {typeof import('./index.js').loadAttention}
  */
 export async function loadAttention(options = {}) {
   const url = nodeUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));

@@ -569,6 +569,7 @@ export async function mountPlayground(root, options = {}) {
 /** <attention-playground task="induction" autoplay>: the playground in any page. */
 // (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
 const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
+/** @typedef {Satisfies<typeof AttentionPlayground, typeof import('./playground.js').AttentionPlayground>} DeclaredPlayground playground.d.ts's class is this one */
 export class AttentionPlayground extends Base {
   async connectedCallback() {
     if (this.mounted) return;

@@ -233,7 +233,8 @@ function checkJson(s, value, path, depth) {
 /**
  * Checks `value` against schema `s`: { value } (what fits, an object's unknown keys dropped) or
  * { error, path } with the message naming the field (`label: path is ...; expected ...`).
- * Never throws for any value.
+ * Never throws for any value. (Not typed by share.d.ts's `check`, whose value is unknown: callers
+ * here read the value as the schema made it; tests/types/declarations.ts checks the two agree.)
  */
 export function check(s, value) {
   try {
