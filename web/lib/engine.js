@@ -295,8 +295,8 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     loadModel() {
       if (modelModule !== null) return Promise.resolve(engine);
       if (!loadModelModule) return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
-      modelLoading ??= loadModelModule().then((/** @type {[import('./glue.js').GlueModule]} */ [module]) => {
-        if (typeof module._modelCreate !== 'function') throw new Error('the model module has no _modelCreate: the package\'s files are from different builds');
+      modelLoading ??= loadModelModule().then(([module]) => {
+        if (typeof /** @type {import('./glue.js').GlueModule} */ (module)._modelCreate !== 'function') throw new Error('the model module has no _modelCreate: the package\'s files are from different builds');
         modelModule = module;
         return engine;
       }).finally(() => { modelLoading = null; });

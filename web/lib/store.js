@@ -19,7 +19,7 @@ function same(a, b) {
 export function createStore(initial, { schedule } = {}) {
   let state = initial;
   let scheduled = false;
-  /** @type {Set<{ select: (s: S) => unknown, draw: (part: unknown, s: S) => void, last: unknown }>} */
+  /** @type {Set<{ select: (s: S) => any, draw: (part: any, s: S) => void, last: any }>} each view's part is of its own type */
   const views = new Set();
   const frame = schedule ?? ((redraw) => (globalThis.requestAnimationFrame ?? ((f) => setTimeout(f, 16)))(redraw));
 

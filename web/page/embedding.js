@@ -8,7 +8,7 @@ import katex from './vendor/katex/katex.mjs';
 AttentionExplorerElement.katex = katex;
 
 const log = document.getElementById('ex-json-log');
-document.getElementById('ex-json').addEventListener('change', (/** @type {CustomEvent<{ trace: import('attention-explorer').Trace, problem: import('attention-explorer').Problem }>} */ e) => {
+/** @type {import('attention-explorer/component').AttentionExplorerElement} */ (document.getElementById('ex-json')).addEventListener('change', (e) => {
   const out = e.detail.trace.output.map((row) => row.map((v) => v.toFixed(3)).join(' ')).join(' | ');
   log.textContent = `change: Q = ${JSON.stringify(e.detail.problem.Q)}; output = ${out}`;
 });
