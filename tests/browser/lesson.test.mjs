@@ -152,6 +152,24 @@ test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV hea
   assert.match(await page.$eval('#pipeline .pl-node[data-key="output:-1"]', (n) => n.textContent), /W_O/);
   await page.locator('#lesson').screenshot({ path: join(artifacts, 'lesson-diagram-gqa.png') });
 
+  // Two heads with RoPE: the angle table Θ, which every head shares, has a column of its own
+  // (it covered V⁽¹⁾ and Q⁽²⁾) and its card is under "Shared by every head", not "Combining the heads".
+  const rope = { ...multi, options: { ...multi.options, rope: true } };
+  await open(page, `${base}#${await linkTo(rope)}`);
+  await checkDiagram(page, rope, '2 heads, RoPE');
+  const boxes = await page.$$eval('#pipeline .pl-node', (nodes) => nodes.map((n) => {
+    const r = n.getBoundingClientRect();
+    return { key: n.dataset.key, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+  }));
+  for (const a of boxes) {
+    for (const b of boxes) {
+      const overlap = a.key < b.key && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      assert.ok(!overlap, `diagram nodes ${a.key} and ${b.key} overlap`);
+    }
+  }
+  assert.ok(await col('Q:0') > await col('rope_angles:-1'), 'Θ is not before the queries');
+  assert.equal(await page.$eval('#step-list article[data-key="rope_angles:-1"]', (a) => a.closest('section').querySelector('.group-title').textContent), 'Shared by every head');
+
   // Cross-attention: two data inputs, X for the queries and X_kv for the keys and values.
   await open(page, base);
   await page.selectOption('#preset', 'cross');

@@ -295,14 +295,17 @@ export function renderSteps(container, trace, ctx) {
   let currentGroup = null;
   let n = 0;
   const hTag = multi ? 'h4' : 'h3';
+  let headsSeen = false;
   for (const { step } of cards) {
     const h = headOf(step);
-    const group = h >= 0 ? `head${h}` : 'combine';
+    // Steps of no one head come before the heads (positions, RoPE's angles) or after (H, O).
+    const group = h >= 0 ? `head${h}` : headsSeen ? 'combine' : 'shared';
+    if (h >= 0) headsSeen = true;
     if (multi && group !== currentGroup) {
       if (currentGroup !== null) html += '</div></section>';
       currentGroup = group;
       n = 0;
-      const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : 'Combining the heads';
+      const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : group === 'shared' ? 'Shared by every head' : 'Combining the heads';
       html += `<section class="head-group" aria-label="${title}"><h3 class="group-title">${title}</h3><div class="step-cards">`;
     } else if (!multi && currentGroup === null) {
       currentGroup = 'single';
