@@ -239,6 +239,15 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(!cards.includes('scores') && cards.includes('weights') && cards.includes('concat'), `steps shown: ${cards}`);
   assert(await page.$eval('#why', (e) => e.hidden), 'the why view shows although hide=why');
   assert(await page.$eval('#inputs', (e) => e.inert), 'inputs are not locked (inert)');
+  // Locked inputs show their numbers only: no Grid/Text tabs, sizes, Random… or W_O box that would do nothing.
+  const controls = await page.$$eval('#inputs .tabs, #inputs .dims, #inputs .optional-inputs', (els) => els.filter((e) => e.getClientRects().length).length);
+  assert(controls === 0, `locked inputs still show ${controls} editing controls`);
+  assert(await page.$$eval('#editors .editor:not([hidden]) td, #editors .editor:not([hidden]) input.cell', (c) => c.length) > 0, 'locked inputs show no numbers');
+  // The status line counts the steps shown, not the hidden ones (2 heads: scores hidden in each).
+  const shownCards = cards.length;
+  assert(engine.run(preset('multihead')).steps.length - shownCards === 2, `scores not hidden in both heads: ${shownCards} cards`);
+  const status = await page.$eval('#status', (e) => e.textContent);
+  assert(status.startsWith(`${shownCards} steps for `), `status: ${status}`);
   assert(!(await page.$eval('#setup', (e) => e.inert)), 'options are locked although only inputs were');
   assert(await page.$eval('#share', (e) => e.hidden), 'the share panel shows in embed mode');
   const href = await page.$eval('#open-full', (a) => a.href);
