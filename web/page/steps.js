@@ -3,7 +3,7 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
+import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels, weightSums } from 'attention-explorer';
 import { afterFrame, writeHtml } from './app.js';
 import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
@@ -116,9 +116,13 @@ function factsHtml(step, trace, ctx) {
     case 'weights': {
       const sums = f.weight_sums.map((s) => fmt(s, d));
       const shown = sums.length > 8 ? sums.slice(0, 8).join(', ') + ', …' : sums.join(', ');
-      // Sigmoid weights need not sum to 1; differential ones sum to 1 − λ.
-      const sumsTo = ctx.options.score_fn === 'sigmoid' ? `${qAxis} sums (sigmoid weights need not sum to 1)`
-        : Number.isFinite(f.lambda) ? `each ${qAxis} sums to 1 − λ` : `each ${qAxis} sums to 1`;
+      const rule = weightSums(ctx.options, f);
+      const sumsTo = {
+        free: `${qAxis} sums (sigmoid weights need not sum to 1)`,
+        lambda: `each ${qAxis} sums to 1 − λ`,
+        sink: `each ${qAxis} sums to less than 1 (the sink logit takes the rest)`,
+        one: `each ${qAxis} sums to 1`,
+      }[rule.kind];
       items.push(`${sumsTo}: ${shown}`);
       if (f.fully_masked.length) items.push(`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`);
       break;
