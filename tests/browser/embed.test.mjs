@@ -444,6 +444,26 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
 
 // ---- exercises ------------------------------------------------------------------------------------
 
+test('exercise: New problem draws every input the problem has, the gate\'s W_G too', async ({ page, base }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', 'gated');
+  await page.waitForSelector('.editor[data-input="W_G"]');
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '3');
+  await page.click('#ex-new');
+  await page.waitForFunction(() => document.querySelector('#recipe code')?.textContent.includes('np.random.seed(3)'));
+  // The recipe names each input in the order drawn; W_G's numbers are that draw's.
+  const recipe = await page.$eval('#recipe code', (c) => c.textContent);
+  const draws = [...recipe.matchAll(/^(\w+) = np\.round\(np\.random\.randn\(([\d, ]+)\), 1\)$/gm)].map(([, name, dims]) => ({ name, shape: dims.split(',').map(Number) }));
+  const names = draws.map((d) => d.name);
+  assert(names.join() === 'X,W_Q,W_K,W_V,W_G', `New problem drew ${names}`);
+  const drawn = engine.random(3, draws.map(({ shape }) => ({ kind: 'randn', shape })));
+  const want = drawn[names.indexOf('W_G')].map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
+  const text = await page.$eval('.editor[data-input="W_G"] textarea', (t) => t.value);
+  assert(text === want.map((r) => r.join(' ')).join('\n'), `W_G from seed 3: ${JSON.stringify(text)} vs ${JSON.stringify(want)}`);
+});
+
 test('exercise: seeded new problem, answers wrong then right, the teacher link holds no answers', async ({ page, base, context }) => {
   await page.goto(`${base}index.html`);
   await ready(page);
