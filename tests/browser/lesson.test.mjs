@@ -440,6 +440,10 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   await page.selectOption('#teacher-kind', 'key');
   await page.fill('#teacher-row', '1');
   await page.fill('#teacher-say', 'banana is the sweetest key.');
+  // The lesson's own title (review #11: the file had the example's title and opened as "Your own problem.").
+  await page.fill('#lesson-name', 'Which fruit is sweet?');
+  await page.press('#lesson-name', 'Tab');
+  await page.waitForFunction(() => document.getElementById('lesson-example').textContent === 'Which fruit is sweet?');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#lesson-save')]);
   assert.equal(download.suggestedFilename(), 'lookup-lesson.json');
   const text = readFileSync(await download.path(), 'utf8');
@@ -448,6 +452,7 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   assert.deepEqual(saved.tokens, LOOKUP_TOKENS);
   assert.deepEqual(engine.run(saved.problem).steps.map((s) => s.data), lookupTrace.steps.map((s) => s.data), 'the saved problem computes other numbers');
   assert.equal(JSON.parse(text).format, 'attention-explorer lesson');
+  assert.equal(saved.title, 'Which fruit is sweet?');
 
   // A student opens the file with the picker: step by step from the first step, the question on the weights.
   const student = await context.newPage();
@@ -455,6 +460,7 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   await student.setInputFiles('#lesson-file', { name: 'lookup-lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   await student.waitForFunction(() => !document.getElementById('stepper').hidden);
   assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries');
+  assert.equal(await student.$eval('#lesson-example', (e) => e.textContent), 'Which fruit is sweet?');
   await student.keyboard.press('End');
   await student.keyboard.press('ArrowLeft');
   assert.deepEqual(await stepperView(student), { where: 'Step 6 of 7: Attention weights', question: ASK_KEY, verdict: null, numbers: 'hidden' });

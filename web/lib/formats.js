@@ -204,6 +204,7 @@ export const linkStateSchema = object({
   exercise: nullable(exerciseSchema),
   student: nullable(paperSchema),
   lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
+  title: string({ max: LIMITS.label, doc: 'the lesson\'s title, as its teacher wrote it (a lesson file\'s "title")' }),
 }, { message: (v) => `the state is ${show(v)}; expected an object` });
 
 /** True when a link's object is a students' one: a paper, or an exercise the teacher's page did not start. */

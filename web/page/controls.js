@@ -24,15 +24,19 @@ function showPresetSource() {
   const { state } = app;
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
-  if (!p) { el.innerHTML = ''; showLessonExample(null); return; }
+  if (!p) { el.innerHTML = ''; showLessonExample(null, false, state.title); return; }
   const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
   el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
-  showLessonExample(p, state.edited);
+  showLessonExample(p, state.edited, state.title);
 }
 
-/** Above the diagram: the example's title and, for an example that tells a story, its note. */
-function showLessonExample(p, edited) {
+/**
+ * Above the diagram: the lesson's title when its teacher gave one, else the example's title and,
+ * for an example that tells a story, its note.
+ */
+function showLessonExample(p, edited, title) {
   const el = $('lesson-example');
+  if (title) { el.innerHTML = `<strong>${escapeHtml(title)}</strong>`; return; }
   if (!p) { el.textContent = 'Your own problem.'; return; }
   el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
@@ -48,7 +52,7 @@ function showRecipe(recipe) {
  * the state; the controls themselves are set from a whole new state (syncControls, update.js).
  */
 export function mountControls() {
-  store.subscribe((page) => [page.state.preset, page.state.edited], showPresetSource);
+  store.subscribe((page) => [page.state.preset, page.state.edited, page.state.title], showPresetSource);
   store.subscribe((page) => page.state.recipe, showRecipe);
 }
 
@@ -57,6 +61,7 @@ export function syncControls() {
   const { state } = app;
   const o = state.options;
   $('preset').value = state.preset ?? '';
+  $('lesson-name').value = state.title;
   for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === state.mode;
   $('opt-layout').value = o.layout;
   $('opt-scale').value = o.scale;
