@@ -7,11 +7,12 @@ import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
-import { encodeStateString } from 'attention-explorer/share';
+import { INPUT_NAMES as INPUTS, encodeStateString } from 'attention-explorer/share';
 import { makePaper } from './student.js';
 import { writeLink } from './link.js';
 
-const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
+// Every input a "New problem" draws afresh (latent attention's, the gate's and the cache's too).
+const INPUT_NAMES = new Set(INPUTS);
 
 let lastSeed = null;       // the seed of the last "New problem"
 // Whether the answers are shown ("Show answers") and the teacher is choosing which numbers to hide:
