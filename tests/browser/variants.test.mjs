@@ -465,6 +465,9 @@ test('the latent preset loads with its source and its latent steps; its link rou
   strict.deepEqual(head2('scores_C'), [6, 6, 6]);
   strict.deepEqual(head2('scores_R').map((x) => Number(x.toFixed(2))), [-2.65, 7.69, 8]);
   strict.deepEqual(trace.steps.find((s) => s.id === 'cache_sizes').data, [[8, 4, 4]]);
+  // Its columns are named by the forms its formula lists.
+  const heads = await page.$$eval('#step-list article[data-key="cache_sizes:-1"] table.matrix thead th', (ths) => ths.map((t) => t.textContent.trim()));
+  strict.deepEqual(heads.slice(-3), ['MHA', 'MQA', 'MLA']);
   // Edited, its link holds every latent input as typed; opened elsewhere it shows the same numbers.
   await typeInput(page, 'W_UV', '1 0 1 1\n0 -1 0.5 1');
   const hash = await settleHash(page);
