@@ -29,6 +29,9 @@ const COLUMN_TITLES = {
   b_Q: 'β<sub>Q</sub>', b_K: 'β<sub>K</sub>', b_V: 'β<sub>V</sub>', b_O: 'β<sub>O</sub>',
 };
 
+/** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
+const isLatent = (state) => stateInputs(state).includes('W_DKV');
+
 function describeInput(name) {
   const { state } = app;
   const cols = state.options.layout === 'columns';
@@ -41,7 +44,7 @@ function describeInput(name) {
     case 'V': return `values, ${tok}`;
     case 'W_Q': case 'W_K': case 'W_V':
     {
-      if (name === 'W_Q' && stateInputs(state).includes('W_DKV')) return 'd<sub>model</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = X·W<sub>Q</sub>';
+      if (name === 'W_Q' && isLatent(state)) return 'd<sub>model</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = X·W<sub>Q</sub>';
       const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
       return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
     }
@@ -140,7 +143,7 @@ export function layoutEditors() {
   const optional = document.createElement('div');
   optional.className = 'optional-inputs';
   optional.innerHTML = `
-    ${state.mode !== 'qkv' && !stateInputs(state).includes('W_DKV') ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
+    ${state.mode !== 'qkv' && !isLatent(state) ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
     <label><input type="checkbox" id="use-wo" ${state.use.W_O ? 'checked' : ''}> output projection W<sub>O</sub></label>
     ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
   box.appendChild(optional);
@@ -194,7 +197,7 @@ function defaultText(name) {
   const cols = state.options.layout === 'columns';
   const step = (id) => result?.trace.steps.find((s) => s.id === id && headOf(s) === 0);
   const zeros = (r, c) => Array.from({ length: r }, () => Array(c).fill(0));
-  const latent = stateInputs(state).includes('W_DKV') && latentShape(name);
+  const latent = isLatent(state) && latentShape(name);
   if (latent) {
     // A cache of two earlier tokens, zeros as past_K's; the weights drawn, each from its own seed.
     return matrixToText(name.startsWith('past_') ? zeros(...latent) : randomMatrix(LATENT_WEIGHTS.indexOf(name) + 1, ...latent));
