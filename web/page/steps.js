@@ -52,12 +52,23 @@ export function axisLabels(step, ctx) {
     const first = step.features?.[0] ?? 0;
     return { labels: Array.from({ length: n }, (_, i) => String(first + i + 1)), title: 'dim' };
   };
-  const rows = axis(step.axes[0], step.shape[0]);
-  const cols = axis(step.axes[1], step.shape[1]);
+  const forms = cacheForms(step);
+  const rows = forms ? { labels: ['per token'], title: 'numbers cached' } : axis(step.axes[0], step.shape[0]);
+  const cols = forms ? { labels: forms, title: 'form' } : axis(step.axes[1], step.shape[1]);
   return {
     rows: rows.labels, cols: cols.labels, rowTitle: rows.title, colTitle: cols.title,
     ...(rows.kind ? { rowKind: rows.kind } : {}), ...(cols.kind ? { colKind: cols.kind } : {}),
   };
+}
+
+/**
+ * Latent attention's cache-size step (one row, no axis of its own): its columns are the forms its
+ * formula names in order ("N_cache = per token: MHA 2·2·2, GQA(g=2) …, MQA 2·2, MLA 2 + 2"), or null.
+ */
+function cacheForms(step) {
+  if (step.id !== 'cache_sizes') return null;
+  const forms = (/per token: (.*)$/.exec(step.text ?? '')?.[1] ?? '').split(', ').map((f) => f.split(' ')[0]);
+  return forms.length === step.shape[1] ? forms : null;
 }
 
 /** Which query and key a cell of a step belongs to (null where the step has no such axis). */
