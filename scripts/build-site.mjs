@@ -8,10 +8,11 @@
 //   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
 //                      answer hashes), and the modules they import
-// The page's modules import the package by its public names (`attention-explorer`, ...) through
-// the page's import map (scripts/importmap.mjs). A strict Content-Security-Policy (script-src
-// 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
-// instead: those names become relative paths in the copied modules, and no HTML holds a map.
+// The page's modules import the package by its public names (`attention-explorer`, ...), which
+// the page's import map (web/page/importmap.json) maps to the site's files; `npm run dev` (vite)
+// resolves them with the same map. A strict Content-Security-Policy (script-src 'self', as
+// learning platforms use) blocks inline import maps, so the site applies the map here instead:
+// those names become relative paths in the copied modules, and no HTML holds a map.
 // The result is plain static files: any web server (or scripts/serve.mjs) can serve it.
 // The site is built in a folder beside the target and moved into place only once it is whole and
 // checked: a server serving the target never hands out a half-built page (a first-screen.js whose
@@ -22,7 +23,6 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { MARKER, pageImports } from './importmap.mjs';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from './chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -111,14 +111,12 @@ rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 // The page: every file of web/page (html, css, ES modules), but its import map.
-cpSync(page, out, { recursive: true, filter: (from) => from !== join(page, 'importmap.json') });
+const importMap = join(page, 'importmap.json');
+cpSync(page, out, { recursive: true, filter: (from) => from !== importMap });
 
 // The import map, applied.
-const imports = new Map(Object.entries(pageImports()).map(([specifier, target]) => [specifier, resolve(out, target)]));
-for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
-  const html = readFileSync(join(out, name), 'utf8');
-  writeFileSync(join(out, name), html.split('\n').filter((line) => line.trim() !== MARKER).join('\n'));
-}
+const pageImports = JSON.parse(readFileSync(importMap, 'utf8')).imports;
+const imports = new Map(Object.entries(pageImports).map(([specifier, target]) => [specifier, resolve(out, target)]));
 // `from '...'`, `import '...'` and `import('...')`: the page's own modules, so no lexer is needed.
 const SPECIFIER = /\b(from|import)(\s*\(?\s*)(['"])([^'"\s]+)\3/g;
 for (const name of readdirSync(out, { recursive: true }).filter((f) => f.endsWith('.js'))) {
@@ -236,7 +234,7 @@ for (const name of readdirSync(join(katexDist, 'fonts'))) {
 const noble = join(out, 'vendor', 'noble-hashes');
 mkdirSync(noble, { recursive: true });
 cpSync(join(nobleDist, 'LICENSE'), join(noble, 'LICENSE')); // MIT: its notice goes with it
-const nobleWanted = Object.values(pageImports()).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
+const nobleWanted = Object.values(pageImports).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
 for (const seen = new Set(); nobleWanted.length;) {
   const name = nobleWanted.pop();
   if (seen.has(name)) continue;
