@@ -139,41 +139,43 @@ for (const name of readdirSync(lib)) {
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
 
-// The explorer page's first screen as one module (main.bundle.js, made by rollup from main.js and
-// every module it imports statically, the package's included): one request instead of ~50, which a
-// server speaking HTTP/1.1 answers six at a time. The modules stay in the site as they are (the
-// bundle's source map points at them; embedding.html and the package's users load them). What the
-// page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
-// separate file, and `new URL('./x', import.meta.url)` in a module outside the site's root (the
-// package's .wasm files) is rewritten to name the same file from the bundle's folder.
-// Minified (terser): half the bytes to fetch and for V8 to parse before the page can start
-// (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
+// The explorer page's first screen as one module (main.bundle.js, made by vite's build from main.js
+// and every module it imports statically, the package's included): one request instead of ~50,
+// which a server speaking HTTP/1.1 answers six at a time. The modules stay in the site as they are
+// (the bundle's source map points at them; embedding.html and the package's users load them). What
+// the page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
+// separate file, and `new URL('./x', import.meta.url)` is rewritten to name the same file from the
+// bundle's folder (the package's .wasm files are in lib/) and marked for vite to leave alone (the
+// site has these files; vite would copy them into assets/ under other names).
+// Minified (Oxc, vite's minifier): half the bytes to fetch and for V8 to parse before the page can
+// start (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
 const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
-let rollup;
-let terser;
+let vite;
 try {
-  ({ rollup } = await import('rollup'));
-  ({ default: terser } = await import('@rollup/plugin-terser'));
+  vite = await import('vite');
 } catch {
-  fail('rollup or @rollup/plugin-terser is not installed: run `npm install` (they are devDependencies in package.json)');
+  fail('vite is not installed: run `npm install` (it is a devDependency in package.json)');
 }
 const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
 const sitePaths = {
   name: 'site-paths',
+  enforce: 'pre',
   resolveDynamicImport(specifier, importer) {
     if (typeof specifier !== 'string') fail(`${relative(out, importer)} imports a computed module name, which the bundle cannot keep`);
     return { id: resolve(dirname(importer), specifier), external: 'relative' };
   },
   transform(code, id) {
-    if (dirname(id) === out) return null;
+    if (!id.startsWith(out)) return null;
     const fromBundle = (specifier) => {
       const path = relative(out, resolve(dirname(id), specifier)).split(sep).join(posix.sep);
       return path.startsWith('.') ? path : `./${path}`;
     };
-    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) => `new URL(${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
+    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) =>
+      `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
     // Emscripten's glue keeps its own URL for locateFile(), which the package never calls (it
     // hands the glue the compiled module); any other import.meta would now name the bundle.
-    const left = rewritten.replace(URL_OF_FILE, '').replace(/\b_scriptDir = import\.meta\.url;/, '');
+    const left = rewritten.replace(/new URL\(\/\* @vite-ignore \*\/ (['"])[^'"]+\1, import\.meta\.url\)/g, '')
+      .replace(/\b_scriptDir = import\.meta\.url;/, '');
     if (/import\.meta(?!\.url\))/.test(left)) {
       fail(`${relative(out, id)} uses import.meta in a way the bundle cannot keep pointing at the same files`);
     }
@@ -181,12 +183,37 @@ const sitePaths = {
   },
 };
 {
-  const bundle = await rollup({ input: join(out, BUNDLED.entry), plugins: [sitePaths], onwarn(w) {
-    // Import cycles are kept in the order the browser would run them; anything else is a fault.
-    if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`rollup: ${w.message}`);
-  } });
-  await bundle.write({ file: join(out, BUNDLED.bundle), format: 'es', sourcemap: true, plugins: [terser()] });
-  await bundle.close();
+  const quiet = vite.createLogger('error');
+  await vite.build({
+    configFile: false,
+    // Not the site's folder, which is also where the bundle goes (vite warns of overwriting sources).
+    root,
+    publicDir: false,
+    logLevel: 'warn',
+    // vite's own warnings (an asset it cannot find, say) are faults too.
+    customLogger: { ...quiet, warn: (message) => fail(`vite build: ${message}`), warnOnce: (message) => fail(`vite build: ${message}`) },
+    plugins: [sitePaths],
+    build: {
+      outDir: out,
+      emptyOutDir: false,
+      // The code as written (the page targets browsers with WebAssembly SIMD): nothing to lower.
+      target: 'esnext',
+      sourcemap: true,
+      reportCompressedSize: false,
+      // A library build: one entry, one file, no preload helper around import() (what the bundle
+      // imports later preloads nothing).
+      lib: { entry: join(out, BUNDLED.entry), formats: ['es'], fileName: () => BUNDLED.bundle },
+      rolldownOptions: {
+        // vite keeps a library's whitespace and annotations (for its users' tree-shaking); this is
+        // a page's script. Licence comments stay, as terser kept them.
+        output: { minify: true, comments: { legal: true, annotation: false, jsdoc: false } },
+        onwarn(w) {
+          // Import cycles are kept in the order the browser would run them; anything else is a fault.
+          if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`vite build: ${w.message}`);
+        },
+      },
+    },
+  });
   const htmlFile = join(out, BUNDLED.html);
   const html = readFileSync(htmlFile, 'utf8');
   const tag = `<script type="module" src="${BUNDLED.entry}"></script>`;
