@@ -92,11 +92,17 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
     const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
     assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
     await page.waitForSelector('#step-list .formula .katex', { timeout: 10000 });
+    // Edited while no page is open (vite would reload an open one itself, racing a reload here).
+    await page.goto('about:blank');
     const file = join(copy, 'web', 'page', 'index.html');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<h1>Attention explorer</h1>', '<h1>Attention explorer, edited</h1>'));
     const format = join(copy, 'web', 'lib', 'format.js');
     writeFileSync(format, `${readFileSync(format, 'utf8')}\nexport const EDITED = 'web/lib, edited';\n`);
-    await page.reload();
+    // vite notices the edit through its file watcher, a moment after the write.
+    for (let i = 0; i < 50 && !(await (await fetch(`${base}lib/format.js`)).text()).includes('EDITED'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(`${base}index.html`);
     await page.waitForSelector('body[data-ready="true"]');
     assert.equal(await page.$eval('h1', (h) => h.textContent), 'Attention explorer, edited');
     assert.equal(await page.evaluate(() => import('/lib/format.js').then((m) => m.EDITED)), 'web/lib, edited');
