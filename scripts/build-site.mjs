@@ -106,6 +106,34 @@ try {
   fail('@noble/hashes is not installed: run `npm install` (it is a dependency in package.json)');
 }
 
+let vite;
+try {
+  vite = await import('vite');
+} catch {
+  fail('vite is not installed: run `npm install` (it is a devDependency in package.json)');
+}
+
+/**
+ * The modules that `source` (the file `name`) imports by a string: `{ value, start, end }`, the
+ * string's place in the source, quotes included; static imports and re-exports, and import('...')
+ * unless `dynamic` is false. From vite's parser (Oxc).
+ */
+function moduleRequests(source, name, { dynamic = true } = {}) {
+  const { module, errors } = vite.parseSync(name, source);
+  if (errors.length) fail(`${name} does not parse: ${errors[0].message}`);
+  const requests = new Map();
+  const add = (r) => requests.set(r.start, r);
+  for (const i of module.staticImports) add(i.moduleRequest);
+  for (const e of module.staticExports) for (const entry of e.entries) if (entry.moduleRequest) add(entry.moduleRequest);
+  if (dynamic) {
+    for (const { moduleRequest: { start, end } } of module.dynamicImports) {
+      const literal = /^(['"])([^'"]*)\1$/.exec(source.slice(start, end));
+      if (literal) add({ value: literal[2], start, end });
+    }
+  }
+  return [...requests.values()];
+}
+
 checkPageSources();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -117,19 +145,18 @@ cpSync(page, out, { recursive: true, filter: (from) => from !== importMap });
 // The import map, applied.
 const pageImports = JSON.parse(readFileSync(importMap, 'utf8')).imports;
 const imports = new Map(Object.entries(pageImports).map(([specifier, target]) => [specifier, resolve(out, target)]));
-// `from '...'`, `import '...'` and `import('...')`: the page's own modules, so no lexer is needed.
-const SPECIFIER = /\b(from|import)(\s*\(?\s*)(['"])([^'"\s]+)\3/g;
 for (const name of readdirSync(out, { recursive: true }).filter((f) => f.endsWith('.js'))) {
   const file = join(out, name);
-  const source = readFileSync(file, 'utf8');
-  const rewritten = source.replace(SPECIFIER, (all, keyword, gap, quote, specifier) => {
-    if (/^(\.{0,2}\/|[a-z]+:)/.test(specifier)) return all;
-    const target = imports.get(specifier);
-    if (!target) fail(`web/page/${name} imports '${specifier}', which web/page/importmap.json does not name`);
+  let source = readFileSync(file, 'utf8');
+  const named = moduleRequests(source, name).filter((r) => !/^(\.{0,2}\/|[a-z]+:)/.test(r.value));
+  // From the end, so that the places of those before stay right.
+  for (const { value, start, end } of named.sort((a, b) => b.start - a.start)) {
+    const target = imports.get(value);
+    if (!target) fail(`web/page/${name} imports '${value}', which web/page/importmap.json does not name`);
     const path = relative(dirname(file), target).split(sep).join(posix.sep);
-    return `${keyword}${gap}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
-  });
-  if (rewritten !== source) writeFileSync(file, rewritten);
+    source = `${source.slice(0, start + 1)}${path.startsWith('.') ? path : `./${path}`}${source.slice(end - 1)}`;
+  }
+  if (named.length) writeFileSync(file, source);
 }
 
 // The package, as a user's page would load it.
@@ -150,12 +177,6 @@ for (const name of readdirSync(lib)) {
 // Minified (Oxc, vite's minifier): half the bytes to fetch and for V8 to parse before the page can
 // start (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
 const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
-let vite;
-try {
-  vite = await import('vite');
-} catch {
-  fail('vite is not installed: run `npm install` (it is a devDependency in package.json)');
-}
 const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
 const sitePaths = {
   name: 'site-paths',
@@ -224,13 +245,14 @@ const sitePaths = {
 // Each page's static module graph, preloaded from its HTML (<link rel="modulepreload">): without
 // it the browser finds the modules one level of imports at a time (main.js, then update.js, then
 // steps.js, ...), a round trip per level before the engine can even start loading.
-const STATIC_IMPORT = /\b(?:from|import)\s*(['"])(\.{1,2}\/[^'"\s]+\.js)\1/g; // not import('...')
 function staticGraph(entry) {
   const seen = new Set();
   const walk = (file) => {
     if (seen.has(file) || !existsSync(file)) return;
     seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) walk(resolve(dirname(file), m[2]));
+    for (const { value } of moduleRequests(readFileSync(file, 'utf8'), file, { dynamic: false })) {
+      if (/^\.{1,2}\//.test(value)) walk(resolve(dirname(file), value));
+    }
   };
   walk(entry);
   seen.delete(entry);
