@@ -62,7 +62,7 @@ const packageUnderLib = {
     server.printUrls = () => {
       printUrls();
       console.log(`Attention explorer: ${server.resolvedUrls.local[0]}`);
-      console.log('(dev: web/page and web/lib as they are, the compiled module from dist/; edit, then refresh; Ctrl+C stops)');
+      console.log('(dev: web/page and web/lib as they are, the compiled module from dist/; an edit reloads the page; Ctrl+C stops)');
     };
   },
 };
@@ -94,7 +94,7 @@ export default defineConfig({
     port: process.env.PORT ? Number(process.env.PORT) : 8080,
     // $PORT is taken as asked; without it, the next free port after 8080.
     strictPort: Boolean(process.env.PORT),
-    // dist/ and KaTeX (node_modules may be a link to another checkout's).
-    fs: { allow: [repo, dist, katex] },
+    // KaTeX's real folder too (node_modules may be a link to another checkout's).
+    fs: { allow: [repo, katex] },
   },
 });
