@@ -259,7 +259,7 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
     }
     throw InputError(at(k_name, "options.kv_heads"), std::string(k_name) + " has " + std::to_string(k_width) + " " +
                      feature_axis + " but " + std::to_string(n.kv_heads) +
-                     " key heads of d_k = " + std::to_string(n.d_k) + " need " +
+                     (n.kv_heads == 1 ? " key head" : " key heads") + " of d_k = " + std::to_string(n.d_k) + " need " +
                      std::to_string(n.d_k * n.kv_heads));
   }
   if (v_width % n.kv_heads != 0) {
@@ -563,9 +563,18 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   const bool halves = !n.lambdas.empty();
   const Eigen::Index width = n.latent ? n.d_r : halves ? n.d_k / 2 : n.d_k;
   const int dims = rope.dims == 0 ? static_cast<int>(width) : rope.dims;
+  const std::string width_name = n.latent ? "d_r" : halves ? "d_k/2" : "d_k";
+  if (rope.dims == 0 && width % 2 != 0) {
+    // No dims were given: name the width that is odd, not a "got" value nobody typed.
+    throw InputError(at("options.rope.dims"), "RoPE turns features in pairs, but " + width_name + " = " +
+                     std::to_string(width) + " is odd" +
+                     (halves ? " (options.differential rotates each half)" : "") +
+                     (width > 1 ? "; set rope dims to an even number up to " + std::to_string(width - 1) +
+                                      " to turn only that many"
+                                : ""));
+  }
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " +
-                     std::string(n.latent ? "d_r = " : halves ? "d_k/2 = " : "d_k = ") + std::to_string(width) +
+    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " + width_name + " = " + std::to_string(width) +
                      (halves ? " (options.differential rotates each half)" : "") + " (got " +
                      std::to_string(dims) + ")");
   }

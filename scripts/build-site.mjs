@@ -8,10 +8,11 @@
 //   site/vendor/katex/  KaTeX's stylesheet, script, ES module and fonts, so the page needs no network
 //   site/vendor/noble-hashes/  the modules of @noble/hashes the page imports (the student view's
 //                      answer hashes), and the modules they import
-// The page's modules import the package by its public names (`attention-explorer`, ...) through
-// the page's import map (scripts/importmap.mjs). A strict Content-Security-Policy (script-src
-// 'self', as learning platforms use) blocks inline import maps, so the site applies the map here
-// instead: those names become relative paths in the copied modules, and no HTML holds a map.
+// The page's modules import the package by its public names (`attention-explorer`, ...), which
+// the page's import map (web/page/importmap.json) maps to the site's files; `npm run dev` (vite)
+// resolves them with the same map. A strict Content-Security-Policy (script-src 'self', as
+// learning platforms use) blocks inline import maps, so the site applies the map here instead:
+// those names become relative paths in the copied modules, and no HTML holds a map.
 // The result is plain static files: any web server (or scripts/serve.mjs) can serve it.
 // The site is built in a folder beside the target and moved into place only once it is whole and
 // checked: a server serving the target never hands out a half-built page (a first-screen.js whose
@@ -22,7 +23,6 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, r
 import { dirname, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
-import { MARKER, pageImports } from './importmap.mjs';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from './chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -106,32 +106,57 @@ try {
   fail('@noble/hashes is not installed: run `npm install` (it is a dependency in package.json)');
 }
 
+let vite;
+try {
+  vite = await import('vite');
+} catch {
+  fail('vite is not installed: run `npm install` (it is a devDependency in package.json)');
+}
+
+/**
+ * The modules that `source` (the file `name`) imports by a string: `{ value, start, end }`, the
+ * string's place in the source, quotes included; static imports and re-exports, and import('...')
+ * unless `dynamic` is false. From vite's parser (Oxc).
+ */
+function moduleRequests(source, name, { dynamic = true } = {}) {
+  const { module, errors } = vite.parseSync(name, source);
+  if (errors.length) fail(`${name} does not parse: ${errors[0].message}`);
+  const requests = new Map();
+  const add = (r) => requests.set(r.start, r);
+  for (const i of module.staticImports) add(i.moduleRequest);
+  for (const e of module.staticExports) for (const entry of e.entries) if (entry.moduleRequest) add(entry.moduleRequest);
+  if (dynamic) {
+    for (const { moduleRequest: { start, end } } of module.dynamicImports) {
+      const literal = /^(['"])([^'"]*)\1$/.exec(source.slice(start, end));
+      if (literal) add({ value: literal[2], start, end });
+    }
+  }
+  return [...requests.values()];
+}
+
 checkPageSources();
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
 // The page: every file of web/page (html, css, ES modules), but its import map.
-cpSync(page, out, { recursive: true, filter: (from) => from !== join(page, 'importmap.json') });
+const importMap = join(page, 'importmap.json');
+cpSync(page, out, { recursive: true, filter: (from) => from !== importMap });
 
 // The import map, applied.
-const imports = new Map(Object.entries(pageImports()).map(([specifier, target]) => [specifier, resolve(out, target)]));
-for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
-  const html = readFileSync(join(out, name), 'utf8');
-  writeFileSync(join(out, name), html.split('\n').filter((line) => line.trim() !== MARKER).join('\n'));
-}
-// `from '...'`, `import '...'` and `import('...')`: the page's own modules, so no lexer is needed.
-const SPECIFIER = /\b(from|import)(\s*\(?\s*)(['"])([^'"\s]+)\3/g;
+const pageImports = JSON.parse(readFileSync(importMap, 'utf8')).imports;
+const imports = new Map(Object.entries(pageImports).map(([specifier, target]) => [specifier, resolve(out, target)]));
 for (const name of readdirSync(out, { recursive: true }).filter((f) => f.endsWith('.js'))) {
   const file = join(out, name);
-  const source = readFileSync(file, 'utf8');
-  const rewritten = source.replace(SPECIFIER, (all, keyword, gap, quote, specifier) => {
-    if (/^(\.{0,2}\/|[a-z]+:)/.test(specifier)) return all;
-    const target = imports.get(specifier);
-    if (!target) fail(`web/page/${name} imports '${specifier}', which web/page/importmap.json does not name`);
+  let source = readFileSync(file, 'utf8');
+  const named = moduleRequests(source, name).filter((r) => !/^(\.{0,2}\/|[a-z]+:)/.test(r.value));
+  // From the end, so that the places of those before stay right.
+  for (const { value, start, end } of named.sort((a, b) => b.start - a.start)) {
+    const target = imports.get(value);
+    if (!target) fail(`web/page/${name} imports '${value}', which web/page/importmap.json does not name`);
     const path = relative(dirname(file), target).split(sep).join(posix.sep);
-    return `${keyword}${gap}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
-  });
-  if (rewritten !== source) writeFileSync(file, rewritten);
+    source = `${source.slice(0, start + 1)}${path.startsWith('.') ? path : `./${path}`}${source.slice(end - 1)}`;
+  }
+  if (named.length) writeFileSync(file, source);
 }
 
 // The package, as a user's page would load it.
@@ -141,41 +166,37 @@ for (const name of readdirSync(lib)) {
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
 
-// The explorer page's first screen as one module (main.bundle.js, made by rollup from main.js and
-// every module it imports statically, the package's included): one request instead of ~50, which a
-// server speaking HTTP/1.1 answers six at a time. The modules stay in the site as they are (the
-// bundle's source map points at them; embedding.html and the package's users load them). What the
-// page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
-// separate file, and `new URL('./x', import.meta.url)` in a module outside the site's root (the
-// package's .wasm files) is rewritten to name the same file from the bundle's folder.
-// Minified (terser): half the bytes to fetch and for V8 to parse before the page can start
-// (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
+// The explorer page's first screen as one module (main.bundle.js, made by vite's build from main.js
+// and every module it imports statically, the package's included): one request instead of ~50,
+// which a server speaking HTTP/1.1 answers six at a time. The modules stay in the site as they are
+// (the bundle's source map points at them; embedding.html and the package's users load them). What
+// the page imports later (import('...'): the walkthroughs' glue, the student view's hashes) stays a
+// separate file, and `new URL('./x', import.meta.url)` is rewritten to name the same file from the
+// bundle's folder (the package's .wasm files are in lib/) and marked for vite to leave alone (the
+// site has these files; vite would copy them into assets/ under other names).
+// Minified (Oxc, vite's minifier): half the bytes to fetch and for V8 to parse before the page can
+// start (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
 const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
-let rollup;
-let terser;
-try {
-  ({ rollup } = await import('rollup'));
-  ({ default: terser } = await import('@rollup/plugin-terser'));
-} catch {
-  fail('rollup or @rollup/plugin-terser is not installed: run `npm install` (they are devDependencies in package.json)');
-}
 const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
 const sitePaths = {
   name: 'site-paths',
+  enforce: 'pre',
   resolveDynamicImport(specifier, importer) {
     if (typeof specifier !== 'string') fail(`${relative(out, importer)} imports a computed module name, which the bundle cannot keep`);
     return { id: resolve(dirname(importer), specifier), external: 'relative' };
   },
   transform(code, id) {
-    if (dirname(id) === out) return null;
+    if (!id.startsWith(out)) return null;
     const fromBundle = (specifier) => {
       const path = relative(out, resolve(dirname(id), specifier)).split(sep).join(posix.sep);
       return path.startsWith('.') ? path : `./${path}`;
     };
-    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) => `new URL(${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
+    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) =>
+      `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
     // Emscripten's glue keeps its own URL for locateFile(), which the package never calls (it
     // hands the glue the compiled module); any other import.meta would now name the bundle.
-    const left = rewritten.replace(URL_OF_FILE, '').replace(/\b_scriptDir = import\.meta\.url;/, '');
+    const left = rewritten.replace(/new URL\(\/\* @vite-ignore \*\/ (['"])[^'"]+\1, import\.meta\.url\)/g, '')
+      .replace(/\b_scriptDir = import\.meta\.url;/, '');
     if (/import\.meta(?!\.url\))/.test(left)) {
       fail(`${relative(out, id)} uses import.meta in a way the bundle cannot keep pointing at the same files`);
     }
@@ -183,12 +204,37 @@ const sitePaths = {
   },
 };
 {
-  const bundle = await rollup({ input: join(out, BUNDLED.entry), plugins: [sitePaths], onwarn(w) {
-    // Import cycles are kept in the order the browser would run them; anything else is a fault.
-    if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`rollup: ${w.message}`);
-  } });
-  await bundle.write({ file: join(out, BUNDLED.bundle), format: 'es', sourcemap: true, plugins: [terser()] });
-  await bundle.close();
+  const quiet = vite.createLogger('error');
+  await vite.build({
+    configFile: false,
+    // Not the site's folder, which is also where the bundle goes (vite warns of overwriting sources).
+    root,
+    publicDir: false,
+    logLevel: 'warn',
+    // vite's own warnings (an asset it cannot find, say) are faults too.
+    customLogger: { ...quiet, warn: (message) => fail(`vite build: ${message}`), warnOnce: (message) => fail(`vite build: ${message}`) },
+    plugins: [sitePaths],
+    build: {
+      outDir: out,
+      emptyOutDir: false,
+      // The code as written (the page targets browsers with WebAssembly SIMD): nothing to lower.
+      target: 'esnext',
+      sourcemap: true,
+      reportCompressedSize: false,
+      // A library build: one entry, one file, no preload helper around import() (what the bundle
+      // imports later preloads nothing).
+      lib: { entry: join(out, BUNDLED.entry), formats: ['es'], fileName: () => BUNDLED.bundle },
+      rolldownOptions: {
+        // vite keeps a library's whitespace and annotations (for its users' tree-shaking); this is
+        // a page's script. Licence comments stay, as terser kept them.
+        output: { minify: true, comments: { legal: true, annotation: false, jsdoc: false } },
+        onwarn(w) {
+          // Import cycles are kept in the order the browser would run them; anything else is a fault.
+          if (w.code !== 'CIRCULAR_DEPENDENCY') fail(`vite build: ${w.message}`);
+        },
+      },
+    },
+  });
   const htmlFile = join(out, BUNDLED.html);
   const html = readFileSync(htmlFile, 'utf8');
   const tag = `<script type="module" src="${BUNDLED.entry}"></script>`;
@@ -199,13 +245,14 @@ const sitePaths = {
 // Each page's static module graph, preloaded from its HTML (<link rel="modulepreload">): without
 // it the browser finds the modules one level of imports at a time (main.js, then update.js, then
 // steps.js, ...), a round trip per level before the engine can even start loading.
-const STATIC_IMPORT = /\b(?:from|import)\s*(['"])(\.{1,2}\/[^'"\s]+\.js)\1/g; // not import('...')
 function staticGraph(entry) {
   const seen = new Set();
   const walk = (file) => {
     if (seen.has(file) || !existsSync(file)) return;
     seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(STATIC_IMPORT)) walk(resolve(dirname(file), m[2]));
+    for (const { value } of moduleRequests(readFileSync(file, 'utf8'), file, { dynamic: false })) {
+      if (/^\.{1,2}\//.test(value)) walk(resolve(dirname(file), value));
+    }
   };
   walk(entry);
   seen.delete(entry);
@@ -236,7 +283,7 @@ for (const name of readdirSync(join(katexDist, 'fonts'))) {
 const noble = join(out, 'vendor', 'noble-hashes');
 mkdirSync(noble, { recursive: true });
 cpSync(join(nobleDist, 'LICENSE'), join(noble, 'LICENSE')); // MIT: its notice goes with it
-const nobleWanted = Object.values(pageImports()).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
+const nobleWanted = Object.values(pageImports).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
 for (const seen = new Set(); nobleWanted.length;) {
   const name = nobleWanted.pop();
   if (seen.has(name)) continue;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (CMake preset "fuzz": clang++-14 with AddressSanitizer
-# and UBSan, into build-fuzz/), then runs each for a bounded time.
+# and UBSan, into build-fuzz/), then runs each for a bounded time; then the link decoder's target,
+# tests/fuzz/fuzz_link.mjs (JavaScript: fast-check damage of links and lesson files, on the built
+# package, so the package is built first).
 #
 #   scripts/fuzz.sh short            ~20 s per target (part of `npm test`)
 #   scripts/fuzz.sh long [SECONDS]   SECONDS per target, default 300 (`npm run fuzz`)
@@ -11,6 +13,7 @@
 # sanitizer report, violated invariant, timeout, out of memory) stops the script with a non-zero
 # status; the input is saved as build-fuzz/artifacts/<target>-crash-* and can be replayed with
 #   build-fuzz/<target> build-fuzz/artifacts/<file>     (or build-fuzz/replay <file> for fuzz_run)
+#   node tests/fuzz/fuzz_link.mjs --replay build-fuzz/artifacts/fuzz_link-*
 # Needs clang-14 and libclang-rt-14-dev (Debian); scripts/setup.sh installs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,3 +60,13 @@ run() {  # run <target> <max_len> [extra libFuzzer flags]
 run fuzz_parse 4096 -dict=tests/fuzz/parse.dict
 run fuzz_run 2048
 run fuzz_wire 8192
+
+# The link decoder is JavaScript, out of libFuzzer's reach: its own target, on dist/.
+bash scripts/build.sh >/dev/null
+echo "== fuzzing fuzz_link for ${seconds} s"
+log="$out/fuzz_link.log"
+if ! nice -n 10 node tests/fuzz/fuzz_link.mjs "$seconds" 2>&1 | tee "$log"; then
+  echo "!! fuzz_link: FINDING; log: $log" >&2
+  exit 1
+fi
+echo "$(date -u +%FT%TZ) fuzz_link ${seconds}s $(grep -Eo '[0-9]+ inputs' "$log" | head -1)" >>"$out/history.txt"

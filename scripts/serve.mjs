@@ -1,25 +1,18 @@
 #!/usr/bin/env node
-// A tiny static server for the explorer, on 127.0.0.1 only.
-//   node scripts/serve.mjs [DIR] [--build | --no-build]   the built site
-//   node scripts/serve.mjs --dev                          the page from its sources
+// A tiny static server for the built site (`npm start`, the browser tests), on 127.0.0.1 only.
+//   node scripts/serve.mjs [DIR] [--build | --no-build]
 // DIR defaults to site/, which is rebuilt first (scripts/build-site.mjs) unless --no-build;
-// with an explicit DIR, --build rebuilds it.
-// --dev (`npm run dev`) builds nothing: it serves web/page/ as the site root, the package's
-// sources from web/lib/ under lib/ (the compiled attention*.js/.wasm, which exist only in dist/,
-// come from there), KaTeX and @noble/hashes from node_modules, so an edit to web/ needs only a
-// refresh. Its HTML gets the page's import map inline (scripts/importmap.mjs).
+// with an explicit DIR, --build rebuilds it. (`npm run dev`, the page from its sources, is vite's
+// dev server: vite.config.js.)
 // The port is $PORT, or the first free one from 8080. Prints the URL when ready.
 import { createServer } from 'node:http';
-import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { withImportMap } from './importmap.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const dev = process.argv.includes('--dev');
 const dir = resolve(positional[0] ?? join(root, 'site'));
 
 function fail(message) {
@@ -27,44 +20,20 @@ function fail(message) {
   process.exit(1);
 }
 
-/** URL path prefix -> folders to look in, first match wins. */
-let routes;
-if (dev) {
-  const dist = join(root, 'dist');
-  if (!existsSync(join(dist, 'attention.js')) || !existsSync(join(dist, 'attention.wasm'))) {
-    fail('--dev needs the compiled module in dist/ (attention.js and attention.wasm): run `npm run build` once');
-  }
-  const katex = join(dirname(createRequire(join(root, 'package.json')).resolve('katex/package.json')), 'dist');
-  const noble = dirname(createRequire(join(root, 'package.json')).resolve('@noble/hashes'));
-  routes = [
-    ['/lib/', [join(root, 'web', 'lib'), dist]],
-    ['/vendor/katex/', [katex]],
-    ['/vendor/noble-hashes/', [noble]],
-    ['/', [join(root, 'web', 'page')]],
-  ];
-} else {
-  const build = positional[0] ? process.argv.includes('--build') : !process.argv.includes('--no-build');
-  if (build) {
-    const r = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', dir], { stdio: 'inherit' });
-    if (r.status !== 0) process.exit(r.status ?? 1);
-  }
-  if (!existsSync(join(dir, 'index.html'))) fail(`${dir} has no index.html`);
-  routes = [['/', [dir]]];
+const build = positional[0] ? process.argv.includes('--build') : !process.argv.includes('--no-build');
+if (build) {
+  const r = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', dir], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
 }
+if (!existsSync(join(dir, 'index.html'))) fail(`${dir} has no index.html`);
+const FORBIDDEN = Symbol('outside the served folder');
 
-const FORBIDDEN = Symbol('outside the served folders');
-
-/** The file a URL path names, null if there is none, or FORBIDDEN for a path out of its folder. */
+/** The file a URL path names, null if there is none, or FORBIDDEN for a path out of the folder. */
 function fileFor(path) {
-  const [prefix, folders] = routes.find(([p]) => path.startsWith(p)) ?? [];
-  if (!prefix) return null;
-  for (const folder of folders) {
-    let file = normalize(join(folder, path.slice(prefix.length)));
-    if (file !== folder && !file.startsWith(folder + sep)) return FORBIDDEN;
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (existsSync(file) && statSync(file).isFile()) return file;
-  }
-  return null;
+  let file = normalize(join(dir, path));
+  if (file !== dir && !file.startsWith(dir + sep)) return FORBIDDEN;
+  if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+  return existsSync(file) && statSync(file).isFile() ? file : null;
 }
 
 const TYPES = {
@@ -115,17 +84,15 @@ const server = createServer((req, res) => {
     return;
   }
   const type = extname(file).toLowerCase();
-  const body = dev && type === '.html' ? Buffer.from(withImportMap(readFileSync(file, 'utf8'))) : null;
   const headers = {
     'Content-Type': TYPES[type] ?? 'application/octet-stream',
-    'Content-Length': body ? body.length : statSync(file).size,
+    'Content-Length': statSync(file).size,
     'Cache-Control': 'no-cache',
     'X-Content-Type-Options': 'nosniff',
     ...extraHeaders,
   };
   res.writeHead(200, headers);
   if (req.method === 'HEAD') res.end();
-  else if (body) res.end(body);
   else createReadStream(file).pipe(res);
 });
 
@@ -136,9 +103,7 @@ function listen(port, tries) {
   });
   server.listen(port, '127.0.0.1', () => {
     console.log(`Attention explorer: http://127.0.0.1:${server.address().port}/`);
-    console.log(dev
-      ? '(dev: web/page and web/lib as they are, the compiled module from dist/; edit, then refresh; Ctrl+C stops)'
-      : `(serving ${dir}; Ctrl+C stops)`);
+    console.log(`(serving ${dir}; Ctrl+C stops)`);
   });
 }
 

@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The page's two ways of being served, checked in Debian's Chromium (playwright-core):
 //   node --test tests/browser/dev.test.mjs        (needs dist/: `npm run build`)
-// - `npm run dev` (scripts/serve.mjs --dev) serves web/page and web/lib as they are (the HTML with
-//   the page's import map, web/page/importmap.json, inline), with the compiled module from
-//   dist/: the page computes, and an edited page file shows after a refresh;
-// - scripts/build-site.mjs applies the page's import map (a strict CSP blocks inline maps) and
-//   refuses a page module that imports a name the map does not resolve.
-// Both run on a copy of the repository's web/, scripts and dist/ in a temporary folder, so the
-// edits touch nothing in the repository.
+// - `npm run dev` (vite's dev server, vite.config.js) serves web/page and web/lib as they are,
+//   with the compiled module from dist/ and KaTeX from node_modules under the site's URLs: the
+//   page computes, and an edited page or package file shows after a refresh;
+// - scripts/build-site.mjs applies the page's import map (web/page/importmap.json; a strict CSP
+//   blocks inline maps) and refuses a page module that imports a name the map does not resolve.
+// Both run on a copy of the repository's web/, scripts, vite.config.js and dist/ in a temporary
+// folder, so the edits touch nothing in the repository; its node_modules holds links to the
+// repository's packages, so vite's cache (node_modules/.vite) is the copy's own.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,25 +21,28 @@ import { launchBrowser } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const copy = mkdtempSync(join(tmpdir(), 'attention-dev-'));
-for (const path of ['web', 'dist', 'package.json', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/importmap.mjs', 'scripts/chromium.mjs']) {
+for (const path of ['web', 'dist', 'package.json', 'vite.config.js', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/chromium.mjs']) {
   cpSync(join(root, path), join(copy, path), { recursive: true });
 }
-symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+mkdirSync(join(copy, 'node_modules'));
+for (const name of readdirSync(join(root, 'node_modules')).filter((n) => n !== '.vite')) {
+  symlinkSync(join(root, 'node_modules', name), join(copy, 'node_modules', name));
+}
 
 let server;
 let base;
 let browser;
 
 before(async () => {
-  server = spawn(process.execPath, [join(copy, 'scripts', 'serve.mjs'), '--dev'], {
-    env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+  server = spawn(process.execPath, [join(copy, 'node_modules', 'vite', 'bin', 'vite.js')], {
+    cwd: copy, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   base = await new Promise((resolveUrl, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`the dev server did not start: ${out}`)), 10000);
+    const timer = setTimeout(() => reject(new Error(`the dev server did not start: ${out}`)), 20000);
     server.stdout.on('data', (d) => {
       out += d;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      const m = /Attention explorer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
       if (m) { clearTimeout(timer); resolveUrl(m[1]); }
     });
     server.stderr.on('data', (d) => { out += d; });
@@ -53,27 +57,27 @@ after(async () => {
   rmSync(copy, { recursive: true, force: true });
 });
 
-test('npm run dev: the sources as they are, the compiled module from dist/', async () => {
-  const source = readFileSync(join(copy, 'web', 'page', 'index.html'), 'utf8');
-  const marker = '  <!-- import map: web/page/importmap.json, put here by scripts/importmap.mjs -->\n';
-  assert.ok(source.includes(marker), 'index.html lost its import map marker');
-  const map = JSON.parse(readFileSync(join(copy, 'web', 'page', 'importmap.json'), 'utf8'));
-  assert.equal(map.imports['attention-explorer'], './lib/index.js');
-  for (const name of ['index.html', 'embedding.html']) {
+test('npm run dev: the sources as they are, the compiled module from dist/, under the site\'s URLs', async () => {
+  for (const name of ['index.html', 'embedding.html', 'playground.html']) {
     const html = await (await fetch(`${base}${name}`)).text();
-    const inline = /\n  <script type="importmap">\n([\s\S]*?)<\/script>\n/.exec(html);
-    assert.ok(inline, `${name} is served without its import map`);
-    assert.deepEqual(JSON.parse(inline[1]), map);
-    if (name === 'index.html') assert.equal(html.replace(inline[0], `\n${marker}`), source);
+    assert.match(html, /<script type="module" src="\/?[\w-]+\.js"><\/script>/, `${name} is served without its module`);
+    assert.doesNotMatch(html, /importmap/, `${name} is served with an import map: vite resolves the names`);
   }
-  const share = await fetch(`${base}lib/share.js`);
-  assert.equal(await share.text(), readFileSync(join(copy, 'web', 'lib', 'share.js'), 'utf8'));
-  assert.equal(share.headers.get('cache-control'), 'no-cache');
+  // The package's modules under lib/, from web/lib (vite serves them transformed: their imports as URLs).
+  const share = await (await fetch(`${base}lib/share.js`)).text();
+  assert.ok(share.includes('export async function encodeStateString'), 'lib/share.js is not web/lib/share.js');
+  assert.match(await (await fetch(`${base}main.js`)).text(), /from "\/lib\/index\.js"/);
   const wasm = await fetch(`${base}lib/attention.wasm`);
   assert.equal(wasm.headers.get('content-type'), 'application/wasm');
   assert.equal(Buffer.from(await wasm.arrayBuffer()).compare(readFileSync(join(copy, 'dist', 'attention.wasm'))), 0);
-  assert.equal((await fetch(`${base}vendor/katex/katex.mjs`)).status, 200);
-  assert.equal((await fetch(`${base}vendor/noble-hashes/scrypt.js`)).status, 200);
+  for (const file of ['katex.mjs', 'katex.min.js', 'fonts/KaTeX_Main-Regular.woff2']) {
+    assert.equal((await fetch(`${base}vendor/katex/${file}`)).status, 200, `vendor/katex/${file}`);
+  }
+  // @noble/hashes, which the student view imports by name, resolved by vite.
+  const student = await (await fetch(`${base}student.js`)).text();
+  const noble = [...student.matchAll(/import\("([^"]*noble[^"]*)"\)/g)].map((m) => m[1]);
+  assert.equal(noble.length, 3, `student.js's imports of @noble/hashes: ${noble}`);
+  for (const url of noble) assert.equal((await fetch(new URL(url, base))).status, 200, url);
   assert.equal((await fetch(`${base}no-such-file.js`)).status, 404);
 });
 
@@ -87,12 +91,21 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
     await page.waitForSelector('body[data-ready="true"]');
     const weights = await page.$$eval('article[data-key="weights:0"] tbody tr:first-child td', (tds) => tds.map((td) => td.textContent));
     assert.deepEqual(weights, ['0.7952', '0.0114', '0.1933']);
-    assert.ok(await page.$eval('#step-list .formula', (f) => Boolean(f.querySelector('.katex'))), 'KaTeX did not render');
+    await page.waitForSelector('#step-list .formula .katex', { timeout: 10000 });
+    // Edited while no page is open (vite would reload an open one itself, racing a reload here).
+    await page.goto('about:blank');
     const file = join(copy, 'web', 'page', 'index.html');
     writeFileSync(file, readFileSync(file, 'utf8').replace('<h1>Attention explorer</h1>', '<h1>Attention explorer, edited</h1>'));
-    await page.reload();
+    const format = join(copy, 'web', 'lib', 'format.js');
+    writeFileSync(format, `${readFileSync(format, 'utf8')}\nexport const EDITED = 'web/lib, edited';\n`);
+    // vite notices the edit through its file watcher, a moment after the write.
+    for (let i = 0; i < 50 && !(await (await fetch(`${base}lib/format.js`)).text()).includes('EDITED'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(`${base}index.html`);
     await page.waitForSelector('body[data-ready="true"]');
     assert.equal(await page.$eval('h1', (h) => h.textContent), 'Attention explorer, edited');
+    assert.equal(await page.evaluate(() => import('/lib/format.js').then((m) => m.EDITED)), 'web/lib, edited');
     assert.deepEqual(problems, []);
   } finally {
     await page.close();

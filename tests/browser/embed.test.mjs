@@ -239,6 +239,15 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(!cards.includes('scores') && cards.includes('weights') && cards.includes('concat'), `steps shown: ${cards}`);
   assert(await page.$eval('#why', (e) => e.hidden), 'the why view shows although hide=why');
   assert(await page.$eval('#inputs', (e) => e.inert), 'inputs are not locked (inert)');
+  // Locked inputs show their numbers only: no Grid/Text tabs, sizes, Random… or W_O box that would do nothing.
+  const controls = await page.$$eval('#inputs .tabs, #inputs .dims, #inputs .optional-inputs', (els) => els.filter((e) => e.getClientRects().length).length);
+  assert(controls === 0, `locked inputs still show ${controls} editing controls`);
+  assert(await page.$$eval('#editors .editor:not([hidden]) td, #editors .editor:not([hidden]) input.cell', (c) => c.length) > 0, 'locked inputs show no numbers');
+  // The status line counts the steps shown, not the hidden ones (2 heads: scores hidden in each).
+  const shownCards = cards.length;
+  assert(engine.run(preset('multihead')).steps.length - shownCards === 2, `scores not hidden in both heads: ${shownCards} cards`);
+  const status = await page.$eval('#status', (e) => e.textContent);
+  assert(status.startsWith(`${shownCards} steps for `), `status: ${status}`);
   assert(!(await page.$eval('#setup', (e) => e.inert)), 'options are locked although only inputs were');
   assert(await page.$eval('#share', (e) => e.hidden), 'the share panel shows in embed mode');
   const href = await page.$eval('#open-full', (a) => a.href);
@@ -434,6 +443,26 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
 });
 
 // ---- exercises ------------------------------------------------------------------------------------
+
+test('exercise: New problem draws every input the problem has, the gate\'s W_G too', async ({ page, base }) => {
+  await page.goto(`${base}index.html`);
+  await ready(page);
+  await page.selectOption('#preset', 'gated');
+  await page.waitForSelector('.editor[data-input="W_G"]');
+  await page.click('#exercise-setup summary');
+  await page.fill('#ex-seed', '3');
+  await page.click('#ex-new');
+  await page.waitForFunction(() => document.querySelector('#recipe code')?.textContent.includes('np.random.seed(3)'));
+  // The recipe names each input in the order drawn; W_G's numbers are that draw's.
+  const recipe = await page.$eval('#recipe code', (c) => c.textContent);
+  const draws = [...recipe.matchAll(/^(\w+) = np\.round\(np\.random\.randn\(([\d, ]+)\), 1\)$/gm)].map(([, name, dims]) => ({ name, shape: dims.split(',').map(Number) }));
+  const names = draws.map((d) => d.name);
+  assert(names.join() === 'X,W_Q,W_K,W_V,W_G', `New problem drew ${names}`);
+  const drawn = engine.random(3, draws.map(({ shape }) => ({ kind: 'randn', shape })));
+  const want = drawn[names.indexOf('W_G')].map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
+  const text = await page.$eval('.editor[data-input="W_G"] textarea', (t) => t.value);
+  assert(text === want.map((r) => r.join(' ')).join('\n'), `W_G from seed 3: ${JSON.stringify(text)} vs ${JSON.stringify(want)}`);
+});
 
 test('exercise: seeded new problem, answers wrong then right, the teacher link holds no answers', async ({ page, base, context }) => {
   await page.goto(`${base}index.html`);

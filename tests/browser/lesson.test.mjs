@@ -152,6 +152,24 @@ test('the diagram is the trace\'s step graph: one head, 2 heads sharing a KV hea
   assert.match(await page.$eval('#pipeline .pl-node[data-key="output:-1"]', (n) => n.textContent), /W_O/);
   await page.locator('#lesson').screenshot({ path: join(artifacts, 'lesson-diagram-gqa.png') });
 
+  // Two heads with RoPE: the angle table Θ, which every head shares, has a column of its own
+  // (it covered V⁽¹⁾ and Q⁽²⁾) and its card is under "Shared by every head", not "Combining the heads".
+  const rope = { ...multi, options: { ...multi.options, rope: true } };
+  await open(page, `${base}#${await linkTo(rope)}`);
+  await checkDiagram(page, rope, '2 heads, RoPE');
+  const boxes = await page.$$eval('#pipeline .pl-node', (nodes) => nodes.map((n) => {
+    const r = n.getBoundingClientRect();
+    return { key: n.dataset.key, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+  }));
+  for (const a of boxes) {
+    for (const b of boxes) {
+      const overlap = a.key < b.key && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      assert.ok(!overlap, `diagram nodes ${a.key} and ${b.key} overlap`);
+    }
+  }
+  assert.ok(await col('Q:0') > await col('rope_angles:-1'), 'Θ is not before the queries');
+  assert.equal(await page.$eval('#step-list article[data-key="rope_angles:-1"]', (a) => a.closest('section').querySelector('.group-title').textContent), 'Shared by every head');
+
   // Cross-attention: two data inputs, X for the queries and X_kv for the keys and values.
   await open(page, base);
   await page.selectOption('#preset', 'cross');
@@ -422,6 +440,10 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   await page.selectOption('#teacher-kind', 'key');
   await page.fill('#teacher-row', '1');
   await page.fill('#teacher-say', 'banana is the sweetest key.');
+  // The lesson's own title (review #11: the file had the example's title and opened as "Your own problem.").
+  await page.fill('#lesson-name', 'Which fruit is sweet?');
+  await page.press('#lesson-name', 'Tab');
+  await page.waitForFunction(() => document.getElementById('lesson-example').textContent === 'Which fruit is sweet?');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#lesson-save')]);
   assert.equal(download.suggestedFilename(), 'lookup-lesson.json');
   const text = readFileSync(await download.path(), 'utf8');
@@ -430,6 +452,7 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   assert.deepEqual(saved.tokens, LOOKUP_TOKENS);
   assert.deepEqual(engine.run(saved.problem).steps.map((s) => s.data), lookupTrace.steps.map((s) => s.data), 'the saved problem computes other numbers');
   assert.equal(JSON.parse(text).format, 'attention-explorer lesson');
+  assert.equal(saved.title, 'Which fruit is sweet?');
 
   // A student opens the file with the picker: step by step from the first step, the question on the weights.
   const student = await context.newPage();
@@ -437,6 +460,7 @@ test('a lesson file: Save lesson writes the problem and the notes; Open lesson a
   await student.setInputFiles('#lesson-file', { name: 'lookup-lesson.json', mimeType: 'application/json', buffer: Buffer.from(text) });
   await student.waitForFunction(() => !document.getElementById('stepper').hidden);
   assert.equal(await student.$eval('#stepper-pos', (e) => e.textContent), 'Step 1 of 7: Queries');
+  assert.equal(await student.$eval('#lesson-example', (e) => e.textContent), 'Which fruit is sweet?');
   await student.keyboard.press('End');
   await student.keyboard.press('ArrowLeft');
   assert.deepEqual(await stepperView(student), { where: 'Step 6 of 7: Attention weights', question: ASK_KEY, verdict: null, numbers: 'hidden' });

@@ -227,6 +227,11 @@ test('sink logit and fully masked: weights of a sink explain the sink share', as
   let { problem, trace } = await nodeTrace(page);
   const w = await assertStep(page, trace, 'weights');
   assert(w.data[0][0] < 1, 'with a sink logit the first query keeps all its weight');
+  // Rows sum to less than 1 now: the card and the glance say so, not "sums to 1".
+  const facts = await page.$eval('article[data-key="weights:0"] .facts-box', (e) => e.textContent);
+  assert(/each row sums to less than 1 \(the sink logit takes the rest\)/.test(facts), `weights card: ${facts}`);
+  const glance = await page.$eval('#glance figcaption', (e) => e.textContent);
+  assert(/weights sum to less than 1: the sink logit takes the rest/.test(glance), `glance: ${glance}`);
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="0"]');
   const body = await page.$eval('#drill-body', (e) => e.textContent);
   const e = engine.explain(problem, { step: 'weights', head: 0, row: 0, col: 0 });

@@ -341,3 +341,147 @@ test('the variants\' presets load with their source, their controls set and the 
     await assertStep(page, trace, 'output', null);
   }
 });
+
+// ---- multi-head latent attention (DeepSeek-V2) -------------------------------------------------
+
+const editorOf = (page, name) => page.locator(`.editor[data-input="${name}"]`);
+const shownInputs = (page) => page.$$eval('#editors .editor', (es) => es.filter((e) => !e.hidden).map((e) => e.dataset.input));
+
+/** Types `text` into an input's editor (its text view) and waits until the link holds it. */
+async function typeInput(page, name, text) {
+  const ed = editorOf(page, name);
+  await ed.locator('button.tab[data-tab="text"]').click();
+  await changing(page, () => ed.locator('textarea').fill(text));
+}
+
+// Latent attention's steps: whole (head null) and per head.
+const LATENT_WHOLE = ['c_KV', 'k_R', 'output', 'output_absorbed', 'cache_sizes'];
+const LATENT_HEAD = ['K_C', 'V', 'Q_C', 'q_R', 'scores_C', 'scores_R', 'scores', 'weights', 'Q_absorbed', 'scores_C_absorbed', 'O_latent'];
+
+test('latent attention: its inputs, the queries\' latent, the rotary part and the cache reach the core; the page shows engine.run\'s numbers', async ({ page, base }) => {
+  await page.goto(base);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.selectOption('#preset', '000');
+  await page.fill('#opt-decimals', '8');
+  await page.waitForSelector('#step-list article[data-key="weights:0"]');
+  await openVariants(page);
+  // Q, K, V given: latent attention reads X, so it cannot be chosen.
+  assert(await page.$eval('#opt-attention option[value="latent"]', (e) => e.disabled), 'latent attention can be chosen with Q, K, V given');
+  await page.selectOption('#preset', 'multihead');
+  await page.waitForSelector('#step-list article[data-key="weights:1"]');
+  await openVariants(page);
+  await changing(page, () => page.selectOption('#opt-attention', 'latent'));
+  await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
+  strict.deepEqual(await shownInputs(page), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_Q', 'W_O']);
+  for (const id of ['opt-qk-norm', 'opt-gate']) assert(await page.$eval(`#${id}`, (e) => e.disabled), `${id} can be chosen with latent attention`);
+  let { problem, trace } = await nodeTrace(page);
+  // Started from X (4 × 4), 2 heads of d_h = 2 (W_Q's width) and d_v = 2: latents of 2.
+  strict.deepEqual(Object.fromEntries(['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR'].map((n) => [n, [problem[n].length, problem[n][0].length]])),
+    { W_DKV: [4, 2], W_UK: [2, 4], W_UV: [2, 4], W_KR: [4, 2], W_QR: [4, 4] });
+  assert(!('kv_heads' in problem.options) && !('W_K' in problem) && !('W_V' in problem), 'the link keeps W_K, W_V or kv_heads');
+  for (const id of LATENT_WHOLE) await assertStep(page, trace, id, null);
+  for (const head of [0, 1]) for (const id of LATENT_HEAD) await assertStep(page, trace, id, head);
+  strict.deepEqual(trace.steps.find((s) => s.id === 'cache_sizes').data, [[8, 4, 4]]);
+  // The queries from a latent of their own: W_DQ and W_UQ in place of W_Q, and the step c_Q.
+  await changing(page, () => page.selectOption('#opt-latent-queries', 'W_DQ'));
+  await page.waitForSelector('#step-list article[data-key="c_Q:-1"]');
+  strict.deepEqual(await shownInputs(page), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'W_O']);
+  await typeInput(page, 'W_DQ', '1 0 0\n0 1 0\n0 0 1\n1 1 1');
+  await typeInput(page, 'W_UQ', '1 0 0 1\n0 1 1 0\n1 1 0 0');
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.W_UQ, [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]]);
+  await assertStep(page, trace, 'c_Q', null);
+  for (const id of ['Q_C', 'q_R', 'scores', 'weights']) await assertStep(page, trace, id, 1);
+  await assertStep(page, trace, 'output_absorbed', null);
+  // The cache: past_c_KV and past_k_R, whose rows come first in c_KV and k_R.
+  await page.evaluate(() => { document.getElementById('opt-modern').open = true; });
+  await changing(page, () => page.check('#opt-cache'));
+  await typeInput(page, 'past_c_KV', '1 -1\n0.5 2');
+  await typeInput(page, 'past_k_R', '0.5 0\n0 1');
+  ({ problem, trace } = await nodeTrace(page));
+  strict.deepEqual(problem.past_c_KV, [[1, -1], [0.5, 2]]);
+  strict.deepEqual(trace.steps.find((s) => s.id === 'c_KV').data.slice(0, 2), [[1, -1], [0.5, 2]]);
+  for (const id of ['c_KV', 'k_R', 'cache_sizes']) await assertStep(page, trace, id, null);
+  for (const id of ['scores_R', 'weights', 'O_latent']) await assertStep(page, trace, id, 0);
+  // Without the rotary part: no W_KR, W_QR, past_k_R; no k_R or q_R, the scores are the content scores.
+  await changing(page, () => page.uncheck('#opt-latent-rope'));
+  await page.waitForFunction(() => !document.querySelector('#step-list article[data-key="k_R:-1"]'));
+  strict.deepEqual(await shownInputs(page), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_DQ', 'W_UQ', 'W_O', 'past_c_KV']);
+  ({ problem, trace } = await nodeTrace(page));
+  assert(!('W_KR' in problem) && !('past_k_R' in problem), 'the rotary part stays in the link');
+  for (const head of [0, 1]) await assertStep(page, trace, 'scores', head);
+  await assertStep(page, trace, 'output', null);
+  await changing(page, () => page.uncheck('#opt-cache'));
+  await changing(page, () => page.check('#opt-latent-rope'));
+  await changing(page, () => page.selectOption('#opt-latent-queries', 'W_Q'));
+  await page.waitForSelector('#step-list article[data-key="q_R:1"]');
+});
+
+test('latent attention: a bad value names its key (W_UK\'s rows, KV heads), and the page computes again once mended', async ({ page }) => {
+  await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
+  const uk = editorOf(page, 'W_UK');
+  await uk.locator('button.tab[data-tab="text"]').click();
+  const good = await uk.locator('textarea').inputValue();
+  await uk.locator('textarea').fill('1 0 0 1\n0 1 1 0\n1 1 1 1');
+  await uk.locator('.error').waitFor();
+  strict.equal(await uk.locator('.error').textContent(), 'W_UK has 3 rows but c_KV = X·W_DKV has 2 columns (W_UK is 3x4)');
+  assert(await page.$eval('#results', (e) => e.classList.contains('stale')), 'the last good result is not dimmed');
+  await uk.locator('textarea').fill(good);
+  await uk.locator('.error').waitFor({ state: 'hidden' });
+  assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), 'the page does not compute again');
+  // KV heads set apart from heads: latent attention's heads share one latent, and the core says so.
+  await page.fill('#opt-kvheads', '1');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  strict.match(await optionsError(page), /^W_DKV \(multi-head latent attention\) and options\.kv_heads cannot be combined: /);
+  await page.fill('#opt-kvheads', '2');
+  await page.waitForFunction(() => document.getElementById('options-error').hidden);
+  const { trace } = await nodeTrace(page);
+  await assertStep(page, trace, 'scores_C_absorbed', 1);
+  // Back to softmax: W_K and W_V again, and nothing of latent attention left in the link.
+  await changing(page, () => page.selectOption('#opt-attention', 'softmax'));
+  await page.waitForSelector('#step-list article[data-key="K:1"]');
+  const { problem } = await nodeTrace(page);
+  for (const key of ['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR']) assert(!(key in problem), `${key} left in the problem`);
+  strict.equal(problem.options.kv_heads, 2);
+});
+
+test('the latent preset loads with its source and its latent steps; its link round-trips the latent inputs', async ({ page, base }) => {
+  const preset = pkg.findPreset('latent');
+  await page.selectOption('#preset', 'latent');
+  await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
+  strict.match(await page.$eval('#preset-source', (e) => e.textContent), /^From: DeepSeek-AI, 2024, “DeepSeek-V2/);
+  strict.equal(await page.$eval('#preset-source a', (e) => e.href), 'https://arxiv.org/abs/2405.04434');
+  strict.equal(await page.$eval('#opt-attention', (e) => e.value), 'latent');
+  strict.equal(await page.$eval('#opt-latent-queries', (e) => e.value), 'W_Q');
+  assert(await page.$eval('#opt-latent-rope', (e) => e.checked), 'the rotary part is off');
+  assert(await page.$eval('#opt-variants', (e) => e.open), 'the variants are folded');
+  const trace = engine.run(pkg.presetProblem(preset, engine).problem);
+  const ids = await stepIds(page);
+  for (const id of [...LATENT_WHOLE, ...LATENT_HEAD]) assert(ids.includes(id), `no ${id} step: ${ids}`);
+  for (const id of LATENT_WHOLE) await assertStep(page, trace, id, null);
+  for (const id of LATENT_HEAD) await assertStep(page, trace, id, 1);
+  // The note's numbers: head 2's content scores for "sat" tie, its rotary scores do not; 4 numbers cached, not 8.
+  const head2 = (id) => trace.steps.find((s) => s.id === id && s.head === 1).data[2];
+  strict.deepEqual(head2('scores_C'), [6, 6, 6]);
+  strict.deepEqual(head2('scores_R').map((x) => Number(x.toFixed(2))), [-2.65, 7.69, 8]);
+  strict.deepEqual(trace.steps.find((s) => s.id === 'cache_sizes').data, [[8, 4, 4]]);
+  // Its columns are named by the forms its formula lists.
+  const heads = await page.$$eval('#step-list article[data-key="cache_sizes:-1"] table.matrix thead th', (ths) => ths.map((t) => t.textContent.trim()));
+  strict.deepEqual(heads.slice(-3), ['MHA', 'MQA', 'MLA']);
+  // Edited, its link holds every latent input as typed; opened elsewhere it shows the same numbers.
+  await typeInput(page, 'W_UV', '1 0 1 1\n0 -1 0.5 1');
+  const hash = await settleHash(page);
+  const { state } = await decodeStateString(hash);
+  strict.equal(state.inputs.W_UV.text.trim(), '1 0 1 1\n0 -1 0.5 1');
+  const sent = stateToProblem(state, engine);
+  for (const name of ['W_DKV', 'W_UK', 'W_KR', 'W_QR', 'W_Q']) strict.deepEqual(sent[name], preset.inputs[name], name);
+  await page.goto('about:blank');
+  await page.goto(`${base}${hash}`);
+  await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
+  strict.equal(await page.$eval('#opt-attention', (e) => e.value), 'latent');
+  strict.deepEqual(await shownInputs(page), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_Q']);
+  const { problem, trace: again } = await nodeTrace(page);
+  strict.deepEqual(problem, sent);
+  for (const id of ['V', 'head_output', 'O_latent']) await assertStep(page, again, id, 1);
+  await assertStep(page, again, 'output_absorbed', null);
+});

@@ -659,6 +659,21 @@ TEST_CASE("explain: an angle of RoPE's table, written as its calculation", "[pos
 // ---------------------------------------------------------------------------------------------
 // Errors
 
+TEST_CASE("positions: RoPE on an odd d_k names d_k, not rope dims nobody gave", "[positions][rope][errors]") {
+  // The review's case: the first example (d_k = 2) split into 2 heads, so d_k = 1.
+  Problem one = direct(64, 3, 3, 2);
+  one.V = Matrix::Ones(3, 2);
+  one.options.heads = 2;
+  one.options.rope.on = true;
+  CHECK_THROWS_WITH(attn::run(one), "RoPE turns features in pairs, but d_k = 1 is odd");
+  Problem three = direct(64, 3, 3, 3);
+  three.options.rope.on = true;
+  CHECK_THROWS_WITH(attn::run(three), "RoPE turns features in pairs, but d_k = 3 is odd; set rope dims to an even "
+                                      "number up to 2 to turn only that many");
+  three.options.rope.dims = 2;  // ... which then works
+  CHECK_NOTHROW(attn::run(three));
+}
+
 TEST_CASE("positions: each mistake gets its message", "[positions][errors]") {
   struct Case {
     const char* what;

@@ -299,7 +299,7 @@ const std::vector<ProblemCase>& problem_cases() {
            p.options.kv_heads = 1;  // W_K needs 1 x d_k = 2 columns, has 4
          });
        },
-       "W_K has 4 columns but 1 key heads of d_k = 2 need 2"},
+       "W_K has 4 columns but 1 key head of d_k = 2 need 2"},
       {"V width vs kv_heads",
        [] {
          return with(direct_problem(), [](Problem& p) {

@@ -12,6 +12,7 @@ import fc from 'fast-check';
 
 import { dist, repo } from './helpers.mjs';
 import { damaged, damagedText, lessonFileArb, linkStateArb, linkText, paperArb, studentStateArb } from './arbitraries.mjs';
+import { decodesSafely, readsLessonSafely } from './decoding.mjs';
 
 const share = await import(`${dist}share.js`);
 const formats = await import(`${dist}formats.js`);
@@ -21,29 +22,6 @@ const engine = await loadAttention();
 
 const RUNS = Number(process.env.FC_RUNS ?? 150);
 const json = (v) => JSON.parse(JSON.stringify(v));
-/** An error the package wrote (a message for people), not a fault (TypeError, RangeError, ...). */
-const isMessage = (e) => e instanceof Error && e.constructor === Error && e.message.length > 0;
-
-/**
- * What decoding `text` must give: a state that fits the schema (and then the package's reader
- * gives a problem or a message), or no state and a message. Never a rejection.
- */
-async function decodesSafely(text) {
-  const r = await share.decodeStateString(text);
-  if (r.state === null) {
-    if (text.replace(/^#/, '') === '') return r;
-    assert.equal(typeof r.error, 'string', `no message for ${text.slice(0, 80)}`);
-    return r;
-  }
-  assert.equal(formats.check(formats.linkStateSchema, r.state).error, undefined);
-  try {
-    const problem = share.stateToProblem(r.state, engine);
-    engine.run(problem);
-  } catch (e) {
-    assert.ok(isMessage(e), `stateToProblem/run threw ${e?.constructor?.name}: ${e?.message}`);
-  }
-  return r;
-}
 
 test('valid link states, students\' papers and lesson files from the schemas pass their own check and round-trip', async () => {
   await fc.assert(fc.asyncProperty(linkStateArb, fc.constantFrom(1, 2), async (state, version) => {
@@ -106,22 +84,7 @@ test('damaged and random link texts: a state that fits or a message, never a thr
 
 test('damaged and random lesson files: the lesson, or an Error whose message names the file, never a fault', () => {
   const where = 'l.json';
-  const reads = (input) => {
-    try {
-      const lesson = share.readLesson(input, where);
-      assert.equal(formats.check(formats.notesSchema(), lesson.lesson).error, undefined);
-      assert.ok(lesson.tokens === null || (Array.isArray(lesson.tokens.q) && Array.isArray(lesson.tokens.k)));
-      try {
-        const trace = engine.run(lesson.problem);
-        share.lessonTraceError(lesson.lesson, trace, where);
-      } catch (e) {
-        assert.ok(isMessage(e), `the lesson's problem gave ${e?.constructor?.name}: ${e?.message}`);
-      }
-    } catch (e) {
-      if (e instanceof assert.AssertionError) throw e;
-      assert.ok(isMessage(e) && e.message.startsWith(where), `readLesson threw ${e?.constructor?.name}: ${e?.message}`);
-    }
-  };
+  const reads = (input) => { readsLessonSafely(input, where); };
   fc.assert(fc.property(damaged(lessonFileArb.map(json)), (obj) => { reads(obj); reads(JSON.stringify(obj)); }), { numRuns: RUNS });
   fc.assert(fc.property(damagedText(lessonFileArb.map((f) => JSON.stringify(json(f)))), reads), { numRuns: RUNS });
   fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), reads), { numRuns: RUNS });

@@ -1,6 +1,9 @@
 // Shared by the JS tests: the built package (dist/), the seed fixtures, and number checks.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repo = fileURLToPath(new URL('../../', import.meta.url));
@@ -73,4 +76,48 @@ export function generator(seed) {
     s ^= s << 5; s >>>= 0;
     return s / 2147483648 - 1;
   };
+}
+
+// ---- the CLI and the Python scripts the package writes -------------------------------------------
+
+/** The package's CLI on `args`, `input` on its standard input: `{ code, stdout, stderr }`. */
+export function runCli(args, input) {
+  const r = spawnSync(process.execPath, [`${dist}cli.js`, ...args], { input, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Debian's python3 with python3-numpy (not a pyenv python on PATH). */
+export const PYTHON = '/usr/bin/python3';
+/** PYTHONPATH for tests/fixtures/torch_double, the float64 stand-in for torch that the PyTorch scripts run on. */
+export const TORCH_DOUBLE_ENV = { ...process.env, PYTHONPATH: fileURLToPath(new URL('../fixtures/torch_double/', import.meta.url)) };
+const pythonRuns = (code, env) => existsSync(PYTHON) && spawnSync(PYTHON, ['-c', code], { env }).status === 0;
+/** A test's skip reason when there is no numpy for PYTHON, else false. */
+export const noNumpy = !pythonRuns('import numpy') && 'no /usr/bin/python3 with numpy';
+/** A test's skip reason when there is no real PyTorch for PYTHON, else false. */
+export const noTorch = !pythonRuns('import torch', { ...process.env, PYTHONPATH: '' }) && 'no PyTorch for /usr/bin/python3';
+
+let scriptDir;
+/**
+ * Runs a NumPy or PyTorch script the package wrote with --json (named after `file`, under `env`)
+ * and checks its steps against the trace's: the same ids and heads in the same order, each number
+ * within `tolerance` relative to the step's largest (1e-5 for a float32 trace, else 1e-12), and
+ * the same infinities and NaNs.
+ */
+export function reproducesTrace(script, trace, file, { env = process.env, tolerance = trace.meta.precision === 'float32' ? 1e-5 : 1e-12 } = {}) {
+  scriptDir ??= mkdtempSync(join(tmpdir(), 'attention-scripts-'));
+  const path = join(scriptDir, `${file.replace(/\W+/g, '_')}.py`);
+  writeFileSync(path, script);
+  const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8', env });
+  assert.equal(r.status, 0, r.stderr);
+  const words = { inf: Infinity, '-inf': -Infinity, nan: NaN };
+  const steps = JSON.parse(r.stdout, (key, v) => (typeof v === 'string' && v in words ? words[v] : v));
+  assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
+  steps.forEach((s, k) => {
+    const want = trace.steps[k].data.flat();
+    const scale = Math.max(1, ...want.filter(Number.isFinite).map(Math.abs));
+    s.data.flat().forEach((x, i) => {
+      const same = Number.isFinite(want[i]) ? Math.abs(x - want[i]) < tolerance * scale : Object.is(x, want[i]);
+      assert.ok(same, `${file}: ${s.id}:${s.head} entry ${i}: ${x} vs ${want[i]}`);
+    });
+  });
 }

@@ -2,23 +2,13 @@
 // their errors, its steps and the absorbed form, explain, the cache's numbers per token, the CLI,
 // the gradients (the naive form, against finite differences), and the NumPy/PyTorch scripts.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { dist, repo } from './helpers.mjs';
+import { TORCH_DOUBLE_ENV, dist, noNumpy, reproducesTrace, runCli } from './helpers.mjs';
 
 const { loadAttention, numpyScript, pytorchScript } = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
-const cli = join(dist, 'cli.js');
-const dir = mkdtempSync(join(tmpdir(), 'attention-latent-'));
-function runCli(args, input) {
-  const r = spawnSync(process.execPath, [cli, ...args], { input, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 // d_model 6, d_c 3, d_cq 4, 2 heads of d_h 2, d_r 2, d_v 3, W_O to 5; 2 cached tokens.
 const [X, W_DKV, W_UK, W_UV, W_KR, W_DQ, W_UQ, W_QR, W_O, past_c_KV, past_k_R, W_Q, W_QRx] = engine.random(31, [
@@ -143,10 +133,6 @@ describe('multi-head latent attention', () => {
   });
 });
 
-const PYTHON = '/usr/bin/python3';
-const noNumpy = !(existsSync(PYTHON) && (() => {
-  try { execFileSync(PYTHON, ['-c', 'import numpy']); return true; } catch { return false; }
-})()) && 'no /usr/bin/python3 with numpy';
 
 describe('the NumPy and PyTorch scripts of latent attention', () => {
   const problems = {
@@ -158,15 +144,7 @@ describe('the NumPy and PyTorch scripts of latent attention', () => {
     for (const [name, problem] of Object.entries(problems)) {
       test(`the ${dialect} script reproduces the trace: ${name}`, { skip: noNumpy }, () => {
         const trace = engine.run(problem);
-        const path = join(dir, `${dialect}_${name.replace(/\W+/g, '_')}.py`);
-        writeFileSync(path, script(problem, trace));
-        const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(repo, 'tests/fixtures/torch_double') } });
-        assert.equal(r.status, 0, r.stderr);
-        const words = { inf: Infinity, '-inf': -Infinity, nan: NaN };
-        const steps = JSON.parse(r.stdout, (key, v) => (typeof v === 'string' && v in words ? words[v] : v));
-        assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
-        const tol = trace.meta.precision === 'float32' ? 1e-5 : 1e-12;
-        steps.forEach((s, k) => assert.ok(maxAbs(s.data, trace.steps[k].data) < tol * Math.max(1, ...trace.steps[k].data.flat().filter(Number.isFinite).map(Math.abs)), `${s.id}:${s.head}`));
+        reproducesTrace(script(problem, trace), trace, `latent ${dialect} ${name}`, { env: TORCH_DOUBLE_ENV });
       });
     }
   }

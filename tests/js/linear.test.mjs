@@ -2,23 +2,17 @@
 // errors, engine.recurrent (recurrent = parallel = chunked), explain and gradients of its steps,
 // the CLI's recurrent command, and the NumPy/PyTorch scripts.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
-import { dist, repo } from './helpers.mjs';
+import { TORCH_DOUBLE_ENV, dist, noNumpy, reproducesTrace, runCli } from './helpers.mjs';
 
 const { loadAttention, numpyScript, pytorchScript } = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
-const cli = join(dist, 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'attention-linear-'));
-function runCli(args, input) {
-  const r = spawnSync(process.execPath, [cli, ...args], { input, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 const [Q, K, V, X, W_Q, W_K, W_V, W_O] = engine.random(31, [[5, 6], [5, 3], [5, 4], [4, 5], [5, 4], [5, 4], [5, 4], [4, 3]]
   .map((shape) => ({ kind: 'randn', shape })));
@@ -158,10 +152,6 @@ describe('the CLI', () => {
   });
 });
 
-const PYTHON = '/usr/bin/python3';
-const noNumpy = !(existsSync(PYTHON) && (() => {
-  try { execFileSync(PYTHON, ['-c', 'import numpy']); return true; } catch { return false; }
-})()) && 'no /usr/bin/python3 with numpy';
 
 describe('the NumPy and PyTorch scripts', () => {
   const problems = {
@@ -173,13 +163,7 @@ describe('the NumPy and PyTorch scripts', () => {
     for (const [name, problem] of Object.entries(problems)) {
       test(`the ${dialect} script reproduces the trace: ${name}`, { skip: noNumpy }, () => {
         const trace = engine.run(problem);
-        const path = join(dir, `${dialect}_${name.replace(/\W+/g, '_')}.py`);
-        writeFileSync(path, script(problem, trace));
-        const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(repo, 'tests/fixtures/torch_double') } });
-        assert.equal(r.status, 0, r.stderr);
-        const steps = JSON.parse(r.stdout);
-        assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
-        steps.forEach((s, k) => assert.ok(maxAbs(s.data, trace.steps[k].data) < 1e-12, `${s.id}:${s.head}`));
+        reproducesTrace(script(problem, trace), trace, `linear ${dialect} ${name}`, { env: TORCH_DOUBLE_ENV });
       });
     }
   }
@@ -187,13 +171,7 @@ describe('the NumPy and PyTorch scripts', () => {
   for (const [name, problem] of Object.entries(problems)) {
     test(`the NumPy backward-pass script reproduces engine.gradients: ${name}`, { skip: noNumpy }, () => {
       const gradients = engine.gradients(problem);
-      const path = join(dir, `gradients_${name.replace(/\W+/g, '_')}.py`);
-      writeFileSync(path, numpyScript(problem, gradients, { gradients: true }));
-      const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8' });
-      assert.equal(r.status, 0, r.stderr);
-      const steps = JSON.parse(r.stdout);
-      assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), gradients.steps.map((s) => `${s.id}:${s.head}`));
-      steps.forEach((s, k) => assert.ok(maxAbs(s.data, gradients.steps[k].data) < 1e-12 * Math.max(1, ...gradients.steps[k].data.flat().map(Math.abs)), `${s.id}:${s.head}`));
+      reproducesTrace(numpyScript(problem, gradients, { gradients: true }), gradients, `linear gradients ${name}`);
     });
   }
 });

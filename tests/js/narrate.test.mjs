@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { dist } from './helpers.mjs';
 
 const {
-  loadAttention, presetProblem, findPreset, narrate, narrateStep, narrateOnlineSoftmax, narrateDecodeStep, narrateTile, narrateGradientStep,
+  loadAttention, presetProblem, findPreset, narrate, narrateStep, narrateOnlineSoftmax, narrateDecodeStep, narrateTile, narrateGradientStep, weightSums,
 } = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
@@ -211,4 +211,20 @@ test('sigmoid and differential attention: their weights are not said to sum to 1
   assert.deepEqual(differential.trace.facts[0].weight_sums.map((x) => x.toFixed(2)), ['0.50', '0.50', '0.50']);
   assert.equal(differential.byId.weights, 'The weights are the first halves\' softmax less λ = 0.50 times the second halves\': what both maps give a key alike cancels, ' +
     'a weight can be negative, and each query\'s weights sum to 1 − λ (0.50).');
+});
+
+test('what a row of weights sums to, asked in one place: softmax, a sink logit, differential, sigmoid', () => {
+  const kind = (id, options) => {
+    const problem = { ...presetProblem(findPreset(id), engine).problem, ...(options ? { options } : {}) };
+    return weightSums(problem.options, engine.run(problem).facts[0]).kind;
+  };
+  assert.equal(kind('lookup'), 'one');
+  assert.equal(kind('lookup', { sink_logit: 0.5 }), 'sink');
+  assert.equal(kind('differential'), 'lambda');
+  assert.equal(kind('sigmoid'), 'free');
+  // With a sink logit the narration no longer says the weights sum to 1: they sum to 0.98 here.
+  const { trace } = told('lookup', (p) => ({ ...p, options: { ...p.options, sink_logit: 0.5 } }));
+  const sentence = narrateStep(trace, trace.steps.findIndex((s) => s.id === 'weights'), { options: { sink_logit: 0.5 } });
+  assert.ok(trace.facts[0].weight_sums.every((x) => x < 0.99), trace.facts[0].weight_sums.join());
+  assert.match(sentence, /^Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights sum to less than 1: the sink logit takes the rest\. /);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { dist } from './helpers.mjs';
 
 const {
-  encodeStateString, decodeStateString, stateToProblem, problemToState, MAX_LINK_LENGTH, SHARE_VERSION,
+  encodeStateString, decodeStateString, stateInputs, stateToProblem, problemToState, MAX_LINK_LENGTH, SHARE_VERSION,
 } = await import(`${dist}share.js`);
 const { loadAttention, presetProblem, findPreset } = await import(`${dist}node.js`);
 const engine = await loadAttention();
@@ -67,6 +67,26 @@ test('links carry every option of modern attention, and the cache and P inputs',
   assert.equal(back.options.positional, 'sinusoidal');
   assert.equal(back.options.rope, true);
   assert.deepEqual(engine.run(back), engine.run(positioned));
+});
+
+test('links carry multi-head latent attention: its inputs, the queries\' latent, its cache; no kv_heads', async () => {
+  const [X, W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ, past_c_KV, past_k_R] = engine.random(5, [
+    [3, 4], [4, 2], [2, 4], [2, 4], [4, 2], [4, 4], [4, 3], [3, 4], [2, 2], [2, 2]].map((shape) => ({ kind: 'randn', shape })));
+  const problem = { X, W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ, past_c_KV, past_k_R, options: { heads: 2, causal: true } };
+  const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
+  assert.deepEqual(state.use, { bias: false, W_O: false, b_O: false, cache: true, W_DKV: true, W_KR: true, W_DQ: true });
+  assert.deepEqual(stateInputs(state), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R']);
+  const again = stateToProblem(state, engine);
+  // The core refuses kv_heads with latent attention: the page's kv_heads (equal to heads) is not sent.
+  assert.ok(!('kv_heads' in again.options));
+  for (const name of Object.keys(problem).filter((n) => n !== 'options')) assert.deepEqual(again[name], problem[name], name);
+  assert.deepEqual(engine.run(again), engine.run(problem));
+  // Set apart from heads, it is sent, and the core's message names both keys.
+  assert.throws(() => engine.run(stateToProblem({ ...state, options: { ...state.options, kv_heads: 1 } }, engine)),
+    { message: /^W_DKV \(multi-head latent attention\) and options\.kv_heads cannot be combined/ });
+  // Without the rotary part there is no k_R to cache; in cross-attention the flags are not read.
+  assert.deepEqual(stateInputs({ ...state, use: { ...state.use, W_KR: false, W_DQ: false } }), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_Q', 'past_c_KV']);
+  assert.deepEqual(stateInputs({ ...state, mode: 'cross' }), ['X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'past_K', 'past_V']);
 });
 
 test('bad links: too long, damaged, not a state, newer version', async () => {

@@ -3,13 +3,10 @@
 // each bad value is refused naming its key, the CLI's --help lists the keys, the worked
 // calculations of the gradient cells, and the NumPy/PyTorch scripts (forward and backward).
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { before, describe, test } from 'node:test';
 
-import { dist, repo } from './helpers.mjs';
+import { TORCH_DOUBLE_ENV, dist, noNumpy, noTorch, reproducesTrace } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 let engine;
@@ -211,48 +208,22 @@ describe('worked calculations of the variants\' gradient cells', () => {
   });
 });
 
-const PYTHON = '/usr/bin/python3';
-const can = (code, env) => existsSync(PYTHON) && spawnSync(PYTHON, ['-c', code], { env }).status === 0;
-const noNumpy = !can('import numpy') && 'no /usr/bin/python3 with numpy';
-const double = { ...process.env, PYTHONPATH: join(repo, 'tests/fixtures/torch_double') };
-const noTorch = !can('import torch', { ...process.env, PYTHONPATH: '' }) && 'no PyTorch for /usr/bin/python3';
-const dir = mkdtempSync(join(tmpdir(), 'attention-variants-'));
-
-/** Runs a script with --json: its steps, in order, against the trace's (ids, heads, numbers). */
-function reproduces(script, trace, file, env = process.env) {
-  const path = join(dir, `${file.replace(/\W+/g, '_')}.py`);
-  writeFileSync(path, script);
-  const r = spawnSync(PYTHON, [path, '--json'], { encoding: 'utf8', env });
-  assert.equal(r.status, 0, r.stderr);
-  const words = { inf: Infinity, '-inf': -Infinity, nan: NaN };
-  const steps = JSON.parse(r.stdout, (key, v) => (typeof v === 'string' && v in words ? words[v] : v));
-  assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
-  steps.forEach((s, k) => {
-    const want = trace.steps[k].data.flat();
-    const scale = Math.max(1, ...want.filter(Number.isFinite).map(Math.abs));
-    s.data.flat().forEach((x, i) => {
-      const same = Number.isFinite(want[i]) ? Math.abs(x - want[i]) < 1e-12 * scale : Object.is(x, want[i]);
-      assert.ok(same, `${file}: ${s.id}:${s.head} entry ${i}: ${x} vs ${want[i]}`);
-    });
-  });
-}
-
 describe('the NumPy and PyTorch scripts recompute the variants', () => {
   for (const [name, problem] of Object.entries(variantProblems)) {
     test(`NumPy, forward and backward: ${name}`, { skip: noNumpy }, () => {
-      reproduces(pkg.numpyScript(problem, engine.run(problem)), engine.run(problem), `numpy ${name}`);
+      reproducesTrace(pkg.numpyScript(problem, engine.run(problem)), engine.run(problem), `numpy ${name}`);
       const g = engine.gradients(problem);
-      reproduces(pkg.numpyScript(problem, g, { gradients: true }), g, `numpy gradients ${name}`);
+      reproducesTrace(pkg.numpyScript(problem, g, { gradients: true }), g, `numpy gradients ${name}`);
     });
     test(`PyTorch (the test double): ${name}`, { skip: noNumpy }, () => {
       const trace = engine.run(problem);
       const script = pkg.pytorchScript(problem, trace);
       assert.match(script, /# Skipped: scaled_dot_product_attention has no /);
-      reproduces(script, trace, `torch ${name}`, double);
+      reproducesTrace(script, trace, `torch ${name}`, { env: TORCH_DOUBLE_ENV });
     });
     test(`PyTorch (installed): ${name}`, { skip: noTorch }, () => {
       const trace = engine.run(problem);
-      reproduces(pkg.pytorchScript(problem, trace), trace, `real torch ${name}`, { ...process.env, PYTHONPATH: '' });
+      reproducesTrace(pkg.pytorchScript(problem, trace), trace, `real torch ${name}`, { env: { ...process.env, PYTHONPATH: '' } });
     });
   }
 });

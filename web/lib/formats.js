@@ -22,7 +22,8 @@ export const ANSWER_KINDS = ['key', 'number', 'text'];
  * The inputs of a problem (the problem JSON's matrices and vectors).
  * @type {typeof import('./share.js').INPUT_NAMES}
  */
-export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V', 'W_G', 'b_G'];
+export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V', 'W_G', 'b_G',
+  'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R'];
 /**
  * The forward pass's step ids, in trace order: the core's step catalogue (steps.cpp, engine.steps
  * without the gradient steps), copied here because links and embed flags are checked before the
@@ -223,7 +224,7 @@ export const linkStateSchema = object({
   mode: literal(['qkv', 'self', 'cross']),
   inputs: record(name, object({ text: string({ max: LIMITS.text }), numpy: string({ max: LIMITS.sentence }) }, { required: ['text'] }),
     { max: 64, doc: 'each input as text, as typed (the engine parses and checks it)' }),
-  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache, W_G, b_G' }),
+  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache, W_G, b_G, W_DKV, W_KR, W_DQ' }),
   options: pageOptionsSchema,
   decimals: whole({ max: 12 }),
   tokens: object({ q: string({ max: LIMITS.sentence }), k: string({ max: LIMITS.sentence }) }),
@@ -233,6 +234,7 @@ export const linkStateSchema = object({
   exercise: nullable(exerciseSchema),
   student: nullable(paperSchema),
   lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
+  title: string({ max: LIMITS.label, doc: 'the lesson\'s title, as its teacher wrote it (a lesson file\'s "title")' }),
 }, { message: (v) => `the state is ${show(v)}; expected an object` });
 
 /**

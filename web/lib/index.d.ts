@@ -964,6 +964,12 @@ export interface NarrateLabels {
 export function narrate(trace: Trace, labels?: NarrateLabels): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
 export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
+/**
+ * What each query's attention weights sum to, from the problem's options and a head's facts:
+ * 'one' (softmax), 'lambda' (differential: 1 − λ), 'sink' (a sink logit takes a share: less than
+ * 1) or 'free' (sigmoid: each weight on its own); `phrase` completes "each query's weights …".
+ */
+export function weightSums(options?: Options, facts?: Partial<HeadFacts>): { kind: 'one' | 'lambda' | 'sink' | 'free'; phrase: string };
 /** Online softmax (engine.onlineSoftmax's result): position j < n tells entry j (running max, sum, rescale), position n the weights or the overflow. */
 export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions): string;
 /** engine.decode's step `index`: the cache, where the new token's weight goes, multiply-adds with and without the cache, the check against causal attention. */

@@ -124,6 +124,19 @@ function maskText(step, f) {
     ((bits & 8) ? ' Sink tokens stay visible to every query.' : '');
 }
 
+/**
+ * What each query's attention weights sum to, read from the problem's options and a head's facts:
+ * `kind` 'one' (softmax), 'lambda' (differential attention: 1 − λ), 'sink' (a sink logit takes a
+ * share: less than 1) or 'free' (sigmoid attention: each weight on its own), and `phrase`, which
+ * completes "each query's weights …". The one place the page, the glance and narration ask.
+ */
+export function weightSums(options = {}, facts = {}) {
+  if (options?.score_fn === 'sigmoid') return { kind: 'free', phrase: 'need not sum to 1 (sigmoid weights, each on its own)' };
+  if (Number.isFinite(facts?.lambda)) return { kind: 'lambda', phrase: 'sum to 1 − λ' };
+  if (Number.isFinite(facts?.sink_logit)) return { kind: 'sink', phrase: 'sum to less than 1: the sink logit takes the rest' };
+  return { kind: 'one', phrase: 'sum to 1' };
+}
+
 /** Sigmoid attention's weights: each on its own, so a query's need not sum to 1. */
 function sigmoidWeightsText(step, names, f) {
   const nq = count(step, 'queries');
@@ -145,8 +158,9 @@ function differentialWeightsText(f) {
 }
 
 function weightsText(step, trace, names, f, options) {
-  if (options?.score_fn === 'sigmoid') return sigmoidWeightsText(step, names, f);
-  if (Number.isFinite(f?.lambda)) return differentialWeightsText(f);
+  const sums = weightSums(options, f);
+  if (sums.kind === 'free') return sigmoidWeightsText(step, names, f);
+  if (sums.kind === 'lambda') return differentialWeightsText(f);
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   const scoresStep = trace.steps[step.inputs[0]];
@@ -157,7 +171,9 @@ function weightsText(step, trace, names, f, options) {
   const visible = rows.map((_, q) => q).filter((q) => !f?.fully_masked?.includes(q));
   const choosing = visible.filter((q) => seen(q) > 1);
   const live = choosing.length ? choosing : visible;
-  let text = 'Softmax turns each query\'s scores into weights that sum to 1.';
+  let text = sums.kind === 'sink'
+    ? `Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights ${sums.phrase}.`
+    : 'Softmax turns each query\'s scores into weights that sum to 1.';
   if (live.length) {
     const sharpest = live.reduce((b, q) => (rows[q][top[q]] > rows[b][top[b]] ? q : b), live[0]);
     const k = top[sharpest];

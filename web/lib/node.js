@@ -8,7 +8,7 @@ export { createEngine, version } from './engine.js';
 export { connectModelWorker } from './model-client.js';
 export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
-export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile } from './narrate.js';
+export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile, weightSums } from './narrate.js';
 export { dependents, precedents } from './lineage.js';
 export { cellLatex, cellText, decodeCsv, decodeLatex, fillExplanation, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, positionsAxisLabels, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, tilesCsv, tilesLatex, traceCsv, traceJson } from './export.js';
 export { formatNumber, matrixToText } from './format.js';

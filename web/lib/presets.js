@@ -53,8 +53,25 @@ const SEED_002_RANDOM = [
 ];
 
 /**
- * @type {typeof import('./index.js').presets}
+ * The first example's problem (lookup): three questions about fruit against three fruit, each
+ * described by how sweet and how sour it is. The sigmoid example asks them again. A fresh copy per
+ * preset, so no preset shares arrays with another.
+ * @returns {Pick<import('./index.js').Preset, 'mode' | 'tokens' | 'kvTokens' | 'inputs'>}
  */
+function fruitLookup() {
+  return {
+    mode: 'qkv',
+    tokens: ['sweet?', 'sour?', 'both?'],
+    kvTokens: ['banana', 'lemon', 'apple'],
+    inputs: {
+      Q: [[2, 0], [0, 2], [1, 1]],
+      K: [[3, 0], [0, 3], [2, 2]],
+      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
+    },
+  };
+}
+
+/** @type {typeof import('./index.js').presets} */
 export const presets = [
   {
     id: '000',
@@ -258,14 +275,7 @@ export const presets = [
     note: 'The first example’s queries, keys and values with the softmax replaced by a sigmoid of each scaled score plus ' +
       'b = −ln 3 (3 keys). No key takes weight from another: “sweet?” weighs “banana” 0.96 and “apple” 0.85 at once, ' +
       'and its weights sum to 2.06, not 1.',
-    mode: 'qkv',
-    tokens: ['sweet?', 'sour?', 'both?'],
-    kvTokens: ['banana', 'lemon', 'apple'],
-    inputs: {
-      Q: [[2, 0], [0, 2], [1, 1]],
-      K: [[3, 0], [0, 3], [2, 2]],
-      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
-    },
+    ...fruitLookup(),
     options: { score_fn: 'sigmoid' },
   },
   {
@@ -288,6 +298,30 @@ export const presets = [
     options: { differential: { lambda: 0.5 } },
   },
   {
+    id: 'latent',
+    title: 'Multi-head latent attention: every head’s keys and values from one latent of 2 numbers a token, cached in 4 numbers instead of 8',
+    source: 'DeepSeek-AI, 2024, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, ' +
+      'eq. 9–19 without the latent RMSNorms, the queries from X·W_Q as in DeepSeek-V2-Lite; numbers made for this explorer',
+    url: 'https://arxiv.org/abs/2405.04434',
+    note: 'X is compressed to c_KV = X·W_DKV, 2 numbers a token; both heads make their keys and values from it (W_UK, W_UV). ' +
+      'A score is a content part q_C·k_C plus a rotary part q_R·k_R, one rotated key k_R shared by the heads. Head 2’s content ' +
+      'scores for “sat” are 6, 6, 6: the rotary part (−2.65, 7.69, 8) tells its keys apart. The absorbed form (W_UK folded into ' +
+      'the query) gives the same scores from c_KV itself, and a cache keeps c_KV and k_R, 2 + 2 = 4 numbers a token, where ' +
+      'multi-head attention keeps 8.',
+    mode: 'self',
+    tokens: ['the', 'cat', 'sat'],
+    inputs: {
+      X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 1]],
+      W_DKV: [[1, 0], [0, 1], [1, 1], [0, 1]],
+      W_UK: [[1, 0, 0, 1], [0, 1, 1, 0]],
+      W_UV: [[1, 0, 1, 1], [0, 1, 0, 1]],
+      W_KR: [[1, 0], [0, 1], [0, 0], [1, 1]],
+      W_QR: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]],
+      W_Q: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
+    },
+    options: { heads: 2, causal: true },
+  },
+  {
     id: 'lookup',
     title: 'A soft dictionary lookup: three questions about fruit (the first example)',
     source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',
@@ -295,14 +329,7 @@ export const presets = [
       'each value is what the entry returns: its price and its calories (per 100 g, in hundreds). A dictionary ' +
       'would return the one entry whose key matches; attention returns a mix of every value, weighted by how ' +
       'well its key matches the query: “sweet?” gets mostly banana, “sour?” mostly lemon, “both?” mostly apple.',
-    mode: 'qkv',
-    tokens: ['sweet?', 'sour?', 'both?'],
-    kvTokens: ['banana', 'lemon', 'apple'],
-    inputs: {
-      Q: [[2, 0], [0, 2], [1, 1]],
-      K: [[3, 0], [0, 3], [2, 2]],
-      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
-    },
+    ...fruitLookup(),
     options: { scale: 'sqrt_dk' },
   },
 ];

@@ -1200,12 +1200,8 @@ function latentLines(problem, trace, d, ctx) {
   return lines;
 }
 
-function latentScript(problem, trace, d, recipe, gradients) {
-  if (gradients) throw exportError('the NumPy script of the backward pass does not cover multi-head latent attention: export the forward pass');
-  const ctx = problemContext(problem, trace);
-  const o = problem.options ?? {};
-  const r = o.rope && typeof o.rope === 'object' ? o.rope : {};
-  const extra = Object.fromEntries(LATENT_KEYS.filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
+/** A forward script's first lines: the header, imports, dtype and every input (`extra` besides ctx's). */
+function scriptHead(ctx, trace, d, recipe, extra) {
   return [
     ...header(ctx, trace, d, recipe),
     'import json', 'import math', 'import sys', '', ...d.imports, '',
@@ -1213,11 +1209,12 @@ function latentScript(problem, trace, d, recipe, gradients) {
     '# ---- inputs',
     ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
     '', '',
-    ...d.softmax,
-    ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false) : pyRopeNumpy(r, false))] : []),
-    '', '',
-    ...latentLines(problem, trace, d, ctx),
-    '', '',
+  ];
+}
+
+/** A forward script's last lines: `steps` printed, or as JSON with --json, then the check's result. */
+function scriptTail(d) {
+  return [
     'def as_json(m):',
     `    rows = ${d.rows}`,
     '    return [[v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) for v in row] for row in rows]',
@@ -1231,6 +1228,23 @@ function latentScript(problem, trace, d, recipe, gradients) {
     '        print(m)',
     ...d.checkResult,
     '',
+  ];
+}
+
+function latentScript(problem, trace, d, recipe, gradients) {
+  if (gradients) throw exportError('the NumPy script of the backward pass does not cover multi-head latent attention: export the forward pass');
+  const ctx = problemContext(problem, trace);
+  const o = problem.options ?? {};
+  const r = o.rope && typeof o.rope === 'object' ? o.rope : {};
+  const extra = Object.fromEntries(LATENT_KEYS.filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
+  return [
+    ...scriptHead(ctx, trace, d, recipe, extra),
+    ...d.softmax,
+    ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false) : pyRopeNumpy(r, false))] : []),
+    '', '',
+    ...latentLines(problem, trace, d, ctx),
+    '', '',
+    ...scriptTail(d),
   ].join('\n');
 }
 
@@ -1254,12 +1268,7 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
   const tokens = cols ? 1 : 0;
   const features = cols ? 0 : 1;
   return [
-    ...header(ctx, trace, d, recipe),
-    'import json', 'import math', 'import sys', '', ...d.imports, '',
-    `dt = ${d.dtype}.${m.precision}`, '',
-    '# ---- inputs',
-    ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
-    '', '',
+    ...scriptHead(ctx, trace, d, recipe, extra),
     ...d.softmax,
     ...(withPositions ? positionFunctions(x, d, cols) : []),
     ...(x.variant ? variantFunctions(x.variant, d) : []),
@@ -1291,19 +1300,7 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     ...(d.check ? ['', ...d.check(ctx, m.precision, cols, x)] : []),
     ...(gradients ? ['', ...gradientLines(ctx, trace, cols, x)] : []),
     '', '',
-    'def as_json(m):',
-    `    rows = ${d.rows}`,
-    '    return [[v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) for v in row] for row in rows]',
-    '', '',
-    'if "--json" in sys.argv:',
-    '    print(json.dumps([{"id": i, "head": h, "shape": list(m.shape), "data": as_json(m)} for i, h, m in steps]))',
-    'else:',
-    `    ${d.printOptions}`,
-    '    for i, h, m in steps:',
-    '        print(f"{i}" + ("" if h is None or heads == 1 else f" (head {h + 1})") + f" {m.shape[0]}x{m.shape[1]}:")',
-    '        print(m)',
-    ...d.checkResult,
-    '',
+    ...scriptTail(d),
   ].join('\n');
 }
 

@@ -7,7 +7,8 @@ export interface ExplorerState {
   edited?: boolean;
   mode?: 'qkv' | 'self' | 'cross';
   inputs?: Record<string, { text: string; numpy?: string }>;
-  use?: { bias?: boolean; W_O?: boolean; b_O?: boolean; P?: boolean; cache?: boolean; W_G?: boolean; b_G?: boolean };
+  /** Optional inputs in use; W_DKV: multi-head latent attention (self-attention), W_KR its rotary part, W_DQ its queries' latent. */
+  use?: { bias?: boolean; W_O?: boolean; b_O?: boolean; P?: boolean; cache?: boolean; W_G?: boolean; b_G?: boolean; W_DKV?: boolean; W_KR?: boolean; W_DQ?: boolean };
   options?: Record<string, unknown>;
   decimals?: number;
   tokens?: { q?: string; k?: string };

@@ -5,7 +5,7 @@
 //   v1  base64url(JSON of the page state, defaults left out)
 //   v2  base64url(deflate-raw(the same JSON))   (CompressionStream; about half the length of v1)
 // The state object is the page's (web/page/state.js): { preset, mode, inputs: { name: { text } },
-// use: { bias, W_O, b_O, P, cache, W_G, b_G }, options: { layout, scale, scaleCustom, causal, mask,
+// use: { bias, W_O, b_O, P, cache, W_G, b_G, W_DKV, W_KR, W_DQ }, options: { layout, scale, scaleCustom, causal, mask,
 // keepMask, additiveMask, softcap, heads, kv_heads, precision, and any other option of the
 // problem JSON as it is written there }, decimals, tokens, open, hide, exercise, ... }.
 
@@ -137,23 +137,37 @@ function asVector(m, name) {
 }
 
 /**
+ * Multi-head latent attention's inputs (issue 31), in the order of DeepSeek-V2's equations: the keys'
+ * and values' latent (W_DKV, W_UK, W_UV), the rotary part (use.W_KR: W_KR, W_QR), then the queries
+ * from X·W_Q or, with use.W_DQ, from a latent of their own (W_DQ, W_UQ).
+ */
+const latentInputs = (use) => ['X', 'W_DKV', 'W_UK', 'W_UV', ...(use.W_KR ? ['W_KR', 'W_QR'] : []), ...(use.W_DQ ? ['W_DQ', 'W_UQ'] : ['W_Q'])];
+
+/** Whether a state computes multi-head latent attention: use.W_DKV, in self-attention (it reads X alone). */
+const isLatentState = (state) => (MODE_INPUTS[state.mode] ? state.mode : 'self') === 'self' && Boolean(state.use?.W_DKV);
+
+/**
  * Names of the inputs a state uses, in display order.
  * @type {typeof import('./share.js').stateInputs}
  */
 export function stateInputs(state) {
   const mode = MODE_INPUTS[state.mode] ? state.mode : 'self';
-  const names = [...MODE_INPUTS[mode]];
-  if (mode !== 'qkv' && state.use?.bias) names.push('b_Q', 'b_K', 'b_V');
-  if (state.use?.W_O) {
+  const use = state.use ?? {};
+  const latent = isLatentState(state);
+  const names = latent ? latentInputs(use) : [...MODE_INPUTS[mode]];
+  // Latent attention has no b_Q, b_K, b_V (no W_K, W_V to add them to).
+  if (mode !== 'qkv' && !latent && use.bias) names.push('b_Q', 'b_K', 'b_V');
+  if (use.W_O) {
     names.push('W_O');
-    if (state.use?.b_O) names.push('b_O');
+    if (use.b_O) names.push('b_O');
   }
-  if (mode !== 'qkv' && state.use?.P) names.push('P');
-  if (state.use?.cache) names.push('past_K', 'past_V');
+  if (mode !== 'qkv' && use.P) names.push('P');
+  // A latent cache keeps c_KV and the rotated k_R (with a rotary part), not K and V.
+  if (use.cache) names.push(...(latent ? ['past_c_KV', ...(use.W_KR ? ['past_k_R'] : [])] : ['past_K', 'past_V']));
   // The output gate reads X, so it needs X.
-  if (mode !== 'qkv' && state.use?.W_G) {
+  if (mode !== 'qkv' && use.W_G) {
     names.push('W_G');
-    if (state.use?.b_G) names.push('b_G');
+    if (use.b_G) names.push('b_G');
   }
   return names;
 }
@@ -183,7 +197,10 @@ export function stateToProblem(state, engine) {
   } else options.scale = o.scale ?? 'sqrt_dk';
   if (o.softcap) options.softcap = Number(o.softcap);
   options.heads = Number(o.heads) || 1;
-  options.kv_heads = Number(o.kv_heads) || options.heads;
+  const kvHeads = Number(o.kv_heads) || options.heads;
+  // Latent attention refuses kv_heads (its heads share one latent): sent only when set apart from
+  // heads, for the core to say so.
+  if (!isLatentState(state) || kvHeads !== options.heads) options.kv_heads = kvHeads;
   if (o.mask === 'keep' && Array.isArray(o.keepMask)) options.mask = o.keepMask.map((row) => row.map((v) => v === 1 || v === true));
   else if (o.mask === 'additive' && o.additiveMask) options.mask = engine.parseMatrix(o.additiveMask, 'mask');
   for (const [key, value] of Object.entries(o)) {
@@ -215,9 +232,8 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
   state.use.W_O = 'W_O' in state.inputs;
   state.use.b_O = 'b_O' in state.inputs;
   if ('P' in state.inputs) state.use.P = true;
-  if ('past_K' in state.inputs || 'past_V' in state.inputs) state.use.cache = true;
-  if ('W_G' in state.inputs) state.use.W_G = true;
-  if ('b_G' in state.inputs) state.use.b_G = true;
+  if (['past_K', 'past_V', 'past_c_KV', 'past_k_R'].some((n) => n in state.inputs)) state.use.cache = true;
+  for (const flag of ['W_G', 'b_G', 'W_DKV', 'W_KR', 'W_DQ']) if (flag in state.inputs) state.use[flag] = true;
   const o = problem.options ?? {};
   const options = {};
   for (const [key, value] of Object.entries(o)) if (!PAGE_OPTIONS.includes(key)) options[key] = value;

@@ -153,6 +153,11 @@ export function setLesson(page, lesson) {
   return withState(page, (s) => { s.lesson = lesson && Object.keys(lesson).length ? lesson : null; });
 }
 
+/** The lesson's title, as its teacher wrote it ('' for none). */
+export function setTitle(page, title) {
+  return withState(page, (s) => { s.title = title.trim(); });
+}
+
 /** The exercise's answers shown or hidden (the student's "Show answers"). */
 export function setRevealed(page, revealed) {
   return { ...page, ui: { ...page.ui, revealed } };

@@ -3,7 +3,7 @@ import { findPreset, presets } from 'attention-explorer';
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, defaultState } from './state.js';
-import { editors, layoutEditors, renderGrids, setEditorValue } from './inputs.js';
+import { HEAD_WEIGHTS, editors, layoutEditors, randomMatrix, renderGrids, setEditorValue } from './inputs.js';
 import { parse } from './problem.js';
 import { presetState } from './link.js';
 import { applyFlags } from './embed.js';
@@ -24,15 +24,19 @@ function showPresetSource() {
   const { state } = app;
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
-  if (!p) { el.innerHTML = ''; showLessonExample(null); return; }
+  if (!p) { el.innerHTML = ''; showLessonExample(null, false, state.title); return; }
   const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
   el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
-  showLessonExample(p, state.edited);
+  showLessonExample(p, state.edited, state.title);
 }
 
-/** Above the diagram: the example's title and, for an example that tells a story, its note. */
-function showLessonExample(p, edited) {
+/**
+ * Above the diagram: the lesson's title when its teacher gave one, else the example's title and,
+ * for an example that tells a story, its note.
+ */
+function showLessonExample(p, edited, title) {
   const el = $('lesson-example');
+  if (title) { el.innerHTML = `<strong>${escapeHtml(title)}</strong>`; return; }
   if (!p) { el.textContent = 'Your own problem.'; return; }
   el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
@@ -48,7 +52,7 @@ function showRecipe(recipe) {
  * the state; the controls themselves are set from a whole new state (syncControls, update.js).
  */
 export function mountControls() {
-  store.subscribe((page) => [page.state.preset, page.state.edited], showPresetSource);
+  store.subscribe((page) => [page.state.preset, page.state.edited, page.state.title], showPresetSource);
   store.subscribe((page) => page.state.recipe, showRecipe);
 }
 
@@ -57,6 +61,7 @@ export function syncControls() {
   const { state } = app;
   const o = state.options;
   $('preset').value = state.preset ?? '';
+  $('lesson-name').value = state.title;
   for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === state.mode;
   $('opt-layout').value = o.layout;
   $('opt-scale').value = o.scale;
@@ -149,8 +154,8 @@ function bindModernOptions() {
   const inputs = ['opt-positional', 'opt-rope', 'opt-rope-base', 'opt-rope-dims', 'opt-alibi', 'opt-window-left',
     'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache',
     ...VARIANT_CONTROLS];
-  // P, the cache and the gate are inputs: their editors come and go with the choice.
-  const inputsInUse = () => { const { use, inputs } = app.state; return `${use.P}${use.cache}${use.W_G}${use.b_G}${inputs.W_G?.text}`; };
+  // P, the cache, the gate and latent attention's matrices are inputs: their editors come and go with the choice.
+  const inputsInUse = () => `${stateInputs(app.state)}${app.state.inputs.W_G?.text}`;
   // A gate chosen: W_G of its kind's width first (before the options are read).
   $('opt-gate').addEventListener('change', (e) => { if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value !== 'off') fitGateWeights(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value); });
   // Differential chosen: λ is required, and starts at λ_init (as the paper's λ does) unless typed.
@@ -169,12 +174,13 @@ function bindModernOptions() {
   }
 }
 
-// ---- attention variants: one choice of where the weights come from (sigmoid, differential and
-// linear attention exclude one another), QK-norm and the output gate; kept in the state as the
-// problem JSON writes them (the gate's W_G and b_G as inputs) -----------------------------------
+// ---- attention variants: one choice of where the weights come from (sigmoid, differential,
+// linear and latent attention exclude one another), QK-norm and the output gate; kept in the state
+// as the problem JSON writes them (the gate's W_G and b_G, latent attention's matrices as inputs) --
 
 const VARIANT_CONTROLS = ['opt-attention', 'opt-sigmoid-bias', 'opt-lambda', 'opt-lambda-init', 'opt-diff-norm',
-  'opt-feature-map', 'opt-normalize', 'opt-decay', 'opt-qk-norm', 'opt-qk-eps', 'opt-qk-gq', 'opt-qk-gk', 'opt-gate', 'opt-gate-bias'];
+  'opt-feature-map', 'opt-normalize', 'opt-decay', 'opt-latent-queries', 'opt-latent-rope', 'opt-qk-norm', 'opt-qk-eps',
+  'opt-qk-gq', 'opt-qk-gk', 'opt-gate', 'opt-gate-bias'];
 
 const given = (v) => v !== undefined && v !== null && v !== false;
 const objectOf = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
@@ -183,9 +189,11 @@ const listOf = (v) => (typeof v === 'number' ? [v] : v);
 /** `fields` without the ones left empty. */
 const typed = (fields) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 
-/** Where a problem's weights come from; of two that exclude one another (a link), the first here (the core's message names both). */
-function weightsFrom(o) {
+/** Where a state's weights come from; of two that exclude one another (a link), the first here (the core's message names both). */
+function weightsFrom(state) {
+  const o = state.options;
   if (o.attention === 'linear') return 'linear';
+  if (state.use?.W_DKV) return 'latent';
   if (given(o.differential)) return 'differential';
   if (o.score_fn === 'sigmoid') return 'sigmoid';
   return 'softmax';
@@ -212,30 +220,35 @@ function fitGateWeights(kind) {
   const cols = kind === 'headwise' ? meta.heads : meta.heads * meta.d_v;
   const w = parse(state.inputs.W_G?.text ?? '', 'W_G').matrix;
   if (w && w.length === rows && w[0].length === cols) return;
-  const [drawn] = app.engine.random(1, [{ kind: 'randn', shape: [rows, cols] }]);
-  store.dispatch(setInputs, { W_G: matrixToText(drawn.map((row) => row.map((v) => Math.round(v * 10) / 10 || 0))) });
+  store.dispatch(setInputs, { W_G: matrixToText(randomMatrix(1, rows, cols)) });
   store.dispatch(removeInputs, ['b_G']);
 }
 
-/** Each variant's own controls only with it (shown and enabled); QK-norm and the gate not with linear attention, the gate only with X. */
+/**
+ * Each variant's own controls only with it (shown and enabled); QK-norm and the gate not with
+ * linear or latent attention (the core refuses them), the gate only with X, latent attention only
+ * in self-attention (it reads X alone).
+ */
 function enableVariantControls() {
   const from = $('opt-attention').value;
-  const linear = from === 'linear';
+  const ownScores = from === 'linear' || from === 'latent';
   const enable = (ids, on) => { for (const id of ids) $(id).disabled = !on; };
   // Only the chosen way's settings are shown.
   for (const row of $('opt-variants').querySelectorAll('[data-variant]')) row.hidden = row.dataset.variant !== from;
+  $('opt-attention').querySelector('option[value="latent"]').disabled = app.state.mode !== 'self';
   enable(['opt-sigmoid-bias'], from === 'sigmoid');
   enable(['opt-lambda', 'opt-lambda-init', 'opt-diff-norm'], from === 'differential');
-  enable(['opt-feature-map', 'opt-normalize', 'opt-decay'], linear);
-  enable(['opt-qk-norm'], !linear);
-  enable(['opt-qk-eps', 'opt-qk-gq', 'opt-qk-gk'], !linear && $('opt-qk-norm').value !== 'off');
-  enable(['opt-gate'], !linear && app.state.mode !== 'qkv');
+  enable(['opt-feature-map', 'opt-normalize', 'opt-decay'], from === 'linear');
+  enable(['opt-latent-queries', 'opt-latent-rope'], from === 'latent' && app.state.mode === 'self');
+  enable(['opt-qk-norm'], !ownScores);
+  enable(['opt-qk-eps', 'opt-qk-gq', 'opt-qk-gk'], !ownScores && $('opt-qk-norm').value !== 'off');
+  enable(['opt-gate'], !ownScores && app.state.mode !== 'qkv');
   enable(['opt-gate-bias'], !$('opt-gate').disabled && $('opt-gate').value !== 'off');
 }
 
 function syncVariants(state) {
   const o = state.options;
-  const from = weightsFrom(o);
+  const from = weightsFrom(state);
   $('opt-attention').value = from;
   $('opt-sigmoid-bias').value = text(o.sigmoid_bias);
   const d = objectOf(o.differential);
@@ -245,6 +258,9 @@ function syncVariants(state) {
   $('opt-feature-map').value = o.feature_map ?? 'elu+1';
   $('opt-normalize').checked = o.normalize !== false;
   $('opt-decay').value = text(o.decay);
+  $('opt-latent-queries').value = state.use?.W_DQ ? 'W_DQ' : 'W_Q';
+  // The rotary part is on unless a latent problem goes without it.
+  $('opt-latent-rope').checked = !state.use?.W_DKV || Boolean(state.use.W_KR);
   const q = objectOf(o.qk_norm);
   $('opt-qk-norm').value = ['rms', 'layer'].includes(q.type) ? q.type : 'off';
   $('opt-qk-eps').value = text(q.eps);
@@ -261,6 +277,7 @@ function syncVariants(state) {
 function readVariants(setOption, flag) {
   const from = $('opt-attention').value;
   const linear = from === 'linear';
+  const latent = from === 'latent';
   // Each variant's own options only with it (the core refuses them otherwise).
   setOption('score_fn', from === 'sigmoid' ? 'sigmoid' : undefined);
   setOption('sigmoid_bias', from === 'sigmoid' ? numbersOf($('opt-sigmoid-bias').value) : undefined);
@@ -273,14 +290,18 @@ function readVariants(setOption, flag) {
   setOption('feature_map', linear && $('opt-feature-map').value !== 'elu+1' ? $('opt-feature-map').value : undefined);
   setOption('normalize', linear && !$('opt-normalize').checked ? false : undefined);
   setOption('decay', linear ? numbersOf($('opt-decay').value) : undefined);
+  // Latent attention is its inputs: W_DKV, W_UK, W_UV; W_KR, W_QR; W_DQ, W_UQ (share.js stateInputs).
+  flag('W_DKV', latent);
+  flag('W_KR', latent && $('opt-latent-rope').checked);
+  flag('W_DQ', latent && $('opt-latent-queries').value === 'W_DQ');
   const norm = $('opt-qk-norm').value;
-  setOption('qk_norm', !linear && norm !== 'off' ? typed({
+  setOption('qk_norm', !linear && !latent && norm !== 'off' ? typed({
     type: norm,
     eps: numbersOf($('opt-qk-eps').value),
     g_q: listOf(numbersOf($('opt-qk-gq').value)),
     g_k: listOf(numbersOf($('opt-qk-gk').value)),
   }) : undefined);
-  const gate = !linear && app.state.mode !== 'qkv' ? $('opt-gate').value : 'off';
+  const gate = !linear && !latent && app.state.mode !== 'qkv' ? $('opt-gate').value : 'off';
   flag('W_G', gate !== 'off');
   flag('b_G', gate !== 'off' && $('opt-gate-bias').checked);
   enableVariantControls();
@@ -325,8 +346,7 @@ export function setTokenCount(n) {
     const m = cols ? T(r.matrix) : r.matrix;
     if (m.length === n) continue;
     const width = m[0].length;
-    const [fresh] = n > m.length ? app.engine.random(n, [{ kind: 'randn', shape: [n - m.length, width] }]) : [[]];
-    const rows = [...m.slice(0, n), ...fresh.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0))];
+    const rows = [...m.slice(0, n), ...(n > m.length ? randomMatrix(n, n - m.length, width) : [])];
     texts[name] = matrixToText(cols ? T(rows) : rows);
   }
   if (!Object.keys(texts).length) return;
@@ -443,7 +463,7 @@ export function bindControls() {
   opt('opt-kvheads', 'kv_heads', (el) => Math.max(1, Math.round(Number(el.value)) || 1));
   // The W grids label their features by head: relabel when the head counts change.
   for (const id of ['opt-heads', 'opt-kvheads']) {
-    $(id).addEventListener('input', () => renderGrids((ed, name) => ed.mode === 'grid' && ['W_Q', 'W_K', 'W_V'].includes(name)));
+    $(id).addEventListener('input', () => renderGrids((ed, name) => ed.mode === 'grid' && [...HEAD_WEIGHTS, 'W_K', 'W_V'].includes(name)));
   }
   opt('opt-precision', 'precision');
   bindModernOptions();

@@ -7,11 +7,12 @@ import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
-import { encodeStateString } from 'attention-explorer/share';
+import { INPUT_NAMES, encodeStateString } from 'attention-explorer/share';
 import { makePaper } from './student.js';
 import { writeLink } from './link.js';
 
-const INPUT_NAMES = new Set(['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O']);
+// Every input of a problem (formats.js's one list): New problem draws each the problem has.
+const INPUTS = new Set(INPUT_NAMES);
 
 let lastSeed = null;       // the seed of the last "New problem"
 // Whether the answers are shown ("Show answers") and the teacher is choosing which numbers to hide:
@@ -182,7 +183,7 @@ export function newProblem(seed, kind) {
   const state = app.state;
   const result = app.result;
   if (!result) return;
-  const names = Object.keys(result.problem).filter((n) => n !== 'options' && INPUT_NAMES.has(n));
+  const names = Object.keys(result.problem).filter((n) => n !== 'options' && INPUTS.has(n));
   const shapes = names.map((n) => {
     const v = result.problem[n];
     return Array.isArray(v[0]) ? [v.length, v[0].length] : [1, v.length];

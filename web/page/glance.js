@@ -4,7 +4,7 @@
 // is. The numbers are the trace's (the same formatting as the cards); choosing one opens its
 // worked calculation in the weights card. Hidden with the weights (an exercise, ?hide=) and while
 // stepping through (a question may ask for them first).
-import { colourLut, colourScale } from 'attention-explorer';
+import { colourLut, colourScale, weightSums } from 'attention-explorer';
 import { $, app, writeHtml } from './app.js';
 import { cellFmt, escapeHtml } from './format.js';
 import { axisLabels, headOf, maskedPositions, stepKey } from './steps.js';
@@ -76,8 +76,8 @@ export function renderGlance() {
   const what = `${labels.rowTitle} ↓ ${labels.colTitle} →`;
   const more = multi && result.trace.meta.heads > shown.length ? ` (heads 1–${shown.length} of ${result.trace.meta.heads})` : '';
   const f = result.trace.facts[0];
-  const sums = ctx.options.score_fn === 'sigmoid' ? 'sigmoid weights, each on its own: a query\'s need not sum to 1'
-    : Number.isFinite(f?.lambda) ? 'each query\'s weights sum to 1 − λ' : 'each query\'s weights sum to 1';
+  const rule = weightSums(ctx.options, f);
+  const sums = rule.kind === 'free' ? 'sigmoid weights, each on its own: a query\'s need not sum to 1' : `each query's weights ${rule.phrase}`;
   let html = `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: ${sums} ` +
     `<span class="hint">(${escapeHtml(what)}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">`;
   for (const step of shown) {

@@ -20,11 +20,17 @@ const INPUT_TITLES = {
   mask: 'Mask M (additive)', P: 'P (learned positions)',
   past_K: 'K<sub>past</sub> (cached keys)', past_V: 'V<sub>past</sub> (cached values)',
   W_G: 'W<sub>G</sub> (output gate)', b_G: 'b<sub>G</sub>',
+  W_DKV: 'W<sub>DKV</sub> (down to the latent)', W_UK: 'W<sub>UK</sub> (latent to keys)', W_UV: 'W<sub>UV</sub> (latent to values)',
+  W_KR: 'W<sub>KR</sub> (rotary key)', W_QR: 'W<sub>QR</sub> (rotary queries)', W_DQ: 'W<sub>DQ</sub> (queries\' latent)',
+  W_UQ: 'W<sub>UQ</sub> (latent to queries)', past_c_KV: 'c<sub>KV, past</sub> (cached latents)', past_k_R: 'k<sub>R, past</sub> (cached rotary keys)',
 };
 const COLUMN_TITLES = {
   W_Q: 'Ω<sub>Q</sub>', W_K: 'Ω<sub>K</sub>', W_V: 'Ω<sub>V</sub>', W_O: 'Ω<sub>O</sub>',
   b_Q: 'β<sub>Q</sub>', b_K: 'β<sub>K</sub>', b_V: 'β<sub>V</sub>', b_O: 'β<sub>O</sub>',
 };
+
+/** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
+const isLatent = (state) => stateInputs(state).includes('W_DKV');
 
 function describeInput(name) {
   const { state } = app;
@@ -38,6 +44,7 @@ function describeInput(name) {
     case 'V': return `values, ${tok}`;
     case 'W_Q': case 'W_K': case 'W_V':
     {
+      if (name === 'W_Q' && isLatent(state)) return 'd<sub>model</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = X·W<sub>Q</sub>';
       const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
       return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
     }
@@ -47,10 +54,22 @@ function describeInput(name) {
     case 'past_K': return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
     case 'past_V': return `earlier tokens' values, ${tok}; heads side by side`;
     case 'W_G': return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
+    case 'W_DKV': return 'd<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps';
+    case 'W_UK': return 'd<sub>c</sub> × heads·d<sub>h</sub>: each head\'s keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>';
+    case 'W_UV': return 'd<sub>c</sub> × heads·d<sub>v</sub>: each head\'s values V = c<sub>KV</sub>·W<sub>UV</sub>';
+    case 'W_KR': return 'd<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head';
+    case 'W_QR': return 'd<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head';
+    case 'W_DQ': return 'd<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>';
+    case 'W_UQ': return 'd<sub>cq</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>';
+    case 'past_c_KV': return `earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
+    case 'past_k_R': return `earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
     case 'b_G': return 'one per column of W<sub>G</sub>';
     default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
 }
+
+/** The weights whose columns are the query heads' features side by side (latent attention's too). */
+export const HEAD_WEIGHTS = ['W_Q', 'W_UK', 'W_UV', 'W_QR', 'W_UQ'];
 
 function editorLabels(name) {
   const { state } = app;
@@ -59,7 +78,7 @@ function editorLabels(name) {
   const tokens = ['X', 'Q'].includes(name) ? tk.q : ['X_kv', 'K', 'V'].includes(name) ? tk.k : null;
   if (tokens) return cols ? { cols: tokens } : { rows: tokens };
   // With several heads, the projection's features are labelled by head: h1·1, h1·2, h2·1, ...
-  const heads = name === 'W_Q' ? Number(state.options.heads) : ['W_K', 'W_V'].includes(name) ? Number(state.options.kv_heads) : 0;
+  const heads = HEAD_WEIGHTS.includes(name) ? Number(state.options.heads) : ['W_K', 'W_V'].includes(name) ? Number(state.options.kv_heads) : 0;
   const ed = editors.get(name);
   const width = ed ? (cols ? ed.cells.length : ed.cells[0]?.length ?? 0) : 0;
   if (!(heads > 1) || !width || width % heads !== 0) return {};
@@ -127,7 +146,7 @@ export function layoutEditors() {
   const optional = document.createElement('div');
   optional.className = 'optional-inputs';
   optional.innerHTML = `
-    ${state.mode !== 'qkv' ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
+    ${state.mode !== 'qkv' && !isLatent(state) ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
     <label><input type="checkbox" id="use-wo" ${state.use.W_O ? 'checked' : ''}> output projection W<sub>O</sub></label>
     ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
   box.appendChild(optional);
@@ -140,6 +159,40 @@ export function layoutEditors() {
   });
 }
 
+/**
+ * A rows × cols matrix of np.random.randn(rows, cols) after np.random.seed(seed), to one decimal:
+ * starting numbers that differ from one another (zeros would make every score equal).
+ */
+export function randomMatrix(seed, rows, cols) {
+  const [drawn] = app.engine.random(seed, [{ kind: 'randn', shape: [rows, cols] }]);
+  return drawn.map((row) => row.map((v) => Math.round(v * 10) / 10 || 0));
+}
+
+// Latent attention's weights, in the order their starting values are drawn (seeds 1, 2, ...).
+const LATENT_WEIGHTS = ['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'W_Q'];
+
+/**
+ * The shape of a latent attention input: d_model from X, heads from the options, d_h and d_v from
+ * W_UK, W_UV (else W_Q's width, the last trace's d_v), and the latents' widths d_c, d_r, d_cq from
+ * W_DKV, W_KR, W_DQ (2 each when not given: a latent smaller than the keys it stands for).
+ */
+function latentShape(name) {
+  const { state, result } = app;
+  const heads = Number(state.options.heads) || 1;
+  const width = (input) => parse(state.inputs[input]?.text ?? '', input).matrix?.[0].length;
+  const perHead = (n) => (n && n % heads === 0 ? n / heads : undefined);
+  const d_model = width('X') ?? 4;
+  const d_h = perHead(width('W_UK')) ?? perHead(width('W_Q')) ?? 2;
+  const d_v = perHead(width('W_UV')) ?? result?.trace.meta.d_v ?? d_h;
+  const d_c = width('W_DKV') ?? 2;
+  const d_r = width('W_KR') ?? 2;
+  const d_cq = width('W_DQ') ?? 2;
+  return {
+    W_DKV: [d_model, d_c], W_UK: [d_c, heads * d_h], W_UV: [d_c, heads * d_v], W_KR: [d_model, d_r], W_QR: [d_model, heads * d_r],
+    W_DQ: [d_model, d_cq], W_UQ: [d_cq, heads * d_h], W_Q: [d_model, heads * d_h], past_c_KV: [2, d_c], past_k_R: [2, d_r],
+  }[name];
+}
+
 /** Sensible starting values for an input the user just switched on, sized from the last trace. */
 function defaultText(name) {
   const { state, result } = app;
@@ -147,6 +200,11 @@ function defaultText(name) {
   const cols = state.options.layout === 'columns';
   const step = (id) => result?.trace.steps.find((s) => s.id === id && headOf(s) === 0);
   const zeros = (r, c) => Array.from({ length: r }, () => Array(c).fill(0));
+  const latent = isLatent(state) && latentShape(name);
+  if (latent) {
+    // A cache of two earlier tokens, zeros as past_K's; the weights drawn, each from its own seed.
+    return matrixToText(name.startsWith('past_') ? zeros(...latent) : randomMatrix(LATENT_WEIGHTS.indexOf(name) + 1, ...latent));
+  }
   const eye = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
   const T = (m) => (cols ? m[0].map((_, j) => m.map((row) => row[j])) : m);
   switch (name) {

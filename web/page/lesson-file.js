@@ -8,13 +8,18 @@ import { applyFlags } from './embed.js';
 import { escapeHtml } from './format.js';
 import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
-import { loadState } from './store.js';
+import { setTitle } from './actions.js';
+import { loadState, store } from './store.js';
 
-/** The lesson file of the page as it is: its problem, token names and notes. */
+/**
+ * The lesson file of the page as it is: its title (the teacher's; else the example's while it is
+ * not edited: a the/cat/sat lesson is not "three questions about fruit"), problem, token names, notes.
+ */
 export function currentLesson() {
-  const tokens = tokenLists(app.state);
+  const { state } = app;
+  const tokens = tokenLists(state);
   return writeLesson({
-    title: findPreset(app.state.preset ?? '')?.title ?? '',
+    title: state.title || (state.edited ? '' : findPreset(state.preset ?? '')?.title ?? ''),
     problem: app.result.problem,
     tokens: tokens.q.length ? tokens : null,
     lesson: app.state.lesson ?? {},
@@ -56,6 +61,7 @@ export function openLesson(text, where) {
   }
   const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));
   state.lesson = Object.keys(lesson.lesson).length ? lesson.lesson : null;
+  state.title = lesson.title ?? '';
   showLessonError(null);
   restartLesson();
   loadState(applyFlags(state));
@@ -121,6 +127,7 @@ function save() {
 
 export function bindLessonFile() {
   $('lesson-save').addEventListener('click', save);
+  $('lesson-name').addEventListener('change', (e) => store.dispatch(setTitle, /** @type {HTMLInputElement} */ (e.target).value));
   $('lesson-open').addEventListener('click', () => $('lesson-file').click());
   $('lesson-file').addEventListener('change', async (e) => {
     await openFile(/** @type {HTMLInputElement} */ (e.target).files[0]);

@@ -13,7 +13,8 @@ const cache = new Map();
 function vendorFile(tag, name) {
   return new Promise((resolve, reject) => {
     const el = document.createElement(tag);
-    const url = new URL(`./vendor/katex/${name}`, import.meta.url).href;
+    // vite-ignore: a file of the site's, not an asset for vite to bundle or look for.
+    const url = new URL(/* @vite-ignore */ `./vendor/katex/${name}`, import.meta.url).href;
     if (tag === 'link') { el.rel = 'stylesheet'; el.href = url; } else { el.src = url; el.async = true; }
     el.onload = resolve;
     el.onerror = () => reject(new Error(`${name} did not load`));

@@ -75,7 +75,16 @@ export function pipelineGraph(trace, problem = {}) {
     })
     : [{ head: null, label: '' }];
   const more = multi && meta.heads > shownHeads ? `+ heads ${shownHeads + 1}–${meta.heads}: the same steps` : '';
-  return { nodes: [...sources.values(), ...nodes], edges, lanes, more, columns: Math.max(...depth) + 1 };
+  const all = [...sources.values(), ...nodes];
+  // A node every head shares spans the lanes, so it gets a column of its own: in a column with the
+  // heads' nodes it covered them (RoPE's angle table Θ sat on V⁽¹⁾ and Q⁽²⁾, review #8).
+  if (multi) {
+    const crowded = new Set(all.filter((n) => n.lane === null && all.some((m) => m.lane !== null && m.col === n.col)).map((n) => n.col));
+    for (const c of [...crowded].sort((a, b) => b - a)) {
+      for (const n of all) if (n.col > c || (n.col === c && n.lane !== null)) n.col += 1;
+    }
+  }
+  return { nodes: all, edges, lanes, more, columns: Math.max(...all.map((n) => n.col)) + 1 };
 }
 
 /** Grid rows of each node: a lane is as tall as its tallest column; a node alone in a column spans it. */

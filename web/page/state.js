@@ -37,6 +37,7 @@ export function defaultState() {
     exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (exercise.js)
     student: null,              // a student's exercise paper (student.js): the link holds only it
     lesson: null,               // { "weights:0": { say?, ask? } }: a teacher's sentence and question per step (stepper.js)
+    title: '',                  // the lesson's title, as its teacher wrote it (lesson-file.js)
   };
 }
 

@@ -3,7 +3,7 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels } from 'attention-explorer';
+import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels, weightSums } from 'attention-explorer';
 import { afterFrame, writeHtml } from './app.js';
 import { cellFmt, fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
@@ -52,12 +52,23 @@ export function axisLabels(step, ctx) {
     const first = step.features?.[0] ?? 0;
     return { labels: Array.from({ length: n }, (_, i) => String(first + i + 1)), title: 'dim' };
   };
-  const rows = axis(step.axes[0], step.shape[0]);
-  const cols = axis(step.axes[1], step.shape[1]);
+  const forms = cacheForms(step);
+  const rows = forms ? { labels: ['per token'], title: 'numbers cached' } : axis(step.axes[0], step.shape[0]);
+  const cols = forms ? { labels: forms, title: 'form' } : axis(step.axes[1], step.shape[1]);
   return {
     rows: rows.labels, cols: cols.labels, rowTitle: rows.title, colTitle: cols.title,
     ...(rows.kind ? { rowKind: rows.kind } : {}), ...(cols.kind ? { colKind: cols.kind } : {}),
   };
+}
+
+/**
+ * Latent attention's cache-size step (one row, no axis of its own): its columns are the forms its
+ * formula names in order ("N_cache = per token: MHA 2·2·2, GQA(g=2) …, MQA 2·2, MLA 2 + 2"), or null.
+ */
+function cacheForms(step) {
+  if (step.id !== 'cache_sizes') return null;
+  const forms = (/per token: (.*)$/.exec(step.text ?? '')?.[1] ?? '').split(', ').map((f) => f.split(' ')[0]);
+  return forms.length === step.shape[1] ? forms : null;
 }
 
 /** Which query and key a cell of a step belongs to (null where the step has no such axis). */
@@ -116,9 +127,13 @@ function factsHtml(step, trace, ctx) {
     case 'weights': {
       const sums = f.weight_sums.map((s) => fmt(s, d));
       const shown = sums.length > 8 ? sums.slice(0, 8).join(', ') + ', …' : sums.join(', ');
-      // Sigmoid weights need not sum to 1; differential ones sum to 1 − λ.
-      const sumsTo = ctx.options.score_fn === 'sigmoid' ? `${qAxis} sums (sigmoid weights need not sum to 1)`
-        : Number.isFinite(f.lambda) ? `each ${qAxis} sums to 1 − λ` : `each ${qAxis} sums to 1`;
+      const rule = weightSums(ctx.options, f);
+      const sumsTo = {
+        free: `${qAxis} sums (sigmoid weights need not sum to 1)`,
+        lambda: `each ${qAxis} sums to 1 − λ`,
+        sink: `each ${qAxis} sums to less than 1 (the sink logit takes the rest)`,
+        one: `each ${qAxis} sums to 1`,
+      }[rule.kind];
       items.push(`${sumsTo}: ${shown}`);
       if (f.fully_masked.length) items.push(`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`);
       break;
@@ -295,14 +310,17 @@ export function renderSteps(container, trace, ctx) {
   let currentGroup = null;
   let n = 0;
   const hTag = multi ? 'h4' : 'h3';
+  let headsSeen = false;
   for (const { step } of cards) {
     const h = headOf(step);
-    const group = h >= 0 ? `head${h}` : 'combine';
+    // Steps of no one head come before the heads (positions, RoPE's angles) or after (H, O).
+    const group = h >= 0 ? `head${h}` : headsSeen ? 'combine' : 'shared';
+    if (h >= 0) headsSeen = true;
     if (multi && group !== currentGroup) {
       if (currentGroup !== null) html += '</div></section>';
       currentGroup = group;
       n = 0;
-      const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : 'Combining the heads';
+      const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : group === 'shared' ? 'Shared by every head' : 'Combining the heads';
       html += `<section class="head-group" aria-label="${title}"><h3 class="group-title">${title}</h3><div class="step-cards">`;
     } else if (!multi && currentGroup === null) {
       currentGroup = 'single';

@@ -64,6 +64,11 @@ export function drawWhyLater() {
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
 
+/** Ids of the steps not shown: hidden by the link (?hide=step:...) or by an exercise. */
+function hiddenStepIds(state) {
+  return [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state, store.get().ui.revealed)];
+}
+
 /** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
 function stepContext(trace) {
   const { state } = app;
@@ -78,7 +83,7 @@ function stepContext(trace) {
     tokensQ: tokens.q,
     tokensK: tokens.k,
     decimals: decimalsOf(state),
-    hiddenSteps: [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state, store.get().ui.revealed)],
+    hiddenSteps: hiddenStepIds(state),
     collapsed: state.collapsed,
   };
 }
@@ -168,7 +173,9 @@ function update() {
     const meta = trace.meta;
     // One line on a phone (the step count and precision only where there is room); the timings
     // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
-    showStatusLine(`<span class="wide">${trace.steps.length} steps for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+    const hidden = hiddenStepIds(state);
+    const shown = trace.steps.filter((s) => !hidden.includes(s.id)).length;
+    showStatusLine(`<span class="wide">${shown} step${shown === 1 ? '' : 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
       `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`);
   }
   afterUpdateFrame(trace ? { t0, t1 } : null);
