@@ -156,6 +156,8 @@ test('sigmoid attention: the choice and its bias reach the core, and no row is s
   let { problem, trace } = await nodeTrace(page);
   strict.equal(problem.options.score_fn, 'sigmoid');
   assert(!('sigmoid_bias' in problem.options), 'an empty bias is written into the link');
+  // The empty field shows the default's number: −ln S for S = 4 keys.
+  strict.equal(await page.$eval('#opt-sigmoid-bias', (e) => e.placeholder), `−ln ${trace.meta.keys} = −${Math.log(trace.meta.keys).toFixed(4)}`);
   await assertStep(page, trace, 'weights');
   await assertStep(page, trace, 'output', null);
   // Rows of sigmoid weights (here 0.82 to 1.33) are not said to sum to 1, on the card or at a glance.

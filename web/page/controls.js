@@ -1,5 +1,5 @@
 // The problem panel: the example picker, mode, options and token names, kept in step with the state.
-import { findPreset, presets } from 'attention-explorer';
+import { findPreset, formatNumber, presets } from 'attention-explorer';
 import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, defaultState } from './state.js';
@@ -51,8 +51,14 @@ function showRecipe(recipe) {
  * The example's source line and title (marked edited once changed by hand) and its recipe follow
  * the state; the controls themselves are set from a whole new state (syncControls, update.js).
  */
+/** The sigmoid bias field, when empty, shows the default's number: −ln S for this problem's S keys. */
+function showSigmoidDefault(trace) {
+  $('opt-sigmoid-bias').placeholder = trace ? `−ln ${trace.meta.keys} = ${formatNumber(-Math.log(trace.meta.keys), 4)}` : '−ln S';
+}
+
 export function mountControls() {
   store.subscribe((page) => [page.state.preset, page.state.edited, page.state.title], showPresetSource);
+  store.subscribe((page) => [page.result?.trace?.meta.keys], (_, page) => showSigmoidDefault(page.result?.trace));
   store.subscribe((page) => page.state.recipe, showRecipe);
 }
 
