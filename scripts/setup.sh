@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 # clang-16, lld-16 and wabt build and check the relaxed-SIMD kernels (emscripten's clang 14 cannot).
 packages=(emscripten libeigen3-dev catch2 chromium python3-numpy clang-14 libclang-rt-14-dev cmake g++ ninja-build mkdocs-material
-  clang-16 lld-16 wabt nlohmann-json3-dev libfast-float-dev)
+  clang-16 lld-16 wabt nlohmann-json3-dev libfast-float-dev clang-format-14)
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
