@@ -10,7 +10,8 @@ export default [
   {
     files: ['web/**/*.js'],
     languageOptions: {
-      ecmaVersion: 2024,
+      // 2025: import attributes (web/lib/i18n.js imports its JSON catalogues `with { type: 'json' }`).
+      ecmaVersion: 2025,
       sourceType: 'module',
       globals: { ...globals.browser, ...globals.worker },
     },

@@ -165,6 +165,8 @@ for (const name of readdirSync(lib)) {
   const from = join(lib, name);
   if (statSync(from).isFile() && /\.(js|mjs|wasm|d\.ts|map)$/.test(name)) cpSync(from, join(out, 'lib', name));
 }
+// The message catalogues (web/lib/i18n.js loads the learner's language from lib/locales/).
+if (existsSync(join(lib, 'locales'))) cpSync(join(lib, 'locales'), join(out, 'lib', 'locales'), { recursive: true });
 
 // The explorer page's first screen as one module (main.bundle.js, made by vite's build from main.js
 // and every module it imports statically, the package's included): one request instead of ~50,

@@ -15,6 +15,9 @@ cp build-wasm/attention.js build-wasm/attention.wasm build-wasm/attention-walkth
   build-wasm/attention-walkthroughs.wasm build-wasm/attention-fast.js build-wasm/attention-fast.wasm \
   build-wasm/attention-model.js build-wasm/attention-model.wasm dist/
 cp web/lib/*.js web/lib/*.d.ts dist/
+# The playground's message catalogues (web/lib/i18n.js), and intl-messageformat beside them.
+cp -r web/lib/locales dist/
+node scripts/vendor-formatjs.mjs dist
 # The relaxed-SIMD products (a few KB) ride inside the fast entry's JS as base64 (web/lib/relaxed.js).
 node -e '
   const fs = require("fs");

@@ -3,11 +3,11 @@
 // app whose build output loads the wasm in headless Chromium.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
+import { extname, join, sep } from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { assertPrinted, repo } from './helpers.mjs';
@@ -54,7 +54,9 @@ describe('the packed tarball', () => {
     const allowed = ['package.json', 'README.md', ...JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files];
     const files = packed.files.map((f) => f.path).sort();
     for (const f of files) assert.ok(allowed.some((a) => f === a || f.startsWith(`${a}/`)), `unexpected file ${f}`);
-    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), readdirSync(join(repo, 'dist')).map((f) => `dist/${f}`).sort());
+    // Every file of dist/, its folders' too (the message catalogues in dist/locales/).
+    const distFiles = readdirSync(join(repo, 'dist'), { recursive: true }).filter((f) => statSync(join(repo, 'dist', f)).isFile());
+    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), distFiles.map((f) => `dist/${f.split(sep).join('/')}`).sort());
     for (const f of ['dist/attention.js', 'dist/attention.wasm', 'dist/engine.js', 'dist/index.js', 'dist/node.js',
       'dist/cli.js', 'dist/index.d.ts', 'dist/presets.js', 'package.json']) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);

@@ -10,6 +10,8 @@ import { dist } from './helpers.mjs';
 const { loadAttention } = await import(`${dist}node.js`);
 const { createStore } = await import(`${dist}store.js`);
 const state = await import(`${dist}playground-state.js`);
+// A reveal's or an error's English words (its message, for the views' languages: tests/js/i18n.test.mjs).
+const english = (r) => r && Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'message'));
 
 describe('createStore', () => {
   test('actions batch into one redraw; a view redraws only when its part changes', () => {
@@ -74,7 +76,7 @@ describe('the playground\'s actions', () => {
     s = state.measured({ ...s, step: 430 }, { step: 430, evaluation: { loss: 2, accuracy: 0.9 }, scores: scores(0.6), prediction: null });
     s = state.measured({ ...s, step: 500 }, { step: 500, evaluation: { loss: 2, accuracy: 0.9 }, scores: scores(0.7), prediction: null });
     assert.deepEqual(s.milestones.map((m) => m.text), ['layer 1 head 1 became a previous-token head at step 100', 'layer 2 head 2 became an induction head at step 430']);
-    assert.deepEqual(s.revealed, [{ answer: 'layer 2', text: 'It was layer 2: layer 2 head 2 became an induction head at step 430.' }]);
+    assert.deepEqual(s.revealed.map(english), [{ answer: 'layer 2', text: 'It was layer 2: layer 2 head 2 became an induction head at step 430.' }]);
     assert.deepEqual(s.answers, ['layer 2']);
     assert.equal(s.evals.length, 3);
   });
@@ -84,7 +86,7 @@ describe('the playground\'s actions', () => {
     s = state.measured({ ...s, step: 100 }, { step: 100, evaluation: { loss: 3, accuracy: 0.3 }, scores: [], prediction: null });
     assert.deepEqual(s.revealed, [null]);
     s = state.measured({ ...s, step: s.config.steps }, { step: s.config.steps, evaluation: { loss: 3, accuracy: 0.42 }, scores: [], prediction: null });
-    assert.deepEqual(s.revealed, [{ answer: 'no', text: 'No: after 1500 steps the accuracy is at most 42%.' }]);
+    assert.deepEqual(s.revealed.map(english), [{ answer: 'no', text: 'No: after 1500 steps the accuracy is at most 42%.' }]);
   });
 
   test('switching heads off and on', () => {
@@ -156,7 +158,7 @@ describe('the playground\'s actions', () => {
     s = state.measured({ ...s, step: 60 }, { step: 60, evaluation: { loss: 1, accuracy: 0.6 }, scores, prediction: null });
     assert.equal(s.revealed[0].answer, 'layer 1 head 2');
     assert.match(s.revealed[0].text, /previous-token score passed 0\.3 at step 60/);
-    assert.deepEqual(s.revealed[1], { answer: 'yes', text: 'Yes: the accuracy passed 50% at step 60.' });
+    assert.deepEqual(english(s.revealed[1]), { answer: 'yes', text: 'Yes: the accuracy passed 50% at step 60.' });
     assert.equal(state.readPlaygroundLesson('{"format": "attention-explorer lesson", "preset": "x"}', catalogue, 'a.json').error,
       'a.json: format is "attention-explorer lesson"; expected "attention-explorer playground lesson"');
     assert.match(state.readPlaygroundLesson(JSON.stringify({ ...lesson, preset: 'nope' }), catalogue, 'b.json').error, /b\.json: preset is "nope"; expected one of induction/);
@@ -166,8 +168,8 @@ describe('the playground\'s actions', () => {
 
   test('a probe is read as tokens, or as characters of a text\'s alphabet', () => {
     assert.deepEqual(state.parseProbe('3, 1 4', { vocab: 8, context: 8 }), { tokens: [3, 1, 4] });
-    assert.deepEqual(state.parseProbe('3 9', { vocab: 8, context: 8 }), { error: 'token 2, "9", is not a token: they are whole numbers from 0 to 7' });
-    assert.deepEqual(state.parseProbe('1 2 3', { vocab: 8, context: 2 }), { error: '3 tokens, but the context holds 2' });
+    assert.deepEqual(english(state.parseProbe('3 9', { vocab: 8, context: 8 })), { error: 'token 2, "9", is not a token: they are whole numbers from 0 to 7' });
+    assert.deepEqual(english(state.parseProbe('1 2 3', { vocab: 8, context: 2 })), { error: '3 tokens, but the context holds 2' });
     assert.deepEqual(state.parseProbe('ab a', { alphabet: [' ', 'a', 'b'], context: 8 }), { tokens: [1, 2, 0, 1] });
     assert.match(state.parseProbe('abz', { alphabet: [' ', 'a', 'b'], context: 8 }).error, /"z" is not in the text's alphabet/);
   });

@@ -23,7 +23,7 @@ export const PLAYGROUND_CSS = `
   border-radius: 4px; background: #f3f4f6; font: 13px/1.4 ui-monospace, monospace; }
 .pg-questions { display: flex; flex-direction: column; gap: .5rem; }
 .pg-lesson h2 { margin: 0; } .pg-lesson p { margin: .2rem 0 0; }
-.pg-question { border-left: 4px solid #f59e0b; background: #fffbeb; padding: .5rem .7rem; border-radius: 4px; }
+.pg-question { border-inline-start: 4px solid #f59e0b; background: #fffbeb; padding: .5rem .7rem; border-radius: 4px; }
 .pg-question-text { font-weight: 600; margin: 0 0 .4rem; }
 .pg-choices { display: flex; flex-wrap: wrap; gap: .3rem; }
 .pg-revealed { margin: .4rem 0 0; font-weight: 600; }
@@ -39,7 +39,7 @@ export const PLAYGROUND_CSS = `
 .pg-error { color: var(--bad); margin: .3rem 0 0; }
 .pg-curves { width: 100%; height: 160px; display: block; }
 .pg-legend { font-size: .85rem; color: var(--muted); margin: .3rem 0 0; }
-.pg-key { display: inline-block; width: 1rem; height: 3px; vertical-align: middle; margin: 0 .3rem 0 .6rem; }
+.pg-key { display: inline-block; width: 1rem; height: 3px; vertical-align: middle; margin-block: 0; margin-inline: .6rem .3rem; }
 .pg-key-loss { background: #2563eb; } .pg-key-accuracy { background: #c2410c; }
 .pg-heads { display: grid; grid-template-columns: repeat(var(--heads, 2), minmax(9rem, 1fr)); gap: .6rem; }
 .pg-head { border: 1px solid var(--line); border-radius: 6px; padding: .5rem; min-width: 0; }

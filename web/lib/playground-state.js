@@ -4,30 +4,36 @@
 import {
   PLAYGROUND_CHOICES, PLAYGROUND_LESSON_FORMAT, PLAYGROUND_LIMITS, check, playgroundChangesSchema, playgroundLessonSchema, playgroundStepSchema,
 } from './formats.js';
+import { english } from './i18n.js';
 
-/** What a head's score must pass to be announced ("layer 2 head 1 became an induction head"). */
+// The words a learner reads come from the catalogues (web/lib/locales, i18n.js): what this module
+// writes into the state is a message ({ id, values }) with its English `text` beside it (the API's
+// and the CLI's language); the views format the message in the learner's language.
+const said = (id, values) => ({ id, values });
+
+/** What a head's score must pass to be announced (message milestone.<score>: "layer 2 head 1 became an induction head"). */
 export const MILESTONES = [
-  { score: 'induction', threshold: 0.4, words: 'an induction head' },
-  { score: 'previous_token', threshold: 0.5, words: 'a previous-token head' },
-  { score: 'first_token', threshold: 0.5, words: 'a first-token (sink) head' },
+  { score: 'induction', threshold: 0.4 },
+  { score: 'previous_token', threshold: 0.5 },
+  { score: 'first_token', threshold: 0.5 },
 ];
 
-/** The model fields a learner may change, with their choices or bounds and a plain-words hint. */
+/** The model fields a learner may change, with their choices or bounds (words: field.<key>.label and .hint in the catalogue). */
 const L = PLAYGROUND_LIMITS;
 export const FIELDS = [
-  { key: 'layers', label: 'Layers', ...L.layers, hint: 'How many attention layers are stacked. An induction head needs two: one to look back, one to match.' },
-  { key: 'heads', label: 'Heads per layer', ...L.heads, hint: 'Each head learns its own pattern of where to look.' },
-  { key: 'd_model', label: 'Width (d_model)', ...L.d_model, step: 4, hint: 'How many numbers stand for each token inside the model.' },
-  { key: 'positions', label: 'Positions', choices: PLAYGROUND_CHOICES.positions, hint: 'How the model knows where a token is: a learned vector per position, fixed sine waves, rotating queries and keys (RoPE), or not at all.' },
-  { key: 'mlp', label: 'MLP width', ...L.mlp, step: 16, hint: '0: attention only. Otherwise each layer also has a small feed-forward network of this width.' },
-  { key: 'norm', label: 'Norm', choices: PLAYGROUND_CHOICES.norm, hint: 'Normalises each token\'s numbers before attention and the MLP.' },
+  { key: 'layers', ...L.layers },
+  { key: 'heads', ...L.heads },
+  { key: 'd_model', ...L.d_model, step: 4 },
+  { key: 'positions', choices: PLAYGROUND_CHOICES.positions },
+  { key: 'mlp', ...L.mlp, step: 16 },
+  { key: 'norm', choices: PLAYGROUND_CHOICES.norm },
 ];
 
 /** The training fields: learning rate, seed and steps. */
 export const TRAINING_FIELDS = [
-  { key: 'lr', label: 'Learning rate', ...L.lr, hint: 'How big a step AdamW takes. Too large and the loss jumps around; too small and nothing happens for a long time.' },
-  { key: 'seed', label: 'Seed', ...L.seed, hint: 'Fixes the starting weights and the training sequences: the same seed trains to the same numbers.' },
-  { key: 'steps', label: 'Steps', ...L.steps, hint: 'How many training steps Play runs.' },
+  { key: 'lr', ...L.lr },
+  { key: 'seed', ...L.seed },
+  { key: 'steps', ...L.steps },
 ];
 
 /**
@@ -141,7 +147,8 @@ export function measured(state, { step, evaluation, scores, prediction, ablatedE
     for (const m of MILESTONES) {
       if (s[m.score] < m.threshold) continue;
       if (milestones.some((x) => x.layer === s.layer && x.head === s.head && x.score === m.score)) continue;
-      milestones.push({ step, layer: s.layer, head: s.head, score: m.score, text: `layer ${s.layer} head ${s.head} became ${m.words} at step ${step}` });
+      const message = said(`milestone.${m.score}`, { layer: s.layer, head: s.head, step });
+      milestones.push({ step, layer: s.layer, head: s.head, score: m.score, text: english.message(message), message });
     }
   }
   const evals = state.evals.length && state.evals[state.evals.length - 1].step === step ? state.evals : state.evals.concat([{ step, ...evaluation }]);
@@ -150,24 +157,36 @@ export function measured(state, { step, evaluation, scores, prediction, ablatedE
   return { ...next, revealed: state.questions.map((q, i) => state.revealed[i] ?? reveal(next, q)) };
 }
 
-/** What the run has shown about question `r` ({ choose, score, threshold } or { choose: 'yes_no', accuracy }), or null while it is open. */
+/**
+ * What the run has shown about question `r` ({ choose, score, threshold } or { choose: 'yes_no', accuracy }),
+ * or null while it is open: { answer, text, message } (text: English; message: for the views).
+ */
 export function reveal(state, r) {
+  const shown = (answer, id, values) => ({ answer, text: english(id, values), message: said(id, values) });
   if (r.choose === 'yes_no') {
     const best = Math.max(0, ...state.evals.map((e) => e.accuracy ?? 0));
     if (best > r.accuracy) {
       const at = state.evals.find((e) => (e.accuracy ?? 0) > r.accuracy).step;
-      return { answer: 'yes', text: `Yes: the accuracy passed ${Math.round(r.accuracy * 100)}% at step ${at}.` };
+      return shown('yes', 'reveal.yes', { percent: Math.round(r.accuracy * 100), step: at });
     }
-    if (state.step >= state.config.steps) return { answer: 'no', text: `No: after ${state.step} steps the accuracy is at most ${Math.round(best * 100)}%.` };
+    if (state.step >= state.config.steps) return shown('no', 'reveal.no', { steps: state.step, percent: Math.round(best * 100) });
     return null;
   }
   const first = firstPassing(state, r);
   if (!first) {
-    if (state.step >= state.config.steps) return { answer: 'none', text: `No head passed ${r.threshold} in ${state.step} steps.` };
+    if (state.step >= state.config.steps) return shown('none', 'reveal.none', { threshold: r.threshold, steps: state.step });
     return null;
   }
   const answer = r.choose === 'layer' ? `layer ${first.layer}` : `layer ${first.layer} head ${first.head}`;
-  return { answer, text: `It was ${answer}: ${first.text}.` };
+  return shown(answer, 'reveal.found', { answer: choiceMessage(answer), event: first.message });
+}
+
+/** A choice's words ('yes', 'no', 'layer 2', 'layer 2 head 1': the answers' values) as a message. */
+export function choiceMessage(choice) {
+  const [, layer, head] = /^layer (\d+)(?: head (\d+))?$/.exec(choice) ?? [];
+  if (head) return said('choice.head', { layer: Number(layer), head: Number(head) });
+  if (layer) return said('choice.layer', { layer: Number(layer) });
+  return said(`choice.${choice}`);
 }
 
 /** The first head (in the order measured) whose `r.score` passed `r.threshold`, as a milestone. */
@@ -177,7 +196,7 @@ function firstPassing(state, r) {
   // A lesson's own threshold: looked for in every measurement since the question was asked.
   for (const e of state.scoreHistory ?? []) {
     const s = e.scores.find((x) => x[r.score] >= r.threshold);
-    if (s) return { step: e.step, layer: s.layer, head: s.head, text: `layer ${s.layer} head ${s.head}'s ${r.score.replace('_', '-')} score passed ${r.threshold} at step ${e.step}` };
+    if (s) return { step: e.step, layer: s.layer, head: s.head, message: said('milestone.passed', { layer: s.layer, head: s.head, score: said(`score.${r.score}`), threshold: r.threshold, step: e.step }) };
   }
   return null;
 }
@@ -242,25 +261,26 @@ export const setProbe = (state, tokens) => ({ ...state, probe: tokens, predictio
 
 /**
  * A probe typed as tokens ("3 14 15 9", commas allowed) or, for the text task, as characters of
- * its alphabet. Returns { tokens } or { error } naming what is wrong.
+ * its alphabet. Returns { tokens } or { error, message } naming what is wrong (error: English).
  */
 export function parseProbe(text, { vocab, context, alphabet }) {
+  const wrong = (id, values) => ({ error: english(id, values), message: said(id, values) });
   let tokens;
   if (alphabet) {
     tokens = [];
     for (const ch of text) {
       const i = alphabet.indexOf(ch);
-      if (i < 0) return { error: `"${ch}" is not in the text's alphabet (${alphabet.join('')})` };
+      if (i < 0) return wrong('probe.notInAlphabet', { character: ch, alphabet: alphabet.join('') });
       tokens.push(i);
     }
   } else {
     const parts = text.trim().split(/[\s,]+/).filter(Boolean);
     tokens = parts.map(Number);
     const bad = parts.findIndex((p, i) => !/^\d+$/.test(p) || tokens[i] >= vocab);
-    if (bad >= 0) return { error: `token ${bad + 1}, "${parts[bad]}", is not a token: they are whole numbers from 0 to ${vocab - 1}` };
+    if (bad >= 0) return wrong('probe.notToken', { index: bad + 1, part: parts[bad], max: vocab - 1 });
   }
-  if (tokens.length === 0) return { error: 'the probe needs at least one token' };
-  if (tokens.length > context) return { error: `${tokens.length} tokens, but the context holds ${context}` };
+  if (tokens.length === 0) return wrong('probe.empty');
+  if (tokens.length > context) return wrong('probe.tooLong', { count: tokens.length, context });
   return { tokens };
 }
 

@@ -3,10 +3,13 @@
 // are playground-state.js's pure functions; each view below mounts on its own element, subscribes
 // to the part it draws and dispatches actions; the trainer is an effect subscribed like a view.
 // Used by the page (web/page/playground.html) and by the <attention-playground> element.
+// Every word comes from the catalogue of the learner's language (i18n.js): each view gets `t`.
+// Curves, heatmaps and token sequences stay left to right in a right-to-left language (dir="ltr").
 import { colourLut } from './colours.js';
 import { connectModelWorker } from './model-client.js';
+import { loadTranslator, negotiate } from './i18n.js';
 import {
-  FIELDS, TRAINING_FIELDS, answered, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
+  FIELDS, TRAINING_FIELDS, answered, choiceMessage, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
   replayTo, restart, setModelField, setProbe, setTrainingField, parseProbe, toggleAblation, trained,
 } from './playground-state.js';
 import { check, playgroundWeightsSchema } from './formats.js';
@@ -14,6 +17,7 @@ import { PLAYGROUND_CSS } from './playground-css.js';
 import { createStore } from './store.js';
 
 export { lessonOf, linkOf, openLesson, readLink, readPlaygroundLesson } from './playground-state.js';
+export { LANGUAGES, dirOf, loadTranslator, negotiate } from './i18n.js';
 
 /** An element with attributes (on* are listeners) and children (strings become text: never HTML). */
 function el(tag, attrs = {}, ...children) {
@@ -40,23 +44,26 @@ const presetExample = (state) => presetOf(state)?.example ?? null;
 
 // ---- views ----------------------------------------------------------------------------------------
 
-function lessonView(root, store) {
+/** A preset's words (title, description, question) from the catalogue; the core's English for a preset it does not know. */
+const presetWords = (t, preset, part, fallback) => (t.has(`preset.${preset}.${part}`) ? t(`preset.${preset}.${part}`) : fallback);
+
+function lessonView(root, store, t) {
   const select = el('select', { id: 'pg-preset', onchange: (e) => store.dispatch(choosePreset, e.target.value) });
   const description = el('p', { class: 'pg-hint' });
-  const example = el('div', { class: 'pg-tokens', 'aria-label': 'an example sequence' });
-  root.append(el('label', { for: 'pg-preset', class: 'pg-label' }, 'Task'), select, description, example);
+  const example = el('div', { class: 'pg-tokens', dir: 'ltr', 'aria-label': t('task.example') });
+  root.append(el('label', { for: 'pg-preset', class: 'pg-label' }, t('task.label')), select, description, example);
   store.subscribe((s) => s.preset, (name, s) => {
-    select.replaceChildren(...s.catalogue.presets.map((p) => el('option', { value: p.name, selected: p.name === name }, p.name)));
+    select.replaceChildren(...s.catalogue.presets.map((p) => el('option', { value: p.name, selected: p.name === name }, presetWords(t, p.name, 'title', p.name))));
     const preset = presetOf(s);
-    description.textContent = preset.description;
+    description.textContent = presetWords(t, preset.name, 'description', preset.description);
     const names = tokenNames(s);
-    example.replaceChildren(...(preset.example?.tokens ?? []).map((t, i) => el('span', {
-      class: 'pg-token', title: preset.example.targets[i] >= 0 ? `predict ${names(preset.example.targets[i])} next` : 'no target',
-    }, names(t))));
+    example.replaceChildren(...(preset.example?.tokens ?? []).map((token, i) => el('span', {
+      class: 'pg-token', title: preset.example.targets[i] >= 0 ? t('task.predictNext', { token: names(preset.example.targets[i]) }) : t('task.noTarget'),
+    }, names(token))));
   });
 }
 
-function questionView(root, store) {
+function questionView(root, store, t) {
   const intro = el('div', { class: 'pg-lesson' });
   const box = el('div', { class: 'pg-questions' });
   root.append(intro, box);
@@ -65,6 +72,7 @@ function questionView(root, store) {
   });
   store.subscribe((s) => [s.questions, s.answers, s.revealed, s.step > 0, s.config.model.layers, s.config.model.heads], (_, s) => {
     const { layers, heads } = s.config.model;
+    const preset = presetOf(s);
     box.replaceChildren(...s.questions.map((q, index) => {
       let choices;
       if (q.choose === 'yes_no') choices = ['yes', 'no'];
@@ -76,30 +84,34 @@ function questionView(root, store) {
       const buttons = choices.map((c) => el('button', {
         type: 'button', 'aria-pressed': String(answer === c), disabled: revealed !== null || s.step > 0,
         onclick: () => store.dispatch(answered, index, c),
-      }, c));
+      }, t.message(choiceMessage(c))));
       let outcome;
       if (revealed) {
-        const right = answer === null ? '' : answer === revealed.answer ? 'You predicted it. ' : `You said ${answer}. `;
-        outcome = el('p', { class: 'pg-revealed' }, right + revealed.text);
-      } else if (answer) outcome = el('p', { class: 'pg-hint' }, `Your prediction: ${answer}. Press Play: the run will tell.`);
-      else outcome = el('p', { class: 'pg-hint' }, 'Predict first, then press Play.');
+        const said = revealed.message ? t.message(revealed.message) : revealed.text;
+        const words = answer === null ? said : answer === revealed.answer ? t('question.right', { outcome: said })
+          : t('question.wrong', { answer: choiceMessage(answer), outcome: said });
+        outcome = el('p', { class: 'pg-revealed' }, words);
+      } else if (answer) outcome = el('p', { class: 'pg-hint' }, t('question.yourPrediction', { answer: choiceMessage(answer) }));
+      else outcome = el('p', { class: 'pg-hint' }, t('question.predictFirst'));
+      // The preset's own question as the core words it: the catalogue's; a lesson's: as written.
+      const text = preset && q.text === preset.question ? presetWords(t, preset.name, 'question', q.text) : q.text;
       return el('div', { class: 'pg-question', role: 'group', 'aria-labelledby': id },
-        el('p', { id, class: 'pg-question-text' }, q.text), el('div', { class: 'pg-choices' }, buttons), outcome);
+        el('p', { id, class: 'pg-question-text' }, text), el('div', { class: 'pg-choices' }, buttons), outcome);
     }));
   });
 }
 
-function fieldsView(root, store) {
+function fieldsView(root, store, t) {
   const inputs = new Map();
   const field = (f, read, write) => {
     const id = `pg-${f.key}`;
     const input = f.choices
-      ? el('select', { id }, f.choices.map((c) => el('option', { value: c }, c)))
+      ? el('select', { id }, f.choices.map((c) => el('option', { value: c }, t(`option.${f.key}.${c}`))))
       : el('input', { id, type: 'number', min: f.min, max: f.max, step: f.step ?? (f.key === 'lr' ? 'any' : 1), inputmode: 'decimal' });
     input.addEventListener('change', () => {
       const value = f.choices ? input.value : Number(input.value);
       if (!f.choices && !(Number.isFinite(value) && value >= f.min && value <= f.max)) {
-        input.setCustomValidity(`${f.label}: a number from ${f.min} to ${f.max}`);
+        input.setCustomValidity(t('fields.invalid', { label: t(`field.${f.key}.label`), min: f.min, max: f.max }));
         input.reportValidity();
         return;
       }
@@ -108,29 +120,29 @@ function fieldsView(root, store) {
     });
     inputs.set(f.key, { input, read });
     return el('div', { class: 'pg-field' },
-      el('label', { for: id }, f.label), input,
-      el('p', { class: 'pg-hint', id: `${id}-hint` }, f.hint));
+      el('label', { for: id }, t(`field.${f.key}.label`)), input,
+      el('p', { class: 'pg-hint', id: `${id}-hint` }, t(`field.${f.key}.hint`)));
   };
   const model = FIELDS.map((f) => field(f, (s) => s.config.model[f.key], setModelField));
   const training = TRAINING_FIELDS.map((f) => field(f, (s) => (f.key === 'lr' ? s.config.optimizer.lr : s.config[f.key]), setTrainingField));
   for (const { input } of inputs.values()) input.setAttribute('aria-describedby', `${input.id}-hint`);
   // Open beside the heads on a wide screen; folded on a phone, where it would push them far down.
   const wide = globalThis.matchMedia?.('(min-width: 761px)').matches ?? true;
-  root.append(el('details', { class: 'pg-fields', open: wide }, el('summary', {}, 'Model and training'),
+  root.append(el('details', { class: 'pg-fields', open: wide }, el('summary', {}, t('fields.summary')),
     el('div', { class: 'pg-grid' }, model, training)));
   store.subscribe((s) => s.config, (_, s) => {
     for (const { input, read } of inputs.values()) if (document.activeElement !== input) input.value = String(read(s));
   });
 }
 
-function buttonsView(root, store, trainer) {
-  const playButton = el('button', { type: 'button', class: 'pg-primary', onclick: () => store.dispatch(store.get().status === 'playing' ? pause : play) }, 'Play');
-  const stepButton = el('button', { type: 'button', onclick: () => trainer.step() }, 'Step');
-  const resetButton = el('button', { type: 'button', onclick: () => store.dispatch(restart) }, 'Reset');
-  const progress = el('progress', { class: 'pg-progress', max: 1, value: 0, hidden: true, 'aria-label': 'training to the link\'s step' });
+function buttonsView(root, store, trainer, t) {
+  const playButton = el('button', { type: 'button', class: 'pg-primary', onclick: () => store.dispatch(store.get().status === 'playing' ? pause : play) }, t('button.play'));
+  const stepButton = el('button', { type: 'button', onclick: () => trainer.step() }, t('button.step'));
+  const resetButton = el('button', { type: 'button', onclick: () => store.dispatch(restart) }, t('button.reset'));
+  const progress = el('progress', { class: 'pg-progress', max: 1, value: 0, hidden: true, 'aria-label': t('button.progress') });
   root.append(el('div', { class: 'pg-buttons' }, playButton, stepButton, resetButton), progress);
   store.subscribe((s) => [s.status, s.target, s.step], (_, s) => {
-    const label = s.status === 'playing' || s.status === 'replaying' ? 'Pause' : 'Play';
+    const label = t(s.status === 'playing' || s.status === 'replaying' ? 'button.pause' : 'button.play');
     if (playButton.textContent !== label) playButton.textContent = label; // a new text node, laid out again
     playButton.disabled = s.status === 'error' || s.step >= s.config.steps;
     stepButton.disabled = s.status === 'playing' || s.status === 'replaying' || s.status === 'error' || s.step >= s.config.steps;
@@ -143,7 +155,7 @@ function buttonsView(root, store, trainer) {
 }
 
 /** #playground-status: the step, loss and accuracy (data-* for tests); milestones are announced. */
-function statusView(root, store) {
+function statusView(root, store, t) {
   const line = el('p', { id: 'playground-status', class: 'pg-status' });
   const live = el('p', { class: 'pg-live', 'aria-live': 'polite' });
   const error = el('p', { class: 'pg-error', role: 'alert', hidden: true });
@@ -155,11 +167,12 @@ function statusView(root, store) {
     line.dataset.loss = loss === null ? '' : String(loss);
     line.dataset.accuracy = last?.accuracy === undefined || last.accuracy === null ? '' : String(last.accuracy);
     line.dataset.status = s.status;
-    line.textContent = `step ${s.step} of ${s.config.steps} · training loss ${fixed(loss)} · probe loss ${fixed(last?.loss)} · accuracy ${percent(last?.accuracy)}`;
+    line.textContent = t('status.line', { step: s.step, steps: s.config.steps, loss: fixed(loss), probeLoss: fixed(last?.loss), accuracy: percent(last?.accuracy) });
   });
   store.subscribe((s) => s.milestones, (_, s) => {
     const m = s.milestones[s.milestones.length - 1];
-    live.textContent = m ? `${m.text[0].toUpperCase()}${m.text.slice(1)}.` : '';
+    const event = m ? t('live.milestone', { event: m.message }) : '';
+    live.textContent = `${event.slice(0, 1).toLocaleUpperCase(t.lang)}${event.slice(1)}`;
   });
   store.subscribe((s) => [s.error, s.notice], (_, s) => {
     const message = s.error ?? s.notice;
@@ -169,10 +182,10 @@ function statusView(root, store) {
 }
 
 /** The loss (left scale) and the probe accuracy (right, 0–1) against the step. */
-function curvesView(root, store) {
-  const canvas = el('canvas', { class: 'pg-curves', role: 'img', 'aria-label': 'loss and accuracy curves' });
-  root.append(el('h2', {}, 'Loss and accuracy'), canvas,
-    el('p', { class: 'pg-legend' }, el('span', { class: 'pg-key pg-key-loss' }), 'training loss ', el('span', { class: 'pg-key pg-key-accuracy' }), 'probe accuracy'));
+function curvesView(root, store, t) {
+  const canvas = el('canvas', { class: 'pg-curves', dir: 'ltr', role: 'img', 'aria-label': t('curves.label') });
+  root.append(el('h2', {}, t('curves.heading')), canvas,
+    el('p', { class: 'pg-legend' }, el('span', { class: 'pg-key pg-key-loss' }), t('curves.loss'), ' ', el('span', { class: 'pg-key pg-key-accuracy' }), t('curves.accuracy')));
   const draw = (s) => {
     const ratio = globalThis.devicePixelRatio || 1;
     const width = canvas.clientWidth || 320, height = canvas.clientHeight || 160;
@@ -213,18 +226,20 @@ function curvesView(root, store) {
 }
 
 /** Every layer × head: its weights on the probe as a heatmap (0–1), its score badges, switch off, open. */
-function headsView(root, store, trainer) {
-  const grid = el('div', { class: 'pg-heads', role: 'list' });
+function headsView(root, store, trainer, t) {
+  // Left to right in every language: layer 1 head 1 first, as the heatmaps' own rows and columns.
+  const grid = el('div', { class: 'pg-heads', dir: 'ltr', role: 'list' });
   const ablation = el('p', { class: 'pg-ablation', 'aria-live': 'polite' });
-  root.append(el('h2', {}, 'Heads on the probe'), el('p', { class: 'pg-hint' }, 'Each map: a row per query token, a column per key; darker is more weight (0 to 1). Click a head to switch it off.'), grid, ablation);
+  root.append(el('h2', {}, t('heads.heading')), el('p', { class: 'pg-hint' }, t('heads.hint')), grid, ablation);
   const cards = new Map();
   const card = (layer, head) => {
-    const canvas = el('canvas', { class: 'pg-map', width: 1, height: 1 });
+    const canvas = el('canvas', { class: 'pg-map', dir: 'ltr', width: 1, height: 1 });
     const badges = el('p', { class: 'pg-badges' });
     const off = el('button', { type: 'button', class: 'pg-off', onclick: () => store.dispatch(toggleAblation, layer, head) });
-    const open = el('button', { type: 'button', hidden: !trainer.canOpen, onclick: () => trainer.openInExplorer(layer, head) }, 'Open in the explorer');
-    const node = el('div', { class: 'pg-head', role: 'listitem', dataset: { layer, head } },
-      el('h3', {}, `Layer ${layer} · head ${head}`), canvas, badges, el('div', { class: 'pg-head-buttons' }, off, open));
+    const open = el('button', { type: 'button', hidden: !trainer.canOpen, onclick: () => trainer.openInExplorer(layer, head) }, t('head.open'));
+    // The card's words in the learner's direction; its map stays left to right (the canvas's dir).
+    const node = el('div', { class: 'pg-head', dir: t.dir, role: 'listitem', dataset: { layer, head } },
+      el('h3', {}, t('head.title', { layer, head })), canvas, badges, el('div', { class: 'pg-head-buttons' }, off, open));
     cards.set(`${layer}.${head}`, { node, canvas, badges, off, open });
     return node;
   };
@@ -259,37 +274,40 @@ function headsView(root, store, trainer) {
         ctx.putImageData(image, 0, 0);
       }
       const score = s.scores?.find((x) => x.layer === layer && x.head === head);
-      c.badges.replaceChildren(...(score ? [['previous', score.previous_token], ['induction', score.induction], ['first token', score.first_token]]
-        .map(([name, v]) => el('span', { class: `pg-badge${v >= 0.4 ? ' pg-badge-on' : ''}`, title: `${name} score` }, `${name} ${fixed(v, 2)}`)) : []));
+      c.badges.replaceChildren(...(score ? [['badge.previous', score.previous_token], ['badge.induction', score.induction], ['badge.first', score.first_token]]
+        .map(([id, v]) => el('span', { class: `pg-badge${v >= 0.4 ? ' pg-badge-on' : ''}`, title: t('badge.title', { name: t(id) }) },
+          t('badge.text', { name: t(id), value: fixed(v, 2) }))) : []));
       const isOff = s.ablated.some(([l, h]) => l === layer && h === head);
       c.node.classList.toggle('pg-head-off', isOff);
-      c.off.textContent = isOff ? 'Switch on' : 'Switch off';
+      c.off.textContent = t(isOff ? 'head.switchOn' : 'head.switchOff');
       c.off.setAttribute('aria-pressed', String(isOff));
       c.open.disabled = s.status === 'playing' || s.status === 'replaying';
-      c.open.title = c.open.disabled ? 'Pause first' : `layer ${layer} head ${head} on the probe, with every number in the explorer`;
+      c.open.title = c.open.disabled ? t('head.pauseFirst') : t('head.openTitle', { layer, head });
     }
   });
   store.subscribe((s) => [s.ablatedEval, s.ablated, s.evals], (_, s) => {
     const last = s.evals[s.evals.length - 1];
     // Until the heads now switched off are measured, nothing (not another switch's numbers).
     if (!s.ablated.length || s.ablatedEval?.ablated !== s.ablated || !last) return (ablation.textContent = '');
-    const names = s.ablated.map(([l, h]) => `layer ${l} head ${h}`).join(', ');
-    ablation.textContent = `With ${names} off: probe loss ${fixed(s.ablatedEval.loss)} (on: ${fixed(last.loss)}), accuracy ${percent(s.ablatedEval.accuracy)} (on: ${percent(last.accuracy)}).`;
+    const heads = t.list(s.ablated.map(([layer, head]) => t('choice.head', { layer, head })));
+    ablation.textContent = t('ablation.line', {
+      heads, loss: fixed(s.ablatedEval.loss), lossOn: fixed(last.loss), accuracy: percent(s.ablatedEval.accuracy), accuracyOn: percent(last.accuracy),
+    });
   });
 }
 
 /** The probe sequence (editable) and the model's prediction of each next token. */
-function probeView(root, store) {
-  const input = el('input', { id: 'pg-probe', type: 'text', spellcheck: 'false', autocomplete: 'off' });
+function probeView(root, store, t) {
+  const input = el('input', { id: 'pg-probe', type: 'text', dir: 'ltr', spellcheck: 'false', autocomplete: 'off' });
   const error = el('p', { class: 'pg-error', role: 'alert', hidden: true });
-  const row = el('div', { class: 'pg-predictions', role: 'table', 'aria-label': 'predictions on the probe' });
-  root.append(el('h2', {}, 'Predictions'), el('label', { for: 'pg-probe', class: 'pg-label' }, 'Probe sequence'), input, error, row);
+  const row = el('div', { class: 'pg-predictions', dir: 'ltr', role: 'table', 'aria-label': t('probe.table') });
+  root.append(el('h2', {}, t('probe.heading')), el('label', { for: 'pg-probe', class: 'pg-label' }, t('probe.label')), input, error, row);
   input.addEventListener('change', () => {
     const s = store.get();
     const alphabet = presetExample(s)?.alphabet;
     const r = parseProbe(input.value, { vocab: s.config.model.vocab, context: s.config.model.context, alphabet });
     error.hidden = !r.error;
-    error.textContent = r.error ?? '';
+    error.textContent = r.message ? t.message(r.message) : '';
     if (r.tokens) store.dispatch(setProbe, r.tokens);
   });
   store.subscribe((s) => s.probe, (probe, s) => {
@@ -307,7 +325,7 @@ function probeView(root, store) {
       const verdict = predicted === undefined || target < 0 ? '' : predicted === target ? ' pg-right' : ' pg-wrong';
       return el('div', { class: `pg-cell${verdict}`, role: 'row' },
         el('span', { class: 'pg-token', role: 'cell' }, names(t)),
-        el('span', { class: 'pg-next', role: 'cell', title: target >= 0 ? `expected ${names(target)}` : 'nothing to predict here' },
+        el('span', { class: 'pg-next', role: 'cell', title: target >= 0 ? t('probe.expected', { token: names(target) }) : t('probe.nothing') },
           predicted === undefined ? '·' : names(predicted)));
     }));
   });
@@ -315,7 +333,7 @@ function probeView(root, store) {
 
 // ---- the trainer: an effect between the store and the Worker ------------------------------------
 
-function createTrainer(store, remote, { explorerUrl, linkFor }) {
+function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
   let generation = 0; // bumps when the configuration changes: replies for an older model are dropped
   let busy = false;
   // When the last measurement and the last head scores were taken, and what each took (ms).
@@ -499,7 +517,9 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
       const labels = s.probe.map(names);
       const state = problemToState(problem, { tokens: { q: labels, k: labels } });
       const back = linkFor(s);
-      const url = `${explorerUrl}?from=playground${back ? `&back=${encodeURIComponent(back)}` : ''}#${await encodeStateString(state)}`;
+      // The explorer in the learner's language too (?lang=; English needs none).
+      const language = lang && lang !== 'en' ? `&lang=${encodeURIComponent(lang)}` : '';
+      const url = `${explorerUrl}?from=playground${language}${back ? `&back=${encodeURIComponent(back)}` : ''}#${await encodeStateString(state)}`;
       globalThis.open?.(url, '_blank', 'noopener');
       return url;
     },
@@ -512,7 +532,8 @@ function createTrainer(store, remote, { explorerUrl, linkFor }) {
  * Mounts the playground on `root` (an element or a shadow root). `worker`: a Worker running
  * attention-explorer/model-worker (default: a new one next to this file). `preset`, `overrides`,
  * `step` (train to it, then pause), `autoplay`. `explorerUrl`: where "Open in the explorer" goes;
- * `linkFor(state)`: the page's link to come back to. Resolves to { store, remote, destroy }.
+ * `linkFor(state)`: the page's link to come back to. `lang`: a catalogue's code (i18n.js LANGUAGES;
+ * default: the browser's languages, negotiated). Resolves to { store, remote, trainer, t, destroy }.
  * @type {typeof import('./playground.js').mountPlayground}
  */
 export async function mountPlayground(root, options = {}) {
@@ -522,19 +543,22 @@ export async function mountPlayground(root, options = {}) {
   sheet.replaceSync(PLAYGROUND_CSS);
   const host = /** @type {Document | ShadowRoot} */ (root.getRootNode ? root.getRootNode() : document);
   host.adoptedStyleSheets = [...(host.adoptedStyleSheets ?? []), sheet];
-  const catalogue = await remote.catalogue();
+  const [catalogue, t] = await Promise.all([remote.catalogue(), loadTranslator(negotiate(options.lang, globalThis.navigator?.languages ?? []))]);
   // A link's preset, changes and step (a damaged part is left out, and said so).
   const link = options.link ? readLink(options.link, catalogue) : null;
   const asked = link?.preset ?? options.preset ?? 'induction';
   const known = catalogue.presets.some((p) => p.name === asked);
   const start = initialState(catalogue, asked, link?.overrides ?? options.overrides);
-  const notice = link?.error ?? (known ? null : `There is no preset ${JSON.stringify(String(asked).slice(0, 40))}; the presets are ${catalogue.presets.map((p) => p.name).join(', ')}. Showing ${start.preset}.`);
+  const notice = link?.error ?? (known ? null : t('playground.noPreset', {
+    name: JSON.stringify(String(asked).slice(0, 40)), presets: catalogue.presets.map((p) => p.name).join(', '), shown: start.preset,
+  }));
   const store = createStore(notice ? { ...start, notice } : start);
-  const trainer = createTrainer(store, remote, { explorerUrl: options.explorerUrl ?? null, linkFor: options.linkFor ?? (() => null) });
+  const trainer = createTrainer(store, remote, { explorerUrl: options.explorerUrl ?? null, linkFor: options.linkFor ?? (() => null), lang: t.lang });
 
-  const frame = el('div', { class: 'pg' });
-  const side = el('section', { class: 'pg-side', 'aria-label': 'task, model and training' });
-  const main = el('section', { class: 'pg-main', 'aria-label': 'what the model learns' });
+  // lang and dir on the playground itself: an element in another language's page is right too.
+  const frame = el('div', { class: 'pg', lang: t.lang, dir: t.dir });
+  const side = el('section', { class: 'pg-side', 'aria-label': t('section.side') });
+  const main = el('section', { class: 'pg-main', 'aria-label': t('section.main') });
   const status = el('div', { class: 'pg-statusbar' });
   const curves = el('div', { class: 'pg-panel' });
   const heads = el('div', { class: 'pg-panel' });
@@ -543,14 +567,14 @@ export async function mountPlayground(root, options = {}) {
   main.append(status, curves, heads, probe);
   root.append(frame);
 
-  lessonView(side, store);
-  questionView(side, store);
-  buttonsView(side, store, trainer);
-  fieldsView(side, store);
-  statusView(status, store);
-  curvesView(curves, store);
-  headsView(heads, store, trainer);
-  probeView(probe, store);
+  lessonView(side, store, t);
+  questionView(side, store, t);
+  buttonsView(side, store, trainer, t);
+  fieldsView(side, store, t);
+  statusView(status, store, t);
+  curvesView(curves, store, t);
+  headsView(heads, store, trainer, t);
+  probeView(probe, store, t);
 
   const step = link?.step ?? options.step;
   if (step > 0) store.dispatch(replayTo, step);
@@ -559,6 +583,7 @@ export async function mountPlayground(root, options = {}) {
     store,
     remote,
     trainer,
+    t,
     destroy() {
       remote.terminate();
       frame.remove();
@@ -566,7 +591,7 @@ export async function mountPlayground(root, options = {}) {
   };
 }
 
-/** <attention-playground task="induction" autoplay>: the playground in any page. */
+/** <attention-playground task="induction" autoplay lang="fr">: the playground in any page (lang: else the browser's). */
 // (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
 const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
 /** @typedef {Satisfies<typeof AttentionPlayground, typeof import('./playground.js').AttentionPlayground>} DeclaredPlayground playground.d.ts's class is this one */
@@ -583,9 +608,12 @@ export class AttentionPlayground extends Base {
         autoplay: this.hasAttribute('autoplay'),
         // Where the explorer page is: without it, heads are not opened from the element.
         explorerUrl: this.getAttribute('explorer'),
+        lang: this.getAttribute('lang'),
       });
     } catch (error) {
-      container.textContent = `The playground could not start: ${error.message}`;
+      // The core's messages stay English (issue 33: the core's errors become message ids later).
+      const t = await loadTranslator(negotiate(this.getAttribute('lang'), globalThis.navigator?.languages ?? []));
+      container.textContent = t('playground.couldNotStart', { message: error.message });
     }
   }
 

@@ -1,8 +1,11 @@
 // The playground page: the playground (attention-explorer/playground) mounted on #playground, its
 // link kept in the address (configuration, seed and step: a link retrains to the same step),
 // weights saved and loaded as JSON, lessons (a preset, changes and questions) saved, opened and
-// read from ?lesson=URL, and ?embed=1 for course pages' iframes.
-import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
+// read from ?lesson=URL, and ?embed=1 for course pages' iframes. ?lang=xx (else the browser's
+// languages) chooses the catalogue (web/lib/locales): the page's words and the playground's.
+import {
+  LANGUAGES, lessonOf, linkOf, loadTranslator, mountPlayground, negotiate, openLesson, readPlaygroundLesson,
+} from 'attention-explorer/playground';
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
@@ -15,6 +18,32 @@ if (embedded) {
   postHeight();
 }
 
+// The language: ?lang= first, then the browser's; the page's own words, lang and dir at once.
+const t = await loadTranslator(negotiate(params.get('lang'), navigator.languages));
+document.documentElement.lang = t.lang;
+document.documentElement.dir = t.dir;
+document.title = t('page.title');
+for (const node of document.querySelectorAll('[data-i18n]')) {
+  const id = node.dataset.i18n;
+  if (id === 'page.tagline') {
+    // The explorer link inside the sentence, carrying the language (?lang=; English needs none).
+    const href = t.lang === 'en' ? 'index.html' : `index.html?lang=${encodeURIComponent(t.lang)}`;
+    const link = (chunks) => Object.assign(document.createElement('a'), { href, id: 'pg-explorer-link', textContent: chunks.join('') });
+    node.replaceChildren(...[t(id, { explorer: link })].flat());
+  } else node.textContent = t(id);
+}
+// The language menu: each language in its own words; choosing one reloads with ?lang= (the link's
+// hash retrains to the same step).
+const menu = $('pg-lang');
+menu.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => Object.assign(document.createElement('option'), {
+  value: code, textContent: name, lang: code, selected: code === t.lang,
+})));
+menu.addEventListener('change', () => {
+  const url = new URL(location.href);
+  url.searchParams.set('lang', menu.value);
+  location.assign(url.href);
+});
+
 const root = $('playground');
 const shareStatus = $('pg-share-status');
 const say = (text) => {
@@ -24,6 +53,7 @@ const say = (text) => {
 try {
   const playground = await mountPlayground(root, {
     link: location.hash,
+    lang: t.lang,
     explorerUrl: new URL('index.html', location.href).href,
     linkFor: (state) => `${location.pathname.split('/').pop() || 'playground.html'}${location.search}${linkOf(state)}`,
   });
@@ -41,7 +71,7 @@ try {
     const url = new URL(linkOf(store.get()), location.href).href;
     try {
       await navigator.clipboard.writeText(url);
-      say('Link copied: it retrains to this step in the same browser.');
+      say(t('page.linkCopied'));
     } catch {
       say(url);
     }
@@ -49,7 +79,7 @@ try {
   $('pg-save').addEventListener('click', async () => {
     const file = await trainer.saveWeights();
     download(`playground-${store.get().preset}-step-${file.step}.json`, file);
-    say(`Saved the weights at step ${file.step}.`);
+    say(t('page.savedWeights', { step: file.step }));
   });
   const download = (name, value) => {
     const a = document.createElement('a');
@@ -60,14 +90,15 @@ try {
   };
   const showError = (message) => store.dispatch((s) => ({ ...s, error: message }));
   const open = (text, where) => {
+    // The lesson file's own errors (its schema's) stay English for now, as the core's.
     const { lesson, error } = readPlaygroundLesson(text, store.get().catalogue, where);
     if (error) return showError(error);
     store.dispatch(openLesson, lesson);
-    say(`Opened the lesson ${lesson.title ? `"${lesson.title}"` : where}.`);
+    say(lesson.title ? t('page.openedLesson', { title: lesson.title }) : t('page.openedLessonFrom', { where }));
   };
   $('pg-save-lesson').addEventListener('click', () => {
     download(`playground-lesson-${store.get().preset}.json`, lessonOf(store.get()));
-    say('Saved the lesson: its preset, changes and questions (edit its "questions" to ask your own).');
+    say(t('page.savedLesson'));
   });
   $('pg-open-lesson').addEventListener('change', async (event) => {
     const [file] = /** @type {HTMLInputElement} */ (event.target).files;
@@ -83,9 +114,9 @@ try {
     } catch {
       url = null;
     }
-    if (!url) showError(`lesson=${lessonUrl.slice(0, 80)} is not an address`);
+    if (!url) showError(t('page.notAddress', { lesson: lessonUrl.slice(0, 80) }));
     else {
-      say(`Loading the lesson from ${url.href}…`);
+      say(t('page.loadingLesson', { url: url.href }));
       fetchLesson(url.href).then((text) => open(text, url.href), (error) => { say(''); showError(error.message); });
     }
   }
@@ -94,7 +125,7 @@ try {
     if (!file) return;
     try {
       await trainer.loadWeights(JSON.parse(await file.text()));
-      say(`Loaded ${file.name}.`);
+      say(t('page.loadedWeights', { name: file.name }));
     } catch (error) {
       say('');
       showError(`${file.name}: ${error.message}`);
@@ -102,6 +133,6 @@ try {
     /** @type {HTMLInputElement | HTMLSelectElement} */ (event.target).value = '';
   });
 } catch (error) {
-  $('pg-loading').textContent = `The playground could not start: ${error.message}`;
+  $('pg-loading').textContent = t('playground.couldNotStart', { message: error.message });
   root.removeAttribute('aria-busy');
 }

@@ -1,0 +1,94 @@
+// The learner's language: message catalogues (web/lib/locales/<lang>.json, one per language, keyed
+// by message id, ICU MessageFormat with named placeholders), formatted by intl-messageformat
+// (copied beside this file into dist/ by scripts/vendor-formatjs.mjs), English the default and the
+// fallback. A view gets its words from a translator `t(id, values)`; it never concatenates words.
+// Numbers: tables, matrices and the status line's measurements are formatted by the code (decimal
+// point, ASCII minus) and passed in as text, so what a learner copies parses back; a number the
+// catalogue formats (a plural's #) gets the language's plural rules and grouping but Latin digits
+// (the -u-nu-latn extension), the same digits as the tables beside it.
+import { IntlMessageFormat } from './intl-messageformat.js';
+import en from './locales/en.json' with { type: 'json' };
+
+/** The languages there are catalogues for: code -> the language's own name (the menu's words). */
+export const LANGUAGES = {
+  en: 'English', 'zh-CN': '简体中文', es: 'Español', 'pt-BR': 'Português (Brasil)', fr: 'Français', ja: '日本語', ko: '한국어', ar: 'العربية',
+};
+// Literal specifiers, so that bundlers and the site see each catalogue; only the chosen one is fetched.
+const LOADERS = {
+  en: async () => en,
+  'zh-CN': () => import('./locales/zh-CN.json', { with: { type: 'json' } }),
+  es: () => import('./locales/es.json', { with: { type: 'json' } }),
+  'pt-BR': () => import('./locales/pt-BR.json', { with: { type: 'json' } }),
+  fr: () => import('./locales/fr.json', { with: { type: 'json' } }),
+  ja: () => import('./locales/ja.json', { with: { type: 'json' } }),
+  ko: () => import('./locales/ko.json', { with: { type: 'json' } }),
+  ar: () => import('./locales/ar.json', { with: { type: 'json' } }),
+};
+
+/** 'rtl' for a language written right to left (Arabic), else 'ltr'. */
+export const dirOf = (lang) => (lang === 'ar' ? 'rtl' : 'ltr');
+
+/**
+ * The language to show: the first of `asked` (a ?lang= value, or null) and then `preferred`
+ * (navigator.languages) that has a catalogue, matched exactly, then by its language alone (zh,
+ * zh-TW -> zh-CN; pt, pt-PT -> pt-BR; fr-CA -> fr); else 'en'.
+ */
+export function negotiate(asked, preferred = []) {
+  const codes = Object.keys(LANGUAGES);
+  for (const tag of [asked, ...preferred]) {
+    if (!tag) continue;
+    const wanted = String(tag).toLowerCase().replace('_', '-');
+    const exact = codes.find((c) => c.toLowerCase() === wanted);
+    if (exact) return exact;
+    const base = wanted.split('-')[0];
+    const same = codes.find((c) => c.toLowerCase().split('-')[0] === base);
+    if (same) return same;
+  }
+  return 'en';
+}
+
+/** { id, values }: a message not yet formatted (the state keeps these; views format them). */
+export const isMessage = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.id === 'string';
+
+/**
+ * A translator for `lang` from its catalogue (`messages`) and English's: `t(id, values)` is the
+ * message formatted (a string; an array when a value is a function, for rich-text tags such as
+ * <explorer>…</explorer>); a value that is itself a message ({ id, values }) is formatted first. A
+ * message missing from the catalogue is English's. Also `t.lang`, `t.dir`, `t.has(id)`,
+ * `t.message({ id, values })` and `t.list(items)` (the language's "a, b and c").
+ */
+export function createTranslator(lang, messages = en) {
+  const cache = new Map();
+  const compiled = (id) => {
+    if (!cache.has(id)) {
+      const own = id.startsWith('@') ? undefined : messages[id];
+      const source = typeof own === 'string' ? own : en[id];
+      if (typeof source !== 'string' || id.startsWith('@')) throw new Error(`i18n: no message "${id}" in English's catalogue`);
+      cache.set(id, new IntlMessageFormat(source, `${typeof own === 'string' ? lang : 'en'}-u-nu-latn`));
+    }
+    return cache.get(id);
+  };
+  const t = (id, values = {}) => compiled(id).format(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isMessage(v) ? t(v.id, v.values) : v])));
+  t.lang = lang;
+  t.dir = dirOf(lang);
+  t.has = (id) => !id.startsWith('@') && (Object.hasOwn(messages, id) || Object.hasOwn(en, id));
+  t.message = (m) => t(m.id, m.values);
+  const lists = new Intl.ListFormat(lang, { type: 'conjunction' });
+  t.list = (items) => lists.format(items);
+  return t;
+}
+
+/** English's translator: the state's English text (the API's and the CLI's), and the fallback. */
+export const english = createTranslator('en', en);
+
+/** The catalogue of `lang` (English's for 'en' or a code without one). */
+export async function loadCatalogue(lang) {
+  const loaded = await (LOADERS[lang] ?? LOADERS.en)();
+  return loaded.default ?? loaded;
+}
+
+/** The translator for `lang`: its catalogue loaded (only it: English's is here already). */
+export async function loadTranslator(lang) {
+  const code = Object.hasOwn(LANGUAGES, lang) ? lang : 'en';
+  return code === 'en' ? english : createTranslator(code, await loadCatalogue(code));
+}
