@@ -253,7 +253,8 @@ function staticGraph(entry) {
     if (seen.has(file) || !existsSync(file)) return;
     seen.add(file);
     for (const { value } of moduleRequests(readFileSync(file, 'utf8'), file, { dynamic: false })) {
-      if (/^\.{1,2}\//.test(value)) walk(resolve(dirname(file), value));
+      // Modules of JS only: a JSON module (a message catalogue) is not preloaded as a script.
+      if (/^\.{1,2}\/.*\.m?js$/.test(value)) walk(resolve(dirname(file), value));
     }
   };
   walk(entry);

@@ -313,18 +313,18 @@ function probeView(root, store, t) {
   store.subscribe((s) => s.probe, (probe, s) => {
     if (document.activeElement === input) return;
     const alphabet = presetExample(s)?.alphabet;
-    input.value = alphabet ? probe.map((t) => alphabet[t]).join('') : probe.join(' ');
+    input.value = alphabet ? probe.map((token) => alphabet[token]).join('') : probe.join(' ');
   });
   store.subscribe((s) => s.prediction, (prediction, s) => {
     const names = tokenNames(s);
     const example = presetExample(s);
-    const sameAsExample = example && example.tokens.length === s.probe.length && example.tokens.every((t, i) => t === s.probe[i]);
-    row.replaceChildren(...s.probe.map((t, i) => {
+    const sameAsExample = example && example.tokens.length === s.probe.length && example.tokens.every((token, i) => token === s.probe[i]);
+    row.replaceChildren(...s.probe.map((token, i) => {
       const predicted = prediction?.predictions?.[i];
       const target = sameAsExample ? example.targets[i] : i + 1 < s.probe.length ? s.probe[i + 1] : -1;
       const verdict = predicted === undefined || target < 0 ? '' : predicted === target ? ' pg-right' : ' pg-wrong';
       return el('div', { class: `pg-cell${verdict}`, role: 'row' },
-        el('span', { class: 'pg-token', role: 'cell' }, names(t)),
+        el('span', { class: 'pg-token', role: 'cell' }, names(token)),
         el('span', { class: 'pg-next', role: 'cell', title: target >= 0 ? t('probe.expected', { token: names(target) }) : t('probe.nothing') },
           predicted === undefined ? '·' : names(predicted)));
     }));
