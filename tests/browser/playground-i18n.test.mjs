@@ -1,0 +1,121 @@
+// The playground in each language of web/lib/locales (issue 33), at 1440 × 900 and 390 × 844, one
+// page load each: no English interface words of the catalogue left on screen, no placeholder left
+// unfilled, no text clipped in the header, the panels or the status line; <html lang dir> and the
+// explorer link's ?lang; Arabic right to left with its curves, heatmaps and token rows left to
+// right. One training step at the wide size, so that the status line and the heads' badges are
+// filled. Screenshots of zh-CN, ar and es go to docs/ (docs/i18n-playground-<lang>.png).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TYPE, parse } from '@formatjs/icu-messageformat-parser';
+
+import { repo } from '../js/helpers.mjs';
+import { assert, browserSuite } from './server.mjs';
+
+const locales = join(repo, 'web', 'lib', 'locales');
+const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
+const en = catalogue('en');
+const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
+const SCREENSHOTS = new Set(['zh-CN', 'ar', 'es']);
+const VIEWPORTS = [{ width: 1440, height: 900 }, { width: 390, height: 844 }];
+
+/** A message's literal text (placeholders and plural forms left out), as pieces. */
+function literals(message) {
+  const out = [];
+  const walk = (elements) => {
+    for (const e of elements) {
+      if (e.type === TYPE.literal) out.push(e.value);
+      else if (e.type === TYPE.plural || e.type === TYPE.select) for (const o of Object.values(e.options)) walk(o.value);
+      else if (e.type === TYPE.tag) walk(e.children);
+    }
+  };
+  walk(parse(message));
+  return out.map((s) => s.trim()).filter((s) => /\p{L}{2,}/u.test(s));
+}
+
+/**
+ * The English the screen must not show in `code`: whole messages without placeholders (matched
+ * against an element's whole text: "Play", "Seed") and pieces of a dozen characters or more of the
+ * others (matched anywhere), each only where the translation does not say the same (RoPE, MLP).
+ */
+function englishFor(code) {
+  const own = catalogue(code);
+  const whole = [];
+  const pieces = [];
+  for (const [id, message] of Object.entries(en)) {
+    if (id === '@metadata' || own[id] === message) continue;
+    const translated = literals(own[id]).join(' ');
+    const parts = literals(message);
+    if (parts.length === 1 && parts[0] === message.trim()) {
+      if (!translated.includes(message)) whole.push(message);
+    } else for (const p of parts) if (p.length >= 12 && !translated.includes(p)) pieces.push(p);
+  }
+  return { whole, pieces };
+}
+
+const test = browserSuite('playground-i18n', { contextPerTest: true, timeout: 20000, screenshots: 'playground-i18n-' });
+
+/** What the page shows, read in the page: texts, placeholders, clipped text, lang/dir, directions. */
+function readScreen({ whole, pieces }) {
+  const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+  const body = document.body.innerText;
+  const wholeSet = new Set(whole);
+  const english = [];
+  const clipped = [];
+  const regions = document.querySelectorAll('.pg-site-header, .pg-side, .pg-panel, .pg-statusbar');
+  for (const region of regions) {
+    for (const e of [region, ...region.querySelectorAll('*')]) {
+      if (!visible(e) || e.matches('input, select, option, canvas, progress')) continue;
+      const own = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
+      if (!own) continue;
+      if (wholeSet.has(e.textContent.trim())) english.push(e.textContent.trim());
+      // Wider than its box: text cut off or spilling out (inline boxes have no width of their own).
+      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) clipped.push(`${e.tagName.toLowerCase()}.${e.className}: ${own.slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`);
+    }
+  }
+  for (const p of pieces) if (body.includes(p)) english.push(p);
+  const direction = (selector) => [...document.querySelectorAll(selector)].map((e) => getComputedStyle(e).direction);
+  return {
+    english: [...new Set(english)],
+    clipped,
+    placeholders: body.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [],
+    lang: document.documentElement.lang,
+    dir: document.documentElement.dir,
+    explorerLink: document.getElementById('pg-explorer-link')?.getAttribute('href'),
+    playgroundDir: getComputedStyle(document.querySelector('.pg')).direction,
+    ltr: {
+      curves: direction('.pg-curves'), maps: direction('.pg-map'), heads: direction('.pg-heads'),
+      tokens: direction('.pg-tokens'), predictions: direction('.pg-predictions'), probe: direction('#pg-probe'),
+    },
+  };
+}
+
+for (const code of LANGUAGES) {
+  test(`${code}: the playground in ${code} at 1440 × 900 and 390 × 844`, async ({ page, base }) => {
+    const words = englishFor(code);
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}playground.html?lang=${encodeURIComponent(code)}`);
+      await page.waitForSelector('#playground-status[data-step="0"]');
+      const wide = viewport.width > 800;
+      if (wide) {
+        // One step: the status line's numbers and the heads' badges drawn.
+        await page.click('.pg-buttons button:nth-child(2)');
+        await page.waitForSelector('#playground-status[data-step="1"]');
+        await page.waitForSelector('.pg-badge');
+      }
+      const seen = await page.evaluate(readScreen, words);
+      const where = `${code} at ${viewport.width}×${viewport.height}`;
+      assert(seen.english.length === 0, `${where}: English on screen: ${JSON.stringify(seen.english)}`);
+      assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);
+      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      assert(seen.lang === code, `${where}: <html lang="${seen.lang}">`);
+      assert(seen.explorerLink === `index.html?lang=${code}`, `${where}: the explorer link carries the language: ${seen.explorerLink}`);
+      const rtl = code === 'ar';
+      assert(seen.dir === (rtl ? 'rtl' : 'ltr') && seen.playgroundDir === seen.dir, `${where}: dir ${seen.dir}, the playground's ${seen.playgroundDir}`);
+      for (const [what, dirs] of Object.entries(seen.ltr)) {
+        assert(dirs.length > 0 && dirs.every((d) => d === 'ltr'), `${where}: ${what} left to right: ${dirs.join(' ')}`);
+      }
+      if (wide && SCREENSHOTS.has(code)) await page.screenshot({ path: join(repo, 'docs', `i18n-playground-${code}.png`) });
+    }
+  });
+}
