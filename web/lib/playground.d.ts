@@ -48,6 +48,21 @@ export interface PlaygroundOptions {
   explorerUrl?: string | null;
   /** The link back to this playground, given to the explorer. */
   linkFor?: (state: PlaygroundState) => string | null;
+  /** The language (a code of LANGUAGES; negotiated: "zh" finds "zh-CN"); default: the browser's languages. */
+  lang?: string | null;
+}
+
+/** A message not yet formatted: its id in the catalogues (web/lib/locales) and its values. */
+export interface Message { id: string; values?: Record<string, unknown> }
+/** Formats a message of the learner's language (English's when its catalogue lacks it). */
+export interface Translator {
+  (id: string, values?: Record<string, unknown>): string;
+  readonly lang: string;
+  readonly dir: 'ltr' | 'rtl';
+  has(id: string): boolean;
+  message(message: Message): string;
+  /** The language's list of items ("a, b and c"). */
+  list(items: string[]): string;
 }
 
 export interface Playground {
@@ -68,6 +83,8 @@ export interface Playground {
     /** Opens the head on the probe in the explorer (a new tab); resolves to its address. */
     openInExplorer(layer: number, head: number): Promise<string>;
   };
+  /** The words of the playground's language. */
+  readonly t: Translator;
   destroy(): void;
 }
 
@@ -83,5 +100,13 @@ export function readPlaygroundLesson(text: string, catalogue: ModelCatalogue, wh
 export function openLesson(state: PlaygroundState, lesson: PlaygroundLesson): PlaygroundState;
 /** Reads such a hash: the preset, the changes and the step; a damaged part is left out with a message. */
 export function readLink(hash: string, catalogue: ModelCatalogue): { preset: string; overrides: Partial<TrainConfig>; step: number; error: string | null };
-/** <attention-playground task="induction" autoplay explorer="https://.../index.html">. */
+/** The languages of the catalogues: code -> the language's own name. */
+export const LANGUAGES: Readonly<Record<string, string>>;
+/** 'rtl' for Arabic, else 'ltr'. */
+export function dirOf(lang: string): 'ltr' | 'rtl';
+/** The language to show: `asked` (?lang=) first, then `preferred` (navigator.languages), then 'en'. */
+export function negotiate(asked: string | null | undefined, preferred?: readonly string[]): string;
+/** The translator of a language (its catalogue loaded; English's for an unknown code). */
+export function loadTranslator(lang: string): Promise<Translator>;
+/** <attention-playground task="induction" autoplay explorer="https://.../index.html" lang="fr">. */
 export class AttentionPlayground extends HTMLElement {}
