@@ -99,9 +99,15 @@ for (const code of LANGUAGES) {
       await page.waitForSelector('#playground-status[data-step="0"]');
       const wide = viewport.width > 800;
       if (wide) {
-        // One step: the status line's numbers and the heads' badges drawn.
-        await page.click('.pg-buttons button:nth-child(2)');
-        await page.waitForSelector('#playground-status[data-step="1"]');
+        // One step: the status line's numbers and the heads' badges drawn. Step is ignored while
+        // the model is still being made and measured: clicked again until it is taken.
+        await page.waitForSelector('#playground-status:not([data-accuracy=""])');
+        for (let tries = 0; ; tries++) {
+          await page.click('.pg-buttons button:nth-child(2)');
+          const taken = await page.waitForSelector('#playground-status[data-step="1"]', { timeout: 2000 }).catch(() => null);
+          if (taken) break;
+          assert(tries < 10, `${code}: Step was not taken after ${tries + 1} clicks`);
+        }
         await page.waitForSelector('.pg-badge');
       }
       const seen = await page.evaluate(readScreen, words);

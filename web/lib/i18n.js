@@ -9,7 +9,10 @@
 import { IntlMessageFormat } from './intl-messageformat.js';
 import en from './locales/en.json' with { type: 'json' };
 
-/** The languages there are catalogues for: code -> the language's own name (the menu's words). */
+/**
+ * The languages there are catalogues for: code -> the language's own name (the menu's words).
+ * @type {typeof import('./playground.js').LANGUAGES}
+ */
 export const LANGUAGES = {
   en: 'English', 'zh-CN': '简体中文', es: 'Español', 'pt-BR': 'Português (Brasil)', fr: 'Français', ja: '日本語', ko: '한국어', ar: 'العربية',
 };
@@ -25,13 +28,17 @@ const LOADERS = {
   ar: () => import('./locales/ar.json', { with: { type: 'json' } }),
 };
 
-/** 'rtl' for a language written right to left (Arabic), else 'ltr'. */
+/**
+ * 'rtl' for a language written right to left (Arabic), else 'ltr'.
+ * @type {typeof import('./playground.js').dirOf}
+ */
 export const dirOf = (lang) => (lang === 'ar' ? 'rtl' : 'ltr');
 
 /**
  * The language to show: the first of `asked` (a ?lang= value, or null) and then `preferred`
  * (navigator.languages) that has a catalogue, matched exactly, then by its language alone (zh,
  * zh-TW -> zh-CN; pt, pt-PT -> pt-BR; fr-CA -> fr); else 'en'.
+ * @type {typeof import('./playground.js').negotiate}
  */
 export function negotiate(asked, preferred = []) {
   const codes = Object.keys(LANGUAGES);
@@ -56,6 +63,7 @@ export const isMessage = (v) => v !== null && typeof v === 'object' && !Array.is
  * <explorer>…</explorer>); a value that is itself a message ({ id, values }) is formatted first. A
  * message missing from the catalogue is English's. Also `t.lang`, `t.dir`, `t.has(id)`,
  * `t.message({ id, values })` and `t.list(items)` (the language's "a, b and c").
+ * @returns {import('./playground.js').Translator}
  */
 export function createTranslator(lang, messages = en) {
   const cache = new Map();
@@ -68,6 +76,7 @@ export function createTranslator(lang, messages = en) {
     }
     return cache.get(id);
   };
+  /** @type {any} */
   const t = (id, values = {}) => compiled(id).format(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isMessage(v) ? t(v.id, v.values) : v])));
   t.lang = lang;
   t.dir = dirOf(lang);
@@ -87,7 +96,10 @@ export async function loadCatalogue(lang) {
   return loaded.default ?? loaded;
 }
 
-/** The translator for `lang`: its catalogue loaded (only it: English's is here already). */
+/**
+ * The translator for `lang`: its catalogue loaded (only it: English's is here already).
+ * @type {typeof import('./playground.js').loadTranslator}
+ */
 export async function loadTranslator(lang) {
   const code = Object.hasOwn(LANGUAGES, lang) ? lang : 'en';
   return code === 'en' ? english : createTranslator(code, await loadCatalogue(code));

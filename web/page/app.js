@@ -81,6 +81,7 @@ import { store } from './store.js';
  *   'pg-copy-link': HTMLButtonElement,
  *   'pg-explorer-link': HTMLAnchorElement,
  *   'pg-frame': HTMLIFrameElement,
+ *   'pg-lang': HTMLSelectElement,
  *   'pg-load': HTMLInputElement,
  *   'pg-open-lesson': HTMLInputElement,
  *   'pg-save': HTMLButtonElement,
