@@ -21,7 +21,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { colourLegend, heatColours } from './colours.js';
+import { escapeHtml as esc, legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
@@ -111,7 +111,6 @@ const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssem
   'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
   '(“An iframe of the whole explorer” in the package\'s docs/embedding.md): the frame runs under its own site\'s policy.';
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
 // The attributes' schemas (an object schema's fields; a list's schema has its item's).
 const ATTRIBUTES = /** @type {Record<string, import('./share.js').Schema & { item?: import('./share.js').Schema }>} */ (componentAttributesSchema.fields);
@@ -365,28 +364,13 @@ export class AttentionExplorerElement extends Base {
   }
 
   #stepTable(step) {
-    const d = this.#decimals();
     const [nr, nc] = step.shape;
-    const rows = this.#axisLabels(step, step.axes[0], nr);
-    const colsL = this.#axisLabels(step, step.axes[1], nc);
-    const colour = heatColours(step.data, step.kind);
+    const labels = { rows: this.#axisLabels(step, step.axes[0], nr), cols: this.#axisLabels(step, step.axes[1], nc) };
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
-    const before = step.kind === 'probability' ? this.#trace.steps[step.inputs[0]]?.data : null;
-    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
-    html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
-    step.data.forEach((row, i) => {
-      html += `<tr><th scope="row">${esc(rows[i])}</th>`;
-      row.forEach((v, j) => {
-        const c = colour(v);
-        const text = formatNumber(v, d, { tinyAsZero: true });
-        html += c && before?.[i]?.[j] !== -Infinity ? `<td style="background:${c.fill};color:${c.text}">${text}</td>`
-          : `<td class="${c ? 'masked' : 'neg-inf'}">${text}</td>`;
-      });
-      html += '</tr>';
-    });
-    const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
-    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
-    return html + `</tbody></table><p class="legend" aria-hidden="true">${esc(meaning)}: ${end(lo)} <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> ${end(hi)}</p>`;
+    return stepTableHtml(step, labels, {
+      attrs: `data-step="${step.id}" data-head="${step.head ?? ''}"`, caption: step.title, decimals: this.#decimals(),
+      masked: maskedPositions(this.#trace, step),
+    }) + legendHtml(step);
   }
 
   #inputTable(name, value, editable, ctx) {
