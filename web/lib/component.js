@@ -21,13 +21,15 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { colourLegend, heatColours } from './colours.js';
+import { escapeHtml as esc, legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
 import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
 import { show } from './schema.js';
+import { createStore } from './store.js';
+import { answered, attributeSet, edited, failed, initialComponent, loaded, problemSet, status, withCell } from './component-state.js';
 
 let shared = null;
 
@@ -111,7 +113,6 @@ const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssem
   'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
   '(“An iframe of the whole explorer” in the package\'s docs/embedding.md): the frame runs under its own site\'s policy.';
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
 // The attributes' schemas (an object schema's fields; a list's schema has its item's).
 const ATTRIBUTES = /** @type {Record<string, import('./share.js').Schema & { item?: import('./share.js').Schema }>} */ (componentAttributesSchema.fields);
@@ -139,6 +140,30 @@ export function readAttribute(name, text) {
   return error ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` } : { value: /** @type {any} */ (value), note: null };
 }
 
+/** A step's formula: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
+function formulaHtml(step) {
+  const katex = AttentionExplorerElement.katex ?? null;
+  if (katex?.renderToString) {
+    try {
+      return katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false });
+    } catch { /* fall back to text */ }
+  }
+  return esc(step.text);
+}
+
+/** The attributes that change how the problem is shown, not which problem. */
+const DISPLAY_ATTRIBUTES = ['steps', 'inputs', 'editable', 'decimals', 'heads'];
+const decimalsOf = (s) => readAttribute('decimals', s.attributes.decimals).value ?? 4;
+
+/** The error over the element (`keep`: above the steps, which stay; else in their place), or none. */
+function drawError(body, error) {
+  body.querySelector(':scope > .error')?.remove();
+  if (!error) return;
+  const p = `<p class="error" role="alert">${esc(error.message)}</p>`;
+  if (error.keep && body.querySelector('.steps')) body.insertAdjacentHTML('afterbegin', p);
+  else body.innerHTML = p;
+}
+
 // Importing this module outside a browser (server-side rendering) must not throw.
 // (An empty class where there is no DOM, e.g. Node importing the package: typed as the DOM's.)
 const Base = globalThis.HTMLElement ?? /** @type {typeof HTMLElement} */ (/** @type {unknown} */ (class {}));
@@ -155,31 +180,39 @@ export class AttentionExplorerElement extends Base {
 
   #root;
   #engine = null;
-  #problem = null;
-  #trace = null;
-  #tokens = null;
-  #title = '';
   #loading = 0;
   #connected = false;
   #loadedFrom = null; // the #sourceKey() the problem was loaded from
-  #lesson = null; // a lesson's notes by step key ("weights:0"), or null
-  #verdicts = new Map(); // step key -> the reader's checked answer ({ right, reason }), or { right: null } when only revealed
+  // The problem, its trace, the reader's answers, the error and the display attributes
+  // (component-state.js). Redrawn at the end of the task; flushed before an event is dispatched,
+  // so a listener reads what the event announces.
+  #store = createStore(initialComponent(), { schedule: queueMicrotask });
 
   constructor() {
     super();
     this.#root = this.attachShadow({ mode: 'open' });
     styles(this.#root);
-    this.#root.innerHTML += '<div part="body" class="body"><p class="status" role="status">Loading the attention engine…</p></div>';
+    const initial = this.#store.get().status;
+    this.#root.innerHTML += `<div part="body" class="body"><p class="status" role="status">${esc(initial)}</p></div>`;
     this.#root.addEventListener('change', (e) => this.#edited(e));
     this.#root.addEventListener('keydown', (e) => this.#move(e));
     this.#root.addEventListener('submit', (e) => this.#answered(e));
+    // The views, in the order they draw: the inputs and the frame (only when a problem is loaded
+    // whole or how it is shown changed, so an edit keeps the reader's field and focus), the steps
+    // and warnings (with the frame too, which empties them), the error, the loading status.
+    const body = this.#root.querySelector('.body');
+    const frameParts = (s) => [s.loaded, s.trace !== null, s.title, s.tokens, s.attributes.inputs, s.attributes.editable, s.attributes.decimals];
+    this.#store.subscribe(frameParts, (_, s) => this.#drawFrame(body, s));
+    this.#store.subscribe((s) => [...frameParts(s), s.trace, s.lesson, s.verdicts, s.attributes.steps, s.attributes.heads], (_, s) => this.#drawSteps(body, s));
+    this.#store.subscribe((s) => s.error, (error) => drawError(body, error));
+    this.#store.subscribe((s) => s.status, (text) => { const p = body.querySelector(':scope > .status'); if (p) p.textContent = text; });
   }
 
   connectedCallback() {
     this.#connected = true;
     // Inserted again (MkDocs instant navigation, a VitePress route, a slide coming back): the
     // Shadow DOM kept what was drawn and the reader's edits; load only if the source changed.
-    if (this.#trace && this.#loadedFrom === this.#sourceKey()) return;
+    if (this.#store.get().trace && this.#loadedFrom === this.#sourceKey()) return;
     this.#load();
   }
 
@@ -188,27 +221,29 @@ export class AttentionExplorerElement extends Base {
   }
 
   attributeChangedCallback(name, oldValue, value) {
-    if (!this.#connected || oldValue === value) return;
-    if (name === 'preset' || name === 'state' || name === 'lesson') this.#load();
-    else this.#render();
+    if (name === 'preset' || name === 'state' || name === 'lesson') {
+      if (this.#connected && oldValue !== value) this.#load();
+    } else this.#store.dispatch(attributeSet, name, value); // kept while disconnected too: drawn from the state
   }
 
   /** The current problem (a copy), or null before it is loaded. */
   get problem() {
-    return this.#problem ? structuredClone(this.#problem) : null;
+    const { problem } = this.#store.get();
+    return problem ? structuredClone(problem) : null;
   }
 
   /** Sets the problem (number arrays), recomputes and redraws. */
   set problem(problem) {
-    this.#problem = structuredClone(problem);
-    this.#tokens = null;
-    this.#lesson = null; // a lesson's notes belong to its own problem
-    if (this.#engine) this.#compute(false);
+    const copy = structuredClone(problem);
+    const { trace, error } = this.#engine ? this.#run(copy) : { trace: null, error: null };
+    this.#store.dispatch(problemSet, copy, trace);
+    if (error) this.#fail(error.message);
+    else this.#store.flush();
   }
 
   /** The trace of the current problem (engine.run), or null. */
   get trace() {
-    return this.#trace;
+    return this.#store.get().trace;
   }
 
   /** What the problem is read from: the attributes and the JSON child. */
@@ -229,20 +264,17 @@ export class AttentionExplorerElement extends Base {
       const source = await this.#source();
       if (ticket !== this.#loading) return;
       this.#loadedFrom = from;
-      if (source) {
-        this.#problem = source.problem;
-        this.#tokens = source.tokens ?? null;
-        this.#title = source.title ?? '';
-        this.#lesson = source.lesson ?? null;
-        this.#verdicts.clear();
-      }
-      if (!this.#problem) throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
-      if (this.#lesson) {
+      const loading = source ?? this.#store.get(); // none: the problem set from script, as it is
+      if (!loading.problem) throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
+      const { trace, error } = this.#run(loading.problem);
+      this.#store.dispatch(loaded, loading, trace);
+      if (error) throw error;
+      if (loading.lesson) {
         // A note for a step the problem does not have would silently show nothing: say so.
-        const misfit = lessonTraceError(this.#lesson, this.#engine.run(this.#problem), source?.where);
+        const misfit = lessonTraceError(loading.lesson, trace, source?.where);
         if (misfit) throw new Error(misfit);
       }
-      this.#compute(false, 'ready');
+      this.#announce('ready');
     } catch (error) {
       if (ticket !== this.#loading) return;
       this.#fail(error.message);
@@ -287,8 +319,7 @@ export class AttentionExplorerElement extends Base {
         throw new Error(`lesson="${cut(lessonUrl)}" is not an address`);
       }
       // Nothing waits forever: fetchLesson gives up after LESSON_TIMEOUT_MS, naming the address.
-      const status = this.#root.querySelector('.body > .status');
-      if (status) status.textContent = `Loading the lesson from ${url}…`;
+      this.#store.dispatch(status, `Loading the lesson from ${url}…`);
       return { ...readLesson(await fetchLesson(url), url), where: url };
     }
     const inline = this.querySelector('script[type="application/json"][slot="lesson"]');
@@ -311,93 +342,64 @@ export class AttentionExplorerElement extends Base {
       if (wrapped) return { problem: value.problem, tokens: value.tokens ? { q: value.tokens, k: value.kvTokens ?? value.tokens } : null, title: value.title };
       return { problem: value };
     }
-    return this.#problem ? null : undefined;
+    return this.#store.get().problem ? null : undefined;
   }
 
-  #compute(fromEdit, eventName = fromEdit ? 'change' : null) {
+  /** engine.run: { trace } or { error }. */
+  #run(problem) {
     try {
-      this.#trace = this.#engine.run(this.#problem);
+      return { trace: this.#engine.run(problem), error: null };
     } catch (error) {
-      this.#trace = null;
-      this.#fail(error.message, !fromEdit);
-      return false;
+      return { trace: null, error };
     }
-    this.#render(fromEdit ? 'steps' : 'all');
-    if (eventName) {
-      this.dispatchEvent(new CustomEvent(eventName, { detail: { problem: this.problem, trace: this.#trace }, bubbles: true, composed: true }));
-    }
-    return true;
   }
 
-  #fail(message, replace = true) {
-    const body = this.#root.querySelector('.body');
-    const p = `<p class="error" role="alert">${esc(message)}</p>`;
-    if (replace || !body.querySelector('.steps')) body.innerHTML = p;
-    else {
-      body.querySelector('.error')?.remove();
-      body.insertAdjacentHTML('afterbegin', p);
-    }
+  /** Draws what changed now and tells the page: 'ready' or 'change', with the problem and its trace. */
+  #announce(name) {
+    this.#store.flush();
+    this.dispatchEvent(new CustomEvent(name, { detail: { problem: this.problem, trace: this.trace }, bubbles: true, composed: true }));
+  }
+
+  /** `message` shown (`keep`: over the steps, a reader's edit) and dispatched as an 'error' event. */
+  #fail(message, keep = false) {
+    this.#store.dispatch(failed, message, keep);
+    this.#store.flush();
     this.dispatchEvent(new CustomEvent('error', { detail: { message }, bubbles: true, composed: true }));
   }
 
-  #labels(n, which) {
-    const names = this.#tokens?.[which];
+  #labels(s, n, which) {
+    const names = s.tokens?.[which];
     return Array.from({ length: n }, (_, i) => names?.[i] ?? `t${i + 1}`);
   }
 
-  #formula(step) {
-    const katex = AttentionExplorerElement.katex ?? null;
-    if (katex?.renderToString) {
-      try {
-        return katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false });
-      } catch { /* fall back to text */ }
-    }
-    return esc(step.text);
-  }
-
   /** Labels along one axis of a step: token names for queries and keys, RoPE's positions and pairs, feature numbers from 1. */
-  #axisLabels(step, axis, n) {
-    if (axis === 'queries') return this.#labels(n, 'q');
-    if (axis === 'keys') return this.#labels(n, 'k');
-    const turned = positionsAxisLabels(step, axis, this.#trace.meta);
+  #axisLabels(s, step, axis, n) {
+    if (axis === 'queries') return this.#labels(s, n, 'q');
+    if (axis === 'keys') return this.#labels(s, n, 'k');
+    const turned = positionsAxisLabels(step, axis, s.trace.meta);
     if (turned) return turned.labels;
     return Array.from({ length: n }, (_, i) => String(i + 1));
   }
 
-  #stepTable(step) {
-    const d = this.#decimals();
+  #stepTable(s, step) {
     const [nr, nc] = step.shape;
-    const rows = this.#axisLabels(step, step.axes[0], nr);
-    const colsL = this.#axisLabels(step, step.axes[1], nc);
-    const colour = heatColours(step.data, step.kind);
+    const labels = { rows: this.#axisLabels(s, step, step.axes[0], nr), cols: this.#axisLabels(s, step, step.axes[1], nc) };
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
-    const before = step.kind === 'probability' ? this.#trace.steps[step.inputs[0]]?.data : null;
-    let html = `<table data-step="${step.id}" data-head="${step.head ?? ''}"><caption class="visually-hidden">${esc(step.title)}</caption><thead><tr><th></th>`;
-    html += colsL.map((c) => `<th scope="col">${esc(c)}</th>`).join('') + '</tr></thead><tbody>';
-    step.data.forEach((row, i) => {
-      html += `<tr><th scope="row">${esc(rows[i])}</th>`;
-      row.forEach((v, j) => {
-        const c = colour(v);
-        const text = formatNumber(v, d, { tinyAsZero: true });
-        html += c && before?.[i]?.[j] !== -Infinity ? `<td style="background:${c.fill};color:${c.text}">${text}</td>`
-          : `<td class="${c ? 'masked' : 'neg-inf'}">${text}</td>`;
-      });
-      html += '</tr>';
-    });
-    const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
-    const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
-    return html + `</tbody></table><p class="legend" aria-hidden="true">${esc(meaning)}: ${end(lo)} <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> ${end(hi)}</p>`;
+    return stepTableHtml(step, labels, {
+      attrs: `data-step="${step.id}" data-head="${step.head ?? ''}"`, caption: step.title, decimals: decimalsOf(s),
+      masked: maskedPositions(s.trace, step),
+    }) + legendHtml(step);
   }
 
-  #inputTable(name, value, editable, ctx) {
+  #inputTable(s, name, value, editable, ctx) {
     const vector = !Array.isArray(value[0]);
     const rows = vector ? [value] : value;
     const cols = ctx.layout === 'columns';
     const tokenInput = ['Q', 'K', 'V', 'X', 'X_kv'].includes(name);
     const which = ['K', 'V', 'X_kv'].includes(name) ? 'k' : 'q';
-    const rowL = tokenInput && !cols ? this.#labels(rows.length, which) : rows.map((_, i) => String(i + 1));
-    const colL = tokenInput && cols ? this.#labels(rows[0].length, which) : rows[0].map((_, j) => String(j + 1));
-    const d = this.#decimals();
+    const rowL = tokenInput && !cols ? this.#labels(s, rows.length, which) : rows.map((_, i) => String(i + 1));
+    const colL = tokenInput && cols ? this.#labels(s, rows[0].length, which) : rows[0].map((_, j) => String(j + 1));
+    const d = decimalsOf(s);
     let html = `<table data-input="${name}"><caption class="visually-hidden">${name}${editable ? ' (editable)' : ''}</caption><thead><tr><th></th>${colL.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr></thead><tbody>`;
     rows.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(vector ? '' : rowL[i])}</th>`;
@@ -411,69 +413,60 @@ export class AttentionExplorerElement extends Base {
     return html + '</tbody></table>';
   }
 
-  #decimals() {
-    return readAttribute('decimals', this.getAttribute('decimals')).value ?? 4;
-  }
-
-  /** What the display attributes hold that the schema does not take (shown with the warnings). */
-  #attributeNotes() {
-    return ['steps', 'inputs', 'editable', 'decimals', 'heads'].map((n) => readAttribute(n, this.getAttribute(n)).note).filter(Boolean);
-  }
-
-  #render(only = 'all') {
-    if (!this.#trace || !this.#problem) return;
-    const ctx = problemContext(this.#problem, this.#trace);
-    const body = this.#root.querySelector('.body');
-    if (only === 'steps' && body.querySelector('.steps')) {
-      body.querySelector('.steps').innerHTML = this.#stepsHtml();
-      body.querySelector('.warnings').innerHTML = this.#warningsHtml();
-      return;
-    }
-    const editableAttr = readAttribute('editable', this.getAttribute('editable')).value ?? [];
+  /** The frame: the title, the inputs shown (editable ones as fields) and empty boxes for the steps and warnings. */
+  #drawFrame(body, s) {
+    if (!s.trace || !s.problem) return;
+    const ctx = problemContext(s.problem, s.trace);
+    const editableAttr = readAttribute('editable', s.attributes.editable).value ?? [];
     const names = Object.keys(ctx.inputs);
     const editable = new Set(editableAttr.includes('all') ? names : editableAttr);
-    const shownInputs = readAttribute('inputs', this.getAttribute('inputs')).value ?? (editable.size ? [...editable] : names);
-    let html = this.#title ? `<p class="title">${esc(this.#title)}</p>` : '';
+    const shownInputs = readAttribute('inputs', s.attributes.inputs).value ?? (editable.size ? [...editable] : names);
+    let html = s.title ? `<p class="title">${esc(s.title)}</p>` : '';
     const inputs = names.filter((n) => shownInputs.includes(n) || shownInputs.includes('all'));
     html += `<div class="inputs row"${inputs.length ? '' : ' hidden'}>`;
     for (const n of inputs) {
       const value = ctx.inputs[n];
-      html += `<section><h3>${esc(n)}<span class="shape">${Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length}</span></h3>${this.#inputTable(n, value, editable.has(n), ctx)}</section>`;
+      html += `<section><h3>${esc(n)}<span class="shape">${Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length}</span></h3>${this.#inputTable(s, n, value, editable.has(n), ctx)}</section>`;
     }
-    html += `</div><div class="steps row">${this.#stepsHtml()}</div><div class="warnings" role="status">${this.#warningsHtml()}</div>`;
-    body.innerHTML = html;
+    body.innerHTML = `${html}</div><div class="steps row"></div><div class="warnings" role="status"></div>`;
   }
 
-  #stepsHtml() {
-    const showSteps = readAttribute('steps', this.getAttribute('steps')).value;
-    const showHeads = readAttribute('heads', this.getAttribute('heads')).value?.map((h) => h - 1);
+  /** The steps shown and the warnings (the trace's and the attributes' notes), into the frame's boxes. */
+  #drawSteps(body, s) {
+    const box = body.querySelector('.steps');
+    if (!s.trace || !box) return;
+    const showSteps = readAttribute('steps', s.attributes.steps).value;
+    const showHeads = readAttribute('heads', s.attributes.heads).value?.map((h) => h - 1);
     let html = '';
-    for (const step of this.#trace.steps) {
+    for (const step of s.trace.steps) {
       if (showSteps && !showSteps.includes(step.id)) continue;
       if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
-      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(stepCaption(step, this.#trace.meta.heads))}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula">${this.#formula(step)}</div>${this.#noteHtml(step) ?? this.#stepTable(step)}</section>`;
+      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(stepCaption(step, s.trace.meta.heads))}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+        <div class="formula">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`;
     }
-    return html;
+    box.innerHTML = html;
+    const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note).filter(Boolean)
+      .map((n) => `<p class="warning" part="attribute-note">⚠ ${esc(n)}</p>`);
+    body.querySelector('.warnings').innerHTML = notes.join('') + (s.trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
   }
 
   /** A lesson's sentence for a step, and its question while unanswered (then in place of the numbers, returned), or null. */
-  #noteHtml(step) {
+  #noteHtml(s, step) {
     const key = `${step.id}:${step.head ?? -1}`;
-    const note = this.#lesson?.[key];
+    const note = s.lesson?.[key];
     if (!note) return null;
     const say = note.say?.trim() ? `<p class="say" part="say">${esc(note.say)}</p>` : '';
-    const verdict = this.#verdicts.get(key);
-    if (!note.ask?.trim()) return say + this.#stepTable(step);
+    const verdict = s.verdicts[key];
+    if (!note.ask?.trim()) return say + this.#stepTable(s, step);
     if (verdict) {
       const told = verdict.reason ? `<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${esc(verdict.reason)}</p>` : '';
-      return `${say}${told}${this.#stepTable(step)}`;
+      return `${say}${told}${this.#stepTable(s, step)}`;
     }
     const answer = usableAnswer(note.answer);
     let ask = `<form class="ask" part="ask" data-key="${esc(key)}"><p><strong>Predict first:</strong> ${esc(note.ask)}</p>`;
     if (answer?.kind === 'key') {
-      const row = this.#labels(answer.row, 'q')[answer.row - 1];
-      const keys = this.#labels(this.#trace.meta.keys, 'k');
+      const row = this.#labels(s, answer.row, 'q')[answer.row - 1];
+      const keys = this.#labels(s, s.trace.meta.keys, 'k');
       ask += `<fieldset><legend>The key that ${esc(quoteToken(row))} gives the most weight:</legend>${keys.map((k, j) => `<label><input type="radio" name="key" value="${j}"> ${esc(k)}</label>`).join('')}</fieldset>`;
     } else if (answer?.kind === 'number') {
       ask += '<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>';
@@ -489,33 +482,29 @@ export class AttentionExplorerElement extends Base {
     const form = e.target;
     if (!(form instanceof HTMLFormElement) || !form.dataset.key) return;
     e.preventDefault();
+    const s = this.#store.get();
     const key = form.dataset.key;
-    const answer = usableAnswer(this.#lesson?.[key]?.answer);
-    const names = { tokensQ: this.#labels(this.#trace.meta.queries, 'q'), tokensK: this.#labels(this.#trace.meta.keys, 'k'), decimals: this.#decimals() };
+    const answer = usableAnswer(s.lesson?.[key]?.answer);
+    const names = { tokensQ: this.#labels(s, s.trace.meta.queries, 'q'), tokensK: this.#labels(s, s.trace.meta.keys, 'k'), decimals: decimalsOf(s) };
     let verdict = { right: null, reason: '' };
     if (answer?.kind === 'key') {
       const picked = form.querySelector('input[name="key"]:checked');
       if (!picked) { form.querySelector('input[name="key"]')?.focus(); return; }
-      verdict = checkAnswer(this.#trace, key, answer, Number(picked.value), names);
+      verdict = checkAnswer(s.trace, key, answer, Number(picked.value), names);
     } else if (answer?.kind === 'number') {
       const typed = form.querySelector('input[name="number"]').value.trim().replace(/^\u2212/, '-');
       if (!typed) { form.querySelector('input[name="number"]').focus(); return; }
-      verdict = checkAnswer(this.#trace, key, answer, typed, names);
+      verdict = checkAnswer(s.trace, key, answer, typed, names);
     } else if (answer?.kind === 'text') {
       verdict = { right: null, reason: `The answer: ${answer.text}` };
     }
-    this.#verdicts.set(key, verdict);
     const section = form.closest('section.step');
-    this.#render('steps');
+    this.#store.dispatch(answered, key, verdict);
+    this.#store.flush();
     // Keep the reader's place: the same step's verdict (or its table) takes the focus.
     const again = this.#root.querySelector(`section.step[data-step="${section.dataset.step}"][data-head="${section.dataset.head}"]`);
     const target = again?.querySelector('.verdict') ?? again?.querySelector('table');
     if (target) { target.tabIndex = -1; target.focus(); }
-  }
-
-  #warningsHtml() {
-    const notes = this.#attributeNotes().map((n) => `<p class="warning" part="attribute-note">⚠ ${esc(n)}</p>`);
-    return notes.join('') + (this.#trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
   }
 
   #edited(e) {
@@ -525,19 +514,16 @@ export class AttentionExplorerElement extends Base {
     const value = Number(el.value.trim().replace(/\u2212/g, '-'));
     if (el.value.trim() === '' || !Number.isFinite(value)) {
       el.setAttribute('aria-invalid', 'true');
-      this.#fail(`${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`, false);
+      this.#fail(`${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`, true);
       return;
     }
     el.removeAttribute('aria-invalid');
-    this.#root.querySelector('.body > .error')?.remove();
-    const name = el.dataset.input;
-    const r = Number(el.dataset.r), c = Number(el.dataset.c);
-    const old = this.#problem[name];
-    const next = structuredClone(Array.isArray(old[0]) ? old : [old]);
-    next[r][c] = value;
-    const previous = this.#problem;
-    this.#problem = { ...previous, [name]: Array.isArray(old[0]) ? next : next[0] };
-    if (!this.#compute(true)) this.#problem = previous;
+    const next = withCell(this.#store.get().problem, el.dataset.input, Number(el.dataset.r), Number(el.dataset.c), value);
+    // A problem the engine refuses is not kept: the last good problem and its trace stay.
+    const { trace, error } = this.#run(next);
+    if (error) { this.#fail(error.message, true); return; }
+    this.#store.dispatch(edited, next, trace);
+    this.#announce('change');
   }
 
   #move(e) {

@@ -4,8 +4,9 @@ import {
   cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
   stringify, traceCsv, traceJson,
 } from 'attention-explorer';
+import { maskedPositions } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
-import { axisLabels, maskedPositions, stepKey } from './steps.js';
+import { axisLabels, stepKey } from './steps.js';
 import { escapeHtml } from './format.js';
 import { stepTex } from './copy-latex.js';
 

@@ -19,9 +19,7 @@ export function readAs(format, matrix) {
   return `read as ${article}${format}, ${matrix.length} × ${matrix[0]?.length ?? 0}`;
 }
 
-export function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}
+export { escapeHtml } from 'attention-explorer/step-table';
 
 /**
  * A token's name as a sentence writes it: quoted when it reads as a word (“the”, “sweet?”), bare

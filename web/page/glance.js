@@ -4,10 +4,11 @@
 // is. The numbers are the trace's (the same formatting as the cards); choosing one opens its
 // worked calculation in the weights card. Hidden with the weights (an exercise, ?hide=) and while
 // stepping through (a question may ask for them first).
-import { colourLut, colourScale, weightSums } from 'attention-explorer';
+import { colourLut, weightSums } from 'attention-explorer';
+import { maskedPositions, stepTableHtml } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
-import { cellFmt, escapeHtml } from './format.js';
-import { axisLabels, headOf, maskedPositions, stepKey } from './steps.js';
+import { escapeHtml } from './format.js';
+import { axisLabels, headOf, stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
 
 /** Heads shown (the diagram's lanes). */
@@ -18,22 +19,9 @@ const NUMBERS_MAX = 8;
 const MAP_SIZE = 132;
 
 function tableHtml(step, ctx, masked) {
-  const labels = axisLabels(step, ctx);
-  const scale = colourScale(step.data, step.kind);
-  const [nr, nc] = step.shape;
-  let html = `<table class="glance-table" data-key="${escapeHtml(stepKey(step))}"><thead><tr><td></td>`;
-  for (let j = 0; j < nc; j++) html += `<th scope="col">${escapeHtml(labels.cols[j])}</th>`;
-  html += '</tr></thead><tbody>';
-  for (let i = 0; i < nr; i++) {
-    html += `<tr><th scope="row">${escapeHtml(labels.rows[i])}</th>`;
-    for (let j = 0; j < nc; j++) {
-      const v = step.data[i][j];
-      const c = masked && masked[i][j] === -Infinity ? null : scale(v);
-      html += `<td data-r="${i}" data-c="${j}"${c ? ` style="background:${c.bg};color:${c.fg}"` : ' class="was-masked"'}>${cellFmt(v, ctx.decimals)}</td>`;
-    }
-    html += '</tr>';
-  }
-  return `${html}</tbody></table>`;
+  return stepTableHtml(step, axisLabels(step, ctx), {
+    attrs: `class="glance-table" data-key="${escapeHtml(stepKey(step))}"`, corner: '<td></td>', decimals: ctx.decimals, fixedZero: true, masked,
+  });
 }
 
 function mapHtml(step) {

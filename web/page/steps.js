@@ -3,9 +3,10 @@
 // Every number drawn comes from the trace; this module only lays it out.
 // The colour scales are the package's, so the page, the component and the SVG/PNG exports colour
 // a matrix identically.
-import { colourLegend, colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels, weightSums } from 'attention-explorer';
+import { colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels, weightSums } from 'attention-explorer';
+import { cellLook, legendHtml, maskedPositions, stepTableHtml } from 'attention-explorer/step-table';
 import { afterFrame, writeHtml } from './app.js';
-import { cellFmt, fmt, escapeHtml } from './format.js';
+import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
@@ -156,45 +157,22 @@ function maskPartsHtml(step, trace, ctx, labels) {
 
 // ---- matrices ---------------------------------------------------------------------------------
 
-/** For probabilities: the softmax's input, whose −∞ entries (hidden keys) show as masked. */
-export function maskedPositions(trace, step) {
-  if (step.kind !== 'probability') return null;
-  return trace.steps[step.inputs[0]]?.data ?? null;
-}
-
 export function tableHtml(step, labels, ctx, masked) {
-  const d = ctx.decimals;
-  const scale = colourScale(step.data, step.kind);
   const key = stepKey(step);
   const [nr, nc] = step.shape;
-  const name = step.title;
-  let html = `<table class="matrix" data-key="${key}"><caption class="visually-hidden">${escapeHtml(name)}${headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : ''}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.</caption><thead>`;
+  const head = headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : '';
   // A concatenation's columns banded by the head each came from.
   const parts = step.axes[1] === 'features' ? concatenated(step, ctx.steps) : null;
-  if (parts) {
-    html += '<tr><td></td>';
-    parts.forEach((p, g) => { html += `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`; });
-    html += '</tr>';
-  }
+  const above = parts ? `<tr><td></td>${parts.map((p, g) => `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`).join('')}</tr>` : '';
   const scoreLike = labels.rowKind && labels.colKind;
-  html += `<tr><th scope="col" class="corner">${scoreLike ? `<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>` : ''}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
-  const tok = (kind, i) => (kind ? ` data-token="${kind}:${i}" title="Double-click to rename"` : '');
-  for (let j = 0; j < nc; j++) html += `<th scope="col"${tok(labels.colKind, j)}>${escapeHtml(labels.cols[j])}</th>`;
-  html += '</tr></thead><tbody>';
-  for (let i = 0; i < nr; i++) {
-    html += `<tr><th scope="row"${tok(labels.rowKind, i)}>${escapeHtml(labels.rows[i])}</th>`;
-    const row = step.data[i];
-    for (let j = 0; j < nc; j++) {
-      const v = row[j];
-      const c = scale(v);
-      const hiddenHere = masked && masked[i][j] === -Infinity;
-      const cls = v === -Infinity ? 'neg-inf' : hiddenHere ? 'was-masked' : '';
-      const style = c && !hiddenHere ? ` style="background:${c.bg};color:${c.fg}" data-bg="${c.bg}"` : ' data-bg=""';
-      html += `<td tabindex="-1" data-r="${i}" data-c="${j}"${cls ? ` class="${cls}"` : ''}${style}>${cellFmt(v, d)}</td>`;
-    }
-    html += '</tr>';
-  }
-  return html + '</tbody></table>';
+  const corner = `<th scope="col" class="corner">${scoreLike ? `<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>` : ''}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
+  const kinds = { row: labels.rowKind, col: labels.colKind };
+  return stepTableHtml(step, labels, {
+    attrs: `class="matrix" data-key="${key}"`,
+    caption: `${step.title}${head}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.`,
+    above, corner, focusable: true, decimals: ctx.decimals, fixedZero: true, masked,
+    labelAttrs: (axis, i) => (kinds[axis] ? ` data-token="${kinds[axis]}:${i}" title="Double-click to rename"` : ''),
+  });
 }
 
 /** A heatmap axis's labels: every k-th, at most 16, placed at their cells' centres. */
@@ -271,14 +249,6 @@ function drawWhenSeen(canvas, step) {
   }
   heatmaps.unpainted.set(canvas, step);
   observeHeatmaps().observe(canvas);
-}
-
-/** The step's colour bar: its meaning in words ("weight, 0 to 1", "signed, symmetric about 0"), its two ends. */
-function legendHtml(step) {
-  const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
-  const end = (v) => (lo < 0 && v > 0 ? '+' : '') + fmt(v, 2);
-  return `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span><span>${end(lo)}</span>`
-    + `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span><span>${end(hi)}</span></div>`;
 }
 
 /**
@@ -419,18 +389,16 @@ function patchSteps(container, trace, ctx, cards) {
         shown.values[at] = v;
         shown.hidden[at] = hiddenHere ? 1 : 0;
         if (last && Object.is(last.values[at], v) && last.hidden[at] === shown.hidden[at]) continue;
-        const c = scale(v);
-        const text = cellFmt(v, d);
+        const { text, cls, bg, fg } = cellLook(v, Boolean(hiddenHere), scale, d, true);
         // The cell's text node keeps its place (a new one is a new layout object to style and place).
         const t = td.firstChild;
         if (t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; } else if (td.textContent !== text) td.textContent = text;
-        td.classList.toggle('neg-inf', v === -Infinity);
-        td.classList.toggle('was-masked', Boolean(hiddenHere) && v !== -Infinity);
-        const bg = c && !hiddenHere ? c.bg : '';
+        td.classList.toggle('neg-inf', cls === 'neg-inf');
+        td.classList.toggle('masked', cls === 'masked');
         if (td.dataset.bg !== bg) {
           td.dataset.bg = bg;
           td.style.background = bg;
-          td.style.color = c && !hiddenHere ? c.fg : '';
+          td.style.color = fg;
         }
       }
     }

@@ -1,0 +1,76 @@
+// A step's numbers as an HTML table, and its colour legend: the one renderer that the explorer
+// page's step cards, its weights at a glance and <attention-explorer> draw with, so a number, its
+// colour and a hidden key's grey read the same in each. Each brings its own stylesheet and
+// attributes (the page's cells take the focus, its token names can be renamed).
+import { colourLegend, colourScale } from './colours.js';
+import { formatNumber } from './format.js';
+
+/** Text made safe inside HTML (an element's text or a quoted attribute). */
+export function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+/** For probabilities: the softmax's input, whose −∞ entries (keys hidden from it) show as masked; else null. */
+export function maskedPositions(trace, step) {
+  if (step.kind !== 'probability') return null;
+  return trace.steps[step.inputs[0]]?.data ?? null;
+}
+
+/**
+ * How one number is drawn: its text, its class ('neg-inf', 'masked' for a weight of a key the
+ * softmax's input hid, or ''), and its colours (`bg` '' when uncoloured). `scale`: colourScale's.
+ * The page patches cells in place with this, so a patched cell equals a drawn one.
+ */
+export function cellLook(v, hiddenHere, scale, decimals, fixedZero) {
+  const c = hiddenHere ? null : scale(v);
+  return {
+    text: formatNumber(v, decimals, { fixedZero, tinyAsZero: true }),
+    cls: v === -Infinity ? 'neg-inf' : hiddenHere ? 'masked' : '',
+    bg: c ? c.bg : '',
+    fg: c ? c.fg : '',
+  };
+}
+
+/**
+ * A step's matrix as a <table>: a row of column labels, then each row's label and its numbers on
+ * the step's colour scale (each cell carries data-r, data-c and data-bg, its colour as written).
+ * labels: { rows, cols } (text). Options: `attrs`, the table's own attributes (HTML); `caption`
+ * (text; none if empty); `above`, header rows before the labels' (HTML); `corner`, the top-left
+ * cell (HTML); `labelAttrs(axis, i)`, a label's extra attributes (axis 'row' or 'col');
+ * `focusable`, every number focusable (tabindex -1); `decimals`; `fixedZero` (0 as 0.0000);
+ * `masked`, maskedPositions'.
+ * @param {{ data: number[][], kind?: import('./index.js').ValueKind, shape: number[] }} step
+ * @param {{ rows: string[], cols: string[] }} labels
+ * @param {{ attrs?: string, caption?: string, above?: string, corner?: string, labelAttrs?: (axis: 'row' | 'col', i: number) => string,
+ *   focusable?: boolean, decimals?: number, fixedZero?: boolean, masked?: number[][] | null }} [options]
+ */
+export function stepTableHtml(step, labels, {
+  attrs = '', caption = '', above = '', corner = '<th></th>', labelAttrs = () => '', focusable = false,
+  decimals = 4, fixedZero = false, masked = null,
+} = {}) {
+  const scale = colourScale(step.data, step.kind);
+  const [nr, nc] = step.shape;
+  const tab = focusable ? ' tabindex="-1"' : '';
+  let html = `<table ${attrs}>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead>${above}<tr>${corner}`;
+  for (let j = 0; j < nc; j++) html += `<th scope="col"${labelAttrs('col', j)}>${escapeHtml(labels.cols[j])}</th>`;
+  html += '</tr></thead><tbody>';
+  for (let i = 0; i < nr; i++) {
+    html += `<tr><th scope="row"${labelAttrs('row', i)}>${escapeHtml(labels.rows[i])}</th>`;
+    const row = step.data[i];
+    for (let j = 0; j < nc; j++) {
+      const look = cellLook(row[j], masked?.[i][j] === -Infinity, scale, decimals, fixedZero);
+      const style = look.bg ? ` style="background:${look.bg};color:${look.fg}"` : '';
+      html += `<td${tab} data-r="${i}" data-c="${j}"${look.cls ? ` class="${look.cls}"` : ''}${style} data-bg="${look.bg}">${look.text}</td>`;
+    }
+    html += '</tr>';
+  }
+  return `${html}</tbody></table>`;
+}
+
+/** A step's colour bar: its meaning in words ("weight, 0 to 1", "signed, ±max"), its two ends. */
+export function legendHtml(step) {
+  const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
+  const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
+  return `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span> <span>${end(lo)}</span> `
+    + `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`;
+}
