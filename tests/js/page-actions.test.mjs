@@ -112,7 +112,27 @@ describe('the page\'s actions', () => {
     assert.equal(actions.setLesson(example(), {}).state.lesson, null);
     assert.deepEqual(actions.setLesson(example(), { 'weights:0': { say: 'Look' } }).state.lesson, { 'weights:0': { say: 'Look' } });
     const ui = actions.setChoosing(actions.setRevealed(example(), true), true).ui;
-    assert.deepEqual(ui, { revealed: true, choosing: true, focusOpen: false });
+    assert.deepEqual({ ...ui, stepper: null }, { revealed: true, choosing: true, focusOpen: false, stepper: null });
+  });
+
+  test('the stepper: on, a step, questions revealed with their checked answers, a new lesson from its start', () => {
+    const page = actions.stepTo(actions.stepThrough(example(), true), 3, 'weights:0');
+    assert.deepEqual(page.ui.stepper, { on: true, index: 3, key: 'weights:0', revealed: [], verdicts: {} });
+    const right = { right: true, reason: 'Yes: “sat” gives “cat” 0.62 of its weight.' };
+    const answered = actions.revealStep(actions.revealStep(page, 'scores:0'), 'weights:0', right);
+    assert.deepEqual(answered.ui.stepper.revealed, ['scores:0', 'weights:0']);
+    assert.deepEqual(answered.ui.stepper.verdicts, { 'weights:0': right });
+    assert.deepEqual(actions.revealStep(answered, 'weights:0').ui.stepper.revealed, ['scores:0', 'weights:0'], 'revealed once');
+    assert.deepEqual(page.ui.stepper.revealed, [], 'the old page is unchanged');
+    assert.deepEqual(actions.restartLesson(answered).ui.stepper, { on: true, index: 0, key: null, revealed: [], verdicts: {} });
+    assert.equal(actions.stepThrough(answered, false).ui.stepper.verdicts, answered.ui.stepper.verdicts, 'off keeps the answers');
+  });
+
+  test('stepperIndex: the step while it is drawn, else the nearest place', () => {
+    const keys = ['Q:0', 'scores:0', 'weights:0', 'output:-1'];
+    assert.equal(actions.stepperIndex({ index: 0, key: 'weights:0' }, keys), 2, 'found by its key (a hidden step moved it)');
+    assert.equal(actions.stepperIndex({ index: 7, key: 'gone:0' }, keys), 3, 'gone: the last place at most');
+    assert.equal(actions.stepperIndex({ index: 1, key: null }, keys), 1);
   });
 
   test('computed: a trace becomes the result; an error keeps the last one; the keep-mask only when it changed', () => {

@@ -19,14 +19,15 @@ function freeze(value) {
  *  - loaded: how many whole states were loaded (a link, an example, an exercise): the controls and
  *            editors re-read the state when it changes, not at every edit;
  *  - ui:     what is on screen but not in the link: the exercise's answers shown, the teacher
- *            choosing cells, whether the open cell takes the focus when it is drawn;
+ *            choosing cells, whether the open cell takes the focus when it is drawn, the stepper
+ *            (stepper.js: on, its step, the lesson's questions revealed and answers checked);
  *  - result: the last problem that computed, { trace, problem } (kept, dimmed, while the input has
  *            an error), or null;
  *  - errors: where each problem of the current state is shown: an input's name, "mask", "options"
  *            or "general" -> message.
  */
 export function initialPage(state = defaultState()) {
-  return { state: freeze(state), loaded: 0, ui: { revealed: false, choosing: false, focusOpen: false }, result: null, errors: {} };
+  return { state: freeze(state), loaded: 0, ui: { revealed: false, choosing: false, focusOpen: false, stepper: STEPPER }, result: null, errors: {} };
 }
 
 /** `page` with its state changed by `fn(copy)`, a shallow copy of the state the action fills in. */
@@ -35,6 +36,9 @@ function withState(page, fn) {
   fn(state);
   return { ...page, state: freeze(state) };
 }
+
+/** The stepper before it is used: off, at the first step, nothing revealed or answered (verdicts: step key -> { right, reason }). */
+const STEPPER = Object.freeze({ on: false, index: 0, key: null, revealed: Object.freeze([]), verdicts: Object.freeze({}) });
 
 /** A whole new state (a link, an example, an exercise, a lesson): drawn afresh, no trace reused. */
 export function load(page, state) {
@@ -166,6 +170,29 @@ export function setRevealed(page, revealed) {
 /** The teacher choosing which numbers of the exercise to hide, or done. */
 export function setChoosing(page, choosing) {
   return { ...page, ui: { ...page.ui, choosing } };
+}
+
+const withStepper = (page, patch) => ({ ...page, ui: { ...page.ui, stepper: { ...page.ui.stepper, ...patch } } });
+
+/** Step-through on or off. */
+export const stepThrough = (page, on) => withStepper(page, { on });
+
+/** The stepper shows step `index` of those drawn, whose key is `key` (kept across a redraw that moves it). */
+export const stepTo = (page, index, key) => withStepper(page, { index, key });
+
+/** A step's question answered or its numbers revealed; `verdict`, the checked answer ({ right, reason }), if any. */
+export function revealStep(page, key, verdict = null) {
+  const { revealed, verdicts } = page.ui.stepper;
+  return withStepper(page, { revealed: revealed.includes(key) ? revealed : [...revealed, key], ...(verdict ? { verdicts: { ...verdicts, [key]: verdict } } : {}) });
+}
+
+/** A new lesson was opened: back to its first step, no answers given. */
+export const restartLesson = (page) => withStepper(page, { index: 0, key: null, revealed: STEPPER.revealed, verdicts: STEPPER.verdicts });
+
+/** Which of the drawn steps (`keys`) the stepper shows: its step while that is drawn, else the nearest place. */
+export function stepperIndex(stepper, keys) {
+  const kept = stepper.key ? keys.indexOf(stepper.key) : -1;
+  return kept >= 0 ? kept : Math.min(stepper.index, keys.length - 1);
 }
 
 /**
