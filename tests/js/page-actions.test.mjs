@@ -151,6 +151,17 @@ describe('the page\'s actions', () => {
 });
 
 describe('the page store', () => {
+  test('hiddenStepIds: the link\'s hidden steps and a running exercise\'s, until its answers are shown', async () => {
+    const { hiddenStepIds } = await import('../../web/page/store.js');
+    const state = defaultState();
+    state.hide = { ...state.hide, steps: ['scores'] };
+    state.exercise = { steps: ['weights:0', 'weights:1', 'output:-1'] };
+    const page = actions.load(actions.initialPage(), state);
+    assert.deepEqual(hiddenStepIds(page), ['scores', 'weights', 'output']);
+    assert.deepEqual(hiddenStepIds(actions.setRevealed(page, true)), ['scores']);
+    assert.deepEqual(hiddenStepIds(example()), []);
+  });
+
   test('an event\'s actions give one redraw; a view subscribed to the inputs is not redrawn for the open cell', () => {
     const frames = [];
     const store = createStore(example(), { schedule: (redraw) => frames.push(redraw) });
