@@ -112,7 +112,7 @@ describe('the page\'s actions', () => {
     assert.equal(actions.setLesson(example(), {}).state.lesson, null);
     assert.deepEqual(actions.setLesson(example(), { 'weights:0': { say: 'Look' } }).state.lesson, { 'weights:0': { say: 'Look' } });
     const ui = actions.setChoosing(actions.setRevealed(example(), true), true).ui;
-    assert.deepEqual({ ...ui, stepper: null }, { revealed: true, choosing: true, focusOpen: false, stepper: null });
+    assert.deepEqual({ ...ui, stepper: null, walk: null }, { revealed: true, choosing: true, focusOpen: false, stepper: null, walk: null });
   });
 
   test('the stepper: on, a step, questions revealed with their checked answers, a new lesson from its start', () => {
@@ -147,6 +147,22 @@ describe('the page\'s actions', () => {
     const masked = actions.setOptions(page, { mask: 'keep', keepMask: [[1]] });
     assert.equal(actions.computed(masked, { trace, errors: {}, keepMask: [[1]] }).state, masked.state);
     assert.deepEqual(actions.computed(masked, { trace, errors: {}, keepMask: [[1, 1]] }).state.options.keepMask, [[1, 1]]);
+  });
+});
+
+describe('the walkthroughs (ui.walk)', () => {
+  test('chooseWalk opens from the start and closes keeping the place; walkTo moves; setWalk changes settings', () => {
+    let page = actions.walkTo(actions.chooseWalk(example(), 'tiles'), 3);
+    assert.deepEqual([page.ui.walk.id, page.ui.walk.index], ['tiles', 3]);
+    assert.equal(actions.walkTo(page, 3), page, 'the same place: the same page');
+    const closed = actions.chooseWalk(page, null);
+    assert.deepEqual([closed.ui.walk.id, closed.ui.walk.index], [null, 3]);
+    assert.equal(actions.chooseWalk(closed, 'softmax').ui.walk.index, 0);
+    page = actions.setWalk(page, { blocks: { block_q: 1, block_k: 4 }, index: 0 });
+    assert.deepEqual(page.ui.walk.blocks, { block_q: 1, block_k: 4 });
+    assert.equal(page.ui.walk.index, 0);
+    assert.equal(page.ui.walk.subtractMax, true, 'the rest kept');
+    assert.throws(() => { page.ui.walk.blocks.block_q = 9; }, TypeError);
   });
 });
 
