@@ -112,7 +112,27 @@ describe('the page\'s actions', () => {
     assert.equal(actions.setLesson(example(), {}).state.lesson, null);
     assert.deepEqual(actions.setLesson(example(), { 'weights:0': { say: 'Look' } }).state.lesson, { 'weights:0': { say: 'Look' } });
     const ui = actions.setChoosing(actions.setRevealed(example(), true), true).ui;
-    assert.deepEqual(ui, { revealed: true, choosing: true, focusOpen: false });
+    assert.deepEqual({ ...ui, stepper: null, walk: null }, { revealed: true, choosing: true, focusOpen: false, stepper: null, walk: null });
+  });
+
+  test('the stepper: on, a step, questions revealed with their checked answers, a new lesson from its start', () => {
+    const page = actions.stepTo(actions.stepThrough(example(), true), 3, 'weights:0');
+    assert.deepEqual(page.ui.stepper, { on: true, index: 3, key: 'weights:0', revealed: [], verdicts: {} });
+    const right = { right: true, reason: 'Yes: “sat” gives “cat” 0.62 of its weight.' };
+    const answered = actions.revealStep(actions.revealStep(page, 'scores:0'), 'weights:0', right);
+    assert.deepEqual(answered.ui.stepper.revealed, ['scores:0', 'weights:0']);
+    assert.deepEqual(answered.ui.stepper.verdicts, { 'weights:0': right });
+    assert.deepEqual(actions.revealStep(answered, 'weights:0').ui.stepper.revealed, ['scores:0', 'weights:0'], 'revealed once');
+    assert.deepEqual(page.ui.stepper.revealed, [], 'the old page is unchanged');
+    assert.deepEqual(actions.restartLesson(answered).ui.stepper, { on: true, index: 0, key: null, revealed: [], verdicts: {} });
+    assert.equal(actions.stepThrough(answered, false).ui.stepper.verdicts, answered.ui.stepper.verdicts, 'off keeps the answers');
+  });
+
+  test('stepperIndex: the step while it is drawn, else the nearest place', () => {
+    const keys = ['Q:0', 'scores:0', 'weights:0', 'output:-1'];
+    assert.equal(actions.stepperIndex({ index: 0, key: 'weights:0' }, keys), 2, 'found by its key (a hidden step moved it)');
+    assert.equal(actions.stepperIndex({ index: 7, key: 'gone:0' }, keys), 3, 'gone: the last place at most');
+    assert.equal(actions.stepperIndex({ index: 1, key: null }, keys), 1);
   });
 
   test('computed: a trace becomes the result; an error keeps the last one; the keep-mask only when it changed', () => {
@@ -130,7 +150,34 @@ describe('the page\'s actions', () => {
   });
 });
 
+describe('the walkthroughs (ui.walk)', () => {
+  test('chooseWalk opens from the start and closes keeping the place; walkTo moves; setWalk changes settings', () => {
+    let page = actions.walkTo(actions.chooseWalk(example(), 'tiles'), 3);
+    assert.deepEqual([page.ui.walk.id, page.ui.walk.index], ['tiles', 3]);
+    assert.equal(actions.walkTo(page, 3), page, 'the same place: the same page');
+    const closed = actions.chooseWalk(page, null);
+    assert.deepEqual([closed.ui.walk.id, closed.ui.walk.index], [null, 3]);
+    assert.equal(actions.chooseWalk(closed, 'softmax').ui.walk.index, 0);
+    page = actions.setWalk(page, { blocks: { block_q: 1, block_k: 4 }, index: 0 });
+    assert.deepEqual(page.ui.walk.blocks, { block_q: 1, block_k: 4 });
+    assert.equal(page.ui.walk.index, 0);
+    assert.equal(page.ui.walk.subtractMax, true, 'the rest kept');
+    assert.throws(() => { page.ui.walk.blocks.block_q = 9; }, TypeError);
+  });
+});
+
 describe('the page store', () => {
+  test('hiddenStepIds: the link\'s hidden steps and a running exercise\'s, until its answers are shown', async () => {
+    const { hiddenStepIds } = await import('../../web/page/store.js');
+    const state = defaultState();
+    state.hide = { ...state.hide, steps: ['scores'] };
+    state.exercise = { steps: ['weights:0', 'weights:1', 'output:-1'] };
+    const page = actions.load(actions.initialPage(), state);
+    assert.deepEqual(hiddenStepIds(page), ['scores', 'weights', 'output']);
+    assert.deepEqual(hiddenStepIds(actions.setRevealed(page, true)), ['scores']);
+    assert.deepEqual(hiddenStepIds(example()), []);
+  });
+
   test('an event\'s actions give one redraw; a view subscribed to the inputs is not redrawn for the open cell', () => {
     const frames = [];
     const store = createStore(example(), { schedule: (redraw) => frames.push(redraw) });

@@ -14,19 +14,29 @@ function freeze(value) {
 }
 
 /**
+ * The walkthrough open in "In practice" (`id`, null for none) and where in it (`index`), with its
+ * settings: the softmax's typed row (null: the problem's first row of scores), the switch and the
+ * precision, FlashAttention's blocks, the recurrent walk's chunk (null: token by token), dO as
+ * typed (null: all ones).
+ */
+const WALK = freeze({ id: null, index: 0, row: null, subtractMax: true, precision: null, blocks: { block_q: 2, block_k: 2 }, chunk: null, dO: null });
+
+/**
  * The page store's value:
  *  - state:  the serialisable page state (state.js): what a link holds;
  *  - loaded: how many whole states were loaded (a link, an example, an exercise): the controls and
  *            editors re-read the state when it changes, not at every edit;
  *  - ui:     what is on screen but not in the link: the exercise's answers shown, the teacher
- *            choosing cells, whether the open cell takes the focus when it is drawn;
+ *            choosing cells, whether the open cell takes the focus when it is drawn, the stepper
+ *            (stepper.js: on, its step, the lesson's questions revealed and answers checked) and the
+ *            walkthrough open (practice.js: WALK);
  *  - result: the last problem that computed, { trace, problem } (kept, dimmed, while the input has
  *            an error), or null;
  *  - errors: where each problem of the current state is shown: an input's name, "mask", "options"
  *            or "general" -> message.
  */
 export function initialPage(state = defaultState()) {
-  return { state: freeze(state), loaded: 0, ui: { revealed: false, choosing: false, focusOpen: false }, result: null, errors: {} };
+  return { state: freeze(state), loaded: 0, ui: { revealed: false, choosing: false, focusOpen: false, stepper: STEPPER, walk: WALK }, result: null, errors: {} };
 }
 
 /** `page` with its state changed by `fn(copy)`, a shallow copy of the state the action fills in. */
@@ -35,6 +45,9 @@ function withState(page, fn) {
   fn(state);
   return { ...page, state: freeze(state) };
 }
+
+/** The stepper before it is used: off, at the first step, nothing revealed or answered (verdicts: step key -> { right, reason }). */
+const STEPPER = Object.freeze({ on: false, index: 0, key: null, revealed: Object.freeze([]), verdicts: Object.freeze({}) });
 
 /** A whole new state (a link, an example, an exercise, a lesson): drawn afresh, no trace reused. */
 export function load(page, state) {
@@ -168,6 +181,29 @@ export function setChoosing(page, choosing) {
   return { ...page, ui: { ...page.ui, choosing } };
 }
 
+const withStepper = (page, patch) => ({ ...page, ui: { ...page.ui, stepper: { ...page.ui.stepper, ...patch } } });
+
+/** Step-through on or off. */
+export const stepThrough = (page, on) => withStepper(page, { on });
+
+/** The stepper shows step `index` of those drawn, whose key is `key` (kept across a redraw that moves it). */
+export const stepTo = (page, index, key) => withStepper(page, { index, key });
+
+/** A step's question answered or its numbers revealed; `verdict`, the checked answer ({ right, reason }), if any. */
+export function revealStep(page, key, verdict = null) {
+  const { revealed, verdicts } = page.ui.stepper;
+  return withStepper(page, { revealed: revealed.includes(key) ? revealed : [...revealed, key], ...(verdict ? { verdicts: { ...verdicts, [key]: verdict } } : {}) });
+}
+
+/** A new lesson was opened: back to its first step, no answers given. */
+export const restartLesson = (page) => withStepper(page, { index: 0, key: null, revealed: STEPPER.revealed, verdicts: STEPPER.verdicts });
+
+/** Which of the drawn steps (`keys`) the stepper shows: its step while that is drawn, else the nearest place. */
+export function stepperIndex(stepper, keys) {
+  const kept = stepper.key ? keys.indexOf(stepper.key) : -1;
+  return kept >= 0 ? kept : Math.min(stepper.index, keys.length - 1);
+}
+
 /**
  * What computing the state gave: the trace and problem (kept as the last good result) or none, the
  * errors, and the keep-mask sized to the scores (null: unchanged).
@@ -179,4 +215,19 @@ export function computed(page, { trace, problem, errors, keepMask = null }) {
     next = withState(next, (s) => { s.options = { ...s.options, keepMask }; });
   }
   return next;
+}
+
+/** Walkthrough `id` opened, from its start (null: the panel closed, where it was kept). */
+export function chooseWalk(page, id) {
+  return setWalk(page, id ? { id, index: 0 } : { id: null });
+}
+
+/** The walkthrough at position `index`. */
+export function walkTo(page, index) {
+  return page.ui.walk.index === index ? page : setWalk(page, { index });
+}
+
+/** The walkthrough's settings changed (`patch`; with index: 0 it starts over). */
+export function setWalk(page, patch) {
+  return { ...page, ui: { ...page.ui, walk: freeze({ ...page.ui.walk, ...patch }) } };
 }

@@ -47,15 +47,27 @@ function showRecipe(recipe) {
   $('recipe').querySelector('code').textContent = recipe;
 }
 
-/**
- * The example's source line and title (marked edited once changed by hand) and its recipe follow
- * the state; the controls themselves are set from a whole new state (syncControls, update.js).
- */
 /** The sigmoid bias field, when empty, shows the default's number: −ln S for this problem's S keys. */
 function showSigmoidDefault(trace) {
   $('opt-sigmoid-bias').placeholder = trace ? `−ln ${trace.meta.keys} = ${formatNumber(-Math.log(trace.meta.keys), 4)}` : '−ln S';
 }
 
+/**
+ * A whole new state (a link, an example, an exercise): every control and editor shows it. Mounted
+ * before the loop computes it (main.js): the editors it lays out give the problem their errors.
+ */
+export function mountLoaded() {
+  store.subscribe((page) => page.loaded, () => {
+    syncControls();
+    layoutEditors();
+    $('extras').replaceChildren();
+  });
+}
+
+/**
+ * The example's source line and title (marked edited once changed by hand) and its recipe follow
+ * the state; the controls themselves are set from a whole new state (mountLoaded).
+ */
 export function mountControls() {
   store.subscribe((page) => [page.state.preset, page.state.edited, page.state.title], showPresetSource);
   store.subscribe((page) => [page.result?.trace?.meta.keys], (_, page) => showSigmoidDefault(page.result?.trace));
@@ -63,7 +75,7 @@ export function mountControls() {
 }
 
 /** Every control shows the state. */
-export function syncControls() {
+function syncControls() {
   const { state } = app;
   const o = state.options;
   $('preset').value = state.preset ?? '';

@@ -19,13 +19,6 @@ let lastSeed = null;       // the seed of the last "New problem"
 // the store's ui (not part of the link).
 const ui = () => store.get().ui;
 
-/** Step ids the step list leaves out while an exercise is running (`revealed`: its answers shown). */
-export function exerciseHiddenSteps(state, revealed) {
-  const ex = state.exercise;
-  if (!ex || revealed || !Array.isArray(ex.steps)) return [];
-  return [...new Set(ex.steps.map((k) => String(k).split(':')[0]))];
-}
-
 function hiddenCells(ex, key, shape) {
   const cells = ex.cells?.[key];
   if (Array.isArray(cells)) return new Set(cells.map(([r, c]) => `${r},${c}`));

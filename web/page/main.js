@@ -5,6 +5,7 @@
 //   problem.js      the page state's problem (the package's stateToProblem) and where errors go
 //   controls.js     example, mode, options, token names      inputs.js    the input editors
 //   mask-editor.js  the keep-mask grid / additive mask        selection.js the open cell, drill-down
+//   cards.js        the step cards' view (steps.js draws them)
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
 //   link.js         the URL hash  embed.js   ?embed/hide/lock/present
 //   pipeline.js     the diagram of the steps  stepper.js  one step at a time, the presenter view
@@ -18,14 +19,16 @@
 //   layout.js       the fold rules setup-fold.js shares with first-screen.js: phone query, storage key, markup
 import { loadAttention } from 'attention-explorer';
 import { $, afterFrame, app, latestOnly } from './app.js';
-import { bindControls, defaultExampleState, fillPresetSelect, mountControls } from './controls.js';
+import { bindControls, defaultExampleState, fillPresetSelect, mountControls, mountLoaded } from './controls.js';
+import { mountCards } from './cards.js';
 import { mountMaskEditor } from './mask-editor.js';
 import { mountSelection } from './selection.js';
 import { installShare, mountSharePanel } from './share-panel.js';
 import { flags } from './embed.js';
 import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
 import { knownStudentsHash } from './exercise.js';
-import { drawWhyLater, link, mountEffects, mountLoop } from './update.js';
+import { link, mountEffects, mountLoop } from './update.js';
+import { drawWhyLater, mountWhy } from './why.js';
 import { loadState, selectionParts, store } from './store.js';
 import { load } from './actions.js';
 import { typesetPending } from './math.js';
@@ -165,7 +168,9 @@ async function boot() {
  */
 function mount(state) {
   store.dispatch(load, state);
+  mountLoaded();
   mountLoop();
+  mountCards();
   mountPipeline();
   mountGlance();
   mountHeads();
@@ -175,6 +180,7 @@ function mount(state) {
   mountSharePanel();
   mountMaskEditor();
   mountControls();
+  mountWhy();
   mountEffects();
 }
 

@@ -23,6 +23,7 @@ import { mathHtml } from './math.js';
 import { setStepping } from './stepper.js';
 import { TABLE_MAX_COLS, TABLE_MAX_ROWS, axisLabels, drawHeatmap, heatmapHtml, tableHtml } from './steps.js';
 import { resultParts, store } from './store.js';
+import { chooseWalk, setWalk, walkTo } from './actions.js';
 
 export const WALKS = {
   softmax: 'Online softmax',
@@ -34,22 +35,10 @@ export const WALKS = {
 
 const MAX_TILES = 4096;
 
-const walk = {
-  id: null,
-  index: 0,
-  /** The typed row (null: the problem's first row of scores), the switch and the precision. */
-  row: null,
-  subtractMax: true,
-  precision: null,
-  blocks: { block_q: 2, block_k: 2 },
-  /** The recurrent walk's chunk size (null: token by token). */
-  chunk: null,
-  /** dO as typed (null: all ones); reset when the output's shape changes. */
-  dO: null,
-  /** What the engine gave for the current walk: { positions, ... } or { error }. */
-  view: null,
-  run: 0,
-};
+/** The walkthrough as the store holds it (actions.js chooseWalk, walkTo, setWalk). */
+const walkState = () => store.get().ui.walk;
+/** What the engine gave for the current walk ({ positions, ... } or { error }), and the drawing's ticket. */
+const drawn = { view: null, run: 0 };
 
 /**
  * The engine the walkthroughs call (onlineSoftmax, decode, tiles, gradients, explain of a gradient
@@ -70,6 +59,7 @@ function firstScoresRow(trace) {
 }
 
 function compute(engine, id, result) {
+  const walk = walkState();
   const { trace, problem } = result;
   switch (id) {
     case 'softmax': {
@@ -94,8 +84,10 @@ function compute(engine, id, result) {
     }
     case 'gradients': {
       const shape = [trace.output.length, trace.output[0].length];
-      if (walk.dO && (walk.dO.length !== shape[0] || walk.dO[0].length !== shape[1])) walk.dO = null;
-      const gradients = engine.gradients(problem, walk.dO ? { dO: walk.dO } : {});
+      // A dO of another shape than the output (an edit changed it) is dropped for good.
+      if (walk.dO && (walk.dO.length !== shape[0] || walk.dO[0].length !== shape[1])) store.dispatch(setWalk, { dO: null });
+      const { dO } = walkState();
+      const gradients = engine.gradients(problem, dO ? { dO } : {});
       // With one head, the heads' dQ, dK, dV put side by side are head 1's again: left out (they
       // would repeat three steps, each number "dV₁,₁ = dV₁,₁").
       const steps = gradients.steps;
@@ -155,7 +147,7 @@ const grid = (rows, cols, rowTitle, colTitle) => ({ rows, cols, rowTitle, colTit
 
 function softmaxBody(view) {
   const { softmax } = view;
-  const i = walk.index;
+  const i = walkState().index;
   const n = softmax.steps.length;
   const shown = (key) => softmax.steps.map((s, j) => (j <= i ? s[key] : undefined));
   const rows = [
@@ -178,6 +170,7 @@ function cacheSlice(step, t) {
 }
 
 function decodeBody(view) {
+  const walk = walkState();
   const { decoding } = view;
   const { trace, ctx } = app.result;
   const s = decoding.steps[walk.index];
@@ -221,8 +214,8 @@ function recurrentBody(view) {
   const { ctx } = app.result;
   const n = recurrent.steps.length;
   let html = '';
-  if (walk.index < n) {
-    const s = recurrent.steps[walk.index];
+  if (walkState().index < n) {
+    const s = recurrent.steps[walkState().index];
     const [first, end] = s.tokens;
     const tokens = names(ctx.tokensQ, first, end, 't');
     const S = plain('recurrent-state', s.state);
@@ -254,8 +247,8 @@ function scoreStep(trace, head) {
 function tilesBody(view) {
   const { tiles } = view;
   const { trace, ctx } = app.result;
-  const final = walk.index >= tiles.tiles.length;
-  const tile = final ? null : tiles.tiles[walk.index];
+  const final = walkState().index >= tiles.tiles.length;
+  const tile = final ? null : tiles.tiles[walkState().index];
   const head = tile?.head ?? 0;
   const scores = scoreStep(trace, head);
   const bytes = `<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
@@ -285,11 +278,11 @@ function markTiles(view) {
   const table = document.querySelector('#practice-body .pr-scores table');
   if (!table) return;
   const { tiles } = view;
-  const tile = tiles.tiles[walk.index];
+  const tile = tiles.tiles[walkState().index];
   const columns = app.result.trace.meta.layout === 'columns';
   const inside = (t, q, k) => t && q >= t.queries[0] && q < t.queries[1] && k >= t.keys[0] && k < t.keys[1];
   const head = tile?.head ?? 0;
-  const done = tiles.tiles.slice(0, walk.index).filter((t) => t.head === head && !t.skipped);
+  const done = tiles.tiles.slice(0, walkState().index).filter((t) => t.head === head && !t.skipped);
   for (const td of table.querySelectorAll('td[data-r]')) {
     const [r, c] = [Number(td.dataset.r), Number(td.dataset.c)];
     const [q, k] = columns ? [c, r] : [r, c];
@@ -311,7 +304,7 @@ function markTiles(view) {
 function gradientsBody(view) {
   const { gradients, order } = view;
   const { ctx } = app.result;
-  const index = order[walk.index];
+  const index = order[walkState().index];
   const step = gradients.steps[index];
   const gctx = { ...ctx, steps: gradients.steps };
   const head = step.head != null && step.head >= 0 && gradients.meta.heads > 1 ? ` <span class="head-tag">head ${step.head + 1}</span>` : '';
@@ -325,6 +318,7 @@ function gradientsBody(view) {
 // ---- controls of each walkthrough --------------------------------------------------------------
 
 function controlsHtml(id, view) {
+  const walk = walkState();
   const { trace } = app.result;
   if (id === 'softmax') {
     const precision = walk.precision ?? trace.meta.precision;
@@ -365,26 +359,24 @@ function controlsKey(id) {
 }
 
 function bindControls(id) {
-  const redo = () => { walk.index = 0; renderPractice(); };
+  const redo = (patch) => store.dispatch(setWalk, { ...patch, index: 0 });
   if (id === 'softmax') {
-    $('pr-row').addEventListener('change', (e) => { walk.row = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null; redo(); });
-    $('pr-row-reset').addEventListener('click', () => { walk.row = null; $('pr-row').value = ''; redo(); });
-    $('pr-subtract').addEventListener('change', (e) => { walk.subtractMax = /** @type {HTMLInputElement} */ (e.target).checked; renderPractice(); });
-    $('pr-precision').addEventListener('change', (e) => { walk.precision = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value; renderPractice(); });
+    $('pr-row').addEventListener('change', (e) => redo({ row: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null }));
+    $('pr-row-reset').addEventListener('click', () => { $('pr-row').value = ''; redo({ row: null }); });
+    $('pr-subtract').addEventListener('change', (e) => store.dispatch(setWalk, { subtractMax: /** @type {HTMLInputElement} */ (e.target).checked }));
+    $('pr-precision').addEventListener('change', (e) => store.dispatch(setWalk, { precision: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }));
   } else if (id === 'tiles') {
     for (const [input, key] of [['pr-block-q', 'block_q'], ['pr-block-k', 'block_k']]) {
-      $(input).addEventListener('change', (e) => { walk.blocks = { ...walk.blocks, [key]: Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) }; redo(); });
+      $(input).addEventListener('change', (e) => redo({ blocks: { ...walkState().blocks, [key]: Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) } }));
     }
   } else if (id === 'recurrent') {
-    $('pr-chunk').addEventListener('change', (e) => { walk.chunk = /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() === '' ? null : Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value); redo(); });
+    $('pr-chunk').addEventListener('change', (e) => redo({ chunk: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() === '' ? null : Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) }));
   } else if (id === 'gradients') {
     for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.addEventListener('change', readDO);
     $('pr-do-ones').addEventListener('click', () => {
-      walk.dO = null;
-      walk.index = 0;
       for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.value = '1';
       $('pr-do-error').hidden = true;
-      renderPractice();
+      redo({ dO: null });
     });
   }
 }
@@ -399,10 +391,8 @@ async function readDO() {
       const [r, c] = [Number(input.dataset.r), Number(input.dataset.c)];
       dO[r][c] = engine.parseCell(input.value, 'dO', r + 1, c + 1);
     }
-    walk.dO = dO;
-    walk.index = 0;
     error.hidden = true;
-    renderPractice();
+    store.dispatch(setWalk, { dO, index: 0 });
   } catch (err) {
     error.hidden = false;
     error.textContent = err.message;
@@ -456,8 +446,8 @@ function renderExportRow(id, view) {
 
 /** Makes one export of the open walkthrough: { name, type, text }. */
 function walkExport(format) {
-  const exports = WALK_EXPORTS[walk.id];
-  const view = walk.view;
+  const exports = WALK_EXPORTS[walkState().id];
+  const view = drawn.view;
   if (!exports || !view || view.error) throw new Error('nothing to export: the walkthrough was not computed');
   const { ctx } = app.result;
   const latex = (standalone) => exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
@@ -493,6 +483,7 @@ async function onWalkExport(button) {
 // ---- the walk ----------------------------------------------------------------------------------
 
 function sentence(id, view) {
+  const walk = walkState();
   const { ctx } = app.result;
   const labels = { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options };
   switch (id) {
@@ -520,7 +511,7 @@ function recurrentSentence(recurrent, index, labels) {
 }
 
 function where(id, view) {
-  const i = walk.index;
+  const i = walkState().index;
   switch (id) {
     case 'softmax': return i < view.softmax.steps.length ? `Entry ${i + 1} of ${view.softmax.steps.length}` : 'The weights';
     case 'decode': return `Token ${i + 1} of ${view.positions}`;
@@ -533,11 +524,11 @@ function where(id, view) {
 /** Recomputes the open walkthrough on the current problem and draws it (nothing when closed). */
 export async function renderPractice() {
   const panel = $('practice');
-  if (!panel || panel.hidden || !walk.id || !app.result) return;
-  const run = ++walk.run;
+  if (!panel || panel.hidden || !walkState().id || !app.result) return;
+  const run = ++drawn.run;
   const engine = await practiceEngine();
-  if (run !== walk.run) return;
-  const id = walk.id;
+  if (run !== drawn.run) return;
+  const { id } = walkState();
   for (const tab of panel.querySelectorAll('[role="tab"]')) tab.setAttribute('aria-selected', String(tab.dataset.walk === id));
   let view;
   try {
@@ -545,7 +536,7 @@ export async function renderPractice() {
   } catch (err) {
     view = { error: err.message, positions: 0 };
   }
-  walk.view = view;
+  drawn.view = view;
   renderExportRow(id, view);
   // The fields are drawn again only when what they show changes (another walkthrough, dO's
   // shape): an edit keeps its field, and the focus, in place.
@@ -564,7 +555,8 @@ export async function renderPractice() {
     $('pr-next').disabled = true;
     return;
   }
-  walk.index = Math.max(0, Math.min(walk.index, view.positions - 1));
+  // Fewer positions than before (an edit): the last one. Read below from the store.
+  store.dispatch(walkTo, Math.max(0, Math.min(walkState().index, view.positions - 1)));
   $('practice-pos').textContent = `${WALKS[id]}: ${where(id, view)}`;
   $('practice-text').textContent = sentence(id, view);
   heatmapSteps.length = 0;
@@ -575,26 +567,24 @@ export async function renderPractice() {
   // One tab stop in a gradient's table: its first number.
   const first = $('practice-body').querySelector('.pr-gradient td[data-r]');
   if (first) first.tabIndex = 0;
-  $('pr-prev').disabled = walk.index === 0;
-  $('pr-next').disabled = walk.index >= view.positions - 1;
+  $('pr-prev').disabled = walkState().index === 0;
+  $('pr-next').disabled = walkState().index >= view.positions - 1;
 }
 
 function go(index) {
-  if (!walk.view || walk.view.error) return;
-  walk.index = Math.max(0, Math.min(walk.view.positions - 1, index));
-  renderPractice();
+  if (!drawn.view || drawn.view.error) return;
+  store.dispatch(walkTo, Math.max(0, Math.min(drawn.view.positions - 1, index)));
 }
 
 /** Opens walkthrough `id` (or closes the panel with null). */
 export function openWalk(id) {
   const panel = $('practice');
-  walk.id = id;
+  store.dispatch(chooseWalk, id);
   panel.hidden = !id;
   $('practice-open').setAttribute('aria-expanded', String(Boolean(id)));
   if (!id) return;
   if (!flags.present) setStepping(false);
-  walk.index = 0;
-  renderPractice();
+  store.flush();
 }
 
 /** Worked calculation of a gradient cell (the walkthroughs module explains gradient steps). */
@@ -603,10 +593,10 @@ async function explainCell(td) {
   const drill = $('pr-drill');
   if (!card || !drill) return;
   const engine = await practiceEngine();
-  const { gradients } = walk.view;
+  const { gradients } = drawn.view;
   const step = gradients.steps[Number(card.dataset.index)];
   const [row, col] = [Number(td.dataset.r), Number(td.dataset.c)];
-  const problem = walk.dO ? { ...app.result.problem, dO: walk.dO } : app.result.problem;
+  const problem = walkState().dO ? { ...app.result.problem, dO: walkState().dO } : app.result.problem;
   let e;
   try {
     e = engine.explain(problem, { step: step.id, head: step.head, row, col });
@@ -643,10 +633,11 @@ function onCellKey(e) {
 
 /** ← → (PageUp/PageDown, Home, End) move while the panel is open; fields keep their keys. */
 function onKey(e) {
+  const walk = walkState();
   if (!walk.id || $('practice').hidden || e.altKey || e.ctrlKey || e.metaKey) return;
   if (document.body.classList.contains('stepping') && !$('practice').contains(e.target)) return;
   if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas')) return;
-  const n = walk.view?.positions ?? 0;
+  const n = drawn.view?.positions ?? 0;
   const moves = { ArrowRight: walk.index + 1, PageDown: walk.index + 1, ArrowLeft: walk.index - 1, PageUp: walk.index - 1, Home: 0, End: n - 1 };
   if (!(e.key in moves)) return;
   e.preventDefault();
@@ -660,10 +651,10 @@ export function bindPractice() {
     const tab = /** @type {HTMLElement} */ (e.target).closest('[role="tab"]');
     if (tab) openWalk(tab.dataset.walk);
   });
-  $('practice-open').addEventListener('click', () => { openWalk(walk.id ? null : 'softmax'); if (walk.id) $('practice').scrollIntoView({ block: 'start' }); });
+  $('practice-open').addEventListener('click', () => { openWalk(walkState().id ? null : 'softmax'); if (walkState().id) $('practice').scrollIntoView({ block: 'start' }); });
   $('practice-close').addEventListener('click', () => { openWalk(null); $('practice-open').focus(); });
-  $('pr-prev').addEventListener('click', () => go(walk.index - 1));
-  $('pr-next').addEventListener('click', () => go(walk.index + 1));
+  $('pr-prev').addEventListener('click', () => go(walkState().index - 1));
+  $('pr-next').addEventListener('click', () => go(walkState().index + 1));
   $('practice-body').addEventListener('click', (e) => {
     const td = /** @type {HTMLElement} */ (e.target).closest('.pr-gradient td[data-r]');
     if (td) explainCell(td);
@@ -685,7 +676,7 @@ export function bindPractice() {
   }
 }
 
-/** The walkthroughs follow the results (they start from the problem that computed). */
+/** The walkthroughs follow the results (they start from the problem that computed) and their own state. */
 export function mountPractice() {
-  store.subscribe(resultParts, ([result]) => { if (result) renderPractice(); });
+  store.subscribe((page) => [...resultParts(page), page.ui.walk], ([result]) => { if (result) renderPractice(); });
 }

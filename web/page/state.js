@@ -131,3 +131,10 @@ export function traceCounts(trace) {
   const keysOf = (step) => step.shape[step.axes.indexOf('keys')];
   return { L: meta.queries, S: meta.keys, cached: cache && fresh ? keysOf(cache) - keysOf(fresh) : 0 };
 }
+
+/** Step ids the step list leaves out while an exercise is running (`revealed`: its answers shown). */
+export function exerciseHiddenSteps(state, revealed) {
+  const ex = state.exercise;
+  if (!ex || revealed || !Array.isArray(ex.steps)) return [];
+  return [...new Set(ex.steps.map((k) => String(k).split(':')[0]))];
+}

@@ -14,14 +14,12 @@ import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
 import { escapeHtml, quoteToken } from './format.js';
 import { resultParts, store } from './store.js';
-import { setLesson } from './actions.js';
+import { restartLesson as restart, revealStep, setLesson, stepThrough, stepTo, stepperIndex } from './actions.js';
 
-const stepper = { on: false, index: 0, key: null };
-/** Steps whose question was answered (revealed) since the page opened. */
-const revealed = new Set();
-/** The student's checked answers since the page opened: step key -> { right, reason }. */
-const verdicts = new Map();
-/** The step key the answer form was drawn for (kept while the student types). */
+// Whether it is on, its step, the questions revealed and the answers checked are the store's
+// (ui.stepper, actions.js); this module draws them and dispatches.
+const stepperState = () => store.get().ui.stepper;
+/** The step key the answer form was drawn for (what the DOM shows: kept while the student types). */
 let formFor = null;
 
 /**
@@ -51,19 +49,25 @@ export function setClassView() {
 }
 
 export function restartLesson() {
-  revealed.clear();
-  verdicts.clear();
-  stepper.index = 0;
-  stepper.key = null;
+  store.dispatch(restart);
   formFor = null;
 }
 
 /** The steps as drawn (hidden ones left out), in order. */
 const shownSteps = () => app.result?.steps ?? [];
 
+/** The step shown: its index among those drawn and its key (null while none is drawn). */
+function current() {
+  const steps = shownSteps();
+  if (!steps.length) return { index: 0, key: null };
+  const index = stepperIndex(stepperState(), steps.map(stepKey));
+  return { index, key: stepKey(steps[index]) };
+}
+
 /** Shows the current step's card alone, its place, and its sentence. */
 export function syncStepper() {
   const cards = document.querySelectorAll('#step-list article.step');
+  const stepper = stepperState();
   document.body.classList.toggle('stepping', stepper.on);
   $('stepper').hidden = !stepper.on;
   $('step-mode').hidden = stepper.on;
@@ -73,31 +77,32 @@ export function syncStepper() {
     markPipeline();
     return;
   }
-  // Keep the same step across a redraw when it is still there (an edit, a renamed token).
-  const kept = stepper.key ? steps.findIndex((s) => stepKey(s) === stepper.key) : -1;
-  stepper.index = kept >= 0 ? kept : Math.min(stepper.index, steps.length - 1);
-  const step = steps[stepper.index];
-  stepper.key = stepKey(step);
-  const note = noteOf(stepper.key);
-  const predicting = Boolean(note.ask) && !revealed.has(stepper.key);
+  // The same step across a redraw when it is still there (an edit, a renamed token); else the
+  // nearest, which becomes the stepper's step (one more redraw, which changes nothing on screen).
+  const { index, key } = current();
+  if (index !== stepper.index || key !== stepper.key) store.dispatch(stepTo, index, key);
+  const step = steps[index];
+  const revealed = stepper.revealed;
+  const note = noteOf(key);
+  const predicting = Boolean(note.ask) && !revealed.includes(key);
   const { trace, ctx } = app.result;
   // The steps this one reads stay beside it (the scores beside the weights), so their numbers can
   // be compared; one still asking its question keeps its numbers hidden there too.
   const inputs = new Set(step.inputs.map((j) => stepKey(trace.steps[j])));
   for (const c of cards) {
-    const key = c.dataset.key;
-    c.classList.toggle('is-current', key === stepper.key);
-    c.classList.toggle('is-input', inputs.has(key));
-    const asks = key === stepper.key ? predicting : inputs.has(key) && Boolean(noteOf(key).ask) && !revealed.has(key);
+    const here = c.dataset.key;
+    c.classList.toggle('is-current', here === key);
+    c.classList.toggle('is-input', inputs.has(here));
+    const asks = here === key ? predicting : inputs.has(here) && Boolean(noteOf(here).ask) && !revealed.includes(here);
     c.classList.toggle('predicting', asks);
   }
   const head = app.result.trace.meta.heads > 1 && step.head != null && step.head >= 0 ? `, head ${step.head + 1}` : '';
-  $('stepper-pos').textContent = `Step ${stepper.index + 1} of ${steps.length}: ${step.title}${head}`;
+  $('stepper-pos').textContent = `Step ${index + 1} of ${steps.length}: ${step.title}${head}`;
   // While a question waits, the sentence (which would give the answer away) waits too.
   $('stepper-ask').hidden = !predicting;
   $('stepper-question').textContent = note.ask;
   if (predicting) showAnswerForm(note.answer, ctx);
-  const verdict = verdicts.get(stepper.key);
+  const verdict = stepper.verdicts[key];
   $('stepper-verdict').hidden = predicting || !verdict;
   $('stepper-verdict').textContent = verdict?.reason ?? '';
   $('stepper-verdict').className = `stepper-verdict ${verdict?.right === true ? 'right' : verdict?.right === false ? 'wrong' : ''}`;
@@ -110,22 +115,22 @@ export function syncStepper() {
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
   if (!$('teacher').contains(document.activeElement)) fillTeacherAnswer(note.written);
   showTeacherFields();
-  $('step-prev').disabled = stepper.index === 0;
-  $('step-next').disabled = stepper.index === steps.length - 1 && !predicting;
+  $('step-prev').disabled = index === 0;
+  $('step-next').disabled = index === steps.length - 1 && !predicting;
   markPipeline();
 }
 
 /** Step-through on or off (the presenter view stays on). */
 export function setStepping(on) {
-  stepper.on = on || flags.present;
-  syncStepper();
-  if (stepper.on) $('lesson').scrollIntoView({ block: 'start' });
+  store.dispatch(stepThrough, on || flags.present);
+  store.flush(); // drawn before the scroll
+  if (stepperState().on) $('lesson').scrollIntoView({ block: 'start' });
 }
 
-/** Shows the numbers of a step that asked first. */
-function reveal() {
-  revealed.add(stepper.key);
-  syncStepper();
+/** Shows the numbers of a step that asked first; `verdict`, the student's checked answer. */
+function reveal(verdict = null) {
+  store.dispatch(revealStep, current().key, verdict);
+  store.flush(); // drawn before the caller moves the focus (Next may be disabled now)
   keepInView();
 }
 
@@ -151,8 +156,9 @@ function keepInView() {
 function showAnswerForm(answer, ctx) {
   $('stepper-answer').hidden = !answer;
   $('step-reveal').classList.toggle('primary', !answer);
-  if (!answer || formFor === stepper.key) return;
-  formFor = stepper.key;
+  const { key } = current();
+  if (!answer || formFor === key) return;
+  formFor = key;
   $('answer-keys').hidden = answer.kind !== 'key';
   $('answer-number-wrap').hidden = answer.kind !== 'number';
   $('answer-text-wrap').hidden = answer.kind !== 'text';
@@ -173,7 +179,8 @@ function showAnswerForm(answer, ctx) {
 /** Checks the student's answer against the trace, then reveals the numbers with the reason. */
 function checkStudent(e) {
   e.preventDefault();
-  const { answer } = noteOf(stepper.key);
+  const { key } = current();
+  const { answer } = noteOf(key);
   if (!answer) return;
   const { trace, ctx } = app.result;
   let response = null;
@@ -187,14 +194,13 @@ function checkStudent(e) {
     $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : 'Type a number, e.g. 0.5');
     if (!$('answer-number').reportValidity()) return;
   }
-  const verdict = checkAnswer(trace, stepper.key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
+  const verdict = checkAnswer(trace, key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
   if (answer.kind === 'text') {
     const theirs = $('answer-text').value.trim();
     verdict.reason = `The answer: ${verdict.reason}${theirs ? ` (You said: ${theirs})` : ''}`;
   }
-  verdicts.set(stepper.key, verdict);
   formFor = null;
-  reveal();
+  reveal(verdict);
   $('step-next').focus();
 }
 
@@ -230,8 +236,9 @@ function teacherAnswer() {
 
 /** Next: a step still asking its question reveals first, then moves on. */
 function next() {
-  if (stepper.key && noteOf(stepper.key).ask && !revealed.has(stepper.key)) reveal();
-  else go(stepper.index + 1);
+  const { index, key } = current();
+  if (key && noteOf(key).ask && !stepperState().revealed.includes(key)) reveal();
+  else go(index + 1);
 }
 
 /** The teacher's fields write the current step's note into the state (and so into the link). */
@@ -240,25 +247,26 @@ function writeNote() {
   const ask = $('teacher-ask').value;
   const answer = ask.trim() ? teacherAnswer() : undefined;
   const lesson = { ...(app.state.lesson && typeof app.state.lesson === 'object' ? app.state.lesson : {}) };
-  if (say.trim() || ask.trim()) lesson[stepper.key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
-  else delete lesson[stepper.key];
+  const { key } = current();
+  if (say.trim() || ask.trim()) lesson[key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
+  else delete lesson[key];
   store.dispatch(setLesson, lesson);
-  revealed.add(stepper.key); // the teacher writing the question sees the numbers
-  syncStepper();
+  store.dispatch(revealStep, key); // the teacher writing the question sees the numbers
+  store.flush();
 }
 
 function go(index) {
   const steps = shownSteps();
   if (!steps.length) return;
-  stepper.index = Math.max(0, Math.min(steps.length - 1, index));
-  stepper.key = stepKey(steps[stepper.index]);
-  syncStepper();
+  const at = Math.max(0, Math.min(steps.length - 1, index));
+  store.dispatch(stepTo, at, stepKey(steps[at]));
+  store.flush();
   keepInView();
 }
 
 /** The diagram's nodes: in step-through, that step; otherwise scroll to its card. */
 export function showStep(key) {
-  if (stepper.on) {
+  if (stepperState().on) {
     const i = shownSteps().findIndex((s) => stepKey(s) === key);
     if (i >= 0) go(i);
     return;
@@ -272,13 +280,13 @@ export function showStep(key) {
 
 /** Keys that move: → / PageDown / Space (presenter) next, ← / PageUp back, Home, End; Esc leaves. */
 function onKey(e) {
-  if (!stepper.on || e.altKey || e.ctrlKey || e.metaKey) return;
+  if (!stepperState().on || e.altKey || e.ctrlKey || e.metaKey) return;
   // Typing, moving in a table or a heatmap keeps its own arrow keys.
   if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], td[data-r], canvas')) return;
   const onButton = /** @type {HTMLElement} */ (e.target).closest?.('button');
   const moves = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
-  if (e.key in moves) { if (moves[e.key] > 0) next(); else go(stepper.index - 1); }
-  else if (e.key === ' ' && flags.present && !onButton) { if (e.shiftKey) go(stepper.index - 1); else next(); }
+  if (e.key in moves) { if (moves[e.key] > 0) next(); else go(current().index - 1); }
+  else if (e.key === ' ' && flags.present && !onButton) { if (e.shiftKey) go(current().index - 1); else next(); }
   else if (e.key === 'Home') go(0);
   else if (e.key === 'End') go(shownSteps().length - 1);
   else if (e.key === 'Escape' && !flags.present) setStepping(false);
@@ -289,7 +297,7 @@ function onKey(e) {
 export function bindStepper() {
   $('step-mode').addEventListener('click', () => { setStepping(true); $('step-next').focus(); });
   $('step-all').addEventListener('click', () => { setStepping(false); $('step-mode').focus(); });
-  $('step-prev').addEventListener('click', () => go(stepper.index - 1));
+  $('step-prev').addEventListener('click', () => go(current().index - 1));
   $('step-next').addEventListener('click', next);
   $('step-reveal').addEventListener('click', () => { reveal(); $('step-next').focus(); });
   $('teacher-say').addEventListener('input', writeNote);
@@ -301,11 +309,11 @@ export function bindStepper() {
   if (flags.present) {
     document.body.classList.add('present');
     $('step-all').hidden = true;
-    stepper.on = true;
+    store.dispatch(stepThrough, true);
   }
 }
 
 /** The stepper follows the results: the step shown alone is one of the cards drawn. */
 export function mountStepper() {
-  store.subscribe(resultParts, ([result]) => { if (result) syncStepper(); });
+  store.subscribe((page) => [...resultParts(page), page.ui.stepper, page.state.lesson], ([result]) => { if (result) syncStepper(); });
 }

@@ -4,6 +4,7 @@
 // order main.js mounted them.
 import { createStore } from 'attention-explorer/store';
 import { initialPage, load } from './actions.js';
+import { exerciseHiddenSteps } from './state.js';
 
 // The redraw runs at the end of the task that dispatched (a microtask), not at the next animation
 // frame as the playground's: what an event changed is in the DOM when the event returns, which the
@@ -19,6 +20,11 @@ export const store = createStore(initialPage(), { schedule: queueMicrotask });
 export function resultParts(page) {
   const { state, ui } = page;
   return [page.result, state.tokens, state.decimals, state.hide, state.collapsed, state.exercise, state.options, ui.revealed, ui.choosing];
+}
+
+/** Ids of the steps not shown: hidden by the link (?hide=step:...) or by an exercise. */
+export function hiddenStepIds(page) {
+  return [...(page.state.hide.steps ?? []), ...exerciseHiddenSteps(page.state, page.ui.revealed)];
 }
 
 /** The open cell's parts: the results' (it is marked in the cards they drew) and the cell itself. */

@@ -1,22 +1,18 @@
-// The loop, as subscriptions to the page store (store.js) that main.js mounts in this order: a
-// whole new state re-read by the controls and editors; the state computed (state -> problem ->
-// engine.run -> the store's result and errors); the results drawn from it; the effects (the "why"
-// view in idle time, the status line, the link hash). Views change the state by dispatching
-// actions (actions.js), never by calling this module. Holds no attention maths: every number
+// The loop, as subscriptions to the page store (store.js) that main.js mounts between the views:
+// the state computed (state -> problem -> engine.run -> the store's result and errors, the status
+// line), after controls.js re-read a whole new state and before the views draw the result (cards.js
+// the step cards); the effects (the link hash, the mark that a result was drawn). Views change the
+// state by dispatching actions (actions.js), never by calling this module. Holds no attention maths: every number
 // shown comes from engine.run / engine.explain.
 import { stateInputs } from 'attention-explorer/share';
-import { $, afterFrame, app, drawWhenSeen, latestOnly, whenIdle, writeHtml } from './app.js';
-import { resultParts, store } from './store.js';
+import { $, afterFrame, app, latestOnly } from './app.js';
+import { hiddenStepIds, store } from './store.js';
 import { computed } from './actions.js';
-import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
-import { editors, layoutEditors } from './inputs.js';
-import { syncControls } from './controls.js';
+import { editors } from './inputs.js';
 import { markScrollables } from './scrollables.js';
-import { renderWhyView } from './why.js';
-import { renderSteps } from './steps.js';
 import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
-import { exerciseHiddenSteps, studentsHash } from './exercise.js';
+import { studentsHash } from './exercise.js';
 import { flags } from './embed.js';
 import { escapeHtml, readAs } from './format.js';
 
@@ -24,83 +20,8 @@ let hashTimer = 0;
 const hashWrite = latestOnly();
 let errorTimer = 0;
 
-// The "why" view runs the problem twice more and sits below the steps: it is drawn after the frame
-// that shows an update, once the browser is idle (issue 18: in the update it was a fifth of an
-// edit at 16 tokens, and its rewritten table a large part of the frame's layout and paint). Up to
-// 32 × 32 wherever the view is; beyond, only once it is on screen or near it (at 64 tokens,
-// drawing it also forced the layout of the panel the browser was skipping). While a drawing is
-// pending, #why is aria-busy. On the page's first drawing main.js draws a pending one before the
-// page says it is ready (drawWhyLater).
-const why = { cancel: null, whenSeen: false }; // cancel: the pending drawing's, while there is one
-
-function drawWhy() {
-  const el = $('why');
-  if (!el) return;
-  el.removeAttribute('aria-busy');
-  renderWhyView();
-  // Drawn after the update's own pass over the scrolling regions: its formula (typeset once KaTeX
-  // is there) and tables may be new elements, which need their tab stops.
-  markScrollables({ within: el });
-}
-
-function scheduleWhy(trace) {
-  why.cancel?.();
-  why.whenSeen = trace.meta.queries * trace.meta.keys > 1024;
-  $('why')?.setAttribute('aria-busy', 'true');
-  why.cancel = whenIdle(() => {
-    why.cancel = null;
-    if (why.whenSeen) drawWhenSeen($('why'), drawWhy);
-    else drawWhy();
-  }, 250);
-}
-
-/** The why view left for the browser's idle time, drawn now (main.js, before the page is ready). */
-export function drawWhyLater() {
-  if (!why.cancel || why.whenSeen) return;
-  why.cancel();
-  why.cancel = null;
-  drawWhy();
-}
 /** The hash the page last wrote or read (a hashchange to it is the page's own). */
 export const link = { hash: '' };
-
-/** Ids of the steps not shown: hidden by the link (?hide=step:...) or by an exercise. */
-function hiddenStepIds(state) {
-  return [...(state.hide.steps ?? []), ...exerciseHiddenSteps(state, store.get().ui.revealed)];
-}
-
-/** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
-function stepContext(trace) {
-  const { state } = app;
-  const meta = trace.meta;
-  const tokens = tokenLists(state, traceCounts(trace));
-  return {
-    meta,
-    options: app.result?.problem?.options ?? {}, // the problem's, e.g. for the mask's components
-    steps: trace.steps,
-    layout: state.options.layout,
-    scaleMode: state.options.scale,
-    tokensQ: tokens.q,
-    tokensK: tokens.k,
-    decimals: decimalsOf(state),
-    hiddenSteps: hiddenStepIds(state),
-    collapsed: state.collapsed,
-  };
-}
-
-/** Redraws the step cards and the trace's warnings from the last good result. */
-function renderStepCards() {
-  const list = $('step-list');
-  // Keep the drill-down panel out of the list while it is redrawn.
-  const drill = $('drill');
-  if (drill.parentElement !== $('results')) $('results').appendChild(drill);
-  const result = app.result;
-  if (!result) { list.innerHTML = ''; return; }
-  result.ctx = stepContext(result.trace);
-  result.steps = renderSteps(list, result.trace, result.ctx);
-  const warnings = result.trace.warnings ?? [];
-  writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
-}
 
 function showErrors(errors) {
   for (const [name, ed] of editors) ed.setError(errors[name] ?? null);
@@ -173,7 +94,7 @@ function update() {
     const meta = trace.meta;
     // One line on a phone (the step count and precision only where there is room); the timings
     // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
-    const hidden = hiddenStepIds(state);
+    const hidden = hiddenStepIds(store.get());
     const shown = trace.steps.filter((s) => !hidden.includes(s.id)).length;
     showStatusLine(`<span class="wide">${shown} step${shown === 1 ? '' : 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
       `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`);
@@ -248,28 +169,17 @@ function scheduleHash() {
   }, 250);
 }
 
-/** A whole new state (a link, an example, an exercise): every control and editor shows it. */
-function applyState() {
-  syncControls();
-  layoutEditors();
-  $('extras').replaceChildren();
-}
-
 /**
  * The loop's subscriptions, in the order they must run within a redraw (main.js mounts the views
  * drawn from the result between `mountLoop` and `mountEffects`): a new state's controls and
  * editors before it is computed, the computation before the step cards drawn from it.
  */
 export function mountLoop() {
-  store.subscribe((page) => page.loaded, applyState);
   store.subscribe(problemParts, update);
-  store.subscribe(resultParts, renderStepCards);
 }
 
-/** The effects of a new result and a new state: the "why" view, the link hash. */
+/** The effects of a new state: the link hash, the mark that a result was drawn. */
 export function mountEffects() {
-  // The why view is drawn from the result with the steps' names and decimals.
-  store.subscribe(resultParts, ([result]) => { if (result) scheduleWhy(result.trace); });
   store.subscribe((page) => page.state, scheduleHash);
   // Last: a new result was computed and everything drawn from it (npm run bench:page reads it).
   store.subscribe((page) => page.result, () => performance.mark('ae:update-end'));

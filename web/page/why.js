@@ -1,8 +1,10 @@
 // The "why √d_k" view: variance of the scores with and without scaling, and how saturated the
 // softmax is (max weight and entropy per query), all read from engine traces (trace.facts).
-import { $, app } from './app.js';
+import { $, app, drawWhenSeen, whenIdle } from './app.js';
 import { fmt, escapeHtml } from './format.js';
 import { mathHtml } from './math.js';
+import { markScrollables } from './scrollables.js';
+import { resultParts, store } from './store.js';
 
 let sweep;
 
@@ -116,4 +118,47 @@ function renderWhy(el, o) {
   /** @type {NodeListOf<HTMLElement & { whySource?: string }>} the HTML each part was drawn from */
   const parts = el.querySelectorAll(':scope > .why-part');
   [intro, html, sweepHtml].forEach((h, i) => { if (parts[i].whySource !== h) { parts[i].innerHTML = h; parts[i].whySource = h; } });
+}
+
+// The "why" view runs the problem twice more and sits below the steps: it is drawn after the frame
+// that shows an update, once the browser is idle (issue 18: in the update it was a fifth of an
+// edit at 16 tokens, and its rewritten table a large part of the frame's layout and paint). Up to
+// 32 × 32 wherever the view is; beyond, only once it is on screen or near it (at 64 tokens,
+// drawing it also forced the layout of the panel the browser was skipping). While a drawing is
+// pending, #why is aria-busy. On the page's first drawing main.js draws a pending one before the
+// page says it is ready (drawWhyLater).
+const why = { cancel: null, whenSeen: false }; // cancel: the pending drawing's, while there is one
+
+function drawWhy() {
+  const el = $('why');
+  if (!el) return;
+  el.removeAttribute('aria-busy');
+  renderWhyView();
+  // Drawn after the update's own pass over the scrolling regions: its formula (typeset once KaTeX
+  // is there) and tables may be new elements, which need their tab stops.
+  markScrollables({ within: el });
+}
+
+function scheduleWhy(trace) {
+  why.cancel?.();
+  why.whenSeen = trace.meta.queries * trace.meta.keys > 1024;
+  $('why')?.setAttribute('aria-busy', 'true');
+  why.cancel = whenIdle(() => {
+    why.cancel = null;
+    if (why.whenSeen) drawWhenSeen($('why'), drawWhy);
+    else drawWhy();
+  }, 250);
+}
+
+/** The why view left for the browser's idle time, drawn now (main.js, before the page is ready). */
+export function drawWhyLater() {
+  if (!why.cancel || why.whenSeen) return;
+  why.cancel();
+  why.cancel = null;
+  drawWhy();
+}
+
+/** The why view follows the result, drawn with the steps' names and decimals (in idle time). */
+export function mountWhy() {
+  store.subscribe(resultParts, ([result]) => { if (result) scheduleWhy(result.trace); });
 }

@@ -1,0 +1,46 @@
+// The step cards: drawn from the last good result (steps.js renderSteps) with what the views
+// drawn with them read besides the trace (result.ctx: token names, decimals, what is hidden or
+// folded), and the trace's warnings. Subscribed after the loop computed the result (main.js).
+import { $, app, writeHtml } from './app.js';
+import { hiddenStepIds, resultParts, store } from './store.js';
+import { decimalsOf, tokenLists, traceCounts } from './state.js';
+import { renderSteps } from './steps.js';
+import { escapeHtml } from './format.js';
+
+/** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
+function stepContext(trace) {
+  const { state } = app;
+  const meta = trace.meta;
+  const tokens = tokenLists(state, traceCounts(trace));
+  return {
+    meta,
+    options: app.result?.problem?.options ?? {}, // the problem's, e.g. for the mask's components
+    steps: trace.steps,
+    layout: state.options.layout,
+    scaleMode: state.options.scale,
+    tokensQ: tokens.q,
+    tokensK: tokens.k,
+    decimals: decimalsOf(state),
+    hiddenSteps: hiddenStepIds(store.get()),
+    collapsed: state.collapsed,
+  };
+}
+
+/** Redraws the step cards and the trace's warnings from the last good result. */
+function renderStepCards() {
+  const list = $('step-list');
+  // Keep the drill-down panel out of the list while it is redrawn.
+  const drill = $('drill');
+  if (drill.parentElement !== $('results')) $('results').appendChild(drill);
+  const result = app.result;
+  if (!result) { list.innerHTML = ''; return; }
+  result.ctx = stepContext(result.trace);
+  result.steps = renderSteps(list, result.trace, result.ctx);
+  const warnings = result.trace.warnings ?? [];
+  writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
+}
+
+/** The cards follow the results (store.js resultParts). */
+export function mountCards() {
+  store.subscribe(resultParts, renderStepCards);
+}
