@@ -1,6 +1,6 @@
 // web/page/app.js's PageElements (the element type of each id `$` finds, for `npm run typecheck`)
 // against the page's HTML: index.html, playground.html, embedding.html and the templates in
-// web/page/*.js. Only tags whose element type adds something to HTMLElement are listed.
+// web/page/**/*.js. Only tags whose element type adds something to HTMLElement are listed.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ const TYPES = {
 test("app.js's PageElements lists every typed element of the page's HTML, with its tag's type", () => {
   const page = join(repo, 'web', 'page');
   const expected = {};
-  for (const file of readdirSync(page).filter((f) => /\.(html|js)$/.test(f)).sort()) {
+  for (const file of readdirSync(page, { recursive: true }).filter((f) => /\.(html|js)$/.test(f) && !f.startsWith('vendor')).sort()) {
     const text = readFileSync(join(page, file), 'utf8');
     // An id written out (not `${...}`) on an element of a tag in TYPES.
     for (const [, tag, id] of text.matchAll(/<([a-z][a-z0-9-]*)\b[^>]*?\bid="([^"$]+)"/g)) {

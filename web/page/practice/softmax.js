@@ -1,0 +1,75 @@
+// The online softmax, one row entry by entry; "subtract the max" off shows overflow (a Walkthrough, walk.js).
+import { narrateOnlineSoftmax } from 'attention-explorer';
+import { setWalk } from '../actions.js';
+import { $, app } from '../app.js';
+import { escapeHtml } from '../format.js';
+import { store } from '../store.js';
+import { recordTable, restart, walkState } from './walk.js';
+
+export const title = 'Online softmax';
+
+/** The softmax's input for head 1, first query: the row the forward softmax reads. */
+function firstScoresRow(trace) {
+  const weights = trace.steps.find((s) => s.id === 'weights' && (s.head ?? 0) === 0);
+  const input = trace.steps[weights.inputs[0]];
+  return input.axes[0] === 'queries' ? input.data[0] : input.data.map((r) => r[0]);
+}
+
+export function compute(engine, result) {
+  const walk = walkState();
+  const { trace } = result;
+  const row = walk.row === null ? firstScoresRow(trace) : engine.parseMatrix(walk.row, 'row');
+  const values = walk.row === null ? row : row.length === 1 ? row[0] : null;
+  if (!values) throw new Error(`row: one row of numbers expected, got ${row.length} rows`);
+  const settings = { subtractMax: walk.subtractMax, precision: walk.precision ?? trace.meta.precision };
+  const softmax = engine.onlineSoftmax(values, settings);
+  return { softmax, settings, positions: softmax.steps.length + 1 };
+}
+
+export function where(view, i) {
+  return i < view.softmax.steps.length ? `Entry ${i + 1} of ${view.softmax.steps.length}` : 'The weights';
+}
+
+export function sentence(view, index, labels) {
+  return narrateOnlineSoftmax(view.softmax, index, view.settings);
+}
+
+export function body(view) {
+  const { softmax } = view;
+  const i = walkState().index;
+  const n = softmax.steps.length;
+  const shown = (key) => softmax.steps.map((s, j) => (j <= i ? s[key] : undefined));
+  const rows = [
+    { name: 'x', id: 'x', values: softmax.steps.map((s) => s.x) },
+    { name: 'running max m', id: 'm', values: shown('m_after') },
+    { name: 'rescale e<sup>m − m′</sup>', id: 'rescale', values: shown('rescale') },
+    { name: 'running sum ℓ', id: 'l', values: shown('l_after') },
+  ];
+  if (i >= n) rows.push({ name: 'weight e<sup>x − m</sup> / ℓ', id: 'weight', values: softmax.weights });
+  const warn = i >= n && softmax.warnings.length ? `<p class="warning" id="pr-overflow">⚠ ${escapeHtml(softmax.warnings.join(' '))}</p>` : '';
+  return recordTable(`Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
+    softmax.steps.map((s) => `entry ${s.j + 1}`), rows, i < n ? i : -1) + warn;
+}
+
+export function controls(view) {
+  const walk = walkState();
+  const { trace } = app.result;
+  const precision = walk.precision ?? trace.meta.precision;
+  return `<label for="pr-row">Row</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="the problem’s first row of scores" value="${escapeHtml(walk.row ?? '')}">
+      <button type="button" id="pr-row-reset">The problem’s row</button>
+      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax ? ' checked' : ''}> Subtract the running max</label>
+      <label for="pr-precision">in</label> <select id="pr-precision"><option value="float64"${precision === 'float64' ? ' selected' : ''}>float64</option><option value="float32"${precision === 'float32' ? ' selected' : ''}>float32</option></select>
+      <p class="hint">Type your own row (e.g. <code>1 100 3</code>); switch the max off in float32 and a score above 88.7 overflows.</p>`;
+}
+
+export function controlsKey() {
+  const { trace } = app.result;
+  return `softmax ${trace.meta.precision}`;
+}
+
+export function bind() {
+  $('pr-row').addEventListener('change', (e) => restart({ row: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null }));
+  $('pr-row-reset').addEventListener('click', () => { $('pr-row').value = ''; restart({ row: null }); });
+  $('pr-subtract').addEventListener('change', (e) => store.dispatch(setWalk, { subtractMax: /** @type {HTMLInputElement} */ (e.target).checked }));
+  $('pr-precision').addEventListener('change', (e) => store.dispatch(setWalk, { precision: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }));
+}
