@@ -17,6 +17,9 @@ bash scripts/fuzz.sh short
 echo "== the same Catch2 suite as wasm under Node"
 npm run --silent test:wasm
 
+echo "== the formatters: prettier (JS) and clang-format-14 (C++) leave every tracked file as it is (scripts/format.sh)"
+npm run --silent format:check
+
 echo "== eslint over web/: a few rules, and no import cycle (eslint.config.js)"
 npm run --silent lint
 
