@@ -37,7 +37,11 @@ const option = (name, fallback) => {
   const i = argv.indexOf(name);
   return i >= 0 && i + 1 < argv.length ? argv[i + 1] : fallback;
 };
-const list = (text) => text.split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const list = (text) =>
+  text
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
 const quick = argv.includes('--quick');
 const opts = {
   rounds: Number(option('--rounds', quick ? 2 : 5)),
@@ -50,7 +54,9 @@ const opts = {
 
 // `--browser`: the same kernels and peers inside headless Chromium (bench/browser.mjs).
 if (argv.includes('--browser')) {
-  const run = spawnSync(process.execPath, [join(ROOT, 'bench', 'browser.mjs'), ...argv.filter((a) => a !== '--browser')], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [join(ROOT, 'bench', 'browser.mjs'), ...argv.filter((a) => a !== '--browser')], {
+    stdio: 'inherit',
+  });
   process.exit(run.status ?? 1);
 }
 
@@ -86,11 +92,37 @@ if (argv[0] === '--child-cold') {
   if (argv[1] === 'fast') {
     const { loadFastAttention } = await import(pathToFileURL(join(DIST, 'fast-node.js')).href);
     const fast = await loadFastAttention();
-    first = fast.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] }).output[0];
+    first = fast.attention({
+      Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      K: [
+        [1, 0],
+        [0, 1],
+      ],
+      V: [
+        [1, 2],
+        [3, 4],
+      ],
+    }).output[0];
   } else {
     const { loadAttention } = await import(pathToFileURL(join(DIST, 'node.js')).href);
     const engine = await loadAttention();
-    first = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] }).output[0][0];
+    first = engine.run({
+      Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      K: [
+        [1, 0],
+        [0, 1],
+      ],
+      V: [
+        [1, 2],
+        [3, 4],
+      ],
+    }).output[0][0];
   }
   const ms = performance.now() - t0;
   if (Math.abs(first - 1.6604769) > 1e-6) throw new Error('wrong first result');
@@ -111,8 +143,12 @@ async function loadFast() {
 /** µs per call of the interactive cases, 7 rounds, median. */
 function measureTiny(fast) {
   const tiny = {};
-  const N = 4, d = 8;
-  for (const [precision, Float] of [['float32', Float32Array], ['float64', Float64Array]]) {
+  const N = 4,
+    d = 8;
+  for (const [precision, Float] of [
+    ['float32', Float32Array],
+    ['float64', Float64Array],
+  ]) {
     const [Q, K, V] = [1, 2, 3].map((seed) => randomArray(Float, N * d, seed));
     const per = [];
     for (let r = 0; r < 7; r++) {
@@ -147,7 +183,7 @@ async function timeCall(fn, budget, min = 3) {
     const t0 = performance.now();
     await fn();
     samples.push(performance.now() - t0);
-    if (samples.length >= 1 && samples[0] > 4 * budget) break;  // a slow peer: one sample will do
+    if (samples.length >= 1 && samples[0] > 4 * budget) break; // a slow peer: one sample will do
   }
   return median(samples);
 }
@@ -156,7 +192,16 @@ function gz(path) {
   return gzipSync(readFileSync(path), { level: 9 }).length;
 }
 
-const fmtMs = (ms) => (ms === undefined ? '—' : ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${ms.toFixed(0)} ms`);
+const fmtMs = (ms) =>
+  ms === undefined
+    ? '—'
+    : ms < 0.1
+      ? `${(ms * 1000).toFixed(1)} µs`
+      : ms < 10
+        ? `${ms.toFixed(2)} ms`
+        : ms < 100
+          ? `${ms.toFixed(1)} ms`
+          : `${ms.toFixed(0)} ms`;
 const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 
 // ---- main --------------------------------------------------------------------------------------
@@ -164,7 +209,12 @@ const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
 const machine = {
   cpu: (() => {
     try {
-      return execFileSync('lscpu', { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Model name'))?.replace(/^Model name:\s*/, '') ?? cpus()[0].model;
+      return (
+        execFileSync('lscpu', { encoding: 'utf8' })
+          .split('\n')
+          .find((l) => l.startsWith('Model name'))
+          ?.replace(/^Model name:\s*/, '') ?? cpus()[0].model
+      );
     } catch {
       return cpus()[0]?.model;
     }
@@ -172,7 +222,9 @@ const machine = {
   cores: cpus().length,
   node: process.version,
   date: new Date().toISOString(),
-  loadStart: loadavg().map((x) => x.toFixed(2)).join(' '),
+  loadStart: loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' '),
 };
 console.error(`bench: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, load ${machine.loadStart}`);
 
@@ -181,7 +233,10 @@ const native = buildNative();
 const fast = await loadFast();
 console.error(`bench: ours via ${fast.via}, kernels ${fast.kernels}`);
 
-const precisions = [['float32', Float32Array], ['float64', Float64Array]];
+const precisions = [
+  ['float32', Float32Array],
+  ['float64', Float64Array],
+];
 const impls = {
   float32: [{ name: 'ours (wasm)', run: (Q, K, V, N) => fast.attention({ Q, K, V, L: N, S: N, precision: 'float32' }).output }],
   float64: [{ name: 'ours (wasm)', run: (Q, K, V, N) => fast.attention({ Q, K, V, L: N, S: N, precision: 'float64' }).output }],
@@ -235,7 +290,7 @@ for (const [precision] of precisions) {
 }
 
 // Interleaved rounds.
-const perRound = {};  // key impl/precision/N -> [ms per round]
+const perRound = {}; // key impl/precision/N -> [ms per round]
 const record = (impl, precision, N, ms) => (perRound[`${impl}/${precision}/${N}`] ??= []).push(ms);
 for (let round = 0; round < opts.rounds; round++) {
   for (const r of runNative(native, ['--rounds', '1', '--sizes', opts.sizes.join(','), '--d', String(opts.d)])) {
@@ -270,7 +325,10 @@ let tiny = {};
 const long = [];
 const longRuns = [...opts.long.map((N) => [N, 'float32']), [Math.max(...opts.long), 'float64']];
 for (const [N, precision] of longRuns) {
-  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-long', String(N), precision], { encoding: 'utf8', cwd: ROOT });
+  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child-long', String(N), precision], {
+    encoding: 'utf8',
+    cwd: ROOT,
+  });
   if (out.status !== 0) {
     console.error(`bench: long N=${N} ${precision} failed: ${out.stderr.slice(0, 400)}`);
     long.push({ N, precision, error: out.stderr.split('\n').find((l) => /Error/.test(l)) ?? 'failed' });
@@ -294,7 +352,9 @@ for (const [name, [entry, wasm]] of Object.entries(entries)) {
 }
 const total = (files) => Object.values(files).reduce((a, b) => a + b, 0);
 const peerSizes = opts.peers ? await (await import('./peers.mjs')).peerDownloads() : {};
-machine.loadEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
+machine.loadEnd = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
 
 // ---- report ------------------------------------------------------------------------------------
 
@@ -303,7 +363,13 @@ const lines = [];
 const say = (s = '') => lines.push(s);
 say(`Machine: ${machine.cpu}, ${machine.cores} cores; Node ${machine.node}; ${machine.date}`);
 say(`Load average at start / end: ${machine.loadStart} / ${machine.loadEnd}`);
-say(`Ours: ${fast.via}; kernels: ${fast.kernels}. Peers: ${Object.entries(versions).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`);
+say(
+  `Ours: ${fast.via}; kernels: ${fast.kernels}. Peers: ${
+    Object.entries(versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none'
+  }.`,
+);
 if (fast.kernels !== 'wasm-simd128') {
   say('NOTE: this wasm module was compiled without -msimd128, so "ours (wasm)" ran the portable Eigen kernels, not the SIMD128 ones.');
 }
@@ -323,8 +389,14 @@ for (const N of opts.sizes) {
   }
 }
 say();
-say('Trace API natively (attn::run, every step kept), for reference: ' +
-  opts.sizes.filter((N) => N <= 1024).map((N) => `N=${N} ${fmtMs(results[`native core (trace)/float32/${N}`])} / ${fmtMs(results[`native core (trace)/float64/${N}`])}`).join('; ') + ' (float32 / float64).');
+say(
+  'Trace API natively (attn::run, every step kept), for reference: ' +
+    opts.sizes
+      .filter((N) => N <= 1024)
+      .map((N) => `N=${N} ${fmtMs(results[`native core (trace)/float32/${N}`])} / ${fmtMs(results[`native core (trace)/float64/${N}`])}`)
+      .join('; ') +
+    ' (float32 / float64).',
+);
 say();
 say('Tiny problems through the JS API (including the copies in and out):');
 for (const [k, us] of Object.entries(tiny)) say(`- ${k}: ${us.toFixed(2)} µs per call`);
@@ -338,23 +410,64 @@ for (const r of long) {
     say(`| ${r.N} | ${r.precision} | failed: ${r.error} | | | | |`);
     continue;
   }
-  say(`| ${r.N} | ${r.precision} | ${fmtMs(r.ms)} | ${(r.ms / r.N).toFixed(4)} ms | ${(r.heap / 1048576).toFixed(1)} MB | ${nat ? fmtMs(nat.ms) : '—'} | ${nat ? (nat.ms / r.N).toFixed(4) + ' ms' : '—'} |`);
+  say(
+    `| ${r.N} | ${r.precision} | ${fmtMs(r.ms)} | ${(r.ms / r.N).toFixed(4)} ms | ${(r.heap / 1048576).toFixed(1)} MB | ${nat ? fmtMs(nat.ms) : '—'} | ${nat ? (nat.ms / r.N).toFixed(4) + ' ms' : '—'} |`,
+  );
 }
 say();
-const entryNames = { full: "'attention-explorer' (trace, explain, parser, random, fast path)", fast: "'attention-explorer/fast' (output-only path)" };
+const entryNames = {
+  full: "'attention-explorer' (trace, explain, parser, random, fast path)",
+  fast: "'attention-explorer/fast' (output-only path)",
+};
 for (const name of Object.keys(entries)) {
   say(`Download (gzip -9) of what \`import ... from ${entryNames[name]}\` loads in a browser: ${fmtKB(total(downloads[name]))} total`);
-  say(`(${Object.entries(downloads[name]).map(([f, b]) => `${f} ${fmtKB(b)}`).join(', ')}).`);
+  say(
+    `(${Object.entries(downloads[name])
+      .map(([f, b]) => `${f} ${fmtKB(b)}`)
+      .join(', ')}).`,
+  );
 }
-if (Object.keys(peerSizes).length) say(`Peers, same measure: ${Object.entries(peerSizes).map(([k, b]) => `${k} ${fmtKB(b)}`).join(', ')}.`);
-say(`Time to first result in Node (import + instantiate + first call on seed 004, fresh process, median of 5): ` +
-  `main entry (engine.run) ${cold.full.length ? fmtMs(median(cold.full)) : 'failed'}, ` +
-  `/fast entry (attention) ${cold.fast.length ? fmtMs(median(cold.fast)) : 'failed'}.`);
+if (Object.keys(peerSizes).length)
+  say(
+    `Peers, same measure: ${Object.entries(peerSizes)
+      .map(([k, b]) => `${k} ${fmtKB(b)}`)
+      .join(', ')}.`,
+  );
+say(
+  `Time to first result in Node (import + instantiate + first call on seed 004, fresh process, median of 5): ` +
+    `main entry (engine.run) ${cold.full.length ? fmtMs(median(cold.full)) : 'failed'}, ` +
+    `/fast entry (attention) ${cold.fast.length ? fmtMs(median(cold.fast)) : 'failed'}.`,
+);
 say();
-say('Largest |difference| from ours, per peer (float32 limit 1e-4, float64 1e-10): ' +
-  Object.entries(agreement).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', '));
+say(
+  'Largest |difference| from ours, per peer (float32 limit 1e-4, float64 1e-10): ' +
+    Object.entries(agreement)
+      .map(([k, v]) => `${k} ${v.toExponential(1)}`)
+      .join(', '),
+);
 
 console.log(lines.join('\n'));
 mkdirSync(dirname(opts.json), { recursive: true });
-writeFileSync(opts.json, JSON.stringify({ machine, opts, results, perRound, tiny, long, nativeLong, downloads, peerSizes, cold, agreement, via: fast.via, kernels: fast.kernels }, null, 2));
+writeFileSync(
+  opts.json,
+  JSON.stringify(
+    {
+      machine,
+      opts,
+      results,
+      perRound,
+      tiny,
+      long,
+      nativeLong,
+      downloads,
+      peerSizes,
+      cold,
+      agreement,
+      via: fast.via,
+      kernels: fast.kernels,
+    },
+    null,
+    2,
+  ),
+);
 console.error(`bench: results in ${opts.json}`);

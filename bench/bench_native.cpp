@@ -52,9 +52,7 @@ Mat<T> plain_eigen(const Mat<T>& Q, const Mat<T>& K, const Mat<T>& V) {
 }
 
 double now_ms() {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 /// Median time of one call, from repetitions lasting at least `budget_ms`.
@@ -74,17 +72,15 @@ double time_call(F&& f, double budget_ms) {
 volatile double sink = 0;
 
 template <typename T>
-void bench_size(const char* precision, Eigen::Index N, Eigen::Index d, int round,
-                std::vector<std::string>& lines) {
+void bench_size(const char* precision, Eigen::Index N, Eigen::Index d, int round, std::vector<std::string>& lines) {
   std::mt19937 rng(static_cast<unsigned>(N * 1000 + round));
-  const Mat<T> Q = random_matrix<T>(rng, N, d), K = random_matrix<T>(rng, N, d),
-               V = random_matrix<T>(rng, N, d);
+  const Mat<T> Q = random_matrix<T>(rng, N, d), K = random_matrix<T>(rng, N, d), V = random_matrix<T>(rng, N, d);
   const double budget = N <= 64 ? 20 : 60;
   auto emit = [&](const char* impl, double ms) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "{\"impl\":\"%s\",\"precision\":\"%s\",\"N\":%ld,\"d\":%ld,\"round\":%d,\"ms\":%.6f}",
-                  impl, precision, static_cast<long>(N), static_cast<long>(d), round, ms);
+                  "{\"impl\":\"%s\",\"precision\":\"%s\",\"N\":%ld,\"d\":%ld,\"round\":%d,\"ms\":%.6f}", impl,
+                  precision, static_cast<long>(N), static_cast<long>(d), round, ms);
     lines.push_back(buf);
   };
   emit("eigen", time_call([&] { sink = sink + plain_eigen<T>(Q, K, V)(0, 0); }, budget));
@@ -108,9 +104,12 @@ int main(int argc, char** argv) {
   bool long_sequences = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--rounds" && i + 1 < argc) rounds = std::atoi(argv[++i]);
-    else if (a == "--d" && i + 1 < argc) d = std::atol(argv[++i]);
-    else if (a == "--long") long_sequences = true;
+    if (a == "--rounds" && i + 1 < argc)
+      rounds = std::atoi(argv[++i]);
+    else if (a == "--d" && i + 1 < argc)
+      d = std::atol(argv[++i]);
+    else if (a == "--long")
+      long_sequences = true;
     else if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
       for (char* s = std::strtok(argv[++i], ","); s; s = std::strtok(nullptr, ",")) sizes.push_back(std::atol(s));

@@ -26,13 +26,13 @@
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 int usage(const char* message) {
-  std::fprintf(stderr, "bench_train: %s\nusage: bench_train CONFIG.json|- [--seconds S] [--warmup W] [--chunk K]\n"
-               "       bench_train CONFIG.json|- --until-induction SCORE [--chunk K] [--max-steps N]\n", message);
+  std::fprintf(stderr,
+               "bench_train: %s\nusage: bench_train CONFIG.json|- [--seconds S] [--warmup W] [--chunk K]\n"
+               "       bench_train CONFIG.json|- --until-induction SCORE [--chunk K] [--max-steps N]\n",
+               message);
   return 2;
 }
 
@@ -45,13 +45,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--seconds" && has_value) seconds = std::atof(argv[++i]);
-    else if (a == "--warmup" && has_value) warmup = std::atof(argv[++i]);
-    else if (a == "--chunk" && has_value) chunk = std::atoi(argv[++i]);
-    else if (a == "--until-induction" && has_value) until = std::atof(argv[++i]);
-    else if (a == "--max-steps" && has_value) max_steps = std::atoi(argv[++i]);
-    else if (path.empty() && (a == "-" || a.rfind("--", 0) != 0)) path = a;
-    else return usage(("unknown argument " + a).c_str());
+    if (a == "--seconds" && has_value)
+      seconds = std::atof(argv[++i]);
+    else if (a == "--warmup" && has_value)
+      warmup = std::atof(argv[++i]);
+    else if (a == "--chunk" && has_value)
+      chunk = std::atoi(argv[++i]);
+    else if (a == "--until-induction" && has_value)
+      until = std::atof(argv[++i]);
+    else if (a == "--max-steps" && has_value)
+      max_steps = std::atoi(argv[++i]);
+    else if (path.empty() && (a == "-" || a.rfind("--", 0) != 0))
+      path = a;
+    else
+      return usage(("unknown argument " + a).c_str());
   }
   if (path.empty()) return usage("no configuration given");
   std::string text;
@@ -81,8 +88,10 @@ int main(int argc, char** argv) {
         }
         reached = best.induction > until;
       }
-      std::printf("{\"impl\":\"native\",\"reached\":%s,\"step\":%d,\"seconds\":%.4f,\"layer\":%d,\"head\":%d,\"induction\":%.6f}\n",
-                  reached ? "true" : "false", model.step(), trained, best.layer, best.head, best.induction);
+      std::printf(
+          "{\"impl\":\"native\",\"reached\":%s,\"step\":%d,\"seconds\":%.4f,\"layer\":%d,\"head\":%d,\"induction\":%."
+          "6f}\n",
+          reached ? "true" : "false", model.step(), trained, best.layer, best.head, best.induction);
       return 0;
     }
     if (chunk <= 0) chunk = 10;

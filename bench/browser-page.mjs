@@ -8,7 +8,10 @@ import { loadFastAttention } from '/dist/fast-index.js';
 import { median, randomArray } from '/bench/inputs.mjs';
 import { attentionModel } from '/bench/onnx-model.mjs';
 
-const PRECISIONS = [['float32', Float32Array], ['float64', Float64Array]];
+const PRECISIONS = [
+  ['float32', Float32Array],
+  ['float64', Float64Array],
+];
 const state = { impls: {}, inputs: {} };
 
 /**
@@ -16,7 +19,10 @@ const state = { impls: {}, inputs: {} };
  * cross-origin isolated, so calls are timed in batches of at least 2 ms.
  */
 async function timeCall(fn, budget) {
-  const once = async () => { const r = fn(); if (r && typeof r.then === 'function') await r; };
+  const once = async () => {
+    const r = fn();
+    if (r && typeof r.then === 'function') await r;
+  };
   let batch = 1;
   for (;;) {
     const t0 = performance.now();
@@ -54,13 +60,20 @@ async function makeOrt(precision, d) {
   ort.env.logLevel = 'error';
   const elem = precision === 'float64' ? 11 : 1;
   const session = await ort.InferenceSession.create(attentionModel(elem, 1 / Math.sqrt(d)), {
-    executionProviders: ['wasm'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, interOpNumThreads: 1,
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
   });
   return {
     name: 'onnxruntime-web',
     version: ort.env.versions?.web ?? ort.env.versions?.common,
     async run(Q, K, V, N, dk) {
-      const feeds = { Q: new ort.Tensor(precision, Q, [N, dk]), K: new ort.Tensor(precision, K, [N, dk]), V: new ort.Tensor(precision, V, [N, dk]) };
+      const feeds = {
+        Q: new ort.Tensor(precision, Q, [N, dk]),
+        K: new ort.Tensor(precision, K, [N, dk]),
+        V: new ort.Tensor(precision, V, [N, dk]),
+      };
       const { output } = await session.run(feeds);
       const data = output.data;
       output.dispose?.();
@@ -140,7 +153,10 @@ window.benchSetup = async ({ sizes, d, peers }) => {
   const tiny = {};
   const [q4, k4, v4] = [1, 2, 3].map((seed) => randomArray(Float32Array, 32, seed));
   tiny['attention N=4 d=8 float32 (/fast)'] = perCall(() => relaxed.attention({ Q: q4, K: k4, V: v4, L: 4, S: 4 }), 5000);
-  const rows = (seed) => { const a = randomArray(Float64Array, 256, seed); return Array.from({ length: 16 }, (_, i) => Array.from(a.subarray(i * 16, i * 16 + 16))); };
+  const rows = (seed) => {
+    const a = randomArray(Float64Array, 256, seed);
+    return Array.from({ length: 16 }, (_, i) => Array.from(a.subarray(i * 16, i * 16 + 16)));
+  };
   const problem = { Q: rows(1), K: rows(2), V: rows(3) };
   tiny['engine.run 16x16 full trace'] = perCall(() => engine.run(problem), 500);
   return { kernels: relaxed.fastKernels(), versions, agreement, tiny, userAgent: navigator.userAgent, crossOriginIsolated };

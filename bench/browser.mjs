@@ -30,7 +30,10 @@ const option = (name, fallback) => {
 const quick = argv.includes('--quick');
 const opts = {
   rounds: Number(option('--rounds', quick ? 2 : 5)),
-  sizes: option('--sizes', '64,256,1024').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
+  sizes: option('--sizes', '64,256,1024')
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0),
   peers: !argv.includes('--no-peers'),
   native: !argv.includes('--no-native'),
   json: option('--json', join(ROOT, 'build-bench', 'browser-results.json')),
@@ -50,7 +53,13 @@ const routes = [
   ['/tfjs-core/', join(ROOT, 'node_modules', '@tensorflow', 'tfjs-core')],
   ['/tfjs-wasm/', join(ROOT, 'node_modules', '@tensorflow', 'tfjs-backend-wasm')],
 ];
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+};
 const server = createServer((req, res) => {
   const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
   for (const [prefix, dir] of routes) {
@@ -70,8 +79,13 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 // ---- run ---------------------------------------------------------------------------------------
 
 const machine = {
-  cpu: cpus()[0].model, cores: cpus().length, node: process.version, date: new Date().toISOString(),
-  loadStart: loadavg().map((x) => x.toFixed(2)).join(' '),
+  cpu: cpus()[0].model,
+  cores: cpus().length,
+  node: process.version,
+  date: new Date().toISOString(),
+  loadStart: loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' '),
 };
 const native = opts.native ? buildNative() : null;
 const browser = await launchBrowser();
@@ -82,7 +96,9 @@ try {
   const page = await browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
   page.setDefaultTimeout(600000);
   await page.goto(`${base}bench/browser.html`);
   await page.waitForFunction(() => window.benchReady === true);
@@ -104,18 +120,27 @@ try {
   await browser.close();
   server.close();
 }
-machine.loadEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
+machine.loadEnd = loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ');
 const results = Object.fromEntries(Object.entries(perRound).map(([k, v]) => [k, median(v)]));
 
 // ---- report ------------------------------------------------------------------------------------
 
-const fmtMs = (ms) => (ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`);
+const fmtMs = (ms) =>
+  ms < 0.1 ? `${(ms * 1000).toFixed(1)} µs` : ms < 10 ? `${ms.toFixed(2)} ms` : ms < 100 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
 const columns = ['native Eigen', 'ours (relaxed SIMD)', 'ours (SIMD128)', 'onnxruntime-web', 'tfjs-backend-wasm'];
 const lines = [];
 const say = (s = '') => lines.push(s);
 say(`Machine: ${machine.cpu}, ${machine.cores} cores; ${setup.browser} (headless); Node ${machine.node}; ${machine.date}`);
 say(`Load average at start / end: ${machine.loadStart} / ${machine.loadEnd}`);
-say(`Ours: attention-explorer/fast, kernels ${setup.kernels} (and SIMD128 with { relaxedSimd: false }). Peers: ${Object.entries(setup.versions).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}.`);
+say(
+  `Ours: attention-explorer/fast, kernels ${setup.kernels} (and SIMD128 with { relaxedSimd: false }). Peers: ${
+    Object.entries(setup.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none'
+  }.`,
+);
 say(`Rounds: ${opts.rounds}, interleaved; each cell = median over rounds of per-round medians; ratio = time / native Eigen.`);
 say();
 say(`| N | precision | ${columns.join(' | ')} |`);
@@ -132,10 +157,19 @@ for (const N of opts.sizes) {
   }
 }
 say();
-say(`Tiny problems in the page (µs per call, including the copies): ${Object.entries(setup.tiny).map(([k, us]) => `${k} ${us.toFixed(1)} µs`).join('; ')}.`);
+say(
+  `Tiny problems in the page (µs per call, including the copies): ${Object.entries(setup.tiny)
+    .map(([k, us]) => `${k} ${us.toFixed(1)} µs`)
+    .join('; ')}.`,
+);
 say();
-say('Largest |difference| from ours (SIMD128), per implementation: ' +
-  Object.entries(setup.agreement).filter(([k]) => !k.startsWith('ours (SIMD128)')).map(([k, v]) => `${k} ${v.toExponential(1)}`).join(', '));
+say(
+  'Largest |difference| from ours (SIMD128), per implementation: ' +
+    Object.entries(setup.agreement)
+      .filter(([k]) => !k.startsWith('ours (SIMD128)'))
+      .map(([k, v]) => `${k} ${v.toExponential(1)}`)
+      .join(', '),
+);
 console.log(lines.join('\n'));
 mkdirSync(dirname(opts.json), { recursive: true });
 writeFileSync(opts.json, JSON.stringify({ machine, opts, setup, results, perRound }, null, 2));

@@ -50,15 +50,28 @@ for (let r = 0; r < rounds; r++) {
   const order = r % 2 ? [...dists.keys()].reverse() : [...dists.keys()];
   for (const i of order) {
     const p = spawnSync(process.execPath, [self, '--child', dists[i], '--problem', preset], { encoding: 'utf8' });
-    if (p.status !== 0) { console.error(p.stderr || p.stdout); process.exit(1); }
+    if (p.status !== 0) {
+      console.error(p.stderr || p.stdout);
+      process.exit(1);
+    }
     runs[i].push(JSON.parse(p.stdout));
   }
 }
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const ms = (x) => `${x < 10 ? x.toFixed(2) : x.toFixed(1)} ms`;
-console.log(`${new Date().toISOString()}; Node ${process.version}; load ${loadStart.map((x) => x.toFixed(2)).join(' ')} -> ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${rounds} processes each; problem ${preset}`);
+console.log(
+  `${new Date().toISOString()}; Node ${process.version}; load ${loadStart.map((x) => x.toFixed(2)).join(' ')} -> ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}; ${rounds} processes each; problem ${preset}`,
+);
 dists.forEach((d, i) => {
   const first = runs[i].map((x) => x.first);
   const second = runs[i].map((x) => x.second);
-  console.log(`${d}: first engine.run ${ms(median(first))} (${ms(Math.min(...first))}–${ms(Math.max(...first))}), second ${ms(median(second))}`);
+  console.log(
+    `${d}: first engine.run ${ms(median(first))} (${ms(Math.min(...first))}–${ms(Math.max(...first))}), second ${ms(median(second))}`,
+  );
 });

@@ -5,9 +5,11 @@
 export function randomArray(Float, n, seed) {
   let s = (seed * 2654435761) >>> 0 || 1;
   const uniform = () => {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
+    s ^= s << 5;
+    s >>>= 0;
     return (s + 0.5) / 4294967296;
   };
   const out = new Float(n);

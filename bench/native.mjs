@@ -28,5 +28,8 @@ export function buildNative() {
 export function runNative(exe, args) {
   const out = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 1 << 24 });
   if (out.status !== 0) throw new Error(`bench_native failed: ${out.stderr}`);
-  return out.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  return out.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }

@@ -26,7 +26,12 @@ function valueInfo(name, elem, dims) {
 }
 
 function node(op, inputs, outputs, attributes = []) {
-  return [...inputs.flatMap((i) => str(1, i)), ...outputs.flatMap((o) => str(2, o)), ...str(4, op), ...attributes.flatMap((a) => bytes(5, a))];
+  return [
+    ...inputs.flatMap((i) => str(1, i)),
+    ...outputs.flatMap((o) => str(2, o)),
+    ...str(4, op),
+    ...attributes.flatMap((a) => bytes(5, a)),
+  ];
 }
 
 /** TensorProto scalar initializer (dims none, data in raw_data). */

@@ -49,27 +49,33 @@ await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
 
 // One edit as bench/page.mjs makes it: a Q cell (or Q's text box), then the next frame.
-const edit = (round) => page.evaluate((r) => new Promise((done) => {
-  const v = String((r % 2 ? 0.5 : 1.5) + r / 100);
-  const cell = document.querySelector('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
-  const t0 = performance.now();
-  if (cell) {
-    cell.focus();
-    cell.value = v;
-    cell.dispatchEvent(new Event('input', { bubbles: true }));
-  } else {
-    const ta = document.querySelector('.editor[data-input="Q"] textarea');
-    ta.value = ta.value.replace(/^\s*[-\d.e+]+/, v);
-    ta.dispatchEvent(new Event('input', { bubbles: true }));
-  }
-  requestAnimationFrame(() => {
-    const ch = new MessageChannel();
-    ch.port1.onmessage = () => done(performance.now() - t0);
-    ch.port2.postMessage(0);
-  });
-}), round);
+const edit = (round) =>
+  page.evaluate(
+    (r) =>
+      new Promise((done) => {
+        const v = String((r % 2 ? 0.5 : 1.5) + r / 100);
+        const cell = document.querySelector('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+        const t0 = performance.now();
+        if (cell) {
+          cell.focus();
+          cell.value = v;
+          cell.dispatchEvent(new Event('input', { bubbles: true }));
+        } else {
+          const ta = document.querySelector('.editor[data-input="Q"] textarea');
+          ta.value = ta.value.replace(/^\s*[-\d.e+]+/, v);
+          ta.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+        requestAnimationFrame(() => {
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => done(performance.now() - t0);
+          ch.port2.postMessage(0);
+        });
+      }),
+    round,
+  );
 
-const name = (f) => `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.replace(base, '').replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''}`.trim();
+const name = (f) =>
+  `${f.functionName || '(anonymous)'} ${f.url ? `${f.url.replace(base, '').replace(/^.*\//, '')}:${f.lineNumber + 1}` : ''}`.trim();
 
 for (const n of sizes) {
   await setTokenCount(page, n);
@@ -102,9 +108,15 @@ for (const n of sizes) {
     for (let p = id; p !== undefined; p = parent.get(p)) onStack.add(name(byId.get(p).callFrame));
     for (const k of onStack) total.set(k, (total.get(k) ?? 0) + t);
   }
-  const busy = [...dt.entries()].filter(([id]) => !['(idle)', '(program)'].includes(byId.get(id).callFrame.functionName)).reduce((a, [, t]) => a + t, 0);
+  const busy = [...dt.entries()]
+    .filter(([id]) => !['(idle)', '(program)'].includes(byId.get(id).callFrame.functionName))
+    .reduce((a, [, t]) => a + t, 0);
   frames.sort((a, b) => a - b);
-  console.log(`\n## ${n} tokens: ${edits} edits, frames ${frames.map((f) => f.toFixed(0)).join(', ')} ms; JS+GC busy ${busy.toFixed(0)} ms in the profile; load ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `\n## ${n} tokens: ${edits} edits, frames ${frames.map((f) => f.toFixed(0)).join(', ')} ms; JS+GC busy ${busy.toFixed(0)} ms in the profile; load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const rows = (m) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
   console.log('\n| self ms / edit | function |\n| ---: | --- |');
   for (const [k, t] of rows(self)) console.log(`| ${(t / edits).toFixed(1)} | ${k} |`);

@@ -60,12 +60,17 @@ const value = (name, fallback) => {
 };
 const quick = flag('--quick');
 const rounds = Number(value('--rounds', quick ? 3 : 7));
-const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024').split(',').map(Number);
+const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024')
+  .split(',')
+  .map(Number);
 const jsonOut = value('--json', null);
 const VIEWPORT = (() => {
   const text = value('--viewport', '1440x900');
   const m = /^(\d+)x(\d+)$/.exec(text);
-  if (!m) { console.error(`--viewport ${text}: expected WIDTHxHEIGHT in CSS pixels, like 390x844`); process.exit(2); }
+  if (!m) {
+    console.error(`--viewport ${text}: expected WIDTHxHEIGHT in CSS pixels, like 390x844`);
+    process.exit(2);
+  }
   return { width: Number(m[1]), height: Number(m[2]) };
 })();
 
@@ -76,13 +81,17 @@ if (!siteDir) {
   siteDir = mkdtempSync(join(tmpdir(), 'attention-bench-site-'));
   ownSite = true;
   const b = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir], { encoding: 'utf8' });
-  if (b.status !== 0) { console.error(b.stderr || b.stdout); process.exit(1); }
+  if (b.status !== 0) {
+    console.error(b.stderr || b.stdout);
+    process.exit(1);
+  }
 }
 
 const { child: server, url: base } = await startServer(resolve(siteDir));
 
 const browser = await chromium.launch({
-  headless: true, executablePath: chromiumPath(),
+  headless: true,
+  executablePath: chromiumPath(),
   args: CHROMIUM_ARGS,
 });
 
@@ -105,12 +114,23 @@ async function ready(page) {
  * load being measured, between the first steps' frame and the mark after it.
  */
 async function readyUnprobed(page) {
-  await page.evaluate(() => new Promise((done) => {
-    const isReady = () => document.body?.dataset.ready === 'true';
-    if (isReady()) { done(); return; }
-    const watch = new MutationObserver(() => { if (isReady()) { watch.disconnect(); done(); } });
-    watch.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['data-ready'] });
-  }));
+  await page.evaluate(
+    () =>
+      new Promise((done) => {
+        const isReady = () => document.body?.dataset.ready === 'true';
+        if (isReady()) {
+          done();
+          return;
+        }
+        const watch = new MutationObserver(() => {
+          if (isReady()) {
+            watch.disconnect();
+            done();
+          }
+        });
+        watch.observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ['data-ready'] });
+      }),
+  );
 }
 
 /** One cold load: timings from the page's marks, and the bytes it fetched. */
@@ -120,7 +140,12 @@ async function coldLoad() {
   const bodies = new Map();
   const pending = [];
   page.on('response', (r) => {
-    pending.push(r.body().then((b) => bodies.set(r.url(), b)).catch(() => {}));
+    pending.push(
+      r
+        .body()
+        .then((b) => bodies.set(r.url(), b))
+        .catch(() => {}),
+    );
   });
   await page.goto(base);
   await readyUnprobed(page);
@@ -141,9 +166,17 @@ async function coldLoad() {
   const doc = [...bodies.keys()].filter((u) => !t.resources.some((r) => r.url === u));
   const before = (limit) => [...doc, ...t.resources.filter((r) => r.end <= limit).map((r) => r.url)];
   return {
-    fcp: t.fcp, steps: t.steps, interactive: t.interactive, ready: t.ready,
-    firstScreen: sum(before(t.steps)), atReady: sum(before(t.ready)), all: sum([...bodies.keys()]),
-    largest: [...bodies.keys()].map((u) => ({ url: u.replace(base, '') || '/ (the HTML)', ...size(u) })).sort((a, b) => b.gz - a.gz).slice(0, 6),
+    fcp: t.fcp,
+    steps: t.steps,
+    interactive: t.interactive,
+    ready: t.ready,
+    firstScreen: sum(before(t.steps)),
+    atReady: sum(before(t.ready)),
+    all: sum([...bodies.keys()]),
+    largest: [...bodies.keys()]
+      .map((u) => ({ url: u.replace(base, '') || '/ (the HTML)', ...size(u) }))
+      .sort((a, b) => b.gz - a.gz)
+      .slice(0, 6),
   };
 }
 
@@ -170,30 +203,33 @@ async function editTimes(page, n) {
   const own = [];
   const work = [];
   for (let r = 0; r < rounds + 1; r++) {
-    const res = await page.evaluate(async ([frameSrc, round]) => {
-      const frameFn = eval(frameSrc);
-      const cell = document.querySelector('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
-      performance.clearMarks('ae:update-start');
-      performance.clearMarks('ae:update-end');
-      let how;
-      const t = await frameFn(() => {
-        const v = String((round % 2 ? 0.5 : 1.5) + round / 100);
-        if (cell) {
-          how = 'grid cell';
-          cell.focus();
-          cell.value = v;
-          cell.dispatchEvent(new Event('input', { bubbles: true }));
-        } else {
-          how = 'text box';
-          const ta = document.querySelector('.editor[data-input="Q"] textarea');
-          ta.value = ta.value.replace(/^\s*[-\d.e+]+/, v);
-          ta.dispatchEvent(new Event('input', { bubbles: true }));
-        }
-      });
-      const s = performance.getEntriesByName('ae:update-start', 'mark')[0]?.startTime;
-      const e = performance.getEntriesByName('ae:update-end', 'mark')[0]?.startTime;
-      return { t: t.frame, update: e - s, work: e - s + t.render, how };
-    }, [FRAME, r]);
+    const res = await page.evaluate(
+      async ([frameSrc, round]) => {
+        const frameFn = eval(frameSrc);
+        const cell = document.querySelector('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
+        performance.clearMarks('ae:update-start');
+        performance.clearMarks('ae:update-end');
+        let how;
+        const t = await frameFn(() => {
+          const v = String((round % 2 ? 0.5 : 1.5) + round / 100);
+          if (cell) {
+            how = 'grid cell';
+            cell.focus();
+            cell.value = v;
+            cell.dispatchEvent(new Event('input', { bubbles: true }));
+          } else {
+            how = 'text box';
+            const ta = document.querySelector('.editor[data-input="Q"] textarea');
+            ta.value = ta.value.replace(/^\s*[-\d.e+]+/, v);
+            ta.dispatchEvent(new Event('input', { bubbles: true }));
+          }
+        });
+        const s = performance.getEntriesByName('ae:update-start', 'mark')[0]?.startTime;
+        const e = performance.getEntriesByName('ae:update-end', 'mark')[0]?.startTime;
+        return { t: t.frame, update: e - s, work: e - s + t.render, how };
+      },
+      [FRAME, r],
+    );
     if (r === 0) continue; // the first edit at a size warms the code paths up
     times.push(res.t);
     own.push(res.update);
@@ -202,7 +238,15 @@ async function editTimes(page, n) {
   }
   const queries = await page.evaluate(() => document.getElementById('status').textContent);
   const keystroke = await keystrokeTimes(page, n);
-  return { n, frame: median(times), update: median(own), work: median(work), keystroke, how: times.how, status: queries.replace(/:.*$/, '') };
+  return {
+    n,
+    frame: median(times),
+    update: median(own),
+    work: median(work),
+    keystroke,
+    how: times.how,
+    status: queries.replace(/:.*$/, ''),
+  };
 }
 
 /**
@@ -221,12 +265,23 @@ async function keystrokeTimes(page, n) {
       c.select();
       window.__keystroke = new Promise((done) => {
         let t0 = NaN;
-        c.addEventListener('keydown', (e) => { t0 = e.timeStamp; }, { once: true });
-        c.addEventListener('input', () => requestAnimationFrame(() => {
-          const ch = new MessageChannel();
-          ch.port1.onmessage = () => done(performance.now() - t0);
-          ch.port2.postMessage(0);
-        }), { once: true });
+        c.addEventListener(
+          'keydown',
+          (e) => {
+            t0 = e.timeStamp;
+          },
+          { once: true },
+        );
+        c.addEventListener(
+          'input',
+          () =>
+            requestAnimationFrame(() => {
+              const ch = new MessageChannel();
+              ch.port1.onmessage = () => done(performance.now() - t0);
+              ch.port2.postMessage(0);
+            }),
+          { once: true },
+        );
       });
     });
     await page.keyboard.press(String(1 + (r % 9)));
@@ -267,36 +322,72 @@ const edits = [];
 for (const n of sizes) edits.push(await editTimes(page, n));
 await context.close();
 const loadEnd = loadavg();
-const playground = flag('--no-playground') ? null : await benchPlayground({
-  browser, siteDir, rounds: Number(value('--playground-rounds', quick ? 1 : 3)), log: (line) => console.error(`bench: playground ${line}`),
-});
+const playground = flag('--no-playground')
+  ? null
+  : await benchPlayground({
+      browser,
+      siteDir,
+      rounds: Number(value('--playground-rounds', quick ? 1 : 3)),
+      log: (line) => console.error(`bench: playground ${line}`),
+    });
 await browser.close();
 server.kill();
 if (ownSite) rmSync(siteDir, { recursive: true, force: true });
 
 const pick = (k) => median(loads.map((l) => l[k]));
-const bytes = (k) => ({ gz: median(loads.map((l) => l[k].gz)), raw: median(loads.map((l) => l[k].raw)), n: median(loads.map((l) => l[k].n)) });
+const bytes = (k) => ({
+  gz: median(loads.map((l) => l[k].gz)),
+  raw: median(loads.map((l) => l[k].raw)),
+  n: median(loads.map((l) => l[k].n)),
+});
 const result = {
-  date: started.toISOString(), cpu: cpus()[0]?.model, cores: cpus().length, node: process.version,
-  chromium: browser.version?.() ?? '', rounds, loadavg: { start: loadStart, end: loadEnd },
-  cold: { fcp: pick('fcp'), firstSteps: pick('steps'), interactive: pick('interactive'), ready: pick('ready'), firstScreen: bytes('firstScreen'), atReady: bytes('atReady'), all: bytes('all') },
-  largest: loads[0].largest, step, edits, playground,
+  date: started.toISOString(),
+  cpu: cpus()[0]?.model,
+  cores: cpus().length,
+  node: process.version,
+  chromium: browser.version?.() ?? '',
+  rounds,
+  loadavg: { start: loadStart, end: loadEnd },
+  cold: {
+    fcp: pick('fcp'),
+    firstSteps: pick('steps'),
+    interactive: pick('interactive'),
+    ready: pick('ready'),
+    firstScreen: bytes('firstScreen'),
+    atReady: bytes('atReady'),
+    all: bytes('all'),
+  },
+  largest: loads[0].largest,
+  step,
+  edits,
+  playground,
 };
 
 console.log(`Machine: ${result.cpu}, ${result.cores} cores; Node ${result.node}; ${result.date}`);
 console.log(`Load average at start / end: ${loadStart.map((x) => x.toFixed(2)).join(' ')} / ${loadEnd.map((x) => x.toFixed(2)).join(' ')}`);
-console.log(`Rounds: ${rounds} (medians); viewport ${VIEWPORT.width}×${VIEWPORT.height}; site ${ownSite ? 'built from web/page + dist/' : siteDir}; edits on ${preset ? `the example ${preset}` : 'the default example'}\n`);
+console.log(
+  `Rounds: ${rounds} (medians); viewport ${VIEWPORT.width}×${VIEWPORT.height}; site ${ownSite ? 'built from web/page + dist/' : siteDir}; edits on ${preset ? `the example ${preset}` : 'the default example'}\n`,
+);
 console.log('| cold load (default example) | median |\n| --- | ---: |');
 console.log(`| first contentful paint | ${ms(result.cold.fcp)} |`);
 console.log(`| first steps drawn (ae:first-steps-painted) | ${ms(result.cold.firstSteps)} |`);
 console.log(`| page interactive (ae:interactive-painted) | ${ms(result.cold.interactive)} |`);
 console.log(`| formulas typeset, page ready (ae:ready) | ${ms(result.cold.ready)} |`);
-for (const [label, b] of [['first screen', result.cold.firstScreen], ['by ready', result.cold.atReady], ['all, once idle', result.cold.all]]) {
+for (const [label, b] of [
+  ['first screen', result.cold.firstScreen],
+  ['by ready', result.cold.atReady],
+  ['all, once idle', result.cold.all],
+]) {
   console.log(`| bytes, ${label} | ${kb(b.gz)} gzipped (${kb(b.raw)} raw), ${b.n} responses |`);
 }
 console.log(`\nLargest responses (gzipped): ${result.largest.map((l) => `${l.url} ${kb(l.gz)}`).join(', ')}\n`);
-console.log('| edit a Q cell -> next frame | tokens | frame | page\'s update() | main-thread work | keystroke in the grid cell -> next frame | problem |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |');
-for (const e of edits) console.log(`| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${ms(e.work)} | ${e.keystroke === null ? 'no grid' : ms(e.keystroke)} | ${e.status} |`);
+console.log(
+  "| edit a Q cell -> next frame | tokens | frame | page's update() | main-thread work | keystroke in the grid cell -> next frame | problem |\n| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+);
+for (const e of edits)
+  console.log(
+    `| ${e.how} | ${e.n} | ${ms(e.frame)} | ${ms(e.update)} | ${ms(e.work)} | ${e.keystroke === null ? 'no grid' : ms(e.keystroke)} | ${e.status} |`,
+  );
 console.log(`\nStep-through, Next -> next frame: ${ms(step)}`);
 if (playground) console.log(`\n## The playground\n${playgroundReport(playground).join('\n')}`);
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));

@@ -114,12 +114,20 @@ export async function peerDownloads() {
   const tfWasm = pkgDir('@tensorflow/tfjs-backend-wasm');
   const out = {};
   try {
-    out['onnxruntime-web'] = (await gz(join(ortDist, 'ort.min.mjs'))) + (await gz(join(ortDist, 'ort-wasm-simd-threaded.mjs'))) +
+    out['onnxruntime-web'] =
+      (await gz(join(ortDist, 'ort.min.mjs'))) +
+      (await gz(join(ortDist, 'ort-wasm-simd-threaded.mjs'))) +
       (await gz(join(ortDist, 'ort-wasm-simd-threaded.wasm')));
-  } catch { /* layout changed */ }
+  } catch {
+    /* layout changed */
+  }
   try {
-    out['tfjs-backend-wasm'] = (await gz(join(tfCore, 'dist/tf-core.min.js'))) + (await gz(join(tfWasm, 'dist/tf-backend-wasm.min.js'))) +
+    out['tfjs-backend-wasm'] =
+      (await gz(join(tfCore, 'dist/tf-core.min.js'))) +
+      (await gz(join(tfWasm, 'dist/tf-backend-wasm.min.js'))) +
       (await gz(join(tfWasm, 'dist/tfjs-backend-wasm-simd.wasm')));
-  } catch { /* layout changed */ }
+  } catch {
+    /* layout changed */
+  }
   return out;
 }

@@ -54,7 +54,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const VIEWPORTS = {
   desktop: { label: 'desktop 1440×900', context: { viewport: { width: 1440, height: 900 } } },
-  phone: { label: 'phone 390×844 (×2, touch)', context: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
+  phone: {
+    label: 'phone 390×844 (×2, touch)',
+    context: { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
+  },
 };
 const CHUNK = 10;
 const WARMUP_S = 1;
@@ -71,13 +74,30 @@ function probe() {
   requestAnimationFrame(frame);
   const observe = (type, keep, options = {}) => {
     try {
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) keep(e); }).observe({ type, buffered: true, ...options });
-    } catch { /* an entry type this Chromium does not have */ }
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) keep(e);
+      }).observe({ type, buffered: true, ...options });
+    } catch {
+      /* an entry type this Chromium does not have */
+    }
   };
-  observe('long-animation-frame', (e) => rec.loafs.push({
-    start: e.startTime, duration: e.duration, blocking: e.blockingDuration, renderStart: e.renderStart, styleAndLayoutStart: e.styleAndLayoutStart,
-    scripts: e.scripts.map((s) => ({ invoker: s.invoker, type: s.invokerType, fn: s.sourceFunctionName, url: s.sourceURL, duration: s.duration, layout: s.forcedStyleAndLayoutDuration })),
-  }));
+  observe('long-animation-frame', (e) =>
+    rec.loafs.push({
+      start: e.startTime,
+      duration: e.duration,
+      blocking: e.blockingDuration,
+      renderStart: e.renderStart,
+      styleAndLayoutStart: e.styleAndLayoutStart,
+      scripts: e.scripts.map((s) => ({
+        invoker: s.invoker,
+        type: s.invokerType,
+        fn: s.sourceFunctionName,
+        url: s.sourceURL,
+        duration: s.duration,
+        layout: s.forcedStyleAndLayoutDuration,
+      })),
+    }),
+  );
   observe('longtask', (e) => rec.longtasks.push({ start: e.startTime, duration: e.duration }));
   // The Worker's calls: { id, method, steps, sent, answered }.
   const Native = window.Worker;
@@ -94,7 +114,12 @@ function probe() {
 
     postMessage(message, ...rest) {
       if (message && typeof message === 'object' && 'method' in message) {
-        const call = { id: message.id, method: message.method, steps: message.method === 'train' ? message.args?.[0] : undefined, sent: performance.now() };
+        const call = {
+          id: message.id,
+          method: message.method,
+          steps: message.method === 'train' ? message.args?.[0] : undefined,
+          sent: performance.now(),
+        };
         rec.calls.push(call);
         this.waiting.set(message.id, call);
       }
@@ -102,17 +127,32 @@ function probe() {
     }
   };
   // Click -> the task after the next animation frame (style, layout and paint of that frame done).
-  addEventListener('click', (e) => {
-    const t0 = e.timeStamp;
-    const handled = performance.now() - t0;
-    const what = e.target.closest?.('summary, button')?.textContent ?? e.target.tagName;
-    requestAnimationFrame(() => {
-      const ch = new MessageChannel();
-      ch.port1.onmessage = () => rec.clicks.push({ what, at: t0, handled, ms: performance.now() - t0 });
-      ch.port2.postMessage(0);
-    });
-  }, true);
-  observe('event', (e) => rec.events.push({ name: e.name, start: e.startTime, delay: e.processingStart - e.startTime, processing: e.processingEnd - e.processingStart, duration: e.duration }), { durationThreshold: 16 });
+  addEventListener(
+    'click',
+    (e) => {
+      const t0 = e.timeStamp;
+      const handled = performance.now() - t0;
+      const what = e.target.closest?.('summary, button')?.textContent ?? e.target.tagName;
+      requestAnimationFrame(() => {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => rec.clicks.push({ what, at: t0, handled, ms: performance.now() - t0 });
+        ch.port2.postMessage(0);
+      });
+    },
+    true,
+  );
+  observe(
+    'event',
+    (e) =>
+      rec.events.push({
+        name: e.name,
+        start: e.startTime,
+        delay: e.processingStart - e.startTime,
+        processing: e.processingEnd - e.processingStart,
+        duration: e.duration,
+      }),
+    { durationThreshold: 16 },
+  );
   const watch = () => {
     const line = document.getElementById('playground-status');
     if (!line) return false;
@@ -120,7 +160,8 @@ function probe() {
       const now = performance.now();
       const step = Number(line.dataset.step);
       const last = rec.status[rec.status.length - 1];
-      if (!last || last.step !== step || last.status !== line.dataset.status) rec.status.push({ t: now, step, status: line.dataset.status });
+      if (!last || last.step !== step || last.status !== line.dataset.status)
+        rec.status.push({ t: now, step, status: line.dataset.status });
       if (!rec.live && /induction head/.test(document.querySelector('.pg-live')?.textContent ?? '')) {
         rec.live = { t: now, text: document.querySelector('.pg-live').textContent };
       }
@@ -129,8 +170,12 @@ function probe() {
     read();
     return true;
   };
-  const wait = new MutationObserver(() => { if (watch()) wait.disconnect(); });
-  addEventListener('DOMContentLoaded', () => { if (!watch()) wait.observe(document.body, { childList: true, subtree: true }); });
+  const wait = new MutationObserver(() => {
+    if (watch()) wait.disconnect();
+  });
+  addEventListener('DOMContentLoaded', () => {
+    if (!watch()) wait.observe(document.body, { childList: true, subtree: true });
+  });
 }
 
 /**
@@ -148,9 +193,16 @@ function threadCpu() {
     return { name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), fields: text.slice(text.lastIndexOf(')') + 2).split(' ') };
   };
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try { parent.set(Number(pid), Number(stat(`/proc/${pid}/stat`).fields[1])); } catch { /* gone */ }
+    try {
+      parent.set(Number(pid), Number(stat(`/proc/${pid}/stat`).fields[1]));
+    } catch {
+      /* gone */
+    }
   }
-  const under = (pid) => { for (let p = parent.get(pid); p > 1; p = parent.get(p)) if (p === process.pid) return true; return false; };
+  const under = (pid) => {
+    for (let p = parent.get(pid); p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
   for (const pid of parent.keys()) {
     if (!under(pid)) continue;
     try {
@@ -169,7 +221,9 @@ function threadCpu() {
         } else if (type === 'gpu-process') kind = 'GPU process (display compositor)';
         out.set(`${pid}/${tid}`, { kind, ms: (Number(fields[11]) + Number(fields[12])) * 10 }); // utime + stime, clock ticks of 10 ms
       }
-    } catch { /* a process or thread that ended meanwhile */ }
+    } catch {
+      /* a process or thread that ended meanwhile */
+    }
   }
   return out;
 }
@@ -186,7 +240,10 @@ function cpuBetween(a, b) {
 
 /** Sum of the lengths of `intervals` ([a, b]) merged, within [lo, hi]. */
 function covered(intervals, lo, hi) {
-  const xs = intervals.map(([a, b]) => [Math.max(a, lo), Math.min(b, hi)]).filter(([a, b]) => b > a).sort((p, q) => p[0] - q[0]);
+  const xs = intervals
+    .map(([a, b]) => [Math.max(a, lo), Math.min(b, hi)])
+    .filter(([a, b]) => b > a)
+    .sort((p, q) => p[0] - q[0]);
   let total = 0;
   let end = -Infinity;
   for (const [a, b] of xs) {
@@ -210,7 +267,9 @@ async function playgroundRun(browser, base, viewport) {
     await context.addInitScript(probe);
     const page = await context.newPage();
     page.on('pageerror', (e) => problems.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
     page.setDefaultTimeout(300000);
     await page.goto(`${base}playground.html#p=induction`);
     // The model made and measured once (the first evaluation's accuracy shown): ready to play.
@@ -225,12 +284,23 @@ async function playgroundRun(browser, base, viewport) {
     // Clicks while training, at these steps (skipped if the run ended first).
     const fold = '.pg-fields > summary';
     const off = '.pg-head[data-layer="2"][data-head="1"] .pg-off';
-    for (const [step, selector] of [[250, fold], [450, fold], [700, off], [800, off], [1000, fold], [1200, fold]]) {
-      await page.waitForFunction((n) => {
-        const s = document.getElementById('playground-status').dataset;
-        return Number(s.step) >= n || s.status !== 'playing';
-      }, step, { polling: 50 });
-      if (await page.$eval('#playground-status', (e) => e.dataset.status) !== 'playing') break;
+    for (const [step, selector] of [
+      [250, fold],
+      [450, fold],
+      [700, off],
+      [800, off],
+      [1000, fold],
+      [1200, fold],
+    ]) {
+      await page.waitForFunction(
+        (n) => {
+          const s = document.getElementById('playground-status').dataset;
+          return Number(s.step) >= n || s.status !== 'playing';
+        },
+        step,
+        { polling: 50 },
+      );
+      if ((await page.$eval('#playground-status', (e) => e.dataset.status)) !== 'playing') break;
       await press(selector);
     }
     await page.waitForSelector('#playground-status[data-status="done"]');
@@ -250,7 +320,8 @@ async function playgroundRun(browser, base, viewport) {
 function summarise(rec, end, problems) {
   const play = rec.status.find((s) => s.status === 'playing');
   const done = rec.status.find((s) => s.status === 'done');
-  if (!play || !done) throw new Error(`the playground did not train to its end: ${JSON.stringify(rec.status.slice(-3))} ${problems.join(' | ')}`);
+  if (!play || !done)
+    throw new Error(`the playground did not train to its end: ${JSON.stringify(rec.status.slice(-3))} ${problems.join(' | ')}`);
   // Play's own click is when training was asked for; the clicks after it are the ones timed.
   const playClick = rec.clicks.find((c) => c.what.trim() === 'Play');
   const t0 = playClick ? Math.min(playClick.at, play.t) : play.t;
@@ -265,9 +336,21 @@ function summarise(rec, end, problems) {
   const within = (c) => c.answered !== undefined;
   const calls = rec.calls.filter(within);
   const span = done.t - from.t;
-  const train = covered(calls.filter((c) => c.method === 'train').map((c) => [c.sent, c.answered]), from.t, done.t);
-  const measuring = covered(calls.filter((c) => c.method !== 'train').map((c) => [c.sent, c.answered]), from.t, done.t);
-  const any = covered(calls.map((c) => [c.sent, c.answered]), from.t, done.t);
+  const train = covered(
+    calls.filter((c) => c.method === 'train').map((c) => [c.sent, c.answered]),
+    from.t,
+    done.t,
+  );
+  const measuring = covered(
+    calls.filter((c) => c.method !== 'train').map((c) => [c.sent, c.answered]),
+    from.t,
+    done.t,
+  );
+  const any = covered(
+    calls.map((c) => [c.sent, c.answered]),
+    from.t,
+    done.t,
+  );
   const trainCalls = calls.filter((c) => c.method === 'train' && c.sent >= from.t && c.answered <= done.t);
   const count = (method) => calls.filter((c) => c.method === method && c.sent >= from.t && c.answered <= done.t).length;
   // Long animation frames: which scripts took their time.
@@ -286,29 +369,54 @@ function summarise(rec, end, problems) {
     playToDone: (done.t - t0) / 1000,
     inductionHead: rec.live ? { seconds: (rec.live.t - t0) / 1000, step: Number(/at step (\d+)/.exec(rec.live.text)?.[1]) } : null,
     frames: {
-      count: frames.length, longest: Math.max(...gaps), p99: quantile(gaps, 0.99), median: median(gaps), over50: gaps.filter((g) => g > 50).length,
+      count: frames.length,
+      longest: Math.max(...gaps),
+      p99: quantile(gaps, 0.99),
+      median: median(gaps),
+      over50: gaps.filter((g) => g > 50).length,
       over50List: gaps.filter((g) => g > 50).map((g) => Math.round(g)),
     },
     loafs: {
-      count: loafs.length, over50: loafs.filter((l) => l.duration > 50).length, longest: loafs.length ? Math.max(...loafs.map((l) => l.duration)) : 0,
-      list: loafs.map((l) => ({ at: Math.round(l.start - t0), duration: Math.round(l.duration), blocking: Math.round(l.blocking), render: Math.round(l.start + l.duration - l.renderStart) })),
-      scripts: [...scripts].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([k, v]) => `${k} ${Math.round(v)} ms`),
+      count: loafs.length,
+      over50: loafs.filter((l) => l.duration > 50).length,
+      longest: loafs.length ? Math.max(...loafs.map((l) => l.duration)) : 0,
+      list: loafs.map((l) => ({
+        at: Math.round(l.start - t0),
+        duration: Math.round(l.duration),
+        blocking: Math.round(l.blocking),
+        render: Math.round(l.start + l.duration - l.renderStart),
+      })),
+      scripts: [...scripts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 6)
+        .map(([k, v]) => `${k} ${Math.round(v)} ms`),
     },
     longtasks: { count: longtasks.length, longest: longtasks.length ? Math.max(...longtasks.map((l) => l.duration)) : 0 },
     worker: {
-      train: train / span, measuring: measuring / span, idle: 1 - any / span, trainCalls: trainCalls.length,
+      train: train / span,
+      measuring: measuring / span,
+      idle: 1 - any / span,
+      trainCalls: trainCalls.length,
       // Per second: evaluations (the accuracy curve's points), predictions (the heads' maps), head scores (badges).
-      evaluations: count('evaluate') / (span / 1000), predictions: count('predict') / (span / 1000), headScores: count('headScores') / (span / 1000),
+      evaluations: count('evaluate') / (span / 1000),
+      predictions: count('predict') / (span / 1000),
+      headScores: count('headScores') / (span / 1000),
       stepsPerTrainCall: trainCalls.length ? median(trainCalls.map((c) => c.steps)) : NaN,
       trainMsPerCall: trainCalls.length ? median(trainCalls.map((c) => c.answered - c.sent)) : NaN,
       // Steps over the time a train() call was outstanding: the Worker's own training speed in the page.
       trainingSpeed: trainCalls.reduce((a, c) => a + c.steps, 0) / (trainCalls.reduce((a, c) => a + c.answered - c.sent, 0) / 1000),
     },
     clicks: {
-      count: clickMs.length, ms: clickMs, median: median(clickMs), longest: clickMs.length ? Math.max(...clickMs) : NaN,
-      all: clicks.map((c) => `${c.what.trim()} ${Math.round(c.ms)}`), handled: clicks.map((c) => Math.round(c.handled)),
+      count: clickMs.length,
+      ms: clickMs,
+      median: median(clickMs),
+      longest: clickMs.length ? Math.max(...clickMs) : NaN,
+      all: clicks.map((c) => `${c.what.trim()} ${Math.round(c.ms)}`),
+      handled: clicks.map((c) => Math.round(c.handled)),
       // Event Timing's clicks of 16 ms or more: input delay + handlers → the next paint (in 8 ms steps).
-      events: rec.events.filter((e) => e.name === 'click' && e.start > t0).map((e) => `${Math.round(e.delay)}+${Math.round(e.processing)}→${Math.round(e.duration)}`),
+      events: rec.events
+        .filter((e) => e.name === 'click' && e.start > t0)
+        .map((e) => `${Math.round(e.delay)}+${Math.round(e.processing)}→${Math.round(e.duration)}`),
     },
     final: { loss: Number(end.loss), accuracy: Number(end.accuracy) },
     problems,
@@ -328,7 +436,9 @@ async function traceRun(browser, base, viewport) {
     page.setDefaultTimeout(300000);
     await page.goto(`${base}playground.html#p=induction`);
     await page.waitForSelector('#playground-status[data-status="idle"][data-accuracy]:not([data-accuracy=""])');
-    await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'v8', 'blink', 'cc', 'viz', 'gpu'] });
+    await browser.startTracing(page, {
+      categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'toplevel', 'v8', 'blink', 'cc', 'viz', 'gpu'],
+    });
     await (VIEWPORTS[viewport].context.hasTouch ? page.tap('.pg-primary') : page.click('.pg-primary'));
     await page.waitForSelector('#playground-status[data-status="done"]');
     const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
@@ -356,9 +466,18 @@ function readTrace(events) {
   for (const [key, list] of byThread) {
     const name = names.get(key) ?? key;
     const ours = key.startsWith(`${pid}:`);
-    const kind = ours && name === 'CrRendererMain' ? 'renderer main' : ours && name.startsWith('DedicatedWorker') ? 'the Worker'
-      : ours && name === 'Compositor' ? 'renderer compositor' : ours && /^ThreadPool|^CompositorTile/.test(name) ? 'renderer pool (raster)'
-        : name === 'VizCompositorThread' ? 'GPU process: display compositor' : null;
+    const kind =
+      ours && name === 'CrRendererMain'
+        ? 'renderer main'
+        : ours && name.startsWith('DedicatedWorker')
+          ? 'the Worker'
+          : ours && name === 'Compositor'
+            ? 'renderer compositor'
+            : ours && /^ThreadPool|^CompositorTile/.test(name)
+              ? 'renderer pool (raster)'
+              : name === 'VizCompositorThread'
+                ? 'GPU process: display compositor'
+                : null;
     if (!kind) continue;
     list.sort((x, y) => x.ts - y.ts || y.dur - x.dur);
     // Top-level events (not inside another on the thread), and each event's self time.
@@ -370,7 +489,7 @@ function readTrace(events) {
       else top.push(e);
       stack.push(e);
     }
-    const t = threads[kind] ??= { wall: 0, cpu: 0 };
+    const t = (threads[kind] ??= { wall: 0, cpu: 0 });
     t.wall += top.reduce((a, e) => a + e.dur, 0) / 1000;
     t.cpu += top.reduce((a, e) => a + (e.tdur ?? 0), 0) / 1000;
     if (kind === 'renderer main') main = { list, top };
@@ -378,8 +497,18 @@ function readTrace(events) {
   const self = new Map();
   for (const e of main?.list ?? []) self.set(e.name, (self.get(e.name) ?? 0) + (e.dur - (e.child ?? 0)) / 1000);
   const tasks = main?.top ?? [];
-  const longest = (k) => [...tasks].sort((x, y) => (y[k] ?? 0) - (x[k] ?? 0)).slice(0, 3).map((e) => ({ wall: e.dur / 1000, cpu: (e.tdur ?? 0) / 1000 }));
-  return { threads, mainSelf: [...self].sort((x, y) => y[1] - x[1]).slice(0, 10), tasks: tasks.length, longestByWall: longest('dur'), longestByCpu: longest('tdur') };
+  const longest = (k) =>
+    [...tasks]
+      .sort((x, y) => (y[k] ?? 0) - (x[k] ?? 0))
+      .slice(0, 3)
+      .map((e) => ({ wall: e.dur / 1000, cpu: (e.tdur ?? 0) / 1000 }));
+  return {
+    threads,
+    mainSelf: [...self].sort((x, y) => y[1] - x[1]).slice(0, 10),
+    tasks: tasks.length,
+    longestByWall: longest('dur'),
+    longestByCpu: longest('tdur'),
+  };
 }
 
 /**
@@ -418,7 +547,11 @@ export async function benchPlayground({ browser, siteDir, rounds = 3, bareSecond
       const cpu0 = threadCpu();
       const r = await bare.evaluate(([c, o]) => window.trainBench.speed(c, o), [config, { warmup: 0, seconds: bareSeconds, chunk: CHUNK }]);
       const worker = cpuBetween(cpu0, threadCpu())['the Worker'];
-      return { stepsPerSecond: r.steps_per_second, perCpuSecond: worker ? r.steps / (worker / 1000) : NaN, workerShare: worker / 1000 / r.seconds };
+      return {
+        stepsPerSecond: r.steps_per_second,
+        perCpuSecond: worker ? r.steps / (worker / 1000) : NaN,
+        workerShare: worker / 1000 / r.seconds,
+      };
     };
     // bare, desktop, bare, phone, bare, ...: each playground run against the bare runs either side of it.
     const bares = [await bareRun()];
@@ -432,7 +565,9 @@ export async function benchPlayground({ browser, siteDir, rounds = 3, bareSecond
         p.barePerCpuSecond = (before.perCpuSecond + after.perCpuSecond) / 2;
         p.bareWorkerShare = (before.workerShare + after.workerShare) / 2;
         round[viewport] = p;
-        log(`round ${r + 1}/${rounds} ${viewport}: bare ${before.stepsPerSecond.toFixed(1)} / ${after.stepsPerSecond.toFixed(1)} steps/s, page ${p.stepsPerSecond.toFixed(1)} (${(100 * p.stepsPerSecond / p.bare).toFixed(0)}%); per Worker CPU-second ${p.perCpuSecond.toFixed(1)} against ${p.barePerCpuSecond.toFixed(1)}; longest frame interval ${Math.round(p.frames.longest)} ms; clicks ${p.clicks.all.join(', ')}`);
+        log(
+          `round ${r + 1}/${rounds} ${viewport}: bare ${before.stepsPerSecond.toFixed(1)} / ${after.stepsPerSecond.toFixed(1)} steps/s, page ${p.stepsPerSecond.toFixed(1)} (${((100 * p.stepsPerSecond) / p.bare).toFixed(0)}%); per Worker CPU-second ${p.perCpuSecond.toFixed(1)} against ${p.barePerCpuSecond.toFixed(1)}; longest frame interval ${Math.round(p.frames.longest)} ms; clicks ${p.clicks.all.join(', ')}`,
+        );
       }
       out.rounds.push(round);
       log(`  ${uptime()}`);
@@ -448,28 +583,55 @@ export async function benchPlayground({ browser, siteDir, rounds = 3, bareSecond
     rmSync(view, { recursive: true, force: true });
   }
   out.uptimeEnd = uptime();
-  out.summary = Object.fromEntries(Object.keys(VIEWPORTS).map((v) => {
-    const runs = out.rounds.map((r) => r[v]);
-    const clicks = runs.flatMap((x) => x.clicks.ms);
-    return [v, {
-      bare: median(runs.map((x) => x.bare)), page: median(runs.map((x) => x.stepsPerSecond)),
-      ratios: runs.map((x) => x.stepsPerSecond / x.bare), ratio: median(runs.map((x) => x.stepsPerSecond / x.bare)),
-      barePerCpuSecond: median(runs.map((x) => x.barePerCpuSecond)), perCpuSecond: median(runs.map((x) => x.perCpuSecond)),
-      cpuRatios: runs.map((x) => x.perCpuSecond / x.barePerCpuSecond), cpuRatio: median(runs.map((x) => x.perCpuSecond / x.barePerCpuSecond)),
-      bareWorkerShare: median(runs.map((x) => x.bareWorkerShare)), workerShare: median(runs.map((x) => (x.cpu.ms['the Worker'] ?? NaN) / x.cpu.wall)),
-      playToDone: median(runs.map((x) => x.playToDone)),
-      inductionHead: runs.every((x) => x.inductionHead) ? { seconds: median(runs.map((x) => x.inductionHead.seconds)), step: median(runs.map((x) => x.inductionHead.step)) } : null,
-      longestFrame: Math.max(...runs.map((x) => x.frames.longest)), longestFrames: runs.map((x) => x.frames.longest),
-      p99: median(runs.map((x) => x.frames.p99)), framesOver50: runs.map((x) => x.frames.over50), frames: runs.map((x) => x.frames.count),
-      loafsOver50: runs.map((x) => x.loafs.over50), longestLoaf: Math.max(...runs.map((x) => x.loafs.longest)),
-      clickMedian: median(clicks), clickLongest: Math.max(...clicks), clickInputDelay: median(runs.flatMap((x) => x.clicks.handled)),
-      workerTrain: median(runs.map((x) => x.worker.train)), workerMeasuring: median(runs.map((x) => x.worker.measuring)), workerIdle: median(runs.map((x) => x.worker.idle)),
-      trainingSpeed: median(runs.map((x) => x.worker.trainingSpeed)), stepsPerTrainCall: median(runs.map((x) => x.worker.stepsPerTrainCall)),
-      predictions: median(runs.map((x) => x.worker.predictions)), headScores: median(runs.map((x) => x.worker.headScores)),
-      // Each kind of thread's CPU time over the run's wall time (1 = one core all the time).
-      cpu: Object.fromEntries([...new Set(runs.flatMap((x) => Object.keys(x.cpu.ms)))].map((k) => [k, median(runs.map((x) => (x.cpu.ms[k] ?? 0) / x.cpu.wall))])),
-    }];
-  }));
+  out.summary = Object.fromEntries(
+    Object.keys(VIEWPORTS).map((v) => {
+      const runs = out.rounds.map((r) => r[v]);
+      const clicks = runs.flatMap((x) => x.clicks.ms);
+      return [
+        v,
+        {
+          bare: median(runs.map((x) => x.bare)),
+          page: median(runs.map((x) => x.stepsPerSecond)),
+          ratios: runs.map((x) => x.stepsPerSecond / x.bare),
+          ratio: median(runs.map((x) => x.stepsPerSecond / x.bare)),
+          barePerCpuSecond: median(runs.map((x) => x.barePerCpuSecond)),
+          perCpuSecond: median(runs.map((x) => x.perCpuSecond)),
+          cpuRatios: runs.map((x) => x.perCpuSecond / x.barePerCpuSecond),
+          cpuRatio: median(runs.map((x) => x.perCpuSecond / x.barePerCpuSecond)),
+          bareWorkerShare: median(runs.map((x) => x.bareWorkerShare)),
+          workerShare: median(runs.map((x) => (x.cpu.ms['the Worker'] ?? NaN) / x.cpu.wall)),
+          playToDone: median(runs.map((x) => x.playToDone)),
+          inductionHead: runs.every((x) => x.inductionHead)
+            ? { seconds: median(runs.map((x) => x.inductionHead.seconds)), step: median(runs.map((x) => x.inductionHead.step)) }
+            : null,
+          longestFrame: Math.max(...runs.map((x) => x.frames.longest)),
+          longestFrames: runs.map((x) => x.frames.longest),
+          p99: median(runs.map((x) => x.frames.p99)),
+          framesOver50: runs.map((x) => x.frames.over50),
+          frames: runs.map((x) => x.frames.count),
+          loafsOver50: runs.map((x) => x.loafs.over50),
+          longestLoaf: Math.max(...runs.map((x) => x.loafs.longest)),
+          clickMedian: median(clicks),
+          clickLongest: Math.max(...clicks),
+          clickInputDelay: median(runs.flatMap((x) => x.clicks.handled)),
+          workerTrain: median(runs.map((x) => x.worker.train)),
+          workerMeasuring: median(runs.map((x) => x.worker.measuring)),
+          workerIdle: median(runs.map((x) => x.worker.idle)),
+          trainingSpeed: median(runs.map((x) => x.worker.trainingSpeed)),
+          stepsPerTrainCall: median(runs.map((x) => x.worker.stepsPerTrainCall)),
+          predictions: median(runs.map((x) => x.worker.predictions)),
+          headScores: median(runs.map((x) => x.worker.headScores)),
+          // Each kind of thread's CPU time over the run's wall time (1 = one core all the time).
+          cpu: Object.fromEntries(
+            [...new Set(runs.flatMap((x) => Object.keys(x.cpu.ms)))].map((k) => [
+              k,
+              median(runs.map((x) => (x.cpu.ms[k] ?? 0) / x.cpu.wall)),
+            ]),
+          ),
+        },
+      ];
+    }),
+  );
   return out;
 }
 
@@ -486,34 +648,97 @@ export function playgroundReport(res) {
     `uptime at end:   ${res.uptimeEnd}`,
     `Rounds: ${res.rounds.length} (medians; per round in brackets); the induction preset, 1,500 steps; bare Worker = bench/train-page.html, train(${CHUNK}) back to back, the mean of the bare runs before and after each page run`,
     '',
-    row('playground, `induction`', v.map((x) => VIEWPORTS[x].label)),
-    row('---', v.map(() => '---:')),
+    row(
+      'playground, `induction`',
+      v.map((x) => VIEWPORTS[x].label),
+    ),
+    row(
+      '---',
+      v.map(() => '---:'),
+    ),
     row('bare Worker, steps/s', s('bare').map(f1)),
     row('the page while it draws, steps/s (from 1 s after Play)', s('page').map(f1)),
-    row('page / bare (goal ≥ 90%)', v.map((x) => `**${pc(res.summary[x].ratio)}** (${res.summary[x].ratios.map(pc).join(' / ')})`)),
-    row('steps per CPU-second of the Worker thread: bare; page', v.map((x) => `${f1(res.summary[x].barePerCpuSecond)}; ${f1(res.summary[x].perCpuSecond)}`)),
-    row('the same, page / bare (what the load of other processes does not change)', v.map((x) => `**${pc(res.summary[x].cpuRatio)}** (${res.summary[x].cpuRatios.map(pc).join(' / ')})`)),
-    row('the Worker thread\'s share of one core: bare; page', v.map((x) => `${pc(res.summary[x].bareWorkerShare)}; ${pc(res.summary[x].workerShare)}`)),
-    row('Play → step 1,500', s('playToDone').map((x) => `${f1(x)} s`)),
-    row('Play → an induction head announced', s('inductionHead').map((x) => (x ? `${f1(x.seconds)} s (step ${x.step})` : 'not in every run'))),
-    row('frame intervals while training: longest (goal ≤ 50 ms)', v.map((x) => `**${ms(res.summary[x].longestFrame)}** (${res.summary[x].longestFrames.map(ms).join(' / ')})`)),
-    row('frame intervals: 99th percentile; over 50 ms of all', v.map((x) => `${ms(res.summary[x].p99)}; ${res.summary[x].framesOver50.map((n, i) => `${n} of ${res.summary[x].frames[i]}`).join(' / ')}`)),
-    row('long animation frames over 50 ms; longest', v.map((x) => `${res.summary[x].loafsOver50.join(' / ')}; ${ms(res.summary[x].longestLoaf)}`)),
-    row('click on a control → next frame: median, longest (input delay, median)', v.map((x) => `${ms(res.summary[x].clickMedian)}, ${ms(res.summary[x].clickLongest)} (${ms(res.summary[x].clickInputDelay)})`)),
-    row('the Worker\'s time: training / measuring / idle', v.map((x) => `${pc(res.summary[x].workerTrain)} / ${pc(res.summary[x].workerMeasuring)} / ${pc(res.summary[x].workerIdle)}`)),
-    row('measurements per second: the heads\' maps and the curves (predict, evaluate); the badges (headScores)', v.map((x) => `${f1(res.summary[x].predictions)}; ${f1(res.summary[x].headScores)}`)),
-    row('steps per train() call; steps/s while a train() call ran', v.map((x) => `${f1(res.summary[x].stepsPerTrainCall)}; ${f1(res.summary[x].trainingSpeed)}`)),
+    row(
+      'page / bare (goal ≥ 90%)',
+      v.map((x) => `**${pc(res.summary[x].ratio)}** (${res.summary[x].ratios.map(pc).join(' / ')})`),
+    ),
+    row(
+      'steps per CPU-second of the Worker thread: bare; page',
+      v.map((x) => `${f1(res.summary[x].barePerCpuSecond)}; ${f1(res.summary[x].perCpuSecond)}`),
+    ),
+    row(
+      'the same, page / bare (what the load of other processes does not change)',
+      v.map((x) => `**${pc(res.summary[x].cpuRatio)}** (${res.summary[x].cpuRatios.map(pc).join(' / ')})`),
+    ),
+    row(
+      "the Worker thread's share of one core: bare; page",
+      v.map((x) => `${pc(res.summary[x].bareWorkerShare)}; ${pc(res.summary[x].workerShare)}`),
+    ),
+    row(
+      'Play → step 1,500',
+      s('playToDone').map((x) => `${f1(x)} s`),
+    ),
+    row(
+      'Play → an induction head announced',
+      s('inductionHead').map((x) => (x ? `${f1(x.seconds)} s (step ${x.step})` : 'not in every run')),
+    ),
+    row(
+      'frame intervals while training: longest (goal ≤ 50 ms)',
+      v.map((x) => `**${ms(res.summary[x].longestFrame)}** (${res.summary[x].longestFrames.map(ms).join(' / ')})`),
+    ),
+    row(
+      'frame intervals: 99th percentile; over 50 ms of all',
+      v.map(
+        (x) => `${ms(res.summary[x].p99)}; ${res.summary[x].framesOver50.map((n, i) => `${n} of ${res.summary[x].frames[i]}`).join(' / ')}`,
+      ),
+    ),
+    row(
+      'long animation frames over 50 ms; longest',
+      v.map((x) => `${res.summary[x].loafsOver50.join(' / ')}; ${ms(res.summary[x].longestLoaf)}`),
+    ),
+    row(
+      'click on a control → next frame: median, longest (input delay, median)',
+      v.map((x) => `${ms(res.summary[x].clickMedian)}, ${ms(res.summary[x].clickLongest)} (${ms(res.summary[x].clickInputDelay)})`),
+    ),
+    row(
+      "the Worker's time: training / measuring / idle",
+      v.map((x) => `${pc(res.summary[x].workerTrain)} / ${pc(res.summary[x].workerMeasuring)} / ${pc(res.summary[x].workerIdle)}`),
+    ),
+    row(
+      "measurements per second: the heads' maps and the curves (predict, evaluate); the badges (headScores)",
+      v.map((x) => `${f1(res.summary[x].predictions)}; ${f1(res.summary[x].headScores)}`),
+    ),
+    row(
+      'steps per train() call; steps/s while a train() call ran',
+      v.map((x) => `${f1(res.summary[x].stepsPerTrainCall)}; ${f1(res.summary[x].trainingSpeed)}`),
+    ),
   ];
-  const kinds = ['the Worker', 'renderer main thread', 'renderer compositor thread', 'renderer thread pool (raster, GC)', 'GPU process (display compositor)', 'browser process'];
+  const kinds = [
+    'the Worker',
+    'renderer main thread',
+    'renderer compositor thread',
+    'renderer thread pool (raster, GC)',
+    'GPU process (display compositor)',
+    'browser process',
+  ];
   if (kinds.some((k) => res.summary[v[0]].cpu[k] !== undefined)) {
-    lines.push(row('CPU while training, % of one core: the Worker / renderer main / compositor / raster, GC / GPU process / browser',
-      v.map((x) => kinds.map((k) => pc(res.summary[x].cpu[k] ?? 0)).join(' / '))));
+    lines.push(
+      row(
+        'CPU while training, % of one core: the Worker / renderer main / compositor / raster, GC / GPU process / browser',
+        v.map((x) => kinds.map((k) => pc(res.summary[x].cpu[k] ?? 0)).join(' / ')),
+      ),
+    );
   }
   for (const [x, t] of Object.entries(res.traces ?? {})) {
     const ms1 = (n) => `${Math.round(n)} ms`;
-    lines.push('', `Trace, ${VIEWPORTS[x].label}, Play to the end: CPU (wall) by thread: ${Object.entries(t.threads).map(([k, c]) => `${k} ${ms1(c.cpu)} (${ms1(c.wall)})`).join(', ')}. ` +
-      `Renderer main thread by event (self time, wall): ${t.mainSelf.map(([k, d]) => `${k} ${ms1(d)}`).join(', ')}. ` +
-      `Its ${t.tasks} tasks: longest on the wall ${t.longestByWall.map((e) => `${e.wall.toFixed(1)} ms (CPU ${e.cpu.toFixed(1)})`).join(', ')}; longest on the CPU ${t.longestByCpu.map((e) => `${e.cpu.toFixed(1)} ms (wall ${e.wall.toFixed(1)})`).join(', ')}.`);
+    lines.push(
+      '',
+      `Trace, ${VIEWPORTS[x].label}, Play to the end: CPU (wall) by thread: ${Object.entries(t.threads)
+        .map(([k, c]) => `${k} ${ms1(c.cpu)} (${ms1(c.wall)})`)
+        .join(', ')}. ` +
+        `Renderer main thread by event (self time, wall): ${t.mainSelf.map(([k, d]) => `${k} ${ms1(d)}`).join(', ')}. ` +
+        `Its ${t.tasks} tasks: longest on the wall ${t.longestByWall.map((e) => `${e.wall.toFixed(1)} ms (CPU ${e.cpu.toFixed(1)})`).join(', ')}; longest on the CPU ${t.longestByCpu.map((e) => `${e.cpu.toFixed(1)} ms (wall ${e.wall.toFixed(1)})`).join(', ')}.`,
+    );
   }
   for (const [i, r] of res.rounds.entries()) {
     for (const x of v) {
@@ -541,15 +766,24 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   if (ownSite) {
     siteDir = mkdtempSync(join(tmpdir(), 'attention-bench-site-'));
     const b = spawnSync(process.execPath, [join(root, 'scripts', 'build-site.mjs'), '--out', siteDir], { encoding: 'utf8' });
-    if (b.status !== 0) { console.error(b.stderr || b.stdout); process.exit(1); }
+    if (b.status !== 0) {
+      console.error(b.stderr || b.stdout);
+      process.exit(1);
+    }
   }
   const browser = await chromium.launch({ headless: true, executablePath: chromiumPath(), args: CHROMIUM_ARGS });
   try {
     const res = await benchPlayground({
-      browser, siteDir, rounds: Number(value('--rounds', 3)), bareSeconds: Number(value('--bare-seconds', 8)), trace: argv.includes('--trace'),
+      browser,
+      siteDir,
+      rounds: Number(value('--rounds', 3)),
+      bareSeconds: Number(value('--bare-seconds', 8)),
+      trace: argv.includes('--trace'),
       log: (l) => console.error(`bench: ${l}`),
     });
-    console.log(`Machine: ${cpus()[0]?.model}, ${cpus().length} cores; Node ${process.version}; Chromium ${browser.version()}; ${new Date().toISOString()}`);
+    console.log(
+      `Machine: ${cpus()[0]?.model}, ${cpus().length} cores; Node ${process.version}; Chromium ${browser.version()}; ${new Date().toISOString()}`,
+    );
     console.log(playgroundReport(res).join('\n'));
     const json = value('--json', null);
     if (json) writeFileSync(json, JSON.stringify(res, null, 2));

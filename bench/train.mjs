@@ -111,7 +111,10 @@ let nativeExe = null;
 if (opts.native) {
   log('building bench_train in build/ (cmake --preset native; --target bench_train)');
   execFileSync('cmake', ['--preset', 'native'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  execFileSync('cmake', ['--build', '--preset', 'native', '--target', 'bench_train'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync('cmake', ['--build', '--preset', 'native', '--target', 'bench_train'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   nativeExe = join(ROOT, 'build', 'bench_train');
 }
 function runNative(args) {
@@ -155,8 +158,11 @@ if (opts.torch) {
   }
 }
 function runTorch(name, env) {
-  const out = spawnSync(PYTHON, [join(ROOT, 'bench', 'train_torch.py'), configFile[name], '--seconds', String(opts.seconds), '--warmup', String(opts.warmup)],
-    { encoding: 'utf8', env: { ...process.env, ...env } });
+  const out = spawnSync(
+    PYTHON,
+    [join(ROOT, 'bench', 'train_torch.py'), configFile[name], '--seconds', String(opts.seconds), '--warmup', String(opts.warmup)],
+    { encoding: 'utf8', env: { ...process.env, ...env } },
+  );
   if (out.status !== 0) throw new Error(`train_torch.py failed: ${out.stderr}`);
   return JSON.parse(out.stdout.trim().split('\n').at(-1));
 }
@@ -167,7 +173,10 @@ let page = null;
 let server = null;
 const pageProblems = [];
 if (opts.browser) {
-  const routes = [['/dist/', DIST], ['/bench/', join(ROOT, 'bench')]];
+  const routes = [
+    ['/dist/', DIST],
+    ['/bench/', join(ROOT, 'bench')],
+  ];
   const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm' };
   server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -188,14 +197,17 @@ if (opts.browser) {
   machine.browser = browser.version();
   page = await browser.newPage();
   page.on('pageerror', (e) => pageProblems.push(e.message));
-  page.on('console', (m) => { if (m.type() === 'error') pageProblems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageProblems.push(m.text());
+  });
   page.setDefaultTimeout(600000);
   await page.goto(`http://127.0.0.1:${server.address().port}/bench/train-page.html`);
   await page.waitForFunction(() => window.benchReady === true);
   machine.workerLoadMs = await page.evaluate(() => window.trainBench.load());
   log(`${machine.browser}: the model module loaded in the Worker in ${machine.workerLoadMs.toFixed(0)} ms`);
 }
-const browserSpeed = (config) => page.evaluate(([c, o]) => window.trainBench.speed(c, o), [config, { warmup: opts.warmup, seconds: opts.seconds, chunk: CHUNK }]);
+const browserSpeed = (config) =>
+  page.evaluate(([c, o]) => window.trainBench.speed(c, o), [config, { warmup: opts.warmup, seconds: opts.seconds, chunk: CHUNK }]);
 
 // ---- speed: interleaved rounds ------------------------------------------------------------------------
 const COLUMNS = ['native', 'wasm, Node', 'wasm, Chromium Worker'];
@@ -210,7 +222,12 @@ const toInduction = {};
 try {
   for (let round = 0; round < opts.rounds; round++) {
     for (const name of Object.keys(MODELS)) {
-      if (nativeExe) record('native', name, runNative([configFile[name], '--seconds', String(opts.seconds), '--warmup', String(opts.warmup), '--chunk', String(CHUNK)]));
+      if (nativeExe)
+        record(
+          'native',
+          name,
+          runNative([configFile[name], '--seconds', String(opts.seconds), '--warmup', String(opts.warmup), '--chunk', String(CHUNK)]),
+        );
       if (opts.node) record('wasm, Node', name, nodeSpeed(MODELS[name]));
       if (page) record('wasm, Chromium Worker', name, await browserSpeed(MODELS[name]));
       for (const v of torchVariants) {
@@ -222,7 +239,12 @@ try {
     }
     log(`round ${round + 1}/${opts.rounds} done (${uptime()})`);
     // After the first round: PyTorch with OpenBLAS too, when the system's BLAS is another one.
-    if (round === 0 && torchVariants.length === 1 && !/openblas/i.test(torchBlas.PyTorch ?? '') && existsSync(join(OPENBLAS_DIR, 'libblas.so.3'))) {
+    if (
+      round === 0 &&
+      torchVariants.length === 1 &&
+      !/openblas/i.test(torchBlas.PyTorch ?? '') &&
+      existsSync(join(OPENBLAS_DIR, 'libblas.so.3'))
+    ) {
       torchVariants.push({ column: 'PyTorch (OpenBLAS)', env: { LD_LIBRARY_PATH: OPENBLAS_DIR } });
       for (const name of Object.keys(MODELS)) {
         const r = runTorch(name, torchVariants[1].env);
@@ -239,7 +261,15 @@ try {
     toInduction['wasm, Chromium Worker'] = await page.evaluate(([c, o]) => window.trainBench.untilInduction(c, o), [induction, goal]);
   }
   if (nativeExe) {
-    toInduction.native = runNative([configFile.induction, '--until-induction', String(goal.score), '--chunk', String(goal.chunk), '--max-steps', String(goal.maxSteps)]);
+    toInduction.native = runNative([
+      configFile.induction,
+      '--until-induction',
+      String(goal.score),
+      '--chunk',
+      String(goal.chunk),
+      '--max-steps',
+      String(goal.maxSteps),
+    ]);
   }
 } finally {
   await browser?.close();
@@ -251,7 +281,10 @@ if (pageProblems.length) log(`the page reported: ${pageProblems.join(' | ')}`);
 let memory = null;
 if (opts.memorySteps > 0) {
   log(`memory: ${opts.memorySteps} steps of the previous preset in a fresh Node process`);
-  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--memory-child', String(opts.memorySteps)], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const out = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--memory-child', String(opts.memorySteps)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (out.status !== 0) throw new Error(`the memory run failed: ${out.stderr}`);
   memory = JSON.parse(out.stdout.trim().split('\n').at(-1));
 }
@@ -267,9 +300,14 @@ const say = (s = '') => lines.push(s);
 say(`Machine: ${machine.cpu}, ${machine.cores} cores; Node ${machine.node}; ${machine.browser ?? 'no browser'}; ${machine.date}`);
 say(`uptime at start: ${machine.uptimeStart}`);
 say(`uptime at end:   ${machine.uptimeEnd}`);
-if (torchVariants.length) say(`PyTorch ${machine.torch}, one thread, eager; BLAS loaded: ${torchVariants.map((v) => `${v.column} ${torchBlas[v.column]}`).join('; ')}`);
+if (torchVariants.length)
+  say(
+    `PyTorch ${machine.torch}, one thread, eager; BLAS loaded: ${torchVariants.map((v) => `${v.column} ${torchBlas[v.column]}`).join('; ')}`,
+  );
 if (torchNote) say(torchNote);
-say(`Steps per second (batch 16), median of ${opts.rounds} interleaved rounds of ${opts.warmup} s warm-up + ≥ ${opts.seconds} s; ratio = Chromium Worker / PyTorch:`);
+say(
+  `Steps per second (batch 16), median of ${opts.rounds} interleaved rounds of ${opts.warmup} s warm-up + ≥ ${opts.seconds} s; ratio = Chromium Worker / PyTorch:`,
+);
 say();
 const torchColumns = torchVariants.map((v) => v.column);
 say(`| model | ${columns.join(' | ')} |${torchColumns.map((c) => ` Chromium / ${c} |`).join('')}`);
@@ -283,26 +321,55 @@ for (const name of Object.keys(MODELS)) {
   say(`| ${name} | ${columns.map((c) => fmt(results[`${c}/${name}`])).join(' | ')} |${ratios.map((r) => ` ${r} |`).join('')}`);
 }
 say();
-say(`Per round: ${Object.entries(perRound).map(([k, v]) => `${k} ${v.map(fmt).join(' / ')}`).join('; ')}`);
+say(
+  `Per round: ${Object.entries(perRound)
+    .map(([k, v]) => `${k} ${v.map(fmt).join(' / ')}`)
+    .join('; ')}`,
+);
 say();
 for (const [where, r] of Object.entries(toInduction)) {
-  say(`Induction preset to a layer-2 head with induction score > 0.4, ${where}: ${r.reached
-    ? `step ${r.step}, ${r.seconds.toFixed(2)} s of training${r.wall ? ` (${r.wall.toFixed(2)} s with the head scores between chunks)` : ''}, layer ${r.layer} head ${r.head} scores ${r.induction.toFixed(3)}`
-    : `not reached in ${r.step} steps (${r.seconds.toFixed(2)} s; best ${r.induction?.toFixed(3)})`}`);
+  say(
+    `Induction preset to a layer-2 head with induction score > 0.4, ${where}: ${
+      r.reached
+        ? `step ${r.step}, ${r.seconds.toFixed(2)} s of training${r.wall ? ` (${r.wall.toFixed(2)} s with the head scores between chunks)` : ''}, layer ${r.layer} head ${r.head} scores ${r.induction.toFixed(3)}`
+        : `not reached in ${r.step} steps (${r.seconds.toFixed(2)} s; best ${r.induction?.toFixed(3)})`
+    }`,
+  );
 }
 if (memory) {
   const [first, ...rest] = memory.samples;
   const at1k = rest.find((s) => s.step === 1000) ?? first;
   const lastSample = memory.samples.at(-1);
   const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
-  say(`Memory, ${memory.steps} steps of the previous preset in Node (${memory.seconds.toFixed(0)} s, last loss ${memory.last_loss.toExponential(2)}): ` +
-    `wasm memory ${mb(first.wasm_bytes)} after create, ${mb(at1k.wasm_bytes)} after 1,000 steps, ${mb(lastSample.wasm_bytes)} after ${lastSample.step}; ` +
-    `process RSS ${mb(first.rss_bytes)}, ${mb(at1k.rss_bytes)}, ${mb(lastSample.rss_bytes)}` +
-    ` (${lastSample.wasm_bytes === at1k.wasm_bytes ? 'wasm memory flat' : 'wasm memory GREW'})`);
+  say(
+    `Memory, ${memory.steps} steps of the previous preset in Node (${memory.seconds.toFixed(0)} s, last loss ${memory.last_loss.toExponential(2)}): ` +
+      `wasm memory ${mb(first.wasm_bytes)} after create, ${mb(at1k.wasm_bytes)} after 1,000 steps, ${mb(lastSample.wasm_bytes)} after ${lastSample.step}; ` +
+      `process RSS ${mb(first.rss_bytes)}, ${mb(at1k.rss_bytes)}, ${mb(lastSample.rss_bytes)}` +
+      ` (${lastSample.wasm_bytes === at1k.wasm_bytes ? 'wasm memory flat' : 'wasm memory GREW'})`,
+  );
 }
 console.log(lines.join('\n'));
-const summary = { machine, opts, chunk: CHUNK, torch_blas: torchBlas, torch_note: torchNote, steps_per_second: results, per_round: perRound, to_induction: toInduction, memory, detail };
-console.log(JSON.stringify({ machine, steps_per_second: results, torch_blas: torchBlas, to_induction: toInduction, memory: memory && { steps: memory.steps, samples: memory.samples } }));
+const summary = {
+  machine,
+  opts,
+  chunk: CHUNK,
+  torch_blas: torchBlas,
+  torch_note: torchNote,
+  steps_per_second: results,
+  per_round: perRound,
+  to_induction: toInduction,
+  memory,
+  detail,
+};
+console.log(
+  JSON.stringify({
+    machine,
+    steps_per_second: results,
+    torch_blas: torchBlas,
+    to_induction: toInduction,
+    memory: memory && { steps: memory.steps, samples: memory.samples },
+  }),
+);
 mkdirSync(dirname(opts.json), { recursive: true });
 writeFileSync(opts.json, JSON.stringify(summary, null, 2));
 log(`results in ${opts.json}`);

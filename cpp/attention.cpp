@@ -78,8 +78,8 @@ Mat<S> softmax_rows(const Mat<S>& logits, std::vector<int>& fully_masked, Vector
 /// dropped, so each row sums to 1 - sink_share. The sink counts in the max, so a fully masked
 /// row gives its whole weight to the sink (zeros, never NaN). `log_sum_exp` includes the sink.
 template <typename S>
-Mat<S> softmax_rows_with_sink(const Mat<S>& logits, S sink, std::vector<int>& fully_masked,
-                              Vector& log_sum_exp, Vector& sink_share) {
+Mat<S> softmax_rows_with_sink(const Mat<S>& logits, S sink, std::vector<int>& fully_masked, Vector& log_sum_exp,
+                              Vector& sink_share) {
   Mat<S> weights(logits.rows(), logits.cols());
   log_sum_exp = Vector::Constant(logits.rows(), std::numeric_limits<double>::quiet_NaN());
   sink_share = Vector::Zero(logits.rows());
@@ -116,8 +116,7 @@ void check_no_nan(const Mat<S>& logits, int head, const Normalized& n) {
     for (Eigen::Index j = 0; j < logits.cols(); ++j) {
       if (!std::isnan(logits(i, j))) continue;
       const Eigen::Index r = n.columns ? j : i, c = n.columns ? i : j;
-      throw InputError(std::string("the scores overflow ") +
-                       (sizeof(S) == 4 ? "float32" : "float64") + ": row " +
+      throw InputError(std::string("the scores overflow ") + (sizeof(S) == 4 ? "float32" : "float64") + ": row " +
                        std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
                        (n.heads > 1 ? " of head " + std::to_string(head + 1) : std::string()) +
                        " is not a number (inf - inf or 0 x inf); scale the inputs down");
@@ -191,8 +190,7 @@ class StepWriter {
 
   /// Appends a step computed from the steps `inputs` (indices into the trace's steps), given in
   /// the rows layout. Returns its index.
-  ATTN_NOINLINE int operator()(const char* id, int head, const Matrix& rows_layout,
-                               std::vector<int> inputs) const {
+  ATTN_NOINLINE int operator()(const char* id, int head, const Matrix& rows_layout, std::vector<int> inputs) const {
     Step s;
     s.id = id;
     s.head = head;
@@ -213,7 +211,7 @@ class StepWriter {
 template <typename S>
 struct Settings {
   ScaleRule<S> scale;  ///< logits = scores / scale.by, or scores · scale.by (scale.h)
-  S cap = 0;  ///< the softcap (0: off)
+  S cap = 0;           ///< the softcap (0: off)
   bool has_mask = false;
   Mask combined;
   Mat<S> mask;
@@ -249,10 +247,10 @@ ATTN_NOINLINE Settings<S> settings_of(const Normalized& n) {
 template <typename S>
 struct Projected {
   Mat<S> Q, K, V;
-  std::vector<int> x_step;   ///< the step Q is projected from (none: X itself)
-  std::vector<int> kv_step;  ///< the step K and V are projected from
+  std::vector<int> x_step;       ///< the step Q is projected from (none: X itself)
+  std::vector<int> kv_step;      ///< the step K and V are projected from
   std::vector<int> angles_step;  ///< RoPE's angles (none without RoPE)
-  Mat<S> G;  ///< the output gate σ(X·W_G + b_G), every head's (empty without W_G)
+  Mat<S> G;                      ///< the output gate σ(X·W_G + b_G), every head's (empty without W_G)
 };
 
 /// A position encoding added to X before the projections: X' = X + PE (or + P). Returns the
@@ -310,8 +308,7 @@ struct HeadInputs {
 
 /// Head h's slices of Q, K and V, turned by RoPE and with the cache's rows before the new ones.
 template <typename S>
-ATTN_NOINLINE HeadInputs<S> head_inputs(const Normalized& n, const Projected<S>& p, const StepWriter& emit,
-                                        int h) {
+ATTN_NOINLINE HeadInputs<S> head_inputs(const Normalized& n, const Projected<S>& p, const StepWriter& emit, int h) {
   const int g = n.kv_group(h);
   HeadInputs<S> in;
   in.Q = p.Q.middleCols(h * n.d_k, n.d_k);
@@ -380,8 +377,7 @@ struct Logits {
 
 /// ALiBi's bias added to the logits.
 template <typename S>
-ATTN_NOINLINE void add_alibi(const Normalized& n, const StepWriter& emit, int h, Logits<S>& logits,
-                             HeadFacts& facts) {
+ATTN_NOINLINE void add_alibi(const Normalized& n, const StepWriter& emit, int h, Logits<S>& logits, HeadFacts& facts) {
   facts.alibi_slope = n.alibi_slopes[static_cast<size_t>(h)];
   const Mat<S> bias = alibi_bias(n, facts.alibi_slope).cast<S>();
   const int bias_step = emit("alibi", h, bias.template cast<double>(), {});
@@ -461,7 +457,8 @@ ATTN_NOINLINE Latent<S> latent_shared(const Normalized& n, const StepWriter& emi
   l.c_KV = stacked<S>(n.past_c_KV, product(l.X, n.W_DKV.cast<S>()));
   l.c_kv_step = emit("c_KV", -1, l.c_KV.template cast<double>(), {});
   if (n.d_r > 0) {
-    const Mat<S> fresh = rotate<S>(product(l.X, n.W_KR.cast<S>()), n.options.rope, n.key_pos, static_cast<size_t>(n.past));
+    const Mat<S> fresh =
+        rotate<S>(product(l.X, n.W_KR.cast<S>()), n.options.rope, n.key_pos, static_cast<size_t>(n.past));
     l.k_R = stacked<S>(n.past_k_R, fresh);
     l.k_r_step = emit("k_R", -1, l.k_R.template cast<double>(), {l.angles_step});
   }
@@ -502,10 +499,11 @@ ATTN_NOINLINE LatentScores<S> latent_scores(const Normalized& n, const Latent<S>
     return out;
   }
   const Mat<S>& reads = n.qr_from_cq ? l.c_Q : l.X;
-  const Mat<S> q_R = rotate<S>(product(reads, Mat<S>(n.W_QR.middleCols(h * n.d_r, n.d_r).cast<S>())),
-                               n.options.rope, n.query_pos, 0);
-  const int q_r_step = emit("q_R", h, q_R.template cast<double>(),
-                            n.qr_from_cq ? std::vector<int>{l.c_q_step, l.angles_step} : std::vector<int>{l.angles_step});
+  const Mat<S> q_R =
+      rotate<S>(product(reads, Mat<S>(n.W_QR.middleCols(h * n.d_r, n.d_r).cast<S>())), n.options.rope, n.query_pos, 0);
+  const int q_r_step =
+      emit("q_R", h, q_R.template cast<double>(),
+           n.qr_from_cq ? std::vector<int>{l.c_q_step, l.angles_step} : std::vector<int>{l.angles_step});
   const int content_step = emit("scores_C", h, content.template cast<double>(), {out.q_c_step, k_c_step});
   const Mat<S> rotary = product(q_R, l.k_R.transpose());
   const int rotary_step = emit("scores_R", h, rotary.template cast<double>(), {q_r_step, l.k_r_step});
@@ -524,7 +522,8 @@ ATTN_NOINLINE void latent_absorbed(const Normalized& n, Latent<S>& l, const Step
   const Mat<S> scores = product(q_hat, l.c_KV.transpose());
   emit("scores_C_absorbed", h, scores.template cast<double>(), {q_hat_step, l.c_kv_step});
   l.o_latent.push_back(product(weights, l.c_KV));
-  l.o_latent_steps.push_back(emit("O_latent", h, l.o_latent.back().template cast<double>(), {weights_step, l.c_kv_step}));
+  l.o_latent_steps.push_back(
+      emit("O_latent", h, l.o_latent.back().template cast<double>(), {weights_step, l.c_kv_step}));
 }
 
 /// The output in the absorbed form, Σ_h Ô⁽ʰ⁾·(W_UV⁽ʰ⁾·W_O⁽ʰ⁾) (+ b_O), or [Ô⁽ʰ⁾·W_UV⁽ʰ⁾]_h without W_O;
@@ -557,8 +556,7 @@ ATTN_NOINLINE void add_rows_hidden_by_fill(const Normalized& n, const Settings<S
     if (all_hidden) facts.fully_masked.push_back(static_cast<int>(i));
   }
   std::sort(facts.fully_masked.begin(), facts.fully_masked.end());
-  facts.fully_masked.erase(std::unique(facts.fully_masked.begin(), facts.fully_masked.end()),
-                           facts.fully_masked.end());
+  facts.fully_masked.erase(std::unique(facts.fully_masked.begin(), facts.fully_masked.end()), facts.fully_masked.end());
 }
 
 /// A finite fill: the largest weight a hidden key keeps in a row that is not fully hidden.
@@ -570,12 +568,11 @@ struct Leak {
 
 /// The weight each query gives its hidden keys (facts.hidden_weight), and the largest leak.
 template <typename S>
-ATTN_NOINLINE void note_hidden_weight(const Normalized& n, const Settings<S>& set, const Mat<S>& weights,
-                                      int h, HeadFacts& facts, Leak& leak) {
+ATTN_NOINLINE void note_hidden_weight(const Normalized& n, const Settings<S>& set, const Mat<S>& weights, int h,
+                                      HeadFacts& facts, Leak& leak) {
   facts.hidden_weight = Vector::Zero(n.L);
   for (Eigen::Index i = 0; i < n.L; ++i) {
-    const bool fully = std::binary_search(facts.fully_masked.begin(), facts.fully_masked.end(),
-                                          static_cast<int>(i));
+    const bool fully = std::binary_search(facts.fully_masked.begin(), facts.fully_masked.end(), static_cast<int>(i));
     for (Eigen::Index j = 0; j < n.S; ++j) {
       if (!set.combined.hidden(i, j)) continue;
       const double w = static_cast<double>(weights(i, j));
@@ -645,11 +642,10 @@ ATTN_NOINLINE Weights<S> head_weights(const Normalized& n, const Settings<S>& se
   }
   if (!n.sink_logits.empty()) {
     facts.sink_logit = n.sink_logits[static_cast<size_t>(h)];
-    weights.values = softmax_rows_with_sink<S>(logits.values, static_cast<S>(facts.sink_logit),
-                                               facts.fully_masked, log_sum_exp, facts.sink_share);
+    weights.values = softmax_rows_with_sink<S>(logits.values, static_cast<S>(facts.sink_logit), facts.fully_masked,
+                                               log_sum_exp, facts.sink_share);
   } else {
-    weights.values =
-        softmax_rows<S>(logits.values, facts.fully_masked, log_sum_exp, set.nan_when_fully_masked);
+    weights.values = softmax_rows<S>(logits.values, facts.fully_masked, log_sum_exp, set.nan_when_fully_masked);
   }
   if (set.has_mask && set.finite_fill) add_rows_hidden_by_fill<S>(n, set, facts);
   weights.step = emit("weights", h, weights.values.template cast<double>(), {logits.step});
@@ -682,22 +678,20 @@ ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, con
   }
   if (leak.weight > 0) {
     const Eigen::Index r = n.columns ? leak.col : leak.row, c = n.columns ? leak.row : leak.col;
-    t.warnings.push_back("mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
-                         format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " +
-                         std::to_string(c + 1) +
-                         (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) +
-                         " of the weights)");
+    t.warnings.push_back(
+        "mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
+        format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
+        (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) + " of the weights)");
   }
   for (Eigen::Index i = 0; i < out.rows(); ++i) {
     // fully_masked "nan" asked for these rows to be NaN.
-    if (set.nan_when_fully_masked && std::binary_search(fully_masked_rows.begin(), fully_masked_rows.end(),
-                                                        static_cast<int>(i))) {
+    if (set.nan_when_fully_masked &&
+        std::binary_search(fully_masked_rows.begin(), fully_masked_rows.end(), static_cast<int>(i))) {
       continue;
     }
     if (!out.row(i).allFinite()) {
       t.warnings.push_back(std::string("output ") + axis + std::to_string(i + 1) +
-                           " is not finite: the numbers overflowed " +
-                           (sizeof(S) == 4 ? "float32" : "float64"));
+                           " is not finite: the numbers overflowed " + (sizeof(S) == 4 ? "float32" : "float64"));
     }
   }
 }
@@ -713,9 +707,8 @@ struct LinearHead {
 /// Λ_ij = φ(q_i)·φ(k_j)·γ^(pos(i) − pos(j)) (0 where causal attention hides the key), their row
 /// sums D (when normalized) and Λ·V / D. `zero_rows` collects (head, row) of a 0 normalizer.
 template <typename S>
-ATTN_NOINLINE LinearHead<S> linear_head(const Normalized& n, const StepWriter& emit, const HeadInputs<S>& in,
-                                        int h, HeadFacts& facts,
-                                        std::vector<std::pair<int, Eigen::Index>>& zero_rows) {
+ATTN_NOINLINE LinearHead<S> linear_head(const Normalized& n, const StepWriter& emit, const HeadInputs<S>& in, int h,
+                                        HeadFacts& facts, std::vector<std::pair<int, Eigen::Index>>& zero_rows) {
   const FeatureMap map = n.feature_map();
   const auto phi = [map](const Mat<S>& x) {
     return Mat<S>(x.unaryExpr([map](S v) { return static_cast<S>(feature_map_at(map, static_cast<double>(v))); }));
@@ -846,7 +839,8 @@ ATTN_NOINLINE Weights<S> differential_weights(const Normalized& n, const Setting
     const Mat<S> logits = half_logits<S>(n, set, in.Q, in.K, half, alibi);
     check_no_nan<S>(logits, h, n);
     std::vector<int> masked;
-    parts[half] = softmax_rows<S>(logits, half == 0 ? facts.fully_masked : masked, log_sum_exp, set.nan_when_fully_masked);
+    parts[half] =
+        softmax_rows<S>(logits, half == 0 ? facts.fully_masked : masked, log_sum_exp, set.nan_when_fully_masked);
     steps[half] = emit(half == 0 ? "weights_1" : "weights_2", h, parts[half].template cast<double>(), inputs);
   }
   if (set.has_mask && set.finite_fill) add_rows_hidden_by_fill<S>(n, set, facts);
@@ -880,7 +874,7 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
   std::vector<int> fully_masked_rows;
   Leak leak;
   std::vector<int> head_outputs;
-  std::vector<int> weighted_sum;  // one head without W_O: the output is weights·V itself
+  std::vector<int> weighted_sum;                        // one head without W_O: the output is weights·V itself
   std::vector<std::pair<int, Eigen::Index>> zero_rows;  // linear attention: a normalizer of 0
   if (n.linear()) t.scale = 1;
   for (int h = 0; h < n.heads; ++h) {
@@ -937,10 +931,11 @@ ATTN_NOINLINE Trace compute(const Normalized& n) {
         step = emit("head_normed", h, head.template cast<double>(), {step});
       }
       if (n.W_G) {
-        const Mat<S> gate = n.gate_headwise ? Mat<S>(projected.G.col(h))
-                                            : Mat<S>(projected.G.middleCols(h * n.d_v, n.d_v));
+        const Mat<S> gate =
+            n.gate_headwise ? Mat<S>(projected.G.col(h)) : Mat<S>(projected.G.middleCols(h * n.d_v, n.d_v));
         const int gate_step = emit("gate", h, gate.template cast<double>(), projected.x_step);
-        for (Eigen::Index j = 0; j < n.d_v; ++j) head.col(j) = head.col(j).cwiseProduct(gate.col(n.gate_headwise ? 0 : j));
+        for (Eigen::Index j = 0; j < n.d_v; ++j)
+          head.col(j) = head.col(j).cwiseProduct(gate.col(n.gate_headwise ? 0 : j));
         step = emit("gated_output", h, head.template cast<double>(), {step, gate_step});
       }
       head_outputs.push_back(step);

@@ -178,18 +178,18 @@ struct Problem {
 
 /// What the numbers of a step are, so every view picks the right colour scale.
 enum class ValueKind {
-  Signed,       ///< any real number (projections, scores, outputs): a scale symmetric about 0
-  Probability,  ///< 0 to 1, rows summing to 1 (attention weights): a fixed 0-1 scale
-  KeepMask,     ///< 1 keeps a key, 0 hides it
-  AdditiveBias, ///< added to the scores: 0 keeps, -inf hides, other values bias
+  Signed,        ///< any real number (projections, scores, outputs): a scale symmetric about 0
+  Probability,   ///< 0 to 1, rows summing to 1 (attention weights): a fixed 0-1 scale
+  KeepMask,      ///< 1 keeps a key, 0 hides it
+  AdditiveBias,  ///< added to the scores: 0 keeps, -inf hides, other values bias
 };
 
 /// What a step's rows or columns stand for.
 enum class Axis {
-  Queries,   ///< one per query token (L)
-  Keys,      ///< one per key/value token (S)
-  Features,  ///< one per feature (d_k, d_v, heads·d_v or d_model)
-  Positions, ///< one per position a query or key sits at (rope_angles), in increasing order
+  Queries,    ///< one per query token (L)
+  Keys,       ///< one per key/value token (S)
+  Features,   ///< one per feature (d_k, d_v, heads·d_v or d_model)
+  Positions,  ///< one per position a query or key sits at (rope_angles), in increasing order
 };
 
 /// One intermediate result, reported in the layout the problem chose, with everything a view
@@ -202,18 +202,18 @@ struct Step {
   /// Q_C, q_R, scores_C, scores_R (per head), its absorbed form Q_absorbed, scores_C_absorbed,
   /// O_latent (per head), output_absorbed, and cache_sizes (numbers a cache stores per token)
   std::string id;
-  int head = -1;   ///< head index for per-head steps, -1 for concat and output
+  int head = -1;  ///< head index for per-head steps, -1 for concat and output
   Matrix values;
 
   std::string title;   ///< what a caption says, e.g. "Scaled scores" (no head number)
   std::string symbol;  ///< its name in TeX, e.g. "\\tilde S^{(2)}" (head 2 of several)
-  std::string tex;    ///< its formula for this problem's options, in TeX (KaTeX subset)
-  std::string text;   ///< the same formula in plain Unicode text (terminal, CSV comments)
+  std::string tex;     ///< its formula for this problem's options, in TeX (KaTeX subset)
+  std::string text;    ///< the same formula in plain Unicode text (terminal, CSV comments)
   ValueKind kind = ValueKind::Signed;
   Axis row_axis = Axis::Queries, col_axis = Axis::Features;  ///< in the step's own layout
-  std::vector<int> inputs;   ///< indices (into Trace::steps) of the steps it is computed from
+  std::vector<int> inputs;         ///< indices (into Trace::steps) of the steps it is computed from
   std::vector<std::string> given;  ///< problem inputs it reads directly: X, W_Q, b_Q, mask, W_O, ...
-  int kv_group = -1;  ///< per-head steps: the key/value head the head reads (GQA); -1 otherwise
+  int kv_group = -1;               ///< per-head steps: the key/value head the head reads (GQA); -1 otherwise
   /// Per-head slices (Q, K, V, head_output): the columns [first, first + count) of the full
   /// projection (or of the concatenation) this step is; count 0 when the step is not a slice.
   Eigen::Index feature_first = 0, feature_count = 0;
@@ -231,11 +231,11 @@ enum MaskComponent : int {
 /// the columns layout).
 struct HeadFacts {
   int head = 0;
-  double scores_variance = 0;  ///< population variance of QKᵀ (numpy's .var())
-  double scaled_variance = 0;  ///< the same after scaling
-  Vector weight_sums;          ///< sum of each query's weights: 1, or 0 for a fully masked query
-  Vector max_weight;           ///< the largest weight of each query
-  Vector entropy;              ///< -Σ w log w of each query's weights (nats)
+  double scores_variance = 0;     ///< population variance of QKᵀ (numpy's .var())
+  double scaled_variance = 0;     ///< the same after scaling
+  Vector weight_sums;             ///< sum of each query's weights: 1, or 0 for a fully masked query
+  Vector max_weight;              ///< the largest weight of each query
+  Vector entropy;                 ///< -Σ w log w of each query's weights (nats)
   std::vector<int> fully_masked;  ///< queries (from 0) whose keys are all masked
   /// With a mask step: per entry (in the mask step's layout) the MaskComponent bits that hid it
   /// or kept it as a sink; 0 where every component keeps the key. Empty without a mask step.
@@ -371,11 +371,11 @@ struct Explanation {
   double max = 0, exp_sum = 0;
   int source_head = -1;
   Eigen::Index source_col = 0;
-  double position = 0;                         ///< sinusoid, rotation: the token's position
-  double angle = 0, cos = 1, sin = 0;          ///< sinusoid, rotation
+  double position = 0;                             ///< sinusoid, rotation: the token's position
+  double angle = 0, cos = 1, sin = 0;              ///< sinusoid, rotation
   Eigen::Index pair_first = -1, pair_second = -1;  ///< rotation: the features turned together
-  std::string source;                          ///< cache: "past_K", "past_V" or a step id
-  Eigen::Index source_row = 0;                 ///< cache
+  std::string source;                              ///< cache: "past_K", "past_V" or a step id
+  Eigen::Index source_row = 0;                     ///< cache
   /// alibi: the head's slope and the two positions compared.
   double slope = 0, query_pos = 0, key_pos = 0;
   /// mask_entry / mask: whether the entry is hidden, by which components ("causal", "window",
@@ -417,14 +417,13 @@ struct Explanation {
 /// `problem`, or of a gradient step (dA, dS, dQ, ...; gradients.h) of its backward pass, with the
 /// problem's dO (all ones when absent). A per-head step asked for with head -1 answers for head 0.
 /// Throws InputError if the step or cell does not exist.
-Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
-                    Eigen::Index col);
+Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row, Eigen::Index col);
 
 /// explain() for the forward steps only (a gradient step is an InputError): what a module links
 /// that leaves the backward pass out (the browser's core wasm; explain() is in
 /// explain_gradients.cpp).
-Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
-                            Eigen::Index row, Eigen::Index col);
+Explanation explain_forward(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
+                            Eigen::Index col);
 
 /// Largest number of tokens (L or S) and of any other dimension `run` accepts; over it,
 /// `run` throws before allocating. Several L×S matrices are kept per head.

@@ -11,7 +11,8 @@
 // (bindings_shared.h). `_run` returns the trace packed (cpp/wire.h kTraceFields) in one
 // Float64Array, a view of the module's memory that engine.js reads at once (bindings_shared.h).
 // Other results are fresh JS objects whose arrays are Float64Array copies: nothing else returned
-// points into wasm memory (which memory growth would detach) and nothing needs .delete(). Every C++ exception comes back as a returned Error (wire::guarded).
+// points into wasm memory (which memory growth would detach) and nothing needs .delete(). Every C++ exception comes
+// back as a returned Error (wire::guarded).
 
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
@@ -27,8 +28,8 @@
 #include "bindings_shared.h"
 #include "wire_embind.h"
 
-using emscripten::val;
 using attn::wire::guarded;
+using emscripten::val;
 using namespace attn::bindings;
 
 namespace {
@@ -64,9 +65,8 @@ val parse_matrix_js(std::string text, std::string name) {
 
 // `row`, `col` from 1 (they only name the cell in messages).
 val parse_cell_js(std::string text, std::string name, double row, double col) {
-  return guarded([&] {
-    return val(attn::parse_cell(text, name, static_cast<std::size_t>(row), static_cast<std::size_t>(col)));
-  });
+  return guarded(
+      [&] { return val(attn::parse_cell(text, name, static_cast<std::size_t>(row), static_cast<std::size_t>(col))); });
 }
 
 // draws: [{ kind: 'randn'|'normal'|'rand'|'randint', rows, cols, loc, scale, low, high }, ...]

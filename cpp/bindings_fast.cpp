@@ -1,7 +1,7 @@
 // The output-only fast path's embind file (fast_attention.h), _heapStats and _fastWireLayout
-// (the fast path's section of the wire table, cpp/wire.h). Linked into both modules: attention.wasm (with bindings.cpp, the
-// trace API) and the lean attention-fast.wasm behind `attention-explorer/fast`, which holds only
-// this file and the fast kernels.
+// (the fast path's section of the wire table, cpp/wire.h). Linked into both modules: attention.wasm (with bindings.cpp,
+// the trace API) and the lean attention-fast.wasm behind `attention-explorer/fast`, which holds only this file and the
+// fast kernels.
 
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
@@ -88,19 +88,33 @@ double run_typed(const double* h) {
   p.d_v = static_cast<Eigen::Index>(h[kFastDv]);
   p.row_offset = static_cast<Eigen::Index>(h[kFastRowOffset]);
   switch (static_cast<FastMask>(decode(codes("fast_mask", kFastMasks), h[kFastMaskKind]))) {
-    case FastMask::Additive: p.additive_mask = static_cast<const T*>(ptr(h[kFastMask])); break;
-    case FastMask::Keep: p.keep_mask = static_cast<const std::uint8_t*>(ptr(h[kFastMask])); break;
-    case FastMask::None: break;
+    case FastMask::Additive:
+      p.additive_mask = static_cast<const T*>(ptr(h[kFastMask]));
+      break;
+    case FastMask::Keep:
+      p.keep_mask = static_cast<const std::uint8_t*>(ptr(h[kFastMask]));
+      break;
+    case FastMask::None:
+      break;
   }
   attn::FastOptions options;
   options.causal = h[kFastCausal] != 0;
   const double value = h[kFastScaleValue];
   switch (static_cast<attn::Scale::Kind>(decode(codes("scale_kind", kScaleKinds), h[kFastScaleKind]))) {
-    case attn::Scale::Kind::SqrtDk: break;
-    case attn::Scale::Kind::None: options.scale = 1; break;
-    case attn::Scale::Kind::Multiply: options.scale = value; break;
-    case attn::Scale::Kind::DivideBy: options.divisor = value; break;
-    case attn::Scale::Kind::DivideBySqrt: options.divisor_sqrt = value; break;
+    case attn::Scale::Kind::SqrtDk:
+      break;
+    case attn::Scale::Kind::None:
+      options.scale = 1;
+      break;
+    case attn::Scale::Kind::Multiply:
+      options.scale = value;
+      break;
+    case attn::Scale::Kind::DivideBy:
+      options.divisor = value;
+      break;
+    case attn::Scale::Kind::DivideBySqrt:
+      options.divisor_sqrt = value;
+      break;
   }
   const attn::FastReport report = attn::fast_attention<T>(p, options, static_cast<T*>(ptr(h[kFastOut])));
   return static_cast<double>(report.fully_masked_rows);
@@ -118,8 +132,7 @@ val run_js(double header_address) {
 }
 
 emscripten::val memory_js() {
-  return emscripten::val(emscripten::typed_memory_view(
-      16, reinterpret_cast<const std::uint8_t*>(aligned_base())));
+  return emscripten::val(emscripten::typed_memory_view(16, reinterpret_cast<const std::uint8_t*>(aligned_base())));
 }
 
 std::string kernels_js() { return attn::fast_attention_kernels(); }

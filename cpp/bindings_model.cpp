@@ -165,7 +165,8 @@ val gradients_js(int id, std::string tokens, std::string targets) {
     Json gradients = m.gradients(b, &loss);
     const attn::Model::Output out = m.forward(b);
     const bool batch = t.is_array() && !t.empty() && t[0].is_array();
-    return text(Json{{"loss", loss}, {"logits", logits_json(out.logits, b, batch)}, {"gradients", std::move(gradients)}});
+    return text(
+        Json{{"loss", loss}, {"logits", logits_json(out.logits, b, batch)}, {"gradients", std::move(gradients)}});
   });
 }
 
@@ -193,7 +194,10 @@ val predict_js(int id, std::string tokens, std::string ablated) {
       for (const attn::Matrix& a : layer) heads.push_back(attn::matrix_json(a));
       attention.push_back(heads);
     }
-    return text(Json{{"tokens", t}, {"logits", attn::matrix_json(out.logits)}, {"predictions", predictions}, {"attention", attention}});
+    return text(Json{{"tokens", t},
+                     {"logits", attn::matrix_json(out.logits)},
+                     {"predictions", predictions},
+                     {"attention", attention}});
   });
 }
 
@@ -201,7 +205,8 @@ val predict_js(int id, std::string tokens, std::string ablated) {
 val catalogue_js() {
   return guarded([&] {
     Json tasks = Json::array(), presets = Json::array();
-    for (const attn::TaskInfo& t : attn::task_catalogue()) tasks.push_back({{"name", t.name}, {"description", t.description}});
+    for (const attn::TaskInfo& t : attn::task_catalogue())
+      tasks.push_back({{"name", t.name}, {"description", t.description}});
     for (const attn::Preset& p : attn::presets()) {
       const attn::TrainConfig c = attn::train_config_from_json(p.config);
       presets.push_back({{"name", p.name},

@@ -16,8 +16,8 @@
 
 namespace attn::bindings {
 
-using emscripten::val;
 using attn::wire::guarded;
+using emscripten::val;
 
 [[noreturn]] inline void fail(const std::string& message) { throw attn::InputError(message); }
 
@@ -204,13 +204,11 @@ val record_to_packed(const attn::wire::Field<T> (&fields)[N], const T& subject) 
 
 // _explain: the worked calculation of one cell of the problem packed in `packed`, by
 // attn::explain_forward (the core module) or attn::explain (the walkthroughs, gradient steps too).
-template <attn::Explanation (*Explain)(const attn::Problem&, const std::string&, int, Eigen::Index,
-                                       Eigen::Index)>
+template <attn::Explanation (*Explain)(const attn::Problem&, const std::string&, int, Eigen::Index, Eigen::Index)>
 val explain_js(val packed, std::string step, int head, double row, double col) {
   return guarded([&] {
-    return explanation_to(Explain(problem_from(packed), step, head,
-                                        static_cast<Eigen::Index>(row),
-                                        static_cast<Eigen::Index>(col)));
+    return explanation_to(
+        Explain(problem_from(packed), step, head, static_cast<Eigen::Index>(row), static_cast<Eigen::Index>(col)));
   });
 }
 

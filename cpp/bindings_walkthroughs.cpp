@@ -19,8 +19,8 @@
 #include "practice.h"
 #include "wire_embind.h"
 
-using emscripten::val;
 using attn::wire::guarded;
+using emscripten::val;
 using namespace attn::bindings;
 
 namespace {
@@ -31,8 +31,7 @@ val gradients_js(val packed) {
   return guarded([&] {
     const attn::Problem problem = problem_from(packed);
     const attn::Gradients g = attn::gradients(problem);
-    return record_to_packed(attn::wire::kGradientsFields,
-                            attn::wire::GradientsRun{{g.trace, problem.options}, g.loss});
+    return record_to_packed(attn::wire::kGradientsFields, attn::wire::GradientsRun{{g.trace, problem.options}, g.loss});
   });
 }
 

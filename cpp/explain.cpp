@@ -51,10 +51,11 @@ std::string join(const std::vector<std::string>& parts, const char* between) {
   return out;
 }
 
-Explanation explain_forward(const Problem& problem, const std::string& step_id, int head,
-                            Eigen::Index row, Eigen::Index col) {
+Explanation explain_forward(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
+                            Eigen::Index col) {
   if (is_gradient_step(step_id)) {
-    throw InputError("step '" + step_id + "' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
+    throw InputError("step '" + step_id +
+                     "' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
   }
   const Normalized n = normalize(problem);
   const Trace t = compute_trace(n);
@@ -92,8 +93,8 @@ ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::str
   }
   if (row < 0 || col < 0 || row >= step->values.rows() || col >= step->values.cols()) {
     throw InputError("step '" + step_id + "' is " + std::to_string(step->values.rows()) + "x" +
-                     std::to_string(step->values.cols()) + ": it has no row " +
-                     std::to_string(row + 1) + ", column " + std::to_string(col + 1));
+                     std::to_string(step->values.cols()) + ": it has no row " + std::to_string(row + 1) + ", column " +
+                     std::to_string(col + 1));
   }
   e.step = step_id;
   e.head = step->head;  // the step's own head (-1 for a step every head shares)
@@ -109,13 +110,9 @@ ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::str
   cell = indexed(step->symbol, ij);
 }
 
-Matrix ExplainedCell::rows_layout(const Step& s) const {
-  return n.columns ? Matrix(s.values.transpose()) : s.values;
-}
+Matrix ExplainedCell::rows_layout(const Step& s) const { return n.columns ? Matrix(s.values.transpose()) : s.values; }
 
-const Step& ExplainedCell::input_step(size_t k) const {
-  return t.steps[static_cast<size_t>(step->inputs[k])];
-}
+const Step& ExplainedCell::input_step(size_t k) const { return t.steps[static_cast<size_t>(step->inputs[k])]; }
 
 Matrix ExplainedCell::input(size_t k) const { return rows_layout(input_step(k)); }
 
@@ -160,7 +157,8 @@ void ExplainedCell::read_mask() {
   e.additive = mask.additive(r, c);
 }
 
-void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double position, const std::string& from_symbol) {
+void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double position,
+                                const std::string& from_symbol) {
   const Rope& rope = n.options.rope;
   e.input = x(r, c);
   // Differential attention rotates each half of the head as a head of d_k/2 features.
@@ -173,15 +171,16 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
     return;
   }
   e.kind = "rotation";
-  const int pair = static_cast<int>(rope.style == Rope::Style::Half ? (c - offset) % (rope.dims / 2) : (c - offset) / 2);
+  const int pair =
+      static_cast<int>(rope.style == Rope::Style::Half ? (c - offset) % (rope.dims / 2) : (c - offset) / 2);
   const auto [pair_a, pair_b] = rope_pair(rope, pair);
   const Eigen::Index a = pair_a + offset, b = pair_b + offset;
   e.pair_first = a;
   e.pair_second = b;
   // Queries sit at their positions; new keys come after the cached ones.
   e.position = !std::isnan(position) ? position
-               : query              ? n.query_pos[static_cast<size_t>(r)]
-                                    : n.key_pos[static_cast<size_t>(n.past + r)];
+               : query               ? n.query_pos[static_cast<size_t>(r)]
+                                     : n.key_pos[static_cast<size_t>(n.past + r)];
   const RopeAngle turn = rope_angle(rope, e.position, pair);
   e.angle = turn.angle;
   e.cos = turn.cos;
@@ -192,18 +191,20 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
   e.right = c == a ? std::vector<double>{turn.cos, -s} : std::vector<double>{s, turn.cos};
   for (size_t k = 0; k < 2; ++k) e.products.push_back(e.left[k] * e.right[k]);
   const std::string& from = from_symbol.empty() ? input_step(0).symbol : from_symbol;
-  const std::string xa = indexed(from, at(r1, std::to_string(a + 1))), xb = indexed(from, at(r1, std::to_string(b + 1)));
+  const std::string xa = indexed(from, at(r1, std::to_string(a + 1))),
+                    xb = indexed(from, at(r1, std::to_string(b + 1)));
   const bool tables = std::isnan(e.angle);
   const std::string angle = tables ? "" : num(e.angle);
   const std::string theta = tables ? "" : " \\quad (\\theta = " + angle + ")";
   const std::string x0 = num(e.left[0]), f0 = num(e.right[0]), x1 = num(e.left[1]), f1 = num(e.right[1]);
   const char* minus = back ? " + " : " - ";
   const char* first_sin = back ? "-" : "";
-  derive({c == a ? xa + "\\cos\\theta" + minus + xb + "\\sin\\theta" : first_sin + xa + "\\sin\\theta + " + xb + "\\cos\\theta",
+  derive({c == a ? xa + "\\cos\\theta" + minus + xb + "\\sin\\theta"
+                 : first_sin + xa + "\\sin\\theta + " + xb + "\\cos\\theta",
           "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
   const std::string features = std::to_string(a + 1) + " and " + std::to_string(b + 1);
-  const std::string by = (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " +
-                         js_number(e.position) + ". ";
+  const std::string by =
+      (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " + js_number(e.position) + ". ";
   e.text = back ? "RoPE turned features " + features + " together by the angle " + by +
                       "A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle."
                 : "RoPE turns features " + features + " together, as a point in a plane, by the angle " + by +
@@ -231,8 +232,8 @@ void ExplainedCell::forward() {
       }
     }
     derive({indexed(source->symbol, at(r1, std::to_string(e.source_col + 1))), value});
-    e.text = "Copied from head " + std::to_string(e.source_head + 1) + ", feature " +
-             std::to_string(e.source_col + 1) + " of its output: the heads sit side by side.";
+    e.text = "Copied from head " + std::to_string(e.source_head + 1) + ", feature " + std::to_string(e.source_col + 1) +
+             " of its output: the heads sit side by side.";
   };
 
   if (n.latent && latent_cell()) return;
@@ -251,7 +252,8 @@ void ExplainedCell::forward() {
             value});
     e.text = "Position " + js_number(e.position) + ", feature " + c1 +
              ": even features take the sine, odd ones the cosine of the same angle, position / 10000^(2i/d) "
-             "with i = " + std::to_string(c / 2) + " and d = " + std::to_string(n.X.cols()) +
+             "with i = " +
+             std::to_string(c / 2) + " and d = " + std::to_string(n.X.cols()) +
              "; the angle shrinks by a constant factor every two features, so each pair turns at its own speed.";
   } else if (step_id == "X_pos") {
     e.kind = "add";
@@ -272,21 +274,21 @@ void ExplainedCell::forward() {
     e.sin = turn.sin;
     const std::string p = js_number(e.position), i = std::to_string(pair);
     const std::string pair_words = "pair " + std::to_string(pair + 1) + " (features " +
-                                   std::to_string(e.pair_first + 1) + " and " +
-                                   std::to_string(e.pair_second + 1) + ")";
+                                   std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) + ")";
     if (rope.cos) {
       const std::string sin = num(turn.sin), cos = num(turn.cos);
       derive({"\\operatorname{atan2}(" + sin + ", " + cos + ")", value});
-      e.text = "Position " + p + ", " + pair_words + ": the angle whose cosine and sine the tables give " +
-               "in row " + p + ", column " + std::to_string(pair + 1) + " (atan2(sin, cos), in radians).";
+      e.text = "Position " + p + ", " + pair_words + ": the angle whose cosine and sine the tables give " + "in row " +
+               p + ", column " + std::to_string(pair + 1) + " (atan2(sin, cos), in radians).";
     } else {
       const double theta = std::pow(rope.base, -2.0 * pair / rope.dims);
       const std::string base = js_number(rope.base), dims = std::to_string(rope.dims);
       const std::string per_position = num(theta);
       derive({p + " \\cdot " + base + "^{-2 \\cdot " + i + "/" + dims + "}", p + " \\cdot " + per_position, value});
-      e.text = "Position " + p + ", " + pair_words + ": θ = " + base + "^(−2·" + i + "/" + dims + ") = " +
-               per_position + " radians per position, times the position. Each pair turns at its own "
-               "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
+      e.text =
+          "Position " + p + ", " + pair_words + ": θ = " + base + "^(−2·" + i + "/" + dims + ") = " + per_position +
+          " radians per position, times the position. Each pair turns at its own "
+          "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
     }
   } else if (step_id == "Q_normed" || step_id == "K_normed" || step_id == "head_normed") {
     // QK-norm of a head's row of d_k features, or differential attention's norm of a head's output row.
@@ -307,23 +309,29 @@ void ExplainedCell::forward() {
     const std::string& from = input_step(0).symbol;
     const std::string xi = indexed(from, at(r1, c1)), in = num(e.input), gain = num(e.factor), d = num(e.divisor);
     const std::string spread = num(e.spread), eps_n = num(eps);
-    const std::string g = head_normed ? "(1 - \\lambda_{\\text{init}})" : step_id == "Q_normed" ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}";
+    const std::string g = head_normed             ? "(1 - \\lambda_{\\text{init}})"
+                          : step_id == "Q_normed" ? "g_{q," + c1 + "}"
+                                                  : "g_{k," + c1 + "}";
     if (layer) {
       const std::string mean = num(e.mean);
-      derive({"\\frac{" + xi + " - \\mu}{\\sqrt{\\sigma^2 + \\varepsilon}}\\, " + g + ",\\quad \\mu = " + mean + ",\\; \\sigma^2 = " + spread,
+      derive({"\\frac{" + xi + " - \\mu}{\\sqrt{\\sigma^2 + \\varepsilon}}\\, " + g + ",\\quad \\mu = " + mean +
+                  ",\\; \\sigma^2 = " + spread,
               "\\frac{" + in + " - " + mean + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain,
               "\\frac{" + num(e.input - e.mean) + "}{" + d + "} \\cdot " + gain, value});
-      e.text = "Layer norm of @token's " + std::to_string(x.size()) + " features of this head: subtract their mean " + mean +
-               ", divide by the square root of their variance " + spread + " plus ε, times the gain " + gain +
+      e.text = "Layer norm of @token's " + std::to_string(x.size()) + " features of this head: subtract their mean " +
+               mean + ", divide by the square root of their variance " + spread + " plus ε, times the gain " + gain +
                ". Each row then has mean 0 and variance 1 (before the gains), whatever the size of the projection.";
     } else {
-      derive({"\\frac{" + xi + "}{\\sqrt{\\operatorname{mean}(x^2) + \\varepsilon}}\\, " + g + ",\\quad \\operatorname{mean}(x^2) = " + spread,
-              "\\frac{" + in + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain, "\\frac{" + in + "}{" + d + "} \\cdot " + gain, value});
-      e.text = std::string("RMS norm of @token's ") + std::to_string(x.size()) + (head_normed ? " output features of this head" : " features of this head") +
+      derive({"\\frac{" + xi + "}{\\sqrt{\\operatorname{mean}(x^2) + \\varepsilon}}\\, " + g +
+                  ",\\quad \\operatorname{mean}(x^2) = " + spread,
+              "\\frac{" + in + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain,
+              "\\frac{" + in + "}{" + d + "} \\cdot " + gain, value});
+      e.text = std::string("RMS norm of @token's ") + std::to_string(x.size()) +
+               (head_normed ? " output features of this head" : " features of this head") +
                ": divide by the root of their mean square " + spread + " plus ε, times " +
                (head_normed ? "1 − λ_init = " : "the gain ") + gain + "." +
-               (head_normed ? " Every head's output row then has the same scale, whatever its λ." :
-                              " Each row's length is then about √d_k, so scores cannot grow with the projections.");
+               (head_normed ? " Every head's output row then has the same scale, whatever its λ."
+                            : " Each row's length is then about √d_k, so scores cannot grow with the projections.");
     }
     std::vector<double> squares;
     for (double v : e.left) squares.push_back(layer ? (v - e.mean) * (v - e.mean) : v * v);
@@ -352,12 +360,14 @@ void ExplainedCell::forward() {
     const std::string first = std::to_string(half * w + 1), last = std::to_string((half + 1) * w);
     const std::string m = num(e.max), sum = num(e.exp_sum);
     const std::string shifted = num(e.shifted[static_cast<size_t>(c)]), exp = num(e.exps[static_cast<size_t>(c)]);
-    derive({"\\frac{e^{x_{" + ij + "} - m}}{\\sum_{j'} e^{x_{" + r1 + ",j'} - m}},\\quad x = Q_{" + std::to_string(half + 1) + "}K_{" +
-                std::to_string(half + 1) + "}^\\top s,\\; m = " + m,
+    derive({"\\frac{e^{x_{" + ij + "} - m}}{\\sum_{j'} e^{x_{" + r1 + ",j'} - m}},\\quad x = Q_{" +
+                std::to_string(half + 1) + "}K_{" + std::to_string(half + 1) + "}^\\top s,\\; m = " + m,
             "\\frac{e^{" + shifted + "}}{@terms(2)}", "\\frac{" + exp + "}{" + sum + "}", value});
-    e.text = "Differential attention, half " + std::to_string(half + 1) + ": the query of @query and every key over features " + first +
-             ".." + last + " only, scaled (and masked) as usual, then a softmax along the row. Σ exp = " + sum + ".";
-    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps}, static_cast<int>(c));
+    e.text = "Differential attention, half " + std::to_string(half + 1) +
+             ": the query of @query and every key over features " + first + ".." + last +
+             " only, scaled (and masked) as usual, then a softmax along the row. Σ exp = " + sum + ".";
+    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
+          static_cast<int>(c));
   } else if (step_id == "weights" && !n.lambdas.empty()) {
     e.kind = "difference";
     e.part_1 = input(0)(r, c);
@@ -369,8 +379,10 @@ void ExplainedCell::forward() {
     derive({indexed(input_step(0).symbol, ij) + " - \\lambda\\, " + indexed(input_step(1).symbol, ij),
             a1 + " - " + l + " \\cdot " + a2, a1 + " - " + la2, value});
     e.text = "Both halves give this key weight: A₁ = " + a1 + " and A₂ = " + a2 + ". What they share, " + common_n +
-             " here, is the common-mode part: attention both maps pay whatever the question (noise, or a sink), and λ·A₂ = " + la2 +
-             " subtracts it. What is left, " + value + ", is the part only the first half sees. Each row of A sums to 1 − λ = " + rest +
+             " here, is the common-mode part: attention both maps pay whatever the question (noise, or a sink), and "
+             "λ·A₂ = " +
+             la2 + " subtracts it. What is left, " + value +
+             ", is the part only the first half sees. Each row of A sums to 1 − λ = " + rest +
              " (the softmaxes each sum to 1), and entries may be negative.";
     const Matrix w1 = input(0), w2 = input(1);
     std::vector<double> one(w1.row(r).data(), w1.row(r).data() + w1.cols()), two, scaled, diff;
@@ -379,7 +391,8 @@ void ExplainedCell::forward() {
       scaled.push_back(e.lambda * w2(r, j));
       diff.push_back(w1(r, j) - e.lambda * w2(r, j));
     }
-    table("Keys of @query", {"key", "A₁", "A₂", "λ·A₂", "A₁ − λ·A₂"}, "key", {one, two, scaled, diff}, static_cast<int>(c));
+    table("Keys of @query", {"key", "A₁", "A₂", "λ·A₂", "A₁ − λ·A₂"}, "key", {one, two, scaled, diff},
+          static_cast<int>(c));
   } else if (step_id == "weights" && n.sigmoid) {
     e.kind = "sigmoid";
     e.input = input(0)(r, c);
@@ -414,11 +427,14 @@ void ExplainedCell::forward() {
     const std::string W = given_symbol("W_G", -1, n), cj = std::to_string(col + 1);
     const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
     const std::string zn = num(z);
-    derive({"\\sigma\\Big(\\sum_m " + indexed(!step->inputs.empty() ? input_step(0).symbol : std::string("X"), r1 + ",m") + "\\," +
+    derive({"\\sigma\\Big(\\sum_m " +
+                indexed(!step->inputs.empty() ? input_step(0).symbol : std::string("X"), r1 + ",m") + "\\," +
                 indexed(W, "m," + cj) + (e.has_bias ? " + b_{G," + cj + "}" : "") + "\\Big)",
             "\\sigma(@terms(0,1)" + bias + ")", "\\sigma(" + zn + ")", value});
-    e.text = "The token @token times column " + cj + " of W_G" + (e.has_bias ? ", plus its bias" : "") + ", through the sigmoid: " +
-             (n.gate_headwise ? "one gate for all of this head's output" : "one gate for this feature of the head's output") +
+    e.text = "The token @token times column " + cj + " of W_G" + (e.has_bias ? ", plus its bias" : "") +
+             ", through the sigmoid: " +
+             (n.gate_headwise ? "one gate for all of this head's output"
+                              : "one gate for this feature of the head's output") +
              ", between 0 (shut) and 1 (open).";
     table("Terms", {"m", "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   } else if (step_id == "gated_output") {
@@ -426,7 +442,8 @@ void ExplainedCell::forward() {
     e.input = input(0)(r, c);
     e.factor = input(1)(r, n.gate_headwise ? 0 : c);
     const std::string x = num(e.input), g = num(e.factor);
-    derive({indexed(input_step(0).symbol, ij) + " \\cdot " + indexed(input_step(1).symbol, at(r1, n.gate_headwise ? "1" : c1)),
+    derive({indexed(input_step(0).symbol, ij) + " \\cdot " +
+                indexed(input_step(1).symbol, at(r1, n.gate_headwise ? "1" : c1)),
             x + " \\cdot " + g, value});
     e.text = "The head's output times its gate " + g + ": the gate lets " + (e.factor > 0.5 ? "most" : "little") +
              " of it through (a gate near 0 lets a head say nothing for this token).";
@@ -475,8 +492,9 @@ void ExplainedCell::forward() {
     e.kind = "dot";
     const Matrix Qh = input(0), Kh = input(1);
     dot(Qh.row(r).transpose(), Kh.row(c).transpose());
-    derive({"\\sum_m " + indexed(input_step(0).symbol, at(r1, "m")) + "\\," + indexed(input_step(1).symbol, at(c1, "m")),
-            "@terms(0,1)", value});
+    derive(
+        {"\\sum_m " + indexed(input_step(0).symbol, at(r1, "m")) + "\\," + indexed(input_step(1).symbol, at(c1, "m")),
+         "@terms(0,1)", value});
     e.text = "The query of @query dotted with the key of @key, over the d_k = " + std::to_string(n.d_k) +
              " features: the sum of the products is " + value + ".";
     table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
@@ -491,8 +509,9 @@ void ExplainedCell::forward() {
     if (e.divisor != 0) {
       // √d_k and √n stay roots in the formula; a plain divisor is a number.
       const std::string d = num(e.divisor);
-      const std::string root = s.kind == Scale::Kind::SqrtDk ? std::to_string(n.d_k)
-                               : s.kind == Scale::Kind::DivideBySqrt ? js_number(s.value) : "";
+      const std::string root = s.kind == Scale::Kind::SqrtDk         ? std::to_string(n.d_k)
+                               : s.kind == Scale::Kind::DivideBySqrt ? js_number(s.value)
+                                                                     : "";
       derive({"\\frac{" + score + "}{" + (root.empty() ? d : "\\sqrt{" + root + "}") + "}",
               "\\frac{" + in + "}{" + d + "}", value});
       e.text = s.kind == Scale::Kind::SqrtDk ? "The score divided by √d_k = √" + root + " = " + d + "."
@@ -547,7 +566,7 @@ void ExplainedCell::forward() {
       } else {
         const std::string score = num(e.input), added = num(e.additive);
         derive({same_entry(0) + " + " + same_entry(1), score + " + (" + added + ")", value});
-        e.text = e.hidden           ? hidden_by(e) + " −∞ becomes weight 0 after the softmax."
+        e.text = e.hidden          ? hidden_by(e) + " −∞ becomes weight 0 after the softmax."
                  : e.additive == 0 ? "This key is visible: the mask adds 0." + kept_by_sink(e)
                                    : "The additive mask biases this score.";
       }
@@ -598,7 +617,8 @@ void ExplainedCell::forward() {
     const std::string shifted = num(e.shifted[static_cast<size_t>(c)]), exp = num(e.exps[static_cast<size_t>(c)]);
     const std::string sink_exp = e.has_sink ? num(e.sink_exp) : "";
     derive({"\\frac{e^{" + indexed(x, ij) + " - m}}{\\sum_{" + along + "} e^{" + indexed(x, at(r1, along)) + " - m}" +
-                (e.has_sink ? " + e^{s - m}" : "") + "},\\quad m = \\max = " + m + (e.has_sink ? ",\\ s = " + sink : ""),
+                (e.has_sink ? " + e^{s - m}" : "") + "},\\quad m = \\max = " + m +
+                (e.has_sink ? ",\\ s = " + sink : ""),
             "\\frac{e^{" + shifted + "}}{@terms(2)" + (e.has_sink ? " + " + sink_exp : "") + "}",
             "\\frac{" + exp + "}{" + sum + "}", value});
     e.text = std::string("Softmax along the ") + (n.columns ? "column" : "row") +
@@ -608,8 +628,8 @@ void ExplainedCell::forward() {
     if (e.has_sink) {
       const std::string share = num(e.sink_share), rest = num(1 - e.sink_share);
       e.text += " The sink logit " + sink + " joins the denominator (e^(sink − m) = " + sink_exp +
-                ") but has no value: it takes " + share + " of this query’s attention, so its weights sum to " +
-                rest + ".";
+                ") but has no value: it takes " + share + " of this query’s attention, so its weights sum to " + rest +
+                ".";
     }
     table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
           static_cast<int>(c));
@@ -625,14 +645,17 @@ void ExplainedCell::forward() {
           e.text = "elu(x) + 1 with x = " + x + " > 0: elu leaves a positive number as it is, so φ(x) = x + 1.";
         } else {
           derive({"\\operatorname{elu}(" + of + ") + 1", "(e^{" + x + "} - 1) + 1 = e^{" + x + "}", value});
-          e.text = "elu(x) + 1 with x = " + x + " ≤ 0: elu(x) = eˣ − 1, so φ(x) = eˣ, still above 0. "
+          e.text = "elu(x) + 1 with x = " + x +
+                   " ≤ 0: elu(x) = eˣ − 1, so φ(x) = eˣ, still above 0. "
                    "Every feature of φ is positive, so no linear score is negative and the normalizer is never 0.";
         }
         break;
       case FeatureMap::Relu:
         derive({"\\max(0,\\, " + of + ")", "\\max(0,\\, " + x + ")", value});
-        e.text = e.input > 0 ? "relu keeps a positive number as it is."
-                             : "relu turns a number ≤ 0 into 0: this feature adds nothing to the query’s (or key’s) dot products.";
+        e.text =
+            e.input > 0
+                ? "relu keeps a positive number as it is."
+                : "relu turns a number ≤ 0 into 0: this feature adds nothing to the query’s (or key’s) dot products.";
         break;
       case FeatureMap::Identity:
         derive({of + " \\quad\\text{(identity)}", value});
@@ -648,11 +671,13 @@ void ExplainedCell::forward() {
     e.key_pos = n.key_pos[static_cast<size_t>(c)];
     e.hidden = n.options.causal && e.key_pos > e.query_pos;
     if (e.hidden) e.components.push_back("causal");
-    const std::string sum = "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," +
-                            indexed(input_step(1).symbol, c1 + ",m");
+    const std::string sum =
+        "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m");
     if (e.hidden) {
       derive({"0 \\quad\\text{(causal: the key comes after the query)}"});
-      e.text = "Causal linear attention: @key comes after @query, so it adds nothing to its sum (0, not −∞: there is no softmax).";
+      e.text =
+          "Causal linear attention: @key comes after @query, so it adds nothing to its sum (0, not −∞: there is no "
+          "softmax).";
     } else if (e.factor != 1) {
       const std::string gamma = num(n.decay()), factor = num(e.factor);
       const std::string distance = js_number(e.query_pos - e.key_pos);
@@ -661,8 +686,9 @@ void ExplainedCell::forward() {
                " raised to their distance " + distance + " (" + factor + "): older keys fade.";
     } else {
       derive({sum, "@terms(0,1)", value});
-      e.text = "φ of the query of @query dotted with φ of the key of @key: no exponential, no scale. "
-               "The sum over keys of these times V is the state S = Σ φ(k)vᵀ read by φ(q).";
+      e.text =
+          "φ of the query of @query dotted with φ of the key of @key: no exponential, no scale. "
+          "The sum over keys of these times V is the state S = Σ φ(k)vᵀ read by φ(q).";
     }
     table("Term by term", {"feature", "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "normalizer") {
@@ -670,8 +696,9 @@ void ExplainedCell::forward() {
     const Vector row = input(0).row(r).transpose();
     e.left.assign(row.data(), row.data() + row.size());
     derive({"\\sum_j " + indexed(input_step(0).symbol, r1 + ",j"), "@terms(0)", value});
-    e.text = "The linear scores of @query summed over the keys: φ(q)·z with z = Σ φ(k) (with the decay, each key "
-             "weighed by it). Dividing by it makes the query’s weights sum to 1, as a softmax’s do.";
+    e.text =
+        "The linear scores of @query summed over the keys: φ(q)·z with z = Σ φ(k) (with the decay, each key "
+        "weighed by it). Dividing by it makes the query’s weights sum to 1, as a softmax’s do.";
     table("Keys of @query", {"key", "linear score"}, "key", {e.left}, static_cast<int>(c));
   } else if (n.linear() && (step_id == "head_output" || step_id == "output") && input_step(0).id == "linear_scores") {
     e.kind = "linear_output";
@@ -683,9 +710,12 @@ void ExplainedCell::forward() {
     if (step->inputs.size() > 2) {
       e.divisor = input(2)(r, 0);
       const std::string d = num(e.divisor);
-      derive({"\\frac{" + sum + "}{" + indexed(input_step(2).symbol, r1) + "}", "\\frac{@terms(0,1)}{" + d + "}", value});
-      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed, then divided by the "
-               "normalizer " + d + ": a weighted mean of the values.";
+      derive(
+          {"\\frac{" + sum + "}{" + indexed(input_step(2).symbol, r1) + "}", "\\frac{@terms(0,1)}{" + d + "}", value});
+      e.text = "The linear scores of @query times feature " + c1 +
+               " of each value, summed, then divided by the "
+               "normalizer " +
+               d + ": a weighted mean of the values.";
     } else {
       derive({sum, "@terms(0,1)", value});
       e.text = "The linear scores of @query times feature " + c1 + " of each value, summed (not normalized).";
@@ -731,7 +761,8 @@ void ExplainedCell::forward() {
     const std::string sum = n.columns ? "\\sum_m " + indexed(W, c1 + ",m") + "\\," + indexed(in, "m," + r1)
                                       : "\\sum_m " + indexed(in, r1 + ",m") + "\\," + indexed(W, "m," + c1);
     const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
-    derive({sum + (e.has_bias ? " + " + indexed(b, c1) : ""), (n.columns ? "@terms(1,0)" : "@terms(0,1)") + bias, value});
+    derive(
+        {sum + (e.has_bias ? " + " + indexed(b, c1) : ""), (n.columns ? "@terms(1,0)" : "@terms(0,1)") + bias, value});
     const std::string source = output ? "the heads" : from_step ? "X′" : names[0] == "X_kv" ? "X_kv" : "X";
     e.text = std::string("The ") + (output ? "row" : "token") + " @token of " + source + " times one " +
              (n.columns ? "row" : "column") + " of the weights, term by term" +
@@ -745,10 +776,12 @@ bool ExplainedCell::latent_cell() {
   const auto W = [&](const char* name, bool per_head) { return given_symbol(name, per_head ? h : -1, n); };
   // Row `row` of `in` times column `w_col` of `Wm`: a projection written with the head's own indices.
   const auto projection = [&](const Vector& in_row, const std::string& in_symbol, const std::string& in_row1,
-                              const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col, const std::string& text) {
+                              const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col,
+                              const std::string& text) {
     e.kind = "projection";
     dot(in_row, Wm.col(w_col));
-    derive({"\\sum_m " + indexed(in_symbol, in_row1 + ",m") + "\\," + indexed(W_symbol, "m," + c1), "@terms(0,1)", value});
+    derive(
+        {"\\sum_m " + indexed(in_symbol, in_row1 + ",m") + "\\," + indexed(W_symbol, "m," + c1), "@terms(0,1)", value});
     e.text = text;
     table("Terms", {"m", "input", "weight", "product"}, "m", {e.left, e.right, e.products});
   };
@@ -778,28 +811,32 @@ bool ExplainedCell::latent_cell() {
     } else {
       projection(x_row(r - n.past), "X", token, n.W_DKV, W("W_DKV", false), c,
                  "Token @token of X times one column of W_DKV: its latent c_KV, the one vector a latent cache "
-                 "keeps for the keys and values of every head (d_c = " + std::to_string(n.d_c) + " numbers).");
+                 "keeps for the keys and values of every head (d_c = " +
+                     std::to_string(n.d_c) + " numbers).");
     }
   } else if (step_id == "k_R") {
     if (r < n.past) {
       cached("past_k_R", "rotated key");
     } else {
       rotation(n.X, r - n.past, n.W_KR, 0, n.key_pos[static_cast<size_t>(r)], "(X\\,W_{KR})");
-      e.text += " k_R is one rotated key for all heads: it carries the position, which the latent cannot (RoPE "
-                "would not commute with W_UK).";
+      e.text +=
+          " k_R is one rotated key for all heads: it carries the position, which the latent cannot (RoPE "
+          "would not commute with W_UK).";
     }
   } else if (step_id == "c_Q") {
-    projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c, "Token @token of X times one column of W_DQ: the queries' latent c_Q.");
+    projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c,
+               "Token @token of X times one column of W_DQ: the queries' latent c_Q.");
   } else if (step_id == "K_C" || step_id == "V") {
     const bool keys = step_id == "K_C";
     const Matrix c_kv = input(0);
-    projection(c_kv.row(r).transpose(), input_step(0).symbol, r1, keys ? n.W_UK : n.W_UV, W(keys ? "W_UK" : "W_UV", true),
-               step->feature_first + c,
-               std::string("The latent c_KV of @token times one column of ") + (keys ? "W_UK" : "W_UV") + ": this head's " +
-                   (keys ? "key" : "value") + " is computed from the latent, not cached.");
+    projection(c_kv.row(r).transpose(), input_step(0).symbol, r1, keys ? n.W_UK : n.W_UV,
+               W(keys ? "W_UK" : "W_UV", true), step->feature_first + c,
+               std::string("The latent c_KV of @token times one column of ") + (keys ? "W_UK" : "W_UV") +
+                   ": this head's " + (keys ? "key" : "value") + " is computed from the latent, not cached.");
   } else if (step_id == "Q_C") {
     if (n.W_DQ) {
-      projection(input(0).row(r).transpose(), input_step(0).symbol, r1, *n.W_UQ, W("W_UQ", true), step->feature_first + c,
+      projection(input(0).row(r).transpose(), input_step(0).symbol, r1, *n.W_UQ, W("W_UQ", true),
+                 step->feature_first + c,
                  "The queries' latent c_Q of @token times one column of W_UQ: the content part of this head's query.");
     } else {
       projection(x_row(r), "X", r1, n.W_Q, W("W_Q", true), step->feature_first + c,
@@ -807,14 +844,15 @@ bool ExplainedCell::latent_cell() {
     }
   } else if (step_id == "q_R") {
     const bool from_cq = n.qr_from_cq;
-    rotation(from_cq ? input(0) : n.X, r, n.W_QR, static_cast<Eigen::Index>(h) * n.d_r, n.query_pos[static_cast<size_t>(r)],
-             from_cq ? "(c_{Q}\\,W_{QR})" : "(X\\,W_{QR})");
+    rotation(from_cq ? input(0) : n.X, r, n.W_QR, static_cast<Eigen::Index>(h) * n.d_r,
+             n.query_pos[static_cast<size_t>(r)], from_cq ? "(c_{Q}\\,W_{QR})" : "(X\\,W_{QR})");
   } else if (step_id == "scores_C" || step_id == "scores_R" || step_id == "scores_C_absorbed" ||
              (step_id == "scores" && input_step(0).id == "Q_C")) {
     e.kind = "dot";
     const Matrix q = input(0), k = input(1);
     dot(q.row(r).transpose(), k.row(c).transpose());
-    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m"), "@terms(0,1)", value});
+    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m"),
+            "@terms(0,1)", value});
     if (step_id == "scores_R") {
       e.text = "The rotary query of @query dotted with the shared rotary key of @key (d_r = " + std::to_string(n.d_r) +
                " features): the part of the score that knows the positions.";
@@ -830,15 +868,17 @@ bool ExplainedCell::latent_cell() {
                ", and the naive form's content score q_C·k_C is " + num(same) + " (a difference of " +
                num(e.value - same) + ", rounding). (q_C W_UKᵀ)·c = q_C·(c W_UK): no key need be computed or cached.";
     } else {
-      e.text = "The content query of @query dotted with the key of @key that this head computed from the latent (d_h = " +
-               std::to_string(n.d_h) + " features).";
+      e.text =
+          "The content query of @query dotted with the key of @key that this head computed from the latent (d_h = " +
+          std::to_string(n.d_h) + " features).";
     }
     table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scores") {
     e.kind = "sum";
     e.left = {input(0)(r, c), input(1)(r, c)};
     const std::string a = num(e.left[0]), b = num(e.left[1]);
-    derive({indexed(input_step(0).symbol, ij) + " + " + indexed(input_step(1).symbol, ij), a + " + (" + b + ")", value});
+    derive(
+        {indexed(input_step(0).symbol, ij) + " + " + indexed(input_step(1).symbol, ij), a + " + (" + b + ")", value});
     e.text = "The content score plus the rotary score: [q_C, q_R]·[k_C, k_R], one dot product over d_h + d_r = " +
              std::to_string(n.d_k) + " features, split in two.";
   } else if (step_id == "Q_absorbed") {
@@ -846,15 +886,19 @@ bool ExplainedCell::latent_cell() {
     e.kind = "projection";
     dot(q_c.row(r).transpose(), n.W_UK.row(c).segment(static_cast<Eigen::Index>(h) * n.d_h, n.d_h).transpose());
     const std::string Wuk = W("W_UK", true);
-    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(Wuk, c1 + ",m"), "@terms(0,1)", value});
-    e.text = "The content query of @query times row " + c1 + " of this head's W_UK (its transpose's column): the query "
+    derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(Wuk, c1 + ",m"), "@terms(0,1)",
+            value});
+    e.text = "The content query of @query times row " + c1 +
+             " of this head's W_UK (its transpose's column): the query "
              "moved into the latent space, so it can be dotted with c_KV directly.";
     table("Terms", {"m", "q_C", "W_UK", "product"}, "m", {e.left, e.right, e.products});
   } else if (step_id == "O_latent") {
     e.kind = "weighted_sum";
     dot(input(0).row(r).transpose(), input(1).col(c));
-    derive({"\\sum_k " + indexed(input_step(0).symbol, r1 + ",k") + "\\," + indexed(input_step(1).symbol, "k," + c1), "@terms(0,1)", value});
-    e.text = "The weights of @query times feature " + c1 + " of each key's latent, summed: the head's output before W_UV, "
+    derive({"\\sum_k " + indexed(input_step(0).symbol, r1 + ",k") + "\\," + indexed(input_step(1).symbol, "k," + c1),
+            "@terms(0,1)", value});
+    e.text = "The weights of @query times feature " + c1 +
+             " of each key's latent, summed: the head's output before W_UV, "
              "which the absorbed form folds into W_O.";
     table("Weighted latents", {"key", "weight", "latent", "weight × latent"}, "key", {e.left, e.right, e.products});
   } else if (step_id == "output_absorbed") {
@@ -882,7 +926,8 @@ bool ExplainedCell::latent_cell() {
     const double same = naive->values(r, c);
     e.right = {same};
     const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
-    derive({n.W_O ? std::string("\\sum_h (\\hat O^{(h)}\\,W_{UV}^{(h)}W_O^{(h)})_{") + ij + "}" + (e.has_bias ? " + (b_O)_{" + c1 + "}" : "")
+    derive({n.W_O ? std::string("\\sum_h (\\hat O^{(h)}\\,W_{UV}^{(h)}W_O^{(h)})_{") + ij + "}" +
+                        (e.has_bias ? " + (b_O)_{" + c1 + "}" : "")
                   : std::string("(\\hat O^{(h)}\\,W_{UV}^{(h)})_{") + ij + "}",
             "@terms(0)" + bias, value});
     e.text = "Each head's latent output times W_UV·W_O (W_UV folded into W_O), summed over the heads: " + value +
@@ -898,8 +943,9 @@ bool ExplainedCell::latent_cell() {
     if (form == "MLA") {
       e.left = {static_cast<double>(n.d_c), static_cast<double>(n.d_r)};
       derive({"d_c + d_r", num(e.left[0]) + " + " + num(e.left[1]), value});
-      e.text = "Multi-head latent attention caches one latent c_KV (d_c numbers) and one rotated key k_R (d_r) per token, "
-               "whatever the number of heads.";
+      e.text =
+          "Multi-head latent attention caches one latent c_KV (d_c numbers) and one rotated key k_R (d_r) per token, "
+          "whatever the number of heads.";
     } else {
       const double groups = form == "MHA" ? n.heads : form == "MQA" ? 1 : std::stod(form.substr(8));
       e.left = {2, groups, static_cast<double>(n.d_h)};

@@ -32,8 +32,8 @@ struct ExplainedCell {
   /// Finds the step (a per-head step asked for with head -1 answers for head 0, a step every
   /// head shares answers for head 0) and sets e's cell and value. Throws InputError if the step
   /// or the cell does not exist.
-  ExplainedCell(const Normalized& n, const Trace& t, const std::string& step_id, int head,
-                Eigen::Index row, Eigen::Index col);
+  ExplainedCell(const Normalized& n, const Trace& t, const std::string& step_id, int head, Eigen::Index row,
+                Eigen::Index col);
 
   /// The calculation of a forward step (explain.cpp) or of a gradient step (explain_gradients.cpp).
   void forward();
@@ -81,8 +81,8 @@ struct ExplainedCell {
   /// passes through (kind "unrotated").
   /// `position` (not NaN) and `from` (not empty) stand in for the token's position and the
   /// symbol of what is rotated when that is no step (latent attention's X·W_KR, c_Q·W_QR).
-  void rotate_pair(const Matrix& x, bool query, bool back,
-                   double position = std::numeric_limits<double>::quiet_NaN(), const std::string& from = "");
+  void rotate_pair(const Matrix& x, bool query, bool back, double position = std::numeric_limits<double>::quiet_NaN(),
+                   const std::string& from = "");
   /// The cells of multi-head latent attention's steps (explain.cpp); false: not one of them.
   bool latent_cell();
   /// The cells of multi-head latent attention's whole gradient steps (explain_gradients.cpp).

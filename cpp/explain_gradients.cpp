@@ -13,8 +13,7 @@
 namespace attn {
 
 // Not in explain.cpp, so that a module binding only explain_forward links no backward pass.
-Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
-                    Eigen::Index col) {
+Explanation explain(const Problem& problem, const std::string& step_id, int head, Eigen::Index row, Eigen::Index col) {
   if (!is_gradient_step(step_id)) return explain_forward(problem, step_id, head, row, col);
   // A gradient step's cell reads the backward pass (the forward steps, then the gradients).
   const Trace t = gradients(problem).trace;  // checks dO against the output
@@ -94,20 +93,23 @@ void ExplainedCell::gradient() {
     e.mean = layer ? mean_u : 0;
     e.spread = norm.spread;
     e.divisor = norm.divisor;
-    const std::string dy_c = num(e.input), g_c = num(e.factor), sigma = num(e.divisor), xhat_c = num(e.right[static_cast<size_t>(c)]);
+    const std::string dy_c = num(e.input), g_c = num(e.factor), sigma = num(e.divisor),
+                      xhat_c = num(e.right[static_cast<size_t>(c)]);
     const std::string mu = num(e.mean), mux = num(mean_ux);
     const std::string& y = input_step(0).symbol;
     const std::string u_c = indexed(y, at(r1, c1)) + "\\," + gain_name;
-    derive({"\\frac{1}{\\sigma}\\Big(" + u_c + (layer ? " - \\operatorname{mean}(u)" : "") +
-                " - \\hat x_{" + c1 + "}\\operatorname{mean}(u \\circ \\hat x)\\Big),\\quad u = " + y + "_{" + r1 + ",:} \\circ g",
-            "\\frac{1}{" + sigma + "}\\big(" + dy_c + " \\cdot " + g_c + (layer ? " - " + mu : std::string()) + " - (" + xhat_c +
-                ")(" + mux + ")\\big)",
+    derive({"\\frac{1}{\\sigma}\\Big(" + u_c + (layer ? " - \\operatorname{mean}(u)" : "") + " - \\hat x_{" + c1 +
+                "}\\operatorname{mean}(u \\circ \\hat x)\\Big),\\quad u = " + y + "_{" + r1 + ",:} \\circ g",
+            "\\frac{1}{" + sigma + "}\\big(" + dy_c + " \\cdot " + g_c + (layer ? " - " + mu : std::string()) + " - (" +
+                xhat_c + ")(" + mux + ")\\big)",
             value});
     e.text = "The norm divides @token's " + std::to_string(d) + " " + std::move(what) + " by σ = " + sigma +
              (layer ? " after subtracting their mean" : " (the root of their mean square plus ε)") +
-             ", so moving one feature moves σ" + (layer ? " and the mean" : "") + " too, and with them every feature of the row. "
-             "Its gradient is its own share u = dy·g, minus what flows back through " + (layer ? "the mean (mean(u) = " + mu + ") and " : "") +
-             "σ (x̂·mean(u·x̂), mean(u·x̂) = " + mux + "), all over σ.";
+             ", so moving one feature moves σ" + (layer ? " and the mean" : "") +
+             " too, and with them every feature of the row. "
+             "Its gradient is its own share u = dy·g, minus what flows back through " +
+             (layer ? "the mean (mean(u) = " + mu + ") and " : "") + "σ (x̂·mean(u·x̂), mean(u·x̂) = " + mux +
+             "), all over σ.";
     table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
           static_cast<int>(c));
   };
@@ -122,9 +124,11 @@ void ExplainedCell::gradient() {
     }
   } else if ((id == "dhead_output" || id == "dgated_output" || id == "dhead_normed") && input_step(0).id == "dO") {
     const Eigen::Index feature = step->feature_first + c;
-    const std::string head_words = "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
+    const std::string head_words =
+        "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
     if (!n.W_O) {
-      copy(input_step(0), r, feature, "The heads sit side by side in the output: " + head_words + ", so its gradient is that column of dO.");
+      copy(input_step(0), r, feature,
+           "The heads sit side by side in the output: " + head_words + ", so its gradient is that column of dO.");
     } else {
       const Matrix dO = input(0);
       const std::string f1 = std::to_string(feature + 1);
@@ -142,35 +146,40 @@ void ExplainedCell::gradient() {
     e.factor = input(1)(r, n.gate_headwise ? 0 : c);
     const std::string in = num(e.input), g = num(e.factor);
     derive({same_entry(0) + " \\cdot " + indexed(input_step(1).symbol, at(r1, g_col)), in + " \\cdot " + g, value});
-    e.text = "The gated output is this head's output times its gate " + g + ", so the gradient passes back times the same gate: "
+    e.text = "The gated output is this head's output times its gate " + g +
+             ", so the gradient passes back times the same gate: "
              "a shut gate (near 0) lets almost none of it reach the head.";
   } else if (id == "dhead_output" && input_step(0).id == "dhead_normed") {
     const std::vector<double> gain(static_cast<size_t>(n.d_v), 1 - n.options.differential.lambda_init);
-    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), false, 1e-5, gain, "(1 - \\lambda_{\\text{init}})",
-              "output features (differential attention's norm, times 1 − λ_init)");
+    norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), false, 1e-5, gain,
+              "(1 - \\lambda_{\\text{init}})", "output features (differential attention's norm, times 1 − λ_init)");
   } else if (id == "dgate" && step->head >= 0) {
     // head̃ = head ∘ G: dG = dhead̃ ∘ head, summed over the head's features when one gate serves them all.
     const Matrix dy = input(0), pre = input(1);
     if (n.gate_headwise) {
       chain(dy.row(r).transpose(), pre.row(r).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
             at(r1, "k"), "feature", "Output features of @token",
-            "One gate multiplies all " + std::to_string(n.d_v) + " output features of this head: its gradient is each "
-            "feature's gradient times the head's output there (what the gate scaled), summed.");
+            "One gate multiplies all " + std::to_string(n.d_v) +
+                " output features of this head: its gradient is each "
+                "feature's gradient times the head's output there (what the gate scaled), summed.");
     } else {
       chain(dy.block(r, c, 1, 1).transpose(), pre.block(r, c, 1, 1).transpose(), input_step(0).symbol, at(r1, c1),
             input_step(1).symbol, at(r1, c1), "feature", "The gated feature",
-            "This gate multiplies feature " + c1 + " of the head's output: its gradient is that feature's gradient times "
-            "the output it scaled.");
+            "This gate multiplies feature " + c1 +
+                " of the head's output: its gradient is that feature's gradient times "
+                "the output it scaled.");
     }
   } else if (id == "dweights_1") {
-    copy(input_step(0), r, c, "A = A₁ − λ·A₂: the first half's weights enter with the factor 1, so their gradient is dA.");
+    copy(input_step(0), r, c,
+         "A = A₁ − λ·A₂: the first half's weights enter with the factor 1, so their gradient is dA.");
   } else if (id == "dweights_2") {
     e.kind = "scale";
     e.input = input(0)(r, c);
     e.factor = -n.lambdas[static_cast<size_t>(step->head)];
     const std::string in = num(e.input), f = num(e.factor);
     derive({same_entry(0) + " \\cdot (-\\lambda)", in + " \\cdot (" + f + ")", value});
-    e.text = "A = A₁ − λ·A₂: the second half's weights enter with the factor −λ = " + f + ", so their gradient is dA times it.";
+    e.text = "A = A₁ − λ·A₂: the second half's weights enter with the factor −λ = " + f +
+             ", so their gradient is dA times it.";
   } else if (input_step(0).id == "dweights_1") {  // differential attention: dQ, dK of a head (as the scores read them)
     const Eigen::Index w = n.d_k / 2;
     const int half = static_cast<int>(c / w);
@@ -186,22 +195,28 @@ void ExplainedCell::gradient() {
     const Matrix& Kh = query ? other : own;
     const Matrix A = rows_layout(*step_of(half == 0 ? "weights_1" : "weights_2", step->head));
     const Mask mask = n.has_mask() ? combined_mask(n) : Mask();
-    const Matrix dS = differential_half_back<double>(n, A, input(static_cast<size_t>(half)), Qh.middleCols(half * w, w),
-                                                     Kh.middleCols(half * w, w), n.has_mask() ? &mask : nullptr, t.scale);
-    const std::string k = std::to_string(half + 1), first = std::to_string(half * w + 1), last = std::to_string((half + 1) * w);
+    const Matrix dS =
+        differential_half_back<double>(n, A, input(static_cast<size_t>(half)), Qh.middleCols(half * w, w),
+                                       Kh.middleCols(half * w, w), n.has_mask() ? &mask : nullptr, t.scale);
+    const std::string k = std::to_string(half + 1), first = std::to_string(half * w + 1),
+                      last = std::to_string((half + 1) * w);
     const std::string dS_name = "dS_{" + k + "}";
-    const std::string how = "dS₁ = A₁ ∘ (dA₁ − rowsum(dA₁ ∘ A₁))" + std::string(n.has_mask() ? " (0 where hidden)" : "") +
+    const std::string how = "dS₁ = A₁ ∘ (dA₁ − rowsum(dA₁ ∘ A₁))" +
+                            std::string(n.has_mask() ? " (0 where hidden)" : "") +
                             (n.options.softcap > 0 ? " times softcap's slope" : "") + " times the scale, from dA₁ = dA";
     const std::string how_k = half == 0 ? how : "dS₂ likewise from A₂ and dA₂ = −λ·dA";
     if (query) {
-      chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key", "Keys of @query",
-            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
-                "'s scores read it. Its gradient is the row of " + how_k + ", times feature " + c1 + " of each key, summed.");
+      chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key",
+            "Keys of @query",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" +
+                (half ? "₂" : "₁") + "'s scores read it. Its gradient is the row of " + how_k + ", times feature " +
+                c1 + " of each key, summed.");
     } else {
-      chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query", "Queries that read @key",
-            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" + (half ? "₂" : "₁") +
-                "'s scores read it. Its gradient is the column of " + how_k + " for @key, times feature " + c1 +
-                " of each query, summed over the queries.");
+      chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query",
+            "Queries that read @key",
+            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" +
+                (half ? "₂" : "₁") + "'s scores read it. Its gradient is the column of " + how_k +
+                " for @key, times feature " + c1 + " of each query, summed over the queries.");
     }
   } else if (id == "dS" && n.sigmoid) {
     e.kind = "sigmoid_grad";
@@ -210,22 +225,25 @@ void ExplainedCell::gradient() {
     e.left = {a};
     e.factor = a * (1 - a);
     const std::string in = num(e.input), an = num(a), f = num(e.factor);
-    derive({same_entry(1) + "\\," + same_entry(0) + "\\big(1 - " + same_entry(0) + "\\big)", in + " \\cdot " + an + "\\,(1 - " + an + ")",
-            in + " \\cdot " + f, value});
+    derive({same_entry(1) + "\\," + same_entry(0) + "\\big(1 - " + same_entry(0) + "\\big)",
+            in + " \\cdot " + an + "\\,(1 - " + an + ")", in + " \\cdot " + f, value});
     e.text = "Sigmoid attention: each weight is σ of its own score alone, and σ's slope is σ(1 − σ) = " + f +
-             " here (largest, 1/4, at weight 1/2). So the gradient is dA times that slope; no other key of the row takes part.";
+             " here (largest, 1/4, at weight 1/2). So the gradient is dA times that slope; no other key of the row "
+             "takes part.";
   } else if (id == "dA") {
     const Matrix dH = input(0), V = input(1);
     chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
           at(c1, "k"), "feature", "Features of the value of @key",
           "The output of @query is Σ_j A_ij·V_j: the weight of @key multiplies the value of @key. So its gradient is "
-          "the output gradient of @query dotted with that value, over the d_v = " + std::to_string(n.d_v) + " features.");
+          "the output gradient of @query dotted with that value, over the d_v = " +
+              std::to_string(n.d_v) + " features.");
   } else if ((id == "dV" || id == "dV_cache") && input_step(0).id == "weights") {
     const Matrix A = input(0), dH = input(1);
     chain(A.col(r), dH.col(c), input_step(0).symbol, at("k", r1), input_step(1).symbol, at("k", c1), "query",
           "Queries that read @key",
           "The value of @key reaches every query through that query’s weight on it: the weights on @key times the "
-          "output gradients of feature " + c1 + ", summed over the queries.");
+          "output gradients of feature " +
+              c1 + ", summed over the queries.");
   } else if (id == "dS") {
     const Matrix A = input(0), dA = input(1);
     e.kind = "softmax_grad";
@@ -238,13 +256,18 @@ void ExplainedCell::gradient() {
     const std::string& da = input_step(1).symbol;
     const std::string own = n.columns ? "k," + r1 : r1 + ",k";
     const std::string weight = num(e.factor), gradient = num(e.input), mean = num(average);
-    derive({indexed(a, ij) + "\\big(" + indexed(da, ij) + " - \\sum_k " + indexed(a, own) + "\\," + indexed(da, own) + "\\big)",
-            weight + "\\,\\big(" + gradient + " - (@terms(0,1))\\big)", weight + "\\,(" + gradient + " - " + mean + ")", value});
-    e.text = "The softmax’s Jacobian, " + along + " by " + along + ": raising the score of @key raises its own weight "
+    derive({indexed(a, ij) + "\\big(" + indexed(da, ij) + " - \\sum_k " + indexed(a, own) + "\\," + indexed(da, own) +
+                "\\big)",
+            weight + "\\,\\big(" + gradient + " - (@terms(0,1))\\big)", weight + "\\,(" + gradient + " - " + mean + ")",
+            value});
+    e.text = "The softmax’s Jacobian, " + along + " by " + along +
+             ": raising the score of @key raises its own weight "
              "and lowers every other weight of @query. So its gradient is its weight times (its dA minus the weighted "
-             "average of dA over the " + along + ", Σ_k A·dA = " + mean + ")." +
+             "average of dA over the " +
+             along + ", Σ_k A·dA = " + mean + ")." +
              (n.sink_logits.empty() ? "" : " The sink takes part of the softmax but has no value: its dA is 0.");
-    table("Keys of @query", {"key", "weight", "dA", "weight × dA"}, "key", {e.left, e.right, e.products}, static_cast<int>(c));
+    table("Keys of @query", {"key", "weight", "dA", "weight × dA"}, "key", {e.left, e.right, e.products},
+          static_cast<int>(c));
   } else if (id == "dS_kept") {
     read_mask();
     e.kind = "mask_grad";
@@ -276,7 +299,8 @@ void ExplainedCell::gradient() {
     e.factor = t.scale;
     const std::string in = num(e.input), f = num(e.factor);
     derive({same_entry(0) + " \\cdot " + f, in + " \\cdot " + f, value});
-    e.text = "The scores were multiplied by the scale " + f + ", so their gradient is the next step’s multiplied by the same " + f + ".";
+    e.text = "The scores were multiplied by the scale " + f +
+             ", so their gradient is the next step’s multiplied by the same " + f + ".";
   } else if (input_step(0).id == "dscores") {  // dQ, dQ_rot, dK, dK_rot, dK_cache of a head
     const Matrix d = input(0), other = input(1);
     const std::string& ds = input_step(0).symbol;
@@ -284,12 +308,16 @@ void ExplainedCell::gradient() {
     if (id[1] == 'Q' || id == "dq_R") {
       chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
             "The scores of @query are its query dotted with every key: feature " + c1 + " of the query meets feature " +
-                c1 + " of each key. So its gradient is the " + along + " of score gradients times those key features, summed.");
+                c1 + " of each key. So its gradient is the " + along +
+                " of score gradients times those key features, summed.");
     } else {
       chain(d.col(r), other.col(c), ds, at("k", r1), x, at("k", c1), "query", "Queries that read @key",
-            "Every query’s score with @key is that query dotted with this key: feature " + c1 + " of the key meets "
-            "feature " + c1 + " of each query. So its gradient is the score gradients of @key times those query features, "
-            "summed over the queries.");
+            "Every query’s score with @key is that query dotted with this key: feature " + c1 +
+                " of the key meets "
+                "feature " +
+                c1 +
+                " of each query. So its gradient is the score gradients of @key times those query features, "
+                "summed over the queries.");
     }
   } else if (id == "dlinear_scores") {
     // O_i = Σ_j Λ_ij V_j / D_i: dΛ_ij = dO_i·(V_j − O_i) / D_i, or dO_i·V_j without the normalizer.
@@ -307,12 +335,14 @@ void ExplainedCell::gradient() {
       derive({"\\frac{\\sum_k " + indexed(dh, r1 + ",k") + "\\,(" + indexed(v, c1 + ",k") + " - " +
                   indexed(input_step(2).symbol, r1 + ",k") + ")}{" + indexed(input_step(3).symbol, r1) + "}",
               "\\frac{@terms(0,1)}{" + d + "}", value});
-      e.text = "The output of @query is Σ_j Λ_ij·V_j / D_i, and D_i = Σ_j Λ_ij too: raising the score of @key pulls the "
-               "output toward that key’s value, by (V_j − O_i) / D_i. Dotted with the output gradient of @query.";
+      e.text =
+          "The output of @query is Σ_j Λ_ij·V_j / D_i, and D_i = Σ_j Λ_ij too: raising the score of @key pulls the "
+          "output toward that key’s value, by (V_j − O_i) / D_i. Dotted with the output gradient of @query.";
     } else {
       derive({"\\sum_k " + indexed(dh, r1 + ",k") + "\\," + indexed(v, c1 + ",k"), "@terms(0,1)", value});
-      e.text = "The output of @query is Σ_j Λ_ij·V_j: the score of @key multiplies the value of @key. So its gradient is "
-               "the output gradient of @query dotted with that value.";
+      e.text =
+          "The output of @query is Σ_j Λ_ij·V_j: the score of @key multiplies the value of @key. So its gradient is "
+          "the output gradient of @query dotted with that value.";
     }
     table("Features of the value of @key", {"feature", "gradient", normalized ? "value − output" : "value", "product"},
           "feature", {e.left, e.right, e.products});
@@ -338,20 +368,26 @@ void ExplainedCell::gradient() {
     const std::string decay = n.options.causal ? " (times the decay and the causal mask C, which are constants)" : "";
     if (id == "dphi_Q") {
       chain(d.row(r).transpose(), other.col(c), ds, r1 + ",k", input_step(1).symbol, "k," + c1, "key", "Keys of @query",
-            "The linear scores of @query are φ of its query dotted with φ of every key" + decay + ": its gradient is the "
-            "row of score gradients times feature " + c1 + " of each φ(k), summed.");
+            "The linear scores of @query are φ of its query dotted with φ of every key" + decay +
+                ": its gradient is the "
+                "row of score gradients times feature " +
+                c1 + " of each φ(k), summed.");
     } else {
       chain(d.col(r), other.col(c), ds, "k," + r1, input_step(1).symbol, "k," + c1, "query", "Queries that read @key",
-            "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay + ": its gradient is "
-            "the score gradients of @key times feature " + c1 + " of each φ(q), summed over the queries.");
+            "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay +
+                ": its gradient is "
+                "the score gradients of @key times feature " +
+                c1 + " of each φ(q), summed over the queries.");
     }
-  } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dQ_normed" || input_step(0).id == "dK_normed")) {
+  } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
+             (input_step(0).id == "dQ_normed" || input_step(0).id == "dK_normed")) {
     const QkNorm& q = n.options.qk_norm;
     const bool queries = id == "dQ";
     norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), q.type == QkNorm::Type::Layer, q.eps,
               queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}",
               queries ? "query features (QK-norm)" : "key features (QK-norm)");
-  } else if (step->head >= 0 && (id == "dQ" || id == "dK") && (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
+  } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
+             (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
     e.kind = "feature_map_grad";
     e.input = input(0)(r, c);
     const double x = input(1)(r, c);
@@ -364,11 +400,13 @@ void ExplainedCell::gradient() {
               : n.feature_map() == FeatureMap::Relu   ? std::string("1 above 0, 0 below (relu).")
                                                       : std::string("1 above 0, eˣ below (elu + 1)."));
   } else if (step->head >= 0 && (input_step(0).id == "dK_cache" || input_step(0).id == "dV_cache")) {
-    copy(input_step(0), n.past + r, c,
-         "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
-             " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
+    copy(
+        input_step(0), n.past + r, c,
+        "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
+            " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
-    rotate_pair(input(0), id[1] == 'Q', true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
+    rotate_pair(input(0), id[1] == 'Q',
+                true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
   } else if (id == "dQ" || id == "dK" || id == "dV" || id == "dpast_K" || id == "dpast_V" || id == "dgate") {
     // A whole gradient: the block of head h's (dQ) or the sum over the heads of a key/value group.
     e.kind = "head_sum";
@@ -407,40 +445,50 @@ void ExplainedCell::gradient() {
         e.right.push_back((x(i, c) - norm.mean) / norm.divisor);
         e.products.push_back(e.left.back() * e.right.back());
       }
-      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(part.symbol, "k," + c1) + "\\,\\hat x_{k," + c1 + "}";
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(part.symbol, "k," + c1) + "\\,\\hat x_{k," +
+             c1 + "}";
     }
     e.kind = "gradient_dot";
     derive({sum, "@terms(2,3)", value});
-    e.text = std::string("The gain ") + (queries ? "g_q" : "g_k") + " of feature " + c1 + " multiplies that feature of every normalised " +
-             (queries ? "query" : "key") + " row x̂ (the row after the norm, before the gain), in every head: its gradient is each "
+    e.text = std::string("The gain ") + (queries ? "g_q" : "g_k") + " of feature " + c1 +
+             " multiplies that feature of every normalised " + (queries ? "query" : "key") +
+             " row x̂ (the row after the norm, before the gain), in every head: its gradient is each "
              "row's gradient there times x̂, summed over the rows and heads.";
-    table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m", {heads, rows, e.left, e.right, e.products});
+    table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m",
+          {heads, rows, e.left, e.right, e.products});
   } else if (id == "dW_G") {
     const Step* x_pos = step_of("X_pos", -1);
     const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
     const Matrix dZ = gate_dZ();
-    chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))", at("k", c1),
-          "query", "Tokens",
-          "The gate is σ(X·W_G + b_G), and σ's slope is G(1 − G): the gate's gradient times that slope is the gradient of its "
-          "argument. This weight multiplies feature " + r1 + " of every token into gate " + c1 + ": the tokens' feature " + r1 +
+    chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))",
+          at("k", c1), "query", "Tokens",
+          "The gate is σ(X·W_G + b_G), and σ's slope is G(1 − G): the gate's gradient times that slope is the gradient "
+          "of its "
+          "argument. This weight multiplies feature " +
+              r1 + " of every token into gate " + c1 + ": the tokens' feature " + r1 +
               " times those gradients of gate " + c1 + ", summed over the tokens.");
   } else if (id == "db_G") {
     e.kind = "token_sum";
     const Vector column = gate_dZ().col(c);
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k (dG \\circ G(1 - G))_{k," + c1 + "}", "@terms(0)", value});
-    e.text = "The bias is added to gate " + c1 + "'s argument for every token: its gradient is the gate's gradient times σ's slope "
+    e.text = "The bias is added to gate " + c1 +
+             "'s argument for every token: its gradient is the gate's gradient times σ's slope "
              "G(1 − G), summed over the tokens.";
     table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
     const bool two = step->inputs.size() == 2;
     const Matrix x = two ? input(0) : (id == "dW_Q" || !n.cross) ? n.X : n.X_kv;
-    const std::string x_name = two ? input_step(0).symbol : given_symbol(id == "dW_Q" || !n.cross ? "X" : "X_kv", -1, n);
+    const std::string x_name =
+        two ? input_step(0).symbol : given_symbol(id == "dW_Q" || !n.cross ? "X" : "X_kv", -1, n);
     const Step& d = input_step(step->inputs.size() - 1);
     const Matrix dy = input(step->inputs.size() - 1);
     const bool queries = id == "dW_O" || id == "dW_Q";
     const std::string over = queries ? "query" : n.past == 0 ? "key" : "m";
-    const std::string made = id == "dW_O" ? "the output" : id == "dW_Q" ? "the queries" : id == "dW_K" ? "the keys" : "the values";
+    const std::string made = id == "dW_O"   ? "the output"
+                             : id == "dW_Q" ? "the queries"
+                             : id == "dW_K" ? "the keys"
+                                            : "the values";
     chain(x.col(r), dy.col(c), x_name, at("k", r1), d.symbol, at("k", c1), over, "Tokens",
           "This weight multiplies feature " + r1 + " of every token into feature " + c1 + " of " + made +
               ": the tokens’ feature " + r1 + " times the gradients of feature " + c1 + ", summed over the tokens.");
@@ -450,7 +498,8 @@ void ExplainedCell::gradient() {
     const Vector column = d.col(c);
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k " + indexed(input_step(0).symbol, at("k", c1)), "@terms(0)", value});
-    e.text = "The bias is added to every token’s feature " + c1 + ", so its gradient is that feature’s gradient summed over the tokens.";
+    e.text = "The bias is added to every token’s feature " + c1 +
+             ", so its gradient is that feature’s gradient summed over the tokens.";
     table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dX" || id == "dX_kv") {
     // Each projection that reads X: d·Wᵀ, the paths added.
@@ -468,14 +517,20 @@ void ExplainedCell::gradient() {
         e.products.push_back(g(r, m) * W(c, m));
       }
       const std::string d_name = gate ? std::string("(dG \\circ G(1 - G))") : d.symbol;
-      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d_name, at(r1, "k")) + "\\," + indexed(given_symbol(w, -1, n), at(c1, "k"));
+      sum += (k ? " + " : "") + std::string("\\sum_k ") + indexed(d_name, at(r1, "k")) + "\\," +
+             indexed(given_symbol(w, -1, n), at(c1, "k"));
     }
     derive({sum, "@terms(0,1)", value});
-    std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)" : id == "dX" && !n.cross ? "the queries, keys and values (through W_Q, W_K, W_V)" : id == "dX" ? "the queries (through W_Q)" : "the keys and values (through W_K, W_V)";
+    std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)"
+                        : id == "dX" && !n.cross ? "the queries, keys and values (through W_Q, W_K, W_V)"
+                        : id == "dX"             ? "the queries (through W_Q)"
+                                                 : "the keys and values (through W_K, W_V)";
     if (id == "dX" && n.W_G) paths += " and the gate (through W_G, times σ's slope G(1 − G))";
-    e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along +
-             " " + c1 + " of its weights, all added.";
-    table(step->inputs.size() == 1 ? "Features of dQ" : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
+    e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along + " " + c1 +
+             " of its weights, all added.";
+    table(step->inputs.size() == 1
+              ? "Features of dQ"
+              : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
           {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
   } else if (id == "dP") {
     copy(input_step(0), r, c, "The learned positions P are added to X, so their gradient is X’s.");
@@ -497,7 +552,8 @@ bool ExplainedCell::latent_gradient() {
   const auto unrotated = [&](size_t k) {
     const Step& s = input_step(k);
     if (s.id == "dq_R") return rotate<double>(input(k), rope, n.query_pos, 0, /*back=*/true);
-    return rotate<double>(Matrix(input(k).bottomRows(n.S - past)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+    return rotate<double>(Matrix(input(k).bottomRows(n.S - past)), rope, n.key_pos, static_cast<size_t>(past),
+                          /*back=*/true);
   };
   const auto unrotate = [](const std::string& x) { return "\\operatorname{RoPE}^{-1}(" + x + ")"; };
   // Σ over paths of Σ_m g[r][m]·W[c][m]: a gradient reaching this row of a latent (or of X)
@@ -516,26 +572,29 @@ bool ExplainedCell::latent_gradient() {
         e.right.push_back(p.W(c, m));
         e.products.push_back(p.g(r, m) * p.W(c, m));
       }
-      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(p.g_name, r1 + ",k") + "\\," + indexed(p.W_name, c1 + ",k");
+      sum += (sum.empty() ? "" : " + ") + std::string("\\sum_k ") + indexed(p.g_name, r1 + ",k") + "\\," +
+             indexed(p.W_name, c1 + ",k");
     }
     derive({sum, "@terms(0,1)", value});
     e.text = std::move(text);
-    table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)", {"m", "gradient", "weight", "product"}, "m",
-          {e.left, e.right, e.products});
+    table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)",
+          {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
   };
   // Σ_i A[i][r]·G[i][col]: a weight's gradient, over the tokens that went through it.
-  const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name, const std::string& G_name,
-                          std::string text) {
+  const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name,
+                          const std::string& G_name, std::string text) {
     e.kind = "gradient_dot";
     dot(A.col(r), G.col(col));
-    derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)), "@terms(0,1)", value});
+    derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)),
+            "@terms(0,1)", value});
     e.text = std::move(text);
     table("Tokens", {"m", "input", "gradient", "product"}, "m", {e.left, e.right, e.products});
   };
   const auto head_of = [&](Eigen::Index width) { return static_cast<size_t>(c / width); };
   const Matrix& X = n.X;
   const std::string Xs = given_symbol("X", -1, n);
-  const std::string weight_words = "This weight multiplies feature " + r1 + " of every token's input into feature " + c1 + ": ";
+  const std::string weight_words =
+      "This weight multiplies feature " + r1 + " of every token's input into feature " + c1 + ": ";
   if (id == "dk_R") {
     e.kind = "head_sum";
     std::vector<double> heads;
@@ -546,11 +605,13 @@ bool ExplainedCell::latent_gradient() {
       sum += (sum.empty() ? "" : " + ") + indexed(input_step(k).symbol, r1 + "," + c1);
     }
     derive({sum, "@terms(1)", value});
-    e.text = "One rotary key serves every head: its gradient is the sum of the " + std::to_string(heads.size()) + " heads'.";
+    e.text =
+        "One rotary key serves every head: its gradient is the sum of the " + std::to_string(heads.size()) + " heads'.";
     table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
   } else if (id == "dpast_c_KV" || id == "dpast_k_R") {
-    copy_cell(input_step(0), r, c, "The cached rows come first: this is row " + r1 + " of " + input_step(0).id +
-                                       ", its gradient going to the cache (the new rows' goes on to the weights).");
+    copy_cell(input_step(0), r, c,
+              "The cached rows come first: this is row " + r1 + " of " + input_step(0).id +
+                  ", its gradient going to the cache (the new rows' goes on to the weights).");
   } else if (id == "dc_KV") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
@@ -560,35 +621,47 @@ bool ExplainedCell::latent_gradient() {
       list.push_back({input(k), (keys ? n.W_UK : n.W_UV).middleCols(s.head * w, w), s.symbol,
                       given_symbol(keys ? "W_UK" : "W_UV", n.heads > 1 ? s.head : -1, n)});
     }
-    paths(list, "Feature " + c1 + " of the latent of @token is read by every head's keys (through W_UK) and values (through "
-                "W_UV): each path's gradients times row " + c1 + " of its weights, all added.");
+    paths(list, "Feature " + c1 +
+                    " of the latent of @token is read by every head's keys (through W_UK) and values (through "
+                    "W_UV): each path's gradients times row " +
+                    c1 + " of its weights, all added.");
   } else if (id == "dc_Q") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
       const Step& s = input_step(k);
       if (s.id == "dQ_C") {
-        list.push_back({input(k), n.W_UQ->middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_UQ", n.heads > 1 ? s.head : -1, n)});
+        list.push_back({input(k), n.W_UQ->middleCols(s.head * n.d_h, n.d_h), s.symbol,
+                        given_symbol("W_UQ", n.heads > 1 ? s.head : -1, n)});
       } else {
-        list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+        list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol),
+                        given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
       }
     }
-    paths(list, "Feature " + c1 + " of the queries' latent of @token is read by every head's content query (through W_UQ)" +
-                    std::string(n.qr_from_cq ? " and rotary query (through W_QR, the rotation turned back first)" : "") +
-                    ": each path's gradients times row " + c1 + " of its weights, all added.");
+    paths(list,
+          "Feature " + c1 + " of the queries' latent of @token is read by every head's content query (through W_UQ)" +
+              std::string(n.qr_from_cq ? " and rotary query (through W_QR, the rotation turned back first)" : "") +
+              ": each path's gradients times row " + c1 + " of its weights, all added.");
   } else if (id == "dX") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
       const Step& s = input_step(k);
-      if (s.id == "dc_KV") list.push_back({Matrix(input(k).bottomRows(n.S - past)), n.W_DKV, s.symbol, given_symbol("W_DKV", -1, n)});
+      if (s.id == "dc_KV")
+        list.push_back({Matrix(input(k).bottomRows(n.S - past)), n.W_DKV, s.symbol, given_symbol("W_DKV", -1, n)});
       if (s.id == "dk_R") list.push_back({unrotated(k), n.W_KR, unrotate(s.symbol), given_symbol("W_KR", -1, n)});
       if (s.id == "dc_Q") list.push_back({input(k), *n.W_DQ, s.symbol, given_symbol("W_DQ", -1, n)});
-      if (s.id == "dQ_C") list.push_back({input(k), n.W_Q.middleCols(s.head * n.d_h, n.d_h), s.symbol, given_symbol("W_Q", n.heads > 1 ? s.head : -1, n)});
-      if (s.id == "dq_R") list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol), given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
+      if (s.id == "dQ_C")
+        list.push_back({input(k), n.W_Q.middleCols(s.head * n.d_h, n.d_h), s.symbol,
+                        given_symbol("W_Q", n.heads > 1 ? s.head : -1, n)});
+      if (s.id == "dq_R")
+        list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol),
+                        given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
     }
-    paths(list, "Feature " + c1 + " of @token reaches the latent c_KV (W_DKV)" + std::string(n.d_r > 0 ? ", the rotary key (W_KR)" : "") +
+    paths(list, "Feature " + c1 + " of @token reaches the latent c_KV (W_DKV)" +
+                    std::string(n.d_r > 0 ? ", the rotary key (W_KR)" : "") +
                     (n.W_DQ ? ", the queries' latent c_Q (W_DQ)" : ", every head's content query (W_Q)") +
                     (n.d_r > 0 && !n.qr_from_cq ? " and every head's rotary query (W_QR)" : "") +
-                    ": each path's gradients (RoPE turned back where the path was rotated) times row " + c1 + " of its weights, all added.");
+                    ": each path's gradients (RoPE turned back where the path was rotated) times row " + c1 +
+                    " of its weights, all added.");
   } else if (id == "dW_UK" || id == "dW_UV" || id == "dW_UQ" || id == "dW_Q" || id == "dW_QR") {
     const Eigen::Index w = id == "dW_UV" ? n.d_v : id == "dW_QR" ? n.d_r : n.d_h;
     const size_t h = head_of(w);
@@ -600,7 +673,10 @@ bool ExplainedCell::latent_gradient() {
     const std::string G_name = id == "dW_QR" ? unrotate(input_step(k).symbol) : input_step(k).symbol;
     tokens(A, G, c % w, A_name, G_name,
            weight_words + "column " + std::to_string(c % w + 1) + " of head " + std::to_string(h + 1) + "'s " +
-               (id == "dW_UK" ? "keys" : id == "dW_UV" ? "values" : id == "dW_QR" ? "rotary query (before RoPE)" : "content query") +
+               (id == "dW_UK"   ? "keys"
+                : id == "dW_UV" ? "values"
+                : id == "dW_QR" ? "rotary query (before RoPE)"
+                                : "content query") +
                ". So its gradient is the inputs' feature " + r1 + " times those gradients, summed over the tokens.");
   } else if (id == "dW_DKV" || id == "dW_KR") {
     const Matrix G = id == "dW_KR" ? unrotated(0) : Matrix(input(0).bottomRows(n.S - past));
@@ -611,7 +687,8 @@ bool ExplainedCell::latent_gradient() {
                " times those gradients, summed over the tokens.");
   } else if (id == "dW_DQ") {
     tokens(X, input(0), c, Xs, input_step(0).symbol,
-           weight_words + "the queries' latent c_Q. So its gradient is X's feature " + r1 + " times those gradients, summed over the tokens.");
+           weight_words + "the queries' latent c_Q. So its gradient is X's feature " + r1 +
+               " times those gradients, summed over the tokens.");
   } else {
     return false;
   }

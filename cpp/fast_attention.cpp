@@ -38,21 +38,18 @@ constexpr T kInf = std::numeric_limits<T>::infinity();
 
 constexpr Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
 
-
 // ---- validation ----------------------------------------------------------------------------
 
 /// Throws naming the first entry of `data` (rows×cols) for which `bad` holds.
 template <typename T, class Bad>
-[[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad,
-                               const char* why, Index first_row = 0) {
+[[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad, const char* why,
+                               Index first_row = 0) {
   for (Index i = 0; i < n; ++i) {
     if (bad(data[i])) {
       const Index row = first_row + i / cols + 1, column = i % cols + 1;
-      throw InputError(ErrorPlace{name, {}, row, column},
-                       std::string(name) + " row " + std::to_string(row) +
-                       ", column " +
-                       std::to_string(i % cols + 1) + " is " +
-                       format_number(static_cast<double>(data[i])) + ": " + why);
+      throw InputError(ErrorPlace{name, {}, row, column}, std::string(name) + " row " + std::to_string(row) +
+                                                              ", column " + std::to_string(i % cols + 1) + " is " +
+                                                              format_number(static_cast<double>(data[i])) + ": " + why);
     }
   }
   throw InputError(ErrorPlace{name}, std::string(name) + ": " + why);
@@ -83,16 +80,18 @@ template <typename T>
 void check_matrix(const T* data, Index rows, Index cols, const char* name, Index first_row = 0) {
   if (data == nullptr) throw InputError(ErrorPlace{name}, std::string(name) + " is missing");
   if (!all_finite(data, rows * cols)) {
-    report_first(data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
-                 "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
+    report_first(
+        data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
+        "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
   }
 }
 
 template <typename T>
 void check_additive_mask(const T* mask, Index L, Index S, Index first_row) {
   if (all_finite(mask, L * S, true)) return;
-  report_first(mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
-               "an additive mask holds finite numbers or -inf", first_row);
+  report_first(
+      mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
+      "an additive mask holds finite numbers or -inf", first_row);
 }
 
 // ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
@@ -126,7 +125,8 @@ inline void scores(const double* q, Index d, Index rows, const double* kt, Index
 inline void weighted(const float* p, Index tw, Index rows, const float* v, Index vs, Index bc, float* acc, Index dvp) {
   attn_relaxed_weighted_f32(p, tw, rows, v, vs, bc, acc, dvp);
 }
-inline void weighted(const double* p, Index tw, Index rows, const double* v, Index vs, Index bc, double* acc, Index dvp) {
+inline void weighted(const double* p, Index tw, Index rows, const double* v, Index vs, Index bc, double* acc,
+                     Index dvp) {
   attn_relaxed_weighted_f64(p, tw, rows, v, vs, bc, acc, dvp);
 }
 #else
@@ -182,8 +182,7 @@ struct Simd<float> {
     y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(1.6666665459e-1f));
     y = wasm_f32x4_add(wasm_f32x4_mul(y, x), wasm_f32x4_splat(5.0000001201e-1f));
     y = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_mul(y, z), x), wasm_f32x4_splat(1.0f));
-    const v128_t pow2n = wasm_i32x4_shl(
-        wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
+    const v128_t pow2n = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
     return wasm_v128_andnot(wasm_f32x4_mul(y, pow2n), under);
   }
 };
@@ -253,14 +252,14 @@ struct Kernels {
   static constexpr Index kRows = ATTN_FAST_WASM_ROWS;  ///< query rows per block
   /// Keys per tile (float32; half for float64): the packed Kᵀ tile is 32 KB at d = 64.
   static constexpr Index kKeys = ATTN_FAST_WASM_KEYS / (sizeof(T) / sizeof(float));
-  static constexpr bool kPacksK = true;  ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
-  static constexpr bool kPadsV = true;   ///< the weights·V kernel reads whole vectors of V rows
+  static constexpr bool kPacksK = true;             ///< the QKᵀ kernel streams rows of a packed Kᵀ tile
+  static constexpr bool kPadsV = true;              ///< the weights·V kernel reads whole vectors of V rows
   static constexpr bool kExpOfNegInfIsZero = true;  ///< exp(-inf) == 0 exactly
   static const char* name() { return relaxed::linked() ? "wasm-relaxed-simd" : "wasm-simd128"; }
 
   /// Scores of `rows` queries against a packed K tile (`keys`: d×tw, Kᵀ of the tile).
-  static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw,
-                     ScaleRule<T> scaling, T* s) {
+  static void scores(const T* q, Index d, Index rows, const T* keys, Index /*bc*/, Index tw, ScaleRule<T> scaling,
+                     T* s) {
     if (relaxed::linked()) {
       relaxed::scores(q, d, rows, keys, tw, scaling.by, scaling.divide, s);
     } else if (scaling.divide) {
@@ -271,8 +270,8 @@ struct Kernels {
   }
 
   /// acc (rows×dvp) += p (rows×bc, row stride tw) · v (bc×dvp, row stride vs).
-  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
-                       Index /*dv*/, T* acc, Index dvp) {
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, Index /*dv*/, T* acc,
+                       Index dvp) {
     if (relaxed::linked()) {
       relaxed::weighted(p, tw, rows, v, vs, bc, acc, dvp);
     } else {
@@ -341,8 +340,7 @@ struct Kernels {
   static constexpr bool kExpOfNegInfIsZero = false;
 
   /// Scores of `rows` queries against the tile's keys (`keys`: bc×d rows of K), row stride tw.
-  static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw,
-                     ScaleRule<T> scaling, T* s) {
+  static void scores(const T* q, Index d, Index rows, const T* keys, Index bc, Index tw, ScaleRule<T> scaling, T* s) {
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(s, rows, bc, Eigen::OuterStride<>(tw));
     const Eigen::Map<const Mat> queries(q, rows, d), key_rows(keys, bc, d);
     if (rows * bc * d <= kSmallProduct) {
@@ -358,8 +356,7 @@ struct Kernels {
     }
   }
 
-  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc,
-                       Index dv, T* acc, Index dvp) {
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, Index dv, T* acc, Index dvp) {
     Eigen::Map<Mat, 0, Eigen::OuterStride<>> out(acc, rows, dv, Eigen::OuterStride<>(dvp));
     const Strided weights(p, rows, bc, Eigen::OuterStride<>(tw)), values(v, bc, dv, Eigen::OuterStride<>(vs));
     if (rows * bc * dv <= kSmallProduct) {
@@ -369,9 +366,7 @@ struct Kernels {
     }
   }
 
-  static T row_max(const T* s, Index tw) {
-    return ConstRow(s, tw).template maxCoeff<Eigen::PropagateNaN>();
-  }
+  static T row_max(const T* s, Index tw) { return ConstRow(s, tw).template maxCoeff<Eigen::PropagateNaN>(); }
 
   static T exp_shifted(T* s, Index tw, T shift) {
     Row row(s, tw);
@@ -584,9 +579,9 @@ FastReport run_tiles(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal,
 template <typename T>
 FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T* out) {
   if (p.L < 1 || p.S < 1 || p.d_k < 1 || p.d_v < 1) {
-    throw InputError("empty problem: L, S, d_k and d_v must be at least 1 (got L = " +
-                     std::to_string(p.L) + ", S = " + std::to_string(p.S) + ", d_k = " +
-                     std::to_string(p.d_k) + ", d_v = " + std::to_string(p.d_v) + ")");
+    throw InputError("empty problem: L, S, d_k and d_v must be at least 1 (got L = " + std::to_string(p.L) +
+                     ", S = " + std::to_string(p.S) + ", d_k = " + std::to_string(p.d_k) +
+                     ", d_v = " + std::to_string(p.d_v) + ")");
   }
   if (out == nullptr) throw InputError("no output buffer");
   if (p.additive_mask && p.keep_mask) {
@@ -601,17 +596,19 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   const bool has_root = !std::isnan(options.divisor_sqrt);
   if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
   if (has_scale && !std::isfinite(options.scale)) {
-    throw InputError(ErrorPlace{"options.scale"}, "scale must be a finite number (got " + format_number(options.scale) + ")");
+    throw InputError(ErrorPlace{"options.scale"},
+                     "scale must be a finite number (got " + format_number(options.scale) + ")");
   }
   if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor must be a finite nonzero number (got " +
-                     format_number(options.divisor) + ")");
+    throw InputError(ErrorPlace{"options.scale"},
+                     "the scale divisor must be a finite nonzero number (got " + format_number(options.divisor) + ")");
   }
   // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
   const T root_of = static_cast<T>(options.divisor_sqrt);
   if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
-    throw InputError(ErrorPlace{"options.scale"}, "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
-                     format_number(options.divisor_sqrt) + ")");
+    throw InputError(ErrorPlace{"options.scale"},
+                     "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
+                         format_number(options.divisor_sqrt) + ")");
   }
   const Scale scale = has_scale     ? Scale{Scale::Kind::Multiply, options.scale}
                       : has_divisor ? Scale{Scale::Kind::DivideBy, options.divisor}
@@ -628,23 +625,22 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
 template <typename T>
 RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& K,
-                                 const Eigen::Ref<const RowMajorMatrix<T>>& V,
-                                 const FastOptions& options,
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& V, const FastOptions& options,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
   if (Q.cols() != K.cols()) {
     throw InputError(ErrorPlace{"K", "Q"}, "Q has " + std::to_string(Q.cols()) + " columns but K has " +
-                     std::to_string(K.cols()) + ": queries and keys need the same d_k");
+                                               std::to_string(K.cols()) + ": queries and keys need the same d_k");
   }
   if (K.rows() != V.rows()) {
     throw InputError(ErrorPlace{"V", "K"}, "K has " + std::to_string(K.rows()) + " rows but V has " +
-                     std::to_string(V.rows()) + ": every key needs a value");
+                                               std::to_string(V.rows()) + ": every key needs a value");
   }
   const bool has_mask = additive_mask.size() > 0;
   if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
     throw InputError(ErrorPlace{"options.mask"}, "mask is " + std::to_string(additive_mask.rows()) + "x" +
-                     std::to_string(additive_mask.cols()) + " but the scores are " +
-                     std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
-                     " (queries x keys)");
+                                                     std::to_string(additive_mask.cols()) + " but the scores are " +
+                                                     std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
+                                                     " (queries x keys)");
   }
   // A Ref of a row-major matrix may still have an outer stride; the kernels want dense rows, so
   // only such inputs are copied.
@@ -680,16 +676,15 @@ template void exp_kernel<double>(const double*, double*, Eigen::Index);
 }  // namespace detail
 
 template FastReport fast_attention<float>(const FastProblem<float>&, const FastOptions&, float*);
-template FastReport fast_attention<double>(const FastProblem<double>&, const FastOptions&,
-                                           double*);
-template RowMajorMatrix<float> fast_attention<float>(
-    const Eigen::Ref<const RowMajorMatrix<float>>&, const Eigen::Ref<const RowMajorMatrix<float>>&,
-    const Eigen::Ref<const RowMajorMatrix<float>>&, const FastOptions&,
-    const Eigen::Ref<const RowMajorMatrix<float>>&);
-template RowMajorMatrix<double> fast_attention<double>(
-    const Eigen::Ref<const RowMajorMatrix<double>>&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&, const FastOptions&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&);
+template FastReport fast_attention<double>(const FastProblem<double>&, const FastOptions&, double*);
+template RowMajorMatrix<float> fast_attention<float>(const Eigen::Ref<const RowMajorMatrix<float>>&,
+                                                     const Eigen::Ref<const RowMajorMatrix<float>>&,
+                                                     const Eigen::Ref<const RowMajorMatrix<float>>&, const FastOptions&,
+                                                     const Eigen::Ref<const RowMajorMatrix<float>>&);
+template RowMajorMatrix<double> fast_attention<double>(const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                       const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                       const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                       const FastOptions&,
+                                                       const Eigen::Ref<const RowMajorMatrix<double>>&);
 
 }  // namespace attn

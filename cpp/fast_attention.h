@@ -49,7 +49,7 @@ struct FastProblem {
   const T* K = nullptr;  ///< S×d_k
   const T* V = nullptr;  ///< S×d_v
   Eigen::Index L = 0, S = 0, d_k = 0, d_v = 0;
-  const T* additive_mask = nullptr;        ///< optional L×S, added to the scaled scores
+  const T* additive_mask = nullptr;         ///< optional L×S, added to the scaled scores
   const std::uint8_t* keep_mask = nullptr;  ///< optional L×S, 0 hides the key (not with additive)
   /// These L queries are rows row_offset .. row_offset + L - 1 of a larger problem (its mask
   /// rows likewise): causal then hides keys j > row_offset + i, and errors name global rows.
@@ -60,7 +60,7 @@ struct FastProblem {
 /// What the output-only path noticed on the way.
 struct FastReport {
   Eigen::Index fully_masked_rows = 0;  ///< query rows whose keys were all hidden (output 0)
-  Eigen::Index exact_rows = 0;  ///< rows whose scores overflowed, redone by the exact row path
+  Eigen::Index exact_rows = 0;         ///< rows whose scores overflowed, redone by the exact row path
 };
 
 /// Computes the attention output into `out` (L×d_v, row-major). Throws InputError for empty
@@ -73,27 +73,24 @@ FastReport fast_attention(const FastProblem<T>& problem, const FastOptions& opti
 template <typename T>
 RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& K,
-                                 const Eigen::Ref<const RowMajorMatrix<T>>& V,
-                                 const FastOptions& options = {},
-                                 const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask =
-                                     RowMajorMatrix<T>());
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& V, const FastOptions& options = {},
+                                 const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask = RowMajorMatrix<T>());
 
 /// Which kernels this build uses: "wasm-simd128" or "eigen".
 const char* fast_attention_kernels();
 
-extern template FastReport fast_attention<float>(const FastProblem<float>&, const FastOptions&,
-                                                 float*);
-extern template FastReport fast_attention<double>(const FastProblem<double>&, const FastOptions&,
-                                                  double*);
-extern template RowMajorMatrix<float> fast_attention<float>(
-    const Eigen::Ref<const RowMajorMatrix<float>>&, const Eigen::Ref<const RowMajorMatrix<float>>&,
-    const Eigen::Ref<const RowMajorMatrix<float>>&, const FastOptions&,
-    const Eigen::Ref<const RowMajorMatrix<float>>&);
-extern template RowMajorMatrix<double> fast_attention<double>(
-    const Eigen::Ref<const RowMajorMatrix<double>>&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&, const FastOptions&,
-    const Eigen::Ref<const RowMajorMatrix<double>>&);
+extern template FastReport fast_attention<float>(const FastProblem<float>&, const FastOptions&, float*);
+extern template FastReport fast_attention<double>(const FastProblem<double>&, const FastOptions&, double*);
+extern template RowMajorMatrix<float> fast_attention<float>(const Eigen::Ref<const RowMajorMatrix<float>>&,
+                                                            const Eigen::Ref<const RowMajorMatrix<float>>&,
+                                                            const Eigen::Ref<const RowMajorMatrix<float>>&,
+                                                            const FastOptions&,
+                                                            const Eigen::Ref<const RowMajorMatrix<float>>&);
+extern template RowMajorMatrix<double> fast_attention<double>(const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                              const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                              const Eigen::Ref<const RowMajorMatrix<double>>&,
+                                                              const FastOptions&,
+                                                              const Eigen::Ref<const RowMajorMatrix<double>>&);
 
 namespace detail {
 /// The vectorised exp of the active kernels applied to n values (for the accuracy tests).

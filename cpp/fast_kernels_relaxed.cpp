@@ -42,22 +42,22 @@ void scores(const T* q, Index d, Index rows, const T* kt, Index tw, T factor, in
 ATTN_EXPORT(attn_relaxed_available) int attn_relaxed_available() { return 1; }
 
 ATTN_EXPORT(attn_relaxed_scores_f32)
-void attn_relaxed_scores_f32(const float* q, Index d, Index rows, const float* kt, Index tw,
-                             float factor, int divide, float* s) {
+void attn_relaxed_scores_f32(const float* q, Index d, Index rows, const float* kt, Index tw, float factor, int divide,
+                             float* s) {
   scores(q, d, rows, kt, tw, factor, divide, s);
 }
 ATTN_EXPORT(attn_relaxed_scores_f64)
-void attn_relaxed_scores_f64(const double* q, Index d, Index rows, const double* kt, Index tw,
-                             double factor, int divide, double* s) {
+void attn_relaxed_scores_f64(const double* q, Index d, Index rows, const double* kt, Index tw, double factor,
+                             int divide, double* s) {
   scores(q, d, rows, kt, tw, factor, divide, s);
 }
 ATTN_EXPORT(attn_relaxed_weighted_f32)
-void attn_relaxed_weighted_f32(const float* p, Index tw, Index rows, const float* v, Index vs,
-                               Index bc, float* acc, Index dvp) {
+void attn_relaxed_weighted_f32(const float* p, Index tw, Index rows, const float* v, Index vs, Index bc, float* acc,
+                               Index dvp) {
   Relaxed<float>::weighted(p, tw, rows, v, vs, bc, acc, dvp);
 }
 ATTN_EXPORT(attn_relaxed_weighted_f64)
-void attn_relaxed_weighted_f64(const double* p, Index tw, Index rows, const double* v, Index vs,
-                               Index bc, double* acc, Index dvp) {
+void attn_relaxed_weighted_f64(const double* p, Index tw, Index rows, const double* v, Index vs, Index bc, double* acc,
+                               Index dvp) {
   Relaxed<double>::weighted(p, tw, rows, v, vs, bc, acc, dvp);
 }

@@ -110,8 +110,7 @@ struct Products {
 
   /// acc (MR×dvp) += p (MR×bc, row stride tw) · v (bc×dvp, row stride vs).
   template <int MR>
-  static void weighted_rows(const T* p, Index tw, const T* v, Index vs, Index bc, T* acc,
-                            Index dvp) {
+  static void weighted_rows(const T* p, Index tw, const T* v, Index vs, Index bc, T* acc, Index dvp) {
     for (Index c = 0; c < dvp; c += kPad<T>) {
       v128_t o0[MR], o1[MR];
       for (int r = 0; r < MR; ++r) {
@@ -135,16 +134,14 @@ struct Products {
   }
 
   /// acc (rows×dvp) += p (rows×bc, row stride tw) · v (bc×dvp, row stride vs).
-  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc,
-                       Index dvp) {
+  static void weighted(const T* p, Index tw, Index rows, const T* v, Index vs, Index bc, T* acc, Index dvp) {
     Index r = 0;
     for (; r + kMr <= rows; r += kMr) weighted_rows<kMr>(p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
     weighted_tail<kMr - 1>(rows - r, p + r * tw, tw, v, vs, bc, acc + r * dvp, dvp);
   }
 
   template <int MR>
-  static void weighted_tail(Index left, const T* p, Index tw, const T* v, Index vs, Index bc,
-                            T* acc, Index dvp) {
+  static void weighted_tail(Index left, const T* p, Index tw, const T* v, Index vs, Index bc, T* acc, Index dvp) {
     if constexpr (MR > 0) {
       if (left == MR) {
         weighted_rows<MR>(p, tw, v, vs, bc, acc, dvp);

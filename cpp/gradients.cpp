@@ -82,7 +82,8 @@ void latent_back(const Normalized& n, const Grads& lat, const Emit& emit, const 
   if (n.d_r > 0) {
     dk_R_step = emit("dk_R", -1, lat.dk_R, lat.dk_R_steps);
     if (past > 0) emit("dpast_k_R", -1, Mat<S>(lat.dk_R.topRows(past)), std::vector<int>{dk_R_step});
-    dk_R_fresh = rotate<S>(Mat<S>(lat.dk_R.bottomRows(fresh)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
+    dk_R_fresh =
+        rotate<S>(Mat<S>(lat.dk_R.bottomRows(fresh)), rope, n.key_pos, static_cast<size_t>(past), /*back=*/true);
   }
   // The latent: every head's keys and values read it.
   Mat<S> dc_KV = Mat<S>::Zero(n.S, n.d_c), dW_UK(n.d_c, n.heads * n.d_h), dW_UV(n.d_c, n.heads * n.d_v);
@@ -118,12 +119,18 @@ void latent_back(const Normalized& n, const Grads& lat, const Emit& emit, const 
     const Matrix& W = n.W_DQ ? *n.W_UQ : n.W_Q;
     dW_Qc.middleCols(h * n.d_h, n.d_h) = reads.transpose() * lat.dQ_C[k];
     const Mat<S> back = lat.dQ_C[k] * W.middleCols(h * n.d_h, n.d_h).cast<S>().transpose();
-    if (n.W_DQ) dc_Q += back; else dX += back;
+    if (n.W_DQ)
+      dc_Q += back;
+    else
+      dX += back;
     if (n.d_r > 0) {
       const Mat<S>& r_reads = n.qr_from_cq ? c_Q : X;
       dW_QR.middleCols(h * n.d_r, n.d_r) = r_reads.transpose() * dq_R_pre[k];
       const Mat<S> r_back = dq_R_pre[k] * n.W_QR.middleCols(h * n.d_r, n.d_r).cast<S>().transpose();
-      if (n.qr_from_cq) dc_Q += r_back; else dX += r_back;
+      if (n.qr_from_cq)
+        dc_Q += r_back;
+      else
+        dX += r_back;
     }
   }
   if (n.W_DQ) {
@@ -272,8 +279,11 @@ void backward(const Normalized& n, Trace& t) {
       dK_seen.middleCols(half * w, w) = d.transpose() * Qk;
     }
     const int dQ_step = emit(rope.on ? "dQ_rot" : qk ? "dQ_normed" : "dQ", h, dQh, {d1, d2, k_step});
-    const int dK_step = emit(past > 0 ? "dK_cache" : rope.on ? "dK_rot" : qk ? "dK_normed" : "dK", h, dK_seen,
-                             {d1, d2, q_step});
+    const int dK_step = emit(past > 0  ? "dK_cache"
+                             : rope.on ? "dK_rot"
+                             : qk      ? "dK_normed"
+                                       : "dK",
+                             h, dK_seen, {d1, d2, q_step});
     finish_head(h, dQh, dQ_step, dK_seen, dK_step, dV_seen, dV_seen_step);
   };
 
@@ -308,8 +318,9 @@ void backward(const Normalized& n, Trace& t) {
       }
       const int dLambda_step = emit("dlinear_scores", h, dLambda, d_inputs);
       const Mat<S> dVh = Lambda.transpose() * dU;
-      const int dV_step = emit("dV", h, dVh, norm_step >= 0 ? std::vector<int>{scores_step, d_head, norm_step}
-                                                           : std::vector<int>{scores_step, d_head});
+      const int dV_step = emit(
+          "dV", h, dVh,
+          norm_step >= 0 ? std::vector<int>{scores_step, d_head, norm_step} : std::vector<int>{scores_step, d_head});
       Mat<S> dC = dLambda;
       if (n.options.causal) {
         for (Eigen::Index i = 0; i < L; ++i) {
@@ -343,7 +354,12 @@ void backward(const Normalized& n, Trace& t) {
     // V from the latent, cached rows included.
     const int q_step = n.latent ? find(steps, "Q_C", h) : find(steps, rope.on ? "Q_rot" : qk ? "Q_normed" : "Q", h);
     const int k_step = n.latent ? find(steps, "K_C", h)
-                                : find(steps, past > 0 ? "K_cache" : rope.on ? "K_rot" : qk ? "K_normed" : "K", h);
+                                : find(steps,
+                                       past > 0  ? "K_cache"
+                                       : rope.on ? "K_rot"
+                                       : qk      ? "K_normed"
+                                                 : "K",
+                                       h);
     const int v_step = find(steps, past > 0 && !n.latent ? "V_cache" : "V", h);
     const int weights_step = find(steps, "weights", h);
     const Mat<S> Qh = values(q_step), Kh = values(k_step), Vh = values(v_step), A = values(weights_step);
@@ -520,8 +536,10 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
     const char* cols = n.columns ? "rows" : "columns";
     const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
     // Rows and columns in the problem's layout: its token axis first.
-    const Eigen::Index tokens = n.columns ? dO->cols() : dO->rows(), out_tokens = n.columns ? output.cols() : output.rows();
-    const Eigen::Index features = n.columns ? dO->rows() : dO->cols(), out_features = n.columns ? output.rows() : output.cols();
+    const Eigen::Index tokens = n.columns ? dO->cols() : dO->rows(),
+                       out_tokens = n.columns ? output.cols() : output.rows();
+    const Eigen::Index features = n.columns ? dO->rows() : dO->cols(),
+                       out_features = n.columns ? output.rows() : output.cols();
     const auto mismatch = [&](Eigen::Index have, Eigen::Index want, const char* what) {
       throw InputError("dO has " + std::to_string(have) + " " + what + " but the output has " + std::to_string(want) +
                        " (dO is " + shape(*dO) + ", the output is " + shape(output) + ")");

@@ -34,8 +34,7 @@ struct ErrorPlace {
 class InputError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
-  InputError(ErrorPlace place, const std::string& message)
-      : std::invalid_argument(message), place_(std::move(place)) {}
+  InputError(ErrorPlace place, const std::string& message) : std::invalid_argument(message), place_(std::move(place)) {}
   const ErrorPlace& place() const { return place_; }
 
  private:

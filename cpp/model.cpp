@@ -48,9 +48,9 @@ struct Weights {
 /// What visit() tells about a tensor: its JSON path, its shape, whether weight decay applies
 /// (matrices) and how it starts (drawn, ones or zeros).
 struct TensorInfo {
-  std::string path;  ///< "layers/0/W_Q"
-  std::string name;  ///< "layers[0].W_Q", as messages say it
-  std::string shape; ///< "d_model×heads·d_head"
+  std::string path;   ///< "layers/0/W_Q"
+  std::string name;   ///< "layers[0].W_Q", as messages say it
+  std::string shape;  ///< "d_model×heads·d_head"
   Eigen::Index rows, cols;
   bool matrix;
   enum class Start { Drawn, Ones, Zeros } start;
@@ -72,7 +72,8 @@ void visit(const ModelConfig& c, W& w, F f) {
     if (c.norm == ModelConfig::Norm::LayerNorm) go(path + "/b", name + ".b", "d_model", n.b, 1, d, false, Start::Zeros);
   };
   go("E", "E", "vocab×d_model", w.E, c.vocab, d, true, Start::Drawn);
-  if (c.positions == ModelConfig::Positions::Learned) go("P", "P", "context×d_model", w.P, c.context, d, true, Start::Drawn);
+  if (c.positions == ModelConfig::Positions::Learned)
+    go("P", "P", "context×d_model", w.P, c.context, d, true, Start::Drawn);
   for (int l = 0; l < c.layers; ++l) {
     auto& L = w.layers[static_cast<size_t>(l)];
     const std::string p = "layers/" + std::to_string(l) + "/", n = "layers[" + std::to_string(l) + "].";
@@ -130,7 +131,8 @@ std::string dims(Eigen::Index rows, Eigen::Index cols, bool matrix) {
 /// Reads weights JSON, every tensor checked against its shape.
 template <typename S>
 Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
-  if (!json.is_object()) throw InputError("weights: expected an object (E, layers, ...), got " + json.dump().substr(0, 40));
+  if (!json.is_object())
+    throw InputError("weights: expected an object (E, layers, ...), got " + json.dump().substr(0, 40));
   Weights<S> w;
   w.layers.resize(static_cast<size_t>(c.layers));
   // Keys that the configuration does not use must be absent (docs/model.md): collect what is used.
@@ -185,7 +187,8 @@ Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
             known = known || u == path || u.rfind(path + "/", 0) == 0;
           }
           if (!known) {
-            throw InputError("weights." + shown + item.key() + ": this model has no such weight (keys the configuration does "
+            throw InputError("weights." + shown + item.key() +
+                             ": this model has no such weight (keys the configuration does "
                              "not use must be absent: its bias, norm, mlp, tied and positions say which)");
           }
           if (!whole && item.value().is_object()) check_extra(item.value(), path + "/", shown + item.key() + ".");
@@ -197,7 +200,8 @@ Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
     throw InputError("weights.layers: expected a list of " + std::to_string(c.layers) + " layers (model.layers)");
   }
   for (int l = 0; l < c.layers; ++l) {
-    check_extra(layers[static_cast<size_t>(l)], "layers/" + std::to_string(l) + "/", "layers[" + std::to_string(l) + "].");
+    check_extra(layers[static_cast<size_t>(l)], "layers/" + std::to_string(l) + "/",
+                "layers[" + std::to_string(l) + "].");
   }
   return w;
 }
@@ -268,7 +272,8 @@ void causal_softmax(Mat<S>& s) {
     } else {
       const S log_sum = std::log(sum), lse = log_sum + max;
       const bool scipy_form = std::abs(max) <= S(16);
-      for (Eigen::Index j = 0; j < seen; ++j) row[j] = scipy_form ? std::exp(x[j] - lse) : std::exp((x[j] - max) - log_sum);
+      for (Eigen::Index j = 0; j < seen; ++j)
+        row[j] = scipy_form ? std::exp(x[j] - lse) : std::exp((x[j] - max) - log_sum);
     }
     row.tail(s.cols() - seen).setZero();
   }
@@ -342,15 +347,17 @@ class ModelT final : public Model::Impl {
       const double loss = run_forward(batch, cache, nullptr);
       const int step = steps_taken + 1;
       if (!std::isfinite(loss)) {
-        throw TrainingError("training stopped at step " + std::to_string(step) + ": the loss is " + (std::isnan(loss) ? std::string("NaN") : format_number(loss)) +
-                            "; the weights grew too large for " +
-                            (config.model.precision == Precision::Float32 ? "float32" : "float64") +
-                            ": lower optimizer.lr (now " + format_number(o.lr) + ") or clip the gradients (optimizer.clip)");
+        throw TrainingError(
+            "training stopped at step " + std::to_string(step) + ": the loss is " +
+            (std::isnan(loss) ? std::string("NaN") : format_number(loss)) + "; the weights grew too large for " +
+            (config.model.precision == Precision::Float32 ? "float32" : "float64") + ": lower optimizer.lr (now " +
+            format_number(o.lr) + ") or clip the gradients (optimizer.clip)");
       }
       Weights<S> grad = zeros_like<S>(config.model);
       run_backward(batch, cache, grad);
       double norm2 = 0;
-      visit<S>(config.model, grad, [&](const TensorInfo&, Mat<S>& g) { norm2 += g.template cast<double>().squaredNorm(); });
+      visit<S>(config.model, grad,
+               [&](const TensorInfo&, Mat<S>& g) { norm2 += g.template cast<double>().squaredNorm(); });
       const double norm = std::sqrt(norm2);
       if (!std::isfinite(norm)) {
         throw TrainingError("training stopped at step " + std::to_string(step) + ": the gradient's norm is " +
@@ -431,8 +438,8 @@ class ModelT final : public Model::Impl {
 
  private:
   Weights<S> w_, adam_m_, adam_v_;
-  RandomState random_;  ///< the batches' stream: RandomState(seed + 1), apart from the weights' draws
-  Mat<S> positional_;        ///< sinusoidal: context×d_model
+  RandomState random_;          ///< the batches' stream: RandomState(seed + 1), apart from the weights' draws
+  Mat<S> positional_;           ///< sinusoidal: context×d_model
   Mat<S> rope_cos_, rope_sin_;  ///< rope: context×(d_head/2), from the core's rope_angle
 
   void tables() {
@@ -511,7 +518,10 @@ class ModelT final : public Model::Impl {
     // Walk the four structures together: visit() gives the same order for each.
     std::vector<Mat<S>*> ps, gs, ms, vs;
     std::vector<bool> matrices;
-    visit<S>(config.model, w_, [&](const TensorInfo& info, Mat<S>& t) { ps.push_back(&t); matrices.push_back(info.matrix); });
+    visit<S>(config.model, w_, [&](const TensorInfo& info, Mat<S>& t) {
+      ps.push_back(&t);
+      matrices.push_back(info.matrix);
+    });
     visit<S>(config.model, grad, [&](const TensorInfo&, Mat<S>& t) { gs.push_back(&t); });
     visit<S>(config.model, adam_m_, [&](const TensorInfo&, Mat<S>& t) { ms.push_back(&t); });
     visit<S>(config.model, adam_v_, [&](const TensorInfo&, Mat<S>& t) { vs.push_back(&t); });
@@ -643,7 +653,8 @@ class ModelT final : public Model::Impl {
       dh_f = dlogits * w_.U.transpose();
     }
     if (m.bias) grad.b_U += dlogits.colwise().sum();
-    Mat<S> dx = normed ? norm_backward(m.norm, w_.norm_final, cache.nf, dh_f, grad.norm_final) : dh_f;  // d loss / d residual
+    Mat<S> dx =
+        normed ? norm_backward(m.norm, w_.norm_final, cache.nf, dh_f, grad.norm_final) : dh_f;  // d loss / d residual
     const S divisor = std::sqrt(static_cast<S>(dh));
     for (int l = m.layers - 1; l >= 0; --l) {
       const LayerW<S>& W = w_.layers[static_cast<size_t>(l)];
@@ -657,7 +668,8 @@ class ModelT final : public Model::Impl {
           dz = dz.cwiseProduct(Mat<S>((C.z.array() > S(0)).template cast<S>()));
         } else {
           const auto z = C.z.array(), t = C.t.array();
-          dz.array() *= S(0.5) * (S(1) + t) + S(0.5) * z * (S(1) - t.square()) * S(kGeluC) * (S(1) + S(3 * kGeluK) * z.square());
+          dz.array() *=
+              S(0.5) * (S(1) + t) + S(0.5) * z * (S(1) - t.square()) * S(kGeluC) * (S(1) + S(3 * kGeluK) * z.square());
         }
         if (m.bias) G.b_in += dz.colwise().sum();
         G.W_in += C.m.transpose() * dz;
@@ -769,7 +781,8 @@ Evaluation Model::evaluate(const std::vector<bool>* ablated) const {
     right += best == probe.targets[r] ? 1 : 0;
     ++e.predictions;
   }
-  e.accuracy = e.predictions > 0 ? static_cast<double>(right) / e.predictions : std::numeric_limits<double>::quiet_NaN();
+  e.accuracy =
+      e.predictions > 0 ? static_cast<double>(right) / e.predictions : std::numeric_limits<double>::quiet_NaN();
   return e;
 }
 
@@ -827,10 +840,12 @@ std::vector<HeadScore> Model::head_scores() const {
 namespace {
 void check_head(const ModelConfig& m, int layer, int head) {
   if (layer < 1 || layer > m.layers) {
-    throw InputError("layer: " + std::to_string(layer) + " is not a layer of this model (1 to " + std::to_string(m.layers) + ")");
+    throw InputError("layer: " + std::to_string(layer) + " is not a layer of this model (1 to " +
+                     std::to_string(m.layers) + ")");
   }
   if (head < 1 || head > m.heads) {
-    throw InputError("head: " + std::to_string(head) + " is not a head of this model (1 to " + std::to_string(m.heads) + ")");
+    throw InputError("head: " + std::to_string(head) + " is not a head of this model (1 to " + std::to_string(m.heads) +
+                     ")");
   }
 }
 }  // namespace

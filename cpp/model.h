@@ -49,9 +49,9 @@ struct OptimizerConfig {
   double lr = 1e-3, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, weight_decay = 0.0;
   int warmup = 0;  ///< steps of linear warm-up from lr/warmup to lr
   Schedule schedule = Schedule::Constant;
-  double min_lr = 0;      ///< cosine: the rate it ends at
-  int total_steps = 0;    ///< cosine: the step it reaches min_lr (0: the configuration's `steps`)
-  double clip = 1.0;      ///< largest global gradient norm (0: no clipping)
+  double min_lr = 0;    ///< cosine: the rate it ends at
+  int total_steps = 0;  ///< cosine: the step it reaches min_lr (0: the configuration's `steps`)
+  double clip = 1.0;    ///< largest global gradient norm (0: no clipping)
 };
 
 /// What the model learns: a task generated from the seed, a text, or given sequences.
@@ -59,8 +59,8 @@ struct TaskConfig {
   /// previous, reverse, sort, recall, induction, text, custom; empty: none (a model that is only
   /// evaluated, as the `model` command's; training it is an error)
   std::string name;
-  std::string text;                ///< text: the characters it learns
-  Batch custom;                    ///< custom: the sequences and targets
+  std::string text;  ///< text: the characters it learns
+  Batch custom;      ///< custom: the sequences and targets
 };
 
 /// A whole training run (the CLI's configuration file).

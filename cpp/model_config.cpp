@@ -94,8 +94,9 @@ const std::vector<std::string> kSchedules = {"constant", "cosine"};
 }  // namespace
 
 ModelConfig model_config_from_json(const Json& json, const std::string& where) {
-  known_keys(json, where, {"vocab", "context", "d_model", "layers", "heads", "d_head", "kv_heads", "positions", "mlp",
-                           "activation", "norm", "bias", "tied", "precision"});
+  known_keys(json, where,
+             {"vocab", "context", "d_model", "layers", "heads", "d_head", "kv_heads", "positions", "mlp", "activation",
+              "norm", "bias", "tied", "precision"});
   ModelConfig m;
   for (const char* required : {"vocab", "context", "d_model"}) {
     if (find(json, required) == nullptr) throw InputError(where + "." + required + " is missing (a whole number)");
@@ -183,13 +184,14 @@ TaskConfig task_from_json(const Json& json) {
   if (text) {
     const Json* value = json.is_object() ? find(json, "text") : nullptr;
     if (value == nullptr || !value->is_string()) {
-      throw InputError("task.text: the text task needs { \"name\": \"text\", \"text\": \"...\" }, the characters it learns");
+      throw InputError(
+          "task.text: the text task needs { \"name\": \"text\", \"text\": \"...\" }, the characters it learns");
     }
     task.text = value->get<std::string>();
     const size_t distinct = text_alphabet(task.text).size();
     if (distinct < 2) {
-      throw InputError("task.text: the text has " + std::to_string(distinct) +
-                       " distinct character" + (distinct == 1 ? "" : "s") + "; it needs at least 2 to predict one from another");
+      throw InputError("task.text: the text has " + std::to_string(distinct) + " distinct character" +
+                       (distinct == 1 ? "" : "s") + "; it needs at least 2 to predict one from another");
     }
   }
   return task;
@@ -221,12 +223,13 @@ TrainConfig train_config_from_json(const Json& json) {
   const Json* seed = find(json, "seed");
   if (seed != nullptr) {
     const double s = seed->is_number() ? seed->get<double>() : -1;
-    if (!(s >= 0 && s <= 4294967295.0 && std::floor(s) == s)) fail("seed", "a whole number from 0 to 4294967295", *seed);
+    if (!(s >= 0 && s <= 4294967295.0 && std::floor(s) == s))
+      fail("seed", "a whole number from 0 to 4294967295", *seed);
     c.seed = static_cast<std::uint32_t>(s);
   }
   if (const Json* opt = find(json, "optimizer")) {
-    known_keys(*opt, "optimizer", {"lr", "beta1", "beta2", "eps", "weight_decay", "warmup", "schedule", "min_lr",
-                                   "total_steps", "clip"});
+    known_keys(*opt, "optimizer",
+               {"lr", "beta1", "beta2", "eps", "weight_decay", "warmup", "schedule", "min_lr", "total_steps", "clip"});
     OptimizerConfig& o = c.optimizer;
     o.lr = number(*opt, "optimizer", "lr", o.lr, 0, 1e3, true, "a learning rate above 0");
     o.beta1 = number(*opt, "optimizer", "beta1", o.beta1, 0, 0.999999, false, "a number in [0, 1)");
@@ -249,22 +252,25 @@ TrainConfig train_config_from_json(const Json& json) {
   const std::string& t = c.task.name;
   if (t == "induction") {
     const int n_max = (m.context - 1) / 2;
-    need(n_max >= 4, "model.context", "a context of at least 9 (BOS and two copies of 4 or more tokens), got " +
-                                          std::to_string(m.context));
+    need(n_max >= 4, "model.context",
+         "a context of at least 9 (BOS and two copies of 4 or more tokens), got " + std::to_string(m.context));
     need(m.vocab - 1 >= n_max, "model.vocab",
          "vocab ≥ " + std::to_string(n_max + 1) + " (n = ⌊(context−1)/2⌋ = " + std::to_string(n_max) +
              " distinct tokens from 1…vocab−1), got " + std::to_string(m.vocab));
   } else if (t == "previous" || t == "reverse" || t == "sort") {
     need(m.context >= 2, "model.context", "a context of at least 2, got " + std::to_string(m.context));
   } else if (t == "recall") {
-    need(m.context >= 3, "model.context", "a context of at least 3 (a pair and a key), got " + std::to_string(m.context));
-    need(m.vocab >= 5, "model.vocab", "vocab ≥ 5 (keys and values from two halves of 1…vocab−1), got " + std::to_string(m.vocab));
+    need(m.context >= 3, "model.context",
+         "a context of at least 3 (a pair and a key), got " + std::to_string(m.context));
+    need(m.vocab >= 5, "model.vocab",
+         "vocab ≥ 5 (keys and values from two halves of 1…vocab−1), got " + std::to_string(m.vocab));
   } else if (t == "text") {
     need(c.task.text.size() >= 2, "task.text", "at least 2 characters");
   }
   if (t == "custom") {
     const Json* tokens = task->is_object() ? find(*task, "tokens") : nullptr;
-    if (tokens == nullptr) throw InputError("task.tokens: the custom task needs tokens (a list of sequences) and targets");
+    if (tokens == nullptr)
+      throw InputError("task.tokens: the custom task needs tokens (a list of sequences) and targets");
     const Json* targets = find(*task, "targets");
     try {
       c.task.custom = batch_from_json(m, *tokens, targets);
@@ -327,19 +333,21 @@ Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* 
     if (!row.is_array() || row.empty()) fail(where, "a list of tokens (whole numbers)", row);
     if (s == 0) b.length = static_cast<int>(row.size());
     if (static_cast<int>(row.size()) != b.length) {
-      throw InputError(where + ": " + std::to_string(row.size()) + " tokens but tokens[0] has " + std::to_string(b.length) +
-                       " (the sequences of a batch have one length; pad with targets -1)");
+      throw InputError(where + ": " + std::to_string(row.size()) + " tokens but tokens[0] has " +
+                       std::to_string(b.length) + " (the sequences of a batch have one length; pad with targets -1)");
     }
     if (b.length > model.context) {
-      throw InputError(where + ": " + std::to_string(b.length) + " tokens, longer than the context (model.context = " +
-                       std::to_string(model.context) + ")");
+      throw InputError(where + ": " + std::to_string(b.length) +
+                       " tokens, longer than the context (model.context = " + std::to_string(model.context) + ")");
     }
     for (int t = 0; t < b.length; ++t) {
       const Json& v = row[static_cast<size_t>(t)];
       const double x = v.is_number() ? v.get<double>() : -1;
       if (!(x >= 0 && x < model.vocab && std::floor(x) == x)) {
-        fail(where + "[" + std::to_string(t) + "]", "a token from 0 to " + std::to_string(model.vocab - 1) +
-                                                         " (model.vocab = " + std::to_string(model.vocab) + ")", v);
+        fail(where + "[" + std::to_string(t) + "]",
+             "a token from 0 to " + std::to_string(model.vocab - 1) + " (model.vocab = " + std::to_string(model.vocab) +
+                 ")",
+             v);
       }
       b.tokens.push_back(static_cast<int>(x));
     }
@@ -353,11 +361,13 @@ Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* 
     return b;
   }
   const Json trows = nested ? *targets : Json::array({*targets});
-  const bool same_shape = targets->is_array() && trows.size() == rows.size() &&
-                          (nested ? targets->size() == rows.size() : true);
+  const bool same_shape =
+      targets->is_array() && trows.size() == rows.size() && (nested ? targets->size() == rows.size() : true);
   if (!same_shape) {
-    fail("targets", nested ? "a list of " + std::to_string(b.sequences) + " sequences like tokens"
-                           : "a list of " + std::to_string(b.length) + " targets like tokens", *targets);
+    fail("targets",
+         nested ? "a list of " + std::to_string(b.sequences) + " sequences like tokens"
+                : "a list of " + std::to_string(b.length) + " targets like tokens",
+         *targets);
   }
   for (int s = 0; s < b.sequences; ++s) {
     const Json& row = trows[static_cast<size_t>(s)];
@@ -369,8 +379,8 @@ Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* 
       const Json& v = row[static_cast<size_t>(t)];
       const double x = v.is_number() ? v.get<double>() : -2;
       if (!(x >= -1 && x < model.vocab && std::floor(x) == x)) {
-        fail(where + "[" + std::to_string(t) + "]", "a token from 0 to " + std::to_string(model.vocab - 1) +
-                                                         ", or -1 for no loss", v);
+        fail(where + "[" + std::to_string(t) + "]",
+             "a token from 0 to " + std::to_string(model.vocab - 1) + ", or -1 for no loss", v);
       }
       b.targets.push_back(static_cast<int>(x));
     }
@@ -389,7 +399,8 @@ const std::vector<Preset>& presets() {
       {"induction",
        "2 attention-only layers learn to copy a repeated sequence: a previous-token head in layer 1 "
        "feeds an induction head in layer 2",
-       "Which layer will hold the head that attends to the token after the earlier copy of the current token (an induction head)?",
+       "Which layer will hold the head that attends to the token after the earlier copy of the current token (an "
+       "induction head)?",
        Json{{"choose", "layer"}, {"score", "induction"}, {"threshold", 0.4}},
        Json::parse(R"({"model": {"vocab": 32, "context": 32, "d_model": 32, "layers": 2, "heads": 2},
                        "task": "induction", "optimizer": {"lr": 0.003}, "steps": 1500, "batch": 16,
@@ -402,38 +413,33 @@ const std::vector<Preset>& presets() {
        Json::parse(R"({"model": {"vocab": 32, "context": 32, "d_model": 32, "layers": 1, "heads": 2},
                        "task": "induction", "optimizer": {"lr": 0.003}, "steps": 1500, "batch": 16,
                        "seed": 0, "eval_every": 50})")},
-      {"previous",
-       "one layer learns to output the token before: a previous-token head",
+      {"previous", "one layer learns to output the token before: a previous-token head",
        "Which head will put most of its weight one token back?",
        Json{{"choose", "head"}, {"score", "previous_token"}, {"threshold", 0.5}},
        Json::parse(R"({"model": {"vocab": 16, "context": 16, "d_model": 32, "layers": 1, "heads": 2},
                        "task": "previous", "optimizer": {"lr": 0.003}, "steps": 400, "batch": 16,
                        "seed": 0, "eval_every": 20})")},
-      {"reverse",
-       "2 layers learn to repeat a sequence backwards: attention by position",
+      {"reverse", "2 layers learn to repeat a sequence backwards: attention by position",
        "Will two layers reverse every probe sequence (accuracy above 95%) within 600 steps?",
        Json{{"choose", "yes_no"}, {"accuracy", 0.95}},
        Json::parse(R"({"model": {"vocab": 12, "context": 16, "d_model": 48, "layers": 2, "heads": 2, "mlp": 96,
                                  "norm": "layernorm"},
                        "task": "reverse", "optimizer": {"lr": 0.003}, "steps": 600, "batch": 32,
                        "seed": 0, "eval_every": 50})")},
-      {"sort",
-       "2 layers with an MLP learn to sort: each output looks for the smallest token not yet written",
+      {"sort", "2 layers with an MLP learn to sort: each output looks for the smallest token not yet written",
        "Will two layers sort the probe sequences (accuracy above 95%) within 1,200 steps?",
        Json{{"choose", "yes_no"}, {"accuracy", 0.95}},
        Json::parse(R"({"model": {"vocab": 12, "context": 16, "d_model": 48, "layers": 2, "heads": 2, "mlp": 96,
                                  "norm": "layernorm"},
                        "task": "sort", "optimizer": {"lr": 0.003}, "steps": 1200, "batch": 32,
                        "seed": 0, "eval_every": 50})")},
-      {"recall",
-       "associative recall: find the key asked for among the pairs and answer the value after it",
+      {"recall", "associative recall: find the key asked for among the pairs and answer the value after it",
        "Will two attention-only layers answer the key's value (accuracy above 95%) within 1,000 steps?",
        Json{{"choose", "yes_no"}, {"accuracy", 0.95}},
        Json::parse(R"({"model": {"vocab": 21, "context": 17, "d_model": 48, "layers": 2, "heads": 2},
                        "task": "recall", "optimizer": {"lr": 0.003}, "steps": 1000, "batch": 32,
                        "seed": 0, "eval_every": 50})")},
-      {"text",
-       "a character model of a short text: heads that look back one or two characters, and at spaces",
+      {"text", "a character model of a short text: heads that look back one or two characters, and at spaces",
        "Will two small layers predict this text's next character 90% of the time within 1,000 steps?",
        Json{{"choose", "yes_no"}, {"accuracy", 0.9}},
        Json::parse(R"({"model": {"context": 24, "d_model": 48, "layers": 2, "heads": 3, "mlp": 96,

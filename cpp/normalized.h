@@ -24,9 +24,9 @@ namespace attn {
 /// A problem brought to the rows layout (tokens as rows), validated, with its derived sizes.
 /// Validation messages speak in the user's layout; everything after it works in rows.
 struct Normalized {
-  bool columns = false;  ///< the user's layout is Layout::Columns
-  bool direct = false;   ///< Q, K, V given (else projected from X)
-  bool cross = false;    ///< X_kv given: keys and values come from another sequence
+  bool columns = false;           ///< the user's layout is Layout::Columns
+  bool direct = false;            ///< Q, K, V given (else projected from X)
+  bool cross = false;             ///< X_kv given: keys and values come from another sequence
   Matrix Q, K, V;                 // direct mode
   Matrix X, X_kv, W_Q, W_K, W_V;  // projection mode (X_kv = X for self-attention)
   std::optional<Vector> b_Q, b_K, b_V, b_O;
@@ -81,9 +81,7 @@ struct Normalized {
   /// The key/value head query head `h` reads (grouped-query attention).
   int kv_group(int h) const { return h / (heads / kv_heads); }
   /// A window limits the keys a query sees (one side at least is bounded).
-  bool window() const {
-    return !(std::isinf(options.window_left) && std::isinf(options.window_right));
-  }
+  bool window() const { return !(std::isinf(options.window_left) && std::isinf(options.window_right)); }
   /// Some component hides keys: the trace has a mask step and a masked step.
   bool has_mask() const { return !linear() && (mask.has_value() || options.causal || window()); }
 
@@ -107,17 +105,23 @@ struct Normalized {
 /// Linear attention's feature map φ at x, and its derivative φ′ (relu's at 0 is taken as 0).
 inline double feature_map_at(FeatureMap map, double x) {
   switch (map) {
-    case FeatureMap::EluPlusOne: return x > 0 ? x + 1 : std::exp(x);
-    case FeatureMap::Relu: return x > 0 ? x : 0.0;
-    case FeatureMap::Identity: break;
+    case FeatureMap::EluPlusOne:
+      return x > 0 ? x + 1 : std::exp(x);
+    case FeatureMap::Relu:
+      return x > 0 ? x : 0.0;
+    case FeatureMap::Identity:
+      break;
   }
   return x;
 }
 inline double feature_map_slope(FeatureMap map, double x) {
   switch (map) {
-    case FeatureMap::EluPlusOne: return x > 0 ? 1.0 : std::exp(x);
-    case FeatureMap::Relu: return x > 0 ? 1.0 : 0.0;
-    case FeatureMap::Identity: break;
+    case FeatureMap::EluPlusOne:
+      return x > 0 ? 1.0 : std::exp(x);
+    case FeatureMap::Relu:
+      return x > 0 ? 1.0 : 0.0;
+    case FeatureMap::Identity:
+      break;
   }
   return 1.0;
 }
@@ -210,8 +214,8 @@ Mat<S> rotate(const Mat<S>& x, const Rope& rope, const std::vector<double>& posi
 /// RoPE as the problem applies it to one head's queries or keys: the whole row, or with
 /// differential attention each half as a head of d_k/2 features.
 template <typename S>
-Mat<S> rotate_head(const Mat<S>& x, const Rope& rope, bool halves, const std::vector<double>& positions,
-                   size_t first, bool back = false) {
+Mat<S> rotate_head(const Mat<S>& x, const Rope& rope, bool halves, const std::vector<double>& positions, size_t first,
+                   bool back = false) {
   if (!halves) return rotate<S>(x, rope, positions, first, back);
   const Eigen::Index half = x.cols() / 2;
   Mat<S> out(x.rows(), x.cols());
@@ -255,12 +259,10 @@ double rope_table_angle(const Rope& rope, double position, int i);
 /// Every mask component (causal, window, sink tokens, the user's mask) combined, L×S in the
 /// rows layout (attention.cpp).
 struct Mask {
-  Matrix additive;   ///< 0 where kept, -inf where hidden; the user's numbers of an additive mask
-  Matrix hidden_by;  ///< per entry the MaskComponent bits that hid it (or kept it as a sink)
+  Matrix additive;      ///< 0 where kept, -inf where hidden; the user's numbers of an additive mask
+  Matrix hidden_by;     ///< per entry the MaskComponent bits that hid it (or kept it as a sink)
   bool boolean = true;  ///< no additive user mask: the mask step is a keep-mask of 1 and 0
-  bool hidden(Eigen::Index i, Eigen::Index j) const {
-    return (static_cast<int>(hidden_by(i, j)) & ~kKeptBySink) != 0;
-  }
+  bool hidden(Eigen::Index i, Eigen::Index j) const { return (static_cast<int>(hidden_by(i, j)) & ~kKeptBySink) != 0; }
 };
 Mask combined_mask(const Normalized& n);
 

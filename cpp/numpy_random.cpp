@@ -66,8 +66,8 @@ std::uint64_t bounded_masked(RandomState& rs, std::uint64_t range) {
 
 void check_shape(Eigen::Index rows, Eigen::Index cols, const char* what) {
   if (rows < 0 || cols < 0) {
-    throw InputError(std::string(what) + ": size must be non-negative, got (" +
-                     std::to_string(rows) + ", " + std::to_string(cols) + ")");
+    throw InputError(std::string(what) + ": size must be non-negative, got (" + std::to_string(rows) + ", " +
+                     std::to_string(cols) + ")");
   }
 }
 
@@ -160,19 +160,17 @@ Matrix RandomState::rand(Eigen::Index rows, Eigen::Index cols) {
 
 std::int64_t RandomState::randint(std::int64_t low, std::int64_t high) {
   if (low >= high) {
-    throw InputError("randint: high (" + std::to_string(high) + ") must be greater than low (" +
-                     std::to_string(low) + ")");
+    throw InputError("randint: high (" + std::to_string(high) + ") must be greater than low (" + std::to_string(low) +
+                     ")");
   }
   // numpy makes high inclusive (high - 1) and samples an offset in [0, high - 1 - low];
   // unsigned arithmetic keeps the full int64 span free of overflow.
-  const std::uint64_t range =
-      static_cast<std::uint64_t>(high) - 1U - static_cast<std::uint64_t>(low);
+  const std::uint64_t range = static_cast<std::uint64_t>(high) - 1U - static_cast<std::uint64_t>(low);
   const std::uint64_t value = static_cast<std::uint64_t>(low) + bounded_masked(*this, range);
   return static_cast<std::int64_t>(value);
 }
 
-Matrix RandomState::randint(std::int64_t low, std::int64_t high, Eigen::Index rows,
-                            Eigen::Index cols) {
+Matrix RandomState::randint(std::int64_t low, std::int64_t high, Eigen::Index rows, Eigen::Index cols) {
   check_shape(rows, cols, "randint");
   // Validate before drawing, as numpy does even for an empty size.
   if (low >= high) randint(low, high);

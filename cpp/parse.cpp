@@ -33,8 +33,7 @@ using namespace parsing;
 size_t assignment_length(std::string_view line) {
   size_t i = 0;
   if (line.empty() || !(is_letter(line[0]) || line[0] == '_')) return 0;
-  while (i < line.size() && (is_letter(line[i]) || is_digit(line[i]) || line[i] == '_' ||
-                             line[i] == '.')) {
+  while (i < line.size() && (is_letter(line[i]) || is_digit(line[i]) || line[i] == '_' || line[i] == '.')) {
     ++i;
   }
   while (i < line.size() && is_blank(line[i])) ++i;
@@ -54,8 +53,7 @@ bool is_prompt_line(std::string_view line) {
   }
   if (!starts_with(line, "In [")) return false;
   const size_t close = line.find("]:");
-  return close != std::string_view::npos &&
-         (close == 4 || digits_value(line.substr(4, close - 4)) >= 0);
+  return close != std::string_view::npos && (close == 4 || digits_value(line.substr(4, close - 4)) >= 0);
 }
 
 /// IPython's `Out[3]:` in front of a result: its length, or 0.
@@ -179,8 +177,8 @@ class Parser : public Reader {
   bool starts_bracketed() const {
     Lexer probe(text_, first_line_, LexerOptions{});
     const Token token = probe.next();
-    return token.kind == TokenKind::kOpen || token.kind == TokenKind::kClose ||
-           token.kind == TokenKind::kLParen || token.kind == TokenKind::kRParen ||
+    return token.kind == TokenKind::kOpen || token.kind == TokenKind::kClose || token.kind == TokenKind::kLParen ||
+           token.kind == TokenKind::kRParen ||
            (find_wrapper(token.text) != nullptr && probe.peek().kind == TokenKind::kLParen);
   }
 
@@ -189,9 +187,7 @@ class Parser : public Reader {
 
 }  // namespace
 
-ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name) {
-  return Parser(text, name).parse();
-}
+ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name) { return Parser(text, name).parse(); }
 
 double parse_cell(std::string_view text, std::string_view name, size_t row, size_t column) {
   return read_cell(Parser(text, name), row, column);

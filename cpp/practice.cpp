@@ -60,20 +60,17 @@ void check_decode_positions(const Normalized& n) {
     if (later_min <= query) {
       Eigen::Index j = t + 1;
       while (n.key_pos[static_cast<size_t>(j)] != later_min) ++j;
-      throw InputError("decode: positions.keys entry " + std::to_string(j + 1) + " (" +
-                       format_number(later_min) + ") is not after positions.queries entry " +
-                       std::to_string(t + 1) + " (" + format_number(query) +
-                       "): token " + std::to_string(j + 1) + " is generated after token " +
-                       std::to_string(t + 1) + ", so its key must sit at a later position");
+      throw InputError("decode: positions.keys entry " + std::to_string(j + 1) + " (" + format_number(later_min) +
+                       ") is not after positions.queries entry " + std::to_string(t + 1) + " (" + format_number(query) +
+                       "): token " + std::to_string(j + 1) + " is generated after token " + std::to_string(t + 1) +
+                       ", so its key must sit at a later position");
     }
     later_min = std::min(later_min, n.key_pos[static_cast<size_t>(t)]);
   }
 }
 
 /// Token t of a matrix in the problem's layout (a row, or a column in the columns layout).
-Matrix token(const Matrix& m, Eigen::Index t, bool columns) {
-  return columns ? Matrix(m.col(t)) : Matrix(m.row(t));
-}
+Matrix token(const Matrix& m, Eigen::Index t, bool columns) { return columns ? Matrix(m.col(t)) : Matrix(m.row(t)); }
 
 /// The problem of decoding step t: token t's inputs, the cache of tokens 0..t-1 (rows layout,
 /// kv_heads·d_k and kv_heads·d_v wide), token t's row of the mask and its positions.
@@ -122,22 +119,26 @@ Eigen::Map<const Eigen::RowVectorXd> flat(const Matrix& m) {
 Decoding decode(const Problem& problem) {
   const Normalized n = normalize(problem);
   if (n.latent) {
-    throw InputError("decode builds a KV cache of K and V token by token; multi-head latent attention (W_DKV) "
-                     "caches past_c_KV and past_k_R instead: its trace's cache_sizes step compares the two");
+    throw InputError(
+        "decode builds a KV cache of K and V token by token; multi-head latent attention (W_DKV) "
+        "caches past_c_KV and past_k_R instead: its trace's cache_sizes step compares the two");
   }
   if (n.past > 0) {
-    throw InputError("decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
-                     "(or X with W_Q, W_K and W_V) without past_K and past_V");
+    throw InputError(
+        "decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
+        "(or X with W_Q, W_K and W_V) without past_K and past_V");
   }
   if (n.cross) {
-    throw InputError("decode runs self-attention as a model generates it: give X without X_kv "
-                     "(cross-attention reads a sequence that is not generated)");
+    throw InputError(
+        "decode runs self-attention as a model generates it: give X without X_kv "
+        "(cross-attention reads a sequence that is not generated)");
   }
   const char* tokens = n.columns ? "columns" : "rows";
   if (n.L != n.S) {
-    throw InputError("decode needs one key and one value per query (each token generated brings "
-                     "its own): Q has " + std::to_string(n.L) + " " + tokens + " but K has " +
-                     std::to_string(n.S));
+    throw InputError(
+        "decode needs one key and one value per query (each token generated brings "
+        "its own): Q has " +
+        std::to_string(n.L) + " " + tokens + " but K has " + std::to_string(n.S));
   }
   if (n.L > kMaxDecodeTokens) {
     throw InputError("decode runs one trace per token: at most " + std::to_string(kMaxDecodeTokens) +
@@ -175,8 +176,8 @@ Decoding decode(const Problem& problem) {
     for (int h = 0; h < n.heads; ++h) {
       s.scores.row(h) = flat(step_rows(trace, "scores", h, false));
       s.weights.row(h) = flat(step_rows(trace, "weights", h, false));
-      s.difference = std::max(s.difference, max_difference(s.weights.row(h),
-                                                           full_weights[static_cast<size_t>(h)].block(t, 0, 1, t + 1)));
+      s.difference = std::max(
+          s.difference, max_difference(s.weights.row(h), full_weights[static_cast<size_t>(h)].block(t, 0, 1, t + 1)));
       // The token's key and value join the cache, as its group's first head computed them.
       const int g = n.kv_group(h);
       if (h != g * (n.heads / n.kv_heads)) continue;
@@ -189,8 +190,8 @@ Decoding decode(const Problem& problem) {
     s.difference = std::max(s.difference, max_difference(output.row(t), full_output.row(t)));
     const double tokens_so_far = static_cast<double>(t + 1);
     s.flops_cached = projections + H * tokens_so_far * (d_k + d_v) + through_W_O;
-    s.flops_full = tokens_so_far * projections + H * tokens_so_far * tokens_so_far * (d_k + d_v) +
-                   tokens_so_far * through_W_O;
+    s.flops_full =
+        tokens_so_far * projections + H * tokens_so_far * tokens_so_far * (d_k + d_v) + tokens_so_far * through_W_O;
     out.flops_cached += s.flops_cached;
     out.flops_full += s.flops_full;
     out.steps.push_back(std::move(s));
@@ -249,8 +250,7 @@ Tiles tiles_in(const Normalized& n, const Trace& trace, Eigen::Index block_q, Ei
         if (logits(i, j) != std::numeric_limits<S>::infinity()) continue;
         const Eigen::Index r = columns ? j : i, c = columns ? i : j;
         throw InputError("tiles: the scores overflow: row " + std::to_string(r + 1) + ", column " +
-                         std::to_string(c + 1) +
-                         (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
+                         std::to_string(c + 1) + (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
                          " is inf, which no running max can rescale; scale the inputs down");
       }
     }
@@ -358,8 +358,9 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
   if (chunk != 0) check_chunk_size(static_cast<double>(chunk));
   const Normalized n = normalize(problem);
   if (!n.linear() || !n.options.causal) {
-    throw InputError("recurrent needs causal linear attention: options.attention \"linear\" with options.causal "
-                     "true (without causal every query reads every key, and nothing is carried from token to token)");
+    throw InputError(
+        "recurrent needs causal linear attention: options.attention \"linear\" with options.causal "
+        "true (without causal every query reads every key, and nothing is carried from token to token)");
   }
   if (n.L != n.S) {
     throw InputError("recurrent runs self-attention token by token, but the problem has " + std::to_string(n.L) +
@@ -369,9 +370,10 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
   for (Eigen::Index t = 0; t < n.L; ++t) {
     const auto k = static_cast<size_t>(t);
     if (pos[k] != n.key_pos[k] || (t > 0 && !(pos[k] > pos[k - 1]))) {
-      throw InputError("recurrent reads token t's query and key together, in order: positions.queries and "
-                       "positions.keys must be the same increasing list (token " + std::to_string(t + 1) +
-                       " is not)");
+      throw InputError(
+          "recurrent reads token t's query and key together, in order: positions.queries and "
+          "positions.keys must be the same increasing list (token " +
+          std::to_string(t + 1) + " is not)");
     }
   }
   const Trace trace = compute_trace(n);
@@ -388,7 +390,8 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
   for (int h = 0; h < n.heads; ++h) {
     const Matrix phi_Q = step_rows(trace, "phi_Q", h, false), phi_K = step_rows(trace, "phi_K", h, false);
     const Matrix V = step_rows(trace, "V", h, false);
-    const Matrix parallel = own_output ? step_rows(trace, "output", -1, false) : step_rows(trace, "head_output", h, false);
+    const Matrix parallel =
+        own_output ? step_rows(trace, "output", -1, false) : step_rows(trace, "head_output", h, false);
     Matrix S = Matrix::Zero(dk, dv);
     Vector z = Vector::Zero(dk);
     for (Eigen::Index a = 0; a < L; a += size) {
@@ -424,7 +427,8 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
           }
           const auto numerator = step.intra.row(i - a) + step.inter.row(i - a);
           step.output.row(i - a) =
-              normalized ? Matrix(numerator / (step.intra_normalizer[i - a] + step.inter_normalizer[i - a])) : Matrix(numerator);
+              normalized ? Matrix(numerator / (step.intra_normalizer[i - a] + step.inter_normalizer[i - a]))
+                         : Matrix(numerator);
         }
         const double last = pos[static_cast<size_t>(b - 1)];
         if (a > 0) {
@@ -483,8 +487,9 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) 
   check_block_size("block_k", static_cast<double>(block_k));
   const Normalized n = normalize(problem);
   if (n.latent) {
-    throw InputError("tiles computes attention from Q, K and V; multi-head latent attention (W_DKV) is not one of "
-                     "its problems");
+    throw InputError(
+        "tiles computes attention from Q, K and V; multi-head latent attention (W_DKV) is not one of "
+        "its problems");
   }
   const Eigen::Index bq = std::min(block_q, n.L), bk = std::min(block_k, n.S);
   // Every tile's numbers: the scores, Õ before and after, five numbers per query row, and the
@@ -557,13 +562,14 @@ OnlineSoftmax online_softmax_in(const std::vector<double>& row, bool subtract_ma
 OnlineSoftmax online_softmax(const std::vector<double>& row, bool subtract_max, Precision precision) {
   if (row.empty()) throw InputError("the row is empty: a softmax needs at least one number");
   if (static_cast<Eigen::Index>(row.size()) > kMaxTokens) {
-    throw InputError("the row has " + std::to_string(row.size()) + " numbers: at most " +
-                     std::to_string(kMaxTokens) + " are accepted");
+    throw InputError("the row has " + std::to_string(row.size()) + " numbers: at most " + std::to_string(kMaxTokens) +
+                     " are accepted");
   }
   const bool float32 = precision == Precision::Float32;
   for (size_t j = 0; j < row.size(); ++j) {
     const double x = row[j];
-    const bool in_range = x == -kInf || (std::isfinite(x) && (!float32 || std::abs(x) <= std::numeric_limits<float>::max()));
+    const bool in_range =
+        x == -kInf || (std::isfinite(x) && (!float32 || std::abs(x) <= std::numeric_limits<float>::max()));
     if (!in_range) {
       throw InputError("entry " + std::to_string(j + 1) + " of the row is " + format_number(x) +
                        ": expected a finite number or -inf (a hidden entry)" +

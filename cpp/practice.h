@@ -28,8 +28,8 @@ struct DecodeStep {
 /// A problem decoded token by token.
 struct Decoding {
   std::vector<DecodeStep> steps;
-  Matrix output;  ///< every token's output, in the problem's layout
-  std::vector<std::string> warnings;  ///< those of run() with causal: true
+  Matrix output;                            ///< every token's output, in the problem's layout
+  std::vector<std::string> warnings;        ///< those of run() with causal: true
   double flops_cached = 0, flops_full = 0;  ///< summed over the steps
 };
 
@@ -62,10 +62,10 @@ struct Tile {
   int head = 0, q_block = 0, k_block = 0;
   Eigen::Index q_first = 0, q_count = 0, k_first = 0, k_count = 0;
   bool skipped = false;
-  Matrix scores;  ///< the scores the softmax reads (scaled, capped, biased, masked)
-  Vector m_before, m_after;  ///< running max per query row
-  Vector rescale;            ///< e^(m_before − m_after), 1 while m is still −∞
-  Vector l_before, l_after;  ///< running sum ℓ per query row
+  Matrix scores;                         ///< the scores the softmax reads (scaled, capped, biased, masked)
+  Vector m_before, m_after;              ///< running max per query row
+  Vector rescale;                        ///< e^(m_before − m_after), 1 while m is still −∞
+  Vector l_before, l_after;              ///< running sum ℓ per query row
   Matrix partial_before, partial_after;  ///< unnormalised output Õ (q_count × d_v)
 };
 
@@ -122,14 +122,14 @@ void check_block_size(const char* name, double value);
 struct RecurrentStep {
   int head = 0;
   Eigen::Index first = 0, count = 0;  ///< the tokens of this step: first .. first + count − 1
-  Matrix state;   ///< S after the step: d_k × d_v, Σ γ^(p − pos(j))·φ(k_j)v_jᵀ over the keys so far
-  Vector z;       ///< z after the step: d_k, Σ γ^(p − pos(j))·φ(k_j)
+  Matrix state;  ///< S after the step: d_k × d_v, Σ γ^(p − pos(j))·φ(k_j)v_jᵀ over the keys so far
+  Vector z;      ///< z after the step: d_k, Σ γ^(p − pos(j))·φ(k_j)
   /// Chunked form: the numerators of the chunk's rows from inside the chunk (a small causal
   /// linear attention) and from the state carried in (φ(q)ᵀ·S_before·γ^(p − p_before)); their
   /// denominators likewise. Empty in the recurrent form.
   Matrix intra, inter;
   Vector intra_normalizer, inter_normalizer;
-  Matrix output;  ///< count × d_v: the head's output rows (φ(q)ᵀS / φ(q)ᵀz, or φ(q)ᵀS)
+  Matrix output;          ///< count × d_v: the head's output rows (φ(q)ᵀS / φ(q)ᵀz, or φ(q)ᵀS)
   double difference = 0;  ///< max |these rows − the parallel form's (run()'s) head output rows|
 };
 
@@ -143,11 +143,11 @@ struct FormCost {
 
 /// Linear attention computed token by token (recurrent) or chunk by chunk (chunked).
 struct Recurrent {
-  Eigen::Index chunk = 0;  ///< 0: the recurrent form, token by token; else the chunk size
-  std::vector<RecurrentStep> steps;  ///< per head, per token or chunk, in that order
-  Matrix output;           ///< the problem's output (through W_O when given)
-  double max_difference = 0;  ///< max |output − run()'s output|
-  std::vector<FormCost> costs;  ///< softmax, parallel, recurrent (and chunked with a chunk)
+  Eigen::Index chunk = 0;             ///< 0: the recurrent form, token by token; else the chunk size
+  std::vector<RecurrentStep> steps;   ///< per head, per token or chunk, in that order
+  Matrix output;                      ///< the problem's output (through W_O when given)
+  double max_difference = 0;          ///< max |output − run()'s output|
+  std::vector<FormCost> costs;        ///< softmax, parallel, recurrent (and chunked with a chunk)
   std::vector<std::string> warnings;  ///< those of run()
 };
 

@@ -11,10 +11,10 @@ namespace attn {
 /// How QKᵀ is scaled before the softmax.
 struct Scale {
   enum class Kind {
-    SqrtDk,    ///< divide by √d_k (the default)
-    None,      ///< leave the scores as they are
-    Multiply,  ///< multiply by `value`
-    DivideBy,  ///< divide by `value`
+    SqrtDk,        ///< divide by √d_k (the default)
+    None,          ///< leave the scores as they are
+    Multiply,      ///< multiply by `value`
+    DivideBy,      ///< divide by `value`
     DivideBySqrt,  ///< divide by √value, the root taken in the working precision ("1/sqrt(3)")
   };
   Kind kind = Kind::SqrtDk;
@@ -37,11 +37,16 @@ struct ScaleRule {
 template <typename S>
 ScaleRule<S> scale_rule(const Scale& scale, Eigen::Index d_scores) {
   switch (scale.kind) {
-    case Scale::Kind::SqrtDk: return {true, std::sqrt(static_cast<S>(d_scores))};
-    case Scale::Kind::DivideBy: return {true, static_cast<S>(scale.value)};
-    case Scale::Kind::DivideBySqrt: return {true, std::sqrt(static_cast<S>(scale.value))};
-    case Scale::Kind::Multiply: return {false, static_cast<S>(scale.value)};
-    case Scale::Kind::None: break;
+    case Scale::Kind::SqrtDk:
+      return {true, std::sqrt(static_cast<S>(d_scores))};
+    case Scale::Kind::DivideBy:
+      return {true, static_cast<S>(scale.value)};
+    case Scale::Kind::DivideBySqrt:
+      return {true, std::sqrt(static_cast<S>(scale.value))};
+    case Scale::Kind::Multiply:
+      return {false, static_cast<S>(scale.value)};
+    case Scale::Kind::None:
+      break;
   }
   return {false, S(1)};
 }

@@ -18,18 +18,110 @@ namespace attn {
 namespace {
 
 enum class Id {
-  Positional, XPos, RopeAngles, Q, K, V, QNormed, KNormed, QRot, KRot, KCache, VCache, Scores, Scaled, Softcapped,
-  Alibi, Biased, Mask, Masked, Weights1, Weights2, Weights, PhiQ, PhiK, LinearScores, Normalizer,
+  Positional,
+  XPos,
+  RopeAngles,
+  Q,
+  K,
+  V,
+  QNormed,
+  KNormed,
+  QRot,
+  KRot,
+  KCache,
+  VCache,
+  Scores,
+  Scaled,
+  Softcapped,
+  Alibi,
+  Biased,
+  Mask,
+  Masked,
+  Weights1,
+  Weights2,
+  Weights,
+  PhiQ,
+  PhiK,
+  LinearScores,
+  Normalizer,
   // Multi-head latent attention (W_DKV given).
-  CKV, KR, CQ, KC, QC, QR, ScoresC, ScoresR, QAbsorbed, ScoresCAbsorbed, OLatent,
-  HeadOutput, HeadNormed, Gate, GatedOutput, Concat, Output, OutputAbsorbed, CacheSizes,
+  CKV,
+  KR,
+  CQ,
+  KC,
+  QC,
+  QR,
+  ScoresC,
+  ScoresR,
+  QAbsorbed,
+  ScoresCAbsorbed,
+  OLatent,
+  HeadOutput,
+  HeadNormed,
+  Gate,
+  GatedOutput,
+  Concat,
+  Output,
+  OutputAbsorbed,
+  CacheSizes,
   // The backward pass (gradients.cpp): the gradient of a loss with respect to each step.
-  DO, DGatedOutput, DGate, DHeadNormed, DHeadOutput, DA, DWeights1, DWeights2, DS, DSKept, DSUncapped, DScores,
-  DQRot, DKRot, DKCache, DVCache, DQNormed, DKNormed, DQ, DK, DV, DPastK, DPastV, DWO, DbO, DWQ, DbQ, DWK, DbK,
-  DWV, DbV, DGQ, DGK, DWG, DbG, DX, DXkv, DP,
-  DLinearScores, DPhiQ, DPhiK,
+  DO,
+  DGatedOutput,
+  DGate,
+  DHeadNormed,
+  DHeadOutput,
+  DA,
+  DWeights1,
+  DWeights2,
+  DS,
+  DSKept,
+  DSUncapped,
+  DScores,
+  DQRot,
+  DKRot,
+  DKCache,
+  DVCache,
+  DQNormed,
+  DKNormed,
+  DQ,
+  DK,
+  DV,
+  DPastK,
+  DPastV,
+  DWO,
+  DbO,
+  DWQ,
+  DbQ,
+  DWK,
+  DbK,
+  DWV,
+  DbV,
+  DGQ,
+  DGK,
+  DWG,
+  DbG,
+  DX,
+  DXkv,
+  DP,
+  DLinearScores,
+  DPhiQ,
+  DPhiK,
   // Multi-head latent attention's backward pass (gradients.cpp, latent_back).
-  DQC, DKC, DQR, DKR, DCKV, DPastCKV, DPastKR, DWUK, DWUV, DWDKV, DWKR, DWUQ, DWQR, DCQ, DWDQ
+  DQC,
+  DKC,
+  DQR,
+  DKR,
+  DCKV,
+  DPastCKV,
+  DPastKR,
+  DWUK,
+  DWUV,
+  DWDKV,
+  DWKR,
+  DWUQ,
+  DWQR,
+  DCQ,
+  DWDQ
 };
 
 /// What a step is, whatever the options: its caption, its name (without a head superscript),
@@ -45,58 +137,44 @@ struct Entry {
 };
 
 constexpr Entry kCatalogue[] = {
-    {Id::Positional, "positional", "Position encoding", "PE", "PE", ValueKind::Signed,
-     Axis::Queries, Axis::Features},
-    {Id::XPos, "X_pos", "Inputs with positions", "X'", "X′", ValueKind::Signed, Axis::Queries,
-     Axis::Features},
-    {Id::RopeAngles, "rope_angles", "RoPE angles", "\\Theta", "Θ", ValueKind::Signed,
-     Axis::Positions, Axis::Features},
+    {Id::Positional, "positional", "Position encoding", "PE", "PE", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::XPos, "X_pos", "Inputs with positions", "X'", "X′", ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::RopeAngles, "rope_angles", "RoPE angles", "\\Theta", "Θ", ValueKind::Signed, Axis::Positions, Axis::Features},
     {Id::Q, "Q", "Queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::K, "K", "Keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::V, "V", "Values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::QNormed, "Q_normed", "Normalised queries", "\\hat Q", "Q̂", ValueKind::Signed, Axis::Queries,
-     Axis::Features},
+    {Id::QNormed, "Q_normed", "Normalised queries", "\\hat Q", "Q̂", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::KNormed, "K_normed", "Normalised keys", "\\hat K", "K̂", ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::QRot, "Q_rot", "Rotated queries", "Q_{\\text{rot}}", "Q_rot", ValueKind::Signed,
-     Axis::Queries, Axis::Features},
-    {Id::KRot, "K_rot", "Rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed, Axis::Keys,
+    {Id::QRot, "Q_rot", "Rotated queries", "Q_{\\text{rot}}", "Q_rot", ValueKind::Signed, Axis::Queries,
      Axis::Features},
-    {Id::KCache, "K_cache", "Keys with the cache", "K_{\\text{cache}}", "K_cache",
-     ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::VCache, "V_cache", "Values with the cache", "V_{\\text{cache}}", "V_cache",
-     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::KRot, "K_rot", "Rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::KCache, "K_cache", "Keys with the cache", "K_{\\text{cache}}", "K_cache", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::VCache, "V_cache", "Values with the cache", "V_{\\text{cache}}", "V_cache", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
     {Id::Scores, "scores", "Scores", "S", "S", ValueKind::Signed, Axis::Queries, Axis::Keys},
-    {Id::Scaled, "scaled", "Scaled scores", "\\tilde S", "S̃", ValueKind::Signed, Axis::Queries,
-     Axis::Keys},
-    {Id::Softcapped, "softcapped", "Soft-capped scores", "\\hat S", "Ŝ", ValueKind::Signed,
-     Axis::Queries, Axis::Keys},
+    {Id::Scaled, "scaled", "Scaled scores", "\\tilde S", "S̃", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::Softcapped, "softcapped", "Soft-capped scores", "\\hat S", "Ŝ", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::Alibi, "alibi", "ALiBi bias", "B", "B", ValueKind::AdditiveBias, Axis::Queries, Axis::Keys},
-    {Id::Biased, "biased", "Biased scores", "\\check S", "Š", ValueKind::Signed, Axis::Queries,
-     Axis::Keys},
+    {Id::Biased, "biased", "Biased scores", "\\check S", "Š", ValueKind::Signed, Axis::Queries, Axis::Keys},
     // A keep-mask of 1 and 0, or an additive bias when the user's mask is additive (describe()).
     {Id::Mask, "mask", "Mask", "M", "M", ValueKind::KeepMask, Axis::Queries, Axis::Keys},
-    {Id::Masked, "masked", "Masked scores", "\\bar S", "S̄", ValueKind::Signed, Axis::Queries,
+    {Id::Masked, "masked", "Masked scores", "\\bar S", "S̄", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::Weights1, "weights_1", "Weights of the first halves", "A_1", "A₁", ValueKind::Probability, Axis::Queries,
      Axis::Keys},
-    {Id::Weights1, "weights_1", "Weights of the first halves", "A_1", "A₁", ValueKind::Probability,
-     Axis::Queries, Axis::Keys},
-    {Id::Weights2, "weights_2", "Weights of the second halves", "A_2", "A₂", ValueKind::Probability,
-     Axis::Queries, Axis::Keys},
+    {Id::Weights2, "weights_2", "Weights of the second halves", "A_2", "A₂", ValueKind::Probability, Axis::Queries,
+     Axis::Keys},
     // Signed for differential attention (A₁ − λA₂), whose weights may be negative (describe()).
-    {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries,
-     Axis::Keys},
+    {Id::Weights, "weights", "Attention weights", "A", "A", ValueKind::Probability, Axis::Queries, Axis::Keys},
     // Linear attention (options.attention = "linear").
     {Id::PhiQ, "phi_Q", "Feature map of the queries", "\\phi(Q)", "φ(Q)", ValueKind::Signed, Axis::Queries,
      Axis::Features},
-    {Id::PhiK, "phi_K", "Feature map of the keys", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
-     Axis::Features},
-    {Id::LinearScores, "linear_scores", "Linear scores", "\\Lambda", "Λ", ValueKind::Signed, Axis::Queries,
-     Axis::Keys},
+    {Id::PhiK, "phi_K", "Feature map of the keys", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::LinearScores, "linear_scores", "Linear scores", "\\Lambda", "Λ", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::Normalizer, "normalizer", "Normalizer", "D", "D", ValueKind::Signed, Axis::Queries, Axis::Features},
     // Multi-head latent attention (DeepSeek-V2): c_KV, k_R and c_Q are shared by every head.
-    {Id::CKV, "c_KV", "Latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed, Axis::Keys,
-     Axis::Features},
-    {Id::KR, "k_R", "Rotary key (shared by the heads)", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys,
-     Axis::Features},
+    {Id::CKV, "c_KV", "Latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::KR, "k_R", "Rotary key (shared by the heads)", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::CQ, "c_Q", "Latent of the queries", "c_{Q}", "c_Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::KC, "K_C", "Keys from the latent", "K_{C}", "K_C", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::QC, "Q_C", "Queries (content part)", "Q_{C}", "Q_C", ValueKind::Signed, Axis::Queries, Axis::Features},
@@ -105,19 +183,18 @@ constexpr Entry kCatalogue[] = {
     {Id::ScoresR, "scores_R", "Rotary scores", "S_{R}", "S_R", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::QAbsorbed, "Q_absorbed", "Queries absorbed into the latent", "\\hat Q_{C}", "Q̂_C", ValueKind::Signed,
      Axis::Queries, Axis::Features},
-    {Id::ScoresCAbsorbed, "scores_C_absorbed", "Content scores, absorbed form", "\\hat S_{C}", "Ŝ_C",
-     ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::ScoresCAbsorbed, "scores_C_absorbed", "Content scores, absorbed form", "\\hat S_{C}", "Ŝ_C", ValueKind::Signed,
+     Axis::Queries, Axis::Keys},
     {Id::OLatent, "O_latent", "Head output in the latent", "\\hat O", "Ô", ValueKind::Signed, Axis::Queries,
      Axis::Features},
-    {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed,
+    {Id::HeadOutput, "head_output", "Head output", "\\text{head}", "head", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
+    {Id::HeadNormed, "head_normed", "Normalised head output", "\\widehat{\\text{head}}", "head̂", ValueKind::Signed,
      Axis::Queries, Axis::Features},
-    {Id::HeadNormed, "head_normed", "Normalised head output", "\\widehat{\\text{head}}", "head̂",
-     ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::Gate, "gate", "Output gate", "G", "G", ValueKind::Probability, Axis::Queries, Axis::Features},
     {Id::GatedOutput, "gated_output", "Gated head output", "\\tilde{\\text{head}}", "head̃", ValueKind::Signed,
      Axis::Queries, Axis::Features},
-    {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries,
-     Axis::Features},
+    {Id::Concat, "concat", "Concatenated heads", "H", "H", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::Output, "output", "Output", "O", "O", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::OutputAbsorbed, "output_absorbed", "Output, absorbed form", "\\hat O_{\\text{out}}", "Ô_out",
      ValueKind::Signed, Axis::Queries, Axis::Features},
@@ -131,39 +208,37 @@ constexpr Entry kCatalogue[] = {
     {Id::DGate, "dgate", "Gradient of the gate", "G", "G", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DHeadNormed, "dhead_normed", "Gradient of the normalised head output", "\\widehat{\\text{head}}", "head̂",
      ValueKind::Signed, Axis::Queries, Axis::Features},
-    {Id::DHeadOutput, "dhead_output", "Gradient of the head output", "\\text{head}", "head",
-     ValueKind::Signed, Axis::Queries, Axis::Features},
+    {Id::DHeadOutput, "dhead_output", "Gradient of the head output", "\\text{head}", "head", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
     {Id::DA, "dA", "Gradient of the weights", "A", "A", ValueKind::Signed, Axis::Queries, Axis::Keys},
     {Id::DWeights1, "dweights_1", "Gradient of the first halves' weights", "A_1", "A₁", ValueKind::Signed,
      Axis::Queries, Axis::Keys},
     {Id::DWeights2, "dweights_2", "Gradient of the second halves' weights", "A_2", "A₂", ValueKind::Signed,
      Axis::Queries, Axis::Keys},
     {Id::DS, "dS", "Gradient through the softmax", "", "", ValueKind::Signed, Axis::Queries, Axis::Keys},
-    {Id::DSKept, "dS_kept", "Gradient through the mask", "", "", ValueKind::Signed, Axis::Queries,
+    {Id::DSKept, "dS_kept", "Gradient through the mask", "", "", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::DSUncapped, "dS_uncapped", "Gradient through the soft cap", "", "", ValueKind::Signed, Axis::Queries,
      Axis::Keys},
-    {Id::DSUncapped, "dS_uncapped", "Gradient through the soft cap", "", "", ValueKind::Signed,
-     Axis::Queries, Axis::Keys},
-    {Id::DScores, "dscores", "Gradient of the scores", "", "", ValueKind::Signed, Axis::Queries,
-     Axis::Keys},
-    {Id::DQRot, "dQ_rot", "Gradient of the rotated queries", "Q_{\\text{rot}}", "Q_rot",
-     ValueKind::Signed, Axis::Queries, Axis::Features},
-    {Id::DKRot, "dK_rot", "Gradient of the rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed,
+    {Id::DScores, "dscores", "Gradient of the scores", "", "", ValueKind::Signed, Axis::Queries, Axis::Keys},
+    {Id::DQRot, "dQ_rot", "Gradient of the rotated queries", "Q_{\\text{rot}}", "Q_rot", ValueKind::Signed,
+     Axis::Queries, Axis::Features},
+    {Id::DKRot, "dK_rot", "Gradient of the rotated keys", "K_{\\text{rot}}", "K_rot", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::DKCache, "dK_cache", "Gradient of the keys with the cache", "K_{\\text{cache}}", "K_cache", ValueKind::Signed,
      Axis::Keys, Axis::Features},
-    {Id::DKCache, "dK_cache", "Gradient of the keys with the cache", "K_{\\text{cache}}", "K_cache",
-     ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DVCache, "dV_cache", "Gradient of the values with the cache", "V_{\\text{cache}}", "V_cache",
      ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::DQNormed, "dQ_normed", "Gradient of the normalised queries", "\\hat Q", "Q̂", ValueKind::Signed,
-     Axis::Queries, Axis::Features},
+    {Id::DQNormed, "dQ_normed", "Gradient of the normalised queries", "\\hat Q", "Q̂", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
     {Id::DKNormed, "dK_normed", "Gradient of the normalised keys", "\\hat K", "K̂", ValueKind::Signed, Axis::Keys,
      Axis::Features},
     {Id::DQ, "dQ", "Gradient of the queries", "Q", "Q", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DK, "dK", "Gradient of the keys", "K", "K", ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DV, "dV", "Gradient of the values", "V", "V", ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::DPastK, "dpast_K", "Gradient of the cached keys", "K_{\\text{past}}", "K_past", ValueKind::Signed,
+    {Id::DPastK, "dpast_K", "Gradient of the cached keys", "K_{\\text{past}}", "K_past", ValueKind::Signed, Axis::Keys,
+     Axis::Features},
+    {Id::DPastV, "dpast_V", "Gradient of the cached values", "V_{\\text{past}}", "V_past", ValueKind::Signed,
      Axis::Keys, Axis::Features},
-    {Id::DPastV, "dpast_V", "Gradient of the cached values", "V_{\\text{past}}", "V_past",
-     ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DWO, "dW_O", "Gradient of W_O", "W_{O}", "W_O", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DbO, "db_O", "Gradient of b_O", "b_{O}", "b_O", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWQ, "dW_Q", "Gradient of W_Q", "W_{Q}", "W_Q", ValueKind::Signed, Axis::Features, Axis::Features},
@@ -172,35 +247,33 @@ constexpr Entry kCatalogue[] = {
     {Id::DbK, "db_K", "Gradient of b_K", "b_{K}", "b_K", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWV, "dW_V", "Gradient of W_V", "W_{V}", "W_V", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DbV, "db_V", "Gradient of b_V", "b_{V}", "b_V", ValueKind::Signed, Axis::Features, Axis::Features},
-    {Id::DGQ, "dg_q", "Gradient of the query gains", "g_{q}", "g_q", ValueKind::Signed, Axis::Features,
-     Axis::Features},
-    {Id::DGK, "dg_k", "Gradient of the key gains", "g_{k}", "g_k", ValueKind::Signed, Axis::Features,
-     Axis::Features},
+    {Id::DGQ, "dg_q", "Gradient of the query gains", "g_{q}", "g_q", ValueKind::Signed, Axis::Features, Axis::Features},
+    {Id::DGK, "dg_k", "Gradient of the key gains", "g_{k}", "g_k", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWG, "dW_G", "Gradient of W_G", "W_{G}", "W_G", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DbG, "db_G", "Gradient of b_G", "b_{G}", "b_G", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DX, "dX", "Gradient of the inputs", "X", "X", ValueKind::Signed, Axis::Queries, Axis::Features},
-    {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed,
-     Axis::Keys, Axis::Features},
-    {Id::DP, "dP", "Gradient of the learned positions", "P", "P", ValueKind::Signed, Axis::Queries,
+    {Id::DXkv, "dX_kv", "Gradient of the key/value inputs", "X_{\\text{kv}}", "X_kv", ValueKind::Signed, Axis::Keys,
      Axis::Features},
+    {Id::DP, "dP", "Gradient of the learned positions", "P", "P", ValueKind::Signed, Axis::Queries, Axis::Features},
     {Id::DLinearScores, "dlinear_scores", "Gradient of the linear scores", "\\Lambda", "Λ", ValueKind::Signed,
      Axis::Queries, Axis::Keys},
-    {Id::DPhiQ, "dphi_Q", "Gradient of the queries' feature map", "\\phi(Q)", "φ(Q)", ValueKind::Signed,
-     Axis::Queries, Axis::Features},
+    {Id::DPhiQ, "dphi_Q", "Gradient of the queries' feature map", "\\phi(Q)", "φ(Q)", ValueKind::Signed, Axis::Queries,
+     Axis::Features},
     {Id::DPhiK, "dphi_K", "Gradient of the keys' feature map", "\\phi(K)", "φ(K)", ValueKind::Signed, Axis::Keys,
      Axis::Features},
     {Id::DQC, "dQ_C", "Gradient of the queries (content part)", "Q_{C}", "Q_C", ValueKind::Signed, Axis::Queries,
      Axis::Features},
     {Id::DKC, "dK_C", "Gradient of the keys from the latent", "K_{C}", "K_C", ValueKind::Signed, Axis::Keys,
      Axis::Features},
-    {Id::DQR, "dq_R", "Gradient of the rotary queries", "q_{R}", "q_R", ValueKind::Signed, Axis::Queries, Axis::Features},
-    {Id::DKR, "dk_R", "Gradient of the rotary key", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys, Axis::Features},
-    {Id::DCKV, "dc_KV", "Gradient of the latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed, Axis::Keys,
+    {Id::DQR, "dq_R", "Gradient of the rotary queries", "q_{R}", "q_R", ValueKind::Signed, Axis::Queries,
      Axis::Features},
-    {Id::DPastCKV, "dpast_c_KV", "Gradient of the cached latents", "c_{KV,\\text{past}}", "c_KV,past", ValueKind::Signed,
+    {Id::DKR, "dk_R", "Gradient of the rotary key", "k_{R}", "k_R", ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DCKV, "dc_KV", "Gradient of the latent of the keys and values", "c_{KV}", "c_KV", ValueKind::Signed,
      Axis::Keys, Axis::Features},
-    {Id::DPastKR, "dpast_k_R", "Gradient of the cached rotary keys", "k_{R,\\text{past}}", "k_R,past", ValueKind::Signed,
-     Axis::Keys, Axis::Features},
+    {Id::DPastCKV, "dpast_c_KV", "Gradient of the cached latents", "c_{KV,\\text{past}}", "c_KV,past",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
+    {Id::DPastKR, "dpast_k_R", "Gradient of the cached rotary keys", "k_{R,\\text{past}}", "k_R,past",
+     ValueKind::Signed, Axis::Keys, Axis::Features},
     {Id::DWUK, "dW_UK", "Gradient of W_UK", "W_{UK}", "W_UK", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWUV, "dW_UV", "Gradient of W_UV", "W_{UV}", "W_UV", ValueKind::Signed, Axis::Features, Axis::Features},
     {Id::DWDKV, "dW_DKV", "Gradient of W_DKV", "W_{DKV}", "W_DKV", ValueKind::Signed, Axis::Features, Axis::Features},
@@ -236,7 +309,8 @@ std::string js_number(double x) {
   const int exponent = std::atoi(p + 1);
   const int k = static_cast<int>(digits.size()), point = exponent + 1;  // ECMA-262's k and n
   if (k <= point && point <= 21) return sign + digits + std::string(static_cast<size_t>(point - k), '0');
-  if (0 < point && point <= 21) return sign + digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
+  if (0 < point && point <= 21)
+    return sign + digits.substr(0, static_cast<size_t>(point)) + "." + digits.substr(static_cast<size_t>(point));
   if (-6 < point && point <= 0) return sign + "0." + std::string(static_cast<size_t>(-point), '0') + digits;
   const std::string mantissa = k == 1 ? digits : digits.substr(0, 1) + "." + digits.substr(1);
   return sign + mantissa + "e" + (exponent < 0 ? "-" : "+") + std::to_string(std::abs(exponent));
@@ -311,19 +385,17 @@ class Notation {
         const std::string q = in_symbol(0);
         const Step& k = in(1);
         const std::string k_name = pick(entry(k.id).tex, entry(k.id).text);
-        const std::string kt =
-            n_.heads == 1 ? cat({k_name, pick("^\\top", "ᵀ")})
-            : tex_        ? cat({k_name, "^{(", std::to_string(s.head + 1), ")\\top}"})
-                          : cat({k_name, sup(s.head), "ᵀ"});
-        return columns_ ? cat({own, " = ", kt, pick(" ", "·"), q})
-                        : cat({own, " = ", q, pick("", "·"), kt});
+        const std::string kt = n_.heads == 1 ? cat({k_name, pick("^\\top", "ᵀ")})
+                               : tex_        ? cat({k_name, "^{(", std::to_string(s.head + 1), ")\\top}"})
+                                             : cat({k_name, sup(s.head), "ᵀ"});
+        return columns_ ? cat({own, " = ", kt, pick(" ", "·"), q}) : cat({own, " = ", q, pick("", "·"), kt});
       }
       case Id::Scaled:
         return cat({own, " = ", scaled(in_symbol(0))});
       case Id::Softcapped: {
         const std::string c = js_number(n_.options.softcap);
-        return cat({own, pick(" = c\\,\\tanh(", " = c·tanh("), in_symbol(0),
-                    pick(" / c),\\quad c = ", " / c), c = "), c});
+        return cat(
+            {own, pick(" = c\\,\\tanh(", " = c·tanh("), in_symbol(0), pick(" / c),\\quad c = ", " / c), c = "), c});
       }
       case Id::Alibi: {
         const std::string m = js_number(n_.alibi_slopes[static_cast<size_t>(s.head)]);
@@ -345,17 +417,21 @@ class Notation {
       case Id::HeadNormed: {
         const std::string x = in_symbol(0), li = js_number(n_.options.differential.lambda_init);
         if (tex_) {
-          return cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x, "^2) + 10^{-5}}}\\,(1 - \\lambda_{\\text{init}}),\\quad \\lambda_{\\text{init}} = ", li,
+          return cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x,
+                      "^2) + 10^{-5}}}\\,(1 - \\lambda_{\\text{init}}),\\quad \\lambda_{\\text{init}} = ", li,
                       " \\;\\text{(each row)}"});
         }
         return cat({own, " = ", x, " / √(mean(", x, "²) + 1e-5) · (1 − λ_init), λ_init = ", li, " (each row)"});
       }
       case Id::Gate: {
-        const std::string W = n_.gate_headwise ? columns_of(given_name("W_G"), s.head + 1, s.head + 1)
-                                               : columns_of(given_name("W_G"), s.feature_first + 1, s.feature_first + s.feature_count);
-        const std::string b = n_.b_G ? cat({" + ", n_.gate_headwise ? columns_of(given_name("b_G"), s.head + 1, s.head + 1)
-                                                              : columns_of(given_name("b_G"), s.feature_first + 1, s.feature_first + s.feature_count)})
-                                    : "";
+        const std::string W =
+            n_.gate_headwise ? columns_of(given_name("W_G"), s.head + 1, s.head + 1)
+                             : columns_of(given_name("W_G"), s.feature_first + 1, s.feature_first + s.feature_count);
+        const std::string b = n_.b_G
+                                  ? cat({" + ", n_.gate_headwise ? columns_of(given_name("b_G"), s.head + 1, s.head + 1)
+                                                                 : columns_of(given_name("b_G"), s.feature_first + 1,
+                                                                              s.feature_first + s.feature_count)})
+                                  : "";
         const std::string x = s.inputs.empty() ? "X" : in_symbol(0);
         return cat({own, pick(" = \\sigma(", " = σ("), x, pick("\\,", "·"), W, b, ")",
                     n_.gate_headwise ? pick(" \\;\\text{(one gate per head)}", " (one gate per head)")
@@ -373,7 +449,8 @@ class Notation {
           const std::string b = js_number(n_.sigmoid_bias);
           const bool default_bias = std::isnan(n_.options.sigmoid_bias);
           const std::string S = std::to_string(n_.S);
-          return cat({indexed(own), pick(" = \\sigma(", " = σ("), indexed(in_symbol(0)), pick(" + b),\\quad b = ", " + b), b = "), b,
+          return cat({indexed(own), pick(" = \\sigma(", " = σ("), indexed(in_symbol(0)),
+                      pick(" + b),\\quad b = ", " + b), b = "), b,
                       default_bias ? cat({pick(" = -\\ln ", " = −ln "), S}) : std::string(),
                       n_.has_mask() ? pick(",\\; 0 \\text{ where hidden}", ", 0 where hidden") : "",
                       pick(" \\;\\text{(rows need not sum to 1)}", " (rows need not sum to 1)")});
@@ -405,7 +482,8 @@ class Notation {
       case Id::CacheSizes:
         return latent(s, e.key, own, in_symbol);
       case Id::HeadOutput:
-        if (n_.linear()) return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
+        if (n_.linear())
+          return cat({own, " = ", linear_output(in_symbol(0), in_symbol(1), s.inputs.size() > 2 ? in_symbol(2) : "")});
         return cat({own, " = ", weighted_sum(in_symbol(0), in_symbol(1))});
       case Id::Concat: {
         std::string list;
@@ -431,10 +509,8 @@ class Notation {
       return cat({own, " = ", tex_ ? in(0).tex : in(0).text});
     }
     const std::string W = columns_ ? sub(pick("\\Omega", "Ω"), "O") : sub("W", "O");
-    const std::string b =
-        n_.b_O ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), "O") : sub("b", "O")}) : "";
-    return columns_ ? cat({own, " = ", W, dot, in_symbol(0), b})
-                    : cat({own, " = ", in_symbol(0), dot, W, b});
+    const std::string b = n_.b_O ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), "O") : sub("b", "O")}) : "";
+    return columns_ ? cat({own, " = ", W, dot, in_symbol(0), b}) : cat({own, " = ", in_symbol(0), dot, W, b});
   }
 
   /// The formula of gradient step `s` (described by `e`): the chain rule, one forward step back.
@@ -449,7 +525,8 @@ class Notation {
     if (name == "past_c_KV") return tex_ ? "c_{KV,\\text{past}}" : "c_KV,past";
     if (name == "past_k_R") return tex_ ? "k_{R,\\text{past}}" : "k_R,past";
     if (name.size() < 3 || (name[0] != 'W' && name[0] != 'b')) return name;
-    const char* letter = name[0] == 'W' ? (columns_ ? pick("\\Omega", "Ω") : "W") : (columns_ ? pick("\\beta", "β") : "b");
+    const char* letter =
+        name[0] == 'W' ? (columns_ ? pick("\\Omega", "Ω") : "W") : (columns_ ? pick("\\beta", "β") : "b");
     return cat({sub(letter, name.substr(2)), head >= 0 ? sup(head) : std::string()});
   }
 
@@ -517,13 +594,15 @@ class Notation {
   /// columns layout) of `m`, counted from 1.
   std::string columns_of(const std::string& m, Eigen::Index first, Eigen::Index last) const {
     const std::string range = cat({std::to_string(first), "..", std::to_string(last)});
-    if (tex_) return columns_ ? cat({sliceable(m), "_{[", range, ",\\,:]}"}) : cat({sliceable(m), "_{[:,\\,", range, "]}"});
+    if (tex_)
+      return columns_ ? cat({sliceable(m), "_{[", range, ",\\,:]}"}) : cat({sliceable(m), "_{[:,\\,", range, "]}"});
     return columns_ ? cat({m, "[", range, ", :]"}) : cat({m, "[:, ", range, "]"});
   }
   /// A row slice [first..last, :] of the rows layout (columns in the columns layout).
   std::string rows_of(const std::string& m, Eigen::Index first, Eigen::Index last) const {
     const std::string range = cat({std::to_string(first), "..", std::to_string(last)});
-    if (tex_) return columns_ ? cat({sliceable(m), "_{[:,\\,", range, "]}"}) : cat({sliceable(m), "_{[", range, ",\\,:]}"});
+    if (tex_)
+      return columns_ ? cat({sliceable(m), "_{[:,\\,", range, "]}"}) : cat({sliceable(m), "_{[", range, ",\\,:]}"});
     return columns_ ? cat({m, "[:, ", range, "]"}) : cat({m, "[", range, ", :]"});
   }
 
@@ -533,45 +612,47 @@ class Notation {
   }
 
   /// The formula of gradient step `s` (the chain rule, one forward step back).
-  std::string gradient(const Step& s, const Entry& e, const std::string& own,
-                       const std::vector<Step>& earlier) const {
+  std::string gradient(const Step& s, const Entry& e, const std::string& own, const std::vector<Step>& earlier) const {
     auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
     auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
     const char* given_text = pick(" \\;\\text{(given)}", " (given)");
-    if (n_.latent && (e.key >= Id::DQC || e.key == Id::DWQ || e.key == Id::DX)) return latent_gradient(s, e.key, own, earlier);
+    if (n_.latent && (e.key >= Id::DQC || e.key == Id::DWQ || e.key == Id::DX))
+      return latent_gradient(s, e.key, own, earlier);
     switch (e.key) {
       case Id::DO:
         if (n_.dO) return cat({own, given_text, pick(",\\quad L = \\textstyle\\sum O \\circ dO", ", L = Σ O ∘ dO")});
         return cat({own, pick(" = \\mathbf{1},\\quad L = \\textstyle\\sum O", " = 1 (every entry), L = Σ O")});
       case Id::DGatedOutput:
-        return cat({own, " = ", columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"})
-                                                  : in_symbol(0),
-                                           s.feature_first + 1, s.feature_first + s.feature_count)});
+        return cat(
+            {own, " = ",
+             columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0),
+                        s.feature_first + 1, s.feature_first + s.feature_count)});
       case Id::DGate:
         if (s.head < 0) return whole(s, own, earlier, 0);
-        return n_.gate_headwise
-                   ? cat({own, " = ", pick("\\operatorname{rowsum}(", "rowsum("), in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1), ")"})
-                   : cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
+        return n_.gate_headwise ? cat({own, " = ", pick("\\operatorname{rowsum}(", "rowsum("), in_symbol(0),
+                                       pick(" \\circ ", " ∘ "), in_symbol(1), ")"})
+                                : cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
       case Id::DHeadNormed:
       case Id::DHeadOutput:
         if (in(0).id == "dgated_output") return cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
         if (in(0).id == "dhead_normed") {
           const std::string y = in_symbol(0), x = in_symbol(1);
-          return tex_ ? cat({own, " = \\frac{1 - \\lambda_{\\text{init}}}{r}\\big(", y, " - \\hat x \\operatorname{mean}(", y,
-                             " \\circ \\hat x)\\big),\\quad \\hat x = ", x, "/r,\\; r = \\sqrt{\\operatorname{mean}(", x,
-                             "^2) + 10^{-5}} \\;\\text{(each row)}"})
+          return tex_ ? cat({own, " = \\frac{1 - \\lambda_{\\text{init}}}{r}\\big(", y,
+                             " - \\hat x \\operatorname{mean}(", y, " \\circ \\hat x)\\big),\\quad \\hat x = ", x,
+                             "/r,\\; r = \\sqrt{\\operatorname{mean}(", x, "^2) + 10^{-5}} \\;\\text{(each row)}"})
                       : cat({own, " = (1 − λ_init)/r · (", y, " − x̂·mean(", y, " ∘ x̂)), x̂ = ", x, "/r, r = √(mean(", x,
                              "²) + 1e-5) (each row)"});
         }
         if (e.key == Id::DHeadNormed) {
-          return cat({own, " = ", columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"})
-                                                    : in_symbol(0),
-                                             s.feature_first + 1, s.feature_first + s.feature_count)});
+          return cat(
+              {own, " = ",
+               columns_of(n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0),
+                          s.feature_first + 1, s.feature_first + s.feature_count)});
         }
         {
-        const std::string from =
-            n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0);
-        return cat({own, " = ", columns_of(from, s.feature_first + 1, s.feature_first + s.feature_count)});
+          const std::string from =
+              n_.W_O ? cat({"(", times(in_symbol(0), transposed(given_name("W_O"))), ")"}) : in_symbol(0);
+          return cat({own, " = ", columns_of(from, s.feature_first + 1, s.feature_first + s.feature_count)});
         }
       case Id::DA:
         return cat({own, " = ", times(in_symbol(0), transposed(in_symbol(1)))});
@@ -589,23 +670,28 @@ class Notation {
                       pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
         }
         if (in(0).id == "dK_cache") return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
-        if (in(0).id == "dweights_1") return differential_dqk(own, e.key == Id::DQNormed, in_symbol(0), in_symbol(1), in_symbol(2));
+        if (in(0).id == "dweights_1")
+          return differential_dqk(own, e.key == Id::DQNormed, in_symbol(0), in_symbol(1), in_symbol(2));
         return e.key == Id::DQNormed ? cat({own, " = ", times(in_symbol(0), in_symbol(1))})
                                      : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
       case Id::DGQ:
       case Id::DGK: {
         const std::string sum = pick("\\textstyle\\sum_{\\text{heads, rows}} ", "Σ over heads and rows of ");
         return tex_ ? cat({own, " = ", sum, "d", e.key == Id::DGQ ? "\\hat Q" : "\\hat K", " \\circ \\hat x"})
-                    : cat({own, " = ", sum, "d", e.key == Id::DGQ ? "Q̂" : "K̂", " ∘ x̂ (x̂: the row normalised, before the gain)"});
+                    : cat({own, " = ", sum, "d", e.key == Id::DGQ ? "Q̂" : "K̂",
+                           " ∘ x̂ (x̂: the row normalised, before the gain)"});
       }
       case Id::DWG: {
         const std::string x = s.inputs.size() == 3 ? in_symbol(0) : "X", dG = in_symbol(s.inputs.size() - 2),
                           G = in_symbol(s.inputs.size() - 1);
-        return cat({own, " = ", times(transposed(x), cat({"(", dG, pick(" \\circ G \\circ (1 - G)", " ∘ G ∘ (1 − G)"), ")"})),
+        return cat({own, " = ",
+                    times(transposed(x), cat({"(", dG, pick(" \\circ G \\circ (1 - G)", " ∘ G ∘ (1 − G)"), ")"})),
                     pick(" \\;\\text{(}G \\text{: every head's gate)}", " (G: every head's gate)")});
       }
       case Id::DbG:
-        return cat({own, " = ", token_sum(cat({"(", in_symbol(0), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}), "queries")});
+        return cat(
+            {own, " = ",
+             token_sum(cat({"(", in_symbol(0), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}), "queries")});
       case Id::DS: {
         if (n_.sigmoid) {
           const std::string A = in_symbol(0), dA = in_symbol(1);
@@ -615,14 +701,15 @@ class Notation {
         const std::string A = in_symbol(0), dA = in_symbol(1);
         const char* sum = columns_ ? "colsum" : "rowsum";
         if (tex_) {
-          return cat({own, " = ", A, " \\circ \\big(", dA, " - \\operatorname{", sum, "}(", dA, " \\circ ", A,
-                      ")\\big)"});
+          return cat(
+              {own, " = ", A, " \\circ \\big(", dA, " - \\operatorname{", sum, "}(", dA, " \\circ ", A, ")\\big)"});
         }
         return cat({own, " = ", A, " ∘ (", dA, " − ", sum, "(", dA, " ∘ ", A, "))"});
       }
       case Id::DSKept:
-        return cat({own, " = ", in_symbol(0), pick(" \\text{ where } ", " where "), in_symbol(1),
-                    pick(" \\text{ keeps the key, } 0 \\text{ where it hides it}", " keeps the key, 0 where it hides it")});
+        return cat(
+            {own, " = ", in_symbol(0), pick(" \\text{ where } ", " where "), in_symbol(1),
+             pick(" \\text{ keeps the key, } 0 \\text{ where it hides it}", " keeps the key, 0 where it hides it")});
       case Id::DSUncapped: {
         const std::string c = js_number(n_.options.softcap);
         return cat({own, " = ", in_symbol(0), pick(" \\circ \\big(1 - \\tanh^2(", " ∘ (1 − tanh²("), in_symbol(1),
@@ -650,14 +737,15 @@ class Notation {
         if (in(0).id == "linear_scores") {
           if (s.inputs.size() < 3) return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
           return cat({own, " = ", times(transposed(in_symbol(0)), cat({"(", in_symbol(1), " / ", in_symbol(2), ")"})),
-                      pick(" \\;\\text{(each row of } ", " (each row of "), in_symbol(1), pick(" \\text{ over its } ", " over its "),
-                      in_symbol(2), pick(")", ")")});
+                      pick(" \\;\\text{(each row of } ", " (each row of "), in_symbol(1),
+                      pick(" \\text{ over its } ", " over its "), in_symbol(2), pick(")", ")")});
         }
         if (in(0).id == "dphi_Q" || in(0).id == "dphi_K") {
           const std::string x = in(0).id == "dphi_Q" ? "Q" : "K";
           return cat({own, " = ", in_symbol(0), pick(" \\circ \\phi'(", " ∘ φ′("), x, sup(s.head), "), ", slope()});
         }
-        if (in(0).id == "dweights_1") return differential_dqk(own, e.key == Id::DQ, in_symbol(0), in_symbol(1), in_symbol(2));
+        if (in(0).id == "dweights_1")
+          return differential_dqk(own, e.key == Id::DQ, in_symbol(0), in_symbol(1), in_symbol(2));
         if (in(0).id == "dQ_normed" || in(0).id == "dK_normed") {
           const QkNorm& q = n_.options.qk_norm;
           const std::string y = in_symbol(0), x = in_symbol(1), g = e.key == Id::DQ ? "g_q" : "g_k";
@@ -665,11 +753,12 @@ class Notation {
           if (tex_) {
             return cat({own, " = \\frac{1}{\\sigma}\\big(u", layer ? " - \\operatorname{mean}(u)" : "",
                         " - \\hat x \\operatorname{mean}(u \\circ \\hat x)\\big),\\quad u = ", y, " \\circ ",
-                        e.key == Id::DQ ? "g_{q}" : "g_{k}", ",\\; \\hat x = ", layer ? "(x - \\operatorname{mean}(x))" : "x",
-                        "/\\sigma,\\; x = ", x, " \\;\\text{(QK-norm turned back, each row)}"});
+                        e.key == Id::DQ ? "g_{q}" : "g_{k}",
+                        ",\\; \\hat x = ", layer ? "(x - \\operatorname{mean}(x))" : "x", "/\\sigma,\\; x = ", x,
+                        " \\;\\text{(QK-norm turned back, each row)}"});
           }
-          return cat({own, " = (u", layer ? " − mean(u)" : "", " − x̂·mean(u ∘ x̂)) / σ, u = ", y, " ∘ ", g, ", x̂ = ",
-                      layer ? "(x − mean(x))" : "x", "/σ, x = ", x, " (QK-norm turned back, each row)"});
+          return cat({own, " = (u", layer ? " − mean(u)" : "", " − x̂·mean(u ∘ x̂)) / σ, u = ", y, " ∘ ", g,
+                      ", x̂ = ", layer ? "(x − mean(x))" : "x", "/σ, x = ", x, " (QK-norm turned back, each row)"});
         }
         if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
           return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
@@ -685,8 +774,8 @@ class Notation {
       case Id::DWV: {
         const std::string d = in_symbol(s.inputs.size() - 1);
         const bool queries = e.key == Id::DWQ || !n_.cross;
-        const std::string x = e.key == Id::DWO || s.inputs.size() == 2 ? in_symbol(0)
-                              : given_name(queries ? "X" : "X_kv");
+        const std::string x =
+            e.key == Id::DWO || s.inputs.size() == 2 ? in_symbol(0) : given_name(queries ? "X" : "X_kv");
         return cat({own, " = ", times(transposed(x), d)});
       }
       case Id::DbO:
@@ -700,8 +789,9 @@ class Notation {
         std::string sum;
         for (size_t k = 0; k < s.inputs.size(); ++k) {
           if (in(k).id == "dgate") {  // through the gate's sigmoid
-            sum = cat({sum, " + ", times(cat({"(", in_symbol(k), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}),
-                                         transposed(given_name("W_G")))});
+            sum = cat({sum, " + ",
+                       times(cat({"(", in_symbol(k), pick(" \\circ G \\circ (1 - G))", " ∘ G ∘ (1 − G))")}),
+                             transposed(given_name("W_G")))});
             continue;
           }
           const std::string W = given_name(cat({"W_", std::string_view(in(k).id).substr(1, 1)}));
@@ -727,8 +817,10 @@ class Notation {
         if (!n_.options.causal) return cat({own, " = ", product});
         const double gamma = n_.decay();
         const std::string factor =
-            gamma == 1 ? std::string("1") : cat({pick("\\gamma^{i-j}", "γ^(i−j)"), pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
-        if (tex_) return cat({own, " = ", product, ",\\quad C_{ij} = ", factor, " \\text{ where } j \\le i, \\text{ else } 0"});
+            gamma == 1 ? std::string("1")
+                       : cat({pick("\\gamma^{i-j}", "γ^(i−j)"), pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+        if (tex_)
+          return cat({own, " = ", product, ",\\quad C_{ij} = ", factor, " \\text{ where } j \\le i, \\text{ else } 0"});
         return cat({own, " = ", product, ", C_ij = ", factor, " where j ≤ i, else 0"});
       }
       default:
@@ -747,7 +839,9 @@ class Notation {
     const char* dot = pick("\\,", "·");
     const std::string h = pick("^{(h)}", "⁽ʰ⁾");
     const auto W = [&](const char* w, bool per_head) { return cat({sub("W", w), per_head ? h : std::string()}); };
-    const auto unrotate = [&](const std::string& x) { return cat({pick("\\operatorname{RoPE}^{-1}(", "RoPE⁻¹("), x, ")"}); };
+    const auto unrotate = [&](const std::string& x) {
+      return cat({pick("\\operatorname{RoPE}^{-1}(", "RoPE⁻¹("), x, ")"});
+    };
     const auto each_head = [&](const std::string& term) {
       return tex_ ? cat({"\\big[\\, ", term, " \\,\\big]_h \\;\\text{(the heads side by side)}"})
                   : cat({"[", term, "]_h (the heads side by side)"});
@@ -755,9 +849,12 @@ class Notation {
     const auto sum_heads = [&](const std::string& term) {
       return n_.heads == 1 ? term : cat({pick("\\textstyle\\sum_h ", "Σ_h "), term});
     };
-    const auto d_of = [&](const char* tex, const char* text) { return cat({"d", pick(tex, text), n_.heads == 1 ? std::string() : h}); };
+    const auto d_of = [&](const char* tex, const char* text) {
+      return cat({"d", pick(tex, text), n_.heads == 1 ? std::string() : h});
+    };
     const auto new_rows = [&](const std::string& x) { return n_.past > 0 ? rows_of(x, n_.past + 1, n_.S) : x; };
-    const std::string dQC = d_of("Q_{C}", "Q_C"), dKC = d_of("K_{C}", "K_C"), dV = d_of("V", "V"), dqR = d_of("q_{R}", "q_R");
+    const std::string dQC = d_of("Q_{C}", "Q_C"), dKC = d_of("K_{C}", "K_C"), dV = d_of("V", "V"),
+                      dqR = d_of("q_{R}", "q_R");
     const char* reads_q = n_.qr_from_cq ? "c_{Q}" : "X";
     switch (key) {
       case Id::DQC:
@@ -767,9 +864,12 @@ class Notation {
         return cat({own, " = ", transposed(in_symbol_of(in(0))), dot, in_symbol_of(in(1))});
       case Id::DKR:
         if (s.head >= 0) return cat({own, " = ", transposed(in_symbol_of(in(0))), dot, in_symbol_of(in(1))});
-        return cat({own, " = ", sum_heads(d_of("k_{R}", "k_R")), pick(" \\;\\text{(one rotary key for every head)}", " (one rotary key for every head)")});
+        return cat({own, " = ", sum_heads(d_of("k_{R}", "k_R")),
+                    pick(" \\;\\text{(one rotary key for every head)}", " (one rotary key for every head)")});
       case Id::DCKV:
-        return cat({own, " = ", sum_heads(cat({"(", dKC, dot, W("UK", n_.heads > 1), T, " + ", dV, dot, W("UV", n_.heads > 1), T, ")"}))});
+        return cat(
+            {own, " = ",
+             sum_heads(cat({"(", dKC, dot, W("UK", n_.heads > 1), T, " + ", dV, dot, W("UV", n_.heads > 1), T, ")"}))});
       case Id::DPastCKV:
       case Id::DPastKR:
         return cat({own, " = ", rows_of(name(in(0)), 1, n_.past)});
@@ -786,7 +886,8 @@ class Notation {
       case Id::DWQ:
         return cat({own, " = ", each_head(cat({transposed("X"), dot, dQC}))});
       case Id::DWQR:
-        return cat({own, " = ", each_head(cat({transposed(pick(reads_q, n_.qr_from_cq ? "c_Q" : "X")), dot, unrotate(dqR)}))});
+        return cat(
+            {own, " = ", each_head(cat({transposed(pick(reads_q, n_.qr_from_cq ? "c_Q" : "X")), dot, unrotate(dqR)}))});
       case Id::DCQ: {
         std::string term = cat({dQC, dot, W("UQ", n_.heads > 1), T});
         if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, W("QR", n_.heads > 1), T, ")"});
@@ -797,9 +898,12 @@ class Notation {
       case Id::DX: {
         std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, W("DKV", false), T});
         if (n_.d_r > 0) out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, W("KR", false), T});
-        if (n_.W_DQ) out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, W("DQ", false), T});
-        else out = cat({out, " + ", sum_heads(cat({dQC, dot, W("Q", n_.heads > 1), T}))});
-        if (n_.d_r > 0 && !n_.qr_from_cq) out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, W("QR", n_.heads > 1), T}))});
+        if (n_.W_DQ)
+          out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, W("DQ", false), T});
+        else
+          out = cat({out, " + ", sum_heads(cat({dQC, dot, W("Q", n_.heads > 1), T}))});
+        if (n_.d_r > 0 && !n_.qr_from_cq)
+          out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, W("QR", n_.heads > 1), T}))});
         return out;
       }
       default:
@@ -818,15 +922,14 @@ class Notation {
                                 : "dS_k = A_k ∘ (dA_k − rowsum(dA_k ∘ A_k))·s";
     const std::string half = queries ? cat({"dS_k", pick("\\,", "·"), other, "_k"})
                                      : cat({pick("dS_k^\\top", "dS_kᵀ"), pick("\\,", "·"), other, "_k"});
-    return cat({own, pick("_k = ", "_k = "), half, pick(",\\quad ", ", "), dS, pick(",\\; k = 1, 2 \\text{ (from } ", ", k = 1, 2 (from "),
-                dA1, ", ", dA2, pick(")}", ")")});
+    return cat({own, pick("_k = ", "_k = "), half, pick(",\\quad ", ", "), dS,
+                pick(",\\; k = 1, 2 \\text{ (from } ", ", k = 1, 2 (from "), dA1, ", ", dA2, pick(")}", ")")});
   }
 
   /// A whole gradient from its heads' (dQ, dK, dV, dpast_K, dpast_V): side by side, one block per
   /// head (dQ) or per key/value head, the block being the sum over the heads that read it (GQA);
   /// dpast_*: the first `past` rows (the cached ones) of each head's dK_cache / dV_cache.
-  std::string whole(const Step& s, const std::string& own, const std::vector<Step>& earlier,
-                    Eigen::Index past) const {
+  std::string whole(const Step& s, const std::string& own, const std::vector<Step>& earlier, Eigen::Index past) const {
     if (s.inputs.size() == 1) {
       const Step& only = earlier[static_cast<size_t>(s.inputs[0])];
       const std::string name = symbol(entry(only.id), only.head);
@@ -930,8 +1033,7 @@ class Notation {
 
   /// Q, K or V: given directly (a slice of it with several heads), or projected from X (or from
   /// the step `from`, X with its positions).
-  ATTN_NOINLINE std::string projection(const Step& s, Id key, const std::string& own,
-                                       const std::string& from) const {
+  ATTN_NOINLINE std::string projection(const Step& s, Id key, const std::string& own, const std::string& from) const {
     const std::string& name = s.id;
     if (n_.direct) {
       if (n_.heads == 1) return cat({name, pick(" \\;\\text{(given)}", " (given)")});
@@ -949,8 +1051,7 @@ class Notation {
     const std::string W = cat({columns_ ? sub(pick("\\Omega", "Ω"), name) : sub("W", name), head});
     const bool has_bias = (key == Id::Q ? n_.b_Q : key == Id::K ? n_.b_K : n_.b_V).has_value();
     const std::string b =
-        has_bias ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), name) : sub("b", name), head})
-                 : "";
+        has_bias ? cat({" + ", columns_ ? sub(pick("\\beta", "β"), name) : sub("b", name), head}) : "";
     const char* dot = pick("\\,", "·");
     return columns_ ? cat({own, " = ", W, dot, input, b}) : cat({own, " = ", input, dot, W, b});
   }
@@ -1011,9 +1112,7 @@ class Notation {
     };
     if (o.causal) keeps.push_back(named(cat({k, le, q}), "causal"));
     if (n_.window()) {
-      const auto offset = [&](const char* sign, double by) {
-        return by == 0 ? q : cat({q, sign, js_number(by)});
-      };
+      const auto offset = [&](const char* sign, double by) { return by == 0 ? q : cat({q, sign, js_number(by)}); };
       std::string window;
       if (!std::isinf(o.window_left)) window = cat({offset(pick(" - ", " − "), o.window_left), le});
       window += k;
@@ -1057,8 +1156,8 @@ class Notation {
     }
     const std::string sum = cat({own, " = ", S, " + ", M});
     if (std::isinf(fill)) return sum;
-    return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ where } ", " where "), M,
-                pick(" = -\\infty", " = −∞"), masked_fill});
+    return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ where } ", " where "), M, pick(" = -\\infty", " = −∞"),
+                masked_fill});
   }
 
   /// QK-norm of each row of `x` (a head's d_k features) with the gains g_q or g_k.
@@ -1097,8 +1196,8 @@ class Notation {
     const std::string s = js_number(n_.sink_logits[static_cast<size_t>(head)]);
     const std::string sum_index = columns_ ? pick("_{kj}", "_kj") : pick("_{ik}", "_ik");
     if (tex_) {
-      return cat({indexed(own), " = \\frac{e^{", indexed(S), "}}{e^{s} + \\sum_k e^{", S, sum_index,
-                  "}},\\quad s = ", s});
+      return cat(
+          {indexed(own), " = \\frac{e^{", indexed(S), "}}{e^{s} + \\sum_k e^{", S, sum_index, "}},\\quad s = ", s});
     }
     return cat({indexed(own), " = e^", indexed(S), " / (e^s + Σ_k e^", S, sum_index, "), s = ", s});
   }
@@ -1107,7 +1206,8 @@ class Notation {
   std::string slope() const {
     switch (n_.feature_map()) {
       case FeatureMap::EluPlusOne:
-        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ e^x \\text{ otherwise}" : "φ′(x) = 1 for x > 0, eˣ otherwise";
+        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ e^x \\text{ otherwise}"
+                    : "φ′(x) = 1 for x > 0, eˣ otherwise";
       case FeatureMap::Relu:
         return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ 0 \\text{ otherwise}" : "φ′(x) = 1 for x > 0, 0 otherwise";
       case FeatureMap::Identity:
@@ -1135,16 +1235,17 @@ class Notation {
     const double gamma = n_.decay();
     const std::string i = query(), j = key();
     const char* minus = pick(" - ", " − ");
-    const std::string decay =
-        gamma == 1 ? std::string()
-        : tex_     ? cat({"\\,\\gamma^{", i, minus, j, "}"})
-                   : cat({"·γ^(", i, minus, j, ")"});
-    const std::string gamma_is = gamma == 1 ? std::string() : cat({pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
+    const std::string decay = gamma == 1 ? std::string()
+                              : tex_     ? cat({"\\,\\gamma^{", i, minus, j, "}"})
+                                         : cat({"·γ^(", i, minus, j, ")"});
+    const std::string gamma_is =
+        gamma == 1 ? std::string() : cat({pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
     if (tex_) {
       return cat({own, "_{ij} = ", q, "_i \\cdot ", k, "_j", decay, " \\text{ where } ", j, " \\le ", i,
                   ", \\; 0 \\text{ where } ", j, " > ", i, gamma_is});
     }
-    return cat({own, "_ij = ", q, "_i · ", k, "_j", decay, " where ", j, " ≤ ", i, ", 0 where ", j, " > ", i, gamma_is});
+    return cat(
+        {own, "_ij = ", q, "_i · ", k, "_j", decay, " where ", j, " ≤ ", i, ", 0 where ", j, " > ", i, gamma_is});
   }
 
   /// Linear attention's head output: Λ·V, divided row by row by D when normalized.
@@ -1160,7 +1261,9 @@ class Notation {
   ATTN_NOINLINE std::string latent(const Step& s, Id key, const std::string& own, const InSymbol& in_symbol) const {
     const char* dot = pick("\\,", "·");
     const std::string head = sup(s.head);
-    const auto W = [&](const char* name, bool per_head) { return cat({sub("W", name), per_head ? head : std::string()}); };
+    const auto W = [&](const char* name, bool per_head) {
+      return cat({sub("W", name), per_head ? head : std::string()});
+    };
     const auto with_cache = [&](const std::string& fresh, const char* past) {
       if (n_.past == 0) return cat({own, " = ", fresh});
       if (!tex_) return cat({own, " = [", past, " ; ", fresh, "]"});
@@ -1193,16 +1296,19 @@ class Notation {
         return cat({own, " = ", in_symbol(0), dot, W("UK", true), T,
                     pick(" \\;\\text{(}W_{UK}\\text{ folded into the query)}", " (W_UK folded into the query)")});
       case Id::ScoresCAbsorbed:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T, pick(" \\;(= ", " (= "),
-                    sub("S", "C"), head, pick(": \\text{no } K_C \\text{ computed})", ": no K_C computed)")});
+        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T, pick(" \\;(= ", " (= "), sub("S", "C"), head,
+                    pick(": \\text{no } K_C \\text{ computed})", ": no K_C computed)")});
       case Id::OLatent:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), pick(" \\;\\text{(the weights read the latents)}", " (the weights read the latents)")});
+        return cat({own, " = ", in_symbol(0), dot, in_symbol(1),
+                    pick(" \\;\\text{(the weights read the latents)}", " (the weights read the latents)")});
       case Id::OutputAbsorbed: {
-        const std::string ov = n_.W_O ? cat({W("UV", false), "^{(h)}", dot, W("O", false), "^{(h)}"}) : cat({W("UV", false), "^{(h)}"});
+        const std::string ov =
+            n_.W_O ? cat({W("UV", false), "^{(h)}", dot, W("O", false), "^{(h)}"}) : cat({W("UV", false), "^{(h)}"});
         const std::string ov_text = n_.W_O ? std::string("W_UV⁽ʰ⁾·W_O⁽ʰ⁾") : std::string("W_UV⁽ʰ⁾");
         const std::string bias = n_.b_O ? std::string(" + ") + sub("b", "O") : std::string();
         if (n_.W_O) {
-          return tex_ ? cat({own, " = \\textstyle\\sum_h \\hat O^{(h)}\\,(", ov, ")", bias, " \\;\\text{(}W_{UV}\\text{ folded into }W_O)"})
+          return tex_ ? cat({own, " = \\textstyle\\sum_h \\hat O^{(h)}\\,(", ov, ")", bias,
+                             " \\;\\text{(}W_{UV}\\text{ folded into }W_O)"})
                       : cat({own, " = Σ_h Ô⁽ʰ⁾·(", ov_text, ")", bias, " (W_UV folded into W_O)"});
         }
         return tex_ ? cat({own, " = [\\,\\hat O^{(h)}\\,", ov, "\\,]_h \\;\\text{(the heads side by side)}"})
@@ -1215,7 +1321,9 @@ class Notation {
         const char* times = pick("\\cdot ", "·");
         out += cat({"MHA 2", times, h, times, d_h});
         for (int g = n_.heads - 1; g > 1; --g) {
-          if (n_.heads % g == 0) out += cat({", GQA", pick("_{g=", "(g="), std::to_string(g), pick("} ", ") "), "2", times, std::to_string(g), times, d_h});
+          if (n_.heads % g == 0)
+            out += cat({", GQA", pick("_{g=", "(g="), std::to_string(g), pick("} ", ") "), "2", times,
+                        std::to_string(g), times, d_h});
         }
         if (n_.heads > 1) out += cat({", MQA 2", times, d_h});
         out += cat({", MLA ", std::to_string(n_.d_c), " + ", std::to_string(n_.d_r)});
@@ -1290,7 +1398,8 @@ std::vector<std::string> given(const Step& s, const Entry& e, const Normalized& 
       if (n.mask) return {"mask"};
       return {};
     case Id::Gate:
-      if (n.b_G) return s.inputs.empty() ? std::vector<std::string>{"X", "W_G", "b_G"} : std::vector<std::string>{"W_G", "b_G"};
+      if (n.b_G)
+        return s.inputs.empty() ? std::vector<std::string>{"X", "W_G", "b_G"} : std::vector<std::string>{"W_G", "b_G"};
       return s.inputs.empty() ? std::vector<std::string>{"X", "W_G"} : std::vector<std::string>{"W_G"};
     case Id::Output:
       if (!n.W_O) return {};
@@ -1379,13 +1488,14 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
     }
     if (e.key == Id::PhiK || e.key == Id::DPhiK) slice(s.kv_group, n.d_k);
     if (e.key == Id::K || e.key == Id::KRot || e.key == Id::KCache || e.key == Id::KNormed) slice(s.kv_group, n.d_k);
-    if (e.key == Id::HeadNormed || e.key == Id::GatedOutput || e.key == Id::DHeadNormed ||
-        e.key == Id::DGatedOutput) {
+    if (e.key == Id::HeadNormed || e.key == Id::GatedOutput || e.key == Id::DHeadNormed || e.key == Id::DGatedOutput) {
       slice(s.head, n.d_v);
     }
     if (e.key == Id::Gate || e.key == Id::DGate) {
-      if (n.gate_headwise) slice(s.head, 1);
-      else slice(s.head, n.d_v);
+      if (n.gate_headwise)
+        slice(s.head, 1);
+      else
+        slice(s.head, n.d_v);
     }
     if (e.key == Id::DQNormed) slice(s.head, n.d_k);
     if (e.key == Id::DKNormed) slice(s.kv_group, n.d_k);

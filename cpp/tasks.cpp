@@ -91,7 +91,8 @@ Batch previous(const ModelConfig& m, RandomState& random, int count) {
   for (int row = 0; row < count; ++row) {
     for (int t = 0; t < m.context; ++t) {
       b.tokens[static_cast<size_t>(row * m.context + t)] = static_cast<int>(random.randint(0, m.vocab));
-      if (t > 0) b.targets[static_cast<size_t>(row * m.context + t)] = b.tokens[static_cast<size_t>(row * m.context + t - 1)];
+      if (t > 0)
+        b.targets[static_cast<size_t>(row * m.context + t)] = b.tokens[static_cast<size_t>(row * m.context + t - 1)];
     }
   }
   return b;
@@ -202,7 +203,8 @@ std::vector<std::uint32_t> text_alphabet(const std::string& source) {
 Batch task_batch(const TrainConfig& config, RandomState& random, int count) {
   const ModelConfig& m = config.model;
   const std::string& name = config.task.name;
-  if (name.empty()) throw InputError("task is missing: this model was made without one (give the configuration a task to train it)");
+  if (name.empty())
+    throw InputError("task is missing: this model was made without one (give the configuration a task to train it)");
   if (name == "induction") return induction(m, random, count, false);
   if (name == "previous") return previous(m, random, count);
   if (name == "reverse") return reorder(m, random, count, false);

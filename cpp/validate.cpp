@@ -55,9 +55,10 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
       if (std::isfinite(v)) continue;
-      throw InputError(cell(field ? field : name, i + 1, j + 1), std::string(name) + " row " + std::to_string(i + 1) + ", column " +
-                       std::to_string(j + 1) + " is " + format_number(v) +
-                       ": inputs must be finite numbers (only an additive mask may hold -inf)");
+      throw InputError(cell(field ? field : name, i + 1, j + 1),
+                       std::string(name) + " row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
+                           " is " + format_number(v) +
+                           ": inputs must be finite numbers (only an additive mask may hold -inf)");
     }
   }
 }
@@ -66,7 +67,7 @@ void check_finite(const Vector& v, const char* name) {
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
       throw InputError(cell(name, i + 1), std::string(name) + " entry " + std::to_string(i + 1) + " is " +
-                       format_number(v[i]) + ": inputs must be finite numbers");
+                                              format_number(v[i]) + ": inputs must be finite numbers");
     }
   }
 }
@@ -75,14 +76,15 @@ void check_size(const Matrix& m, const char* name, const char* field = nullptr) 
   const Eigen::Index r = m.rows(), c = m.cols();
   if (r == 0 || c == 0) {
     throw InputError(at(field ? field : name), std::string(name) + " is empty (" + std::to_string(r) + "x" +
-                     std::to_string(c) + "): every matrix needs at least one row and one column");
+                                                   std::to_string(c) +
+                                                   "): every matrix needs at least one row and one column");
   }
   if (r > kMaxDim || c > kMaxDim) {
     const bool rows_too_many = r > kMaxDim;
     throw InputError(at(field ? field : name), std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
-                     (rows_too_many ? " rows" : " columns") + ": at most " +
-                     std::to_string(kMaxDim) +
-                     " are accepted (every step of the trace is kept in memory)");
+                                                   (rows_too_many ? " rows" : " columns") + ": at most " +
+                                                   std::to_string(kMaxDim) +
+                                                   " are accepted (every step of the trace is kept in memory)");
   }
 }
 
@@ -92,9 +94,10 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (std::abs(m(i, j)) <= largest) continue;
-      throw InputError(cell(field ? field : name, i + 1, j + 1), std::string(name) + " row " + std::to_string(i + 1) + ", column " +
-                       std::to_string(j + 1) + " is " + format_number(m(i, j)) +
-                       ": too large for float32 (largest 3.4e+38); compute in float64");
+      throw InputError(cell(field ? field : name, i + 1, j + 1),
+                       std::string(name) + " row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
+                           " is " + format_number(m(i, j)) +
+                           ": too large for float32 (largest 3.4e+38); compute in float64");
     }
   }
 }
@@ -103,8 +106,8 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
 void check_float32_option(double value, const char* what, const char* field) {
   const float f = static_cast<float>(value);
   if ((value != 0 && f == 0) || std::isinf(f)) {
-    throw InputError(at(field), std::string(what) + " " + format_number(value) + " is " +
-                     (f == 0 ? "0" : "infinite") + " in float32; compute in float64");
+    throw InputError(at(field), std::string(what) + " " + format_number(value) + " is " + (f == 0 ? "0" : "infinite") +
+                                    " in float32; compute in float64");
   }
 }
 
@@ -134,8 +137,8 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
   for (const auto& [bias, given] : biases) {
     if (given) {
       throw InputError(at(bias, "X"), std::string(bias) +
-                       " is given but Q, K and V are given directly: biases belong to "
-                       "projections from X");
+                                          " is given but Q, K and V are given directly: biases belong to "
+                                          "projections from X");
     }
   }
   n.Q = take(*p.Q, "Q", n);
@@ -143,8 +146,8 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
   n.V = take(*p.V, "V", n);
   if (n.K.rows() != n.V.rows()) {
     throw InputError(at("V", "K"), "K has " + std::to_string(n.K.rows()) + " " + words.rows() + " but V has " +
-                     std::to_string(n.V.rows()) + ": every key needs a value (K is " +
-                     words.shape(n.K) + ", V is " + words.shape(n.V) + ")");
+                                       std::to_string(n.V.rows()) + ": every key needs a value (K is " +
+                                       words.shape(n.K) + ", V is " + words.shape(n.V) + ")");
   }
 }
 
@@ -164,13 +167,12 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
   const char* kv_name = n.cross ? "X_kv" : "X";
   // W_Q has one row per feature of X (rows layout); Ω_Q has one column per feature, i.e.
   // per row of X (columns layout). After transposition both read W.rows() == X.cols().
-  auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in,
-                         const char* in_name) {
+  auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in, const char* in_name) {
     if (W.rows() == in.cols()) return;
     throw InputError(at(w_name, in_name), std::string(w_name) + " has " + std::to_string(W.rows()) + " " +
-                     words.rows() + " but " + in_name + " has " + std::to_string(in.cols()) +
-                     " " + words.cols() + " (" + w_name + " is " + words.shape(W) + ", " +
-                     in_name + " is " + words.shape(in) + ")");
+                                              words.rows() + " but " + in_name + " has " + std::to_string(in.cols()) +
+                                              " " + words.cols() + " (" + w_name + " is " + words.shape(W) + ", " +
+                                              in_name + " is " + words.shape(in) + ")");
   };
   check_inner(n.W_Q, "W_Q", n.X, "X");
   check_inner(n.W_K, "W_K", n.X_kv, kv_name);
@@ -181,9 +183,9 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
     if (!b) return std::nullopt;
     check_finite(*b, name);
     if (b->size() != W.cols()) {
-      throw InputError(at(name, w_name), std::string(name) + " has " + std::to_string(b->size()) +
-                       " entries but " + w_name + " has " + std::to_string(W.cols()) + " " +
-                       words.cols() + ": one bias per " + words.col() + " of " + w_name);
+      throw InputError(at(name, w_name), std::string(name) + " has " + std::to_string(b->size()) + " entries but " +
+                                             w_name + " has " + std::to_string(W.cols()) + " " + words.cols() +
+                                             ": one bias per " + words.col() + " of " + w_name);
     }
     return b;
   };
@@ -197,11 +199,9 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   const bool any_direct = p.Q || p.K || p.V;
   const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
   if (any_direct && any_projection) {
-    throw InputError(
-        "give either Q, K and V, or X with W_Q, W_K and W_V, not both (found " +
-        std::string(p.Q ? "Q" : (p.K ? "K" : "V")) + " and " +
-        std::string(p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))) +
-        ")");
+    throw InputError("give either Q, K and V, or X with W_Q, W_K and W_V, not both (found " +
+                     std::string(p.Q ? "Q" : (p.K ? "K" : "V")) + " and " +
+                     std::string(p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))) + ")");
   }
   if (!any_direct && !any_projection) {
     throw InputError("no inputs: give either Q, K and V, or X with W_Q, W_K and W_V");
@@ -215,9 +215,8 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   n.L = n.direct ? n.Q.rows() : n.X.rows();
   n.S = n.direct ? n.K.rows() : n.X_kv.rows();
   if (n.L > kMaxTokens || n.S > kMaxTokens) {
-    throw InputError("too many tokens (" + std::to_string(n.L) + " queries, " +
-                     std::to_string(n.S) + " keys): the largest accepted is " +
-                     std::to_string(kMaxTokens));
+    throw InputError("too many tokens (" + std::to_string(n.L) + " queries, " + std::to_string(n.S) +
+                     " keys): the largest accepted is " + std::to_string(kMaxTokens));
   }
 }
 
@@ -236,9 +235,11 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
     throw InputError(at("options.kv_heads"), "kv_heads must be at least 1 (got " + std::to_string(o.kv_heads) + ")");
   }
   if (n.heads % n.kv_heads != 0) {
-    throw InputError(at("options.kv_heads", "options.heads"), "kv_heads = " + std::to_string(n.kv_heads) + " does not divide heads = " +
-                     std::to_string(n.heads) + ": each key/value head serves a whole group of "
-                     "query heads");
+    throw InputError(at("options.kv_heads", "options.heads"),
+                     "kv_heads = " + std::to_string(n.kv_heads) +
+                         " does not divide heads = " + std::to_string(n.heads) +
+                         ": each key/value head serves a whole group of "
+                         "query heads");
   }
   const char* q_name = n.direct ? "Q" : "W_Q";
   const char* k_name = n.direct ? "K" : "W_K";
@@ -246,25 +247,26 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   // The feature axis of Q is its columns in the rows layout and its rows in the columns layout.
   const char* feature_axis = words.cols();
   if (q_width % n.heads != 0) {
-    throw InputError(at("options.heads", q_name), "heads = " + std::to_string(n.heads) + " does not divide d_model = " +
-                     std::to_string(q_width) + " (the " + std::to_string(q_width) + " " +
-                     feature_axis + " of " + q_name + ")");
+    throw InputError(at("options.heads", q_name),
+                     "heads = " + std::to_string(n.heads) + " does not divide d_model = " + std::to_string(q_width) +
+                         " (the " + std::to_string(q_width) + " " + feature_axis + " of " + q_name + ")");
   }
   n.d_k = q_width / n.heads;
   if (k_width != n.d_k * n.kv_heads) {
     if (n.kv_heads == 1 && n.heads == 1) {
       throw InputError(at(k_name, q_name), std::string(q_name) + " has " + std::to_string(q_width) + " " +
-                       feature_axis + " but " + k_name + " has " + std::to_string(k_width) +
-                       ": queries and keys need the same d_k");
+                                               feature_axis + " but " + k_name + " has " + std::to_string(k_width) +
+                                               ": queries and keys need the same d_k");
     }
-    throw InputError(at(k_name, "options.kv_heads"), std::string(k_name) + " has " + std::to_string(k_width) + " " +
-                     feature_axis + " but " + std::to_string(n.kv_heads) +
-                     (n.kv_heads == 1 ? " key head" : " key heads") + " of d_k = " + std::to_string(n.d_k) + " need " +
-                     std::to_string(n.d_k * n.kv_heads));
+    throw InputError(at(k_name, "options.kv_heads"),
+                     std::string(k_name) + " has " + std::to_string(k_width) + " " + feature_axis + " but " +
+                         std::to_string(n.kv_heads) + (n.kv_heads == 1 ? " key head" : " key heads") +
+                         " of d_k = " + std::to_string(n.d_k) + " need " + std::to_string(n.d_k * n.kv_heads));
   }
   if (v_width % n.kv_heads != 0) {
-    throw InputError(at(v_name, "options.kv_heads"), "kv_heads = " + std::to_string(n.kv_heads) + " does not divide the " +
-                     std::to_string(v_width) + " " + feature_axis + " of " + v_name);
+    throw InputError(at(v_name, "options.kv_heads"), "kv_heads = " + std::to_string(n.kv_heads) +
+                                                         " does not divide the " + std::to_string(v_width) + " " +
+                                                         feature_axis + " of " + v_name);
   }
   n.d_v = v_width / n.kv_heads;
 }
@@ -279,16 +281,16 @@ ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const
   const Eigen::Index concat_width = n.d_v * n.heads;
   if (n.W_O->rows() != concat_width) {
     throw InputError(at("W_O"), "W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
-                     " but the concatenated heads have " + std::to_string(concat_width) + " " +
-                     words.cols() + " (" + std::to_string(n.heads) + " heads x d_v = " +
-                     std::to_string(n.d_v) + ")");
+                                    " but the concatenated heads have " + std::to_string(concat_width) + " " +
+                                    words.cols() + " (" + std::to_string(n.heads) +
+                                    " heads x d_v = " + std::to_string(n.d_v) + ")");
   }
   if (p.b_O) {
     check_finite(*p.b_O, "b_O");
     if (p.b_O->size() != n.W_O->cols()) {
       throw InputError(at("b_O", "W_O"), "b_O has " + std::to_string(p.b_O->size()) + " entries but W_O has " +
-                       std::to_string(n.W_O->cols()) + " " + words.cols() + ": one bias per " +
-                       words.col() + " of W_O");
+                                             std::to_string(n.W_O->cols()) + " " + words.cols() + ": one bias per " +
+                                             words.col() + " of W_O");
     }
     n.b_O = p.b_O;
   }
@@ -301,22 +303,21 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
   if (m.rows() != want_r || m.cols() != want_c) {
     throw InputError(at("options.mask"), "mask is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
-                     " but the scores are " + std::to_string(want_r) + "x" +
-                     std::to_string(want_c) +
-                     (n.columns ? " (keys x queries)" : " (queries x keys)"));
+                                             " but the scores are " + std::to_string(want_r) + "x" +
+                                             std::to_string(want_c) +
+                                             (n.columns ? " (keys x queries)" : " (queries x keys)"));
   }
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
-      const std::string where =
-          "mask row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is ";
+      const std::string where = "mask row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is ";
       if (o.mask_kind == MaskKind::Keep && v != 0 && v != 1) {
-        throw InputError(cell("options.mask", i + 1, j + 1), where + format_number(v) +
-                         ": a boolean mask holds only 1/true (keep) and 0/false (hide)");
+        throw InputError(cell("options.mask", i + 1, j + 1),
+                         where + format_number(v) + ": a boolean mask holds only 1/true (keep) and 0/false (hide)");
       }
       if (o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf)) {
-        throw InputError(cell("options.mask", i + 1, j + 1), where + format_number(v) +
-                         ": an additive mask holds finite numbers or -inf");
+        throw InputError(cell("options.mask", i + 1, j + 1),
+                         where + format_number(v) + ": an additive mask holds finite numbers or -inf");
       }
     }
   }
@@ -334,14 +335,15 @@ ATTN_NOINLINE void check_options(const Options& o) {
       break;
     case Scale::Kind::DivideBy:
       if (!std::isfinite(value) || value == 0) {
-        throw InputError(at("options.scale"), "the scale divisor must be a finite nonzero number (got " +
-                         format_number(value) + ")");
+        throw InputError(at("options.scale"),
+                         "the scale divisor must be a finite nonzero number (got " + format_number(value) + ")");
       }
       break;
     case Scale::Kind::DivideBySqrt:
       if (!std::isfinite(value) || !(value > 0)) {
-        throw InputError(at("options.scale"), "the number under the scale's square root must be finite and positive (got " +
-                         format_number(value) + ")");
+        throw InputError(
+            at("options.scale"),
+            "the number under the scale's square root must be finite and positive (got " + format_number(value) + ")");
       }
       break;
     case Scale::Kind::SqrtDk:
@@ -349,8 +351,8 @@ ATTN_NOINLINE void check_options(const Options& o) {
       break;
   }
   if (!(o.softcap >= 0) || !std::isfinite(o.softcap)) {
-    throw InputError(at("options.softcap"), "softcap must be 0 (off) or a positive number (got " +
-                     format_number(o.softcap) + ")");
+    throw InputError(at("options.softcap"),
+                     "softcap must be 0 (off) or a positive number (got " + format_number(o.softcap) + ")");
   }
   if (o.precision == Precision::Float32) {
     check_float32_option(o.softcap, "softcap", "options.softcap");
@@ -388,14 +390,15 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
   if (!o.alibi_slopes.empty()) {
     if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
-      throw InputError(at("options.alibi", "options.heads"), "alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) +
-                       " given for " + heads);
+      throw InputError(
+          at("options.alibi", "options.heads"),
+          "alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) + " given for " + heads);
     }
     for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
       const std::string what = "alibi slope " + std::to_string(h + 1);
       if (!std::isfinite(o.alibi_slopes[h])) {
-        throw InputError(cell("options.alibi", h + 1), what + " is " + format_number(o.alibi_slopes[h]) +
-                         ": slopes must be finite numbers");
+        throw InputError(cell("options.alibi", h + 1),
+                         what + " is " + format_number(o.alibi_slopes[h]) + ": slopes must be finite numbers");
       }
       if (float32) check_float32_option(o.alibi_slopes[h], what.c_str(), "options.alibi");
     }
@@ -408,37 +411,39 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   for (const auto& [side, value] : sides) {
     if (value == kInf || (value >= 0 && value == std::floor(value))) continue;
     throw InputError(at("options.window"), std::string("the window's ") + side +
-                     " side must be an integer >= 0 or unbounded (got " + format_number(value) + ")");
+                                               " side must be an integer >= 0 or unbounded (got " +
+                                               format_number(value) + ")");
   }
   if (o.sink_tokens < 0) {
-    throw InputError(at("options.sink_tokens"), "sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
+    throw InputError(at("options.sink_tokens"),
+                     "sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
   }
 
   if (!o.sink_logit.empty()) {
     const size_t count = o.sink_logit.size();
     if (count != 1 && count != static_cast<size_t>(n.heads)) {
-      throw InputError(at("options.sink_logit", "options.heads"), "sink_logit needs one number or one per head: " + std::to_string(count) +
-                       " given for " + heads);
+      throw InputError(at("options.sink_logit", "options.heads"),
+                       "sink_logit needs one number or one per head: " + std::to_string(count) + " given for " + heads);
     }
     for (size_t h = 0; h < count; ++h) {
       const double v = o.sink_logit[h];
       const std::string what = count == 1 ? "sink_logit" : "sink_logit " + std::to_string(h + 1);
       if (std::isnan(v) || v == kInf) {
-        throw InputError(cell("options.sink_logit", count == 1 ? 0 : h + 1), what + " is " + format_number(v) +
-                         ": a sink logit is a finite number, or -inf for no sink");
+        throw InputError(cell("options.sink_logit", count == 1 ? 0 : h + 1),
+                         what + " is " + format_number(v) + ": a sink logit is a finite number, or -inf for no sink");
       }
       if (float32 && v != -kInf) check_float32_option(v, what.c_str(), "options.sink_logit");
     }
     // -inf takes no weight: such sinks change nothing, so none is computed.
     const bool any = std::any_of(o.sink_logit.begin(), o.sink_logit.end(), [](double v) { return v != -kInf; });
     if (any) {
-      n.sink_logits = count == 1 ? std::vector<double>(static_cast<size_t>(n.heads), o.sink_logit[0])
-                                 : o.sink_logit;
+      n.sink_logits = count == 1 ? std::vector<double>(static_cast<size_t>(n.heads), o.sink_logit[0]) : o.sink_logit;
     }
   }
 
   if (std::isnan(o.mask_fill) || o.mask_fill == kInf) {
-    throw InputError(at("options.mask_fill"), "mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
+    throw InputError(at("options.mask_fill"),
+                     "mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
   }
   if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill", "options.mask_fill");
 }
@@ -447,15 +452,12 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
 /// mask step and its facts): refuse before allocating.
 ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
   const double trace_values =
-      static_cast<double>(n.heads) *
-      ((6.0 + (n.alibi_slopes.empty() ? 0 : 2) + (n.has_mask() ? 2 : 0)) * static_cast<double>(n.L) *
-           static_cast<double>(n.S) +
-       static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
+      static_cast<double>(n.heads) * ((6.0 + (n.alibi_slopes.empty() ? 0 : 2) + (n.has_mask() ? 2 : 0)) *
+                                          static_cast<double>(n.L) * static_cast<double>(n.S) +
+                                      static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
   if (trace_values > kMaxTraceValues) {
-    throw InputError("the trace of this problem would hold " +
-                     std::to_string(static_cast<long long>(trace_values)) +
-                     " numbers; the most accepted is " +
-                     std::to_string(static_cast<long long>(kMaxTraceValues)) +
+    throw InputError("the trace of this problem would hold " + std::to_string(static_cast<long long>(trace_values)) +
+                     " numbers; the most accepted is " + std::to_string(static_cast<long long>(kMaxTraceValues)) +
                      " (fewer tokens or heads)");
   }
 }
@@ -464,8 +466,10 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
 /// cached rows come before the new ones, so S counts both from here on.
 ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.past_K && !p.past_V) return;
-  if (!p.past_K) throw InputError(at("past_V", "past_K"), "past_V is given without past_K: a cache holds keys and values");
-  if (!p.past_V) throw InputError(at("past_K", "past_V"), "past_K is given without past_V: a cache holds keys and values");
+  if (!p.past_K)
+    throw InputError(at("past_V", "past_K"), "past_V is given without past_K: a cache holds keys and values");
+  if (!p.past_V)
+    throw InputError(at("past_K", "past_V"), "past_K is given without past_V: a cache holds keys and values");
   n.past_K = take(*p.past_K, "past_K", n);
   n.past_V = take(*p.past_V, "past_V", n);
   // The features of K and V are their columns in the rows layout (rows in the columns layout).
@@ -474,20 +478,21 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
   for (const auto& [name, cache] : widths) {
     const auto& [m, width] = cache;
     if (m->cols() == width) continue;
-    throw InputError(at(std::string("past_") + name, name), std::string("past_") + name + " has " + std::to_string(m->cols()) + " " +
-                     words.cols() + " but " + name + " has " + std::to_string(width));
+    throw InputError(at(std::string("past_") + name, name), std::string("past_") + name + " has " +
+                                                                std::to_string(m->cols()) + " " + words.cols() +
+                                                                " but " + name + " has " + std::to_string(width));
   }
   if (n.past_K.rows() != n.past_V.rows()) {
     throw InputError(at("past_V", "past_K"), "past_K has " + std::to_string(n.past_K.rows()) + " " + words.rows() +
-                     " but past_V has " + std::to_string(n.past_V.rows()) +
-                     ": every cached key needs a cached value");
+                                                 " but past_V has " + std::to_string(n.past_V.rows()) +
+                                                 ": every cached key needs a cached value");
   }
   n.past = n.past_K.rows();
   n.S += n.past;
   if (n.S > kMaxTokens) {
     throw InputError(at("past_K"), "too many keys (" + std::to_string(n.past) + " cached + " +
-                     std::to_string(n.S - n.past) + " new): the largest accepted is " +
-                     std::to_string(kMaxTokens));
+                                       std::to_string(n.S - n.past) + " new): the largest accepted is " +
+                                       std::to_string(kMaxTokens));
   }
 }
 
@@ -499,36 +504,41 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (positional == Positional::None) return;
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
-    throw InputError(at(sinusoidal ? "options.positional" : "P"), std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
-                     " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
-                     "W_K and W_V");
+    throw InputError(at(sinusoidal ? "options.positional" : "P"),
+                     std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
+                         " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
+                         "W_K and W_V");
   }
   if (sinusoidal && p.P) {
-    throw InputError(at("P", "options.positional"), "P (learned positions) and positional \"sinusoidal\" both add positions to X: "
+    throw InputError(at("P", "options.positional"),
+                     "P (learned positions) and positional \"sinusoidal\" both add positions to X: "
                      "give one of them");
   }
   if (sinusoidal) return;
-  if (!p.P) throw InputError(at("P", "options.positional"), "positional \"learned\" needs the input P (one position vector per token of X)");
+  if (!p.P)
+    throw InputError(at("P", "options.positional"),
+                     "positional \"learned\" needs the input P (one position vector per token of X)");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
     throw InputError(at("P", "X"), "P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
-                     ": learned positions are added to X entry by entry");
+                                       ": learned positions are added to X entry by entry");
   }
 }
 
 /// Explicit positions: one whole number (0 or more) per query and per key (cache + new).
-void take_explicit_positions(const std::vector<double>& given, const char* name,
-                             Eigen::Index count, const std::string& counted,
-                             std::vector<double>& out) {
+void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count,
+                             const std::string& counted, std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
-    throw InputError(at(std::string("options.positions.") + name), std::string("positions.") + name + " has " + std::to_string(given.size()) +
-                     " entries but there are " + counted);
+    throw InputError(at(std::string("options.positions.") + name), std::string("positions.") + name + " has " +
+                                                                       std::to_string(given.size()) +
+                                                                       " entries but there are " + counted);
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
-      throw InputError(cell(std::string("options.positions.") + name, i + 1), std::string("positions.") + name + " entry " + std::to_string(i + 1) +
-                       " is " + format_number(x) + ": positions are whole numbers, 0 or more");
+      throw InputError(cell(std::string("options.positions.") + name, i + 1),
+                       std::string("positions.") + name + " entry " + std::to_string(i + 1) + " is " +
+                           format_number(x) + ": positions are whole numbers, 0 or more");
     }
   }
   out = given;
@@ -541,8 +551,8 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
   for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(n.past + i);
   for (Eigen::Index j = 0; j < n.S; ++j) n.key_pos[static_cast<size_t>(j)] = static_cast<double>(j);
   if (!o.query_positions.empty()) {
-    take_explicit_positions(o.query_positions, "queries", n.L,
-                            std::to_string(n.L) + (n.L == 1 ? " query" : " queries"), n.query_pos);
+    take_explicit_positions(o.query_positions, "queries", n.L, std::to_string(n.L) + (n.L == 1 ? " query" : " queries"),
+                            n.query_pos);
   }
   if (!o.key_positions.empty()) {
     std::string keys = std::to_string(n.S) + (n.S == 1 ? " key" : " keys");
@@ -567,49 +577,61 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   if (rope.dims == 0 && width % 2 != 0) {
     // No dims were given: name the width that is odd, not a "got" value nobody typed.
     throw InputError(at("options.rope.dims"), "RoPE turns features in pairs, but " + width_name + " = " +
-                     std::to_string(width) + " is odd" +
-                     (halves ? " (options.differential rotates each half)" : "") +
-                     (width > 1 ? "; set rope dims to an even number up to " + std::to_string(width - 1) +
-                                      " to turn only that many"
-                                : ""));
+                                                  std::to_string(width) + " is odd" +
+                                                  (halves ? " (options.differential rotates each half)" : "") +
+                                                  (width > 1 ? "; set rope dims to an even number up to " +
+                                                                   std::to_string(width - 1) + " to turn only that many"
+                                                             : ""));
   }
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " + width_name + " = " + std::to_string(width) +
-                     (halves ? " (options.differential rotates each half)" : "") + " (got " +
-                     std::to_string(dims) + ")");
+    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " + width_name + " = " +
+                                                  std::to_string(width) +
+                                                  (halves ? " (options.differential rotates each half)" : "") +
+                                                  " (got " + std::to_string(dims) + ")");
   }
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
     if (!(rope.base > 0) || !std::isfinite(rope.base)) {
-      throw InputError(at("options.rope.base"), "rope base must be a positive number (got " + format_number(rope.base) + ")");
+      throw InputError(at("options.rope.base"),
+                       "rope base must be a positive number (got " + format_number(rope.base) + ")");
     }
     return;
   }
-  if (!rope.cos) throw InputError(at("options.rope.sin", "options.rope.cos"), "rope sin is given without cos: the tables go together");
-  if (!rope.sin) throw InputError(at("options.rope.cos", "options.rope.sin"), "rope cos is given without sin: the tables go together");
+  if (!rope.cos)
+    throw InputError(at("options.rope.sin", "options.rope.cos"),
+                     "rope sin is given without cos: the tables go together");
+  if (!rope.sin)
+    throw InputError(at("options.rope.cos", "options.rope.sin"),
+                     "rope cos is given without sin: the tables go together");
   // The tables hold a row per position whatever the layout.
-  struct Table { const char* name; const char* field; const Matrix* m; };
+  struct Table {
+    const char* name;
+    const char* field;
+    const Matrix* m;
+  };
   const Table tables[] = {{"rope cos", "options.rope.cos", &*rope.cos}, {"rope sin", "options.rope.sin", &*rope.sin}};
   for (const auto& [name, field, m] : tables) {
     check_size(*m, name, field);
     check_finite(*m, name, field);
     if (n.options.precision == Precision::Float32) check_float32_range(*m, name, field);
     if (m->cols() != dims / 2) {
-      throw InputError(at(field, "options.rope.dims"), std::string(name) + " has " + std::to_string(m->cols()) +
-                       " columns but rope dims = " + std::to_string(dims) + " needs " +
-                       std::to_string(dims / 2) + " (one per pair of features)");
+      throw InputError(at(field, "options.rope.dims"),
+                       std::string(name) + " has " + std::to_string(m->cols()) + " columns but rope dims = " +
+                           std::to_string(dims) + " needs " + std::to_string(dims / 2) + " (one per pair of features)");
     }
   }
   if (rope.sin->rows() != rope.cos->rows()) {
-    throw InputError(at("options.rope.sin", "options.rope.cos"), "rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
-                     std::to_string(rope.cos->rows()) + ": one row per position in both");
+    throw InputError(at("options.rope.sin", "options.rope.cos"),
+                     "rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
+                         std::to_string(rope.cos->rows()) + ": one row per position in both");
   }
   const Eigen::Index rows = rope.cos->rows();
   auto check_row = [&](double position, const char* token, size_t index) {
     if (position < static_cast<double>(rows)) return;
     throw InputError(at("options.rope.cos"), std::string(token) + " " + std::to_string(index + 1) + " is at position " +
-                     format_number(position) + " but the rope tables have " + std::to_string(rows) +
-                     " rows (positions 0 to " + std::to_string(rows - 1) + ")");
+                                                 format_number(position) + " but the rope tables have " +
+                                                 std::to_string(rows) + " rows (positions 0 to " +
+                                                 std::to_string(rows - 1) + ")");
   };
   for (size_t i = 0; i < n.query_pos.size(); ++i) check_row(n.query_pos[i], "query", i);
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
@@ -626,8 +648,9 @@ ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
       // Linear and latent attention replace the whole computation; sigmoid and differential
       // attention change how a softmax attention's weights are made.
       const bool whole = first->whole || v.whole;
-      throw InputError(at(v.key, first->key), std::string(first->key) + " and " + v.key + " exclude one another: " +
-                       (whole ? "a problem computes one variant of attention" : "give one of them"));
+      throw InputError(at(v.key, first->key),
+                       std::string(first->key) + " and " + v.key + " exclude one another: " +
+                           (whole ? "a problem computes one variant of attention" : "give one of them"));
     }
     first = &v;
   }
@@ -642,9 +665,10 @@ ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
   };
   for (const auto& [key, on] : softmax_only) {
     if (on) {
-      throw InputError(at(key, variant), std::string(variant) + " and " + key +
-                       " cannot be combined: QK-norm and the output gate are written for softmax attention's "
-                       "heads (with sigmoid or differential weights too)");
+      throw InputError(at(key, variant),
+                       std::string(variant) + " and " + key +
+                           " cannot be combined: QK-norm and the output gate are written for softmax attention's "
+                           "heads (with sigmoid or differential weights too)");
     }
   }
 }
@@ -655,14 +679,15 @@ ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
 /// Returns false (touching nothing) when the problem gives none of its inputs.
 ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const std::pair<const char*, bool> own[] = {
-      {"W_UK", p.W_UK.has_value()},   {"W_UV", p.W_UV.has_value()},         {"W_KR", p.W_KR.has_value()},
-      {"W_QR", p.W_QR.has_value()},   {"W_DQ", p.W_DQ.has_value()},         {"W_UQ", p.W_UQ.has_value()},
+      {"W_UK", p.W_UK.has_value()},           {"W_UV", p.W_UV.has_value()},        {"W_KR", p.W_KR.has_value()},
+      {"W_QR", p.W_QR.has_value()},           {"W_DQ", p.W_DQ.has_value()},        {"W_UQ", p.W_UQ.has_value()},
       {"past_c_KV", p.past_c_KV.has_value()}, {"past_k_R", p.past_k_R.has_value()}};
   if (!p.W_DKV) {
     for (const auto& [key, given] : own) {
       if (given) {
-        throw InputError(at(key, "W_DKV"), std::string(key) + " is an input of multi-head latent attention: give W_DKV (X's "
-                         "down-projection to the latent c_KV) with W_UK and W_UV");
+        throw InputError(at(key, "W_DKV"), std::string(key) +
+                                               " is an input of multi-head latent attention: give W_DKV (X's "
+                                               "down-projection to the latent c_KV) with W_UK and W_UV");
       }
     }
     return false;
@@ -692,30 +717,37 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(at(key, "W_DKV"), std::string("W_DKV (multi-head latent attention) and ") + key +
-                     " cannot be combined: latent attention projects every head's keys and values from one latent "
-                     "c_KV of X (self-attention, rows layout), its positions are RoPE's on q_R and k_R, and its "
-                     "cache is past_c_KV with past_k_R");
+    throw InputError(at(key, "W_DKV"),
+                     std::string("W_DKV (multi-head latent attention) and ") + key +
+                         " cannot be combined: latent attention projects every head's keys and values from one latent "
+                         "c_KV of X (self-attention, rows layout), its positions are RoPE's on q_R and k_R, and its "
+                         "cache is past_c_KV with past_k_R");
   }
   const char* mode = "multi-head latent attention needs X, W_DKV, W_UK, W_UV and W_Q (or W_DQ with W_UQ)";
   require(p.X, "X", mode);
   require(p.W_UK, "W_UK", mode);
   require(p.W_UV, "W_UV", mode);
   if (p.W_Q && (p.W_DQ || p.W_UQ)) {
-    throw InputError(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
-                     " cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
+    throw InputError(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"),
+                     std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
+                         " cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
   }
   if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", mode);
-  if (p.W_DQ && !p.W_UQ) throw InputError(at("W_DQ", "W_UQ"), "W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
-  if (p.W_UQ && !p.W_DQ) throw InputError(at("W_UQ", "W_DQ"), "W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_DQ && !p.W_UQ)
+    throw InputError(at("W_DQ", "W_UQ"), "W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (p.W_UQ && !p.W_DQ)
+    throw InputError(at("W_UQ", "W_DQ"), "W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
   if (p.W_QR.has_value() != p.W_KR.has_value()) {
-    throw InputError(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
-                     ": the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
+    throw InputError(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"),
+                     std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
+                         ": the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
   }
   if (!p.W_KR && o.rope.on) {
-    throw InputError(at("options.rope", "W_KR"), "options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
+    throw InputError(at("options.rope", "W_KR"),
+                     "options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
   }
-  if (o.heads < 1) throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+  if (o.heads < 1)
+    throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
   n.latent = true;
   n.X = take(*p.X, "X", n);
   n.W_DKV = take(*p.W_DKV, "W_DKV", n);
@@ -724,8 +756,8 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
   const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const std::string& why) {
     if (W.rows() == want) return;
-    throw InputError(at(name), std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" + name +
-                     " is " + shape(W) + ")");
+    throw InputError(at(name), std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" +
+                                   name + " is " + shape(W) + ")");
   };
   const Eigen::Index d_model = n.X.cols();
   const std::string x_cols = "X has " + std::to_string(d_model) + " columns";
@@ -739,8 +771,8 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const std::string heads = "heads = " + std::to_string(n.heads);
   const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
     if (W.cols() % n.heads != 0) {
-      throw InputError(at(name, "options.heads"), heads + " does not divide the " + std::to_string(W.cols()) + " columns of " + name +
-                       " (heads x " + what + ")");
+      throw InputError(at(name, "options.heads"), heads + " does not divide the " + std::to_string(W.cols()) +
+                                                      " columns of " + name + " (heads x " + what + ")");
     }
     return W.cols() / n.heads;
   };
@@ -762,9 +794,10 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     query_side = &n.W_Q;
   }
   if (query_side->cols() != n.d_h * n.heads) {
-    throw InputError(at(query_name, "W_UK"), std::string(query_name) + " has " + std::to_string(query_side->cols()) + " columns but W_UK has " +
-                     std::to_string(n.W_UK.cols()) + ": q_C and k_C need the same d_h (" + heads + ", d_h = " +
-                     std::to_string(n.d_h) + ")");
+    throw InputError(at(query_name, "W_UK"), std::string(query_name) + " has " + std::to_string(query_side->cols()) +
+                                                 " columns but W_UK has " + std::to_string(n.W_UK.cols()) +
+                                                 ": q_C and k_C need the same d_h (" + heads +
+                                                 ", d_h = " + std::to_string(n.d_h) + ")");
   }
   if (p.W_KR) {
     n.W_KR = take(*p.W_KR, "W_KR", n);
@@ -774,16 +807,19 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     if (n.W_QR.rows() == n.d_cq && n.d_cq > 0) {
       n.qr_from_cq = true;  // d_cq = d_model reads c_Q, as the contract says
     } else if (n.W_QR.rows() != d_model) {
-      throw InputError(at("W_QR", "X"), "W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
-                       (n.d_cq > 0 ? "c_Q (" + std::to_string(n.d_cq) + " columns) or " : std::string()) + "X (" +
-                       std::to_string(d_model) + " columns)");
+      throw InputError(at("W_QR", "X"),
+                       "W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
+                           (n.d_cq > 0 ? "c_Q (" + std::to_string(n.d_cq) + " columns) or " : std::string()) + "X (" +
+                           std::to_string(d_model) + " columns)");
     }
     if (n.W_QR.cols() != n.d_r * n.heads) {
-      throw InputError(at("W_QR", "W_KR"), "W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads + " of d_r = " +
-                       std::to_string(n.d_r) + " (W_KR's columns) need " + std::to_string(n.d_r * n.heads));
+      throw InputError(at("W_QR", "W_KR"), "W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads +
+                                               " of d_r = " + std::to_string(n.d_r) + " (W_KR's columns) need " +
+                                               std::to_string(n.d_r * n.heads));
     }
     if (n.d_r % 2 != 0) {
-      throw InputError(at("W_KR"), "W_KR has " + std::to_string(n.d_r) + " columns: RoPE turns pairs of features, so d_r must be even");
+      throw InputError(at("W_KR"), "W_KR has " + std::to_string(n.d_r) +
+                                       " columns: RoPE turns pairs of features, so d_r must be even");
     }
     n.options.rope.on = true;  // q_R and k_R are always rotated
   }
@@ -791,31 +827,42 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   n.L = n.X.rows();
   n.S = n.L;
   if (n.L > kMaxTokens) {
-    throw InputError("too many tokens (" + std::to_string(n.L) + "): the largest accepted is " + std::to_string(kMaxTokens));
+    throw InputError("too many tokens (" + std::to_string(n.L) + "): the largest accepted is " +
+                     std::to_string(kMaxTokens));
   }
   if (p.past_c_KV || p.past_k_R) {
-    if (!p.past_c_KV) throw InputError(at("past_k_R", "past_c_KV"), "past_k_R is given without past_c_KV: a latent cache holds both");
-    if (n.d_r > 0 && !p.past_k_R) throw InputError(at("past_c_KV", "past_k_R"), "past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
-    if (n.d_r == 0 && p.past_k_R) throw InputError(at("past_k_R", "W_KR"), "past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
+    if (!p.past_c_KV)
+      throw InputError(at("past_k_R", "past_c_KV"), "past_k_R is given without past_c_KV: a latent cache holds both");
+    if (n.d_r > 0 && !p.past_k_R)
+      throw InputError(at("past_c_KV", "past_k_R"),
+                       "past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
+    if (n.d_r == 0 && p.past_k_R)
+      throw InputError(at("past_k_R", "W_KR"),
+                       "past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
     n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
     if (n.past_c_KV.cols() != n.d_c) {
-      throw InputError(at("past_c_KV", "W_DKV"), "past_c_KV has " + std::to_string(n.past_c_KV.cols()) + " columns but c_KV has " + std::to_string(n.d_c));
+      throw InputError(at("past_c_KV", "W_DKV"), "past_c_KV has " + std::to_string(n.past_c_KV.cols()) +
+                                                     " columns but c_KV has " + std::to_string(n.d_c));
     }
     if (p.past_k_R) {
       n.past_k_R = take(*p.past_k_R, "past_k_R", n);
       if (n.past_k_R.cols() != n.d_r) {
-        throw InputError(at("past_k_R", "W_KR"), "past_k_R has " + std::to_string(n.past_k_R.cols()) + " columns but k_R has " + std::to_string(n.d_r));
+        throw InputError(at("past_k_R", "W_KR"), "past_k_R has " + std::to_string(n.past_k_R.cols()) +
+                                                     " columns but k_R has " + std::to_string(n.d_r));
       }
       if (n.past_k_R.rows() != n.past_c_KV.rows()) {
-        throw InputError(at("past_k_R", "past_c_KV"), "past_k_R has " + std::to_string(n.past_k_R.rows()) + " rows but past_c_KV has " +
-                         std::to_string(n.past_c_KV.rows()) + ": every cached token has a latent and a rotated key");
+        throw InputError(at("past_k_R", "past_c_KV"), "past_k_R has " + std::to_string(n.past_k_R.rows()) +
+                                                          " rows but past_c_KV has " +
+                                                          std::to_string(n.past_c_KV.rows()) +
+                                                          ": every cached token has a latent and a rotated key");
       }
     }
     n.past = n.past_c_KV.rows();
     n.S += n.past;
     if (n.S > kMaxTokens) {
-      throw InputError(at("past_c_KV"), "too many keys (" + std::to_string(n.past) + " cached + " + std::to_string(n.L) +
-                       " new): the largest accepted is " + std::to_string(kMaxTokens));
+      throw InputError(at("past_c_KV"), "too many keys (" + std::to_string(n.past) + " cached + " +
+                                            std::to_string(n.L) + " new): the largest accepted is " +
+                                            std::to_string(kMaxTokens));
     }
   }
   return true;
@@ -830,13 +877,16 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
                                               {"options.decay", o.decay.has_value()}};
   if (!n.linear()) {
     for (const auto& [key, given] : own) {
-      if (given) throw InputError(at(key, "options.attention"), std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
+      if (given)
+        throw InputError(at(key, "options.attention"),
+                         std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
     }
     return;
   }
   check_softmax_only(p, "options.attention \"linear\"");
   if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
-    throw InputError(at("options.decay"), "options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
+    throw InputError(at("options.decay"),
+                     "options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
   }
   const std::pair<const char*, bool> refused[] = {
       {"options.layout \"columns\"", n.columns},
@@ -853,9 +903,10 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(at(key, "options.attention"), std::string("options.attention \"linear\" and ") + key +
-                     " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
-                     "cache of keys (causal follows options.causal; it is written in the rows layout)");
+    throw InputError(at(key, "options.attention"),
+                     std::string("options.attention \"linear\" and ") + key +
+                         " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
+                         "cache of keys (causal follows options.causal; it is written in the rows layout)");
   }
 }
 
@@ -870,7 +921,9 @@ ATTN_NOINLINE void check_rows_only(const Problem& p) {
   };
   for (const auto& [key, on] : rows_only) {
     if (on) {
-      throw InputError(at(key, "options.layout"), std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
+      throw InputError(
+          at(key, "options.layout"),
+          std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
     }
   }
 }
@@ -885,7 +938,8 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
       throw InputError(at("options.qk_norm.type"), "options.qk_norm.type is required: \"rms\" or \"layer\"");
     }
     if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
-      throw InputError(at("options.qk_norm.eps"), "options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
+      throw InputError(at("options.qk_norm.eps"),
+                       "options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
     }
     if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps", "options.qk_norm.eps");
     const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
@@ -893,12 +947,12 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     for (const auto& [key, g] : gains) {
       if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
         throw InputError(at(key), std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
-                         std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
+                                      std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
       }
       for (size_t k = 0; k < g->size(); ++k) {
         if (!std::isfinite((*g)[k])) {
-          throw InputError(cell(key, k + 1), std::string(key) + " entry " + std::to_string(k + 1) + " is " + format_number((*g)[k]) +
-                           ": gains must be finite numbers");
+          throw InputError(cell(key, k + 1), std::string(key) + " entry " + std::to_string(k + 1) + " is " +
+                                                 format_number((*g)[k]) + ": gains must be finite numbers");
         }
       }
     }
@@ -910,25 +964,29 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   if (p.b_G && !p.W_G) throw InputError(at("b_G", "W_G"), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
   if (p.W_G) {
     if (n.direct) {
-      throw InputError(at("W_G", "X"), "W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V are given directly");
+      throw InputError(at("W_G", "X"),
+                       "W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V "
+                       "are given directly");
     }
     n.W_G = take(*p.W_G, "W_G", n);
     if (n.W_G->rows() != n.X.cols()) {
-      throw InputError(at("W_G", "X"), "W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " + std::to_string(n.X.cols()) +
-                       " columns (W_G is " + std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
+      throw InputError(at("W_G", "X"), "W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " +
+                                           std::to_string(n.X.cols()) + " columns (W_G is " +
+                                           std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
     }
     const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
     if (width != elementwise && width != headwise) {
-      throw InputError(at("W_G"), "W_G has " + std::to_string(width) + " columns but the gate needs heads*d_v = " +
-                       std::to_string(elementwise) + " (one gate per output feature) or heads = " +
-                       std::to_string(headwise) + " (one gate per head)");
+      throw InputError(at("W_G"), "W_G has " + std::to_string(width) +
+                                      " columns but the gate needs heads*d_v = " + std::to_string(elementwise) +
+                                      " (one gate per output feature) or heads = " + std::to_string(headwise) +
+                                      " (one gate per head)");
     }
     n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
     if (p.b_G) {
       check_finite(*p.b_G, "b_G");
       if (p.b_G->size() != width) {
-        throw InputError(at("b_G", "W_G"), "b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " + std::to_string(width) +
-                         " columns: one bias per column of W_G");
+        throw InputError(at("b_G", "W_G"), "b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " +
+                                               std::to_string(width) + " columns: one bias per column of W_G");
       }
       n.b_G = p.b_G;
     }
@@ -937,42 +995,58 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   if (o.score_fn == ScoreFn::Sigmoid) {
     n.sigmoid = true;
     if (!o.sink_logit.empty()) {
-      throw InputError(at("options.sink_logit", "options.score_fn"), "options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a softmax's denominator, and a sigmoid has none");
+      throw InputError(at("options.sink_logit", "options.score_fn"),
+                       "options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a "
+                       "softmax's denominator, and a sigmoid has none");
     }
     if (o.fully_masked == FullyMasked::NaN) {
-      throw InputError(at("options.fully_masked", "options.score_fn"), "options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid gives every hidden key weight 0, a fully masked query too");
+      throw InputError(at("options.fully_masked", "options.score_fn"),
+                       "options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid "
+                       "gives every hidden key weight 0, a fully masked query too");
     }
     const double b = o.sigmoid_bias;
-    if (std::isinf(b)) throw InputError(at("options.sigmoid_bias"), "options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
+    if (std::isinf(b))
+      throw InputError(at("options.sigmoid_bias"),
+                       "options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
     n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
-    if (float32 && n.sigmoid_bias != 0) check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
+    if (float32 && n.sigmoid_bias != 0)
+      check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
   } else if (!std::isnan(o.sigmoid_bias)) {
-    throw InputError(at("options.sigmoid_bias", "options.score_fn"), "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+    throw InputError(at("options.sigmoid_bias", "options.score_fn"),
+                     "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
   }
 
   if (o.differential.on) {
     const Differential& d = o.differential;
     if (n.d_k % 2 != 0) {
-      throw InputError(at("options.differential"), "options.differential needs an even d_k (each head's features split in halves), got d_k = " +
-                       std::to_string(n.d_k));
+      throw InputError(at("options.differential"),
+                       "options.differential needs an even d_k (each head's features split in halves), got d_k = " +
+                           std::to_string(n.d_k));
     }
     if (!o.sink_logit.empty()) {
-      throw InputError(at("options.sink_logit", "options.differential"), "options.sink_logit and options.differential exclude one another: give one of them");
+      throw InputError(at("options.sink_logit", "options.differential"),
+                       "options.sink_logit and options.differential exclude one another: give one of them");
     }
     const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
-    if (d.lambda.empty()) throw InputError(at("options.differential.lambda"), "options.differential.lambda is required: one number, or one per head");
+    if (d.lambda.empty())
+      throw InputError(at("options.differential.lambda"),
+                       "options.differential.lambda is required: one number, or one per head");
     if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
-      throw InputError(at("options.differential.lambda", "options.heads"), "options.differential.lambda needs one number or one per head: " + std::to_string(d.lambda.size()) +
-                       " given for " + heads);
+      throw InputError(at("options.differential.lambda", "options.heads"),
+                       "options.differential.lambda needs one number or one per head: " +
+                           std::to_string(d.lambda.size()) + " given for " + heads);
     }
     for (size_t h = 0; h < d.lambda.size(); ++h) {
       if (!std::isfinite(d.lambda[h])) {
-        throw InputError(cell("options.differential.lambda", h + 1), "options.differential.lambda entry " + std::to_string(h + 1) + " is " +
-                         format_number(d.lambda[h]) + ": lambda must be a finite number");
+        throw InputError(cell("options.differential.lambda", h + 1),
+                         "options.differential.lambda entry " + std::to_string(h + 1) + " is " +
+                             format_number(d.lambda[h]) + ": lambda must be a finite number");
       }
     }
     if (!std::isfinite(d.lambda_init)) {
-      throw InputError(at("options.differential.lambda_init"), "options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
+      throw InputError(
+          at("options.differential.lambda_init"),
+          "options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
     }
     n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
   }

@@ -69,24 +69,19 @@ constexpr Codes codes(const char* name, const Code (&list)[N]) {
 }
 
 inline constexpr Code kLayouts[] = {code("rows", Layout::Rows), code("columns", Layout::Columns)};
-inline constexpr Code kScaleKinds[] = {
-    code("sqrt_dk", Scale::Kind::SqrtDk),       code("none", Scale::Kind::None),
-    code("multiply", Scale::Kind::Multiply),    code("divide", Scale::Kind::DivideBy),
-    code("divide_sqrt", Scale::Kind::DivideBySqrt)};
-inline constexpr Code kMaskKinds[] = {code("keep", MaskKind::Keep),
-                                      code("additive", MaskKind::Additive)};
-inline constexpr Code kPrecisions[] = {code("float64", Precision::Float64),
-                                       code("float32", Precision::Float32)};
-inline constexpr Code kValueKinds[] = {
-    code("signed", ValueKind::Signed), code("probability", ValueKind::Probability),
-    code("keep_mask", ValueKind::KeepMask), code("additive_bias", ValueKind::AdditiveBias)};
+inline constexpr Code kScaleKinds[] = {code("sqrt_dk", Scale::Kind::SqrtDk), code("none", Scale::Kind::None),
+                                       code("multiply", Scale::Kind::Multiply), code("divide", Scale::Kind::DivideBy),
+                                       code("divide_sqrt", Scale::Kind::DivideBySqrt)};
+inline constexpr Code kMaskKinds[] = {code("keep", MaskKind::Keep), code("additive", MaskKind::Additive)};
+inline constexpr Code kPrecisions[] = {code("float64", Precision::Float64), code("float32", Precision::Float32)};
+inline constexpr Code kValueKinds[] = {code("signed", ValueKind::Signed), code("probability", ValueKind::Probability),
+                                       code("keep_mask", ValueKind::KeepMask),
+                                       code("additive_bias", ValueKind::AdditiveBias)};
 inline constexpr Code kAxes[] = {code("queries", Axis::Queries), code("keys", Axis::Keys),
                                  code("features", Axis::Features), code("positions", Axis::Positions)};
 
-inline constexpr Code kRopeStyles[] = {code("half", Rope::Style::Half),
-                                       code("interleaved", Rope::Style::Interleaved)};
-inline constexpr Code kPositionals[] = {code("none", Positional::None),
-                                        code("sinusoidal", Positional::Sinusoidal),
+inline constexpr Code kRopeStyles[] = {code("half", Rope::Style::Half), code("interleaved", Rope::Style::Interleaved)};
+inline constexpr Code kPositionals[] = {code("none", Positional::None), code("sinusoidal", Positional::Sinusoidal),
                                         code("learned", Positional::Learned)};
 inline constexpr Code kFullyMaskedCodes[] = {code("zero", FullyMasked::Zero), code("nan", FullyMasked::NaN)};
 inline constexpr Code kAttentionKinds[] = {code("softmax", AttentionKind::Softmax),
@@ -96,8 +91,8 @@ inline constexpr Code kFeatureMaps[] = {code("elu+1", FeatureMap::EluPlusOne), c
 inline constexpr Code kQkNormTypes[] = {code("rms", QkNorm::Type::Rms), code("layer", QkNorm::Type::Layer)};
 inline constexpr Code kScoreFns[] = {code("softmax", ScoreFn::Softmax), code("sigmoid", ScoreFn::Sigmoid)};
 /// The trace's mask kind: the problem's mask option's kind, or none (-1) without a mask.
-inline constexpr Code kTraceMaskKinds[] = {{"none", -1}, code("keep", MaskKind::Keep),
-                                           code("additive", MaskKind::Additive)};
+inline constexpr Code kTraceMaskKinds[] = {
+    {"none", -1}, code("keep", MaskKind::Keep), code("additive", MaskKind::Additive)};
 
 /// How a problem slot's data travels.
 enum class Form { Absent, Numbers, Text };
@@ -107,8 +102,7 @@ inline constexpr Code kForms[] = {code("absent", Form::Absent), code("numbers", 
 /// The enum value of code `code` of `list`; an unknown code means JS and wasm disagree.
 inline int decode(const Codes& list, double code) {
   if (!(code >= 0 && code < static_cast<double>(list.size)) || code != std::floor(code)) {
-    throw InputError(std::string("wire: ") + format_number(code) + " is not a " + list.name +
-                     " code");
+    throw InputError(std::string("wire: ") + format_number(code) + " is not a " + list.name + " code");
   }
   return list.codes[static_cast<std::size_t>(code)].value;
 }
@@ -119,8 +113,7 @@ double encode(const Codes& list, E value) {
   for (std::size_t i = 0; i < list.size; ++i) {
     if (list.codes[i].value == static_cast<int>(value)) return static_cast<double>(i);
   }
-  throw InputError(std::string("wire: no ") + list.name + " code for value " +
-                   std::to_string(static_cast<int>(value)));
+  throw InputError(std::string("wire: no ") + list.name + " code for value " + std::to_string(static_cast<int>(value)));
 }
 
 // ---- the problem -----------------------------------------------------------------------------
@@ -158,13 +151,41 @@ struct Json {
   bool nullable = false;   ///< null means unbounded: travels as +inf
   bool scalar = false;     ///< Numbers: one number stands for a list of one
 
-  constexpr Json at_least(double m) const { Json j = *this; j.minimum = m; return j; }
-  constexpr Json above(double m) const { Json j = at_least(m); j.exclusive_minimum = true; return j; }
-  constexpr Json at_most(double m) const { Json j = *this; j.maximum = m; return j; }
-  constexpr Json integers() const { Json j = *this; j.integer = true; return j; }
-  constexpr Json or_minus_inf() const { Json j = *this; j.minus_inf = true; return j; }
-  constexpr Json or_null() const { Json j = *this; j.nullable = true; return j; }
-  constexpr Json or_one() const { Json j = *this; j.scalar = true; return j; }
+  constexpr Json at_least(double m) const {
+    Json j = *this;
+    j.minimum = m;
+    return j;
+  }
+  constexpr Json above(double m) const {
+    Json j = at_least(m);
+    j.exclusive_minimum = true;
+    return j;
+  }
+  constexpr Json at_most(double m) const {
+    Json j = *this;
+    j.maximum = m;
+    return j;
+  }
+  constexpr Json integers() const {
+    Json j = *this;
+    j.integer = true;
+    return j;
+  }
+  constexpr Json or_minus_inf() const {
+    Json j = *this;
+    j.minus_inf = true;
+    return j;
+  }
+  constexpr Json or_null() const {
+    Json j = *this;
+    j.nullable = true;
+    return j;
+  }
+  constexpr Json or_one() const {
+    Json j = *this;
+    j.scalar = true;
+    return j;
+  }
 };
 constexpr Json json(const char* key, JsonType type, const char* expected = nullptr) {
   Json j;
@@ -189,12 +210,12 @@ inline void check_number(const Json& json, double v, std::size_t entry = 0) {
   if (!acceptable(json, v)) {
     throw InputError(ErrorPlace(json.key, {}, static_cast<std::ptrdiff_t>(entry)),
                      std::string(json.key) + " must be " + json.expected +
-                     (entry ? ": entry " + std::to_string(entry) + " is " + shown : ", got " + shown));
+                         (entry ? ": entry " + std::to_string(entry) + " is " + shown : ", got " + shown));
   }
   if (v > json.maximum && !std::isinf(v)) {
     throw InputError(ErrorPlace(json.key, {}, static_cast<std::ptrdiff_t>(entry)),
                      std::string(json.key) + (entry ? " entry " + std::to_string(entry) : "") + " is " +
-                     format_number(v) + ": at most " + format_number(json.maximum));
+                         format_number(v) + ": at most " + format_number(json.maximum));
   }
 }
 
@@ -211,7 +232,7 @@ struct Slot {
 inline Vector as_bias(const Matrix& m, const char* label) {
   if (m.rows() != 1 && m.cols() != 1) {
     throw InputError(ErrorPlace(label), std::string(label) + " must be a list of numbers, got a " +
-                     std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
+                                            std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
   }
   return Eigen::Map<const Vector>(m.data(), m.size());
 }
@@ -220,22 +241,34 @@ inline Vector as_bias(const Matrix& m, const char* label) {
 inline std::vector<double> as_list(const Json& json, const Matrix& m) {
   if (m.rows() != 1 && m.cols() != 1) {
     throw InputError(ErrorPlace(json.key), std::string(json.key) + " must be " + json.expected + ", got a " +
-                     std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
+                                               std::to_string(m.rows()) + "x" + std::to_string(m.cols()) + " matrix");
   }
   for (Eigen::Index i = 0; i < m.size(); ++i) check_number(json, m.data()[i], static_cast<std::size_t>(i) + 1);
   return std::vector<double>(m.data(), m.data() + m.size());
 }
 
-#define ATTN_WIRE_MATRIX(member)                                             \
-  {#member, json(#member, JsonType::Matrix),                                 \
-   [](Problem& p, Matrix&& m, const char*) { p.member = std::move(m); }}
-#define ATTN_WIRE_BIAS(member)                                               \
-  {#member, json(#member, JsonType::Bias),                                   \
-   [](Problem& p, Matrix&& m, const char* label) { p.member = as_bias(m, label); }}
+#define ATTN_WIRE_MATRIX(member)                                                                                     \
+  {                                                                                                                  \
+#member, json(#member, JsonType::Matrix), [](Problem & p, Matrix && m, const char*) { p.member = std::move(m); } \
+  }
+#define ATTN_WIRE_BIAS(member)                                                            \
+  {                                                                                       \
+#member, json(#member, JsonType::Bias),                                               \
+        [](Problem & p, Matrix && m, const char* label) { p.member = as_bias(m, label); } \
+  }
 inline constexpr Slot kSlots[] = {
-    ATTN_WIRE_MATRIX(Q),   ATTN_WIRE_MATRIX(K),   ATTN_WIRE_MATRIX(V),   ATTN_WIRE_MATRIX(X),
-    ATTN_WIRE_MATRIX(X_kv), ATTN_WIRE_MATRIX(W_Q), ATTN_WIRE_MATRIX(W_K), ATTN_WIRE_MATRIX(W_V),
-    ATTN_WIRE_MATRIX(W_O), ATTN_WIRE_BIAS(b_Q),   ATTN_WIRE_BIAS(b_K),   ATTN_WIRE_BIAS(b_V),
+    ATTN_WIRE_MATRIX(Q),
+    ATTN_WIRE_MATRIX(K),
+    ATTN_WIRE_MATRIX(V),
+    ATTN_WIRE_MATRIX(X),
+    ATTN_WIRE_MATRIX(X_kv),
+    ATTN_WIRE_MATRIX(W_Q),
+    ATTN_WIRE_MATRIX(W_K),
+    ATTN_WIRE_MATRIX(W_V),
+    ATTN_WIRE_MATRIX(W_O),
+    ATTN_WIRE_BIAS(b_Q),
+    ATTN_WIRE_BIAS(b_K),
+    ATTN_WIRE_BIAS(b_V),
     ATTN_WIRE_BIAS(b_O),
     {"past_K", json("past_K", JsonType::Matrix, "a matrix: the cached keys, kv_heads*d_k wide"),
      [](Problem& p, Matrix&& m, const char*) { p.past_K = std::move(m); }},
@@ -262,9 +295,11 @@ inline constexpr Slot kSlots[] = {
     {"W_G", json("W_G", JsonType::Matrix, "a matrix: the output gate, d_model x (heads*d_v) or d_model x heads"),
      [](Problem& p, Matrix&& m, const char*) { p.W_G = std::move(m); }},
     {"b_G", json("b_G", JsonType::Bias), [](Problem& p, Matrix&& m, const char* label) { p.b_G = as_bias(m, label); }},
-    {"qk_norm_g_q", json("options.qk_norm.g_q", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
+    {"qk_norm_g_q",
+     json("options.qk_norm.g_q", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
      [](Problem& p, Matrix&& m, const char*) { p.options.qk_norm.g_q.assign(m.data(), m.data() + m.size()); }},
-    {"qk_norm_g_k", json("options.qk_norm.g_k", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
+    {"qk_norm_g_k",
+     json("options.qk_norm.g_k", JsonType::Numbers, "a list of numbers, one gain per feature of a head (d_k)"),
      [](Problem& p, Matrix&& m, const char*) { p.options.qk_norm.g_k.assign(m.data(), m.data() + m.size()); }},
     {"differential_lambda",
      json("options.differential.lambda", JsonType::Numbers, "a number or a list of numbers, one per head").or_one(),
@@ -283,7 +318,8 @@ inline constexpr Slot kSlots[] = {
      [](Problem& p, Matrix&& m, const char*) { p.W_UV = std::move(m); }},
     {"W_KR", json("W_KR", JsonType::Matrix, "a matrix: X to the rotary key k_R shared by all heads, d_model x d_r"),
      [](Problem& p, Matrix&& m, const char*) { p.W_KR = std::move(m); }},
-    {"W_QR", json("W_QR", JsonType::Matrix, "a matrix: c_Q (or X) to the rotary queries, d_cq (or d_model) x heads*d_r"),
+    {"W_QR",
+     json("W_QR", JsonType::Matrix, "a matrix: c_Q (or X) to the rotary queries, d_cq (or d_model) x heads*d_r"),
      [](Problem& p, Matrix&& m, const char*) { p.W_QR = std::move(m); }},
     {"W_DQ", json("W_DQ", JsonType::Matrix, "a matrix: X's down-projection to the query latent c_Q, d_model x d_cq"),
      [](Problem& p, Matrix&& m, const char*) { p.W_DQ = std::move(m); }},
@@ -311,10 +347,8 @@ struct Option {
 };
 /// Up to this, an int option's number converts to an int without overflow.
 inline constexpr double kMaxInt = 2147483647;
-inline constexpr Json kWindowSide = json(nullptr, JsonType::Number, "an integer >= 0 or null (unbounded)")
-                                        .integers()
-                                        .at_least(0)
-                                        .or_null();
+inline constexpr Json kWindowSide =
+    json(nullptr, JsonType::Number, "an integer >= 0 or null (unbounded)").integers().at_least(0).or_null();
 inline constexpr Json kHeads =
     json(nullptr, JsonType::Number, "a positive integer").integers().at_least(1).at_most(kMaxDim);
 /// `base` with its key.
@@ -329,36 +363,49 @@ inline constexpr Option kOptions[] = {
      json("options.scale", JsonType::Scale, "\"sqrt_dk\", \"none\", a number, \"1/sqrt(<n>)\" or \"1/<n>\""),
      [](Options& o, double v) { o.scale.kind = static_cast<Scale::Kind>(v); }},
     {"scale_value", {}, json("options.scale", JsonType::None), [](Options& o, double v) { o.scale.value = v; }},
-    {"causal", {}, json("options.causal", JsonType::Boolean, "true or false"),
+    {"causal",
+     {},
+     json("options.causal", JsonType::Boolean, "true or false"),
      [](Options& o, double v) { o.causal = v != 0; }},
     {"mask_kind", codes("mask_kind", kMaskKinds), json("options.mask", JsonType::None),
      [](Options& o, double v) { o.mask_kind = static_cast<MaskKind>(v); }},
-    {"softcap", {}, json("options.softcap", JsonType::Number, "0 (off) or a positive number").at_least(0),
+    {"softcap",
+     {},
+     json("options.softcap", JsonType::Number, "0 (off) or a positive number").at_least(0),
      [](Options& o, double v) { o.softcap = v; }},
     {"heads", {}, keyed(kHeads, "options.heads"), [](Options& o, double v) { o.heads = static_cast<int>(v); }},
-    {"kv_heads", {}, keyed(kHeads, "options.kv_heads"),
-     [](Options& o, double v) { o.kv_heads = static_cast<int>(v); }},
+    {"kv_heads", {}, keyed(kHeads, "options.kv_heads"), [](Options& o, double v) { o.kv_heads = static_cast<int>(v); }},
     {"precision", codes("precision", kPrecisions), json("options.precision", JsonType::Code),
      [](Options& o, double v) { o.precision = static_cast<Precision>(v); }},
-    {"rope", {},
-     json("options.rope", JsonType::Boolean,
-          "true, false, { base, style, dims } or { style, cos, sin }"),
+    {"rope",
+     {},
+     json("options.rope", JsonType::Boolean, "true, false, { base, style, dims } or { style, cos, sin }"),
      [](Options& o, double v) { o.rope.on = v != 0; }},
     {"rope_style", codes("rope_style", kRopeStyles), json("options.rope.style", JsonType::Code),
      [](Options& o, double v) { o.rope.style = static_cast<Rope::Style>(v); }},
-    {"rope_base", {}, json("options.rope.base", JsonType::Number, "a positive number").above(0),
+    {"rope_base",
+     {},
+     json("options.rope.base", JsonType::Number, "a positive number").above(0),
      [](Options& o, double v) { o.rope.base = v; }},
-    {"rope_dims", {}, keyed(kHeads, "options.rope.dims"), [](Options& o, double v) { o.rope.dims = static_cast<int>(v); }},
+    {"rope_dims",
+     {},
+     keyed(kHeads, "options.rope.dims"),
+     [](Options& o, double v) { o.rope.dims = static_cast<int>(v); }},
     {"positional", codes("positional", kPositionals), json("options.positional", JsonType::Code),
      [](Options& o, double v) { o.positional = static_cast<Positional>(v); }},
-    {"alibi", {}, json("options.alibi", JsonType::Boolean, "true, false or a list of slopes, one per head"),
+    {"alibi",
+     {},
+     json("options.alibi", JsonType::Boolean, "true, false or a list of slopes, one per head"),
      [](Options& o, double v) { o.alibi = v != 0; }},
     {"window_left", {}, keyed(kWindowSide, "options.window[0]"), [](Options& o, double v) { o.window_left = v; }},
     {"window_right", {}, keyed(kWindowSide, "options.window[1]"), [](Options& o, double v) { o.window_right = v; }},
-    {"sink_tokens", {},
+    {"sink_tokens",
+     {},
      json("options.sink_tokens", JsonType::Number, "an integer >= 0").integers().at_least(0).at_most(kMaxInt),
      [](Options& o, double v) { o.sink_tokens = static_cast<int>(v); }},
-    {"mask_fill", {}, json("options.mask_fill", JsonType::Number, "\"-inf\" or a finite number").or_minus_inf(),
+    {"mask_fill",
+     {},
+     json("options.mask_fill", JsonType::Number, "\"-inf\" or a finite number").or_minus_inf(),
      [](Options& o, double v) { o.mask_fill = v; }},
     {"fully_masked", codes("fully_masked", kFullyMaskedCodes), json("options.fully_masked", JsonType::Code),
      [](Options& o, double v) { o.fully_masked = static_cast<FullyMasked>(v); }},
@@ -366,26 +413,41 @@ inline constexpr Option kOptions[] = {
      [](Options& o, double v) { o.attention = static_cast<AttentionKind>(v); }},
     {"feature_map", codes("feature_map", kFeatureMaps), json("options.feature_map", JsonType::Code),
      [](Options& o, double v) { o.feature_map = static_cast<FeatureMap>(v); }},
-    {"normalize", {}, json("options.normalize", JsonType::Boolean, "true or false"),
+    {"normalize",
+     {},
+     json("options.normalize", JsonType::Boolean, "true or false"),
      [](Options& o, double v) { o.normalize = v != 0; }},
-    {"decay", {}, json("options.decay", JsonType::Number, "a number in (0, 1]").above(0).at_most(1),
+    {"decay",
+     {},
+     json("options.decay", JsonType::Number, "a number in (0, 1]").above(0).at_most(1),
      [](Options& o, double v) { o.decay = v; }},
-    {"qk_norm", {}, json("options.qk_norm", JsonType::Boolean, "false or { type, eps, g_q, g_k } (type \"rms\" or \"layer\")"),
+    {"qk_norm",
+     {},
+     json("options.qk_norm", JsonType::Boolean, "false or { type, eps, g_q, g_k } (type \"rms\" or \"layer\")"),
      [](Options& o, double v) { o.qk_norm.on = v != 0; }},
     {"qk_norm_type", codes("qk_norm_type", kQkNormTypes), json("options.qk_norm.type", JsonType::Code),
      [](Options& o, double v) { o.qk_norm.type = static_cast<QkNorm::Type>(v); }},
-    {"qk_norm_eps", {}, json("options.qk_norm.eps", JsonType::Number, "a positive number").above(0),
+    {"qk_norm_eps",
+     {},
+     json("options.qk_norm.eps", JsonType::Number, "a positive number").above(0),
      [](Options& o, double v) { o.qk_norm.eps = v; }},
     {"score_fn", codes("score_fn", kScoreFns), json("options.score_fn", JsonType::Code),
      [](Options& o, double v) { o.score_fn = static_cast<ScoreFn>(v); }},
-    {"sigmoid_bias", {}, json("options.sigmoid_bias", JsonType::Number, "a finite number (default -ln S)"),
+    {"sigmoid_bias",
+     {},
+     json("options.sigmoid_bias", JsonType::Number, "a finite number (default -ln S)"),
      [](Options& o, double v) { o.sigmoid_bias = v; }},
-    {"differential", {},
+    {"differential",
+     {},
      json("options.differential", JsonType::Boolean, "false or { lambda, lambda_init, norm }"),
      [](Options& o, double v) { o.differential.on = v != 0; }},
-    {"differential_lambda_init", {}, json("options.differential.lambda_init", JsonType::Number, "a finite number"),
+    {"differential_lambda_init",
+     {},
+     json("options.differential.lambda_init", JsonType::Number, "a finite number"),
      [](Options& o, double v) { o.differential.lambda_init = v; }},
-    {"differential_norm", {}, json("options.differential.norm", JsonType::Boolean, "true or false"),
+    {"differential_norm",
+     {},
+     json("options.differential.norm", JsonType::Boolean, "true or false"),
      [](Options& o, double v) { o.differential.norm = v != 0; }},
 };
 
@@ -419,8 +481,7 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
           static_cast<double>(text_doubles(static_cast<std::size_t>(rows))) > room) {
         throw InputError(std::string(label) + ": packed text too short");
       }
-      m = parse_matrix(std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(rows)),
-                       label);
+      m = parse_matrix(std::string_view(reinterpret_cast<const char*>(data), static_cast<std::size_t>(rows)), label);
     } else {
       if (!(rows >= 1 && cols >= 1) || rows > 1e9 || cols > 1e9) {
         throw InputError(ErrorPlace(label), std::string(label) + " is empty");
@@ -437,8 +498,8 @@ inline Problem unpack_problem(const double* h, std::size_t length) {
     if (std::isnan(v)) continue;  // not given
     if (option.json.type == JsonType::Number) check_number(option.json, v);
     if (option.json.type == JsonType::Boolean && v != 0 && v != 1) {
-      throw InputError(ErrorPlace(option.json.key), std::string(option.json.key) + " must be " + option.json.expected + ", got number " +
-                       format_number(v));
+      throw InputError(ErrorPlace(option.json.key), std::string(option.json.key) + " must be " + option.json.expected +
+                                                        ", got number " + format_number(v));
     }
     option.store(p.options, option.codes.size ? decode(option.codes, v) : v);
   }
@@ -477,24 +538,23 @@ class Writer {
 
 /// How a field is written, and what web/lib/wire.js makes of it.
 enum class FieldType {
-  Number,   ///< one number
-  Index,    ///< one number; -1 (none) reads as null
-  Text,     ///< a text
-  Texts,    ///< a count, then that many texts
-  Numbers,  ///< a count, then that many numbers
-  Shape,    ///< rows, cols: reads as [rows, cols]
-  Values,   ///< the rows×cols numbers of the record's Shape field: reads as rows of numbers
-  Matrix,   ///< rows, cols, then the numbers: reads as rows of numbers
-  Code,     ///< a code of the field's list: reads as its name
-  CodeList, ///< a count, then codes of the field's list: reads as their names
-  Range,    ///< first, count: reads as [first, first + count], or null when count is 0
-  Record,   ///< the field's record
-  Records,  ///< a count, then that many of the field's record
-  Boolean,  ///< one number, 0 or 1: reads as false or true
+  Number,    ///< one number
+  Index,     ///< one number; -1 (none) reads as null
+  Text,      ///< a text
+  Texts,     ///< a count, then that many texts
+  Numbers,   ///< a count, then that many numbers
+  Shape,     ///< rows, cols: reads as [rows, cols]
+  Values,    ///< the rows×cols numbers of the record's Shape field: reads as rows of numbers
+  Matrix,    ///< rows, cols, then the numbers: reads as rows of numbers
+  Code,      ///< a code of the field's list: reads as its name
+  CodeList,  ///< a count, then codes of the field's list: reads as their names
+  Range,     ///< first, count: reads as [first, first + count], or null when count is 0
+  Record,    ///< the field's record
+  Records,   ///< a count, then that many of the field's record
+  Boolean,   ///< one number, 0 or 1: reads as false or true
 };
-inline constexpr const char* kFieldTypes[] = {"number", "index", "text", "texts", "numbers",
-                                              "shape", "values", "matrix", "code", "codes",
-                                              "range", "record", "records", "boolean"};
+inline constexpr const char* kFieldTypes[] = {"number", "index", "text",  "texts", "numbers", "shape",   "values",
+                                              "matrix", "code",  "codes", "range", "record",  "records", "boolean"};
 
 template <class T>
 struct Field {
@@ -534,8 +594,7 @@ inline constexpr Field<Step> kStepFields[] = {
     {"symbol", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.symbol); }},
     {"tex", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.tex); }},
     {"text", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.text); }},
-    {"kind", FieldType::Code,
-     [](Writer& w, const Step& s) { w.number(encode(codes("kind", kValueKinds), s.kind)); },
+    {"kind", FieldType::Code, [](Writer& w, const Step& s) { w.number(encode(codes("kind", kValueKinds), s.kind)); },
      codes("kind", kValueKinds)},
     {"axes", FieldType::CodeList,
      [](Writer& w, const Step& s) {
@@ -547,9 +606,7 @@ inline constexpr Field<Step> kStepFields[] = {
     {"inputs", FieldType::Numbers,
      [](Writer& w, const Step& s) { write_list(w, s.inputs, [](Writer& o, int i) { o.number(i); }); }},
     {"given", FieldType::Texts,
-     [](Writer& w, const Step& s) {
-       write_list(w, s.given, [](Writer& o, const std::string& t) { o.text(t); });
-     }},
+     [](Writer& w, const Step& s) { write_list(w, s.given, [](Writer& o, const std::string& t) { o.text(t); }); }},
     {"kv_group", FieldType::Index, [](Writer& w, const Step& s) { w.number(s.kv_group); }},
     {"features", FieldType::Range,
      [](Writer& w, const Step& s) {
@@ -566,9 +623,7 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
     {"max_weight", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.max_weight); }},
     {"entropy", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.entropy); }},
     {"fully_masked", FieldType::Numbers,
-     [](Writer& w, const HeadFacts& f) {
-       write_list(w, f.fully_masked, [](Writer& o, int row) { o.number(row); });
-     }},
+     [](Writer& w, const HeadFacts& f) { write_list(w, f.fully_masked, [](Writer& o, int row) { o.number(row); }); }},
     {"hidden_by", FieldType::Matrix, [](Writer& w, const HeadFacts& f) { write_matrix(w, f.hidden_by); }},
     {"hidden_weight", FieldType::Numbers, [](Writer& w, const HeadFacts& f) { write_vector(w, f.hidden_weight); }},
     {"alibi_slope", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.alibi_slope); }},
@@ -577,7 +632,8 @@ inline constexpr Field<HeadFacts> kFactsFields[] = {
     {"rope_shift", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift); }},
     {"rope_shift_change", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.rope_shift_change); }},
     {"max_score", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.max_score); }},
-    {"max_score_without_norm", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.max_score_without_norm); }},
+    {"max_score_without_norm", FieldType::Number,
+     [](Writer& w, const HeadFacts& f) { w.number(f.max_score_without_norm); }},
     {"lambda", FieldType::Number, [](Writer& w, const HeadFacts& f) { w.number(f.lambda); }},
 };
 
@@ -615,21 +671,25 @@ void write_record(Writer& w, const Field<T> (&fields)[N], const T& subject) {
 }
 
 inline constexpr Field<Run> kTraceFields[] = {
-    {"steps", FieldType::Records,
+    {"steps",
+     FieldType::Records,
      [](Writer& w, const Run& r) {
        write_list(w, r.trace.steps, [](Writer& o, const Step& s) { write_record(o, kStepFields, s); });
      },
-     {}, "step"},
+     {},
+     "step"},
     {"output", FieldType::Matrix, [](Writer& w, const Run& r) { write_matrix(w, r.trace.output); }},
     {"warnings", FieldType::Texts,
      [](Writer& w, const Run& r) {
        write_list(w, r.trace.warnings, [](Writer& o, const std::string& text) { o.text(text); });
      }},
-    {"facts", FieldType::Records,
+    {"facts",
+     FieldType::Records,
      [](Writer& w, const Run& r) {
        write_list(w, r.trace.facts, [](Writer& o, const HeadFacts& f) { write_record(o, kFactsFields, f); });
      },
-     {}, "facts"},
+     {},
+     "facts"},
     {"meta", FieldType::Record, [](Writer& w, const Run& r) { write_record(w, kMetaFields, r); }, {}, "meta"},
 };
 
@@ -640,8 +700,11 @@ struct GradientsRun {
 };
 
 inline constexpr Field<GradientsRun> kGradientsFields[] = {
-    {"trace", FieldType::Record, [](Writer& w, const GradientsRun& g) { write_record(w, kTraceFields, g.run); },
-     {}, "trace"},
+    {"trace",
+     FieldType::Record,
+     [](Writer& w, const GradientsRun& g) { write_record(w, kTraceFields, g.run); },
+     {},
+     "trace"},
     {"loss", FieldType::Number, [](Writer& w, const GradientsRun& g) { w.number(g.loss); }},
 };
 
@@ -651,12 +714,18 @@ inline void write_texts(Writer& w, const std::vector<std::string>& texts) {
   write_list(w, texts, [](Writer& o, const std::string& text) { o.text(text); });
 }
 /// A vector as Numbers.
-#define ATTN_WIRE_VECTOR(T, member) \
-  {#member, FieldType::Numbers, [](Writer& w, const T& x) { write_vector(w, x.member); }}
-#define ATTN_WIRE_NUMBER(T, member) \
-  {#member, FieldType::Number, [](Writer& w, const T& x) { w.number(static_cast<double>(x.member)); }}
-#define ATTN_WIRE_MATRIX_FIELD(T, member) \
-  {#member, FieldType::Matrix, [](Writer& w, const T& x) { write_matrix(w, x.member); }}
+#define ATTN_WIRE_VECTOR(T, member)                                                        \
+  {                                                                                        \
+#member, FieldType::Numbers, [](Writer & w, const T& x) { write_vector(w, x.member); } \
+  }
+#define ATTN_WIRE_NUMBER(T, member)                                                                     \
+  {                                                                                                     \
+#member, FieldType::Number, [](Writer & w, const T& x) { w.number(static_cast<double>(x.member)); } \
+  }
+#define ATTN_WIRE_MATRIX_FIELD(T, member)                                                 \
+  {                                                                                       \
+#member, FieldType::Matrix, [](Writer & w, const T& x) { write_matrix(w, x.member); } \
+  }
 
 inline constexpr Field<DecodeStep> kDecodeStepFields[] = {
     ATTN_WIRE_NUMBER(DecodeStep, t),
@@ -669,11 +738,13 @@ inline constexpr Field<DecodeStep> kDecodeStepFields[] = {
     ATTN_WIRE_NUMBER(DecodeStep, difference),
 };
 inline constexpr Field<Decoding> kDecodeFields[] = {
-    {"steps", FieldType::Records,
+    {"steps",
+     FieldType::Records,
      [](Writer& w, const Decoding& d) {
        write_list(w, d.steps, [](Writer& o, const DecodeStep& s) { write_record(o, kDecodeStepFields, s); });
      },
-     {}, "decode_step"},
+     {},
+     "decode_step"},
     ATTN_WIRE_MATRIX_FIELD(Decoding, output),
     {"warnings", FieldType::Texts, [](Writer& w, const Decoding& d) { write_texts(w, d.warnings); }},
     ATTN_WIRE_NUMBER(Decoding, flops_cached),
@@ -719,16 +790,20 @@ inline constexpr Field<TileBlock> kTileBlockFields[] = {
 inline constexpr Field<Tiles> kTilesFields[] = {
     ATTN_WIRE_NUMBER(Tiles, block_q),
     ATTN_WIRE_NUMBER(Tiles, block_k),
-    {"tiles", FieldType::Records,
+    {"tiles",
+     FieldType::Records,
      [](Writer& w, const Tiles& t) {
        write_list(w, t.tiles, [](Writer& o, const Tile& x) { write_record(o, kTileFields, x); });
      },
-     {}, "tile"},
-    {"blocks", FieldType::Records,
+     {},
+     "tile"},
+    {"blocks",
+     FieldType::Records,
      [](Writer& w, const Tiles& t) {
        write_list(w, t.blocks, [](Writer& o, const TileBlock& x) { write_record(o, kTileBlockFields, x); });
      },
-     {}, "tile_block"},
+     {},
+     "tile_block"},
     ATTN_WIRE_NUMBER(Tiles, visited),
     ATTN_WIRE_NUMBER(Tiles, skipped),
     ATTN_WIRE_MATRIX_FIELD(Tiles, output),
@@ -740,20 +815,19 @@ inline constexpr Field<Tiles> kTilesFields[] = {
 };
 
 inline constexpr Field<OnlineSoftmaxStep> kOnlineStepFields[] = {
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, j),
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, x),
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_before),
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_after),
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, rescale),
-    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, l_before),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, j),        ATTN_WIRE_NUMBER(OnlineSoftmaxStep, x),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_before), ATTN_WIRE_NUMBER(OnlineSoftmaxStep, m_after),
+    ATTN_WIRE_NUMBER(OnlineSoftmaxStep, rescale),  ATTN_WIRE_NUMBER(OnlineSoftmaxStep, l_before),
     ATTN_WIRE_NUMBER(OnlineSoftmaxStep, l_after),
 };
 inline constexpr Field<OnlineSoftmax> kOnlineSoftmaxFields[] = {
-    {"steps", FieldType::Records,
+    {"steps",
+     FieldType::Records,
      [](Writer& w, const OnlineSoftmax& s) {
        write_list(w, s.steps, [](Writer& o, const OnlineSoftmaxStep& x) { write_record(o, kOnlineStepFields, x); });
      },
-     {}, "online_step"},
+     {},
+     "online_step"},
     ATTN_WIRE_NUMBER(OnlineSoftmax, max),
     ATTN_WIRE_NUMBER(OnlineSoftmax, sum),
     ATTN_WIRE_VECTOR(OnlineSoftmax, weights),
@@ -782,18 +856,22 @@ inline constexpr Field<FormCost> kFormCostFields[] = {
 };
 inline constexpr Field<Recurrent> kRecurrentFields[] = {
     ATTN_WIRE_NUMBER(Recurrent, chunk),
-    {"steps", FieldType::Records,
+    {"steps",
+     FieldType::Records,
      [](Writer& w, const Recurrent& r) {
        write_list(w, r.steps, [](Writer& o, const RecurrentStep& x) { write_record(o, kRecurrentStepFields, x); });
      },
-     {}, "recurrent_step"},
+     {},
+     "recurrent_step"},
     ATTN_WIRE_MATRIX_FIELD(Recurrent, output),
     ATTN_WIRE_NUMBER(Recurrent, max_difference),
-    {"costs", FieldType::Records,
+    {"costs",
+     FieldType::Records,
      [](Writer& w, const Recurrent& r) {
        write_list(w, r.costs, [](Writer& o, const FormCost& x) { write_record(o, kFormCostFields, x); });
      },
-     {}, "form_cost"},
+     {},
+     "form_cost"},
     {"warnings", FieldType::Texts, [](Writer& w, const Recurrent& r) { write_texts(w, r.warnings); }},
 };
 #undef ATTN_WIRE_VECTOR
@@ -807,13 +885,27 @@ inline constexpr Field<Recurrent> kRecurrentFields[] = {
 /// (kScaleKinds) and scale_value; causal (0/1); row_offset (first query row of this chunk); and
 /// one the core writes: fully_masked (query rows of the chunk whose keys were all hidden).
 enum FastField {
-  kFastPrecision, kFastQ, kFastK, kFastV, kFastMask, kFastOut, kFastL, kFastS, kFastDk, kFastDv,
-  kFastMaskKind, kFastScaleKind, kFastScaleValue, kFastCausal, kFastRowOffset, kFastFullyMasked,
+  kFastPrecision,
+  kFastQ,
+  kFastK,
+  kFastV,
+  kFastMask,
+  kFastOut,
+  kFastL,
+  kFastS,
+  kFastDk,
+  kFastDv,
+  kFastMaskKind,
+  kFastScaleKind,
+  kFastScaleValue,
+  kFastCausal,
+  kFastRowOffset,
+  kFastFullyMasked,
   kFastFields
 };
 inline constexpr const char* kFastHeader[kFastFields] = {
-    "precision", "q", "k", "v", "mask", "out", "L", "S", "d_k", "d_v",
-    "mask_kind", "scale_kind", "scale_value", "causal", "row_offset", "fully_masked"};
+    "precision", "q",   "k",         "v",          "mask",        "out",    "L",          "S",
+    "d_k",       "d_v", "mask_kind", "scale_kind", "scale_value", "causal", "row_offset", "fully_masked"};
 /// The fast path's masks: an additive one in Q's type, or a keep mask of bytes.
 enum class FastMask { None, Additive, Keep };
 inline constexpr Code kFastMasks[] = {code("none", FastMask::None), code("additive", FastMask::Additive),

@@ -116,15 +116,14 @@ inline emscripten::val layout() {
   records.set("form_cost", detail::fields(kFormCostFields));
   val out = val::object();
   out.set("version", kVersion);
-  out.set("codes", code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds),
-                               codes("mask_kind", kMaskKinds), codes("precision", kPrecisions),
-                               codes("rope_style", kRopeStyles), codes("positional", kPositionals),
-                               codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
-                               codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes),
-                               codes("score_fn", kScoreFns),
-                               codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms),
-                               codes("kind", kValueKinds), codes("axis", kAxes),
-                               codes("fast_mask", kFastMasks)}));
+  out.set(
+      "codes",
+      code_lists({codes("layout", kLayouts), codes("scale_kind", kScaleKinds), codes("mask_kind", kMaskKinds),
+                  codes("precision", kPrecisions), codes("rope_style", kRopeStyles), codes("positional", kPositionals),
+                  codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
+                  codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes), codes("score_fn", kScoreFns),
+                  codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms), codes("kind", kValueKinds),
+                  codes("axis", kAxes), codes("fast_mask", kFastMasks)}));
   out.set("problem", problem);
   out.set("records", records);
   out.set("fast", detail::strings(kFastHeader));

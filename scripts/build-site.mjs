@@ -38,7 +38,9 @@ const page = arg('--page', join(root, 'web', 'page'));
 // Built here, beside the target, then moved into place (see the top).
 const out = `${destination}.building-${process.pid}`;
 let moved = false;
-process.on('exit', () => { if (!moved) rmSync(out, { recursive: true, force: true }); });
+process.on('exit', () => {
+  if (!moved) rmSync(out, { recursive: true, force: true });
+});
 
 function fail(message) {
   console.error(`build-site: ${message}`);
@@ -58,8 +60,12 @@ function checkPageSources() {
     const found = new Set(readFileSync(join(page, name), 'utf8').match(PLACEHOLDER) ?? []);
     for (const token of found) {
       if (PLACEHOLDERS[token] !== name.split(sep).join(posix.sep)) {
-        fail(`web/page/${name} holds the placeholder ${token}, which build-site does not fill in there ` +
-          `(it fills in ${Object.entries(PLACEHOLDERS).map(([t, f]) => `${t} in ${f}`).join(', ')})`);
+        fail(
+          `web/page/${name} holds the placeholder ${token}, which build-site does not fill in there ` +
+            `(it fills in ${Object.entries(PLACEHOLDERS)
+              .map(([t, f]) => `${t} in ${f}`)
+              .join(', ')})`,
+        );
       }
     }
   }
@@ -70,7 +76,10 @@ function fillPlaceholder(file, token, value) {
   const path = join(out, file);
   const source = readFileSync(path, 'utf8');
   if (!source.includes(token)) fail(`web/page/${file} has no ${token} for build-site to fill in`);
-  writeFileSync(path, source.replaceAll(token, () => value));
+  writeFileSync(
+    path,
+    source.replaceAll(token, () => value),
+  );
 }
 
 /** Fails if any file of the site still holds a placeholder of the page's, naming the files and the placeholders. */
@@ -126,7 +135,9 @@ function moduleRequests(source, name, { dynamic = true } = {}) {
   for (const i of module.staticImports) add(i.moduleRequest);
   for (const e of module.staticExports) for (const entry of e.entries) if (entry.moduleRequest) add(entry.moduleRequest);
   if (dynamic) {
-    for (const { moduleRequest: { start, end } } of module.dynamicImports) {
+    for (const {
+      moduleRequest: { start, end },
+    } of module.dynamicImports) {
       const literal = /^(['"])([^'"]*)\1$/.exec(source.slice(start, end));
       if (literal) add({ value: literal[2], start, end });
     }
@@ -190,14 +201,19 @@ const sitePaths = {
   transform(code, id) {
     if (!id.startsWith(out)) return null;
     const fromBundle = (specifier) => {
-      const path = relative(out, resolve(dirname(id), specifier)).split(sep).join(posix.sep);
+      const path = relative(out, resolve(dirname(id), specifier))
+        .split(sep)
+        .join(posix.sep);
       return path.startsWith('.') ? path : `./${path}`;
     };
-    const rewritten = code.replace(URL_OF_FILE, (all, quote, specifier) =>
-      `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`);
+    const rewritten = code.replace(
+      URL_OF_FILE,
+      (all, quote, specifier) => `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`,
+    );
     // Emscripten's glue keeps its own URL for locateFile(), which the package never calls (it
     // hands the glue the compiled module); any other import.meta would now name the bundle.
-    const left = rewritten.replace(/new URL\(\/\* @vite-ignore \*\/ (['"])[^'"]+\1, import\.meta\.url\)/g, '')
+    const left = rewritten
+      .replace(/new URL\(\/\* @vite-ignore \*\/ (['"])[^'"]+\1, import\.meta\.url\)/g, '')
       .replace(/\b_scriptDir = import\.meta\.url;/, '');
     if (/import\.meta(?!\.url\))/.test(left)) {
       fail(`${relative(out, id)} uses import.meta in a way the bundle cannot keep pointing at the same files`);
@@ -264,7 +280,9 @@ function staticGraph(entry) {
 for (const name of readdirSync(out).filter((f) => f.endsWith('.html'))) {
   const html = readFileSync(join(out, name), 'utf8');
   const withPreloads = html.replace(/^(\s*)<script type="module" src="([^"]+)"><\/script>$/m, (tag, indent, src) => {
-    const links = staticGraph(join(out, src)).map((file) => `${indent}<link rel="modulepreload" href="${relative(out, file).split(sep).join(posix.sep)}">`);
+    const links = staticGraph(join(out, src)).map(
+      (file) => `${indent}<link rel="modulepreload" href="${relative(out, file).split(sep).join(posix.sep)}">`,
+    );
     return [tag, ...links].join('\n');
   });
   if (withPreloads !== html) writeFileSync(join(out, name), withPreloads);
@@ -286,7 +304,9 @@ for (const name of readdirSync(join(katexDist, 'fonts'))) {
 const noble = join(out, 'vendor', 'noble-hashes');
 mkdirSync(noble, { recursive: true });
 cpSync(join(nobleDist, 'LICENSE'), join(noble, 'LICENSE')); // MIT: its notice goes with it
-const nobleWanted = Object.values(pageImports).filter((t) => t.startsWith('./vendor/noble-hashes/')).map((t) => posix.basename(t));
+const nobleWanted = Object.values(pageImports)
+  .filter((t) => t.startsWith('./vendor/noble-hashes/'))
+  .map((t) => posix.basename(t));
 for (const seen = new Set(); nobleWanted.length;) {
   const name = nobleWanted.pop();
   if (seen.has(name)) continue;
@@ -309,7 +329,8 @@ for (const seen = new Set(); nobleWanted.length;) {
 const FIRST_SCREEN = { script: 'first-screen.js', template: 'app-pristine', viewport: { width: 1440, height: 900 } };
 {
   const { PHONE, PANEL_KEY, startsFolded, showSetup } = await import(pathToFileURL(join(page, 'layout.js')).href);
-  const rules = `{ phone: ${JSON.stringify(PHONE)}, panelKey: ${JSON.stringify(PANEL_KEY)}, ` +
+  const rules =
+    `{ phone: ${JSON.stringify(PHONE)}, panelKey: ${JSON.stringify(PANEL_KEY)}, ` +
     `startsFolded: ${startsFolded}, showSetup: ${showSetup} }`;
   fillPlaceholder(FIRST_SCREEN.script, '__LAYOUT_RULES__', rules);
 }
@@ -323,14 +344,18 @@ async function firstScreen(siteDir) {
     executablePath = chromiumPath();
     if (!existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath}`);
   } catch (err) {
-    console.log(`build-site: no prerendered first screen (${err.message.split('\n')[0]}); index.html is written without it and works the same`);
+    console.log(
+      `build-site: no prerendered first screen (${err.message.split('\n')[0]}); index.html is written without it and works the same`,
+    );
     return null;
   }
   let browser;
   try {
     browser = await chromium.launch({ headless: true, executablePath, args: CHROMIUM_ARGS });
   } catch (err) {
-    console.log(`build-site: no prerendered first screen (Chromium did not start: ${err.message.split('\n')[0]}); index.html is written without it and works the same`);
+    console.log(
+      `build-site: no prerendered first screen (Chromium did not start: ${err.message.split('\n')[0]}); index.html is written without it and works the same`,
+    );
     return null;
   }
   const server = await startServer(siteDir);
@@ -339,7 +364,9 @@ async function firstScreen(siteDir) {
     const tab = await context.newPage();
     const problems = [];
     tab.on('pageerror', (e) => problems.push(e.message));
-    tab.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+    tab.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
     // Taken in the task that marks the first steps painted (main.js's drawn()): exactly what that
     // frame showed, before KaTeX is even fetched and before anything drawn after it.
     await tab.addInitScript(() => {
@@ -424,12 +451,19 @@ function writePageStart(start) {
     const { start, rest: headRest } = takePageStart(html.slice(0, head));
     writePageStart(start);
     // The script's two runs (first-screen.js): in <head> it decides, after the template it acts.
-    writeFileSync(htmlFile, headRest + `  <script src="${FIRST_SCREEN.script}"></script>\n` + html.slice(head, open.index) +
-      `<main id="app"${attrs} inert data-snapshot="pending">\n${shot.html}\n  </main>\n` +
-      `  <template id="${FIRST_SCREEN.template}">${pristine}</template>\n` +
-      `  <script src="${FIRST_SCREEN.script}"></script>` +
-      html.slice(close + '</main>'.length));
-    console.log(`build-site: first screen prerendered into index.html (${shot.steps} step cards, ${(shot.html.length / 1024).toFixed(0)} KB of HTML${shot.canvases ? `, ${shot.canvases} canvases left out` : ''})`);
+    writeFileSync(
+      htmlFile,
+      headRest +
+        `  <script src="${FIRST_SCREEN.script}"></script>\n` +
+        html.slice(head, open.index) +
+        `<main id="app"${attrs} inert data-snapshot="pending">\n${shot.html}\n  </main>\n` +
+        `  <template id="${FIRST_SCREEN.template}">${pristine}</template>\n` +
+        `  <script src="${FIRST_SCREEN.script}"></script>` +
+        html.slice(close + '</main>'.length),
+    );
+    console.log(
+      `build-site: first screen prerendered into index.html (${shot.steps} step cards, ${(shot.html.length / 1024).toFixed(0)} KB of HTML${shot.canvases ? `, ${shot.canvases} canvases left out` : ''})`,
+    );
   }
 }
 

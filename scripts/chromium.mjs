@@ -11,8 +11,15 @@ const here = dirname(fileURLToPath(import.meta.url));
  * Headless Chromium's flags here. Without the networking ones Chromium keeps trying to reach
  * Google's services, flooding a machine without internet access with failing requests.
  */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 /** $CHROMIUM, else the first chromium on PATH (Debian's package installs /usr/bin/chromium). */
 export function chromiumPath() {
@@ -22,7 +29,7 @@ export function chromiumPath() {
       if (dir && existsSync(join(dir, name))) return join(dir, name);
     }
   }
-  throw new Error('Chromium not found: install Debian\'s chromium or set CHROMIUM to its path');
+  throw new Error("Chromium not found: install Debian's chromium or set CHROMIUM to its path");
 }
 
 /**
@@ -33,7 +40,8 @@ export async function startServer(siteDir, headers) {
   const env = { ...process.env, PORT: '0' };
   if (headers) env.SERVE_HEADERS = JSON.stringify(headers);
   const child = spawn(process.execPath, [join(here, 'serve.mjs'), siteDir, '--no-build'], {
-    env, stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const url = await new Promise((resolveUrl, reject) => {
     let out = '';
@@ -41,9 +49,14 @@ export async function startServer(siteDir, headers) {
     child.stdout.on('data', (d) => {
       out += d;
       const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
     });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('exit', (code) => reject(new Error(`server exited (${code}): ${out}`)));
   });
   return { child, url };

@@ -79,9 +79,9 @@ class Bracketed : public Reader {
     std::string_view word;             // the wrapper as written, or the list's opening bracket
     int line = 1;                      // where it opened, for unbalanced-bracket messages
     // Lists:
-    size_t count = 0;             // elements so far
-    size_t row_start = 0;         // count at the last ';' (MATLAB rows, depth 1 only)
-    bool expect_element = true;   // just after the bracket, ',' or ';': a separator here is an error
+    size_t count = 0;            // elements so far
+    size_t row_start = 0;        // count at the last ';' (MATLAB rows, depth 1 only)
+    bool expect_element = true;  // just after the bracket, ',' or ';': a separator here is an error
     bool has_lists = false;
     bool has_numbers = false;
     // Wrappers: 0 expects '[', 1 after the list, 2 after ',' (expects a keyword argument or
@@ -111,9 +111,7 @@ class Bracketed : public Reader {
 
   std::string where() { return position().name(); }
 
-  std::string opened(const Frame& frame) const {
-    return "'" + std::string(frame.word) + (frame.wrapper ? "('" : "'");
-  }
+  std::string opened(const Frame& frame) const { return "'" + std::string(frame.word) + (frame.wrapper ? "('" : "'"); }
 
   static char closing_of(std::string_view open) { return open == "{" ? '}' : ']'; }
 
@@ -123,8 +121,7 @@ class Bracketed : public Reader {
     Frame& top = stack_.back();
     if (top.wrapper) {
       if (top.paren_state != 0 || token.kind != TokenKind::kOpen) {
-        fail("expected '[' after " + opened(top) + " at " + line_name(top.line) + " but found " +
-             quote(token.text));
+        fail("expected '[' after " + opened(top) + " at " + line_name(top.line) + " but found " + quote(token.text));
       }
       return;
     }
@@ -182,14 +179,13 @@ class Bracketed : public Reader {
 
   void close_list(const Token& token) {
     if (stack_.empty()) {
-      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) +
-           " has no matching '" + (token.text == "}" ? "{" : "[") + "'");
+      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) + " has no matching '" +
+           (token.text == "}" ? "{" : "[") + "'");
     }
     Frame& top = stack_.back();
     if (top.wrapper || closing_of(top.word) != token.text[0]) {
-      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) +
-           " closes the '" + std::string(top.wrapper ? "(" : top.word) + "' from " +
-           line_name(top.line));
+      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) + " closes the '" +
+           std::string(top.wrapper ? "(" : top.word) + "' from " + line_name(top.line));
     }
     const size_t elements = top.count;
     if (depth_ == 1 && !top.has_lists) {
@@ -232,8 +228,7 @@ class Bracketed : public Reader {
 
   /// A word after a wrapper's list: `dtype=float32`, `requires_grad=True`, `shape=(2, 2)`.
   void handle_wrapper_word(Frame& top, const Token& token) {
-    if (top.paren_state == 2 && top.wrapper->numpy && starts_with(token.text, "dtype=") &&
-        token.text.size() > 6) {
+    if (top.paren_state == 2 && top.wrapper->numpy && starts_with(token.text, "dtype=") && token.text.size() > 6) {
       top.paren_state = 3;  // the dtype says nothing the numbers don't: ignored
       return;
     }
@@ -246,12 +241,12 @@ class Bracketed : public Reader {
     }
     const char* expected = top.paren_state == 0   ? "'['"
                            : top.paren_state == 1 ? "',' or ')'"
-                           : top.paren_state == 2 ? (top.wrapper->numpy ? "'dtype=...' or ')'"
-                                                                        : "a keyword argument or ')'")
+                           : top.paren_state == 2
+                               ? (top.wrapper->numpy ? "'dtype=...' or ')'" : "a keyword argument or ')'")
                            : top.paren_state == 3 ? "')'"
                                                   : "',' or ')'";
-    fail(std::string("expected ") + expected + " in the " + opened(top) + " from " +
-         line_name(top.line) + " but found " + quote(token.text));
+    fail(std::string("expected ") + expected + " in the " + opened(top) + " from " + line_name(top.line) +
+         " but found " + quote(token.text));
   }
 
   void skip_parenthesized() {
@@ -274,14 +269,12 @@ class Bracketed : public Reader {
         trailing_separator_ = true;
         return;
       }
-      fail("expected the end of the text after the matrix but found ',' at " +
-           line_name(token.line));
+      fail("expected the end of the text after the matrix but found ',' at " + line_name(token.line));
     }
     Frame& top = stack_.back();
     if (top.wrapper) {
       if (top.paren_state != 1 && top.paren_state != 4) {
-        fail("unexpected ',' at " + line_name(token.line) + " in the " + opened(top) + " from " +
-             line_name(top.line));
+        fail("unexpected ',' at " + line_name(token.line) + " in the " + opened(top) + " from " + line_name(top.line));
       }
       top.paren_state = 2;
       return;
@@ -296,11 +289,9 @@ class Bracketed : public Reader {
       trailing_separator_ = true;  // `A = [1 2; 3 4];` as MATLAB source ends
       return;
     }
-    const bool matlab_row_end = !stack_.empty() && !stack_.back().wrapper && depth_ == 1 &&
-                                !stack_.back().has_lists;
+    const bool matlab_row_end = !stack_.empty() && !stack_.back().wrapper && depth_ == 1 && !stack_.back().has_lists;
     if (!matlab_row_end) {
-      fail("unexpected ';' at " + line_name(token.line) +
-           ": ';' ends a row only in MATLAB-style text like [1 2; 3 4]");
+      fail("unexpected ';' at " + line_name(token.line) + ": ';' ends a row only in MATLAB-style text like [1 2; 3 4]");
     }
     Frame& top = stack_.back();
     if (top.expect_element) fail(where() + ": expected a number but found ';'");
@@ -316,8 +307,8 @@ class Bracketed : public Reader {
     }
     Frame& top = stack_.back();
     if (!top.wrapper) {
-      fail("unbalanced brackets: ')' at " + line_name(token.line) + " closes the '" +
-           std::string(top.word) + "' from " + line_name(top.line));
+      fail("unbalanced brackets: ')' at " + line_name(token.line) + " closes the '" + std::string(top.word) +
+           "' from " + line_name(top.line));
     }
     if (top.paren_state == 0) {
       fail("expected '[' after " + opened(top) + " at " + line_name(top.line) + " but found ')'");
@@ -334,38 +325,50 @@ class Bracketed : public Reader {
       if (token.kind == TokenKind::kEnd) break;
       if (done_ && token.kind != TokenKind::kComma && token.kind != TokenKind::kSemicolon) {
         if (token.kind == TokenKind::kClose) {
-          fail("unbalanced brackets: '" + std::string(token.text) + "' at " +
-               line_name(token.line) + " has no matching '" + (token.text == "}" ? "{" : "[") +
-               "'");
+          fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) +
+               " has no matching '" + (token.text == "}" ? "{" : "[") + "'");
         }
         if (token.kind == TokenKind::kRParen) {
           fail("unbalanced brackets: ')' at " + line_name(token.line) + " has no matching '('");
         }
-        fail("expected the end of the text after the matrix but found " + quote(token.text) +
-             " at " + line_name(token.line) + " (give one matrix at a time)");
+        fail("expected the end of the text after the matrix but found " + quote(token.text) + " at " +
+             line_name(token.line) + " (give one matrix at a time)");
       }
       switch (token.kind) {
-        case TokenKind::kOpen: open_list(token); break;
-        case TokenKind::kClose: close_list(token); break;
-        case TokenKind::kWord: handle_word(token); break;
-        case TokenKind::kComma: handle_comma(token); break;
-        case TokenKind::kSemicolon: handle_semicolon(token); break;
-        case TokenKind::kRParen: handle_rparen(token); break;
+        case TokenKind::kOpen:
+          open_list(token);
+          break;
+        case TokenKind::kClose:
+          close_list(token);
+          break;
+        case TokenKind::kWord:
+          handle_word(token);
+          break;
+        case TokenKind::kComma:
+          handle_comma(token);
+          break;
+        case TokenKind::kSemicolon:
+          handle_semicolon(token);
+          break;
+        case TokenKind::kRParen:
+          handle_rparen(token);
+          break;
         case TokenKind::kLParen:
           if (stack_.empty()) fail("expected '[' at " + line_name(token.line) + " but found '('");
           if (stack_.back().wrapper) {
-            fail("expected '[' after " + opened(stack_.back()) + " at " +
-                 line_name(stack_.back().line) + " but found '('");
+            fail("expected '[' after " + opened(stack_.back()) + " at " + line_name(stack_.back().line) +
+                 " but found '('");
           }
           fail(where() + ": expected a number but found '('");
-        default: break;  // no newline tokens in this mode
+        default:
+          break;  // no newline tokens in this mode
       }
     }
     lexer_ = nullptr;
     if (!stack_.empty()) {
       const Frame& open = stack_.back();
-      fail("unbalanced brackets: '" + std::string(open.wrapper ? "(" : open.word) + "' at " +
-           line_name(open.line) + " is never closed");
+      fail("unbalanced brackets: '" + std::string(open.wrapper ? "(" : open.word) + "' at " + line_name(open.line) +
+           " is never closed");
     }
     return finish();
   }
@@ -373,8 +376,7 @@ class Bracketed : public Reader {
   /// Checks the collected shape, names the format and builds the matrix.
   Matrix finish() {
     if (ndim_ == 0) fail("no numbers found (only empty lists)");
-    if (ndim_ == 3 && !std::all_of(depth3_lengths_.begin(), depth3_lengths_.end(),
-                                   [](size_t n) { return n == 1; })) {
+    if (ndim_ == 3 && !std::all_of(depth3_lengths_.begin(), depth3_lengths_.end(), [](size_t n) { return n == 1; })) {
       fail_3d();
     }
     name_bracketed_format();
@@ -391,9 +393,9 @@ class Bracketed : public Reader {
     // ndim 3: depth-2 lists are column vectors, each of length r.
     for (size_t i = 1; i < depth2_lengths_.size(); ++i) {
       if (depth2_lengths_[i] == depth2_lengths_[0]) continue;
-      fail("column vector " + std::to_string(i + 1) + " has " +
-           count(depth2_lengths_[i], "row", "rows") + " but column vector 1 has " +
-           std::to_string(depth2_lengths_[0]) + " (they become the columns of one matrix)");
+      fail("column vector " + std::to_string(i + 1) + " has " + count(depth2_lengths_[i], "row", "rows") +
+           " but column vector 1 has " + std::to_string(depth2_lengths_[0]) +
+           " (they become the columns of one matrix)");
     }
     return build(depth2_lengths_[0], depth2_lengths_.size(), true);
   }
@@ -412,8 +414,7 @@ class Bracketed : public Reader {
       shapes.push_back(ragged ? "ragged (rows of different lengths)"
                               : std::to_string(rows) + " x " + std::to_string(columns));
     }
-    const bool same = std::all_of(shapes.begin(), shapes.end(),
-                                  [&](const std::string& s) { return s == shapes[0]; });
+    const bool same = std::all_of(shapes.begin(), shapes.end(), [&](const std::string& s) { return s == shapes[0]; });
     std::string message = "expected a matrix (2 dimensions) but found a 3-D array";
     if (same && !any_ragged) {
       message += " of shape " + std::to_string(shapes.size()) + " x " + shapes[0] + ": " +
@@ -436,8 +437,7 @@ class Bracketed : public Reader {
       format_ = outer_wrapper_->format;
     } else if (inner_wrapper_ != nullptr) {
       const std::string inner = inner_wrapper_->format;
-      format_ = inner == "NumPy array" ? (ndim_ == 3 ? "list of NumPy column vectors"
-                                                     : "list of NumPy arrays")
+      format_ = inner == "NumPy array" ? (ndim_ == 3 ? "list of NumPy column vectors" : "list of NumPy arrays")
                                        : "list of " + inner + "s";
     } else if (braces_) {
       format_ = "Mathematica list";

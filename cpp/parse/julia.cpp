@@ -35,7 +35,6 @@ bool julia_header(std::string_view line, long* rows, long* columns) {
 
 namespace {
 
-
 class Julia : public Reader {
  public:
   explicit Julia(const Reader& from) : Reader(from) {}
@@ -62,8 +61,8 @@ class Julia : public Reader {
     const Matrix values = assemble({block});
     if (values.rows() != rows || values.cols() != columns) {
       fail("the header at " + line_name(header.number) + " says " + std::to_string(rows) + " x " +
-           std::to_string(columns) + " but the rows below it hold " +
-           std::to_string(values.rows()) + " x " + std::to_string(values.cols()));
+           std::to_string(columns) + " but the rows below it hold " + std::to_string(values.rows()) + " x " +
+           std::to_string(values.cols()));
     }
     return values;
   }

@@ -4,15 +4,14 @@
 namespace attn::parsing {
 namespace {
 
-
 class Latex : public Reader {
  public:
   explicit Latex(const Reader& from) : Reader(from) {}
 
   static bool is_latex_matrix(std::string_view environment) {
     if (ends_with(environment, "*")) environment.remove_suffix(1);
-    for (std::string_view name : {"matrix", "bmatrix", "pmatrix", "Bmatrix", "vmatrix", "Vmatrix",
-                                  "smallmatrix", "array"}) {
+    for (std::string_view name :
+         {"matrix", "bmatrix", "pmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix", "array"}) {
       if (environment == name) return true;
     }
     return false;
@@ -27,8 +26,8 @@ class Latex : public Reader {
         continue;
       }
       const size_t before = i;
-      for (std::string_view word : {"\\left", "\\right", "\\[", "\\]", "\\(", "\\)", "$", "(",
-                                    ")", "[", "]", ".", ","}) {
+      for (std::string_view word :
+           {"\\left", "\\right", "\\[", "\\]", "\\(", "\\)", "$", "(", ")", "[", "]", ".", ","}) {
         if (starts_with(text.substr(i), word)) {
           i += word.size();
           break;
@@ -60,27 +59,28 @@ class Latex : public Reader {
         text_.substr(begin + 7, name_end == std::string_view::npos ? 0 : name_end - begin - 7);
     const int line = first_line_ + count_line_breaks(text_.substr(0, begin));
     if (!is_latex_matrix(environment)) {
-      fail(line_name(line) + ": expected a LaTeX matrix (bmatrix, pmatrix, matrix, array, ...) but "
-           "found " + shorten("\\begin{" + std::string(environment) + "}"));
+      fail(line_name(line) +
+           ": expected a LaTeX matrix (bmatrix, pmatrix, matrix, array, ...) but "
+           "found " +
+           shorten("\\begin{" + std::string(environment) + "}"));
     }
     const std::string before(trim(text_.substr(0, begin)));
     const bool assignment = !before.empty() && before.back() == '=';
     if (!assignment && !is_latex_delimiters(before)) {
-      fail("expected only the matrix but found " + quote(before) + " before \\begin{" +
-           std::string(environment) + "}");
+      fail("expected only the matrix but found " + quote(before) + " before \\begin{" + std::string(environment) + "}");
     }
-    size_t body = skip_group(text_, name_end + 1, '[', ']');  // bmatrix*[r], array[t]
+    size_t body = skip_group(text_, name_end + 1, '[', ']');                          // bmatrix*[r], array[t]
     if (starts_with(environment, "array")) body = skip_group(text_, body, '{', '}');  // {cc}
     const std::string end_mark = "\\end{" + std::string(environment) + "}";
     const size_t end = text_.find(end_mark, body);
     if (end == std::string_view::npos) {
-      fail("\\begin{" + std::string(environment) + "} at " + line_name(line) +
-           " is never closed by " + end_mark);
+      fail("\\begin{" + std::string(environment) + "} at " + line_name(line) + " is never closed by " + end_mark);
     }
     const std::string_view after = trim(text_.substr(end + end_mark.size()));
     if (after.find("\\begin{") != std::string_view::npos) {
-      fail("expected the end of the text after the matrix but found another \\begin{ (give one "
-           "matrix at a time)");
+      fail(
+          "expected the end of the text after the matrix but found another \\begin{ (give one "
+          "matrix at a time)");
     }
     if (!is_latex_delimiters(after)) {
       fail("expected the end of the text after the matrix but found " + quote(after));
@@ -120,8 +120,8 @@ class Latex : public Reader {
         size_t j = i + 1;
         while (j < body.size() && is_letter(body[j])) ++j;
         const std::string_view command = body.substr(i, j - i);
-        if (command == "\\hline" || command == "\\midrule" || command == "\\toprule" ||
-            command == "\\bottomrule" || command == "\\quad" || command == "\\qquad") {
+        if (command == "\\hline" || command == "\\midrule" || command == "\\toprule" || command == "\\bottomrule" ||
+            command == "\\quad" || command == "\\qquad") {
           cell += ' ';
         } else if (command == "\\phantom" || command == "\\hphantom" || command == "\\vphantom" ||
                    command == "\\cline") {
@@ -149,8 +149,7 @@ class Latex : public Reader {
     const auto where = [&] { return at.name(); };
     for (std::string_view dots : {"\\cdots", "\\vdots", "\\ddots", "\\ldots", "\\dots", "\\hdots"}) {
       if (text.find(dots) != std::string::npos) {
-        fail(where() + ": expected a number but found " + quote(dots) + ": " +
-             elision_advice(Tool::kLatex));
+        fail(where() + ": expected a number but found " + quote(dots) + ": " + elision_advice(Tool::kLatex));
       }
     }
     const std::string shown = text;

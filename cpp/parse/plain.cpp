@@ -12,7 +12,6 @@
 namespace attn::parsing {
 namespace {
 
-
 class PlainRows : public Reader {
  public:
   explicit PlainRows(const Reader& from) : Reader(from) {}
@@ -94,8 +93,8 @@ class PlainRows : public Reader {
     const size_t comma = word.find(',');
     if (comma == std::string_view::npos) {
       if (decimal_commas_in_text_ && looks_like_thousands(word, '.')) {
-        fail(where() + ": " + quote(word) + " is ambiguous next to decimal commas: " +
-             std::string(word) + " with a decimal point, or " + without(word, '.') +
+        fail(where() + ": " + quote(word) + " is ambiguous next to decimal commas: " + std::string(word) +
+             " with a decimal point, or " + without(word, '.') +
              " with '.' as a thousands separator; use a dot for the decimal point and no "
              "thousands separators");
       }
@@ -109,9 +108,8 @@ class PlainRows : public Reader {
     std::string point(word);
     point[comma] = '.';
     if (separator != CellSeparator::kSemicolon && looks_like_thousands(word, ',')) {
-      fail(where() + ": " + quote(word) + " is ambiguous: " + point +
-           " with a decimal comma, or " + without(word, ',') +
-           " with a thousands separator; use a dot for the decimal point");
+      fail(where() + ": " + quote(word) + " is ambiguous: " + point + " with a decimal comma, or " +
+           without(word, ',') + " with a thousands separator; use a dot for the decimal point");
     }
     double value = 0.0;
     const NumberStatus status = parse_number(point, &value);
@@ -133,15 +131,13 @@ class PlainRows : public Reader {
 
   Matrix parse_plain() {
     const CellSeparator separator = choose_separator();
-    decimal_commas_in_text_ = separator != CellSeparator::kComma &&
-                              text_.find(',') != std::string_view::npos;
+    decimal_commas_in_text_ = separator != CellSeparator::kComma && text_.find(',') != std::string_view::npos;
     LexerOptions options;
     options.newline_tokens = true;
     options.comma_in_words = separator != CellSeparator::kComma;
     options.quotes = true;
     Lexer lexer(text_, first_line_, options);
-    const TokenKind separator_kind =
-        separator == CellSeparator::kSemicolon ? TokenKind::kSemicolon : TokenKind::kComma;
+    const TokenKind separator_kind = separator == CellSeparator::kSemicolon ? TokenKind::kSemicolon : TokenKind::kComma;
     const char separator_char = separator == CellSeparator::kSemicolon ? ';' : ',';
     size_t rows = 0;
     size_t columns = 0;
@@ -201,8 +197,6 @@ ParsedMatrix read_plain(const Reader& from) {
   return reader.result(reader.parse_plain());
 }
 
-double read_cell(const Reader& from, size_t row, size_t column) {
-  return PlainRows(from).parse_cell(row, column);
-}
+double read_cell(const Reader& from, size_t row, size_t column) { return PlainRows(from).parse_cell(row, column); }
 
 }  // namespace attn::parsing

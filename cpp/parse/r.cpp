@@ -78,8 +78,8 @@ class R : public Reader {
         block.first_column = static_cast<size_t>(r_label(words[0], false));
         for (size_t k = 0; k < words.size(); ++k) {
           if (r_label(words[k], false) != static_cast<long>(block.first_column + k)) {
-            fail(line_name(line.number) + ": expected the column label [," +
-                 std::to_string(block.first_column + k) + "] but found " + quote(words[k]));
+            fail(line_name(line.number) + ": expected the column label [," + std::to_string(block.first_column + k) +
+                 "] but found " + quote(words[k]));
           }
         }
         labels = words.size();
@@ -89,14 +89,13 @@ class R : public Reader {
       if (blocks.empty()) fail(line_name(line.number) + ": expected R's column labels like [,1]");
       Block& block = blocks.back();
       if (r_label(words[0], true) != static_cast<long>(block.rows + 1)) {
-        fail(line_name(line.number) + ": expected the row label [" +
-             std::to_string(block.rows + 1) + ",] but found " + quote(words[0]));
+        fail(line_name(line.number) + ": expected the row label [" + std::to_string(block.rows + 1) + ",] but found " +
+             quote(words[0]));
       }
       read_row(block, words, 1, 0);
       if (block.columns != labels) {
-        fail("row " + std::to_string(block.rows) + " has " +
-             count(words.size() - 1, "number", "numbers") + " but the header at " +
-             line_name(block.line) + " names " + std::to_string(labels) + " columns");
+        fail("row " + std::to_string(block.rows) + " has " + count(words.size() - 1, "number", "numbers") +
+             " but the header at " + line_name(block.line) + " names " + std::to_string(labels) + " columns");
       }
     }
     return assemble(blocks);
@@ -111,8 +110,8 @@ class R : public Reader {
       refuse_r_omission(line.number, text);
       const std::vector<std::string_view> words = split_words(text);
       if (r_index(words[0]) != static_cast<long>(columns + 1)) {
-        fail(line_name(line.number) + ": expected the index [" + std::to_string(columns + 1) +
-             "] but found " + quote(words[0]));
+        fail(line_name(line.number) + ": expected the index [" + std::to_string(columns + 1) + "] but found " +
+             quote(words[0]));
       }
       for (size_t k = 1; k < words.size(); ++k) {
         values_.push_back(read_number(words[k], Position{1, columns + 1}));

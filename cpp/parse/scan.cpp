@@ -104,7 +104,8 @@ const char* ascii_for(char32_t c) {
     case 0xfe63:  // small hyphen-minus
     case 0xff0d:  // fullwidth hyphen-minus
       return "-";
-    case 0xff0b: return "+";
+    case 0xff0b:
+      return "+";
     case 0x00a0:  // no-break space
     case 0x1680:
     case 0x202f:  // narrow no-break space
@@ -364,8 +365,8 @@ std::string elision_advice(Tool tool) {
 /// The marks tools print in place of values they left out: numpy's and PyTorch's `...`,
 /// Julia's `…` (U+2026), `⋮` (U+22EE), `⋯` (U+22EF), `⋱` (U+22F1).
 bool is_elision(std::string_view word) {
-  return word == "..." || word == "\xe2\x80\xa6" || word == "\xe2\x8b\xae" ||
-         word == "\xe2\x8b\xaf" || word == "\xe2\x8b\xb1";
+  return word == "..." || word == "\xe2\x80\xa6" || word == "\xe2\x8b\xae" || word == "\xe2\x8b\xaf" ||
+         word == "\xe2\x8b\xb1";
 }
 
 /// A complex literal as numpy and PyTorch (`1.+2.j`), Julia (`1.0+2.0im`), R and Octave

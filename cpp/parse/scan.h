@@ -168,13 +168,28 @@ class Lexer {
     const size_t start = pos_;
     TokenKind kind = TokenKind::kWord;
     switch (text_[pos_]) {
-      case '[': case '{': kind = TokenKind::kOpen; break;
-      case ']': case '}': kind = TokenKind::kClose; break;
-      case '(': kind = TokenKind::kLParen; break;
-      case ')': kind = TokenKind::kRParen; break;
-      case ',': kind = options_.comma_in_words ? TokenKind::kWord : TokenKind::kComma; break;
-      case ';': kind = TokenKind::kSemicolon; break;
-      default: break;
+      case '[':
+      case '{':
+        kind = TokenKind::kOpen;
+        break;
+      case ']':
+      case '}':
+        kind = TokenKind::kClose;
+        break;
+      case '(':
+        kind = TokenKind::kLParen;
+        break;
+      case ')':
+        kind = TokenKind::kRParen;
+        break;
+      case ',':
+        kind = options_.comma_in_words ? TokenKind::kWord : TokenKind::kComma;
+        break;
+      case ';':
+        kind = TokenKind::kSemicolon;
+        break;
+      default:
+        break;
     }
     if (kind != TokenKind::kWord) {
       ++pos_;
@@ -258,8 +273,8 @@ class Reader {
   }
 
   [[noreturn]] void fail_ragged(size_t row, size_t numbers, size_t first_row_numbers) const {
-    fail("row " + std::to_string(row) + " has " + count(numbers, "number", "numbers") +
-         " but row 1 has " + std::to_string(first_row_numbers));
+    fail("row " + std::to_string(row) + " has " + count(numbers, "number", "numbers") + " but row 1 has " +
+         std::to_string(first_row_numbers));
   }
 
   /// Counts one more row of `numbers`: the first row sets `columns`, every later row must
@@ -280,23 +295,20 @@ class Reader {
     size_t first_column = 1;  // in the matrix, from 1
     size_t columns = 0;       // numbers per row, set by its first row
     size_t rows = 0;
-    int line = 0;             // its header's (or first row's) line
+    int line = 0;  // its header's (or first row's) line
     std::vector<double> values;
   };
 
   /// Reads `words[first_word...]` as the next row of `block`, each number times 10^scale.
-  void read_row(Block& block, const std::vector<std::string_view>& words, size_t first_word,
-                int scale) {
+  void read_row(Block& block, const std::vector<std::string_view>& words, size_t first_word, int scale) {
     const size_t row = block.rows + 1;
     size_t column = block.first_column;
     for (size_t k = first_word; k < words.size(); ++k) {
       const std::string_view word = words[k];
       const Position at{row, column};
-      if ((word == "+" || word == "-") && k > first_word && k + 1 < words.size() &&
-          is_complex(words[k + 1])) {
+      if ((word == "+" || word == "-") && k > first_word && k + 1 < words.size() && is_complex(words[k + 1])) {
         // Octave and MATLAB print a complex number as three words: 1 + 2i.
-        const std::string shown =
-            std::string(words[k - 1]) + " " + std::string(word) + " " + std::string(words[k + 1]);
+        const std::string shown = std::string(words[k - 1]) + " " + std::string(word) + " " + std::string(words[k + 1]);
         fail_complex(row_column(row, column - 1), shown);
       }
       if (scale != 0 && scan_decimal(word[0] == '-' ? word.substr(1) : word) &&
@@ -319,14 +331,12 @@ class Reader {
     size_t next_column = 1;
     for (const Block& block : blocks) {
       if (block.first_column != next_column) {
-        fail("the columns from " + line_name(block.line) + " start at column " +
-             std::to_string(block.first_column) + " but column " + std::to_string(next_column) +
-             " comes next");
+        fail("the columns from " + line_name(block.line) + " start at column " + std::to_string(block.first_column) +
+             " but column " + std::to_string(next_column) + " comes next");
       }
       if (block.rows != first.rows) {
-        fail("the columns from " + line_name(block.line) + " have " +
-             count(block.rows, "row", "rows") + " but those from " + line_name(first.line) +
-             " have " + std::to_string(first.rows));
+        fail("the columns from " + line_name(block.line) + " have " + count(block.rows, "row", "rows") +
+             " but those from " + line_name(first.line) + " have " + std::to_string(first.rows));
       }
       next_column += block.columns;
     }

@@ -21,7 +21,15 @@ import { launchBrowser } from './server.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const copy = mkdtempSync(join(tmpdir(), 'attention-dev-'));
-for (const path of ['web', 'dist', 'package.json', 'vite.config.js', 'scripts/serve.mjs', 'scripts/build-site.mjs', 'scripts/chromium.mjs']) {
+for (const path of [
+  'web',
+  'dist',
+  'package.json',
+  'vite.config.js',
+  'scripts/serve.mjs',
+  'scripts/build-site.mjs',
+  'scripts/chromium.mjs',
+]) {
   cpSync(join(root, path), join(copy, path), { recursive: true });
 }
 mkdirSync(join(copy, 'node_modules'));
@@ -35,7 +43,9 @@ let browser;
 
 before(async () => {
   server = spawn(process.execPath, [join(copy, 'node_modules', 'vite', 'bin', 'vite.js')], {
-    cwd: copy, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: copy,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   base = await new Promise((resolveUrl, reject) => {
     let out = '';
@@ -43,9 +53,14 @@ before(async () => {
     server.stdout.on('data', (d) => {
       out += d;
       const m = /Attention explorer: (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) { clearTimeout(timer); resolveUrl(m[1]); }
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
     });
-    server.stderr.on('data', (d) => { out += d; });
+    server.stderr.on('data', (d) => {
+      out += d;
+    });
     server.on('exit', (code) => reject(new Error(`the dev server exited (${code}): ${out}`)));
   });
   browser = await launchBrowser();
@@ -57,7 +72,7 @@ after(async () => {
   rmSync(copy, { recursive: true, force: true });
 });
 
-test('npm run dev: the sources as they are, the compiled module from dist/, under the site\'s URLs', async () => {
+test("npm run dev: the sources as they are, the compiled module from dist/, under the site's URLs", async () => {
   for (const name of ['index.html', 'embedding.html', 'playground.html']) {
     const html = await (await fetch(`${base}${name}`)).text();
     assert.match(html, /<script type="module" src="\/?[\w-]+\.js"><\/script>/, `${name} is served without its module`);
@@ -85,7 +100,9 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
   const page = await browser.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
   try {
     await page.goto(`${base}index.html`);
     await page.waitForSelector('body[data-ready="true"]');

@@ -52,7 +52,13 @@ function assertMatrix(actual, expected, what, tol = 1e-9) {
     });
   });
 }
-const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-').replace('∞', 'Infinity'));
+const shown = (t) =>
+  Number(
+    String(t)
+      .trim()
+      .replace(/\u2212/g, '-')
+      .replace('∞', 'Infinity'),
+  );
 
 async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `embed-${name}.png`), fullPage: true });
@@ -66,13 +72,17 @@ async function ready(page, { timeout } = {}) {
 /** Numbers of a step table on the explorer page. */
 function readStep(page, key) {
   return page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`, (rows) =>
-    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+  );
 }
 
 /** axe-core's WCAG 2 A/AA rules (colour contrast included, Shadow DOM too): no serious findings. */
 async function axe(page, what, include) {
   const serious = (await axeFindings(page, { include })).filter(isSerious);
-  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.targets.length}× e.g. ${v.targets[0]}: ${v.help}`).join('; ')}`);
+  assert(
+    serious.length === 0,
+    `axe (${what}): ${serious.map((v) => `${v.id} ${v.targets.length}× e.g. ${v.targets[0]}: ${v.help}`).join('; ')}`,
+  );
 }
 
 async function download(page, click) {
@@ -114,11 +124,21 @@ test('component on a plain page: preset, JSON child, state attribute, one wasm d
   requests.length = 0;
   await page.goto(`${base}embedding.html`);
   await page.waitForSelector('body[data-ready="true"]');
-  await page.waitForFunction(() => ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')));
-  const weights = await page.$eval('#ex-preset', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
-    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  await page.waitForFunction(() =>
+    ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')),
+  );
+  const weights = await page.$eval('#ex-preset', (el) =>
+    [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')].map((r) =>
+      [...r.querySelectorAll('td')].map((td) => td.textContent),
+    ),
+  );
   const want = engine.run(preset('000')).steps.find((s) => s.id === 'weights').data;
-  assertMatrix(weights.map((r) => r.map(shown)), want, 'component weights (3 decimals)', 6e-4 / 0.08);
+  assertMatrix(
+    weights.map((r) => r.map(shown)),
+    want,
+    'component weights (3 decimals)',
+    6e-4 / 0.08,
+  );
   assert(weights[0].join(' ') === '0.084 0.255 0.515 0.145', `seed 000 weights row 1 shows ${weights[0].join(' ')}`);
   const stepsShown = await page.$eval('#ex-preset', (el) => [...el.shadowRoot.querySelectorAll('section.step')].map((s) => s.dataset.step));
   assert(stepsShown.join() === 'scaled,weights,output', `steps="scaled,weights,output" shows ${stepsShown}`);
@@ -132,28 +152,45 @@ test('component on a plain page: preset, JSON child, state attribute, one wasm d
   assert(shared, 'sharedEngine() does not return one engine');
   // Styles do not leak in: a page rule on td does not reach the element's cells; nor out.
   await page.addStyleTag({ content: 'td { background: rgb(255, 0, 0) !important; font-size: 40px !important }' });
-  const inside = await page.$eval('#ex-preset', (el) => getComputedStyle(el.shadowRoot.querySelector('table[data-step="weights"] td')).fontSize);
+  const inside = await page.$eval(
+    '#ex-preset',
+    (el) => getComputedStyle(el.shadowRoot.querySelector('table[data-step="weights"] td')).fontSize,
+  );
   assert(inside !== '40px', 'a page style reached into the component');
   const outside = await page.$eval('h1', (h) => getComputedStyle(h).borderTopWidth);
   assert(outside === '0px', 'the component style leaked out');
-  assert(await page.$eval('#ex-preset', (el) => Boolean(el.shadowRoot.querySelector('.formula math'))), 'KaTeX given: formulas are not MathML');
+  assert(
+    await page.$eval('#ex-preset', (el) => Boolean(el.shadowRoot.querySelector('.formula math'))),
+    'KaTeX given: formulas are not MathML',
+  );
   // The state attribute: causal, so the upper triangle of the weights is 0.
-  const stateWeights = await page.$eval('#ex-state', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
-    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const stateWeights = await page.$eval('#ex-state', (el) =>
+    [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')].map((r) =>
+      [...r.querySelectorAll('td')].map((td) => td.textContent),
+    ),
+  );
   assert(stateWeights[0][1] === '0' && stateWeights[0][0] === '1.0000', `state="v2=…" causal weights row 1: ${stateWeights[0]}`);
   await axe(page, 'embedding page with three components', [['main > section:not(:last-child)']]);
   await shot(page, '01-component-page');
 });
 
-test('component on a bare page: three elements, one wasm download, text formulas, styles kept apart', async ({ page, base, requests, siteDir }) => {
-  writeFileSync(join(siteDir, 'plain-test.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>plain</title>
+test('component on a bare page: three elements, one wasm download, text formulas, styles kept apart', async ({
+  page,
+  base,
+  requests,
+  siteDir,
+}) => {
+  writeFileSync(
+    join(siteDir, 'plain-test.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>plain</title>
     <link rel="icon" href="data:,"><style>td { background: rgb(255, 0, 0); font-size: 40px } .step { display: none }</style>
     <script type="module" src="lib/component.js"></script></head><body>
     <h3 id="outside">outside</h3>
     <attention-explorer id="a" preset="seed-000" steps="weights" inputs=""></attention-explorer>
     <attention-explorer id="b" preset="003" steps="weights,output" decimals="6" inputs=""></attention-explorer>
     <attention-explorer id="c" preset="multihead" steps="concat" heads="2"></attention-explorer>
-    <table><tr><td id="page-td">page</td></tr></table></body></html>`);
+    <table><tr><td id="page-td">page</td></tr></table></body></html>`,
+  );
   requests.length = 0;
   await page.goto(`${base}plain-test.html`);
   await page.waitForFunction(() => ['a', 'b', 'c'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps section')));
@@ -161,11 +198,22 @@ test('component on a bare page: three elements, one wasm download, text formulas
   assert(wasm.length === 1, `attention.wasm fetched ${wasm.length} times for three elements`);
   const formula = await page.$eval('#a', (el) => el.shadowRoot.querySelector('.formula').textContent);
   assert(formula === 'A = softmax(S̃) (along each row)', `text formula: ${formula}`);
-  const b = await page.$eval('#b', (el) => [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const b = await page.$eval('#b', (el) =>
+    [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')].map((r) =>
+      [...r.querySelectorAll('td')].map((td) => td.textContent),
+    ),
+  );
   const out003 = engine.run(preset('003')).output;
   assert(b[0].join(' ') === out003[0].map((v) => v.toFixed(6)).join(' '), `seed 003 output row 1 (float32): ${b[0]}`);
-  assertMatrix(b.map((r) => r.map(shown)), out003, 'seed 003 output', 1e-6);
-  const c = await page.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('section.step')].map((s) => s.dataset.step + ':' + s.dataset.head));
+  assertMatrix(
+    b.map((r) => r.map(shown)),
+    out003,
+    'seed 003 output',
+    1e-6,
+  );
+  const c = await page.$eval('#c', (el) =>
+    [...el.shadowRoot.querySelectorAll('section.step')].map((s) => s.dataset.step + ':' + s.dataset.head),
+  );
   assert(c.join() === 'concat:', `steps="concat": ${c}`);
   const inputs = await page.$eval('#c', (el) => [...el.shadowRoot.querySelectorAll('.inputs h3')].map((h) => h.firstChild.textContent));
   assert(inputs.join() === 'X,W_Q,W_K,W_V,W_O', `inputs shown by default: ${inputs}`);
@@ -181,21 +229,51 @@ test('component on a bare page: three elements, one wasm download, text formulas
   const after = await page.evaluate(async () => {
     const el = document.getElementById('a');
     const ready = new Promise((r) => el.addEventListener('change', r, { once: true }));
-    el.problem = { Q: [[1, 0]], K: [[1, 0], [0, 1]], V: [[2, 0], [0, 2]], options: { scale: 'none' } };
+    el.problem = {
+      Q: [[1, 0]],
+      K: [
+        [1, 0],
+        [0, 1],
+      ],
+      V: [
+        [2, 0],
+        [0, 2],
+      ],
+      options: { scale: 'none' },
+    };
     el.setAttribute('steps', 'weights,output');
     await Promise.race([ready, new Promise((r) => setTimeout(r, 100))]);
-    return [...el.shadowRoot.querySelectorAll('section.step')].map((s) => `${s.dataset.step}:${[...s.querySelectorAll('td')].map((t) => t.textContent).join(' ')}`);
+    return [...el.shadowRoot.querySelectorAll('section.step')].map(
+      (s) => `${s.dataset.step}:${[...s.querySelectorAll('td')].map((t) => t.textContent).join(' ')}`,
+    );
   });
   const e = Math.E / (Math.E + 1);
-  assert(after.join(' | ') === `weights:${e.toFixed(4)} ${(1 - e).toFixed(4)} | output:${(2 * e).toFixed(4)} ${(2 - 2 * e).toFixed(4)}`, `after setting problem: ${after}`);
+  assert(
+    after.join(' | ') === `weights:${e.toFixed(4)} ${(1 - e).toFixed(4)} | output:${(2 * e).toFixed(4)} ${(2 - 2 * e).toFixed(4)}`,
+    `after setting problem: ${after}`,
+  );
   // RoPE's angle table: rows are the positions, columns the rotated pairs i of θ_i.
   const angleLabels = await page.evaluate(async () => {
     const el = document.getElementById('a');
     const ready = new Promise((r) => el.addEventListener('change', r, { once: true }));
-    el.problem = { Q: [[1, 0]], K: [[1, 0], [0, 1]], V: [[2, 0], [0, 2]], options: { rope: true, positions: { queries: [4], keys: [1, 4] } } };
+    el.problem = {
+      Q: [[1, 0]],
+      K: [
+        [1, 0],
+        [0, 1],
+      ],
+      V: [
+        [2, 0],
+        [0, 2],
+      ],
+      options: { rope: true, positions: { queries: [4], keys: [1, 4] } },
+    };
     el.setAttribute('steps', 'rope_angles');
     await Promise.race([ready, new Promise((r) => setTimeout(r, 100))]);
-    return [...el.shadowRoot.querySelectorAll('section.step[data-step="rope_angles"] th')].map((t) => t.textContent).filter(Boolean).join(', ');
+    return [...el.shadowRoot.querySelectorAll('section.step[data-step="rope_angles"] th')]
+      .map((t) => t.textContent)
+      .filter(Boolean)
+      .join(', ');
   });
   assert(angleLabels === 'i = 0, p = 1, p = 4', `the component's rope_angles labels: ${angleLabels}`);
   await shot(page, '00-component-bare-page');
@@ -212,7 +290,20 @@ test('component: editing Q recomputes and fires change with the new problem', as
   await page.waitForFunction(() => document.getElementById('ex-json-log').textContent.startsWith('change'));
   const log = await page.$eval('#ex-json-log', (e) => e.textContent);
   assert(log.includes('Q = [[2,0],[0,1]]'), `change event problem: ${log}`);
-  const trace = engine.run({ Q: [[2, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  const trace = engine.run({
+    Q: [
+      [2, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  });
   const out = trace.output.map((r) => r.map((v) => v.toFixed(3)).join(' ')).join(' | ');
   assert(log.endsWith(`output = ${out}`), `the change event's output ${log} is not the engine's ${out}`);
   const cell = await page.$eval('#ex-json', (el) => el.shadowRoot.querySelector('table[data-step="weights"] tbody td').textContent);
@@ -222,7 +313,10 @@ test('component: editing Q recomputes and fires change with the new problem', as
   await q.press('Enter');
   const msg = await page.$eval('#ex-json', (el) => el.shadowRoot.querySelector('.error')?.textContent ?? '');
   assert(/Q row 1, column 1: "abc" is not a number/.test(msg), `bad input message: ${msg}`);
-  assert(await page.$eval('#ex-json', (el) => el.shadowRoot.querySelectorAll('section.step').length === 2), 'steps vanished after bad input');
+  assert(
+    await page.$eval('#ex-json', (el) => el.shadowRoot.querySelectorAll('section.step').length === 2),
+    'steps vanished after bad input',
+  );
 });
 
 // ---- iframe embedding ----------------------------------------------------------------------------
@@ -240,9 +334,15 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(await page.$eval('#why', (e) => e.hidden), 'the why view shows although hide=why');
   assert(await page.$eval('#inputs', (e) => e.inert), 'inputs are not locked (inert)');
   // Locked inputs show their numbers only: no Grid/Text tabs, sizes, Random… or W_O box that would do nothing.
-  const controls = await page.$$eval('#inputs .tabs, #inputs .dims, #inputs .optional-inputs', (els) => els.filter((e) => e.getClientRects().length).length);
+  const controls = await page.$$eval(
+    '#inputs .tabs, #inputs .dims, #inputs .optional-inputs',
+    (els) => els.filter((e) => e.getClientRects().length).length,
+  );
   assert(controls === 0, `locked inputs still show ${controls} editing controls`);
-  assert(await page.$$eval('#editors .editor:not([hidden]) td, #editors .editor:not([hidden]) input.cell', (c) => c.length) > 0, 'locked inputs show no numbers');
+  assert(
+    (await page.$$eval('#editors .editor:not([hidden]) td, #editors .editor:not([hidden]) input.cell', (c) => c.length)) > 0,
+    'locked inputs show no numbers',
+  );
   // The status line counts the steps shown, not the hidden ones (2 heads: scores hidden in each).
   const shownCards = cards.length;
   assert(engine.run(preset('multihead')).steps.length - shownCards === 2, `scores not hidden in both heads: ${shownCards} cards`);
@@ -253,10 +353,18 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   const href = await page.$eval('#open-full', (a) => a.href);
   assert(/index\.html#v2=/.test(href) && !href.includes('embed=1'), `open-in-explorer link: ${href}`);
   const full = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), href.split('#')[1]);
-  assert(full.state.preset === 'multihead' && full.state.hide === undefined, `the full explorer link keeps the embed's hiding: ${JSON.stringify(full.state)}`);
+  assert(
+    full.state.preset === 'multihead' && full.state.hide === undefined,
+    `the full explorer link keeps the embed's hiding: ${JSON.stringify(full.state)}`,
+  );
   // The multi-head preset's numbers are the engine's.
   const want = engine.run(preset('multihead')).output;
-  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), want, 'embedded output', 1e-3);
+  assertMatrix(
+    (await readStep(page, 'output:-1')).map((r) => r.map(shown)),
+    want,
+    'embedded output',
+    1e-3,
+  );
   await shot(page, '02-iframe-embed-mode');
   // The same inside a real iframe on the examples page.
   await page.goto(`${base}embedding.html`);
@@ -267,11 +375,18 @@ test('iframe embed: no chrome, hidden inputs and steps, locked inputs, open-in-e
   assert(await frame.locator('#inputs').evaluate((e) => e.inert), 'the iframe inputs are not locked');
 });
 
-test('?hide=step:rope_angles and step:gate hide those steps: every step id of the core\'s catalogue is a word of ?hide', async ({ page, base }) => {
+test("?hide=step:rope_angles and step:gate hide those steps: every step id of the core's catalogue is a word of ?hide", async ({
+  page,
+  base,
+}) => {
   await page.goto(`${base}embedding.html`);
   const hash = await page.evaluate(async () => {
     const share = await import('./lib/share.js');
-    const I = [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]];
+    const I = [
+      [1, 0, 1, 0],
+      [0, 1, 0, 1],
+      [1, 1, 0, 0],
+    ];
     return share.encodeStateString(share.problemToState({ Q: I, K: I, V: I, options: { rope: true } }));
   });
   await page.goto(`${base}index.html?hide=step:rope_angles,step:gate#${hash}`);
@@ -283,7 +398,7 @@ test('?hide=step:rope_angles and step:gate hide those steps: every step id of th
   // Without the flag, the same link shows the angles.
   await page.goto(`${base}index.html#${hash}`);
   await ready(page);
-  assert(await page.locator('#step-list article[data-step="rope_angles"]').count() === 1, 'the RoPE problem has no rope_angles card');
+  assert((await page.locator('#step-list article[data-step="rope_angles"]').count()) === 1, 'the RoPE problem has no rope_angles card');
 });
 
 test('copy embed code: an iframe snippet with the flags and the state', async ({ page, base }) => {
@@ -291,18 +406,29 @@ test('copy embed code: an iframe snippet with the flags and the state', async ({
   await ready(page);
   await page.selectOption('#preset', '004');
   await page.click('#share summary');
-  for (const box of ['#embed-hide input[value="input:W_Q"]', '#embed-hide input[value="step:scores"]',
-    '#embed-lock input[value="options"]', '#embed-lock input[value="X"]']) await page.check(box);
+  for (const box of [
+    '#embed-hide input[value="input:W_Q"]',
+    '#embed-hide input[value="step:scores"]',
+    '#embed-lock input[value="options"]',
+    '#embed-lock input[value="X"]',
+  ])
+    await page.check(box);
   await page.click('#copy-embed');
   // The click's handler writes the snippet once the state is compressed (asynchronously).
   await page.waitForFunction(() => (document.querySelector('#export-preview')?.value ?? '') !== '');
   const code = await page.$eval('#export-preview', (t) => t.value);
   // Only the attributes Canvas keeps: the whole problem is in src.
-  const m = /^<iframe src="([^"]+)" width="100%" height="720" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen><\/iframe>$/.exec(code);
+  const m =
+    /^<iframe src="([^"]+)" width="100%" height="720" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen><\/iframe>$/.exec(
+      code,
+    );
   assert(m, `embed code: ${code}`);
   // The builder writes its own snippet after each change of a box, also asynchronously.
-  await page.waitForFunction((c) => document.querySelector('#embed-snippet').value === c, code, { timeout: 5000 })
-    .catch(async () => { throw new Error(`the builder shows another snippet than the one copied: ${await page.$eval('#embed-snippet', (t) => t.value)}`); });
+  await page
+    .waitForFunction((c) => document.querySelector('#embed-snippet').value === c, code, { timeout: 5000 })
+    .catch(async () => {
+      throw new Error(`the builder shows another snippet than the one copied: ${await page.$eval('#embed-snippet', (t) => t.value)}`);
+    });
   const src = m[1].replace(/&amp;/g, '&');
   assert(/\?embed=1&hide=input:W_Q,step:scores&lock=options,X#v2=/.test(src), `embed src: ${src}`);
   await page.goto(src);
@@ -311,7 +437,12 @@ test('copy embed code: an iframe snippet with the flags and the state', async ({
   assert(await page.$eval('.editor[data-input="W_Q"]', (e) => e.hidden), 'W_Q not hidden from the embed code');
   assert(await page.$eval('.editor[data-input="X"]', (e) => e.inert), 'X not locked from the embed code');
   assert(!(await page.$eval('.editor[data-input="W_K"]', (e) => e.inert)), 'W_K locked although only X was');
-  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), engine.run(preset('004')).output, 'seed 004 output', 1e-4);
+  assertMatrix(
+    (await readStep(page, 'output:-1')).map((r) => r.map(shown)),
+    engine.run(preset('004')).output,
+    'seed 004 output',
+    1e-4,
+  );
 });
 
 // ---- links ---------------------------------------------------------------------------------------
@@ -325,13 +456,18 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
   await page.waitForTimeout(500);
   const before = await readStep(page, 'output:-1');
-  await page.$eval('#export-preview', (t) => { t.value = ''; });
+  await page.$eval('#export-preview', (t) => {
+    t.value = '';
+  });
   await page.click('#copy-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   assert(/#v2=[A-Za-z0-9_-]+$/.test(link), `copied link: ${link}`);
-  await page.waitForFunction((h) => location.hash === h, link.slice(link.indexOf('#')), { timeout: 5000 })
-    .catch(() => { throw new Error(`the address bar (${page.url().slice(0, 80)}…) never showed the copied link`); });
+  await page
+    .waitForFunction((h) => location.hash === h, link.slice(link.indexOf('#')), { timeout: 5000 })
+    .catch(() => {
+      throw new Error(`the address bar (${page.url().slice(0, 80)}…) never showed the copied link`);
+    });
   const other = await context.newPage();
   await other.goto(link);
   await ready(other);
@@ -346,14 +482,43 @@ test('shared link: v2 round trip of an edited problem, an old v1 link, a preset 
   assert(state.preset === '002' && state.inputs === undefined, `unedited preset link holds ${JSON.stringify(state).slice(0, 200)}`);
   assert(page.url().split('#')[1].length < 80, `preset link is ${page.url().split('#')[1].length} characters`);
   // A v1 link (made by the first version of the page) still opens.
-  const v1 = { preset: null, edited: true, mode: 'qkv', inputs: { Q: { text: '1 0\n0 1' }, K: { text: '1 2\n3 4' }, V: { text: '1 1\n0 2' } }, options: { scale: 'none' } };
+  const v1 = {
+    preset: null,
+    edited: true,
+    mode: 'qkv',
+    inputs: { Q: { text: '1 0\n0 1' }, K: { text: '1 2\n3 4' }, V: { text: '1 1\n0 2' } },
+    options: { scale: 'none' },
+  };
   const v1hash = `v1=${Buffer.from(JSON.stringify(v1)).toString('base64url')}`;
   await page.goto(`${base}index.html#${v1hash}`);
   await ready(page);
-  const v1trace = engine.run({ Q: [[1, 0], [0, 1]], K: [[1, 2], [3, 4]], V: [[1, 1], [0, 2]], options: { scale: 'none' } });
-  assertMatrix((await readStep(page, 'output:-1')).map((r) => r.map(shown)), v1trace.output, 'v1 link output', 1e-4);
+  const v1trace = engine.run({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 2],
+      [3, 4],
+    ],
+    V: [
+      [1, 1],
+      [0, 2],
+    ],
+    options: { scale: 'none' },
+  });
+  assertMatrix(
+    (await readStep(page, 'output:-1')).map((r) => r.map(shown)),
+    v1trace.output,
+    'v1 link output',
+    1e-4,
+  );
   // Over-long and damaged links: a clear message and a working page (the default example).
-  for (const [hash, re] of [[`v2=${'A'.repeat(1_000_100)}`, /too long/], ['v2=AAAA$$$', /damaged/], ['v9=abc', /newer version/]]) {
+  for (const [hash, re] of [
+    [`v2=${'A'.repeat(1_000_100)}`, /too long/],
+    ['v2=AAAA$$$', /damaged/],
+    ['v9=abc', /newer version/],
+  ]) {
     await page.goto('about:blank');
     // A 1 MB address takes Chromium itself seconds to take in on a loaded machine (a profile shows
     // the page's own scripts under 2 s of a 12 s load; the rest is the browser and the test
@@ -390,7 +555,10 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
     assert(blocks.length >= 2 * trace.steps.length, `${blocks.length} math blocks`);
     for (const b of blocks) katex.renderToString(b, { throwOnError: true, displayMode: true });
     const stepTex = (await exportFile(page, 'weights:0', 'latex')).bytes.toString('utf8');
-    assert(stepTex.includes('A = \\begin{bmatrix}\n0.0000') || stepTex.includes('A = \\begin{bmatrix}\n1.0000'), `weights LaTeX: ${stepTex.slice(0, 120)}`);
+    assert(
+      stepTex.includes('A = \\begin{bmatrix}\n0.0000') || stepTex.includes('A = \\begin{bmatrix}\n1.0000'),
+      `weights LaTeX: ${stepTex.slice(0, 120)}`,
+    );
     for (const b of [...stepTex.matchAll(/\\\[([\s\S]*?)\\\]/g)].map((m) => m[1])) katex.renderToString(b, { throwOnError: true });
     // CSV: the long table round-trips the trace exactly; a step CSV has labels.
     const csv = (await exportFile(page, 'all', 'csv')).bytes.toString('utf8');
@@ -408,7 +576,14 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
     if (hasNumpy) {
       writeFileSync(join(work, 'a.py'), py.bytes);
       const steps = JSON.parse(execFileSync(PYTHON, [join(work, 'a.py'), '--json'], { encoding: 'utf8' }));
-      steps.forEach((s, k) => assertMatrix(s.data.map((r) => r.map((v) => (v === '-inf' ? -Infinity : v))), trace.steps[k].data, `numpy ${s.id}`, 1e-12));
+      steps.forEach((s, k) =>
+        assertMatrix(
+          s.data.map((r) => r.map((v) => (v === '-inf' ? -Infinity : v))),
+          trace.steps[k].data,
+          `numpy ${s.id}`,
+          1e-12,
+        ),
+      );
     }
     const torch = (await exportFile(page, 'all', 'pytorch')).bytes.toString('utf8');
     assert(/F\.scaled_dot_product_attention\(q, k, v, is_causal=True/.test(torch), 'PyTorch script does not check SDPA');
@@ -424,7 +599,8 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
     assert([...all.matchAll(/<svg /g)].length === trace.steps.length + 1, 'the whole-trace SVG has not one heatmap per step');
     const png = await exportFile(page, 'weights:0', 'png');
     assert(png.name === 'weights.png' && png.bytes.subarray(1, 4).toString() === 'PNG', `PNG export ${png.name}`);
-    const width = png.bytes.readUInt32BE(16), height = png.bytes.readUInt32BE(20);
+    const width = png.bytes.readUInt32BE(16),
+      height = png.bytes.readUInt32BE(20);
     assert(width > 100 && height > 100, `PNG is ${width}x${height}`);
     writeFileSync(join(artifacts, 'embed-export-weights.png'), png.bytes);
     writeFileSync(join(artifacts, 'embed-export-steps.svg'), all);
@@ -444,7 +620,7 @@ test('exports: LaTeX, CSV, JSON, NumPy, PyTorch, SVG, PNG, a worked cell — who
 
 // ---- exercises ------------------------------------------------------------------------------------
 
-test('exercise: New problem draws every input the problem has, the gate\'s W_G too', async ({ page, base }) => {
+test("exercise: New problem draws every input the problem has, the gate's W_G too", async ({ page, base }) => {
   await page.goto(`${base}index.html`);
   await ready(page);
   await page.selectOption('#preset', 'gated');
@@ -455,10 +631,16 @@ test('exercise: New problem draws every input the problem has, the gate\'s W_G t
   await page.waitForFunction(() => document.querySelector('#recipe code')?.textContent.includes('np.random.seed(3)'));
   // The recipe names each input in the order drawn; W_G's numbers are that draw's.
   const recipe = await page.$eval('#recipe code', (c) => c.textContent);
-  const draws = [...recipe.matchAll(/^(\w+) = np\.round\(np\.random\.randn\(([\d, ]+)\), 1\)$/gm)].map(([, name, dims]) => ({ name, shape: dims.split(',').map(Number) }));
+  const draws = [...recipe.matchAll(/^(\w+) = np\.round\(np\.random\.randn\(([\d, ]+)\), 1\)$/gm)].map(([, name, dims]) => ({
+    name,
+    shape: dims.split(',').map(Number),
+  }));
   const names = draws.map((d) => d.name);
   assert(names.join() === 'X,W_Q,W_K,W_V,W_G', `New problem drew ${names}`);
-  const drawn = engine.random(3, draws.map(({ shape }) => ({ kind: 'randn', shape })));
+  const drawn = engine.random(
+    3,
+    draws.map(({ shape }) => ({ kind: 'randn', shape })),
+  );
   const want = drawn[names.indexOf('W_G')].map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
   const text = await page.$eval('.editor[data-input="W_G"] textarea', (t) => t.value);
   assert(text === want.map((r) => r.join(' ')).join('\n'), `W_G from seed 3: ${JSON.stringify(text)} vs ${JSON.stringify(want)}`);
@@ -474,21 +656,42 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await page.fill('#ex-seed', '5');
   await page.click('#ex-new');
   await page.waitForTimeout(200);
-  const r5 = engine.random(5, [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] }))).map((m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0)));
+  const r5 = engine
+    .random(
+      5,
+      [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] })),
+    )
+    .map((m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0)));
   const x5 = await page.$eval('.editor[data-input="X"] textarea', (t) => t.value);
   assert(x5 === r5[0].map((r) => r.join(' ')).join('\n'), `X from seed 5, one decimal: ${JSON.stringify(x5)} vs ${JSON.stringify(r5[0])}`);
-  assert((await page.$eval('#recipe code', (c) => c.textContent)).includes('X = np.round(np.random.randn(2, 2), 1)'), 'the recipe does not show np.round');
+  assert(
+    (await page.$eval('#recipe code', (c) => c.textContent)).includes('X = np.round(np.random.randn(2, 2), 1)'),
+    'the recipe does not show np.round',
+  );
   await page.selectOption('#ex-kind', 'int');
   await page.fill('#ex-seed', '7');
   await page.click('#ex-new');
   await page.waitForTimeout(200);
   // The seed's numbers are numpy's: np.random.seed(7); randint(-2, 3, size=...) for each input in order.
-  const shapes = [['X', [2, 2]], ['W_Q', [2, 2]], ['W_K', [2, 2]], ['W_V', [2, 2]]];
-  const drawn = engine.random(7, shapes.map(([, shape]) => ({ kind: 'randint', shape, low: -2, high: 3 })));
+  const shapes = [
+    ['X', [2, 2]],
+    ['W_Q', [2, 2]],
+    ['W_K', [2, 2]],
+    ['W_V', [2, 2]],
+  ];
+  const drawn = engine.random(
+    7,
+    shapes.map(([, shape]) => ({ kind: 'randint', shape, low: -2, high: 3 })),
+  );
   const problem = { options: { scale: 'sqrt_dk', heads: 1, kv_heads: 1, layout: 'rows', precision: 'float64', causal: false } };
-  shapes.forEach(([n], i) => { problem[n] = drawn[i]; });
+  shapes.forEach(([n], i) => {
+    problem[n] = drawn[i];
+  });
   const xText = await page.$eval('.editor[data-input="X"] textarea', (t) => t.value);
-  assert(xText === drawn[0].map((r) => r.join(' ')).join('\n'), `X after new problem(7): ${JSON.stringify(xText)} vs ${JSON.stringify(drawn[0])}`);
+  assert(
+    xText === drawn[0].map((r) => r.join(' ')).join('\n'),
+    `X after new problem(7): ${JSON.stringify(xText)} vs ${JSON.stringify(drawn[0])}`,
+  );
   const trace = engine.run(problem);
   const weights = trace.steps.find((s) => s.id === 'weights').data;
   await page.check('#ex-steps input[value="weights:0"]');
@@ -509,8 +712,16 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await fill(true);
   await page.click('#ex-check');
   const message = await page.$eval('#ex-result', (e) => e.textContent);
-  assert(/^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\. It depends on every entry of query .+'s row in the scaled scores: softmax/.test(message), `wrong answer message: ${message}`);
-  assert(await page.$eval('#exercise input[data-id="weights:0/1/0"]', (i) => i.classList.contains('wrong') && document.activeElement === i), 'the first wrong entry is not marked and focused');
+  assert(
+    /^3 of 4 right\. First to fix: Attention weights, row 2 \(.+\), column 1 \(.+\) — you wrote [\d.]+\. It depends on every entry of query .+'s row in the scaled scores: softmax/.test(
+      message,
+    ),
+    `wrong answer message: ${message}`,
+  );
+  assert(
+    await page.$eval('#exercise input[data-id="weights:0/1/0"]', (i) => i.classList.contains('wrong') && document.activeElement === i),
+    'the first wrong entry is not marked and focused',
+  );
   await axe(page, 'exercise and share panels', [['#exercise'], ['#share']]);
   await shot(page, '05-exercise-wrong');
   // "Show answers": the step comes back and the grid shows the engine's numbers.
@@ -524,13 +735,18 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   assert(!(await page.$('#step-list article[data-step="weights"]')), 'the weights step stays after hiding the answers again');
   // The teacher's link: the problem and the hidden step, no answers.
   // The link is written asynchronously (deflate): wait for it rather than read a stale preview.
-  await page.$eval('#export-preview', (t) => { t.value = ''; });
+  await page.$eval('#export-preview', (t) => {
+    t.value = '';
+  });
   await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const link = await page.$eval('#export-preview', (t) => t.value);
   const { state } = await page.evaluate(async (h) => (await import('./lib/share.js')).decodeStateString(h), link.split('#')[1]);
   assert(state, `the copied link does not decode: ${link.slice(0, 200)}`);
-  assert(JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7, `exercise in the link: ${JSON.stringify(state.exercise)}`);
+  assert(
+    JSON.stringify(state.exercise.steps) === '["weights:0"]' && state.exercise.tolerance === 0.001 && state.exercise.seed === 7,
+    `exercise in the link: ${JSON.stringify(state.exercise)}`,
+  );
   const text = JSON.stringify(state);
   for (const row of weights) for (const w of row) assert(!text.includes(String(w).slice(0, 8)), `the link holds the answer ${w}`);
   // Opened again (the teacher's link; students get theirs from the exercise, see student.test.mjs): same numbers, the exercise is waiting.
@@ -538,8 +754,9 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   await student.goto(link);
   await ready(student);
   await student.waitForSelector('#exercise input.answer');
-  assert(await student.$$eval('#exercise input.answer', (i) => i.length) === 4, 'the student does not get 4 blanks');
-  for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) await student.fill(`#exercise input[data-id="weights:0/${r}/${c}"]`, weights[r][c].toFixed(4));
+  assert((await student.$$eval('#exercise input.answer', (i) => i.length)) === 4, 'the student does not get 4 blanks');
+  for (let r = 0; r < 2; r++)
+    for (let c = 0; c < 2; c++) await student.fill(`#exercise input[data-id="weights:0/${r}/${c}"]`, weights[r][c].toFixed(4));
   await student.click('#ex-check');
   const ok = await student.$eval('#ex-result', (e) => e.textContent);
   assert(ok === 'All 4 right. Well done!', `right answers: ${ok}`);
@@ -548,7 +765,9 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   // Hidden cells only: two numbers of the output.
   await fill(false);
   await page.click('#ex-leave');
-  await page.$eval('#exercise-setup', (d) => { d.open = true; });
+  await page.$eval('#exercise-setup', (d) => {
+    d.open = true;
+  });
   await page.fill('#ex-cells', '2');
   await page.check('#ex-steps input[value="output:-1"]');
   await page.uncheck('#ex-steps input[value="weights:0"]');
@@ -563,12 +782,15 @@ test('exercise: seeded new problem, answers wrong then right, the teacher link h
   const [r, c] = [await shownCell.getAttribute('data-r'), await shownCell.getAttribute('data-c')];
   await shownCell.click();
   await page.click('#ex-choose');
-  assert(await page.$$eval('#exercise input.answer', (i) => i.length) === 3, 'a clicked number did not become a blank');
+  assert((await page.$$eval('#exercise input.answer', (i) => i.length)) === 3, 'a clicked number did not become a blank');
   // The address bar holds the students' link during an exercise: its paper's blanks are the 3 cells.
   const blanksOf = (s) => (s.student?.steps?.[0]?.cells ?? []).flatMap((row, i) => row.flatMap((x, j) => (x === null ? [[i, j]] : [])));
   const withCells = await settledLink(page, (s) => blanksOf(s).length === 3);
   const cells = blanksOf(withCells);
-  assert(cells.some(([a, b]) => a === Number(r) && b === Number(c)), `cells in the link: ${JSON.stringify(cells)}`);
+  assert(
+    cells.some(([a, b]) => a === Number(r) && b === Number(c)),
+    `cells in the link: ${JSON.stringify(cells)}`,
+  );
 });
 
 // ---- CSP -------------------------------------------------------------------------------------------
@@ -591,7 +813,9 @@ test(`strict CSP (${CSP}): the page, the component and the exports work, no viol
   assert(violations.length === 0, `CSP violations on the page: ${violations.join('; ')}`);
   await page.goto(`${cspBase}embedding.html`);
   await page.waitForSelector('body[data-ready="true"]');
-  await page.waitForFunction(() => ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')));
+  await page.waitForFunction(() =>
+    ['ex-preset', 'ex-json', 'ex-state'].every((id) => document.getElementById(id).shadowRoot.querySelector('.steps')),
+  );
   const frame = page.frameLocator('#ex-iframe');
   await frame.locator('body[data-ready="true"]').waitFor();
   violations = await page.evaluate(() => window.__violations);

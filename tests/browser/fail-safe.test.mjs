@@ -25,7 +25,10 @@ const pkg = await import(join(root, 'dist', 'node.js'));
 const engine = await pkg.loadAttention();
 
 const test = browserSuite('fail-safe', {
-  lib: join(root, 'dist'), contextPerTest: true, contextOptions: { viewport: { width: 1280, height: 900 } }, screenshots: 'fail-safe-',
+  lib: join(root, 'dist'),
+  contextPerTest: true,
+  contextOptions: { viewport: { width: 1280, height: 900 } },
+  screenshots: 'fail-safe-',
   consoleTypes: ['error'],
 });
 
@@ -38,24 +41,45 @@ async function open(page, url, timeout = 20000) {
 }
 
 /** What a page shows: its messages, the example chosen, step cards, an exercise, a payload that ran. */
-const seen = (page) => page.evaluate(() => ({
-  status: document.getElementById('status')?.textContent ?? '',
-  linkError: document.getElementById('link-error')?.textContent ?? '',
-  lessonError: document.querySelector('#lesson-error p')?.textContent ?? '',
-  exerciseError: document.querySelector('#exercise .error')?.textContent ?? '',
-  exercise: Boolean(document.querySelector('#exercise.student-exercise')),
-  preset: document.getElementById('preset')?.value ?? null,
-  steps: document.querySelectorAll('#step-list article.step').length,
-  pwned: window.__pwned,
-}));
+const seen = (page) =>
+  page.evaluate(() => ({
+    status: document.getElementById('status')?.textContent ?? '',
+    linkError: document.getElementById('link-error')?.textContent ?? '',
+    lessonError: document.querySelector('#lesson-error p')?.textContent ?? '',
+    exerciseError: document.querySelector('#exercise .error')?.textContent ?? '',
+    exercise: Boolean(document.querySelector('#exercise.student-exercise')),
+    preset: document.getElementById('preset')?.value ?? null,
+    steps: document.querySelectorAll('#step-list article.step').length,
+    pwned: window.__pwned,
+  }));
 
 const PAPER = {
-  v: 2, salt: '0123456789abcdef', tolerance: 0.01, kdf: { N: 2, r: 1, p: 1 }, decimals: 4, about: 'd_k = 2', given: [],
-  steps: [{ key: 'weights:0', title: 'Attention weights', tex: '', rows: ['a'], cols: ['b', 'c'], rowTitle: 'query', colTitle: 'key', cells: [[null, null]],
-    answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }],
+  v: 2,
+  salt: '0123456789abcdef',
+  tolerance: 0.01,
+  kdf: { N: 2, r: 1, p: 1 },
+  decimals: 4,
+  about: 'd_k = 2',
+  given: [],
+  steps: [
+    {
+      key: 'weights:0',
+      title: 'Attention weights',
+      tex: '',
+      rows: ['a'],
+      cols: ['b', 'c'],
+      rowTitle: 'query',
+      colTitle: 'key',
+      cells: [[null, null]],
+      answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }],
+    },
+  ],
 };
 
-test('a students\' link whose cells are of the wrong type: the exercise says which field, the page is ready, nothing throws', async ({ page, base }) => {
+test("a students' link whose cells are of the wrong type: the exercise says which field, the page is ready, nothing throws", async ({
+  page,
+  base,
+}) => {
   // The well-formed paper opens as an exercise.
   await open(page, `${base}#${await linkText({ student: PAPER }, 2)}`);
   assert.equal(await page.locator('#exercise input.answer').count(), 2);
@@ -75,10 +99,15 @@ test('a students\' link whose cells are of the wrong type: the exercise says whi
   }
 });
 
-test('?lesson=URL that never answers: the default example at once under a note naming the URL; after the timeout, a message naming it', async ({ page, base }) => {
+test('?lesson=URL that never answers: the default example at once under a note naming the URL; after the timeout, a message naming it', async ({
+  page,
+  base,
+}) => {
   const sockets = new Set();
   const requests = [];
-  const hang = createServer((req) => { requests.push(req.url); /* never answers */ });
+  const hang = createServer((req) => {
+    requests.push(req.url); /* never answers */
+  });
   hang.on('connection', (s) => sockets.add(s));
   await new Promise((done) => hang.listen(0, '127.0.0.1', done));
   const url = `http://127.0.0.1:${hang.address().port}/lesson.json`;
@@ -86,8 +115,10 @@ test('?lesson=URL that never answers: the default example at once under a note n
     await page.clock.install(); // time runs as usual; fastForward below jumps to the timeout
     await page.goto(`${base}?lesson=${encodeURIComponent(url)}`);
     await page.waitForSelector('#lesson-loading');
-    assert.equal(await page.$eval('#lesson-loading', (e) => e.textContent),
-      `Loading the lesson from ${url}… Until it comes, the page shows the default example.`);
+    assert.equal(
+      await page.$eval('#lesson-loading', (e) => e.textContent),
+      `Loading the lesson from ${url}… Until it comes, the page shows the default example.`,
+    );
     assert.equal(await page.$eval('#lesson-loading', (e) => e.getAttribute('role')), 'status');
     // Drawn underneath while the lesson loads: the default example's steps and numbers.
     await page.waitForFunction(() => document.querySelectorAll('#step-list article.step td').length > 0);
@@ -97,7 +128,10 @@ test('?lesson=URL that never answers: the default example at once under a note n
     await page.clock.fastForward(share.LESSON_TIMEOUT_MS + 1000);
     await page.waitForSelector('body[data-ready="true"]');
     const view = await seen(page);
-    assert.equal(view.lessonError, `The lesson at ${url} could not be fetched: no answer within 15 seconds. The page shows the default example instead.`);
+    assert.equal(
+      view.lessonError,
+      `The lesson at ${url} could not be fetched: no answer within 15 seconds. The page shows the default example instead.`,
+    );
     assert.equal(await page.locator('#lesson-loading').count(), 0);
     assert.equal(view.preset, DEFAULT_PRESET);
     assert.ok(view.steps >= 5, `${view.steps} step cards`);
@@ -121,7 +155,10 @@ async function expectLink(text) {
   return { r, text };
 }
 
-test('a sample of damaged links and students\' links: each a working page with the decoder\'s message; nothing injected runs', async ({ page, base }) => {
+test("a sample of damaged links and students' links: each a working page with the decoder's message; nothing injected runs", async ({
+  page,
+  base,
+}) => {
   const texts = [];
   for (const obj of sample(damaged(linkStateArb.map(json)), 5)) texts.push(await linkText(obj, 2));
   for (const obj of sample(damaged(studentStateArb.map(json)), 5)) texts.push(await linkText(obj, 2));
@@ -146,13 +183,20 @@ test('a sample of damaged links and students\' links: each a working page with t
     } else {
       // A state that fits: the page draws it (its problem may still be refused by the engine,
       // with the engine's message at the input or option).
-      assert.ok(view.exercise || view.steps > 0 || (await page.locator('.error:not([hidden])').count()) > 0, `${where}: nothing drawn, no message`);
+      assert.ok(
+        view.exercise || view.steps > 0 || (await page.locator('.error:not([hidden])').count()) > 0,
+        `${where}: nothing drawn, no message`,
+      );
     }
   }
   assert.ok(messages >= 5, `only ${messages} of ${texts.length} gave a message: the sample is too gentle`);
 });
 
-test('a sample of damaged lesson files at ?lesson=URL: the lesson, or the default example with a message naming the file', async ({ page, base, siteDir }) => {
+test('a sample of damaged lesson files at ?lesson=URL: the lesson, or the default example with a message naming the file', async ({
+  page,
+  base,
+  siteDir,
+}) => {
   mkdirSync(join(siteDir, 'lessons'), { recursive: true });
   const files = [
     ...sample(damaged(lessonFileArb.map(json)), 5).map((obj) => JSON.stringify(obj)),
@@ -177,7 +221,10 @@ test('a sample of damaged lesson files at ?lesson=URL: the lesson, or the defaul
     assert.equal(view.pwned, undefined, `${name}: a payload ran`);
     if (problem) {
       messages++;
-      assert.ok(view.lessonError.startsWith('The lesson could not be opened. ') && view.lessonError.includes(url), `${name}: ${view.lessonError}`);
+      assert.ok(
+        view.lessonError.startsWith('The lesson could not be opened. ') && view.lessonError.includes(url),
+        `${name}: ${view.lessonError}`,
+      );
       assert.equal(view.preset, DEFAULT_PRESET, name);
     } else {
       assert.equal(view.lessonError, '', name);

@@ -40,21 +40,32 @@ function weightsOf(problem) {
 /** `shown` (a table's text) is `expected` at the page's decimals. */
 function assertShown(actual, expected, what) {
   assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
-  expected.forEach((row, i) => row.forEach((e, j) => {
-    const text = actual[i][j];
-    assert(new RegExp(`^−?\\d+\\.\\d{${DECIMALS}}$`).test(text), `${what}[${i + 1}, ${j + 1}] is "${text}", not a number with ${DECIMALS} decimals`);
-    assert(Math.abs(shown(text) - e) <= 0.5 * 10 ** -DECIMALS + 1e-12, `${what}[${i + 1}, ${j + 1}] shows ${text}, the engine has ${e}`);
-  }));
+  expected.forEach((row, i) =>
+    row.forEach((e, j) => {
+      const text = actual[i][j];
+      assert(
+        new RegExp(`^−?\\d+\\.\\d{${DECIMALS}}$`).test(text),
+        `${what}[${i + 1}, ${j + 1}] is "${text}", not a number with ${DECIMALS} decimals`,
+      );
+      assert(Math.abs(shown(text) - e) <= 0.5 * 10 ** -DECIMALS + 1e-12, `${what}[${i + 1}, ${j + 1}] shows ${text}, the engine has ${e}`);
+    }),
+  );
 }
 
 const WEIGHTS = '#step-list article[data-step="weights"][data-head="0"] table.matrix tbody tr';
-const readWeights = (page) => page.$$eval(WEIGHTS, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())));
+const readWeights = (page) =>
+  page.$$eval(WEIGHTS, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())));
 
 /** Holds lib/attention.wasm back (the engine cannot load) until the returned function is called. */
 async function holdEngine(page) {
   let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/lib/attention.wasm', async (route) => { await held; await route.continue(); });
+  const held = new Promise((r) => {
+    release = r;
+  });
+  await page.route('**/lib/attention.wasm', async (route) => {
+    await held;
+    await route.continue();
+  });
   return release;
 }
 
@@ -72,29 +83,38 @@ async function countFrames(page) {
   });
 }
 
-test('the built index.html holds the default example\'s first screen, with the engine\'s numbers', async ({ page, siteDir }) => {
+test("the built index.html holds the default example's first screen, with the engine's numbers", async ({ page, siteDir }) => {
   const html = readFileSync(join(siteDir, 'index.html'), 'utf8');
-  const read = await page.evaluate(([source, weights]) => {
-    const doc = new DOMParser().parseFromString(source, 'text/html');
-    const app = doc.getElementById('app');
-    const next = (el) => el?.nextElementSibling;
-    return {
-      attrs: { inert: app.hasAttribute('inert'), busy: app.getAttribute('aria-busy'), snapshot: app.getAttribute('data-snapshot') },
-      preset: app.querySelector('#preset option[selected]')?.value ?? null,
-      loading: Boolean(app.querySelector('#loading')),
-      sigs: app.querySelectorAll('[data-sig], [data-signature]').length,
-      pristine: next(app)?.id === 'app-pristine' ? next(app).content.querySelector('#loading')?.textContent : null,
-      script: next(next(app))?.getAttribute('src') ?? null,
-      weights: [...app.querySelectorAll(weights)].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())),
-    };
-  }, [html, WEIGHTS]);
-  assert(read.attrs.inert && read.attrs.busy === 'true' && read.attrs.snapshot === 'pending', `#app's attributes: ${JSON.stringify(read.attrs)}`);
+  const read = await page.evaluate(
+    ([source, weights]) => {
+      const doc = new DOMParser().parseFromString(source, 'text/html');
+      const app = doc.getElementById('app');
+      const next = (el) => el?.nextElementSibling;
+      return {
+        attrs: { inert: app.hasAttribute('inert'), busy: app.getAttribute('aria-busy'), snapshot: app.getAttribute('data-snapshot') },
+        preset: app.querySelector('#preset option[selected]')?.value ?? null,
+        loading: Boolean(app.querySelector('#loading')),
+        sigs: app.querySelectorAll('[data-sig], [data-signature]').length,
+        pristine: next(app)?.id === 'app-pristine' ? next(app).content.querySelector('#loading')?.textContent : null,
+        script: next(next(app))?.getAttribute('src') ?? null,
+        weights: [...app.querySelectorAll(weights)].map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent.trim())),
+      };
+    },
+    [html, WEIGHTS],
+  );
+  assert(
+    read.attrs.inert && read.attrs.busy === 'true' && read.attrs.snapshot === 'pending',
+    `#app's attributes: ${JSON.stringify(read.attrs)}`,
+  );
   assert(!read.loading, 'the snapshot still has the "Loading" line');
   assert(read.sigs === 0, `the snapshot keeps ${read.sigs} drawing signatures`);
-  assert(/Loading the attention engine/.test(read.pristine ?? ''), 'no <template id="app-pristine"> with the page\'s own markup after #app');
+  assert(
+    /Loading the attention engine/.test(read.pristine ?? ''),
+    'no <template id="app-pristine"> with the page\'s own markup after #app',
+  );
   assert(read.script === 'first-screen.js', `after the template: ${read.script}, not first-screen.js`);
   assert(read.preset && pkg.findPreset(read.preset), `the snapshot's example: ${read.preset}`);
-  assertShown(read.weights, weightsOf(pkg.presetProblem(pkg.findPreset(read.preset), engine).problem), 'the snapshot\'s weights');
+  assertShown(read.weights, weightsOf(pkg.presetProblem(pkg.findPreset(read.preset), engine).problem), "the snapshot's weights");
 });
 
 test('without a link the numbers are painted before the engine is loaded; then the page takes over and works', async ({ page, base }) => {
@@ -131,7 +151,7 @@ test('without a link the numbers are painted before the engine is loaded; then t
   assert(!after.inert && after.snapshot === null && after.busy === 'false', `the live page: ${JSON.stringify(after)}`);
   assert(after.firstSteps === 1 && after.interactive === 1, `marks: ${JSON.stringify(after)}`);
   assert(after.preset === before.preset, `the live page shows ${after.preset}, the snapshot ${before.preset}`);
-  assertShown(await readWeights(page), expected, 'the live page\'s weights');
+  assertShown(await readWeights(page), expected, "the live page's weights");
 
   // It works: a cell of Q edited, the weights are the engine's for the new Q.
   const problem = structuredClone(pkg.presetProblem(pkg.findPreset(before.preset), engine).problem);
@@ -148,8 +168,11 @@ test('without a link the numbers are painted before the engine is loaded; then t
 // competed with its layout and paint, BENCHMARKS.md, twelfth session); with a link, as the HTML is
 // parsed (fetched at once, run when the HTML is parsed). Each frame records, before its paint,
 // whether step cards show and whether the page's module is in the document yet (or preloaded).
-for (const [what, path, framesFirst] of [['without a link', '', true], ['with a link', `#${await share.encodeStateString({ preset: 'lookup' })}`, false]]) {
-  test(`${what}, the live page is started ${framesFirst ? 'after the snapshot\'s first frame' : 'at once'}`, async ({ page, base }) => {
+for (const [what, path, framesFirst] of [
+  ['without a link', '', true],
+  ['with a link', `#${await share.encodeStateString({ preset: 'lookup' })}`, false],
+]) {
+  test(`${what}, the live page is started ${framesFirst ? "after the snapshot's first frame" : 'at once'}`, async ({ page, base }) => {
     await page.addInitScript(() => {
       window.start_ = { frames: 0, withSteps: 0, moduleAtFrame: null, moduleAtSteps: null };
       const tick = () => {
@@ -165,13 +188,17 @@ for (const [what, path, framesFirst] of [['without a link', '', true], ['with a 
       requestAnimationFrame(tick);
     });
     const wasm = [];
-    page.on('request', (r) => { if (r.url().endsWith('/lib/attention.wasm')) wasm.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.url().endsWith('/lib/attention.wasm')) wasm.push(r.url());
+    });
     await page.goto(`${base}${path}`);
     await page.waitForSelector('body[data-ready="true"]');
     const start = await page.evaluate(() => ({
       ...window.start_,
       modules: [...document.querySelectorAll('script[type="module"]')].map((s) => s.getAttribute('src')),
-      preloads: [...document.querySelectorAll('link[rel="preload"]')].map((l) => `${l.getAttribute('href')} ${l.getAttribute('as')} ${l.getAttribute('crossorigin')}`),
+      preloads: [...document.querySelectorAll('link[rel="preload"]')].map(
+        (l) => `${l.getAttribute('href')} ${l.getAttribute('as')} ${l.getAttribute('crossorigin')}`,
+      ),
       modulePreloads: [...document.querySelectorAll('link[rel="modulepreload"]')].map((l) => l.getAttribute('href')),
     }));
     assert(JSON.stringify(start.modules) === '["main.bundle.js"]', `the page's modules: ${JSON.stringify(start.modules)}`);
@@ -181,7 +208,10 @@ for (const [what, path, framesFirst] of [['without a link', '', true], ['with a 
     if (framesFirst) {
       assert(start.moduleAtSteps >= 1, `the module was in the document before a frame showed the snapshot: ${JSON.stringify(start)}`);
     } else {
-      assert(start.moduleAtFrame === 1 && JSON.stringify(start.modulePreloads) === '["main.bundle.js"]', `with a link the module was fetched only at frame ${start.moduleAtFrame}: ${JSON.stringify(start)}`);
+      assert(
+        start.moduleAtFrame === 1 && JSON.stringify(start.modulePreloads) === '["main.bundle.js"]',
+        `with a link the module was fetched only at frame ${start.moduleAtFrame}: ${JSON.stringify(start)}`,
+      );
     }
   });
 }
@@ -206,10 +236,12 @@ function firstScreenLayout() {
       bodyHidden: document.getElementById('setup-body')?.hidden,
       deskFolded: document.getElementById('desk')?.classList.contains('setup-folded'),
     },
-    boxes: Object.fromEntries([
-      ...['#lesson', '#setup', '#setup-fold', '#results', '#step-list'].map((sel) => [sel, box(document.querySelector(sel))]),
-      ...cards.map((card, i) => [`step ${i + 1} (${card.dataset.step})`, box(card.querySelector('.step-head') ?? card)]),
-    ].filter(([, b]) => b === null || b[0] < innerHeight)),
+    boxes: Object.fromEntries(
+      [
+        ...['#lesson', '#setup', '#setup-fold', '#results', '#step-list'].map((sel) => [sel, box(document.querySelector(sel))]),
+        ...cards.map((card, i) => [`step ${i + 1} (${card.dataset.step})`, box(card.querySelector('.step-head') ?? card)]),
+      ].filter(([, b]) => b === null || b[0] < innerHeight),
+    ),
   };
 }
 
@@ -219,13 +251,24 @@ const PHONE_SIZE = { width: 390, height: 844 };
 for (const [what, prepare, folded] of [
   ['a desktop (1440 × 900)', null, false],
   ['a phone (390 × 844)', (page) => page.setViewportSize(PHONE_SIZE), true],
-  ['a desktop, the problem panel folded in this tab', (page) => page.addInitScript((key) => sessionStorage.setItem(key, 'folded'), PANEL_KEY), true],
-  ['a phone, the problem panel opened in this tab', async (page) => {
-    await page.setViewportSize(PHONE_SIZE);
-    await page.addInitScript((key) => sessionStorage.setItem(key, 'open'), PANEL_KEY);
-  }, false],
+  [
+    'a desktop, the problem panel folded in this tab',
+    (page) => page.addInitScript((key) => sessionStorage.setItem(key, 'folded'), PANEL_KEY),
+    true,
+  ],
+  [
+    'a phone, the problem panel opened in this tab',
+    async (page) => {
+      await page.setViewportSize(PHONE_SIZE);
+      await page.addInitScript((key) => sessionStorage.setItem(key, 'open'), PANEL_KEY);
+    },
+    false,
+  ],
 ]) {
-  test(`${what}: the snapshot is painted with the panel ${folded ? 'folded' : 'open'}; the live page takes over without moving it`, async ({ page, base }) => {
+  test(`${what}: the snapshot is painted with the panel ${folded ? 'folded' : 'open'}; the live page takes over without moving it`, async ({
+    page,
+    base,
+  }) => {
     await countFrames(page);
     await prepare?.(page);
     const release = await holdEngine(page);
@@ -235,16 +278,25 @@ for (const [what, prepare, folded] of [
     const before = await page.evaluate(firstScreenLayout);
     assert(before.snapshot === 'shown' && before.inert, `the snapshot is not shown: ${JSON.stringify(before)}`);
     const fold = { expanded: String(!folded), bodyHidden: folded, deskFolded: folded };
-    assert(JSON.stringify(before.fold) === JSON.stringify(fold), `the snapshot's panel: ${JSON.stringify(before.fold)}, expected ${JSON.stringify(fold)}`);
+    assert(
+      JSON.stringify(before.fold) === JSON.stringify(fold),
+      `the snapshot's panel: ${JSON.stringify(before.fold)}, expected ${JSON.stringify(fold)}`,
+    );
 
     release();
     await page.waitForFunction(() => performance.getEntriesByName('ae:interactive-painted', 'mark').length > 0);
     const after = await page.evaluate(firstScreenLayout);
     assert(after.snapshot === null && !after.inert, `the live page did not take over: ${JSON.stringify(after)}`);
-    assert(JSON.stringify(after.fold) === JSON.stringify(fold), `the live page's panel: ${JSON.stringify(after.fold)}, expected ${JSON.stringify(fold)}`);
+    assert(
+      JSON.stringify(after.fold) === JSON.stringify(fold),
+      `the live page's panel: ${JSON.stringify(after.fold)}, expected ${JSON.stringify(fold)}`,
+    );
     for (const [name, box] of Object.entries(before.boxes)) {
       assert(box !== null, `${name} is not in the snapshot`);
-      assert(JSON.stringify(after.boxes[name]) === JSON.stringify(box), `${name} moved when the live page took over: [top, left, width, height] ${JSON.stringify(box)} -> ${JSON.stringify(after.boxes[name])}`);
+      assert(
+        JSON.stringify(after.boxes[name]) === JSON.stringify(box),
+        `${name} moved when the live page took over: [top, left, width, height] ${JSON.stringify(box)} -> ${JSON.stringify(after.boxes[name])}`,
+      );
     }
   });
 }
@@ -273,7 +325,9 @@ for (const [what, path] of [
     assert(!held.inert && held.snapshot === null && held.marks.length === 0, `the pristine page: ${JSON.stringify(held)}`);
     release();
     await page.waitForSelector('body[data-ready="true"]');
-    const marks = await page.evaluate(() => ['ae:first-steps-painted', 'ae:interactive-painted'].map((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime));
+    const marks = await page.evaluate(() =>
+      ['ae:first-steps-painted', 'ae:interactive-painted'].map((n) => performance.getEntriesByName(n, 'mark')[0]?.startTime),
+    );
     assert(marks[0] > 0 && Math.abs(marks[0] - marks[1]) < 1, `the live page's first drawing is its first steps: ${marks}`);
     const expected = weightsOf(pkg.presetProblem(pkg.findPreset('lookup'), engine).problem);
     assertShown(await readWeights(page), expected, `the weights (${what})`);
@@ -282,14 +336,18 @@ for (const [what, path] of [
 
 // The untouched default leaves the address bar without a hash (link.js, addressHash): a reload or
 // a bookmark of it gets the snapshot; any other state is in the hash, and reloads as it was.
-test('the untouched default writes no hash; an edit does, choosing the default again takes it away; a reload gets the snapshot', async ({ page, base, context }) => {
+test('the untouched default writes no hash; an edit does, choosing the default again takes it away; a reload gets the snapshot', async ({
+  page,
+  base,
+  context,
+}) => {
   const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
   const hashOf = () => page.evaluate(() => location.hash);
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
   const original = await page.$eval(CELL, (e) => e.value);
   await page.waitForTimeout(400); // the hash is written 250 ms after a drawing
-  assert(await hashOf() === '', `the untouched default wrote a hash: ${await hashOf()}`);
+  assert((await hashOf()) === '', `the untouched default wrote a hash: ${await hashOf()}`);
 
   // An edit: its link is in the hash, and reads back as the edited number.
   assert(Number(original) !== 0.5, 'the edit would not change Q[1, 1]: pick another number');
@@ -316,8 +374,8 @@ test('the untouched default writes no hash; an edit does, choosing the default a
   const other = await context.newPage();
   await other.goto(`${base}${edited}`);
   await other.waitForSelector('body[data-ready="true"]');
-  assert(await other.$eval(CELL, (e) => e.value) === '0.5', 'the edited link did not reopen with Q[1, 1] = 0.5');
-  assert(await other.evaluate(() => document.documentElement.dataset.firstScreen ?? null) === null, 'a link got the snapshot');
+  assert((await other.$eval(CELL, (e) => e.value)) === '0.5', 'the edited link did not reopen with Q[1, 1] = 0.5');
+  assert((await other.evaluate(() => document.documentElement.dataset.firstScreen ?? null)) === null, 'a link got the snapshot');
   await other.selectOption('#preset', 'lookup');
   await other.waitForFunction(() => location.hash === '');
   await other.close();
@@ -326,12 +384,15 @@ test('the untouched default writes no hash; an edit does, choosing the default a
   const release = await holdEngine(page);
   await page.reload({ waitUntil: 'domcontentloaded' });
   await page.waitForSelector('#app[data-snapshot="shown"]');
-  assert(await page.evaluate(() => document.documentElement.dataset.firstScreen) === 'prerendered', 'the reload did not keep the snapshot');
+  assert(
+    (await page.evaluate(() => document.documentElement.dataset.firstScreen)) === 'prerendered',
+    'the reload did not keep the snapshot',
+  );
   release();
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForTimeout(400);
-  assert(await hashOf() === '', `after the reload the page wrote a hash: ${await hashOf()}`);
-  assert(await page.$eval(CELL, (e) => e.value) === original, 'the reload did not show the default example');
+  assert((await hashOf()) === '', `after the reload the page wrote a hash: ${await hashOf()}`);
+  assert((await page.$eval(CELL, (e) => e.value)) === original, 'the reload did not show the default example');
 });
 
 // A frame keeps its state for its host's reload (link.js, saveFrameHash) by the same rule: back to
@@ -354,12 +415,20 @@ test('a slow link does not overwrite the link of a later edit', async ({ page, b
         });
         spy.readable.pipeTo(super.writable);
         this.spyWritable = spy.writable;
-        this.lateReadable = super.readable.pipeThrough(new TransformStream({
-          async flush() { if (slow) await new Promise((r) => setTimeout(r, 1000)); },
-        }));
+        this.lateReadable = super.readable.pipeThrough(
+          new TransformStream({
+            async flush() {
+              if (slow) await new Promise((r) => setTimeout(r, 1000));
+            },
+          }),
+        );
       }
-      get writable() { return this.spyWritable; }
-      get readable() { return this.lateReadable; }
+      get writable() {
+        return this.spyWritable;
+      }
+      get readable() {
+        return this.lateReadable;
+      }
     };
   });
   await page.goto(base);
@@ -377,7 +446,7 @@ test('a slow link does not overwrite the link of a later edit', async ({ page, b
   assert(q === 0.222, `the address holds Q[1, 1] = ${q}: the link of the earlier edit, written late, replaced the later one`);
 });
 
-test('a frame opened without a hash: an edit is kept for the host\'s reload, the default chosen again is not', async ({ page, base }) => {
+test("a frame opened without a hash: an edit is kept for the host's reload, the default chosen again is not", async ({ page, base }) => {
   const src = `${base}index.html?embed=1`;
   const CELL = '.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]';
   await page.goto(`${base}embedding.html`, { waitUntil: 'domcontentloaded' });
@@ -399,20 +468,23 @@ test('a frame opened without a hash: an edit is kept for the host\'s reload, the
   let frame = await reopen();
   const original = await frame.$eval(CELL, (e) => e.value);
   await page.waitForTimeout(400);
-  assert(await frame.evaluate(() => location.hash) === '' && await saved() === null, `the untouched frame: hash ${await frame.evaluate(() => location.hash)}, saved ${await saved()}`);
+  assert(
+    (await frame.evaluate(() => location.hash)) === '' && (await saved()) === null,
+    `the untouched frame: hash ${await frame.evaluate(() => location.hash)}, saved ${await saved()}`,
+  );
 
   await frame.fill(CELL, '0.5');
   await frame.waitForFunction(() => location.hash.startsWith('#v2='));
   await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) !== null, src);
-  assert(`#${await saved()}` === await frame.evaluate(() => location.hash), 'the saved hash is not the frame\'s');
+  assert(`#${await saved()}` === (await frame.evaluate(() => location.hash)), "the saved hash is not the frame's");
   frame = await reopen();
-  assert(await frame.$eval(CELL, (e) => e.value) === '0.5', 'the host\'s reload lost the edit');
+  assert((await frame.$eval(CELL, (e) => e.value)) === '0.5', "the host's reload lost the edit");
 
   await frame.selectOption('#preset', 'lookup');
   await frame.waitForFunction(() => location.hash === '');
   await page.waitForFunction((s) => sessionStorage.getItem(`attention-explorer:${s}`) === null, src);
   frame = await reopen();
-  assert(await frame.$eval(CELL, (e) => e.value) === original, 'the host\'s reload did not show the default');
+  assert((await frame.$eval(CELL, (e) => e.value)) === original, "the host's reload did not show the default");
   await page.waitForTimeout(400);
-  assert(await frame.evaluate(() => location.hash) === '', 'the reopened default wrote a hash');
+  assert((await frame.evaluate(() => location.hash)) === '', 'the reopened default wrote a hash');
 });

@@ -22,7 +22,10 @@ function importMap() {
   const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const target = (entry) => (typeof entry === 'string' ? entry : entry.default);
   const imports = {};
-  for (const [subpath, name] of [['.', 'attention-explorer'], ['./model-worker', 'attention-explorer/model-worker']]) {
+  for (const [subpath, name] of [
+    ['.', 'attention-explorer'],
+    ['./model-worker', 'attention-explorer/model-worker'],
+  ]) {
     const file = target(exports[subpath]);
     assert.match(file, /^\.\/dist\//, `package.json's export ${subpath} is not in dist/`);
     imports[name] = file.replace(/^\.\/dist\//, './lib/');
@@ -33,8 +36,14 @@ function importMap() {
 const CHUNK = 25;
 const CHUNKS = 4;
 
-test('the previous preset trains in a module Worker: the page stays responsive, the numbers are Node\'s, errors reject', async ({ page, base, siteDir }) => {
-  writeFileSync(join(siteDir, 'model-worker-test.html'), `<!doctype html>
+test("the previous preset trains in a module Worker: the page stays responsive, the numbers are Node's, errors reject", async ({
+  page,
+  base,
+  siteDir,
+}) => {
+  writeFileSync(
+    join(siteDir, 'model-worker-test.html'),
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>model worker</title>
 <script type="importmap">${JSON.stringify(importMap())}</script>
 <script type="module">
@@ -42,43 +51,47 @@ import { connectModelWorker } from 'attention-explorer';
 const worker = new Worker(import.meta.resolve('attention-explorer/model-worker'), { type: 'module' });
 window.model = connectModelWorker(worker);
 window.ready = true;
-</script></head><body><p>Main-thread turns while the Worker trains: <output id="turns">0</output></p></body></html>`);
+</script></head><body><p>Main-thread turns while the Worker trains: <output id="turns">0</output></p></body></html>`,
+  );
   await page.goto(`${base}model-worker-test.html`);
   await page.waitForFunction(() => window.ready === true);
 
-  const got = await page.evaluate(async ([chunk, chunks]) => {
-    const { model } = window;
-    const config = (await model.catalogue()).presets.find((p) => p.name === 'previous').config;
-    const made = await model.create(config);
-    const losses = [];
-    const turns = [];
-    for (let i = 0; i < chunks; i++) {
-      // The main thread's tasks (a timer loop that writes to the page) while one chunk trains.
-      let count = 0;
-      let training = true;
-      const turn = () => {
-        if (!training) return;
-        count += 1;
-        document.getElementById('turns').textContent = String(count);
+  const got = await page.evaluate(
+    async ([chunk, chunks]) => {
+      const { model } = window;
+      const config = (await model.catalogue()).presets.find((p) => p.name === 'previous').config;
+      const made = await model.create(config);
+      const losses = [];
+      const turns = [];
+      for (let i = 0; i < chunks; i++) {
+        // The main thread's tasks (a timer loop that writes to the page) while one chunk trains.
+        let count = 0;
+        let training = true;
+        const turn = () => {
+          if (!training) return;
+          count += 1;
+          document.getElementById('turns').textContent = String(count);
+          setTimeout(turn, 0);
+        };
         setTimeout(turn, 0);
-      };
-      setTimeout(turn, 0);
-      losses.push(...await model.train(chunk));
-      training = false;
-      turns.push(count);
-    }
-    const first = await model.evaluate();
-    const rest = await model.train(config.steps - chunk * chunks);
-    const evaluation = await model.evaluate();
-    const step = await model.step();
-    let error = null;
-    try {
-      await model.create({ model: { vocab: 8, context: 8, d_model: 10, heads: 4 } });
-    } catch (e) {
-      error = { isError: e instanceof Error, message: e.message };
-    }
-    return { config, made, losses, turns, first, rest, evaluation, step, error, shown: document.getElementById('turns').textContent };
-  }, [CHUNK, CHUNKS]);
+        losses.push(...(await model.train(chunk)));
+        training = false;
+        turns.push(count);
+      }
+      const first = await model.evaluate();
+      const rest = await model.train(config.steps - chunk * chunks);
+      const evaluation = await model.evaluate();
+      const step = await model.step();
+      let error = null;
+      try {
+        await model.create({ model: { vocab: 8, context: 8, d_model: 10, heads: 4 } });
+      } catch (e) {
+        error = { isError: e instanceof Error, message: e.message };
+      }
+      return { config, made, losses, turns, first, rest, evaluation, step, error, shown: document.getElementById('turns').textContent };
+    },
+    [CHUNK, CHUNKS],
+  );
 
   // The preset, as the Worker's module describes it, is Node's.
   const { config } = got;
@@ -91,7 +104,8 @@ window.ready = true;
 
   // The page ran while every chunk trained (training on the main thread would leave 0 turns).
   assert.equal(got.turns.length, CHUNKS);
-  for (const [i, n] of got.turns.entries()) assert.ok(n >= 1, `chunk ${i + 1}: the main thread ran ${n} timer tasks while the Worker trained`);
+  for (const [i, n] of got.turns.entries())
+    assert.ok(n >= 1, `chunk ${i + 1}: the main thread ran ${n} timer tasks while the Worker trained`);
   assert.equal(got.shown, String(got.turns.at(-1)));
 
   // The loss falls: from ln 16 ≈ 2.77 (a uniform guess over 16 tokens) to a fraction of it.

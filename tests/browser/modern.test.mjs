@@ -46,8 +46,9 @@ async function nodeTrace(page) {
 
 async function readStep(page, key) {
   await page.waitForSelector(`#step-list article[data-key="${key}"] table.matrix`);
-  const cells = await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`,
-    (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const cells = await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`, (rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+  );
   return cells.map((r) => r.map(parseShown));
 }
 
@@ -57,11 +58,13 @@ async function assertStep(page, trace, id, head = 0) {
   assert(step, `engine.run has no step ${id} for head ${head}`);
   const shown = await readStep(page, `${id}:${head ?? -1}`);
   assert(shown.length === step.data.length, `${id}: ${shown.length} rows on the page, engine.run has ${step.data.length}`);
-  step.data.forEach((row, i) => row.forEach((e, j) => {
-    const a = shown[i][j];
-    const ok = a === e || Math.abs(a - e) <= 0.51e-8 + 1e-7 * Math.abs(e);
-    assert(ok, `${id}[${i + 1}, ${j + 1}]: the page shows ${a}, engine.run gives ${e}`);
-  }));
+  step.data.forEach((row, i) =>
+    row.forEach((e, j) => {
+      const a = shown[i][j];
+      const ok = a === e || Math.abs(a - e) <= 0.51e-8 + 1e-7 * Math.abs(e);
+      assert(ok, `${id}[${i + 1}, ${j + 1}]: the page shows ${a}, engine.run gives ${e}`);
+    }),
+  );
   return step;
 }
 
@@ -75,7 +78,9 @@ async function reset(page, id = '000') {
   await page.selectOption('#preset', id);
   await page.fill('#opt-decimals', '8');
   await page.waitForSelector('#step-list article[data-key="weights:0"]');
-  await page.evaluate(() => { document.getElementById('opt-modern').open = true; });
+  await page.evaluate(() => {
+    document.getElementById('opt-modern').open = true;
+  });
 }
 
 async function setNumber(page, selector, value) {
@@ -106,7 +111,10 @@ test('RoPE: Q_rot and K_rot match engine.run, base and dims reach the core, odd 
   const note = await page.$eval('#step-list article[data-key="scores:0"] .facts', (a) => a.textContent);
   assert(note.includes('turned 100 positions further') && /depend only on how far apart/.test(note), `the scores' facts: "${note}"`);
   const change = trace.facts[0].rope_shift_change;
-  assert(change < 1e-12 && (change === 0 ? note.includes('no score at all') : note.includes('by more than')), `change ${change}: "${note}"`);
+  assert(
+    change < 1e-12 && (change === 0 ? note.includes('no score at all') : note.includes('by more than')),
+    `change ${change}: "${note}"`,
+  );
 
   await setNumber(page, '#opt-rope-dims', 3);
   await page.waitForFunction(() => !document.getElementById('options-error').hidden);
@@ -129,7 +137,7 @@ test('a Q_rot cell explains its rotation', async ({ page }) => {
   assert(e.kind === 'rotation', `engine.explain gives kind ${e.kind} for Q_rot`);
 });
 
-test('RoPE\'s angle table is a step of the page; a cell explains its angle as p·θ_i', async ({ page }) => {
+test("RoPE's angle table is a step of the page; a cell explains its angle as p·θ_i", async ({ page }) => {
   const { problem, trace } = await nodeTrace(page);
   const angles = await assertStep(page, trace, 'rope_angles', null);
   assert(angles.shape[0] === 4 && angles.shape[1] === 1, `rope dims 2 at positions 0..3: rope_angles is ${angles.shape}`);
@@ -156,7 +164,7 @@ test('positions: sinusoidal and learned P add X_pos; the hash keeps them over a 
   await assertStep(page, trace, 'X_pos', null);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
-  assert(await page.$eval('#opt-positional', (s) => s.value) === 'sinusoidal', 'a reload lost sinusoidal positions');
+  assert((await page.$eval('#opt-positional', (s) => s.value)) === 'sinusoidal', 'a reload lost sinusoidal positions');
   await assertStep(page, trace, 'X_pos', null);
   await page.selectOption('#opt-positional', 'learned');
   await page.waitForSelector('.editor[data-input="P"]');
@@ -173,20 +181,23 @@ test('positions: sinusoidal and learned P add X_pos; the hash keeps them over a 
 
 test('ALiBi, window, sinks: alibi, biased, mask and masked match engine.run and survive a reload', async ({ page }) => {
   await reset(page);
-  await page.evaluate(() => { document.getElementById('opt-modern').open = true; });
+  await page.evaluate(() => {
+    document.getElementById('opt-modern').open = true;
+  });
   await page.check('#opt-alibi');
   await setNumber(page, '#opt-window-left', 1);
   await setNumber(page, '#opt-window-right', 0);
   await setNumber(page, '#opt-sink-tokens', 1);
   const { trace } = await nodeTrace(page);
-  for (const id of ['alibi', 'biased', 'mask', 'masked', 'weights', 'output']) await assertStep(page, trace, id, id === 'output' ? null : 0);
+  for (const id of ['alibi', 'biased', 'mask', 'masked', 'weights', 'output'])
+    await assertStep(page, trace, id, id === 'output' ? null : 0);
   const masked = trace.steps.find((s) => s.id === 'masked' && s.head === 0).data;
   assert(masked[3][1] === -Infinity && masked[3][0] !== -Infinity, 'engine: query 4 should see the sink key 1 but not key 2');
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert(await page.$eval('#opt-alibi', (c) => c.checked), 'a reload lost ALiBi');
-  assert(await page.$eval('#opt-window-left', (c) => c.value) === '1', 'a reload lost the window');
-  assert(await page.$eval('#opt-sink-tokens', (c) => c.value) === '1', 'a reload lost the sink tokens');
+  assert((await page.$eval('#opt-window-left', (c) => c.value)) === '1', 'a reload lost the window');
+  assert((await page.$eval('#opt-sink-tokens', (c) => c.value)) === '1', 'a reload lost the sink tokens');
   await assertStep(page, trace, 'masked');
 });
 
@@ -196,7 +207,10 @@ test('alibi and mask cells explain themselves', async ({ page }) => {
   let body = await page.$eval('#drill-body', (e) => e.textContent);
   const alibi = engine.explain(problem, { step: 'alibi', head: 0, row: 3, col: 1 });
   assert(/slope/i.test(body), `the alibi drill-down does not name the slope: ${body.slice(0, 300)}`);
-  assert(body.includes(String(alibi.value.toFixed(8))) || body.includes(alibi.value.toFixed(8).replace('-', '−')), `the alibi drill-down lacks ${alibi.value}: ${body.slice(0, 300)}`);
+  assert(
+    body.includes(String(alibi.value.toFixed(8))) || body.includes(alibi.value.toFixed(8).replace('-', '−')),
+    `the alibi drill-down lacks ${alibi.value}: ${body.slice(0, 300)}`,
+  );
   await page.click('article[data-key="mask:0"] td[data-r="3"][data-c="1"]');
   body = await page.$eval('#drill-body', (e) => e.textContent);
   assert(/window/i.test(body), `the mask drill-down of a key outside the window does not say so: ${body.slice(0, 300)}`);
@@ -267,7 +281,10 @@ test('KV cache: past_K and past_V give K_cache and V_cache, cached keys are labe
   await assertStep(page, trace, 'V_cache');
   const scores = await assertStep(page, trace, 'scores');
   const cached = kc.data.length - trace.steps.find((s) => s.id === 'K' && s.head === 0).data.length;
-  assert(cached > 0 && scores.data[0].length === kc.data.length, `engine: ${cached} cached keys, scores have ${scores.data[0].length} columns`);
+  assert(
+    cached > 0 && scores.data[0].length === kc.data.length,
+    `engine: ${cached} cached keys, scores have ${scores.data[0].length} columns`,
+  );
   const heads = await page.$$eval('article[data-key="scores:0"] thead th[data-token]', (t) => t.map((e) => e.textContent.trim()));
   assert(heads.length === kc.data.length, `the scores table has ${heads.length} key labels for ${kc.data.length} keys`);
   for (let i = 0; i < cached; i++) assert(/past/i.test(heads[i]), `cached key ${i + 1} is labelled "${heads[i]}"`);

@@ -37,7 +37,8 @@ async function textTab(page, name) {
 test('a PyTorch tensor pasted into a text box: its numbers, and "read as a PyTorch tensor"', async ({ page }) => {
   // The suite edits seed 000's Q, K, V (4 × 8 each).
   await page.selectOption('#preset', '000');
-  const tensor = 'tensor([[ 0.1000, -0.2000,  0.3000, -0.4000,  0.5000, -0.6000,  0.7000, -0.8000],\n' +
+  const tensor =
+    'tensor([[ 0.1000, -0.2000,  0.3000, -0.4000,  0.5000, -0.6000,  0.7000, -0.8000],\n' +
     '        [ 1.0000,  2.0000, -3.0000,  4.0000, -5.0000,  6.0000, -7.0000,  8.0000]],\n' +
     '       requires_grad=True)';
   await paste(page, await textTab(page, 'Q'), tensor);
@@ -58,7 +59,10 @@ test('a LaTeX bmatrix pasted into a text box: its numbers, and "read as a LaTeX 
 
 test('a table copied from the page pastes back into a text box and a grid as the same numbers', async ({ page }) => {
   const shown = await Promise.all([1, 2, 3, 4].map((r) => stepRow(page, 'K:0', r)));
-  assert.ok(shown.flat().some((t) => t.startsWith('−')), 'K shows no negative number to copy');
+  assert.ok(
+    shown.flat().some((t) => t.startsWith('−')),
+    'K shows no negative number to copy',
+  );
   // Select K's numbers as a mouse drag would (from the first number to the last) and copy.
   await page.evaluate(() => {
     const cells = document.querySelectorAll('article[data-key="K:0"] tbody td');
@@ -102,8 +106,10 @@ test('1,5 typed into a grid cell is 1.5; two numbers in a cell mark that cell', 
 
   await cell.fill('1,234');
   await page.waitForFunction(() => /is ambiguous/.test(document.querySelector('.editor[data-input="Q"] .error').textContent));
-  assert.equal(await error.textContent(),
-    "Q: row 2, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point");
+  assert.equal(
+    await error.textContent(),
+    "Q: row 2, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point",
+  );
 
   await cell.fill('-0,25');
   await page.waitForFunction(() => document.querySelector('article[data-key="Q:0"] tbody tr:nth-child(2) td')?.textContent === '−0.2500');

@@ -17,7 +17,10 @@ const en = catalogue('en');
 const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
 // Languages whose script this machine's Chromium has fonts for (no CJK fonts are installed on it).
 const SCREENSHOTS = new Set(['ar', 'es', 'fr']);
-const VIEWPORTS = [{ width: 1440, height: 900 }, { width: 390, height: 844 }];
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+];
 
 /** A message's literal text (placeholders and plural forms left out), as pieces. */
 function literals(message) {
@@ -66,11 +69,16 @@ function readScreen({ whole, pieces }) {
   for (const region of regions) {
     for (const e of [region, ...region.querySelectorAll('*')]) {
       if (!visible(e) || e.matches('input, select, option, canvas, progress')) continue;
-      const own = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
+      const own = [...e.childNodes]
+        .filter((n) => n.nodeType === 3)
+        .map((n) => n.textContent)
+        .join('')
+        .trim();
       if (!own) continue;
       if (wholeSet.has(e.textContent.trim())) english.push(e.textContent.trim());
       // Wider than its box: text cut off or spilling out (inline boxes have no width of their own).
-      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1) clipped.push(`${e.tagName.toLowerCase()}.${e.className}: ${own.slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`);
+      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+        clipped.push(`${e.tagName.toLowerCase()}.${e.className}: ${own.slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`);
     }
   }
   for (const p of pieces) if (body.includes(p)) english.push(p);
@@ -84,8 +92,12 @@ function readScreen({ whole, pieces }) {
     explorerLink: document.getElementById('pg-explorer-link')?.getAttribute('href'),
     playgroundDir: getComputedStyle(document.querySelector('.pg')).direction,
     ltr: {
-      curves: direction('.pg-curves'), maps: direction('.pg-map'), heads: direction('.pg-heads'),
-      tokens: direction('.pg-tokens'), predictions: direction('.pg-predictions'), probe: direction('#pg-probe'),
+      curves: direction('.pg-curves'),
+      maps: direction('.pg-map'),
+      heads: direction('.pg-heads'),
+      tokens: direction('.pg-tokens'),
+      predictions: direction('.pg-predictions'),
+      probe: direction('#pg-probe'),
     },
   };
 }
@@ -118,7 +130,10 @@ for (const code of LANGUAGES) {
       assert(seen.lang === code, `${where}: <html lang="${seen.lang}">`);
       assert(seen.explorerLink === `index.html?lang=${code}`, `${where}: the explorer link carries the language: ${seen.explorerLink}`);
       const rtl = code === 'ar';
-      assert(seen.dir === (rtl ? 'rtl' : 'ltr') && seen.playgroundDir === seen.dir, `${where}: dir ${seen.dir}, the playground's ${seen.playgroundDir}`);
+      assert(
+        seen.dir === (rtl ? 'rtl' : 'ltr') && seen.playgroundDir === seen.dir,
+        `${where}: dir ${seen.dir}, the playground's ${seen.playgroundDir}`,
+      );
       for (const [what, dirs] of Object.entries(seen.ltr)) {
         assert(dirs.length > 0 && dirs.every((d) => d === 'ltr'), `${where}: ${what} left to right: ${dirs.join(' ')}`);
       }

@@ -15,20 +15,36 @@ const pkg = await import(join(root, 'dist', 'node.js'));
 const engine = await pkg.loadAttention();
 
 const test = browserSuite('practice-exports', {
-  lib: join(root, 'dist'), contextPerTest: true, screenshots: 'practice-exports-', timeout: 30000,
+  lib: join(root, 'dist'),
+  contextPerTest: true,
+  screenshots: 'practice-exports-',
+  timeout: 30000,
   contextOptions: { viewport: { width: 1440, height: 900 }, acceptDownloads: true, permissions: ['clipboard-read', 'clipboard-write'] },
 });
 
 const PYTHON = '/usr/bin/python3'; // Debian's, with python3-numpy
-const hasNumpy = existsSync(PYTHON) && (() => {
-  try { execFileSync(PYTHON, ['-c', 'import numpy']); return true; } catch { return false; }
-})();
+const hasNumpy =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ['-c', 'import numpy']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
 // The page's first example, and how the page writes a table's number.
 const problem = pkg.presetProblem(pkg.findPreset('lookup'), engine).problem;
 const cell = (x) => pkg.formatNumber(x, 4, { fixedZero: true, tinyAsZero: true });
 /** A number as the page's tables and the LaTeX write it, read back: −0.1234 → -0.1234, −∞ → -Infinity. */
-const read = (text) => Number(text.replace(/\u2212/g, '-').replace('-\\infty', '-Infinity').replace('∞', 'Infinity'));
+const read = (text) =>
+  Number(
+    text
+      .replace(/\u2212/g, '-')
+      .replace('-\\infty', '-Infinity')
+      .replace('∞', 'Infinity'),
+  );
 
 async function open(page, url) {
   await page.goto(url);
@@ -75,7 +91,7 @@ async function assertCopied(page, doc) {
   await page.click('#practice-export button[data-walk-export="copy-latex"]');
   await page.waitForFunction(() => document.getElementById('practice-export-status').textContent === 'LaTeX copied.');
   const copied = await page.evaluate(() => navigator.clipboard.readText());
-  assert.ok(copied.length > 100 && doc.includes(copied.trim()), 'the copied LaTeX is the document\'s body');
+  assert.ok(copied.length > 100 && doc.includes(copied.trim()), "the copied LaTeX is the document's body");
   assert.ok(!copied.includes('\\documentclass'));
 }
 
@@ -88,7 +104,8 @@ test('decoding: the downloads hold the numbers of the token on screen', async ({
   const t = d.steps.length - 1;
   await at(page, `Token ${t + 1} of ${d.steps.length}`);
   const [scores, weights, output] = await page.$$eval('#practice-body .pr-row:nth-of-type(2) table.matrix', (tables) =>
-    tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)));
+    tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)),
+  );
   const flops = await texts(page, '#pr-flops-cached, #pr-flops-full');
 
   const csv = await download(page, 'csv');
@@ -126,30 +143,54 @@ test('tiles: the downloads hold the numbers of the tile on screen', async ({ pag
   for (let k = 0; k < i; k++) await page.keyboard.press('ArrowRight');
   await at(page, `Tile ${i + 1} of ${t.tiles.length}`);
   const now = await texts(page, '#practice-body .pr-scores td.tile-now');
-  const stats = await page.$$eval('#practice-body table.pr-record tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-  const [, after] = await page.$$eval('#practice-body .pr-row table.matrix', (tables) => tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)));
+  const stats = await page.$$eval('#practice-body table.pr-record tbody tr', (trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+  );
+  const [, after] = await page.$$eval('#practice-body .pr-row table.matrix', (tables) =>
+    tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)),
+  );
 
   const csv = await download(page, 'csv');
   assert.equal(csv.name, 'attention-tiles.csv');
   const rows = readCsv(csv.text).filter((r) => r.tile === String(i));
   const of = (q) => rows.filter((r) => r.quantity === q).map((r) => csvNumber(r.value));
   assertSame(now, of('scores'), 'CSV scores');
-  assertSame(stats.map((r) => r[1]), of('m_after'), 'CSV m after');
-  assertSame(stats.map((r) => r[2]), of('rescale'), 'CSV rescale');
-  assertSame(stats.map((r) => r[4]), of('l_after'), 'CSV ℓ after');
+  assertSame(
+    stats.map((r) => r[1]),
+    of('m_after'),
+    'CSV m after',
+  );
+  assertSame(
+    stats.map((r) => r[2]),
+    of('rescale'),
+    'CSV rescale',
+  );
+  assertSame(
+    stats.map((r) => r[4]),
+    of('l_after'),
+    'CSV ℓ after',
+  );
   assertSame(after, of('partial_after'), 'CSV partial output after');
 
   const json = await download(page, 'json');
   const tile = JSON.parse(json.text).tiles[i];
   assertSame(now, tile.scores.flat().map(jsonNumber), 'JSON scores');
-  assertSame(stats.map((r) => r[0]), tile.m_before.map(jsonNumber), 'JSON m before');
+  assertSame(
+    stats.map((r) => r[0]),
+    tile.m_before.map(jsonNumber),
+    'JSON m before',
+  );
 
   const tex = await download(page, 'latex');
   assert.equal(tex.name, 'attention-tiles.tex');
   const chunk = tex.text.split('\\paragraph{')[i + 2]; // after the recurrence's paragraph
   assert.ok(chunk.startsWith(`Tile ${i + 1} of ${t.tiles.length}}`), chunk.slice(0, 40));
   assertSameLatex(now, bmatrixAfter(chunk, 'T = '), 'LaTeX scores');
-  assertSameLatex(stats.map((r) => r[3]), bmatrixAfter(chunk, '\\ell &= '), 'LaTeX ℓ before');
+  assertSameLatex(
+    stats.map((r) => r[3]),
+    bmatrixAfter(chunk, '\\ell &= '),
+    'LaTeX ℓ before',
+  );
   assertSameLatex(after, bmatrixAfter(chunk, "\\tilde O' = "), 'LaTeX partial output after');
   assert.ok(tex.text.includes(`the standard algorithm ${t.bytes_standard}, these 2 $\\times$ 2 tiles ${t.bytes_flash}.`));
   await assertCopied(page, tex.text);
@@ -167,7 +208,9 @@ test('gradients: the downloads, the NumPy script too, hold the numbers of the gr
   const [step, index] = order.find(([s]) => s.id === 'dQ' && s.head === null);
   // The walkthrough leaves out, with one head, the whole dQ, dK, dV that repeat head 1's
   // (practice.js): its dQ is head 1's, the same numbers as the whole dQ the exports hold.
-  const shown = order.filter(([s]) => !(g.meta.heads === 1 && s.head === null && s.inputs.length === 1 && g.steps[s.inputs[0]].id === s.id));
+  const shown = order.filter(
+    ([s]) => !(g.meta.heads === 1 && s.head === null && s.inputs.length === 1 && g.steps[s.inputs[0]].id === s.id),
+  );
   const n = shown.findIndex(([s]) => s.id === 'dQ');
   await page.focus('#pr-next');
   await page.keyboard.press('Home');
@@ -180,7 +223,13 @@ test('gradients: the downloads, the NumPy script too, hold the numbers of the gr
 
   const csv = await download(page, 'csv');
   assert.equal(csv.name, 'attention-gradients.csv');
-  assertSame(screen, readCsv(csv.text).filter((r) => r.step === 'dQ' && r.head === '').map((r) => csvNumber(r.value)), 'CSV dQ');
+  assertSame(
+    screen,
+    readCsv(csv.text)
+      .filter((r) => r.step === 'dQ' && r.head === '')
+      .map((r) => csvNumber(r.value)),
+    'CSV dQ',
+  );
   const json = JSON.parse((await download(page, 'json')).text);
   assert.equal(json.loss, g.loss);
   assertSame(screen, json.steps[index].data.flat(), 'JSON dQ');
@@ -196,5 +245,5 @@ test('gradients: the downloads, the NumPy script too, hold the numbers of the gr
   if (!hasNumpy) return; // the script's numbers are checked where python3-numpy is installed
   const steps = JSON.parse(execFileSync(PYTHON, [py.path, '--json'], { encoding: 'utf8' }));
   const rebuilt = steps.find((s) => s.id === 'dQ' && s.head === null);
-  assertSame(screen, rebuilt.data.flat().map(jsonNumber), 'the NumPy script\'s dQ');
+  assertSame(screen, rebuilt.data.flat().map(jsonNumber), "the NumPy script's dQ");
 });

@@ -14,7 +14,11 @@ const share = await import(join(root, 'dist', 'share.js'));
 const engine = await pkg.loadAttention();
 
 const test = browserSuite('practice', {
-  lib: join(root, 'dist'), contextPerTest: true, contextOptions: { viewport: { width: 1440, height: 900 } }, screenshots: 'practice-', timeout: 30000,
+  lib: join(root, 'dist'),
+  contextPerTest: true,
+  contextOptions: { viewport: { width: 1440, height: 900 } },
+  screenshots: 'practice-',
+  timeout: 30000,
 });
 
 // The page's first example (the soft dictionary lookup) and how the page writes a table's number.
@@ -77,7 +81,10 @@ test('online softmax: entry by entry, then "subtract the max" off in float32 ove
   const settings = { subtractMax: false, precision: 'float32' };
   const overflow = engine.onlineSoftmax([1, 100, 3], settings);
   assert.equal(overflow.sum, Infinity);
-  assert.deepEqual(await texts(page, '#practice-body tr[data-row="l"] td'), overflow.steps.map((s) => cell(s.l_after)));
+  assert.deepEqual(
+    await texts(page, '#practice-body tr[data-row="l"] td'),
+    overflow.steps.map((s) => cell(s.l_after)),
+  );
   assert.deepEqual(await texts(page, '#practice-body tr[data-row="weight"] td'), ['0.0000', 'NaN', '0.0000']);
   assert.equal(await text(page, '#practice-text'), pkg.narrateOnlineSoftmax(overflow, 3, settings));
   assert.match(await text(page, '#practice-text'), /^ℓ is ∞, so each weight .* 1 of 3 weights is NaN/);
@@ -89,13 +96,19 @@ test('online softmax: entry by entry, then "subtract the max" off in float32 ove
   await page.screenshot({ path: join(artifacts, 'practice-softmax-overflow.png'), fullPage: false });
 });
 
-test('decoding with a KV cache: the cache grows a row a step, each row is causal attention\'s', async ({ page, base }) => {
+test("decoding with a KV cache: the cache grows a row a step, each row is causal attention's", async ({ page, base }) => {
   await open(page, `${base}?walk=decode`);
   const d = engine.decode(problem);
   // Decoding is causal self-attention, said where the first example differs (named keys, not causal);
   // a screen reader hears the tables' names, not the page's internal ids.
-  assert.equal(await text(page, '#pr-decode-note'), 'Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included (here key t is token t’s own key: “banana” for “sweet?”). Your problem is not causal: its weights let every query read every key, so they differ from these.');
-  assert.deepEqual((await texts(page, '#practice-body caption')).filter((c) => /decode-/.test(c)), []);
+  assert.equal(
+    await text(page, '#pr-decode-note'),
+    'Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included (here key t is token t’s own key: “banana” for “sweet?”). Your problem is not causal: its weights let every query read every key, so they differ from these.',
+  );
+  assert.deepEqual(
+    (await texts(page, '#practice-body caption')).filter((c) => /decode-/.test(c)),
+    [],
+  );
   let cached = 0;
   let full = 0;
   for (const s of d.steps) {
@@ -105,7 +118,8 @@ test('decoding with a KV cache: the cache grows a row a step, each row is causal
     // The cache: t earlier keys and values plus the new token's, named by the keys.
     assert.deepEqual(await texts(page, '#practice-body .pr-cache:first-child tbody th'), lookup.kvTokens.slice(0, s.cache_rows));
     const [scores, weights, output] = await page.$$eval('#practice-body .pr-row:nth-of-type(2) table.matrix', (tables) =>
-      tables.map((t) => [...t.querySelectorAll('tbody td')].map((td) => td.textContent)));
+      tables.map((t) => [...t.querySelectorAll('tbody td')].map((td) => td.textContent)),
+    );
     assert.deepEqual(scores, s.scores[0].map(cell));
     assert.deepEqual(weights, s.weights[0].map(cell));
     assert.deepEqual(output, s.output.map(cell));
@@ -125,7 +139,7 @@ test('decoding with a KV cache: the cache grows a row a step, each row is causal
   assert.deepEqual(last.weights[0].map(cell), causal.steps.find((s) => s.id === 'weights').data[last.t].map(cell));
 });
 
-test('FlashAttention\'s tiles: visited in order over the never-stored scores, the bytes, the output', async ({ page, base }) => {
+test("FlashAttention's tiles: visited in order over the never-stored scores, the bytes, the output", async ({ page, base }) => {
   await open(page, `${base}?walk=tiles`);
   const check = async (blocks) => {
     const t = engine.tiles(problem, blocks);
@@ -135,12 +149,19 @@ test('FlashAttention\'s tiles: visited in order over the never-stored scores, th
       // The current tile in colour with its own scores; every other score greyed, never stored.
       const now = await texts(page, '#practice-body .pr-scores td.tile-now');
       assert.deepEqual(now, tile.scores.flat().map(cell));
-      const cells = (await page.$$eval('#practice-body .pr-scores td', (tds) => tds.length));
+      const cells = await page.$$eval('#practice-body .pr-scores td', (tds) => tds.length);
       assert.equal(await page.$$eval('#practice-body .pr-scores td.never-stored', (tds) => tds.length), cells - now.length);
       assert.equal(await text(page, '.pr-scores .never-stored-note'), 'never stored');
-      const stats = await page.$$eval('#practice-body table.pr-record tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-      assert.deepEqual(stats, tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]].map(cell)));
-      const [before, after] = await page.$$eval('#practice-body .pr-row table.matrix', (tables) => tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)));
+      const stats = await page.$$eval('#practice-body table.pr-record tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      );
+      assert.deepEqual(
+        stats,
+        tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]].map(cell)),
+      );
+      const [before, after] = await page.$$eval('#practice-body .pr-row table.matrix', (tables) =>
+        tables.map((x) => [...x.querySelectorAll('tbody td')].map((td) => td.textContent)),
+      );
       assert.deepEqual(before, tile.partial_before.flat().map(cell));
       assert.deepEqual(after, tile.partial_after.flat().map(cell));
       assert.equal(await text(page, '#pr-bytes-flash'), String(t.bytes_flash));
@@ -152,7 +173,10 @@ test('FlashAttention\'s tiles: visited in order over the never-stored scores, th
     assert.deepEqual(await texts(page, '#practice-body .pr-matrix:not(.pr-scores) tbody td'), t.output.flat().map(cell));
     assert.deepEqual(t.output.flat().map(cell), engine.run(problem).output.flat().map(cell));
     assert.equal(await text(page, '#pr-tiles-difference'), small(t.max_difference));
-    assert.match(await text(page, '#practice-text'), new RegExp(`move ${t.bytes_flash} bytes .* the standard algorithm ${t.bytes_standard}`));
+    assert.match(
+      await text(page, '#practice-text'),
+      new RegExp(`move ${t.bytes_flash} bytes .* the standard algorithm ${t.bytes_standard}`),
+    );
     return t;
   };
   const two = await check({ block_q: 2, block_k: 2 });
@@ -173,14 +197,23 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
   await open(page, `${base}?walk=gradients`);
   const walkThrough = async (g) => {
     // With one head, the heads' dQ, dK, dV side by side (head null, read from head 1's) are not repeated.
-    const order = g.steps.map((s, i) => [s, i]).filter(([s]) => s.id.startsWith('d') && !(g.meta.heads === 1 && s.head === null && ['dQ', 'dK', 'dV'].includes(s.id)));
+    const order = g.steps
+      .map((s, i) => [s, i])
+      .filter(([s]) => s.id.startsWith('d') && !(g.meta.heads === 1 && s.head === null && ['dQ', 'dK', 'dV'].includes(s.id)));
     for (let n = 0; n < order.length; n++) {
       const [step, index] = order[n];
       await at(page, `Gradient step ${n + 1} of ${order.length}`);
       assert.equal(await page.$eval('#practice-body .pr-gradient', (a) => a.dataset.step), step.id);
-      assert.deepEqual(await texts(page, '#practice-body .pr-gradient tbody td'), step.data.flat().map(cell), `${step.id} head ${step.head}`);
+      assert.deepEqual(
+        await texts(page, '#practice-body .pr-gradient tbody td'),
+        step.data.flat().map(cell),
+        `${step.id} head ${step.head}`,
+      );
       assert.ok(await page.$('#practice-body .pr-gradient .formula .katex'), `${step.id}: its formula is drawn`);
-      assert.equal(await text(page, '#practice-text'), pkg.narrateGradientStep(g, index, { tokensQ: lookup.tokens, tokensK: lookup.kvTokens }));
+      assert.equal(
+        await text(page, '#practice-text'),
+        pkg.narrateGradientStep(g, index, { tokensQ: lookup.tokens, tokensK: lookup.kvTokens }),
+      );
       await page.keyboard.press('ArrowRight');
     }
     return order.map(([s]) => s.id);
@@ -188,7 +221,11 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
   const ones = engine.gradients(problem);
   const ids = await walkThrough(ones);
   assert.equal(ids[0], 'dO');
-  assert.deepEqual(['dQ', 'dK', 'dV'].map((id) => ids.filter((x) => x === id).length), [1, 1, 1], `one head repeats a gradient: ${ids}`);
+  assert.deepEqual(
+    ['dQ', 'dK', 'dV'].map((id) => ids.filter((x) => x === id).length),
+    [1, 1, 1],
+    `one head repeats a gradient: ${ids}`,
+  );
   assert.ok(ids.indexOf('dA') < ids.indexOf('dS') && ids.indexOf('dS') < ids.indexOf('dQ'), `backward order: ${ids}`);
 
   // dO edited in its grid: 2 in the first cell.
@@ -217,7 +254,9 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
   let explained = null;
   try {
     explained = engine.explain({ ...problem, dO }, { step: 'dA', head: 0, row: 0, col: 1 });
-  } catch { /* not explained yet: nothing shown */ }
+  } catch {
+    /* not explained yet: nothing shown */
+  }
   if (explained) {
     await page.waitForSelector('#pr-drill .drill-value');
     assert.match(await text(page, '#pr-drill .drill-value'), new RegExp(cell(edited.steps[dA].data[0][1]).replace('.', '\\.')));
@@ -237,7 +276,15 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
 });
 
 test('gradients of two heads sharing a key/value head say that their dK and dV are summed', async ({ page, base }) => {
-  const [X, W_Q, W_K, W_V] = engine.random(3, [[3, 4], [4, 4], [4, 2], [4, 2]].map((shape) => ({ kind: 'randn', shape })));
+  const [X, W_Q, W_K, W_V] = engine.random(
+    3,
+    [
+      [3, 4],
+      [4, 4],
+      [4, 2],
+      [4, 2],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
   const gqa = { X, W_Q, W_K, W_V, options: { heads: 2, kv_heads: 1 } };
   await open(page, `${base}?walk=gradients#${await share.encodeStateString(share.problemToState(gqa))}`);
   const g = engine.gradients(gqa);
@@ -267,7 +314,10 @@ test('the URL flag opens a walkthrough; the tabs and "In practice" by keyboard; 
 
   await page.goto(`${base}?walk=nope`);
   await page.waitForSelector('body[data-ready="true"]');
-  assert.equal(await text(page, '#practice-text'), 'walk=nope: not a walkthrough (softmax, decode, tiles, gradients, recurrent). Choose one above.');
+  assert.equal(
+    await text(page, '#practice-text'),
+    'walk=nope: not a walkthrough (softmax, decode, tiles, gradients, recurrent). Choose one above.',
+  );
 });
 
 test('screenshots: each walkthrough on a desktop, the tiles on a phone without sideways scroll', async ({ page, base }) => {

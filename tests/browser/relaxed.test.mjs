@@ -15,9 +15,13 @@ const test = browserSuite('relaxed', { contextPerTest: true, timeout: 120000 });
  * site's own page would load the whole explorer), served with the `headers` given.
  */
 async function inPage(page, base, headers = {}) {
-  await page.route(`${base}empty.html`, (route) => route.fulfill({
-    contentType: 'text/html', headers, body: '<!doctype html><title>relaxed</title><link rel="icon" href="data:,">',
-  }));
+  await page.route(`${base}empty.html`, (route) =>
+    route.fulfill({
+      contentType: 'text/html',
+      headers,
+      body: '<!doctype html><title>relaxed</title><link rel="icon" href="data:,">',
+    }),
+  );
   await page.goto(`${base}empty.html`);
   return page.evaluate(compareKernels, '/lib/fast-index.js');
 }
@@ -35,12 +39,16 @@ test('relaxed SIMD is chosen, and equals SIMD128 to rounding', async ({ page, ba
   const report = await inPage(page, base);
   check(report);
   const worst = (precision) => Math.max(...report.cases.filter((c) => c.precision === precision).map((c) => c.worst));
-  console.log(`# relaxed vs SIMD128 in Chromium: largest |difference| ${worst('float32').toExponential(1)} (float32), ${worst('float64').toExponential(1)} (float64)`);
+  console.log(
+    `# relaxed vs SIMD128 in Chromium: largest |difference| ${worst('float32').toExponential(1)} (float32), ${worst('float64').toExponential(1)} (float64)`,
+  );
 });
 
 test('the same under a strict Content-Security-Policy', async ({ page, base }) => {
   const violations = [];
-  page.on('console', (m) => { if (/Content Security Policy|Content-Security-Policy/i.test(m.text())) violations.push(m.text()); });
+  page.on('console', (m) => {
+    if (/Content Security Policy|Content-Security-Policy/i.test(m.text())) violations.push(m.text());
+  });
   check(await inPage(page, base, { 'Content-Security-Policy': "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; img-src data:" }));
   assert.deepEqual(violations, []);
 });

@@ -24,10 +24,18 @@ const engine = await loadAttention();
 // one decimal, as its "New problem from this seed" draws it), 2 heads, causal. Head 1's scores of
 // query 4 with keys 1 and 3 are −6.9e−17 and 5.6e−17 instead of 0: floating-point noise.
 const round1 = (m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
-const [Q1, K1, V1] = engine.random(1, [0, 1, 2].map(() => ({ kind: 'randn', shape: [4, 8] }))).map(round1);
+const [Q1, K1, V1] = engine
+  .random(
+    1,
+    [0, 1, 2].map(() => ({ kind: 'randn', shape: [4, 8] })),
+  )
+  .map(round1);
 const NOISY = { Q: Q1, K: K1, V: V1, options: { causal: true, heads: 2 } };
 // Zero queries: every key scores 0, so every weight of an unmasked row is 1 / 4.
-const [K2, V2] = engine.random(3, [{ kind: 'randn', shape: [4, 8] }, { kind: 'randn', shape: [4, 8] }]);
+const [K2, V2] = engine.random(3, [
+  { kind: 'randn', shape: [4, 8] },
+  { kind: 'randn', shape: [4, 8] },
+]);
 const UNIFORM = { Q: Array.from({ length: 4 }, () => Array(8).fill(0)), K: K2, V: V2, options: {} };
 
 /** The page opened at a link holding problem `p`. */
@@ -41,9 +49,16 @@ async function open(page, base, p, width = 1440) {
   await settled(page); // a link to the open page only changes its hash: that update is drawn next
 }
 
-const cells = (page, key) => page.$$eval(`#step-list article[data-key="${key}"] tbody tr`, (rows) => rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => ({
-  text: td.textContent, bg: getComputedStyle(td).backgroundColor, cls: td.className,
-}))));
+const cells = (page, key) =>
+  page.$$eval(`#step-list article[data-key="${key}"] tbody tr`, (rows) =>
+    rows.map((tr) =>
+      [...tr.querySelectorAll('td')].map((td) => ({
+        text: td.textContent,
+        bg: getComputedStyle(td).backgroundColor,
+        cls: td.className,
+      })),
+    ),
+  );
 /** "rgb(1,2,3)" as the browser computes it: "rgb(1, 2, 3)". */
 const computed = (css) => css.replace(/,\s*/g, ', ');
 
@@ -55,11 +70,16 @@ async function download(page, click) {
 /** axe-core's WCAG 2 A/AA rules on `include` (colour contrast of every cell colour included): nothing serious. */
 async function axe(page, what, include) {
   const serious = (await axeFindings(page, { include })).filter(isSerious);
-  assert(serious.length === 0, `axe (${what}): ${serious.map((v) => `${v.id} ${v.targets.length}× e.g. ${v.targets[0]}: ${v.help}`).join('; ')}`);
+  assert(
+    serious.length === 0,
+    `axe (${what}): ${serious.map((v) => `${v.id} ${v.targets.length}× e.g. ${v.targets[0]}: ${v.help}`).join('; ')}`,
+  );
 }
 
 const test = browserSuite('review', {
-  lib, contextPerTest: true, screenshots: 'review-',
+  lib,
+  contextPerTest: true,
+  screenshots: 'review-',
   contextOptions: { viewport: { width: 1440, height: 900 }, acceptDownloads: true, permissions: ['clipboard-read', 'clipboard-write'] },
 });
 
@@ -69,15 +89,26 @@ test('a uniform row of weights is drawn at the colour of 0.25, not of the maximu
   const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
   const full = computed(colourScale([[0]], 'probability')(1).bg);
   assert(quarter === 'rgb(92, 200, 99)', `0.25 on the package's scale: ${quarter}`);
-  weights.forEach((row, i) => row.forEach((c, j) => {
-    assert(c.text === '0.2500', `weight [${i + 1}, ${j + 1}] shows ${c.text}`);
-    assert(c.bg === quarter, `weight [${i + 1}, ${j + 1}] is drawn ${c.bg}, expected 0.25's ${quarter} (1 is ${full})`);
-  }));
-  const legend = (key) => page.$$eval(`#step-list article[data-key="${key}"] .legend span`, (spans) => spans.map((e) => e.textContent).filter(Boolean).join(' '));
-  assert(await legend('weights:0') === 'weight, 0 to 1: 0.00 1.00', `weights legend: ${await legend('weights:0')}`);
+  weights.forEach((row, i) =>
+    row.forEach((c, j) => {
+      assert(c.text === '0.2500', `weight [${i + 1}, ${j + 1}] shows ${c.text}`);
+      assert(c.bg === quarter, `weight [${i + 1}, ${j + 1}] is drawn ${c.bg}, expected 0.25's ${quarter} (1 is ${full})`);
+    }),
+  );
+  const legend = (key) =>
+    page.$$eval(`#step-list article[data-key="${key}"] .legend span`, (spans) =>
+      spans
+        .map((e) => e.textContent)
+        .filter(Boolean)
+        .join(' '),
+    );
+  assert((await legend('weights:0')) === 'weight, 0 to 1: 0.00 1.00', `weights legend: ${await legend('weights:0')}`);
   // Scores: symmetric about 0, so the largest |score| is at an end and 0 in the neutral middle.
   const scores = engine.run(UNIFORM).steps.find((s) => s.id === 'scores');
-  assert(/^signed, ±max: −0\.00 \+0\.00$|^signed, ±max: 0\.00 0\.00$/.test(await legend('scores:0')), `zero scores legend: ${await legend('scores:0')}`);
+  assert(
+    /^signed, ±max: −0\.00 \+0\.00$|^signed, ±max: 0\.00 0\.00$/.test(await legend('scores:0')),
+    `zero scores legend: ${await legend('scores:0')}`,
+  );
   const scoreCells = await cells(page, 'scores:0');
   assert(scoreCells[0][0].bg === computed(colourScale(scores.data, 'signed')(0).bg), `a zero score: ${scoreCells[0][0].bg}`);
   await page.locator('#step-list article[data-key="weights:0"]').screenshot({ path: join(artifacts, 'review-uniform-1440.png') });
@@ -154,12 +185,18 @@ test('the status line shows its timings on demand and is one line on a phone', a
   assert(/computed in [\d.]+ ms, drawn in [\d.]+ ms/.test(await page.$eval('#status', (e) => e.title)), 'timings in the title');
   await page.click('#status-timings');
   assert(/: computed in [\d.]+ ms, drawn in [\d.]+ ms$/.test(await shown()), `timings shown on demand: ${await shown()}`);
-  assert(await page.getAttribute('#status-timings', 'aria-pressed') === 'true', 'the toggle says it is on');
+  assert((await page.getAttribute('#status-timings', 'aria-pressed')) === 'true', 'the toggle says it is on');
   await page.click('#status-timings');
   assert(!/computed in/.test(await shown()), 'timings hidden again');
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(200);
-  const bar = await page.$eval('#status', (e) => ({ h: e.getBoundingClientRect().height, line: parseFloat(getComputedStyle(e).lineHeight) || 20, sw: e.scrollWidth, cw: e.clientWidth, text: e.innerText }));
+  const bar = await page.$eval('#status', (e) => ({
+    h: e.getBoundingClientRect().height,
+    line: parseFloat(getComputedStyle(e).lineHeight) || 20,
+    sw: e.scrollWidth,
+    cw: e.clientWidth,
+    text: e.innerText,
+  }));
   assert(bar.h < 1.6 * bar.line && bar.sw <= bar.cw, `phone status: ${JSON.stringify(bar)}`);
   assert(bar.text === '4 queries × 4 keys, dk = 4, 2 heads', `phone status text: ${bar.text}`);
   await page.locator('.status-bar').screenshot({ path: join(artifacts, 'review-status-390.png') });
@@ -167,51 +204,89 @@ test('the status line shows its timings on demand and is one line on a phone', a
 
 test('a 4-token table fits a 390 px phone; a wider one shows that it scrolls', async ({ page, base }) => {
   await open(page, base, NOISY, 390);
-  const wraps = await page.$$eval('#step-list article[data-head="0"] .matrix-wrap', (ws) => ws.map((w) => ({
-    key: w.closest('article').dataset.key, sw: w.scrollWidth, cw: w.clientWidth, scrolls: w.classList.contains('scrolls'),
-  })));
+  const wraps = await page.$$eval('#step-list article[data-head="0"] .matrix-wrap', (ws) =>
+    ws.map((w) => ({
+      key: w.closest('article').dataset.key,
+      sw: w.scrollWidth,
+      cw: w.clientWidth,
+      scrolls: w.classList.contains('scrolls'),
+    })),
+  );
   for (const w of wraps.filter((x) => /^(scores|scaled|masked|weights):/.test(x.key))) {
     assert(w.sw <= w.cw, `${w.key} is ${w.sw} px in ${w.cw} px at 390 px`);
     assert(!w.scrolls, `${w.key} marked as scrolling`);
   }
   await page.locator('#step-list article[data-key="weights:0"]').screenshot({ path: join(artifacts, 'review-weights-390.png') });
   await axe(page, 'steps and status bar at 390 px', [['#step-list'], ['.status-bar']]);
-  const [Q, K, V] = engine.random(5, [0, 1, 2].map(() => ({ kind: 'randn', shape: [9, 4] })));
+  const [Q, K, V] = engine.random(
+    5,
+    [0, 1, 2].map(() => ({ kind: 'randn', shape: [9, 4] })),
+  );
   await open(page, base, { Q, K, V, options: {} }, 390);
   const cue = await page.$eval('#step-list article[data-step="weights"] .matrix-wrap', (w) => ({
     scrolls: w.classList.contains('scrolls') && !w.classList.contains('at-end'),
     text: getComputedStyle(w.nextElementSibling, '::before').content,
     mask: getComputedStyle(w).maskImage || getComputedStyle(w).webkitMaskImage,
   }));
-  assert(cue.scrolls && cue.text === '"scroll → for more columns"' && /gradient/.test(cue.mask), `9 tokens at 390 px: ${JSON.stringify(cue)}`);
-  await page.$eval('#step-list article[data-step="weights"] .matrix-wrap', (w) => { w.scrollLeft = w.scrollWidth; });
-  await page.waitForFunction(() => document.querySelector('#step-list article[data-step="weights"] .matrix-wrap').classList.contains('at-end'));
+  assert(
+    cue.scrolls && cue.text === '"scroll → for more columns"' && /gradient/.test(cue.mask),
+    `9 tokens at 390 px: ${JSON.stringify(cue)}`,
+  );
+  await page.$eval('#step-list article[data-step="weights"] .matrix-wrap', (w) => {
+    w.scrollLeft = w.scrollWidth;
+  });
+  await page.waitForFunction(() =>
+    document.querySelector('#step-list article[data-step="weights"] .matrix-wrap').classList.contains('at-end'),
+  );
 });
 
-test('the worked calculation\'s formula wraps to fit its panel, on a phone and in the side panel, numbers and all', async ({ page, base }) => {
+test("the worked calculation's formula wraps to fit its panel, on a phone and in the side panel, numbers and all", async ({
+  page,
+  base,
+}) => {
   // d = 8: a score is a sum of 8 products (the page shows the first two, ⋯, the last).
-  const [Q, K, V] = engine.random(7, [0, 1, 2].map(() => ({ kind: 'randn', shape: [4, 8] })));
+  const [Q, K, V] = engine.random(
+    7,
+    [0, 1, 2].map(() => ({ kind: 'randn', shape: [4, 8] })),
+  );
   const p = { Q, K, V, options: {} };
-  for (const [width, height] of [[390, 844], [1440, 900]]) {
+  for (const [width, height] of [
+    [390, 844],
+    [1440, 900],
+  ]) {
     await open(page, base, p, width);
     await page.setViewportSize({ width, height });
     // A softmax weight too: its sum of exponentials sits in a fraction's denominator.
-    for (const [step, r, c] of [['scores', 1, 2], ['output', 2, 5], ['weights', 3, 0]]) {
+    for (const [step, r, c] of [
+      ['scores', 1, 2],
+      ['output', 2, 5],
+      ['weights', 3, 0],
+    ]) {
       await page.click(`#step-list article[data-key="${step}:${step === 'output' ? -1 : 0}"] td[data-r="${r}"][data-c="${c}"]`);
-      await page.waitForFunction((s) => document.querySelector('#drill .drill-target')?.textContent.includes(s), { scores: 'Scores', output: 'Output', weights: 'Attention weights' }[step]);
+      await page.waitForFunction(
+        (s) => document.querySelector('#drill .drill-target')?.textContent.includes(s),
+        { scores: 'Scores', output: 'Output', weights: 'Attention weights' }[step],
+      );
       await page.evaluate(() => document.fonts.ready);
       // Laid out (typeset, not a placeholder): measured after KaTeX has drawn it.
       // Measured in the same task as the wait: the idle work after an edit may draw the panel again
       // between two separate calls (a fresh, not yet laid out copy measures 0 px).
-      const eq = await (await page.waitForFunction(() => {
-        const e = document.querySelector('#drill .drill-eq');
-        if (!(e?.clientWidth > 0) || document.querySelector('#drill .tex-pending')) return null;
-        return {
-          sw: e.scrollWidth, cw: e.clientWidth, lines: e.querySelectorAll('.drill-line').length,
-          shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),
-        };
-      })).jsonValue();
-      assert(eq.cw > 100 && eq.sw <= eq.cw, `${step} [${r + 1}, ${c + 1}] at ${width} px: the formula is ${eq.sw} px wide in a ${eq.cw} px panel`);
+      const eq = await (
+        await page.waitForFunction(() => {
+          const e = document.querySelector('#drill .drill-eq');
+          if (!(e?.clientWidth > 0) || document.querySelector('#drill .tex-pending')) return null;
+          return {
+            sw: e.scrollWidth,
+            cw: e.clientWidth,
+            lines: e.querySelectorAll('.drill-line').length,
+            shown: [...e.querySelectorAll('.katex-html')].map((k) => k.textContent).join(' '),
+          };
+        })
+      ).jsonValue();
+      assert(
+        eq.cw > 100 && eq.sw <= eq.cw,
+        `${step} [${r + 1}, ${c + 1}] at ${width} px: the formula is ${eq.sw} px wide in a ${eq.cw} px panel`,
+      );
       await page.locator('#drill').screenshot({ path: join(artifacts, `review-drill-${step}-${width}.png`) });
       const e = engine.explain(p, { step, row: r, col: c });
       assert(eq.shown.includes(Math.abs(e.value).toFixed(4)), `${step} at ${width} px: the value ${e.value} missing`);
@@ -221,32 +296,54 @@ test('the worked calculation\'s formula wraps to fit its panel, on a phone and i
       const n = x.length;
       assert(n === (step === 'scores' ? 8 : 4), `${step}: ${n} terms`);
       for (const k of [0, 1, n - 1]) {
-        for (const v of [x[k], y[k]]) assert(eq.shown.includes(Math.abs(v).toFixed(4)), `${step} at ${width} px: term ${k + 1}'s ${v.toFixed(4)} missing from ${eq.shown}`);
+        for (const v of [x[k], y[k]])
+          assert(
+            eq.shown.includes(Math.abs(v).toFixed(4)),
+            `${step} at ${width} px: term ${k + 1}'s ${v.toFixed(4)} missing from ${eq.shown}`,
+          );
       }
       assert(eq.lines === 3, `${step}: ${eq.lines} lines (definition, terms, value)`);
     }
   }
 });
 
-test('the <attention-explorer> component: the same 0–1 colours and legend, grey masked weights, noise as 0', async ({ page, base, siteDir }) => {
+test('the <attention-explorer> component: the same 0–1 colours and legend, grey masked weights, noise as 0', async ({
+  page,
+  base,
+  siteDir,
+}) => {
   const causalUniform = { ...UNIFORM, options: { causal: true } };
-  writeFileSync(join(siteDir, 'review-component.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>component</title>
+  writeFileSync(
+    join(siteDir, 'review-component.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>component</title>
     <link rel="icon" href="data:,"><script type="module" src="lib/component.js"></script></head><body>
     <attention-explorer id="u" steps="weights" inputs=""><script type="application/json">${JSON.stringify(causalUniform)}</script></attention-explorer>
     <attention-explorer id="n" steps="masked" heads="1" inputs=""><script type="application/json">${JSON.stringify(NOISY)}</script></attention-explorer>
-    </body></html>`);
+    </body></html>`,
+  );
   await page.goto(`${base}review-component.html`);
   await page.waitForFunction(() => ['u', 'n'].every((id) => document.getElementById(id).shadowRoot?.querySelector('.steps td')));
-  const read = (id) => page.$eval(`#${id}`, (el) => ({
-    rows: [...el.shadowRoot.querySelectorAll('table[data-step] tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => ({
-      text: td.textContent, bg: getComputedStyle(td).backgroundColor, cls: td.className,
-    }))),
-    legend: el.shadowRoot.querySelector('.legend')?.textContent.replace(/\s+/g, ' ').trim(),
-  }));
+  const read = (id) =>
+    page.$eval(`#${id}`, (el) => ({
+      rows: [...el.shadowRoot.querySelectorAll('table[data-step] tbody tr')].map((tr) =>
+        [...tr.querySelectorAll('td')].map((td) => ({
+          text: td.textContent,
+          bg: getComputedStyle(td).backgroundColor,
+          cls: td.className,
+        })),
+      ),
+      legend: el.shadowRoot.querySelector('.legend')?.textContent.replace(/\s+/g, ' ').trim(),
+    }));
   const u = await read('u');
   const quarter = computed(colourScale([[0]], 'probability')(0.25).bg);
-  assert(u.rows[3].every((c) => c.text === '0.2500' && c.bg === quarter), `row 4 (uniform): ${JSON.stringify(u.rows[3])}`);
-  assert(u.rows[0].slice(1).every((c) => c.cls === 'masked' && c.bg === 'rgb(236, 238, 241)'), `row 1's hidden keys: ${JSON.stringify(u.rows[0])}`);
+  assert(
+    u.rows[3].every((c) => c.text === '0.2500' && c.bg === quarter),
+    `row 4 (uniform): ${JSON.stringify(u.rows[3])}`,
+  );
+  assert(
+    u.rows[0].slice(1).every((c) => c.cls === 'masked' && c.bg === 'rgb(236, 238, 241)'),
+    `row 1's hidden keys: ${JSON.stringify(u.rows[0])}`,
+  );
   assert(u.legend === 'weight, 0 to 1: 0.00 1.00', `component legend: ${u.legend}`);
   const n = await read('n');
   const row4 = n.rows[3].map((c) => c.text);

@@ -22,7 +22,7 @@ const PAYLOADS = [
   '<img src=x onerror="window.__pwned=1">',
   '<script>window.__pwned=1</script>',
   '"><svg onload="window.__pwned=1">',
-  "javascript:window.__pwned=1//'><a href=\"javascript:window.__pwned=1\">x</a>",
+  'javascript:window.__pwned=1//\'><a href="javascript:window.__pwned=1">x</a>',
   '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>',
 ];
 const HEAP_BOUND = 2 * 1024 * 1024; // bytes the V8 heap may grow between edit 100 and edit 1,000
@@ -53,7 +53,9 @@ const test = browserSuite('robustness', {
 async function injected(page) {
   return page.evaluate(() => {
     const found = [];
-    for (const el of document.querySelectorAll('img[src="x"], svg[onload], iframe, object, embed, a[href^="javascript:" i], [onerror], [onload]')) {
+    for (const el of document.querySelectorAll(
+      'img[src="x"], svg[onload], iframe, object, embed, a[href^="javascript:" i], [onerror], [onload]',
+    )) {
       found.push(el.outerHTML.slice(0, 80));
     }
     const scripts = [...document.scripts].filter((s) => !s.src || /__pwned/.test(s.textContent));
@@ -71,15 +73,21 @@ async function assertClean(page, where) {
 
 /** The text fields a user can type into now: visible, enabled, writable. */
 async function textFields(page) {
-  return page.$$eval('textarea, input:not([type]), input[type="text"], input[type="search"], input[type="url"]',
-    (els) => {
+  return page
+    .$$eval('textarea, input:not([type]), input[type="text"], input[type="search"], input[type="url"]', (els) => {
       for (const e of document.querySelectorAll('[data-robust]')) delete e.dataset.robust;
       return els;
-    }).then(() => page.$$eval('textarea, input:not([type]), input[type="text"], input[type="search"], input[type="url"]',
-    (els) => els.filter((e) => !e.disabled && !e.readOnly && e.offsetParent !== null).map((e, i) => {
-      e.dataset.robust = String(i);
-      return { i, what: e.id || e.className || e.tagName, aria: e.getAttribute('aria-label') ?? '' };
-    })));
+    })
+    .then(() =>
+      page.$$eval('textarea, input:not([type]), input[type="text"], input[type="search"], input[type="url"]', (els) =>
+        els
+          .filter((e) => !e.disabled && !e.readOnly && e.offsetParent !== null)
+          .map((e, i) => {
+            e.dataset.robust = String(i);
+            return { i, what: e.id || e.className || e.tagName, aria: e.getAttribute('aria-label') ?? '' };
+          }),
+      ),
+    );
 }
 
 async function fillEverything(page, payload, where) {
@@ -97,7 +105,16 @@ async function fillEverything(page, payload, where) {
 test('payloads in every text field: nothing runs, nothing is injected, names show as text', async ({ page, base }) => {
   let filled = 0;
   const seen = new Set();
-  const setups = ['004', '004 text', 'custom scale + additive mask', 'custom scale + additive mask text', 'projection text', 'cross-attention', 'cross-attention text', 'exercise'];
+  const setups = [
+    '004',
+    '004 text',
+    'custom scale + additive mask',
+    'custom scale + additive mask text',
+    'projection text',
+    'cross-attention',
+    'cross-attention text',
+    'exercise',
+  ];
   for (const setup of setups) {
     await page.selectOption('#preset', '004');
     await page.waitForTimeout(50);
@@ -115,7 +132,7 @@ test('payloads in every text field: nothing runs, nothing is injected, names sho
       await page.goto('about:blank');
       await page.goto(`${base}#v1=${Buffer.from(JSON.stringify(ex)).toString('base64url')}`);
       await page.waitForSelector('body[data-ready="true"]');
-      assert(await page.locator('input.answer').count() > 0, 'the exercise link shows no answer boxes');
+      assert((await page.locator('input.answer').count()) > 0, 'the exercise link shows no answer boxes');
     }
     for (const payload of PAYLOADS) {
       const fields = await textFields(page);
@@ -143,11 +160,19 @@ test('payloads in every text field: nothing runs, nothing is injected, names sho
   await page.click('.editor[data-input="X"] button.tab[data-tab="text"]');
   await page.fill('.editor[data-input="X"] textarea', `1 0\n${PAYLOADS[0]}`);
   await page.waitForSelector('.editor[data-input="X"] .error:not([hidden])');
-  const message = await page.$eval('.editor[data-input="X"] .error', (e) => ({ text: e.textContent, elements: e.querySelectorAll('img, script, svg').length }));
+  const message = await page.$eval('.editor[data-input="X"] .error', (e) => ({
+    text: e.textContent,
+    elements: e.querySelectorAll('img, script, svg').length,
+  }));
   console.log(`     the message for a pasted payload: ${message.text}`);
   assert(message.text.includes('<img') && message.elements === 0, `the pasted payload is not quoted as text: ${JSON.stringify(message)}`);
   await assertClean(page, 'matrix text');
-  console.log(`     ${filled} fills of ${PAYLOADS.length} payloads in ${setups.length} setups; ${seen.size} distinct fields: ${[...seen].map((s) => s.split('|')[0].replace(/^mx-.*-text$/, 'matrix text box')).filter((v, i, a) => a.indexOf(v) === i).join(', ')}`);
+  console.log(
+    `     ${filled} fills of ${PAYLOADS.length} payloads in ${setups.length} setups; ${seen.size} distinct fields: ${[...seen]
+      .map((s) => s.split('|')[0].replace(/^mx-.*-text$/, 'matrix text box'))
+      .filter((v, i, a) => a.indexOf(v) === i)
+      .join(', ')}`,
+  );
   assert(seen.size >= 8, `only ${seen.size} text fields found`);
 });
 
@@ -172,13 +197,21 @@ test('payloads in a hand-made link (tokens, matrix text, scale, mask, preset, ex
     await page.waitForSelector('body[data-ready="true"]');
     await assertClean(page, `link with ${payload}`);
     // The same with an otherwise valid problem, so the token names are drawn as labels.
-    const good = { mode: 'self', edited: true, inputs: { Q: { text: '1 0\n0 1' }, K: { text: '1 0\n0 1' }, V: { text: '1 2\n3 4' } }, tokens: { q: `${payload} b`, k: payload } };
+    const good = {
+      mode: 'self',
+      edited: true,
+      inputs: { Q: { text: '1 0\n0 1' }, K: { text: '1 0\n0 1' }, V: { text: '1 2\n3 4' } },
+      tokens: { q: `${payload} b`, k: payload },
+    };
     await page.goto('about:blank');
     await page.goto(`${base}#v1=${Buffer.from(JSON.stringify(good)).toString('base64url')}`);
     await page.waitForSelector('body[data-ready="true"]');
     await assertClean(page, `valid link with token names ${payload}`);
     const labels = await page.$$eval('#step-list th', (t) => t.map((e) => e.textContent).join(' '));
-    assert(labels.includes(payload.split(/\s+/)[0]), `the token name ${payload.split(/\s+/)[0]} is not shown as text: ${labels.slice(0, 200)}`);
+    assert(
+      labels.includes(payload.split(/\s+/)[0]),
+      `the token name ${payload.split(/\s+/)[0]} is not shown as text: ${labels.slice(0, 200)}`,
+    );
   }
   // And a link the page made itself from a state holding payloads, reloaded.
   await page.goto('about:blank');
@@ -187,18 +220,21 @@ test('payloads in a hand-made link (tokens, matrix text, scale, mask, preset, ex
   await page.selectOption('#preset', '004');
   await page.fill('#tokens-q', PAYLOADS[0]);
   let hash = '';
-  for (let i = 0; i < 30 && !/#v\d+=/.test(hash); i++) { await page.waitForTimeout(200); hash = await page.evaluate(() => location.hash); }
+  for (let i = 0; i < 30 && !/#v\d+=/.test(hash); i++) {
+    await page.waitForTimeout(200);
+    hash = await page.evaluate(() => location.hash);
+  }
   assert(/#v\d+=/.test(hash), 'the page wrote no state link');
   await page.waitForTimeout(600);
   const own = page.url();
   await page.goto('about:blank');
   await page.goto(own);
   await page.waitForSelector('body[data-ready="true"]');
-  assert(await page.$eval('#tokens-q', (e) => e.value) === PAYLOADS[0], 'the page\'s own link did not keep the token names');
-  await assertClean(page, 'the page\'s own link');
+  assert((await page.$eval('#tokens-q', (e) => e.value)) === PAYLOADS[0], "the page's own link did not keep the token names");
+  await assertClean(page, "the page's own link");
 });
 
-test('every request goes to the page\'s own server: each preset loaded and edited', async ({ page, base, requests }) => {
+test("every request goes to the page's own server: each preset loaded and edited", async ({ page, base, requests }) => {
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
   const presets = await page.$$eval('#preset option', (o) => o.map((e) => e.value).filter(Boolean));
@@ -211,7 +247,9 @@ test('every request goes to the page\'s own server: each preset loaded and edite
   await page.waitForTimeout(500);
   const foreign = requests.filter((u) => !u.startsWith(base) && !u.startsWith('data:') && !u.startsWith('blob:') && u !== 'about:blank');
   const fromText = requests.filter((u) => /\/x$|__pwned/.test(u));
-  console.log(`     ${requests.length} requests in this run (${presets.length} presets), ${new Set(requests).size} distinct URLs, none elsewhere`);
+  console.log(
+    `     ${requests.length} requests in this run (${presets.length} presets), ${new Set(requests).size} distinct URLs, none elsewhere`,
+  );
   assert(foreign.length === 0, `requests outside ${base}: ${[...new Set(foreign)].join(', ')}`);
   assert(fromText.length === 0, `requests made from user text: ${fromText.join(', ')}`);
 });
@@ -227,14 +265,18 @@ test('heap across 1,000 grid edits: V8 heap after GC and wasm memory stay flat',
     const wasm = await page.evaluate(() => (window.__wasmMemories ?? []).map((m) => m.buffer.byteLength));
     return { js: usedSize, wasm };
   };
-  const edit = (from, to) => page.evaluate(([a, b]) => {
-    const cell = document.querySelector('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]');
-    for (let i = a; i < b; i++) {
-      cell.value = String((i % 9) + 1);
-      cell.dispatchEvent(new Event('input', { bubbles: true }));
-    }
-    return document.querySelector('article[data-key="scores:0"] tbody tr td')?.textContent;
-  }, [from, to]);
+  const edit = (from, to) =>
+    page.evaluate(
+      ([a, b]) => {
+        const cell = document.querySelector('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]');
+        for (let i = a; i < b; i++) {
+          cell.value = String((i % 9) + 1);
+          cell.dispatchEvent(new Event('input', { bubbles: true }));
+        }
+        return document.querySelector('article[data-key="scores:0"] tbody tr td')?.textContent;
+      },
+      [from, to],
+    );
   await edit(0, 100);
   const at100 = await measure();
   const shown = await edit(100, 1000);
@@ -244,8 +286,10 @@ test('heap across 1,000 grid edits: V8 heap after GC and wasm memory stay flat',
   await page.locator('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]').fill('3');
   assert(Number(await page.$eval('article[data-key="scores:0"] tbody tr td', (e) => e.textContent)) === 9, 'the page stopped computing');
   const grew = at1000.js - at100.js;
-  console.log(`     V8 heap after GC: ${(at100.js / 1048576).toFixed(2)} MB after 100 edits, ${(at1000.js / 1048576).toFixed(2)} MB after 1,000 (${grew >= 0 ? '+' : ''}${(grew / 1024).toFixed(0)} KB); ` +
-    `wasm memory ${at100.wasm.map((b) => `${b / 1048576} MB`).join(', ')} -> ${at1000.wasm.map((b) => `${b / 1048576} MB`).join(', ')}`);
+  console.log(
+    `     V8 heap after GC: ${(at100.js / 1048576).toFixed(2)} MB after 100 edits, ${(at1000.js / 1048576).toFixed(2)} MB after 1,000 (${grew >= 0 ? '+' : ''}${(grew / 1024).toFixed(0)} KB); ` +
+      `wasm memory ${at100.wasm.map((b) => `${b / 1048576} MB`).join(', ')} -> ${at1000.wasm.map((b) => `${b / 1048576} MB`).join(', ')}`,
+  );
   assert(at100.wasm.length >= 1, 'the wasm memory was not found');
   assert(grew < HEAP_BOUND, `the V8 heap grew by ${grew} bytes over 900 edits (bound ${HEAP_BOUND})`);
   assert(JSON.stringify(at1000.wasm) === JSON.stringify(at100.wasm), `the wasm memory grew: ${at100.wasm} -> ${at1000.wasm}`);

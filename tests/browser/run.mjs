@@ -69,8 +69,9 @@ function parseShown(text) {
 
 // ---- page helpers ------------------------------------------------------------------------------
 async function readStep(page, key) {
-  const cells = await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`,
-    (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const cells = await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`, (rows) =>
+    rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+  );
   assert(cells.length > 0, `step ${key} is not on the page as a table`);
   return cells.map((r) => r.map(parseShown));
 }
@@ -84,8 +85,9 @@ async function readWhyVariances(page) {
 }
 
 async function readGrid(page, name) {
-  return page.$$eval(`.editor[data-input="${name}"] table.grid tbody tr`,
-    (rows) => rows.map((r) => [...r.querySelectorAll('input.cell')].map((i) => i.value)));
+  return page.$$eval(`.editor[data-input="${name}"] table.grid tbody tr`, (rows) =>
+    rows.map((r) => [...r.querySelectorAll('input.cell')].map((i) => i.value)),
+  );
 }
 
 async function setDecimals(page, n) {
@@ -115,9 +117,13 @@ async function settleHash(page) {
  */
 async function runAxe(page, what) {
   const violations = await axeFindings(page, { exclude: [['.stale']] });
-  for (const v of violations) console.log(`     axe (${what}) ${v.impact}: ${v.id} (${v.targets.length}×, e.g. ${v.targets[0]}): ${v.help}`);
+  for (const v of violations)
+    console.log(`     axe (${what}) ${v.impact}: ${v.id} (${v.targets.length}×, e.g. ${v.targets[0]}): ${v.help}`);
   const serious = violations.filter(isSerious);
-  assert(serious.length === 0, `axe (${what}) found ${serious.map((v) => `${v.id} (${v.targets.length}×, e.g. ${v.targets[0]})`).join(', ')}`);
+  assert(
+    serious.length === 0,
+    `axe (${what}) found ${serious.map((v) => `${v.id} (${v.targets.length}×, e.g. ${v.targets[0]})`).join(', ')}`,
+  );
 }
 
 async function shot(page, name, opts = {}) {
@@ -130,8 +136,8 @@ const test = browserSuite('page', { lib, contextOptions: { viewport: { width: 14
 test('page loads with its first example, KaTeX and no network beyond its server', async ({ page, base, requests }) => {
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
-  assert(await page.$eval('#preset', (s) => s.value) === 'lookup', 'the default example is not the dictionary lookup');
-  assert(await page.locator('#step-list .katex').count() > 5, 'formulas are not rendered by KaTeX');
+  assert((await page.$eval('#preset', (s) => s.value)) === 'lookup', 'the default example is not the dictionary lookup');
+  assert((await page.locator('#step-list .katex').count()) > 5, 'formulas are not rendered by KaTeX');
   const foreign = requests.filter((u) => !u.startsWith(base) && !u.startsWith('data:'));
   assert(foreign.length === 0, `requests outside the page's server: ${foreign.join(', ')}`);
   await loadPreset(page, '000', 4);
@@ -140,12 +146,15 @@ test('page loads with its first example, KaTeX and no network beyond its server'
 
 test('seed 000: Q, scores, weights, variances and output match the notebook', async ({ page }) => {
   await loadPreset(page, '000');
-  assertClose([ (await readStep(page, 'Q:0'))[0] ], [SEED.q000row1], 'Q (np.random.seed(42) randn)');
+  assertClose([(await readStep(page, 'Q:0'))[0]], [SEED.q000row1], 'Q (np.random.seed(42) randn)');
   assertClose(await readStep(page, 'scores:0'), SEED.scores000, 'scores');
   assertClose(await readStep(page, 'weights:0'), SEED.weights000, 'weights');
   assertClose(await readStep(page, 'output:0'.replace(':0', ':-1')), SEED.output000, 'output');
   const facts = await page.$eval('#step-list', (el) => el.textContent);
-  for (const [v, when] of [[SEED.variance000[0], 'before'], [SEED.variance000[1], 'after']]) {
+  for (const [v, when] of [
+    [SEED.variance000[0], 'before'],
+    [SEED.variance000[1], 'after'],
+  ]) {
     assert(facts.includes(v.toFixed(8)), `the variance ${when} scaling (${v.toFixed(8)}) is not shown`);
   }
   assertClose([await readWhyVariances(page)], [SEED.variance000], 'why √d_k variances', { abs: 1e-8 });
@@ -153,7 +162,7 @@ test('seed 000: Q, scores, weights, variances and output match the notebook', as
   assert(numpy.includes('np.random.seed(42)') && numpy.includes('np.random.randn(4, 8)'), `numpy line missing: ${numpy}`);
 });
 
-test('the why √d_k view catches up after an edit, with the edited problem\'s variances', async ({ page }) => {
+test("the why √d_k view catches up after an edit, with the edited problem's variances", async ({ page }) => {
   await loadPreset(page, '000');
   await readWhyVariances(page);
   const cell = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
@@ -175,11 +184,14 @@ test('the why √d_k view catches up after an edit, with the edited problem\'s v
 test('seed 000 decoder: causal mask shows −∞ then 0, output matches', async ({ page }) => {
   await loadPreset(page, '000-causal');
   const masked = await readStep(page, 'masked:0');
-  assert(masked[0][1] === -Infinity && masked[0][3] === -Infinity && masked[3][0] !== -Infinity, 'the masked step does not show −∞ above the diagonal');
+  assert(
+    masked[0][1] === -Infinity && masked[0][3] === -Infinity && masked[3][0] !== -Infinity,
+    'the masked step does not show −∞ above the diagonal',
+  );
   const weights = await readStep(page, 'weights:0');
   assert(weights[0][1] === 0 && weights[0][0] === 1, 'masked weights are not 0 (row 1 should be 1, 0, 0, 0)');
   assertClose(await readStep(page, 'output:-1'), SEED.causal000, 'masked output');
-  assert(await page.locator('article[data-key="masked:0"] td.neg-inf').count() === 6, 'six −∞ cells expected');
+  assert((await page.locator('article[data-key="masked:0"] td.neg-inf').count()) === 6, 'six −∞ cells expected');
   await shot(page, '02-causal', { fullPage: true });
 });
 
@@ -191,7 +203,10 @@ test('seed 001: the notebook’s shapes (3 words of 8, W 8×3 with entries 0..2)
   for (const w of ['W_Q', 'W_K', 'W_V']) {
     const g = await readGrid(page, w);
     assert(g.length === 8 && g[0].length === 3, `${w} is ${g.length}×${g[0]?.length}, expected 8×3`);
-    assert(g.flat().every((v) => ['0', '1', '2'].includes(v)), `${w} holds values outside 0..2`);
+    assert(
+      g.flat().every((v) => ['0', '1', '2'].includes(v)),
+      `${w} holds values outside 0..2`,
+    );
   }
   const out = await readStep(page, 'output:-1');
   assert(out.length === 3 && out[0].length === 3, 'output is not 3×3');
@@ -207,7 +222,10 @@ test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match
   // Columns layout: a weight is a softmax down its query's column (keys are rows).
   await page.click('article[data-key="weights:0"] td[data-r="1"][data-c="0"]');
   const drill = await page.$eval('#drill-body', (e) => e.textContent);
-  assert(/Softmax along the column of x_0/.test(drill) && drill.includes(SEED.attention002[1][0].toFixed(8)), `columns-layout weight explained as: ${drill.slice(0, 160)}`);
+  assert(
+    /Softmax along the column of x_0/.test(drill) && drill.includes(SEED.attention002[1][0].toFixed(8)),
+    `columns-layout weight explained as: ${drill.slice(0, 160)}`,
+  );
   const keys = await page.$$eval('#drill-body table.terms tbody th', (t) => t.map((e) => e.textContent));
   assert(keys.join(' ') === 'x_0 x_1 x_2', `the softmax runs over keys ${keys}`);
   await shot(page, '03-preset-002-columns', { fullPage: true });
@@ -221,8 +239,8 @@ test('seed 002: columns layout, X from seed 3, unscaled and scaled outputs match
 
 test('seed 003: float32, scale 1/sqrt(3): Q, K, V, weights and output match', async ({ page }) => {
   await loadPreset(page, '003');
-  assert(await page.$eval('#opt-precision', (s) => s.value) === 'float32', 'precision is not float32');
-  assert(await page.$eval('#opt-scale-custom', (s) => s.value) === '1/sqrt(3)', 'scale is not 1/sqrt(3)');
+  assert((await page.$eval('#opt-precision', (s) => s.value)) === 'float32', 'precision is not float32');
+  assert((await page.$eval('#opt-scale-custom', (s) => s.value)) === '1/sqrt(3)', 'scale is not 1/sqrt(3)');
   assertClose(await readStep(page, 'Q:0'), SEED.q003, 'Q');
   assertClose(await readStep(page, 'K:0'), SEED.k003, 'K');
   assertClose(await readStep(page, 'V:0'), SEED.v003, 'V');
@@ -245,24 +263,30 @@ test('multi-head and cross-attention presets show the head split and the shapes'
   assert(bands.join(',') === 'head 1,head 2', `concat head bands: ${bands}`);
   const concat = await readStep(page, 'concat:-1');
   const h2 = await readStep(page, 'head_output:1');
-  assert(concat.every((row, i) => row[2] === h2[i][0] && row[3] === h2[i][1]), 'concat columns 3–4 are not head 2’s output');
-  assert(await page.locator('article[data-key="output:-1"]').count() === 1, 'no output step after W_O');
+  assert(
+    concat.every((row, i) => row[2] === h2[i][0] && row[3] === h2[i][1]),
+    'concat columns 3–4 are not head 2’s output',
+  );
+  assert((await page.locator('article[data-key="output:-1"]').count()) === 1, 'no output step after W_O');
   await shot(page, '04-multihead', { fullPage: true });
   // KV heads follow heads while equal; fewer KV heads share K and V between query heads (GQA).
   await page.fill('#opt-heads', '4');
-  assert(await page.$eval('#opt-kvheads', (e) => e.value) === '4', 'KV heads did not follow heads');
-  assert(await page.locator('#step-list .group-title').count() === 5, 'four heads are not shown');
+  assert((await page.$eval('#opt-kvheads', (e) => e.value)) === '4', 'KV heads did not follow heads');
+  assert((await page.locator('#step-list .group-title').count()) === 5, 'four heads are not shown');
   await page.fill('#opt-kvheads', '2');
   for (const w of ['W_K', 'W_V']) {
     const dim = page.locator(`.editor[data-input="${w}"] input.dim-cols`);
     await dim.fill('2');
     await dim.dispatchEvent('change');
   }
-  assert(await page.locator('.editor.has-error').count() === 0, 'W_K, W_V of 4×2 with 2 KV heads of d_k = 1 are rejected');
+  assert((await page.locator('.editor.has-error').count()) === 0, 'W_K, W_V of 4×2 with 2 KV heads of d_k = 1 are rejected');
   const k0 = await readStep(page, 'K:0');
   const k1 = await readStep(page, 'K:1');
   assert(JSON.stringify(k0) === JSON.stringify(k1), 'heads 1 and 2 should share K with 2 KV heads');
-  assert(/shared key\/value head 1/.test(await page.$eval('article[data-key="K:1"]', (e) => e.textContent)), 'the shared KV head is not named');
+  assert(
+    /shared key\/value head 1/.test(await page.$eval('article[data-key="K:1"]', (e) => e.textContent)),
+    'the shared KV head is not named',
+  );
   await loadPreset(page, 'cross', 4);
   const scores = await readStep(page, 'scores:0');
   assert(scores.length === 2 && scores[0].length === 3, `cross-attention scores are ${scores.length}×${scores[0].length}, expected 2×3`);
@@ -301,7 +325,14 @@ test('pasting numpy print output into the text box', async ({ page }) => {
   await ed.locator('textarea').fill('[[ 2.  0.]\n [ 0.  2.]]');
   assert(await ed.locator('.error').isHidden(), 'numpy output was rejected');
   const v = await readStep(page, 'V:0');
-  assertClose(v, [[2, 0], [0, 2]], 'V after pasting W_V');
+  assertClose(
+    v,
+    [
+      [2, 0],
+      [0, 2],
+    ],
+    'V after pasting W_V',
+  );
   await ed.locator('button.tab[data-tab="grid"]').click();
   const grid = await readGrid(page, 'W_V');
   assert(grid.flat().join(',') === '2,0,0,2', `grid after paste: ${grid}`);
@@ -318,13 +349,16 @@ test('random fill shows its numpy line; switching modes keeps the page working',
   const line = await ed.locator('.numpy').textContent();
   assert(line === 'np.random.seed(1); W_V = np.random.randint(0, 5, size=(2, 2))', `numpy line: ${line}`);
   const g = (await readGrid(page, 'W_V')).flat().map(Number);
-  assert(g.every((v) => Number.isInteger(v) && v >= 0 && v < 5), `randint values: ${g}`);
+  assert(
+    g.every((v) => Number.isInteger(v) && v >= 0 && v < 5),
+    `randint values: ${g}`,
+  );
   for (const mode of ['qkv', 'cross', 'self', 'qkv']) {
     await page.check(`input[name="mode"][value="${mode}"]`);
     const inputs = await page.$$eval('#editors .editor:not([hidden])', (els) => els.map((e) => e.dataset.input).join(','));
     const want = { qkv: 'Q,K,V', self: 'X,W_Q,W_K,W_V', cross: 'X,X_kv,W_Q,W_K,W_V' }[mode];
     assert(inputs === want, `${mode} mode shows inputs ${inputs}, expected ${want}`);
-    assert(await page.locator('#step-list article').count() >= 7, `${mode} mode shows no steps`);
+    assert((await page.locator('#step-list article').count()) >= 7, `${mode} mode shows no steps`);
     assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), `${mode} mode did not compute`);
   }
 });
@@ -363,7 +397,10 @@ test('drill-down: a score is a dot product term by term, a weight a softmax', as
   assert(terms.length === 8, `the dot product has ${terms.length} terms, expected d_k = 8`);
   assert(parseShown(terms[0][1]) === SEED.q000row1[0], `first term's q is ${terms[0][1]}, expected ${SEED.q000row1[0]}`);
   const score = String(SEED.scores000[0][2]);
-  assert(await page.$eval('#drill-body', (e, text) => e.textContent.includes(text), score), `the drill-down does not show the score ${score}`);
+  assert(
+    await page.$eval('#drill-body', (e, text) => e.textContent.includes(text), score),
+    `the drill-down does not show the score ${score}`,
+  );
   await page.click('article[data-key="weights:0"] td[data-r="0"][data-c="2"]');
   const body = await page.$eval('#drill-body', (e) => e.textContent);
   const weight = String(SEED.weights000[0][2]);
@@ -382,14 +419,21 @@ test('drill-down: a score is a dot product term by term, a weight a softmax', as
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   const reopened = await page.$eval('#drill-body .drill-target', (e) => e.textContent);
-  assert(/Attention weights/.test(reopened) && /row 2/.test(reopened) && /column 1/.test(reopened), `the open cell did not survive a reload: ${reopened}`);
+  assert(
+    /Attention weights/.test(reopened) && /row 2/.test(reopened) && /column 1/.test(reopened),
+    `the open cell did not survive a reload: ${reopened}`,
+  );
 });
 
 test('keyboard only: grid navigation and typing, step cells with arrows and Enter', async ({ page }) => {
   await loadPreset(page, '004', 4);
   await page.focus('.editor[data-input="X"] input.cell[data-r="0"][data-c="0"]');
   await page.keyboard.press('ArrowRight');
-  let at = await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c, document.activeElement.closest('.editor').dataset.input]);
+  let at = await page.evaluate(() => [
+    document.activeElement.dataset.r,
+    document.activeElement.dataset.c,
+    document.activeElement.closest('.editor').dataset.input,
+  ]);
   assert(at.join() === '0,1,X', `ArrowRight went to ${at}`);
   await page.keyboard.press('ArrowDown');
   await page.keyboard.type('5');
@@ -424,7 +468,7 @@ test('token names: renamed in the field or by double-clicking a label', async ({
   await page.keyboard.press('Enter');
   rows = await page.$$eval('article[data-key="weights:0"] thead th[scope="col"]', (t) => t.map((e) => e.textContent).slice(1));
   assert(rows.join(' ') === 'hello there', `column labels after renaming: ${rows}`);
-  assert(await page.$eval('#tokens-q', (e) => e.value) === 'hello there', 'the token field did not follow the rename');
+  assert((await page.$eval('#tokens-q', (e) => e.value)) === 'hello there', 'the token field did not follow the rename');
 });
 
 test('steps fold away and come back (keyboard too), and stay folded across edits', async ({ page }) => {
@@ -486,7 +530,7 @@ test('keep-mask by clicking cells, and a typed additive mask', async ({ page }) 
 test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page, base }) => {
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
-  for (const r of await page.$$('input[name="mode"]')) if (await r.getAttribute('value') === 'qkv') await r.check();
+  for (const r of await page.$$('input[name="mode"]')) if ((await r.getAttribute('value')) === 'qkv') await r.check();
   for (const name of ['Q', 'K', 'V']) {
     const ed = page.locator(`.editor[data-input="${name}"]`);
     await ed.locator('input.dim-rows').fill('256');
@@ -497,7 +541,7 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
     await ed.locator('.rnd-seed').fill(String(name.charCodeAt(0)));
     await ed.locator('.rnd-fill').click();
   }
-  assert(await page.locator('article[data-key="weights:0"] canvas').count() === 1, 'weights 256×256 is not a heatmap');
+  assert((await page.locator('article[data-key="weights:0"] canvas').count()) === 1, 'weights 256×256 is not a heatmap');
   // Speed is reported, not asserted (npm run bench and BENCHMARKS.md measure it).
   const ms = Number(await page.$eval('#status', (e) => e.dataset.ms));
   assert(Number.isFinite(ms) && ms > 0, 'the status line does not report the redraw time');
@@ -518,7 +562,12 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
   for (const v of ['0.5', '0.6', '0.7', '0.8', '0.9']) {
     await cell.fill(v);
     // The status bar's timings are written once the frame that shows the edit was presented.
-    times.push(await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(Number(document.getElementById('status').dataset.ms)))))));
+    times.push(
+      await page.evaluate(
+        () =>
+          new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(Number(document.getElementById('status').dataset.ms))))),
+      ),
+    );
   }
   times.sort((a, b) => a - b);
   console.log(`     4×8 edit: recompute + redraw ${times[0].toFixed(1)} ms best, ${times[2].toFixed(1)} ms median`);
@@ -526,15 +575,23 @@ test('256 tokens: heatmaps instead of numbers, still responsive', async ({ page,
 
 test('accessibility basics: labels, real tables, headings', async ({ page }) => {
   await loadPreset(page, 'multihead', 4);
-  const unlabeled = await page.$$eval('input, select, textarea, button', (els) => els.filter((el) => {
-    if (el.type === 'hidden' || el.closest('[hidden]')) return false;
-    // A control inside its <label> is labelled by the HTML spec; `labels` alone came back empty
-    // once in CI for the embed builder's checkboxes (axe, run just before, found them labelled).
-    if (el.getAttribute('aria-label') || el.labels?.length || el.closest('label') || el.getAttribute('aria-labelledby')) return false;
-    return !(el.tagName === 'BUTTON' && el.textContent.trim());
-  }).map((el) => el.outerHTML.slice(0, 90)));
+  const unlabeled = await page.$$eval('input, select, textarea, button', (els) =>
+    els
+      .filter((el) => {
+        if (el.type === 'hidden' || el.closest('[hidden]')) return false;
+        // A control inside its <label> is labelled by the HTML spec; `labels` alone came back empty
+        // once in CI for the embed builder's checkboxes (axe, run just before, found them labelled).
+        if (el.getAttribute('aria-label') || el.labels?.length || el.closest('label') || el.getAttribute('aria-labelledby')) return false;
+        return !(el.tagName === 'BUTTON' && el.textContent.trim());
+      })
+      .map((el) => el.outerHTML.slice(0, 90)),
+  );
   assert(unlabeled.length === 0, `controls without a label: ${unlabeled.slice(0, 5).join(' | ')}`);
-  const tables = await page.$$eval('table.matrix', (t) => t.filter((x) => !x.querySelector('caption') || !x.querySelector('th[scope="col"]') || !x.querySelector('th[scope="row"]')).length);
+  const tables = await page.$$eval(
+    'table.matrix',
+    (t) =>
+      t.filter((x) => !x.querySelector('caption') || !x.querySelector('th[scope="col"]') || !x.querySelector('th[scope="row"]')).length,
+  );
   assert(tables === 0, `${tables} step tables lack a caption or row/column headers`);
   const h1 = await page.locator('h1').count();
   assert(h1 === 1, 'the page needs one h1');
@@ -577,11 +634,13 @@ test('phone-sized screen: the why view redrawn after an edit keeps its scrolling
   await phone.waitForSelector('body[data-ready="true"]');
   await phone.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]').fill('0.25');
   await phone.waitForSelector('#why:not([aria-busy])', { state: 'attached', timeout: 5000 });
-  const regions = await phone.evaluate(() => [...document.querySelectorAll('#why .formula, #why .table-scroll')].map((el) => ({
-    what: `${el.parentElement.className} > ${el.className}`,
-    sideways: el.scrollWidth > el.clientWidth + 1,
-    reachable: el.tabIndex >= 0 || el.querySelector('a[href], button, input, select, textarea, [tabindex]') !== null,
-  })));
+  const regions = await phone.evaluate(() =>
+    [...document.querySelectorAll('#why .formula, #why .table-scroll')].map((el) => ({
+      what: `${el.parentElement.className} > ${el.className}`,
+      sideways: el.scrollWidth > el.clientWidth + 1,
+      reachable: el.tabIndex >= 0 || el.querySelector('a[href], button, input, select, textarea, [tabindex]') !== null,
+    })),
+  );
   await phone.close();
   const formula = regions.find((r) => r.what.startsWith('why-intro'));
   assert(formula?.sideways, `the why view's formula does not scroll sideways at 390 px: ${JSON.stringify(regions)}`);

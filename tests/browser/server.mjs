@@ -60,24 +60,42 @@ export function launchBrowser() {
  *   setup           async ({ context, page }) => fields for fn, once per context (init scripts, CDP)
  *   timeout         playwright's per-action timeout, in ms
  */
-export function browserSuite(suite, {
-  lib, strictHeaders, contextPerTest = false, contextOptions = {}, setup, timeout = 10000,
-  consoleTypes = ['error', 'warning'], httpErrors = false, screenshots = '',
-} = {}) {
+export function browserSuite(
+  suite,
+  {
+    lib,
+    strictHeaders,
+    contextPerTest = false,
+    contextOptions = {},
+    setup,
+    timeout = 10000,
+    consoleTypes = ['error', 'warning'],
+    httpErrors = false,
+    screenshots = '',
+  } = {},
+) {
   const s = { problems: [], failures: 0 };
 
   const watch = (page, requests) => {
-    page.on('console', (m) => { if (consoleTypes.includes(m.type())) s.problems.push(`${m.type()}: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (consoleTypes.includes(m.type())) s.problems.push(`${m.type()}: ${m.text()}`);
+    });
     page.on('pageerror', (e) => s.problems.push(`uncaught: ${e.message}`));
     page.on('request', (r) => requests.push(r.url()));
-    page.on('dialog', (d) => { s.problems.push(`a dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
-    if (httpErrors) page.on('response', (r) => { if (r.status() >= 400) s.problems.push(`HTTP ${r.status()} ${r.url()}`); });
+    page.on('dialog', (d) => {
+      s.problems.push(`a dialog opened: ${d.message()}`);
+      d.dismiss().catch(() => {});
+    });
+    if (httpErrors)
+      page.on('response', (r) => {
+        if (r.status() >= 400) s.problems.push(`HTTP ${r.status()} ${r.url()}`);
+      });
   };
 
   /** A context with one watched page: `{ context, page, requests, ...setup's fields }`. */
   const open = async (context) => {
     const requests = [];
-    const page = context.pages()[0] ?? await context.newPage();
+    const page = context.pages()[0] ?? (await context.newPage());
     const extra = setup ? await setup({ context, page }) : {};
     watch(page, requests);
     context.on('page', (p) => watch(p, requests));
@@ -114,22 +132,23 @@ export function browserSuite(suite, {
     for (const dir of [s.userDataDir, s.siteDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  return (name, fn) => test(name, async () => {
-    const fixture = s.shared ?? await open(await s.browser.newContext(contextOptions));
-    const seen = s.problems.length;
-    try {
-      await fn({ ...fixture, base: s.server.url, strictBase: s.strict?.url, siteDir: s.siteDir });
-      if (s.problems.length > seen) throw new Error(`the page reported: ${s.problems.slice(seen).join(' | ')}`);
-    } catch (error) {
-      s.failures += 1;
-      if (screenshots !== null) {
-        await fixture.page.screenshot({ path: join(artifacts, `${screenshots}FAIL-${s.failures}.png`), fullPage: true }).catch(() => {});
+  return (name, fn) =>
+    test(name, async () => {
+      const fixture = s.shared ?? (await open(await s.browser.newContext(contextOptions)));
+      const seen = s.problems.length;
+      try {
+        await fn({ ...fixture, base: s.server.url, strictBase: s.strict?.url, siteDir: s.siteDir });
+        if (s.problems.length > seen) throw new Error(`the page reported: ${s.problems.slice(seen).join(' | ')}`);
+      } catch (error) {
+        s.failures += 1;
+        if (screenshots !== null) {
+          await fixture.page.screenshot({ path: join(artifacts, `${screenshots}FAIL-${s.failures}.png`), fullPage: true }).catch(() => {});
+        }
+        throw error;
+      } finally {
+        if (!s.shared) await fixture.context.close();
       }
-      throw error;
-    } finally {
-      if (!s.shared) await fixture.context.close();
-    }
-  });
+    });
 }
 
 // Checks the suites share: a number as the page shows it (U+2212 minus), and matrices to a tolerance.
@@ -158,17 +177,30 @@ export async function axeFindings(page, { include = null, exclude = null, tags =
     await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
   }
   await settled(page);
-  return page.evaluate(async ([include, exclude, tags]) => {
-    const context = include || exclude ? { ...(include && { include }), ...(exclude && { exclude }) } : document;
-    const r = await window.axe.run(context, { runOnly: { type: 'tag', values: tags } });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => [].concat(n.target).join(' ')) }));
-  }, [include, exclude, tags]);
+  return page.evaluate(
+    async ([include, exclude, tags]) => {
+      const context = include || exclude ? { ...(include && { include }), ...(exclude && { exclude }) } : document;
+      const r = await window.axe.run(context, { runOnly: { type: 'tag', values: tags } });
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        targets: v.nodes.map((n) => [].concat(n.target).join(' ')),
+      }));
+    },
+    [include, exclude, tags],
+  );
 }
 
 /** A finding that fails a page: serious or critical. */
 export const isSerious = (v) => v.impact === 'serious' || v.impact === 'critical';
 
-export const shown = (t) => Number(String(t).trim().replace(/\u2212/g, '-'));
+export const shown = (t) =>
+  Number(
+    String(t)
+      .trim()
+      .replace(/\u2212/g, '-'),
+  );
 export function assertMatrix(actual, expected, what, tol) {
   assert(actual.length === expected.length, `${what}: ${actual.length} rows, expected ${expected.length}`);
   actual.forEach((row, i) => {

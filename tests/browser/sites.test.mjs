@@ -48,18 +48,26 @@ async function serve(dir, headers) {
 /** The weights of the <attention-explorer> with this id (its Shadow DOM), once drawn, as numbers. */
 async function componentWeights(page, id) {
   await page.waitForFunction((i) => document.getElementById(i)?.shadowRoot?.querySelector('table[data-step="weights"]'), id);
-  const cells = await page.locator(`#${id}`).evaluate((el) => [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')]
-    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+  const cells = await page
+    .locator(`#${id}`)
+    .evaluate((el) =>
+      [...el.shadowRoot.querySelectorAll('table[data-step="weights"] tbody tr')].map((r) =>
+        [...r.querySelectorAll('td')].map((td) => td.textContent),
+      ),
+    );
   return cells.map((r) => r.map(shown));
 }
 
 /** A reader's edit of one input cell of a component: types the value and commits it. */
 async function editComponent(page, id, input, r, c, value) {
-  await page.locator(`#${id}`).evaluate((el, [name, row, col, v]) => {
-    const cell = el.shadowRoot.querySelector(`input[data-input="${name}"][data-r="${row}"][data-c="${col}"]`);
-    cell.value = v;
-    cell.dispatchEvent(new Event('change', { bubbles: true }));
-  }, [input, r, c, String(value)]);
+  await page.locator(`#${id}`).evaluate(
+    (el, [name, row, col, v]) => {
+      const cell = el.shadowRoot.querySelector(`input[data-input="${name}"][data-r="${row}"][data-c="${col}"]`);
+      cell.value = v;
+      cell.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [input, r, c, String(value)],
+  );
 }
 
 // ---- VitePress ----------------------------------------------------------------------------------
@@ -78,40 +86,62 @@ function vitepressSite() {
   cpSync(join(root, 'dist'), join(dir, 'node_modules', 'attention-explorer', 'dist'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "type": "module", "private": true }\n');
   // The config and theme exactly as in docs/recipes.md (title and icon aside).
-  writeFileSync(join(dir, '.vitepress', 'config.mjs'), `import { defineConfig } from 'vitepress';
+  writeFileSync(
+    join(dir, '.vitepress', 'config.mjs'),
+    `import { defineConfig } from 'vitepress';
 export default defineConfig({
   title: 'Attention course',
   head: [['link', { rel: 'icon', href: 'data:,' }]], // no /favicon.ico request (a 404 here)
   vue: { template: { compilerOptions: { isCustomElement: (tag) => tag === 'attention-explorer' } } },
 });
-`);
-  writeFileSync(join(dir, '.vitepress', 'theme', 'index.js'), `import DefaultTheme from 'vitepress/theme';
+`,
+  );
+  writeFileSync(
+    join(dir, '.vitepress', 'theme', 'index.js'),
+    `import DefaultTheme from 'vitepress/theme';
 export default {
   extends: DefaultTheme,
   async enhanceApp() {
     if (!import.meta.env.SSR) await import('attention-explorer/component'); // the browser only
   },
 };
-`);
-  writeFileSync(join(dir, 'index.md'), '# One\n\n<attention-explorer id="explorer-one" preset="000" steps="weights" editable="Q"></attention-explorer>\n\nNext: [page two](./two)\n');
-  writeFileSync(join(dir, 'two.md'), '# Two\n\n<attention-explorer id="explorer-two" preset="001" steps="weights"></attention-explorer>\n\nBack to [page one](./)\n');
-  const build = spawnSync(process.execPath, [join(root, 'node_modules', 'vitepress', 'bin', 'vitepress.js'), 'build'], { cwd: dir, encoding: 'utf8' });
+`,
+  );
+  writeFileSync(
+    join(dir, 'index.md'),
+    '# One\n\n<attention-explorer id="explorer-one" preset="000" steps="weights" editable="Q"></attention-explorer>\n\nNext: [page two](./two)\n',
+  );
+  writeFileSync(
+    join(dir, 'two.md'),
+    '# Two\n\n<attention-explorer id="explorer-two" preset="001" steps="weights"></attention-explorer>\n\nBack to [page one](./)\n',
+  );
+  const build = spawnSync(process.execPath, [join(root, 'node_modules', 'vitepress', 'bin', 'vitepress.js'), 'build'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`vitepress build failed:\n${build.stdout}\n${build.stderr}`);
   return join(dir, '.vitepress', 'dist');
 }
 
-test('VitePress: the component on two pages, loaded by the theme as the recipe says, route changes without a reload', async ({ page, requests }) => {
+test('VitePress: the component on two pages, loaded by the theme as the recipe says, route changes without a reload', async ({
+  page,
+  requests,
+}) => {
   const site = await serve(vitepressSite());
   await page.goto(site);
   assertMatrix(await componentWeights(page, 'explorer-one'), weightsOf(presetOf('000')), 'VitePress page one', 6e-5);
   // Vite bundled the .wasm beside the site's assets (found with new URL(..., import.meta.url)).
-  assert(requests.some((u) => new RegExp(`^${site}assets/attention\\.[\\w-]+\\.wasm$`).test(u)),
-    `no bundled attention.wasm fetched: ${requests.filter((u) => u.includes('.wasm')).join(', ') || 'none'}`);
-  await page.evaluate(() => { window.sameDocument = true; });
+  assert(
+    requests.some((u) => new RegExp(`^${site}assets/attention\\.[\\w-]+\\.wasm$`).test(u)),
+    `no bundled attention.wasm fetched: ${requests.filter((u) => u.includes('.wasm')).join(', ') || 'none'}`,
+  );
+  await page.evaluate(() => {
+    window.sameDocument = true;
+  });
   await page.click('.vp-doc a:text("page two")');
   await page.waitForURL(`${site}two.html`);
   assertMatrix(await componentWeights(page, 'explorer-two'), weightsOf(presetOf('001')), 'VitePress page two', 6e-5);
-  assert(await page.locator('#explorer-one').count() === 0, 'page one\'s element is still there on page two');
+  assert((await page.locator('#explorer-one').count()) === 0, "page one's element is still there on page two");
   assert(await page.evaluate(() => window.sameDocument === true), 'page two was a full reload, not a route change');
   await page.click('.vp-doc a:text("page one")');
   await page.waitForURL(site);
@@ -135,7 +165,9 @@ function revealDeck(siteDir, frameSrc) {
   const dir = join(work, 'reveal');
   cpSync(join(root, 'node_modules', 'reveal.js', 'dist'), join(dir, 'reveal'), { recursive: true });
   cpSync(join(siteDir, 'lib'), join(dir, 'attention'), { recursive: true });
-  writeFileSync(join(dir, 'index.html'), `<!doctype html>
+  writeFileSync(
+    join(dir, 'index.html'),
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>Attention, the deck</title>
 <link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="reveal/theme/white.css">
 </head><body><div class="reveal"><div class="slides">
@@ -154,11 +186,16 @@ function revealDeck(siteDir, frameSrc) {
 <script>Reveal.initialize({ hash: true });</script>
 <script type="module" src="attention/component.js"></script>
 </body></html>
-`);
+`,
+  );
   return dir;
 }
 
-test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -> 2 -> 3 -> 2 -> 3 by keyboard, edits kept', async ({ page, base, siteDir }) => {
+test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -> 2 -> 3 -> 2 -> 3 by keyboard, edits kept', async ({
+  page,
+  base,
+  siteDir,
+}) => {
   const share = await import(join(root, 'dist', 'share.js'));
   const frameSrc = `${base}index.html?embed=1&hide=setup,why#${await share.encodeStateString({ preset: '000' })}`;
   const deck = await serve(revealDeck(siteDir, frameSrc));
@@ -175,20 +212,23 @@ test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -
   };
   const frameWeights = async () => {
     await frame.locator('body[data-ready="true"]').waitFor();
-    const cells = await frame.locator('#step-list article[data-key="weights:0"] table.matrix tbody tr')
+    const cells = await frame
+      .locator('#step-list article[data-key="weights:0"] table.matrix tbody tr')
       .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
     return cells.map((r) => r.map(shown));
   };
   const preset000 = presetOf('000');
   // Slide 1: reveal has not loaded the frame (data-src, no data-preload).
-  assert(await slide() === 0, `the deck opened on slide ${await slide() + 1}`);
-  assert(await iframe.getAttribute('src') === null, 'the frame loaded before its slide');
+  assert((await slide()) === 0, `the deck opened on slide ${(await slide()) + 1}`);
+  assert((await iframe.getAttribute('src')) === null, 'the frame loaded before its slide');
 
   // Slide 2: the frame loads with the problem of its address; the reader edits Q in it.
   await key('ArrowRight', 1);
-  assert(await iframe.getAttribute('src') === frameSrc, `frame src ${await iframe.getAttribute('src')}`);
+  assert((await iframe.getAttribute('src')) === frameSrc, `frame src ${await iframe.getAttribute('src')}`);
   assertMatrix(await frameWeights(), weightsOf(preset000), 'slide 2, the frame', 6e-5);
-  await frame.locator('html').evaluate(() => { window.firstLoad = true; });
+  await frame.locator('html').evaluate(() => {
+    window.firstLoad = true;
+  });
   const inFrame = structuredClone(preset000);
   inFrame.Q[1][0] = 3;
   await frame.locator('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]').fill('3');
@@ -207,7 +247,7 @@ test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -
 
   // Slide 3: reveal unloaded the frame; the component shows its example; the reader edits it.
   await key('ArrowRight', 2);
-  assert(await iframe.getAttribute('src') === null, 'the frame is still loaded on slide 3');
+  assert((await iframe.getAttribute('src')) === null, 'the frame is still loaded on slide 3');
   assertMatrix(await componentWeights(page, 'deck-explorer'), weightsOf(preset000), 'slide 3, the component', 6e-5);
   const inComponent = structuredClone(preset000);
   inComponent.Q[0][1] = -1.5;
@@ -216,19 +256,31 @@ test('reveal.js: the iframe (data-src) on slide 2, the component on slide 3, 1 -
 
   // Back to slide 2: a new load of the frame (from its data-src), with the reader's edit.
   await key('ArrowLeft', 1);
-  assert(await iframe.getAttribute('src') === frameSrc, `frame src after coming back ${await iframe.getAttribute('src')}`);
+  assert((await iframe.getAttribute('src')) === frameSrc, `frame src after coming back ${await iframe.getAttribute('src')}`);
   assertMatrix(await frameWeights(), weightsOf(inFrame), 'slide 2 again, the frame keeps the edit', 6e-5);
   assert(await frame.locator('html').evaluate(() => window.firstLoad === undefined), 'the frame was not reloaded');
   const q = await frame.locator('.editor[data-input="Q"] input.cell[data-r="1"][data-c="0"]').inputValue();
   assert(shown(q) === 3, `the frame's Q[2][1] editor shows ${q}`);
 
   // Slide 3 again: the component kept its edit.
-  const shown3 = page.evaluate(() => new Promise((done) => document.querySelector('.reveal').addEventListener('slidetransitionend', done, { once: true })));
+  const shown3 = page.evaluate(
+    () => new Promise((done) => document.querySelector('.reveal').addEventListener('slidetransitionend', done, { once: true })),
+  );
   await key('ArrowRight', 2);
   assertMatrix(await componentWeights(page, 'deck-explorer'), weightsOf(inComponent), 'slide 3 again, the component keeps the edit', 6e-5);
-  const output = await page.locator('#deck-explorer').evaluate((el) => [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')]
-    .map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
-  assertMatrix(output.map((r) => r.map(shown)), engine.run(inComponent).output, 'slide 3 again, the output', 6e-4);
+  const output = await page
+    .locator('#deck-explorer')
+    .evaluate((el) =>
+      [...el.shadowRoot.querySelectorAll('table[data-step="output"] tbody tr')].map((r) =>
+        [...r.querySelectorAll('td')].map((td) => td.textContent),
+      ),
+    );
+  assertMatrix(
+    output.map((r) => r.map(shown)),
+    engine.run(inComponent).output,
+    'slide 3 again, the output',
+    6e-4,
+  );
   await shown3; // the slide in place, for the picture
   await page.screenshot({ path: join(root, 'test-artifacts', 'sites-reveal-slide-3.png') });
 });

@@ -22,14 +22,20 @@ const share = await import(join(root, 'dist', 'share.js'));
 const engine = await pkg.loadAttention();
 
 const test = browserSuite('student', {
-  lib: join(root, 'dist'), contextPerTest: true, screenshots: 'student-',
+  lib: join(root, 'dist'),
+  contextPerTest: true,
+  screenshots: 'student-',
   contextOptions: { viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'], acceptDownloads: true },
 });
 
 /** axe-core's WCAG 2.x A/AA rules on the whole page: no violation at all. */
 async function axe(page, what) {
   const found = await axeFindings(page, { tags: [...WCAG_AA, 'wcag22aa'] });
-  assert.deepEqual(found.map((v) => `${v.id} (${v.targets[0]})`), [], `axe (${what})`);
+  assert.deepEqual(
+    found.map((v) => `${v.id} (${v.targets[0]})`),
+    [],
+    `axe (${what})`,
+  );
 }
 
 async function open(page, url) {
@@ -39,7 +45,11 @@ async function open(page, url) {
 
 /** The weights of example 004 after "New problem" from seed 3, one decimal (X, W_Q, W_K, W_V: 2 × 2). */
 function seededWeights() {
-  const drawn = engine.random(3, [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] })))
+  const drawn = engine
+    .random(
+      3,
+      [0, 1, 2, 3].map(() => ({ kind: 'randn', shape: [2, 2] })),
+    )
     .map((m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0)));
   const [X, W_Q, W_K, W_V] = drawn;
   const trace = engine.run({ X, W_Q, W_K, W_V, options: {} });
@@ -63,7 +73,11 @@ async function teacherExercise(page, base) {
   await page.waitForSelector('#exercise:not([hidden]) input.answer');
 }
 
-test('a student\'s link shows the exercise first, reveals no hidden number, and marks right and wrong answers', async ({ page, base, context }) => {
+test("a student's link shows the exercise first, reveals no hidden number, and marks right and wrong answers", async ({
+  page,
+  base,
+  context,
+}) => {
   const weights = seededWeights();
   // The weights are not round numbers (they could not be told from other numbers on the page).
   for (const w of weights.flat()) assert.ok(Math.abs(w * 100 - Math.round(w * 100)) > 1e-3, `weight ${w}`);
@@ -86,8 +100,15 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   assert.deepEqual(paper.kdf, { N: 8192, r: 8, p: 1 });
   assert.equal('hashes' in paper.steps[0], false);
   const answers = paper.steps[0].answers;
-  assert.deepEqual(answers.map((a) => [a.r, a.c]), [[0, [0, 1]], [1, [0, 1]]]);
-  const answerHash = (r, points) => Buffer.from(scrypt(`weights:0|${r}|${points.join(',')}`, `${paper.salt}|weights:0|${r}`, { ...paper.kdf, dkLen: 8 })).toString('hex');
+  assert.deepEqual(
+    answers.map((a) => [a.r, a.c]),
+    [
+      [0, [0, 1]],
+      [1, [0, 1]],
+    ],
+  );
+  const answerHash = (r, points) =>
+    Buffer.from(scrypt(`weights:0|${r}|${points.join(',')}`, `${paper.salt}|weights:0|${r}`, { ...paper.kdf, dkLen: 8 })).toString('hex');
   for (const a of answers) {
     const points = a.c.map((c, i) => Math.round(weights[a.r][c] / (2 * paper.tolerance) - a.at[i]));
     assert.equal(answerHash(a.r, points), a.hash, `row ${a.r + 1}'s hash`);
@@ -101,9 +122,19 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   assert.ok(title && title.y < 300, `the exercise starts at y=${title?.y}`);
   const firstBox = await student.locator('#exercise input.answer').first().boundingBox();
   assert.ok(firstBox && firstBox.y + firstBox.height < 900, `the first answer box is at y=${firstBox?.y}, below the first screen`);
-  assert.match(await student.locator('#exercise .task').textContent(), /missing numbers of Attention weights.*A row's missing numbers are checked together/s);
+  assert.match(
+    await student.locator('#exercise .task').textContent(),
+    /missing numbers of Attention weights.*A row's missing numbers are checked together/s,
+  );
   // Nothing but the exercise: no editors, options, steps, share/export panel or teacher's buttons.
-  assert.equal(await student.locator('#setup, #inputs, #results, #lesson, #why, #share, #ex-reveal, #ex-choose, #ex-leave, #ex-student-link, [data-export], a[download]').count(), 0);
+  assert.equal(
+    await student
+      .locator(
+        '#setup, #inputs, #results, #lesson, #why, #share, #ex-reveal, #ex-choose, #ex-leave, #ex-student-link, [data-export], a[download]',
+      )
+      .count(),
+    0,
+  );
   assert.deepEqual(await student.$$eval('button', (b) => b.map((e) => e.textContent.trim())), ['Check']);
   assert.deepEqual(await student.$$eval('a', (a) => a.map((e) => e.getAttribute('href'))), ['#exercise']);
   // The given numbers: the inputs, the scores and scaled scores; not the output (made from the weights).
@@ -123,13 +154,16 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   }
   // Answers: one wrong by 0.05, the others right to 3 decimals (within ±0.01).
   const box = (r, c) => student.locator(`#exercise input[data-id="weights:0/${r}/${c}"]`);
-  for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) await box(r, c).fill((weights[r][c] + (r === 1 && c === 0 ? 0.05 : 0.003)).toFixed(3));
+  for (let r = 0; r < 2; r++)
+    for (let c = 0; c < 2; c++) await box(r, c).fill((weights[r][c] + (r === 1 && c === 0 ? 0.05 : 0.003)).toFixed(3));
   await student.click('#ex-check');
   await student.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent)); // after 'Checking…'
-  assert.match(await student.locator('#ex-result').textContent(),
-    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\. Hint: this row sums to 1\.05\d\d; a row of weights sums to 1\.$/);
+  assert.match(
+    await student.locator('#ex-result').textContent(),
+    /^1 of 2 answers right \(an answer is a row's missing numbers, checked together\)\. First to fix: Attention weights, row 2 \(.+\), columns 1, 2 \(.+, .+\): at least one is off — you wrote [\d.]+, [\d.]+\. Hint: this row sums to 1\.05\d\d; a row of weights sums to 1\.$/,
+  );
   assert.ok(await box(1, 0).evaluate((i) => i.classList.contains('wrong') && document.activeElement === i));
-  assert.ok(await box(1, 1).evaluate((i) => i.classList.contains('wrong')), 'the wrong number\'s row is marked as a whole');
+  assert.ok(await box(1, 1).evaluate((i) => i.classList.contains('wrong')), "the wrong number's row is marked as a whole");
   assert.ok(await box(0, 0).evaluate((i) => i.classList.contains('right')));
   assert.ok(await box(0, 1).evaluate((i) => i.classList.contains('right')));
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-01-wrong.png') });
@@ -145,14 +179,17 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await student.waitForSelector('body[data-ready="true"]');
   const phoneBox = await student.locator('#exercise input.answer').first().boundingBox();
   assert.ok(phoneBox.y + phoneBox.height < 844 - 40, `on a phone the first answer box is at y=${phoneBox.y}`);
-  assert.ok(await student.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'the page scrolls sideways on a phone');
+  assert.ok(
+    await student.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+    'the page scrolls sideways on a phone',
+  );
   await axe(student, 'the student view, phone');
   await student.screenshot({ path: join(root, 'test-artifacts', 'student-03-phone.png') });
   await student.close();
 
   // During the exercise "Copy link" hands out the students' link; the teacher's own link (its
   // own button) opens the teacher's view again, answers and all.
-  assert.equal(await page.$eval('#copy-link', (b) => b.textContent), 'Copy the students\' link');
+  assert.equal(await page.$eval('#copy-link', (b) => b.textContent), "Copy the students' link");
   await page.click('#copy-teacher-link');
   await page.waitForFunction(() => /#v\d+=/.test(document.querySelector('#export-preview')?.value ?? ''));
   const teacherLink = await page.$eval('#export-preview', (t) => t.value);
@@ -163,16 +200,22 @@ test('a student\'s link shows the exercise first, reveals no hidden number, and 
   await teacher.close();
 });
 
-test('during an exercise the address bar holds the students\' link; the teacher\'s view is kept in its tab', async ({ page, base, context }) => {
+test("during an exercise the address bar holds the students' link; the teacher's view is kept in its tab", async ({
+  page,
+  base,
+  context,
+}) => {
   await teacherExercise(page, base);
   // The address bar: the students' paper only (what a teacher would naturally copy and hand out).
   const keysOf = async (url) => Object.keys((await share.decodeStateString(url.split('#')[1] ?? '')).state ?? {});
   for (let t = 0; t < 40 && (await keysOf(page.url())).join() !== 'student'; t++) await page.waitForTimeout(250);
   const address = page.url();
-  assert.deepEqual(await keysOf(address), ['student'], 'the address bar holds the teacher\'s view');
+  assert.deepEqual(await keysOf(address), ['student'], "the address bar holds the teacher's view");
   // Share's "Copy link" and the panel's button give that same link.
   await page.click('#copy-link');
-  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, {
+    timeout: 20000,
+  });
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), address);
   // Opened anywhere else (a new tab, another browser): the students' exercise, only Check.
   const other = await context.newPage();
@@ -191,7 +234,11 @@ test('during an exercise the address bar holds the students\' link; the teacher\
   assert.equal((await share.decodeStateString(page.url().split('#')[1])).state.student, undefined);
 });
 
-test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view says it is not for the students', async ({ page, base, context }) => {
+test("a 4-token exercise (weights and output) fits a phone; the teacher's view says it is not for the students", async ({
+  page,
+  base,
+  context,
+}) => {
   await open(page, `${base}index.html`);
   await page.selectOption('#preset', '000');
   await page.check('#opt-causal');
@@ -204,26 +251,44 @@ test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view 
   await page.click('#ex-start');
   await page.waitForSelector('#exercise:not([hidden]) input.answer');
   // The teacher's view: said first, with the students' link beside it; Share's "Copy link" gives the students' link.
-  assert.equal(await page.$eval('#exercise-title', (h) => h.textContent), 'Exercise: your teacher\'s view');
+  assert.equal(await page.$eval('#exercise-title', (h) => h.textContent), "Exercise: your teacher's view");
   assert.match(await page.$eval('#exercise .ex-handout', (e) => e.textContent), /Not for the students/);
   await page.click('#copy-link');
-  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, { timeout: 20000 });
+  await page.waitForFunction(() => /students' link copied/.test(document.querySelector('#share-status')?.textContent ?? ''), null, {
+    timeout: 20000,
+  });
   const link = await page.evaluate(() => navigator.clipboard.readText());
-  assert.deepEqual(Object.keys((await share.decodeStateString(link.split('#')[1])).state), ['student'], 'Copy link during an exercise did not copy the students\' link');
+  assert.deepEqual(
+    Object.keys((await share.decodeStateString(link.split('#')[1])).state),
+    ['student'],
+    "Copy link during an exercise did not copy the students' link",
+  );
   // The students' link on a 390 px phone: no sideways page scroll, every answer box inside its panel.
   const student = await context.newPage();
   await student.setViewportSize({ width: 390, height: 844 });
   await open(student, link);
   const fit = await student.evaluate(() => {
     const panel = document.getElementById('exercise').getBoundingClientRect();
-    const boxes = [...document.querySelectorAll('#exercise input.answer')].map((i) => i.closest('.table-scroll').getBoundingClientRect().right);
-    return { overflow: document.documentElement.scrollWidth - window.innerWidth, panel: panel.right, boxes: Math.max(...boxes), n: boxes.length };
+    const boxes = [...document.querySelectorAll('#exercise input.answer')].map(
+      (i) => i.closest('.table-scroll').getBoundingClientRect().right,
+    );
+    return {
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      panel: panel.right,
+      boxes: Math.max(...boxes),
+      n: boxes.length,
+    };
   });
   assert.ok(fit.overflow <= 1, `the students' page is ${fit.overflow}px wider than the phone`);
   // The given Q, K and V name their rows by token, as the answers' rows do (not "1 2 3 4").
   const rowNames = await student.evaluate(() => {
     const heads = (table) => [...table.querySelectorAll('tbody th[scope="row"]')].map((t) => t.textContent);
-    const given = Object.fromEntries([...document.querySelectorAll('.ex-given .ex-step')].map((d) => [d.querySelector('h4').firstChild.textContent.trim(), heads(d.querySelector('table'))]));
+    const given = Object.fromEntries(
+      [...document.querySelectorAll('.ex-given .ex-step')].map((d) => [
+        d.querySelector('h4').firstChild.textContent.trim(),
+        heads(d.querySelector('table')),
+      ]),
+    );
     return { answers: heads(document.querySelector('#exercise .ex-step table')), Q: given.Q, K: given.K, V: given.V };
   });
   assert.ok(rowNames.answers.length === 4 && !/^\d+$/.test(rowNames.answers[0]), JSON.stringify(rowNames));
@@ -234,7 +299,11 @@ test('a 4-token exercise (weights and output) fits a phone; the teacher\'s view 
   await student.close();
 });
 
-test('no walkthrough export in an exercise: none in the student\'s view (even with ?walk=), none while the teacher\'s exercise is on', async ({ page, base, context }) => {
+test("no walkthrough export in an exercise: none in the student's view (even with ?walk=), none while the teacher's exercise is on", async ({
+  page,
+  base,
+  context,
+}) => {
   const weights = seededWeights();
   await teacherExercise(page, base);
   // The teacher's page with the exercise on: the walkthroughs open, their export row stays hidden.
@@ -244,7 +313,9 @@ test('no walkthrough export in an exercise: none in the student\'s view (even wi
   assert.equal(await page.locator('#practice-export button[data-walk-export]').count(), 4);
   assert.equal(await page.locator('#practice-export').isVisible(), false);
   let downloads = 0;
-  page.on('download', () => { downloads++; });
+  page.on('download', () => {
+    downloads++;
+  });
   await page.$eval('#practice-export button[data-walk-export="csv"]', (b) => b.click()); // a script's click too
   await page.click('#ex-student-link');
   await page.waitForFunction(() => /copied/.test(document.querySelector('#ex-result')?.textContent ?? ''));
@@ -253,7 +324,9 @@ test('no walkthrough export in an exercise: none in the student\'s view (even wi
   const url = new URL(link);
   url.search = '?walk=decode';
   const student = await context.newPage();
-  student.on('download', () => { downloads++; });
+  student.on('download', () => {
+    downloads++;
+  });
   await open(student, url.href);
   await student.waitForSelector('#exercise input.answer');
   assert.equal(await student.locator('#practice, #practice-export, #practice-open, [data-walk-export], [data-export]').count(), 0);
@@ -266,7 +339,7 @@ test('no walkthrough export in an exercise: none in the student\'s view (even wi
   await student.close();
 });
 
-test('an old exercise link (the whole problem in it) opens as the student\'s view, with no way to reveal', async ({ page, base }) => {
+test("an old exercise link (the whole problem in it) opens as the student's view, with no way to reveal", async ({ page, base }) => {
   // Before the students' link, "Copy link" gave this: the problem and which steps are hidden.
   const old = { preset: '004', exercise: { steps: ['weights:0', 'output:-1'], tolerance: 0.001 } };
   await open(page, `${base}#v1=${Buffer.from(JSON.stringify(old)).toString('base64url')}`);
@@ -284,18 +357,22 @@ test('an old exercise link (the whole problem in it) opens as the student\'s vie
   for (const [c, w] of weights[0].entries()) await page.fill(weightBox(0, c), w.toFixed(4));
   await page.click('#ex-check');
   await page.waitForFunction(() => !/Checking/.test(document.querySelector('#ex-result').textContent));
-  for (const c of weights[0].keys()) assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('right')), `weight 1, ${c + 1}`);
+  for (const c of weights[0].keys())
+    assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('right')), `weight 1, ${c + 1}`);
   assert.ok(await page.$eval(weightBox(1, 0), (i) => i.classList.contains('wrong')), 'an empty row is wrong');
   await page.fill(weightBox(0, 1), String(weights[0][1] + 0.002));
   await page.click('#ex-check');
   await page.waitForFunction(() => !/Checking/.test(document.querySelector('#ex-result').textContent));
-  for (const c of weights[0].keys()) assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('wrong')), `weight 1, ${c + 1}`);
+  for (const c of weights[0].keys())
+    assert.ok(await page.$eval(weightBox(0, c), (i) => i.classList.contains('wrong')), `weight 1, ${c + 1}`);
   // Only some numbers hidden: the others are given, at the page's decimals.
   const some = { preset: '004', exercise: { steps: ['output:-1'], cells: { 'output:-1': [[1, 0]] }, tolerance: 0.01 } };
   await page.goto('about:blank');
   await open(page, `${base}#v1=${Buffer.from(JSON.stringify(some)).toString('base64url')}`);
-  assert.deepEqual(await page.$$eval('#exercise .ex-step[data-key="output:-1"] td.given', (t) => t.map((e) => e.textContent)),
-    [output[0][0], output[0][1], output[1][1]].map((x) => x.toFixed(4)));
+  assert.deepEqual(
+    await page.$$eval('#exercise .ex-step[data-key="output:-1"] td.given', (t) => t.map((e) => e.textContent)),
+    [output[0][0], output[0][1], output[1][1]].map((x) => x.toFixed(4)),
+  );
   assert.equal(await page.locator('#exercise input.answer').count(), 1);
   assert.ok(!(await page.evaluate(() => document.documentElement.outerHTML)).includes(output[1][0].toFixed(4)));
   await page.fill('#exercise input.answer', output[1][0].toFixed(2));
@@ -304,16 +381,40 @@ test('an old exercise link (the whole problem in it) opens as the student\'s vie
   assert.equal(await page.locator('#ex-result').textContent(), 'All 1 right. Well done!');
 });
 
-test('a students\' link of the first format (a SHA-256 per hidden cell) still opens and checks; an excessive hash cost is refused', async ({ page, base }) => {
+test("a students' link of the first format (a SHA-256 per hidden cell) still opens and checks; an excessive hash cost is refused", async ({
+  page,
+  base,
+}) => {
   // Made as the page made it before: per hidden cell, the first 16 hex digits of SHA-256 of
   // `salt|key|row|col|round(answer / s)`, s = tolerance / 10.
   const salt = '0123456789abcdef';
   const tolerance = 0.01;
   const exact = [0.2871, 0.7129];
-  const hash = (c, x) => createHash('sha256').update(`${salt}|weights:0|0|${c}|${Math.round(x / (tolerance / 10))}`).digest('hex').slice(0, 16);
+  const hash = (c, x) =>
+    createHash('sha256')
+      .update(`${salt}|weights:0|0|${c}|${Math.round(x / (tolerance / 10))}`)
+      .digest('hex')
+      .slice(0, 16);
   const v1 = {
-    v: 1, salt, tolerance, decimals: 4, about: 'd_k = 2', given: [],
-    steps: [{ key: 'weights:0', title: 'Attention weights', tex: '', rows: ['a'], cols: ['b', 'c'], rowTitle: 'query', colTitle: 'key', cells: [[null, null]], hashes: [[hash(0, exact[0]), hash(1, exact[1])]] }],
+    v: 1,
+    salt,
+    tolerance,
+    decimals: 4,
+    about: 'd_k = 2',
+    given: [],
+    steps: [
+      {
+        key: 'weights:0',
+        title: 'Attention weights',
+        tex: '',
+        rows: ['a'],
+        cols: ['b', 'c'],
+        rowTitle: 'query',
+        colTitle: 'key',
+        cells: [[null, null]],
+        hashes: [[hash(0, exact[0]), hash(1, exact[1])]],
+      },
+    ],
   };
   const link = async (paper) => `${base}#${await share.encodeStateString({ student: paper })}`;
   await open(page, await link(v1));
@@ -322,17 +423,27 @@ test('a students\' link of the first format (a SHA-256 per hidden cell) still op
   await page.fill(box(1), '0.75');
   await page.click('#ex-check');
   await page.waitForFunction(() => /right/.test(document.querySelector('#ex-result').textContent));
-  assert.equal(await page.locator('#ex-result').textContent(), '1 of 2 right. First to fix: Attention weights, row 1 (a), column 2 (c) — you wrote 0.75.');
+  assert.equal(
+    await page.locator('#ex-result').textContent(),
+    '1 of 2 right. First to fix: Attention weights, row 1 (a), column 2 (c) — you wrote 0.75.',
+  );
   await page.fill(box(1), '0.713');
   await page.click('#ex-check');
   await page.waitForFunction(() => /Well done/.test(document.querySelector('#ex-result').textContent));
   assert.equal(await page.locator('#ex-result').textContent(), 'All 2 right. Well done!');
   // A version-2 paper asking for scrypt's N = 2^20 (1 GB, seconds a check) would stall the page.
-  const greedy = { ...v1, v: 2, kdf: { N: 2 ** 20, r: 8, p: 1 }, steps: [{ ...v1.steps[0], hashes: undefined, answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }] };
+  const greedy = {
+    ...v1,
+    v: 2,
+    kdf: { N: 2 ** 20, r: 8, p: 1 },
+    steps: [{ ...v1.steps[0], hashes: undefined, answers: [{ r: 0, c: [0, 1], at: [0, 0], hash: '00' }] }],
+  };
   await page.goto('about:blank');
   await open(page, await link(greedy));
-  assert.equal(await page.locator('#exercise .error').textContent(),
-    'This exercise link is damaged (student.kdf.N is 1048576; expected a power of 2 from 2 to 65,536): ask your teacher for the link again.');
+  assert.equal(
+    await page.locator('#exercise .error').textContent(),
+    'This exercise link is damaged (student.kdf.N is 1048576; expected a power of 2 from 2 to 65,536): ask your teacher for the link again.',
+  );
   assert.equal(await page.locator('#exercise input.answer').count(), 0);
 });
 
@@ -354,7 +465,10 @@ test('the skip link moves the focus to the steps and keeps the state in the URL 
   assert.equal(await page.$eval('#status', (e) => /does not hold an explorer state/.test(e.textContent)), false);
 });
 
-test('the keyboard: the first step table in a few Tabs, one tab stop per input grid, never under the status line', async ({ page, base }) => {
+test('the keyboard: the first step table in a few Tabs, one tab stop per input grid, never under the status line', async ({
+  page,
+  base,
+}) => {
   await open(page, base);
   const statusTop = await page.$eval('.status-bar', (e) => e.getBoundingClientRect().top);
   let tabs = 0;
@@ -370,7 +484,10 @@ test('the keyboard: the first step table in a few Tabs, one tab stop per input g
   // Each input grid is one tab stop: Tab from its cell goes to the next control, not the next cell.
   const grids = await page.$$eval('.editor .grid', (g) => g.map((t) => t.querySelectorAll('input.cell[tabindex="0"]').length));
   assert.ok(grids.length >= 3);
-  assert.deepEqual(grids, grids.map(() => 1));
+  assert.deepEqual(
+    grids,
+    grids.map(() => 1),
+  );
   const cell = (r, c) => `.editor[data-input="Q"] input.cell[data-r="${r}"][data-c="${c}"]`;
   await page.focus(cell(0, 0));
   await page.keyboard.press('Tab');
@@ -384,10 +501,17 @@ test('the keyboard: the first step table in a few Tabs, one tab stop per input g
   assert.equal(await page.$eval(cell(0, 0), (i) => i.tabIndex), -1);
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Tab');
-  assert.deepEqual(await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]), ['1', '1'], 'Tab back into the grid lands elsewhere than its last cell');
+  assert.deepEqual(
+    await page.evaluate(() => [document.activeElement.dataset.r, document.activeElement.dataset.c]),
+    ['1', '1'],
+    'Tab back into the grid lands elsewhere than its last cell',
+  );
 });
 
-test('a focused cell shows its shown number; Enter, F2 or a second click edits the full number, shown in full first', async ({ page, base }) => {
+test('a focused cell shows its shown number; Enter, F2 or a second click edits the full number, shown in full first', async ({
+  page,
+  base,
+}) => {
   await open(page, base);
   await page.selectOption('#preset', '000');
   const q = page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]');
@@ -420,7 +544,10 @@ test('a focused cell shows its shown number; Enter, F2 or a second click edits t
   assert.equal(await k.inputValue(), '2');
 });
 
-test('no stale labels after edits: the recipe, the shape badge, the bias in the caption, the error at the input changed', async ({ page, base }) => {
+test('no stale labels after edits: the recipe, the shape badge, the bias in the caption, the error at the input changed', async ({
+  page,
+  base,
+}) => {
   await open(page, base);
   // (a) The example's numpy recipe goes once an input is edited, or the mode changes.
   await page.selectOption('#preset', '000');
@@ -488,12 +615,18 @@ test('a heatmap over 48 rows has token tick labels on both axes', async ({ page,
   // Every 4th of 64 tokens (the example names its first tokens; the new ones are t5, t6, ...).
   assert.equal(rows.length, 16);
   assert.equal(cols.length, 16);
-  assert.deepEqual(rows.slice(1), Array.from({ length: 15 }, (_, i) => `t${4 * i + 5}`));
+  assert.deepEqual(
+    rows.slice(1),
+    Array.from({ length: 15 }, (_, i) => `t${4 * i + 5}`),
+  );
   assert.deepEqual(cols.slice(1), rows.slice(1));
   // The labels sit beside their rows: w1 at the top, w61 near the bottom, inside the map's height.
   const box = await map.locator('canvas').boundingBox();
   const first = await map.locator('.ticks.rows span').first().boundingBox();
   const last = await map.locator('.ticks.rows span').last().boundingBox();
-  assert.ok(first.x + first.width <= box.x && first.y < box.y + box.height / 16 && last.y > box.y + box.height * 0.9, JSON.stringify({ box, first, last }));
+  assert.ok(
+    first.x + first.width <= box.x && first.y < box.y + box.height / 16 && last.y > box.y + box.height * 0.9,
+    JSON.stringify({ box, first, last }),
+  );
   await page.screenshot({ path: join(root, 'test-artifacts', 'student-02-heatmap-ticks.png') });
 });

@@ -16,11 +16,35 @@ const { encodeStateString, problemToState } = await import(join(lib, 'share.js')
 const engine = await loadAttention();
 
 const GQA = {
-  X: [[1, 0, 2, -1], [0, 1, -1, 1], [2, 1, 0, 0]],
-  W_Q: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
-  W_K: [[1, 0], [0, 1], [1, 1], [0, -1]],
-  W_V: [[1, 2], [0, 1], [-1, 0], [1, 1]],
-  W_O: [[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]],
+  X: [
+    [1, 0, 2, -1],
+    [0, 1, -1, 1],
+    [2, 1, 0, 0],
+  ],
+  W_Q: [
+    [1, 0, 0, 1],
+    [0, 1, 1, 0],
+    [1, 1, 0, 0],
+    [0, 0, 1, 1],
+  ],
+  W_K: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0, -1],
+  ],
+  W_V: [
+    [1, 2],
+    [0, 1],
+    [-1, 0],
+    [1, 1],
+  ],
+  W_O: [
+    [1, 0, 0, 1],
+    [0, 1, 0, 0],
+    [0, 0, 1, 0],
+    [1, 0, 0, 1],
+  ],
   options: { heads: 2, kv_heads: 1, causal: true },
 };
 const trace = engine.run(GQA);
@@ -41,7 +65,9 @@ async function open(page, base, p, width = 1280) {
 function lit(page) {
   return page.evaluate(() => {
     const out = { pre: {}, near: {}, dep: {}, depNear: {}, nodes: { pre: [], dep: [] } };
-    const add = (where, key, el) => { (where[key] ??= []).push(`${el.dataset.r},${el.dataset.c}`); };
+    const add = (where, key, el) => {
+      (where[key] ??= []).push(`${el.dataset.r},${el.dataset.c}`);
+    };
     for (const el of document.querySelectorAll('#step-list td.trace-pre, #step-list td.trace-dep, #editors input.cell.trace-pre')) {
       const key = el.closest('article')?.dataset.key ?? `in:${el.closest('.editor').dataset.input}`;
       if (el.classList.contains('trace-pre')) add(out.pre, key, el);
@@ -85,9 +111,18 @@ test('a score lights its query row and key row, then X and W, and the cells it f
   expect(l.dep['weights:1'], row(2, 3), 'weights');
   expect(l.dep['output:-1'], row(2, 4), 'output');
   expect(l.pre['scores:0'], [], "head 1's scores");
-  assert(['Q:1', 'K:1', 'K:0', 'in:X'].every((k) => l.nodes.pre.includes(k)), `diagram precedents: ${l.nodes.pre}`);
-  assert(['scaled:1', 'weights:1', 'concat:-1', 'output:-1'].every((k) => l.nodes.dep.includes(k)) && !l.nodes.dep.includes('scores:0'), `diagram dependents: ${l.nodes.dep}`);
-  assert(l.note.trim() === 'Computed from: Keys (head 1), Queries (head 2), Keys (head 2).  Feeds: Scaled scores (head 2).', `note: ${l.note}`);
+  assert(
+    ['Q:1', 'K:1', 'K:0', 'in:X'].every((k) => l.nodes.pre.includes(k)),
+    `diagram precedents: ${l.nodes.pre}`,
+  );
+  assert(
+    ['scaled:1', 'weights:1', 'concat:-1', 'output:-1'].every((k) => l.nodes.dep.includes(k)) && !l.nodes.dep.includes('scores:0'),
+    `diagram dependents: ${l.nodes.dep}`,
+  );
+  assert(
+    l.note.trim() === 'Computed from: Keys (head 1), Queries (head 2), Keys (head 2).  Feeds: Scaled scores (head 2).',
+    `note: ${l.note}`,
+  );
   await page.screenshot({ path: join(artifacts, 'trace-score.png') });
 });
 
@@ -130,7 +165,10 @@ test('moving to a cell with the keys and opening it lights the same cells as hov
   await page.mouse.move(5, 5);
   await page.locator('#step-list').evaluate((el) => el.dispatchEvent(new MouseEvent('mouseleave')));
   const none = await lit(page);
-  assert(Object.keys(none.pre).length === 0 && Object.keys(none.dep).length === 0, `nothing lit after the pointer left: ${JSON.stringify(none.pre)}`);
+  assert(
+    Object.keys(none.pre).length === 0 && Object.keys(none.dep).length === 0,
+    `nothing lit after the pointer left: ${JSON.stringify(none.pre)}`,
+  );
   // Tab into the table (its one tab stop is [1, 1]) and walk with the arrows to [3, 2].
   await cell(page, 'scores:1', 0, 0).focus();
   for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight']) await page.keyboard.press(key);
@@ -155,11 +193,18 @@ const weightsOf = (t, h) => t.steps.find((s) => s.id === 'weights' && s.head ===
 test("heads side by side: every head's weights on one 0–1 scale, and one head's weights as lines", async ({ page, base }) => {
   await open(page, base, GQA);
   const { colourScale } = await import(join(lib, 'index.js'));
-  const maps = await page.$$eval('#heads-view .head-map', (figs) => figs.map((f) => ({
-    head: Number(f.dataset.head),
-    caption: f.querySelector('figcaption').textContent,
-    cells: [...f.querySelectorAll('rect')].map((r) => ({ q: Number(r.dataset.q), k: Number(r.dataset.k), value: Number(r.dataset.value), fill: r.getAttribute('fill') })),
-  })));
+  const maps = await page.$$eval('#heads-view .head-map', (figs) =>
+    figs.map((f) => ({
+      head: Number(f.dataset.head),
+      caption: f.querySelector('figcaption').textContent,
+      cells: [...f.querySelectorAll('rect')].map((r) => ({
+        q: Number(r.dataset.q),
+        k: Number(r.dataset.k),
+        value: Number(r.dataset.value),
+        fill: r.getAttribute('fill'),
+      })),
+    })),
+  );
   assert(maps.map((m) => m.caption).join() === 'head 1,head 2', `maps: ${maps.map((m) => m.caption)}`);
   // The same colour for the same weight in every head: the scale is 0–1, not each head's maximum.
   const fixed = colourScale([[0, 1]], 'probability');
@@ -168,7 +213,10 @@ test("heads side by side: every head's weights on one 0–1 scale, and one head'
     assert(m.cells.length === 9, `head ${m.head + 1}: ${m.cells.length} cells`);
     for (const c of m.cells) {
       assert(c.value === w[c.q][c.k], `head ${m.head + 1} [${c.q + 1}, ${c.k + 1}]: ${c.value} vs ${w[c.q][c.k]}`);
-      assert(c.fill === fixed(c.value).bg, `head ${m.head + 1} [${c.q + 1}, ${c.k + 1}]: ${c.fill}, expected ${fixed(c.value).bg} for ${c.value}`);
+      assert(
+        c.fill === fixed(c.value).bg,
+        `head ${m.head + 1} [${c.q + 1}, ${c.k + 1}]: ${c.fill}, expected ${fixed(c.value).bg} for ${c.value}`,
+      );
     }
   }
   // Causal: query 1 sees only key 1 (weight 1, the darkest); head 2's largest weight in row 3 is
@@ -180,15 +228,24 @@ test("heads side by side: every head's weights on one 0–1 scale, and one head'
   assert(max.value < 0.99 && max.fill !== top, `head 2 row 3 max ${max.value} drawn ${max.fill}`);
 
   // Lines: head 1 first, one line per query and key, as opaque as its weight.
-  const lines = () => page.$$eval('#heads-view .head-lines line', (ls) => ls.map((l) => ({
-    q: Number(l.dataset.q), k: Number(l.dataset.k), opacity: Number(l.getAttribute('stroke-opacity')),
-  })));
+  const lines = () =>
+    page.$$eval('#heads-view .head-lines line', (ls) =>
+      ls.map((l) => ({
+        q: Number(l.dataset.q),
+        k: Number(l.dataset.k),
+        opacity: Number(l.getAttribute('stroke-opacity')),
+      })),
+    );
   const check = async (h) => {
     const ls = await lines();
     const w = weightsOf(trace, h);
     assert(ls.length === 9, `${ls.length} lines`);
-    for (const l of ls) assert(Math.abs(l.opacity - w[l.q][l.k]) < 1e-12, `head ${h + 1} line ${l.q + 1}→${l.k + 1}: opacity ${l.opacity}, weight ${w[l.q][l.k]}`);
-    assert(await page.locator('#heads-view .head-lines').getAttribute('data-head') === String(h), 'lines of the chosen head');
+    for (const l of ls)
+      assert(
+        Math.abs(l.opacity - w[l.q][l.k]) < 1e-12,
+        `head ${h + 1} line ${l.q + 1}→${l.k + 1}: opacity ${l.opacity}, weight ${w[l.q][l.k]}`,
+      );
+    assert((await page.locator('#heads-view .head-lines').getAttribute('data-head')) === String(h), 'lines of the chosen head');
   };
   await check(0);
   const labels = await page.$$eval('#heads-view .head-lines text', (ts) => ts.map((t) => t.textContent));
@@ -197,11 +254,11 @@ test("heads side by side: every head's weights on one 0–1 scale, and one head'
   await page.locator('#heads-view input[name="lines-head"][value="0"]').focus();
   await page.keyboard.press('ArrowRight');
   await check(1);
-  assert(await page.evaluate(() => document.activeElement?.value) === '1', 'focus stays on the chosen radio');
+  assert((await page.evaluate(() => document.activeElement?.value)) === '1', 'focus stays on the chosen radio');
   assert(JSON.stringify(weightsOf(trace, 0)) !== JSON.stringify(weightsOf(trace, 1)), 'the heads differ');
   // The diagram leads to the panel.
   await page.locator('#heads-link').click();
-  assert(await page.evaluate(() => document.activeElement?.id) === 'heads-title', 'the link moves focus to the panel');
+  assert((await page.evaluate(() => document.activeElement?.id)) === 'heads-title', 'the link moves focus to the panel');
   await page.locator('#heads-view').screenshot({ path: join(artifacts, 'trace-heads.png') });
   // A weight in a map opens in its step: head 2, query 3, key 2.
   await page.locator('#heads-view .head-map[data-head="1"] rect[data-q="2"][data-k="1"]').click();
@@ -213,24 +270,65 @@ test("heads side by side: every head's weights on one 0–1 scale, and one head'
 });
 
 test('the columns layout draws the heads by query too; step-through hides the panel', async ({ page, base }) => {
-  const p = { Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 0, 2], [0, 1, 1], [1, 1, 0]], V: [[1, 2, 3], [0, 1, 0]], options: { layout: 'columns' } };
+  const p = {
+    Q: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    K: [
+      [1, 0, 2],
+      [0, 1, 1],
+      [1, 1, 0],
+    ],
+    V: [
+      [1, 2, 3],
+      [0, 1, 0],
+    ],
+    options: { layout: 'columns' },
+  };
   await open(page, base, p);
   const t = engine.run(p);
   const w = t.steps.find((s) => s.id === 'weights').data; // keys × queries
-  const ls = await page.$$eval('#heads-view .head-lines line', (l) => l.map((x) => [Number(x.dataset.q), Number(x.dataset.k), Number(x.getAttribute('stroke-opacity'))]));
+  const ls = await page.$$eval('#heads-view .head-lines line', (l) =>
+    l.map((x) => [Number(x.dataset.q), Number(x.dataset.k), Number(x.getAttribute('stroke-opacity'))]),
+  );
   assert(ls.length === 6, `${ls.length} lines for 2 queries × 3 keys`);
   for (const [q, k, o] of ls) assert(Math.abs(o - w[k][q]) < 1e-12, `line ${q + 1}→${k + 1}: ${o} vs ${w[k][q]}`);
-  assert(await page.locator('#heads-view .head-map').count() === 0, 'one head: no side-by-side maps');
+  assert((await page.locator('#heads-view .head-map').count()) === 0, 'one head: no side-by-side maps');
   // An edit changes only numbers: the same lines take the new weights' opacities.
-  await page.locator('#heads-view .head-lines line[data-q="0"][data-k="0"]').evaluate((x) => { x.dataset.probe = 'kept'; });
+  await page.locator('#heads-view .head-lines line[data-q="0"][data-k="0"]').evaluate((x) => {
+    x.dataset.probe = 'kept';
+  });
   await page.locator('.editor[data-input="Q"] input.cell[data-r="0"][data-c="0"]').fill('3');
-  const w2 = engine.run({ ...p, Q: [[3, 0], [0, 1], [1, 1]] }).steps.find((s) => s.id === 'weights').data;
+  const w2 = engine
+    .run({
+      ...p,
+      Q: [
+        [3, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    })
+    .steps.find((s) => s.id === 'weights').data;
   assert(Math.abs(w2[0][0] - w[0][0]) > 0.01, `the edit changes weight 1→1: ${w[0][0]} to ${w2[0][0]}`);
   await page.locator('#heads-view').scrollIntoViewIfNeeded();
-  await page.waitForFunction((o) => Number(document.querySelector('#heads-view .head-lines line[data-q="0"][data-k="0"]').getAttribute('stroke-opacity')) === o, w2[0][0]);
-  const edited = await page.$$eval('#heads-view .head-lines line', (l) => l.map((x) => [Number(x.dataset.q), Number(x.dataset.k), Number(x.getAttribute('stroke-opacity')), Number(x.dataset.weight), x.dataset.probe]));
+  await page.waitForFunction(
+    (o) => Number(document.querySelector('#heads-view .head-lines line[data-q="0"][data-k="0"]').getAttribute('stroke-opacity')) === o,
+    w2[0][0],
+  );
+  const edited = await page.$$eval('#heads-view .head-lines line', (l) =>
+    l.map((x) => [
+      Number(x.dataset.q),
+      Number(x.dataset.k),
+      Number(x.getAttribute('stroke-opacity')),
+      Number(x.dataset.weight),
+      x.dataset.probe,
+    ]),
+  );
   assert(edited.length === 6 && edited[0][4] === 'kept', `${edited.length} lines, the first ${edited[0][4] ? 'kept' : 'made again'}`);
-  for (const [q, k, o, weight] of edited) assert(o === w2[k][q] && weight === w2[k][q], `after the edit, line ${q + 1}→${k + 1}: ${o} (${weight}) vs ${w2[k][q]}`);
+  for (const [q, k, o, weight] of edited)
+    assert(o === w2[k][q] && weight === w2[k][q], `after the edit, line ${q + 1}→${k + 1}: ${o} (${weight}) vs ${w2[k][q]}`);
   await page.locator('#step-mode').click();
   assert(!(await page.locator('#heads-view').isVisible()), 'the panel is hidden while stepping through');
 });
@@ -254,25 +352,26 @@ test('a step drawn as a heatmap gets its lit cells painted over it, and pointing
   const n = 30; // 30 keys: too many columns for numbers, so the scores and weights are heatmaps
   const tokens = Array.from({ length: n }, (_, i) => [Math.sin(i + 1), Math.cos(2 * i)]);
   await open(page, base, { Q: tokens, K: tokens, V: tokens });
-  assert(await page.locator('#step-list article[data-key="scores:0"] .heatmap canvas').count() === 1, 'scores drawn as a heatmap');
+  assert((await page.locator('#step-list article[data-key="scores:0"] .heatmap canvas').count()) === 1, 'scores drawn as a heatmap');
   await cell(page, 'Q:0', 4, 1).hover();
   // Query 5 feeds row 5 of the scores: only that row is painted.
-  const painted = (key) => page.locator(`#step-list article[data-key="${key}"] canvas.trace-overlay`).evaluate((c) => {
-    // Read a copy (reading the page's own canvas back would make Chromium warn).
-    const copy = document.createElement('canvas');
-    copy.width = c.width;
-    copy.height = c.height;
-    const g = copy.getContext('2d', { willReadFrequently: true });
-    g.drawImage(c, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    const rows = [];
-    for (let r = 0; r < c.height; r++) {
-      let count = 0;
-      for (let col = 0; col < c.width; col++) if (px[(r * c.width + col) * 4 + 3] > 0) count++;
-      if (count) rows.push(`${r}:${count}`);
-    }
-    return rows.join(' ');
-  });
+  const painted = (key) =>
+    page.locator(`#step-list article[data-key="${key}"] canvas.trace-overlay`).evaluate((c) => {
+      // Read a copy (reading the page's own canvas back would make Chromium warn).
+      const copy = document.createElement('canvas');
+      copy.width = c.width;
+      copy.height = c.height;
+      const g = copy.getContext('2d', { willReadFrequently: true });
+      g.drawImage(c, 0, 0);
+      const px = g.getImageData(0, 0, c.width, c.height).data;
+      const rows = [];
+      for (let r = 0; r < c.height; r++) {
+        let count = 0;
+        for (let col = 0; col < c.width; col++) if (px[(r * c.width + col) * 4 + 3] > 0) count++;
+        if (count) rows.push(`${r}:${count}`);
+      }
+      return rows.join(' ');
+    });
   // The overlay is painted in a frame after the pointer moves: under load that frame can come late.
   const paintedAs = async (key, want) => {
     let got = null;
@@ -306,7 +405,11 @@ test('many tokens: the heads maps are canvases on the same 0–1 scale', async (
   for (const h of [0, 1]) {
     const w = weightsOf(t, h);
     const { lut, index } = colourLut(w, 'probability');
-    const spots = [[0, 0], [7, 3], [59, 58]];
+    const spots = [
+      [0, 0],
+      [7, 3],
+      [59, 58],
+    ];
     const px = await page.locator(`#heads-view .head-map[data-head="${h}"] canvas`).evaluate((c, at) => {
       const copy = document.createElement('canvas');
       copy.width = c.width;
@@ -320,5 +423,5 @@ test('many tokens: the heads maps are canvases on the same 0–1 scale', async (
       assert(JSON.stringify(px[i]) === JSON.stringify(want), `head ${h + 1} [${q + 1}, ${k + 1}] = ${w[q][k]}: ${px[i]} vs ${want}`);
     });
   }
-  assert(await page.locator('#heads-view .head-lines line').count() === n * n, 'lines up to 64 tokens');
+  assert((await page.locator('#heads-view .head-lines line').count()) === n * n, 'lines up to 64 tokens');
 });

@@ -46,12 +46,20 @@ async function assertStep(page, trace, id, head = 0) {
   assert(step, `engine.run has no step ${id} for head ${head}`);
   const key = `${id}:${head ?? -1}`;
   await page.waitForSelector(`#step-list article[data-key="${key}"] table.matrix`);
-  const shown = (await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`,
-    (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)))).map((r) => r.map(parseShown));
+  const shown = (
+    await page.$$eval(`#step-list article[data-key="${key}"] table.matrix tbody tr`, (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+    )
+  ).map((r) => r.map(parseShown));
   assert(shown.length === step.data.length, `${id}: ${shown.length} rows on the page, engine.run has ${step.data.length}`);
-  step.data.forEach((row, i) => row.forEach((e, j) => {
-    assert(Math.abs(shown[i][j] - e) <= 0.51e-8 + 1e-7 * Math.abs(e), `${id}[${i + 1}, ${j + 1}]: the page shows ${shown[i][j]}, engine.run gives ${e}`);
-  }));
+  step.data.forEach((row, i) =>
+    row.forEach((e, j) => {
+      assert(
+        Math.abs(shown[i][j] - e) <= 0.51e-8 + 1e-7 * Math.abs(e),
+        `${id}[${i + 1}, ${j + 1}]: the page shows ${shown[i][j]}, engine.run gives ${e}`,
+      );
+    }),
+  );
 }
 
 /** Runs `action` (a change of a control) and waits until the page's link changed with it. */
@@ -61,7 +69,10 @@ async function changing(page, action) {
   await page.waitForFunction((h) => location.hash !== h, before);
 }
 
-const openVariants = (page) => page.evaluate(() => { document.getElementById('opt-variants').open = true; });
+const openVariants = (page) =>
+  page.evaluate(() => {
+    document.getElementById('opt-variants').open = true;
+  });
 const factsOf = (page, key) => page.$eval(`#step-list article[data-key="${key}"] ul.facts`, (e) => e.textContent);
 
 const stepIds = (page) => page.$$eval('#step-list article.step', (as) => [...new Set(as.map((a) => a.dataset.step))]);
@@ -75,7 +86,9 @@ test('linear attention: the switch, feature map, normalize and decay reach the c
   await page.selectOption('#preset', '000');
   await page.fill('#opt-decimals', '8');
   await page.waitForSelector('#step-list article[data-key="weights:0"]');
-  await page.evaluate(() => { document.getElementById('opt-variants').open = true; });
+  await page.evaluate(() => {
+    document.getElementById('opt-variants').open = true;
+  });
   assert(await page.$eval('#opt-feature-map', (e) => e.disabled), 'the feature map is enabled with softmax attention');
   await page.selectOption('#opt-attention', 'linear');
   await page.waitForSelector('#step-list article[data-key="linear_scores:0"]');
@@ -107,14 +120,17 @@ test('linear attention: the switch, feature map, normalize and decay reach the c
   await page.waitForSelector('#step-list article[data-key="weights:0"]');
   assert(await page.$eval('#opt-decay', (e) => e.disabled), 'the decay stays enabled with softmax attention');
   const { problem } = await nodeTrace(page);
-  for (const key of ['attention', 'feature_map', 'normalize', 'decay']) assert(!(key in problem.options), `options.${key} left in the link`);
+  for (const key of ['attention', 'feature_map', 'normalize', 'decay'])
+    assert(!(key in problem.options), `options.${key} left in the link`);
 });
 
 test('the linear preset draws, and ?walk=recurrent steps through its state', async ({ page, base }) => {
   await page.goto(`${base}?walk=recurrent`);
   await page.waitForSelector('body[data-ready="true"]');
   // The first example is softmax attention: the walkthrough says what it needs.
-  await page.waitForFunction(() => /Not computed: recurrent needs causal linear attention/.test(document.getElementById('practice-text').textContent));
+  await page.waitForFunction(() =>
+    /Not computed: recurrent needs causal linear attention/.test(document.getElementById('practice-text').textContent),
+  );
   await page.selectOption('#preset', 'linear');
   await page.waitForSelector('#step-list article[data-key="linear_scores:-1"], #step-list article[data-key="linear_scores:0"]');
   await page.waitForSelector('#pr-costs');
@@ -124,23 +140,43 @@ test('the linear preset draws, and ?walk=recurrent steps through its state', asy
   const decimals = Number(await page.$eval('#opt-decimals', (e) => e.value));
   const cell = (x) => pkg.formatNumber(x, decimals, { fixedZero: true, tinyAsZero: true });
   for (let t = 0; t < want.steps.length; t++) {
-    await page.waitForFunction((p) => document.getElementById('practice-pos').textContent.endsWith(p), `Token step ${t + 1} of ${want.steps.length}`);
+    await page.waitForFunction(
+      (p) => document.getElementById('practice-pos').textContent.endsWith(p),
+      `Token step ${t + 1} of ${want.steps.length}`,
+    );
     const s = want.steps[t];
-    const state = await page.$$eval('#practice-body .pr-state tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
-    strict.deepEqual(state, s.state.map((r) => r.map(cell)), `token ${t + 1}: S`);
+    const state = await page.$$eval('#practice-body .pr-state tbody tr', (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    strict.deepEqual(
+      state,
+      s.state.map((r) => r.map(cell)),
+      `token ${t + 1}: S`,
+    );
     strict.match(await page.$eval('#practice-text', (e) => e.textContent), new RegExp(`^${preset.tokens[t]}: the state S`));
     await page.keyboard.press('ArrowRight');
   }
   await page.waitForFunction(() => document.getElementById('practice-pos').textContent.endsWith('Every form’s cost'));
-  const costs = await page.$$eval('#pr-costs tbody tr', (rows) => rows.map((r) => [r.dataset.form, ...[...r.querySelectorAll('td')].map((td) => Number(td.textContent))]));
-  strict.deepEqual(costs, want.costs.map((c) => [c.form, c.multiply_adds, c.state]));
+  const costs = await page.$$eval('#pr-costs tbody tr', (rows) =>
+    rows.map((r) => [r.dataset.form, ...[...r.querySelectorAll('td')].map((td) => Number(td.textContent))]),
+  );
+  strict.deepEqual(
+    costs,
+    want.costs.map((c) => [c.form, c.multiply_adds, c.state]),
+  );
   // Chunks of 2: the chunked form, one position per chunk.
   await page.fill('#pr-chunk', '2');
   await page.press('#pr-chunk', 'Tab');
   const chunked = engine.recurrent(problem, { chunk: 2 });
-  await page.waitForFunction((p) => document.getElementById('practice-pos').textContent.endsWith(p), `Chunk step 1 of ${chunked.steps.length}`);
+  await page.waitForFunction(
+    (p) => document.getElementById('practice-pos').textContent.endsWith(p),
+    `Chunk step 1 of ${chunked.steps.length}`,
+  );
   const rows = await page.$$eval('#practice-body figure', (fs) => fs.map((f) => f.querySelector('figcaption').textContent));
-  assert(rows.some((c) => c.startsWith('From inside the chunk')) && rows.some((c) => c.startsWith('From the state carried in')), `captions: ${rows}`);
+  assert(
+    rows.some((c) => c.startsWith('From inside the chunk')) && rows.some((c) => c.startsWith('From the state carried in')),
+    `captions: ${rows}`,
+  );
 });
 
 test('sigmoid attention: the choice and its bias reach the core, and no row is said to sum to 1', async ({ page, base }) => {
@@ -157,14 +193,20 @@ test('sigmoid attention: the choice and its bias reach the core, and no row is s
   strict.equal(problem.options.score_fn, 'sigmoid');
   assert(!('sigmoid_bias' in problem.options), 'an empty bias is written into the link');
   // The empty field shows the default's number: −ln S for S = 4 keys.
-  strict.equal(await page.$eval('#opt-sigmoid-bias', (e) => e.placeholder), `−ln ${trace.meta.keys} = −${Math.log(trace.meta.keys).toFixed(4)}`);
+  strict.equal(
+    await page.$eval('#opt-sigmoid-bias', (e) => e.placeholder),
+    `−ln ${trace.meta.keys} = −${Math.log(trace.meta.keys).toFixed(4)}`,
+  );
   await assertStep(page, trace, 'weights');
   await assertStep(page, trace, 'output', null);
   // Rows of sigmoid weights (here 0.82 to 1.33) are not said to sum to 1, on the card or at a glance.
   const facts = await factsOf(page, 'weights:0');
   strict.match(facts, /row sums \(sigmoid weights need not sum to 1\): 0\.82088668/);
   assert(!/sums to 1:/.test(facts), `the weights card says the rows sum to 1: ${facts}`);
-  strict.match(await page.$eval('#glance figcaption', (e) => e.textContent), /sigmoid weights, each on its own: a query's need not sum to 1/);
+  strict.match(
+    await page.$eval('#glance figcaption', (e) => e.textContent),
+    /sigmoid weights, each on its own: a query's need not sum to 1/,
+  );
   await changing(page, () => page.fill('#opt-sigmoid-bias', '-1'));
   ({ problem, trace } = await nodeTrace(page));
   strict.equal(problem.options.sigmoid_bias, -1);
@@ -214,14 +256,14 @@ test('differential attention: λ, λ_init and the norm reach the core; an odd d_
   await openVariants(page);
   await page.selectOption('#opt-attention', 'differential');
   await page.waitForFunction(() => !document.getElementById('options-error').hidden);
-  strict.equal(await optionsError(page), 'options.differential needs an even d_k (each head\'s features split in halves), got d_k = 3');
+  strict.equal(await optionsError(page), "options.differential needs an even d_k (each head's features split in halves), got d_k = 3");
   assert(await page.$eval('#results', (e) => e.classList.contains('stale')), 'the last good result is not dimmed');
   await page.selectOption('#opt-attention', 'softmax');
   await page.waitForFunction(() => document.getElementById('options-error').hidden);
   assert(!(await page.$eval('#results', (e) => e.classList.contains('stale'))), 'softmax attention does not compute again');
 });
 
-test('two variants that exclude one another, by link: the core\'s message names both; one choice mends it', async ({ page, base }) => {
+test("two variants that exclude one another, by link: the core's message names both; one choice mends it", async ({ page, base }) => {
   const problem = pkg.presetProblem(pkg.findPreset('000'), engine).problem;
   problem.options = { ...problem.options, score_fn: 'sigmoid', differential: { lambda: 0.5 } };
   const hash = await encodeStateString(problemToState(problem, { decimals: 8 }));
@@ -309,18 +351,26 @@ test('the output gate: W_G elementwise or headwise and b_G as inputs; a W_G of n
   await gate.locator('button.tab[data-tab="text"]').click();
   await gate.locator('textarea').fill('1 0 1\n0 1 0\n1 1 0\n0 0 1');
   await gate.locator('.error').waitFor();
-  strict.equal(await gate.locator('.error').textContent(), 'W_G has 3 columns but the gate needs heads*d_v = 4 (one gate per output feature) or heads = 2 (one gate per head)');
+  strict.equal(
+    await gate.locator('.error').textContent(),
+    'W_G has 3 columns but the gate needs heads*d_v = 4 (one gate per output feature) or heads = 2 (one gate per head)',
+  );
   await changing(page, () => gate.locator('textarea').fill('1 0\n0 1\n1 1\n0 -1'));
   assert(await gate.locator('.error').isHidden(), 'the message stays after mending W_G');
   ({ problem, trace } = await nodeTrace(page));
-  strict.deepEqual(problem.W_G, [[1, 0], [0, 1], [1, 1], [0, -1]]);
+  strict.deepEqual(problem.W_G, [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0, -1],
+  ]);
   await assertStep(page, trace, 'gated_output', 0);
   await changing(page, () => page.selectOption('#opt-gate', 'off'));
   ({ problem } = await nodeTrace(page));
   assert(!('W_G' in problem) && !('b_G' in problem), 'W_G or b_G left in the problem with the gate off');
 });
 
-test('the variants\' presets load with their source, their controls set and the numbers of engine.run', async ({ page }) => {
+test("the variants' presets load with their source, their controls set and the numbers of engine.run", async ({ page }) => {
   const controls = {
     'qk-norm': { '#opt-qk-norm': 'rms', '#opt-attention': 'softmax' },
     gated: { '#opt-gate': 'elementwise' },
@@ -332,7 +382,10 @@ test('the variants\' presets load with their source, their controls set and the 
     const preset = pkg.findPreset(id);
     await page.selectOption('#preset', id);
     await page.waitForSelector(`#step-list article[data-key="${own[id]}:0"]`);
-    strict.match(await page.$eval('#preset-source', (e) => e.textContent), new RegExp(`^From: ${preset.source.slice(0, 20).replace(/[()]/g, '\\$&')}`));
+    strict.match(
+      await page.$eval('#preset-source', (e) => e.textContent),
+      new RegExp(`^From: ${preset.source.slice(0, 20).replace(/[()]/g, '\\$&')}`),
+    );
     strict.equal(await page.$eval('#preset-source a', (e) => e.href), preset.url);
     for (const [sel, value] of Object.entries(values)) strict.equal(await page.$eval(sel, (e) => e.value), value, `${id}: ${sel}`);
     assert(await page.$eval('#opt-variants', (e) => e.open), `${id}: the variants are folded`);
@@ -360,7 +413,10 @@ async function typeInput(page, name, text) {
 const LATENT_WHOLE = ['c_KV', 'k_R', 'output', 'output_absorbed', 'cache_sizes'];
 const LATENT_HEAD = ['K_C', 'V', 'Q_C', 'q_R', 'scores_C', 'scores_R', 'scores', 'weights', 'Q_absorbed', 'scores_C_absorbed', 'O_latent'];
 
-test('latent attention: its inputs, the queries\' latent, the rotary part and the cache reach the core; the page shows engine.run\'s numbers', async ({ page, base }) => {
+test("latent attention: its inputs, the queries' latent, the rotary part and the cache reach the core; the page shows engine.run's numbers", async ({
+  page,
+  base,
+}) => {
   await page.goto(base);
   await page.waitForSelector('body[data-ready="true"]');
   await page.selectOption('#preset', '000');
@@ -375,11 +431,14 @@ test('latent attention: its inputs, the queries\' latent, the rotary part and th
   await changing(page, () => page.selectOption('#opt-attention', 'latent'));
   await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
   strict.deepEqual(await shownInputs(page), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_Q', 'W_O']);
-  for (const id of ['opt-qk-norm', 'opt-gate']) assert(await page.$eval(`#${id}`, (e) => e.disabled), `${id} can be chosen with latent attention`);
+  for (const id of ['opt-qk-norm', 'opt-gate'])
+    assert(await page.$eval(`#${id}`, (e) => e.disabled), `${id} can be chosen with latent attention`);
   let { problem, trace } = await nodeTrace(page);
   // Started from X (4 × 4), 2 heads of d_h = 2 (W_Q's width) and d_v = 2: latents of 2.
-  strict.deepEqual(Object.fromEntries(['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR'].map((n) => [n, [problem[n].length, problem[n][0].length]])),
-    { W_DKV: [4, 2], W_UK: [2, 4], W_UV: [2, 4], W_KR: [4, 2], W_QR: [4, 4] });
+  strict.deepEqual(
+    Object.fromEntries(['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR'].map((n) => [n, [problem[n].length, problem[n][0].length]])),
+    { W_DKV: [4, 2], W_UK: [2, 4], W_UV: [2, 4], W_KR: [4, 2], W_QR: [4, 4] },
+  );
   assert(!('kv_heads' in problem.options) && !('W_K' in problem) && !('W_V' in problem), 'the link keeps W_K, W_V or kv_heads');
   for (const id of LATENT_WHOLE) await assertStep(page, trace, id, null);
   for (const head of [0, 1]) for (const id of LATENT_HEAD) await assertStep(page, trace, id, head);
@@ -391,18 +450,30 @@ test('latent attention: its inputs, the queries\' latent, the rotary part and th
   await typeInput(page, 'W_DQ', '1 0 0\n0 1 0\n0 0 1\n1 1 1');
   await typeInput(page, 'W_UQ', '1 0 0 1\n0 1 1 0\n1 1 0 0');
   ({ problem, trace } = await nodeTrace(page));
-  strict.deepEqual(problem.W_UQ, [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0]]);
+  strict.deepEqual(problem.W_UQ, [
+    [1, 0, 0, 1],
+    [0, 1, 1, 0],
+    [1, 1, 0, 0],
+  ]);
   await assertStep(page, trace, 'c_Q', null);
   for (const id of ['Q_C', 'q_R', 'scores', 'weights']) await assertStep(page, trace, id, 1);
   await assertStep(page, trace, 'output_absorbed', null);
   // The cache: past_c_KV and past_k_R, whose rows come first in c_KV and k_R.
-  await page.evaluate(() => { document.getElementById('opt-modern').open = true; });
+  await page.evaluate(() => {
+    document.getElementById('opt-modern').open = true;
+  });
   await changing(page, () => page.check('#opt-cache'));
   await typeInput(page, 'past_c_KV', '1 -1\n0.5 2');
   await typeInput(page, 'past_k_R', '0.5 0\n0 1');
   ({ problem, trace } = await nodeTrace(page));
-  strict.deepEqual(problem.past_c_KV, [[1, -1], [0.5, 2]]);
-  strict.deepEqual(trace.steps.find((s) => s.id === 'c_KV').data.slice(0, 2), [[1, -1], [0.5, 2]]);
+  strict.deepEqual(problem.past_c_KV, [
+    [1, -1],
+    [0.5, 2],
+  ]);
+  strict.deepEqual(trace.steps.find((s) => s.id === 'c_KV').data.slice(0, 2), [
+    [1, -1],
+    [0.5, 2],
+  ]);
   for (const id of ['c_KV', 'k_R', 'cache_sizes']) await assertStep(page, trace, id, null);
   for (const id of ['scores_R', 'weights', 'O_latent']) await assertStep(page, trace, id, 0);
   // Without the rotary part: no W_KR, W_QR, past_k_R; no k_R or q_R, the scores are the content scores.
@@ -419,7 +490,7 @@ test('latent attention: its inputs, the queries\' latent, the rotary part and th
   await page.waitForSelector('#step-list article[data-key="q_R:1"]');
 });
 
-test('latent attention: a bad value names its key (W_UK\'s rows, KV heads), and the page computes again once mended', async ({ page }) => {
+test("latent attention: a bad value names its key (W_UK's rows, KV heads), and the page computes again once mended", async ({ page }) => {
   await page.waitForSelector('#step-list article[data-key="cache_sizes:-1"]');
   const uk = editorOf(page, 'W_UK');
   await uk.locator('button.tab[data-tab="text"]').click();
@@ -465,10 +536,15 @@ test('the latent preset loads with its source and its latent steps; its link rou
   // The note's numbers: head 2's content scores for "sat" tie, its rotary scores do not; 4 numbers cached, not 8.
   const head2 = (id) => trace.steps.find((s) => s.id === id && s.head === 1).data[2];
   strict.deepEqual(head2('scores_C'), [6, 6, 6]);
-  strict.deepEqual(head2('scores_R').map((x) => Number(x.toFixed(2))), [-2.65, 7.69, 8]);
+  strict.deepEqual(
+    head2('scores_R').map((x) => Number(x.toFixed(2))),
+    [-2.65, 7.69, 8],
+  );
   strict.deepEqual(trace.steps.find((s) => s.id === 'cache_sizes').data, [[8, 4, 4]]);
   // Its columns are named by the forms its formula lists.
-  const heads = await page.$$eval('#step-list article[data-key="cache_sizes:-1"] table.matrix thead th', (ths) => ths.map((t) => t.textContent.trim()));
+  const heads = await page.$$eval('#step-list article[data-key="cache_sizes:-1"] table.matrix thead th', (ths) =>
+    ths.map((t) => t.textContent.trim()),
+  );
   strict.deepEqual(heads.slice(-3), ['MHA', 'MQA', 'MLA']);
   // Edited, its link holds every latent input as typed; opened elsewhere it shows the same numbers.
   await typeInput(page, 'W_UV', '1 0 1 1\n0 -1 0.5 1');

@@ -10,13 +10,29 @@ const test = browserSuite('walkthroughs', { httpErrors: true, timeout: 30000, sc
 test('the page loads the core only; loadWalkthroughs() fetches the walkthroughs once', async ({ page, base, requests }) => {
   await page.waitForFunction(() => document.querySelector('article[data-key]'), null, { timeout: 60000 });
   const walkthroughRequests = () => requests.filter((u) => u.includes('attention-walkthroughs'));
-  assert.ok(requests.some((u) => u.endsWith('/attention.wasm')), 'the core was fetched');
+  assert.ok(
+    requests.some((u) => u.endsWith('/attention.wasm')),
+    'the core was fetched',
+  );
   assert.deepEqual(walkthroughRequests(), []);
 
   const result = await page.evaluate(async (entry) => {
     const { loadAttention } = await import(entry);
     const engine = await loadAttention();
-    const problem = { Q: [[1, 0], [0, 1]], K: [[1, 2], [0, 1]], V: [[1, 2], [3, 4]] };
+    const problem = {
+      Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      K: [
+        [1, 2],
+        [0, 1],
+      ],
+      V: [
+        [1, 2],
+        [3, 4],
+      ],
+    };
     let before;
     try {
       engine.gradients(problem);
@@ -29,14 +45,18 @@ test('the page loads the core only; loadWalkthroughs() fetches the walkthroughs 
     return { before, same: loaded.every((e) => e === engine), loaded: engine.walkthroughsLoaded, weights, dV };
   }, `${base}lib/index.js`);
 
-  assert.equal(result.before, 'engine.gradients needs the walkthroughs module: await engine.loadWalkthroughs() first, ' +
-    'or loadAttention({ walkthroughs: true })');
+  assert.equal(
+    result.before,
+    'engine.gradients needs the walkthroughs module: await engine.loadWalkthroughs() first, ' + 'or loadAttention({ walkthroughs: true })',
+  );
   assert.ok(result.same && result.loaded);
   // dO all ones: dV[j][c] = Σ_i A[i][j], whatever the column.
   result.dV.forEach((row, j) => {
     const column = result.weights[0][j] + result.weights[1][j];
     row.forEach((x) => assert.ok(Math.abs(x - column) < 1e-15, `dV[${j}] ${x} vs ${column}`));
   });
-  const fetched = walkthroughRequests().map((u) => u.slice(u.lastIndexOf('/') + 1)).sort();
+  const fetched = walkthroughRequests()
+    .map((u) => u.slice(u.lastIndexOf('/') + 1))
+    .sort();
   assert.deepEqual(fetched, ['attention-walkthroughs.js', 'attention-walkthroughs.wasm']);
 });

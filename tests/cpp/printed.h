@@ -60,8 +60,7 @@ inline void check_printed(const Matrix& m, const std::string& text, double extra
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const Printed& p = numbers[static_cast<size_t>(i * m.cols() + j)];
-      INFO("row " << i + 1 << ", column " << j + 1 << ": computed " << m(i, j) << ", printed "
-                  << p.text);
+      INFO("row " << i + 1 << ", column " << j + 1 << ": computed " << m(i, j) << ", printed " << p.text);
       CHECK(matches(m(i, j), p, extra_relative));
     }
   }
@@ -221,8 +220,7 @@ inline SeedPrint seed_print(const std::string& seed, const std::string& name) {
     for (const Json& x : row.items) p.numbers.push_back(x.number);
   }
   if (rectangular) {
-    p.values.resize(static_cast<Eigen::Index>(rows.size()),
-                    static_cast<Eigen::Index>(rows[0].items.size()));
+    p.values.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows[0].items.size()));
     for (Eigen::Index r = 0; r < p.values.rows(); ++r)
       for (Eigen::Index c = 0; c < p.values.cols(); ++c)
         p.values(r, c) = rows[static_cast<size_t>(r)].items[static_cast<size_t>(c)].number;

@@ -54,8 +54,7 @@ Matrix reference_attention(const Matrix& Q, const Matrix& K, const Matrix& V, do
       max = std::max(max, s * scale);
     }
     for (auto& x : w) sum += x = std::exp(x - max);
-    for (Eigen::Index j = 0; j < K.rows(); ++j)
-      out.row(i) += w[static_cast<size_t>(j)] / sum * V.row(j);
+    for (Eigen::Index j = 0; j < K.rows(); ++j) out.row(i) += w[static_cast<size_t>(j)] / sum * V.row(j);
   }
   return out;
 }
@@ -69,9 +68,8 @@ TEST_CASE("steps come in the documented order", "[attention][trace]") {
   p.options.causal = true;
   p.options.softcap = 5;
   p.W_O = Matrix::Identity(6, 6);
-  CHECK(step_ids(attn::run(p)) ==
-        std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0", "mask0",
-                                 "masked0", "weights0", "head_output0", "output"});
+  CHECK(step_ids(attn::run(p)) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0",
+                                                           "mask0", "masked0", "weights0", "head_output0", "output"});
   p.options.heads = 2;
   const auto ids = step_ids(attn::run(p));
   REQUIRE(ids.size() == 22);
@@ -123,7 +121,7 @@ TEST_CASE("the facts are the sums, maxima and entropies of the weights", "[atten
       CHECK(t.facts[0].max_weight[i] == w.row(i).maxCoeff());
     }
     CHECK(t.facts[0].entropy[0] == 0);  // causal: the first query sees one key
-    CHECK(t.facts[0].entropy[6] > 0);    // the last sees seven
+    CHECK(t.facts[0].entropy[6] > 0);   // the last sees seven
   }
 }
 
@@ -382,13 +380,15 @@ TEST_CASE("shape errors name the matrices and their shapes", "[attention][errors
   }
   SECTION("both modes") {
     p.Q = Matrix::Ones(4, 3);
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("give either Q, K and V, or X with W_Q, W_K and W_V, not both"));
+    REQUIRE_THROWS_WITH(attn::run(p),
+                        Catch::StartsWith("give either Q, K and V, or X with W_Q, W_K and W_V, not both"));
   }
   SECTION("too many tokens, before allocating") {
     Problem big;
     big.Q = Matrix::Ones(attn::kMaxTokens + 1, 1);
     big.K = big.V = Matrix::Ones(2, 1);
-    REQUIRE_THROWS_WITH(attn::run(big), "Q has 4097 rows: at most 4096 are accepted (every step of the trace is kept in memory)");
+    REQUIRE_THROWS_WITH(attn::run(big),
+                        "Q has 4097 rows: at most 4096 are accepted (every step of the trace is kept in memory)");
   }
   SECTION("softcap") {
     p.options.softcap = -1;
@@ -515,11 +515,13 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   CHECK(o.kind == "projection");
   CHECK(o.products[0] + o.products[1] + o.bias == Approx(o.value));
 
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0), "the trace has no step 'weights' for head 5: its heads are 0, 1");
+  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0),
+                      "the trace has no step 'weights' for head 5: its heads are 0, 1");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
 }
 
-TEST_CASE("explain: a per-head step asked for with head -1 is head 0's, slope and sink logit too", "[attention][explain]") {
+TEST_CASE("explain: a per-head step asked for with head -1 is head 0's, slope and sink logit too",
+          "[attention][explain]") {
   // Head -1 once indexed the slopes and sink logits with -1 (garbage in wasm, an assertion natively).
   Problem p;
   p.Q = p.K = p.V = Matrix::Ones(2, 4);
@@ -546,7 +548,8 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
 
   // A score: the query row times the key row; @terms(0,1) expands to the table's products.
   const auto s = attn::explain(p, "scores", 1, 2, 1);
-  CHECK(s.lines == std::vector<std::string>{"S^{(2)}_{3,2}", "\\sum_m Q^{(2)}_{3,m}\\,K^{(2)}_{2,m}", "@terms(0,1)", "@0"});
+  CHECK(s.lines ==
+        std::vector<std::string>{"S^{(2)}_{3,2}", "\\sum_m Q^{(2)}_{3,m}\\,K^{(2)}_{2,m}", "@terms(0,1)", "@0"});
   CHECK(s.numbers == std::vector<double>{s.value});
   REQUIRE(s.terms.columns.size() == 3);
   CHECK(s.terms.columns[0] == s.left);
@@ -555,18 +558,22 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(s.terms.columns[2][0] + s.terms.columns[2][1] == Approx(s.value));
   CHECK(s.terms.index == "feature");
   CHECK(s.terms.headers == std::vector<std::string>{"feature", "q", "k", "q × k"});
-  CHECK(s.text == "The query of @query dotted with the key of @key, over the d_k = 2 features: the sum of the products is @0.");
+  CHECK(s.text ==
+        "The query of @query dotted with the key of @key, over the d_k = 2 features: the sum of the products is @0.");
 
   // The projection names the head's weights and its bias.
   const auto q = attn::explain(p, "Q", 1, 2, 1);
-  CHECK(q.lines == std::vector<std::string>{"Q^{(2)}_{3,2}", "\\sum_m X_{3,m}\\,(W_{Q}^{(2)})_{m,2} + (b_{Q}^{(2)})_{2}", "@terms(0,1) + @1", "@0"});
+  CHECK(q.lines == std::vector<std::string>{"Q^{(2)}_{3,2}",
+                                            "\\sum_m X_{3,m}\\,(W_{Q}^{(2)})_{m,2} + (b_{Q}^{(2)})_{2}",
+                                            "@terms(0,1) + @1", "@0"});
   CHECK(q.numbers == std::vector<double>{q.value, 0.25});
   CHECK(q.text == "The token @token of X times one column of the weights, term by term, plus the bias @1.");
   CHECK(q.terms.index == "m");
 
   // The scale keeps √d_k a root; its numbers are the input and the divisor.
   const auto sc = attn::explain(p, "scaled", 0, 1, 0);
-  CHECK(sc.lines == std::vector<std::string>{"\\tilde S^{(1)}_{2,1}", "\\frac{S^{(1)}_{2,1}}{\\sqrt{2}}", "\\frac{@1}{@2}", "@0"});
+  CHECK(sc.lines ==
+        std::vector<std::string>{"\\tilde S^{(1)}_{2,1}", "\\frac{S^{(1)}_{2,1}}{\\sqrt{2}}", "\\frac{@1}{@2}", "@0"});
   CHECK(sc.numbers == std::vector<double>{sc.value, sc.input, std::sqrt(2.0)});
   CHECK(sc.text == "The score divided by √d_k = √2 = @2.");
 
@@ -577,15 +584,19 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
 
   // A hidden score: the scores plus -inf, and the component that hid it.
   const auto m = attn::explain(p, "masked", 1, 0, 2);
-  CHECK(m.lines == std::vector<std::string>{"\\bar S^{(2)}_{1,3}", "\\hat S^{(2)}_{1,3} + M^{(2)}_{1,3}", "@1 + (@2)", "@0"});
+  CHECK(m.lines ==
+        std::vector<std::string>{"\\bar S^{(2)}_{1,3}", "\\hat S^{(2)}_{1,3} + M^{(2)}_{1,3}", "@1 + (@2)", "@0"});
   CHECK(m.numbers[2] == -kInf);
-  CHECK(m.text == "Hidden from this query by causal masking (the key comes after the query). −∞ becomes weight 0 after the softmax.");
+  CHECK(m.text ==
+        "Hidden from this query by causal masking (the key comes after the query). −∞ becomes weight 0 after the "
+        "softmax.");
 
   // A weight: the softmax's lines, the row's exponentials summed through @terms(2), the key highlighted.
   const auto w = attn::explain(p, "weights", 1, 1, 0);
   REQUIRE(w.lines.size() == 5);
   CHECK(w.lines[0] == "A^{(2)}_{2,1}");
-  CHECK(w.lines[1] == "\\frac{e^{\\bar S^{(2)}_{2,1} - m}}{\\sum_{j'} e^{\\bar S^{(2)}_{2,j'} - m}},\\quad m = \\max = @1");
+  CHECK(w.lines[1] ==
+        "\\frac{e^{\\bar S^{(2)}_{2,1} - m}}{\\sum_{j'} e^{\\bar S^{(2)}_{2,j'} - m}},\\quad m = \\max = @1");
   CHECK(w.lines[2] == "\\frac{e^{@3}}{@terms(2)}");
   CHECK(w.lines[3] == "\\frac{@4}{@2}");
   CHECK(w.numbers == std::vector<double>{w.value, w.max, w.exp_sum, w.shifted[0], w.exps[0]});
@@ -712,40 +723,49 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
       {"scaled by sqrt(d_k)", one_head, "scaled", 0, "Scaled scores", "\\tilde S",
        "\\tilde S = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{2}}", "S̃ = S / √d_k = S / √2"},
       {"weights", one_head, "weights", 0, "Attention weights", "A",
-       "A = \\operatorname{softmax}(\\tilde S) \\quad\\text{(along each row)}",
-       "A = softmax(S̃) (along each row)"},
+       "A = \\operatorname{softmax}(\\tilde S) \\quad\\text{(along each row)}", "A = softmax(S̃) (along each row)"},
       {"output of one head", one_head, "output", -1, "Output", "O", "O = A V", "O = A·V"},
-      {"no scale", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::None, 0}; }),
-       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = S \\quad\\text{(not scaled)}",
-       "S̃ = S (not scaled)"},
-      {"divided by a number", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::DivideBy, 2}; }),
+      {"no scale",
+       with(one_head,
+            [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::None, 0};
+            }),
+       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = S \\quad\\text{(not scaled)}", "S̃ = S (not scaled)"},
+      {"divided by a number",
+       with(one_head,
+            [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::DivideBy, 2};
+            }),
        "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{2}", "S̃ = S / 2"},
-      {"numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.scale = {attn::Scale::Kind::DivideBy, 1e21}; }),
+      {"numbers as JSON writes them",
+       with(one_head,
+            [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::DivideBy, 1e21};
+            }),
        "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{1e+21}", "S̃ = S / 1e+21"},
-      {"small numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.softcap = 1e-7; }),
-       "softcapped", 0, "Soft-capped scores", "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
+      {"small numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.softcap = 1e-7; }), "softcapped",
+       0, "Soft-capped scores", "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
        "Ŝ = c·tanh(S̃ / c), c = 1e-7"},
-      {"an additive mask", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }),
-       "masked", 0, "Masked scores", "\\bar S", "\\bar S = \\tilde S + M", "S̄ = S̃ + M"},
-      {"an additive mask step", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }),
-       "mask", 0, "Mask", "M", "M_{ij} = \\text{your } M_{ij}", "M_ij = your M_ij"},
+      {"an additive mask", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }), "masked", 0,
+       "Masked scores", "\\bar S", "\\bar S = \\tilde S + M", "S̄ = S̃ + M"},
+      {"an additive mask step", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }), "mask", 0,
+       "Mask", "M", "M_{ij} = \\text{your } M_{ij}", "M_ij = your M_ij"},
       // Self-attention from X with biases and W_O.
       {"projected Q with a bias", self, "Q", 0, "Queries", "Q", "Q = X\\,W_{Q} + b_{Q}", "Q = X·W_Q + b_Q"},
       {"projected K without a bias", self, "K", 0, "Keys", "K", "K = X\\,W_{K}", "K = X·W_K"},
-      {"head output of one head", self, "head_output", 0, "Head output", "\\text{head}_{1}",
-       "\\text{head}_{1} = A V", "head1 = A·V"},
+      {"head output of one head", self, "head_output", 0, "Head output", "\\text{head}_{1}", "\\text{head}_{1} = A V",
+       "head1 = A·V"},
       {"output through W_O", self, "output", -1, "Output", "O", "O = \\text{head}_{1}\\,W_{O} + b_{O}",
        "O = head1·W_O + b_O"},
       // Two heads in the columns layout: Ω/β, Kᵀ Q, softmax down each column.
       {"columns: projected Q of head 2", two_heads_columns, "Q", 1, "Queries", "Q^{(2)}",
        "Q^{(2)} = \\Omega_{Q}^{(2)}\\,X + \\beta_{Q}^{(2)}", "Q⁽²⁾ = Ω_Q⁽²⁾·X + β_Q⁽²⁾"},
-      {"columns: scores", two_heads_columns, "scores", 1, "Scores", "S^{(2)}",
-       "S^{(2)} = K^{(2)\\top} Q^{(2)}", "S⁽²⁾ = K⁽²⁾ᵀ·Q⁽²⁾"},
+      {"columns: scores", two_heads_columns, "scores", 1, "Scores", "S^{(2)}", "S^{(2)} = K^{(2)\\top} Q^{(2)}",
+       "S⁽²⁾ = K⁽²⁾ᵀ·Q⁽²⁾"},
       {"divided by a square root", two_heads_columns, "scaled", 1, "Scaled scores", "\\tilde S^{(2)}",
        "\\tilde S^{(2)} = \\frac{S^{(2)}}{\\sqrt{3}}", "S̃⁽²⁾ = S⁽²⁾ / √3"},
       {"softcap", two_heads_columns, "softcapped", 0, "Soft-capped scores", "\\hat S^{(1)}",
-       "\\hat S^{(1)} = c\\,\\tanh(\\tilde S^{(1)} / c),\\quad c = 1.5",
-       "Ŝ⁽¹⁾ = c·tanh(S̃⁽¹⁾ / c), c = 1.5"},
+       "\\hat S^{(1)} = c\\,\\tanh(\\tilde S^{(1)} / c),\\quad c = 1.5", "Ŝ⁽¹⁾ = c·tanh(S̃⁽¹⁾ / c), c = 1.5"},
       {"columns: causal after the softcap", two_heads_columns, "masked", 0, "Masked scores", "\\bar S^{(1)}",
        "\\bar S^{(1)} = \\hat S^{(1)} \\text{ where } M^{(1)} = 1, -\\infty \\text{ where } M^{(1)} = 0",
        "S̄⁽¹⁾ = Ŝ⁽¹⁾ where M⁽¹⁾ = 1, −∞ where M⁽¹⁾ = 0"},
@@ -773,8 +793,8 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
       // Several heads of Q, K, V given, no W_O: slices of the inputs, the output is the concatenation.
       {"a slice of a given Q", [] { return direct_problem(2, 2); }, "Q", 1, "Queries", "Q^{(2)}",
        "Q^{(2)} = Q_{[:,\\,3..4]}", "Q⁽²⁾ = Q[:, 3..4]"},
-      {"a slice of a given V, columns", [] { return in_columns(direct_problem(2, 2)); }, "V", 0, "Values",
-       "V^{(1)}", "V^{(1)} = V_{[1..3,\\,:]}", "V⁽¹⁾ = V[1..3, :]"},
+      {"a slice of a given V, columns", [] { return in_columns(direct_problem(2, 2)); }, "V", 0, "Values", "V^{(1)}",
+       "V^{(1)} = V_{[1..3,\\,:]}", "V⁽¹⁾ = V[1..3, :]"},
       {"head output of several heads", [] { return direct_problem(2, 2); }, "head_output", 1, "Head output",
        "\\text{head}_{2}", "\\text{head}_{2} = A^{(2)} V^{(2)}", "head2 = A⁽²⁾·V⁽²⁾"},
       {"output of several heads without W_O", [] { return direct_problem(2, 2); }, "output", -1, "Output", "O",
@@ -802,8 +822,8 @@ TEST_CASE("steps name the steps and problem inputs they are computed from", "[at
   using Ints = std::vector<int>;
   using Names = std::vector<std::string>;
   // Q0 K1 V2 scores3 scaled4 softcapped5 mask6 masked7 weights8 head_output9 output10
-  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0",
-                                                  "mask0", "masked0", "weights0", "head_output0", "output"});
+  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "softcapped0", "mask0",
+                                                  "masked0", "weights0", "head_output0", "output"});
   CHECK(t.steps[0].inputs.empty());
   CHECK(t.steps[0].given == Names{"X", "W_Q"});
   CHECK(t.steps[1].given == Names{"X", "W_K", "b_K"});
@@ -886,11 +906,11 @@ TEST_CASE("step axes follow the layout; weights are probabilities", "[attention]
     int head;
     Axis first, second;  // rows layout
   };
-  for (const Want& w : {Want{"Q", 0, Axis::Queries, Axis::Features}, Want{"K", 0, Axis::Keys, Axis::Features},
-                        Want{"V", 0, Axis::Keys, Axis::Features}, Want{"scores", 0, Axis::Queries, Axis::Keys},
-                        Want{"weights", 0, Axis::Queries, Axis::Keys},
-                        Want{"head_output", 0, Axis::Queries, Axis::Features},
-                        Want{"output", -1, Axis::Queries, Axis::Features}}) {
+  for (const Want& w :
+       {Want{"Q", 0, Axis::Queries, Axis::Features}, Want{"K", 0, Axis::Keys, Axis::Features},
+        Want{"V", 0, Axis::Keys, Axis::Features}, Want{"scores", 0, Axis::Queries, Axis::Keys},
+        Want{"weights", 0, Axis::Queries, Axis::Keys}, Want{"head_output", 0, Axis::Queries, Axis::Features},
+        Want{"output", -1, Axis::Queries, Axis::Features}}) {
     INFO(w.id);
     const attn::Step& r = described(rows, w.id, w.head);
     const attn::Step& c = described(cols, w.id, w.head);

@@ -61,8 +61,7 @@ Case random_case(unsigned seed, Eigen::Index L, Eigen::Index S, Eigen::Index d, 
 
 /// attn::run on the same numbers, as the reference.
 Matrix core_output(const Case& c, attn::Precision p, const FastOptions& o,
-                   const std::optional<Matrix>& mask = std::nullopt,
-                   attn::MaskKind kind = attn::MaskKind::Additive) {
+                   const std::optional<Matrix>& mask = std::nullopt, attn::MaskKind kind = attn::MaskKind::Additive) {
   attn::Problem problem;
   problem.Q = c.Q;
   problem.K = c.K;
@@ -85,8 +84,8 @@ RowMajorMatrix<T> fast_output(const Case& c, const FastOptions& o,
 
 /// Runs the raw-pointer form and returns its report.
 template <typename T>
-attn::FastReport fast_raw(const Case& c, const FastOptions& o, RowMajorMatrix<T>& out,
-                          const T* additive = nullptr, const std::uint8_t* keep = nullptr) {
+attn::FastReport fast_raw(const Case& c, const FastOptions& o, RowMajorMatrix<T>& out, const T* additive = nullptr,
+                          const std::uint8_t* keep = nullptr) {
   const RowMajorMatrix<T> q = c.Q.cast<T>(), k = c.K.cast<T>(), v = c.V.cast<T>();
   attn::FastProblem<T> p;
   p.Q = q.data();
@@ -114,11 +113,9 @@ TEMPLATE_TEST_CASE("fast path equals attn::run for every size class", "[fast]", 
   CAPTURE(L, S, d, dv);
   const Case c = random_case(static_cast<unsigned>(L * 7919 + S * 31 + d), L, S, d, dv);
   FastOptions o;
-  CHECK(relative_error(fast_output<TestType>(c, o), core_output(c, precision<TestType>(), o)) <=
-        tolerance<TestType>());
+  CHECK(relative_error(fast_output<TestType>(c, o), core_output(c, precision<TestType>(), o)) <= tolerance<TestType>());
   o.causal = true;
-  CHECK(relative_error(fast_output<TestType>(c, o), core_output(c, precision<TestType>(), o)) <=
-        tolerance<TestType>());
+  CHECK(relative_error(fast_output<TestType>(c, o), core_output(c, precision<TestType>(), o)) <= tolerance<TestType>());
 }
 
 TEMPLATE_TEST_CASE("fast path: explicit scale, large scores, one key", "[fast]", float, double) {
@@ -139,8 +136,7 @@ TEMPLATE_TEST_CASE("fast path: explicit scale, large scores, one key", "[fast]",
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: causal with L != S, both ways, across tiles", "[fast]", float,
-                   double) {
+TEMPLATE_TEST_CASE("fast path: causal with L != S, both ways, across tiles", "[fast]", float, double) {
   FastOptions o;
   o.causal = true;
   for (auto [L, S] : {std::pair<int, int>{3, 700}, {700, 3}, {100, 299}, {299, 100}, {1, 1}}) {
@@ -151,8 +147,7 @@ TEMPLATE_TEST_CASE("fast path: causal with L != S, both ways, across tiles", "[f
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: additive masks with -inf, keep masks, fully masked rows", "[fast]",
-                   float, double) {
+TEMPLATE_TEST_CASE("fast path: additive masks with -inf, keep masks, fully masked rows", "[fast]", float, double) {
   const Eigen::Index L = 37, S = 290;
   const Case c = random_case(21, L, S, 12, 7);
   attn::RandomState rng(22);
@@ -191,8 +186,7 @@ TEMPLATE_TEST_CASE("fast path: additive masks with -inf, keep masks, fully maske
     const auto report = fast_raw<TestType>(c, o, out, add_t.data());
     CHECK(report.fully_masked_rows == fully_masked);
     CHECK(report.exact_rows == 0);
-    CHECK(relative_error(out, core_output(c, precision<TestType>(), o, additive)) <=
-          tolerance<TestType>());
+    CHECK(relative_error(out, core_output(c, precision<TestType>(), o, additive)) <= tolerance<TestType>());
     CHECK(out.row(4).isZero(0));
     if (!causal) CHECK(out.row(9).template cast<double>().isApprox(c.V.row(S - 1), 1e-6));
 
@@ -211,8 +205,7 @@ TEMPLATE_TEST_CASE("fast path: additive masks with -inf, keep masks, fully maske
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: scores that overflow share the weight as the core does", "[fast]",
-                   float, double) {
+TEMPLATE_TEST_CASE("fast path: scores that overflow share the weight as the core does", "[fast]", float, double) {
   Case c = random_case(31, 6, 70, 4, 3);
   // Rows 1 and 2 meet keys 5 and 60 with a score of +inf after scaling; row 3 with NaN-free
   // huge negative scores except one key.
@@ -230,13 +223,12 @@ TEMPLATE_TEST_CASE("fast path: scores that overflow share the weight as the core
   const RowMajorMatrix<TestType> rows12 = out.middleRows(1, 2);
   CHECK(relative_error(rows12, Matrix(core.middleRows(1, 2))) <= tolerance<TestType>());
   for (Eigen::Index k = 0; k < 3; ++k) {
-    CHECK(static_cast<double>(out(1, k)) ==
-          Approx((c.V(5, k) + c.V(60, k)) / 2).epsilon(1e-6));
+    CHECK(static_cast<double>(out(1, k)) == Approx((c.V(5, k) + c.V(60, k)) / 2).epsilon(1e-6));
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: a long key sequence against a float64 reference row by row",
-                   "[fast][long]", float, double) {
+TEMPLATE_TEST_CASE("fast path: a long key sequence against a float64 reference row by row", "[fast][long]", float,
+                   double) {
   const Eigen::Index L = 19, S = 20000, d = 64;
   const Case c = random_case(41, L, S, d, d);
   const auto out = fast_output<TestType>(c, FastOptions{});
@@ -244,15 +236,13 @@ TEMPLATE_TEST_CASE("fast path: a long key sequence against a float64 reference r
     const Eigen::VectorXd scores = (c.K * c.Q.row(i).transpose()) / 8.0;
     const Eigen::VectorXd w = (scores.array() - scores.maxCoeff()).exp();
     const Eigen::RowVectorXd expected = (w.transpose() * c.V) / w.sum();
-    const double err =
-        (out.row(i).template cast<double>() - expected).cwiseAbs().maxCoeff();
+    const double err = (out.row(i).template cast<double>() - expected).cwiseAbs().maxCoeff();
     CAPTURE(i);
     CHECK(err <= (sizeof(TestType) == 4 ? 1e-5 : 1e-12));
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: query rows in chunks (row_offset) equal the whole problem",
-                   "[fast]", float, double) {
+TEMPLATE_TEST_CASE("fast path: query rows in chunks (row_offset) equal the whole problem", "[fast]", float, double) {
   const Eigen::Index L = 150, S = 170, d = 9, dv = 4;
   const Case c = random_case(61, L, S, d, dv);
   attn::RandomState rng(62);
@@ -260,8 +250,8 @@ TEMPLATE_TEST_CASE("fast path: query rows in chunks (row_offset) equal the whole
   for (Eigen::Index i = 0; i < L; ++i) {
     for (Eigen::Index j = 0; j < S; ++j) additive(i, j) = additive(i, j) < -1 ? -kInf : additive(i, j);
   }
-  const RowMajorMatrix<TestType> q = c.Q.cast<TestType>(), k = c.K.cast<TestType>(),
-                                 v = c.V.cast<TestType>(), m = additive.cast<TestType>();
+  const RowMajorMatrix<TestType> q = c.Q.cast<TestType>(), k = c.K.cast<TestType>(), v = c.V.cast<TestType>(),
+                                 m = additive.cast<TestType>();
   FastOptions o;
   o.causal = true;
   RowMajorMatrix<TestType> whole;
@@ -302,8 +292,7 @@ TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, doubl
   // float64 reproduces the printed digits; float32 cannot hold 8 digits through the sums, so it
   // is held to 1e-6 absolute (about 8 float32 ulps at these magnitudes).
   const bool f32 = sizeof(TestType) == 4;
-  auto check = [&](const RowMajorMatrix<TestType>& computed, const char* printed,
-                   double f32_tolerance = 1e-6) {
+  auto check = [&](const RowMajorMatrix<TestType>& computed, const char* printed, double f32_tolerance = 1e-6) {
     const auto numbers = attn::testing::printed_numbers(printed);
     REQUIRE(static_cast<Eigen::Index>(numbers.size()) == computed.size());
     for (Eigen::Index k = 0; k < computed.size(); ++k) {
@@ -332,8 +321,9 @@ TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, doubl
   s0.K = rng.randn(4, 8);
   s0.V = rng.randn(4, 8);
   const RowMajorMatrix<TestType> row0 = fast_output<TestType>(s0, FastOptions{}).topRows(1);
-  check(row0, "[-0.1308104   0.77212573  0.10108921  0.16807328 -0.46588684 -0.43681263 "
-              "0.46851458 -0.42075407]");
+  check(row0,
+        "[-0.1308104   0.77212573  0.10108921  0.16807328 -0.46588684 -0.43681263 "
+        "0.46851458 -0.42075407]");
 
   // Seed 003 computes in float32 and divides by float32(√3): Q, K, V as printed.
   if (f32) {
@@ -352,13 +342,12 @@ TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, doubl
     const RowMajorMatrix<TestType> top = out3.topRows(2);
     // The document's own float32 softmax rounds its logits of up to 9.2 in another order: its
     // print and attn::run differ by up to 1.9e-6 as well.
-    check(top, "[[1.8638741 , 6.3193707 , 1.7041886 ] [1.9991105 , 7.8141265 , 0.27347228]]",
-          5e-6);
+    check(top, "[[1.8638741 , 6.3193707 , 1.7041886 ] [1.9991105 , 7.8141265 , 0.27347228]]", 5e-6);
   }
 }
 
-TEMPLATE_TEST_CASE("fast path: divisor_sqrt divides by the root taken in the working precision",
-                   "[fast]", float, double) {
+TEMPLATE_TEST_CASE("fast path: divisor_sqrt divides by the root taken in the working precision", "[fast]", float,
+                   double) {
   const Case c = random_case(61, 5, 7, 3, 2);
   FastOptions root, plain;
   // A correctly rounded sqrt of float(3) equals float(√3 in double): the same divisor.
@@ -438,8 +427,7 @@ TEST_CASE("fast path: the vectorised exp, float64 within 1e-15 relative", "[fast
   CHECK(low_out[2] <= 1e-307);
 }
 
-TEMPLATE_TEST_CASE("fast path: errors name the input and the position", "[fast][errors]", float,
-                   double) {
+TEMPLATE_TEST_CASE("fast path: errors name the input and the position", "[fast][errors]", float, double) {
   Case c = random_case(51, 3, 4, 2, 2);
   c.Q(1, 0) = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH(fast_output<TestType>(c, FastOptions{}),

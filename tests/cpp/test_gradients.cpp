@@ -149,7 +149,8 @@ TEST_CASE("gradients: a 2x2 case by hand", "[gradients]") {
   CHECK(find_step(g.trace, "dS", 0)->values.isApprox((Matrix(2, 2) << -0.25, 0.25, -0.25, 0.25).finished()));
   // dQ = (dS / √2)·K; dK = (dS / √2)ᵀ·Q = 0.
   const double r = 1 / std::sqrt(2.0);
-  CHECK(find_step(g.trace, "dQ", -1)->values.isApprox((Matrix(2, 2) << -0.25 * r, 0.5 * r, -0.25 * r, 0.5 * r).finished()));
+  CHECK(find_step(g.trace, "dQ", -1)
+            ->values.isApprox((Matrix(2, 2) << -0.25 * r, 0.5 * r, -0.25 * r, 0.5 * r).finished()));
   CHECK(find_step(g.trace, "dK", -1)->values.isZero());
   CHECK(g.loss == Approx(1 * 0.5 + 2 * 0.5 + 3 * 0.5 + 4 * 0.5));
 }
@@ -332,7 +333,8 @@ double recomputed(const attn::Explanation& e, const attn::Trace& t, bool columns
     return sum;
   }
   if (e.kind == "mask_grad") return e.hidden ? 0 : e.input;
-  if (e.kind == "softcap_grad" || e.kind == "scale" || e.kind == "sigmoid_grad" || e.kind == "gated") return e.input * e.factor;
+  if (e.kind == "softcap_grad" || e.kind == "scale" || e.kind == "sigmoid_grad" || e.kind == "gated")
+    return e.input * e.factor;
   if (e.kind == "qk_norm_grad") {  // (u_c − mean(u) − x̂_c·mean(u ∘ x̂)) / σ, u = dy ∘ g (left), x̂ (right)
     for (double x : e.products) sum += x;
     const double xhat = e.right.at(static_cast<size_t>(columns ? e.row : e.col));
@@ -379,8 +381,8 @@ void check_explanations(const Problem& p) {
 
 TEST_CASE("explain: every gradient cell's numbers give its value, in every mode", "[gradients][explain]") {
   check_explanations(direct(40, 3, 4));
-  check_explanations(direct(41, 3, 5, 4, 2));  // GQA: dK, dV summed over each group
-  check_explanations(projected(42, 3, 2));     // X, weights, biases, W_O
+  check_explanations(direct(41, 3, 5, 4, 2));     // GQA: dK, dV summed over each group
+  check_explanations(projected(42, 3, 2));        // X, weights, biases, W_O
   check_explanations(projected(43, 3, 2, true));  // the columns layout
   Problem cross = projected(44, 3);
   cross.X_kv = attn::RandomState(45).randn(4, 4);
@@ -447,16 +449,20 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   CHECK(hidden.components == std::vector<std::string>{"causal"});
   CHECK(hidden.value == 0);
   CHECK(hidden.text.find("no gradient flows back") != std::string::npos);
-  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0), "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
+  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0),
+                      "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, "
+                      "masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
   REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
   // The core module binds explain_forward, which links no gradient cells and says why it refuses.
-  REQUIRE_THROWS_WITH(attn::explain_forward(p, "dA", 0, 0, 0),
-                      "step 'dA' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
+  REQUIRE_THROWS_WITH(
+      attn::explain_forward(p, "dA", 0, 0, 0),
+      "step 'dA' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
 }
 
 // ---- the variants of issue 31 (QK-norm, the gate, sigmoid and differential attention) ----------
 
-TEST_CASE("explain: the variants' gradient cells give their values, in every combination", "[gradients][explain][variants]") {
+TEST_CASE("explain: the variants' gradient cells give their values, in every combination",
+          "[gradients][explain][variants]") {
   Problem qk = projected(60, 3, 2);
   qk.options.qk_norm.on = true;
   qk.options.qk_norm.type = attn::QkNorm::Type::Layer;
@@ -464,7 +470,7 @@ TEST_CASE("explain: the variants' gradient cells give their values, in every com
   qk.options.qk_norm.g_k = {2, 0.75};
   qk.options.rope.on = true;
   qk.options.causal = true;
-  check_explanations(qk);  // dQ_rot, dQ_normed (RoPE turned back), dQ through the norm, dg_q, dg_k
+  check_explanations(qk);                      // dQ_rot, dQ_normed (RoPE turned back), dQ through the norm, dg_q, dg_k
   Problem rms = direct(61, 2, 2, 2, 1, 4, 2);  // GQA, a cache, the rms norm
   attn::RandomState rng(62);
   rms.past_K = rng.randn(2, 4);
@@ -547,7 +553,8 @@ TEST_CASE("explain: the variants' gradient cells by their formulas", "[gradients
   const Eigen::RowVectorXd x = qk.Q->row(1), dy = find_step(gq.trace, "dQ_normed", 0)->values.row(1);
   const double mean = x.mean(), sigma = std::sqrt((x.array() - mean).square().mean() + 1e-2);
   const Eigen::RowVectorXd xhat = (x.array() - mean) / sigma;
-  const Eigen::RowVectorXd u = dy.cwiseProduct(Eigen::RowVectorXd((Eigen::RowVectorXd(4) << 1, 2, -0.5, 0.25).finished()));
+  const Eigen::RowVectorXd u =
+      dy.cwiseProduct(Eigen::RowVectorXd((Eigen::RowVectorXd(4) << 1, 2, -0.5, 0.25).finished()));
   const double expected = (u(2) - u.mean() - xhat(2) * u.cwiseProduct(xhat).mean()) / sigma;
   const attn::Explanation dQ = attn::explain(qk, "dQ", 0, 1, 2);
   CHECK(dQ.kind == "qk_norm_grad");

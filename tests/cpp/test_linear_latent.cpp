@@ -47,9 +47,12 @@ std::string message_of(const Problem& p) {
 
 double phi(attn::FeatureMap map, double x) {
   switch (map) {
-    case attn::FeatureMap::EluPlusOne: return x > 0 ? x + 1 : std::exp(x);
-    case attn::FeatureMap::Relu: return std::max(0.0, x);
-    case attn::FeatureMap::Identity: return x;
+    case attn::FeatureMap::EluPlusOne:
+      return x > 0 ? x + 1 : std::exp(x);
+    case attn::FeatureMap::Relu:
+      return std::max(0.0, x);
+    case attn::FeatureMap::Identity:
+      return x;
   }
   return x;
 }
@@ -104,7 +107,8 @@ const attn::FeatureMap kMaps[] = {attn::FeatureMap::EluPlusOne, attn::FeatureMap
 double loss(const Problem& p) { return attn::run(p).output.cwiseProduct(*p.dO).sum(); }
 
 /// Every gradient of the inputs named (step "d" + name, head -1) against central differences.
-void check_gradients(const Problem& p, const std::vector<std::pair<std::string, std::optional<Matrix> Problem::*>>& inputs) {
+void check_gradients(const Problem& p,
+                     const std::vector<std::pair<std::string, std::optional<Matrix> Problem::*>>& inputs) {
   const attn::Gradients g = attn::gradients(p);
   REQUIRE(g.loss == Approx(loss(p)).epsilon(1e-12));
   for (const auto& [name, member] : inputs) {
@@ -229,22 +233,27 @@ TEST_CASE("linear attention: what it refuses, naming both keys", "[linear]") {
   CHECK(refused([](Problem& p) { p.options.mask = Matrix::Ones(3, 3); }) ==
         "options.attention \"linear\" and options.mask cannot be combined: linear attention has no scores to scale, "
         "cap, bias or mask and no cache of keys (causal follows options.causal; it is written in the rows layout)");
-  CHECK(refused([](Problem& p) { p.options.rope.on = true; }).find("options.attention \"linear\" and options.rope ") == 0);
+  CHECK(refused([](Problem& p) { p.options.rope.on = true; }).find("options.attention \"linear\" and options.rope ") ==
+        0);
   CHECK(refused([](Problem& p) { p.options.softcap = 5; }).find("and options.softcap cannot") != std::string::npos);
   CHECK(refused([](Problem& p) { p.options.alibi = true; }).find("and options.alibi cannot") != std::string::npos);
   CHECK(refused([](Problem& p) { p.options.window_left = 1; }).find("and options.window cannot") != std::string::npos);
-  CHECK(refused([](Problem& p) { p.options.sink_tokens = 1; }).find("and options.sink_tokens cannot") != std::string::npos);
-  CHECK(refused([](Problem& p) { p.options.sink_logit = {0.0}; }).find("and options.sink_logit cannot") != std::string::npos);
+  CHECK(refused([](Problem& p) { p.options.sink_tokens = 1; }).find("and options.sink_tokens cannot") !=
+        std::string::npos);
+  CHECK(refused([](Problem& p) { p.options.sink_logit = {0.0}; }).find("and options.sink_logit cannot") !=
+        std::string::npos);
   CHECK(refused([](Problem& p) { p.options.scale.kind = attn::Scale::Kind::None; }).find("and options.scale cannot") !=
         std::string::npos);
-  CHECK(refused([](Problem& p) { p.options.layout = attn::Layout::Columns; })
-            .find("and options.layout \"columns\" cannot") != std::string::npos);
+  CHECK(refused([](Problem& p) {
+          p.options.layout = attn::Layout::Columns;
+        }).find("and options.layout \"columns\" cannot") != std::string::npos);
   CHECK(refused([](Problem& p) {
           p.past_K = Matrix::Ones(1, 3);
           p.past_V = Matrix::Ones(1, 2);
         }).find("and past_K cannot") != std::string::npos);
   CHECK(refused([](Problem& p) { p.options.decay = 0; }) == "options.decay must be a number in (0, 1], got number 0");
-  CHECK(refused([](Problem& p) { p.options.decay = 1.5; }) == "options.decay must be a number in (0, 1], got number 1.5");
+  CHECK(refused([](Problem& p) { p.options.decay = 1.5; }) ==
+        "options.decay must be a number in (0, 1], got number 1.5");
   CHECK(refused([](Problem& p) {
           p.options.attention = attn::AttentionKind::Softmax;
           p.options.feature_map = attn::FeatureMap::Relu;
@@ -369,7 +378,10 @@ TEST_CASE("linear attention: gradients equal finite differences", "[linear][grad
   x.options.causal = true;
   x.options.attention = attn::AttentionKind::Linear;
   x.dO = rng.randn(3, 3);
-  check_gradients(x, {{"X", &Problem::X}, {"W_Q", &Problem::W_Q}, {"W_K", &Problem::W_K}, {"W_V", &Problem::W_V},
+  check_gradients(x, {{"X", &Problem::X},
+                      {"W_Q", &Problem::W_Q},
+                      {"W_K", &Problem::W_K},
+                      {"W_V", &Problem::W_V},
                       {"W_O", &Problem::W_O}});
   const attn::Gradients g = attn::gradients(x);
   CHECK(find_step(g.trace, "dlinear_scores", 1)->text == "dΛ⁽²⁾_ij = dhead2_i · (V⁽²⁾_j − head2_i) / D⁽²⁾_i");
@@ -383,10 +395,10 @@ TEST_CASE("linear attention: worked calculations of every new step's cell", "[li
   p.options.decay = 0.5;
   const attn::Gradients g = attn::gradients(p);
   const std::pair<const char*, const char*> cells[] = {
-      {"phi_Q", "feature_map"}, {"phi_K", "feature_map"}, {"linear_scores", "linear_score"},
-      {"normalizer", "row_sum"}, {"head_output", "linear_output"}, {"dlinear_scores", "linear_score_grad"},
-      {"dphi_Q", "gradient_dot"}, {"dphi_K", "gradient_dot"}, {"dV", "gradient_dot"}, {"dQ", "feature_map_grad"},
-      {"dK", "feature_map_grad"}};
+      {"phi_Q", "feature_map"},   {"phi_K", "feature_map"},         {"linear_scores", "linear_score"},
+      {"normalizer", "row_sum"},  {"head_output", "linear_output"}, {"dlinear_scores", "linear_score_grad"},
+      {"dphi_Q", "gradient_dot"}, {"dphi_K", "gradient_dot"},       {"dV", "gradient_dot"},
+      {"dQ", "feature_map_grad"}, {"dK", "feature_map_grad"}};
   for (const auto& [id, kind] : cells) {
     for (int head = 0; head < 2; ++head) {
       const attn::Step& s = *find_step(g.trace, id, head);
@@ -534,13 +546,24 @@ Matrix latent_by_formula(const Problem& p, const LatentSizes& z, bool causal) {
 std::vector<LatentSizes> latent_shapes() {
   std::vector<LatentSizes> out;
   LatentSizes z;
-  out.push_back(z);                                  // W_Q, W_QR from X
-  z.d_cq = 4; out.push_back(z);                      // W_DQ, W_UQ, W_QR from c_Q
-  z.qr_from_x = true; out.push_back(z);              // W_QR from X beside W_DQ
-  z.qr_from_x = false; z.W_O = true; z.heads = 3; out.push_back(z);
-  z.past = 3; out.push_back(z);                      // a latent cache
-  z.d_r = 0; out.push_back(z);                       // no rotary part
-  z.d_r = 4; z.heads = 1; z.d_cq = 6; z.W_O = false; out.push_back(z);  // d_cq = d_model: W_QR reads c_Q
+  out.push_back(z);  // W_Q, W_QR from X
+  z.d_cq = 4;
+  out.push_back(z);  // W_DQ, W_UQ, W_QR from c_Q
+  z.qr_from_x = true;
+  out.push_back(z);  // W_QR from X beside W_DQ
+  z.qr_from_x = false;
+  z.W_O = true;
+  z.heads = 3;
+  out.push_back(z);
+  z.past = 3;
+  out.push_back(z);  // a latent cache
+  z.d_r = 0;
+  out.push_back(z);  // no rotary part
+  z.d_r = 4;
+  z.heads = 1;
+  z.d_cq = 6;
+  z.W_O = false;
+  out.push_back(z);  // d_cq = d_model: W_QR reads c_Q
   return out;
 }
 
@@ -579,10 +602,11 @@ TEST_CASE("latent attention: its steps in order, and absorbed = naive", "[latent
     if (s.head == 0) head0.push_back(s.id);
   }
   CHECK(head0 == std::vector<std::string>{"K_C", "V", "Q_C", "q_R", "scores_C", "scores_R", "scores", "scaled", "mask",
-                                           "masked", "weights", "head_output", "Q_absorbed", "scores_C_absorbed",
-                                           "O_latent"});
+                                          "masked", "weights", "head_output", "Q_absorbed", "scores_C_absorbed",
+                                          "O_latent"});
   const std::vector<std::string> all = ids(t);
-  CHECK(std::vector<std::string>(all.begin(), all.begin() + 4) == std::vector<std::string>{"rope_angles", "c_KV", "k_R", "c_Q"});
+  CHECK(std::vector<std::string>(all.begin(), all.begin() + 4) ==
+        std::vector<std::string>{"rope_angles", "c_KV", "k_R", "c_Q"});
   CHECK(std::vector<std::string>(all.end() - 4, all.end()) ==
         std::vector<std::string>{"concat", "output", "output_absorbed", "cache_sizes"});
   const attn::Step& c_kv = *find_step(t, "c_KV", -1);
@@ -636,10 +660,14 @@ TEST_CASE("latent attention: worked calculations of every new step's cell", "[la
   Problem p = latent_problem(11, z);
   p.options.causal = true;
   const attn::Trace t = attn::run(p);
-  const std::pair<const char*, int> steps[] = {{"c_KV", -1}, {"k_R", -1}, {"c_Q", -1}, {"K_C", 1}, {"V", 1}, {"Q_C", 1},
-                                               {"q_R", 1}, {"scores_C", 1}, {"scores_R", 1}, {"scores", 1},
-                                               {"Q_absorbed", 1}, {"scores_C_absorbed", 1}, {"O_latent", 1},
-                                               {"output_absorbed", -1}, {"cache_sizes", -1}};
+  const std::pair<const char*, int> steps[] = {{"c_KV", -1},       {"k_R", -1},
+                                               {"c_Q", -1},        {"K_C", 1},
+                                               {"V", 1},           {"Q_C", 1},
+                                               {"q_R", 1},         {"scores_C", 1},
+                                               {"scores_R", 1},    {"scores", 1},
+                                               {"Q_absorbed", 1},  {"scores_C_absorbed", 1},
+                                               {"O_latent", 1},    {"output_absorbed", -1},
+                                               {"cache_sizes", -1}};
   for (const auto& [id, head] : steps) {
     const attn::Step& s = *find_step(t, id, head);
     for (Eigen::Index r = 0; r < s.values.rows(); ++r) {
@@ -684,12 +712,16 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
     return message_of(p);
   };
   const std::string both = "W_DKV (multi-head latent attention) and ";
-  CHECK(refused([](Problem& p) { p.options.kv_heads = 1; }).rfind(both + "options.kv_heads cannot be combined", 0) == 0);
-  CHECK(refused([](Problem& p) { p.options.window_left = 1; }).rfind(both + "options.window cannot be combined", 0) == 0);
+  CHECK(refused([](Problem& p) { p.options.kv_heads = 1; }).rfind(both + "options.kv_heads cannot be combined", 0) ==
+        0);
+  CHECK(refused([](Problem& p) { p.options.window_left = 1; }).rfind(both + "options.window cannot be combined", 0) ==
+        0);
   CHECK(refused([](Problem& p) { p.options.sink_tokens = 1; }).rfind(both + "options.sink_tokens cannot", 0) == 0);
   CHECK(refused([](Problem& p) { p.options.sink_logit = {0.5}; }).rfind(both + "options.sink_logit cannot", 0) == 0);
   CHECK(refused([](Problem& p) { p.options.alibi = true; }).rfind(both + "options.alibi cannot", 0) == 0);
-  CHECK(refused([](Problem& p) { p.options.layout = attn::Layout::Columns; }).rfind(both + "options.layout \"columns\"", 0) == 0);
+  CHECK(refused([](Problem& p) {
+          p.options.layout = attn::Layout::Columns;
+        }).rfind(both + "options.layout \"columns\"", 0) == 0);
   CHECK(refused([](Problem& p) { p.past_K = Matrix::Zero(1, 4); }).rfind(both + "past_K cannot", 0) == 0);
   CHECK(refused([](Problem& p) { p.options.attention = attn::AttentionKind::Linear; }) ==
         "options.attention \"linear\" and W_DKV (multi-head latent attention) exclude one another: a problem computes "
@@ -705,7 +737,8 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
         "heads = 2 does not divide the 5 columns of W_UK (heads x d_h)");
   CHECK(refused([](Problem& p) { p.W_Q = Matrix::Zero(6, 6); }) ==
         "W_Q has 6 columns but W_UK has 4: q_C and k_C need the same d_h (heads = 2, d_h = 2)");
-  CHECK(refused([](Problem& p) { p.W_DKV = Matrix::Zero(5, 3); }) == "W_DKV has 5 rows but X has 6 columns (W_DKV is 5x3)");
+  CHECK(refused([](Problem& p) { p.W_DKV = Matrix::Zero(5, 3); }) ==
+        "W_DKV has 5 rows but X has 6 columns (W_DKV is 5x3)");
   CHECK(refused([](Problem& p) { p.W_DQ = Matrix::Zero(6, 4); }) ==
         "W_Q and W_DQ cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
   CHECK(refused([](Problem& p) { p.past_c_KV = Matrix::Zero(2, 3); }) ==
@@ -718,7 +751,8 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
         "W_QR has 4 columns but heads = 2 of d_r = 3 (W_KR's columns) need 6");
   // The walkthroughs say what they do not cover.
   const Problem p = latent_problem(13, LatentSizes{});
-  CHECK_THROWS_WITH(attn::decode(p), Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
+  CHECK_THROWS_WITH(attn::decode(p),
+                    Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
   // Causal and a mask apply.
   Problem masked = latent_problem(14, LatentSizes{});
   masked.options.mask = Matrix::Ones(4, 4);
@@ -753,7 +787,8 @@ TEST_CASE("sigmoid, differential, linear and latent attention: any two refused, 
   CHECK(message_of(latent).rfind("W_DKV (multi-head latent attention) and W_G cannot be combined", 0) == 0);
 }
 
-TEST_CASE("latent attention: gradients of X and every weight equal finite differences (the naive form)", "[latent][gradients]") {
+TEST_CASE("latent attention: gradients of X and every weight equal finite differences (the naive form)",
+          "[latent][gradients]") {
   unsigned seed = 200;
   for (const LatentSizes& z : latent_shapes()) {
     for (const bool causal : {false, true}) {
@@ -790,7 +825,8 @@ TEST_CASE("latent attention: gradients of X and every weight equal finite differ
   p.options.causal = true;
   p.options.softcap = 1.5;
   p.dO = attn::RandomState(231).randn(z.L, z.heads * z.d_v);
-  check_gradients(p, {{"X", &Problem::X}, {"W_UK", &Problem::W_UK}, {"W_QR", &Problem::W_QR}, {"past_k_R", &Problem::past_k_R}});
+  check_gradients(
+      p, {{"X", &Problem::X}, {"W_UK", &Problem::W_UK}, {"W_QR", &Problem::W_QR}, {"past_k_R", &Problem::past_k_R}});
   const attn::Gradients g = attn::gradients(p);
   CHECK(find_step(g.trace, "dQ_C", 1)->text == "dQ_C⁽²⁾ = dS⁽²⁾·K_C⁽²⁾");
   CHECK(find_step(g.trace, "dc_KV", -1)->text == "dc_KV = Σ_h (dK_C⁽ʰ⁾·W_UK⁽ʰ⁾ᵀ + dV⁽ʰ⁾·W_UV⁽ʰ⁾ᵀ)");
@@ -809,8 +845,8 @@ TEST_CASE("latent attention: gradients of X and every weight equal finite differ
       for (Eigen::Index i = 0; i < s.values.rows(); ++i) {
         for (Eigen::Index j = 0; j < s.values.cols(); ++j) {
           const attn::Explanation x = attn::explain(q, s.id, s.head, i, j);
-          INFO(s.id << " head " << s.head << " (" << i << ", " << j << ") " << x.kind << " d_cq " << shape.d_cq << " d_r " << shape.d_r
-                    << " past " << shape.past);
+          INFO(s.id << " head " << s.head << " (" << i << ", " << j << ") " << x.kind << " d_cq " << shape.d_cq
+                    << " d_r " << shape.d_r << " past " << shape.past);
           REQUIRE(x.value == s.values(i, j));
           REQUIRE(!x.lines.empty());
           REQUIRE(!x.text.empty());

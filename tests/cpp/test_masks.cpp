@@ -19,7 +19,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 /// Q, K, V given directly: L queries, S keys, `heads` heads of d_k = d_v = 2 (rows layout).
 Problem random_problem(unsigned seed, int L, int S, int heads = 1) {
   attn::RandomState rng(seed);
@@ -133,8 +132,7 @@ TEST_CASE("sink tokens stay visible whatever the window", "[masks][window][sinks
   CHECK(hidden.additive == -kInf);
   CHECK(hidden.input == values(t, "scaled")(5, 2));
   check_sound(p, t);
-  CHECK(find_step(t, "mask").text ==
-        "M_ij = 1 if j ≤ i (causal), i − 1 ≤ j ≤ i (window) or j < 2 (sink); else 0");
+  CHECK(find_step(t, "mask").text == "M_ij = 1 if j ≤ i (causal), i − 1 ≤ j ≤ i (window) or j < 2 (sink); else 0");
 }
 
 TEST_CASE("the mask step says which component hid each entry", "[masks][mask]") {
@@ -227,8 +225,8 @@ TEST_CASE("ALiBi's slopes are the paper's", "[masks][alibi]") {
     for (const attn::HeadFacts& f : attn::run(p).facts) out.push_back(f.alibi_slope);
     return out;
   };
-  CHECK(slopes(8) == std::vector<double>{1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32, 1.0 / 64,
-                                         1.0 / 128, 1.0 / 256});
+  CHECK(slopes(8) ==
+        std::vector<double>{1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32, 1.0 / 64, 1.0 / 128, 1.0 / 256});
   CHECK(slopes(6) == std::vector<double>{1.0 / 4, 1.0 / 16, 1.0 / 64, 1.0 / 256, 1.0 / 2, 1.0 / 8});
   CHECK(slopes(1) == std::vector<double>{1.0 / 256});
   CHECK(slopes(2) == std::vector<double>{1.0 / 16, 1.0 / 256});
@@ -243,10 +241,11 @@ TEST_CASE("ALiBi adds -m|i - j| to the scaled scores", "[masks][alibi]") {
   p.options.alibi_slopes = {0.5, 0.25};
   p.options.causal = true;
   const attn::Trace t = attn::run(p);
-  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0", "K0", "V0", "scores0", "scaled0", "alibi0", "biased0",
-                                                  "mask0", "masked0", "weights0", "head_output0", "Q1", "K1",
-                                                  "V1", "scores1", "scaled1", "alibi1", "biased1", "mask1",
-                                                  "masked1", "weights1", "head_output1", "concat", "output"});
+  REQUIRE(step_ids(t) == std::vector<std::string>{"Q0",           "K0",           "V0",      "scores0", "scaled0",
+                                                  "alibi0",       "biased0",      "mask0",   "masked0", "weights0",
+                                                  "head_output0", "Q1",           "K1",      "V1",      "scores1",
+                                                  "scaled1",      "alibi1",       "biased1", "mask1",   "masked1",
+                                                  "weights1",     "head_output1", "concat",  "output"});
   Matrix bias(3, 4);
   bias << 0, -1, -2, -3, -1, 0, -1, -2, -2, -1, 0, -1;
   CHECK(values(t, "alibi", 0) == 0.5 * bias);
@@ -363,8 +362,9 @@ TEST_CASE("a sink logit takes a share of every softmax", "[masks][sink]") {
   CHECK(all_sink.sink_exp == 1);
   CHECK(all_sink.exp_sum == 1);
   CHECK(all_sink.sink_share == 1);
-  CHECK(full.warnings == std::vector<std::string>{
-                             "row 2 of the mask hides every key: the sink takes all its weight; its weights and output are 0"});
+  CHECK(full.warnings ==
+        std::vector<std::string>{
+            "row 2 of the mask hides every key: the sink takes all its weight; its weights and output are 0"});
   check_sound(p, full);
 }
 
@@ -379,7 +379,7 @@ TEST_CASE("a finite mask fill: uniform fully masked rows, a little weight for hi
   const attn::Trace t = attn::run(p);
   const Matrix& w = values(t, "weights");
   for (Eigen::Index j = 0; j < 4; ++j) CHECK(w(0, j) == 0.25);  // masked_fill: uniform, not 0
-  CHECK(w(2, 1) == 0);  // e^(-1e9 - max) underflows
+  CHECK(w(2, 1) == 0);                                          // e^(-1e9 - max) underflows
   CHECK(values(t, "masked")(0, 2) == -1e9);
   CHECK(values(t, "masked")(2, 1) == -1e9);
   CHECK(values(t, "masked")(2, 0) == values(t, "scaled")(2, 0));
@@ -427,8 +427,8 @@ TEST_CASE("fully_masked nan: a plain softmax's NaN row, no exception", "[masks][
   CHECK(values(t, "weights").row(1).allFinite());
   CHECK(t.output.row(2).array().isNaN().all());
   CHECK(t.facts[0].fully_masked == std::vector<int>{2});
-  CHECK(t.warnings ==
-        std::vector<std::string>{"row 3 of the mask hides every key: its weights and output are NaN (fully_masked: nan)"});
+  CHECK(t.warnings == std::vector<std::string>{
+                          "row 3 of the mask hides every key: its weights and output are NaN (fully_masked: nan)"});
   check_sound(p, t);
   p.options.fully_masked = attn::FullyMasked::Zero;
   CHECK(attn::run(p).output.row(2).isZero(0));

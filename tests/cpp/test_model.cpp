@@ -95,13 +95,14 @@ void check_finite_differences(const std::string& model_json, const std::string& 
 
 TEST_CASE("model: gradients equal finite differences for every weight under every option", "[model]") {
   const char* base = R"("vocab": 6, "context": 7, "d_model": 4, "precision": "float64")";
-  for (const std::string options : {
-           R"("layers": 1, "heads": 1)",
-           R"("layers": 2, "heads": 2, "positions": "rope", "norm": "rmsnorm", "bias": true, "kv_heads": 1)",
-           R"("layers": 2, "heads": 2, "positions": "sinusoidal", "norm": "layernorm", "mlp": 6, "tied": true, "bias": true)",
-           R"("layers": 1, "heads": 2, "d_head": 3, "positions": "none", "mlp": 5, "activation": "relu", "norm": "layernorm")",
-           R"("layers": 1, "heads": 4, "kv_heads": 2, "d_head": 2, "positions": "rope", "mlp": 3, "tied": true)",
-       }) {
+  for (
+      const std::string options : {
+          R"("layers": 1, "heads": 1)",
+          R"("layers": 2, "heads": 2, "positions": "rope", "norm": "rmsnorm", "bias": true, "kv_heads": 1)",
+          R"("layers": 2, "heads": 2, "positions": "sinusoidal", "norm": "layernorm", "mlp": 6, "tied": true, "bias": true)",
+          R"("layers": 1, "heads": 2, "d_head": 3, "positions": "none", "mlp": 5, "activation": "relu", "norm": "layernorm")",
+          R"("layers": 1, "heads": 4, "kv_heads": 2, "d_head": 2, "positions": "rope", "mlp": 3, "tied": true)",
+      }) {
     check_finite_differences(std::string("{") + base + ", " + options + "}");
   }
 }
@@ -126,7 +127,8 @@ TEST_CASE("model: loss, logits and gradients equal PyTorch's (tests/fixtures/mod
     REQUIRE(static_cast<Eigen::Index>(expected.size()) == out.logits.size());
     double gap = 0;
     for (Eigen::Index i = 0; i < out.logits.size(); ++i) {
-      gap = std::max(gap, std::abs(out.logits(i / out.logits.cols(), i % out.logits.cols()) - expected[static_cast<size_t>(i)]->get<double>()));
+      gap = std::max(gap, std::abs(out.logits(i / out.logits.cols(), i % out.logits.cols()) -
+                                   expected[static_cast<size_t>(i)]->get<double>()));
     }
     CHECK(gap < 1e-12);
     CHECK(largest_gap(model.gradients(batch), item["gradients"]) < 1e-11);
@@ -138,7 +140,8 @@ namespace {
 Matrix matrix(const Json& j) {
   Matrix m(static_cast<Eigen::Index>(j.size()), static_cast<Eigen::Index>(j[0].size()));
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
-    for (Eigen::Index k = 0; k < m.cols(); ++k) m(i, k) = j[static_cast<size_t>(i)][static_cast<size_t>(k)].get<double>();
+    for (Eigen::Index k = 0; k < m.cols(); ++k)
+      m(i, k) = j[static_cast<size_t>(i)][static_cast<size_t>(k)].get<double>();
   }
   return m;
 }
@@ -188,8 +191,9 @@ TEST_CASE("model: head_problem's run() reproduces the head's own numbers", "[mod
     for (const std::string options : {R"("positions": "rope", "norm": "rmsnorm", "bias": true, "kv_heads": 1)",
                                       R"("positions": "learned", "norm": "layernorm", "mlp": 8)"}) {
       INFO(precision << " " << options);
-      attn::Model model(config_of(R"({"model": {"vocab": 9, "context": 8, "d_model": 8, "layers": 2, "heads": 2, "precision": ")" +
-                                  precision + "\", " + options + R"(}, "task": "previous", "optimizer": {"lr": 0.03}, "seed": 5})"));
+      attn::Model model(
+          config_of(R"({"model": {"vocab": 9, "context": 8, "d_model": 8, "layers": 2, "heads": 2, "precision": ")" +
+                    precision + "\", " + options + R"(}, "task": "previous", "optimizer": {"lr": 0.03}, "seed": 5})"));
       model.train(5);
       const std::vector<int> tokens = {3, 1, 4, 1, 5, 8, 2};
       for (int layer = 1; layer <= 2; ++layer) {
@@ -198,12 +202,14 @@ TEST_CASE("model: head_problem's run() reproduces the head's own numbers", "[mod
           const attn::Trace trace = attn::run(problem_of(model.head_problem(layer, head, tokens)));
           // Same precision, same operations; the products may sum in another order.
           const double tolerance = precision == "float64" ? 1e-12 : 2e-6;
-          CHECK((step(trace, options.find("rope") != std::string::npos ? "Q_rot" : "Q") - own.Q).cwiseAbs().maxCoeff() < tolerance);
+          CHECK((step(trace, options.find("rope") != std::string::npos ? "Q_rot" : "Q") - own.Q).cwiseAbs().maxCoeff() <
+                tolerance);
           CHECK((step(trace, "weights") - own.weights).cwiseAbs().maxCoeff() < tolerance);
           CHECK((step(trace, "head_output") - own.head_output).cwiseAbs().maxCoeff() < tolerance);
           CHECK((trace.output - own.contribution).cwiseAbs().maxCoeff() < tolerance);
           // The weights are those of the model's attention pattern.
-          CHECK((model.attention_weights(tokens)[static_cast<size_t>(layer - 1)][static_cast<size_t>(head - 1)] - own.weights)
+          CHECK((model.attention_weights(tokens)[static_cast<size_t>(layer - 1)][static_cast<size_t>(head - 1)] -
+                 own.weights)
                     .cwiseAbs()
                     .maxCoeff() == 0);
         }
@@ -233,13 +239,15 @@ TEST_CASE("model: the induction preset forms an induction head in layer 2, one l
 }
 
 TEST_CASE("model: the same configuration and seed give bit-identical losses", "[model]") {
-  const std::string text = R"({"model": {"vocab": 12, "context": 12, "d_model": 8, "heads": 2, "mlp": 8, "norm": "layernorm"},
+  const std::string text =
+      R"({"model": {"vocab": 12, "context": 12, "d_model": 8, "heads": 2, "mlp": 8, "norm": "layernorm"},
                                "task": "sort", "optimizer": {"lr": 0.01, "warmup": 3, "schedule": "cosine", "weight_decay": 0.1},
                                "steps": 12, "seed": 42})";
   attn::Model a(config_of(text)), b(config_of(text));
   const std::vector<double> first = a.train(12), second = b.train(12);
   CHECK(first == second);
-  attn::Model c(config_of(R"({"model": {"vocab": 12, "context": 12, "d_model": 8, "heads": 2, "mlp": 8, "norm": "layernorm"},
+  attn::Model c(
+      config_of(R"({"model": {"vocab": 12, "context": 12, "d_model": 8, "heads": 2, "mlp": 8, "norm": "layernorm"},
                               "task": "sort", "optimizer": {"lr": 0.01, "warmup": 3, "schedule": "cosine", "weight_decay": 0.1},
                               "steps": 12, "seed": 43})"));
   CHECK(c.train(12) != first);
@@ -254,7 +262,8 @@ TEST_CASE("model: the same configuration and seed give bit-identical losses", "[
 
 TEST_CASE("model: tasks generate what docs/model.md says", "[model]") {
   attn::RandomState random(1);
-  const attn::TrainConfig induction = config_of(R"({"model": {"vocab": 20, "context": 11, "d_model": 4}, "task": "induction"})");
+  const attn::TrainConfig induction =
+      config_of(R"({"model": {"vocab": 20, "context": 11, "d_model": 4}, "task": "induction"})");
   const attn::Batch b = attn::task_batch(induction, random, 50);
   CHECK(b.length == 11);  // 1 + 2·⌊(11−1)/2⌋
   for (int s = 0; s < b.sequences; ++s) {
@@ -271,7 +280,8 @@ TEST_CASE("model: tasks generate what docs/model.md says", "[model]") {
     for (int t = 0; t < 2 * n; ++t) CHECK(b.target(s, t) == b.token(s, t + 1));
     for (int t = 2 * n; t < b.length; ++t) CHECK(b.target(s, t) == -1);
   }
-  const attn::TrainConfig previous = config_of(R"({"model": {"vocab": 5, "context": 6, "d_model": 4}, "task": "previous"})");
+  const attn::TrainConfig previous =
+      config_of(R"({"model": {"vocab": 5, "context": 6, "d_model": 4}, "task": "previous"})");
   const attn::Batch p = attn::task_batch(previous, random, 3);
   for (int s = 0; s < 3; ++s) {
     CHECK(p.target(s, 0) == -1);
@@ -283,7 +293,8 @@ TEST_CASE("model: tasks generate what docs/model.md says", "[model]") {
   std::vector<int> given = {so.token(0, 0), so.token(0, 1), so.token(0, 2), so.token(0, 3)};
   std::sort(given.begin(), given.end());
   CHECK(std::vector<int>{so.target(0, 4), so.target(0, 5), so.target(0, 6), so.target(0, 7)} == given);
-  const attn::TrainConfig recall = config_of(R"({"model": {"vocab": 9, "context": 9, "d_model": 4}, "task": "recall"})");
+  const attn::TrainConfig recall =
+      config_of(R"({"model": {"vocab": 9, "context": 9, "d_model": 4}, "task": "recall"})");
   const attn::Batch r = attn::task_batch(recall, random, 1);
   CHECK(r.length == 9);
   bool found = false;
@@ -291,7 +302,8 @@ TEST_CASE("model: tasks generate what docs/model.md says", "[model]") {
     if (r.token(0, 2 * i) == r.token(0, 8)) found = r.target(0, 8) == r.token(0, 2 * i + 1);
   }
   CHECK(found);
-  const attn::TrainConfig text = config_of(R"({"model": {"context": 4, "d_model": 4}, "task": {"name": "text", "text": "abcabd"}})");
+  const attn::TrainConfig text =
+      config_of(R"({"model": {"context": 4, "d_model": 4}, "task": {"name": "text", "text": "abcabd"}})");
   CHECK(text.model.vocab == 4);
   const attn::Batch t = attn::task_batch(text, random, 2);
   CHECK(t.length == 4);
@@ -316,7 +328,8 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
   CHECK(error(R"({"model": {"context": 8, "d_model": 8}, "task": {"name": "text", "text": "aaaa"}})") ==
         "task.text: the text has 1 distinct character; it needs at least 2 to predict one from another");
   CHECK(error(R"({"model": {"vocab": 8, "context": 32, "d_model": 8}, "task": "induction"})") ==
-        "model.vocab: the task induction needs vocab ≥ 16 (n = ⌊(context−1)/2⌋ = 15 distinct tokens from 1…vocab−1), got 8");
+        "model.vocab: the task induction needs vocab ≥ 16 (n = ⌊(context−1)/2⌋ = 15 distinct tokens from 1…vocab−1), "
+        "got 8");
   CHECK(error(R"({"model": {"vocab": 8, "context": 8, "d_model": 8, "positions": "alibi"}})") ==
         "model.positions: expected one of \"learned\", \"sinusoidal\", \"rope\", \"none\", got \"alibi\"");
   CHECK(error(R"({"model": {"vocab": 8, "context": 8, "d_model": 8, "heads": 2, "kv_heads": 3}})") ==
@@ -324,10 +337,10 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
 
   const attn::ModelConfig m = attn::model_config_from_json(Json::parse(R"({"vocab": 5, "context": 4, "d_model": 2})"));
   CHECK_THROWS_WITH(batch_of(m, "[1, 2, 7]"), "tokens[2]: expected a token from 0 to 4 (model.vocab = 5), got 7");
-  CHECK_THROWS_WITH(batch_of(m, "[1, 2, 3, 4, 0]"),
-                    "tokens: 5 tokens, longer than the context (model.context = 4)");
-  CHECK_THROWS_WITH(batch_of(m, "[[1, 2], [3]]"),
-                    "tokens[1]: 1 tokens but tokens[0] has 2 (the sequences of a batch have one length; pad with targets -1)");
+  CHECK_THROWS_WITH(batch_of(m, "[1, 2, 3, 4, 0]"), "tokens: 5 tokens, longer than the context (model.context = 4)");
+  CHECK_THROWS_WITH(
+      batch_of(m, "[[1, 2], [3]]"),
+      "tokens[1]: 1 tokens but tokens[0] has 2 (the sequences of a batch have one length; pad with targets -1)");
 
   attn::TrainConfig c;
   c.model = m;
@@ -351,7 +364,8 @@ TEST_CASE("model: a loss that overflows stops training with the step and the cau
     for (auto& x : row) x = x.get<double>() * 1e20;  // logits of about 1e40: past float32's largest
   }
   attn::Model model(c, weights);
-  CHECK_THROWS_WITH(model.train(3), "training stopped at step 1: the loss is NaN; the weights grew too large for "
-                                    "float32: lower optimizer.lr (now 0.5) or clip the gradients (optimizer.clip)");
+  CHECK_THROWS_WITH(model.train(3),
+                    "training stopped at step 1: the loss is NaN; the weights grew too large for "
+                    "float32: lower optimizer.lr (now 0.5) or clip the gradients (optimizer.clip)");
   CHECK(model.step() == 0);
 }

@@ -70,14 +70,12 @@ std::string exact(double x) {
 
 /// Compares every value (==, not approximately) and reports the first mismatch, if any, so a
 /// broken stream gives one readable failure per line instead of thousands.
-void check_doubles(const FixtureLine& line, const std::vector<double>& actual,
-                   const std::vector<double>& expected) {
+void check_doubles(const FixtureLine& line, const std::vector<double>& actual, const std::vector<double>& expected) {
   INFO("fixture line " << line.line_number << ": " << line.text);
   REQUIRE(actual.size() == expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
     if (actual[i] != expected[i]) {
-      FAIL_CHECK("value " << i << ": numpy " << exact(expected[i])
-                           << ", ours " << exact(actual[i]));
+      FAIL_CHECK("value " << i << ": numpy " << exact(expected[i]) << ", ours " << exact(actual[i]));
       return;
     }
   }
@@ -129,12 +127,10 @@ void replay(RandomState& rs, const FixtureLine& line) {
     const Matrix m = rs.rand(to_long(a.at(0)), to_long(a.at(1)));
     check_doubles(line, flat(m));
   } else if (line.op == "normal") {
-    const Matrix m =
-        rs.normal(to_long(a.at(0)), to_long(a.at(1)), to_double(a.at(2)), to_double(a.at(3)));
+    const Matrix m = rs.normal(to_long(a.at(0)), to_long(a.at(1)), to_double(a.at(2)), to_double(a.at(3)));
     check_doubles(line, flat(m));
   } else if (line.op == "randint") {
-    const Matrix m =
-        rs.randint(to_int64(a.at(0)), to_int64(a.at(1)), to_long(a.at(2)), to_long(a.at(3)));
+    const Matrix m = rs.randint(to_int64(a.at(0)), to_int64(a.at(1)), to_long(a.at(2)), to_long(a.at(3)));
     // The matrix holds doubles: compare with numpy's int64 converted the same way.
     std::vector<double> expected;
     for (const auto& v : line.values) expected.push_back(static_cast<double>(to_int64(v)));
@@ -213,8 +209,7 @@ TEST_CASE("numpy_random: seed 002 reproduces the printed all_x and the weights",
   CHECK(omega_q(0, 1) == 0.4001572083672233);
 }
 
-TEST_CASE("numpy_random: reseeding restarts the stream and drops the cached Gaussian",
-          "[random]") {
+TEST_CASE("numpy_random: reseeding restarts the stream and drops the cached Gaussian", "[random]") {
   RandomState rs(7);
   const double first = rs.standard_normal();  // leaves the pair's second value cached
   rs.seed(7);

@@ -121,9 +121,8 @@ TEST_CASE("parse: a list of numpy column vectors becomes the columns of one matr
 }
 
 TEST_CASE("parse: CSV, TSV and whitespace-separated rows", "[parse]") {
-  for (const char* text : {"1,2,3\n4,5,6", "1, 2, 3\n4, 5, 6\n", "1\t2\t3\n4\t5\t6\n",
-                           "1 2 3\n4 5 6", "  1   2 3  \n\n 4 5    6\n\n", "1,2,3,\n4,5,6,\n",
-                           "1,2,3\r\n4,5,6\r\n", "1 2 3\r4 5 6"}) {
+  for (const char* text : {"1,2,3\n4,5,6", "1, 2, 3\n4, 5, 6\n", "1\t2\t3\n4\t5\t6\n", "1 2 3\n4 5 6",
+                           "  1   2 3  \n\n 4 5    6\n\n", "1,2,3,\n4,5,6,\n", "1,2,3\r\n4,5,6\r\n", "1 2 3\r4 5 6"}) {
     INFO(text);
     const Matrix m = parse_matrix(text);
     REQUIRE(m.rows() == 2);
@@ -240,7 +239,9 @@ TEST_CASE("parse: surrounding whitespace, trailing commas and Windows line endin
   REQUIRE(m.cols() == 2);
   CHECK(m(1, 1) == 4.0);
   // A non-breaking space (as copied from a web page) is whitespace.
-  const Matrix nbsp = parse_matrix("[1\xc2\xa0" "2]");
+  const Matrix nbsp = parse_matrix(
+      "[1\xc2\xa0"
+      "2]");
   REQUIRE(nbsp.cols() == 2);
   CHECK(nbsp(0, 1) == 2.0);
 }
@@ -260,8 +261,7 @@ Matrix parse_seed(const SeedPrint& p, const std::string& text, Eigen::Index rows
   return m;
 }
 
-Matrix parse_seed(const std::string& seed, const std::string& name, Eigen::Index rows,
-                  Eigen::Index cols) {
+Matrix parse_seed(const std::string& seed, const std::string& name, Eigen::Index rows, Eigen::Index cols) {
   const SeedPrint p = seed_print(seed, name);
   return parse_seed(p, as_printed(p), rows, cols);
 }
@@ -340,33 +340,28 @@ TEST_CASE("parse: ragged rows", "[parse]") {
 }
 
 TEST_CASE("parse: a non-number is an error, never skipped", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[1, 2, abc]]"),
-                      "W_Q: row 1, column 3: expected a number but found 'abc'");
+  REQUIRE_THROWS_WITH(Parse("[[1, 2, abc]]"), "W_Q: row 1, column 3: expected a number but found 'abc'");
   REQUIRE_THROWS_WITH(Parse("1 2 abc"), "W_Q: row 1, column 3: expected a number but found 'abc'");
-  REQUIRE_THROWS_WITH(Parse("[[1 2]\n [3 x]]"),
-                      "W_Q: row 2, column 2: expected a number but found 'x'");
+  REQUIRE_THROWS_WITH(Parse("[[1 2]\n [3 x]]"), "W_Q: row 2, column 2: expected a number but found 'x'");
   // A header row, a label line.
   REQUIRE_THROWS_WITH(Parse("a,b\n1,2"), "W_Q: row 1, column 1: expected a number but found 'a'");
-  REQUIRE_THROWS_WITH(Parse("Q\n [[1, 2]]"),
-                      "W_Q: row 1, column 1: expected a number but found 'Q'");
+  REQUIRE_THROWS_WITH(Parse("Q\n [[1, 2]]"), "W_Q: row 1, column 1: expected a number but found 'Q'");
   REQUIRE_THROWS_WITH(Parse("K\n 1 2"), "W_Q: row 1, column 1: expected a number but found 'K'");
   // Words and syntax that look almost like numbers.
-  for (const char* bad : {"1e", "--1", "+-1", "1.2.3", "0x10", "1_000", "e5", ".", "-", "infinit", "np.infx", "-True", "inf1"}) {
+  for (const char* bad :
+       {"1e", "--1", "+-1", "1.2.3", "0x10", "1_000", "e5", ".", "-", "infinit", "np.infx", "-True", "inf1"}) {
     INFO(bad);
     REQUIRE_THROWS_WITH(Parse(std::string("[") + bad + "]"),
                         Contains("row 1, column 1: expected a number but found '"));
   }
   REQUIRE_THROWS_WITH(Parse("[nan(1)]"), "W_Q: row 1, column 2: expected a number but found '('");
   REQUIRE_THROWS_WITH(Parse("[1 - 2]"), "W_Q: row 1, column 2: expected a number but found '-'");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2, ..., 9]]"),
-                      Contains("row 1, column 3: expected a number but found '...': numpy "
-                               "shortened this array"));
+  REQUIRE_THROWS_WITH(Parse("[[1, 2, ..., 9]]"), Contains("row 1, column 3: expected a number but found '...': numpy "
+                                                          "shortened this array"));
   // Long or binary words are shortened and escaped in the message.
-  REQUIRE_THROWS_WITH(Parse("[\x01\xff]"),
-                      "W_Q: row 1, column 1: expected a number but found '\\x01\\xff'");
+  REQUIRE_THROWS_WITH(Parse("[\x01\xff]"), "W_Q: row 1, column 1: expected a number but found '\\x01\\xff'");
   REQUIRE_THROWS_WITH(Parse("[" + std::string(100, 'z') + "]"),
-                      "W_Q: row 1, column 1: expected a number but found '" +
-                          std::string(27, 'z') + "...'");
+                      "W_Q: row 1, column 1: expected a number but found '" + std::string(27, 'z') + "...'");
   // ';' separates the cells of semicolon-separated values, so an empty cell is an error.
   REQUIRE_THROWS_WITH(Parse("1;;3"), "W_Q: row 1, column 2: expected a number but found ';'");
 }
@@ -381,39 +376,29 @@ TEST_CASE("parse: empty fields and stray separators", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[[1;2]]"),
                       "W_Q: unexpected ';' at line 1: ';' ends a row only in MATLAB-style text "
                       "like [1 2; 3 4]");
-  REQUIRE_THROWS_WITH(Parse("[1,2],,"),
-                      "W_Q: expected the end of the text after the matrix but found ',' at line 1");
+  REQUIRE_THROWS_WITH(Parse("[1,2],,"), "W_Q: expected the end of the text after the matrix but found ',' at line 1");
 }
 
 TEST_CASE("parse: unbalanced brackets", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, 4]"),
-                      "W_Q: unbalanced brackets: '[' at line 1 is never closed");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2],\n [3, 4"),
-                      "W_Q: unbalanced brackets: '[' at line 2 is never closed");
+  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, 4]"), "W_Q: unbalanced brackets: '[' at line 1 is never closed");
+  REQUIRE_THROWS_WITH(Parse("[[1, 2],\n [3, 4"), "W_Q: unbalanced brackets: '[' at line 2 is never closed");
   REQUIRE_THROWS_WITH(Parse("[[1]]]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
   REQUIRE_THROWS_WITH(Parse("]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]"),
-                      "W_Q: unbalanced brackets: '(' at line 1 is never closed");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]))"),
-                      "W_Q: unbalanced brackets: ')' at line 1 has no matching '('");
-  REQUIRE_THROWS_WITH(Parse("[1, 2)"),
-                      "W_Q: unbalanced brackets: ')' at line 1 closes the '[' from line 1");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]]"),
-                      "W_Q: unbalanced brackets: ']' at line 1 closes the '(' from line 1");
+  REQUIRE_THROWS_WITH(Parse("array([1, 2]"), "W_Q: unbalanced brackets: '(' at line 1 is never closed");
+  REQUIRE_THROWS_WITH(Parse("array([1, 2]))"), "W_Q: unbalanced brackets: ')' at line 1 has no matching '('");
+  REQUIRE_THROWS_WITH(Parse("[1, 2)"), "W_Q: unbalanced brackets: ')' at line 1 closes the '[' from line 1");
+  REQUIRE_THROWS_WITH(Parse("array([1, 2]]"), "W_Q: unbalanced brackets: ']' at line 1 closes the '(' from line 1");
   REQUIRE_THROWS_WITH(Parse("1 2]"), "W_Q: row 1, column 3: expected a number but found ']'");
 }
 
 TEST_CASE("parse: malformed array(...) wrappers", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("array()"), "W_Q: expected '[' after 'array(' at line 1 but found ')'");
-  REQUIRE_THROWS_WITH(Parse("array(array([1]))"),
-                      "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
-  REQUIRE_THROWS_WITH(Parse("array((1, 2))"),
-                      "W_Q: expected '[' after 'array(' at line 1 but found '('");
+  REQUIRE_THROWS_WITH(Parse("array(array([1]))"), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
+  REQUIRE_THROWS_WITH(Parse("array((1, 2))"), "W_Q: expected '[' after 'array(' at line 1 but found '('");
   REQUIRE_THROWS_WITH(Parse("array([1], float32)"),
                       "W_Q: expected 'dtype=...' or ')' in the 'array(' from line 1 but found "
                       "'float32'");
-  REQUIRE_THROWS_WITH(Parse("array([1] 5)"),
-                      "W_Q: expected ',' or ')' in the 'array(' from line 1 but found '5'");
+  REQUIRE_THROWS_WITH(Parse("array([1] 5)"), "W_Q: expected ',' or ')' in the 'array(' from line 1 but found '5'");
   REQUIRE_THROWS_WITH(Parse("array([1], dtype=int64 x)"),
                       "W_Q: expected ')' in the 'array(' from line 1 but found 'x'");
   REQUIRE_THROWS_WITH(Parse("(1, 2)"), "W_Q: expected '[' at line 1 but found '('");
@@ -433,23 +418,18 @@ TEST_CASE("parse: one matrix at a time", "[parse]") {
 
 TEST_CASE("parse: out-of-range numbers", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[1, 1e999]"), "W_Q: row 1, column 2: 1e999 is out of the range of a double");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, -1e999]]"),
-                      "W_Q: row 2, column 2: -1e999 is out of the range of a double");
+  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, -1e999]]"), "W_Q: row 2, column 2: -1e999 is out of the range of a double");
   REQUIRE_THROWS_WITH(Parse("1.7976931348623159e308"),
                       "W_Q: row 1, column 1: 1.7976931348623159e308 is out of the range of a double");
-  REQUIRE_THROWS_WITH(Parse("0.0001e99999999999999999999999"),
-                      Contains("is out of the range of a double"));
+  REQUIRE_THROWS_WITH(Parse("0.0001e99999999999999999999999"), Contains("is out of the range of a double"));
   REQUIRE_THROWS_WITH(Parse(std::string(400, '9')),
-                      "W_Q: row 1, column 1: " + std::string(27, '9') +
-                          "... is out of the range of a double");
+                      "W_Q: row 1, column 1: " + std::string(27, '9') + "... is out of the range of a double");
 }
 
 TEST_CASE("parse: mixed nesting depths", "[parse]") {
   REQUIRE_THROWS_WITH(Parse("[1, [2]]"), "W_Q: row 1, column 2: expected a number but found '['");
-  REQUIRE_THROWS_WITH(Parse("[[1], 2]"),
-                      "W_Q: row 2: expected '[' (every row is a list) but found '2'");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [[3], [4]]]"),
-                      "W_Q: row 2, column 1: expected a number but found '['");
+  REQUIRE_THROWS_WITH(Parse("[[1], 2]"), "W_Q: row 2: expected '[' (every row is a list) but found '2'");
+  REQUIRE_THROWS_WITH(Parse("[[1, 2], [[3], [4]]]"), "W_Q: row 2, column 1: expected a number but found '['");
   REQUIRE_THROWS_WITH(Parse("[[[1], [2]], [3, 4]]"),
                       "W_Q: row 2, column 1: expected '[' (every row is a list) but found '3'");
 }
@@ -469,13 +449,11 @@ TEST_CASE("parse: deep nesting fails cleanly, without recursion", "[parse]") {
                       "W_Q: nested too deeply: the '[' at line 1 opens a 4th level, but a matrix "
                       "has 2 levels (3 for a list of column vectors)");
   REQUIRE_THROWS_WITH(Parse(std::string(10000, '[')), Contains("nested too deeply"));
-  REQUIRE_THROWS_WITH(Parse(std::string(1000000, '[') + std::string(1000000, ']')),
-                      Contains("nested too deeply"));
+  REQUIRE_THROWS_WITH(Parse(std::string(1000000, '[') + std::string(1000000, ']')), Contains("nested too deeply"));
   std::string wrappers;
   for (int i = 0; i < 10000; ++i) wrappers += "array(";
   REQUIRE_THROWS_WITH(Parse(wrappers), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
-  REQUIRE_THROWS_WITH(Parse(std::string(10000, ']')),
-                      "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
+  REQUIRE_THROWS_WITH(Parse(std::string(10000, ']')), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -499,10 +477,9 @@ TEST_CASE("parse: arbitrary bytes give a matrix or an InputError, nothing else",
       const size_t length = next() % 40;
       for (size_t i = 0; i < length; ++i) text += alphabet[next() % alphabet.size()];
     } else {
-      static const std::string seeds[] = {
-          as_printed(seed_print("000", "scores")), as_printed(seed_print("002", "X")),
-          as_float32_literal(seed_print("003", "W_K")), as_printed(seed_print("003", "output")),
-          "[1 2; 3 4]"};
+      static const std::string seeds[] = {as_printed(seed_print("000", "scores")), as_printed(seed_print("002", "X")),
+                                          as_float32_literal(seed_print("003", "W_K")),
+                                          as_printed(seed_print("003", "output")), "[1 2; 3 4]"};
       text = seeds[next() % 5];
       for (int edits = 0; edits < 3; ++edits) {
         text[next() % text.size()] = alphabet[next() % alphabet.size()];

@@ -14,28 +14,70 @@
 
 using attn::InputError;
 using attn::Matrix;
-using attn::ParsedMatrix;
 using attn::parse_matrix;
 using attn::parse_matrix_detailed;
+using attn::ParsedMatrix;
 using Catch::Contains;
 
 namespace {
 
 // Every fixture, by file name: a missing one fails.
 const char* const kFixtures[] = {
-    "numpy-print.txt", "numpy-print-wrapped.txt", "numpy-repr.txt", "numpy-repr-dtype.txt",
-    "numpy-int.txt", "numpy-column.txt", "numpy-scientific.txt", "numpy-matrix.txt",
-    "numpy-ipython-out.txt", "numpy-source.txt", "python-repl.txt", "numpy-elided.txt",
-    "numpy-3d.txt", "numpy-complex.txt", "torch-tensor.txt", "torch-requires-grad.txt",
-    "torch-grad-fn.txt", "torch-dtype.txt", "torch-device.txt", "torch-parameter.txt",
-    "torch-elided.txt", "tf-repr.txt", "tf-print.txt", "jax-array.txt", "julia-matrix.txt",
-    "julia-vector.txt", "julia-elided.txt", "r-matrix.txt", "r-columns.txt", "r-vector.txt",
-    "r-logical.txt", "r-elided.txt", "r-complex.txt", "octave-int.txt", "octave-columns.txt",
-    "octave-scientific.txt", "octave-diagonal.txt", "octave-complex.txt", "matlab-scale.txt",
-    "mathematica.txt", "latex-bmatrix.txt", "latex-pmatrix.txt", "latex-matrix.txt",
-    "latex-array.txt", "latex-cdots.txt", "csv.txt", "csv-quoted.txt", "tsv.txt",
-    "tsv-decimal-comma.txt", "semicolon-csv.txt", "decimal-comma-ambiguous.txt",
-    "python-list.txt", "unicode-minus.txt", "unicode-spaces.txt", "unicode-in-message.txt",
+    "numpy-print.txt",
+    "numpy-print-wrapped.txt",
+    "numpy-repr.txt",
+    "numpy-repr-dtype.txt",
+    "numpy-int.txt",
+    "numpy-column.txt",
+    "numpy-scientific.txt",
+    "numpy-matrix.txt",
+    "numpy-ipython-out.txt",
+    "numpy-source.txt",
+    "python-repl.txt",
+    "numpy-elided.txt",
+    "numpy-3d.txt",
+    "numpy-complex.txt",
+    "torch-tensor.txt",
+    "torch-requires-grad.txt",
+    "torch-grad-fn.txt",
+    "torch-dtype.txt",
+    "torch-device.txt",
+    "torch-parameter.txt",
+    "torch-elided.txt",
+    "tf-repr.txt",
+    "tf-print.txt",
+    "jax-array.txt",
+    "julia-matrix.txt",
+    "julia-vector.txt",
+    "julia-elided.txt",
+    "r-matrix.txt",
+    "r-columns.txt",
+    "r-vector.txt",
+    "r-logical.txt",
+    "r-elided.txt",
+    "r-complex.txt",
+    "octave-int.txt",
+    "octave-columns.txt",
+    "octave-scientific.txt",
+    "octave-diagonal.txt",
+    "octave-complex.txt",
+    "matlab-scale.txt",
+    "mathematica.txt",
+    "latex-bmatrix.txt",
+    "latex-pmatrix.txt",
+    "latex-matrix.txt",
+    "latex-array.txt",
+    "latex-cdots.txt",
+    "csv.txt",
+    "csv-quoted.txt",
+    "tsv.txt",
+    "tsv-decimal-comma.txt",
+    "semicolon-csv.txt",
+    "decimal-comma-ambiguous.txt",
+    "python-list.txt",
+    "unicode-minus.txt",
+    "unicode-spaces.txt",
+    "unicode-in-message.txt",
     "ragged.txt",
 };
 
@@ -178,16 +220,16 @@ TEST_CASE("parse formats: PyTorch, TensorFlow and JAX keyword arguments", "[pars
   check_same(read("tf.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)").values, 1, 2, {1, 2});
   check_same(read("Array([1, 2], dtype=int32, weak_type=True)").values, 1, 2, {1, 2});
   check_same(read("<tf.Variable 'Variable:0' shape=(1, 2) dtype=float32, numpy=array([[1., 2.]], "
-                  "dtype=float32)>").values, 1, 2, {1, 2});
+                  "dtype=float32)>")
+                 .values,
+             1, 2, {1, 2});
   REQUIRE_THROWS_WITH(read("tensor([1.], foo)"),
                       "X: expected a keyword argument or ')' in the 'tensor(' from line 1 but found "
                       "'foo'");
   REQUIRE_THROWS_WITH(read("tensor([1.], dtype=torch.float32 x)"),
                       "X: expected ',' or ')' in the 'tensor(' from line 1 but found 'x'");
-  REQUIRE_THROWS_WITH(read("tensor(1.5)"),
-                      "X: expected '[' in the 'tensor(' from line 1 but found '1.5'");
-  REQUIRE_THROWS_WITH(read("tf.Tensor([[1.]], shape=(1, 1"),
-                      "X: unbalanced brackets: '(' at line 1 is never closed");
+  REQUIRE_THROWS_WITH(read("tensor(1.5)"), "X: expected '[' in the 'tensor(' from line 1 but found '1.5'");
+  REQUIRE_THROWS_WITH(read("tf.Tensor([[1.]], shape=(1, 1"), "X: unbalanced brackets: '(' at line 1 is never closed");
   REQUIRE_THROWS_WITH(read("<tf.Tensor: shape=(2,), dtype=float32>"),
                       "X: the TensorFlow tensor at line 1 shows no values (no 'numpy='): print it "
                       "with print(t.numpy())");
@@ -195,8 +237,7 @@ TEST_CASE("parse formats: PyTorch, TensorFlow and JAX keyword arguments", "[pars
                       "X: the TensorFlow tensor from line 1 is never closed by '>'");
 }
 
-TEST_CASE("parse formats: values left out are refused with the tool's way to print them all",
-          "[parse]") {
+TEST_CASE("parse formats: values left out are refused with the tool's way to print them all", "[parse]") {
   REQUIRE_THROWS_WITH(read("<tf.Tensor: shape=(2, 1000), dtype=int32, numpy=\narray([[   0,    1, "
                            "...,  998,  999],\n       [1000, 1001, ..., 1998, 1999]], dtype=int32)>"),
                       "X: row 1, column 3: expected a number but found '...': TensorFlow shortened "
@@ -237,13 +278,13 @@ TEST_CASE("parse formats: Julia, Octave/MATLAB and R layouts", "[parse]") {
   REQUIRE_THROWS_WITH(read("     [,1] [,3]\n[1,]    1    2"),
                       "X: line 1: expected the column label [,2] but found '[,3]'");
   REQUIRE_THROWS_WITH(read("[1] 1 2\n[4] 3"), "X: line 2: expected the index [3] but found '[4]'");
-  REQUIRE_THROWS_WITH(read("     [,1]\n[1,]   NA"),
-                      "X: row 1, column 1: expected a number but found 'NA'");
+  REQUIRE_THROWS_WITH(read("     [,1]\n[1,]   NA"), "X: row 1, column 1: expected a number but found 'NA'");
 }
 
 TEST_CASE("parse formats: LaTeX details", "[parse]") {
   check_same(read("\\begin{bmatrix} - 1 & {-2} \\\\[2pt] \\num{2.5} & +\\infty % a comment\n"
-                  "\\end{bmatrix}").values,
+                  "\\end{bmatrix}")
+                 .values,
              2, 2, {-1, -2, 2.5, HUGE_VAL});
   check_same(read("\\begin{bmatrix*}[r] 1 & -1 \\end{bmatrix*}").values, 1, 2, {1, -1});
   check_same(read("\\mathbf{W}_Q = \\begin{Bmatrix} 1 \\\\ 2 \\\\ \\end{Bmatrix}.").values, 2, 1, {1, 2});
@@ -261,8 +302,7 @@ TEST_CASE("parse formats: LaTeX details", "[parse]") {
                       "X: expected the end of the text after the matrix but found 'x'");
   REQUIRE_THROWS_WITH(read("\\begin{bmatrix} 1 & \\\\ 3 & 4 \\end{bmatrix}"),
                       "X: row 1, column 2: expected a number but found an empty cell");
-  REQUIRE_THROWS_WITH(read("\\begin{bmatrix} 1 & 2 \\\\ 3 \\end{bmatrix}"),
-                      "X: row 2 has 1 number but row 1 has 2");
+  REQUIRE_THROWS_WITH(read("\\begin{bmatrix} 1 & 2 \\\\ 3 \\end{bmatrix}"), "X: row 2 has 1 number but row 1 has 2");
   REQUIRE_THROWS_WITH(read("\\begin{pmatrix} \\frac{1}{2} \\end{pmatrix}"),
                       "X: row 1, column 1: expected a number but found '\\frac{1}{2}'");
   REQUIRE_THROWS_WITH(read("\\begin{pmatrix} 1 2 \\end{pmatrix}"),
@@ -271,8 +311,7 @@ TEST_CASE("parse formats: LaTeX details", "[parse]") {
 
 TEST_CASE("parse formats: Mathematica lists", "[parse]") {
   check_same(read("{1.5`, 2`20., 3*^2, -4.5`*^-1}").values, 1, 4, {1.5, 2, 300, -0.45});
-  REQUIRE_THROWS_WITH(read("{{1, 2}, {3, 4]]"),
-                      "X: unbalanced brackets: ']' at line 1 closes the '{' from line 1");
+  REQUIRE_THROWS_WITH(read("{{1, 2}, {3, 4]]"), "X: unbalanced brackets: ']' at line 1 closes the '{' from line 1");
   REQUIRE_THROWS_WITH(read("}"), "X: unbalanced brackets: '}' at line 1 has no matching '{'");
   REQUIRE_THROWS_WITH(read("{1, 2"), "X: unbalanced brackets: '{' at line 1 is never closed");
   REQUIRE_THROWS_WITH(read("{1*^, 2}"), "X: row 1, column 1: expected a number but found '1*^'");
@@ -310,8 +349,7 @@ TEST_CASE("parse formats: decimal commas", "[parse]") {
   REQUIRE_THROWS_WITH(read("1,5 x,5"), "X: row 1, column 3: expected a number but found 'x'");
 }
 
-TEST_CASE("parse formats: complex numbers and 3-D arrays are refused with what they are",
-          "[parse]") {
+TEST_CASE("parse formats: complex numbers and 3-D arrays are refused with what they are", "[parse]") {
   REQUIRE_THROWS_WITH(read("tensor([1.+2.j, 3.+0.j])"),
                       "X: row 1, column 1: found the complex number '1.+2.j', but attention takes "
                       "real numbers: paste the real part (in numpy A.real)");
@@ -329,18 +367,33 @@ TEST_CASE("parse formats: complex numbers and 3-D arrays are refused with what t
 }
 
 TEST_CASE("parse formats: Unicode from web pages and PDFs", "[parse]") {
-  check_same(read("1e\xe2\x88\x92" "5 \xe2\x88\x92" "2").values, 1, 2, {1e-5, -2});     // U+2212
-  check_same(read("\xef\xbb\xbf" "1,2\n3,4").values, 2, 2, {1, 2, 3, 4});              // BOM
-  check_same(read("1 2\xe2\x80\xa8" "3 4").values, 2, 2, {1, 2, 3, 4});                // U+2028
-  check_same(read("[1\xe2\x80\x8b" "2, 3]").values, 1, 2, {12, 3});                     // U+200B
-  check_same(read("1\xe3\x80\x80" "2").values, 1, 2, {1, 2});                            // U+3000
+  check_same(read("1e\xe2\x88\x92"
+                  "5 \xe2\x88\x92"
+                  "2")
+                 .values,
+             1, 2, {1e-5, -2});  // U+2212
+  check_same(read("\xef\xbb\xbf"
+                  "1,2\n3,4")
+                 .values,
+             2, 2, {1, 2, 3, 4});  // BOM
+  check_same(read("1 2\xe2\x80\xa8"
+                  "3 4")
+                 .values,
+             2, 2, {1, 2, 3, 4});  // U+2028
+  check_same(read("[1\xe2\x80\x8b"
+                  "2, 3]")
+                 .values,
+             1, 2, {12, 3});  // U+200B
+  check_same(read("1\xe3\x80\x80"
+                  "2")
+                 .values,
+             1, 2, {1, 2});  // U+3000
   // A word is shown as its characters, at most 30 of them, never cut inside one.
   std::string accents;
   for (int i = 0; i < 40; ++i) accents += "\xc3\xa9";  // é
   std::string shown;
   for (int i = 0; i < 27; ++i) shown += "\xc3\xa9";
-  REQUIRE_THROWS_WITH(read("[" + accents + "]"),
-                      "X: row 1, column 1: expected a number but found '" + shown + "...'");
+  REQUIRE_THROWS_WITH(read("[" + accents + "]"), "X: row 1, column 1: expected a number but found '" + shown + "...'");
   REQUIRE_THROWS_WITH(read("1 \xc3\x97 2"), "X: row 1, column 2: expected a number but found '\xc3\x97'");
   // Bytes that are not UTF-8, and control characters, have no face: they are escaped.
   REQUIRE_THROWS_WITH(read("[\xe2\x88]"), "X: row 1, column 1: expected a number but found '\\xe2\\x88'");
@@ -351,15 +404,17 @@ TEST_CASE("parse formats: Unicode from web pages and PDFs", "[parse]") {
 TEST_CASE("parse_cell: one number per table cell, a decimal comma read as a point", "[parse]") {
   using attn::parse_cell;
   CHECK(parse_cell("1,5", "X", 1, 2) == 1.5);
-  CHECK(parse_cell(" \xe2\x88\x92" "0,25 ", "X", 1, 2) == -0.25);  // U+2212 minus, a decimal comma
-  CHECK(parse_cell("\xe2\x88\x92" "0.1383", "X", 1, 2) == -0.1383);  // as the page's tables print it
+  CHECK(parse_cell(" \xe2\x88\x92"
+                   "0,25 ",
+                   "X", 1, 2) == -0.25);  // U+2212 minus, a decimal comma
+  CHECK(parse_cell("\xe2\x88\x92"
+                   "0.1383",
+                   "X", 1, 2) == -0.1383);  // as the page's tables print it
   CHECK(parse_cell("1e-3", "X", 1, 2) == 0.001);
   CHECK(parse_cell("-inf", "X", 1, 2) == -INFINITY);
   CHECK(parse_cell("0,123", "X", 1, 2) == 0.123);  // a lone 0 is no thousands group
-  REQUIRE_THROWS_WITH(parse_cell("1 2", "X", 2, 3),
-                      "X: row 2, column 3: a cell holds one number but found '1 2'");
-  REQUIRE_THROWS_WITH(parse_cell("1;5", "X", 2, 3),
-                      "X: row 2, column 3: a cell holds one number but found '1;5'");
+  REQUIRE_THROWS_WITH(parse_cell("1 2", "X", 2, 3), "X: row 2, column 3: a cell holds one number but found '1 2'");
+  REQUIRE_THROWS_WITH(parse_cell("1;5", "X", 2, 3), "X: row 2, column 3: a cell holds one number but found '1;5'");
   REQUIRE_THROWS_WITH(parse_cell("1,234", "W_Q", 1, 1),
                       "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or "
                       "1234 with a thousands separator; use a dot for the decimal point");

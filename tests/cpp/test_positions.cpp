@@ -17,7 +17,6 @@ using attn::Problem;
 
 namespace {
 
-
 /// Self-attention from X (N tokens, d_model 8): 4 query heads sharing 2 key/value heads
 /// (d_k = 2, d_v = 3), W_O back to 8 features.
 Problem gqa_projection(unsigned seed, int N) {
@@ -41,8 +40,8 @@ std::vector<double> range(double first, int count) {
 
 /// The problem in the columns layout: every token matrix transposed.
 Problem in_columns(Problem p) {
-  for (auto* m : {&p.Q, &p.K, &p.V, &p.X, &p.X_kv, &p.W_Q, &p.W_K, &p.W_V, &p.W_O, &p.options.mask,
-                  &p.past_K, &p.past_V, &p.P}) {
+  for (auto* m :
+       {&p.Q, &p.K, &p.V, &p.X, &p.X_kv, &p.W_Q, &p.W_K, &p.W_V, &p.W_O, &p.options.mask, &p.past_K, &p.past_V, &p.P}) {
     if (*m) *m = Matrix((*m)->transpose());
   }
   p.options.layout = attn::Layout::Columns;
@@ -288,8 +287,8 @@ TEST_CASE("cache: steps, positions and the scores' inputs", "[positions][cache]"
   p.options.causal = true;
   const attn::Trace t = attn::run(p);
   CHECK(step_ids(t) == std::vector<std::string>{"rope_angles", "Q0", "K0", "V0", "Q_rot0", "K_rot0", "K_cache0",
-                                                "V_cache0", "scores0", "scaled0", "mask0", "masked0",
-                                                "weights0", "output"});
+                                                "V_cache0", "scores0", "scaled0", "mask0", "masked0", "weights0",
+                                                "output"});
   const Matrix& keys = values(t, "K_cache");
   CHECK(keys.topRows(2) == *p.past_K);  // cached keys come rotated: kept as they are
   CHECK(keys.bottomRows(3) == values(t, "K_rot"));
@@ -335,8 +334,8 @@ TEST_CASE("positional: the sinusoids of Attention Is All You Need, section 3.5",
   eight.W_Q = eight.W_K = eight.W_V = Matrix::Identity(8, 8);
   eight.options.positional = attn::Positional::Sinusoidal;
   const Matrix pe8 = values(attn::run(eight), "positional", -1);
-  const double printed[] = {0.84130859375, 0.54052734375, 0.099853515625, 0.9951171875,
-                            0.01000213623046875, 1.0, 0.0010004043579101562, 1.0};
+  const double printed[] = {0.84130859375,       0.54052734375, 0.099853515625,        0.9951171875,
+                            0.01000213623046875, 1.0,           0.0010004043579101562, 1.0};
   for (int f = 0; f < 8; ++f) {
     CHECK(pe8(0, f) == (f % 2 == 0 ? 0.0 : 1.0));
     CHECK(pe8(1, f) == Approx(printed[f]).margin(5e-4));  // float16 keeps ~3 digits
@@ -420,7 +419,8 @@ TEST_CASE("positions: the new steps' formulas", "[positions][metadata]") {
       {"X_pos", -1, "X'", "X' = X + PE", "X′ = X + PE"},
       {"Q", 1, "Q^{(2)}", "Q^{(2)} = X'\\,W_{Q}^{(2)}", "Q⁽²⁾ = X′·W_Q⁽²⁾"},
       {"Q_rot", 1, "Q_{\\text{rot}}^{(2)}",
-       "Q_{\\text{rot}}^{(2)} = \\operatorname{RoPE}(Q^{(2)}),\\quad \\theta_i = 10000^{-2i/2},\\; \\text{pairs } (i,\\, i+1)",
+       "Q_{\\text{rot}}^{(2)} = \\operatorname{RoPE}(Q^{(2)}),\\quad \\theta_i = 10000^{-2i/2},\\; \\text{pairs } "
+       "(i,\\, i+1)",
        "Q_rot⁽²⁾ = RoPE(Q⁽²⁾), θ_i = 10000^(−2i/2), pairs (i, i+1)"},
       {"K_cache", 2, "K_{\\text{cache}}^{(3)}",
        "K_{\\text{cache}}^{(3)} = \\begin{bmatrix} K_{\\text{past}}^{(3)} \\\\ K_{\\text{rot}}^{(3)} \\end{bmatrix}",
@@ -458,8 +458,10 @@ TEST_CASE("positions: the new steps' formulas", "[positions][metadata]") {
   q.past_K = r.randn(1, 6);
   q.past_V = r.randn(1, 3);
   const attn::Trace partial = attn::run(in_columns(q));
-  CHECK(find_step(partial, "K_rot").text == "K_rot = RoPE(K), θ_i = 10000^(−2i/4), pairs (2i, 2i+1), features 1..4 of 6");
-  CHECK(find_step(partial, "K_cache").tex == "K_{\\text{cache}} = \\left[\\, K_{\\text{past}} \\mid K_{\\text{rot}} \\,\\right]");
+  CHECK(find_step(partial, "K_rot").text ==
+        "K_rot = RoPE(K), θ_i = 10000^(−2i/4), pairs (2i, 2i+1), features 1..4 of 6");
+  CHECK(find_step(partial, "K_cache").tex ==
+        "K_{\\text{cache}} = \\left[\\, K_{\\text{past}} \\mid K_{\\text{rot}} \\,\\right]");
   CHECK(find_step(partial, "scores").text == "S = K_cacheᵀ·Q_rot");
   q.options.rope.cos = Matrix::Ones(4, 2);
   q.options.rope.sin = Matrix::Zero(4, 2);
@@ -668,8 +670,9 @@ TEST_CASE("positions: RoPE on an odd d_k names d_k, not rope dims nobody gave", 
   CHECK_THROWS_WITH(attn::run(one), "RoPE turns features in pairs, but d_k = 1 is odd");
   Problem three = direct(64, 3, 3, 3);
   three.options.rope.on = true;
-  CHECK_THROWS_WITH(attn::run(three), "RoPE turns features in pairs, but d_k = 3 is odd; set rope dims to an even "
-                                      "number up to 2 to turn only that many");
+  CHECK_THROWS_WITH(attn::run(three),
+                    "RoPE turns features in pairs, but d_k = 3 is odd; set rope dims to an even "
+                    "number up to 2 to turn only that many");
   three.options.rope.dims = 2;  // ... which then works
   CHECK_NOTHROW(attn::run(three));
 }
@@ -683,57 +686,109 @@ TEST_CASE("positions: each mistake gets its message", "[positions][errors]") {
   attn::RandomState rng(61);
   const Matrix past3 = rng.randn(2, 3), past4 = rng.randn(2, 4), past4b = rng.randn(3, 4);
   const std::vector<Case> cases = {
-      {"cache narrower than K", [&](Problem& p) { p.past_K = past3; p.past_V = past4; },
+      {"cache narrower than K",
+       [&](Problem& p) {
+         p.past_K = past3;
+         p.past_V = past4;
+       },
        "past_K has 3 columns but K has 4"},
-      {"cache of values narrower than V", [&](Problem& p) { p.past_K = past4; p.past_V = Matrix::Zero(2, 2); },
+      {"cache of values narrower than V",
+       [&](Problem& p) {
+         p.past_K = past4;
+         p.past_V = Matrix::Zero(2, 2);
+       },
        "past_V has 2 columns but V has 3"},
       {"values without keys", [&](Problem& p) { p.past_V = past4; },
        "past_V is given without past_K: a cache holds keys and values"},
       {"keys without values", [&](Problem& p) { p.past_K = past4; },
        "past_K is given without past_V: a cache holds keys and values"},
-      {"row counts differ", [&](Problem& p) { p.past_K = past4; p.past_V = Matrix::Zero(3, 3); },
+      {"row counts differ",
+       [&](Problem& p) {
+         p.past_K = past4;
+         p.past_V = Matrix::Zero(3, 3);
+       },
        "past_K has 2 rows but past_V has 3: every cached key needs a cached value"},
-      {"a cache holding NaN", [&](Problem& p) { p.past_K = past4; p.past_K->coeffRef(1, 0) = NAN; p.past_V = Matrix::Zero(2, 3); },
+      {"a cache holding NaN",
+       [&](Problem& p) {
+         p.past_K = past4;
+         p.past_K->coeffRef(1, 0) = NAN;
+         p.past_V = Matrix::Zero(2, 3);
+       },
        "past_K row 2, column 1 is nan: inputs must be finite numbers (only an additive mask may hold -inf)"},
-      {"odd rope dims", [](Problem& p) { p.options.rope.on = true; p.options.rope.dims = 3; },
+      {"odd rope dims",
+       [](Problem& p) {
+         p.options.rope.on = true;
+         p.options.rope.dims = 3;
+       },
        "rope dims must be even and at most d_k = 4 (got 3)"},
-      {"rope dims over d_k", [](Problem& p) { p.options.rope.on = true; p.options.rope.dims = 6; },
+      {"rope dims over d_k",
+       [](Problem& p) {
+         p.options.rope.on = true;
+         p.options.rope.dims = 6;
+       },
        "rope dims must be even and at most d_k = 4 (got 6)"},
-      {"rope base 0", [](Problem& p) { p.options.rope.on = true; p.options.rope.base = 0; },
+      {"rope base 0",
+       [](Problem& p) {
+         p.options.rope.on = true;
+         p.options.rope.base = 0;
+       },
        "rope base must be a positive number (got 0)"},
-      {"cos without sin", [](Problem& p) { p.options.rope.on = true; p.options.rope.cos = Matrix::Ones(5, 2); },
+      {"cos without sin",
+       [](Problem& p) {
+         p.options.rope.on = true;
+         p.options.rope.cos = Matrix::Ones(5, 2);
+       },
        "rope cos is given without sin: the tables go together"},
-      {"tables of the wrong width", [](Problem& p) {
+      {"tables of the wrong width",
+       [](Problem& p) {
          p.options.rope.on = true;
          p.options.rope.cos = Matrix::Ones(5, 3);
          p.options.rope.sin = Matrix::Zero(5, 3);
-       }, "rope cos has 3 columns but rope dims = 4 needs 2 (one per pair of features)"},
-      {"tables of different lengths", [](Problem& p) {
+       },
+       "rope cos has 3 columns but rope dims = 4 needs 2 (one per pair of features)"},
+      {"tables of different lengths",
+       [](Problem& p) {
          p.options.rope.on = true;
          p.options.rope.cos = Matrix::Ones(5, 2);
          p.options.rope.sin = Matrix::Zero(4, 2);
-       }, "rope sin has 4 rows but rope cos has 5: one row per position in both"},
-      {"a key beyond the tables", [](Problem& p) {
+       },
+       "rope sin has 4 rows but rope cos has 5: one row per position in both"},
+      {"a key beyond the tables",
+       [](Problem& p) {
          p.options.rope.on = true;
          p.options.rope.cos = Matrix::Ones(3, 2);
          p.options.rope.sin = Matrix::Zero(3, 2);
-       }, "key 4 is at position 3 but the rope tables have 3 rows (positions 0 to 2)"},
-      {"a query beyond the tables", [](Problem& p) {
+       },
+       "key 4 is at position 3 but the rope tables have 3 rows (positions 0 to 2)"},
+      {"a query beyond the tables",
+       [](Problem& p) {
          p.options.rope.on = true;
          p.options.rope.cos = Matrix::Ones(8, 2);
          p.options.rope.sin = Matrix::Zero(8, 2);
          p.options.query_positions = {0, 1, 9};
-       }, "query 3 is at position 9 but the rope tables have 8 rows (positions 0 to 7)"},
-      {"too few query positions", [](Problem& p) { p.options.query_positions = {0, 1}; },
+       },
+       "query 3 is at position 9 but the rope tables have 8 rows (positions 0 to 7)"},
+      {"too few query positions",
+       [](Problem& p) {
+         p.options.query_positions = {0, 1};
+       },
        "positions.queries has 2 entries but there are 3 queries"},
-      {"too few key positions with a cache", [&](Problem& p) {
+      {"too few key positions with a cache",
+       [&](Problem& p) {
          p.past_K = past4;
          p.past_V = Matrix::Zero(2, 3);
          p.options.key_positions = {0, 1, 2, 3, 4};
-       }, "positions.keys has 5 entries but there are 6 keys (2 cached + 4 new)"},
-      {"a fractional position", [](Problem& p) { p.options.key_positions = {0, 1, 2.5, 3}; },
+       },
+       "positions.keys has 5 entries but there are 6 keys (2 cached + 4 new)"},
+      {"a fractional position",
+       [](Problem& p) {
+         p.options.key_positions = {0, 1, 2.5, 3};
+       },
        "positions.keys entry 3 is 2.5: positions are whole numbers, 0 or more"},
-      {"a negative position", [](Problem& p) { p.options.query_positions = {0, -1, 2}; },
+      {"a negative position",
+       [](Problem& p) {
+         p.options.query_positions = {0, -1, 2};
+       },
        "positions.queries entry 2 is -1: positions are whole numbers, 0 or more"},
       {"sinusoids without X", [](Problem& p) { p.options.positional = attn::Positional::Sinusoidal; },
        "positional \"sinusoidal\" adds positions to X, but Q, K and V are given directly: give X "
@@ -750,15 +805,21 @@ TEST_CASE("positions: each mistake gets its message", "[positions][errors]") {
   }
 
   const std::vector<Case> projected = {
-      {"P and sinusoids", [](Problem& p) {
+      {"P and sinusoids",
+       [](Problem& p) {
          p.P = Matrix::Zero(3, 8);
          p.options.positional = attn::Positional::Sinusoidal;
-       }, "P (learned positions) and positional \"sinusoidal\" both add positions to X: give one of them"},
+       },
+       "P (learned positions) and positional \"sinusoidal\" both add positions to X: give one of them"},
       {"learned without P", [](Problem& p) { p.options.positional = attn::Positional::Learned; },
        "positional \"learned\" needs the input P (one position vector per token of X)"},
       {"P of another shape", [](Problem& p) { p.P = Matrix::Zero(3, 7); },
        "P is 3x7 but X is 3x8: learned positions are added to X entry by entry"},
-      {"a projected cache narrower than K", [&](Problem& p) { p.past_K = past3; p.past_V = Matrix::Zero(2, 6); },
+      {"a projected cache narrower than K",
+       [&](Problem& p) {
+         p.past_K = past3;
+         p.past_V = Matrix::Zero(2, 6);
+       },
        "past_K has 3 columns but K has 4"},
   };
   for (const Case& c : projected) {

@@ -295,7 +295,8 @@ void check_tiles(const Problem& p, Eigen::Index bq, Eigen::Index bk, double tole
     const Matrix before = columns ? Matrix(tile.partial_before.transpose()) : tile.partial_before;
     const Matrix after = columns ? Matrix(tile.partial_after.transpose()) : tile.partial_after;
     const bool cached = p.past_V.has_value();
-    const Matrix V = rows_of(values(trace, cached ? "V_cache" : "V", tile.head), p).middleRows(tile.k_first, tile.k_count);
+    const Matrix V =
+        rows_of(values(trace, cached ? "V_cache" : "V", tile.head), p).middleRows(tile.k_first, tile.k_count);
     for (Eigen::Index r = 0; r < tile.q_count; ++r) {
       const double m = tile.m_before[r], m2 = tile.m_after[r];
       CHECK(m2 == std::max(m, T.row(r).maxCoeff()));

@@ -106,8 +106,7 @@ const std::vector<ParseCase>& parse_cases() {
       // non-numbers
       {"a word", "1 2\n3 four", "Q: row 2, column 2: expected a number but found 'four'"},
       {"a header row", "a,b\n1,2", "Q: row 1, column 1: expected a number but found 'a'"},
-      {"a traceback pasted with the matrix",
-       "Traceback (most recent call last):\n  File \"x.py\", line 1",
+      {"a traceback pasted with the matrix", "Traceback (most recent call last):\n  File \"x.py\", line 1",
        "Q: row 1, column 1: expected a number but found 'Traceback'"},
       {"hex float", "[[0x1p3]]", "Q: row 1, column 1: expected a number but found '0x1p3'"},
       {"numpy's ellipsis", "[[1 2 ... 9]]",
@@ -119,8 +118,7 @@ const std::vector<ParseCase>& parse_cases() {
       {"a control byte", std::string("1 \x01"), "Q: row 1, column 2: expected a number but found '\\x01'"},
       {"a long word is shortened", "1 " + std::string(100, 'z'),
        "Q: row 1, column 2: expected a number but found 'zzzzzzzzzzzzzzzzzzzzzzzzzzz...'"},
-      {"HTML", "<img src=x onerror=alert(1)>",
-       "Q: row 1, column 1: expected a number but found '<img'"},
+      {"HTML", "<img src=x onerror=alert(1)>", "Q: row 1, column 1: expected a number but found '<img'"},
       // numbers out of double range
       {"1e999", "1 1e999", "Q: row 1, column 2: 1e999 is out of the range of a double"},
       {"-1e309 in brackets", "[[1, -1e309]]", "Q: row 1, column 2: -1e309 is out of the range of a double"},
@@ -189,7 +187,9 @@ const std::vector<ProblemCase>& problem_cases() {
        "X is missing: self-attention from X needs X, W_Q, W_K and W_V"},
       {"W_K missing", [] { return with(projection_problem(), [](Problem& p) { p.W_K.reset(); }); },
        "W_K is missing: self-attention from X needs X, W_Q, W_K and W_V"},
-      {"bias in direct mode", [] { return with(direct_problem(), [](Problem& p) { p.b_K = V({1, 2}); }); },
+      {"bias in direct mode", [] { return with(direct_problem(), [](Problem& p) {
+                                     p.b_K = V({1, 2});
+                                   }); },
        "b_K is given but Q, K and V are given directly: biases belong to projections from X"},
       {"b_O without W_O", [] { return with(projection_problem(), [](Problem& p) { p.b_O = V({1}); }); },
        "b_O is given without W_O"},
@@ -208,7 +208,9 @@ const std::vector<ProblemCase>& problem_cases() {
          });
        },
        "X row 3, column 1 is nan: inputs must be finite numbers (only an additive mask may hold -inf)"},
-      {"NaN in a bias", [] { return with(projection_problem(), [](Problem& p) { p.b_V = V({0, kNaN, 0, 0}); }); },
+      {"NaN in a bias", [] { return with(projection_problem(), [](Problem& p) {
+                               p.b_V = V({0, kNaN, 0, 0});
+                             }); },
        "b_V entry 2 is nan: inputs must be finite numbers"},
       {"inf in b_O",
        [] {
@@ -219,10 +221,14 @@ const std::vector<ProblemCase>& problem_cases() {
        },
        "b_O entry 3 is inf: inputs must be finite numbers"},
       {"+inf in an additive mask",
-       [] { return with(direct_problem(), [](Problem& p) { p.options.mask = M({{0, kInf, 0}, {0, 0, 0}}); }); },
+       [] { return with(direct_problem(), [](Problem& p) {
+              p.options.mask = M({{0, kInf, 0}, {0, 0, 0}});
+            }); },
        "mask row 1, column 2 is inf: an additive mask holds finite numbers or -inf"},
       {"NaN in an additive mask",
-       [] { return with(direct_problem(), [](Problem& p) { p.options.mask = M({{0, 0, 0}, {0, 0, kNaN}}); }); },
+       [] { return with(direct_problem(), [](Problem& p) {
+              p.options.mask = M({{0, 0, 0}, {0, 0, kNaN}});
+            }); },
        "mask row 2, column 3 is nan: an additive mask holds finite numbers or -inf"},
       {"2 in a boolean mask",
        [] {
@@ -253,7 +259,7 @@ const std::vector<ProblemCase>& problem_cases() {
        [] {
          return with(projection_problem(), [](Problem& p) {
            p.options.layout = attn::Layout::Columns;
-           p.X = Matrix::Ones(4, 3);  // 4 features x 3 tokens
+           p.X = Matrix::Ones(4, 3);    // 4 features x 3 tokens
            p.W_Q = Matrix::Ones(4, 5);  // Ω_Q needs 4 columns... has 5
          });
        },
@@ -274,15 +280,13 @@ const std::vector<ProblemCase>& problem_cases() {
          });
        },
        "K has 3 columns but V has 4: every key needs a value (K is 2x3, V is 3x4)"},
-      {"heads not dividing d_model",
-       [] { return with(projection_problem(), [](Problem& p) { p.options.heads = 3; }); },
+      {"heads not dividing d_model", [] { return with(projection_problem(), [](Problem& p) { p.options.heads = 3; }); },
        "heads = 3 does not divide d_model = 4 (the 4 columns of W_Q)"},
       {"heads = 0", [] { return with(projection_problem(), [](Problem& p) { p.options.heads = 0; }); },
        "heads must be at least 1 (got 0)"},
       {"heads negative", [] { return with(projection_problem(), [](Problem& p) { p.options.heads = -2; }); },
        "heads must be at least 1 (got -2)"},
-      {"kv_heads negative",
-       [] { return with(projection_problem(), [](Problem& p) { p.options.kv_heads = -1; }); },
+      {"kv_heads negative", [] { return with(projection_problem(), [](Problem& p) { p.options.kv_heads = -1; }); },
        "kv_heads must be at least 1 (got -1)"},
       {"kv_heads not dividing heads",
        [] {
@@ -322,9 +326,13 @@ const std::vector<ProblemCase>& problem_cases() {
          });
        },
        "mask is 2x3 but the scores are 3x2 (keys x queries)"},
-      {"b_Q length", [] { return with(projection_problem(), [](Problem& p) { p.b_Q = V({1, 2, 3}); }); },
+      {"b_Q length", [] { return with(projection_problem(), [](Problem& p) {
+                            p.b_Q = V({1, 2, 3});
+                          }); },
        "b_Q has 3 entries but W_Q has 4 columns: one bias per column of W_Q"},
-      {"b_K length", [] { return with(projection_problem(), [](Problem& p) { p.b_K = V({1, 2, 3, 4, 5}); }); },
+      {"b_K length", [] { return with(projection_problem(), [](Problem& p) {
+                            p.b_K = V({1, 2, 3, 4, 5});
+                          }); },
        "b_K has 5 entries but W_K has 4 columns: one bias per column of W_K"},
       {"b_V length, columns layout",
        [] {
@@ -366,13 +374,19 @@ const std::vector<ProblemCase>& problem_cases() {
        "W_O is empty (4x0): every matrix needs at least one row and one column"},
       // options
       {"scale divisor 0",
-       [] { return with(direct_problem(), [](Problem& p) { p.options.scale = {attn::Scale::Kind::DivideBy, 0}; }); },
+       [] { return with(direct_problem(), [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::DivideBy, 0};
+            }); },
        "the scale divisor must be a finite nonzero number (got 0)"},
       {"scale NaN",
-       [] { return with(direct_problem(), [](Problem& p) { p.options.scale = {attn::Scale::Kind::Multiply, kNaN}; }); },
+       [] { return with(direct_problem(), [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::Multiply, kNaN};
+            }); },
        "scale must be a finite number (got nan)"},
       {"scale inf",
-       [] { return with(direct_problem(), [](Problem& p) { p.options.scale = {attn::Scale::Kind::Multiply, kInf}; }); },
+       [] { return with(direct_problem(), [](Problem& p) {
+              p.options.scale = {attn::Scale::Kind::Multiply, kInf};
+            }); },
        "scale must be a finite number (got inf)"},
       {"softcap negative", [] { return with(direct_problem(), [](Problem& p) { p.options.softcap = -1; }); },
        "softcap must be 0 (off) or a positive number (got -1)"},
@@ -496,8 +510,9 @@ TEST_CASE("robustness: every bad problem gets its message", "[robustness][errors
 TEST_CASE("robustness: pasted text with NaN/Inf reaches run() and is refused there", "[robustness][errors]") {
   Problem p = direct_problem();
   p.K = attn::parse_matrix("[[1, 1], [0, nan], [1, 0]]", "K");
-  REQUIRE_THROWS_WITH(attn::run(p), "K row 2, column 2 is nan: inputs must be finite numbers (only an "
-                                    "additive mask may hold -inf)");
+  REQUIRE_THROWS_WITH(attn::run(p),
+                      "K row 2, column 2 is nan: inputs must be finite numbers (only an "
+                      "additive mask may hold -inf)");
   p = direct_problem();
   p.options.mask = attn::parse_matrix("0 -inf 0\n-inf -inf 0", "mask");  // -inf: allowed here only
   CHECK_NOTHROW(attn::run(p));
@@ -522,12 +537,19 @@ TEST_CASE("robustness: limits refuse before allocating the trace", "[robustness]
 
 TEST_CASE("robustness: explain refuses cells and steps that do not exist", "[robustness][explain]") {
   const Problem p = direct_problem();
-  REQUIRE_THROWS_WITH(attn::explain(p, "softcapped", 0, 0, 0), "the trace has no step 'softcapped' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 3, 0, 0), "the trace has no step 'weights' for head 3: its heads are 0");
-  REQUIRE_THROWS_WITH(attn::explain(p, "concat", -1, 0, 0), "the trace has no step 'concat' for head (none): its steps are Q, K, V, scores, scaled, weights, output");
+  REQUIRE_THROWS_WITH(
+      attn::explain(p, "softcapped", 0, 0, 0),
+      "the trace has no step 'softcapped' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
+  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 3, 0, 0),
+                      "the trace has no step 'weights' for head 3: its heads are 0");
+  REQUIRE_THROWS_WITH(
+      attn::explain(p, "concat", -1, 0, 0),
+      "the trace has no step 'concat' for head (none): its steps are Q, K, V, scores, scaled, weights, output");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 2, 0), "step 'weights' is 2x3: it has no row 3, column 1");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 0, -1), "step 'weights' is 2x3: it has no row 1, column 0");
-  REQUIRE_THROWS_WITH(attn::explain(p, "<script>", 0, 0, 0), "the trace has no step '<script>' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
+  REQUIRE_THROWS_WITH(
+      attn::explain(p, "<script>", 0, 0, 0),
+      "the trace has no step '<script>' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,9 +565,8 @@ TEST_CASE("robustness: a mask that hides everything", "[robustness][mask]") {
     check_sound(p, t);
     CHECK(step(t, "weights").isZero(0));
     CHECK(t.output.isZero(0));
-    CHECK(t.warnings == std::vector<std::string>{
-                            "row 1 of the mask hides every key: its weights and output are 0",
-                            "row 2 of the mask hides every key: its weights and output are 0"});
+    CHECK(t.warnings == std::vector<std::string>{"row 1 of the mask hides every key: its weights and output are 0",
+                                                 "row 2 of the mask hides every key: its weights and output are 0"});
     CHECK(t.facts[0].fully_masked == std::vector<int>{0, 1});
     CHECK(t.facts[0].entropy.isZero(0));
   }
@@ -763,8 +784,7 @@ TEST_CASE("robustness: float32 refuses options that would round to 0 or inf", "[
   q.V = M({{1}, {2}});
   q.options.precision = attn::Precision::Float32;
   q.options.scale = {attn::Scale::Kind::DivideBy, 1e-50};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      Catch::Contains("the scale divisor 1e-50 is 0 in float32; compute in float64"));
+  REQUIRE_THROWS_WITH(attn::run(q), Catch::Contains("the scale divisor 1e-50 is 0 in float32; compute in float64"));
   q.options.scale = {attn::Scale::Kind::DivideBySqrt, 1e-50};
   REQUIRE_THROWS_WITH(attn::run(q), Catch::Contains("the number under the scale's square root 1e-50 "
                                                     "is 0 in float32; compute in float64"));

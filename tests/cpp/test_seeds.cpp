@@ -49,8 +49,7 @@ TEST_CASE("seed 000: Q, K, V from np.random.seed(42) match the print", "[seed][s
   REQUIRE(v.numbers.size() == 14);
   for (size_t i = 0; i < v.numbers.size(); ++i) {
     INFO(v.where << ", number " << i + 1);
-    CHECK(matches((*p.V)(static_cast<Eigen::Index>(i / 8), static_cast<Eigen::Index>(i % 8)),
-                  v_printed[i]));
+    CHECK(matches((*p.V)(static_cast<Eigen::Index>(i / 8), static_cast<Eigen::Index>(i % 8)), v_printed[i]));
   }
 }
 
@@ -58,10 +57,8 @@ TEST_CASE("seed 000: scores, variances, weights and output", "[seed][seed000]") 
   const auto t = attn::run(seed000_problem());
   check_printed(step(t, "scores"), seed_print("000", "scores"));
   // Printed with all 17 digits; numpy's BLAS sums in another order, so allow a few ulps.
-  check_printed(Matrix::Constant(1, 1, t.facts[0].scores_variance), seed_print("000", "scores_variance"),
-                1e-14);
-  check_printed(Matrix::Constant(1, 1, t.facts[0].scaled_variance), seed_print("000", "scaled_variance"),
-                1e-14);
+  check_printed(Matrix::Constant(1, 1, t.facts[0].scores_variance), seed_print("000", "scores_variance"), 1e-14);
+  check_printed(Matrix::Constant(1, 1, t.facts[0].scaled_variance), seed_print("000", "scaled_variance"), 1e-14);
   check_printed(step(t, "weights"), seed_print("000", "weights"));
   check_printed(t.output, seed_print("000", "output"));
   CHECK(t.scale == Approx(1 / std::sqrt(8.0)).epsilon(1e-15));
@@ -130,8 +127,7 @@ TEST_CASE("seed 002: unscaled self-attention in the columns layout", "[seed][see
   // The per-output loop printed each column with all 17 digits; numpy's unshifted softmax
   // rounds differently from our max-shifted one in the last bits, hence 1e-12.
   for (int n = 0; n < 3; ++n) {
-    check_printed(weights.col(n).transpose(), seed_print("002", "weights_column_" + std::to_string(n)),
-                  1e-12);
+    check_printed(weights.col(n).transpose(), seed_print("002", "weights_column_" + std::to_string(n)), 1e-12);
     // "Check that it sums to one: 1.0"
     CHECK(t.facts[0].weight_sums[n] == Approx(1.0).margin(1e-15));
   }

@@ -76,13 +76,15 @@ Matrix by_heads(const Problem& p, const std::function<Matrix(const Matrix&, cons
   const Eigen::Index d_k = Q.cols() / heads, d_v = V.cols() / heads;
   Matrix concat(Q.rows(), V.cols());
   for (int h = 0; h < heads; ++h) {
-    concat.middleCols(h * d_v, d_v) = head(Q.middleCols(h * d_k, d_k), K.middleCols(h * d_k, d_k), V.middleCols(h * d_v, d_v), h);
+    concat.middleCols(h * d_v, d_v) =
+        head(Q.middleCols(h * d_k, d_k), K.middleCols(h * d_k, d_k), V.middleCols(h * d_v, d_v), h);
   }
   return concat * *p.W_O;
 }
 
 /// Central differences of Σ O∘dO against a gradient step (head -1), entry by entry.
-void check_gradient(const Problem& p, const std::string& step_id, const std::function<double&(Problem&, Eigen::Index)>& entry) {
+void check_gradient(const Problem& p, const std::string& step_id,
+                    const std::function<double&(Problem&, Eigen::Index)>& entry) {
   const attn::Gradients g = attn::gradients(p);
   const attn::Step* step = find_step(g.trace, step_id, -1);
   INFO("gradient " << step_id);
@@ -199,7 +201,8 @@ TEST_CASE("variants: QK-norm with RoPE and a cache: new keys normalised, then ro
   CHECK(cache.topRows(3) == *p.past_K);  // cached keys as the cache stores them
 }
 
-TEST_CASE("variants: QK-norm's gradients equal finite differences (dQ, dK before the norm, dg_q, dg_k)", "[variants][qk_norm][gradients]") {
+TEST_CASE("variants: QK-norm's gradients equal finite differences (dQ, dK before the norm, dg_q, dg_k)",
+          "[variants][qk_norm][gradients]") {
   for (const bool layer : {false, true}) {
     Problem p = projected(5, 3);
     p.options.qk_norm.on = true;
@@ -210,8 +213,10 @@ TEST_CASE("variants: QK-norm's gradients equal finite differences (dQ, dK before
     p.options.causal = true;
     INFO((layer ? "layer" : "rms"));
     check_inputs(p);
-    check_gradient(p, "dg_q", [](Problem& q, Eigen::Index k) -> double& { return q.options.qk_norm.g_q[static_cast<size_t>(k)]; });
-    check_gradient(p, "dg_k", [](Problem& q, Eigen::Index k) -> double& { return q.options.qk_norm.g_k[static_cast<size_t>(k)]; });
+    check_gradient(p, "dg_q",
+                   [](Problem& q, Eigen::Index k) -> double& { return q.options.qk_norm.g_q[static_cast<size_t>(k)]; });
+    check_gradient(p, "dg_k",
+                   [](Problem& q, Eigen::Index k) -> double& { return q.options.qk_norm.g_k[static_cast<size_t>(k)]; });
   }
   Problem direct;  // Q, K given: dQ and dK are of Q and K as given, before the norm
   attn::RandomState rng(6);
@@ -248,7 +253,8 @@ TEST_CASE("variants: sigmoid attention equals its formula, b = -ln S by default"
   CHECK(find_step(t, "weights", 0)->text.find("rows need not sum to 1") != std::string::npos);
 }
 
-TEST_CASE("variants: sigmoid attention gives a key masked with -inf weight 0, whatever mask_fill", "[variants][sigmoid]") {
+TEST_CASE("variants: sigmoid attention gives a key masked with -inf weight 0, whatever mask_fill",
+          "[variants][sigmoid]") {
   Problem p = projected(8, 3, 1);
   p.options.score_fn = attn::ScoreFn::Sigmoid;
   p.options.mask = Matrix::Zero(3, 3);
@@ -276,7 +282,8 @@ TEST_CASE("variants: sigmoid attention's gradients equal finite differences", "[
   check_inputs(p);
 }
 
-TEST_CASE("variants: under sigmoid attention, dS is titled by the sigmoid it goes through", "[variants][sigmoid][gradients]") {
+TEST_CASE("variants: under sigmoid attention, dS is titled by the sigmoid it goes through",
+          "[variants][sigmoid][gradients]") {
   Problem p = projected(9, 4);
   const auto title = [&] {
     const attn::Gradients g = attn::gradients(p);
@@ -348,7 +355,8 @@ TEST_CASE("variants: differential attention equals its formula", "[variants][dif
     const Matrix A2 = softmax_rows(Q.rightCols(2) * K.rightCols(2).transpose() * s + mask);
     const Matrix x = (A1 - (h == 0 ? 0.3 : 0.6) * A2) * V;
     Matrix out(x.rows(), x.cols());
-    for (Eigen::Index i = 0; i < x.rows(); ++i) out.row(i) = x.row(i) / std::sqrt(x.row(i).squaredNorm() / 3 + 1e-5) * 0.3;
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+      out.row(i) = x.row(i) / std::sqrt(x.row(i).squaredNorm() / 3 + 1e-5) * 0.3;
     return out;
   });
   const attn::Trace t = attn::run(p);
@@ -357,7 +365,8 @@ TEST_CASE("variants: differential attention equals its formula", "[variants][dif
   CHECK(t.facts[0].weight_sums[2] == Approx(1 - 0.3));
 }
 
-TEST_CASE("variants: differential attention with lambda 0 and norm off is softmax attention on the first halves", "[variants][differential]") {
+TEST_CASE("variants: differential attention with lambda 0 and norm off is softmax attention on the first halves",
+          "[variants][differential]") {
   attn::RandomState rng(15);
   Problem p;
   p.Q = rng.randn(3, 8);
@@ -380,7 +389,8 @@ TEST_CASE("variants: differential attention with lambda 0 and norm off is softma
   CHECK(attn::run(p).output.isApprox(attn::run(halves).output, 1e-12));
 }
 
-TEST_CASE("variants: differential attention's gradients equal finite differences", "[variants][differential][gradients]") {
+TEST_CASE("variants: differential attention's gradients equal finite differences",
+          "[variants][differential][gradients]") {
   Problem p = projected(16, 3);
   p.options.differential.on = true;
   p.options.differential.lambda = {0.4, -0.2};
@@ -429,23 +439,30 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   q.options.score_fn = attn::ScoreFn::Sigmoid;
   q.options.differential.on = true;
   q.options.differential.lambda = {0.5};
-  REQUIRE_THROWS_WITH(attn::run(q), "options.score_fn \"sigmoid\" and options.differential exclude one another: give one of them");
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      "options.score_fn \"sigmoid\" and options.differential exclude one another: give one of them");
   q = p;
   q.options.qk_norm.on = true;
   REQUIRE_THROWS_WITH(attn::run(q), "options.qk_norm.type is required: \"rms\" or \"layer\"");
   q.options.qk_norm.type = attn::QkNorm::Type::Rms;
   q.options.qk_norm.g_q = {1, 2};
-  REQUIRE_THROWS_WITH(attn::run(q), "options.qk_norm.g_q has 2 gains but d_k = 4: one per feature of a head, shared by every head");
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      "options.qk_norm.g_q has 2 gains but d_k = 4: one per feature of a head, shared by every head");
   q = p;
   q.W_G = Matrix::Ones(5, 4);
-  REQUIRE_THROWS_WITH(attn::run(q), "W_G has 4 columns but the gate needs heads*d_v = 6 (one gate per output feature) or heads = 2 (one gate per head)");
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      "W_G has 4 columns but the gate needs heads*d_v = 6 (one gate per output feature) or heads = 2 "
+                      "(one gate per head)");
   q = p;
   q.options.score_fn = attn::ScoreFn::Sigmoid;
   q.options.sink_logit = {0};
-  REQUIRE_THROWS_WITH(attn::run(q), Catch::StartsWith("options.sink_logit and options.score_fn \"sigmoid\" exclude one another"));
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      Catch::StartsWith("options.sink_logit and options.score_fn \"sigmoid\" exclude one another"));
   q.options.sink_logit.clear();
   q.options.fully_masked = attn::FullyMasked::NaN;
-  REQUIRE_THROWS_WITH(attn::run(q), Catch::StartsWith("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another"));
+  REQUIRE_THROWS_WITH(
+      attn::run(q),
+      Catch::StartsWith("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another"));
   q = p;
   q.options.sigmoid_bias = 1;
   REQUIRE_THROWS_WITH(attn::run(q), "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
@@ -456,16 +473,19 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   q.b_K.reset();
   q.options.differential.on = true;
   q.options.differential.lambda = {0.5};
-  REQUIRE_THROWS_WITH(attn::run(q), "options.differential needs an even d_k (each head's features split in halves), got d_k = 3");
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      "options.differential needs an even d_k (each head's features split in halves), got d_k = 3");
   q = p;
   q.options.differential.on = true;
   REQUIRE_THROWS_WITH(attn::run(q), "options.differential.lambda is required: one number, or one per head");
   q.options.differential.lambda = {1, 2, 3};
-  REQUIRE_THROWS_WITH(attn::run(q), "options.differential.lambda needs one number or one per head: 3 given for 2 heads");
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      "options.differential.lambda needs one number or one per head: 3 given for 2 heads");
   q = p;
   q.options.layout = attn::Layout::Columns;
   q.options.qk_norm.on = true;
-  REQUIRE_THROWS_WITH(attn::run(q), Catch::StartsWith("options.qk_norm is for the rows layout: the columns layout refuses it"));
+  REQUIRE_THROWS_WITH(attn::run(q),
+                      Catch::StartsWith("options.qk_norm is for the rows layout: the columns layout refuses it"));
   Problem direct;
   direct.Q = direct.K = direct.V = Matrix::Ones(2, 2);
   direct.W_G = Matrix::Ones(2, 2);

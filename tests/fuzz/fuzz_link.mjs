@@ -28,7 +28,10 @@ const root = join(import.meta.dirname, '..', '..');
 const corpusDir = join(import.meta.dirname, 'corpus', 'fuzz_link');
 const artifacts = join(root, 'build-fuzz', 'artifacts');
 
-const { values: args, positionals } = parseArgs({ options: { seed: { type: 'string' }, replay: { type: 'boolean' } }, allowPositionals: true });
+const { values: args, positionals } = parseArgs({
+  options: { seed: { type: 'string' }, replay: { type: 'boolean' } },
+  allowPositionals: true,
+});
 
 /** Decodes one input of its kind ('link' or 'lesson') as the page would: true when it gave a state or lesson. */
 async function decode({ kind, text }) {
@@ -69,24 +72,45 @@ async function v2(jsonText) {
   return `v2=${Buffer.from(await new Response(stream).arrayBuffer()).toString('base64url')}`;
 }
 
-const junk = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom('', -1, 1e308, 0.5, 'inf', 'NaN', '<img src=x onerror="window.__pwned=1">', null, [], {}, [[{}]], '__proto__'));
+const junk = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom('', -1, 1e308, 0.5, 'inf', 'NaN', '<img src=x onerror="window.__pwned=1">', null, [], {}, [[{}]], '__proto__'),
+);
 /** 1–4 structural damages of an object, one after another. */
-const damagedObject = (object) => fc.array(fc.tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), fc.constantFrom('replace', 'remove', 'add'), junk), { minLength: 1, maxLength: 4 })
-  .map((hits) => hits.reduce((value, [steps, how, j]) => damage(value, steps, how, j), object));
+const damagedObject = (object) =>
+  fc
+    .array(fc.tuple(fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), fc.constantFrom('replace', 'remove', 'add'), junk), {
+      minLength: 1,
+      maxLength: 4,
+    })
+    .map((hits) => hits.reduce((value, [steps, how, j]) => damage(value, steps, how, j), object));
 /** 1–4 damages of a text, one after another. */
-const damagedTextN = (text) => fc.integer({ min: 1, max: 4 }).chain((n) => {
-  let arb = fc.constant(text);
-  for (let i = 0; i < n; i += 1) arb = damagedText(arb);
-  return arb;
-});
+const damagedTextN = (text) =>
+  fc.integer({ min: 1, max: 4 }).chain((n) => {
+    let arb = fc.constant(text);
+    for (let i = 0; i < n; i += 1) arb = damagedText(arb);
+    return arb;
+  });
 
 const link = fc.constantFrom(...seeds.link);
 const lesson = fc.constantFrom(...seeds.lesson);
 const input = fc.oneof(
-  fc.tuple(link.chain((s) => damagedObject(s.object)), fc.boolean()).map(([o, compress]) => ({ kind: 'link', json: JSON.stringify(o), compress })),
-  fc.tuple(link.chain((s) => damagedTextN(JSON.stringify(s.object))), fc.boolean()).map(([json, compress]) => ({ kind: 'link', json, compress })),
+  fc
+    .tuple(
+      link.chain((s) => damagedObject(s.object)),
+      fc.boolean(),
+    )
+    .map(([o, compress]) => ({ kind: 'link', json: JSON.stringify(o), compress })),
+  fc
+    .tuple(
+      link.chain((s) => damagedTextN(JSON.stringify(s.object))),
+      fc.boolean(),
+    )
+    .map(([json, compress]) => ({ kind: 'link', json, compress })),
   link.chain((s) => damagedTextN(s.text)).map((text) => ({ kind: 'link', text })),
-  fc.tuple(link, link, fc.nat(), fc.nat()).map(([a, b, i, j]) => ({ kind: 'link', text: a.text.slice(0, i % (a.text.length + 1)) + b.text.slice(j % (b.text.length + 1)) })),
+  fc
+    .tuple(link, link, fc.nat(), fc.nat())
+    .map(([a, b, i, j]) => ({ kind: 'link', text: a.text.slice(0, i % (a.text.length + 1)) + b.text.slice(j % (b.text.length + 1)) })),
   lesson.chain((s) => damagedObject(s.object)).map((o) => ({ kind: 'lesson', text: JSON.stringify(o) })),
   lesson.chain((s) => damagedTextN(s.text)).map((text) => ({ kind: 'lesson', text })),
 );
@@ -97,10 +121,13 @@ const textOf = async (x) => x.text ?? (x.compress ? v2(x.json) : v1(x.json));
 let runs = 0;
 let read = 0;
 const seed = args.seed === undefined ? Date.now() % 2 ** 31 : Number(args.seed);
-const result = await fc.check(fc.asyncProperty(input, async (x) => {
-  runs += 1;
-  if (await decode({ kind: x.kind, text: await textOf(x) })) read += 1;
-}), { numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: seconds * 1000, seed });
+const result = await fc.check(
+  fc.asyncProperty(input, async (x) => {
+    runs += 1;
+    if (await decode({ kind: x.kind, text: await textOf(x) })) read += 1;
+  }),
+  { numRuns: Number.MAX_SAFE_INTEGER, interruptAfterTimeLimit: seconds * 1000, seed },
+);
 
 if (result.failed) {
   const x = result.counterexample[0];
@@ -112,5 +139,7 @@ if (result.failed) {
   console.error(`   input written to ${file}; replay: node tests/fuzz/fuzz_link.mjs --replay ${file}`);
   process.exit(1);
 }
-console.log(`ok fuzz_link: ${result.numRuns} inputs in ${seconds} s (seed ${seed}; ${read} read as a state or lesson, ` +
-  `the others as a message; ${seeds.link.length} links and ${seeds.lesson.length} lesson files as seeds), no findings`);
+console.log(
+  `ok fuzz_link: ${result.numRuns} inputs in ${seconds} s (seed ${seed}; ${read} read as a state or lesson, ` +
+    `the others as a message; ${seeds.link.length} links and ${seeds.lesson.length} lesson files as seeds), no findings`,
+);

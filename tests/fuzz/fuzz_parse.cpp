@@ -26,8 +26,11 @@ namespace {
 bool printable_utf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {
     const unsigned char lead = static_cast<unsigned char>(s[i]);
-    const size_t length = lead < 0x80 ? 1 : lead >= 0xc2 && lead <= 0xdf ? 2
-                          : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+    const size_t length = lead < 0x80                    ? 1
+                          : lead >= 0xc2 && lead <= 0xdf ? 2
+                          : lead >= 0xe0 && lead <= 0xef ? 3
+                          : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                         : 0;
     if (length == 0 || i + length > s.size()) return false;
     uint32_t c = length == 1 ? lead : lead & (0x7f >> length);
     for (size_t k = 1; k < length; ++k) {

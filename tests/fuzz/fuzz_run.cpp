@@ -62,8 +62,8 @@ const char* known_issue(const attn::Problem& p, const attn::Trace& t) {
     const bool scaled = scale.kind == attn::Scale::Kind::Multiply || scale.kind == attn::Scale::Kind::DivideBy;
     const float as_float = static_cast<float>(scale.value);
     if (scaled && (!std::isfinite(as_float) || (as_float == 0 && scale.value != 0))) return "B3";
-    if (p.options.softcap > 0 && !(static_cast<float>(p.options.softcap) > 0 &&
-                                   std::isfinite(static_cast<float>(p.options.softcap)))) {
+    if (p.options.softcap > 0 &&
+        !(static_cast<float>(p.options.softcap) > 0 && std::isfinite(static_cast<float>(p.options.softcap)))) {
       return "B3";
     }
   }
@@ -104,7 +104,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string wrong = attn::invariants::check_against_reference(problem, trace);
     if (!wrong.empty()) {
       const char* known = known_issue(problem, trace);
-      if (!(known && skip_known())) finding("tame inputs, yet " + wrong + (known ? std::string(" (known: ") + known + ")" : ""));
+      if (!(known && skip_known()))
+        finding("tame inputs, yet " + wrong + (known ? std::string(" (known: ") + known + ")" : ""));
     }
   }
 
@@ -116,7 +117,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const uint8_t pick = data[size - 1 - k];
     const attn::Step& s = trace.steps[pick % trace.steps.size()];
     if (skip_known() && s.id == "output" && trace.heads > 1 && !problem.W_O) continue;  // B4
-    const Eigen::Index row = (pick >> 4) % (s.values.rows() + 1);  // sometimes one past the end
+    const Eigen::Index row = (pick >> 4) % (s.values.rows() + 1);                       // sometimes one past the end
     const Eigen::Index col = (pick >> 2) % (s.values.cols() + 1);
     try {
       const attn::Explanation e = attn::explain(problem, s.id, s.head, row, col);

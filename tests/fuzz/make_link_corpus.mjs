@@ -24,7 +24,10 @@ const json = (v) => JSON.parse(JSON.stringify(v));
 const v1 = (state) => `v1=${Buffer.from(JSON.stringify(state)).toString('base64url')}`;
 
 let files = 0;
-const write = (name, text) => { writeFileSync(join(out, name), text); files += 1; };
+const write = (name, text) => {
+  writeFileSync(join(out, name), text);
+  files += 1;
+};
 
 for (const preset of presets) {
   const { problem } = presetProblem(preset, engine);
@@ -35,14 +38,25 @@ for (const preset of presets) {
 
 // A teacher's exercise with notes and answers of every kind, the page's options written its own way.
 const teacher = {
-  preset: '004', exercise: { steps: ['weights:0', 'output:-1'], tolerance: 0.001, cells: { 'weights:0': [[0, 1]] }, seed: 3, teacher: true },
+  preset: '004',
+  exercise: { steps: ['weights:0', 'output:-1'], tolerance: 0.001, cells: { 'weights:0': [[0, 1]] }, seed: 3, teacher: true },
   lesson: {
     'weights:0': { say: 'Look at the first row.', ask: 'Which key wins?', answer: { kind: 'key', row: 1 } },
     'output:-1': { ask: 'What is it?', answer: { kind: 'number', row: 1, col: 1, tolerance: 0.1 } },
     'scores:0': { ask: 'Why?', answer: { kind: 'text', text: 'the dot product' } },
   },
-  open: { step: 'weights', head: 0, row: 1, col: 0 }, collapsed: ['scores:0'], hide: { inputs: ['W_Q'], steps: ['scaled'], chrome: true },
-  options: { keepMask: [[1, 0], [1, 1]], mask: 'keep', rope: { base: 100, style: 'half' }, window: [2, null] },
+  open: { step: 'weights', head: 0, row: 1, col: 0 },
+  collapsed: ['scores:0'],
+  hide: { inputs: ['W_Q'], steps: ['scaled'], chrome: true },
+  options: {
+    keepMask: [
+      [1, 0],
+      [1, 1],
+    ],
+    mask: 'keep',
+    rope: { base: 100, style: 'half' },
+    window: [2, null],
+  },
 };
 write('link-teacher-v2.txt', await share.encodeStateString(teacher));
 
@@ -52,6 +66,16 @@ fc.sample(studentStateArb, { seed: 34, numRuns: 4 }).forEach((student, i) => {
 });
 
 const lookup = presets.find((p) => p.id === 'lookup');
-write('lesson-lookup.json', share.writeLesson({ title: 'Lookup', problem: presetProblem(lookup, engine).problem, tokens: { q: ['a', 'b', 'c'], k: ['x', 'y', 'z'] }, lesson: teacher.lesson }));
-fc.sample(lessonFileArb, { seed: 34, numRuns: 3 }).forEach((file, i) => write(`lesson-schema-${i}.json`, `${JSON.stringify(json(file), null, 2)}\n`));
+write(
+  'lesson-lookup.json',
+  share.writeLesson({
+    title: 'Lookup',
+    problem: presetProblem(lookup, engine).problem,
+    tokens: { q: ['a', 'b', 'c'], k: ['x', 'y', 'z'] },
+    lesson: teacher.lesson,
+  }),
+);
+fc.sample(lessonFileArb, { seed: 34, numRuns: 3 }).forEach((file, i) =>
+  write(`lesson-schema-${i}.json`, `${JSON.stringify(json(file), null, 2)}\n`),
+);
 console.log(`wrote ${files} seeds to ${out}`);

@@ -37,18 +37,52 @@ function pack(inputs, given = {}) {
       data.push(...value.flat());
     }
   });
-  options.forEach((o, i) => { head[slots.length * slotFields.length + i] = o.name in given ? given[o.name] : NaN; });
+  options.forEach((o, i) => {
+    head[slots.length * slotFields.length + i] = o.name in given ? given[o.name] : NaN;
+  });
   return Buffer.from(new Float64Array([...head, ...data]).buffer);
 }
 
-const Q = [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 1, 1]];
+const Q = [
+  [1, 0, 1, 0],
+  [0, 2, 0, 1],
+  [1, 1, 1, 1],
+];
 const out = join(root, 'tests', 'fuzz', 'corpus', 'fuzz_wire');
 mkdirSync(out, { recursive: true });
 const seeds = {
-  'direct': pack({ Q, K: Q, V: Q }),
+  direct: pack({ Q, K: Q, V: Q }),
   'causal-heads': pack({ Q, K: Q, V: Q }, { causal: 1, heads: 2 }),
-  'text': pack({ Q: '[[1, 2], [3, 4]]', K: '1 0; 0 1', V: [[1, 2], [3, 4]] }),
-  'projections': pack({ X: Q, W_Q: [[1, 0], [0, 1], [1, 1], [0, 0]], W_K: [[1, 0], [0, 1], [1, 1], [0, 0]], W_V: [[1, 0], [0, 1], [1, 1], [0, 0]], b_Q: [[0.5, -0.5]] }),
+  text: pack({
+    Q: '[[1, 2], [3, 4]]',
+    K: '1 0; 0 1',
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  }),
+  projections: pack({
+    X: Q,
+    W_Q: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [0, 0],
+    ],
+    W_K: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [0, 0],
+    ],
+    W_V: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [0, 0],
+    ],
+    b_Q: [[0.5, -0.5]],
+  }),
 };
 for (const [name, bytes] of Object.entries(seeds)) writeFileSync(join(out, name), bytes);
 console.log(`wrote ${Object.keys(seeds).length} seeds to ${out}`);

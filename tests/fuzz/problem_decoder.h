@@ -7,7 +7,8 @@
 //           bit2 causal; bit3 float32; bit4 a mask; bit5 mask is boolean (Keep) else additive;
 //           bit6 W_O; bit7 X_kv (cross-attention)
 //   byte 1  flags B: bit0..3 b_Q, b_K, b_V, b_O; bit4-5 scale kind (SqrtDk, None, Multiply,
-//           DivideBy, or DivideBySqrt of |value| when the value is negative); bit6 softcap; bit7 free shapes (every matrix's shape read from bytes)
+//           DivideBy, or DivideBySqrt of |value| when the value is negative); bit6 softcap; bit7 free shapes (every
+//           matrix's shape read from bytes)
 //   byte 2  heads:    0..0x7f -> 1 + b % 4; 0x80.. -> a wild value (0, -1, INT_MIN, INT_MAX, b-0xc0)
 //   byte 3  kv_heads: 0..0x7f -> a divisor of heads (0 = same); 0x80.. -> wild like heads
 //   byte 4..8  L, S, d_model, d_k (per head), d_v (per head): each b % 9 (0 = empty)
@@ -39,13 +40,32 @@ class ByteReader {
   size_t remaining() const { return size_ - pos_; }
 
   double value() {
-    static const double kSpecials[] = {
-        0.0, -0.0, 1.0, -1.0, 1e300, -1e300, 1e154, -1e154,
-        std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(),
-        std::numeric_limits<double>::min(), std::numeric_limits<double>::denorm_min(),
-        -std::numeric_limits<double>::denorm_min(), 2.2e-310, 3.5e38, -3.5e38, 1e20, 1e-20,
-        std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-        std::numeric_limits<double>::quiet_NaN(), 1e-45, 65504.0, 1e10, 1e-300, 2e19};
+    static const double kSpecials[] = {0.0,
+                                       -0.0,
+                                       1.0,
+                                       -1.0,
+                                       1e300,
+                                       -1e300,
+                                       1e154,
+                                       -1e154,
+                                       std::numeric_limits<double>::max(),
+                                       -std::numeric_limits<double>::max(),
+                                       std::numeric_limits<double>::min(),
+                                       std::numeric_limits<double>::denorm_min(),
+                                       -std::numeric_limits<double>::denorm_min(),
+                                       2.2e-310,
+                                       3.5e38,
+                                       -3.5e38,
+                                       1e20,
+                                       1e-20,
+                                       std::numeric_limits<double>::infinity(),
+                                       -std::numeric_limits<double>::infinity(),
+                                       std::numeric_limits<double>::quiet_NaN(),
+                                       1e-45,
+                                       65504.0,
+                                       1e10,
+                                       1e-300,
+                                       2e19};
     constexpr int kSpecialCount = sizeof(kSpecials) / sizeof(kSpecials[0]);
     const uint8_t v = byte();
     if (v < 0xc0) return (static_cast<int>(v) - 96) / 8.0;
@@ -67,12 +87,18 @@ class ByteReader {
 
 inline int wild_int(uint8_t b) {
   switch (b & 7) {
-    case 0: return 0;
-    case 1: return -1;
-    case 2: return INT_MIN;
-    case 3: return INT_MAX;
-    case 4: return 4097;
-    default: return static_cast<int>(b) - 0xc0;  // -64 .. 63
+    case 0:
+      return 0;
+    case 1:
+      return -1;
+    case 2:
+      return INT_MIN;
+    case 3:
+      return INT_MAX;
+    case 4:
+      return 4097;
+    default:
+      return static_cast<int>(b) - 0xc0;  // -64 .. 63
   }
 }
 
@@ -91,8 +117,7 @@ inline Vector read_vector(ByteReader& in, Eigen::Index n) {
 inline Problem decode_problem(const uint8_t* data, size_t size) {
   ByteReader in(data, size);
   const uint8_t a = in.byte(), b = in.byte(), heads_byte = in.byte(), kv_byte = in.byte();
-  const bool projection = a & 1, columns = a & 2, has_mask = a & 16, keep = a & 32, has_wo = a & 64,
-             cross = a & 128;
+  const bool projection = a & 1, columns = a & 2, has_mask = a & 16, keep = a & 32, has_wo = a & 64, cross = a & 128;
   const bool free_shapes = b & 128;
 
   Problem p;
@@ -106,7 +131,8 @@ inline Problem decode_problem(const uint8_t* data, size_t size) {
     // 0 (same as heads) or a divisor of a valid heads value.
     const int h = o.heads >= 1 && o.heads <= 4 ? o.heads : 1;
     int divisors[4], n = 0;
-    for (int d = 1; d <= h; ++d) if (h % d == 0) divisors[n++] = d;
+    for (int d = 1; d <= h; ++d)
+      if (h % d == 0) divisors[n++] = d;
     o.kv_heads = kv_byte % 5 == 0 ? 0 : divisors[kv_byte % n];
   } else {
     o.kv_heads = wild_int(kv_byte);
@@ -127,8 +153,7 @@ inline Problem decode_problem(const uint8_t* data, size_t size) {
   // 0 Q/X rows, 1 K/X_kv rows, 2 V rows, 3 X cols, 4 X_kv cols, 5 W_Q rows, 6 W_K rows,
   // 7 W_V rows, 8 Q width, 9 K width, 10 V width, 11 W_O rows, 12 W_O cols, 13 mask rows,
   // 14 mask cols, 15 bias lengths.
-  Eigen::Index q[16] = {L,      S,      S,      D,           D,     D,     D,     D,
-                        h * dk, kv * dk, kv * dv, h * dv, D == 0 ? 3 : D, L, S, -1};
+  Eigen::Index q[16] = {L, S, S, D, D, D, D, D, h * dk, kv * dk, kv * dv, h * dv, D == 0 ? 3 : D, L, S, -1};
   if (perturb != 0) {
     Eigen::Index& target = q[perturb % 16];
     const int how = perturb / 16 % 3;
@@ -138,10 +163,18 @@ inline Problem decode_problem(const uint8_t* data, size_t size) {
   const int bias_delta = q[15] < 0 ? 0 : static_cast<int>(q[15]) + 1;  // perturbed bias length
 
   switch ((b >> 4) & 3) {
-    case 0: o.scale.kind = Scale::Kind::SqrtDk; break;
-    case 1: o.scale.kind = Scale::Kind::None; break;
-    case 2: o.scale.kind = Scale::Kind::Multiply; break;
-    default: o.scale.kind = Scale::Kind::DivideBy; break;
+    case 0:
+      o.scale.kind = Scale::Kind::SqrtDk;
+      break;
+    case 1:
+      o.scale.kind = Scale::Kind::None;
+      break;
+    case 2:
+      o.scale.kind = Scale::Kind::Multiply;
+      break;
+    default:
+      o.scale.kind = Scale::Kind::DivideBy;
+      break;
   }
   o.scale.value = in.value();
   // Kind 3 with a negative value: divide by the root of its magnitude (the "1/sqrt(n)" scale),
@@ -213,17 +246,17 @@ inline bool is_tame(const Problem& p) {
   auto tame = [](double v) { return std::isfinite(v) && std::abs(v) <= 1e3 && (v == 0 || std::abs(v) >= 1e-3); };
   auto all = [&](const auto& m) {
     if (!m) return true;
-    for (Eigen::Index i = 0; i < m->size(); ++i) if (!tame(m->data()[i])) return false;
+    for (Eigen::Index i = 0; i < m->size(); ++i)
+      if (!tame(m->data()[i])) return false;
     return true;
   };
-  if (!(all(p.Q) && all(p.K) && all(p.V) && all(p.X) && all(p.X_kv) && all(p.W_Q) && all(p.W_K) &&
-        all(p.W_V) && all(p.W_O) && all(p.b_Q) && all(p.b_K) && all(p.b_V) && all(p.b_O))) {
+  if (!(all(p.Q) && all(p.K) && all(p.V) && all(p.X) && all(p.X_kv) && all(p.W_Q) && all(p.W_K) && all(p.W_V) &&
+        all(p.W_O) && all(p.b_Q) && all(p.b_K) && all(p.b_V) && all(p.b_O))) {
     return false;
   }
   const Options& o = p.options;
   if (o.scale.kind == Scale::Kind::Multiply && !tame(o.scale.value)) return false;
-  if ((o.scale.kind == Scale::Kind::DivideBy || o.scale.kind == Scale::Kind::DivideBySqrt) &&
-      !tame(o.scale.value)) {
+  if ((o.scale.kind == Scale::Kind::DivideBy || o.scale.kind == Scale::Kind::DivideBySqrt) && !tame(o.scale.value)) {
     return false;
   }
   if (o.softcap != 0 && !tame(o.softcap)) return false;

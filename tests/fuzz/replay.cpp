@@ -16,8 +16,7 @@ const Eigen::IOFormat kFormat(Eigen::FullPrecision, 0, ", ", ",\n ", "[", "]", "
 template <typename M>
 void show(const char* name, const std::optional<M>& m) {
   if (!m) return;
-  std::cout << name << " (" << m->rows() << "x" << m->cols() << ") =\n"
-            << m->format(kFormat) << "\n";
+  std::cout << name << " (" << m->rows() << "x" << m->cols() << ") =\n" << m->format(kFormat) << "\n";
 }
 
 }  // namespace
@@ -35,9 +34,19 @@ int main(int argc, char** argv) {
               << " softcap=" << o.softcap
               << " mask_kind=" << (o.mask_kind == attn::MaskKind::Keep ? "keep" : "additive") << "\n";
     std::cout.precision(17);
-    show("Q", p.Q); show("K", p.K); show("V", p.V); show("X", p.X); show("X_kv", p.X_kv);
-    show("W_Q", p.W_Q); show("W_K", p.W_K); show("W_V", p.W_V); show("W_O", p.W_O);
-    show("b_Q", p.b_Q); show("b_K", p.b_K); show("b_V", p.b_V); show("b_O", p.b_O);
+    show("Q", p.Q);
+    show("K", p.K);
+    show("V", p.V);
+    show("X", p.X);
+    show("X_kv", p.X_kv);
+    show("W_Q", p.W_Q);
+    show("W_K", p.W_K);
+    show("W_V", p.W_V);
+    show("W_O", p.W_O);
+    show("b_Q", p.b_Q);
+    show("b_K", p.b_K);
+    show("b_V", p.b_V);
+    show("b_O", p.b_O);
     show("mask", o.mask);
     try {
       const attn::Trace t = attn::run(p);
@@ -46,8 +55,7 @@ int main(int argc, char** argv) {
       }
       for (const auto& w : t.warnings) std::cout << "warning: " << w << "\n";
       std::cout << "invariants: " << attn::invariants::check_trace(p, t) << "\n";
-      std::cout << "tame: " << attn::fuzzing::is_tame(p)
-                << " finite: " << attn::invariants::check_all_finite(t)
+      std::cout << "tame: " << attn::fuzzing::is_tame(p) << " finite: " << attn::invariants::check_all_finite(t)
                 << " reference: " << attn::invariants::check_against_reference(p, t) << "\n";
     } catch (const std::exception& e) {
       std::cout << "InputError: " << e.what() << "\n";

@@ -17,9 +17,7 @@
 
 namespace attn::invariants {
 
-inline std::string shape_of(const Matrix& m) {
-  return std::to_string(m.rows()) + "x" + std::to_string(m.cols());
-}
+inline std::string shape_of(const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); }
 
 /// Every weight in [0, 1], never NaN; each query's weights sum to 1 (1 minus the sink's share
 /// with a sink logit; within the precision's rounding) or are all exactly 0 for a fully masked
@@ -60,8 +58,7 @@ inline std::string check_weights(const Matrix& w, const HeadFacts& facts, const 
     }
   }
   if (!finite_fill && !sink && zero_rows != facts.fully_masked) {
-    return "head " + std::to_string(facts.head) +
-           ": the facts' fully_masked rows differ from the all-zero weight rows";
+    return "head " + std::to_string(facts.head) + ": the facts' fully_masked rows differ from the all-zero weight rows";
   }
   if (facts.weight_sums.size() != w.rows()) return "facts.weight_sums has the wrong size";
   return "";
@@ -74,10 +71,9 @@ inline bool problem_has(const Problem& p, const std::string& name) {
   if (name == "past_K") return p.past_K.has_value();
   if (name == "past_V") return p.past_V.has_value();
   const std::pair<const char*, bool> inputs[] = {
-      {"Q", p.Q.has_value()},     {"K", p.K.has_value()},     {"V", p.V.has_value()},
-      {"X", p.X.has_value()},     {"X_kv", p.X_kv.has_value()}, {"W_Q", p.W_Q.has_value()},
-      {"W_K", p.W_K.has_value()}, {"W_V", p.W_V.has_value()}, {"W_O", p.W_O.has_value()},
-      {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()},
+      {"Q", p.Q.has_value()},       {"K", p.K.has_value()},     {"V", p.V.has_value()},     {"X", p.X.has_value()},
+      {"X_kv", p.X_kv.has_value()}, {"W_Q", p.W_Q.has_value()}, {"W_K", p.W_K.has_value()}, {"W_V", p.W_V.has_value()},
+      {"W_O", p.W_O.has_value()},   {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()},
       {"b_O", p.b_O.has_value()}};
   for (const auto& [input, present] : inputs) {
     if (name == input) return present;
@@ -114,18 +110,21 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     if (s.inputs.empty() && !projection && !source) return where + " reads no step";
     if (!s.inputs.empty() && source) return where + " reads a step";
     for (int i : s.inputs) {
-      if (i < 0 || static_cast<size_t>(i) >= k) return where + " reads step " + std::to_string(i) + ", not an earlier one";
+      if (i < 0 || static_cast<size_t>(i) >= k)
+        return where + " reads step " + std::to_string(i) + ", not an earlier one";
       const Step& in = t.steps[static_cast<size_t>(i)];
       if (projection && in.id != "X_pos") return where + " reads " + in.id + " instead of X_pos";
       // Every head's rotation reads the one table of RoPE's angles.
       const bool shared = in.id == "rope_angles" && (s.id == "Q_rot" || s.id == "K_rot");
-      if (s.head >= 0 && in.head != s.head && !projection && !shared) return where + " reads a step of head " + std::to_string(in.head);
+      if (s.head >= 0 && in.head != s.head && !projection && !shared)
+        return where + " reads a step of head " + std::to_string(in.head);
     }
     if (s.id == "concat") {
       if (static_cast<int>(s.inputs.size()) != t.heads) return where + " does not read every head's output";
       for (int h = 0; h < t.heads; ++h) {
         const Step& in = t.steps[static_cast<size_t>(s.inputs[static_cast<size_t>(h)])];
-        if (in.id != "head_output" || in.head != h) return where + " reads " + in.id + " instead of head_output " + std::to_string(h);
+        if (in.id != "head_output" || in.head != h)
+          return where + " reads " + in.id + " instead of head_output " + std::to_string(h);
       }
     }
     if (projection && s.given.empty()) return where + " names no problem input";
@@ -140,8 +139,10 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     const bool key_slice = s.id == "K" || s.id == "K_rot" || s.id == "K_cache";
     const bool value_slice = s.id == "V" || s.id == "V_cache";
     const Eigen::Index width = query_slice || key_slice ? t.d_k : value_slice || s.id == "head_output" ? t.d_v : 0;
-    const Eigen::Index full = query_slice ? t.d_k * t.heads : key_slice ? t.d_k * t.kv_heads
-                              : value_slice ? t.d_v * t.kv_heads : t.d_v * t.heads;
+    const Eigen::Index full = query_slice   ? t.d_k * t.heads
+                              : key_slice   ? t.d_k * t.kv_heads
+                              : value_slice ? t.d_v * t.kv_heads
+                                            : t.d_v * t.heads;
     if (s.feature_count != width || s.feature_first < 0 || (width > 0 && s.feature_first + width > full) ||
         (width == 0 && s.feature_first != 0)) {
       return where + " has the feature slice [" + std::to_string(s.feature_first) + ", +" +
@@ -160,8 +161,8 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
     };
     // Tokens (queries or keys) run down the rows in the rows layout, across in the columns layout.
     const Axis token_axis = columns ? s.col_axis : s.row_axis;
-    if (!fits(s.row_axis, s.values.rows()) || !fits(s.col_axis, s.values.cols()) ||
-        s.row_axis == s.col_axis || token_axis == Axis::Features) {
+    if (!fits(s.row_axis, s.values.rows()) || !fits(s.col_axis, s.values.cols()) || s.row_axis == s.col_axis ||
+        token_axis == Axis::Features) {
       return where + "'s axes do not match its shape " + shape_of(s.values);
     }
   }
@@ -201,14 +202,16 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
     // per rotated pair.
     std::vector<double> positions;
     for (Eigen::Index i = 0; i < L; ++i) {
-      positions.push_back(o.query_positions.empty() ? static_cast<double>(past + i) : o.query_positions[static_cast<size_t>(i)]);
+      positions.push_back(o.query_positions.empty() ? static_cast<double>(past + i)
+                                                    : o.query_positions[static_cast<size_t>(i)]);
     }
     for (Eigen::Index j = 0; j < S; ++j) {
       positions.push_back(o.key_positions.empty() ? static_cast<double>(j) : o.key_positions[static_cast<size_t>(j)]);
     }
     if (o.rope.cos) {
       const auto rows = static_cast<double>(o.rope.cos->rows());
-      positions.erase(std::remove_if(positions.begin(), positions.end(), [&](double x) { return x >= rows; }), positions.end());
+      positions.erase(std::remove_if(positions.begin(), positions.end(), [&](double x) { return x >= rows; }),
+                      positions.end());
     }
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
@@ -247,20 +250,19 @@ inline std::string check_trace(const Problem& p, const Trace& t) {
   if (t.steps.size() != want.size()) {
     std::string ids;
     for (const Step& s : t.steps) ids += " " + s.id + std::to_string(s.head);
-    return "expected " + std::to_string(want.size()) + " steps, got " +
-           std::to_string(t.steps.size()) + ":" + ids;
+    return "expected " + std::to_string(want.size()) + " steps, got " + std::to_string(t.steps.size()) + ":" + ids;
   }
   for (size_t k = 0; k < want.size(); ++k) {
     const Step& s = t.steps[k];
     const Want& w = want[k];
     const Eigen::Index r = columns ? w.cols : w.rows, c = columns ? w.rows : w.cols;
     if (s.id != w.id || s.head != w.head) {
-      return "step " + std::to_string(k) + " is " + s.id + "/" + std::to_string(s.head) +
-             ", expected " + w.id + "/" + std::to_string(w.head);
+      return "step " + std::to_string(k) + " is " + s.id + "/" + std::to_string(s.head) + ", expected " + w.id + "/" +
+             std::to_string(w.head);
     }
     if (s.values.rows() != r || s.values.cols() != c) {
-      return "step " + s.id + " of head " + std::to_string(s.head) + " is " + shape_of(s.values) +
-             ", expected " + std::to_string(r) + "x" + std::to_string(c);
+      return "step " + s.id + " of head " + std::to_string(s.head) + " is " + shape_of(s.values) + ", expected " +
+             std::to_string(r) + "x" + std::to_string(c);
     }
     if (s.id == "weights") {
       const Matrix w_rows = columns ? Matrix(s.values.transpose()) : s.values;
@@ -324,7 +326,6 @@ inline std::string check_all_finite(const Trace& t) {
   return "";
 }
 
-
 /// The output of `p` computed again, independently: plain loops in long double, from the
 /// problem as the user gave it (no code shared with the core). Only meaningful for a problem
 /// run() accepted. `bound` receives the same sums taken over absolute values (the scale of the
@@ -359,11 +360,20 @@ inline Matrix reference_output(const Problem& p, Matrix* bound, double* max_logi
   const Eigen::Index L = Q.rows(), S = K.rows(), dk = Q.cols() / h, dv = Vv.cols() / kv;
   LD scale = 1;
   switch (o.scale.kind) {
-    case Scale::Kind::SqrtDk: scale = 1 / std::sqrt(LD(dk)); break;
-    case Scale::Kind::None: break;
-    case Scale::Kind::Multiply: scale = o.scale.value; break;
-    case Scale::Kind::DivideBy: scale = 1 / LD(o.scale.value); break;
-    case Scale::Kind::DivideBySqrt: scale = 1 / std::sqrt(LD(o.scale.value)); break;
+    case Scale::Kind::SqrtDk:
+      scale = 1 / std::sqrt(LD(dk));
+      break;
+    case Scale::Kind::None:
+      break;
+    case Scale::Kind::Multiply:
+      scale = o.scale.value;
+      break;
+    case Scale::Kind::DivideBy:
+      scale = 1 / LD(o.scale.value);
+      break;
+    case Scale::Kind::DivideBySqrt:
+      scale = 1 / std::sqrt(LD(o.scale.value));
+      break;
   }
   LMat mask = LMat::Zero(L, S);
   if (o.mask) {
@@ -450,8 +460,8 @@ inline std::string check_against_reference(const Problem& p, const Trace& t) {
       if (!(error <= tolerance * (bound(i, j) + 1e-300)) && !(f32 && error <= 0x1p-100)) {
         std::ostringstream out;
         out.precision(17);
-        out << "output (" << i << ", " << j << ") is " << t.output(i, j) << " but the reference gives "
-            << ref(i, j) << " (allowed error " << tolerance * bound(i, j) << ")";
+        out << "output (" << i << ", " << j << ") is " << t.output(i, j) << " but the reference gives " << ref(i, j)
+            << " (allowed error " << tolerance * bound(i, j) << ")";
         return out.str();
       }
     }

@@ -29,13 +29,19 @@ describe('seed 000 (np.random.seed(42), three randn(4, 8))', () => {
     // The document cuts V off after its 14th whole number.
     const v = seedPrint('000', 'V');
     assert.equal(v.values.flat().length, 14);
-    const shown = printedNumbers(v.text).slice(0, 14).map((n) => n.text).join(' ');
+    const shown = printedNumbers(v.text)
+      .slice(0, 14)
+      .map((n) => n.text)
+      .join(' ');
     assertPrinted(V.flat().slice(0, 14), shown, `V (${v.where})`);
   });
 
   test('scores, variances, weights and output as printed', () => {
     const trace = engine.run(seed000());
-    assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']);
+    assert.deepEqual(
+      trace.steps.map((s) => s.id),
+      ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output'],
+    );
     assertPrinted(step(trace, 'scores').data, seedPrint('000', 'scores'), 'scores');
     assert.deepEqual(step(trace, 'scores').shape, [4, 4]);
 
@@ -47,7 +53,10 @@ describe('seed 000 (np.random.seed(42), three randn(4, 8))', () => {
     assertPrinted(trace.output, seedPrint('000', 'output'), 'output');
     assert.deepEqual(step(trace, 'output').data, trace.output);
     assert.equal(trace.meta.scale, 1 / Math.sqrt(8));
-    assert.deepEqual(trace.facts[0].weight_sums.map((s) => Math.round(s * 1e12) / 1e12), [1, 1, 1, 1]);
+    assert.deepEqual(
+      trace.facts[0].weight_sums.map((s) => Math.round(s * 1e12) / 1e12),
+      [1, 1, 1, 1],
+    );
   });
 
   test('masked (decoder) output as printed, causal and as an additive -inf mask', () => {
@@ -58,16 +67,29 @@ describe('seed 000 (np.random.seed(42), three randn(4, 8))', () => {
     assert.equal(masked[0][1], -Infinity);
     assert.equal(step(causal, 'weights').data[0][3], 0);
 
-    const mask = [[0, '-inf', '-inf', '-inf'], [0, 0, '-inf', '-inf'], [0, 0, 0, '-inf'], [0, 0, 0, 0]];
+    const mask = [
+      [0, '-inf', '-inf', '-inf'],
+      [0, 0, '-inf', '-inf'],
+      [0, 0, 0, '-inf'],
+      [0, 0, 0, 0],
+    ];
     assertPrinted(engine.run({ ...seed000(), options: { mask } }).output, printed, 'additive mask output');
-    const keep = [[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]];
+    const keep = [
+      [true, false, false, false],
+      [true, true, false, false],
+      [true, true, true, false],
+      [true, true, true, true],
+    ];
     assertPrinted(engine.run({ ...seed000(), options: { mask: keep } }).output, printed, 'keep mask output');
   });
 });
 
 describe('seed 002 (UDL 12.1: tokens as columns, Ω and β)', () => {
   const problem = (scale) => {
-    const xs = engine.random(3, [1, 2, 3].map(() => ({ kind: 'normal', shape: [4, 1] })));
+    const xs = engine.random(
+      3,
+      [1, 2, 3].map(() => ({ kind: 'normal', shape: [4, 1] })),
+    );
     const X = xs[0].map((_, r) => xs.map((x) => x[r][0]));
     const [W_Q, W_K, W_V, b_Q, b_K, b_V] = engine.random(0, [
       ...[1, 2, 3].map(() => ({ kind: 'normal', shape: [4, 4] })),
@@ -88,7 +110,14 @@ describe('seed 002 (UDL 12.1: tokens as columns, Ω and β)', () => {
     assertPrinted(weights, seedPrint('002', 'weights'), 'attention');
     // Each column printed with 17 digits by the per-output loop; numpy's unshifted softmax rounds
     // differently in the last bits.
-    [0, 1, 2].forEach((n) => assertPrinted(weights.map((row) => row[n]), seedPrint('002', `weights_column_${n}`), `column ${n}`, 1e-12));
+    [0, 1, 2].forEach((n) =>
+      assertPrinted(
+        weights.map((row) => row[n]),
+        seedPrint('002', `weights_column_${n}`),
+        `column ${n}`,
+        1e-12,
+      ),
+    );
     assert.deepEqual(trace.output.length, 4); // D x N: tokens are columns
     assertPrinted(transpose(trace.output), seedPrint('002', 'output_T'), 'X_prime.T');
   });
@@ -150,12 +179,29 @@ describe('engine helpers', () => {
   });
 
   test('multi-head trace: per-head steps, then concat and output with head null', () => {
-    const X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
-    const I = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]];
+    const X = [
+      [1, 0, 1, 0],
+      [0, 2, 0, 2],
+      [1, 1, 1, 1],
+    ];
+    const I = [
+      [1, 0, 0, 0],
+      [0, 1, 0, 0],
+      [0, 0, 1, 0],
+      [0, 0, 0, 1],
+    ];
     const trace = engine.run({ X, W_Q: I, W_K: I, W_V: I, W_O: I, options: { heads: 2 } });
-    assert.deepEqual(trace.steps.filter((s) => s.head === 1).map((s) => s.id),
-      ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'head_output']);
-    assert.deepEqual(trace.steps.slice(-2).map((s) => [s.id, s.head]), [['concat', null], ['output', null]]);
+    assert.deepEqual(
+      trace.steps.filter((s) => s.head === 1).map((s) => s.id),
+      ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'head_output'],
+    );
+    assert.deepEqual(
+      trace.steps.slice(-2).map((s) => [s.id, s.head]),
+      [
+        ['concat', null],
+        ['output', null],
+      ],
+    );
     assert.equal(trace.facts.length, 2);
     assert.equal(trace.meta.d_k, 2);
   });
@@ -175,19 +221,38 @@ describe('engine helpers', () => {
   test('parseMatrix reads numpy output as printed in seed 000', () => {
     const printed = seedPrint('000', 'weights');
     assert.deepEqual(engine.parseMatrix(printed.text, 'weights'), printed.values);
-    assert.deepEqual(engine.parseMatrix('[1 2; 3 4]'), [[1, 2], [3, 4]]);
+    assert.deepEqual(engine.parseMatrix('[1 2; 3 4]'), [
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   test('parseMatrixDetailed: the matrix and the format it was read as', () => {
     const printed = seedPrint('000', 'weights');
     assert.deepEqual(engine.parseMatrixDetailed(printed.text, 'weights'), { values: printed.values, format: 'NumPy print output' });
-    assert.deepEqual(engine.parseMatrixDetailed('tensor([[ 0.5000, \u22121.2500],\n        [ 2.0000,  0.0000]], requires_grad=True)'),
-      { values: [[0.5, -1.25], [2, 0]], format: 'PyTorch tensor' });
-    assert.deepEqual(engine.parseMatrixDetailed('\\begin{bmatrix} 1 & -2 \\\\ 3.5 & 4 \\end{bmatrix}'),
-      { values: [[1, -2], [3.5, 4]], format: 'LaTeX bmatrix' });
+    assert.deepEqual(engine.parseMatrixDetailed('tensor([[ 0.5000, \u22121.2500],\n        [ 2.0000,  0.0000]], requires_grad=True)'), {
+      values: [
+        [0.5, -1.25],
+        [2, 0],
+      ],
+      format: 'PyTorch tensor',
+    });
+    assert.deepEqual(engine.parseMatrixDetailed('\\begin{bmatrix} 1 & -2 \\\\ 3.5 & 4 \\end{bmatrix}'), {
+      values: [
+        [1, -2],
+        [3.5, 4],
+      ],
+      format: 'LaTeX bmatrix',
+    });
     // A row copied from the page's tables: tab-separated, with the tables' U+2212 minus.
     assert.deepEqual(engine.parseMatrixDetailed('\u22120.1383\t0.2551\t\u22121.0000'), { values: [[-0.1383, 0.2551, -1]], format: 'TSV' });
-    assert.deepEqual(engine.parseMatrixDetailed('1,5;2\n3;4,25'), { values: [[1.5, 2], [3, 4.25]], format: 'semicolon-separated values with decimal commas' });
+    assert.deepEqual(engine.parseMatrixDetailed('1,5;2\n3;4,25'), {
+      values: [
+        [1.5, 2],
+        [3, 4.25],
+      ],
+      format: 'semicolon-separated values with decimal commas',
+    });
     assert.throws(() => engine.parseMatrixDetailed('[[1, 2], [3]]', 'pasted'), { message: 'pasted: row 2 has 1 number but row 1 has 2' });
     assert.throws(() => engine.parseMatrixDetailed(null), { message: 'parseMatrixDetailed takes text, got null' });
   });
@@ -198,7 +263,8 @@ describe('engine helpers', () => {
     assert.equal(engine.parseCell('-inf'), -Infinity);
     assert.throws(() => engine.parseCell('1 2', 'X', 2, 3), { message: "X: row 2, column 3: a cell holds one number but found '1 2'" });
     assert.throws(() => engine.parseCell('1,234', 'W_Q'), {
-      message: "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point",
+      message:
+        "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point",
     });
     assert.throws(() => engine.parseCell('', 'X', 1, 2), { message: 'X: row 1, column 2 is empty: type a number' });
     assert.throws(() => engine.parseCell(1.5), { message: 'parseCell takes text, got number 1.5' });
@@ -206,7 +272,10 @@ describe('engine helpers', () => {
   });
 
   test('random: one stream seeded once, every kind', () => {
-    const [a, b] = engine.random(0, [{ kind: 'normal', shape: [1, 2] }, { kind: 'normal', shape: [1, 2] }]);
+    const [a, b] = engine.random(0, [
+      { kind: 'normal', shape: [1, 2] },
+      { kind: 'normal', shape: [1, 2] },
+    ]);
     // np.random.seed(0); np.random.normal(size=4) = 1.76405235 0.40015721 0.97873798 2.2408932
     assertPrinted([a, b], '1.76405235 0.40015721 0.97873798 2.2408932', 'normal');
     const [r] = engine.random(0, [{ kind: 'rand', shape: [1, 2] }]);
@@ -224,7 +293,21 @@ describe('engine helpers', () => {
       assert.ok(s.data.flat().every((v) => typeof v === 'number'));
     }
     const before = JSON.stringify(trace);
-    engine.run({ X: Array.from({ length: 512 }, (_, i) => [i % 7, 1]), W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]], W_V: [[1, 0], [0, 1]] });
+    engine.run({
+      X: Array.from({ length: 512 }, (_, i) => [i % 7, 1]),
+      W_Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_K: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_V: [
+        [1, 0],
+        [0, 1],
+      ],
+    });
     assert.equal(JSON.stringify(trace), before); // memory growth left the earlier trace intact
   });
 
@@ -236,16 +319,34 @@ describe('engine helpers', () => {
     const text = pkg.stringify({ a: [[1, Infinity]] });
     assert.equal(text, '{\n  "a": [\n    [1, "inf"]\n  ]\n}');
     // The strings go back in as numbers.
-    const mask = [[0, -Infinity, -Infinity, -Infinity], [0, 0, -Infinity, -Infinity], [0, 0, 0, -Infinity], [0, 0, 0, 0]];
+    const mask = [
+      [0, -Infinity, -Infinity, -Infinity],
+      [0, 0, -Infinity, -Infinity],
+      [0, 0, 0, -Infinity],
+      [0, 0, 0, 0],
+    ];
     const again = engine.run(JSON.parse(pkg.stringify({ ...seed000(), options: { mask } })));
     assert.equal(step(again, 'masked').data[0][1], -Infinity);
     assert.deepEqual(again.output, trace.output);
   });
 
   test('a fully masked row gives zeros and a warning, never NaN', () => {
-    const trace = engine.run({ ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } });
+    const trace = engine.run({
+      ...seed000(),
+      options: {
+        mask: [
+          [false, false, false, false],
+          [true, true, true, true],
+          [true, true, true, true],
+          [true, true, true, true],
+        ],
+      },
+    });
     assert.deepEqual(step(trace, 'weights').data[0], [0, 0, 0, 0]);
-    assert.ok(trace.output[0].every((v) => v === 0), `output row 1 is ${trace.output[0]}`);
+    assert.ok(
+      trace.output[0].every((v) => v === 0),
+      `output row 1 is ${trace.output[0]}`,
+    );
     assert.equal(trace.warnings.length, 1);
     assert.match(trace.warnings[0], /row 1/);
     assert.deepEqual(trace.facts[0].fully_masked, [0]);

@@ -31,7 +31,10 @@ describe('attention-explorer run', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     const trace = JSON.parse(r.stdout);
-    assert.deepEqual(trace.steps.map((s) => s.id), ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output']);
+    assert.deepEqual(
+      trace.steps.map((s) => s.id),
+      ['Q', 'K', 'V', 'scores', 'scaled', 'weights', 'output'],
+    );
     assertPrinted(trace.steps[3].data[0], '-2.72357421  0.40818741  2.39601116 -1.18323729', 'scores row 1');
     assertPrinted(trace.steps[5].data[0], '0.08431243 0.25513027 0.51521078 0.14534652', 'weights row 1');
     assertPrinted(trace.output[0].slice(0, 2), '-0.1308104   0.77212573', 'output row 1');
@@ -74,10 +77,23 @@ describe('attention-explorer run', () => {
   });
 
   test('--table with -inf and a fully masked row warning', () => {
-    const problem = { ...seed000(), options: { mask: [[false, false, false, false], [true, true, true, true], [true, true, true, true], [true, true, true, true]] } };
+    const problem = {
+      ...seed000(),
+      options: {
+        mask: [
+          [false, false, false, false],
+          [true, true, true, true],
+          [true, true, true, true],
+          [true, true, true, true],
+        ],
+      },
+    };
     const r = run(['run', '--table', file('masked.json', problem)]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /\nmask \(head 1\) 4x4: Mask, M_ij = 1 if your mask keeps it; else 0\n {2}q1 +0\.0000 +0\.0000 +0\.0000 +0\.0000\n/);
+    assert.match(
+      r.stdout,
+      /\nmask \(head 1\) 4x4: Mask, M_ij = 1 if your mask keeps it; else 0\n {2}q1 +0\.0000 +0\.0000 +0\.0000 +0\.0000\n/,
+    );
     assert.match(r.stdout, /\nmasked \(head 1\) 4x4: Masked scores, S̄ = S̃ where M = 1, −∞ where M = 0\n {2}q1 +-inf +-inf +-inf +-inf\n/);
     assert.match(r.stdout, /\nwarning: .*row 1/);
   });
@@ -86,13 +102,36 @@ describe('attention-explorer run', () => {
 // One new token after two cached ones (RoPE at position 2), and a causal sliding window of 2
 // with the first token kept as a sink (docs/cli.md shows both runs).
 const ROPE_CACHE = {
-  Q: [[1, 0, 0.5, -1]], K: [[0.5, 1, -1, 0]], V: [[2, 1]],
-  past_K: [[1, 0, 0, 1], [0.2, -0.4, 1, 0.3]], past_V: [[1, 0], [0, 1]],
+  Q: [[1, 0, 0.5, -1]],
+  K: [[0.5, 1, -1, 0]],
+  V: [[2, 1]],
+  past_K: [
+    [1, 0, 0, 1],
+    [0.2, -0.4, 1, 0.3],
+  ],
+  past_V: [
+    [1, 0],
+    [0, 1],
+  ],
   options: { causal: true, rope: true },
 };
-const TOKENS = [[1, 0], [0, 1], [1, 1], [0.5, -1], [2, 0]];
+const TOKENS = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+  [0.5, -1],
+  [2, 0],
+];
 const WINDOW_SINK = {
-  Q: TOKENS, K: TOKENS, V: [[1, 0], [0, 1], [1, 1], [0, 2], [3, 0]],
+  Q: TOKENS,
+  K: TOKENS,
+  V: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0, 2],
+    [3, 0],
+  ],
   options: { causal: true, window: [1, 0], sink_tokens: 1 },
 };
 
@@ -101,21 +140,53 @@ describe('positions, RoPE, a KV cache, windows and sinks', () => {
     const r = run(['run', '--table', file('rope-cache.json', ROPE_CACHE)]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
-    assert.deepEqual(r.stdout.match(/^\S+(?= \(head 1\)| \d+x\d+:)/gm),
-      ['rope_angles', 'Q', 'K', 'V', 'Q_rot', 'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'mask', 'masked', 'weights', 'output']);
+    assert.deepEqual(r.stdout.match(/^\S+(?= \(head 1\)| \d+x\d+:)/gm), [
+      'rope_angles',
+      'Q',
+      'K',
+      'V',
+      'Q_rot',
+      'K_rot',
+      'K_cache',
+      'V_cache',
+      'scores',
+      'scaled',
+      'mask',
+      'masked',
+      'weights',
+      'output',
+    ]);
     // RoPE's angles at the positions used (cached keys 0 and 1, the query and the new key at 2), per pair.
-    assert.match(r.stdout, /^rope_angles 3x2: RoPE angles, Θ\[p, i\] = p·θ_i, θ_i = 10000\^\(−2i\/4\)\n  position 0  0\.0000  0\.0000\n  position 1  1\.0000  0\.0100\n  position 2  2\.0000  0\.0200\n/m);
-    assert.match(r.stdout, /^Q_rot \(head 1\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  q1 \(position 2\)  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m);
-    assert.match(r.stdout, /^K_cache \(head 1\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  k1 cached  1\.0000   0\.0000  0\.0000  1\.0000\n  k2 cached  0\.2000  -0\.4000  1\.0000  0\.3000\n  k3 new     0\.7012   0\.9998  0\.8708  0\.0200\n/m);
+    assert.match(
+      r.stdout,
+      /^rope_angles 3x2: RoPE angles, Θ\[p, i\] = p·θ_i, θ_i = 10000\^\(−2i\/4\)\n  position 0  0\.0000  0\.0000\n  position 1  1\.0000  0\.0100\n  position 2  2\.0000  0\.0200\n/m,
+    );
+    assert.match(
+      r.stdout,
+      /^Q_rot \(head 1\) 1x4: Rotated queries, Q_rot = RoPE\(Q\), θ_i = 10000\^\(−2i\/4\), pairs \(i, i\+2\)\n  q1 \(position 2\)  -0\.8708  0\.0200  0\.7012  -0\.9998\n/m,
+    );
+    assert.match(
+      r.stdout,
+      /^K_cache \(head 1\) 3x4: Keys with the cache, K_cache = \[K_past ; K_rot\]\n  k1 cached  1\.0000   0\.0000  0\.0000  1\.0000\n  k2 cached  0\.2000  -0\.4000  1\.0000  0\.3000\n  k3 new     0\.7012   0\.9998  0\.8708  0\.0200\n/m,
+    );
     assert.match(r.stdout, /^scores \(head 1\) 1x3: Scores, S = Q_rot·K_cacheᵀ\n  q1 \(position 2\)  -1\.8706  0\.2191  0\.0000\n/m);
     // The query sits at position 2, after the cache, so causal hides none of the 3 keys.
-    assert.match(r.stdout, /^mask \(head 1\) 1x3: Mask, M_ij = 1 if j ≤ pos\(i\) \(causal\); else 0\n  q1 \(position 2\)  1\.0000  1\.0000  1\.0000\n/m);
+    assert.match(
+      r.stdout,
+      /^mask \(head 1\) 1x3: Mask, M_ij = 1 if j ≤ pos\(i\) \(causal\); else 0\n  q1 \(position 2\)  1\.0000  1\.0000  1\.0000\n/m,
+    );
     assert.match(r.stdout, /^output 1x2: Output, O = A·V_cache\n  q1 \(position 2\)  0\.9538  0\.8435\n/m);
   });
 
   test('--table labels rows: the queries with their positions after a cache, the cached and the new keys', () => {
     const r = run(['run', '--table', file('rope-cache.json', ROPE_CACHE)]);
-    const labels = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/  /)[0]);
+    const labels = (id) =>
+      r.stdout
+        .split(/\n\n/)
+        .find((b) => b.startsWith(`${id} `))
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/  /)[0]);
     assert.deepEqual(labels('K_cache'), ['k1 cached', 'k2 cached', 'k3 new']);
     assert.deepEqual(labels('V'), ['k3 new']);
     assert.deepEqual(labels('weights'), ['q1 (position 2)']);
@@ -126,15 +197,27 @@ describe('positions, RoPE, a KV cache, windows and sinks', () => {
   test('a sliding window with a sink token: the mask step and the weights it leaves', () => {
     const r = run(['run', '--table', file('window-sink.json', WINDOW_SINK)]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^mask \(head 1\) 5x5: Mask, M_ij = 1 if j ≤ i \(causal\), i − 1 ≤ j ≤ i \(window\) or j < 1 \(sink\); else 0\n/m);
-    const table = (id) => r.stdout.split(/\n\n/).find((b) => b.startsWith(`${id} `)).split('\n').slice(1).map((l) => l.trim().split(/\s+/).slice(1)); // after the row label (q1, …)
-    assert.deepEqual(table('mask').map((row) => row.join(' ')), [
-      '1.0000 0.0000 0.0000 0.0000 0.0000',
-      '1.0000 1.0000 0.0000 0.0000 0.0000',
-      '1.0000 1.0000 1.0000 0.0000 0.0000',
-      '1.0000 0.0000 1.0000 1.0000 0.0000', // key 1 is outside the window but a sink
-      '1.0000 0.0000 0.0000 1.0000 1.0000',
-    ]);
+    assert.match(
+      r.stdout,
+      /^mask \(head 1\) 5x5: Mask, M_ij = 1 if j ≤ i \(causal\), i − 1 ≤ j ≤ i \(window\) or j < 1 \(sink\); else 0\n/m,
+    );
+    const table = (id) =>
+      r.stdout
+        .split(/\n\n/)
+        .find((b) => b.startsWith(`${id} `))
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim().split(/\s+/).slice(1)); // after the row label (q1, …)
+    assert.deepEqual(
+      table('mask').map((row) => row.join(' ')),
+      [
+        '1.0000 0.0000 0.0000 0.0000 0.0000',
+        '1.0000 1.0000 0.0000 0.0000 0.0000',
+        '1.0000 1.0000 1.0000 0.0000 0.0000',
+        '1.0000 0.0000 1.0000 1.0000 0.0000', // key 1 is outside the window but a sink
+        '1.0000 0.0000 0.0000 1.0000 1.0000',
+      ],
+    );
     assert.deepEqual(table('weights')[3], ['0.3132', '0.0000', '0.1544', '0.5323', '0.0000']);
     assert.deepEqual(table('output')[4], ['2.3794', '0.1759']);
   });
@@ -143,7 +226,11 @@ describe('positions, RoPE, a KV cache, windows and sinks', () => {
     const base = { Q: [[1, 0, 0, 0, 0, 0]], K: [[1, 0, 0, 0, 0, 0]], V: [[1]] };
     for (const [name, problem, message] of [
       ['window.json', { ...base, options: { window: [3] } }, 'options.window needs two entries, got 1'],
-      ['cache.json', { Q: [[1, 0, 0, 0]], K: [[1, 0, 0, 0]], V: [[1]], past_K: [[1, 2, 3]], past_V: [[1]] }, 'past_K has 3 columns but K has 4'],
+      [
+        'cache.json',
+        { Q: [[1, 0, 0, 0]], K: [[1, 0, 0, 0]], V: [[1]], past_K: [[1, 2, 3]], past_V: [[1]] },
+        'past_K has 3 columns but K has 4',
+      ],
       ['dims.json', { ...base, options: { rope: { dims: 3 } } }, 'rope dims must be even and at most d_k = 6 (got 3)'],
     ]) {
       const r = run(['run', file(name, problem)]);
@@ -187,7 +274,16 @@ describe('exit codes and messages', () => {
   });
 
   test('bad usage: 2 and a usage line', () => {
-    for (const args of [[], ['frobnicate'], ['run', '--tabel'], ['run', 'a.json', 'b.json'], ['run', '--digits', 'x'], ['run', '--digits'], ['run', '--digits', '-3'], ['run', '--table=yes']]) {
+    for (const args of [
+      [],
+      ['frobnicate'],
+      ['run', '--tabel'],
+      ['run', 'a.json', 'b.json'],
+      ['run', '--digits', 'x'],
+      ['run', '--digits'],
+      ['run', '--digits', '-3'],
+      ['run', '--table=yes'],
+    ]) {
       const r = run(args);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /\nusage: attention-explorer run /, args.join(' '));

@@ -17,7 +17,10 @@ const rgb = (css) => css.match(/\d+/g).map(Number);
 /** WCAG 2 contrast ratio of two sRGB colours, written out here independently of colours.js. */
 function contrast(a, b) {
   const lum = (c) => {
-    const [r, g, bl] = c.map((v) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+    const [r, g, bl] = c.map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
     return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
   };
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
@@ -38,7 +41,10 @@ test('probabilities: a fixed 0–1 scale, so a uniform row of 0.25 is drawn at 0
 });
 
 test('signed values: symmetric about 0 up to the largest |value|, 0 in the neutral middle', () => {
-  const data = [[-1, 3], [0.5, -Infinity]];
+  const data = [
+    [-1, 3],
+    [0.5, -Infinity],
+  ];
   const scale = colourScale(data, 'signed');
   assert.deepEqual(colourRange(data, 'signed'), [-3, 3]);
   assert.equal(scale(0).bg, 'rgb(247,247,247)');
@@ -52,7 +58,10 @@ test('keep-masks and additive biases have scales of their own', () => {
   assert.deepEqual(colourRange([[1, 1]], 'keep_mask'), [0, 1], 'an all-kept mask still reads as kept');
   assert.equal(keep(0).bg, 'rgb(150,150,150)', 'hidden: grey, as masked cells everywhere');
   assert.equal(keep(1).bg, 'rgb(254,227,145)');
-  const bias = [[0, -2, -Infinity], [-1, 0, 0.5]];
+  const bias = [
+    [0, -2, -Infinity],
+    [-1, 0, 0.5],
+  ];
   const b = colourScale(bias, 'additive_bias');
   assert.deepEqual(colourRange(bias, 'additive_bias'), [-2, 2]);
   assert.equal(b(-2).bg, 'rgb(84,39,136)', 'a bias is purple–orange, never a score’s blue–red');
@@ -90,13 +99,40 @@ test('numbers that round to 0 at the chosen decimals: 0 in tables, full digits e
 });
 
 test('an SVG heatmap: the whole title, the axes, a colour bar with its meaning, masked cells grey', () => {
-  const Q = [[0, 0], [0, 0], [0, 0], [0, 0]];
-  const trace = engine.run({ Q, K: [[1, 0], [0, 1], [1, 1], [2, 1]], V: [[1, 2], [3, 4], [5, 6], [7, 8]], options: { causal: true } });
+  const Q = [
+    [0, 0],
+    [0, 0],
+    [0, 0],
+    [0, 0],
+  ];
+  const trace = engine.run({
+    Q,
+    K: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+      [2, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+      [5, 6],
+      [7, 8],
+    ],
+    options: { causal: true },
+  });
   const weights = trace.steps.find((s) => s.id === 'weights');
   const masked = trace.steps[weights.inputs[0]].data.map((row) => row.map((v) => v === -Infinity));
   const title = 'Attention weights, head 1 (4 × 4)';
   const tokens = ['w1', 'w2', 'w3', 'w4'];
-  const svg = heatmapSvg(weights, { title, rowLabels: tokens, colLabels: tokens, axisTitles: { rows: 'query', cols: 'key' }, masked, decimals: 3 });
+  const svg = heatmapSvg(weights, {
+    title,
+    rowLabels: tokens,
+    colLabels: tokens,
+    axisTitles: { rows: 'query', cols: 'key' },
+    masked,
+    decimals: 3,
+  });
   const width = Number(/<svg [^>]*width="(\d+)"/.exec(svg)[1]);
   const titleText = /<text [^>]*font-size="14"[^>]*>([^<]*)<\/text>/.exec(svg);
   assert.equal(titleText[1], title, 'the title is written whole');
@@ -104,11 +140,18 @@ test('an SVG heatmap: the whole title, the axes, a colour bar with its meaning, 
   assert.ok(width >= 8 + title.length * 14 * 0.6, `the SVG is ${width} px wide for a ${title.length}-character title`);
   assert.ok(svg.includes('>query ↓  key →</text>'), 'axis names');
   for (const t of tokens) assert.ok(svg.includes(`>${t}</text>`), `label ${t}`);
-  assert.match(svg, /<linearGradient id="bar-weights0"><stop offset="0.000" stop-color="rgb\(253,231,37\)"\/>.*stop-color="rgb\(68,1,84\)"\/><\/linearGradient>/);
+  assert.match(
+    svg,
+    /<linearGradient id="bar-weights0"><stop offset="0.000" stop-color="rgb\(253,231,37\)"\/>.*stop-color="rgb\(68,1,84\)"\/><\/linearGradient>/,
+  );
   assert.ok(svg.includes('fill="url(#bar-weights0)"'), 'the colour bar is drawn with its ramp');
-  assert.ok(svg.includes('>weight, 0 to 1</text>') && svg.includes('>0.00</text>') && svg.includes('>1.00</text>'), 'the bar names its meaning and ends');
+  assert.ok(
+    svg.includes('>weight, 0 to 1</text>') && svg.includes('>0.00</text>') && svg.includes('>1.00</text>'),
+    'the bar names its meaning and ends',
+  );
   // Row 2 of causal attention over uniform (zero) queries: 0.5, 0.5, then two hidden keys.
-  const cell = (i, j) => new RegExp(`<rect x="\\d+" y="\\d+" width="48" height="48" fill="([^"]+)"><title>${i},${j}: ([^<]+)</title>`).exec(svg);
+  const cell = (i, j) =>
+    new RegExp(`<rect x="\\d+" y="\\d+" width="48" height="48" fill="([^"]+)"><title>${i},${j}: ([^<]+)</title>`).exec(svg);
   assert.equal(cell(2, 1)[2], '0.5');
   assert.equal(cell(2, 1)[1], colourScale([[0]], 'probability')(0.5).bg, '0.5 at its own colour');
   assert.equal(cell(4, 1)[2], '0.25');
@@ -121,7 +164,10 @@ test('weights: perceptually ordered, no washed-out low end, never the grey of a 
   const scale = colourScale([[0]], 'probability');
   /** CIE L* (lightness, 0 black to 100 white) of an sRGB colour. */
   const lightness = (c) => {
-    const [r, g, b] = c.map((v) => { const s = v / 255; return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
+    const [r, g, b] = c.map((v) => {
+      const s = v / 255;
+      return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
     const Y = 0.2126 * r + 0.7152 * g + 0.0722 * b;
     return Y > 216 / 24389 ? 116 * Math.cbrt(Y) - 16 : (24389 / 27) * Y;
   };

@@ -8,18 +8,43 @@ import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
 
-const { answered, attributeSet, edited, failed, initialComponent, loaded, problemSet, status, withCell } = await import(`${dist}component-state.js`);
+const { answered, attributeSet, edited, failed, initialComponent, loaded, problemSet, status, withCell } = await import(
+  `${dist}component-state.js`
+);
 const { createStore } = await import(`${dist}store.js`);
 
-const problem = { Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]], options: { bias: [0.5, -0.5] } };
+const problem = {
+  Q: [
+    [1, 0],
+    [0, 1],
+  ],
+  K: [
+    [1, 0],
+    [0, 1],
+  ],
+  V: [
+    [1, 2],
+    [3, 4],
+  ],
+  options: { bias: [0.5, -0.5] },
+};
 const trace = { steps: [], meta: {} };
 
 test('a load: the problem, its names and notes, a new count, no answers or error', () => {
   const s0 = answered(failed(initialComponent(), 'boom'), 'weights:0', { right: true, reason: 'yes' });
   const s = loaded(s0, { problem, tokens: { q: ['a', 'b'] }, title: 'T', lesson: { 'weights:0': { ask: '?' } } }, trace);
-  assert.deepEqual({ ...s, problem: null }, {
-    ...initialComponent(), problem: null, tokens: { q: ['a', 'b'] }, title: 'T', lesson: { 'weights:0': { ask: '?' } }, loaded: 1, trace,
-  });
+  assert.deepEqual(
+    { ...s, problem: null },
+    {
+      ...initialComponent(),
+      problem: null,
+      tokens: { q: ['a', 'b'] },
+      title: 'T',
+      lesson: { 'weights:0': { ask: '?' } },
+      loaded: 1,
+      trace,
+    },
+  );
   assert.deepEqual(s0.verdicts, { 'weights:0': { right: true, reason: 'yes' } });
   assert.equal(loaded(s, s, trace).loaded, 2, 'a load of the problem it has (no source) counts too');
 });
@@ -33,13 +58,26 @@ test('the problem property: token names and a lesson belong to the old problem',
   assert.equal(s.trace, null);
 });
 
-test('an edit: one number changed in a copy, the inputs\' count kept; a bad one keeps the trace', () => {
+test("an edit: one number changed in a copy, the inputs' count kept; a bad one keeps the trace", () => {
   const s = loaded(initialComponent(), { problem }, trace);
   const next = withCell(problem, 'Q', 1, 0, -2.5);
-  assert.deepEqual(next.Q, [[1, 0], [-2.5, 1]]);
-  assert.deepEqual(problem.Q, [[1, 0], [0, 1]], 'the old problem is unchanged');
+  assert.deepEqual(next.Q, [
+    [1, 0],
+    [-2.5, 1],
+  ]);
+  assert.deepEqual(
+    problem.Q,
+    [
+      [1, 0],
+      [0, 1],
+    ],
+    'the old problem is unchanged',
+  );
   assert.equal(next.K, problem.K, 'the other inputs are shared, not copied');
-  assert.deepEqual(withCell(problem, 'V', 0, 1, 7).V, [[1, 7], [3, 4]]);
+  assert.deepEqual(withCell(problem, 'V', 0, 1, 7).V, [
+    [1, 7],
+    [3, 4],
+  ]);
   const t2 = { steps: [1], meta: {} };
   const e = edited(failed(s, 'x', true), next, t2);
   assert.equal(e.loaded, 1);
@@ -59,9 +97,18 @@ test('vector inputs are one row', () => {
 test('the store redraws a view when its part changed: an attribute, an answer, not the same text again', () => {
   const store = createStore(loaded(initialComponent(), { problem }, trace), { schedule: () => {} });
   const drawn = [];
-  store.subscribe((s) => [s.loaded, s.attributes.inputs], ([n, inputs]) => drawn.push(`frame ${n} ${inputs}`));
-  store.subscribe((s) => [s.trace, s.verdicts, s.attributes.steps], () => drawn.push('steps'));
-  store.subscribe((s) => s.status, (t) => drawn.push(t));
+  store.subscribe(
+    (s) => [s.loaded, s.attributes.inputs],
+    ([n, inputs]) => drawn.push(`frame ${n} ${inputs}`),
+  );
+  store.subscribe(
+    (s) => [s.trace, s.verdicts, s.attributes.steps],
+    () => drawn.push('steps'),
+  );
+  store.subscribe(
+    (s) => s.status,
+    (t) => drawn.push(t),
+  );
   store.dispatch(attributeSet, 'steps', 'weights');
   store.dispatch(answered, 'weights:0', { right: false, reason: 'no' });
   store.flush();
@@ -69,5 +116,12 @@ test('the store redraws a view when its part changed: an attribute, an answer, n
   store.dispatch(attributeSet, 'inputs', 'Q');
   store.dispatch(status, 'Loading the lesson from x…');
   store.flush();
-  assert.deepEqual(drawn, ['frame 1 undefined', 'steps', 'Loading the attention engine…', 'steps', 'frame 1 Q', 'Loading the lesson from x…']);
+  assert.deepEqual(drawn, [
+    'frame 1 undefined',
+    'steps',
+    'Loading the attention engine…',
+    'steps',
+    'frame 1 Q',
+    'Loading the lesson from x…',
+  ]);
 });

@@ -18,8 +18,14 @@ function declared(dts) {
 }
 
 const ENTRIES = [
-  ['index.js', 'index.d.ts'], ['node.js', 'index.d.ts'], ['fast-index.js', 'fast-index.d.ts'], ['fast-node.js', 'fast-index.d.ts'],
-  ['component.js', 'component.d.ts'], ['widget.js', 'widget.d.ts'], ['playground.js', 'playground.d.ts'], ['share.js', 'share.d.ts'],
+  ['index.js', 'index.d.ts'],
+  ['node.js', 'index.d.ts'],
+  ['fast-index.js', 'fast-index.d.ts'],
+  ['fast-node.js', 'fast-index.d.ts'],
+  ['component.js', 'component.d.ts'],
+  ['widget.js', 'widget.d.ts'],
+  ['playground.js', 'playground.d.ts'],
+  ['share.js', 'share.d.ts'],
 ];
 
 for (const [entry, dts] of ENTRIES) {

@@ -14,7 +14,11 @@ before(async () => {
   engine = await pkg.loadAttention();
 });
 
-const Q = [[1, 0], [0, 1], [1, 1]];
+const Q = [
+  [1, 0],
+  [0, 1],
+  [1, 1],
+];
 const ok = () => ({ Q, K: Q, V: Q });
 
 /** `fn` throws an Error (not a bare number) whose message matches `pattern`. */
@@ -33,8 +37,11 @@ function throwsError(fn, pattern, field) {
 
 describe('problem JSON checked in JS', () => {
   test('unknown keys, with a suggestion', () => {
-    throwsError(() => engine.run({ ...ok(), options: { casual: true } }),
-      /^unknown option 'casual' \(did you mean 'causal'\?\)$/, 'options.casual');
+    throwsError(
+      () => engine.run({ ...ok(), options: { casual: true } }),
+      /^unknown option 'casual' \(did you mean 'causal'\?\)$/,
+      'options.casual',
+    );
     throwsError(() => engine.run({ ...ok(), Wq: Q }), /^unknown key 'Wq' \(did you mean 'W_Q'\?\)$/, 'Wq');
     throwsError(() => engine.run({ ...ok(), bogus: 1 }), /unknown key 'bogus'; expected one of Q, K, V, X/);
     throwsError(() => engine.run({ ...ok(), options: { precison: 'float32' } }), /did you mean 'precision'/);
@@ -49,8 +56,19 @@ describe('problem JSON checked in JS', () => {
   test('matrices: wrong types, ragged rows, bad entries, empty', () => {
     throwsError(() => engine.run({ ...ok(), Q: 5 }), /^Q is number 5: expected a nested array of numbers or a string$/, 'Q');
     throwsError(() => engine.run({ ...ok(), K: [[1, 2], [3]] }), /^K row 2 has 1 number but row 1 has 2$/, 'K');
-    throwsError(() => engine.run({ ...ok(), V: [[1, 'x'], [3, 4], [5, 6]] }),
-      /^V row 1, column 2 is "x": expected a number or "inf", "-inf", "nan"$/, 'V');
+    throwsError(
+      () =>
+        engine.run({
+          ...ok(),
+          V: [
+            [1, 'x'],
+            [3, 4],
+            [5, 6],
+          ],
+        }),
+      /^V row 1, column 2 is "x": expected a number or "inf", "-inf", "nan"$/,
+      'V',
+    );
     throwsError(() => engine.run({ ...ok(), Q: [] }), /^Q is empty$/);
     throwsError(() => engine.run({ ...ok(), Q: [[]] }), /^Q is empty$/);
     throwsError(() => engine.run({ ...ok(), Q: [[1, 2], 3] }), /^Q mixes numbers and lists/);
@@ -61,19 +79,39 @@ describe('problem JSON checked in JS', () => {
   });
 
   test('biases', () => {
-    const X = [[1, 0], [0, 1]];
+    const X = [
+      [1, 0],
+      [0, 1],
+    ];
     const base = { X, W_Q: X, W_K: X, W_V: X };
     throwsError(() => engine.run({ ...base, b_Q: 'abc' }), /b_Q/);
     throwsError(() => engine.run({ ...base, b_Q: {} }), /^b_Q is an object: expected a list of numbers or a string$/, 'b_Q');
     throwsError(() => engine.run({ ...base, b_K: [] }), /^b_K is empty$/);
-    throwsError(() => engine.run({ ...base, b_V: [[1, 2], [3, 4]] }), /^b_V is 2x2: expected a list of numbers$/);
+    throwsError(
+      () =>
+        engine.run({
+          ...base,
+          b_V: [
+            [1, 2],
+            [3, 4],
+          ],
+        }),
+      /^b_V is 2x2: expected a list of numbers$/,
+    );
     throwsError(() => engine.run({ ...base, b_V: [1, null] }), /^b_V entry 2 is null/);
   });
 
   test('options: each wrong type or value', () => {
     const run = (options) => () => engine.run({ ...ok(), options });
-    throwsError(run({ layout: 'row' }), /^options.layout must be "rows" or "columns", got "row" \(did you mean 'rows'\?\)$/, 'options.layout');
-    throwsError(run({ scale: 'sqrtdk' }), /^options.scale must be "sqrt_dk", "none", a number, "1\/sqrt\(<n>\)" or "1\/<n>", got "sqrtdk" \(did you mean 'sqrt_dk'\?\)$/);
+    throwsError(
+      run({ layout: 'row' }),
+      /^options.layout must be "rows" or "columns", got "row" \(did you mean 'rows'\?\)$/,
+      'options.layout',
+    );
+    throwsError(
+      run({ scale: 'sqrtdk' }),
+      /^options.scale must be "sqrt_dk", "none", a number, "1\/sqrt\(<n>\)" or "1\/<n>", got "sqrtdk" \(did you mean 'sqrt_dk'\?\)$/,
+    );
     throwsError(run({ scale: Infinity }), /^options.scale must be a finite number/);
     throwsError(run({ scale: '1/sqrt(-3)' }), /^options.scale must be/);
     throwsError(run({ scale: true }), /^options.scale must be/);
@@ -82,7 +120,16 @@ describe('problem JSON checked in JS', () => {
     throwsError(run({ heads: 1.5 }), /^options.heads must be a positive integer, got number 1.5$/, 'options.heads');
     throwsError(run({ kv_heads: 0 }), /^options.kv_heads must be a positive integer/);
     throwsError(run({ precision: 'float16' }), /^options.precision must be "float64" or "float32", got "float16"/);
-    throwsError(run({ mask: [[true, 0, 0], [0, 0, 0], [0, 0, 0]] }), /^options.mask mixes booleans and numbers/);
+    throwsError(
+      run({
+        mask: [
+          [true, 0, 0],
+          [0, 0, 0],
+          [0, 0, 0],
+        ],
+      }),
+      /^options.mask mixes booleans and numbers/,
+    );
     throwsError(run({ mask: 'nonsense' }), /mask/);
   });
 });
@@ -92,7 +139,19 @@ describe('errors from the core, as JS Errors with its message', () => {
     const e = throwsError(() => engine.run({ Q, K: [[1, 2]], V: Q }), /K has 1 rows but V has 3.*K is 1x2, V is 3x2/);
     assert.ok(!(e instanceof TypeError));
     throwsError(() => engine.run({ Q: [[1, 2, 3]], K: Q, V: Q }), /Q.*3.*K.*2|K.*2.*Q.*3/);
-    throwsError(() => engine.run({ ...ok(), options: { mask: [[0, 0], [0, 0]] } }), /^mask is 2x2 but the scores are 3x3/);
+    throwsError(
+      () =>
+        engine.run({
+          ...ok(),
+          options: {
+            mask: [
+              [0, 0],
+              [0, 0],
+            ],
+          },
+        }),
+      /^mask is 2x2 but the scores are 3x3/,
+    );
     throwsError(() => engine.run({ X: [[1, 0]], W_Q: [[1], [0], [0]], W_K: [[1], [0]], W_V: [[1], [0]] }), /W_Q has 3 rows/);
     throwsError(() => engine.run({ Q }), /K is missing/);
     throwsError(() => engine.run({}), /no inputs/);
@@ -100,20 +159,95 @@ describe('errors from the core, as JS Errors with its message', () => {
   });
 
   test('non-finite inputs are refused with their position', () => {
-    throwsError(() => engine.run({ ...ok(), Q: [[1, 'inf'], [0, 1], [1, 1]] }), /^Q row 1, column 2 is inf: inputs must be finite/);
-    throwsError(() => engine.run({ ...ok(), V: [[1, 'nan'], [0, 1], [1, 1]] }), /^V row 1, column 2 is nan/);
-    throwsError(() => engine.run({ ...ok(), options: { mask: [[0, 'inf', 0], [0, 0, 0], [0, 0, 0]] } }), /^mask row 1, column 2 is inf/);
+    throwsError(
+      () =>
+        engine.run({
+          ...ok(),
+          Q: [
+            [1, 'inf'],
+            [0, 1],
+            [1, 1],
+          ],
+        }),
+      /^Q row 1, column 2 is inf: inputs must be finite/,
+    );
+    throwsError(
+      () =>
+        engine.run({
+          ...ok(),
+          V: [
+            [1, 'nan'],
+            [0, 1],
+            [1, 1],
+          ],
+        }),
+      /^V row 1, column 2 is nan/,
+    );
+    throwsError(
+      () =>
+        engine.run({
+          ...ok(),
+          options: {
+            mask: [
+              [0, 'inf', 0],
+              [0, 0, 0],
+              [0, 0, 0],
+            ],
+          },
+        }),
+      /^mask row 1, column 2 is inf/,
+    );
   });
 
-  test('the core\'s errors carry the input they concern: field, fields, row and column (1-based)', () => {
+  test("the core's errors carry the input they concern: field, fields, row and column (1-based)", () => {
     const at = (e) => [e.field, e.fields, e.row, e.column];
-    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), V: [[1, 'nan'], [0, 1], [1, 1]] }), /^V row 1/)), ['V', ['V'], 1, 2]);
+    assert.deepEqual(
+      at(
+        throwsError(
+          () =>
+            engine.run({
+              ...ok(),
+              V: [
+                [1, 'nan'],
+                [0, 1],
+                [1, 1],
+              ],
+            }),
+          /^V row 1/,
+        ),
+      ),
+      ['V', ['V'], 1, 2],
+    );
     assert.deepEqual(at(throwsError(() => engine.run({ Q, K: [[1, 2]], V: Q }), /^K has 1 rows/)), ['V', ['V', 'K'], undefined, undefined]);
-    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { mask: [[0, 'inf', 0], [0, 0, 0], [0, 0, 0]] } }), /^mask row 1/)),
-      ['options.mask', ['options.mask'], 1, 2]);
-    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { heads: 3 } }), /heads = 3/)), ['options.heads', ['options.heads', 'Q'], undefined, undefined]);
-    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { score_fn: 'sigmoid', attention: 'linear' } }), /exclude one another/)),
-      ['options.attention', ['options.attention', 'options.score_fn'], undefined, undefined]);
+    assert.deepEqual(
+      at(
+        throwsError(
+          () =>
+            engine.run({
+              ...ok(),
+              options: {
+                mask: [
+                  [0, 'inf', 0],
+                  [0, 0, 0],
+                  [0, 0, 0],
+                ],
+              },
+            }),
+          /^mask row 1/,
+        ),
+      ),
+      ['options.mask', ['options.mask'], 1, 2],
+    );
+    assert.deepEqual(at(throwsError(() => engine.run({ ...ok(), options: { heads: 3 } }), /heads = 3/)), [
+      'options.heads',
+      ['options.heads', 'Q'],
+      undefined,
+      undefined,
+    ]);
+    assert.deepEqual(
+      at(throwsError(() => engine.run({ ...ok(), options: { score_fn: 'sigmoid', attention: 'linear' } }), /exclude one another/)),
+      ['options.attention', ['options.attention', 'options.score_fn'], undefined, undefined],
+    );
     // A problem-wide error concerns no one input.
     assert.deepEqual(at(throwsError(() => engine.run({}), /no inputs/)), [undefined, undefined, undefined, undefined]);
   });
@@ -126,8 +260,10 @@ describe('errors from the core, as JS Errors with its message', () => {
   });
 
   test('runAll names the problem', () => {
-    const e = throwsError(() => engine.runAll([ok(), ok(), { ...ok(), options: { casual: true } }]),
-      /^problem 3 of 3: unknown option 'casual' \(did you mean 'causal'\?\)$/);
+    const e = throwsError(
+      () => engine.runAll([ok(), ok(), { ...ok(), options: { casual: true } }]),
+      /^problem 3 of 3: unknown option 'casual' \(did you mean 'causal'\?\)$/,
+    );
     assert.equal(e.problemIndex, 2);
     assert.equal(e.field, 'options.casual');
     const core = throwsError(() => engine.runAll([{ Q, K: [[1, 2]], V: Q }]), /^problem 1 of 1: K has 1 rows but V has 3/);
@@ -148,9 +284,15 @@ describe('errors from the core, as JS Errors with its message', () => {
     throwsError(() => engine.random(-1, []), /^seed must be an integer from 0 to 2\*\*32 - 1/);
     throwsError(() => engine.random(2 ** 32, []), /^seed must be/);
     throwsError(() => engine.random(0, {}), /^draws is an object: expected an array of draws$/);
-    throwsError(() => engine.random(0, [{ kind: 'uniform', shape: [1, 1] }]), /^draws\[0\].kind must be "randn" or "normal" or "rand" or "randint"/);
+    throwsError(
+      () => engine.random(0, [{ kind: 'uniform', shape: [1, 1] }]),
+      /^draws\[0\].kind must be "randn" or "normal" or "rand" or "randint"/,
+    );
     throwsError(() => engine.random(0, [{ kind: 'randn', shape: [0, 1] }]), /^draws\[0\].shape must be \[rows, columns\]/);
-    throwsError(() => engine.random(0, [{ kind: 'randn', shape: [1, 1], shap: 1 }]), /^draws\[0\]: unknown key 'shap' \(did you mean 'shape'\?\)/);
+    throwsError(
+      () => engine.random(0, [{ kind: 'randn', shape: [1, 1], shap: 1 }]),
+      /^draws\[0\]: unknown key 'shap' \(did you mean 'shape'\?\)/,
+    );
     throwsError(() => engine.random(0, [{ kind: 'randint', shape: [1, 1] }]), /^draws\[0\].high is missing/);
     throwsError(() => engine.random(0, [{ kind: 'randint', shape: [1, 1], low: 5, high: 5 }]), /low|high/);
     throwsError(() => engine.random(0, [{ kind: 'normal', shape: [1, 1], scale: 'big' }]), /^draws\[0\].scale must be a finite number/);
@@ -164,8 +306,9 @@ describe('errors from the core, as JS Errors with its message', () => {
 
 describe('loading failures name the URL or path tried', () => {
   test('a missing file', async () => {
-    await assert.rejects(pkg.loadAttention({ wasmUrl: '/nonexistent/attention.wasm' }),
-      { message: 'could not load the WebAssembly module from /nonexistent/attention.wasm: no such file' });
+    await assert.rejects(pkg.loadAttention({ wasmUrl: '/nonexistent/attention.wasm' }), {
+      message: 'could not load the WebAssembly module from /nonexistent/attention.wasm: no such file',
+    });
   });
 
   test('a file that is not WebAssembly', async () => {
@@ -189,10 +332,12 @@ describe('loading failures name the URL or path tried', () => {
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${server.address().port}`;
     try {
-      await assert.rejects(pkg.loadAttention({ wasmUrl: `${base}/missing.wasm` }),
-        { message: `could not load the WebAssembly module from ${base}/missing.wasm: HTTP 404 Not Found` });
-      await assert.rejects(pkg.loadAttention({ wasmUrl: `${base}/page.wasm` }),
-        (error) => error.message.startsWith(`${base}/page.wasm is not a WebAssembly module`));
+      await assert.rejects(pkg.loadAttention({ wasmUrl: `${base}/missing.wasm` }), {
+        message: `could not load the WebAssembly module from ${base}/missing.wasm: HTTP 404 Not Found`,
+      });
+      await assert.rejects(pkg.loadAttention({ wasmUrl: `${base}/page.wasm` }), (error) =>
+        error.message.startsWith(`${base}/page.wasm is not a WebAssembly module`),
+      );
     } finally {
       server.close();
     }
@@ -205,9 +350,12 @@ describe('loading failures name the URL or path tried', () => {
 test('an uncaught input error shows a readable line and the caller in its stack', async () => {
   const { spawnSync } = await import('node:child_process');
   const script = `${tmpdir()}/attention-uncaught-${process.pid}.mjs`;
-  await writeFile(script, `import { loadAttention } from ${JSON.stringify(`${dist}node.js`)};\n` +
-    'const engine = await loadAttention();\n' +
-    'engine.run({ Q: [[1, 2], [3, 4]], K: [[1, 2, 3]], V: [[1, 2]] });\n');
+  await writeFile(
+    script,
+    `import { loadAttention } from ${JSON.stringify(`${dist}node.js`)};\n` +
+      'const engine = await loadAttention();\n' +
+      'engine.run({ Q: [[1, 2], [3, 4]], K: [[1, 2, 3]], V: [[1, 2]] });\n',
+  );
   const r = spawnSync(process.execPath, [script], { encoding: 'utf8' });
   await rm(script, { force: true });
   assert.notEqual(r.status, 0);

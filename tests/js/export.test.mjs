@@ -11,8 +11,21 @@ import { dist, repo } from './helpers.mjs';
 
 const pkg = await import(`${dist}node.js`);
 const {
-  loadAttention, presetProblem, findPreset, solutionLatex, stepLatex, cellLatex,
-  stepCsv, traceCsv, parseCsv, traceJson, heatmapSvg, matrixCsv, formatNumber, texNumber, matrixToText,
+  loadAttention,
+  presetProblem,
+  findPreset,
+  solutionLatex,
+  stepLatex,
+  cellLatex,
+  stepCsv,
+  traceCsv,
+  parseCsv,
+  traceJson,
+  heatmapSvg,
+  matrixCsv,
+  formatNumber,
+  texNumber,
+  matrixToText,
 } = pkg;
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
@@ -33,8 +46,10 @@ test('CSV round-trips every step exactly, -inf included, and the whole trace as 
       assert.deepEqual(engine.parseMatrix(stepCsv(step), step.id), step.data);
     }
     const long = parseCsv(traceCsv(trace));
-    assert.deepEqual(long.steps.map(({ id, head, shape, data }) => ({ id, head, shape, data })),
-      trace.steps.map(({ id, head, shape, data }) => ({ id, head, shape, data })));
+    assert.deepEqual(
+      long.steps.map(({ id, head, shape, data }) => ({ id, head, shape, data })),
+      trace.steps.map(({ id, head, shape, data }) => ({ id, head, shape, data })),
+    );
   }
   const weights = engine.run(preset('000')).steps.find((s) => s.id === 'weights');
   const labelled = stepCsv(weights, { rowLabels: ['w1', 'w2', 'w3', 'w4'], colLabels: ['w1', 'w2', 'w3', 'w4'] });
@@ -112,7 +127,12 @@ test('LaTeX carries the trace numbers: seed 000 weights and a worked softmax', (
   const concat = htrace.steps.find((s) => s.id === 'concat');
   const last = concat.shape[1] - 1;
   const c = cellLatex(engine.explain(multi, { step: 'concat', head: null, row: 0, col: last }), htrace);
-  assert.match(c, new RegExp(`^\\\\begin\\{aligned\\}\\nH_\\{1,${last + 1}\\} &= \\(\\\\text\\{head\\}_\\{${htrace.meta.heads}\\}\\)_\\{1,${htrace.meta.d_v}\\}`));
+  assert.match(
+    c,
+    new RegExp(
+      `^\\\\begin\\{aligned\\}\\nH_\\{1,${last + 1}\\} &= \\(\\\\text\\{head\\}_\\{${htrace.meta.heads}\\}\\)_\\{1,${htrace.meta.d_v}\\}`,
+    ),
+  );
 });
 
 test('SVG heatmap: one rect per cell, colours from the values, labels, numbers', () => {
@@ -141,7 +161,11 @@ test('SVG heatmap: one rect per cell, colours from the values, labels, numbers',
 });
 
 test('large problems: LaTeX elides to 16 × 16 with dots and still renders; SVG stays small', () => {
-  const [Q, K, V] = engine.random(3, [{ kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }, { kind: 'randn', shape: [100, 8] }]);
+  const [Q, K, V] = engine.random(3, [
+    { kind: 'randn', shape: [100, 8] },
+    { kind: 'randn', shape: [100, 8] },
+    { kind: 'randn', shape: [100, 8] },
+  ]);
   const problem = { Q, K, V, options: { causal: true } };
   const trace = engine.run(problem);
   const weights = trace.steps.find((s) => s.id === 'weights');
@@ -149,7 +173,14 @@ test('large problems: LaTeX elides to 16 × 16 with dots and still renders; SVG 
   const rows = tex.split(' \\\\\n');
   assert.equal(rows.length, 16);
   assert.equal(rows[14], [...Array(14).fill('\\vdots'), '\\ddots', '\\vdots'].join(' & '));
-  assert.ok(rows[15].startsWith(weights.data[99].slice(0, 1).map((v) => v.toFixed(4)).join('')));
+  assert.ok(
+    rows[15].startsWith(
+      weights.data[99]
+        .slice(0, 1)
+        .map((v) => v.toFixed(4))
+        .join(''),
+    ),
+  );
   assert.ok(rows[0].split(' & ')[14] === '\\cdots');
   katex.renderToString(tex, { throwOnError: true });
   assert.equal(stepLatex(weights, { max: 200 }).split(' \\\\\n').length, 100);
@@ -166,12 +197,21 @@ test('numbers as text: one rule for the views (places, scientific, infinities) a
   assert.equal(formatNumber(12345678, 2), '1.2e+7');
   assert.equal(formatNumber(0), '0');
   assert.equal(formatNumber(0, 3, { fixedZero: true }), '0.000');
-  assert.deepEqual([-Infinity, Infinity, NaN].map((x) => formatNumber(x)), ['\u2212∞', '∞', 'NaN']);
+  assert.deepEqual(
+    [-Infinity, Infinity, NaN].map((x) => formatNumber(x)),
+    ['\u2212∞', '∞', 'NaN'],
+  );
   assert.equal(texNumber(-1.5e-7), '-1.500 \\times 10^{-7}');
   assert.equal(texNumber(2.5e8, 4), '2.500 \\times 10^{8}');
   assert.equal(texNumber(-0.5, 1), '-0.5');
-  assert.deepEqual([-Infinity, NaN].map((x) => texNumber(x)), ['-\\infty', '\\text{NaN}']);
-  const m = [[0.1, -Infinity, 1e-300], [Infinity, NaN, -2]];
+  assert.deepEqual(
+    [-Infinity, NaN].map((x) => texNumber(x)),
+    ['-\\infty', '\\text{NaN}'],
+  );
+  const m = [
+    [0.1, -Infinity, 1e-300],
+    [Infinity, NaN, -2],
+  ];
   assert.equal(matrixToText(m), '0.1 -inf 1e-300\ninf nan -2');
   assert.equal(matrixToText([1.5, '-inf']), '1.5 -inf');
   const back = engine.parseMatrix(matrixToText(m), 'M');

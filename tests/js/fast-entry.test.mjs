@@ -11,7 +11,6 @@ const { loadFastAttention, version } = await import(`${dist}fast-node.js`);
 const engine = await loadAttention();
 const lean = await loadFastAttention();
 
-
 test('the lean engine has only the fast path', () => {
   assert.deepEqual(Object.keys(lean).sort(), ['attention', 'fastKernels', 'heapStats', 'version']);
   assert.equal(lean.version, version);
@@ -20,14 +19,32 @@ test('the lean engine has only the fast path', () => {
 });
 
 test('seed 004: 1.6604769 2.6604769 / 2.3395231 3.3395231', () => {
-  const r = lean.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  const r = lean.attention({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  });
   assert.deepEqual(r.shape, [2, 2]);
   [1.6604769, 2.6604769, 2.3395231, 3.3395231].forEach((x, i) => assert.ok(Math.abs(r.output[i] - x) <= 5e-8, `${r.output[i]}`));
 });
 
 test('bit for bit the numbers of engine.attention (sizes, masks, causal, both precisions)', () => {
   const next = generator(3);
-  for (const [L, S, d] of [[1, 1, 1], [4, 4, 8], [17, 33, 64], [300, 257, 64]]) {
+  for (const [L, S, d] of [
+    [1, 1, 1],
+    [4, 4, 8],
+    [17, 33, 64],
+    [300, 257, 64],
+  ]) {
     for (const Type of [Float32Array, Float64Array]) {
       const Q = Type.from({ length: L * d }, next);
       const K = Type.from({ length: S * d }, next);
@@ -54,15 +71,22 @@ test('errors are the same Errors, and the module works after them', () => {
     { Q: one, K: one, V: one, mask: [[Infinity]] },
   ]) {
     let message;
-    assert.throws(() => engine.attention(input), (e) => { message = e.message; return e instanceof Error; });
+    assert.throws(
+      () => engine.attention(input),
+      (e) => {
+        message = e.message;
+        return e instanceof Error;
+      },
+    );
     assert.throws(() => lean.attention(input), { message });
   }
   assert.equal(lean.attention({ Q: one, K: one, V: [[5]] }).output[0], 5);
 });
 
 test('a wrong wasmUrl names the file', async () => {
-  await assert.rejects(loadFastAttention({ wasmUrl: '/nowhere/attention-fast.wasm' }),
-    { message: 'could not load the WebAssembly module from /nowhere/attention-fast.wasm: no such file' });
+  await assert.rejects(loadFastAttention({ wasmUrl: '/nowhere/attention-fast.wasm' }), {
+    message: 'could not load the WebAssembly module from /nowhere/attention-fast.wasm: no such file',
+  });
   await assert.rejects(loadFastAttention({ wasmUrl: `${dist}fast-node.js` }), /is not a WebAssembly module/);
 });
 
@@ -72,25 +96,48 @@ test('a crash inside the wasm reloads the module; the next call is right', async
   const { createFastEngine } = await import(`${dist}fast.js`);
   let crashNext = false;
   let instances = 0;
-  const createModule = (arg) => createFastModule(arg).then((m) => {
-    instances++;
-    const real = m._fastRun;
-    m._fastRun = (...args) => {
-      if (crashNext) { crashNext = false; throw new WebAssembly.RuntimeError('unreachable'); }
-      return real(...args);
-    };
-    return m;
-  });
+  const createModule = (arg) =>
+    createFastModule(arg).then((m) => {
+      instances++;
+      const real = m._fastRun;
+      m._fastRun = (...args) => {
+        if (crashNext) {
+          crashNext = false;
+          throw new WebAssembly.RuntimeError('unreachable');
+        }
+        return real(...args);
+      };
+      return m;
+    });
   const bytes = readFileSync(`${dist}attention-fast.wasm`);
   const eng = createFastEngine(...(await loadModule(createModule, async () => bytes, 'attention-fast.wasm')));
-  const input = { Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] };
+  const input = {
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  };
   const before = eng.attention(input).output;
   crashNext = true;
   let caught;
-  try { eng.attention(input); } catch (error) { caught = error; }
+  try {
+    eng.attention(input);
+  } catch (error) {
+    caught = error;
+  }
   assert.equal(caught?.message, 'the attention engine crashed (unreachable) in attention() and was reloaded');
   assert.ok(caught.cause instanceof WebAssembly.RuntimeError);
-  assert.throws(() => eng.attention(input), { message: 'the attention engine crashed earlier (unreachable) and is still being reloaded: try again in a moment' });
+  assert.throws(() => eng.attention(input), {
+    message: 'the attention engine crashed earlier (unreachable) and is still being reloaded: try again in a moment',
+  });
   await caught.reloaded;
   assert.equal(instances, 2);
   assert.deepEqual(eng.attention(input).output, before);

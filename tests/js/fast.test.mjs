@@ -15,14 +15,31 @@ const heapStats = () => engine.heapStats();
 const matrix = (next, rows, cols) => Array.from({ length: rows }, () => Array.from({ length: cols }, next));
 
 test('seed 004 through the fast path: 1.6604769 2.6604769 / 2.3395231 3.3395231', () => {
-  const r = attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
+  const r = attention({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  });
   assert.ok(r.output instanceof Float64Array);
   assert.deepEqual(r.shape, [2, 2]);
   assert.equal(r.precision, 'float64');
   assert.equal(r.fully_masked_rows, 0);
   [1.6604769, 2.6604769, 2.3395231, 3.3395231].forEach((x, i) => assert.ok(Math.abs(r.output[i] - x) <= 5e-8, `${r.output[i]}`));
   const f32 = attention({
-    Q: new Float32Array([1, 0, 0, 1]), K: new Float32Array([1, 0, 0, 1]), V: new Float32Array([1, 2, 3, 4]), L: 2, S: 2,
+    Q: new Float32Array([1, 0, 0, 1]),
+    K: new Float32Array([1, 0, 0, 1]),
+    V: new Float32Array([1, 2, 3, 4]),
+    L: 2,
+    S: 2,
   });
   assert.ok(f32.output instanceof Float32Array);
   [1.6604769, 2.6604769, 2.3395231, 3.3395231].forEach((x, i) => assert.ok(Math.abs(f32.output[i] - x) <= 3e-7));
@@ -31,7 +48,12 @@ test('seed 004 through the fast path: 1.6604769 2.6604769 / 2.3395231 3.3395231'
 test('equals engine.run for causal, masks, scales, precisions and odd sizes', () => {
   const next = generator(7);
   let cases = 0;
-  for (const [L, S, d, dv] of [[1, 1, 1, 1], [3, 5, 7, 2], [9, 130, 16, 5], [40, 33, 64, 64]]) {
+  for (const [L, S, d, dv] of [
+    [1, 1, 1, 1],
+    [3, 5, 7, 2],
+    [9, 130, 16, 5],
+    [40, 33, 64, 64],
+  ]) {
     for (const causal of [false, true]) {
       for (const precision of ['float64', 'float32']) {
         for (const maskType of ['none', 'additive', 'keep']) {
@@ -49,8 +71,12 @@ test('equals engine.run for causal, masks, scales, precisions and odd sizes', ()
             const tolerance = precision === 'float32' ? 2e-5 : 1e-12;
             for (let i = 0; i < L; i++) {
               for (let j = 0; j < dv; j++) {
-                const a = fast.output[i * dv + j], b = trace.output[i][j];
-                assert.ok(Math.abs(a - b) <= tolerance, `L=${L} S=${S} ${precision} causal=${causal} ${maskType} scale=${scale}: [${i}][${j}] ${a} vs ${b}`);
+                const a = fast.output[i * dv + j],
+                  b = trace.output[i][j];
+                assert.ok(
+                  Math.abs(a - b) <= tolerance,
+                  `L=${L} S=${S} ${precision} causal=${causal} ${maskType} scale=${scale}: [${i}][${j}] ${a} vs ${b}`,
+                );
               }
             }
             assert.equal(fast.fully_masked_rows, trace.facts[0].fully_masked.length);
@@ -65,8 +91,13 @@ test('equals engine.run for causal, masks, scales, precisions and odd sizes', ()
 
 test('long inputs go in chunks of query rows: causal, masks and error rows stay global', () => {
   const next = generator(5);
-  const L = 600, S = 700, d = 8, dv = 3;
-  const Q = matrix(next, L, d), K = matrix(next, S, d), V = matrix(next, S, dv);
+  const L = 600,
+    S = 700,
+    d = 8,
+    dv = 3;
+  const Q = matrix(next, L, d),
+    K = matrix(next, S, d),
+    V = matrix(next, S, dv);
   const mask = matrix(next, L, S).map((row) => row.map((x) => (x < -0.6 ? -Infinity : x)));
   mask[300].fill(-Infinity); // a fully masked row in the second chunk
   for (const precision of ['float64', 'float32']) {
@@ -74,7 +105,8 @@ test('long inputs go in chunks of query rows: causal, masks and error rows stay 
     const fast = attention({ Q, K, V, causal: true, mask, precision });
     const tolerance = precision === 'float32' ? 2e-5 : 1e-12;
     let worst = 0;
-    for (let i = 0; i < L; i++) for (let j = 0; j < dv; j++) worst = Math.max(worst, Math.abs(fast.output[i * dv + j] - trace.output[i][j]));
+    for (let i = 0; i < L; i++)
+      for (let j = 0; j < dv; j++) worst = Math.max(worst, Math.abs(fast.output[i * dv + j] - trace.output[i][j]));
     assert.ok(worst <= tolerance, `${precision}: ${worst}`);
     assert.equal(fast.fully_masked_rows, trace.facts[0].fully_masked.length);
   }
@@ -94,17 +126,38 @@ test('errors name the input', () => {
   assert.throws(() => attention({ Q: [[NaN]], K: one, V: one }), /Q row 1, column 1 is nan/);
   assert.throws(() => attention({ Q: one, K: one, V: one, scale: 'half' }), /scale must be/);
   assert.throws(() => attention({ Q: one, K: one, V: one, causall: true }), /unknown key "causall"/);
-  assert.throws(() => attention({ Q: one, K: one, V: one, rope: true }), /^Error: unknown key "rope": attention takes Q, K, V, L, S, causal, scale, mask, precision; the problem's other options \(heads, softcap, rope, window, \.\.\.\) are engine\.run's$/);
+  assert.throws(
+    () => attention({ Q: one, K: one, V: one, rope: true }),
+    /^Error: unknown key "rope": attention takes Q, K, V, L, S, causal, scale, mask, precision; the problem's other options \(heads, softcap, rope, window, \.\.\.\) are engine\.run's$/,
+  );
   assert.throws(() => attention({ Q: [[1], [2]], K: one, V: one, L: 3 }), /Q has 2 rows but L is 3/);
   // The module still works after errors.
   assert.equal(attention({ Q: one, K: one, V: [[5]] }).output[0], 5);
 });
 
 test('results are copies that survive memory growth', () => {
-  const small = attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] }).output;
-  const N = 3000, d = 64;
+  const small = attention({
+    Q: [
+      [1, 0],
+      [0, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  }).output;
+  const N = 3000,
+    d = 64;
   const big = attention({
-    Q: new Float32Array(N * d).fill(0.01), K: new Float32Array(N * d).fill(0.02), V: new Float32Array(N * d).fill(3), L: N, S: N,
+    Q: new Float32Array(N * d).fill(0.01),
+    K: new Float32Array(N * d).fill(0.02),
+    V: new Float32Array(N * d).fill(3),
+    L: N,
+    S: N,
   });
   assert.equal(big.output.length, N * d);
   assert.ok(big.output.every((x) => Math.abs(x - 3) < 1e-5));

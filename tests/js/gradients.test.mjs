@@ -42,8 +42,10 @@ function checkAgainstDifferences(problem, dO, result) {
       };
       const h = 1e-5;
       const difference = (nudged(h) - nudged(-h)) / (2 * h);
-      assert.ok(Math.abs(flat[k] - difference) <= 1e-6 * Math.max(Math.abs(difference), largest, 1e-3),
-        `${name} entry ${k}: ${flat[k]} vs differences ${difference}`);
+      assert.ok(
+        Math.abs(flat[k] - difference) <= 1e-6 * Math.max(Math.abs(difference), largest, 1e-3),
+        `${name} entry ${k}: ${flat[k]} vs differences ${difference}`,
+      );
       checked++;
     });
   }
@@ -58,17 +60,30 @@ describe('engine.gradients', () => {
     assert.ok(checkAgainstDifferences(problem, dO, result) === 44);
     assert.deepEqual(result.steps.find((s) => s.id === 'dO').given, ['dO']);
     // The trace's steps come first, then the gradients, whose inputs index the same list.
-    assert.deepEqual(result.steps.slice(0, engine.run(problem).steps.length).map((s) => s.id), engine.run(problem).steps.map((s) => s.id));
+    assert.deepEqual(
+      result.steps.slice(0, engine.run(problem).steps.length).map((s) => s.id),
+      engine.run(problem).steps.map((s) => s.id),
+    );
     const dS = result.steps.find((s) => s.id === 'dS' && s.head === 1);
     assert.equal(dS.text, 'dS̄⁽²⁾ = A⁽²⁾ ∘ (dA⁽²⁾ − rowsum(dA⁽²⁾ ∘ A⁽²⁾))');
-    assert.deepEqual(dS.inputs.map((i) => result.steps[i].id), ['weights', 'dA']);
+    assert.deepEqual(
+      dS.inputs.map((i) => result.steps[i].id),
+      ['weights', 'dA'],
+    );
   });
 
   test('X in the columns layout with weights and biases, GQA, RoPE: equals finite differences', () => {
     // Columns: X is d_model x L, the Ω's d x d_model, dO shaped like the output (d_out x L).
     const problem = {
-      X: matrix(4, 3, 5), W_Q: matrix(4, 4, 6), W_K: matrix(2, 4, 7), W_V: matrix(2, 4, 8), W_O: matrix(3, 4, 9),
-      b_Q: [0.1, -0.2, 0.3, 0.05], b_K: [0.2, -0.1], b_V: [-0.3, 0.4], b_O: [0.5, -0.5, 0.25],
+      X: matrix(4, 3, 5),
+      W_Q: matrix(4, 4, 6),
+      W_K: matrix(2, 4, 7),
+      W_V: matrix(2, 4, 8),
+      W_O: matrix(3, 4, 9),
+      b_Q: [0.1, -0.2, 0.3, 0.05],
+      b_K: [0.2, -0.1],
+      b_V: [-0.3, 0.4],
+      b_O: [0.5, -0.5, 0.25],
       options: { layout: 'columns', heads: 2, kv_heads: 1, rope: true, causal: true },
     };
     const dO = matrix(3, 3, 10);
@@ -81,7 +96,11 @@ describe('engine.gradients', () => {
 
   test('a KV cache, ALiBi, a window with a sink and a sink logit: equals finite differences', () => {
     const problem = {
-      Q: matrix(2, 2, 11), K: matrix(2, 2, 12), V: matrix(2, 2, 13), past_K: matrix(3, 2, 14), past_V: matrix(3, 2, 15),
+      Q: matrix(2, 2, 11),
+      K: matrix(2, 2, 12),
+      V: matrix(2, 2, 13),
+      past_K: matrix(3, 2, 14),
+      past_V: matrix(3, 2, 15),
       options: { causal: true, alibi: true, window: [2, 0], sink_tokens: 1, sink_logit: 0.5 },
     };
     const dO = matrix(2, 2, 16);
@@ -91,9 +110,22 @@ describe('engine.gradients', () => {
   test('dO defaults to ones; a bad dO or setting is refused with a clear message', () => {
     const problem = { Q: matrix(4, 2, 17), K: matrix(3, 2, 18), V: matrix(3, 2, 19) };
     const result = engine.gradients(problem);
-    assert.deepEqual(result.steps.find((s) => s.id === 'dO').data, matrix(4, 2, 0).map((row) => row.map(() => 1)));
-    assert.ok(Math.abs(result.loss - engine.run(problem).output.flat().reduce((a, b) => a + b, 0)) < 1e-12);
-    assert.throws(() => engine.gradients(problem, { dO: matrix(3, 2, 1) }), { message: 'dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)' });
+    assert.deepEqual(
+      result.steps.find((s) => s.id === 'dO').data,
+      matrix(4, 2, 0).map((row) => row.map(() => 1)),
+    );
+    assert.ok(
+      Math.abs(
+        result.loss -
+          engine
+            .run(problem)
+            .output.flat()
+            .reduce((a, b) => a + b, 0),
+      ) < 1e-12,
+    );
+    assert.throws(() => engine.gradients(problem, { dO: matrix(3, 2, 1) }), {
+      message: 'dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)',
+    });
     assert.throws(() => engine.gradients({ ...problem, dO: [[1, 'a']] }), /dO row 1, column 2/);
     assert.throws(() => engine.gradients(problem, { d0: 1 }), { message: "gradients: unknown setting 'd0' (it takes { dO })" });
   });
@@ -126,8 +158,13 @@ describe('gradient cells explained and exported', async () => {
   const pkg = await import(join(dist, 'node.js'));
   const { cellLatex, cellText, stepLatex, solutionLatex, stepCsv, traceCsv, parseCsv, traceJson } = pkg;
   const problem = {
-    X: matrix(3, 4, 1), W_Q: matrix(4, 4, 2), W_K: matrix(4, 2, 3), W_V: matrix(4, 2, 4), b_V: [0.5, -1],
-    W_O: matrix(4, 3, 5), options: { heads: 2, kv_heads: 1, causal: true, softcap: 2 },
+    X: matrix(3, 4, 1),
+    W_Q: matrix(4, 4, 2),
+    W_K: matrix(4, 2, 3),
+    W_V: matrix(4, 2, 4),
+    b_V: [0.5, -1],
+    W_O: matrix(4, 3, 5),
+    options: { heads: 2, kv_heads: 1, causal: true, softcap: 2 },
   };
   const dO = matrix(3, 3, 6);
   const result = engine.gradients(problem, { dO });
@@ -142,7 +179,10 @@ describe('gradient cells explained and exported', async () => {
     const sum = dV.products.reduce((s, x) => s + x, 0);
     assert.ok(Math.abs(sum - dV.value) <= 1e-12, `${sum} vs ${dV.value}`);
     // dV[j][c] = Σ_i A[i][j]·dhead[i][c]: the left factors are column j of the head's weights.
-    assert.deepEqual(dV.left, step('weights', 1).data.map((row) => row[2]));
+    assert.deepEqual(
+      dV.left,
+      step('weights', 1).data.map((row) => row[2]),
+    );
     const dS = engine.explain(withDO, { step: 'dS', head: 0, row: 1, col: 0 });
     assert.equal(dS.kind, 'softmax_grad');
     const mean = dS.products.reduce((s, x) => s + x, 0);
@@ -161,7 +201,7 @@ describe('gradient cells explained and exported', async () => {
     assert.throws(() => engine.explain(problem, { step: 'dQ_rot', head: 0, row: 0, col: 0 }), /the trace has no step 'dQ_rot' for head 0/);
   });
 
-  test('every gradient step\'s explanation fills in: no placeholder left, every number known', () => {
+  test("every gradient step's explanation fills in: no placeholder left, every number known", () => {
     const { fillExplanation } = pkg;
     for (const s of result.steps.slice(result.steps.findIndex((t) => t.id === 'dO'))) {
       const last = [s.shape[0] - 1, s.shape[1] - 1];
@@ -188,7 +228,10 @@ describe('gradient cells explained and exported', async () => {
     const rows = parseCsv(stepCsv(step('dX', null)));
     assert.deepEqual(rows, step('dX', null).data);
     const back = parseCsv(traceCsv(result));
-    assert.deepEqual(back.steps.map((s) => `${s.id}:${s.head}`), result.steps.map((s) => `${s.id}:${s.head}`));
+    assert.deepEqual(
+      back.steps.map((s) => `${s.id}:${s.head}`),
+      result.steps.map((s) => `${s.id}:${s.head}`),
+    );
     assert.deepEqual(back.steps.find((s) => s.id === 'dW_Q').data, step('dW_Q', null).data);
     const json = JSON.parse(traceJson(result));
     assert.equal(json.loss, result.loss);

@@ -8,7 +8,10 @@ const { loadAttention } = await import(`${dist}node.js`);
 
 test('100,000 run() calls leave wasm memory size and malloc usage unchanged', async () => {
   const engine = await loadAttention();
-  const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
+  const [Q, K, V] = engine.random(
+    42,
+    [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })),
+  );
   const problem = { Q, K, V, options: { causal: true } };
   engine.run(problem); // warm up: embind's one-time allocations
   const before = engine.heapStats();
@@ -23,7 +26,20 @@ test('errors (trace and fast path), text inputs, explain, parse and random leak 
   const engine = await loadAttention();
   const bad = { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] };
   const cell = { step: 'weights', row: 0, col: 1 };
-  const ok = { Q: [[1, 2], [3, 4]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] };
+  const ok = {
+    Q: [
+      [1, 2],
+      [3, 4],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+    ],
+    V: [
+      [1, 2],
+      [3, 4],
+    ],
+  };
   const round = () => {
     assert.throws(() => engine.run(bad));
     assert.throws(() => engine.run({ ...ok, K: '[[1, 0], [0, x]]' }), /^Error: K: row 2, column 2/);

@@ -71,9 +71,11 @@ export function step(trace, id, head = 0) {
 export function generator(seed) {
   let s = seed >>> 0 || 1;
   return () => {
-    s ^= s << 13; s >>>= 0;
+    s ^= s << 13;
+    s >>>= 0;
     s ^= s >>> 17;
-    s ^= s << 5; s >>>= 0;
+    s ^= s << 5;
+    s >>>= 0;
     return s / 2147483648 - 1;
   };
 }
@@ -103,7 +105,12 @@ let scriptDir;
  * within `tolerance` relative to the step's largest (1e-5 for a float32 trace, else 1e-12), and
  * the same infinities and NaNs.
  */
-export function reproducesTrace(script, trace, file, { env = process.env, tolerance = trace.meta.precision === 'float32' ? 1e-5 : 1e-12 } = {}) {
+export function reproducesTrace(
+  script,
+  trace,
+  file,
+  { env = process.env, tolerance = trace.meta.precision === 'float32' ? 1e-5 : 1e-12 } = {},
+) {
   scriptDir ??= mkdtempSync(join(tmpdir(), 'attention-scripts-'));
   const path = join(scriptDir, `${file.replace(/\W+/g, '_')}.py`);
   writeFileSync(path, script);
@@ -111,7 +118,10 @@ export function reproducesTrace(script, trace, file, { env = process.env, tolera
   assert.equal(r.status, 0, r.stderr);
   const words = { inf: Infinity, '-inf': -Infinity, nan: NaN };
   const steps = JSON.parse(r.stdout, (key, v) => (typeof v === 'string' && v in words ? words[v] : v));
-  assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
+  assert.deepEqual(
+    steps.map((s) => `${s.id}:${s.head}`),
+    trace.steps.map((s) => `${s.id}:${s.head}`),
+  );
   steps.forEach((s, k) => {
     const want = trace.steps[k].data.flat();
     const scale = Math.max(1, ...want.filter(Number.isFinite).map(Math.abs));

@@ -17,7 +17,10 @@ const { loadAttention } = await import(`${dist}node.js`);
 const locales = join(repo, 'web', 'lib', 'locales');
 const read = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
 const en = read('en');
-const ids = (catalogue) => Object.keys(catalogue).filter((k) => k !== '@metadata').sort();
+const ids = (catalogue) =>
+  Object.keys(catalogue)
+    .filter((k) => k !== '@metadata')
+    .sort();
 
 /** The placeholder names of a message (arguments, plural/select/number arguments, rich-text tags). */
 function placeholders(message) {
@@ -41,7 +44,12 @@ function placeholders(message) {
 
 describe('the catalogues', () => {
   test('there is one per language of LANGUAGES, and no other', () => {
-    assert.deepEqual(readdirSync(locales).sort(), Object.keys(LANGUAGES).map((c) => `${c}.json`).sort());
+    assert.deepEqual(
+      readdirSync(locales).sort(),
+      Object.keys(LANGUAGES)
+        .map((c) => `${c}.json`)
+        .sort(),
+    );
   });
 
   for (const code of Object.keys(LANGUAGES)) {
@@ -86,8 +94,14 @@ describe('formatting', () => {
       }
       // Counts of different plural categories read differently (beyond their digits), in every language.
       const words = (n) => out.get(n).replace(/[\d,.\s\u00a0\u202f]/g, '');
-      for (const [a, b] of [[1, 3], [2, 3], [3, 11], [11, 1000]]) {
-        if (rules.select(a) !== rules.select(b)) assert.notEqual(words(a), words(b), `${code}: ${a} (${rules.select(a)}) and ${b} (${rules.select(b)})`);
+      for (const [a, b] of [
+        [1, 3],
+        [2, 3],
+        [3, 11],
+        [11, 1000],
+      ]) {
+        if (rules.select(a) !== rules.select(b))
+          assert.notEqual(words(a), words(b), `${code}: ${a} (${rules.select(a)}) and ${b} (${rules.select(b)})`);
         else assert.equal(words(a), words(b), `${code}: ${a} and ${b} are both ${rules.select(a)}`);
       }
     }
@@ -113,7 +127,7 @@ describe('formatting', () => {
 });
 
 describe('choosing the language', () => {
-  test('?lang first, then the browser\'s languages, then English; a bare language finds its variant', () => {
+  test("?lang first, then the browser's languages, then English; a bare language finds its variant", () => {
     assert.equal(negotiate('fr', ['ja']), 'fr');
     assert.equal(negotiate(null, ['de-DE', 'ko-KR', 'en']), 'ko');
     assert.equal(negotiate('xx', ['pt-PT']), 'pt-BR');
@@ -142,8 +156,7 @@ describe('choosing the language', () => {
 // catalogue) or is not words.
 const SCANNED = ['web/lib/playground.js', 'web/page/playground-page.js'];
 // Literals with letters that are not English for a learner, with why.
-const ALLOWED = new Map([
-]);
+const ALLOWED = new Map([]);
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'textContent']);
 const TEXT_PROPERTIES = new Set(['textContent', 'title', 'placeholder', 'innerText']);
 const SINK_CALLS = new Set(['say', 'showError', 'setCustomValidity']);
@@ -183,10 +196,12 @@ function sinks(program) {
       } else if (SINK_CALLS.has(callee)) out.push(...node.arguments);
       else if (callee === 'setAttribute' && TEXT_ATTRIBUTES.has(node.arguments[0]?.value)) out.push(node.arguments[1]);
       else if (callee === 'assign') {
-        for (const a of node.arguments) if (a.type === 'ObjectExpression') for (const p of a.properties) if (TEXT_ATTRIBUTES.has(name(p.key))) out.push(p.value);
+        for (const a of node.arguments)
+          if (a.type === 'ObjectExpression') for (const p of a.properties) if (TEXT_ATTRIBUTES.has(name(p.key))) out.push(p.value);
       }
     }
-    if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property))) out.push(node.right);
+    if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property)))
+      out.push(node.right);
     for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v);
   };
   visit(program);
@@ -199,10 +214,13 @@ export async function englishInSource(source, file) {
   const { program, errors } = parseSync(file, source);
   assert.equal(errors.length, 0, `${file} parses`);
   const line = (at) => source.slice(0, at).split('\n').length;
-  return sinks(program).flatMap((n) => wordsIn(n)).filter((w) => !ALLOWED.has(w.text)).map((w) => ({ text: w.text, line: line(w.at) }));
+  return sinks(program)
+    .flatMap((n) => wordsIn(n))
+    .filter((w) => !ALLOWED.has(w.text))
+    .map((w) => ({ text: w.text, line: line(w.at) }));
 }
 
-describe('the scan: no English words reach the playground\'s DOM outside the catalogue', () => {
+describe("the scan: no English words reach the playground's DOM outside the catalogue", () => {
   for (const file of SCANNED) {
     test(file, async () => {
       const found = await englishInSource(readFileSync(join(repo, file), 'utf8'), file);
@@ -211,8 +229,12 @@ describe('the scan: no English words reach the playground\'s DOM outside the cat
   }
 
   test('the scan finds words written straight into the DOM (it is not blind)', async () => {
-    const source = "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');";
-    assert.deepEqual((await englishInSource(source, 'probe.js')).map((w) => w.text), ['Play', 'step ', 'Pause', 'Saved ', 'heads']);
+    const source =
+      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');";
+    assert.deepEqual(
+      (await englishInSource(source, 'probe.js')).map((w) => w.text),
+      ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
+    );
   });
 
   test('web/page/playground.html: every text of its body comes from the catalogue (data-i18n)', () => {

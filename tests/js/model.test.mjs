@@ -31,7 +31,7 @@ describe('engine.model', () => {
     engine = await loadAttention();
   });
 
-  test('loss, logits and gradients equal PyTorch\'s for every fixture model', () => {
+  test("loss, logits and gradients equal PyTorch's for every fixture model", () => {
     assert.ok(fixtures.cases.length >= 5);
     for (const c of fixtures.cases) {
       const model = engine.model({ model: c.model }, { weights: c.weights });
@@ -59,8 +59,20 @@ describe('engine.model', () => {
   test('the configuration comes back with every default written out', () => {
     const { config, example } = engine.model(SMALL);
     assert.deepEqual(config.model, {
-      vocab: 8, context: 8, d_model: 8, layers: 2, heads: 2, d_head: 4, kv_heads: 2, positions: 'learned', mlp: 0,
-      activation: 'gelu', norm: 'none', bias: false, tied: false, precision: 'float32',
+      vocab: 8,
+      context: 8,
+      d_model: 8,
+      layers: 2,
+      heads: 2,
+      d_head: 4,
+      kv_heads: 2,
+      positions: 'learned',
+      mlp: 0,
+      activation: 'gelu',
+      norm: 'none',
+      bias: false,
+      tied: false,
+      precision: 'float32',
     });
     assert.deepEqual(Object.keys(config), ['model', 'task', 'optimizer', 'steps', 'batch', 'seed', 'eval_every']);
     assert.equal(config.optimizer.clip, 1);
@@ -69,8 +81,11 @@ describe('engine.model', () => {
     assert.deepEqual(example.targets.slice(1), example.tokens.slice(0, 7));
   });
 
-  test('headProblem runs in the explorer and gives the model\'s own attention weights', () => {
-    const model = engine.model({ ...SMALL, model: { ...SMALL.model, positions: 'rope', norm: 'rmsnorm', bias: true, precision: 'float64' } });
+  test("headProblem runs in the explorer and gives the model's own attention weights", () => {
+    const model = engine.model({
+      ...SMALL,
+      model: { ...SMALL.model, positions: 'rope', norm: 'rmsnorm', bias: true, precision: 'float64' },
+    });
     model.train(20);
     const tokens = [1, 5, 2, 7, 3];
     const { attention, predictions } = model.predict(tokens);
@@ -80,7 +95,10 @@ describe('engine.model', () => {
         const trace = engine.run(model.headProblem(layer, head, tokens));
         const weights = trace.steps.find((s) => s.id === 'weights').data;
         assert.ok(gap(weights, attention[layer - 1][head - 1]) < 1e-12, `layer ${layer} head ${head}`);
-        assert.ok(trace.steps.some((s) => s.id === 'Q_rot'), 'RoPE reaches the explorer');
+        assert.ok(
+          trace.steps.some((s) => s.id === 'Q_rot'),
+          'RoPE reaches the explorer',
+        );
         const cell = engine.explain(model.headProblem(layer, head, tokens), { step: 'weights', row: 4, col: 1 });
         assert.ok(Math.abs(cell.value - attention[layer - 1][head - 1][4][1]) < 1e-12);
       }
@@ -100,31 +118,61 @@ describe('engine.model', () => {
     const e = model.evaluate();
     assert.equal(e.step, 40);
     assert.ok(e.accuracy >= 0 && e.accuracy <= 1);
-    assert.equal(e.predictions, 32 * 7);  // 32 probe sequences, 7 positions with a previous token
+    assert.equal(e.predictions, 32 * 7); // 32 probe sequences, 7 positions with a previous token
     const scores = model.headScores();
-    assert.deepEqual(scores.map((s) => [s.layer, s.head]), [[1, 1], [1, 2], [2, 1], [2, 2]]);
+    assert.deepEqual(
+      scores.map((s) => [s.layer, s.head]),
+      [
+        [1, 1],
+        [1, 2],
+        [2, 1],
+        [2, 2],
+      ],
+    );
     for (const s of scores) {
       for (const k of ['previous_token', 'induction', 'duplicate_token', 'first_token']) assert.ok(s[k] >= 0 && s[k] <= 1, k);
       assert.ok(Number.isFinite(s.ablated_loss));
     }
     const plain = model.predict([1, 2, 3, 4]);
-    const ablated = model.predict([1, 2, 3, 4], { ablate: [[1, 1], [1, 2], [2, 1], [2, 2]] });
+    const ablated = model.predict([1, 2, 3, 4], {
+      ablate: [
+        [1, 1],
+        [1, 2],
+        [2, 1],
+        [2, 2],
+      ],
+    });
     assert.notDeepEqual(ablated.logits, plain.logits);
     const off = model.evaluate({ ablate: [[1, 2]] });
-    assert.equal(off.loss, scores[1].ablated_loss, 'evaluate with a head off is that head\'s ablated_loss');
+    assert.equal(off.loss, scores[1].ablated_loss, "evaluate with a head off is that head's ablated_loss");
     // With every head off the logits depend on each token and position alone: E[t] + P[p] then U.
-    assert.throws(() => model.predict([1], { ablate: [[3, 1]] }), /ablate: \[3,1\] is not \[layer, head\] of this model \(layers 1 to 2, heads 1 to 2\)/);
+    assert.throws(
+      () => model.predict([1], { ablate: [[3, 1]] }),
+      /ablate: \[3,1\] is not \[layer, head\] of this model \(layers 1 to 2, heads 1 to 2\)/,
+    );
   });
 
   test('bad input throws an Error naming the key', () => {
     const cases = [
       [{ model: { vocab: 8, context: 8, d_model: 10, heads: 4 } }, /model\.heads: 4 heads do not divide d_model = 10/],
-      [{ model: { vocab: 8, context: 8, d_model: 8 }, task: 'copy' }, /task: unknown task "copy" \(the tasks are previous, reverse, sort, recall, induction, text, custom\)/],
-      [{ model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', optimizer: { lr: -1 } }, /optimizer\.lr: expected a learning rate above 0, got -1/],
+      [
+        { model: { vocab: 8, context: 8, d_model: 8 }, task: 'copy' },
+        /task: unknown task "copy" \(the tasks are previous, reverse, sort, recall, induction, text, custom\)/,
+      ],
+      [
+        { model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', optimizer: { lr: -1 } },
+        /optimizer\.lr: expected a learning rate above 0, got -1/,
+      ],
       [{ model: { context: 8, d_model: 8 }, task: { name: 'text', text: 'zzzz' } }, /task\.text: the text has 1 distinct character/],
-      [{ model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', steps: -3 }, /configuration\.steps: expected a whole number from 0/],
+      [
+        { model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', steps: -3 },
+        /configuration\.steps: expected a whole number from 0/,
+      ],
       [{ model: { vocab: 8, context: 8 } }, /model\.d_model is missing/],
-      [{ model: { vocab: 8, context: 8, d_model: 8, mlp: 4 }, optimizer: { lr: 1 }, task: 'induction' }, /model\.context: the task induction needs a context of at least 9/],
+      [
+        { model: { vocab: 8, context: 8, d_model: 8, mlp: 4 }, optimizer: { lr: 1 }, task: 'induction' },
+        /model\.context: the task induction needs a context of at least 9/,
+      ],
     ];
     for (const [config, message] of cases) assert.throws(() => engine.model(config), message);
     const model = engine.model(SMALL);
@@ -161,8 +209,14 @@ describe('attention-explorer train and model', () => {
     const out = join(dir, 'weights.json');
     const r = cli(['train', file, '--weights', out]);
     assert.equal(r.status, 0, r.stderr);
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(lines.map((l) => l.step), [undefined, 0, 10, 20]);
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => l.step),
+      [undefined, 0, 10, 20],
+    );
     assert.equal(lines[0].config.steps, 20);
     assert.equal(lines[1].loss, null);
     assert.equal(lines[3].heads.length, 4);
@@ -175,23 +229,55 @@ describe('attention-explorer train and model', () => {
       const saved = JSON.parse(readFileSync(out, 'utf8'));
       assert.deepEqual(saved.weights, model.weights());
       // The model command on those weights.
-      const m = cli(['model', '-'], JSON.stringify({ model: saved.model, weights: saved.weights, tokens: [[1, 2, 3], [4, 5, 6]], targets: [[2, 3, -1], [5, 6, 7]] }));
+      const m = cli(
+        ['model', '-'],
+        JSON.stringify({
+          model: saved.model,
+          weights: saved.weights,
+          tokens: [
+            [1, 2, 3],
+            [4, 5, 6],
+          ],
+          targets: [
+            [2, 3, -1],
+            [5, 6, 7],
+          ],
+        }),
+      );
       assert.equal(m.status, 0, m.stderr);
       const result = JSON.parse(m.stdout);
       assert.deepEqual(Object.keys(result), ['loss', 'logits', 'gradients']);
       assert.equal(result.logits.length, 2);
-      assert.deepEqual(result, model.gradients([[1, 2, 3], [4, 5, 6]], [[2, 3, -1], [5, 6, 7]]));
+      assert.deepEqual(
+        result,
+        model.gradients(
+          [
+            [1, 2, 3],
+            [4, 5, 6],
+          ],
+          [
+            [2, 3, -1],
+            [5, 6, 7],
+          ],
+        ),
+      );
     });
   });
 
   test('bad input exits 1 with the key on stderr; bad usage exits 2', () => {
-    const bad = cli(['train', '-'], JSON.stringify({ model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', optimizer: { lr: 0 } }));
+    const bad = cli(
+      ['train', '-'],
+      JSON.stringify({ model: { vocab: 8, context: 8, d_model: 8 }, task: 'previous', optimizer: { lr: 0 } }),
+    );
     assert.equal(bad.status, 1);
     assert.equal(bad.stderr, 'attention-explorer: standard input: optimizer.lr: expected a learning rate above 0, got 0\n');
     assert.equal(bad.stdout, '');
     const preset = cli(['train', '--preset', 'nope']);
     assert.equal(preset.status, 1);
-    assert.match(preset.stderr, /unknown preset 'nope' \(the presets are induction, induction-1-layer, previous, reverse, sort, recall, text\)/);
+    assert.match(
+      preset.stderr,
+      /unknown preset 'nope' \(the presets are induction, induction-1-layer, previous, reverse, sort, recall, text\)/,
+    );
     const model = cli(['model', '-'], JSON.stringify({ model: { vocab: 4, context: 4, d_model: 2 }, weights: {}, tokens: [1] }));
     assert.equal(model.status, 1);
     assert.match(model.stderr, /standard input: weights\.E is missing: expected 4×2 \(vocab×d_model\)/);

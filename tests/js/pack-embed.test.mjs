@@ -21,12 +21,27 @@ before(() => {
   symlinkSync(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()), join(bin, 'npm'));
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo, encoding: 'utf8' });
   const packed = JSON.parse(out)[0];
-  for (const f of ['dist/export.js', 'dist/share.js', 'dist/share.d.ts', 'dist/component.js', 'dist/component.d.ts', 'dist/widget.js', 'dist/widget.d.ts']) {
-    assert.ok(packed.files.some((p) => p.path === f), `${f} is missing from the tarball`);
+  for (const f of [
+    'dist/export.js',
+    'dist/share.js',
+    'dist/share.d.ts',
+    'dist/component.js',
+    'dist/component.d.ts',
+    'dist/widget.js',
+    'dist/widget.d.ts',
+  ]) {
+    assert.ok(
+      packed.files.some((p) => p.path === f),
+      `${f} is missing from the tarball`,
+    );
   }
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], { cwd: app, env, encoding: 'utf8' });
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], {
+    cwd: app,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(install.status, 0, install.stderr);
 });
 
@@ -63,7 +78,9 @@ test('share and component subpaths load in Node; exports come from the main entr
 });
 
 test('types of the component, share and export functions compile against real usage', () => {
-  writeFileSync(join(app, 'embed.ts'), `
+  writeFileSync(
+    join(app, 'embed.ts'),
+    `
     import { AttentionExplorerElement, sharedEngine } from 'attention-explorer/component';
     import { encodeStateString, decodeStateString, stateToProblem, type ExplorerState } from 'attention-explorer/share';
     import { numpyScript, pytorchScript, solutionLatex, cellLatex, heatmapSvg, traceCsv, parseCsv, problemContext, type Trace } from 'attention-explorer';
@@ -96,11 +113,33 @@ test('types of the component, share and export functions compile against real us
     }
     void main();
     void view;
-  `);
+  `,
+  );
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-  for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
-    const r = spawnSync('node', [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution,
-      '--types', '', '--lib', 'es2022,dom', 'embed.ts'], { cwd: app, env, encoding: 'utf8' });
+  for (const [module, resolution] of [
+    ['nodenext', 'nodenext'],
+    ['esnext', 'bundler'],
+  ]) {
+    const r = spawnSync(
+      'node',
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        module,
+        '--moduleResolution',
+        resolution,
+        '--types',
+        '',
+        '--lib',
+        'es2022,dom',
+        'embed.ts',
+      ],
+      { cwd: app, env, encoding: 'utf8' },
+    );
     assert.equal(r.status, 0, `${resolution}: ${r.stdout}${r.stderr}`);
   }
 });

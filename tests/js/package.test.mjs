@@ -29,13 +29,15 @@ before(() => {
   symlinkSync(process.execPath, join(bin, 'node'));
   symlinkSync(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim()), join(bin, 'npm'));
   // The tests run after `npm run build`; pack what was built (prepack would rebuild with emcc).
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work],
-    { cwd: repo, encoding: 'utf8' });
+  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { cwd: repo, encoding: 'utf8' });
   packed = JSON.parse(out)[0];
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)],
-    { cwd: app, env, encoding: 'utf8' });
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, packed.filename)], {
+    cwd: app,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(install.status, 0, install.stderr);
 });
 
@@ -53,26 +55,45 @@ describe('the packed tarball', () => {
     // docs named there and dist/ exactly as the build wrote it.
     const allowed = ['package.json', 'README.md', ...JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).files];
     const files = packed.files.map((f) => f.path).sort();
-    for (const f of files) assert.ok(allowed.some((a) => f === a || f.startsWith(`${a}/`)), `unexpected file ${f}`);
+    for (const f of files)
+      assert.ok(
+        allowed.some((a) => f === a || f.startsWith(`${a}/`)),
+        `unexpected file ${f}`,
+      );
     // Every file of dist/, its folders' too (the message catalogues in dist/locales/).
     const distFiles = readdirSync(join(repo, 'dist'), { recursive: true }).filter((f) => statSync(join(repo, 'dist', f)).isFile());
-    assert.deepEqual(files.filter((f) => f.startsWith('dist/')), distFiles.map((f) => `dist/${f.split(sep).join('/')}`).sort());
-    for (const f of ['dist/attention.js', 'dist/attention.wasm', 'dist/engine.js', 'dist/index.js', 'dist/node.js',
-      'dist/cli.js', 'dist/index.d.ts', 'dist/presets.js', 'package.json']) {
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('dist/')),
+      distFiles.map((f) => `dist/${f.split(sep).join('/')}`).sort(),
+    );
+    for (const f of [
+      'dist/attention.js',
+      'dist/attention.wasm',
+      'dist/engine.js',
+      'dist/index.js',
+      'dist/node.js',
+      'dist/cli.js',
+      'dist/index.d.ts',
+      'dist/presets.js',
+      'package.json',
+    ]) {
       assert.ok(files.includes(f), `${f} is missing from the tarball`);
     }
     assert.ok(!files.some((f) => /\.(cpp|h|sh)$|^tests\//.test(f)), files.join(' '));
   });
 
   test('imports and runs from Node in an empty folder', () => {
-    writeFileSync(join(app, 'seed000.mjs'), `
+    writeFileSync(
+      join(app, 'seed000.mjs'),
+      `
       import { loadAttention, stringify } from 'attention-explorer';
       const engine = await loadAttention();
       const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
       const trace = engine.run({ Q, K, V, options: { causal: true } });
       console.log(stringify({ weights: trace.steps.find((s) => s.id === 'weights').data, output: trace.output }, 0));
       try { engine.run({ Q, K, V, options: { casual: true } }); } catch (e) { console.log(e.message); }
-    `);
+    `,
+    );
     const [json, message] = node(['seed000.mjs']).trim().split('\n');
     const result = JSON.parse(json);
     assertPrinted(result.output[1].slice(0, 2), '0.66641301  1.39213367', 'masked output row 2');
@@ -81,12 +102,15 @@ describe('the packed tarball', () => {
   });
 
   test('attention-explorer/fast imports and runs from Node in an empty folder', () => {
-    writeFileSync(join(app, 'fast.mjs'), `
+    writeFileSync(
+      join(app, 'fast.mjs'),
+      `
       import { loadFastAttention } from 'attention-explorer/fast';
       const fast = await loadFastAttention();
       const r = fast.attention({ Q: [[1, 0], [0, 1]], K: [[1, 0], [0, 1]], V: [[1, 2], [3, 4]] });
       console.log(JSON.stringify([Array.from(r.output), r.shape, fast.fastKernels(), Object.keys(fast).sort()]));
-    `);
+    `,
+    );
     const [output, shape, kernels, keys] = JSON.parse(node(['fast.mjs']));
     [1.6604769, 2.6604769, 2.3395231, 3.3395231].forEach((x, i) => assert.ok(Math.abs(output[i] - x) <= 5e-8, `${output[i]}`));
     assert.deepEqual(shape, [2, 2]);
@@ -94,12 +118,15 @@ describe('the packed tarball', () => {
     assert.deepEqual(keys, ['attention', 'fastKernels', 'heapStats', 'version']);
   });
 
-  test('every entry and the CLI report package.json\'s version', () => {
-    writeFileSync(join(app, 'version.mjs'), `
+  test("every entry and the CLI report package.json's version", () => {
+    writeFileSync(
+      join(app, 'version.mjs'),
+      `
       import { version } from 'attention-explorer';
       import { version as fast } from 'attention-explorer/fast';
       console.log(JSON.stringify([version, fast]));
-    `);
+    `,
+    );
     assert.deepEqual(JSON.parse(node(['version.mjs'])), [version, version]);
     const cli = join(app, 'node_modules', '.bin', 'attention-explorer');
     assert.equal(spawnSync(cli, ['--version'], { env, encoding: 'utf8' }).stdout, `${version}\n`);
@@ -116,8 +143,13 @@ describe('the packed tarball', () => {
   });
 
   test('the runtime exports are exactly the ones index.d.ts declares, in both entries', async () => {
-    const declared = [...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8')
-      .matchAll(/^export (?:declare )?(?:function|const) (\w+)/gm)].map((m) => m[1]).sort();
+    const declared = [
+      ...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8').matchAll(
+        /^export (?:declare )?(?:function|const) (\w+)/gm,
+      ),
+    ]
+      .map((m) => m[1])
+      .sort();
     const script = `
       const node = await import('attention-explorer');
       const browser = await import('./node_modules/attention-explorer/dist/index.js');
@@ -127,16 +159,25 @@ describe('the packed tarball', () => {
     assert.deepEqual(fromNode, declared);
     assert.deepEqual(fromBrowser, declared);
     // Engine methods: the d.ts Engine interface against a live engine.
-    const methods = [...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8')
-      .match(/export interface Engine \{([\s\S]*?)\n\}/)[1].matchAll(/^\s+(?:readonly )?(\w+)[(:]/gm)].map((m) => m[1]).sort();
-    writeFileSync(join(app, 'engine-keys.mjs'),
-      "const { loadAttention } = await import('attention-explorer'); console.log(JSON.stringify(Object.keys(await loadAttention()).sort()));");
+    const methods = [
+      ...readFileSync(join(app, 'node_modules/attention-explorer/dist/index.d.ts'), 'utf8')
+        .match(/export interface Engine \{([\s\S]*?)\n\}/)[1]
+        .matchAll(/^\s+(?:readonly )?(\w+)[(:]/gm),
+    ]
+      .map((m) => m[1])
+      .sort();
+    writeFileSync(
+      join(app, 'engine-keys.mjs'),
+      "const { loadAttention } = await import('attention-explorer'); console.log(JSON.stringify(Object.keys(await loadAttention()).sort()));",
+    );
     assert.deepEqual(JSON.parse(node(['engine-keys.mjs'])), methods);
   });
 
   test('the TypeScript types compile against real usage, and reject misuse', () => {
     const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
-    writeFileSync(join(app, 'usage.ts'), `
+    writeFileSync(
+      join(app, 'usage.ts'),
+      `
       import { loadAttention, stringify, toJSON, presets, presetProblem, numpyLines, version, decodeCsv, decodeLatex, tilesCsv, tilesLatex, connectModelWorker } from 'attention-explorer';
       import type { Engine, Problem, Trace, Step, Explanation, Draw, HeadFacts, Decoding, Tiles, OnlineSoftmax, TrainConfig, Model, HeadScore, ModelWeights, ModelCatalogue, ModelWorker, InputErrorPlace } from 'attention-explorer';
 
@@ -192,8 +233,11 @@ describe('the packed tarball', () => {
         model.dispose();
       }
       void main();
-    `);
-    writeFileSync(join(app, 'misuse.ts'), `
+    `,
+    );
+    writeFileSync(
+      join(app, 'misuse.ts'),
+      `
       import { loadAttention, decodeCsv } from 'attention-explorer';
       const engine = await loadAttention();
       decodeCsv(engine.run({ Q: [[1]], K: [[1]], V: [[1]] }));
@@ -203,9 +247,27 @@ describe('the packed tarball', () => {
       import { loadFastAttention } from 'attention-explorer/fast';
       (await loadFastAttention()).attention({ Q: [[1]], K: [[1]], V: [[1]], causal: 'yes' });
       engine.model({ model: { vocab: 8, context: 8, d_model: 8, norm: 'batchnorm' } });
-    `);
-    for (const [module, resolution] of [['nodenext', 'nodenext'], ['esnext', 'bundler']]) {
-      const args = [tsc, '--noEmit', '--strict', '--target', 'es2022', '--module', module, '--moduleResolution', resolution, '--types', '', '--lib', 'es2022,dom'];
+    `,
+    );
+    for (const [module, resolution] of [
+      ['nodenext', 'nodenext'],
+      ['esnext', 'bundler'],
+    ]) {
+      const args = [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--target',
+        'es2022',
+        '--module',
+        module,
+        '--moduleResolution',
+        resolution,
+        '--types',
+        '',
+        '--lib',
+        'es2022,dom',
+      ];
       const good = spawnSync('node', [...args, 'usage.ts'], { cwd: app, env, encoding: 'utf8' });
       assert.equal(good.status, 0, `${resolution}: ${good.stdout}${good.stderr}`);
       const bad = spawnSync('node', [...args, 'misuse.ts'], { cwd: app, env, encoding: 'utf8' });
@@ -230,10 +292,15 @@ async function freePort() {
 
 describe('a Vite app consuming the tarball', () => {
   test('builds, and its output loads the wasm and runs seed 000 in headless Chromium', async () => {
-    writeFileSync(join(app, 'index.html'), `<!doctype html>
+    writeFileSync(
+      join(app, 'index.html'),
+      `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>vite consumer</title></head>
-<body><pre id="out">loading</pre><pre id="fast">loading</pre><script type="module" src="./main.js"></script></body></html>`);
-    writeFileSync(join(app, 'main.js'), `
+<body><pre id="out">loading</pre><pre id="fast">loading</pre><script type="module" src="./main.js"></script></body></html>`,
+    );
+    writeFileSync(
+      join(app, 'main.js'),
+      `
 import { loadAttention } from 'attention-explorer';
 const engine = await loadAttention();
 const [Q, K, V] = engine.random(42, [1, 2, 3].map(() => ({ kind: 'randn', shape: [4, 8] })));
@@ -244,7 +311,8 @@ const { loadFastAttention } = await import('attention-explorer/fast');
 const fast = await loadFastAttention();
 const output = fast.attention({ Q, K, V }).output;
 document.getElementById('fast').textContent = JSON.stringify(Array.from(output.slice(0, 8)).map((x, i) => x - trace.output[0][i]));
-`);
+`,
+    );
     const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
     const build = spawnSync('node', [vite, 'build', '--logLevel', 'warn'], { cwd: app, env, encoding: 'utf8' });
     assert.equal(build.status, 0, build.stdout + build.stderr);
@@ -274,7 +342,10 @@ document.getElementById('fast').textContent = JSON.stringify(Array.from(output.s
       const row = JSON.parse(await page.textContent('#out'));
       assertPrinted(row, WEIGHTS_ROW_1, 'weights row 1 in Chromium');
       assert.deepEqual(problems, []);
-      assert.ok(served.some((p) => p.endsWith('.wasm')), `no .wasm fetched: ${served.join(' ')}`);
+      assert.ok(
+        served.some((p) => p.endsWith('.wasm')),
+        `no .wasm fetched: ${served.join(' ')}`,
+      );
       await page.waitForFunction(() => document.getElementById('fast').textContent !== 'loading', null, { timeout: 20000 });
       const differences = JSON.parse(await page.textContent('#fast'));
       assert.equal(differences.length, 8);
@@ -288,11 +359,16 @@ document.getElementById('fast').textContent = JSON.stringify(Array.from(output.s
   test('its dev server serves the package and the wasm loads in headless Chromium', async () => {
     const port = await freePort();
     const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
-    const server = spawn('node', [vite, '--host', '127.0.0.1', '--port', String(port), '--strictPort'],
-      { cwd: app, env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn('node', [vite, '--host', '127.0.0.1', '--port', String(port), '--strictPort'], {
+      cwd: app,
+      env: { ...env, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     // Without colour codes, which some environments (CI=true) still get around the port.
-    const append = (d) => { log += String(d).replace(/\x1b\[[0-9;]*m/g, ''); };
+    const append = (d) => {
+      log += String(d).replace(/\x1b\[[0-9;]*m/g, '');
+    };
     server.stdout.on('data', append);
     server.stderr.on('data', append);
     const browser = await launchBrowser();

@@ -21,7 +21,7 @@ function example() {
   return actions.load(actions.initialPage(), state);
 }
 
-describe('the page\'s actions', () => {
+describe("the page's actions", () => {
   test('load: a whole new state, counted, with no result to reuse', () => {
     const page = { ...example(), result: { trace: {}, problem: {} }, errors: { Q: 'bad' } };
     const next = actions.load(page, defaultState());
@@ -40,14 +40,23 @@ describe('the page\'s actions', () => {
     assert.equal(next.state.inputs.K, page.state.inputs.K, 'K is the same object');
     assert.equal(next.state.options, page.state.options, 'the options are the same object');
     assert.deepEqual(page.state.inputs.Q, { text: '1 0' }, 'the old state is unchanged');
-    assert.deepEqual(actions.editInput(page, 'V', { text: '1', numpy: 'np.ones((1, 1))' }).state.inputs.V, { text: '1', numpy: 'np.ones((1, 1))' });
+    assert.deepEqual(actions.editInput(page, 'V', { text: '1', numpy: 'np.ones((1, 1))' }).state.inputs.V, {
+      text: '1',
+      numpy: 'np.ones((1, 1))',
+    });
   });
 
   test('the state is frozen: a change written in place throws instead of going unseen', () => {
     const page = actions.editInput(example(), 'Q', { text: '2 2' });
-    assert.throws(() => { page.state.inputs.Q.text = '3'; }, TypeError);
-    assert.throws(() => { page.state.options.heads = 2; }, TypeError);
-    assert.throws(() => { page.state.collapsed.push('scores:0'); }, TypeError);
+    assert.throws(() => {
+      page.state.inputs.Q.text = '3';
+    }, TypeError);
+    assert.throws(() => {
+      page.state.options.heads = 2;
+    }, TypeError);
+    assert.throws(() => {
+      page.state.collapsed.push('scores:0');
+    }, TypeError);
   });
 
   test('setInputs keeps the recipe only for a transposition; fillInputs fills only what is missing, unedited', () => {
@@ -74,7 +83,7 @@ describe('the page\'s actions', () => {
     assert.equal(actions.setOptions(example(), { additiveMask: '0 0' }, {}, { edit: false }).state.edited, false);
   });
 
-  test('setMode: cross-attention starts with the queries\' token names for the keys', () => {
+  test("setMode: cross-attention starts with the queries' token names for the keys", () => {
     const page = actions.setTokens(example(), 'q', 'the cat');
     const cross = actions.setMode(page, 'cross');
     assert.equal(cross.state.mode, 'cross');
@@ -99,16 +108,31 @@ describe('the page\'s actions', () => {
   });
 
   test('toggleKeep flips one cell of the keep-mask, a copy; out of range changes nothing', () => {
-    const page = actions.setOptions(example(), { mask: 'keep', keepMask: [[1, 1], [1, 1]] });
+    const page = actions.setOptions(example(), {
+      mask: 'keep',
+      keepMask: [
+        [1, 1],
+        [1, 1],
+      ],
+    });
     const next = actions.toggleKeep(page, 0, 1);
-    assert.deepEqual(next.state.options.keepMask, [[1, 0], [1, 1]]);
-    assert.deepEqual(page.state.options.keepMask, [[1, 1], [1, 1]]);
+    assert.deepEqual(next.state.options.keepMask, [
+      [1, 0],
+      [1, 1],
+    ]);
+    assert.deepEqual(page.state.options.keepMask, [
+      [1, 1],
+      [1, 1],
+    ]);
     assert.equal(next.state.options.keepMask[1], page.state.options.keepMask[1], 'the untouched row is shared');
-    assert.deepEqual(actions.toggleKeep(next, 0, 1).state.options.keepMask, [[1, 1], [1, 1]]);
+    assert.deepEqual(actions.toggleKeep(next, 0, 1).state.options.keepMask, [
+      [1, 1],
+      [1, 1],
+    ]);
     assert.equal(actions.toggleKeep(page, 5, 0), page);
   });
 
-  test('setLesson: no notes is null; the exercise\'s ui flags', () => {
+  test("setLesson: no notes is null; the exercise's ui flags", () => {
     assert.equal(actions.setLesson(example(), {}).state.lesson, null);
     assert.deepEqual(actions.setLesson(example(), { 'weights:0': { say: 'Look' } }).state.lesson, { 'weights:0': { say: 'Look' } });
     const ui = actions.setChoosing(actions.setRevealed(example(), true), true).ui;
@@ -162,12 +186,14 @@ describe('the walkthroughs (ui.walk)', () => {
     assert.deepEqual(page.ui.walk.blocks, { block_q: 1, block_k: 4 });
     assert.equal(page.ui.walk.index, 0);
     assert.equal(page.ui.walk.subtractMax, true, 'the rest kept');
-    assert.throws(() => { page.ui.walk.blocks.block_q = 9; }, TypeError);
+    assert.throws(() => {
+      page.ui.walk.blocks.block_q = 9;
+    }, TypeError);
   });
 });
 
 describe('the page store', () => {
-  test('hiddenStepIds: the link\'s hidden steps and a running exercise\'s, until its answers are shown', async () => {
+  test("hiddenStepIds: the link's hidden steps and a running exercise's, until its answers are shown", async () => {
     const { hiddenStepIds } = await import('../../web/page/store.js');
     const state = defaultState();
     state.hide = { ...state.hide, steps: ['scores'] };
@@ -178,12 +204,18 @@ describe('the page store', () => {
     assert.deepEqual(hiddenStepIds(example()), []);
   });
 
-  test('an event\'s actions give one redraw; a view subscribed to the inputs is not redrawn for the open cell', () => {
+  test("an event's actions give one redraw; a view subscribed to the inputs is not redrawn for the open cell", () => {
     const frames = [];
     const store = createStore(example(), { schedule: (redraw) => frames.push(redraw) });
     const drawn = { inputs: 0, open: 0 };
-    store.subscribe((page) => page.state.inputs, () => drawn.inputs++);
-    store.subscribe((page) => page.state.open, () => drawn.open++);
+    store.subscribe(
+      (page) => page.state.inputs,
+      () => drawn.inputs++,
+    );
+    store.subscribe(
+      (page) => page.state.open,
+      () => drawn.open++,
+    );
     store.dispatch(actions.editInput, 'Q', { text: '3 3' });
     store.dispatch(actions.editInput, 'Q', { text: '4 4' });
     assert.equal(frames.length, 1);

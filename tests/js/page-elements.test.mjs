@@ -9,16 +9,29 @@ import { test } from 'node:test';
 import { repo } from './helpers.mjs';
 
 const TYPES = {
-  a: 'HTMLAnchorElement', button: 'HTMLButtonElement', canvas: 'HTMLCanvasElement', details: 'HTMLDetailsElement',
-  dialog: 'HTMLDialogElement', form: 'HTMLFormElement', iframe: 'HTMLIFrameElement', img: 'HTMLImageElement',
-  input: 'HTMLInputElement', output: 'HTMLOutputElement', progress: 'HTMLProgressElement', select: 'HTMLSelectElement',
-  table: 'HTMLTableElement', template: 'HTMLTemplateElement', textarea: 'HTMLTextAreaElement',
+  a: 'HTMLAnchorElement',
+  button: 'HTMLButtonElement',
+  canvas: 'HTMLCanvasElement',
+  details: 'HTMLDetailsElement',
+  dialog: 'HTMLDialogElement',
+  form: 'HTMLFormElement',
+  iframe: 'HTMLIFrameElement',
+  img: 'HTMLImageElement',
+  input: 'HTMLInputElement',
+  output: 'HTMLOutputElement',
+  progress: 'HTMLProgressElement',
+  select: 'HTMLSelectElement',
+  table: 'HTMLTableElement',
+  template: 'HTMLTemplateElement',
+  textarea: 'HTMLTextAreaElement',
 };
 
 test("app.js's PageElements lists every typed element of the page's HTML, with its tag's type", () => {
   const page = join(repo, 'web', 'page');
   const expected = {};
-  for (const file of readdirSync(page, { recursive: true }).filter((f) => /\.(html|js)$/.test(f) && !f.startsWith('vendor')).sort()) {
+  for (const file of readdirSync(page, { recursive: true })
+    .filter((f) => /\.(html|js)$/.test(f) && !f.startsWith('vendor'))
+    .sort()) {
     const text = readFileSync(join(page, file), 'utf8');
     // An id written out (not `${...}`) on an element of a tag in TYPES.
     for (const [, tag, id] of text.matchAll(/<([a-z][a-z0-9-]*)\b[^>]*?\bid="([^"$]+)"/g)) {

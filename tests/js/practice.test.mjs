@@ -28,7 +28,16 @@ const maxAbs = (a, b) => Math.max(...[a].flat(Infinity).map((x, i) => Math.abs(x
 const stepOf = (trace, id, head = 0) => trace.steps.find((s) => s.id === id && s.head === head);
 
 // Self-attention from X: 4 query heads sharing 2 key/value heads, W_O, RoPE and a window.
-const [X, W_Q, W_K, W_V, W_O] = engine.random(7, [[5, 8], [8, 8], [8, 4], [8, 6], [12, 8]].map((shape) => ({ kind: 'randn', shape })));
+const [X, W_Q, W_K, W_V, W_O] = engine.random(
+  7,
+  [
+    [5, 8],
+    [8, 8],
+    [8, 4],
+    [8, 6],
+    [12, 8],
+  ].map((shape) => ({ kind: 'randn', shape })),
+);
 const gqa = { X, W_Q, W_K, W_V, W_O, options: { heads: 4, kv_heads: 2, rope: true, window: [2, 0] } };
 
 describe('engine.decode', () => {
@@ -61,27 +70,62 @@ describe('engine.decode', () => {
 
   test('multiply-adds with the cache and without, counted by hand', () => {
     // Q, K, V given (no projections), one head, d_k 2, d_v 3: t = 2 reads 3 keys.
-    const d = engine.decode({ Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 2], [0, 1], [2, 0]], V: [[1, 0, 0], [0, 1, 0], [0, 0, 1]] });
-    assert.deepEqual(d.steps.map((s) => s.flops_cached), [5, 10, 15]); // n·(2 + 3)
-    assert.deepEqual(d.steps.map((s) => s.flops_full), [5, 20, 45]); // n²·(2 + 3)
+    const d = engine.decode({
+      Q: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
+      K: [
+        [1, 2],
+        [0, 1],
+        [2, 0],
+      ],
+      V: [
+        [1, 0, 0],
+        [0, 1, 0],
+        [0, 0, 1],
+      ],
+    });
+    assert.deepEqual(
+      d.steps.map((s) => s.flops_cached),
+      [5, 10, 15],
+    ); // n·(2 + 3)
+    assert.deepEqual(
+      d.steps.map((s) => s.flops_full),
+      [5, 20, 45],
+    ); // n²·(2 + 3)
     assert.equal(d.flops_cached, 30);
     assert.equal(d.flops_full, 70);
   });
 
   test('what decode does not take gets a clear error', () => {
-    const Q = [[1, 0], [0, 1]];
+    const Q = [
+      [1, 0],
+      [0, 1],
+    ];
     assert.throws(() => engine.decode({ Q, K: Q, V: Q, past_K: [[1, 1]], past_V: [[1, 1]] }), {
-      message: 'decode builds the KV cache itself, token by token: give the tokens\' Q, K and V (or X with W_Q, W_K and W_V) without past_K and past_V',
+      message:
+        "decode builds the KV cache itself, token by token: give the tokens' Q, K and V (or X with W_Q, W_K and W_V) without past_K and past_V",
     });
     assert.throws(() => engine.decode({ Q, K: [[1, 0]], V: [[1, 0]] }), {
       message: 'decode needs one key and one value per query (each token generated brings its own): Q has 2 rows but K has 1',
     });
-    assert.throws(() => engine.decode({ Q, K: Q, V: Q, options: { causal: 'yes' } }), { message: /^options\.causal must be true or false/ });
+    assert.throws(() => engine.decode({ Q, K: Q, V: Q, options: { causal: 'yes' } }), {
+      message: /^options\.causal must be true or false/,
+    });
   });
 });
 
 describe('engine.tiles', () => {
-  const [Q, K, V] = engine.random(3, [[5, 4], [7, 4], [7, 3]].map((shape) => ({ kind: 'randn', shape })));
+  const [Q, K, V] = engine.random(
+    3,
+    [
+      [5, 4],
+      [7, 4],
+      [7, 3],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
 
   test('the output equals the trace for block sizes 1, 2, 3, 7, L and S', () => {
     const output = engine.run({ Q, K, V }).output;
@@ -102,7 +146,14 @@ describe('engine.tiles', () => {
     const t = engine.tiles(problem, { block_q: 2, block_k: 2 });
     assert.ok(maxAbs(t.output, trace.output) <= 1e-12);
     assert.deepEqual([t.visited, t.skipped], [6, 3]);
-    assert.deepEqual(t.tiles.filter((x) => x.skipped).map((x) => [x.q_block, x.k_block]), [[0, 1], [0, 2], [1, 2]]);
+    assert.deepEqual(
+      t.tiles.filter((x) => x.skipped).map((x) => [x.q_block, x.k_block]),
+      [
+        [0, 1],
+        [0, 2],
+        [1, 2],
+      ],
+    );
     const values = trace.steps.find((s) => s.id === 'V').data;
     for (const tile of t.tiles.filter((x) => !x.skipped)) {
       const [k0] = tile.keys;
@@ -127,7 +178,19 @@ describe('engine.tiles', () => {
   });
 
   test('a fully masked row is 0 as run() gives; bytes counted by hand', () => {
-    const problem = { Q: Q.slice(0, 4), K: K.slice(0, 4), V: V.slice(0, 4), options: { mask: [[true, true, true, true], [false, false, false, false], [true, false, true, false], [true, true, false, false]] } };
+    const problem = {
+      Q: Q.slice(0, 4),
+      K: K.slice(0, 4),
+      V: V.slice(0, 4),
+      options: {
+        mask: [
+          [true, true, true, true],
+          [false, false, false, false],
+          [true, false, true, false],
+          [true, true, false, false],
+        ],
+      },
+    };
     const t = engine.tiles(problem, { block_q: 2, block_k: 2 });
     assert.deepEqual(t.output[1], [0, 0, 0]);
     assert.ok(maxAbs(t.output, engine.run(problem).output) <= 1e-12);
@@ -142,14 +205,24 @@ describe('engine.tiles', () => {
 
   test('block sizes are checked, naming the option', () => {
     const problem = { Q, K, V };
-    assert.throws(() => engine.tiles(problem, { block_q: 0, block_k: 2 }), { message: 'block_q must be a positive integer, got number 0', field: 'block_q' });
-    assert.throws(() => engine.tiles(problem, { block_q: 2, block_k: 1.5 }), { message: 'block_k must be a positive integer, got number 1.5', field: 'block_k' });
+    assert.throws(() => engine.tiles(problem, { block_q: 0, block_k: 2 }), {
+      message: 'block_q must be a positive integer, got number 0',
+      field: 'block_q',
+    });
+    assert.throws(() => engine.tiles(problem, { block_q: 2, block_k: 1.5 }), {
+      message: 'block_k must be a positive integer, got number 1.5',
+      field: 'block_k',
+    });
     assert.throws(() => engine.tiles(problem, { block_q: '2', block_k: 2 }), { message: 'block_q must be a positive integer, got "2"' });
     assert.throws(() => engine.tiles(problem, { block_q: 2 }), { message: 'block_k must be a positive integer, got undefined' });
-    assert.throws(() => engine.tiles(problem, { block_q: 2, block_k: 2, blockq: 1 }), { message: /unknown key 'blockq' \(did you mean 'block_q'\?\)/ });
+    assert.throws(() => engine.tiles(problem, { block_q: 2, block_k: 2, blockq: 1 }), {
+      message: /unknown key 'blockq' \(did you mean 'block_q'\?\)/,
+    });
     assert.throws(() => engine.tiles(problem), { message: 'tiles takes { block_q, block_k } after the problem, got undefined' });
     // The problem JSON's errors come first.
-    assert.throws(() => engine.tiles({ Q, K, V, options: { causal: 'yes' } }, { block_q: 0, block_k: 0 }), { message: /^options\.causal must be true or false/ });
+    assert.throws(() => engine.tiles({ Q, K, V, options: { causal: 'yes' } }, { block_q: 0, block_k: 0 }), {
+      message: /^options\.causal must be true or false/,
+    });
   });
 });
 
@@ -161,7 +234,10 @@ describe('engine.onlineSoftmax', () => {
     const trace = engine.run({ Q: [[1]], K: row.slice(0, 4).map((x) => [x]), V: [[1], [2], [3], [4]], options: { scale: 'none' } });
     assert.ok(maxAbs(s.weights.slice(0, 4), trace.steps.find((x) => x.id === 'weights').data[0]) <= 1e-15);
     assert.equal(s.weights[4], 0);
-    assert.deepEqual(s.steps.map((x) => x.m_after), [1.5, 1.5, 3, 3, 3]);
+    assert.deepEqual(
+      s.steps.map((x) => x.m_after),
+      [1.5, 1.5, 3, 3, 3],
+    );
     assert.equal(s.steps[2].rescale, Math.exp(1.5 - 3));
     assert.equal(s.max, 3);
   });
@@ -180,15 +256,36 @@ describe('engine.onlineSoftmax', () => {
   test('bad rows and options get a clear error', () => {
     assert.throws(() => engine.onlineSoftmax('1 2'), { message: 'onlineSoftmax takes a list of numbers, got "1 2"' });
     assert.throws(() => engine.onlineSoftmax([1, '-inf']), { message: 'onlineSoftmax takes a list of numbers, got an entry "-inf"' });
-    assert.throws(() => engine.onlineSoftmax([1, NaN]), { message: 'entry 2 of the row is nan: expected a finite number or -inf (a hidden entry)' });
+    assert.throws(() => engine.onlineSoftmax([1, NaN]), {
+      message: 'entry 2 of the row is nan: expected a finite number or -inf (a hidden entry)',
+    });
     assert.throws(() => engine.onlineSoftmax([]), { message: 'the row is empty: a softmax needs at least one number' });
     assert.throws(() => engine.onlineSoftmax([1], { subtractMax: 'no' }), { message: 'subtractMax must be true or false, got "no"' });
-    assert.throws(() => engine.onlineSoftmax([1], { precision: 'half' }), { message: 'precision must be "float64" or "float32", got "half"' });
+    assert.throws(() => engine.onlineSoftmax([1], { precision: 'half' }), {
+      message: 'precision must be "float64" or "float32", got "half"',
+    });
   });
 });
 
 describe('attention-explorer decode and tiles', () => {
-  const problem = { Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 0], [0, 1], [1, 1]], V: [[1, 0], [0, 1], [2, 2]], options: { causal: true } };
+  const problem = {
+    Q: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    K: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    V: [
+      [1, 0],
+      [0, 1],
+      [2, 2],
+    ],
+    options: { causal: true },
+  };
 
   test('decode prints what engine.decode returns, as JSON', () => {
     const r = runCli(['decode', file('decode.json', problem)]);
@@ -217,30 +314,51 @@ describe('attention-explorer decode and tiles', () => {
         const cells = line.trim().split(/ {2,}/);
         if (cells[0] !== '-inf' && Number.isNaN(Number(cells[0]))) cells.shift();
         found.at(-1).rows.push(cells.map((x) => (x === '-inf' ? -Infinity : Number(x))));
-      }
-      else if (line) found.push({ caption: line, rows: [] });
+      } else if (line) found.push({ caption: line, rows: [] });
     }
     return found;
   }
   /** `rows` are `want` printed with `digits` places. */
   function assertPrinted(rows, want, digits, what) {
-    assert.deepEqual(rows.map((r) => r.length), want.map((r) => r.length), what);
-    rows.forEach((r, i) => r.forEach((x, j) => {
-      if (want[i][j] === -Infinity) assert.equal(x, -Infinity, what);
-      else assert.ok(Math.abs(x - want[i][j]) <= 0.5 * 10 ** -digits + 1e-12, `${what} [${i}][${j}]: ${x} for ${want[i][j]}`);
-    }));
+    assert.deepEqual(
+      rows.map((r) => r.length),
+      want.map((r) => r.length),
+      what,
+    );
+    rows.forEach((r, i) =>
+      r.forEach((x, j) => {
+        if (want[i][j] === -Infinity) assert.equal(x, -Infinity, what);
+        else assert.ok(Math.abs(x - want[i][j]) <= 0.5 * 10 ** -digits + 1e-12, `${what} [${i}][${j}]: ${x} for ${want[i][j]}`);
+      }),
+    );
   }
 
-  test('decode --table: each token\'s rows, output and work, at --digits', () => {
-    const two = { ...problem, options: { heads: 2 }, Q: [[1, 0, 2, 1], [0, 1, -1, 0], [1, 1, 0.5, 2]], K: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, -1, 1]] };
+  test("decode --table: each token's rows, output and work, at --digits", () => {
+    const two = {
+      ...problem,
+      options: { heads: 2 },
+      Q: [
+        [1, 0, 2, 1],
+        [0, 1, -1, 0],
+        [1, 1, 0.5, 2],
+      ],
+      K: [
+        [1, 0, 0, 1],
+        [0, 1, 1, 0],
+        [1, 1, -1, 1],
+      ],
+    };
     const r = runCli(['decode', '--table', '--digits', '3', file('decode.json', two)]);
     assert.equal(r.code, 0, r.stderr);
     const d = engine.decode(two);
     const found = tables(r.stdout);
     d.steps.forEach((s, t) => {
       const [head, scores, weights, output] = found.slice(4 * t, 4 * t + 4);
-      assert.equal(head.caption, `token ${t + 1}: ${s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`} (${t} cached and its own), ` +
-        `multiply-adds ${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${s.difference}`);
+      assert.equal(
+        head.caption,
+        `token ${t + 1}: ${s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`} (${t} cached and its own), ` +
+          `multiply-adds ${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${s.difference}`,
+      );
       assert.equal(scores.caption, 'scores (QKᵀ before scaling), a row per head');
       assertPrinted(scores.rows, s.scores, 3, `token ${t + 1} scores`);
       assertPrinted(weights.rows, s.weights, 3, `token ${t + 1} weights`);
@@ -250,7 +368,7 @@ describe('attention-explorer decode and tiles', () => {
     assert.equal(found.at(-1).caption, `multiply-adds ${d.flops_cached} with the cache, ${d.flops_full} without`);
   });
 
-  test('tiles --table: each tile\'s scores, statistics and partial outputs, skipped tiles, the bytes', () => {
+  test("tiles --table: each tile's scores, statistics and partial outputs, skipped tiles, the bytes", () => {
     const r = runCli(['tiles', '--block-q', '2', '--block-k', '2', '--table', file('tiles.json', problem)]);
     assert.equal(r.code, 0, r.stderr);
     const t = engine.tiles(problem, { block_q: 2, block_k: 2 });
@@ -259,9 +377,17 @@ describe('attention-explorer decode and tiles', () => {
     t.tiles.forEach((tile, i) => {
       const where = found[k++];
       assert.ok(where.caption.startsWith(`tile ${i + 1} of 4 (head 1): query block ${tile.q_block + 1}`), where.caption);
-      if (tile.skipped) { assert.match(where.caption, /: skipped, every score hidden$/); return; }
+      if (tile.skipped) {
+        assert.match(where.caption, /: skipped, every score hidden$/);
+        return;
+      }
       assertPrinted(found[k++].rows, tile.scores, 4, `tile ${i + 1} scores`);
-      assertPrinted(found[k++].rows, tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]]), 4, `tile ${i + 1} statistics`);
+      assertPrinted(
+        found[k++].rows,
+        tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]]),
+        4,
+        `tile ${i + 1} statistics`,
+      );
       assertPrinted(found[k++].rows, tile.partial_before, 4, `tile ${i + 1} partial before`);
       assertPrinted(found[k++].rows, tile.partial_after, 4, `tile ${i + 1} partial after`);
     });

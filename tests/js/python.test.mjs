@@ -19,9 +19,16 @@ const engine = await loadAttention();
 const { PROBLEMS, POSITION_PROBLEMS, COLUMNS_POSITION_PROBLEMS } = exportProblems(engine, pkg);
 
 const PYTHON = '/usr/bin/python3'; // Debian's, with python3-numpy (not a pyenv python on PATH)
-const hasNumpy = existsSync(PYTHON) && (() => {
-  try { execFileSync(PYTHON, ['-c', 'import numpy']); return true; } catch { return false; }
-})();
+const hasNumpy =
+  existsSync(PYTHON) &&
+  (() => {
+    try {
+      execFileSync(PYTHON, ['-c', 'import numpy']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 const noNumpy = !hasNumpy && 'no /usr/bin/python3 with numpy';
 const TORCH_DOUBLE = join(repo, 'tests/fixtures/torch_double');
 const work = mkdtempSync(join(tmpdir(), 'attn-python-'));
@@ -61,24 +68,32 @@ function assertReproduces(script, trace, name, { scaled = false } = {}) {
   const r = runPython(script, name);
   assert.equal(r.status, 0, r.stderr);
   const steps = JSON.parse(r.stdout);
-  assert.deepEqual(steps.map((s) => `${s.id}:${s.head}`), trace.steps.map((s) => `${s.id}:${s.head}`));
+  assert.deepEqual(
+    steps.map((s) => `${s.id}:${s.head}`),
+    trace.steps.map((s) => `${s.id}:${s.head}`),
+  );
   const f32 = trace.meta.precision === 'float32';
   const [rtol, atol] = f32 ? [2e-6, scaled ? 2e-5 : 2e-7] : [1e-12, scaled ? 1e-12 : 1e-13];
   steps.forEach((s, k) => {
     const want = trace.steps[k];
     const largest = scaled ? magnitude(trace, k) : 1;
     assert.deepEqual(s.shape, want.shape, `${s.id} shape`);
-    s.data.forEach((row, i) => row.forEach((v, j) => {
-      const got = fromJson(v);
-      const w = want.data[i][j];
-      if (!Number.isFinite(w)) assert.equal(got, w, `${s.id}:${s.head} [${i}][${j}]`);
-      else assert.ok(Math.abs(got - w) <= atol * largest + rtol * Math.abs(w), `${s.id}:${s.head} [${i}][${j}] = ${got}, trace ${w}`);
-    }));
+    s.data.forEach((row, i) =>
+      row.forEach((v, j) => {
+        const got = fromJson(v);
+        const w = want.data[i][j];
+        if (!Number.isFinite(w)) assert.equal(got, w, `${s.id}:${s.head} [${i}][${j}]`);
+        else assert.ok(Math.abs(got - w) <= atol * largest + rtol * Math.abs(w), `${s.id}:${s.head} [${i}][${j}] = ${got}, trace ${w}`);
+      }),
+    );
   });
 }
 
 const ALL = { ...PROBLEMS, ...POSITION_PROBLEMS, ...COLUMNS_POSITION_PROBLEMS };
-for (const [dialect, script] of [['NumPy', numpyScript], ['PyTorch', pytorchScript]]) {
+for (const [dialect, script] of [
+  ['NumPy', numpyScript],
+  ['PyTorch', pytorchScript],
+]) {
   for (const [name, problem] of Object.entries(ALL)) {
     test(`the ${dialect} script reproduces the trace: ${name}`, { skip: noNumpy }, () => {
       assertReproduces(script(problem, engine.run(problem)), engine.run(problem), `${dialect} ${name}`);
@@ -92,7 +107,11 @@ test('the columns-layout problems are the rows-layout ones transposed (so both l
     const cols = engine.run(COLUMNS_POSITION_PROBLEMS[`${name}, columns layout`]);
     assert.equal(cols.meta.layout, 'columns');
     const T = (m) => m[0].map((_, j) => m.map((row) => row[j]));
-    assert.deepEqual(cols.steps.map((s) => s.data), rows.steps.map((s) => T(s.data)), name);
+    assert.deepEqual(
+      cols.steps.map((s) => s.data),
+      rows.steps.map((s) => T(s.data)),
+      name,
+    );
   }
 });
 
@@ -126,13 +145,16 @@ test('the torch double keeps the torch semantics the scripts rely on', { skip: n
   ].join('\n');
   const r = spawnSync(PYTHON, ['-c', probe], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: TORCH_DOUBLE } });
   assert.equal(r.stderr, '');
-  assert.equal(r.stdout, [
-    'float32 True float32', // a 0-dim float64 does not promote a float32 matrix
-    '[[0, 3], [1, 4], [2, 5]] float32', // transpose swaps two dims; Python floats default to float32
-    '[[False, True, True], [False, False, True]]',
-    'RuntimeError: expected m1 and m2 to have the same dtype, but got: float32 != float64',
-    '',
-  ].join('\n'));
+  assert.equal(
+    r.stdout,
+    [
+      'float32 True float32', // a 0-dim float64 does not promote a float32 matrix
+      '[[0, 3], [1, 4], [2, 5]] float32', // transpose swaps two dims; Python floats default to float32
+      '[[False, True, True], [False, False, True]]',
+      'RuntimeError: expected m1 and m2 to have the same dtype, but got: float32 != float64',
+      '',
+    ].join('\n'),
+  );
 });
 
 test('the NumPy script prints readable steps without --json, and quotes the recipe', { skip: noNumpy }, () => {
@@ -189,7 +211,10 @@ test('the PyTorch script writes the options as PyTorch code does', () => {
   assert.match(cached, /^q_pos = torch\.arange\(past, past \+ 2, dtype=torch\.float64\) {2}# query positions$/m);
   assert.match(cached, /^def rotate_half\(x\):$/m);
   assert.match(cached, /^ {4}return torch\.cat\(\(turned \* cos \+ rotate_half\(turned\) \* sin, rest\), dim=1\)$/m);
-  assert.match(cached, /^ {4}Kh = torch\.cat\(\[past_K\[:, g \* d_k:\(g \+ 1\) \* d_k\], Kh\], dim=0\) {2}# the cache, then the new rows$/m);
+  assert.match(
+    cached,
+    /^ {4}Kh = torch\.cat\(\[past_K\[:, g \* d_k:\(g \+ 1\) \* d_k\], Kh\], dim=0\) {2}# the cache, then the new rows$/m,
+  );
   // The causal mask on positions (the cache's queries sit after it), applied with masked_fill.
   assert.match(cached, /^hidden \|= q > p {2}# causal: the key comes after the query$/m);
   assert.match(cached, /^ {4}logits = logits\.masked_fill\(hidden, -math\.inf\)$/m);
@@ -221,7 +246,10 @@ test('the PyTorch script writes the options as PyTorch code does', () => {
   assert.match(cols, /^ {4}scores = Kh\.T @ Qh {2}# keys x queries$/m);
   assert.match(cols, /^hidden = torch\.zeros\(S, L, dtype=torch\.bool\)$/m);
   assert.match(cols, /^ {4}return torch\.softmax\(torch\.cat\(\[x, sink_row\], dim=0\), dim=0\)\[:-1, :\]$/m);
-  const colsNumpy = numpyScript(COLUMNS_POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA, columns layout'], engine.run(COLUMNS_POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA, columns layout']));
+  const colsNumpy = numpyScript(
+    COLUMNS_POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA, columns layout'],
+    engine.run(COLUMNS_POSITION_PROBLEMS['RoPE (half) with a KV cache, causal, GQA, columns layout']),
+  );
   assert.match(colsNumpy, /^ {8}out\[a, :\] = x\[a, :\] \* c - x\[b, :\] \* s$/m);
   assert.match(colsNumpy, /^ {4}Kh = np\.hstack\(\[past_K\[g \* d_k:\(g \+ 1\) \* d_k, :\], Kh\]\) {2}# the cache, then the new columns$/m);
   assert.match(colsNumpy, /^ {4}weights = softmax\(logits, axis=0\) {2}# down each column$/m);
@@ -234,7 +262,9 @@ test('the scripts read a cache given as { shape, data } and refuse one given as 
   const flat = { ...problem, past_K: { shape: [2, 2], data: problem.past_K.flat() } };
   assert.equal(numpyScript(flat, engine.run(flat)), numpyScript(problem, trace));
   const text = { ...problem, past_V: '[[3, 1], [-1, 0.5]]' };
-  assert.throws(() => pytorchScript(text, engine.run(text)), { message: 'export: past_V is text: parse it first (engine.parseMatrix) so the export has numbers' });
+  assert.throws(() => pytorchScript(text, engine.run(text)), {
+    message: 'export: past_V is text: parse it first (engine.parseMatrix) so the export has numbers',
+  });
 });
 
 // The backward pass: numpyScript(problem, engine.gradients(problem), { gradients: true }) rebuilds

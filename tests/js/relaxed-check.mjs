@@ -17,13 +17,26 @@ export async function compareKernels(entryUrl) {
   const cases = [];
   // Sizes with every register-tile tail (L mod 4), a part-filled last key tile, d_v not a
   // multiple of the vector width, masks, causal and a divided scale.
-  for (const [L, S, dk, dv] of [[1, 1, 1, 1], [7, 13, 8, 5], [300, 257, 64, 64], [1024, 1024, 64, 64]]) {
-    for (const [precision, Float] of [['float32', Float32Array], ['float64', Float64Array]]) {
+  for (const [L, S, dk, dv] of [
+    [1, 1, 1, 1],
+    [7, 13, 8, 5],
+    [300, 257, 64, 64],
+    [1024, 1024, 64, 64],
+  ]) {
+    for (const [precision, Float] of [
+      ['float32', Float32Array],
+      ['float64', Float64Array],
+    ]) {
       const Q = Float.from({ length: L * dk }, normal);
       const K = Float.from({ length: S * dk }, normal);
       const V = Float.from({ length: S * dv }, normal);
       const mask = Uint8Array.from({ length: L * S }, () => (normal() > -1 ? 1 : 0));
-      for (const [what, extra] of [['plain', {}], ['causal', { causal: true }], ['keep mask', { mask }], ['scale 1/3', { scale: '1/3' }]]) {
+      for (const [what, extra] of [
+        ['plain', {}],
+        ['causal', { causal: true }],
+        ['keep mask', { mask }],
+        ['scale 1/3', { scale: '1/3' }],
+      ]) {
         const input = { Q, K, V, L, S, precision, ...extra };
         const a = relaxed.attention(input).output;
         const b = simd128.attention(input).output;
@@ -33,7 +46,13 @@ export async function compareKernels(entryUrl) {
           worst = Math.max(worst, Math.abs(a[i] - b[i]));
           largest = Math.max(largest, Math.abs(b[i]));
         }
-        cases.push({ name: `L=${L} S=${S} d_k=${dk} d_v=${dv} ${precision} ${what}`, precision, worst, largest, finite: a.every(Number.isFinite) });
+        cases.push({
+          name: `L=${L} S=${S} d_k=${dk} d_v=${dv} ${precision} ${what}`,
+          precision,
+          worst,
+          largest,
+          finite: a.every(Number.isFinite),
+        });
       }
     }
   }

@@ -22,7 +22,10 @@ before(async () => {
 
 const cli = join(dist, 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'attention-robust-'));
-const I = [[1, 0], [0, 1]];
+const I = [
+  [1, 0],
+  [0, 1],
+];
 const ok = (extra = {}) => ({ Q: I, K: I, V: I, ...extra });
 // JSON text of `depth` + 1 nested arrays around `inner` (too deep for JSON.stringify, not for
 // JSON.parse).
@@ -38,39 +41,134 @@ const CATALOGUE = [
   ['options as a string', { ...ok(), options: 'causal' }, 'options is "causal": expected an object', 'options'],
   ['options null', { ...ok(), options: null }, 'options is null: expected an object', 'options'],
   // unknown option names
-  ['unknown option, no near name', { ...ok(), options: { dropout: 0.1 } },
-    "unknown option 'dropout'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, attention, feature_map, normalize, decay, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit", 'options.dropout'],
-  ['unknown option, near name', { ...ok(), options: { kvheads: 1 } }, "unknown option 'kvheads' (did you mean 'kv_heads'?)", 'options.kvheads'],
-  ['unknown key in a matrix object', { ...ok(), Q: { shape: [1, 2], data: [1, 2], dtype: 'f4' } }, "Q: unknown key 'dtype'; expected one of shape, data", 'Q.dtype'],
+  [
+    'unknown option, no near name',
+    { ...ok(), options: { dropout: 0.1 } },
+    "unknown option 'dropout'; expected one of layout, scale, causal, mask, softcap, heads, kv_heads, precision, rope, positional, alibi, window, sink_tokens, mask_fill, fully_masked, attention, feature_map, normalize, decay, qk_norm, score_fn, sigmoid_bias, differential, positions, sink_logit",
+    'options.dropout',
+  ],
+  [
+    'unknown option, near name',
+    { ...ok(), options: { kvheads: 1 } },
+    "unknown option 'kvheads' (did you mean 'kv_heads'?)",
+    'options.kvheads',
+  ],
+  [
+    'unknown key in a matrix object',
+    { ...ok(), Q: { shape: [1, 2], data: [1, 2], dtype: 'f4' } },
+    "Q: unknown key 'dtype'; expected one of shape, data",
+    'Q.dtype',
+  ],
   // wrong option types
   ['heads as a string', { ...ok(), options: { heads: '2' } }, 'options.heads must be a positive integer, got "2"', 'options.heads'],
   ['heads NaN-like', { ...ok(), options: { heads: null } }, 'options.heads must be a positive integer, got null', 'options.heads'],
-  ['softcap as a string', { ...ok(), options: { softcap: '1' } }, 'options.softcap must be 0 (off) or a positive number, got "1"', 'options.softcap'],
+  [
+    'softcap as a string',
+    { ...ok(), options: { softcap: '1' } },
+    'options.softcap must be 0 (off) or a positive number, got "1"',
+    'options.softcap',
+  ],
   ['layout as a number', { ...ok(), options: { layout: 1 } }, 'options.layout must be "rows" or "columns", got number 1', 'options.layout'],
-  ['precision null', { ...ok(), options: { precision: null } }, 'options.precision must be "float64" or "float32", got null', 'options.precision'],
+  [
+    'precision null',
+    { ...ok(), options: { precision: null } },
+    'options.precision must be "float64" or "float32", got null',
+    'options.precision',
+  ],
   ['causal as 1', { ...ok(), options: { causal: 1 } }, 'options.causal must be true or false, got number 1', 'options.causal'],
-  ['mask as a number', { ...ok(), options: { mask: 5 } }, 'options.mask is number 5: expected a nested array of numbers or a string', 'options.mask'],
-  ['scale as an object', { ...ok(), options: { scale: {} } }, 'options.scale must be "sqrt_dk", "none", a number, "1/sqrt(<n>)" or "1/<n>", got an object', 'options.scale'],
-  ['a number as a string', { ...ok(), Q: [['1', 0], [0, 1]] }, 'Q row 1, column 1 is "1": expected a number or "inf", "-inf", "nan"', 'Q'],
-  ['an object as a number', { ...ok(), V: [[{ v: 1 }, 0], [0, 1]] }, 'V row 1, column 1 is an object: expected a number or "inf", "-inf", "nan"', 'V'],
+  [
+    'mask as a number',
+    { ...ok(), options: { mask: 5 } },
+    'options.mask is number 5: expected a nested array of numbers or a string',
+    'options.mask',
+  ],
+  [
+    'scale as an object',
+    { ...ok(), options: { scale: {} } },
+    'options.scale must be "sqrt_dk", "none", a number, "1/sqrt(<n>)" or "1/<n>", got an object',
+    'options.scale',
+  ],
+  [
+    'a number as a string',
+    {
+      ...ok(),
+      Q: [
+        ['1', 0],
+        [0, 1],
+      ],
+    },
+    'Q row 1, column 1 is "1": expected a number or "inf", "-inf", "nan"',
+    'Q',
+  ],
+  [
+    'an object as a number',
+    {
+      ...ok(),
+      V: [
+        [{ v: 1 }, 0],
+        [0, 1],
+      ],
+    },
+    'V row 1, column 1 is an object: expected a number or "inf", "-inf", "nan"',
+    'V',
+  ],
   ['data as text', { ...ok(), K: { shape: [1, 2], data: '1 2' } }, 'K entry 1 is "1": expected a number or "inf", "-inf", "nan"', 'K'],
   // non-integer, negative, zero and huge sizes
   ['heads 0', { ...ok(), options: { heads: 0 } }, 'options.heads must be a positive integer, got number 0', 'options.heads'],
   ['heads -2', { ...ok(), options: { heads: -2 } }, 'options.heads must be a positive integer, got number -2', 'options.heads'],
-  ['kv_heads 0.5', { ...ok(), options: { kv_heads: 0.5 } }, 'options.kv_heads must be a positive integer, got number 0.5', 'options.kv_heads'],
+  [
+    'kv_heads 0.5',
+    { ...ok(), options: { kv_heads: 0.5 } },
+    'options.kv_heads must be a positive integer, got number 0.5',
+    'options.kv_heads',
+  ],
   ['heads 1e20', { ...ok(), options: { heads: 1e20 } }, 'options.heads is 100000000000000000000: at most 4096', 'options.heads'],
   ['kv_heads 2**31', { ...ok(), options: { kv_heads: 2 ** 31 } }, 'options.kv_heads is 2147483648: at most 4096', 'options.kv_heads'],
-  ['shape negative', { ...ok(), Q: { shape: [-1, 2], data: [] } }, 'Q.shape must be [rows, columns] with positive integers, got [-1,2]', 'Q'],
-  ['shape fractional', { ...ok(), Q: { shape: [1.5, 2], data: [1, 2] } }, 'Q.shape must be [rows, columns] with positive integers, got [1.5,2]', 'Q'],
+  [
+    'shape negative',
+    { ...ok(), Q: { shape: [-1, 2], data: [] } },
+    'Q.shape must be [rows, columns] with positive integers, got [-1,2]',
+    'Q',
+  ],
+  [
+    'shape fractional',
+    { ...ok(), Q: { shape: [1.5, 2], data: [1, 2] } },
+    'Q.shape must be [rows, columns] with positive integers, got [1.5,2]',
+    'Q',
+  ],
   ['shape zero', { ...ok(), Q: { shape: [0, 2], data: [] } }, 'Q.shape must be [rows, columns] with positive integers, got [0,2]', 'Q'],
-  ['shape as strings', { ...ok(), Q: { shape: ['1', '2'], data: [1, 2] } }, 'Q.shape must be [rows, columns] with positive integers, got ["1","2"]', 'Q'],
-  ['over the token limit', { Q: { shape: [5000, 1], data: new Array(5000).fill(1) }, K: [[1]], V: [[1]] },
-    'Q has 5000 rows: at most 4096 are accepted (every step of the trace is kept in memory)', 'Q'],
+  [
+    'shape as strings',
+    { ...ok(), Q: { shape: ['1', '2'], data: [1, 2] } },
+    'Q.shape must be [rows, columns] with positive integers, got ["1","2"]',
+    'Q',
+  ],
+  [
+    'over the token limit',
+    { Q: { shape: [5000, 1], data: new Array(5000).fill(1) }, K: [[1]], V: [[1]] },
+    'Q has 5000 rows: at most 4096 are accepted (every step of the trace is kept in memory)',
+    'Q',
+  ],
   // deeply nested arrays
   ['3-deep', { ...ok(), Q: [[[1, 0]], [[0, 1]]] }, 'Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'Q'],
-  ['100,000-deep', `{"Q": ${deepText(100_000, '1')}, "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}`, 'Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'Q'],
-  ['10,000-deep mask', `{"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]], "options": {"mask": ${deepText(10_000, '0')}}}`, 'options.mask row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'options.mask'],
-  ['10,000-deep bias', `{"X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "b_Q": ${deepText(10_000, '1')}}`, 'b_Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"', 'b_Q'],
+  [
+    '100,000-deep',
+    `{"Q": ${deepText(100_000, '1')}, "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]]}`,
+    'Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"',
+    'Q',
+  ],
+  [
+    '10,000-deep mask',
+    `{"Q": [[1, 0], [0, 1]], "K": [[1, 0], [0, 1]], "V": [[1, 0], [0, 1]], "options": {"mask": ${deepText(10_000, '0')}}}`,
+    'options.mask row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"',
+    'options.mask',
+  ],
+  [
+    '10,000-deep bias',
+    `{"X": [[1, 0], [0, 1]], "W_Q": [[1, 0], [0, 1]], "W_K": [[1, 0], [0, 1]], "W_V": [[1, 0], [0, 1]], "b_Q": ${deepText(10_000, '1')}}`,
+    'b_Q row 1, column 1 is an array: expected a number or "inf", "-inf", "nan"',
+    'b_Q',
+  ],
 ];
 
 const asValue = (p) => (typeof p === 'string' ? JSON.parse(p) : p);
@@ -108,10 +206,16 @@ describe('bad inputs missing from errors.test.mjs and cli.test.mjs', () => {
     writeFileSync(path, `${'['.repeat(100_000)}1${']'.repeat(100_000)}`);
     let r = spawnSync(process.execPath, [cli, 'run', path], { encoding: 'utf8' });
     assert.equal(r.status, 1);
-    assert.equal(r.stderr, `attention-explorer: ${path}: problem 1 of 1: the problem is an array: expected an object with Q, K, V or X, W_Q, W_K, W_V\n`);
+    assert.equal(
+      r.stderr,
+      `attention-explorer: ${path}: problem 1 of 1: the problem is an array: expected an object with Q, K, V or X, W_Q, W_K, W_V\n`,
+    );
     r = spawnSync(process.execPath, [cli, 'run'], { input: '[42, "x"]', encoding: 'utf8' });
     assert.equal(r.status, 1);
-    assert.equal(r.stderr, 'attention-explorer: standard input: problem 1 of 2: the problem is number 42: expected an object with Q, K, V or X, W_Q, W_K, W_V\n');
+    assert.equal(
+      r.stderr,
+      'attention-explorer: standard input: problem 1 of 2: the problem is number 42: expected an object with Q, K, V or X, W_Q, W_K, W_V\n',
+    );
   });
 });
 
@@ -122,24 +226,42 @@ describe('an abort inside the wasm', () => {
   test('is reported with the input, the module is reloaded, and the next run is right (seed 004)', async () => {
     let crashNext = false;
     let instances = 0;
-    const createModule = (arg) => createAttentionModule(arg).then((m) => {
-      instances++;
-      const real = m._run;
-      let broken = false;
-      m._run = (...args) => {
-        if (crashNext || broken) {
-          crashNext = false;
-          broken = true;
-          throw new WebAssembly.RuntimeError('unreachable');
-        }
-        return real(...args);
-      };
-      return m;
-    });
+    const createModule = (arg) =>
+      createAttentionModule(arg).then((m) => {
+        instances++;
+        const real = m._run;
+        let broken = false;
+        m._run = (...args) => {
+          if (crashNext || broken) {
+            crashNext = false;
+            broken = true;
+            throw new WebAssembly.RuntimeError('unreachable');
+          }
+          return real(...args);
+        };
+        return m;
+      });
     const bytes = readFileSync(join(dist, 'attention.wasm'));
     const eng = await instantiate(createModule, async () => bytes, 'attention.wasm');
     assert.equal(instances, 1);
-    const seed004 = { X: [[1, 0], [0, 1]], W_Q: [[1, 0], [0, 1]], W_K: [[1, 0], [0, 1]], W_V: [[1, 2], [3, 4]]};
+    const seed004 = {
+      X: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_K: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_V: [
+        [1, 2],
+        [3, 4],
+      ],
+    };
     const before = eng.run(seed004).output;
 
     crashNext = true;
@@ -150,31 +272,47 @@ describe('an abort inside the wasm', () => {
       caught = error;
     }
     assert.ok(caught instanceof Error);
-    assert.equal(caught.message, 'the attention engine crashed (unreachable) in run() and was reloaded; ' +
-      'the input that caused it: Q 1x3, K 1x3, V 1x1, options {"causal":true}');
+    assert.equal(
+      caught.message,
+      'the attention engine crashed (unreachable) in run() and was reloaded; ' +
+        'the input that caused it: Q 1x3, K 1x3, V 1x1, options {"causal":true}',
+    );
     assert.ok(caught.cause instanceof WebAssembly.RuntimeError);
     await caught.reloaded;
     assert.equal(instances, 2, 'a fresh instance was made');
     const after = eng.run(seed004).output;
     assert.deepEqual(after, before);
-    const expected = [[1.6604769, 2.6604769], [2.3395231, 3.3395231]];
+    const expected = [
+      [1.6604769, 2.6604769],
+      [2.3395231, 3.3395231],
+    ];
     after.flat().forEach((v, i) => assert.ok(Math.abs(v - expected.flat()[i]) < 5e-8, `output ${v}`));
     // explain, parse, random and heapStats use the fresh instance too.
-    assert.deepEqual(eng.parseMatrix('1 2\n3 4'), [[1, 2], [3, 4]]);
-    assert.equal(eng.explain(seed004, { step: 'weights', row: 0, col: 1 }).value, eng.run(seed004).steps.find((s) => s.id === 'weights').data[0][1]);
+    assert.deepEqual(eng.parseMatrix('1 2\n3 4'), [
+      [1, 2],
+      [3, 4],
+    ]);
+    assert.equal(
+      eng.explain(seed004, { step: 'weights', row: 0, col: 1 }).value,
+      eng.run(seed004).steps.find((s) => s.id === 'weights').data[0][1],
+    );
     assert.ok(eng.heapStats());
   });
 
   test('a call while the fresh module is still loading says so', async () => {
     let crash = true;
-    const createModule = (arg) => createAttentionModule(arg).then((m) => {
-      const real = m._parseMatrix;
-      m._parseMatrix = (...args) => {
-        if (crash) { crash = false; throw new WebAssembly.RuntimeError('Aborted(OOM)'); }
-        return real(...args);
-      };
-      return m;
-    });
+    const createModule = (arg) =>
+      createAttentionModule(arg).then((m) => {
+        const real = m._parseMatrix;
+        m._parseMatrix = (...args) => {
+          if (crash) {
+            crash = false;
+            throw new WebAssembly.RuntimeError('Aborted(OOM)');
+          }
+          return real(...args);
+        };
+        return m;
+      });
     const bytes = readFileSync(join(dist, 'attention.wasm'));
     const eng = await instantiate(createModule, async () => bytes, 'attention.wasm');
     assert.throws(() => eng.parseMatrix('1 2'), {

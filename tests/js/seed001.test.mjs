@@ -22,7 +22,10 @@ describe('seed 001 (three 8-dim words, 8×3 weights with entries 0, 1 or 2)', ()
       assert.equal(p[name].length, 8, `${name} rows`);
       for (const row of p[name]) {
         assert.equal(row.length, 3, `${name} columns`);
-        assert.ok(row.every((w) => w === 0 || w === 1 || w === 2), `${name} holds ${row}`);
+        assert.ok(
+          row.every((w) => w === 0 || w === 1 || w === 2),
+          `${name} holds ${row}`,
+        );
       }
     }
   });
@@ -52,7 +55,10 @@ describe('seed 001 (three 8-dim words, 8×3 weights with entries 0, 1 or 2)', ()
   });
 
   test('the numpy-seeded weights the preset had before do not reproduce the print', () => {
-    const [W_Q, W_K, W_V] = engine.random(42, ['W_Q', 'W_K', 'W_V'].map(() => ({ kind: 'randint', low: 0, high: 3, shape: [8, 3] })));
+    const [W_Q, W_K, W_V] = engine.random(
+      42,
+      ['W_Q', 'W_K', 'W_V'].map(() => ({ kind: 'randint', low: 0, high: 3, shape: [8, 3] })),
+    );
     const trace = engine.run({ ...preset(), W_Q, W_K, W_V });
     assert.throws(() => assertPrinted(trace.output, seedPrint('001', 'attention'), 'attention'), /printed/);
   });

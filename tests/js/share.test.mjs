@@ -5,9 +5,9 @@ import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
 
-const {
-  encodeStateString, decodeStateString, stateInputs, stateToProblem, problemToState, MAX_LINK_LENGTH, SHARE_VERSION,
-} = await import(`${dist}share.js`);
+const { encodeStateString, decodeStateString, stateInputs, stateToProblem, problemToState, MAX_LINK_LENGTH, SHARE_VERSION } = await import(
+  `${dist}share.js`
+);
 const { loadAttention, presetProblem, findPreset } = await import(`${dist}node.js`);
 const engine = await loadAttention();
 
@@ -32,9 +32,63 @@ test('a state stands for the problem it was made from (every option kind)', asyn
     presetProblem(findPreset('003'), engine).problem,
     presetProblem(findPreset('multihead'), engine).problem,
     presetProblem(findPreset('cross'), engine).problem,
-    { X: [[1, 2], [3, 4], [5, 6]], W_Q: [[1, 0], [0, 1]], W_K: [[1, 1], [0, 1]], W_V: [[2, 0], [0, 2]], b_Q: [0.5, -1], b_K: [0, 1], b_V: [1, 1],
-      W_O: [[1, 0], [0, 1]], b_O: [0.25, 0], options: { softcap: 3, scale: 0.5, mask: [[true, false, true], [true, true, false], [false, true, true]] } },
-    { Q: [[1, 0], [0, 1]], K: [[1, 2], [3, 4]], V: [[1, 1], [0, 2]], options: { scale: 'none', mask: [[0, '-inf'], [-1, 0]] } },
+    {
+      X: [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
+      W_Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_K: [
+        [1, 1],
+        [0, 1],
+      ],
+      W_V: [
+        [2, 0],
+        [0, 2],
+      ],
+      b_Q: [0.5, -1],
+      b_K: [0, 1],
+      b_V: [1, 1],
+      W_O: [
+        [1, 0],
+        [0, 1],
+      ],
+      b_O: [0.25, 0],
+      options: {
+        softcap: 3,
+        scale: 0.5,
+        mask: [
+          [true, false, true],
+          [true, true, false],
+          [false, true, true],
+        ],
+      },
+    },
+    {
+      Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      K: [
+        [1, 2],
+        [3, 4],
+      ],
+      V: [
+        [1, 1],
+        [0, 2],
+      ],
+      options: {
+        scale: 'none',
+        mask: [
+          [0, '-inf'],
+          [-1, 0],
+        ],
+      },
+    },
   ];
   for (const problem of problems) {
     const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
@@ -44,14 +98,44 @@ test('a state stands for the problem it was made from (every option kind)', asyn
 });
 
 test('links carry every option of modern attention, and the cache and P inputs', async () => {
-  const X = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
-  const W = [[1, 0], [0, 1], [1, 1], [0, 0]];
+  const X = [
+    [1, 0, 1, 0],
+    [0, 2, 0, 2],
+    [1, 1, 1, 1],
+  ];
+  const W = [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0, 0],
+  ];
   const problem = {
-    X, P: [[0.1, 0, 0, 0], [0, 0.1, 0, 0], [0, 0, 0.1, 0]], W_Q: W, W_K: W, W_V: W,
-    past_K: [[0.5, -0.5], [1, 0]], past_V: [[1, 2], [3, 4]],
+    X,
+    P: [
+      [0.1, 0, 0, 0],
+      [0, 0.1, 0, 0],
+      [0, 0, 0.1, 0],
+    ],
+    W_Q: W,
+    W_K: W,
+    W_V: W,
+    past_K: [
+      [0.5, -0.5],
+      [1, 0],
+    ],
+    past_V: [
+      [1, 2],
+      [3, 4],
+    ],
     options: {
-      causal: true, rope: { style: 'interleaved', base: 100, dims: 2 }, alibi: true, window: [3, 0],
-      sink_tokens: 1, sink_logit: 0.5, mask_fill: -1e9, fully_masked: 'nan',
+      causal: true,
+      rope: { style: 'interleaved', base: 100, dims: 2 },
+      alibi: true,
+      window: [3, 0],
+      sink_tokens: 1,
+      sink_logit: 0.5,
+      mask_fill: -1e9,
+      fully_masked: 'nan',
     },
   };
   const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
@@ -61,7 +145,13 @@ test('links carry every option of modern attention, and the cache and P inputs',
   for (const name of ['P', 'past_K', 'past_V']) assert.deepEqual(again[name], problem[name], name);
   assert.deepEqual(engine.run(again), engine.run(problem));
   // Positions and the sinusoidal encoding travel the same way.
-  const positioned = { X, W_Q: W, W_K: W, W_V: W, options: { positional: 'sinusoidal', positions: { queries: [4, 5, 6], keys: [4, 5, 6] }, rope: true } };
+  const positioned = {
+    X,
+    W_Q: W,
+    W_K: W,
+    W_V: W,
+    options: { positional: 'sinusoidal', positions: { queries: [4, 5, 6], keys: [4, 5, 6] }, rope: true },
+  };
   const back = stateToProblem(problemToState(positioned), engine);
   assert.deepEqual(back.options.positions, positioned.options.positions);
   assert.equal(back.options.positional, 'sinusoidal');
@@ -69,9 +159,22 @@ test('links carry every option of modern attention, and the cache and P inputs',
   assert.deepEqual(engine.run(back), engine.run(positioned));
 });
 
-test('links carry multi-head latent attention: its inputs, the queries\' latent, its cache; no kv_heads', async () => {
-  const [X, W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ, past_c_KV, past_k_R] = engine.random(5, [
-    [3, 4], [4, 2], [2, 4], [2, 4], [4, 2], [4, 4], [4, 3], [3, 4], [2, 2], [2, 2]].map((shape) => ({ kind: 'randn', shape })));
+test("links carry multi-head latent attention: its inputs, the queries' latent, its cache; no kv_heads", async () => {
+  const [X, W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ, past_c_KV, past_k_R] = engine.random(
+    5,
+    [
+      [3, 4],
+      [4, 2],
+      [2, 4],
+      [2, 4],
+      [4, 2],
+      [4, 4],
+      [4, 3],
+      [3, 4],
+      [2, 2],
+      [2, 2],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
   const problem = { X, W_DKV, W_UK, W_UV, W_KR, W_QR, W_DQ, W_UQ, past_c_KV, past_k_R, options: { heads: 2, causal: true } };
   const state = (await decodeStateString(await encodeStateString(problemToState(problem)))).state;
   assert.deepEqual(state.use, { bias: false, W_O: false, b_O: false, cache: true, W_DKV: true, W_KR: true, W_DQ: true });
@@ -82,10 +185,18 @@ test('links carry multi-head latent attention: its inputs, the queries\' latent,
   for (const name of Object.keys(problem).filter((n) => n !== 'options')) assert.deepEqual(again[name], problem[name], name);
   assert.deepEqual(engine.run(again), engine.run(problem));
   // Set apart from heads, it is sent, and the core's message names both keys.
-  assert.throws(() => engine.run(stateToProblem({ ...state, options: { ...state.options, kv_heads: 1 } }, engine)),
-    { message: /^W_DKV \(multi-head latent attention\) and options\.kv_heads cannot be combined/ });
+  assert.throws(() => engine.run(stateToProblem({ ...state, options: { ...state.options, kv_heads: 1 } }, engine)), {
+    message: /^W_DKV \(multi-head latent attention\) and options\.kv_heads cannot be combined/,
+  });
   // Without the rotary part there is no k_R to cache; in cross-attention the flags are not read.
-  assert.deepEqual(stateInputs({ ...state, use: { ...state.use, W_KR: false, W_DQ: false } }), ['X', 'W_DKV', 'W_UK', 'W_UV', 'W_Q', 'past_c_KV']);
+  assert.deepEqual(stateInputs({ ...state, use: { ...state.use, W_KR: false, W_DQ: false } }), [
+    'X',
+    'W_DKV',
+    'W_UK',
+    'W_UV',
+    'W_Q',
+    'past_c_KV',
+  ]);
   assert.deepEqual(stateInputs({ ...state, mode: 'cross' }), ['X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'past_K', 'past_V']);
 });
 
@@ -108,13 +219,24 @@ test('bad links: too long, damaged, not a state, newer version', async () => {
 });
 
 test('stateToProblem names the input it cannot read', () => {
-  assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' }, K: { text: '1 x' }, V: { text: '1 2' } } }, engine), /^Error: K/);
+  assert.throws(
+    () => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' }, K: { text: '1 x' }, V: { text: '1 2' } } }, engine),
+    /^Error: K/,
+  );
   assert.throws(() => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' } } }, engine), /K is missing from the state/);
 });
 
 test('a problem with heads but no kv_heads keeps one key/value head per head', () => {
-  const X = [[1, 0, 2, 1], [0, 1, 1, 3]];
-  const W = [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]];
+  const X = [
+    [1, 0, 2, 1],
+    [0, 1, 1, 3],
+  ];
+  const W = [
+    [1, 0, 0, 1],
+    [0, 1, 1, 0],
+    [1, 1, 0, 0],
+    [0, 0, 1, 1],
+  ];
   const problem = { X, W_Q: W, W_K: W, W_V: W, options: { heads: 2 } };
   const state = problemToState(problem);
   assert.equal(state.options.kv_heads, 2);

@@ -18,7 +18,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 function build(args) {
   return spawnSync(process.execPath, [join(repo, 'scripts', 'build-site.mjs'), ...args], {
-    encoding: 'utf8', env: { ...process.env, CHROMIUM: join(work, 'no-chromium') },
+    encoding: 'utf8',
+    env: { ...process.env, CHROMIUM: join(work, 'no-chromium') },
   });
 }
 
@@ -29,13 +30,15 @@ test('a whole build: no placeholder left in any file, nothing left beside the si
   const out = join(work, 'site');
   const r = build(['--out', out]);
   assert.equal(r.status, 0, r.stderr);
-  const left = files(out).filter((f) => /\.(html|js|css)$/.test(f) && /__(LAYOUT_RULES|PAGE_START)__/.test(readFileSync(join(out, f), 'utf8')));
+  const left = files(out).filter(
+    (f) => /\.(html|js|css)$/.test(f) && /__(LAYOUT_RULES|PAGE_START)__/.test(readFileSync(join(out, f), 'utf8')),
+  );
   assert.deepEqual(left, []);
   assert.match(readFileSync(join(out, 'first-screen.js'), 'utf8'), /var rules = \{ phone: /);
   assert.deepEqual(leftovers(), []);
 });
 
-test('a placeholder in the page\'s sources that the build does not fill in fails the build at once, naming the file', () => {
+test("a placeholder in the page's sources that the build does not fill in fails the build at once, naming the file", () => {
   const page = join(work, 'page-extra');
   cpSync(join(repo, 'web', 'page'), page, { recursive: true });
   writeFileSync(join(page, 'why.js'), `${readFileSync(join(page, 'why.js'), 'utf8')}\nexport const later = __WHY_RULES__;\n`);

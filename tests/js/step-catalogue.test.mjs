@@ -29,8 +29,11 @@ function unionIds(dts, name) {
 
 /** web/'s JS files: [path relative to the repository, source]. */
 function webSources() {
-  return ['web/lib', 'web/page'].flatMap((dir) => readdirSync(join(root, dir)).filter((f) => f.endsWith('.js'))
-    .map((f) => [`${dir}/${f}`, readFileSync(join(root, dir, f), 'utf8')]));
+  return ['web/lib', 'web/page'].flatMap((dir) =>
+    readdirSync(join(root, dir))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => [`${dir}/${f}`, readFileSync(join(root, dir, f), 'utf8')]),
+  );
 }
 
 describe('the step catalogue', () => {
@@ -38,10 +41,16 @@ describe('the step catalogue', () => {
     const ids = engine.steps.map((s) => s.id);
     assert.equal(new Set(ids).size, ids.length);
     assert.ok(ids.includes('rope_angles') && ids.includes('gate') && ids.includes('dX'));
-    assert.deepEqual(engine.steps.find((s) => s.id === 'rope_angles'), { id: 'rope_angles', title: 'RoPE angles', gradient: false });
+    assert.deepEqual(
+      engine.steps.find((s) => s.id === 'rope_angles'),
+      { id: 'rope_angles', title: 'RoPE angles', gradient: false },
+    );
     const firstGradient = engine.steps.findIndex((s) => s.gradient);
     assert.equal(ids[firstGradient], 'dO', 'the backward pass starts with dO');
-    assert.ok(engine.steps.slice(firstGradient).every((s) => s.gradient), 'every step after dO is a gradient');
+    assert.ok(
+      engine.steps.slice(firstGradient).every((s) => s.gradient),
+      'every step after dO is a gradient',
+    );
     assert.ok(Object.isFrozen(engine.steps) && Object.isFrozen(engine.steps[0]));
   });
 
@@ -58,7 +67,21 @@ describe('the step catalogue', () => {
 
   test('every step of a trace and of its gradients is in the catalogue', () => {
     const problem = {
-      Q: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], K: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 1, 1]], V: [[1, 2], [3, 4], [5, 6]],
+      Q: [
+        [1, 0, 1, 0],
+        [0, 1, 0, 1],
+        [1, 1, 0, 0],
+      ],
+      K: [
+        [1, 0, 0, 1],
+        [0, 1, 1, 0],
+        [1, 1, 1, 1],
+      ],
+      V: [
+        [1, 2],
+        [3, 4],
+        [5, 6],
+      ],
       options: { causal: true, rope: true, softcap: 5, alibi: true },
     };
     const known = new Set(engine.steps.map((s) => s.id));
@@ -66,7 +89,10 @@ describe('the step catalogue', () => {
     const gradients = engine.gradients(problem);
     const seen = [...trace.steps, ...gradients.steps].map((s) => s.id);
     assert.ok(seen.includes('rope_angles') && seen.includes('softcapped') && seen.includes('dQ'));
-    assert.deepEqual(seen.filter((id) => !known.has(id)), []);
+    assert.deepEqual(
+      seen.filter((id) => !known.has(id)),
+      [],
+    );
     for (const s of trace.steps) assert.equal(s.title, engine.steps.find((c) => c.id === s.id).title);
   });
 
@@ -82,7 +108,11 @@ describe('the step catalogue', () => {
         if (words.filter((w) => ids.has(w)).length >= 3) found.push(`${file}: ${m[1].replace(/\s+/g, ' ')}`);
       }
     }
-    assert.deepEqual(found.filter((f) => !known.has(f)), [], 'a list of step ids outside the catalogue: read engine.steps (or formats.js STEP_IDS) instead');
+    assert.deepEqual(
+      found.filter((f) => !known.has(f)),
+      [],
+      'a list of step ids outside the catalogue: read engine.steps (or formats.js STEP_IDS) instead',
+    );
     assert.deepEqual(found.filter((f) => known.has(f)).length, known.size, 'a known list is gone: take it out of `known`');
   });
 

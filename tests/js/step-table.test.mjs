@@ -11,23 +11,61 @@ const { colourScale, loadAttention } = await import(`${dist}node.js`);
 const { cellLook, escapeHtml, legendHtml, maskedPositions, stepTableHtml } = await import(`${dist}step-table.js`);
 const engine = await loadAttention();
 
-const problem = { Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 0], [0, 1], [1, 1]], V: [[1, 2], [3, 4], [5, 6]], options: { causal: true } };
+const problem = {
+  Q: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  K: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  V: [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ],
+  options: { causal: true },
+};
 const trace = engine.run(problem);
 const weights = trace.steps.find((s) => s.id === 'weights');
 /** The cells of a rendered table: [{ attrs, text }] per row. */
-const cells = (html) => [...html.matchAll(/<tr><th scope="row"[^>]*>[^<]*<\/th>(.*?)<\/tr>/g)]
-  .map(([, row]) => [...row.matchAll(/<td([^>]*)>([^<]*)<\/td>/g)].map(([, attrs, text]) => ({ attrs, text })));
+const cells = (html) =>
+  [...html.matchAll(/<tr><th scope="row"[^>]*>[^<]*<\/th>(.*?)<\/tr>/g)].map(([, row]) =>
+    [...row.matchAll(/<td([^>]*)>([^<]*)<\/td>/g)].map(([, attrs, text]) => ({ attrs, text })),
+  );
 
-test('weights of a causal problem: hidden keys grey, numbers on the 0–1 scale, the caller\'s attributes', () => {
+test("weights of a causal problem: hidden keys grey, numbers on the 0–1 scale, the caller's attributes", () => {
   const masked = maskedPositions(trace, weights);
-  assert.equal(masked, trace.steps[weights.inputs[0]].data, 'the softmax\'s input');
-  const html = stepTableHtml(weights, { rows: ['a', 'b', '<c>'], cols: ['x', 'y', 'z'] }, {
-    attrs: 'class="matrix" data-key="weights:0"', caption: 'Weights & co', decimals: 4, fixedZero: true, masked, focusable: true,
-  });
-  assert.match(html, /^<table class="matrix" data-key="weights:0"><caption class="visually-hidden">Weights &amp; co<\/caption><thead><tr><th><\/th><th scope="col">x<\/th>/);
+  assert.equal(masked, trace.steps[weights.inputs[0]].data, "the softmax's input");
+  const html = stepTableHtml(
+    weights,
+    { rows: ['a', 'b', '<c>'], cols: ['x', 'y', 'z'] },
+    {
+      attrs: 'class="matrix" data-key="weights:0"',
+      caption: 'Weights & co',
+      decimals: 4,
+      fixedZero: true,
+      masked,
+      focusable: true,
+    },
+  );
+  assert.match(
+    html,
+    /^<table class="matrix" data-key="weights:0"><caption class="visually-hidden">Weights &amp; co<\/caption><thead><tr><th><\/th><th scope="col">x<\/th>/,
+  );
   assert.match(html, /<th scope="row">&lt;c&gt;<\/th>/);
   const rows = cells(html);
-  assert.deepEqual(rows.map((r) => r.map((c) => c.text)), [['1.0000', '0.0000', '0.0000'], ['0.3302', '0.6698', '0.0000'], ['0.2483', '0.2483', '0.5035']]);
+  assert.deepEqual(
+    rows.map((r) => r.map((c) => c.text)),
+    [
+      ['1.0000', '0.0000', '0.0000'],
+      ['0.3302', '0.6698', '0.0000'],
+      ['0.2483', '0.2483', '0.5035'],
+    ],
+  );
   // Row 1's keys 2 and 3 are hidden: grey, not coloured as a weight of 0.
   assert.equal(rows[0][1].attrs, ' tabindex="-1" data-r="0" data-c="1" class="masked" data-bg=""');
   const one = colourScale([[0]], 'probability')(1);
@@ -48,6 +86,11 @@ test('the legend: the scale in words and its two ends', () => {
   const text = legendHtml(weights).replace(/<[^>]*>/g, '');
   assert.equal(text, 'weight, 0 to 1: 0.00  1.00');
   const scores = trace.steps.find((s) => s.id === 'scores');
-  assert.equal(legendHtml(scores).replace(/<[^>]*>/g, '').replace(/\s+/g, ' '), 'signed, ±max: −2.00 +2.00');
+  assert.equal(
+    legendHtml(scores)
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' '),
+    'signed, ±max: −2.00 +2.00',
+  );
   assert.equal(escapeHtml('<a href="x">\'&'), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;');
 });

@@ -15,16 +15,49 @@ const katex = createRequire(join(repo, 'package.json'))('katex');
 
 // Two heads sharing one key/value head (GQA), RoPE and a causal window: every decode option at once.
 const decodeProblem = {
-  Q: [[1, 0, 0.5, -1], [0, 1, -0.5, 2], [1, 1, 0, 0], [0.5, -1, 2, 1]],
-  K: [[1, 0], [0, 1], [1, 1], [-1, 0.5]],
-  V: [[1, 0], [0, 1], [2, 2], [-1, 3]],
+  Q: [
+    [1, 0, 0.5, -1],
+    [0, 1, -0.5, 2],
+    [1, 1, 0, 0],
+    [0.5, -1, 2, 1],
+  ],
+  K: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [-1, 0.5],
+  ],
+  V: [
+    [1, 0],
+    [0, 1],
+    [2, 2],
+    [-1, 3],
+  ],
   options: { heads: 2, kv_heads: 1, rope: true, window: [2, 0] },
 };
 // Masked (causal), a sink logit, blocks that do not divide the sequence.
 const tilesProblem = {
-  Q: [[1, 0], [0, 1], [1, 1], [0.5, -1], [2, 0]],
-  K: [[1, 0], [0, 1], [1, 1], [0.5, -1], [2, 0]],
-  V: [[1, 0], [0, 1], [1, 1], [0, 2], [3, 0]],
+  Q: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0.5, -1],
+    [2, 0],
+  ],
+  K: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0.5, -1],
+    [2, 0],
+  ],
+  V: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0, 2],
+    [3, 0],
+  ],
   options: { causal: true, sink_logit: 0.5 },
 };
 
@@ -44,8 +77,7 @@ const index = (s) => (s === '' ? null : Number(s));
 
 /** Every number of a LaTeX text's bmatrices, in order. */
 function bmatrixNumbers(tex) {
-  return [...tex.matchAll(/\\begin\{bmatrix\}\n([^]*?)\n\\end\{bmatrix\}/g)]
-    .flatMap(([, body]) => body.split(/ \\\\\n| & /));
+  return [...tex.matchAll(/\\begin\{bmatrix\}\n([^]*?)\n\\end\{bmatrix\}/g)].flatMap(([, body]) => body.split(/ \\\\\n| & /));
 }
 
 /** Braces balance, and every \begin{env} is closed by its own \end{env} in order. */
@@ -81,12 +113,15 @@ describe('decode exports', () => {
   const decoding = engine.decode(decodeProblem);
   const causal = engine.run({ ...decodeProblem, options: { ...decodeProblem.options, causal: true } });
 
-  test('decodeCsv: a row per number, each the engine\'s, rows and columns those of causal attention', () => {
+  test("decodeCsv: a row per number, each the engine's, rows and columns those of causal attention", () => {
     const rows = readCsv(decodeCsv(decoding));
     const heads = decoding.steps[0].weights.length;
     assert.equal(heads, 2);
     const perStep = (s) => 2 * heads * s.cache_rows + s.output.length + 4;
-    assert.equal(rows.length, decoding.steps.reduce((a, s) => a + perStep(s), 0));
+    assert.equal(
+      rows.length,
+      decoding.steps.reduce((a, s) => a + perStep(s), 0),
+    );
     // Pivoted back: each head's L×L weights and scores, and the output.
     const L = decoding.steps.length;
     const grid = () => Array.from({ length: L }, () => Array(L).fill(0));
@@ -111,7 +146,9 @@ describe('decode exports', () => {
     // where a spreadsheet's pivot puts them.
     for (let h = 0; h < heads; h++) {
       const want = causal.steps.find((st) => st.id === 'weights' && st.head === h).data;
-      want.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(pivot.weights[h][i][j] - w) < 1e-12, `head ${h + 1} weight ${i},${j}`)));
+      want.forEach((row, i) =>
+        row.forEach((w, j) => assert.ok(Math.abs(pivot.weights[h][i][j] - w) < 1e-12, `head ${h + 1} weight ${i},${j}`)),
+      );
     }
     causal.output.forEach((row, i) => row.forEach((o, c) => assert.ok(Math.abs(pivot.output[i][c] - o) < 1e-12)));
     // The scores are QKᵀ before scaling: the rotated queries and keys' dot products.
@@ -119,7 +156,7 @@ describe('decode exports', () => {
     scores.forEach((row, i) => row.slice(0, i + 1).forEach((x, j) => assert.ok(Math.abs(pivot.scores[1][i][j] - x) < 1e-12)));
   });
 
-  test('decodeLatex: every token\'s numbers at the chosen decimals, balanced, a document when standalone', () => {
+  test("decodeLatex: every token's numbers at the chosen decimals, balanced, a document when standalone", () => {
     const decimals = 3;
     const tex = decodeLatex(decoding, { decimals, labels: { tokensQ: ['the', 'cat_1'] } });
     assertBalanced(tex);
@@ -127,7 +164,9 @@ describe('decode exports', () => {
     assert.match(tex, /\\paragraph\{Token 3\}/);
     const shown = bmatrixNumbers(tex);
     // Per token: S and A of each head, then O; then the whole output.
-    const want = decoding.steps.flatMap((s) => [...s.weights.flatMap((w, h) => [...s.scores[h], ...w]), ...s.output]).concat(decoding.output.flat());
+    const want = decoding.steps
+      .flatMap((s) => [...s.weights.flatMap((w, h) => [...s.scores[h], ...w]), ...s.output])
+      .concat(decoding.output.flat());
     assert.equal(shown.length, want.length);
     shown.forEach((text, i) => assertShown(text, want[i], decimals, `number ${i + 1}`));
     for (const s of decoding.steps) {
@@ -144,7 +183,9 @@ describe('decode exports', () => {
   });
 
   test('a trace is refused, naming what is expected', () => {
-    assert.throws(() => decodeLatex(causal), { message: "export: decodeLatex takes engine.decode()'s result: an object with steps, output, flops_cached, flops_full" });
+    assert.throws(() => decodeLatex(causal), {
+      message: "export: decodeLatex takes engine.decode()'s result: an object with steps, output, flops_cached, flops_full",
+    });
     assert.throws(() => decodeCsv(causal), /^Error: export: decodeCsv takes engine.decode\(\)'s result/);
   });
 
@@ -159,7 +200,7 @@ describe('tiles exports', () => {
   const tiles = engine.tiles(tilesProblem, blocks);
   const trace = engine.run(tilesProblem);
 
-  test('tilesCsv: a row per number, each the engine\'s; tile scores are the trace\'s', () => {
+  test("tilesCsv: a row per number, each the engine's; tile scores are the trace's", () => {
     const rows = readCsv(tilesCsv(tiles));
     assert.ok(tiles.skipped >= 1, 'causal skips the tile above the diagonal');
     const count = (t) => 1 + (t.skipped ? 0 : t.scores.flat().length + 5 * t.m_before.length + 2 * t.partial_before.flat().length);
@@ -178,24 +219,51 @@ describe('tiles exports', () => {
       const t = tiles.tiles[Number(r.tile)];
       assert.deepEqual([Number(r.head), Number(r.q_block), Number(r.k_block)], [t.head, t.q_block, t.k_block]);
       seen.add(r.quantity);
-      if (r.quantity === 'skipped') { assert.equal(value, t.skipped ? 1 : 0); continue; }
+      if (r.quantity === 'skipped') {
+        assert.equal(value, t.skipped ? 1 : 0);
+        continue;
+      }
       const held = t[r.quantity][index(r.row)];
       assert.equal(value, r.col === '' ? held : held[index(r.col)], `${r.quantity} of tile ${r.tile}`);
       // The tile's scores are the masked scores at the tile's offset (rows layout).
       if (r.quantity === 'scores') assert.equal(value, masked[t.queries[0] + index(r.row)][t.keys[0] + index(r.col)]);
     }
-    assert.deepEqual([...seen].sort(), ['bytes_flash', 'bytes_standard', 'element_bytes', 'l_after', 'l_before', 'm_after', 'm_before', 'max_difference', 'output', 'partial_after', 'partial_before', 'rescale', 'scores', 'skipped']);
+    assert.deepEqual([...seen].sort(), [
+      'bytes_flash',
+      'bytes_standard',
+      'element_bytes',
+      'l_after',
+      'l_before',
+      'm_after',
+      'm_before',
+      'max_difference',
+      'output',
+      'partial_after',
+      'partial_before',
+      'rescale',
+      'scores',
+      'skipped',
+    ]);
   });
 
-  test('tilesLatex: each tile\'s numbers at the chosen decimals, skipped tiles said, balanced', () => {
+  test("tilesLatex: each tile's numbers at the chosen decimals, skipped tiles said, balanced", () => {
     const decimals = 2;
     const tex = tilesLatex(tiles, { decimals, labels: { tokensQ: ['a', 'b', 'c', 'd', 'e'] } });
     assertBalanced(tex);
     const shown = bmatrixNumbers(tex);
-    const want = tiles.tiles.filter((t) => !t.skipped).flatMap((t) => [
-      ...t.scores.flat(), ...t.m_before, ...t.m_after, ...t.rescale, ...t.l_before, ...t.l_after,
-      ...t.partial_before.flat(), ...t.partial_after.flat(),
-    ]).concat(tiles.output.flat());
+    const want = tiles.tiles
+      .filter((t) => !t.skipped)
+      .flatMap((t) => [
+        ...t.scores.flat(),
+        ...t.m_before,
+        ...t.m_after,
+        ...t.rescale,
+        ...t.l_before,
+        ...t.l_after,
+        ...t.partial_before.flat(),
+        ...t.partial_after.flat(),
+      ])
+      .concat(tiles.output.flat());
     assert.equal(shown.length, want.length);
     shown.forEach((text, i) => assertShown(text, want[i], decimals, `number ${i + 1}`));
     assert.equal((tex.match(/the algorithm skips it/g) ?? []).length, tiles.skipped);
@@ -216,9 +284,14 @@ describe('tiles exports', () => {
     assert.deepEqual(back, tiles);
   });
 
-  test('columns layout: the CSV\'s tile scores and partial outputs are the transposed arrays, as the trace\'s steps', () => {
+  test("columns layout: the CSV's tile scores and partial outputs are the transposed arrays, as the trace's steps", () => {
     const T = (m) => m[0].map((_, j) => m.map((r) => r[j]));
-    const columns = { Q: T(tilesProblem.Q), K: T(tilesProblem.K), V: T(tilesProblem.V), options: { ...tilesProblem.options, layout: 'columns' } };
+    const columns = {
+      Q: T(tilesProblem.Q),
+      K: T(tilesProblem.K),
+      V: T(tilesProblem.V),
+      options: { ...tilesProblem.options, layout: 'columns' },
+    };
     const tc = engine.tiles(columns, blocks);
     const masked = engine.run(columns).steps.find((s) => s.id === 'masked').data;
     const rows = readCsv(tilesCsv(tc));
@@ -229,9 +302,14 @@ describe('tiles exports', () => {
       assert.equal(number(r.value), masked[t.keys[0] + index(r.row)][t.queries[0] + index(r.col)]);
       checked++;
     }
-    assert.equal(checked, tiles.tiles.reduce((a, t) => a + t.scores.flat().length, 0));
+    assert.equal(
+      checked,
+      tiles.tiles.reduce((a, t) => a + t.scores.flat().length, 0),
+    );
     // The same numbers as the rows layout's, transposed.
-    tc.tiles.forEach((t, i) => { if (!t.skipped) assert.deepEqual(T(t.partial_after), tiles.tiles[i].partial_after); });
+    tc.tiles.forEach((t, i) => {
+      if (!t.skipped) assert.deepEqual(T(t.partial_after), tiles.tiles[i].partial_after);
+    });
   });
 
   test('a trace is refused', () => {

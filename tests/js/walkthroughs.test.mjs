@@ -10,12 +10,26 @@ import { dist } from './helpers.mjs';
 const { loadAttention } = await import(`${dist}node.js`);
 
 const problem = {
-  Q: [[1, 0], [0, 1], [1, 1]], K: [[1, 2], [0, 1], [2, 0]], V: [[1, 2], [3, 4], [5, 6]],
+  Q: [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ],
+  K: [
+    [1, 2],
+    [0, 1],
+    [2, 0],
+  ],
+  V: [
+    [1, 2],
+    [3, 4],
+    [5, 6],
+  ],
   options: { causal: true },
 };
 const needs = (name) => ({
-  message: `engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` +
-    'or loadAttention({ walkthroughs: true })',
+  message:
+    `engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` + 'or loadAttention({ walkthroughs: true })',
 });
 
 describe('the walkthroughs module', () => {
@@ -51,7 +65,10 @@ describe('the walkthroughs module', () => {
     const trace = engine.run(problem);
     const gradients = engine.gradients(problem);
     // The gradients start with the forward steps of the same problem, computed by the other module.
-    assert.deepEqual(gradients.steps.slice(0, trace.steps.length).map((s) => s.data), trace.steps.map((s) => s.data));
+    assert.deepEqual(
+      gradients.steps.slice(0, trace.steps.length).map((s) => s.data),
+      trace.steps.map((s) => s.data),
+    );
     // dV = Aᵀ dO with dO all ones: each value row's gradient is the weight its key gets, summed.
     const A = trace.steps.find((s) => s.id === 'weights').data;
     const dV = gradients.steps.find((s) => s.id === 'dV' && s.head === null).data;
@@ -64,10 +81,48 @@ describe('the walkthroughs module', () => {
   test('no forward step id starts with d, every gradient step id does (explain routes by it)', async () => {
     const engine = await loadAttention();
     const full = {
-      X: [[1, 0, 2], [0, 1, 1], [1, 1, 0], [2, 0, 1]],
-      W_Q: [[1, 0, 1, 0], [0, 1, 0, 1], [1, 1, 0, 0]], W_K: [[0, 1], [1, 0], [1, 1]],
-      W_V: [[1, 2], [0, 1], [1, 0]], W_O: [[1, 0], [0, 1], [1, 1], [0, 2]], b_O: [0.5, -0.5],
-      options: { heads: 2, kv_heads: 1, causal: true, rope: true, softcap: 5, alibi: true, mask: [[true, true, false, true], [true, true, true, true], [true, true, true, true], [true, true, true, true]] },
+      X: [
+        [1, 0, 2],
+        [0, 1, 1],
+        [1, 1, 0],
+        [2, 0, 1],
+      ],
+      W_Q: [
+        [1, 0, 1, 0],
+        [0, 1, 0, 1],
+        [1, 1, 0, 0],
+      ],
+      W_K: [
+        [0, 1],
+        [1, 0],
+        [1, 1],
+      ],
+      W_V: [
+        [1, 2],
+        [0, 1],
+        [1, 0],
+      ],
+      W_O: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+        [0, 2],
+      ],
+      b_O: [0.5, -0.5],
+      options: {
+        heads: 2,
+        kv_heads: 1,
+        causal: true,
+        rope: true,
+        softcap: 5,
+        alibi: true,
+        mask: [
+          [true, true, false, true],
+          [true, true, true, true],
+          [true, true, true, true],
+          [true, true, true, true],
+        ],
+      },
     };
     const forward = engine.run(full).steps.length;
     const steps = engine.gradients(full).steps;

@@ -149,25 +149,40 @@ function parseCommandLine(argv) {
   try {
     ({ values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true }));
   } catch (error) {
-    if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${/'([^']*)'/.exec(error.message)?.[1] ?? ''}`);
+    if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      throw new UsageError(`unknown option ${/'([^']*)'/.exec(error.message)?.[1] ?? ''}`);
     // e.g. "option '--digits <value>' argument missing"
     // "--digits -3": parseArgs takes -3 for an option ("argument is ambiguous"); say what --digits takes.
     if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && /ambiguous/.test(error.message)) {
       const name = /'--(\w[\w-]*)'/.exec(error.message)?.[1];
       const value = argv[argv.indexOf(`--${name}`) + 1];
       if (name === 'digits') throw new UsageError(`--digits takes an integer from 0 to 17, got ${value}`);
-      throw new UsageError(`--${name} takes a value, got ${value} (an option's value that starts with a dash is written --${name}=${value})`);
+      throw new UsageError(
+        `--${name} takes a value, got ${value} (an option's value that starts with a dash is written --${name}=${value})`,
+      );
     }
-    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(error.message.replace(/^Option/, 'option').replace(/\n/g, ' '));
+    if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(error.message.replace(/^Option/, 'option').replace(/\n/g, ' '));
     throw error;
   }
   if (values.help) return { help: true };
   if (values.version) return { version: true };
-  const args = { command: positionals[0] ?? null, table: Boolean(values.table), digits: 4, blocks: null, chunk: null, file: null, id: null,
-    preset: values.preset ?? null, printConfig: Boolean(values['print-config']), weights: values.weights ?? null };
+  const args = {
+    command: positionals[0] ?? null,
+    table: Boolean(values.table),
+    digits: 4,
+    blocks: null,
+    chunk: null,
+    file: null,
+    id: null,
+    preset: values.preset ?? null,
+    printConfig: Boolean(values['print-config']),
+    weights: values.weights ?? null,
+  };
   if (values.digits !== undefined) {
     const n = Number(values.digits);
-    if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17) throw new UsageError(`--digits takes an integer from 0 to 17, got ${values.digits.trim() || 'nothing'}`);
+    if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17)
+      throw new UsageError(`--digits takes an integer from 0 to 17, got ${values.digits.trim() || 'nothing'}`);
     args.digits = n;
   }
   const rest = positionals.slice(1);
@@ -176,7 +191,8 @@ function parseCommandLine(argv) {
   if (args.command !== 'tiles' && blocks.length) throw new UsageError(`--${blocks[0]} is an option of tiles`);
   if (values.chunk !== undefined) {
     if (args.command !== 'recurrent') throw new UsageError('--chunk is an option of recurrent');
-    if (!/^\s*\d+\s*$/.test(values.chunk) || Number(values.chunk) < 1) throw new UsageError(`--chunk takes a positive integer, got ${values.chunk.trim() || 'nothing'}`);
+    if (!/^\s*\d+\s*$/.test(values.chunk) || Number(values.chunk) < 1)
+      throw new UsageError(`--chunk takes a positive integer, got ${values.chunk.trim() || 'nothing'}`);
     args.chunk = Number(values.chunk);
   }
   if (args.command === 'preset') {
@@ -197,7 +213,8 @@ function parseCommandLine(argv) {
     const size = (name) => {
       const text = values[name];
       if (text === undefined) throw new UsageError('tiles needs --block-q N and --block-k N');
-      if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} takes a positive integer, got ${text.trim() || 'nothing'}`);
+      if (!/^\s*\d+\s*$/.test(text) || Number(text) < 1)
+        throw new UsageError(`--${name} takes a positive integer, got ${text.trim() || 'nothing'}`);
       return Number(text);
     };
     args.blocks = { block_q: size('block-q'), block_k: size('block-k') };
@@ -233,8 +250,9 @@ function table(rows, digits, labels = null) {
   const cells = rows.map((row) => row.map((v) => fixedNumber(v, digits)));
   const widths = cells[0].map((_, j) => Math.max(...cells.map((row) => row[j].length)));
   const labelWidth = labels ? Math.max(...labels.map((l) => l.length)) : 0;
-  return cells.map((row, i) => '  ' + (labels ? `${labels[i].padEnd(labelWidth)}  ` : '') +
-    row.map((c, j) => c.padStart(widths[j])).join('  ')).join('\n');
+  return cells
+    .map((row, i) => '  ' + (labels ? `${labels[i].padEnd(labelWidth)}  ` : '') + row.map((c, j) => c.padStart(widths[j])).join('  '))
+    .join('\n');
 }
 
 /**
@@ -270,11 +288,15 @@ function traceTables(trace, digits) {
     out.push(table(step.data, digits, rowLabels(step, trace)), '');
   }
   const m = trace.meta;
-  out.push(`scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
-    `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`);
+  out.push(
+    `scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
+      `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`,
+  );
   for (const f of trace.facts) {
-    out.push(`head ${f.head + 1}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
-      `after scaling ${fixedNumber(f.scaled_variance, 8)}`);
+    out.push(
+      `head ${f.head + 1}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
+        `after scaling ${fixedNumber(f.scaled_variance, 8)}`,
+    );
   }
   if (trace.loss !== undefined) out.push(`loss ${fixedNumber(trace.loss, 8)}`);
   for (const w of trace.warnings) out.push(`warning: ${w}`);
@@ -286,8 +308,10 @@ function decodeTables(decoding, digits) {
   const out = [];
   for (const s of decoding.steps) {
     const rows = s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`;
-    out.push(`token ${s.t + 1}: ${rows} (${s.t} cached and its own), multiply-adds ` +
-      `${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${exactNumber(s.difference)}`);
+    out.push(
+      `token ${s.t + 1}: ${rows} (${s.t} cached and its own), multiply-adds ` +
+        `${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${exactNumber(s.difference)}`,
+    );
     const heads = s.scores.map((_, h) => `head ${h + 1}`);
     out.push('scores (QKᵀ before scaling), a row per head', table(s.scores, digits, heads));
     out.push('weights, a row per head', table(s.weights, digits, heads));
@@ -303,21 +327,29 @@ function tilesTables(tiles, digits) {
   const out = [];
   const range = ([a, b], one, many) => (b - a === 1 ? `${one} ${a + 1}` : `${many} ${a + 1}-${b}`);
   tiles.tiles.forEach((t, i) => {
-    const where = `tile ${i + 1} of ${tiles.tiles.length} (head ${t.head + 1}): query block ${t.q_block + 1} ` +
+    const where =
+      `tile ${i + 1} of ${tiles.tiles.length} (head ${t.head + 1}): query block ${t.q_block + 1} ` +
       `(${range(t.queries, 'query', 'queries')}), key block ${t.k_block + 1} (${range(t.keys, 'key', 'keys')})`;
     if (t.skipped) {
       out.push(`${where}: skipped, every score hidden`, '');
       return;
     }
     out.push(where, 'scores', table(t.scores, digits));
-    out.push('per query: m before, m after, rescale, l before, l after',
-      table(t.m_before.map((_, q) => [t.m_before[q], t.m_after[q], t.rescale[q], t.l_before[q], t.l_after[q]]), digits));
+    out.push(
+      'per query: m before, m after, rescale, l before, l after',
+      table(
+        t.m_before.map((_, q) => [t.m_before[q], t.m_after[q], t.rescale[q], t.l_before[q], t.l_after[q]]),
+        digits,
+      ),
+    );
     out.push('partial output before', table(t.partial_before, digits));
     out.push('partial output after', table(t.partial_after, digits), '');
   });
   out.push('output', table(tiles.output, digits), '');
-  out.push(`block_q ${tiles.block_q}, block_k ${tiles.block_k}: ${tiles.visited} tiles computed, ${tiles.skipped} skipped; ` +
-    `max difference from run ${exactNumber(tiles.max_difference)}`);
+  out.push(
+    `block_q ${tiles.block_q}, block_k ${tiles.block_k}: ${tiles.visited} tiles computed, ${tiles.skipped} skipped; ` +
+      `max difference from run ${exactNumber(tiles.max_difference)}`,
+  );
   out.push(`bytes between HBM and SRAM (${tiles.element_bytes} per number): standard ${tiles.bytes_standard}, flash ${tiles.bytes_flash}`);
   for (const w of tiles.warnings) out.push(`warning: ${w}`);
   return out.join('\n');
@@ -373,8 +405,9 @@ async function compute(args) {
     process.stdout.write(stringify(many ? results : results[0]) + '\n');
     return;
   }
-  const blocks = results.map((trace, i) =>
-    (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits));
+  const blocks = results.map(
+    (trace, i) => (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits),
+  );
   process.stdout.write(blocks.join('\n\n') + '\n');
 }
 
@@ -421,7 +454,13 @@ async function train(args) {
   let config;
   if (args.preset !== null) {
     const found = engine.modelCatalogue().presets.find((p) => p.name === args.preset);
-    if (!found) throw new Error(`--preset: unknown preset '${args.preset}' (the presets are ${engine.modelCatalogue().presets.map((p) => p.name).join(', ')})`);
+    if (!found)
+      throw new Error(
+        `--preset: unknown preset '${args.preset}' (the presets are ${engine
+          .modelCatalogue()
+          .presets.map((p) => p.name)
+          .join(', ')})`,
+      );
     config = found.config;
   } else {
     const { value, name } = await readJson(args.file, 'train', 'a configuration');
@@ -474,7 +513,8 @@ async function evaluateModel(args) {
     throw new Error(`${name}: expected an object { "model", "weights", "tokens", "targets" }`);
   }
   for (const key of Object.keys(value)) {
-    if (!['model', 'weights', 'tokens', 'targets'].includes(key)) throw new Error(`${name}: unknown key '${key}' (it takes model, weights, tokens, targets)`);
+    if (!['model', 'weights', 'tokens', 'targets'].includes(key))
+      throw new Error(`${name}: unknown key '${key}' (it takes model, weights, tokens, targets)`);
   }
   for (const key of ['model', 'weights', 'tokens']) {
     if (value[key] === undefined) throw new Error(`${name}: ${key} is missing`);
@@ -501,12 +541,17 @@ async function main(argv) {
     const engine = await loadAttention();
     const { tasks, presets: modelPresets } = engine.modelCatalogue();
     const list = (items, key) => items.map((item) => `  ${item.name.padEnd(18)} ${item[key]}`).join('\n');
-    process.stdout.write(HELP.replace('%KEYS%', keysHelp(engine.problemKeys))
-      .replace('%MODEL%', 'vocab, context, d_model, layers [1], heads [1], d_head [d_model/heads], kv_heads [heads],\n' +
-        '  positions ("learned" | "sinusoidal" | "rope" | "none") [learned], mlp [0], activation ("relu" | "gelu") [gelu],\n' +
-        '  norm ("none" | "layernorm" | "rmsnorm") [none], bias [false], tied [false], precision [float32]')
-      .replace('%TASKS%', list(tasks, 'description'))
-      .replace('%PRESETS%', list(modelPresets, 'description')) + '\n');
+    process.stdout.write(
+      HELP.replace('%KEYS%', keysHelp(engine.problemKeys))
+        .replace(
+          '%MODEL%',
+          'vocab, context, d_model, layers [1], heads [1], d_head [d_model/heads], kv_heads [heads],\n' +
+            '  positions ("learned" | "sinusoidal" | "rope" | "none") [learned], mlp [0], activation ("relu" | "gelu") [gelu],\n' +
+            '  norm ("none" | "layernorm" | "rmsnorm") [none], bias [false], tied [false], precision [float32]',
+        )
+        .replace('%TASKS%', list(tasks, 'description'))
+        .replace('%PRESETS%', list(modelPresets, 'description')) + '\n',
+    );
     return 0;
   }
   if (args.version) {

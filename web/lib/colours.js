@@ -5,8 +5,15 @@
 // text on each cell is black or white, whichever passes WCAG AA (withText).
 // Diverging for signed values: ColorBrewer RdBu, blue negative, red positive, 0 neutral light grey.
 const DIVERGING = [
-  [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
-  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43],
+  [33, 102, 172],
+  [67, 147, 195],
+  [146, 197, 222],
+  [209, 229, 240],
+  [247, 247, 247],
+  [253, 219, 199],
+  [244, 165, 130],
+  [214, 96, 77],
+  [178, 24, 43],
 ];
 // Sequential for probabilities in [0, 1]: viridis, reversed, so that more weight is darker on the
 // white page: yellow (0) through green and teal to dark purple (1). Viridis is perceptually uniform
@@ -16,24 +23,49 @@ const DIVERGING = [
 // matplotlib's viridis (_viridis_data in lib/matplotlib/_cm_listed.py; van der Walt and Smith,
 // CC0), times 255 and rounded, from entry 255 down to entry 0.
 const SEQUENTIAL = [
-  [253, 231, 37], [213, 226, 26], [170, 220, 50], [129, 211, 77], [92, 200, 99], [61, 188, 116],
-  [39, 173, 129], [31, 159, 136], [33, 145, 140], [38, 130, 142], [44, 114, 142], [51, 99, 141],
-  [59, 82, 139], [66, 64, 134], [71, 45, 123], [72, 24, 106], [68, 1, 84],
+  [253, 231, 37],
+  [213, 226, 26],
+  [170, 220, 50],
+  [129, 211, 77],
+  [92, 200, 99],
+  [61, 188, 116],
+  [39, 173, 129],
+  [31, 159, 136],
+  [33, 145, 140],
+  [38, 130, 142],
+  [44, 114, 142],
+  [51, 99, 141],
+  [59, 82, 139],
+  [66, 64, 134],
+  [71, 45, 123],
+  [72, 24, 106],
+  [68, 1, 84],
 ];
 // A keep-mask's two values: hidden (0) grey, as masked cells are everywhere; kept (1) light gold.
-const KEEP = [[150, 150, 150], [254, 227, 145]];
+const KEEP = [
+  [150, 150, 150],
+  [254, 227, 145],
+];
 // An additive bias: ColorBrewer PuOr (purple negative, orange positive), so that a bias never
 // reads as a score; its -inf entries (hidden keys) are drawn as masked, not coloured.
 const BIAS = [
-  [84, 39, 136], [128, 115, 172], [178, 171, 210], [216, 218, 235], [247, 247, 247],
-  [254, 224, 182], [253, 184, 99], [224, 130, 20], [179, 88, 6],
+  [84, 39, 136],
+  [128, 115, 172],
+  [178, 171, 210],
+  [216, 218, 235],
+  [247, 247, 247],
+  [254, 224, 182],
+  [253, 184, 99],
+  [224, 130, 20],
+  [179, 88, 6],
 ];
 
 function lerpStops(stops, t) {
   const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(x));
   const f = x - i;
-  const a = stops[i], b = stops[i + 1];
+  const a = stops[i],
+    b = stops[i + 1];
   return [0, 1, 2].map((k) => Math.round(a[k] + (b[k] - a[k]) * f));
 }
 

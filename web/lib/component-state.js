@@ -43,7 +43,8 @@ export function failed(state, message, keep = false) {
 export const status = (state, text) => ({ ...state, status: text });
 
 /** A display attribute's text (null: removed). */
-export const attributeSet = (state, name, text) => (state.attributes[name] === text ? state : { ...state, attributes: { ...state.attributes, [name]: text } });
+export const attributeSet = (state, name, text) =>
+  state.attributes[name] === text ? state : { ...state, attributes: { ...state.attributes, [name]: text } };
 
 /** The reader answered the question of step `key` (or revealed its numbers). */
 export const answered = (state, key, verdict) => ({ ...state, verdicts: { ...state.verdicts, [key]: verdict } });

@@ -40,7 +40,9 @@ let shared = null;
 export function sharedEngine(options = {}) {
   if (!shared) {
     shared = loadAttention(options);
-    shared.catch(() => { shared = null; }); // a failed load may be retried (e.g. with wasm-url)
+    shared.catch(() => {
+      shared = null;
+    }); // a failed load may be retried (e.g. with wasm-url)
   }
   return shared;
 }
@@ -109,13 +111,21 @@ function blockedByPolicy(error) {
 
 // The element compiles WebAssembly in the host page, so the host's policy decides; an iframe
 // runs under the explorer site's own policy instead.
-const CSP_MESSAGE = "This page's Content-Security-Policy does not allow WebAssembly (script-src needs 'wasm-unsafe-eval'), " +
+const CSP_MESSAGE =
+  "This page's Content-Security-Policy does not allow WebAssembly (script-src needs 'wasm-unsafe-eval'), " +
   'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
-  '(“An iframe of the whole explorer” in the package\'s docs/embedding.md): the frame runs under its own site\'s policy.';
+  "(“An iframe of the whole explorer” in the package's docs/embedding.md): the frame runs under its own site's policy.";
 
-const list = (v) => (v == null ? null : String(v).split(/[\s,]+/).filter(Boolean));
+const list = (v) =>
+  v == null
+    ? null
+    : String(v)
+        .split(/[\s,]+/)
+        .filter(Boolean);
 // The attributes' schemas (an object schema's fields; a list's schema has its item's).
-const ATTRIBUTES = /** @type {Record<string, import('./share.js').Schema & { item?: import('./share.js').Schema }>} */ (componentAttributesSchema.fields);
+const ATTRIBUTES = /** @type {Record<string, import('./share.js').Schema & { item?: import('./share.js').Schema }>} */ (
+  componentAttributesSchema.fields
+);
 const numberOr = (t) => (/^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t);
 const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
 
@@ -132,12 +142,16 @@ export function readAttribute(name, text) {
   if (s.type === 'list') {
     const items = list(text).map(s.item.type === 'number' ? numberOr : (w) => w);
     const bad = items.filter((w) => check(s.item, w).error);
-    const note = bad.length ? `${name}="${cut(text)}": ${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${s.item.expected}; left out` : null;
+    const note = bad.length
+      ? `${name}="${cut(text)}": ${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${s.item.expected}; left out`
+      : null;
     return { value: /** @type {any} */ (items.filter((w) => !bad.includes(w))), note };
   }
   const value = s.type === 'number' ? numberOr(text.trim()) : text;
   const { error } = check(componentAttributesSchema, { [name]: value });
-  return error ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` } : { value: /** @type {any} */ (value), note: null };
+  return error
+    ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` }
+    : { value: /** @type {any} */ (value), note: null };
 }
 
 /** A step's formula: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
@@ -146,7 +160,9 @@ function formulaHtml(step) {
   if (katex?.renderToString) {
     try {
       return katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false });
-    } catch { /* fall back to text */ }
+    } catch {
+      /* fall back to text */
+    }
   }
   return esc(step.text);
 }
@@ -201,11 +217,31 @@ export class AttentionExplorerElement extends Base {
     // whole or how it is shown changed, so an edit keeps the reader's field and focus), the steps
     // and warnings (with the frame too, which empties them), the error, the loading status.
     const body = this.#root.querySelector('.body');
-    const frameParts = (s) => [s.loaded, s.trace !== null, s.title, s.tokens, s.attributes.inputs, s.attributes.editable, s.attributes.decimals];
+    const frameParts = (s) => [
+      s.loaded,
+      s.trace !== null,
+      s.title,
+      s.tokens,
+      s.attributes.inputs,
+      s.attributes.editable,
+      s.attributes.decimals,
+    ];
     this.#store.subscribe(frameParts, (_, s) => this.#drawFrame(body, s));
-    this.#store.subscribe((s) => [...frameParts(s), s.trace, s.lesson, s.verdicts, s.attributes.steps, s.attributes.heads], (_, s) => this.#drawSteps(body, s));
-    this.#store.subscribe((s) => s.error, (error) => drawError(body, error));
-    this.#store.subscribe((s) => s.status, (text) => { const p = body.querySelector(':scope > .status'); if (p) p.textContent = text; });
+    this.#store.subscribe(
+      (s) => [...frameParts(s), s.trace, s.lesson, s.verdicts, s.attributes.steps, s.attributes.heads],
+      (_, s) => this.#drawSteps(body, s),
+    );
+    this.#store.subscribe(
+      (s) => s.error,
+      (error) => drawError(body, error),
+    );
+    this.#store.subscribe(
+      (s) => s.status,
+      (text) => {
+        const p = body.querySelector(':scope > .status');
+        if (p) p.textContent = text;
+      },
+    );
   }
 
   connectedCallback() {
@@ -248,8 +284,12 @@ export class AttentionExplorerElement extends Base {
 
   /** What the problem is read from: the attributes and the JSON child. */
   #sourceKey() {
-    return JSON.stringify([this.getAttribute('preset'), this.getAttribute('state'), this.getAttribute('lesson'),
-      ...[...this.querySelectorAll('script[type="application/json"]')].map((s) => s.textContent)]);
+    return JSON.stringify([
+      this.getAttribute('preset'),
+      this.getAttribute('state'),
+      this.getAttribute('lesson'),
+      ...[...this.querySelectorAll('script[type="application/json"]')].map((s) => s.textContent),
+    ]);
   }
 
   async #load() {
@@ -265,7 +305,8 @@ export class AttentionExplorerElement extends Base {
       if (ticket !== this.#loading) return;
       this.#loadedFrom = from;
       const loading = source ?? this.#store.get(); // none: the problem set from script, as it is
-      if (!loading.problem) throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
+      if (!loading.problem)
+        throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
       const { trace, error } = this.#run(loading.problem);
       this.#store.dispatch(loaded, loading, trace);
       if (error) throw error;
@@ -306,9 +347,14 @@ export class AttentionExplorerElement extends Base {
     if (state) {
       const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
       if (!s) throw new Error(error ?? 'the state attribute is empty');
-      const split = (t) => (t ? String(t).split(/[\s,]+/).filter(Boolean) : undefined);
+      const split = (t) =>
+        t
+          ? String(t)
+              .split(/[\s,]+/)
+              .filter(Boolean)
+          : undefined;
       const q = split(s.tokens?.q);
-      return { problem: stateToProblem(s, this.#engine), tokens: { q, k: (s.mode ?? 'self') === 'self' ? q : split(s.tokens?.k) ?? q } };
+      return { problem: stateToProblem(s, this.#engine), tokens: { q, k: (s.mode ?? 'self') === 'self' ? q : (split(s.tokens?.k) ?? q) } };
     }
     const lessonUrl = this.#sourceAttribute('lesson');
     if (lessonUrl) {
@@ -339,7 +385,12 @@ export class AttentionExplorerElement extends Base {
       const wrapped = json !== null && typeof json === 'object' && 'problem' in json;
       const { value, error } = check(wrapped ? componentScriptSchema : problemSchema, json);
       if (error) throw new Error(`the <script type="application/json">: ${wrapped ? error : error.replace(/^"problem" is/, 'it is')}`);
-      if (wrapped) return { problem: value.problem, tokens: value.tokens ? { q: value.tokens, k: value.kvTokens ?? value.tokens } : null, title: value.title };
+      if (wrapped)
+        return {
+          problem: value.problem,
+          tokens: value.tokens ? { q: value.tokens, k: value.kvTokens ?? value.tokens } : null,
+          title: value.title,
+        };
       return { problem: value };
     }
     return this.#store.get().problem ? null : undefined;
@@ -385,10 +436,14 @@ export class AttentionExplorerElement extends Base {
     const [nr, nc] = step.shape;
     const labels = { rows: this.#axisLabels(s, step, step.axes[0], nr), cols: this.#axisLabels(s, step, step.axes[1], nc) };
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
-    return stepTableHtml(step, labels, {
-      attrs: `data-step="${step.id}" data-head="${step.head ?? ''}"`, caption: step.title, decimals: decimalsOf(s),
-      masked: maskedPositions(s.trace, step),
-    }) + legendHtml(step);
+    return (
+      stepTableHtml(step, labels, {
+        attrs: `data-step="${step.id}" data-head="${step.head ?? ''}"`,
+        caption: step.title,
+        decimals: decimalsOf(s),
+        masked: maskedPositions(s.trace, step),
+      }) + legendHtml(step)
+    );
   }
 
   #inputTable(s, name, value, editable, ctx) {
@@ -445,9 +500,11 @@ export class AttentionExplorerElement extends Base {
         <div class="formula">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`;
     }
     box.innerHTML = html;
-    const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note).filter(Boolean)
+    const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note)
+      .filter(Boolean)
       .map((n) => `<p class="warning" part="attribute-note">⚠ ${esc(n)}</p>`);
-    body.querySelector('.warnings').innerHTML = notes.join('') + (s.trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
+    body.querySelector('.warnings').innerHTML =
+      notes.join('') + (s.trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
   }
 
   /** A lesson's sentence for a step, and its question while unanswered (then in place of the numbers, returned), or null. */
@@ -459,7 +516,9 @@ export class AttentionExplorerElement extends Base {
     const verdict = s.verdicts[key];
     if (!note.ask?.trim()) return say + this.#stepTable(s, step);
     if (verdict) {
-      const told = verdict.reason ? `<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${esc(verdict.reason)}</p>` : '';
+      const told = verdict.reason
+        ? `<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${esc(verdict.reason)}</p>`
+        : '';
       return `${say}${told}${this.#stepTable(s, step)}`;
     }
     const answer = usableAnswer(note.answer);
@@ -485,15 +544,28 @@ export class AttentionExplorerElement extends Base {
     const s = this.#store.get();
     const key = form.dataset.key;
     const answer = usableAnswer(s.lesson?.[key]?.answer);
-    const names = { tokensQ: this.#labels(s, s.trace.meta.queries, 'q'), tokensK: this.#labels(s, s.trace.meta.keys, 'k'), decimals: decimalsOf(s) };
+    const names = {
+      tokensQ: this.#labels(s, s.trace.meta.queries, 'q'),
+      tokensK: this.#labels(s, s.trace.meta.keys, 'k'),
+      decimals: decimalsOf(s),
+    };
     let verdict = { right: null, reason: '' };
     if (answer?.kind === 'key') {
       const picked = form.querySelector('input[name="key"]:checked');
-      if (!picked) { form.querySelector('input[name="key"]')?.focus(); return; }
+      if (!picked) {
+        form.querySelector('input[name="key"]')?.focus();
+        return;
+      }
       verdict = checkAnswer(s.trace, key, answer, Number(picked.value), names);
     } else if (answer?.kind === 'number') {
-      const typed = form.querySelector('input[name="number"]').value.trim().replace(/^\u2212/, '-');
-      if (!typed) { form.querySelector('input[name="number"]').focus(); return; }
+      const typed = form
+        .querySelector('input[name="number"]')
+        .value.trim()
+        .replace(/^\u2212/, '-');
+      if (!typed) {
+        form.querySelector('input[name="number"]').focus();
+        return;
+      }
       verdict = checkAnswer(s.trace, key, answer, typed, names);
     } else if (answer?.kind === 'text') {
       verdict = { right: null, reason: `The answer: ${answer.text}` };
@@ -504,7 +576,10 @@ export class AttentionExplorerElement extends Base {
     // Keep the reader's place: the same step's verdict (or its table) takes the focus.
     const again = this.#root.querySelector(`section.step[data-step="${section.dataset.step}"][data-head="${section.dataset.head}"]`);
     const target = again?.querySelector('.verdict') ?? again?.querySelector('table');
-    if (target) { target.tabIndex = -1; target.focus(); }
+    if (target) {
+      target.tabIndex = -1;
+      target.focus();
+    }
   }
 
   #edited(e) {
@@ -514,14 +589,20 @@ export class AttentionExplorerElement extends Base {
     const value = Number(el.value.trim().replace(/\u2212/g, '-'));
     if (el.value.trim() === '' || !Number.isFinite(value)) {
       el.setAttribute('aria-invalid', 'true');
-      this.#fail(`${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`, true);
+      this.#fail(
+        `${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`,
+        true,
+      );
       return;
     }
     el.removeAttribute('aria-invalid');
     const next = withCell(this.#store.get().problem, el.dataset.input, Number(el.dataset.r), Number(el.dataset.c), value);
     // A problem the engine refuses is not kept: the last good problem and its trace stay.
     const { trace, error } = this.#run(next);
-    if (error) { this.#fail(error.message, true); return; }
+    if (error) {
+      this.#fail(error.message, true);
+      return;
+    }
     this.#store.dispatch(edited, next, trace);
     this.#announce('change');
   }
@@ -532,7 +613,9 @@ export class AttentionExplorerElement extends Base {
     const step = { ArrowUp: [-1, 0], ArrowDown: [1, 0], Enter: [1, 0] }[e.key];
     if (!step) return;
     if (e.key === 'Enter') el.dispatchEvent(new Event('change', { bubbles: true }));
-    const next = this.#root.querySelector(`input[data-input="${el.dataset.input}"][data-r="${Number(el.dataset.r) + step[0]}"][data-c="${el.dataset.c}"]`);
+    const next = this.#root.querySelector(
+      `input[data-input="${el.dataset.input}"][data-r="${Number(el.dataset.r) + step[0]}"][data-c="${el.dataset.c}"]`,
+    );
     if (next) {
       e.preventDefault();
       next.focus();

@@ -17,7 +17,13 @@ function csvField(s) {
  */
 export function matrixCsv(data, { rowLabels, colLabels } = {}) {
   const lines = [];
-  if (colLabels) lines.push([rowLabels ? '' : null, ...colLabels].filter((x) => x !== null).map(csvField).join(','));
+  if (colLabels)
+    lines.push(
+      [rowLabels ? '' : null, ...colLabels]
+        .filter((x) => x !== null)
+        .map(csvField)
+        .join(','),
+    );
   data.forEach((row, i) => {
     const cells = row.map(exactNumber);
     if (rowLabels) cells.unshift(csvField(rowLabels[i] ?? ''));
@@ -102,7 +108,8 @@ export function tilesCsv(tiles) {
     for (const quantity of TILE_QUANTITIES) tidyRows(lines, key, quantity, t[quantity]);
   });
   tidyRows(lines, ',,,,', 'output', tiles.output);
-  for (const quantity of ['max_difference', 'bytes_standard', 'bytes_flash', 'element_bytes']) tidyRows(lines, ',,,,', quantity, tiles[quantity]);
+  for (const quantity of ['max_difference', 'bytes_standard', 'bytes_flash', 'element_bytes'])
+    tidyRows(lines, ',,,,', quantity, tiles[quantity]);
   return lines.join('\n') + '\n';
 }
 

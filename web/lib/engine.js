@@ -9,7 +9,19 @@ import { diagnostics, guardedAttention } from './fast.js';
 import { inputError, isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
-import { blockSizes, cellIndex, chunkSize, cellStep, describe, drawsFrom, onlineSoftmaxFrom, ownArray, problemKeys, problemReader, seedFrom } from './problem.js';
+import {
+  blockSizes,
+  cellIndex,
+  chunkSize,
+  cellStep,
+  describe,
+  drawsFrom,
+  onlineSoftmaxFrom,
+  ownArray,
+  problemKeys,
+  problemReader,
+  seedFrom,
+} from './problem.js';
 import { problemWire, traceReader } from './wire.js';
 
 export { version };
@@ -38,7 +50,16 @@ function explanationFrom(raw) {
 // What a problem looked like, for the message after a crash (shapes, not numbers). `args`: the
 // arguments of the call, a normalised problem (problem.js) first when there is one.
 function sketch(args) {
-  const text = (v) => (v?.vector ? `${v.rows} numbers` : v && typeof v === 'object' && 'rows' in v && 'cols' in v ? `${v.rows}x${v.cols}` : typeof v === 'string' ? `text (${v.length} characters)` : isNumberView(v) ? `${v.length} numbers` : JSON.stringify(v));
+  const text = (v) =>
+    v?.vector
+      ? `${v.rows} numbers`
+      : v && typeof v === 'object' && 'rows' in v && 'cols' in v
+        ? `${v.rows}x${v.cols}`
+        : typeof v === 'string'
+          ? `text (${v.length} characters)`
+          : isNumberView(v)
+            ? `${v.length} numbers`
+            : JSON.stringify(v);
   const [first, ...rest] = args;
   if (first && typeof first === 'object' && !Array.isArray(first)) {
     let shown = first;
@@ -46,10 +67,14 @@ function sketch(args) {
       const { mask, ...inputs } = first.inputs;
       shown = { ...inputs, options: mask === undefined ? first.options : { ...first.options, mask } };
     }
-    const parts = Object.entries(shown).map(([k, v]) => `${k} ${k === 'options' ? JSON.stringify(v, (key, x) => (key === 'mask' ? text(x) : x)) : text(v)}`);
+    const parts = Object.entries(shown).map(
+      ([k, v]) => `${k} ${k === 'options' ? JSON.stringify(v, (key, x) => (key === 'mask' ? text(x) : x)) : text(v)}`,
+    );
     return [parts.join(', '), ...rest.map((r) => JSON.stringify(r))].join('; ');
   }
-  return args.map((a) => (typeof a === 'string' ? JSON.stringify(a.length > 60 ? `${a.slice(0, 57)}...` : a) : JSON.stringify(a))).join(', ');
+  return args
+    .map((a) => (typeof a === 'string' ? JSON.stringify(a.length > 60 ? `${a.slice(0, 57)}...` : a) : JSON.stringify(a)))
+    .join(', ');
 }
 
 // How one module is called: `invoke(name, args, shown, label)` calls `module[name]` and
@@ -80,7 +105,9 @@ function moduleCalls(guard, problemFrom, problemPacker) {
   // one Float64Array. Returns [result, normalised problem].
   const callPacked = (name, problem, rest = () => []) => {
     // What a crash message shows: the problem as normalised without the scratch block.
-    const shown = (...extra) => () => [problemFrom(problem), ...extra];
+    const shown =
+      (...extra) =>
+      () => [problemFrom(problem), ...extra];
     if (scratch === null || scratch.module !== guard.module()) {
       const [address, size] = invoke('_runScratch', [], shown(), name);
       scratch = { module: guard.module(), index: address / 8, size };
@@ -141,8 +168,9 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   let walkthroughsLoading = null;
   const walkthroughCalls = (name) => {
     if (walkthroughs !== null) return walkthroughs;
-    throw new Error(`engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` +
-      'or loadAttention({ walkthroughs: true })');
+    throw new Error(
+      `engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` + 'or loadAttention({ walkthroughs: true })',
+    );
   };
 
   // The model module (attention-model.wasm): a tiny transformer that trains, loaded on demand.
@@ -239,7 +267,10 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     onlineSoftmax(row, options = {}) {
       const given = onlineSoftmaxFrom(row, options, layout.codes.precision);
       const code = layout.codes.precision.indexOf(given.precision);
-      return traces.record(walkthroughCalls('onlineSoftmax').invoke('_onlineSoftmax', [given.row, given.subtractMax, code]), 'online_softmax');
+      return traces.record(
+        walkthroughCalls('onlineSoftmax').invoke('_onlineSoftmax', [given.row, given.subtractMax, code]),
+        'online_softmax',
+      );
     },
     parseMatrix(text, name = 'matrix') {
       return parseMatrixDetailed(text, name, 'parseMatrix').values;
@@ -249,7 +280,10 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     },
     parseCell(text, name = 'matrix', row = 1, col = 1) {
       if (typeof text !== 'string') throw inputError(`parseCell takes text, got ${describe(text)}`);
-      for (const [what, n] of /** @type {[string, number][]} */ ([['row', row], ['col', col]])) {
+      for (const [what, n] of /** @type {[string, number][]} */ ([
+        ['row', row],
+        ['col', col],
+      ])) {
         if (!(Number.isInteger(n) && n >= 1)) throw inputError(`parseCell: ${what} must be a whole number from 1, got ${describe(n)}`);
       }
       return invoke('_parseCell', [text, String(name), row, col]);
@@ -269,11 +303,15 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
       if (!loadWalkthroughs) {
         return Promise.reject(new Error('this engine was made without a walkthroughs module (createEngine was given no loader)'));
       }
-      walkthroughsLoading ??= loadWalkthroughs().then(([module, reloadModule]) => {
-        wireTable(module, '_wireLayout');
-        walkthroughs = moduleCalls(moduleGuard(module, reloadModule), problemFrom, problemPacker);
-        return engine;
-      }).finally(() => { walkthroughsLoading = null; });
+      walkthroughsLoading ??= loadWalkthroughs()
+        .then(([module, reloadModule]) => {
+          wireTable(module, '_wireLayout');
+          walkthroughs = moduleCalls(moduleGuard(module, reloadModule), problemFrom, problemPacker);
+          return engine;
+        })
+        .finally(() => {
+          walkthroughsLoading = null;
+        });
       return walkthroughsLoading;
     },
     /** Whether the walkthroughs module is loaded (then decode, tiles, ... can be called). */
@@ -294,12 +332,18 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     /** Loads the model module once; resolves to this engine. A failed load can be tried again. */
     loadModel() {
       if (modelModule !== null) return Promise.resolve(engine);
-      if (!loadModelModule) return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
-      modelLoading ??= loadModelModule().then(([module]) => {
-        if (typeof /** @type {import('./glue.js').GlueModule} */ (module)._modelCreate !== 'function') throw new Error('the model module has no _modelCreate: the package\'s files are from different builds');
-        modelModule = module;
-        return engine;
-      }).finally(() => { modelLoading = null; });
+      if (!loadModelModule)
+        return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
+      modelLoading ??= loadModelModule()
+        .then(([module]) => {
+          if (typeof (/** @type {import('./glue.js').GlueModule} */ (module)._modelCreate) !== 'function')
+            throw new Error("the model module has no _modelCreate: the package's files are from different builds");
+          modelModule = module;
+          return engine;
+        })
+        .finally(() => {
+          modelLoading = null;
+        });
       return modelLoading;
     },
     /** Whether the model module is loaded (then model() can be called). */

@@ -17,5 +17,7 @@ export async function loadFastAttention(options = {}) {
   const url = nodeUrl(options.wasmUrl, new URL('./attention-fast.wasm', import.meta.url));
   // Relaxed SIMD where the engine has it, unless { relaxedSimd: false } asks for the SIMD128 products.
   const kernels = options.relaxedSimd === false ? null : await relaxedKernels();
-  return createFastEngine(...(await loadModule(createFastModule, () => nodeBytes(url), nodeWhere(url), kernels ? linkRelaxed(kernels) : undefined)));
+  return createFastEngine(
+    ...(await loadModule(createFastModule, () => nodeBytes(url), nodeWhere(url), kernels ? linkRelaxed(kernels) : undefined)),
+  );
 }

@@ -32,7 +32,10 @@ function flatten(value, name, { allowBoolean = false } = {}) {
     for (let j = 0; j < cols; j++) {
       const x = row[j];
       if (boolean ? typeof x !== 'boolean' : typeof x !== 'number') {
-        throw inputError(`${name} row ${i + 1}, column ${j + 1} is ${JSON.stringify(x)}: expected ${boolean ? 'true or false' : 'a number'}`, name);
+        throw inputError(
+          `${name} row ${i + 1}, column ${j + 1} is ${JSON.stringify(x)}: expected ${boolean ? 'true or false' : 'a number'}`,
+          name,
+        );
       }
       data[i * cols + j] = x;
     }
@@ -72,7 +75,11 @@ export function createFastAttention(module) {
   // kFastHeader).
   const table = wireTable(module, '_fastWireLayout');
   const at = indexOf(table.fast);
-  const codes = { precision: indexOf(table.codes.precision), scaleKind: indexOf(table.codes.scale_kind), mask: indexOf(table.codes.fast_mask) };
+  const codes = {
+    precision: indexOf(table.codes.precision),
+    scaleKind: indexOf(table.codes.scale_kind),
+    mask: indexOf(table.codes.fast_mask),
+  };
   let base = 0;
   let capacity = 0;
 
@@ -94,7 +101,10 @@ export function createFastAttention(module) {
     // for-in rather than Object.keys: a 4-token call is a few µs, and allocations show up.
     for (const key in input) {
       if (!KNOWN.has(key)) {
-        throw inputError(`unknown key "${key}": attention takes ${KEYS.join(', ')}; the problem's other options (heads, softcap, rope, window, ...) are engine.run's`, key);
+        throw inputError(
+          `unknown key "${key}": attention takes ${KEYS.join(', ')}; the problem's other options (heads, softcap, rope, window, ...) are engine.run's`,
+          key,
+        );
       }
     }
     const q = flatten(input.Q, 'Q');
@@ -111,9 +121,12 @@ export function createFastAttention(module) {
     if (!Number.isInteger(dk) || dk < 1) throw inputError(`Q has ${q.data.length} values: not a whole number of rows of ${L} queries`, 'Q');
     if (k.data.length !== S * dk) {
       const kWidth = k.data.length / S;
-      throw inputError(Number.isInteger(kWidth)
-        ? `Q has ${dk} columns but K has ${kWidth}: queries and keys need the same d_k`
-        : `K has ${k.data.length} values: not a whole number of rows of ${S} keys`, 'K');
+      throw inputError(
+        Number.isInteger(kWidth)
+          ? `Q has ${dk} columns but K has ${kWidth}: queries and keys need the same d_k`
+          : `K has ${k.data.length} values: not a whole number of rows of ${S} keys`,
+        'K',
+      );
     }
     const dv = v.data.length / S;
     if (!Number.isInteger(dv) || dv < 1) throw inputError(`V has ${v.data.length} values: not a whole number of rows of ${S} keys`, 'V');

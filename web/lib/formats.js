@@ -7,7 +7,23 @@
 //
 // The problem's own numbers and options (inputs, rope, window, ...) are not checked here: the
 // engine checks a problem (problem.js and the core), with messages naming the input or option.
-import { anyOf, boolean, check, json, list, literal, nullable, number, object, record, show, string, tuple, variant, whole } from './schema.js';
+import {
+  anyOf,
+  boolean,
+  check,
+  json,
+  list,
+  literal,
+  nullable,
+  number,
+  object,
+  record,
+  show,
+  string,
+  tuple,
+  variant,
+  whole,
+} from './schema.js';
 
 export { check } from './schema.js';
 
@@ -22,8 +38,35 @@ export const ANSWER_KINDS = ['key', 'number', 'text'];
  * The inputs of a problem (the problem JSON's matrices and vectors).
  * @type {typeof import('./share.js').INPUT_NAMES}
  */
-export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_O', 'b_Q', 'b_K', 'b_V', 'b_O', 'P', 'past_K', 'past_V', 'W_G', 'b_G',
-  'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R'];
+export const INPUT_NAMES = [
+  'Q',
+  'K',
+  'V',
+  'X',
+  'X_kv',
+  'W_Q',
+  'W_K',
+  'W_V',
+  'W_O',
+  'b_Q',
+  'b_K',
+  'b_V',
+  'b_O',
+  'P',
+  'past_K',
+  'past_V',
+  'W_G',
+  'b_G',
+  'W_DKV',
+  'W_UK',
+  'W_UV',
+  'W_KR',
+  'W_QR',
+  'W_DQ',
+  'W_UQ',
+  'past_c_KV',
+  'past_k_R',
+];
 /**
  * The forward pass's step ids, in trace order: the core's step catalogue (steps.cpp, engine.steps
  * without the gradient steps), copied here because links and embed flags are checked before the
@@ -31,11 +74,53 @@ export const INPUT_NAMES = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'W_
  * any other list of step ids in web/.
  * @type {typeof import('./share.js').STEP_IDS}
  */
-export const STEP_IDS = ['positional', 'X_pos', 'rope_angles', 'Q', 'K', 'V', 'Q_normed', 'K_normed', 'Q_rot',
-  'K_rot', 'K_cache', 'V_cache', 'scores', 'scaled', 'softcapped', 'alibi', 'biased', 'mask', 'masked', 'weights_1',
-  'weights_2', 'weights', 'phi_Q', 'phi_K', 'linear_scores', 'normalizer', 'c_KV', 'k_R', 'c_Q', 'K_C', 'Q_C', 'q_R',
-  'scores_C', 'scores_R', 'Q_absorbed', 'scores_C_absorbed', 'O_latent', 'head_output', 'head_normed', 'gate',
-  'gated_output', 'concat', 'output', 'output_absorbed', 'cache_sizes'];
+export const STEP_IDS = [
+  'positional',
+  'X_pos',
+  'rope_angles',
+  'Q',
+  'K',
+  'V',
+  'Q_normed',
+  'K_normed',
+  'Q_rot',
+  'K_rot',
+  'K_cache',
+  'V_cache',
+  'scores',
+  'scaled',
+  'softcapped',
+  'alibi',
+  'biased',
+  'mask',
+  'masked',
+  'weights_1',
+  'weights_2',
+  'weights',
+  'phi_Q',
+  'phi_K',
+  'linear_scores',
+  'normalizer',
+  'c_KV',
+  'k_R',
+  'c_Q',
+  'K_C',
+  'Q_C',
+  'q_R',
+  'scores_C',
+  'scores_R',
+  'Q_absorbed',
+  'scores_C_absorbed',
+  'O_latent',
+  'head_output',
+  'head_normed',
+  'gate',
+  'gated_output',
+  'concat',
+  'output',
+  'output_absorbed',
+  'cache_sizes',
+];
 /**
  * ?hide= words that hide a panel of the page.
  * @type {typeof import('./share.js').HIDE_PANELS}
@@ -52,8 +137,17 @@ export const LOCK_WORDS = ['inputs', 'options', 'all'];
  * @type {typeof import('./share.js').LIMITS}
  */
 export const LIMITS = {
-  tokens: 4096, text: 8_000_000, name: 64, label: 1000, sentence: 100_000, url: 4096,
-  steps: 1000, cells: 1_000_000, answerCells: 64, hash: 128, salt: 128,
+  tokens: 4096,
+  text: 8_000_000,
+  name: 64,
+  label: 1000,
+  sentence: 100_000,
+  url: 4096,
+  steps: 1000,
+  cells: 1_000_000,
+  answerCells: 64,
+  hash: 128,
+  salt: 128,
 };
 /**
  * scrypt's cost a paper may ask: N a power of 2 up to 2^16 (64 MB with r = 8), r up to 16, p up to 4.
@@ -67,7 +161,11 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEX = /^[0-9a-f]+$/;
 
 const name = string({ pattern: NAME, max: LIMITS.name, expected: 'a name (letters, digits and _)' });
-const stepKey = string({ pattern: STEP_KEY, max: LIMITS.name, expected: 'a step key "id:head" like "weights:0" (head -1 for a step without heads)' });
+const stepKey = string({
+  pattern: STEP_KEY,
+  max: LIMITS.name,
+  expected: 'a step key "id:head" like "weights:0" (head -1 for a step without heads)',
+});
 const stepId = string({ pattern: NAME, max: LIMITS.name, expected: 'a step id like "weights"' });
 const label = string({ max: LIMITS.label });
 const labels = list(label, { max: LIMITS.tokens });
@@ -76,49 +174,78 @@ const index = whole({ max: LIMITS.cells });
 // ---- a lesson's notes: the link state's `lesson` and a lesson file's -----------------------------
 
 const fromOne = (what) => whole({ min: 1, max: LIMITS.cells, expected: `a whole number from 1 (${what})` });
-const answerSchema = variant('kind', [
-  ['key', object({ kind: literal(['key']), row: fromOne('the first query row') }, { required: ['kind', 'row'] })],
-  ['number', object({
-    kind: literal(['number']), row: fromOne('the first query row'), col: fromOne('the first column'),
-    tolerance: number({ min: 0, expected: 'a number ≥ 0 (how far a student\'s number may be from the cell)' }),
-  }, { required: ['kind', 'row', 'col', 'tolerance'] })],
-  ['text', object({
-    kind: literal(['text']), text: string({ max: LIMITS.sentence, message: () => 'answer.text must be a string (the answer shown on reveal)' }),
-  }, { required: ['kind', 'text'] })],
-], { message: () => '"answer" must be an object like { "kind": "key", "row": 1 }' });
+const answerSchema = variant(
+  'kind',
+  [
+    ['key', object({ kind: literal(['key']), row: fromOne('the first query row') }, { required: ['kind', 'row'] })],
+    [
+      'number',
+      object(
+        {
+          kind: literal(['number']),
+          row: fromOne('the first query row'),
+          col: fromOne('the first column'),
+          tolerance: number({ min: 0, expected: "a number ≥ 0 (how far a student's number may be from the cell)" }),
+        },
+        { required: ['kind', 'row', 'col', 'tolerance'] },
+      ),
+    ],
+    [
+      'text',
+      object(
+        {
+          kind: literal(['text']),
+          text: string({ max: LIMITS.sentence, message: () => 'answer.text must be a string (the answer shown on reveal)' }),
+        },
+        { required: ['kind', 'text'] },
+      ),
+    ],
+  ],
+  { message: () => '"answer" must be an object like { "kind": "key", "row": 1 }' },
+);
 
-const noteSchema = object({
-  say: string({ max: LIMITS.sentence, message: () => '"say" must be a string', doc: 'the teacher\'s sentence, shown with the step' }),
-  ask: string({ max: LIMITS.sentence, message: () => '"ask" must be a string', doc: 'a question asked before the step\'s numbers show' }),
-  answer: { ...answerSchema, doc: 'how the page checks the student\'s answer to "ask"' },
-}, {
-  unknown: 'refuse',
-  unknownMessage: (k) => `unknown field ${JSON.stringify(k)}; a note has "say", "ask" and "answer"`,
-  message: () => 'the note must be an object with "say", "ask" or "answer"',
-  refine: (note) => (note.answer !== undefined && !note.ask ? 'an "answer" needs the question it answers ("ask")' : null),
-});
+const noteSchema = object(
+  {
+    say: string({ max: LIMITS.sentence, message: () => '"say" must be a string', doc: "the teacher's sentence, shown with the step" }),
+    ask: string({ max: LIMITS.sentence, message: () => '"ask" must be a string', doc: "a question asked before the step's numbers show" }),
+    answer: { ...answerSchema, doc: 'how the page checks the student\'s answer to "ask"' },
+  },
+  {
+    unknown: 'refuse',
+    unknownMessage: (k) => `unknown field ${JSON.stringify(k)}; a note has "say", "ask" and "answer"`,
+    message: () => 'the note must be an object with "say", "ask" or "answer"',
+    refine: (note) => (note.answer !== undefined && !note.ask ? 'an "answer" needs the question it answers ("ask")' : null),
+  },
+);
 
 /**
  * Notes keyed by step key; `label(key)` names a note in messages.
  * @type {typeof import('./share.js').notesSchema}
  */
-export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) => record(stepKey, noteSchema, {
-  max: LIMITS.steps, label: labelOf,
-  keyMessage: () => 'not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)',
-  message: () => '"lesson" must be an object of notes keyed by step ("weights:0": { "say": ..., "ask": ... })',
-});
+export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) =>
+  record(stepKey, noteSchema, {
+    max: LIMITS.steps,
+    label: labelOf,
+    keyMessage: () => 'not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)',
+    message: () => '"lesson" must be an object of notes keyed by step ("weights:0": { "say": ..., "ask": ... })',
+  });
 
 // ---- a teacher's exercise (link state `exercise`) ------------------------------------------------
 
 /** @type {typeof import('./share.js').exerciseSchema} */
-export const exerciseSchema = object({
-  steps: list(stepKey, { min: 1, max: LIMITS.steps, doc: 'the steps whose numbers are hidden' }),
-  cells: record(stepKey, list(tuple([index, index], { expected: 'a cell [row, column] (from 0)' }), { max: LIMITS.cells }),
-    { max: LIMITS.steps, doc: 'per step, the hidden cells; a step without an entry hides all of them' }),
-  tolerance: number({ doc: 'how far an answer may be from the number (≤ 0 reads as 0.01)' }),
-  seed: whole({ max: Number.MAX_SAFE_INTEGER, doc: 'the seed the problem was drawn from, shown to students' }),
-  teacher: boolean({ doc: 'true when the teacher\'s page made the link (it opens the teacher\'s view; else the students\')' }),
-}, { required: ['steps'] });
+export const exerciseSchema = object(
+  {
+    steps: list(stepKey, { min: 1, max: LIMITS.steps, doc: 'the steps whose numbers are hidden' }),
+    cells: record(stepKey, list(tuple([index, index], { expected: 'a cell [row, column] (from 0)' }), { max: LIMITS.cells }), {
+      max: LIMITS.steps,
+      doc: 'per step, the hidden cells; a step without an entry hides all of them',
+    }),
+    tolerance: number({ doc: 'how far an answer may be from the number (≤ 0 reads as 0.01)' }),
+    seed: whole({ max: Number.MAX_SAFE_INTEGER, doc: 'the seed the problem was drawn from, shown to students' }),
+    teacher: boolean({ doc: "true when the teacher's page made the link (it opens the teacher's view; else the students')" }),
+  },
+  { required: ['steps'] },
+);
 
 // ---- a student's paper (link state `student`) ----------------------------------------------------
 
@@ -135,20 +262,42 @@ function fitsLabels(t, field) {
   return r < 0 ? null : { at: [field, r], is: `a row of ${data[r].length}`, expected: `one number per label of "cols" (${t.cols.length})` };
 }
 
-const givenSchema = object({
-  title: label, tex: string({ max: LIMITS.sentence }), rows: labels, cols: labels, data: table(paperNumber),
-}, { required: ['title', 'rows', 'cols', 'data'], refine: (g) => fitsLabels(g, 'data') });
+const givenSchema = object(
+  {
+    title: label,
+    tex: string({ max: LIMITS.sentence }),
+    rows: labels,
+    cols: labels,
+    data: table(paperNumber),
+  },
+  { required: ['title', 'rows', 'cols', 'data'], refine: (g) => fitsLabels(g, 'data') },
+);
 
-const answerRow = object({
-  r: index,
-  c: list(index, { min: 1, max: LIMITS.answerCells, doc: 'the hidden columns checked together' }),
-  at: list(number({ min: -1, max: 1 }), { max: LIMITS.answerCells, doc: 'each cell\'s centring shift on the tolerance grid' }),
-  hash: string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }),
-}, { required: ['r', 'c', 'at', 'hash'], refine: (a) => (a.at.length === a.c.length ? null : { at: ['at'], is: `a list of ${a.at.length}`, expected: `one shift per column of "c" (${a.c.length})` }) });
+const answerRow = object(
+  {
+    r: index,
+    c: list(index, { min: 1, max: LIMITS.answerCells, doc: 'the hidden columns checked together' }),
+    at: list(number({ min: -1, max: 1 }), { max: LIMITS.answerCells, doc: "each cell's centring shift on the tolerance grid" }),
+    hash: string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }),
+  },
+  {
+    required: ['r', 'c', 'at', 'hash'],
+    refine: (a) =>
+      a.at.length === a.c.length
+        ? null
+        : { at: ['at'], is: `a list of ${a.at.length}`, expected: `one shift per column of "c" (${a.c.length})` },
+  },
+);
 
 const stepFields = {
-  key: stepKey, title: label, tex: string({ max: LIMITS.sentence }), rows: labels, cols: labels,
-  rowTitle: label, colTitle: label, cells: table(nullable(paperNumber)),
+  key: stepKey,
+  title: label,
+  tex: string({ max: LIMITS.sentence }),
+  rows: labels,
+  cols: labels,
+  rowTitle: label,
+  colTitle: label,
+  cells: table(nullable(paperNumber)),
 };
 
 /** The step's cells fit its labels, and each answer names a row and columns it has. */
@@ -158,21 +307,31 @@ function paperStepFits(s) {
   if (s.hashes) {
     const bad = s.hashes.length !== s.rows.length ? -1 : s.hashes.findIndex((row) => row.length !== s.cols.length);
     if (s.hashes.length !== s.rows.length || bad >= 0) {
-      return { at: bad >= 0 ? ['hashes', bad] : ['hashes'], is: 'of another shape', expected: `the shape of "cells" (${s.rows.length} × ${s.cols.length})` };
+      return {
+        at: bad >= 0 ? ['hashes', bad] : ['hashes'],
+        is: 'of another shape',
+        expected: `the shape of "cells" (${s.rows.length} × ${s.cols.length})`,
+      };
     }
   }
   for (const [i, a] of (s.answers ?? []).entries()) {
-    if (a.r >= s.rows.length) return { at: ['answers', i, 'r'], is: String(a.r), expected: `a row of the step (0 to ${s.rows.length - 1})` };
+    if (a.r >= s.rows.length)
+      return { at: ['answers', i, 'r'], is: String(a.r), expected: `a row of the step (0 to ${s.rows.length - 1})` };
     const c = a.c.find((j) => j >= s.cols.length);
-    if (c !== undefined) return { at: ['answers', i, 'c'], is: `a list holding ${c}`, expected: `columns of the step (0 to ${s.cols.length - 1})` };
+    if (c !== undefined)
+      return { at: ['answers', i, 'c'], is: `a list holding ${c}`, expected: `columns of the step (0 to ${s.cols.length - 1})` };
   }
   return null;
 }
 
-const paperStepV2 = object({ ...stepFields, answers: list(answerRow, { max: LIMITS.cells }) },
-  { required: ['key', 'title', 'rows', 'cols', 'cells', 'answers'], refine: paperStepFits });
-const paperStepV1 = object({ ...stepFields, hashes: table(nullable(string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }))) },
-  { required: ['key', 'title', 'rows', 'cols', 'cells', 'hashes'], refine: paperStepFits });
+const paperStepV2 = object(
+  { ...stepFields, answers: list(answerRow, { max: LIMITS.cells }) },
+  { required: ['key', 'title', 'rows', 'cols', 'cells', 'answers'], refine: paperStepFits },
+);
+const paperStepV1 = object(
+  { ...stepFields, hashes: table(nullable(string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }))) },
+  { required: ['key', 'title', 'rows', 'cols', 'cells', 'hashes'], refine: paperStepFits },
+);
 
 const POWERS_OF_TWO = Array.from({ length: Math.log2(KDF_LIMITS.N) }, (_, i) => 2 ** (i + 1));
 const paperFields = {
@@ -185,15 +344,32 @@ const paperFields = {
 };
 /** @type {typeof import('./share.js').paperSchema} */
 export const paperSchema = variant('v', [
-  [2, object({
-    v: literal([2]), ...paperFields,
-    kdf: object({
-      N: literal(POWERS_OF_TWO, { expected: `a power of 2 from 2 to ${KDF_LIMITS.N.toLocaleString('en')}` }),
-      r: whole({ min: 1, max: KDF_LIMITS.r }), p: whole({ min: 1, max: KDF_LIMITS.p }),
-    }, { required: ['N', 'r', 'p'] }),
-    steps: list(paperStepV2, { max: LIMITS.steps }),
-  }, { required: ['v', 'salt', 'tolerance', 'kdf', 'steps'] })],
-  [1, object({ v: literal([1]), ...paperFields, steps: list(paperStepV1, { max: LIMITS.steps }) }, { required: ['v', 'salt', 'tolerance', 'steps'] })],
+  [
+    2,
+    object(
+      {
+        v: literal([2]),
+        ...paperFields,
+        kdf: object(
+          {
+            N: literal(POWERS_OF_TWO, { expected: `a power of 2 from 2 to ${KDF_LIMITS.N.toLocaleString('en')}` }),
+            r: whole({ min: 1, max: KDF_LIMITS.r }),
+            p: whole({ min: 1, max: KDF_LIMITS.p }),
+          },
+          { required: ['N', 'r', 'p'] },
+        ),
+        steps: list(paperStepV2, { max: LIMITS.steps }),
+      },
+      { required: ['v', 'salt', 'tolerance', 'kdf', 'steps'] },
+    ),
+  ],
+  [
+    1,
+    object(
+      { v: literal([1]), ...paperFields, steps: list(paperStepV1, { max: LIMITS.steps }) },
+      { required: ['v', 'salt', 'tolerance', 'steps'] },
+    ),
+  ],
 ]);
 
 // ---- the link state (#v1=, #v2=, <attention-explorer state="...">) --------------------------------
@@ -202,40 +378,58 @@ export const paperSchema = variant('v', [
  * The options the page writes its own way; any other is the problem JSON's, checked by the engine.
  * @type {typeof import('./share.js').pageOptionsSchema}
  */
-export const pageOptionsSchema = object({
-  layout: literal(['rows', 'columns']),
-  scale: literal(['sqrt_dk', 'none', 'custom']),
-  scaleCustom: string({ max: LIMITS.label, doc: 'the scale when "custom": a number, "1/sqrt(n)" or "1/n"' }),
-  causal: boolean(),
-  mask: literal(['none', 'keep', 'additive']),
-  keepMask: nullable(list(list(literal([0, 1, true, false], { expected: '0 or 1 (or false, true)' }), { max: LIMITS.tokens }), { max: LIMITS.tokens, expected: 'rows of 0 and 1' })),
-  additiveMask: string({ max: LIMITS.text, doc: 'the additive mask as text' }),
-  softcap: number(),
-  heads: whole({ min: 1, max: LIMITS.tokens }),
-  kv_heads: whole({ min: 1, max: LIMITS.tokens }),
-  precision: literal(['float64', 'float32']),
-}, { unknown: json({ maxDepth: 8, max: LIMITS.text }) });
+export const pageOptionsSchema = object(
+  {
+    layout: literal(['rows', 'columns']),
+    scale: literal(['sqrt_dk', 'none', 'custom']),
+    scaleCustom: string({ max: LIMITS.label, doc: 'the scale when "custom": a number, "1/sqrt(n)" or "1/n"' }),
+    causal: boolean(),
+    mask: literal(['none', 'keep', 'additive']),
+    keepMask: nullable(
+      list(list(literal([0, 1, true, false], { expected: '0 or 1 (or false, true)' }), { max: LIMITS.tokens }), {
+        max: LIMITS.tokens,
+        expected: 'rows of 0 and 1',
+      }),
+    ),
+    additiveMask: string({ max: LIMITS.text, doc: 'the additive mask as text' }),
+    softcap: number(),
+    heads: whole({ min: 1, max: LIMITS.tokens }),
+    kv_heads: whole({ min: 1, max: LIMITS.tokens }),
+    precision: literal(['float64', 'float32']),
+  },
+  { unknown: json({ maxDepth: 8, max: LIMITS.text }) },
+);
 
 /** @type {typeof import('./share.js').linkStateSchema} */
-export const linkStateSchema = object({
-  preset: nullable(string({ max: LIMITS.name, doc: 'an example\'s id; alone (not edited), the link is the example' })),
-  edited: boolean(),
-  recipe: string({ max: LIMITS.sentence, doc: 'the numpy lines that drew the inputs' }),
-  mode: literal(['qkv', 'self', 'cross']),
-  inputs: record(name, object({ text: string({ max: LIMITS.text }), numpy: string({ max: LIMITS.sentence }) }, { required: ['text'] }),
-    { max: 64, doc: 'each input as text, as typed (the engine parses and checks it)' }),
-  use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache, W_G, b_G, W_DKV, W_KR, W_DQ' }),
-  options: pageOptionsSchema,
-  decimals: whole({ max: 12 }),
-  tokens: object({ q: string({ max: LIMITS.sentence }), k: string({ max: LIMITS.sentence }) }),
-  open: nullable(object({ step: stepId, head: nullable(whole({ min: -1, max: LIMITS.tokens })), row: index, col: index }, { required: ['step', 'row', 'col'] })),
-  collapsed: list(stepKey, { max: LIMITS.steps }),
-  hide: object({ inputs: list(name, { max: 64 }), steps: list(stepId, { max: LIMITS.steps }), chrome: boolean() }),
-  exercise: nullable(exerciseSchema),
-  student: nullable(paperSchema),
-  lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
-  title: string({ max: LIMITS.label, doc: 'the lesson\'s title, as its teacher wrote it (a lesson file\'s "title")' }),
-}, { message: (v) => `the state is ${show(v)}; expected an object` });
+export const linkStateSchema = object(
+  {
+    preset: nullable(string({ max: LIMITS.name, doc: "an example's id; alone (not edited), the link is the example" })),
+    edited: boolean(),
+    recipe: string({ max: LIMITS.sentence, doc: 'the numpy lines that drew the inputs' }),
+    mode: literal(['qkv', 'self', 'cross']),
+    inputs: record(name, object({ text: string({ max: LIMITS.text }), numpy: string({ max: LIMITS.sentence }) }, { required: ['text'] }), {
+      max: 64,
+      doc: 'each input as text, as typed (the engine parses and checks it)',
+    }),
+    use: record(name, boolean(), { max: 64, doc: 'inputs in use: bias, W_O, b_O, P, cache, W_G, b_G, W_DKV, W_KR, W_DQ' }),
+    options: pageOptionsSchema,
+    decimals: whole({ max: 12 }),
+    tokens: object({ q: string({ max: LIMITS.sentence }), k: string({ max: LIMITS.sentence }) }),
+    open: nullable(
+      object(
+        { step: stepId, head: nullable(whole({ min: -1, max: LIMITS.tokens })), row: index, col: index },
+        { required: ['step', 'row', 'col'] },
+      ),
+    ),
+    collapsed: list(stepKey, { max: LIMITS.steps }),
+    hide: object({ inputs: list(name, { max: 64 }), steps: list(stepId, { max: LIMITS.steps }), chrome: boolean() }),
+    exercise: nullable(exerciseSchema),
+    student: nullable(paperSchema),
+    lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
+    title: string({ max: LIMITS.label, doc: 'the lesson\'s title, as its teacher wrote it (a lesson file\'s "title")' }),
+  },
+  { message: (v) => `the state is ${show(v)}; expected an object` },
+);
 
 /**
  * True when a link's object is a students' one: a paper, or an exercise the teacher's page did not start.
@@ -256,7 +450,12 @@ export function isStudentObject(obj) {
 export function checkLinkState(obj) {
   const { value, error } = check(linkStateSchema, obj);
   if (!error) return { state: value };
-  return { state: null, error: `This link is damaged (${error}); showing the default example instead.`, reason: error, student: isStudentObject(obj) };
+  return {
+    state: null,
+    error: `This link is damaged (${error}); showing the default example instead.`,
+    reason: error,
+    student: isStudentObject(obj),
+  };
 }
 
 /**
@@ -276,20 +475,31 @@ export function checkPaper(paper) {
  */
 export const problemSchema = record(string({ max: LIMITS.name }), json({ maxDepth: 8, max: LIMITS.text }), {
   max: 64,
-  message: (v) => `"problem" is ${v === undefined ? 'missing' : show(v)}; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`,
+  message: (v) =>
+    `"problem" is ${v === undefined ? 'missing' : show(v)}; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`,
 });
-const tokenNames = (which) => list(string({ max: LIMITS.label, message: () => `tokens.${which} must be a list of names (strings)` }),
-  { max: LIMITS.tokens, message: () => `tokens.${which} must be a list of names (strings)` });
+const tokenNames = (which) =>
+  list(string({ max: LIMITS.label, message: () => `tokens.${which} must be a list of names (strings)` }), {
+    max: LIMITS.tokens,
+    message: () => `tokens.${which} must be a list of names (strings)`,
+  });
 
 /** @type {typeof import('./share.js').lessonFileSchema} */
-export const lessonFileSchema = object({
-  format: literal([LESSON_FORMAT], { message: (v) => `"format" is ${JSON.stringify(v)}; expected "${LESSON_FORMAT}"` }),
-  version: whole({ min: 1, max: LESSON_VERSION, message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}` }),
-  title: string({ max: LIMITS.label, message: () => '"title" must be a string' }),
-  problem: problemSchema,
-  tokens: object({ q: tokenNames('q'), k: tokenNames('k') }, { message: () => '"tokens" must be { "q": [names], "k": [names] }' }),
-  lesson: notesSchema(),
-}, { required: ['problem'], message: () => 'a lesson is a JSON object with "problem" and "lesson"' });
+export const lessonFileSchema = object(
+  {
+    format: literal([LESSON_FORMAT], { message: (v) => `"format" is ${JSON.stringify(v)}; expected "${LESSON_FORMAT}"` }),
+    version: whole({
+      min: 1,
+      max: LESSON_VERSION,
+      message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}`,
+    }),
+    title: string({ max: LIMITS.label, message: () => '"title" must be a string' }),
+    problem: problemSchema,
+    tokens: object({ q: tokenNames('q'), k: tokenNames('k') }, { message: () => '"tokens" must be { "q": [names], "k": [names] }' }),
+    lesson: notesSchema(),
+  },
+  { required: ['problem'], message: () => 'a lesson is a JSON object with "problem" and "lesson"' },
+);
 
 // ---- the iframe's address flags (web/page/embed.js) -----------------------------------------------
 
@@ -299,8 +509,11 @@ export const embedFlagsSchema = object({
   embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
   present: string({ max: LIMITS.name }),
   lesson: string({ min: 1, max: LIMITS.url, expected: `an address (1 to ${LIMITS.url.toLocaleString('en')} characters)` }),
-  hide: list(literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])],
-    { expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)` })),
+  hide: list(
+    literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])], {
+      expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)`,
+    }),
+  ),
   lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: 'an input (Q, X, W_Q, …), inputs, options or all' })),
 });
 
@@ -327,28 +540,47 @@ export const componentAttributesSchema = object({
  * "problem"), or else the problem itself (problemSchema).
  * @type {typeof import('./share.js').componentScriptSchema}
  */
-export const componentScriptSchema = object({ problem: problemSchema, tokens: labels, kvTokens: labels, title: label }, { required: ['problem'] });
+export const componentScriptSchema = object(
+  { problem: problemSchema, tokens: labels, kvTokens: labels, title: label },
+  { required: ['problem'] },
+);
 
 // ---- the playground (playground-state.js): its link and its weights files ------------------------
 
 /** What a playground link may set, and within which bounds (the playground's fields read them too). */
 export const PLAYGROUND_LIMITS = {
-  layers: { min: 1, max: 4 }, heads: { min: 1, max: 8 }, d_model: { min: 4, max: 128 }, mlp: { min: 0, max: 512 },
-  lr: { min: 0.0001, max: 0.1 }, seed: { min: 0, max: 4294967295 }, steps: { min: 1, max: 20000 }, step: { min: 0, max: 1_000_000 },
+  layers: { min: 1, max: 4 },
+  heads: { min: 1, max: 8 },
+  d_model: { min: 4, max: 128 },
+  mlp: { min: 0, max: 512 },
+  lr: { min: 0.0001, max: 0.1 },
+  seed: { min: 0, max: 4294967295 },
+  steps: { min: 1, max: 20000 },
+  step: { min: 0, max: 1_000_000 },
 };
 export const PLAYGROUND_CHOICES = { positions: ['learned', 'sinusoidal', 'rope', 'none'], norm: ['none', 'layernorm', 'rmsnorm'] };
 
 const bounded = (key) => whole(PLAYGROUND_LIMITS[key]);
 /** The `c=` part of a playground link: what differs from the preset. Unknown fields are refused. */
-export const playgroundChangesSchema = object({
-  model: object({
-    layers: bounded('layers'), heads: bounded('heads'), d_model: bounded('d_model'), mlp: bounded('mlp'),
-    positions: literal(PLAYGROUND_CHOICES.positions), norm: literal(PLAYGROUND_CHOICES.norm),
-  }, { unknown: 'refuse' }),
-  optimizer: object({ lr: number(PLAYGROUND_LIMITS.lr) }, { unknown: 'refuse' }),
-  seed: bounded('seed'),
-  steps: bounded('steps'),
-}, { unknown: 'refuse' });
+export const playgroundChangesSchema = object(
+  {
+    model: object(
+      {
+        layers: bounded('layers'),
+        heads: bounded('heads'),
+        d_model: bounded('d_model'),
+        mlp: bounded('mlp'),
+        positions: literal(PLAYGROUND_CHOICES.positions),
+        norm: literal(PLAYGROUND_CHOICES.norm),
+      },
+      { unknown: 'refuse' },
+    ),
+    optimizer: object({ lr: number(PLAYGROUND_LIMITS.lr) }, { unknown: 'refuse' }),
+    seed: bounded('seed'),
+    steps: bounded('steps'),
+  },
+  { unknown: 'refuse' },
+);
 /** The `step=` part: the step a link retrains to. */
 export const playgroundStepSchema = bounded('step');
 
@@ -357,28 +589,69 @@ export const playgroundStepSchema = bounded('step');
  * writes it, and what Save weights adds (config, step). The weights' keys and shapes are checked
  * by the model itself, which names any that do not fit.
  */
-export const playgroundWeightsSchema = object({
-  model: json({ maxDepth: 2, max: 64 }),
-  weights: record(string({ max: LIMITS.name }), json({ maxDepth: 6, max: LIMITS.cells })),
-  config: json({ maxDepth: 6, max: LIMITS.cells }),
-  step: whole({ max: PLAYGROUND_LIMITS.step.max }),
-}, { required: ['weights'], message: () => 'a weights file is a JSON object with "weights" (and "model"), as Save weights or attention-explorer train --weights write it' });
+export const playgroundWeightsSchema = object(
+  {
+    model: json({ maxDepth: 2, max: 64 }),
+    weights: record(string({ max: LIMITS.name }), json({ maxDepth: 6, max: LIMITS.cells })),
+    config: json({ maxDepth: 6, max: LIMITS.cells }),
+    step: whole({ max: PLAYGROUND_LIMITS.step.max }),
+  },
+  {
+    required: ['weights'],
+    message: () =>
+      'a weights file is a JSON object with "weights" (and "model"), as Save weights or attention-explorer train --weights write it',
+  },
+);
 
 /** A question the playground's run answers: a layer or head whose score passes a threshold first, or an accuracy reached. */
 export const DETECTORS = ['previous_token', 'induction', 'duplicate_token', 'first_token'];
 export const playgroundQuestionSchema = variant('choose', [
-  ['layer', object({ choose: literal(['layer']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
-  ['head', object({ choose: literal(['head']), text: string({ min: 1, max: LIMITS.sentence }), score: literal(DETECTORS), threshold: number({ min: 0, max: 1 }) }, { required: ['text', 'score', 'threshold'] })],
-  ['yes_no', object({ choose: literal(['yes_no']), text: string({ min: 1, max: LIMITS.sentence }), accuracy: number({ min: 0, max: 1 }) }, { required: ['text', 'accuracy'] })],
+  [
+    'layer',
+    object(
+      {
+        choose: literal(['layer']),
+        text: string({ min: 1, max: LIMITS.sentence }),
+        score: literal(DETECTORS),
+        threshold: number({ min: 0, max: 1 }),
+      },
+      { required: ['text', 'score', 'threshold'] },
+    ),
+  ],
+  [
+    'head',
+    object(
+      {
+        choose: literal(['head']),
+        text: string({ min: 1, max: LIMITS.sentence }),
+        score: literal(DETECTORS),
+        threshold: number({ min: 0, max: 1 }),
+      },
+      { required: ['text', 'score', 'threshold'] },
+    ),
+  ],
+  [
+    'yes_no',
+    object(
+      { choose: literal(['yes_no']), text: string({ min: 1, max: LIMITS.sentence }), accuracy: number({ min: 0, max: 1 }) },
+      { required: ['text', 'accuracy'] },
+    ),
+  ],
 ]);
 export const PLAYGROUND_LESSON_FORMAT = 'attention-explorer playground lesson';
 /** A playground lesson file: a preset, what differs from it, and the questions asked before training. */
-export const playgroundLessonSchema = object({
-  format: literal([PLAYGROUND_LESSON_FORMAT], { expected: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
-  version: literal([1]),
-  title: string({ max: LIMITS.label }),
-  intro: string({ max: LIMITS.sentence }),
-  preset: string({ min: 1, max: LIMITS.name }),
-  changes: playgroundChangesSchema,
-  questions: list(playgroundQuestionSchema, { max: 20 }),
-}, { required: ['format', 'preset'], message: () => `a playground lesson is a JSON object with "format": ${JSON.stringify(PLAYGROUND_LESSON_FORMAT)} and "preset"` });
+export const playgroundLessonSchema = object(
+  {
+    format: literal([PLAYGROUND_LESSON_FORMAT], { expected: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
+    version: literal([1]),
+    title: string({ max: LIMITS.label }),
+    intro: string({ max: LIMITS.sentence }),
+    preset: string({ min: 1, max: LIMITS.name }),
+    changes: playgroundChangesSchema,
+    questions: list(playgroundQuestionSchema, { max: 20 }),
+  },
+  {
+    required: ['format', 'preset'],
+    message: () => `a playground lesson is a JSON object with "format": ${JSON.stringify(PLAYGROUND_LESSON_FORMAT)} and "preset"`,
+  },
+);

@@ -14,7 +14,14 @@ import en from './locales/en.json' with { type: 'json' };
  * @type {typeof import('./playground.js').LANGUAGES}
  */
 export const LANGUAGES = {
-  en: 'English', 'zh-CN': '简体中文', es: 'Español', 'pt-BR': 'Português (Brasil)', fr: 'Français', ja: '日本語', ko: '한국어', ar: 'العربية',
+  en: 'English',
+  'zh-CN': '简体中文',
+  es: 'Español',
+  'pt-BR': 'Português (Brasil)',
+  fr: 'Français',
+  ja: '日本語',
+  ko: '한국어',
+  ar: 'العربية',
 };
 // Literal specifiers, so that bundlers and the site see each catalogue; only the chosen one is fetched.
 const LOADERS = {
@@ -77,7 +84,8 @@ export function createTranslator(lang, messages = en) {
     return cache.get(id);
   };
   /** @type {any} */
-  const t = (id, values = {}) => compiled(id).format(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isMessage(v) ? t(v.id, v.values) : v])));
+  const t = (id, values = {}) =>
+    compiled(id).format(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isMessage(v) ? t(v.id, v.values) : v])));
   t.lang = lang;
   t.dir = dirOf(lang);
   t.has = (id) => !id.startsWith('@') && (Object.hasOwn(messages, id) || Object.hasOwn(en, id));

@@ -11,7 +11,32 @@ export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile, weightSums } from './narrate.js';
 export { dependents, precedents } from './lineage.js';
-export { cellLatex, cellText, decodeCsv, decodeLatex, fillExplanation, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, positionsAxisLabels, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, tilesCsv, tilesLatex, traceCsv, traceJson } from './export.js';
+export {
+  cellLatex,
+  cellText,
+  decodeCsv,
+  decodeLatex,
+  fillExplanation,
+  heatColours,
+  heatmapSvg,
+  matrixCsv,
+  matrixLatex,
+  numpyScript,
+  parseCsv,
+  problemContext,
+  positionsAxisLabels,
+  pytorchScript,
+  solutionLatex,
+  stepCaption,
+  stepCsv,
+  stepFileName,
+  stepLatex,
+  texNumber,
+  tilesCsv,
+  tilesLatex,
+  traceCsv,
+  traceJson,
+} from './export.js';
 export { formatNumber, matrixToText } from './format.js';
 export { colourLegend, colourLut, colourRange, colourScale } from './colours.js';
 
@@ -29,15 +54,21 @@ export async function loadAttention(options = {}) {
   const url = browserUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));
   const walkthroughsUrl = browserUrl(options.walkthroughsUrl, new URL('./attention-walkthroughs.wasm', import.meta.url));
   const modelUrl = browserUrl(options.modelUrl, new URL('./attention-model.wasm', import.meta.url));
-  return instantiate(createAttentionModule, () => fetchBytes(url), url.href, {
-    createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
-    loadBytes: () => fetchBytes(walkthroughsUrl),
-    where: walkthroughsUrl.href,
-    now: options.walkthroughs === true,
-  }, {
-    createModule: (settings) => import('./attention-model.js').then((glue) => glue.default(settings)),
-    loadBytes: () => fetchBytes(modelUrl),
-    where: modelUrl.href,
-    now: options.model === true,
-  });
+  return instantiate(
+    createAttentionModule,
+    () => fetchBytes(url),
+    url.href,
+    {
+      createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
+      loadBytes: () => fetchBytes(walkthroughsUrl),
+      where: walkthroughsUrl.href,
+      now: options.walkthroughs === true,
+    },
+    {
+      createModule: (settings) => import('./attention-model.js').then((glue) => glue.default(settings)),
+      loadBytes: () => fetchBytes(modelUrl),
+      where: modelUrl.href,
+      now: options.model === true,
+    },
+  );
 }

@@ -48,4 +48,3 @@ export function stringify(value, indent = 2) {
   };
   return write(safe, 0);
 }
-

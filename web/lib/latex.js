@@ -13,11 +13,14 @@ export function matrixLatex(data, { decimals = 4, max = 16 } = {}) {
   // Larger than max × max: the first rows/columns, \vdots/\cdots/\ddots, and the last one (as on
   // a slide; LaTeX's bmatrix also stops at MaxMatrixCols).
   const keep = (n) => (n <= max ? [...Array(n).keys()] : [...[...Array(max - 2).keys()], -1, n - 1]);
-  const nr = data.length, nc = data[0]?.length ?? 0;
+  const nr = data.length,
+    nc = data[0]?.length ?? 0;
   const cols = keep(nc);
-  const rows = keep(nr).map((i) => (i < 0
-    ? cols.map((j) => (j < 0 ? '\\ddots' : '\\vdots')).join(' & ')
-    : cols.map((j) => (j < 0 ? '\\cdots' : texNumber(data[i][j], decimals))).join(' & ')));
+  const rows = keep(nr).map((i) =>
+    i < 0
+      ? cols.map((j) => (j < 0 ? '\\ddots' : '\\vdots')).join(' & ')
+      : cols.map((j) => (j < 0 ? '\\cdots' : texNumber(data[i][j], decimals))).join(' & '),
+  );
   return `\\begin{bmatrix}\n${rows.join(' \\\\\n')}\n\\end{bmatrix}`;
 }
 
@@ -37,11 +40,24 @@ function inputSymbol(name, layout) {
   return `${letter}_${name.slice(2)}`;
 }
 
-const TEXT_ESCAPES = { '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '#': '\\#', '^': '\\^{}', _: '\\_', '%': '\\%', '~': '\\~{}' };
+const TEXT_ESCAPES = {
+  '\\': '\\textbackslash{}',
+  '{': '\\{',
+  '}': '\\}',
+  $: '\\$',
+  '&': '\\&',
+  '#': '\\#',
+  '^': '\\^{}',
+  _: '\\_',
+  '%': '\\%',
+  '~': '\\~{}',
+};
 function texText(s) {
   return String(s)
     .replace(/[\\{}$&#^_%~]/g, (c) => TEXT_ESCAPES[c])
-    .replace(/·/g, '$\\cdot$').replace(/ᵀ/g, '$^\\top$').replace(/√/g, '$\\surd$');
+    .replace(/·/g, '$\\cdot$')
+    .replace(/ᵀ/g, '$^\\top$')
+    .replace(/√/g, '$\\surd$');
 }
 
 /** The standalone document of the LaTeX exports (`standalone: true`): amsmath, `body`, `title`. */
@@ -66,17 +82,25 @@ function latexDocument(body, title) {
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
  * @type {typeof import('./index.js').solutionLatex}
  */
-export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {}) {
+export function solutionLatex(
+  problem,
+  trace,
+  { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {},
+) {
   const ctx = problemContext(problem, trace);
   const parts = [];
   const m = trace.meta;
-  parts.push(`% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${m.layout} layout, ${m.precision}`);
+  parts.push(
+    `% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${m.layout} layout, ${m.precision}`,
+  );
   const given = Object.entries(ctx.inputs);
   if (given.length) {
     parts.push('\\paragraph{Given}');
     for (const [name, value] of given) {
       const isVector = BIAS_KEYS.includes(name);
-      parts.push(`\\[ ${inputSymbol(name, m.layout)} = ${matrixLatex(/** @type {number[][]} */ (isVector ? [value] : value), { decimals, max })} \\]`);
+      parts.push(
+        `\\[ ${inputSymbol(name, m.layout)} = ${matrixLatex(/** @type {number[][]} */ (isVector ? [value] : value), { decimals, max })} \\]`,
+      );
     }
     if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals, max })} \\]`);
   }
@@ -114,7 +138,10 @@ export function fillExplanation(template, e, { number, maxTerms = 8, label = (na
 /** The step a cell explanation belongs to, from a trace of the same problem. */
 function explainedStep(e, trace) {
   const step = trace.steps.find((s) => s.id === e.step && headOf(s) === headOf(e));
-  if (!step) throw exportError(`the trace has no step ${e.step}${headOf(e) === null ? '' : ` of head ${e.head}`}: explain a cell of the same problem`);
+  if (!step)
+    throw exportError(
+      `the trace has no step ${e.step}${headOf(e) === null ? '' : ` of head ${e.head}`}: explain a cell of the same problem`,
+    );
   return step;
 }
 
@@ -138,7 +165,9 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
 export function cellText(e, trace, { decimals = 4 } = {}) {
   const step = explainedStep(e, trace);
   const index = { queries: null, keys: null };
-  step.axes.forEach((axis, k) => { if (axis in index) index[axis] = (k === 0 ? e.row : e.col) + 1; });
+  step.axes.forEach((axis, k) => {
+    if (axis in index) index[axis] = (k === 0 ? e.row : e.col) + 1;
+  });
   const names = { query: `query ${index.queries}`, key: `key ${index.keys}`, token: `token ${index.queries ?? index.keys}` };
   return fillExplanation(e.text, e, { number: (x) => formatNumber(x, decimals), label: (name) => names[name] });
 }
@@ -167,16 +196,23 @@ function checkResult(result, fn, keys, what) {
  * ({ tokensQ }), as narrate's. With `standalone`, a complete document.
  * @type {typeof import('./index.js').decodeLatex}
  */
-export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = false, title = 'Decoding with a KV cache, token by token', labels = {} } = {}) {
+export function decodeLatex(
+  decoding,
+  { decimals = 4, max = 16, standalone = false, title = 'Decoding with a KV cache, token by token', labels = {} } = {},
+) {
   checkResult(decoding, 'decodeLatex', ['steps', 'output', 'flops_cached', 'flops_full'], "engine.decode()'s result");
   const opts = { decimals, max };
   const heads = decoding.steps[0]?.weights.length ?? 1;
   const sup = (h) => (heads > 1 ? `^{(${h + 1})}` : '');
-  const parts = [`% ${decoding.steps.length} tokens, ${heads} head(s); multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`];
+  const parts = [
+    `% ${decoding.steps.length} tokens, ${heads} head(s); multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`,
+  ];
   for (const s of decoding.steps) {
     const n = s.t + 1;
-    parts.push(`\\paragraph{${tokenName(s.t, labels.tokensQ, 'Token')}} Its query reads the cache: ${s.cache_rows} key${s.cache_rows === 1 ? '' : 's'} and value${s.cache_rows === 1 ? '' : 's'} (${s.t} cached and its own). ` +
-      `The new row of scores $S = QK^\\top$ (before scaling) and of weights $A$${heads > 1 ? ' of each head' : ''}, and the token's output:`);
+    parts.push(
+      `\\paragraph{${tokenName(s.t, labels.tokensQ, 'Token')}} Its query reads the cache: ${s.cache_rows} key${s.cache_rows === 1 ? '' : 's'} and value${s.cache_rows === 1 ? '' : 's'} (${s.t} cached and its own). ` +
+        `The new row of scores $S = QK^\\top$ (before scaling) and of weights $A$${heads > 1 ? ' of each head' : ''}, and the token's output:`,
+    );
     // Row t of each head's scores (QKᵀ, before scaling) and weights: the one new row.
     const rows = [];
     for (let h = 0; h < heads; h++) {
@@ -185,8 +221,10 @@ export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = fal
     }
     rows.push(`O_{${n},:} &= ${rowLatex(s.output, opts)}`);
     parts.push(`\\[ \\begin{aligned}\n${rows.join(' \\\\\n')}\n\\end{aligned} \\]`);
-    parts.push(`Multiply-adds: ${s.flops_cached} with the cache, ${s.flops_full} recomputing ${n === 1 ? 'token 1' : `tokens 1--${n}`} without it. ` +
-      `Largest difference from row ${n} of causal attention: $${texNumber(s.difference, decimals)}$.`);
+    parts.push(
+      `Multiply-adds: ${s.flops_cached} with the cache, ${s.flops_full} recomputing ${n === 1 ? 'token 1' : `tokens 1--${n}`} without it. ` +
+        `Largest difference from row ${n} of causal attention: $${texNumber(s.difference, decimals)}$.`,
+    );
   }
   parts.push('\\paragraph{Every token} The outputs, one row per token as causal attention gives them:');
   parts.push(`\\[ O = ${matrixLatex(decoding.output, opts)} \\]`);
@@ -204,7 +242,10 @@ export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = fal
  * them (transposed in the columns layout, as the trace's steps are). `labels`: { tokensQ, tokensK }.
  * @type {typeof import('./index.js').tilesLatex}
  */
-export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, title = 'FlashAttention, tile by tile', labels = {} } = {}) {
+export function tilesLatex(
+  tiles,
+  { decimals = 4, max = 16, standalone = false, title = 'FlashAttention, tile by tile', labels = {} } = {},
+) {
   checkResult(tiles, 'tilesLatex', ['tiles', 'output', 'block_q', 'block_k', 'bytes_flash'], "engine.tiles()'s result");
   const opts = { decimals, max };
   const heads = new Set(tiles.tiles.map((t) => t.head)).size;
@@ -212,7 +253,7 @@ export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, 
   const precision = tiles.element_bytes === 4 ? 'float32' : 'float64';
   const parts = [
     `% B_r = ${tiles.block_q}, B_c = ${tiles.block_k}: ${tiles.tiles.length} tiles, ${tiles.visited} computed, ${tiles.skipped} skipped; ${precision}`,
-    '\\paragraph{The recurrence} Each tile $T$ of scores (as the softmax reads them) updates, for each of its queries, the running max $m$, the running sum $\\ell$ and the unnormalised output $\\tilde O$, from $m = -\\infty$, $\\ell = 0$, $\\tilde O = 0$ (rowmax and rowsum run over each query\'s keys in the tile):',
+    "\\paragraph{The recurrence} Each tile $T$ of scores (as the softmax reads them) updates, for each of its queries, the running max $m$, the running sum $\\ell$ and the unnormalised output $\\tilde O$, from $m = -\\infty$, $\\ell = 0$, $\\tilde O = 0$ (rowmax and rowsum run over each query's keys in the tile):",
     "\\[ m' = \\max(m, \\operatorname{rowmax}(T)), \\quad \\ell' = e^{m - m'}\\ell + \\operatorname{rowsum}(e^{T - m'}), \\quad \\tilde O' = e^{m - m'}\\tilde O + e^{T - m'} V_j \\]",
   ];
   tiles.tiles.forEach((t, i) => {
@@ -224,16 +265,20 @@ export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, 
     }
     parts.push(`\\[ T = ${matrixLatex(t.scores, opts)} \\]`);
     parts.push('One entry per query of the tile:');
-    parts.push(`\\[ \\begin{aligned}\nm &= ${rowLatex(t.m_before, opts)} & m' &= ${rowLatex(t.m_after, opts)} \\\\\n` +
-      `e^{m - m'} &= ${rowLatex(t.rescale, opts)} \\\\\n` +
-      `\\ell &= ${rowLatex(t.l_before, opts)} & \\ell' &= ${rowLatex(t.l_after, opts)}\n\\end{aligned} \\]`);
+    parts.push(
+      `\\[ \\begin{aligned}\nm &= ${rowLatex(t.m_before, opts)} & m' &= ${rowLatex(t.m_after, opts)} \\\\\n` +
+        `e^{m - m'} &= ${rowLatex(t.rescale, opts)} \\\\\n` +
+        `\\ell &= ${rowLatex(t.l_before, opts)} & \\ell' &= ${rowLatex(t.l_after, opts)}\n\\end{aligned} \\]`,
+    );
     parts.push(`\\[ \\tilde O = ${matrixLatex(t.partial_before, opts)} \\qquad \\tilde O' = ${matrixLatex(t.partial_after, opts)} \\]`);
   });
-  parts.push('\\paragraph{The output} After its last key block each query\'s output is $\\tilde O / \\ell$:');
+  parts.push("\\paragraph{The output} After its last key block each query's output is $\\tilde O / \\ell$:");
   parts.push(`\\[ O = ${matrixLatex(tiles.output, opts)} \\]`);
-  parts.push(`Largest difference from the trace's output (\\texttt{run()}): $${texNumber(tiles.max_difference, decimals)}$. ` +
-    `Bytes moved between HBM and SRAM (${tiles.element_bytes} per number): the standard algorithm ${tiles.bytes_standard}, ` +
-    `these ${tiles.block_q} $\\times$ ${tiles.block_k} tiles ${tiles.bytes_flash}.`);
+  parts.push(
+    `Largest difference from the trace's output (\\texttt{run()}): $${texNumber(tiles.max_difference, decimals)}$. ` +
+      `Bytes moved between HBM and SRAM (${tiles.element_bytes} per number): the standard algorithm ${tiles.bytes_standard}, ` +
+      `these ${tiles.block_q} $\\times$ ${tiles.block_k} tiles ${tiles.bytes_flash}.`,
+  );
   for (const w of tiles.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title) : body + '\n';

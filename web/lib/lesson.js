@@ -39,7 +39,9 @@ export function checkNotes(notes, where = 'lesson') {
  */
 export function usableAnswer(answer) {
   // Checked against the notes' schema: an answer of one of the kinds.
-  return answer === undefined || check(NOTES, { 'x:0': { ask: '?', answer } }).error ? null : /** @type {import('./share.js').LessonNote['answer']} */ (answer);
+  return answer === undefined || check(NOTES, { 'x:0': { ask: '?', answer } }).error
+    ? null
+    : /** @type {import('./share.js').LessonNote['answer']} */ (answer);
 }
 
 /**
@@ -77,7 +79,10 @@ export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
   const controller = new AbortController();
   let timedOut = false;
   // setTimeout, not AbortSignal.timeout: a test's clock (and a paused tab's) governs it the same way.
-  const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeout);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeout);
   try {
     const response = await fetch(url, { signal: controller.signal });
     if (!response.ok) throw new Error(`the server answered ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
@@ -157,7 +162,10 @@ export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokens
     const best = row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
     const most = `${k(best)} gets ${f(row[best])} of ${q(r)}'s weight, the most of any key`;
     if (response === best) return { right: true, reason: `Right: ${most}.` };
-    const picked = Number.isInteger(response) && /** @type {number} */ (response) >= 0 && /** @type {number} */ (response) < row.length ? `${k(response)} gets ${f(row[response])}; ` : '';
+    const picked =
+      Number.isInteger(response) && /** @type {number} */ (response) >= 0 && /** @type {number} */ (response) < row.length
+        ? `${k(response)} gets ${f(row[response])}; `
+        : '';
     return { right: false, reason: `Not quite: ${picked}${most}.` };
   }
   const c = answer.col - 1;
@@ -169,5 +177,8 @@ export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokens
   const within = answer.tolerance > 0 ? ` (within ± ${answer.tolerance})` : '';
   return off <= answer.tolerance
     ? { right: true, reason: `Right: ${cell}; you said ${guess}${within}.` }
-    : { right: false, reason: `Not quite: ${cell}; you said ${guess}, ${f(off)} away${within ? `, more than ± ${answer.tolerance}` : ''}.` };
+    : {
+        right: false,
+        reason: `Not quite: ${cell}; you said ${guess}, ${f(off)} away${within ? `, more than ± ${answer.tolerance}` : ''}.`,
+      };
 }

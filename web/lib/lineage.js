@@ -44,8 +44,16 @@ function stepTies(step, input, columns) {
     case 'dhead_output':
       if (step.given.includes('W_O')) return [both('queries')];
       return [both('queries'), ['features', 'features', step.features[0]]];
-    case 'dA': case 'dV_cache': case 'dQ_rot': case 'dK_rot': case 'dK_cache':
-    case 'dQ': case 'dK': case 'dV': case 'dpast_K': case 'dpast_V':
+    case 'dA':
+    case 'dV_cache':
+    case 'dQ_rot':
+    case 'dK_rot':
+    case 'dK_cache':
+    case 'dQ':
+    case 'dK':
+    case 'dV':
+    case 'dpast_K':
+    case 'dpast_V':
       if (step.head == null) return [both(tokenAxis(input.axes)), ['features', 'features', -input.features[0]]];
       if (input.id === 'dQ_rot' || input.id === 'dK_rot') return [both(tokenAxis(input.axes))];
       if (input.id === 'dK_cache' || input.id === 'dV_cache') {
@@ -54,27 +62,43 @@ function stepTies(step, input, columns) {
       return shared();
     case 'dS':
       return [both('queries')];
-    case 'dW_Q': case 'dW_K': case 'dW_V': case 'dW_O':
-      return input.id === 'dO' || input.id === 'dQ' || input.id === 'dK' || input.id === 'dV' ? [[made, 'features', 0]] : [[multiplied, 'features', 0]];
-    case 'db_Q': case 'db_K': case 'db_V': case 'db_O':
+    case 'dW_Q':
+    case 'dW_K':
+    case 'dW_V':
+    case 'dW_O':
+      return input.id === 'dO' || input.id === 'dQ' || input.id === 'dK' || input.id === 'dV'
+        ? [[made, 'features', 0]]
+        : [[multiplied, 'features', 0]];
+    case 'db_Q':
+    case 'db_K':
+    case 'db_V':
+    case 'db_O':
       return [[made, 'features', 0]];
-    case 'dX': case 'dX_kv':
+    case 'dX':
+    case 'dX_kv':
       return [[tokenAxis(step.axes), tokenAxis(input.axes), 0]];
     case 'scores':
       return [both(tokenAxis(input.axes))];
     case 'weights':
       return [both('queries')];
-    case 'Q': case 'K': case 'V': case 'Q_rot': case 'K_rot':
+    case 'Q':
+    case 'K':
+    case 'V':
+    case 'Q_rot':
+    case 'K_rot':
       // Self-attention projects keys from X's rows, which are the queries.
       return [[tokenAxis(step.axes), tokenAxis(input.axes), 0]];
-    case 'K_cache': case 'V_cache': {
+    case 'K_cache':
+    case 'V_cache': {
       const cached = step.shape[step.axes.indexOf('keys')] - input.shape[input.axes.indexOf('keys')];
       return [['keys', 'keys', -cached], both('features')];
     }
     case 'concat':
       return [both('queries'), ['features', 'features', -input.features[0]]];
-    case 'head_output': case 'output':
-      if (step.inputs.length === 2) return input.axes.includes('keys') && !input.axes.includes('features') ? [both('queries')] : [both('features')];
+    case 'head_output':
+    case 'output':
+      if (step.inputs.length === 2)
+        return input.axes.includes('keys') && !input.axes.includes('features') ? [both('queries')] : [both('features')];
       return step.given.includes('W_O') ? [both('queries')] : step.axes.map(both);
     default:
       return step.axes.map(both);
@@ -85,20 +109,48 @@ function stepTies(step, input, columns) {
 function givenAxes(step, name, columns) {
   const first = step.features?.[0] ?? 0;
   const token = tokenAxis(step.axes);
-  if (name === 'dO') return { axes: ['queries', 'features'], ties: [['queries', 'queries', 0], ['features', 'features', 0]] };
+  if (name === 'dO')
+    return {
+      axes: ['queries', 'features'],
+      ties: [
+        ['queries', 'queries', 0],
+        ['features', 'features', 0],
+      ],
+    };
   if (step.id === 'dhead_output') return { axes: ['concat', 'features'], ties: [['features', 'concat', first]] };
-  if (/^dW_/.test(step.id)) return { axes: [step.id === 'dW_Q' ? 'queries' : 'keys', 'model'], ties: [[weightAxes(columns)[0], 'model', 0]] };
+  if (/^dW_/.test(step.id))
+    return { axes: [step.id === 'dW_Q' ? 'queries' : 'keys', 'model'], ties: [[weightAxes(columns)[0], 'model', 0]] };
   if (/^dX/.test(step.id)) return { axes: ['model', 'features'], ties: [['features', 'model', 0]] };
   if (step.id === 'X_pos' || step.id === 'positional') {
-    return { axes: ['queries', 'features'], ties: [['queries', 'queries', 0], ['features', 'features', 0]] };
+    return {
+      axes: ['queries', 'features'],
+      ties: [
+        ['queries', 'queries', 0],
+        ['features', 'features', 0],
+      ],
+    };
   }
   if (name === 'X' || name === 'X_kv') return { axes: [token, 'model'], ties: [[token, token, 0]] };
   if (/^W_[QKV]$/.test(name)) return { axes: ['model', 'features'], ties: [['features', 'features', first]] };
   if (name === 'W_O') return { axes: ['concat', 'features'], ties: [['features', 'features', 0]] };
   if (/^b_[QKV]$/.test(name)) return { axes: ['features'], ties: [['features', 'features', first]], vector: true };
   if (name === 'b_O') return { axes: ['features'], ties: [['features', 'features', 0]], vector: true };
-  if (/^(Q|K|V|past_K|past_V)$/.test(name)) return { axes: [token, 'features'], ties: [[token, token, 0], ['features', 'features', first]] };
-  if (name === 'mask') return { axes: ['queries', 'keys'], ties: [['queries', 'queries', 0], ['keys', 'keys', 0]] };
+  if (/^(Q|K|V|past_K|past_V)$/.test(name))
+    return {
+      axes: [token, 'features'],
+      ties: [
+        [token, token, 0],
+        ['features', 'features', first],
+      ],
+    };
+  if (name === 'mask')
+    return {
+      axes: ['queries', 'keys'],
+      ties: [
+        ['queries', 'queries', 0],
+        ['keys', 'keys', 0],
+      ],
+    };
   return null;
 }
 
@@ -184,8 +236,18 @@ function directDependents(trace, index, cells) {
 function sharedWith(trace, index) {
   const step = trace.steps[index];
   // Gradient steps (ids from "d": dK, dV_cache, ...) differ per head: they are summed, not shared.
-  if (step.id.startsWith('d') || step.head == null || step.head < 0 || step.kv_group == null || !step.axes.includes('keys') || !step.axes.includes('features')) return [];
-  return trace.steps.flatMap((s, i) => (i !== index && s.id === step.id && s.kv_group === step.kv_group && s.head !== step.head ? [i] : []));
+  if (
+    step.id.startsWith('d') ||
+    step.head == null ||
+    step.head < 0 ||
+    step.kv_group == null ||
+    !step.axes.includes('keys') ||
+    !step.axes.includes('features')
+  )
+    return [];
+  return trace.steps.flatMap((s, i) =>
+    i !== index && s.id === step.id && s.kv_group === step.kv_group && s.head !== step.head ? [i] : [],
+  );
 }
 
 /**

@@ -32,34 +32,37 @@ export async function loadModule(createModule, loadBytes, where, linkImports) {
   }
   if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
     const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
-    throw new Error(`${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
-      'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at the .wasm file');
+    throw new Error(
+      `${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
+        'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at the .wasm file',
+    );
   }
   let compiledModule = null; // compiled once; a reload after a crash only instantiates it again
-  const load = () => new Promise((resolve, reject) => {
-    createModule({
-      instantiateWasm(imports, receive) {
-        try {
-          linkImports?.(imports);
-        } catch (error) {
-          reject(new Error(`could not link the kernels of the WebAssembly module from ${where}: ${error.message}`, { cause: error }));
+  const load = () =>
+    new Promise((resolve, reject) => {
+      createModule({
+        instantiateWasm(imports, receive) {
+          try {
+            linkImports?.(imports);
+          } catch (error) {
+            reject(new Error(`could not link the kernels of the WebAssembly module from ${where}: ${error.message}`, { cause: error }));
+            return {};
+          }
+          WebAssembly.instantiate(compiledModule ?? bytes, imports).then(
+            (result) => {
+              const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+              compiledModule ??= result.module;
+              receive(instance, compiledModule);
+            },
+            (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
+          );
           return {};
-        }
-        WebAssembly.instantiate(compiledModule ?? bytes, imports).then(
-          (result) => {
-            const instance = result instanceof WebAssembly.Instance ? result : result.instance;
-            compiledModule ??= result.module;
-            receive(instance, compiledModule);
-          },
-          (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
-        );
-        return {};
-      },
-      onAbort(what) {
-        reject(new Error(`the WebAssembly module from ${where} aborted: ${what}`));
-      },
-    }).then(resolve, reject);
-  });
+        },
+        onAbort(what) {
+          reject(new Error(`the WebAssembly module from ${where} aborted: ${what}`));
+        },
+      }).then(resolve, reject);
+    });
   return [await load(), load];
 }
 
@@ -90,19 +93,33 @@ export function moduleGuard(wasm, reload) {
   return {
     module() {
       if (dead === null) return current;
-      throw new Error(`the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`);
+      throw new Error(
+        `the attention engine crashed earlier (${dead}) and ${reloading ? 'is still being reloaded: try again in a moment' : 'could not be reloaded: reload the page'}`,
+      );
     },
     crashed(where, error, input) {
       const what = error?.message || String(error);
       dead = what;
       /** @type {Error & { reloaded?: Promise<void> }} */
-      const out = new Error(`the attention engine crashed (${what}) in ${where}()${reload ? ' and was reloaded' : ''}` +
-        (input === undefined ? '' : `; the input that caused it: ${input}`), { cause: error });
+      const out = new Error(
+        `the attention engine crashed (${what}) in ${where}()${reload ? ' and was reloaded' : ''}` +
+          (input === undefined ? '' : `; the input that caused it: ${input}`),
+        { cause: error },
+      );
       if (reload) {
-        reloading ??= Promise.resolve().then(reload).then(
-          (fresh) => { current = fresh; dead = null; reloading = null; },
-          (failure) => { reloading = null; dead = `${what}; reloading failed: ${failure.message}`; },
-        );
+        reloading ??= Promise.resolve()
+          .then(reload)
+          .then(
+            (fresh) => {
+              current = fresh;
+              dead = null;
+              reloading = null;
+            },
+            (failure) => {
+              reloading = null;
+              dead = `${what}; reloading failed: ${failure.message}`;
+            },
+          );
         out.reloaded = reloading;
       }
       return out;
@@ -123,8 +140,10 @@ export function wireTable(module, name) {
   const table = typeof module[name] === 'function' ? module[name]() : undefined;
   if (table?.version !== WIRE_VERSION) {
     const theirs = table === undefined ? 'has no wire table' : `speaks wire format ${table.version}`;
-    throw new Error(`the WebAssembly module ${theirs} but this JS speaks wire format ${WIRE_VERSION}: ` +
-      "the package's JS and .wasm files are from different builds (use the dist/ of one build)");
+    throw new Error(
+      `the WebAssembly module ${theirs} but this JS speaks wire format ${WIRE_VERSION}: ` +
+        "the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+    );
   }
   return table;
 }
@@ -132,7 +151,9 @@ export function wireTable(module, name) {
 /** { name: index } of a list of names: the codes of a code list, or the offsets of a header. */
 export function indexOf(names) {
   const out = {};
-  names.forEach((name, i) => { out[name] = i; });
+  names.forEach((name, i) => {
+    out[name] = i;
+  });
   return out;
 }
 

@@ -27,11 +27,12 @@ export function connectModelWorker(worker) {
   };
   worker.addEventListener('message', onMessage);
   worker.addEventListener('error', onError);
-  const call = (method, ...args) => new Promise((resolve, reject) => {
-    const id = next++;
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, method, args });
-  });
+  const call = (method, ...args) =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, method, args });
+    });
   return Object.freeze({
     /** Loads the module (from `wasmUrl` when given); other calls load it on first use. */
     load: (settings = {}) => call('load', settings),

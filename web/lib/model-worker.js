@@ -37,7 +37,8 @@ async function answer(method, args) {
     return { config: model.config, example: model.example, step: model.step };
   }
   if (method === 'step') return model?.step ?? 0;
-  if (!METHODS.includes(method)) throw new Error(`the model worker has no method '${method}' (it has load, catalogue, create, step, ${METHODS.join(', ')})`);
+  if (!METHODS.includes(method))
+    throw new Error(`the model worker has no method '${method}' (it has load, catalogue, create, step, ${METHODS.join(', ')})`);
   if (model === null) throw new Error(`${method}: no model yet (send create first)`);
   return model[method](...args);
 }

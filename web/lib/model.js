@@ -5,9 +5,8 @@ import { inputError } from './input.js';
 import { unwrap } from './load.js';
 
 // Frees a model's memory in the module when its wrapper is collected without dispose().
-const collected = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry(({ module, id }) => module._modelDispose(id))
-  : null;
+const collected =
+  typeof FinalizationRegistry === 'function' ? new FinalizationRegistry(({ module, id }) => module._modelDispose(id)) : null;
 
 const asJson = (value, what) => {
   if (typeof value === 'string') return value;

@@ -44,7 +44,11 @@ function headPhrase(step, meta) {
 
 function projection(step, trace, names) {
   const { meta } = trace;
-  const role = { Q: 'what each token looks for', K: 'what each token offers, to be matched against the queries', V: 'what each token hands over when it is attended to' }[step.id];
+  const role = {
+    Q: 'what each token looks for',
+    K: 'what each token offers, to be matched against the queries',
+    V: 'what each token hands over when it is attended to',
+  }[step.id];
   const projected = step.given.some((g) => g.startsWith('W_'));
   const tokens = step.id === 'Q' ? count(step, 'queries') : count(step, 'keys');
   const width = step.shape[step.axes.indexOf('features')];
@@ -82,8 +86,10 @@ function scaledText(step, trace, f, options) {
   const sigmoid = options?.score_fn === 'sigmoid';
   const less = sigmoid ? 'so the sigmoids that follow saturate less' : 'so the softmax that follows is less peaked';
   const more = sigmoid ? 'so the sigmoids that follow saturate more' : 'so the softmax that follows is more peaked';
-  const change = f && f.scores_variance !== undefined && f.scaled_variance !== undefined
-    ? ` shrinks the scores' variance from ${sig(f.scores_variance)} to ${sig(f.scaled_variance)}` : '';
+  const change =
+    f && f.scores_variance !== undefined && f.scaled_variance !== undefined
+      ? ` shrinks the scores' variance from ${sig(f.scores_variance)} to ${sig(f.scaled_variance)}`
+      : '';
   switch (meta.scale_kind) {
     case 'none':
       return 'No scaling: the scaled scores are the scores.';
@@ -116,12 +122,17 @@ function maskText(step, f) {
   for (let q = 0; q < nq; q++) {
     for (let k = 0; k < nk; k++) {
       const b = f?.hidden_by?.[step.axes[0] === 'queries' ? q : k]?.[step.axes[0] === 'queries' ? k : q] ?? 0;
-      if (b & 7) { hidden++; bits |= b; }
+      if (b & 7) {
+        hidden++;
+        bits |= b;
+      }
     }
   }
   const why = COMPONENT_WORDS.filter(([bit]) => bits & bit).map(([, w]) => w);
-  return `The mask hides ${hidden} of ${nq * nk} query–key pairs${why.length ? ` (${why.join('; ')})` : ''}.` +
-    ((bits & 8) ? ' Sink tokens stay visible to every query.' : '');
+  return (
+    `The mask hides ${hidden} of ${nq * nk} query–key pairs${why.length ? ` (${why.join('; ')})` : ''}.` +
+    (bits & 8 ? ' Sink tokens stay visible to every query.' : '')
+  );
 }
 
 /**
@@ -142,8 +153,10 @@ function sigmoidWeightsText(step, names, f) {
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   const sums = f?.weight_sums ?? [];
-  let text = 'A sigmoid turns each score into a weight between 0 and 1 on its own, so a query\'s weights need not sum to 1';
-  text += sums.length ? `: here they sum to ${sums.length > 1 ? `${num(Math.min(...sums))} to ${num(Math.max(...sums))}` : num(sums[0])}.` : '.';
+  let text = "A sigmoid turns each score into a weight between 0 and 1 on its own, so a query's weights need not sum to 1";
+  text += sums.length
+    ? `: here they sum to ${sums.length > 1 ? `${num(Math.min(...sums))} to ${num(Math.max(...sums))}` : num(sums[0])}.`
+    : '.';
   let best = null;
   for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) if (!best || entry(step, q, k) > best.w) best = { q, k, w: entry(step, q, k) };
   if (best) text += ` The largest weight is ${names.q(best.q)}'s on ${names.k(best.k)}: ${num(best.w)}.`;
@@ -153,8 +166,10 @@ function sigmoidWeightsText(step, names, f) {
 /** Differential attention's weights: the first map less λ times the second. */
 function differentialWeightsText(f) {
   const sums = f.weight_sums ?? [];
-  return `The weights are the first halves' softmax less λ = ${num(f.lambda)} times the second halves': what both maps give a key alike cancels, ` +
-    `a weight can be negative, and each query's weights sum to 1 − λ${sums.length ? ` (${num(sums[0])})` : ''}.`;
+  return (
+    `The weights are the first halves' softmax less λ = ${num(f.lambda)} times the second halves': what both maps give a key alike cancels, ` +
+    `a weight can be negative, and each query's weights sum to 1 − λ${sums.length ? ` (${num(sums[0])})` : ''}.`
+  );
 }
 
 function weightsText(step, trace, names, f, options) {
@@ -171,17 +186,20 @@ function weightsText(step, trace, names, f, options) {
   const visible = rows.map((_, q) => q).filter((q) => !f?.fully_masked?.includes(q));
   const choosing = visible.filter((q) => seen(q) > 1);
   const live = choosing.length ? choosing : visible;
-  let text = sums.kind === 'sink'
-    ? `Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights ${sums.phrase}.`
-    : 'Softmax turns each query\'s scores into weights that sum to 1.';
+  let text =
+    sums.kind === 'sink'
+      ? `Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights ${sums.phrase}.`
+      : "Softmax turns each query's scores into weights that sum to 1.";
   if (live.length) {
     const sharpest = live.reduce((b, q) => (rows[q][top[q]] > rows[b][top[b]] ? q : b), live[0]);
     const k = top[sharpest];
     const scoreRow = Array.from({ length: nk }, (_, j) => entry(scoresStep, sharpest, j));
     const becauseLargest = scoreRow.every((v, j) => j === k || !(v > scoreRow[k]));
-    text += seen(sharpest) > 1
-      ? ` ${names.q(sharpest)} puts ${pct(rows[sharpest][k])} of its weight on ${names.k(k)}` + (becauseLargest ? ' because their score is largest.' : '.')
-      : ` ${names.q(sharpest)} sees only ${names.k(k)}: all its weight goes there.`;
+    text +=
+      seen(sharpest) > 1
+        ? ` ${names.q(sharpest)} puts ${pct(rows[sharpest][k])} of its weight on ${names.k(k)}` +
+          (becauseLargest ? ' because their score is largest.' : '.')
+        : ` ${names.q(sharpest)} sees only ${names.k(k)}: all its weight goes there.`;
     if (live.length > 1) {
       const flattest = live.reduce((b, q) => (rows[q][top[q]] < rows[b][top[b]] ? q : b), live[0]);
       if (flattest !== sharpest && pct(rows[flattest][top[flattest]]) !== pct(rows[sharpest][k])) {
@@ -216,8 +234,11 @@ function mixText(weights, names) {
   if (!best) return '';
   const [first, second] = best.row.slice(0, 2).filter((p) => p.w >= 0.005);
   const rest = best.row.slice(second ? 2 : 1).reduce((sum, p) => sum + p.w, 0);
-  return ` ${names.q(best.q)}'s output is ${pct(first.w)} ${names.k(first.k)}'s value` +
-    (second ? ` + ${pct(second.w)} ${names.k(second.k)}'s` : '') + (rest >= 0.005 ? ' + the rest.' : '.');
+  return (
+    ` ${names.q(best.q)}'s output is ${pct(first.w)} ${names.k(first.k)}'s value` +
+    (second ? ` + ${pct(second.w)} ${names.k(second.k)}'s` : '') +
+    (rest >= 0.005 ? ' + the rest.' : '.')
+  );
 }
 
 function outputText(step, trace, names, options) {
@@ -227,7 +248,11 @@ function outputText(step, trace, names, options) {
   if (weights) {
     const line = meta.layout === 'columns' ? 'column' : 'row';
     const one = meta.heads > 1 ? `Each ${line} of head ${step.head + 1}'s output` : `Each output ${line}`;
-    if (options?.score_fn === 'sigmoid') return `${one} is a weighted sum of the value ${line}s: sigmoid weights need not sum to 1, so it is not an average.` + mixText(weights, names);
+    if (options?.score_fn === 'sigmoid')
+      return (
+        `${one} is a weighted sum of the value ${line}s: sigmoid weights need not sum to 1, so it is not an average.` +
+        mixText(weights, names)
+      );
     return `${one} is a weighted average of the value ${line}s, with the weights as mixing shares.` + mixText(weights, names);
   }
   if (step.id === 'concat') {
@@ -235,7 +260,7 @@ function outputText(step, trace, names, options) {
   }
   const w = step.given.find((g) => g.startsWith('W_'));
   if (w) {
-    const from = inputs[0]?.id === 'concat' ? 'the heads\' features' : 'the head\'s features';
+    const from = inputs[0]?.id === 'concat' ? "the heads' features" : "the head's features";
     return `${step.text}: ${w} mixes ${from} into ${plural(step.shape[step.axes.indexOf('features')], 'number')} per token.`;
   }
   return 'The output.';
@@ -256,14 +281,18 @@ export function narrateStep(trace, index, labels = {}) {
     case 'positional':
       return step.given.includes('P')
         ? 'P holds a learned vector per position, added to each token of X.'
-        : 'PE holds the original Transformer\'s sinusoids at each token\'s position: slow and fast waves, one pair per two features.';
+        : "PE holds the original Transformer's sinusoids at each token's position: slow and fast waves, one pair per two features.";
     case 'X_pos':
       return 'X + positions: the tokens now carry where they are; the projections read this, not X.';
-    case 'Q': case 'K': case 'V':
+    case 'Q':
+    case 'K':
+    case 'V':
       return projection(step, trace, names);
-    case 'Q_rot': case 'K_rot':
+    case 'Q_rot':
+    case 'K_rot':
       return `RoPE rotates each pair of ${step.id === 'Q_rot' ? 'query' : 'key'} features by an angle that grows with the position, so a query·key product depends on how far apart they are.`;
-    case 'K_cache': case 'V_cache': {
+    case 'K_cache':
+    case 'V_cache': {
       const fresh = trace.steps[step.inputs.find((i) => trace.steps[i].axes.includes('keys'))];
       const all = count(step, 'keys');
       const n = fresh ? count(fresh, 'keys') : all;
@@ -293,7 +322,9 @@ export function narrateStep(trace, index, labels = {}) {
         : 'Hidden scores become the fill number, not −∞: hidden keys keep a little weight.';
     case 'weights':
       return weightsText(step, trace, names, f, labels.options);
-    case 'head_output': case 'output': case 'concat':
+    case 'head_output':
+    case 'output':
+    case 'concat':
       return outputText(step, trace, names, labels.options);
     default:
       return step.title;
@@ -340,18 +371,25 @@ export function narrateOnlineSoftmax(result, index, settings = {}) {
     const n = result.weights.length;
     const bad = result.weights.filter((w) => Number.isNaN(w)).length;
     if (!Number.isFinite(result.sum) || bad) {
-      return `ℓ is ${num(result.sum)}, so each weight e^x / ℓ is 0 or NaN (∞ / ∞): ${bad} of ${plural(n, 'weight')} ${bad === 1 ? 'is' : 'are'} NaN and none is usable. ` +
-        'Subtracting the running max keeps every exponent at most 0, so the sum cannot overflow.';
+      return (
+        `ℓ is ${num(result.sum)}, so each weight e^x / ℓ is 0 or NaN (∞ / ∞): ${bad} of ${plural(n, 'weight')} ${bad === 1 ? 'is' : 'are'} NaN and none is usable. ` +
+        'Subtracting the running max keeps every exponent at most 0, so the sum cannot overflow.'
+      );
     }
     const top = result.weights.reduce((b, w, j) => (w > result.weights[b] ? j : b), 0);
-    return `Each weight is e^(x − m) / ℓ with m = ${num(result.max)} and ℓ = ${num(result.sum)}: entry ${top + 1} gets the most, ${pct(result.weights[top])}, and the ${plural(n, 'weight')} sum to 1.` +
-      (subtract ? '' : ` Without subtracting the max this worked only because no e^x overflowed ${precision} (there, x > ${precision === 'float32' ? '88.7' : '709.8'} would).`);
+    return (
+      `Each weight is e^(x − m) / ℓ with m = ${num(result.max)} and ℓ = ${num(result.sum)}: entry ${top + 1} gets the most, ${pct(result.weights[top])}, and the ${plural(n, 'weight')} sum to 1.` +
+      (subtract
+        ? ''
+        : ` Without subtracting the max this worked only because no e^x overflowed ${precision} (there, x > ${precision === 'float32' ? '88.7' : '709.8'} would).`)
+    );
   }
   const s = steps[index];
   const at = `Entry ${s.j + 1} (x = ${num(s.x)})`;
   if (s.x === -Infinity) return `${at} is hidden: e^(−∞) = 0 adds nothing and the running max stays ${num(s.m_after)}.`;
   if (!subtract) {
-    if (!Number.isFinite(s.l_before)) return `${at}: ℓ is already ${num(s.l_before)}, and stays ${num(s.l_after)}: once the sum overflows, nothing brings it back.`;
+    if (!Number.isFinite(s.l_before))
+      return `${at}: ℓ is already ${num(s.l_before)}, and stays ${num(s.l_after)}: once the sum overflows, nothing brings it back.`;
     return Number.isFinite(s.l_after)
       ? `${at}: without subtracting the max, e^x is added as it is: ℓ = ${num(s.l_before)} + e^${num(s.x)} = ${num(s.l_after)}.`
       : `${at}: without subtracting the max, e^${num(s.x)} is too large for ${precision} and overflows: ℓ = ${num(s.l_after)}.`;
@@ -376,9 +414,10 @@ export function narrateDecodeStep(decoding, index, labels = {}) {
   const q = namer(labels.tokensQ, 'token');
   const k = namer(labels.tokensK ?? labels.tokensQ, 'token');
   const heads = s.weights.length;
-  let text = s.t === 0
-    ? `${q(0)} comes first: the cache is empty, so its query reads only its own key and value.`
-    : `${q(s.t)}'s query reads the cache of ${plural(s.t, 'earlier key')} and values plus its own: ${s.cache_rows} rows.`;
+  let text =
+    s.t === 0
+      ? `${q(0)} comes first: the cache is empty, so its query reads only its own key and value.`
+      : `${q(s.t)}'s query reads the cache of ${plural(s.t, 'earlier key')} and values plus its own: ${s.cache_rows} rows.`;
   if (s.t > 0) {
     const w = s.weights[0];
     const top = w.reduce((b, v, j) => (v > w[b] ? j : b), 0);
@@ -387,7 +426,8 @@ export function narrateDecodeStep(decoding, index, labels = {}) {
   const upTo = decoding.steps.slice(0, index + 1);
   const cached = upTo.reduce((a, x) => a + x.flops_cached, 0);
   const full = upTo.reduce((a, x) => a + x.flops_full, 0);
-  text += ` With the cache this token costs ${s.flops_cached} multiply-adds, recomputing ${s.t === 0 ? 'it' : `tokens 1–${s.t + 1}`} from scratch ${s.flops_full}; so far ${cached} against ${full}` +
+  text +=
+    ` With the cache this token costs ${s.flops_cached} multiply-adds, recomputing ${s.t === 0 ? 'it' : `tokens 1–${s.t + 1}`} from scratch ${s.flops_full}; so far ${cached} against ${full}` +
     (full > cached ? ` (${times(full, cached)}).` : '.');
   text += ` The row equals row ${s.t + 1} of full causal attention: largest difference ${difference(s.difference)}.`;
   return text;
@@ -406,12 +446,14 @@ export function narrateTile(tiles, index, labels = {}) {
   const all = tiles.tiles;
   if (index >= all.length) {
     const skipped = tiles.skipped ? `, ${plural(tiles.skipped, 'tile')} skipped` : '';
-    return `All ${plural(tiles.visited, 'tile')} computed${skipped}: each query's output is Õ / ℓ, equal to the trace's output (largest difference ${difference(tiles.max_difference)}). ` +
+    return (
+      `All ${plural(tiles.visited, 'tile')} computed${skipped}: each query's output is Õ / ℓ, equal to the trace's output (largest difference ${difference(tiles.max_difference)}). ` +
       `With ${tiles.block_q} × ${tiles.block_k} blocks these tiles move ${tiles.bytes_flash} bytes between HBM and SRAM, the standard algorithm ${tiles.bytes_standard} ` +
-      `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`;
+      `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`
+    );
   }
   const t = all[index];
-  const where = `Tile ${index + 1} of ${all.length}${(tiles.blocks.some((b) => b.head > 0)) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, bareQ, 'query', 'queries')} with ${span(t.keys, bareK, 'key', 'keys')}`;
+  const where = `Tile ${index + 1} of ${all.length}${tiles.blocks.some((b) => b.head > 0) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, bareQ, 'query', 'queries')} with ${span(t.keys, bareK, 'key', 'keys')}`;
   if (t.skipped) return `${where}: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.`;
   const next = all[index + 1];
   const last = !next || next.head !== t.head || next.q_block !== t.q_block;
@@ -428,19 +470,19 @@ export function narrateTile(tiles, index, labels = {}) {
 }
 
 const GRADIENT_MEANING = {
-  dO: 'the loss\'s gradient with respect to the output: where the backward pass starts',
-  dhead_output: 'the output\'s gradient taken back to this head\'s own output',
-  dA: 'how the loss changes with each weight: a query\'s dO row dotted with a key\'s value row',
+  dO: "the loss's gradient with respect to the output: where the backward pass starts",
+  dhead_output: "the output's gradient taken back to this head's own output",
+  dA: "how the loss changes with each weight: a query's dO row dotted with a key's value row",
   dV: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
   dV_cache: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
-  dS: 'through the softmax: each weight times (its dA minus the row\'s weighted average of dA), so every row sums to 0',
+  dS: "through the softmax: each weight times (its dA minus the row's weighted average of dA), so every row sums to 0",
   // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
-  dS_sigmoid: 'through the sigmoids: each dA times its own sigmoid\'s slope, so unlike the softmax\'s a row need not sum to 0',
+  dS_sigmoid: "through the sigmoids: each dA times its own sigmoid's slope, so unlike the softmax's a row need not sum to 0",
   dS_kept: 'through the mask: a hidden score changes nothing, so its gradient is 0',
   dS_uncapped: 'through the softcap: multiplied by the slope of tanh, which is small where scores were squashed',
   dscores: 'through the scale: multiplied by the same factor the scores were',
-  dQ_rot: 'the rotated queries\' gradient: dS times the keys',
-  dK_rot: 'the rotated keys\' gradient: dSᵀ times the queries',
+  dQ_rot: "the rotated queries' gradient: dS times the keys",
+  dK_rot: "the rotated keys' gradient: dSᵀ times the queries",
   dK_cache: 'each key row: its column of dS times the queries',
   dQ: 'each query row: its row of dS times the keys',
   dK: 'each key row: its column of dS times the queries',
@@ -455,7 +497,12 @@ const GRADIENT_MEANING = {
 export function narrateGradientStep(gradients, index, labels = {}) {
   const step = gradients.steps[index];
   const { meta } = gradients;
-  const names = { queries: namer(labels.tokensQ, 'query'), keys: namer(labels.tokensK, 'key'), features: (i) => `feature ${i + 1}`, positions: (i) => `position ${i + 1}` };
+  const names = {
+    queries: namer(labels.tokensQ, 'query'),
+    keys: namer(labels.tokensK, 'key'),
+    features: (i) => `feature ${i + 1}`,
+    positions: (i) => `position ${i + 1}`,
+  };
   const whole = step.head == null || step.head < 0;
   const meaning = GRADIENT_MEANING[step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id];
   const headWord = !whole && meta.heads > 1 ? ` (head ${step.head + 1})` : '';
@@ -467,21 +514,27 @@ export function narrateGradientStep(gradients, index, labels = {}) {
     const input = step.id.slice(1);
     text = `${step.text}: the gradient of the loss with respect to ${input} as given.`;
     if (meta.heads > 1 && ['dQ', 'dK', 'dV'].includes(step.id)) {
-      text += step.id !== 'dQ' && meta.kv_heads < meta.heads
-        ? ` Heads that share a key/value head (${meta.heads} heads, ${meta.kv_heads} key/value ${meta.kv_heads === 1 ? 'head' : 'heads'}) add their gradients into its columns.`
-        : ' Each head\'s gradient fills its own columns.';
+      text +=
+        step.id !== 'dQ' && meta.kv_heads < meta.heads
+          ? ` Heads that share a key/value head (${meta.heads} heads, ${meta.kv_heads} key/value ${meta.kv_heads === 1 ? 'head' : 'heads'}) add their gradients into its columns.`
+          : " Each head's gradient fills its own columns.";
     }
   } else {
     text = `${step.text}${headWord}: ${meaning ?? step.title.toLowerCase()}.`;
     if (['dK', 'dV', 'dK_cache', 'dV_cache'].includes(step.id) && meta.kv_heads < meta.heads) {
-      const sharing = gradients.steps.filter((s) => s.id === step.id && s.kv_group === step.kv_group && s.head != null).map((s) => s.head + 1);
-      if (sharing.length > 1) text += ` Heads ${sharing.join(' and ')} read the same key/value head ${step.kv_group + 1}: their ${step.id} are summed into it.`;
+      const sharing = gradients.steps
+        .filter((s) => s.id === step.id && s.kv_group === step.kv_group && s.head != null)
+        .map((s) => s.head + 1);
+      if (sharing.length > 1)
+        text += ` Heads ${sharing.join(' and ')} read the same key/value head ${step.kv_group + 1}: their ${step.id} are summed into it.`;
     }
   }
   let best = null;
-  step.data.forEach((row, r) => row.forEach((v, c) => {
-    if (Number.isFinite(v) && (best === null || Math.abs(v) > Math.abs(best.v))) best = { v, r, c };
-  }));
+  step.data.forEach((row, r) =>
+    row.forEach((v, c) => {
+      if (Number.isFinite(v) && (best === null || Math.abs(v) > Math.abs(best.v))) best = { v, r, c };
+    }),
+  );
   if (best && step.id !== 'dO' && best.v !== 0) {
     const [ra, ca] = step.axes;
     text += ` The largest in size is ${num(best.v)}, at ${names[ra]?.(best.r) ?? `row ${best.r + 1}`}, ${names[ca]?.(best.c) ?? `column ${best.c + 1}`}.`;

@@ -10,7 +10,32 @@ export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile, weightSums } from './narrate.js';
 export { dependents, precedents } from './lineage.js';
-export { cellLatex, cellText, decodeCsv, decodeLatex, fillExplanation, heatColours, heatmapSvg, matrixCsv, matrixLatex, numpyScript, parseCsv, problemContext, positionsAxisLabels, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName, stepLatex, texNumber, tilesCsv, tilesLatex, traceCsv, traceJson } from './export.js';
+export {
+  cellLatex,
+  cellText,
+  decodeCsv,
+  decodeLatex,
+  fillExplanation,
+  heatColours,
+  heatmapSvg,
+  matrixCsv,
+  matrixLatex,
+  numpyScript,
+  parseCsv,
+  problemContext,
+  positionsAxisLabels,
+  pytorchScript,
+  solutionLatex,
+  stepCaption,
+  stepCsv,
+  stepFileName,
+  stepLatex,
+  texNumber,
+  tilesCsv,
+  tilesLatex,
+  traceCsv,
+  traceJson,
+} from './export.js';
 export { formatNumber, matrixToText } from './format.js';
 export { colourLegend, colourLut, colourRange, colourScale } from './colours.js';
 
@@ -27,15 +52,21 @@ export async function loadAttention(options = {}) {
   const url = nodeUrl(options.wasmUrl, new URL('./attention.wasm', import.meta.url));
   const walkthroughsUrl = nodeUrl(options.walkthroughsUrl, new URL('./attention-walkthroughs.wasm', import.meta.url));
   const modelUrl = nodeUrl(options.modelUrl, new URL('./attention-model.wasm', import.meta.url));
-  return instantiate(createAttentionModule, () => nodeBytes(url), nodeWhere(url), {
-    createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
-    loadBytes: () => nodeBytes(walkthroughsUrl),
-    where: nodeWhere(walkthroughsUrl),
-    now: options.walkthroughs !== false,
-  }, {
-    createModule: (settings) => import('./attention-model.js').then((glue) => glue.default(settings)),
-    loadBytes: () => nodeBytes(modelUrl),
-    where: nodeWhere(modelUrl),
-    now: options.model !== false,
-  });
+  return instantiate(
+    createAttentionModule,
+    () => nodeBytes(url),
+    nodeWhere(url),
+    {
+      createModule: (settings) => import('./attention-walkthroughs.js').then((glue) => glue.default(settings)),
+      loadBytes: () => nodeBytes(walkthroughsUrl),
+      where: nodeWhere(walkthroughsUrl),
+      now: options.walkthroughs !== false,
+    },
+    {
+      createModule: (settings) => import('./attention-model.js').then((glue) => glue.default(settings)),
+      loadBytes: () => nodeBytes(modelUrl),
+      where: nodeWhere(modelUrl),
+      now: options.model !== false,
+    },
+  );
 }

@@ -2,7 +2,13 @@
 // so every rule here is tested in Node (tests/js/playground.test.mjs). The numbers come from the
 // model (engine.model in a Worker); nothing here computes any.
 import {
-  PLAYGROUND_CHOICES, PLAYGROUND_LESSON_FORMAT, PLAYGROUND_LIMITS, check, playgroundChangesSchema, playgroundLessonSchema, playgroundStepSchema,
+  PLAYGROUND_CHOICES,
+  PLAYGROUND_LESSON_FORMAT,
+  PLAYGROUND_LIMITS,
+  check,
+  playgroundChangesSchema,
+  playgroundLessonSchema,
+  playgroundStepSchema,
 } from './formats.js';
 import { english } from './i18n.js';
 
@@ -109,8 +115,20 @@ export function setTrainingField(state, key, value) {
 export function restart(state) {
   return {
     ...state,
-    status: 'idle', error: null, notice: null, step: 0, target: null, losses: [], evals: [], scores: null, milestones: [],
-    prediction: null, ablated: [], ablatedEval: null, revealed: state.questions.map(() => null), scoreHistory: [],
+    status: 'idle',
+    error: null,
+    notice: null,
+    step: 0,
+    target: null,
+    losses: [],
+    evals: [],
+    scores: null,
+    milestones: [],
+    prediction: null,
+    ablated: [],
+    ablatedEval: null,
+    revealed: state.questions.map(() => null),
+    scoreHistory: [],
   };
 }
 
@@ -118,7 +136,11 @@ export const play = (state) => (state.status === 'error' || state.step >= state.
 export const pause = (state) => (state.status === 'playing' || state.status === 'replaying' ? { ...state, status: 'paused' } : state);
 
 /** A link's step: train to it, then pause (the progress bar shows the way). */
-export const replayTo = (state, step) => ({ ...state, target: Math.min(step, state.config.steps), status: step > 0 ? 'replaying' : state.status });
+export const replayTo = (state, step) => ({
+  ...state,
+  target: Math.min(step, state.config.steps),
+  status: step > 0 ? 'replaying' : state.status,
+});
 
 /** Weights loaded from a file: that configuration at that step, paused, the curves from there. */
 export function loaded(state, config, step) {
@@ -151,8 +173,10 @@ export function measured(state, { step, evaluation, scores, prediction, ablatedE
       milestones.push({ step, layer: s.layer, head: s.head, score: m.score, text: english.message(message), message });
     }
   }
-  const evals = state.evals.length && state.evals[state.evals.length - 1].step === step ? state.evals : state.evals.concat([{ step, ...evaluation }]);
-  const scoreHistory = scores && state.questions.some((q) => q.score) ? (state.scoreHistory ?? []).concat([{ step, scores }]) : state.scoreHistory;
+  const evals =
+    state.evals.length && state.evals[state.evals.length - 1].step === step ? state.evals : state.evals.concat([{ step, ...evaluation }]);
+  const scoreHistory =
+    scores && state.questions.some((q) => q.score) ? (state.scoreHistory ?? []).concat([{ step, scores }]) : state.scoreHistory;
   const next = { ...state, evals, scores, prediction, ablatedEval, milestones, scoreHistory };
   return { ...next, revealed: state.questions.map((q, i) => state.revealed[i] ?? reveal(next, q)) };
 }
@@ -196,7 +220,19 @@ function firstPassing(state, r) {
   // A lesson's own threshold: looked for in every measurement since the question was asked.
   for (const e of state.scoreHistory ?? []) {
     const s = e.scores.find((x) => x[r.score] >= r.threshold);
-    if (s) return { step: e.step, layer: s.layer, head: s.head, message: said('milestone.passed', { layer: s.layer, head: s.head, score: said(`score.${r.score}`), threshold: r.threshold, step: e.step }) };
+    if (s)
+      return {
+        step: e.step,
+        layer: s.layer,
+        head: s.head,
+        message: said('milestone.passed', {
+          layer: s.layer,
+          head: s.head,
+          score: said(`score.${r.score}`),
+          threshold: r.threshold,
+          step: e.step,
+        }),
+      };
   }
   return null;
 }
@@ -219,7 +255,9 @@ export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
   const checked = check(playgroundLessonSchema, parsed);
   if (checked.error) return { error: `${where}: ${checked.error}` };
   if (!catalogue.presets.some((p) => p.name === checked.value.preset)) {
-    return { error: `${where}: preset is ${JSON.stringify(checked.value.preset)}; expected one of ${catalogue.presets.map((p) => p.name).join(', ')}` };
+    return {
+      error: `${where}: preset is ${JSON.stringify(checked.value.preset)}; expected one of ${catalogue.presets.map((p) => p.name).join(', ')}`,
+    };
   }
   return { lesson: checked.value };
 }
@@ -274,7 +312,10 @@ export function parseProbe(text, { vocab, context, alphabet }) {
       tokens.push(i);
     }
   } else {
-    const parts = text.trim().split(/[\s,]+/).filter(Boolean);
+    const parts = text
+      .trim()
+      .split(/[\s,]+/)
+      .filter(Boolean);
     tokens = parts.map(Number);
     const bad = parts.findIndex((p, i) => !/^\d+$/.test(p) || tokens[i] >= vocab);
     if (bad >= 0) return wrong('probe.notToken', { index: bad + 1, part: parts[bad], max: vocab - 1 });
@@ -318,7 +359,10 @@ export function readLink(hash, catalogue) {
   const preset = params.get('p');
   if (preset !== null) {
     if (catalogue.presets.some((p) => p.name === preset)) out.preset = preset;
-    else problems.push(`no preset ${JSON.stringify(preset.slice(0, 40))} (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`);
+    else
+      problems.push(
+        `no preset ${JSON.stringify(preset.slice(0, 40))} (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`,
+      );
   }
   const changes = params.get('c');
   if (changes !== null) {
@@ -334,7 +378,9 @@ export function readLink(hash, catalogue) {
   }
   const step = params.get('step');
   if (step !== null) {
-    const checked = /^\d+$/.test(step) ? check(playgroundStepSchema, Number(step)) : { error: `${JSON.stringify(step.slice(0, 20))} is not a whole number` };
+    const checked = /^\d+$/.test(step)
+      ? check(playgroundStepSchema, Number(step))
+      : { error: `${JSON.stringify(step.slice(0, 20))} is not a whole number` };
     if (checked.error) problems.push(`step=: ${checked.error}`);
     else out.step = checked.value;
   }

@@ -9,8 +9,27 @@ import { colourLut } from './colours.js';
 import { connectModelWorker } from './model-client.js';
 import { loadTranslator, negotiate } from './i18n.js';
 import {
-  FIELDS, TRAINING_FIELDS, answered, choiceMessage, choosePreset, failed, initialState, loaded, measured, pause, play, presetOf, readLink,
-  replayTo, restart, setModelField, setProbe, setTrainingField, parseProbe, toggleAblation, trained,
+  FIELDS,
+  TRAINING_FIELDS,
+  answered,
+  choiceMessage,
+  choosePreset,
+  failed,
+  initialState,
+  loaded,
+  measured,
+  pause,
+  play,
+  presetOf,
+  readLink,
+  replayTo,
+  restart,
+  setModelField,
+  setProbe,
+  setTrainingField,
+  parseProbe,
+  toggleAblation,
+  trained,
 } from './playground-state.js';
 import { check, playgroundWeightsSchema } from './formats.js';
 import { PLAYGROUND_CSS } from './playground-css.js';
@@ -52,53 +71,95 @@ function lessonView(root, store, t) {
   const description = el('p', { class: 'pg-hint' });
   const example = el('div', { class: 'pg-tokens', dir: 'ltr', 'aria-label': t('task.example') });
   root.append(el('label', { for: 'pg-preset', class: 'pg-label' }, t('task.label')), select, description, example);
-  store.subscribe((s) => s.preset, (name, s) => {
-    select.replaceChildren(...s.catalogue.presets.map((p) => el('option', { value: p.name, selected: p.name === name }, presetWords(t, p.name, 'title', p.name))));
-    const preset = presetOf(s);
-    description.textContent = presetWords(t, preset.name, 'description', preset.description);
-    const names = tokenNames(s);
-    example.replaceChildren(...(preset.example?.tokens ?? []).map((token, i) => el('span', {
-      class: 'pg-token', title: preset.example.targets[i] >= 0 ? t('task.predictNext', { token: names(preset.example.targets[i]) }) : t('task.noTarget'),
-    }, names(token))));
-  });
+  store.subscribe(
+    (s) => s.preset,
+    (name, s) => {
+      select.replaceChildren(
+        ...s.catalogue.presets.map((p) =>
+          el('option', { value: p.name, selected: p.name === name }, presetWords(t, p.name, 'title', p.name)),
+        ),
+      );
+      const preset = presetOf(s);
+      description.textContent = presetWords(t, preset.name, 'description', preset.description);
+      const names = tokenNames(s);
+      example.replaceChildren(
+        ...(preset.example?.tokens ?? []).map((token, i) =>
+          el(
+            'span',
+            {
+              class: 'pg-token',
+              title:
+                preset.example.targets[i] >= 0 ? t('task.predictNext', { token: names(preset.example.targets[i]) }) : t('task.noTarget'),
+            },
+            names(token),
+          ),
+        ),
+      );
+    },
+  );
 }
 
 function questionView(root, store, t) {
   const intro = el('div', { class: 'pg-lesson' });
   const box = el('div', { class: 'pg-questions' });
   root.append(intro, box);
-  store.subscribe((s) => s.lesson, (lesson) => {
-    intro.replaceChildren(...(lesson ? [lesson.title && el('h2', {}, lesson.title), lesson.intro && el('p', {}, lesson.intro)] : []));
-  });
-  store.subscribe((s) => [s.questions, s.answers, s.revealed, s.step > 0, s.config.model.layers, s.config.model.heads], (_, s) => {
-    const { layers, heads } = s.config.model;
-    const preset = presetOf(s);
-    box.replaceChildren(...s.questions.map((q, index) => {
-      let choices;
-      if (q.choose === 'yes_no') choices = ['yes', 'no'];
-      else if (q.choose === 'layer') choices = Array.from({ length: layers }, (_, l) => `layer ${l + 1}`);
-      else choices = Array.from({ length: layers * heads }, (_, i) => `layer ${Math.floor(i / heads) + 1} head ${(i % heads) + 1}`);
-      const answer = s.answers[index];
-      const revealed = s.revealed[index];
-      const id = `pg-question-${index}`;
-      const buttons = choices.map((c) => el('button', {
-        type: 'button', 'aria-pressed': String(answer === c), disabled: revealed !== null || s.step > 0,
-        onclick: () => store.dispatch(answered, index, c),
-      }, t.message(choiceMessage(c))));
-      let outcome;
-      if (revealed) {
-        const said = revealed.message ? t.message(revealed.message) : revealed.text;
-        const words = answer === null ? said : answer === revealed.answer ? t('question.right', { outcome: said })
-          : t('question.wrong', { answer: choiceMessage(answer), outcome: said });
-        outcome = el('p', { class: 'pg-revealed' }, words);
-      } else if (answer) outcome = el('p', { class: 'pg-hint' }, t('question.yourPrediction', { answer: choiceMessage(answer) }));
-      else outcome = el('p', { class: 'pg-hint' }, t('question.predictFirst'));
-      // The preset's own question as the core words it: the catalogue's; a lesson's: as written.
-      const text = preset && q.text === preset.question ? presetWords(t, preset.name, 'question', q.text) : q.text;
-      return el('div', { class: 'pg-question', role: 'group', 'aria-labelledby': id },
-        el('p', { id, class: 'pg-question-text' }, text), el('div', { class: 'pg-choices' }, buttons), outcome);
-    }));
-  });
+  store.subscribe(
+    (s) => s.lesson,
+    (lesson) => {
+      intro.replaceChildren(...(lesson ? [lesson.title && el('h2', {}, lesson.title), lesson.intro && el('p', {}, lesson.intro)] : []));
+    },
+  );
+  store.subscribe(
+    (s) => [s.questions, s.answers, s.revealed, s.step > 0, s.config.model.layers, s.config.model.heads],
+    (_, s) => {
+      const { layers, heads } = s.config.model;
+      const preset = presetOf(s);
+      box.replaceChildren(
+        ...s.questions.map((q, index) => {
+          let choices;
+          if (q.choose === 'yes_no') choices = ['yes', 'no'];
+          else if (q.choose === 'layer') choices = Array.from({ length: layers }, (_, l) => `layer ${l + 1}`);
+          else choices = Array.from({ length: layers * heads }, (_, i) => `layer ${Math.floor(i / heads) + 1} head ${(i % heads) + 1}`);
+          const answer = s.answers[index];
+          const revealed = s.revealed[index];
+          const id = `pg-question-${index}`;
+          const buttons = choices.map((c) =>
+            el(
+              'button',
+              {
+                type: 'button',
+                'aria-pressed': String(answer === c),
+                disabled: revealed !== null || s.step > 0,
+                onclick: () => store.dispatch(answered, index, c),
+              },
+              t.message(choiceMessage(c)),
+            ),
+          );
+          let outcome;
+          if (revealed) {
+            const said = revealed.message ? t.message(revealed.message) : revealed.text;
+            const words =
+              answer === null
+                ? said
+                : answer === revealed.answer
+                  ? t('question.right', { outcome: said })
+                  : t('question.wrong', { answer: choiceMessage(answer), outcome: said });
+            outcome = el('p', { class: 'pg-revealed' }, words);
+          } else if (answer) outcome = el('p', { class: 'pg-hint' }, t('question.yourPrediction', { answer: choiceMessage(answer) }));
+          else outcome = el('p', { class: 'pg-hint' }, t('question.predictFirst'));
+          // The preset's own question as the core words it: the catalogue's; a lesson's: as written.
+          const text = preset && q.text === preset.question ? presetWords(t, preset.name, 'question', q.text) : q.text;
+          return el(
+            'div',
+            { class: 'pg-question', role: 'group', 'aria-labelledby': id },
+            el('p', { id, class: 'pg-question-text' }, text),
+            el('div', { class: 'pg-choices' }, buttons),
+            outcome,
+          );
+        }),
+      );
+    },
+  );
 }
 
 function fieldsView(root, store, t) {
@@ -106,7 +167,11 @@ function fieldsView(root, store, t) {
   const field = (f, read, write) => {
     const id = `pg-${f.key}`;
     const input = f.choices
-      ? el('select', { id }, f.choices.map((c) => el('option', { value: c }, t(`option.${f.key}.${c}`))))
+      ? el(
+          'select',
+          { id },
+          f.choices.map((c) => el('option', { value: c }, t(`option.${f.key}.${c}`))),
+        )
       : el('input', { id, type: 'number', min: f.min, max: f.max, step: f.step ?? (f.key === 'lr' ? 'any' : 1), inputmode: 'decimal' });
     input.addEventListener('change', () => {
       const value = f.choices ? input.value : Number(input.value);
@@ -119,39 +184,61 @@ function fieldsView(root, store, t) {
       store.dispatch(write, f.key, value);
     });
     inputs.set(f.key, { input, read });
-    return el('div', { class: 'pg-field' },
-      el('label', { for: id }, t(`field.${f.key}.label`)), input,
-      el('p', { class: 'pg-hint', id: `${id}-hint` }, t(`field.${f.key}.hint`)));
+    return el(
+      'div',
+      { class: 'pg-field' },
+      el('label', { for: id }, t(`field.${f.key}.label`)),
+      input,
+      el('p', { class: 'pg-hint', id: `${id}-hint` }, t(`field.${f.key}.hint`)),
+    );
   };
   const model = FIELDS.map((f) => field(f, (s) => s.config.model[f.key], setModelField));
-  const training = TRAINING_FIELDS.map((f) => field(f, (s) => (f.key === 'lr' ? s.config.optimizer.lr : s.config[f.key]), setTrainingField));
+  const training = TRAINING_FIELDS.map((f) =>
+    field(f, (s) => (f.key === 'lr' ? s.config.optimizer.lr : s.config[f.key]), setTrainingField),
+  );
   for (const { input } of inputs.values()) input.setAttribute('aria-describedby', `${input.id}-hint`);
   // Open beside the heads on a wide screen; folded on a phone, where it would push them far down.
   const wide = globalThis.matchMedia?.('(min-width: 761px)').matches ?? true;
-  root.append(el('details', { class: 'pg-fields', open: wide }, el('summary', {}, t('fields.summary')),
-    el('div', { class: 'pg-grid' }, model, training)));
-  store.subscribe((s) => s.config, (_, s) => {
-    for (const { input, read } of inputs.values()) if (document.activeElement !== input) input.value = String(read(s));
-  });
+  root.append(
+    el(
+      'details',
+      { class: 'pg-fields', open: wide },
+      el('summary', {}, t('fields.summary')),
+      el('div', { class: 'pg-grid' }, model, training),
+    ),
+  );
+  store.subscribe(
+    (s) => s.config,
+    (_, s) => {
+      for (const { input, read } of inputs.values()) if (document.activeElement !== input) input.value = String(read(s));
+    },
+  );
 }
 
 function buttonsView(root, store, trainer, t) {
-  const playButton = el('button', { type: 'button', class: 'pg-primary', onclick: () => store.dispatch(store.get().status === 'playing' ? pause : play) }, t('button.play'));
+  const playButton = el(
+    'button',
+    { type: 'button', class: 'pg-primary', onclick: () => store.dispatch(store.get().status === 'playing' ? pause : play) },
+    t('button.play'),
+  );
   const stepButton = el('button', { type: 'button', onclick: () => trainer.step() }, t('button.step'));
   const resetButton = el('button', { type: 'button', onclick: () => store.dispatch(restart) }, t('button.reset'));
   const progress = el('progress', { class: 'pg-progress', max: 1, value: 0, hidden: true, 'aria-label': t('button.progress') });
   root.append(el('div', { class: 'pg-buttons' }, playButton, stepButton, resetButton), progress);
-  store.subscribe((s) => [s.status, s.target, s.step], (_, s) => {
-    const label = t(s.status === 'playing' || s.status === 'replaying' ? 'button.pause' : 'button.play');
-    if (playButton.textContent !== label) playButton.textContent = label; // a new text node, laid out again
-    playButton.disabled = s.status === 'error' || s.step >= s.config.steps;
-    stepButton.disabled = s.status === 'playing' || s.status === 'replaying' || s.status === 'error' || s.step >= s.config.steps;
-    progress.hidden = s.status !== 'replaying';
-    if (s.target) {
-      progress.max = s.target;
-      progress.value = s.step;
-    }
-  });
+  store.subscribe(
+    (s) => [s.status, s.target, s.step],
+    (_, s) => {
+      const label = t(s.status === 'playing' || s.status === 'replaying' ? 'button.pause' : 'button.play');
+      if (playButton.textContent !== label) playButton.textContent = label; // a new text node, laid out again
+      playButton.disabled = s.status === 'error' || s.step >= s.config.steps;
+      stepButton.disabled = s.status === 'playing' || s.status === 'replaying' || s.status === 'error' || s.step >= s.config.steps;
+      progress.hidden = s.status !== 'replaying';
+      if (s.target) {
+        progress.max = s.target;
+        progress.value = s.step;
+      }
+    },
+  );
 }
 
 /** #playground-status: the step, loss and accuracy (data-* for tests); milestones are announced. */
@@ -160,42 +247,70 @@ function statusView(root, store, t) {
   const live = el('p', { class: 'pg-live', 'aria-live': 'polite' });
   const error = el('p', { class: 'pg-error', role: 'alert', hidden: true });
   root.append(line, live, error);
-  store.subscribe((s) => [s.step, s.evals, s.status], (_, s) => {
-    const last = s.evals[s.evals.length - 1];
-    const loss = s.losses.length ? s.losses[s.losses.length - 1] : null;
-    line.dataset.step = String(s.step);
-    line.dataset.loss = loss === null ? '' : String(loss);
-    line.dataset.accuracy = last?.accuracy === undefined || last.accuracy === null ? '' : String(last.accuracy);
-    line.dataset.status = s.status;
-    line.textContent = t('status.line', { step: s.step, steps: s.config.steps, loss: fixed(loss), probeLoss: fixed(last?.loss), accuracy: percent(last?.accuracy) });
-  });
-  store.subscribe((s) => s.milestones, (_, s) => {
-    const m = s.milestones[s.milestones.length - 1];
-    const event = m ? t('live.milestone', { event: m.message }) : '';
-    live.textContent = `${event.slice(0, 1).toLocaleUpperCase(t.lang)}${event.slice(1)}`;
-  });
-  store.subscribe((s) => [s.error, s.notice], (_, s) => {
-    const message = s.error ?? s.notice;
-    error.hidden = !message;
-    error.textContent = message ?? '';
-  });
+  store.subscribe(
+    (s) => [s.step, s.evals, s.status],
+    (_, s) => {
+      const last = s.evals[s.evals.length - 1];
+      const loss = s.losses.length ? s.losses[s.losses.length - 1] : null;
+      line.dataset.step = String(s.step);
+      line.dataset.loss = loss === null ? '' : String(loss);
+      line.dataset.accuracy = last?.accuracy === undefined || last.accuracy === null ? '' : String(last.accuracy);
+      line.dataset.status = s.status;
+      line.textContent = t('status.line', {
+        step: s.step,
+        steps: s.config.steps,
+        loss: fixed(loss),
+        probeLoss: fixed(last?.loss),
+        accuracy: percent(last?.accuracy),
+      });
+    },
+  );
+  store.subscribe(
+    (s) => s.milestones,
+    (_, s) => {
+      const m = s.milestones[s.milestones.length - 1];
+      const event = m ? t('live.milestone', { event: m.message }) : '';
+      live.textContent = `${event.slice(0, 1).toLocaleUpperCase(t.lang)}${event.slice(1)}`;
+    },
+  );
+  store.subscribe(
+    (s) => [s.error, s.notice],
+    (_, s) => {
+      const message = s.error ?? s.notice;
+      error.hidden = !message;
+      error.textContent = message ?? '';
+    },
+  );
 }
 
 /** The loss (left scale) and the probe accuracy (right, 0–1) against the step. */
 function curvesView(root, store, t) {
   const canvas = el('canvas', { class: 'pg-curves', dir: 'ltr', role: 'img', 'aria-label': t('curves.label') });
-  root.append(el('h2', {}, t('curves.heading')), canvas,
-    el('p', { class: 'pg-legend' }, el('span', { class: 'pg-key pg-key-loss' }), t('curves.loss'), ' ', el('span', { class: 'pg-key pg-key-accuracy' }), t('curves.accuracy')));
+  root.append(
+    el('h2', {}, t('curves.heading')),
+    canvas,
+    el(
+      'p',
+      { class: 'pg-legend' },
+      el('span', { class: 'pg-key pg-key-loss' }),
+      t('curves.loss'),
+      ' ',
+      el('span', { class: 'pg-key pg-key-accuracy' }),
+      t('curves.accuracy'),
+    ),
+  );
   const draw = (s) => {
     const ratio = globalThis.devicePixelRatio || 1;
-    const width = canvas.clientWidth || 320, height = canvas.clientHeight || 160;
+    const width = canvas.clientWidth || 320,
+      height = canvas.clientHeight || 160;
     // A canvas given its size, even the same, gets a new bitmap: only when it changed.
     if (canvas.width !== Math.round(width * ratio)) canvas.width = Math.round(width * ratio);
     if (canvas.height !== Math.round(height * ratio)) canvas.height = Math.round(height * ratio);
     const c = canvas.getContext('2d');
     c.setTransform(ratio, 0, 0, ratio, 0, 0);
     c.clearRect(0, 0, width, height);
-    const pad = 6, steps = Math.max(1, s.config.steps);
+    const pad = 6,
+      steps = Math.max(1, s.config.steps);
     const x = (step) => pad + ((width - 2 * pad) * step) / steps;
     const top = Math.max(1e-9, ...s.losses.slice(0, 50), ...s.evals.map((e) => e.loss).filter(Number.isFinite));
     const yLoss = (v) => height - pad - ((height - 2 * pad) * Math.min(v, top)) / top;
@@ -221,7 +336,10 @@ function curvesView(root, store, t) {
       c.fillRect(x(m.step) - 1, pad, 2, height - 2 * pad);
     }
   };
-  store.subscribe((s) => [s.losses, s.evals, s.milestones, s.config.steps], (_, s) => draw(s));
+  store.subscribe(
+    (s) => [s.losses, s.evals, s.milestones, s.config.steps],
+    (_, s) => draw(s),
+  );
   new ResizeObserver(() => draw(store.get())).observe(canvas);
 }
 
@@ -236,64 +354,99 @@ function headsView(root, store, trainer, t) {
     const canvas = el('canvas', { class: 'pg-map', dir: 'ltr', width: 1, height: 1 });
     const badges = el('p', { class: 'pg-badges' });
     const off = el('button', { type: 'button', class: 'pg-off', onclick: () => store.dispatch(toggleAblation, layer, head) });
-    const open = el('button', { type: 'button', hidden: !trainer.canOpen, onclick: () => trainer.openInExplorer(layer, head) }, t('head.open'));
+    const open = el(
+      'button',
+      { type: 'button', hidden: !trainer.canOpen, onclick: () => trainer.openInExplorer(layer, head) },
+      t('head.open'),
+    );
     // The card's words in the learner's direction; its map stays left to right (the canvas's dir).
-    const node = el('div', { class: 'pg-head', dir: t.dir, role: 'listitem', dataset: { layer, head } },
-      el('h3', {}, t('head.title', { layer, head })), canvas, badges, el('div', { class: 'pg-head-buttons' }, off, open));
+    const node = el(
+      'div',
+      { class: 'pg-head', dir: t.dir, role: 'listitem', dataset: { layer, head } },
+      el('h3', {}, t('head.title', { layer, head })),
+      canvas,
+      badges,
+      el('div', { class: 'pg-head-buttons' }, off, open),
+    );
     cards.set(`${layer}.${head}`, { node, canvas, badges, off, open });
     return node;
   };
-  store.subscribe((s) => `${s.config.model.layers}x${s.config.model.heads}`, (_, s) => {
-    cards.clear();
-    const { layers, heads } = s.config.model;
-    grid.style.setProperty('--heads', heads);
-    grid.replaceChildren(...Array.from({ length: layers * heads }, (_, i) => card(Math.floor(i / heads) + 1, (i % heads) + 1)));
-  });
-  store.subscribe((s) => [s.prediction, s.scores, s.ablated, s.status], (_, s) => {
-    const lut = colourLut([[0, 1]], 'probability');
-    for (const [key, c] of cards) {
-      const [layer, head] = key.split('.').map(Number);
-      const weights = s.prediction?.attention?.[layer - 1]?.[head - 1];
-      if (weights) {
-        const n = weights.length;
-        c.canvas.width = n;
-        c.canvas.height = n;
-        const ctx = c.canvas.getContext('2d');
-        const image = ctx.createImageData(n, n);
-        for (let i = 0; i < n; i++) {
-          for (let j = 0; j < n; j++) {
-            const k = lut.index(weights[i][j]);
-            const o = (i * n + j) * 4;
-            if (k < 0) continue;
-            image.data[o] = lut.lut[k * 3];
-            image.data[o + 1] = lut.lut[k * 3 + 1];
-            image.data[o + 2] = lut.lut[k * 3 + 2];
-            image.data[o + 3] = 255;
+  store.subscribe(
+    (s) => `${s.config.model.layers}x${s.config.model.heads}`,
+    (_, s) => {
+      cards.clear();
+      const { layers, heads } = s.config.model;
+      grid.style.setProperty('--heads', heads);
+      grid.replaceChildren(...Array.from({ length: layers * heads }, (_, i) => card(Math.floor(i / heads) + 1, (i % heads) + 1)));
+    },
+  );
+  store.subscribe(
+    (s) => [s.prediction, s.scores, s.ablated, s.status],
+    (_, s) => {
+      const lut = colourLut([[0, 1]], 'probability');
+      for (const [key, c] of cards) {
+        const [layer, head] = key.split('.').map(Number);
+        const weights = s.prediction?.attention?.[layer - 1]?.[head - 1];
+        if (weights) {
+          const n = weights.length;
+          c.canvas.width = n;
+          c.canvas.height = n;
+          const ctx = c.canvas.getContext('2d');
+          const image = ctx.createImageData(n, n);
+          for (let i = 0; i < n; i++) {
+            for (let j = 0; j < n; j++) {
+              const k = lut.index(weights[i][j]);
+              const o = (i * n + j) * 4;
+              if (k < 0) continue;
+              image.data[o] = lut.lut[k * 3];
+              image.data[o + 1] = lut.lut[k * 3 + 1];
+              image.data[o + 2] = lut.lut[k * 3 + 2];
+              image.data[o + 3] = 255;
+            }
           }
+          ctx.putImageData(image, 0, 0);
         }
-        ctx.putImageData(image, 0, 0);
+        const score = s.scores?.find((x) => x.layer === layer && x.head === head);
+        c.badges.replaceChildren(
+          ...(score
+            ? [
+                ['badge.previous', score.previous_token],
+                ['badge.induction', score.induction],
+                ['badge.first', score.first_token],
+              ].map(([id, v]) =>
+                el(
+                  'span',
+                  { class: `pg-badge${v >= 0.4 ? ' pg-badge-on' : ''}`, title: t('badge.title', { name: t(id) }) },
+                  t('badge.text', { name: t(id), value: fixed(v, 2) }),
+                ),
+              )
+            : []),
+        );
+        const isOff = s.ablated.some(([l, h]) => l === layer && h === head);
+        c.node.classList.toggle('pg-head-off', isOff);
+        c.off.textContent = t(isOff ? 'head.switchOn' : 'head.switchOff');
+        c.off.setAttribute('aria-pressed', String(isOff));
+        c.open.disabled = s.status === 'playing' || s.status === 'replaying';
+        c.open.title = c.open.disabled ? t('head.pauseFirst') : t('head.openTitle', { layer, head });
       }
-      const score = s.scores?.find((x) => x.layer === layer && x.head === head);
-      c.badges.replaceChildren(...(score ? [['badge.previous', score.previous_token], ['badge.induction', score.induction], ['badge.first', score.first_token]]
-        .map(([id, v]) => el('span', { class: `pg-badge${v >= 0.4 ? ' pg-badge-on' : ''}`, title: t('badge.title', { name: t(id) }) },
-          t('badge.text', { name: t(id), value: fixed(v, 2) }))) : []));
-      const isOff = s.ablated.some(([l, h]) => l === layer && h === head);
-      c.node.classList.toggle('pg-head-off', isOff);
-      c.off.textContent = t(isOff ? 'head.switchOn' : 'head.switchOff');
-      c.off.setAttribute('aria-pressed', String(isOff));
-      c.open.disabled = s.status === 'playing' || s.status === 'replaying';
-      c.open.title = c.open.disabled ? t('head.pauseFirst') : t('head.openTitle', { layer, head });
-    }
-  });
-  store.subscribe((s) => [s.ablatedEval, s.ablated, s.evals], (_, s) => {
-    const last = s.evals[s.evals.length - 1];
-    // Until the heads now switched off are measured, nothing (not another switch's numbers).
-    if (!s.ablated.length || s.ablatedEval?.ablated !== s.ablated || !last) return (ablation.textContent = '');
-    const heads = t.list(s.ablated.map(([layer, head]) => t('choice.head', { layer, head })));
-    ablation.textContent = t('ablation.line', {
-      heads, loss: fixed(s.ablatedEval.loss), lossOn: fixed(last.loss), accuracy: percent(s.ablatedEval.accuracy), accuracyOn: percent(last.accuracy),
-    });
-  });
+    },
+  );
+  store.subscribe(
+    (s) => [s.ablatedEval, s.ablated, s.evals],
+    (_, s) => {
+      const last = s.evals[s.evals.length - 1];
+      // Until the heads now switched off are measured, nothing (not another switch's numbers).
+      if (!s.ablated.length || s.ablatedEval?.ablated !== s.ablated || !last) return (ablation.textContent = '');
+      const heads = t.list(s.ablated.map(([layer, head]) => t('choice.head', { layer, head })));
+      ablation.textContent = t('ablation.line', {
+        heads,
+        loss: fixed(s.ablatedEval.loss),
+        lossOn: fixed(last.loss),
+        accuracy: percent(s.ablatedEval.accuracy),
+        accuracyOn: percent(last.accuracy),
+      });
+    },
+  );
 }
 
 /** The probe sequence (editable) and the model's prediction of each next token. */
@@ -310,25 +463,39 @@ function probeView(root, store, t) {
     error.textContent = r.message ? t.message(r.message) : '';
     if (r.tokens) store.dispatch(setProbe, r.tokens);
   });
-  store.subscribe((s) => s.probe, (probe, s) => {
-    if (document.activeElement === input) return;
-    const alphabet = presetExample(s)?.alphabet;
-    input.value = alphabet ? probe.map((token) => alphabet[token]).join('') : probe.join(' ');
-  });
-  store.subscribe((s) => s.prediction, (prediction, s) => {
-    const names = tokenNames(s);
-    const example = presetExample(s);
-    const sameAsExample = example && example.tokens.length === s.probe.length && example.tokens.every((token, i) => token === s.probe[i]);
-    row.replaceChildren(...s.probe.map((token, i) => {
-      const predicted = prediction?.predictions?.[i];
-      const target = sameAsExample ? example.targets[i] : i + 1 < s.probe.length ? s.probe[i + 1] : -1;
-      const verdict = predicted === undefined || target < 0 ? '' : predicted === target ? ' pg-right' : ' pg-wrong';
-      return el('div', { class: `pg-cell${verdict}`, role: 'row' },
-        el('span', { class: 'pg-token', role: 'cell' }, names(token)),
-        el('span', { class: 'pg-next', role: 'cell', title: target >= 0 ? t('probe.expected', { token: names(target) }) : t('probe.nothing') },
-          predicted === undefined ? '·' : names(predicted)));
-    }));
-  });
+  store.subscribe(
+    (s) => s.probe,
+    (probe, s) => {
+      if (document.activeElement === input) return;
+      const alphabet = presetExample(s)?.alphabet;
+      input.value = alphabet ? probe.map((token) => alphabet[token]).join('') : probe.join(' ');
+    },
+  );
+  store.subscribe(
+    (s) => s.prediction,
+    (prediction, s) => {
+      const names = tokenNames(s);
+      const example = presetExample(s);
+      const sameAsExample = example && example.tokens.length === s.probe.length && example.tokens.every((token, i) => token === s.probe[i]);
+      row.replaceChildren(
+        ...s.probe.map((token, i) => {
+          const predicted = prediction?.predictions?.[i];
+          const target = sameAsExample ? example.targets[i] : i + 1 < s.probe.length ? s.probe[i + 1] : -1;
+          const verdict = predicted === undefined || target < 0 ? '' : predicted === target ? ' pg-right' : ' pg-wrong';
+          return el(
+            'div',
+            { class: `pg-cell${verdict}`, role: 'row' },
+            el('span', { class: 'pg-token', role: 'cell' }, names(token)),
+            el(
+              'span',
+              { class: 'pg-next', role: 'cell', title: target >= 0 ? t('probe.expected', { token: names(target) }) : t('probe.nothing') },
+              predicted === undefined ? '·' : names(predicted),
+            ),
+          );
+        }),
+      );
+    },
+  );
 }
 
 // ---- the trainer: an effect between the store and the Worker ------------------------------------
@@ -382,14 +549,20 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
     const started = performance.now();
     const mine = generation;
     const s = store.get();
-    const [evaluation, prediction] = await Promise.all([remote.evaluate(), remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined)]);
+    const [evaluation, prediction] = await Promise.all([
+      remote.evaluate(),
+      remote.predict(s.probe, s.ablated.length ? { ablate: s.ablated } : undefined),
+    ]);
     const ablatedEval = s.ablated.length ? await remote.evaluate({ ablate: s.ablated }) : null;
     const evaluated = performance.now();
     const fresh = withScores || Math.abs(evaluation.accuracy - scoresAccuracy) > 0.05;
     const scores = fresh ? await remote.headScores() : store.get().scores;
     if (mine !== generation) return;
     store.dispatch(measured, {
-      step: store.get().step, evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy }, scores, prediction,
+      step: store.get().step,
+      evaluation: { loss: evaluation.loss, accuracy: evaluation.accuracy },
+      scores,
+      prediction,
       ablatedEval: ablatedEval && { loss: ablatedEval.loss, accuracy: ablatedEval.accuracy, ablated: s.ablated },
     });
     lastMeasure = performance.now();
@@ -435,7 +608,8 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
         // retraining to its step measured everything after every chunk of steps: half its time.)
         const t = performance.now();
         if (now.status !== 'playing' && now.status !== 'replaying') await measure();
-        else if (t - lastMeasure > Math.max(300, Math.min(1000, 32 * measureCost))) await measure({ scores: t - lastScores > Math.max(1000, 32 * scoresCost) });
+        else if (t - lastMeasure > Math.max(300, Math.min(1000, 32 * measureCost)))
+          await measure({ scores: t - lastScores > Math.max(1000, 32 * scoresCost) });
       }
     } catch (error) {
       store.dispatch(failed, error.message);
@@ -450,26 +624,38 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
 
   // Subscribed like a view: a new configuration makes a new model; Play starts the loop; a new
   // probe or ablation is measured again.
-  store.subscribe((s) => s.config, (_, s) => {
-    if (madeFor === configKey(s)) return; // loadWeights made this model already
-    madeFor = null;
-    generation++;
-    void run();
-  });
-  store.subscribe((s) => s.step === 0 && s.losses.length === 0 && s.status === 'idle', (fresh) => {
-    if (fresh && madeFor !== null) {
-      madeFor = null; // Reset: the same configuration from its first weights
+  store.subscribe(
+    (s) => s.config,
+    (_, s) => {
+      if (madeFor === configKey(s)) return; // loadWeights made this model already
+      madeFor = null;
       generation++;
       void run();
-    }
-  });
-  store.subscribe((s) => s.status, (status) => {
-    if (status === 'playing' || status === 'replaying') void run();
-  });
-  store.subscribe((s) => [s.probe, s.ablated], () => {
-    // While training or measuring, the measurement in flight measures these again when it ends.
-    if (!busy && !measuring && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message));
-  });
+    },
+  );
+  store.subscribe(
+    (s) => s.step === 0 && s.losses.length === 0 && s.status === 'idle',
+    (fresh) => {
+      if (fresh && madeFor !== null) {
+        madeFor = null; // Reset: the same configuration from its first weights
+        generation++;
+        void run();
+      }
+    },
+  );
+  store.subscribe(
+    (s) => s.status,
+    (status) => {
+      if (status === 'playing' || status === 'replaying') void run();
+    },
+  );
+  store.subscribe(
+    (s) => [s.probe, s.ablated],
+    () => {
+      // While training or measuring, the measurement in flight measures these again when it ends.
+      if (!busy && !measuring && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message));
+    },
+  );
 
   return {
     canOpen: Boolean(explorerUrl),
@@ -543,17 +729,30 @@ export async function mountPlayground(root, options = {}) {
   sheet.replaceSync(PLAYGROUND_CSS);
   const host = /** @type {Document | ShadowRoot} */ (root.getRootNode ? root.getRootNode() : document);
   host.adoptedStyleSheets = [...(host.adoptedStyleSheets ?? []), sheet];
-  const [catalogue, t] = await Promise.all([remote.catalogue(), loadTranslator(negotiate(options.lang, globalThis.navigator?.languages ?? []))]);
+  const [catalogue, t] = await Promise.all([
+    remote.catalogue(),
+    loadTranslator(negotiate(options.lang, globalThis.navigator?.languages ?? [])),
+  ]);
   // A link's preset, changes and step (a damaged part is left out, and said so).
   const link = options.link ? readLink(options.link, catalogue) : null;
   const asked = link?.preset ?? options.preset ?? 'induction';
   const known = catalogue.presets.some((p) => p.name === asked);
   const start = initialState(catalogue, asked, link?.overrides ?? options.overrides);
-  const notice = link?.error ?? (known ? null : t('playground.noPreset', {
-    name: JSON.stringify(String(asked).slice(0, 40)), presets: catalogue.presets.map((p) => p.name).join(', '), shown: start.preset,
-  }));
+  const notice =
+    link?.error ??
+    (known
+      ? null
+      : t('playground.noPreset', {
+          name: JSON.stringify(String(asked).slice(0, 40)),
+          presets: catalogue.presets.map((p) => p.name).join(', '),
+          shown: start.preset,
+        }));
   const store = createStore(notice ? { ...start, notice } : start);
-  const trainer = createTrainer(store, remote, { explorerUrl: options.explorerUrl ?? null, linkFor: options.linkFor ?? (() => null), lang: t.lang });
+  const trainer = createTrainer(store, remote, {
+    explorerUrl: options.explorerUrl ?? null,
+    linkFor: options.linkFor ?? (() => null),
+    lang: t.lang,
+  });
 
   // lang and dir on the playground itself: an element in another language's page is right too.
   const frame = el('div', { class: 'pg', lang: t.lang, dir: t.dir });
@@ -624,4 +823,5 @@ export class AttentionPlayground extends Base {
   }
 }
 
-if (globalThis.customElements && !customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlayground);
+if (globalThis.customElements && !customElements.get('attention-playground'))
+  customElements.define('attention-playground', AttentionPlayground);

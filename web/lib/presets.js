@@ -18,14 +18,16 @@
 
 // Seed 000: np.random.seed(42), then q, k, v = np.random.randn(4, 8) three times.
 /** @type {Recipe[]} */
-const SEED_000_RANDOM = [{
-  seed: 42,
-  draws: [
-    { name: 'Q', kind: 'randn', shape: [4, 8] },
-    { name: 'K', kind: 'randn', shape: [4, 8] },
-    { name: 'V', kind: 'randn', shape: [4, 8] },
-  ],
-}];
+const SEED_000_RANDOM = [
+  {
+    seed: 42,
+    draws: [
+      { name: 'Q', kind: 'randn', shape: [4, 8] },
+      { name: 'K', kind: 'randn', shape: [4, 8] },
+      { name: 'V', kind: 'randn', shape: [4, 8] },
+    ],
+  },
+];
 
 // Seed 002 (UDL 12.1): three input columns after np.random.seed(3), then the Ω's and β's after
 // np.random.seed(0), in the notebook's order.
@@ -64,9 +66,21 @@ function fruitLookup() {
     tokens: ['sweet?', 'sour?', 'both?'],
     kvTokens: ['banana', 'lemon', 'apple'],
     inputs: {
-      Q: [[2, 0], [0, 2], [1, 1]],
-      K: [[3, 0], [0, 3], [2, 2]],
-      V: [[0.3, 0.9], [0.5, 0.3], [0.4, 0.5]],
+      Q: [
+        [2, 0],
+        [0, 2],
+        [1, 1],
+      ],
+      K: [
+        [3, 0],
+        [0, 3],
+        [2, 2],
+      ],
+      V: [
+        [0.3, 0.9],
+        [0.5, 0.3],
+        [0.4, 0.5],
+      ],
     },
   };
 }
@@ -99,7 +113,8 @@ export const presets = [
     id: '001',
     title: 'Seed 001: three 8-dim words, 8×3 weights with entries 0–2 that reproduce its print',
     source: 'seed 001 notebook (words word_1…word_3, W = np.random.randint(low=3, size=(8, 3)))',
-    note: 'The words and shapes are the notebook’s. Its weights cannot be rebuilt: random.seed(42) seeds ' +
+    note:
+      'The words and shapes are the notebook’s. Its weights cannot be rebuilt: random.seed(42) seeds ' +
       'Python’s random module, not numpy, so np.random.randint ran unseeded. These W_Q, W_K, W_V are one ' +
       'choice among the 17,545,902,394,825,080,990 with entries 0, 1 or 2 that reproduce every number the ' +
       'notebook prints (its weights and attention rows, to the digits printed): the smallest, read row by ' +
@@ -107,12 +122,41 @@ export const presets = [
     mode: 'self',
     tokens: ['word_1', 'word_2', 'word_3'],
     inputs: {
-      X: [[1, 0, 0, 1, 0, 1, 0, 0],
-          [0, 1, 0, 0, 1, 1, 0, 1],
-          [1, 1, 0, 0, 1, 1, 1, 0]],
-      W_Q: [[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 2], [0, 1, 1], [0, 0, 1]],
-      W_K: [[0, 2, 2], [0, 0, 0], [0, 0, 0], [0, 0, 2], [0, 2, 0], [0, 0, 0], [0, 2, 2], [0, 0, 0]],
-      W_V: [[2, 0, 1], [0, 0, 1], [0, 0, 0], [2, 0, 2], [2, 0, 2], [2, 0, 2], [1, 1, 2], [2, 1, 2]],
+      X: [
+        [1, 0, 0, 1, 0, 1, 0, 0],
+        [0, 1, 0, 0, 1, 1, 0, 1],
+        [1, 1, 0, 0, 1, 1, 1, 0],
+      ],
+      W_Q: [
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 2],
+        [0, 1, 1],
+        [0, 0, 1],
+      ],
+      W_K: [
+        [0, 2, 2],
+        [0, 0, 0],
+        [0, 0, 0],
+        [0, 0, 2],
+        [0, 2, 0],
+        [0, 0, 0],
+        [0, 2, 2],
+        [0, 0, 0],
+      ],
+      W_V: [
+        [2, 0, 1],
+        [0, 0, 1],
+        [0, 0, 0],
+        [2, 0, 2],
+        [2, 0, 2],
+        [2, 0, 2],
+        [1, 1, 2],
+        [2, 1, 2],
+      ],
     },
     options: { scale: 'sqrt_dk' },
   },
@@ -121,7 +165,8 @@ export const presets = [
     title: 'Seed 002: UDL book 12.1, tokens as columns, Ω and β, no scaling',
     source: 'udlbook/udlbook, Notebooks/Chap12/12_1_Self_Attention.ipynb (self_attention)',
     url: 'https://github.com/udlbook/udlbook/blob/main/Notebooks/Chap12/12_1_Self_Attention.ipynb',
-    note: 'X (4×3) holds three np.random.normal(size=(4, 1)) columns after np.random.seed(3); Ω_Q, Ω_K, Ω_V ' +
+    note:
+      'X (4×3) holds three np.random.normal(size=(4, 1)) columns after np.random.seed(3); Ω_Q, Ω_K, Ω_V ' +
       '(4×4) and β_Q, β_K, β_V (4×1) are np.random.normal after np.random.seed(0). Softmax runs down each ' +
       'column of KᵀQ; output X′ = V·A.',
     mode: 'self',
@@ -149,10 +194,29 @@ export const presets = [
     mode: 'self',
     tokens: ['input_1', 'input_2', 'input_3'],
     inputs: {
-      X: [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]],
-      W_Q: [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]],
-      W_K: [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]],
-      W_V: [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]],
+      X: [
+        [1, 0, 1, 0],
+        [0, 2, 0, 2],
+        [1, 1, 1, 1],
+      ],
+      W_Q: [
+        [1, 0, 1],
+        [1, 0, 0],
+        [0, 0, 1],
+        [0, 1, 1],
+      ],
+      W_K: [
+        [0, 0, 1],
+        [1, 1, 0],
+        [0, 1, 0],
+        [1, 1, 0],
+      ],
+      W_V: [
+        [0, 2, 0],
+        [0, 3, 0],
+        [1, 0, 3],
+        [1, 1, 0],
+      ],
     },
     options: { scale: '1/sqrt(3)', precision: 'float32' },
   },
@@ -163,10 +227,22 @@ export const presets = [
     mode: 'self',
     tokens: ['t1', 't2'],
     inputs: {
-      X: [[1, 0], [0, 1]],
-      W_Q: [[1, 0], [0, 1]],
-      W_K: [[1, 0], [0, 1]],
-      W_V: [[1, 2], [3, 4]],
+      X: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_K: [
+        [1, 0],
+        [0, 1],
+      ],
+      W_V: [
+        [1, 2],
+        [3, 4],
+      ],
     },
     options: { scale: 'sqrt_dk' },
   },
@@ -177,16 +253,18 @@ export const presets = [
     note: 'Each head takes two columns of XW_Q, XW_K, XW_V; the heads are concatenated and multiplied by W_O.',
     mode: 'self',
     tokens: ['the', 'cat', 'sat', 'down'],
-    random: [{
-      seed: 0,
-      draws: [
-        { name: 'X', kind: 'randn', shape: [4, 4] },
-        { name: 'W_Q', kind: 'normal', scale: 0.5, shape: [4, 4] },
-        { name: 'W_K', kind: 'normal', scale: 0.5, shape: [4, 4] },
-        { name: 'W_V', kind: 'normal', scale: 0.5, shape: [4, 4] },
-        { name: 'W_O', kind: 'normal', scale: 0.5, shape: [4, 4] },
-      ],
-    }],
+    random: [
+      {
+        seed: 0,
+        draws: [
+          { name: 'X', kind: 'randn', shape: [4, 4] },
+          { name: 'W_Q', kind: 'normal', scale: 0.5, shape: [4, 4] },
+          { name: 'W_K', kind: 'normal', scale: 0.5, shape: [4, 4] },
+          { name: 'W_V', kind: 'normal', scale: 0.5, shape: [4, 4] },
+          { name: 'W_O', kind: 'normal', scale: 0.5, shape: [4, 4] },
+        ],
+      },
+    ],
     options: { scale: 'sqrt_dk', heads: 2, kv_heads: 2 },
   },
   {
@@ -197,82 +275,130 @@ export const presets = [
     mode: 'cross',
     tokens: ['le', 'chat'],
     kvTokens: ['the', 'black', 'cat'],
-    random: [{
-      seed: 1,
-      draws: [
-        { name: 'X', kind: 'randn', shape: [2, 4] },
-        { name: 'X_kv', kind: 'randn', shape: [3, 4] },
-        { name: 'W_Q', kind: 'randn', shape: [4, 3] },
-        { name: 'W_K', kind: 'randn', shape: [4, 3] },
-        { name: 'W_V', kind: 'randn', shape: [4, 3] },
-      ],
-    }],
+    random: [
+      {
+        seed: 1,
+        draws: [
+          { name: 'X', kind: 'randn', shape: [2, 4] },
+          { name: 'X_kv', kind: 'randn', shape: [3, 4] },
+          { name: 'W_Q', kind: 'randn', shape: [4, 3] },
+          { name: 'W_K', kind: 'randn', shape: [4, 3] },
+          { name: 'W_V', kind: 'randn', shape: [4, 3] },
+        ],
+      },
+    ],
     options: { scale: 'sqrt_dk' },
   },
   {
     id: 'linear',
     title: 'Linear attention: causal, elu + 1, decay γ = 0.9, 5 tokens (its recurrent form in ?walk=recurrent)',
-    source: 'Katharopoulos et al., 2020, “Transformers are RNNs: Fast Autoregressive Transformers with Linear Attention” (ICML), eq. 4–6, 16–20; the decay as in RetNet (Sun et al., 2023); numbers made for this explorer (np.random.seed(7), randn)',
+    source:
+      'Katharopoulos et al., 2020, “Transformers are RNNs: Fast Autoregressive Transformers with Linear Attention” (ICML), eq. 4–6, 16–20; the decay as in RetNet (Sun et al., 2023); numbers made for this explorer (np.random.seed(7), randn)',
     url: 'https://arxiv.org/abs/2006.16236',
-    note: 'No softmax: φ(x) = elu(x) + 1 replaces exp, so a query reads a running state S = Σ γ^(i−j) φ(k_j) v_jᵀ ' +
+    note:
+      'No softmax: φ(x) = elu(x) + 1 replaces exp, so a query reads a running state S = Σ γ^(i−j) φ(k_j) v_jᵀ ' +
       'and z = Σ γ^(i−j) φ(k_j): oᵢ = φ(qᵢ)ᵀS / φ(qᵢ)ᵀz. In practice, “Linear attention, recurrent” steps through S token by token.',
     mode: 'qkv',
     tokens: ['the', 'cat', 'sat', 'on', 'it'],
-    random: [{
-      seed: 7,
-      draws: [
-        { name: 'Q', kind: 'randn', shape: [5, 3] },
-        { name: 'K', kind: 'randn', shape: [5, 3] },
-        { name: 'V', kind: 'randn', shape: [5, 2] },
-      ],
-    }],
+    random: [
+      {
+        seed: 7,
+        draws: [
+          { name: 'Q', kind: 'randn', shape: [5, 3] },
+          { name: 'K', kind: 'randn', shape: [5, 3] },
+          { name: 'V', kind: 'randn', shape: [5, 2] },
+        ],
+      },
+    ],
     options: { attention: 'linear', causal: true, decay: 0.9 },
   },
   {
     id: 'qk-norm',
     title: 'QK-norm: RMS-normalised queries and keys keep large scores from saturating the softmax (Qwen3, Gemma 3)',
-    source: 'Qwen3 Technical Report (Yang et al., 2025), and Gemma 3 Technical Report (Gemma Team, 2025), which replace ' +
+    source:
+      'Qwen3 Technical Report (Yang et al., 2025), and Gemma 3 Technical Report (Gemma Team, 2025), which replace ' +
       'Gemma 2’s soft-capping with QK-norm; numbers made for this explorer',
     url: 'https://arxiv.org/abs/2505.09388',
-    note: 'The queries and keys are large, so without the norm the largest score is 48 and each query puts all its weight ' +
+    note:
+      'The queries and keys are large, so without the norm the largest score is 48 and each query puts all its weight ' +
       'on one key. RMS norm divides each head’s query and key features by their root mean square (gains g left at ones): ' +
       'every row then has a root mean square of 1, the largest score is 4 (= d_k) and the weights spread again.',
     mode: 'qkv',
     tokens: ['the', 'cat', 'sat'],
     inputs: {
-      Q: [[8, 0, 4, 0], [0, 6, 0, 6], [4, 4, 4, 4]],
-      K: [[6, 2, 0, 0], [0, 0, 8, 4], [2, 2, 2, 2]],
-      V: [[1, 0], [0, 1], [1, 1]],
+      Q: [
+        [8, 0, 4, 0],
+        [0, 6, 0, 6],
+        [4, 4, 4, 4],
+      ],
+      K: [
+        [6, 2, 0, 0],
+        [0, 0, 8, 4],
+        [2, 2, 2, 2],
+      ],
+      V: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
     },
     options: { qk_norm: { type: 'rms' } },
   },
   {
     id: 'gated',
     title: 'Gated attention: a sigmoid gate on each output feature, read from the token (Qwen3-Next)',
-    source: 'Qiu et al., 2025, “Gated Attention for Large Language Models: Non-linearity, Sparsity, and Attention-Sink-Free” ' +
+    source:
+      'Qiu et al., 2025, “Gated Attention for Large Language Models: Non-linearity, Sparsity, and Attention-Sink-Free” ' +
       '(NeurIPS), the output gate of Qwen3-Next; numbers made for this explorer',
     url: 'https://arxiv.org/abs/2505.06708',
-    note: 'G = σ(X·W_G), one gate per feature of the head’s output (elementwise; a W_G with one column per head gates ' +
+    note:
+      'G = σ(X·W_G), one gate per feature of the head’s output (elementwise; a W_G with one column per head gates ' +
       'each head as a whole). A gate near 0 silences that feature for that token (“cat”’s first feature: 0.02), so a head ' +
       'need not park its weight on a sink token to say nothing.',
     mode: 'self',
     tokens: ['the', 'cat', 'sat'],
     inputs: {
-      X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 1]],
-      W_Q: [[1, 0], [0, 1], [1, 1], [0, 0]],
-      W_K: [[0, 1], [1, 0], [1, 0], [0, 1]],
-      W_V: [[1, 0], [0, 1], [1, 1], [0, 1]],
-      W_G: [[2, -1], [-1, 1], [0, 1], [-2, 0]],
+      X: [
+        [1, 0, 1, 0],
+        [0, 2, 0, 1],
+        [1, 1, 0, 1],
+      ],
+      W_Q: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+        [0, 0],
+      ],
+      W_K: [
+        [0, 1],
+        [1, 0],
+        [1, 0],
+        [0, 1],
+      ],
+      W_V: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+        [0, 1],
+      ],
+      W_G: [
+        [2, -1],
+        [-1, 1],
+        [0, 1],
+        [-2, 0],
+      ],
     },
     options: {},
   },
   {
     id: 'sigmoid',
     title: 'Sigmoid attention: the fruit lookup with each weight σ(score − ln 3) on its own, rows need not sum to 1',
-    source: 'Ramapuram et al., 2024, “Theory, Analysis, and Best Practices for Sigmoid Self-Attention” (ICLR 2025), ' +
+    source:
+      'Ramapuram et al., 2024, “Theory, Analysis, and Best Practices for Sigmoid Self-Attention” (ICLR 2025), ' +
       'with its bias b = −ln n; the first example’s numbers',
     url: 'https://arxiv.org/abs/2409.04431',
-    note: 'The first example’s queries, keys and values with the softmax replaced by a sigmoid of each scaled score plus ' +
+    note:
+      'The first example’s queries, keys and values with the softmax replaced by a sigmoid of each scaled score plus ' +
       'b = −ln 3 (3 keys). No key takes weight from another: “sweet?” weighs “banana” 0.96 and “apple” 0.85 at once, ' +
       'and its weights sum to 2.06, not 1.',
     ...fruitLookup(),
@@ -283,7 +409,8 @@ export const presets = [
     title: 'Differential attention: two softmax maps, the second subtracted, cancel the weight both give a sink token',
     source: 'Ye et al., 2024, “Differential Transformer” (ICLR 2025), eq. 1–3; numbers made for this explorer',
     url: 'https://arxiv.org/abs/2410.05258',
-    note: 'Each head’s 6 features split in halves of 3. The first halves find the word before each query and the sink “<s>”; ' +
+    note:
+      'Each head’s 6 features split in halves of 3. The first halves find the word before each query and the sink “<s>”; ' +
       'the second halves see only the sink. A = A₁ − λA₂ with λ = 0.5 leaves 0.10 on “<s>” and 0.37 on the word before ' +
       '(softmax attention over all 6 features gives “<s>” 0.68). Each output row is then normalised and scaled by ' +
       '1 − λ_init = 0.2.',
@@ -291,19 +418,35 @@ export const presets = [
     tokens: ['cat', 'sat'],
     kvTokens: ['<s>', 'the', 'cat', 'sat'],
     inputs: {
-      Q: [[1.5, 1.5, 0, 1.5, 0, 0], [1.5, 0, 1.5, 1.5, 0, 0]],
-      K: [[2, 0, 0, 2, 0, 0], [0, 2, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0], [0, 0, 0, 0, 0, 0]],
-      V: [[0, 0], [1, 0], [0, 1], [1, 1]],
+      Q: [
+        [1.5, 1.5, 0, 1.5, 0, 0],
+        [1.5, 0, 1.5, 1.5, 0, 0],
+      ],
+      K: [
+        [2, 0, 0, 2, 0, 0],
+        [0, 2, 0, 0, 0, 0],
+        [0, 0, 2, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0],
+      ],
+      V: [
+        [0, 0],
+        [1, 0],
+        [0, 1],
+        [1, 1],
+      ],
     },
     options: { differential: { lambda: 0.5 } },
   },
   {
     id: 'latent',
-    title: 'Multi-head latent attention: every head’s keys and values from one latent of 2 numbers a token, cached in 4 numbers instead of 8',
-    source: 'DeepSeek-AI, 2024, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, ' +
+    title:
+      'Multi-head latent attention: every head’s keys and values from one latent of 2 numbers a token, cached in 4 numbers instead of 8',
+    source:
+      'DeepSeek-AI, 2024, “DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language Model”, ' +
       'eq. 9–19 without the latent RMSNorms, the queries from X·W_Q as in DeepSeek-V2-Lite; numbers made for this explorer',
     url: 'https://arxiv.org/abs/2405.04434',
-    note: 'X is compressed to c_KV = X·W_DKV, 2 numbers a token; both heads make their keys and values from it (W_UK, W_UV). ' +
+    note:
+      'X is compressed to c_KV = X·W_DKV, 2 numbers a token; both heads make their keys and values from it (W_UK, W_UV). ' +
       'A score is a content part q_C·k_C plus a rotary part q_R·k_R, one rotated key k_R shared by the heads. Head 2’s content ' +
       'scores for “sat” are 6, 6, 6: the rotary part (−2.65, 7.69, 8) tells its keys apart. The absorbed form (W_UK folded into ' +
       'the query) gives the same scores from c_KV itself, and a cache keeps c_KV and k_R, 2 + 2 = 4 numbers a token, where ' +
@@ -311,13 +454,43 @@ export const presets = [
     mode: 'self',
     tokens: ['the', 'cat', 'sat'],
     inputs: {
-      X: [[1, 0, 1, 0], [0, 2, 0, 1], [1, 1, 0, 1]],
-      W_DKV: [[1, 0], [0, 1], [1, 1], [0, 1]],
-      W_UK: [[1, 0, 0, 1], [0, 1, 1, 0]],
-      W_UV: [[1, 0, 1, 1], [0, 1, 0, 1]],
-      W_KR: [[1, 0], [0, 1], [0, 0], [1, 1]],
-      W_QR: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 0, 0, 0], [0, 0, 1, 1]],
-      W_Q: [[1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 1]],
+      X: [
+        [1, 0, 1, 0],
+        [0, 2, 0, 1],
+        [1, 1, 0, 1],
+      ],
+      W_DKV: [
+        [1, 0],
+        [0, 1],
+        [1, 1],
+        [0, 1],
+      ],
+      W_UK: [
+        [1, 0, 0, 1],
+        [0, 1, 1, 0],
+      ],
+      W_UV: [
+        [1, 0, 1, 1],
+        [0, 1, 0, 1],
+      ],
+      W_KR: [
+        [1, 0],
+        [0, 1],
+        [0, 0],
+        [1, 1],
+      ],
+      W_QR: [
+        [1, 0, 0, 1],
+        [0, 1, 1, 0],
+        [1, 0, 0, 0],
+        [0, 0, 1, 1],
+      ],
+      W_Q: [
+        [1, 0, 0, 1],
+        [0, 1, 1, 0],
+        [1, 1, 0, 0],
+        [0, 0, 1, 1],
+      ],
     },
     options: { heads: 2, causal: true },
   },
@@ -325,7 +498,8 @@ export const presets = [
     id: 'lookup',
     title: 'A soft dictionary lookup: three questions about fruit (the first example)',
     source: 'made for this explorer: hand-made 2-number keys (how sweet, how sour), no random numbers',
-    note: 'Each key describes a fruit by two numbers, how sweet and how sour; each query asks for a taste; ' +
+    note:
+      'Each key describes a fruit by two numbers, how sweet and how sour; each query asks for a taste; ' +
       'each value is what the entry returns: its price and its calories (per 100 g, in hundreds). A dictionary ' +
       'would return the one entry whose key matches; attention returns a mix of every value, weighted by how ' +
       'well its key matches the query: “sweet?” gets mostly banana, “sour?” mostly lemon, “both?” mostly apple.',
@@ -347,14 +521,18 @@ const VECTOR_INPUTS = new Set(['b_Q', 'b_K', 'b_V', 'b_O', 'b_G']);
 function numpyCall(draw) {
   const [r, c] = draw.shape;
   switch (draw.kind) {
-    case 'randn': return `np.random.randn(${r}, ${c})`;
-    case 'rand': return `np.random.rand(${r}, ${c})`;
+    case 'randn':
+      return `np.random.randn(${r}, ${c})`;
+    case 'rand':
+      return `np.random.rand(${r}, ${c})`;
     case 'normal': {
       const extra = (draw.loc ?? 0) !== 0 || (draw.scale ?? 1) !== 1 ? `loc=${draw.loc ?? 0}, scale=${draw.scale ?? 1}, ` : '';
       return `np.random.normal(${extra}size=(${r}, ${c}))`;
     }
-    case 'randint': return `np.random.randint(${draw.low ?? 0}, ${draw.high}, size=(${r}, ${c}))`;
-    default: return `np.random.${draw.kind}(${r}, ${c})`;
+    case 'randint':
+      return `np.random.randint(${draw.low ?? 0}, ${draw.high}, size=(${r}, ${c}))`;
+    default:
+      return `np.random.${draw.kind}(${r}, ${c})`;
   }
 }
 

@@ -216,8 +216,10 @@ function scaleFrom(value, field, expected) {
   if (typeof value === 'number' && !Number.isFinite(value)) throw inputError(`${field} must be a finite number, got ${value}`, field);
   const scale = parseScale(value);
   if (scale !== null) return scale;
-  throw inputError(`${field} must be ${expected}, got ${describe(value)}` +
-    (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''), field);
+  throw inputError(
+    `${field} must be ${expected}, got ${describe(value)}` + (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''),
+    field,
+  );
 }
 
 // ---- the problem's keys, from the wire table ----------------------------------------------------
@@ -245,7 +247,12 @@ function jsonTree(layout) {
       const name = index ? part.slice(1, -1) : part;
       if (!node.children.has(name)) {
         node.list = index;
-        node.children.set(name, { key: node.key ? node.key + (index ? part : `.${part}`) : part, entries: [], children: new Map(), list: false });
+        node.children.set(name, {
+          key: node.key ? node.key + (index ? part : `.${part}`) : part,
+          entries: [],
+          children: new Map(),
+          list: false,
+        });
       }
       node = node.children.get(name);
     }
@@ -313,7 +320,8 @@ function listFrom(value, e, field, alloc) {
   for (let i = 0; i < list.length; i++) {
     const x = numberOf(list[i], e);
     if (x === undefined) throw inputError(`${field} must be ${e.expected}: entry ${i + 1} is ${describe(list[i])}`, field);
-    if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum) throw inputError(`${field} entry ${i + 1} is ${x}: at most ${e.maximum}`, field);
+    if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum)
+      throw inputError(`${field} entry ${i + 1} is ${x}: at most ${e.maximum}`, field);
     data[offset + i] = x;
   }
   return { rows: list.length, cols: 1, data, offset, vector: true };
@@ -509,7 +517,10 @@ export function chunkSize(options) {
 export function onlineSoftmaxFrom(row, options, precisions) {
   const numbers = Array.isArray(row) || isNumberView(row) ? Array.from(row) : null;
   if (numbers === null || !numbers.every((x) => typeof x === 'number')) {
-    throw inputError(`onlineSoftmax takes a list of numbers, got ${numbers === null ? describe(row) : `an entry ${describe(numbers.find((x) => typeof x !== 'number'))}`}`, 'row');
+    throw inputError(
+      `onlineSoftmax takes a list of numbers, got ${numbers === null ? describe(row) : `an entry ${describe(numbers.find((x) => typeof x !== 'number'))}`}`,
+      'row',
+    );
   }
   if (!isPlainObject(options)) throw inputError(`onlineSoftmax's options are ${describe(options)}: expected { subtractMax, precision }`);
   checkKeys(options, ONLINE_SOFTMAX_KEYS);

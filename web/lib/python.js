@@ -66,7 +66,9 @@ const TORCH = {
   rows: 'torch.atleast_2d(m).tolist()',
   printOptions: 'torch.set_printoptions(precision=4, sci_mode=False, linewidth=120)',
   check: sdpaCheck,
-  checkResult: ['    print("matches torch.nn.functional.scaled_dot_product_attention" if sdpa_checked else "(no scaled_dot_product_attention check for these options)")'],
+  checkResult: [
+    '    print("matches torch.nn.functional.scaled_dot_product_attention" if sdpa_checked else "(no scaled_dot_product_attention check for these options)")',
+  ],
 };
 
 function pyNumber(x) {
@@ -100,7 +102,10 @@ function header(ctx, trace, d, recipe) {
   // The explorer's name and formula of each step; the first head's stand for every head.
   const shown = trace.steps.filter((s) => (headOf(s) ?? 0) === 0);
   const width = Math.max(...shown.map((s) => s.id.length));
-  lines.push(`# The steps${m.heads > 1 ? ' (head 1 stands for every head)' : ''}:`, ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${s.title}: ${s.text}`));
+  lines.push(
+    `# The steps${m.heads > 1 ? ' (head 1 stands for every head)' : ''}:`,
+    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${s.title}: ${s.text}`),
+  );
   lines.push(`# Run: python3 ${d.file}    (--json prints every step as JSON)`);
   return lines;
 }
@@ -108,7 +113,11 @@ function header(ctx, trace, d, recipe) {
 function projections(ctx, cols) {
   if (ctx.mode === 'qkv') return ['# Q, K, V are given.'];
   const Xkv = ctx.mode === 'cross' ? 'X_kv' : 'X';
-  return [['Q', 'X'], ['K', Xkv], ['V', Xkv]].map(([n, x]) => {
+  return [
+    ['Q', 'X'],
+    ['K', Xkv],
+    ['V', Xkv],
+  ].map(([n, x]) => {
     const b = ctx.bias[n] ? (cols ? ` + b_${n}[:, None]` : ` + b_${n}`) : '';
     return cols ? `${n} = W_${n} @ ${x}${b}` : `${n} = ${x} @ W_${n}${b}`;
   });
@@ -117,10 +126,14 @@ function projections(ctx, cols) {
 /** `factor` (QKᵀ is multiplied) or `divisor` (QKᵀ is divided), in the working precision. */
 function scaleLine(ctx, factor, d) {
   switch (ctx.scale.kind) {
-    case 'sqrt_dk': return `divisor = ${d.sqrt}(${d.scalar('d_k')})  # sqrt(d_k) in the working precision`;
-    case 'none': return 'factor = 1.0  # not scaled';
-    case 'divide': return `divisor = ${d.scalar(pyNumber(1 / factor))}  # scale ${ctx.scale.text}`;
-    default: return `factor = ${d.scalar(pyNumber(factor))}  # scale ${ctx.scale.text}`;
+    case 'sqrt_dk':
+      return `divisor = ${d.sqrt}(${d.scalar('d_k')})  # sqrt(d_k) in the working precision`;
+    case 'none':
+      return 'factor = 1.0  # not scaled';
+    case 'divide':
+      return `divisor = ${d.scalar(pyNumber(1 / factor))}  # scale ${ctx.scale.text}`;
+    default:
+      return `factor = ${d.scalar(pyNumber(factor))}  # scale ${ctx.scale.text}`;
   }
 }
 
@@ -135,7 +148,8 @@ function maskLines(ctx, d, cols) {
   } else if (ctx.maskKind === 'additive') {
     lines.push(`M = M + ${d.array(pyList(ctx.mask))}`);
   }
-  if (ctx.causal) lines.push(cols ? `M[${d.lower}] = -math.inf  # causal: key i > query j` : `M[${d.upper}] = -math.inf  # causal: key j > query i`);
+  if (ctx.causal)
+    lines.push(cols ? `M[${d.lower}] = -math.inf  # causal: key i > query j` : `M[${d.upper}] = -math.inf  # causal: key j > query i`);
   return lines;
 }
 
@@ -145,7 +159,7 @@ function maskLines(ctx, d, cols) {
 // the scores are keys x queries and the softmax runs down each column, so every helper below
 // takes the token axis from the layout.
 
-const word = (v) => (typeof v === 'number' ? v : numberWord(v) ?? Number(v));
+const word = (v) => (typeof v === 'number' ? v : (numberWord(v) ?? Number(v)));
 const listOf = (v) => (v == null ? [] : Array.isArray(v) ? v.flat() : typeof v === 'string' ? v.trim().split(/[\s,]+/) : [v]).map(word);
 const tableOf = (v) => (typeof v === 'string' ? v.trim().split('\n').map(listOf) : v.map((row) => row.map(word)));
 
@@ -157,7 +171,8 @@ function positionOptions(problem) {
   const sinks = listOf(o.sink_logit).filter((v) => v !== -Infinity);
   const x = {
     past: problem.past_K != null,
-    positions: o.positions && typeof o.positions === 'object' ? { queries: listOf(o.positions.queries), keys: listOf(o.positions.keys) } : null,
+    positions:
+      o.positions && typeof o.positions === 'object' ? { queries: listOf(o.positions.queries), keys: listOf(o.positions.keys) } : null,
     rope,
     positional: o.positional === 'sinusoidal' ? 'sinusoidal' : problem.P != null ? 'learned' : null,
     alibi: o.alibi === true ? true : Array.isArray(o.alibi) || typeof o.alibi === 'string' ? listOf(o.alibi) : null,
@@ -168,8 +183,15 @@ function positionOptions(problem) {
     nan: o.fully_masked === 'nan',
   };
   const on = {
-    past_K: x.past, positions: x.positions, rope: x.rope, positional: x.positional, alibi: x.alibi,
-    window: x.window, sink_logit: x.sinkLogit, mask_fill: x.maskFill !== -Infinity, fully_masked: x.nan,
+    past_K: x.past,
+    positions: x.positions,
+    rope: x.rope,
+    positional: x.positional,
+    alibi: x.alibi,
+    window: x.window,
+    sink_logit: x.sinkLogit,
+    mask_fill: x.maskFill !== -Infinity,
+    fully_masked: x.nan,
   };
   x.any = Object.values(on).some(Boolean);
   return x;
@@ -182,7 +204,8 @@ const feature = (cols) => (i) => (cols ? `[${i}, :]` : `[:, ${i}]`);
 const headSlice = (name, width, index, cols) => `${name}${feature(cols)(`${index} * ${width}:(${index} + 1) * ${width}`)}`;
 
 function pySinusoidal(d, cols) {
-  const doc = '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1' +
+  const doc =
+    '    """The original Transformer\'s encoding: sin(p / 10000^(2i/d)) in feature 2i, cos in 2i + 1' +
     `${cols ? '; a column per token' : ''}."""`;
   if (d === TORCH) {
     return [
@@ -214,7 +237,7 @@ function pyRopeNumpy(rope, cols) {
   const f = feature(cols);
   const lines = [
     'def rope(x, positions, back=False):',
-    `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? 'the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; features past dims unchanged; back: turned back (the rotation's transpose)."""`,
+    `    """RoPE: feature pairs (${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}) turned by ${tables ? "the cos/sin tables' row p" : 'p * base^(-2i/dims)'}; features past dims unchanged; back: turned back (the rotation's transpose)."""`,
     '    out = x.copy()',
     '    for i in range(rope_dims // 2):',
     `        a, b = ${interleaved ? '2 * i, 2 * i + 1' : 'i, i + rope_dims // 2'}`,
@@ -222,9 +245,17 @@ function pyRopeNumpy(rope, cols) {
   if (tables) {
     lines.push('        rows = positions.astype(int)', '        c, s = rope_cos[rows, i].astype(dt), rope_sin[rows, i].astype(dt)');
   } else {
-    lines.push('        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are', '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)');
+    lines.push(
+      '        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are',
+      '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)',
+    );
   }
-  lines.push('        s = -s if back else s', `        out${f('a')} = x${f('a')} * c - x${f('b')} * s`, `        out${f('b')} = x${f('a')} * s + x${f('b')} * c`, '    return out');
+  lines.push(
+    '        s = -s if back else s',
+    `        out${f('a')} = x${f('a')} * c - x${f('b')} * s`,
+    `        out${f('b')} = x${f('a')} * s + x${f('b')} * c`,
+    '    return out',
+  );
   return lines;
 }
 
@@ -256,12 +287,16 @@ function pyRopeTorch(rope, cols) {
   }
   const turn = interleaved ? 'rotate_every_two' : 'rotate_half';
   lines.push(
-    '', '',
+    '',
+    '',
     'def rope(x, positions):',
-    `    """RoPE: x cos + ${turn}(x) sin on the first rope_dims features (pairs ${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}), angles ${tables ? 'from the cos/sin tables\' row p' : 'p * base^(-2i/dims)'}; the rest unchanged."""`,
+    `    """RoPE: x cos + ${turn}(x) sin on the first rope_dims features (pairs ${interleaved ? '2i, 2i + 1' : 'i, i + dims/2'}), angles ${tables ? "from the cos/sin tables' row p" : 'p * base^(-2i/dims)'}; the rest unchanged."""`,
   );
   if (tables) {
-    lines.push('    rows = positions.long()', `    cos, sin = rope_cos[rows]${cols ? '.T' : ''}, rope_sin[rows]${cols ? '.T' : ''}  # one ${cols ? 'column' : 'row'} per token, one angle per pair`);
+    lines.push(
+      '    rows = positions.long()',
+      `    cos, sin = rope_cos[rows]${cols ? '.T' : ''}, rope_sin[rows]${cols ? '.T' : ''}  # one ${cols ? 'column' : 'row'} per token, one angle per pair`,
+    );
   } else {
     lines.push(
       '    inv_freq = rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)  # theta_i = base^(-2i/dims)',
@@ -327,7 +362,8 @@ function positionFunctions(x, d, cols) {
 /** X plus its position encoding, before the projections. */
 function positionalLines(x, cols) {
   if (!x.positional) return [];
-  const pe = x.positional === 'sinusoidal' ? `sinusoidal(q_pos, X.shape[${cols ? 0 : 1}])  # at the query positions` : 'P  # learned positions';
+  const pe =
+    x.positional === 'sinusoidal' ? `sinusoidal(q_pos, X.shape[${cols ? 0 : 1}])  # at the query positions` : 'P  # learned positions';
   return [`PE = ${pe}`, 'X = X + PE', 'steps += [("positional", None, PE), ("X_pos", None, X)]'];
 }
 
@@ -359,11 +395,15 @@ function ropeAngleLines(r, d, cols) {
     `positions = sorted({int(p) for p in q_pos.tolist() + k_pos.tolist()${tables ? ' if p < rope_cos.shape[0]' : ''}})  # RoPE's angle table: a row each`,
   ];
   if (tables) {
-    lines.push(`angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # the angle of each cos/sin pair`);
+    lines.push(
+      `angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # the angle of each cos/sin pair`,
+    );
   } else {
-    lines.push(torch
-      ? 'angles = torch.tensor(positions, dtype=torch.float64)[:, None] * rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)'
-      : 'angles = np.array(positions, dtype=np.float64)[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)');
+    lines.push(
+      torch
+        ? 'angles = torch.tensor(positions, dtype=torch.float64)[:, None] * rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)'
+        : 'angles = np.array(positions, dtype=np.float64)[:, None] * rope_base ** (-2.0 * np.arange(rope_dims // 2) / rope_dims)',
+    );
   }
   lines.push(`steps.append(("rope_angles", None, angles${cols ? '.T' : ''}${torch ? '.to(dt)' : '.astype(dt)'}))`);
   return lines;
@@ -374,7 +414,7 @@ function settingLines(x, d, cols) {
   const lines = [];
   const r = x.rope;
   if (r) {
-    const all = x.variant?.diff ? 'd_k // 2' : 'd_k';  // differential attention rotates each half as a head
+    const all = x.variant?.diff ? 'd_k // 2' : 'd_k'; // differential attention rotates each half as a head
     lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : all}  # features rotated, from the first`);
     const table = (t) => (d === TORCH ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
     if (r.cos != null) lines.push(`rope_cos = ${table(r.cos)}  # a row per position`, `rope_sin = ${table(r.sin)}`);
@@ -403,8 +443,9 @@ function positionMaskLines(x, ctx, d, cols) {
   const lines = [
     `# The mask, ${cols ? 'keys x queries' : 'queries x keys'}: hidden is True where a score is hidden. Positions are compared, not indices.`,
     torch ? `hidden = torch.zeros(${size}, dtype=torch.bool)` : `hidden = np.zeros((${size}), dtype=bool)`,
-    cols ? 'q, p = k_pos[:, None], q_pos[None, :]  # a key\'s position (rows), a query\'s position (columns)'
-      : 'p, q = q_pos[:, None], k_pos[None, :]  # a query\'s position, a key\'s position',
+    cols
+      ? "q, p = k_pos[:, None], q_pos[None, :]  # a key's position (rows), a query's position (columns)"
+      : "p, q = q_pos[:, None], k_pos[None, :]  # a query's position, a key's position",
   ];
   if (ctx.maskKind === 'keep') {
     lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # True: the query sees the key`, 'hidden |= ~keep');
@@ -421,7 +462,9 @@ function positionMaskLines(x, ctx, d, cols) {
   }
   if (torch) {
     const base = ctx.maskKind === 'additive' ? 'user_mask' : `torch.zeros(${size}, dtype=dt)`;
-    lines.push(`M = ${base}.masked_fill(hidden, -math.inf)  # additive: ${ctx.maskKind === 'additive' ? 'the user\'s numbers' : '0'} where kept, -inf where hidden`);
+    lines.push(
+      `M = ${base}.masked_fill(hidden, -math.inf)  # additive: ${ctx.maskKind === 'additive' ? "the user's numbers" : '0'} where kept, -inf where hidden`,
+    );
   } else {
     lines.push(`M = ${d.zeros(`(${size})`)}  # additive: 0 keeps a score, -inf hides it`);
     if (ctx.maskKind === 'additive') lines.push('M = M + user_mask.astype(dt)');
@@ -437,30 +480,47 @@ function positionHeadLines(x, ctx, d, cols) {
   const before = ['    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh)]'];
   const v = x.variant;
   if (v?.qk) {
-    before.push(...(x.gradients ? ['    Q_raw, K_raw = Qh, Kh  # as projected, for the backward pass'] : []),
+    before.push(
+      ...(x.gradients ? ['    Q_raw, K_raw = Qh, Kh  # as projected, for the backward pass'] : []),
       '    Qh, Kh = qk_norm(Qh, g_q), qk_norm(Kh, g_k)  # each row, before RoPE; only the new keys',
-      '    steps += [("Q_normed", h, Qh), ("K_normed", h, Kh)]');
+      '    steps += [("Q_normed", h, Qh), ("K_normed", h, Kh)]',
+    );
   }
   if (x.rope && v?.diff) {
-    const halves = (m, pos) => (torch ? `torch.cat([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})], dim=1)` : `np.hstack([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})])`);
-    before.push(`    Qh = ${halves('Qh', 'q_pos')}  # each half rotated as a head of d_k / 2`,
+    const halves = (m, pos) =>
+      torch
+        ? `torch.cat([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})], dim=1)`
+        : `np.hstack([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})])`;
+    before.push(
+      `    Qh = ${halves('Qh', 'q_pos')}  # each half rotated as a head of d_k / 2`,
       `    Kh = ${halves('Kh', 'k_pos[past:]')}  # new keys at their positions; cached ones come rotated`,
-      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
+      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]',
+    );
   } else if (x.rope) {
-    before.push('    Qh = rope(Qh, q_pos)', '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
-      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]');
+    before.push(
+      '    Qh = rope(Qh, q_pos)',
+      '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
+      '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]',
+    );
   }
   if (x.past) {
     const join = (a, b) => (torch ? `torch.cat([${a}, ${b}], dim=${cols ? 1 : 0})` : `${cols ? 'np.hstack' : 'np.vstack'}([${a}, ${b}])`);
-    before.push(`    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
-      `    Vh = ${join(headSlice('past_V', 'd_v', 'g', cols), 'Vh')}`, '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]');
+    before.push(
+      `    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
+      `    Vh = ${join(headSlice('past_V', 'd_v', 'g', cols), 'Vh')}`,
+      '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]',
+    );
   }
   const after = [];
   if (x.alibi) {
     const distance = cols ? 'k_pos[:, None] - q_pos[None, :]' : 'q_pos[:, None] - k_pos[None, :]';
-    after.push(torch ? `    bias = (-slopes[h] * (${distance}).abs()).to(dt)  # ALiBi: -m |p - q|`
-      : `    bias = (-slopes[h] * np.abs(${distance})).astype(dt)  # ALiBi: -m |p - q|`,
-    '    logits = logits + bias', '    steps += [("alibi", h, bias), ("biased", h, logits)]');
+    after.push(
+      torch
+        ? `    bias = (-slopes[h] * (${distance}).abs()).to(dt)  # ALiBi: -m |p - q|`
+        : `    bias = (-slopes[h] * np.abs(${distance})).astype(dt)  # ALiBi: -m |p - q|`,
+      '    logits = logits + bias',
+      '    steps += [("alibi", h, bias), ("biased", h, logits)]',
+    );
   }
   if (hasMask(x, ctx)) {
     // The trace's mask step: 1 keeps and 0 hides, or the additive mask itself.
@@ -468,21 +528,32 @@ function positionHeadLines(x, ctx, d, cols) {
     after.push(`    steps.append(("mask", h, ${maskStep}))`);
     if (torch) {
       if (ctx.maskKind === 'additive') after.push('    logits = logits + user_mask');
-      after.push(x.maskFill === -Infinity ? '    logits = logits.masked_fill(hidden, -math.inf)'
-        : `    logits = logits.masked_fill(hidden, ${pyNumber(x.maskFill)})  # a finite mask_fill, as many codebases write it`);
+      after.push(
+        x.maskFill === -Infinity
+          ? '    logits = logits.masked_fill(hidden, -math.inf)'
+          : `    logits = logits.masked_fill(hidden, ${pyNumber(x.maskFill)})  # a finite mask_fill, as many codebases write it`,
+      );
     } else {
       after.push('    logits = logits + M');
-      if (x.maskFill !== -Infinity) after.push(`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`);
+      if (x.maskFill !== -Infinity)
+        after.push(`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`);
     }
     after.push('    steps.append(("masked", h, logits))');
   }
   const where = cols ? 'down each column' : 'along each row';
   let weights;
   if (v?.sigmoid) {
-    weights = [`    weights = ${torch ? 'torch.sigmoid' : 'sigmoid'}(logits + sigmoid_bias)  # each weight on its own: rows need not sum to 1`];
-    if (hasMask(x, ctx)) weights.push(`    weights = ${torch ? 'weights.masked_fill(hidden, 0.0)' : 'np.where(hidden, dt(0), weights)'}  # a hidden key: weight 0, whatever mask_fill`);
+    weights = [
+      `    weights = ${torch ? 'torch.sigmoid' : 'sigmoid'}(logits + sigmoid_bias)  # each weight on its own: rows need not sum to 1`,
+    ];
+    if (hasMask(x, ctx))
+      weights.push(
+        `    weights = ${torch ? 'weights.masked_fill(hidden, 0.0)' : 'np.where(hidden, dt(0), weights)'}  # a hidden key: weight 0, whatever mask_fill`,
+      );
   } else if (x.sinkLogit) {
-    weights = [`    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # the sink: an extra logit in the denominator`];
+    weights = [
+      `    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # the sink: an extra logit in the denominator`,
+    ];
   } else if (fillNeedsShiftedSoftmax(x, d)) {
     // Scores of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
     weights = ['    weights = softmax_with_sink(logits, dt(-math.inf))  # e^(x - max) / sum, no sink'];
@@ -517,7 +588,12 @@ function variantOptions(problem, trace) {
   const o = problem.options ?? {};
   const on = (v) => v != null && v !== false;
   const q = on(o.qk_norm) ? o.qk_norm : null;
-  const qk = q && { layer: q.type === 'layer', eps: word(q.eps ?? 1e-6), g_q: q.g_q != null ? listOf(q.g_q) : null, g_k: q.g_k != null ? listOf(q.g_k) : null };
+  const qk = q && {
+    layer: q.type === 'layer',
+    eps: word(q.eps ?? 1e-6),
+    g_q: q.g_q != null ? listOf(q.g_q) : null,
+    g_k: q.g_k != null ? listOf(q.g_k) : null,
+  };
   const dOpt = on(o.differential) ? o.differential : null;
   let diff = null;
   if (dOpt) {
@@ -540,7 +616,12 @@ function variantFunctions(v, d) {
   const add = (f) => lines.push('', '', ...f);
   const sum = (e) => (torch ? `(${e}).sum(dim=1, keepdim=True)` : `np.sum(${e}, axis=1, keepdims=True)`);
   if (!torch && (v.sigmoid || v.gate)) {
-    add(['def sigmoid(x):', '    """The logistic sigmoid 1 / (1 + e^-x), 0 at -inf."""', '    with np.errstate(over="ignore"):', '        return (1 / (1 + np.exp(-x))).astype(dt)']);
+    add([
+      'def sigmoid(x):',
+      '    """The logistic sigmoid 1 / (1 + e^-x), 0 at -inf."""',
+      '    with np.errstate(over="ignore"):',
+      '        return (1 / (1 + np.exp(-x))).astype(dt)',
+    ]);
   }
   if (v.qk) {
     add([
@@ -565,14 +646,23 @@ function variantSettingLines(v, d, ctx) {
   const torch = d === TORCH;
   const lines = [];
   const gains = (g) => (g ? d.array(pyList(g)) : torch ? 'torch.ones(d_k, dtype=dt)' : 'np.ones(d_k, dtype=dt)');
-  if (v.qk) lines.push(`qk_eps = ${pyNumber(v.qk.eps)}`, `g_q, g_k = ${gains(v.qk.g_q)}, ${gains(v.qk.g_k)}  # one gain per feature, shared by the heads`);
+  if (v.qk)
+    lines.push(
+      `qk_eps = ${pyNumber(v.qk.eps)}`,
+      `g_q, g_k = ${gains(v.qk.g_q)}, ${gains(v.qk.g_k)}  # one gain per feature, shared by the heads`,
+    );
   if (v.sigmoid) {
     const b = v.sigmoid.bias == null ? '-math.log(S)' : pyNumber(v.sigmoid.bias);
     lines.push(`sigmoid_bias = ${d.scalar(b)}  # b${v.sigmoid.bias == null ? ' = -ln S (S keys, the cache included)' : ''}`);
   }
   if (v.diff) {
-    lines.push(`lam = ${pyList(v.diff.lambdas)}  # lambda of each head`, `lambda_init = ${pyNumber(v.diff.init)}`, 'w = d_k // 2  # each half of a head\'s features');
-    if (ctx.scale.kind === 'sqrt_dk') lines.push(`divisor = ${d.sqrt}(${d.scalar('w')})  # sqrt(d_k / 2): each half is a head of d_k / 2 features`);
+    lines.push(
+      `lam = ${pyList(v.diff.lambdas)}  # lambda of each head`,
+      `lambda_init = ${pyNumber(v.diff.init)}`,
+      "w = d_k // 2  # each half of a head's features",
+    );
+    if (ctx.scale.kind === 'sqrt_dk')
+      lines.push(`divisor = ${d.sqrt}(${d.scalar('w')})  # sqrt(d_k / 2): each half is a head of d_k / 2 features`);
   }
   if (v.gate) {
     lines.push(
@@ -593,11 +683,7 @@ function linearHeadLoop(ctx, trace, d, x) {
     identity: 'x',
   }[lin.map];
   const positions = (list, n) => (list ? d.array(pyList(list)) : torch ? `torch.arange(${n}, dtype=dt)` : `np.arange(${n}, dtype=dt)`);
-  const lines = [
-    `def phi(x):`,
-    `    return ${phi}  # the feature map ${lin.map}`,
-    '',
-  ];
+  const lines = [`def phi(x):`, `    return ${phi}  # the feature map ${lin.map}`, ''];
   if (ctx.causal) {
     lines.push(
       `qpos, kpos = ${positions(x.positions?.queries, 'L')}, ${positions(x.positions?.keys, 'S')}  # positions of the queries and the keys`,
@@ -605,7 +691,7 @@ function linearHeadLoop(ctx, trace, d, x) {
       torch
         ? 'C = torch.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), torch.zeros((), dtype=dt))'
         : 'C = np.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), 0).astype(dt)',
-      '# C: key j weighs decay^(i - j) in query i\'s sum, and 0 after the query (causal)',
+      "# C: key j weighs decay^(i - j) in query i's sum, and 0 after the query (causal)",
     );
   }
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
@@ -632,7 +718,9 @@ function linearHeadLoop(ctx, trace, d, x) {
   }
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
   if (x.gradients) {
-    lines.push(`    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # what the backward pass reads`);
+    lines.push(
+      `    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # what the backward pass reads`,
+    );
   }
   return lines;
 }
@@ -657,10 +745,7 @@ function linearGradientHeadLines(ctx, trace, x) {
     ...(headOutput ? ['    steps.append(("dhead_output", h, dH))'] : []),
   ];
   if (lin.normalize) {
-    lines.push(
-      '    dLam = (dH @ Vh.T - np.sum(dH * Oh, axis=1, keepdims=True)) / D  # dO_i . (V_j - O_i) / D_i',
-      '    dU = dH / D',
-    );
+    lines.push('    dLam = (dH @ Vh.T - np.sum(dH * Oh, axis=1, keepdims=True)) / D  # dO_i . (V_j - O_i) / D_i', '    dU = dH / D');
   } else {
     lines.push('    dLam = dH @ Vh.T', '    dU = dH');
   }
@@ -696,7 +781,8 @@ function headLoop(ctx, trace, d, cols, x) {
   lines.push(
     cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
     multiplies(ctx) ? '    scaled = scores * factor' : '    scaled = scores / divisor',
-    options ? '    steps += [("scores", h, scores), ("scaled", h, scaled)]'
+    options
+      ? '    steps += [("scores", h, scores), ("scaled", h, scaled)]'
       : '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("scores", h, scores), ("scaled", h, scaled)]',
     '    logits = scaled',
   );
@@ -720,7 +806,9 @@ function headLoop(ctx, trace, d, cols, x) {
   if (withPositions && d.check && sdpaSkip(ctx, x) == null) {
     const bias = [x.alibi && 'bias', hasMask(x, ctx) && 'M'].filter(Boolean).join(' + ');
     const T = (e) => (cols ? `${e.includes(' ') ? `(${e})` : e}.T` : e);
-    lines.push(`    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # for the check below, queries x keys`);
+    lines.push(
+      `    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # for the check below, queries x keys`,
+    );
   }
   return lines;
 }
@@ -738,12 +826,22 @@ function variantHeadLines(ctx, trace, d, x, options) {
   if (v.diff) {
     const mask = hasMask(x, ctx);
     if (x.alibi) {
-      lines.push(torch ? '    bias = (-slopes[h] * (q_pos[:, None] - k_pos[None, :]).abs()).to(dt)  # ALiBi: -m |p - q|'
-        : '    bias = (-slopes[h] * np.abs(q_pos[:, None] - k_pos[None, :])).astype(dt)  # ALiBi: -m |p - q|', '    steps.append(("alibi", h, bias))');
+      lines.push(
+        torch
+          ? '    bias = (-slopes[h] * (q_pos[:, None] - k_pos[None, :]).abs()).to(dt)  # ALiBi: -m |p - q|'
+          : '    bias = (-slopes[h] * np.abs(q_pos[:, None] - k_pos[None, :])).astype(dt)  # ALiBi: -m |p - q|',
+        '    steps.append(("alibi", h, bias))',
+      );
     }
-    if (mask) lines.push(`    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(M == 0) * 1.0'}))`);
-    lines.push('    halves = []', '    for k in range(2):  # A_1 from the first halves of Q and K, A_2 from the second',
-      `        logits = (Qh[:, k * w:(k + 1) * w] @ Kh[:, k * w:(k + 1) * w].T)${scale}`);
+    if (mask)
+      lines.push(
+        `    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(M == 0) * 1.0'}))`,
+      );
+    lines.push(
+      '    halves = []',
+      '    for k in range(2):  # A_1 from the first halves of Q and K, A_2 from the second',
+      `        logits = (Qh[:, k * w:(k + 1) * w] @ Kh[:, k * w:(k + 1) * w].T)${scale}`,
+    );
     if (ctx.softcap > 0) lines.push(`        logits = softcap * ${d.tanh}(logits / softcap)`);
     if (x.alibi) lines.push('        logits = logits + bias');
     if (mask) {
@@ -755,14 +853,21 @@ function variantHeadLines(ctx, trace, d, x, options) {
         if (x.maskFill !== -Infinity) lines.push(`        logits[hidden] = dt(${pyNumber(x.maskFill)})`);
       }
     }
-    lines.push(...options.weights.map((l) => `    ${l}`), '        halves.append(weights)',
+    lines.push(
+      ...options.weights.map((l) => `    ${l}`),
+      '        halves.append(weights)',
       '    A1, A2 = halves',
       '    weights = A1 - lam[h] * A2  # the common-mode part cancels',
-      '    steps += [("weights_1", h, A1), ("weights_2", h, A2)]');
+      '    steps += [("weights_1", h, A1), ("weights_2", h, A2)]',
+    );
     if (x.gradients) lines.push('    A_halves = (A1, A2)');
   } else {
-    lines.push('    scores = Qh @ Kh.T  # queries x keys', `    scaled = scores${scale}`,
-      '    steps += [("scores", h, scores), ("scaled", h, scaled)]', '    logits = scaled');
+    lines.push(
+      '    scores = Qh @ Kh.T  # queries x keys',
+      `    scaled = scores${scale}`,
+      '    steps += [("scores", h, scores), ("scaled", h, scaled)]',
+      '    logits = scaled',
+    );
     if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
     lines.push(...options.after, ...options.weights);
   }
@@ -770,8 +875,10 @@ function variantHeadLines(ctx, trace, d, x, options) {
   lines.push('    steps.append(("weights", h, weights))', '    head = weights @ Vh');
   if (trace.meta.heads > 1 || ctx.hasWO || more) lines.push('    steps.append(("head_output", h, head))');
   if (x.gradients) {
-    lines.push(`    saved.append((Qh, Kh, Vh, weights, ${v.diff ? 'None' : 'scaled'}))  # what the backward pass reads`,
-      `    extra.append(dict(head=head${v.qk ? ', Q_raw=Q_raw, K_raw=K_raw' : ''}${v.diff ? ', A_halves=A_halves' : ''}))`);
+    lines.push(
+      `    saved.append((Qh, Kh, Vh, weights, ${v.diff ? 'None' : 'scaled'}))  # what the backward pass reads`,
+      `    extra.append(dict(head=head${v.qk ? ', Q_raw=Q_raw, K_raw=K_raw' : ''}${v.diff ? ', A_halves=A_halves' : ''}))`,
+    );
   }
   if (v.diff?.norm) lines.push('    head = head_norm(head)', '    steps.append(("head_normed", h, head))');
   if (v.gate) {
@@ -787,7 +894,9 @@ function variantHeadLines(ctx, trace, d, x, options) {
 function sdpaSkip(ctx, x) {
   if (x.variant) {
     const v = x.variant;
-    const names = [v.qk && 'QK-norm', v.gate && 'output gate', v.sigmoid && 'sigmoid attention', v.diff && 'differential attention'].filter(Boolean);
+    const names = [v.qk && 'QK-norm', v.gate && 'output gate', v.sigmoid && 'sigmoid attention', v.diff && 'differential attention'].filter(
+      Boolean,
+    );
     return `scaled_dot_product_attention has no ${names.join(' or ')}`;
   }
   if (x.linear) return 'scaled_dot_product_attention is softmax attention, not linear attention';
@@ -829,7 +938,7 @@ function sdpaCheck(ctx, precision, cols, x) {
  * as attn_mask (an explicit mask: is_causal aligns a cache's queries top-left, not at their positions).
  */
 function positionSdpaCheck(ctx, precision, cols, x) {
-  const bias = [x.alibi && 'ALiBi\'s bias', hasMask(x, ctx) && 'the mask'].filter(Boolean);
+  const bias = [x.alibi && "ALiBi's bias", hasMask(x, ctx) && 'the mask'].filter(Boolean);
   const names = bias.length > 0 ? 'q, k, v, attn_mask' : 'q, k, v';
   return [
     `# Each head's queries and keys as the scores read them (rotated, with the cache)${bias.length > 0 ? `, and ${bias.join(' + ')} as attn_mask` : ''}.`,
@@ -859,7 +968,9 @@ function gradientLines(ctx, trace, cols, x) {
   const rope = x.rope != null;
   const lines = [
     '# ---- the backward pass of L = sum(O * dO): every gradient by the chain rule, in the rows layout',
-    cols ? 'R = np.transpose  # the columns layout\'s matrices to the rows layout and back' : 'def R(m):\n    return m  # the rows layout already',
+    cols
+      ? "R = np.transpose  # the columns layout's matrices to the rows layout and back"
+      : 'def R(m):\n    return m  # the rows layout already',
     given ? `dO = ${NUMPY.array(pyList(dO.data))}` : 'dO = np.ones_like(output)  # no dO given: L = sum(O)',
     'steps.append(("dO", None, dO))',
     `d_concat = ${ctx.hasWO ? 'R(dO) @ R(W_O).T  # through the output projection' : 'R(dO)'}`,
@@ -870,7 +981,7 @@ function gradientLines(ctx, trace, cols, x) {
     `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
     ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
     ...(x.variant?.qk ? ['dg_q, dg_k = np.zeros(d_k, dtype=dt), np.zeros(d_k, dtype=dt)'] : []),
-    ...(x.variant?.gate ? ['dG_all = np.zeros_like(G)  # every head\'s gate gradient, side by side'] : []),
+    ...(x.variant?.gate ? ["dG_all = np.zeros_like(G)  # every head's gate gradient, side by side"] : []),
   ];
   if (x.linear) {
     lines.push(...linearGradientHeadLines(ctx, trace, x));
@@ -881,7 +992,7 @@ function gradientLines(ctx, trace, cols, x) {
   }
   lines.push(
     '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
-    '    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group\'s heads',
+    "    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group's heads",
     '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
     'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
   );
@@ -926,7 +1037,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
       '    steps.append(("dgated_output", h, dH))',
       '    dG = dH * e["pre_gate"]  # head~ = head * G',
       '    if gate_headwise:',
-      '        dG = np.sum(dG, axis=1, keepdims=True)  # one gate for all the head\'s features',
+      "        dG = np.sum(dG, axis=1, keepdims=True)  # one gate for all the head's features",
       '        dG_all[:, h:h + 1] = dG',
       '    else:',
       '        dG_all[:, h * d_v:(h + 1) * d_v] = dG',
@@ -959,7 +1070,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
       '    dQh, dKh = np.zeros_like(Qh), np.zeros_like(Kh)',
       '    for k, (Ak, dAk) in enumerate(zip(e["A_halves"], (dA, -lam[h] * dA))):',
       '        cols = slice(k * w, (k + 1) * w)',
-      '        dS = Ak * (dAk - np.sum(dAk * Ak, axis=1, keepdims=True))  # each half\'s softmax',
+      "        dS = Ak * (dAk - np.sum(dAk * Ak, axis=1, keepdims=True))  # each half's softmax",
       ...(masked ? ['        dS = np.where(hidden, dt(0), dS)'] : []),
       ...(ctx.softcap > 0 ? ['        dS = dS * (1 - np.tanh(Qh[:, cols] @ Kh[:, cols].T * grad_scale / softcap) ** 2)'] : []),
       '        dS = dS * grad_scale',
@@ -967,11 +1078,16 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
       `    steps += [("${dQid}", h, dQh), ("${dKid}", h, dKh)]`,
     );
   } else {
-    lines.push(v.sigmoid ? '    dS = dA * A * (1 - A)  # the sigmoid\'s slope, entry by entry'
-      : '    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax\'s Jacobian, row by row',
-    '    steps.append(("dS", h, dS))');
-    if (masked) lines.push('    dS = np.where(hidden, dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, dS))');
-    if (ctx.softcap > 0) lines.push('    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap\'s slope', '    steps.append(("dS_uncapped", h, dS))');
+    lines.push(
+      v.sigmoid
+        ? "    dS = dA * A * (1 - A)  # the sigmoid's slope, entry by entry"
+        : "    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax's Jacobian, row by row",
+      '    steps.append(("dS", h, dS))',
+    );
+    if (masked)
+      lines.push('    dS = np.where(hidden, dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, dS))');
+    if (ctx.softcap > 0)
+      lines.push("    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap's slope", '    steps.append(("dS_uncapped", h, dS))');
     lines.push(
       '    dscores = dS * grad_scale',
       '    steps.append(("dscores", h, dscores))',
@@ -981,14 +1097,15 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
   }
   if (past) {
     lines.push(
-      '    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows\' share',
+      "    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows' share",
       '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
       '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
       `    steps += [("${rope ? 'dK_rot' : v.qk ? 'dK_normed' : 'dK'}", h, dKh), ("dV", h, dVh)]`,
     );
   }
   if (rope) {
-    const back = (m, pos) => (v.diff ? `np.hstack([rope(${m}[:, :w], ${pos}, back=True), rope(${m}[:, w:], ${pos}, back=True)])` : `rope(${m}, ${pos}, back=True)`);
+    const back = (m, pos) =>
+      v.diff ? `np.hstack([rope(${m}[:, :w], ${pos}, back=True), rope(${m}[:, w:], ${pos}, back=True)])` : `rope(${m}, ${pos}, back=True)`;
     lines.push(
       `    dQh = ${back('dQh', 'q_pos')}  # RoPE turned back`,
       `    dKh = ${back('dKh', 'k_pos[n_past:]')}`,
@@ -1019,11 +1136,16 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
     '    steps.append(("dA", h, R(dA)))',
     '    dVh = A.T @ dH',
     `    steps.append(("${past ? 'dV_cache' : 'dV'}", h, R(dVh)))`,
-    '    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax\'s Jacobian, row by row',
+    "    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax's Jacobian, row by row",
     '    steps.append(("dS", h, R(dS)))',
   ];
-  if (hasMask) lines.push('    dS = np.where(np.isneginf(R(M)), dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, R(dS)))');
-  if (ctx.softcap > 0) lines.push('    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap\'s slope', '    steps.append(("dS_uncapped", h, R(dS)))');
+  if (hasMask)
+    lines.push(
+      '    dS = np.where(np.isneginf(R(M)), dt(0), dS)  # a hidden score takes no gradient',
+      '    steps.append(("dS_kept", h, R(dS)))',
+    );
+  if (ctx.softcap > 0)
+    lines.push("    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap's slope", '    steps.append(("dS_uncapped", h, R(dS)))');
   lines.push(
     '    dscores = dS * grad_scale',
     '    steps.append(("dscores", h, R(dscores)))',
@@ -1032,7 +1154,7 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
   );
   if (past) {
     lines.push(
-      '    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows\' share',
+      "    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows' share",
       '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
       '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
       `    steps += [("${rope ? 'dK_rot' : 'dK'}", h, R(dKh)), ("dV", h, R(dVh))]`,
@@ -1061,14 +1183,18 @@ function gradientTail(ctx, x, past) {
   if (ctx.mode === 'qkv') return lines;
   const cross = ctx.mode === 'cross';
   const Xkv = cross ? 'R(X_kv)' : 'R(X)';
-  for (const [n, X, d] of [['Q', 'R(X)', 'dQ_all'], ['K', Xkv, 'dK_all'], ['V', Xkv, 'dV_all']]) {
+  for (const [n, X, d] of [
+    ['Q', 'R(X)', 'dQ_all'],
+    ['K', Xkv, 'dK_all'],
+    ['V', Xkv, 'dV_all'],
+  ]) {
     lines.push(`steps.append(("dW_${n}", None, R(${X}.T @ ${d})))${n === 'Q' && x.positional ? '  # X: with its positions' : ''}`);
     if (ctx.bias[n]) lines.push(`steps.append(("db_${n}", None, R(${d}.sum(axis=0, keepdims=True))))`);
   }
   lines.push('dX_q = dQ_all @ R(W_Q).T');
   if (x.variant?.gate) {
     lines.push(
-      'dZ = dG_all * G * (1 - G)  # through the gate\'s sigmoid',
+      "dZ = dG_all * G * (1 - G)  # through the gate's sigmoid",
       'steps += [("dgate", None, dG_all), ("dW_G", None, X.T @ dZ)]',
       ...(x.variant.gate.bias ? ['steps.append(("db_G", None, dZ.sum(axis=0, keepdims=True)))'] : []),
       'dX_q = dX_q + dZ @ W_G.T',
@@ -1078,7 +1204,8 @@ function gradientTail(ctx, x, past) {
     'dX_kv = dK_all @ R(W_K).T + dV_all @ R(W_V).T',
     cross ? 'steps += [("dX", None, R(dX_q)), ("dX_kv", None, R(dX_kv))]' : 'steps.append(("dX", None, R(dX_q + dX_kv)))',
   );
-  if (x.positional === 'learned') lines.push(`steps.append(("dP", None, ${cross ? 'R(dX_q)' : 'R(dX_q + dX_kv)'}))  # P is added to X: its gradient is X's`);
+  if (x.positional === 'learned')
+    lines.push(`steps.append(("dP", None, ${cross ? 'R(dX_q)' : 'R(dX_q + dX_kv)'}))  # P is added to X: its gradient is X's`);
   return lines;
 }
 
@@ -1108,11 +1235,13 @@ function latentLines(problem, trace, d, ctx) {
     'S = P + L  # keys: the cache, then the new tokens',
     `d_c, d_h, d_v = W_DKV.shape[1], W_UK.shape[1] // heads, W_UV.shape[1] // heads`,
     `d_r = ${rotary ? 'W_KR.shape[1]' : '0'}  # the rotary part (0: none)`,
-    torch ? `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : 'torch.arange(P, P + L, dtype=torch.float64)'}  # query positions`
+    torch
+      ? `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : 'torch.arange(P, P + L, dtype=torch.float64)'}  # query positions`
       : `q_pos = np.array(${q ?? '[P + i for i in range(L)]'}, dtype=np.float64)  # query positions`,
-    torch ? `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : 'torch.arange(S, dtype=torch.float64)'}  # key positions (cache + new)`
+    torch
+      ? `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : 'torch.arange(S, dtype=torch.float64)'}  # key positions (cache + new)`
       : `k_pos = np.array(${k ?? 'list(range(S))'}, dtype=np.float64)  # key positions (cache + new)`,
-    'steps = []  # (id, head, matrix) in the explorer\'s order',
+    "steps = []  # (id, head, matrix) in the explorer's order",
   ];
   if (rotary) {
     const r = o.rope === true || o.rope == null ? {} : o.rope;
@@ -1129,7 +1258,11 @@ function latentLines(problem, trace, d, ctx) {
     `c_KV = ${past ? cat0('past_c_KV', 'X @ W_DKV') : 'X @ W_DKV'}  # the latent: all a cache keeps for the keys and values`,
     'steps.append(("c_KV", None, c_KV))',
   );
-  if (rotary) lines.push(`k_R = ${past ? cat0('past_k_R', 'rope(X @ W_KR, k_pos[P:])') : 'rope(X @ W_KR, k_pos)'}  # one rotated key for all heads`, 'steps.append(("k_R", None, k_R))');
+  if (rotary)
+    lines.push(
+      `k_R = ${past ? cat0('past_k_R', 'rope(X @ W_KR, k_pos[P:])') : 'rope(X @ W_KR, k_pos)'}  # one rotated key for all heads`,
+      'steps.append(("k_R", None, k_R))',
+    );
   if (has('W_DQ')) lines.push('c_Q = X @ W_DQ', 'steps.append(("c_Q", None, c_Q))');
   const divisor = ctx.scale.kind === 'sqrt_dk';
   lines.push(
@@ -1144,15 +1277,22 @@ function latentLines(problem, trace, d, ctx) {
     if (ctx.maskKind === 'additive') {
       lines.push(`user_mask = ${d.array(pyList(ctx.mask))}`, `hidden |= ${torch ? 'torch.isneginf' : 'np.isneginf'}(user_mask)`);
     }
-    lines.push(ctx.maskKind === 'additive' ? (torch ? 'M = user_mask.masked_fill(hidden, -math.inf)' : 'M = np.where(hidden, -math.inf, user_mask).astype(dt)')
-      : (torch ? 'M = torch.zeros(L, S, dtype=dt).masked_fill(hidden, -math.inf)' : 'M = np.where(hidden, -math.inf, 0).astype(dt)'));
+    lines.push(
+      ctx.maskKind === 'additive'
+        ? torch
+          ? 'M = user_mask.masked_fill(hidden, -math.inf)'
+          : 'M = np.where(hidden, -math.inf, user_mask).astype(dt)'
+        : torch
+          ? 'M = torch.zeros(L, S, dtype=dt).masked_fill(hidden, -math.inf)'
+          : 'M = np.where(hidden, -math.inf, 0).astype(dt)',
+    );
   }
   const Wq = has('W_DQ') ? 'c_Q @ W_UQ' : 'X @ W_Q';
   lines.push(
     'head_outputs, latent_outputs = [], []',
     'for h in range(heads):',
     '    hk, hv, hr = slice(h * d_h, (h + 1) * d_h), slice(h * d_v, (h + 1) * d_v), slice(h * d_r, (h + 1) * d_r)',
-    '    K_C = c_KV @ W_UK[:, hk]  # this head\'s keys, from the latent',
+    "    K_C = c_KV @ W_UK[:, hk]  # this head's keys, from the latent",
     '    Vh = c_KV @ W_UV[:, hv]',
     `    Q_C = (${Wq})[:, hk]`,
     '    steps += [("K_C", h, K_C), ("V", h, Vh), ("Q_C", h, Q_C)]',
@@ -1170,8 +1310,11 @@ function latentLines(problem, trace, d, ctx) {
   lines.push(`    logits = scores ${multiplies(ctx) && !divisor ? '* factor' : '/ divisor'}`, '    steps.append(("scaled", h, logits))');
   if (ctx.softcap > 0) lines.push(`    logits = softcap * ${d.tanh}(logits / softcap)`, '    steps.append(("softcapped", h, logits))');
   if (masked) {
-    lines.push(`    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(~hidden) * 1.0'}))`,
-      '    logits = logits + M', '    steps.append(("masked", h, logits))');
+    lines.push(
+      `    steps.append(("mask", h, ${ctx.maskKind === 'additive' ? 'M' : torch ? '(~hidden).to(torch.float64)' : '(~hidden) * 1.0'}))`,
+      '    logits = logits + M',
+      '    steps.append(("masked", h, logits))',
+    );
   }
   lines.push(
     `    weights = softmax(logits, ${d.axis}=1)`,
@@ -1189,7 +1332,8 @@ function latentLines(problem, trace, d, ctx) {
     ...(m.heads > 1 ? ['steps.append(("concat", None, concat))'] : []),
     ctx.hasWO ? `output = concat @ W_O${ctx.hasBO ? ' + b_O' : ''}` : 'output = concat',
     'steps.append(("output", None, output))',
-    ctx.hasWO ? `absorbed = sum(latent_outputs[h] @ (W_UV[:, h * d_v:(h + 1) * d_v] @ W_O[h * d_v:(h + 1) * d_v]) for h in range(heads))${ctx.hasBO ? ' + b_O' : ''}  # W_UV folded into W_O`
+    ctx.hasWO
+      ? `absorbed = sum(latent_outputs[h] @ (W_UV[:, h * d_v:(h + 1) * d_v] @ W_O[h * d_v:(h + 1) * d_v]) for h in range(heads))${ctx.hasBO ? ' + b_O' : ''}  # W_UV folded into W_O`
       : `absorbed = ${torch ? 'torch.cat' : 'np.hstack'}([latent_outputs[h] @ W_UV[:, h * d_v:(h + 1) * d_v] for h in range(heads)]${torch ? ', dim=1' : ''})`,
     'steps.append(("output_absorbed", None, absorbed))',
     '# The numbers a cache stores per token: MHA 2 heads d_h, GQA 2 g d_h (each divisor g), MQA 2 d_h, MLA d_c + d_r.',
@@ -1204,11 +1348,18 @@ function latentLines(problem, trace, d, ctx) {
 function scriptHead(ctx, trace, d, recipe, extra) {
   return [
     ...header(ctx, trace, d, recipe),
-    'import json', 'import math', 'import sys', '', ...d.imports, '',
-    `dt = ${d.dtype}.${trace.meta.precision}`, '',
+    'import json',
+    'import math',
+    'import sys',
+    '',
+    ...d.imports,
+    '',
+    `dt = ${d.dtype}.${trace.meta.precision}`,
+    '',
     '# ---- inputs',
     ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
-    '', '',
+    '',
+    '',
   ];
 }
 
@@ -1218,7 +1369,8 @@ function scriptTail(d) {
     'def as_json(m):',
     `    rows = ${d.rows}`,
     '    return [[v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")) for v in row] for row in rows]',
-    '', '',
+    '',
+    '',
     'if "--json" in sys.argv:',
     '    print(json.dumps([{"id": i, "head": h, "shape": list(m.shape), "data": as_json(m)} for i, h, m in steps]))',
     'else:',
@@ -1232,7 +1384,8 @@ function scriptTail(d) {
 }
 
 function latentScript(problem, trace, d, recipe, gradients) {
-  if (gradients) throw exportError('the NumPy script of the backward pass does not cover multi-head latent attention: export the forward pass');
+  if (gradients)
+    throw exportError('the NumPy script of the backward pass does not cover multi-head latent attention: export the forward pass');
   const ctx = problemContext(problem, trace);
   const o = problem.options ?? {};
   const r = o.rope && typeof o.rope === 'object' ? o.rope : {};
@@ -1241,9 +1394,11 @@ function latentScript(problem, trace, d, recipe, gradients) {
     ...scriptHead(ctx, trace, d, recipe, extra),
     ...d.softmax,
     ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false) : pyRopeNumpy(r, false))] : []),
-    '', '',
+    '',
+    '',
     ...latentLines(problem, trace, d, ctx),
-    '', '',
+    '',
+    '',
     ...scriptTail(d),
   ].join('\n');
 }
@@ -1263,7 +1418,9 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     throw exportError('numpyScript with { gradients: true } takes the result of engine.gradients(problem), not engine.run(problem)');
   }
   const withPositions = x.any;
-  const extra = Object.fromEntries(['past_K', 'past_V', 'P', 'W_G', 'b_G'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]));
+  const extra = Object.fromEntries(
+    ['past_K', 'past_V', 'P', 'W_G', 'b_G'].filter((k) => problem[k] != null).map((k) => [k, matrixOf(problem[k], k)]),
+  );
   const bias = ctx.hasBO ? (cols ? ' + b_O[:, None]' : ' + b_O') : '';
   const tokens = cols ? 1 : 0;
   const features = cols ? 0 : 1;
@@ -1272,8 +1429,11 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     ...d.softmax,
     ...(withPositions ? positionFunctions(x, d, cols) : []),
     ...(x.variant ? variantFunctions(x.variant, d) : []),
-    '', '',
-    ...(withPositions ? ['steps = []  # (id, head, matrix) in the explorer\'s order', ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
+    '',
+    '',
+    ...(withPositions
+      ? ["steps = []  # (id, head, matrix) in the explorer's order", ...positionLines(x, d, m, cols), ...positionalLines(x, cols), '']
+      : []),
     '# ---- projections',
     ...projections(ctx, cols),
     '',
@@ -1286,11 +1446,13 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
     ...(x.variant ? variantSettingLines(x.variant, d, ctx) : []),
     '',
-    ...(withPositions ? [] : ['steps = []  # (id, head, matrix) in the explorer\'s order']),
+    ...(withPositions ? [] : ["steps = []  # (id, head, matrix) in the explorer's order"]),
     'head_outputs = []',
-    ...(gradients ? ['saved = []  # each head\'s Q, K, V, weights and scaled scores, for the backward pass'] : []),
-    ...(gradients && x.variant ? ['extra = []  # what the variants\' backward pass reads besides'] : []),
-    ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? ['per_head = []  # what scaled_dot_product_attention is given, head by head'] : []),
+    ...(gradients ? ["saved = []  # each head's Q, K, V, weights and scaled scores, for the backward pass"] : []),
+    ...(gradients && x.variant ? ["extra = []  # what the variants' backward pass reads besides"] : []),
+    ...(withPositions && d.check && sdpaSkip(ctx, x) == null
+      ? ['per_head = []  # what scaled_dot_product_attention is given, head by head']
+      : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
     `concat = ${d.concat[ctx.layout]}`,
@@ -1299,7 +1461,8 @@ function pythonScript(problem, trace, d, recipe, gradients = false) {
     'steps.append(("output", None, output))',
     ...(d.check ? ['', ...d.check(ctx, m.precision, cols, x)] : []),
     ...(gradients ? ['', ...gradientLines(ctx, trace, cols, x)] : []),
-    '', '',
+    '',
+    '',
     ...scriptTail(d),
   ].join('\n');
 }

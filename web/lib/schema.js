@@ -51,7 +51,9 @@ const quote = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 export function show(value) {
   if (value === undefined) return 'missing';
   if (typeof value === 'string') {
-    return value.length > 40 ? `a string of ${count(value.length, 'character')} (${JSON.stringify(value.slice(0, 24))}…)` : JSON.stringify(value);
+    return value.length > 40
+      ? `a string of ${count(value.length, 'character')} (${JSON.stringify(value.slice(0, 24))}…)`
+      : JSON.stringify(value);
   }
   if (Array.isArray(value)) return value.length ? `a list of ${count(value.length, 'item')}` : 'an empty list';
   if (isObject(value)) return 'an object';
@@ -63,7 +65,8 @@ export function expected(s) {
   const orNull = s.nullable ? ' or null' : '';
   if (s.expected) return `${s.expected}${orNull}`;
   switch (s.type) {
-    case 'string': return `a string${orNull}`;
+    case 'string':
+      return `a string${orNull}`;
     case 'number': {
       const what = s.integer ? 'a whole number' : 'a number';
       const n = (x) => (Math.abs(x) >= 10_000 ? x.toLocaleString('en') : String(x));
@@ -71,12 +74,18 @@ export function expected(s) {
       const range = lo && s.max !== undefined ? `${lo} to ${n(s.max)}` : lo || (s.max !== undefined ? `at most ${n(s.max)}` : '');
       return `${what}${range ? ` ${range}` : ''}${orNull}`;
     }
-    case 'boolean': return `true or false${orNull}`;
-    case 'literal': return `${s.values.length === 1 ? quote(s.values[0]) : `one of ${s.values.map(quote).join(', ')}`}${orNull}`;
-    case 'list': return `a list, each ${expected(s.item)}${orNull}`;
-    case 'tuple': return `a list of ${s.items.length} (${s.items.map(expected).join(', ')})${orNull}`;
-    case 'json': return `a JSON value${orNull}`;
-    default: return `an object${orNull}`;
+    case 'boolean':
+      return `true or false${orNull}`;
+    case 'literal':
+      return `${s.values.length === 1 ? quote(s.values[0]) : `one of ${s.values.map(quote).join(', ')}`}${orNull}`;
+    case 'list':
+      return `a list, each ${expected(s.item)}${orNull}`;
+    case 'tuple':
+      return `a list of ${s.items.length} (${s.items.map(expected).join(', ')})${orNull}`;
+    case 'json':
+      return `a JSON value${orNull}`;
+    default:
+      return `an object${orNull}`;
   }
 }
 
@@ -85,8 +94,10 @@ function render(path) {
   let label = '';
   let rel = '';
   for (const seg of path) {
-    if (isObject(seg)) { label = seg.label; rel = ''; }
-    else if (typeof seg === 'number') rel += `[${seg}]`;
+    if (isObject(seg)) {
+      label = seg.label;
+      rel = '';
+    } else if (typeof seg === 'number') rel += `[${seg}]`;
     else rel += IDENTIFIER.test(seg) ? `${rel ? '.' : ''}${seg}` : `[${JSON.stringify(seg)}]`;
   }
   return { label, rel };
@@ -98,7 +109,10 @@ function put(out, k, v) {
 }
 
 class Problem {
-  constructor(path, body) { this.path = path; this.body = body; }
+  constructor(path, body) {
+    this.path = path;
+    this.body = body;
+  }
 }
 
 /** Throws the problem of `value` at `path`: `what` it should be (a size, say) unless it is of the wrong kind. */
@@ -127,12 +141,19 @@ function walkType(s, value, path) {
   switch (s.type) {
     case 'string':
       if (typeof value !== 'string') fail(s, value, path);
-      if (value.length > s.max) fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
+      if (value.length > s.max)
+        fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
       if ((s.min !== undefined && value.length < s.min) || (s.pattern && !s.pattern.test(value))) fail(s, value, path);
       return value;
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value) || (s.integer && !Number.isInteger(value)) ||
-          (s.min !== undefined && value < s.min) || (s.max !== undefined && value > s.max) || (s.above !== undefined && !(value > s.above))) {
+      if (
+        typeof value !== 'number' ||
+        !Number.isFinite(value) ||
+        (s.integer && !Number.isInteger(value)) ||
+        (s.min !== undefined && value < s.min) ||
+        (s.max !== undefined && value > s.max) ||
+        (s.above !== undefined && !(value > s.above))
+      ) {
         fail(s, value, path);
       }
       return value;
@@ -155,7 +176,8 @@ function walkType(s, value, path) {
     case 'record': {
       if (!isObject(value)) fail(s, value, path);
       const entries = Object.entries(value);
-      if (entries.length > s.max) fail(s, value, path, `at most ${count(s.max, 'entry', 'entries')}`, `an object of ${count(entries.length, 'entry', 'entries')}`);
+      if (entries.length > s.max)
+        fail(s, value, path, `at most ${count(s.max, 'entry', 'entries')}`, `an object of ${count(entries.length, 'entry', 'entries')}`);
       const out = {};
       for (const [k, v] of entries) {
         const at = [...path, s.label ? { label: s.label(k), key: k } : k];
@@ -164,7 +186,10 @@ function walkType(s, value, path) {
         } catch (e) {
           if (!(e instanceof Problem)) throw e;
           const { rel } = render(path);
-          throw new Problem(at, s.keyMessage ? s.keyMessage(k) : `${rel || 'the value'} has the key ${show(k)}; expected keys that are ${expected(s.key)}`);
+          throw new Problem(
+            at,
+            s.keyMessage ? s.keyMessage(k) : `${rel || 'the value'} has the key ${show(k)}; expected keys that are ${expected(s.key)}`,
+          );
         }
         put(out, k, walk(s.value, v, at));
       }
@@ -204,8 +229,14 @@ function walkObject(s, value, path) {
       if (v !== undefined) put(out, k, walk(s.unknown, v, [...path, k]));
     } else if (s.unknown === 'refuse') {
       const { rel } = render(path);
-      throw new Problem([...path, k], s.unknownMessage ? s.unknownMessage(k)
-        : `${rel ? `${rel}: ` : ''}unknown field ${JSON.stringify(k)}; expected ${Object.keys(s.fields).map((f) => JSON.stringify(f)).join(', ')}`);
+      throw new Problem(
+        [...path, k],
+        s.unknownMessage
+          ? s.unknownMessage(k)
+          : `${rel ? `${rel}: ` : ''}unknown field ${JSON.stringify(k)}; expected ${Object.keys(s.fields)
+              .map((f) => JSON.stringify(f))
+              .join(', ')}`,
+      );
     }
   }
   return out;
@@ -215,7 +246,8 @@ function checkJson(s, value, path, depth) {
   const { rel } = render(path);
   if (depth > s.maxDepth) throw new Problem(path, `${rel || 'the value'} nests deeper than ${s.maxDepth} levels`);
   if (typeof value === 'string') {
-    if (value.length > s.max) fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
+    if (value.length > s.max)
+      fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) fail(s, value, path);
   } else if (Array.isArray(value)) {

@@ -14,13 +14,44 @@ import { matrixToText } from './format.js';
 import { checkLinkState } from './formats.js';
 
 // A lesson file is this link's `lesson` state plus its problem (lesson.js).
-export { LESSON_FORMAT, LESSON_VERSION, LESSON_TIMEOUT_MS, ANSWER_KINDS, checkNotes, fetchLesson, readLesson, writeLesson, lessonTraceError, checkAnswer, usableAnswer, stepOfKey } from './lesson.js';
+export {
+  LESSON_FORMAT,
+  LESSON_VERSION,
+  LESSON_TIMEOUT_MS,
+  ANSWER_KINDS,
+  checkNotes,
+  fetchLesson,
+  readLesson,
+  writeLesson,
+  lessonTraceError,
+  checkAnswer,
+  usableAnswer,
+  stepOfKey,
+} from './lesson.js';
 // Every format handed around (this link's state, a student's paper, a lesson file, embed flags, the
 // component's attributes) is a schema in formats.js; decodeStateString checks the state against it.
 export {
-  check, checkLinkState, checkPaper, isStudentObject, linkStateSchema, paperSchema, exerciseSchema, notesSchema, lessonFileSchema,
-  embedFlagsSchema, componentAttributesSchema, componentScriptSchema, problemSchema, pageOptionsSchema,
-  INPUT_NAMES, STEP_IDS, HIDE_PANELS, LOCK_WORDS, LIMITS, KDF_LIMITS, STEP_KEY,
+  check,
+  checkLinkState,
+  checkPaper,
+  isStudentObject,
+  linkStateSchema,
+  paperSchema,
+  exerciseSchema,
+  notesSchema,
+  lessonFileSchema,
+  embedFlagsSchema,
+  componentAttributesSchema,
+  componentScriptSchema,
+  problemSchema,
+  pageOptionsSchema,
+  INPUT_NAMES,
+  STEP_IDS,
+  HIDE_PANELS,
+  LOCK_WORDS,
+  LIMITS,
+  KDF_LIMITS,
+  STEP_KEY,
 } from './formats.js';
 
 /** @type {typeof import('./share.js').SHARE_VERSION} */
@@ -35,7 +66,19 @@ const MAX_JSON_BYTES = 8_000_000;
 // The options the page state writes its own way (a scale menu and its text, a mask editor...).
 // Every other option (rope, window, alibi, sink_tokens, ...) is kept in the state as the
 // problem's JSON writes it, so a new option travels in links without code here.
-const PAGE_OPTIONS = ['layout', 'scale', 'scaleCustom', 'causal', 'mask', 'keepMask', 'additiveMask', 'softcap', 'heads', 'kv_heads', 'precision'];
+const PAGE_OPTIONS = [
+  'layout',
+  'scale',
+  'scaleCustom',
+  'causal',
+  'mask',
+  'keepMask',
+  'additiveMask',
+  'softcap',
+  'heads',
+  'kv_heads',
+  'precision',
+];
 
 const MODE_INPUTS = {
   qkv: ['Q', 'K', 'V'],
@@ -48,7 +91,8 @@ const MODE_INPUTS = {
 /** @type {typeof import('./share.js').toBase64Url} */
 export function toBase64Url(bytes) {
   let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))); // apply takes any array-like
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    bin += String.fromCharCode.apply(null, /** @type {number[]} */ (/** @type {unknown} */ (bytes.subarray(i, i + 0x8000)))); // apply takes any array-like
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
@@ -76,7 +120,10 @@ async function pipe(bytes, stream, limit = Infinity) {
   }
   const out = new Uint8Array(size);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.length; }
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
   return out;
 }
 
@@ -107,10 +154,16 @@ export async function decodeStateString(hash) {
   if (!m) return { state: null, error: 'This link does not hold an explorer state (it should start with #v2= or #v1=).' };
   const version = Number(m[1]);
   if (version > SHARE_VERSION || version < 1) {
-    return { state: null, error: `This link was made by a newer version of the explorer (state v${version}); showing the default example instead.` };
+    return {
+      state: null,
+      error: `This link was made by a newer version of the explorer (state v${version}); showing the default example instead.`,
+    };
   }
   if (h.length > MAX_LINK_LENGTH) {
-    return { state: null, error: `This link is too long (${h.length.toLocaleString('en')} characters; at most ${MAX_LINK_LENGTH.toLocaleString('en')}) — it may have been cut or padded; showing the default example instead.` };
+    return {
+      state: null,
+      error: `This link is too long (${h.length.toLocaleString('en')} characters; at most ${MAX_LINK_LENGTH.toLocaleString('en')}) — it may have been cut or padded; showing the default example instead.`,
+    };
   }
   let raw;
   try {
@@ -141,7 +194,14 @@ function asVector(m, name) {
  * and values' latent (W_DKV, W_UK, W_UV), the rotary part (use.W_KR: W_KR, W_QR), then the queries
  * from X·W_Q or, with use.W_DQ, from a latent of their own (W_DQ, W_UQ).
  */
-const latentInputs = (use) => ['X', 'W_DKV', 'W_UK', 'W_UV', ...(use.W_KR ? ['W_KR', 'W_QR'] : []), ...(use.W_DQ ? ['W_DQ', 'W_UQ'] : ['W_Q'])];
+const latentInputs = (use) => [
+  'X',
+  'W_DKV',
+  'W_UK',
+  'W_UV',
+  ...(use.W_KR ? ['W_KR', 'W_QR'] : []),
+  ...(use.W_DQ ? ['W_DQ', 'W_UQ'] : ['W_Q']),
+];
 
 /** Whether a state computes multi-head latent attention: use.W_DKV, in self-attention (it reads X alone). */
 const isLatentState = (state) => (MODE_INPUTS[state.mode] ? state.mode : 'self') === 'self' && Boolean(state.use?.W_DKV);
@@ -242,7 +302,10 @@ export function problemToState(problem, { tokens, decimals, preset } = {}) {
   if (o.heads !== undefined && o.kv_heads === undefined) options.kv_heads = o.heads;
   if (o.scale !== undefined && o.scale !== 'sqrt_dk') {
     if (o.scale === 'none') options.scale = 'none';
-    else { options.scale = 'custom'; options.scaleCustom = String(o.scale); }
+    else {
+      options.scale = 'custom';
+      options.scaleCustom = String(o.scale);
+    }
   }
   if (o.mask != null) {
     // Rows of numbers or booleans (text: one "row", only its type is read).

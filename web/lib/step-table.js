@@ -44,10 +44,21 @@ export function cellLook(v, hiddenHere, scale, decimals, fixedZero) {
  * @param {{ attrs?: string, caption?: string, above?: string, corner?: string, labelAttrs?: (axis: 'row' | 'col', i: number) => string,
  *   focusable?: boolean, decimals?: number, fixedZero?: boolean, masked?: number[][] | null }} [options]
  */
-export function stepTableHtml(step, labels, {
-  attrs = '', caption = '', above = '', corner = '<th></th>', labelAttrs = () => '', focusable = false,
-  decimals = 4, fixedZero = false, masked = null,
-} = {}) {
+export function stepTableHtml(
+  step,
+  labels,
+  {
+    attrs = '',
+    caption = '',
+    above = '',
+    corner = '<th></th>',
+    labelAttrs = () => '',
+    focusable = false,
+    decimals = 4,
+    fixedZero = false,
+    masked = null,
+  } = {},
+) {
   const scale = colourScale(step.data, step.kind);
   const [nr, nc] = step.shape;
   const tab = focusable ? ' tabindex="-1"' : '';
@@ -71,6 +82,8 @@ export function stepTableHtml(step, labels, {
 export function legendHtml(step) {
   const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
   const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
-  return `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span> <span>${end(lo)}</span> `
-    + `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`;
+  return (
+    `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span> <span>${end(lo)}</span> ` +
+    `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`
+  );
 }

@@ -68,7 +68,9 @@ export default {
       let problem = null;
       try {
         problem = problemOf(model);
-      } catch { /* show() says so */ }
+      } catch {
+        /* show() says so */
+      }
       if (problem && explorer.problem && sameProblem(problem, explorer.problem)) return; // our own edit
       // Once the engine is loaded the element recomputes at once (trace null if the problem does
       // not compute); before that, its "ready" event writes the trace.

@@ -95,7 +95,22 @@ export function problemWire(layout) {
 const utf8Decoder = new TextDecoder();
 
 // The field types _wireLayout() names (cpp/wire.h FieldType); readRecord's switch reads each.
-const FIELD_TYPES = ['number', 'index', 'text', 'texts', 'numbers', 'shape', 'values', 'matrix', 'code', 'codes', 'range', 'record', 'records', 'boolean'];
+const FIELD_TYPES = [
+  'number',
+  'index',
+  'text',
+  'texts',
+  'numbers',
+  'shape',
+  'values',
+  'matrix',
+  'code',
+  'codes',
+  'range',
+  'record',
+  'records',
+  'boolean',
+];
 
 /**
  * Reading `_run`'s packed trace: `read(numbers, layout, precision, reuse)` -> { steps, output, warnings,
@@ -168,26 +183,65 @@ export function traceReader(layout) {
     for (let i = 0; i < fields.length; i++) {
       const f = fields[i];
       let v;
-      switch (f.type) { // FIELD_TYPES[f.type]
-        case 0: v = numbers[at++]; break; // number
-        case 1: v = numbers[at++]; if (v < 0) v = null; break; // index
-        case 2: v = text(); break; // text
-        case 3: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = text(); break; // texts
-        case 4: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = numbers[at++]; break; // numbers
-        case 5: v = shape = [numbers[at], numbers[at + 1]]; at += 2; break; // shape
-        case 6: v = rowsOf(shape[0], shape[1], old?.[f.name]); break; // values
-        case 7: { const rows = numbers[at]; const cols = numbers[at + 1]; at += 2; v = rowsOf(rows, cols, old?.[f.name]); break; } // matrix
-        case 8: v = f.names[numbers[at++]]; break; // code
-        case 9: v = new Array(numbers[at++]); for (let k = 0; k < v.length; k++) v[k] = f.names[numbers[at++]]; break; // codes
-        case 10: v = numbers[at + 1] === 0 ? null : [numbers[at], numbers[at] + numbers[at + 1]]; at += 2; break; // range
-        case 11: v = readRecord(f.record, old?.[f.name]); break; // record
-        case 12: { // records
+      switch (
+        f.type // FIELD_TYPES[f.type]
+      ) {
+        case 0:
+          v = numbers[at++];
+          break; // number
+        case 1:
+          v = numbers[at++];
+          if (v < 0) v = null;
+          break; // index
+        case 2:
+          v = text();
+          break; // text
+        case 3:
+          v = new Array(numbers[at++]);
+          for (let k = 0; k < v.length; k++) v[k] = text();
+          break; // texts
+        case 4:
+          v = new Array(numbers[at++]);
+          for (let k = 0; k < v.length; k++) v[k] = numbers[at++];
+          break; // numbers
+        case 5:
+          v = shape = [numbers[at], numbers[at + 1]];
+          at += 2;
+          break; // shape
+        case 6:
+          v = rowsOf(shape[0], shape[1], old?.[f.name]);
+          break; // values
+        case 7: {
+          const rows = numbers[at];
+          const cols = numbers[at + 1];
+          at += 2;
+          v = rowsOf(rows, cols, old?.[f.name]);
+          break;
+        } // matrix
+        case 8:
+          v = f.names[numbers[at++]];
+          break; // code
+        case 9:
+          v = new Array(numbers[at++]);
+          for (let k = 0; k < v.length; k++) v[k] = f.names[numbers[at++]];
+          break; // codes
+        case 10:
+          v = numbers[at + 1] === 0 ? null : [numbers[at], numbers[at] + numbers[at + 1]];
+          at += 2;
+          break; // range
+        case 11:
+          v = readRecord(f.record, old?.[f.name]);
+          break; // record
+        case 12: {
+          // records
           const before = old?.[f.name];
           v = new Array(numbers[at++]);
           for (let k = 0; k < v.length; k++) v[k] = readRecord(f.record, Array.isArray(before) ? before[k] : undefined);
           break;
         }
-        case 13: v = numbers[at++] !== 0; break; // boolean
+        case 13:
+          v = numbers[at++] !== 0;
+          break; // boolean
       }
       out[f.name] = v;
     }

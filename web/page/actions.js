@@ -19,7 +19,16 @@ function freeze(value) {
  * precision, FlashAttention's blocks, the recurrent walk's chunk (null: token by token), dO as
  * typed (null: all ones).
  */
-const WALK = freeze({ id: null, index: 0, row: null, subtractMax: true, precision: null, blocks: { block_q: 2, block_k: 2 }, chunk: null, dO: null });
+const WALK = freeze({
+  id: null,
+  index: 0,
+  row: null,
+  subtractMax: true,
+  precision: null,
+  blocks: { block_q: 2, block_k: 2 },
+  chunk: null,
+  dO: null,
+});
 
 /**
  * The page store's value:
@@ -36,7 +45,13 @@ const WALK = freeze({ id: null, index: 0, row: null, subtractMax: true, precisio
  *            or "general" -> message.
  */
 export function initialPage(state = defaultState()) {
-  return { state: freeze(state), loaded: 0, ui: { revealed: false, choosing: false, focusOpen: false, stepper: STEPPER, walk: WALK }, result: null, errors: {} };
+  return {
+    state: freeze(state),
+    loaded: 0,
+    ui: { revealed: false, choosing: false, focusOpen: false, stepper: STEPPER, walk: WALK },
+    result: null,
+    errors: {},
+  };
 }
 
 /** `page` with its state changed by `fn(copy)`, a shallow copy of the state the action fills in. */
@@ -128,21 +143,31 @@ export function setMode(page, mode) {
 
 /** The queries' (q) or keys' (k) token names, as typed. */
 export function setTokens(page, key, text) {
-  return withState(page, (s) => { s.tokens = { ...s.tokens, [key]: text }; });
+  return withState(page, (s) => {
+    s.tokens = { ...s.tokens, [key]: text };
+  });
 }
 
 export function setDecimals(page, decimals) {
-  return withState(page, (s) => { s.decimals = decimals; });
+  return withState(page, (s) => {
+    s.decimals = decimals;
+  });
 }
 
 /** "(your own: keep the current inputs)": no example named any more. */
 export function clearPreset(page) {
-  return page.state.preset === null ? page : withState(page, (s) => { s.preset = null; });
+  return page.state.preset === null
+    ? page
+    : withState(page, (s) => {
+        s.preset = null;
+      });
 }
 
 /** Opens a cell ({ step, head, row, col }) or closes it (null); `focus`: the cell takes the focus. */
 export function openCell(page, open, focus = false) {
-  const next = withState(page, (s) => { s.open = open; });
+  const next = withState(page, (s) => {
+    s.open = open;
+  });
   return { ...next, ui: { ...page.ui, focusOpen: focus } };
 }
 
@@ -163,12 +188,16 @@ export function toggleFolded(page, key) {
 
 /** A teacher's notes, { "weights:0": { say?, ask?, answer? } }, or null for none. */
 export function setLesson(page, lesson) {
-  return withState(page, (s) => { s.lesson = lesson && Object.keys(lesson).length ? lesson : null; });
+  return withState(page, (s) => {
+    s.lesson = lesson && Object.keys(lesson).length ? lesson : null;
+  });
 }
 
 /** The lesson's title, as its teacher wrote it ('' for none). */
 export function setTitle(page, title) {
-  return withState(page, (s) => { s.title = title.trim(); });
+  return withState(page, (s) => {
+    s.title = title.trim();
+  });
 }
 
 /** The exercise's answers shown or hidden (the student's "Show answers"). */
@@ -192,7 +221,10 @@ export const stepTo = (page, index, key) => withStepper(page, { index, key });
 /** A step's question answered or its numbers revealed; `verdict`, the checked answer ({ right, reason }), if any. */
 export function revealStep(page, key, verdict = null) {
   const { revealed, verdicts } = page.ui.stepper;
-  return withStepper(page, { revealed: revealed.includes(key) ? revealed : [...revealed, key], ...(verdict ? { verdicts: { ...verdicts, [key]: verdict } } : {}) });
+  return withStepper(page, {
+    revealed: revealed.includes(key) ? revealed : [...revealed, key],
+    ...(verdict ? { verdicts: { ...verdicts, [key]: verdict } } : {}),
+  });
 }
 
 /** A new lesson was opened: back to its first step, no answers given. */
@@ -212,7 +244,9 @@ export function computed(page, { trace, problem, errors, keepMask = null }) {
   let next = { ...page, errors, result: trace ? { trace, problem } : page.result };
   const old = page.state.options.keepMask;
   if (keepMask && JSON.stringify(keepMask) !== JSON.stringify(old)) {
-    next = withState(next, (s) => { s.options = { ...s.options, keepMask }; });
+    next = withState(next, (s) => {
+      s.options = { ...s.options, keepMask };
+    });
   }
   return next;
 }

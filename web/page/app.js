@@ -140,9 +140,13 @@ export const app = {
   /** The package's engine (loadAttention), once loaded. */
   engine: null,
   /** The page state (state.js), frozen: change it with an action (actions.js). */
-  get state() { return store.get().state; },
+  get state() {
+    return store.get().state;
+  },
   /** The last problem that computed: { trace, problem, ctx, steps }, or null. */
-  get result() { return store.get().result; },
+  get result() {
+    return store.get().result;
+  },
 };
 
 const written = new WeakMap();
@@ -201,16 +205,28 @@ const seen = { observer: null, near: new WeakSet(), pending: new WeakMap() };
 
 /** Runs `draw` now if `el` is on screen or near it (or cannot be observed), else once it comes near. */
 export function drawWhenSeen(el, draw) {
-  if (!el || typeof IntersectionObserver === 'undefined') { draw(); return; }
-  seen.observer ??= new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) { seen.near.delete(e.target); continue; }
-      seen.near.add(e.target);
-      const pending = seen.pending.get(e.target);
-      seen.pending.delete(e.target);
-      pending?.();
-    }
-  }, { rootMargin: '600px 0px' });
+  if (!el || typeof IntersectionObserver === 'undefined') {
+    draw();
+    return;
+  }
+  seen.observer ??= new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) {
+          seen.near.delete(e.target);
+          continue;
+        }
+        seen.near.add(e.target);
+        const pending = seen.pending.get(e.target);
+        seen.pending.delete(e.target);
+        pending?.();
+      }
+    },
+    { rootMargin: '600px 0px' },
+  );
   seen.observer.observe(el); // again is a no-op; the first report comes after the next frame
-  if (seen.near.has(el)) { seen.pending.delete(el); draw(); } else seen.pending.set(el, draw);
+  if (seen.near.has(el)) {
+    seen.pending.delete(el);
+    draw();
+  } else seen.pending.set(el, draw);
 }

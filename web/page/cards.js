@@ -33,7 +33,10 @@ function renderStepCards() {
   const drill = $('drill');
   if (drill.parentElement !== $('results')) $('results').appendChild(drill);
   const result = app.result;
-  if (!result) { list.innerHTML = ''; return; }
+  if (!result) {
+    list.innerHTML = '';
+    return;
+  }
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
   const warnings = result.trace.warnings ?? [];

@@ -16,7 +16,8 @@ export const DEFAULT_PRESET = 'lookup';
 
 export function fillPresetSelect() {
   const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
-  $('preset').innerHTML = ordered.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
+  $('preset').innerHTML =
+    ordered.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
     '<option value="">(your own: keep the current inputs)</option>';
 }
 
@@ -24,7 +25,11 @@ function showPresetSource() {
   const { state } = app;
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
-  if (!p) { el.innerHTML = ''; showLessonExample(null, false, state.title); return; }
+  if (!p) {
+    el.innerHTML = '';
+    showLessonExample(null, false, state.title);
+    return;
+  }
   const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
   el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
   showLessonExample(p, state.edited, state.title);
@@ -36,8 +41,14 @@ function showPresetSource() {
  */
 function showLessonExample(p, edited, title) {
   const el = $('lesson-example');
-  if (title) { el.innerHTML = `<strong>${escapeHtml(title)}</strong>`; return; }
-  if (!p) { el.textContent = 'Your own problem.'; return; }
+  if (title) {
+    el.innerHTML = `<strong>${escapeHtml(title)}</strong>`;
+    return;
+  }
+  if (!p) {
+    el.textContent = 'Your own problem.';
+    return;
+  }
   el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
 }
 
@@ -57,11 +68,14 @@ function showSigmoidDefault(trace) {
  * before the loop computes it (main.js): the editors it lays out give the problem their errors.
  */
 export function mountLoaded() {
-  store.subscribe((page) => page.loaded, () => {
-    syncControls();
-    layoutEditors();
-    $('extras').replaceChildren();
-  });
+  store.subscribe(
+    (page) => page.loaded,
+    () => {
+      syncControls();
+      layoutEditors();
+      $('extras').replaceChildren();
+    },
+  );
 }
 
 /**
@@ -70,7 +84,10 @@ export function mountLoaded() {
  */
 export function mountControls() {
   store.subscribe((page) => [page.state.preset, page.state.edited, page.state.title], showPresetSource);
-  store.subscribe((page) => [page.result?.trace?.meta.keys], (_, page) => showSigmoidDefault(page.result?.trace));
+  store.subscribe(
+    (page) => [page.result?.trace?.meta.keys],
+    (_, page) => showSigmoidDefault(page.result?.trace),
+  );
   store.subscribe((page) => page.state.recipe, showRecipe);
 }
 
@@ -126,8 +143,19 @@ function syncModernOptions(state) {
   $('opt-cache').checked = Boolean(state.use?.cache);
   syncVariants(state);
   // Folded unless one of them is on, so a plain example opens on the plain options.
-  if (r || o.positional || state.use?.P || o.alibi || o.window || o.sink_tokens || o.sink_logit !== undefined ||
-      o.mask_fill !== undefined || o.fully_masked || state.use?.cache) $('opt-modern').open = true;
+  if (
+    r ||
+    o.positional ||
+    state.use?.P ||
+    o.alibi ||
+    o.window ||
+    o.sink_tokens ||
+    o.sink_logit !== undefined ||
+    o.mask_fill !== undefined ||
+    o.fully_masked ||
+    state.use?.cache
+  )
+    $('opt-modern').open = true;
 }
 
 /** A typed number, a list of numbers, or the text as typed (the engine then says what is wrong). */
@@ -144,13 +172,20 @@ function numbersOf(value) {
 function readModernOptions() {
   const options = {};
   const use = {};
-  const setOption = (key, value) => { options[key] = value; };
+  const setOption = (key, value) => {
+    options[key] = value;
+  };
   // Set only when on, so links of problems without them stay as they were.
-  const flag = (name, on) => { use[name] = on ? true : undefined; };
+  const flag = (name, on) => {
+    use[name] = on ? true : undefined;
+  };
   const style = $('opt-rope').value;
   const base = numbersOf($('opt-rope-base').value);
   const dims = numbersOf($('opt-rope-dims').value);
-  setOption('rope', style === 'off' ? undefined : { style, ...(base !== undefined ? { base } : {}), ...(dims !== undefined ? { dims } : {}) });
+  setOption(
+    'rope',
+    style === 'off' ? undefined : { style, ...(base !== undefined ? { base } : {}), ...(dims !== undefined ? { dims } : {}) },
+  );
   const positional = $('opt-positional').value;
   setOption('positional', positional === 'sinusoidal' ? 'sinusoidal' : undefined);
   flag('P', positional === 'learned');
@@ -169,16 +204,32 @@ function readModernOptions() {
 }
 
 function bindModernOptions() {
-  const inputs = ['opt-positional', 'opt-rope', 'opt-rope-base', 'opt-rope-dims', 'opt-alibi', 'opt-window-left',
-    'opt-window-right', 'opt-sink-tokens', 'opt-sink-logit', 'opt-mask-fill', 'opt-fully-masked', 'opt-cache',
-    ...VARIANT_CONTROLS];
+  const inputs = [
+    'opt-positional',
+    'opt-rope',
+    'opt-rope-base',
+    'opt-rope-dims',
+    'opt-alibi',
+    'opt-window-left',
+    'opt-window-right',
+    'opt-sink-tokens',
+    'opt-sink-logit',
+    'opt-mask-fill',
+    'opt-fully-masked',
+    'opt-cache',
+    ...VARIANT_CONTROLS,
+  ];
   // P, the cache, the gate and latent attention's matrices are inputs: their editors come and go with the choice.
   const inputsInUse = () => `${stateInputs(app.state)}${app.state.inputs.W_G?.text}`;
   // A gate chosen: W_G of its kind's width first (before the options are read).
-  $('opt-gate').addEventListener('change', (e) => { if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value !== 'off') fitGateWeights(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value); });
+  $('opt-gate').addEventListener('change', (e) => {
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value !== 'off')
+      fitGateWeights(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
+  });
   // Differential chosen: λ is required, and starts at λ_init (as the paper's λ does) unless typed.
   $('opt-attention').addEventListener('change', (e) => {
-    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value === 'differential' && !$('opt-lambda').value.trim()) $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value === 'differential' && !$('opt-lambda').value.trim())
+      $('opt-lambda').value = $('opt-lambda-init').value.trim() || '0.8';
   });
   for (const id of inputs) {
     const el = /** @type {HTMLInputElement | HTMLSelectElement} */ ($(id));
@@ -196,9 +247,24 @@ function bindModernOptions() {
 // linear and latent attention exclude one another), QK-norm and the output gate; kept in the state
 // as the problem JSON writes them (the gate's W_G and b_G, latent attention's matrices as inputs) --
 
-const VARIANT_CONTROLS = ['opt-attention', 'opt-sigmoid-bias', 'opt-lambda', 'opt-lambda-init', 'opt-diff-norm',
-  'opt-feature-map', 'opt-normalize', 'opt-decay', 'opt-latent-queries', 'opt-latent-rope', 'opt-qk-norm', 'opt-qk-eps',
-  'opt-qk-gq', 'opt-qk-gk', 'opt-gate', 'opt-gate-bias'];
+const VARIANT_CONTROLS = [
+  'opt-attention',
+  'opt-sigmoid-bias',
+  'opt-lambda',
+  'opt-lambda-init',
+  'opt-diff-norm',
+  'opt-feature-map',
+  'opt-normalize',
+  'opt-decay',
+  'opt-latent-queries',
+  'opt-latent-rope',
+  'opt-qk-norm',
+  'opt-qk-eps',
+  'opt-qk-gq',
+  'opt-qk-gk',
+  'opt-gate',
+  'opt-gate-bias',
+];
 
 const given = (v) => v !== undefined && v !== null && v !== false;
 const objectOf = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
@@ -250,7 +316,9 @@ function fitGateWeights(kind) {
 function enableVariantControls() {
   const from = $('opt-attention').value;
   const ownScores = from === 'linear' || from === 'latent';
-  const enable = (ids, on) => { for (const id of ids) $(id).disabled = !on; };
+  const enable = (ids, on) => {
+    for (const id of ids) $(id).disabled = !on;
+  };
   // Only the chosen way's settings are shown.
   for (const row of $('opt-variants').querySelectorAll('[data-variant]')) row.hidden = row.dataset.variant !== from;
   $('opt-attention').querySelector('option[value="latent"]').disabled = app.state.mode !== 'self';
@@ -299,11 +367,16 @@ function readVariants(setOption, flag) {
   // Each variant's own options only with it (the core refuses them otherwise).
   setOption('score_fn', from === 'sigmoid' ? 'sigmoid' : undefined);
   setOption('sigmoid_bias', from === 'sigmoid' ? numbersOf($('opt-sigmoid-bias').value) : undefined);
-  setOption('differential', from === 'differential' ? typed({
-    lambda: numbersOf($('opt-lambda').value),
-    lambda_init: numbersOf($('opt-lambda-init').value),
-    norm: $('opt-diff-norm').checked ? undefined : false,
-  }) : undefined);
+  setOption(
+    'differential',
+    from === 'differential'
+      ? typed({
+          lambda: numbersOf($('opt-lambda').value),
+          lambda_init: numbersOf($('opt-lambda-init').value),
+          norm: $('opt-diff-norm').checked ? undefined : false,
+        })
+      : undefined,
+  );
   setOption('attention', linear ? 'linear' : undefined);
   setOption('feature_map', linear && $('opt-feature-map').value !== 'elu+1' ? $('opt-feature-map').value : undefined);
   setOption('normalize', linear && !$('opt-normalize').checked ? false : undefined);
@@ -313,12 +386,17 @@ function readVariants(setOption, flag) {
   flag('W_KR', latent && $('opt-latent-rope').checked);
   flag('W_DQ', latent && $('opt-latent-queries').value === 'W_DQ');
   const norm = $('opt-qk-norm').value;
-  setOption('qk_norm', !linear && !latent && norm !== 'off' ? typed({
-    type: norm,
-    eps: numbersOf($('opt-qk-eps').value),
-    g_q: listOf(numbersOf($('opt-qk-gq').value)),
-    g_k: listOf(numbersOf($('opt-qk-gk').value)),
-  }) : undefined);
+  setOption(
+    'qk_norm',
+    !linear && !latent && norm !== 'off'
+      ? typed({
+          type: norm,
+          eps: numbersOf($('opt-qk-eps').value),
+          g_q: listOf(numbersOf($('opt-qk-gq').value)),
+          g_k: listOf(numbersOf($('opt-qk-gk').value)),
+        })
+      : undefined,
+  );
   const gate = !linear && !latent && app.state.mode !== 'qkv' ? $('opt-gate').value : 'off';
   flag('W_G', gate !== 'off');
   flag('b_G', gate !== 'off' && $('opt-gate-bias').checked);
@@ -415,7 +493,8 @@ function resizeKvGroups(kv) {
 
 export function bindControls() {
   $('preset').addEventListener('change', (e) => {
-    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) loadPreset(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
+    if (/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value)
+      loadPreset(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
     else store.dispatch(clearPreset);
   });
   for (const r of document.querySelectorAll('input[name="mode"]')) {
@@ -489,8 +568,13 @@ export function bindControls() {
     store.dispatch(setDecimals, decimalsOf({ decimals: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }));
     renderGrids();
   });
-  $('tokens-n').addEventListener('change', (e) => setTokenCount(Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value)));
-  for (const [id, key] of [['tokens-q', 'q'], ['tokens-k', 'k']]) {
+  $('tokens-n').addEventListener('change', (e) =>
+    setTokenCount(Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value)),
+  );
+  for (const [id, key] of [
+    ['tokens-q', 'q'],
+    ['tokens-k', 'k'],
+  ]) {
     $(id).addEventListener('input', (e) => {
       store.dispatch(setTokens, key, /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value);
       renderGrids((ed) => ed.mode === 'grid' && !ed.el.contains(document.activeElement));

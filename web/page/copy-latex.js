@@ -14,7 +14,9 @@ export async function toClipboard(text) {
   try {
     await navigator.clipboard.writeText(text);
     return;
-  } catch { /* not a secure context or no permission: copy from a field */ }
+  } catch {
+    /* not a secure context or no permission: copy from a field */
+  }
   const field = document.createElement('textarea');
   field.value = text;
   field.setAttribute('readonly', '');
@@ -45,6 +47,8 @@ export function installCopyLatex(container) {
       done.textContent = `Not copied: ${err.message}`;
     }
     clearTimeout(done.timer);
-    done.timer = setTimeout(() => { done.textContent = ''; }, 4000);
+    done.timer = setTimeout(() => {
+      done.textContent = '';
+    }, 4000);
   });
 }

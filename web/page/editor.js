@@ -72,8 +72,12 @@ export class MatrixEditor {
       </div>
       ${o.description ? `<p class="editor-desc">${o.description}</p>` : ''}
       <div class="dims">
-        ${o.vector ? '' : `<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} rows"></label>
-        <span aria-hidden="true">×</span>`}
+        ${
+          o.vector
+            ? ''
+            : `<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} rows"></label>
+        <span aria-hidden="true">×</span>`
+        }
         <label>${o.vector ? 'length' : 'cols'} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} ${o.vector ? 'length' : 'columns'}"></label>
         <details class="random">
           <summary>Random…</summary>
@@ -107,7 +111,9 @@ export class MatrixEditor {
   }
 
   bindEvents() {
-    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) => b.addEventListener('click', () => this.setMode(b.dataset.tab)));
+    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) =>
+      b.addEventListener('click', () => this.setMode(b.dataset.tab)),
+    );
     this.textarea.addEventListener('input', () => {
       this.text = this.textarea.value;
       this.numpy = '';
@@ -134,8 +140,12 @@ export class MatrixEditor {
     if (!this.vector) this.q('.dim-rows').addEventListener('change', resize);
     const kind = this.q('.rnd-kind');
     kind.addEventListener('change', () => {
-      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-normal')).forEach((e) => { e.hidden = kind.value !== 'normal'; });
-      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-int')).forEach((e) => { e.hidden = kind.value !== 'randint'; });
+      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-normal')).forEach((e) => {
+        e.hidden = kind.value !== 'normal';
+      });
+      /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.rnd-int')).forEach((e) => {
+        e.hidden = kind.value !== 'randint';
+      });
     });
     this.q('.rnd-fill').addEventListener('click', () => this.fillRandom());
 
@@ -201,10 +211,12 @@ export class MatrixEditor {
     const rows = this.vector ? [block.flat()] : block;
     const height = Math.max(this.cells.length, r0 + rows.length);
     const width = Math.max(this.cells[0].length, c0 + rows[0].length);
-    this.cells = Array.from({ length: height }, (_, i) => Array.from({ length: width }, (_, j) => {
-      const pasted = rows[i - r0]?.[j - c0];
-      return pasted === undefined ? this.cells[i]?.[j] ?? '0' : matrixToText([pasted]);
-    }));
+    this.cells = Array.from({ length: height }, (_, i) =>
+      Array.from({ length: width }, (_, j) => {
+        const pasted = rows[i - r0]?.[j - c0];
+        return pasted === undefined ? (this.cells[i]?.[j] ?? '0') : matrixToText([pasted]);
+      }),
+    );
     this.numpy = '';
     this.commitCells(true);
   }
@@ -213,28 +225,63 @@ export class MatrixEditor {
     /** @type {HTMLInputElement | null} */
     const inp = /** @type {HTMLElement} */ (e.target).closest('input.cell');
     if (!inp || e.altKey || e.ctrlKey || e.metaKey) return;
-    let r = Number(inp.dataset.r), c = Number(inp.dataset.c);
+    let r = Number(inp.dataset.r),
+      c = Number(inp.dataset.c);
     const editing = this.editing;
     const atStart = inp.selectionStart === 0 && inp.selectionEnd === 0;
     const atEnd = inp.selectionStart === inp.value.length && inp.selectionEnd === inp.value.length;
     const all = inp.selectionStart === 0 && inp.selectionEnd === inp.value.length;
     switch (e.key) {
-      case 'F2': e.preventDefault(); this.edit(inp); return;
-      case 'Escape': if (!editing) return; e.preventDefault(); this.editing = false; inp.value = this.display(this.cells[r][c]); inp.select(); return;
-      case 'ArrowUp': r--; break;
-      case 'ArrowDown': r++; break;
+      case 'F2':
+        e.preventDefault();
+        this.edit(inp);
+        return;
+      case 'Escape':
+        if (!editing) return;
+        e.preventDefault();
+        this.editing = false;
+        inp.value = this.display(this.cells[r][c]);
+        inp.select();
+        return;
+      case 'ArrowUp':
+        r--;
+        break;
+      case 'ArrowDown':
+        r++;
+        break;
       case 'Enter':
-        if (!editing) { e.preventDefault(); this.edit(inp); return; }
+        if (!editing) {
+          e.preventDefault();
+          this.edit(inp);
+          return;
+        }
         r += e.shiftKey ? -1 : 1;
         break;
-      case 'ArrowLeft': if (editing && !(atStart || all)) return; c--; break;
-      case 'ArrowRight': if (editing && !(atEnd || all)) return; c++; break;
-      case 'Home': if (editing) return; c = 0; break;
-      case 'End': if (editing) return; c = this.cells[0].length - 1; break;
-      default: return;
+      case 'ArrowLeft':
+        if (editing && !(atStart || all)) return;
+        c--;
+        break;
+      case 'ArrowRight':
+        if (editing && !(atEnd || all)) return;
+        c++;
+        break;
+      case 'Home':
+        if (editing) return;
+        c = 0;
+        break;
+      case 'End':
+        if (editing) return;
+        c = this.cells[0].length - 1;
+        break;
+      default:
+        return;
     }
-    const rows = this.cells.length, cols = this.cells[0].length;
-    if (r < 0 || c < 0 || r >= rows || c >= cols) { e.preventDefault(); return; }
+    const rows = this.cells.length,
+      cols = this.cells[0].length;
+    if (r < 0 || c < 0 || r >= rows || c >= cols) {
+      e.preventDefault();
+      return;
+    }
     e.preventDefault();
     this.focusCell(r, c);
   }
@@ -269,29 +316,32 @@ export class MatrixEditor {
   commitCells(rerender) {
     this.localError = null;
     this.badCell = null;
-    const rows = this.cells.map((row, i) => row.map((cell, j) => {
-      if (this.localError) return cell;
-      if (cell === '') {
-        this.localError = this.vector ? `${this.name} entry ${j + 1} is empty: type a number`
-          : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
-      } else {
-        try {
-          const key = `${this.name}\u0000${cell}`;
-          if (!numberCells.has(key)) {
-            this.engine.parseCell(cell, this.name, i + 1, j + 1);
-            if (numberCells.size >= NUMBER_CELLS_MAX) numberCells.clear();
-            numberCells.add(key);
+    const rows = this.cells.map((row, i) =>
+      row.map((cell, j) => {
+        if (this.localError) return cell;
+        if (cell === '') {
+          this.localError = this.vector
+            ? `${this.name} entry ${j + 1} is empty: type a number`
+            : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
+        } else {
+          try {
+            const key = `${this.name}\u0000${cell}`;
+            if (!numberCells.has(key)) {
+              this.engine.parseCell(cell, this.name, i + 1, j + 1);
+              if (numberCells.size >= NUMBER_CELLS_MAX) numberCells.clear();
+              numberCells.add(key);
+            }
+            // The cell's one decimal comma (all parseCell accepts) as a point: the text's cells
+            // are separated by spaces, where `1,5` could read as two numbers.
+            return cell.replace(',', '.');
+          } catch (err) {
+            this.localError = err.message;
           }
-          // The cell's one decimal comma (all parseCell accepts) as a point: the text's cells
-          // are separated by spaces, where `1,5` could read as two numbers.
-          return cell.replace(',', '.');
-        } catch (err) {
-          this.localError = err.message;
         }
-      }
-      this.badCell = [i, j];
-      return cell;
-    }));
+        this.badCell = [i, j];
+        return cell;
+      }),
+    );
     this.text = rows.map((row) => row.join(' ')).join('\n');
     if (rerender) this.renderGrid();
     else this.markBadCell();
@@ -350,7 +400,9 @@ export class MatrixEditor {
 
   setMode(mode) {
     this.mode = mode;
-    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.tab === mode)));
+    /** @type {NodeListOf<HTMLElement>} */ (this.el.querySelectorAll('.tab')).forEach((b) =>
+      b.setAttribute('aria-pressed', String(b.dataset.tab === mode)),
+    );
     this.q('.text-wrap').hidden = mode !== 'text';
     this.gridWrap.hidden = mode !== 'grid';
     if (mode === 'text') {
@@ -367,7 +419,8 @@ export class MatrixEditor {
   }
 
   updateDims() {
-    const rows = this.cells.length, cols = this.cells[0]?.length ?? 0;
+    const rows = this.cells.length,
+      cols = this.cells[0]?.length ?? 0;
     if (!this.vector) {
       const r = this.q('.dim-rows');
       if (document.activeElement !== r) r.value = String(rows);
@@ -382,7 +435,8 @@ export class MatrixEditor {
     if (this.vector && this.cells.length > 1) this.cells = [this.cells.flat()];
     this.updateDims();
     if (this.mode !== 'grid') return;
-    const rows = this.cells.length, cols = this.cells[0].length;
+    const rows = this.cells.length,
+      cols = this.cells[0].length;
     if (rows * cols > GRID_LIMIT) {
       this.gridWrap.innerHTML = `<p class="hint">${rows} × ${cols} is too large for the grid: edit it as text.</p>`;
       return;
@@ -417,11 +471,18 @@ export class MatrixEditor {
     const cols = Number(this.q('.dim-cols').value);
     /** @type {import('attention-explorer').Draw} */
     const draw = { kind, shape: [rows, cols] };
-    if (kind === 'normal') { draw.loc = Number(this.q('.rnd-loc').value); draw.scale = Number(this.q('.rnd-scale').value); }
-    if (kind === 'randint') { draw.low = Number(this.q('.rnd-low').value); draw.high = Number(this.q('.rnd-high').value); }
+    if (kind === 'normal') {
+      draw.loc = Number(this.q('.rnd-loc').value);
+      draw.scale = Number(this.q('.rnd-scale').value);
+    }
+    if (kind === 'randint') {
+      draw.low = Number(this.q('.rnd-low').value);
+      draw.high = Number(this.q('.rnd-high').value);
+    }
     let m;
     try {
-      if (!(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295)) throw new Error('the seed must be a whole number from 0 to 4294967295');
+      if (!(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295))
+        throw new Error('the seed must be a whole number from 0 to 4294967295');
       [m] = this.engine.random(seed, [draw]);
     } catch (err) {
       this.setError(`${this.name}: ${err.message}`);

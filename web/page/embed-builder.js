@@ -8,17 +8,28 @@ import { writeLink } from './link.js';
 import { escapeHtml } from './format.js';
 
 /** Panels a reader may be spared, by their ?hide= word, named as the page heads them. */
-const PANEL_CHOICES = [['lesson', 'lesson-title'], ['setup', 'setup-title'], ['inputs', 'inputs-title'],
-  ['drill', 'drill-title'], ['why', 'why-title']];
+const PANEL_CHOICES = [
+  ['lesson', 'lesson-title'],
+  ['setup', 'setup-title'],
+  ['inputs', 'inputs-title'],
+  ['drill', 'drill-title'],
+  ['why', 'why-title'],
+];
 /** ?lock= words besides input names. */
-const LOCK_CHOICES = [['options', 'The problem panel (example, mode, options)'], ['inputs', 'Every input'], ['all', 'Everything']];
+const LOCK_CHOICES = [
+  ['options', 'The problem panel (example, mode, options)'],
+  ['inputs', 'Every input'],
+  ['all', 'Everything'],
+];
 
 const DEFAULT_HEIGHT = 720;
 let previewTimer = 0;
 
 /** Fills `details` (an empty <details> of the share panel) with the builder. */
 export function installEmbedBuilder(details) {
-  details.insertAdjacentHTML('beforeend', `
+  details.insertAdjacentHTML(
+    'beforeend',
+    `
     <p class="hint">What readers of the embedded copy see. Hidden parts are gone; locked parts are shown but cannot be changed.</p>
     <div class="embed-builder">
       <fieldset><legend>Hide</legend><div id="embed-hide" class="embed-choices"></div></fieldset>
@@ -32,9 +43,12 @@ export function installEmbedBuilder(details) {
     <label for="embed-snippet">Embed code</label>
     <textarea id="embed-snippet" class="export-preview" rows="4" readonly></textarea>
     <p><button type="button" id="embed-preview-toggle" aria-expanded="false">Show a preview</button></p>
-    <div id="embed-preview-box" class="embed-preview" hidden></div>`);
+    <div id="embed-preview-box" class="embed-preview" hidden></div>`,
+  );
   details.addEventListener('change', () => refreshEmbedBuilder());
-  details.addEventListener('input', (e) => { if (/** @type {HTMLElement} */ (e.target).id === 'embed-height') refreshEmbedBuilder(); });
+  details.addEventListener('input', (e) => {
+    if (/** @type {HTMLElement} */ (e.target).id === 'embed-height') refreshEmbedBuilder();
+  });
   $('embed-preview-toggle').addEventListener('click', () => {
     const box = $('embed-preview-box');
     box.hidden = !box.hidden;
@@ -55,7 +69,12 @@ export function installEmbedBuilder(details) {
 const checked = (id) => [...document.querySelectorAll(`#${id} input:checked`)].map((c) => c.value);
 
 function choicesHtml(group, choices, keep) {
-  return choices.map(([word, label]) => `<label><input type="checkbox" name="${group}" value="${escapeHtml(word)}"${keep.has(word) ? ' checked' : ''}> ${escapeHtml(label)}</label>`).join('');
+  return choices
+    .map(
+      ([word, label]) =>
+        `<label><input type="checkbox" name="${group}" value="${escapeHtml(word)}"${keep.has(word) ? ' checked' : ''}> ${escapeHtml(label)}</label>`,
+    )
+    .join('');
 }
 
 /** The checkboxes for what the page shows now (inputs and steps change with the problem). */

@@ -124,4 +124,3 @@ function showUnknownFlags() {
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }
-

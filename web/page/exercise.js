@@ -14,7 +14,7 @@ import { writeLink } from './link.js';
 // Every input of a problem (formats.js's one list): New problem draws each the problem has.
 const INPUTS = new Set(INPUT_NAMES);
 
-let lastSeed = null;       // the seed of the last "New problem"
+let lastSeed = null; // the seed of the last "New problem"
 // Whether the answers are shown ("Show answers") and the teacher is choosing which numbers to hide:
 // the store's ui (not part of the link).
 const ui = () => store.get().ui;
@@ -33,7 +33,8 @@ function dependsOn(step, r, c, result) {
   const cols = ctx.layout === 'columns';
   const tok = cols ? 'column' : 'row';
   const { query, key } = cellTokens(step, r, c);
-  const tq = ctx.tokensQ[query] ?? `t${query + 1}`, tk = ctx.tokensK[key] ?? `t${key + 1}`;
+  const tq = ctx.tokensQ[query] ?? `t${query + 1}`,
+    tk = ctx.tokensK[key] ?? `t${key + 1}`;
   const head = ctx.meta.heads > 1 && headOf(step) >= 0 ? ` of head ${headOf(step) + 1}` : '';
   const input = step.inputs.length ? trace.steps[step.inputs[0]].title.toLowerCase() : '';
   // A token × feature step: the cell's token, and its feature counted in the full projection.
@@ -41,7 +42,9 @@ function dependsOn(step, r, c, result) {
   const feature = local + (step.features?.[0] ?? 0);
   const weights = (name) => `${cols ? 'row' : 'column'} ${feature + 1} of ${cols ? 'Ω' : 'W'}_${name}`;
   switch (step.id) {
-    case 'Q': case 'K': case 'V': {
+    case 'Q':
+    case 'K':
+    case 'V': {
       const [x, w, b] = step.given;
       if (!w) return `${step.id} is given`;
       const labels = axisLabels(step, ctx);
@@ -79,7 +82,11 @@ export function renderExercise() {
   const ex = state.exercise;
   const { revealed, choosing } = ui();
   document.body.classList.toggle('exercise-on', Boolean(ex) && !revealed);
-  if (!ex || !result) { box.hidden = true; box.replaceChildren(); return; }
+  if (!ex || !result) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
   box.hidden = false;
   const { trace } = result;
   // Keep what the student typed across redraws.
@@ -111,8 +118,14 @@ export function renderExercise() {
             aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
           return;
         }
-        if (!hidden.has(`${r},${c}`)) { html += `<td class="given">${fmt(v, result.ctx.decimals)}</td>`; return; }
-        if (revealed) { html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`; return; }
+        if (!hidden.has(`${r},${c}`)) {
+          html += `<td class="given">${fmt(v, result.ctx.decimals)}</td>`;
+          return;
+        }
+        if (revealed) {
+          html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`;
+          return;
+        }
         const value = typed.get(id) ?? '';
         html += `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${escapeHtml(value)}"
           aria-label="${escapeHtml(step.title)}${head}, ${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}"></td>`;
@@ -141,12 +154,17 @@ function checkExercise() {
   const state = app.state;
   const ex = state.exercise;
   const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
-  let right = 0, total = 0, first = null;
+  let right = 0,
+    total = 0,
+    first = null;
   for (const input of $('exercise').querySelectorAll('input.answer')) {
     const [key, r, c] = input.dataset.id.split('/');
     const step = result.trace.steps.find((s) => stepKey(s) === key);
     const answer = step.data[Number(r)][Number(c)];
-    const text = input.value.trim().replace(/\u2212/g, '-').replace(/^[-−]?\s*(inf|∞)$/i, (m) => (m.startsWith('-') || m.startsWith('−') ? '-Infinity' : 'Infinity'));
+    const text = input.value
+      .trim()
+      .replace(/\u2212/g, '-')
+      .replace(/^[-−]?\s*(inf|∞)$/i, (m) => (m.startsWith('-') || m.startsWith('−') ? '-Infinity' : 'Infinity'));
     const typed = text === '' ? NaN : Number(text);
     const ok = Number.isFinite(answer) ? Math.abs(typed - answer) <= tol + 1e-12 : typed === answer;
     total++;
@@ -164,7 +182,8 @@ function checkExercise() {
     const labels = axisLabels(first.step, result.ctx);
     const head = result.ctx.meta.heads > 1 && headOf(first.step) >= 0 ? `, head ${headOf(first.step) + 1}` : '';
     out.className = 'ex-result some-wrong';
-    out.innerHTML = `${right} of ${total} right. First to fix: <strong>${escapeHtml(first.step.title)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
+    out.innerHTML =
+      `${right} of ${total} right. First to fix: <strong>${escapeHtml(first.step.title)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
       `${first.empty ? ' is empty' : ` — you wrote ${escapeHtml(first.typed)}`}. It depends on ${escapeHtml(dependsOn(first.step, first.r, first.c, result))}.`;
     first.input.focus();
   }
@@ -186,8 +205,12 @@ export function newProblem(seed, kind) {
   const round1 = (m) => m.map((row) => row.map((x) => Math.round(x * 10) / 10 || 0));
   const drawn = app.engine.random(seed, draws).map((m) => (kind === 'round1' ? round1(m) : m));
   const dims = (d) => d.shape.join(', ');
-  const call = (d) => (d.kind === 'randint' ? `np.random.randint(-2, 3, size=(${dims(d)}))`
-    : kind === 'round1' ? `np.round(np.random.randn(${dims(d)}), 1)` : `np.random.randn(${dims(d)})`);
+  const call = (d) =>
+    d.kind === 'randint'
+      ? `np.random.randint(-2, 3, size=(${dims(d)}))`
+      : kind === 'round1'
+        ? `np.round(np.random.randn(${dims(d)}), 1)`
+        : `np.random.randn(${dims(d)})`;
   const next = structuredClone(state);
   names.forEach((n, i) => {
     const m = drawn[i];
@@ -206,7 +229,10 @@ function pickCells(seed, step, n) {
   // Deterministic: the n cells with the smallest draws of a seeded uniform matrix.
   const [u] = app.engine.random(seed, [{ kind: 'rand', shape: step.shape }]);
   const all = u.flatMap((row, r) => row.map((x, c) => [x, r, c])).sort((a, b) => a[0] - b[0]);
-  return all.slice(0, n).map(([, r, c]) => [r, c]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return all
+    .slice(0, n)
+    .map(([, r, c]) => [r, c])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
 
 /** The teacher shows or hides one number of an exercise step (the link then lists the cells). */
@@ -229,7 +255,10 @@ export function startExercise() {
   const result = app.result;
   if (!result) return;
   const keys = [...$('ex-steps').querySelectorAll('input:checked')].map((i) => i.value);
-  if (!keys.length) { $('share-status').textContent = 'Choose at least one step for the exercise.'; return; }
+  if (!keys.length) {
+    $('share-status').textContent = 'Choose at least one step for the exercise.';
+    return;
+  }
   const n = Math.max(0, Math.round(Number($('ex-cells').value) || 0));
   const seed = Math.max(0, Math.round(Number($('ex-seed').value) || 0));
   // teacher: this page set it (its link opens this view again); any other exercise link opens as a student's.
@@ -248,7 +277,8 @@ export function startExercise() {
   store.dispatch(setRevealed, false);
   loadState(next);
   $('exercise').scrollIntoView({ block: 'start' });
-  $('share-status').textContent = 'Exercise on. The address bar now holds the students\' link (as “Copy the students\' link” does); your teacher\'s view, with the answers, is kept in this tab: Share → “Copy your teacher\'s view” gives its link.';
+  $('share-status').textContent =
+    "Exercise on. The address bar now holds the students' link (as “Copy the students' link” does); your teacher's view, with the answers, is kept in this tab: Share → “Copy your teacher's view” gives its link.";
 }
 
 export function fillExerciseSteps() {
@@ -257,12 +287,17 @@ export function fillExerciseSteps() {
   if (!result || !box) return;
   const checked = new Set([...box.querySelectorAll('input:checked')].map((i) => i.value));
   const multi = result.ctx.meta.heads > 1;
-  writeHtml(box, result.trace.steps.filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv').map((s) => {
-    const key = stepKey(s);
-    return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
-  }).join(''));
+  writeHtml(
+    box,
+    result.trace.steps
+      .filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv')
+      .map((s) => {
+        const key = stepKey(s);
+        return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
+      })
+      .join(''),
+  );
 }
-
 
 // The students' hash of the last teacher's state it was made for: the address bar, "Copy the
 // students' link" and Share's "Copy link" hand out the same paper (each paper has its own salt).
@@ -299,12 +334,12 @@ export async function studentLink() {
 async function copyStudentLink() {
   const out = $('ex-result');
   out.className = 'ex-result';
-  out.textContent = 'Making the students\' link (a deliberately slow hash per answer)…';
+  out.textContent = "Making the students' link (a deliberately slow hash per answer)…";
   const href = await studentLink();
   try {
     await navigator.clipboard.writeText(href);
     out.className = 'ex-result';
-    out.textContent = 'The students\' link is copied to the clipboard.';
+    out.textContent = "The students' link is copied to the clipboard.";
   } catch {
     out.className = 'ex-result';
     out.innerHTML = `The students' link (copy it from here): <input type="text" readonly class="ex-link" aria-label="The students' link" value="${escapeHtml(href)}">`;
@@ -324,7 +359,11 @@ export function installExercise() {
     const b = /** @type {HTMLElement} */ (e.target).closest('button');
     if (!b) return;
     if (b.id === 'ex-check') checkExercise();
-    if (b.id === 'ex-choose') { store.dispatch(setChoosing, !ui().choosing); store.flush(); $('ex-choose')?.focus(); }
+    if (b.id === 'ex-choose') {
+      store.dispatch(setChoosing, !ui().choosing);
+      store.flush();
+      $('ex-choose')?.focus();
+    }
     if (b.classList.contains('ex-toggle')) toggleCell(b.dataset.key, Number(b.dataset.r), Number(b.dataset.c));
     if (b.id === 'ex-student-link') copyStudentLink();
     if (b.id === 'ex-reveal') store.dispatch(setRevealed, !ui().revealed);
@@ -337,6 +376,9 @@ export function installExercise() {
     }
   });
   exercise.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) { e.preventDefault(); checkExercise(); }
+    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) {
+      e.preventDefault();
+      checkExercise();
+    }
   });
 }

@@ -12,9 +12,13 @@ function termTable(caption, headers, rows, highlight = -1) {
   const shown = rows.slice(0, MAX_TABLE_ROWS);
   let html = `<table class="terms"><caption>${caption}</caption><thead><tr>${headers.map((h) => `<th scope="col">${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>`;
   shown.forEach((cells, i) => {
-    html += `<tr${i === highlight ? ' class="hl"' : ''}><th scope="row">${cells[0]}</th>${cells.slice(1).map((c) => `<td>${c}</td>`).join('')}</tr>`;
+    html += `<tr${i === highlight ? ' class="hl"' : ''}><th scope="row">${cells[0]}</th>${cells
+      .slice(1)
+      .map((c) => `<td>${c}</td>`)
+      .join('')}</tr>`;
   });
-  if (rows.length > shown.length) html += `<tr><td colspan="${headers.length}" class="hint">… and ${rows.length - shown.length} more terms</td></tr>`;
+  if (rows.length > shown.length)
+    html += `<tr><td colspan="${headers.length}" class="hint">… and ${rows.length - shown.length} more terms</td></tr>`;
   return html + '</tbody></table>';
 }
 
@@ -32,10 +36,11 @@ export function explanationHtml(e, where) {
   // The token a step of tokens × features is about: the label of its queries or keys axis.
   const tokenLabel = ['queries', 'keys'].includes(where.step.axes[0]) ? where.rowLabel : where.colLabel;
   const labels = { query: where.queryLabel, key: where.keyLabel, token: tokenLabel };
-  const words = (template) => fillExplanation(escapeHtml(template), e, {
-    number: (x) => fmt(x, d),
-    label: (name) => `<span class="lbl">${escapeHtml(labels[name] ?? '')}</span>`,
-  });
+  const words = (template) =>
+    fillExplanation(escapeHtml(template), e, {
+      number: (x) => fmt(x, d),
+      label: (name) => `<span class="lbl">${escapeHtml(labels[name] ?? '')}</span>`,
+    });
   if (e.text) html += `<p>${words(e.text)}</p>`;
   if (e.lines.length > 1) {
     const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));

@@ -1,8 +1,17 @@
 // Exports of the whole solution or one step, made by the package: LaTeX, CSV, JSON, NumPy,
 // PyTorch, SVG, PNG, and the open cell's worked calculation.
 import {
-  cellLatex, heatmapSvg, numpyScript, pytorchScript, solutionLatex, stepCaption, stepCsv, stepFileName,
-  stringify, traceCsv, traceJson,
+  cellLatex,
+  heatmapSvg,
+  numpyScript,
+  pytorchScript,
+  solutionLatex,
+  stepCaption,
+  stepCsv,
+  stepFileName,
+  stringify,
+  traceCsv,
+  traceJson,
 } from 'attention-explorer';
 import { maskedPositions } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
@@ -11,8 +20,14 @@ import { escapeHtml } from './format.js';
 import { stepTex } from './copy-latex.js';
 
 export const FORMATS = [
-  ['latex', 'LaTeX'], ['csv', 'CSV'], ['json', 'JSON'], ['numpy', 'NumPy script'], ['pytorch', 'PyTorch script'],
-  ['svg', 'SVG heatmap'], ['png', 'PNG heatmap'], ['cell', 'Worked cell (LaTeX)'],
+  ['latex', 'LaTeX'],
+  ['csv', 'CSV'],
+  ['json', 'JSON'],
+  ['numpy', 'NumPy script'],
+  ['pytorch', 'PyTorch script'],
+  ['svg', 'SVG heatmap'],
+  ['png', 'PNG heatmap'],
+  ['cell', 'Worked cell (LaTeX)'],
 ];
 
 /** Downloads `text` (or a Blob) as the file `name`: the page's one download (the walkthroughs' exports use it too). */
@@ -24,7 +39,10 @@ export function download(name, text, type) {
   a.hidden = true;
   document.body.appendChild(a);
   a.click();
-  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  setTimeout(() => {
+    URL.revokeObjectURL(a.href);
+    a.remove();
+  }, 1000);
 }
 
 function svgFor(result, step) {
@@ -35,16 +53,21 @@ function svgFor(result, step) {
     const before = maskedPositions(result.trace, s);
     return heatmapSvg(s, {
       title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`,
-      rowLabels: labels.rows, colLabels: labels.cols, axisTitles: { rows: labels.rowTitle, cols: labels.colTitle },
-      masked: before?.map((row) => row.map((v) => v === -Infinity)), decimals: Math.min(ctx.decimals, 3),
+      rowLabels: labels.rows,
+      colLabels: labels.cols,
+      axisTitles: { rows: labels.rowTitle, cols: labels.colTitle },
+      masked: before?.map((row) => row.map((v) => v === -Infinity)),
+      decimals: Math.min(ctx.decimals, 3),
     });
   };
   if (step) return one(step);
   // The whole trace: every step's heatmap, one under the other.
   const parts = result.trace.steps.map(one);
-  let y = 0, width = 0;
+  let y = 0,
+    width = 0;
   const inner = parts.map((svg) => {
-    const w = Number(/width="(\d+)"/.exec(svg)[1]), h = Number(/height="(\d+)"/.exec(svg)[1]);
+    const w = Number(/width="(\d+)"/.exec(svg)[1]),
+      h = Number(/height="(\d+)"/.exec(svg)[1]);
     const g = svg.replace('<svg ', `<svg x="0" y="${y}" `);
     y += h + 16;
     width = Math.max(width, w);
@@ -64,7 +87,9 @@ async function pngFromSvg(svg) {
   const g = canvas.getContext('2d');
   g.scale(scale, scale);
   g.drawImage(img, 0, 0);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'),
+  );
 }
 
 /** Makes one export: { name, text | blob, type }. `format`: latex csv json numpy pytorch svg png cell. */
@@ -82,16 +107,28 @@ async function makeExport(format, stepKeyOrAll = 'all') {
         : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
     case 'csv':
       return step
-        ? { name: stepFileName(step, 'csv', trace.meta.heads), type: 'text/csv', text: stepCsv(step, { rowLabels: labels.rows, colLabels: labels.cols }) }
+        ? {
+            name: stepFileName(step, 'csv', trace.meta.heads),
+            type: 'text/csv',
+            text: stepCsv(step, { rowLabels: labels.rows, colLabels: labels.cols }),
+          }
         : { name: 'attention-trace.csv', type: 'text/csv', text: traceCsv(trace) };
     case 'json':
       return step
         ? { name: stepFileName(step, 'json', trace.meta.heads), type: 'application/json', text: `${stringify(step)}\n` }
         : { name: 'attention-trace.json', type: 'application/json', text: `${traceJson(trace)}\n` };
     case 'numpy':
-      return { name: 'attention_numpy.py', type: 'text/x-python', text: numpyScript(problem, trace, { recipe: state.recipe || undefined }) };
+      return {
+        name: 'attention_numpy.py',
+        type: 'text/x-python',
+        text: numpyScript(problem, trace, { recipe: state.recipe || undefined }),
+      };
     case 'pytorch':
-      return { name: 'attention_torch.py', type: 'text/x-python', text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }) };
+      return {
+        name: 'attention_torch.py',
+        type: 'text/x-python',
+        text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }),
+      };
     case 'svg': {
       const svg = svgFor(result, step);
       return { name: step ? stepFileName(step, 'svg', trace.meta.heads) : 'attention-steps.svg', type: 'image/svg+xml', text: svg };
@@ -104,7 +141,11 @@ async function makeExport(format, stepKeyOrAll = 'all') {
       const open = state.open;
       if (!open) throw new Error('click a number in a step first: its worked calculation is exported');
       const e = app.engine.explain(problem, { step: open.step, head: open.head, row: open.row, col: open.col });
-      return { name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`, type: 'text/x-tex', text: `\\[\n${cellLatex(e, trace, { decimals: d })}\n\\]\n` };
+      return {
+        name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`,
+        type: 'text/x-tex',
+        text: `\\[\n${cellLatex(e, trace, { decimals: d })}\n\\]\n`,
+      };
     }
     default:
       throw new Error(`unknown export ${format}`);
@@ -117,8 +158,11 @@ export function fillExportSelect() {
   const sel = $('export-what');
   if (!result || !sel) return;
   const keep = sel.value;
-  writeHtml(sel, '<option value="all">the whole solution</option>' + result.trace.steps.map((s) =>
-    `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join(''));
+  writeHtml(
+    sel,
+    '<option value="all">the whole solution</option>' +
+      result.trace.steps.map((s) => `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join(''),
+  );
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
 }
 

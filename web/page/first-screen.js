@@ -43,7 +43,9 @@
         if (parsing) add('link', { rel: 'modulepreload', href: start[i][1].src });
       }
     }
-    var run = function () { for (var j = 0; j < scripts.length; j++) add('script', scripts[j]); };
+    var run = function () {
+      for (var j = 0; j < scripts.length; j++) add('script', scripts[j]);
+    };
     if (parsing) document.addEventListener('DOMContentLoaded', run);
     else run();
   }
@@ -51,9 +53,9 @@
   var app = document.getElementById('app');
   if (!app) {
     var differs =
-      location.hash.length > 1 ||       // a link's state (or a student's exercise)
-      location.search.length > 1 ||     // ?embed, ?hide, ?lock, ?present, ?lesson, ... change the page
-      window.parent !== window;         // a frame: its host may reopen it with the reader's edits
+      location.hash.length > 1 || // a link's state (or a student's exercise)
+      location.search.length > 1 || // ?embed, ?hide, ?lock, ?present, ?lesson, ... change the page
+      window.parent !== window; // a frame: its host may reopen it with the reader's edits
     if (differs) startPage();
     else root.setAttribute('data-first-screen', 'prerendered');
     return;
@@ -69,7 +71,9 @@
   var panel = null;
   try {
     panel = sessionStorage.getItem(rules.panelKey);
-  } catch (e) { /* storage blocked: the default for the screen */ }
+  } catch (e) {
+    /* storage blocked: the default for the screen */
+  }
   if (rules.startsFolded(panel, window.matchMedia(rules.phone).matches)) rules.showSetup(document, false);
   performance.mark('ae:first-steps');
   // When the first steps were on screen: the paint of the first step's first number, which
@@ -87,7 +91,9 @@
         observer.disconnect();
         exact = true;
         performance.clearMarks(PAINTED);
-        performance.mark(PAINTED, { startTime: /** @type {ElementTiming} */ (entries[i]).renderTime || /** @type {ElementTiming} */ (entries[i]).loadTime });
+        performance.mark(PAINTED, {
+          startTime: /** @type {ElementTiming} */ (entries[i]).renderTime || /** @type {ElementTiming} */ (entries[i]).loadTime,
+        });
         return;
       }
     }).observe({ type: 'element', buffered: true });

@@ -2,7 +2,10 @@
 // shared by the explorer (embed.js) and the playground: one protocol for every page of the site.
 
 /** The messages for a content height of `height` CSS pixels. */
-export const resizeMessages = (height) => [{ subject: 'lti.frameResize', height }, { type: 'attention-explorer:resize', height }];
+export const resizeMessages = (height) => [
+  { subject: 'lti.frameResize', height },
+  { type: 'attention-explorer:resize', height },
+];
 
 /**
  * Posts the page's content height to the parent now and whenever it changes. The body's own

@@ -20,15 +20,21 @@ const MAP_SIZE = 132;
 
 function tableHtml(step, ctx, masked) {
   return stepTableHtml(step, axisLabels(step, ctx), {
-    attrs: `class="glance-table" data-key="${escapeHtml(stepKey(step))}"`, corner: '<td></td>', decimals: ctx.decimals, fixedZero: true, masked,
+    attrs: `class="glance-table" data-key="${escapeHtml(stepKey(step))}"`,
+    corner: '<td></td>',
+    decimals: ctx.decimals,
+    fixedZero: true,
+    masked,
   });
 }
 
 function mapHtml(step) {
   const [nr, nc] = step.shape;
   const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(nr, nc)));
-  return `<canvas class="glance-map" data-key="${escapeHtml(stepKey(step))}" width="${nc}" height="${nr}" ` +
-    `style="width:${nc * size}px;height:${nr * size}px" aria-hidden="true"></canvas>`;
+  return (
+    `<canvas class="glance-map" data-key="${escapeHtml(stepKey(step))}" width="${nc}" height="${nr}" ` +
+    `style="width:${nc * size}px;height:${nr * size}px" aria-hidden="true"></canvas>`
+  );
 }
 
 function drawMap(canvas, step, masked) {
@@ -42,7 +48,13 @@ function drawMap(canvas, step, masked) {
     const hid = masked?.[i];
     for (let j = 0; j < nc; j++, at += 4) {
       const t = hid && hid[j] === -Infinity ? -1 : index(row[j]);
-      if (t < 0) { px[at] = px[at + 1] = px[at + 2] = 200; } else { px[at] = lut[t * 3]; px[at + 1] = lut[t * 3 + 1]; px[at + 2] = lut[t * 3 + 2]; }
+      if (t < 0) {
+        px[at] = px[at + 1] = px[at + 2] = 200;
+      } else {
+        px[at] = lut[t * 3];
+        px[at + 1] = lut[t * 3 + 1];
+        px[at + 2] = lut[t * 3 + 2];
+      }
       px[at + 3] = 255;
     }
   }
@@ -56,7 +68,10 @@ export function renderGlance() {
   if (!box) return;
   const ctx = result?.ctx;
   const weights = result ? result.trace.steps.filter((s) => s.id === 'weights') : [];
-  if (!weights.length || ctx.hiddenSteps.includes('weights')) { box.hidden = true; return; }
+  if (!weights.length || ctx.hiddenSteps.includes('weights')) {
+    box.hidden = true;
+    return;
+  }
   const multi = result.trace.meta.heads > 1;
   const shown = weights.slice(0, multi ? MAX_HEADS : 1);
   const numbers = shown[0].shape[0] <= NUMBERS_MAX && shown[0].shape[1] <= NUMBERS_MAX;
@@ -65,17 +80,22 @@ export function renderGlance() {
   const more = multi && result.trace.meta.heads > shown.length ? ` (heads 1–${shown.length} of ${result.trace.meta.heads})` : '';
   const f = result.trace.facts[0];
   const rule = weightSums(ctx.options, f);
-  const sums = rule.kind === 'free' ? 'sigmoid weights, each on its own: a query\'s need not sum to 1' : `each query's weights ${rule.phrase}`;
-  let html = `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: ${sums} ` +
+  const sums =
+    rule.kind === 'free' ? "sigmoid weights, each on its own: a query's need not sum to 1" : `each query's weights ${rule.phrase}`;
+  let html =
+    `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: ${sums} ` +
     `<span class="hint">(${escapeHtml(what)}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">`;
   for (const step of shown) {
     const masked = maskedPositions(result.trace, step);
-    html += `<div class="glance-head">${multi ? `<p class="glance-name">head ${headOf(step) + 1}</p>` : ''}` +
+    html +=
+      `<div class="glance-head">${multi ? `<p class="glance-name">head ${headOf(step) + 1}</p>` : ''}` +
       `${numbers ? tableHtml(step, ctx, masked) : mapHtml(step)}</div>`;
   }
   writeHtml(box, `${html}</div>`);
   box.hidden = false;
-  if (!numbers) for (const step of shown) drawMap(box.querySelector(`canvas[data-key="${CSS.escape(stepKey(step))}"]`), step, maskedPositions(result.trace, step));
+  if (!numbers)
+    for (const step of shown)
+      drawMap(box.querySelector(`canvas[data-key="${CSS.escape(stepKey(step))}"]`), step, maskedPositions(result.trace, step));
 }
 
 /** A weight chosen at a glance: its cell in the weights card, opened (its worked calculation). */
@@ -85,8 +105,13 @@ export function bindGlance(onStep) {
     if (!holder) return;
     const key = holder.dataset.key;
     const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
-    const cell = td && document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"] td[data-r="${td.dataset.r}"][data-c="${td.dataset.c}"]`);
-    if (!cell) { onStep(key); return; }
+    const cell =
+      td &&
+      document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"] td[data-r="${td.dataset.r}"][data-c="${td.dataset.c}"]`);
+    if (!cell) {
+      onStep(key);
+      return;
+    }
     cell.scrollIntoView({ block: 'center' });
     cell.click();
     cell.focus({ preventScroll: true });
@@ -95,5 +120,7 @@ export function bindGlance(onStep) {
 
 /** The weights at a glance follow the results (store.js resultParts). */
 export function mountGlance() {
-  store.subscribe(resultParts, ([result]) => { if (result) renderGlance(); });
+  store.subscribe(resultParts, ([result]) => {
+    if (result) renderGlance();
+  });
 }

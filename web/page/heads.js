@@ -25,23 +25,30 @@ function byQuery(step) {
 }
 
 function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
-  const L = w.length, S = w[0].length;
+  const L = w.length,
+    S = w[0].length;
   const head = step.head + 1;
   const label = `Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`;
   if (L * S > RECTS_MAX) {
     const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(L, S)));
-    return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
-      `<canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${escapeHtml(label)}"></canvas></figure>`;
+    return (
+      `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
+      `<canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${escapeHtml(label)}"></canvas></figure>`
+    );
   }
   const cell = Math.max(3, Math.min(28, Math.floor(MAP_SIZE / Math.max(L, S))));
   const colour = colourScale(step.data, step.kind);
   let rects = '';
-  w.forEach((row, q) => row.forEach((v, k) => {
-    const c = colour(v);
-    rects += `<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${escapeHtml(`${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`)}</title></rect>`;
-  }));
-  return `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
-    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(label)}">${rects}</svg></figure>`;
+  w.forEach((row, q) =>
+    row.forEach((v, k) => {
+      const c = colour(v);
+      rects += `<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${escapeHtml(`${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`)}</title></rect>`;
+    }),
+  );
+  return (
+    `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
+    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(label)}">${rects}</svg></figure>`
+  );
 }
 
 /** A large map: the weights as canvas pixels on the same 0–1 scale. */
@@ -49,12 +56,14 @@ function drawMap(canvas, step, w) {
   const { lut, index } = colourLut(step.data, step.kind);
   const g = canvas.getContext('2d');
   const img = g.createImageData(canvas.width, canvas.height);
-  w.forEach((row, q) => row.forEach((v, k) => {
-    const t = index(v);
-    const at = (q * canvas.width + k) * 4;
-    img.data.set(t < 0 ? [150, 150, 150] : lut.subarray(t * 3, t * 3 + 3), at);
-    img.data[at + 3] = 255;
-  }));
+  w.forEach((row, q) =>
+    row.forEach((v, k) => {
+      const t = index(v);
+      const at = (q * canvas.width + k) * 4;
+      img.data.set(t < 0 ? [150, 150, 150] : lut.subarray(t * 3, t * 3 + 3), at);
+      img.data[at + 3] = 255;
+    }),
+  );
   g.putImageData(img, 0, 0);
 }
 
@@ -62,22 +71,38 @@ function drawMap(canvas, step, w) {
 const lineOpacity = (v) => (Number.isFinite(v) ? Math.max(0, Math.min(1, v)) : 0);
 
 function linesSvg(step, w, tokensQ, tokensK) {
-  const L = w.length, S = w[0].length;
-  const gap = 22, pad = 12, textW = 90, span = 150;
+  const L = w.length,
+    S = w[0].length;
+  const gap = 22,
+    pad = 12,
+    textW = 90,
+    span = 150;
   const height = pad * 2 + gap * (Math.max(L, S) - 1);
   const yQ = (q) => pad + gap * q + (gap * (Math.max(L, S) - L)) / 2;
   const yK = (k) => pad + gap * k + (gap * (Math.max(L, S) - S)) / 2;
-  const x1 = textW, x2 = textW + span;
+  const x1 = textW,
+    x2 = textW + span;
   let lines = '';
-  w.forEach((row, q) => row.forEach((v, k) => {
-    lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${lineOpacity(v)}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
-  }));
-  const label = (x, y, text, anchor, attrs) => `<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${escapeHtml(text)}</text>`;
-  const left = tokensQ.slice(0, L).map((t, q) => label(x1 - 6, yQ(q), t, 'end', `data-q="${q}"`)).join('');
-  const right = tokensK.slice(0, S).map((t, k) => label(x2 + 6, yK(k), t, 'start', `data-k="${k}"`)).join('');
-  return `<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" ` +
+  w.forEach((row, q) =>
+    row.forEach((v, k) => {
+      lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${lineOpacity(v)}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
+    }),
+  );
+  const label = (x, y, text, anchor, attrs) =>
+    `<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${escapeHtml(text)}</text>`;
+  const left = tokensQ
+    .slice(0, L)
+    .map((t, q) => label(x1 - 6, yQ(q), t, 'end', `data-q="${q}"`))
+    .join('');
+  const right = tokensK
+    .slice(0, S)
+    .map((t, k) => label(x2 + 6, yK(k), t, 'start', `data-k="${k}"`))
+    .join('');
+  return (
+    `<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" ` +
     `aria-label="${escapeHtml(`Head ${step.head + 1}: each query on the left joined to each key on the right by a line as opaque as its weight`)}">` +
-    `<g class="lines">${lines}</g>${left}${right}</svg>`;
+    `<g class="lines">${lines}</g>${left}${right}</svg>`
+  );
 }
 
 /** The button under the diagram that leads to the panel. */
@@ -112,7 +137,10 @@ export function renderHeads() {
   const weights = result ? result.trace.steps.filter((s) => s.id === 'weights' && s.head != null && s.head >= 0) : [];
   const hidden = result?.ctx?.hiddenSteps ?? [];
   if (!weights.length || hidden.includes('weights')) {
-    if (box) { box.hidden = true; diagramLink(box); }
+    if (box) {
+      box.hidden = true;
+      diagramLink(box);
+    }
     return;
   }
   if (!box) {
@@ -130,9 +158,11 @@ export function renderHeads() {
     // A weight in a small map opens it in its step (its worked calculation and its traced numbers).
     box.addEventListener('click', (e) => {
       const rect = /** @type {HTMLElement} */ (e.target).closest('rect[data-q]');
-      const step = rect && app.result?.trace.steps.find((s) => s.id === 'weights' && s.head === Number(rect.closest('.head-map').dataset.head));
+      const step =
+        rect && app.result?.trace.steps.find((s) => s.id === 'weights' && s.head === Number(rect.closest('.head-map').dataset.head));
       if (!step) return;
-      const q = Number(rect.dataset.q), k = Number(rect.dataset.k);
+      const q = Number(rect.dataset.q),
+        k = Number(rect.dataset.k);
       const [row, col] = step.axes[0] === 'queries' ? [q, k] : [k, q];
       store.dispatch(openCell, { step: 'weights', head: step.head, row, col }, true);
       store.flush();
@@ -150,7 +180,14 @@ export function renderHeads() {
   const tooMany = Math.max(w.length, w[0].length) > LINES_MAX;
   // Only the numbers changed (an edit): the lines (up to 64 × 64) get their new opacities in place,
   // which costs a fraction of making them again.
-  const signature = [weights.length, step.head, w.length, w[0].length, tokensQ.slice(0, w.length).join('\n'), tokensK.slice(0, w[0].length).join('\n')].join('|');
+  const signature = [
+    weights.length,
+    step.head,
+    w.length,
+    w[0].length,
+    tokensQ.slice(0, w.length).join('\n'),
+    tokensK.slice(0, w[0].length).join('\n'),
+  ].join('|');
   if (!tooMany && box.dataset.signature === signature && patchLines(box, w)) {
     box.headsHtml = null; // the panel is no longer the HTML last written
     const mapsBox = box.querySelector('.head-maps');
@@ -165,9 +202,11 @@ export function renderHeads() {
   const html = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
     ${multi ? `<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>` : ''}
     ${choose}
-    <div class="head-lines" data-head="${step.head}">${tooMany
-    ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
-    : linesSvg(step, w, tokensQ, tokensK)}</div>
+    <div class="head-lines" data-head="${step.head}">${
+      tooMany
+        ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
+        : linesSvg(step, w, tokensQ, tokensK)
+    }</div>
     <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
   // Beyond 64 tokens with one head the panel holds no numbers: an edit leaves it as it is.
   if (box.headsHtml !== html) {

@@ -14,19 +14,44 @@ import { headOf } from './steps.js';
 export const editors = new Map();
 
 const INPUT_TITLES = {
-  Q: 'Q', K: 'K', V: 'V', X: 'X', X_kv: 'X<sub>kv</sub>',
-  W_Q: 'W<sub>Q</sub>', W_K: 'W<sub>K</sub>', W_V: 'W<sub>V</sub>', W_O: 'W<sub>O</sub>',
-  b_Q: 'b<sub>Q</sub>', b_K: 'b<sub>K</sub>', b_V: 'b<sub>V</sub>', b_O: 'b<sub>O</sub>',
-  mask: 'Mask M (additive)', P: 'P (learned positions)',
-  past_K: 'K<sub>past</sub> (cached keys)', past_V: 'V<sub>past</sub> (cached values)',
-  W_G: 'W<sub>G</sub> (output gate)', b_G: 'b<sub>G</sub>',
-  W_DKV: 'W<sub>DKV</sub> (down to the latent)', W_UK: 'W<sub>UK</sub> (latent to keys)', W_UV: 'W<sub>UV</sub> (latent to values)',
-  W_KR: 'W<sub>KR</sub> (rotary key)', W_QR: 'W<sub>QR</sub> (rotary queries)', W_DQ: 'W<sub>DQ</sub> (queries\' latent)',
-  W_UQ: 'W<sub>UQ</sub> (latent to queries)', past_c_KV: 'c<sub>KV, past</sub> (cached latents)', past_k_R: 'k<sub>R, past</sub> (cached rotary keys)',
+  Q: 'Q',
+  K: 'K',
+  V: 'V',
+  X: 'X',
+  X_kv: 'X<sub>kv</sub>',
+  W_Q: 'W<sub>Q</sub>',
+  W_K: 'W<sub>K</sub>',
+  W_V: 'W<sub>V</sub>',
+  W_O: 'W<sub>O</sub>',
+  b_Q: 'b<sub>Q</sub>',
+  b_K: 'b<sub>K</sub>',
+  b_V: 'b<sub>V</sub>',
+  b_O: 'b<sub>O</sub>',
+  mask: 'Mask M (additive)',
+  P: 'P (learned positions)',
+  past_K: 'K<sub>past</sub> (cached keys)',
+  past_V: 'V<sub>past</sub> (cached values)',
+  W_G: 'W<sub>G</sub> (output gate)',
+  b_G: 'b<sub>G</sub>',
+  W_DKV: 'W<sub>DKV</sub> (down to the latent)',
+  W_UK: 'W<sub>UK</sub> (latent to keys)',
+  W_UV: 'W<sub>UV</sub> (latent to values)',
+  W_KR: 'W<sub>KR</sub> (rotary key)',
+  W_QR: 'W<sub>QR</sub> (rotary queries)',
+  W_DQ: "W<sub>DQ</sub> (queries' latent)",
+  W_UQ: 'W<sub>UQ</sub> (latent to queries)',
+  past_c_KV: 'c<sub>KV, past</sub> (cached latents)',
+  past_k_R: 'k<sub>R, past</sub> (cached rotary keys)',
 };
 const COLUMN_TITLES = {
-  W_Q: 'Ω<sub>Q</sub>', W_K: 'Ω<sub>K</sub>', W_V: 'Ω<sub>V</sub>', W_O: 'Ω<sub>O</sub>',
-  b_Q: 'β<sub>Q</sub>', b_K: 'β<sub>K</sub>', b_V: 'β<sub>V</sub>', b_O: 'β<sub>O</sub>',
+  W_Q: 'Ω<sub>Q</sub>',
+  W_K: 'Ω<sub>K</sub>',
+  W_V: 'Ω<sub>V</sub>',
+  W_O: 'Ω<sub>O</sub>',
+  b_Q: 'β<sub>Q</sub>',
+  b_K: 'β<sub>K</sub>',
+  b_V: 'β<sub>V</sub>',
+  b_O: 'β<sub>O</sub>',
 };
 
 /** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
@@ -37,34 +62,60 @@ function describeInput(name) {
   const cols = state.options.layout === 'columns';
   const tok = cols ? 'one column per token' : 'one row per token';
   switch (name) {
-    case 'X': return state.mode === 'cross' ? `the query tokens, ${tok}` : `the tokens, ${tok}`;
-    case 'X_kv': return `the tokens keys and values come from, ${tok}`;
-    case 'Q': return `queries, ${tok}`;
-    case 'K': return `keys, ${tok}`;
-    case 'V': return `values, ${tok}`;
-    case 'W_Q': case 'W_K': case 'W_V':
-    {
-      if (name === 'W_Q' && isLatent(state)) return 'd<sub>model</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = X·W<sub>Q</sub>';
+    case 'X':
+      return state.mode === 'cross' ? `the query tokens, ${tok}` : `the tokens, ${tok}`;
+    case 'X_kv':
+      return `the tokens keys and values come from, ${tok}`;
+    case 'Q':
+      return `queries, ${tok}`;
+    case 'K':
+      return `keys, ${tok}`;
+    case 'V':
+      return `values, ${tok}`;
+    case 'W_Q':
+    case 'W_K':
+    case 'W_V': {
+      if (name === 'W_Q' && isLatent(state))
+        return "d<sub>model</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = X·W<sub>Q</sub>";
       const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
-      return cols ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}` : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
+      return cols
+        ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
+        : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
     }
-    case 'W_O': return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
-    case 'b_O': return 'one per output feature';
-    case 'P': return `added to X before the projections: its shape, ${tok}`;
-    case 'past_K': return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
-    case 'past_V': return `earlier tokens' values, ${tok}; heads side by side`;
-    case 'W_G': return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
-    case 'W_DKV': return 'd<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps';
-    case 'W_UK': return 'd<sub>c</sub> × heads·d<sub>h</sub>: each head\'s keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>';
-    case 'W_UV': return 'd<sub>c</sub> × heads·d<sub>v</sub>: each head\'s values V = c<sub>KV</sub>·W<sub>UV</sub>';
-    case 'W_KR': return 'd<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head';
-    case 'W_QR': return 'd<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head';
-    case 'W_DQ': return 'd<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>';
-    case 'W_UQ': return 'd<sub>cq</sub> × heads·d<sub>h</sub>: each head\'s queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>';
-    case 'past_c_KV': return `earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
-    case 'past_k_R': return `earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
-    case 'b_G': return 'one per column of W<sub>G</sub>';
-    default: return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
+    case 'W_O':
+      return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
+    case 'b_O':
+      return 'one per output feature';
+    case 'P':
+      return `added to X before the projections: its shape, ${tok}`;
+    case 'past_K':
+      return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
+    case 'past_V':
+      return `earlier tokens' values, ${tok}; heads side by side`;
+    case 'W_G':
+      return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
+    case 'W_DKV':
+      return 'd<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps';
+    case 'W_UK':
+      return "d<sub>c</sub> × heads·d<sub>h</sub>: each head's keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>";
+    case 'W_UV':
+      return "d<sub>c</sub> × heads·d<sub>v</sub>: each head's values V = c<sub>KV</sub>·W<sub>UV</sub>";
+    case 'W_KR':
+      return 'd<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head';
+    case 'W_QR':
+      return 'd<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head';
+    case 'W_DQ':
+      return 'd<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>';
+    case 'W_UQ':
+      return "d<sub>cq</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>";
+    case 'past_c_KV':
+      return `earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
+    case 'past_k_R':
+      return `earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
+    case 'b_G':
+      return 'one per column of W<sub>G</sub>';
+    default:
+      return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
 }
 
@@ -78,9 +129,13 @@ function editorLabels(name) {
   const tokens = ['X', 'Q'].includes(name) ? tk.q : ['X_kv', 'K', 'V'].includes(name) ? tk.k : null;
   if (tokens) return cols ? { cols: tokens } : { rows: tokens };
   // With several heads, the projection's features are labelled by head: h1·1, h1·2, h2·1, ...
-  const heads = HEAD_WEIGHTS.includes(name) ? Number(state.options.heads) : ['W_K', 'W_V'].includes(name) ? Number(state.options.kv_heads) : 0;
+  const heads = HEAD_WEIGHTS.includes(name)
+    ? Number(state.options.heads)
+    : ['W_K', 'W_V'].includes(name)
+      ? Number(state.options.kv_heads)
+      : 0;
   const ed = editors.get(name);
-  const width = ed ? (cols ? ed.cells.length : ed.cells[0]?.length ?? 0) : 0;
+  const width = ed ? (cols ? ed.cells.length : (ed.cells[0]?.length ?? 0)) : 0;
   if (!(heads > 1) || !width || width % heads !== 0) return {};
   const d = width / heads;
   const features = Array.from({ length: width }, (_, j) => `h${Math.floor(j / d) + 1}·${(j % d) + 1}`);
@@ -188,8 +243,16 @@ function latentShape(name) {
   const d_r = width('W_KR') ?? 2;
   const d_cq = width('W_DQ') ?? 2;
   return {
-    W_DKV: [d_model, d_c], W_UK: [d_c, heads * d_h], W_UV: [d_c, heads * d_v], W_KR: [d_model, d_r], W_QR: [d_model, heads * d_r],
-    W_DQ: [d_model, d_cq], W_UQ: [d_cq, heads * d_h], W_Q: [d_model, heads * d_h], past_c_KV: [2, d_c], past_k_R: [2, d_r],
+    W_DKV: [d_model, d_c],
+    W_UK: [d_c, heads * d_h],
+    W_UV: [d_c, heads * d_v],
+    W_KR: [d_model, d_r],
+    W_QR: [d_model, heads * d_r],
+    W_DQ: [d_model, d_cq],
+    W_UQ: [d_cq, heads * d_h],
+    W_Q: [d_model, heads * d_h],
+    past_c_KV: [2, d_c],
+    past_k_R: [2, d_r],
   }[name];
 }
 
@@ -208,28 +271,93 @@ function defaultText(name) {
   const eye = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
   const T = (m) => (cols ? m[0].map((_, j) => m.map((row) => row[j])) : m);
   switch (name) {
-    case 'Q': case 'K': case 'V':
+    case 'Q':
+    case 'K':
+    case 'V':
       if (meta && meta.heads === 1 && step(name)) return matrixToText(step(name).data);
-      return matrixToText(T(name === 'V' ? [[1, 2], [3, 4]] : eye(2)));
-    case 'X': return matrixToText(T([[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]));
-    case 'X_kv': return state.inputs.X?.text ?? matrixToText(T([[1, 0, 0, 1], [0, 1, 1, 0]]));
-    case 'W_Q': return matrixToText(T([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]));
-    case 'W_K': return matrixToText(T([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]));
-    case 'W_V': return matrixToText(T([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]));
-    case 'W_O': return matrixToText(eye(meta ? meta.d_v * meta.heads : 3));
-    case 'b_Q': case 'b_K': return Array(meta ? meta.d_k * meta.heads : 3).fill(0).join(' ');
-    case 'b_V': return Array(meta ? meta.d_v * meta.kv_heads : 3).fill(0).join(' ');
-    case 'b_O': case 'b_G': {
+      return matrixToText(
+        T(
+          name === 'V'
+            ? [
+                [1, 2],
+                [3, 4],
+              ]
+            : eye(2),
+        ),
+      );
+    case 'X':
+      return matrixToText(
+        T([
+          [1, 0, 1, 0],
+          [0, 2, 0, 2],
+          [1, 1, 1, 1],
+        ]),
+      );
+    case 'X_kv':
+      return (
+        state.inputs.X?.text ??
+        matrixToText(
+          T([
+            [1, 0, 0, 1],
+            [0, 1, 1, 0],
+          ]),
+        )
+      );
+    case 'W_Q':
+      return matrixToText(
+        T([
+          [1, 0, 1],
+          [1, 0, 0],
+          [0, 0, 1],
+          [0, 1, 1],
+        ]),
+      );
+    case 'W_K':
+      return matrixToText(
+        T([
+          [0, 0, 1],
+          [1, 1, 0],
+          [0, 1, 0],
+          [1, 1, 0],
+        ]),
+      );
+    case 'W_V':
+      return matrixToText(
+        T([
+          [0, 2, 0],
+          [0, 3, 0],
+          [1, 0, 3],
+          [1, 1, 0],
+        ]),
+      );
+    case 'W_O':
+      return matrixToText(eye(meta ? meta.d_v * meta.heads : 3));
+    case 'b_Q':
+    case 'b_K':
+      return Array(meta ? meta.d_k * meta.heads : 3)
+        .fill(0)
+        .join(' ');
+    case 'b_V':
+      return Array(meta ? meta.d_v * meta.kv_heads : 3)
+        .fill(0)
+        .join(' ');
+    case 'b_O':
+    case 'b_G': {
       const w = parse(state.inputs[name === 'b_O' ? 'W_O' : 'W_G']?.text ?? '', name === 'b_O' ? 'W_O' : 'W_G').matrix;
-      return Array(w ? (cols ? w.length : w[0].length) : 3).fill(0).join(' ');
+      return Array(w ? (cols ? w.length : w[0].length) : 3)
+        .fill(0)
+        .join(' ');
     }
     case 'P': {
       const x = parse(state.inputs.X?.text ?? '', 'X').matrix;
       return matrixToText(x ? x.map((row) => row.map(() => 0)) : zeros(3, 4));
     }
     // A cache of two earlier tokens, as wide as the keys (values) of every key/value head.
-    case 'past_K': return matrixToText(T(zeros(2, meta ? meta.d_k * meta.kv_heads : 2)));
-    case 'past_V': return matrixToText(T(zeros(2, meta ? meta.d_v * meta.kv_heads : 2)));
-    default: return matrixToText(zeros(2, 2));
+    case 'past_K':
+      return matrixToText(T(zeros(2, meta ? meta.d_k * meta.kv_heads : 2)));
+    case 'past_V':
+      return matrixToText(T(zeros(2, meta ? meta.d_v * meta.kv_heads : 2)));
+    default:
+      return matrixToText(zeros(2, 2));
   }
 }

@@ -19,7 +19,7 @@ export function currentLesson() {
   const { state } = app;
   const tokens = tokenLists(state);
   return writeLesson({
-    title: state.title || (state.edited ? '' : findPreset(state.preset ?? '')?.title ?? ''),
+    title: state.title || (state.edited ? '' : (findPreset(state.preset ?? '')?.title ?? '')),
     problem: app.result.problem,
     tokens: tokens.q.length ? tokens : null,
     lesson: app.state.lesson ?? {},
@@ -135,7 +135,9 @@ export function bindLessonFile() {
   });
   // A .json file dropped anywhere on the page opens as a lesson (text dropped into a field stays text).
   const isFile = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
-  document.addEventListener('dragover', (e) => { if (isFile(e)) e.preventDefault(); });
+  document.addEventListener('dragover', (e) => {
+    if (isFile(e)) e.preventDefault();
+  });
   document.addEventListener('drop', (e) => {
     if (!isFile(e)) return;
     e.preventDefault();

@@ -6,7 +6,7 @@ import { app } from './app.js';
 import { stateFromObject, withoutDefaults } from './state.js';
 import { applyFlags, flags } from './embed.js';
 
-let linkError = null;      // why the link could not be read (shown once, at the top)
+let linkError = null; // why the link could not be read (shown once, at the top)
 
 // The link of the state this address shows without a hash (main.js sets it once: the default
 // example, or ?lesson's lesson); null when not known (a ?lesson address opened with a link).
@@ -24,7 +24,7 @@ export function setDefaultLink(link) {
  * hands out (copy link, embed code, exports) is the state's own link, written in full.
  */
 export async function addressHash(hash) {
-  return hash === await defaultLink ? '' : hash;
+  return hash === (await defaultLink) ? '' : hash;
 }
 
 // A framed explorer (an iframe embed) also keeps its hash for the rest of the tab's session, under
@@ -57,7 +57,9 @@ export async function saveFrameHash(hash) {
   try {
     if (reopens) sessionStorage.removeItem(frameKey);
     else sessionStorage.setItem(frameKey, hash);
-  } catch { /* storage refused: see savedFrameHash */ }
+  } catch {
+    /* storage refused: see savedFrameHash */
+  }
 }
 
 // A teacher's exercise: the address bar holds the students' link (the natural thing to copy and
@@ -71,7 +73,9 @@ const teacherKey = (students) => `attention-explorer:teacher:${students}`;
 export function keepTeacherView(students, teacher) {
   try {
     sessionStorage.setItem(teacherKey(students), teacher);
-  } catch { /* storage refused: a reload of this tab opens the students' exercise */ }
+  } catch {
+    /* storage refused: a reload of this tab opens the students' exercise */
+  }
 }
 
 /** The teacher's view this tab kept for the students' hash `students` (keepTeacherView), or null. */

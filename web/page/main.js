@@ -54,8 +54,10 @@ async function onHashChange() {
   const current = hashRead();
   const { state, error } = await readLink(location.hash);
   if (!current()) return; // the address changed again while this link was read
-  if (state) { link.hash = h; loadState(state); }
-  else if (error) $('status').textContent = error;
+  if (state) {
+    link.hash = h;
+    loadState(state);
+  } else if (error) $('status').textContent = error;
 }
 
 async function boot() {
@@ -89,7 +91,7 @@ async function boot() {
     // The status bar's timings toggle too: a student's page computes nothing to time.
     for (const id of ['lesson', 'practice', 'desk', 'inputs', 'why', 'status-timings']) $(id).remove();
     // A students' link that does not fit its schema says so there (not the teacher's page).
-    renderStudent(studentError ? null : fromHash.student ?? await paperFromState(fromHash), studentError);
+    renderStudent(studentError ? null : (fromHash.student ?? (await paperFromState(fromHash))), studentError);
     bindSkipLink();
     window.addEventListener('hashchange', () => location.reload());
     $('app').setAttribute('aria-busy', 'false');
@@ -134,10 +136,15 @@ async function boot() {
     mount(fromHash);
     // A lesson's link (a teacher's notes in it) opens as the lesson: step by step from its first
     // step, each question asked before its numbers show, as a lesson file opens.
-    if (hasLessonNotes(fromHash)) { restartLesson(); setStepping(true); setClassView(); }
+    if (hasLessonNotes(fromHash)) {
+      restartLesson();
+      setStepping(true);
+      setClassView();
+    }
     // A link with an open cell shows that cell: scroll it into view. Not inside a frame: there
     // scrolling would also move the host page, and an embed starts at its top.
-    if (window.parent === window) document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
+    if (window.parent === window)
+      document.querySelector('#step-list td.selected, #step-list .heatmap .cursor:not([hidden])')?.scrollIntoView({ block: 'center' });
   } else {
     // ?lesson=URL: the default example is drawn at once, under a note that the lesson is loading
     // (openLessonUrl), and the lesson replaces it when it comes; a lesson that fails or never
@@ -156,7 +163,7 @@ async function boot() {
   drawWhyLater(); // if the browser was not idle until now
   await typesetPending();
   // Ready means what the address asks for is drawn: the lesson, or the example and why not.
-  if (lessonOpening && await lessonOpening) await typesetPending();
+  if (lessonOpening && (await lessonOpening)) await typesetPending();
   skipCardsOffScreen({ again: true }); // typeset formulas are taller than their TeX source
   markScrollables({ skippedToo: true }); // and wider, or narrower
   ready();
@@ -188,7 +195,9 @@ function mount(state) {
 function hasLessonNotes(state) {
   const notes = state.lesson;
   if (!notes || typeof notes !== 'object' || state.exercise || state.student) return false;
-  return Object.values(notes).some((n) => n && typeof n === 'object' && ['say', 'ask'].some((k) => typeof n[k] === 'string' && n[k].trim()));
+  return Object.values(notes).some(
+    (n) => n && typeof n === 'object' && ['say', 'ask'].some((k) => typeof n[k] === 'string' && n[k].trim()),
+  );
 }
 
 /**
@@ -219,11 +228,13 @@ function drawn(names) {
   // One time for all of them: they are one drawing, even if the thread is preempted in between.
   const now = performance.now();
   for (const name of names) performance.mark(name, { startTime: now });
-  return new Promise((resolve) => afterFrame(() => {
-    const painted = performance.now();
-    for (const name of names) performance.mark(`${name}-painted`, { startTime: painted });
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    afterFrame(() => {
+      const painted = performance.now();
+      for (const name of names) performance.mark(`${name}-painted`, { startTime: painted });
+      resolve();
+    }),
+  );
 }
 
 /** Everything drawn, formulas included: the mark and the attribute tests and embeds wait for. */

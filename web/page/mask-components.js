@@ -40,7 +40,9 @@ function components(step, options, additive) {
   const sinkMark = (bits) => (bits & HIDDEN_BY.keptBySink) !== 0;
   if (options.causal) {
     list.push({
-      id: 'causal', title: 'Causal', legend: 'a query sees only keys at or before its position',
+      id: 'causal',
+      title: 'Causal',
+      legend: 'a query sees only keys at or before its position',
       state: (bits) => (bits & HIDDEN_BY.causal ? 'hidden' : 'kept'),
     });
   }
@@ -48,8 +50,10 @@ function components(step, options, additive) {
     const [left, right] = options.window;
     const bound = (b) => (b == null ? '∞' : String(b));
     list.push({
-      id: 'window', title: `Window [${bound(left)}, ${bound(right)}]`,
-      legend: `a query sees keys ${reach(left, 'before')} and ${reach(right, 'after')} it` +
+      id: 'window',
+      title: `Window [${bound(left)}, ${bound(right)}]`,
+      legend:
+        `a query sees keys ${reach(left, 'before')} and ${reach(right, 'after')} it` +
         (sinks ? '; ● outside it but kept by a sink token' : ''),
       // The window alone hides what a sink token keeps: that is the sink's doing.
       state: (bits) => (bits & (HIDDEN_BY.window | HIDDEN_BY.keptBySink) ? 'hidden' : 'kept'),
@@ -58,7 +62,8 @@ function components(step, options, additive) {
   }
   if (sinks) {
     list.push({
-      id: 'sink', title: `Sink tokens ${sinks}`,
+      id: 'sink',
+      title: `Sink tokens ${sinks}`,
       legend: `the first ${plural(sinks, 'key stays', `${sinks} keys stay`)} visible whatever the window (● where the window would hide ${plural(sinks, 'it', 'them')}); sinks hide nothing`,
       state: (bits) => (sinkMark(bits) ? 'kept' : 'none'),
       sink: sinkMark,
@@ -66,7 +71,8 @@ function components(step, options, additive) {
   }
   if (step.given.includes('mask')) {
     list.push({
-      id: 'mask', title: 'Your mask',
+      id: 'mask',
+      title: 'Your mask',
       legend: additive
         ? 'your −∞ entries hide a key; its numbers are added to the scores: they are in the mask table below'
         : 'your 0 (false) entries hide a key',
@@ -97,7 +103,8 @@ function mapHtml(part, hiddenBy, labels, shape) {
   const [nr, nc] = shape;
   const caption = `${part.title}, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns: ${part.legend}.`;
   // Row headers and each entry's words are for screen readers; the squares show the states.
-  let html = `<figure class="mask-part" data-part="${part.id}"><figcaption>${escapeHtml(part.title)}</figcaption>` +
+  let html =
+    `<figure class="mask-part" data-part="${part.id}"><figcaption>${escapeHtml(part.title)}</figcaption>` +
     `<table class="mask-map"><caption class="visually-hidden">${escapeHtml(caption)}</caption><tbody>`;
   for (let i = 0; i < nr; i++) {
     html += `<tr><th scope="row" class="visually-hidden">${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}`)}</th>`;
@@ -109,7 +116,8 @@ function mapHtml(part, hiddenBy, labels, shape) {
       const style = colour ? ` style="background:${colour.bg}"` : '';
       const words = part.id === 'combined' ? entryComponents(bits) : `${STATE_WORDS[state]}${sink ? ', a sink token keeps it' : ''}`;
       const key = `${labels.colTitle} ${labels.cols[j]}`;
-      html += `<td data-i="${i}" data-j="${j}" data-state="${state}"${sink ? ' data-sink="kept"' : ''}${style}` +
+      html +=
+        `<td data-i="${i}" data-j="${j}" data-state="${state}"${sink ? ' data-sink="kept"' : ''}${style}` +
         ` title="${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}, ${key}: ${words}`)}">` +
         `<span class="visually-hidden">${escapeHtml(`${key}: ${words}`)}</span></td>`;
     }
@@ -132,13 +140,16 @@ export function maskComponentsHtml(step, facts, options, meta, labels) {
     return `<p class="hint">${parts.map((p) => p.title).join(', ')}: ${nr} × ${nc} is too large for a map of each; click an entry of the mask to see which component hid it.</p>`;
   }
   parts.push({
-    id: 'combined', title: '= combined',
+    id: 'combined',
+    title: '= combined',
     legend: `kept only where every component keeps it${parts.some((p) => p.id === 'sink') ? ' (a sink overrides the window)' : ''}`,
     state: (bits) => (isHidden(bits) ? 'hidden' : 'kept'),
   });
   const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape)).join('');
-  return `<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div>` +
-    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>';
+  return (
+    `<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div>` +
+    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>'
+  );
 }
 
 const bound = new WeakSet();

@@ -17,7 +17,8 @@ export function renderMask() {
     if (ed.el.parentElement !== box) {
       box.replaceChildren(ed.el);
       let text = state.options.additiveMask;
-      if (!text && result) { // a mask of zeros (everything kept), the scores' shape, to start from
+      if (!text && result) {
+        // a mask of zeros (everything kept), the scores' shape, to start from
         const m = result.trace.steps.find((s) => s.id === 'scores');
         text = matrixToText(m.data.map((row) => row.map(() => 0)));
         store.dispatch(setOptions, { additiveMask: text }, {}, { edit: false });
@@ -27,7 +28,10 @@ export function renderMask() {
     }
     return;
   }
-  if (mode !== 'keep') { box.replaceChildren(); return; }
+  if (mode !== 'keep') {
+    box.replaceChildren();
+    return;
+  }
   const keep = state.options.keepMask;
   if (!keep || !result?.ctx) return;
   const scoresStep = result.trace.steps.find((s) => s.id === 'scores');
@@ -46,7 +50,8 @@ export function renderMask() {
   });
   html += '</tbody></table></div>';
   const focused = document.activeElement?.closest?.('.mask-cell');
-  const fr = focused?.dataset.r, fc = focused?.dataset.c;
+  const fr = focused?.dataset.r,
+    fc = focused?.dataset.c;
   box.innerHTML = html;
   if (focused) box.querySelector(`.mask-cell[data-r="${fr}"][data-c="${fc}"]`)?.focus();
 }

@@ -15,7 +15,13 @@ function vendorFile(tag, name) {
     const el = document.createElement(tag);
     // vite-ignore: a file of the site's, not an asset for vite to bundle or look for.
     const url = new URL(/* @vite-ignore */ `./vendor/katex/${name}`, import.meta.url).href;
-    if (tag === 'link') { el.rel = 'stylesheet'; el.href = url; } else { el.src = url; el.async = true; }
+    if (tag === 'link') {
+      el.rel = 'stylesheet';
+      el.href = url;
+    } else {
+      el.src = url;
+      el.async = true;
+    }
     el.onload = resolve;
     el.onerror = () => reject(new Error(`${name} did not load`));
     document.head.appendChild(el);
@@ -77,7 +83,11 @@ function typeset(el) {
 export async function typesetPending() {
   if (!(await loadMath())) return;
   const visible = new IntersectionObserver((entries) => {
-    for (const e of entries) if (e.isIntersecting) { typeset(e.target); visible.unobserve(e.target); }
+    for (const e of entries)
+      if (e.isIntersecting) {
+        typeset(e.target);
+        visible.unobserve(e.target);
+      }
   });
   const pending = () => [...document.querySelectorAll('.tex-pending')];
   for (const el of pending()) visible.observe(el);

@@ -53,15 +53,31 @@ export function pipelineGraph(trace, problem = {}) {
     const key = stepKey(s);
     for (const name of sourcesOf(s)) {
       if (!sources.has(name)) {
-        sources.set(name, { key: `in:${name}`, input: name, col: 0, lane: multi ? null : 0, symbol: name.replace(/^X_kv$/, 'X_{kv}'), shape: shapeOf(problem[name]), tags: [], label: `input ${name}` });
+        sources.set(name, {
+          key: `in:${name}`,
+          input: name,
+          col: 0,
+          lane: multi ? null : 0,
+          symbol: name.replace(/^X_kv$/, 'X_{kv}'),
+          shape: shapeOf(problem[name]),
+          tags: [],
+          label: `input ${name}`,
+        });
       }
       edges.push([`in:${name}`, key]);
     }
     const tags = s.given.filter(isWeight);
     // With fewer key/value heads than heads, a head's keys and values (keys × features) are its group's.
-    const shared = multi && s.head != null && s.head >= 0 && meta.kv_heads < meta.heads && s.axes.includes('keys') && s.axes.includes('features');
+    const shared =
+      multi && s.head != null && s.head >= 0 && meta.kv_heads < meta.heads && s.axes.includes('keys') && s.axes.includes('features');
     nodes.push({
-      key, step: s, col: depth[i], lane: laneOf(s), symbol: s.symbol, shape: s.shape, tags,
+      key,
+      step: s,
+      col: depth[i],
+      lane: laneOf(s),
+      symbol: s.symbol,
+      shape: s.shape,
+      tags,
       group: shared ? s.kv_group : null,
       label: `${s.title}${multi && s.head != null && s.head >= 0 ? `, head ${s.head + 1}` : ''}, ${s.shape[0]} × ${s.shape[1]}`,
     });
@@ -69,10 +85,10 @@ export function pipelineGraph(trace, problem = {}) {
   });
   const lanes = multi
     ? Array.from({ length: shownHeads }, (_, h) => {
-      const group = steps.find((s) => s.head === h && s.kv_group != null)?.kv_group ?? h;
-      const gqa = meta.kv_heads < meta.heads;
-      return { head: h, label: `head ${h + 1}${gqa ? ` · K, V group ${group + 1}` : ''}` };
-    })
+        const group = steps.find((s) => s.head === h && s.kv_group != null)?.kv_group ?? h;
+        const gqa = meta.kv_heads < meta.heads;
+        return { head: h, label: `head ${h + 1}${gqa ? ` · K, V group ${group + 1}` : ''}` };
+      })
     : [{ head: null, label: '' }];
   const more = multi && meta.heads > shownHeads ? `+ heads ${shownHeads + 1}–${meta.heads}: the same steps` : '';
   const all = [...sources.values(), ...nodes];
@@ -114,7 +130,10 @@ function placeRows(graph) {
       continue;
     }
     const same = nodes.filter((m) => m.lane === n.lane && m.col === n.col);
-    if (same.length === 1) { n.rows = `${laneStart[l]} / span ${laneRows[l]}`; continue; }
+    if (same.length === 1) {
+      n.rows = `${laneStart[l]} / span ${laneRows[l]}`;
+      continue;
+    }
     const k = used.get(`${l}:${n.col}`) ?? 0;
     used.set(`${l}:${n.col}`, k + 1);
     n.rows = `${laneStart[l] + k} / span 1`;
@@ -125,15 +144,18 @@ function placeRows(graph) {
 function nodeHtml(n, labelCol, first) {
   const tags = n.tags.length ? ` <span class="pl-tags">· ${n.tags.map(escapeHtml).join(' ')}</span>` : '';
   const shape = n.shape ? `<span class="pl-shape">${n.shape[0]}×${n.shape[1]}${tags}</span>` : '';
-  const group = n.group != null ? `<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>` : '';
+  const group =
+    n.group != null ? `<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>` : '';
   const style = `grid-column:${n.col + 1 + labelCol};grid-row:${n.rows}`;
   const cls = `pl-node${n.input ? ' pl-source' : ''}${n.step?.id === 'output' ? ' pl-final' : ''}${n.group != null ? ' pl-shared' : ''}`;
   const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
   // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
   const name = n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`;
   // One Tab stop for the whole diagram (the first node; arrow keys move between nodes).
-  return `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}" tabindex="${first ? 0 : -1}">` +
-    `<span class="visually-hidden">${escapeHtml(name)}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`;
+  return (
+    `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}" tabindex="${first ? 0 : -1}">` +
+    `<span class="visually-hidden">${escapeHtml(name)}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`
+  );
 }
 
 let observer = null;
@@ -153,7 +175,10 @@ export function renderPipeline() {
   const multi = graph.lanes.length > 1;
   const labelCol = multi ? 1 : 0;
   const { laneStart, laneRows, total } = placeRows({ ...graph, nodes: visible });
-  const sig = visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}/${n.group}`).join('|') + graph.lanes.map((l) => l.label).join('|') + graph.more;
+  const sig =
+    visible.map((n) => `${n.key}@${n.col}/${n.rows}/${n.shape}/${n.symbol}/${n.tags}/${n.group}`).join('|') +
+    graph.lanes.map((l) => l.label).join('|') +
+    graph.more;
   if (box.dataset.sig !== sig) {
     let html = `<div class="pl-grid" style="grid-template-columns:${multi ? 'auto ' : ''}repeat(${graph.columns}, auto);grid-template-rows:repeat(${total}, auto)">`;
     if (multi) {
@@ -181,7 +206,10 @@ let edgesFrame = 0;
  */
 function scheduleEdges() {
   if (edgesFrame) return;
-  edgesFrame = requestAnimationFrame(() => { edgesFrame = 0; drawEdges(); });
+  edgesFrame = requestAnimationFrame(() => {
+    edgesFrame = 0;
+    drawEdges();
+  });
 }
 
 /** Arrows from each node to the nodes that read it (measured after layout). */
@@ -197,7 +225,8 @@ function drawEdges() {
   // drawn, so a diagram that got narrower (a phone, a smaller problem) kept scrolling sideways.
   svg.setAttribute('width', String(grid.offsetWidth));
   svg.setAttribute('height', String(grid.offsetHeight));
-  let paths = '<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>';
+  let paths =
+    '<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>';
   for (const [from, to] of box._edges ?? []) {
     const a = at(from);
     const b = at(to);
@@ -215,13 +244,17 @@ function drawEdges() {
 /** Watches which step cards are on screen, to mark them in the diagram. */
 function watchCards() {
   if (!observer) {
-    observer = new IntersectionObserver((entries) => {
-      for (const e of entries) {
-        const key = /** @type {HTMLElement} */ (e.target).dataset.key;
-        if (e.isIntersecting) inView.add(key); else inView.delete(key);
-      }
-      markPipeline();
-    }, { rootMargin: '0px 0px -30% 0px' });
+    observer = new IntersectionObserver(
+      (entries) => {
+        for (const e of entries) {
+          const key = /** @type {HTMLElement} */ (e.target).dataset.key;
+          if (e.isIntersecting) inView.add(key);
+          else inView.delete(key);
+        }
+        markPipeline();
+      },
+      { rootMargin: '0px 0px -30% 0px' },
+    );
     resizeObserver = new ResizeObserver(() => drawEdges());
     resizeObserver.observe($('pipeline'));
   }
@@ -284,5 +317,7 @@ export function bindPipeline(onStep) {
 
 /** The diagram follows the results (store.js resultParts). */
 export function mountPipeline() {
-  store.subscribe(resultParts, ([result]) => { if (result) renderPipeline(); });
+  store.subscribe(resultParts, ([result]) => {
+    if (result) renderPipeline();
+  });
 }

@@ -4,7 +4,14 @@
 // read from ?lesson=URL, and ?embed=1 for course pages' iframes. ?lang=xx (else the browser's
 // languages) chooses the catalogue (web/lib/locales): the page's words and the playground's.
 import {
-  LANGUAGES, lessonOf, linkOf, loadTranslator, mountPlayground, negotiate, openLesson, readPlaygroundLesson,
+  LANGUAGES,
+  lessonOf,
+  linkOf,
+  loadTranslator,
+  mountPlayground,
+  negotiate,
+  openLesson,
+  readPlaygroundLesson,
 } from 'attention-explorer/playground';
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
@@ -35,9 +42,16 @@ for (const node of document.querySelectorAll('[data-i18n]')) {
 // The language menu: each language in its own words; choosing one reloads with ?lang= (the link's
 // hash retrains to the same step).
 const menu = $('pg-lang');
-menu.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => Object.assign(document.createElement('option'), {
-  value: code, textContent: name, lang: code, selected: code === t.lang,
-})));
+menu.replaceChildren(
+  ...Object.entries(LANGUAGES).map(([code, name]) =>
+    Object.assign(document.createElement('option'), {
+      value: code,
+      textContent: name,
+      lang: code,
+      selected: code === t.lang,
+    }),
+  ),
+);
 menu.addEventListener('change', () => {
   const url = new URL(location.href);
   url.searchParams.set('lang', menu.value);
@@ -62,10 +76,13 @@ try {
   const { store, trainer } = playground;
 
   // The address follows the state whenever training stops and when the configuration changes.
-  store.subscribe((s) => [s.config, s.status === 'playing' || s.status === 'replaying' ? -1 : s.step], (_, s) => {
-    if (s.status === 'playing' || s.status === 'replaying') return;
-    history.replaceState(null, '', linkOf(s));
-  });
+  store.subscribe(
+    (s) => [s.config, s.status === 'playing' || s.status === 'replaying' ? -1 : s.step],
+    (_, s) => {
+      if (s.status === 'playing' || s.status === 'replaying') return;
+      history.replaceState(null, '', linkOf(s));
+    },
+  );
 
   $('pg-copy-link').addEventListener('click', async () => {
     const url = new URL(linkOf(store.get()), location.href).href;
@@ -117,7 +134,13 @@ try {
     if (!url) showError(t('page.notAddress', { lesson: lessonUrl.slice(0, 80) }));
     else {
       say(t('page.loadingLesson', { url: url.href }));
-      fetchLesson(url.href).then((text) => open(text, url.href), (error) => { say(''); showError(error.message); });
+      fetchLesson(url.href).then(
+        (text) => open(text, url.href),
+        (error) => {
+          say('');
+          showError(error.message);
+        },
+      );
     }
   }
   $('pg-load').addEventListener('change', async (event) => {

@@ -44,9 +44,13 @@ function renderExportRow(id, view) {
   row.hidden = !exports || Boolean(view.error);
   if (row.dataset.walk === id) return;
   row.dataset.walk = id;
-  if (!exports) { row.replaceChildren(); return; }
+  if (!exports) {
+    row.replaceChildren();
+    return;
+  }
   const formats = ['copy-latex', 'latex', 'csv', 'json', ...(exports.numpy ? ['numpy'] : [])];
-  row.innerHTML = '<span class="pr-export-label">Export this walkthrough</span> ' +
+  row.innerHTML =
+    '<span class="pr-export-label">Export this walkthrough</span> ' +
     formats.map((f) => `<button type="button" data-walk-export="${f}">${EXPORT_LABELS[f]}</button>`).join(' ') +
     ' <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>';
 }
@@ -57,14 +61,21 @@ function walkExport(format) {
   const view = current.view;
   if (!exports || !view || view.error) throw new Error('nothing to export: the walkthrough was not computed');
   const { ctx } = app.result;
-  const latex = (standalone) => exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
+  const latex = (standalone) =>
+    exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
   switch (format) {
-    case 'copy-latex': return { text: latex(false) };
-    case 'latex': return { name: `${exports.file}.tex`, type: 'text/x-tex', text: latex(true) };
-    case 'csv': return { name: `${exports.file}.csv`, type: 'text/csv', text: exports.csv(view) };
-    case 'json': return { name: `${exports.file}.json`, type: 'application/json', text: `${exports.json(view)}\n` };
-    case 'numpy': return { name: `${exports.file.replace(/-/g, '_')}.py`, type: 'text/x-python', text: exports.numpy(view) };
-    default: throw new Error(`unknown export ${format}`);
+    case 'copy-latex':
+      return { text: latex(false) };
+    case 'latex':
+      return { name: `${exports.file}.tex`, type: 'text/x-tex', text: latex(true) };
+    case 'csv':
+      return { name: `${exports.file}.csv`, type: 'text/csv', text: exports.csv(view) };
+    case 'json':
+      return { name: `${exports.file}.json`, type: 'application/json', text: `${exports.json(view)}\n` };
+    case 'numpy':
+      return { name: `${exports.file.replace(/-/g, '_')}.py`, type: 'text/x-python', text: exports.numpy(view) };
+    default:
+      throw new Error(`unknown export ${format}`);
   }
 }
 
@@ -133,7 +144,9 @@ export async function renderPractice() {
   heatmapSteps.length = 0;
   $('practice-body').innerHTML = walkthrough.body(view);
   walkthrough.drawn?.(view);
-  $('practice-body').querySelectorAll('.heatmap canvas').forEach((canvas, i) => drawHeatmap(canvas, heatmapSteps[i]));
+  $('practice-body')
+    .querySelectorAll('.heatmap canvas')
+    .forEach((canvas, i) => drawHeatmap(canvas, heatmapSteps[i]));
   $('pr-prev').disabled = index === 0;
   $('pr-next').disabled = index >= view.positions - 1;
 }
@@ -159,9 +172,17 @@ function onKey(e) {
   const walk = walkState();
   if (!walk.id || $('practice').hidden || e.altKey || e.ctrlKey || e.metaKey) return;
   if (document.body.classList.contains('stepping') && !$('practice').contains(e.target)) return;
-  if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas')) return;
+  if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], #step-list td[data-r], canvas'))
+    return;
   const n = current.view?.positions ?? 0;
-  const moves = { ArrowRight: walk.index + 1, PageDown: walk.index + 1, ArrowLeft: walk.index - 1, PageUp: walk.index - 1, Home: 0, End: n - 1 };
+  const moves = {
+    ArrowRight: walk.index + 1,
+    PageDown: walk.index + 1,
+    ArrowLeft: walk.index - 1,
+    PageUp: walk.index - 1,
+    Home: 0,
+    End: n - 1,
+  };
   if (!(e.key in moves)) return;
   e.preventDefault();
   go(moves[e.key]);
@@ -169,13 +190,24 @@ function onKey(e) {
 
 export function bindPractice() {
   const tabs = $('practice-tabs');
-  tabs.innerHTML = Object.entries(WALKS).map(([id, name]) => `<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`).join('');
+  tabs.innerHTML = Object.entries(WALKS)
+    .map(
+      ([id, name]) =>
+        `<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`,
+    )
+    .join('');
   tabs.addEventListener('click', (e) => {
     const tab = /** @type {HTMLElement} */ (e.target).closest('[role="tab"]');
     if (tab) openWalk(tab.dataset.walk);
   });
-  $('practice-open').addEventListener('click', () => { openWalk(walkState().id ? null : 'softmax'); if (walkState().id) $('practice').scrollIntoView({ block: 'start' }); });
-  $('practice-close').addEventListener('click', () => { openWalk(null); $('practice-open').focus(); });
+  $('practice-open').addEventListener('click', () => {
+    openWalk(walkState().id ? null : 'softmax');
+    if (walkState().id) $('practice').scrollIntoView({ block: 'start' });
+  });
+  $('practice-close').addEventListener('click', () => {
+    openWalk(null);
+    $('practice-open').focus();
+  });
   $('pr-prev').addEventListener('click', () => go(walkState().index - 1));
   $('pr-next').addEventListener('click', () => go(walkState().index + 1));
   $('practice-body').addEventListener('click', (e) => WALKTHROUGHS[walkState().id]?.onClick?.(e));
@@ -198,5 +230,10 @@ export function bindPractice() {
 
 /** The walkthroughs follow the results (they start from the problem that computed) and their own state. */
 export function mountPractice() {
-  store.subscribe((page) => [...resultParts(page), page.ui.walk], ([result]) => { if (result) renderPractice(); });
+  store.subscribe(
+    (page) => [...resultParts(page), page.ui.walk],
+    ([result]) => {
+      if (result) renderPractice();
+    },
+  );
 }

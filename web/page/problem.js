@@ -54,8 +54,14 @@ export function buildProblem(state, editorError) {
   for (const name of stateInputs(state)) {
     const text = state.inputs[name]?.text ?? '';
     const local = editorError(name);
-    if (local) { errors[name] = local; continue; }
-    if (!text.trim()) { errors[name] = `${name} is empty: type or paste a matrix`; continue; }
+    if (local) {
+      errors[name] = local;
+      continue;
+    }
+    if (!text.trim()) {
+      errors[name] = `${name} is empty: type or paste a matrix`;
+      continue;
+    }
     const r = parse(text, name);
     if (r.error) errors[name] = r.error;
     else parsed[name] = r.matrix;
@@ -68,7 +74,9 @@ export function buildProblem(state, editorError) {
     keepMask = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => ((o.keepMask?.[i]?.[j] ?? 1) === 1 ? 1 : 0)));
     state = { ...state, options: { ...o, keepMask } };
   } else if (o.mask === 'additive') {
-    const r = o.additiveMask?.trim() ? parse(o.additiveMask, 'mask') : { error: 'the mask is empty: type an additive mask (0 keeps, -inf hides)' };
+    const r = o.additiveMask?.trim()
+      ? parse(o.additiveMask, 'mask')
+      : { error: 'the mask is empty: type an additive mask (0 keeps, -inf hides)' };
     if (r.error) errors.mask = r.error;
   }
   if (Object.keys(errors).length) return { problem: null, errors, keepMask };

@@ -5,7 +5,13 @@ const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
 /** What markSideways and markScrollables read of `el`'s layout. */
 function measure(el) {
-  return { scrollWidth: el.scrollWidth, clientWidth: el.clientWidth, scrollLeft: el.scrollLeft, scrollHeight: el.scrollHeight, clientHeight: el.clientHeight };
+  return {
+    scrollWidth: el.scrollWidth,
+    clientWidth: el.clientWidth,
+    scrollLeft: el.scrollLeft,
+    scrollHeight: el.scrollHeight,
+    clientHeight: el.clientHeight,
+  };
 }
 
 /** A sideways scroller shows that it scrolls (class "scrolls") until it is scrolled to its end ("at-end"). */
@@ -14,9 +20,13 @@ function markSideways(el, m = measure(el)) {
   el.classList.toggle('scrolls', sideways);
   el.classList.toggle('at-end', sideways && m.scrollLeft + m.clientWidth >= m.scrollWidth - 1);
 }
-document.addEventListener('scroll', (e) => {
-  if (e.target instanceof Element && /** @type {HTMLElement} */ (e.target).matches(SCROLLERS)) markSideways(e.target);
-}, { capture: true, passive: true });
+document.addEventListener(
+  'scroll',
+  (e) => {
+    if (e.target instanceof Element && /** @type {HTMLElement} */ (e.target).matches(SCROLLERS)) markSideways(e.target);
+  },
+  { capture: true, passive: true },
+);
 
 let cancelLater = null; // cancels the pending pass over regions the browser is not laying out yet
 

@@ -12,7 +12,8 @@ import { escapeHtml, fmt } from './format.js';
 import { markPipeline } from './pipeline.js';
 import { bindTraceLinks, renderTraceLinks } from './trace-links.js';
 
-const PROMPT = '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
+const PROMPT =
+  '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
 
 /** Marks the open cell in its step and writes its worked calculation in the drill panel. */
 export function renderSelection(focus) {
@@ -28,7 +29,8 @@ export function renderSelection(focus) {
   }
   const step = result.steps.find((s) => s.id === open.step && headOf(s) === (open.head ?? -1));
   const [nr, nc] = step ? step.shape : [0, 0];
-  if (!step || open.row >= nr || open.col >= nc) { // the cell is gone (fewer tokens, another problem)
+  if (!step || open.row >= nr || open.col >= nc) {
+    // the cell is gone (fewer tokens, another problem)
     store.dispatch(openCell, null);
     writeHtml(body, PROMPT);
     return;
@@ -55,12 +57,24 @@ export function renderSelection(focus) {
   }
   const labels = axisLabels(step, result.ctx);
   const { query, key: keyIndex } = cellTokens(step, open.row, open.col);
-  writeHtml(body, explanationHtml(e, {
-    step, steps: result.trace.steps, rowLabel: labels.rows[open.row], colLabel: labels.cols[open.col],
-    queryLabel: result.ctx.tokensQ[query] ?? '', keyLabel: result.ctx.tokensK[keyIndex] ?? '',
-    keyLabels: result.ctx.tokensK, queryLabels: result.ctx.tokensQ, layout: state.options.layout, heads: result.ctx.meta.heads,
-    decimals: result.ctx.decimals, scaleMode: state.options.scale, d_k: result.ctx.meta.d_k,
-  }));
+  writeHtml(
+    body,
+    explanationHtml(e, {
+      step,
+      steps: result.trace.steps,
+      rowLabel: labels.rows[open.row],
+      colLabel: labels.cols[open.col],
+      queryLabel: result.ctx.tokensQ[query] ?? '',
+      keyLabel: result.ctx.tokensK[keyIndex] ?? '',
+      keyLabels: result.ctx.tokensK,
+      queryLabels: result.ctx.tokensQ,
+      layout: state.options.layout,
+      heads: result.ctx.meta.heads,
+      decimals: result.ctx.decimals,
+      scaleMode: state.options.scale,
+      d_k: result.ctx.meta.d_k,
+    }),
+  );
   // On narrow screens the panel follows the step it explains.
   if (card && window.matchMedia('(max-width: 959px)').matches) card.after($('drill'));
 }
@@ -69,8 +83,10 @@ function moveCursor(canvas, r, c, focus) {
   const { result } = app;
   const box = canvas.parentElement;
   const cursor = box.querySelector('.cursor');
-  const nc = canvas.width, nr = canvas.height;
-  const w = canvas.clientWidth / nc, h = canvas.clientHeight / nr;
+  const nc = canvas.width,
+    nr = canvas.height;
+  const w = canvas.clientWidth / nc,
+    h = canvas.clientHeight / nr;
   cursor.hidden = false;
   Object.assign(cursor.style, { left: `${c * w}px`, top: `${r * h}px`, width: `${Math.max(w, 3)}px`, height: `${Math.max(h, 3)}px` });
   canvas.dataset.r = r;
@@ -137,7 +153,10 @@ function bindSteps() {
       return;
     }
     const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
-    if (td) { select(td.closest('article'), Number(td.dataset.r), Number(td.dataset.c), true); return; }
+    if (td) {
+      select(td.closest('article'), Number(td.dataset.r), Number(td.dataset.c), true);
+      return;
+    }
     const canvas = /** @type {HTMLElement} */ (e.target).closest('canvas');
     if (canvas) {
       const rect = canvas.getBoundingClientRect();
@@ -150,26 +169,47 @@ function bindSteps() {
     const td = /** @type {HTMLElement} */ (e.target).closest?.('td[data-r]');
     const canvas = /** @type {HTMLElement} */ (e.target).closest?.('canvas');
     if (!td && !canvas) return;
-    let r = Number((td ?? canvas).dataset.r ?? 0), c = Number((td ?? canvas).dataset.c ?? 0);
+    let r = Number((td ?? canvas).dataset.r ?? 0),
+      c = Number((td ?? canvas).dataset.c ?? 0);
     const card = /** @type {HTMLElement} */ (e.target).closest('article');
-    const [nr, nc] = td ? [td.closest('tbody').rows.length, /** @type {HTMLTableRowElement} */ (td.parentElement).cells.length - 1] : [canvas.height, canvas.width];
+    const [nr, nc] = td
+      ? [td.closest('tbody').rows.length, /** @type {HTMLTableRowElement} */ (td.parentElement).cells.length - 1]
+      : [canvas.height, canvas.width];
     switch (e.key) {
-      case 'ArrowUp': r = Math.max(0, r - 1); break;
-      case 'ArrowDown': r = Math.min(nr - 1, r + 1); break;
-      case 'ArrowLeft': c = Math.max(0, c - 1); break;
-      case 'ArrowRight': c = Math.min(nc - 1, c + 1); break;
-      case 'Home': c = 0; break;
-      case 'End': c = nc - 1; break;
-      case 'Enter': case ' ':
+      case 'ArrowUp':
+        r = Math.max(0, r - 1);
+        break;
+      case 'ArrowDown':
+        r = Math.min(nr - 1, r + 1);
+        break;
+      case 'ArrowLeft':
+        c = Math.max(0, c - 1);
+        break;
+      case 'ArrowRight':
+        c = Math.min(nc - 1, c + 1);
+        break;
+      case 'Home':
+        c = 0;
+        break;
+      case 'End':
+        c = nc - 1;
+        break;
+      case 'Enter':
+      case ' ':
         e.preventDefault();
         select(card, r, c, true);
         return;
-      default: return;
+      default:
+        return;
     }
     e.preventDefault();
     if (td) {
       const next = card.querySelector(`td[data-r="${r}"][data-c="${c}"]`);
-      if (next) { td.tabIndex = -1; next.tabIndex = 0; next.focus(); }
+      if (next) {
+        td.tabIndex = -1;
+        next.tabIndex = 0;
+        next.focus();
+      }
     } else moveCursor(canvas, r, c, true);
   });
 
@@ -196,8 +236,14 @@ function bindSteps() {
       else th.replaceChildren(before); // as it was
     };
     input.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter') { ev.preventDefault(); finish(true); }
-      if (ev.key === 'Escape') { ev.preventDefault(); finish(false); }
+      if (ev.key === 'Enter') {
+        ev.preventDefault();
+        finish(true);
+      }
+      if (ev.key === 'Escape') {
+        ev.preventDefault();
+        finish(false);
+      }
     });
     input.addEventListener('blur', () => finish(true));
   });
@@ -205,6 +251,9 @@ function bindSteps() {
   let resizeTimer = 0;
   window.addEventListener('resize', () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { renderSelection(false); markScrollables(); }, 150);
+    resizeTimer = setTimeout(() => {
+      renderSelection(false);
+      markScrollables();
+    }, 150);
   });
 }

@@ -20,7 +20,9 @@ export function setSetupOpen(open, remember = true) {
   if (!remember) return;
   try {
     sessionStorage.setItem(KEY, open ? 'open' : 'folded');
-  } catch { /* not remembered */ }
+  } catch {
+    /* not remembered */
+  }
 }
 
 export function bindSetupFold() {

@@ -71,11 +71,17 @@ function buildPanel() {
   share.addEventListener('click', async (e) => {
     const b = /** @type {HTMLElement} */ (e.target).closest('button');
     if (!b) return;
-    if (b.dataset.export) { await onExport(b.dataset.export); return; }
+    if (b.dataset.export) {
+      await onExport(b.dataset.export);
+      return;
+    }
     switch (b.id) {
       case 'copy-link':
         // During an exercise, the link to hand out is the students' (the teacher's holds the answers).
-        if (app.state.exercise) { await copy(await studentLink(), 'The students\' link'); break; }
+        if (app.state.exercise) {
+          await copy(await studentLink(), "The students' link");
+          break;
+        }
       // falls through
       case 'copy-teacher-link': {
         const url = new URL(location.href);
@@ -83,10 +89,17 @@ function buildPanel() {
         await copy(url.href, 'The link');
         break;
       }
-      case 'copy-embed': await copy(await embedSnippet(), 'The embed code'); break;
-      case 'ex-new': newProblem(Math.max(0, Math.round(Number($('ex-seed').value) || 0)), $('ex-kind').value); break;
-      case 'ex-start': startExercise(); break;
-      default: break;
+      case 'copy-embed':
+        await copy(await embedSnippet(), 'The embed code');
+        break;
+      case 'ex-new':
+        newProblem(Math.max(0, Math.round(Number($('ex-seed').value) || 0)), $('ex-kind').value);
+        break;
+      case 'ex-start':
+        startExercise();
+        break;
+      default:
+        break;
     }
   });
 }
@@ -132,7 +145,7 @@ export function afterRender() {
   applyLocks();
   renderExercise();
   const exercise = Boolean(app.state.exercise);
-  const label = exercise ? 'Copy the students\' link' : 'Copy link';
+  const label = exercise ? "Copy the students' link" : 'Copy link';
   if ($('copy-link').textContent !== label) $('copy-link').textContent = label;
   $('copy-teacher-link').hidden = !exercise;
   if (pending) return;
@@ -142,5 +155,7 @@ export function afterRender() {
 
 /** The share panel (its exercise, locks, link) follows the results, after the open cell. */
 export function mountSharePanel() {
-  store.subscribe(resultParts, ([result]) => { if (result) afterRender(); });
+  store.subscribe(resultParts, ([result]) => {
+    if (result) afterRender();
+  });
 }

@@ -12,18 +12,18 @@ export function defaultState() {
   return {
     preset: null,
     edited: false,
-    recipe: '',                 // numpy lines that made the example's random inputs
+    recipe: '', // numpy lines that made the example's random inputs
     mode: 'self',
-    inputs: {},                 // name -> { text, numpy? }
+    inputs: {}, // name -> { text, numpy? }
     use: { bias: false, W_O: false, b_O: false },
     options: {
       layout: 'rows',
-      scale: 'sqrt_dk',         // 'sqrt_dk' | 'none' | 'custom'
-      scaleCustom: '',          // a number, "1/sqrt(n)" or "1/n"
+      scale: 'sqrt_dk', // 'sqrt_dk' | 'none' | 'custom'
+      scaleCustom: '', // a number, "1/sqrt(n)" or "1/n"
       causal: false,
-      mask: 'none',             // 'none' | 'keep' | 'additive'
-      keepMask: null,           // 0/1 rows, the shape of the scores step
-      additiveMask: '',         // text, e.g. "0 -inf\n0 0"
+      mask: 'none', // 'none' | 'keep' | 'additive'
+      keepMask: null, // 0/1 rows, the shape of the scores step
+      additiveMask: '', // text, e.g. "0 -inf\n0 0"
       softcap: 0,
       heads: 1,
       kv_heads: 1,
@@ -31,13 +31,13 @@ export function defaultState() {
     },
     decimals: 4,
     tokens: { q: '', k: '' },
-    open: null,                 // { step, head, row, col }
-    collapsed: [],              // step keys ("scores:0") folded away
+    open: null, // { step, head, row, col }
+    collapsed: [], // step keys ("scores:0") folded away
     hide: { inputs: [], steps: [], chrome: false },
-    exercise: null,             // { steps: ["weights:0"], cells?, tolerance, seed? } (exercise.js)
-    student: null,              // a student's exercise paper (student.js): the link holds only it
-    lesson: null,               // { "weights:0": { say?, ask? } }: a teacher's sentence and question per step (stepper.js)
-    title: '',                  // the lesson's title, as its teacher wrote it (lesson-file.js)
+    exercise: null, // { steps: ["weights:0"], cells?, tolerance, seed? } (exercise.js)
+    student: null, // a student's exercise paper (student.js): the link holds only it
+    lesson: null, // { "weights:0": { say?, ask? } }: a teacher's sentence and question per step (stepper.js)
+    title: '', // the lesson's title, as its teacher wrote it (lesson-file.js)
   };
 }
 
@@ -104,7 +104,9 @@ export function decimalsOf(state) {
 
 /** Split "a, b c" into token names. */
 export function splitTokens(text) {
-  return String(text ?? '').split(/[\s,]+/).filter(Boolean);
+  return String(text ?? '')
+    .split(/[\s,]+/)
+    .filter(Boolean);
 }
 
 /**

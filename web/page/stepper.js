@@ -109,7 +109,9 @@ export function syncStepper() {
   $('stepper-text').hidden = predicting;
   // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
   // its weight"): the step's formula stands in for it.
-  const told = ctx.hiddenSteps.length ? `${step.title}: ${step.text}.` : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
+  const told = ctx.hiddenSteps.length
+    ? `${step.title}: ${step.text}.`
+    : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
   $('stepper-text').innerHTML = escapeHtml(note.say || told);
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
@@ -166,13 +168,16 @@ function showAnswerForm(answer, ctx) {
   $('answer-text').value = '';
   $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
   if (answer.kind === 'key') {
-    $('answer-keys-legend').textContent = `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
-    $('answer-key-list').replaceChildren(...ctx.tokensK.map((name, j) => {
-      const label = document.createElement('label');
-      label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
-      label.querySelector('span').textContent = name;
-      return label;
-    }));
+    $('answer-keys-legend').textContent =
+      `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
+    $('answer-key-list').replaceChildren(
+      ...ctx.tokensK.map((name, j) => {
+        const label = document.createElement('label');
+        label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
+        label.querySelector('span').textContent = name;
+        return label;
+      }),
+    );
   }
 }
 
@@ -186,7 +191,10 @@ function checkStudent(e) {
   let response = null;
   if (answer.kind === 'key') {
     const picked = document.querySelector('#answer-key-list input:checked');
-    if (!picked) { $('answer-key-list').querySelector('input')?.focus(); return; }
+    if (!picked) {
+      $('answer-key-list').querySelector('input')?.focus();
+      return;
+    }
     response = Number(picked.value);
   } else if (answer.kind === 'number') {
     response = $('answer-number').value.trim().replace(/^−/, '-');
@@ -228,7 +236,12 @@ function teacherAnswer() {
   if (kind === 'key') return { kind, row: whole('teacher-row') };
   if (kind === 'number') {
     const tolerance = Number($('teacher-tol').value);
-    return { kind, row: whole('teacher-row'), col: whole('teacher-col'), tolerance: Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 0 };
+    return {
+      kind,
+      row: whole('teacher-row'),
+      col: whole('teacher-col'),
+      tolerance: Number.isFinite(tolerance) && tolerance >= 0 ? tolerance : 0,
+    };
   }
   if (kind === 'text') return { kind, text: $('teacher-text').value };
   return undefined;
@@ -248,7 +261,8 @@ function writeNote() {
   const answer = ask.trim() ? teacherAnswer() : undefined;
   const lesson = { ...(app.state.lesson && typeof app.state.lesson === 'object' ? app.state.lesson : {}) };
   const { key } = current();
-  if (say.trim() || ask.trim()) lesson[key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
+  if (say.trim() || ask.trim())
+    lesson[key] = { ...(say.trim() ? { say } : {}), ...(ask.trim() ? { ask } : {}), ...(answer ? { answer } : {}) };
   else delete lesson[key];
   store.dispatch(setLesson, lesson);
   store.dispatch(revealStep, key); // the teacher writing the question sees the numbers
@@ -285,9 +299,13 @@ function onKey(e) {
   if (/** @type {HTMLElement} */ (e.target).closest?.('input, textarea, select, [contenteditable="true"], td[data-r], canvas')) return;
   const onButton = /** @type {HTMLElement} */ (e.target).closest?.('button');
   const moves = { ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1 };
-  if (e.key in moves) { if (moves[e.key] > 0) next(); else go(current().index - 1); }
-  else if (e.key === ' ' && flags.present && !onButton) { if (e.shiftKey) go(current().index - 1); else next(); }
-  else if (e.key === 'Home') go(0);
+  if (e.key in moves) {
+    if (moves[e.key] > 0) next();
+    else go(current().index - 1);
+  } else if (e.key === ' ' && flags.present && !onButton) {
+    if (e.shiftKey) go(current().index - 1);
+    else next();
+  } else if (e.key === 'Home') go(0);
   else if (e.key === 'End') go(shownSteps().length - 1);
   else if (e.key === 'Escape' && !flags.present) setStepping(false);
   else return;
@@ -295,14 +313,24 @@ function onKey(e) {
 }
 
 export function bindStepper() {
-  $('step-mode').addEventListener('click', () => { setStepping(true); $('step-next').focus(); });
-  $('step-all').addEventListener('click', () => { setStepping(false); $('step-mode').focus(); });
+  $('step-mode').addEventListener('click', () => {
+    setStepping(true);
+    $('step-next').focus();
+  });
+  $('step-all').addEventListener('click', () => {
+    setStepping(false);
+    $('step-mode').focus();
+  });
   $('step-prev').addEventListener('click', () => go(current().index - 1));
   $('step-next').addEventListener('click', next);
-  $('step-reveal').addEventListener('click', () => { reveal(); $('step-next').focus(); });
+  $('step-reveal').addEventListener('click', () => {
+    reveal();
+    $('step-next').focus();
+  });
   $('teacher-say').addEventListener('input', writeNote);
   $('teacher-ask').addEventListener('input', writeNote);
-  for (const id of ['teacher-kind', 'teacher-row', 'teacher-col', 'teacher-tol', 'teacher-text']) $(id).addEventListener('input', writeNote);
+  for (const id of ['teacher-kind', 'teacher-row', 'teacher-col', 'teacher-tol', 'teacher-text'])
+    $(id).addEventListener('input', writeNote);
   $('stepper-answer').addEventListener('submit', checkStudent);
   $('answer-number').addEventListener('input', () => $('answer-number').setCustomValidity(''));
   document.addEventListener('keydown', onKey);
@@ -315,5 +343,10 @@ export function bindStepper() {
 
 /** The stepper follows the results: the step shown alone is one of the cards drawn. */
 export function mountStepper() {
-  store.subscribe((page) => [...resultParts(page), page.ui.stepper, page.state.lesson], ([result]) => { if (result) syncStepper(); });
+  store.subscribe(
+    (page) => [...resultParts(page), page.ui.stepper, page.state.lesson],
+    ([result]) => {
+      if (result) syncStepper();
+    },
+  );
 }

@@ -57,8 +57,12 @@ export function axisLabels(step, ctx) {
   const rows = forms ? { labels: ['per token'], title: 'numbers cached' } : axis(step.axes[0], step.shape[0]);
   const cols = forms ? { labels: forms, title: 'form' } : axis(step.axes[1], step.shape[1]);
   return {
-    rows: rows.labels, cols: cols.labels, rowTitle: rows.title, colTitle: cols.title,
-    ...(rows.kind ? { rowKind: rows.kind } : {}), ...(cols.kind ? { colKind: cols.kind } : {}),
+    rows: rows.labels,
+    cols: cols.labels,
+    rowTitle: rows.title,
+    colTitle: cols.title,
+    ...(rows.kind ? { rowKind: rows.kind } : {}),
+    ...(cols.kind ? { colKind: cols.kind } : {}),
   };
 }
 
@@ -90,9 +94,13 @@ function factsHtml(step, trace, ctx) {
   const qAxis = columns ? 'column' : 'row';
   switch (step.id) {
     case 'Q':
-      items.push(`d<sub>k</sub> = ${meta.d_k}` + (meta.heads > 1 ? ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}` : ''));
+      items.push(
+        `d<sub>k</sub> = ${meta.d_k}` +
+          (meta.heads > 1 ? ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}` : ''),
+      );
       break;
-    case 'K': case 'V': {
+    case 'K':
+    case 'V': {
       if (meta.heads > 1) {
         const shared = meta.kv_heads < meta.heads ? `shared key/value head ${step.kv_group + 1}: ` : '';
         items.push(`${shared}features ${step.features[0] + 1}–${step.features[1]}`);
@@ -102,27 +110,40 @@ function factsHtml(step, trace, ctx) {
     case 'scores':
       if (f.scores_variance !== undefined) items.push(`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
       if (f.rope_shift > 0) {
-        const change = f.rope_shift_change === 0 ? 'changes no score at all' : `changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
-        items.push(`rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`);
+        const change =
+          f.rope_shift_change === 0
+            ? 'changes no score at all'
+            : `changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
+        items.push(
+          `rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`,
+        );
       }
       break;
     case 'scaled':
       items.push(`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
-      if (f.scaled_variance !== undefined) items.push(`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
+      if (f.scaled_variance !== undefined)
+        items.push(`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
       break;
     case 'masked': {
       // The mask step's facts say what is hidden; with a finite mask_fill the entries are not −∞.
       let hidden = 0;
       let fill = -Infinity;
-      step.data.forEach((row, i) => row.forEach((v, j) => {
-        const bits = f.hidden_by?.[i]?.[j];
-        if (bits === undefined ? v === -Infinity : isHidden(bits)) { hidden++; fill = v; }
-      }));
+      step.data.forEach((row, i) =>
+        row.forEach((v, j) => {
+          const bits = f.hidden_by?.[i]?.[j];
+          if (bits === undefined ? v === -Infinity : isHidden(bits)) {
+            hidden++;
+            fill = v;
+          }
+        }),
+      );
       const finite = Number.isFinite(fill);
       const hiddenWeight = finite && f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
-      items.push(finite
-        ? `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden with the finite fill, not −∞: hidden keys still get up to ${fmt(hiddenWeight, d)} of a ${qAxis}'s weight`
-        : `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden (−∞): ${hidden === 1 ? 'its weight becomes' : 'their weights become'} 0`);
+      items.push(
+        finite
+          ? `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden with the finite fill, not −∞: hidden keys still get up to ${fmt(hiddenWeight, d)} of a ${qAxis}'s weight`
+          : `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden (−∞): ${hidden === 1 ? 'its weight becomes' : 'their weights become'} 0`,
+      );
       break;
     }
     case 'weights': {
@@ -136,7 +157,10 @@ function factsHtml(step, trace, ctx) {
         one: `each ${qAxis} sums to 1`,
       }[rule.kind];
       items.push(`${sumsTo}: ${shown}`);
-      if (f.fully_masked.length) items.push(`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`);
+      if (f.fully_masked.length)
+        items.push(
+          `<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`,
+        );
       break;
     }
     case 'concat':
@@ -163,14 +187,21 @@ export function tableHtml(step, labels, ctx, masked) {
   const head = headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : '';
   // A concatenation's columns banded by the head each came from.
   const parts = step.axes[1] === 'features' ? concatenated(step, ctx.steps) : null;
-  const above = parts ? `<tr><td></td>${parts.map((p, g) => `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`).join('')}</tr>` : '';
+  const above = parts
+    ? `<tr><td></td>${parts.map((p, g) => `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`).join('')}</tr>`
+    : '';
   const scoreLike = labels.rowKind && labels.colKind;
   const corner = `<th scope="col" class="corner">${scoreLike ? `<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>` : ''}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
   const kinds = { row: labels.rowKind, col: labels.colKind };
   return stepTableHtml(step, labels, {
     attrs: `class="matrix" data-key="${key}"`,
     caption: `${step.title}${head}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.`,
-    above, corner, focusable: true, decimals: ctx.decimals, fixedZero: true, masked,
+    above,
+    corner,
+    focusable: true,
+    decimals: ctx.decimals,
+    fixedZero: true,
+    masked,
     labelAttrs: (axis, i) => (kinds[axis] ? ` data-token="${kinds[axis]}:${i}" title="Double-click to rename"` : ''),
   });
 }
@@ -179,7 +210,9 @@ export function tableHtml(step, labels, ctx, masked) {
 function ticksHtml(names, axis) {
   const every = Math.ceil(names.length / 16);
   const at = (i) => `${(((i + 0.5) / names.length) * 100).toFixed(3)}%`;
-  const spans = names.map((n, i) => (i % every ? '' : `<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${escapeHtml(n)}</span>`)).join('');
+  const spans = names
+    .map((n, i) => (i % every ? '' : `<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${escapeHtml(n)}</span>`))
+    .join('');
   return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
 }
 
@@ -215,7 +248,15 @@ export function drawHeatmap(canvas, step) {
     for (let j = 0; j < nc; j++) {
       const t = index(row[j]);
       const k = (i * nc + j) * 4;
-      if (t < 0) { px[k] = 150; px[k + 1] = 150; px[k + 2] = 150; } else { px[k] = lut[t * 3]; px[k + 1] = lut[t * 3 + 1]; px[k + 2] = lut[t * 3 + 2]; }
+      if (t < 0) {
+        px[k] = 150;
+        px[k + 1] = 150;
+        px[k + 2] = 150;
+      } else {
+        px[k] = lut[t * 3];
+        px[k + 1] = lut[t * 3 + 1];
+        px[k + 2] = lut[t * 3 + 2];
+      }
       px[k + 3] = 255;
     }
   }
@@ -228,14 +269,23 @@ export function drawHeatmap(canvas, step) {
 const heatmaps = { observer: null, unpainted: new WeakMap(), near: new WeakSet() };
 
 function observeHeatmaps() {
-  heatmaps.observer ??= new IntersectionObserver((entries) => {
-    for (const e of entries) {
-      if (!e.isIntersecting) { heatmaps.near.delete(e.target); continue; }
-      heatmaps.near.add(e.target);
-      const step = heatmaps.unpainted.get(e.target);
-      if (step) { heatmaps.unpainted.delete(e.target); drawHeatmap(e.target, step); }
-    }
-  }, { rootMargin: '300px 0px' });
+  heatmaps.observer ??= new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) {
+          heatmaps.near.delete(e.target);
+          continue;
+        }
+        heatmaps.near.add(e.target);
+        const step = heatmaps.unpainted.get(e.target);
+        if (step) {
+          heatmaps.unpainted.delete(e.target);
+          drawHeatmap(e.target, step);
+        }
+      }
+    },
+    { rootMargin: '300px 0px' },
+  );
   return heatmaps.observer;
 }
 
@@ -261,7 +311,9 @@ function drawWhenSeen(canvas, step) {
 export function skipCardsOffScreen({ again = false } = {}) {
   const cards = () => document.querySelectorAll('#step-list article.step');
   if (again) for (const card of cards()) card.classList.remove('laid-out');
-  afterFrame(() => { for (const card of cards()) card.classList.add('laid-out'); });
+  afterFrame(() => {
+    for (const card of cards()) card.classList.add('laid-out');
+  });
 }
 
 /**
@@ -343,8 +395,15 @@ export function renderSteps(container, trace, ctx) {
 function cardSignature(step, ctx) {
   const labels = axisLabels(step, ctx);
   const key = stepKey(step);
-  return [key, step.shape.join('x'), ctx.collapsed.includes(key), ctx.decimals, step.tex,
-    labels.rows.join(','), labels.cols.join(',')].join('|');
+  return [
+    key,
+    step.shape.join('x'),
+    ctx.collapsed.includes(key),
+    ctx.decimals,
+    step.tex,
+    labels.rows.join(','),
+    labels.cols.join(','),
+  ].join('|');
 }
 
 /** writeHtml where the card has the box (the step's card was drawn by renderSteps). */
@@ -364,7 +423,10 @@ function patchSteps(container, trace, ctx, cards) {
     setHtml(card.querySelector('.legend-box'), legendHtml(step));
     if (step.id === 'mask') setHtml(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
-    if (canvas) { drawWhenSeen(canvas, step); continue; }
+    if (canvas) {
+      drawWhenSeen(canvas, step);
+      continue;
+    }
     const tbody = card.querySelector('table.matrix tbody');
     if (!tbody) continue;
     const scale = colourScale(step.data, step.kind);
@@ -392,7 +454,9 @@ function patchSteps(container, trace, ctx, cards) {
         const { text, cls, bg, fg } = cellLook(v, Boolean(hiddenHere), scale, d, true);
         // The cell's text node keeps its place (a new one is a new layout object to style and place).
         const t = td.firstChild;
-        if (t?.nodeType === Node.TEXT_NODE && !t.nextSibling) { if (t.data !== text) t.data = text; } else if (td.textContent !== text) td.textContent = text;
+        if (t?.nodeType === Node.TEXT_NODE && !t.nextSibling) {
+          if (t.data !== text) t.data = text;
+        } else if (td.textContent !== text) td.textContent = text;
         td.classList.toggle('neg-inf', cls === 'neg-inf');
         td.classList.toggle('masked', cls === 'masked');
         if (td.dataset.bg !== bg) {

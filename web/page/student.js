@@ -32,8 +32,10 @@ export const KDF = { N: 2 ** 13, r: 8, p: 1 };
 
 /** @noble/hashes, loaded when first needed: a page that makes or checks no paper never loads it. */
 let noble = null;
-const hashes = () => (noble ??= Promise.all([import('@noble/hashes/scrypt.js'), import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')])
-  .then((modules) => Object.assign({}, ...modules)));
+const hashes = () =>
+  (noble ??= Promise.all([import('@noble/hashes/scrypt.js'), import('@noble/hashes/sha2.js'), import('@noble/hashes/utils.js')]).then(
+    (modules) => Object.assign({}, ...modules),
+  ));
 
 /**
  * A number as the point of a grid 2 × tolerance wide whose points are shifted by `at` (in grid
@@ -59,7 +61,10 @@ async function answerHash(paper, key, r, points) {
 
 /** What a student typed, as a number: "−0.5" (the page's minus), "0,5" (a decimal comma), "inf", "-∞" read too; NaN if none. */
 export function readAnswer(text) {
-  const t = String(text).trim().replace(/\u2212/g, '-').replace(/^(-?\d*),(\d+)$/, '$1.$2');
+  const t = String(text)
+    .trim()
+    .replace(/\u2212/g, '-')
+    .replace(/^(-?\d*),(\d+)$/, '$1.$2');
   if (/^[-]?\s*(inf|infinity|∞)$/i.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
   return t === '' ? NaN : Number(t);
 }
@@ -117,7 +122,12 @@ async function rowAnswers(paper, key, r, row, hiddenColumns) {
   for (let i = 0; i < hiddenColumns.length; i += ANSWER_CELLS) {
     const c = hiddenColumns.slice(i, i + ANSWER_CELLS);
     const at = c.map((j) => centring(row[j], width));
-    const hash = await answerHash(paper, key, r, c.map((j, k) => answerPoint(row[j], width, at[k])));
+    const hash = await answerHash(
+      paper,
+      key,
+      r,
+      c.map((j, k) => answerPoint(row[j], width, at[k])),
+    );
     answers.push({ r, c, at, hash });
   }
   return answers;
@@ -156,7 +166,8 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
       const n = byColumns ? m[0].length : m.length;
       const list = ctx[side].slice(-n);
       const names = Array.from({ length: n }, (_, i) => list[i] ?? `t${i + 1}`);
-      if (byColumns) cols = names; else rows = names;
+      if (byColumns) cols = names;
+      else rows = names;
     }
     given.push({ title: name, tex: '', rows, cols, data: m.map((row) => row.map(toJsonNumber)) });
   }
@@ -164,7 +175,13 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     // An input as it is (or its per-head slice) is given above already.
     if (hiddenOrAfter.has(i) || (s.inputs.length === 0 && s.given.every((g) => g === s.id))) return;
     const labels = axisLabels(s, ctx);
-    given.push({ title: titleOf(s), tex: s.tex, rows: labels.rows, cols: labels.cols, data: s.data.map((row) => row.map((x) => roundTo(x, decimals))) });
+    given.push({
+      title: titleOf(s),
+      tex: s.tex,
+      rows: labels.rows,
+      cols: labels.cols,
+      data: s.data.map((row) => row.map((x) => roundTo(x, decimals))),
+    });
   });
   const steps = [];
   for (const key of keys) {
@@ -176,17 +193,42 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
     const answers = [];
     for (const [r, row] of s.data.entries()) {
       const hiddenColumns = row.map((_, c) => c).filter((c) => hidden.has(`${r},${c}`));
-      answers.push(...await rowAnswers({ salt, tolerance, kdf }, key, r, row, hiddenColumns));
+      answers.push(...(await rowAnswers({ salt, tolerance, kdf }, key, r, row, hiddenColumns)));
     }
-    steps.push({ key, title: titleOf(s), tex: s.tex, rows: labels.rows, cols: labels.cols, rowTitle: labels.rowTitle, colTitle: labels.colTitle, cells, answers });
+    steps.push({
+      key,
+      title: titleOf(s),
+      tex: s.tex,
+      rows: labels.rows,
+      cols: labels.cols,
+      rowTitle: labels.rowTitle,
+      colTitle: labels.colTitle,
+      cells,
+      answers,
+    });
   }
   const m = trace.meta;
   const o = state.options;
   const variant = o.score_fn === 'sigmoid' ? 'sigmoid attention' : o.differential ? 'differential attention' : '';
-  const about = [`d_k = ${m.d_k}`, `scale ${fmt(m.scale, decimals)}`, m.heads > 1 ? `${m.heads} heads` : '', o.causal ? 'causal' : '', m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '', variant]
-    .filter(Boolean).join(', ');
+  const about = [
+    `d_k = ${m.d_k}`,
+    `scale ${fmt(m.scale, decimals)}`,
+    m.heads > 1 ? `${m.heads} heads` : '',
+    o.causal ? 'causal' : '',
+    m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '',
+    variant,
+  ]
+    .filter(Boolean)
+    .join(', ');
   return {
-    v: PAPER_VERSION, salt, kdf, tolerance, decimals, about, given, steps,
+    v: PAPER_VERSION,
+    salt,
+    kdf,
+    tolerance,
+    decimals,
+    about,
+    given,
+    steps,
     ...(ex.seed !== undefined ? { seed: ex.seed } : {}),
   };
 }
@@ -199,7 +241,13 @@ export async function paperFromState(state) {
     const trace = app.engine.run(problem);
     const tokens = tokenLists(state, traceCounts(trace));
     // The link holds the problem: a slow hash would guard nothing, so the cheapest scrypt.
-    return await makePaper(state, problem, trace, { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k }, { kdf: { N: 2, r: 1, p: 1 } });
+    return await makePaper(
+      state,
+      problem,
+      trace,
+      { steps: trace.steps, tokensQ: tokens.q, tokensK: tokens.k },
+      { kdf: { N: 2, r: 1, p: 1 } },
+    );
   } catch {
     return null; // shown as a damaged link
   }
@@ -215,7 +263,9 @@ export function isStudentState(state) {
 function tableHtml(title, rows, cols, body, caption) {
   let html = `<table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr><th></th>`;
   html += cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
-  rows.forEach((r, i) => { html += `<tr><th scope="row">${escapeHtml(r)}</th>${body(i)}</tr>`; });
+  rows.forEach((r, i) => {
+    html += `<tr><th scope="row">${escapeHtml(r)}</th>${body(i)}</tr>`;
+  });
   // In its own sideways scroller: a phone's page never scrolls sideways (a wide step scrolls here).
   return `<div class="table-scroll">${html}</tbody></table></div>`;
 }
@@ -236,7 +286,10 @@ export function renderStudent(paper, damaged = null) {
   document.querySelector('.tagline')?.remove(); // it tells how to type a problem: not here
   document.querySelector('.site-nav')?.remove(); // a way off the exercise: not here either
   const skip = document.querySelector('a.skip');
-  if (skip) { skip.textContent = 'Skip to the exercise'; skip.href = '#exercise'; }
+  if (skip) {
+    skip.textContent = 'Skip to the exercise';
+    skip.href = '#exercise';
+  }
   const box = document.createElement('section');
   box.id = 'exercise';
   box.className = 'panel exercise student-exercise';
@@ -257,16 +310,25 @@ export function renderStudent(paper, damaged = null) {
   const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
   let html = `<h2 id="exercise-title">Exercise</h2>
     <p class="task">Work out the missing numbers of ${names}${paper.seed !== undefined ? ` (problem from seed ${escapeHtml(paper.seed)})` : ''} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
-    An answer within ±${escapeHtml(tol)} of the exact number counts as right.${together(paper) ? ' A row\'s missing numbers are checked together: <strong>Check</strong> says which row to fix.' : ''}</p>
+    An answer within ±${escapeHtml(tol)} of the exact number counts as right.${together(paper) ? " A row's missing numbers are checked together: <strong>Check</strong> says which row to fix." : ''}</p>
     <p class="hint">${escapeHtml(paper.about ?? '')}</p>`;
   for (const s of paper.steps) {
     html += `<div class="ex-step" data-key="${escapeHtml(s.key)}"><h3>${escapeHtml(s.title)} ${shape(s.cells)}</h3>
       <div class="formula">${s.tex ? mathHtml(String(s.tex), true) : ''}</div>`;
-    html += tableHtml(s.title, s.rows, s.cols, (r) => s.cells[r].map((v, c) => {
-      if (v !== null) return `<td class="given">${fmt(fromJsonNumber(v), d)}</td>`;
-      return `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${escapeHtml(`${s.key}/${r}/${c}`)}"
+    html += tableHtml(
+      s.title,
+      s.rows,
+      s.cols,
+      (r) =>
+        s.cells[r]
+          .map((v, c) => {
+            if (v !== null) return `<td class="given">${fmt(fromJsonNumber(v), d)}</td>`;
+            return `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${escapeHtml(`${s.key}/${r}/${c}`)}"
         aria-label="${escapeHtml(s.title)}, ${escapeHtml(s.rowTitle ?? 'row')} ${escapeHtml(s.rows[r])}, ${escapeHtml(s.colTitle ?? 'column')} ${escapeHtml(s.cols[c])}"></td>`;
-    }).join(''), `${s.title}: type the missing numbers`);
+          })
+          .join(''),
+      `${s.title}: type the missing numbers`,
+    );
     html += '</div>';
   }
   html += `<div class="ex-actions"><button type="button" id="ex-check" class="primary">Check</button></div>
@@ -274,16 +336,27 @@ export function renderStudent(paper, damaged = null) {
     <h3>Given</h3><div class="ex-given">`;
   for (const g of paper.given ?? []) {
     html += `<div class="ex-step"><h4>${escapeHtml(g.title)} ${shape(g.data)}</h4>${g.tex ? `<div class="formula">${mathHtml(String(g.tex), true)}</div>` : ''}`;
-    html += tableHtml(g.title, g.rows, g.cols, (r) => g.data[r].map((v) => `<td>${escapeHtml(fmt(fromJsonNumber(v), g.tex ? d : Math.max(d, 4)))}</td>`).join(''), g.title);
+    html += tableHtml(
+      g.title,
+      g.rows,
+      g.cols,
+      (r) => g.data[r].map((v) => `<td>${escapeHtml(fmt(fromJsonNumber(v), g.tex ? d : Math.max(d, 4)))}</td>`).join(''),
+      g.title,
+    );
     html += '</div>';
   }
   html += '</div>';
   box.innerHTML = html;
   $('app').prepend(box);
   requestAnimationFrame(() => markScrollables({ within: box }));
-  box.addEventListener('click', (e) => { if (/** @type {HTMLElement} */ (e.target).closest('#ex-check')) checkPaper(paper); });
+  box.addEventListener('click', (e) => {
+    if (/** @type {HTMLElement} */ (e.target).closest('#ex-check')) checkPaper(paper);
+  });
   box.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) { e.preventDefault(); checkPaper(paper); }
+    if (e.key === 'Enter' && /** @type {HTMLElement} */ (e.target).matches('input.answer')) {
+      e.preventDefault();
+      checkPaper(paper);
+    }
   });
   $('status').textContent = 'Exercise: type the missing numbers and press Check.';
 }
@@ -294,16 +367,34 @@ export function renderStudent(paper, damaged = null) {
  */
 function answersOf(paper, box) {
   const input = (key, r, c) => box.querySelector(`input.answer[data-id="${CSS.escape(`${key}/${r}/${c}`)}"]`);
-  return paper.steps.flatMap((step) => {
-    if (paper.v === 1) {
-      return step.hashes.flatMap((row, r) => row.flatMap((h, c) => (h === null ? [] : [{
-        step, r, c: [c], inputs: [input(step.key, r, c)], ok: ([x]) => checkV1(paper, step.key, r, c, x),
-      }])));
-    }
-    return step.answers.map((a) => ({
-      step, r: a.r, c: a.c, inputs: a.c.map((c) => input(step.key, a.r, c)), ok: (typed) => answerMatches(paper, step.key, a, typed),
-    }));
-  }).filter((a) => a.inputs.every(Boolean));
+  return paper.steps
+    .flatMap((step) => {
+      if (paper.v === 1) {
+        return step.hashes.flatMap((row, r) =>
+          row.flatMap((h, c) =>
+            h === null
+              ? []
+              : [
+                  {
+                    step,
+                    r,
+                    c: [c],
+                    inputs: [input(step.key, r, c)],
+                    ok: ([x]) => checkV1(paper, step.key, r, c, x),
+                  },
+                ],
+          ),
+        );
+      }
+      return step.answers.map((a) => ({
+        step,
+        r: a.r,
+        c: a.c,
+        inputs: a.c.map((c) => input(step.key, a.r, c)),
+        ok: (typed) => answerMatches(paper, step.key, a, typed),
+      }));
+    })
+    .filter((a) => a.inputs.every(Boolean));
 }
 
 /** True when some answer of the paper is several numbers of a row, checked together. */
@@ -340,14 +431,21 @@ async function checkPaper(paper) {
   button.disabled = true;
   out.className = 'ex-result';
   out.textContent = 'Checking…';
-  let right = 0, total = 0, answersRight = 0, answers = 0, first = null;
+  let right = 0,
+    total = 0,
+    answersRight = 0,
+    answers = 0,
+    first = null;
   try {
     for (const answer of answersOf(paper, box)) {
       const typedText = answer.inputs.map((i) => i.value.trim());
       const ok = await answer.ok(typedText.map(readAnswer));
       total += answer.inputs.length;
       answers++;
-      if (ok) { right += answer.inputs.length; answersRight++; }
+      if (ok) {
+        right += answer.inputs.length;
+        answersRight++;
+      }
       for (const input of answer.inputs) {
         input.classList.toggle('right', ok);
         input.classList.toggle('wrong', !ok);
@@ -366,14 +464,21 @@ async function checkPaper(paper) {
     return;
   }
   const { step, r, c, typedText } = first;
-  const where = c.length === 1
-    ? `column ${c[0] + 1} (${escapeHtml(step.cols[c[0]])})`
-    : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => escapeHtml(step.cols[j])).join(', ')})`;
-  const wrote = typedText.every((t) => t === '') ? (c.length === 1 ? ' is empty' : ' are empty')
+  const where =
+    c.length === 1
+      ? `column ${c[0] + 1} (${escapeHtml(step.cols[c[0]])})`
+      : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => escapeHtml(step.cols[j])).join(', ')})`;
+  const wrote = typedText.every((t) => t === '')
+    ? c.length === 1
+      ? ' is empty'
+      : ' are empty'
     : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : escapeHtml(t))).join(', ')}`;
   out.className = 'ex-result some-wrong';
-  const score = together(paper) ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)` : `${right} of ${total} right`;
-  out.innerHTML = `${score}. ` +
+  const score = together(paper)
+    ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)`
+    : `${right} of ${total} right`;
+  out.innerHTML =
+    `${score}. ` +
     `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.${escapeHtml(weightsHint(paper, step, r, c, typedText))}`;
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }

@@ -15,7 +15,8 @@ let pointed = null;
 
 function clear() {
   for (const el of document.querySelectorAll('.trace-pre, .trace-dep')) el.classList.remove(...CLASSES);
-  for (const overlay of document.querySelectorAll('#step-list canvas.trace-overlay')) overlay.getContext('2d').clearRect(0, 0, overlay.width, overlay.height);
+  for (const overlay of document.querySelectorAll('#step-list canvas.trace-overlay'))
+    overlay.getContext('2d').clearRect(0, 0, overlay.width, overlay.height);
 }
 
 /**
@@ -36,7 +37,12 @@ function paint(card, cells, cls, near) {
     overlay.width = canvas.width;
     overlay.height = canvas.height;
   }
-  Object.assign(overlay.style, { left: `${canvas.clientLeft}px`, top: `${canvas.clientTop}px`, width: canvas.style.width, height: canvas.style.height });
+  Object.assign(overlay.style, {
+    left: `${canvas.clientLeft}px`,
+    top: `${canvas.clientTop}px`,
+    width: canvas.style.width,
+    height: canvas.style.height,
+  });
   const ctx = overlay.getContext('2d');
   ctx.fillStyle = cls === 'trace-pre' ? `rgba(94, 60, 153, ${near ? 0.8 : 0.5})` : `rgba(27, 120, 55, ${near ? 0.8 : 0.5})`;
   for (const [r, c] of cells) ctx.fillRect(c, r, 1, 1);
@@ -91,7 +97,8 @@ function light(cell) {
   const to = mark(dependents(trace, index, cell.row, cell.col), 'trace-dep', multi);
   if (note) {
     const list = (names) => [...new Set(names)].join(', ');
-    note.innerHTML = `${from.length ? `<span class="trace-key trace-key-pre"></span> Computed from: ${escapeHtml(list(from))}. ` : 'Given: computed from no earlier step. '}` +
+    note.innerHTML =
+      `${from.length ? `<span class="trace-key trace-key-pre"></span> Computed from: ${escapeHtml(list(from))}. ` : 'Given: computed from no earlier step. '}` +
       `${to.length ? `<span class="trace-key trace-key-dep"></span> Feeds: ${escapeHtml(list(to))}.` : 'Feeds no later step.'}`;
   }
 }
@@ -129,7 +136,8 @@ export function bindTraceLinks(list) {
   };
   list.addEventListener('mouseover', (e) => {
     const td = /** @type {HTMLElement} */ (e.target).closest('td[data-r]');
-    if (td) point(cellOf(td)); else if (!/** @type {HTMLElement} */ (e.target).closest('.heatmap canvas')) point(focused());
+    if (td) point(cellOf(td));
+    else if (!(/** @type {HTMLElement} */ (e.target).closest('.heatmap canvas'))) point(focused());
   });
   // A heatmap: the cell under the pointer (one canvas pixel per number).
   list.addEventListener('mousemove', (e) => {

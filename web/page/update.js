@@ -28,14 +28,17 @@ function showErrors(errors) {
   const opt = $('options-error');
   opt.hidden = !errors.options;
   opt.textContent = errors.options ?? '';
-  const general = Object.entries(errors).filter(([k]) => !editors.has(k) && k !== 'options').map(([, v]) => v);
+  const general = Object.entries(errors)
+    .filter(([k]) => !editors.has(k) && k !== 'options')
+    .map(([, v]) => v);
   const banner = $('run-error');
   const any = Object.keys(errors).length > 0;
   banner.hidden = !any;
   if (any) {
     const first = Object.entries(errors)[0];
     const where = general.length ? '' : first[0] === 'options' ? ' (see Options)' : ` (see ${first[0]} above)`;
-    banner.innerHTML = `<strong>Not computed:</strong> ${escapeHtml(general[0] ?? first[1])}${where}.` +
+    banner.innerHTML =
+      `<strong>Not computed:</strong> ${escapeHtml(general[0] ?? first[1])}${where}.` +
       (app.result ? ' <span class="hint">Showing the last good result, dimmed.</span>' : '');
   }
 }
@@ -96,8 +99,10 @@ function update() {
     // on demand (the status bar's "timings" button, or the title), not as permanent telemetry.
     const hidden = hiddenStepIds(store.get());
     const shown = trace.steps.filter((s) => !hidden.includes(s.id)).length;
-    showStatusLine(`<span class="wide">${shown} step${shown === 1 ? '' : 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
-      `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`);
+    showStatusLine(
+      `<span class="wide">${shown} step${shown === 1 ? '' : 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
+        `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`,
+    );
   }
   afterUpdateFrame(trace ? { t0, t1 } : null);
 }
@@ -120,7 +125,8 @@ let frame = null; // the pass after the next frame, while one is pending: { time
  * frame was presented, the timings say how long computing took and drawing.
  */
 function afterUpdateFrame(times) {
-  if (frame) { // several updates before one frame: one pass, the last good one's times
+  if (frame) {
+    // several updates before one frame: one pass, the last good one's times
     frame.times = times ?? frame.times;
     return;
   }
@@ -182,5 +188,8 @@ export function mountLoop() {
 export function mountEffects() {
   store.subscribe((page) => page.state, scheduleHash);
   // Last: a new result was computed and everything drawn from it (npm run bench:page reads it).
-  store.subscribe((page) => page.result, () => performance.mark('ae:update-end'));
+  store.subscribe(
+    (page) => page.result,
+    () => performance.mark('ae:update-end'),
+  );
 }

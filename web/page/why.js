@@ -14,12 +14,20 @@ function computeSweep() {
   const rows = [];
   for (const d of [2, 8, 32, 128, 512]) {
     const [Q, K, V] = app.engine.random(0, [
-      { kind: 'randn', shape: [tokens, d] }, { kind: 'randn', shape: [tokens, d] }, { kind: 'randn', shape: [tokens, 1] },
+      { kind: 'randn', shape: [tokens, d] },
+      { kind: 'randn', shape: [tokens, d] },
+      { kind: 'randn', shape: [tokens, 1] },
     ]);
     const a = app.engine.run({ Q, K, V, options: { scale: 'none' } }).facts[0];
     const b = app.engine.run({ Q, K, V, options: { scale: 'sqrt_dk' } }).facts[0];
     const mean = (xs) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    rows.push({ d_k: d, before: a.scores_variance, after: b.scaled_variance, maxUnscaled: mean(a.max_weight), maxScaled: mean(b.max_weight) });
+    rows.push({
+      d_k: d,
+      before: a.scores_variance,
+      after: b.scaled_variance,
+      maxUnscaled: mean(a.max_weight),
+      maxScaled: mean(b.max_weight),
+    });
   }
   return { tokens, rows, numpy: `np.random.seed(0); Q = np.random.randn(${tokens}, d_k); K = np.random.randn(${tokens}, d_k)` };
 }
@@ -31,16 +39,26 @@ export function renderWhyView() {
   if (sweep === undefined) {
     try {
       sweep = computeSweep();
-    } catch { sweep = null; }
+    } catch {
+      sweep = null;
+    }
   }
-  let scaled = null, unscaled = null;
+  let scaled = null,
+    unscaled = null;
   const base = result.problem;
   try {
     scaled = app.engine.run({ ...base, options: { ...base.options, scale: 'sqrt_dk' } });
     unscaled = app.engine.run({ ...base, options: { ...base.options, scale: 'none' } });
-  } catch { /* the main run succeeded, so these do too; keep the view empty otherwise */ }
+  } catch {
+    /* the main run succeeded, so these do too; keep the view empty otherwise */
+  }
   renderWhy($('why-body'), {
-    scaled, unscaled, sweep, tokensQ: result.ctx.tokensQ, decimals: result.ctx.decimals, layout: state.options.layout,
+    scaled,
+    unscaled,
+    sweep,
+    tokensQ: result.ctx.tokensQ,
+    decimals: result.ctx.decimals,
+    layout: state.options.layout,
   });
 }
 
@@ -114,10 +132,16 @@ function renderWhy(el, o) {
     sweepHtml += `</tbody></table></div><p class="source">Computed by the engine from <code>${escapeHtml(o.sweep.numpy)}</code> for each d<sub>k</sub>.</p>`;
   }
   // Three parts, each replaced only when it changed: the formula and the sweep rarely do.
-  if (!el.querySelector(':scope > .why-part')) el.innerHTML = '<div class="why-part"></div><div class="why-part"></div><div class="why-part"></div>';
+  if (!el.querySelector(':scope > .why-part'))
+    el.innerHTML = '<div class="why-part"></div><div class="why-part"></div><div class="why-part"></div>';
   /** @type {NodeListOf<HTMLElement & { whySource?: string }>} the HTML each part was drawn from */
   const parts = el.querySelectorAll(':scope > .why-part');
-  [intro, html, sweepHtml].forEach((h, i) => { if (parts[i].whySource !== h) { parts[i].innerHTML = h; parts[i].whySource = h; } });
+  [intro, html, sweepHtml].forEach((h, i) => {
+    if (parts[i].whySource !== h) {
+      parts[i].innerHTML = h;
+      parts[i].whySource = h;
+    }
+  });
 }
 
 // The "why" view runs the problem twice more and sits below the steps: it is drawn after the frame
@@ -160,5 +184,7 @@ export function drawWhyLater() {
 
 /** The why view follows the result, drawn with the steps' names and decimals (in idle time). */
 export function mountWhy() {
-  store.subscribe(resultParts, ([result]) => { if (result) scheduleWhy(result.trace); });
+  store.subscribe(resultParts, ([result]) => {
+    if (result) scheduleWhy(result.trace);
+  });
 }

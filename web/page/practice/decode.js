@@ -48,8 +48,10 @@ export function body(view) {
   const causal = Boolean(problem.options?.causal);
   const ownKey = (ctx.tokensK ?? []).some((k, i) => k !== ctx.tokensQ?.[i]);
   const note = `<p class="pr-note" id="pr-decode-note">Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included${
-    ownKey ? ` (here key t is token t’s own key: ${escapeHtml(quoteToken(keys[s.t] ?? ''))} for ${escapeHtml(ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]))})` : ''}.${
-    causal ? '' : ' Your problem is not causal: its weights let every query read every key, so they differ from these.'}</p>`;
+    ownKey
+      ? ` (here key t is token t’s own key: ${escapeHtml(quoteToken(keys[s.t] ?? ''))} for ${escapeHtml(ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]))})`
+      : ''
+  }.${causal ? '' : ' Your problem is not causal: its weights let every query read every key, so they differ from these.'}</p>`;
   return `${note}<div class="pr-row">
     ${matrixBox(K, axisLabels(K, ctx), ctx, `The cache: ${K.title}${kvNote}, ${s.t} cached + 1 new`, 'pr-cache')}
     ${matrixBox(V, axisLabels(V, ctx), ctx, `The cache: ${V.title}${kvNote}`, 'pr-cache')}

@@ -23,8 +23,12 @@ export function compute(engine, result) {
   // With one head, the heads' dQ, dK, dV put side by side are head 1's again: left out (they
   // would repeat three steps, each number "dV₁,₁ = dV₁,₁").
   const steps = gradients.steps;
-  const sameAsHead = (x) => gradients.meta.heads === 1 && (x.head === null || x.head === undefined) && x.inputs.length === 1 &&
-    steps[x.inputs[0]]?.id === x.id && String(steps[x.inputs[0]].shape) === String(x.shape);
+  const sameAsHead = (x) =>
+    gradients.meta.heads === 1 &&
+    (x.head === null || x.head === undefined) &&
+    x.inputs.length === 1 &&
+    steps[x.inputs[0]]?.id === x.id &&
+    String(steps[x.inputs[0]].shape) === String(x.shape);
   const order = steps.map((s, i) => (s.id.startsWith('d') && !sameAsHead(s) ? i : -1)).filter((i) => i >= 0);
   return { gradients, order, positions: order.length };
 }
@@ -43,7 +47,8 @@ export function body(view) {
   const index = order[walkState().index];
   const step = gradients.steps[index];
   const gctx = { ...ctx, steps: gradients.steps };
-  const head = step.head != null && step.head >= 0 && gradients.meta.heads > 1 ? ` <span class="head-tag">head ${step.head + 1}</span>` : '';
+  const head =
+    step.head != null && step.head >= 0 && gradients.meta.heads > 1 ? ` <span class="head-tag">head ${step.head + 1}</span>` : '';
   return `<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
     <header class="step-head"><h3>${escapeHtml(step.title)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
     <div class="formula">${mathHtml(step.tex, true)}</div>
@@ -61,10 +66,13 @@ export function controls(view) {
   const { trace } = app.result;
   const out = trace.output;
   const dO = walkState().dO ?? out.map((r) => r.map(() => 1));
-  let html = '<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>';
+  let html =
+    '<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>';
   dO.forEach((row, r) => {
     html += '<tr>';
-    row.forEach((v, c) => { html += `<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`; });
+    row.forEach((v, c) => {
+      html += `<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`;
+    });
     html += '</tr>';
   });
   return `${html}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
@@ -76,7 +84,8 @@ export function controlsKey() {
 }
 
 export function bind() {
-  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.addEventListener('change', readDO);
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell')))
+    input.addEventListener('change', readDO);
   $('pr-do-ones').addEventListener('click', () => {
     for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.value = '1';
     $('pr-do-error').hidden = true;
@@ -129,8 +138,15 @@ async function explainCell(td) {
   }
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
   drill.innerHTML = explanationHtml(e, {
-    step, rowLabel: labels.rows[row], colLabel: labels.cols[col], queryLabel: app.result.ctx.tokensQ[row],
-    keyLabel: app.result.ctx.tokensK[col], keyLabels: app.result.ctx.tokensK, queryLabels: app.result.ctx.tokensQ, heads: gradients.meta.heads, decimals: app.result.ctx.decimals,
+    step,
+    rowLabel: labels.rows[row],
+    colLabel: labels.cols[col],
+    queryLabel: app.result.ctx.tokensQ[row],
+    keyLabel: app.result.ctx.tokensK[col],
+    keyLabels: app.result.ctx.tokensK,
+    queryLabels: app.result.ctx.tokensQ,
+    heads: gradients.meta.heads,
+    decimals: app.result.ctx.decimals,
   });
 }
 
@@ -153,7 +169,9 @@ export function onKey(e) {
   if (!move) return;
   e.preventDefault();
   e.stopPropagation(); // the walk's own arrow keys wait until the focus leaves the table
-  const next = td.closest('table').querySelector(`td[data-r="${Number(td.dataset.r) + move[0]}"][data-c="${Number(td.dataset.c) + move[1]}"]`);
+  const next = td
+    .closest('table')
+    .querySelector(`td[data-r="${Number(td.dataset.r) + move[0]}"][data-c="${Number(td.dataset.c) + move[1]}"]`);
   if (!next) return;
   td.tabIndex = -1;
   next.tabIndex = 0;

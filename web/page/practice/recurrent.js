@@ -14,7 +14,9 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return i < view.recurrent.steps.length ? `${view.recurrent.chunk ? 'Chunk' : 'Token'} step ${i + 1} of ${view.recurrent.steps.length}` : 'Every form’s cost';
+  return i < view.recurrent.steps.length
+    ? `${view.recurrent.chunk ? 'Chunk' : 'Token'} step ${i + 1} of ${view.recurrent.steps.length}`
+    : 'Every form’s cost';
 }
 
 export function sentence(view, index, labels) {
@@ -32,8 +34,10 @@ function recurrentSentence(recurrent, index, labels) {
   const [first, end] = s.tokens;
   const who = end - first > 1 ? `Tokens ${first + 1}–${end}` : `${labels.tokensQ[first] ?? `t${first + 1}`}`;
   const head = recurrent.steps.some((x) => x.head > 0) ? ` (head ${s.head + 1})` : '';
-  return `${who}${head}: the state S, faded by γ, adds φ(k)vᵀ${end - first > 1 ? ' for each token of the chunk' : ''}, and φ(q) reads the output from it, ` +
-    `${s.difference === 0 ? 'exactly' : 'up to rounding'} the parallel form’s row.`;
+  return (
+    `${who}${head}: the state S, faded by γ, adds φ(k)vᵀ${end - first > 1 ? ' for each token of the chunk' : ''}, and φ(q) reads the output from it, ` +
+    `${s.difference === 0 ? 'exactly' : 'up to rounding'} the parallel form’s row.`
+  );
 }
 
 /** A list of numbers as one row of a step-like object. */
@@ -61,8 +65,10 @@ export function body(view) {
   } else {
     html += `<p class="pr-check">Every token: the ${recurrent.chunk ? `chunked form (chunks of ${recurrent.chunk})` : 'recurrent form'} against the parallel form, largest difference <strong id="pr-difference">${fmt(recurrent.max_difference, ctx.decimals)}</strong>.</p>`;
   }
-  html += '<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>';
-  for (const c of recurrent.costs) html += `<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`;
+  html +=
+    '<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>';
+  for (const c of recurrent.costs)
+    html += `<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`;
   html += '</tbody></table>';
   if (recurrent.warnings.length) html += `<p class="warning">⚠ ${escapeHtml(recurrent.warnings.join(' '))}</p>`;
   return html;
@@ -74,5 +80,12 @@ export function controls(view) {
 }
 
 export function bind() {
-  $('pr-chunk').addEventListener('change', (e) => restart({ chunk: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() === '' ? null : Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) }));
+  $('pr-chunk').addEventListener('change', (e) =>
+    restart({
+      chunk:
+        /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() === ''
+          ? null
+          : Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value),
+    }),
+  );
 }

@@ -46,9 +46,16 @@ export function body(view) {
     { name: 'running sum ℓ', id: 'l', values: shown('l_after') },
   ];
   if (i >= n) rows.push({ name: 'weight e<sup>x − m</sup> / ℓ', id: 'weight', values: softmax.weights });
-  const warn = i >= n && softmax.warnings.length ? `<p class="warning" id="pr-overflow">⚠ ${escapeHtml(softmax.warnings.join(' '))}</p>` : '';
-  return recordTable(`Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
-    softmax.steps.map((s) => `entry ${s.j + 1}`), rows, i < n ? i : -1) + warn;
+  const warn =
+    i >= n && softmax.warnings.length ? `<p class="warning" id="pr-overflow">⚠ ${escapeHtml(softmax.warnings.join(' '))}</p>` : '';
+  return (
+    recordTable(
+      `Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
+      softmax.steps.map((s) => `entry ${s.j + 1}`),
+      rows,
+      i < n ? i : -1,
+    ) + warn
+  );
 }
 
 export function controls(view) {
@@ -68,8 +75,17 @@ export function controlsKey() {
 }
 
 export function bind() {
-  $('pr-row').addEventListener('change', (e) => restart({ row: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null }));
-  $('pr-row-reset').addEventListener('click', () => { $('pr-row').value = ''; restart({ row: null }); });
-  $('pr-subtract').addEventListener('change', (e) => store.dispatch(setWalk, { subtractMax: /** @type {HTMLInputElement} */ (e.target).checked }));
-  $('pr-precision').addEventListener('change', (e) => store.dispatch(setWalk, { precision: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }));
+  $('pr-row').addEventListener('change', (e) =>
+    restart({ row: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value.trim() || null }),
+  );
+  $('pr-row-reset').addEventListener('click', () => {
+    $('pr-row').value = '';
+    restart({ row: null });
+  });
+  $('pr-subtract').addEventListener('change', (e) =>
+    store.dispatch(setWalk, { subtractMax: /** @type {HTMLInputElement} */ (e.target).checked }),
+  );
+  $('pr-precision').addEventListener('change', (e) =>
+    store.dispatch(setWalk, { precision: /** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value }),
+  );
 }

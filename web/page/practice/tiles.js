@@ -16,7 +16,8 @@ export function compute(engine, result) {
   // One position per tile: past a few thousand, stepping through them teaches nothing.
   const { queries, keys, heads } = trace.meta;
   const count = heads * Math.ceil(queries / walk.blocks.block_q) * Math.ceil(keys / walk.blocks.block_k);
-  if (walk.blocks.block_q >= 1 && walk.blocks.block_k >= 1 && count > MAX_TILES) throw new Error(`${count} tiles to step through: choose larger blocks (at most ${MAX_TILES} tiles)`);
+  if (walk.blocks.block_q >= 1 && walk.blocks.block_k >= 1 && count > MAX_TILES)
+    throw new Error(`${count} tiles to step through: choose larger blocks (at most ${MAX_TILES} tiles)`);
   const tiles = engine.tiles(problem, walk.blocks);
   return { tiles, positions: tiles.tiles.length + 1 };
 }
@@ -47,14 +48,26 @@ export function body(view) {
     <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
   if (final) {
     const out = plain('output', tiles.output, 'signed', 'Output');
-    html += matrixBox(out, grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'), ctx, `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`);
+    html += matrixBox(
+      out,
+      grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'),
+      ctx,
+      `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`,
+    );
     return html;
   }
   if (tile.skipped) return html;
   const [q0, q1] = tile.queries;
   const qs = names(ctx.tokensQ, q0, q1, 't');
-  html += recordTable('Per query of the tile', ['m before', 'm after', 'rescale e^(m − m′)', 'ℓ before', 'ℓ after'],
-    qs.map((name, i) => ({ name: escapeHtml(name), id: `q${q0 + i}`, values: [tile.m_before[i], tile.m_after[i], tile.rescale[i], tile.l_before[i], tile.l_after[i]] })));
+  html += recordTable(
+    'Per query of the tile',
+    ['m before', 'm after', 'rescale e^(m − m′)', 'ℓ before', 'ℓ after'],
+    qs.map((name, i) => ({
+      name: escapeHtml(name),
+      id: `q${q0 + i}`,
+      values: [tile.m_before[i], tile.m_after[i], tile.rescale[i], tile.l_before[i], tile.l_after[i]],
+    })),
+  );
   const columns = trace.meta.layout === 'columns';
   const partial = (data, caption) => {
     const labels = columns ? grid(features(data.length), qs, 'dim', 'query') : grid(qs, features(data[0].length), 'query', 'dim');
@@ -86,7 +99,10 @@ export function drawn(view) {
       td.classList.add('tile-now');
     } else {
       td.classList.add('never-stored');
-      td.classList.toggle('tile-done', done.some((t) => inside(t, q, k)));
+      td.classList.toggle(
+        'tile-done',
+        done.some((t) => inside(t, q, k)),
+      );
       td.classList.toggle('tile-skipped', Boolean(tile?.skipped && inside(tile, q, k)));
     }
   }
@@ -99,8 +115,13 @@ export function controls(view) {
 }
 
 export function bind() {
-  for (const [input, key] of [['pr-block-q', 'block_q'], ['pr-block-k', 'block_k']]) {
-    $(input).addEventListener('change', (e) => restart({ blocks: { ...walkState().blocks, [key]: Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) } }));
+  for (const [input, key] of [
+    ['pr-block-q', 'block_q'],
+    ['pr-block-k', 'block_k'],
+  ]) {
+    $(input).addEventListener('change', (e) =>
+      restart({ blocks: { ...walkState().blocks, [key]: Number(/** @type {HTMLInputElement | HTMLSelectElement} */ (e.target).value) } }),
+    );
   }
 }
 

@@ -81,7 +81,9 @@ export function matrixBox(step, labels, ctx, caption, cls = '') {
 /** A small table of named rows of numbers over labelled columns; `now`: the column to mark. */
 export function recordTable(caption, colLabels, rows, now = -1) {
   let html = `<table class="matrix pr-record"><caption>${caption}</caption><thead><tr><th scope="col"></th>`;
-  colLabels.forEach((c, j) => { html += `<th scope="col"${j === now ? ' class="pr-now"' : ''}>${escapeHtml(c)}</th>`; });
+  colLabels.forEach((c, j) => {
+    html += `<th scope="col"${j === now ? ' class="pr-now"' : ''}>${escapeHtml(c)}</th>`;
+  });
   html += '</tr></thead><tbody>';
   for (const { name, id, values } of rows) {
     html += `<tr data-row="${id}"><th scope="row">${name}</th>`;
@@ -97,5 +99,15 @@ export function recordTable(caption, colLabels, rows, now = -1) {
 export const names = (list, from, to, word) => Array.from({ length: to - from }, (_, i) => list[from + i] ?? `${word}${from + i + 1}`);
 export const features = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
 /** A plain matrix as a step-like object for tableHtml. */
-export const plain = (id, data, kind = 'signed', title = id) => ({ id, head: 0, title, kind, data, shape: [data.length, data[0]?.length ?? 0], axes: ['queries', 'features'], given: [], inputs: [] });
+export const plain = (id, data, kind = 'signed', title = id) => ({
+  id,
+  head: 0,
+  title,
+  kind,
+  data,
+  shape: [data.length, data[0]?.length ?? 0],
+  axes: ['queries', 'features'],
+  given: [],
+  inputs: [],
+});
 export const grid = (rows, cols, rowTitle, colTitle) => ({ rows, cols, rowTitle, colTitle });
