@@ -191,6 +191,7 @@ if (existsSync(join(lib, 'locales'))) cpSync(join(lib, 'locales'), join(out, 'li
 // start (BENCHMARKS.md, twelfth session); the source map leads back to the modules.
 const BUNDLED = { html: 'index.html', entry: 'main.js', bundle: 'main.bundle.js' };
 const URL_OF_FILE = /new URL\((['"])([^'"]+)\1,\s*import\.meta\.url\)/g;
+const JSON_IMPORT = /\bimport\((['"])(\.{1,2}\/[^'"]+\.json)\1/g;
 const sitePaths = {
   name: 'site-paths',
   enforce: 'pre',
@@ -206,10 +207,14 @@ const sitePaths = {
         .join(posix.sep);
       return path.startsWith('.') ? path : `./${path}`;
     };
-    const rewritten = code.replace(
-      URL_OF_FILE,
-      (all, quote, specifier) => `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`,
-    );
+    const rewritten = code
+      .replace(
+        URL_OF_FILE,
+        (all, quote, specifier) => `new URL(/* @vite-ignore */ ${quote}${fromBundle(specifier)}${quote}, import.meta.url)`,
+      )
+      // A catalogue imported later (i18n.js: import('./locales/fr.json', { with: { type: 'json' } })):
+      // vite leaves a JSON module's specifier as written, so it is made to name the file from the bundle's folder.
+      .replace(JSON_IMPORT, (all, quote, specifier) => `import(${quote}${fromBundle(specifier)}${quote}`);
     // Emscripten's glue keeps its own URL for locateFile(), which the package never calls (it
     // hands the glue the compiled module); any other import.meta would now name the bundle.
     const left = rewritten

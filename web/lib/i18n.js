@@ -112,3 +112,73 @@ export async function loadTranslator(lang) {
   const code = Object.hasOwn(LANGUAGES, lang) ? lang : 'en';
   return code === 'en' ? english : createTranslator(code, await loadCatalogue(code));
 }
+
+// Inline markup a catalogue's message may hold as rich-text tags (<sub>k</sub>, <code>…</code>).
+const INLINE_TAGS = ['sub', 'sup', 'code', 'strong', 'em', 'kbd'];
+
+/**
+ * Writes the language's words into a page's static HTML (or part of it): an element's
+ * `data-i18n="id"` gets the message as its text (its rich-text tags as those elements; controls
+ * inside it, such as a label's checkbox, kept before it), `data-i18n-aria-label`,
+ * `data-i18n-placeholder` and `data-i18n-title` set those attributes, and `<title>` the document's
+ * title. `values`: per message id, the values of its placeholders (a function for a tag of its own).
+ * @param {ParentNode} root
+ * @param {import('./playground.js').Translator} t
+ * @param {Record<string, Record<string, unknown>>} [values]
+ */
+export function translateDocument(root, t, values = {}) {
+  const doc = /** @type {Document} */ (root.ownerDocument ?? root);
+  const rich = Object.fromEntries(
+    INLINE_TAGS.map((tag) => [
+      tag,
+      (/** @type {(string | Node)[]} */ chunks) => {
+        const el = doc.createElement(tag);
+        el.append(...chunks);
+        return el;
+      },
+    ]),
+  );
+  for (const node of root.querySelectorAll('[data-i18n]')) {
+    const id = /** @type {HTMLElement} */ (node).dataset.i18n ?? '';
+    const parts = [t(id, { ...rich, ...values[id] })].flat();
+    if (node.localName === 'title') {
+      doc.title = parts.join('');
+      continue;
+    }
+    // Kept: controls and empty marks (a label's checkbox, a fold arrow); text is the message's.
+    const kept = [...node.children].filter((c) => c.matches('input, select, textarea') || !c.textContent?.trim());
+    const gap = kept.length && /^\s/.test(kept[kept.length - 1].nextSibling?.textContent ?? '') ? [' '] : [];
+    node.replaceChildren(...kept, ...gap, ...parts);
+  }
+  for (const attr of ['aria-label', 'placeholder', 'title']) {
+    for (const node of root.querySelectorAll(`[data-i18n-${attr}]`))
+      node.setAttribute(attr, t(node.getAttribute(`data-i18n-${attr}`) ?? ''));
+  }
+}
+
+/**
+ * A language menu on `select`: each language in its own words, `t`'s chosen; choosing one reloads
+ * the page with ?lang= (the hash, which holds the page's state, is kept).
+ * @param {HTMLSelectElement} select
+ * @param {import('./playground.js').Translator} t
+ */
+export function mountLanguageMenu(select, t) {
+  const doc = select.ownerDocument;
+  select.replaceChildren(
+    ...Object.entries(LANGUAGES).map(([code, name]) =>
+      Object.assign(doc.createElement('option'), { value: code, textContent: name, lang: code, selected: code === t.lang }),
+    ),
+  );
+  select.addEventListener('change', () => {
+    const url = new URL(doc.location.href);
+    url.searchParams.set('lang', select.value);
+    doc.location.assign(url.href);
+  });
+}
+
+/** `href` with ?lang= for a language other than English (links between the pages keep the language). */
+export function withLang(href, lang) {
+  if (lang === 'en') return href;
+  const [path, hash = ''] = href.split('#');
+  return `${path}${path.includes('?') ? '&' : '?'}lang=${encodeURIComponent(lang)}${hash ? `#${hash}` : ''}`;
+}

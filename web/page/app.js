@@ -99,6 +99,7 @@ import { store } from './store.js';
  *   'pr-subtract': HTMLInputElement,
  *   'practice-close': HTMLButtonElement,
  *   'practice-open': HTMLButtonElement,
+ *   'lang-menu': HTMLSelectElement,
  *   'preset': HTMLSelectElement,
  *   'setup-fold': HTMLButtonElement,
  *   'status-timings': HTMLButtonElement,

@@ -45,6 +45,7 @@ import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice, mountPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 import { showBackLink } from './back-link.js';
+import { chooseLanguage, showLanguage } from './language.js';
 
 const hashRead = latestOnly();
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -62,10 +63,12 @@ async function onHashChange() {
 
 async function boot() {
   showBackLink(document.querySelector('.site-header'));
+  const language = chooseLanguage(); // fetched while the engine loads
   try {
     app.engine = await loadAttention();
   } catch (err) {
     takeOver();
+    await language.then(showLanguage, () => {});
     const loading = $('loading');
     loading.textContent = `The attention engine could not be loaded: ${err.message}`;
     loading.classList.add('error');
@@ -80,9 +83,11 @@ async function boot() {
   const teacherView = keptTeacherView(addressed);
   const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
   if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
+  await language;
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
+  showLanguage();
   const loading = $('loading');
   if (isStudentState(fromHash) || studentError) {
     // A student's exercise: only the exercise is drawn, from its paper. The page's other panels

@@ -3,16 +3,8 @@
 // weights saved and loaded as JSON, lessons (a preset, changes and questions) saved, opened and
 // read from ?lesson=URL, and ?embed=1 for course pages' iframes. ?lang=xx (else the browser's
 // languages) chooses the catalogue (web/lib/locales): the page's words and the playground's.
-import {
-  LANGUAGES,
-  lessonOf,
-  linkOf,
-  loadTranslator,
-  mountPlayground,
-  negotiate,
-  openLesson,
-  readPlaygroundLesson,
-} from 'attention-explorer/playground';
+import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
+import { loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
@@ -29,34 +21,16 @@ if (embedded) {
 const t = await loadTranslator(negotiate(params.get('lang'), navigator.languages));
 document.documentElement.lang = t.lang;
 document.documentElement.dir = t.dir;
-document.title = t('page.title');
-for (const node of document.querySelectorAll('[data-i18n]')) {
-  const id = node.dataset.i18n;
-  if (id === 'page.tagline') {
-    // The explorer link inside the sentence, carrying the language (?lang=; English needs none).
-    const href = t.lang === 'en' ? 'index.html' : `index.html?lang=${encodeURIComponent(t.lang)}`;
-    const link = (chunks) => Object.assign(document.createElement('a'), { href, id: 'pg-explorer-link', textContent: chunks.join('') });
-    node.replaceChildren(...[t(id, { explorer: link })].flat());
-  } else node.textContent = t(id);
-}
-// The language menu: each language in its own words; choosing one reloads with ?lang= (the link's
-// hash retrains to the same step).
-const menu = $('pg-lang');
-menu.replaceChildren(
-  ...Object.entries(LANGUAGES).map(([code, name]) =>
-    Object.assign(document.createElement('option'), {
-      value: code,
-      textContent: name,
-      lang: code,
-      selected: code === t.lang,
-    }),
-  ),
-);
-menu.addEventListener('change', () => {
-  const url = new URL(location.href);
-  url.searchParams.set('lang', menu.value);
-  location.assign(url.href);
-});
+// The tagline's explorer link carries the language.
+const explorerLink = (chunks) =>
+  Object.assign(document.createElement('a'), {
+    href: withLang('index.html', t.lang),
+    id: 'pg-explorer-link',
+    textContent: chunks.join(''),
+  });
+translateDocument(document, t, { 'page.tagline': { explorer: explorerLink } });
+// The language menu: choosing one reloads with ?lang= (the link's hash retrains to the same step).
+mountLanguageMenu($('pg-lang'), t);
 
 const root = $('playground');
 const shareStatus = $('pg-share-status');

@@ -1,0 +1,126 @@
+// The explorer page's own words in each language of web/lib/locales (issue 33, the page's static
+// interface: index.html's data-i18n; the words its views write are still English), at 1440 × 900
+// and 390 × 844: each translated element shows its catalogue's text, no placeholder is left
+// unfilled, nothing in the header, the panels' headings or the status line is clipped, <html lang
+// dir> are the language's, the link to the playground carries ?lang=, Arabic mirrors the panels
+// and keeps matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's
+// words (so the prerendered English page is the catalogue's), and the menu switches language.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { repo } from '../js/helpers.mjs';
+import { assert, browserSuite } from './server.mjs';
+
+const locales = join(repo, 'web', 'lib', 'locales');
+const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
+const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
+const VIEWPORTS = [
+  { width: 1440, height: 900 },
+  { width: 390, height: 844 },
+];
+
+// Elements and attributes a view writes after the language was shown: the lesson's title, the
+// "why" panel's heading, the sigmoid bias's default (−ln S = its value).
+const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'explorer.opt-sigmoid-bias.placeholder']);
+
+const test = browserSuite('explorer-i18n', { contextPerTest: true, screenshots: 'explorer-i18n-' });
+
+/** What the page shows, read in the page: each data-i18n element's text and attributes, clipping, directions. */
+function readScreen() {
+  const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+  const texts = {};
+  for (const e of document.querySelectorAll('[data-i18n]')) texts[e.dataset.i18n] = e.textContent.replace(/\s+/g, ' ').trim();
+  const attrs = {};
+  for (const attr of ['aria-label', 'placeholder', 'title'])
+    for (const e of document.querySelectorAll(`[data-i18n-${attr}]`)) attrs[e.getAttribute(`data-i18n-${attr}`)] = e.getAttribute(attr);
+  const clipped = [];
+  for (const region of document.querySelectorAll('.site-header, .panel h2, .lesson-actions, .status-bar')) {
+    for (const e of [region, ...region.querySelectorAll('*')]) {
+      if (!visible(e) || e.matches('input, select, option, svg, svg *')) continue;
+      if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue; // marks drawn by CSS
+      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+        clipped.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.textContent.trim().slice(0, 50)}`);
+    }
+  }
+  const direction = (selector) => [...document.querySelectorAll(selector)].map((e) => getComputedStyle(e).direction);
+  return {
+    texts,
+    attrs,
+    clipped,
+    overflow: document.documentElement.scrollWidth - innerWidth,
+    placeholders: document.body.innerText.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [],
+    lang: document.documentElement.lang,
+    dir: document.documentElement.dir,
+    menu: document.getElementById('lang-menu').value,
+    playgroundLink: document.querySelector('.site-nav a').getAttribute('href'),
+    panels: direction('#lesson, #setup'),
+    ltr: direction('#step-list table, .heatmap, .editor table, .katex, .pipeline'),
+  };
+}
+
+/** A message's text as the DOM shows it: rich-text tags' names and ICU's quotes gone, spaces folded. */
+const shown = (message) =>
+  message
+    .replace(/<\/?[a-z]+>/g, '')
+    .replace(/'([<{}])'/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+test("English: the catalogue's words are the HTML's, so the page is the same with or without it", async ({ page, base }) => {
+  const en = catalogue('en');
+  await page.goto(`${base}?lang=en`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const seen = await page.evaluate(readScreen);
+  const ids = Object.keys(seen.texts);
+  assert(ids.length >= 140, `only ${ids.length} translated elements`);
+  for (const id of ids)
+    assert(seen.texts[id] === shown(en[id]), `${id}: the page says "${seen.texts[id]}", the catalogue "${shown(en[id])}"`);
+  for (const [id, value] of Object.entries(seen.attrs))
+    if (!VIEWS_WRITE.has(id)) assert(value === shown(en[id]), `${id}: "${value}" vs "${shown(en[id])}"`);
+  assert(seen.lang === 'en' && seen.dir === 'ltr' && seen.menu === 'en', `lang ${seen.lang}, dir ${seen.dir}, menu ${seen.menu}`);
+  assert(seen.playgroundLink === 'playground.html', seen.playgroundLink);
+  // The menu reloads the page in the chosen language, keeping the state in the hash.
+  await page.selectOption('#lang-menu', 'fr');
+  await page.waitForURL(/lang=fr/);
+  await page.waitForSelector('body[data-ready="true"]');
+  const french = await page.evaluate(readScreen);
+  assert(
+    french.lang === 'fr' && french.texts['explorer.step-mode'] === shown(catalogue('fr')['explorer.step-mode']),
+    JSON.stringify(french.texts['explorer.step-mode']),
+  );
+});
+
+for (const code of LANGUAGES) {
+  test(`${code}: the explorer's own words in ${code} at 1440 × 900 and 390 × 844`, async ({ page, base }) => {
+    const own = catalogue(code);
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}?lang=${encodeURIComponent(code)}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const seen = await page.evaluate(readScreen);
+      const where = `${code} at ${viewport.width}×${viewport.height}`;
+      for (const [id, text] of Object.entries(seen.texts)) {
+        if (VIEWS_WRITE.has(id)) continue;
+        assert(text === shown(own[id]), `${where}: ${id} shows "${text}", not its translation "${shown(own[id])}"`);
+      }
+      for (const [id, value] of Object.entries(seen.attrs))
+        if (!VIEWS_WRITE.has(id)) assert(value === shown(own[id]), `${where}: ${id} is "${value}"`);
+      assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);
+      assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window (it would scroll sideways)`);
+      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      assert(seen.lang === code && seen.menu === code, `${where}: <html lang="${seen.lang}">, the menu on ${seen.menu}`);
+      assert(seen.playgroundLink === `playground.html?lang=${code}`, `${where}: the playground link: ${seen.playgroundLink}`);
+      const rtl = code === 'ar';
+      assert(seen.dir === (rtl ? 'rtl' : 'ltr'), `${where}: dir ${seen.dir}`);
+      assert(
+        seen.panels.every((d) => d === seen.dir),
+        `${where}: the panels run ${seen.panels.join(' ')}`,
+      );
+      assert(seen.ltr.length > 3 && seen.ltr.every((d) => d === 'ltr'), `${where}: matrices, heatmaps, formulas: ${seen.ltr.join(' ')}`);
+    }
+    if (code === 'ar' || code === 'es') {
+      await page.setViewportSize(VIEWPORTS[0]);
+      await page.screenshot({ path: join(repo, 'docs', `i18n-explorer-${code}.png`) });
+    }
+  });
+}
