@@ -1527,10 +1527,24 @@ std::optional<Axis> token_axis(const Entry& e) {
 }
 
 /// How step `s` (entry `e`) reads its input step `in`, in the rows layout: one rule per kind of
-/// step. A matrix product ties the step's row to the left factor's and its column to the right
-/// one's, the summed axis read whole; a softmax reads its whole row; a cache shifts its new keys;
-/// a slice (a head of a concatenation, of the whole dQ) shifts its features; the rest is
-/// elementwise. The backward pass reads by the same rules, the chain rule's products backwards.
+/// step, each saying which axes of the input are tied to the step's own (the same query, key or
+/// feature, maybe shifted) and so which are read whole (a sum or a softmax runs along them):
+///   matrix product (scores, weights·V, a projection): row of the left × column of the right;
+///   softmax (weights): the whole row of the scores it read;
+///   RoPE (Q_rot, K_rot): the token's row (a rotation mixes a feature with its pair);
+///   cache (K_cache, V_cache): the new rows, shifted past the cached ones (given past_K/past_V);
+///   concat: the head whose feature slice holds the column;
+///   anything else (scaled, softcapped, biased, masked, X_pos, ...): the same cell.
+/// Gradient steps by the same rules, the chain rule's products read backwards:
+///   dA, dV, dQ, dK (and their _rot/_cache forms): a product summed over the axis the step lacks,
+///   so each input is tied on the axes it shares with the step (dV[j][c] <- A's column j and the
+///   output gradient's column c; dA[i][j] <- dO's row i and V's row j);
+///   dS: the whole row of A and of dA (the softmax's Jacobian); dQ, dK from dQ_rot, dK_rot: the
+///   token's row (RoPE turned back); the new keys' dK, dV: their rows of dK_cache, dV_cache; the
+///   whole dQ, dK, dV, dpast_*: the heads whose feature slice holds the column (summed over a GQA
+///   group); dW_*[a][b]: column a of what the weight multiplied, column b of the gradient; db_*:
+///   the gradient's column; dX: its token's row of dQ, dK, dV.
+/// web/lib/lineage.js follows these ties (and reads the problem's own inputs by its own rules).
 Read read_of(const Step& s, const Entry& e, const Step& in) {
   const Entry& ie = entry(in.id);
   const auto named = [](Axis a) { return static_cast<TieAxis>(a); };  // the first four agree
