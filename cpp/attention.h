@@ -192,6 +192,26 @@ enum class Axis {
   Positions,  ///< one per position a query or key sits at (rope_angles), in increasing order
 };
 
+/// The step's side of a Tie: one of its axes by name, or, for a step whose two axes are both
+/// features (a weight's gradient dW_*, a bias's db_*), its row or its column in the rows layout.
+enum class TieAxis { Queries, Keys, Features, Positions, Row, Column };
+
+/// How a cell of a step fixes a cell of one of its input steps: the input's index along `input`
+/// is the step's index along `step` plus `shift` (a cache's new keys sit after the cached ones, a
+/// head's features are a slice of the whole). Said in the rows layout; an axis names the same
+/// thing in the columns layout, a Row/Column side swaps there.
+struct Tie {
+  TieAxis step = TieAxis::Queries;
+  Axis input = Axis::Queries;
+  double shift = 0;
+};
+
+/// How a step reads one input step: the ties of its axes to the input's. Every axis of the input
+/// no tie names is read whole (a sum or a softmax runs along it).
+struct Read {
+  std::vector<Tie> ties;
+};
+
 /// One intermediate result, reported in the layout the problem chose, with everything a view
 /// needs to draw and explain it (so no view re-derives head groups, sources or formulas).
 struct Step {
@@ -212,6 +232,7 @@ struct Step {
   ValueKind kind = ValueKind::Signed;
   Axis row_axis = Axis::Queries, col_axis = Axis::Features;  ///< in the step's own layout
   std::vector<int> inputs;         ///< indices (into Trace::steps) of the steps it is computed from
+  std::vector<Read> reads;         ///< how it reads each of `inputs`, in the same order
   std::vector<std::string> given;  ///< problem inputs it reads directly: X, W_Q, b_Q, mask, W_O, ...
   int kv_group = -1;               ///< per-head steps: the key/value head the head reads (GQA); -1 otherwise
   /// Per-head slices (Q, K, V, head_output): the columns [first, first + count) of the full

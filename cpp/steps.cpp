@@ -2,11 +2,13 @@
 // step for every option combination, in TeX (KaTeX subset) and in plain Unicode text.
 #include "steps.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -1511,6 +1513,161 @@ const Entry& describe_fields(Step& s, const Normalized& n) {
   return e;
 }
 
+/// A step's or an input's index range along `axis`: its rows or its columns (0: not its axis).
+Eigen::Index extent(const Step& s, Axis axis) {
+  return s.row_axis == axis ? s.values.rows() : s.col_axis == axis ? s.values.cols() : 0;
+}
+
+/// The token axis of an entry (queries or keys, whichever it has first in the rows layout).
+std::optional<Axis> token_axis(const Entry& e) {
+  for (Axis a : {e.rows, e.cols}) {
+    if (a == Axis::Queries || a == Axis::Keys) return a;
+  }
+  return std::nullopt;
+}
+
+/// How step `s` (entry `e`) reads its input step `in`, in the rows layout: one rule per kind of
+/// step, each saying which axes of the input are tied to the step's own (the same query, key or
+/// feature, maybe shifted) and so which are read whole (a sum or a softmax runs along them):
+///   matrix product (scores, weights·V, a projection): row of the left × column of the right;
+///   softmax (weights): the whole row of the scores it read;
+///   RoPE (Q_rot, K_rot): the token's row (a rotation mixes a feature with its pair);
+///   cache (K_cache, V_cache): the new rows, shifted past the cached ones (given past_K/past_V);
+///   concat: the head whose feature slice holds the column;
+///   anything else (scaled, softcapped, biased, masked, X_pos, ...): the same cell.
+/// Gradient steps by the same rules, the chain rule's products read backwards:
+///   dA, dV, dQ, dK (and their _rot/_cache forms): a product summed over the axis the step lacks,
+///   so each input is tied on the axes it shares with the step (dV[j][c] <- A's column j and the
+///   output gradient's column c; dA[i][j] <- dO's row i and V's row j);
+///   dS: the whole row of A and of dA (the softmax's Jacobian); dQ, dK from dQ_rot, dK_rot: the
+///   token's row (RoPE turned back); the new keys' dK, dV: their rows of dK_cache, dV_cache; the
+///   whole dQ, dK, dV, dpast_*: the heads whose feature slice holds the column (summed over a GQA
+///   group); dW_*[a][b]: column a of what the weight multiplied, column b of the gradient; db_*:
+///   the gradient's column; dX: its token's row of dQ, dK, dV.
+/// web/lib/lineage.js follows these ties (and reads the problem's own inputs by its own rules).
+Read read_of(const Step& s, const Entry& e, const Step& in) {
+  const Entry& ie = entry(in.id);
+  const auto named = [](Axis a) { return static_cast<TieAxis>(a); };  // the first four agree
+  const auto both = [&](std::optional<Axis> a) {
+    return a ? std::vector<Tie>{{named(*a), *a, 0}} : std::vector<Tie>{};
+  };
+  const auto has = [](const Entry& x, Axis a) { return x.rows == a || x.cols == a; };
+  const auto is = [&](std::initializer_list<const char*> ids) {
+    for (const char* id : ids) {
+      if (in.id == id) return true;
+    }
+    return false;
+  };
+  const auto given = [&](const char* name) { return std::find(s.given.begin(), s.given.end(), name) != s.given.end(); };
+  // The axes the step shares with its input, each the same index (a product summed over the other).
+  const auto shared = [&]() {
+    std::vector<Tie> out;
+    for (Axis a : {e.rows, e.cols}) {
+      if (has(ie, a)) out.push_back({named(a), a, 0});
+    }
+    return out;
+  };
+  const auto elementwise = [&]() { return std::vector<Tie>{{named(e.rows), e.rows, 0}, {named(e.cols), e.cols, 0}}; };
+  const auto tokens = [&]() {
+    const std::optional<Axis> from = token_axis(e), to = token_axis(ie);
+    return from && to ? std::vector<Tie>{{named(*from), *to, 0}} : std::vector<Tie>{};
+  };
+  const auto from_slice = static_cast<double>(-in.feature_first);  // integers: no -0 on the wire
+  const Tie queries{TieAxis::Queries, Axis::Queries, 0}, features{TieAxis::Features, Axis::Features, 0};
+  std::vector<Tie> ties;
+  switch (e.key) {
+    case Id::DHeadOutput:
+      ties = given("W_O")
+                 ? std::vector<Tie>{queries}
+                 : std::vector<Tie>{queries, {TieAxis::Features, Axis::Features, static_cast<double>(s.feature_first)}};
+      break;
+    case Id::DA:
+    case Id::DVCache:
+    case Id::DQRot:
+    case Id::DKRot:
+    case Id::DKCache:
+    case Id::DQ:
+    case Id::DK:
+    case Id::DV:
+    case Id::DPastK:
+    case Id::DPastV:
+      if (s.head < 0) {  // the whole gradient: each head's slice of its features
+        ties = both(token_axis(ie));
+        ties.push_back({TieAxis::Features, Axis::Features, from_slice});
+      } else if (is({"dQ_rot", "dK_rot"})) {  // RoPE turned back: the token's row
+        ties = both(token_axis(ie));
+      } else if (is({"dK_cache", "dV_cache"})) {  // the new keys sit after the cached ones
+        ties = {{TieAxis::Keys, Axis::Keys, static_cast<double>(extent(in, Axis::Keys) - extent(s, Axis::Keys))},
+                features};
+      } else {
+        ties = shared();
+      }
+      break;
+    case Id::DS:  // the softmax's Jacobian: whole rows
+    case Id::Weights:
+      ties = {queries};
+      break;
+    case Id::DWQ:
+    case Id::DWK:
+    case Id::DWV:
+    case Id::DWO:  // [what the weight multiplied][what it made]
+      ties = {{is({"dO", "dQ", "dK", "dV"}) ? TieAxis::Column : TieAxis::Row, Axis::Features, 0}};
+      break;
+    case Id::DbQ:
+    case Id::DbK:
+    case Id::DbV:
+    case Id::DbO:
+      ties = {{TieAxis::Column, Axis::Features, 0}};
+      break;
+    case Id::DX:
+    case Id::DXkv:
+    case Id::Q:
+    case Id::K:
+    case Id::V:
+    case Id::QRot:
+    case Id::KRot:  // a token's row (self-attention projects keys from X's rows, the queries)
+      ties = tokens();
+      break;
+    case Id::Scores:  // the query's row of Q, the key's row of K
+      ties = both(token_axis(ie));
+      break;
+    case Id::KCache:
+    case Id::VCache:
+      ties = {{TieAxis::Keys, Axis::Keys, static_cast<double>(extent(in, Axis::Keys) - extent(s, Axis::Keys))},
+              features};
+      break;
+    case Id::Concat:
+      ties = {queries, {TieAxis::Features, Axis::Features, from_slice}};
+      break;
+    case Id::HeadOutput:
+    case Id::Output:
+      if (s.inputs.size() == 2) {  // weights · V
+        ties = {has(ie, Axis::Keys) && !has(ie, Axis::Features) ? queries : features};
+      } else {
+        ties = given("W_O") ? std::vector<Tie>{queries} : elementwise();
+      }
+      break;
+    default:
+      ties = elementwise();
+  }
+  // A tie to an axis the input lacks fixes none of its cells (the input is read whole along
+  // it); the same tie twice (elementwise on features × features) is one.
+  Read read;
+  for (const Tie& t : ties) {
+    const bool duplicate = std::any_of(read.ties.begin(), read.ties.end(), [&](const Tie& o) {
+      return o.step == t.step && o.input == t.input && o.shift == t.shift;
+    });
+    if (has(ie, t.input) && !duplicate) read.ties.push_back(t);
+  }
+  return read;
+}
+
+/// Step::reads: how `s` reads each of its inputs.
+void describe_reads(Step& s, const Entry& e, const std::vector<Step>& earlier) {
+  s.reads.clear();
+  for (int i : s.inputs) s.reads.push_back(read_of(s, e, earlier.at(static_cast<size_t>(i))));
+}
+
 }  // namespace
 
 // Two functions, so that a module which only runs the forward pass (the core wasm) links none of
@@ -1522,6 +1679,7 @@ void describe(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
   s.symbol = tex.symbol(e, s.head);
   s.tex = tex.formula(s, e, earlier);
   s.text = text.formula(s, e, earlier);
+  describe_reads(s, e, earlier);
 }
 
 void describe_gradient(Step& s, const std::vector<Step>& earlier, const Normalized& n) {
@@ -1531,6 +1689,7 @@ void describe_gradient(Step& s, const std::vector<Step>& earlier, const Normaliz
   s.symbol = tex.symbol(e, s.head);
   s.tex = tex.gradient_formula(s, e, earlier);
   s.text = text.gradient_formula(s, e, earlier);
+  describe_reads(s, e, earlier);
 }
 
 }  // namespace attn

@@ -1,8 +1,8 @@
 // Internal to the core: the step catalogue. What each step of the trace is called, its symbol
 // and formula for the problem's options (TeX and plain text), its axes and kind of numbers, the
-// problem inputs it reads, its key/value group and the feature slice it is. compute() emits
-// the numbers and the data flow (Step::inputs); everything else a view shows about a step is
-// written here, once.
+// problem inputs it reads, how it reads each input step (Step::reads, for lineage), its
+// key/value group and the feature slice it is. compute() emits the numbers and the data flow
+// (Step::inputs); everything else a view shows about a step is written here, once.
 #pragma once
 
 #include <string>

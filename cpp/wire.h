@@ -45,7 +45,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 7;
+inline constexpr int kVersion = 8;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -580,6 +580,34 @@ void write_list(Writer& w, const List& list, Each each) {
   for (const auto& item : list) each(w, item);
 }
 
+template <class T, std::size_t N>
+void write_record(Writer& w, const Field<T> (&fields)[N], const T& subject) {
+  for (const Field<T>& field : fields) field.write(w, subject);
+}
+
+/// The step's side of a tie (TieAxis): an axis, or the step's row or column in the rows layout.
+inline constexpr Code kTieAxes[] = {code("queries", TieAxis::Queries),   code("keys", TieAxis::Keys),
+                                    code("features", TieAxis::Features), code("positions", TieAxis::Positions),
+                                    code("row", TieAxis::Row),           code("column", TieAxis::Column)};
+
+inline constexpr Field<Tie> kTieFields[] = {
+    {"step", FieldType::Code, [](Writer& w, const Tie& t) { w.number(encode(codes("tie_axis", kTieAxes), t.step)); },
+     codes("tie_axis", kTieAxes)},
+    {"input", FieldType::Code, [](Writer& w, const Tie& t) { w.number(encode(codes("axis", kAxes), t.input)); },
+     codes("axis", kAxes)},
+    {"shift", FieldType::Number, [](Writer& w, const Tie& t) { w.number(t.shift); }},
+};
+
+inline constexpr Field<Read> kReadFields[] = {
+    {"ties",
+     FieldType::Records,
+     [](Writer& w, const Read& r) {
+       write_list(w, r.ties, [](Writer& o, const Tie& t) { write_record(o, kTieFields, t); });
+     },
+     {},
+     "tie"},
+};
+
 inline constexpr Field<Step> kStepFields[] = {
     {"id", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.id); }},
     {"head", FieldType::Index, [](Writer& w, const Step& s) { w.number(s.head); }},
@@ -605,6 +633,13 @@ inline constexpr Field<Step> kStepFields[] = {
      codes("axis", kAxes)},
     {"inputs", FieldType::Numbers,
      [](Writer& w, const Step& s) { write_list(w, s.inputs, [](Writer& o, int i) { o.number(i); }); }},
+    {"reads",
+     FieldType::Records,
+     [](Writer& w, const Step& s) {
+       write_list(w, s.reads, [](Writer& o, const Read& r) { write_record(o, kReadFields, r); });
+     },
+     {},
+     "read"},
     {"given", FieldType::Texts,
      [](Writer& w, const Step& s) { write_list(w, s.given, [](Writer& o, const std::string& t) { o.text(t); }); }},
     {"kv_group", FieldType::Index, [](Writer& w, const Step& s) { w.number(s.kv_group); }},
@@ -664,11 +699,6 @@ inline constexpr Field<Run> kMetaFields[] = {
     {"keys", FieldType::Number, [](Writer& w, const Run& r) { w.number(static_cast<double>(r.trace.keys)); }},
     {"rope_positions", FieldType::Numbers, [](Writer& w, const Run& r) { write_vector(w, r.trace.rope_positions); }},
 };
-
-template <class T, std::size_t N>
-void write_record(Writer& w, const Field<T> (&fields)[N], const T& subject) {
-  for (const Field<T>& field : fields) field.write(w, subject);
-}
 
 inline constexpr Field<Run> kTraceFields[] = {
     {"steps",

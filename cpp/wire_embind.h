@@ -102,6 +102,8 @@ inline emscripten::val layout() {
   records.set("trace", detail::fields(kTraceFields));
   records.set("gradients", detail::fields(kGradientsFields));
   records.set("step", detail::fields(kStepFields));
+  records.set("read", detail::fields(kReadFields));
+  records.set("tie", detail::fields(kTieFields));
   records.set("facts", detail::fields(kFactsFields));
   records.set("meta", detail::fields(kMetaFields));
   records.set("decode", detail::fields(kDecodeFields));
@@ -123,7 +125,7 @@ inline emscripten::val layout() {
                   codes("fully_masked", kFullyMaskedCodes), codes("attention", kAttentionKinds),
                   codes("feature_map", kFeatureMaps), codes("qk_norm_type", kQkNormTypes), codes("score_fn", kScoreFns),
                   codes("trace_mask_kind", kTraceMaskKinds), codes("form", kForms), codes("kind", kValueKinds),
-                  codes("axis", kAxes), codes("fast_mask", kFastMasks)}));
+                  codes("axis", kAxes), codes("tie_axis", kTieAxes), codes("fast_mask", kFastMasks)}));
   out.set("problem", problem);
   out.set("records", records);
   out.set("fast", detail::strings(kFastHeader));

@@ -9,6 +9,7 @@
 
 #include "../fuzz/trace_invariants.h"
 #include "attention.h"
+#include "gradients.h"
 #include "trace_lookup.h"
 #include "numpy_random.h"
 
@@ -309,6 +310,52 @@ TEST_CASE("cache: steps, positions and the scores' inputs", "[positions][cache]"
   const attn::Step& output = find_step(t, "output", -1);
   CHECK(t.steps[static_cast<size_t>(output.inputs[1])].id == "V_cache");
   check_sound(p);
+}
+
+TEST_CASE("cache: how a step reads its inputs (Step::reads, for lineage)", "[positions][cache]") {
+  Problem p = direct(22, 2, 3, 4);
+  attn::RandomState rng(23);
+  p.past_K = rng.randn(2, 4);
+  p.past_V = rng.randn(2, 3);
+  p.options.rope.on = true;
+  p.options.causal = true;
+  const attn::Trace t = attn::run(p);
+  // K_cache's key j is past_K's row j (given) or, from j = 2, K_rot's row j - 2.
+  CHECK(reads_text(t, find_step(t, "K_cache")) == std::vector<std::string>{"K_rot: keys=keys-2 features=features+0"});
+  CHECK(reads_text(t, find_step(t, "V_cache")) == std::vector<std::string>{"V: keys=keys-2 features=features+0"});
+  // A score: its query's row of Q_rot, its key's row of K_cache (the features summed over).
+  CHECK(reads_text(t, find_step(t, "scores")) ==
+        std::vector<std::string>{"Q_rot: queries=queries+0", "K_cache: keys=keys+0"});
+  // RoPE: the token's row of Q, the whole angle table (no tie: positions are not tokens).
+  CHECK(reads_text(t, find_step(t, "Q_rot")) == std::vector<std::string>{"Q: queries=queries+0", "rope_angles:"});
+  // The softmax reads the whole row; masking is elementwise; weights · V_cache.
+  CHECK(reads_text(t, find_step(t, "weights")) == std::vector<std::string>{"masked: queries=queries+0"});
+  CHECK(reads_text(t, find_step(t, "masked")) ==
+        std::vector<std::string>{"scaled: queries=queries+0 keys=keys+0", "mask: queries=queries+0 keys=keys+0"});
+  CHECK(reads_text(t, find_step(t, "output", -1)) ==
+        std::vector<std::string>{"weights: queries=queries+0", "V_cache: features=features+0"});
+}
+
+TEST_CASE("cache: how the gradient steps read theirs (Step::reads)", "[positions][cache][gradients]") {
+  attn::RandomState rng(24);
+  Problem p;
+  p.Q = rng.randn(2, 4);
+  p.K = rng.randn(3, 4);
+  p.V = rng.randn(3, 4);
+  p.past_K = rng.randn(2, 4);
+  p.past_V = rng.randn(2, 4);
+  p.options.heads = 2;
+  const attn::Trace t = attn::gradients(p).trace;
+  // dV[j][c] = Σ_i A[i][j] dhead[i][c]: column j of A, column c of the head's gradient.
+  CHECK(reads_text(t, find_step(t, "dV_cache", 1)) ==
+        std::vector<std::string>{"weights: keys=keys+0", "dhead_output: features=features+0"});
+  // Head 1's new keys are rows 2.. of its dK_cache; the whole dK puts head 1 at features 2, 3.
+  CHECK(reads_text(t, find_step(t, "dK", 1)) == std::vector<std::string>{"dK_cache: keys=keys+2 features=features+0"});
+  CHECK(reads_text(t, find_step(t, "dK", -1)) ==
+        std::vector<std::string>{"dK: keys=keys+0 features=features+0", "dK: keys=keys+0 features=features-2"});
+  // Head 1's slice of dO: features 2, 3.
+  CHECK(reads_text(t, find_step(t, "dhead_output", 1)) ==
+        std::vector<std::string>{"dO: queries=queries+0 features=features+2"});
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -29,6 +29,22 @@ inline std::vector<std::string> step_ids(const attn::Trace& t) {
   return ids;
 }
 
+/// A step's reads as text: per input "input id: step axis=input axis+shift, ...", for the checks.
+inline std::vector<std::string> reads_text(const attn::Trace& t, const attn::Step& s) {
+  const char* axes[] = {"queries", "keys", "features", "positions", "row", "column"};
+  std::vector<std::string> out;
+  REQUIRE(s.reads.size() == s.inputs.size());
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    std::string line = t.steps[static_cast<size_t>(s.inputs[k])].id + ":";
+    for (const attn::Tie& tie : s.reads[k].ties) {
+      line += std::string(" ") + axes[static_cast<int>(tie.step)] + "=" + axes[static_cast<int>(tie.input)] +
+              (tie.shift < 0 ? "" : "+") + std::to_string(static_cast<int>(tie.shift));
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
 /// Q, K, V given directly (numpy's randn after seeding with `seed`): L queries, S keys, one head
 /// of d_k features, d_v = 3.
 inline attn::Problem direct(unsigned seed, int L, int S, int d_k) {

@@ -119,6 +119,20 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
       if (s.head >= 0 && in.head != s.head && !projection && !shared)
         return where + " reads a step of head " + std::to_string(in.head);
     }
+    // How it reads each input (lineage follows it): one read per input, each tie between an axis
+    // of the step (its row or column only when both are features) and an axis of the input.
+    if (s.reads.size() != s.inputs.size()) return where + " has " + std::to_string(s.reads.size()) + " reads";
+    for (size_t r = 0; r < s.reads.size(); ++r) {
+      const Step& in = t.steps[static_cast<size_t>(s.inputs[r])];
+      for (const attn::Tie& tie : s.reads[r].ties) {
+        const bool positional = tie.step == attn::TieAxis::Row || tie.step == attn::TieAxis::Column;
+        const auto axis = static_cast<Axis>(tie.step);
+        const bool step_side = positional ? s.row_axis == Axis::Features && s.col_axis == Axis::Features
+                                          : s.row_axis == axis || s.col_axis == axis;
+        if (!step_side || (in.row_axis != tie.input && in.col_axis != tie.input))
+          return where + " ties an axis it or " + in.id + " lacks";
+      }
+    }
     if (s.id == "concat") {
       if (static_cast<int>(s.inputs.size()) != t.heads) return where + " does not read every head's output";
       for (int h = 0; h < t.heads; ++h) {

@@ -270,7 +270,23 @@ test('every field of a step comes through, in the documented order and of its do
     W_O: grid(8, 8, 5),
     options: { heads: 4, kv_heads: 2, causal: true },
   });
-  const keys = ['id', 'head', 'shape', 'data', 'title', 'symbol', 'tex', 'text', 'kind', 'axes', 'inputs', 'given', 'kv_group', 'features'];
+  const keys = [
+    'id',
+    'head',
+    'shape',
+    'data',
+    'title',
+    'symbol',
+    'tex',
+    'text',
+    'kind',
+    'axes',
+    'inputs',
+    'reads',
+    'given',
+    'kv_group',
+    'features',
+  ];
   trace.steps.forEach((step, i) => {
     const where = `step ${i} (${step.id}, head ${step.head})`;
     assert.deepEqual(Object.keys(step), keys, where);
@@ -279,6 +295,8 @@ test('every field of a step comes through, in the documented order and of its do
     assert.equal(step.axes.length, 2, where);
     for (const axis of step.axes) assert.ok(['queries', 'keys', 'features'].includes(axis), `${where}: axis ${axis}`);
     for (const input of step.inputs) assert.ok(Number.isInteger(input) && input >= 0 && input < i, `${where}: input ${input}`);
+    assert.equal(step.reads.length, step.inputs.length, `${where}: one read per input`);
+    for (const { ties } of step.reads) for (const tie of ties) assert.deepEqual(Object.keys(tie), ['step', 'input', 'shift'], where);
     for (const given of step.given) assert.equal(typeof given, 'string', where);
     assert.ok(
       step.kv_group === null || (Number.isInteger(step.kv_group) && step.kv_group >= 0 && step.kv_group < 2),
@@ -457,21 +475,21 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
     instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 7: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 8: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   await assert.rejects(
     instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module has no wire table but this JS speaks wire format 7: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module has no wire table but this JS speaks wire format 8: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
   const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 99), async () => fastBytes, 'attention-fast.wasm');
   assert.throws(
     () => createFastEngine(fastModule),
-    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 7/,
+    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 8/,
   );
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');

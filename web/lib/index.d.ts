@@ -211,6 +211,24 @@ export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias'
 /** What a step's rows or columns stand for. */
 export type Axis = 'queries' | 'keys' | 'features' | 'positions';
 
+/**
+ * One tie of a step's axis to an input step's (web/lib/lineage.js follows them): the input's index
+ * along `input` is the step's index along `step` plus `shift` (K_cache's key j is K's key j − past:
+ * shift −past; concat's feature c is head h's feature c − first: shift −first). Said in
+ * the rows layout: an axis names the same thing in the columns layout; `row` and `column` (the
+ * step's own row or column, for a weight's gradient whose two axes are both features) swap there.
+ */
+export interface StepTie {
+  step: Axis | 'row' | 'column';
+  input: Axis;
+  shift: number;
+}
+
+/** How a step reads one input step: its ties; every axis of the input they do not name is read whole. */
+export interface StepRead {
+  ties: StepTie[];
+}
+
 export interface Step {
   id: StepId;
   /** Head index from 0; null for concat and output. */
@@ -231,6 +249,8 @@ export interface Step {
   axes: [Axis, Axis];
   /** Indices into `trace.steps` of the steps this one is computed from. */
   inputs: number[];
+  /** How it reads each of `inputs` (same order): which cells of the input a cell of it reads. */
+  reads: StepRead[];
   /** Problem inputs it reads directly, e.g. ["X", "W_Q", "b_Q"] or ["mask"]. */
   given: string[];
   /** Per-head steps: the key/value head this head reads (grouped-query attention); else null. */

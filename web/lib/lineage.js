@@ -1,24 +1,10 @@
 // Which numbers a number was computed from (its precedents) and which it feeds (its dependents),
-// as a spreadsheet traces them, derived from the trace's step graph alone: each step's `inputs`,
-// `given`, `axes`, `features` and the kind of step (its id). One rule per kind of step says which
-// axes of an input are tied to the step's own (the same query, key or feature) and which are read
-// whole (a sum or a softmax runs along them):
-//   matrix product (scores, weights·V, a projection, W_O): row of the left × column of the right;
-//   softmax (weights): the whole row of the scores it read;
-//   elementwise (scaled, softcapped, biased, masked, X_pos, mask): the same cell;
-//   RoPE (Q_rot, K_rot): the token's row (a rotation mixes a feature with its pair);
-//   cache (K_cache, V_cache): the cached row of past_K/past_V or the new row, shifted by the cache;
-//   concat: the head whose `features` slice holds the column.
-// Gradient steps (engine.gradients) by the same rules, the chain rule's products read backwards:
-//   dA, dV, dQ, dK (and their _rot/_cache forms): a product summed over the axis the step lacks,
-//   so each input is tied on the axes it shares with the step (dV[j][c] <- A's column j and
-//   the output gradient's column c; dA[i][j] <- dO's row i and V's row j);
-//   dS: the whole row of A and of dA (the softmax's Jacobian); dS_kept, dS_uncapped, dscores,
-//   dP: the same cell; dQ, dK from dQ_rot, dK_rot: the token's row (RoPE turned back); the new
-//   keys' dK, dV: their rows of dK_cache, dV_cache; the whole dQ, dK, dV, dpast_*: the heads
-//   whose `features` slice holds the column (summed over a GQA group); dW_* [a][b]: column a of
-//   what the weight multiplied, column b of the gradient; db_*: the gradient's column; dX: its
-//   token's row of dQ, dK, dV and row m of W_Q, W_K, W_V.
+// as a spreadsheet traces them, derived from the trace's step graph alone: each step's `inputs`
+// and how it reads each of them (`reads`, written by the core where the step is described:
+// cpp/steps.cpp read_of), its `given` problem inputs, `axes` and `features`. A read ties axes of
+// the step to axes of the input (the same query, key or feature, or shifted by a cache or a
+// head's slice); every other axis of the input is read whole (a sum or a softmax runs along it).
+// The problem's own inputs (`given`) are read by the rules of givenAxes below.
 // Cells are [row, col] in each matrix's own layout (the columns layout swaps every matrix, problem
 // inputs too; a bias is one row).
 
@@ -34,75 +20,12 @@ const weightAxes = (columns) => (columns ? ['@1', '@0'] : ['@0', '@1']);
 
 /**
  * How `step` reads its `at`-th input step: ties [stepAxis, inputAxis, shift] (the input's index on
- * inputAxis = the step's on stepAxis + shift); every untied axis of the input is read whole.
+ * inputAxis = the step's on stepAxis + shift). The core says them in the rows layout; a tie on the
+ * step's row or column (a weight's gradient, features × features) swaps in the columns layout.
  */
-function stepTies(step, input, columns) {
-  const both = (a) => [a, a, 0];
-  const [multiplied, made] = weightAxes(columns);
-  const shared = () => step.axes.filter((a) => input.axes.includes(a)).map(both);
-  switch (step.id) {
-    case 'dhead_output':
-      if (step.given.includes('W_O')) return [both('queries')];
-      return [both('queries'), ['features', 'features', step.features[0]]];
-    case 'dA':
-    case 'dV_cache':
-    case 'dQ_rot':
-    case 'dK_rot':
-    case 'dK_cache':
-    case 'dQ':
-    case 'dK':
-    case 'dV':
-    case 'dpast_K':
-    case 'dpast_V':
-      if (step.head == null) return [both(tokenAxis(input.axes)), ['features', 'features', -input.features[0]]];
-      if (input.id === 'dQ_rot' || input.id === 'dK_rot') return [both(tokenAxis(input.axes))];
-      if (input.id === 'dK_cache' || input.id === 'dV_cache') {
-        return [['keys', 'keys', input.shape[input.axes.indexOf('keys')] - step.shape[step.axes.indexOf('keys')]], both('features')];
-      }
-      return shared();
-    case 'dS':
-      return [both('queries')];
-    case 'dW_Q':
-    case 'dW_K':
-    case 'dW_V':
-    case 'dW_O':
-      return input.id === 'dO' || input.id === 'dQ' || input.id === 'dK' || input.id === 'dV'
-        ? [[made, 'features', 0]]
-        : [[multiplied, 'features', 0]];
-    case 'db_Q':
-    case 'db_K':
-    case 'db_V':
-    case 'db_O':
-      return [[made, 'features', 0]];
-    case 'dX':
-    case 'dX_kv':
-      return [[tokenAxis(step.axes), tokenAxis(input.axes), 0]];
-    case 'scores':
-      return [both(tokenAxis(input.axes))];
-    case 'weights':
-      return [both('queries')];
-    case 'Q':
-    case 'K':
-    case 'V':
-    case 'Q_rot':
-    case 'K_rot':
-      // Self-attention projects keys from X's rows, which are the queries.
-      return [[tokenAxis(step.axes), tokenAxis(input.axes), 0]];
-    case 'K_cache':
-    case 'V_cache': {
-      const cached = step.shape[step.axes.indexOf('keys')] - input.shape[input.axes.indexOf('keys')];
-      return [['keys', 'keys', -cached], both('features')];
-    }
-    case 'concat':
-      return [both('queries'), ['features', 'features', -input.features[0]]];
-    case 'head_output':
-    case 'output':
-      if (step.inputs.length === 2)
-        return input.axes.includes('keys') && !input.axes.includes('features') ? [both('queries')] : [both('features')];
-      return step.given.includes('W_O') ? [both('queries')] : step.axes.map(both);
-    default:
-      return step.axes.map(both);
-  }
+function stepTies(step, at, columns) {
+  const [row, column] = weightAxes(columns); // the rows layout's row and column, in the trace's layout
+  return step.reads[at].ties.map((t) => [t.step === 'row' ? row : t.step === 'column' ? column : t.step, t.input, t.shift]);
 }
 
 /** The axes of a problem input `name` as `step` reads it (rows layout), or null if it is not a matrix the rules know. */
@@ -186,9 +109,9 @@ function directPrecedents(trace, index, cells, problem) {
   const step = trace.steps[index];
   const columns = trace.meta.layout === 'columns';
   const out = [];
-  for (const j of step.inputs) {
+  for (const [at, j] of step.inputs.entries()) {
     const input = trace.steps[j];
-    const ties = stepTies(step, input, columns);
+    const ties = stepTies(step, at, columns);
     const found = cells.flatMap((cell) => {
       const at = indexOf(step.axes, cell);
       const fixed = Object.fromEntries(ties.map(([s, i, shift]) => [i, at[s] + shift]));
@@ -218,11 +141,14 @@ function directDependents(trace, index, cells) {
   const out = [];
   trace.steps.forEach((step, t) => {
     if (!step.inputs.includes(index)) return;
-    const ties = stepTies(step, source, columns);
-    const found = cells.flatMap((cell) => {
-      const at = indexOf(source.axes, cell);
-      const fixed = Object.fromEntries(ties.map(([s, i, shift]) => [s, at[i] - shift]));
-      return cellsOf(step.axes, step.shape, fixed);
+    const found = step.inputs.flatMap((j, k) => {
+      if (j !== index) return [];
+      const ties = stepTies(step, k, columns);
+      return cells.flatMap((cell) => {
+        const at = indexOf(source.axes, cell);
+        const fixed = Object.fromEntries(ties.map(([s, i, shift]) => [s, at[i] - shift]));
+        return cellsOf(step.axes, step.shape, fixed);
+      });
     });
     out.push({ step: t, cells: found });
   });
