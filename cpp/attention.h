@@ -225,7 +225,7 @@ struct Step {
   int head = -1;  ///< head index for per-head steps, -1 for concat and output
   Matrix values;
 
-  std::string title;   ///< what a caption says, e.g. "Scaled scores" (no head number)
+  std::string title_id;  ///< the caption's message id in web/lib/locales: "step.scaled" (no head number)
   std::string symbol;  ///< its name in TeX, e.g. "\\tilde S^{(2)}" (head 2 of several)
   std::string tex;     ///< its formula for this problem's options, in TeX (KaTeX subset)
   std::string text;    ///< the same formula in plain Unicode text (terminal, CSV comments)

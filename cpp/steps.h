@@ -18,11 +18,10 @@ struct Normalized;
 /// problem `n`. `earlier` are the trace's steps so far, which `step.inputs` index.
 void describe(Step& step, const std::vector<Step>& earlier, const Normalized& n);
 
-/// One entry of the step catalogue as the package reads it (wire.h layout().steps): its id, its
-/// caption and whether it is a step of the backward pass.
+/// One entry of the step catalogue as the package reads it (wire.h layout().steps): its id and
+/// whether it is a step of the backward pass. Its caption is the catalogues' message "step.<id>".
 struct StepInfo {
   const char* id;
-  const char* title;
   bool gradient;
 };
 

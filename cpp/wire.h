@@ -6,7 +6,7 @@
 // module whose `kVersion` differs from the JS's. Plain C++: the native tests and fuzzers include it;
 // wire_embind.h exports it to JS and is included only by the binding files.
 //
-// Numbers travel as doubles. A text (a matrix typed as text, a step's title, a warning) travels
+// Numbers travel as doubles. A text (a matrix typed as text, a step's title id, a warning) travels
 // as its UTF-8 byte count followed by the bytes, packed 8 to a double (the last one padded).
 //
 // The problem: a header, then the data of each input anywhere after it.
@@ -45,7 +45,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 8;
+inline constexpr int kVersion = 9;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -618,7 +618,7 @@ inline constexpr Field<Step> kStepFields[] = {
      }},
     {"data", FieldType::Values,
      [](Writer& w, const Step& s) { w.numbers(s.values.data(), static_cast<std::size_t>(s.values.size())); }},
-    {"title", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.title); }},
+    {"title_id", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.title_id); }},
     {"symbol", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.symbol); }},
     {"tex", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.tex); }},
     {"text", FieldType::Text, [](Writer& w, const Step& s) { w.text(s.text); }},

@@ -129,12 +129,12 @@ inline emscripten::val layout() {
   out.set("problem", problem);
   out.set("records", records);
   out.set("fast", detail::strings(kFastHeader));
-  // The step catalogue (steps.cpp): the package's one list of step ids and titles.
+  // The step catalogue (steps.cpp): the package's one list of step ids (each one's caption is the
+  // catalogues' message "step.<id>", web/lib/locales).
   val steps = val::array();
   for (const StepInfo& step : step_catalogue()) {
     val entry = val::object();
     entry.set("id", step.id);
-    entry.set("title", step.title);
     entry.set("gradient", step.gradient);
     steps.call<void>("push", entry);
   }

@@ -631,7 +631,7 @@ TEST_CASE("explain in the columns layout speaks in the columns layout", "[attent
 }
 
 // ---------------------------------------------------------------------------------------------
-// Every step describes itself: title, symbol, formulas, kind, axes, inputs, given, group, slice.
+// Every step describes itself: caption id, symbol, formulas, kind, axes, inputs, given, group, slice.
 
 namespace {
 
@@ -670,7 +670,6 @@ struct FormulaCase {
   std::function<Problem()> problem;
   const char* id;
   int head;
-  const char* title;
   const char* symbol;
   const char* tex;
   const char* text;
@@ -678,7 +677,7 @@ struct FormulaCase {
 
 }  // namespace
 
-TEST_CASE("steps carry their title, symbol and formula for the problem's options", "[attention][metadata]") {
+TEST_CASE("steps carry their caption id, symbol and formula for the problem's options", "[attention][metadata]") {
   const auto one_head = [] { return direct_problem(1, 1); };
   const auto self = [] {  // X 3x4, d_k = d_v = 2, biases on Q and V, W_O with b_O
     auto p = random_projection_problem(3, 3, 3, 4, 2, 2);
@@ -718,93 +717,93 @@ TEST_CASE("steps carry their title, symbol and formula for the problem's options
   };
   const std::vector<FormulaCase> cases = {
       // One head, Q, K, V given, rows layout, defaults.
-      {"given Q", one_head, "Q", 0, "Queries", "Q", "Q \\;\\text{(given)}", "Q (given)"},
-      {"scores", one_head, "scores", 0, "Scores", "S", "S = QK^\\top", "S = Q·Kᵀ"},
-      {"scaled by sqrt(d_k)", one_head, "scaled", 0, "Scaled scores", "\\tilde S",
+      {"given Q", one_head, "Q", 0,  "Q", "Q \\;\\text{(given)}", "Q (given)"},
+      {"scores", one_head, "scores", 0,  "S", "S = QK^\\top", "S = Q·Kᵀ"},
+      {"scaled by sqrt(d_k)", one_head, "scaled", 0,  "\\tilde S",
        "\\tilde S = \\frac{S}{\\sqrt{d_k}} = \\frac{S}{\\sqrt{2}}", "S̃ = S / √d_k = S / √2"},
-      {"weights", one_head, "weights", 0, "Attention weights", "A",
+      {"weights", one_head, "weights", 0,  "A",
        "A = \\operatorname{softmax}(\\tilde S) \\quad\\text{(along each row)}", "A = softmax(S̃) (along each row)"},
-      {"output of one head", one_head, "output", -1, "Output", "O", "O = A V", "O = A·V"},
+      {"output of one head", one_head, "output", -1,  "O", "O = A V", "O = A·V"},
       {"no scale",
        with(one_head,
             [](Problem& p) {
               p.options.scale = {attn::Scale::Kind::None, 0};
             }),
-       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = S \\quad\\text{(not scaled)}", "S̃ = S (not scaled)"},
+       "scaled", 0,  "\\tilde S", "\\tilde S = S \\quad\\text{(not scaled)}", "S̃ = S (not scaled)"},
       {"divided by a number",
        with(one_head,
             [](Problem& p) {
               p.options.scale = {attn::Scale::Kind::DivideBy, 2};
             }),
-       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{2}", "S̃ = S / 2"},
+       "scaled", 0,  "\\tilde S", "\\tilde S = \\frac{S}{2}", "S̃ = S / 2"},
       {"numbers as JSON writes them",
        with(one_head,
             [](Problem& p) {
               p.options.scale = {attn::Scale::Kind::DivideBy, 1e21};
             }),
-       "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = \\frac{S}{1e+21}", "S̃ = S / 1e+21"},
+       "scaled", 0,  "\\tilde S", "\\tilde S = \\frac{S}{1e+21}", "S̃ = S / 1e+21"},
       {"small numbers as JSON writes them", with(one_head, [](Problem& p) { p.options.softcap = 1e-7; }), "softcapped",
-       0, "Soft-capped scores", "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
+       0,  "\\hat S", "\\hat S = c\\,\\tanh(\\tilde S / c),\\quad c = 1e-7",
        "Ŝ = c·tanh(S̃ / c), c = 1e-7"},
       {"an additive mask", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }), "masked", 0,
-       "Masked scores", "\\bar S", "\\bar S = \\tilde S + M", "S̄ = S̃ + M"},
+        "\\bar S", "\\bar S = \\tilde S + M", "S̄ = S̃ + M"},
       {"an additive mask step", with(one_head, [](Problem& p) { p.options.mask = Matrix::Zero(3, 4); }), "mask", 0,
-       "Mask", "M", "M_{ij} = \\text{your } M_{ij}", "M_ij = your M_ij"},
+        "M", "M_{ij} = \\text{your } M_{ij}", "M_ij = your M_ij"},
       // Self-attention from X with biases and W_O.
-      {"projected Q with a bias", self, "Q", 0, "Queries", "Q", "Q = X\\,W_{Q} + b_{Q}", "Q = X·W_Q + b_Q"},
-      {"projected K without a bias", self, "K", 0, "Keys", "K", "K = X\\,W_{K}", "K = X·W_K"},
-      {"head output of one head", self, "head_output", 0, "Head output", "\\text{head}_{1}", "\\text{head}_{1} = A V",
+      {"projected Q with a bias", self, "Q", 0,  "Q", "Q = X\\,W_{Q} + b_{Q}", "Q = X·W_Q + b_Q"},
+      {"projected K without a bias", self, "K", 0,  "K", "K = X\\,W_{K}", "K = X·W_K"},
+      {"head output of one head", self, "head_output", 0,  "\\text{head}_{1}", "\\text{head}_{1} = A V",
        "head1 = A·V"},
-      {"output through W_O", self, "output", -1, "Output", "O", "O = \\text{head}_{1}\\,W_{O} + b_{O}",
+      {"output through W_O", self, "output", -1,  "O", "O = \\text{head}_{1}\\,W_{O} + b_{O}",
        "O = head1·W_O + b_O"},
       // Two heads in the columns layout: Ω/β, Kᵀ Q, softmax down each column.
-      {"columns: projected Q of head 2", two_heads_columns, "Q", 1, "Queries", "Q^{(2)}",
+      {"columns: projected Q of head 2", two_heads_columns, "Q", 1,  "Q^{(2)}",
        "Q^{(2)} = \\Omega_{Q}^{(2)}\\,X + \\beta_{Q}^{(2)}", "Q⁽²⁾ = Ω_Q⁽²⁾·X + β_Q⁽²⁾"},
-      {"columns: scores", two_heads_columns, "scores", 1, "Scores", "S^{(2)}", "S^{(2)} = K^{(2)\\top} Q^{(2)}",
+      {"columns: scores", two_heads_columns, "scores", 1,  "S^{(2)}", "S^{(2)} = K^{(2)\\top} Q^{(2)}",
        "S⁽²⁾ = K⁽²⁾ᵀ·Q⁽²⁾"},
-      {"divided by a square root", two_heads_columns, "scaled", 1, "Scaled scores", "\\tilde S^{(2)}",
+      {"divided by a square root", two_heads_columns, "scaled", 1,  "\\tilde S^{(2)}",
        "\\tilde S^{(2)} = \\frac{S^{(2)}}{\\sqrt{3}}", "S̃⁽²⁾ = S⁽²⁾ / √3"},
-      {"softcap", two_heads_columns, "softcapped", 0, "Soft-capped scores", "\\hat S^{(1)}",
+      {"softcap", two_heads_columns, "softcapped", 0,  "\\hat S^{(1)}",
        "\\hat S^{(1)} = c\\,\\tanh(\\tilde S^{(1)} / c),\\quad c = 1.5", "Ŝ⁽¹⁾ = c·tanh(S̃⁽¹⁾ / c), c = 1.5"},
-      {"columns: causal after the softcap", two_heads_columns, "masked", 0, "Masked scores", "\\bar S^{(1)}",
+      {"columns: causal after the softcap", two_heads_columns, "masked", 0,  "\\bar S^{(1)}",
        "\\bar S^{(1)} = \\hat S^{(1)} \\text{ where } M^{(1)} = 1, -\\infty \\text{ where } M^{(1)} = 0",
        "S̄⁽¹⁾ = Ŝ⁽¹⁾ where M⁽¹⁾ = 1, −∞ where M⁽¹⁾ = 0"},
-      {"columns: causal mask, key i and query j", two_heads_columns, "mask", 0, "Mask", "M^{(1)}",
+      {"columns: causal mask, key i and query j", two_heads_columns, "mask", 0,  "M^{(1)}",
        "M^{(1)}_{ij} = 1 \\text{ if } i \\le j \\;\\text{(causal)}; \\text{ else } 0",
        "M⁽¹⁾_ij = 1 if i ≤ j (causal); else 0"},
-      {"columns: weights", two_heads_columns, "weights", 1, "Attention weights", "A^{(2)}",
+      {"columns: weights", two_heads_columns, "weights", 1,  "A^{(2)}",
        "A^{(2)} = \\operatorname{softmax}(\\bar S^{(2)}) \\quad\\text{(down each column)}",
        "A⁽²⁾ = softmax(S̄⁽²⁾) (down each column)"},
-      {"columns: head output", two_heads_columns, "head_output", 1, "Head output", "\\text{head}_{2}",
+      {"columns: head output", two_heads_columns, "head_output", 1,  "\\text{head}_{2}",
        "\\text{head}_{2} = V^{(2)} A^{(2)}", "head2 = V⁽²⁾·A⁽²⁾"},
-      {"columns: concatenation", two_heads_columns, "concat", -1, "Concatenated heads", "H",
+      {"columns: concatenation", two_heads_columns, "concat", -1,  "H",
        "H = \\begin{bmatrix} \\text{head}_{1} \\\\ \\text{head}_{2} \\end{bmatrix}", "H = [head1 ; head2]"},
-      {"columns: output", two_heads_columns, "output", -1, "Output", "O", "O = \\Omega_{O}\\,H + \\beta_{O}",
+      {"columns: output", two_heads_columns, "output", -1,  "O", "O = \\Omega_{O}\\,H + \\beta_{O}",
        "O = Ω_O·H + β_O"},
       // Cross-attention, causal and a keep-mask, a multiplying scale.
-      {"cross: K from X_kv", cross, "K", 0, "Keys", "K", "K = X_{kv}\\,W_{K}", "K = X_kv·W_K"},
-      {"multiplied", cross, "scaled", 0, "Scaled scores", "\\tilde S", "\\tilde S = 0.25\\,S", "S̃ = 0.25·S"},
-      {"causal and a keep-mask", cross, "masked", 0, "Masked scores", "\\bar S",
+      {"cross: K from X_kv", cross, "K", 0,  "K", "K = X_{kv}\\,W_{K}", "K = X_kv·W_K"},
+      {"multiplied", cross, "scaled", 0,  "\\tilde S", "\\tilde S = 0.25\\,S", "S̃ = 0.25·S"},
+      {"causal and a keep-mask", cross, "masked", 0,  "\\bar S",
        "\\bar S = \\tilde S \\text{ where } M = 1, -\\infty \\text{ where } M = 0",
        "S̄ = S̃ where M = 1, −∞ where M = 0"},
-      {"the mask of causal and a keep-mask", cross, "mask", 0, "Mask", "M",
+      {"the mask of causal and a keep-mask", cross, "mask", 0,  "M",
        "M_{ij} = 1 \\text{ if } j \\le i \\;\\text{(causal)},\\; \\text{your mask keeps it}; \\text{ else } 0",
        "M_ij = 1 if j ≤ i (causal), your mask keeps it; else 0"},
       // Several heads of Q, K, V given, no W_O: slices of the inputs, the output is the concatenation.
-      {"a slice of a given Q", [] { return direct_problem(2, 2); }, "Q", 1, "Queries", "Q^{(2)}",
+      {"a slice of a given Q", [] { return direct_problem(2, 2); }, "Q", 1,  "Q^{(2)}",
        "Q^{(2)} = Q_{[:,\\,3..4]}", "Q⁽²⁾ = Q[:, 3..4]"},
-      {"a slice of a given V, columns", [] { return in_columns(direct_problem(2, 2)); }, "V", 0, "Values", "V^{(1)}",
+      {"a slice of a given V, columns", [] { return in_columns(direct_problem(2, 2)); }, "V", 0,  "V^{(1)}",
        "V^{(1)} = V_{[1..3,\\,:]}", "V⁽¹⁾ = V[1..3, :]"},
-      {"head output of several heads", [] { return direct_problem(2, 2); }, "head_output", 1, "Head output",
+      {"head output of several heads", [] { return direct_problem(2, 2); }, "head_output", 1, 
        "\\text{head}_{2}", "\\text{head}_{2} = A^{(2)} V^{(2)}", "head2 = A⁽²⁾·V⁽²⁾"},
-      {"output of several heads without W_O", [] { return direct_problem(2, 2); }, "output", -1, "Output", "O",
+      {"output of several heads without W_O", [] { return direct_problem(2, 2); }, "output", -1,  "O",
        "O = H = \\left[\\, \\text{head}_{1} \\mid \\text{head}_{2} \\,\\right]", "O = H = [head1 | head2]"},
   };
   for (const FormulaCase& c : cases) {
     INFO(c.what);
     const attn::Trace t = attn::run(c.problem());
     const attn::Step& s = described(t, c.id, c.head);
-    CHECK(s.title == c.title);
+    CHECK(s.title_id == std::string("step.") + c.id);  // its words are the catalogues' (web/lib/locales)
     CHECK(s.symbol == c.symbol);
     CHECK(s.tex == c.tex);
     CHECK(s.text == c.text);

@@ -275,7 +275,7 @@ TEST_CASE("gradients: the steps describe themselves", "[gradients]") {
   const attn::Step* dS = find_step(g.trace, "dS", 1);
   REQUIRE(dS != nullptr);
   CHECK(dS->text == "dS̄⁽²⁾ = A⁽²⁾ ∘ (dA⁽²⁾ − rowsum(dA⁽²⁾ ∘ A⁽²⁾))");
-  CHECK(dS->title == "Gradient through the softmax");
+  CHECK(dS->title_id == "step.dS");
   CHECK(find_step(g.trace, "dS_uncapped", 1)->text == "dS̃⁽²⁾ = dŜ⁽²⁾ ∘ (1 − tanh²(S̃⁽²⁾ / c)), c = 2");
   const attn::Step* dK = find_step(g.trace, "dK", -1);
   CHECK(dK->text == "dK = [dK⁽¹⁾ + dK⁽²⁾ | dK⁽³⁾ + dK⁽⁴⁾]");

@@ -255,7 +255,7 @@ TEST_CASE("ALiBi adds -m|i - j| to the scaled scores", "[masks][alibi]") {
   CHECK(alibi.kind == attn::ValueKind::AdditiveBias);
   CHECK(alibi.inputs.empty());
   CHECK(alibi.given.empty());
-  CHECK(alibi.title == "ALiBi bias");
+  CHECK(alibi.title_id == "step.alibi");
   CHECK(alibi.tex == "B^{(2)}_{ij} = -m\\,|i - j|,\\quad m = 0.25");
   CHECK(alibi.text == "B⁽²⁾_ij = −m·|i − j|, m = 0.25");
   const attn::Step& biased = find_step(t, "biased", 1);

@@ -492,8 +492,8 @@ TEST_CASE("positions: the new steps' formulas", "[positions][metadata]") {
   CHECK(find_step(t, "X_pos", -1).given == std::vector<std::string>{"X"});
   CHECK(find_step(t, "Q", 0).given == std::vector<std::string>{"W_Q"});
   CHECK(find_step(t, "K_cache", 0).row_axis == attn::Axis::Keys);
-  CHECK(find_step(t, "K_cache", 0).title == "Keys with the cache");
-  CHECK(find_step(t, "Q_rot", 0).title == "Rotated queries");
+  CHECK(find_step(t, "K_cache", 0).title_id == "step.K_cache");
+  CHECK(find_step(t, "Q_rot", 0).title_id == "step.Q_rot");
   check_sound(p);
 
   // Partial, interleaved, from tables; the columns layout stacks the cache side by side.

@@ -288,11 +288,11 @@ TEST_CASE("variants: under sigmoid attention, dS is titled by the sigmoid it goe
   const auto title = [&] {
     const attn::Gradients g = attn::gradients(p);
     const attn::Step* dS = find_step(g.trace, "dS", 0);
-    return dS ? dS->title : std::string("no dS");
+    return dS ? dS->title_id : std::string("no dS");
   };
-  CHECK(title() == "Gradient through the softmax");
+  CHECK(title() == "step.dS");
   p.options.score_fn = attn::ScoreFn::Sigmoid;
-  CHECK(title() == "Gradient through the sigmoid");
+  CHECK(title() == "step.dS.sigmoid");
 }
 
 // ---- the output gate ----------------------------------------------------------------------------

@@ -81,7 +81,7 @@ inline bool problem_has(const Problem& p, const std::string& name) {
   return false;
 }
 
-/// Every step describes itself soundly: a title, symbol and formulas; inputs that are earlier
+/// Every step describes itself soundly: its caption's message id, a symbol and formulas; inputs that are earlier
 /// steps (of the same head for per-head steps); given inputs the problem holds; the key/value
 /// group of its head; a feature slice inside the projection; axes that match its shape.
 /// The rows of the KV cache (past_K), in the problem's layout.
@@ -100,8 +100,9 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
   for (size_t k = 0; k < t.steps.size(); ++k) {
     const Step& s = t.steps[k];
     const std::string where = "step " + std::to_string(k) + " (" + s.id + "/" + std::to_string(s.head) + ")";
-    if (s.title.empty() || s.symbol.empty() || s.tex.empty() || s.text.empty()) {
-      return where + " lacks a title, symbol or formula";
+    if (s.title_id != "step." + s.id && s.title_id != "step.dS.sigmoid") return where + " has the caption id " + s.title_id;
+    if (s.symbol.empty() || s.tex.empty() || s.text.empty()) {
+      return where + " lacks a symbol or formula";
     }
     const bool projection = s.id == "Q" || s.id == "K" || s.id == "V";
     // Q, K and V read X_pos when positions are added to X, else nothing; the steps made from the

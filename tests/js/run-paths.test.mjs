@@ -275,6 +275,7 @@ test('every field of a step comes through, in the documented order and of its do
     'head',
     'shape',
     'data',
+    'title_id',
     'title',
     'symbol',
     'tex',
@@ -290,7 +291,8 @@ test('every field of a step comes through, in the documented order and of its do
   trace.steps.forEach((step, i) => {
     const where = `step ${i} (${step.id}, head ${step.head})`;
     assert.deepEqual(Object.keys(step), keys, where);
-    for (const key of ['title', 'symbol', 'tex', 'text']) assert.equal(typeof step[key], 'string', `${where}: ${key}`);
+    for (const key of ['title_id', 'title', 'symbol', 'tex', 'text']) assert.equal(typeof step[key], 'string', `${where}: ${key}`);
+    assert.equal(step.title_id, `step.${step.id}`, where);
     assert.ok(['signed', 'probability', 'keep_mask', 'additive_bias'].includes(step.kind), `${where}: kind ${step.kind}`);
     assert.equal(step.axes.length, 2, where);
     for (const axis of step.axes) assert.ok(['queries', 'keys', 'features'].includes(axis), `${where}: axis ${axis}`);

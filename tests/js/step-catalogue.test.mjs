@@ -54,6 +54,17 @@ describe('the step catalogue', () => {
     assert.ok(Object.isFrozen(engine.steps) && Object.isFrozen(engine.steps[0]));
   });
 
+  test("each step's caption is a message of the catalogues: step.<id> in en.json, and no other step.* id", () => {
+    const en = JSON.parse(readFileSync(join(root, 'web/lib/locales/en.json'), 'utf8'));
+    const captions = Object.keys(en).filter((k) => /^step\.[^.]+$/.test(k));
+    assert.deepEqual(captions.sort(), engine.steps.map((s) => `step.${s.id}`).sort());
+    assert.equal(en['step.dS.sigmoid'], 'Gradient through the sigmoid');
+    assert.equal(engine.steps.find((s) => s.id === 'scaled').title, 'Scaled scores');
+    const sigmoid = engine.gradients({ Q: [[1, 0]], K: [[0, 1]], V: [[1, 2]], options: { score_fn: 'sigmoid' } });
+    const dS = sigmoid.steps.find((s) => s.id === 'dS');
+    assert.deepEqual([dS.title_id, dS.title], ['step.dS.sigmoid', 'Gradient through the sigmoid']);
+  });
+
   test('formats.js STEP_IDS (links, ?hide=step:…) is the forward catalogue, in order', () => {
     assert.deepEqual(STEP_IDS, forward);
   });

@@ -22,7 +22,7 @@ import {
   problemReader,
   seedFrom,
 } from './problem.js';
-import { problemWire, traceReader } from './wire.js';
+import { englishTitle, problemWire, traceReader } from './wire.js';
 
 export { version };
 
@@ -226,7 +226,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     /** The problem JSON's keys and what each holds (from the wire table). */
     problemKeys: Object.freeze(problemKeys(layout).map((key) => Object.freeze(key))),
     /** The core's step catalogue (steps.cpp, from the wire table): every step it can emit, in trace order. */
-    steps: Object.freeze(layout.steps.map(Object.freeze)),
+    steps: Object.freeze(layout.steps.map((s) => Object.freeze({ id: s.id, title: englishTitle(`step.${s.id}`), gradient: s.gradient }))),
     run,
     runAll(problems) {
       if (!Array.isArray(problems)) {

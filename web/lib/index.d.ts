@@ -236,8 +236,13 @@ export interface Step {
   shape: [number, number];
   /** Rows of values, in the layout the problem chose; masked entries are -Infinity. */
   data: number[][];
-  /** A caption without the head number, e.g. "Scaled scores". */
+  /** A caption without the head number, in English, e.g. "Scaled scores" (the catalogue's words for `title_id`). */
   title: string;
+  /**
+   * The caption's message id in the catalogues (web/lib/locales), e.g. "step.scaled"; "step.dS.sigmoid"
+   * for dS under sigmoid attention. A view in another language formats it with its translator.
+   */
+  title_id: string;
   /** Its name in TeX, e.g. "\\tilde S^{(2)}" for head 2's scaled scores. */
   symbol: string;
   /** The formula for this problem's options, in TeX (what KaTeX renders). */

@@ -3,6 +3,15 @@
 // problem's slots and option codes, the trace's records) and hands it over as _wireLayout() (read
 // with load.js wireTable, which checks its version); every offset and code here comes from it.
 import { indexOf } from './load.js';
+import en from './locales/en.json' with { type: 'json' };
+
+/**
+ * A step's English caption from its message id ("step.scaled" -> "Scaled scores"): the core names
+ * the message (cpp/steps.cpp), the catalogue (web/lib/locales/en.json) has the words; a view in
+ * another language formats `title_id` with its own catalogue.
+ * @param {string} id
+ */
+export const englishTitle = (id) => /** @type {Record<string, string>} */ (en)[id] ?? id;
 
 // ---- the problem ---------------------------------------------------------------------------------
 
@@ -160,7 +169,10 @@ export function traceReader(layout) {
   const records = {};
   for (const [name, fields] of Object.entries(layout.records)) {
     const template = {};
-    for (const f of fields) template[f.name] = null;
+    for (const f of fields) {
+      template[f.name] = null;
+      if (f.name === 'title_id') template.title = null; // the English caption, read beside it
+    }
     records[name] = {
       template,
       fields: fields.map((f) => {
@@ -195,6 +207,7 @@ export function traceReader(layout) {
           break; // index
         case 2:
           v = text();
+          if (f.name === 'title_id') out.title = englishTitle(v);
           break; // text
         case 3:
           v = new Array(numbers[at++]);
