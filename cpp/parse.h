@@ -49,7 +49,8 @@ ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name 
 /// One number typed into a table cell (row and column from 1, for the messages): the numbers
 /// and words parse_matrix reads, a decimal comma read as a point (`1,5` is 1.5, never two
 /// numbers). Refused, naming `name` and the cell: an empty cell, more than one number (`1 2`,
-/// `1;2`), a comma that could be a thousands separator (`1,234`: use a dot).
+/// `1;2`), a comma that could be a thousands separator (`1,234`: use a dot). The InputError's
+/// place is `name` at (row, column).
 double parse_cell(std::string_view text, std::string_view name, std::size_t row, std::size_t column);
 
 /// parse_matrix_detailed(text, name).values.

@@ -423,4 +423,13 @@ TEST_CASE("parse_cell: one number per table cell, a decimal comma read as a poin
                       "use a dot for the decimal point and no thousands separators");
   REQUIRE_THROWS_WITH(parse_cell("abc", "X", 4, 1), "X: row 4, column 1: expected a number but found 'abc'");
   REQUIRE_THROWS_WITH(parse_cell("  ", "X", 4, 1), "X: row 4, column 1 is empty: type a number");
+  // The error's place: the input and the cell, for a view to mark it.
+  try {
+    parse_cell("abc", "dO", 4, 2);
+    FAIL("abc was read as a number");
+  } catch (const attn::InputError& e) {
+    CHECK(e.place().field == "dO");
+    CHECK(e.place().row == 4);
+    CHECK(e.place().column == 2);
+  }
 }
