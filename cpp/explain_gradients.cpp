@@ -535,7 +535,7 @@ void ExplainedCell::gradient() {
   } else if (id == "dP") {
     copy(input_step(0), r, c, "The learned positions P are added to X, so their gradient is X’s.");
   } else {
-    throw InputError("explain has no worked calculation for gradient step '" + id + "'");
+    throw InputError(ErrorPlace{"step"}, "explain has no worked calculation for gradient step '" + id + "'");
   }
 }
 

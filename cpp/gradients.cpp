@@ -541,16 +541,19 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
     const Eigen::Index features = n.columns ? dO->rows() : dO->cols(),
                        out_features = n.columns ? output.rows() : output.cols();
     const auto mismatch = [&](Eigen::Index have, Eigen::Index want, const char* what) {
-      throw InputError("dO has " + std::to_string(have) + " " + what + " but the output has " + std::to_string(want) +
-                       " (dO is " + shape(*dO) + ", the output is " + shape(output) + ")");
+      throw InputError(ErrorPlace{"dO"}, "dO has " + std::to_string(have) + " " + what + " but the output has " +
+                                             std::to_string(want) + " (dO is " + shape(*dO) + ", the output is " +
+                                             shape(output) + ")");
     };
     if (tokens != out_tokens) mismatch(tokens, out_tokens, rows);
     if (features != out_features) mismatch(features, out_features, cols);
     for (Eigen::Index i = 0; i < dO->rows(); ++i) {
       for (Eigen::Index j = 0; j < dO->cols(); ++j) {
         if (std::isfinite((*dO)(i, j))) continue;
-        throw InputError("dO: row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is " +
-                         format_number((*dO)(i, j)) + ", not a finite number");
+        // dO as given (the problem's layout): the row and column the user typed it at.
+        throw InputError(ErrorPlace{"dO", {}, i + 1, j + 1}, "dO: row " + std::to_string(i + 1) + ", column " +
+                                                                 std::to_string(j + 1) + " is " +
+                                                                 format_number((*dO)(i, j)) + ", not a finite number");
       }
     }
     n.dO = n.columns ? Matrix(dO->transpose()) : *dO;

@@ -190,7 +190,14 @@ class Parser : public Reader {
 ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name) { return Parser(text, name).parse(); }
 
 double parse_cell(std::string_view text, std::string_view name, size_t row, size_t column) {
-  return read_cell(Parser(text, name), row, column);
+  try {
+    return read_cell(Parser(text, name), row, column);
+  } catch (const InputError& e) {
+    // The reader knows the input; the cell is the caller's: both, for a view to mark the cell.
+    throw InputError(
+        ErrorPlace(std::string(name), {}, static_cast<std::ptrdiff_t>(row), static_cast<std::ptrdiff_t>(column)),
+        e.what());
+  }
 }
 
 Matrix parse_matrix(std::string_view text, std::string_view name) {

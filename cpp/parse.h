@@ -38,18 +38,22 @@ struct ParsedMatrix {
 ///  - Python/JSON lists (trailing commas allowed), MATLAB `[1 2; 3 4]`;
 ///  - CSV, TSV and whitespace-separated rows, one row per line; semicolon-separated values
 ///    with decimal commas; a decimal comma in tab- or space-separated cells;
+///  - a 3-D array of one slice (1 x r x c, a batch of one) as that slice, its format's name
+///    ending " with its batch axis of 1 dropped";
+///  - a simple fraction a/b of two unsigned decimals (`1/3`, `-2/3`);
 ///  - inf, -inf, nan (any case), np.inf, True/False as numbers; U+2212 and other Unicode
 ///    minus signs, non-breaking and other Unicode spaces, CRLF line ends.
 /// What cannot be read is refused with an InputError whose message starts with `name` and
 /// names the row and column (from 1), what was found (as the characters a person sees) and
-/// what to do: elided values (`...`, `⋮`), 3-D arrays (with their slice shapes), complex
+/// what to do: elided values (`...`, `⋮`), 3-D arrays of several slices (with their shapes), complex
 /// numbers, ragged rows, an ambiguous decimal comma.
 ParsedMatrix parse_matrix_detailed(std::string_view text, std::string_view name = "matrix");
 
 /// One number typed into a table cell (row and column from 1, for the messages): the numbers
 /// and words parse_matrix reads, a decimal comma read as a point (`1,5` is 1.5, never two
 /// numbers). Refused, naming `name` and the cell: an empty cell, more than one number (`1 2`,
-/// `1;2`), a comma that could be a thousands separator (`1,234`: use a dot).
+/// `1;2`), a comma that could be a thousands separator (`1,234`: use a dot). The InputError's
+/// place is `name` at (row, column).
 double parse_cell(std::string_view text, std::string_view name, std::size_t row, std::size_t column);
 
 /// parse_matrix_detailed(text, name).values.

@@ -11,7 +11,9 @@
 //    after the whole matrix) and one trailing ';' in MATLAB text are accepted.
 //  - Depth 3 is accepted only for a list of column vectors (`[array([[1], [2]]), ...]`, or the
 //    same as a 3-D nested list, shape k x r x 1): they become the k columns of an r x k matrix.
-//    Any other 3-D array is read to its end, so the refusal can name its slice shapes.
+//    A 3-D array of one slice (shape 1 x r x c: a PyTorch or NumPy batch of one) is that slice,
+//    the format's name saying that its batch axis was dropped. Any other 3-D array is read to its
+//    end, so the refusal can name its slice shapes.
 #include "scan.h"
 
 #include <algorithm>
@@ -376,12 +378,22 @@ class Bracketed : public Reader {
   /// Checks the collected shape, names the format and builds the matrix.
   Matrix finish() {
     if (ndim_ == 0) fail("no numbers found (only empty lists)");
-    if (ndim_ == 3 && !std::all_of(depth3_lengths_.begin(), depth3_lengths_.end(), [](size_t n) { return n == 1; })) {
-      fail_3d();
-    }
-    name_bracketed_format();
+    const bool column_vectors =
+        std::all_of(depth3_lengths_.begin(), depth3_lengths_.end(), [](size_t n) { return n == 1; });
     size_t rows = 0;
     size_t columns = 0;
+    if (ndim_ == 3 && !column_vectors) {
+      if (depth2_lengths_.size() != 1) fail_3d();
+      // One slice: its rows are the depth-3 lists (ragged rows are refused as any matrix's).
+      for (size_t numbers : depth3_lengths_) close_row(rows, columns, numbers);
+      name_bracketed_format();
+      if (inner_wrapper_ != nullptr && outer_wrapper_ == nullptr) {
+        format_ = std::string("list of one ") + inner_wrapper_->format;
+      }
+      format_ += " with its batch axis of 1 dropped";
+      return build(rows, columns, false);
+    }
+    name_bracketed_format();
     if (ndim_ == 1) {
       for (size_t numbers : matlab_rows_) close_row(rows, columns, numbers);
       return build(rows, columns, false);

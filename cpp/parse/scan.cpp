@@ -11,6 +11,8 @@
 //  - Words that are numbers: inf, infinity, nan (any case, optional sign), np.inf / numpy.inf /
 //    np.nan / numpy.nan, and True/False (1/0, no sign) for boolean masks. Anything else that is
 //    not a number is an error, never skipped: a header row or a label line like "Q" fails.
+//  - A simple fraction a/b of two unsigned decimal literals (`1/3`, `-2/3`, `1.5/4`), as people
+//    type exact values into a cell: a divided by b in double, b not 0.
 #include "scan.h"
 
 #include <fast_float/fast_float.h>
@@ -310,6 +312,17 @@ NumberStatus parse_number(std::string_view word, double* value) {
   if (scan_decimal(body)) {
     const NumberStatus status = convert_decimal(body, &magnitude);
     if (status != NumberStatus::kOk) return status;
+  } else if (const size_t slash = body.find('/'); slash != std::string_view::npos &&
+                                                  scan_decimal(body.substr(0, slash)) &&
+                                                  scan_decimal(body.substr(slash + 1))) {
+    double numerator = 0.0;
+    double denominator = 0.0;
+    NumberStatus status = convert_decimal(body.substr(0, slash), &numerator);
+    if (status == NumberStatus::kOk) status = convert_decimal(body.substr(slash + 1), &denominator);
+    if (status != NumberStatus::kOk) return status;
+    if (denominator == 0.0) return NumberStatus::kNotNumber;
+    magnitude = numerator / denominator;
+    if (std::isinf(magnitude)) return NumberStatus::kOutOfRange;
   } else if (std::string plain; mathematica_to_decimal(body, &plain)) {
     const NumberStatus status = convert_decimal(plain, &magnitude);
     if (status != NumberStatus::kOk) return status;

@@ -1,8 +1,9 @@
 // Pasting into the explorer page (issue 12), in Chromium via playwright-core, on node:test:
 //   node --test tests/browser/paste.test.mjs        (needs dist/: `npm run build`)
 // A PyTorch tensor and a LaTeX bmatrix pasted into text boxes, a table copied from the page
-// pasted back into a text box and a grid, and `1,5` typed into a grid cell: the numbers the
-// steps show and the "read as" line under each text box. The tests run in order on one page.
+// pasted back into a text box and a grid, `1,5` and `1/3` typed into a grid cell, a tensor with a
+// batch axis of 1 pasted: the numbers the steps show and the "read as" line under each text box.
+// The tests run in order on one page.
 import assert from 'node:assert/strict';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,4 +116,26 @@ test('1,5 typed into a grid cell is 1.5; two numbers in a cell mark that cell', 
   await page.waitForFunction(() => document.querySelector('article[data-key="Q:0"] tbody tr:nth-child(2) td')?.textContent === '−0.2500');
   await error.waitFor({ state: 'hidden' });
   assert.equal(await cell.getAttribute('aria-invalid'), null);
+});
+
+test('1/3 typed into a grid cell is a third; a batch of one pasted is its slice, and the line under the box says so', async ({ page }) => {
+  const cell = editor(page, 'Q').locator('input.cell[data-r="1"][data-c="1"]');
+  await cell.fill('1/3');
+  await page.waitForFunction(
+    () => document.querySelector('article[data-key="Q:0"] tbody tr:nth-child(2) td:nth-child(3)')?.textContent === '0.3333',
+  );
+  assert.equal(await cell.getAttribute('aria-invalid'), null);
+  assert.equal(await editor(page, 'Q').locator('.error').isVisible(), false);
+  // PyTorch's print of a tensor of shape (1, 2, 8): the 2 × 8 slice, its batch axis dropped.
+  const batch =
+    'tensor([[[ 0.1000, -0.2000,  0.3000, -0.4000,  0.5000, -0.6000,  0.7000, -0.8000],\n' +
+    '         [ 1.5000,  2.0000, -3.0000,  4.0000, -5.0000,  6.0000, -7.0000,  8.0000]]])';
+  await paste(page, await textTab(page, 'Q'), batch);
+  await page.waitForFunction(() => document.querySelector('article[data-key="Q:0"] tbody tr:nth-child(2) td')?.textContent === '1.5000');
+  assert.equal(
+    await editor(page, 'Q').locator('.read-as').textContent(),
+    'read as a PyTorch tensor with its batch axis of 1 dropped, 2 × 8',
+  );
+  assert.deepEqual(await stepRow(page, 'Q:0', 1), ['0.1000', '−0.2000', '0.3000', '−0.4000', '0.5000', '−0.6000', '0.7000', '−0.8000']);
+  assert.equal(await editor(page, 'Q').locator('.error').isVisible(), false);
 });

@@ -266,13 +266,46 @@ test('gradients: dO (all ones, then edited), every gradient step in backward ord
   }
   await page.focus('#pr-next');
 
-  // A cell that is not a number says so, naming dO's cell.
-  await page.focus('.pr-do-cell[data-r="1"][data-c="1"]');
-  await page.keyboard.press('Control+A');
-  await page.keyboard.type('x');
-  await page.keyboard.press('Tab');
+  // A cell that is not a number says so, naming dO's cell, and the cell is marked as an input
+  // editor's bad cell is (aria-invalid, the message as its description).
+  const invalid = () =>
+    page.$$eval('.pr-do-cell[aria-invalid="true"]', (els) =>
+      els.map((e) => `${e.dataset.r},${e.dataset.c} ${e.getAttribute('aria-describedby')}`),
+    );
+  const typeDO = async (r, c, value) => {
+    await page.focus(`.pr-do-cell[data-r="${r}"][data-c="${c}"]`);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(value);
+    await page.keyboard.press('Tab');
+  };
+  await typeDO(1, 1, 'x');
   await page.waitForSelector('#pr-do-error:not([hidden])');
-  assert.match(await text(page, '#pr-do-error'), /^dO: row 2, column 2/);
+  assert.equal(await text(page, '#pr-do-error'), `dO: row 2, column 2: expected a number but found 'x'`);
+  assert.deepEqual(await invalid(), ['1,1 pr-do-error']);
+  // A number again; a number the core refuses (inf) is marked from the core's error, which
+  // names dO's row and column.
+  await typeDO(1, 1, '0.25');
+  await typeDO(0, 1, 'inf');
+  await page.waitForFunction(() => document.getElementById('pr-do-error').textContent.includes('row 1, column 2'));
+  assert.equal(await text(page, '#pr-do-error'), 'dO: row 1, column 2 is inf, not a finite number');
+  assert.match(await text(page, '#practice-text'), /^Not computed: dO: row 1, column 2 is inf/);
+  assert.deepEqual(await invalid(), ['0,1 pr-do-error']);
+  // A finite number again: computed, nothing marked.
+  await typeDO(0, 1, '3');
+  await at(page, `Gradient step 1 of ${ids.length}`);
+  assert.equal(await page.$eval('#pr-do-error', (e) => e.hidden), true);
+  assert.deepEqual(await invalid(), []);
+  const fixed = problem.Q.map(() => [1, 1]);
+  Object.assign(fixed[0], [2, 3]);
+  fixed[1][1] = 0.25;
+  assert.deepEqual(
+    await texts(page, '#practice-body .pr-gradient tbody td'),
+    engine
+      .gradients(problem, { dO: fixed })
+      .steps.find((s) => s.id === 'dO')
+      .data.flat()
+      .map(cell),
+  );
 });
 
 test('gradients of two heads sharing a key/value head say that their dK and dV are summed', async ({ page, base }) => {

@@ -6,8 +6,10 @@
 // worked calculation; 10: the SVG/PNG export with its whole title, axes, colour bar and grey masked
 // cells; 15: "Copy LaTeX" on a step card puts the step's LaTeX on the clipboard; 17: the status
 // line's timings on demand, one line on a phone; 9: a 4-token table fits 390 px, a wider one shows
-// that it scrolls; 20: the worked calculation's formula wraps to fit its panel (390 px and the side panel).
+// that it scrolls; 20: the worked calculation's formula wraps to fit its panel (390 px and the side panel);
+// 13 (third pass): the component's editable cells hold their numbers at its decimals, never cut.
 // Screenshots at 1440 and 390 px go to test-artifacts/review-*.png.
+import strict from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
@@ -348,4 +350,88 @@ test('the <attention-explorer> component: the same 0–1 colours and legend, gre
   const n = await read('n');
   const row4 = n.rows[3].map((c) => c.text);
   assert(row4[0] === '0' && row4[2] === '0', `head 1 masked scores row 4: ${row4.join(' ')}`);
+});
+
+test("the component's editable cells: numbers at its decimals, never cut mid-digit; given zeros as 0.0000 (review #13)", async ({
+  page,
+  base,
+  siteDir,
+}) => {
+  writeFileSync(
+    join(siteDir, 'review-component-cells.html'),
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>component cells</title>
+    <link rel="icon" href="data:,"><script type="module" src="lib/component.js"></script></head><body>
+    <attention-explorer id="seed" preset="000" editable="Q" steps="weights"></attention-explorer>
+    <attention-explorer id="eye" editable="Q" inputs="Q,K" steps="weights"><script type="application/json">${JSON.stringify({
+      Q: [
+        [1, 0],
+        [0, 1],
+      ],
+      K: [
+        [1, 0],
+        [0, -1],
+      ],
+      V: [
+        [1, 2],
+        [3, 4],
+      ],
+    })}</script></attention-explorer>
+    <attention-explorer id="six" preset="000" editable="Q" decimals="6" steps="weights"></attention-explorer>
+    </body></html>`,
+  );
+  const ids = ['seed', 'eye', 'six'];
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await page.goto(`${base}review-component-cells.html`);
+    await page.waitForFunction((ids) => ids.every((id) => document.getElementById(id).shadowRoot?.querySelector('.steps td')), ids);
+    // Each field's text against the room it has: its width at 0 is the text's own (plus padding).
+    const cells = await page.evaluate(
+      (ids) =>
+        Object.fromEntries(
+          ids.map((id) => [
+            id,
+            [
+              ...document.getElementById(id).shadowRoot.querySelectorAll('table[data-input] input, table[data-input] td:not(:has(input))'),
+            ].map((el) => {
+              if (!(el instanceof HTMLInputElement)) return { text: el.textContent };
+              const room = el.clientWidth;
+              el.style.width = '0px';
+              const needs = el.scrollWidth;
+              el.style.width = '';
+              return { value: el.value, room, needs };
+            }),
+          ]),
+        ),
+      ids,
+    );
+    const fields = (id) => cells[id].filter((c) => 'value' in c);
+    strict.deepEqual(
+      fields('seed')
+        .slice(0, 3)
+        .map((c) => c.value),
+      ['0.4967', '-0.1383', '0.6477'],
+    );
+    strict.deepEqual(
+      fields('six')
+        .slice(0, 2)
+        .map((c) => c.value),
+      ['0.496714', '-0.138264'],
+    );
+    strict.deepEqual(
+      fields('eye').map((c) => c.value),
+      ['1.0000', '0.0000', '0.0000', '1.0000'],
+    );
+    strict.deepEqual(
+      cells.eye.filter((c) => 'text' in c).map((c) => c.text),
+      ['1.0000', '0.0000', '0.0000', '−1.0000'],
+    );
+    for (const id of ids) {
+      strict.equal(fields(id).length, id === 'eye' ? 4 : 32);
+      const cut = fields(id).filter((c) => c.needs > c.room);
+      strict.deepEqual(cut, [], `${id} at ${width}×${height}: fields too narrow for their numbers`);
+    }
+  }
 });

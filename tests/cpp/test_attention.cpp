@@ -518,6 +518,22 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0),
                       "the trace has no step 'weights' for head 5: its heads are 0, 1");
   REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
+  // Their places: a step of other heads is the head's fault, read against the step; a cell
+  // outside the step names the coordinate outside it and the cell asked for (from 1).
+  const auto place = [&](const std::string& id, int head, Eigen::Index row, Eigen::Index col) {
+    try {
+      attn::explain(p, id, head, row, col);
+    } catch (const attn::InputError& e) {
+      const attn::ErrorPlace& at = e.place();
+      return at.field + " | " + at.other + " | " + std::to_string(at.row) + " | " + std::to_string(at.column);
+    }
+    return std::string("no error");
+  };
+  CHECK(place("weights", 5, 0, 0) == "head | step | 0 | 0");
+  CHECK(place("nope", 0, 0, 0) == "step |  | 0 | 0");
+  CHECK(place("weights", 0, 3, 0) == "row | step | 4 | 1");
+  CHECK(place("weights", 0, 0, 7) == "col | step | 1 | 8");
+  CHECK(place("weights", 0, 0, 0) == "no error");
 }
 
 TEST_CASE("explain: a per-head step asked for with head -1 is head 0's, slope and sink logit too",

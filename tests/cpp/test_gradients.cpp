@@ -27,6 +27,18 @@ const attn::Step* find_step(const attn::Trace& t, const std::string& id, int hea
   return nullptr;
 }
 
+/// Where `call`'s InputError says it is (field | other | row | column), or "no error".
+template <class Call>
+std::string place_of(Call&& call) {
+  try {
+    call();
+  } catch (const attn::InputError& e) {
+    const attn::ErrorPlace& at = e.place();
+    return at.field + " | " + at.other + " | " + std::to_string(at.row) + " | " + std::to_string(at.column);
+  }
+  return "no error";
+}
+
 double loss(const Problem& p, const Matrix& dO) { return attn::run(p).output.cwiseProduct(dO).sum(); }
 
 /// An input of the problem as numbers that can be nudged one at a time.
@@ -299,6 +311,23 @@ TEST_CASE("gradients: dO defaults to ones and is checked", "[gradients]") {
   Matrix bad = Matrix::Ones(4, 2);
   bad(1, 0) = std::numeric_limits<double>::quiet_NaN();
   CHECK_THROWS_WITH(attn::gradients(p, bad), "dO: row 2, column 1 is nan, not a finite number");
+  // Each error names dO, and a bad entry its 1-based row and column, for a view to mark the cell.
+  CHECK(place_of([&] { attn::gradients(p, Matrix::Ones(3, 2)); }) == "dO |  | 0 | 0");
+  CHECK(place_of([&] { attn::gradients(p, Matrix::Ones(4, 3)); }) == "dO |  | 0 | 0");
+  CHECK(place_of([&] { attn::gradients(p, bad); }) == "dO |  | 2 | 1");
+  bad(1, 0) = 1;
+  bad(3, 1) = -kInf;
+  CHECK_THROWS_WITH(attn::gradients(p, bad), "dO: row 4, column 2 is -inf, not a finite number");
+  CHECK(place_of([&] { attn::gradients(p, bad); }) == "dO |  | 4 | 2");
+  // The columns layout: dO as the user gives it (features as rows), its row and column theirs.
+  p.options.layout = attn::Layout::Columns;
+  p.Q = Matrix(p.Q->transpose());
+  p.K = Matrix(p.K->transpose());
+  p.V = Matrix(p.V->transpose());
+  Matrix columns = Matrix::Ones(2, 4);
+  CHECK(place_of([&] { attn::gradients(p, columns); }) == "no error");
+  columns(0, 2) = std::numeric_limits<double>::quiet_NaN();
+  CHECK(place_of([&] { attn::gradients(p, columns); }) == "dO |  | 1 | 3");
 }
 
 TEST_CASE("gradients in float32 are float64's to float32 rounding", "[gradients]") {
@@ -453,6 +482,12 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
                       "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, "
                       "masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
   REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
+  // Their places: the step asked for; the coordinate outside it, read against the step, with
+  // the cell asked for from 1.
+  CHECK(place_of([&] { attn::explain(p, "dW_Q", -1, 0, 0); }) == "step |  | 0 | 0");
+  CHECK(place_of([&] { attn::explain(p, "dV", 0, 2, 0); }) == "row | step | 3 | 1");
+  CHECK(place_of([&] { attn::explain(p, "dV", 0, 1, 4); }) == "col | step | 2 | 5");
+  CHECK(place_of([&] { attn::explain_forward(p, "dA", 0, 0, 0); }) == "step |  | 0 | 0");
   // The core module binds explain_forward, which links no gradient cells and says why it refuses.
   REQUIRE_THROWS_WITH(
       attn::explain_forward(p, "dA", 0, 0, 0),

@@ -366,6 +366,44 @@ TEST_CASE("parse formats: complex numbers and 3-D arrays are refused with what t
                       Contains("slice 4 is 1 x 2, ...; paste one 2-D slice at a time"));
 }
 
+TEST_CASE("parse formats: a 3-D array of one slice (a batch of one) is that slice", "[parse]") {
+  // PyTorch's print of a 1 x 3 x 2 tensor, NumPy's of a 1 x 2 x 2 array, a nested list: the
+  // slice, its format's name saying the batch axis was dropped.
+  ParsedMatrix p = read("tensor([[[ 0.5000, -1.2500],\n         [ 2.0000,  0.0000],\n         [-0.7500,  1.0000]]])");
+  check_same(p.values, 3, 2, {0.5, -1.25, 2, 0, -0.75, 1});
+  CHECK(p.format == "PyTorch tensor with its batch axis of 1 dropped");
+  p = read("[[[1 2]\n  [3 4]]]");
+  check_same(p.values, 2, 2, {1, 2, 3, 4});
+  CHECK(p.format == "NumPy print output with its batch axis of 1 dropped");
+  p = read("[[[1, 2, 3]]]");
+  check_same(p.values, 1, 3, {1, 2, 3});
+  CHECK(p.format == "Python list with its batch axis of 1 dropped");
+  p = read("[array([[1, 2], [3, 4]])]");
+  check_same(p.values, 2, 2, {1, 2, 3, 4});
+  CHECK(p.format == "list of one NumPy array with its batch axis of 1 dropped");
+  // A 1 x r x 1 array stays what it was: one column vector.
+  p = read("[[[1], [2]]]");
+  check_same(p.values, 2, 1, {1, 2});
+  CHECK(p.format == "Python list");
+  // Its rows are checked as any matrix's.
+  REQUIRE_THROWS_WITH(read("[[[1, 2], [3]]]"), "X: row 2 has 1 number but row 1 has 2");
+}
+
+TEST_CASE("parse formats: a simple fraction a/b is a number", "[parse]") {
+  check_same(read("1/3 -2/3\n1.5/4 1e1/4").values, 2, 2, {1.0 / 3, -2.0 / 3, 1.5 / 4, 2.5});
+  check_same(read("[[1/3, 2], [3, 4/8]]").values, 2, 2, {1.0 / 3, 2, 3, 0.5});
+  CHECK(attn::parse_cell("1/3", "X", 1, 1) == 1.0 / 3);
+  CHECK(attn::parse_cell("\xe2\x88\x92"
+                         "1/4",
+                         "X", 1, 1) == -0.25);  // a Unicode minus
+  // Not fractions: a zero denominator, signs or words after the slash, two slashes (a date).
+  REQUIRE_THROWS_WITH(attn::parse_cell("1/0", "X", 1, 2), "X: row 1, column 2: expected a number but found '1/0'");
+  REQUIRE_THROWS_WITH(attn::parse_cell("1/-3", "X", 1, 2), "X: row 1, column 2: expected a number but found '1/-3'");
+  REQUIRE_THROWS_WITH(attn::parse_cell("1/3/2024", "X", 1, 2), Contains("expected a number but found '1/3/2024'"));
+  REQUIRE_THROWS_WITH(attn::parse_cell("1/inf", "X", 1, 2), Contains("expected a number but found '1/inf'"));
+  REQUIRE_THROWS_WITH(attn::parse_cell("1e300/1e-300", "X", 1, 2), Contains("out of the range of a double"));
+}
+
 TEST_CASE("parse formats: Unicode from web pages and PDFs", "[parse]") {
   check_same(read("1e\xe2\x88\x92"
                   "5 \xe2\x88\x92"
@@ -423,4 +461,13 @@ TEST_CASE("parse_cell: one number per table cell, a decimal comma read as a poin
                       "use a dot for the decimal point and no thousands separators");
   REQUIRE_THROWS_WITH(parse_cell("abc", "X", 4, 1), "X: row 4, column 1: expected a number but found 'abc'");
   REQUIRE_THROWS_WITH(parse_cell("  ", "X", 4, 1), "X: row 4, column 1 is empty: type a number");
+  // The error's place: the input and the cell, for a view to mark it.
+  try {
+    parse_cell("abc", "dO", 4, 2);
+    FAIL("abc was read as a number");
+  } catch (const attn::InputError& e) {
+    CHECK(e.place().field == "dO");
+    CHECK(e.place().row == 4);
+    CHECK(e.place().column == 2);
+  }
 }

@@ -127,8 +127,8 @@ const std::vector<ParseCase>& parse_cases() {
       // brackets and nesting
       {"unbalanced '['", "[[1, 2], [3, 4]", "Q: unbalanced brackets: '[' at line 1 is never closed"},
       {"unbalanced ']'", "[[1, 2]]]", "Q: unbalanced brackets: ']' at line 1 has no matching '['"},
-      {"3-D array", "[[[1, 2], [3, 4]]]",
-       "Q: expected a matrix (2 dimensions) but found a 3-D array of shape 1 x 2 x 2: 1 slice of 2 x 2; "
+      {"3-D array", "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]",
+       "Q: expected a matrix (2 dimensions) but found a 3-D array of shape 2 x 2 x 2: 2 slices of 2 x 2; "
        "paste one 2-D slice at a time (e.g. A[0])"},
       {"deeply nested", std::string(10000, '[') + "1" + std::string(10000, ']'),
        "Q: nested too deeply: the '[' at line 1 opens a 4th level, but a matrix has 2 levels (3 for a "

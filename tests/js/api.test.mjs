@@ -253,6 +253,19 @@ describe('engine helpers', () => {
       ],
       format: 'semicolon-separated values with decimal commas',
     });
+    // A batch of one (shape 1 × 2 × 2) is its slice, the format saying so; two slices are refused.
+    assert.deepEqual(engine.parseMatrixDetailed('tensor([[[1., 2.],\n         [3., 4.]]])'), {
+      values: [
+        [1, 2],
+        [3, 4],
+      ],
+      format: 'PyTorch tensor with its batch axis of 1 dropped',
+    });
+    assert.throws(() => engine.parseMatrixDetailed('[[[1, 2]], [[3, 4]]]', 'Q'), {
+      message:
+        'Q: expected a matrix (2 dimensions) but found a 3-D array of shape 2 x 1 x 2: 2 slices of 1 x 2; paste one 2-D slice at a time (e.g. A[0])',
+    });
+    assert.deepEqual(engine.parseMatrixDetailed('1/3 -1/4').values, [[1 / 3, -0.25]]);
     assert.throws(() => engine.parseMatrixDetailed('[[1, 2], [3]]', 'pasted'), { message: 'pasted: row 2 has 1 number but row 1 has 2' });
     assert.throws(() => engine.parseMatrixDetailed(null), { message: 'parseMatrixDetailed takes text, got null' });
   });
@@ -261,6 +274,13 @@ describe('engine helpers', () => {
     assert.equal(engine.parseCell('1,5'), 1.5);
     assert.equal(engine.parseCell(' \u22120.25 ', 'X', 2, 3), -0.25);
     assert.equal(engine.parseCell('-inf'), -Infinity);
+    assert.equal(engine.parseCell('1/3'), 1 / 3);
+    assert.throws(() => engine.parseCell('1/0', 'X', 2, 3), {
+      message: "X: row 2, column 3: expected a number but found '1/0'",
+      field: 'X',
+      row: 2,
+      column: 3,
+    });
     assert.throws(() => engine.parseCell('1 2', 'X', 2, 3), { message: "X: row 2, column 3: a cell holds one number but found '1 2'" });
     assert.throws(() => engine.parseCell('1,234', 'W_Q'), {
       message:

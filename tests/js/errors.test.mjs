@@ -272,8 +272,32 @@ describe('errors from the core, as JS Errors with its message', () => {
   });
 
   test('explain: bad cells', () => {
-    throwsError(() => engine.explain(ok(), { step: 'nope', row: 0, col: 0 }), /no step 'nope'/);
-    throwsError(() => engine.explain(ok(), { step: 'scores', row: 9, col: 0 }), /scores/);
+    const at = (e) => [e.field, e.fields, e.row, e.column];
+    // The core's refusals name what is wrong: the step, the head read against the step, or the
+    // coordinate outside the step with the cell asked for (1-based, as the message counts).
+    assert.deepEqual(at(throwsError(() => engine.explain(ok(), { step: 'nope', row: 0, col: 0 }), /no step 'nope'/)), [
+      'step',
+      ['step'],
+      undefined,
+      undefined,
+    ]);
+    assert.deepEqual(
+      at(
+        throwsError(
+          () => engine.explain(ok(), { step: 'weights', head: 2, row: 0, col: 0 }),
+          /^the trace has no step 'weights' for head 2: its heads are 0$/,
+        ),
+      ),
+      ['head', ['head', 'step'], undefined, undefined],
+    );
+    assert.deepEqual(
+      at(throwsError(() => engine.explain(ok(), { step: 'scores', row: 9, col: 0 }), /^step 'scores' is 3x3: it has no row 10, column 1$/)),
+      ['row', ['row', 'step'], 10, 1],
+    );
+    assert.deepEqual(
+      at(throwsError(() => engine.explain(ok(), { step: 'scores', row: 1, col: 3 }), /^step 'scores' is 3x3: it has no row 2, column 4$/)),
+      ['col', ['col', 'step'], 2, 4],
+    );
     throwsError(() => engine.explain(ok(), { step: 'scores', row: -1, col: 0 }), /^row must be an integer >= 0/);
     throwsError(() => engine.explain(ok(), { step: 'scores', row: 0 }), /^col must be an integer >= 0/);
     throwsError(() => engine.explain(ok(), { step: 3, row: 0, col: 0 }), /^step must be a step id/);

@@ -127,6 +127,25 @@ describe('engine.gradients', () => {
       message: 'dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)',
     });
     assert.throws(() => engine.gradients({ ...problem, dO: [[1, 'a']] }), /dO row 1, column 2/);
+    // The core's dO errors carry their place, as every input's do: dO, and a bad entry's row and column (1-based).
+    const at = (fn) => {
+      try {
+        fn();
+      } catch (e) {
+        return [e.message, e.field, e.fields, e.row, e.column];
+      }
+      return 'no error';
+    };
+    assert.deepEqual(
+      at(() => engine.gradients(problem, { dO: matrix(4, 3, 1) })),
+      ['dO has 3 columns but the output has 2 (dO is 4x3, the output is 4x2)', 'dO', ['dO'], undefined, undefined],
+    );
+    const bad = matrix(4, 2, 1);
+    bad[2][1] = 'inf';
+    assert.deepEqual(
+      at(() => engine.gradients(problem, { dO: bad })),
+      ['dO: row 3, column 2 is inf, not a finite number', 'dO', ['dO'], 3, 2],
+    );
     assert.throws(() => engine.gradients(problem, { d0: 1 }), { message: "gradients: unknown setting 'd0' (it takes { dO })" });
   });
 });

@@ -3,6 +3,7 @@
 // redraws when, and only when, that part changed), the state stays frozen, and a frame's actions
 // give one redraw.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { describe, test } from 'node:test';
 
 import { dist } from './helpers.mjs';
@@ -226,5 +227,26 @@ describe('the page store', () => {
     assert.deepEqual(drawn, { inputs: 2, open: 2 }, 'flush drew the open cell now');
     frames.shift()(); // the frame asked for by that dispatch: nothing left to draw
     assert.deepEqual(drawn, { inputs: 2, open: 2 });
+  });
+});
+
+describe('the dependency rule (docs/ARCHITECTURE.md, the explorer page)', () => {
+  test('the loop (update.js) imports none of the views the architecture names', async () => {
+    const root = new URL('../../', import.meta.url);
+    const doc = await readFile(new URL('docs/ARCHITECTURE.md', root), 'utf8');
+    // The list in bold after "The views are the modules that draw a part of the page".
+    const list = /The views are the modules that draw a part of the page[^*]*\*\*([^*]+)\*\*/.exec(doc);
+    assert.ok(list, 'docs/ARCHITECTURE.md lists the views');
+    const views = list[1].split(',').map((name) => name.trim());
+    assert.ok(views.length >= 20 && views.includes('inputs.js') && views.includes('exercise.js'), `views: ${views}`);
+    for (const view of views) await readFile(new URL(`web/page/${view}`, root)); // each one exists
+    const update = await readFile(new URL('web/page/update.js', root), 'utf8');
+    const imported = [...update.matchAll(/^import[^;]*?from '\.\/([^']+)';/gms)].map((m) => m[1]);
+    assert.ok(imported.includes('store.js') && imported.includes('editors.js'), `update.js imports ${imported}`);
+    assert.deepEqual(
+      imported.filter((name) => views.includes(name)),
+      [],
+      'update.js imports a view',
+    );
   });
 });

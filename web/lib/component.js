@@ -47,6 +47,13 @@ export function sharedEngine(options = {}) {
   return shared;
 }
 
+// An editable table's fields are as wide as its longest number (table data-w: its characters),
+// so that no number is cut mid-digit: a rule per width, since a host's CSP may refuse inline styles.
+const INPUT_WIDTH_MAX = 24;
+const INPUT_WIDTHS = Array.from({ length: INPUT_WIDTH_MAX - 5 }, (_, i) => `table[data-w="${i + 6}"] input { width: ${i + 7.5}ch; }`).join(
+  '\n',
+);
+
 const CSS = `
 :host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1f24;
   background: #fff; border: 1px solid #d0d7de; border-radius: 8px; padding: 12px; max-width: 100%; overflow-x: auto; }
@@ -71,6 +78,7 @@ td.masked { color: #4b5563; background: #eceef1; }
 .ramp { display: inline-block; width: 7em; height: 0.6em; border: 1px solid #d0d7de; border-radius: 3px; vertical-align: middle; }
 input { width: 5.2em; font: inherit; font-size: 13px; text-align: right; padding: 2px 4px;
   border: 1px solid #8c959f; border-radius: 3px; font-variant-numeric: tabular-nums; }
+${INPUT_WIDTHS}
 input:focus { outline: 2px solid #0969da; outline-offset: 0; }
 input[aria-invalid="true"] { border-color: #b3261e; background: #fff0ef; }
 .inputs { margin-bottom: 10px; padding-bottom: 8px; border-bottom: 1px solid #eaeef2; }
@@ -455,13 +463,18 @@ export class AttentionExplorerElement extends Base {
     const rowL = tokenInput && !cols ? this.#labels(s, rows.length, which) : rows.map((_, i) => String(i + 1));
     const colL = tokenInput && cols ? this.#labels(s, rows[0].length, which) : rows[0].map((_, j) => String(j + 1));
     const d = decimalsOf(s);
-    let html = `<table data-input="${name}"><caption class="visually-hidden">${name}${editable ? ' (editable)' : ''}</caption><thead><tr><th></th>${colL.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr></thead><tbody>`;
+    // Numbers at the element's decimals, 0 as 0.0000 so that columns line up; in a field with an
+    // ASCII minus, the text the reader edits (the full number stays in the problem until then).
+    const shown = rows.map((row) => row.map((v) => formatNumber(typeof v === 'number' ? v : Number(v), d, { fixedZero: true })));
+    const fields = editable ? shown.map((row) => row.map((text) => text.replace(/\u2212/g, '-'))) : null;
+    const width = fields ? Math.min(INPUT_WIDTH_MAX, Math.max(6, ...fields.flat().map((text) => text.length))) : 0;
+    let html = `<table data-input="${name}"${fields ? ` data-w="${width}"` : ''}><caption class="visually-hidden">${name}${editable ? ' (editable)' : ''}</caption><thead><tr><th></th>${colL.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr></thead><tbody>`;
     rows.forEach((row, i) => {
       html += `<tr><th scope="row">${esc(vector ? '' : rowL[i])}</th>`;
       row.forEach((v, j) => {
         html += editable
-          ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(String(v))}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
-          : `<td>${formatNumber(typeof v === 'number' ? v : Number(v), d)}</td>`;
+          ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(fields[i][j])}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
+          : `<td>${shown[i][j]}</td>`;
       });
       html += '</tr>';
     });

@@ -7,9 +7,8 @@ import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
 import { escapeHtml, fmt, matrixToText } from './format.js';
-import { INPUT_NAMES, encodeStateString } from 'attention-explorer/share';
-import { makePaper } from './student.js';
-import { writeLink } from './link.js';
+import { INPUT_NAMES } from 'attention-explorer/share';
+import { studentsHash } from './link.js';
 
 // Every input of a problem (formats.js's one list): New problem draws each the problem has.
 const INPUTS = new Set(INPUT_NAMES);
@@ -297,31 +296,6 @@ export function fillExerciseSteps() {
       })
       .join(''),
   );
-}
-
-// The students' hash of the last teacher's state it was made for: the address bar, "Copy the
-// students' link" and Share's "Copy link" hand out the same paper (each paper has its own salt).
-const paper = { teacher: null, students: null };
-
-/** Takes (teacher's link, students' hash) as already made: the teacher's tab reopened (main.js). */
-export function knownStudentsHash(teacher, students) {
-  paper.teacher = teacher;
-  paper.students = students;
-}
-
-/**
- * The students' hash ("v2=...": only the exercise's paper, student.js) of the teacher's exercise
- * on the page now, made once per teacher's state (a paper costs a slow hash per answer).
- */
-export async function studentsHash() {
-  const { state, result } = app;
-  const teacher = await writeLink(state);
-  if (paper.teacher === teacher) return paper.students;
-  const { problem, trace, ctx } = result;
-  const students = await encodeStateString({ student: await makePaper(state, problem, trace, ctx) });
-  paper.teacher = teacher;
-  paper.students = students;
-  return students;
 }
 
 /** The students' link: the page's address with only the exercise's paper (student.js) in its hash. */

@@ -4,14 +4,12 @@ import { stateInputs } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, tokenLists } from './state.js';
 import { MatrixEditor } from './editor.js';
+import { editors } from './editors.js';
 import { lastEdited, parse } from './problem.js';
 import { store } from './store.js';
 import { editInput, fillInputs, setOptions } from './actions.js';
 import { matrixToText } from './format.js';
 import { headOf } from './steps.js';
-
-/** name -> MatrixEditor, kept (with their values) while inputs come and go. */
-export const editors = new Map();
 
 const INPUT_TITLES = {
   Q: 'Q',

@@ -5,6 +5,7 @@ import { decodeStateString, encodeStateString, problemToState } from 'attention-
 import { app } from './app.js';
 import { stateFromObject, withoutDefaults } from './state.js';
 import { applyFlags, flags } from './embed.js';
+import { makePaper } from './student.js';
 
 let linkError = null; // why the link could not be read (shown once, at the top)
 
@@ -146,4 +147,31 @@ export function takeLinkError() {
   const error = linkError;
   linkError = null;
   return error;
+}
+
+// The students' hash of the last teacher's state it was made for: the address bar, "Copy the
+// students' link" and Share's "Copy link" hand out the same paper (each paper has its own salt).
+// Here, beside the link it is made from, so that the loop's link effect (update.js) and the
+// exercise panel (exercise.js) share it without the loop importing a view.
+const paper = { teacher: null, students: null };
+
+/** Takes (teacher's link, students' hash) as already made: the teacher's tab reopened (main.js). */
+export function knownStudentsHash(teacher, students) {
+  paper.teacher = teacher;
+  paper.students = students;
+}
+
+/**
+ * The students' hash ("v2=...": only the exercise's paper, student.js) of the teacher's exercise
+ * on the page now, made once per teacher's state (a paper costs a slow hash per answer).
+ */
+export async function studentsHash() {
+  const { state, result } = app;
+  const teacher = await writeLink(state);
+  if (paper.teacher === teacher) return paper.students;
+  const { problem, trace, ctx } = result;
+  const students = await encodeStateString({ student: await makePaper(state, problem, trace, ctx) });
+  paper.teacher = teacher;
+  paper.students = students;
+  return students;
 }

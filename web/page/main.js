@@ -4,6 +4,7 @@
 //   update.js       the loop's subscriptions: state -> problem -> engine.run -> result -> the views
 //   problem.js      the page state's problem (the package's stateToProblem) and where errors go
 //   controls.js     example, mode, options, token names      inputs.js    the input editors
+//   editors.js      the editors' registry (name -> MatrixEditor), read and written by the loop
 //   mask-editor.js  the keep-mask grid / additive mask        selection.js the open cell, drill-down
 //   cards.js        the step cards' view (steps.js draws them)
 //   steps.js        step cards    explain.js worked cells    why.js       "why divide by √d_k"
@@ -25,8 +26,7 @@ import { mountMaskEditor } from './mask-editor.js';
 import { mountSelection } from './selection.js';
 import { installShare, mountSharePanel } from './share-panel.js';
 import { flags } from './embed.js';
-import { keptTeacherView, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
-import { knownStudentsHash } from './exercise.js';
+import { keptTeacherView, knownStudentsHash, readLink, savedFrameHash, setDefaultLink, writeLink } from './link.js';
 import { link, mountEffects, mountLoop } from './update.js';
 import { drawWhyLater, mountWhy } from './why.js';
 import { loadState, selectionParts, store } from './store.js';

@@ -114,7 +114,7 @@ export async function renderPractice() {
   try {
     view = walkthrough.compute(engine, app.result);
   } catch (err) {
-    view = { error: err.message, positions: 0 };
+    view = { error: err.message, failure: err, positions: 0 };
   }
   current.view = view;
   renderExportRow(id, view);
@@ -127,6 +127,8 @@ export async function renderPractice() {
     controls.dataset.key = key;
     walkthrough.bind?.();
   }
+  // The fields mark what an error names (gradients: dO's cell), or clear the mark.
+  walkthrough.showError?.(view.failure ?? null);
   if (view.error) {
     $('practice-pos').textContent = walkthrough.title;
     $('practice-text').textContent = `Not computed: ${view.error}`;

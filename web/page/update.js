@@ -9,10 +9,9 @@ import { $, afterFrame, app, latestOnly } from './app.js';
 import { hiddenStepIds, store } from './store.js';
 import { computed } from './actions.js';
 import { buildProblem, errorPlace, parse } from './problem.js';
-import { editors } from './inputs.js';
+import { editors } from './editors.js';
 import { markScrollables } from './scrollables.js';
-import { addressHash, keepTeacherView, saveFrameHash, writeLink } from './link.js';
-import { studentsHash } from './exercise.js';
+import { addressHash, keepTeacherView, saveFrameHash, studentsHash, writeLink } from './link.js';
 import { flags } from './embed.js';
 import { escapeHtml, readAs } from './format.js';
 

@@ -63,6 +63,7 @@ export function drawn(view) {
 }
 
 export function controls(view) {
+  parseFailure = null; // the cells are drawn again from dO
   const { trace } = app.result;
   const out = trace.output;
   const dO = walkState().dO ?? out.map((r) => r.map(() => 1));
@@ -88,26 +89,52 @@ export function bind() {
     input.addEventListener('change', readDO);
   $('pr-do-ones').addEventListener('click', () => {
     for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) input.value = '1';
-    $('pr-do-error').hidden = true;
+    parseFailure = null;
+    showError(null);
     restart({ dO: null });
   });
+}
+
+// A cell of dO's grid that is not a number (engine.parseCell's error): shown until the grid reads
+// or is drawn again, whatever the computations in between say.
+let parseFailure = null;
+
+/**
+ * The error under dO's grid, and its cell marked as the input editors mark theirs (aria-invalid):
+ * the error is about dO (a cell that is not a number, or the core's "dO: row 2, column 1 is inf"),
+ * its row and column from 1. Another error, or none, clears them.
+ */
+export function showError(error) {
+  const shown = parseFailure ?? (error?.field === 'dO' ? error : null);
+  for (const input of document.querySelectorAll('.pr-do-cell[aria-invalid]')) {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('aria-describedby');
+  }
+  const box = $('pr-do-error');
+  if (!box) return;
+  box.hidden = !shown;
+  box.textContent = shown?.message ?? '';
+  if (!shown || !(shown.row > 0 && shown.column > 0)) return;
+  const cell = document.querySelector(`.pr-do-cell[data-r="${shown.row - 1}"][data-c="${shown.column - 1}"]`);
+  cell?.setAttribute('aria-invalid', 'true');
+  cell?.setAttribute('aria-describedby', 'pr-do-error');
 }
 
 /** dO from its grid, each cell read as the page's grids read a number (engine.parseCell). */
 async function readDO() {
   const engine = await practiceEngine();
-  const error = $('pr-do-error');
   try {
     const dO = app.result.trace.output.map((r) => r.map(() => 1));
     for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll('.pr-do-cell'))) {
       const [r, c] = [Number(input.dataset.r), Number(input.dataset.c)];
       dO[r][c] = engine.parseCell(input.value, 'dO', r + 1, c + 1);
     }
-    error.hidden = true;
+    parseFailure = null;
+    showError(null);
     restart({ dO });
   } catch (err) {
-    error.hidden = false;
-    error.textContent = err.message;
+    parseFailure = err;
+    showError(null);
   }
 }
 

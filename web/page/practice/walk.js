@@ -26,6 +26,8 @@ import { store } from '../store.js';
  * @property {(view: any) => string} [controls]  the walkthrough's fields
  * @property {() => string} [controlsKey]  what the fields show besides what was typed (default:
  *   the walkthrough's id): they are drawn again only when it changes
+ * @property {(error: (Error & import('attention-explorer').InputErrorPlace) | null) => void} [showError]  after
+ *   each computation: the fields mark what its error names (null: it computed)
  * @property {() => void} [bind]  the fields' listeners: they dispatch the walk's new settings
  *   (actions.js setWalk, or `restart` below); the panel redraws from the store
  * @property {{ file: string, latex: Function, csv: Function, json: Function, numpy?: Function }} [exporters]
