@@ -226,9 +226,9 @@ struct Step {
   Matrix values;
 
   std::string title_id;  ///< the caption's message id in web/lib/locales: "step.scaled" (no head number)
-  std::string symbol;  ///< its name in TeX, e.g. "\\tilde S^{(2)}" (head 2 of several)
-  std::string tex;     ///< its formula for this problem's options, in TeX (KaTeX subset)
-  std::string text;    ///< the same formula in plain Unicode text (terminal, CSV comments)
+  std::string symbol;    ///< its name in TeX, e.g. "\\tilde S^{(2)}" (head 2 of several)
+  std::string tex;       ///< its formula for this problem's options, in TeX (KaTeX subset)
+  std::string text;      ///< the same formula in plain Unicode text (terminal, CSV comments)
   ValueKind kind = ValueKind::Signed;
   Axis row_axis = Axis::Queries, col_axis = Axis::Features;  ///< in the step's own layout
   std::vector<int> inputs;         ///< indices (into Trace::steps) of the steps it is computed from

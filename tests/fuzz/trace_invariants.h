@@ -100,7 +100,8 @@ inline std::string check_metadata(const Problem& p, const Trace& t) {
   for (size_t k = 0; k < t.steps.size(); ++k) {
     const Step& s = t.steps[k];
     const std::string where = "step " + std::to_string(k) + " (" + s.id + "/" + std::to_string(s.head) + ")";
-    if (s.title_id != "step." + s.id && s.title_id != "step.dS.sigmoid") return where + " has the caption id " + s.title_id;
+    if (s.title_id != "step." + s.id && s.title_id != "step.dS.sigmoid")
+      return where + " has the caption id " + s.title_id;
     if (s.symbol.empty() || s.tex.empty() || s.text.empty()) {
       return where + " lacks a symbol or formula";
     }
