@@ -147,10 +147,9 @@ function mask(step, { f, t }) {
   for (let q = 0; q < nq; q++) {
     for (let k = 0; k < nk; k++) {
       const b = f?.hidden_by?.[step.axes[0] === 'queries' ? q : k]?.[step.axes[0] === 'queries' ? k : q] ?? 0;
-      if (b & 7) {
-        hidden++;
-        bits |= b;
-      }
+      // Bits 1, 2, 4 hide the pair; bit 8 alone keeps it (a sink the window would hide).
+      if (b & 7) hidden++;
+      bits |= b;
     }
   }
   const why = MASK_COMPONENTS.filter(([bit]) => bits & bit).map(([, id]) => t(id));
