@@ -11,7 +11,7 @@ import en from './locales/en.json' with { type: 'json' };
  * another language formats `title_id` with its own catalogue.
  * @param {string} id
  */
-export const englishTitle = (id) => /** @type {Record<string, string>} */ (en)[id] ?? id;
+export const englishTitle = (id) => /** @type {Record<string, string>} */ (/** @type {unknown} */ (en))[id] ?? id;
 
 // ---- the problem ---------------------------------------------------------------------------------
 
