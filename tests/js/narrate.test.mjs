@@ -10,7 +10,6 @@ import { dist, repo } from './helpers.mjs';
 
 const {
   loadAttention,
-  loadTranslator,
   presetProblem,
   presets,
   findPreset,
@@ -22,6 +21,7 @@ const {
   narrateGradientStep,
   weightSums,
 } = await import(`${dist}node.js`);
+const { loadTranslator } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
 
 /** The preset's trace and its sentences, keyed "id:head" (head -1 for head-less steps). */
@@ -567,7 +567,11 @@ for (const lang of ['fr', 'ar']) {
       const theirs = narrate(trace, labels, t);
       const ours = narrate(trace, labels);
       trace.steps.forEach((step, i) => {
-        if (ours[i] === step.title) return; // a step narration has no words for: its title, the core's
+        if (ours[i] === step.title) {
+          // A step narration has no words for: its caption, the catalogue's.
+          assert.equal(theirs[i], t(step.title_id), `${lang} ${step.id}`);
+          return;
+        }
         told++;
         const where = `${lang} ${step.id}: ${theirs[i]}`;
         assert.ok(theirs[i].length > 0 && !/[{}]/.test(theirs[i]), where);

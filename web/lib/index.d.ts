@@ -991,18 +991,11 @@ export interface NarrateLabels {
 }
 /**
  * One sentence per step (the trace's order): what it does and what to notice in these numbers, in
- * the language of `t` (a translator from loadTranslator; default English).
+ * the language of `t` (`attention-explorer/i18n`'s loadTranslator(lang); default English).
  */
 export function narrate(trace: Trace, labels?: NarrateLabels, t?: Translator): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
 export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels, t?: Translator): string;
-/** The languages there are message catalogues for (web/lib/locales): code -> the language's own name. */
-export const LANGUAGES: Readonly<Record<string, string>>;
-/**
- * The translator of a language (its catalogue loaded; English's for a code without one): narrate's
- * and narrateStep's `t`.
- */
-export function loadTranslator(lang: string): Promise<Translator>;
 /**
  * What each query's attention weights sum to, from the problem's options and a head's facts:
  * 'one' (softmax), 'lambda' (differential: 1 − λ), 'sink' (a sink logit takes a share: less than

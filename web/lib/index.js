@@ -10,8 +10,6 @@ export { connectModelWorker } from './model-client.js';
 export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile, weightSums } from './narrate.js';
-// The learner's language for narration: narrate(trace, labels, await loadTranslator('fr')).
-export { LANGUAGES, loadTranslator } from './i18n.js';
 export { dependents, precedents } from './lineage.js';
 export {
   cellLatex,

@@ -313,7 +313,7 @@ function softcapped(step, { trace }) {
 /**
  * What narration knows per step id: a function of (step, context) giving the messages the step's
  * sentence is made of (null for one left out), with their values. A step without an entry is told
- * by its title. Context: { trace, f (the head's facts), names { q, k }, options, t }.
+ * by its caption (title_id). Context: { trace, f (the head's facts), names { q, k }, options, t }.
  */
 const STEP_TELLERS = {
   positional: (step) => [say(step.given.includes('P') ? 'narrate.positional.learned' : 'narrate.positional.sinusoidal')],
@@ -347,7 +347,8 @@ const STEP_TELLERS = {
  */
 export function narrateStep(trace, index, labels = {}, t = english) {
   const step = trace.steps[index];
-  if (!Object.hasOwn(STEP_TELLERS, step.id)) return step.title;
+  // A step narration has no words for: its caption, in the language (title: English's).
+  if (!Object.hasOwn(STEP_TELLERS, step.id)) return step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title;
   const head = step.head != null && step.head >= 0 ? step.head : 0;
   const context = {
     trace,
