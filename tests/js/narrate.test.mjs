@@ -1,13 +1,17 @@
 // The step-through sentences (dist/narrate.js, exported by the package): what each step does and
 // what to notice in these numbers, for the seed presets and the page's first example.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { TYPE, parse } from '@formatjs/icu-messageformat-parser';
 
-import { dist } from './helpers.mjs';
+import { dist, repo } from './helpers.mjs';
 
 const {
   loadAttention,
   presetProblem,
+  presets,
   findPreset,
   narrate,
   narrateStep,
@@ -17,6 +21,7 @@ const {
   narrateGradientStep,
   weightSums,
 } = await import(`${dist}node.js`);
+const { loadTranslator } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
 
 /** The preset's trace and its sentences, keyed "id:head" (head -1 for head-less steps). */
@@ -96,6 +101,27 @@ test('seed 000 causal: the mask in words, and a query that sees one key is not t
     byKey['output:-1'],
     'Each output row is a weighted average of the value rows, with the weights as mixing shares. ' +
       "w2's output is 83% w1's value + 17% w2's.",
+  );
+});
+
+test('a causal sliding window with a sink: the pairs it hides, and the sink it keeps', () => {
+  const tokens = [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+    [0.5, -1],
+    [2, 0],
+  ];
+  const trace = engine.run({ Q: tokens, K: tokens, V: tokens, options: { causal: true, window: [1, 0], sink_tokens: 1 } });
+  // hidden_by 8 alone: kept as a sink (docs/api.md); 10 causal pairs + 3 outside the window.
+  assert.deepEqual(trace.facts[0].hidden_by[3], [8, 2, 0, 0, 3]);
+  assert.equal(
+    narrateStep(
+      trace,
+      trace.steps.findIndex((s) => s.id === 'mask'),
+    ),
+    'The mask hides 13 of 25 query–key pairs (causal: each query sees only itself and earlier keys; a window: each query sees only nearby keys). ' +
+      'Sink tokens stay visible to every query.',
   );
 });
 
@@ -405,5 +431,189 @@ test('what a row of weights sums to, asked in one place: softmax, a sink logit, 
   assert.match(
     sentence,
     /^Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights sum to less than 1: the sink logit takes the rest\. /,
+  );
+});
+
+// ---- the learner's language: the same sentences from another catalogue ---------------------------
+
+/** The words of English's narration (the literal text of its narrate.* messages, lower case). */
+function englishNarrationWords() {
+  const en = JSON.parse(readFileSync(join(repo, 'web/lib/locales/en.json'), 'utf8'));
+  const words = new Set();
+  const walk = (elements) => {
+    for (const e of elements) {
+      if (e.type === TYPE.literal) for (const w of e.value.match(/[A-Za-z]{2,}/g) ?? []) words.add(w.toLowerCase());
+      if (e.type === TYPE.plural || e.type === TYPE.select) for (const option of Object.values(e.options)) walk(option.value);
+    }
+  };
+  for (const [id, message] of Object.entries(en)) if (id.startsWith('narrate.')) walk(parse(message));
+  return words;
+}
+
+// Names every language writes as English does: functions and methods, and the model's name.
+const SYMBOLS = ['softmax', 'tanh', 'rope', 'alibi', 'pe', 'transformer'];
+// French words spelled as English ones (the same word in both languages).
+const SAME_WORDS = {
+  fr: ['score', 'scores', 'variance', 'positions', 'position', 'cache', 'causal', 'angle', 'plus', 'logit', 'projections', 'original'],
+  ar: [],
+};
+
+/** Traces that reach every sentence narrate has: the presets, and options that change the words. */
+function traces() {
+  const out = [];
+  const variants = [
+    {},
+    { causal: true },
+    { causal: true, window: [1, 0], sink_tokens: 1 },
+    { score_fn: 'sigmoid' },
+    { alibi: true, softcap: 2 },
+    { rope: true, scale: 0.5 },
+    { scale: 3 },
+    { sink_logit: 0.5 },
+  ];
+  for (const preset of presets) {
+    const base = presetProblem(preset, engine).problem;
+    for (const v of variants) {
+      const problem = { ...base, options: { ...base.options, ...v } };
+      let trace;
+      try {
+        trace = engine.run(problem);
+      } catch {
+        continue; // an option this preset refuses (the columns layout and sigmoid, linear attention and ALiBi, ...)
+      }
+      out.push({ trace, labels: { tokensQ: preset.tokens, tokensK: preset.kvTokens ?? preset.tokens, options: problem.options } });
+    }
+  }
+  // A KV cache (one key and two), a mask of your own that hides a whole row (with −∞ and with a
+  // fill number), two heads sharing one key/value head, learned positions; sigmoid weights of one query.
+  const [X, W_Q, W_K, W_V, P] = engine.random(
+    5,
+    [
+      [3, 4],
+      [4, 4],
+      [4, 2],
+      [4, 2],
+      [3, 4],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
+  const tokens = [
+    [1, 0],
+    [0, 1],
+    [1, 1],
+  ];
+  // true keeps the key: query 3 sees none.
+  const keep = [
+    [true, false, true],
+    [true, true, false],
+    [false, false, false],
+  ];
+  const cache = { Q: [[1, 0, 0.5, -1]], K: [[0.5, 1, -1, 0]], V: [[2, 1]], past_K: [[1, 0, 0, 1]], past_V: [[1, 0]] };
+  for (const problem of [
+    { ...cache, options: { causal: true } },
+    { ...cache, past_K: [...cache.past_K, [0, 1, 0, 1]], past_V: [...cache.past_V, [0, 1]], options: { score_fn: 'sigmoid' } },
+    { Q: tokens, K: tokens, V: tokens, options: { mask: keep, causal: true } },
+    { Q: tokens, K: tokens, V: tokens, options: { mask: keep, mask_fill: -5, scale: '1/sqrt(3)' } },
+    { X, W_Q, W_K, W_V, P, options: { heads: 2, kv_heads: 1 } },
+    { X, W_Q: W_Q.map((r) => r.slice(0, 2)), W_K, W_V, options: { positional: 'sinusoidal' } },
+    // One query, one key: no query has a choice.
+    { Q: [[1, 0]], K: [[0, 1]], V: [[1, 1]] },
+  ])
+    out.push({ trace: engine.run(problem), labels: { options: problem.options } });
+  // Traces without the facts the sentences of sigmoid and differential weights read their row sums
+  // from (a trace file written before them), and one whose weights disagree with its scores (edited):
+  // the sentences that say less.
+  const sigmoid = out.find((x) => x.labels.options?.score_fn === 'sigmoid' && x.trace.facts[0].weight_sums);
+  const differential = out.find((x) => Number.isFinite(x.trace.facts[0].lambda));
+  for (const { trace, labels } of [sigmoid, differential])
+    out.push({ trace: { ...trace, facts: trace.facts.map(({ weight_sums, ...f }) => f) }, labels });
+  const edited = engine.run({ Q: tokens, K: tokens, V: tokens });
+  const scores = edited.steps[edited.steps.find((s) => s.id === 'weights').inputs[0]];
+  scores.data = scores.data.map((row) => row.map((v, k) => (k === 0 ? v + 10 : v)));
+  out.push({ trace: edited, labels: {} });
+  return out;
+}
+
+const numbersIn = (text) => (text.match(/\d+(?:\.\d+)?(?:e[−-]?\d+)?/g) ?? []).sort();
+
+/** The translator `t`, noting the id of every message it formats in `ids`. */
+function noting(t, ids) {
+  return Object.assign((id, values) => (ids.add(id), t(id, values)), {
+    lang: t.lang,
+    dir: t.dir,
+    has: t.has,
+    message: t.message,
+    list: t.list,
+  });
+}
+
+for (const lang of ['fr', 'ar']) {
+  test(`${lang}: every told step in the catalogue's words, every placeholder filled, the same numbers as English's`, async () => {
+    const used = new Set();
+    const t = noting(await loadTranslator(lang), used);
+    assert.equal(t.lang, lang);
+    const english = englishNarrationWords();
+    const allowed = new Set([...SYMBOLS, ...SAME_WORDS[lang]]);
+    let told = 0;
+    for (const { trace, labels } of traces()) {
+      // Token names are the learner's own words: "banana" stays "banana" in French.
+      const names = new Set(
+        [...(labels.tokensQ ?? []), ...(labels.tokensK ?? [])].flatMap(
+          (n) =>
+            String(n)
+              .toLowerCase()
+              .match(/[a-z]{2,}/g) ?? [],
+        ),
+      );
+      const theirs = narrate(trace, labels, t);
+      const ours = narrate(trace, labels);
+      trace.steps.forEach((step, i) => {
+        if (ours[i] === step.title) {
+          // A step narration has no words for: its caption, the catalogue's.
+          assert.equal(theirs[i], t(step.title_id), `${lang} ${step.id}`);
+          return;
+        }
+        told++;
+        const where = `${lang} ${step.id}: ${theirs[i]}`;
+        assert.ok(theirs[i].length > 0 && !/[{}]/.test(theirs[i]), where);
+        assert.notEqual(theirs[i], ours[i], where);
+        const leaked = (theirs[i].match(/[A-Za-z]{2,}/g) ?? [])
+          .map((w) => w.toLowerCase())
+          .filter((w) => english.has(w) && !allowed.has(w) && !names.has(w));
+        assert.deepEqual(leaked, [], where);
+        assert.deepEqual(numbersIn(theirs[i]), numbersIn(ours[i]), `${where}\n  en: ${ours[i]}`);
+      });
+    }
+    assert.ok(told > 300, `${told} sentences`);
+    // The traces reach every message of the step-through's narration (narrate.name.token is the walkthroughs').
+    const en = JSON.parse(readFileSync(join(repo, 'web/lib/locales/en.json'), 'utf8'));
+    const unused = Object.keys(en).filter((id) => id.startsWith('narrate.') && !used.has(id));
+    assert.deepEqual(unused, ['narrate.name.token']);
+  });
+}
+
+test('the sentences of other languages: quotes, names, plurals and lists are the catalogue’s', async () => {
+  const fr = await loadTranslator('fr');
+  const ar = await loadTranslator('ar');
+  const { trace } = told('lookup');
+  const i = trace.steps.findIndex((s) => s.id === 'weights');
+  const labels = { tokensQ: findPreset('lookup').tokens, tokensK: findPreset('lookup').kvTokens };
+  assert.equal(
+    narrateStep(trace, i, labels, fr),
+    'Le softmax transforme les scores de chaque requête en poids dont la somme vaut 1. ' +
+      '«\u00a0sweet?\u00a0» met 80 % de son poids sur «\u00a0banana\u00a0», car leur score est le plus grand. ' +
+      '«\u00a0both?\u00a0» répartit le plus son poids : son plus grand poids est de 50 %, sur «\u00a0apple\u00a0».',
+  );
+  assert.match(narrateStep(trace, i, labels, ar), /^تحوّل softmax درجات كل استعلام إلى أوزان مجموعها 1\. يضع «sweet\?» نسبة 80% /);
+  // A missing name is the language's "query 1"; Japanese joins sentences without a space.
+  const ja = await loadTranslator('ja');
+  const bare = narrate(trace, {}, ja)[i];
+  assert.match(bare, /^softmax は各クエリのスコアを、和が 1 になる重みに変えます。クエリ 1 は重みの 80% を キー 1 に置きます。/);
+  // Plurals: one earlier key in the cache; the list of heads sharing a key/value head.
+  const cached = engine.run({ Q: [[1, 0]], K: [[0, 1]], V: [[1, 1]], past_K: [[1, 0]], past_V: [[0, 1]] });
+  const k = cached.steps.findIndex((s) => s.id === 'K_cache');
+  assert.equal(narrateStep(cached, k), 'The cache holds 1 earlier key, then the 1 new: the queries attend to all 2.');
+  assert.equal(
+    narrateStep(cached, k, {}, fr),
+    'Le cache contient 1 clé antérieure, puis la 1 nouvelle : les requêtes regardent les 2 clés.',
   );
 });

@@ -1,6 +1,10 @@
 // Hand-written types of `attention-explorer` (Emscripten 3.1.6 cannot emit them); tests/js
 // compiles real usage against them and checks the runtime exports match.
 
+import type { Translator } from './playground.js';
+
+export type { Translator };
+
 /** A matrix as JSON: rows of numbers ("inf", "-inf", "nan" allowed), a flat list (one row),
  *  `{ shape, data }` with flat row-major data, or text in any format the parser accepts. */
 export type MatrixInput =
@@ -985,10 +989,13 @@ export interface NarrateLabels {
   /** The problem's options: with `score_fn: "sigmoid"` the weights (and dS) are told as sigmoids' (rows need not sum to 1, or dS's to 0). */
   options?: Options;
 }
-/** One sentence per step (the trace's order): what it does and what to notice in these numbers. */
-export function narrate(trace: Trace, labels?: NarrateLabels): string[];
+/**
+ * One sentence per step (the trace's order): what it does and what to notice in these numbers, in
+ * the language of `t` (`attention-explorer/i18n`'s loadTranslator(lang); default English).
+ */
+export function narrate(trace: Trace, labels?: NarrateLabels, t?: Translator): string[];
 /** The sentence of step `index` of `trace`, e.g. "sweet? puts 80% of its weight on banana because their score is largest." */
-export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels): string;
+export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels, t?: Translator): string;
 /**
  * What each query's attention weights sum to, from the problem's options and a head's facts:
  * 'one' (softmax), 'lambda' (differential: 1 − λ), 'sink' (a sink logit takes a share: less than

@@ -3,7 +3,12 @@
 // trace's own description (ids, axes, inputs, given, facts, meta) and numbers; no attention maths
 // is redone here, only the numbers are compared. Pure: the page's step-through mode and the
 // component use it alike.
+// The words are the catalogue's (web/lib/locales, ids narrate.*, formatted by a translator `t` of
+// i18n.js; English by default): STEP_TELLERS below says, per step id, which messages a step's
+// sentence is made of and with which values; numbers arrive formatted here (formatNumber's decimal
+// point and minus), counts as numbers for the catalogue's plurals.
 import { formatNumber } from './format.js';
+import { english } from './i18n.js';
 
 const MINUS = '\u2212';
 
@@ -11,7 +16,9 @@ const MINUS = '\u2212';
 function sig(x) {
   return String(Number(x.toPrecision(2))).replace('-', MINUS);
 }
-const pct = (x) => `${Math.round(100 * x)}%`;
+/** A weight as a whole percentage, the number alone ("80"): the catalogue writes the % sign. */
+const percent = (x) => String(Math.round(100 * x));
+const pct = (x) => `${percent(x)}%`;
 const num = (x) => formatNumber(x, 2);
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -23,47 +30,47 @@ function count(step, axis) {
   return step.shape[step.axes.indexOf(axis)];
 }
 
-/** Names of the queries and keys: the given ones, else "query 1", "key 1", ... */
-function namer(list, word) {
-  return (i) => (list?.[i] === undefined ? `${word} ${i + 1}` : quoteToken(list[i]));
+/** Names of the queries and keys: the given ones, else "query 1", "key 1", "token 1", ... (`word`). */
+function namer(list, word, t = english) {
+  return (i) => (list?.[i] === undefined ? t(`narrate.name.${word}`, { n: i + 1 }) : quoteToken(list[i], t));
 }
 
 /**
  * A token's name as a sentence writes it: in quotes when it reads as a word ("the", "banana",
  * "sweet?": letters and no digit), so that "“the” spreads its weight most" parses; names such as
- * w1, input_2 or x₃ read as names already and stay bare.
+ * w1, input_2 or x₃ read as names already and stay bare. The quotes are the language's (`t`).
  */
-export function quoteToken(name) {
+export function quoteToken(name, t = english) {
   const s = String(name);
-  return /\p{L}/u.test(s) && !/[\p{N}_]/u.test(s) ? `“${s}”` : s;
+  return /\p{L}/u.test(s) && !/[\p{N}_]/u.test(s) ? t('narrate.quoted', { name: s }) : s;
 }
 
-function headPhrase(step, meta) {
-  return meta.heads > 1 && step.head != null && step.head >= 0 ? ` (head ${step.head + 1})` : '';
+/** A message not yet formatted. */
+const say = (id, values = {}) => ({ id, values });
+
+/** Sentences (messages; null for one left out) formatted and joined as the language joins them. */
+function sentences(t, said) {
+  const texts = said.filter(Boolean).map((m) => t(m.id, m.values));
+  return texts.reduce((before, after) => t('narrate.then', { before, after }));
 }
 
-function projection(step, trace, names) {
+function projection(step, { trace, t }) {
   const { meta } = trace;
-  const role = {
-    Q: 'what each token looks for',
-    K: 'what each token offers, to be matched against the queries',
-    V: 'what each token hands over when it is attended to',
-  }[step.id];
   const projected = step.given.some((g) => g.startsWith('W_'));
-  const tokens = step.id === 'Q' ? count(step, 'queries') : count(step, 'keys');
   const width = step.shape[step.axes.indexOf('features')];
-  let text = projected
-    ? `${step.text}: ${role}, ${plural(width, 'number')} per token.`
-    : `${step.id} is given: one row per ${step.id === 'Q' ? 'query' : 'key'} (${tokens}), ${role}, ${plural(width, 'number')} each.`;
+  const said = [
+    projected
+      ? say(`narrate.${step.id}.projected`, { text: step.text, width })
+      : say(`narrate.${step.id}.given`, { tokens: step.id === 'Q' ? count(step, 'queries') : count(step, 'keys'), width }),
+  ];
   if (meta.heads > 1 && step.features) {
-    text += ` Head ${step.head + 1} takes features ${step.features[0] + 1}–${step.features[1]}`;
+    const head = { head: step.head + 1, first: step.features[0] + 1, last: step.features[1] };
     if (step.id !== 'Q' && meta.kv_heads < meta.heads) {
-      const sharing = trace.steps.filter((s) => s.id === step.id && s.kv_group === step.kv_group).map((s) => s.head + 1);
-      text += `, the key/value head ${step.kv_group + 1} that heads ${sharing.join(' and ')} share`;
-    }
-    text += '.';
+      const sharing = trace.steps.filter((s) => s.id === step.id && s.kv_group === step.kv_group).map((s) => String(s.head + 1));
+      said.push(say('narrate.projection.shared', { ...head, group: step.kv_group + 1, heads: t.list(sharing) }));
+    } else said.push(say('narrate.projection.head', head));
   }
-  return text;
+  return said;
 }
 
 /** The query and key of the largest finite entry of a queries × keys step. */
@@ -80,41 +87,59 @@ function largest(step) {
   return best;
 }
 
-function scaledText(step, trace, f, options) {
+function scores(step, { trace, f, names }) {
+  const b = largest(step);
+  const inHead = trace.meta.heads > 1 && step.head != null && step.head >= 0;
+  return [
+    say('narrate.scores'),
+    b &&
+      say(inHead ? 'narrate.scores.largestInHead' : 'narrate.scores.largest', {
+        head: inHead ? step.head + 1 : 0,
+        query: names.q(b.q),
+        key: names.k(b.k),
+        value: num(b.v),
+      }),
+    f?.scores_variance !== undefined && say('narrate.scores.variance', { variance: sig(f.scores_variance) }),
+  ];
+}
+
+function scaled(step, { trace, f, options }) {
   const { meta } = trace;
   // What the scale does to what follows: a softmax's peak, or how far each sigmoid saturates.
-  const sigmoid = options?.score_fn === 'sigmoid';
-  const less = sigmoid ? 'so the sigmoids that follow saturate less' : 'so the softmax that follows is less peaked';
-  const more = sigmoid ? 'so the sigmoids that follow saturate more' : 'so the softmax that follows is more peaked';
-  const change =
-    f && f.scores_variance !== undefined && f.scaled_variance !== undefined
-      ? ` shrinks the scores' variance from ${sig(f.scores_variance)} to ${sig(f.scaled_variance)}`
-      : '';
+  const fn = options?.score_fn === 'sigmoid' ? 'sigmoid' : 'softmax';
+  const variance = f && f.scores_variance !== undefined && f.scaled_variance !== undefined;
+  const values = {
+    score_fn: fn,
+    change: variance ? 'variance' : 'none',
+    before: variance ? sig(f.scores_variance) : '',
+    after: variance ? sig(f.scaled_variance) : '',
+  };
   switch (meta.scale_kind) {
     case 'none':
-      return 'No scaling: the scaled scores are the scores.';
+      return [say('narrate.scaled.none')];
     case 'sqrt_dk':
-      return `Scaling by 1/√${meta.d_k}${change || ' shrinks every score'}, ${less}.`;
+      return [say('narrate.scaled.sqrt_dk', { ...values, d_k: meta.d_k })];
     case 'divide_sqrt': {
       const n = 1 / (meta.scale * meta.scale);
       const by = Math.abs(n - Math.round(n)) < 1e-4 ? `√${Math.round(n)}` : num(1 / meta.scale);
-      return `Dividing by ${by}${change || ' shrinks every score'}, ${less}.`;
+      return [say('narrate.scaled.divide', { ...values, by })];
     }
     default:
-      return meta.scale < 1
-        ? `Multiplying by ${num(meta.scale)}${change || ' shrinks every score'}, ${less}.`
-        : `Multiplying by ${num(meta.scale)} stretches the scores, ${more}.`;
+      return [say(meta.scale < 1 ? 'narrate.scaled.multiply' : 'narrate.scaled.stretch', { ...values, by: num(meta.scale) })];
   }
 }
 
-/** @type {[number, string][]} */
-const COMPONENT_WORDS = [
-  [1, 'causal: each query sees only itself and earlier keys'],
-  [2, 'a window: each query sees only nearby keys'],
-  [4, 'the mask you gave'],
+/**
+ * The mask's components by their bit in facts.hidden_by (bit 8: sink tokens, which it keeps).
+ * @type {[number, string][]}
+ */
+const MASK_COMPONENTS = [
+  [1, 'narrate.mask.causal'],
+  [2, 'narrate.mask.window'],
+  [4, 'narrate.mask.given'],
 ];
 
-function maskText(step, f) {
+function mask(step, { f, t }) {
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   let hidden = 0;
@@ -122,17 +147,19 @@ function maskText(step, f) {
   for (let q = 0; q < nq; q++) {
     for (let k = 0; k < nk; k++) {
       const b = f?.hidden_by?.[step.axes[0] === 'queries' ? q : k]?.[step.axes[0] === 'queries' ? k : q] ?? 0;
-      if (b & 7) {
-        hidden++;
-        bits |= b;
-      }
+      // Bits 1, 2, 4 hide the pair; bit 8 alone keeps it (a sink the window would hide).
+      if (b & 7) hidden++;
+      bits |= b;
     }
   }
-  const why = COMPONENT_WORDS.filter(([bit]) => bits & bit).map(([, w]) => w);
-  return (
-    `The mask hides ${hidden} of ${nq * nk} query–key pairs${why.length ? ` (${why.join('; ')})` : ''}.` +
-    (bits & 8 ? ' Sink tokens stay visible to every query.' : '')
-  );
+  const why = MASK_COMPONENTS.filter(([bit]) => bits & bit).map(([, id]) => t(id));
+  const values = { hidden, total: nq * nk };
+  return [
+    why.length
+      ? say('narrate.mask.why', { ...values, why: why.reduce((first, second) => t('narrate.mask.also', { first, second })) })
+      : say('narrate.mask', values),
+    bits & 8 && say('narrate.mask.sinks'),
+  ];
 }
 
 /**
@@ -149,33 +176,34 @@ export function weightSums(options = {}, facts = {}) {
 }
 
 /** Sigmoid attention's weights: each on its own, so a query's need not sum to 1. */
-function sigmoidWeightsText(step, names, f) {
+function sigmoidWeights(step, names, f) {
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   const sums = f?.weight_sums ?? [];
-  let text = "A sigmoid turns each score into a weight between 0 and 1 on its own, so a query's weights need not sum to 1";
-  text += sums.length
-    ? `: here they sum to ${sums.length > 1 ? `${num(Math.min(...sums))} to ${num(Math.max(...sums))}` : num(sums[0])}.`
-    : '.';
   let best = null;
   for (let q = 0; q < nq; q++) for (let k = 0; k < nk; k++) if (!best || entry(step, q, k) > best.w) best = { q, k, w: entry(step, q, k) };
-  if (best) text += ` The largest weight is ${names.q(best.q)}'s on ${names.k(best.k)}: ${num(best.w)}.`;
-  return text;
+  return [
+    sums.length > 1
+      ? say('narrate.weights.sigmoid.range', { min: num(Math.min(...sums)), max: num(Math.max(...sums)) })
+      : sums.length
+        ? say('narrate.weights.sigmoid.sum', { sum: num(sums[0]) })
+        : say('narrate.weights.sigmoid'),
+    best && say('narrate.weights.sigmoid.largest', { query: names.q(best.q), key: names.k(best.k), value: num(best.w) }),
+  ];
 }
 
-/** Differential attention's weights: the first map less λ times the second. */
-function differentialWeightsText(f) {
-  const sums = f.weight_sums ?? [];
-  return (
-    `The weights are the first halves' softmax less λ = ${num(f.lambda)} times the second halves': what both maps give a key alike cancels, ` +
-    `a weight can be negative, and each query's weights sum to 1 − λ${sums.length ? ` (${num(sums[0])})` : ''}.`
-  );
-}
-
-function weightsText(step, trace, names, f, options) {
+function weights(step, { trace, names, f, options, t }) {
   const sums = weightSums(options, f);
-  if (sums.kind === 'free') return sigmoidWeightsText(step, names, f);
-  if (sums.kind === 'lambda') return differentialWeightsText(f);
+  if (sums.kind === 'free') return sigmoidWeights(step, names, f);
+  if (sums.kind === 'lambda') {
+    // Differential attention's weights: the first map less λ times the second.
+    const rowSums = f.weight_sums ?? [];
+    return [
+      rowSums.length
+        ? say('narrate.weights.differential.sum', { lambda: num(f.lambda), sum: num(rowSums[0]) })
+        : say('narrate.weights.differential', { lambda: num(f.lambda) }),
+    ];
+  }
   const nq = count(step, 'queries');
   const nk = count(step, 'keys');
   const scoresStep = trace.steps[step.inputs[0]];
@@ -186,39 +214,45 @@ function weightsText(step, trace, names, f, options) {
   const visible = rows.map((_, q) => q).filter((q) => !f?.fully_masked?.includes(q));
   const choosing = visible.filter((q) => seen(q) > 1);
   const live = choosing.length ? choosing : visible;
-  let text =
-    sums.kind === 'sink'
-      ? `Softmax turns each query's scores, and the sink logit beside them, into weights; the sink's is dropped, so a query's weights ${sums.phrase}.`
-      : "Softmax turns each query's scores into weights that sum to 1.";
+  const said = [say(sums.kind === 'sink' ? 'narrate.weights.sink' : 'narrate.weights')];
   if (live.length) {
     const sharpest = live.reduce((b, q) => (rows[q][top[q]] > rows[b][top[b]] ? q : b), live[0]);
     const k = top[sharpest];
     const scoreRow = Array.from({ length: nk }, (_, j) => entry(scoresStep, sharpest, j));
     const becauseLargest = scoreRow.every((v, j) => j === k || !(v > scoreRow[k]));
-    text +=
+    const values = { query: names.q(sharpest), key: names.k(k), share: percent(rows[sharpest][k]) };
+    said.push(
       seen(sharpest) > 1
-        ? ` ${names.q(sharpest)} puts ${pct(rows[sharpest][k])} of its weight on ${names.k(k)}` +
-          (becauseLargest ? ' because their score is largest.' : '.')
-        : ` ${names.q(sharpest)} sees only ${names.k(k)}: all its weight goes there.`;
+        ? say(becauseLargest ? 'narrate.weights.largest' : 'narrate.weights.share', values)
+        : say('narrate.weights.only', values),
+    );
     if (live.length > 1) {
       const flattest = live.reduce((b, q) => (rows[q][top[q]] < rows[b][top[b]] ? q : b), live[0]);
-      if (flattest !== sharpest && pct(rows[flattest][top[flattest]]) !== pct(rows[sharpest][k])) {
-        text += ` ${names.q(flattest)} spreads its weight most: its largest weight is ${pct(rows[flattest][top[flattest]])}, on ${names.k(top[flattest])}.`;
+      if (flattest !== sharpest && percent(rows[flattest][top[flattest]]) !== percent(rows[sharpest][k])) {
+        said.push(
+          say('narrate.weights.flattest', {
+            query: names.q(flattest),
+            key: names.k(top[flattest]),
+            share: percent(rows[flattest][top[flattest]]),
+          }),
+        );
       }
     }
   }
   if (f?.fully_masked?.length) {
-    text += ` ${f.fully_masked.map((q) => names.q(q)).join(', ')} see${f.fully_masked.length === 1 ? 's' : ''} no key: ${f.fully_masked.length === 1 ? 'its' : 'their'} weights are all 0.`;
+    said.push(say('narrate.weights.noKey', { count: f.fully_masked.length, queries: t.list(f.fully_masked.map((q) => names.q(q))) }));
   }
   if (f?.sink_share?.length) {
     const most = f.sink_share.reduce((b, v, q) => (v > f.sink_share[b] ? q : b), 0);
-    text += ` The sink takes ${pct(f.sink_share[most])} of ${names.q(most)}'s weight, so its weights sum to ${pct(1 - f.sink_share[most])}.`;
+    said.push(
+      say('narrate.weights.sinkShare', { query: names.q(most), share: percent(f.sink_share[most]), sum: percent(1 - f.sink_share[most]) }),
+    );
   }
-  return text;
+  return said;
 }
 
 /** "sweet?'s output is 80% banana's value + 19% apple's" for the query with the sharpest weights. */
-function mixText(weights, names) {
+function mix(weights, names) {
   const nq = count(weights, 'queries');
   const nk = count(weights, 'keys');
   // The sharpest query that mixes at least two values (one that sees a single key copies it).
@@ -231,112 +265,107 @@ function mixText(weights, names) {
     }
     if (best) break;
   }
-  if (!best) return '';
+  if (!best) return null;
   const [first, second] = best.row.slice(0, 2).filter((p) => p.w >= 0.005);
+  // Every weight under half a percent (sigmoid weights can all be tiny): no share worth saying.
+  if (!first) return null;
   const rest = best.row.slice(second ? 2 : 1).reduce((sum, p) => sum + p.w, 0);
-  return (
-    ` ${names.q(best.q)}'s output is ${pct(first.w)} ${names.k(first.k)}'s value` +
-    (second ? ` + ${pct(second.w)} ${names.k(second.k)}'s` : '') +
-    (rest >= 0.005 ? ' + the rest.' : '.')
-  );
+  const values = { query: names.q(best.q), key: names.k(first.k), share: percent(first.w), rest: rest >= 0.005 ? 'yes' : 'no' };
+  return second
+    ? say('narrate.output.mixTwo', { ...values, key2: names.k(second.k), share2: percent(second.w) })
+    : say('narrate.output.mixOne', values);
 }
 
-function outputText(step, trace, names, options) {
+function output(step, { trace, names, options }) {
   const { meta } = trace;
   const inputs = step.inputs.map((i) => trace.steps[i]);
-  const weights = inputs.find((s) => s.kind === 'probability');
-  if (weights) {
-    const line = meta.layout === 'columns' ? 'column' : 'row';
-    const one = meta.heads > 1 ? `Each ${line} of head ${step.head + 1}'s output` : `Each output ${line}`;
-    if (options?.score_fn === 'sigmoid')
-      return (
-        `${one} is a weighted sum of the value ${line}s: sigmoid weights need not sum to 1, so it is not an average.` +
-        mixText(weights, names)
-      );
-    return `${one} is a weighted average of the value ${line}s, with the weights as mixing shares.` + mixText(weights, names);
+  const probabilities = inputs.find((s) => s.kind === 'probability');
+  if (probabilities) {
+    const values = { line: meta.layout === 'columns' ? 'column' : 'row', head: step.head != null && step.head >= 0 ? step.head + 1 : 0 };
+    // Sigmoid weights need not sum to 1: a weighted sum, not an average.
+    const id = `narrate.output.${options?.score_fn === 'sigmoid' ? 'sum' : 'average'}${meta.heads > 1 ? 'InHead' : ''}`;
+    return [say(id, values), mix(probabilities, names)];
   }
   if (step.id === 'concat') {
-    return `H puts the ${meta.heads} heads' outputs side by side: ${meta.heads} × ${meta.d_v} = ${step.shape[step.axes.indexOf('features')]} numbers per token.`;
+    return [say('narrate.concat', { heads: meta.heads, d_v: meta.d_v, width: step.shape[step.axes.indexOf('features')] })];
   }
-  const w = step.given.find((g) => g.startsWith('W_'));
-  if (w) {
-    const from = inputs[0]?.id === 'concat' ? "the heads' features" : "the head's features";
-    return `${step.text}: ${w} mixes ${from} into ${plural(step.shape[step.axes.indexOf('features')], 'number')} per token.`;
+  const matrix = step.given.find((g) => g.startsWith('W_'));
+  if (matrix) {
+    const from = inputs[0]?.id === 'concat' ? 'heads' : 'head';
+    return [say('narrate.output.projected', { text: step.text, matrix, from, width: step.shape[step.axes.indexOf('features')] })];
   }
-  return 'The output.';
+  return [say('narrate.output')];
 }
+
+function cache(step, { trace }) {
+  const fresh = trace.steps[step.inputs.find((i) => trace.steps[i].axes.includes('keys'))];
+  const all = count(step, 'keys');
+  const n = fresh ? count(fresh, 'keys') : all;
+  return [say(`narrate.${step.id}`, { earlier: all - n, fresh: n, all })];
+}
+
+function softcapped(step, { trace }) {
+  const before = trace.steps[step.inputs[0]];
+  const peak = (s) => Math.max(...s.data.flat().filter(Number.isFinite).map(Math.abs));
+  return [say('narrate.softcapped', { before: num(peak(before)), after: num(peak(step)) })];
+}
+
+/**
+ * What narration knows per step id: a function of (step, context) giving the messages the step's
+ * sentence is made of (null for one left out), with their values. A step without an entry is told
+ * by its caption (title_id). Context: { trace, f (the head's facts), names { q, k }, options, t }.
+ */
+const STEP_TELLERS = {
+  positional: (step) => [say(step.given.includes('P') ? 'narrate.positional.learned' : 'narrate.positional.sinusoidal')],
+  X_pos: () => [say('narrate.X_pos')],
+  Q: projection,
+  K: projection,
+  V: projection,
+  Q_rot: () => [say('narrate.Q_rot')],
+  K_rot: () => [say('narrate.K_rot')],
+  K_cache: cache,
+  V_cache: cache,
+  scores,
+  scaled,
+  softcapped,
+  alibi: (step, { f }) => [say('narrate.alibi', { slope: num(f?.alibi_slope ?? 0) })],
+  biased: () => [say('narrate.biased')],
+  mask,
+  masked: (step) => [say(step.data.flat().some((v) => v === -Infinity) ? 'narrate.masked' : 'narrate.masked.fill')],
+  weights,
+  head_output: output,
+  output,
+  concat: output,
+};
 
 /**
  * The sentence for step `index` of `trace`. `labels`: { tokensQ, tokensK } (token names, as the
  * page shows them; missing names read "query 1", "key 1", ...) and `options`, the problem's (its
- * score_fn: sigmoid weights need not sum to 1).
+ * score_fn: sigmoid weights need not sum to 1). `t`: the language's translator (i18n.js
+ * loadTranslator); English by default.
  * @type {typeof import('./index.js').narrateStep}
  */
-export function narrateStep(trace, index, labels = {}) {
+export function narrateStep(trace, index, labels = {}, t = english) {
   const step = trace.steps[index];
-  const names = { q: namer(labels.tokensQ, 'query'), k: namer(labels.tokensK, 'key') };
+  // A step narration has no words for: its caption, in the language (title: English's).
+  if (!Object.hasOwn(STEP_TELLERS, step.id)) return step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title;
   const head = step.head != null && step.head >= 0 ? step.head : 0;
-  const f = trace.facts.find((x) => x.head === head);
-  switch (step.id) {
-    case 'positional':
-      return step.given.includes('P')
-        ? 'P holds a learned vector per position, added to each token of X.'
-        : "PE holds the original Transformer's sinusoids at each token's position: slow and fast waves, one pair per two features.";
-    case 'X_pos':
-      return 'X + positions: the tokens now carry where they are; the projections read this, not X.';
-    case 'Q':
-    case 'K':
-    case 'V':
-      return projection(step, trace, names);
-    case 'Q_rot':
-    case 'K_rot':
-      return `RoPE rotates each pair of ${step.id === 'Q_rot' ? 'query' : 'key'} features by an angle that grows with the position, so a query·key product depends on how far apart they are.`;
-    case 'K_cache':
-    case 'V_cache': {
-      const fresh = trace.steps[step.inputs.find((i) => trace.steps[i].axes.includes('keys'))];
-      const all = count(step, 'keys');
-      const n = fresh ? count(fresh, 'keys') : all;
-      return `The cache holds ${plural(all - n, 'earlier key')}${step.id === 'V_cache' ? ' (their values)' : ''}, then the ${n} new: the queries attend to all ${all}.`;
-    }
-    case 'scores': {
-      const b = largest(step);
-      const variance = f?.scores_variance !== undefined ? ` Their variance is ${sig(f.scores_variance)}.` : '';
-      return `Each score is a query's dot product with a key: the larger, the better the key matches.${b ? ` The largest${headPhrase(step, trace.meta)} is ${names.q(b.q)} with ${names.k(b.k)}: ${num(b.v)}.` : ''}${variance}`;
-    }
-    case 'scaled':
-      return scaledText(step, trace, f, labels.options);
-    case 'softcapped': {
-      const before = trace.steps[step.inputs[0]];
-      const peak = (s) => Math.max(...s.data.flat().filter(Number.isFinite).map(Math.abs));
-      return `Soft-capping squashes large scores with tanh, keeping small ones: the largest magnitude goes from ${num(peak(before))} to ${num(peak(step))}.`;
-    }
-    case 'alibi':
-      return `ALiBi penalises distance: a key d positions away loses ${num(f?.alibi_slope ?? 0)}·d (this head's slope).`;
-    case 'biased':
-      return 'The scores plus the ALiBi bias: nearer keys now score higher than before.';
-    case 'mask':
-      return maskText(step, f);
-    case 'masked':
-      return step.data.flat().some((v) => v === -Infinity)
-        ? 'Hidden scores become −∞, so the softmax gives them weight 0.'
-        : 'Hidden scores become the fill number, not −∞: hidden keys keep a little weight.';
-    case 'weights':
-      return weightsText(step, trace, names, f, labels.options);
-    case 'head_output':
-    case 'output':
-    case 'concat':
-      return outputText(step, trace, names, labels.options);
-    default:
-      return step.title;
-  }
+  const context = {
+    trace,
+    f: trace.facts.find((x) => x.head === head),
+    names: { q: namer(labels.tokensQ, 'query', t), k: namer(labels.tokensK, 'key', t) },
+    options: labels.options,
+    t,
+  };
+  return sentences(t, STEP_TELLERS[step.id](step, context));
 }
 
 /**
  * One sentence per step of `trace`, in the trace's order (see narrateStep).
  * @type {typeof import('./index.js').narrate}
  */
-export function narrate(trace, labels = {}) {
-  return trace.steps.map((_, i) => narrateStep(trace, i, labels));
+export function narrate(trace, labels = {}, t = english) {
+  return trace.steps.map((_, i) => narrateStep(trace, i, labels, t));
 }
 
 // ---- attention in practice: one sentence per position of the page's walkthroughs --------------
