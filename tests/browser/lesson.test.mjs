@@ -307,8 +307,8 @@ test("a node jumps to its step's card and is marked while the card is in view", 
 
 test('step by step, keyboard only: one card at a time with its sentence, ← → Home End, Esc shows all', async ({ page, base }) => {
   await open(page, base);
-  // Tab from the top: the skip link, the playground's link, then "Step by step".
-  for (let i = 0; i < 3; i++) await page.keyboard.press('Tab');
+  // Tab from the top: the skip link, the language menu, the playground's link, then "Step by step".
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'step-mode');
   await page.keyboard.press('Enter');
   const visibleCards = () =>
