@@ -112,7 +112,13 @@ test('npm run dev: the page computes, and an edit shows after a refresh', async 
     // Edited while no page is open (vite would reload an open one itself, racing a reload here).
     await page.goto('about:blank');
     const file = join(copy, 'web', 'page', 'index.html');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('<h1>Attention explorer</h1>', '<h1>Attention explorer, edited</h1>'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(
+        'data-i18n="explorer.heading">Attention explorer</h1>',
+        'data-i18n="explorer.heading">Attention explorer, edited</h1>',
+      ),
+    );
     const format = join(copy, 'web', 'lib', 'format.js');
     writeFileSync(format, `${readFileSync(format, 'utf8')}\nexport const EDITED = 'web/lib, edited';\n`);
     // vite notices the edit through its file watcher, a moment after the write.
