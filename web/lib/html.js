@@ -32,7 +32,8 @@ export class Html {
 
 /**
  * One interpolated value as markup: an Html as it is, an array item by item, null, undefined and
- * false as nothing, anything else as its String() escaped.
+ * false as nothing, anything else as its String() escaped. So `${cond && html`...`}` is the
+ * conditional part, and a boolean written as text (aria-pressed="${String(pressed)}") is String()ed.
  * @param {unknown} value
  * @returns {string}
  */

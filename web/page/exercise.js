@@ -105,7 +105,7 @@ export function renderExercise() {
       const id = `${key}/${r}/${c}`;
       if (choosing) {
         const isHidden = hidden.has(`${r},${c}`);
-        return html`<td><button type="button" class="ex-toggle${isHidden && ' is-hidden'}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${isHidden}"
+        return html`<td><button type="button" class="ex-toggle${isHidden && ' is-hidden'}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${String(isHidden)}"
             aria-label="${labels.rowTitle} ${labels.rows[r]}, ${labels.colTitle} ${labels.cols[c]}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
       }
       if (!hidden.has(`${r},${c}`)) return html`<td class="given">${fmt(v, result.ctx.decimals)}</td>`;
@@ -130,7 +130,7 @@ export function renderExercise() {
     <div class="ex-handout"><p><strong>Not for the students:</strong> this view holds the problem and its answers. The address bar and “Copy link” give the students' link: the given numbers and the boxes, nothing to reveal. Your view is kept in this tab; Share → “Copy your teacher's view” is its own link.</p>
     <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
     <p>The students work out the missing numbers${seed} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>${steps}<div class="ex-actions"><button type="button" id="ex-check"${(revealed || choosing) && ' disabled'}>Check</button>
-    <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
+    <button type="button" id="ex-choose" aria-pressed="${String(choosing)}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
     <button type="button" id="ex-leave">Leave exercise mode</button></div>
     <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal.</p>

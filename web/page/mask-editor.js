@@ -40,7 +40,10 @@ export function renderMask() {
   const rows = keep.map(
     (row, i) =>
       html`<tr><th scope="row">${labels.rows[i]}</th>${row.map(
-        (v, j) => html`<td><button type="button" class="mask-cell${!v && ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${!v}"
+        (
+          v,
+          j,
+        ) => html`<td><button type="button" class="mask-cell${!v && ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${String(!v)}"
         aria-label="${labels.rowTitle} ${labels.rows[i]}, ${labels.colTitle} ${labels.cols[j]}: ${v ? 'visible' : 'hidden'}">${v ? '✓' : '−∞'}</button></td>`,
       )}</tr>`,
   );

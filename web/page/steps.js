@@ -353,7 +353,7 @@ export function renderSteps(container, trace, ctx) {
         <span class="shape" title="shape">${nr} × ${nc}</span>
         <span class="copy-done" role="status"></span>
         <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${name}${multi && h >= 0 && `, head ${h + 1}`}">Copy LaTeX</button>
-        <button type="button" class="fold" aria-expanded="${!collapsed}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${name}">${collapsed ? '▸' : '▾'}</button>
+        <button type="button" class="fold" aria-expanded="${String(!collapsed)}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${name}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed && ' hidden'}>
         <div class="formula">${mathHtml(step.tex, true)}</div>
