@@ -96,3 +96,26 @@ test('the legend: the scale in words and its two ends', () => {
   );
   assert.equal(escapeHtml('<a href="x">\'&'), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;');
 });
+
+test("the caller's markup (attrs, above, corner, labelAttrs) goes in as html``; a plain string is escaped", () => {
+  const table = String(
+    stepTableHtml(
+      { data: [[1, 2]], kind: 'signed', shape: [1, 2] },
+      { rows: ['q"1'], cols: ['a', 'b'] },
+      {
+        attrs: tag`class="m"`,
+        above: tag`<tr><td></td><th colspan="2">${'head <1>'}</th></tr>`,
+        corner: tag`<th class="corner"></th>`,
+        labelAttrs: (axis, i) => axis === 'col' && tag` data-token="k:${i}"`,
+      },
+    ),
+  );
+  assert.match(
+    table,
+    /^<table class="m"><thead><tr><td><\/td><th colspan="2">head &lt;1&gt;<\/th><\/tr><tr><th class="corner"><\/th><th scope="col" data-token="k:0">a<\/th><th scope="col" data-token="k:1">b<\/th><\/tr><\/thead><tbody><tr><th scope="row">q&quot;1<\/th><td data-r="0" data-c="0"/,
+  );
+  assert.match(
+    String(stepTableHtml({ data: [[1]], shape: [1, 1] }, { rows: ['r'], cols: ['c'] }, { attrs: 'x="<y>"' })),
+    /^<table x=&quot;&lt;y&gt;&quot;>/,
+  );
+});
