@@ -3,9 +3,14 @@
 // component and the step tables write every innerHTML with it (setHtml), and eslint
 // (eslint.config.js) fails on the old way: a template literal or a concatenation into innerHTML.
 
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const SPECIAL = /[&<>"']/;
+
 /** Text made safe inside HTML (an element's text or a quoted attribute): & < > " ' escaped. */
 export function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+  const text = String(s);
+  // Most text (numbers, token names) has nothing to escape: no new string then.
+  return SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => ENTITIES[c]) : text;
 }
 
 // Only html`` and raw() make an Html: `new Html(...)` from elsewhere throws.
@@ -38,6 +43,8 @@ export class Html {
  * @returns {string}
  */
 function markupOf(value) {
+  if (typeof value === 'string') return escapeHtml(value);
+  if (typeof value === 'number') return String(value);
   if (value instanceof Html) return value.toString();
   if (Array.isArray(value)) {
     let out = '';
