@@ -24,6 +24,21 @@ export default [
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'import-x/no-self-import': 'error',
       'import-x/named': 'error',
+      // Markup is written with web/lib/html.js's html`` (values escaped by default) and setHtml,
+      // never as a string put together by hand: an unescaped value there is an injection.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "AssignmentExpression[left.property.name=/^(innerHTML|outerHTML)$/]:matches([operator='+='], [right.type='TemplateLiteral'], [right.type='BinaryExpression'], [right.type='Literal'][right.value=/./])",
+          message: "Build markup with html`...` from 'attention-explorer/html' and write it with setHtml(el, html`...`), not a string.",
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='insertAdjacentHTML'] > :matches(TemplateLiteral, BinaryExpression, Literal).arguments:nth-child(2)",
+          message: "Build markup with html`...` from 'attention-explorer/html' and pass String(html`...`), not a string.",
+        },
+      ],
     },
   },
   {

@@ -9,6 +9,7 @@ import { dist } from './helpers.mjs';
 
 const { colourScale, loadAttention } = await import(`${dist}node.js`);
 const { cellLook, escapeHtml, legendHtml, maskedPositions, stepTableHtml } = await import(`${dist}step-table.js`);
+const { html: tag } = await import(`${dist}html.js`);
 const engine = await loadAttention();
 
 const problem = {
@@ -40,11 +41,11 @@ const cells = (html) =>
 test("weights of a causal problem: hidden keys grey, numbers on the 0–1 scale, the caller's attributes", () => {
   const masked = maskedPositions(trace, weights);
   assert.equal(masked, trace.steps[weights.inputs[0]].data, "the softmax's input");
-  const html = stepTableHtml(
+  const table = stepTableHtml(
     weights,
     { rows: ['a', 'b', '<c>'], cols: ['x', 'y', 'z'] },
     {
-      attrs: 'class="matrix" data-key="weights:0"',
+      attrs: tag`class="matrix" data-key="${'weights:0'}"`,
       caption: 'Weights & co',
       decimals: 4,
       fixedZero: true,
@@ -52,6 +53,7 @@ test("weights of a causal problem: hidden keys grey, numbers on the 0–1 scale,
       focusable: true,
     },
   );
+  const html = String(table);
   assert.match(
     html,
     /^<table class="matrix" data-key="weights:0"><caption class="visually-hidden">Weights &amp; co<\/caption><thead><tr><th><\/th><th scope="col">x<\/th>/,
@@ -83,14 +85,37 @@ test('a cell: −∞ is "neg-inf", noise rounds to 0 (0.0000 with fixedZero), hi
 });
 
 test('the legend: the scale in words and its two ends', () => {
-  const text = legendHtml(weights).replace(/<[^>]*>/g, '');
+  const text = String(legendHtml(weights)).replace(/<[^>]*>/g, '');
   assert.equal(text, 'weight, 0 to 1: 0.00  1.00');
   const scores = trace.steps.find((s) => s.id === 'scores');
   assert.equal(
-    legendHtml(scores)
+    String(legendHtml(scores))
       .replace(/<[^>]*>/g, '')
       .replace(/\s+/g, ' '),
     'signed, ±max: −2.00 +2.00',
   );
   assert.equal(escapeHtml('<a href="x">\'&'), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;');
+});
+
+test("the caller's markup (attrs, above, corner, labelAttrs) goes in as html``; a plain string is escaped", () => {
+  const table = String(
+    stepTableHtml(
+      { data: [[1, 2]], kind: 'signed', shape: [1, 2] },
+      { rows: ['q"1'], cols: ['a', 'b'] },
+      {
+        attrs: tag`class="m"`,
+        above: tag`<tr><td></td><th colspan="2">${'head <1>'}</th></tr>`,
+        corner: tag`<th class="corner"></th>`,
+        labelAttrs: (axis, i) => axis === 'col' && tag` data-token="k:${i}"`,
+      },
+    ),
+  );
+  assert.match(
+    table,
+    /^<table class="m"><thead><tr><td><\/td><th colspan="2">head &lt;1&gt;<\/th><\/tr><tr><th class="corner"><\/th><th scope="col" data-token="k:0">a<\/th><th scope="col" data-token="k:1">b<\/th><\/tr><\/thead><tbody><tr><th scope="row">q&quot;1<\/th><td data-r="0" data-c="0"/,
+  );
+  assert.match(
+    String(stepTableHtml({ data: [[1]], shape: [1, 1] }, { rows: ['r'], cols: ['c'] }, { attrs: 'x="<y>"' })),
+    /^<table x=&quot;&lt;y&gt;&quot;>/,
+  );
 });

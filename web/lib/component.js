@@ -21,7 +21,8 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { escapeHtml as esc, legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
+import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
+import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
@@ -167,12 +168,13 @@ function formulaHtml(step) {
   const katex = AttentionExplorerElement.katex ?? null;
   if (katex?.renderToString) {
     try {
-      return katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false });
+      // Trusted: KaTeX's own MathML for the core's formula (its \text{} is escaped by KaTeX).
+      return raw(katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false }));
     } catch {
       /* fall back to text */
     }
   }
-  return esc(step.text);
+  return html`${step.text}`;
 }
 
 /** The attributes that change how the problem is shown, not which problem. */
@@ -183,9 +185,9 @@ const decimalsOf = (s) => readAttribute('decimals', s.attributes.decimals).value
 function drawError(body, error) {
   body.querySelector(':scope > .error')?.remove();
   if (!error) return;
-  const p = `<p class="error" role="alert">${esc(error.message)}</p>`;
-  if (error.keep && body.querySelector('.steps')) body.insertAdjacentHTML('afterbegin', p);
-  else body.innerHTML = p;
+  const p = html`<p class="error" role="alert">${error.message}</p>`;
+  if (error.keep && body.querySelector('.steps')) body.insertAdjacentHTML('afterbegin', String(p));
+  else setHtml(body, p);
 }
 
 // Importing this module outside a browser (server-side rendering) must not throw.
@@ -217,7 +219,11 @@ export class AttentionExplorerElement extends Base {
     this.#root = this.attachShadow({ mode: 'open' });
     styles(this.#root);
     const initial = this.#store.get().status;
-    this.#root.innerHTML += `<div part="body" class="body"><p class="status" role="status">${esc(initial)}</p></div>`;
+    const frame = document.createElement('div');
+    frame.setAttribute('part', 'body');
+    frame.className = 'body';
+    setHtml(frame, html`<p class="status" role="status">${initial}</p>`);
+    this.#root.append(frame);
     this.#root.addEventListener('change', (e) => this.#edited(e));
     this.#root.addEventListener('keydown', (e) => this.#move(e));
     this.#root.addEventListener('submit', (e) => this.#answered(e));
@@ -444,14 +450,13 @@ export class AttentionExplorerElement extends Base {
     const [nr, nc] = step.shape;
     const labels = { rows: this.#axisLabels(s, step, step.axes[0], nr), cols: this.#axisLabels(s, step, step.axes[1], nc) };
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
-    return (
-      stepTableHtml(step, labels, {
-        attrs: `data-step="${step.id}" data-head="${step.head ?? ''}"`,
-        caption: step.title,
-        decimals: decimalsOf(s),
-        masked: maskedPositions(s.trace, step),
-      }) + legendHtml(step)
-    );
+    const table = stepTableHtml(step, labels, {
+      attrs: html`data-step="${step.id}" data-head="${step.head ?? ''}"`,
+      caption: step.title,
+      decimals: decimalsOf(s),
+      masked: maskedPositions(s.trace, step),
+    });
+    return html`${table}${legendHtml(step)}`;
   }
 
   #inputTable(s, name, value, editable, ctx) {
@@ -468,17 +473,15 @@ export class AttentionExplorerElement extends Base {
     const shown = rows.map((row) => row.map((v) => formatNumber(typeof v === 'number' ? v : Number(v), d, { fixedZero: true })));
     const fields = editable ? shown.map((row) => row.map((text) => text.replace(/\u2212/g, '-'))) : null;
     const width = fields ? Math.min(INPUT_WIDTH_MAX, Math.max(6, ...fields.flat().map((text) => text.length))) : 0;
-    let html = `<table data-input="${name}"${fields ? ` data-w="${width}"` : ''}><caption class="visually-hidden">${name}${editable ? ' (editable)' : ''}</caption><thead><tr><th></th>${colL.map((c) => `<th scope="col">${esc(c)}</th>`).join('')}</tr></thead><tbody>`;
-    rows.forEach((row, i) => {
-      html += `<tr><th scope="row">${esc(vector ? '' : rowL[i])}</th>`;
-      row.forEach((v, j) => {
-        html += editable
-          ? `<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${esc(fields[i][j])}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
-          : `<td>${shown[i][j]}</td>`;
-      });
-      html += '</tr>';
-    });
-    return html + '</tbody></table>';
+    const body = rows.map(
+      (row, i) =>
+        html`<tr><th scope="row">${vector ? '' : rowL[i]}</th>${row.map((v, j) =>
+          fields
+            ? html`<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${fields[i][j]}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
+            : html`<td>${shown[i][j]}</td>`,
+        )}</tr>`,
+    );
+    return html`<table data-input="${name}"${fields ? html` data-w="${String(width)}"` : ''}><caption class="visually-hidden">${name}${editable && ' (editable)'}</caption><thead><tr><th></th>${colL.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${body}</tbody></table>`;
   }
 
   /** The frame: the title, the inputs shown (editable ones as fields) and empty boxes for the steps and warnings. */
@@ -489,14 +492,16 @@ export class AttentionExplorerElement extends Base {
     const names = Object.keys(ctx.inputs);
     const editable = new Set(editableAttr.includes('all') ? names : editableAttr);
     const shownInputs = readAttribute('inputs', s.attributes.inputs).value ?? (editable.size ? [...editable] : names);
-    let html = s.title ? `<p class="title">${esc(s.title)}</p>` : '';
     const inputs = names.filter((n) => shownInputs.includes(n) || shownInputs.includes('all'));
-    html += `<div class="inputs row"${inputs.length ? '' : ' hidden'}>`;
-    for (const n of inputs) {
+    const sections = inputs.map((n) => {
       const value = ctx.inputs[n];
-      html += `<section><h3>${esc(n)}<span class="shape">${Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length}</span></h3>${this.#inputTable(s, n, value, editable.has(n), ctx)}</section>`;
-    }
-    body.innerHTML = `${html}</div><div class="steps row"></div><div class="warnings" role="status"></div>`;
+      const shape = Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length;
+      return html`<section><h3>${n}<span class="shape">${shape}</span></h3>${this.#inputTable(s, n, value, editable.has(n), ctx)}</section>`;
+    });
+    setHtml(
+      body,
+      html`${s.title && html`<p class="title">${s.title}</p>`}<div class="inputs row"${!inputs.length && ' hidden'}>${sections}</div><div class="steps row"></div><div class="warnings" role="status"></div>`,
+    );
   }
 
   /** The steps shown and the warnings (the trace's and the attributes' notes), into the frame's boxes. */
@@ -505,19 +510,22 @@ export class AttentionExplorerElement extends Base {
     if (!s.trace || !box) return;
     const showSteps = readAttribute('steps', s.attributes.steps).value;
     const showHeads = readAttribute('heads', s.attributes.heads).value?.map((h) => h - 1);
-    let html = '';
-    for (const step of s.trace.steps) {
-      if (showSteps && !showSteps.includes(step.id)) continue;
-      if (showHeads && step.head !== null && !showHeads.includes(step.head)) continue;
-      html += `<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${esc(stepCaption(step, s.trace.meta.heads))}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`;
-    }
-    box.innerHTML = html;
+    const shown = s.trace.steps.filter(
+      (step) => !(showSteps && !showSteps.includes(step.id)) && !(showHeads && step.head !== null && !showHeads.includes(step.head)),
+    );
+    setHtml(
+      box,
+      html`${shown.map(
+        (step) =>
+          html`<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${stepCaption(step, s.trace.meta.heads)}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+        <div class="formula">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
+      )}`,
+    );
     const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note)
       .filter(Boolean)
-      .map((n) => `<p class="warning" part="attribute-note">⚠ ${esc(n)}</p>`);
-    body.querySelector('.warnings').innerHTML =
-      notes.join('') + (s.trace.warnings ?? []).map((w) => `<p class="warning">⚠ ${esc(w)}</p>`).join('');
+      .map((n) => html`<p class="warning" part="attribute-note">⚠ ${n}</p>`);
+    const warnings = (s.trace.warnings ?? []).map((w) => html`<p class="warning">⚠ ${w}</p>`);
+    setHtml(body.querySelector('.warnings'), html`${notes}${warnings}`);
   }
 
   /** A lesson's sentence for a step, and its question while unanswered (then in place of the numbers, returned), or null. */
@@ -525,28 +533,28 @@ export class AttentionExplorerElement extends Base {
     const key = `${step.id}:${step.head ?? -1}`;
     const note = s.lesson?.[key];
     if (!note) return null;
-    const say = note.say?.trim() ? `<p class="say" part="say">${esc(note.say)}</p>` : '';
+    const say = note.say?.trim() && html`<p class="say" part="say">${note.say}</p>`;
     const verdict = s.verdicts[key];
-    if (!note.ask?.trim()) return say + this.#stepTable(s, step);
+    if (!note.ask?.trim()) return html`${say}${this.#stepTable(s, step)}`;
     if (verdict) {
-      const told = verdict.reason
-        ? `<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${esc(verdict.reason)}</p>`
-        : '';
-      return `${say}${told}${this.#stepTable(s, step)}`;
+      const told =
+        verdict.reason &&
+        html`<p class="verdict ${verdict.right === true ? 'right' : verdict.right === false ? 'wrong' : ''}" role="status">${verdict.reason}</p>`;
+      return html`${say}${told}${this.#stepTable(s, step)}`;
     }
     const answer = usableAnswer(note.answer);
-    let ask = `<form class="ask" part="ask" data-key="${esc(key)}"><p><strong>Predict first:</strong> ${esc(note.ask)}</p>`;
+    let field = null;
     if (answer?.kind === 'key') {
       const row = this.#labels(s, answer.row, 'q')[answer.row - 1];
       const keys = this.#labels(s, s.trace.meta.keys, 'k');
-      ask += `<fieldset><legend>The key that ${esc(quoteToken(row))} gives the most weight:</legend>${keys.map((k, j) => `<label><input type="radio" name="key" value="${j}"> ${esc(k)}</label>`).join('')}</fieldset>`;
+      field = html`<fieldset><legend>The key that ${quoteToken(row)} gives the most weight:</legend>${keys.map((k, j) => html`<label><input type="radio" name="key" value="${j}"> ${k}</label>`)}</fieldset>`;
     } else if (answer?.kind === 'number') {
-      ask += '<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>';
+      field = html`<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>`;
     } else if (answer?.kind === 'text') {
-      ask += '<p><label>Your answer<br><textarea name="text" rows="2"></textarea></label></p>';
+      field = html`<p><label>Your answer<br><textarea name="text" rows="2"></textarea></label></p>`;
     }
-    ask += `<button type="submit">${answer && answer.kind !== 'text' ? 'Check my answer' : 'Reveal the numbers'}</button></form>`;
-    return say + ask;
+    const button = answer && answer.kind !== 'text' ? 'Check my answer' : 'Reveal the numbers';
+    return html`${say}<form class="ask" part="ask" data-key="${key}"><p><strong>Predict first:</strong> ${note.ask}</p>${field}<button type="submit">${button}</button></form>`;
   }
 
   /** The reader answered a question (or asked to reveal): check it against the trace, show the numbers. */

@@ -4,11 +4,12 @@
 // attributes (the page's cells take the focus, its token names can be renamed).
 import { colourLegend, colourScale } from './colours.js';
 import { formatNumber } from './format.js';
+import { html } from './html.js';
 
-/** Text made safe inside HTML (an element's text or a quoted attribute). */
-export function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}
+/** @typedef {import('./html.js').Html} Html */
+
+// Still exported here, where the page and the component first took it from.
+export { escapeHtml } from './html.js';
 
 /** For probabilities: the softmax's input, whose −∞ entries (keys hidden from it) show as masked; else null. */
 export function maskedPositions(trace, step) {
@@ -34,25 +35,26 @@ export function cellLook(v, hiddenHere, scale, decimals, fixedZero) {
 /**
  * A step's matrix as a <table>: a row of column labels, then each row's label and its numbers on
  * the step's colour scale (each cell carries data-r, data-c and data-bg, its colour as written).
- * labels: { rows, cols } (text). Options: `attrs`, the table's own attributes (HTML); `caption`
- * (text; none if empty); `above`, header rows before the labels' (HTML); `corner`, the top-left
- * cell (HTML); `labelAttrs(axis, i)`, a label's extra attributes (axis 'row' or 'col');
- * `focusable`, every number focusable (tabindex -1); `decimals`; `fixedZero` (0 as 0.0000);
+ * labels: { rows, cols } (text). Options: `attrs`, the table's own attributes (an html``);
+ * `caption` (text; none if empty); `above`, header rows before the labels' (html``); `corner`, the
+ * top-left cell (html``); `labelAttrs(axis, i)`, a label's extra attributes (html``; axis 'row' or
+ * 'col'); `focusable`, every number focusable (tabindex -1); `decimals`; `fixedZero` (0 as 0.0000);
  * `masked`, maskedPositions'.
  * @param {{ data: number[][], kind?: import('./index.js').ValueKind, shape: number[] }} step
  * @param {{ rows: string[], cols: string[] }} labels
- * @param {{ attrs?: string, caption?: string, above?: string, corner?: string, labelAttrs?: (axis: 'row' | 'col', i: number) => string,
+ * @param {{ attrs?: Html, caption?: string, above?: Html, corner?: Html, labelAttrs?: (axis: 'row' | 'col', i: number) => Html | null,
  *   focusable?: boolean, decimals?: number, fixedZero?: boolean, masked?: number[][] | null }} [options]
+ * @returns {Html}
  */
 export function stepTableHtml(
   step,
   labels,
   {
-    attrs = '',
+    attrs = html``,
     caption = '',
-    above = '',
-    corner = '<th></th>',
-    labelAttrs = () => '',
+    above = html``,
+    corner = html`<th></th>`,
+    labelAttrs = () => null,
     focusable = false,
     decimals = 4,
     fixedZero = false,
@@ -61,29 +63,26 @@ export function stepTableHtml(
 ) {
   const scale = colourScale(step.data, step.kind);
   const [nr, nc] = step.shape;
-  const tab = focusable ? ' tabindex="-1"' : '';
-  let html = `<table ${attrs}>${caption ? `<caption class="visually-hidden">${escapeHtml(caption)}</caption>` : ''}<thead>${above}<tr>${corner}`;
-  for (let j = 0; j < nc; j++) html += `<th scope="col"${labelAttrs('col', j)}>${escapeHtml(labels.cols[j])}</th>`;
-  html += '</tr></thead><tbody>';
-  for (let i = 0; i < nr; i++) {
-    html += `<tr><th scope="row"${labelAttrs('row', i)}>${escapeHtml(labels.rows[i])}</th>`;
-    const row = step.data[i];
-    for (let j = 0; j < nc; j++) {
-      const look = cellLook(row[j], masked?.[i][j] === -Infinity, scale, decimals, fixedZero);
-      const style = look.bg ? ` style="background:${look.bg};color:${look.fg}"` : '';
-      html += `<td${tab} data-r="${i}" data-c="${j}"${look.cls ? ` class="${look.cls}"` : ''}${style} data-bg="${look.bg}">${look.text}</td>`;
-    }
-    html += '</tr>';
-  }
-  return `${html}</tbody></table>`;
+  const tab = focusable && html` tabindex="-1"`;
+  const cols = Array.from({ length: nc }, (_, j) => html`<th scope="col"${labelAttrs('col', j)}>${labels.cols[j]}</th>`);
+  const rows = step.data.slice(0, nr).map((row, i) => {
+    const cells = row.slice(0, nc).map((v, j) => {
+      const look = cellLook(v, masked?.[i][j] === -Infinity, scale, decimals, fixedZero);
+      const style = look.bg && html` style="background:${look.bg};color:${look.fg}"`;
+      return html`<td${tab} data-r="${i}" data-c="${j}"${look.cls && html` class="${look.cls}"`}${style} data-bg="${look.bg}">${look.text}</td>`;
+    });
+    return html`<tr><th scope="row"${labelAttrs('row', i)}>${labels.rows[i]}</th>${cells}</tr>`;
+  });
+  const captionHtml = caption && html`<caption class="visually-hidden">${caption}</caption>`;
+  return html`<table ${attrs}>${captionHtml}<thead>${above}<tr>${corner}${cols}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-/** A step's colour bar: its meaning in words ("weight, 0 to 1", "signed, ±max"), its two ends. */
+/**
+ * A step's colour bar: its meaning in words ("weight, 0 to 1", "signed, ±max"), its two ends.
+ * @returns {Html}
+ */
 export function legendHtml(step) {
   const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
   const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
-  return (
-    `<div class="legend" aria-hidden="true"><span class="scale-meaning">${escapeHtml(meaning)}:</span> <span>${end(lo)}</span> ` +
-    `<span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`
-  );
+  return html`<div class="legend" aria-hidden="true"><span class="scale-meaning">${meaning}:</span> <span>${end(lo)}</span> <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`;
 }

@@ -1,5 +1,6 @@
 // What the page's modules share: the engine, and reading the store's page state and last result.
 // Nothing writes them here: state changes are actions dispatched to the store (store.js).
+import { setHtml } from 'attention-explorer/html';
 import { store } from './store.js';
 
 /**
@@ -154,11 +155,14 @@ const written = new WeakMap();
 /**
  * Sets an element's HTML unless it is what this last wrote there: a list rebuilt after every
  * edit (the share panel's) keeps its nodes, and the browser its layout, when nothing changed.
+ * @param {Element} el
+ * @param {import('attention-explorer/html').Html} markup an html`` (setHtml's)
  */
-export function writeHtml(el, html) {
-  if (written.get(el) === html) return;
-  written.set(el, html);
-  el.innerHTML = html;
+export function writeHtml(el, markup) {
+  const text = String(markup);
+  if (written.get(el) === text) return;
+  setHtml(el, markup);
+  written.set(el, text);
 }
 
 /**

@@ -5,7 +5,7 @@ import { $, app, writeHtml } from './app.js';
 import { hiddenStepIds, resultParts, store } from './store.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { renderSteps } from './steps.js';
-import { escapeHtml } from './format.js';
+import { html } from 'attention-explorer/html';
 
 /** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
 function stepContext(trace) {
@@ -34,13 +34,13 @@ function renderStepCards() {
   if (drill.parentElement !== $('results')) $('results').appendChild(drill);
   const result = app.result;
   if (!result) {
-    list.innerHTML = '';
+    list.replaceChildren();
     return;
   }
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
   const warnings = result.trace.warnings ?? [];
-  writeHtml($('warnings'), warnings.map((w) => `<p class="warning">⚠ ${escapeHtml(w)}</p>`).join(''));
+  writeHtml($('warnings'), html`${warnings.map((w) => html`<p class="warning">⚠ ${w}</p>`)}`);
 }
 
 /** The cards follow the results (store.js resultParts). */

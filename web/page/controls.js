@@ -10,16 +10,18 @@ import { presetState } from './link.js';
 import { applyFlags } from './embed.js';
 import { loadState, store } from './store.js';
 import { clearPreset, removeInputs, setDecimals, setInputs, setMode, setOptions, setTokens } from './actions.js';
-import { escapeHtml, matrixToText } from './format.js';
+import { matrixToText } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 
 /** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
 export const DEFAULT_PRESET = 'lookup';
 
 export function fillPresetSelect() {
   const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
-  $('preset').innerHTML =
-    ordered.map((p) => `<option value="${p.id}">${escapeHtml(p.title)}</option>`).join('') +
-    '<option value="">(your own: keep the current inputs)</option>';
+  setHtml(
+    $('preset'),
+    html`${ordered.map((p) => html`<option value="${p.id}">${p.title}</option>`)}<option value="">(your own: keep the current inputs)</option>`,
+  );
 }
 
 function showPresetSource() {
@@ -27,12 +29,12 @@ function showPresetSource() {
   const p = state.preset ? findPreset(state.preset) : null;
   const el = $('preset-source');
   if (!p) {
-    el.innerHTML = '';
+    el.replaceChildren();
     showLessonExample(null, false, state.title);
     return;
   }
-  const src = p.url ? `<a href="${escapeHtml(p.url)}" rel="noopener">${escapeHtml(p.source)}</a>` : escapeHtml(p.source);
-  el.innerHTML = `From: ${src}.${p.note ? ` ${escapeHtml(p.note)}` : ''}${state.edited ? ' <strong>(edited)</strong>' : ''}`;
+  const src = p.url ? html`<a href="${p.url}" rel="noopener">${p.source}</a>` : p.source;
+  setHtml(el, html`From: ${src}.${p.note && ` ${p.note}`}${state.edited && html` <strong>(edited)</strong>`}`);
   showLessonExample(p, state.edited, state.title);
 }
 
@@ -43,14 +45,14 @@ function showPresetSource() {
 function showLessonExample(p, edited, title) {
   const el = $('lesson-example');
   if (title) {
-    el.innerHTML = `<strong>${escapeHtml(title)}</strong>`;
+    setHtml(el, html`<strong>${title}</strong>`);
     return;
   }
   if (!p) {
     el.textContent = 'Your own problem.';
     return;
   }
-  el.innerHTML = `<strong>${escapeHtml(p.title)}</strong>${edited ? ' (edited)' : ''}${p.id === DEFAULT_PRESET && p.note ? `. ${escapeHtml(p.note)}` : ''}`;
+  setHtml(el, html`<strong>${p.title}</strong>${edited && ' (edited)'}${p.id === DEFAULT_PRESET && p.note && `. ${p.note}`}`);
 }
 
 /** The example's numpy recipe: gone once the inputs are no longer what it draws (an edit, another mode). */

@@ -3,7 +3,8 @@
 // numpy's seeded stream. The editor keeps the text as its value; parsing and validation are the
 // engine's (update.js reports errors back here). A grid cell holds one number (engine.parseCell:
 // `1,5` is 1.5, never two numbers); a table pasted into a cell fills the grid from that cell.
-import { fmt, escapeHtml, matrixToText } from './format.js';
+import { fmt, matrixToText } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { numpyLine } from 'attention-explorer';
 
 const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
@@ -19,8 +20,8 @@ let uid = 0;
 /**
  * @typedef {object} EditorOptions
  * @property {string} name            input name (X, W_Q, ...)
- * @property {string} title           HTML title, e.g. W<sub>Q</sub>
- * @property {string} [description]   HTML of a line under the title
+ * @property {import('attention-explorer/html').Html} title  the title, e.g. html`W<sub>Q</sub>`
+ * @property {import('attention-explorer/html').Html | null} [description]  a line under the title
  * @property {boolean} vector         a bias: one row
  * @property {import('attention-explorer').Engine} engine
  * @property {() => number} decimals
@@ -61,24 +62,25 @@ export class MatrixEditor {
     this.el.className = 'editor';
     this.el.dataset.input = o.name;
     this.el.setAttribute('aria-labelledby', `${this.id}-title`);
-    this.el.innerHTML = `
+    setHtml(
+      this.el,
+      html`
       <div class="editor-head">
         <h3 id="${this.id}-title">${o.title}</h3>
         <span class="shape" aria-live="off"></span>
-        <div class="tabs" role="group" aria-label="Edit ${escapeHtml(o.name)} as">
+        <div class="tabs" role="group" aria-label="Edit ${o.name} as">
           <button type="button" class="tab" data-tab="grid" aria-pressed="true">Grid</button>
           <button type="button" class="tab" data-tab="text" aria-pressed="false">Text</button>
         </div>
       </div>
-      ${o.description ? `<p class="editor-desc">${o.description}</p>` : ''}
+      ${o.description && html`<p class="editor-desc">${o.description}</p>`}
       <div class="dims">
         ${
-          o.vector
-            ? ''
-            : `<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} rows"></label>
+          !o.vector &&
+          html`<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${o.name} rows"></label>
         <span aria-hidden="true">×</span>`
         }
-        <label>${o.vector ? 'length' : 'cols'} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${escapeHtml(o.name)} ${o.vector ? 'length' : 'columns'}"></label>
+        <label>${o.vector ? 'length' : 'cols'} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${o.name} ${o.vector ? 'length' : 'columns'}"></label>
         <details class="random">
           <summary>Random…</summary>
           <div class="random-form">
@@ -90,19 +92,20 @@ export class MatrixEditor {
             <label class="rnd-normal" hidden>scale <input type="number" class="rnd-scale" value="1" step="any" min="0"></label>
             <label class="rnd-int" hidden>low <input type="number" class="rnd-low" value="0" step="1"></label>
             <label class="rnd-int" hidden>high <input type="number" class="rnd-high" value="3" step="1"></label>
-            <button type="button" class="rnd-fill">Fill ${escapeHtml(o.name)}</button>
+            <button type="button" class="rnd-fill">Fill ${o.name}</button>
           </div>
         </details>
       </div>
       <div class="grid-wrap"></div>
       <div class="text-wrap" hidden>
-        <label class="visually-hidden" for="${this.id}-text">${escapeHtml(o.name)} as text</label>
+        <label class="visually-hidden" for="${this.id}-text">${o.name} as text</label>
         <textarea id="${this.id}-text" rows="5" spellcheck="false" autocomplete="off"
           placeholder="[[1, 0], [0, 1]]  or numpy print output, CSV, [1 0; 0 1]"></textarea>
         <p class="read-as" hidden></p>
       </div>
       <p class="numpy" hidden><code></code></p>
-      <p class="error" role="alert" id="${this.id}-error" hidden></p>`;
+      <p class="error" role="alert" id="${this.id}-error" hidden></p>`,
+    );
     /** @type {<K extends string>(sel: K) => K extends keyof EditorElements ? EditorElements[K] : HTMLElement} */
     this.q = (sel) => /** @type {any} */ (this.el.querySelector(sel));
     this.gridWrap = this.q('.grid-wrap');
@@ -438,28 +441,27 @@ export class MatrixEditor {
     const rows = this.cells.length,
       cols = this.cells[0].length;
     if (rows * cols > GRID_LIMIT) {
-      this.gridWrap.innerHTML = `<p class="hint">${rows} × ${cols} is too large for the grid: edit it as text.</p>`;
+      setHtml(this.gridWrap, html`<p class="hint">${rows} × ${cols} is too large for the grid: edit it as text.</p>`);
       return;
     }
     const lab = this.labels?.() ?? {};
-    const colLabel = (j) => escapeHtml(lab.cols?.[j] ?? String(j + 1));
-    const rowLabel = (i) => escapeHtml(lab.rows?.[i] ?? String(i + 1));
-    const name = escapeHtml(this.name);
+    const colLabel = (j) => lab.cols?.[j] ?? String(j + 1);
+    const rowLabel = (i) => lab.rows?.[i] ?? String(i + 1);
+    const name = this.name;
     const [ar, ac] = this.active ?? [0, 0];
     const active = [Math.min(ar, rows - 1), Math.min(ac, cols - 1)];
-    let html = `<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells, Enter or F2 edits one</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>`;
-    for (let j = 0; j < cols; j++) html += `<th scope="col">${colLabel(j)}</th>`;
-    html += '</tr></thead><tbody>';
-    for (let i = 0; i < rows; i++) {
-      html += `<tr><th scope="row">${this.vector ? '' : rowLabel(i)}</th>`;
-      for (let j = 0; j < cols; j++) {
-        const raw = this.cells[i][j];
-        html += `<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" tabindex="${i === active[0] && j === active[1] ? 0 : -1}" value="${escapeHtml(this.display(raw))}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`;
-      }
-      html += '</tr>';
-    }
-    html += '</tbody></table>';
-    this.gridWrap.innerHTML = html;
+    const head = Array.from({ length: cols }, (_, j) => html`<th scope="col">${colLabel(j)}</th>`);
+    const body = Array.from(
+      { length: rows },
+      (_, i) =>
+        html`<tr><th scope="row">${this.vector ? '' : rowLabel(i)}</th>${Array.from(
+          { length: cols },
+          (_, j, cell = this.cells[i][j]) =>
+            html`<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" tabindex="${i === active[0] && j === active[1] ? 0 : -1}" value="${this.display(cell)}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`,
+        )}</tr>`,
+    );
+    const grid = html`<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells, Enter or F2 edits one</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    setHtml(this.gridWrap, grid);
     this.markBadCell();
   }
 

@@ -5,7 +5,7 @@
 // no data-*, no script), so the whole problem travels in the src.
 import { $, app, writeHtml } from './app.js';
 import { writeLink } from './link.js';
-import { escapeHtml } from './format.js';
+import { escapeHtml, html } from 'attention-explorer/html';
 
 /** Panels a reader may be spared, by their ?hide= word, named as the page heads them. */
 const PANEL_CHOICES = [
@@ -29,7 +29,7 @@ let previewTimer = 0;
 export function installEmbedBuilder(details) {
   details.insertAdjacentHTML(
     'beforeend',
-    `
+    String(html`
     <p class="hint">What readers of the embedded copy see. Hidden parts are gone; locked parts are shown but cannot be changed.</p>
     <div class="embed-builder">
       <fieldset><legend>Hide</legend><div id="embed-hide" class="embed-choices"></div></fieldset>
@@ -43,7 +43,7 @@ export function installEmbedBuilder(details) {
     <label for="embed-snippet">Embed code</label>
     <textarea id="embed-snippet" class="export-preview" rows="4" readonly></textarea>
     <p><button type="button" id="embed-preview-toggle" aria-expanded="false">Show a preview</button></p>
-    <div id="embed-preview-box" class="embed-preview" hidden></div>`,
+    <div id="embed-preview-box" class="embed-preview" hidden></div>`),
   );
   details.addEventListener('change', () => refreshEmbedBuilder());
   details.addEventListener('input', (e) => {
@@ -69,12 +69,9 @@ export function installEmbedBuilder(details) {
 const checked = (id) => [...document.querySelectorAll(`#${id} input:checked`)].map((c) => c.value);
 
 function choicesHtml(group, choices, keep) {
-  return choices
-    .map(
-      ([word, label]) =>
-        `<label><input type="checkbox" name="${group}" value="${escapeHtml(word)}"${keep.has(word) ? ' checked' : ''}> ${escapeHtml(label)}</label>`,
-    )
-    .join('');
+  return html`${choices.map(
+    ([word, label]) => html`<label><input type="checkbox" name="${group}" value="${word}"${keep.has(word) && ' checked'}> ${label}</label>`,
+  )}`;
 }
 
 /** The checkboxes for what the page shows now (inputs and steps change with the problem). */
@@ -115,7 +112,7 @@ async function embedUrl() {
   return url.href;
 }
 
-/** The <iframe> snippet: Canvas's attributes only, the problem in src. */
+/** The <iframe> snippet: Canvas's attributes only, the problem in src. Text to copy, not markup for this page. */
 export async function embedSnippet() {
   const { width, height } = size();
   return `<iframe src="${escapeHtml(await embedUrl())}" width="${width}" height="${height}" name="attention-explorer" frameborder="0" scrolling="auto" allowfullscreen></iframe>`;

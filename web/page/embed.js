@@ -8,6 +8,7 @@
 // The words and values each flag takes are the package's embedFlagsSchema (formats.js,
 // docs/formats.md): each word is checked against it, and one it does not take is named.
 import { INPUT_NAMES as INPUTS, STEP_IDS as STEPS, check, embedFlagsSchema } from 'attention-explorer/share';
+import { html, setHtml } from 'attention-explorer/html';
 import { $ } from './app.js';
 import { postHeight } from './frame-resize.js';
 
@@ -98,7 +99,7 @@ export function installEmbed() {
   $('share').hidden = true;
   const open = document.createElement('p');
   open.className = 'embed-open';
-  open.innerHTML = '<a id="open-full" target="_blank" rel="noopener">Open in the attention explorer ↗</a>';
+  setHtml(open, html`<a id="open-full" target="_blank" rel="noopener">Open in the attention explorer ↗</a>`);
   document.querySelector('.status-bar')?.prepend(open);
 }
 
@@ -119,7 +120,7 @@ function showUnknownFlags() {
   box.id = 'flag-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  box.innerHTML = '<p></p><button type="button">Dismiss</button>';
+  setHtml(box, html`<p></p><button type="button">Dismiss</button>`);
   box.querySelector('p').textContent = `This address has embed options the explorer does not know: ${flags.unknown.join(' ')}`;
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);

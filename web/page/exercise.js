@@ -1,12 +1,13 @@
 // Exercises: chosen steps (or cells) hidden and typed in by the student, checked within a
 // tolerance. The link holds the problem and which cells are hidden, never the answers: they are
 // recomputed from the problem by the engine.
+import { html, setHtml } from 'attention-explorer/html';
 import { $, app, writeHtml } from './app.js';
 import { loadState, store } from './store.js';
 import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
-import { escapeHtml, fmt, matrixToText } from './format.js';
+import { fmt, matrixToText } from './format.js';
 import { INPUT_NAMES } from 'attention-explorer/share';
 import { studentsHash } from './link.js';
 
@@ -93,57 +94,48 @@ export function renderExercise() {
   const tol = Number(ex.tolerance) > 0 ? Number(ex.tolerance) : 0.01;
   // The teacher's view (this page set the exercise, or opened a teacher's link): it holds the
   // problem and Show answers, so it says so first, with the students' own link beside it.
-  let html = `<h2 id="exercise-title">Exercise: your teacher's view</h2>
-    <div class="ex-handout"><p><strong>Not for the students:</strong> this view holds the problem and its answers. The address bar and “Copy link” give the students' link: the given numbers and the boxes, nothing to reveal. Your view is kept in this tab; Share → “Copy your teacher's view” is its own link.</p>
-    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
-    <p>The students work out the missing numbers${ex.seed !== undefined ? ` (problem from seed ${escapeHtml(ex.seed)})` : ''} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>`;
-  for (const key of ex.steps) {
+  const steps = ex.steps.map((key) => {
     const step = trace.steps.find((s) => stepKey(s) === key);
-    if (!step) continue;
+    if (!step) return null;
     const labels = axisLabels(step, result.ctx);
     const hidden = hiddenCells(ex, key, step.shape);
     const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? `, head ${headOf(step) + 1}` : '';
-    html += `<div class="ex-step" data-key="${key}"><h3>${escapeHtml(step.title)}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+    const cell = (v, r, c) => {
+      const id = `${key}/${r}/${c}`;
+      if (choosing) {
+        const isHidden = hidden.has(`${r},${c}`);
+        return html`<td><button type="button" class="ex-toggle${isHidden && ' is-hidden'}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${String(isHidden)}"
+            aria-label="${labels.rowTitle} ${labels.rows[r]}, ${labels.colTitle} ${labels.cols[c]}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
+      }
+      if (!hidden.has(`${r},${c}`)) return html`<td class="given">${fmt(v, result.ctx.decimals)}</td>`;
+      if (revealed) return html`<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`;
+      const value = typed.get(id) ?? '';
+      return html`<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${value}"
+          aria-label="${step.title}${head}, ${labels.rowTitle} ${labels.rows[r]}, ${labels.colTitle} ${labels.cols[c]}"></td>`;
+    };
+    const rows = step.data.map((row, r) => html`<tr><th scope="row">${labels.rows[r]}</th>${row.map((v, c) => cell(v, r, c))}</tr>`);
+    return html`<div class="ex-step" data-key="${key}"><h3>${step.title}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
       <div class="formula">${mathHtml(step.tex, true)}</div>
-      <table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(step.title)}${head}: type the missing numbers</caption><thead><tr><th></th>`;
-    html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
-    step.data.forEach((row, r) => {
-      html += `<tr><th scope="row">${escapeHtml(labels.rows[r])}</th>`;
-      row.forEach((v, c) => {
-        const id = `${key}/${r}/${c}`;
-        if (choosing) {
-          const isHidden = hidden.has(`${r},${c}`);
-          html += `<td><button type="button" class="ex-toggle${isHidden ? ' is-hidden' : ''}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${isHidden}"
-            aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
-          return;
-        }
-        if (!hidden.has(`${r},${c}`)) {
-          html += `<td class="given">${fmt(v, result.ctx.decimals)}</td>`;
-          return;
-        }
-        if (revealed) {
-          html += `<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`;
-          return;
-        }
-        const value = typed.get(id) ?? '';
-        html += `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${escapeHtml(value)}"
-          aria-label="${escapeHtml(step.title)}${head}, ${labels.rowTitle} ${escapeHtml(labels.rows[r])}, ${labels.colTitle} ${escapeHtml(labels.cols[c])}"></td>`;
-      });
-      html += '</tr>';
-    });
-    html += '</tbody></table></div>';
-  }
-  if (choosing) html = html.replace('</h2>', '</h2><p class="hint">Click a number to hide it from the students (?) or show it again.</p>');
-  html += `<div class="ex-actions"><button type="button" id="ex-check"${revealed || choosing ? ' disabled' : ''}>Check</button>
-    <button type="button" id="ex-choose" aria-pressed="${choosing}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
+      <table class="matrix ex-table"><caption class="visually-hidden">${step.title}${head}: type the missing numbers</caption><thead><tr><th></th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  });
+  const hint = choosing && html`<p class="hint">Click a number to hide it from the students (?) or show it again.</p>`;
+  const seed = ex.seed !== undefined && html` (problem from seed ${ex.seed})`;
+  // The check's result stays across redraws: its nodes are moved into the new box.
+  const result0 = [...($('ex-result')?.childNodes ?? [])];
+  const resultClass = $('ex-result')?.className ?? 'ex-result';
+  setHtml(
+    box,
+    html`<h2 id="exercise-title">Exercise: your teacher's view</h2>${hint}
+    <div class="ex-handout"><p><strong>Not for the students:</strong> this view holds the problem and its answers. The address bar and “Copy link” give the students' link: the given numbers and the boxes, nothing to reveal. Your view is kept in this tab; Share → “Copy your teacher's view” is its own link.</p>
+    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
+    <p>The students work out the missing numbers${seed} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>${steps}<div class="ex-actions"><button type="button" id="ex-check"${(revealed || choosing) && ' disabled'}>Check</button>
+    <button type="button" id="ex-choose" aria-pressed="${String(choosing)}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
     <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
     <button type="button" id="ex-leave">Leave exercise mode</button></div>
     <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal.</p>
-    <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`;
-  const result0 = $('ex-result')?.innerHTML ?? '';
-  const resultClass = $('ex-result')?.className ?? 'ex-result';
-  box.innerHTML = html;
-  $('ex-result').innerHTML = result0;
+    <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`,
+  );
+  $('ex-result').replaceChildren(...result0);
   $('ex-result').className = resultClass;
 }
 
@@ -181,9 +173,11 @@ function checkExercise() {
     const labels = axisLabels(first.step, result.ctx);
     const head = result.ctx.meta.heads > 1 && headOf(first.step) >= 0 ? `, head ${headOf(first.step) + 1}` : '';
     out.className = 'ex-result some-wrong';
-    out.innerHTML =
-      `${right} of ${total} right. First to fix: <strong>${escapeHtml(first.step.title)}${head}, row ${first.r + 1} (${escapeHtml(labels.rows[first.r])}), column ${first.c + 1} (${escapeHtml(labels.cols[first.c])})</strong>` +
-      `${first.empty ? ' is empty' : ` — you wrote ${escapeHtml(first.typed)}`}. It depends on ${escapeHtml(dependsOn(first.step, first.r, first.c, result))}.`;
+    const wrote = first.empty ? ' is empty' : ` — you wrote ${first.typed}`;
+    setHtml(
+      out,
+      html`${right} of ${total} right. First to fix: <strong>${first.step.title}${head}, row ${first.r + 1} (${labels.rows[first.r]}), column ${first.c + 1} (${labels.cols[first.c]})</strong>${wrote}. It depends on ${dependsOn(first.step, first.r, first.c, result)}.`,
+    );
     first.input.focus();
   }
   return { right, total, first: first && { key: stepKey(first.step), row: first.r, col: first.c } };
@@ -288,13 +282,12 @@ export function fillExerciseSteps() {
   const multi = result.ctx.meta.heads > 1;
   writeHtml(
     box,
-    result.trace.steps
+    html`${result.trace.steps
       .filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv')
       .map((s) => {
         const key = stepKey(s);
-        return `<label><input type="checkbox" value="${key}"${checked.has(key) ? ' checked' : ''}> ${escapeHtml(s.title)}${multi && headOf(s) >= 0 ? ` (head ${headOf(s) + 1})` : ''}</label>`;
-      })
-      .join(''),
+        return html`<label><input type="checkbox" value="${key}"${checked.has(key) && ' checked'}> ${s.title}${multi && headOf(s) >= 0 && ` (head ${headOf(s) + 1})`}</label>`;
+      })}`,
   );
 }
 
@@ -316,7 +309,10 @@ async function copyStudentLink() {
     out.textContent = "The students' link is copied to the clipboard.";
   } catch {
     out.className = 'ex-result';
-    out.innerHTML = `The students' link (copy it from here): <input type="text" readonly class="ex-link" aria-label="The students' link" value="${escapeHtml(href)}">`;
+    setHtml(
+      out,
+      html`The students' link (copy it from here): <input type="text" readonly class="ex-link" aria-label="The students' link" value="${href}">`,
+    );
     out.querySelector('input').select();
   }
 }

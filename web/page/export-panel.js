@@ -16,7 +16,7 @@ import {
 import { maskedPositions } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
 import { axisLabels, stepKey } from './steps.js';
-import { escapeHtml } from './format.js';
+import { html } from 'attention-explorer/html';
 import { stepTex } from './copy-latex.js';
 
 export const FORMATS = [
@@ -160,8 +160,9 @@ export function fillExportSelect() {
   const keep = sel.value;
   writeHtml(
     sel,
-    '<option value="all">the whole solution</option>' +
-      result.trace.steps.map((s) => `<option value="${stepKey(s)}">${escapeHtml(stepCaption(s, result.ctx.meta.heads))}</option>`).join(''),
+    html`<option value="all">the whole solution</option>${result.trace.steps.map(
+      (s) => html`<option value="${stepKey(s)}">${stepCaption(s, result.ctx.meta.heads)}</option>`,
+    )}`,
   );
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
 }

@@ -19,8 +19,6 @@ export function readAs(format, matrix) {
   return `read as ${article}${format}, ${matrix.length} × ${matrix[0]?.length ?? 0}`;
 }
 
-export { escapeHtml } from 'attention-explorer/step-table';
-
 /**
  * A token's name as a sentence writes it: quoted when it reads as a word (“the”, “sweet?”), bare
  * otherwise (w1, input_2). The same rule as the package's narration (web/lib/narrate.js quoteToken,

@@ -7,7 +7,7 @@
 import { colourLut, weightSums } from 'attention-explorer';
 import { maskedPositions, stepTableHtml } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
-import { escapeHtml } from './format.js';
+import { html } from 'attention-explorer/html';
 import { axisLabels, headOf, stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
 
@@ -20,8 +20,8 @@ const MAP_SIZE = 132;
 
 function tableHtml(step, ctx, masked) {
   return stepTableHtml(step, axisLabels(step, ctx), {
-    attrs: `class="glance-table" data-key="${escapeHtml(stepKey(step))}"`,
-    corner: '<td></td>',
+    attrs: html`class="glance-table" data-key="${stepKey(step)}"`,
+    corner: html`<td></td>`,
     decimals: ctx.decimals,
     fixedZero: true,
     masked,
@@ -31,10 +31,7 @@ function tableHtml(step, ctx, masked) {
 function mapHtml(step) {
   const [nr, nc] = step.shape;
   const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(nr, nc)));
-  return (
-    `<canvas class="glance-map" data-key="${escapeHtml(stepKey(step))}" width="${nc}" height="${nr}" ` +
-    `style="width:${nc * size}px;height:${nr * size}px" aria-hidden="true"></canvas>`
-  );
+  return html`<canvas class="glance-map" data-key="${stepKey(step)}" width="${nc}" height="${nr}" style="width:${nc * size}px;height:${nr * size}px" aria-hidden="true"></canvas>`;
 }
 
 function drawMap(canvas, step, masked) {
@@ -82,16 +79,14 @@ export function renderGlance() {
   const rule = weightSums(ctx.options, f);
   const sums =
     rule.kind === 'free' ? "sigmoid weights, each on its own: a query's need not sum to 1" : `each query's weights ${rule.phrase}`;
-  let html =
-    `<figcaption><strong>${escapeHtml(shown[0].title)}</strong>${more}: ${sums} ` +
-    `<span class="hint">(${escapeHtml(what)}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">`;
-  for (const step of shown) {
+  const heads = shown.map((step) => {
     const masked = maskedPositions(result.trace, step);
-    html +=
-      `<div class="glance-head">${multi ? `<p class="glance-name">head ${headOf(step) + 1}</p>` : ''}` +
-      `${numbers ? tableHtml(step, ctx, masked) : mapHtml(step)}</div>`;
-  }
-  writeHtml(box, `${html}</div>`);
+    return html`<div class="glance-head">${multi && html`<p class="glance-name">head ${headOf(step) + 1}</p>`}${numbers ? tableHtml(step, ctx, masked) : mapHtml(step)}</div>`;
+  });
+  writeHtml(
+    box,
+    html`<figcaption><strong>${shown[0].title}</strong>${more}: ${sums} <span class="hint">(${what}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">${heads}</div>`,
+  );
   box.hidden = false;
   if (!numbers)
     for (const step of shown)

@@ -4,7 +4,8 @@
 // the right, each line as opaque as its weight. Numbers come from the trace's weights steps.
 import { colourLut, colourScale } from 'attention-explorer';
 import { $, app, drawWhenSeen, writeHtml } from './app.js';
-import { escapeHtml, fmt } from './format.js';
+import { fmt } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { resultParts, store } from './store.js';
 import { openCell } from './actions.js';
 
@@ -31,24 +32,18 @@ function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
   const label = `Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`;
   if (L * S > RECTS_MAX) {
     const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(L, S)));
-    return (
-      `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
-      `<canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${escapeHtml(label)}"></canvas></figure>`
-    );
+    return html`<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption><canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${label}"></canvas></figure>`;
   }
   const cell = Math.max(3, Math.min(28, Math.floor(MAP_SIZE / Math.max(L, S))));
   const colour = colourScale(step.data, step.kind);
-  let rects = '';
-  w.forEach((row, q) =>
-    row.forEach((v, k) => {
+  const rects = w.map((row, q) =>
+    row.map((v, k) => {
       const c = colour(v);
-      rects += `<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${escapeHtml(`${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`)}</title></rect>`;
+      const title = `${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`;
+      return html`<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${title}</title></rect>`;
     }),
   );
-  return (
-    `<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption>` +
-    `<svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${escapeHtml(label)}">${rects}</svg></figure>`
-  );
+  return html`<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption><svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${label}">${rects}</svg></figure>`;
 }
 
 /** A large map: the weights as canvas pixels on the same 0–1 scale. */
@@ -82,27 +77,18 @@ function linesSvg(step, w, tokensQ, tokensK) {
   const yK = (k) => pad + gap * k + (gap * (Math.max(L, S) - S)) / 2;
   const x1 = textW,
     x2 = textW + span;
-  let lines = '';
-  w.forEach((row, q) =>
-    row.forEach((v, k) => {
-      lines += `<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${lineOpacity(v)}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`;
-    }),
+  const lines = w.map((row, q) =>
+    row.map(
+      (v, k) =>
+        html`<line x1="${x1}" y1="${yQ(q)}" x2="${x2}" y2="${yK(k)}" stroke-opacity="${lineOpacity(v)}" data-q="${q}" data-k="${k}" data-weight="${v}"/>`,
+    ),
   );
   const label = (x, y, text, anchor, attrs) =>
-    `<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${escapeHtml(text)}</text>`;
-  const left = tokensQ
-    .slice(0, L)
-    .map((t, q) => label(x1 - 6, yQ(q), t, 'end', `data-q="${q}"`))
-    .join('');
-  const right = tokensK
-    .slice(0, S)
-    .map((t, k) => label(x2 + 6, yK(k), t, 'start', `data-k="${k}"`))
-    .join('');
-  return (
-    `<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" ` +
-    `aria-label="${escapeHtml(`Head ${step.head + 1}: each query on the left joined to each key on the right by a line as opaque as its weight`)}">` +
-    `<g class="lines">${lines}</g>${left}${right}</svg>`
-  );
+    html`<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${text}</text>`;
+  const left = tokensQ.slice(0, L).map((t, q) => label(x1 - 6, yQ(q), t, 'end', html`data-q="${q}"`));
+  const right = tokensK.slice(0, S).map((t, k) => label(x2 + 6, yK(k), t, 'start', html`data-k="${k}"`));
+  const title = `Head ${step.head + 1}: each query on the left joined to each key on the right by a line as opaque as its weight`;
+  return html`<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" aria-label="${title}"><g class="lines">${lines}</g>${left}${right}</svg>`;
 }
 
 /** The button under the diagram that leads to the panel. */
@@ -174,7 +160,7 @@ export function renderHeads() {
   if (shownHead >= weights.length) shownHead = 0;
   const multi = weights.length > 1;
   // The small maps are shown for several heads only (one head's weights are the step's table).
-  const maps = multi ? weights.map((s) => heatmapSvg(s, byQuery(s), tokensQ, tokensK, decimals)).join('') : '';
+  const maps = html`${multi && weights.map((s) => heatmapSvg(s, byQuery(s), tokensQ, tokensK, decimals))}`;
   const step = weights[shownHead];
   const w = byQuery(step);
   const tooMany = Math.max(w.length, w[0].length) > LINES_MAX;
@@ -196,22 +182,23 @@ export function renderHeads() {
     return;
   }
   box.dataset.signature = signature;
-  const choose = multi
-    ? `<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => `<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead ? ' checked' : ''}> head ${s.head + 1}</label>`).join('')}</fieldset>`
-    : '';
-  const html = `<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
-    ${multi ? `<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>` : ''}
+  const choose =
+    multi &&
+    html`<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => html`<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead && ' checked'}> head ${s.head + 1}</label>`)}</fieldset>`;
+  const panel = html`<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
+    ${multi && html`<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>`}
     ${choose}
     <div class="head-lines" data-head="${step.head}">${
       tooMany
-        ? `<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
+        ? html`<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
         : linesSvg(step, w, tokensQ, tokensK)
     }</div>
     <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
   // Beyond 64 tokens with one head the panel holds no numbers: an edit leaves it as it is.
-  if (box.headsHtml !== html) {
-    box.innerHTML = html;
-    box.headsHtml = html;
+  const markup = String(panel);
+  if (box.headsHtml !== markup) {
+    setHtml(box, panel);
+    box.headsHtml = markup;
   }
   drawMaps(box, weights);
 }

@@ -9,47 +9,48 @@ import { lastEdited, parse } from './problem.js';
 import { store } from './store.js';
 import { editInput, fillInputs, setOptions } from './actions.js';
 import { matrixToText } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { headOf } from './steps.js';
 
 const INPUT_TITLES = {
-  Q: 'Q',
-  K: 'K',
-  V: 'V',
-  X: 'X',
-  X_kv: 'X<sub>kv</sub>',
-  W_Q: 'W<sub>Q</sub>',
-  W_K: 'W<sub>K</sub>',
-  W_V: 'W<sub>V</sub>',
-  W_O: 'W<sub>O</sub>',
-  b_Q: 'b<sub>Q</sub>',
-  b_K: 'b<sub>K</sub>',
-  b_V: 'b<sub>V</sub>',
-  b_O: 'b<sub>O</sub>',
-  mask: 'Mask M (additive)',
-  P: 'P (learned positions)',
-  past_K: 'K<sub>past</sub> (cached keys)',
-  past_V: 'V<sub>past</sub> (cached values)',
-  W_G: 'W<sub>G</sub> (output gate)',
-  b_G: 'b<sub>G</sub>',
-  W_DKV: 'W<sub>DKV</sub> (down to the latent)',
-  W_UK: 'W<sub>UK</sub> (latent to keys)',
-  W_UV: 'W<sub>UV</sub> (latent to values)',
-  W_KR: 'W<sub>KR</sub> (rotary key)',
-  W_QR: 'W<sub>QR</sub> (rotary queries)',
-  W_DQ: "W<sub>DQ</sub> (queries' latent)",
-  W_UQ: 'W<sub>UQ</sub> (latent to queries)',
-  past_c_KV: 'c<sub>KV, past</sub> (cached latents)',
-  past_k_R: 'k<sub>R, past</sub> (cached rotary keys)',
+  Q: html`Q`,
+  K: html`K`,
+  V: html`V`,
+  X: html`X`,
+  X_kv: html`X<sub>kv</sub>`,
+  W_Q: html`W<sub>Q</sub>`,
+  W_K: html`W<sub>K</sub>`,
+  W_V: html`W<sub>V</sub>`,
+  W_O: html`W<sub>O</sub>`,
+  b_Q: html`b<sub>Q</sub>`,
+  b_K: html`b<sub>K</sub>`,
+  b_V: html`b<sub>V</sub>`,
+  b_O: html`b<sub>O</sub>`,
+  mask: html`Mask M (additive)`,
+  P: html`P (learned positions)`,
+  past_K: html`K<sub>past</sub> (cached keys)`,
+  past_V: html`V<sub>past</sub> (cached values)`,
+  W_G: html`W<sub>G</sub> (output gate)`,
+  b_G: html`b<sub>G</sub>`,
+  W_DKV: html`W<sub>DKV</sub> (down to the latent)`,
+  W_UK: html`W<sub>UK</sub> (latent to keys)`,
+  W_UV: html`W<sub>UV</sub> (latent to values)`,
+  W_KR: html`W<sub>KR</sub> (rotary key)`,
+  W_QR: html`W<sub>QR</sub> (rotary queries)`,
+  W_DQ: html`W<sub>DQ</sub> (queries' latent)`,
+  W_UQ: html`W<sub>UQ</sub> (latent to queries)`,
+  past_c_KV: html`c<sub>KV, past</sub> (cached latents)`,
+  past_k_R: html`k<sub>R, past</sub> (cached rotary keys)`,
 };
 const COLUMN_TITLES = {
-  W_Q: 'Ω<sub>Q</sub>',
-  W_K: 'Ω<sub>K</sub>',
-  W_V: 'Ω<sub>V</sub>',
-  W_O: 'Ω<sub>O</sub>',
-  b_Q: 'β<sub>Q</sub>',
-  b_K: 'β<sub>K</sub>',
-  b_V: 'β<sub>V</sub>',
-  b_O: 'β<sub>O</sub>',
+  W_Q: html`Ω<sub>Q</sub>`,
+  W_K: html`Ω<sub>K</sub>`,
+  W_V: html`Ω<sub>V</sub>`,
+  W_O: html`Ω<sub>O</sub>`,
+  b_Q: html`β<sub>Q</sub>`,
+  b_K: html`β<sub>K</sub>`,
+  b_V: html`β<sub>V</sub>`,
+  b_O: html`β<sub>O</sub>`,
 };
 
 /** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
@@ -61,59 +62,59 @@ function describeInput(name) {
   const tok = cols ? 'one column per token' : 'one row per token';
   switch (name) {
     case 'X':
-      return state.mode === 'cross' ? `the query tokens, ${tok}` : `the tokens, ${tok}`;
+      return state.mode === 'cross' ? html`the query tokens, ${tok}` : html`the tokens, ${tok}`;
     case 'X_kv':
-      return `the tokens keys and values come from, ${tok}`;
+      return html`the tokens keys and values come from, ${tok}`;
     case 'Q':
-      return `queries, ${tok}`;
+      return html`queries, ${tok}`;
     case 'K':
-      return `keys, ${tok}`;
+      return html`keys, ${tok}`;
     case 'V':
-      return `values, ${tok}`;
+      return html`values, ${tok}`;
     case 'W_Q':
     case 'W_K':
     case 'W_V': {
       if (name === 'W_Q' && isLatent(state))
-        return "d<sub>model</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = X·W<sub>Q</sub>";
+        return html`d<sub>model</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = X·W<sub>Q</sub>`;
       const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
       return cols
-        ? `d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
-        : `d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
+        ? html`d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
+        : html`d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
     }
     case 'W_O':
-      return cols ? 'output × (heads·d<sub>v</sub>)' : '(heads·d<sub>v</sub>) × output';
+      return cols ? html`output × (heads·d<sub>v</sub>)` : html`(heads·d<sub>v</sub>) × output`;
     case 'b_O':
-      return 'one per output feature';
+      return html`one per output feature`;
     case 'P':
-      return `added to X before the projections: its shape, ${tok}`;
+      return html`added to X before the projections: its shape, ${tok}`;
     case 'past_K':
-      return `earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
+      return html`earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
     case 'past_V':
-      return `earlier tokens' values, ${tok}; heads side by side`;
+      return html`earlier tokens' values, ${tok}; heads side by side`;
     case 'W_G':
-      return 'd<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)';
+      return html`d<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)`;
     case 'W_DKV':
-      return 'd<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps';
+      return html`d<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps`;
     case 'W_UK':
-      return "d<sub>c</sub> × heads·d<sub>h</sub>: each head's keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>";
+      return html`d<sub>c</sub> × heads·d<sub>h</sub>: each head's keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>`;
     case 'W_UV':
-      return "d<sub>c</sub> × heads·d<sub>v</sub>: each head's values V = c<sub>KV</sub>·W<sub>UV</sub>";
+      return html`d<sub>c</sub> × heads·d<sub>v</sub>: each head's values V = c<sub>KV</sub>·W<sub>UV</sub>`;
     case 'W_KR':
-      return 'd<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head';
+      return html`d<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head`;
     case 'W_QR':
-      return 'd<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head';
+      return html`d<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head`;
     case 'W_DQ':
-      return 'd<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>';
+      return html`d<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>`;
     case 'W_UQ':
-      return "d<sub>cq</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>";
+      return html`d<sub>cq</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>`;
     case 'past_c_KV':
-      return `earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
+      return html`earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
     case 'past_k_R':
-      return `earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
+      return html`earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
     case 'b_G':
-      return 'one per column of W<sub>G</sub>';
+      return html`one per column of W<sub>G</sub>`;
     default:
-      return `one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
+      return html`one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
   }
 }
 
@@ -147,7 +148,7 @@ export function getEditor(name) {
     ed = new MatrixEditor({
       name,
       title: INPUT_TITLES[name],
-      description: name === 'mask' ? '' : describeInput(name),
+      description: name === 'mask' ? null : describeInput(name),
       vector: VECTOR_INPUTS.has(name),
       engine: app.engine,
       decimals: () => decimalsOf(app.state),
@@ -187,9 +188,9 @@ export function layoutEditors() {
   const cols = state.options.layout === 'columns';
   for (const name of stateInputs(state)) {
     const ed = getEditor(name);
-    ed.el.querySelector('h3').innerHTML = (cols && COLUMN_TITLES[name]) || INPUT_TITLES[name];
+    setHtml(ed.el.querySelector('h3'), (cols && COLUMN_TITLES[name]) || INPUT_TITLES[name]);
     const desc = ed.el.querySelector('.editor-desc');
-    if (desc) desc.innerHTML = describeInput(name);
+    if (desc) setHtml(desc, describeInput(name));
     ed.el.hidden = hidden.has(name);
     box.appendChild(ed.el);
     const input = state.inputs[name] ?? { text: defaultText(name) };
@@ -198,10 +199,13 @@ export function layoutEditors() {
   }
   const optional = document.createElement('div');
   optional.className = 'optional-inputs';
-  optional.innerHTML = `
-    ${state.mode !== 'qkv' && !isLatent(state) ? `<label><input type="checkbox" id="use-bias" ${state.use.bias ? 'checked' : ''}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>` : ''}
-    <label><input type="checkbox" id="use-wo" ${state.use.W_O ? 'checked' : ''}> output projection W<sub>O</sub></label>
-    ${state.use.W_O ? `<label><input type="checkbox" id="use-bo" ${state.use.b_O ? 'checked' : ''}> bias b<sub>O</sub></label>` : ''}`;
+  setHtml(
+    optional,
+    html`
+    ${state.mode !== 'qkv' && !isLatent(state) && html`<label><input type="checkbox" id="use-bias" ${state.use.bias && 'checked'}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>`}
+    <label><input type="checkbox" id="use-wo" ${state.use.W_O && 'checked'}> output projection W<sub>O</sub></label>
+    ${state.use.W_O && html`<label><input type="checkbox" id="use-bo" ${state.use.b_O && 'checked'}> bias b<sub>O</sub></label>`}`,
+  );
   box.appendChild(optional);
   optional.addEventListener('change', (ev) => {
     const flag = { 'use-bias': 'bias', 'use-wo': 'W_O', 'use-bo': 'b_O' }[/** @type {HTMLElement} */ (ev.target).id];

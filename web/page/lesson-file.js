@@ -5,7 +5,7 @@ import { findPreset } from 'attention-explorer';
 import { fetchLesson, lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
-import { escapeHtml } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
 import { setTitle } from './actions.js';
@@ -34,7 +34,7 @@ function showLessonError(message) {
   box.id = 'lesson-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  box.innerHTML = `<p>${escapeHtml(message)}</p><button type="button">Dismiss</button>`;
+  setHtml(box, html`<p>${message}</p><button type="button">Dismiss</button>`);
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }
@@ -77,7 +77,7 @@ function showLessonLoading(url) {
   box.id = 'lesson-loading';
   box.className = 'lesson-loading';
   box.setAttribute('role', 'status');
-  box.innerHTML = '<p>Loading the lesson from <span class="url"></span>… Until it comes, the page shows the default example.</p>';
+  setHtml(box, html`<p>Loading the lesson from <span class="url"></span>… Until it comes, the page shows the default example.</p>`);
   box.querySelector('.url').textContent = url;
   $('app').prepend(box);
 }

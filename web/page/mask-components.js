@@ -3,7 +3,7 @@
 // an entry (a key outside the window but kept as a sink, say). Every map is read off the core's
 // facts.hidden_by (same layout as the mask step): this view recomputes no mask.
 import { colourScale } from 'attention-explorer';
-import { escapeHtml } from './format.js';
+import { html } from 'attention-explorer/html';
 
 /** The bits of facts.hidden_by: what hid an entry, or that a sink token kept it from the window. */
 export const HIDDEN_BY = { causal: 1, window: 2, mask: 4, keptBySink: 8 };
@@ -95,7 +95,7 @@ export function entryComponents(bits) {
 }
 
 /** The mark of an entry a sink token kept from the window, as the maps draw it. */
-const SINK_DOT = '<span class="sink-dot" role="img" aria-label="dot"></span>';
+const SINK_DOT = html`<span class="sink-dot" role="img" aria-label="dot"></span>`;
 
 const STATE_WORDS = { kept: 'kept', hidden: 'hidden', none: 'no say' };
 
@@ -103,27 +103,27 @@ function mapHtml(part, hiddenBy, labels, shape) {
   const [nr, nc] = shape;
   const caption = `${part.title}, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns: ${part.legend}.`;
   // Row headers and each entry's words are for screen readers; the squares show the states.
-  let html =
-    `<figure class="mask-part" data-part="${part.id}"><figcaption>${escapeHtml(part.title)}</figcaption>` +
-    `<table class="mask-map"><caption class="visually-hidden">${escapeHtml(caption)}</caption><tbody>`;
+  const rows = [];
   for (let i = 0; i < nr; i++) {
-    html += `<tr><th scope="row" class="visually-hidden">${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}`)}</th>`;
+    const cells = [];
     for (let j = 0; j < nc; j++) {
       const bits = hiddenBy[i][j];
       const state = part.state(bits);
       const sink = part.sink?.(bits) ?? false;
       const colour = COLOUR[state];
-      const style = colour ? ` style="background:${colour.bg}"` : '';
+      const style = colour && html` style="background:${colour.bg}"`;
       const words = part.id === 'combined' ? entryComponents(bits) : `${STATE_WORDS[state]}${sink ? ', a sink token keeps it' : ''}`;
       const key = `${labels.colTitle} ${labels.cols[j]}`;
-      html +=
-        `<td data-i="${i}" data-j="${j}" data-state="${state}"${sink ? ' data-sink="kept"' : ''}${style}` +
-        ` title="${escapeHtml(`${labels.rowTitle} ${labels.rows[i]}, ${key}: ${words}`)}">` +
-        `<span class="visually-hidden">${escapeHtml(`${key}: ${words}`)}</span></td>`;
+      cells.push(
+        html`<td data-i="${i}" data-j="${j}" data-state="${state}"${sink && html` data-sink="kept"`}${style} title="${labels.rowTitle} ${labels.rows[i]}, ${key}: ${words}"><span class="visually-hidden">${key}: ${words}</span></td>`,
+      );
     }
-    html += '</tr>';
+    rows.push(html`<tr><th scope="row" class="visually-hidden">${labels.rowTitle} ${labels.rows[i]}</th>${cells}</tr>`);
   }
-  return `${html}</tbody></table><p class="mask-part-legend">${escapeHtml(part.legend).replace('●', SINK_DOT)}</p></figure>`;
+  // The legend's first ● is the mark itself.
+  const dot = part.legend.indexOf('●');
+  const legend = dot < 0 ? part.legend : html`${part.legend.slice(0, dot)}${SINK_DOT}${part.legend.slice(dot + 1)}`;
+  return html`<figure class="mask-part" data-part="${part.id}"><figcaption>${part.title}</figcaption><table class="mask-map"><caption class="visually-hidden">${caption}</caption><tbody>${rows}</tbody></table><p class="mask-part-legend">${legend}</p></figure>`;
 }
 
 /**
@@ -132,12 +132,12 @@ function mapHtml(part, hiddenBy, labels, shape) {
  * problem's options; labels: the step's axis labels (steps.js axisLabels).
  */
 export function maskComponentsHtml(step, facts, options, meta, labels) {
-  if (step.id !== 'mask' || !facts?.hidden_by) return '';
+  if (step.id !== 'mask' || !facts?.hidden_by) return html``;
   const parts = components(step, options ?? {}, meta.mask_kind === 'additive');
-  if (parts.length < 2) return '';
+  if (parts.length < 2) return html``;
   const [nr, nc] = step.shape;
   if (nr * nc > MAX_ENTRIES) {
-    return `<p class="hint">${parts.map((p) => p.title).join(', ')}: ${nr} × ${nc} is too large for a map of each; click an entry of the mask to see which component hid it.</p>`;
+    return html`<p class="hint">${parts.map((p) => p.title).join(', ')}: ${nr} × ${nc} is too large for a map of each; click an entry of the mask to see which component hid it.</p>`;
   }
   parts.push({
     id: 'combined',
@@ -145,11 +145,8 @@ export function maskComponentsHtml(step, facts, options, meta, labels) {
     legend: `kept only where every component keeps it${parts.some((p) => p.id === 'sink') ? ' (a sink overrides the window)' : ''}`,
     state: (bits) => (isHidden(bits) ? 'hidden' : 'kept'),
   });
-  const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape)).join('');
-  return (
-    `<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div>` +
-    '<p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>'
-  );
+  const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape));
+  return html`<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div><p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>`;
 }
 
 const bound = new WeakSet();

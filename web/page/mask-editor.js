@@ -5,7 +5,8 @@ import { getEditor, setEditorValue } from './inputs.js';
 import { store } from './store.js';
 import { setOptions, toggleKeep } from './actions.js';
 import { axisLabels } from './steps.js';
-import { escapeHtml, matrixToText } from './format.js';
+import { matrixToText } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 
 /** Draws the mask editor the state's mask option asks for (nothing for "none"). */
 export function renderMask() {
@@ -36,23 +37,23 @@ export function renderMask() {
   if (!keep || !result?.ctx) return;
   const scoresStep = result.trace.steps.find((s) => s.id === 'scores');
   const labels = axisLabels(scoresStep, result.ctx);
-  let html = `<div class="mask-editor"><h3>Mask: which keys each query may see</h3>
+  const rows = keep.map(
+    (row, i) =>
+      html`<tr><th scope="row">${labels.rows[i]}</th>${row.map(
+        (
+          v,
+          j,
+        ) => html`<td><button type="button" class="mask-cell${!v && ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${String(!v)}"
+        aria-label="${labels.rowTitle} ${labels.rows[i]}, ${labels.colTitle} ${labels.cols[j]}: ${v ? 'visible' : 'hidden'}">${v ? '✓' : '−∞'}</button></td>`,
+      )}</tr>`,
+  );
+  const editor = html`<div class="mask-editor"><h3>Mask: which keys each query may see</h3>
     <p class="hint">Click (or Enter/Space) a cell to hide that key from that query; hidden cells get −∞ before the softmax.</p>
-    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>`;
-  html += labels.cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
-  keep.forEach((row, i) => {
-    html += `<tr><th scope="row">${escapeHtml(labels.rows[i])}</th>`;
-    row.forEach((v, j) => {
-      html += `<td><button type="button" class="mask-cell${v ? '' : ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${!v}"
-        aria-label="${labels.rowTitle} ${escapeHtml(labels.rows[i])}, ${labels.colTitle} ${escapeHtml(labels.cols[j])}: ${v ? 'visible' : 'hidden'}">${v ? '✓' : '−∞'}</button></td>`;
-    });
-    html += '</tr>';
-  });
-  html += '</tbody></table></div>';
+    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
   const focused = document.activeElement?.closest?.('.mask-cell');
   const fr = focused?.dataset.r,
     fc = focused?.dataset.c;
-  box.innerHTML = html;
+  setHtml(box, editor);
   if (focused) box.querySelector(`.mask-cell[data-r="${fr}"][data-c="${fc}"]`)?.focus();
 }
 

@@ -3,7 +3,7 @@
 // is there, a formula is drawn as its TeX source in a placeholder, typeset once KaTeX arrives
 // (those on screen first). If KaTeX fails to load, formulas stay as their TeX source so the page
 // still works.
-import { escapeHtml } from './format.js';
+import { html, raw } from 'attention-explorer/html';
 
 let katex = null;
 let loading = null;
@@ -48,31 +48,34 @@ export function loadMath() {
 
 function render(texSource, display) {
   try {
-    return katex.renderToString(texSource, { displayMode: display, throwOnError: false, strict: 'ignore', output: 'htmlAndMathml' });
+    // Trusted: KaTeX's own markup (it escapes the source's text, and its default `trust: false`
+    // refuses \href, \url and \html* commands).
+    return raw(katex.renderToString(texSource, { displayMode: display, throwOnError: false, strict: 'ignore', output: 'htmlAndMathml' }));
   } catch {
-    return `<code>${escapeHtml(texSource)}</code>`;
+    return html`<code>${texSource}</code>`;
   }
 }
 
 /**
  * HTML for a TeX formula (cached: the same formula is rendered once). Before KaTeX has loaded,
  * a placeholder with the TeX source, which typesetPending() replaces.
+ * @returns {import('attention-explorer/html').Html}
  */
 export function mathHtml(texSource, display = false) {
-  if (!katex) return `<code class="tex-pending" data-display="${display ? 1 : 0}">${escapeHtml(texSource)}</code>`;
+  if (!katex) return html`<code class="tex-pending" data-display="${display ? 1 : 0}">${texSource}</code>`;
   const key = (display ? 'D' : 'I') + texSource;
-  let html = cache.get(key);
-  if (html === undefined) {
-    html = render(texSource, display);
+  let markup = cache.get(key);
+  if (markup === undefined) {
+    markup = render(texSource, display);
     if (cache.size > 2000) cache.clear();
-    cache.set(key, html);
+    cache.set(key, markup);
   }
-  return html;
+  return markup;
 }
 
 function typeset(el) {
   if (!el.isConnected || !el.classList.contains('tex-pending')) return;
-  el.outerHTML = mathHtml(el.textContent, el.dataset.display === '1');
+  el.outerHTML = String(mathHtml(el.textContent, el.dataset.display === '1'));
 }
 
 /**

@@ -5,7 +5,7 @@
 // A node jumps to its step's card; the step in view, the open cell's step and the step-through
 // step are marked.
 import { $, app } from './app.js';
-import { escapeHtml } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from './math.js';
 import { stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
@@ -142,20 +142,17 @@ function placeRows(graph) {
 }
 
 function nodeHtml(n, labelCol, first) {
-  const tags = n.tags.length ? ` <span class="pl-tags">· ${n.tags.map(escapeHtml).join(' ')}</span>` : '';
-  const shape = n.shape ? `<span class="pl-shape">${n.shape[0]}×${n.shape[1]}${tags}</span>` : '';
+  const tags = n.tags.length > 0 && html` <span class="pl-tags">· ${n.tags.join(' ')}</span>`;
+  const shape = n.shape && html`<span class="pl-shape">${n.shape[0]}×${n.shape[1]}${tags}</span>`;
   const group =
-    n.group != null ? `<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>` : '';
+    n.group != null && html`<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>`;
   const style = `grid-column:${n.col + 1 + labelCol};grid-row:${n.rows}`;
   const cls = `pl-node${n.input ? ' pl-source' : ''}${n.step?.id === 'output' ? ' pl-final' : ''}${n.group != null ? ' pl-shared' : ''}`;
   const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
   // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
   const name = n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`;
   // One Tab stop for the whole diagram (the first node; arrow keys move between nodes).
-  return (
-    `<button type="button" class="${cls}" style="${style}" data-key="${escapeHtml(n.key)}" title="${escapeHtml(title)}" tabindex="${first ? 0 : -1}">` +
-    `<span class="visually-hidden">${escapeHtml(name)}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`
-  );
+  return html`<button type="button" class="${cls}" style="${style}" data-key="${n.key}" title="${title}" tabindex="${first ? 0 : -1}"><span class="visually-hidden">${name}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`;
 }
 
 let observer = null;
@@ -180,16 +177,16 @@ export function renderPipeline() {
     graph.lanes.map((l) => l.label).join('|') +
     graph.more;
   if (box.dataset.sig !== sig) {
-    let html = `<div class="pl-grid" style="grid-template-columns:${multi ? 'auto ' : ''}repeat(${graph.columns}, auto);grid-template-rows:repeat(${total}, auto)">`;
-    if (multi) {
-      graph.lanes.forEach((lane, l) => {
-        html += `<span class="pl-lane" style="grid-column:1;grid-row:${laneStart[l]} / span ${laneRows[l]}">${escapeHtml(lane.label)}</span>`;
-      });
-    }
-    html += visible.map((n, i) => nodeHtml(n, labelCol, i === 0)).join('');
-    html += '<svg class="pl-edges" aria-hidden="true"></svg></div>';
-    if (graph.more) html += `<p class="pl-more hint">${escapeHtml(graph.more)}</p>`;
-    box.innerHTML = html;
+    const lanes =
+      multi &&
+      graph.lanes.map(
+        (lane, l) => html`<span class="pl-lane" style="grid-column:1;grid-row:${laneStart[l]} / span ${laneRows[l]}">${lane.label}</span>`,
+      );
+    const nodes = visible.map((n, i) => nodeHtml(n, labelCol, i === 0));
+    setHtml(
+      box,
+      html`<div class="pl-grid" style="grid-template-columns:${multi && 'auto '}repeat(${graph.columns}, auto);grid-template-rows:repeat(${total}, auto)">${lanes}${nodes}<svg class="pl-edges" aria-hidden="true"></svg></div>${graph.more && html`<p class="pl-more hint">${graph.more}</p>`}`,
+    );
     box.dataset.sig = sig;
     box._edges = graph.edges;
     scheduleEdges();
@@ -225,8 +222,7 @@ function drawEdges() {
   // drawn, so a diagram that got narrower (a phone, a smaller problem) kept scrolling sideways.
   svg.setAttribute('width', String(grid.offsetWidth));
   svg.setAttribute('height', String(grid.offsetHeight));
-  let paths =
-    '<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>';
+  const paths = [];
   for (const [from, to] of box._edges ?? []) {
     const a = at(from);
     const b = at(to);
@@ -236,9 +232,14 @@ function drawEdges() {
     const x2 = b.left - origin.left - 1;
     const y2 = b.top + b.height / 2 - origin.top;
     const dx = Math.max(8, (x2 - x1) / 2);
-    paths += `<path d="M${x1.toFixed(1)},${y1.toFixed(1)} C${(x1 + dx).toFixed(1)},${y1.toFixed(1)} ${(x2 - dx).toFixed(1)},${y2.toFixed(1)} ${x2.toFixed(1)},${y2.toFixed(1)}" marker-end="url(#pl-arrow)"/>`;
+    paths.push(
+      html`<path d="M${x1.toFixed(1)},${y1.toFixed(1)} C${(x1 + dx).toFixed(1)},${y1.toFixed(1)} ${(x2 - dx).toFixed(1)},${y2.toFixed(1)} ${x2.toFixed(1)},${y2.toFixed(1)}" marker-end="url(#pl-arrow)"/>`,
+    );
   }
-  svg.innerHTML = paths;
+  setHtml(
+    svg,
+    html`<defs><marker id="pl-arrow" viewBox="0 0 6 6" refX="5.5" refY="3" markerWidth="6" markerHeight="6" orient="auto"><path d="M0,0 L6,3 L0,6 z"/></marker></defs>${paths}`,
+  );
 }
 
 /** Watches which step cards are on screen, to mark them in the diagram. */

@@ -13,6 +13,7 @@
 // This file drives them: the tabs, Next/Previous and the keys, the position line and the
 // sentence, the fields, the heatmaps, the exports. Each walkthrough is a module of
 // web/page/practice/ with the interface practice/walk.js describes (`Walkthrough`).
+import { html, setHtml } from 'attention-explorer/html';
 import { $, app } from './app.js';
 import { toClipboard } from './copy-latex.js';
 import { download } from './export-panel.js';
@@ -49,10 +50,11 @@ function renderExportRow(id, view) {
     return;
   }
   const formats = ['copy-latex', 'latex', 'csv', 'json', ...(exports.numpy ? ['numpy'] : [])];
-  row.innerHTML =
-    '<span class="pr-export-label">Export this walkthrough</span> ' +
-    formats.map((f) => `<button type="button" data-walk-export="${f}">${EXPORT_LABELS[f]}</button>`).join(' ') +
-    ' <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>';
+  const buttons = formats.map((f, i) => html`${i > 0 && ' '}<button type="button" data-walk-export="${f}">${EXPORT_LABELS[f]}</button>`);
+  setHtml(
+    row,
+    html`<span class="pr-export-label">Export this walkthrough</span> ${buttons} <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>`,
+  );
 }
 
 /** Makes one export of the open walkthrough: { name, type, text }. */
@@ -123,7 +125,7 @@ export async function renderPractice() {
   const controls = $('practice-controls');
   const key = walkthrough.controlsKey?.() ?? id;
   if (controls.dataset.key !== key) {
-    controls.innerHTML = walkthrough.controls?.(view) ?? '';
+    setHtml(controls, walkthrough.controls?.(view) ?? html``);
     controls.dataset.key = key;
     walkthrough.bind?.();
   }
@@ -132,7 +134,7 @@ export async function renderPractice() {
   if (view.error) {
     $('practice-pos').textContent = walkthrough.title;
     $('practice-text').textContent = `Not computed: ${view.error}`;
-    $('practice-body').innerHTML = '';
+    $('practice-body').replaceChildren();
     $('pr-prev').disabled = true;
     $('pr-next').disabled = true;
     return;
@@ -144,7 +146,7 @@ export async function renderPractice() {
   const { ctx } = app.result;
   $('practice-text').textContent = walkthrough.sentence(view, index, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
   heatmapSteps.length = 0;
-  $('practice-body').innerHTML = walkthrough.body(view);
+  setHtml($('practice-body'), walkthrough.body(view));
   walkthrough.drawn?.(view);
   $('practice-body')
     .querySelectorAll('.heatmap canvas')
@@ -192,12 +194,13 @@ function onKey(e) {
 
 export function bindPractice() {
   const tabs = $('practice-tabs');
-  tabs.innerHTML = Object.entries(WALKS)
-    .map(
+  setHtml(
+    tabs,
+    html`${Object.entries(WALKS).map(
       ([id, name]) =>
-        `<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`,
-    )
-    .join('');
+        html`<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`,
+    )}`,
+  );
   tabs.addEventListener('click', (e) => {
     const tab = /** @type {HTMLElement} */ (e.target).closest('[role="tab"]');
     if (tab) openWalk(tab.dataset.walk);

@@ -8,12 +8,12 @@ import { openCell, setTokens, toggleFolded } from './actions.js';
 import { markScrollables } from './scrollables.js';
 import { axisLabels, cellTokens, headOf, stepKey } from './steps.js';
 import { explanationHtml } from './explain.js';
-import { escapeHtml, fmt } from './format.js';
+import { fmt } from './format.js';
+import { html } from 'attention-explorer/html';
 import { markPipeline } from './pipeline.js';
 import { bindTraceLinks, renderTraceLinks } from './trace-links.js';
 
-const PROMPT =
-  '<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>';
+const PROMPT = html`<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>`;
 
 /** Marks the open cell in its step and writes its worked calculation in the drill panel. */
 export function renderSelection(focus) {
@@ -52,7 +52,7 @@ export function renderSelection(focus) {
     // open.head is -1 for a step without a head (X_pos, output): explain() reads -1 as that.
     e = app.engine.explain(result.problem, { step: open.step, head: open.head, row: open.row, col: open.col });
   } catch (err) {
-    writeHtml(body, `<p class="error">${escapeHtml(err.message)}</p>`);
+    writeHtml(body, html`<p class="error">${err.message}</p>`);
     return;
   }
   const labels = axisLabels(step, result.ctx);

@@ -7,7 +7,7 @@ import { applyLocks, installEmbed, setOpenFull } from './embed.js';
 import { embedSnippet, installEmbedBuilder, refreshEmbedBuilder } from './embed-builder.js';
 import { FORMATS, fillExportSelect, onExport } from './export-panel.js';
 import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise, studentLink } from './exercise.js';
-import { escapeHtml } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { resultParts, store } from './store.js';
 
 async function copy(text, what) {
@@ -33,7 +33,9 @@ function buildPanel() {
   share.id = 'share';
   share.className = 'panel share';
   share.setAttribute('aria-labelledby', 'share-title');
-  share.innerHTML = `
+  setHtml(
+    share,
+    html`
     <h2 id="share-title">Share, embed, export</h2>
     <div class="share-row">
       <button type="button" id="copy-link">Copy link</button>
@@ -46,7 +48,7 @@ function buildPanel() {
       <label for="export-what">Export</label>
       <select id="export-what"><option value="all">the whole solution</option></select>
       <span role="group" aria-label="Export formats" class="formats">
-        ${FORMATS.map(([f, label]) => `<button type="button" data-export="${f}">${label}</button>`).join('')}
+        ${FORMATS.map(([f, label]) => html`<button type="button" data-export="${f}">${label}</button>`)}
       </span>
     </div>
     <details class="exercise-setup" id="exercise-setup"><summary>Set an exercise</summary>
@@ -64,7 +66,8 @@ function buildPanel() {
       </div>
     </details>
     <textarea id="export-preview" class="export-preview" rows="10" readonly aria-label="Export preview" hidden></textarea>
-    <p id="share-status" class="share-status" role="status" aria-live="polite"></p>`;
+    <p id="share-status" class="share-status" role="status" aria-live="polite"></p>`,
+  );
   ($('why') ?? $('results')).after(share);
   installEmbedBuilder($('embed-options'));
 
@@ -119,7 +122,7 @@ function showLinkError() {
   box.id = 'link-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  box.innerHTML = `<p>${escapeHtml(error)}</p><button type="button">Dismiss</button>`;
+  setHtml(box, html`<p>${error}</p><button type="button">Dismiss</button>`);
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }

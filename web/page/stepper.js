@@ -12,7 +12,8 @@ import { $, app } from './app.js';
 import { flags } from './embed.js';
 import { markPipeline } from './pipeline.js';
 import { stepKey } from './steps.js';
-import { escapeHtml, quoteToken } from './format.js';
+import { quoteToken } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { resultParts, store } from './store.js';
 import { restartLesson as restart, revealStep, setLesson, stepThrough, stepTo, stepperIndex } from './actions.js';
 
@@ -112,7 +113,7 @@ export function syncStepper() {
   const told = ctx.hiddenSteps.length
     ? `${step.title}: ${step.text}.`
     : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
-  $('stepper-text').innerHTML = escapeHtml(note.say || told);
+  $('stepper-text').textContent = note.say || told;
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;
   if (!$('teacher').contains(document.activeElement)) fillTeacherAnswer(note.written);
@@ -173,7 +174,7 @@ function showAnswerForm(answer, ctx) {
     $('answer-key-list').replaceChildren(
       ...ctx.tokensK.map((name, j) => {
         const label = document.createElement('label');
-        label.innerHTML = `<input type="radio" name="answer-key" value="${j}"> <span></span>`;
+        setHtml(label, html`<input type="radio" name="answer-key" value="${j}"> <span></span>`);
         label.querySelector('span').textContent = name;
         return label;
       }),

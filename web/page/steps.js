@@ -6,7 +6,8 @@
 import { colourLut, colourRange, colourScale, formatNumber, positionsAxisLabels, weightSums } from 'attention-explorer';
 import { cellLook, legendHtml, maskedPositions, stepTableHtml } from 'attention-explorer/step-table';
 import { afterFrame, writeHtml } from './app.js';
-import { fmt, escapeHtml } from './format.js';
+import { fmt } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from './math.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
@@ -95,8 +96,7 @@ function factsHtml(step, trace, ctx) {
   switch (step.id) {
     case 'Q':
       items.push(
-        `d<sub>k</sub> = ${meta.d_k}` +
-          (meta.heads > 1 ? ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}` : ''),
+        html`d<sub>k</sub> = ${meta.d_k}${meta.heads > 1 && ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}`}`,
       );
       break;
     case 'K':
@@ -104,25 +104,25 @@ function factsHtml(step, trace, ctx) {
       if (meta.heads > 1) {
         const shared = meta.kv_heads < meta.heads ? `shared key/value head ${step.kv_group + 1}: ` : '';
         items.push(`${shared}features ${step.features[0] + 1}–${step.features[1]}`);
-      } else if (step.id === 'V') items.push(`d<sub>v</sub> = ${meta.d_v}`);
+      } else if (step.id === 'V') items.push(html`d<sub>v</sub> = ${meta.d_v}`);
       break;
     }
     case 'scores':
-      if (f.scores_variance !== undefined) items.push(`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
+      if (f.scores_variance !== undefined) items.push(html`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
       if (f.rope_shift > 0) {
         const change =
           f.rope_shift_change === 0
             ? 'changes no score at all'
-            : `changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
+            : html`changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
         items.push(
-          `rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`,
+          html`rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`,
         );
       }
       break;
     case 'scaled':
-      items.push(`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
+      items.push(html`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
       if (f.scaled_variance !== undefined)
-        items.push(`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
+        items.push(html`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
       break;
     case 'masked': {
       // The mask step's facts say what is hidden; with a finite mask_fill the entries are not −∞.
@@ -159,17 +159,18 @@ function factsHtml(step, trace, ctx) {
       items.push(`${sumsTo}: ${shown}`);
       if (f.fully_masked.length)
         items.push(
-          `<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 ? 's' : ''} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`,
+          html`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 && 's'} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`,
         );
       break;
     }
     case 'concat':
-      items.push(`${meta.heads} heads × d<sub>v</sub> = ${meta.d_v}`);
+      items.push(html`${meta.heads} heads × d<sub>v</sub> = ${meta.d_v}`);
       break;
     default:
       break;
   }
-  return items.length ? `<ul class="facts">${items.map((i) => `<li>${i}</li>`).join('')}</ul>` : '';
+  // Plain strings among the items are text (escaped); the others are html``.
+  return html`${items.length > 0 && html`<ul class="facts">${items.map((i) => html`<li>${i}</li>`)}</ul>`}`;
 }
 
 /** The mask step's components and their combination, from its head's facts. */
@@ -187,14 +188,12 @@ export function tableHtml(step, labels, ctx, masked) {
   const head = headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : '';
   // A concatenation's columns banded by the head each came from.
   const parts = step.axes[1] === 'features' ? concatenated(step, ctx.steps) : null;
-  const above = parts
-    ? `<tr><td></td>${parts.map((p, g) => `<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`).join('')}</tr>`
-    : '';
+  const above = html`${parts && html`<tr><td></td>${parts.map((p, g) => html`<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`)}</tr>`}`;
   const scoreLike = labels.rowKind && labels.colKind;
-  const corner = `<th scope="col" class="corner">${scoreLike ? `<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>` : ''}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
+  const corner = html`<th scope="col" class="corner">${scoreLike && html`<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>`}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
   const kinds = { row: labels.rowKind, col: labels.colKind };
   return stepTableHtml(step, labels, {
-    attrs: `class="matrix" data-key="${key}"`,
+    attrs: html`class="matrix" data-key="${key}"`,
     caption: `${step.title}${head}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.`,
     above,
     corner,
@@ -202,7 +201,7 @@ export function tableHtml(step, labels, ctx, masked) {
     decimals: ctx.decimals,
     fixedZero: true,
     masked,
-    labelAttrs: (axis, i) => (kinds[axis] ? ` data-token="${kinds[axis]}:${i}" title="Double-click to rename"` : ''),
+    labelAttrs: (axis, i) => kinds[axis] && html` data-token="${kinds[axis]}:${i}" title="Double-click to rename"`,
   });
 }
 
@@ -210,19 +209,17 @@ export function tableHtml(step, labels, ctx, masked) {
 function ticksHtml(names, axis) {
   const every = Math.ceil(names.length / 16);
   const at = (i) => `${(((i + 0.5) / names.length) * 100).toFixed(3)}%`;
-  const spans = names
-    .map((n, i) => (i % every ? '' : `<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${escapeHtml(n)}</span>`))
-    .join('');
-  return `<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
+  const spans = names.map((n, i) => !(i % every) && html`<span style="${axis === 'rows' ? 'top' : 'left'}:${at(i)}">${n}</span>`);
+  return html`<div class="ticks ${axis}" aria-hidden="true">${spans}</div>`;
 }
 
 export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
   const name = step.title;
-  return `<div class="heatmap" data-key="${stepKey(step)}">
+  return html`<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${nr} × ${nc}: too large for numbers, drawn as a heatmap. Click a cell, or focus the map and use the arrow keys and Enter.</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
-      aria-label="${escapeHtml(name)} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
+      aria-label="${name} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
     <p class="heatmap-readout" aria-live="polite"></p></div>`;
 }
 
@@ -328,9 +325,9 @@ export function renderSteps(container, trace, ctx) {
   const cards = steps.map((step) => ({ step, sig: cardSignature(step, ctx) }));
   const signature = cards.map((c) => c.sig).join('\n');
   if (container.dataset.sig === signature && patchSteps(container, trace, ctx, cards)) return steps;
-  let html = '';
-  let currentGroup = null;
-  let n = 0;
+  // The cards, in groups: one per head (with the steps of no one head before and after) when
+  // there are several, else one.
+  const groups = [];
   const hTag = multi ? 'h4' : 'h3';
   let headsSeen = false;
   for (const { step } of cards) {
@@ -338,17 +335,11 @@ export function renderSteps(container, trace, ctx) {
     // Steps of no one head come before the heads (positions, RoPE's angles) or after (H, O).
     const group = h >= 0 ? `head${h}` : headsSeen ? 'combine' : 'shared';
     if (h >= 0) headsSeen = true;
-    if (multi && group !== currentGroup) {
-      if (currentGroup !== null) html += '</div></section>';
-      currentGroup = group;
-      n = 0;
+    if (!groups.length || (multi && group !== groups.at(-1).group)) {
       const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : group === 'shared' ? 'Shared by every head' : 'Combining the heads';
-      html += `<section class="head-group" aria-label="${title}"><h3 class="group-title">${title}</h3><div class="step-cards">`;
-    } else if (!multi && currentGroup === null) {
-      currentGroup = 'single';
-      html += '<div class="step-cards">';
+      groups.push({ group, title, cards: [] });
     }
-    n++;
+    const n = groups.at(-1).cards.length + 1;
     const key = stepKey(step);
     const labels = axisLabels(step, ctx);
     const [nr, nc] = step.shape;
@@ -356,26 +347,31 @@ export function renderSteps(container, trace, ctx) {
     const name = step.title;
     const big = nr > TABLE_MAX_ROWS || nc > TABLE_MAX_COLS;
     const titleId = `t-${key.replace(/[^a-z0-9]/gi, '-')}`;
-    html += `<article class="step${collapsed ? ' collapsed' : ''}${step.id === 'output' ? ' final' : ''}" data-key="${key}" data-step="${step.id}" data-head="${h}" aria-labelledby="${titleId}">
+    const card = html`<article class="step${collapsed && ' collapsed'}${step.id === 'output' && ' final'}" data-key="${key}" data-step="${step.id}" data-head="${h}" aria-labelledby="${titleId}">
       <header class="step-head">
-        <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${escapeHtml(name)}${multi && h >= 0 ? ` <span class="head-tag">head ${h + 1}</span>` : ''}</${hTag}>
+        <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${name}${multi && h >= 0 && html` <span class="head-tag">head ${h + 1}</span>`}</${hTag}>
         <span class="shape" title="shape">${nr} × ${nc}</span>
         <span class="copy-done" role="status"></span>
-        <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${escapeHtml(name)}${multi && h >= 0 ? `, head ${h + 1}` : ''}">Copy LaTeX</button>
-        <button type="button" class="fold" aria-expanded="${!collapsed}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${escapeHtml(name)}">${collapsed ? '▸' : '▾'}</button>
+        <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${name}${multi && h >= 0 && `, head ${h + 1}`}">Copy LaTeX</button>
+        <button type="button" class="fold" aria-expanded="${String(!collapsed)}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${name}">${collapsed ? '▸' : '▾'}</button>
       </header>
-      <div class="step-body" id="${titleId}-body"${collapsed ? ' hidden' : ''}>
+      <div class="step-body" id="${titleId}-body"${collapsed && ' hidden'}>
         <div class="formula">${mathHtml(step.tex, true)}</div>
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
-        ${step.id === 'mask' ? `<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>` : ''}
+        ${step.id === 'mask' && html`<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>`}
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
         <div class="legend-box">${legendHtml(step)}</div>
       </div>
     </article>`;
+    groups.at(-1).cards.push(card);
   }
-  if (currentGroup !== null) html += multi ? '</div></section>' : '</div>';
+  const markup = groups.map((g) =>
+    multi
+      ? html`<section class="head-group" aria-label="${g.title}"><h3 class="group-title">${g.title}</h3><div class="step-cards">${g.cards}</div></section>`
+      : html`<div class="step-cards">${g.cards}</div>`,
+  );
   heatmaps.observer?.disconnect(); // the old cards' canvases are gone
-  container.innerHTML = html;
+  setHtml(container, html`${markup}`);
   container.dataset.sig = signature;
   skipCardsOffScreen();
   bindMaskComponents(container);
@@ -407,10 +403,10 @@ function cardSignature(step, ctx) {
 }
 
 /** writeHtml where the card has the box (the step's card was drawn by renderSteps). */
-function setHtml(el, html) {
+function writeInCard(el, markup) {
   // Not el.innerHTML !== html: reading innerHTML serializes the box on every edit, and the
   // browser's serialization need not equal the HTML written (then it was rewritten every time).
-  if (el) writeHtml(el, html);
+  if (el) writeHtml(el, markup);
 }
 
 /** Update numbers, colours, facts and legends in place; false if the DOM is not as expected. */
@@ -419,9 +415,9 @@ function patchSteps(container, trace, ctx, cards) {
   for (const { step } of cards) {
     const card = container.querySelector(`article[data-key="${stepKey(step)}"]`);
     if (!card) return false;
-    setHtml(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
-    setHtml(card.querySelector('.legend-box'), legendHtml(step));
-    if (step.id === 'mask') setHtml(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
+    writeInCard(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
+    writeInCard(card.querySelector('.legend-box'), legendHtml(step));
+    if (step.id === 'mask') writeInCard(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
     if (canvas) {
       drawWhenSeen(canvas, step);

@@ -11,7 +11,8 @@ import { tokenLists, traceCounts, decimalsOf } from './state.js';
 import { buildProblem } from './problem.js';
 import { axisLabels, headOf, stepKey } from './steps.js';
 import { mathHtml } from './math.js';
-import { escapeHtml, fmt } from './format.js';
+import { fmt } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { markScrollables } from './scrollables.js';
 
 /**
@@ -260,17 +261,15 @@ export function isStudentState(state) {
 
 // ---- the student's view -----------------------------------------------------------------------
 
+/** A step's table: `body(i)`, row i's cells (html``). */
 function tableHtml(title, rows, cols, body, caption) {
-  let html = `<table class="matrix ex-table"><caption class="visually-hidden">${escapeHtml(caption)}</caption><thead><tr><th></th>`;
-  html += cols.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('') + '</tr></thead><tbody>';
-  rows.forEach((r, i) => {
-    html += `<tr><th scope="row">${escapeHtml(r)}</th>${body(i)}</tr>`;
-  });
+  const head = cols.map((c) => html`<th scope="col">${c}</th>`);
+  const lines = rows.map((r, i) => html`<tr><th scope="row">${r}</th>${body(i)}</tr>`);
   // In its own sideways scroller: a phone's page never scrolls sideways (a wide step scrolls here).
-  return `<div class="table-scroll">${html}</tbody></table></div>`;
+  return html`<div class="table-scroll"><table class="matrix ex-table"><caption class="visually-hidden">${caption}</caption><thead><tr><th></th>${head}</tr></thead><tbody>${lines}</tbody></table></div>`;
 }
 
-const shape = (m) => `<span class="shape">${m.length} × ${m[0]?.length ?? 0}</span>`;
+const shape = (m) => html`<span class="shape">${m.length} × ${m[0]?.length ?? 0}</span>`;
 
 /**
  * Draws the student's exercise (and nothing else of the page) from a paper, checked first against
@@ -298,7 +297,7 @@ export function renderStudent(paper, damaged = null) {
   /** @type {{ paper?: object, error?: string }} */
   const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: 'its problem could not be computed' };
   if (checked.error) {
-    box.innerHTML = '<h2 id="exercise-title">Exercise</h2><p class="error"></p>';
+    setHtml(box, html`<h2 id="exercise-title">Exercise</h2><p class="error"></p>`);
     box.querySelector('.error').textContent = `This exercise link is damaged (${checked.error}): ask your teacher for the link again.`;
     $('app').prepend(box);
     $('status').textContent = 'This exercise link is damaged.';
@@ -307,46 +306,42 @@ export function renderStudent(paper, damaged = null) {
   paper = checked.paper;
   const d = Math.min(12, Math.max(0, Math.round(Number(paper.decimals)) || 0));
   const tol = fmt(Number(paper.tolerance), 8).replace(/\.?0+$/, '');
-  const names = paper.steps.map((s) => `<strong>${escapeHtml(s.title)}</strong>`).join(', ');
-  let html = `<h2 id="exercise-title">Exercise</h2>
-    <p class="task">Work out the missing numbers of ${names}${paper.seed !== undefined ? ` (problem from seed ${escapeHtml(paper.seed)})` : ''} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
-    An answer within ±${escapeHtml(tol)} of the exact number counts as right.${together(paper) ? " A row's missing numbers are checked together: <strong>Check</strong> says which row to fix." : ''}</p>
-    <p class="hint">${escapeHtml(paper.about ?? '')}</p>`;
-  for (const s of paper.steps) {
-    html += `<div class="ex-step" data-key="${escapeHtml(s.key)}"><h3>${escapeHtml(s.title)} ${shape(s.cells)}</h3>
-      <div class="formula">${s.tex ? mathHtml(String(s.tex), true) : ''}</div>`;
-    html += tableHtml(
-      s.title,
-      s.rows,
-      s.cols,
-      (r) =>
-        s.cells[r]
-          .map((v, c) => {
-            if (v !== null) return `<td class="given">${fmt(fromJsonNumber(v), d)}</td>`;
-            return `<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${escapeHtml(`${s.key}/${r}/${c}`)}"
-        aria-label="${escapeHtml(s.title)}, ${escapeHtml(s.rowTitle ?? 'row')} ${escapeHtml(s.rows[r])}, ${escapeHtml(s.colTitle ?? 'column')} ${escapeHtml(s.cols[c])}"></td>`;
-          })
-          .join(''),
-      `${s.title}: type the missing numbers`,
-    );
-    html += '</div>';
-  }
-  html += `<div class="ex-actions"><button type="button" id="ex-check" class="primary">Check</button></div>
+  const names = paper.steps.map((s, i) => html`${i > 0 && ', '}<strong>${s.title}</strong>`);
+  const steps = paper.steps.map(
+    (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${s.title} ${shape(s.cells)}</h3>
+      <div class="formula">${s.tex && mathHtml(String(s.tex), true)}</div>${tableHtml(
+        s.title,
+        s.rows,
+        s.cols,
+        (r) =>
+          s.cells[r].map((v, c) => {
+            if (v !== null) return html`<td class="given">${fmt(fromJsonNumber(v), d)}</td>`;
+            return html`<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${`${s.key}/${r}/${c}`}"
+        aria-label="${s.title}, ${s.rowTitle ?? 'row'} ${s.rows[r]}, ${s.colTitle ?? 'column'} ${s.cols[c]}"></td>`;
+          }),
+        `${s.title}: type the missing numbers`,
+      )}</div>`,
+  );
+  const given = (paper.given ?? []).map(
+    (g) =>
+      html`<div class="ex-step"><h4>${g.title} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(String(g.tex), true)}</div>`}${tableHtml(
+        g.title,
+        g.rows,
+        g.cols,
+        (r) => g.data[r].map((v) => html`<td>${fmt(fromJsonNumber(v), g.tex ? d : Math.max(d, 4))}</td>`),
+        g.title,
+      )}</div>`,
+  );
+  const seed = paper.seed !== undefined && ` (problem from seed ${paper.seed})`;
+  const rowsTogether =
+    together(paper) && html` A row's missing numbers are checked together: <strong>Check</strong> says which row to fix.`;
+  const page = html`<h2 id="exercise-title">Exercise</h2>
+    <p class="task">Work out the missing numbers of ${names}${seed} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
+    An answer within ±${tol} of the exact number counts as right.${rowsTogether}</p>
+    <p class="hint">${paper.about ?? ''}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check" class="primary">Check</button></div>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>
-    <h3>Given</h3><div class="ex-given">`;
-  for (const g of paper.given ?? []) {
-    html += `<div class="ex-step"><h4>${escapeHtml(g.title)} ${shape(g.data)}</h4>${g.tex ? `<div class="formula">${mathHtml(String(g.tex), true)}</div>` : ''}`;
-    html += tableHtml(
-      g.title,
-      g.rows,
-      g.cols,
-      (r) => g.data[r].map((v) => `<td>${escapeHtml(fmt(fromJsonNumber(v), g.tex ? d : Math.max(d, 4)))}</td>`).join(''),
-      g.title,
-    );
-    html += '</div>';
-  }
-  html += '</div>';
-  box.innerHTML = html;
+    <h3>Given</h3><div class="ex-given">${given}</div>`;
+  setHtml(box, page);
   $('app').prepend(box);
   requestAnimationFrame(() => markScrollables({ within: box }));
   box.addEventListener('click', (e) => {
@@ -466,19 +461,20 @@ async function checkPaper(paper) {
   const { step, r, c, typedText } = first;
   const where =
     c.length === 1
-      ? `column ${c[0] + 1} (${escapeHtml(step.cols[c[0]])})`
-      : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => escapeHtml(step.cols[j])).join(', ')})`;
+      ? `column ${c[0] + 1} (${step.cols[c[0]]})`
+      : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => step.cols[j]).join(', ')})`;
   const wrote = typedText.every((t) => t === '')
     ? c.length === 1
       ? ' is empty'
       : ' are empty'
-    : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : escapeHtml(t))).join(', ')}`;
+    : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : t)).join(', ')}`;
   out.className = 'ex-result some-wrong';
   const score = together(paper)
     ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)`
     : `${right} of ${total} right`;
-  out.innerHTML =
-    `${score}. ` +
-    `First to fix: <strong>${escapeHtml(step.title)}, row ${r + 1} (${escapeHtml(step.rows[r])}), ${where}</strong>${wrote}.${escapeHtml(weightsHint(paper, step, r, c, typedText))}`;
+  setHtml(
+    out,
+    html`${score}. First to fix: <strong>${step.title}, row ${r + 1} (${step.rows[r]}), ${where}</strong>${wrote}.${weightsHint(paper, step, r, c, typedText)}`,
+  );
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }

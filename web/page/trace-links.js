@@ -5,7 +5,7 @@
 // Which cells: the package's lineage rules.
 import { dependents, precedents } from 'attention-explorer';
 import { $, app } from './app.js';
-import { escapeHtml } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { headOf, stepKey } from './steps.js';
 
 const CLASSES = ['trace-pre', 'trace-dep', 'trace-near'];
@@ -97,9 +97,11 @@ function light(cell) {
   const to = mark(dependents(trace, index, cell.row, cell.col), 'trace-dep', multi);
   if (note) {
     const list = (names) => [...new Set(names)].join(', ');
-    note.innerHTML =
-      `${from.length ? `<span class="trace-key trace-key-pre"></span> Computed from: ${escapeHtml(list(from))}. ` : 'Given: computed from no earlier step. '}` +
-      `${to.length ? `<span class="trace-key trace-key-dep"></span> Feeds: ${escapeHtml(list(to))}.` : 'Feeds no later step.'}`;
+    const fromHtml = from.length
+      ? html`<span class="trace-key trace-key-pre"></span> Computed from: ${list(from)}. `
+      : 'Given: computed from no earlier step. ';
+    const toHtml = to.length ? html`<span class="trace-key trace-key-dep"></span> Feeds: ${list(to)}.` : 'Feeds no later step.';
+    setHtml(note, html`${fromHtml}${toHtml}`);
   }
 }
 

@@ -13,7 +13,8 @@ import { editors } from './editors.js';
 import { markScrollables } from './scrollables.js';
 import { addressHash, keepTeacherView, saveFrameHash, studentsHash, writeLink } from './link.js';
 import { flags } from './embed.js';
-import { escapeHtml, readAs } from './format.js';
+import { readAs } from './format.js';
+import { html, setHtml } from 'attention-explorer/html';
 
 let hashTimer = 0;
 const hashWrite = latestOnly();
@@ -36,9 +37,10 @@ function showErrors(errors) {
   if (any) {
     const first = Object.entries(errors)[0];
     const where = general.length ? '' : first[0] === 'options' ? ' (see Options)' : ` (see ${first[0]} above)`;
-    banner.innerHTML =
-      `<strong>Not computed:</strong> ${escapeHtml(general[0] ?? first[1])}${where}.` +
-      (app.result ? ' <span class="hint">Showing the last good result, dimmed.</span>' : '');
+    setHtml(
+      banner,
+      html`<strong>Not computed:</strong> ${general[0] ?? first[1]}${where}.${app.result && html` <span class="hint">Showing the last good result, dimmed.</span>`}`,
+    );
   }
 }
 
@@ -99,8 +101,7 @@ function update() {
     const hidden = hiddenStepIds(store.get());
     const shown = trace.steps.filter((s) => !hidden.includes(s.id)).length;
     showStatusLine(
-      `<span class="wide">${shown} step${shown === 1 ? '' : 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, ` +
-        `d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 ? 's' : ''}<span class="wide">, ${meta.precision}</span>`,
+      html`<span class="wide">${shown} step${shown !== 1 && 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 && 's'}<span class="wide">, ${meta.precision}</span>`,
     );
   }
   afterUpdateFrame(trace ? { t0, t1 } : null);
@@ -111,9 +112,12 @@ let statusLine = '';
 function showStatusLine(line) {
   const status = $('status');
   const timings = status.querySelector('.timings'); // gone when an error message replaced the line
-  if (line === statusLine && timings) return;
-  statusLine = line;
-  status.innerHTML = `${line}<span class="timings">${timings?.innerHTML ?? ''}</span>`;
+  if (String(line) === statusLine && timings) return;
+  statusLine = String(line);
+  // The timings' nodes move into the new line.
+  const kept = [...(timings?.childNodes ?? [])];
+  setHtml(status, html`${line}<span class="timings"></span>`);
+  status.querySelector('.timings').append(...kept);
 }
 
 let frame = null; // the pass after the next frame, while one is pending: { times }

@@ -1,7 +1,8 @@
 // Decoding with a KV cache, token by token, checked against causal attention (a Walkthrough, walk.js).
 import { decodeCsv, decodeLatex, narrateDecodeStep, stringify } from 'attention-explorer';
 import { app } from '../app.js';
-import { escapeHtml, fmt, quoteToken } from '../format.js';
+import { html } from 'attention-explorer/html';
+import { fmt, quoteToken } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, names, plain, walkState } from './walk.js';
 
@@ -47,12 +48,12 @@ export function body(view) {
   const problem = app.result.problem ?? {};
   const causal = Boolean(problem.options?.causal);
   const ownKey = (ctx.tokensK ?? []).some((k, i) => k !== ctx.tokensQ?.[i]);
-  const note = `<p class="pr-note" id="pr-decode-note">Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included${
-    ownKey
-      ? ` (here key t is token t’s own key: ${escapeHtml(quoteToken(keys[s.t] ?? ''))} for ${escapeHtml(ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]))})`
-      : ''
-  }.${causal ? '' : ' Your problem is not causal: its weights let every query read every key, so they differ from these.'}</p>`;
-  return `${note}<div class="pr-row">
+  const query = ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]);
+  const own = ownKey && ` (here key t is token t’s own key: ${quoteToken(keys[s.t] ?? '')} for ${query})`;
+  const note = html`<p class="pr-note" id="pr-decode-note">Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included${own}.${
+    !causal && ' Your problem is not causal: its weights let every query read every key, so they differ from these.'
+  }</p>`;
+  return html`${note}<div class="pr-row">
     ${matrixBox(K, axisLabels(K, ctx), ctx, `The cache: ${K.title}${kvNote}, ${s.t} cached + 1 new`, 'pr-cache')}
     ${matrixBox(V, axisLabels(V, ctx), ctx, `The cache: ${V.title}${kvNote}`, 'pr-cache')}
   </div><div class="pr-row">

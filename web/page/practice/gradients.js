@@ -4,7 +4,7 @@ import { narrateGradientStep, numpyScript, solutionLatex, traceCsv, traceJson } 
 import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { explanationHtml } from '../explain.js';
-import { escapeHtml } from '../format.js';
+import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
@@ -48,9 +48,9 @@ export function body(view) {
   const step = gradients.steps[index];
   const gctx = { ...ctx, steps: gradients.steps };
   const head =
-    step.head != null && step.head >= 0 && gradients.meta.heads > 1 ? ` <span class="head-tag">head ${step.head + 1}</span>` : '';
-  return `<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
-    <header class="step-head"><h3>${escapeHtml(step.title)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
+    step.head != null && step.head >= 0 && gradients.meta.heads > 1 && html` <span class="head-tag">head ${step.head + 1}</span>`;
+  return html`<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
+    <header class="step-head"><h3>${step.title}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
     <div class="formula">${mathHtml(step.tex, true)}</div>
     <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
   </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
@@ -67,16 +67,14 @@ export function controls(view) {
   const { trace } = app.result;
   const out = trace.output;
   const dO = walkState().dO ?? out.map((r) => r.map(() => 1));
-  let html =
-    '<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>';
-  dO.forEach((row, r) => {
-    html += '<tr>';
-    row.forEach((v, c) => {
-      html += `<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`;
-    });
-    html += '</tr>';
-  });
-  return `${html}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
+  const rows = dO.map(
+    (row, r) =>
+      html`<tr>${row.map(
+        (v, c) =>
+          html`<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`,
+      )}</tr>`,
+  );
+  return html`<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>${rows}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
 }
 
 export function controlsKey() {
@@ -160,21 +158,24 @@ async function explainCell(td) {
   try {
     e = engine.explain(problem, { step: step.id, head: step.head, row, col });
   } catch (err) {
-    drill.innerHTML = `<p class="hint">${escapeHtml(err.message)}</p>`;
+    setHtml(drill, html`<p class="hint">${err.message}</p>`);
     return;
   }
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
-  drill.innerHTML = explanationHtml(e, {
-    step,
-    rowLabel: labels.rows[row],
-    colLabel: labels.cols[col],
-    queryLabel: app.result.ctx.tokensQ[row],
-    keyLabel: app.result.ctx.tokensK[col],
-    keyLabels: app.result.ctx.tokensK,
-    queryLabels: app.result.ctx.tokensQ,
-    heads: gradients.meta.heads,
-    decimals: app.result.ctx.decimals,
-  });
+  setHtml(
+    drill,
+    explanationHtml(e, {
+      step,
+      rowLabel: labels.rows[row],
+      colLabel: labels.cols[col],
+      queryLabel: app.result.ctx.tokensQ[row],
+      keyLabel: app.result.ctx.tokensK[col],
+      keyLabels: app.result.ctx.tokensK,
+      queryLabels: app.result.ctx.tokensQ,
+      heads: gradients.meta.heads,
+      decimals: app.result.ctx.decimals,
+    }),
+  );
 }
 
 /** A click on a gradient's number explains it. */

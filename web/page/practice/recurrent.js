@@ -1,7 +1,8 @@
 // Causal linear attention token by token (or chunk by chunk): the state S and z, each output row
 // beside the parallel form's, and each form's cost (a Walkthrough, walk.js).
 import { $, app } from '../app.js';
-import { escapeHtml, fmt } from '../format.js';
+import { html } from 'attention-explorer/html';
+import { fmt } from '../format.js';
 import { features, grid, matrixBox, names, plain, restart, walkState } from './walk.js';
 
 export const title = 'Linear attention, recurrent';
@@ -47,35 +48,35 @@ export function body(view) {
   const { recurrent } = view;
   const { ctx } = app.result;
   const n = recurrent.steps.length;
-  let html = '';
+  let position;
   if (walkState().index < n) {
     const s = recurrent.steps[walkState().index];
     const [first, end] = s.tokens;
     const tokens = names(ctx.tokensQ, first, end, 't');
     const S = plain('recurrent-state', s.state);
-    html += `<div class="pr-row">
-      ${matrixBox(S, grid(features(s.state.length), features(s.state[0]?.length ?? 0), 'φ(k) feature', 'value feature'), ctx, `The state S after ${end - first > 1 ? `tokens ${first + 1}–${end}` : `token ${first + 1}`}${recurrent.steps.some((x) => x.head > 0) ? `, head ${s.head + 1}` : ''}: Σ γ<sup>distance</sup> φ(k) vᵀ`, 'pr-state')}
-      ${s.z.length ? matrixBox(rowOf('recurrent-z', s.z), grid(['z'], features(s.z.length), '', 'φ(k) feature'), ctx, 'z: Σ γ<sup>distance</sup> φ(k), the normalizer’s state') : ''}
+    const stateCaption = html`The state S after ${end - first > 1 ? `tokens ${first + 1}–${end}` : `token ${first + 1}`}${recurrent.steps.some((x) => x.head > 0) && `, head ${s.head + 1}`}: Σ γ<sup>distance</sup> φ(k) vᵀ`;
+    position = html`<div class="pr-row">
+      ${matrixBox(S, grid(features(s.state.length), features(s.state[0]?.length ?? 0), 'φ(k) feature', 'value feature'), ctx, stateCaption, 'pr-state')}
+      ${s.z.length > 0 && matrixBox(rowOf('recurrent-z', s.z), grid(['z'], features(s.z.length), '', 'φ(k) feature'), ctx, html`z: Σ γ<sup>distance</sup> φ(k), the normalizer’s state`)}
     </div><div class="pr-row">
-      ${s.intra.length ? matrixBox(plain('recurrent-intra', s.intra), grid(tokens, features(s.intra[0].length), 'token', 'dim'), ctx, 'From inside the chunk (its own causal linear attention)') : ''}
-      ${s.inter.length ? matrixBox(plain('recurrent-inter', s.inter), grid(tokens, features(s.inter[0].length), 'token', 'dim'), ctx, 'From the state carried in') : ''}
+      ${s.intra.length > 0 && matrixBox(plain('recurrent-intra', s.intra), grid(tokens, features(s.intra[0].length), 'token', 'dim'), ctx, 'From inside the chunk (its own causal linear attention)')}
+      ${s.inter.length > 0 && matrixBox(plain('recurrent-inter', s.inter), grid(tokens, features(s.inter[0].length), 'token', 'dim'), ctx, 'From the state carried in')}
       ${matrixBox(plain('recurrent-output', s.output), grid(tokens, features(s.output[0]?.length ?? 0), 'token', 'dim'), ctx, 'Output row' + (end - first > 1 ? 's' : '') + ': φ(q)ᵀS / φ(q)ᵀz')}
     </div>
-    <p class="pr-check">The parallel form’s row${end - first > 1 ? 's' : ''} (engine.run): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
+    <p class="pr-check">The parallel form’s row${end - first > 1 && 's'} (engine.run): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
   } else {
-    html += `<p class="pr-check">Every token: the ${recurrent.chunk ? `chunked form (chunks of ${recurrent.chunk})` : 'recurrent form'} against the parallel form, largest difference <strong id="pr-difference">${fmt(recurrent.max_difference, ctx.decimals)}</strong>.</p>`;
+    position = html`<p class="pr-check">Every token: the ${recurrent.chunk ? `chunked form (chunks of ${recurrent.chunk})` : 'recurrent form'} against the parallel form, largest difference <strong id="pr-difference">${fmt(recurrent.max_difference, ctx.decimals)}</strong>.</p>`;
   }
-  html +=
-    '<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>';
-  for (const c of recurrent.costs)
-    html += `<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`;
-  html += '</tbody></table>';
-  if (recurrent.warnings.length) html += `<p class="warning">⚠ ${escapeHtml(recurrent.warnings.join(' '))}</p>`;
-  return html;
+  const costs = recurrent.costs.map(
+    (c) =>
+      html`<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`,
+  );
+  const warning = recurrent.warnings.length > 0 && html`<p class="warning">⚠ ${recurrent.warnings.join(' ')}</p>`;
+  return html`${position}<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>${costs}</tbody></table>${warning}`;
 }
 
 export function controls(view) {
-  return `<label for="pr-chunk">Chunk size</label> <input id="pr-chunk" type="number" min="1" step="1" size="3" placeholder="1" value="${walkState().chunk ?? ''}">
+  return html`<label for="pr-chunk">Chunk size</label> <input id="pr-chunk" type="number" min="1" step="1" size="3" placeholder="1" value="${walkState().chunk ?? ''}">
       <p class="hint">Empty: token by token (the recurrent form). A size C: the chunked form, C tokens at a time in parallel plus the state carried from the chunks before. It needs causal linear attention (Options, “Attention variants”).</p>`;
 }
 

@@ -2,7 +2,7 @@
 import { narrateOnlineSoftmax } from 'attention-explorer';
 import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
-import { escapeHtml } from '../format.js';
+import { html } from 'attention-explorer/html';
 import { store } from '../store.js';
 import { recordTable, restart, walkState } from './walk.js';
 
@@ -42,30 +42,28 @@ export function body(view) {
   const rows = [
     { name: 'x', id: 'x', values: softmax.steps.map((s) => s.x) },
     { name: 'running max m', id: 'm', values: shown('m_after') },
-    { name: 'rescale e<sup>m − m′</sup>', id: 'rescale', values: shown('rescale') },
+    { name: html`rescale e<sup>m − m′</sup>`, id: 'rescale', values: shown('rescale') },
     { name: 'running sum ℓ', id: 'l', values: shown('l_after') },
   ];
-  if (i >= n) rows.push({ name: 'weight e<sup>x − m</sup> / ℓ', id: 'weight', values: softmax.weights });
-  const warn =
-    i >= n && softmax.warnings.length ? `<p class="warning" id="pr-overflow">⚠ ${escapeHtml(softmax.warnings.join(' '))}</p>` : '';
-  return (
-    recordTable(
-      `Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
-      softmax.steps.map((s) => `entry ${s.j + 1}`),
-      rows,
-      i < n ? i : -1,
-    ) + warn
+  if (i >= n) rows.push({ name: html`weight e<sup>x − m</sup> / ℓ`, id: 'weight', values: softmax.weights });
+  const warn = i >= n && softmax.warnings.length > 0 && html`<p class="warning" id="pr-overflow">⚠ ${softmax.warnings.join(' ')}</p>`;
+  const table = recordTable(
+    `Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
+    softmax.steps.map((s) => `entry ${s.j + 1}`),
+    rows,
+    i < n ? i : -1,
   );
+  return html`${table}${warn}`;
 }
 
 export function controls(view) {
   const walk = walkState();
   const { trace } = app.result;
   const precision = walk.precision ?? trace.meta.precision;
-  return `<label for="pr-row">Row</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="the problem’s first row of scores" value="${escapeHtml(walk.row ?? '')}">
+  return html`<label for="pr-row">Row</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="the problem’s first row of scores" value="${walk.row ?? ''}">
       <button type="button" id="pr-row-reset">The problem’s row</button>
-      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax ? ' checked' : ''}> Subtract the running max</label>
-      <label for="pr-precision">in</label> <select id="pr-precision"><option value="float64"${precision === 'float64' ? ' selected' : ''}>float64</option><option value="float32"${precision === 'float32' ? ' selected' : ''}>float32</option></select>
+      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax && ' checked'}> Subtract the running max</label>
+      <label for="pr-precision">in</label> <select id="pr-precision"><option value="float64"${precision === 'float64' && ' selected'}>float64</option><option value="float32"${precision === 'float32' && ' selected'}>float32</option></select>
       <p class="hint">Type your own row (e.g. <code>1 100 3</code>); switch the max off in float32 and a score above 88.7 overflows.</p>`;
 }
 

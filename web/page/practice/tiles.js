@@ -2,7 +2,8 @@
 // walk.js).
 import { narrateTile, stringify, tilesCsv, tilesLatex } from 'attention-explorer';
 import { $, app } from '../app.js';
-import { cellFmt, escapeHtml, fmt } from '../format.js';
+import { html } from 'attention-explorer/html';
+import { cellFmt, fmt } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, matrixHtml, names, plain, recordTable, restart, walkState } from './walk.js';
 
@@ -43,27 +44,27 @@ export function body(view) {
   const tile = final ? null : tiles.tiles[walkState().index];
   const head = tile?.head ?? 0;
   const scores = scoreStep(trace, head);
-  const bytes = `<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
-  let html = `<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${escapeHtml(scores.title)}${trace.meta.heads > 1 ? `, head ${head + 1}` : ''}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${final ? '' : ' (the coloured one)'}</figcaption>
+  const bytes = html`<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
+  const top = html`<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${scores.title}${trace.meta.heads > 1 && `, head ${head + 1}`}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${!final && ' (the coloured one)'}</figcaption>
     <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
   if (final) {
     const out = plain('output', tiles.output, 'signed', 'Output');
-    html += matrixBox(
+    const box = matrixBox(
       out,
       grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'),
       ctx,
-      `The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`,
+      html`The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`,
     );
-    return html;
+    return html`${top}${box}`;
   }
-  if (tile.skipped) return html;
+  if (tile.skipped) return top;
   const [q0, q1] = tile.queries;
   const qs = names(ctx.tokensQ, q0, q1, 't');
-  html += recordTable(
+  const record = recordTable(
     'Per query of the tile',
     ['m before', 'm after', 'rescale e^(m − m′)', 'ℓ before', 'ℓ after'],
     qs.map((name, i) => ({
-      name: escapeHtml(name),
+      name,
       id: `q${q0 + i}`,
       values: [tile.m_before[i], tile.m_after[i], tile.rescale[i], tile.l_before[i], tile.l_after[i]],
     })),
@@ -73,8 +74,7 @@ export function body(view) {
     const labels = columns ? grid(features(data.length), qs, 'dim', 'query') : grid(qs, features(data[0].length), 'query', 'dim');
     return matrixBox(plain(caption, data), labels, ctx, caption);
   };
-  html += `<div class="pr-row">${partial(tile.partial_before, 'Partial output Õ before')}${partial(tile.partial_after, 'Partial output Õ after')}</div>`;
-  return html;
+  return html`${top}${record}<div class="pr-row">${partial(tile.partial_before, 'Partial output Õ before')}${partial(tile.partial_after, 'Partial output Õ after')}</div>`;
 }
 
 /** Greys the score matrix but for the current tile; marks the tiles already visited. */
@@ -110,7 +110,7 @@ export function drawn(view) {
 
 export function controls(view) {
   const walk = walkState();
-  return `<label for="pr-block-q">Block of queries B<sub>r</sub></label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
+  return html`<label for="pr-block-q">Block of queries B<sub>r</sub></label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
       <label for="pr-block-k">block of keys B<sub>c</sub></label> <input id="pr-block-k" type="number" min="1" step="1" size="3" value="${walk.blocks.block_k}">`;
 }
 

@@ -8,9 +8,12 @@
 // heatmaps painted, the export buttons.
 import { setWalk } from '../actions.js';
 import { app } from '../app.js';
-import { cellFmt, escapeHtml } from '../format.js';
+import { html } from 'attention-explorer/html';
+import { cellFmt } from '../format.js';
 import { TABLE_MAX_COLS, TABLE_MAX_ROWS, heatmapHtml, tableHtml } from '../steps.js';
 import { store } from '../store.js';
+
+/** @typedef {import('attention-explorer/html').Html} Html */
 
 /**
  * @typedef {object} Walkthrough
@@ -21,9 +24,9 @@ import { store } from '../store.js';
  * @property {(view: any, index: number) => string} where  position `index`, for the position line
  * @property {(view: any, index: number, labels: any) => string} sentence  what happens there (the
  *   package's narrate.js; `labels`: the tokens and options)
- * @property {(view: any) => string} body  the position's HTML (heatmaps pushed on heatmapSteps)
+ * @property {(view: any) => Html} body  the position's HTML (heatmaps pushed on heatmapSteps)
  * @property {(view: any) => void} [drawn]  after the body is in the page
- * @property {(view: any) => string} [controls]  the walkthrough's fields
+ * @property {(view: any) => Html} [controls]  the walkthrough's fields
  * @property {() => string} [controlsKey]  what the fields show besides what was typed (default:
  *   the walkthrough's id): they are drawn again only when it changes
  * @property {(error: (Error & import('attention-explorer').InputErrorPlace) | null) => void} [showError]  after
@@ -75,27 +78,25 @@ export function matrixHtml(step, labels, ctx) {
 /** The steps drawn as heatmaps in the HTML being built, in order: painted once it is in the page. */
 export const heatmapSteps = [];
 
-/** A matrix in its own scroll box, with a caption. */
+/** A matrix in its own scroll box, with a caption (text, or an html``). */
 export function matrixBox(step, labels, ctx, caption, cls = '') {
-  return `<figure class="pr-matrix${cls ? ` ${cls}` : ''}" data-layout="${ctx.layout}"><figcaption>${caption}</figcaption><div class="matrix-wrap">${matrixHtml(step, labels, ctx)}</div></figure>`;
+  return html`<figure class="pr-matrix${cls && ` ${cls}`}" data-layout="${ctx.layout}"><figcaption>${caption}</figcaption><div class="matrix-wrap">${matrixHtml(step, labels, ctx)}</div></figure>`;
 }
 
-/** A small table of named rows of numbers over labelled columns; `now`: the column to mark. */
+/**
+ * A small table of named rows of numbers over labelled columns; `now`: the column to mark. The
+ * caption, the column labels and a row's name are text, or html`` (a name with <sup>).
+ */
 export function recordTable(caption, colLabels, rows, now = -1) {
-  let html = `<table class="matrix pr-record"><caption>${caption}</caption><thead><tr><th scope="col"></th>`;
-  colLabels.forEach((c, j) => {
-    html += `<th scope="col"${j === now ? ' class="pr-now"' : ''}>${escapeHtml(c)}</th>`;
-  });
-  html += '</tr></thead><tbody>';
-  for (const { name, id, values } of rows) {
-    html += `<tr data-row="${id}"><th scope="row">${name}</th>`;
-    values.forEach((v, j) => {
+  const head = colLabels.map((c, j) => html`<th scope="col"${j === now && html` class="pr-now"`}>${c}</th>`);
+  const body = rows.map(({ name, id, values }) => {
+    const cells = values.map((v, j) => {
       const cls = [j === now ? 'pr-now' : '', v === undefined ? 'pr-later' : ''].filter(Boolean).join(' ');
-      html += `<td${cls ? ` class="${cls}"` : ''}>${v === undefined ? '' : cellFmt(v, app.result.ctx.decimals)}</td>`;
+      return html`<td${cls && html` class="${cls}"`}>${v !== undefined && cellFmt(v, app.result.ctx.decimals)}</td>`;
     });
-    html += '</tr>';
-  }
-  return `<div class="matrix-wrap">${html}</tbody></table></div>`;
+    return html`<tr data-row="${id}"><th scope="row">${name}</th>${cells}</tr>`;
+  });
+  return html`<div class="matrix-wrap"><table class="matrix pr-record"><caption>${caption}</caption><thead><tr><th scope="col"></th>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 export const names = (list, from, to, word) => Array.from({ length: to - from }, (_, i) => list[from + i] ?? `${word}${from + i + 1}`);
