@@ -54,6 +54,15 @@ function readScreen() {
     menu: document.getElementById('lang-menu').value,
     playgroundLink: document.querySelector('.site-nav a').getAttribute('href'),
     panels: direction('#lesson, #setup'),
+    captions: Object.fromEntries(
+      [...document.querySelectorAll('#step-list article.step')].map((a) => [
+        a.dataset.step,
+        a
+          .querySelector('.step-head :is(h3, h4)')
+          .textContent.replace(/^\d+\s*/, '')
+          .trim(),
+      ]),
+    ),
     ltr: direction('#step-list table, .heatmap, .editor table, .katex, .pipeline'),
   };
 }
@@ -105,6 +114,13 @@ for (const code of LANGUAGES) {
       }
       for (const [id, value] of Object.entries(seen.attrs))
         if (!VIEWS_WRITE.has(id)) assert(value === shown(own[id]), `${where}: ${id} is "${value}"`);
+      // The step cards' captions are the catalogue's (the core names them: title_id).
+      for (const id of ['Q', 'scores', 'weights', 'output']) {
+        assert(
+          seen.captions[id] === own[`step.${id}`],
+          `${where}: the ${id} card is captioned "${seen.captions[id]}", not "${own[`step.${id}`]}"`,
+        );
+      }
       assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);
       assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window (it would scroll sideways)`);
       assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
@@ -118,6 +134,21 @@ for (const code of LANGUAGES) {
       );
       assert(seen.ltr.length > 3 && seen.ltr.every((d) => d === 'ltr'), `${where}: matrices, heatmaps, formulas: ${seen.ltr.join(' ')}`);
     }
+    // Step by step: where the stepper is, and its sentence, in the language.
+    await page.click('#step-mode');
+    const stepper = await page.evaluate(() => [
+      document.getElementById('stepper-pos').textContent,
+      document.getElementById('stepper-text').textContent,
+    ]);
+    const first = shown(own['explorer.stepper.position'])
+      .replace('{n}', '1')
+      .replace(/\{count\}.*$/, '');
+    assert(stepper[0].startsWith(first) && stepper[0].endsWith(own['step.Q']), `${code}: the stepper says "${stepper[0]}"`);
+    assert(
+      stepper[1].length > 10 && !/[{}]/.test(stepper[1]) && !/\b(the|each|given|per)\b/.test(stepper[1]),
+      `${code}: the step's sentence "${stepper[1]}"`,
+    );
+    await page.click('#step-all');
     if (code === 'ar' || code === 'es') {
       await page.setViewportSize(VIEWPORTS[0]);
       await page.screenshot({ path: join(repo, 'docs', `i18n-explorer-${code}.png`) });

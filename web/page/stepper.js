@@ -7,6 +7,7 @@
 // text shown on reveal; all of it is the page state's `lesson`, so it travels in the link and in
 // a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
 import { narrateStep } from 'attention-explorer';
+import { t } from './language.js';
 import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
@@ -97,8 +98,12 @@ export function syncStepper() {
     const asks = here === key ? predicting : inputs.has(here) && Boolean(noteOf(here).ask) && !revealed.includes(here);
     c.classList.toggle('predicting', asks);
   }
-  const head = app.result.trace.meta.heads > 1 && step.head != null && step.head >= 0 ? `, head ${step.head + 1}` : '';
-  $('stepper-pos').textContent = `Step ${index + 1} of ${steps.length}: ${step.title}${head}`;
+  const title = t(step.title_id);
+  const where = { n: index + 1, count: steps.length, title };
+  const headed = app.result.trace.meta.heads > 1 && step.head != null && step.head >= 0;
+  $('stepper-pos').textContent = headed
+    ? t('explorer.stepper.positionHead', { ...where, head: step.head + 1 })
+    : t('explorer.stepper.position', where);
   // While a question waits, the sentence (which would give the answer away) waits too.
   $('stepper-ask').hidden = !predicting;
   $('stepper-question').textContent = note.ask;
@@ -111,8 +116,8 @@ export function syncStepper() {
   // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
   // its weight"): the step's formula stands in for it.
   const told = ctx.hiddenSteps.length
-    ? `${step.title}: ${step.text}.`
-    : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
+    ? t('explorer.stepper.formula', { title, formula: step.text })
+    : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options }, t);
   $('stepper-text').textContent = note.say || told;
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;
   if (document.activeElement !== $('teacher-ask')) $('teacher-ask').value = note.ask;

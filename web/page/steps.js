@@ -9,6 +9,7 @@ import { afterFrame, writeHtml } from './app.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from './math.js';
+import { t } from './language.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
@@ -344,12 +345,12 @@ export function renderSteps(container, trace, ctx) {
     const labels = axisLabels(step, ctx);
     const [nr, nc] = step.shape;
     const collapsed = ctx.collapsed.includes(key);
-    const name = step.title;
+    const name = t(step.title_id);
     const big = nr > TABLE_MAX_ROWS || nc > TABLE_MAX_COLS;
     const titleId = `t-${key.replace(/[^a-z0-9]/gi, '-')}`;
     const card = html`<article class="step${collapsed && ' collapsed'}${step.id === 'output' && ' final'}" data-key="${key}" data-step="${step.id}" data-head="${h}" aria-labelledby="${titleId}">
       <header class="step-head">
-        <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${name}${multi && h >= 0 && html` <span class="head-tag">head ${h + 1}</span>`}</${hTag}>
+        <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${name}${multi && h >= 0 && html` <span class="head-tag">${t('explorer.card.head', { head: h + 1 })}</span>`}</${hTag}>
         <span class="shape" title="shape">${nr} × ${nc}</span>
         <span class="copy-done" role="status"></span>
         <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${name}${multi && h >= 0 && `, head ${h + 1}`}">Copy LaTeX</button>
