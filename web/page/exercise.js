@@ -10,6 +10,7 @@ import { mathHtml } from './math.js';
 import { fmt, matrixToText } from './format.js';
 import { INPUT_NAMES } from 'attention-explorer/share';
 import { studentsHash } from './link.js';
+import { t } from './language.js';
 
 // Every input of a problem (formats.js's one list): New problem draws each the problem has.
 const INPUTS = new Set(INPUT_NAMES);
@@ -27,52 +28,75 @@ function hiddenCells(ex, key, shape) {
   return all;
 }
 
-/** What a cell is computed from, in words (for the first wrong answer), read off the step's inputs. */
+/**
+ * What a cell is computed from, in words (for the first wrong answer), read off the step's inputs:
+ * per step id, the message (explorer.from.<id>, web/lib/locales) and its values; a step without one
+ * says "the steps before it".
+ */
+const DEPENDS_ON = {
+  Q: projectionFrom,
+  K: projectionFrom,
+  V: projectionFrom,
+  scores: (cell) => t('explorer.from.scores', cell.values),
+  scaled: (cell, { trace, ctx }) =>
+    t('explorer.from.scaled', { ...cell.values, scale: fmt(trace.meta.scale, 4), mode: ctx.scaleMode, dk: String(trace.meta.d_k) }),
+  softcapped: (cell) => t('explorer.from.softcapped', { ...cell.values, cap: String(app.state.options.softcap) }),
+  masked: (cell) => t('explorer.from.masked', cell.values),
+  weights: (cell) => t('explorer.from.weights', cell.values),
+  head_output: outputFrom,
+  output: outputFrom,
+  concat: (cell, { trace }) => {
+    const part = concatenated(cell.step, trace.steps).find((p) => cell.feature >= p.features[0] && cell.feature < p.features[1]);
+    return t('explorer.from.concat', { head: String(part.head + 1), feature: String(cell.feature - part.features[0] + 1) });
+  },
+};
+
+function projectionFrom(cell, { ctx }) {
+  const { step } = cell;
+  const [x, w, b] = step.given;
+  if (!w) return t('explorer.from.given', { name: step.id });
+  const labels = axisLabels(step, ctx);
+  return t('explorer.from.projection', {
+    ...cell.values,
+    x,
+    token: String(cell.token + 1),
+    label: labels[cell.values.layout === 'columns' ? 'cols' : 'rows'][cell.token],
+    name: step.id,
+    bias: b ? 'yes' : 'no',
+  });
+}
+
+function outputFrom(cell) {
+  const { step } = cell;
+  if (step.given.includes('W_O')) {
+    return t('explorer.from.outputProjected', {
+      ...cell.values,
+      token: String(cell.token + 1),
+      bias: step.given.includes('b_O') ? 'yes' : 'no',
+    });
+  }
+  return t('explorer.from.output', cell.values);
+}
+
 function dependsOn(step, r, c, result) {
   const { trace, ctx } = result;
-  const cols = ctx.layout === 'columns';
-  const tok = cols ? 'column' : 'row';
   const { query, key } = cellTokens(step, r, c);
-  const tq = ctx.tokensQ[query] ?? `t${query + 1}`,
-    tk = ctx.tokensK[key] ?? `t${key + 1}`;
-  const head = ctx.meta.heads > 1 && headOf(step) >= 0 ? ` of head ${headOf(step) + 1}` : '';
-  const input = step.inputs.length ? trace.steps[step.inputs[0]].title.toLowerCase() : '';
   // A token × feature step: the cell's token, and its feature counted in the full projection.
   const [token, local] = step.axes[0] === 'features' ? [c, r] : [r, c];
   const feature = local + (step.features?.[0] ?? 0);
-  const weights = (name) => `${cols ? 'row' : 'column'} ${feature + 1} of ${cols ? 'Ω' : 'W'}_${name}`;
-  switch (step.id) {
-    case 'Q':
-    case 'K':
-    case 'V': {
-      const [x, w, b] = step.given;
-      if (!w) return `${step.id} is given`;
-      const labels = axisLabels(step, ctx);
-      return `${tok} ${token + 1} of ${x} (token ${labels[cols ? 'cols' : 'rows'][token]}) times ${weights(step.id)}${b ? `, plus bias entry ${feature + 1}` : ''}`;
-    }
-    case 'scores':
-      return `the dot product of query ${tq}'s ${tok} of Q${head} with key ${tk}'s ${tok} of K${head}: the sum of their entries multiplied pairwise`;
-    case 'scaled':
-      return `the score of query ${tq} and key ${tk}${head}, times the scale ${fmt(trace.meta.scale, 4)} (${ctx.scaleMode === 'sqrt_dk' ? `1/√d_k = 1/√${trace.meta.d_k}` : 'the chosen scale'})`;
-    case 'softcapped':
-      return `the scaled score of query ${tq} and key ${tk}: c·tanh(score / c) with c = ${app.state.options.softcap}`;
-    case 'masked':
-      return `the ${input} entry for query ${tq} and key ${tk}, plus the mask there (0 keeps it, −∞ hides it)`;
-    case 'weights':
-      return `every entry of query ${tq}'s ${tok} in the ${input}${head}: softmax — e^(x − max) divided by the sum of e^(x − max) over that ${tok}`;
-    case 'head_output':
-    case 'output':
-      if (step.given.includes('W_O')) {
-        return `${tok} ${token + 1} of the ${input} times ${weights('O')}${step.given.includes('b_O') ? ', plus the bias' : ''}`;
-      }
-      return `query ${tq}'s weights (its ${tok} of the attention weights${head}) and ${cols ? 'row' : 'column'} ${feature + 1} of V${head}: the weighted sum Σ_k weight_k · V_k`;
-    case 'concat': {
-      const part = concatenated(step, trace.steps).find((p) => feature >= p.features[0] && feature < p.features[1]);
-      return `head ${part.head + 1}'s output, feature ${feature - part.features[0] + 1}, copied across`;
-    }
-    default:
-      return 'the steps before it';
-  }
+  const multi = ctx.meta.heads > 1 && headOf(step) >= 0;
+  const input = step.inputs.length ? t(trace.steps[step.inputs[0]].title_id).toLocaleLowerCase(t.lang) : '';
+  const values = {
+    layout: ctx.layout === 'columns' ? 'columns' : 'rows',
+    q: ctx.tokensQ[query] ?? `t${query + 1}`,
+    k: ctx.tokensK[key] ?? `t${key + 1}`,
+    multi: multi ? 'yes' : 'no',
+    head: String(multi ? headOf(step) + 1 : 0), // counts as text: no grouping of 1,024
+    input,
+    feature: String(feature + 1),
+  };
+  const tell = DEPENDS_ON[step.id];
+  return tell ? tell({ step, token, feature, values }, result) : t('explorer.from.before');
 }
 
 export function renderExercise() {
