@@ -99,6 +99,17 @@ test("English: the catalogue's words are the HTML's, so the page is the same wit
   );
 });
 
+test("French: the scores card's facts are the catalogue's French, not English", async ({ page, base }) => {
+  await page.goto(`${base}?lang=fr`);
+  await page.waitForSelector('body[data-ready="true"]');
+  const facts = await page.$eval('article[data-step="scores"] .facts', (e) => e.textContent ?? '');
+  assert(!facts.includes('variance of all scores'), `the scores card's facts are English: ${facts}`);
+  // The message up to its number: "variance de tous les scores : " and then the number itself.
+  const before = shown(catalogue('fr')['explorer.facts.scores-variance']).split('{variance}')[0];
+  assert(before === 'variance de tous les scores : ', before);
+  assert.match(facts, new RegExp(`^${before}\\d+\\.\\d+`), `the scores card's facts: ${facts}`);
+});
+
 for (const code of LANGUAGES) {
   test(`${code}: the explorer's own words in ${code} at 1440 × 900 and 390 × 844`, async ({ page, base }) => {
     const own = catalogue(code);

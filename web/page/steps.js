@@ -86,91 +86,93 @@ export function cellTokens(step, row, col) {
 
 // ---- facts ------------------------------------------------------------------------------------
 
+// A fact's markup: the catalogue's <sub> and <strong> as those elements (the values inside them,
+// numbers formatted here, escaped like every other word).
+const TAGS = {
+  sub: (/** @type {unknown[]} */ chunks) => html`<sub>${chunks}</sub>`,
+  strong: (/** @type {unknown[]} */ chunks) => html`<strong>${chunks}</strong>`,
+};
+/** One fact in the page's language: a message of the catalogue's explorer.facts.*. */
+const fact = (name, values = {}) => t(`explorer.facts.${name}`, { ...TAGS, ...values });
+
+/** A query's axis as the catalogue's select word: a row, or a column in the columns layout. */
+const axisOf = (ctx) => (ctx.layout === 'columns' ? 'column' : 'row');
+
+/** The features a per-head slice takes, counted from 1. */
+const featureRange = (step) => ({ first: String(step.features[0] + 1), last: String(step.features[1]) });
+
+/** The K and V steps' fact: the slice of features a head takes, and its shared key/value head. */
+function sliceFacts(step, f, { meta }) {
+  if (meta.heads <= 1) return step.id === 'V' ? [fact('d-v', { d_v: String(meta.d_v) })] : [];
+  const range = featureRange(step);
+  return [meta.kv_heads < meta.heads ? fact('features-shared', { group: String(step.kv_group + 1), ...range }) : fact('features', range)];
+}
+
+/**
+ * The facts under each step's card, keyed by step id: step, its head's facts (f), ctx -> the
+ * items, each a formatted message (words in the catalogue, numbers formatted here).
+ * @type {Record<string, (step: any, f: any, ctx: any) => unknown[]>}
+ */
+const STEP_FACTS = {
+  Q: (step, f, { meta }) => [
+    meta.heads > 1
+      ? fact('d-k-per-head', { d_k: String(meta.d_k), head: String(headOf(step) + 1), ...featureRange(step) })
+      : fact('d-k', { d_k: String(meta.d_k) }),
+  ],
+  K: sliceFacts,
+  V: sliceFacts,
+  scores: (step, f, { decimals: d }) => [
+    f.scores_variance !== undefined && fact('scores-variance', { variance: fmt(f.scores_variance, d) }),
+    f.rope_shift > 0 &&
+      fact('rope-shift', {
+        shift: String(f.rope_shift),
+        change: f.rope_shift_change === 0 ? 'none' : 'rounding',
+        by: formatNumber(f.rope_shift_change, d),
+      }),
+  ],
+  scaled: (step, f, { meta, decimals: d }) => [
+    fact('scale', { scale: fmt(meta.scale, Math.max(d, 4)) }),
+    f.scaled_variance !== undefined && fact('scaled-variance', { variance: fmt(f.scaled_variance, d), before: fmt(f.scores_variance, d) }),
+  ],
+  masked: (step, f, ctx) => {
+    // The mask step's facts say what is hidden; with a finite mask_fill the entries are not −∞.
+    let hidden = 0;
+    let fill = -Infinity;
+    step.data.forEach((row, i) =>
+      row.forEach((v, j) => {
+        const bits = f.hidden_by?.[i]?.[j];
+        if (bits === undefined ? v === -Infinity : isHidden(bits)) {
+          hidden++;
+          fill = v;
+        }
+      }),
+    );
+    // count chooses the plural; hidden is the number as the code writes it (no grouping).
+    const counted = { count: hidden, hidden: String(hidden) };
+    if (!Number.isFinite(fill)) return [fact('hidden', counted)];
+    const weight = f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
+    return [fact('hidden-fill', { ...counted, weight: fmt(weight, ctx.decimals), axis: axisOf(ctx) })];
+  },
+  weights: (step, f, ctx) => {
+    const sums = f.weight_sums.map((s) => fmt(s, ctx.decimals));
+    const shown = sums.length > 8 ? sums.slice(0, 8).join(', ') + ', …' : sums.join(', ');
+    const axis = axisOf(ctx);
+    // rule.kind: free | lambda | sink | one (narrate.js weightSums), one message each.
+    const rule = weightSums(ctx.options, f);
+    return [
+      fact(`sums-${rule.kind}`, { axis, sums: shown }),
+      f.fully_masked.length > 0 &&
+        html`<span class="warn">${fact('fully-masked', { axis, count: f.fully_masked.length, rows: f.fully_masked.map((i) => i + 1).join(', ') })}</span>`,
+    ];
+  },
+  concat: (step, f, { meta }) => [fact('concat', { heads: String(meta.heads), d_v: String(meta.d_v) })],
+};
+
 function factsHtml(step, trace, ctx) {
   const h = headOf(step);
-  const d = ctx.decimals;
   const f = trace.facts.find((x) => x.head === (h < 0 ? 0 : h));
-  const items = [];
-  const { meta } = ctx;
-  const columns = ctx.layout === 'columns';
-  const qAxis = columns ? 'column' : 'row';
-  switch (step.id) {
-    case 'Q':
-      items.push(
-        html`d<sub>k</sub> = ${meta.d_k}${meta.heads > 1 && ` per head; head ${h + 1} takes features ${step.features[0] + 1}–${step.features[1]}`}`,
-      );
-      break;
-    case 'K':
-    case 'V': {
-      if (meta.heads > 1) {
-        const shared = meta.kv_heads < meta.heads ? `shared key/value head ${step.kv_group + 1}: ` : '';
-        items.push(`${shared}features ${step.features[0] + 1}–${step.features[1]}`);
-      } else if (step.id === 'V') items.push(html`d<sub>v</sub> = ${meta.d_v}`);
-      break;
-    }
-    case 'scores':
-      if (f.scores_variance !== undefined) items.push(html`variance of all scores: <strong>${fmt(f.scores_variance, d)}</strong>`);
-      if (f.rope_shift > 0) {
-        const change =
-          f.rope_shift_change === 0
-            ? 'changes no score at all'
-            : html`changes no score by more than <strong>${formatNumber(f.rope_shift_change, d)}</strong> (rounding)`;
-        items.push(
-          html`rotary positions: every query and key turned ${f.rope_shift} positions further ${change}, so the scores depend only on how far apart the tokens are`,
-        );
-      }
-      break;
-    case 'scaled':
-      items.push(html`multiplied by <strong>${fmt(meta.scale, Math.max(d, 4))}</strong>`);
-      if (f.scaled_variance !== undefined)
-        items.push(html`variance: <strong>${fmt(f.scaled_variance, d)}</strong> (was ${fmt(f.scores_variance, d)})`);
-      break;
-    case 'masked': {
-      // The mask step's facts say what is hidden; with a finite mask_fill the entries are not −∞.
-      let hidden = 0;
-      let fill = -Infinity;
-      step.data.forEach((row, i) =>
-        row.forEach((v, j) => {
-          const bits = f.hidden_by?.[i]?.[j];
-          if (bits === undefined ? v === -Infinity : isHidden(bits)) {
-            hidden++;
-            fill = v;
-          }
-        }),
-      );
-      const finite = Number.isFinite(fill);
-      const hiddenWeight = finite && f.hidden_weight?.length ? Math.max(...f.hidden_weight) : 0;
-      items.push(
-        finite
-          ? `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden with the finite fill, not −∞: hidden keys still get up to ${fmt(hiddenWeight, d)} of a ${qAxis}'s weight`
-          : `${hidden} ${hidden === 1 ? 'entry is' : 'entries are'} hidden (−∞): ${hidden === 1 ? 'its weight becomes' : 'their weights become'} 0`,
-      );
-      break;
-    }
-    case 'weights': {
-      const sums = f.weight_sums.map((s) => fmt(s, d));
-      const shown = sums.length > 8 ? sums.slice(0, 8).join(', ') + ', …' : sums.join(', ');
-      const rule = weightSums(ctx.options, f);
-      const sumsTo = {
-        free: `${qAxis} sums (sigmoid weights need not sum to 1)`,
-        lambda: `each ${qAxis} sums to 1 − λ`,
-        sink: `each ${qAxis} sums to less than 1 (the sink logit takes the rest)`,
-        one: `each ${qAxis} sums to 1`,
-      }[rule.kind];
-      items.push(`${sumsTo}: ${shown}`);
-      if (f.fully_masked.length)
-        items.push(
-          html`<span class="warn">fully masked ${qAxis}${f.fully_masked.length > 1 && 's'} ${f.fully_masked.map((i) => i + 1).join(', ')}: weights all 0</span>`,
-        );
-      break;
-    }
-    case 'concat':
-      items.push(html`${meta.heads} heads × d<sub>v</sub> = ${meta.d_v}`);
-      break;
-    default:
-      break;
-  }
-  // Plain strings among the items are text (escaped); the others are html``.
+  const items = (STEP_FACTS[step.id]?.(step, f, ctx) ?? []).filter((i) => i !== false);
+  // Messages are text (escaped) with their tags' html`` inside; the warning is html``.
   return html`${items.length > 0 && html`<ul class="facts">${items.map((i) => html`<li>${i}</li>`)}</ul>`}`;
 }
 
