@@ -107,7 +107,7 @@ test("French: the scores card's facts are the catalogue's French, not English", 
   // The message up to its number: "variance de tous les scores : " and then the number itself.
   const before = shown(catalogue('fr')['explorer.facts.scores-variance']).split('{variance}')[0];
   assert(before === 'variance de tous les scores : ', before);
-  assert.match(facts, new RegExp(`^${before}\\d+\\.\\d+`), `the scores card's facts: ${facts}`);
+  assert(new RegExp(`^${before}\\d+\\.\\d+`).test(facts), `the scores card's facts: ${facts}`);
 });
 
 for (const code of LANGUAGES) {
