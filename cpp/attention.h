@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "matrix.h"
@@ -416,13 +417,21 @@ struct Explanation {
   // Placeholders a view fills: `@N` is numbers[N] at the view's decimals (numbers[0] is the
   // value); `@terms(a,b)` is the sum (x_a)(x_b) + ... over the rows of the terms table's columns
   // a and b, and `@terms(a)` the sum of column a's entries (a view writes as many terms as it
-  // shows and elides the rest with \cdots); in `text` and the terms' caption, `@query`, `@key`
+  // shows and elides the rest with \cdots); in the text (from text_id) and the terms' caption, `@query`, `@key`
   // and `@token` name the cell's query, key or token (a token's name on the page, "query 2" in
   // a document).
   /// TeX of an aligned derivation: lines[0] is the cell, each further line a right-hand side
   /// ("= ..."), the last one the value.
   std::vector<std::string> lines;
-  std::string text;  ///< one or two plain sentences (Unicode) saying what happens
+  /// What happens, in words: a message id ("explain.scores.dot") of the catalogues
+  /// (web/lib/locales/<lang>.json) and its named parameters (name, value as text). The words live
+  /// only there: a view formats the message in the learner's language. A number that is a cell's
+  /// operand is its placeholder `@N` (the view writes it at its decimals); other numbers (positions,
+  /// sizes, indices) are written here, as they are shown. The parameter `hidden` names what hid a key
+  /// ("causal_window", "none", ...) and is written by the message explain.hidden; a choice
+  /// between wordings is a parameter the message selects on ("yes"/"no", "row"/"column", ...).
+  std::string text_id;
+  std::vector<std::pair<std::string, std::string>> params;
   std::vector<double> numbers;
   /// The term table a view draws beside the derivation (no columns: none).
   struct Terms {

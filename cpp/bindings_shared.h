@@ -120,7 +120,13 @@ inline constexpr ExplanationField kExplanationFields[] = {
     {"source", [](const Explanation& e) { return val(e.source); }},
     {"source_row", [](const Explanation& e) { return index_to(e.source_row); }},
     {"lines", [](const Explanation& e) { return texts_to(e.lines); }},
-    {"text", [](const Explanation& e) { return val(e.text); }},
+    {"text_id", [](const Explanation& e) { return val(e.text_id); }},
+    {"params",
+     [](const Explanation& e) {
+       val out = val::object();
+       for (const auto& [name, value] : e.params) out.set(name, value);
+       return out;
+     }},
     {"numbers", [](const Explanation& e) { return copy_out(e.numbers); }},
     {"terms", [](const Explanation& e) { return terms_to(e.terms); }},
 };

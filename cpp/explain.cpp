@@ -1,7 +1,7 @@
 // explain(): the worked calculation of one cell of one step, with the numbers filled in. It
 // recomputes the trace and reads the operands from the steps the cell's step names as its
 // inputs, so it follows the same data flow as the trace itself. Each kind of calculation is
-// written once, as data (Explanation::lines, text, numbers, terms) that every view renders the
+// written once, as data (Explanation::lines, text_id and params, numbers, terms) that every view renders the
 // same way: the page, the LaTeX export and any other binding write no kind out themselves.
 // Here: how a calculation is written (explain_cell.h) and the forward steps' calculations;
 // explain_gradients.cpp has the gradient steps'.
@@ -21,29 +21,7 @@ std::string indexed(const std::string& symbol, const std::string& sub) {
   return symbol + "_{" + sub + "}";
 }
 
-namespace {
-const char* const kComponentWords[][2] = {
-    {"causal", "causal masking (the key comes after the query)"},
-    {"window", "the window (the key is too far from the query)"},
-    {"mask", "your mask"},
-};
-}  // namespace
-
-std::string hidden_by(const Explanation& e) {
-  std::string names;
-  for (size_t k = 0; k < e.components.size(); ++k) {
-    std::string word = e.components[k];
-    for (const auto& pair : kComponentWords) {
-      if (word == pair[0]) word = pair[1];
-    }
-    names += (k ? " and " : "") + word;
-  }
-  return names.empty() ? "Hidden from this query." : "Hidden from this query by " + names + ".";
-}
-
-std::string kept_by_sink(const Explanation& e) {
-  return e.kept_by_sink ? " The window alone would hide it, but it is a sink token: it stays visible." : "";
-}
+std::string hidden_key(const Explanation& e) { return e.components.empty() ? "none" : join(e.components, "_"); }
 
 std::string join(const std::vector<std::string>& parts, const char* between) {
   std::string out;
@@ -141,6 +119,11 @@ void ExplainedCell::dot(const Eigen::Ref<const Vector>& left, const Eigen::Ref<c
   for (Eigen::Index k = 0; k < left.size(); ++k) e.products.push_back(left[k] * right[k]);
 }
 
+void ExplainedCell::say(Message m) {
+  e.text_id = "explain." + m.id;
+  e.params = std::move(m.params);
+}
+
 void ExplainedCell::derive(std::initializer_list<std::string> rhs) {
   e.lines = {cell};
   e.lines.insert(e.lines.end(), rhs.begin(), rhs.end());
@@ -174,8 +157,7 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
   if (c - offset >= rope.dims) {
     e.kind = "unrotated";
     derive({(from_symbol.empty() ? same_entry(0) : indexed(from_symbol, ij)) + " \\quad\\text{(not rotated)}", value});
-    e.text = std::string("This feature lies beyond RoPE’s rotated dimensions: ") + (back ? "its gradient" : "it") +
-             " passes through unchanged.";
+    say({"rope.unrotated", {{"gradient", yes(back)}}});
     return;
   }
   e.kind = "rotation";
@@ -210,20 +192,18 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
   derive({c == a ? xa + "\\cos\\theta" + minus + xb + "\\sin\\theta"
                  : first_sin + xa + "\\sin\\theta + " + xb + "\\cos\\theta",
           "(" + x0 + ")(" + f0 + ") + (" + x1 + ")(" + f1 + ")" + theta, value});
-  const std::string features = std::to_string(a + 1) + " and " + std::to_string(b + 1);
-  const std::string by =
-      (tables ? std::string("of the cos/sin tables") : angle + " rad") + " at position " + js_number(e.position) + ". ";
-  e.text = back ? "RoPE turned features " + features + " together by the angle " + by +
-                      "A rotation’s transpose is the rotation back, so the gradient is turned back by the same angle."
-                : "RoPE turns features " + features + " together, as a point in a plane, by the angle " + by +
-                      "A rotation keeps the pair’s length, and the dot product of a rotated query and key depends "
-                      "only on how far apart they are.";
+  say({back ? "rope.rotation.back" : "rope.rotation",
+       {{"first", std::to_string(a + 1)},
+        {"second", std::to_string(b + 1)},
+        {"tables", yes(tables)},
+        {"angle", angle},
+        {"position", js_number(e.position)}}});
 }
 
 void ExplainedCell::given() {
   e.kind = "input";
   derive({value + " \\quad\\text{(given)}"});
-  e.text = step->given.at(0) + " was given directly: this number is one of your inputs.";
+  say({"given", {{"name", step->given.at(0)}}});
 }
 
 void ExplainedCell::forward() {
@@ -240,8 +220,7 @@ void ExplainedCell::forward() {
       }
     }
     derive({indexed(source->symbol, at(r1, std::to_string(e.source_col + 1))), value});
-    e.text = "Copied from head " + std::to_string(e.source_head + 1) + ", feature " + std::to_string(e.source_col + 1) +
-             " of its output: the heads sit side by side.";
+    say({"concat", {{"head", std::to_string(e.source_head + 1)}, {"feature", std::to_string(e.source_col + 1)}}});
   };
 
   if (n.latent && latent_cell()) return;
@@ -258,18 +237,18 @@ void ExplainedCell::forward() {
     derive({std::string(c % 2 == 0 ? "\\sin(" : "\\cos(") + num(e.angle) + ") \\quad\\text{(position " +
                 js_number(e.position) + ")}",
             value});
-    e.text = "Position " + js_number(e.position) + ", feature " + c1 +
-             ": even features take the sine, odd ones the cosine of the same angle, position / 10000^(2i/d) "
-             "with i = " +
-             std::to_string(c / 2) + " and d = " + std::to_string(n.X.cols()) +
-             "; the angle shrinks by a constant factor every two features, so each pair turns at its own speed.";
+    say({"sinusoid",
+         {{"position", js_number(e.position)},
+          {"feature", c1},
+          {"i", std::to_string(c / 2)},
+          {"d", std::to_string(n.X.cols())}}});
   } else if (step_id == "X_pos") {
     e.kind = "add";
     e.input = n.X(r, c);
     e.additive = input(0)(r, c);
     const std::string x = num(e.input), pe = num(e.additive);
     derive({indexed("X", ij) + " + " + same_entry(0), x + " + (" + pe + ")", value});
-    e.text = "The token’s number plus its position encoding.";
+    say({"add"});
   } else if (step_id == "rope_angles") {
     e.kind = "angle";
     const Rope& rope = n.options.rope;
@@ -281,22 +260,22 @@ void ExplainedCell::forward() {
     e.cos = turn.cos;
     e.sin = turn.sin;
     const std::string p = js_number(e.position), i = std::to_string(pair);
-    const std::string pair_words = "pair " + std::to_string(pair + 1) + " (features " +
-                                   std::to_string(e.pair_first + 1) + " and " + std::to_string(e.pair_second + 1) + ")";
+    const Params pair_words = {{"position", p},
+                               {"pair", std::to_string(pair + 1)},
+                               {"first", std::to_string(e.pair_first + 1)},
+                               {"second", std::to_string(e.pair_second + 1)}};
     if (rope.cos) {
       const std::string sin = num(turn.sin), cos = num(turn.cos);
       derive({"\\operatorname{atan2}(" + sin + ", " + cos + ")", value});
-      e.text = "Position " + p + ", " + pair_words + ": the angle whose cosine and sine the tables give " + "in row " +
-               p + ", column " + std::to_string(pair + 1) + " (atan2(sin, cos), in radians).";
+      say({"rope.angle.tables", pair_words});
     } else {
       const double theta = std::pow(rope.base, -2.0 * pair / rope.dims);
       const std::string base = js_number(rope.base), dims = std::to_string(rope.dims);
       const std::string per_position = num(theta);
       derive({p + " \\cdot " + base + "^{-2 \\cdot " + i + "/" + dims + "}", p + " \\cdot " + per_position, value});
-      e.text =
-          "Position " + p + ", " + pair_words + ": θ = " + base + "^(−2·" + i + "/" + dims + ") = " + per_position +
-          " radians per position, times the position. Each pair turns at its own "
-          "speed, the first pairs fastest; a query and a key are turned apart by the difference of their positions.";
+      Params params = pair_words;
+      params.insert(params.end(), {{"base", base}, {"i", i}, {"dims", dims}, {"theta", per_position}});
+      say({"rope.angle", std::move(params)});
     }
   } else if (step_id == "Q_normed" || step_id == "K_normed" || step_id == "head_normed") {
     // QK-norm of a head's row of d_k features, or differential attention's norm of a head's output row.
@@ -326,20 +305,15 @@ void ExplainedCell::forward() {
                   ",\\; \\sigma^2 = " + spread,
               "\\frac{" + in + " - " + mean + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain,
               "\\frac{" + num(e.input - e.mean) + "}{" + d + "} \\cdot " + gain, value});
-      e.text = "Layer norm of @token's " + std::to_string(x.size()) + " features of this head: subtract their mean " +
-               mean + ", divide by the square root of their variance " + spread + " plus ε, times the gain " + gain +
-               ". Each row then has mean 0 and variance 1 (before the gains), whatever the size of the projection.";
+      say({"qk_norm.layer",
+           {{"features", std::to_string(x.size())}, {"mean", mean}, {"variance", spread}, {"gain", gain}}});
     } else {
       derive({"\\frac{" + xi + "}{\\sqrt{\\operatorname{mean}(x^2) + \\varepsilon}}\\, " + g +
                   ",\\quad \\operatorname{mean}(x^2) = " + spread,
               "\\frac{" + in + "}{\\sqrt{" + spread + " + " + eps_n + "}} \\cdot " + gain,
               "\\frac{" + in + "}{" + d + "} \\cdot " + gain, value});
-      e.text = std::string("RMS norm of @token's ") + std::to_string(x.size()) +
-               (head_normed ? " output features of this head" : " features of this head") +
-               ": divide by the root of their mean square " + spread + " plus ε, times " +
-               (head_normed ? "1 − λ_init = " : "the gain ") + gain + "." +
-               (head_normed ? " Every head's output row then has the same scale, whatever its λ."
-                            : " Each row's length is then about √d_k, so scores cannot grow with the projections.");
+      say({head_normed ? "head_norm.rms" : "qk_norm.rms",
+           {{"features", std::to_string(x.size())}, {"spread", spread}, {"gain", gain}}});
     }
     std::vector<double> squares;
     for (double v : e.left) squares.push_back(layer ? (v - e.mean) * (v - e.mean) : v * v);
@@ -356,7 +330,7 @@ void ExplainedCell::forward() {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     if (e.max == -kInf) {
       derive({"0 \\quad\\text{(every key of this query is masked)}"});
-      e.text = "Every key of this query is masked, so all its weights are 0 (no softmax is taken).";
+      say({"softmax.all_masked"});
       return;
     }
     for (double x : e.logits) {
@@ -371,9 +345,7 @@ void ExplainedCell::forward() {
     derive({"\\frac{e^{x_{" + ij + "} - m}}{\\sum_{j'} e^{x_{" + r1 + ",j'} - m}},\\quad x = Q_{" +
                 std::to_string(half + 1) + "}K_{" + std::to_string(half + 1) + "}^\\top s,\\; m = " + m,
             "\\frac{e^{" + shifted + "}}{@terms(2)}", "\\frac{" + exp + "}{" + sum + "}", value});
-    e.text = "Differential attention, half " + std::to_string(half + 1) +
-             ": the query of @query and every key over features " + first + ".." + last +
-             " only, scaled (and masked) as usual, then a softmax along the row. Σ exp = " + sum + ".";
+    say({"differential.half", {{"half", std::to_string(half + 1)}, {"first", first}, {"last", last}, {"sum", sum}}});
     table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
           static_cast<int>(c));
   } else if (step_id == "weights" && !n.lambdas.empty()) {
@@ -386,12 +358,8 @@ void ExplainedCell::forward() {
     const std::string common_n = num(common), rest = num(1 - e.lambda);
     derive({indexed(input_step(0).symbol, ij) + " - \\lambda\\, " + indexed(input_step(1).symbol, ij),
             a1 + " - " + l + " \\cdot " + a2, a1 + " - " + la2, value});
-    e.text = "Both halves give this key weight: A₁ = " + a1 + " and A₂ = " + a2 + ". What they share, " + common_n +
-             " here, is the common-mode part: attention both maps pay whatever the question (noise, or a sink), and "
-             "λ·A₂ = " +
-             la2 + " subtracts it. What is left, " + value +
-             ", is the part only the first half sees. Each row of A sums to 1 − λ = " + rest +
-             " (the softmaxes each sum to 1), and entries may be negative.";
+    say({"differential.difference",
+         {{"a1", a1}, {"a2", a2}, {"common", common_n}, {"scaled", la2}, {"value", value}, {"rest", rest}}});
     const Matrix w1 = input(0), w2 = input(1);
     std::vector<double> one(w1.row(r).data(), w1.row(r).data() + w1.cols()), two, scaled, diff;
     for (Eigen::Index j = 0; j < w2.cols(); ++j) {
@@ -410,14 +378,13 @@ void ExplainedCell::forward() {
     const std::string x = num(e.input), b = num(e.bias);
     if (e.hidden || e.input == -std::numeric_limits<double>::infinity()) {
       derive({"0 \\quad\\text{(hidden)}"});
-      e.text = hidden_by(e) + " Sigmoid attention gives a hidden key weight 0, whatever mask_fill is.";
+      say({"sigmoid.hidden", {{"hidden", hidden_key(e)}}});
     } else {
       const std::string z = num(e.input + e.bias);
       derive({"\\sigma(" + same_entry(0) + " + b) = \\frac{1}{1 + e^{-(" + same_entry(0) + " + b)}}",
               "\\frac{1}{1 + e^{-(" + x + " + (" + b + "))}}", "\\frac{1}{1 + e^{-(" + z + ")}}", value});
-      e.text = "Sigmoid attention: each weight on its own, σ(score + b) with b = " + b +
-               (std::isnan(n.options.sigmoid_bias) ? " (−ln S, S = " + std::to_string(n.S) + " keys)" : std::string()) +
-               ". No key competes with another, so the row need not sum to 1.";
+      say({"sigmoid",
+           {{"b", b}, {"default", yes(std::isnan(n.options.sigmoid_bias))}, {"keys", std::to_string(n.S)}}});
     }
   } else if (step_id == "gate") {
     e.kind = "gate";
@@ -439,11 +406,7 @@ void ExplainedCell::forward() {
                 indexed(!step->inputs.empty() ? input_step(0).symbol : std::string("X"), r1 + ",m") + "\\," +
                 indexed(W, "m," + cj) + (e.has_bias ? " + b_{G," + cj + "}" : "") + "\\Big)",
             "\\sigma(@terms(0,1)" + bias + ")", "\\sigma(" + zn + ")", value});
-    e.text = "The token @token times column " + cj + " of W_G" + (e.has_bias ? ", plus its bias" : "") +
-             ", through the sigmoid: " +
-             (n.gate_headwise ? "one gate for all of this head's output"
-                              : "one gate for this feature of the head's output") +
-             ", between 0 (shut) and 1 (open).";
+    say({"gate", {{"column", cj}, {"bias", yes(e.has_bias)}, {"headwise", yes(n.gate_headwise)}}});
     table("Terms", {"m", "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   } else if (step_id == "gated_output") {
     e.kind = "gated";
@@ -453,8 +416,7 @@ void ExplainedCell::forward() {
     derive({indexed(input_step(0).symbol, ij) + " \\cdot " +
                 indexed(input_step(1).symbol, at(r1, n.gate_headwise ? "1" : c1)),
             x + " \\cdot " + g, value});
-    e.text = "The head's output times its gate " + g + ": the gate lets " + (e.factor > 0.5 ? "most" : "little") +
-             " of it through (a gate near 0 lets a head say nothing for this token).";
+    say({"gated", {{"gate", g}, {"most", yes(e.factor > 0.5)}}});
   } else if (step_id == "Q_rot" || step_id == "K_rot") {
     rotate_pair(input(0), step_id == "Q_rot", false);
   } else if (step_id == "K_cache" || step_id == "V_cache") {
@@ -474,11 +436,12 @@ void ExplainedCell::forward() {
     }
     const std::string source_row = std::to_string(e.source_row + 1), source_col = std::to_string(e.source_col + 1);
     derive({indexed(source, at(source_row, source_col)), value});
-    e.text = cached ? "Read from the cache: row " + source_row + ", feature " + source_col + " of " + e.source +
-                          ", a token seen earlier whose " + (step_id == "K_cache" ? "key" : "value") +
-                          " the model kept instead of computing it again."
-                    : "A new token: row " + source_row + ", feature " + source_col +
-                          " of this step’s new rows, appended after the cached ones.";
+    if (cached) {
+      say({"cache.read",
+           {{"row", source_row}, {"feature", source_col}, {"source", e.source}, {"keys", yes(step_id == "K_cache")}}});
+    } else {
+      say({"cache.new", {{"row", source_row}, {"feature", source_col}}});
+    }
   } else if (step_id == "Q" || step_id == "K" || step_id == "V") {
     if (n.direct) {
       given();
@@ -503,8 +466,7 @@ void ExplainedCell::forward() {
     derive(
         {"\\sum_m " + indexed(input_step(0).symbol, at(r1, "m")) + "\\," + indexed(input_step(1).symbol, at(c1, "m")),
          "@terms(0,1)", value});
-    e.text = "The query of @query dotted with the key of @key, over the d_k = " + std::to_string(n.d_k) +
-             " features: the sum of the products is " + value + ".";
+    say({"scores.dot", {{"d_k", std::to_string(n.d_k)}, {"value", value}}});
     table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scaled") {
     e.kind = "scale";
@@ -522,13 +484,15 @@ void ExplainedCell::forward() {
                                                                      : "";
       derive({"\\frac{" + score + "}{" + (root.empty() ? d : "\\sqrt{" + root + "}") + "}",
               "\\frac{" + in + "}{" + d + "}", value});
-      e.text = s.kind == Scale::Kind::SqrtDk ? "The score divided by √d_k = √" + root + " = " + d + "."
-               : root.empty()                ? "The score divided by the chosen divisor " + d + "."
-                                             : "The score divided by √" + root + " = " + d + ".";
+      if (root.empty()) {
+        say({"scale.divisor", {{"divisor", d}}});
+      } else {
+        say({s.kind == Scale::Kind::SqrtDk ? "scale.sqrt_dk" : "scale.sqrt", {{"root", root}, {"divisor", d}}});
+      }
     } else {
       const std::string f = num(e.factor);
       derive({f + " \\cdot " + score, f + " \\cdot " + in, value});
-      e.text = "The score multiplied by the scale " + f + (e.factor == 1 ? " (no scaling)." : ".");
+      say({"scale.factor", {{"factor", f}, {"none", yes(e.factor == 1)}}});
     }
   } else if (step_id == "softcapped") {
     e.kind = "softcap";
@@ -537,7 +501,7 @@ void ExplainedCell::forward() {
     const std::string cap = num(e.factor);
     derive({"c\\,\\tanh\\!\\left(" + same_entry(0) + " / c\\right)",
             cap + "\\,\\tanh\\!\\left(" + num(e.input) + " / " + cap + "\\right)", value});
-    e.text = "Soft-capping squashes large scores smoothly into (−c, c), c = " + cap + ".";
+    say({"softcap", {{"cap", cap}}});
   } else if (step_id == "alibi") {
     e.kind = "alibi";
     e.slope = n.alibi_slopes[static_cast<size_t>(step->head)];
@@ -545,22 +509,25 @@ void ExplainedCell::forward() {
     e.key_pos = n.key_pos[static_cast<size_t>(c)];
     const std::string m = num(e.slope), p = js_number(e.query_pos), q = js_number(e.key_pos);
     derive({"-m\\,\\lvert p_i - p_j \\rvert", "-" + m + " \\cdot \\lvert " + p + " - " + q + " \\rvert", value});
-    e.text = "ALiBi: this head’s slope m = " + m + " times the distance between the query’s position " + p +
-             " and the key’s " + q + ", subtracted: far keys lose more.";
+    say({"alibi", {{"slope", m}, {"query_position", p}, {"key_position", q}}});
   } else if (step_id == "biased") {
     e.kind = "bias";
     e.input = input(0)(r, c);
     e.additive = input(1)(r, c);
     const std::string score = num(e.input), bias = num(e.additive);
     derive({same_entry(0) + " + " + same_entry(1), score + " + (" + bias + ")", value});
-    e.text = "The scaled score plus the ALiBi bias of this query and key.";
+    say({"alibi.biased"});
   } else if (step_id == "mask" || step_id == "masked") {
     read_mask();
     const std::string why = "hidden by " + join(e.components, ", ");
     if (step_id == "mask") {
       e.kind = "mask_entry";
       derive({value + " \\quad\\text{(" + (e.hidden ? why : e.kept_by_sink ? "kept: a sink token" : "visible") + ")}"});
-      e.text = e.hidden ? hidden_by(e) : "This key is visible to this query." + kept_by_sink(e);
+      if (e.hidden) {
+        say({"hidden", {{"by", hidden_key(e)}}});
+      } else {
+        say({"mask.visible", {{"sink", yes(e.kept_by_sink)}}});
+      }
     } else {
       e.kind = "mask";
       e.input = input(0)(r, c);
@@ -568,15 +535,17 @@ void ExplainedCell::forward() {
         // A finite mask_fill replaces a hidden score (masked_fill).
         const std::string fill = num(e.fill);
         derive({fill + " \\quad\\text{(" + why + ": the fill)}"});
-        e.text = hidden_by(e) + " The hidden score is replaced by the fill " + fill +
-                 ", not −∞: after the softmax this key keeps a tiny weight, and a query whose keys are all "
-                 "hidden spreads its weight evenly over them.";
+        say({"mask.fill", {{"hidden", hidden_key(e)}, {"fill", fill}}});
       } else {
         const std::string score = num(e.input), added = num(e.additive);
         derive({same_entry(0) + " + " + same_entry(1), score + " + (" + added + ")", value});
-        e.text = e.hidden          ? hidden_by(e) + " −∞ becomes weight 0 after the softmax."
-                 : e.additive == 0 ? "This key is visible: the mask adds 0." + kept_by_sink(e)
-                                   : "The additive mask biases this score.";
+        if (e.hidden) {
+          say({"mask.infinity", {{"hidden", hidden_key(e)}}});
+        } else if (e.additive == 0) {
+          say({"mask.adds_zero", {{"sink", yes(e.kept_by_sink)}}});
+        } else {
+          say({"mask.additive"});
+        }
       }
     }
   } else if (step_id == "weights") {
@@ -614,7 +583,7 @@ void ExplainedCell::forward() {
     }
     if (e.max == -kInf) {
       derive({"0 \\quad\\text{(every key of this query is masked)}"});
-      e.text = "Every key of this query is masked, so all its weights are 0 (no softmax is taken).";
+      say({"softmax.all_masked"});
       return;
     }
     // Along the row (rows layout) or down the column (columns layout) of the step it reads.
@@ -629,16 +598,12 @@ void ExplainedCell::forward() {
                 (e.has_sink ? ",\\ s = " + sink : ""),
             "\\frac{e^{" + shifted + "}}{@terms(2)" + (e.has_sink ? " + " + sink_exp : "") + "}",
             "\\frac{" + exp + "}{" + sum + "}", value});
-    e.text = std::string("Softmax along the ") + (n.columns ? "column" : "row") +
-             " of @query: subtract the largest score" + (e.has_sink ? " or sink logit" : "") + " (" + m +
-             ") so no exponential overflows, exponentiate, divide by the sum. Σ exp" +
-             (e.has_sink ? " (with the sink’s)" : "") + " = " + sum + ".";
+    Params params = {{"along", n.columns ? "column" : "row"}, {"max", m}, {"sum", sum}};
     if (e.has_sink) {
       const std::string share = num(e.sink_share), rest = num(1 - e.sink_share);
-      e.text += " The sink logit " + sink + " joins the denominator (e^(sink − m) = " + sink_exp +
-                ") but has no value: it takes " + share + " of this query’s attention, so its weights sum to " + rest +
-                ".";
+      params.insert(params.end(), {{"sink_logit", sink}, {"sink_exp", sink_exp}, {"share", share}, {"rest", rest}});
     }
+    say({e.has_sink ? "softmax.sink" : "softmax", std::move(params)});
     table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
           static_cast<int>(c));
   } else if (step_id == "phi_Q" || step_id == "phi_K") {
@@ -650,24 +615,19 @@ void ExplainedCell::forward() {
       case FeatureMap::EluPlusOne:
         if (e.input > 0) {
           derive({"\\operatorname{elu}(" + of + ") + 1", x + " + 1", value});
-          e.text = "elu(x) + 1 with x = " + x + " > 0: elu leaves a positive number as it is, so φ(x) = x + 1.";
+          say({"feature_map.elu_positive", {{"x", x}}});
         } else {
           derive({"\\operatorname{elu}(" + of + ") + 1", "(e^{" + x + "} - 1) + 1 = e^{" + x + "}", value});
-          e.text = "elu(x) + 1 with x = " + x +
-                   " ≤ 0: elu(x) = eˣ − 1, so φ(x) = eˣ, still above 0. "
-                   "Every feature of φ is positive, so no linear score is negative and the normalizer is never 0.";
+          say({"feature_map.elu", {{"x", x}}});
         }
         break;
       case FeatureMap::Relu:
         derive({"\\max(0,\\, " + of + ")", "\\max(0,\\, " + x + ")", value});
-        e.text =
-            e.input > 0
-                ? "relu keeps a positive number as it is."
-                : "relu turns a number ≤ 0 into 0: this feature adds nothing to the query’s (or key’s) dot products.";
+        say({e.input > 0 ? "feature_map.relu_positive" : "feature_map.relu"});
         break;
       case FeatureMap::Identity:
         derive({of + " \\quad\\text{(identity)}", value});
-        e.text = "The identity feature map: φ(x) = x. Scores may then be negative, and a normalizer may be 0.";
+        say({"feature_map.identity"});
         break;
     }
   } else if (step_id == "linear_scores") {
@@ -683,20 +643,15 @@ void ExplainedCell::forward() {
         "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m");
     if (e.hidden) {
       derive({"0 \\quad\\text{(causal: the key comes after the query)}"});
-      e.text =
-          "Causal linear attention: @key comes after @query, so it adds nothing to its sum (0, not −∞: there is no "
-          "softmax).";
+      say({"linear_score.causal"});
     } else if (e.factor != 1) {
       const std::string gamma = num(n.decay()), factor = num(e.factor);
       const std::string distance = js_number(e.query_pos - e.key_pos);
       derive({"\\gamma^{" + distance + "} " + sum, factor + " \\cdot (@terms(0,1))", value});
-      e.text = "φ of the query of @query dotted with φ of the key of @key, times the decay γ = " + gamma +
-               " raised to their distance " + distance + " (" + factor + "): older keys fade.";
+      say({"linear_score.decay", {{"gamma", gamma}, {"distance", distance}, {"factor", factor}}});
     } else {
       derive({sum, "@terms(0,1)", value});
-      e.text =
-          "φ of the query of @query dotted with φ of the key of @key: no exponential, no scale. "
-          "The sum over keys of these times V is the state S = Σ φ(k)vᵀ read by φ(q).";
+      say({"linear_score"});
     }
     table("Term by term", {"feature", "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "normalizer") {
@@ -704,9 +659,7 @@ void ExplainedCell::forward() {
     const Vector row = input(0).row(r).transpose();
     e.left.assign(row.data(), row.data() + row.size());
     derive({"\\sum_j " + indexed(input_step(0).symbol, r1 + ",j"), "@terms(0)", value});
-    e.text =
-        "The linear scores of @query summed over the keys: φ(q)·z with z = Σ φ(k) (with the decay, each key "
-        "weighed by it). Dividing by it makes the query’s weights sum to 1, as a softmax’s do.";
+    say({"normalizer"});
     table("Keys of @query", {"key", "linear score"}, "key", {e.left}, static_cast<int>(c));
   } else if (n.linear() && (step_id == "head_output" || step_id == "output") && input_step(0).id == "linear_scores") {
     e.kind = "linear_output";
@@ -720,13 +673,10 @@ void ExplainedCell::forward() {
       const std::string d = num(e.divisor);
       derive(
           {"\\frac{" + sum + "}{" + indexed(input_step(2).symbol, r1) + "}", "\\frac{@terms(0,1)}{" + d + "}", value});
-      e.text = "The linear scores of @query times feature " + c1 +
-               " of each value, summed, then divided by the "
-               "normalizer " +
-               d + ": a weighted mean of the values.";
+      say({"linear_output.normalized", {{"feature", c1}, {"divisor", d}}});
     } else {
       derive({sum, "@terms(0,1)", value});
-      e.text = "The linear scores of @query times feature " + c1 + " of each value, summed (not normalized).";
+      say({"linear_output", {{"feature", c1}}});
     }
     table("Weighted values", {"key", "linear score", "value", "score × value"}, "key", {e.left, e.right, e.products});
   } else if (step_id == "concat") {
@@ -740,7 +690,7 @@ void ExplainedCell::forward() {
     derive({n.columns ? "\\sum_k " + indexed(V, c1 + ",k") + "\\," + indexed(A, "k," + r1)
                       : "\\sum_k " + indexed(A, r1 + ",k") + "\\," + indexed(V, "k," + c1),
             n.columns ? "@terms(1,0)" : "@terms(0,1)", value});
-    e.text = "The weights of @query times feature " + c1 + " of each value, summed.";
+    say({"weighted_sum", {{"feature", c1}}});
     table("Weighted values", {"key", "weight", "value", "weight × value"}, "key", {e.left, e.right, e.products});
   } else if (!n.W_O && n.heads == 1) {
     concat_source(*step);  // one head without W_O: the output is its last step (normed, gated)
@@ -771,10 +721,12 @@ void ExplainedCell::forward() {
     const std::string bias = e.has_bias ? " + " + num(e.bias) : "";
     derive(
         {sum + (e.has_bias ? " + " + indexed(b, c1) : ""), (n.columns ? "@terms(1,0)" : "@terms(0,1)") + bias, value});
-    const std::string source = output ? "the heads" : from_step ? "X′" : names[0] == "X_kv" ? "X_kv" : "X";
-    e.text = std::string("The ") + (output ? "row" : "token") + " @token of " + source + " times one " +
-             (n.columns ? "row" : "column") + " of the weights, term by term" +
-             (e.has_bias ? ", plus the bias " + bias.substr(3) : "") + ".";
+    const std::string source = output ? "heads" : from_step ? "X′" : names[0] == "X_kv" ? "X_kv" : "X";
+    say({"projection",
+         {{"from", source},
+          {"along", n.columns ? "row" : "column"},
+          {"has_bias", yes(e.has_bias)},
+          {"bias", e.has_bias ? bias.substr(3) : ""}}});
     table("Terms", {"m", output ? "H value" : "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
   }
 }
@@ -785,12 +737,12 @@ bool ExplainedCell::latent_cell() {
   // Row `row` of `in` times column `w_col` of `Wm`: a projection written with the head's own indices.
   const auto projection = [&](const Vector& in_row, const std::string& in_symbol, const std::string& in_row1,
                               const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col,
-                              const std::string& text) {
+                              Message text) {
     e.kind = "projection";
     dot(in_row, Wm.col(w_col));
     derive(
         {"\\sum_m " + indexed(in_symbol, in_row1 + ",m") + "\\," + indexed(W_symbol, "m," + c1), "@terms(0,1)", value});
-    e.text = text;
+    say(std::move(text));
     table("Terms", {"m", "input", "weight", "product"}, "m", {e.left, e.right, e.products});
   };
   // A row of a step that holds cached rows first: copied from the cache.
@@ -800,9 +752,7 @@ bool ExplainedCell::latent_cell() {
     e.source_row = r;
     e.source_col = c;
     derive({indexed(given_symbol(source, -1, n), r1 + "," + c1), value});
-    e.text = std::string("Read from the cache: row ") + r1 + ", feature " + c1 + " of " + source + ", the " + what +
-             " of a token seen earlier. A latent cache keeps only c_KV and k_R: every head's keys and values are "
-             "computed again from them.";
+    say({"latent.cache", {{"row", r1}, {"feature", c1}, {"source", source}, {"what", what}}});
   };
   const std::string token = std::to_string(r - n.past + 1);
   const auto x_row = [&](Eigen::Index row) { return Vector(n.X.row(row).transpose()); };
@@ -818,37 +768,32 @@ bool ExplainedCell::latent_cell() {
       cached("past_c_KV", "latent");
     } else {
       projection(x_row(r - n.past), "X", token, n.W_DKV, W("W_DKV", false), c,
-                 "Token @token of X times one column of W_DKV: its latent c_KV, the one vector a latent cache "
-                 "keeps for the keys and values of every head (d_c = " +
-                     std::to_string(n.d_c) + " numbers).");
+                 {"latent.c_KV", {{"d_c", std::to_string(n.d_c)}}});
     }
   } else if (step_id == "k_R") {
     if (r < n.past) {
-      cached("past_k_R", "rotated key");
+      cached("past_k_R", "rotated_key");
     } else {
       rotation(n.X, r - n.past, n.W_KR, 0, n.key_pos[static_cast<size_t>(r)], "(X\\,W_{KR})");
-      e.text +=
-          " k_R is one rotated key for all heads: it carries the position, which the latent cannot (RoPE "
-          "would not commute with W_UK).";
+      e.text_id += ".k_R";  // the rotation's sentence, then what k_R is
     }
   } else if (step_id == "c_Q") {
     projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c,
-               "Token @token of X times one column of W_DQ: the queries' latent c_Q.");
+               {"latent.c_Q"});
   } else if (step_id == "K_C" || step_id == "V") {
     const bool keys = step_id == "K_C";
     const Matrix c_kv = input(0);
     projection(c_kv.row(r).transpose(), input_step(0).symbol, r1, keys ? n.W_UK : n.W_UV,
                W(keys ? "W_UK" : "W_UV", true), step->feature_first + c,
-               std::string("The latent c_KV of @token times one column of ") + (keys ? "W_UK" : "W_UV") +
-                   ": this head's " + (keys ? "key" : "value") + " is computed from the latent, not cached.");
+               {"latent.up", {{"weights", keys ? "W_UK" : "W_UV"}, {"keys", yes(keys)}}});
   } else if (step_id == "Q_C") {
     if (n.W_DQ) {
       projection(input(0).row(r).transpose(), input_step(0).symbol, r1, *n.W_UQ, W("W_UQ", true),
                  step->feature_first + c,
-                 "The queries' latent c_Q of @token times one column of W_UQ: the content part of this head's query.");
+                 {"latent.Q_C.from_c_Q"});
     } else {
       projection(x_row(r), "X", r1, n.W_Q, W("W_Q", true), step->feature_first + c,
-                 "Token @token of X times one column of W_Q: the content part of this head's query.");
+                 {"latent.Q_C"});
     }
   } else if (step_id == "q_R") {
     const bool from_cq = n.qr_from_cq;
@@ -862,8 +807,7 @@ bool ExplainedCell::latent_cell() {
     derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m"),
             "@terms(0,1)", value});
     if (step_id == "scores_R") {
-      e.text = "The rotary query of @query dotted with the shared rotary key of @key (d_r = " + std::to_string(n.d_r) +
-               " features): the part of the score that knows the positions.";
+      say({"latent.scores_R", {{"d_r", std::to_string(n.d_r)}}});
     } else if (step_id == "scores_C_absorbed") {
       const Step* naive = nullptr;
       for (const Step& s : t.steps) {
@@ -872,13 +816,10 @@ bool ExplainedCell::latent_cell() {
       }
       const double same = naive->values(r, c);
       e.input = same;
-      e.text = "The absorbed query of @query (W_UK folded in) dotted with the latent c_KV of @key itself: " + value +
-               ", and the naive form's content score q_C·k_C is " + num(same) + " (a difference of " +
-               num(e.value - same) + ", rounding). (q_C W_UKᵀ)·c = q_C·(c W_UK): no key need be computed or cached.";
+      const std::string naive_n = num(same), difference = num(e.value - same);
+      say({"latent.scores_C_absorbed", {{"value", value}, {"naive", naive_n}, {"difference", difference}}});
     } else {
-      e.text =
-          "The content query of @query dotted with the key of @key that this head computed from the latent (d_h = " +
-          std::to_string(n.d_h) + " features).";
+      say({"latent.scores_C", {{"d_h", std::to_string(n.d_h)}}});
     }
     table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scores") {
@@ -887,8 +828,7 @@ bool ExplainedCell::latent_cell() {
     const std::string a = num(e.left[0]), b = num(e.left[1]);
     derive(
         {indexed(input_step(0).symbol, ij) + " + " + indexed(input_step(1).symbol, ij), a + " + (" + b + ")", value});
-    e.text = "The content score plus the rotary score: [q_C, q_R]·[k_C, k_R], one dot product over d_h + d_r = " +
-             std::to_string(n.d_k) + " features, split in two.";
+    say({"latent.scores", {{"d_k", std::to_string(n.d_k)}}});
   } else if (step_id == "Q_absorbed") {
     const Matrix q_c = input(0);
     e.kind = "projection";
@@ -896,18 +836,14 @@ bool ExplainedCell::latent_cell() {
     const std::string Wuk = W("W_UK", true);
     derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(Wuk, c1 + ",m"), "@terms(0,1)",
             value});
-    e.text = "The content query of @query times row " + c1 +
-             " of this head's W_UK (its transpose's column): the query "
-             "moved into the latent space, so it can be dotted with c_KV directly.";
+    say({"latent.Q_absorbed", {{"row", c1}}});
     table("Terms", {"m", "q_C", "W_UK", "product"}, "m", {e.left, e.right, e.products});
   } else if (step_id == "O_latent") {
     e.kind = "weighted_sum";
     dot(input(0).row(r).transpose(), input(1).col(c));
     derive({"\\sum_k " + indexed(input_step(0).symbol, r1 + ",k") + "\\," + indexed(input_step(1).symbol, "k," + c1),
             "@terms(0,1)", value});
-    e.text = "The weights of @query times feature " + c1 +
-             " of each key's latent, summed: the head's output before W_UV, "
-             "which the absorbed form folds into W_O.";
+    say({"latent.O_latent", {{"feature", c1}}});
     table("Weighted latents", {"key", "weight", "latent", "weight × latent"}, "key", {e.left, e.right, e.products});
   } else if (step_id == "output_absorbed") {
     e.kind = "head_sum";
@@ -938,8 +874,7 @@ bool ExplainedCell::latent_cell() {
                         (e.has_bias ? " + (b_O)_{" + c1 + "}" : "")
                   : std::string("(\\hat O^{(h)}\\,W_{UV}^{(h)})_{") + ij + "}",
             "@terms(0)" + bias, value});
-    e.text = "Each head's latent output times W_UV·W_O (W_UV folded into W_O), summed over the heads: " + value +
-             "; the naive output O computed it as " + num(same) + ". A model can store W_UV·W_O once and never form V.";
+    say({"latent.output_absorbed", {{"value", value}, {"naive", num(same)}}});
     std::vector<double> heads;
     for (int head = 0; head < n.heads; ++head) heads.push_back(head + 1);
     table("Heads", {"m", "head", "head's term"}, "m", {heads, e.left});
@@ -951,16 +886,12 @@ bool ExplainedCell::latent_cell() {
     if (form == "MLA") {
       e.left = {static_cast<double>(n.d_c), static_cast<double>(n.d_r)};
       derive({"d_c + d_r", num(e.left[0]) + " + " + num(e.left[1]), value});
-      e.text =
-          "Multi-head latent attention caches one latent c_KV (d_c numbers) and one rotated key k_R (d_r) per token, "
-          "whatever the number of heads.";
+      say({"cache_size.MLA"});
     } else {
       const double groups = form == "MHA" ? n.heads : form == "MQA" ? 1 : std::stod(form.substr(8));
       e.left = {2, groups, static_cast<double>(n.d_h)};
       derive({"2 \\cdot g \\cdot d_h", "2 \\cdot " + num(groups) + " \\cdot " + num(e.left[2]), value});
-      e.text = form + ": a key and a value of d_h = " + std::to_string(n.d_h) + " numbers for each of its " +
-               js_number(groups) + " key/value head" + (groups == 1 ? "" : "s") + " per token" +
-               (form == "MHA" ? " (one per query head)." : ".");
+      say({"cache_size", {{"form", form}, {"d_h", std::to_string(n.d_h)}, {"groups", js_number(groups)}}});
     }
   } else {
     return false;

@@ -1,5 +1,5 @@
 // Internal to explain(): one cell being explained, and how a worked calculation is written
-// (Explanation::lines, text, numbers, terms). explain.cpp defines it and the forward steps'
+// (Explanation::lines, text_id and params, numbers, terms). explain.cpp defines it and the forward steps'
 // calculations; explain_gradients.cpp the gradient steps', in an object of its own, so that a
 // module binding only explain_forward (the core wasm) links none of them.
 #pragma once
@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "normalized.h"
@@ -17,11 +18,21 @@ namespace attn {
 /// `symbol` with the subscript `sub`, in parentheses when it has a subscript already.
 std::string indexed(const std::string& symbol, const std::string& sub);
 
-/// "Hidden from this query by the window and your mask." (from e.components)
-std::string hidden_by(const Explanation& e);
+/// A worked calculation's sentence: a message id (after "explain.") and its parameters
+/// (Explanation::text_id, params; the words are in web/lib/locales/<lang>.json).
+using Params = std::vector<std::pair<std::string, std::string>>;
+struct Message {
+  Message(std::string id, Params params = {}) : id(std::move(id)), params(std::move(params)) {}  // NOLINT: {"id"} reads well
+  std::string id;
+  Params params;
+};
 
-/// The sentence added when a sink token kept the key from the window (empty otherwise).
-std::string kept_by_sink(const Explanation& e);
+/// What hid the key, the parameter `hidden` (message explain.hidden): e.components joined by
+/// "_" ("causal_window"), "none" when nothing is named.
+std::string hidden_key(const Explanation& e);
+
+/// "yes" or "no": a parameter a message selects on.
+inline std::string yes(bool b) { return b ? "yes" : "no"; }
 
 /// `parts` with `between` between them.
 std::string join(const std::vector<std::string>& parts, const char* between);
@@ -62,6 +73,8 @@ struct ExplainedCell {
   std::string same_entry(size_t k) const;
 
   // ---- writing the calculation (see Explanation::lines) ----
+  /// e.text_id ("explain." + m.id) and e.params.
+  void say(Message m);
   /// `@N` of a number: its place in e.numbers; numbers[0] is the value. (Take each into a
   /// variable before joining texts: the operands of + are evaluated in no fixed order.)
   std::string num(double x);
@@ -88,7 +101,7 @@ struct ExplainedCell {
   /// The cells of multi-head latent attention's whole gradient steps (explain_gradients.cpp).
   bool latent_gradient();
   /// A cell copied from cell (from_r, from_c) of step `from`, both in the rows layout (kind "copy").
-  void copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text);
+  void copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, Message text);
 };
 
 }  // namespace attn

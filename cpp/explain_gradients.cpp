@@ -24,13 +24,13 @@ Explanation explain(const Problem& problem, const std::string& step_id, int head
   return std::move(cell.e);
 }
 
-void ExplainedCell::copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
+void ExplainedCell::copy_cell(const Step& from, Eigen::Index from_r, Eigen::Index from_c, Message text) {
   e.kind = "copy";
   e.source = from.id;
   e.source_row = from_r;
   e.source_col = from_c;
   derive({indexed(from.symbol, at(std::to_string(from_r + 1), std::to_string(from_c + 1))), value});
-  e.text = std::move(text);
+  say(std::move(text));
 }
 
 void ExplainedCell::gradient() {
@@ -39,19 +39,19 @@ void ExplainedCell::gradient() {
   // `over` labels the terms ("feature", "key", "query" or "m").
   auto chain = [&](const Vector& left, const Vector& right, const std::string& left_name, const std::string& left_sub,
                    const std::string& right_name, const std::string& right_sub, const std::string& over,
-                   std::string caption, std::string text) {
+                   std::string caption, Message text) {
     e.kind = "gradient_dot";
     dot(left, right);
     derive({"\\sum_k " + indexed(left_name, left_sub) + "\\," + indexed(right_name, right_sub), "@terms(0,1)", value});
-    e.text = std::move(text);
+    say(std::move(text));
     table(std::move(caption), {over, "gradient", "factor", "product"}, over, {e.left, e.right, e.products});
   };
   // A cell copied from cell (row, col) of step `from` (both in the rows layout).
-  auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, std::string text) {
+  auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, Message text) {
     copy_cell(from, from_r, from_c, std::move(text));
   };
   const std::string& id = step_id;
-  const std::string along = n.columns ? "column" : "row";
+  const char* const along = n.columns ? "column" : "row";  // the parameter `along` of messages
   // The trace's step `name` of `h`, or nullptr.
   auto step_of = [&](const std::string& name, int h) -> const Step* {
     for (const Step& s : t.steps) {
@@ -73,7 +73,7 @@ void ExplainedCell::gradient() {
   // QK-norm (or differential attention's norm of a head's output) turned back, one cell: with
   // x̂ = (x − mean)/σ and u = dy ∘ g, dx_c = (u_c − mean(u) − x̂_c·mean(u ∘ x̂)) / σ (rms: no mean(u)).
   auto norm_back = [&](const Vector& dy, const Vector& x, bool layer, double eps, const std::vector<double>& g,
-                       const std::string& gain_name, std::string what) {
+                       const std::string& gain_name, const char* what) {
     e.kind = "qk_norm_grad";
     const RowNorm norm = row_norm<double>(x, layer, eps);
     const Eigen::Index d = x.size();
@@ -103,13 +103,13 @@ void ExplainedCell::gradient() {
             "\\frac{1}{" + sigma + "}\\big(" + dy_c + " \\cdot " + g_c + (layer ? " - " + mu : std::string()) + " - (" +
                 xhat_c + ")(" + mux + ")\\big)",
             value});
-    e.text = "The norm divides @token's " + std::to_string(d) + " " + std::move(what) + " by σ = " + sigma +
-             (layer ? " after subtracting their mean" : " (the root of their mean square plus ε)") +
-             ", so moving one feature moves σ" + (layer ? " and the mean" : "") +
-             " too, and with them every feature of the row. "
-             "Its gradient is its own share u = dy·g, minus what flows back through " +
-             (layer ? "the mean (mean(u) = " + mu + ") and " : "") + "σ (x̂·mean(u·x̂), mean(u·x̂) = " + mux +
-             "), all over σ.";
+    say({"norm_grad",
+         {{"features", std::to_string(d)},
+          {"what", what},
+          {"sigma", sigma},
+          {"layer", yes(layer)},
+          {"mean_u", mu},
+          {"mean_ux", mux}}});
     table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
           static_cast<int>(c));
   };
@@ -120,23 +120,18 @@ void ExplainedCell::gradient() {
     } else {
       e.kind = "input";
       derive({value + " \\quad\\text{(no } dO \\text{ given: all ones)}"});
-      e.text = "No dO was given, so it is all ones: the loss is L = Σ O, and every output entry’s gradient is 1.";
+      say({"dO.ones"});
     }
   } else if ((id == "dhead_output" || id == "dgated_output" || id == "dhead_normed") && input_step(0).id == "dO") {
     const Eigen::Index feature = step->feature_first + c;
-    const std::string head_words =
-        "this head’s feature " + c1 + " is feature " + std::to_string(feature + 1) + " of the heads side by side";
+    const std::string f1 = std::to_string(feature + 1);
     if (!n.W_O) {
-      copy(input_step(0), r, feature,
-           "The heads sit side by side in the output: " + head_words + ", so its gradient is that column of dO.");
+      copy(input_step(0), r, feature, {"dhead.copy", {{"feature", c1}, {"column", f1}}});
     } else {
       const Matrix dO = input(0);
-      const std::string f1 = std::to_string(feature + 1);
       chain(dO.row(r).transpose(), n.W_O->row(feature).transpose(), input_step(0).symbol, at(r1, "k"),
             given_symbol("W_O", -1, n), at(f1, "k"), "feature", "Output features of @token",
-            "The output is the heads times W_O, and " + head_words + ": it reaches every output feature through " +
-                (n.columns ? "column " : "row ") + f1 + " of W_O. So its gradient is dO of @token times that " + along +
-                ", summed.");
+            {"dhead.W_O", {{"feature", c1}, {"column", f1}, {"along", along}}});
     }
   } else if ((id == "dhead_output" || id == "dhead_normed") && input_step(0).id == "dgated_output") {
     // head̃ = head ∘ G: the gradient times the gate.
@@ -146,40 +141,32 @@ void ExplainedCell::gradient() {
     e.factor = input(1)(r, n.gate_headwise ? 0 : c);
     const std::string in = num(e.input), g = num(e.factor);
     derive({same_entry(0) + " \\cdot " + indexed(input_step(1).symbol, at(r1, g_col)), in + " \\cdot " + g, value});
-    e.text = "The gated output is this head's output times its gate " + g +
-             ", so the gradient passes back times the same gate: "
-             "a shut gate (near 0) lets almost none of it reach the head.";
+    say({"gated_grad", {{"gate", g}}});
   } else if (id == "dhead_output" && input_step(0).id == "dhead_normed") {
     const std::vector<double> gain(static_cast<size_t>(n.d_v), 1 - n.options.differential.lambda_init);
     norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), false, 1e-5, gain,
-              "(1 - \\lambda_{\\text{init}})", "output features (differential attention's norm, times 1 − λ_init)");
+              "(1 - \\lambda_{\\text{init}})", "head");
   } else if (id == "dgate" && step->head >= 0) {
     // head̃ = head ∘ G: dG = dhead̃ ∘ head, summed over the head's features when one gate serves them all.
     const Matrix dy = input(0), pre = input(1);
     if (n.gate_headwise) {
       chain(dy.row(r).transpose(), pre.row(r).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
             at(r1, "k"), "feature", "Output features of @token",
-            "One gate multiplies all " + std::to_string(n.d_v) +
-                " output features of this head: its gradient is each "
-                "feature's gradient times the head's output there (what the gate scaled), summed.");
+            {"dgate.headwise", {{"features", std::to_string(n.d_v)}}});
     } else {
       chain(dy.block(r, c, 1, 1).transpose(), pre.block(r, c, 1, 1).transpose(), input_step(0).symbol, at(r1, c1),
             input_step(1).symbol, at(r1, c1), "feature", "The gated feature",
-            "This gate multiplies feature " + c1 +
-                " of the head's output: its gradient is that feature's gradient times "
-                "the output it scaled.");
+            {"dgate", {{"feature", c1}}});
     }
   } else if (id == "dweights_1") {
-    copy(input_step(0), r, c,
-         "A = A₁ − λ·A₂: the first half's weights enter with the factor 1, so their gradient is dA.");
+    copy(input_step(0), r, c, {"dweights_1"});
   } else if (id == "dweights_2") {
     e.kind = "scale";
     e.input = input(0)(r, c);
     e.factor = -n.lambdas[static_cast<size_t>(step->head)];
     const std::string in = num(e.input), f = num(e.factor);
     derive({same_entry(0) + " \\cdot (-\\lambda)", in + " \\cdot (" + f + ")", value});
-    e.text = "A = A₁ − λ·A₂: the second half's weights enter with the factor −λ = " + f +
-             ", so their gradient is dA times it.";
+    say({"dweights_2", {{"factor", f}}});
   } else if (input_step(0).id == "dweights_1") {  // differential attention: dQ, dK of a head (as the scores read them)
     const Eigen::Index w = n.d_k / 2;
     const int half = static_cast<int>(c / w);
@@ -201,22 +188,18 @@ void ExplainedCell::gradient() {
     const std::string k = std::to_string(half + 1), first = std::to_string(half * w + 1),
                       last = std::to_string((half + 1) * w);
     const std::string dS_name = "dS_{" + k + "}";
-    const std::string how = "dS₁ = A₁ ∘ (dA₁ − rowsum(dA₁ ∘ A₁))" +
-                            std::string(n.has_mask() ? " (0 where hidden)" : "") +
-                            (n.options.softcap > 0 ? " times softcap's slope" : "") + " times the scale, from dA₁ = dA";
-    const std::string how_k = half == 0 ? how : "dS₂ likewise from A₂ and dA₂ = −λ·dA";
+    const Params how = {{"feature", c1},
+                        {"half", k},
+                        {"first", first},
+                        {"last", last},
+                        {"masked", yes(n.has_mask())},
+                        {"softcap", yes(n.options.softcap > 0)}};
     if (query) {
       chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key",
-            "Keys of @query",
-            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" +
-                (half ? "₂" : "₁") + "'s scores read it. Its gradient is the row of " + how_k + ", times feature " +
-                c1 + " of each key, summed.");
+            "Keys of @query", {"differential.dQ", how});
     } else {
       chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query",
-            "Queries that read @key",
-            "Feature " + c1 + " lies in half " + k + " (features " + first + ".." + last + "): only A" +
-                (half ? "₂" : "₁") + "'s scores read it. Its gradient is the column of " + how_k +
-                " for @key, times feature " + c1 + " of each query, summed over the queries.");
+            "Queries that read @key", {"differential.dK", how});
     }
   } else if (id == "dS" && n.sigmoid) {
     e.kind = "sigmoid_grad";
@@ -227,23 +210,17 @@ void ExplainedCell::gradient() {
     const std::string in = num(e.input), an = num(a), f = num(e.factor);
     derive({same_entry(1) + "\\," + same_entry(0) + "\\big(1 - " + same_entry(0) + "\\big)",
             in + " \\cdot " + an + "\\,(1 - " + an + ")", in + " \\cdot " + f, value});
-    e.text = "Sigmoid attention: each weight is σ of its own score alone, and σ's slope is σ(1 − σ) = " + f +
-             " here (largest, 1/4, at weight 1/2). So the gradient is dA times that slope; no other key of the row "
-             "takes part.";
+    say({"sigmoid_grad", {{"slope", f}}});
   } else if (id == "dA") {
     const Matrix dH = input(0), V = input(1);
     chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
           at(c1, "k"), "feature", "Features of the value of @key",
-          "The output of @query is Σ_j A_ij·V_j: the weight of @key multiplies the value of @key. So its gradient is "
-          "the output gradient of @query dotted with that value, over the d_v = " +
-              std::to_string(n.d_v) + " features.");
+          {"dA", {{"d_v", std::to_string(n.d_v)}}});
   } else if ((id == "dV" || id == "dV_cache") && input_step(0).id == "weights") {
     const Matrix A = input(0), dH = input(1);
     chain(A.col(r), dH.col(c), input_step(0).symbol, at("k", r1), input_step(1).symbol, at("k", c1), "query",
           "Queries that read @key",
-          "The value of @key reaches every query through that query’s weight on it: the weights on @key times the "
-          "output gradients of feature " +
-              c1 + ", summed over the queries.");
+          {"dV", {{"feature", c1}}});
   } else if (id == "dS") {
     const Matrix A = input(0), dA = input(1);
     e.kind = "softmax_grad";
@@ -260,12 +237,7 @@ void ExplainedCell::gradient() {
                 "\\big)",
             weight + "\\,\\big(" + gradient + " - (@terms(0,1))\\big)", weight + "\\,(" + gradient + " - " + mean + ")",
             value});
-    e.text = "The softmax’s Jacobian, " + along + " by " + along +
-             ": raising the score of @key raises its own weight "
-             "and lowers every other weight of @query. So its gradient is its weight times (its dA minus the weighted "
-             "average of dA over the " +
-             along + ", Σ_k A·dA = " + mean + ")." +
-             (n.sink_logits.empty() ? "" : " The sink takes part of the softmax but has no value: its dA is 0.");
+    say({"softmax_grad", {{"along", along}, {"mean", mean}, {"sink", yes(!n.sink_logits.empty())}}});
     table("Keys of @query", {"key", "weight", "dA", "weight × dA"}, "key", {e.left, e.right, e.products},
           static_cast<int>(c));
   } else if (id == "dS_kept") {
@@ -275,12 +247,10 @@ void ExplainedCell::gradient() {
     const std::string why = "hidden by " + join(e.components, ", ");
     if (e.hidden) {
       derive({"0 \\quad\\text{(" + why + ")}"});
-      e.text = hidden_by(e) + " A hidden score is replaced by " +
-               (std::isfinite(e.fill) ? "the fill" : std::string("−∞")) +
-               " whatever it was, so changing it changes nothing: no gradient flows back through it.";
+      say({"mask_grad.hidden", {{"hidden", hidden_key(e)}, {"fill", yes(std::isfinite(e.fill))}}});
     } else {
       derive({same_entry(0) + " \\quad\\text{(visible)}", value});
-      e.text = "This key is visible: the mask passes the gradient on unchanged." + kept_by_sink(e);
+      say({"mask_grad.visible", {{"sink", yes(e.kept_by_sink)}}});
     }
   } else if (id == "dS_uncapped") {
     e.kind = "softcap_grad";
@@ -291,33 +261,24 @@ void ExplainedCell::gradient() {
     const std::string in = num(e.input), s = num(score), cap_text = num(cap), slope = num(e.factor);
     derive({same_entry(0) + "\\,\\big(1 - \\tanh^2(" + same_entry(1) + " / c)\\big)",
             in + "\\,\\big(1 - \\tanh^2(" + s + " / " + cap_text + ")\\big)", in + " \\cdot " + slope, value});
-    e.text = "Soft-capping c·tanh(s/c) has the slope 1 − tanh²(s/c) = " + slope +
-             " here: near 1 for small scores, near 0 where the cap saturates. The gradient is multiplied by it.";
+    say({"softcap_grad", {{"slope", slope}}});
   } else if (id == "dscores") {
     e.kind = "scale";
     e.input = input(0)(r, c);
     e.factor = t.scale;
     const std::string in = num(e.input), f = num(e.factor);
     derive({same_entry(0) + " \\cdot " + f, in + " \\cdot " + f, value});
-    e.text = "The scores were multiplied by the scale " + f +
-             ", so their gradient is the next step’s multiplied by the same " + f + ".";
+    say({"scale_grad", {{"factor", f}}});
   } else if (input_step(0).id == "dscores") {  // dQ, dQ_rot, dK, dK_rot, dK_cache of a head
     const Matrix d = input(0), other = input(1);
     const std::string& ds = input_step(0).symbol;
     const std::string& x = input_step(1).symbol;
     if (id[1] == 'Q' || id == "dq_R") {
       chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
-            "The scores of @query are its query dotted with every key: feature " + c1 + " of the query meets feature " +
-                c1 + " of each key. So its gradient is the " + along +
-                " of score gradients times those key features, summed.");
+            {"dQ", {{"feature", c1}, {"along", along}}});
     } else {
       chain(d.col(r), other.col(c), ds, at("k", r1), x, at("k", c1), "query", "Queries that read @key",
-            "Every query’s score with @key is that query dotted with this key: feature " + c1 +
-                " of the key meets "
-                "feature " +
-                c1 +
-                " of each query. So its gradient is the score gradients of @key times those query features, "
-                "summed over the queries.");
+            {"dK", {{"feature", c1}}});
     }
   } else if (id == "dlinear_scores") {
     // O_i = Σ_j Λ_ij V_j / D_i: dΛ_ij = dO_i·(V_j − O_i) / D_i, or dO_i·V_j without the normalizer.
@@ -335,14 +296,10 @@ void ExplainedCell::gradient() {
       derive({"\\frac{\\sum_k " + indexed(dh, r1 + ",k") + "\\,(" + indexed(v, c1 + ",k") + " - " +
                   indexed(input_step(2).symbol, r1 + ",k") + ")}{" + indexed(input_step(3).symbol, r1) + "}",
               "\\frac{@terms(0,1)}{" + d + "}", value});
-      e.text =
-          "The output of @query is Σ_j Λ_ij·V_j / D_i, and D_i = Σ_j Λ_ij too: raising the score of @key pulls the "
-          "output toward that key’s value, by (V_j − O_i) / D_i. Dotted with the output gradient of @query.";
+      say({"linear_score_grad.normalized"});
     } else {
       derive({"\\sum_k " + indexed(dh, r1 + ",k") + "\\," + indexed(v, c1 + ",k"), "@terms(0,1)", value});
-      e.text =
-          "The output of @query is Σ_j Λ_ij·V_j: the score of @key multiplies the value of @key. So its gradient is "
-          "the output gradient of @query dotted with that value.";
+      say({"linear_score_grad"});
     }
     table("Features of the value of @key", {"feature", "gradient", normalized ? "value − output" : "value", "product"},
           "feature", {e.left, e.right, e.products});
@@ -355,9 +312,7 @@ void ExplainedCell::gradient() {
     }
     chain(scores.col(r), dU.col(c), input_step(0).symbol, at("k", r1), "(" + input_step(1).symbol + "/D)", at("k", c1),
           "query", "Queries that read @key",
-          "The value of @key reaches every query through that query’s linear score on it" +
-              std::string(step->inputs.size() > 2 ? ", over the query’s normalizer" : "") +
-              ": the scores on @key times the output gradients of feature " + c1 + ", summed over the queries.");
+          {"linear_dV", {{"normalized", yes(step->inputs.size() > 2)}, {"feature", c1}}});
   } else if (id == "dphi_Q" || id == "dphi_K") {
     Matrix d = input(0);
     for (Eigen::Index i = 0; i < d.rows(); ++i) {
@@ -365,19 +320,13 @@ void ExplainedCell::gradient() {
     }
     const Matrix other = input(1);
     const std::string ds = n.options.causal ? "(" + input_step(0).symbol + "\\circ C)" : input_step(0).symbol;
-    const std::string decay = n.options.causal ? " (times the decay and the causal mask C, which are constants)" : "";
+    const Params words = {{"causal", yes(n.options.causal)}, {"feature", c1}};
     if (id == "dphi_Q") {
       chain(d.row(r).transpose(), other.col(c), ds, r1 + ",k", input_step(1).symbol, "k," + c1, "key", "Keys of @query",
-            "The linear scores of @query are φ of its query dotted with φ of every key" + decay +
-                ": its gradient is the "
-                "row of score gradients times feature " +
-                c1 + " of each φ(k), summed.");
+            {"dphi_Q", words});
     } else {
       chain(d.col(r), other.col(c), ds, "k," + r1, input_step(1).symbol, "k," + c1, "query", "Queries that read @key",
-            "Every query’s linear score with @key is φ of that query dotted with φ of this key" + decay +
-                ": its gradient is "
-                "the score gradients of @key times feature " +
-                c1 + " of each φ(q), summed over the queries.");
+            {"dphi_K", words});
     }
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
              (input_step(0).id == "dQ_normed" || input_step(0).id == "dK_normed")) {
@@ -385,7 +334,7 @@ void ExplainedCell::gradient() {
     const bool queries = id == "dQ";
     norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), q.type == QkNorm::Type::Layer, q.eps,
               queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}",
-              queries ? "query features (QK-norm)" : "key features (QK-norm)");
+              queries ? "query" : "key");
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
              (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
     e.kind = "feature_map_grad";
@@ -395,15 +344,15 @@ void ExplainedCell::gradient() {
     e.factor = feature_map_slope(n.feature_map(), x);
     const std::string in = num(e.input), f = num(e.factor), xs = num(x);
     derive({same_entry(0) + " \\cdot \\phi'(" + same_entry(1) + ")", in + " \\cdot " + f, value});
-    e.text = "φ was applied feature by feature, so the gradient is multiplied by its slope at x = " + xs + ": " +
-             (n.feature_map() == FeatureMap::Identity ? std::string("1 (the identity).")
-              : n.feature_map() == FeatureMap::Relu   ? std::string("1 above 0, 0 below (relu).")
-                                                      : std::string("1 above 0, eˣ below (elu + 1)."));
+    say({"feature_map_grad",
+         {{"x", xs},
+          {"map", n.feature_map() == FeatureMap::Identity ? "identity"
+                  : n.feature_map() == FeatureMap::Relu   ? "relu"
+                                                          : "elu"}}});
   } else if (step->head >= 0 && (input_step(0).id == "dK_cache" || input_step(0).id == "dV_cache")) {
     copy(
         input_step(0), n.past + r, c,
-        "The cached rows come first: this new token is row " + std::to_string(n.past + r + 1) +
-            " of the cache and the new rows, and its gradient is that row’s (the cached rows’ go to past_K / past_V).");
+        {"cache_grad", {{"row", std::to_string(n.past + r + 1)}}});
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
     rotate_pair(input(0), id[1] == 'Q',
                 true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
@@ -421,12 +370,15 @@ void ExplainedCell::gradient() {
       sum += (sum.empty() ? "" : " + ") + indexed(part.symbol, at(r1, col));
     }
     derive({sum, "@terms(1)", value});
-    const std::string rows = id.rfind("dpast", 0) == 0 ? " (the cached rows)" : "";
-    e.text = heads.size() == 1
-                 ? "The heads sit side by side: this is head " + js_number(heads[0]) + "’s gradient" + rows + "."
-                 : "Key/value head " + std::to_string(c / (id == "dK" || id == "dpast_K" ? n.d_k : n.d_v) + 1) +
-                       " is read by " + std::to_string(heads.size()) +
-                       " query heads (grouped-query attention): its gradient is the sum of theirs" + rows + ".";
+    const std::string cached = yes(id.rfind("dpast", 0) == 0);
+    if (heads.size() == 1) {
+      say({"head_sum.one", {{"head", js_number(heads[0])}, {"cached", cached}}});
+    } else {
+      say({"head_sum.group",
+           {{"group", std::to_string(c / (id == "dK" || id == "dpast_K" ? n.d_k : n.d_v) + 1)},
+            {"heads", std::to_string(heads.size())},
+            {"cached", cached}}});
+    }
     table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
   } else if (id == "dg_q" || id == "dg_k") {
     // Each gain multiplies feature c of every normalised row of every head: Σ dy ∘ x̂ over them.
@@ -450,10 +402,7 @@ void ExplainedCell::gradient() {
     }
     e.kind = "gradient_dot";
     derive({sum, "@terms(2,3)", value});
-    e.text = std::string("The gain ") + (queries ? "g_q" : "g_k") + " of feature " + c1 +
-             " multiplies that feature of every normalised " + (queries ? "query" : "key") +
-             " row x̂ (the row after the norm, before the gain), in every head: its gradient is each "
-             "row's gradient there times x̂, summed over the rows and heads.";
+    say({"gain_grad", {{"gain", queries ? "g_q" : "g_k"}, {"feature", c1}, {"queries", yes(queries)}}});
     table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m",
           {heads, rows, e.left, e.right, e.products});
   } else if (id == "dW_G") {
@@ -462,19 +411,13 @@ void ExplainedCell::gradient() {
     const Matrix dZ = gate_dZ();
     chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))",
           at("k", c1), "query", "Tokens",
-          "The gate is σ(X·W_G + b_G), and σ's slope is G(1 − G): the gate's gradient times that slope is the gradient "
-          "of its "
-          "argument. This weight multiplies feature " +
-              r1 + " of every token into gate " + c1 + ": the tokens' feature " + r1 +
-              " times those gradients of gate " + c1 + ", summed over the tokens.");
+          {"dW_G", {{"row", r1}, {"column", c1}}});
   } else if (id == "db_G") {
     e.kind = "token_sum";
     const Vector column = gate_dZ().col(c);
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k (dG \\circ G(1 - G))_{k," + c1 + "}", "@terms(0)", value});
-    e.text = "The bias is added to gate " + c1 +
-             "'s argument for every token: its gradient is the gate's gradient times σ's slope "
-             "G(1 − G), summed over the tokens.";
+    say({"db_G", {{"column", c1}}});
     table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
     const bool two = step->inputs.size() == 2;
@@ -485,21 +428,19 @@ void ExplainedCell::gradient() {
     const Matrix dy = input(step->inputs.size() - 1);
     const bool queries = id == "dW_O" || id == "dW_Q";
     const std::string over = queries ? "query" : n.past == 0 ? "key" : "m";
-    const std::string made = id == "dW_O"   ? "the output"
-                             : id == "dW_Q" ? "the queries"
-                             : id == "dW_K" ? "the keys"
-                                            : "the values";
+    const char* const made = id == "dW_O"   ? "output"
+                             : id == "dW_Q" ? "queries"
+                             : id == "dW_K" ? "keys"
+                                            : "values";
     chain(x.col(r), dy.col(c), x_name, at("k", r1), d.symbol, at("k", c1), over, "Tokens",
-          "This weight multiplies feature " + r1 + " of every token into feature " + c1 + " of " + made +
-              ": the tokens’ feature " + r1 + " times the gradients of feature " + c1 + ", summed over the tokens.");
+          {"dW", {{"row", r1}, {"column", c1}, {"made", made}}});
   } else if (id.rfind("db_", 0) == 0) {
     e.kind = "token_sum";
     const Matrix d = input(0);
     const Vector column = d.col(c);
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k " + indexed(input_step(0).symbol, at("k", c1)), "@terms(0)", value});
-    e.text = "The bias is added to every token’s feature " + c1 +
-             ", so its gradient is that feature’s gradient summed over the tokens.";
+    say({"db", {{"feature", c1}}});
     table("Tokens", {"m", "gradient"}, "m", {e.left});
   } else if (id == "dX" || id == "dX_kv") {
     // Each projection that reads X: d·Wᵀ, the paths added.
@@ -521,19 +462,17 @@ void ExplainedCell::gradient() {
              indexed(given_symbol(w, -1, n), at(c1, "k"));
     }
     derive({sum, "@terms(0,1)", value});
-    std::string paths = step->inputs.size() == 1 ? "the queries (through W_Q)"
-                        : id == "dX" && !n.cross ? "the queries, keys and values (through W_Q, W_K, W_V)"
-                        : id == "dX"             ? "the queries (through W_Q)"
-                                                 : "the keys and values (through W_K, W_V)";
-    if (id == "dX" && n.W_G) paths += " and the gate (through W_G, times σ's slope G(1 − G))";
-    e.text = "Feature " + c1 + " of @token reaches " + paths + ": each path’s gradients times " + along + " " + c1 +
-             " of its weights, all added.";
+    const char* const paths = step->inputs.size() == 1 ? "queries"
+                              : id == "dX" && !n.cross ? "qkv"
+                              : id == "dX"             ? "queries"
+                                                       : "kv";
+    say({"dX", {{"feature", c1}, {"paths", paths}, {"gate", yes(id == "dX" && n.W_G)}, {"along", along}}});
     table(step->inputs.size() == 1
               ? "Features of dQ"
               : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
           {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
   } else if (id == "dP") {
-    copy(input_step(0), r, c, "The learned positions P are added to X, so their gradient is X’s.");
+    copy(input_step(0), r, c, {"dP"});
   } else {
     throw InputError(ErrorPlace{"step"}, "explain has no worked calculation for gradient step '" + id + "'");
   }
@@ -563,7 +502,7 @@ bool ExplainedCell::latent_gradient() {
     Matrix W;  // the projection's columns the path went through (its rows: this step's features)
     std::string g_name, W_name;
   };
-  const auto paths = [&](const std::vector<Path>& list, std::string text) {
+  const auto paths = [&](const std::vector<Path>& list, Message text) {
     e.kind = "gradient_dot";
     std::string sum;
     for (const Path& p : list) {
@@ -576,25 +515,23 @@ bool ExplainedCell::latent_gradient() {
              indexed(p.W_name, c1 + ",k");
     }
     derive({sum, "@terms(0,1)", value});
-    e.text = std::move(text);
+    say(std::move(text));
     table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)",
           {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
   };
   // Σ_i A[i][r]·G[i][col]: a weight's gradient, over the tokens that went through it.
   const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name,
-                          const std::string& G_name, std::string text) {
+                          const std::string& G_name, Message text) {
     e.kind = "gradient_dot";
     dot(A.col(r), G.col(col));
     derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)),
             "@terms(0,1)", value});
-    e.text = std::move(text);
+    say(std::move(text));
     table("Tokens", {"m", "input", "gradient", "product"}, "m", {e.left, e.right, e.products});
   };
   const auto head_of = [&](Eigen::Index width) { return static_cast<size_t>(c / width); };
   const Matrix& X = n.X;
   const std::string Xs = given_symbol("X", -1, n);
-  const std::string weight_words =
-      "This weight multiplies feature " + r1 + " of every token's input into feature " + c1 + ": ";
   if (id == "dk_R") {
     e.kind = "head_sum";
     std::vector<double> heads;
@@ -605,13 +542,11 @@ bool ExplainedCell::latent_gradient() {
       sum += (sum.empty() ? "" : " + ") + indexed(input_step(k).symbol, r1 + "," + c1);
     }
     derive({sum, "@terms(1)", value});
-    e.text =
-        "One rotary key serves every head: its gradient is the sum of the " + std::to_string(heads.size()) + " heads'.";
+    say({"latent.dk_R", {{"heads", std::to_string(heads.size())}}});
     table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
   } else if (id == "dpast_c_KV" || id == "dpast_k_R") {
     copy_cell(input_step(0), r, c,
-              "The cached rows come first: this is row " + r1 + " of " + input_step(0).id +
-                  ", its gradient going to the cache (the new rows' goes on to the weights).");
+              {"latent.dpast", {{"row", r1}, {"source", input_step(0).id}}});
   } else if (id == "dc_KV") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
@@ -621,10 +556,7 @@ bool ExplainedCell::latent_gradient() {
       list.push_back({input(k), (keys ? n.W_UK : n.W_UV).middleCols(s.head * w, w), s.symbol,
                       given_symbol(keys ? "W_UK" : "W_UV", n.heads > 1 ? s.head : -1, n)});
     }
-    paths(list, "Feature " + c1 +
-                    " of the latent of @token is read by every head's keys (through W_UK) and values (through "
-                    "W_UV): each path's gradients times row " +
-                    c1 + " of its weights, all added.");
+    paths(list, {"latent.dc_KV", {{"feature", c1}}});
   } else if (id == "dc_Q") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
@@ -637,10 +569,7 @@ bool ExplainedCell::latent_gradient() {
                         given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
       }
     }
-    paths(list,
-          "Feature " + c1 + " of the queries' latent of @token is read by every head's content query (through W_UQ)" +
-              std::string(n.qr_from_cq ? " and rotary query (through W_QR, the rotation turned back first)" : "") +
-              ": each path's gradients times row " + c1 + " of its weights, all added.");
+    paths(list, {"latent.dc_Q", {{"feature", c1}, {"rotary", yes(n.qr_from_cq)}}});
   } else if (id == "dX") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
@@ -656,12 +585,11 @@ bool ExplainedCell::latent_gradient() {
         list.push_back({unrotated(k), n.W_QR.middleCols(s.head * n.d_r, n.d_r), unrotate(s.symbol),
                         given_symbol("W_QR", n.heads > 1 ? s.head : -1, n)});
     }
-    paths(list, "Feature " + c1 + " of @token reaches the latent c_KV (W_DKV)" +
-                    std::string(n.d_r > 0 ? ", the rotary key (W_KR)" : "") +
-                    (n.W_DQ ? ", the queries' latent c_Q (W_DQ)" : ", every head's content query (W_Q)") +
-                    (n.d_r > 0 && !n.qr_from_cq ? " and every head's rotary query (W_QR)" : "") +
-                    ": each path's gradients (RoPE turned back where the path was rotated) times row " + c1 +
-                    " of its weights, all added.");
+    paths(list, {"latent.dX",
+                 {{"feature", c1},
+                  {"rotary", yes(n.d_r > 0)},
+                  {"c_Q", yes(n.W_DQ.has_value())},
+                  {"rotary_query", yes(n.d_r > 0 && !n.qr_from_cq)}}});
   } else if (id == "dW_UK" || id == "dW_UV" || id == "dW_UQ" || id == "dW_Q" || id == "dW_QR") {
     const Eigen::Index w = id == "dW_UV" ? n.d_v : id == "dW_QR" ? n.d_r : n.d_h;
     const size_t h = head_of(w);
@@ -672,23 +600,23 @@ bool ExplainedCell::latent_gradient() {
     const Matrix G = id == "dW_QR" ? unrotated(k) : input(k);
     const std::string G_name = id == "dW_QR" ? unrotate(input_step(k).symbol) : input_step(k).symbol;
     tokens(A, G, c % w, A_name, G_name,
-           weight_words + "column " + std::to_string(c % w + 1) + " of head " + std::to_string(h + 1) + "'s " +
-               (id == "dW_UK"   ? "keys"
-                : id == "dW_UV" ? "values"
-                : id == "dW_QR" ? "rotary query (before RoPE)"
-                                : "content query") +
-               ". So its gradient is the inputs' feature " + r1 + " times those gradients, summed over the tokens.");
+           {"latent.dW_up",
+            {{"row", r1},
+             {"column", c1},
+             {"head_column", std::to_string(c % w + 1)},
+             {"head", std::to_string(h + 1)},
+             {"what", id == "dW_UK"   ? "keys"
+                      : id == "dW_UV" ? "values"
+                      : id == "dW_QR" ? "rotary"
+                                      : "content"}}});
   } else if (id == "dW_DKV" || id == "dW_KR") {
     const Matrix G = id == "dW_KR" ? unrotated(0) : Matrix(input(0).bottomRows(n.S - past));
     const std::string G_name = id == "dW_KR" ? unrotate(input_step(0).symbol) : input_step(0).symbol;
     tokens(X, G, c, Xs, G_name,
-           weight_words + (id == "dW_KR" ? "the rotary key (before RoPE)" : "the latent c_KV") +
-               " of the new tokens (the cached rows came from no X). So its gradient is X's feature " + r1 +
-               " times those gradients, summed over the tokens.");
+           {"latent.dW_down", {{"row", r1}, {"column", c1}, {"rotary", yes(id == "dW_KR")}}});
   } else if (id == "dW_DQ") {
     tokens(X, input(0), c, Xs, input_step(0).symbol,
-           weight_words + "the queries' latent c_Q. So its gradient is X's feature " + r1 +
-               " times those gradients, summed over the tokens.");
+           {"latent.dW_DQ", {{"row", r1}, {"column", c1}}});
   } else {
     return false;
   }

@@ -11,6 +11,7 @@
 
 using attn::Matrix;
 using attn::Problem;
+using Params = std::vector<std::pair<std::string, std::string>>;  // an explanation's message parameters
 
 namespace {
 
@@ -574,8 +575,9 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(s.terms.columns[2][0] + s.terms.columns[2][1] == Approx(s.value));
   CHECK(s.terms.index == "feature");
   CHECK(s.terms.headers == std::vector<std::string>{"feature", "q", "k", "q × k"});
-  CHECK(s.text ==
-        "The query of @query dotted with the key of @key, over the d_k = 2 features: the sum of the products is @0.");
+  // The sentence is a message of the catalogues (en.json) with its parameters; the value is its placeholder.
+  CHECK(s.text_id == "explain.scores.dot");
+  CHECK(s.params == Params{{"d_k", "2"}, {"value", "@0"}});
 
   // The projection names the head's weights and its bias.
   const auto q = attn::explain(p, "Q", 1, 2, 1);
@@ -583,7 +585,8 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
                                             "\\sum_m X_{3,m}\\,(W_{Q}^{(2)})_{m,2} + (b_{Q}^{(2)})_{2}",
                                             "@terms(0,1) + @1", "@0"});
   CHECK(q.numbers == std::vector<double>{q.value, 0.25});
-  CHECK(q.text == "The token @token of X times one column of the weights, term by term, plus the bias @1.");
+  CHECK(q.text_id == "explain.projection");
+  CHECK(q.params == Params{{"from", "X"}, {"along", "column"}, {"has_bias", "yes"}, {"bias", "@1"}});
   CHECK(q.terms.index == "m");
 
   // The scale keeps √d_k a root; its numbers are the input and the divisor.
@@ -591,7 +594,8 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(sc.lines ==
         std::vector<std::string>{"\\tilde S^{(1)}_{2,1}", "\\frac{S^{(1)}_{2,1}}{\\sqrt{2}}", "\\frac{@1}{@2}", "@0"});
   CHECK(sc.numbers == std::vector<double>{sc.value, sc.input, std::sqrt(2.0)});
-  CHECK(sc.text == "The score divided by √d_k = √2 = @2.");
+  CHECK(sc.text_id == "explain.scale.sqrt_dk");
+  CHECK(sc.params == Params{{"root", "2"}, {"divisor", "@2"}});
 
   const auto cap = attn::explain(p, "softcapped", 0, 1, 0);
   CHECK(cap.lines[1] == "c\\,\\tanh\\!\\left(\\tilde S^{(1)}_{2,1} / c\\right)");
@@ -603,9 +607,8 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(m.lines ==
         std::vector<std::string>{"\\bar S^{(2)}_{1,3}", "\\hat S^{(2)}_{1,3} + M^{(2)}_{1,3}", "@1 + (@2)", "@0"});
   CHECK(m.numbers[2] == -kInf);
-  CHECK(m.text ==
-        "Hidden from this query by causal masking (the key comes after the query). −∞ becomes weight 0 after the "
-        "softmax.");
+  CHECK(m.text_id == "explain.mask.infinity");
+  CHECK(m.params == Params{{"hidden", "causal"}});
 
   // A weight: the softmax's lines, the row's exponentials summed through @terms(2), the key highlighted.
   const auto w = attn::explain(p, "weights", 1, 1, 0);
@@ -620,13 +623,15 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(w.terms.index == "key");
   CHECK(w.terms.highlight == 0);
   CHECK(w.terms.caption == "Keys of @query");
-  CHECK(w.text.rfind("Softmax along the row of @query: subtract the largest score (@1)", 0) == 0);
+  CHECK(w.text_id == "explain.softmax");
+  CHECK(w.params == Params{{"along", "row"}, {"max", "@1"}, {"sum", "@2"}});
 
   // The output copies the concatenation: the head and feature it comes from.
   const auto o = attn::explain(p, "output", -1, 2, 1);
   CHECK(o.kind == "concat");
   CHECK(o.lines == std::vector<std::string>{"O_{3,2}", "(\\text{head}_{2})_{3,1}", "@0"});
-  CHECK(o.text == "Copied from head 2, feature 1 of its output: the heads sit side by side.");
+  CHECK(o.text_id == "explain.concat");
+  CHECK(o.params == Params{{"head", "2"}, {"feature", "1"}});
 }
 
 TEST_CASE("explain in the columns layout speaks in the columns layout", "[attention][explain]") {

@@ -15,6 +15,7 @@
 
 using attn::Matrix;
 using attn::Problem;
+using Params = std::vector<std::pair<std::string, std::string>>;  // an explanation's message parameters
 using attn::Vector;
 
 namespace {
@@ -408,7 +409,7 @@ TEST_CASE("linear attention: worked calculations of every new step's cell", "[li
           INFO(id << " head " << head << " cell " << r << "," << c);
           CHECK(e.kind == kind);
           CHECK(e.value == s.values(r, c));
-          CHECK(!e.text.empty());
+          CHECK(e.text_id.rfind("explain.", 0) == 0);
           CHECK(e.lines.size() >= 2);
           // The calculation's numbers give the value.
           if (e.kind == "linear_score" && !e.hidden) {
@@ -675,7 +676,7 @@ TEST_CASE("latent attention: worked calculations of every new step's cell", "[la
         const attn::Explanation e = attn::explain(p, id, head, r, c);
         INFO(id << " cell " << r << "," << c << " kind " << e.kind);
         CHECK(e.value == s.values(r, c));
-        CHECK(!e.text.empty());
+        CHECK(e.text_id.rfind("explain.", 0) == 0);
         CHECK(e.lines.size() >= 2);
         double sum = 0;
         for (double x : e.products) sum += x;
@@ -849,7 +850,7 @@ TEST_CASE("latent attention: gradients of X and every weight equal finite differ
                     << " d_r " << shape.d_r << " past " << shape.past);
           REQUIRE(x.value == s.values(i, j));
           REQUIRE(!x.lines.empty());
-          REQUIRE(!x.text.empty());
+          REQUIRE(x.text_id.rfind("explain.", 0) == 0);
           double again = 0;
           if (x.kind == "gradient_dot") {
             for (double v : x.products) again += v;
@@ -881,7 +882,8 @@ TEST_CASE("latent attention: gradients of X and every weight equal finite differ
   }
   const attn::Explanation dx = attn::explain(p, "dX", -1, 1, 2);
   CHECK(dx.terms.columns.at(0).size() == static_cast<size_t>(z.d_c + z.d_r + z.d_cq));  // c_KV, k_R, c_Q paths
-  CHECK(dx.text.find("rotary key (W_KR)") != std::string::npos);
+  CHECK(dx.text_id == "explain.latent.dX");  // its paths: c_KV, the rotary key (d_r > 0), c_Q
+  CHECK(dx.params == Params{{"feature", "3"}, {"rotary", "yes"}, {"c_Q", "yes"}, {"rotary_query", "no"}});
   const attn::Explanation e = attn::explain(p, "dq_R", 1, 2, 1);
   CHECK(e.kind == "gradient_dot");
   CHECK(e.value == find_step(g.trace, "dq_R", 1)->values(2, 1));

@@ -15,6 +15,7 @@
 
 using attn::Matrix;
 using attn::Problem;
+using Params = std::vector<std::pair<std::string, std::string>>;  // an explanation's message parameters
 using attn::Vector;
 
 namespace {
@@ -130,7 +131,7 @@ void check_explanations(const Problem& p, std::initializer_list<const char*> ids
         INFO(s.id << " head " << s.head << " (" << i << ", " << j << ")");
         CHECK(e.value == s.values(i, j));
         CHECK(!e.lines.empty());
-        CHECK(!e.text.empty());
+        CHECK(e.text_id.rfind("explain.", 0) == 0);
         CHECK(e.numbers.at(0) == e.value);
         ++explained;
       }
@@ -428,7 +429,9 @@ TEST_CASE("variants: every cell of the new steps explains itself", "[variants][e
   const attn::Explanation w = attn::explain(d, "weights", 1, 2, 0);
   CHECK(w.kind == "difference");
   CHECK(w.part_1 - w.lambda * w.part_2 == Approx(w.value));
-  CHECK(w.text.find("common-mode") != std::string::npos);
+  CHECK(w.text_id == "explain.differential.difference");
+  CHECK(w.params == Params{{"a1", "@1"}, {"a2", "@2"}, {"common", "@5"}, {"scaled", "@4"}, {"value", "@0"}, {"rest", "@6"}});
+  CHECK(w.numbers.at(6) == Approx(1 - w.lambda));
 }
 
 // ---- refusals -----------------------------------------------------------------------------------

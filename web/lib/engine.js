@@ -6,6 +6,7 @@
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
+import { english } from './i18n.js';
 import { inputError, isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
@@ -22,7 +23,7 @@ import {
   problemReader,
   seedFrom,
 } from './problem.js';
-import { englishTitle, problemWire, traceReader } from './wire.js';
+import { englishTitle, explanationMessage, problemWire, traceReader } from './wire.js';
 
 export { version };
 
@@ -37,12 +38,16 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
-// The fields the core wrote (cpp/bindings_shared.h writes them from one table).
+// The fields the core wrote (cpp/bindings_shared.h writes them from one table), and `text`: the
+// sentence in English from text_id and params (en.json), where the core's English text used to be.
 /** @returns {import('./index.js').Explanation} */
 function explanationFrom(raw) {
   /** @type {any} */
   const out = {};
-  for (const [key, value] of Object.entries(raw)) out[key] = isNumberView(value) ? Array.from(value) : value;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'text_id') out.text = english.message(explanationMessage(raw));
+    out[key] = isNumberView(value) ? Array.from(value) : value;
+  }
   if (out.source_head < 0) out.source_head = null;
   return out;
 }

@@ -422,8 +422,19 @@ export interface Explanation {
   // sum of column a; `@query`, `@key`, `@token` (in text and the terms' caption) name the tokens.
   /** TeX of an aligned derivation: lines[0] is the cell, each further line a right-hand side, the last the value. */
   lines: string[];
-  /** One or two plain sentences saying what happens. */
+  /** One or two plain sentences saying what happens, in English: `text_id` formatted with `params` by en.json. */
   text: string;
+  /**
+   * The sentence as a message id of the catalogues (web/lib/locales/<lang>.json), "explain.scores.dot": a view
+   * in another language formats it with its own catalogue (`t.message(explanationMessage(e))`).
+   */
+  text_id: string;
+  /**
+   * The message's parameters as text: numbers the learner copies as the core wrote them (a cell's operands
+   * as their placeholders `@N`), words to choose between as keys ("yes"/"no", "row"/"column"); `hidden`
+   * names what hid a key ("causal_window", "none"), the message explain.hidden.
+   */
+  params: Record<string, string>;
   /** The numbers the placeholders name; numbers[0] is the value. */
   numbers: number[];
   /** The table of terms (a dot product's, a softmax's keys), or null. */
@@ -1115,6 +1126,15 @@ export function cellText(explanation: Explanation, trace: Trace, options?: { dec
  * filled: numbers by `number`, sums of terms (more than `maxTerms`, default 8: elided with \cdots),
  * token names by `label` ('query' | 'key' | 'token').
  */
+/**
+ * An explanation's sentence as a message `{ id, values }` (its `text_id` and `params`) for a translator
+ * (`t.message(...)`, attention-explorer/i18n): `params.hidden` becomes the message explain.hidden. The
+ * formatted text still holds the placeholders fillExplanation fills.
+ */
+export function explanationMessage(explanation: Pick<Explanation, 'text_id' | 'params'>): {
+  id: string;
+  values: Record<string, string | { id: string; values: Record<string, string> }>;
+};
 export function fillExplanation(template: string, explanation: Explanation, options: { number: (x: number) => string; maxTerms?: number; label?: (name: 'query' | 'key' | 'token') => string }): string;
 export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;

@@ -1,9 +1,10 @@
 // The worked calculation of one cell, from engine.explain(): the core describes every kind of
-// calculation (its TeX lines, its sentences, its numbers and its term table); this module only
+// calculation (its TeX lines, its sentences as message ids, its numbers and its term table); this module only
 // lays them out, with the page's number format and the tokens' names. No kind is written here.
-import { fillExplanation } from 'attention-explorer';
+import { explanationMessage, fillExplanation } from 'attention-explorer';
 import { html } from 'attention-explorer/html';
 import { fmt, tex } from './format.js';
+import { t } from './language.js';
 import { mathHtml } from './math.js';
 
 const MAX_TERMS_IN_FORMULA = 3;
@@ -41,7 +42,8 @@ export function explanationHtml(e, where) {
     const parts = fillExplanation(template, e, { number: (x) => fmt(x, d), label: (name) => `\u0000${name}\u0000` }).split('\u0000');
     return html`${parts.map((part, i) => (i % 2 ? html`<span class="lbl">${labels[part] ?? ''}</span>` : part))}`;
   };
-  const text = e.text && html`<p>${words(e.text)}</p>`;
+  // The sentence in the page's language: the core names it (text_id, params), the catalogue has the words.
+  const text = e.text_id && html`<p>${words(t.message(explanationMessage(e)))}</p>`;
   let equations = null;
   if (e.lines.length > 1) {
     const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));
