@@ -454,7 +454,21 @@ function englishNarrationWords() {
 const SYMBOLS = ['softmax', 'tanh', 'rope', 'alibi', 'pe', 'transformer'];
 // French words spelled as English ones (the same word in both languages).
 const SAME_WORDS = {
-  fr: ['score', 'scores', 'variance', 'positions', 'position', 'cache', 'causal', 'angle', 'plus', 'logit', 'projections', 'original', 'attention'],
+  fr: [
+    'score',
+    'scores',
+    'variance',
+    'positions',
+    'position',
+    'cache',
+    'causal',
+    'angle',
+    'plus',
+    'logit',
+    'projections',
+    'original',
+    'attention',
+  ],
   ar: [],
 };
 
@@ -592,7 +606,8 @@ for (const lang of ['fr', 'ar']) {
 }
 
 // The walkthroughs' own messages ("In practice": online softmax, decoding, tiles, gradients).
-const WALKTHROUGH_IDS = /^narrate\.(online|decode|tiles|gradient)\.|^narrate\.(times|exactlyEqual|name\.(token|feature|position|row|column))$/;
+const WALKTHROUGH_IDS =
+  /^narrate\.(online|decode|tiles|gradient)\.|^narrate\.(times|exactlyEqual|name\.(token|feature|position|row|column))$/;
 // Symbols the walkthroughs write in every language: NaN, the GPU's memories, the gradients' names.
 const WALK_SYMBOLS = ['nan', 'hbm', 'sram', 'do', 'da', 'ds', 'dq', 'dk', 'dv'];
 const WALK_SAME_WORDS = { fr: ['gradient', 'gradients', 'trace', 'matrices'], ar: [] };
@@ -653,7 +668,10 @@ function walkthroughSentences() {
   for (const [problem, labels] of [
     [base, lookupLabels],
     [{ ...base, options: { causal: true, softcap: 2 } }, lookupLabels],
-    [{ ...base, options: { score_fn: 'sigmoid' } }, { ...lookupLabels, options: { score_fn: 'sigmoid' } }],
+    [
+      { ...base, options: { score_fn: 'sigmoid' } },
+      { ...lookupLabels, options: { score_fn: 'sigmoid' } },
+    ],
     [{ ...base, dO: base.Q.map((row) => row.map((_, j) => j)) }, lookupLabels],
     [gqa, {}],
     [{ X, W_Q, W_K: W_Q, W_V: W_Q, P, options: { heads: 2, rope: true, positional: 'learned' } }, {}],
@@ -667,7 +685,15 @@ function walkthroughSentences() {
     });
   }
   // A gradient step on axes narration has no names for (positions; others by row and column).
-  const step = { id: 'dP', head: -1, axes: ['positions', 'other'], data: [[0, -2]], text: 'dP', title: 'Gradient of P', title_id: 'step.dP' };
+  const step = {
+    id: 'dP',
+    head: -1,
+    axes: ['positions', 'other'],
+    data: [[0, -2]],
+    text: 'dP',
+    title: 'Gradient of P',
+    title_id: 'step.dP',
+  };
   const odd = { meta: { heads: 1, kv_heads: 1 }, loss: 0, steps: [step, { ...step, axes: ['other', 'features'] }] };
   for (const i of [0, 1]) add((t) => narrateGradientStep(odd, i, {}, t));
   return out;
@@ -689,7 +715,14 @@ test('the walkthroughs speak the catalogue too: English unchanged by default, ev
       const where = `${lang}: ${theirs}\n  en: ${ours}`;
       assert.ok(theirs.length > 0 && !/[{}]/.test(theirs), where);
       assert.notEqual(theirs, ours, where);
-      const own = new Set(words.flatMap((w) => String(w).toLowerCase().match(/[a-z]{2,}/g) ?? []));
+      const own = new Set(
+        words.flatMap(
+          (w) =>
+            String(w)
+              .toLowerCase()
+              .match(/[a-z]{2,}/g) ?? [],
+        ),
+      );
       const leaked = (theirs.match(/[A-Za-z]{2,}/g) ?? [])
         .map((w) => w.toLowerCase())
         .filter((w) => englishWords.has(w) && !allowed.has(w) && !own.has(w));

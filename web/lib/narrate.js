@@ -411,7 +411,13 @@ export function narrateOnlineSoftmax(result, index, settings = {}, t = english) 
     }
     const top = result.weights.reduce((b, w, j) => (w > result.weights[b] ? j : b), 0);
     return sentences(t, [
-      say('narrate.online.weights', { max: num(result.max), sum: num(result.sum), entry: String(top + 1), share: percent(result.weights[top]), ...weights }),
+      say('narrate.online.weights', {
+        max: num(result.max),
+        sum: num(result.sum),
+        entry: String(top + 1),
+        share: percent(result.weights[top]),
+        ...weights,
+      }),
       !subtract && say('narrate.online.weights.unsafe', { precision, limit: precision === 'float32' ? '88.7' : '709.8' }),
     ]);
   }
@@ -524,7 +530,10 @@ export function narrateTile(tiles, index, labels = {}, t = english) {
   const done = last && say('narrate.tiles.last');
   const first = tile.queries[0];
   if (tile.m_before.every((m) => m === -Infinity)) {
-    return sentences(t, [say('narrate.tiles.first', { where, query: q(first), max: num(tile.m_after[0]), sum: num(tile.l_after[0]) }), done]);
+    return sentences(t, [
+      say('narrate.tiles.first', { where, query: q(first), max: num(tile.m_after[0]), sum: num(tile.l_after[0]) }),
+      done,
+    ]);
   }
   const raised = tile.m_after.findIndex((m, i) => m > tile.m_before[i]);
   if (raised >= 0) {
@@ -541,7 +550,10 @@ export function narrateTile(tiles, index, labels = {}, t = english) {
       done,
     ]);
   }
-  return sentences(t, [say('narrate.tiles.add', { where, query: q(first), sumBefore: num(tile.l_before[0]), sum: num(tile.l_after[0]) }), done]);
+  return sentences(t, [
+    say('narrate.tiles.add', { where, query: q(first), sumBefore: num(tile.l_before[0]), sum: num(tile.l_after[0]) }),
+    done,
+  ]);
 }
 
 /** Gradient steps with a sentence of their own (narrate.gradient.meaning.<id>); others read as their caption. */
