@@ -154,7 +154,15 @@ describe('choosing the language', () => {
 // function's result) or as an allowed literal below; never as a string literal or template text.
 // And playground.html: every text in <body> is inside an element with data-i18n (filled from the
 // catalogue) or is not words.
-const SCANNED = ['web/lib/playground.js', 'web/page/playground-page.js'];
+const SCANNED = [
+  'web/lib/playground.js',
+  'web/page/playground-page.js',
+  // The explorer's teaching views: the exercise (teacher and student), the walkthroughs, the traced numbers.
+  'web/page/exercise.js',
+  'web/page/student.js',
+  'web/page/practice.js',
+  'web/page/trace-links.js',
+];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([]);
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'textContent']);
@@ -180,6 +188,31 @@ function wordsIn(node, found = []) {
   return found;
 }
 
+/**
+ * What an html`` template (web/lib/html.js) writes as text: the words of its markup between tags
+ * and in text attributes, and the expressions it puts in those places; an expression elsewhere in
+ * a tag (a class, an id, a value) is not words for a learner.
+ */
+function htmlSinks(quasi) {
+  const out = [];
+  const at = quasi.start;
+  // The template's markup with each expression as \u0000.
+  const markup = quasi.quasis.map((q) => q.value.cooked ?? '').join('\u0000');
+  const literal = (text) => ({ type: 'Literal', value: text.replace(/[\s\u0000]+/g, ' ').trim(), start: at });
+  for (const m of markup.matchAll(/<[^>]*>/g))
+    for (const a of m[0].matchAll(/([\w-]+)="([^"]*)"/g)) if (TEXT_ATTRIBUTES.has(a[1])) out.push(literal(a[2]));
+  const text = markup.replace(/<[^>]*>/g, ' ').replace(/&\w+;/g, ' ');
+  if (WORDS.test(text)) out.push(literal(text));
+  let before = '';
+  quasi.expressions.forEach((expression, i) => {
+    before += `${quasi.quasis[i].value.cooked ?? ''}\u0000`;
+    const inTag = before.lastIndexOf('<') > before.lastIndexOf('>');
+    const attribute = /([\w-]+)="[^"]*\u0000$/.exec(before)?.[1];
+    if (!inTag || TEXT_ATTRIBUTES.has(attribute)) out.push(expression);
+  });
+  return out;
+}
+
 /** Every expression of `program` that reaches the DOM as text (see above). */
 function sinks(program) {
   const out = [];
@@ -202,6 +235,7 @@ function sinks(program) {
     }
     if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property)))
       out.push(node.right);
+    if (node.type === 'TaggedTemplateExpression' && name(node.tag) === 'html') out.push(...htmlSinks(node.quasi));
     for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v);
   };
   visit(program);
@@ -234,6 +268,13 @@ describe("the scan: no English words reach the playground's DOM outside the cata
     assert.deepEqual(
       (await englishInSource(source, 'probe.js')).map((w) => w.text),
       ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
+    );
+    // html``: its text and text attributes, and what lands there; not a class or an id.
+    const markup =
+      'setHtml(box, html`<p class="${on && \' is-on\'}" title="Save it">Play ${x ? \'Pause\' : t(\'a\')}</p><input aria-label="${n} rows" value="${\'v w\'}">`);';
+    assert.deepEqual(
+      (await englishInSource(markup, 'probe.js')).map((w) => w.text),
+      ['Save it', 'rows', 'Play', 'Pause'],
     );
   });
 

@@ -1003,13 +1003,13 @@ export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels,
  */
 export function weightSums(options?: Options, facts?: Partial<HeadFacts>): { kind: 'one' | 'lambda' | 'sink' | 'free'; phrase: string };
 /** Online softmax (engine.onlineSoftmax's result): position j < n tells entry j (running max, sum, rescale), position n the weights or the overflow. */
-export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions): string;
+export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions, t?: Translator): string;
 /** engine.decode's step `index`: the cache, where the new token's weight goes, multiply-adds with and without the cache, the check against causal attention. */
-export function narrateDecodeStep(decoding: Decoding, index: number, labels?: NarrateLabels): string;
+export function narrateDecodeStep(decoding: Decoding, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** engine.tiles: position i < tiles.length tells tile i (running max, rescale, sum), position tiles.length the output's check and the bytes moved. */
-export function narrateTile(tiles: Tiles, index: number, labels?: NarrateLabels): string;
+export function narrateTile(tiles: Tiles, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** The gradient step `index` (into gradients.steps, an id starting with "d"): what it is, its largest entry, what heads share. */
-export function narrateGradientStep(gradients: Gradients, index: number, labels?: NarrateLabels): string;
+export function narrateGradientStep(gradients: Gradients, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** Cells that feed or are fed by a cell: of a step (index into trace.steps) or of a problem input. */
 export type Lineage = Array<
   | { step: number; level: number; cells: Array<[number, number]> }
