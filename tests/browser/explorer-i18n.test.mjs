@@ -1,10 +1,12 @@
-// The explorer page's own words in each language of web/lib/locales (issue 33, the page's static
-// interface: index.html's data-i18n; the words its views write are still English), at 1440 × 900
-// and 390 × 844: each translated element shows its catalogue's text, no placeholder is left
-// unfilled, nothing in the header, the panels' headings or the status line is clipped, <html lang
-// dir> are the language's, the link to the playground carries ?lang=, Arabic mirrors the panels
-// and keeps matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's
-// words (so the prerendered English page is the catalogue's), and the menu switches language.
+// The explorer page's words in each language of web/lib/locales (issue 33: index.html's data-i18n
+// and the words its views write), at 1440 × 900 and 390 × 844: each translated element shows its
+// catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
+// the step cards' heads, the glance, the heads, the open cell's line or the status line is
+// clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
+// core's sentences left out until the core speaks in message ids); <html lang dir> are the
+// language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
+// matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
+// the prerendered English page is the catalogue's), and the menu switches language.
 import { join } from 'node:path';
 
 import { repo } from '../js/helpers.mjs';
