@@ -159,7 +159,19 @@ const SCANNED = [
   'web/page/playground-page.js',
   // The explorer page's views (issue 33): every word they write is the catalogue's.
   ...['selection', 'why', 'explain', 'glance', 'heads', 'pipeline', 'controls', 'inputs', 'editor', 'mask-editor']
-    .concat(['mask-components', 'cards', 'update', 'app', 'stepper', 'steps', 'scrollables', 'first-screen', 'editors'])
+    .concat([
+      'mask-components',
+      'cards',
+      'update',
+      'app',
+      'stepper',
+      'steps',
+      'scrollables',
+      'first-screen',
+      'editors',
+      'trace-links',
+      'main',
+    ])
     .map((m) => `web/page/${m}.js`),
 ];
 // Literals with letters that are not English for a learner, with why.

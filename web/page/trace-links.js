@@ -7,6 +7,7 @@ import { dependents, precedents } from 'attention-explorer';
 import { $, app } from './app.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { headOf, stepKey } from './steps.js';
+import { t } from './language.js';
 
 const CLASSES = ['trace-pre', 'trace-dep', 'trace-near'];
 
@@ -51,7 +52,7 @@ function paint(card, cells, cls, near) {
 
 /** The number's name for the summary: "Q (head 2)". */
 function stepName(step, multi) {
-  return `${step.title}${multi && headOf(step) >= 0 ? ` (head ${headOf(step) + 1})` : ''}`;
+  return t('explorer.trace.name', { step: t(step.title_id), head: multi && headOf(step) >= 0 ? String(headOf(step) + 1) : 'none' });
 }
 
 function mark(list, cls, multi) {
@@ -98,9 +99,11 @@ function light(cell) {
   if (note) {
     const list = (names) => [...new Set(names)].join(', ');
     const fromHtml = from.length
-      ? html`<span class="trace-key trace-key-pre"></span> Computed from: ${list(from)}. `
-      : 'Given: computed from no earlier step. ';
-    const toHtml = to.length ? html`<span class="trace-key trace-key-dep"></span> Feeds: ${list(to)}.` : 'Feeds no later step.';
+      ? html`<span class="trace-key trace-key-pre"></span> ${t('explorer.trace.from', { list: list(from) })} `
+      : `${t('explorer.trace.given')} `;
+    const toHtml = to.length
+      ? html`<span class="trace-key trace-key-dep"></span> ${t('explorer.trace.feeds', { list: list(to) })}`
+      : t('explorer.trace.feedsNone');
     setHtml(note, html`${fromHtml}${toHtml}`);
   }
 }
