@@ -1,18 +1,16 @@
-// The explorer page's own words in each language of web/lib/locales (issue 33, the page's static
-// interface: index.html's data-i18n; the words its views write are still English), at 1440 × 900
-// and 390 × 844: each translated element shows its catalogue's text, no placeholder is left
-// unfilled, nothing in the header, the panels' headings or the status line is clipped, <html lang
-// dir> are the language's, the link to the playground carries ?lang=, Arabic mirrors the panels
-// and keeps matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's
-// words (so the prerendered English page is the catalogue's), and the menu switches language.
-import { readFileSync } from 'node:fs';
+// The explorer page's words in each language of web/lib/locales (issue 33: index.html's data-i18n
+// and the words its views write), at 1440 × 900 and 390 × 844: each translated element shows its
+// catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
+// the step cards' heads, the glance, the heads, the open cell's line or the status line is
+// clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
+// core's sentences left out until the core speaks in message ids); <html lang dir> are the
+// language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
+// matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
+// the prerendered English page is the catalogue's), and the menu switches language.
 import { join } from 'node:path';
 
 import { repo } from '../js/helpers.mjs';
-import { assert, browserSuite } from './server.mjs';
-
-const locales = join(repo, 'web', 'lib', 'locales');
-const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
+import { assert, browserSuite, catalogue, clippedText, englishFor, englishShown, settled } from './server.mjs';
 const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
 const VIEWPORTS = [
   { width: 1440, height: 900 },
@@ -22,6 +20,18 @@ const VIEWPORTS = [
 // Elements and attributes a view writes after the language was shown: the lesson's title, the
 // "why" panel's heading, the sigmoid bias's default (−ln S = its value).
 const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'explorer.opt-sigmoid-bias.placeholder']);
+
+// The page's main areas: the header, the problem's controls, the diagram, the weights at a glance,
+// the step cards, the heads, the selection panel and the status line. Where the English of the
+// catalogue must not show once a cell is open, and (less the tables and formulas, which scroll
+// sideways by design) where no text may be clipped.
+const AREAS = '.site-header, #setup, #lesson, #pipeline, .heads-link, #glance, #step-list, #heads-view, #drill, .status-bar';
+// The core's words inside them, which the core's message ids bring (its explanation's sentence, its
+// term table's caption and headers, the trace's warnings): left out here until the core speaks the
+// catalogue's language.
+const CORE_WORDS = '#drill-body > p:not(.drill-target, .drill-value), #drill-body table.terms :is(caption, thead), #warnings';
+const CLIPPED =
+  '.site-header, .panel h2, .lesson-actions, .status-bar, #glance figcaption, .step-head, #drill .drill-target, .heads-link, #heads-view h3';
 
 const test = browserSuite('explorer-i18n', { contextPerTest: true, screenshots: 'explorer-i18n-' });
 
@@ -33,20 +43,10 @@ function readScreen() {
   const attrs = {};
   for (const attr of ['aria-label', 'placeholder', 'title'])
     for (const e of document.querySelectorAll(`[data-i18n-${attr}]`)) attrs[e.getAttribute(`data-i18n-${attr}`)] = e.getAttribute(attr);
-  const clipped = [];
-  for (const region of document.querySelectorAll('.site-header, .panel h2, .lesson-actions, .status-bar')) {
-    for (const e of [region, ...region.querySelectorAll('*')]) {
-      if (!visible(e) || e.matches('input, select, option, svg, svg *')) continue;
-      if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue; // marks drawn by CSS
-      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
-        clipped.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.textContent.trim().slice(0, 50)}`);
-    }
-  }
   const direction = (selector) => [...document.querySelectorAll(selector)].map((e) => getComputedStyle(e).direction);
   return {
     texts,
     attrs,
-    clipped,
     overflow: document.documentElement.scrollWidth - innerWidth,
     placeholders: document.body.innerText.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [],
     lang: document.documentElement.lang,
@@ -113,6 +113,7 @@ test("French: the scores card's facts are the catalogue's French, not English", 
 for (const code of LANGUAGES) {
   test(`${code}: the explorer's own words in ${code} at 1440 × 900 and 390 × 844`, async ({ page, base }) => {
     const own = catalogue(code);
+    const words = englishFor(code);
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       await page.goto(`${base}?lang=${encodeURIComponent(code)}`);
@@ -134,7 +135,8 @@ for (const code of LANGUAGES) {
       }
       assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);
       assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window (it would scroll sideways)`);
-      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      const clipped = await clippedText(page, CLIPPED);
+      assert(clipped.length === 0, `${where}: text clipped: ${clipped.join(' | ')}`);
       assert(seen.lang === code && seen.menu === code, `${where}: <html lang="${seen.lang}">, the menu on ${seen.menu}`);
       assert(seen.playgroundLink === `playground.html?lang=${code}`, `${where}: the playground link: ${seen.playgroundLink}`);
       const rtl = code === 'ar';
@@ -144,6 +146,18 @@ for (const code of LANGUAGES) {
         `${where}: the panels run ${seen.panels.join(' ')}`,
       );
       assert(seen.ltr.length > 3 && seen.ltr.every((d) => d === 'ltr'), `${where}: matrices, heatmaps, formulas: ${seen.ltr.join(' ')}`);
+      // A weight opened: the views' words (the panel's calculation, the cards, the glance, the
+      // heads, the diagram, the status line) are the language's, with every placeholder filled.
+      await page.click('article[data-step="weights"] td[data-r="0"][data-c="1"]');
+      await page.waitForSelector('#drill .drill-target');
+      await settled(page);
+      const english = await englishShown(page, words, AREAS, CORE_WORDS);
+      assert(english.length === 0, `${where}: English on screen: ${JSON.stringify(english)}`);
+      const open = await page.evaluate(() => document.querySelector('main')?.innerText ?? document.body.innerText);
+      const left = open.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
+      assert(left.length === 0, `${where}: placeholders left with a cell open: ${left.join(' ')}`);
+      const clippedOpen = await clippedText(page, CLIPPED);
+      assert(clippedOpen.length === 0, `${where}: text clipped with a cell open: ${clippedOpen.join(' | ')}`);
     }
     // Step by step: where the stepper is, and its sentence, in the language.
     await page.click('#step-mode');

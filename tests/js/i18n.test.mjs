@@ -157,17 +157,41 @@ describe('choosing the language', () => {
 const SCANNED = [
   'web/lib/playground.js',
   'web/page/playground-page.js',
-  // The explorer's teaching views: the exercise (teacher and student), the walkthroughs, the traced numbers.
+  // The explorer's teaching views: the exercise (teacher and student), the walkthroughs.
   'web/page/exercise.js',
   'web/page/student.js',
   'web/page/practice.js',
-  'web/page/trace-links.js',
+  // The explorer page's views (issue 33): every word they write is the catalogue's.
+  ...['selection', 'why', 'explain', 'glance', 'heads', 'pipeline', 'controls', 'inputs', 'editor', 'mask-editor']
+    .concat([
+      'mask-components',
+      'cards',
+      'update',
+      'app',
+      'stepper',
+      'steps',
+      'scrollables',
+      'first-screen',
+      'editors',
+      'trace-links',
+      'main',
+    ])
+    .map((m) => `web/page/${m}.js`),
 ];
 // Literals with letters that are not English for a learner, with why.
-const ALLOWED = new Map([]);
+const ALLOWED = new Map([
+  ['kv', 'X_kv: a symbol (X<sub>kv</sub>)'],
+  ['model', 'd_model: a symbol (d<sub>model</sub>)'],
+  ['−ln ', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ['−ln S', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ...['randn', 'normal', 'rand', 'randint', 'seed', 'loc', 'scale', 'low', 'high'].map((w) => [
+    w,
+    "numpy's names: the random fill's functions and arguments",
+  ]),
+]);
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'textContent']);
 const TEXT_PROPERTIES = new Set(['textContent', 'title', 'placeholder', 'innerText']);
-const SINK_CALLS = new Set(['say', 'showError', 'setCustomValidity']);
+const SINK_CALLS = new Set(['say', 'showError', 'setCustomValidity', 'alert', 'confirm', 'prompt']);
 const WORDS = /\p{L}{2,}/u;
 
 /** The literal texts with words in an expression that reaches the DOM (calls are not entered). */
@@ -180,37 +204,55 @@ function wordsIn(node, found = []) {
   } else if (node.type === 'ConditionalExpression') {
     wordsIn(node.consequent, found);
     wordsIn(node.alternate, found);
-  } else if (node.type === 'LogicalExpression' || node.type === 'BinaryExpression') {
-    wordsIn(node.left, found);
+  } else if (node.type === 'LogicalExpression' || (node.type === 'BinaryExpression' && node.operator === '+')) {
+    // `a && b` writes b (a only when it is falsy: not words); a comparison writes true or false.
+    if (node.operator !== '&&') wordsIn(node.left, found);
     wordsIn(node.right, found);
   } else if (node.type === 'ArrayExpression') for (const e of node.elements) wordsIn(e, found);
+  else if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.tag.name === 'html')
+    htmlWords(node.quasi, found);
   else if (node.type === 'SpreadElement') wordsIn(node.argument, found);
   return found;
 }
 
 /**
- * What an html`` template (web/lib/html.js) writes as text: the words of its markup between tags
- * and in text attributes, and the expressions it puts in those places; an expression elsewhere in
- * a tag (a class, an id, a value) is not words for a learner.
+ * The words of an html`` template: its text between tags and the values of its text attributes
+ * (title, aria-label, placeholder, alt), literal or from its expressions; an expression elsewhere in
+ * a tag (a class, a style, a tag's name) is not words. A nested html`` is a sink of its own.
  */
-function htmlSinks(quasi) {
-  const out = [];
-  const at = quasi.start;
-  // The template's markup with each expression as \u0000.
-  const markup = quasi.quasis.map((q) => q.value.cooked ?? '').join('\u0000');
-  const literal = (text) => ({ type: 'Literal', value: text.replace(/[\s\u0000]+/g, ' ').trim(), start: at });
-  for (const m of markup.matchAll(/<[^>]*>/g))
-    for (const a of m[0].matchAll(/([\w-]+)="([^"]*)"/g)) if (TEXT_ATTRIBUTES.has(a[1])) out.push(literal(a[2]));
-  const text = markup.replace(/<[^>]*>/g, ' ').replace(/&\w+;/g, ' ');
-  if (WORDS.test(text)) out.push(literal(text));
-  let before = '';
-  quasi.expressions.forEach((expression, i) => {
-    before += `${quasi.quasis[i].value.cooked ?? ''}\u0000`;
-    const inTag = before.lastIndexOf('<') > before.lastIndexOf('>');
-    const attribute = /([\w-]+)="[^"]*\u0000$/.exec(before)?.[1];
-    if (!inTag || TEXT_ATTRIBUTES.has(attribute)) out.push(expression);
+function htmlWords(quasi, found) {
+  // A template of attributes only (html` class="hl"`) starts inside a tag.
+  const state = { inTag: /^\s*[\w-]+="/.test(quasi.quasis[0].value.raw), attr: null, text: '' };
+  const flush = (at) => {
+    const text = state.text.replace(/&#?\w+;/g, ' ').trim();
+    if (WORDS.test(text)) found.push({ text, at });
+    state.text = '';
+  };
+  quasi.quasis.forEach((q, i) => {
+    const raw = q.value.cooked ?? q.value.raw;
+    for (let k = 0; k < raw.length; k++) {
+      const c = raw[k];
+      if (!state.inTag && c === '<') {
+        flush(q.start);
+        state.inTag = true;
+        state.attr = null;
+      } else if (state.inTag && state.attr === null && c === '>') state.inTag = false;
+      else if (state.inTag && state.attr === null && c === '"') {
+        const name = /([\w-]+)=$/.exec(raw.slice(0, k))?.[1] ?? '';
+        state.attr = TEXT_ATTRIBUTES.has(name) ? name : '';
+      } else if (state.inTag && state.attr !== null && c === '"') {
+        if (state.attr) flush(q.start);
+        state.attr = null;
+      } else if (!state.inTag || state.attr) state.text += c;
+    }
+    const e = quasi.expressions[i];
+    if (!e || (e.type === 'TaggedTemplateExpression' && e.tag.name === 'html')) return;
+    if (!state.inTag || state.attr) {
+      flush(q.start);
+      wordsIn(e, found);
+    }
   });
-  return out;
+  flush(quasi.start);
 }
 
 /** Every expression of `program` that reaches the DOM as text (see above). */
@@ -233,9 +275,9 @@ function sinks(program) {
           if (a.type === 'ObjectExpression') for (const p of a.properties) if (TEXT_ATTRIBUTES.has(name(p.key))) out.push(p.value);
       }
     }
+    if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.tag.name === 'html') out.push(node);
     if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property)))
       out.push(node.right);
-    if (node.type === 'TaggedTemplateExpression' && name(node.tag) === 'html') out.push(...htmlSinks(node.quasi));
     for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v);
   };
   visit(program);
@@ -269,12 +311,13 @@ describe("the scan: no English words reach the playground's DOM outside the cata
       (await englishInSource(source, 'probe.js')).map((w) => w.text),
       ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
     );
-    // html``: its text and text attributes, and what lands there; not a class or an id.
+    // html``: text between tags, text attributes, expressions there; not classes, styles, conditions.
     const markup =
-      'setHtml(box, html`<p class="${on && \' is-on\'}" title="Save it">Play ${x ? \'Pause\' : t(\'a\')}</p><input aria-label="${n} rows" value="${\'v w\'}">`);';
+      'html`<p class="hint ${big && \'wide\'}" title="Copy ${n}">Hello <b>${x}</b>${ok && \' there\'}${n > 1 && \'items\'}</p>`; html` class="hl"`;' +
+      "html`<button aria-label=\"${t('x')}\">${t('y')}</button> &nbsp;${rows.map((r) => html`<td>row ${r}</td>`)}`; confirm('Sure?');";
     assert.deepEqual(
       (await englishInSource(markup, 'probe.js')).map((w) => w.text),
-      ['Save it', 'rows', 'Play', 'Pause'],
+      ['Copy', 'Hello', ' there', 'items', 'row', 'Sure?'],
     );
   });
 

@@ -45,7 +45,7 @@ import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice, mountPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 import { showBackLink } from './back-link.js';
-import { chooseLanguage, showLanguage } from './language.js';
+import { chooseLanguage, showLanguage, t } from './language.js';
 
 const hashRead = latestOnly();
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -70,7 +70,7 @@ async function boot() {
     takeOver();
     await language.then(showLanguage, () => {});
     const loading = $('loading');
-    loading.textContent = `The attention engine could not be loaded: ${err.message}`;
+    loading.textContent = t('explorer.error.engine', { message: err.message });
     loading.classList.add('error');
     return;
   }
@@ -262,6 +262,6 @@ function bindSkipLink() {
 }
 
 window.addEventListener('error', (e) => {
-  $('status').textContent = `Something went wrong: ${e.message}`;
+  $('status').textContent = t('explorer.error.unexpected', { message: e.message });
 });
 boot();
