@@ -556,24 +556,6 @@ export function narrateTile(tiles, index, labels = {}, t = english) {
   ]);
 }
 
-/** Gradient steps with a sentence of their own (narrate.gradient.meaning.<id>); others read as their caption. */
-const GRADIENT_MEANINGS = new Set([
-  'dO',
-  'dhead_output',
-  'dA',
-  'dV',
-  'dV_cache',
-  'dS',
-  'dS_kept',
-  'dS_uncapped',
-  'dscores',
-  'dQ_rot',
-  'dK_rot',
-  'dK_cache',
-  'dQ',
-  'dK',
-]);
-
 /**
  * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
  * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
@@ -592,7 +574,9 @@ export function narrateGradientStep(gradients, index, labels = {}, t = english) 
   const whole = step.head == null || step.head < 0;
   // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
   const meaningId = step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id;
-  const meaning = GRADIENT_MEANINGS.has(step.id) ? t(`narrate.gradient.meaning.${meaningId}`) : null;
+  // A gradient step with a sentence of its own has narrate.gradient.meaning.<id> in the catalogue
+  // (English's has every id another has: i18n.test); the others read as their caption.
+  const meaning = t.has(`narrate.gradient.meaning.${step.id}`) ? t(`narrate.gradient.meaning.${meaningId}`) : null;
   const said = [];
   if (step.id === 'dO') {
     const ones = step.data.every((r) => r.every((v) => v === 1));
