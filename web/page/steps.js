@@ -194,7 +194,8 @@ export function tableHtml(step, labels, ctx, masked) {
   return stepTableHtml(step, labels, {
     attrs: html`class="matrix" data-key="${key}"`,
     caption: t('explorer.table.caption', {
-      step: t(step.title_id),
+      // A walkthrough's own matrices (practice/) are named by the walkthrough, not the catalogue.
+      step: step.title_id ? t(step.title_id) : step.title,
       head,
       rows: String(nr),
       rowTitle: labels.rowTitle,
