@@ -152,9 +152,26 @@ describe('choosing the language', () => {
 // attributes; the page's say() and showError(); setCustomValidity(); Object.assign()'s textContent.
 // Each such expression may hold words (a run of two letters) only inside a call (t('id', ...), a
 // function's result) or as an allowed literal below; never as a string literal or template text.
+// Markup written with html`` (the explorer's share, export and embed views): its text between tags
+// and its title/aria-label/placeholder/alt attributes hold no words; a message comes in as ${t(…)}.
+// And an Error's message (the views show it: "Export failed: …") is a message too.
 // And playground.html: every text in <body> is inside an element with data-i18n (filled from the
 // catalogue) or is not words.
-const SCANNED = ['web/lib/playground.js', 'web/page/playground-page.js'];
+const SCANNED = [
+  'web/lib/playground.js',
+  'web/page/playground-page.js',
+  // The explorer's share, export and embed views, its lesson files and links (explorer.share/export/embed/lesson.*).
+  'web/page/share-panel.js',
+  'web/page/export-panel.js',
+  'web/page/embed-builder.js',
+  'web/page/embed.js',
+  'web/page/lesson-file.js',
+  'web/page/link.js',
+  'web/page/copy.js',
+  'web/page/copy-latex.js',
+  'web/page/back-link.js',
+  'web/page/frame-resize.js',
+];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([]);
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'textContent']);
@@ -180,6 +197,18 @@ function wordsIn(node, found = []) {
   return found;
 }
 
+/** The words of an html`` template's markup: text between its tags and its tags' text attributes. */
+function htmlWords(node) {
+  if (node.tag.type !== 'Identifier' || node.tag.name !== 'html') return [];
+  const markup = node.quasi.quasis.map((q) => q.value.cooked).join('\u0000');
+  const found = [];
+  for (const [tag] of markup.matchAll(/<[^>]*>/g))
+    for (const [, value] of tag.matchAll(/\b(?:title|aria-label|placeholder|alt)="([^"]*)"/g)) if (WORDS.test(value)) found.push(value);
+  const text = markup.replace(/<[^>]*>/g, '\u0000').replace(/&\w+;/g, ' ');
+  for (const piece of text.split('\u0000')) if (WORDS.test(piece)) found.push(piece);
+  return found.map((text) => ({ text, at: node.start }));
+}
+
 /** Every expression of `program` that reaches the DOM as text (see above). */
 function sinks(program) {
   const out = [];
@@ -187,6 +216,8 @@ function sinks(program) {
   const visit = (node) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(visit);
+    if (node.type === 'TaggedTemplateExpression') out.push(node);
+    if (node.type === 'NewExpression' && name(node.callee) === 'Error') out.push(...node.arguments);
     if (node.type === 'CallExpression') {
       const callee = node.callee.type === 'MemberExpression' ? name(node.callee.property) : name(node.callee);
       if (callee === 'el') {
@@ -215,7 +246,7 @@ export async function englishInSource(source, file) {
   assert.equal(errors.length, 0, `${file} parses`);
   const line = (at) => source.slice(0, at).split('\n').length;
   return sinks(program)
-    .flatMap((n) => wordsIn(n))
+    .flatMap((n) => (n.type === 'TaggedTemplateExpression' ? htmlWords(n) : wordsIn(n)))
     .filter((w) => !ALLOWED.has(w.text))
     .map((w) => ({ text: w.text, line: line(w.at) }));
 }
@@ -230,10 +261,11 @@ describe("the scan: no English words reach the playground's DOM outside the cata
 
   test('the scan finds words written straight into the DOM (it is not blind)', async () => {
     const source =
-      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');";
+      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');" +
+      ' setHtml(box, html`<p title="Close it" id="x">${t(\'a\')} <b>Dismiss</b> ${n} px</p>`); throw new Error(`export ${f} failed`);';
     assert.deepEqual(
       (await englishInSource(source, 'probe.js')).map((w) => w.text),
-      ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
+      ['Play', 'step ', 'Pause', 'Saved ', 'heads', 'Close it', 'Dismiss', ' px', 'export ', ' failed'],
     );
   });
 
