@@ -9,7 +9,7 @@
 // the prerendered English page is the catalogue's), and the menu switches language.
 import { join } from 'node:path';
 
-import { repo } from '../js/helpers.mjs';
+import { dist, repo } from '../js/helpers.mjs';
 import { assert, browserSuite, catalogue, clippedText, englishFor, englishShown, settled } from './server.mjs';
 const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
 const VIEWPORTS = [
@@ -178,5 +178,105 @@ for (const code of LANGUAGES) {
       await page.setViewportSize(VIEWPORTS[0]);
       await page.screenshot({ path: join(repo, 'docs', `i18n-explorer-${code}.png`) });
     }
+  });
+}
+
+// ---- the share panel, the export panel and the embed builder (explorer.share/export/embed.*) ----
+// Their words are written by views (share-panel.js, export-panel.js, embed-builder.js) in the
+// page's language. English's words of those messages must not show in another language: the
+// literal parts of each English message (its text outside placeholders and selects) that the
+// language's own message does not also hold.
+const { createTranslator } = await import(`${dist}i18n.js`);
+const SHARE_IDS = (en) =>
+  Object.keys(en).filter((id) => /^(explorer\.(share|export|embed|lesson)\.|explorer\.nav\.back|export\.)/.test(id));
+
+/** The English parts of `id`'s message (outside {…}) that `own`'s message does not hold: words a translated view must not show. */
+function englishParts(en, own, id) {
+  let text = shown(en[id]);
+  // Placeholders and selects (nested braces) removed, innermost first.
+  for (let before = ''; before !== text;) {
+    before = text;
+    text = text.replace(/\{[^{}]*\}/g, '\u0000');
+  }
+  return text
+    .split('\u0000')
+    .map((s) => s.trim())
+    .filter((s) => /\p{L}{2,}/u.test(s) && !shown(own[id]).includes(s));
+}
+
+/** The share panel's words in the page: its visible text, its controls' labels and options, what is clipped. */
+function readSharePanel() {
+  const share = document.getElementById('share');
+  const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+  const words = [share.innerText];
+  for (const e of share.querySelectorAll('[aria-label], [title], [placeholder]'))
+    for (const a of ['aria-label', 'title', 'placeholder']) if (e.hasAttribute(a)) words.push(e.getAttribute(a));
+  for (const o of share.querySelectorAll('option')) words.push(o.textContent);
+  const clipped = [];
+  for (const e of share.querySelectorAll('*')) {
+    if (!visible(e) || e.matches('input, select, option, textarea')) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      clipped.push(`${e.tagName.toLowerCase()}#${e.id}: ${e.textContent.trim().slice(0, 50)}`);
+  }
+  return { text: words.join('\n'), clipped, overflow: document.documentElement.scrollWidth - innerWidth };
+}
+
+for (const code of ['fr', 'ar']) {
+  test(`${code}: the share panel, the export panel and the embed builder speak ${code}`, async ({ page, base }) => {
+    const en = catalogue('en');
+    const own = catalogue(code);
+    const t = createTranslator(code, own);
+    const ids = SHARE_IDS(en);
+    assert(ids.length > 80, `only ${ids.length} share/export/embed ids`);
+    const parts = ids.flatMap((id) => englishParts(en, own, id).map((text) => ({ id, text })));
+    assert(parts.length > 60, `only ${parts.length} English parts to look for`);
+    const english = (text) =>
+      parts.filter(({ text: p }) => new RegExp(`(^|[^\\p{L}])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\p{L}]|$)`, 'u').test(text));
+    for (const viewport of VIEWPORTS) {
+      const where = `${code} at ${viewport.width}×${viewport.height}`;
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}?lang=${code}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('#share', { state: 'attached' });
+      await page.click('#embed-options summary');
+      await page.click('#exercise-setup summary');
+      // The export list and the embed choices are filled once the frame is painted.
+      await page.waitForFunction(
+        () => document.querySelectorAll('#export-what option').length > 3 && document.querySelectorAll('#embed-hide label').length > 3,
+      );
+      await page.click('#copy-link');
+      await page.waitForFunction(() => document.getElementById('share-status').textContent.length > 0);
+      const seen = await page.evaluate(readSharePanel);
+      const found = english(seen.text);
+      assert(found.length === 0, `${where}: English in the share panel: ${found.map((f) => `${f.id} "${f.text}"`).join(' | ')}`);
+      assert(!/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/.test(seen.text), `${where}: a placeholder left unfilled: ${seen.text}`);
+      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window`);
+      // The copy message is the language's own (copied, or in the box when the clipboard is refused).
+      const status = await page.$eval('#share-status', (e) => e.textContent);
+      const said = ['explorer.share.copied', 'explorer.share.copyHere'].map((id) => t(id, { what: 'link' }));
+      assert(said.includes(status), `${where}: the copy message "${status}" is not the catalogue's (${said.join(' | ')})`);
+      // The step list of the export menu: the steps' captions in the language.
+      const options = await page.$$eval('#export-what option', (os) => os.map((o) => o.textContent));
+      assert(
+        options[0] === own['explorer.export.all'] && options.includes(own['step.scores']),
+        `${where}: export list ${options.join(' | ')}`,
+      );
+    }
+    // An export: the whole solution's LaTeX, its headings in the language, in the preview box.
+    await page.click('#share button[data-export="latex"]');
+    await page.waitForFunction(() => document.getElementById('export-preview').dataset.format === 'latex');
+    const tex = await page.$eval('#export-preview', (e) => /** @type {HTMLTextAreaElement} */ (e).value);
+    assert(tex.includes(`\\paragraph{${t('export.solution.given')}}`), `${code}: the LaTeX export's "Given": ${tex.slice(0, 400)}`);
+    assert(
+      tex.includes(`. ${own['step.scores']}}`) && !tex.includes('Scaled dot-product attention'),
+      `${code}: the LaTeX export's headings`,
+    );
+    // The link back to the playground.
+    await page.goto(`${base}?lang=${code}&from=playground&back=${encodeURIComponent('playground.html#step=3')}`);
+    await page.waitForSelector('.back-link');
+    const back = await page.$eval('.back-link', (e) => e.textContent);
+    assert(back === t('explorer.nav.back-step', { step: '3' }), `${code}: the back link says "${back}"`);
   });
 }

@@ -152,6 +152,9 @@ describe('choosing the language', () => {
 // attributes; the page's say() and showError(); setCustomValidity(); Object.assign()'s textContent.
 // Each such expression may hold words (a run of two letters) only inside a call (t('id', ...), a
 // function's result) or as an allowed literal below; never as a string literal or template text.
+// Markup written with html`` (the explorer's share, export and embed views): its text between tags
+// and its title/aria-label/placeholder/alt attributes hold no words; a message comes in as ${t(…)}.
+// And an Error's message (the views show it: "Export failed: …") is a message too.
 // And playground.html: every text in <body> is inside an element with data-i18n (filled from the
 // catalogue) or is not words.
 const SCANNED = [
@@ -177,6 +180,17 @@ const SCANNED = [
       'main',
     ])
     .map((m) => `web/page/${m}.js`),
+  // The explorer's share, export and embed views, its lesson files and links (explorer.share/export/embed/lesson.*).
+  'web/page/share-panel.js',
+  'web/page/export-panel.js',
+  'web/page/embed-builder.js',
+  'web/page/embed.js',
+  'web/page/lesson-file.js',
+  'web/page/link.js',
+  'web/page/copy.js',
+  'web/page/copy-latex.js',
+  'web/page/back-link.js',
+  'web/page/frame-resize.js',
 ];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([
@@ -262,6 +276,7 @@ function sinks(program) {
   const visit = (node) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(visit);
+    if (node.type === 'NewExpression' && name(node.callee) === 'Error') out.push(...node.arguments);
     if (node.type === 'CallExpression') {
       const callee = node.callee.type === 'MemberExpression' ? name(node.callee.property) : name(node.callee);
       if (callee === 'el') {
@@ -306,10 +321,11 @@ describe("the scan: no English words reach the playground's DOM outside the cata
 
   test('the scan finds words written straight into the DOM (it is not blind)', async () => {
     const source =
-      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');";
+      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');" +
+      ' setHtml(box, html`<p title="Close it" id="x">${t(\'a\')} <b>Dismiss</b> ${n} px</p>`); throw new Error(`export ${f} failed`);';
     assert.deepEqual(
       (await englishInSource(source, 'probe.js')).map((w) => w.text),
-      ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
+      ['Play', 'step ', 'Pause', 'Saved ', 'heads', 'Close it', 'Dismiss', ' px', 'export ', ' failed'],
     );
     // html``: text between tags, text attributes, expressions there; not classes, styles, conditions.
     const markup =

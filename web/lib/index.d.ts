@@ -1071,14 +1071,19 @@ export interface HeatmapOptions {
   /** Write the values in the cells (default: when cells are at least 36 px). */
   numbers?: boolean;
   decimals?: number;
+  /** The language of the file's own words (the scale's meaning, a masked cell's tooltip, the default title); default English. */
+  t?: Translator;
 }
 /** A step, or any matrix with the step fields an export uses. */
-type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; kind?: ValueKind };
+type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; title_id?: string; kind?: ValueKind };
 
 /** `trace` (the problem's) gives the mask kind: needed when the problem has a mask. */
 export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
-/** A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2". */
-export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): string;
+/**
+ * A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2", in the language
+ * of `t` (default English; the title is the catalogue's message `title_id`, else `title`).
+ */
+export function stepCaption(step: Pick<Step, 'title' | 'head'> & { title_id?: string }, heads: number, t?: Translator): string;
 /**
  * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): the positions
  * ("p = 0", from meta.rope_positions) and the rotated pairs i of θ_i ("i = 0"); null for any other step.
@@ -1104,8 +1109,11 @@ export function matrixToText(value: readonly (readonly (number | string)[])[] | 
 export function matrixLatex(data: readonly (readonly number[])[], options?: LatexOptions): string;
 /** "symbol = \begin{bmatrix}...\end{bmatrix}" (the step's own symbol; its formula is step.tex). */
 export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOptions): string;
-/** Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. */
-export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string }): string;
+/**
+ * Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. Its headings,
+ * captions and default title are in the language of `t` (default English); numbers are the same in every language.
+ */
+export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator }): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
 export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
 /** An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"). */

@@ -62,8 +62,9 @@ async function onHashChange() {
 }
 
 async function boot() {
-  showBackLink(document.querySelector('.site-header'));
   const language = chooseLanguage(); // fetched while the engine loads
+  // The link back to the playground, in the page's language (English's is there at once).
+  language.then(() => showBackLink(document.querySelector('.site-header')));
   try {
     app.engine = await loadAttention();
   } catch (err) {
@@ -81,9 +82,9 @@ async function boot() {
   // its address (link.js, keepTeacherView); any other tab opens that link as the students'.
   const addressed = location.hash.replace(/^#/, '');
   const teacherView = keptTeacherView(addressed);
+  await language; // before the link is read: its error is in the page's language
   const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
   if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
-  await language;
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
