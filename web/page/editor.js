@@ -485,7 +485,7 @@ export class MatrixEditor {
     let m;
     try {
       if (!(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295))
-        throw new Error('the seed must be a whole number from 0 to 4294967295');
+        throw new Error(t('explorer.editor.seedRange', { max: '4294967295' }));
       [m] = this.engine.random(seed, [draw]);
     } catch (err) {
       this.setError(`${this.name}: ${err.message}`);
