@@ -326,9 +326,11 @@ export function renderStudent(paper, damaged = null) {
   paper = checked.paper;
   const d = Math.min(12, Math.max(0, Math.round(Number(paper.decimals)) || 0));
   const tol = fmt(Number(paper.tolerance), 8).replace(/\.?0+$/, '');
-  const names = paper.steps
-    .map((s) => html`<strong>${localTitle(s.title)}</strong>`)
-    .reduce((first, second) => html`${t('explorer.student.names', { first, second })}`);
+  // A paper with no steps (a damaged link's) names none.
+  const names =
+    paper.steps
+      .map((s) => html`<strong>${localTitle(s.title)}</strong>`)
+      .reduce((first, second) => (first === null ? second : html`${t('explorer.student.names', { first, second })}`), null) ?? html``;
   const steps = paper.steps.map(
     (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${localTitle(s.title)} ${shape(s.cells)}</h3>
       <div class="formula">${s.tex && mathHtml(String(s.tex), true)}</div>${tableHtml(
