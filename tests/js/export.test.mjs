@@ -27,6 +27,8 @@ const {
   texNumber,
   matrixToText,
   stepCaption,
+  numpyScript,
+  pytorchScript,
 } = pkg;
 const { createTranslator, english, loadCatalogue } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
@@ -241,6 +243,27 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
       if (trace.meta.heads > 1 && typeof step.head === 'number' && step.head >= 0)
         assert.equal(caption, `${fr(step.title_id)}, tête ${step.head + 1}`);
     });
+  }
+  // The scripts: their opening comment in French, their code (every line but comments) English's.
+  const multihead = PROBLEMS['multi-head with W_O'];
+  const multiTrace = engine.run(multihead);
+  const code = (script) => script.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+  for (const script of [numpyScript, pytorchScript]) {
+    const en = script(multihead, multiTrace, { recipe: 'np.random.seed(0)' });
+    assert.equal(script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: english }), en);
+    const french = script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: fr });
+    assert.ok(en.startsWith('# Scaled dot-product attention, every step, in '), en.slice(0, 80));
+    assert.ok(
+      french.startsWith(`# ${fr('export.script.title', { library: script === numpyScript ? 'NumPy' : 'PyTorch' })}\n`),
+      french.slice(0, 80),
+    );
+    assert.ok(
+      french.includes(`# ${fr('export.script.recipe')}\n#   np.random.seed(0)`) && !french.includes('The inputs below'),
+      'the recipe',
+    );
+    assert.ok(french.includes(`  ${fr('step.scores')}: `) && !french.includes('(head 1 stands for every head)'), 'the steps');
+    assert.ok(code(en).length > 50);
+    assert.deepEqual(code(french), code(en));
   }
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2), 'Scores, head 2');
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2, fr), 'Scores, tête 2');

@@ -1165,11 +1165,13 @@ export function tilesCsv(tiles: Tiles): string;
 /** A NumPy script that recomputes every step; `--json` prints them as JSON. */
 export function numpyScript(problem: Problem, trace: Trace, options?: {
   recipe?: string;
+  /** The language of the opening comment (default English); the code is the same in every language. */
+  t?: Translator;
   /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
   gradients?: boolean;
 }): string;
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
-export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
+export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string; t?: Translator }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
 /**

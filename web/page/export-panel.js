@@ -118,13 +118,13 @@ async function makeExport(format, stepKeyOrAll = 'all') {
       return {
         name: 'attention_numpy.py',
         type: 'text/x-python',
-        text: numpyScript(problem, trace, { recipe: state.recipe || undefined }),
+        text: numpyScript(problem, trace, { recipe: state.recipe || undefined, t }),
       };
     case 'pytorch':
       return {
         name: 'attention_torch.py',
         type: 'text/x-python',
-        text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }),
+        text: pytorchScript(problem, trace, { recipe: state.recipe || undefined, t }),
       };
     case 'svg': {
       const svg = svgFor(result, step);
