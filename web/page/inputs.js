@@ -29,10 +29,8 @@ const INPUT_TITLES = {
   b_O: html`b<sub>O</sub>`,
   b_G: html`b<sub>G</sub>`,
 };
-/** Inputs whose title says what they are in words: explorer.input.title.<name> in the catalogue. */
-const TITLED = ['mask', 'P', 'past_K', 'past_V', 'W_G', 'W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'past_c_KV', 'past_k_R'];
-/** An input's title in the page's language. */
-const inputTitle = (name) => (TITLED.includes(name) ? html`${rich(`explorer.input.title.${name}`)}` : INPUT_TITLES[name]);
+/** An input's title: in words when the catalogue has explorer.input.title.<name>, else its symbol. */
+const inputTitle = (name) => (t.has(`explorer.input.title.${name}`) ? html`${rich(`explorer.input.title.${name}`)}` : INPUT_TITLES[name]);
 const COLUMN_TITLES = {
   W_Q: html`Ω<sub>Q</sub>`,
   W_K: html`Ω<sub>K</sub>`,
@@ -47,54 +45,25 @@ const COLUMN_TITLES = {
 /** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
 const isLatent = (state) => stateInputs(state).includes('W_DKV');
 
-/** Inputs described by a message of their own, explorer.input.<name>, with `tok` (a row or a column per token). */
-const DESCRIBED = [
-  'X_kv',
-  'Q',
-  'K',
-  'V',
-  'b_O',
-  'P',
-  'past_K',
-  'past_V',
-  'W_G',
-  'W_DKV',
-  'W_UK',
-  'W_UV',
-  'W_KR',
-  'W_QR',
-  'W_DQ',
-  'W_UQ',
-  'past_c_KV',
-  'past_k_R',
-  'b_G',
-];
-
 /** The line under an input's title: what it is and its shape. */
 const describeInput = (name) => html`${describeWords(name)}`;
 
 function describeWords(name) {
   const { state } = app;
   const cols = state.options.layout === 'columns';
-  const tok = t('explorer.input.tok', { layout: cols ? 'columns' : 'rows' });
-  if (DESCRIBED.includes(name)) return rich(`explorer.input.${name}`, { tok });
-  switch (name) {
-    case 'X':
-      return rich('explorer.input.X', { tok, cross: state.mode === 'cross' ? 'yes' : 'no' });
-    case 'W_Q':
-    case 'W_K':
-    case 'W_V': {
-      if (name === 'W_Q' && isLatent(state)) return rich('explorer.input.W_Q-latent');
-      const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
-      return cols
-        ? html`d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
-        : html`d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
-    }
-    case 'W_O':
-      return rich('explorer.input.W_O', { layout: cols ? 'columns' : 'rows' });
-    default:
-      return rich('explorer.input.bias', { layout: cols ? 'columns' : 'rows', name: name[2] });
+  const layout = cols ? 'columns' : 'rows';
+  // An input with a message of its own (explorer.input.<name>) gets every value a message may use.
+  const own = `explorer.input.${name}`;
+  const values = { tok: t('explorer.input.tok', { layout }), cross: state.mode === 'cross' ? 'yes' : 'no', layout };
+  if (t.has(own)) return rich(own, values);
+  if (name === 'W_Q' && isLatent(state)) return rich('explorer.input.W_Q-latent');
+  if (['W_Q', 'W_K', 'W_V'].includes(name)) {
+    const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
+    return cols
+      ? html`d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
+      : html`d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
   }
+  return rich('explorer.input.bias', { layout, name: name[2] }); // b_Q, b_K, b_V
 }
 
 /** The weights whose columns are the query heads' features side by side (latent attention's too). */
