@@ -33,6 +33,19 @@ function told(id, edit = (p) => p) {
   return { trace, sentences, byKey };
 }
 
+/** X (3 × 4), W_Q (4 × 4), W_K and W_V (4 × 2) and learned positions P (3 × 4), drawn from `seed`. */
+const smallInputs = (seed) =>
+  engine.random(
+    seed,
+    [
+      [3, 4],
+      [4, 4],
+      [4, 2],
+      [4, 2],
+      [3, 4],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
+
 test('the first example: a soft dictionary lookup, told in its own words and numbers', () => {
   const { byKey, trace, sentences } = told('lookup');
   assert.equal(sentences.length, trace.steps.length);
@@ -500,16 +513,7 @@ function traces() {
   }
   // A KV cache (one key and two), a mask of your own that hides a whole row (with −∞ and with a
   // fill number), two heads sharing one key/value head, learned positions; sigmoid weights of one query.
-  const [X, W_Q, W_K, W_V, P] = engine.random(
-    5,
-    [
-      [3, 4],
-      [4, 4],
-      [4, 2],
-      [4, 2],
-      [3, 4],
-    ].map((shape) => ({ kind: 'randn', shape })),
-  );
+  const [X, W_Q, W_K, W_V, P] = smallInputs(5);
   const tokens = [
     [1, 0],
     [0, 1],
@@ -633,16 +637,7 @@ function walkthroughSentences() {
   // Decoding and tiles: one head and two, named tokens and numbered ones.
   const preset = findPreset('000-causal');
   const causal = presetProblem(preset, engine).problem;
-  const [X, W_Q, W_K, W_V, P] = engine.random(
-    9,
-    [
-      [3, 4],
-      [4, 4],
-      [4, 2],
-      [4, 2],
-      [3, 4],
-    ].map((shape) => ({ kind: 'randn', shape })),
-  );
+  const [X, W_Q, W_K, W_V, P] = smallInputs(9);
   const gqa = { X, W_Q, W_K, W_V, options: { heads: 2, kv_heads: 1 } };
   for (const [problem, labels] of [
     [causal, { tokensQ: preset.tokens, tokensK: preset.tokens }],
