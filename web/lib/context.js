@@ -2,7 +2,7 @@
 // options; a step's head and file name. No DOM, no wasm.
 
 import { numberWord } from './format.js';
-import { english } from './i18n.js';
+import { english, stepTitle } from './i18n.js';
 
 /** A problem's inputs, in the order views show them (each bias after its weights). */
 export const INPUT_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
@@ -103,7 +103,7 @@ export function headOf(step) {
  */
 export function stepCaption(step, heads, t = english) {
   const h = headOf(step);
-  const title = step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title;
+  const title = stepTitle(step, t);
   return heads > 1 && h !== null ? t('export.caption.head', { title, head: h + 1 }) : title;
 }
 

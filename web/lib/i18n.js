@@ -99,6 +99,15 @@ export function createTranslator(lang, messages = en) {
 export const english = createTranslator('en', en);
 
 /**
+ * A step's caption in `t`'s language: its `title_id`'s message, else its own `title` (a step the
+ * core did not name, such as a walkthrough's matrix).
+ * @param {{ title_id?: string, title?: string }} step
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string | undefined}
+ */
+export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
+
+/**
  * The id under `prefix` whose English message is `text`, or null: words stored in English (a
  * student's paper holds its steps' English captions) read back as a message to show in a language.
  * @param {string} text

@@ -8,7 +8,7 @@
 // sentence is made of and with which values; numbers arrive formatted here (formatNumber's decimal
 // point and minus), counts as numbers for the catalogue's plurals.
 import { formatNumber } from './format.js';
-import { english } from './i18n.js';
+import { english, stepTitle } from './i18n.js';
 
 const MINUS = '\u2212';
 
@@ -346,7 +346,7 @@ const STEP_TELLERS = {
 export function narrateStep(trace, index, labels = {}, t = english) {
   const step = trace.steps[index];
   // A step narration has no words for: its caption, in the language (title: English's).
-  if (!Object.hasOwn(STEP_TELLERS, step.id)) return step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title;
+  if (!Object.hasOwn(STEP_TELLERS, step.id)) return stepTitle(step, t);
   const head = step.head != null && step.head >= 0 ? step.head : 0;
   const context = {
     trace,
@@ -591,7 +591,7 @@ export function narrateGradientStep(gradients, index, labels = {}, t = english) 
       );
     }
   } else {
-    const caption = () => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title).toLocaleLowerCase(t.lang);
+    const caption = () => stepTitle(step, t).toLocaleLowerCase(t.lang);
     said.push(
       say('narrate.gradient.step', {
         text: step.text,

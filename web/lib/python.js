@@ -10,7 +10,7 @@
 
 import { exportError, headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
-import { english } from './i18n.js';
+import { english, stepTitle } from './i18n.js';
 
 const NUMPY = {
   name: 'NumPy',
@@ -107,10 +107,9 @@ function header(ctx, trace, d, { recipe, t = english }) {
   // The explorer's name and formula of each step; the first head's stand for every head.
   const shown = trace.steps.filter((s) => (headOf(s) ?? 0) === 0);
   const width = Math.max(...shown.map((s) => s.id.length));
-  const title = (s) => (s.title_id && t.has(s.title_id) ? t(s.title_id) : s.title);
   lines.push(
     `# ${t('export.script.steps', { multi: m.heads > 1 ? 'yes' : 'no' })}`,
-    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${title(s)}: ${s.text}`),
+    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${stepTitle(s, t)}: ${s.text}`),
   );
   lines.push(`# ${t('export.script.run', { file: d.file })}`);
   return lines;

@@ -2,7 +2,7 @@
 
 import { colourLegend, heatColours, legendScale } from './colours.js';
 import { exactNumber, fixedNumber, formatNumber } from './format.js';
-import { english } from './i18n.js';
+import { english, stepTitle } from './i18n.js';
 
 const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
 
@@ -69,7 +69,7 @@ export function heatmapSvg(
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" role="img">`,
   );
-  const name = step.title_id && t.has(step.title_id) ? t(step.title_id) : (step.title ?? step.id ?? t('export.heatmap.matrix'));
+  const name = stepTitle(step, t) ?? step.id ?? t('export.heatmap.matrix');
   out.push(`<title>${xml(title ?? `${name} ${nr}x${nc}`)}</title>`);
   out.push(hatch(`neg-inf-${id}`));
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);

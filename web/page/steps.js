@@ -8,6 +8,7 @@ import { cellLook, legendHtml, maskedPositions, stepTableHtml } from 'attention-
 import { afterFrame, writeHtml } from './app.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from './math.js';
 import { rich, t } from './language.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
@@ -194,8 +195,7 @@ export function tableHtml(step, labels, ctx, masked) {
   return stepTableHtml(step, labels, {
     attrs: html`class="matrix" data-key="${key}"`,
     caption: t('explorer.table.caption', {
-      // A walkthrough's own matrices (practice/) are named by the walkthrough, not the catalogue.
-      step: step.title_id ? t(step.title_id) : step.title,
+      step: stepTitle(step, t),
       head,
       rows: String(nr),
       rowTitle: labels.rowTitle,
