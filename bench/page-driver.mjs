@@ -9,3 +9,9 @@ export async function setTokenCount(page, count) {
   }, count);
   await page.waitForFunction((n) => document.getElementById('tokens-n').value === String(n), count, { timeout: 120000 });
 }
+
+/** The value after `name` among the command line's arguments, else `fallback` (the page benchmarks' options). */
+export function optionValue(name, fallback, argv = process.argv.slice(2)) {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+}

@@ -14,14 +14,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
-import { setTokenCount } from './page-driver.mjs';
+import { optionValue, setTokenCount } from './page-driver.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
-const value = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
+const value = (name, fallback) => optionValue(name, fallback, argv);
 if (argv.includes('--help')) {
   console.log('node bench/page-profile.mjs [--site DIR] [--sizes 64,1024] [--edits 5] [--top 25] [--out DIR]');
   process.exit(0);

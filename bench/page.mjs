@@ -48,16 +48,13 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../scripts/chromium.mjs';
-import { setTokenCount } from './page-driver.mjs';
+import { optionValue, setTokenCount } from './page-driver.mjs';
 import { benchPlayground, playgroundReport } from './playground.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(name);
-const value = (name, fallback) => {
-  const i = argv.indexOf(name);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
+const value = (name, fallback) => optionValue(name, fallback, argv);
 const quick = flag('--quick');
 const rounds = Number(value('--rounds', quick ? 3 : 7));
 const sizes = value('--sizes', quick ? '4,16,256' : '4,16,64,256,1024')

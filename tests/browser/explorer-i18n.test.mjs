@@ -1,18 +1,16 @@
-// The explorer page's own words in each language of web/lib/locales (issue 33, the page's static
-// interface: index.html's data-i18n; the words its views write are still English), at 1440 × 900
-// and 390 × 844: each translated element shows its catalogue's text, no placeholder is left
-// unfilled, nothing in the header, the panels' headings or the status line is clipped, <html lang
-// dir> are the language's, the link to the playground carries ?lang=, Arabic mirrors the panels
-// and keeps matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's
-// words (so the prerendered English page is the catalogue's), and the menu switches language.
-import { readFileSync } from 'node:fs';
+// The explorer page's words in each language of web/lib/locales (issue 33: index.html's data-i18n
+// and the words its views write), at 1440 × 900 and 390 × 844: each translated element shows its
+// catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
+// the step cards' heads, the glance, the heads, the open cell's line or the status line is
+// clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
+// core's sentences left out until the core speaks in message ids); <html lang dir> are the
+// language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
+// matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
+// the prerendered English page is the catalogue's), and the menu switches language.
 import { join } from 'node:path';
 
-import { repo } from '../js/helpers.mjs';
-import { assert, browserSuite } from './server.mjs';
-
-const locales = join(repo, 'web', 'lib', 'locales');
-const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
+import { dist, repo } from '../js/helpers.mjs';
+import { assert, browserSuite, catalogue, clippedText, englishFor, englishShown, settled } from './server.mjs';
 const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
 const VIEWPORTS = [
   { width: 1440, height: 900 },
@@ -22,6 +20,18 @@ const VIEWPORTS = [
 // Elements and attributes a view writes after the language was shown: the lesson's title, the
 // "why" panel's heading, the sigmoid bias's default (−ln S = its value).
 const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'explorer.opt-sigmoid-bias.placeholder']);
+
+// The page's main areas: the header, the problem's controls, the diagram, the weights at a glance,
+// the step cards, the heads, the selection panel and the status line. Where the English of the
+// catalogue must not show once a cell is open, and (less the tables and formulas, which scroll
+// sideways by design) where no text may be clipped.
+const AREAS = '.site-header, #setup, #lesson, #pipeline, .heads-link, #glance, #step-list, #heads-view, #drill, .status-bar';
+// The core's words inside them, which the core's message ids bring (its explanation's sentence, its
+// term table's caption and headers, the trace's warnings): left out here until the core speaks the
+// catalogue's language.
+const CORE_WORDS = '#drill-body > p:not(.drill-target, .drill-value), #drill-body table.terms :is(caption, thead), #warnings';
+const CLIPPED =
+  '.site-header, .panel h2, .lesson-actions, .status-bar, #glance figcaption, .step-head, #drill .drill-target, .heads-link, #heads-view h3';
 
 const test = browserSuite('explorer-i18n', { contextPerTest: true, screenshots: 'explorer-i18n-' });
 
@@ -33,20 +43,10 @@ function readScreen() {
   const attrs = {};
   for (const attr of ['aria-label', 'placeholder', 'title'])
     for (const e of document.querySelectorAll(`[data-i18n-${attr}]`)) attrs[e.getAttribute(`data-i18n-${attr}`)] = e.getAttribute(attr);
-  const clipped = [];
-  for (const region of document.querySelectorAll('.site-header, .panel h2, .lesson-actions, .status-bar')) {
-    for (const e of [region, ...region.querySelectorAll('*')]) {
-      if (!visible(e) || e.matches('input, select, option, svg, svg *')) continue;
-      if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue; // marks drawn by CSS
-      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
-        clipped.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${e.textContent.trim().slice(0, 50)}`);
-    }
-  }
   const direction = (selector) => [...document.querySelectorAll(selector)].map((e) => getComputedStyle(e).direction);
   return {
     texts,
     attrs,
-    clipped,
     overflow: document.documentElement.scrollWidth - innerWidth,
     placeholders: document.body.innerText.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [],
     lang: document.documentElement.lang,
@@ -113,6 +113,7 @@ test("French: the scores card's facts are the catalogue's French, not English", 
 for (const code of LANGUAGES) {
   test(`${code}: the explorer's own words in ${code} at 1440 × 900 and 390 × 844`, async ({ page, base }) => {
     const own = catalogue(code);
+    const words = englishFor(code);
     for (const viewport of VIEWPORTS) {
       await page.setViewportSize(viewport);
       await page.goto(`${base}?lang=${encodeURIComponent(code)}`);
@@ -134,7 +135,8 @@ for (const code of LANGUAGES) {
       }
       assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);
       assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window (it would scroll sideways)`);
-      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      const clipped = await clippedText(page, CLIPPED);
+      assert(clipped.length === 0, `${where}: text clipped: ${clipped.join(' | ')}`);
       assert(seen.lang === code && seen.menu === code, `${where}: <html lang="${seen.lang}">, the menu on ${seen.menu}`);
       assert(seen.playgroundLink === `playground.html?lang=${code}`, `${where}: the playground link: ${seen.playgroundLink}`);
       const rtl = code === 'ar';
@@ -144,6 +146,18 @@ for (const code of LANGUAGES) {
         `${where}: the panels run ${seen.panels.join(' ')}`,
       );
       assert(seen.ltr.length > 3 && seen.ltr.every((d) => d === 'ltr'), `${where}: matrices, heatmaps, formulas: ${seen.ltr.join(' ')}`);
+      // A weight opened: the views' words (the panel's calculation, the cards, the glance, the
+      // heads, the diagram, the status line) are the language's, with every placeholder filled.
+      await page.click('article[data-step="weights"] td[data-r="0"][data-c="1"]');
+      await page.waitForSelector('#drill .drill-target');
+      await settled(page);
+      const english = await englishShown(page, words, AREAS, CORE_WORDS);
+      assert(english.length === 0, `${where}: English on screen: ${JSON.stringify(english)}`);
+      const open = await page.evaluate(() => document.querySelector('main')?.innerText ?? document.body.innerText);
+      const left = open.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
+      assert(left.length === 0, `${where}: placeholders left with a cell open: ${left.join(' ')}`);
+      const clippedOpen = await clippedText(page, CLIPPED);
+      assert(clippedOpen.length === 0, `${where}: text clipped with a cell open: ${clippedOpen.join(' | ')}`);
     }
     // Step by step: where the stepper is, and its sentence, in the language.
     await page.click('#step-mode');
@@ -164,5 +178,105 @@ for (const code of LANGUAGES) {
       await page.setViewportSize(VIEWPORTS[0]);
       await page.screenshot({ path: join(repo, 'docs', `i18n-explorer-${code}.png`) });
     }
+  });
+}
+
+// ---- the share panel, the export panel and the embed builder (explorer.share/export/embed.*) ----
+// Their words are written by views (share-panel.js, export-panel.js, embed-builder.js) in the
+// page's language. English's words of those messages must not show in another language: the
+// literal parts of each English message (its text outside placeholders and selects) that the
+// language's own message does not also hold.
+const { createTranslator } = await import(`${dist}i18n.js`);
+const SHARE_IDS = (en) =>
+  Object.keys(en).filter((id) => /^(explorer\.(share|export|embed|lesson)\.|explorer\.nav\.back|export\.)/.test(id));
+
+/** The English parts of `id`'s message (outside {…}) that `own`'s message does not hold: words a translated view must not show. */
+function englishParts(en, own, id) {
+  let text = shown(en[id]);
+  // Placeholders and selects (nested braces) removed, innermost first.
+  for (let before = ''; before !== text;) {
+    before = text;
+    text = text.replace(/\{[^{}]*\}/g, '\u0000');
+  }
+  return text
+    .split('\u0000')
+    .map((s) => s.trim())
+    .filter((s) => /\p{L}{2,}/u.test(s) && !shown(own[id]).includes(s));
+}
+
+/** The share panel's words in the page: its visible text, its controls' labels and options, what is clipped. */
+function readSharePanel() {
+  const share = document.getElementById('share');
+  const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+  const words = [share.innerText];
+  for (const e of share.querySelectorAll('[aria-label], [title], [placeholder]'))
+    for (const a of ['aria-label', 'title', 'placeholder']) if (e.hasAttribute(a)) words.push(e.getAttribute(a));
+  for (const o of share.querySelectorAll('option')) words.push(o.textContent);
+  const clipped = [];
+  for (const e of share.querySelectorAll('*')) {
+    if (!visible(e) || e.matches('input, select, option, textarea')) continue;
+    if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      clipped.push(`${e.tagName.toLowerCase()}#${e.id}: ${e.textContent.trim().slice(0, 50)}`);
+  }
+  return { text: words.join('\n'), clipped, overflow: document.documentElement.scrollWidth - innerWidth };
+}
+
+for (const code of ['fr', 'ar']) {
+  test(`${code}: the share panel, the export panel and the embed builder speak ${code}`, async ({ page, base }) => {
+    const en = catalogue('en');
+    const own = catalogue(code);
+    const t = createTranslator(code, own);
+    const ids = SHARE_IDS(en);
+    assert(ids.length > 80, `only ${ids.length} share/export/embed ids`);
+    const parts = ids.flatMap((id) => englishParts(en, own, id).map((text) => ({ id, text })));
+    assert(parts.length > 60, `only ${parts.length} English parts to look for`);
+    const english = (text) =>
+      parts.filter(({ text: p }) => new RegExp(`(^|[^\\p{L}])${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([^\\p{L}]|$)`, 'u').test(text));
+    for (const viewport of VIEWPORTS) {
+      const where = `${code} at ${viewport.width}×${viewport.height}`;
+      await page.setViewportSize(viewport);
+      await page.goto(`${base}?lang=${code}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('#share', { state: 'attached' });
+      await page.click('#embed-options summary');
+      await page.click('#exercise-setup summary');
+      // The export list and the embed choices are filled once the frame is painted.
+      await page.waitForFunction(
+        () => document.querySelectorAll('#export-what option').length > 3 && document.querySelectorAll('#embed-hide label').length > 3,
+      );
+      await page.click('#copy-link');
+      await page.waitForFunction(() => document.getElementById('share-status').textContent.length > 0);
+      const seen = await page.evaluate(readSharePanel);
+      const found = english(seen.text);
+      assert(found.length === 0, `${where}: English in the share panel: ${found.map((f) => `${f.id} "${f.text}"`).join(' | ')}`);
+      assert(!/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/.test(seen.text), `${where}: a placeholder left unfilled: ${seen.text}`);
+      assert(seen.clipped.length === 0, `${where}: text clipped: ${seen.clipped.join(' | ')}`);
+      assert(seen.overflow <= 0, `${where}: the page is ${seen.overflow} px wider than the window`);
+      // The copy message is the language's own (copied, or in the box when the clipboard is refused).
+      const status = await page.$eval('#share-status', (e) => e.textContent);
+      const said = ['explorer.share.copied', 'explorer.share.copyHere'].map((id) => t(id, { what: 'link' }));
+      assert(said.includes(status), `${where}: the copy message "${status}" is not the catalogue's (${said.join(' | ')})`);
+      // The step list of the export menu: the steps' captions in the language.
+      const options = await page.$$eval('#export-what option', (os) => os.map((o) => o.textContent));
+      assert(
+        options[0] === own['explorer.export.all'] && options.includes(own['step.scores']),
+        `${where}: export list ${options.join(' | ')}`,
+      );
+    }
+    // An export: the whole solution's LaTeX, its headings in the language, in the preview box.
+    await page.click('#share button[data-export="latex"]');
+    await page.waitForFunction(() => document.getElementById('export-preview').dataset.format === 'latex');
+    const tex = await page.$eval('#export-preview', (e) => /** @type {HTMLTextAreaElement} */ (e).value);
+    assert(tex.includes(`\\paragraph{${t('export.solution.given')}}`), `${code}: the LaTeX export's "Given": ${tex.slice(0, 400)}`);
+    assert(
+      tex.includes(`. ${own['step.scores']}}`) && !tex.includes('Scaled dot-product attention'),
+      `${code}: the LaTeX export's headings`,
+    );
+    // The link back to the playground.
+    await page.goto(`${base}?lang=${code}&from=playground&back=${encodeURIComponent('playground.html#step=3')}`);
+    await page.waitForSelector('.back-link');
+    const back = await page.$eval('.back-link', (e) => e.textContent);
+    assert(back === t('explorer.nav.back-step', { step: '3' }), `${code}: the back link says "${back}"`);
   });
 }

@@ -4,16 +4,11 @@
 // explorer link's ?lang; Arabic right to left with its curves, heatmaps and token rows left to
 // right. One training step at the wide size, so that the status line and the heads' badges are
 // filled. Screenshots of ar, es and fr go to docs/ (docs/i18n-playground-<lang>.png).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TYPE, parse } from '@formatjs/icu-messageformat-parser';
 
 import { repo } from '../js/helpers.mjs';
-import { assert, browserSuite } from './server.mjs';
+import { assert, browserSuite, clippedText, englishFor, englishShown } from './server.mjs';
 
-const locales = join(repo, 'web', 'lib', 'locales');
-const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
-const en = catalogue('en');
 const LANGUAGES = ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar'];
 // Languages whose script this machine's Chromium has fonts for (no CJK fonts are installed on it).
 const SCREENSHOTS = new Set(['ar', 'es', 'fr']);
@@ -21,71 +16,16 @@ const VIEWPORTS = [
   { width: 1440, height: 900 },
   { width: 390, height: 844 },
 ];
-
-/** A message's literal text (placeholders and plural forms left out), as pieces. */
-function literals(message) {
-  const out = [];
-  const walk = (elements) => {
-    for (const e of elements) {
-      if (e.type === TYPE.literal) out.push(e.value);
-      else if (e.type === TYPE.plural || e.type === TYPE.select) for (const o of Object.values(e.options)) walk(o.value);
-      else if (e.type === TYPE.tag) walk(e.children);
-    }
-  };
-  walk(parse(message));
-  return out.map((s) => s.trim()).filter((s) => /\p{L}{2,}/u.test(s));
-}
-
-/**
- * The English the screen must not show in `code`: whole messages without placeholders (matched
- * against an element's whole text: "Play", "Seed") and pieces of a dozen characters or more of the
- * others (matched anywhere), each only where the translation does not say the same (RoPE, MLP).
- */
-function englishFor(code) {
-  const own = catalogue(code);
-  const whole = [];
-  const pieces = [];
-  for (const [id, message] of Object.entries(en)) {
-    if (id === '@metadata' || own[id] === message) continue;
-    const translated = literals(own[id]).join(' ');
-    const parts = literals(message);
-    if (parts.length === 1 && parts[0] === message.trim()) {
-      if (!translated.includes(message)) whole.push(message);
-    } else for (const p of parts) if (p.length >= 12 && !translated.includes(p)) pieces.push(p);
-  }
-  return { whole, pieces };
-}
+// The header, the panels and the status line: where the English and the clipped text are looked for.
+const REGIONS = '.pg-site-header, .pg-side, .pg-panel, .pg-statusbar';
 
 const test = browserSuite('playground-i18n', { contextPerTest: true, timeout: 20000, screenshots: 'playground-i18n-' });
 
-/** What the page shows, read in the page: texts, placeholders, clipped text, lang/dir, directions. */
-function readScreen({ whole, pieces }) {
-  const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+/** What the page shows, read in the page: placeholders, lang/dir, directions. */
+function readScreen() {
   const body = document.body.innerText;
-  const wholeSet = new Set(whole);
-  const english = [];
-  const clipped = [];
-  const regions = document.querySelectorAll('.pg-site-header, .pg-side, .pg-panel, .pg-statusbar');
-  for (const region of regions) {
-    for (const e of [region, ...region.querySelectorAll('*')]) {
-      if (!visible(e) || e.matches('input, select, option, canvas, progress')) continue;
-      const own = [...e.childNodes]
-        .filter((n) => n.nodeType === 3)
-        .map((n) => n.textContent)
-        .join('')
-        .trim();
-      if (!own) continue;
-      if (wholeSet.has(e.textContent.trim())) english.push(e.textContent.trim());
-      // Wider than its box: text cut off or spilling out (inline boxes have no width of their own).
-      if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
-        clipped.push(`${e.tagName.toLowerCase()}.${e.className}: ${own.slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`);
-    }
-  }
-  for (const p of pieces) if (body.includes(p)) english.push(p);
   const direction = (selector) => [...document.querySelectorAll(selector)].map((e) => getComputedStyle(e).direction);
   return {
-    english: [...new Set(english)],
-    clipped,
     placeholders: body.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [],
     lang: document.documentElement.lang,
     dir: document.documentElement.dir,
@@ -122,7 +62,9 @@ for (const code of LANGUAGES) {
         }
         await page.waitForSelector('.pg-badge');
       }
-      const seen = await page.evaluate(readScreen, words);
+      const seen = await page.evaluate(readScreen);
+      seen.english = await englishShown(page, words, REGIONS);
+      seen.clipped = await clippedText(page, REGIONS, 'input, select, option, canvas, progress');
       const where = `${code} at ${viewport.width}×${viewport.height}`;
       assert(seen.english.length === 0, `${where}: English on screen: ${JSON.stringify(seen.english)}`);
       assert(seen.placeholders.length === 0, `${where}: placeholders left: ${seen.placeholders.join(' ')}`);

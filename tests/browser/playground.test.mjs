@@ -109,7 +109,10 @@ test('switching heads off changes the loss and the predictions', async ({ page, 
   await waitStatus(page, (s) => s.status === 'paused' && Number(s.step) === 700);
   const before = await page.$$eval('.pg-next', (e) => e.map((x) => x.textContent).join(' '));
   for (const head of [1, 2]) await page.click(`.pg-head[data-layer="2"][data-head="${head}"] .pg-off`);
-  await page.waitForSelector('.pg-ablation:has-text("off: probe loss")');
+  // Both heads' line: the first click's line may show, then clear, before the second is measured.
+  await page.waitForFunction(() =>
+    /head 1 and layer 2 head 2 off: probe loss [\d.]+ \(on/.test(document.querySelector('.pg-ablation')?.textContent ?? ''),
+  );
   const text = await page.textContent('.pg-ablation');
   const [, off, on] = /probe loss ([\d.]+) \(on: ([\d.]+)\)/.exec(text);
   assert(Number(off) > Number(on) + 0.3, `layer 2 off raises the loss: ${text}`);

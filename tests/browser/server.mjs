@@ -2,12 +2,13 @@
 // scripts/serve.mjs on a free port, launching Chromium through playwright-core, and
 // browserSuite(), which runs a suite's tests on node:test against them.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { TYPE, parse } from '@formatjs/icu-messageformat-parser';
 import { CHROMIUM_ARGS, chromiumPath, startServer } from '../../scripts/chromium.mjs';
 
 export { startServer };
@@ -207,4 +208,108 @@ export function assertMatrix(actual, expected, what, tol) {
     assert(row.length === expected[i].length, `${what} row ${i + 1}: ${row.length} values, expected ${expected[i].length}`);
     row.forEach((v, j) => assert(Math.abs(v - expected[i][j]) <= tol, `${what}[${i}][${j}] = ${v}, expected ${expected[i][j]}`));
   });
+}
+
+// ---- the learner's language (issue 33): what the i18n suites check on screen --------------------
+const locales = join(root, 'web', 'lib', 'locales');
+/** A language's catalogue, web/lib/locales/<code>.json. */
+export const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
+
+/** A message's literal text (placeholders and plural forms left out), as pieces. */
+function literals(message) {
+  const out = [];
+  const walk = (elements) => {
+    for (const e of elements) {
+      if (e.type === TYPE.literal) out.push(e.value);
+      else if (e.type === TYPE.plural || e.type === TYPE.select) for (const o of Object.values(e.options)) walk(o.value);
+      else if (e.type === TYPE.tag) walk(e.children);
+    }
+  };
+  walk(parse(message));
+  return out.map((s) => s.trim()).filter((s) => /\p{L}{2,}/u.test(s));
+}
+
+/**
+ * The English the screen must not show in `code`: whole messages without placeholders (matched
+ * against an element's whole text: "Play", "Seed") and pieces of a dozen characters or more of the
+ * others (matched anywhere), each only where the translation does not say the same (RoPE, MLP).
+ * `only`: the ids to take (a test of one page's words), all by default.
+ */
+export function englishFor(code, only = () => true) {
+  const en = catalogue('en');
+  const own = catalogue(code);
+  const whole = [];
+  const pieces = [];
+  for (const [id, message] of Object.entries(en)) {
+    if (id === '@metadata' || own[id] === message || !only(id)) continue;
+    const translated = literals(own[id]).join(' ');
+    const parts = literals(message);
+    if (parts.length === 1 && parts[0] === message.trim()) {
+      if (!translated.includes(message)) whole.push(message);
+    } else for (const p of parts) if (p.length >= 12 && !translated.includes(p)) pieces.push(p);
+  }
+  return { whole, pieces };
+}
+
+/**
+ * The English of `words` (englishFor) that the elements of `regions` (a selector) show: an element
+ * whose whole text is a whole message, or a piece anywhere in their text; `skip` (a selector):
+ * elements whose words are not the interface's (a user's text, the core's sentences).
+ */
+export function englishShown(page, words, regions, skip = null) {
+  return page.evaluate(
+    ([{ whole, pieces }, regions, skip]) => {
+      const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+      const wholeSet = new Set(whole);
+      const english = [];
+      let text = '';
+      for (const region of document.querySelectorAll(regions)) {
+        if (!visible(region)) continue;
+        const walker = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          const parent = n.parentElement;
+          if (parent && visible(parent) && !(skip && parent.closest(skip))) text += n.textContent;
+        }
+        text += '\n';
+        for (const e of [region, ...region.querySelectorAll('*')]) {
+          if (!visible(e) || (skip && e.closest(skip))) continue;
+          const own = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+          if (own && wholeSet.has(e.textContent.trim())) english.push(e.textContent.trim());
+        }
+      }
+      text = text.replace(/\s+/g, ' ');
+      for (const p of pieces) if (text.includes(p.replace(/\s+/g, ' '))) english.push(p);
+      return [...new Set(english)];
+    },
+    [words, regions, skip],
+  );
+}
+
+/**
+ * Text clipped in the elements of `regions` (a selector): an element with text of its own that is
+ * wider than its box (text cut off or spilling out; inline boxes have no width of their own),
+ * leaving out `skip` (controls, drawings) and marks drawn by CSS. As "tag#id.class: text (widths)".
+ */
+export function clippedText(page, regions, skip = 'input, select, option, svg, svg *, canvas, progress') {
+  return page.evaluate(
+    ([regions, skip]) => {
+      const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
+      const clipped = [];
+      for (const region of document.querySelectorAll(regions)) {
+        for (const e of [region, ...region.querySelectorAll('*')]) {
+          if (!visible(e) || e.matches(skip)) continue;
+          const own = [...e.childNodes]
+            .filter((n) => n.nodeType === 3)
+            .map((n) => n.textContent)
+            .join('')
+            .trim();
+          if (!own) continue;
+          if (e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+            clipped.push(`${e.tagName.toLowerCase()}#${e.id}.${e.className}: ${own.slice(0, 60)} (${e.scrollWidth} > ${e.clientWidth})`);
+        }
+      }
+      return clipped;
+    },
+    [regions, skip],
+  );
 }

@@ -26,7 +26,11 @@ const {
   formatNumber,
   texNumber,
   matrixToText,
+  stepCaption,
+  numpyScript,
+  pytorchScript,
 } = pkg;
+const { createTranslator, english, loadCatalogue } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
 
@@ -216,4 +220,69 @@ test('numbers as text: one rule for the views (places, scientific, infinities) a
   assert.equal(matrixToText([1.5, '-inf']), '1.5 -inf');
   const back = engine.parseMatrix(matrixToText(m), 'M');
   assert.deepEqual(back, m);
+});
+
+test("an export in French: the headings, captions and the heatmap's words are French's, every number English's", async () => {
+  const fr = createTranslator('fr', await loadCatalogue('fr'));
+  const displays = (tex) => tex.match(/\\\[[\s\S]*?\\\]/g) ?? [];
+  for (const [name, problem] of Object.entries(PROBLEMS)) {
+    const trace = engine.run(problem);
+    const en = solutionLatex(problem, trace, { decimals: 3, standalone: true });
+    // English by default, and English's words are the catalogue's (the same text with t: english).
+    assert.equal(solutionLatex(problem, trace, { decimals: 3, standalone: true, t: english }), en, name);
+    const french = solutionLatex(problem, trace, { decimals: 3, standalone: true, t: fr });
+    assert.ok(french.includes(`\\title{${fr('export.solution.title')}}`) && !french.includes('step by step'), `${name}: the title`);
+    assert.ok(french.includes(`\\paragraph{${fr('export.solution.given')}}`) && !french.includes('{Given}'), `${name}: "Given"`);
+    assert.ok(!/ queries, | keys, |, head \d/.test(french), `${name}: English in the French export`);
+    // Every formula and matrix, every number, as in English.
+    assert.ok(displays(en).length > trace.steps.length, name);
+    assert.deepEqual(displays(french), displays(en), name);
+    trace.steps.forEach((step, i) => {
+      const caption = stepCaption(step, trace.meta.heads, fr);
+      assert.ok(french.includes(`\\paragraph{${i + 1}. ${caption}}`), `${name}: step ${i + 1} is captioned "${caption}"`);
+      if (trace.meta.heads > 1 && typeof step.head === 'number' && step.head >= 0)
+        assert.equal(caption, `${fr(step.title_id)}, tête ${step.head + 1}`);
+    });
+  }
+  // The scripts: their opening comment in French, their code (every line but comments) English's.
+  const multihead = PROBLEMS['multi-head with W_O'];
+  const multiTrace = engine.run(multihead);
+  const code = (script) => script.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+  for (const script of [numpyScript, pytorchScript]) {
+    const en = script(multihead, multiTrace, { recipe: 'np.random.seed(0)' });
+    assert.equal(script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: english }), en);
+    const french = script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: fr });
+    assert.ok(en.startsWith('# Scaled dot-product attention, every step, in '), en.slice(0, 80));
+    assert.ok(
+      french.startsWith(`# ${fr('export.script.title', { library: script === numpyScript ? 'NumPy' : 'PyTorch' })}\n`),
+      french.slice(0, 80),
+    );
+    assert.ok(
+      french.includes(`# ${fr('export.script.recipe')}\n#   np.random.seed(0)`) && !french.includes('The inputs below'),
+      'the recipe',
+    );
+    assert.ok(french.includes(`  ${fr('step.scores')}: `) && !french.includes('(head 1 stands for every head)'), 'the steps');
+    assert.ok(code(en).length > 50);
+    assert.deepEqual(code(french), code(en));
+  }
+  assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2), 'Scores, head 2');
+  assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2, fr), 'Scores, tête 2');
+
+  // A heatmap: the scale's meaning and a masked cell's tooltip in French, its cells English's.
+  const trace = engine.run(PROBLEMS['keep-mask with a fully masked row']);
+  const weights = trace.steps.find((s) => s.id === 'weights');
+  const masked = weights.data.map((row) => row.map((v, j) => j === 0));
+  const cells = (svg) =>
+    svg
+      .split('\n')
+      .filter((l) => l.startsWith('<rect x=') || /text-anchor="middle" fill/.test(l))
+      .map((l) => l.replace(/<title>[^<]*<\/title>/, ''));
+  const enSvg = heatmapSvg(weights, { masked, numbers: true });
+  const frSvg = heatmapSvg(weights, { masked, numbers: true, t: fr });
+  assert.ok(enSvg.includes('>weight, 0 to 1<') && enSvg.includes(' (masked)</title>'), 'English heatmap');
+  assert.ok(frSvg.includes(`>${fr('export.legend.probability')}<`) && !frSvg.includes('weight, 0 to 1'), 'the French scale');
+  assert.ok(frSvg.includes(' (masqué)</title>') && !frSvg.includes('(masked)'), 'the French tooltip');
+  assert.ok(frSvg.includes(`<title>${fr('step.weights')} `), 'the French default title');
+  assert.ok(cells(enSvg).length >= 2 * weights.data.length * weights.data[0].length);
+  assert.deepEqual(cells(frSvg), cells(enSvg));
 });

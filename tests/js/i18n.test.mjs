@@ -152,14 +152,61 @@ describe('choosing the language', () => {
 // attributes; the page's say() and showError(); setCustomValidity(); Object.assign()'s textContent.
 // Each such expression may hold words (a run of two letters) only inside a call (t('id', ...), a
 // function's result) or as an allowed literal below; never as a string literal or template text.
+// Markup written with html`` (the explorer's share, export and embed views): its text between tags
+// and its title/aria-label/placeholder/alt attributes hold no words; a message comes in as ${t(…)}.
+// And an Error's message (the views show it: "Export failed: …") is a message too.
 // And playground.html: every text in <body> is inside an element with data-i18n (filled from the
 // catalogue) or is not words.
-const SCANNED = ['web/lib/playground.js', 'web/page/playground-page.js'];
+const SCANNED = [
+  'web/lib/playground.js',
+  'web/page/playground-page.js',
+  // The explorer's teaching views: the exercise (teacher and student), the walkthroughs.
+  'web/page/exercise.js',
+  'web/page/student.js',
+  'web/page/practice.js',
+  // The explorer page's views (issue 33): every word they write is the catalogue's.
+  ...['selection', 'why', 'explain', 'glance', 'heads', 'pipeline', 'controls', 'inputs', 'editor', 'mask-editor']
+    .concat([
+      'mask-components',
+      'cards',
+      'update',
+      'app',
+      'stepper',
+      'steps',
+      'scrollables',
+      'first-screen',
+      'editors',
+      'trace-links',
+      'main',
+    ])
+    .map((m) => `web/page/${m}.js`),
+  // The explorer's share, export and embed views, its lesson files and links (explorer.share/export/embed/lesson.*).
+  'web/page/share-panel.js',
+  'web/page/export-panel.js',
+  'web/page/embed-builder.js',
+  'web/page/embed.js',
+  'web/page/lesson-file.js',
+  'web/page/link.js',
+  'web/page/copy.js',
+  'web/page/copy-latex.js',
+  'web/page/back-link.js',
+  'web/page/frame-resize.js',
+];
 // Literals with letters that are not English for a learner, with why.
-const ALLOWED = new Map([]);
+const ALLOWED = new Map([
+  ['kv', 'X_kv: a symbol (X<sub>kv</sub>)'],
+  ['unknown export ', "a programming error: the formats are the walkthrough's own buttons"],
+  ['model', 'd_model: a symbol (d<sub>model</sub>)'],
+  ['−ln ', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ['−ln S', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ...['randn', 'normal', 'rand', 'randint', 'seed', 'loc', 'scale', 'low', 'high'].map((w) => [
+    w,
+    "numpy's names: the random fill's functions and arguments",
+  ]),
+]);
 const TEXT_ATTRIBUTES = new Set(['title', 'aria-label', 'placeholder', 'alt', 'textContent']);
 const TEXT_PROPERTIES = new Set(['textContent', 'title', 'placeholder', 'innerText']);
-const SINK_CALLS = new Set(['say', 'showError', 'setCustomValidity']);
+const SINK_CALLS = new Set(['say', 'showError', 'setCustomValidity', 'alert', 'confirm', 'prompt']);
 const WORDS = /\p{L}{2,}/u;
 
 /** The literal texts with words in an expression that reaches the DOM (calls are not entered). */
@@ -172,12 +219,55 @@ function wordsIn(node, found = []) {
   } else if (node.type === 'ConditionalExpression') {
     wordsIn(node.consequent, found);
     wordsIn(node.alternate, found);
-  } else if (node.type === 'LogicalExpression' || node.type === 'BinaryExpression') {
-    wordsIn(node.left, found);
+  } else if (node.type === 'LogicalExpression' || (node.type === 'BinaryExpression' && node.operator === '+')) {
+    // `a && b` writes b (a only when it is falsy: not words); a comparison writes true or false.
+    if (node.operator !== '&&') wordsIn(node.left, found);
     wordsIn(node.right, found);
   } else if (node.type === 'ArrayExpression') for (const e of node.elements) wordsIn(e, found);
+  else if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.tag.name === 'html')
+    htmlWords(node.quasi, found);
   else if (node.type === 'SpreadElement') wordsIn(node.argument, found);
   return found;
+}
+
+/**
+ * The words of an html`` template: its text between tags and the values of its text attributes
+ * (title, aria-label, placeholder, alt), literal or from its expressions; an expression elsewhere in
+ * a tag (a class, a style, a tag's name) is not words. A nested html`` is a sink of its own.
+ */
+function htmlWords(quasi, found) {
+  // A template of attributes only (html` class="hl"`) starts inside a tag.
+  const state = { inTag: /^\s*[\w-]+="/.test(quasi.quasis[0].value.raw), attr: null, text: '' };
+  const flush = (at) => {
+    const text = state.text.replace(/&#?\w+;/g, ' ').trim();
+    if (WORDS.test(text)) found.push({ text, at });
+    state.text = '';
+  };
+  quasi.quasis.forEach((q, i) => {
+    const raw = q.value.cooked ?? q.value.raw;
+    for (let k = 0; k < raw.length; k++) {
+      const c = raw[k];
+      if (!state.inTag && c === '<') {
+        flush(q.start);
+        state.inTag = true;
+        state.attr = null;
+      } else if (state.inTag && state.attr === null && c === '>') state.inTag = false;
+      else if (state.inTag && state.attr === null && c === '"') {
+        const name = /([\w-]+)=$/.exec(raw.slice(0, k))?.[1] ?? '';
+        state.attr = TEXT_ATTRIBUTES.has(name) ? name : '';
+      } else if (state.inTag && state.attr !== null && c === '"') {
+        if (state.attr) flush(q.start);
+        state.attr = null;
+      } else if (!state.inTag || state.attr) state.text += c;
+    }
+    const e = quasi.expressions[i];
+    if (!e || (e.type === 'TaggedTemplateExpression' && e.tag.name === 'html')) return;
+    if (!state.inTag || state.attr) {
+      flush(q.start);
+      wordsIn(e, found);
+    }
+  });
+  flush(quasi.start);
 }
 
 /** Every expression of `program` that reaches the DOM as text (see above). */
@@ -187,6 +277,7 @@ function sinks(program) {
   const visit = (node) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) return node.forEach(visit);
+    if (node.type === 'NewExpression' && name(node.callee) === 'Error') out.push(...node.arguments);
     if (node.type === 'CallExpression') {
       const callee = node.callee.type === 'MemberExpression' ? name(node.callee.property) : name(node.callee);
       if (callee === 'el') {
@@ -200,6 +291,7 @@ function sinks(program) {
           if (a.type === 'ObjectExpression') for (const p of a.properties) if (TEXT_ATTRIBUTES.has(name(p.key))) out.push(p.value);
       }
     }
+    if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.tag.name === 'html') out.push(node);
     if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property)))
       out.push(node.right);
     for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v);
@@ -230,10 +322,19 @@ describe("the scan: no English words reach the playground's DOM outside the cata
 
   test('the scan finds words written straight into the DOM (it is not blind)', async () => {
     const source =
-      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');";
+      "el('p', { title: `step ${n}` }, 'Play'); x.textContent = ok ? t('a') : 'Pause'; say(`Saved ${n}.`); b.setAttribute('aria-label', 'heads');" +
+      ' setHtml(box, html`<p title="Close it" id="x">${t(\'a\')} <b>Dismiss</b> ${n} px</p>`); throw new Error(`export ${f} failed`);';
     assert.deepEqual(
       (await englishInSource(source, 'probe.js')).map((w) => w.text),
-      ['Play', 'step ', 'Pause', 'Saved ', 'heads'],
+      ['Play', 'step ', 'Pause', 'Saved ', 'heads', 'Close it', 'Dismiss', 'px', 'export ', ' failed'],
+    );
+    // html``: text between tags, text attributes, expressions there; not classes, styles, conditions.
+    const markup =
+      'html`<p class="hint ${big && \'wide\'}" title="Copy ${n}">Hello <b>${x}</b>${ok && \' there\'}${n > 1 && \'items\'}</p>`; html` class="hl"`;' +
+      "html`<button aria-label=\"${t('x')}\">${t('y')}</button> &nbsp;${rows.map((r) => html`<td>row ${r}</td>`)}`; confirm('Sure?');";
+    assert.deepEqual(
+      (await englishInSource(markup, 'probe.js')).map((w) => w.text),
+      ['Copy', 'Hello', ' there', 'items', 'row', 'Sure?'],
     );
   });
 

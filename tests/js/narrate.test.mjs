@@ -33,6 +33,19 @@ function told(id, edit = (p) => p) {
   return { trace, sentences, byKey };
 }
 
+/** X (3 × 4), W_Q (4 × 4), W_K and W_V (4 × 2) and learned positions P (3 × 4), drawn from `seed`. */
+const smallInputs = (seed) =>
+  engine.random(
+    seed,
+    [
+      [3, 4],
+      [4, 4],
+      [4, 2],
+      [4, 2],
+      [3, 4],
+    ].map((shape) => ({ kind: 'randn', shape })),
+  );
+
 test('the first example: a soft dictionary lookup, told in its own words and numbers', () => {
   const { byKey, trace, sentences } = told('lookup');
   assert.equal(sentences.length, trace.steps.length);
@@ -454,7 +467,21 @@ function englishNarrationWords() {
 const SYMBOLS = ['softmax', 'tanh', 'rope', 'alibi', 'pe', 'transformer'];
 // French words spelled as English ones (the same word in both languages).
 const SAME_WORDS = {
-  fr: ['score', 'scores', 'variance', 'positions', 'position', 'cache', 'causal', 'angle', 'plus', 'logit', 'projections', 'original'],
+  fr: [
+    'score',
+    'scores',
+    'variance',
+    'positions',
+    'position',
+    'cache',
+    'causal',
+    'angle',
+    'plus',
+    'logit',
+    'projections',
+    'original',
+    'attention',
+  ],
   ar: [],
 };
 
@@ -486,16 +513,7 @@ function traces() {
   }
   // A KV cache (one key and two), a mask of your own that hides a whole row (with −∞ and with a
   // fill number), two heads sharing one key/value head, learned positions; sigmoid weights of one query.
-  const [X, W_Q, W_K, W_V, P] = engine.random(
-    5,
-    [
-      [3, 4],
-      [4, 4],
-      [4, 2],
-      [4, 2],
-      [3, 4],
-    ].map((shape) => ({ kind: 'randn', shape })),
-  );
+  const [X, W_Q, W_K, W_V, P] = smallInputs(5);
   const tokens = [
     [1, 0],
     [0, 1],
@@ -584,12 +602,132 @@ for (const lang of ['fr', 'ar']) {
       });
     }
     assert.ok(told > 300, `${told} sentences`);
-    // The traces reach every message of the step-through's narration (narrate.name.token is the walkthroughs').
+    // The traces reach every message of the step-through's narration (the rest are the walkthroughs', below).
     const en = JSON.parse(readFileSync(join(repo, 'web/lib/locales/en.json'), 'utf8'));
-    const unused = Object.keys(en).filter((id) => id.startsWith('narrate.') && !used.has(id));
-    assert.deepEqual(unused, ['narrate.name.token']);
+    const unused = Object.keys(en).filter((id) => id.startsWith('narrate.') && !used.has(id) && !WALKTHROUGH_IDS.test(id));
+    assert.deepEqual(unused, []);
   });
 }
+
+// The walkthroughs' own messages ("In practice": online softmax, decoding, tiles, gradients).
+const WALKTHROUGH_IDS =
+  /^narrate\.(online|decode|tiles|gradient)\.|^narrate\.(times|exactlyEqual|name\.(token|feature|position|row|column))$/;
+// Symbols the walkthroughs write in every language: NaN, the GPU's memories, the gradients' names.
+const WALK_SYMBOLS = ['nan', 'hbm', 'sram', 'do', 'da', 'ds', 'dq', 'dk', 'dv'];
+const WALK_SAME_WORDS = { fr: ['gradient', 'gradients', 'trace', 'matrices'], ar: [] };
+
+/**
+ * Every position of the walkthroughs, on problems that reach each of their sentences: [{ ours, theirs
+ * (a function of the translator), words (the learner's or the core's words a sentence may hold) }].
+ */
+function walkthroughSentences() {
+  const out = [];
+  const add = (tell, words = []) => out.push({ ours: tell(undefined), tell, words });
+  // Online softmax: with and without the max, in float32 and float64, an overflow and a hidden entry.
+  for (const [row, settings] of [
+    [[1, 100, 3], {}],
+    [[1, 100, 3], { subtractMax: false, precision: 'float32' }],
+    [[0, Math.log(3)], { subtractMax: false, precision: 'float32' }],
+    [[0, Math.log(3)], { subtractMax: false }],
+    [[2, -Infinity], {}],
+  ]) {
+    const r = engine.onlineSoftmax(row, settings);
+    for (let i = 0; i <= r.steps.length; i++) add((t) => narrateOnlineSoftmax(r, i, settings, t));
+  }
+  // Decoding and tiles: one head and two, named tokens and numbered ones.
+  const preset = findPreset('000-causal');
+  const causal = presetProblem(preset, engine).problem;
+  const [X, W_Q, W_K, W_V, P] = smallInputs(9);
+  const gqa = { X, W_Q, W_K, W_V, options: { heads: 2, kv_heads: 1 } };
+  for (const [problem, labels] of [
+    [causal, { tokensQ: preset.tokens, tokensK: preset.tokens }],
+    [causal, {}],
+    [{ ...gqa, options: { ...gqa.options, causal: true } }, {}],
+  ]) {
+    const d = engine.decode(problem);
+    d.steps.forEach((_, i) => add((t) => narrateDecodeStep(d, i, labels, t), preset.tokens));
+    for (const blocks of [
+      { block_q: 2, block_k: 2 },
+      { block_q: 1, block_k: 1 },
+    ]) {
+      const tiles = engine.tiles(problem, blocks);
+      for (let i = 0; i <= tiles.tiles.length; i++) add((t) => narrateTile(tiles, i, labels, t), preset.tokens);
+    }
+  }
+  // Gradients: every step of problems with a mask and a softcap, RoPE and learned positions, heads
+  // sharing a key/value head and not, a cache, sigmoid weights, dO of your own.
+  const lookup = findPreset('lookup');
+  const lookupLabels = { tokensQ: lookup.tokens, tokensK: lookup.kvTokens };
+  const base = presetProblem(lookup, engine).problem;
+  const cache = { Q: [[1, 0]], K: [[0, 1]], V: [[1, 1]], past_K: [[1, 0]], past_V: [[0, 1]] };
+  for (const [problem, labels] of [
+    [base, lookupLabels],
+    [{ ...base, options: { causal: true, softcap: 2 } }, lookupLabels],
+    [
+      { ...base, options: { score_fn: 'sigmoid' } },
+      { ...lookupLabels, options: { score_fn: 'sigmoid' } },
+    ],
+    [{ ...base, dO: base.Q.map((row) => row.map((_, j) => j)) }, lookupLabels],
+    [gqa, {}],
+    [{ X, W_Q, W_K: W_Q, W_V: W_Q, P, options: { heads: 2, rope: true, positional: 'learned' } }, {}],
+    [cache, {}],
+  ]) {
+    const g = engine.gradients(problem);
+    // The core's formula text (still English: the core's explanations) is not the walkthrough's words.
+    const words = g.steps.flatMap((s) => String(s.text).match(/[A-Za-z]{2,}/g) ?? []);
+    g.steps.forEach((s, i) => {
+      if (s.id.startsWith('d')) add((t) => narrateGradientStep(g, i, labels, t), [...words, ...lookup.tokens, ...lookup.kvTokens]);
+    });
+  }
+  // A gradient step on axes narration has no names for (positions; others by row and column).
+  const step = {
+    id: 'dP',
+    head: -1,
+    axes: ['positions', 'other'],
+    data: [[0, -2]],
+    text: 'dP',
+    title: 'Gradient of P',
+    title_id: 'step.dP',
+  };
+  const odd = { meta: { heads: 1, kv_heads: 1 }, loss: 0, steps: [step, { ...step, axes: ['other', 'features'] }] };
+  for (const i of [0, 1]) add((t) => narrateGradientStep(odd, i, {}, t));
+  return out;
+}
+
+test('the walkthroughs speak the catalogue too: English unchanged by default, every sentence in French and Arabic', async () => {
+  const sentences = walkthroughSentences();
+  // English's translator is the default: passing it changes nothing.
+  const { english } = await import(`${dist}i18n.js`);
+  for (const { ours, tell } of sentences) assert.equal(tell(english), ours);
+  const en = JSON.parse(readFileSync(join(repo, 'web/lib/locales/en.json'), 'utf8'));
+  const englishWords = englishNarrationWords();
+  for (const lang of ['fr', 'ar']) {
+    const used = new Set();
+    const t = noting(await loadTranslator(lang), used);
+    const allowed = new Set([...SYMBOLS, ...WALK_SYMBOLS, ...SAME_WORDS[lang], ...WALK_SAME_WORDS[lang]]);
+    for (const { ours, tell, words } of sentences) {
+      const theirs = tell(t);
+      const where = `${lang}: ${theirs}\n  en: ${ours}`;
+      assert.ok(theirs.length > 0 && !/[{}]/.test(theirs), where);
+      assert.notEqual(theirs, ours, where);
+      const own = new Set(
+        words.flatMap(
+          (w) =>
+            String(w)
+              .toLowerCase()
+              .match(/[a-z]{2,}/g) ?? [],
+        ),
+      );
+      const leaked = (theirs.match(/[A-Za-z]{2,}/g) ?? [])
+        .map((w) => w.toLowerCase())
+        .filter((w) => englishWords.has(w) && !allowed.has(w) && !own.has(w));
+      assert.deepEqual(leaked, [], where);
+      assert.deepEqual(numbersIn(theirs), numbersIn(ours), where);
+    }
+    const unused = Object.keys(en).filter((id) => WALKTHROUGH_IDS.test(id) && !used.has(id));
+    assert.deepEqual(unused, [], `${lang}: walkthrough messages no sentence reached`);
+  }
+});
 
 test('the sentences of other languages: quotes, names, plurals and lists are the catalogue’s', async () => {
   const fr = await loadTranslator('fr');

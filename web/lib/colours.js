@@ -111,6 +111,8 @@ const SCALES = {
 };
 SCALES.weights = SCALES.probability;
 const scaleOf = (kind) => SCALES[kind] ?? SCALES.signed;
+/** The name of `kind`'s scale (probability, keep_mask, signed, additive_bias): a legend's message is `export.legend.<name>`. */
+export const legendScale = (kind) => (kind === 'weights' ? 'probability' : Object.hasOwn(SCALES, kind) ? kind : 'signed');
 
 /**
  * The values at the two ends of a matrix's colour scale: [0, 1] or [-max, max].

@@ -2,6 +2,7 @@
 // options; a step's head and file name. No DOM, no wasm.
 
 import { numberWord } from './format.js';
+import { english, stepTitle } from './i18n.js';
 
 /** A problem's inputs, in the order views show them (each bias after its weights). */
 export const INPUT_KEYS = ['Q', 'K', 'V', 'X', 'X_kv', 'W_Q', 'W_K', 'W_V', 'b_Q', 'b_K', 'b_V', 'W_O', 'b_O'];
@@ -96,12 +97,14 @@ export function headOf(step) {
 }
 
 /**
- * A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2".
+ * A step's caption: its title, and its head (from 1) when there are several, e.g. "Scores, head 2",
+ * in the language of `t` (the title is the catalogue's for the step's `title_id`).
  * @type {typeof import('./index.js').stepCaption}
  */
-export function stepCaption(step, heads) {
+export function stepCaption(step, heads, t = english) {
   const h = headOf(step);
-  return `${step.title}${heads > 1 && h !== null ? `, head ${h + 1}` : ''}`;
+  const title = stepTitle(step, t);
+  return heads > 1 && h !== null ? t('export.caption.head', { title, head: h + 1 }) : title;
 }
 
 /**

@@ -98,6 +98,27 @@ export function createTranslator(lang, messages = en) {
 /** English's translator: the state's English text (the API's and the CLI's), and the fallback. */
 export const english = createTranslator('en', en);
 
+/**
+ * A step's caption in `t`'s language: its `title_id`'s message, else its own `title` (a step the
+ * core did not name, such as a walkthrough's matrix).
+ * @param {{ title_id?: string, title?: string }} step
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string | undefined}
+ */
+export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
+
+/**
+ * The id under `prefix` whose English message is `text`, or null: words stored in English (a
+ * student's paper holds its steps' English captions) read back as a message to show in a language.
+ * @param {string} text
+ * @param {string} prefix
+ * @returns {string | null}
+ */
+export function englishId(text, prefix) {
+  for (const [id, message] of Object.entries(en)) if (id.startsWith(prefix) && message === text) return id;
+  return null;
+}
+
 /** The catalogue of `lang` (English's for 'en' or a code without one). */
 export async function loadCatalogue(lang) {
   const loaded = await (LOADERS[lang] ?? LOADERS.en)();

@@ -1014,13 +1014,13 @@ export function narrateStep(trace: Trace, index: number, labels?: NarrateLabels,
  */
 export function weightSums(options?: Options, facts?: Partial<HeadFacts>): { kind: 'one' | 'lambda' | 'sink' | 'free'; phrase: string };
 /** Online softmax (engine.onlineSoftmax's result): position j < n tells entry j (running max, sum, rescale), position n the weights or the overflow. */
-export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions): string;
+export function narrateOnlineSoftmax(result: OnlineSoftmax, index: number, settings?: OnlineSoftmaxOptions, t?: Translator): string;
 /** engine.decode's step `index`: the cache, where the new token's weight goes, multiply-adds with and without the cache, the check against causal attention. */
-export function narrateDecodeStep(decoding: Decoding, index: number, labels?: NarrateLabels): string;
+export function narrateDecodeStep(decoding: Decoding, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** engine.tiles: position i < tiles.length tells tile i (running max, rescale, sum), position tiles.length the output's check and the bytes moved. */
-export function narrateTile(tiles: Tiles, index: number, labels?: NarrateLabels): string;
+export function narrateTile(tiles: Tiles, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** The gradient step `index` (into gradients.steps, an id starting with "d"): what it is, its largest entry, what heads share. */
-export function narrateGradientStep(gradients: Gradients, index: number, labels?: NarrateLabels): string;
+export function narrateGradientStep(gradients: Gradients, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** Cells that feed or are fed by a cell: of a step (index into trace.steps) or of a problem input. */
 export type Lineage = Array<
   | { step: number; level: number; cells: Array<[number, number]> }
@@ -1082,14 +1082,19 @@ export interface HeatmapOptions {
   /** Write the values in the cells (default: when cells are at least 36 px). */
   numbers?: boolean;
   decimals?: number;
+  /** The language of the file's own words (the scale's meaning, a masked cell's tooltip, the default title); default English. */
+  t?: Translator;
 }
 /** A step, or any matrix with the step fields an export uses. */
-type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; kind?: ValueKind };
+type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; title_id?: string; kind?: ValueKind };
 
 /** `trace` (the problem's) gives the mask kind: needed when the problem has a mask. */
 export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
-/** A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2". */
-export function stepCaption(step: Pick<Step, 'title' | 'head'>, heads: number): string;
+/**
+ * A step's title with its head (from 1) when `heads` > 1, e.g. "Scores, head 2", in the language
+ * of `t` (default English; the title is the catalogue's message `title_id`, else `title`).
+ */
+export function stepCaption(step: Pick<Step, 'title' | 'head'> & { title_id?: string }, heads: number, t?: Translator): string;
 /**
  * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): the positions
  * ("p = 0", from meta.rope_positions) and the rotated pairs i of θ_i ("i = 0"); null for any other step.
@@ -1115,8 +1120,11 @@ export function matrixToText(value: readonly (readonly (number | string)[])[] | 
 export function matrixLatex(data: readonly (readonly number[])[], options?: LatexOptions): string;
 /** "symbol = \begin{bmatrix}...\end{bmatrix}" (the step's own symbol; its formula is step.tex). */
 export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOptions): string;
-/** Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. */
-export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string }): string;
+/**
+ * Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. Its headings,
+ * captions and default title are in the language of `t` (default English); numbers are the same in every language.
+ */
+export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator }): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
 export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
 /** An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"). */
@@ -1177,11 +1185,13 @@ export function tilesCsv(tiles: Tiles): string;
 /** A NumPy script that recomputes every step; `--json` prints them as JSON. */
 export function numpyScript(problem: Problem, trace: Trace, options?: {
   recipe?: string;
+  /** The language of the opening comment (default English); the code is the same in every language. */
+  t?: Translator;
   /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
   gradients?: boolean;
 }): string;
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
-export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string }): string;
+export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string; t?: Translator }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
 /**

@@ -4,6 +4,7 @@
 
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { formatNumber, texNumber } from './format.js';
+import { english } from './i18n.js';
 
 /**
  * A matrix as a TeX bmatrix with `decimals` places.
@@ -82,20 +83,15 @@ function latexDocument(body, title) {
  * (`\[ ... \]`). With `standalone`, a complete document (amsmath) that pdflatex compiles.
  * @type {typeof import('./index.js').solutionLatex}
  */
-export function solutionLatex(
-  problem,
-  trace,
-  { decimals = 4, max = 16, standalone = false, title = 'Scaled dot-product attention, step by step' } = {},
-) {
+export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalone = false, title, t = english } = {}) {
   const ctx = problemContext(problem, trace);
   const parts = [];
   const m = trace.meta;
-  parts.push(
-    `% ${m.queries} queries, ${m.keys} keys, d_k = ${m.d_k}, d_v = ${m.d_v}, ${m.heads} head(s), ${m.layout} layout, ${m.precision}`,
-  );
+  const summary = { queries: m.queries, keys: m.keys, d_k: m.d_k, d_v: m.d_v, heads: m.heads, layout: m.layout, precision: m.precision };
+  parts.push(`% ${t('export.solution.summary', summary)}`);
   const given = Object.entries(ctx.inputs);
   if (given.length) {
-    parts.push('\\paragraph{Given}');
+    parts.push(`\\paragraph{${texText(t('export.solution.given'))}}`);
     for (const [name, value] of given) {
       const isVector = BIAS_KEYS.includes(name);
       parts.push(
@@ -105,13 +101,14 @@ export function solutionLatex(
     if (ctx.maskKind === 'additive') parts.push(`\\[ M = ${matrixLatex(ctx.mask, { decimals, max })} \\]`);
   }
   trace.steps.forEach((step, i) => {
-    parts.push(`\\paragraph{${i + 1}. ${texText(stepCaption(step, m.heads))}}`);
+    parts.push(`\\paragraph{${i + 1}. ${texText(stepCaption(step, m.heads, t))}}`);
     parts.push(`\\[ ${step.tex} \\]`);
     parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
-  for (const w of trace.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
+  // The core's warnings are English until the core speaks in message ids.
+  for (const w of trace.warnings ?? []) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
-  return standalone ? latexDocument(body, title) : body + '\n';
+  return standalone ? latexDocument(body, title ?? t('export.solution.title')) : body + '\n';
 }
 
 /**

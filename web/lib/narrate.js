@@ -8,7 +8,7 @@
 // sentence is made of and with which values; numbers arrive formatted here (formatNumber's decimal
 // point and minus), counts as numbers for the catalogue's plurals.
 import { formatNumber } from './format.js';
-import { english } from './i18n.js';
+import { english, stepTitle } from './i18n.js';
 
 const MINUS = '\u2212';
 
@@ -18,9 +18,7 @@ function sig(x) {
 }
 /** A weight as a whole percentage, the number alone ("80"): the catalogue writes the % sign. */
 const percent = (x) => String(Math.round(100 * x));
-const pct = (x) => `${percent(x)}%`;
 const num = (x) => formatNumber(x, 2);
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** The step's entry for query q and key k, whichever way its axes run. */
 function entry(step, q, k) {
@@ -348,7 +346,7 @@ const STEP_TELLERS = {
 export function narrateStep(trace, index, labels = {}, t = english) {
   const step = trace.steps[index];
   // A step narration has no words for: its caption, in the language (title: English's).
-  if (!Object.hasOwn(STEP_TELLERS, step.id)) return step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title;
+  if (!Object.hasOwn(STEP_TELLERS, step.id)) return stepTitle(step, t);
   const head = step.head != null && step.head >= 0 ? step.head : 0;
   const context = {
     trace,
@@ -370,192 +368,246 @@ export function narrate(trace, labels = {}, t = english) {
 
 // ---- attention in practice: one sentence per position of the page's walkthroughs --------------
 // (engine.onlineSoftmax, engine.decode, engine.tiles, engine.gradients), read off their results.
+// Their words are the catalogue's too (narrate.online.*, narrate.decode.*, narrate.tiles.*,
+// narrate.gradient.*); counts that may run past 999 (multiply-adds, bytes, tiles) arrive as text,
+// so no language groups their digits, and beside them a number for the plural.
 
-/** "keys w3–w4" or "key w3": the tokens [first, end) of a range, by name. */
-function span(range, name, one, many) {
+/** "keys w3–w4" or "key w3": the tokens [first, end) of a range, by name (`side`: queries or keys). */
+function span(range, name, side, t) {
   const [a, b] = range;
-  return b - a === 1 ? `${one} ${name(a)}` : `${many} ${name(a)}–${name(b - 1)}`;
+  return t(`narrate.tiles.${side}`, { single: b - a === 1 ? 'yes' : 'no', first: name(a), last: name(b - 1) });
 }
 /** How much smaller b is than a, as "4.0× less", or "1.5× more" when it is larger. */
-function times(a, b) {
-  if (!(a > 0) || !(b > 0) || a === b) return a === b ? 'the same' : '';
-  return a > b ? `${sig(a / b)}× less` : `${sig(b / a)}× more`;
+function times(a, b, t) {
+  if (!(a > 0) || !(b > 0) || a === b) return a === b ? t('narrate.times', { change: 'same', ratio: '' }) : '';
+  return a > b ? t('narrate.times', { change: 'less', ratio: sig(a / b) }) : t('narrate.times', { change: 'more', ratio: sig(b / a) });
 }
 /** A difference as "0 (exactly equal)" or "2.2e−16". */
-function difference(x) {
-  return x === 0 ? '0 (exactly equal)' : num(x);
+function difference(x, t) {
+  return x === 0 ? t('narrate.exactlyEqual') : num(x);
 }
+/** A count as the catalogue takes it: `n` for its plural, `text` its digits as they are. */
+const counted = (n) => ({ n, text: String(n) });
 
 /**
  * The sentence of position `index` of the online softmax of one row (engine.onlineSoftmax's
  * result): positions 0 … n − 1 are the entries, position n the weights. `settings`: the call's
- * { subtractMax, precision }.
+ * { subtractMax, precision }. `t`: the language's translator (English by default).
  * @type {typeof import('./index.js').narrateOnlineSoftmax}
  */
-export function narrateOnlineSoftmax(result, index, settings = {}) {
+export function narrateOnlineSoftmax(result, index, settings = {}, t = english) {
   const subtract = settings.subtractMax !== false;
   const precision = settings.precision ?? 'float64';
   const { steps } = result;
   if (index >= steps.length) {
     const n = result.weights.length;
     const bad = result.weights.filter((w) => Number.isNaN(w)).length;
+    const weights = { count: n, countText: String(n) };
     if (!Number.isFinite(result.sum) || bad) {
-      return (
-        `ℓ is ${num(result.sum)}, so each weight e^x / ℓ is 0 or NaN (∞ / ∞): ${bad} of ${plural(n, 'weight')} ${bad === 1 ? 'is' : 'are'} NaN and none is usable. ` +
-        'Subtracting the running max keeps every exponent at most 0, so the sum cannot overflow.'
-      );
+      return sentences(t, [
+        say('narrate.online.overflow', { sum: num(result.sum), bad, badText: String(bad), ...weights }),
+        say('narrate.online.overflow.fix'),
+      ]);
     }
     const top = result.weights.reduce((b, w, j) => (w > result.weights[b] ? j : b), 0);
-    return (
-      `Each weight is e^(x − m) / ℓ with m = ${num(result.max)} and ℓ = ${num(result.sum)}: entry ${top + 1} gets the most, ${pct(result.weights[top])}, and the ${plural(n, 'weight')} sum to 1.` +
-      (subtract
-        ? ''
-        : ` Without subtracting the max this worked only because no e^x overflowed ${precision} (there, x > ${precision === 'float32' ? '88.7' : '709.8'} would).`)
-    );
+    return sentences(t, [
+      say('narrate.online.weights', {
+        max: num(result.max),
+        sum: num(result.sum),
+        entry: String(top + 1),
+        share: percent(result.weights[top]),
+        ...weights,
+      }),
+      !subtract && say('narrate.online.weights.unsafe', { precision, limit: precision === 'float32' ? '88.7' : '709.8' }),
+    ]);
   }
   const s = steps[index];
-  const at = `Entry ${s.j + 1} (x = ${num(s.x)})`;
-  if (s.x === -Infinity) return `${at} is hidden: e^(−∞) = 0 adds nothing and the running max stays ${num(s.m_after)}.`;
+  const at = { entry: String(s.j + 1), x: num(s.x) };
+  if (s.x === -Infinity) return t('narrate.online.hidden', { ...at, max: num(s.m_after) });
   if (!subtract) {
-    if (!Number.isFinite(s.l_before))
-      return `${at}: ℓ is already ${num(s.l_before)}, and stays ${num(s.l_after)}: once the sum overflows, nothing brings it back.`;
+    if (!Number.isFinite(s.l_before)) return t('narrate.online.overflowed', { ...at, before: num(s.l_before), after: num(s.l_after) });
     return Number.isFinite(s.l_after)
-      ? `${at}: without subtracting the max, e^x is added as it is: ℓ = ${num(s.l_before)} + e^${num(s.x)} = ${num(s.l_after)}.`
-      : `${at}: without subtracting the max, e^${num(s.x)} is too large for ${precision} and overflows: ℓ = ${num(s.l_after)}.`;
+      ? t('narrate.online.add', { ...at, before: num(s.l_before), after: num(s.l_after) })
+      : t('narrate.online.overflows', { ...at, precision, after: num(s.l_after) });
   }
-  if (s.m_before === -Infinity) {
-    return `${at} starts the running max at m = ${num(s.m_after)} and the running sum at ℓ = e^(x − m) = ${num(s.l_after)}.`;
-  }
+  if (s.m_before === -Infinity) return t('narrate.online.start', { ...at, max: num(s.m_after), sum: num(s.l_after) });
   if (s.m_after > s.m_before) {
-    return `${at} is a new max (m: ${num(s.m_before)} → ${num(s.m_after)}), so the sum so far is rescaled by e^(${num(s.m_before)} − ${num(s.m_after)}) = ${num(s.rescale)} before e^(x − m) is added: ℓ = ${num(s.l_before)} · ${num(s.rescale)} + e^(x − m) = ${num(s.l_after)}.`;
+    return t('narrate.online.newMax', {
+      ...at,
+      before: num(s.m_before),
+      after: num(s.m_after),
+      rescale: num(s.rescale),
+      sumBefore: num(s.l_before),
+      sum: num(s.l_after),
+    });
   }
-  return `${at} is not above the max m = ${num(s.m_after)}: the rescale factor is 1 and ℓ grows by e^(x − m) from ${num(s.l_before)} to ${num(s.l_after)}.`;
+  return t('narrate.online.notMax', { ...at, max: num(s.m_after), sumBefore: num(s.l_before), sum: num(s.l_after) });
 }
 
 /**
  * The sentence of step `index` of engine.decode's result: the cache, where the new query's weight
  * goes (head 1), the work with and without the cache (this token and so far) and the check
- * against full causal attention. `labels`: { tokensQ, tokensK } as for narrateStep.
+ * against full causal attention. `labels`: { tokensQ, tokensK } as for narrateStep; `t` as there.
  * @type {typeof import('./index.js').narrateDecodeStep}
  */
-export function narrateDecodeStep(decoding, index, labels = {}) {
+export function narrateDecodeStep(decoding, index, labels = {}, t = english) {
   const s = decoding.steps[index];
-  const q = namer(labels.tokensQ, 'token');
-  const k = namer(labels.tokensK ?? labels.tokensQ, 'token');
+  const q = namer(labels.tokensQ, 'token', t);
+  const k = namer(labels.tokensK ?? labels.tokensQ, 'token', t);
   const heads = s.weights.length;
-  let text =
+  const said = [
     s.t === 0
-      ? `${q(0)} comes first: the cache is empty, so its query reads only its own key and value.`
-      : `${q(s.t)}'s query reads the cache of ${plural(s.t, 'earlier key')} and values plus its own: ${s.cache_rows} rows.`;
+      ? say('narrate.decode.first', { query: q(0) })
+      : say('narrate.decode.reads', { query: q(s.t), earlier: s.t, earlierText: String(s.t), rows: String(s.cache_rows) }),
+  ];
   if (s.t > 0) {
     const w = s.weights[0];
     const top = w.reduce((b, v, j) => (v > w[b] ? j : b), 0);
-    text += ` ${heads > 1 ? 'In head 1 it' : 'It'} puts ${pct(w[top])} of its weight on ${k(top)}.`;
+    said.push(say('narrate.decode.weight', { multi: heads > 1 ? 'yes' : 'no', share: percent(w[top]), key: k(top) }));
   }
   const upTo = decoding.steps.slice(0, index + 1);
   const cached = upTo.reduce((a, x) => a + x.flops_cached, 0);
   const full = upTo.reduce((a, x) => a + x.flops_full, 0);
-  text +=
-    ` With the cache this token costs ${s.flops_cached} multiply-adds, recomputing ${s.t === 0 ? 'it' : `tokens 1–${s.t + 1}`} from scratch ${s.flops_full}; so far ${cached} against ${full}` +
-    (full > cached ? ` (${times(full, cached)}).` : '.');
-  text += ` The row equals row ${s.t + 1} of full causal attention: largest difference ${difference(s.difference)}.`;
-  return text;
+  said.push(
+    say('narrate.decode.cost', {
+      cached: String(s.flops_cached),
+      full: String(s.flops_full),
+      first: s.t === 0 ? 'yes' : 'no',
+      last: String(s.t + 1),
+      cachedSoFar: String(cached),
+      fullSoFar: String(full),
+      saved: full > cached ? 'yes' : 'no',
+      saving: full > cached ? times(full, cached, t) : '',
+    }),
+    say('narrate.decode.check', { row: String(s.t + 1), difference: difference(s.difference, t) }),
+  );
+  return sentences(t, said);
 }
 
 /**
  * The sentence of position `index` of engine.tiles' result: positions 0 … n − 1 are the tiles in
- * the order visited, position n the final output and the memory traffic.
+ * the order visited, position n the final output and the memory traffic. `t` as narrateStep's.
  * @type {typeof import('./index.js').narrateTile}
  */
-export function narrateTile(tiles, index, labels = {}) {
-  const q = namer(labels.tokensQ, 'query');
+export function narrateTile(tiles, index, labels = {}, t = english) {
+  const q = namer(labels.tokensQ, 'query', t);
   // In "queries 1–2 with keys 3–4" a missing name is its number alone.
   const bareQ = (i) => labels.tokensQ?.[i] ?? String(i + 1);
   const bareK = (i) => labels.tokensK?.[i] ?? String(i + 1);
   const all = tiles.tiles;
   if (index >= all.length) {
-    const skipped = tiles.skipped ? `, ${plural(tiles.skipped, 'tile')} skipped` : '';
-    return (
-      `All ${plural(tiles.visited, 'tile')} computed${skipped}: each query's output is Õ / ℓ, equal to the trace's output (largest difference ${difference(tiles.max_difference)}). ` +
-      `With ${tiles.block_q} × ${tiles.block_k} blocks these tiles move ${tiles.bytes_flash} bytes between HBM and SRAM, the standard algorithm ${tiles.bytes_standard} ` +
-      `(${times(tiles.bytes_standard, tiles.bytes_flash)}): it writes the whole score and weight matrices out and reads them back; the tiles never store them.`
-    );
+    const visited = counted(tiles.visited);
+    const skipped = counted(tiles.skipped ?? 0);
+    return sentences(t, [
+      say('narrate.tiles.done', {
+        visited: visited.n,
+        visitedText: visited.text,
+        skipped: skipped.n,
+        skippedText: skipped.text,
+        difference: difference(tiles.max_difference, t),
+      }),
+      say('narrate.tiles.bytes', {
+        blockQ: String(tiles.block_q),
+        blockK: String(tiles.block_k),
+        flash: String(tiles.bytes_flash),
+        standard: String(tiles.bytes_standard),
+        ratio: times(tiles.bytes_standard, tiles.bytes_flash, t),
+      }),
+    ]);
   }
-  const t = all[index];
-  const where = `Tile ${index + 1} of ${all.length}${tiles.blocks.some((b) => b.head > 0) ? ` (head ${t.head + 1})` : ''}: ${span(t.queries, bareQ, 'query', 'queries')} with ${span(t.keys, bareK, 'key', 'keys')}`;
-  if (t.skipped) return `${where}: every score is hidden (−∞), so the algorithm skips it: no work and no memory traffic.`;
+  const tile = all[index];
+  const where = t('narrate.tiles.where', {
+    tile: String(index + 1),
+    tiles: String(all.length),
+    multi: tiles.blocks.some((b) => b.head > 0) ? 'yes' : 'no',
+    head: String(tile.head + 1),
+    queries: span(tile.queries, bareQ, 'queries', t),
+    keys: span(tile.keys, bareK, 'keys', t),
+  });
+  if (tile.skipped) return t('narrate.tiles.skipped', { where });
   const next = all[index + 1];
-  const last = !next || next.head !== t.head || next.q_block !== t.q_block;
-  const done = last ? ` That was these queries' last key block: their output is Õ / ℓ.` : '';
-  const first = t.queries[0];
-  if (t.m_before.every((m) => m === -Infinity)) {
-    return `${where}, their first visited keys: the tile's scores start each query's running max m and sum ℓ (${q(first)}: m = ${num(t.m_after[0])}, ℓ = ${num(t.l_after[0])}) and its partial output Õ.${done}`;
+  const last = !next || next.head !== tile.head || next.q_block !== tile.q_block;
+  const done = last && say('narrate.tiles.last');
+  const first = tile.queries[0];
+  if (tile.m_before.every((m) => m === -Infinity)) {
+    return sentences(t, [
+      say('narrate.tiles.first', { where, query: q(first), max: num(tile.m_after[0]), sum: num(tile.l_after[0]) }),
+      done,
+    ]);
   }
-  const raised = t.m_after.findIndex((m, i) => m > t.m_before[i]);
+  const raised = tile.m_after.findIndex((m, i) => m > tile.m_before[i]);
   if (raised >= 0) {
-    return `${where}: the new keys raise ${q(first + raised)}'s running max from ${num(t.m_before[raised])} to ${num(t.m_after[raised])}, so its sum and partial output are first rescaled by e^(${num(t.m_before[raised])} − ${num(t.m_after[raised])}) = ${num(t.rescale[raised])}; then the new keys are added: ℓ ${num(t.l_before[raised])} → ${num(t.l_after[raised])}.${done}`;
+    return sentences(t, [
+      say('narrate.tiles.raise', {
+        where,
+        query: q(first + raised),
+        before: num(tile.m_before[raised]),
+        after: num(tile.m_after[raised]),
+        rescale: num(tile.rescale[raised]),
+        sumBefore: num(tile.l_before[raised]),
+        sum: num(tile.l_after[raised]),
+      }),
+      done,
+    ]);
   }
-  return `${where}: no running max rises (rescale factor 1), so the new keys' terms are simply added: ${q(first)}'s ℓ ${num(t.l_before[0])} → ${num(t.l_after[0])}.${done}`;
+  return sentences(t, [
+    say('narrate.tiles.add', { where, query: q(first), sumBefore: num(tile.l_before[0]), sum: num(tile.l_after[0]) }),
+    done,
+  ]);
 }
-
-const GRADIENT_MEANING = {
-  dO: "the loss's gradient with respect to the output: where the backward pass starts",
-  dhead_output: "the output's gradient taken back to this head's own output",
-  dA: "how the loss changes with each weight: a query's dO row dotted with a key's value row",
-  dV: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
-  dV_cache: 'each value row collects the dO rows of the queries that read it, weighted by their weights',
-  dS: "through the softmax: each weight times (its dA minus the row's weighted average of dA), so every row sums to 0",
-  // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
-  dS_sigmoid: "through the sigmoids: each dA times its own sigmoid's slope, so unlike the softmax's a row need not sum to 0",
-  dS_kept: 'through the mask: a hidden score changes nothing, so its gradient is 0',
-  dS_uncapped: 'through the softcap: multiplied by the slope of tanh, which is small where scores were squashed',
-  dscores: 'through the scale: multiplied by the same factor the scores were',
-  dQ_rot: "the rotated queries' gradient: dS times the keys",
-  dK_rot: "the rotated keys' gradient: dSᵀ times the queries",
-  dK_cache: 'each key row: its column of dS times the queries',
-  dQ: 'each query row: its row of dS times the keys',
-  dK: 'each key row: its column of dS times the queries',
-};
 
 /**
  * The sentence of gradient step `index` (an index into gradients.steps, a step whose id starts
  * with "d") of engine.gradients' result: what it is, its largest entry, and what heads share.
- * `labels`: narrateStep's (token names, and the problem's options: sigmoid attention's dS).
+ * `labels`: narrateStep's (token names, and the problem's options: sigmoid attention's dS); `t` too.
  * @type {typeof import('./index.js').narrateGradientStep}
  */
-export function narrateGradientStep(gradients, index, labels = {}) {
+export function narrateGradientStep(gradients, index, labels = {}, t = english) {
   const step = gradients.steps[index];
   const { meta } = gradients;
   const names = {
-    queries: namer(labels.tokensQ, 'query'),
-    keys: namer(labels.tokensK, 'key'),
-    features: (i) => `feature ${i + 1}`,
-    positions: (i) => `position ${i + 1}`,
+    queries: namer(labels.tokensQ, 'query', t),
+    keys: namer(labels.tokensK, 'key', t),
+    features: (i) => t('narrate.name.feature', { n: String(i + 1) }),
+    positions: (i) => t('narrate.name.position', { n: String(i + 1) }),
   };
   const whole = step.head == null || step.head < 0;
-  const meaning = GRADIENT_MEANING[step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id];
-  const headWord = !whole && meta.heads > 1 ? ` (head ${step.head + 1})` : '';
-  let text;
+  // Sigmoid attention's dS (labels.options.score_fn "sigmoid"): each weight on its own.
+  const meaningId = step.id === 'dS' && labels.options?.score_fn === 'sigmoid' ? 'dS_sigmoid' : step.id;
+  // A gradient step with a sentence of its own has narrate.gradient.meaning.<id> in the catalogue
+  // (English's has every id another has: i18n.test); the others read as their caption.
+  const meaning = t.has(`narrate.gradient.meaning.${step.id}`) ? t(`narrate.gradient.meaning.${meaningId}`) : null;
+  const said = [];
   if (step.id === 'dO') {
     const ones = step.data.every((r) => r.every((v) => v === 1));
-    text = `dO, ${meaning}: ${ones ? 'all ones, so the loss L is the sum of every output number' : 'as you set it'}; L = ${num(gradients.loss)}.`;
+    said.push(say('narrate.gradient.dO', { meaning, ones: ones ? 'yes' : 'no', loss: num(gradients.loss) }));
   } else if (whole) {
-    const input = step.id.slice(1);
-    text = `${step.text}: the gradient of the loss with respect to ${input} as given.`;
+    said.push(say('narrate.gradient.input', { text: step.text, input: step.id.slice(1) }));
     if (meta.heads > 1 && ['dQ', 'dK', 'dV'].includes(step.id)) {
-      text +=
+      said.push(
         step.id !== 'dQ' && meta.kv_heads < meta.heads
-          ? ` Heads that share a key/value head (${meta.heads} heads, ${meta.kv_heads} key/value ${meta.kv_heads === 1 ? 'head' : 'heads'}) add their gradients into its columns.`
-          : " Each head's gradient fills its own columns.";
+          ? say('narrate.gradient.shared', { heads: String(meta.heads), kvHeads: meta.kv_heads, kvHeadsText: String(meta.kv_heads) })
+          : say('narrate.gradient.ownColumns'),
+      );
     }
   } else {
-    text = `${step.text}${headWord}: ${meaning ?? step.title.toLowerCase()}.`;
+    const caption = () => stepTitle(step, t).toLocaleLowerCase(t.lang);
+    said.push(
+      say('narrate.gradient.step', {
+        text: step.text,
+        multi: meta.heads > 1 ? 'yes' : 'no',
+        head: String(step.head + 1),
+        meaning: meaning ?? caption(),
+      }),
+    );
     if (['dK', 'dV', 'dK_cache', 'dV_cache'].includes(step.id) && meta.kv_heads < meta.heads) {
       const sharing = gradients.steps
         .filter((s) => s.id === step.id && s.kv_group === step.kv_group && s.head != null)
-        .map((s) => s.head + 1);
-      if (sharing.length > 1)
-        text += ` Heads ${sharing.join(' and ')} read the same key/value head ${step.kv_group + 1}: their ${step.id} are summed into it.`;
+        .map((s) => String(s.head + 1));
+      if (sharing.length > 1) {
+        const heads = sharing.reduce((first, second) => t('narrate.gradient.and', { first, second }));
+        said.push(say('narrate.gradient.summed', { heads, group: String(step.kv_group + 1), id: step.id }));
+      }
     }
   }
   let best = null;
@@ -566,7 +618,13 @@ export function narrateGradientStep(gradients, index, labels = {}) {
   );
   if (best && step.id !== 'dO' && best.v !== 0) {
     const [ra, ca] = step.axes;
-    text += ` The largest in size is ${num(best.v)}, at ${names[ra]?.(best.r) ?? `row ${best.r + 1}`}, ${names[ca]?.(best.c) ?? `column ${best.c + 1}`}.`;
+    said.push(
+      say('narrate.gradient.largest', {
+        value: num(best.v),
+        row: names[ra]?.(best.r) ?? t('narrate.name.row', { n: String(best.r + 1) }),
+        column: names[ca]?.(best.c) ?? t('narrate.name.column', { n: String(best.c + 1) }),
+      }),
+    );
   }
-  return text;
+  return sentences(t, said);
 }

@@ -1,7 +1,8 @@
 // Heatmaps as standalone SVG documents, coloured with the page's scales (colours.js).
 
-import { colourLegend, heatColours } from './colours.js';
+import { colourLegend, heatColours, legendScale } from './colours.js';
 import { exactNumber, fixedNumber, formatNumber } from './format.js';
+import { english, stepTitle } from './i18n.js';
 
 const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]);
 
@@ -20,12 +21,13 @@ const textWidth = (text, size, bold = false) => Math.ceil(String(text).length * 
  * the page) and a colour bar naming the scale's meaning.
  * Options: title, rowLabels, colLabels, axisTitles ({ rows, cols }), masked (true where hidden),
  * kind (the colour scale: default the step's own kind), cell (px), numbers (draw the values;
- * default when cells are large enough), decimals, colourBar (default true).
+ * default when cells are large enough), decimals, colourBar (default true), t (the language of the
+ * file's own words: the scale's meaning, a masked cell's tooltip, the default title; English by default).
  * @type {typeof import('./index.js').heatmapSvg}
  */
 export function heatmapSvg(
   step,
-  { title, rowLabels, colLabels, axisTitles, masked, kind, cell, numbers, decimals = 2, colourBar = true } = {},
+  { title, rowLabels, colLabels, axisTitles, masked, kind, cell, numbers, decimals = 2, colourBar = true, t = english } = {},
 ) {
   const data = step.data;
   const nr = data.length,
@@ -40,6 +42,7 @@ export function heatmapSvg(
   const axisH = axisTitles ? 16 : 0;
   const labelH = colLabels ? 18 : 0;
   const legend = colourLegend(data, k);
+  const meaning = t(`export.legend.${legendScale(k)}`);
   const ends = [legend.lo, legend.hi].map(
     (v) => (legend.lo < 0 && v > 0 ? '+' : '') + formatNumber(v, Math.min(decimals, 2), { fixedZero: true }),
   );
@@ -54,7 +57,7 @@ export function heatmapSvg(
       gridRight,
       pad + (title ? textWidth(title, 14, true) : 0),
       pad + textWidth(axisText, 11),
-      pad + (colourBar ? Math.max(barTextW, textWidth(legend.meaning, 11)) : 0),
+      pad + (colourBar ? Math.max(barTextW, textWidth(meaning, 11)) : 0),
     ) + pad;
   const height = y0 + nr * size + barH + pad;
   const colour = heatColours(data, k);
@@ -66,7 +69,8 @@ export function heatmapSvg(
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" role="img">`,
   );
-  out.push(`<title>${xml(title ?? `${step.title ?? step.id ?? 'matrix'} ${nr}x${nc}`)}</title>`);
+  const name = stepTitle(step, t) ?? step.id ?? t('export.heatmap.matrix');
+  out.push(`<title>${xml(title ?? `${name} ${nr}x${nc}`)}</title>`);
   out.push(hatch(`neg-inf-${id}`));
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
   if (title) out.push(`<text x="${pad}" y="${pad + 15}" font-size="14" font-weight="600" fill="#111">${xml(title)}</text>`);
@@ -87,7 +91,8 @@ export function heatmapSvg(
       const x = x0 + j * size,
         y = y0 + i * size;
       // Per-cell tooltips only while the file stays small (256 × 256 cells would be megabytes).
-      const tip = nr * nc <= 4096 ? `<title>${i + 1},${j + 1}: ${exactNumber(v)}${hidden ? ' (masked)' : ''}</title></rect>` : '';
+      const at = `${i + 1},${j + 1}: ${exactNumber(v)}`;
+      const tip = nr * nc <= 4096 ? `<title>${xml(hidden ? t('export.heatmap.masked', { cell: at }) : at)}</title></rect>` : '';
       out.push(
         `<rect x="${x}" y="${y}" width="${size}" height="${size}" fill="${c ? c.fill : '#999'}"${c ? '' : ' fill-opacity="0.5"'}${tip ? `>${tip}` : '/>'}`,
       );
@@ -111,7 +116,7 @@ export function heatmapSvg(
       `<rect class="ramp" x="${bx}" y="${by}" width="${barW}" height="10" fill="url(#bar-${id})" stroke="#888" stroke-width="0.5"/>`,
     );
     out.push(`<text x="${bx + barW + 6}" y="${by + 9}" font-size="11" fill="#333">${xml(ends[1])}</text>`);
-    out.push(`<text x="${pad}" y="${by + 24}" font-size="11" fill="#333">${xml(legend.meaning)}</text></g>`);
+    out.push(`<text x="${pad}" y="${by + 24}" font-size="11" fill="#333">${xml(meaning)}</text></g>`);
   }
   out.push('</svg>');
   return out.join('\n') + '\n';

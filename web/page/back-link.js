@@ -1,6 +1,8 @@
 // "Back to the playground": when the playground opened a head here (?from=playground&back=...),
 // the header links back to the playground at the same step. Only a link to this site's
 // playground page is followed (a relative "playground.html#..." address), never another site.
+import { t } from './language.js';
+
 const PLAYGROUND_LINK = /^playground\.html(\?[\w=&%.-]*)?(#[\w=&%.{}:,"[\]\-+]*)?$/;
 
 /** Puts the link in the header when the address came from the playground. */
@@ -12,7 +14,7 @@ export function showBackLink(header, search = location.search) {
   const a = document.createElement('a');
   a.href = back;
   a.className = 'back-link';
-  a.textContent = `← Back to the playground${step ? ` (step ${step})` : ''}`;
+  a.textContent = step ? t('explorer.nav.back-step', { step }) : t('explorer.nav.back');
   header.prepend(a);
   return a;
 }

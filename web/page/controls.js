@@ -12,6 +12,7 @@ import { loadState, store } from './store.js';
 import { clearPreset, removeInputs, setDecimals, setInputs, setMode, setOptions, setTokens } from './actions.js';
 import { matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { rich, t } from './language.js';
 
 /** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
 export const DEFAULT_PRESET = 'lookup';
@@ -20,7 +21,7 @@ export function fillPresetSelect() {
   const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
   setHtml(
     $('preset'),
-    html`${ordered.map((p) => html`<option value="${p.id}">${p.title}</option>`)}<option value="">(your own: keep the current inputs)</option>`,
+    html`${ordered.map((p) => html`<option value="${p.id}">${p.title}</option>`)}<option value="">${t('explorer.preset.own')}</option>`,
   );
 }
 
@@ -34,7 +35,10 @@ function showPresetSource() {
     return;
   }
   const src = p.url ? html`<a href="${p.url}" rel="noopener">${p.source}</a>` : p.source;
-  setHtml(el, html`From: ${src}.${p.note && ` ${p.note}`}${state.edited && html` <strong>(edited)</strong>`}`);
+  setHtml(
+    el,
+    html`${rich('explorer.preset.from', { source: src, note: p.note ? ` ${p.note}` : '', edited: state.edited ? 'yes' : 'no' })}`,
+  );
   showLessonExample(p, state.edited, state.title);
 }
 
@@ -49,10 +53,17 @@ function showLessonExample(p, edited, title) {
     return;
   }
   if (!p) {
-    el.textContent = 'Your own problem.';
+    el.textContent = t('explorer.preset.yourOwn');
     return;
   }
-  setHtml(el, html`<strong>${p.title}</strong>${edited && ' (edited)'}${p.id === DEFAULT_PRESET && p.note && `. ${p.note}`}`);
+  setHtml(
+    el,
+    html`${rich('explorer.preset.example', {
+      title: p.title,
+      edited: edited ? 'yes' : 'no',
+      note: p.id === DEFAULT_PRESET && p.note ? `. ${p.note}` : '',
+    })}`,
+  );
 }
 
 /** The example's numpy recipe: gone once the inputs are no longer what it draws (an edit, another mode). */

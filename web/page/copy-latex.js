@@ -3,6 +3,7 @@
 import { stepLatex } from 'attention-explorer';
 import { app } from './app.js';
 import { stepKey } from './steps.js';
+import { t } from './language.js';
 
 /** A step in LaTeX: its formula as the card shows it, then its matrix at `decimals` places. */
 export function stepTex(step, decimals) {
@@ -25,7 +26,7 @@ export async function toClipboard(text) {
   field.select();
   const ok = document.execCommand('copy');
   field.remove();
-  if (!ok) throw new Error('the browser refused the clipboard');
+  if (!ok) throw new Error(t('explorer.export.clipboard-refused'));
 }
 
 /** Copy buttons of the step cards in `container` (one listener for every card). */
@@ -42,9 +43,9 @@ export function installCopyLatex(container) {
     const done = card.querySelector('.copy-done');
     try {
       await toClipboard(stepTex(step, app.result.ctx.decimals));
-      done.textContent = 'LaTeX copied';
+      done.textContent = t('explorer.export.latex-copied');
     } catch (err) {
-      done.textContent = `Not copied: ${err.message}`;
+      done.textContent = t('explorer.export.not-copied', { error: err.message });
     }
     clearTimeout(done.timer);
     done.timer = setTimeout(() => {

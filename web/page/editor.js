@@ -6,6 +6,7 @@
 import { fmt, matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { numpyLine } from 'attention-explorer';
+import { t } from './language.js';
 
 const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
 
@@ -68,23 +69,23 @@ export class MatrixEditor {
       <div class="editor-head">
         <h3 id="${this.id}-title">${o.title}</h3>
         <span class="shape" aria-live="off"></span>
-        <div class="tabs" role="group" aria-label="Edit ${o.name} as">
-          <button type="button" class="tab" data-tab="grid" aria-pressed="true">Grid</button>
-          <button type="button" class="tab" data-tab="text" aria-pressed="false">Text</button>
+        <div class="tabs" role="group" aria-label="${t('explorer.editor.editAs', { name: o.name })}">
+          <button type="button" class="tab" data-tab="grid" aria-pressed="true">${t('explorer.editor.grid')}</button>
+          <button type="button" class="tab" data-tab="text" aria-pressed="false">${t('explorer.editor.text')}</button>
         </div>
       </div>
       ${o.description && html`<p class="editor-desc">${o.description}</p>`}
       <div class="dims">
         ${
           !o.vector &&
-          html`<label>rows <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${o.name} rows"></label>
+          html`<label>${t('explorer.editor.rows')} <input type="number" class="dim-rows" min="1" max="4096" step="1" aria-label="${t('explorer.editor.rowsLabel', { name: o.name })}"></label>
         <span aria-hidden="true">×</span>`
         }
-        <label>${o.vector ? 'length' : 'cols'} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${o.name} ${o.vector ? 'length' : 'columns'}"></label>
+        <label>${t(o.vector ? 'explorer.editor.length' : 'explorer.editor.cols')} <input type="number" class="dim-cols" min="1" max="4096" step="1" aria-label="${t(o.vector ? 'explorer.editor.lengthLabel' : 'explorer.editor.colsLabel', { name: o.name })}"></label>
         <details class="random">
-          <summary>Random…</summary>
+          <summary>${t('explorer.editor.random')}</summary>
           <div class="random-form">
-            <label>kind <select class="rnd-kind">
+            <label>${t('explorer.editor.kind')} <select class="rnd-kind">
               <option value="randn">randn</option><option value="normal">normal</option>
               <option value="rand">rand</option><option value="randint">randint</option></select></label>
             <label>seed <input type="number" class="rnd-seed" value="0" min="0" max="4294967295" step="1"></label>
@@ -92,15 +93,15 @@ export class MatrixEditor {
             <label class="rnd-normal" hidden>scale <input type="number" class="rnd-scale" value="1" step="any" min="0"></label>
             <label class="rnd-int" hidden>low <input type="number" class="rnd-low" value="0" step="1"></label>
             <label class="rnd-int" hidden>high <input type="number" class="rnd-high" value="3" step="1"></label>
-            <button type="button" class="rnd-fill">Fill ${o.name}</button>
+            <button type="button" class="rnd-fill">${t('explorer.editor.fill', { name: o.name })}</button>
           </div>
         </details>
       </div>
       <div class="grid-wrap"></div>
       <div class="text-wrap" hidden>
-        <label class="visually-hidden" for="${this.id}-text">${o.name} as text</label>
+        <label class="visually-hidden" for="${this.id}-text">${t('explorer.editor.asText', { name: o.name })}</label>
         <textarea id="${this.id}-text" rows="5" spellcheck="false" autocomplete="off"
-          placeholder="[[1, 0], [0, 1]]  or numpy print output, CSV, [1 0; 0 1]"></textarea>
+          placeholder="${t('explorer.editor.placeholder')}"></textarea>
         <p class="read-as" hidden></p>
       </div>
       <p class="numpy" hidden><code></code></p>
@@ -441,7 +442,7 @@ export class MatrixEditor {
     const rows = this.cells.length,
       cols = this.cells[0].length;
     if (rows * cols > GRID_LIMIT) {
-      setHtml(this.gridWrap, html`<p class="hint">${rows} × ${cols} is too large for the grid: edit it as text.</p>`);
+      setHtml(this.gridWrap, html`<p class="hint">${t('explorer.editor.tooLarge', { rows: String(rows), cols: String(cols) })}</p>`);
       return;
     }
     const lab = this.labels?.() ?? {};
@@ -457,10 +458,10 @@ export class MatrixEditor {
         html`<tr><th scope="row">${this.vector ? '' : rowLabel(i)}</th>${Array.from(
           { length: cols },
           (_, j, cell = this.cells[i][j]) =>
-            html`<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" tabindex="${i === active[0] && j === active[1] ? 0 : -1}" value="${this.display(cell)}" aria-label="${name} row ${i + 1} (${rowLabel(i)}), column ${j + 1} (${colLabel(j)})"></td>`,
+            html`<td><input class="cell" type="text" inputmode="decimal" autocomplete="off" spellcheck="false" data-r="${i}" data-c="${j}" tabindex="${i === active[0] && j === active[1] ? 0 : -1}" value="${this.display(cell)}" aria-label="${t('explorer.editor.cell', { name, row: String(i + 1), rowLabel: rowLabel(i), col: String(j + 1), colLabel: colLabel(j) })}"></td>`,
         )}</tr>`,
     );
-    const grid = html`<table class="grid"><caption class="visually-hidden">${name}, ${rows} rows by ${cols} columns; arrow keys move between cells, Enter or F2 edits one</caption><thead><tr><th scope="col"><span class="visually-hidden">row</span></th>${head}</tr></thead><tbody>${body}</tbody></table>`;
+    const grid = html`<table class="grid"><caption class="visually-hidden">${t('explorer.editor.caption', { name, rows: String(rows), cols: String(cols) })}</caption><thead><tr><th scope="col"><span class="visually-hidden">${t('explorer.editor.row')}</span></th>${head}</tr></thead><tbody>${body}</tbody></table>`;
     setHtml(this.gridWrap, grid);
     this.markBadCell();
   }
@@ -484,7 +485,7 @@ export class MatrixEditor {
     let m;
     try {
       if (!(Number.isInteger(seed) && seed >= 0 && seed <= 4294967295))
-        throw new Error('the seed must be a whole number from 0 to 4294967295');
+        throw new Error(t('explorer.editor.seedRange', { max: '4294967295' }));
       [m] = this.engine.random(seed, [draw]);
     } catch (err) {
       this.setError(`${this.name}: ${err.message}`);

@@ -6,6 +6,7 @@
 import { $, app, writeHtml } from './app.js';
 import { writeLink } from './link.js';
 import { escapeHtml, html } from 'attention-explorer/html';
+import { t } from './language.js';
 
 /** Panels a reader may be spared, by their ?hide= word, named as the page heads them. */
 const PANEL_CHOICES = [
@@ -15,12 +16,10 @@ const PANEL_CHOICES = [
   ['drill', 'drill-title'],
   ['why', 'why-title'],
 ];
-/** ?lock= words besides input names. */
-const LOCK_CHOICES = [
-  ['options', 'The problem panel (example, mode, options)'],
-  ['inputs', 'Every input'],
-  ['all', 'Everything'],
-];
+/** ?lock= words besides input names; each is named by its message `explorer.embed.lock.<word>`. */
+const LOCK_CHOICES = ['options', 'inputs', 'all'];
+/** The width menu's sizes in px, after the page's width (100%). */
+const WIDTHS = [800, 640, 480];
 
 const DEFAULT_HEIGHT = 720;
 let previewTimer = 0;
@@ -30,19 +29,25 @@ export function installEmbedBuilder(details) {
   details.insertAdjacentHTML(
     'beforeend',
     String(html`
-    <p class="hint">What readers of the embedded copy see. Hidden parts are gone; locked parts are shown but cannot be changed.</p>
+    <p class="hint">${t('explorer.embed.hint')}</p>
     <div class="embed-builder">
-      <fieldset><legend>Hide</legend><div id="embed-hide" class="embed-choices"></div></fieldset>
-      <fieldset><legend>Lock</legend><div id="embed-lock" class="embed-choices"></div></fieldset>
-      <fieldset><legend>Size</legend>
-        <label>Width <select id="embed-width"><option value="100%">the page's width (100%)</option><option value="800">800 px</option><option value="640">640 px</option><option value="480">480 px</option></select></label>
-        <label>Height <input type="number" id="embed-height" min="200" max="4000" step="10" value="${DEFAULT_HEIGHT}" size="6"> px</label>
-        <p class="hint">Canvas and Sakai resize the frame to its content (the explorer asks them to); other hosts can with the script in the docs.</p>
+      <fieldset><legend>${t('explorer.embed.hide')}</legend><div id="embed-hide" class="embed-choices"></div></fieldset>
+      <fieldset><legend>${t('explorer.embed.lock')}</legend><div id="embed-lock" class="embed-choices"></div></fieldset>
+      <fieldset><legend>${t('explorer.embed.size')}</legend>
+        <label>${t('explorer.embed.width', {
+          field: html`<select id="embed-width"><option value="100%">${t('explorer.embed.width.page')}</option>${WIDTHS.map(
+            (w) => html`<option value="${w}">${t('explorer.embed.px', { n: w })}</option>`,
+          )}</select>`,
+        })}</label>
+        <label>${t('explorer.embed.height', {
+          field: html`<input type="number" id="embed-height" min="200" max="4000" step="10" value="${DEFAULT_HEIGHT}" size="6">`,
+        })}</label>
+        <p class="hint">${t('explorer.embed.resize')}</p>
       </fieldset>
     </div>
-    <label for="embed-snippet">Embed code</label>
+    <label for="embed-snippet">${t('explorer.embed.code')}</label>
     <textarea id="embed-snippet" class="export-preview" rows="4" readonly></textarea>
-    <p><button type="button" id="embed-preview-toggle" aria-expanded="false">Show a preview</button></p>
+    <p><button type="button" id="embed-preview-toggle" aria-expanded="false">${t('explorer.embed.preview.show')}</button></p>
     <div id="embed-preview-box" class="embed-preview" hidden></div>`),
   );
   details.addEventListener('change', () => refreshEmbedBuilder());
@@ -57,11 +62,11 @@ export function installEmbedBuilder(details) {
     else {
       const frame = document.createElement('iframe');
       frame.id = 'embed-preview';
-      frame.title = 'Preview of the embedded explorer';
+      frame.title = t('explorer.embed.preview.title');
       box.append(frame);
     }
     $('embed-preview-toggle').setAttribute('aria-expanded', String(!box.hidden));
-    $('embed-preview-toggle').textContent = box.hidden ? 'Show a preview' : 'Hide the preview';
+    $('embed-preview-toggle').textContent = t(box.hidden ? 'explorer.embed.preview.show' : 'explorer.embed.preview.hide');
     refreshEmbedBuilder();
   });
 }
@@ -81,13 +86,15 @@ function fillChoices() {
   const heading = (id) => $(id)?.textContent.trim() ?? id;
   const inputs = [...new Set([...document.querySelectorAll('#editors .editor[data-input]')].map((e) => e.dataset.input))];
   const steps = new Map();
-  for (const step of app.result?.trace.steps ?? []) if (!steps.has(step.id)) steps.set(step.id, step.title.replace(/,? head \d+.*$/, ''));
+  // A step once, named by its caption without a head (the catalogue's words for its title_id).
+  for (const step of app.result?.trace.steps ?? []) if (!steps.has(step.id)) steps.set(step.id, t(step.title_id));
+  const input = (name) => t('explorer.embed.input', { name });
   const hide = [
-    ...PANEL_CHOICES.map(([word, title]) => [word, `Panel: ${heading(title)}`]),
-    ...inputs.map((n) => [`input:${n}`, `Input ${n}`]),
-    ...[...steps].map(([id, title]) => [`step:${id}`, `Step: ${title}`]),
+    ...PANEL_CHOICES.map(([word, title]) => [word, t('explorer.embed.panel', { title: heading(title) })]),
+    ...inputs.map((n) => [`input:${n}`, input(n)]),
+    ...[...steps].map(([id, title]) => [`step:${id}`, t('explorer.embed.step', { title })]),
   ];
-  const lock = [...LOCK_CHOICES, ...inputs.map((n) => [n, `Input ${n}`])];
+  const lock = [...LOCK_CHOICES.map((word) => [word, t(`explorer.embed.lock.${word}`)]), ...inputs.map((n) => [n, input(n)])];
   writeHtml($('embed-hide'), choicesHtml('hide', hide, keepHide));
   writeHtml($('embed-lock'), choicesHtml('lock', lock, keepLock));
 }

@@ -11,6 +11,7 @@ import { INPUT_NAMES as INPUTS, STEP_IDS as STEPS, check, embedFlagsSchema } fro
 import { html, setHtml } from 'attention-explorer/html';
 import { $ } from './app.js';
 import { postHeight } from './frame-resize.js';
+import { t } from './language.js';
 
 const INPUT_NAMES = new Set(INPUTS);
 const STEP_IDS = new Set(STEPS);
@@ -27,37 +28,48 @@ const isHiddenStep = (w) => !w.startsWith(INPUT_PREFIX) && STEP_IDS.has(hiddenSt
 /**
  * The flags of this page's address: { embed, present, lesson, hide: [words], lock: Set,
  * hidePanels: Set, hideInputs: [names], hideSteps: [step ids], unknown: [messages] }. A word or
- * value the schema does not take is left out and named in `unknown`.
+ * value the schema does not take is left out and named in `unknown`, as messages ({ id, values }):
+ * the flags are read before the page's language is known. The schema's `expected` is English.
  */
 export const flags = readFlags();
 
 function readFlags() {
   const q = new URLSearchParams(location.search);
   const unknown = [];
+  // What the page does instead: explorer.embed.fallback.<key>.
+  const fallback = (key) => ({ id: `explorer.embed.fallback.${key}` });
   /** The parameter's value if the schema takes it, else null (and a message). */
-  const value = (key, fallback) => {
+  const value = (key) => {
     if (!q.has(key)) return null;
     const v = q.get(key);
     if (!check(embedFlagsSchema.fields[key], v).error) return v;
-    unknown.push(`${key}=${v.length > 60 ? `${v.slice(0, 60)}…` : v}: expected ${embedFlagsSchema.fields[key].expected}; ${fallback}.`);
+    const flag = `${key}=${v.length > 60 ? `${v.slice(0, 60)}…` : v}`;
+    unknown.push({
+      id: 'explorer.embed.bad-value',
+      values: { flag, expected: embedFlagsSchema.fields[key].expected, fallback: fallback(key) },
+    });
     return null;
   };
   /** The words of a list parameter the schema takes; the others are named in one message. */
-  const words = (key, fallback) => {
+  const words = (key) => {
     const all = (q.get(key) ?? '').split(/[\s,]+/).filter(Boolean);
     const item = embedFlagsSchema.fields[key].item;
     const bad = all.filter((w) => check(item, w).error);
-    if (bad.length) unknown.push(`${key}=${bad.join(',')}: not ${item.expected}; ${fallback}.`);
+    if (bad.length)
+      unknown.push({
+        id: 'explorer.embed.bad-words',
+        values: { flag: `${key}=${bad.join(',')}`, expected: item.expected, fallback: fallback(key) },
+      });
     return all.filter((w) => !bad.includes(w));
   };
-  const embed = value('embed', 'not embedded');
-  const hide = words('hide', 'shown anyway');
+  const embed = value('embed');
+  const hide = words('hide');
   return {
     embed: embed === '1' || embed === 'true',
     present: q.has('present'),
-    lesson: value('lesson', 'no lesson opened') || null,
+    lesson: value('lesson') || null,
     hide,
-    lock: new Set(words('lock', 'not locked')),
+    lock: new Set(words('lock')),
     hidePanels: new Set(hide.filter((w) => w in PANELS).map((w) => PANELS[w])),
     hideInputs: hide.filter(isHiddenInput).map(hiddenInput),
     hideSteps: hide.filter(isHiddenStep).map(hiddenStep),
@@ -99,7 +111,7 @@ export function installEmbed() {
   $('share').hidden = true;
   const open = document.createElement('p');
   open.className = 'embed-open';
-  setHtml(open, html`<a id="open-full" target="_blank" rel="noopener">Open in the attention explorer ↗</a>`);
+  setHtml(open, html`<a id="open-full" target="_blank" rel="noopener">${t('explorer.embed.open-full')}</a>`);
   document.querySelector('.status-bar')?.prepend(open);
 }
 
@@ -120,8 +132,8 @@ function showUnknownFlags() {
   box.id = 'flag-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  setHtml(box, html`<p></p><button type="button">Dismiss</button>`);
-  box.querySelector('p').textContent = `This address has embed options the explorer does not know: ${flags.unknown.join(' ')}`;
+  setHtml(box, html`<p></p><button type="button">${t('explorer.share.dismiss')}</button>`);
+  box.querySelector('p').textContent = t('explorer.embed.unknown', { flags: flags.unknown.map((m) => t.message(m)).join(' ') });
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }

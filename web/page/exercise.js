@@ -10,10 +10,26 @@ import { mathHtml } from './math.js';
 import { fmt, matrixToText } from './format.js';
 import { INPUT_NAMES } from 'attention-explorer/share';
 import { studentsHash } from './link.js';
+import { cellName } from './student.js';
 import { t } from './language.js';
 
 // Every input of a problem (formats.js's one list): New problem draws each the problem has.
 const INPUTS = new Set(INPUT_NAMES);
+
+// The catalogue's <strong> as that element (explorer.exercise.*, web/lib/locales).
+const TAGS = { strong: (/** @type {unknown[]} */ chunks) => html`<strong>${chunks}</strong>` };
+
+/** A step's name in the page's language, with its head when the problem has several: "Scores, head 2". */
+export function stepName(step, multi) {
+  const head = multi && headOf(step) >= 0;
+  return t('explorer.exercise.step', { title: t(step.title_id), multi: head ? 'yes' : 'no', head: String(headOf(step) + 1) });
+}
+
+/** A step's name as a list or a note names it: "Scores (head 2)". */
+export function stepLabel(step, multi) {
+  const head = multi && headOf(step) >= 0;
+  return t('explorer.exercise.stepLabel', { title: t(step.title_id), multi: head ? 'yes' : 'no', head: String(headOf(step) + 1) });
+}
 
 let lastSeed = null; // the seed of the last "New problem"
 // Whether the answers are shown ("Show answers") and the teacher is choosing which numbers to hide:
@@ -123,40 +139,45 @@ export function renderExercise() {
     if (!step) return null;
     const labels = axisLabels(step, result.ctx);
     const hidden = hiddenCells(ex, key, step.shape);
-    const head = result.ctx.meta.heads > 1 && headOf(step) >= 0 ? `, head ${headOf(step) + 1}` : '';
+    const name = stepName(step, result.ctx.meta.heads > 1);
     const cell = (v, r, c) => {
       const id = `${key}/${r}/${c}`;
       if (choosing) {
         const isHidden = hidden.has(`${r},${c}`);
         return html`<td><button type="button" class="ex-toggle${isHidden && ' is-hidden'}" data-key="${key}" data-r="${r}" data-c="${c}" aria-pressed="${String(isHidden)}"
-            aria-label="${labels.rowTitle} ${labels.rows[r]}, ${labels.colTitle} ${labels.cols[c]}: ${isHidden ? 'hidden' : 'shown'}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
+            aria-label="${t('explorer.exercise.toggle', { cell: cellName(labels.rowTitle, labels.rows[r], labels.colTitle, labels.cols[c]), hidden: isHidden ? 'yes' : 'no' })}">${isHidden ? '?' : fmt(v, result.ctx.decimals)}</button></td>`;
       }
       if (!hidden.has(`${r},${c}`)) return html`<td class="given">${fmt(v, result.ctx.decimals)}</td>`;
       if (revealed) return html`<td class="revealed">${fmt(v, result.ctx.decimals)}</td>`;
       const value = typed.get(id) ?? '';
       return html`<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${id}" value="${value}"
-          aria-label="${step.title}${head}, ${labels.rowTitle} ${labels.rows[r]}, ${labels.colTitle} ${labels.cols[c]}"></td>`;
+          aria-label="${t('explorer.exercise.answer', { step: name, cell: cellName(labels.rowTitle, labels.rows[r], labels.colTitle, labels.cols[c]) })}"></td>`;
     };
     const rows = step.data.map((row, r) => html`<tr><th scope="row">${labels.rows[r]}</th>${row.map((v, c) => cell(v, r, c))}</tr>`);
-    return html`<div class="ex-step" data-key="${key}"><h3>${step.title}${head} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
+    return html`<div class="ex-step" data-key="${key}"><h3>${name} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
       <div class="formula">${mathHtml(step.tex, true)}</div>
-      <table class="matrix ex-table"><caption class="visually-hidden">${step.title}${head}: type the missing numbers</caption><thead><tr><th></th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+      <table class="matrix ex-table"><caption class="visually-hidden">${t('explorer.exercise.caption', { step: name })}</caption><thead><tr><th></th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
   });
-  const hint = choosing && html`<p class="hint">Click a number to hide it from the students (?) or show it again.</p>`;
-  const seed = ex.seed !== undefined && html` (problem from seed ${ex.seed})`;
+  const hint = choosing && html`<p class="hint">${t('explorer.exercise.choosingHint')}</p>`;
+  const task = t('explorer.exercise.task', {
+    ...TAGS,
+    seeded: ex.seed !== undefined ? 'yes' : 'no',
+    seed: String(ex.seed),
+    tolerance: fmt(tol, 6).replace(/0+$/, ''),
+  });
   // The check's result stays across redraws: its nodes are moved into the new box.
   const result0 = [...($('ex-result')?.childNodes ?? [])];
   const resultClass = $('ex-result')?.className ?? 'ex-result';
   setHtml(
     box,
-    html`<h2 id="exercise-title">Exercise: your teacher's view</h2>${hint}
-    <div class="ex-handout"><p><strong>Not for the students:</strong> this view holds the problem and its answers. The address bar and “Copy link” give the students' link: the given numbers and the boxes, nothing to reveal. Your view is kept in this tab; Share → “Copy your teacher's view” is its own link.</p>
-    <button type="button" id="ex-student-link" class="primary">Copy the students' link</button></div>
-    <p>The students work out the missing numbers${seed} and press <strong>Check</strong>; answers within ±${fmt(tol, 6).replace(/0+$/, '')} count as right. Try it here:</p>${steps}<div class="ex-actions"><button type="button" id="ex-check"${(revealed || choosing) && ' disabled'}>Check</button>
-    <button type="button" id="ex-choose" aria-pressed="${String(choosing)}">${choosing ? 'Done choosing' : 'Choose which numbers to hide'}</button>
-    <button type="button" id="ex-reveal">${revealed ? 'Hide answers' : 'Show answers'}</button>
-    <button type="button" id="ex-leave">Leave exercise mode</button></div>
-    <p class="hint">The students' link holds the given numbers and a check for each hidden one, not the problem: it opens on the exercise, with nothing to change or reveal.</p>
+    html`<h2 id="exercise-title">${t('explorer.exercise.title')}</h2>${hint}
+    <div class="ex-handout"><p>${t('explorer.exercise.handout', TAGS)}</p>
+    <button type="button" id="ex-student-link" class="primary">${t('explorer.exercise.copyStudentLink')}</button></div>
+    <p>${task}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check"${(revealed || choosing) && ' disabled'}>${t('explorer.exercise.check')}</button>
+    <button type="button" id="ex-choose" aria-pressed="${String(choosing)}">${t(choosing ? 'explorer.exercise.doneChoosing' : 'explorer.exercise.choose')}</button>
+    <button type="button" id="ex-reveal">${t(revealed ? 'explorer.exercise.hideAnswers' : 'explorer.exercise.showAnswers')}</button>
+    <button type="button" id="ex-leave">${t('explorer.exercise.leave')}</button></div>
+    <p class="hint">${t('explorer.exercise.linkHint')}</p>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>`,
   );
   $('ex-result').replaceChildren(...result0);
@@ -192,15 +213,27 @@ function checkExercise() {
   const out = $('ex-result');
   if (!first) {
     out.className = 'ex-result all-right';
-    out.textContent = `All ${total} right. Well done!`;
+    out.textContent = t('explorer.exercise.allRight', { total: String(total) });
   } else {
     const labels = axisLabels(first.step, result.ctx);
-    const head = result.ctx.meta.heads > 1 && headOf(first.step) >= 0 ? `, head ${headOf(first.step) + 1}` : '';
     out.className = 'ex-result some-wrong';
-    const wrote = first.empty ? ' is empty' : ` — you wrote ${first.typed}`;
+    const where = t('explorer.exercise.fixCell', {
+      step: stepName(first.step, result.ctx.meta.heads > 1),
+      row: String(first.r + 1),
+      rowLabel: labels.rows[first.r],
+      column: String(first.c + 1),
+      columnLabel: labels.cols[first.c],
+    });
+    const wrote = t('explorer.exercise.wrote', { empty: first.empty ? 'yes' : 'no', typed: first.typed });
     setHtml(
       out,
-      html`${right} of ${total} right. First to fix: <strong>${first.step.title}${head}, row ${first.r + 1} (${labels.rows[first.r]}), column ${first.c + 1} (${labels.cols[first.c]})</strong>${wrote}. It depends on ${dependsOn(first.step, first.r, first.c, result)}.`,
+      html`${t('explorer.exercise.wrong', {
+        ...TAGS,
+        score: t('explorer.exercise.score', { right: String(right), total: String(total) }),
+        where,
+        wrote,
+        from: dependsOn(first.step, first.r, first.c, result),
+      })}`,
     );
     first.input.focus();
   }
@@ -273,7 +306,7 @@ export function startExercise() {
   if (!result) return;
   const keys = [...$('ex-steps').querySelectorAll('input:checked')].map((i) => i.value);
   if (!keys.length) {
-    $('share-status').textContent = 'Choose at least one step for the exercise.';
+    $('share-status').textContent = t('explorer.exercise.noStep');
     return;
   }
   const n = Math.max(0, Math.round(Number($('ex-cells').value) || 0));
@@ -294,8 +327,7 @@ export function startExercise() {
   store.dispatch(setRevealed, false);
   loadState(next);
   $('exercise').scrollIntoView({ block: 'start' });
-  $('share-status').textContent =
-    "Exercise on. The address bar now holds the students' link (as “Copy the students' link” does); your teacher's view, with the answers, is kept in this tab: Share → “Copy your teacher's view” gives its link.";
+  $('share-status').textContent = t('explorer.exercise.on');
 }
 
 export function fillExerciseSteps() {
@@ -310,7 +342,7 @@ export function fillExerciseSteps() {
       .filter((s) => !['Q', 'K', 'V'].includes(s.id) || app.state.mode !== 'qkv')
       .map((s) => {
         const key = stepKey(s);
-        return html`<label><input type="checkbox" value="${key}"${checked.has(key) && ' checked'}> ${s.title}${multi && headOf(s) >= 0 && ` (head ${headOf(s) + 1})`}</label>`;
+        return html`<label><input type="checkbox" value="${key}"${checked.has(key) && ' checked'}> ${stepLabel(s, multi)}</label>`;
       })}`,
   );
 }
@@ -325,17 +357,17 @@ export async function studentLink() {
 async function copyStudentLink() {
   const out = $('ex-result');
   out.className = 'ex-result';
-  out.textContent = "Making the students' link (a deliberately slow hash per answer)…";
+  out.textContent = t('explorer.exercise.making');
   const href = await studentLink();
   try {
     await navigator.clipboard.writeText(href);
     out.className = 'ex-result';
-    out.textContent = "The students' link is copied to the clipboard.";
+    out.textContent = t('explorer.exercise.copied');
   } catch {
     out.className = 'ex-result';
     setHtml(
       out,
-      html`The students' link (copy it from here): <input type="text" readonly class="ex-link" aria-label="The students' link" value="${href}">`,
+      html`${t('explorer.exercise.copyFromHere')} <input type="text" readonly class="ex-link" aria-label="${t('explorer.exercise.studentLink')}" value="${href}">`,
     );
     out.querySelector('input').select();
   }

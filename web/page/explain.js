@@ -6,6 +6,7 @@ import { html } from 'attention-explorer/html';
 import { fmt, tex } from './format.js';
 import { t } from './language.js';
 import { mathHtml } from './math.js';
+import { rich, t } from './language.js';
 
 const MAX_TERMS_IN_FORMULA = 3;
 const MAX_TABLE_ROWS = 64;
@@ -19,7 +20,7 @@ function termTable(caption, headers, rows, highlight = -1) {
   );
   const more =
     rows.length > shown.length &&
-    html`<tr><td colspan="${headers.length}" class="hint">… and ${rows.length - shown.length} more terms</td></tr>`;
+    html`<tr><td colspan="${headers.length}" class="hint">${t('explorer.drill.moreTerms', { count: rows.length - shown.length, n: String(rows.length - shown.length) })}</td></tr>`;
   return html`<table class="terms"><caption>${caption}</caption><thead><tr>${headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead><tbody>${body}${more}</tbody></table>`;
 }
 
@@ -30,8 +31,15 @@ function termTable(caption, headers, rows, highlight = -1) {
 export function explanationHtml(e, where) {
   const d = where.decimals;
   const { head, row, col, value } = e;
-  const headTxt = where.heads > 1 && head != null && head >= 0 ? `, head ${head + 1}` : '';
-  const target = html`<p class="drill-target"><strong>${where.step.title}</strong>${headTxt}: row ${row + 1} <span class="lbl">(${where.rowLabel})</span>, column ${col + 1} <span class="lbl">(${where.colLabel})</span></p><p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;
+  const target = html`<p class="drill-target">${rich('explorer.drill.target', {
+    step: t(where.step.title_id),
+    head: where.heads > 1 && head != null && head >= 0 ? String(head + 1) : 'none',
+    row: String(row + 1),
+    rowLabel: where.rowLabel,
+    col: String(col + 1),
+    colLabel: where.colLabel,
+    lbl: (/** @type {unknown[]} */ chunks) => html`<span class="lbl">${chunks}</span>`,
+  })}</p><p class="drill-value">= <strong>${fmt(value, d)}</strong></p>`;
 
   // The token a step of tokens × features is about: the label of its queries or keys axis.
   const tokenLabel = ['queries', 'keys'].includes(where.step.axes[0]) ? where.rowLabel : where.colLabel;

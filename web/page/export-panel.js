@@ -18,17 +18,13 @@ import { $, app, writeHtml } from './app.js';
 import { axisLabels, stepKey } from './steps.js';
 import { html } from 'attention-explorer/html';
 import { stepTex } from './copy-latex.js';
+import { t } from './language.js';
 
-export const FORMATS = [
-  ['latex', 'LaTeX'],
-  ['csv', 'CSV'],
-  ['json', 'JSON'],
-  ['numpy', 'NumPy script'],
-  ['pytorch', 'PyTorch script'],
-  ['svg', 'SVG heatmap'],
-  ['png', 'PNG heatmap'],
-  ['cell', 'Worked cell (LaTeX)'],
-];
+/** The export buttons, in order; each is named by its message `explorer.export.format.<format>`. */
+export const FORMATS = ['latex', 'csv', 'json', 'numpy', 'pytorch', 'svg', 'png', 'cell'];
+
+/** An Error whose message is the page's (in its language). */
+const exportError = (id, values) => new Error(t(id, values));
 
 /** Downloads `text` (or a Blob) as the file `name`: the page's one download (the walkthroughs' exports use it too). */
 export function download(name, text, type) {
@@ -52,12 +48,13 @@ function svgFor(result, step) {
     // Weights of keys the softmax's input hid (−∞) are drawn grey, as on the page.
     const before = maskedPositions(result.trace, s);
     return heatmapSvg(s, {
-      title: `${stepCaption(s, ctx.meta.heads)} (${s.shape[0]} × ${s.shape[1]})`,
+      title: t('explorer.export.heatmap-title', { caption: stepCaption(s, ctx.meta.heads, t), rows: s.shape[0], cols: s.shape[1] }),
       rowLabels: labels.rows,
       colLabels: labels.cols,
       axisTitles: { rows: labels.rowTitle, cols: labels.colTitle },
       masked: before?.map((row) => row.map((v) => v === -Infinity)),
       decimals: Math.min(ctx.decimals, 3),
+      t,
     });
   };
   if (step) return one(step);
@@ -88,14 +85,14 @@ async function pngFromSvg(svg) {
   g.scale(scale, scale);
   g.drawImage(img, 0, 0);
   return new Promise((resolve, reject) =>
-    canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the PNG could not be made'))), 'image/png'),
+    canvas.toBlob((b) => (b ? resolve(b) : reject(exportError('explorer.export.no-png'))), 'image/png'),
   );
 }
 
 /** Makes one export: { name, text | blob, type }. `format`: latex csv json numpy pytorch svg png cell. */
 async function makeExport(format, stepKeyOrAll = 'all') {
   const { state, result } = app;
-  if (!result) throw new Error('nothing computed yet');
+  if (!result) throw exportError('explorer.export.nothing');
   const { trace, problem } = result;
   const step = stepKeyOrAll === 'all' ? null : trace.steps.find((s) => stepKey(s) === stepKeyOrAll);
   const d = result.ctx.decimals;
@@ -104,7 +101,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
     case 'latex':
       return step
         ? { name: stepFileName(step, 'tex', trace.meta.heads), type: 'text/x-tex', text: stepTex(step, d) }
-        : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true }) };
+        : { name: 'attention-solution.tex', type: 'text/x-tex', text: solutionLatex(problem, trace, { decimals: d, standalone: true, t }) };
     case 'csv':
       return step
         ? {
@@ -121,13 +118,13 @@ async function makeExport(format, stepKeyOrAll = 'all') {
       return {
         name: 'attention_numpy.py',
         type: 'text/x-python',
-        text: numpyScript(problem, trace, { recipe: state.recipe || undefined }),
+        text: numpyScript(problem, trace, { recipe: state.recipe || undefined, t }),
       };
     case 'pytorch':
       return {
         name: 'attention_torch.py',
         type: 'text/x-python',
-        text: pytorchScript(problem, trace, { recipe: state.recipe || undefined }),
+        text: pytorchScript(problem, trace, { recipe: state.recipe || undefined, t }),
       };
     case 'svg': {
       const svg = svgFor(result, step);
@@ -139,7 +136,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
     }
     case 'cell': {
       const open = state.open;
-      if (!open) throw new Error('click a number in a step first: its worked calculation is exported');
+      if (!open) throw exportError('explorer.export.no-cell');
       const e = app.engine.explain(problem, { step: open.step, head: open.head, row: open.row, col: open.col });
       return {
         name: `${open.step}-cell-${open.row + 1}-${open.col + 1}.tex`,
@@ -148,7 +145,7 @@ async function makeExport(format, stepKeyOrAll = 'all') {
       };
     }
     default:
-      throw new Error(`unknown export ${format}`);
+      throw exportError('explorer.export.unknown', { format });
   }
 }
 
@@ -160,8 +157,8 @@ export function fillExportSelect() {
   const keep = sel.value;
   writeHtml(
     sel,
-    html`<option value="all">the whole solution</option>${result.trace.steps.map(
-      (s) => html`<option value="${stepKey(s)}">${stepCaption(s, result.ctx.meta.heads)}</option>`,
+    html`<option value="all">${t('explorer.export.all')}</option>${result.trace.steps.map(
+      (s) => html`<option value="${stepKey(s)}">${stepCaption(s, result.ctx.meta.heads, t)}</option>`,
     )}`,
   );
   if ([...sel.options].some((o) => o.value === keep)) sel.value = keep;
@@ -174,7 +171,7 @@ export async function onExport(format) {
     const out = await makeExport(format, $('export-what').value);
     const preview = $('export-preview');
     if (out.blob) {
-      preview.value = `${out.name}: ${out.blob.size.toLocaleString('en')} bytes (PNG), downloaded.`;
+      preview.value = t('explorer.export.png-done', { name: out.name, size: out.blob.size });
       download(out.name, out.blob);
     } else {
       preview.value = out.text;
@@ -182,8 +179,8 @@ export async function onExport(format) {
     }
     preview.hidden = false;
     preview.dataset.format = format;
-    status.textContent = `Exported ${out.name}.`;
+    status.textContent = t('explorer.export.done', { name: out.name });
   } catch (err) {
-    status.textContent = `Export failed: ${err.message}`;
+    status.textContent = t('explorer.export.failed', { error: err.message });
   }
 }

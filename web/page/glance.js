@@ -10,6 +10,7 @@ import { $, app, writeHtml } from './app.js';
 import { html } from 'attention-explorer/html';
 import { axisLabels, headOf, stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
+import { rich, t } from './language.js';
 
 /** Heads shown (the diagram's lanes). */
 const MAX_HEADS = 2;
@@ -74,18 +75,24 @@ export function renderGlance() {
   const numbers = shown[0].shape[0] <= NUMBERS_MAX && shown[0].shape[1] <= NUMBERS_MAX;
   const labels = axisLabels(shown[0], ctx);
   const what = `${labels.rowTitle} ↓ ${labels.colTitle} →`;
-  const more = multi && result.trace.meta.heads > shown.length ? ` (heads 1–${shown.length} of ${result.trace.meta.heads})` : '';
   const f = result.trace.facts[0];
   const rule = weightSums(ctx.options, f);
-  const sums =
-    rule.kind === 'free' ? "sigmoid weights, each on its own: a query's need not sum to 1" : `each query's weights ${rule.phrase}`;
   const heads = shown.map((step) => {
     const masked = maskedPositions(result.trace, step);
-    return html`<div class="glance-head">${multi && html`<p class="glance-name">head ${headOf(step) + 1}</p>`}${numbers ? tableHtml(step, ctx, masked) : mapHtml(step)}</div>`;
+    return html`<div class="glance-head">${multi && html`<p class="glance-name">${t('explorer.card.head', { head: String(headOf(step) + 1) })}</p>`}${numbers ? tableHtml(step, ctx, masked) : mapHtml(step)}</div>`;
   });
   writeHtml(
     box,
-    html`<figcaption><strong>${shown[0].title}</strong>${more}: ${sums} <span class="hint">(${what}; ${numbers ? 'click a weight to see how it was computed' : 'the heatmap, 0 to 1'})</span></figcaption><div class="glance-heads">${heads}</div>`,
+    html`<figcaption>${rich('explorer.glance.caption', {
+      step: t(shown[0].title_id),
+      more: multi && result.trace.meta.heads > shown.length ? 'yes' : 'no',
+      shown: String(shown.length),
+      heads: String(result.trace.meta.heads),
+      sums: t('explorer.glance.sums', { kind: rule.kind }),
+      what,
+      numbers: numbers ? 'yes' : 'no',
+      hint: (/** @type {unknown[]} */ chunks) => html`<span class="hint">${chunks}</span>`,
+    })}</figcaption><div class="glance-heads">${heads}</div>`,
   );
   box.hidden = false;
   if (!numbers)

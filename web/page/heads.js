@@ -8,6 +8,7 @@ import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { resultParts, store } from './store.js';
 import { openCell } from './actions.js';
+import { t } from './language.js';
 
 /** The lines view draws up to this many tokens a side (beyond, lines are too dense to read). */
 const LINES_MAX = 64;
@@ -29,21 +30,22 @@ function heatmapSvg(step, w, tokensQ, tokensK, decimals) {
   const L = w.length,
     S = w[0].length;
   const head = step.head + 1;
-  const label = `Attention weights of head ${head}, ${L} queries by ${S} keys, coloured from 0 to 1`;
+  const label = t('explorer.heads.mapLabel', { head: String(head), queries: String(L), keys: String(S) });
+  const caption = t('explorer.card.head', { head: String(head) });
   if (L * S > RECTS_MAX) {
     const size = Math.max(1, Math.floor(MAP_SIZE / Math.max(L, S)));
-    return html`<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption><canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${label}"></canvas></figure>`;
+    return html`<figure class="head-map" data-head="${step.head}"><figcaption>${caption}</figcaption><canvas width="${S}" height="${L}" style="width:${S * size}px;height:${L * size}px" role="img" aria-label="${label}"></canvas></figure>`;
   }
   const cell = Math.max(3, Math.min(28, Math.floor(MAP_SIZE / Math.max(L, S))));
   const colour = colourScale(step.data, step.kind);
   const rects = w.map((row, q) =>
     row.map((v, k) => {
       const c = colour(v);
-      const title = `${tokensQ[q] ?? `query ${q + 1}`} → ${tokensK[k] ?? `key ${k + 1}`}: ${fmt(v, decimals)}`;
+      const title = `${tokensQ[q] ?? t('narrate.name.query', { n: String(q + 1) })} → ${tokensK[k] ?? t('narrate.name.key', { n: String(k + 1) })}: ${fmt(v, decimals)}`;
       return html`<rect x="${k * cell}" y="${q * cell}" width="${cell}" height="${cell}" fill="${c ? c.bg : '#999'}" data-q="${q}" data-k="${k}" data-value="${v}"><title>${title}</title></rect>`;
     }),
   );
-  return html`<figure class="head-map" data-head="${step.head}"><figcaption>head ${head}</figcaption><svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${label}">${rects}</svg></figure>`;
+  return html`<figure class="head-map" data-head="${step.head}"><figcaption>${caption}</figcaption><svg width="${S * cell}" height="${L * cell}" viewBox="0 0 ${S * cell} ${L * cell}" role="img" aria-label="${label}">${rects}</svg></figure>`;
 }
 
 /** A large map: the weights as canvas pixels on the same 0–1 scale. */
@@ -87,7 +89,7 @@ function linesSvg(step, w, tokensQ, tokensK) {
     html`<text x="${x}" y="${y}" text-anchor="${anchor}" dominant-baseline="middle" ${attrs}>${text}</text>`;
   const left = tokensQ.slice(0, L).map((t, q) => label(x1 - 6, yQ(q), t, 'end', html`data-q="${q}"`));
   const right = tokensK.slice(0, S).map((t, k) => label(x2 + 6, yK(k), t, 'start', html`data-k="${k}"`));
-  const title = `Head ${step.head + 1}: each query on the left joined to each key on the right by a line as opaque as its weight`;
+  const title = t('explorer.heads.linesLabel', { head: String(step.head + 1) });
   return html`<svg class="head-lines-svg" width="${x2 + textW}" height="${height}" viewBox="0 0 ${x2 + textW} ${height}" role="img" aria-label="${title}"><g class="lines">${lines}</g>${left}${right}</svg>`;
 }
 
@@ -109,7 +111,7 @@ function diagramLink(box) {
   }
   if (!link) return;
   link.hidden = box.hidden;
-  const text = app.result?.trace.meta.heads > 1 ? "Every head's weights side by side ↓" : 'The weights as lines between tokens ↓';
+  const text = t('explorer.heads.link', { multi: app.result?.trace.meta.heads > 1 ? 'yes' : 'no' });
   if (link.textContent !== text) link.textContent = text;
 }
 
@@ -184,16 +186,16 @@ export function renderHeads() {
   box.dataset.signature = signature;
   const choose =
     multi &&
-    html`<fieldset class="lines-head"><legend>Lines of</legend>${weights.map((s) => html`<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead && ' checked'}> head ${s.head + 1}</label>`)}</fieldset>`;
-  const panel = html`<h3 id="heads-title" tabindex="-1">${multi ? `Every head's attention weights, side by side` : 'Attention weights as lines'}</h3>
-    ${multi && html`<div class="head-maps">${maps}</div><p class="hint">Rows are queries, columns keys; every map on the same scale from 0 to 1, the weights steps' colours.</p>`}
+    html`<fieldset class="lines-head"><legend>${t('explorer.heads.linesOf')}</legend>${weights.map((s) => html`<label><input type="radio" name="lines-head" value="${s.head}"${s.head === shownHead && ' checked'}> ${t('explorer.card.head', { head: String(s.head + 1) })}</label>`)}</fieldset>`;
+  const panel = html`<h3 id="heads-title" tabindex="-1">${t('explorer.heads.title', { multi: multi ? 'yes' : 'no' })}</h3>
+    ${multi && html`<div class="head-maps">${maps}</div><p class="hint">${t('explorer.heads.mapsHint')}</p>`}
     ${choose}
     <div class="head-lines" data-head="${step.head}">${
       tooMany
-        ? html`<p class="hint">${w.length} × ${w[0].length}: too many tokens for lines (up to ${LINES_MAX}).</p>`
+        ? html`<p class="hint">${t('explorer.heads.tooMany', { rows: String(w.length), cols: String(w[0].length), max: String(LINES_MAX) })}</p>`
         : linesSvg(step, w, tokensQ, tokensK)
     }</div>
-    <p class="hint">Queries on the left, keys on the right; a line is as opaque as the weight the query gives the key.</p>`;
+    <p class="hint">${t('explorer.heads.linesHint')}</p>`;
   // Beyond 64 tokens with one head the panel holds no numbers: an edit leaves it as it is.
   const markup = String(panel);
   if (box.headsHtml !== markup) {

@@ -11,6 +11,7 @@ import { editInput, fillInputs, setOptions } from './actions.js';
 import { matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { headOf } from './steps.js';
+import { rich, t } from './language.js';
 
 const INPUT_TITLES = {
   Q: html`Q`,
@@ -26,22 +27,10 @@ const INPUT_TITLES = {
   b_K: html`b<sub>K</sub>`,
   b_V: html`b<sub>V</sub>`,
   b_O: html`b<sub>O</sub>`,
-  mask: html`Mask M (additive)`,
-  P: html`P (learned positions)`,
-  past_K: html`K<sub>past</sub> (cached keys)`,
-  past_V: html`V<sub>past</sub> (cached values)`,
-  W_G: html`W<sub>G</sub> (output gate)`,
   b_G: html`b<sub>G</sub>`,
-  W_DKV: html`W<sub>DKV</sub> (down to the latent)`,
-  W_UK: html`W<sub>UK</sub> (latent to keys)`,
-  W_UV: html`W<sub>UV</sub> (latent to values)`,
-  W_KR: html`W<sub>KR</sub> (rotary key)`,
-  W_QR: html`W<sub>QR</sub> (rotary queries)`,
-  W_DQ: html`W<sub>DQ</sub> (queries' latent)`,
-  W_UQ: html`W<sub>UQ</sub> (latent to queries)`,
-  past_c_KV: html`c<sub>KV, past</sub> (cached latents)`,
-  past_k_R: html`k<sub>R, past</sub> (cached rotary keys)`,
 };
+/** An input's title: in words when the catalogue has explorer.input.title.<name>, else its symbol. */
+const inputTitle = (name) => (t.has(`explorer.input.title.${name}`) ? html`${rich(`explorer.input.title.${name}`)}` : INPUT_TITLES[name]);
 const COLUMN_TITLES = {
   W_Q: html`Ω<sub>Q</sub>`,
   W_K: html`Ω<sub>K</sub>`,
@@ -56,66 +45,25 @@ const COLUMN_TITLES = {
 /** Whether the state computes multi-head latent attention (its inputs in place of W_K and W_V). */
 const isLatent = (state) => stateInputs(state).includes('W_DKV');
 
-function describeInput(name) {
+/** The line under an input's title: what it is and its shape. */
+const describeInput = (name) => html`${describeWords(name)}`;
+
+function describeWords(name) {
   const { state } = app;
   const cols = state.options.layout === 'columns';
-  const tok = cols ? 'one column per token' : 'one row per token';
-  switch (name) {
-    case 'X':
-      return state.mode === 'cross' ? html`the query tokens, ${tok}` : html`the tokens, ${tok}`;
-    case 'X_kv':
-      return html`the tokens keys and values come from, ${tok}`;
-    case 'Q':
-      return html`queries, ${tok}`;
-    case 'K':
-      return html`keys, ${tok}`;
-    case 'V':
-      return html`values, ${tok}`;
-    case 'W_Q':
-    case 'W_K':
-    case 'W_V': {
-      if (name === 'W_Q' && isLatent(state))
-        return html`d<sub>model</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = X·W<sub>Q</sub>`;
-      const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
-      return cols
-        ? html`d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
-        : html`d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
-    }
-    case 'W_O':
-      return cols ? html`output × (heads·d<sub>v</sub>)` : html`(heads·d<sub>v</sub>) × output`;
-    case 'b_O':
-      return html`one per output feature`;
-    case 'P':
-      return html`added to X before the projections: its shape, ${tok}`;
-    case 'past_K':
-      return html`earlier tokens' keys as a cache keeps them (already rotated with RoPE), ${tok}; heads side by side`;
-    case 'past_V':
-      return html`earlier tokens' values, ${tok}; heads side by side`;
-    case 'W_G':
-      return html`d<sub>model</sub> × heads·d<sub>v</sub> (a gate per feature) or × heads (per head)`;
-    case 'W_DKV':
-      return html`d<sub>model</sub> × d<sub>c</sub>: c<sub>KV</sub> = X·W<sub>DKV</sub>, the one latent a cache keeps`;
-    case 'W_UK':
-      return html`d<sub>c</sub> × heads·d<sub>h</sub>: each head's keys K<sub>C</sub> = c<sub>KV</sub>·W<sub>UK</sub>`;
-    case 'W_UV':
-      return html`d<sub>c</sub> × heads·d<sub>v</sub>: each head's values V = c<sub>KV</sub>·W<sub>UV</sub>`;
-    case 'W_KR':
-      return html`d<sub>model</sub> × d<sub>r</sub> (even): k<sub>R</sub> = RoPE(X·W<sub>KR</sub>), one for every head`;
-    case 'W_QR':
-      return html`d<sub>model</sub> (or d<sub>cq</sub>) × heads·d<sub>r</sub>: q<sub>R</sub> = RoPE(X·W<sub>QR</sub>) per head`;
-    case 'W_DQ':
-      return html`d<sub>model</sub> × d<sub>cq</sub>: c<sub>Q</sub> = X·W<sub>DQ</sub>`;
-    case 'W_UQ':
-      return html`d<sub>cq</sub> × heads·d<sub>h</sub>: each head's queries Q<sub>C</sub> = c<sub>Q</sub>·W<sub>UQ</sub>`;
-    case 'past_c_KV':
-      return html`earlier tokens' latents c<sub>KV</sub>, ${tok}, d<sub>c</sub> wide`;
-    case 'past_k_R':
-      return html`earlier tokens' rotary keys (already rotated at positions 0, 1, …), ${tok}, d<sub>r</sub> wide`;
-    case 'b_G':
-      return html`one per column of W<sub>G</sub>`;
-    default:
-      return html`one per ${cols ? 'row' : 'column'} of W<sub>${name[2]}</sub>`;
+  const layout = cols ? 'columns' : 'rows';
+  // An input with a message of its own (explorer.input.<name>) gets every value a message may use.
+  const own = `explorer.input.${name}`;
+  const values = { tok: t('explorer.input.tok', { layout }), cross: state.mode === 'cross' ? 'yes' : 'no', layout };
+  if (t.has(own)) return rich(own, values);
+  if (name === 'W_Q' && isLatent(state)) return rich('explorer.input.W_Q-latent');
+  if (['W_Q', 'W_K', 'W_V'].includes(name)) {
+    const bias = state.use.bias ? (cols ? ' + β' : ' + b') : '';
+    return cols
+      ? html`d × D: ${name[2]} = Ω<sub>${name[2]}</sub>X${bias}`
+      : html`d<sub>model</sub> × d: ${name[2]} = X·W<sub>${name[2]}</sub>${bias}`;
   }
+  return rich('explorer.input.bias', { layout, name: name[2] }); // b_Q, b_K, b_V
 }
 
 /** The weights whose columns are the query heads' features side by side (latent attention's too). */
@@ -147,7 +95,7 @@ export function getEditor(name) {
   if (!ed) {
     ed = new MatrixEditor({
       name,
-      title: INPUT_TITLES[name],
+      title: inputTitle(name),
       description: name === 'mask' ? null : describeInput(name),
       vector: VECTOR_INPUTS.has(name),
       engine: app.engine,
@@ -188,7 +136,7 @@ export function layoutEditors() {
   const cols = state.options.layout === 'columns';
   for (const name of stateInputs(state)) {
     const ed = getEditor(name);
-    setHtml(ed.el.querySelector('h3'), (cols && COLUMN_TITLES[name]) || INPUT_TITLES[name]);
+    setHtml(ed.el.querySelector('h3'), (cols && COLUMN_TITLES[name]) || inputTitle(name));
     const desc = ed.el.querySelector('.editor-desc');
     if (desc) setHtml(desc, describeInput(name));
     ed.el.hidden = hidden.has(name);
@@ -202,9 +150,9 @@ export function layoutEditors() {
   setHtml(
     optional,
     html`
-    ${state.mode !== 'qkv' && !isLatent(state) && html`<label><input type="checkbox" id="use-bias" ${state.use.bias && 'checked'}> biases b<sub>Q</sub>, b<sub>K</sub>, b<sub>V</sub></label>`}
-    <label><input type="checkbox" id="use-wo" ${state.use.W_O && 'checked'}> output projection W<sub>O</sub></label>
-    ${state.use.W_O && html`<label><input type="checkbox" id="use-bo" ${state.use.b_O && 'checked'}> bias b<sub>O</sub></label>`}`,
+    ${state.mode !== 'qkv' && !isLatent(state) && html`<label><input type="checkbox" id="use-bias" ${state.use.bias && 'checked'}> ${rich('explorer.use-bias')}</label>`}
+    <label><input type="checkbox" id="use-wo" ${state.use.W_O && 'checked'}> ${rich('explorer.use-wo')}</label>
+    ${state.use.W_O && html`<label><input type="checkbox" id="use-bo" ${state.use.b_O && 'checked'}> ${rich('explorer.use-bo')}</label>`}`,
   );
   box.appendChild(optional);
   optional.addEventListener('change', (ev) => {

@@ -3,10 +3,22 @@
 // (index.html's data-i18n) are written in it once the page's markup is in place; the language menu
 // reloads with ?lang=. `t` is the translator views format their words with.
 import { english, loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
+import { html } from 'attention-explorer/html';
 import { $ } from './app.js';
 
 /** The page's translator (English's until `chooseLanguage` resolved). */
 export let t = english;
+
+// A message's rich-text tags as those elements (the values inside them escaped like other words).
+const TAGS = {
+  sub: (/** @type {unknown[]} */ chunks) => html`<sub>${chunks}</sub>`,
+  strong: (/** @type {unknown[]} */ chunks) => html`<strong>${chunks}</strong>`,
+  code: (/** @type {unknown[]} */ chunks) => html`<code>${chunks}</code>`,
+  em: (/** @type {unknown[]} */ chunks) => html`<em>${chunks}</em>`,
+};
+
+/** A message with <sub>, <strong>, <code> and <em> as those elements, for an html`` template. */
+export const rich = (/** @type {string} */ id, /** @type {Record<string, unknown>} */ values = {}) => t(id, { ...TAGS, ...values });
 
 /** Loads the catalogue of the language the address or the browser asks for. */
 export async function chooseLanguage() {

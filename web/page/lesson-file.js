@@ -10,6 +10,7 @@ import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
 import { setTitle } from './actions.js';
 import { loadState, store } from './store.js';
+import { t } from './language.js';
 
 /**
  * The lesson file of the page as it is: its title (the teacher's; else the example's while it is
@@ -34,14 +35,15 @@ function showLessonError(message) {
   box.id = 'lesson-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  setHtml(box, html`<p>${message}</p><button type="button">Dismiss</button>`);
+  setHtml(box, html`<p>${message}</p><button type="button">${t('explorer.share.dismiss')}</button>`);
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }
 
 /**
  * Opens a lesson (its JSON text) in the page, step by step from its first step. `where` names it
- * in messages. Returns true, or false after showing why it could not be opened.
+ * in messages. Returns true, or false after showing why it could not be opened (the schema's and
+ * the core's details are English, inside the page's sentence).
  */
 export function openLesson(text, where) {
   let lesson;
@@ -51,12 +53,12 @@ export function openLesson(text, where) {
     try {
       trace = app.engine.run(lesson.problem);
     } catch (error) {
-      throw new Error(`${where}: the problem: ${error.message}`);
+      throw new Error(t('explorer.lesson.problem-error', { where, error: error.message }));
     }
     const misfit = lessonTraceError(lesson.lesson, trace, where);
     if (misfit) throw new Error(misfit);
   } catch (error) {
-    showLessonError(`The lesson could not be opened. ${error.message}`);
+    showLessonError(t('explorer.lesson.not-opened', { error: error.message }));
     return false;
   }
   const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));
@@ -77,8 +79,9 @@ function showLessonLoading(url) {
   box.id = 'lesson-loading';
   box.className = 'lesson-loading';
   box.setAttribute('role', 'status');
-  setHtml(box, html`<p>Loading the lesson from <span class="url"></span>… Until it comes, the page shows the default example.</p>`);
-  box.querySelector('.url').textContent = url;
+  // The address inside the sentence, in a span of its own (escaped by html``).
+  const address = (/** @type {unknown[]} */ chunks) => html`<span class="url">${chunks}</span>`;
+  setHtml(box, html`<p>${t('explorer.lesson.loading', { url, address })}</p>`);
   $('app').prepend(box);
 }
 
@@ -92,7 +95,7 @@ export async function openLessonUrl(address) {
   try {
     url = new URL(address, location.href);
   } catch {
-    showLessonError(`The lesson could not be opened: "${address}" is not an address.`);
+    showLessonError(t('explorer.lesson.not-address', { address }));
     return false;
   }
   let text;
@@ -100,7 +103,8 @@ export async function openLessonUrl(address) {
   try {
     text = await fetchLesson(url.href);
   } catch (error) {
-    showLessonError(`${error.message.replace(/^t/, 'T')}. The page shows the default example instead.`);
+    // fetchLesson's message is English ("the lesson at … could not be fetched: …"): a sentence of its own.
+    showLessonError(t('explorer.lesson.not-fetched', { error: error.message.replace(/^t/, 'T') }));
     return false;
   } finally {
     showLessonLoading(null);

@@ -6,6 +6,7 @@ import { app } from './app.js';
 import { stateFromObject, withoutDefaults } from './state.js';
 import { applyFlags, flags } from './embed.js';
 import { makePaper } from './student.js';
+import { t } from './language.js';
 
 let linkError = null; // why the link could not be read (shown once, at the top)
 
@@ -124,7 +125,8 @@ export async function writeLink(state) {
 /**
  * Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null,
  * error?, studentError? }. The state was checked against the link's schema (formats.js) when
- * decoded; `studentError` says which field of a students' exercise link does not fit.
+ * decoded; `studentError` says which field of a students' exercise link does not fit. The error is
+ * in the page's language when the link names an example it lacks; decodeStateString's are English.
  */
 export async function readLink(hash) {
   const { state: raw, error, student, reason } = await decodeStateString(hash);
@@ -134,7 +136,7 @@ export async function readLink(hash) {
   if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
     const base = presetState(raw.preset);
     if (!base) {
-      linkError = `This link names an example the explorer does not have ("${raw.preset}"); showing the default example instead.`;
+      linkError = t('explorer.share.no-example', { preset: raw.preset });
       return { state: null, error: linkError };
     }
     obj = { ...base, ...raw, options: { ...base.options, ...(raw.options ?? {}) }, tokens: raw.tokens ?? base.tokens };

@@ -45,7 +45,7 @@ import { bindSetupFold, setSetupOpen } from './setup-fold.js';
 import { bindPractice, mountPractice } from './practice.js';
 import { isStudentState, paperFromState, renderStudent } from './student.js';
 import { showBackLink } from './back-link.js';
-import { chooseLanguage, showLanguage } from './language.js';
+import { chooseLanguage, showLanguage, t } from './language.js';
 
 const hashRead = latestOnly();
 /** Another link pasted into the address bar (not one the page wrote itself) is opened. */
@@ -62,15 +62,16 @@ async function onHashChange() {
 }
 
 async function boot() {
-  showBackLink(document.querySelector('.site-header'));
   const language = chooseLanguage(); // fetched while the engine loads
+  // The link back to the playground, in the page's language (English's is there at once).
+  language.then(() => showBackLink(document.querySelector('.site-header')));
   try {
     app.engine = await loadAttention();
   } catch (err) {
     takeOver();
     await language.then(showLanguage, () => {});
     const loading = $('loading');
-    loading.textContent = `The attention engine could not be loaded: ${err.message}`;
+    loading.textContent = t('explorer.error.engine', { message: err.message });
     loading.classList.add('error');
     return;
   }
@@ -81,9 +82,9 @@ async function boot() {
   // its address (link.js, keepTeacherView); any other tab opens that link as the students'.
   const addressed = location.hash.replace(/^#/, '');
   const teacherView = keptTeacherView(addressed);
+  await language; // before the link is read: its error is in the page's language
   const { state: fromHash, error, studentError } = await readLink(teacherView ? `#${teacherView}` : location.hash);
   if (teacherView && fromHash) knownStudentsHash(teacherView, addressed);
-  await language;
   // From here to the first drawing nothing is awaited: the prerendered first screen, if shown, is
   // replaced by the page's markup, which is bound and drawn in this same task (no frame between).
   const prerendered = takeOver();
@@ -262,6 +263,6 @@ function bindSkipLink() {
 }
 
 window.addEventListener('error', (e) => {
-  $('status').textContent = `Something went wrong: ${e.message}`;
+  $('status').textContent = t('explorer.error.unexpected', { message: e.message });
 });
 boot();

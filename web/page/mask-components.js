@@ -4,6 +4,7 @@
 // facts.hidden_by (same layout as the mask step): this view recomputes no mask.
 import { colourScale } from 'attention-explorer';
 import { html } from 'attention-explorer/html';
+import { t } from './language.js';
 
 /** The bits of facts.hidden_by: what hid an entry, or that a sink token kept it from the window. */
 export const HIDDEN_BY = { causal: 1, window: 2, mask: 4, keptBySink: 8 };
@@ -18,13 +19,9 @@ const MAX_ENTRIES = 24 * 24;
 const keepColour = colourScale([[0, 1]], 'keep_mask');
 const COLOUR = { kept: keepColour(1), hidden: keepColour(0) };
 
-const plural = (n, one, many) => (n === 1 ? one : many);
-
-/** "at most 1 position before", "none after", "any number before". */
+/** "at most 1 position before", "none after", "any number before": side is before or after. */
 function reach(by, side) {
-  if (by == null) return `any number ${side}`;
-  if (by === 0) return `none ${side}`;
-  return `at most ${by} ${plural(by, 'position', 'positions')} ${side}`;
+  return t(`explorer.mask.reach.${side}`, { any: by == null ? 'yes' : 'no', count: by ?? 0, n: String(by ?? 0) });
 }
 
 /**
@@ -41,8 +38,8 @@ function components(step, options, additive) {
   if (options.causal) {
     list.push({
       id: 'causal',
-      title: 'Causal',
-      legend: 'a query sees only keys at or before its position',
+      title: t('explorer.mask.title.causal'),
+      legend: t('explorer.mask.legend.causal'),
       state: (bits) => (bits & HIDDEN_BY.causal ? 'hidden' : 'kept'),
     });
   }
@@ -51,10 +48,12 @@ function components(step, options, additive) {
     const bound = (b) => (b == null ? '∞' : String(b));
     list.push({
       id: 'window',
-      title: `Window [${bound(left)}, ${bound(right)}]`,
-      legend:
-        `a query sees keys ${reach(left, 'before')} and ${reach(right, 'after')} it` +
-        (sinks ? '; ● outside it but kept by a sink token' : ''),
+      title: t('explorer.mask.title.window', { left: bound(left), right: bound(right) }),
+      legend: t('explorer.mask.legend.window', {
+        before: reach(left, 'before'),
+        after: reach(right, 'after'),
+        sinks: sinks ? 'yes' : 'no',
+      }),
       // The window alone hides what a sink token keeps: that is the sink's doing.
       state: (bits) => (bits & (HIDDEN_BY.window | HIDDEN_BY.keptBySink) ? 'hidden' : 'kept'),
       sink: sinkMark,
@@ -63,8 +62,8 @@ function components(step, options, additive) {
   if (sinks) {
     list.push({
       id: 'sink',
-      title: `Sink tokens ${sinks}`,
-      legend: `the first ${plural(sinks, 'key stays', `${sinks} keys stay`)} visible whatever the window (● where the window would hide ${plural(sinks, 'it', 'them')}); sinks hide nothing`,
+      title: t('explorer.mask.title.sink', { n: String(sinks) }),
+      legend: t('explorer.mask.legend.sink', { count: sinks, n: String(sinks) }),
       state: (bits) => (sinkMark(bits) ? 'kept' : 'none'),
       sink: sinkMark,
     });
@@ -72,10 +71,8 @@ function components(step, options, additive) {
   if (step.given.includes('mask')) {
     list.push({
       id: 'mask',
-      title: 'Your mask',
-      legend: additive
-        ? 'your −∞ entries hide a key; its numbers are added to the scores: they are in the mask table below'
-        : 'your 0 (false) entries hide a key',
+      title: t('explorer.mask.title.mask'),
+      legend: t(additive ? 'explorer.mask.legend.additive' : 'explorer.mask.legend.mask'),
       state: (bits) => (bits & HIDDEN_BY.mask ? 'hidden' : 'kept'),
     });
   }
@@ -84,24 +81,27 @@ function components(step, options, additive) {
 
 /** What the combined mask did with an entry, naming its components. */
 export function entryComponents(bits) {
-  const by = [];
-  if (bits & HIDDEN_BY.causal) by.push('causal');
-  if (bits & HIDDEN_BY.window) by.push('the window');
-  if (bits & HIDDEN_BY.mask) by.push('your mask');
-  const sink = bits & HIDDEN_BY.keptBySink ? 'a sink token kept it from the window' : '';
-  if (!by.length) return sink ? `kept: ${sink}` : 'kept by every component';
-  const names = by.length === 1 ? by[0] : `${by.slice(0, -1).join(', ')} and ${by[by.length - 1]}`;
-  return `hidden by ${names}${sink ? `; ${sink}` : ''}`;
+  const by = ['causal', 'window', 'mask'].filter((c) => bits & HIDDEN_BY[c]).map((c) => t(`explorer.mask.by.${c}`));
+  const sink = bits & HIDDEN_BY.keptBySink ? 'yes' : 'no';
+  if (!by.length) return t(sink === 'yes' ? 'explorer.mask.keptBySink' : 'explorer.mask.keptByAll');
+  const [a, b, c] = by;
+  const names = by.length === 1 ? a : t(by.length === 2 ? 'explorer.mask.two' : 'explorer.mask.three', { a, b, c });
+  return t('explorer.mask.hiddenBy', { names, sink });
 }
 
 /** The mark of an entry a sink token kept from the window, as the maps draw it. */
-const SINK_DOT = html`<span class="sink-dot" role="img" aria-label="dot"></span>`;
-
-const STATE_WORDS = { kept: 'kept', hidden: 'hidden', none: 'no say' };
+const sinkDot = () => html`<span class="sink-dot" role="img" aria-label="${t('explorer.mask.dot')}"></span>`;
 
 function mapHtml(part, hiddenBy, labels, shape) {
   const [nr, nc] = shape;
-  const caption = `${part.title}, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns: ${part.legend}.`;
+  const caption = t('explorer.mask.caption', {
+    title: part.title,
+    rows: String(nr),
+    rowTitle: labels.rowTitle,
+    cols: String(nc),
+    colTitle: labels.colTitle,
+    legend: part.legend,
+  });
   // Row headers and each entry's words are for screen readers; the squares show the states.
   const rows = [];
   for (let i = 0; i < nr; i++) {
@@ -112,7 +112,7 @@ function mapHtml(part, hiddenBy, labels, shape) {
       const sink = part.sink?.(bits) ?? false;
       const colour = COLOUR[state];
       const style = colour && html` style="background:${colour.bg}"`;
-      const words = part.id === 'combined' ? entryComponents(bits) : `${STATE_WORDS[state]}${sink ? ', a sink token keeps it' : ''}`;
+      const words = part.id === 'combined' ? entryComponents(bits) : t('explorer.mask.state', { state, sink: sink ? 'yes' : 'no' });
       const key = `${labels.colTitle} ${labels.cols[j]}`;
       cells.push(
         html`<td data-i="${i}" data-j="${j}" data-state="${state}"${sink && html` data-sink="kept"`}${style} title="${labels.rowTitle} ${labels.rows[i]}, ${key}: ${words}"><span class="visually-hidden">${key}: ${words}</span></td>`,
@@ -122,7 +122,7 @@ function mapHtml(part, hiddenBy, labels, shape) {
   }
   // The legend's first ● is the mark itself.
   const dot = part.legend.indexOf('●');
-  const legend = dot < 0 ? part.legend : html`${part.legend.slice(0, dot)}${SINK_DOT}${part.legend.slice(dot + 1)}`;
+  const legend = dot < 0 ? part.legend : html`${part.legend.slice(0, dot)}${sinkDot()}${part.legend.slice(dot + 1)}`;
   return html`<figure class="mask-part" data-part="${part.id}"><figcaption>${part.title}</figcaption><table class="mask-map"><caption class="visually-hidden">${caption}</caption><tbody>${rows}</tbody></table><p class="mask-part-legend">${legend}</p></figure>`;
 }
 
@@ -137,16 +137,17 @@ export function maskComponentsHtml(step, facts, options, meta, labels) {
   if (parts.length < 2) return html``;
   const [nr, nc] = step.shape;
   if (nr * nc > MAX_ENTRIES) {
-    return html`<p class="hint">${parts.map((p) => p.title).join(', ')}: ${nr} × ${nc} is too large for a map of each; click an entry of the mask to see which component hid it.</p>`;
+    const titles = parts.map((p) => p.title).join(', ');
+    return html`<p class="hint">${t('explorer.mask.tooLarge', { titles, rows: String(nr), cols: String(nc) })}</p>`;
   }
   parts.push({
     id: 'combined',
-    title: '= combined',
-    legend: `kept only where every component keeps it${parts.some((p) => p.id === 'sink') ? ' (a sink overrides the window)' : ''}`,
+    title: t('explorer.mask.title.combined'),
+    legend: t('explorer.mask.legend.combined', { sink: parts.some((p) => p.id === 'sink') ? 'yes' : 'no' }),
     state: (bits) => (isHidden(bits) ? 'hidden' : 'kept'),
   });
   const maps = parts.map((p) => mapHtml(p, facts.hidden_by, labels, step.shape));
-  return html`<div class="mask-parts" role="group" aria-label="The mask's components and their combination">${maps}</div><p class="mask-parts-readout" aria-live="polite">Point at an entry of a map to see what hid it; click an entry of the combined map for its worked calculation.</p>`;
+  return html`<div class="mask-parts" role="group" aria-label="${t('explorer.mask.group')}">${maps}</div><p class="mask-parts-readout" aria-live="polite">${t('explorer.mask.readout')}</p>`;
 }
 
 const bound = new WeakSet();

@@ -5,6 +5,7 @@ import { getEditor, setEditorValue } from './inputs.js';
 import { store } from './store.js';
 import { setOptions, toggleKeep } from './actions.js';
 import { axisLabels } from './steps.js';
+import { t } from './language.js';
 import { matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 
@@ -44,12 +45,12 @@ export function renderMask() {
           v,
           j,
         ) => html`<td><button type="button" class="mask-cell${!v && ' hidden-key'}" data-r="${i}" data-c="${j}" aria-pressed="${String(!v)}"
-        aria-label="${labels.rowTitle} ${labels.rows[i]}, ${labels.colTitle} ${labels.cols[j]}: ${v ? 'visible' : 'hidden'}">${v ? '✓' : '−∞'}</button></td>`,
+        aria-label="${labels.rowTitle} ${labels.rows[i]}, ${labels.colTitle} ${labels.cols[j]}: ${t(v ? 'explorer.maskEditor.visible' : 'explorer.maskEditor.hidden')}">${v ? '✓' : '−∞'}</button></td>`,
       )}</tr>`,
   );
-  const editor = html`<div class="mask-editor"><h3>Mask: which keys each query may see</h3>
-    <p class="hint">Click (or Enter/Space) a cell to hide that key from that query; hidden cells get −∞ before the softmax.</p>
-    <table class="mask-grid"><caption class="visually-hidden">Keep-mask, ${labels.rowTitle}s by ${labels.colTitle}s</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  const editor = html`<div class="mask-editor"><h3>${t('explorer.maskEditor.title')}</h3>
+    <p class="hint">${t('explorer.maskEditor.hint')}</p>
+    <table class="mask-grid"><caption class="visually-hidden">${t('explorer.maskEditor.caption', { rowTitle: labels.rowTitle, colTitle: labels.colTitle })}</caption><thead><tr><th class="corner">${labels.rowTitle} ↓ ${labels.colTitle} →</th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
   const focused = document.activeElement?.closest?.('.mask-cell');
   const fr = focused?.dataset.r,
     fc = focused?.dataset.c;

@@ -9,6 +9,7 @@ import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from './math.js';
 import { stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
+import { t } from './language.js';
 
 /** Heads drawn as lanes; the rest are summarised in one line (they have the same steps). */
 const MAX_LANES = 2;
@@ -61,7 +62,7 @@ export function pipelineGraph(trace, problem = {}) {
           symbol: name.replace(/^X_kv$/, 'X_{kv}'),
           shape: shapeOf(problem[name]),
           tags: [],
-          label: `input ${name}`,
+          label: t('explorer.pipeline.input', { name }),
         });
       }
       edges.push([`in:${name}`, key]);
@@ -79,7 +80,12 @@ export function pipelineGraph(trace, problem = {}) {
       shape: s.shape,
       tags,
       group: shared ? s.kv_group : null,
-      label: `${s.title}${multi && s.head != null && s.head >= 0 ? `, head ${s.head + 1}` : ''}, ${s.shape[0]} × ${s.shape[1]}`,
+      label: t('explorer.pipeline.node', {
+        step: t(s.title_id),
+        head: multi && s.head != null && s.head >= 0 ? String(s.head + 1) : 'none',
+        rows: String(s.shape[0]),
+        cols: String(s.shape[1]),
+      }),
     });
     for (const j of s.inputs) if (shown(steps[j])) edges.push([stepKey(steps[j]), key]);
   });
@@ -87,10 +93,11 @@ export function pipelineGraph(trace, problem = {}) {
     ? Array.from({ length: shownHeads }, (_, h) => {
         const group = steps.find((s) => s.head === h && s.kv_group != null)?.kv_group ?? h;
         const gqa = meta.kv_heads < meta.heads;
-        return { head: h, label: `head ${h + 1}${gqa ? ` · K, V group ${group + 1}` : ''}` };
+        return { head: h, label: t('explorer.pipeline.lane', { head: String(h + 1), gqa: gqa ? 'yes' : 'no', group: String(group + 1) }) };
       })
     : [{ head: null, label: '' }];
-  const more = multi && meta.heads > shownHeads ? `+ heads ${shownHeads + 1}–${meta.heads}: the same steps` : '';
+  const more =
+    multi && meta.heads > shownHeads ? t('explorer.pipeline.more', { from: String(shownHeads + 1), to: String(meta.heads) }) : '';
   const all = [...sources.values(), ...nodes];
   // A node every head shares spans the lanes, so it gets a column of its own: in a column with the
   // heads' nodes it covered them (RoPE's angle table Θ sat on V⁽¹⁾ and Q⁽²⁾, review #8).
@@ -145,12 +152,13 @@ function nodeHtml(n, labelCol, first) {
   const tags = n.tags.length > 0 && html` <span class="pl-tags">· ${n.tags.join(' ')}</span>`;
   const shape = n.shape && html`<span class="pl-shape">${n.shape[0]}×${n.shape[1]}${tags}</span>`;
   const group =
-    n.group != null && html`<span class="pl-group" title="key/value group ${n.group + 1}, shared by heads">kv ${n.group + 1}</span>`;
+    n.group != null &&
+    html`<span class="pl-group" title="${t('explorer.pipeline.group', { group: String(n.group + 1) })}">kv ${n.group + 1}</span>`;
   const style = `grid-column:${n.col + 1 + labelCol};grid-row:${n.rows}`;
   const cls = `pl-node${n.input ? ' pl-source' : ''}${n.step?.id === 'output' ? ' pl-final' : ''}${n.group != null ? ' pl-shared' : ''}`;
   const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
   // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
-  const name = n.input ? `Input ${n.input}: go to its editor` : `${n.label}: go to this step`;
+  const name = n.input ? t('explorer.pipeline.goInput', { name: n.input }) : t('explorer.pipeline.goStep', { label: n.label });
   // One Tab stop for the whole diagram (the first node; arrow keys move between nodes).
   return html`<button type="button" class="${cls}" style="${style}" data-key="${n.key}" title="${title}" tabindex="${first ? 0 : -1}"><span class="visually-hidden">${name}</span><span aria-hidden="true" class="pl-face"><span class="pl-sym">${mathHtml(n.symbol)}</span>${shape}${group}</span></button>`;
 }

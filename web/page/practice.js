@@ -28,15 +28,17 @@ import * as recurrent from './practice/recurrent.js';
 import * as softmax from './practice/softmax.js';
 import * as tiles from './practice/tiles.js';
 import { current, heatmapSteps, practiceEngine, walkState } from './practice/walk.js';
+import { t } from './language.js';
 
 /** @type {Record<string, import('./practice/walk.js').Walkthrough>} The walkthroughs, in the tabs' order. */
 const WALKTHROUGHS = { softmax, decode, tiles, gradients, recurrent };
 
+/** Each walkthrough's name: the message id of its tab. */
 export const WALKS = Object.fromEntries(Object.entries(WALKTHROUGHS).map(([id, w]) => [id, w.title]));
 
 // ---- exports of the open walkthrough -----------------------------------------------------------
 
-const EXPORT_LABELS = { 'copy-latex': 'Copy LaTeX', latex: 'LaTeX (.tex)', csv: 'CSV', json: 'JSON', numpy: 'NumPy script (.py)' };
+// The export buttons' words: explorer.practice.export.<format>.
 
 /** The export buttons of walkthrough `id` (drawn again only when the walkthrough changes). */
 function renderExportRow(id, view) {
@@ -50,10 +52,12 @@ function renderExportRow(id, view) {
     return;
   }
   const formats = ['copy-latex', 'latex', 'csv', 'json', ...(exports.numpy ? ['numpy'] : [])];
-  const buttons = formats.map((f, i) => html`${i > 0 && ' '}<button type="button" data-walk-export="${f}">${EXPORT_LABELS[f]}</button>`);
+  const buttons = formats.map(
+    (f, i) => html`${i > 0 && ' '}<button type="button" data-walk-export="${f}">${t(`explorer.practice.export.${f}`)}</button>`,
+  );
   setHtml(
     row,
-    html`<span class="pr-export-label">Export this walkthrough</span> ${buttons} <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>`,
+    html`<span class="pr-export-label">${t('explorer.practice-export.label')}</span> ${buttons} <span id="practice-export-status" class="pr-export-status" role="status" aria-live="polite"></span>`,
   );
 }
 
@@ -61,7 +65,7 @@ function renderExportRow(id, view) {
 function walkExport(format) {
   const exports = WALKTHROUGHS[walkState().id]?.exporters;
   const view = current.view;
-  if (!exports || !view || view.error) throw new Error('nothing to export: the walkthrough was not computed');
+  if (!exports || !view || view.error) throw new Error(t('explorer.practice.nothingToExport'));
   const { ctx } = app.result;
   const latex = (standalone) =>
     exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
@@ -90,13 +94,13 @@ async function onWalkExport(button) {
     const out = walkExport(format);
     if (format === 'copy-latex') {
       await toClipboard(out.text);
-      status.textContent = 'LaTeX copied.';
+      status.textContent = t('explorer.practice.copied');
     } else {
       download(out.name, out.text, out.type);
-      status.textContent = `Downloaded ${out.name}.`;
+      status.textContent = t('explorer.practice.downloaded', { name: out.name });
     }
   } catch (err) {
-    status.textContent = `Not exported: ${err.message}`;
+    status.textContent = t('explorer.practice.notExported', { error: err.message });
   }
 }
 
@@ -132,8 +136,8 @@ export async function renderPractice() {
   // The fields mark what an error names (gradients: dO's cell), or clear the mark.
   walkthrough.showError?.(view.failure ?? null);
   if (view.error) {
-    $('practice-pos').textContent = walkthrough.title;
-    $('practice-text').textContent = `Not computed: ${view.error}`;
+    $('practice-pos').textContent = t(walkthrough.title);
+    $('practice-text').textContent = t('explorer.practice.notComputed', { error: view.error });
     $('practice-body').replaceChildren();
     $('pr-prev').disabled = true;
     $('pr-next').disabled = true;
@@ -142,7 +146,7 @@ export async function renderPractice() {
   // Fewer positions than before (an edit): the last one. Read below from the store.
   store.dispatch(walkTo, Math.max(0, Math.min(walkState().index, view.positions - 1)));
   const { index } = walkState();
-  $('practice-pos').textContent = `${walkthrough.title}: ${walkthrough.where(view, index)}`;
+  $('practice-pos').textContent = t('explorer.practice.position', { walk: t(walkthrough.title), where: walkthrough.where(view, index) });
   const { ctx } = app.result;
   $('practice-text').textContent = walkthrough.sentence(view, index, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options });
   heatmapSteps.length = 0;
@@ -198,7 +202,7 @@ export function bindPractice() {
     tabs,
     html`${Object.entries(WALKS).map(
       ([id, name]) =>
-        html`<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${name}</button>`,
+        html`<button type="button" role="tab" id="pr-tab-${id}" data-walk="${id}" aria-selected="false" aria-controls="practice-body">${t(name)}</button>`,
     )}`,
   );
   tabs.addEventListener('click', (e) => {
@@ -229,7 +233,7 @@ export function bindPractice() {
     $('practice').scrollIntoView({ block: 'start' });
   } else {
     $('practice').hidden = false;
-    $('practice-text').textContent = `walk=${asked}: not a walkthrough (${Object.keys(WALKS).join(', ')}). Choose one above.`;
+    $('practice-text').textContent = t('explorer.practice.unknown', { asked, walks: Object.keys(WALKS).join(', ') });
   }
 }
 

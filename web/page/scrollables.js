@@ -1,5 +1,6 @@
 // A region that scrolls sideways (narrow screens) must be reachable from the keyboard.
 import { whenIdle } from './app.js';
+import { t } from './language.js';
 const SCROLLERS = '.formula, .drill-eq, .recipe pre, .grid-wrap, .matrix-wrap, .table-scroll, #drill';
 const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
 
@@ -71,7 +72,7 @@ function mark(elements) {
       el.tabIndex = 0;
       if (!labelled) {
         el.setAttribute('role', 'region');
-        el.setAttribute('aria-label', el.matches('pre') ? 'numpy lines (scrolls sideways)' : 'formula (scrolls sideways)');
+        el.setAttribute('aria-label', t(el.matches('pre') ? 'explorer.scrolls.numpy' : 'explorer.scrolls.formula'));
       }
       el.dataset.scrollMark = '1';
     } else if ((!scrolls || reachable) && el.dataset.scrollMark) {

@@ -11,9 +11,11 @@ import { explanationHtml } from './explain.js';
 import { fmt } from './format.js';
 import { html } from 'attention-explorer/html';
 import { markPipeline } from './pipeline.js';
+import { t } from './language.js';
 import { bindTraceLinks, renderTraceLinks } from './trace-links.js';
 
-const PROMPT = html`<p class="hint">Click a number in any step, or move to it with the arrow keys and press Enter, to see how it was computed.</p>`;
+/** What the panel says while no cell is open (a function: the language is chosen after this module loads). */
+const prompt = () => html`<p class="hint">${t('explorer.drill.prompt')}</p>`;
 
 /** Marks the open cell in its step and writes its worked calculation in the drill panel. */
 export function renderSelection(focus) {
@@ -24,7 +26,7 @@ export function renderSelection(focus) {
   for (const el of document.querySelectorAll('#step-list .selected')) el.classList.remove('selected');
   const open = state.open;
   if (!open || !result) {
-    writeHtml(body, PROMPT); // after most edits, as it was
+    writeHtml(body, prompt()); // after most edits, as it was
     return;
   }
   const step = result.steps.find((s) => s.id === open.step && headOf(s) === (open.head ?? -1));
@@ -32,7 +34,7 @@ export function renderSelection(focus) {
   if (!step || open.row >= nr || open.col >= nc) {
     // the cell is gone (fewer tokens, another problem)
     store.dispatch(openCell, null);
-    writeHtml(body, PROMPT);
+    writeHtml(body, prompt());
     return;
   }
   const key = stepKey(step);
@@ -95,8 +97,13 @@ function moveCursor(canvas, r, c, focus) {
   const step = result?.steps.find((s) => stepKey(s) === key);
   if (step) {
     const labels = axisLabels(step, result.ctx);
-    canvas.closest('.heatmap').querySelector('.heatmap-readout').textContent =
-      `row ${r + 1} (${labels.rows[r]}), column ${c + 1} (${labels.cols[c]}): ${fmt(step.data[r][c], result.ctx.decimals)}`;
+    canvas.closest('.heatmap').querySelector('.heatmap-readout').textContent = t('explorer.heatmap.readout', {
+      row: String(r + 1),
+      rowLabel: labels.rows[r],
+      col: String(c + 1),
+      colLabel: labels.cols[c],
+      value: fmt(step.data[r][c], result.ctx.decimals),
+    });
   }
   if (focus) canvas.focus();
 }
@@ -223,7 +230,7 @@ function bindSteps() {
     input.className = 'token-edit';
     const before = th.textContent;
     input.value = before;
-    input.setAttribute('aria-label', `Rename ${kind === 'k' ? 'key' : 'query'} token ${Number(index) + 1}`);
+    input.setAttribute('aria-label', t('explorer.token.rename', { kind: kind === 'k' ? 'key' : 'query', n: String(Number(index) + 1) }));
     th.replaceChildren(input);
     input.focus();
     input.select();

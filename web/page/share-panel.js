@@ -9,17 +9,19 @@ import { FORMATS, fillExportSelect, onExport } from './export-panel.js';
 import { fillExerciseSteps, installExercise, newProblem, renderExercise, startExercise, studentLink } from './exercise.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { resultParts, store } from './store.js';
+import { t } from './language.js';
 
+/** `text` on the clipboard; `what` (link, students, embed) names it in the message. */
 async function copy(text, what) {
   const status = $('share-status');
   $('export-preview').value = text;
   $('export-preview').hidden = false;
   try {
     await navigator.clipboard.writeText(text);
-    status.textContent = `${what} copied to the clipboard.`;
+    status.textContent = t('explorer.share.copied', { what });
   } catch {
     $('export-preview').select();
-    status.textContent = `${what} is in the box below: copy it from there (the clipboard is not available here).`;
+    status.textContent = t('explorer.share.copyHere', { what });
   }
 }
 
@@ -36,36 +38,40 @@ function buildPanel() {
   setHtml(
     share,
     html`
-    <h2 id="share-title">Share, embed, export</h2>
+    <h2 id="share-title">${t('explorer.share.title')}</h2>
     <div class="share-row">
-      <button type="button" id="copy-link">Copy link</button>
-      <button type="button" id="copy-teacher-link" hidden>Copy your teacher's view (with the answers)</button>
-      <button type="button" id="copy-embed">Copy embed code</button>
-      <details class="embed-options" id="embed-options"><summary>Embed options</summary></details>
-      <a href="embedding.html">Embedding examples</a>
+      <button type="button" id="copy-link">${t('explorer.share.copy-link')}</button>
+      <button type="button" id="copy-teacher-link" hidden>${t('explorer.share.copy-teacher-link')}</button>
+      <button type="button" id="copy-embed">${t('explorer.share.copy-embed')}</button>
+      <details class="embed-options" id="embed-options"><summary>${t('explorer.embed.options')}</summary></details>
+      <a href="embedding.html">${t('explorer.embed.examples')}</a>
     </div>
     <div class="share-row export-row">
-      <label for="export-what">Export</label>
-      <select id="export-what"><option value="all">the whole solution</option></select>
-      <span role="group" aria-label="Export formats" class="formats">
-        ${FORMATS.map(([f, label]) => html`<button type="button" data-export="${f}">${label}</button>`)}
+      <label for="export-what">${t('explorer.export.label')}</label>
+      <select id="export-what"><option value="all">${t('explorer.export.all')}</option></select>
+      <span role="group" aria-label="${t('explorer.export.formats')}" class="formats">
+        ${FORMATS.map((f) => html`<button type="button" data-export="${f}">${t(`explorer.export.format.${f}`)}</button>`)}
       </span>
     </div>
-    <details class="exercise-setup" id="exercise-setup"><summary>Set an exercise</summary>
-      <p class="hint">Students type the numbers of the steps you choose; the page checks them. The link you share holds the problem and which numbers are hidden, not the answers.</p>
-      <fieldset><legend>Steps the students compute</legend><div id="ex-steps" class="ex-steps"></div></fieldset>
+    <details class="exercise-setup" id="exercise-setup"><summary>${t('explorer.share.exercise')}</summary>
+      <p class="hint">${t('explorer.share.exercise.hint')}</p>
+      <fieldset><legend>${t('explorer.share.exercise.steps')}</legend><div id="ex-steps" class="ex-steps"></div></fieldset>
       <div class="share-row">
-        <label>Only <input type="number" id="ex-cells" min="0" step="1" size="4" placeholder="all"> numbers per step</label>
-        <label>Tolerance ± <input type="number" id="ex-tol" min="0" step="any" value="0.01" size="6"></label>
+        <label>${t('explorer.share.exercise.cells', { field: html`<input type="number" id="ex-cells" min="0" step="1" size="4" placeholder="${t('explorer.share.exercise.cells.all')}">` })}</label>
+        <label>${t('explorer.share.exercise.tolerance', { field: html`<input type="number" id="ex-tol" min="0" step="any" value="0.01" size="6">` })}</label>
       </div>
       <div class="share-row">
-        <label>Seed <input type="number" id="ex-seed" min="0" step="1" value="1" size="8"></label>
-        <label>Numbers <select id="ex-kind"><option value="round1">one decimal (np.round(randn, 1))</option><option value="int">small integers (−2 … 2)</option><option value="randn">np.random.randn</option></select></label>
-        <button type="button" id="ex-new">New problem from this seed</button>
-        <button type="button" id="ex-start">Start the exercise</button>
+        <label>${t('explorer.share.exercise.seed', { field: html`<input type="number" id="ex-seed" min="0" step="1" value="1" size="8">` })}</label>
+        <label>${t('explorer.share.exercise.numbers', {
+          field: html`<select id="ex-kind">${['round1', 'int', 'randn'].map(
+            (kind) => html`<option value="${kind}">${t(`explorer.share.exercise.kind.${kind}`)}</option>`,
+          )}</select>`,
+        })}</label>
+        <button type="button" id="ex-new">${t('explorer.share.exercise.new')}</button>
+        <button type="button" id="ex-start">${t('explorer.share.exercise.start')}</button>
       </div>
     </details>
-    <textarea id="export-preview" class="export-preview" rows="10" readonly aria-label="Export preview" hidden></textarea>
+    <textarea id="export-preview" class="export-preview" rows="10" readonly aria-label="${t('explorer.export.preview')}" hidden></textarea>
     <p id="share-status" class="share-status" role="status" aria-live="polite"></p>`,
   );
   ($('why') ?? $('results')).after(share);
@@ -82,18 +88,18 @@ function buildPanel() {
       case 'copy-link':
         // During an exercise, the link to hand out is the students' (the teacher's holds the answers).
         if (app.state.exercise) {
-          await copy(await studentLink(), "The students' link");
+          await copy(await studentLink(), 'students');
           break;
         }
       // falls through
       case 'copy-teacher-link': {
         const url = new URL(location.href);
         url.hash = await writeLink(app.state);
-        await copy(url.href, 'The link');
+        await copy(url.href, 'link');
         break;
       }
       case 'copy-embed':
-        await copy(await embedSnippet(), 'The embed code');
+        await copy(await embedSnippet(), 'embed');
         break;
       case 'ex-new':
         newProblem(Math.max(0, Math.round(Number($('ex-seed').value) || 0)), $('ex-kind').value);
@@ -122,7 +128,7 @@ function showLinkError() {
   box.id = 'link-error';
   box.className = 'link-error';
   box.setAttribute('role', 'alert');
-  setHtml(box, html`<p>${error}</p><button type="button">Dismiss</button>`);
+  setHtml(box, html`<p>${error}</p><button type="button">${t('explorer.share.dismiss')}</button>`);
   box.querySelector('button').addEventListener('click', () => box.remove());
   $('app').prepend(box);
 }
@@ -148,7 +154,7 @@ export function afterRender() {
   applyLocks();
   renderExercise();
   const exercise = Boolean(app.state.exercise);
-  const label = exercise ? "Copy the students' link" : 'Copy link';
+  const label = t(exercise ? 'explorer.share.copy-students-link' : 'explorer.share.copy-link');
   if ($('copy-link').textContent !== label) $('copy-link').textContent = label;
   $('copy-teacher-link').hidden = !exercise;
   if (pending) return;

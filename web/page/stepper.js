@@ -172,10 +172,12 @@ function showAnswerForm(answer, ctx) {
   $('answer-text-wrap').hidden = answer.kind !== 'text';
   $('answer-number').value = '';
   $('answer-text').value = '';
-  $('step-check').textContent = answer.kind === 'text' ? 'Show the answer' : 'Check my answer';
+  $('step-check').textContent = t(answer.kind === 'text' ? 'explorer.stepper.showAnswer' : 'explorer.step-check');
   if (answer.kind === 'key') {
-    $('answer-keys-legend').textContent =
-      `The key that ${ctx.tokensQ[answer.row - 1] === undefined ? `row ${answer.row}` : quoteToken(ctx.tokensQ[answer.row - 1])} gives the most weight:`;
+    const query = ctx.tokensQ[answer.row - 1];
+    $('answer-keys-legend').textContent = t('explorer.stepper.whichKey', {
+      query: query === undefined ? t('explorer.stepper.row', { row: String(answer.row) }) : quoteToken(query),
+    });
     $('answer-key-list').replaceChildren(
       ...ctx.tokensK.map((name, j) => {
         const label = document.createElement('label');
@@ -205,13 +207,13 @@ function checkStudent(e) {
   } else if (answer.kind === 'number') {
     response = $('answer-number').value.trim().replace(/^−/, '-');
     // Not a number yet: say so at the field, and keep the numbers hidden.
-    $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : 'Type a number, e.g. 0.5');
+    $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : t('explorer.stepper.typeNumber'));
     if (!$('answer-number').reportValidity()) return;
   }
   const verdict = checkAnswer(trace, key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
   if (answer.kind === 'text') {
     const theirs = $('answer-text').value.trim();
-    verdict.reason = `The answer: ${verdict.reason}${theirs ? ` (You said: ${theirs})` : ''}`;
+    verdict.reason = t('explorer.stepper.theAnswer', { reason: verdict.reason, said: theirs ? 'yes' : 'no', theirs });
   }
   formFor = null;
   reveal(verdict);

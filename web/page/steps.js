@@ -8,8 +8,9 @@ import { cellLook, legendHtml, maskedPositions, stepTableHtml } from 'attention-
 import { afterFrame, writeHtml } from './app.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from './math.js';
-import { t } from './language.js';
+import { rich, t } from './language.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
 
 /** Numbers are drawn as a table up to this size; beyond, as a canvas heatmap. */
@@ -44,20 +45,22 @@ export function axisLabels(step, ctx) {
   const parts = concatenated(step, ctx.steps);
   const scoreLike = step.axes.includes('queries') && step.axes.includes('keys');
   const axis = (name, n) => {
-    if (name === 'queries') return { labels: tokens(ctx.tokensQ, n), title: scoreLike ? 'query' : 'token', kind: 'q' };
-    if (name === 'keys') return { labels: tokens(ctx.tokensK, n), title: scoreLike ? 'key' : 'token', kind: 'k' };
+    if (name === 'queries')
+      return { labels: tokens(ctx.tokensQ, n), title: t(scoreLike ? 'explorer.axis.query' : 'explorer.axis.token'), kind: 'q' };
+    if (name === 'keys')
+      return { labels: tokens(ctx.tokensK, n), title: t(scoreLike ? 'explorer.axis.key' : 'explorer.axis.token'), kind: 'k' };
     const turned = positionsAxisLabels(step, name, ctx.meta);
     if (turned) return turned;
     if (parts) {
       const labels = parts.flatMap((p) => Array.from({ length: p.features[1] - p.features[0] }, (_, i) => `h${p.head + 1}·${i + 1}`));
-      return { labels, title: 'head·dim' };
+      return { labels, title: t('explorer.axis.headDim') };
     }
     const first = step.features?.[0] ?? 0;
-    return { labels: Array.from({ length: n }, (_, i) => String(first + i + 1)), title: 'dim' };
+    return { labels: Array.from({ length: n }, (_, i) => String(first + i + 1)), title: t('explorer.axis.dim') };
   };
   const forms = cacheForms(step);
-  const rows = forms ? { labels: ['per token'], title: 'numbers cached' } : axis(step.axes[0], step.shape[0]);
-  const cols = forms ? { labels: forms, title: 'form' } : axis(step.axes[1], step.shape[1]);
+  const rows = forms ? { labels: [t('explorer.axis.perToken')], title: t('explorer.axis.cached') } : axis(step.axes[0], step.shape[0]);
+  const cols = forms ? { labels: forms, title: t('explorer.axis.form') } : axis(step.axes[1], step.shape[1]);
   return {
     rows: rows.labels,
     cols: cols.labels,
@@ -86,14 +89,8 @@ export function cellTokens(step, row, col) {
 
 // ---- facts ------------------------------------------------------------------------------------
 
-// A fact's markup: the catalogue's <sub> and <strong> as those elements (the values inside them,
-// numbers formatted here, escaped like every other word).
-const TAGS = {
-  sub: (/** @type {unknown[]} */ chunks) => html`<sub>${chunks}</sub>`,
-  strong: (/** @type {unknown[]} */ chunks) => html`<strong>${chunks}</strong>`,
-};
-/** One fact in the page's language: a message of the catalogue's explorer.facts.*. */
-const fact = (name, values = {}) => t(`explorer.facts.${name}`, { ...TAGS, ...values });
+/** One fact in the page's language: a message of the catalogue's explorer.facts.* (its tags as elements). */
+const fact = (name, values = {}) => rich(`explorer.facts.${name}`, values);
 
 /** A query's axis as the catalogue's select word: a row, or a column in the columns layout. */
 const axisOf = (ctx) => (ctx.layout === 'columns' ? 'column' : 'row');
@@ -188,23 +185,30 @@ function maskPartsHtml(step, trace, ctx, labels) {
 export function tableHtml(step, labels, ctx, masked) {
   const key = stepKey(step);
   const [nr, nc] = step.shape;
-  const head = headOf(step) >= 0 && ctx.meta.heads > 1 ? `, head ${headOf(step) + 1}` : '';
+  const head = headOf(step) >= 0 && ctx.meta.heads > 1 ? String(headOf(step) + 1) : 'none';
   // A concatenation's columns banded by the head each came from.
   const parts = step.axes[1] === 'features' ? concatenated(step, ctx.steps) : null;
-  const above = html`${parts && html`<tr><td></td>${parts.map((p, g) => html`<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">head ${p.head + 1}</th>`)}</tr>`}`;
+  const above = html`${parts && html`<tr><td></td>${parts.map((p, g) => html`<th scope="colgroup" colspan="${p.features[1] - p.features[0]}" class="head-band hb${g % 2}">${t('explorer.card.head', { head: String(p.head + 1) })}</th>`)}</tr>`}`;
   const scoreLike = labels.rowKind && labels.colKind;
   const corner = html`<th scope="col" class="corner">${scoreLike && html`<span aria-hidden="true">${labels.rowTitle} ↓ ${labels.colTitle} →</span>`}<span class="visually-hidden">${labels.rowTitle} \\ ${labels.colTitle}</span></th>`;
   const kinds = { row: labels.rowKind, col: labels.colKind };
   return stepTableHtml(step, labels, {
     attrs: html`class="matrix" data-key="${key}"`,
-    caption: `${step.title}${head}: ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Press Enter on a number to see how it was computed.`,
+    caption: t('explorer.table.caption', {
+      step: stepTitle(step, t),
+      head,
+      rows: String(nr),
+      rowTitle: labels.rowTitle,
+      cols: String(nc),
+      colTitle: labels.colTitle,
+    }),
     above,
     corner,
     focusable: true,
     decimals: ctx.decimals,
     fixedZero: true,
     masked,
-    labelAttrs: (axis, i) => kinds[axis] && html` data-token="${kinds[axis]}:${i}" title="Double-click to rename"`,
+    labelAttrs: (axis, i) => kinds[axis] && html` data-token="${kinds[axis]}:${i}" title="${t('explorer.table.rename')}"`,
   });
 }
 
@@ -218,11 +222,11 @@ function ticksHtml(names, axis) {
 
 export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
-  const name = step.title;
+  const values = { step: t(step.title_id), rows: String(nr), rowTitle: labels.rowTitle, cols: String(nc), colTitle: labels.colTitle };
   return html`<div class="heatmap" data-key="${stepKey(step)}">
-    <p class="hint">${nr} × ${nc}: too large for numbers, drawn as a heatmap. Click a cell, or focus the map and use the arrow keys and Enter.</p>
+    <p class="hint">${t('explorer.heatmap.hint', values)}</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
-      aria-label="${name} heatmap, ${nr} ${labels.rowTitle} rows by ${nc} ${labels.colTitle} columns. Arrow keys move, Enter explains the cell."></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
+      aria-label="${t('explorer.heatmap.label', values)}"></canvas><div class="cursor" hidden></div>${ticksHtml(labels.rows, 'rows')}${ticksHtml(labels.cols, 'cols')}</div>
     <p class="heatmap-readout" aria-live="polite"></p></div>`;
 }
 
@@ -339,7 +343,10 @@ export function renderSteps(container, trace, ctx) {
     const group = h >= 0 ? `head${h}` : headsSeen ? 'combine' : 'shared';
     if (h >= 0) headsSeen = true;
     if (!groups.length || (multi && group !== groups.at(-1).group)) {
-      const title = h >= 0 ? `Head ${h + 1} of ${ctx.meta.heads}` : group === 'shared' ? 'Shared by every head' : 'Combining the heads';
+      const title =
+        h >= 0
+          ? t('explorer.group.head', { head: String(h + 1), heads: String(ctx.meta.heads) })
+          : t(group === 'shared' ? 'explorer.group.shared' : 'explorer.group.combine');
       groups.push({ group, title, cards: [] });
     }
     const n = groups.at(-1).cards.length + 1;
@@ -353,10 +360,10 @@ export function renderSteps(container, trace, ctx) {
     const card = html`<article class="step${collapsed && ' collapsed'}${step.id === 'output' && ' final'}" data-key="${key}" data-step="${step.id}" data-head="${h}" aria-labelledby="${titleId}">
       <header class="step-head">
         <${hTag} id="${titleId}"><span class="step-num">${n}</span> ${name}${multi && h >= 0 && html` <span class="head-tag">${t('explorer.card.head', { head: h + 1 })}</span>`}</${hTag}>
-        <span class="shape" title="shape">${nr} × ${nc}</span>
+        <span class="shape" title="${t('explorer.card.shape')}">${nr} × ${nc}</span>
         <span class="copy-done" role="status"></span>
-        <button type="button" class="copy-tex" aria-label="Copy LaTeX: ${name}${multi && h >= 0 && `, head ${h + 1}`}">Copy LaTeX</button>
-        <button type="button" class="fold" aria-expanded="${String(!collapsed)}" aria-controls="${titleId}-body" aria-label="${collapsed ? 'Show' : 'Hide'} ${name}">${collapsed ? '▸' : '▾'}</button>
+        <button type="button" class="copy-tex" aria-label="${t('explorer.card.copyLabel', { step: name, head: multi && h >= 0 ? String(h + 1) : 'none' })}">${t('explorer.card.copy')}</button>
+        <button type="button" class="fold" aria-expanded="${String(!collapsed)}" aria-controls="${titleId}-body" aria-label="${t('explorer.card.fold', { step: name, collapsed: collapsed ? 'yes' : 'no' })}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed && ' hidden'}>
         <div class="formula">${mathHtml(step.tex, true)}</div>

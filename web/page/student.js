@@ -14,6 +14,26 @@ import { mathHtml } from './math.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { markScrollables } from './scrollables.js';
+import { englishId } from 'attention-explorer/i18n';
+import { t } from './language.js';
+
+// The catalogue's <strong> as that element (explorer.student.*, explorer.exercise.*).
+const TAGS = { strong: (/** @type {unknown[]} */ chunks) => html`<strong>${chunks}</strong>` };
+
+/** A cell of a table, as its answer box's label says it (here and on the teacher's view): "query w1, key w2". */
+export const cellName = (rowTitle, row, colTitle, column) => t('explorer.exercise.cell', { rowTitle, row, colTitle, column });
+
+/**
+ * A step's title as a paper holds it (English, "Scores, head 2": the teacher's page wrote it) in
+ * the page's language: a step's English caption (step.<id>) is read back as its message; a title
+ * that is no step's caption (an input's name, Q) is shown as written.
+ */
+function localTitle(title) {
+  const [, caption, head] = /^(.*?)(?:, head (\d+))?$/.exec(String(title));
+  const id = englishId(caption, 'step.');
+  if (!id) return String(title);
+  return t('explorer.exercise.step', { title: t(id), multi: head ? 'yes' : 'no', head: head ?? '' });
+}
 
 /**
  * 2: an answer per row (up to ANSWER_CELLS hidden cells of a row together), scrypt-hashed.
@@ -286,7 +306,7 @@ export function renderStudent(paper, damaged = null) {
   document.querySelector('.site-nav')?.remove(); // a way off the exercise: not here either
   const skip = document.querySelector('a.skip');
   if (skip) {
-    skip.textContent = 'Skip to the exercise';
+    skip.textContent = t('explorer.student.skip');
     skip.href = '#exercise';
   }
   const box = document.createElement('section');
@@ -295,20 +315,24 @@ export function renderStudent(paper, damaged = null) {
   box.setAttribute('aria-labelledby', 'exercise-title');
   box.tabIndex = -1;
   /** @type {{ paper?: object, error?: string }} */
-  const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: 'its problem could not be computed' };
+  const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: t('explorer.student.notComputed') };
   if (checked.error) {
-    setHtml(box, html`<h2 id="exercise-title">Exercise</h2><p class="error"></p>`);
-    box.querySelector('.error').textContent = `This exercise link is damaged (${checked.error}): ask your teacher for the link again.`;
+    setHtml(box, html`<h2 id="exercise-title">${t('explorer.student.title')}</h2><p class="error"></p>`);
+    box.querySelector('.error').textContent = t('explorer.student.damaged', { error: checked.error });
     $('app').prepend(box);
-    $('status').textContent = 'This exercise link is damaged.';
+    $('status').textContent = t('explorer.student.damagedStatus');
     return;
   }
   paper = checked.paper;
   const d = Math.min(12, Math.max(0, Math.round(Number(paper.decimals)) || 0));
   const tol = fmt(Number(paper.tolerance), 8).replace(/\.?0+$/, '');
-  const names = paper.steps.map((s, i) => html`${i > 0 && ', '}<strong>${s.title}</strong>`);
+  // A paper with no steps (a damaged link's) names none.
+  const names =
+    paper.steps
+      .map((s) => html`<strong>${localTitle(s.title)}</strong>`)
+      .reduce((first, second) => (first === null ? second : html`${t('explorer.student.names', { first, second })}`), null) ?? html``;
   const steps = paper.steps.map(
-    (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${s.title} ${shape(s.cells)}</h3>
+    (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${localTitle(s.title)} ${shape(s.cells)}</h3>
       <div class="formula">${s.tex && mathHtml(String(s.tex), true)}</div>${tableHtml(
         s.title,
         s.rows,
@@ -317,30 +341,37 @@ export function renderStudent(paper, damaged = null) {
           s.cells[r].map((v, c) => {
             if (v !== null) return html`<td class="given">${fmt(fromJsonNumber(v), d)}</td>`;
             return html`<td><input class="answer" inputmode="decimal" autocomplete="off" spellcheck="false" data-id="${`${s.key}/${r}/${c}`}"
-        aria-label="${s.title}, ${s.rowTitle ?? 'row'} ${s.rows[r]}, ${s.colTitle ?? 'column'} ${s.cols[c]}"></td>`;
+        aria-label="${t('explorer.exercise.answer', {
+          step: localTitle(s.title),
+          cell: cellName(s.rowTitle ?? t('explorer.student.row'), s.rows[r], s.colTitle ?? t('explorer.student.column'), s.cols[c]),
+        })}"></td>`;
           }),
-        `${s.title}: type the missing numbers`,
+        t('explorer.exercise.caption', { step: localTitle(s.title) }),
       )}</div>`,
   );
   const given = (paper.given ?? []).map(
     (g) =>
-      html`<div class="ex-step"><h4>${g.title} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(String(g.tex), true)}</div>`}${tableHtml(
+      html`<div class="ex-step"><h4>${localTitle(g.title)} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(String(g.tex), true)}</div>`}${tableHtml(
         g.title,
         g.rows,
         g.cols,
         (r) => g.data[r].map((v) => html`<td>${fmt(fromJsonNumber(v), g.tex ? d : Math.max(d, 4))}</td>`),
-        g.title,
+        localTitle(g.title),
       )}</div>`,
   );
-  const seed = paper.seed !== undefined && ` (problem from seed ${paper.seed})`;
-  const rowsTogether =
-    together(paper) && html` A row's missing numbers are checked together: <strong>Check</strong> says which row to fix.`;
-  const page = html`<h2 id="exercise-title">Exercise</h2>
-    <p class="task">Work out the missing numbers of ${names}${seed} from the numbers given below, type them in the boxes and press <strong>Check</strong>.
-    An answer within ±${tol} of the exact number counts as right.${rowsTogether}</p>
-    <p class="hint">${paper.about ?? ''}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check" class="primary">Check</button></div>
+  const task = t('explorer.student.task', {
+    ...TAGS,
+    names,
+    seeded: paper.seed !== undefined ? 'yes' : 'no',
+    seed: String(paper.seed),
+    tolerance: tol,
+    together: together(paper) ? 'yes' : 'no',
+  });
+  const page = html`<h2 id="exercise-title">${t('explorer.student.title')}</h2>
+    <p class="task">${task}</p>
+    <p class="hint">${paper.about ?? ''}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check" class="primary">${t('explorer.exercise.check')}</button></div>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>
-    <h3>Given</h3><div class="ex-given">${given}</div>`;
+    <h3>${t('explorer.student.given')}</h3><div class="ex-given">${given}</div>`;
   setHtml(box, page);
   $('app').prepend(box);
   requestAnimationFrame(() => markScrollables({ within: box }));
@@ -353,7 +384,7 @@ export function renderStudent(paper, damaged = null) {
       checkPaper(paper);
     }
   });
-  $('status').textContent = 'Exercise: type the missing numbers and press Check.';
+  $('status').textContent = t('explorer.student.status');
 }
 
 /**
@@ -406,14 +437,14 @@ let checking = false;
 function weightsHint(paper, step, r, c, typedText) {
   // Rows of sigmoid weights need not sum to 1; differential ones sum to 1 − λ.
   if (!/^weights:/.test(step.key) || /sink|sigmoid|differential/i.test(paper.about ?? '')) return '';
-  const typed = typedText.map((t) => (t === '' ? NaN : readAnswer(t)));
+  const typed = typedText.map((x) => (x === '' ? NaN : readAnswer(x)));
   // The whole row is known: its other numbers are given (not hidden and answered apart).
   if (!typed.every(Number.isFinite) || !step.cells?.[r]?.every((v, j) => v !== null || c.includes(j))) return '';
   const given = step.cells[r].filter((v, j) => v !== null && !c.includes(j)).map(fromJsonNumber);
   const sum = [...typed, ...given].reduce((a, x) => a + x, 0);
   const tol = Number(paper.tolerance) > 0 ? Number(paper.tolerance) : 0.01;
   if (!Number.isFinite(sum) || Math.abs(sum - 1) <= tol * Math.max(1, typed.length)) return '';
-  return ` Hint: this row sums to ${fmt(sum, 4)}; a row of weights sums to 1.`;
+  return t('explorer.student.weightsHint', { sum: fmt(sum, 4) });
 }
 
 /** Marks every answer box right or wrong and says which to fix first. */
@@ -425,7 +456,7 @@ async function checkPaper(paper) {
   const button = $('ex-check');
   button.disabled = true;
   out.className = 'ex-result';
-  out.textContent = 'Checking…';
+  out.textContent = t('explorer.student.checking');
   let right = 0,
     total = 0,
     answersRight = 0,
@@ -455,26 +486,30 @@ async function checkPaper(paper) {
   if (!first) {
     out.className = 'ex-result all-right';
     // Counted as the score below counts: answers (a row's numbers) when they are checked together.
-    out.textContent = together(paper) ? `All ${answers} answers right (${total} numbers). Well done!` : `All ${total} right. Well done!`;
+    out.textContent = together(paper)
+      ? t('explorer.student.allAnswersRight', { answers: String(answers), total: String(total) })
+      : t('explorer.exercise.allRight', { total: String(total) });
     return;
   }
   const { step, r, c, typedText } = first;
-  const where =
-    c.length === 1
-      ? `column ${c[0] + 1} (${step.cols[c[0]]})`
-      : `columns ${c.map((j) => j + 1).join(', ')} (${c.map((j) => step.cols[j]).join(', ')})`;
-  const wrote = typedText.every((t) => t === '')
-    ? c.length === 1
-      ? ' is empty'
-      : ' are empty'
-    : `${c.length > 1 ? ': at least one is off' : ''} — you wrote ${typedText.map((t) => (t === '' ? '(nothing)' : t)).join(', ')}`;
+  // Numbers and the learner's labels in a list: the code's ", " between them, as the tables write them.
+  const where = t('explorer.student.fixCell', {
+    step: localTitle(step.title),
+    row: String(r + 1),
+    rowLabel: step.rows[r],
+    several: c.length === 1 ? 'no' : 'yes',
+    columns: c.map((j) => j + 1).join(', '),
+    columnLabels: c.map((j) => step.cols[j]).join(', '),
+  });
+  const wrote = t('explorer.student.wrote', {
+    empty: typedText.every((x) => x === '') ? 'yes' : 'no',
+    several: c.length === 1 ? 'no' : 'yes',
+    typed: typedText.map((x) => (x === '' ? t('explorer.student.nothing') : x)).join(', '),
+  });
   out.className = 'ex-result some-wrong';
   const score = together(paper)
-    ? `${answersRight} of ${answers} answers right (an answer is a row's missing numbers, checked together)`
-    : `${right} of ${total} right`;
-  setHtml(
-    out,
-    html`${score}. First to fix: <strong>${step.title}, row ${r + 1} (${step.rows[r]}), ${where}</strong>${wrote}.${weightsHint(paper, step, r, c, typedText)}`,
-  );
+    ? t('explorer.student.score', { right: String(answersRight), total: String(answers) })
+    : t('explorer.exercise.score', { right: String(right), total: String(total) });
+  setHtml(out, html`${t('explorer.student.wrong', { ...TAGS, score, where, wrote, hint: weightsHint(paper, step, r, c, typedText) })}`);
   (first.inputs.find((i) => i.value.trim() === '') ?? first.inputs[0]).focus();
 }

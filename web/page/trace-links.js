@@ -6,7 +6,9 @@
 import { dependents, precedents } from 'attention-explorer';
 import { $, app } from './app.js';
 import { html, setHtml } from 'attention-explorer/html';
-import { headOf, stepKey } from './steps.js';
+import { stepKey } from './steps.js';
+import { stepLabel } from './exercise.js';
+import { t } from './language.js';
 
 const CLASSES = ['trace-pre', 'trace-dep', 'trace-near'];
 
@@ -49,11 +51,6 @@ function paint(card, cells, cls, near) {
   return true;
 }
 
-/** The number's name for the summary: "Q (head 2)". */
-function stepName(step, multi) {
-  return `${step.title}${multi && headOf(step) >= 0 ? ` (head ${headOf(step) + 1})` : ''}`;
-}
-
 function mark(list, cls, multi) {
   const named = [];
   for (const e of list) {
@@ -70,7 +67,7 @@ function mark(list, cls, multi) {
       const card = document.querySelector(`#step-list article[data-key="${CSS.escape(key)}"]`);
       if (card && !paint(card, e.cells, cls, near)) els = e.cells.map(([r, c]) => card.querySelector(`td[data-r="${r}"][data-c="${c}"]`));
       els.push(document.querySelector(`#pipeline .pl-node[data-key="${CSS.escape(key)}"]`));
-      if (near) named.push(stepName(step, multi));
+      if (near) named.push(stepLabel(step, multi));
     }
     for (const el of els) {
       if (!el) continue;
@@ -98,9 +95,11 @@ function light(cell) {
   if (note) {
     const list = (names) => [...new Set(names)].join(', ');
     const fromHtml = from.length
-      ? html`<span class="trace-key trace-key-pre"></span> Computed from: ${list(from)}. `
-      : 'Given: computed from no earlier step. ';
-    const toHtml = to.length ? html`<span class="trace-key trace-key-dep"></span> Feeds: ${list(to)}.` : 'Feeds no later step.';
+      ? html`<span class="trace-key trace-key-pre"></span> ${t('explorer.trace.from', { steps: list(from) })} `
+      : html`${t('explorer.trace.given')} `;
+    const toHtml = to.length
+      ? html`<span class="trace-key trace-key-dep"></span> ${t('explorer.trace.feeds', { steps: list(to) })}`
+      : t('explorer.trace.feedsNone');
     setHtml(note, html`${fromHtml}${toHtml}`);
   }
 }

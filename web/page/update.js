@@ -15,6 +15,7 @@ import { addressHash, keepTeacherView, saveFrameHash, studentsHash, writeLink } 
 import { flags } from './embed.js';
 import { readAs } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { rich, t } from './language.js';
 
 let hashTimer = 0;
 const hashWrite = latestOnly();
@@ -36,10 +37,10 @@ function showErrors(errors) {
   banner.hidden = !any;
   if (any) {
     const first = Object.entries(errors)[0];
-    const where = general.length ? '' : first[0] === 'options' ? ' (see Options)' : ` (see ${first[0]} above)`;
+    const where = general.length ? 'none' : first[0];
     setHtml(
       banner,
-      html`<strong>Not computed:</strong> ${general[0] ?? first[1]}${where}.${app.result && html` <span class="hint">Showing the last good result, dimmed.</span>`}`,
+      html`${rich('explorer.error.notComputed', { message: general[0] ?? first[1], where })}${app.result && html` <span class="hint">${t('explorer.error.dimmed')}</span>`}`,
     );
   }
 }
@@ -88,7 +89,7 @@ function update() {
     $('results').classList.toggle('stale', !trace && Boolean(app.result));
     $('why').classList.toggle('stale', !trace && Boolean(app.result));
     $('lesson').classList.toggle('stale', !trace && Boolean(app.result));
-    if (!trace) $('status').textContent = 'Input has a problem (see the message next to it); showing the last good result.';
+    if (!trace) $('status').textContent = t('explorer.status.inputProblem');
   };
   const typingIn = document.activeElement?.matches?.('input.cell') ? document.activeElement.closest('.editor')?.dataset.input : null;
   const names = Object.keys(errors);
@@ -101,7 +102,18 @@ function update() {
     const hidden = hiddenStepIds(store.get());
     const shown = trace.steps.filter((s) => !hidden.includes(s.id)).length;
     showStatusLine(
-      html`<span class="wide">${shown} step${shown !== 1 && 's'} for </span>${meta.queries} ${meta.queries === 1 ? 'query' : 'queries'} × ${meta.keys} keys, d<sub>k</sub> = ${meta.d_k}, ${meta.heads} head${meta.heads > 1 && 's'}<span class="wide">, ${meta.precision}</span>`,
+      html`${rich('explorer.status.line', {
+        stepCount: shown,
+        steps: String(shown),
+        queryCount: meta.queries,
+        queries: String(meta.queries),
+        keys: String(meta.keys),
+        dk: String(meta.d_k),
+        headCount: meta.heads,
+        heads: String(meta.heads),
+        precision: meta.precision,
+        wide: (/** @type {unknown[]} */ chunks) => html`<span class="wide">${chunks}</span>`,
+      })}`,
     );
   }
   afterUpdateFrame(trace ? { t0, t1 } : null);
@@ -142,7 +154,7 @@ function afterUpdateFrame(times) {
     if (!times) return;
     const { t0, t1 } = times;
     const status = $('status');
-    const timings = `computed in ${(t1 - t0).toFixed(1)} ms, drawn in ${(t2 - t1).toFixed(1)} ms`;
+    const timings = t('explorer.status.timings', { computed: (t1 - t0).toFixed(1), drawn: (t2 - t1).toFixed(1) });
     const span = status.querySelector('.timings');
     if (span) span.textContent = `: ${timings}`;
     status.title = timings;

@@ -6,6 +6,7 @@ import { html, setHtml } from 'attention-explorer/html';
 import { mathHtml } from './math.js';
 import { markScrollables } from './scrollables.js';
 import { resultParts, store } from './store.js';
+import { rich, t } from './language.js';
 
 let sweep;
 
@@ -84,7 +85,7 @@ function bar(value, max, cls) {
 function renderWhy(el, o) {
   const d = o.decimals;
   if (!o.scaled || !o.unscaled) {
-    setHtml(el, html`<p class="hint">Shown when the current problem computes.</p>`);
+    setHtml(el, html`<p class="hint">${t('explorer.why.waiting')}</p>`);
     return;
   }
   const meta = o.scaled.meta;
@@ -93,9 +94,7 @@ function renderWhy(el, o) {
   const S = meta.keys;
   const columns = o.layout === 'columns';
   const intro = html`<div class="why-intro">
-    <p>Each score is a dot product of d<sub>k</sub> numbers. When the entries of q and k have variance about 1, the dot product's variance is about d<sub>k</sub>,
-    so for large d<sub>k</sub> the scores spread far apart and the softmax puts almost all the weight on one key
-    (and its gradients vanish). Dividing by √d<sub>k</sub> brings the variance back to about 1.</p>
+    <p>${rich('explorer.why.intro')}</p>
     <div class="formula">${mathHtml('\\operatorname{Var}(q\\cdot k) = \\sum_{m=1}^{d_k} \\operatorname{Var}(q_m k_m) \\approx d_k \\quad\\Rightarrow\\quad \\operatorname{Var}\\!\\left(\\frac{q\\cdot k}{\\sqrt{d_k}}\\right) \\approx 1', true)}</div>
   </div>`;
   const Hmax = Math.log(S);
@@ -108,15 +107,16 @@ function renderWhy(el, o) {
       <td>${bar(fu.entropy[i], Hmax, 'u')}${fmt(fu.entropy[i], d)}</td>
       <td>${bar(fs.entropy[i], Hmax, 's')}${fmt(fs.entropy[i], d)}</td></tr>`,
   );
-  const more = fs.max_weight.length > n && html`<tr><td colspan="5" class="hint">… ${fs.max_weight.length - n} more queries</td></tr>`;
+  const more =
+    fs.max_weight.length > n &&
+    html`<tr><td colspan="5" class="hint">${t('explorer.why.moreQueries', { n: String(fs.max_weight.length - n) })}</td></tr>`;
   const stats = html`<div class="why-stats">
-    <div class="stat"><span class="stat-label">variance of the scores QKᵀ</span><span class="stat-value" data-fact="scores_variance">${fmt(fs.scores_variance, d)}</span></div>
-    <div class="stat"><span class="stat-label">after dividing by √d<sub>k</sub> = √${meta.d_k}</span><span class="stat-value" data-fact="scaled_variance">${fmt(fs.scaled_variance, d)}</span></div>
+    <div class="stat"><span class="stat-label">${t('explorer.why.variance')}</span><span class="stat-value" data-fact="scores_variance">${fmt(fs.scores_variance, d)}</span></div>
+    <div class="stat"><span class="stat-label">${rich('explorer.why.after', { dk: String(meta.d_k) })}</span><span class="stat-value" data-fact="scaled_variance">${fmt(fs.scaled_variance, d)}</span></div>
     <div class="stat"><span class="stat-label">d<sub>k</sub></span><span class="stat-value">${meta.d_k}</span></div>
-  </div><p>How peaked is each query’s softmax${meta.heads > 1 && ' (head 1)'}? Max weight 1 and entropy 0 mean all attention on one key;
-    a uniform spread over the ${S} keys has max weight 1/${S} and entropy ln ${S} = ${fmt(Math.log(S), 3)}.</p><div class="table-scroll"><table class="why-table"><caption class="visually-hidden">Max weight and entropy per query, without and with scaling</caption>
-    <thead><tr><th scope="col">query ${columns ? 'column' : 'row'}</th><th scope="col">max weight, unscaled</th><th scope="col">max weight, ÷√d<sub>k</sub></th>
-    <th scope="col">entropy, unscaled</th><th scope="col">entropy, ÷√d<sub>k</sub></th></tr></thead><tbody>${rows}${more}</tbody></table></div>`;
+  </div><p>${t('explorer.why.peaked', { multi: meta.heads > 1 ? 'yes' : 'no', keys: String(S), ln: fmt(Math.log(S), 3) })}</p><div class="table-scroll"><table class="why-table"><caption class="visually-hidden">${t('explorer.why.tableCaption')}</caption>
+    <thead><tr><th scope="col">${t('explorer.why.queryAxis', { layout: columns ? 'columns' : 'rows' })}</th><th scope="col">${t('explorer.why.maxUnscaled')}</th><th scope="col">${rich('explorer.why.maxScaled')}</th>
+    <th scope="col">${t('explorer.why.entropyUnscaled')}</th><th scope="col">${rich('explorer.why.entropyScaled')}</th></tr></thead><tbody>${rows}${more}</tbody></table></div>`;
   let sweepHtml = html``;
   if (o.sweep) {
     const vmax = Math.max(...o.sweep.rows.map((r) => r.before));
@@ -124,10 +124,10 @@ function renderWhy(el, o) {
       html`<tr><th scope="row">${r.d_k}</th><td>${bar(r.before, vmax, 'u')}${fmt(r.before, 2)}</td><td>${bar(r.after, vmax, 's')}${fmt(r.after, 2)}</td>
         <td>${bar(r.maxUnscaled, 1, 'u')}${fmt(r.maxUnscaled, 3)}</td><td>${bar(r.maxScaled, 1, 's')}${fmt(r.maxScaled, 3)}</td></tr>`;
     const sweepRows = o.sweep.rows.map(sweepRow);
-    sweepHtml = html`<h3>Random queries and keys (randn, ${o.sweep.tokens} tokens): the effect grows with d<sub>k</sub></h3>
-      <div class="table-scroll"><table class="why-table sweep"><caption class="visually-hidden">Variance of the scores and the largest weight for growing d_k</caption>
-      <thead><tr><th scope="col">d<sub>k</sub></th><th scope="col">variance of QKᵀ</th><th scope="col">variance ÷√d<sub>k</sub></th>
-      <th scope="col">mean max weight, unscaled</th><th scope="col">mean max weight, ÷√d<sub>k</sub></th></tr></thead><tbody>${sweepRows}</tbody></table></div><p class="source">Computed by the engine from <code>${o.sweep.numpy}</code> for each d<sub>k</sub>.</p>`;
+    sweepHtml = html`<h3>${rich('explorer.why.sweepTitle', { tokens: String(o.sweep.tokens) })}</h3>
+      <div class="table-scroll"><table class="why-table sweep"><caption class="visually-hidden">${t('explorer.why.sweepCaption')}</caption>
+      <thead><tr><th scope="col">d<sub>k</sub></th><th scope="col">${t('explorer.why.sweepVariance')}</th><th scope="col">${rich('explorer.why.sweepScaled')}</th>
+      <th scope="col">${t('explorer.why.sweepMax')}</th><th scope="col">${rich('explorer.why.sweepMaxScaled')}</th></tr></thead><tbody>${sweepRows}</tbody></table></div><p class="source">${rich('explorer.why.source', { numpy: o.sweep.numpy })}</p>`;
   }
   // Three parts, each replaced only when it changed: the formula and the sweep rarely do.
   if (!el.querySelector(':scope > .why-part'))

@@ -5,8 +5,9 @@ import { html } from 'attention-explorer/html';
 import { fmt, quoteToken } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, names, plain, walkState } from './walk.js';
+import { t } from '../language.js';
 
-export const title = 'Decoding with a KV cache';
+export const title = 'explorer.practice.decode.title';
 
 export function compute(engine, result) {
   const { problem } = result;
@@ -15,11 +16,11 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return `Token ${i + 1} of ${view.positions}`;
+  return t('explorer.practice.decode.token', { n: String(i + 1), count: String(view.positions) });
 }
 
 export function sentence(view, index, labels) {
-  return narrateDecodeStep(view.decoding, index, labels);
+  return narrateDecodeStep(view.decoding, index, labels, t);
 }
 
 /** The new token's view of a step of the trace (K or V, head 1): rows 0..t, keys axis first. */

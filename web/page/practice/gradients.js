@@ -9,8 +9,9 @@ import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
 import { current, matrixHtml, practiceEngine, restart, walkState } from './walk.js';
+import { t } from '../language.js';
 
-export const title = 'Gradients';
+export const title = 'explorer.practice.gradients.title';
 
 export function compute(engine, result) {
   const walk = walkState();
@@ -34,11 +35,11 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return `Gradient step ${i + 1} of ${view.positions}`;
+  return t('explorer.practice.gradients.step', { n: String(i + 1), count: String(view.positions) });
 }
 
 export function sentence(view, index, labels) {
-  return narrateGradientStep(view.gradients, view.order[index], labels);
+  return narrateGradientStep(view.gradients, view.order[index], labels, t);
 }
 
 export function body(view) {

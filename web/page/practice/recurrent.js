@@ -4,8 +4,9 @@ import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
 import { fmt } from '../format.js';
 import { features, grid, matrixBox, names, plain, restart, walkState } from './walk.js';
+import { t } from '../language.js';
 
-export const title = 'Linear attention, recurrent';
+export const title = 'explorer.practice.recurrent.title';
 
 export function compute(engine, result) {
   const { problem } = result;
@@ -15,9 +16,10 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return i < view.recurrent.steps.length
-    ? `${view.recurrent.chunk ? 'Chunk' : 'Token'} step ${i + 1} of ${view.recurrent.steps.length}`
-    : 'Every form’s cost';
+  const count = view.recurrent.steps.length;
+  return i < count
+    ? t('explorer.practice.recurrent.step', { chunk: view.recurrent.chunk ? 'yes' : 'no', n: String(i + 1), count: String(count) })
+    : t('explorer.practice.recurrent.cost');
 }
 
 export function sentence(view, index, labels) {

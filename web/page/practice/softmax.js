@@ -5,8 +5,9 @@ import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
 import { store } from '../store.js';
 import { recordTable, restart, walkState } from './walk.js';
+import { t } from '../language.js';
 
-export const title = 'Online softmax';
+export const title = 'explorer.practice.softmax.title';
 
 /** The softmax's input for head 1, first query: the row the forward softmax reads. */
 function firstScoresRow(trace) {
@@ -27,11 +28,14 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return i < view.softmax.steps.length ? `Entry ${i + 1} of ${view.softmax.steps.length}` : 'The weights';
+  const count = view.softmax.steps.length;
+  return i < count
+    ? t('explorer.practice.softmax.entry', { n: String(i + 1), count: String(count) })
+    : t('explorer.practice.softmax.weights');
 }
 
 export function sentence(view, index, labels) {
-  return narrateOnlineSoftmax(view.softmax, index, view.settings);
+  return narrateOnlineSoftmax(view.softmax, index, view.settings, t);
 }
 
 export function body(view) {

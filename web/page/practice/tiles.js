@@ -6,8 +6,9 @@ import { html } from 'attention-explorer/html';
 import { cellFmt, fmt } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, matrixHtml, names, plain, recordTable, restart, walkState } from './walk.js';
+import { t } from '../language.js';
 
-export const title = 'FlashAttention’s tiles';
+export const title = 'explorer.practice.tiles.title';
 
 const MAX_TILES = 4096;
 
@@ -24,11 +25,12 @@ export function compute(engine, result) {
 }
 
 export function where(view, i) {
-  return i < view.tiles.tiles.length ? `Tile ${i + 1} of ${view.tiles.tiles.length}` : 'The output';
+  const count = view.tiles.tiles.length;
+  return i < count ? t('explorer.practice.tiles.tile', { n: String(i + 1), count: String(count) }) : t('explorer.practice.tiles.output');
 }
 
 export function sentence(view, index, labels) {
-  return narrateTile(view.tiles, index, labels);
+  return narrateTile(view.tiles, index, labels, t);
 }
 
 /** The softmax's input of a head: the score matrix the tiles never store. */

@@ -17,13 +17,13 @@ import { store } from '../store.js';
 
 /**
  * @typedef {object} Walkthrough
- * @property {string} title  the tab's name
+ * @property {string} title  the tab's name: its message id (web/lib/locales)
  * @property {(engine: any, result: any) => any} compute  what the engine gives for the current
  *   problem (`result`: the page's): `{ positions, ... }` (how many positions Next steps through),
  *   the view the other members read; it throws to say why it cannot
- * @property {(view: any, index: number) => string} where  position `index`, for the position line
+ * @property {(view: any, index: number) => string} where  position `index`, for the position line (in the page's language)
  * @property {(view: any, index: number, labels: any) => string} sentence  what happens there (the
- *   package's narrate.js; `labels`: the tokens and options)
+ *   package's narrate.js in the page's language; `labels`: the tokens and options)
  * @property {(view: any) => Html} body  the position's HTML (heatmaps pushed on heatmapSteps)
  * @property {(view: any) => void} [drawn]  after the body is in the page
  * @property {(view: any) => Html} [controls]  the walkthrough's fields
