@@ -435,8 +435,12 @@ struct Explanation {
   std::vector<double> numbers;
   /// The term table a view draws beside the derivation (no columns: none).
   struct Terms {
-    std::string caption;
-    std::vector<std::string> headers;  ///< headers[0] heads the row labels
+    /// The caption: a message id ("explain.terms.keys_of_query") and its parameters, as text_id.
+    std::string caption_id;
+    std::vector<std::pair<std::string, std::string>> caption_params;
+    /// headers[0] heads the row labels. A header in words is its message id ("explain.term.weight");
+    /// a symbol ("q", "x̂", "A₁ − λ·A₂") is written as it is.
+    std::vector<std::string> headers;
     std::string index;  ///< what labels the rows: "feature" or "m" (1, 2, ...), "key" (the keys), "query" (the queries)
     std::vector<std::vector<double>> columns;
     int highlight = -1;  ///< the row of the cell's own term, -1: none

@@ -49,10 +49,18 @@ inline val index_to(Eigen::Index i) { return val(static_cast<double>(i)); }
 
 // The term table, its columns plain arrays of numbers (engine.js copies only the typed arrays of
 // the top level), or null when the calculation has none.
+/// A message's parameters as an object (name: value as text).
+inline val params_to(const std::vector<std::pair<std::string, std::string>>& params) {
+  val out = val::object();
+  for (const auto& [name, value] : params) out.set(name, value);
+  return out;
+}
+
 inline val terms_to(const attn::Explanation::Terms& terms) {
   if (terms.columns.empty()) return val::null();
   val out = val::object();
-  out.set("caption", terms.caption);
+  out.set("caption_id", terms.caption_id);
+  out.set("caption_params", params_to(terms.caption_params));
   out.set("headers", texts_to(terms.headers));
   out.set("index", terms.index);
   val columns = val::array();
@@ -121,12 +129,7 @@ inline constexpr ExplanationField kExplanationFields[] = {
     {"source_row", [](const Explanation& e) { return index_to(e.source_row); }},
     {"lines", [](const Explanation& e) { return texts_to(e.lines); }},
     {"text_id", [](const Explanation& e) { return val(e.text_id); }},
-    {"params",
-     [](const Explanation& e) {
-       val out = val::object();
-       for (const auto& [name, value] : e.params) out.set(name, value);
-       return out;
-     }},
+    {"params", [](const Explanation& e) { return params_to(e.params); }},
     {"numbers", [](const Explanation& e) { return copy_out(e.numbers); }},
     {"terms", [](const Explanation& e) { return terms_to(e.terms); }},
 };

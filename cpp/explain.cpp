@@ -129,9 +129,10 @@ void ExplainedCell::derive(std::initializer_list<std::string> rhs) {
   e.lines.insert(e.lines.end(), rhs.begin(), rhs.end());
 }
 
-void ExplainedCell::table(std::string caption, std::vector<std::string> headers, std::string index,
+void ExplainedCell::table(Message caption, std::vector<std::string> headers, std::string index,
                           std::vector<std::vector<double>> columns, int highlight) {
-  e.terms = {std::move(caption), std::move(headers), std::move(index), std::move(columns), highlight};
+  e.terms = {"explain." + caption.id, std::move(caption.params), std::move(headers),
+             std::move(index),        std::move(columns),        highlight};
 }
 
 void ExplainedCell::read_mask() {
@@ -317,8 +318,8 @@ void ExplainedCell::forward() {
     }
     std::vector<double> squares;
     for (double v : e.left) squares.push_back(layer ? (v - e.mean) * (v - e.mean) : v * v);
-    table("Features of @token", {"feature", "x", layer ? "(x − mean)²" : "x²"}, "feature", {e.left, squares},
-          static_cast<int>(c));
+    table({"terms.features_of_token"}, {term("feature"), "x", layer ? term("deviation_squared") : "x²"}, "feature",
+          {e.left, squares}, static_cast<int>(c));
   } else if (step_id == "weights_1" || step_id == "weights_2") {
     // One half's softmax: the logits of the half (recomputed as the trace computed them).
     const int half = step_id == "weights_1" ? 0 : 1;
@@ -346,8 +347,8 @@ void ExplainedCell::forward() {
                 std::to_string(half + 1) + "}K_{" + std::to_string(half + 1) + "}^\\top s,\\; m = " + m,
             "\\frac{e^{" + shifted + "}}{@terms(2)}", "\\frac{" + exp + "}{" + sum + "}", value});
     say({"differential.half", {{"half", std::to_string(half + 1)}, {"first", first}, {"last", last}, {"sum", sum}}});
-    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
-          static_cast<int>(c));
+    table({"terms.keys_of_query"}, {term("key"), term("score"), term("score_minus_max"), "exp"}, "key",
+          {e.logits, e.shifted, e.exps}, static_cast<int>(c));
   } else if (step_id == "weights" && !n.lambdas.empty()) {
     e.kind = "difference";
     e.part_1 = input(0)(r, c);
@@ -367,7 +368,7 @@ void ExplainedCell::forward() {
       scaled.push_back(e.lambda * w2(r, j));
       diff.push_back(w1(r, j) - e.lambda * w2(r, j));
     }
-    table("Keys of @query", {"key", "A₁", "A₂", "λ·A₂", "A₁ − λ·A₂"}, "key", {one, two, scaled, diff},
+    table({"terms.keys_of_query"}, {term("key"), "A₁", "A₂", "λ·A₂", "A₁ − λ·A₂"}, "key", {one, two, scaled, diff},
           static_cast<int>(c));
   } else if (step_id == "weights" && n.sigmoid) {
     e.kind = "sigmoid";
@@ -383,8 +384,7 @@ void ExplainedCell::forward() {
       const std::string z = num(e.input + e.bias);
       derive({"\\sigma(" + same_entry(0) + " + b) = \\frac{1}{1 + e^{-(" + same_entry(0) + " + b)}}",
               "\\frac{1}{1 + e^{-(" + x + " + (" + b + "))}}", "\\frac{1}{1 + e^{-(" + z + ")}}", value});
-      say({"sigmoid",
-           {{"b", b}, {"default", yes(std::isnan(n.options.sigmoid_bias))}, {"keys", std::to_string(n.S)}}});
+      say({"sigmoid", {{"b", b}, {"default", yes(std::isnan(n.options.sigmoid_bias))}, {"keys", std::to_string(n.S)}}});
     }
   } else if (step_id == "gate") {
     e.kind = "gate";
@@ -407,7 +407,7 @@ void ExplainedCell::forward() {
                 indexed(W, "m," + cj) + (e.has_bias ? " + b_{G," + cj + "}" : "") + "\\Big)",
             "\\sigma(@terms(0,1)" + bias + ")", "\\sigma(" + zn + ")", value});
     say({"gate", {{"column", cj}, {"bias", yes(e.has_bias)}, {"headwise", yes(n.gate_headwise)}}});
-    table("Terms", {"m", "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.terms"}, {"m", term("X_value"), term("weight"), term("product")}, "m", {e.left, e.right, e.products});
   } else if (step_id == "gated_output") {
     e.kind = "gated";
     e.input = input(0)(r, c);
@@ -467,7 +467,7 @@ void ExplainedCell::forward() {
         {"\\sum_m " + indexed(input_step(0).symbol, at(r1, "m")) + "\\," + indexed(input_step(1).symbol, at(c1, "m")),
          "@terms(0,1)", value});
     say({"scores.dot", {{"d_k", std::to_string(n.d_k)}, {"value", value}}});
-    table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
+    table({"terms.term_by_term"}, {term("feature"), "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scaled") {
     e.kind = "scale";
     e.input = input(0)(r, c);
@@ -604,8 +604,8 @@ void ExplainedCell::forward() {
       params.insert(params.end(), {{"sink_logit", sink}, {"sink_exp", sink_exp}, {"share", share}, {"rest", rest}});
     }
     say({e.has_sink ? "softmax.sink" : "softmax", std::move(params)});
-    table("Keys of @query", {"key", "score", "score − max", "exp"}, "key", {e.logits, e.shifted, e.exps},
-          static_cast<int>(c));
+    table({"terms.keys_of_query"}, {term("key"), term("score"), term("score_minus_max"), "exp"}, "key",
+          {e.logits, e.shifted, e.exps}, static_cast<int>(c));
   } else if (step_id == "phi_Q" || step_id == "phi_K") {
     e.kind = "feature_map";
     e.input = input(0)(r, c);
@@ -653,14 +653,15 @@ void ExplainedCell::forward() {
       derive({sum, "@terms(0,1)", value});
       say({"linear_score"});
     }
-    table("Term by term", {"feature", "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature", {e.left, e.right, e.products});
+    table({"terms.term_by_term"}, {term("feature"), "φ(q)", "φ(k)", "φ(q) × φ(k)"}, "feature",
+          {e.left, e.right, e.products});
   } else if (step_id == "normalizer") {
     e.kind = "row_sum";
     const Vector row = input(0).row(r).transpose();
     e.left.assign(row.data(), row.data() + row.size());
     derive({"\\sum_j " + indexed(input_step(0).symbol, r1 + ",j"), "@terms(0)", value});
     say({"normalizer"});
-    table("Keys of @query", {"key", "linear score"}, "key", {e.left}, static_cast<int>(c));
+    table({"terms.keys_of_query"}, {term("key"), term("linear_score")}, "key", {e.left}, static_cast<int>(c));
   } else if (n.linear() && (step_id == "head_output" || step_id == "output") && input_step(0).id == "linear_scores") {
     e.kind = "linear_output";
     const Matrix scores = input(0), v = input(1);
@@ -678,7 +679,8 @@ void ExplainedCell::forward() {
       derive({sum, "@terms(0,1)", value});
       say({"linear_output", {{"feature", c1}}});
     }
-    table("Weighted values", {"key", "linear score", "value", "score × value"}, "key", {e.left, e.right, e.products});
+    table({"terms.weighted_values"}, {term("key"), term("linear_score"), term("value"), term("score_times_value")},
+          "key", {e.left, e.right, e.products});
   } else if (step_id == "concat") {
     concat_source(*step);
   } else if (step_id == "head_output" || input_step(0).id == "weights") {
@@ -691,7 +693,8 @@ void ExplainedCell::forward() {
                       : "\\sum_k " + indexed(A, r1 + ",k") + "\\," + indexed(V, "k," + c1),
             n.columns ? "@terms(1,0)" : "@terms(0,1)", value});
     say({"weighted_sum", {{"feature", c1}}});
-    table("Weighted values", {"key", "weight", "value", "weight × value"}, "key", {e.left, e.right, e.products});
+    table({"terms.weighted_values"}, {term("key"), term("weight"), term("value"), term("weight_times_value")}, "key",
+          {e.left, e.right, e.products});
   } else if (!n.W_O && n.heads == 1) {
     concat_source(*step);  // one head without W_O: the output is its last step (normed, gated)
   } else if (!n.W_O) {
@@ -727,7 +730,8 @@ void ExplainedCell::forward() {
           {"along", n.columns ? "row" : "column"},
           {"has_bias", yes(e.has_bias)},
           {"bias", e.has_bias ? bias.substr(3) : ""}}});
-    table("Terms", {"m", output ? "H value" : "X value", "weight", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.terms"}, {"m", output ? term("H_value") : term("X_value"), term("weight"), term("product")}, "m",
+          {e.left, e.right, e.products});
   }
 }
 
@@ -736,14 +740,13 @@ bool ExplainedCell::latent_cell() {
   const auto W = [&](const char* name, bool per_head) { return given_symbol(name, per_head ? h : -1, n); };
   // Row `row` of `in` times column `w_col` of `Wm`: a projection written with the head's own indices.
   const auto projection = [&](const Vector& in_row, const std::string& in_symbol, const std::string& in_row1,
-                              const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col,
-                              Message text) {
+                              const Matrix& Wm, const std::string& W_symbol, Eigen::Index w_col, Message text) {
     e.kind = "projection";
     dot(in_row, Wm.col(w_col));
     derive(
         {"\\sum_m " + indexed(in_symbol, in_row1 + ",m") + "\\," + indexed(W_symbol, "m," + c1), "@terms(0,1)", value});
     say(std::move(text));
-    table("Terms", {"m", "input", "weight", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.terms"}, {"m", term("input"), term("weight"), term("product")}, "m", {e.left, e.right, e.products});
   };
   // A row of a step that holds cached rows first: copied from the cache.
   const auto cached = [&](const char* source, const char* what) {
@@ -778,8 +781,7 @@ bool ExplainedCell::latent_cell() {
       e.text_id += ".k_R";  // the rotation's sentence, then what k_R is
     }
   } else if (step_id == "c_Q") {
-    projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c,
-               {"latent.c_Q"});
+    projection(x_row(r), "X", r1, *n.W_DQ, W("W_DQ", false), c, {"latent.c_Q"});
   } else if (step_id == "K_C" || step_id == "V") {
     const bool keys = step_id == "K_C";
     const Matrix c_kv = input(0);
@@ -789,11 +791,9 @@ bool ExplainedCell::latent_cell() {
   } else if (step_id == "Q_C") {
     if (n.W_DQ) {
       projection(input(0).row(r).transpose(), input_step(0).symbol, r1, *n.W_UQ, W("W_UQ", true),
-                 step->feature_first + c,
-                 {"latent.Q_C.from_c_Q"});
+                 step->feature_first + c, {"latent.Q_C.from_c_Q"});
     } else {
-      projection(x_row(r), "X", r1, n.W_Q, W("W_Q", true), step->feature_first + c,
-                 {"latent.Q_C"});
+      projection(x_row(r), "X", r1, n.W_Q, W("W_Q", true), step->feature_first + c, {"latent.Q_C"});
     }
   } else if (step_id == "q_R") {
     const bool from_cq = n.qr_from_cq;
@@ -821,7 +821,7 @@ bool ExplainedCell::latent_cell() {
     } else {
       say({"latent.scores_C", {{"d_h", std::to_string(n.d_h)}}});
     }
-    table("Term by term", {"feature", "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
+    table({"terms.term_by_term"}, {term("feature"), "q", "k", "q × k"}, "feature", {e.left, e.right, e.products});
   } else if (step_id == "scores") {
     e.kind = "sum";
     e.left = {input(0)(r, c), input(1)(r, c)};
@@ -837,14 +837,15 @@ bool ExplainedCell::latent_cell() {
     derive({"\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(Wuk, c1 + ",m"), "@terms(0,1)",
             value});
     say({"latent.Q_absorbed", {{"row", c1}}});
-    table("Terms", {"m", "q_C", "W_UK", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.terms"}, {"m", "q_C", "W_UK", term("product")}, "m", {e.left, e.right, e.products});
   } else if (step_id == "O_latent") {
     e.kind = "weighted_sum";
     dot(input(0).row(r).transpose(), input(1).col(c));
     derive({"\\sum_k " + indexed(input_step(0).symbol, r1 + ",k") + "\\," + indexed(input_step(1).symbol, "k," + c1),
             "@terms(0,1)", value});
     say({"latent.O_latent", {{"feature", c1}}});
-    table("Weighted latents", {"key", "weight", "latent", "weight × latent"}, "key", {e.left, e.right, e.products});
+    table({"terms.weighted_latents"}, {term("key"), term("weight"), term("latent"), term("weight_times_latent")}, "key",
+          {e.left, e.right, e.products});
   } else if (step_id == "output_absorbed") {
     e.kind = "head_sum";
     for (int head = 0; head < n.heads; ++head) {
@@ -877,7 +878,7 @@ bool ExplainedCell::latent_cell() {
     say({"latent.output_absorbed", {{"value", value}, {"naive", num(same)}}});
     std::vector<double> heads;
     for (int head = 0; head < n.heads; ++head) heads.push_back(head + 1);
-    table("Heads", {"m", "head", "head's term"}, "m", {heads, e.left});
+    table({"terms.heads"}, {"m", term("head"), term("head_term")}, "m", {heads, e.left});
   } else if (step_id == "cache_sizes") {
     e.kind = "cache_size";
     const auto forms = latent_cache_forms(n);

@@ -22,7 +22,8 @@ std::string indexed(const std::string& symbol, const std::string& sub);
 /// (Explanation::text_id, params; the words are in web/lib/locales/<lang>.json).
 using Params = std::vector<std::pair<std::string, std::string>>;
 struct Message {
-  Message(std::string id, Params params = {}) : id(std::move(id)), params(std::move(params)) {}  // NOLINT: {"id"} reads well
+  Message(std::string id, Params params = {})
+      : id(std::move(id)), params(std::move(params)) {}  // NOLINT: {"id"} reads well
   std::string id;
   Params params;
 };
@@ -30,6 +31,10 @@ struct Message {
 /// What hid the key, the parameter `hidden` (message explain.hidden): e.components joined by
 /// "_" ("causal_window"), "none" when nothing is named.
 std::string hidden_key(const Explanation& e);
+
+/// A term table's header in words: its message id, explain.term.<name> (a header that is a
+/// symbol, "q", "x̂", "A₁", is written as it is).
+inline std::string term(const char* name) { return std::string("explain.term.") + name; }
 
 /// "yes" or "no": a parameter a message selects on.
 inline std::string yes(bool b) { return b ? "yes" : "no"; }
@@ -82,7 +87,8 @@ struct ExplainedCell {
   void dot(const Eigen::Ref<const Vector>& left, const Eigen::Ref<const Vector>& right);
   /// e.lines: the cell, then each right-hand side.
   void derive(std::initializer_list<std::string> rhs);
-  void table(std::string caption, std::vector<std::string> headers, std::string index,
+  /// e.terms: its caption a message (after "explain."), its headers words (term()) or symbols.
+  void table(Message caption, std::vector<std::string> headers, std::string index,
              std::vector<std::vector<double>> columns, int highlight = -1);
   /// The mask's verdict on the cell's (query, key): hidden or not, by what, and the fill.
   void read_mask();

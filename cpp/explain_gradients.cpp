@@ -39,12 +39,14 @@ void ExplainedCell::gradient() {
   // `over` labels the terms ("feature", "key", "query" or "m").
   auto chain = [&](const Vector& left, const Vector& right, const std::string& left_name, const std::string& left_sub,
                    const std::string& right_name, const std::string& right_sub, const std::string& over,
-                   std::string caption, Message text) {
+                   Message caption, Message text) {
     e.kind = "gradient_dot";
     dot(left, right);
     derive({"\\sum_k " + indexed(left_name, left_sub) + "\\," + indexed(right_name, right_sub), "@terms(0,1)", value});
     say(std::move(text));
-    table(std::move(caption), {over, "gradient", "factor", "product"}, over, {e.left, e.right, e.products});
+    table(std::move(caption),
+          {over == "m" ? over : term(over.c_str()), term("gradient"), term("factor"), term("product")}, over,
+          {e.left, e.right, e.products});
   };
   // A cell copied from cell (row, col) of step `from` (both in the rows layout).
   auto copy = [&](const Step& from, Eigen::Index from_r, Eigen::Index from_c, Message text) {
@@ -110,8 +112,8 @@ void ExplainedCell::gradient() {
           {"layer", yes(layer)},
           {"mean_u", mu},
           {"mean_ux", mux}}});
-    table("Features of @token", {"feature", "u = dy·g", "x̂", "u·x̂"}, "feature", {e.left, e.right, e.products},
-          static_cast<int>(c));
+    table({"terms.features_of_token"}, {term("feature"), "u = dy·g", "x̂", "u·x̂"}, "feature",
+          {e.left, e.right, e.products}, static_cast<int>(c));
   };
   if (n.latent && step->head < 0 && latent_gradient()) return;
   if (id == "dO") {
@@ -130,7 +132,7 @@ void ExplainedCell::gradient() {
     } else {
       const Matrix dO = input(0);
       chain(dO.row(r).transpose(), n.W_O->row(feature).transpose(), input_step(0).symbol, at(r1, "k"),
-            given_symbol("W_O", -1, n), at(f1, "k"), "feature", "Output features of @token",
+            given_symbol("W_O", -1, n), at(f1, "k"), "feature", {"terms.output_features"},
             {"dhead.W_O", {{"feature", c1}, {"column", f1}, {"along", along}}});
     }
   } else if ((id == "dhead_output" || id == "dhead_normed") && input_step(0).id == "dgated_output") {
@@ -151,12 +153,11 @@ void ExplainedCell::gradient() {
     const Matrix dy = input(0), pre = input(1);
     if (n.gate_headwise) {
       chain(dy.row(r).transpose(), pre.row(r).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
-            at(r1, "k"), "feature", "Output features of @token",
+            at(r1, "k"), "feature", {"terms.output_features"},
             {"dgate.headwise", {{"features", std::to_string(n.d_v)}}});
     } else {
       chain(dy.block(r, c, 1, 1).transpose(), pre.block(r, c, 1, 1).transpose(), input_step(0).symbol, at(r1, c1),
-            input_step(1).symbol, at(r1, c1), "feature", "The gated feature",
-            {"dgate", {{"feature", c1}}});
+            input_step(1).symbol, at(r1, c1), "feature", {"terms.gated_feature"}, {"dgate", {{"feature", c1}}});
     }
   } else if (id == "dweights_1") {
     copy(input_step(0), r, c, {"dweights_1"});
@@ -196,10 +197,10 @@ void ExplainedCell::gradient() {
                         {"softcap", yes(n.options.softcap > 0)}};
     if (query) {
       chain(dS.row(r).transpose(), other.col(c), dS_name, at(r1, "k"), input_step(2).symbol, at("k", c1), "key",
-            "Keys of @query", {"differential.dQ", how});
+            {"terms.keys_of_query"}, {"differential.dQ", how});
     } else {
       chain(dS.col(r), other.col(c), dS_name, at("k", r1), input_step(2).symbol, at("k", c1), "query",
-            "Queries that read @key", {"differential.dK", how});
+            {"terms.queries_reading"}, {"differential.dK", how});
     }
   } else if (id == "dS" && n.sigmoid) {
     e.kind = "sigmoid_grad";
@@ -214,13 +215,11 @@ void ExplainedCell::gradient() {
   } else if (id == "dA") {
     const Matrix dH = input(0), V = input(1);
     chain(dH.row(r).transpose(), V.row(c).transpose(), input_step(0).symbol, at(r1, "k"), input_step(1).symbol,
-          at(c1, "k"), "feature", "Features of the value of @key",
-          {"dA", {{"d_v", std::to_string(n.d_v)}}});
+          at(c1, "k"), "feature", {"terms.value_features"}, {"dA", {{"d_v", std::to_string(n.d_v)}}});
   } else if ((id == "dV" || id == "dV_cache") && input_step(0).id == "weights") {
     const Matrix A = input(0), dH = input(1);
     chain(A.col(r), dH.col(c), input_step(0).symbol, at("k", r1), input_step(1).symbol, at("k", c1), "query",
-          "Queries that read @key",
-          {"dV", {{"feature", c1}}});
+          {"terms.queries_reading"}, {"dV", {{"feature", c1}}});
   } else if (id == "dS") {
     const Matrix A = input(0), dA = input(1);
     e.kind = "softmax_grad";
@@ -238,8 +237,8 @@ void ExplainedCell::gradient() {
             weight + "\\,\\big(" + gradient + " - (@terms(0,1))\\big)", weight + "\\,(" + gradient + " - " + mean + ")",
             value});
     say({"softmax_grad", {{"along", along}, {"mean", mean}, {"sink", yes(!n.sink_logits.empty())}}});
-    table("Keys of @query", {"key", "weight", "dA", "weight × dA"}, "key", {e.left, e.right, e.products},
-          static_cast<int>(c));
+    table({"terms.keys_of_query"}, {term("key"), term("weight"), "dA", term("weight_times_dA")}, "key",
+          {e.left, e.right, e.products}, static_cast<int>(c));
   } else if (id == "dS_kept") {
     read_mask();
     e.kind = "mask_grad";
@@ -274,10 +273,10 @@ void ExplainedCell::gradient() {
     const std::string& ds = input_step(0).symbol;
     const std::string& x = input_step(1).symbol;
     if (id[1] == 'Q' || id == "dq_R") {
-      chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", "Keys of @query",
+      chain(d.row(r).transpose(), other.col(c), ds, at(r1, "k"), x, at("k", c1), "key", {"terms.keys_of_query"},
             {"dQ", {{"feature", c1}, {"along", along}}});
     } else {
-      chain(d.col(r), other.col(c), ds, at("k", r1), x, at("k", c1), "query", "Queries that read @key",
+      chain(d.col(r), other.col(c), ds, at("k", r1), x, at("k", c1), "query", {"terms.queries_reading"},
             {"dK", {{"feature", c1}}});
     }
   } else if (id == "dlinear_scores") {
@@ -301,7 +300,8 @@ void ExplainedCell::gradient() {
       derive({"\\sum_k " + indexed(dh, r1 + ",k") + "\\," + indexed(v, c1 + ",k"), "@terms(0,1)", value});
       say({"linear_score_grad"});
     }
-    table("Features of the value of @key", {"feature", "gradient", normalized ? "value − output" : "value", "product"},
+    table({"terms.value_features"},
+          {term("feature"), term("gradient"), normalized ? term("value_minus_output") : term("value"), term("product")},
           "feature", {e.left, e.right, e.products});
   } else if (id == "dV" && input_step(0).id == "linear_scores") {
     const Matrix scores = input(0);
@@ -311,7 +311,7 @@ void ExplainedCell::gradient() {
       for (Eigen::Index i = 0; i < dU.rows(); ++i) dU.row(i) /= D(i, 0);
     }
     chain(scores.col(r), dU.col(c), input_step(0).symbol, at("k", r1), "(" + input_step(1).symbol + "/D)", at("k", c1),
-          "query", "Queries that read @key",
+          "query", {"terms.queries_reading"},
           {"linear_dV", {{"normalized", yes(step->inputs.size() > 2)}, {"feature", c1}}});
   } else if (id == "dphi_Q" || id == "dphi_K") {
     Matrix d = input(0);
@@ -322,10 +322,10 @@ void ExplainedCell::gradient() {
     const std::string ds = n.options.causal ? "(" + input_step(0).symbol + "\\circ C)" : input_step(0).symbol;
     const Params words = {{"causal", yes(n.options.causal)}, {"feature", c1}};
     if (id == "dphi_Q") {
-      chain(d.row(r).transpose(), other.col(c), ds, r1 + ",k", input_step(1).symbol, "k," + c1, "key", "Keys of @query",
-            {"dphi_Q", words});
+      chain(d.row(r).transpose(), other.col(c), ds, r1 + ",k", input_step(1).symbol, "k," + c1, "key",
+            {"terms.keys_of_query"}, {"dphi_Q", words});
     } else {
-      chain(d.col(r), other.col(c), ds, "k," + r1, input_step(1).symbol, "k," + c1, "query", "Queries that read @key",
+      chain(d.col(r), other.col(c), ds, "k," + r1, input_step(1).symbol, "k," + c1, "query", {"terms.queries_reading"},
             {"dphi_K", words});
     }
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
@@ -333,8 +333,7 @@ void ExplainedCell::gradient() {
     const QkNorm& q = n.options.qk_norm;
     const bool queries = id == "dQ";
     norm_back(input(0).row(r).transpose(), input(1).row(r).transpose(), q.type == QkNorm::Type::Layer, q.eps,
-              queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}",
-              queries ? "query" : "key");
+              queries ? n.g_q : n.g_k, queries ? "g_{q," + c1 + "}" : "g_{k," + c1 + "}", queries ? "query" : "key");
   } else if (step->head >= 0 && (id == "dQ" || id == "dK") &&
              (input_step(0).id == "dphi_Q" || input_step(0).id == "dphi_K")) {
     e.kind = "feature_map_grad";
@@ -350,9 +349,7 @@ void ExplainedCell::gradient() {
                   : n.feature_map() == FeatureMap::Relu   ? "relu"
                                                           : "elu"}}});
   } else if (step->head >= 0 && (input_step(0).id == "dK_cache" || input_step(0).id == "dV_cache")) {
-    copy(
-        input_step(0), n.past + r, c,
-        {"cache_grad", {{"row", std::to_string(n.past + r + 1)}}});
+    copy(input_step(0), n.past + r, c, {"cache_grad", {{"row", std::to_string(n.past + r + 1)}}});
   } else if (input_step(0).id == "dQ_rot" || input_step(0).id == "dK_rot") {
     rotate_pair(input(0), id[1] == 'Q',
                 true);  // the rotation's transpose: turned back by the same angle (dQ, dQ_normed)
@@ -379,7 +376,7 @@ void ExplainedCell::gradient() {
             {"heads", std::to_string(heads.size())},
             {"cached", cached}}});
     }
-    table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+    table({"terms.heads"}, {"m", term("head"), term("gradient")}, "m", {heads, e.left});
   } else if (id == "dg_q" || id == "dg_k") {
     // Each gain multiplies feature c of every normalised row of every head: Σ dy ∘ x̂ over them.
     const bool queries = id == "dg_q";
@@ -403,22 +400,21 @@ void ExplainedCell::gradient() {
     e.kind = "gradient_dot";
     derive({sum, "@terms(2,3)", value});
     say({"gain_grad", {{"gain", queries ? "g_q" : "g_k"}, {"feature", c1}, {"queries", yes(queries)}}});
-    table("Rows of every head", {"m", "head", "row", "gradient", "x̂", "product"}, "m",
+    table({"terms.rows_of_every_head"}, {"m", term("head"), term("row"), term("gradient"), "x̂", term("product")}, "m",
           {heads, rows, e.left, e.right, e.products});
   } else if (id == "dW_G") {
     const Step* x_pos = step_of("X_pos", -1);
     const Matrix X = x_pos ? rows_layout(*x_pos) : n.X;
     const Matrix dZ = gate_dZ();
     chain(X.col(r), dZ.col(c), x_pos ? x_pos->symbol : given_symbol("X", -1, n), at("k", r1), "(dG \\circ G(1 - G))",
-          at("k", c1), "query", "Tokens",
-          {"dW_G", {{"row", r1}, {"column", c1}}});
+          at("k", c1), "query", {"terms.tokens"}, {"dW_G", {{"row", r1}, {"column", c1}}});
   } else if (id == "db_G") {
     e.kind = "token_sum";
     const Vector column = gate_dZ().col(c);
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k (dG \\circ G(1 - G))_{k," + c1 + "}", "@terms(0)", value});
     say({"db_G", {{"column", c1}}});
-    table("Tokens", {"m", "gradient"}, "m", {e.left});
+    table({"terms.tokens"}, {"m", term("gradient")}, "m", {e.left});
   } else if (id == "dW_O" || id == "dW_Q" || id == "dW_K" || id == "dW_V") {
     const bool two = step->inputs.size() == 2;
     const Matrix x = two ? input(0) : (id == "dW_Q" || !n.cross) ? n.X : n.X_kv;
@@ -428,11 +424,8 @@ void ExplainedCell::gradient() {
     const Matrix dy = input(step->inputs.size() - 1);
     const bool queries = id == "dW_O" || id == "dW_Q";
     const std::string over = queries ? "query" : n.past == 0 ? "key" : "m";
-    const char* const made = id == "dW_O"   ? "output"
-                             : id == "dW_Q" ? "queries"
-                             : id == "dW_K" ? "keys"
-                                            : "values";
-    chain(x.col(r), dy.col(c), x_name, at("k", r1), d.symbol, at("k", c1), over, "Tokens",
+    const char* const made = id == "dW_O" ? "output" : id == "dW_Q" ? "queries" : id == "dW_K" ? "keys" : "values";
+    chain(x.col(r), dy.col(c), x_name, at("k", r1), d.symbol, at("k", c1), over, {"terms.tokens"},
           {"dW", {{"row", r1}, {"column", c1}, {"made", made}}});
   } else if (id.rfind("db_", 0) == 0) {
     e.kind = "token_sum";
@@ -441,7 +434,7 @@ void ExplainedCell::gradient() {
     e.left.assign(column.data(), column.data() + column.size());
     derive({"\\sum_k " + indexed(input_step(0).symbol, at("k", c1)), "@terms(0)", value});
     say({"db", {{"feature", c1}}});
-    table("Tokens", {"m", "gradient"}, "m", {e.left});
+    table({"terms.tokens"}, {"m", term("gradient")}, "m", {e.left});
   } else if (id == "dX" || id == "dX_kv") {
     // Each projection that reads X: d·Wᵀ, the paths added.
     e.kind = "gradient_dot";
@@ -467,10 +460,12 @@ void ExplainedCell::gradient() {
                               : id == "dX"             ? "queries"
                                                        : "kv";
     say({"dX", {{"feature", c1}, {"paths", paths}, {"gate", yes(id == "dX" && n.W_G)}, {"along", along}}});
-    table(step->inputs.size() == 1
-              ? "Features of dQ"
-              : "Features of each gradient in turn (" + join(step->given, " path, then ") + " path)",
-          {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
+    // The paths by their gradients' symbols (dQ, dK, dV, dG), in the order of the terms.
+    Params named = {{"count", std::to_string(step->given.size())}};
+    const char* const ordinals[] = {"first", "second", "third", "fourth"};
+    for (size_t k = 0; k < step->given.size() && k < 4; ++k) named.emplace_back(ordinals[k], step->given[k]);
+    table({"terms.paths_named", std::move(named)}, {"m", term("gradient"), term("weight"), term("product")}, "m",
+          {e.left, e.right, e.products});
   } else if (id == "dP") {
     copy(input_step(0), r, c, {"dP"});
   } else {
@@ -516,8 +511,8 @@ bool ExplainedCell::latent_gradient() {
     }
     derive({sum, "@terms(0,1)", value});
     say(std::move(text));
-    table("Features of each gradient in turn (" + std::to_string(list.size()) + " paths)",
-          {"m", "gradient", "weight", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.paths", {{"count", std::to_string(list.size())}}},
+          {"m", term("gradient"), term("weight"), term("product")}, "m", {e.left, e.right, e.products});
   };
   // Σ_i A[i][r]·G[i][col]: a weight's gradient, over the tokens that went through it.
   const auto tokens = [&](const Matrix& A, const Matrix& G, Eigen::Index col, const std::string& A_name,
@@ -527,7 +522,8 @@ bool ExplainedCell::latent_gradient() {
     derive({"\\sum_k " + indexed(A_name, "k," + r1) + "\\," + indexed(G_name, "k," + std::to_string(col + 1)),
             "@terms(0,1)", value});
     say(std::move(text));
-    table("Tokens", {"m", "input", "gradient", "product"}, "m", {e.left, e.right, e.products});
+    table({"terms.tokens"}, {"m", term("input"), term("gradient"), term("product")}, "m",
+          {e.left, e.right, e.products});
   };
   const auto head_of = [&](Eigen::Index width) { return static_cast<size_t>(c / width); };
   const Matrix& X = n.X;
@@ -543,10 +539,9 @@ bool ExplainedCell::latent_gradient() {
     }
     derive({sum, "@terms(1)", value});
     say({"latent.dk_R", {{"heads", std::to_string(heads.size())}}});
-    table("Heads", {"m", "head", "gradient"}, "m", {heads, e.left});
+    table({"terms.heads"}, {"m", term("head"), term("gradient")}, "m", {heads, e.left});
   } else if (id == "dpast_c_KV" || id == "dpast_k_R") {
-    copy_cell(input_step(0), r, c,
-              {"latent.dpast", {{"row", r1}, {"source", input_step(0).id}}});
+    copy_cell(input_step(0), r, c, {"latent.dpast", {{"row", r1}, {"source", input_step(0).id}}});
   } else if (id == "dc_KV") {
     std::vector<Path> list;
     for (size_t k = 0; k < step->inputs.size(); ++k) {
@@ -612,11 +607,9 @@ bool ExplainedCell::latent_gradient() {
   } else if (id == "dW_DKV" || id == "dW_KR") {
     const Matrix G = id == "dW_KR" ? unrotated(0) : Matrix(input(0).bottomRows(n.S - past));
     const std::string G_name = id == "dW_KR" ? unrotate(input_step(0).symbol) : input_step(0).symbol;
-    tokens(X, G, c, Xs, G_name,
-           {"latent.dW_down", {{"row", r1}, {"column", c1}, {"rotary", yes(id == "dW_KR")}}});
+    tokens(X, G, c, Xs, G_name, {"latent.dW_down", {{"row", r1}, {"column", c1}, {"rotary", yes(id == "dW_KR")}}});
   } else if (id == "dW_DQ") {
-    tokens(X, input(0), c, Xs, input_step(0).symbol,
-           {"latent.dW_DQ", {{"row", r1}, {"column", c1}}});
+    tokens(X, input(0), c, Xs, input_step(0).symbol, {"latent.dW_DQ", {{"row", r1}, {"column", c1}}});
   } else {
     return false;
   }

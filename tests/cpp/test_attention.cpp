@@ -574,7 +574,7 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(s.terms.columns[2] == s.products);
   CHECK(s.terms.columns[2][0] + s.terms.columns[2][1] == Approx(s.value));
   CHECK(s.terms.index == "feature");
-  CHECK(s.terms.headers == std::vector<std::string>{"feature", "q", "k", "q × k"});
+  CHECK(s.terms.headers == std::vector<std::string>{"explain.term.feature", "q", "k", "q × k"});
   // The sentence is a message of the catalogues (en.json) with its parameters; the value is its placeholder.
   CHECK(s.text_id == "explain.scores.dot");
   CHECK(s.params == Params{{"d_k", "2"}, {"value", "@0"}});
@@ -622,7 +622,7 @@ TEST_CASE("explain describes its calculation: TeX lines, sentences, numbers, ter
   CHECK(w.terms.columns == std::vector<std::vector<double>>{w.logits, w.shifted, w.exps});
   CHECK(w.terms.index == "key");
   CHECK(w.terms.highlight == 0);
-  CHECK(w.terms.caption == "Keys of @query");
+  CHECK(w.terms.caption_id == "explain.terms.keys_of_query");
   CHECK(w.text_id == "explain.softmax");
   CHECK(w.params == Params{{"along", "row"}, {"max", "@1"}, {"sum", "@2"}});
 

@@ -658,6 +658,6 @@ TEST_CASE("explain: the variants' gradient cells by their formulas", "[gradients
   CHECK(dQd.kind == "gradient_dot");
   CHECK(dQd.value == Approx(dq).epsilon(1e-12));
   CHECK(dQd.text_id == "explain.differential.dQ");
-  CHECK(dQd.params == Params{{"feature", "4"}, {"half", "2"}, {"first", "3"}, {"last", "4"}, {"masked", "no"},
-                             {"softcap", "no"}});
+  CHECK(dQd.params ==
+        Params{{"feature", "4"}, {"half", "2"}, {"first", "3"}, {"last", "4"}, {"masked", "no"}, {"softcap", "no"}});
 }

@@ -430,7 +430,8 @@ TEST_CASE("variants: every cell of the new steps explains itself", "[variants][e
   CHECK(w.kind == "difference");
   CHECK(w.part_1 - w.lambda * w.part_2 == Approx(w.value));
   CHECK(w.text_id == "explain.differential.difference");
-  CHECK(w.params == Params{{"a1", "@1"}, {"a2", "@2"}, {"common", "@5"}, {"scaled", "@4"}, {"value", "@0"}, {"rest", "@6"}});
+  CHECK(w.params ==
+        Params{{"a1", "@1"}, {"a2", "@2"}, {"common", "@5"}, {"scaled", "@4"}, {"value", "@0"}, {"rest", "@6"}});
   CHECK(w.numbers.at(6) == Approx(1 - w.lambda));
 }
 

@@ -6,7 +6,7 @@
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
-import { english } from './i18n.js';
+import { explanationWords } from './i18n.js';
 import { inputError, isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
@@ -23,7 +23,7 @@ import {
   problemReader,
   seedFrom,
 } from './problem.js';
-import { englishTitle, explanationMessage, problemWire, traceReader } from './wire.js';
+import { englishTitle, problemWire, traceReader } from './wire.js';
 
 export { version };
 
@@ -38,17 +38,22 @@ function nested({ rows, cols, data }) {
   return out;
 }
 
-// The fields the core wrote (cpp/bindings_shared.h writes them from one table), and `text`: the
-// sentence in English from text_id and params (en.json), where the core's English text used to be.
+// The fields the core wrote (cpp/bindings_shared.h writes them from one table), and the words in
+// English (en.json) where the core's English text used to be: `text`, the terms' `caption` and
+// `headers` (the core's headers, message ids or symbols, are the terms' `header_ids`).
 /** @returns {import('./index.js').Explanation} */
 function explanationFrom(raw) {
   /** @type {any} */
   const out = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key === 'text_id') out.text = english.message(explanationMessage(raw));
-    out[key] = isNumberView(value) ? Array.from(value) : value;
-  }
+  for (const [key, value] of Object.entries(raw)) out[key] = isNumberView(value) ? Array.from(value) : value;
   if (out.source_head < 0) out.source_head = null;
+  if (out.terms) {
+    const { headers, ...terms } = out.terms;
+    out.terms = { caption: '', ...terms, headers, header_ids: headers };
+  }
+  const words = explanationWords(out);
+  out.text = words.text;
+  if (out.terms) Object.assign(out.terms, words.terms);
   return out;
 }
 

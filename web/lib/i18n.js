@@ -108,6 +108,29 @@ export const english = createTranslator('en', en);
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
 /**
+ * A worked calculation's words in `t`'s language (engine.explain()'s `text_id` and `params`, and
+ * its terms' `caption_id`, `caption_params` and `header_ids`: the core names the messages, the
+ * catalogue has the words). The parameter `hidden`, what hid the key ("causal_window", "none"), is
+ * the message explain.hidden; a header that is a symbol ("q", "x̂") is kept as written. The text
+ * keeps the placeholders a view fills (`@N`, `@query`, `@key`, `@token`: export.js fillExplanation).
+ * @param {{ text_id: string, params: Record<string, string>, terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {{ text: string, terms: { caption: string, headers: string[] } | null }}
+ */
+export function explanationWords(e, t = english) {
+  /** @type {Record<string, string | { id: string, values: Record<string, string> }>} */
+  const values = { ...e.params };
+  if (typeof e.params.hidden === 'string') values.hidden = { id: 'explain.hidden', values: { by: e.params.hidden } };
+  const terms = e.terms
+    ? {
+        caption: /** @type {string} */ (t(e.terms.caption_id, e.terms.caption_params)),
+        headers: e.terms.header_ids.map((h) => (h.startsWith('explain.term.') ? /** @type {string} */ (t(h)) : h)),
+      }
+    : null;
+  return { text: /** @type {string} */ (t(e.text_id, values)), terms };
+}
+
+/**
  * The id under `prefix` whose English message is `text`, or null: words stored in English (a
  * student's paper holds its steps' English captions) read back as a message to show in a language.
  * @param {string} text

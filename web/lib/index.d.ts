@@ -426,7 +426,7 @@ export interface Explanation {
   text: string;
   /**
    * The sentence as a message id of the catalogues (web/lib/locales/<lang>.json), "explain.scores.dot": a view
-   * in another language formats it with its own catalogue (`t.message(explanationMessage(e))`).
+   * in another language formats it with its own catalogue (attention-explorer/i18n `explanationWords(e, t)`).
    */
   text_id: string;
   /**
@@ -442,9 +442,15 @@ export interface Explanation {
 }
 
 export interface ExplanationTerms {
+  /** The caption in English: `caption_id` formatted with `caption_params` (it may hold `@query`, `@key`, `@token`). */
   caption: string;
-  /** headers[0] heads the row labels. */
+  /** The caption's message id, "explain.terms.keys_of_query", and its parameters. */
+  caption_id: string;
+  caption_params: Record<string, string>;
+  /** The headers in English; headers[0] heads the row labels. */
   headers: string[];
+  /** The headers as the core wrote them: a message id in words ("explain.term.weight"), or a symbol as it is shown ("q", "x̂"). */
+  header_ids: string[];
   /** What labels the rows: 'feature' or 'm' (1, 2, ...), 'key' (the keys' names), 'query' (the queries'). */
   index: 'feature' | 'm' | 'key' | 'query';
   columns: number[][];
@@ -1127,22 +1133,16 @@ export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOp
 export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator }): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
 export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
-/** An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"). */
-export function cellText(explanation: Explanation, trace: Trace, options?: { decimals?: number }): string;
+/**
+ * An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"), in the
+ * language of `t` (a translator of attention-explorer/i18n; default English).
+ */
+export function cellText(explanation: Explanation, trace: Trace, options?: { decimals?: number; t?: Translator }): string;
 /**
  * One of an explanation's templates (a line, its text, its terms' caption) with its placeholders
  * filled: numbers by `number`, sums of terms (more than `maxTerms`, default 8: elided with \cdots),
  * token names by `label` ('query' | 'key' | 'token').
  */
-/**
- * An explanation's sentence as a message `{ id, values }` (its `text_id` and `params`) for a translator
- * (`t.message(...)`, attention-explorer/i18n): `params.hidden` becomes the message explain.hidden. The
- * formatted text still holds the placeholders fillExplanation fills.
- */
-export function explanationMessage(explanation: Pick<Explanation, 'text_id' | 'params'>): {
-  id: string;
-  values: Record<string, string | { id: string; values: Record<string, string> }>;
-};
 export function fillExplanation(template: string, explanation: Explanation, options: { number: (x: number) => string; maxTerms?: number; label?: (name: 'query' | 'key' | 'token') => string }): string;
 export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;

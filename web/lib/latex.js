@@ -4,7 +4,7 @@
 
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { formatNumber, texNumber } from './format.js';
-import { english } from './i18n.js';
+import { english, explanationWords } from './i18n.js';
 
 /**
  * A matrix as a TeX bmatrix with `decimals` places.
@@ -159,14 +159,18 @@ export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
  * their place: "The query of query 2 dotted with the key of key 3 ...".
  * @type {typeof import('./index.js').cellText}
  */
-export function cellText(e, trace, { decimals = 4 } = {}) {
+export function cellText(e, trace, { decimals = 4, t = english } = {}) {
   const step = explainedStep(e, trace);
   const index = { queries: null, keys: null };
   step.axes.forEach((axis, k) => {
     if (axis in index) index[axis] = (k === 0 ? e.row : e.col) + 1;
   });
-  const names = { query: `query ${index.queries}`, key: `key ${index.keys}`, token: `token ${index.queries ?? index.keys}` };
-  return fillExplanation(e.text, e, { number: (x) => formatNumber(x, decimals), label: (name) => names[name] });
+  const names = {
+    query: /** @type {string} */ (t('narrate.name.query', { n: index.queries })),
+    key: /** @type {string} */ (t('narrate.name.key', { n: index.keys })),
+    token: /** @type {string} */ (t('narrate.name.token', { n: index.queries ?? index.keys })),
+  };
+  return fillExplanation(explanationWords(e, t).text, e, { number: (x) => formatNumber(x, decimals), label: (name) => names[name] });
 }
 
 // ---- attention in practice: engine.decode's and engine.tiles' results ---------------------------

@@ -10,7 +10,6 @@ export { stringify, toJSON } from './json.js';
 export { findPreset, numpyLine, numpyLines, presetProblem, presets } from './presets.js';
 export { narrate, narrateDecodeStep, narrateGradientStep, narrateOnlineSoftmax, narrateStep, narrateTile, weightSums } from './narrate.js';
 export { dependents, precedents } from './lineage.js';
-export { explanationMessage } from './wire.js';
 export {
   cellLatex,
   cellText,

@@ -13,21 +13,6 @@ import en from './locales/en.json' with { type: 'json' };
  */
 export const englishTitle = (id) => /** @type {Record<string, string>} */ (/** @type {unknown} */ (en))[id] ?? id;
 
-/**
- * A worked calculation's sentence as a message `{ id, values }` (cpp/attention.h Explanation:
- * `text_id` and `params`), for a translator (i18n.js `t.message`): the parameter `hidden`, what hid
- * the key ("causal_window", "none"), is the message explain.hidden. The formatted text keeps the
- * placeholders a view fills (`@N`, `@query`, `@key`, `@token`: export.js fillExplanation).
- * @param {{ text_id: string, params: Record<string, string> }} e
- * @returns {{ id: string, values: Record<string, string | { id: string, values: Record<string, string> }> }}
- */
-export function explanationMessage(e) {
-  /** @type {Record<string, string | { id: string, values: Record<string, string> }>} */
-  const values = { ...e.params };
-  if (typeof e.params.hidden === 'string') values.hidden = { id: 'explain.hidden', values: { by: e.params.hidden } };
-  return { id: e.text_id, values };
-}
-
 // ---- the problem ---------------------------------------------------------------------------------
 
 const utf8Encoder = new TextEncoder();

@@ -1,10 +1,10 @@
 // The worked calculation of one cell, from engine.explain(): the core describes every kind of
 // calculation (its TeX lines, its sentences as message ids, its numbers and its term table); this module only
 // lays them out, with the page's number format and the tokens' names. No kind is written here.
-import { explanationMessage, fillExplanation } from 'attention-explorer';
+import { fillExplanation } from 'attention-explorer';
+import { explanationWords } from 'attention-explorer/i18n';
 import { html } from 'attention-explorer/html';
 import { fmt, tex } from './format.js';
-import { t } from './language.js';
 import { mathHtml } from './math.js';
 import { rich, t } from './language.js';
 
@@ -50,8 +50,10 @@ export function explanationHtml(e, where) {
     const parts = fillExplanation(template, e, { number: (x) => fmt(x, d), label: (name) => `\u0000${name}\u0000` }).split('\u0000');
     return html`${parts.map((part, i) => (i % 2 ? html`<span class="lbl">${labels[part] ?? ''}</span>` : part))}`;
   };
-  // The sentence in the page's language: the core names it (text_id, params), the catalogue has the words.
-  const text = e.text_id && html`<p>${words(t.message(explanationMessage(e)))}</p>`;
+  // The sentence and the terms' caption and headers in the page's language: the core names the
+  // messages, the catalogue has the words.
+  const said = explanationWords(e, t);
+  const text = said.text && html`<p>${words(said.text)}</p>`;
   let equations = null;
   if (e.lines.length > 1) {
     const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));
@@ -67,7 +69,7 @@ export function explanationHtml(e, where) {
     const names = { key: where.keyLabels, query: where.queryLabels }[terms.index];
     const rowName = (k) => names?.[k] ?? String(k + 1);
     const rows = terms.columns[0].map((_, k) => [rowName(k), ...terms.columns.map((column) => fmt(column[k], d))]);
-    table = termTable(words(terms.caption), terms.headers, rows, terms.highlight);
+    table = termTable(words(said.terms.caption), said.terms.headers, rows, terms.highlight);
   }
   return html`${target}${text}${equations}${table}`;
 }

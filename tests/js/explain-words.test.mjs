@@ -1,0 +1,121 @@
+// The worked calculations' words come from the catalogues: the core names messages (text_id,
+// params; the terms' caption_id, caption_params and header ids) and never writes a sentence. Here
+// every step of the presets and of problems with each option that changes a sentence (forward and
+// gradient steps, first, middle and last cell) is explained, and its messages are checked to exist
+// in English's catalogue, to fill every placeholder, and to read in every language with the same
+// placeholders a view fills (@N, @query, @key, @token, @terms) as English's.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { join } from 'node:path';
+import { dist } from './helpers.mjs';
+
+const { loadAttention, presets, presetProblem, fillExplanation, cellText } = await import(join(dist, 'node.js'));
+const { LANGUAGES, english, explanationWords, loadTranslator } = await import(join(dist, 'i18n.js'));
+const engine = await loadAttention();
+
+const grid = (rows, cols, f) => Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => f(i, j)));
+const X = grid(4, 4, (i, j) => Math.sin(1 + i * 4 + j));
+const W = (cols, k) => grid(4, cols, (i, j) => Math.cos(k + i * cols + j) / 2);
+const projected = { X, W_Q: W(4, 1), W_K: W(4, 2), W_V: W(4, 3) };
+const qkv = { Q: grid(4, 2, (i, j) => i - j / 2), K: grid(4, 2, (i, j) => (i * j) / 3 - 0.5), V: grid(4, 2, (i, j) => i + j) };
+
+// Problems whose sentences differ from the presets': each option with words of its own.
+const variants = [
+  { ...qkv, options: { causal: true, window: [1, 0], sink_tokens: 1 } },
+  { ...qkv, options: { causal: true, mask_fill: -1e4 } },
+  { ...qkv, options: { mask: grid(4, 4, (i, j) => i !== j + 1), causal: true, window: [2, 0] } },
+  { ...qkv, options: { sink_logit: 0.5, scale: 0.5 } },
+  { ...qkv, options: { softcap: 1, scale: 'none' } },
+  { ...qkv, options: { scale: '1/sqrt(3)', layout: 'columns' } },
+  { ...projected, options: { heads: 2, alibi: true, causal: true } },
+  { ...projected, W_K: W(2, 2), W_V: W(2, 3), options: { heads: 2, kv_heads: 1, rope: true, causal: true } },
+  { ...projected, options: { rope: { dims: 2 } } },
+  { ...projected, options: { positional: 'sinusoidal' } },
+  { ...projected, options: { score_fn: 'sigmoid', causal: true, window: [1, 0], sink_tokens: 1 } },
+];
+
+const problems = [...presets.map((p) => ({ name: p.id, problem: presetProblem(p, engine).problem })), ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem }))];
+
+/** Every explanation of the problems' steps: forward and gradients, three cells each. */
+function explanations() {
+  const out = [];
+  for (const { name, problem } of problems) {
+    let steps;
+    try {
+      steps = engine.gradients(problem).steps;
+    } catch (error) {
+      // A problem the backward pass does not take (a decode preset): its forward steps.
+      steps = engine.run(problem).steps;
+      assert.ok(steps.length > 0, `${name}: ${error.message}`);
+    }
+    for (const s of steps) {
+      const [rows, cols] = s.shape;
+      const cells = [
+        [0, 0],
+        [rows >> 1, cols >> 1],
+        [rows - 1, cols - 1],
+      ];
+      for (const [row, col] of cells) {
+        const e = engine.explain(problem, { step: s.id, head: s.head, row, col });
+        out.push({ where: `${name} ${s.id}:${s.head} (${row + 1}, ${col + 1})`, e });
+      }
+    }
+  }
+  return out;
+}
+const all = explanations();
+const placeholders = (text) => (text.match(/@(?:query|key|token|terms\([0-9,]*\)|[0-9]+)/g) ?? []).sort();
+
+describe('worked calculations in words', () => {
+  test('the core names its messages: every sentence, caption and header in words is an id of the catalogue', () => {
+    const ids = new Set();
+    for (const { where, e } of all) {
+      assert.ok(english.has(e.text_id), `${where}: ${e.text_id} is in en.json`);
+      ids.add(e.text_id);
+      assert.doesNotMatch(e.text, /[{}]|undefined/, `${where}: ${e.text}`);
+      if (!e.terms) continue;
+      assert.ok(english.has(e.terms.caption_id), `${where}: ${e.terms.caption_id}`);
+      ids.add(e.terms.caption_id);
+      for (const h of e.terms.header_ids) {
+        if (h.startsWith('explain.')) {
+          assert.ok(english.has(h), `${where}: header ${h}`);
+          ids.add(h);
+        } else assert.doesNotMatch(h, /^(?!exp$)[a-z]{2,}( [a-z]+)*$/, `${where}: a header in words is a message id, not "${h}"`);
+      }
+      assert.equal(e.terms.headers.length, e.terms.header_ids.length);
+    }
+    // The sample reaches most of the core's messages (a guard against a sample that explains nothing).
+    assert.ok(ids.size >= 80, `${ids.size} messages reached`);
+  });
+
+  test("English is the API's text: the scores' sentence and its terms, word for word", () => {
+    const problem = { Q: [[1, 0], [0.5, 1]], K: [[2, 0], [0, 1], [1, 1]], V: [[1, 0], [0, 1], [2, 2]] };
+    const e = engine.explain(problem, { step: 'scores', row: 1, col: 2 });
+    assert.equal(e.text_id, 'explain.scores.dot');
+    assert.deepEqual(e.params, { d_k: '2', value: '@0' });
+    assert.equal(cellText(e, engine.run(problem)), 'The query of query 2 dotted with the key of key 3, over the d_k = 2 features: the sum of the products is 1.5000.');
+    assert.equal(e.terms.caption, 'Term by term');
+    assert.deepEqual(e.terms.headers, ['feature', 'q', 'k', 'q × k']);
+    assert.deepEqual(e.terms.header_ids, ['explain.term.feature', 'q', 'k', 'q × k']);
+  });
+
+  for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+    test(`${code}: every sentence, caption and header reads in the language, with English's placeholders`, async () => {
+      const t = await loadTranslator(code);
+      for (const { where, e } of all) {
+        const said = explanationWords(e, t);
+        assert.deepEqual(placeholders(said.text), placeholders(e.text), `${where}: ${said.text}`);
+        assert.doesNotMatch(said.text, /[{}]|undefined/, `${where}: ${said.text}`);
+        assert.notEqual(said.text, e.text, `${where}: not English's`);
+        if (e.terms) {
+          assert.deepEqual(placeholders(said.terms.caption), placeholders(e.terms.caption), `${where}: ${said.terms.caption}`);
+          e.terms.header_ids.forEach((h, k) => {
+            if (!h.startsWith('explain.')) assert.equal(said.terms.headers[k], h, `${where}: a symbol stays as it is`);
+          });
+        }
+        const filled = fillExplanation(said.text, e, { number: (x) => x.toFixed(4), label: (n) => `<${n}>` });
+        assert.doesNotMatch(filled, /@|NaN/, `${where}: ${filled}`);
+      }
+    });
+  }
+});
