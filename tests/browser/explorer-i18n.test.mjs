@@ -3,7 +3,8 @@
 // catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
 // the step cards' heads, the glance, the heads, the open cell's line or the status line is
 // clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
-// core's sentences left out until the core speaks in message ids); <html lang dir> are the
+// worked calculation's sentence and term table too; the trace's warnings left out until the core
+// speaks them in message ids); <html lang dir> are the
 // language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
 // matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
 // the prerendered English page is the catalogue's), and the menu switches language.
@@ -26,10 +27,9 @@ const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'exp
 // catalogue must not show once a cell is open, and (less the tables and formulas, which scroll
 // sideways by design) where no text may be clipped.
 const AREAS = '.site-header, #setup, #lesson, #pipeline, .heads-link, #glance, #step-list, #heads-view, #drill, .status-bar';
-// The core's words inside them, which the core's message ids bring (its explanation's sentence, its
-// term table's caption and headers, the trace's warnings): left out here until the core speaks the
-// catalogue's language.
-const CORE_WORDS = '#drill-body > p:not(.drill-target, .drill-value), #drill-body table.terms :is(caption, thead), #warnings';
+// The core's words inside them still written in English (the trace's warnings): left out here until
+// the core names them as messages, as it does its explanations' sentences and term tables.
+const CORE_WORDS = '#warnings';
 const CLIPPED =
   '.site-header, .panel h2, .lesson-actions, .status-bar, #glance figcaption, .step-head, #drill .drill-target, .heads-link, #heads-view h3';
 
