@@ -461,9 +461,11 @@ void ExplainedCell::gradient() {
                                                        : "kv";
     say({"dX", {{"feature", c1}, {"paths", paths}, {"gate", yes(id == "dX" && n.W_G)}, {"along", along}}});
     // The paths by their gradients' symbols (dQ, dK, dV, dG), in the order of the terms.
-    Params named = {{"count", std::to_string(step->given.size())}};
+    // (One path: cross-attention's X reaches only the queries, dQ; `given` names its weight, W_Q.)
+    const std::vector<std::string> gradients = step->inputs.size() == 1 ? std::vector<std::string>{"dQ"} : step->given;
+    Params named = {{"count", std::to_string(gradients.size())}};
     const char* const ordinals[] = {"first", "second", "third", "fourth"};
-    for (size_t k = 0; k < step->given.size() && k < 4; ++k) named.emplace_back(ordinals[k], step->given[k]);
+    for (size_t k = 0; k < gradients.size() && k < 4; ++k) named.emplace_back(ordinals[k], gradients[k]);
     table({"terms.paths_named", std::move(named)}, {"m", term("gradient"), term("weight"), term("product")}, "m",
           {e.left, e.right, e.products});
   } else if (id == "dP") {
