@@ -6,6 +6,7 @@
 // point, ASCII minus) and passed in as text, so what a learner copies parses back; a number the
 // catalogue formats (a plural's #) gets the language's plural rules and grouping but Latin digits
 // (the -u-nu-latn extension), the same digits as the tables beside it.
+import { texText } from './format.js';
 import { IntlMessageFormat } from './intl-messageformat.js';
 import en from './locales/en.json' with { type: 'json' };
 
@@ -107,15 +108,79 @@ export const english = createTranslator('en', en);
  */
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
+// A formula's word as the core writes it, the same in TeX (inside \text{}) and in plain text.
+const FORMULA_WORD = /@\{(formula\.[A-Za-z0-9_.]+)\}/g;
+
+/**
+ * A formula template with its words in `t`'s language: each placeholder `@{formula.<id>}` the core
+ * writes (cpp/steps.cpp, cpp/explain.cpp) becomes the message, TeX-escaped when `tex` (the words
+ * sit inside \text{}), as it is in plain text. The symbols and numbers around it are kept.
+ * @param {string} template
+ * @param {import('./playground.js').Translator} [t]
+ * @param {boolean} [tex]
+ * @returns {string}
+ */
+export function fillFormula(template, t = english, tex = true) {
+  if (!template.includes('@{')) return template;
+  return template.replace(FORMULA_WORD, (_, id) => {
+    const word = /** @type {string} */ (t(id));
+    return tex ? texText(word) : word;
+  });
+}
+
+/**
+ * A formula's template from its English TeX (a student's paper holds its steps' TeX in English):
+ * the words of each \\text{} that are formula.* messages of English's catalogue, whole words and
+ * longest first, back to their placeholders; fillFormula then gives them in a language.
+ * @param {string} tex
+ * @returns {string}
+ */
+export function formulaTemplate(tex) {
+  englishWords ??= new RegExp(
+    `(?<![A-Za-z@.{\\\\])(${Object.entries(en)
+      .filter(([id]) => id.startsWith('formula.'))
+      .map(([id, word]) => [id, texText(word)])
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([id, word]) => {
+        wordIds.set(word, id);
+        return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('|')})(?![A-Za-z])`,
+    'g',
+  );
+  const words = /** @type {RegExp} */ (englishWords);
+  return tex.replace(/\\text\{([^{}]*)\}/g, (group, inside) =>
+    group.replace(inside, () => inside.replace(words, (word) => `@{${wordIds.get(word)}}`)),
+  );
+}
+/** @type {RegExp | null} */
+let englishWords = null;
+const wordIds = new Map();
+
+/**
+ * A step's formula in `t`'s language, in TeX and in plain text: its templates (`formula_ids`, as the
+ * core wrote them) filled; a step without them (built by the page) keeps its own `tex` and `text`.
+ * @param {{ tex: string, text: string, formula_ids?: { tex: string, text: string } | null }} step
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {{ tex: string, text: string }}
+ */
+export function stepFormula(step, t = english) {
+  const ids = step.formula_ids;
+  if (!ids) return { tex: step.tex, text: step.text };
+  return { tex: fillFormula(ids.tex, t, true), text: fillFormula(ids.text, t, false) };
+}
+
 /**
  * A worked calculation's words in `t`'s language (engine.explain()'s `text_id` and `params`, and
  * its terms' `caption_id`, `caption_params` and `header_ids`: the core names the messages, the
  * catalogue has the words). The parameter `hidden`, what hid the key ("causal_window", "none"), is
  * the message explain.hidden; a header that is a symbol ("q", "x̂") is kept as written. The text
  * keeps the placeholders a view fills (`@N`, `@query`, `@key`, `@token`: export.js fillExplanation).
- * @param {{ text_id: string, params: Record<string, string>, terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
+ * `lines`: the derivation's TeX with its words in the language (`line_ids`, the core's templates,
+ * filled by fillFormula; an explanation without them keeps its `lines`).
+ * @param {{ text_id: string, params: Record<string, string>, lines?: string[], line_ids?: string[], terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
  * @param {import('./playground.js').Translator} [t]
- * @returns {{ text: string, terms: { caption: string, headers: string[] } | null }}
+ * @returns {{ text: string, lines: string[], terms: { caption: string, headers: string[] } | null }}
  */
 export function explanationWords(e, t = english) {
   /** @type {Record<string, string | { id: string, values: Record<string, string> }>} */
@@ -127,7 +192,8 @@ export function explanationWords(e, t = english) {
         headers: e.terms.header_ids.map((h) => (h.startsWith('explain.term.') ? /** @type {string} */ (t(h)) : h)),
       }
     : null;
-  return { text: /** @type {string} */ (t(e.text_id, values)), terms };
+  const lines = (e.line_ids ?? e.lines ?? []).map((line) => fillFormula(line, t));
+  return { text: /** @type {string} */ (t(e.text_id, values)), lines, terms };
 }
 
 /**
