@@ -25,6 +25,7 @@ import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
+import { english, stepFormula } from './i18n.js';
 import { decodeStateString, stateToProblem } from './share.js';
 import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
@@ -163,18 +164,19 @@ export function readAttribute(name, text) {
     : { value: /** @type {any} */ (value), note: null };
 }
 
-/** A step's formula: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
-function formulaHtml(step) {
+/** A step's formula in `t`'s language: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
+function formulaHtml(step, t = english) {
+  const { tex, text } = stepFormula(step, t);
   const katex = AttentionExplorerElement.katex ?? null;
   if (katex?.renderToString) {
     try {
       // Trusted: KaTeX's own MathML for the core's formula (its \text{} is escaped by KaTeX).
-      return raw(katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false }));
+      return raw(katex.renderToString(tex, { output: 'mathml', throwOnError: true, displayMode: false }));
     } catch {
       /* fall back to text */
     }
   }
-  return html`${step.text}`;
+  return html`${text}`;
 }
 
 /** The attributes that change how the problem is shown, not which problem. */

@@ -10,7 +10,7 @@
 
 import { exportError, headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
-import { english, stepTitle } from './i18n.js';
+import { english, stepFormula, stepTitle } from './i18n.js';
 
 const NUMPY = {
   name: 'NumPy',
@@ -90,7 +90,7 @@ const multiplies = (ctx) => ctx.scale.kind === 'none' || ctx.scale.kind === 'mul
 
 /**
  * The script's opening comment: what it is, the problem's sizes, the recipe of its inputs, the steps.
- * `head`: { recipe, t } (the comment's language; a step's `text` is the core's English).
+ * `head`: { recipe, t } (the comment's language: the steps' titles and formulas).
  */
 function header(ctx, trace, d, { recipe, t = english }) {
   const m = trace.meta;
@@ -109,7 +109,7 @@ function header(ctx, trace, d, { recipe, t = english }) {
   const width = Math.max(...shown.map((s) => s.id.length));
   lines.push(
     `# ${t('export.script.steps', { multi: m.heads > 1 ? 'yes' : 'no' })}`,
-    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${stepTitle(s, t)}: ${s.text}`),
+    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${stepTitle(s, t)}: ${stepFormula(s, t).text}`),
   );
   lines.push(`# ${t('export.script.run', { file: d.file })}`);
   return lines;

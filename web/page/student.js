@@ -14,7 +14,7 @@ import { mathHtml } from './math.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { markScrollables } from './scrollables.js';
-import { englishId } from 'attention-explorer/i18n';
+import { englishId, fillFormula, formulaTemplate } from 'attention-explorer/i18n';
 import { t } from './language.js';
 
 // The catalogue's <strong> as that element (explorer.student.*, explorer.exercise.*).
@@ -34,6 +34,9 @@ function localTitle(title) {
   if (!id) return String(title);
   return t('explorer.exercise.step', { title: t(id), multi: head ? 'yes' : 'no', head: head ?? '' });
 }
+
+/** A step's formula as a paper holds it (TeX in English, as the teacher's page wrote it) in the page's language. */
+const localFormula = (tex) => fillFormula(formulaTemplate(tex), t);
 
 /**
  * 2: an answer per row (up to ANSWER_CELLS hidden cells of a row together), scrypt-hashed.
@@ -333,7 +336,7 @@ export function renderStudent(paper, damaged = null) {
       .reduce((first, second) => (first === null ? second : html`${t('explorer.student.names', { first, second })}`), null) ?? html``;
   const steps = paper.steps.map(
     (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${localTitle(s.title)} ${shape(s.cells)}</h3>
-      <div class="formula">${s.tex && mathHtml(String(s.tex), true)}</div>${tableHtml(
+      <div class="formula">${s.tex && mathHtml(localFormula(String(s.tex)), true)}</div>${tableHtml(
         s.title,
         s.rows,
         s.cols,
@@ -351,7 +354,7 @@ export function renderStudent(paper, damaged = null) {
   );
   const given = (paper.given ?? []).map(
     (g) =>
-      html`<div class="ex-step"><h4>${localTitle(g.title)} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(String(g.tex), true)}</div>`}${tableHtml(
+      html`<div class="ex-step"><h4>${localTitle(g.title)} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(localFormula(String(g.tex)), true)}</div>`}${tableHtml(
         g.title,
         g.rows,
         g.cols,

@@ -5,6 +5,7 @@ import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { explanationHtml } from '../explain.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { stepFormula } from 'attention-explorer/i18n';
 import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
@@ -52,7 +53,7 @@ export function body(view) {
     step.head != null && step.head >= 0 && gradients.meta.heads > 1 && html` <span class="head-tag">head ${step.head + 1}</span>`;
   return html`<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
     <header class="step-head"><h3>${step.title}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
-    <div class="formula">${mathHtml(step.tex, true)}</div>
+    <div class="formula">${mathHtml(stepFormula(step, t).tex, true)}</div>
     <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
   </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
 }
