@@ -34,7 +34,10 @@ const variants = [
   { ...projected, options: { score_fn: 'sigmoid', causal: true, window: [1, 0], sink_tokens: 1 } },
 ];
 
-const problems = [...presets.map((p) => ({ name: p.id, problem: presetProblem(p, engine).problem })), ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem }))];
+const problems = [
+  ...presets.map((p) => ({ name: p.id, problem: presetProblem(p, engine).problem })),
+  ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem })),
+];
 
 /** Every explanation of the problems' steps: forward and gradients, three cells each. */
 function explanations() {
@@ -89,11 +92,29 @@ describe('worked calculations in words', () => {
   });
 
   test("English is the API's text: the scores' sentence and its terms, word for word", () => {
-    const problem = { Q: [[1, 0], [0.5, 1]], K: [[2, 0], [0, 1], [1, 1]], V: [[1, 0], [0, 1], [2, 2]] };
+    const problem = {
+      Q: [
+        [1, 0],
+        [0.5, 1],
+      ],
+      K: [
+        [2, 0],
+        [0, 1],
+        [1, 1],
+      ],
+      V: [
+        [1, 0],
+        [0, 1],
+        [2, 2],
+      ],
+    };
     const e = engine.explain(problem, { step: 'scores', row: 1, col: 2 });
     assert.equal(e.text_id, 'explain.scores.dot');
     assert.deepEqual(e.params, { d_k: '2', value: '@0' });
-    assert.equal(cellText(e, engine.run(problem)), 'The query of query 2 dotted with the key of key 3, over the d_k = 2 features: the sum of the products is 1.5000.');
+    assert.equal(
+      cellText(e, engine.run(problem)),
+      'The query of query 2 dotted with the key of key 3, over the d_k = 2 features: the sum of the products is 1.5000.',
+    );
     assert.equal(e.terms.caption, 'Term by term');
     assert.deepEqual(e.terms.headers, ['feature', 'q', 'k', 'q × k']);
     assert.deepEqual(e.terms.header_ids, ['explain.term.feature', 'q', 'k', 'q × k']);

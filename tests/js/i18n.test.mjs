@@ -77,6 +77,15 @@ describe('the catalogues', () => {
       assert.ok(en[`preset.${p.name}.title`], `${p.name} has a title`);
     }
   });
+
+  test("English's words for the explorer's examples are presets.js's, and every example has a title in every language", async () => {
+    const { presets } = await import(`${dist}presets.js`);
+    for (const p of presets) {
+      assert.equal(english(`example.${p.id}.title`), p.title, p.id);
+      assert.equal(p.note === undefined ? undefined : english(`example.${p.id}.note`), p.note, p.id);
+      for (const code of Object.keys(LANGUAGES)) assert.ok(read(code)[`example.${p.id}.title`], `${code}: ${p.id}`);
+    }
+  });
 });
 
 describe('formatting', () => {

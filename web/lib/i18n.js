@@ -108,6 +108,19 @@ export const english = createTranslator('en', en);
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
 /**
+ * An example problem's title and note (presets.js) in `t`'s language: the catalogue's
+ * `example.<id>.title` / `.note`, else the preset's own English words.
+ * @param {{ id: string, title: string, note?: string }} preset
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {{ title: string, note: string | undefined }}
+ */
+export function exampleWords(preset, t = english) {
+  const own = (/** @type {string} */ part, /** @type {string | undefined} */ english) =>
+    english && t.has(`example.${preset.id}.${part}`) ? /** @type {string} */ (t(`example.${preset.id}.${part}`)) : english;
+  return { title: /** @type {string} */ (own('title', preset.title)), note: own('note', preset.note) };
+}
+
+/**
  * A worked calculation's words in `t`'s language (engine.explain()'s `text_id` and `params`, and
  * its terms' `caption_id`, `caption_params` and `header_ids`: the core names the messages, the
  * catalogue has the words). The parameter `hidden`, what hid the key ("causal_window", "none"), is
