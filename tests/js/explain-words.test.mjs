@@ -1,4 +1,4 @@
-// The worked calculations' words come from the catalogues: the core names messages (text_id,
+// The worked calculations' words (and the trace's warnings') come from the catalogues: the core names messages (text_id,
 // params; the terms' caption_id, caption_params and header ids) and never writes a sentence. Here
 // every step of the presets and of problems with each option that changes a sentence (forward and
 // gradient steps, first, middle and last cell) is explained, and its messages are checked to exist
@@ -118,6 +118,20 @@ describe('worked calculations in words', () => {
     assert.equal(e.terms.caption, 'Term by term');
     assert.deepEqual(e.terms.headers, ['feature', 'q', 'k', 'q × k']);
     assert.deepEqual(e.terms.header_ids, ['explain.term.feature', 'q', 'k', 'q × k']);
+  });
+
+  test("the trace's warnings are messages too: English's text is en.json's, another language formats the same message", async () => {
+    const hidden = { ...qkv, options: { mask: grid(4, 4, (i) => i !== 1), mask_fill: -1e4 } };
+    const trace = engine.run(hidden);
+    assert.deepEqual(trace.warning_messages, [
+      { id: 'warning.fully_masked.fill', values: { axis: 'row', row: '2', fill: '-10000' } },
+    ]);
+    assert.equal(trace.warnings[0], english.message(trace.warning_messages[0]));
+    assert.match(trace.warnings[0], /^row 2 of the mask hides every key, but mask_fill = -10000 is a number/);
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const said = (await loadTranslator(code)).message(trace.warning_messages[0]);
+      assert.ok(said !== trace.warnings[0] && said.includes('-10000') && said.includes('mask_fill'), `${code}: ${said}`);
+    }
   });
 
   for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {

@@ -1,9 +1,9 @@
 // Hand-written types of `attention-explorer` (Emscripten 3.1.6 cannot emit them); tests/js
 // compiles real usage against them and checks the runtime exports match.
 
-import type { Translator } from './playground.js';
+import type { Message, Translator } from './playground.js';
 
-export type { Translator };
+export type { Message, Translator };
 
 /** A matrix as JSON: rows of numbers ("inf", "-inf", "nan" allowed), a flat list (one row),
  *  `{ shape, data }` with flat row-major data, or text in any format the parser accepts. */
@@ -308,7 +308,9 @@ export interface HeadFacts {
 export interface Trace {
   steps: Step[];
   output: number[][];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
   facts: HeadFacts[];
   meta: {
     layout: 'rows' | 'columns';
@@ -610,7 +612,9 @@ export interface Decoding {
   steps: DecodeStep[];
   /** Every token's output, in the problem's layout. */
   output: number[][];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
   flops_cached: number;
   flops_full: number;
 }
@@ -656,7 +660,9 @@ export interface Recurrent {
   output: number[][];
   max_difference: number;
   costs: FormCost[];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 /** engine.tiles()'s block sizes: positive integers (a block larger than the sequence is the sequence). */
@@ -715,7 +721,9 @@ export interface Tiles {
   bytes_flash: number;
   /** 8 (float64) or 4 (float32). */
   element_bytes: number;
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 export interface OnlineSoftmaxOptions {
@@ -744,7 +752,9 @@ export interface OnlineSoftmax {
   /** e^(x − m) / ℓ. */
   weights: number[];
   /** e.g. where e^x overflowed. */
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 export interface FastInput {

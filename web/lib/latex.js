@@ -105,8 +105,9 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
     parts.push(`\\[ ${step.tex} \\]`);
     parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
-  // The core's warnings are English until the core speaks in message ids.
-  for (const w of trace.warnings ?? []) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
+  // The core's warnings as messages (a trace read back from JSON may have only their English).
+  const warnings = trace.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? trace.warnings ?? [];
+  for (const w of warnings) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title ?? t('export.solution.title')) : body + '\n';
 }
