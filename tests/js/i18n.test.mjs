@@ -201,7 +201,7 @@ const ALLOWED = new Map([
   ['model', 'd_model: a symbol (d<sub>model</sub>)'],
   ['−ln ', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
   ['−ln S', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
-  ...['float64', 'float32'].map((w) => [w, 'a precision by its name in code (the online softmax walkthrough\'s menu)']),
+  ...['float64', 'float32'].map((w) => [w, "a precision by its name in code (the online softmax walkthrough's menu)"]),
   ...['randn', 'normal', 'rand', 'randint', 'seed', 'loc', 'scale', 'low', 'high'].map((w) => [
     w,
     "numpy's names: the random fill's functions and arguments",
