@@ -7,7 +7,8 @@
 // speaks them in message ids); <html lang dir> are the
 // language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
 // matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
-// the prerendered English page is the catalogue's), and the menu switches language.
+// the prerendered English page is the catalogue's), and the menu switches language. Each walkthrough
+// of "In practice", stepped through in French, shows no English of the catalogue.
 import { join } from 'node:path';
 
 import { dist, repo } from '../js/helpers.mjs';
@@ -283,3 +284,68 @@ for (const code of ['fr', 'ar']) {
     assert(back === t('explorer.nav.back-step', { step: '3' }), `${code}: the back link says "${back}"`);
   });
 }
+
+// ---- the walkthroughs ("In practice", explorer.practice.*) ----------------------------------------
+// Each walkthrough opened in French and stepped through to its end: no English of the catalogue in
+// the panel (its frame, narration, body, fields), no placeholder left; the trace's warnings are the
+// core's words (left out). The chunked form of linear attention, on the linear example. And the
+// decoding's and the tiles' LaTeX downloads: their headings in French.
+const { readFileSync } = await import('node:fs');
+
+/** Steps a walkthrough from its first position to its last, checking the panel's words at each. */
+async function walkThrough(page, words, where) {
+  await page.focus('#pr-next');
+  let position = null;
+  for (let k = 0; k < 40; k++) {
+    await settled(page);
+    const now = await page.$eval('#practice-pos', (e) => e.textContent);
+    if (now === position) return k;
+    position = now;
+    const english = await englishShown(page, words, '#practice', '.warning, #pr-do-error, #pr-drill');
+    assert(english.length === 0, `${where}, ${now}: English on screen: ${JSON.stringify(english)}`);
+    const text = await page.$eval('#practice', (e) => e.innerText);
+    const left = text.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
+    assert(left.length === 0, `${where}, ${now}: placeholders left: ${left.join(' ')}`);
+    await page.keyboard.press('ArrowRight');
+  }
+  throw new Error(`${where}: more than 40 positions`);
+}
+
+test('fr: each walkthrough, stepped through, speaks French', async ({ page, base }) => {
+  const code = 'fr';
+  const own = catalogue(code);
+  const words = englishFor(code);
+  await page.setViewportSize(VIEWPORTS[0]);
+  const steps = {};
+  for (const walk of ['softmax', 'decode', 'tiles', 'gradients']) {
+    await page.goto(`${base}?lang=${code}&walk=${walk}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#practice-body :is(table, article)');
+    assert(
+      (await page.$eval(`#pr-tab-${walk}`, (e) => e.textContent.trim())) === own[`explorer.practice.${walk}.title`],
+      `${walk}: the tab`,
+    );
+    steps[walk] = await walkThrough(page, words, `${code} ${walk}`);
+    if (walk === 'decode' || walk === 'tiles') {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#practice-export button[data-walk-export="latex"]')]);
+      const tex = readFileSync(await dl.path(), 'utf8');
+      assert(tex.includes(`\\title{${own[`export.${walk}.title`]}}`), `${walk}: the LaTeX's title: ${tex.slice(0, 400)}`);
+      assert(!/Multiply-adds|Every token|Query block|The recurrence/.test(tex), `${walk}: English in the LaTeX`);
+    }
+  }
+  assert(steps.softmax >= 3 && steps.decode >= 3 && steps.tiles >= 3 && steps.gradients >= 3, JSON.stringify(steps));
+  // Linear attention's recurrence: on the linear example, token by token and then in chunks of 2.
+  await page.goto(`${base}?lang=${code}&walk=recurrent`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.selectOption('#preset', 'linear');
+  await page.waitForSelector('#pr-costs');
+  steps.recurrent = await walkThrough(page, words, `${code} recurrent`);
+  await page.fill('#pr-chunk', '2');
+  await page.press('#pr-chunk', 'Tab');
+  await page.waitForFunction((p) => document.getElementById('practice-pos').textContent.includes(p), 'Étape par bloc');
+  await page.waitForSelector('#practice-body figure');
+  const captions = await page.$$eval('#practice-body figcaption', (fs) => fs.map((f) => f.textContent));
+  assert(captions.includes(own['explorer.practice.recurrent.inter']), `the chunked form's captions: ${captions.join(' | ')}`);
+  steps.chunked = await walkThrough(page, words, `${code} recurrent in chunks`);
+  assert(steps.recurrent >= 3 && steps.chunked >= 2, JSON.stringify(steps));
+});

@@ -173,6 +173,8 @@ const SCANNED = [
   'web/page/exercise.js',
   'web/page/student.js',
   'web/page/practice.js',
+  // The walkthroughs' bodies (explorer.practice.<walk>.*).
+  ...['walk', 'softmax', 'decode', 'tiles', 'gradients', 'recurrent'].map((m) => `web/page/practice/${m}.js`),
   // The explorer page's views (issue 33): every word they write is the catalogue's.
   ...['selection', 'why', 'explain', 'glance', 'heads', 'pipeline', 'controls', 'inputs', 'editor', 'mask-editor']
     .concat([
@@ -208,6 +210,7 @@ const ALLOWED = new Map([
   ['model', 'd_model: a symbol (d<sub>model</sub>)'],
   ['−ln ', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
   ['−ln S', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ...['float64', 'float32'].map((w) => [w, "a precision by its name in code (the online softmax walkthrough's menu)"]),
   ...['randn', 'normal', 'rand', 'randint', 'seed', 'loc', 'scale', 'low', 'high'].map((w) => [
     w,
     "numpy's names: the random fill's functions and arguments",

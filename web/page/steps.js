@@ -222,7 +222,7 @@ function ticksHtml(names, axis) {
 
 export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
-  const values = { step: t(step.title_id), rows: String(nr), rowTitle: labels.rowTitle, cols: String(nc), colTitle: labels.colTitle };
+  const values = { step: stepTitle(step, t), rows: String(nr), rowTitle: labels.rowTitle, cols: String(nc), colTitle: labels.colTitle };
   return html`<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${t('explorer.heatmap.hint', values)}</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
