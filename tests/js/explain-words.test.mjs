@@ -123,9 +123,7 @@ describe('worked calculations in words', () => {
   test("the trace's warnings are messages too: English's text is en.json's, another language formats the same message", async () => {
     const hidden = { ...qkv, options: { mask: grid(4, 4, (i) => i !== 1), mask_fill: -1e4 } };
     const trace = engine.run(hidden);
-    assert.deepEqual(trace.warning_messages, [
-      { id: 'warning.fully_masked.fill', values: { axis: 'row', row: '2', fill: '-10000' } },
-    ]);
+    assert.deepEqual(trace.warning_messages, [{ id: 'warning.fully_masked.fill', values: { axis: 'row', row: '2', fill: '-10000' } }]);
     assert.equal(trace.warnings[0], english.message(trace.warning_messages[0]));
     assert.match(trace.warnings[0], /^row 2 of the mask hides every key, but mask_fill = -10000 is a number/);
     for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {

@@ -314,7 +314,7 @@ test('every field of a step comes through, in the documented order and of its do
     trace.steps.map((s) => s.head),
     [...[0, 1, 2, 3].flatMap((h) => Array(9).fill(h)), null, null],
   );
-  assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warning_messages', 'warnings', 'facts', 'meta']);
+  assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta', 'warning_messages']);
   assert.deepEqual(Object.keys(trace.facts[0]), [
     'head',
     'scores_variance',
@@ -479,21 +479,21 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
     instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 9: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 10: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   await assert.rejects(
     instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module has no wire table but this JS speaks wire format 9: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module has no wire table but this JS speaks wire format 10: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
   const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 99), async () => fastBytes, 'attention-fast.wasm');
   assert.throws(
     () => createFastEngine(fastModule),
-    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 9/,
+    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 10/,
   );
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');

@@ -108,6 +108,17 @@ export const english = createTranslator('en', en);
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
 /**
+ * The warnings of a trace (or of decode's, tiles', the online softmax's, the recurrent form's
+ * result) in `t`'s language: its `warning_messages` formatted, or, for a result read back from
+ * JSON without them, its English `warnings`.
+ * @param {{ warnings?: string[], warning_messages?: import("./playground.js").Message[] }} result
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string[]}
+ */
+export const warningsIn = (result, t = english) =>
+  result.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? result.warnings ?? [];
+
+/**
  * An example problem's title and note (presets.js) in `t`'s language: the catalogue's
  * `example.<id>.title` / `.note`, else the preset's own English words.
  * @param {{ id: string, title: string, note?: string }} preset

@@ -4,7 +4,7 @@
 
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { formatNumber, texNumber } from './format.js';
-import { english, explanationWords } from './i18n.js';
+import { english, explanationWords, warningsIn } from './i18n.js';
 
 /**
  * A matrix as a TeX bmatrix with `decimals` places.
@@ -105,9 +105,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
     parts.push(`\\[ ${step.tex} \\]`);
     parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
-  // The core's warnings as messages (a trace read back from JSON may have only their English).
-  const warnings = trace.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? trace.warnings ?? [];
-  for (const w of warnings) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
+  for (const w of warningsIn(trace, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title ?? t('export.solution.title')) : body + '\n';
 }
@@ -238,8 +236,7 @@ export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = fal
   parts.push(`\\paragraph{${t('export.decode.every')}} ${t('export.decode.outputs')}`);
   parts.push(`\\[ O = ${matrixLatex(decoding.output, opts)} \\]`);
   parts.push(t('export.decode.total', { cached: String(decoding.flops_cached), full: String(decoding.flops_full) }));
-  // The core's warnings are English until the core speaks in message ids.
-  for (const w of decoding.warnings ?? []) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
+  for (const w of warningsIn(decoding, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title ?? t('export.decode.title')) : body + '\n';
 }
@@ -316,8 +313,7 @@ export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, 
       flash: String(tiles.bytes_flash),
     }),
   );
-  // The core's warnings are English until the core speaks in message ids.
-  for (const w of tiles.warnings ?? []) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
+  for (const w of warningsIn(tiles, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title ?? t('export.tiles.title')) : body + '\n';
 }

@@ -2,6 +2,7 @@
 // beside the parallel form's, and each form's cost (a Walkthrough, walk.js).
 import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
+import { warningsIn } from 'attention-explorer/i18n';
 import { fmt } from '../format.js';
 import { features, grid, matrixBox, names, plain, restart, walkState } from './walk.js';
 import { rich, t } from '../language.js';
@@ -93,7 +94,7 @@ export function body(view) {
     (c) =>
       html`<tr data-form="${c.form}"><th scope="row">${t('explorer.practice.recurrent.form', { form: c.form })}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`,
   );
-  const warning = recurrent.warnings.length > 0 && html`<p class="warning">⚠ ${recurrent.warnings.join(' ')}</p>`;
+  const warning = recurrent.warnings.length > 0 && html`<p class="warning">⚠ ${warningsIn(recurrent, t).join(' ')}</p>`;
   return html`${position}<table class="pr-work" id="pr-costs"><caption>${t('explorer.practice.recurrent.costs')}</caption><thead><tr><th></th><th scope="col">${t('explorer.practice.recurrent.multiplyAdds')}</th><th scope="col">${t('explorer.practice.recurrent.numbersKept')}</th></tr></thead><tbody>${costs}</tbody></table>${warning}`;
 }
 

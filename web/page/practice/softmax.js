@@ -3,6 +3,7 @@ import { narrateOnlineSoftmax } from 'attention-explorer';
 import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
+import { warningsIn } from 'attention-explorer/i18n';
 import { store } from '../store.js';
 import { recordTable, restart, walkState } from './walk.js';
 import { rich, t } from '../language.js';
@@ -51,7 +52,7 @@ export function body(view) {
     { name: t('explorer.practice.softmax.sum'), id: 'l', values: shown('l_after') },
   ];
   if (i >= n) rows.push({ name: t('explorer.practice.softmax.weight', { sup }), id: 'weight', values: softmax.weights });
-  const warn = i >= n && softmax.warnings.length > 0 && html`<p class="warning" id="pr-overflow">⚠ ${softmax.warnings.join(' ')}</p>`;
+  const warn = i >= n && softmax.warnings.length > 0 && html`<p class="warning" id="pr-overflow">⚠ ${warningsIn(softmax, t).join(' ')}</p>`;
   const table = recordTable(
     t('explorer.practice.softmax.caption', { subtract: view.settings.subtractMax ? 'yes' : 'no', precision: view.settings.precision }),
     softmax.steps.map((s) => t('explorer.practice.softmax.column', { n: String(s.j + 1) })),
