@@ -191,6 +191,10 @@ const SCANNED = [
   'web/page/copy-latex.js',
   'web/page/back-link.js',
   'web/page/frame-resize.js',
+  // <attention-explorer> (its lang attribute) and the renderer its tables and legends share with the page.
+  'web/lib/component.js',
+  'web/lib/component-state.js',
+  'web/lib/step-table.js',
 ];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([

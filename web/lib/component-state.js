@@ -15,6 +15,7 @@ export function initialComponent() {
     trace: null, // the trace of `problem`, or null when it has none
     error: null, // { message, keep }: keep, the steps stay drawn under it (a reader's edit)
     status: 'Loading the attention engine…',
+    lang: 'en', // the language of the element's words (a catalogue's code)
     attributes: {}, // the display attributes' text as set (steps, inputs, editable, decimals, heads)
   };
 }
@@ -41,6 +42,9 @@ export function failed(state, message, keep = false) {
 
 /** What the element says while it loads. */
 export const status = (state, text) => ({ ...state, status: text });
+
+/** The element's words are now in `lang` (its translator loaded): every view redraws. */
+export const languageSet = (state, lang) => (state.lang === lang ? state : { ...state, lang });
 
 /** A display attribute's text (null: removed). */
 export const attributeSet = (state, name, text) =>
