@@ -153,7 +153,9 @@ test('lang changes at run time: every word is redrawn, a failed load says its er
     await page.waitForFunction(
       ([c, h]) => {
         const r = document.getElementById('x').shadowRoot;
-        return r.querySelector('.body').lang === c && [...r.querySelectorAll('section.step > h3')].some((e) => e.firstChild.textContent === h);
+        return (
+          r.querySelector('.body').lang === c && [...r.querySelectorAll('section.step > h3')].some((e) => e.firstChild.textContent === h)
+        );
       },
       [code, wantHeading],
     );
@@ -168,9 +170,6 @@ test('lang changes at run time: every word is redrawn, a failed load says its er
     // The numbers are the same in every language.
     assert.deepEqual(await page.$eval('#x', (el) => [...el.shadowRoot.querySelectorAll('td')].map((td) => td.textContent)), values);
     const wantError = code === 'en' ? 'unknown preset "nope"' : t['component.unknown-preset'].replace('{preset}', 'nope');
-    await page.waitForFunction(
-      (w) => document.getElementById('bad').shadowRoot.querySelector('.error')?.textContent === w,
-      wantError,
-    );
+    await page.waitForFunction((w) => document.getElementById('bad').shadowRoot.querySelector('.error')?.textContent === w, wantError);
   }
 });
