@@ -173,3 +173,40 @@ test('lang changes at run time: every word is redrawn, a failed load says its er
     await page.waitForFunction((w) => document.getElementById('bad').shadowRoot.querySelector('.error')?.textContent === w, wantError);
   }
 });
+
+test('a lesson\'s "lang": the component speaks it without a lang attribute (its attribute wins); the page opens ?lesson=URL in it unless ?lang= says otherwise', async ({
+  page,
+  base,
+  siteDir,
+}) => {
+  writeFileSync(join(siteDir, 'lesson-fr.json'), JSON.stringify({ ...LESSON, lang: 'fr' }));
+  await host(
+    page,
+    base,
+    siteDir,
+    `<attention-explorer id="from-lesson" lesson="lesson-fr.json"></attention-explorer>
+    <attention-explorer id="chosen" lang="ja" lesson="lesson-fr.json"></attention-explorer>`,
+  );
+  const fr = catalogue('fr');
+  const ja = catalogue('ja');
+  const fromLesson = await read(page, 'from-lesson');
+  assert.equal(fromLesson.lang, 'fr');
+  assert.deepEqual(fromLesson.buttons, [fr['explorer.step-check'], fr['explorer.step-check']]);
+  assert.deepEqual(await englishIn(page, 'from-lesson', 'fr'), []);
+  const chosen = await read(page, 'chosen');
+  assert.equal(chosen.lang, 'ja');
+  assert.deepEqual(chosen.buttons, [ja['explorer.step-check'], ja['explorer.step-check']]);
+
+  // The page: ?lesson=URL of a French lesson opens in French (reloaded with ?lang=fr, the lesson kept).
+  await page.goto(`${base}index.html?lesson=lesson-fr.json`);
+  await page.waitForFunction(() => document.documentElement.lang === 'fr' && document.body.dataset.ready === 'true');
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('lang'), 'fr');
+  assert.equal(url.searchParams.get('lesson'), 'lesson-fr.json');
+  assert.equal(await page.$eval('#step-check', (e) => e.textContent.trim()), fr['explorer.step-check']);
+  // The reader's ?lang= wins over the lesson's.
+  await page.goto(`${base}index.html?lang=es&lesson=lesson-fr.json`);
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
+  assert.equal(new URL(page.url()).searchParams.get('lang'), 'es');
+});

@@ -24,6 +24,19 @@ test('a lesson round-trips through writeLesson and readLesson', () => {
   assert.deepEqual(readLesson({ problem, tokens: { q: ['a', 'b', 'c'] } }).tokens, { q: ['a', 'b', 'c'], k: ['a', 'b', 'c'] });
 });
 
+test("a lesson's language: lang round-trips; a code without a catalogue is an error naming the key", () => {
+  const text = writeLesson({ title: 'Recherche', problem, lang: 'fr' });
+  assert.equal(JSON.parse(text).lang, 'fr');
+  assert.equal(readLesson(text, 'l.json').lang, 'fr');
+  assert.equal(readLesson({ problem }).lang, undefined, "no lang: the reader's language");
+  assert.throws(() => readLesson({ problem, lang: 'xx' }, 'l.json'), {
+    message: 'l.json: "lang" is "xx"; expected a language code: en, zh-CN, es, pt-BR, fr, ja, ko, ar',
+  });
+  assert.throws(() => readLesson({ problem, lang: 'french' }, 'l.json'), {
+    message: /^l\.json: "lang" is "french"; expected a language code/,
+  });
+});
+
 test('bad lessons: the message names the file, the step and the field', () => {
   const bad = (json, message) => assert.throws(() => readLesson(json, 'l.json'), { message });
   bad('{ "problem": ', /^l\.json is not JSON: /);

@@ -225,6 +225,7 @@ export class AttentionExplorerElement extends Base {
   #root;
   #t = english; // the element's words (its lang attribute, else the browser's languages)
   #said = { id: 'explorer.loading', values: {} }; // the status's message, said again in a new language
+  #lessonLang = null; // the language the loaded lesson says it is written in (its "lang"), or null
   #engine = null;
   #loading = 0;
   #connected = false;
@@ -343,9 +344,9 @@ export class AttentionExplorerElement extends Base {
     ]);
   }
 
-  /** The language the element speaks: its lang attribute's, else the browser's languages' (i18n.js negotiate). */
+  /** The language the element speaks: its lang attribute's, else its lesson's, else the browser's languages' (i18n.js negotiate). */
   #wantedLanguage() {
-    return negotiate(this.getAttribute('lang'), globalThis.navigator?.languages ?? []);
+    return negotiate(this.getAttribute('lang'), [this.#lessonLang, ...(globalThis.navigator?.languages ?? [])]);
   }
 
   /** Loads the translator of #wantedLanguage() (a catalogue that cannot be fetched: English) and redraws in it. */
@@ -382,6 +383,12 @@ export class AttentionExplorerElement extends Base {
       const from = this.#sourceKey();
       const source = await this.#source();
       if (ticket !== this.#loading) return;
+      // A lesson written in a language: the element speaks it unless its lang attribute chose one.
+      if (source) this.#lessonLang = source.lang ?? null;
+      if (this.#t.lang !== this.#wantedLanguage()) {
+        await this.#language();
+        if (ticket !== this.#loading) return;
+      }
       this.#loadedFrom = from;
       const loading = source ?? this.#store.get(); // none: the problem set from script, as it is
       if (!loading.problem)
@@ -419,7 +426,7 @@ export class AttentionExplorerElement extends Base {
    * The problem and what comes with it, from the source attributes or the JSON child; null when
    * there is none but a problem is set, undefined when there is neither.
    * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string,
-   *   lesson?: import('./share.js').LessonNotes, where?: string } | null | undefined>}
+   *   lesson?: import('./share.js').LessonNotes, where?: string, lang?: string } | null | undefined>}
    */
   async #source() {
     const presetId = this.#sourceAttribute('preset');

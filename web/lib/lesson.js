@@ -61,7 +61,13 @@ export function readLesson(json, where = 'lesson') {
   const { value, error } = check(lessonFileSchema, obj);
   if (error) throw new Error(`${where}: ${error}`);
   const tokens = value.tokens ? { q: value.tokens.q ?? [], k: value.tokens.k ?? value.tokens.q ?? [] } : null;
-  return { title: value.title ?? '', problem: value.problem, tokens, lesson: value.lesson ?? {} };
+  return {
+    title: value.title ?? '',
+    problem: value.problem,
+    tokens,
+    lesson: value.lesson ?? {},
+    ...(value.lang ? { lang: value.lang } : {}),
+  };
 }
 
 /**
@@ -99,9 +105,10 @@ export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
  * The JSON text of a lesson file.
  * @type {typeof import('./share.js').writeLesson}
  */
-export function writeLesson({ title, problem, tokens, lesson }) {
+export function writeLesson({ title, problem, tokens, lesson, lang }) {
   const out = { format: LESSON_FORMAT, version: LESSON_VERSION };
   if (title) out.title = title;
+  if (lang) out.lang = lang;
   out.problem = problem;
   if (tokens) out.tokens = tokens;
   out.lesson = lesson ?? {};
