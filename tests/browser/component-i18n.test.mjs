@@ -115,6 +115,15 @@ test('lang="fr" and lang="ar": no English of the catalogue; Arabic right to left
   assert.deepEqual(lesson.buttons, [fr['explorer.step-check'], fr['explorer.step-check']]);
   assert(lesson.text.includes(fr['explorer.predict-first']), `French question: ${lesson.text}`);
   assert(lesson.text.includes(fr['explorer.label.answer-number']), `French number field: ${lesson.text}`);
+  // Answered: the verdict is French too (the lesson's checked answer, lesson.verdict.*).
+  await page.$eval('#lesson-fr', (el) => {
+    const form = el.shadowRoot.querySelector('form.ask input[name="key"]').closest('form');
+    form.querySelector('input[name="key"]').checked = true;
+    form.requestSubmit();
+  });
+  await page.waitForFunction(() => document.getElementById('lesson-fr').shadowRoot.querySelector('.verdict'));
+  const verdict = await page.$eval('#lesson-fr', (el) => el.shadowRoot.querySelector('.verdict').textContent);
+  assert.match(verdict, /^(Exact|Pas tout à fait) : a? ?\S+ reçoit \d\.\d{4} /);
 
   const bad = await read(page, 'bad-fr');
   assert.equal(bad.error, 'préréglage inconnu « nope »');

@@ -658,6 +658,7 @@ export class AttentionExplorerElement extends Base {
       tokensQ: this.#labels(s, s.trace.meta.queries, 'q'),
       tokensK: this.#labels(s, s.trace.meta.keys, 'k'),
       decimals: decimalsOf(s),
+      t: this.#t,
     };
     let verdict = { right: null, reason: '' };
     if (answer?.kind === 'key') {

@@ -67,7 +67,7 @@ export function writeLesson(lesson: { title?: string; problem: Problem; tokens?:
 export function lessonTraceError(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): string | null;
 /** Checks a student's answer against the trace's numbers: right (null for free text) and the reason. */
 export function checkAnswer(trace: import('./index.js').Trace, key: string, answer: NonNullable<LessonNote['answer']>, response: number | string | null,
-  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number }): { right: boolean | null; reason: string };
+  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number; t?: import('./playground.js').Translator }): { right: boolean | null; reason: string };
 export function usableAnswer(answer: unknown): LessonNote['answer'] | null;
 export function stepOfKey(trace: import('./index.js').Trace, key: string): import('./index.js').Step | undefined;
 
