@@ -57,6 +57,7 @@ const read = (page, id) =>
       buttons: all('button'),
       ltr: all('table, .formula, .shape', (e) => getComputedStyle(e).direction),
       error: r.querySelector('.error')?.textContent ?? null,
+      title: r.querySelector('.title')?.textContent ?? null,
       text: r.querySelector('.body').innerText,
     };
   });
@@ -97,6 +98,7 @@ test('lang="fr" and lang="ar": no English of the catalogue; Arabic right to left
   assert(shownFr.legends.includes(`${fr['export.legend.probability']}:`), `French legends: ${shownFr.legends.join(' | ')}`);
   assert(shownFr.labels.includes('X ligne 1, colonne 1'), `French fields' labels: ${shownFr.labels.slice(0, 3).join(' | ')}`);
   assert.deepEqual(shownFr.inputCaptions, ['X (modifiable)']);
+  assert.equal(shownFr.title, fr['example.multihead.title']);
   // English, for comparison: the same element without lang, in the test browser's English.
   const shownEn = await read(page, 'en');
   assert(shownEn.headings.includes('Attention weights, head 2'), `English headings: ${shownEn.headings.join(' | ')}`);
@@ -172,6 +174,7 @@ test('lang changes at run time: every word is redrawn, a failed load says its er
     assert.equal(now.dir, code === 'ar' ? 'rtl' : 'ltr', `${code}: direction`);
     assert(now.legends.includes(wantLegend), `${code}: legends ${now.legends.join(' | ')}`);
     assert.notDeepEqual(now.headings, before.headings, `${code}: the headings were redrawn`);
+    assert.equal(now.title, t['example.multihead.title'], `${code}: the example's title`);
     if (code !== 'en') {
       const english = await englishIn(page, 'x', code);
       assert.deepEqual(english, [], `${code} shows English: ${english.join(' | ')}`);

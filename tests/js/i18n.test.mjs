@@ -77,6 +77,24 @@ describe('the catalogues', () => {
       assert.ok(en[`preset.${p.name}.title`], `${p.name} has a title`);
     }
   });
+
+  test("the explorer's examples: English's example.<id>.title is the preset's own title; exampleTitle gives it in a language", async () => {
+    const { presets } = await import(`${dist}index.js`);
+    const { exampleTitle } = await import(`${dist}i18n.js`);
+    const fr = createTranslator('fr', read('fr'));
+    for (const p of presets) {
+      assert.equal(en[`example.${p.id}.title`], p.title, p.id);
+      assert.equal(exampleTitle(p), p.title, p.id);
+      assert.equal(exampleTitle(p, fr), read('fr')[`example.${p.id}.title`], p.id);
+    }
+    assert.equal(
+      exampleTitle(
+        presets.find((p) => p.id === 'cross'),
+        fr,
+      ),
+      'Attention croisée : 2 requêtes du décodeur regardent 3 jetons de l’encodeur',
+    );
+  });
 });
 
 describe('formatting', () => {

@@ -8,7 +8,7 @@ export function initialComponent() {
   return {
     problem: null,
     tokens: null, // token names: { q, k }, or null for t1, t2, ...
-    title: '',
+    title: '', // the example's title: a lesson's or a JSON child's text, or a preset's message ({ id })
     lesson: null, // a lesson's notes by step key ("weights:0"), or null
     verdicts: {}, // step key -> the reader's checked answer ({ right, reason }), or { right: null } when only revealed
     loaded: 0, // how many problems were loaded whole (a source, the problem property): each redraws the inputs

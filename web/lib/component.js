@@ -23,7 +23,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { english, loadTranslator, negotiate } from './i18n.js';
+import { english, isMessage, loadTranslator, negotiate } from './i18n.js';
 import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
@@ -425,7 +425,7 @@ export class AttentionExplorerElement extends Base {
   /**
    * The problem and what comes with it, from the source attributes or the JSON child; null when
    * there is none but a problem is set, undefined when there is neither.
-   * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string,
+   * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string | { id: string },
    *   lesson?: import('./share.js').LessonNotes, where?: string, lang?: string } | null | undefined>}
    */
   async #source() {
@@ -434,7 +434,7 @@ export class AttentionExplorerElement extends Base {
       const preset = findPreset(presetId) ?? findPreset(presetId.replace(/^seed-/, ''));
       if (!preset) throw new Error(this.#t('component.unknown-preset', { preset: presetId }));
       const { problem } = presetProblem(preset, this.#engine);
-      return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: preset.title };
+      return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: { id: `example.${preset.id}.title` } };
     }
     const state = this.#sourceAttribute('state');
     if (state) {
@@ -588,7 +588,8 @@ export class AttentionExplorerElement extends Base {
     });
     setHtml(
       body,
-      html`${s.title && html`<p class="title">${s.title}</p>`}<div class="inputs row"${!inputs.length && ' hidden'}>${sections}</div><div class="steps row"></div><div class="warnings" role="status"></div>`,
+      // A preset's title is a message (said in the element's language); a lesson's, its teacher's words.
+      html`${s.title && html`<p class="title">${isMessage(s.title) ? this.#t.message(s.title) : s.title}</p>`}<div class="inputs row"${!inputs.length && ' hidden'}>${sections}</div><div class="steps row"></div><div class="warnings" role="status"></div>`,
     );
   }
 

@@ -108,6 +108,15 @@ export const english = createTranslator('en', en);
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
 /**
+ * An example's (presets.js) title in `t`'s language: `example.<id>.title`, whose English is the
+ * preset's own `title` (the API's and the CLI's); a preset without one keeps its own.
+ * @param {{ id: string, title: string }} preset
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string}
+ */
+export const exampleTitle = (preset, t = english) => (t.has(`example.${preset.id}.title`) ? t(`example.${preset.id}.title`) : preset.title);
+
+/**
  * The id under `prefix` whose English message is `text`, or null: words stored in English (a
  * student's paper holds its steps' English captions) read back as a message to show in a language.
  * @param {string} text

@@ -12,6 +12,7 @@ import { loadState, store } from './store.js';
 import { clearPreset, removeInputs, setDecimals, setInputs, setMode, setOptions, setTokens } from './actions.js';
 import { matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { exampleTitle } from 'attention-explorer/i18n';
 import { rich, t } from './language.js';
 
 /** The example a page without a link opens on (one whose pattern a sentence explains): first in the list. */
@@ -21,7 +22,7 @@ export function fillPresetSelect() {
   const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
   setHtml(
     $('preset'),
-    html`${ordered.map((p) => html`<option value="${p.id}">${p.title}</option>`)}<option value="">${t('explorer.preset.own')}</option>`,
+    html`${ordered.map((p) => html`<option value="${p.id}">${exampleTitle(p, t)}</option>`)}<option value="">${t('explorer.preset.own')}</option>`,
   );
 }
 
@@ -59,7 +60,7 @@ function showLessonExample(p, edited, title) {
   setHtml(
     el,
     html`${rich('explorer.preset.example', {
-      title: p.title,
+      title: exampleTitle(p, t),
       edited: edited ? 'yes' : 'no',
       note: p.id === DEFAULT_PRESET && p.note ? `. ${p.note}` : '',
     })}`,
