@@ -564,7 +564,7 @@ export class AttentionExplorerElement extends Base {
       (row, i) =>
         html`<tr><th scope="row">${vector ? '' : rowL[i]}</th>${row.map((v, j) =>
           fields
-            ? html`<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${fields[i][j]}" aria-label="${this.#t('component.cell', { input: name, row: i + 1, column: j + 1 })}"></td>`
+            ? html`<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${fields[i][j]}" aria-label="${this.#t('component.cell', { input: name, row: String(i + 1), column: String(j + 1) })}"></td>`
             : html`<td>${shown[i][j]}</td>`,
         )}</tr>`,
     );
@@ -701,7 +701,7 @@ export class AttentionExplorerElement extends Base {
     const value = Number(el.value.trim().replace(/\u2212/g, '-'));
     if (el.value.trim() === '' || !Number.isFinite(value)) {
       el.setAttribute('aria-invalid', 'true');
-      const cell = { input: el.dataset.input, row: Number(el.dataset.r) + 1, column: Number(el.dataset.c) + 1 };
+      const cell = { input: el.dataset.input, row: String(Number(el.dataset.r) + 1), column: String(Number(el.dataset.c) + 1) };
       this.#fail(this.#t('component.not-a-number', { ...cell, value: el.value }), true);
       return;
     }
