@@ -100,7 +100,7 @@ test("English: the catalogue's words are the HTML's, so the page is the same wit
   );
 });
 
-test("French: the scores card's facts are the catalogue's French, not English", async ({ page, base }) => {
+test("French: the scores card's facts and its colour legend are the catalogue's French, not English", async ({ page, base }) => {
   await page.goto(`${base}?lang=fr`);
   await page.waitForSelector('body[data-ready="true"]');
   const facts = await page.$eval('article[data-step="scores"] .facts', (e) => e.textContent ?? '');
@@ -109,6 +109,13 @@ test("French: the scores card's facts are the catalogue's French, not English", 
   const before = shown(catalogue('fr')['explorer.facts.scores-variance']).split('{variance}')[0];
   assert(before === 'variance de tous les scores : ', before);
   assert(new RegExp(`^${before}\\d+\\.\\d+`).test(facts), `the scores card's facts: ${facts}`);
+  // The colour legends' words (export.legend.<scale>), as the component's.
+  const legends = await page.$$eval('article[data-step="scores"] .scale-meaning, article[data-step="weights"] .scale-meaning', (es) =>
+    es.map((e) => e.textContent),
+  );
+  const fr = catalogue('fr');
+  const want = [`${fr['export.legend.signed']}:`, `${fr['export.legend.probability']}:`];
+  assert(JSON.stringify(legends) === JSON.stringify(want), `the legends: ${legends.join(' | ')}`);
 });
 
 for (const code of LANGUAGES) {

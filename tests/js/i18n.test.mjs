@@ -84,6 +84,12 @@ describe('the catalogues', () => {
       assert.equal(english(`example.${p.id}.title`), p.title, p.id);
       assert.equal(p.note === undefined ? undefined : english(`example.${p.id}.note`), p.note, p.id);
       for (const code of Object.keys(LANGUAGES)) assert.ok(read(code)[`example.${p.id}.title`], `${code}: ${p.id}`);
+      // exampleWords gives them in a language, and the preset's English without a translator.
+      const { exampleWords } = await import(`${dist}i18n.js`);
+      assert.deepEqual(exampleWords(p), { title: p.title, note: p.note }, p.id);
+      const fr = exampleWords(p, createTranslator('fr', read('fr')));
+      assert.equal(fr.title, read('fr')[`example.${p.id}.title`], p.id);
+      if (p.note) assert.ok(fr.note && fr.note !== p.note, `${p.id}: a French note`);
     }
   });
 });
@@ -202,6 +208,10 @@ const SCANNED = [
   'web/page/copy-latex.js',
   'web/page/back-link.js',
   'web/page/frame-resize.js',
+  // <attention-explorer> (its lang attribute) and the renderer its tables and legends share with the page.
+  'web/lib/component.js',
+  'web/lib/component-state.js',
+  'web/lib/step-table.js',
 ];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([

@@ -1372,7 +1372,7 @@ export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
 /**
  * What a legend shows for a matrix of `kind`: the scale's meaning ("weight, 0 to 1", "signed, ±max",
- * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)"), its two ends and its colours from low to high.
+ * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)": English, the catalogue's export.legend.<scale>), its two ends and its colours from low to high.
  */
 export function colourLegend(
   data: readonly (readonly number[])[],
