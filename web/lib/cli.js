@@ -15,7 +15,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
-import { LANGUAGES, english, loadTranslator, stepTitle } from './i18n.js';
+import { LANGUAGES, english, loadTranslator, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
@@ -94,9 +94,9 @@ Options for run, decode, tiles, recurrent and gradients:
                  and after), then the output and the bytes moved; recurrent each token or chunk
                  (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
-  --lang CODE    The language of run's and gradients' tables: step captions, heads and facts
+  --lang CODE    The language of run's and gradients' tables: step captions, heads, facts and warnings
                  (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
-                 decimal point and minus sign of code; formulas, warnings and JSON stay as they are.
+                 decimal point and minus sign of code; formulas and JSON stay as they are.
 
 Options for recurrent:
   --chunk N      Tokens per chunk (a positive integer): the chunked form; without it, token by token.
@@ -333,7 +333,7 @@ function traceTables(trace, digits, t = english) {
     );
   }
   if (trace.loss !== undefined) out.push(t('cli.loss', { loss: fixedNumber(trace.loss, 8) }));
-  for (const w of trace.warnings) out.push(`warning: ${w}`);
+  for (const w of warningsIn(trace, t)) out.push(`warning: ${w}`);
   return out.join('\n');
 }
 
