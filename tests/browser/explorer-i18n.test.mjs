@@ -3,8 +3,8 @@
 // catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
 // the step cards' heads, the glance, the heads, the open cell's line or the status line is
 // clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
-// worked calculation's sentence and term table too; the trace's warnings left out until the core
-// speaks them in message ids); <html lang dir> are the
+// worked calculation's sentence and term table and the trace's warnings too: the core names them as
+// messages); <html lang dir> are the
 // language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
 // matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
 // the prerendered English page is the catalogue's), and the menu switches language. Each walkthrough
@@ -28,9 +28,7 @@ const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'exp
 // catalogue must not show once a cell is open, and (less the tables and formulas, which scroll
 // sideways by design) where no text may be clipped.
 const AREAS = '.site-header, #setup, #lesson, #pipeline, .heads-link, #glance, #step-list, #heads-view, #drill, .status-bar';
-// The core's words inside them still written in English (the trace's warnings): left out here until
-// the core names them as messages, as it does its explanations' sentences and term tables.
-const CORE_WORDS = '#warnings';
+
 const CLIPPED =
   '.site-header, .panel h2, .lesson-actions, .status-bar, #glance figcaption, .step-head, #drill .drill-target, .heads-link, #heads-view h3';
 
@@ -159,7 +157,7 @@ for (const code of LANGUAGES) {
       await page.click('article[data-step="weights"] td[data-r="0"][data-c="1"]');
       await page.waitForSelector('#drill .drill-target');
       await settled(page);
-      const english = await englishShown(page, words, AREAS, CORE_WORDS);
+      const english = await englishShown(page, words, AREAS);
       assert(english.length === 0, `${where}: English on screen: ${JSON.stringify(english)}`);
       const open = await page.evaluate(() => document.querySelector('main')?.innerText ?? document.body.innerText);
       const left = open.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
