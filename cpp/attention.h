@@ -288,6 +288,9 @@ struct HeadFacts {
 /// named parameters (name, value as text). The core names messages; a view formats them in the
 /// learner's language (the words live only in the catalogues).
 struct Message {
+  // A constructor, not an aggregate, so that {"id"} (no parameters) needs no empty {} after it.
+  Message(std::string id, std::vector<std::pair<std::string, std::string>> params = {})  // NOLINT
+      : id(std::move(id)), params(std::move(params)) {}
   std::string id;
   std::vector<std::pair<std::string, std::string>> params;
 };
