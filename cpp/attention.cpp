@@ -660,28 +660,29 @@ template <typename S>
 ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, const Matrix& out,
                                 const std::vector<int>& fully_masked_rows, const Leak& leak, Trace& t) {
   // The mask is shared by all heads, so a fully masked query is reported once.
-  const char* axis = n.columns ? "column " : "row ";
+  // The messages' parameter `axis`: "row", or "column" in the columns layout.
+  const char* axis = n.columns ? "column" : "row";
   const std::string fill_text = format_number(n.options.mask_fill);
   for (int row : fully_masked_rows) {
-    const std::string which = axis + std::to_string(row + 1) + " of the mask hides every key";
+    const std::string which = std::to_string(row + 1);
     if (set.finite_fill && !n.sigmoid) {
-      t.warnings.push_back(which + ", but mask_fill = " + fill_text +
-                           " is a number, not -inf: its hidden scores all become " + fill_text +
-                           ", so its weights are spread evenly over the hidden keys instead of being 0");
+      t.warnings.push_back({"warning.fully_masked.fill", {{"axis", axis}, {"row", which}, {"fill", fill_text}}});
     } else if (!n.sink_logits.empty()) {
-      t.warnings.push_back(which + ": the sink takes all its weight; its weights and output are 0");
+      t.warnings.push_back({"warning.fully_masked.sink", {{"axis", axis}, {"row", which}}});
     } else if (set.nan_when_fully_masked) {
-      t.warnings.push_back(which + ": its weights and output are NaN (fully_masked: nan)");
+      t.warnings.push_back({"warning.fully_masked.nan", {{"axis", axis}, {"row", which}}});
     } else {
-      t.warnings.push_back(which + ": its weights and output are 0");
+      t.warnings.push_back({"warning.fully_masked", {{"axis", axis}, {"row", which}}});
     }
   }
   if (leak.weight > 0) {
     const Eigen::Index r = n.columns ? leak.col : leak.row, c = n.columns ? leak.row : leak.col;
-    t.warnings.push_back(
-        "mask_fill = " + fill_text + " is a number, not -inf: hidden keys keep a little weight (" +
-        format_number(leak.weight) + " at row " + std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
-        (n.heads > 1 ? " of head " + std::to_string(leak.head + 1) : std::string()) + " of the weights)");
+    t.warnings.push_back({"warning.fill_leak",
+                          {{"fill", fill_text},
+                           {"weight", format_number(leak.weight)},
+                           {"row", std::to_string(r + 1)},
+                           {"column", std::to_string(c + 1)},
+                           {"head", n.heads > 1 ? std::to_string(leak.head + 1) : "none"}}});
   }
   for (Eigen::Index i = 0; i < out.rows(); ++i) {
     // fully_masked "nan" asked for these rows to be NaN.
@@ -690,8 +691,9 @@ ATTN_NOINLINE void add_warnings(const Normalized& n, const Settings<S>& set, con
       continue;
     }
     if (!out.row(i).allFinite()) {
-      t.warnings.push_back(std::string("output ") + axis + std::to_string(i + 1) +
-                           " is not finite: the numbers overflowed " + (sizeof(S) == 4 ? "float32" : "float64"));
+      t.warnings.push_back(
+          {"warning.overflow",
+           {{"axis", axis}, {"row", std::to_string(i + 1)}, {"precision", sizeof(S) == 4 ? "float32" : "float64"}}});
     }
   }
 }
@@ -755,21 +757,19 @@ template <typename S>
 ATTN_NOINLINE void add_linear_warnings(const Normalized& n, const Matrix& out,
                                        const std::vector<std::pair<int, Eigen::Index>>& zero_rows, Trace& t) {
   if (!n.options.causal && n.options.decay && *n.options.decay != 1) {
-    t.warnings.push_back("options.decay = " + format_number(*n.options.decay) +
-                         " is ignored: without options.causal every query reads every key, so no key is older "
-                         "than another");
+    t.warnings.push_back({"warning.decay_ignored", {{"decay", format_number(*n.options.decay)}}});
   }
   std::vector<bool> explained(static_cast<size_t>(out.rows()), false);
   for (const auto& [h, i] : zero_rows) {
     explained[static_cast<size_t>(i)] = true;
-    t.warnings.push_back("row " + std::to_string(i + 1) + " of the normalizer" +
-                         (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
-                         " is 0 (φ(q)·Σφ(k) = 0): its output row is not finite");
+    t.warnings.push_back({"warning.normalizer_zero",
+                          {{"row", std::to_string(i + 1)}, {"head", n.heads > 1 ? std::to_string(h + 1) : "none"}}});
   }
   for (Eigen::Index i = 0; i < out.rows(); ++i) {
     if (explained[static_cast<size_t>(i)] || out.row(i).allFinite()) continue;
-    t.warnings.push_back("output row " + std::to_string(i + 1) + " is not finite: the numbers overflowed " +
-                         (sizeof(S) == 4 ? "float32" : "float64"));
+    t.warnings.push_back(
+        {"warning.overflow",
+         {{"axis", "row"}, {"row", std::to_string(i + 1)}, {"precision", sizeof(S) == 4 ? "float32" : "float64"}}});
   }
 }
 

@@ -21,12 +21,6 @@ std::string indexed(const std::string& symbol, const std::string& sub);
 /// A worked calculation's sentence: a message id (after "explain.") and its parameters
 /// (Explanation::text_id, params; the words are in web/lib/locales/<lang>.json).
 using Params = std::vector<std::pair<std::string, std::string>>;
-struct Message {
-  Message(std::string id, Params params = {})
-      : id(std::move(id)), params(std::move(params)) {}  // NOLINT: {"id"} reads well
-  std::string id;
-  Params params;
-};
 
 /// What hid the key, the parameter `hidden` (message explain.hidden): e.components joined by
 /// "_" ("causal_window"), "none" when nothing is named.

@@ -549,10 +549,10 @@ OnlineSoftmax online_softmax_in(const std::vector<double>& row, bool subtract_ma
     out.weights[static_cast<Eigen::Index>(j)] = static_cast<double>(w);
   }
   if (overflow >= 0) {
-    out.warnings.push_back("e^x overflows " + std::string(precision) + " at entry " + std::to_string(overflow + 1) +
-                           " (x = " + format_number(row[static_cast<size_t>(overflow)]) +
-                           "): the sum is inf and the weights are NaN or 0; subtracting the running max keeps "
-                           "every exponent at most 0");
+    out.warnings.push_back({"warning.exp_overflow",
+                            {{"precision", precision},
+                             {"entry", std::to_string(overflow + 1)},
+                             {"x", format_number(row[static_cast<size_t>(overflow)])}}});
   }
   return out;
 }

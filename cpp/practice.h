@@ -29,7 +29,7 @@ struct DecodeStep {
 struct Decoding {
   std::vector<DecodeStep> steps;
   Matrix output;                            ///< every token's output, in the problem's layout
-  std::vector<std::string> warnings;        ///< those of run() with causal: true
+  std::vector<Message> warnings;            ///< those of run() with causal: true
   double flops_cached = 0, flops_full = 0;  ///< summed over the steps
 };
 
@@ -88,7 +88,7 @@ struct Tiles {
   /// Bytes moved between HBM and on-chip SRAM (elements × element_bytes), see tiles().
   double bytes_standard = 0, bytes_flash = 0;
   int element_bytes = 8;
-  std::vector<std::string> warnings;  ///< those of run()
+  std::vector<Message> warnings;  ///< those of run()
 };
 
 /// FlashAttention-2's forward pass on the problem's own numbers, in its precision: per head, an
@@ -143,12 +143,12 @@ struct FormCost {
 
 /// Linear attention computed token by token (recurrent) or chunk by chunk (chunked).
 struct Recurrent {
-  Eigen::Index chunk = 0;             ///< 0: the recurrent form, token by token; else the chunk size
-  std::vector<RecurrentStep> steps;   ///< per head, per token or chunk, in that order
-  Matrix output;                      ///< the problem's output (through W_O when given)
-  double max_difference = 0;          ///< max |output − run()'s output|
-  std::vector<FormCost> costs;        ///< softmax, parallel, recurrent (and chunked with a chunk)
-  std::vector<std::string> warnings;  ///< those of run()
+  Eigen::Index chunk = 0;            ///< 0: the recurrent form, token by token; else the chunk size
+  std::vector<RecurrentStep> steps;  ///< per head, per token or chunk, in that order
+  Matrix output;                     ///< the problem's output (through W_O when given)
+  double max_difference = 0;         ///< max |output − run()'s output|
+  std::vector<FormCost> costs;       ///< softmax, parallel, recurrent (and chunked with a chunk)
+  std::vector<Message> warnings;     ///< those of run()
 };
 
 /// Causal linear attention (options.attention "linear", options.causal true) in its recurrent
@@ -186,7 +186,7 @@ struct OnlineSoftmax {
   std::vector<OnlineSoftmaxStep> steps;
   double max = 0, sum = 0;  ///< m and ℓ after the last entry
   Vector weights;           ///< e^(x − m) / ℓ
-  std::vector<std::string> warnings;
+  std::vector<Message> warnings;
 };
 
 /// The online softmax of `row` (numbers, −inf allowed): m' = max(m, x), ℓ' = e^(m − m')·ℓ +

@@ -45,7 +45,7 @@
 namespace attn::wire {
 
 /// Any change to this file's tables or to how a field is written changes the version.
-inline constexpr int kVersion = 9;
+inline constexpr int kVersion = 10;
 
 // ---- codes: a name per value; the code sent is the index in the list ---------------------------
 
@@ -585,6 +585,22 @@ void write_record(Writer& w, const Field<T> (&fields)[N], const T& subject) {
   for (const Field<T>& field : fields) field.write(w, subject);
 }
 
+/// A message (attention.h Message): its id, then its parameters as texts, name and value in turn.
+inline constexpr Field<Message> kMessageFields[] = {
+    {"id", FieldType::Text, [](Writer& w, const Message& m) { w.text(m.id); }},
+    {"params", FieldType::Texts,
+     [](Writer& w, const Message& m) {
+       w.number(static_cast<double>(2 * m.params.size()));
+       for (const auto& [name, value] : m.params) {
+         w.text(name);
+         w.text(value);
+       }
+     }},
+};
+inline void write_messages(Writer& w, const std::vector<Message>& messages) {
+  write_list(w, messages, [](Writer& o, const Message& m) { write_record(o, kMessageFields, m); });
+}
+
 /// The step's side of a tie (TieAxis): an axis, or the step's row or column in the rows layout.
 inline constexpr Code kTieAxes[] = {code("queries", TieAxis::Queries),   code("keys", TieAxis::Keys),
                                     code("features", TieAxis::Features), code("positions", TieAxis::Positions),
@@ -709,10 +725,11 @@ inline constexpr Field<Run> kTraceFields[] = {
      {},
      "step"},
     {"output", FieldType::Matrix, [](Writer& w, const Run& r) { write_matrix(w, r.trace.output); }},
-    {"warnings", FieldType::Texts,
-     [](Writer& w, const Run& r) {
-       write_list(w, r.trace.warnings, [](Writer& o, const std::string& text) { o.text(text); });
-     }},
+    {"warnings",
+     FieldType::Records,
+     [](Writer& w, const Run& r) { write_messages(w, r.trace.warnings); },
+     {},
+     "message"},
     {"facts",
      FieldType::Records,
      [](Writer& w, const Run& r) {
@@ -776,7 +793,11 @@ inline constexpr Field<Decoding> kDecodeFields[] = {
      {},
      "decode_step"},
     ATTN_WIRE_MATRIX_FIELD(Decoding, output),
-    {"warnings", FieldType::Texts, [](Writer& w, const Decoding& d) { write_texts(w, d.warnings); }},
+    {"warnings",
+     FieldType::Records,
+     [](Writer& w, const Decoding& d) { write_messages(w, d.warnings); },
+     {},
+     "message"},
     ATTN_WIRE_NUMBER(Decoding, flops_cached),
     ATTN_WIRE_NUMBER(Decoding, flops_full),
 };
@@ -841,7 +862,7 @@ inline constexpr Field<Tiles> kTilesFields[] = {
     ATTN_WIRE_NUMBER(Tiles, bytes_standard),
     ATTN_WIRE_NUMBER(Tiles, bytes_flash),
     ATTN_WIRE_NUMBER(Tiles, element_bytes),
-    {"warnings", FieldType::Texts, [](Writer& w, const Tiles& t) { write_texts(w, t.warnings); }},
+    {"warnings", FieldType::Records, [](Writer& w, const Tiles& t) { write_messages(w, t.warnings); }, {}, "message"},
 };
 
 inline constexpr Field<OnlineSoftmaxStep> kOnlineStepFields[] = {
@@ -861,7 +882,11 @@ inline constexpr Field<OnlineSoftmax> kOnlineSoftmaxFields[] = {
     ATTN_WIRE_NUMBER(OnlineSoftmax, max),
     ATTN_WIRE_NUMBER(OnlineSoftmax, sum),
     ATTN_WIRE_VECTOR(OnlineSoftmax, weights),
-    {"warnings", FieldType::Texts, [](Writer& w, const OnlineSoftmax& s) { write_texts(w, s.warnings); }},
+    {"warnings",
+     FieldType::Records,
+     [](Writer& w, const OnlineSoftmax& s) { write_messages(w, s.warnings); },
+     {},
+     "message"},
 };
 inline constexpr Field<RecurrentStep> kRecurrentStepFields[] = {
     ATTN_WIRE_NUMBER(RecurrentStep, head),
@@ -902,7 +927,11 @@ inline constexpr Field<Recurrent> kRecurrentFields[] = {
      },
      {},
      "form_cost"},
-    {"warnings", FieldType::Texts, [](Writer& w, const Recurrent& r) { write_texts(w, r.warnings); }},
+    {"warnings",
+     FieldType::Records,
+     [](Writer& w, const Recurrent& r) { write_messages(w, r.warnings); },
+     {},
+     "message"},
 };
 #undef ATTN_WIRE_VECTOR
 #undef ATTN_WIRE_NUMBER

@@ -104,6 +104,7 @@ inline emscripten::val layout() {
   records.set("step", detail::fields(kStepFields));
   records.set("read", detail::fields(kReadFields));
   records.set("tie", detail::fields(kTieFields));
+  records.set("message", detail::fields(kMessageFields));
   records.set("facts", detail::fields(kFactsFields));
   records.set("meta", detail::fields(kMetaFields));
   records.set("decode", detail::fields(kDecodeFields));

@@ -3,11 +3,12 @@
 // catalogue's text, no placeholder is left unfilled, nothing in the header, the panels' headings,
 // the step cards' heads, the glance, the heads, the open cell's line or the status line is
 // clipped; with a weight open, no English of the catalogue shows in the page's main areas (the
-// worked calculation's sentence and term table too; the trace's warnings left out until the core
-// speaks them in message ids); <html lang dir> are the
+// worked calculation's sentence and term table and the trace's warnings too: the core names them as
+// messages); <html lang dir> are the
 // language's, the link to the playground carries ?lang=, Arabic mirrors the panels and keeps
 // matrices, heatmaps and formulas left to right. English's catalogue equals the HTML's words (so
-// the prerendered English page is the catalogue's), and the menu switches language.
+// the prerendered English page is the catalogue's), and the menu switches language. Each walkthrough
+// of "In practice", stepped through in French, shows no English of the catalogue.
 import { join } from 'node:path';
 
 import { dist, repo } from '../js/helpers.mjs';
@@ -27,9 +28,7 @@ const VIEWS_WRITE = new Set(['explorer.lesson-title', 'explorer.why-title', 'exp
 // catalogue must not show once a cell is open, and (less the tables and formulas, which scroll
 // sideways by design) where no text may be clipped.
 const AREAS = '.site-header, #setup, #lesson, #pipeline, .heads-link, #glance, #step-list, #heads-view, #drill, .status-bar';
-// The core's words inside them still written in English (the trace's warnings): left out here until
-// the core names them as messages, as it does its explanations' sentences and term tables.
-const CORE_WORDS = '#warnings';
+
 const CLIPPED =
   '.site-header, .panel h2, .lesson-actions, .status-bar, #glance figcaption, .step-head, #drill .drill-target, .heads-link, #heads-view h3';
 
@@ -99,7 +98,7 @@ test("English: the catalogue's words are the HTML's, so the page is the same wit
   );
 });
 
-test("French: the scores card's facts are the catalogue's French, not English", async ({ page, base }) => {
+test("French: the scores card's facts and its colour legend are the catalogue's French, not English", async ({ page, base }) => {
   await page.goto(`${base}?lang=fr`);
   await page.waitForSelector('body[data-ready="true"]');
   const facts = await page.$eval('article[data-step="scores"] .facts', (e) => e.textContent ?? '');
@@ -108,6 +107,13 @@ test("French: the scores card's facts are the catalogue's French, not English", 
   const before = shown(catalogue('fr')['explorer.facts.scores-variance']).split('{variance}')[0];
   assert(before === 'variance de tous les scores : ', before);
   assert(new RegExp(`^${before}\\d+\\.\\d+`).test(facts), `the scores card's facts: ${facts}`);
+  // The colour legends' words (export.legend.<scale>), as the component's.
+  const legends = await page.$$eval('article[data-step="scores"] .scale-meaning, article[data-step="weights"] .scale-meaning', (es) =>
+    es.map((e) => e.textContent),
+  );
+  const fr = catalogue('fr');
+  const want = [`${fr['export.legend.signed']}:`, `${fr['export.legend.probability']}:`];
+  assert(JSON.stringify(legends) === JSON.stringify(want), `the legends: ${legends.join(' | ')}`);
 });
 
 for (const code of LANGUAGES) {
@@ -151,7 +157,7 @@ for (const code of LANGUAGES) {
       await page.click('article[data-step="weights"] td[data-r="0"][data-c="1"]');
       await page.waitForSelector('#drill .drill-target');
       await settled(page);
-      const english = await englishShown(page, words, AREAS, CORE_WORDS);
+      const english = await englishShown(page, words, AREAS);
       assert(english.length === 0, `${where}: English on screen: ${JSON.stringify(english)}`);
       const open = await page.evaluate(() => document.querySelector('main')?.innerText ?? document.body.innerText);
       const left = open.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
@@ -174,8 +180,8 @@ for (const code of LANGUAGES) {
       `${code}: the step's sentence "${stepper[1]}"`,
     );
     await page.click('#step-all');
-    // docs/: three languages' first screen, a weight open (its worked calculation in the language).
-    if (code === 'ar' || code === 'es' || code === 'zh-CN') {
+    // docs/: three languages' first screen (three scripts this machine's fonts draw; no CJK font here).
+    if (code === 'ar' || code === 'es' || code === 'fr') {
       await page.setViewportSize(VIEWPORTS[0]);
       await page.evaluate(() => scrollTo(0, 0));
       await settled(page);
@@ -283,3 +289,68 @@ for (const code of ['fr', 'ar']) {
     assert(back === t('explorer.nav.back-step', { step: '3' }), `${code}: the back link says "${back}"`);
   });
 }
+
+// ---- the walkthroughs ("In practice", explorer.practice.*) ----------------------------------------
+// Each walkthrough opened in French and stepped through to its end: no English of the catalogue in
+// the panel (its frame, narration, body, fields), no placeholder left; the trace's warnings are the
+// core's words (left out). The chunked form of linear attention, on the linear example. And the
+// decoding's and the tiles' LaTeX downloads: their headings in French.
+const { readFileSync } = await import('node:fs');
+
+/** Steps a walkthrough from its first position to its last, checking the panel's words at each. */
+async function walkThrough(page, words, where) {
+  await page.focus('#pr-next');
+  let position = null;
+  for (let k = 0; k < 40; k++) {
+    await settled(page);
+    const now = await page.$eval('#practice-pos', (e) => e.textContent);
+    if (now === position) return k;
+    position = now;
+    const english = await englishShown(page, words, '#practice', '.warning, #pr-do-error, #pr-drill');
+    assert(english.length === 0, `${where}, ${now}: English on screen: ${JSON.stringify(english)}`);
+    const text = await page.$eval('#practice', (e) => e.innerText);
+    const left = text.match(/\{\s*[A-Za-z_]\w*\s*(,[^}]*)?\}/g) ?? [];
+    assert(left.length === 0, `${where}, ${now}: placeholders left: ${left.join(' ')}`);
+    await page.keyboard.press('ArrowRight');
+  }
+  throw new Error(`${where}: more than 40 positions`);
+}
+
+test('fr: each walkthrough, stepped through, speaks French', async ({ page, base }) => {
+  const code = 'fr';
+  const own = catalogue(code);
+  const words = englishFor(code);
+  await page.setViewportSize(VIEWPORTS[0]);
+  const steps = {};
+  for (const walk of ['softmax', 'decode', 'tiles', 'gradients']) {
+    await page.goto(`${base}?lang=${code}&walk=${walk}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.waitForSelector('#practice-body :is(table, article)');
+    assert(
+      (await page.$eval(`#pr-tab-${walk}`, (e) => e.textContent.trim())) === own[`explorer.practice.${walk}.title`],
+      `${walk}: the tab`,
+    );
+    steps[walk] = await walkThrough(page, words, `${code} ${walk}`);
+    if (walk === 'decode' || walk === 'tiles') {
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#practice-export button[data-walk-export="latex"]')]);
+      const tex = readFileSync(await dl.path(), 'utf8');
+      assert(tex.includes(`\\title{${own[`export.${walk}.title`]}}`), `${walk}: the LaTeX's title: ${tex.slice(0, 400)}`);
+      assert(!/Multiply-adds|Every token|Query block|The recurrence/.test(tex), `${walk}: English in the LaTeX`);
+    }
+  }
+  assert(steps.softmax >= 3 && steps.decode >= 3 && steps.tiles >= 3 && steps.gradients >= 3, JSON.stringify(steps));
+  // Linear attention's recurrence: on the linear example, token by token and then in chunks of 2.
+  await page.goto(`${base}?lang=${code}&walk=recurrent`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.selectOption('#preset', 'linear');
+  await page.waitForSelector('#pr-costs');
+  steps.recurrent = await walkThrough(page, words, `${code} recurrent`);
+  await page.fill('#pr-chunk', '2');
+  await page.press('#pr-chunk', 'Tab');
+  await page.waitForFunction((p) => document.getElementById('practice-pos').textContent.includes(p), 'Étape par bloc');
+  await page.waitForSelector('#practice-body figure');
+  const captions = await page.$$eval('#practice-body figcaption', (fs) => fs.map((f) => f.textContent));
+  assert(captions.includes(own['explorer.practice.recurrent.inter']), `the chunked form's captions: ${captions.join(' | ')}`);
+  steps.chunked = await walkThrough(page, words, `${code} recurrent in chunks`);
+  assert(steps.recurrent >= 3 && steps.chunked >= 2, JSON.stringify(steps));
+});

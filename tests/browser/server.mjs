@@ -254,16 +254,18 @@ export function englishFor(code, only = () => true) {
 /**
  * The English of `words` (englishFor) that the elements of `regions` (a selector) show: an element
  * whose whole text is a whole message, or a piece anywhere in their text; `skip` (a selector):
- * elements whose words are not the interface's (a user's text, the core's sentences).
+ * elements whose words are not the interface's (a user's text, the core's sentences). `host` (a
+ * selector): the regions are looked for in that element's shadow root (<attention-explorer>).
  */
-export function englishShown(page, words, regions, skip = null) {
+export function englishShown(page, words, regions, skip = null, host = null) {
   return page.evaluate(
-    ([{ whole, pieces }, regions, skip]) => {
+    ([{ whole, pieces }, regions, skip, host]) => {
+      const root = host ? document.querySelector(host).shadowRoot : document;
       const visible = (e) => e.checkVisibility?.() ?? e.offsetParent !== null;
       const wholeSet = new Set(whole);
       const english = [];
       let text = '';
-      for (const region of document.querySelectorAll(regions)) {
+      for (const region of root.querySelectorAll(regions)) {
         if (!visible(region)) continue;
         const walker = document.createTreeWalker(region, NodeFilter.SHOW_TEXT);
         for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -281,7 +283,7 @@ export function englishShown(page, words, regions, skip = null) {
       for (const p of pieces) if (text.includes(p.replace(/\s+/g, ' '))) english.push(p);
       return [...new Set(english)];
     },
-    [words, regions, skip],
+    [words, regions, skip, host],
   );
 }
 

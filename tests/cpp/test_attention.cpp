@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "said.h"
 #include "numpy_random.h"
 
 using attn::Matrix;
@@ -247,7 +248,7 @@ TEST_CASE("a fully masked row gives zero weights, zero output and a warning", "[
   CHECK(t.output.row(1).isZero(0));
   CHECK(t.output.allFinite());
   REQUIRE(t.warnings.size() == 1);
-  CHECK(t.warnings[0] == "row 2 of the mask hides every key: its weights and output are 0");
+  CHECK(said(t.warnings[0]) == "warning.fully_masked(axis=row, row=2)");
   CHECK(t.facts[0].fully_masked == std::vector<int>{1});
   CHECK(t.facts[0].weight_sums[1] == 0.0);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "said.h"
 #include "gradients.h"
 #include "numpy_random.h"
 #include "practice.h"
@@ -206,14 +207,14 @@ TEST_CASE("linear attention: warnings and float32", "[linear]") {
   p.options.decay = 0.5;  // not causal: ignored
   attn::Trace t = attn::run(p);
   REQUIRE(t.warnings.size() == 1);
-  CHECK(t.warnings[0].find("options.decay = 0.5 is ignored") == 0);
+  CHECK(said(t.warnings[0]) == "warning.decay_ignored(decay=0.5)");
 
   Problem zero = linear_problem(12, 2, 2);
   zero.options.feature_map = attn::FeatureMap::Relu;
   zero.Q->row(1) = -zero.Q->row(1).cwiseAbs();  // relu turns every feature of query 2 into 0
   t = attn::run(zero);
   REQUIRE(t.warnings.size() == 1);
-  CHECK(t.warnings[0] == "row 2 of the normalizer is 0 (φ(q)·Σφ(k) = 0): its output row is not finite");
+  CHECK(said(t.warnings[0]) == "warning.normalizer_zero(row=2, head=none)");
   CHECK(!t.output.row(1).allFinite());
   CHECK(t.output.row(0).allFinite());
 

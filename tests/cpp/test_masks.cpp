@@ -8,6 +8,7 @@
 
 #include "../fuzz/trace_invariants.h"
 #include "attention.h"
+#include "said.h"
 #include "trace_lookup.h"
 #include "numpy_random.h"
 
@@ -362,9 +363,7 @@ TEST_CASE("a sink logit takes a share of every softmax", "[masks][sink]") {
   CHECK(all_sink.sink_exp == 1);
   CHECK(all_sink.exp_sum == 1);
   CHECK(all_sink.sink_share == 1);
-  CHECK(full.warnings ==
-        std::vector<std::string>{
-            "row 2 of the mask hides every key: the sink takes all its weight; its weights and output are 0"});
+  CHECK(said(full.warnings) == std::vector<std::string>{"warning.fully_masked.sink(axis=row, row=2)"});
   check_sound(p, full);
 }
 
@@ -386,10 +385,7 @@ TEST_CASE("a finite mask fill: uniform fully masked rows, a little weight for hi
   CHECK(t.facts[0].fully_masked == std::vector<int>{0});
   CHECK(t.facts[0].hidden_weight[0] == 1);
   CHECK(t.facts[0].hidden_weight[2] == 0);
-  CHECK(t.warnings == std::vector<std::string>{
-                          "row 1 of the mask hides every key, but mask_fill = -1e+09 is a number, not -inf: its hidden "
-                          "scores all become -1e+09, so its weights are spread evenly over the hidden keys instead of "
-                          "being 0"});
+  CHECK(said(t.warnings) == std::vector<std::string>{"warning.fully_masked.fill(axis=row, row=1, fill=-1e+09)"});
   CHECK(find_step(t, "masked").tex ==
         "\\bar S = \\tilde S \\text{ where } M = 1, -1000000000 \\text{ where } M = 0 \\;\\text{(masked\\_fill)}");
   CHECK(find_step(t, "masked").text == "S̄ = S̃ where M = 1, -1000000000 where M = 0 (masked_fill)");
@@ -409,9 +405,9 @@ TEST_CASE("a finite mask fill: uniform fully masked rows, a little weight for hi
   CHECK(values(near, "weights")(2, 1) == Approx(leaked).epsilon(1e-14));
   CHECK(near.facts[0].hidden_weight[2] == Approx(leaked).epsilon(1e-14));
   REQUIRE(near.warnings.size() == 2);
-  CHECK(near.warnings[1] == "mask_fill = -2 is a number, not -inf: hidden keys keep a little weight (" +
-                                attn::format_number(values(near, "weights")(2, 1)) +
-                                " at row 3, column 2 of the weights)");
+  CHECK(said(near.warnings[1]) ==
+        "warning.fill_leak(fill=-2, weight=" + attn::format_number(values(near, "weights")(2, 1)) +
+            ", row=3, column=2, head=none)");
   check_sound(p, near);
 }
 
@@ -427,8 +423,7 @@ TEST_CASE("fully_masked nan: a plain softmax's NaN row, no exception", "[masks][
   CHECK(values(t, "weights").row(1).allFinite());
   CHECK(t.output.row(2).array().isNaN().all());
   CHECK(t.facts[0].fully_masked == std::vector<int>{2});
-  CHECK(t.warnings == std::vector<std::string>{
-                          "row 3 of the mask hides every key: its weights and output are NaN (fully_masked: nan)"});
+  CHECK(said(t.warnings) == std::vector<std::string>{"warning.fully_masked.nan(axis=row, row=3)"});
   check_sound(p, t);
   p.options.fully_masked = attn::FullyMasked::Zero;
   CHECK(attn::run(p).output.row(2).isZero(0));

@@ -15,6 +15,7 @@
 
 #include "../fuzz/trace_invariants.h"
 #include "attention.h"
+#include "said.h"
 #include "parse.h"
 
 using attn::InputError;
@@ -565,8 +566,8 @@ TEST_CASE("robustness: a mask that hides everything", "[robustness][mask]") {
     check_sound(p, t);
     CHECK(step(t, "weights").isZero(0));
     CHECK(t.output.isZero(0));
-    CHECK(t.warnings == std::vector<std::string>{"row 1 of the mask hides every key: its weights and output are 0",
-                                                 "row 2 of the mask hides every key: its weights and output are 0"});
+    CHECK(said(t.warnings) ==
+          std::vector<std::string>{"warning.fully_masked(axis=row, row=1)", "warning.fully_masked(axis=row, row=2)"});
     CHECK(t.facts[0].fully_masked == std::vector<int>{0, 1});
     CHECK(t.facts[0].entropy.isZero(0));
   }
@@ -580,7 +581,7 @@ TEST_CASE("robustness: a mask that hides everything", "[robustness][mask]") {
   const attn::Trace t = attn::run(p);
   check_sound(p, t);
   CHECK(t.facts[0].fully_masked == std::vector<int>{0});
-  CHECK(t.warnings == std::vector<std::string>{"row 1 of the mask hides every key: its weights and output are 0"});
+  CHECK(said(t.warnings) == std::vector<std::string>{"warning.fully_masked(axis=row, row=1)"});
   // With W_O and b_O the fully masked query's output is b_O (its head output is 0).
   Problem q = projection_problem();
   q.options.mask = Matrix::Constant(3, 3, -kInf);
@@ -737,7 +738,7 @@ TEST_CASE("robustness: float32 overflow where float64 would not", "[robustness][
   check_sound(v, w);
   CHECK(!w.output.allFinite());
   REQUIRE(w.warnings.size() >= 1);
-  CHECK(w.warnings[0].rfind("output row ", 0) == 0);
+  CHECK(said(w.warnings[0]).rfind("warning.overflow(axis=row, ", 0) == 0);
 }
 
 // Finite inputs whose scores overflow to NaN (inf - inf inside QKᵀ, 0 · inf with scale 0,

@@ -53,7 +53,11 @@ int main(int argc, char** argv) {
       for (const auto& s : t.steps) {
         std::cout << "-- " << s.id << " head " << s.head << "\n" << s.values.format(kFormat) << "\n";
       }
-      for (const auto& w : t.warnings) std::cout << "warning: " << w << "\n";
+      for (const auto& w : t.warnings) {
+        std::cout << "warning: " << w.id;
+        for (const auto& [name, value] : w.params) std::cout << " " << name << "=" << value;
+        std::cout << "\n";
+      }
       std::cout << "invariants: " << attn::invariants::check_trace(p, t) << "\n";
       std::cout << "tame: " << attn::fuzzing::is_tame(p) << " finite: " << attn::invariants::check_all_finite(t)
                 << " reference: " << attn::invariants::check_against_reference(p, t) << "\n";

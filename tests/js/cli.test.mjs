@@ -1,7 +1,7 @@
 // The CLI (dist/cli.js): seed numbers as JSON and as tables, exit codes, messages.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -74,6 +74,34 @@ describe('attention-explorer run', () => {
     assert.match(r.stdout, /variance of scores 6.83756524, after scaling 0.85469566/);
     const digits = run(['run', '--table', '--digits', '8', file('seed000.json', seed000())]);
     assert.match(digits.stdout, /\n {2}q1 {2}0\.08431243 {2}0\.25513027 {2}0\.51521078 {2}0\.14534652\n/);
+  });
+
+  test("--lang fr: the tables' captions, heads and facts in French, the numbers as in English; an unknown code is bad usage", () => {
+    const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
+    const path = file('seed000.json', seed000());
+    const english = run(['run', '--table', path]);
+    const r = run(['run', '--table', '--lang', 'fr', path]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('scores'));
+    assert.equal(lines[at], `scores (tête 1) 4x4 : ${fr['step.scores']}, S = Q·Kᵀ`);
+    const w = lines.find((l) => l.startsWith('weights'));
+    assert.ok(w.startsWith(`weights (tête 1) 4x4 : ${fr['step.weights']}, `), w);
+    assert.notEqual(fr['step.weights'], 'Attention weights');
+    assert.match(r.stdout, /\ntête 1 : variance des scores 6\.83756524, après mise à l’échelle 0\.85469566\n/);
+    assert.doesNotMatch(r.stdout, /variance of scores|queries, |\(head 1\)/);
+    // The numbers are the same lines as English's: only the words change.
+    const numbers = (text) => text.split('\n').filter((l) => l.startsWith('  '));
+    assert.deepEqual(numbers(r.stdout), numbers(english.stdout));
+    // --lang en is the default, byte for byte; JSON is the same in any language.
+    assert.equal(run(['run', '--table', '--lang', 'en', path]).stdout, english.stdout);
+    assert.equal(run(['run', '--lang', 'ar', path]).stdout, run(['run', path]).stdout);
+    const gradients = run(['gradients', '--table', '--lang', 'fr', path]);
+    assert.match(gradients.stdout, /\nperte \d/);
+    const bad = run(['run', '--table', '--lang', 'xx', path]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^attention-explorer: --lang takes one of en, zh-CN, es, pt-BR, fr, ja, ko, ar, got xx\n/);
+    assert.equal(bad.stdout, '');
   });
 
   test('--table with -inf and a fully masked row warning', () => {

@@ -1,4 +1,4 @@
-// The worked calculations' words come from the catalogues: the core names messages (text_id,
+// The worked calculations' words (and the trace's warnings') come from the catalogues: the core names messages (text_id,
 // params; the terms' caption_id, caption_params and header ids) and never writes a sentence. Here
 // every step of the presets and of problems with each option that changes a sentence (forward and
 // gradient steps, first, middle and last cell) is explained, and its messages are checked to exist
@@ -34,7 +34,10 @@ const variants = [
   { ...projected, options: { score_fn: 'sigmoid', causal: true, window: [1, 0], sink_tokens: 1 } },
 ];
 
-const problems = [...presets.map((p) => ({ name: p.id, problem: presetProblem(p, engine).problem })), ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem }))];
+const problems = [
+  ...presets.map((p) => ({ name: p.id, problem: presetProblem(p, engine).problem })),
+  ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem })),
+];
 
 /** Every explanation of the problems' steps: forward and gradients, three cells each. */
 function explanations() {
@@ -89,14 +92,44 @@ describe('worked calculations in words', () => {
   });
 
   test("English is the API's text: the scores' sentence and its terms, word for word", () => {
-    const problem = { Q: [[1, 0], [0.5, 1]], K: [[2, 0], [0, 1], [1, 1]], V: [[1, 0], [0, 1], [2, 2]] };
+    const problem = {
+      Q: [
+        [1, 0],
+        [0.5, 1],
+      ],
+      K: [
+        [2, 0],
+        [0, 1],
+        [1, 1],
+      ],
+      V: [
+        [1, 0],
+        [0, 1],
+        [2, 2],
+      ],
+    };
     const e = engine.explain(problem, { step: 'scores', row: 1, col: 2 });
     assert.equal(e.text_id, 'explain.scores.dot');
     assert.deepEqual(e.params, { d_k: '2', value: '@0' });
-    assert.equal(cellText(e, engine.run(problem)), 'The query of query 2 dotted with the key of key 3, over the d_k = 2 features: the sum of the products is 1.5000.');
+    assert.equal(
+      cellText(e, engine.run(problem)),
+      'The query of query 2 dotted with the key of key 3, over the d_k = 2 features: the sum of the products is 1.5000.',
+    );
     assert.equal(e.terms.caption, 'Term by term');
     assert.deepEqual(e.terms.headers, ['feature', 'q', 'k', 'q × k']);
     assert.deepEqual(e.terms.header_ids, ['explain.term.feature', 'q', 'k', 'q × k']);
+  });
+
+  test("the trace's warnings are messages too: English's text is en.json's, another language formats the same message", async () => {
+    const hidden = { ...qkv, options: { mask: grid(4, 4, (i) => i !== 1), mask_fill: -1e4 } };
+    const trace = engine.run(hidden);
+    assert.deepEqual(trace.warning_messages, [{ id: 'warning.fully_masked.fill', values: { axis: 'row', row: '2', fill: '-10000' } }]);
+    assert.equal(trace.warnings[0], english.message(trace.warning_messages[0]));
+    assert.match(trace.warnings[0], /^row 2 of the mask hides every key, but mask_fill = -10000 is a number/);
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const said = (await loadTranslator(code)).message(trace.warning_messages[0]);
+      assert.ok(said !== trace.warnings[0] && said.includes('-10000') && said.includes('mask_fill'), `${code}: ${said}`);
+    }
   });
 
   for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {

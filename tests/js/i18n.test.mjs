@@ -77,6 +77,21 @@ describe('the catalogues', () => {
       assert.ok(en[`preset.${p.name}.title`], `${p.name} has a title`);
     }
   });
+
+  test("English's words for the explorer's examples are presets.js's, and every example has a title in every language", async () => {
+    const { presets } = await import(`${dist}presets.js`);
+    for (const p of presets) {
+      assert.equal(english(`example.${p.id}.title`), p.title, p.id);
+      assert.equal(p.note === undefined ? undefined : english(`example.${p.id}.note`), p.note, p.id);
+      for (const code of Object.keys(LANGUAGES)) assert.ok(read(code)[`example.${p.id}.title`], `${code}: ${p.id}`);
+      // exampleWords gives them in a language, and the preset's English without a translator.
+      const { exampleWords } = await import(`${dist}i18n.js`);
+      assert.deepEqual(exampleWords(p), { title: p.title, note: p.note }, p.id);
+      const fr = exampleWords(p, createTranslator('fr', read('fr')));
+      assert.equal(fr.title, read('fr')[`example.${p.id}.title`], p.id);
+      if (p.note) assert.ok(fr.note && fr.note !== p.note, `${p.id}: a French note`);
+    }
+  });
 });
 
 describe('formatting', () => {
@@ -164,6 +179,8 @@ const SCANNED = [
   'web/page/exercise.js',
   'web/page/student.js',
   'web/page/practice.js',
+  // The walkthroughs' bodies (explorer.practice.<walk>.*).
+  ...['walk', 'softmax', 'decode', 'tiles', 'gradients', 'recurrent'].map((m) => `web/page/practice/${m}.js`),
   // The explorer page's views (issue 33): every word they write is the catalogue's.
   ...['selection', 'why', 'explain', 'glance', 'heads', 'pipeline', 'controls', 'inputs', 'editor', 'mask-editor']
     .concat([
@@ -191,6 +208,10 @@ const SCANNED = [
   'web/page/copy-latex.js',
   'web/page/back-link.js',
   'web/page/frame-resize.js',
+  // <attention-explorer> (its lang attribute) and the renderer its tables and legends share with the page.
+  'web/lib/component.js',
+  'web/lib/component-state.js',
+  'web/lib/step-table.js',
 ];
 // Literals with letters that are not English for a learner, with why.
 const ALLOWED = new Map([
@@ -199,6 +220,7 @@ const ALLOWED = new Map([
   ['model', 'd_model: a symbol (d<sub>model</sub>)'],
   ['−ln ', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
   ['−ln S', 'the natural logarithm (−ln S keys: the sigmoid bias)'],
+  ...['float64', 'float32'].map((w) => [w, "a precision by its name in code (the online softmax walkthrough's menu)"]),
   ...['randn', 'normal', 'rand', 'randint', 'seed', 'loc', 'scale', 'low', 'high'].map((w) => [
     w,
     "numpy's names: the random fill's functions and arguments",

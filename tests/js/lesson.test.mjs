@@ -11,6 +11,7 @@ const engine = await loadAttention();
 const { problem } = presetProblem(findPreset('lookup'), engine);
 const trace = engine.run(problem);
 const names = { tokensQ: ['sweet?', 'sour?', 'both?'], tokensK: ['banana', 'lemon', 'apple'] };
+const fr = await (await import(`${dist}i18n.js`)).loadTranslator('fr');
 const weights = trace.steps.find((s) => s.id === 'weights').data;
 const scaled = trace.steps.find((s) => s.id === 'scaled').data;
 
@@ -22,6 +23,19 @@ test('a lesson round-trips through writeLesson and readLesson', () => {
   assert.equal(lessonTraceError(back.lesson, trace), null);
   // Keys default to the queries' names.
   assert.deepEqual(readLesson({ problem, tokens: { q: ['a', 'b', 'c'] } }).tokens, { q: ['a', 'b', 'c'], k: ['a', 'b', 'c'] });
+});
+
+test("a lesson's language: lang round-trips; a code without a catalogue is an error naming the key", () => {
+  const text = writeLesson({ title: 'Recherche', problem, lang: 'fr' });
+  assert.equal(JSON.parse(text).lang, 'fr');
+  assert.equal(readLesson(text, 'l.json').lang, 'fr');
+  assert.equal(readLesson({ problem }).lang, undefined, "no lang: the reader's language");
+  assert.throws(() => readLesson({ problem, lang: 'xx' }, 'l.json'), {
+    message: 'l.json: "lang" is "xx"; expected a language code: en, zh-CN, es, pt-BR, fr, ja, ko, ar',
+  });
+  assert.throws(() => readLesson({ problem, lang: 'french' }, 'l.json'), {
+    message: /^l\.json: "lang" is "french"; expected a language code/,
+  });
 });
 
 test('bad lessons: the message names the file, the step and the field', () => {
@@ -81,6 +95,15 @@ test('answers are checked against the trace: the largest weight of a row, a cell
     reason: `Not quite: banana gets ${f(weights[1][0])}; lemon gets ${f(weights[1][1])} of sour?'s weight, the most of any key.`,
   });
   const number = { kind: 'number', row: 2, col: 3, tolerance: 0.01 };
+  // In a language: the catalogue's sentence, the same numbers and names (lesson.verdict.*).
+  assert.deepEqual(checkAnswer(trace, 'weights:0', { kind: 'key', row: 2 }, 0, { ...names, t: fr }), {
+    right: false,
+    reason: `Pas tout à fait : banana reçoit ${f(weights[1][0])} ; lemon reçoit ${f(weights[1][1])} du poids de sour?, plus que toute autre clé.`,
+  });
+  assert.equal(
+    checkAnswer(trace, 'scaled:0', number, '4', { ...names, t: fr }).reason,
+    `Pas tout à fait : ${fr('step.scaled')} à la ligne sour?, colonne apple vaut ${f(scaled[1][2])} ; vous avez dit 4, à ${f(4 - scaled[1][2])} d’écart, plus de ± 0.01.`,
+  );
   assert.equal(checkAnswer(trace, 'scaled:0', number, '2.83', names).right, true);
   assert.deepEqual(checkAnswer(trace, 'scaled:0', number, '4', names), {
     right: false,

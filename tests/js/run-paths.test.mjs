@@ -314,7 +314,7 @@ test('every field of a step comes through, in the documented order and of its do
     trace.steps.map((s) => s.head),
     [...[0, 1, 2, 3].flatMap((h) => Array(9).fill(h)), null, null],
   );
-  assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta']);
+  assert.deepEqual(Object.keys(trace), ['steps', 'output', 'warnings', 'facts', 'meta', 'warning_messages']);
   assert.deepEqual(Object.keys(trace.facts[0]), [
     'head',
     'scores_variance',
@@ -378,6 +378,8 @@ test('warnings, facts and step ids come through; holes of a sparse array still c
     ],
   );
   assert.deepEqual(trace.warnings, ['row 1 of the mask hides every key: its weights and output are 0']);
+  // The core names the warning; its English is en.json's message.
+  assert.deepEqual(trace.warning_messages, [{ id: 'warning.fully_masked', values: { axis: 'row', row: '1' } }]);
   assert.deepEqual(trace.facts[0].fully_masked, [0]);
   assert.deepEqual(trace.output[0], [0, 0]);
   // eslint-disable-next-line no-sparse-arrays
@@ -477,21 +479,21 @@ test('a JS and a .wasm from different builds are refused with a clear error', as
     instantiate(altered(createAttentionModule, '_wireLayout', 99), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 9: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module speaks wire format 99 but this JS speaks wire format 10: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   await assert.rejects(
     instantiate(altered(createAttentionModule, '_wireLayout', 'none'), async () => bytes, 'attention.wasm'),
     {
       message:
-        "the WebAssembly module has no wire table but this JS speaks wire format 9: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
+        "the WebAssembly module has no wire table but this JS speaks wire format 10: the package's JS and .wasm files are from different builds (use the dist/ of one build)",
     },
   );
   const fastBytes = readFileSync(`${dist}attention-fast.wasm`);
   const [fastModule] = await loadModule(altered(createFastModule, '_fastWireLayout', 99), async () => fastBytes, 'attention-fast.wasm');
   assert.throws(
     () => createFastEngine(fastModule),
-    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 9/,
+    /^Error: the WebAssembly module speaks wire format 99 but this JS speaks wire format 10/,
   );
   // Unaltered, the same modules load.
   const [fresh] = await loadModule(createFastModule, async () => fastBytes, 'attention-fast.wasm');

@@ -3,6 +3,7 @@
 // A causal problem's weights: hidden keys grey ('masked', no colour), each number on the 0–1 scale,
 // floating-point noise as 0, the caller's attributes and labels escaped; the legend's words and ends.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { dist } from './helpers.mjs';
@@ -10,6 +11,7 @@ import { dist } from './helpers.mjs';
 const { colourScale, loadAttention } = await import(`${dist}node.js`);
 const { cellLook, escapeHtml, legendHtml, maskedPositions, stepTableHtml } = await import(`${dist}step-table.js`);
 const { html: tag } = await import(`${dist}html.js`);
+const { loadTranslator } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
 
 const problem = {
@@ -84,7 +86,7 @@ test('a cell: −∞ is "neg-inf", noise rounds to 0 (0.0000 with fixedZero), hi
   assert.deepEqual(cellLook(-2, false, scale, 2, false), { text: '−2.00', cls: '', bg, fg });
 });
 
-test('the legend: the scale in words and its two ends', () => {
+test('the legend: the scale in words (in a language) and its two ends', async () => {
   const text = String(legendHtml(weights)).replace(/<[^>]*>/g, '');
   assert.equal(text, 'weight, 0 to 1: 0.00  1.00');
   const scores = trace.steps.find((s) => s.id === 'scores');
@@ -93,6 +95,19 @@ test('the legend: the scale in words and its two ends', () => {
       .replace(/<[^>]*>/g, '')
       .replace(/\s+/g, ' '),
     'signed, ±max: −2.00 +2.00',
+  );
+  // In a language: the catalogue's words for the scale (export.legend.<scale>), the same ends.
+  const fr = await loadTranslator('fr');
+  const { 'export.legend.probability': weightFr, 'export.legend.signed': signedFr } = JSON.parse(
+    readFileSync(`${dist}locales/fr.json`, 'utf8'),
+  );
+  assert.notEqual(weightFr, 'weight, 0 to 1');
+  assert.equal(String(legendHtml(weights, fr)).replace(/<[^>]*>/g, ''), `${weightFr}: 0.00  1.00`);
+  assert.equal(
+    String(legendHtml(scores, fr))
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' '),
+    `${signedFr}: −2.00 +2.00`,
   );
   assert.equal(escapeHtml('<a href="x">\'&'), '&lt;a href=&quot;x&quot;&gt;&#39;&amp;');
 });

@@ -334,3 +334,61 @@ test('decodeLatex and tilesLatex: every display and inline formula renders in Ka
     }
   }
 });
+
+// In another language (the page passes its `t`): the headings and sentences are the catalogue's,
+// every formula and number English's; English by default, and English's words are the catalogue's.
+test('decodeLatex and tilesLatex in French: French headings and sentences, the same formulas and numbers as English', async () => {
+  const { createTranslator, english, loadCatalogue } = await import(`${dist}i18n.js`);
+  const fr = createTranslator('fr', await loadCatalogue('fr'));
+  const displays = (tex) => tex.match(/\\\[[\s\S]*?\\\]/g) ?? [];
+  const inline = (tex) => tex.replace(/\\\[[\s\S]*?\\\]/g, '').match(/\$[^$]+\$/g) ?? [];
+  // Every number of the text outside the formulas, in order (French keeps English's order here).
+  const numbers = (tex) => tex.replace(/\\\[[\s\S]*?\\\]|\$[^$]+\$/g, '').match(/\d+(\.\d+)?/g) ?? [];
+  const decoding = engine.decode(decodeProblem);
+  const tiles = engine.tiles(tilesProblem, { block_q: 2, block_k: 3 });
+  const cases = {
+    decode: (options) => decodeLatex(decoding, { decimals: 3, standalone: true, labels: { tokensQ: ['the', 'cat_1'] }, ...options }),
+    tiles: (options) => tilesLatex(tiles, { decimals: 2, standalone: true, labels: { tokensQ: ['a', 'b', 'c', 'd', 'e'] }, ...options }),
+  };
+  for (const [name, latex] of Object.entries(cases)) {
+    const en = latex({});
+    assert.equal(latex({ t: english }), en, `${name}: English by default`);
+    const french = latex({ t: fr });
+    assertBalanced(french);
+    assert.notEqual(french, en, name);
+    assert.ok(displays(en).length >= 3, name);
+    assert.deepEqual(displays(french), displays(en), `${name}: the formulas and matrices`);
+    assert.deepEqual(inline(french), inline(en), `${name}: the inline formulas`);
+    assert.ok(numbers(en).length > 10, `${name}: ${numbers(en).length} numbers in the text`);
+    assert.deepEqual(numbers(french), numbers(en), `${name}: the numbers of the text`);
+    assert.ok(french.includes(`\\title{${fr(`export.${name}.title`)}}`), `${name}: the title`);
+    // No English sentence is left: the words of every heading and sentence are French's.
+    for (const english of [
+      'Multiply-adds',
+      'with the cache',
+      'Every token',
+      'Largest difference',
+      'Tile 1 of',
+      'Query block',
+      'skips it',
+      'One entry per query',
+      'The recurrence',
+      'The output',
+    ])
+      assert.ok(!french.includes(english), `${name}: "${english}" in the French export`);
+  }
+  const decodeFr = cases.decode({ t: fr });
+  assert.match(decodeFr, /\\paragraph\{Jeton 2 \(cat\\_1\)\} Sa requête lit le cache : 2 clés et valeurs \(1 en cache et les siennes\)\./);
+  assert.match(decodeFr, /\\paragraph\{Tous les jetons\} Les sorties, une ligne par jeton/);
+  const d = decoding.steps[1];
+  assert.ok(
+    decodeFr.includes(
+      `Multiplications-additions : ${d.flops_cached} avec le cache, ${d.flops_full} en recalculant les jetons 1--2 sans lui.`,
+    ),
+  );
+  const tilesFr = cases.tiles({ t: fr });
+  assert.match(tilesFr, /\\paragraph\{La récurrence\} Chaque tuile \$T\$ de scores/);
+  assert.match(tilesFr, /Bloc de requêtes 3, bloc de clés 1 : requête 5 \(e\) avec clés 1--3\./);
+  assert.equal((tilesFr.match(/l’algorithme la saute/g) ?? []).length, tiles.skipped);
+  assert.ok(tilesFr.includes(`l’algorithme classique ${tiles.bytes_standard}, ces tuiles 2 $\\times$ 3 ${tiles.bytes_flash}.`));
+});

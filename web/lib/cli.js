@@ -8,18 +8,21 @@
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 //   attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]   train a model
 //   attention-explorer model [FILE|-]                         a model's loss, logits and gradients
+// --lang xx: run's and gradients' tables (step captions, heads, the facts) in a catalogue's language
+// (web/lib/locales); English, byte for byte as before, by default. JSON output is the same in any.
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
+import { LANGUAGES, english, loadTranslator, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
-const USAGE = `usage: attention-explorer run [--table] [--digits N] [FILE|-]
+const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer decode [--table] [--digits N] [FILE|-]
        attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]
        attention-explorer recurrent [--chunk N] [--table] [--digits N] [FILE|-]
-       attention-explorer gradients [--table] [--digits N] [FILE|-]
+       attention-explorer gradients [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer preset [ID]
        attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
        attention-explorer model [FILE|-]
@@ -91,6 +94,9 @@ Options for run, decode, tiles, recurrent and gradients:
                  and after), then the output and the bytes moved; recurrent each token or chunk
                  (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
+  --lang CODE    The language of run's and gradients' tables: step captions, heads, facts and warnings
+                 (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
+                 decimal point and minus sign of code; formulas and JSON stay as they are.
 
 Options for recurrent:
   --chunk N      Tokens per chunk (a positive integer): the chunked form; without it, token by token.
@@ -132,6 +138,7 @@ const OPTIONS = {
   preset: { type: 'string' },
   'print-config': { type: 'boolean' },
   weights: { type: 'string' },
+  lang: { type: 'string' },
 };
 
 // The commands that read problems, and the engine method each runs.
@@ -178,7 +185,14 @@ function parseCommandLine(argv) {
     preset: values.preset ?? null,
     printConfig: Boolean(values['print-config']),
     weights: values.weights ?? null,
+    lang: 'en',
   };
+  if (values.lang !== undefined) {
+    // A code of a catalogue, exactly as the page's ?lang= names it.
+    if (!Object.hasOwn(LANGUAGES, values.lang))
+      throw new UsageError(`--lang takes one of ${Object.keys(LANGUAGES).join(', ')}, got ${values.lang.trim() || 'nothing'}`);
+    args.lang = values.lang;
+  }
   if (values.digits !== undefined) {
     const n = Number(values.digits);
     if (values.digits.trim() === '' || !Number.isInteger(n) || n < 0 || n > 17)
@@ -279,27 +293,47 @@ function rowLabels(step, trace) {
   });
 }
 
-function traceTables(trace, digits) {
+function traceTables(trace, digits, t = english) {
   const out = [];
   for (const step of trace.steps) {
     // Heads are counted from 1 here, as the page and the sentences count them; JSON keeps the index.
-    const head = step.head === null ? '' : ` (head ${step.head + 1})`;
-    out.push(`${step.id}${head} ${step.shape[0]}x${step.shape[1]}: ${step.title}, ${step.text}`);
+    // Numbers are passed in as text (the code's), so that no language formats them.
+    out.push(
+      t('cli.step', {
+        id: step.id,
+        head: step.head === null ? 'none' : String(step.head + 1),
+        shape: `${step.shape[0]}x${step.shape[1]}`,
+        title: stepTitle(step, t),
+        formula: step.text,
+      }),
+    );
     out.push(table(step.data, digits, rowLabels(step, trace)), '');
   }
   const m = trace.meta;
   out.push(
-    `scale ${fixedNumber(m.scale, 8)}, d_k ${m.d_k}, d_v ${m.d_v}, heads ${m.heads}, ` +
-      `kv_heads ${m.kv_heads}, ${m.queries} queries, ${m.keys} keys, ${m.layout}, ${m.precision}`,
+    t('cli.meta', {
+      scale: fixedNumber(m.scale, 8),
+      d_k: String(m.d_k),
+      d_v: String(m.d_v),
+      heads: String(m.heads),
+      kv_heads: String(m.kv_heads),
+      queries: String(m.queries),
+      keys: String(m.keys),
+      layout: m.layout,
+      precision: m.precision,
+    }),
   );
   for (const f of trace.facts) {
     out.push(
-      `head ${f.head + 1}: variance of scores ${fixedNumber(f.scores_variance, 8)}, ` +
-        `after scaling ${fixedNumber(f.scaled_variance, 8)}`,
+      t('cli.variance', {
+        head: String(f.head + 1),
+        scores: fixedNumber(f.scores_variance, 8),
+        scaled: fixedNumber(f.scaled_variance, 8),
+      }),
     );
   }
-  if (trace.loss !== undefined) out.push(`loss ${fixedNumber(trace.loss, 8)}`);
-  for (const w of trace.warnings) out.push(`warning: ${w}`);
+  if (trace.loss !== undefined) out.push(t('cli.loss', { loss: fixedNumber(trace.loss, 8) }));
+  for (const w of warningsIn(trace, t)) out.push(`warning: ${w}`);
   return out.join('\n');
 }
 
@@ -393,6 +427,7 @@ async function compute(args) {
   const problems = many ? input : [input];
   if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to ${args.command}`);
   const engine = await loadAttention();
+  const t = await loadTranslator(args.lang);
   const method = PROBLEM_COMMANDS[args.command];
   const results = problems.map((problem, i) => {
     try {
@@ -406,7 +441,7 @@ async function compute(args) {
     return;
   }
   const blocks = results.map(
-    (trace, i) => (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits),
+    (trace, i) => (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits, t),
   );
   process.stdout.write(blocks.join('\n\n') + '\n');
 }

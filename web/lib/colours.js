@@ -1,5 +1,6 @@
 // Heatmap colour scales shared by the page, the <attention-explorer> component and the SVG
 // export: presentation only, no attention maths.
+import { english } from './i18n.js';
 
 // Every palette is colour-blind safe and its ends are saturated enough to read on a projector;
 // text on each cell is black or white, whichever passes WCAG AA (withText).
@@ -103,11 +104,13 @@ export function scaleMax(data) {
 // is drawn at 0.25's colour and heads compare; a keep-mask on 0 (hidden) to 1 (kept); signed values
 // and an additive bias each on their own palette, symmetric about 0 up to the largest finite
 // |value|. 'weights' is the name the page used before steps carried their kind.
+// Each scale's meaning in words is the catalogue's export.legend.<name> (English here; legendHtml
+// and the SVG export take a translator).
 const SCALES = {
-  probability: { stops: SEQUENTIAL, fixed: true, meaning: 'weight, 0 to 1' },
-  keep_mask: { stops: KEEP, fixed: true, meaning: 'mask, 1 kept, 0 hidden' },
-  signed: { stops: DIVERGING, fixed: false, meaning: 'signed, ±max' },
-  additive_bias: { stops: BIAS, fixed: false, meaning: 'bias, ±max (−∞ hides)' },
+  probability: { stops: SEQUENTIAL, fixed: true },
+  keep_mask: { stops: KEEP, fixed: true },
+  signed: { stops: DIVERGING, fixed: false },
+  additive_bias: { stops: BIAS, fixed: false },
 };
 SCALES.weights = SCALES.probability;
 const scaleOf = (kind) => SCALES[kind] ?? SCALES.signed;
@@ -139,9 +142,9 @@ const stopsOf = (kind) => scaleOf(kind).stops;
  * @type {typeof import('./index.js').colourLegend}
  */
 export function colourLegend(data, kind) {
-  const { stops, meaning } = scaleOf(kind);
+  const { stops } = scaleOf(kind);
   const [lo, hi] = colourRange(data, kind);
-  return { meaning, lo, hi, colours: stops.map((c) => `rgb(${c.join(',')})`) };
+  return { meaning: english(`export.legend.${legendScale(kind)}`), lo, hi, colours: stops.map((c) => `rgb(${c.join(',')})`) };
 }
 
 /**

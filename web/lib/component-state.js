@@ -8,13 +8,14 @@ export function initialComponent() {
   return {
     problem: null,
     tokens: null, // token names: { q, k }, or null for t1, t2, ...
-    title: '',
+    title: '', // the example's title: a lesson's or a JSON child's text, or a preset's message ({ id })
     lesson: null, // a lesson's notes by step key ("weights:0"), or null
     verdicts: {}, // step key -> the reader's checked answer ({ right, reason }), or { right: null } when only revealed
     loaded: 0, // how many problems were loaded whole (a source, the problem property): each redraws the inputs
     trace: null, // the trace of `problem`, or null when it has none
     error: null, // { message, keep }: keep, the steps stay drawn under it (a reader's edit)
     status: 'Loading the attention engine…',
+    lang: 'en', // the language of the element's words (a catalogue's code)
     attributes: {}, // the display attributes' text as set (steps, inputs, editable, decimals, heads)
   };
 }
@@ -41,6 +42,9 @@ export function failed(state, message, keep = false) {
 
 /** What the element says while it loads. */
 export const status = (state, text) => ({ ...state, status: text });
+
+/** The element's words are now in `lang` (its translator loaded): every view redraws. */
+export const languageSet = (state, lang) => (state.lang === lang ? state : { ...state, lang });
 
 /** A display attribute's text (null: removed). */
 export const attributeSet = (state, name, text) =>

@@ -10,7 +10,9 @@
 // the page) or a child <script type="application/json" slot="lesson">. A lesson's steps show the
 // teacher's sentence, and a question hides its step's numbers until the reader answers (checked
 // against the trace) or reveals them.
-// Attributes: steps (step ids to show; default all), inputs (input names to show; default all),
+// Attributes: lang (a catalogue's code, i18n.js LANGUAGES: the element's words in that language,
+// dir="rtl" for Arabic with its tables and formulas left to right; default: the browser's languages),
+// steps (step ids to show; default all), inputs (input names to show; default all),
 // editable (input names the reader may change; "all"; default none), decimals (default 4),
 // heads (head numbers from 1 to show; default all), wasm-url (where attention.wasm is).
 // Events: "change" (detail: { problem, trace }) after the reader edits a number; "ready"
@@ -21,6 +23,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
+import { english, isMessage, loadTranslator, negotiate, warningsIn } from './i18n.js';
 import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
@@ -31,7 +34,18 @@ import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } 
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
 import { show } from './schema.js';
 import { createStore } from './store.js';
-import { answered, attributeSet, edited, failed, initialComponent, loaded, problemSet, status, withCell } from './component-state.js';
+import {
+  answered,
+  attributeSet,
+  edited,
+  failed,
+  initialComponent,
+  languageSet,
+  loaded,
+  problemSet,
+  status,
+  withCell,
+} from './component-state.js';
 
 let shared = null;
 
@@ -69,7 +83,7 @@ const CSS = `
 .row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
 section { margin: 0 0 12px; }
 h3 { margin: 0 0 2px; font-size: 14px; font-weight: 600; }
-h3 .shape { color: #57606a; font-weight: 400; font-size: 12px; margin-left: 6px; }
+h3 .shape { color: #57606a; font-weight: 400; font-size: 12px; margin-inline-start: 6px; }
 .formula { margin: 2px 0 6px; color: #24292f; font-size: 14px; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 13px; }
 th { font-weight: 500; color: #57606a; padding: 2px 6px; text-align: center; }
@@ -87,11 +101,11 @@ input[aria-invalid="true"] { border-color: #b3261e; background: #fff0ef; }
 .say { margin: 2px 0 6px; max-width: 40em; }
 .ask { margin: 2px 0 6px; max-width: 40em; }
 .ask fieldset { border: 0; padding: 0; margin: 4px 0; }
-.ask label { margin-right: 10px; white-space: nowrap; }
-.ask input[type="text"] { width: 8em; text-align: left; }
+.ask label { margin-inline-end: 10px; white-space: nowrap; }
+.ask input[type="text"] { width: 8em; text-align: start; }
 .ask textarea { width: 100%; font: inherit; }
 button { font: inherit; font-size: 13px; padding: 3px 10px; border: 1px solid #0969da; border-radius: 5px; background: #0969da; color: #fff; cursor: pointer; }
-.verdict { margin: 2px 0 6px; padding: 2px 8px; border-left: 3px solid #8c959f; max-width: 40em; }
+.verdict { margin: 2px 0 6px; padding: 2px 8px; border-inline-start: 3px solid #8c959f; max-width: 40em; }
 .verdict.right { border-color: #1a7f37; background: #eaf7ee; }
 .verdict.wrong { border-color: #b3261e; background: #fff0ef; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
@@ -121,10 +135,14 @@ function blockedByPolicy(error) {
 
 // The element compiles WebAssembly in the host page, so the host's policy decides; an iframe
 // runs under the explorer site's own policy instead.
-const CSP_MESSAGE =
-  "This page's Content-Security-Policy does not allow WebAssembly (script-src needs 'wasm-unsafe-eval'), " +
-  'so the attention explorer cannot run inside it. Embed the explorer as an <iframe> instead ' +
-  "(“An iframe of the whole explorer” in the package's docs/embedding.md): the frame runs under its own site's policy.";
+// (component.csp: the code's words, such as 'wasm-unsafe-eval', are passed in as they are written.)
+const CSP_VALUES = {
+  policy: 'Content-Security-Policy',
+  directive: 'script-src',
+  source: "'wasm-unsafe-eval'",
+  iframe: '<iframe>',
+  doc: 'docs/embedding.md',
+};
 
 const list = (v) =>
   v == null
@@ -203,10 +221,13 @@ export class AttentionExplorerElement extends Base {
   static katex = null;
 
   static get observedAttributes() {
-    return ['preset', 'state', 'lesson', 'steps', 'inputs', 'editable', 'decimals', 'heads'];
+    return ['lang', 'preset', 'state', 'lesson', 'steps', 'inputs', 'editable', 'decimals', 'heads'];
   }
 
   #root;
+  #t = english; // the element's words (its lang attribute, else the browser's languages)
+  #said = { id: 'explorer.loading', values: {} }; // the status's message, said again in a new language
+  #lessonLang = null; // the language the loaded lesson says it is written in (its "lang"), or null
   #engine = null;
   #loading = 0;
   #connected = false;
@@ -234,6 +255,7 @@ export class AttentionExplorerElement extends Base {
     // and warnings (with the frame too, which empties them), the error, the loading status.
     const body = this.#root.querySelector('.body');
     const frameParts = (s) => [
+      s.lang,
       s.loaded,
       s.trace !== null,
       s.title,
@@ -242,6 +264,13 @@ export class AttentionExplorerElement extends Base {
       s.attributes.editable,
       s.attributes.decimals,
     ];
+    this.#store.subscribe(
+      (s) => s.lang,
+      (lang) => {
+        frame.lang = lang;
+        frame.dir = this.#t.dir;
+      },
+    );
     this.#store.subscribe(frameParts, (_, s) => this.#drawFrame(body, s));
     this.#store.subscribe(
       (s) => [...frameParts(s), s.trace, s.lesson, s.verdicts, s.attributes.steps, s.attributes.heads],
@@ -273,7 +302,16 @@ export class AttentionExplorerElement extends Base {
   }
 
   attributeChangedCallback(name, oldValue, value) {
-    if (name === 'preset' || name === 'state' || name === 'lesson') {
+    if (name === 'lang') {
+      // Everything the element wrote is redrawn in the new language; a failed load's message is
+      // written again by loading again (the same source).
+      if (this.#connected && oldValue !== value)
+        this.#language().then(() => {
+          const { error } = this.#store.get();
+          if (error && !error.keep) this.#load();
+          else this.#store.flush();
+        });
+    } else if (name === 'preset' || name === 'state' || name === 'lesson') {
       if (this.#connected && oldValue !== value) this.#load();
     } else this.#store.dispatch(attributeSet, name, value); // kept while disconnected too: drawn from the state
   }
@@ -308,21 +346,62 @@ export class AttentionExplorerElement extends Base {
     ]);
   }
 
+  /** The language the element speaks: its lang attribute's, else its lesson's, else the browser's languages' (i18n.js negotiate). */
+  #wantedLanguage() {
+    return negotiate(this.getAttribute('lang'), [this.#lessonLang, ...(globalThis.navigator?.languages ?? [])]);
+  }
+
+  /** Loads the translator of #wantedLanguage() (a catalogue that cannot be fetched: English) and redraws in it. */
+  async #language() {
+    const lang = this.#wantedLanguage();
+    let t = english;
+    try {
+      t = await loadTranslator(lang);
+    } catch {
+      /* English, the element's words before any catalogue */
+    }
+    if (lang !== this.#wantedLanguage()) return; // lang changed again meanwhile: that call draws
+    this.#t = t;
+    this.#store.dispatch(languageSet, t.lang);
+    this.#store.dispatch(status, t.message(this.#said));
+  }
+
+  /** The loading status: message `id` in the element's language (kept, to say again in another). */
+  #say(id, values = {}) {
+    this.#said = { id, values };
+    this.#store.dispatch(status, this.#t(id, values));
+  }
+
   async #load() {
     const ticket = ++this.#loading;
     try {
+      if (this.#t.lang !== this.#wantedLanguage()) await this.#language();
+      if (ticket !== this.#loading) return;
       try {
         this.#engine ??= await sharedEngine(this.hasAttribute('wasm-url') ? { wasmUrl: this.getAttribute('wasm-url') } : {});
       } catch (error) {
-        throw blockedByPolicy(error) ? new Error(CSP_MESSAGE, { cause: error }) : error;
+        throw blockedByPolicy(error) ? new Error(this.#t('component.csp', CSP_VALUES), { cause: error }) : error;
       }
       const from = this.#sourceKey();
       const source = await this.#source();
       if (ticket !== this.#loading) return;
+      // A lesson written in a language: the element speaks it unless its lang attribute chose one.
+      if (source) this.#lessonLang = source.lang ?? null;
+      if (this.#t.lang !== this.#wantedLanguage()) {
+        await this.#language();
+        if (ticket !== this.#loading) return;
+      }
       this.#loadedFrom = from;
       const loading = source ?? this.#store.get(); // none: the problem set from script, as it is
       if (!loading.problem)
-        throw new Error('no problem: give preset="000", state="v2=...", lesson="lesson.json", or a <script type="application/json"> child');
+        throw new Error(
+          this.#t('component.no-problem', {
+            preset: 'preset="000"',
+            state: 'state="v2=..."',
+            lesson: 'lesson="lesson.json"',
+            script: '<script type="application/json">',
+          }),
+        );
       const { trace, error } = this.#run(loading.problem);
       this.#store.dispatch(loaded, loading, trace);
       if (error) throw error;
@@ -348,21 +427,21 @@ export class AttentionExplorerElement extends Base {
   /**
    * The problem and what comes with it, from the source attributes or the JSON child; null when
    * there is none but a problem is set, undefined when there is neither.
-   * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string,
-   *   lesson?: import('./share.js').LessonNotes, where?: string } | null | undefined>}
+   * @returns {Promise<{ problem: import('./index.js').Problem, tokens?: { q?: string[], k?: string[] } | null, title?: string | { id: string },
+   *   lesson?: import('./share.js').LessonNotes, where?: string, lang?: string } | null | undefined>}
    */
   async #source() {
     const presetId = this.#sourceAttribute('preset');
     if (presetId) {
       const preset = findPreset(presetId) ?? findPreset(presetId.replace(/^seed-/, ''));
-      if (!preset) throw new Error(`unknown preset "${presetId}"`);
+      if (!preset) throw new Error(this.#t('component.unknown-preset', { preset: presetId }));
       const { problem } = presetProblem(preset, this.#engine);
-      return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: preset.title };
+      return { problem, tokens: { q: preset.tokens, k: preset.kvTokens ?? preset.tokens }, title: { id: `example.${preset.id}.title` } };
     }
     const state = this.#sourceAttribute('state');
     if (state) {
       const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
-      if (!s) throw new Error(error ?? 'the state attribute is empty');
+      if (!s) throw new Error(error ?? this.#t('component.state-empty'));
       const split = (t) =>
         t
           ? String(t)
@@ -378,10 +457,10 @@ export class AttentionExplorerElement extends Base {
       try {
         url = new URL(lessonUrl, document.baseURI).href;
       } catch {
-        throw new Error(`lesson="${cut(lessonUrl)}" is not an address`);
+        throw new Error(this.#t('page.notAddress', { lesson: `"${cut(lessonUrl)}"` }));
       }
       // Nothing waits forever: fetchLesson gives up after LESSON_TIMEOUT_MS, naming the address.
-      this.#store.dispatch(status, `Loading the lesson from ${url}…`);
+      this.#say('page.loadingLesson', { url });
       return { ...readLesson(await fetchLesson(url), url), where: url };
     }
     const inline = this.querySelector('script[type="application/json"][slot="lesson"]');
@@ -395,12 +474,19 @@ export class AttentionExplorerElement extends Base {
       try {
         json = JSON.parse(script.textContent);
       } catch (error) {
-        throw new Error(`the <script type="application/json"> is not JSON: ${error.message}`);
+        throw new Error(this.#t('component.script-not-json', { script: '<script type="application/json">', error: error.message }));
       }
       // Checked before anything reads it: the wrapper's fields here, the problem by the engine.
       const wrapped = json !== null && typeof json === 'object' && 'problem' in json;
       const { value, error } = check(wrapped ? componentScriptSchema : problemSchema, json);
-      if (error) throw new Error(`the <script type="application/json">: ${wrapped ? error : error.replace(/^"problem" is/, 'it is')}`);
+      if (error)
+        throw new Error(
+          // The schema's own sentence (English) after the framing (the English one byte for byte).
+          this.#t('component.script-error', {
+            script: '<script type="application/json">',
+            error: wrapped ? error : error.replace(/^"problem" is/, 'it is'),
+          }),
+        );
       if (wrapped)
         return {
           problem: value.problem,
@@ -453,12 +539,13 @@ export class AttentionExplorerElement extends Base {
     const labels = { rows: this.#axisLabels(s, step, step.axes[0], nr), cols: this.#axisLabels(s, step, step.axes[1], nc) };
     // Weights of keys the softmax's input hid (−∞) are grey, as on the page.
     const table = stepTableHtml(step, labels, {
-      attrs: html`data-step="${step.id}" data-head="${step.head ?? ''}"`,
-      caption: step.title,
+      // Left to right in every language, as the matrices of papers (dir="ltr" in an Arabic element).
+      attrs: html`dir="ltr" data-step="${step.id}" data-head="${step.head ?? ''}"`,
+      caption: stepCaption(step, s.trace.meta.heads, this.#t),
       decimals: decimalsOf(s),
       masked: maskedPositions(s.trace, step),
     });
-    return html`${table}${legendHtml(step)}`;
+    return html`${table}${legendHtml(step, this.#t)}`;
   }
 
   #inputTable(s, name, value, editable, ctx) {
@@ -479,11 +566,12 @@ export class AttentionExplorerElement extends Base {
       (row, i) =>
         html`<tr><th scope="row">${vector ? '' : rowL[i]}</th>${row.map((v, j) =>
           fields
-            ? html`<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${fields[i][j]}" aria-label="${name} row ${i + 1}, column ${j + 1}"></td>`
+            ? html`<td><input inputmode="decimal" data-input="${name}" data-r="${i}" data-c="${j}" value="${fields[i][j]}" aria-label="${this.#t('component.cell', { input: name, row: String(i + 1), column: String(j + 1) })}"></td>`
             : html`<td>${shown[i][j]}</td>`,
         )}</tr>`,
     );
-    return html`<table data-input="${name}"${fields ? html` data-w="${String(width)}"` : ''}><caption class="visually-hidden">${name}${editable && ' (editable)'}</caption><thead><tr><th></th>${colL.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${body}</tbody></table>`;
+    const caption = editable ? this.#t('component.editable', { input: name }) : name;
+    return html`<table dir="ltr" data-input="${name}"${fields ? html` data-w="${String(width)}"` : ''}><caption class="visually-hidden">${caption}</caption><thead><tr><th></th>${colL.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${body}</tbody></table>`;
   }
 
   /** The frame: the title, the inputs shown (editable ones as fields) and empty boxes for the steps and warnings. */
@@ -498,11 +586,12 @@ export class AttentionExplorerElement extends Base {
     const sections = inputs.map((n) => {
       const value = ctx.inputs[n];
       const shape = Array.isArray(value[0]) ? `${value.length} × ${value[0].length}` : value.length;
-      return html`<section><h3>${n}<span class="shape">${shape}</span></h3>${this.#inputTable(s, n, value, editable.has(n), ctx)}</section>`;
+      return html`<section><h3>${n}<span class="shape" dir="ltr">${shape}</span></h3>${this.#inputTable(s, n, value, editable.has(n), ctx)}</section>`;
     });
     setHtml(
       body,
-      html`${s.title && html`<p class="title">${s.title}</p>`}<div class="inputs row"${!inputs.length && ' hidden'}>${sections}</div><div class="steps row"></div><div class="warnings" role="status"></div>`,
+      // A preset's title is a message (said in the element's language); a lesson's, its teacher's words.
+      html`${s.title && html`<p class="title">${isMessage(s.title) ? this.#t.message(s.title) : s.title}</p>`}<div class="inputs row"${!inputs.length && ' hidden'}>${sections}</div><div class="steps row"></div><div class="warnings" role="status"></div>`,
     );
   }
 
@@ -519,14 +608,14 @@ export class AttentionExplorerElement extends Base {
       box,
       html`${shown.map(
         (step) =>
-          html`<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${stepCaption(step, s.trace.meta.heads)}<span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
+          html`<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${stepCaption(step, s.trace.meta.heads, this.#t)}<span class="shape" dir="ltr">${step.shape[0]} × ${step.shape[1]}</span></h3>
+        <div class="formula" dir="ltr">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
       )}`,
     );
     const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note)
       .filter(Boolean)
       .map((n) => html`<p class="warning" part="attribute-note">⚠ ${n}</p>`);
-    const warnings = (s.trace.warnings ?? []).map((w) => html`<p class="warning">⚠ ${w}</p>`);
+    const warnings = warningsIn(s.trace, this.#t).map((w) => html`<p class="warning">⚠ ${w}</p>`);
     setHtml(body.querySelector('.warnings'), html`${notes}${warnings}`);
   }
 
@@ -534,6 +623,7 @@ export class AttentionExplorerElement extends Base {
   #noteHtml(s, step) {
     const key = `${step.id}:${step.head ?? -1}`;
     const note = s.lesson?.[key];
+    const t = this.#t;
     if (!note) return null;
     const say = note.say?.trim() && html`<p class="say" part="say">${note.say}</p>`;
     const verdict = s.verdicts[key];
@@ -549,14 +639,14 @@ export class AttentionExplorerElement extends Base {
     if (answer?.kind === 'key') {
       const row = this.#labels(s, answer.row, 'q')[answer.row - 1];
       const keys = this.#labels(s, s.trace.meta.keys, 'k');
-      field = html`<fieldset><legend>The key that ${quoteToken(row)} gives the most weight:</legend>${keys.map((k, j) => html`<label><input type="radio" name="key" value="${j}"> ${k}</label>`)}</fieldset>`;
+      field = html`<fieldset><legend>${t('explorer.stepper.whichKey', { query: quoteToken(row, t) })}</legend>${keys.map((k, j) => html`<label><input type="radio" name="key" value="${j}"> ${k}</label>`)}</fieldset>`;
     } else if (answer?.kind === 'number') {
-      field = html`<p><label>Your number <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>`;
+      field = html`<p><label>${t('explorer.label.answer-number')} <input type="text" name="number" inputmode="decimal" autocomplete="off"></label></p>`;
     } else if (answer?.kind === 'text') {
-      field = html`<p><label>Your answer<br><textarea name="text" rows="2"></textarea></label></p>`;
+      field = html`<p><label>${t('component.your-answer')}<br><textarea name="text" rows="2"></textarea></label></p>`;
     }
-    const button = answer && answer.kind !== 'text' ? 'Check my answer' : 'Reveal the numbers';
-    return html`${say}<form class="ask" part="ask" data-key="${key}"><p><strong>Predict first:</strong> ${note.ask}</p>${field}<button type="submit">${button}</button></form>`;
+    const button = t(answer && answer.kind !== 'text' ? 'explorer.step-check' : 'explorer.step-reveal');
+    return html`${say}<form class="ask" part="ask" data-key="${key}"><p><strong>${t('explorer.predict-first')}</strong> ${note.ask}</p>${field}<button type="submit">${button}</button></form>`;
   }
 
   /** The reader answered a question (or asked to reveal): check it against the trace, show the numbers. */
@@ -571,6 +661,7 @@ export class AttentionExplorerElement extends Base {
       tokensQ: this.#labels(s, s.trace.meta.queries, 'q'),
       tokensK: this.#labels(s, s.trace.meta.keys, 'k'),
       decimals: decimalsOf(s),
+      t: this.#t,
     };
     let verdict = { right: null, reason: '' };
     if (answer?.kind === 'key') {
@@ -591,7 +682,7 @@ export class AttentionExplorerElement extends Base {
       }
       verdict = checkAnswer(s.trace, key, answer, typed, names);
     } else if (answer?.kind === 'text') {
-      verdict = { right: null, reason: `The answer: ${answer.text}` };
+      verdict = { right: null, reason: this.#t('explorer.stepper.theAnswer', { reason: answer.text, said: 'no' }) };
     }
     const section = form.closest('section.step');
     this.#store.dispatch(answered, key, verdict);
@@ -612,10 +703,8 @@ export class AttentionExplorerElement extends Base {
     const value = Number(el.value.trim().replace(/\u2212/g, '-'));
     if (el.value.trim() === '' || !Number.isFinite(value)) {
       el.setAttribute('aria-invalid', 'true');
-      this.#fail(
-        `${el.dataset.input} row ${Number(el.dataset.r) + 1}, column ${Number(el.dataset.c) + 1}: "${el.value}" is not a number`,
-        true,
-      );
+      const cell = { input: el.dataset.input, row: String(Number(el.dataset.r) + 1), column: String(Number(el.dataset.c) + 1) };
+      this.#fail(this.#t('component.not-a-number', { ...cell, value: el.value }), true);
       return;
     }
     el.removeAttribute('aria-invalid');

@@ -25,6 +25,8 @@ import {
   whole,
 } from './schema.js';
 
+import { LANGUAGES } from './i18n.js';
+
 export { check } from './schema.js';
 
 /** @type {typeof import('./share.js').LESSON_FORMAT} */
@@ -494,6 +496,10 @@ export const lessonFileSchema = object(
       message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}`,
     }),
     title: string({ max: LIMITS.label, message: () => '"title" must be a string' }),
+    // The language the lesson is written in: the page and the component speak it unless the reader chose one.
+    lang: literal(Object.keys(LANGUAGES), {
+      message: (v) => `"lang" is ${show(v)}; expected a language code: ${Object.keys(LANGUAGES).join(', ')}`,
+    }),
     problem: problemSchema,
     tokens: object({ q: tokenNames('q'), k: tokenNames('k') }, { message: () => '"tokens" must be { "q": [names], "k": [names] }' }),
     lesson: notesSchema(),

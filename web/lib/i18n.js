@@ -171,6 +171,30 @@ export function stepFormula(step, t = english) {
 }
 
 /**
+ * The warnings of a trace (or of decode's, tiles', the online softmax's, the recurrent form's
+ * result) in `t`'s language: its `warning_messages` formatted, or, for a result read back from
+ * JSON without them, its English `warnings`.
+ * @param {{ warnings?: string[], warning_messages?: import("./playground.js").Message[] }} result
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string[]}
+ */
+export const warningsIn = (result, t = english) =>
+  result.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? result.warnings ?? [];
+
+/**
+ * An example problem's title and note (presets.js) in `t`'s language: the catalogue's
+ * `example.<id>.title` / `.note`, else the preset's own English words.
+ * @param {{ id: string, title: string, note?: string }} preset
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {{ title: string, note: string | undefined }}
+ */
+export function exampleWords(preset, t = english) {
+  const own = (/** @type {string} */ part, /** @type {string | undefined} */ english) =>
+    english && t.has(`example.${preset.id}.${part}`) ? /** @type {string} */ (t(`example.${preset.id}.${part}`)) : english;
+  return { title: /** @type {string} */ (own('title', preset.title)), note: own('note', preset.note) };
+}
+
+/**
  * A worked calculation's words in `t`'s language (engine.explain()'s `text_id` and `params`, and
  * its terms' `caption_id`, `caption_params` and `header_ids`: the core names the messages, the
  * catalogue has the words). The parameter `hidden`, what hid the key ("causal_window", "none"), is

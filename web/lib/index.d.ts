@@ -1,9 +1,9 @@
 // Hand-written types of `attention-explorer` (Emscripten 3.1.6 cannot emit them); tests/js
 // compiles real usage against them and checks the runtime exports match.
 
-import type { Translator } from './playground.js';
+import type { Message, Translator } from './playground.js';
 
-export type { Translator };
+export type { Message, Translator };
 
 /** A matrix as JSON: rows of numbers ("inf", "-inf", "nan" allowed), a flat list (one row),
  *  `{ shape, data }` with flat row-major data, or text in any format the parser accepts. */
@@ -172,17 +172,55 @@ export interface Problem {
 
 export type StepId =
   /** rope_angles: RoPE's angle of each position (rows) and rotated pair (columns), shared by every head. */
-  | 'positional' | 'X_pos' | 'rope_angles' | 'Q' | 'K' | 'V' | 'Q_rot' | 'K_rot' | 'K_cache' | 'V_cache'
-  | 'scores' | 'scaled' | 'softcapped' | 'alibi' | 'biased' | 'mask' | 'masked'
-  | 'weights' | 'head_output' | 'concat' | 'output'
+  | 'positional'
+  | 'X_pos'
+  | 'rope_angles'
+  | 'Q'
+  | 'K'
+  | 'V'
+  | 'Q_rot'
+  | 'K_rot'
+  | 'K_cache'
+  | 'V_cache'
+  | 'scores'
+  | 'scaled'
+  | 'softcapped'
+  | 'alibi'
+  | 'biased'
+  | 'mask'
+  | 'masked'
+  | 'weights'
+  | 'head_output'
+  | 'concat'
+  | 'output'
   /** Linear attention: φ(Q), φ(K), Λ = φ(Q)φ(K)ᵀ (with the decay and the causal mask), its row sums D. */
-  | 'phi_Q' | 'phi_K' | 'linear_scores' | 'normalizer'
+  | 'phi_Q'
+  | 'phi_K'
+  | 'linear_scores'
+  | 'normalizer'
   /** Multi-head latent attention: c_KV, k_R, c_Q (shared); per head K_C, V, Q_C, q_R, the scores' two parts. */
-  | 'c_KV' | 'k_R' | 'c_Q' | 'K_C' | 'Q_C' | 'q_R' | 'scores_C' | 'scores_R'
+  | 'c_KV'
+  | 'k_R'
+  | 'c_Q'
+  | 'K_C'
+  | 'Q_C'
+  | 'q_R'
+  | 'scores_C'
+  | 'scores_R'
   /** Its absorbed form (per head Q_C·W_UKᵀ, that against c_KV, A·c_KV; then the output) and the numbers a cache stores per token. */
-  | 'Q_absorbed' | 'scores_C_absorbed' | 'O_latent' | 'output_absorbed' | 'cache_sizes'
+  | 'Q_absorbed'
+  | 'scores_C_absorbed'
+  | 'O_latent'
+  | 'output_absorbed'
+  | 'cache_sizes'
   /** Q_normed, K_normed: QK-norm; weights_1, weights_2, head_normed: differential attention; gate, gated_output: the output gate. */
-  | 'Q_normed' | 'K_normed' | 'weights_1' | 'weights_2' | 'head_normed' | 'gate' | 'gated_output'
+  | 'Q_normed'
+  | 'K_normed'
+  | 'weights_1'
+  | 'weights_2'
+  | 'head_normed'
+  | 'gate'
+  | 'gated_output'
   | GradientStepId;
 
 /**
@@ -194,21 +232,69 @@ export type StepId =
  * dpast_K, dpast_V, dW_O, db_O, dW_Q, db_Q, dW_K, db_K, dW_V, db_V, dX, dX_kv, dP.
  */
 export type GradientStepId =
-  | 'dO' | 'dhead_output' | 'dA' | 'dS' | 'dS_kept' | 'dS_uncapped' | 'dscores'
-  | 'dQ_rot' | 'dK_rot' | 'dK_cache' | 'dV_cache' | 'dQ' | 'dK' | 'dV' | 'dpast_K' | 'dpast_V'
-  | 'dW_O' | 'db_O' | 'dW_Q' | 'db_Q' | 'dW_K' | 'db_K' | 'dW_V' | 'db_V' | 'dX' | 'dX_kv' | 'dP'
+  | 'dO'
+  | 'dhead_output'
+  | 'dA'
+  | 'dS'
+  | 'dS_kept'
+  | 'dS_uncapped'
+  | 'dscores'
+  | 'dQ_rot'
+  | 'dK_rot'
+  | 'dK_cache'
+  | 'dV_cache'
+  | 'dQ'
+  | 'dK'
+  | 'dV'
+  | 'dpast_K'
+  | 'dpast_V'
+  | 'dW_O'
+  | 'db_O'
+  | 'dW_Q'
+  | 'db_Q'
+  | 'dW_K'
+  | 'db_K'
+  | 'dW_V'
+  | 'db_V'
+  | 'dX'
+  | 'dX_kv'
+  | 'dP'
   /** The variants (issue 31): QK-norm (dQ_normed, dK_normed, dg_q, dg_k), the gate (dgated_output, dgate, dW_G, db_G), differential attention (dhead_normed, dweights_1, dweights_2). */
-  | 'dQ_normed' | 'dK_normed' | 'dg_q' | 'dg_k' | 'dgated_output' | 'dgate' | 'dW_G' | 'db_G'
-  | 'dhead_normed' | 'dweights_1' | 'dweights_2'
+  | 'dQ_normed'
+  | 'dK_normed'
+  | 'dg_q'
+  | 'dg_k'
+  | 'dgated_output'
+  | 'dgate'
+  | 'dW_G'
+  | 'db_G'
+  | 'dhead_normed'
+  | 'dweights_1'
+  | 'dweights_2'
   /** Linear attention, per head: the gradients of Λ, φ(Q) and φ(K). */
-  | 'dlinear_scores' | 'dphi_Q' | 'dphi_K'
+  | 'dlinear_scores'
+  | 'dphi_Q'
+  | 'dphi_K'
   /**
    * Multi-head latent attention: per head dQ_C, dK_C, dq_R, dk_R (and the softmax's steps, dV);
    * whole: dk_R, dpast_k_R, dc_KV, dpast_c_KV, dW_UK, dW_UV, dW_DKV, dW_KR, dW_UQ (or dW_Q),
    * dW_QR, dc_Q, dW_DQ, dX.
    */
-  | 'dQ_C' | 'dK_C' | 'dq_R' | 'dk_R' | 'dc_KV' | 'dpast_c_KV' | 'dpast_k_R' | 'dW_UK' | 'dW_UV'
-  | 'dW_DKV' | 'dW_KR' | 'dW_UQ' | 'dW_QR' | 'dc_Q' | 'dW_DQ';
+  | 'dQ_C'
+  | 'dK_C'
+  | 'dq_R'
+  | 'dk_R'
+  | 'dc_KV'
+  | 'dpast_c_KV'
+  | 'dpast_k_R'
+  | 'dW_UK'
+  | 'dW_UV'
+  | 'dW_DKV'
+  | 'dW_KR'
+  | 'dW_UQ'
+  | 'dW_QR'
+  | 'dc_Q'
+  | 'dW_DQ';
 
 /** What a step's numbers are: picks the colour scale (fixed 0–1, symmetric about 0, mask). */
 export type ValueKind = 'signed' | 'probability' | 'keep_mask' | 'additive_bias';
@@ -314,7 +400,9 @@ export interface HeadFacts {
 export interface Trace {
   steps: Step[];
   output: number[][];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
   facts: HeadFacts[];
   meta: {
     layout: 'rows' | 'columns';
@@ -356,19 +444,52 @@ export interface Cell {
 
 /** The worked calculation of one cell; which fields matter depends on `kind`. */
 export interface Explanation {
-  kind: 'projection' | 'input' | 'dot' | 'scale' | 'softcap' | 'alibi' | 'bias' | 'mask_entry' | 'mask'
-    | 'softmax' | 'weighted_sum' | 'concat' | 'sinusoid' | 'add' | 'rotation' | 'unrotated' | 'cache' | 'angle'
+  kind:
+    | 'projection'
+    | 'input'
+    | 'dot'
+    | 'scale'
+    | 'softcap'
+    | 'alibi'
+    | 'bias'
+    | 'mask_entry'
+    | 'mask'
+    | 'softmax'
+    | 'weighted_sum'
+    | 'concat'
+    | 'sinusoid'
+    | 'add'
+    | 'rotation'
+    | 'unrotated'
+    | 'cache'
+    | 'angle'
     /** Linear attention: φ of a feature, a linear score, the normalizer, an output over the normalizer. */
-    | 'feature_map' | 'linear_score' | 'row_sum' | 'linear_output'
-    | 'linear_score_grad' | 'feature_map_grad'
+    | 'feature_map'
+    | 'linear_score'
+    | 'row_sum'
+    | 'linear_output'
+    | 'linear_score_grad'
+    | 'feature_map_grad'
     /** Latent attention: the scores' two parts summed; a cache's numbers per token for one form (`source`). */
-    | 'sum' | 'cache_size'
+    | 'sum'
+    | 'cache_size'
     /** The variants: qk_norm (also head_normed), sigmoid, difference (A₁ − λA₂), gate, gated. */
-    | 'qk_norm' | 'sigmoid' | 'difference' | 'gate' | 'gated'
+    | 'qk_norm'
+    | 'sigmoid'
+    | 'difference'
+    | 'gate'
+    | 'gated'
     /** Gradient steps (docs/api.md, "Worked calculations of gradient cells"). */
-    | 'gradient_dot' | 'softmax_grad' | 'mask_grad' | 'softcap_grad' | 'copy' | 'head_sum' | 'token_sum'
+    | 'gradient_dot'
+    | 'softmax_grad'
+    | 'mask_grad'
+    | 'softcap_grad'
+    | 'copy'
+    | 'head_sum'
+    | 'token_sum'
     /** The variants' gradient steps: QK-norm (and differential attention's head norm) turned back; σ′ of sigmoid attention. */
-    | 'qk_norm_grad' | 'sigmoid_grad';
+    | 'qk_norm_grad'
+    | 'sigmoid_grad';
   step: StepId;
   head: number | null;
   row: number;
@@ -618,7 +739,9 @@ export interface Decoding {
   steps: DecodeStep[];
   /** Every token's output, in the problem's layout. */
   output: number[][];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
   flops_cached: number;
   flops_full: number;
 }
@@ -664,7 +787,9 @@ export interface Recurrent {
   output: number[][];
   max_difference: number;
   costs: FormCost[];
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 /** engine.tiles()'s block sizes: positive integers (a block larger than the sequence is the sequence). */
@@ -723,7 +848,9 @@ export interface Tiles {
   bytes_flash: number;
   /** 8 (float64) or 4 (float32). */
   element_bytes: number;
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 export interface OnlineSoftmaxOptions {
@@ -752,7 +879,9 @@ export interface OnlineSoftmax {
   /** e^(x − m) / ℓ. */
   weights: number[];
   /** e.g. where e^x overflowed. */
+  /** In English; `warning_messages` are the same as messages (`t.message(m)` in another language). */
   warnings: string[];
+  warning_messages: Message[];
 }
 
 export interface FastInput {
@@ -822,7 +951,8 @@ export type TaskName = 'previous' | 'reverse' | 'sort' | 'recall' | 'induction' 
 export interface TrainConfig {
   model: ModelConfig;
   /** A task name, { name: 'text', text }, or { name: 'custom', tokens, targets }. Absent: a model that is only evaluated. */
-  task?: TaskName | { name: 'text'; text: string } | { name: 'custom'; tokens: number[][] | number[]; targets: number[][] | number[] } | null;
+  task?:
+    TaskName | { name: 'text'; text: string } | { name: 'custom'; tokens: number[][] | number[]; targets: number[][] | number[] } | null;
   optimizer?: {
     lr?: number;
     beta1?: number;
@@ -912,8 +1042,14 @@ export interface Model {
   /** A problem for engine.run(): that head (from 1) of that layer (from 1) on these tokens. */
   headProblem(layer: number, head: number, tokens: number[]): Problem;
   weights(): ModelWeights;
-  gradients(tokens: number[] | number[][], targets?: number[] | number[][]): { loss: number; logits: number[][] | number[][][]; gradients: ModelWeights };
-  predict(tokens: number[], settings?: { ablate?: Array<[number, number]> }): {
+  gradients(
+    tokens: number[] | number[][],
+    targets?: number[] | number[][],
+  ): { loss: number; logits: number[][] | number[][][]; gradients: ModelWeights };
+  predict(
+    tokens: number[],
+    settings?: { ablate?: Array<[number, number]> },
+  ): {
     tokens: number[];
     logits: number[][];
     predictions: number[];
@@ -932,7 +1068,9 @@ export interface ModelCatalogue {
     /** Asked before training; the run reveals the answer. */
     question: string;
     /** How: the first layer or head whose `score` passes `threshold`, or whether `accuracy` is passed by the last step. */
-    reveal: { choose: 'layer' | 'head'; score: 'previous_token' | 'induction' | 'duplicate_token' | 'first_token'; threshold: number } | { choose: 'yes_no'; accuracy: number };
+    reveal:
+      | { choose: 'layer' | 'head'; score: 'previous_token' | 'induction' | 'duplicate_token' | 'first_token'; threshold: number }
+      | { choose: 'yes_no'; accuracy: number };
     config: TrainConfig;
     example: TaskExample | null;
   }>;
@@ -942,7 +1080,10 @@ export interface ModelCatalogue {
 export interface ModelWorker {
   load(settings?: { wasmUrl?: string | URL }): Promise<true>;
   catalogue(): Promise<ModelCatalogue>;
-  create(config: TrainConfig | string, settings?: { weights?: ModelWeights | string }): Promise<{ config: Model['config']; example: TaskExample | null; step: number }>;
+  create(
+    config: TrainConfig | string,
+    settings?: { weights?: ModelWeights | string },
+  ): Promise<{ config: Model['config']; example: TaskExample | null; step: number }>;
   step(): Promise<number>;
   train(steps: number): Promise<number[]>;
   evaluate(settings?: { ablate?: Array<[number, number]> }): Promise<ReturnType<Model['evaluate']>>;
@@ -1037,8 +1178,7 @@ export function narrateTile(tiles: Tiles, index: number, labels?: NarrateLabels,
 export function narrateGradientStep(gradients: Gradients, index: number, labels?: NarrateLabels, t?: Translator): string;
 /** Cells that feed or are fed by a cell: of a step (index into trace.steps) or of a problem input. */
 export type Lineage = Array<
-  | { step: number; level: number; cells: Array<[number, number]> }
-  | { input: string; level: number; cells: Array<[number, number]> }
+  { step: number; level: number; cells: Array<[number, number]> } | { input: string; level: number; cells: Array<[number, number]> }
 >;
 /**
  * The cells a cell (row, col, from 0, in the step's layout) was computed from, through every
@@ -1047,7 +1187,13 @@ export type Lineage = Array<
  * same number in another head of its GQA group. Problem inputs (X, W_Q, past_K, the mask, ...)
  * are listed when `problem` holds them as arrays (a bias as one row).
  */
-export function precedents(trace: Trace, stepIndex: number, row: number, col: number, options?: { problem?: Problem; depth?: number }): Lineage;
+export function precedents(
+  trace: Trace,
+  stepIndex: number,
+  row: number,
+  col: number,
+  options?: { problem?: Problem; depth?: number },
+): Lineage;
 /** The cells of later steps computed from a cell, nearest first (levels as in precedents). */
 export function dependents(trace: Trace, stepIndex: number, row: number, col: number, options?: { depth?: number }): Lineage;
 /** The numpy lines a recipe stands for, e.g. ["np.random.seed(42)", "Q = np.random.randn(4, 8)"]. */
@@ -1100,7 +1246,14 @@ export interface HeatmapOptions {
   t?: Translator;
 }
 /** A step, or any matrix with the step fields an export uses. */
-type StepLike = { id: string; head?: number | null; data: readonly (readonly number[])[]; title?: string; title_id?: string; kind?: ValueKind };
+type StepLike = {
+  id: string;
+  head?: number | null;
+  data: readonly (readonly number[])[];
+  title?: string;
+  title_id?: string;
+  kind?: ValueKind;
+};
 
 /** `trace` (the problem's) gives the mask kind: needed when the problem has a mask. */
 export function problemContext(problem: Problem, trace?: Trace): ProblemContext;
@@ -1113,7 +1266,11 @@ export function stepCaption(step: Pick<Step, 'title' | 'head'> & { title_id?: st
  * Labels along `axis` of RoPE's angle table (the step with a "positions" axis): the positions
  * ("p = 0", from meta.rope_positions) and the rotated pairs i of θ_i ("i = 0"); null for any other step.
  */
-export function positionsAxisLabels(step: Pick<Step, 'axes' | 'shape'>, axis: Axis, meta: Pick<Trace['meta'], 'rope_positions'>): { labels: string[]; title: 'position' | 'pair' } | null;
+export function positionsAxisLabels(
+  step: Pick<Step, 'axes' | 'shape'>,
+  axis: Axis,
+  meta: Pick<Trace['meta'], 'rope_positions'>,
+): { labels: string[]; title: 'position' | 'pair' } | null;
 
 // ---- numbers as text (format.js): the one rule of the page, the component and the exports ----
 
@@ -1138,7 +1295,11 @@ export function stepLatex(step: Pick<Step, 'symbol' | 'data'>, options?: LatexOp
  * Every step's formula and matrix in \[ ... \]; `standalone` gives a whole document. Its headings,
  * captions and default title are in the language of `t` (default English); numbers are the same in every language.
  */
-export function solutionLatex(problem: Problem, trace: Trace, options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator }): string;
+export function solutionLatex(
+  problem: Problem,
+  trace: Trace,
+  options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator },
+): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
 export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number; t?: Translator }): string;
 /**
@@ -1151,13 +1312,22 @@ export function cellText(explanation: Explanation, trace: Trace, options?: { dec
  * filled: numbers by `number`, sums of terms (more than `maxTerms`, default 8: elided with \cdots),
  * token names by `label` ('query' | 'key' | 'token').
  */
-export function fillExplanation(template: string, explanation: Explanation, options: { number: (x: number) => string; maxTerms?: number; label?: (name: 'query' | 'key' | 'token') => string }): string;
-export function matrixCsv(data: readonly (readonly number[])[], options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
+export function fillExplanation(
+  template: string,
+  explanation: Explanation,
+  options: { number: (x: number) => string; maxTerms?: number; label?: (name: 'query' | 'key' | 'token') => string },
+): string;
+export function matrixCsv(
+  data: readonly (readonly number[])[],
+  options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] },
+): string;
 export function stepCsv(step: StepLike, options?: { rowLabels?: readonly string[]; colLabels?: readonly string[] }): string;
 /** step,head,row,col,value: the whole trace in one table. */
 export function traceCsv(trace: Trace): string;
 /** Reads matrixCsv (no labels) back as rows, or traceCsv back as { steps }. */
-export function parseCsv(text: string): number[][] | { steps: Array<{ id: string; head: number | null; shape: [number, number]; data: number[][] }> };
+export function parseCsv(
+  text: string,
+): number[][] | { steps: Array<{ id: string; head: number | null; shape: [number, number]; data: number[][] }> };
 export function traceJson(trace: Trace, indent?: number | string): string;
 /** Options of decodeLatex and tilesLatex: solutionLatex's, and token names for the headings. */
 export interface WalkthroughLatexOptions extends LatexOptions {
@@ -1166,6 +1336,8 @@ export interface WalkthroughLatexOptions extends LatexOptions {
   title?: string;
   /** Token names, as narrate's labels ("Token 2 (sat)"); missing names are numbers. */
   labels?: NarrateLabels;
+  /** The headings' and sentences' language (`attention-explorer/i18n`'s loadTranslator(lang); default English). */
+  t?: Translator;
 }
 /**
  * engine.decode's result as LaTeX: per token its cache, the new row of scores and weights of each
@@ -1191,26 +1363,36 @@ export function decodeCsv(decoding: Decoding): string;
  */
 export function tilesCsv(tiles: Tiles): string;
 /** A NumPy script that recomputes every step; `--json` prints them as JSON. */
-export function numpyScript(problem: Problem, trace: Trace, options?: {
-  recipe?: string;
-  /** The language of the opening comment (default English); the code is the same in every language. */
-  t?: Translator;
-  /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
-  gradients?: boolean;
-}): string;
+export function numpyScript(
+  problem: Problem,
+  trace: Trace,
+  options?: {
+    recipe?: string;
+    /** The language of the opening comment (default English); the code is the same in every language. */
+    t?: Translator;
+    /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
+    gradients?: boolean;
+  },
+): string;
 /** A PyTorch script: the same steps, checked against F.scaled_dot_product_attention when possible. */
 export function pytorchScript(problem: Problem, trace: Trace, options?: { recipe?: string; t?: Translator }): string;
 /** Colours of a matrix of `kind` (default "signed"); null for non-finite values. */
 export function heatColours(data: readonly (readonly number[])[], kind?: ValueKind): (v: number) => { fill: string; text: string } | null;
 /**
  * What a legend shows for a matrix of `kind`: the scale's meaning ("weight, 0 to 1", "signed, ±max",
- * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)"), its two ends and its colours from low to high.
+ * "mask, 1 kept, 0 hidden", "bias, ±max (−∞ hides)": English, the catalogue's export.legend.<scale>), its two ends and its colours from low to high.
  */
-export function colourLegend(data: readonly (readonly number[])[], kind: ValueKind): { meaning: string; lo: number; hi: number; colours: string[] };
+export function colourLegend(
+  data: readonly (readonly number[])[],
+  kind: ValueKind,
+): { meaning: string; lo: number; hi: number; colours: string[] };
 /** The two ends of a matrix's colour scale for a step `kind`: [0, 1] for probabilities and keep-masks, else [-max, max]. */
 export function colourRange(data: readonly (readonly number[])[], kind: ValueKind): [number, number];
 /** A matrix's colour scale for a step `kind`: probabilities sequential from 0 to 1, others diverging around 0. */
-export function colourScale(data: readonly (readonly number[])[], kind: ValueKind): (v: number) => { bg: string; fg: string; rgb: number[] } | null;
+export function colourScale(
+  data: readonly (readonly number[])[],
+  kind: ValueKind,
+): (v: number) => { bg: string; fg: string; rgb: number[] } | null;
 /** The same scale as a 256-entry RGB lookup table for canvases; `index` is -1 for non-finite values. */
 export function colourLut(data: readonly (readonly number[])[], kind: ValueKind): { lut: Uint8ClampedArray; index: (v: number) => number };
 /** A standalone SVG document (string). */

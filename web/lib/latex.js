@@ -4,7 +4,7 @@
 
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
 import { formatNumber, texNumber, texText } from './format.js';
-import { english, explanationWords, stepFormula } from './i18n.js';
+import { english, explanationWords, stepFormula, warningsIn } from './i18n.js';
 
 /**
  * A matrix as a TeX bmatrix with `decimals` places.
@@ -85,8 +85,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
     parts.push(`\\[ ${stepFormula(step, t).tex} \\]`);
     parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
-  // The core's warnings are English until the core speaks in message ids.
-  for (const w of trace.warnings ?? []) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
+  for (const w of warningsIn(trace, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
   return standalone ? latexDocument(body, title ?? t('export.solution.title')) : body + '\n';
 }
@@ -160,10 +159,10 @@ export function cellText(e, trace, { decimals = 4, t = english } = {}) {
 /** A vector as a one-row bmatrix (one entry per query of a tile, a token's output). */
 const rowLatex = (values, options) => matrixLatex([values], options);
 
-/** "token 2 (sat)": a token by its place, with its name when the caller gave one. */
-function tokenName(i, names, word) {
+/** "Token 2 (sat)": a token by its place (message `id`: its word), with its name when the caller gave one. */
+function tokenName(i, names, id, t) {
   const name = names?.[i];
-  return `${word} ${i + 1}${name ? ` (${texText(name)})` : ''}`;
+  return t(id, { n: String(i + 1), named: name ? 'yes' : 'no', name: name ? texText(name) : '' });
 }
 
 function checkResult(result, fn, keys, what) {
@@ -179,23 +178,25 @@ function checkResult(result, fn, keys, what) {
  * ({ tokensQ }), as narrate's. With `standalone`, a complete document.
  * @type {typeof import('./index.js').decodeLatex}
  */
-export function decodeLatex(
-  decoding,
-  { decimals = 4, max = 16, standalone = false, title = 'Decoding with a KV cache, token by token', labels = {} } = {},
-) {
+export function decodeLatex(decoding, { decimals = 4, max = 16, standalone = false, title, labels = {}, t = english } = {}) {
   checkResult(decoding, 'decodeLatex', ['steps', 'output', 'flops_cached', 'flops_full'], "engine.decode()'s result");
   const opts = { decimals, max };
   const heads = decoding.steps[0]?.weights.length ?? 1;
   const sup = (h) => (heads > 1 ? `^{(${h + 1})}` : '');
   const parts = [
-    `% ${decoding.steps.length} tokens, ${heads} head(s); multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`,
+    `% ${t('export.decode.summary', { tokens: String(decoding.steps.length), heads: String(heads), cached: String(decoding.flops_cached), full: String(decoding.flops_full) })}`,
   ];
   for (const s of decoding.steps) {
     const n = s.t + 1;
-    parts.push(
-      `\\paragraph{${tokenName(s.t, labels.tokensQ, 'Token')}} Its query reads the cache: ${s.cache_rows} key${s.cache_rows === 1 ? '' : 's'} and value${s.cache_rows === 1 ? '' : 's'} (${s.t} cached and its own). ` +
-        `The new row of scores $S = QK^\\top$ (before scaling) and of weights $A$${heads > 1 ? ' of each head' : ''}, and the token's output:`,
-    );
+    const reads = t('export.decode.reads', {
+      rows: s.cache_rows,
+      rowsText: String(s.cache_rows),
+      cached: String(s.t),
+      scores: '$S = QK^\\top$',
+      weights: '$A$',
+      multi: heads > 1 ? 'yes' : 'no',
+    });
+    parts.push(`\\paragraph{${tokenName(s.t, labels.tokensQ, 'export.decode.token', t)}} ${reads}`);
     // Row t of each head's scores (QKᵀ, before scaling) and weights: the one new row.
     const rows = [];
     for (let h = 0; h < heads; h++) {
@@ -205,16 +206,21 @@ export function decodeLatex(
     rows.push(`O_{${n},:} &= ${rowLatex(s.output, opts)}`);
     parts.push(`\\[ \\begin{aligned}\n${rows.join(' \\\\\n')}\n\\end{aligned} \\]`);
     parts.push(
-      `Multiply-adds: ${s.flops_cached} with the cache, ${s.flops_full} recomputing ${n === 1 ? 'token 1' : `tokens 1--${n}`} without it. ` +
-        `Largest difference from row ${n} of causal attention: $${texNumber(s.difference, decimals)}$.`,
+      t('export.decode.work', {
+        cached: String(s.flops_cached),
+        full: String(s.flops_full),
+        first: n === 1 ? 'yes' : 'no',
+        last: String(n),
+        difference: `$${texNumber(s.difference, decimals)}$`,
+      }),
     );
   }
-  parts.push('\\paragraph{Every token} The outputs, one row per token as causal attention gives them:');
+  parts.push(`\\paragraph{${t('export.decode.every')}} ${t('export.decode.outputs')}`);
   parts.push(`\\[ O = ${matrixLatex(decoding.output, opts)} \\]`);
-  parts.push(`Multiply-adds over all tokens: ${decoding.flops_cached} with the cache, ${decoding.flops_full} without.`);
-  for (const w of decoding.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
+  parts.push(t('export.decode.total', { cached: String(decoding.flops_cached), full: String(decoding.flops_full) }));
+  for (const w of warningsIn(decoding, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
-  return standalone ? latexDocument(body, title) : body + '\n';
+  return standalone ? latexDocument(body, title ?? t('export.decode.title')) : body + '\n';
 }
 
 /**
@@ -225,44 +231,71 @@ export function decodeLatex(
  * them (transposed in the columns layout, as the trace's steps are). `labels`: { tokensQ, tokensK }.
  * @type {typeof import('./index.js').tilesLatex}
  */
-export function tilesLatex(
-  tiles,
-  { decimals = 4, max = 16, standalone = false, title = 'FlashAttention, tile by tile', labels = {} } = {},
-) {
+export function tilesLatex(tiles, { decimals = 4, max = 16, standalone = false, title, labels = {}, t = english } = {}) {
   checkResult(tiles, 'tilesLatex', ['tiles', 'output', 'block_q', 'block_k', 'bytes_flash'], "engine.tiles()'s result");
   const opts = { decimals, max };
-  const heads = new Set(tiles.tiles.map((t) => t.head)).size;
-  const range = ([a, b], names, one, many) => (b - a === 1 ? tokenName(a, names, one) : `${many} ${a + 1}--${b}`);
+  const heads = new Set(tiles.tiles.map((x) => x.head)).size;
+  const range = ([a, b], names, one, many) =>
+    b - a === 1 ? tokenName(a, names, one, t) : t(many, { first: String(a + 1), last: String(b) });
   const precision = tiles.element_bytes === 4 ? 'float32' : 'float64';
+  const summary = {
+    blockQ: String(tiles.block_q),
+    blockK: String(tiles.block_k),
+    tiles: String(tiles.tiles.length),
+    visited: String(tiles.visited),
+    skipped: String(tiles.skipped),
+    precision,
+  };
+  const recurrence = t('export.tiles.recurrenceText', {
+    T: '$T$',
+    m: '$m$',
+    l: '$\\ell$',
+    O: '$\\tilde O$',
+    start: '$m = -\\infty$, $\\ell = 0$, $\\tilde O = 0$',
+  });
   const parts = [
-    `% B_r = ${tiles.block_q}, B_c = ${tiles.block_k}: ${tiles.tiles.length} tiles, ${tiles.visited} computed, ${tiles.skipped} skipped; ${precision}`,
-    "\\paragraph{The recurrence} Each tile $T$ of scores (as the softmax reads them) updates, for each of its queries, the running max $m$, the running sum $\\ell$ and the unnormalised output $\\tilde O$, from $m = -\\infty$, $\\ell = 0$, $\\tilde O = 0$ (rowmax and rowsum run over each query's keys in the tile):",
+    `% ${t('export.tiles.summary', summary)}`,
+    `\\paragraph{${t('export.tiles.recurrence')}} ${recurrence}`,
     "\\[ m' = \\max(m, \\operatorname{rowmax}(T)), \\quad \\ell' = e^{m - m'}\\ell + \\operatorname{rowsum}(e^{T - m'}), \\quad \\tilde O' = e^{m - m'}\\tilde O + e^{T - m'} V_j \\]",
   ];
-  tiles.tiles.forEach((t, i) => {
-    const where = `${heads > 1 ? `head ${t.head + 1}, ` : ''}${range(t.queries, labels.tokensQ, 'query', 'queries')} with ${range(t.keys, labels.tokensK, 'key', 'keys')}`;
-    parts.push(`\\paragraph{Tile ${i + 1} of ${tiles.tiles.length}} Query block ${t.q_block + 1}, key block ${t.k_block + 1}: ${where}.`);
-    if (t.skipped) {
-      parts.push('Every score of the tile is hidden ($-\\infty$): the algorithm skips it, with no work and no memory traffic.');
+  tiles.tiles.forEach((tile, i) => {
+    const where = t('export.tiles.where', {
+      multi: heads > 1 ? 'yes' : 'no',
+      head: String(tile.head + 1),
+      queries: range(tile.queries, labels.tokensQ, 'export.tiles.query', 'export.tiles.queries'),
+      keys: range(tile.keys, labels.tokensK, 'export.tiles.key', 'export.tiles.keys'),
+    });
+    const heading = t('export.tiles.tile', { n: String(i + 1), count: String(tiles.tiles.length) });
+    const blocks = t('export.tiles.blocks', { q: String(tile.q_block + 1), k: String(tile.k_block + 1), where });
+    parts.push(`\\paragraph{${heading}} ${blocks}`);
+    if (tile.skipped) {
+      parts.push(t('export.tiles.skipped', { inf: '$-\\infty$' }));
       return;
     }
-    parts.push(`\\[ T = ${matrixLatex(t.scores, opts)} \\]`);
-    parts.push('One entry per query of the tile:');
+    parts.push(`\\[ T = ${matrixLatex(tile.scores, opts)} \\]`);
+    parts.push(t('export.tiles.perQuery'));
     parts.push(
-      `\\[ \\begin{aligned}\nm &= ${rowLatex(t.m_before, opts)} & m' &= ${rowLatex(t.m_after, opts)} \\\\\n` +
-        `e^{m - m'} &= ${rowLatex(t.rescale, opts)} \\\\\n` +
-        `\\ell &= ${rowLatex(t.l_before, opts)} & \\ell' &= ${rowLatex(t.l_after, opts)}\n\\end{aligned} \\]`,
+      `\\[ \\begin{aligned}\nm &= ${rowLatex(tile.m_before, opts)} & m' &= ${rowLatex(tile.m_after, opts)} \\\\\n` +
+        `e^{m - m'} &= ${rowLatex(tile.rescale, opts)} \\\\\n` +
+        `\\ell &= ${rowLatex(tile.l_before, opts)} & \\ell' &= ${rowLatex(tile.l_after, opts)}\n\\end{aligned} \\]`,
     );
-    parts.push(`\\[ \\tilde O = ${matrixLatex(t.partial_before, opts)} \\qquad \\tilde O' = ${matrixLatex(t.partial_after, opts)} \\]`);
+    parts.push(
+      `\\[ \\tilde O = ${matrixLatex(tile.partial_before, opts)} \\qquad \\tilde O' = ${matrixLatex(tile.partial_after, opts)} \\]`,
+    );
   });
-  parts.push("\\paragraph{The output} After its last key block each query's output is $\\tilde O / \\ell$:");
+  parts.push(`\\paragraph{${t('export.tiles.output')}} ${t('export.tiles.outputText', { formula: '$\\tilde O / \\ell$' })}`);
   parts.push(`\\[ O = ${matrixLatex(tiles.output, opts)} \\]`);
   parts.push(
-    `Largest difference from the trace's output (\\texttt{run()}): $${texNumber(tiles.max_difference, decimals)}$. ` +
-      `Bytes moved between HBM and SRAM (${tiles.element_bytes} per number): the standard algorithm ${tiles.bytes_standard}, ` +
-      `these ${tiles.block_q} $\\times$ ${tiles.block_k} tiles ${tiles.bytes_flash}.`,
+    t('export.tiles.check', {
+      run: '\\texttt{run()}',
+      difference: `$${texNumber(tiles.max_difference, decimals)}$`,
+      bytes: String(tiles.element_bytes),
+      standard: String(tiles.bytes_standard),
+      blocks: `${tiles.block_q} $\\times$ ${tiles.block_k}`,
+      flash: String(tiles.bytes_flash),
+    }),
   );
-  for (const w of tiles.warnings ?? []) parts.push(`\\paragraph{Note} ${texText(w)}.`);
+  for (const w of warningsIn(tiles, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
   const body = parts.join('\n\n');
-  return standalone ? latexDocument(body, title) : body + '\n';
+  return standalone ? latexDocument(body, title ?? t('export.tiles.title')) : body + '\n';
 }

@@ -15,6 +15,7 @@
 //   { "kind": "text", "text": "..." }         free text: not checked, shown on reveal
 // Rows and columns count from 1, as the page labels them.
 import { formatNumber } from './format.js';
+import { english, stepTitle } from './i18n.js';
 import { ANSWER_KINDS, LESSON_FORMAT, LESSON_VERSION, check, lessonFileSchema, notesSchema } from './formats.js';
 
 // The format's schema (the notes, the file) is formats.js's; docs/formats.md describes it.
@@ -61,7 +62,13 @@ export function readLesson(json, where = 'lesson') {
   const { value, error } = check(lessonFileSchema, obj);
   if (error) throw new Error(`${where}: ${error}`);
   const tokens = value.tokens ? { q: value.tokens.q ?? [], k: value.tokens.k ?? value.tokens.q ?? [] } : null;
-  return { title: value.title ?? '', problem: value.problem, tokens, lesson: value.lesson ?? {} };
+  return {
+    title: value.title ?? '',
+    problem: value.problem,
+    tokens,
+    lesson: value.lesson ?? {},
+    ...(value.lang ? { lang: value.lang } : {}),
+  };
 }
 
 /**
@@ -99,9 +106,10 @@ export async function fetchLesson(url, { timeout = LESSON_TIMEOUT_MS } = {}) {
  * The JSON text of a lesson file.
  * @type {typeof import('./share.js').writeLesson}
  */
-export function writeLesson({ title, problem, tokens, lesson }) {
+export function writeLesson({ title, problem, tokens, lesson, lang }) {
   const out = { format: LESSON_FORMAT, version: LESSON_VERSION };
   if (title) out.title = title;
+  if (lang) out.lang = lang;
   out.problem = problem;
   if (tokens) out.tokens = tokens;
   out.lesson = lesson ?? {};
@@ -148,9 +156,10 @@ export function lessonTraceError(lesson, trace, where = 'lesson') {
  * Checks a student's answer to a note against the trace: { right, reason } with the reason in the
  * trace's numbers ("banana gets 0.7952 of sweet?'s weight"), or for free text { right: null,
  * reason: the teacher's answer }. `response` is a key index (kind "key") or a number (kind "number").
+ * The reason is in `t`'s language (English by default); its numbers are the code's, passed in as text.
  * @type {typeof import('./share.js').checkAnswer}
  */
-export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokensK = [], decimals = 4 } = {}) {
+export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokensK = [], decimals = 4, t = english } = {}) {
   const step = stepOfKey(trace, key);
   const f = (v) => formatNumber(v, decimals);
   const q = (r) => tokensQ[r] ?? `t${r + 1}`;
@@ -160,25 +169,25 @@ export function checkAnswer(trace, key, answer, response, { tokensQ = [], tokens
   if (answer.kind === 'key') {
     const row = weightsFor(trace, step).data[r];
     const best = row.reduce((b, v, j) => (v > row[b] ? j : b), 0);
-    const most = `${k(best)} gets ${f(row[best])} of ${q(r)}'s weight, the most of any key`;
-    if (response === best) return { right: true, reason: `Right: ${most}.` };
+    const most = { key: k(best), value: f(row[best]), query: q(r) };
+    if (response === best) return { right: true, reason: t('lesson.verdict.key-right', most) };
     const picked =
       Number.isInteger(response) && /** @type {number} */ (response) >= 0 && /** @type {number} */ (response) < row.length
-        ? `${k(response)} gets ${f(row[response])}; `
-        : '';
-    return { right: false, reason: `Not quite: ${picked}${most}.` };
+        ? { picked: k(/** @type {number} */ (response)), pickedValue: f(row[/** @type {number} */ (response)]) }
+        : { picked: '', pickedValue: '' };
+    return {
+      right: false,
+      reason: t(picked.picked ? 'lesson.verdict.key-wrong' : 'lesson.verdict.key-wrong-none', { ...most, ...picked }),
+    };
   }
   const c = answer.col - 1;
   const value = step.data[r][c];
-  const cell = `${step.title} at row ${q(r)}, column ${step.axes[1] === 'keys' ? k(c) : c + 1} is ${f(value)}`;
+  const cell = { title: stepTitle(step, t), row: q(r), column: step.axes[1] === 'keys' ? k(c) : String(c + 1), value: f(value) };
   const guess = Number(response);
-  if (!Number.isFinite(guess)) return { right: false, reason: `That is not a number. ${cell}.` };
+  if (!Number.isFinite(guess)) return { right: false, reason: t('lesson.verdict.not-number', cell) };
   const off = Math.abs(guess - value);
-  const within = answer.tolerance > 0 ? ` (within ± ${answer.tolerance})` : '';
+  const said = { ...cell, guess: String(guess), tolerance: answer.tolerance > 0 ? String(answer.tolerance) : 'none' };
   return off <= answer.tolerance
-    ? { right: true, reason: `Right: ${cell}; you said ${guess}${within}.` }
-    : {
-        right: false,
-        reason: `Not quite: ${cell}; you said ${guess}, ${f(off)} away${within ? `, more than ± ${answer.tolerance}` : ''}.`,
-      };
+    ? { right: true, reason: t('lesson.verdict.number-right', said) }
+    : { right: false, reason: t('lesson.verdict.number-wrong', { ...said, off: f(off) }) };
 }

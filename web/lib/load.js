@@ -130,7 +130,7 @@ export function moduleGuard(wasm, reload) {
 // ---- the wire table (cpp/wire.h) ------------------------------------------------------------------
 
 /** The wire version this JS speaks (cpp/wire.h kVersion). */
-const WIRE_VERSION = 9;
+const WIRE_VERSION = 10;
 
 /**
  * The module's wire table from `module[name]()` (_wireLayout: the whole table; _fastWireLayout:

@@ -48,7 +48,8 @@ export interface LessonNote {
 }
 /** Notes keyed by step ("weights:0"; head -1 for a step without heads): the page state's `lesson`. */
 export type LessonNotes = Record<string, LessonNote>;
-export interface Lesson { title: string; problem: Problem; tokens: { q: string[]; k: string[] } | null; lesson: LessonNotes }
+/** `lang`: the language the lesson is written in (a catalogue's code, i18n.js LANGUAGES), when it says. */
+export interface Lesson { title: string; problem: Problem; tokens: { q: string[]; k: string[] } | null; lesson: LessonNotes; lang?: string }
 export const LESSON_FORMAT: string;
 export const LESSON_VERSION: number;
 /** How long fetchLesson waits for an answer, in ms. */
@@ -61,12 +62,12 @@ export function checkNotes(notes: unknown, where?: string): LessonNotes;
 export function fetchLesson(url: string, options?: { timeout?: number }): Promise<string>;
 export function readLesson(json: string | unknown, where?: string): Lesson;
 /** The JSON text of a lesson file. */
-export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes }): string;
+export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes; lang?: string }): string;
 /** Why notes do not fit a trace (unknown step, row or column out of range), or null. */
 export function lessonTraceError(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): string | null;
 /** Checks a student's answer against the trace's numbers: right (null for free text) and the reason. */
 export function checkAnswer(trace: import('./index.js').Trace, key: string, answer: NonNullable<LessonNote['answer']>, response: number | string | null,
-  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number }): { right: boolean | null; reason: string };
+  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number; t?: import('./playground.js').Translator }): { right: boolean | null; reason: string };
 export function usableAnswer(answer: unknown): LessonNote['answer'] | null;
 export function stepOfKey(trace: import('./index.js').Trace, key: string): import('./index.js').Step | undefined;
 

@@ -2,7 +2,8 @@
 // page's step cards, its weights at a glance and <attention-explorer> draw with, so a number, its
 // colour and a hidden key's grey read the same in each. Each brings its own stylesheet and
 // attributes (the page's cells take the focus, its token names can be renamed).
-import { colourLegend, colourScale } from './colours.js';
+import { colourLegend, colourScale, legendScale } from './colours.js';
+import { english } from './i18n.js';
 import { formatNumber } from './format.js';
 import { html } from './html.js';
 
@@ -78,11 +79,15 @@ export function stepTableHtml(
 }
 
 /**
- * A step's colour bar: its meaning in words ("weight, 0 to 1", "signed, ±max"), its two ends.
+ * A step's colour bar: its meaning in words ("weight, 0 to 1", "signed, ±max": the catalogue's
+ * export.legend.<scale>, in `t`'s language, English by default), its two ends.
+ * @param {{ data: number[][], kind?: import('./index.js').ValueKind }} step
+ * @param {import('./playground.js').Translator} [t]
  * @returns {Html}
  */
-export function legendHtml(step) {
-  const { meaning, lo, hi, colours } = colourLegend(step.data, step.kind);
+export function legendHtml(step, t = english) {
+  const { lo, hi, colours } = colourLegend(step.data, step.kind);
+  const meaning = t(`export.legend.${legendScale(step.kind)}`);
   const end = (v) => (lo < 0 && v > 0 ? '+' : '') + formatNumber(v, 2, { fixedZero: true });
   return html`<div class="legend" aria-hidden="true"><span class="scale-meaning">${meaning}:</span> <span>${end(lo)}</span> <span class="ramp" style="background:linear-gradient(90deg, ${colours.join(', ')})"></span> <span>${end(hi)}</span></div>`;
 }

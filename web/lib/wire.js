@@ -5,6 +5,7 @@
 import { english, fillFormula } from './i18n.js';
 import { indexOf } from './load.js';
 import en from './locales/en.json' with { type: 'json' };
+import { english } from './i18n.js';
 
 /**
  * A step's English caption from its message id ("step.scaled" -> "Scaled scores"): the core names
@@ -101,6 +102,14 @@ export function problemWire(layout) {
 }
 
 // ---- the trace -------------------------------------------------------------------------------------
+
+/** A message as the wire carries it ({ id, params: [name, value, ...] }) -> { id, values }. */
+function messageOf({ id, params }) {
+  /** @type {Record<string, string>} */
+  const values = {};
+  for (let k = 0; k < params.length; k += 2) values[params[k]] = params[k + 1];
+  return { id, values };
+}
 
 const utf8Decoder = new TextDecoder();
 
@@ -260,6 +269,12 @@ export function traceReader(layout) {
           const before = old?.[f.name];
           v = new Array(numbers[at++]);
           for (let k = 0; k < v.length; k++) v[k] = readRecord(f.record, Array.isArray(before) ? before[k] : undefined);
+          if (f.name === 'warnings') {
+            // The core names each warning (cpp/attention.h Message): the API's `warnings` are their
+            // English, `warning_messages` the messages for a view in another language.
+            out.warning_messages = v.map(messageOf);
+            v = out.warning_messages.map((m) => english.message(m));
+          }
           break;
         }
         case 13:

@@ -6,6 +6,8 @@ import { hiddenStepIds, resultParts, store } from './store.js';
 import { decimalsOf, tokenLists, traceCounts } from './state.js';
 import { renderSteps } from './steps.js';
 import { html } from 'attention-explorer/html';
+import { warningsIn } from 'attention-explorer/i18n';
+import { t } from './language.js';
 
 /** What the step views need besides the trace: token names, decimals, what is hidden or folded. */
 function stepContext(trace) {
@@ -39,7 +41,7 @@ function renderStepCards() {
   }
   result.ctx = stepContext(result.trace);
   result.steps = renderSteps(list, result.trace, result.ctx);
-  const warnings = result.trace.warnings ?? [];
+  const warnings = warningsIn(result.trace, t);
   writeHtml($('warnings'), html`${warnings.map((w) => html`<p class="warning">⚠ ${w}</p>`)}`);
 }
 

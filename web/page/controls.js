@@ -1,6 +1,7 @@
 // The problem panel: the example picker, mode, options and token names, kept in step with the state.
 import { findPreset, formatNumber, presets } from 'attention-explorer';
 import { stateInputs } from 'attention-explorer/share';
+import { exampleWords } from 'attention-explorer/i18n';
 import { $, app } from './app.js';
 import { VECTOR_INPUTS, decimalsOf, defaultState } from './state.js';
 import { HEAD_WEIGHTS, layoutEditors, randomMatrix, renderGrids, setEditorValue } from './inputs.js';
@@ -21,7 +22,7 @@ export function fillPresetSelect() {
   const ordered = [findPreset(DEFAULT_PRESET), ...presets.filter((p) => p.id !== DEFAULT_PRESET)];
   setHtml(
     $('preset'),
-    html`${ordered.map((p) => html`<option value="${p.id}">${p.title}</option>`)}<option value="">${t('explorer.preset.own')}</option>`,
+    html`${ordered.map((p) => html`<option value="${p.id}">${exampleWords(p, t).title}</option>`)}<option value="">${t('explorer.preset.own')}</option>`,
   );
 }
 
@@ -37,7 +38,7 @@ function showPresetSource() {
   const src = p.url ? html`<a href="${p.url}" rel="noopener">${p.source}</a>` : p.source;
   setHtml(
     el,
-    html`${rich('explorer.preset.from', { source: src, note: p.note ? ` ${p.note}` : '', edited: state.edited ? 'yes' : 'no' })}`,
+    html`${rich('explorer.preset.from', { source: src, note: p.note ? ` ${exampleWords(p, t).note}` : '', edited: state.edited ? 'yes' : 'no' })}`,
   );
   showLessonExample(p, state.edited, state.title);
 }
@@ -56,12 +57,13 @@ function showLessonExample(p, edited, title) {
     el.textContent = t('explorer.preset.yourOwn');
     return;
   }
+  const words = exampleWords(p, t);
   setHtml(
     el,
     html`${rich('explorer.preset.example', {
-      title: p.title,
+      title: words.title,
       edited: edited ? 'yes' : 'no',
-      note: p.id === DEFAULT_PRESET && p.note ? `. ${p.note}` : '',
+      note: p.id === DEFAULT_PRESET && words.note ? `. ${words.note}` : '',
     })}`,
   );
 }

@@ -109,7 +109,25 @@ export async function openLessonUrl(address) {
   } finally {
     showLessonLoading(null);
   }
+  // A lesson written in a language ("lang") opens in it when the reader chose none (?lang=): the
+  // page reloads in that language, as the language menu does (?lesson= and the hash are kept).
+  const lang = lessonLanguage(text);
+  if (lang && lang !== t.lang && !new URLSearchParams(location.search).has('lang')) {
+    const next = new URL(location.href);
+    next.searchParams.set('lang', lang);
+    location.replace(next.href);
+    return new Promise(() => {}); // the page is replaced
+  }
   return openLesson(text, url.href);
+}
+
+/** The language a lesson's text says it is written in, or null (one that does not read: openLesson says why). */
+function lessonLanguage(text) {
+  try {
+    return readLesson(text).lang ?? null;
+  } catch {
+    return null;
+  }
 }
 
 async function openFile(file) {

@@ -68,7 +68,7 @@ function walkExport(format) {
   if (!exports || !view || view.error) throw new Error(t('explorer.practice.nothingToExport'));
   const { ctx } = app.result;
   const latex = (standalone) =>
-    exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK } });
+    exports.latex(view, { decimals: ctx.decimals, standalone, labels: { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK }, t });
   switch (format) {
     case 'copy-latex':
       return { text: latex(false) };

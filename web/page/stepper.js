@@ -211,7 +211,7 @@ function checkStudent(e) {
     $('answer-number').setCustomValidity(response && Number.isFinite(Number(response)) ? '' : t('explorer.stepper.typeNumber'));
     if (!$('answer-number').reportValidity()) return;
   }
-  const verdict = checkAnswer(trace, key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals });
+  const verdict = checkAnswer(trace, key, answer, response, { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, decimals: ctx.decimals, t });
   if (answer.kind === 'text') {
     const theirs = $('answer-text').value.trim();
     verdict.reason = t('explorer.stepper.theAnswer', { reason: verdict.reason, said: theirs ? 'yes' : 'no', theirs });

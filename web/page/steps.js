@@ -222,7 +222,7 @@ function ticksHtml(names, axis) {
 
 export function heatmapHtml(step, labels) {
   const [nr, nc] = step.shape;
-  const values = { step: t(step.title_id), rows: String(nr), rowTitle: labels.rowTitle, cols: String(nc), colTitle: labels.colTitle };
+  const values = { step: stepTitle(step, t), rows: String(nr), rowTitle: labels.rowTitle, cols: String(nc), colTitle: labels.colTitle };
   return html`<div class="heatmap" data-key="${stepKey(step)}">
     <p class="hint">${t('explorer.heatmap.hint', values)}</p>
     <div class="heatmap-box"><canvas tabindex="0" width="${nc}" height="${nr}" role="img"
@@ -370,7 +370,7 @@ export function renderSteps(container, trace, ctx) {
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
         ${step.id === 'mask' && html`<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>`}
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>
-        <div class="legend-box">${legendHtml(step)}</div>
+        <div class="legend-box">${legendHtml(step, t)}</div>
       </div>
     </article>`;
     groups.at(-1).cards.push(card);
@@ -426,7 +426,7 @@ function patchSteps(container, trace, ctx, cards) {
     const card = container.querySelector(`article[data-key="${stepKey(step)}"]`);
     if (!card) return false;
     writeInCard(card.querySelector('.facts-box'), factsHtml(step, trace, ctx));
-    writeInCard(card.querySelector('.legend-box'), legendHtml(step));
+    writeInCard(card.querySelector('.legend-box'), legendHtml(step, t));
     if (step.id === 'mask') writeInCard(card.querySelector('.mask-parts-box'), maskPartsHtml(step, trace, ctx, axisLabels(step, ctx)));
     const canvas = card.querySelector('.heatmap canvas');
     if (canvas) {

@@ -5,7 +5,8 @@ import { html } from 'attention-explorer/html';
 import { fmt, quoteToken } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, names, plain, walkState } from './walk.js';
-import { t } from '../language.js';
+import { rich, t } from '../language.js';
+import { stepTitle } from 'attention-explorer/i18n';
 
 export const title = 'explorer.practice.decode.title';
 
@@ -39,34 +40,39 @@ export function body(view) {
   const pick = (id) => trace.steps.find((x) => x.id === id && x.head === 0);
   const K = cacheSlice(pick('K_rot') ?? pick('K'), s.t);
   const V = cacheSlice(pick('V'), s.t);
-  const headNames = Array.from({ length: heads }, (_, h) => `head ${h + 1}`);
+  const headNames = Array.from({ length: heads }, (_, h) => t('explorer.card.head', { head: String(h + 1) }));
   const keys = names(ctx.tokensK, 0, s.cache_rows, 't');
   const upTo = decoding.steps.slice(0, walk.index + 1);
   const sum = (key) => upTo.reduce((a, x) => a + x[key], 0);
-  const kvNote = heads > 1 ? ' (head 1’s key/value head)' : '';
+  const shared = heads > 1 ? 'yes' : 'no';
   // Decoding assumes one sequence attending to itself, causally: say so where the page's problem
   // differs (not causal, or keys named apart from the queries), so its numbers are not a surprise.
   const problem = app.result.problem ?? {};
   const causal = Boolean(problem.options?.causal);
   const ownKey = (ctx.tokensK ?? []).some((k, i) => k !== ctx.tokensQ?.[i]);
   const query = ctx.tokensQ[s.t] === undefined ? `t${s.t + 1}` : quoteToken(ctx.tokensQ[s.t]);
-  const own = ownKey && ` (here key t is token t’s own key: ${quoteToken(keys[s.t] ?? '')} for ${query})`;
-  const note = html`<p class="pr-note" id="pr-decode-note">Decoding generates one sequence token by token, so it is always causal self-attention: token t’s query reads the keys and values of tokens 1 to t, its own included${own}.${
-    !causal && ' Your problem is not causal: its weights let every query read every key, so they differ from these.'
-  }</p>`;
+  const note = html`<p class="pr-note" id="pr-decode-note">${t('explorer.practice.decode.note', {
+    own: ownKey ? 'yes' : 'no',
+    key: quoteToken(keys[s.t] ?? ''),
+    query,
+    causal: causal ? 'yes' : 'no',
+  })}</p>`;
+  const head = t('explorer.practice.axis.head');
+  const key = t('explorer.axis.key');
+  const difference = { strong: (chunks) => html`<strong id="pr-difference">${chunks}</strong>` };
   return html`${note}<div class="pr-row">
-    ${matrixBox(K, axisLabels(K, ctx), ctx, `The cache: ${K.title}${kvNote}, ${s.t} cached + 1 new`, 'pr-cache')}
-    ${matrixBox(V, axisLabels(V, ctx), ctx, `The cache: ${V.title}${kvNote}`, 'pr-cache')}
+    ${matrixBox(K, axisLabels(K, ctx), ctx, t('explorer.practice.decode.cacheK', { step: stepTitle(K, t), shared, cached: String(s.t) }), 'pr-cache')}
+    ${matrixBox(V, axisLabels(V, ctx), ctx, t('explorer.practice.decode.cacheV', { step: stepTitle(V, t), shared }), 'pr-cache')}
   </div><div class="pr-row">
-    ${matrixBox(plain('decode-scores', s.scores, 'signed', 'New scores'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of scores QKᵀ (before scaling)')}
-    ${matrixBox(plain('decode-weights', s.weights, 'probability', 'New weights'), grid(headNames, keys, 'head', 'key'), ctx, 'The new row of weights')}
-    ${matrixBox(plain('decode-output', [s.output], 'signed', 'Its output'), grid([ctx.tokensQ[s.t] ?? `t${s.t + 1}`], features(s.output.length), 'token', 'dim'), ctx, 'Its output')}
+    ${matrixBox(plain('decode-scores', s.scores, 'signed', t('explorer.practice.decode.scoresTitle')), grid(headNames, keys, head, key), ctx, t('explorer.practice.decode.scores'))}
+    ${matrixBox(plain('decode-weights', s.weights, 'probability', t('explorer.practice.decode.weightsTitle')), grid(headNames, keys, head, key), ctx, t('explorer.practice.decode.weights'))}
+    ${matrixBox(plain('decode-output', [s.output], 'signed', t('explorer.practice.decode.output')), grid([ctx.tokensQ[s.t] ?? `t${s.t + 1}`], features(s.output.length), t('explorer.axis.token'), t('explorer.axis.dim')), ctx, t('explorer.practice.decode.output'))}
   </div>
-  <table class="pr-work"><caption>Multiply-adds</caption><thead><tr><th></th><th scope="col">with the cache</th><th scope="col">without (recomputed)</th></tr></thead><tbody>
-    <tr><th scope="row">this token</th><td id="pr-flops-cached">${s.flops_cached}</td><td id="pr-flops-full">${s.flops_full}</td></tr>
-    <tr><th scope="row">tokens 1–${s.t + 1}</th><td id="pr-flops-cached-sum">${sum('flops_cached')}</td><td id="pr-flops-full-sum">${sum('flops_full')}</td></tr>
+  <table class="pr-work"><caption>${t('explorer.practice.decode.work')}</caption><thead><tr><th></th><th scope="col">${t('explorer.practice.decode.cached')}</th><th scope="col">${t('explorer.practice.decode.full')}</th></tr></thead><tbody>
+    <tr><th scope="row">${t('explorer.practice.decode.thisToken')}</th><td id="pr-flops-cached">${s.flops_cached}</td><td id="pr-flops-full">${s.flops_full}</td></tr>
+    <tr><th scope="row">${t('explorer.practice.decode.soFar', { last: String(s.t + 1) })}</th><td id="pr-flops-cached-sum">${sum('flops_cached')}</td><td id="pr-flops-full-sum">${sum('flops_full')}</td></tr>
   </tbody></table>
-  <p class="pr-check">Row ${s.t + 1} of full causal attention (engine.run with causal): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
+  <p class="pr-check">${rich('explorer.practice.decode.check', { row: String(s.t + 1), difference: fmt(s.difference, ctx.decimals), ...difference })}</p>`;
 }
 
 export const exporters = {

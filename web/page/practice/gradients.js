@@ -5,7 +5,7 @@ import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { explanationHtml } from '../explain.js';
 import { html, setHtml } from 'attention-explorer/html';
-import { stepFormula } from 'attention-explorer/i18n';
+import { stepFormula, stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
@@ -50,9 +50,12 @@ export function body(view) {
   const step = gradients.steps[index];
   const gctx = { ...ctx, steps: gradients.steps };
   const head =
-    step.head != null && step.head >= 0 && gradients.meta.heads > 1 && html` <span class="head-tag">head ${step.head + 1}</span>`;
+    step.head != null &&
+    step.head >= 0 &&
+    gradients.meta.heads > 1 &&
+    html` <span class="head-tag">${t('explorer.card.head', { head: String(step.head + 1) })}</span>`;
   return html`<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
-    <header class="step-head"><h3>${step.title}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
+    <header class="step-head"><h3>${stepTitle(step, t)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
     <div class="formula">${mathHtml(stepFormula(step, t).tex, true)}</div>
     <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
   </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
@@ -73,10 +76,10 @@ export function controls(view) {
     (row, r) =>
       html`<tr>${row.map(
         (v, c) =>
-          html`<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="dO row ${r + 1}, column ${c + 1}"></td>`,
+          html`<td><input class="pr-do-cell" id="pr-do-${r}-${c}" data-r="${r}" data-c="${c}" size="4" value="${v}" aria-label="${t('explorer.practice.gradients.cell', { row: String(r + 1), column: String(c + 1) })}"></td>`,
       )}</tr>`,
   );
-  return html`<p class="pr-do-caption" id="pr-do-caption">dO, the loss’s gradient at the output (default all ones): type to change it</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>${rows}</tbody></table><button type="button" id="pr-do-ones">All ones</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
+  return html`<p class="pr-do-caption" id="pr-do-caption">${t('explorer.practice.gradients.dO')}</p><table class="pr-do" aria-labelledby="pr-do-caption"><tbody>${rows}</tbody></table><button type="button" id="pr-do-ones">${t('explorer.practice.gradients.ones')}</button><p id="pr-do-error" class="error" role="alert" hidden></p>`;
 }
 
 export function controlsKey() {
@@ -140,7 +143,7 @@ async function readDO() {
 
 export const exporters = {
   file: 'attention-gradients',
-  latex: (view, opts) => solutionLatex(app.result.problem, view.gradients, { ...opts, title: 'The backward pass, step by step' }),
+  latex: (view, opts) => solutionLatex(app.result.problem, view.gradients, { ...opts, title: t('explorer.practice.gradients.latexTitle') }),
   csv: (view) => traceCsv(view.gradients),
   json: (view) => traceJson(view.gradients),
   numpy: (view) => numpyScript(app.result.problem, view.gradients, { gradients: true, recipe: app.state.recipe || undefined }),

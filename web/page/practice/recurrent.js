@@ -2,9 +2,10 @@
 // beside the parallel form's, and each form's cost (a Walkthrough, walk.js).
 import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
+import { warningsIn } from 'attention-explorer/i18n';
 import { fmt } from '../format.js';
 import { features, grid, matrixBox, names, plain, restart, walkState } from './walk.js';
-import { t } from '../language.js';
+import { rich, t } from '../language.js';
 
 export const title = 'explorer.practice.recurrent.title';
 
@@ -32,15 +33,18 @@ function recurrentSentence(recurrent, index, labels) {
   if (!s) {
     const softmax = recurrent.costs.find((c) => c.form === 'softmax');
     const form = recurrent.costs.find((c) => c.form === (recurrent.chunk ? 'chunked' : 'recurrent'));
-    return `Softmax attention keeps ${softmax.state} numbers (its KV cache grows with every token); the ${form.form} form keeps ${form.state}, whatever the length.`;
+    return t('explorer.practice.recurrent.kept', { softmax: String(softmax.state), form: form.form, state: String(form.state) });
   }
   const [first, end] = s.tokens;
-  const who = end - first > 1 ? `Tokens ${first + 1}–${end}` : `${labels.tokensQ[first] ?? `t${first + 1}`}`;
-  const head = recurrent.steps.some((x) => x.head > 0) ? ` (head ${s.head + 1})` : '';
-  return (
-    `${who}${head}: the state S, faded by γ, adds φ(k)vᵀ${end - first > 1 ? ' for each token of the chunk' : ''}, and φ(q) reads the output from it, ` +
-    `${s.difference === 0 ? 'exactly' : 'up to rounding'} the parallel form’s row.`
-  );
+  return t('explorer.practice.recurrent.sentence', {
+    many: end - first > 1 ? 'yes' : 'no',
+    first: String(first + 1),
+    last: String(end),
+    token: labels.tokensQ[first] ?? `t${first + 1}`,
+    multi: recurrent.steps.some((x) => x.head > 0) ? 'yes' : 'no',
+    head: String(s.head + 1),
+    exact: s.difference === 0 ? 'yes' : 'no',
+  });
 }
 
 /** A list of numbers as one row of a step-like object. */
@@ -50,36 +54,53 @@ export function body(view) {
   const { recurrent } = view;
   const { ctx } = app.result;
   const n = recurrent.steps.length;
+  const sup = (chunks) => html`<sup>${chunks}</sup>`;
+  const difference = { strong: (chunks) => html`<strong id="pr-difference">${chunks}</strong>` };
+  const [token, dim] = ['token', 'dim'].map((axis) => t(`explorer.axis.${axis}`));
+  const featureK = t('explorer.practice.recurrent.featureK');
   let position;
   if (walkState().index < n) {
     const s = recurrent.steps[walkState().index];
     const [first, end] = s.tokens;
+    const many = end - first > 1 ? 'yes' : 'no';
     const tokens = names(ctx.tokensQ, first, end, 't');
     const S = plain('recurrent-state', s.state);
-    const stateCaption = html`The state S after ${end - first > 1 ? `tokens ${first + 1}–${end}` : `token ${first + 1}`}${recurrent.steps.some((x) => x.head > 0) && `, head ${s.head + 1}`}: Σ γ<sup>distance</sup> φ(k) vᵀ`;
+    const stateCaption = t('explorer.practice.recurrent.state', {
+      many,
+      first: String(first + 1),
+      last: String(end),
+      multi: recurrent.steps.some((x) => x.head > 0) ? 'yes' : 'no',
+      head: String(s.head + 1),
+      sup,
+    });
     position = html`<div class="pr-row">
-      ${matrixBox(S, grid(features(s.state.length), features(s.state[0]?.length ?? 0), 'φ(k) feature', 'value feature'), ctx, stateCaption, 'pr-state')}
-      ${s.z.length > 0 && matrixBox(rowOf('recurrent-z', s.z), grid(['z'], features(s.z.length), '', 'φ(k) feature'), ctx, html`z: Σ γ<sup>distance</sup> φ(k), the normalizer’s state`)}
+      ${matrixBox(S, grid(features(s.state.length), features(s.state[0]?.length ?? 0), featureK, t('explorer.practice.recurrent.featureV')), ctx, stateCaption, 'pr-state')}
+      ${s.z.length > 0 && matrixBox(rowOf('recurrent-z', s.z), grid(['z'], features(s.z.length), '', featureK), ctx, t('explorer.practice.recurrent.z', { sup }))}
     </div><div class="pr-row">
-      ${s.intra.length > 0 && matrixBox(plain('recurrent-intra', s.intra), grid(tokens, features(s.intra[0].length), 'token', 'dim'), ctx, 'From inside the chunk (its own causal linear attention)')}
-      ${s.inter.length > 0 && matrixBox(plain('recurrent-inter', s.inter), grid(tokens, features(s.inter[0].length), 'token', 'dim'), ctx, 'From the state carried in')}
-      ${matrixBox(plain('recurrent-output', s.output), grid(tokens, features(s.output[0]?.length ?? 0), 'token', 'dim'), ctx, 'Output row' + (end - first > 1 ? 's' : '') + ': φ(q)ᵀS / φ(q)ᵀz')}
+      ${s.intra.length > 0 && matrixBox(plain('recurrent-intra', s.intra), grid(tokens, features(s.intra[0].length), token, dim), ctx, t('explorer.practice.recurrent.intra'))}
+      ${s.inter.length > 0 && matrixBox(plain('recurrent-inter', s.inter), grid(tokens, features(s.inter[0].length), token, dim), ctx, t('explorer.practice.recurrent.inter'))}
+      ${matrixBox(plain('recurrent-output', s.output), grid(tokens, features(s.output[0]?.length ?? 0), token, dim), ctx, t('explorer.practice.recurrent.output', { many }))}
     </div>
-    <p class="pr-check">The parallel form’s row${end - first > 1 && 's'} (engine.run): largest difference <strong id="pr-difference">${fmt(s.difference, ctx.decimals)}</strong>.</p>`;
+    <p class="pr-check">${rich('explorer.practice.recurrent.check', { many, difference: fmt(s.difference, ctx.decimals), ...difference })}</p>`;
   } else {
-    position = html`<p class="pr-check">Every token: the ${recurrent.chunk ? `chunked form (chunks of ${recurrent.chunk})` : 'recurrent form'} against the parallel form, largest difference <strong id="pr-difference">${fmt(recurrent.max_difference, ctx.decimals)}</strong>.</p>`;
+    position = html`<p class="pr-check">${rich('explorer.practice.recurrent.checkAll', {
+      chunked: recurrent.chunk ? 'yes' : 'no',
+      chunk: String(recurrent.chunk),
+      difference: fmt(recurrent.max_difference, ctx.decimals),
+      ...difference,
+    })}</p>`;
   }
   const costs = recurrent.costs.map(
     (c) =>
-      html`<tr data-form="${c.form}"><th scope="row">${c.form === 'softmax' ? 'softmax attention (KV cache)' : c.form}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`,
+      html`<tr data-form="${c.form}"><th scope="row">${t('explorer.practice.recurrent.form', { form: c.form })}</th><td>${c.multiply_adds}</td><td>${c.state}</td></tr>`,
   );
-  const warning = recurrent.warnings.length > 0 && html`<p class="warning">⚠ ${recurrent.warnings.join(' ')}</p>`;
-  return html`${position}<table class="pr-work" id="pr-costs"><caption>Each form’s cost on this problem</caption><thead><tr><th></th><th scope="col">multiply-adds</th><th scope="col">numbers kept</th></tr></thead><tbody>${costs}</tbody></table>${warning}`;
+  const warning = recurrent.warnings.length > 0 && html`<p class="warning">⚠ ${warningsIn(recurrent, t).join(' ')}</p>`;
+  return html`${position}<table class="pr-work" id="pr-costs"><caption>${t('explorer.practice.recurrent.costs')}</caption><thead><tr><th></th><th scope="col">${t('explorer.practice.recurrent.multiplyAdds')}</th><th scope="col">${t('explorer.practice.recurrent.numbersKept')}</th></tr></thead><tbody>${costs}</tbody></table>${warning}`;
 }
 
 export function controls(view) {
-  return html`<label for="pr-chunk">Chunk size</label> <input id="pr-chunk" type="number" min="1" step="1" size="3" placeholder="1" value="${walkState().chunk ?? ''}">
-      <p class="hint">Empty: token by token (the recurrent form). A size C: the chunked form, C tokens at a time in parallel plus the state carried from the chunks before. It needs causal linear attention (Options, “Attention variants”).</p>`;
+  return html`<label for="pr-chunk">${t('explorer.practice.recurrent.chunk')}</label> <input id="pr-chunk" type="number" min="1" step="1" size="3" placeholder="1" value="${walkState().chunk ?? ''}">
+      <p class="hint">${t('explorer.practice.recurrent.hint')}</p>`;
 }
 
 export function bind() {

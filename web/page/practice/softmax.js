@@ -3,9 +3,10 @@ import { narrateOnlineSoftmax } from 'attention-explorer';
 import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { html } from 'attention-explorer/html';
+import { warningsIn } from 'attention-explorer/i18n';
 import { store } from '../store.js';
 import { recordTable, restart, walkState } from './walk.js';
-import { t } from '../language.js';
+import { rich, t } from '../language.js';
 
 export const title = 'explorer.practice.softmax.title';
 
@@ -21,7 +22,7 @@ export function compute(engine, result) {
   const { trace } = result;
   const row = walk.row === null ? firstScoresRow(trace) : engine.parseMatrix(walk.row, 'row');
   const values = walk.row === null ? row : row.length === 1 ? row[0] : null;
-  if (!values) throw new Error(`row: one row of numbers expected, got ${row.length} rows`);
+  if (!values) throw new Error(t('explorer.practice.softmax.oneRow', { rows: row.length, rowsText: String(row.length) }));
   const settings = { subtractMax: walk.subtractMax, precision: walk.precision ?? trace.meta.precision };
   const softmax = engine.onlineSoftmax(values, settings);
   return { softmax, settings, positions: softmax.steps.length + 1 };
@@ -43,17 +44,18 @@ export function body(view) {
   const i = walkState().index;
   const n = softmax.steps.length;
   const shown = (key) => softmax.steps.map((s, j) => (j <= i ? s[key] : undefined));
+  const sup = (chunks) => html`<sup>${chunks}</sup>`;
   const rows = [
     { name: 'x', id: 'x', values: softmax.steps.map((s) => s.x) },
-    { name: 'running max m', id: 'm', values: shown('m_after') },
-    { name: html`rescale e<sup>m − m′</sup>`, id: 'rescale', values: shown('rescale') },
-    { name: 'running sum ℓ', id: 'l', values: shown('l_after') },
+    { name: t('explorer.practice.softmax.max'), id: 'm', values: shown('m_after') },
+    { name: t('explorer.practice.softmax.rescale', { sup }), id: 'rescale', values: shown('rescale') },
+    { name: t('explorer.practice.softmax.sum'), id: 'l', values: shown('l_after') },
   ];
-  if (i >= n) rows.push({ name: html`weight e<sup>x − m</sup> / ℓ`, id: 'weight', values: softmax.weights });
-  const warn = i >= n && softmax.warnings.length > 0 && html`<p class="warning" id="pr-overflow">⚠ ${softmax.warnings.join(' ')}</p>`;
+  if (i >= n) rows.push({ name: t('explorer.practice.softmax.weight', { sup }), id: 'weight', values: softmax.weights });
+  const warn = i >= n && softmax.warnings.length > 0 && html`<p class="warning" id="pr-overflow">⚠ ${warningsIn(softmax, t).join(' ')}</p>`;
   const table = recordTable(
-    `Entry by entry, ${view.settings.subtractMax ? 'subtracting' : 'not subtracting'} the running max, in ${view.settings.precision}`,
-    softmax.steps.map((s) => `entry ${s.j + 1}`),
+    t('explorer.practice.softmax.caption', { subtract: view.settings.subtractMax ? 'yes' : 'no', precision: view.settings.precision }),
+    softmax.steps.map((s) => t('explorer.practice.softmax.column', { n: String(s.j + 1) })),
     rows,
     i < n ? i : -1,
   );
@@ -64,11 +66,11 @@ export function controls(view) {
   const walk = walkState();
   const { trace } = app.result;
   const precision = walk.precision ?? trace.meta.precision;
-  return html`<label for="pr-row">Row</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="the problem’s first row of scores" value="${walk.row ?? ''}">
-      <button type="button" id="pr-row-reset">The problem’s row</button>
-      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax && ' checked'}> Subtract the running max</label>
-      <label for="pr-precision">in</label> <select id="pr-precision"><option value="float64"${precision === 'float64' && ' selected'}>float64</option><option value="float32"${precision === 'float32' && ' selected'}>float32</option></select>
-      <p class="hint">Type your own row (e.g. <code>1 100 3</code>); switch the max off in float32 and a score above 88.7 overflows.</p>`;
+  return html`<label for="pr-row">${t('explorer.practice.softmax.row')}</label> <input id="pr-row" type="text" size="28" spellcheck="false" placeholder="${t('explorer.practice.softmax.rowPlaceholder')}" value="${walk.row ?? ''}">
+      <button type="button" id="pr-row-reset">${t('explorer.practice.softmax.rowReset')}</button>
+      <label><input type="checkbox" id="pr-subtract"${walk.subtractMax && ' checked'}> ${t('explorer.practice.softmax.subtract')}</label>
+      <label for="pr-precision">${t('explorer.practice.softmax.in')}</label> <select id="pr-precision"><option value="float64"${precision === 'float64' && ' selected'}>float64</option><option value="float32"${precision === 'float32' && ' selected'}>float32</option></select>
+      <p class="hint">${rich('explorer.practice.softmax.hint', { example: '1 100 3', limit: '88.7' })}</p>`;
 }
 
 export function controlsKey() {

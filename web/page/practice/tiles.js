@@ -6,7 +6,8 @@ import { html } from 'attention-explorer/html';
 import { cellFmt, fmt } from '../format.js';
 import { axisLabels } from '../steps.js';
 import { features, grid, matrixBox, matrixHtml, names, plain, recordTable, restart, walkState } from './walk.js';
-import { t } from '../language.js';
+import { rich, t } from '../language.js';
+import { stepTitle } from 'attention-explorer/i18n';
 
 export const title = 'explorer.practice.tiles.title';
 
@@ -19,7 +20,7 @@ export function compute(engine, result) {
   const { queries, keys, heads } = trace.meta;
   const count = heads * Math.ceil(queries / walk.blocks.block_q) * Math.ceil(keys / walk.blocks.block_k);
   if (walk.blocks.block_q >= 1 && walk.blocks.block_k >= 1 && count > MAX_TILES)
-    throw new Error(`${count} tiles to step through: choose larger blocks (at most ${MAX_TILES} tiles)`);
+    throw new Error(t('explorer.practice.tiles.tooMany', { count: String(count), max: String(MAX_TILES) }));
   const tiles = engine.tiles(problem, walk.blocks);
   return { tiles, positions: tiles.tiles.length + 1 };
 }
@@ -46,16 +47,35 @@ export function body(view) {
   const tile = final ? null : tiles.tiles[walkState().index];
   const head = tile?.head ?? 0;
   const scores = scoreStep(trace, head);
-  const bytes = html`<p class="pr-bytes">Bytes between HBM and SRAM (${tiles.element_bytes} per number): these ${tiles.block_q} × ${tiles.block_k} tiles <strong id="pr-bytes-flash">${tiles.bytes_flash}</strong>, the standard algorithm <strong id="pr-bytes-standard">${tiles.bytes_standard}</strong>.</p>`;
-  const top = html`<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${scores.title}${trace.meta.heads > 1 && `, head ${head + 1}`}: <span class="never-stored-note">never stored</span>; the algorithm holds one tile at a time${!final && ' (the coloured one)'}</figcaption>
+  const bytes = html`<p class="pr-bytes">${t('explorer.practice.tiles.bytes', {
+    size: String(tiles.element_bytes),
+    blockQ: String(tiles.block_q),
+    blockK: String(tiles.block_k),
+    flashBytes: String(tiles.bytes_flash),
+    standardBytes: String(tiles.bytes_standard),
+    flash: (chunks) => html`<strong id="pr-bytes-flash">${chunks}</strong>`,
+    standard: (chunks) => html`<strong id="pr-bytes-standard">${chunks}</strong>`,
+  })}</p>`;
+  const caption = t('explorer.practice.tiles.scores', {
+    step: stepTitle(scores, t),
+    multi: trace.meta.heads > 1 ? 'yes' : 'no',
+    head: String(head + 1),
+    final: final ? 'yes' : 'no',
+    never: (chunks) => html`<span class="never-stored-note">${chunks}</span>`,
+  });
+  const top = html`<figure class="pr-matrix pr-scores" data-head="${head}"><figcaption>${caption}</figcaption>
     <div class="matrix-wrap">${matrixHtml(scores, axisLabels(scores, ctx), ctx)}</div></figure>${bytes}`;
+  const [token, query, dim] = ['token', 'query', 'dim'].map((axis) => t(`explorer.axis.${axis}`));
   if (final) {
-    const out = plain('output', tiles.output, 'signed', 'Output');
+    const out = plain('output', tiles.output, 'signed', t('explorer.practice.tiles.outputTitle'));
     const box = matrixBox(
       out,
-      grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), 'token', 'dim'),
+      grid(names(ctx.tokensQ, 0, tiles.output.length, 't'), features(tiles.output[0].length), token, dim),
       ctx,
-      html`The output, Õ / ℓ: largest difference from the trace’s <strong id="pr-tiles-difference">${fmt(tiles.max_difference, ctx.decimals)}</strong>`,
+      rich('explorer.practice.tiles.outputCaption', {
+        difference: fmt(tiles.max_difference, ctx.decimals),
+        strong: (chunks) => html`<strong id="pr-tiles-difference">${chunks}</strong>`,
+      }),
     );
     return html`${top}${box}`;
   }
@@ -63,8 +83,8 @@ export function body(view) {
   const [q0, q1] = tile.queries;
   const qs = names(ctx.tokensQ, q0, q1, 't');
   const record = recordTable(
-    'Per query of the tile',
-    ['m before', 'm after', 'rescale e^(m − m′)', 'ℓ before', 'ℓ after'],
+    t('explorer.practice.tiles.perQuery'),
+    ['mBefore', 'mAfter', 'rescale', 'lBefore', 'lAfter'].map((column) => t(`explorer.practice.tiles.${column}`)),
     qs.map((name, i) => ({
       name,
       id: `q${q0 + i}`,
@@ -72,11 +92,12 @@ export function body(view) {
     })),
   );
   const columns = trace.meta.layout === 'columns';
-  const partial = (data, caption) => {
-    const labels = columns ? grid(features(data.length), qs, 'dim', 'query') : grid(qs, features(data[0].length), 'query', 'dim');
-    return matrixBox(plain(caption, data), labels, ctx, caption);
+  const partial = (data, which) => {
+    const labels = columns ? grid(features(data.length), qs, dim, query) : grid(qs, features(data[0].length), query, dim);
+    const caption = t(`explorer.practice.tiles.partial`, { when: which });
+    return matrixBox(plain(`tiles-partial-${which}`, data, 'signed', caption), labels, ctx, caption);
   };
-  return html`${top}${record}<div class="pr-row">${partial(tile.partial_before, 'Partial output Õ before')}${partial(tile.partial_after, 'Partial output Õ after')}</div>`;
+  return html`${top}${record}<div class="pr-row">${partial(tile.partial_before, 'before')}${partial(tile.partial_after, 'after')}</div>`;
 }
 
 /** Greys the score matrix but for the current tile; marks the tiles already visited. */
@@ -112,8 +133,8 @@ export function drawn(view) {
 
 export function controls(view) {
   const walk = walkState();
-  return html`<label for="pr-block-q">Block of queries B<sub>r</sub></label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
-      <label for="pr-block-k">block of keys B<sub>c</sub></label> <input id="pr-block-k" type="number" min="1" step="1" size="3" value="${walk.blocks.block_k}">`;
+  return html`<label for="pr-block-q">${rich('explorer.practice.tiles.blockQ')}</label> <input id="pr-block-q" type="number" min="1" step="1" size="3" value="${walk.blocks.block_q}">
+      <label for="pr-block-k">${rich('explorer.practice.tiles.blockK')}</label> <input id="pr-block-k" type="number" min="1" step="1" size="3" value="${walk.blocks.block_k}">`;
 }
 
 export function bind() {
