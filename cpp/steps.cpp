@@ -812,7 +812,6 @@ class Notation {
                                             const std::vector<Step>& earlier) const {
     auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
     auto name = [&](const Step& x) { return symbol(entry(x.id), x.head); };
-    const std::string T = pick("^\\top", "ᵀ");
     const char* dot = pick("\\,", "·");
     const std::string h = pick("^{(h)}", "⁽ʰ⁾");
     const auto W = [&](const char* w, bool per_head) { return cat({sub("W", w), per_head ? h : std::string()}); };
@@ -844,9 +843,9 @@ class Notation {
         return cat({own, " = ", sum_heads(d_of("k_{R}", "k_R")),
                     pick(" \\;\\text{(@{formula.one_rotary_key})}", " (@{formula.one_rotary_key})")});
       case Id::DCKV:
-        return cat(
-            {own, " = ",
-             sum_heads(cat({"(", dKC, dot, W("UK", n_.heads > 1), T, " + ", dV, dot, W("UV", n_.heads > 1), T, ")"}))});
+        return cat({own, " = ",
+                    sum_heads(cat({"(", dKC, dot, transposed(W("UK", n_.heads > 1)), " + ", dV, dot,
+                                   transposed(W("UV", n_.heads > 1)), ")"}))});
       case Id::DPastCKV:
       case Id::DPastKR:
         return cat({own, " = ", rows_of(name(in(0)), 1, n_.past)});
@@ -866,21 +865,22 @@ class Notation {
         return cat(
             {own, " = ", each_head(cat({transposed(pick(reads_q, n_.qr_from_cq ? "c_Q" : "X")), dot, unrotate(dqR)}))});
       case Id::DCQ: {
-        std::string term = cat({dQC, dot, W("UQ", n_.heads > 1), T});
-        if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, W("QR", n_.heads > 1), T, ")"});
+        std::string term = cat({dQC, dot, transposed(W("UQ", n_.heads > 1))});
+        if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, transposed(W("QR", n_.heads > 1)), ")"});
         return cat({own, " = ", sum_heads(term)});
       }
       case Id::DWDQ:
         return cat({own, " = ", transposed("X"), dot, name(in(0))});
       case Id::DX: {
-        std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, W("DKV", false), T});
-        if (n_.d_r > 0) out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, W("KR", false), T});
+        std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, transposed(W("DKV", false))});
+        if (n_.d_r > 0)
+          out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, transposed(W("KR", false))});
         if (n_.W_DQ)
-          out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, W("DQ", false), T});
+          out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, transposed(W("DQ", false))});
         else
-          out = cat({out, " + ", sum_heads(cat({dQC, dot, W("Q", n_.heads > 1), T}))});
+          out = cat({out, " + ", sum_heads(cat({dQC, dot, transposed(W("Q", n_.heads > 1))}))});
         if (n_.d_r > 0 && !n_.qr_from_cq)
-          out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, W("QR", n_.heads > 1), T}))});
+          out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, transposed(W("QR", n_.heads > 1))}))});
         return out;
       }
       default:
@@ -901,7 +901,7 @@ class Notation {
                                      : cat({pick("dS_k^\\top", "dS_kᵀ"), pick("\\,", "·"), other, "_k"});
     return cat({own, pick("_k = ", "_k = "), half, pick(",\\quad ", ", "), dS,
                 pick(",\\; k = 1, 2 \\text{ (@{formula.from} } ", ", k = 1, 2 (@{formula.from} "), dA1, ", ", dA2,
-                pick(")}", ")")});
+                pick("\\text{)}", ")")});
   }
 
   /// A whole gradient from its heads' (dQ, dK, dV, dpast_K, dpast_V): side by side, one block per
@@ -1256,7 +1256,6 @@ class Notation {
     const auto rope_of = [&](const std::string& x) {
       return cat({pick("\\operatorname{RoPE}(", "RoPE("), x, ")", rope()});
     };
-    const std::string T = pick("^\\top", "ᵀ");
     switch (key) {
       case Id::CKV:
         return with_cache(cat({"X", dot, W("DKV", false)}), tex_ ? "c_{KV,\\text{past}}" : "c_KV,past");
@@ -1275,13 +1274,14 @@ class Notation {
         return cat({own, " = ", rope_of(cat({n_.qr_from_cq ? in_symbol(0) : std::string("X"), dot, W("QR", true)}))});
       case Id::ScoresC:
       case Id::ScoresR:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T});
+        return cat({own, " = ", in_symbol(0), dot, transposed(in_symbol(1))});
       case Id::QAbsorbed:
-        return cat({own, " = ", in_symbol(0), dot, W("UK", true), T,
+        return cat({own, " = ", in_symbol(0), dot, transposed(W("UK", true)),
                     pick(" \\;\\text{(}W_{UK}\\text{ @{formula.folded_into_the_query})}",
                          " (W_UK @{formula.folded_into_the_query})")});
       case Id::ScoresCAbsorbed:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T, pick(" \\;(= ", " (= "), sub("S", "C"), head,
+        return cat({own, " = ", in_symbol(0), dot, transposed(in_symbol(1)), pick(" \\;(= ", " (= "), sub("S", "C"),
+                    head,
                     pick(": \\text{@{formula.no} } K_C \\text{ @{formula.computed}})",
                          ": @{formula.no} K_C @{formula.computed})")});
       case Id::OLatent:

@@ -159,6 +159,7 @@ describe('worked calculations in words', () => {
 // The formulas' words ("(given)", " where ", " otherwise"): the core writes them as @{formula.<id>}
 // in a step's formula and a worked calculation's lines; the API's tex/text/lines are English filled
 // in, and stepFormula/explanationWords fill any language.
+const MIN_FORMULA_WORDS = 48;
 const FORMULA_WORD = /@\{(formula\.[a-z0-9_]+)\}/g;
 // The formulas the sample has, once each (many steps share one).
 const templates = [...new Map(stepsSeen.map(({ where, step }) => [step.formula_ids.tex + step.formula_ids.text, { where, step }])).values()];
@@ -186,6 +187,10 @@ describe("formulas' words", () => {
         assert.equal(e.lines[k], fillFormula(template, english, true), `${where}: line ${k + 1}`);
       });
     }
+    // Every formula typesets (KaTeX as the page runs it).
+    for (const { where, step } of templates) {
+      assert.doesNotThrow(() => katex.renderToString(step.tex, { throwOnError: true, strict: 'ignore' }), `${where}: ${step.tex}`);
+    }
     // The sample reaches most of the formulas' words (a guard against a sample without words).
     assert.ok(ids.size >= MIN_FORMULA_WORDS, `${ids.size} formula words reached`);
   });
@@ -194,8 +199,8 @@ describe("formulas' words", () => {
     const step = engine
       .run({ ...qkv, options: { mask: grid(4, 4, (i, j) => i !== j + 1), causal: true, window: [2, 0] } })
       .steps.find((s) => s.id === 'mask');
-    assert.equal(step.formula_ids.text, 'M_ij = 1 @{formula.if} j ≤ i (@{formula.causal}), i − 2 ≤ j (@{formula.window}), @{formula.your_mask_keeps_it}; @{formula.else} 0');
-    assert.equal(step.text, 'M_ij = 1 if j ≤ i (causal), i − 2 ≤ j (window), your mask keeps it; else 0');
+    assert.equal(step.formula_ids.text, 'M_ij = 1 @{formula.if} j ≤ i (@{formula.causal}), i − 2 ≤ j ≤ i (@{formula.window}), @{formula.your_mask_keeps_it}; @{formula.else} 0');
+    assert.equal(step.text, 'M_ij = 1 if j ≤ i (causal), i − 2 ≤ j ≤ i (window), your mask keeps it; else 0');
   });
 
   for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {

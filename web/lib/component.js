@@ -23,12 +23,11 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { english, isMessage, loadTranslator, negotiate, warningsIn } from './i18n.js';
+import { english, isMessage, loadTranslator, negotiate, stepFormula, warningsIn } from './i18n.js';
 import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
-import { english, stepFormula } from './i18n.js';
 import { decodeStateString, stateToProblem } from './share.js';
 import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';

@@ -5,7 +5,6 @@
 import { english, fillFormula } from './i18n.js';
 import { indexOf } from './load.js';
 import en from './locales/en.json' with { type: 'json' };
-import { english } from './i18n.js';
 
 /**
  * A step's English caption from its message id ("step.scaled" -> "Scaled scores"): the core names
