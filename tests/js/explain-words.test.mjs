@@ -162,10 +162,12 @@ describe('worked calculations in words', () => {
 const MIN_FORMULA_WORDS = 48;
 const FORMULA_WORD = /@\{(formula\.[a-z0-9_]+)\}/g;
 // The formulas the sample has, once each (many steps share one).
-const templates = [...new Map(stepsSeen.map(({ where, step }) => [step.formula_ids.tex + step.formula_ids.text, { where, step }])).values()];
+const templates = [
+  ...new Map(stepsSeen.map(({ where, step }) => [step.formula_ids.tex + step.formula_ids.text, { where, step }])).values(),
+];
 
 describe("formulas' words", () => {
-  test('every word of a formula is a message id of the catalogue, and English fills the API\'s tex, text and lines', () => {
+  test("every word of a formula is a message id of the catalogue, and English fills the API's tex, text and lines", () => {
     const ids = new Set();
     for (const { where, step } of stepsSeen) {
       for (const kind of /** @type {const} */ (['tex', 'text'])) {
@@ -199,7 +201,10 @@ describe("formulas' words", () => {
     const step = engine
       .run({ ...qkv, options: { mask: grid(4, 4, (i, j) => i !== j + 1), causal: true, window: [2, 0] } })
       .steps.find((s) => s.id === 'mask');
-    assert.equal(step.formula_ids.text, 'M_ij = 1 @{formula.if} j ≤ i (@{formula.causal}), i − 2 ≤ j ≤ i (@{formula.window}), @{formula.your_mask_keeps_it}; @{formula.else} 0');
+    assert.equal(
+      step.formula_ids.text,
+      'M_ij = 1 @{formula.if} j ≤ i (@{formula.causal}), i − 2 ≤ j ≤ i (@{formula.window}), @{formula.your_mask_keeps_it}; @{formula.else} 0',
+    );
     assert.equal(step.text, 'M_ij = 1 if j ≤ i (causal), i − 2 ≤ j ≤ i (window), your mask keeps it; else 0');
   });
 
