@@ -438,8 +438,8 @@ export class AttentionExplorerElement extends Base {
     }
     const state = this.#sourceAttribute('state');
     if (state) {
-      const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
-      if (!s) throw new Error(error ?? this.#t('component.state-empty'));
+      const { state: s, message } = await decodeStateString(state.replace(/^.*#/, ''));
+      if (!s) throw new Error(message ? this.#t.message(message) : this.#t('component.state-empty'));
       const split = (t) =>
         t
           ? String(t)
