@@ -217,6 +217,9 @@ const SCANNED = [
   'web/page/copy-latex.js',
   'web/page/back-link.js',
   'web/page/frame-resize.js',
+  // The page's modules that write no words today (its state, its store, the problem it builds, the
+  // actions, the layout, the setup's fold, the numbers' format, the language's choice): kept so.
+  ...['actions', 'layout', 'problem', 'setup-fold', 'state', 'store', 'format', 'language'].map((m) => `web/page/${m}.js`),
   // <attention-explorer> (its lang attribute) and the renderer its tables and legends share with the page.
   'web/lib/component.js',
   'web/lib/component-state.js',
