@@ -372,6 +372,37 @@ describe('exit codes and messages', () => {
     assert.match(r.stderr, /no preset 'nope'; the presets are 000, /);
   });
 
+  test("--lang: the CLI's own messages in the language (exit codes as in English), the core's message inside as it writes it", () => {
+    const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
+    const many = file('many.json', [seed000(), { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] }]);
+    const core = run(['run', many]).stderr.replace(/^.*problem 2 of 2: /, '');
+    const cases = [
+      [['run', '--lang', 'fr', many], `attention-explorer: ${many} : problème 2 sur 2 : ${core}`],
+      [['run', '--lang', 'fr', file('broken.json', '{"Q": [[1, 2]')], /^attention-explorer: .*broken\.json n’est pas du JSON valide : /],
+      [
+        ['decode', '--lang', 'fr', join(dir, 'missing.json')],
+        /^attention-explorer: impossible de lire .*missing\.json : ce fichier n’existe pas\n$/,
+      ],
+      [
+        ['tiles', '--block-q', '1', '--block-k', '1', '--lang', 'fr', file('empty.json', [])],
+        /empty\.json contient un tableau vide : aucun problème pour tiles\n$/,
+      ],
+      [['preset', 'nope', '--lang', 'fr'], /^attention-explorer: pas de préréglage « nope » ; les préréglages sont 000, /],
+    ];
+    for (const [args, want] of cases) {
+      const r = run(args);
+      assert.equal(r.code, 1, args.join(' '));
+      if (typeof want === 'string') assert.equal(r.stderr, `${want}`, args.join(' '));
+      else assert.match(r.stderr, want, args.join(' '));
+    }
+    const stdin = run(['run', '--lang', 'fr', '-'], '{');
+    assert.match(stdin.stderr, /^attention-explorer: l’entrée standard n’est pas du JSON valide : /);
+    // The examples' list: their titles in the language, English's (presets.js's) without --lang.
+    const list = run(['preset', '--lang', 'fr']).stdout.split('\n');
+    assert.equal(list[0], `000          ${fr['example.000.title']}`);
+    assert.notEqual(run(['preset']).stdout.split('\n')[0], list[0]);
+  });
+
   test('bad usage: 2 and a usage line', () => {
     for (const args of [
       [],

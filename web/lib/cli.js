@@ -9,14 +9,15 @@
 //   attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]   train a model
 //   attention-explorer model [FILE|-]                         a model's loss, logits and gradients
 // --lang xx: the tables of run, gradients, decode, tiles and recurrent (their words: step captions,
-// heads, facts, headings, row labels, warnings) in a catalogue's language (web/lib/locales, cli.*);
-// English, byte for byte as before, by default. JSON output is the same in any.
+// heads, facts, headings, row labels, warnings), the messages about the input and preset's titles in a
+// catalogue's language (web/lib/locales, cli.*); English, byte for byte as before, by default. JSON
+// output is the same in any; usage messages and train's and model's stay English.
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
-import { LANGUAGES, english, loadTranslator, stepTitle, warningsIn } from './i18n.js';
+import { LANGUAGES, english, exampleWords, loadTranslator, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
@@ -24,7 +25,7 @@ const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE
        attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer recurrent [--chunk N] [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [--lang CODE] [FILE|-]
-       attention-explorer preset [ID]
+       attention-explorer preset [--lang CODE] [ID]
        attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
        attention-explorer model [FILE|-]
        attention-explorer --help | --version`;
@@ -95,8 +96,8 @@ Options for run, decode, tiles, recurrent and gradients:
                  and after), then the output and the bytes moved; recurrent each token or chunk
                  (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
-  --lang CODE    The language of the tables' words: step captions, heads, facts, headings, row
-                 labels and warnings (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
+  --lang CODE    The language of the tables' words (step captions, heads, facts, headings, row
+                 labels, warnings), of the messages about the input and of preset's titles (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
                  decimal point and minus sign of code; formulas and JSON stay as they are.
 
 Options for recurrent:
@@ -246,18 +247,18 @@ function parseCommandLine(argv) {
   return args;
 }
 
-async function readInput(file, command, what = 'a problem') {
+async function readInput(file, command, what = 'a problem', t = english) {
   if (file !== '-') {
     try {
       return { text: await readFile(file, 'utf8'), name: file };
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      throw new Error(t('cli.cannot-read', { file, missing: error.code === 'ENOENT' ? 'yes' : 'no', error: error.message }));
     }
   }
   if (process.stdin.isTTY) throw new UsageError(`${command} reads ${what} from standard input: pipe one in or give FILE`);
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
-  return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
+  return { text: Buffer.concat(chunks).toString('utf8'), name: t('cli.stdin') };
 }
 
 /** A matrix as right-aligned columns, each row after its label (left-aligned) when `labels` are given. */
@@ -456,24 +457,27 @@ const TABLES = { run: traceTables, gradients: traceTables, decode: decodeTables,
 
 /** run, decode, tiles or gradients: problem(s) in, each one's result out. */
 async function compute(args) {
-  const { text, name } = await readInput(args.file, args.command);
+  // The messages (and --table's words) in --lang's language; the core's messages inside as it writes them.
+  const t = await loadTranslator(args.lang);
+  const { text, name } = await readInput(args.file, args.command, undefined, t);
   let input;
   try {
     input = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name} is not valid JSON: ${error.message}`);
+    throw new Error(t('cli.not-json', { name, error: error.message }));
   }
   const many = Array.isArray(input);
   const problems = many ? input : [input];
-  if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to ${args.command}`);
+  if (problems.length === 0) throw new Error(t('cli.empty-array', { name, command: args.command }));
   const engine = await loadAttention();
-  const t = await loadTranslator(args.lang);
   const method = PROBLEM_COMMANDS[args.command];
   const results = problems.map((problem, i) => {
     try {
       return method(engine, problem, args);
     } catch (error) {
-      throw new Error(`${name}: problem ${i + 1}${many ? ` of ${problems.length}` : ''}: ${error.message}`);
+      throw new Error(
+        t('cli.problem-error', { name, n: String(i + 1), many: many ? 'yes' : 'no', count: String(problems.length), error: error.message }),
+      );
     }
   });
   if (!args.table) {
@@ -489,13 +493,15 @@ async function compute(args) {
 }
 
 async function preset(args) {
+  const t = await loadTranslator(args.lang);
   if (args.id === null) {
-    for (const p of presets) process.stdout.write(`${p.id.padEnd(12)} ${p.title}\n`);
+    // The examples' titles in --lang's language (exampleWords; presets.js's English by default).
+    for (const p of presets) process.stdout.write(`${p.id.padEnd(12)} ${exampleWords(p, t).title}\n`);
     return;
   }
   const found = findPreset(args.id);
   if (!found) {
-    throw new Error(`no preset '${args.id}'; the presets are ${presets.map((p) => p.id).join(', ')}`);
+    throw new Error(t('cli.no-preset', { id: args.id, ids: presets.map((p) => p.id).join(', ') }));
   }
   const engine = await loadAttention();
   process.stdout.write(stringify(presetProblem(found, engine).problem) + '\n');
