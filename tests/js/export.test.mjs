@@ -250,10 +250,15 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
         assert.equal(caption, `${fr(step.title_id)}, tête ${step.head + 1}`);
     });
   }
-  // The scripts: their opening comment in French, their code (every line but comments) English's.
+  // The scripts: their opening comment and their sections' comments in French, their code (every
+  // line without its comment) English's.
   const multihead = PROBLEMS['multi-head with W_O'];
   const multiTrace = engine.run(multihead);
-  const code = (script) => script.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+  const code = (script) =>
+    script
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'))
+      .map((l) => l.replace(/ {2}# .*$/, ''));
   for (const script of [numpyScript, pytorchScript]) {
     const en = script(multihead, multiTrace, { recipe: 'np.random.seed(0)' });
     assert.equal(script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: english }), en);
@@ -268,9 +273,29 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
       'the recipe',
     );
     assert.ok(french.includes(`  ${fr('step.scores')}: `) && !french.includes('(head 1 stands for every head)'), 'the steps');
+    for (const id of ['inputs', 'projections']) assert.ok(french.includes(`\n# ---- ${fr(`export.script.comment.${id}`)}\n`), id);
+    for (const id of ['steps', 'sizes', 'sqrt-dk']) assert.ok(french.includes(`  # ${fr(`export.script.comment.${id}`)}\n`), id);
+    assert.ok(!/# ---- inputs\n|# queries, keys\n|in the explorer's order/.test(french), 'English section comments');
     assert.ok(code(en).length > 50);
     assert.deepEqual(code(french), code(en));
   }
+  // PyTorch's check and the backward pass's heading, a mask's comments, in French; English's code.
+  const causal = { ...multihead, options: { ...multihead.options, causal: true, scale: 0.5 } };
+  const torchFr = pytorchScript(causal, engine.run(causal), { t: fr });
+  assert.ok(torchFr.includes(`# ---- ${fr('export.script.comment.check')}\n`), 'the check');
+  assert.ok(torchFr.includes(`# ${fr('export.script.comment.mask', { cols: 'no' })}\n`), 'the mask');
+  assert.ok(
+    torchFr.includes(`  # ${fr('export.script.comment.causal', { cols: 'no' })}\n`) && torchFr.includes('  # échelle 0.5\n'),
+    'causal, the scale',
+  );
+  assert.deepEqual(code(torchFr), code(pytorchScript(causal, engine.run(causal))));
+  const backward = numpyScript(causal, engine.gradients(causal), { gradients: true, t: fr });
+  assert.ok(
+    backward.includes(`# ---- ${fr('export.script.comment.backward')}\n`) &&
+      backward.includes(`  # ${fr('export.script.comment.no-dO')}\n`),
+    'the backward pass',
+  );
+  assert.deepEqual(code(backward), code(numpyScript(causal, engine.gradients(causal), { gradients: true })));
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2), 'Scores, head 2');
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2, fr), 'Scores, tête 2');
 

@@ -182,16 +182,20 @@ export const warningsIn = (result, t = english) =>
   result.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? result.warnings ?? [];
 
 /**
- * An example problem's title and note (presets.js) in `t`'s language: the catalogue's
- * `example.<id>.title` / `.note`, else the preset's own English words.
- * @param {{ id: string, title: string, note?: string }} preset
+ * An example problem's title, note and source (presets.js) in `t`'s language: the catalogue's
+ * `example.<id>.title` / `.note` / `.source`, else the preset's own English words.
+ * @param {{ id: string, title: string, note?: string, source?: string }} preset
  * @param {import('./playground.js').Translator} [t]
- * @returns {{ title: string, note: string | undefined }}
+ * @returns {{ title: string, note: string | undefined, source: string | undefined }}
  */
 export function exampleWords(preset, t = english) {
   const own = (/** @type {string} */ part, /** @type {string | undefined} */ english) =>
     english && t.has(`example.${preset.id}.${part}`) ? /** @type {string} */ (t(`example.${preset.id}.${part}`)) : english;
-  return { title: /** @type {string} */ (own('title', preset.title)), note: own('note', preset.note) };
+  return {
+    title: /** @type {string} */ (own('title', preset.title)),
+    note: own('note', preset.note),
+    source: own('source', preset.source),
+  };
 }
 
 /**
