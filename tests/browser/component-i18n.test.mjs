@@ -141,7 +141,11 @@ test('lang="fr" and lang="ar": no English of the catalogue; Arabic right to left
   }
 });
 
-test('lang changes at run time, through every language: every word is redrawn, no English shows, a failed load says its error again', async ({ page, base, siteDir }) => {
+test('lang changes at run time, through every language: every word is redrawn, no English shows, a failed load says its error again', async ({
+  page,
+  base,
+  siteDir,
+}) => {
   await host(
     page,
     base,
