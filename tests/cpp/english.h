@@ -81,18 +81,22 @@ inline std::string format(const std::string& message, const attn::Message& m) {
     // English's plural rules: one for 1, other otherwise; an exact =n first.
     const std::string wanted = type == "plural" ? (chosen == "1" ? "one" : "other") : chosen;
     std::string branch, other;
-    for (size_t k = second + 1; k < inside.size() && branch.empty();) {
+    bool found = false;  // an exact match (a branch may be empty)
+    for (size_t k = second + 1; k < inside.size() && !found;) {
       const size_t open = inside.find('{', k);
       if (open == std::string::npos) break;
       const std::string key = trim(inside.substr(k, open - k));
       const size_t close = closing(inside, open + 1);
       const std::string text = inside.substr(open + 1, close - open - 1);
-      if (key == "=" + chosen || (key == wanted && type == "select")) branch = text;
+      if (key == "=" + chosen || (key == wanted && type == "select")) {
+        branch = text;
+        found = true;
+      }
       if (key == wanted) other = text;  // a plural's category, unless an exact =n comes
       if (key == "other" && other.empty()) other = text;
       k = close + 1;
     }
-    std::string chosen_text = branch.empty() ? other : branch;
+    std::string chosen_text = found ? branch : other;
     if (type == "plural") {
       for (size_t hash = chosen_text.find('#'); hash != std::string::npos; hash = chosen_text.find('#', hash)) {
         chosen_text.replace(hash, 1, chosen);

@@ -10,7 +10,7 @@ import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
 import { current, matrixHtml, practiceEngine, restart, walkState } from './walk.js';
 import { t } from '../language.js';
-import { stepTitle } from 'attention-explorer/i18n';
+import { errorWords, stepTitle } from 'attention-explorer/i18n';
 
 export const title = 'explorer.practice.gradients.title';
 
@@ -163,7 +163,7 @@ async function explainCell(td) {
   try {
     e = engine.explain(problem, { step: step.id, head: step.head, row, col });
   } catch (err) {
-    setHtml(drill, html`<p class="hint">${err.message}</p>`);
+    setHtml(drill, html`<p class="hint">${errorWords(err, t)}</p>`);
     return;
   }
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
