@@ -504,41 +504,37 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (positional == Positional::None) return;
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
-    throw InputError(at(sinusoidal ? "options.positional" : "P"),
-                     std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
-                         " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
-                         "W_K and W_V");
+    throw error(at(sinusoidal ? "options.positional" : "P"), "positional-direct",
+                {{"kind", sinusoidal ? "sinusoidal" : "learned"}});
   }
   if (sinusoidal && p.P) {
-    throw InputError(at("P", "options.positional"),
-                     "P (learned positions) and positional \"sinusoidal\" both add positions to X: "
-                     "give one of them");
+    throw error(at("P", "options.positional"), "positional-both");
   }
   if (sinusoidal) return;
-  if (!p.P)
-    throw InputError(at("P", "options.positional"),
-                     "positional \"learned\" needs the input P (one position vector per token of X)");
+  if (!p.P) throw error(at("P", "options.positional"), "positional-learned");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
-    throw InputError(at("P", "X"), "P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
-                                       ": learned positions are added to X entry by entry");
+    throw error(at("P", "X"), "positional-shape", {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
   }
 }
 
-/// Explicit positions: one whole number (0 or more) per query and per key (cache + new).
-void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count,
-                             const std::string& counted, std::vector<double>& out) {
+/// Explicit positions: one whole number (0 or more) per query and per key (cache + new; `past`
+/// cached keys, 0 for the queries).
+void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count, Eigen::Index past,
+                             std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
-    throw InputError(at(std::string("options.positions.") + name), std::string("positions.") + name + " has " +
-                                                                       std::to_string(given.size()) +
-                                                                       " entries but there are " + counted);
+    throw error(at(std::string("options.positions.") + name), "positions-count",
+                {{"name", name},
+                 {"count", text(given.size())},
+                 {"tokens", text(count)},
+                 {"cached", past > 0 ? text(past) : "none"},
+                 {"new", text(count - past)}});
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
-      throw InputError(cell(std::string("options.positions.") + name, i + 1),
-                       std::string("positions.") + name + " entry " + std::to_string(i + 1) + " is " +
-                           format_number(x) + ": positions are whole numbers, 0 or more");
+      throw error(cell(std::string("options.positions.") + name, i + 1), "positions-entry",
+                  {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(x)}});
     }
   }
   out = given;
@@ -550,17 +546,8 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
   n.key_pos.resize(static_cast<size_t>(n.S));
   for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(n.past + i);
   for (Eigen::Index j = 0; j < n.S; ++j) n.key_pos[static_cast<size_t>(j)] = static_cast<double>(j);
-  if (!o.query_positions.empty()) {
-    take_explicit_positions(o.query_positions, "queries", n.L, std::to_string(n.L) + (n.L == 1 ? " query" : " queries"),
-                            n.query_pos);
-  }
-  if (!o.key_positions.empty()) {
-    std::string keys = std::to_string(n.S) + (n.S == 1 ? " key" : " keys");
-    if (n.past > 0) {
-      keys += " (" + std::to_string(n.past) + " cached + " + std::to_string(n.S - n.past) + " new)";
-    }
-    take_explicit_positions(o.key_positions, "keys", n.S, keys, n.key_pos);
-  }
+  if (!o.query_positions.empty()) take_explicit_positions(o.query_positions, "queries", n.L, 0, n.query_pos);
+  if (!o.key_positions.empty()) take_explicit_positions(o.key_positions, "keys", n.S, n.past, n.key_pos);
 }
 
 /// RoPE: an even number of rotated features within d_k, a positive base, or cos/sin tables

@@ -166,6 +166,27 @@ const CASES = [
     field: 'options.heads',
   },
   {
+    problem: { ...one, options: { positions: { queries: [0, 1] } } },
+    english: 'positions.queries has 2 entries but there are 1 query',
+    field: 'options.positions.queries',
+  },
+  {
+    problem: { ...one, past_K: [[1, 2]], past_V: [[1]], options: { positions: { keys: [0, 1, 2] } } },
+    english: 'positions.keys has 3 entries but there are 2 keys (1 cached + 1 new)',
+    field: 'options.positions.keys',
+  },
+  {
+    problem: { ...one, options: { positions: { keys: [1e16] } } },
+    english: 'positions.keys entry 1 is 1e+16: positions are whole numbers, 0 or more',
+    field: 'options.positions.keys',
+    row: 1,
+  },
+  {
+    problem: { ...one, options: { positional: 'sinusoidal' } },
+    english: 'positional "sinusoidal" adds positions to X, but Q, K and V are given directly: give X with W_Q, W_K and W_V',
+    field: 'options.positional',
+  },
+  {
     problem: { ...one, past_K: [[1, 2]] },
     english: 'past_K is given without past_V: a cache holds keys and values',
     field: 'past_K',
