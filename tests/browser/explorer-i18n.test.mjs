@@ -107,7 +107,7 @@ test("French: the core's input error under the options is the catalogue's French
   await page.fill('#opt-heads', '3');
   await page.waitForFunction(() => !document.getElementById('options-error').hidden);
   const said = await page.$eval('#options-error', (e) => e.textContent ?? '');
-  assert.match(said, /^heads = 3 ne divise pas d_model = (\d+) \(les \1 colonnes de W?_?Q\)$/, said);
+  assert(/^heads = 3 ne divise pas d_model = (\d+) \(les \1 colonnes de W?_?Q\)$/.test(said), said);
 });
 
 test("French: the scores card's facts and its colour legend are the catalogue's French, not English", async ({ page, base }) => {
