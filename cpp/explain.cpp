@@ -157,7 +157,9 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
   const Eigen::Index offset = !n.lambdas.empty() && c >= n.d_k / 2 ? n.d_k / 2 : 0;
   if (c - offset >= rope.dims) {
     e.kind = "unrotated";
-    derive({(from_symbol.empty() ? same_entry(0) : indexed(from_symbol, ij)) + " \\quad\\text{(not rotated)}", value});
+    derive(
+        {(from_symbol.empty() ? same_entry(0) : indexed(from_symbol, ij)) + " \\quad\\text{(@{formula.not_rotated})}",
+         value});
     say({"rope.unrotated", {{"gradient", yes(back)}}});
     return;
   }
@@ -203,7 +205,7 @@ void ExplainedCell::rotate_pair(const Matrix& x, bool query, bool back, double p
 
 void ExplainedCell::given() {
   e.kind = "input";
-  derive({value + " \\quad\\text{(given)}"});
+  derive({value + " \\quad\\text{(@{formula.given})}"});
   say({"given", {{"name", step->given.at(0)}}});
 }
 
@@ -235,7 +237,7 @@ void ExplainedCell::forward() {
     e.angle = sinusoid_angle(e.position, c, n.X.cols());
     e.cos = std::cos(e.angle);
     e.sin = std::sin(e.angle);
-    derive({std::string(c % 2 == 0 ? "\\sin(" : "\\cos(") + num(e.angle) + ") \\quad\\text{(position " +
+    derive({std::string(c % 2 == 0 ? "\\sin(" : "\\cos(") + num(e.angle) + ") \\quad\\text{(@{formula.position} " +
                 js_number(e.position) + ")}",
             value});
     say({"sinusoid",
@@ -330,7 +332,7 @@ void ExplainedCell::forward() {
     e.max = row_logits.maxCoeff();
     constexpr double kInf = std::numeric_limits<double>::infinity();
     if (e.max == -kInf) {
-      derive({"0 \\quad\\text{(every key of this query is masked)}"});
+      derive({"0 \\quad\\text{(@{formula.every_key_masked})}"});
       say({"softmax.all_masked"});
       return;
     }
@@ -378,7 +380,7 @@ void ExplainedCell::forward() {
     read_mask();
     const std::string x = num(e.input), b = num(e.bias);
     if (e.hidden || e.input == -std::numeric_limits<double>::infinity()) {
-      derive({"0 \\quad\\text{(hidden)}"});
+      derive({"0 \\quad\\text{(@{formula.hidden})}"});
       say({"sigmoid.hidden", {{"hidden", hidden_key(e)}}});
     } else {
       const std::string z = num(e.input + e.bias);
@@ -519,10 +521,14 @@ void ExplainedCell::forward() {
     say({"alibi.biased"});
   } else if (step_id == "mask" || step_id == "masked") {
     read_mask();
-    const std::string why = "hidden by " + join(e.components, ", ");
+    const std::string why = "@{formula.hidden_by} " + formula_words(e.components);
     if (step_id == "mask") {
       e.kind = "mask_entry";
-      derive({value + " \\quad\\text{(" + (e.hidden ? why : e.kept_by_sink ? "kept: a sink token" : "visible") + ")}"});
+      derive({value + " \\quad\\text{(" +
+              (e.hidden         ? why
+               : e.kept_by_sink ? "@{formula.kept_sink}"
+                                : "@{formula.visible}") +
+              ")}"});
       if (e.hidden) {
         say({"hidden", {{"by", hidden_key(e)}}});
       } else {
@@ -534,7 +540,7 @@ void ExplainedCell::forward() {
       if (e.hidden && std::isfinite(e.fill)) {
         // A finite mask_fill replaces a hidden score (masked_fill).
         const std::string fill = num(e.fill);
-        derive({fill + " \\quad\\text{(" + why + ": the fill)}"});
+        derive({fill + " \\quad\\text{(" + why + ": @{formula.the_fill})}"});
         say({"mask.fill", {{"hidden", hidden_key(e)}, {"fill", fill}}});
       } else {
         const std::string score = num(e.input), added = num(e.additive);
@@ -582,7 +588,7 @@ void ExplainedCell::forward() {
       }
     }
     if (e.max == -kInf) {
-      derive({"0 \\quad\\text{(every key of this query is masked)}"});
+      derive({"0 \\quad\\text{(@{formula.every_key_masked})}"});
       say({"softmax.all_masked"});
       return;
     }
@@ -626,7 +632,7 @@ void ExplainedCell::forward() {
         say({e.input > 0 ? "feature_map.relu_positive" : "feature_map.relu"});
         break;
       case FeatureMap::Identity:
-        derive({of + " \\quad\\text{(identity)}", value});
+        derive({of + " \\quad\\text{(@{formula.identity})}", value});
         say({"feature_map.identity"});
         break;
     }
@@ -642,7 +648,7 @@ void ExplainedCell::forward() {
     const std::string sum =
         "\\sum_m " + indexed(input_step(0).symbol, r1 + ",m") + "\\," + indexed(input_step(1).symbol, c1 + ",m");
     if (e.hidden) {
-      derive({"0 \\quad\\text{(causal: the key comes after the query)}"});
+      derive({"0 \\quad\\text{(@{formula.causal}: @{formula.key_after_query})}"});
       say({"linear_score.causal"});
     } else if (e.factor != 1) {
       const std::string gamma = num(n.decay()), factor = num(e.factor);

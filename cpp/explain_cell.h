@@ -36,6 +36,17 @@ inline std::string yes(bool b) { return b ? "yes" : "no"; }
 /// `parts` with `between` between them.
 std::string join(const std::vector<std::string>& parts, const char* between);
 
+/// A formula's word: the placeholder @{formula.<id>} the page fills with the word in the
+/// learner's language (web/lib/i18n.js fillFormula; English in the API's TeX).
+inline std::string formula_word(const std::string& id) { return "@{formula." + id + "}"; }
+
+/// Words joined by ", " as formula placeholders (what hid a key: "causal", "window", "mask").
+inline std::string formula_words(const std::vector<std::string>& ids) {
+  std::string out;
+  for (const std::string& id : ids) out += (out.empty() ? "" : ", ") + formula_word(id);
+  return out;
+}
+
 /// Cell (row, col) of step `step_id` of `head` in `t`, the trace of `n` (with or without its
 /// backward pass's steps), with its explanation `e` being filled in.
 struct ExplainedCell {

@@ -121,7 +121,7 @@ void ExplainedCell::gradient() {
       given();
     } else {
       e.kind = "input";
-      derive({value + " \\quad\\text{(no } dO \\text{ given: all ones)}"});
+      derive({value + " \\quad\\text{(@{formula.no} } dO \\text{ @{formula.given}: @{formula.all_ones})}"});
       say({"dO.ones"});
     }
   } else if ((id == "dhead_output" || id == "dgated_output" || id == "dhead_normed") && input_step(0).id == "dO") {
@@ -243,12 +243,12 @@ void ExplainedCell::gradient() {
     read_mask();
     e.kind = "mask_grad";
     e.input = input(0)(r, c);
-    const std::string why = "hidden by " + join(e.components, ", ");
+    const std::string why = "@{formula.hidden_by} " + formula_words(e.components);
     if (e.hidden) {
       derive({"0 \\quad\\text{(" + why + ")}"});
       say({"mask_grad.hidden", {{"hidden", hidden_key(e)}, {"fill", yes(std::isfinite(e.fill))}}});
     } else {
-      derive({same_entry(0) + " \\quad\\text{(visible)}", value});
+      derive({same_entry(0) + " \\quad\\text{(@{formula.visible})}", value});
       say({"mask_grad.visible", {{"sink", yes(e.kept_by_sink)}}});
     }
   } else if (id == "dS_uncapped") {

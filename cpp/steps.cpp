@@ -326,7 +326,8 @@ class Notation {
 
     switch (e.key) {
       case Id::Positional:
-        if (n_.options.positional == Positional::Learned) return cat({own, pick(" \\;\\text{(given)}", " (given)")});
+        if (n_.options.positional == Positional::Learned)
+          return cat({own, pick(" \\;\\text{(@{formula.given})}", " (@{formula.given})")});
         return sinusoids(own);
       case Id::XPos:
         return cat({own, " = X + ", in_symbol(0)});
@@ -386,9 +387,10 @@ class Notation {
         if (tex_) {
           return cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x,
                       "^2) + 10^{-5}}}\\,(1 - \\lambda_{\\text{init}}),\\quad \\lambda_{\\text{init}} = ", li,
-                      " \\;\\text{(each row)}"});
+                      " \\;\\text{(@{formula.each_row})}"});
         }
-        return cat({own, " = ", x, " / √(mean(", x, "²) + 1e-5) · (1 − λ_init), λ_init = ", li, " (each row)"});
+        return cat(
+            {own, " = ", x, " / √(mean(", x, "²) + 1e-5) · (1 − λ_init), λ_init = ", li, " (@{formula.each_row})"});
       }
       case Id::Gate: {
         const std::string W =
@@ -401,8 +403,9 @@ class Notation {
                                   : "";
         const std::string x = s.inputs.empty() ? "X" : in_symbol(0);
         return cat({own, pick(" = \\sigma(", " = σ("), x, pick("\\,", "·"), W, b, ")",
-                    n_.gate_headwise ? pick(" \\;\\text{(one gate per head)}", " (one gate per head)")
-                                     : pick(" \\;\\text{(one gate per feature)}", " (one gate per feature)")});
+                    n_.gate_headwise
+                        ? pick(" \\;\\text{(@{formula.one_gate_per_head})}", " (@{formula.one_gate_per_head})")
+                        : pick(" \\;\\text{(@{formula.one_gate_per_feature})}", " (@{formula.one_gate_per_feature})")});
       }
       case Id::GatedOutput:
         return cat({own, " = ", in_symbol(0), pick(" \\circ ", " ∘ "), in_symbol(1)});
@@ -416,16 +419,17 @@ class Notation {
           const std::string b = js_number(n_.sigmoid_bias);
           const bool default_bias = std::isnan(n_.options.sigmoid_bias);
           const std::string S = std::to_string(n_.S);
-          return cat({indexed(own), pick(" = \\sigma(", " = σ("), indexed(in_symbol(0)),
-                      pick(" + b),\\quad b = ", " + b), b = "), b,
-                      default_bias ? cat({pick(" = -\\ln ", " = −ln "), S}) : std::string(),
-                      n_.has_mask() ? pick(",\\; 0 \\text{ where hidden}", ", 0 where hidden") : "",
-                      pick(" \\;\\text{(rows need not sum to 1)}", " (rows need not sum to 1)")});
+          return cat(
+              {indexed(own), pick(" = \\sigma(", " = σ("), indexed(in_symbol(0)),
+               pick(" + b),\\quad b = ", " + b), b = "), b,
+               default_bias ? cat({pick(" = -\\ln ", " = −ln "), S}) : std::string(),
+               n_.has_mask() ? pick(",\\; 0 \\text{ @{formula.where_hidden}}", ", 0 @{formula.where_hidden}") : "",
+               pick(" \\;\\text{(@{formula.rows_need_not_sum_to_1})}", " (@{formula.rows_need_not_sum_to_1})")});
         }
         if (!n_.sink_logits.empty()) return sink_softmax(own, in_symbol(0), s.head);
         return cat({own, pick(" = \\operatorname{softmax}(", " = softmax("), in_symbol(0),
-                    pick(") \\quad\\text{(", ") ("), columns_ ? "down each column" : "along each row",
-                    pick(")}", ")")});
+                    pick(") \\quad\\text{(", ") ("),
+                    columns_ ? "@{formula.down_each_column}" : "@{formula.along_each_row}", pick(")}", ")")});
       case Id::PhiQ:
       case Id::PhiK:
         return cat({own, " = ", feature_map(in_symbol(0))});
@@ -575,20 +579,22 @@ class Notation {
 
   /// The sum over tokens (rows; columns in the columns layout) of `m`: a bias's gradient.
   std::string token_sum(const std::string& m, const char* tokens) const {
-    return tex_ ? cat({"\\textstyle\\sum_{\\text{", tokens, "}} ", m}) : cat({"Σ over ", tokens, " of ", m});
+    return tex_ ? cat({"\\textstyle\\sum_{\\text{@{formula.", tokens, "}}} ", m})
+                : cat({"Σ @{formula.over_", tokens, "_of} ", m});
   }
 
   /// The formula of gradient step `s` (the chain rule, one forward step back).
   std::string gradient(const Step& s, const Entry& e, const std::string& own, const std::vector<Step>& earlier) const {
     auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
     auto in_symbol = [&](size_t k) { return symbol(entry(in(k).id), in(k).head); };
-    const char* given_text = pick(" \\;\\text{(given)}", " (given)");
+    const char* given_text = pick(" \\;\\text{(@{formula.given})}", " (@{formula.given})");
     if (n_.latent && (e.key >= Id::DQC || e.key == Id::DWQ || e.key == Id::DX))
       return latent_gradient(s, e.key, own, earlier);
     switch (e.key) {
       case Id::DO:
         if (n_.dO) return cat({own, given_text, pick(",\\quad L = \\textstyle\\sum O \\circ dO", ", L = Σ O ∘ dO")});
-        return cat({own, pick(" = \\mathbf{1},\\quad L = \\textstyle\\sum O", " = 1 (every entry), L = Σ O")});
+        return cat(
+            {own, pick(" = \\mathbf{1},\\quad L = \\textstyle\\sum O", " = 1 (@{formula.every_entry}), L = Σ O")});
       case Id::DGatedOutput:
         return cat(
             {own, " = ",
@@ -606,9 +612,10 @@ class Notation {
           const std::string y = in_symbol(0), x = in_symbol(1);
           return tex_ ? cat({own, " = \\frac{1 - \\lambda_{\\text{init}}}{r}\\big(", y,
                              " - \\hat x \\operatorname{mean}(", y, " \\circ \\hat x)\\big),\\quad \\hat x = ", x,
-                             "/r,\\; r = \\sqrt{\\operatorname{mean}(", x, "^2) + 10^{-5}} \\;\\text{(each row)}"})
+                             "/r,\\; r = \\sqrt{\\operatorname{mean}(", x,
+                             "^2) + 10^{-5}} \\;\\text{(@{formula.each_row})}"})
                       : cat({own, " = (1 − λ_init)/r · (", y, " − x̂·mean(", y, " ∘ x̂)), x̂ = ", x, "/r, r = √(mean(", x,
-                             "²) + 1e-5) (each row)"});
+                             "²) + 1e-5) (@{formula.each_row})"});
         }
         if (e.key == Id::DHeadNormed) {
           return cat(
@@ -634,7 +641,7 @@ class Notation {
       case Id::DKNormed:
         if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
           return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
-                      pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
+                      pick(") \\;\\text{(@{formula.each_pair_turned_back})}", ") (@{formula.each_pair_turned_back})")});
         }
         if (in(0).id == "dK_cache") return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
         if (in(0).id == "dweights_1")
@@ -643,17 +650,18 @@ class Notation {
                                      : cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
       case Id::DGQ:
       case Id::DGK: {
-        const std::string sum = pick("\\textstyle\\sum_{\\text{heads, rows}} ", "Σ over heads and rows of ");
+        const std::string sum =
+            pick("\\textstyle\\sum_{\\text{@{formula.heads_rows}}} ", "Σ @{formula.over_heads_and_rows_of} ");
         return tex_ ? cat({own, " = ", sum, "d", e.key == Id::DGQ ? "\\hat Q" : "\\hat K", " \\circ \\hat x"})
                     : cat({own, " = ", sum, "d", e.key == Id::DGQ ? "Q̂" : "K̂",
-                           " ∘ x̂ (x̂: the row normalised, before the gain)"});
+                           " ∘ x̂ (x̂: @{formula.row_normalised_before_gain})"});
       }
       case Id::DWG: {
         const std::string x = s.inputs.size() == 3 ? in_symbol(0) : "X", dG = in_symbol(s.inputs.size() - 2),
                           G = in_symbol(s.inputs.size() - 1);
-        return cat({own, " = ",
-                    times(transposed(x), cat({"(", dG, pick(" \\circ G \\circ (1 - G)", " ∘ G ∘ (1 − G)"), ")"})),
-                    pick(" \\;\\text{(}G \\text{: every head's gate)}", " (G: every head's gate)")});
+        return cat(
+            {own, " = ", times(transposed(x), cat({"(", dG, pick(" \\circ G \\circ (1 - G)", " ∘ G ∘ (1 − G)"), ")"})),
+             pick(" \\;\\text{(}G \\text{: @{formula.every_heads_gate})}", " (G: @{formula.every_heads_gate})")});
       }
       case Id::DbG:
         return cat(
@@ -663,7 +671,7 @@ class Notation {
         if (n_.sigmoid) {
           const std::string A = in_symbol(0), dA = in_symbol(1);
           return cat({own, " = ", dA, pick(" \\circ ", " ∘ "), A, pick(" \\circ (1 - ", " ∘ (1 − "), A,
-                      pick(") \\;\\text{(the sigmoid's slope)}", ") (the sigmoid's slope)")});
+                      pick(") \\;\\text{(@{formula.sigmoid_slope})}", ") (@{formula.sigmoid_slope})")});
         }
         const std::string A = in_symbol(0), dA = in_symbol(1);
         const char* sum = columns_ ? "colsum" : "rowsum";
@@ -674,9 +682,9 @@ class Notation {
         return cat({own, " = ", A, " ∘ (", dA, " − ", sum, "(", dA, " ∘ ", A, "))"});
       }
       case Id::DSKept:
-        return cat(
-            {own, " = ", in_symbol(0), pick(" \\text{ where } ", " where "), in_symbol(1),
-             pick(" \\text{ keeps the key, } 0 \\text{ where it hides it}", " keeps the key, 0 where it hides it")});
+        return cat({own, " = ", in_symbol(0), pick(" \\text{ @{formula.where} } ", " @{formula.where} "), in_symbol(1),
+                    pick(" \\text{ @{formula.keeps_the_key} } 0 \\text{ @{formula.where_it_hides_it}}",
+                         " @{formula.keeps_the_key} 0 @{formula.where_it_hides_it}")});
       case Id::DSUncapped: {
         const std::string c = js_number(n_.options.softcap);
         return cat({own, " = ", in_symbol(0), pick(" \\circ \\big(1 - \\tanh^2(", " ∘ (1 − tanh²("), in_symbol(1),
@@ -704,8 +712,8 @@ class Notation {
         if (in(0).id == "linear_scores") {
           if (s.inputs.size() < 3) return cat({own, " = ", times(transposed(in_symbol(0)), in_symbol(1))});
           return cat({own, " = ", times(transposed(in_symbol(0)), cat({"(", in_symbol(1), " / ", in_symbol(2), ")"})),
-                      pick(" \\;\\text{(each row of } ", " (each row of "), in_symbol(1),
-                      pick(" \\text{ over its } ", " over its "), in_symbol(2), pick(")", ")")});
+                      pick(" \\;\\text{(@{formula.each_row_of} } ", " (@{formula.each_row_of} "), in_symbol(1),
+                      pick(" \\text{ @{formula.over_its} } ", " @{formula.over_its} "), in_symbol(2), pick(")", ")")});
         }
         if (in(0).id == "dphi_Q" || in(0).id == "dphi_K") {
           const std::string x = in(0).id == "dphi_Q" ? "Q" : "K";
@@ -722,14 +730,14 @@ class Notation {
                         " - \\hat x \\operatorname{mean}(u \\circ \\hat x)\\big),\\quad u = ", y, " \\circ ",
                         e.key == Id::DQ ? "g_{q}" : "g_{k}",
                         ",\\; \\hat x = ", layer ? "(x - \\operatorname{mean}(x))" : "x", "/\\sigma,\\; x = ", x,
-                        " \\;\\text{(QK-norm turned back, each row)}"});
+                        " \\;\\text{(@{formula.qk_norm_turned_back})}"});
           }
           return cat({own, " = (u", layer ? " − mean(u)" : "", " − x̂·mean(u ∘ x̂)) / σ, u = ", y, " ∘ ", g,
-                      ", x̂ = ", layer ? "(x − mean(x))" : "x", "/σ, x = ", x, " (QK-norm turned back, each row)"});
+                      ", x̂ = ", layer ? "(x − mean(x))" : "x", "/σ, x = ", x, " (@{formula.qk_norm_turned_back})"});
         }
         if (in(0).id == "dQ_rot" || in(0).id == "dK_rot") {
           return cat({own, pick(" = \\operatorname{RoPE}^{-1}(", " = RoPE⁻¹("), in_symbol(0),
-                      pick(") \\;\\text{(each pair turned back)}", ") (each pair turned back)")});
+                      pick(") \\;\\text{(@{formula.each_pair_turned_back})}", ") (@{formula.each_pair_turned_back})")});
         }
         return cat({own, " = ", rows_of(in_symbol(0), n_.past + 1, n_.S)});
       case Id::DPastK:
@@ -767,7 +775,8 @@ class Notation {
         return cat({own, " = ", sum});
       }
       case Id::DP:
-        return cat({own, " = ", in_symbol(0), pick(" \\;\\text{(P is added to X)}", " (P is added to X)")});
+        return cat(
+            {own, " = ", in_symbol(0), pick(" \\;\\text{(@{formula.p_added_to_x})}", " (@{formula.p_added_to_x})")});
       case Id::DLinearScores: {
         const std::string dhead = in_symbol(0), V = in_symbol(1);
         if (s.inputs.size() < 4) return cat({own, " = ", times(dhead, transposed(V))});
@@ -787,8 +796,9 @@ class Notation {
             gamma == 1 ? std::string("1")
                        : cat({pick("\\gamma^{i-j}", "γ^(i−j)"), pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
         if (tex_)
-          return cat({own, " = ", product, ",\\quad C_{ij} = ", factor, " \\text{ where } j \\le i, \\text{ else } 0"});
-        return cat({own, " = ", product, ", C_ij = ", factor, " where j ≤ i, else 0"});
+          return cat({own, " = ", product, ",\\quad C_{ij} = ", factor,
+                      " \\text{ @{formula.where} } j \\le i, \\text{ @{formula.else} } 0"});
+        return cat({own, " = ", product, ", C_ij = ", factor, " @{formula.where} j ≤ i, @{formula.else} 0"});
       }
       default:
         return own;
@@ -802,7 +812,6 @@ class Notation {
                                             const std::vector<Step>& earlier) const {
     auto in = [&](size_t k) -> const Step& { return earlier[static_cast<size_t>(s.inputs[k])]; };
     auto name = [&](const Step& x) { return symbol(entry(x.id), x.head); };
-    const std::string T = pick("^\\top", "ᵀ");
     const char* dot = pick("\\,", "·");
     const std::string h = pick("^{(h)}", "⁽ʰ⁾");
     const auto W = [&](const char* w, bool per_head) { return cat({sub("W", w), per_head ? h : std::string()}); };
@@ -810,8 +819,8 @@ class Notation {
       return cat({pick("\\operatorname{RoPE}^{-1}(", "RoPE⁻¹("), x, ")"});
     };
     const auto each_head = [&](const std::string& term) {
-      return tex_ ? cat({"\\big[\\, ", term, " \\,\\big]_h \\;\\text{(the heads side by side)}"})
-                  : cat({"[", term, "]_h (the heads side by side)"});
+      return tex_ ? cat({"\\big[\\, ", term, " \\,\\big]_h \\;\\text{(@{formula.heads_side_by_side})}"})
+                  : cat({"[", term, "]_h (@{formula.heads_side_by_side})"});
     };
     const auto sum_heads = [&](const std::string& term) {
       return n_.heads == 1 ? term : cat({pick("\\textstyle\\sum_h ", "Σ_h "), term});
@@ -832,11 +841,11 @@ class Notation {
       case Id::DKR:
         if (s.head >= 0) return cat({own, " = ", transposed(in_symbol_of(in(0))), dot, in_symbol_of(in(1))});
         return cat({own, " = ", sum_heads(d_of("k_{R}", "k_R")),
-                    pick(" \\;\\text{(one rotary key for every head)}", " (one rotary key for every head)")});
+                    pick(" \\;\\text{(@{formula.one_rotary_key})}", " (@{formula.one_rotary_key})")});
       case Id::DCKV:
-        return cat(
-            {own, " = ",
-             sum_heads(cat({"(", dKC, dot, W("UK", n_.heads > 1), T, " + ", dV, dot, W("UV", n_.heads > 1), T, ")"}))});
+        return cat({own, " = ",
+                    sum_heads(cat({"(", dKC, dot, transposed(W("UK", n_.heads > 1)), " + ", dV, dot,
+                                   transposed(W("UV", n_.heads > 1)), ")"}))});
       case Id::DPastCKV:
       case Id::DPastKR:
         return cat({own, " = ", rows_of(name(in(0)), 1, n_.past)});
@@ -856,21 +865,22 @@ class Notation {
         return cat(
             {own, " = ", each_head(cat({transposed(pick(reads_q, n_.qr_from_cq ? "c_Q" : "X")), dot, unrotate(dqR)}))});
       case Id::DCQ: {
-        std::string term = cat({dQC, dot, W("UQ", n_.heads > 1), T});
-        if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, W("QR", n_.heads > 1), T, ")"});
+        std::string term = cat({dQC, dot, transposed(W("UQ", n_.heads > 1))});
+        if (n_.qr_from_cq) term = cat({"(", term, " + ", unrotate(dqR), dot, transposed(W("QR", n_.heads > 1)), ")"});
         return cat({own, " = ", sum_heads(term)});
       }
       case Id::DWDQ:
         return cat({own, " = ", transposed("X"), dot, name(in(0))});
       case Id::DX: {
-        std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, W("DKV", false), T});
-        if (n_.d_r > 0) out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, W("KR", false), T});
+        std::string out = cat({own, " = ", new_rows(pick("dc_{KV}", "dc_KV")), dot, transposed(W("DKV", false))});
+        if (n_.d_r > 0)
+          out = cat({out, " + ", unrotate(new_rows(pick("dk_{R}", "dk_R"))), dot, transposed(W("KR", false))});
         if (n_.W_DQ)
-          out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, W("DQ", false), T});
+          out = cat({out, " + ", pick("dc_{Q}", "dc_Q"), dot, transposed(W("DQ", false))});
         else
-          out = cat({out, " + ", sum_heads(cat({dQC, dot, W("Q", n_.heads > 1), T}))});
+          out = cat({out, " + ", sum_heads(cat({dQC, dot, transposed(W("Q", n_.heads > 1))}))});
         if (n_.d_r > 0 && !n_.qr_from_cq)
-          out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, W("QR", n_.heads > 1), T}))});
+          out = cat({out, " + ", sum_heads(cat({unrotate(dqR), dot, transposed(W("QR", n_.heads > 1))}))});
         return out;
       }
       default:
@@ -890,7 +900,8 @@ class Notation {
     const std::string half = queries ? cat({"dS_k", pick("\\,", "·"), other, "_k"})
                                      : cat({pick("dS_k^\\top", "dS_kᵀ"), pick("\\,", "·"), other, "_k"});
     return cat({own, pick("_k = ", "_k = "), half, pick(",\\quad ", ", "), dS,
-                pick(",\\; k = 1, 2 \\text{ (from } ", ", k = 1, 2 (from "), dA1, ", ", dA2, pick(")}", ")")});
+                pick(",\\; k = 1, 2 \\text{ (@{formula.from} } ", ", k = 1, 2 (@{formula.from} "), dA1, ", ", dA2,
+                pick("\\text{)}", ")")});
   }
 
   /// A whole gradient from its heads' (dQ, dK, dV, dpast_K, dpast_V): side by side, one block per
@@ -901,7 +912,7 @@ class Notation {
       const Step& only = earlier[static_cast<size_t>(s.inputs[0])];
       const std::string name = symbol(entry(only.id), only.head);
       if (past > 0) return cat({own, " = ", rows_of(name, 1, past)});
-      return cat({own, pick(" \\;\\text{(the one head's)}", " (the one head's)")});
+      return cat({own, pick(" \\;\\text{(@{formula.the_one_heads})}", " (@{formula.the_one_heads})")});
     }
     const bool per_query_head = s.id == "dQ";
     std::vector<std::string> blocks;
@@ -962,8 +973,8 @@ class Notation {
     const std::string at = tex_ ? (columns_ ? "_{i,p}" : "_{p,i}") : (columns_ ? "[i, p]" : "[p, i]");
     if (r.cos) {
       return tex_ ? cat({own, at, " = \\operatorname{atan2}(\\sin", at, ", \\cos", at,
-                         ") \\quad\\text{(the angles of the cos/sin tables)}"})
-                  : cat({own, at, " = atan2(sin", at, ", cos", at, ") (the angles of the cos/sin tables)"});
+                         ") \\quad\\text{(@{formula.angles_of_tables})}"})
+                  : cat({own, at, " = atan2(sin", at, ", cos", at, ") (@{formula.angles_of_tables})"});
     }
     const std::string base = js_number(r.base), dims = std::to_string(r.dims);
     return tex_ ? cat({own, at, " = p\\,\\theta_i,\\quad \\theta_i = ", base, "^{-2i/", dims, "}"})
@@ -976,7 +987,7 @@ class Notation {
     const std::string dims = std::to_string(r.dims), half = std::to_string(r.dims / 2);
     std::string out;
     if (r.cos) {
-      out = pick(",\\quad \\cos, \\sin \\text{ from the tables}", ", cos, sin from the tables");
+      out = pick(",\\quad \\cos, \\sin \\text{ @{formula.from_the_tables}}", ", cos, sin @{formula.from_the_tables}");
     } else if (tex_) {
       out = cat({",\\quad \\theta_i = ", js_number(r.base), "^{-2i/", dims, "}"});
     } else {
@@ -984,16 +995,16 @@ class Notation {
     }
     const bool half_style = r.style == Rope::Style::Half;
     if (tex_) {
-      out += half_style ? cat({",\\; \\text{pairs } (i,\\, i+", half, ")"})
-                        : std::string(",\\; \\text{pairs } (2i,\\, 2i+1)");
+      out += half_style ? cat({",\\; \\text{@{formula.pairs} } (i,\\, i+", half, ")"})
+                        : std::string(",\\; \\text{@{formula.pairs} } (2i,\\, 2i+1)");
     } else {
-      out += half_style ? cat({", pairs (i, i+", half, ")"}) : std::string(", pairs (2i, 2i+1)");
+      out += half_style ? cat({", @{formula.pairs} (i, i+", half, ")"}) : std::string(", @{formula.pairs} (2i, 2i+1)");
     }
     const Eigen::Index width = n_.latent ? n_.d_r : n_.d_k;
     if (r.dims < width) {
       const std::string of = std::to_string(width);
-      out += tex_ ? cat({",\\; \\text{features } 1..", dims, " \\text{ of } ", of})
-                  : cat({", features 1..", dims, " of ", of});
+      out += tex_ ? cat({",\\; \\text{@{formula.features} } 1..", dims, " \\text{ @{formula.of} } ", of})
+                  : cat({", @{formula.features} 1..", dims, " @{formula.of} ", of});
     }
     return out;
   }
@@ -1003,7 +1014,7 @@ class Notation {
   ATTN_NOINLINE std::string projection(const Step& s, Id key, const std::string& own, const std::string& from) const {
     const std::string& name = s.id;
     if (n_.direct) {
-      if (n_.heads == 1) return cat({name, pick(" \\;\\text{(given)}", " (given)")});
+      if (n_.heads == 1) return cat({name, pick(" \\;\\text{(@{formula.given})}", " (@{formula.given})")});
       const std::string first = std::to_string(s.feature_first + 1),
                         last = std::to_string(s.feature_first + s.feature_count);
       if (tex_) {
@@ -1042,7 +1053,7 @@ class Notation {
                     divided(tex_ ? cat({"\\sqrt{", d_k, "}"}) : cat({"√", d_k}))});
       }
       case Scale::Kind::None:
-        return cat({S, pick(" \\quad\\text{(not scaled)}", " (not scaled)")});
+        return cat({S, pick(" \\quad\\text{(@{formula.not_scaled})}", " (@{formula.not_scaled})")});
       case Scale::Kind::DivideBy:
         return divided(js_number(scale.value));
       case Scale::Kind::DivideBySqrt: {
@@ -1077,17 +1088,17 @@ class Notation {
     const auto named = [&](std::string condition, const char* name) {
       return cat({condition, pick(" \\;\\text{(", " ("), name, pick(")}", ")")});
     };
-    if (o.causal) keeps.push_back(named(cat({k, le, q}), "causal"));
+    if (o.causal) keeps.push_back(named(cat({k, le, q}), "@{formula.causal}"));
     if (n_.window()) {
       const auto offset = [&](const char* sign, double by) { return by == 0 ? q : cat({q, sign, js_number(by)}); };
       std::string window;
       if (!std::isinf(o.window_left)) window = cat({offset(pick(" - ", " − "), o.window_left), le});
       window += k;
       if (!std::isinf(o.window_right)) window = cat({window, le, offset(" + ", o.window_right)});
-      window = named(window, "window");
+      window = named(window, "@{formula.window}");
       if (o.sink_tokens > 0) {
-        window = cat({window, pick(" \\text{ or } ", " or "),
-                      named(cat({k, pick(" < ", " < "), std::to_string(o.sink_tokens)}), "sink")});
+        window = cat({window, pick(" \\text{ @{formula.or} } ", " @{formula.or} "),
+                      named(cat({k, pick(" < ", " < "), std::to_string(o.sink_tokens)}), "@{formula.sink}")});
       }
       keeps.push_back(window);
     }
@@ -1099,15 +1110,17 @@ class Notation {
     const bool keep_mask = n_.mask && n_.options.mask_kind == MaskKind::Keep;
     const bool additive = n_.mask && !keep_mask;
     if (keep_mask) {
-      all += cat({keeps.empty() ? "" : pick(",\\; ", ", "), pick("\\text{your mask keeps it}", "your mask keeps it")});
+      all += cat({keeps.empty() ? "" : pick(",\\; ", ", "),
+                  pick("\\text{@{formula.your_mask_keeps_it}}", "@{formula.your_mask_keeps_it}")});
     }
     if (additive) {
-      const std::string yours = cat({pick("\\text{your } ", "your "), indexed("M")});
+      const std::string yours = cat({pick("\\text{@{formula.your} } ", "@{formula.your} "), indexed("M")});
       if (keeps.empty()) return cat({indexed(own), " = ", yours});
-      return cat({indexed(own), " = ", yours, pick(" \\text{ if } ", " if "), all,
-                  pick("; \\text{ else } -\\infty", "; else −∞")});
+      return cat({indexed(own), " = ", yours, pick(" \\text{ @{formula.if} } ", " @{formula.if} "), all,
+                  pick("; \\text{ @{formula.else} } -\\infty", "; @{formula.else} −∞")});
     }
-    return cat({indexed(own), pick(" = 1 \\text{ if } ", " = 1 if "), all, pick("; \\text{ else } 0", "; else 0")});
+    return cat({indexed(own), pick(" = 1 \\text{ @{formula.if} } ", " = 1 @{formula.if} "), all,
+                pick("; \\text{ @{formula.else} } 0", "; @{formula.else} 0")});
   }
 
   /// The masked scores: the scores where the mask keeps a key, -inf (or mask_fill) where it
@@ -1118,13 +1131,13 @@ class Notation {
     const char* masked_fill = std::isinf(fill) ? "" : pick(" \\;\\text{(masked\\_fill)}", " (masked_fill)");
     const bool boolean = !n_.mask || n_.options.mask_kind == MaskKind::Keep;
     if (boolean) {
-      return cat({own, " = ", S, pick(" \\text{ where } ", " where "), M, " = 1, ", hidden,
-                  pick(" \\text{ where } ", " where "), M, " = 0", masked_fill});
+      return cat({own, " = ", S, pick(" \\text{ @{formula.where} } ", " @{formula.where} "), M, " = 1, ", hidden,
+                  pick(" \\text{ @{formula.where} } ", " @{formula.where} "), M, " = 0", masked_fill});
     }
     const std::string sum = cat({own, " = ", S, " + ", M});
     if (std::isinf(fill)) return sum;
-    return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ where } ", " where "), M, pick(" = -\\infty", " = −∞"),
-                masked_fill});
+    return cat({sum, pick(",\\; ", ", "), hidden, pick(" \\text{ @{formula.where} } ", " @{formula.where} "), M,
+                pick(" = -\\infty", " = −∞"), masked_fill});
   }
 
   /// QK-norm of each row of `x` (a head's d_k features) with the gains g_q or g_k.
@@ -1135,13 +1148,15 @@ class Notation {
     if (tex_) {
       const std::string g = cat({"g_{", which, "}"});
       return layer ? cat({own, " = \\frac{", x, " - \\operatorname{mean}(", x, ")}{\\sqrt{\\operatorname{var}(", x,
-                          ") + \\varepsilon}} \\circ ", g, ",\\quad \\varepsilon = ", eps, " \\;\\text{(each row)}"})
+                          ") + \\varepsilon}} \\circ ", g, ",\\quad \\varepsilon = ", eps,
+                          " \\;\\text{(@{formula.each_row})}"})
                    : cat({own, " = \\frac{", x, "}{\\sqrt{\\operatorname{mean}(", x, "^2) + \\varepsilon}} \\circ ", g,
-                          ",\\quad \\varepsilon = ", eps, " \\;\\text{(each row)}"});
+                          ",\\quad \\varepsilon = ", eps, " \\;\\text{(@{formula.each_row})}"});
     }
     const std::string g = cat({"g_", which});
-    return layer ? cat({own, " = (", x, " − mean(", x, ")) / √(var(", x, ") + ε) ∘ ", g, ", ε = ", eps, " (each row)"})
-                 : cat({own, " = ", x, " / √(mean(", x, "²) + ε) ∘ ", g, ", ε = ", eps, " (each row)"});
+    return layer ? cat({own, " = (", x, " − mean(", x, ")) / √(var(", x, ") + ε) ∘ ", g, ", ε = ", eps,
+                        " (@{formula.each_row})"})
+                 : cat({own, " = ", x, " / √(mean(", x, "²) + ε) ∘ ", g, ", ε = ", eps, " (@{formula.each_row})"});
   }
 
   /// Differential attention's softmax of half k: Q_k K_kᵀ (features of the half), scaled, with the
@@ -1155,7 +1170,7 @@ class Notation {
     if (!n_.alibi_slopes.empty()) inside = cat({inside, " + B", sup(s.head)});
     if (n_.has_mask()) inside = cat({inside, " + M", sup(s.head)});
     return cat({own, pick(" = \\operatorname{softmax}\\big(", " = softmax("), inside, pick("\\big)", ")"),
-                pick(" \\quad\\text{(along each row)}", " (along each row)")});
+                pick(" \\quad\\text{(@{formula.along_each_row})}", " (@{formula.along_each_row})")});
   }
 
   /// The softmax with a sink logit s (gpt-oss): one more term in each denominator.
@@ -1173,10 +1188,11 @@ class Notation {
   std::string slope() const {
     switch (n_.feature_map()) {
       case FeatureMap::EluPlusOne:
-        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ e^x \\text{ otherwise}"
-                    : "φ′(x) = 1 for x > 0, eˣ otherwise";
+        return tex_ ? "\\phi'(x) = 1 \\text{ @{formula.for} } x > 0,\\ e^x \\text{ @{formula.otherwise}}"
+                    : "φ′(x) = 1 @{formula.for} x > 0, eˣ @{formula.otherwise}";
       case FeatureMap::Relu:
-        return tex_ ? "\\phi'(x) = 1 \\text{ for } x > 0,\\ 0 \\text{ otherwise}" : "φ′(x) = 1 for x > 0, 0 otherwise";
+        return tex_ ? "\\phi'(x) = 1 \\text{ @{formula.for} } x > 0,\\ 0 \\text{ @{formula.otherwise}}"
+                    : "φ′(x) = 1 @{formula.for} x > 0, 0 @{formula.otherwise}";
       case FeatureMap::Identity:
         break;
     }
@@ -1193,7 +1209,7 @@ class Notation {
       case FeatureMap::Identity:
         break;
     }
-    return cat({x, pick(" \\;\\text{(identity)}", " (identity)")});
+    return cat({x, pick(" \\;\\text{(@{formula.identity})}", " (@{formula.identity})")});
   }
 
   /// Λ = φ(Q)φ(K)ᵀ, with the decay γ^(i−j) and the causal mask when causal.
@@ -1208,19 +1224,20 @@ class Notation {
     const std::string gamma_is =
         gamma == 1 ? std::string() : cat({pick(",\\; \\gamma = ", ", γ = "), js_number(gamma)});
     if (tex_) {
-      return cat({own, "_{ij} = ", q, "_i \\cdot ", k, "_j", decay, " \\text{ where } ", j, " \\le ", i,
-                  ", \\; 0 \\text{ where } ", j, " > ", i, gamma_is});
+      return cat({own, "_{ij} = ", q, "_i \\cdot ", k, "_j", decay, " \\text{ @{formula.where} } ", j, " \\le ", i,
+                  ", \\; 0 \\text{ @{formula.where} } ", j, " > ", i, gamma_is});
     }
-    return cat(
-        {own, "_ij = ", q, "_i · ", k, "_j", decay, " where ", j, " ≤ ", i, ", 0 where ", j, " > ", i, gamma_is});
+    return cat({own, "_ij = ", q, "_i · ", k, "_j", decay, " @{formula.where} ", j, " ≤ ", i, ", 0 @{formula.where} ",
+                j, " > ", i, gamma_is});
   }
 
   /// Linear attention's head output: Λ·V, divided row by row by D when normalized.
   std::string linear_output(const std::string& scores, const std::string& V, const std::string& D) const {
     const std::string product = cat({scores, pick("\\,", "·"), V});
-    if (D.empty()) return cat({product, pick(" \\;\\text{(not normalized)}", " (not normalized)")});
-    if (tex_) return cat({"(", product, ")_i \\,/\\, ", D, "_i \\;\\text{(row by row)}"});
-    return cat({"(", product, ")_i / ", D, "_i (row by row)"});
+    if (D.empty())
+      return cat({product, pick(" \\;\\text{(@{formula.not_normalized})}", " (@{formula.not_normalized})")});
+    if (tex_) return cat({"(", product, ")_i \\,/\\, ", D, "_i \\;\\text{(@{formula.row_by_row})}"});
+    return cat({"(", product, ")_i / ", D, "_i (@{formula.row_by_row})"});
   }
 
   /// Latent attention's steps (rows layout only: the columns layout refuses its inputs).
@@ -1239,7 +1256,6 @@ class Notation {
     const auto rope_of = [&](const std::string& x) {
       return cat({pick("\\operatorname{RoPE}(", "RoPE("), x, ")", rope()});
     };
-    const std::string T = pick("^\\top", "ᵀ");
     switch (key) {
       case Id::CKV:
         return with_cache(cat({"X", dot, W("DKV", false)}), tex_ ? "c_{KV,\\text{past}}" : "c_KV,past");
@@ -1258,16 +1274,19 @@ class Notation {
         return cat({own, " = ", rope_of(cat({n_.qr_from_cq ? in_symbol(0) : std::string("X"), dot, W("QR", true)}))});
       case Id::ScoresC:
       case Id::ScoresR:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T});
+        return cat({own, " = ", in_symbol(0), dot, transposed(in_symbol(1))});
       case Id::QAbsorbed:
-        return cat({own, " = ", in_symbol(0), dot, W("UK", true), T,
-                    pick(" \\;\\text{(}W_{UK}\\text{ folded into the query)}", " (W_UK folded into the query)")});
+        return cat({own, " = ", in_symbol(0), dot, transposed(W("UK", true)),
+                    pick(" \\;\\text{(}W_{UK}\\text{ @{formula.folded_into_the_query})}",
+                         " (W_UK @{formula.folded_into_the_query})")});
       case Id::ScoresCAbsorbed:
-        return cat({own, " = ", in_symbol(0), dot, in_symbol(1), T, pick(" \\;(= ", " (= "), sub("S", "C"), head,
-                    pick(": \\text{no } K_C \\text{ computed})", ": no K_C computed)")});
+        return cat({own, " = ", in_symbol(0), dot, transposed(in_symbol(1)), pick(" \\;(= ", " (= "), sub("S", "C"),
+                    head,
+                    pick(": \\text{@{formula.no} } K_C \\text{ @{formula.computed}})",
+                         ": @{formula.no} K_C @{formula.computed})")});
       case Id::OLatent:
         return cat({own, " = ", in_symbol(0), dot, in_symbol(1),
-                    pick(" \\;\\text{(the weights read the latents)}", " (the weights read the latents)")});
+                    pick(" \\;\\text{(@{formula.weights_read_latents})}", " (@{formula.weights_read_latents})")});
       case Id::OutputAbsorbed: {
         const std::string ov =
             n_.W_O ? cat({W("UV", false), "^{(h)}", dot, W("O", false), "^{(h)}"}) : cat({W("UV", false), "^{(h)}"});
@@ -1275,15 +1294,15 @@ class Notation {
         const std::string bias = n_.b_O ? std::string(" + ") + sub("b", "O") : std::string();
         if (n_.W_O) {
           return tex_ ? cat({own, " = \\textstyle\\sum_h \\hat O^{(h)}\\,(", ov, ")", bias,
-                             " \\;\\text{(}W_{UV}\\text{ folded into }W_O)"})
-                      : cat({own, " = Σ_h Ô⁽ʰ⁾·(", ov_text, ")", bias, " (W_UV folded into W_O)"});
+                             " \\;\\text{(}W_{UV}\\text{ @{formula.folded_into} }W_O)"})
+                      : cat({own, " = Σ_h Ô⁽ʰ⁾·(", ov_text, ")", bias, " (W_UV @{formula.folded_into} W_O)"});
         }
-        return tex_ ? cat({own, " = [\\,\\hat O^{(h)}\\,", ov, "\\,]_h \\;\\text{(the heads side by side)}"})
-                    : cat({own, " = [Ô⁽ʰ⁾·", ov_text, "]_h (the heads side by side)"});
+        return tex_ ? cat({own, " = [\\,\\hat O^{(h)}\\,", ov, "\\,]_h \\;\\text{(@{formula.heads_side_by_side})}"})
+                    : cat({own, " = [Ô⁽ʰ⁾·", ov_text, "]_h (@{formula.heads_side_by_side})"});
       }
       case Id::CacheSizes: {
         // MHA 2·h·d_h, GQA 2·g·d_h for each divisor g of heads between, MQA 2·d_h, MLA d_c + d_r.
-        std::string out = cat({own, pick(" = \\text{per token: }", " = per token: ")});
+        std::string out = cat({own, pick(" = \\text{@{formula.per_token}: }", " = @{formula.per_token}: ")});
         const std::string h = std::to_string(n_.heads), d_h = std::to_string(n_.d_h);
         const char* times = pick("\\cdot ", "·");
         out += cat({"MHA 2", times, h, times, d_h});

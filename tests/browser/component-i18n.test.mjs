@@ -141,7 +141,11 @@ test('lang="fr" and lang="ar": no English of the catalogue; Arabic right to left
   }
 });
 
-test('lang changes at run time: every word is redrawn, a failed load says its error again', async ({ page, base, siteDir }) => {
+test('lang changes at run time, through every language: every word is redrawn, no English shows, a failed load says its error again', async ({
+  page,
+  base,
+  siteDir,
+}) => {
   await host(
     page,
     base,
@@ -151,10 +155,15 @@ test('lang changes at run time: every word is redrawn, a failed load says its er
   );
   const before = await read(page, 'x');
   const values = await page.$eval('#x', (el) => [...el.shadowRoot.querySelectorAll('td')].map((td) => td.textContent));
+  // Every language of the catalogues in turn (French was the first), and English between them.
   for (const [code, heading, legend] of [
     ['ar', null, null],
     ['en', 'Attention weights, head 2', 'weight, 0 to 1:'],
     ['ja', null, null],
+    ['zh-CN', null, null],
+    ['es', null, null],
+    ['pt-BR', null, null],
+    ['ko', null, null],
   ]) {
     const t = catalogue(code);
     const wantHeading = heading ?? t['export.caption.head'].replace('{title}', t['step.weights']).replace('{head}', '2');

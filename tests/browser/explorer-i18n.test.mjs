@@ -126,6 +126,10 @@ test("French: the scores card's facts and its colour legend are the catalogue's 
   const fr = catalogue('fr');
   const want = [`${fr['export.legend.signed']}:`, `${fr['export.legend.probability']}:`];
   assert(JSON.stringify(legends) === JSON.stringify(want), `the legends: ${legends.join(' | ')}`);
+  // The example's source line: its French words (example.<id>.source), the paper's title as written.
+  const preset = await page.$eval('#preset', (e) => e.value);
+  const source = await page.$eval('#preset-source', (e) => e.textContent ?? '');
+  assert(source.includes(fr[`example.${preset}.source`]) && !/made for this explorer/.test(source), `the source line: ${source}`);
 });
 
 for (const code of LANGUAGES) {

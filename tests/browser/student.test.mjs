@@ -126,6 +126,13 @@ test("a student's link shows the exercise first, reveals no hidden number, and m
     await student.locator('#exercise .task').textContent(),
     /missing numbers of Attention weights.*A row's missing numbers are checked together/s,
   );
+  // The line about the problem: the paper's English as written, and in the student's language.
+  assert.match(paper.about, /^d_k = 2, scale 0\.7\d*$/);
+  assert.equal(await student.locator('#exercise .task + .hint').textContent(), paper.about);
+  const french = await context.newPage();
+  await open(french, link.replace('#', '?lang=fr#'));
+  assert.equal(await french.locator('#exercise .task + .hint').textContent(), paper.about.replace('scale', 'échelle'));
+  await french.close();
   // Nothing but the exercise: no editors, options, steps, share/export panel or teacher's buttons.
   assert.equal(
     await student

@@ -172,11 +172,11 @@ TEST_CASE("linear attention: its steps, their formulas and the projections", "[l
   attn::Trace t = attn::run(p);
   CHECK(ids(t) == std::vector<std::string>{"Q", "K", "V", "phi_Q", "phi_K", "linear_scores", "normalizer", "output"});
   const attn::Step& scores = *find_step(t, "linear_scores", 0);
-  CHECK(scores.text == "Λ_ij = φ(Q)_i · φ(K)_j·γ^(i − j) where j ≤ i, 0 where j > i, γ = 0.5");
+  CHECK(english_formula(scores.text) == "Λ_ij = φ(Q)_i · φ(K)_j·γ^(i − j) where j ≤ i, 0 where j > i, γ = 0.5");
   CHECK(scores.values(0, 1) == 0);
   CHECK(find_step(t, "phi_Q", 0)->text == "φ(Q) = elu(Q) + 1");
   CHECK(find_step(t, "normalizer", 0)->text == "D_i = Σ_j Λ_ij");
-  CHECK(find_step(t, "output", -1)->text == "O = (Λ·V)_i / D_i (row by row)");
+  CHECK(english_formula(find_step(t, "output", -1)->text) == "O = (Λ·V)_i / D_i (row by row)");
   CHECK(find_step(t, "normalizer", 0)->values.cols() == 1);
 
   // From X, two heads and W_O: head outputs, concat, output; relu without the normalizer.
@@ -194,7 +194,7 @@ TEST_CASE("linear attention: its steps, their formulas and the projections", "[l
   t = attn::run(x);
   CHECK(find_step(t, "normalizer", 0) == nullptr);
   CHECK(find_step(t, "phi_K", 1)->text == "φ(K)⁽²⁾ = max(0, K⁽²⁾)");
-  CHECK(find_step(t, "head_output", 1)->text == "head2 = Λ⁽²⁾·V⁽²⁾ (not normalized)");
+  CHECK(english_formula(find_step(t, "head_output", 1)->text) == "head2 = Λ⁽²⁾·V⁽²⁾ (not normalized)");
   Problem direct = linear_problem(1, 3, 3, 2);
   direct.Q = *x.X * *x.W_Q;
   direct.K = *x.X * *x.W_K;
@@ -388,7 +388,8 @@ TEST_CASE("linear attention: gradients equal finite differences", "[linear][grad
                       {"W_O", &Problem::W_O}});
   const attn::Gradients g = attn::gradients(x);
   CHECK(find_step(g.trace, "dlinear_scores", 1)->text == "dΛ⁽²⁾_ij = dhead2_i · (V⁽²⁾_j − head2_i) / D⁽²⁾_i");
-  CHECK(find_step(g.trace, "dphi_Q", 0)->text == "dφ(Q)⁽¹⁾ = (dΛ⁽¹⁾ ∘ C)·φ(K)⁽¹⁾, C_ij = 1 where j ≤ i, else 0");
+  CHECK(english_formula(find_step(g.trace, "dphi_Q", 0)->text) ==
+        "dφ(Q)⁽¹⁾ = (dΛ⁽¹⁾ ∘ C)·φ(K)⁽¹⁾, C_ij = 1 where j ≤ i, else 0");
   CHECK(find_step(g.trace, "dQ", 0)->text.find("∘ φ′(Q⁽¹⁾)") != std::string::npos);
 }
 
@@ -644,7 +645,8 @@ TEST_CASE("latent attention: the numbers a cache stores per token", "[latent]") 
   const attn::Step& sizes = *find_step(t, "cache_sizes", -1);
   // MHA 2·6·2, GQA g = 3 and 2, MQA 2·2, MLA 5 + 4.
   CHECK(sizes.values == (Matrix(1, 5) << 24, 12, 8, 4, 9).finished());
-  CHECK(sizes.text == "N_cache = per token: MHA 2·6·2, GQA(g=3) 2·3·2, GQA(g=2) 2·2·2, MQA 2·2, MLA 5 + 4");
+  CHECK(english_formula(sizes.text) ==
+        "N_cache = per token: MHA 2·6·2, GQA(g=3) 2·3·2, GQA(g=2) 2·2·2, MQA 2·2, MLA 5 + 4");
   const attn::Explanation gqa = attn::explain(latent_problem(8, z), "cache_sizes", -1, 0, 1);
   CHECK(gqa.kind == "cache_size");
   CHECK(gqa.source == "GQA g = 3");

@@ -97,10 +97,10 @@ TEST_CASE("a Mistral-style sliding window [w - 1, 0] with causal", "[masks][wind
   CHECK(t.facts[0].hidden_by(2, 4) == (attn::kHiddenByCausal | attn::kHiddenByWindow));
   for (Eigen::Index i = 0; i < 6; ++i) CHECK(t.facts[1].hidden_weight[i] == 0);
   check_sound(p, t);
-  CHECK(find_step(t, "mask").tex ==
+  CHECK(english_formula(find_step(t, "mask").tex) ==
         "M^{(1)}_{ij} = 1 \\text{ if } j \\le i \\;\\text{(causal)},\\; i - 2 \\le j \\le i \\;\\text{(window)}; "
         "\\text{ else } 0");
-  CHECK(find_step(t, "mask").text == "M⁽¹⁾_ij = 1 if j ≤ i (causal), i − 2 ≤ j ≤ i (window); else 0");
+  CHECK(english_formula(find_step(t, "mask").text) == "M⁽¹⁾_ij = 1 if j ≤ i (causal), i − 2 ≤ j ≤ i (window); else 0");
 }
 
 TEST_CASE("sink tokens stay visible whatever the window", "[masks][window][sinks]") {
@@ -134,7 +134,8 @@ TEST_CASE("sink tokens stay visible whatever the window", "[masks][window][sinks
   CHECK(hidden.additive == -kInf);
   CHECK(hidden.input == values(t, "scaled")(5, 2));
   check_sound(p, t);
-  CHECK(find_step(t, "mask").text == "M_ij = 1 if j ≤ i (causal), i − 1 ≤ j ≤ i (window) or j < 2 (sink); else 0");
+  CHECK(english_formula(find_step(t, "mask").text) ==
+        "M_ij = 1 if j ≤ i (causal), i − 1 ≤ j ≤ i (window) or j < 2 (sink); else 0");
 }
 
 TEST_CASE("the mask step says which component hid each entry", "[masks][mask]") {
@@ -173,7 +174,7 @@ TEST_CASE("the mask step says which component hid each entry", "[masks][mask]") 
   CHECK(kept.components.empty());
   CHECK(kept.value == kept.input);
   check_sound(p, t);
-  CHECK(mask.text == "M⁽²⁾_ij = 1 if j ≤ i (causal), i − 2 ≤ j (window), your mask keeps it; else 0");
+  CHECK(english_formula(mask.text) == "M⁽²⁾_ij = 1 if j ≤ i (causal), i − 2 ≤ j (window), your mask keeps it; else 0");
 
   // An additive mask: the mask step holds its numbers (-inf where a component hides).
   Matrix additive = Matrix::Zero(4, 5);
@@ -192,7 +193,7 @@ TEST_CASE("the mask step says which component hid each entry", "[masks][mask]") 
   CHECK(a.facts[0].hidden_by(3, 3) == attn::kHiddenByMask);
   CHECK(values(a, "masked")(2, 0) == values(a, "scaled")(2, 0) - 0.5);
   check_sound(p, a);
-  CHECK(add.text == "M⁽¹⁾_ij = your M_ij if j ≤ i (causal), i − 2 ≤ j (window); else −∞");
+  CHECK(english_formula(add.text) == "M⁽¹⁾_ij = your M_ij if j ≤ i (causal), i − 2 ≤ j (window); else −∞");
   CHECK(find_step(a, "masked").text == "S̄⁽¹⁾ = S̃⁽¹⁾ + M⁽¹⁾");
 }
 
@@ -211,7 +212,7 @@ TEST_CASE("the mask step in the columns layout", "[masks][mask][columns]") {
   const attn::Explanation e = attn::explain(p, "mask", 0, 3, 0);
   CHECK(e.components == std::vector<std::string>{"window"});
   CHECK(e.value == 0);
-  CHECK(find_step(cols, "mask").text == "M_ij = 1 if j ≤ i ≤ j + 1 (window); else 0");
+  CHECK(english_formula(find_step(cols, "mask").text) == "M_ij = 1 if j ≤ i ≤ j + 1 (window); else 0");
   check_sound(p, cols);
 }
 
@@ -387,9 +388,9 @@ TEST_CASE("a finite mask fill: uniform fully masked rows, a little weight for hi
   CHECK(t.facts[0].hidden_weight[0] == 1);
   CHECK(t.facts[0].hidden_weight[2] == 0);
   CHECK(said(t.warnings) == std::vector<std::string>{"warning.fully_masked.fill(axis=row, row=1, fill=-1e+09)"});
-  CHECK(find_step(t, "masked").tex ==
+  CHECK(english_formula(find_step(t, "masked").tex) ==
         "\\bar S = \\tilde S \\text{ where } M = 1, -1000000000 \\text{ where } M = 0 \\;\\text{(masked\\_fill)}");
-  CHECK(find_step(t, "masked").text == "S̄ = S̃ where M = 1, -1000000000 where M = 0 (masked_fill)");
+  CHECK(english_formula(find_step(t, "masked").text) == "S̄ = S̃ where M = 1, -1000000000 where M = 0 (masked_fill)");
   const attn::Explanation e = attn::explain(p, "masked", 0, 2, 1);
   CHECK(e.hidden);
   CHECK(e.fill == -1e9);

@@ -104,6 +104,77 @@ describe('attention-explorer run', () => {
     assert.equal(bad.stdout, '');
   });
 
+  test("--lang: decode's, tiles' and recurrent's tables, a cache's row labels and a list's headings in the language; English's numbers", () => {
+    const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
+    const preset = (id) => file(`${id}.json`, JSON.parse(run(['preset', id]).stdout));
+    const cache = file('cache.json', {
+      Q: [[1, 0]],
+      K: [[1, 2]],
+      V: [[1, 1]],
+      past_K: [[0, 1]],
+      past_V: [[5, 5]],
+      options: { causal: true, rope: true },
+    });
+    const commands = [
+      ['decode', '--table', preset('multihead')],
+      ['tiles', '--block-q', '2', '--block-k', '1', '--table', preset('000-causal')],
+      ['recurrent', '--table', preset('linear')],
+      ['recurrent', '--chunk', '2', '--table', preset('linear')],
+      ['run', '--table', cache],
+      ['run', '--table', file('two.json', [seed000(), seed000()])],
+    ];
+    // A table's numbers, line by line (its cells after the label: columns are two spaces apart at least).
+    const numbers = (text) =>
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('  '))
+        .map((l) => l.split(/ {2,}/).filter((c) => /^(-?\d[\d.e+-]*|-?inf|nan)$/.test(c)));
+    const seen = [];
+    for (const args of commands) {
+      const english = run(args);
+      assert.equal(english.code, 0, english.stderr);
+      // --lang en is the default, byte for byte.
+      assert.equal(run([...args, '--lang', 'en']).stdout, english.stdout, args.join(' '));
+      for (const code of ['zh-CN', 'es', 'pt-BR', 'fr', 'ja', 'ko', 'ar']) {
+        const r = run([...args, '--lang', code]);
+        assert.equal(r.code, 0, r.stderr);
+        assert.doesNotMatch(
+          r.stdout,
+          /[{}]|multiply-adds|partial output|state S after|every score hidden|token by token|chunk of tokens|a row per head|# problem |cached|warning:/,
+          `${code}: ${args.join(' ')}`,
+        );
+        // The numbers are English's, in the same places.
+        assert.equal(r.stdout.split('\n').length, english.stdout.split('\n').length, `${code}: ${args.join(' ')}`);
+        assert.deepEqual(numbers(r.stdout), numbers(english.stdout), `${code}: ${args.join(' ')}`);
+        if (code === 'fr') seen.push(r.stdout);
+      }
+      assert.ok(numbers(english.stdout).flat().length > 4, args.join(' '));
+    }
+    const [decode, tiles, recurrent, chunked, cached, two] = seen;
+    assert.match(
+      decode,
+      /^jeton 1 : 1 clé et valeur \(0 en cache et les siennes\), multiplications-additions \d+ avec le cache, \d+ sans ; écart avec l’attention causale 0\n/,
+    );
+    assert.match(decode, /\n {2}tête 2 {2}/);
+    assert.match(decode, /\njeton 3 : 3 clés et valeurs \(2 en cache/);
+    assert.match(tiles, /^tuile 1 sur 8 \(tête 1\) : bloc de requêtes 1 \(requêtes 1-2\), bloc de clés 1 \(clé 1\)\n/);
+    assert.match(
+      tiles,
+      /\ntuile 3 sur 8 \(tête 1\) : bloc de requêtes 1 \(requêtes 1-2\), bloc de clés 3 \(clé 3\) : sautée, tous les scores masqués\n/,
+    );
+    assert.match(tiles, /\nblock_q 2, block_k 1 : 6 tuiles calculées, 2 sautées ; écart maximal avec run /);
+    assert.match(tiles, /\noctets entre HBM et SRAM \(8 par nombre\) : standard \d+, flash \d+$/m);
+    assert.match(recurrent, /^tête 1, jeton 1 : écart avec la forme parallèle /);
+    assert.match(recurrent, /\njeton par jeton : écart maximal avec run /);
+    assert.match(recurrent, /\nsoftmax : \d+ multiplications-additions, état de \d+ nombres\n/);
+    assert.match(chunked, /^tête 1, bloc de jetons 1-2 : /);
+    assert.ok(chunked.includes(`\n${fr['cli.recurrent.intra']}\n`) && chunked.includes('\nblocs de 2 : écart maximal avec run '));
+    assert.match(cached, /\n {2}q1 \(position 1\) {2}/);
+    assert.match(cached, /\n {2}k1 en cache {2}/);
+    assert.match(cached, /\n {2}k2 nouvelle {2}/);
+    assert.match(two, /^# problème 1 sur 2\n\n/);
+  });
+
   test('--table with -inf and a fully masked row warning', () => {
     const problem = {
       ...seed000(),
@@ -299,6 +370,37 @@ describe('exit codes and messages', () => {
     r = run(['preset', 'nope']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no preset 'nope'; the presets are 000, /);
+  });
+
+  test("--lang: the CLI's own messages in the language (exit codes as in English), the core's message inside as it writes it", () => {
+    const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
+    const many = file('many.json', [seed000(), { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] }]);
+    const core = run(['run', many]).stderr.replace(/^.*problem 2 of 2: /, '');
+    const cases = [
+      [['run', '--lang', 'fr', many], `attention-explorer: ${many} : problème 2 sur 2 : ${core}`],
+      [['run', '--lang', 'fr', file('broken.json', '{"Q": [[1, 2]')], /^attention-explorer: .*broken\.json n’est pas du JSON valide : /],
+      [
+        ['decode', '--lang', 'fr', join(dir, 'missing.json')],
+        /^attention-explorer: impossible de lire .*missing\.json : ce fichier n’existe pas\n$/,
+      ],
+      [
+        ['tiles', '--block-q', '1', '--block-k', '1', '--lang', 'fr', file('empty.json', [])],
+        /empty\.json contient un tableau vide : aucun problème pour tiles\n$/,
+      ],
+      [['preset', 'nope', '--lang', 'fr'], /^attention-explorer: pas de préréglage « nope » ; les préréglages sont 000, /],
+    ];
+    for (const [args, want] of cases) {
+      const r = run(args);
+      assert.equal(r.code, 1, args.join(' '));
+      if (typeof want === 'string') assert.equal(r.stderr, `${want}`, args.join(' '));
+      else assert.match(r.stderr, want, args.join(' '));
+    }
+    const stdin = run(['run', '--lang', 'fr', '-'], '{');
+    assert.match(stdin.stderr, /^attention-explorer: l’entrée standard n’est pas du JSON valide : /);
+    // The examples' list: their titles in the language, English's (presets.js's) without --lang.
+    const list = run(['preset', '--lang', 'fr']).stdout.split('\n');
+    assert.equal(list[0], `000          ${fr['example.000.title']}`);
+    assert.notEqual(run(['preset']).stdout.split('\n')[0], list[0]);
   });
 
   test('bad usage: 2 and a usage line', () => {

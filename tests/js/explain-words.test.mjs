@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { dist } from './helpers.mjs';
 
 const { loadAttention, presets, presetProblem, fillExplanation, cellText } = await import(join(dist, 'node.js'));
-const { LANGUAGES, english, explanationWords, loadTranslator } = await import(join(dist, 'i18n.js'));
+const { LANGUAGES, english, explanationWords, fillFormula, loadTranslator, stepFormula } = await import(join(dist, 'i18n.js'));
+const { default: katex } = await import('katex');
 const engine = await loadAttention();
 
 const grid = (rows, cols, f) => Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => f(i, j)));
@@ -39,7 +40,8 @@ const problems = [
   ...variants.map((problem, i) => ({ name: `variant ${i + 1}`, problem })),
 ];
 
-/** Every explanation of the problems' steps: forward and gradients, three cells each. */
+/** Every explanation of the problems' steps (forward and gradients, three cells each), and the steps. */
+const stepsSeen = [];
 function explanations() {
   const out = [];
   for (const { name, problem } of problems) {
@@ -52,6 +54,7 @@ function explanations() {
       assert.ok(steps.length > 0, `${name}: ${error.message}`);
     }
     for (const s of steps) {
+      stepsSeen.push({ where: `${name} ${s.id}:${s.head}`, step: s });
       const [rows, cols] = s.shape;
       const cells = [
         [0, 0],
@@ -148,6 +151,76 @@ describe('worked calculations in words', () => {
         }
         const filled = fillExplanation(said.text, e, { number: (x) => x.toFixed(4), label: (n) => `<${n}>` });
         assert.doesNotMatch(filled, /@|NaN/, `${where}: ${filled}`);
+      }
+    });
+  }
+});
+
+// The formulas' words ("(given)", " where ", " otherwise"): the core writes them as @{formula.<id>}
+// in a step's formula and a worked calculation's lines; the API's tex/text/lines are English filled
+// in, and stepFormula/explanationWords fill any language.
+const MIN_FORMULA_WORDS = 48;
+const FORMULA_WORD = /@\{(formula\.[a-z0-9_]+)\}/g;
+// The formulas the sample has, once each (many steps share one).
+const templates = [
+  ...new Map(stepsSeen.map(({ where, step }) => [step.formula_ids.tex + step.formula_ids.text, { where, step }])).values(),
+];
+
+describe("formulas' words", () => {
+  test("every word of a formula is a message id of the catalogue, and English fills the API's tex, text and lines", () => {
+    const ids = new Set();
+    for (const { where, step } of stepsSeen) {
+      for (const kind of /** @type {const} */ (['tex', 'text'])) {
+        const template = step.formula_ids[kind];
+        for (const [, id] of template.matchAll(FORMULA_WORD)) {
+          assert.ok(english.has(id), `${where}: ${id} is in en.json`);
+          ids.add(id);
+        }
+        assert.equal(step[kind], fillFormula(template, english, kind === 'tex'), `${where}: ${kind}`);
+        assert.doesNotMatch(step[kind], /@\{/, `${where}: ${step[kind]}`);
+      }
+    }
+    for (const { where, e } of all) {
+      e.line_ids.forEach((template, k) => {
+        for (const [, id] of template.matchAll(FORMULA_WORD)) {
+          assert.ok(english.has(id), `${where}: ${id}`);
+          ids.add(id);
+        }
+        assert.equal(e.lines[k], fillFormula(template, english, true), `${where}: line ${k + 1}`);
+      });
+    }
+    // Every formula typesets (KaTeX as the page runs it).
+    for (const { where, step } of templates) {
+      assert.doesNotThrow(() => katex.renderToString(step.tex, { throwOnError: true, strict: 'ignore' }), `${where}: ${step.tex}`);
+    }
+    // The sample reaches most of the formulas' words (a guard against a sample without words).
+    assert.ok(ids.size >= MIN_FORMULA_WORDS, `${ids.size} formula words reached`);
+  });
+
+  test('English in words: the mask step of a causal window with a mask of your own', () => {
+    const step = engine
+      .run({ ...qkv, options: { mask: grid(4, 4, (i, j) => i !== j + 1), causal: true, window: [2, 0] } })
+      .steps.find((s) => s.id === 'mask');
+    assert.equal(
+      step.formula_ids.text,
+      'M_ij = 1 @{formula.if} j ≤ i (@{formula.causal}), i − 2 ≤ j ≤ i (@{formula.window}), @{formula.your_mask_keeps_it}; @{formula.else} 0',
+    );
+    assert.equal(step.text, 'M_ij = 1 if j ≤ i (causal), i − 2 ≤ j ≤ i (window), your mask keeps it; else 0');
+  });
+
+  for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+    test(`${code}: every formula reads in the language and KaTeX typesets it`, async () => {
+      const t = await loadTranslator(code);
+      for (const { where, step } of templates) {
+        const said = stepFormula(step, t);
+        for (const kind of /** @type {const} */ (['tex', 'text'])) {
+          assert.doesNotMatch(said[kind], /@\{|undefined/, `${where}: ${said[kind]}`);
+          if (step.formula_ids[kind].includes('@{formula.')) assert.notEqual(said[kind], step[kind], `${where}: not English's ${kind}`);
+        }
+        assert.doesNotThrow(() => katex.renderToString(said.tex, { throwOnError: true, strict: 'ignore' }), `${where}: ${said.tex}`);
+      }
+      for (const { where, e } of all) {
+        for (const line of explanationWords(e, t).lines) assert.doesNotMatch(line, /@\{|undefined/, `${where}: ${line}`);
       }
     });
   }

@@ -30,7 +30,7 @@ const {
   numpyScript,
   pytorchScript,
 } = pkg;
-const { createTranslator, english, loadCatalogue } = await import(`${dist}i18n.js`);
+const { createTranslator, english, loadCatalogue, stepFormula } = await import(`${dist}i18n.js`);
 const engine = await loadAttention();
 const katex = createRequire(join(repo, 'package.json'))('katex');
 
@@ -234,9 +234,15 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
     assert.ok(french.includes(`\\title{${fr('export.solution.title')}}`) && !french.includes('step by step'), `${name}: the title`);
     assert.ok(french.includes(`\\paragraph{${fr('export.solution.given')}}`) && !french.includes('{Given}'), `${name}: "Given"`);
     assert.ok(!/ queries, | keys, |, head \d/.test(french), `${name}: English in the French export`);
-    // Every formula and matrix, every number, as in English.
+    // Every formula and matrix, every number, as in English; only the formulas' words (in \\text{}) are French.
+    const symbols = (tex) => displays(tex).map((d) => d.replace(/\\text\{[^}]*\}/g, '\\text{}'));
     assert.ok(displays(en).length > trace.steps.length, name);
-    assert.deepEqual(displays(french), displays(en), name);
+    assert.deepEqual(symbols(french), symbols(en), name);
+    trace.steps.forEach((step) =>
+      assert.ok(french.includes(`\\[ ${stepFormula(step, fr).tex} \\]`), `${name}: ${step.id}'s formula in French`),
+    );
+    if (trace.steps.some((s) => s.formula_ids.tex.includes('@{formula.given}')))
+      assert.ok(french.includes('\\text{(donné)}') && !french.includes('(given)'), name);
     trace.steps.forEach((step, i) => {
       const caption = stepCaption(step, trace.meta.heads, fr);
       assert.ok(french.includes(`\\paragraph{${i + 1}. ${caption}}`), `${name}: step ${i + 1} is captioned "${caption}"`);
@@ -244,10 +250,15 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
         assert.equal(caption, `${fr(step.title_id)}, tête ${step.head + 1}`);
     });
   }
-  // The scripts: their opening comment in French, their code (every line but comments) English's.
+  // The scripts: their opening comment and their sections' comments in French, their code (every
+  // line without its comment) English's.
   const multihead = PROBLEMS['multi-head with W_O'];
   const multiTrace = engine.run(multihead);
-  const code = (script) => script.split('\n').filter((l) => !l.trimStart().startsWith('#'));
+  const code = (script) =>
+    script
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'))
+      .map((l) => l.replace(/ {2}# .*$/, ''));
   for (const script of [numpyScript, pytorchScript]) {
     const en = script(multihead, multiTrace, { recipe: 'np.random.seed(0)' });
     assert.equal(script(multihead, multiTrace, { recipe: 'np.random.seed(0)', t: english }), en);
@@ -262,9 +273,29 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
       'the recipe',
     );
     assert.ok(french.includes(`  ${fr('step.scores')}: `) && !french.includes('(head 1 stands for every head)'), 'the steps');
+    for (const id of ['inputs', 'projections']) assert.ok(french.includes(`\n# ---- ${fr(`export.script.comment.${id}`)}\n`), id);
+    for (const id of ['steps', 'sizes', 'sqrt-dk']) assert.ok(french.includes(`  # ${fr(`export.script.comment.${id}`)}\n`), id);
+    assert.ok(!/# ---- inputs\n|# queries, keys\n|in the explorer's order/.test(french), 'English section comments');
     assert.ok(code(en).length > 50);
     assert.deepEqual(code(french), code(en));
   }
+  // PyTorch's check and the backward pass's heading, a mask's comments, in French; English's code.
+  const causal = { ...multihead, options: { ...multihead.options, causal: true, scale: 0.5 } };
+  const torchFr = pytorchScript(causal, engine.run(causal), { t: fr });
+  assert.ok(torchFr.includes(`# ---- ${fr('export.script.comment.check')}\n`), 'the check');
+  assert.ok(torchFr.includes(`# ${fr('export.script.comment.mask', { cols: 'no' })}\n`), 'the mask');
+  assert.ok(
+    torchFr.includes(`  # ${fr('export.script.comment.causal', { cols: 'no' })}\n`) && torchFr.includes('  # échelle 0.5\n'),
+    'causal, the scale',
+  );
+  assert.deepEqual(code(torchFr), code(pytorchScript(causal, engine.run(causal))));
+  const backward = numpyScript(causal, engine.gradients(causal), { gradients: true, t: fr });
+  assert.ok(
+    backward.includes(`# ---- ${fr('export.script.comment.backward')}\n`) &&
+      backward.includes(`  # ${fr('export.script.comment.no-dO')}\n`),
+    'the backward pass',
+  );
+  assert.deepEqual(code(backward), code(numpyScript(causal, engine.gradients(causal), { gradients: true })));
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2), 'Scores, head 2');
   assert.equal(stepCaption({ title: 'Scores', title_id: 'step.scores', head: 1 }, 2, fr), 'Scores, tête 2');
 

@@ -131,7 +131,7 @@ test('damaged and random lesson files: the lesson, or an Error whose message nam
   fc.assert(fc.property(fc.jsonValue({ maxDepth: 3 }), reads), { numRuns: RUNS });
 });
 
-test("the component's attributes: whatever their text, a value the schema takes (or the default) and a note naming the attribute", () => {
+test("the component's attributes: whatever their text, a value the schema takes (or the default) and a note naming the attribute", async () => {
   const names = Object.keys(formats.componentAttributesSchema.fields);
   fc.assert(
     fc.property(
@@ -150,6 +150,29 @@ test("the component's attributes: whatever their text, a value the schema takes 
     value: ['scores'],
     note: 'steps="scores scroes": "scroes" is not a step id (Q, K, V, scores, scaled, weights, output, …); left out',
   });
+  assert.deepEqual(readAttribute('heads', '1 0 x'), {
+    value: [1],
+    note: 'heads="1 0 x": 0, "x" are not a head number from 1; left out',
+  });
+  // The notes in the component's language: the values and symbols as written, the words translated.
+  const { createTranslator, english, loadCatalogue } = await import(`${dist}i18n.js`);
+  const fr = createTranslator('fr', await loadCatalogue('fr'));
+  assert.equal(
+    readAttribute('steps', 'scores scroes', fr).note,
+    'steps="scores scroes" : "scroes" n’est pas un id d’étape (Q, K, V, scores, scaled, weights, output, …) ; ignoré',
+  );
+  assert.equal(
+    readAttribute('editable', 'Q Z Y', fr).note,
+    'editable="Q Z Y" : "Z", "Y" ne sont pas un nom d’entrée (Q, X, W_Q, …) ou all ; ignorés',
+  );
+  assert.equal(readAttribute('decimals', 'abc', fr).note, 'decimals="abc" : un nombre entier de 0 à 12 est attendu');
+  // English's words for what a list takes are the schema's (formats.js), one concept in one place.
+  for (const name of ['steps', 'inputs', 'editable', 'heads'])
+    assert.equal(
+      english(`component.attribute.expected.${name === 'editable' ? 'inputs' : name}`),
+      formats.componentAttributesSchema.fields[name].item.expected,
+      name,
+    );
 });
 
 // ---- the issue's cases, exactly ----------------------------------------------------------------------

@@ -78,18 +78,27 @@ describe('the catalogues', () => {
     }
   });
 
-  test("English's words for the explorer's examples are presets.js's, and every example has a title in every language", async () => {
+  test("English's words for the explorer's examples are presets.js's, and every example has a title and a source in every language", async () => {
     const { presets } = await import(`${dist}presets.js`);
     for (const p of presets) {
       assert.equal(english(`example.${p.id}.title`), p.title, p.id);
       assert.equal(p.note === undefined ? undefined : english(`example.${p.id}.note`), p.note, p.id);
-      for (const code of Object.keys(LANGUAGES)) assert.ok(read(code)[`example.${p.id}.title`], `${code}: ${p.id}`);
+      assert.equal(english(`example.${p.id}.source`), p.source, p.id);
+      for (const code of Object.keys(LANGUAGES)) {
+        assert.ok(read(code)[`example.${p.id}.title`], `${code}: ${p.id}`);
+        // A source's titles of papers, repositories' paths and code are English's in every language.
+        const names = p.source.match(/“[^”]*”|[\w.-]+\/[\w./-]+|np\.random\.\w+\([^)]*\)/g) ?? [];
+        for (const name of names) assert.ok(read(code)[`example.${p.id}.source`].includes(name), `${code}: ${p.id}'s source keeps ${name}`);
+      }
       // exampleWords gives them in a language, and the preset's English without a translator.
       const { exampleWords } = await import(`${dist}i18n.js`);
-      assert.deepEqual(exampleWords(p), { title: p.title, note: p.note }, p.id);
+      assert.deepEqual(exampleWords(p), { title: p.title, note: p.note, source: p.source }, p.id);
       const fr = exampleWords(p, createTranslator('fr', read('fr')));
       assert.equal(fr.title, read('fr')[`example.${p.id}.title`], p.id);
       if (p.note) assert.ok(fr.note && fr.note !== p.note, `${p.id}: a French note`);
+      assert.equal(fr.source, read('fr')[`example.${p.id}.source`], p.id);
+      // A source with English words of its own ("made for this explorer") has French ones.
+      if (/made for|numbers|notebook|notes|the first/.test(p.source)) assert.notEqual(fr.source, p.source, `${p.id}: a French source`);
     }
   });
 });
@@ -208,6 +217,9 @@ const SCANNED = [
   'web/page/copy-latex.js',
   'web/page/back-link.js',
   'web/page/frame-resize.js',
+  // The page's modules that write no words today (its state, its store, the problem it builds, the
+  // actions, the layout, the setup's fold, the numbers' format, the language's choice): kept so.
+  ...['actions', 'layout', 'problem', 'setup-fold', 'state', 'store', 'format', 'language'].map((m) => `web/page/${m}.js`),
   // <attention-explorer> (its lang attribute) and the renderer its tables and legends share with the page.
   'web/lib/component.js',
   'web/lib/component-state.js',

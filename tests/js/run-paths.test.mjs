@@ -280,6 +280,7 @@ test('every field of a step comes through, in the documented order and of its do
     'symbol',
     'tex',
     'text',
+    'formula_ids',
     'kind',
     'axes',
     'inputs',

@@ -218,6 +218,44 @@ test('bad links: too long, damaged, not a state, newer version', async () => {
   assert.match((await decodeStateString(bomb)).error, /more than 8 MB/);
 });
 
+test("a bad link's message in any language: English's words byte for byte, French's its own", async () => {
+  const { createTranslator, loadCatalogue } = await import(`${dist}i18n.js`);
+  const fr = createTranslator('fr', await loadCatalogue('fr'));
+  const bomb = await encodeStateString({ x: ' '.repeat(20_000_000) });
+  const cases = [
+    ['hello', 'This link does not hold an explorer state (it should start with #v2= or #v1=).', 'Ce lien ne contient pas'],
+    ['v3=abc', 'This link was made by a newer version of the explorer (state v3); showing the default example instead.', '(état v3)'],
+    [
+      `v2=${'A'.repeat(MAX_LINK_LENGTH + 1)}`,
+      'This link is too long (1,000,004 characters; at most 1,000,000) — it may have been cut or padded; showing the default example instead.',
+      'Ce lien est trop long',
+    ],
+    [
+      'v1=bm90IGpzb24',
+      'This link is damaged (its state could not be read); showing the default example instead.',
+      'son état n’a pas pu être lu',
+    ],
+    [
+      bomb,
+      'This link is damaged (its state could not be read (it unpacks to more than 8 MB)); showing the default example instead.',
+      'il dépasse 8 Mo',
+    ],
+    [
+      `v1=${Buffer.from('{"mode":"sideways"}').toString('base64url')}`,
+      /^This link is damaged \(mode is "sideways"[^]*\); showing the default example instead\.$/,
+      'Ce lien est endommagé (mode',
+    ],
+  ];
+  for (const [link, english, french] of cases) {
+    const r = await decodeStateString(link);
+    assert.equal(r.state, null);
+    if (typeof english === 'string') assert.equal(r.error, english);
+    else assert.match(r.error, english);
+    assert.ok(fr.message(r.message).includes(french), fr.message(r.message));
+    assert.ok(!fr.message(r.message).includes('This link'), fr.message(r.message));
+  }
+});
+
 test('stateToProblem names the input it cannot read', () => {
   assert.throws(
     () => stateToProblem({ mode: 'qkv', inputs: { Q: { text: '1 2' }, K: { text: '1 x' }, V: { text: '1 2' } } }, engine),

@@ -8,22 +8,24 @@
 //   attention-explorer preset [ID]                            a ready-made problem as JSON
 //   attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]   train a model
 //   attention-explorer model [FILE|-]                         a model's loss, logits and gradients
-// --lang xx: run's and gradients' tables (step captions, heads, the facts) in a catalogue's language
-// (web/lib/locales); English, byte for byte as before, by default. JSON output is the same in any.
+// --lang xx: the tables of run, gradients, decode, tiles and recurrent (their words: step captions,
+// heads, facts, headings, row labels, warnings), the messages about the input and preset's titles in a
+// catalogue's language (web/lib/locales, cli.*); English, byte for byte as before, by default. JSON
+// output is the same in any; usage messages and train's and model's stay English.
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
-import { LANGUAGES, english, loadTranslator, stepTitle, warningsIn } from './i18n.js';
+import { LANGUAGES, english, exampleWords, loadTranslator, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
-       attention-explorer decode [--table] [--digits N] [FILE|-]
-       attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [FILE|-]
-       attention-explorer recurrent [--chunk N] [--table] [--digits N] [FILE|-]
+       attention-explorer decode [--table] [--digits N] [--lang CODE] [FILE|-]
+       attention-explorer tiles --block-q N --block-k N [--table] [--digits N] [--lang CODE] [FILE|-]
+       attention-explorer recurrent [--chunk N] [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [--lang CODE] [FILE|-]
-       attention-explorer preset [ID]
+       attention-explorer preset [--lang CODE] [ID]
        attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
        attention-explorer model [FILE|-]
        attention-explorer --help | --version`;
@@ -94,8 +96,8 @@ Options for run, decode, tiles, recurrent and gradients:
                  and after), then the output and the bytes moved; recurrent each token or chunk
                  (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
-  --lang CODE    The language of run's and gradients' tables: step captions, heads, facts and warnings
-                 (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
+  --lang CODE    The language of the tables' words (step captions, heads, facts, headings, row
+                 labels, warnings), of the messages about the input and of preset's titles (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
                  decimal point and minus sign of code; formulas and JSON stay as they are.
 
 Options for recurrent:
@@ -245,18 +247,18 @@ function parseCommandLine(argv) {
   return args;
 }
 
-async function readInput(file, command, what = 'a problem') {
+async function readInput(file, command, what = 'a problem', t = english) {
   if (file !== '-') {
     try {
       return { text: await readFile(file, 'utf8'), name: file };
     } catch (error) {
-      throw new Error(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      throw new Error(t('cli.cannot-read', { file, missing: error.code === 'ENOENT' ? 'yes' : 'no', error: error.message }));
     }
   }
   if (process.stdin.isTTY) throw new UsageError(`${command} reads ${what} from standard input: pipe one in or give FILE`);
   const chunks = [];
   for await (const chunk of process.stdin) chunks.push(chunk);
-  return { text: Buffer.concat(chunks).toString('utf8'), name: 'standard input' };
+  return { text: Buffer.concat(chunks).toString('utf8'), name: t('cli.stdin') };
 }
 
 /** A matrix as right-aligned columns, each row after its label (left-aligned) when `labels` are given. */
@@ -274,20 +276,20 @@ function table(rows, digits, labels = null) {
  * step of the new keys only numbered after the cache), the RoPE position for positions, f1.. for
  * features (layout "columns"). Queries after a cache say their position (counted from 0, as RoPE).
  */
-function rowLabels(step, trace) {
+function rowLabels(step, trace, t = english) {
   const { meta } = trace;
   const axis = step.axes?.[0];
   const n = step.shape[0];
   const newKeys = trace.steps.find((s) => s.id === 'K')?.shape[0];
   const cached = trace.steps.some((s) => s.id === 'K_cache') && newKeys !== undefined ? meta.keys - newKeys : 0;
   return Array.from({ length: n }, (_, i) => {
-    if (axis === 'queries') return cached ? `q${i + 1} (position ${cached + i})` : `q${i + 1}`;
+    if (axis === 'queries') return cached ? t('cli.row.query-at', { n: String(i + 1), position: String(cached + i) }) : `q${i + 1}`;
     if (axis === 'keys') {
       if (!cached) return `k${i + 1}`;
-      if (n === meta.keys) return `k${i + 1} ${i < cached ? 'cached' : 'new'}`;
-      return `k${cached + i + 1} new`;
+      if (n === meta.keys) return t('cli.row.key', { n: String(i + 1), cached: i < cached ? 'yes' : 'no' });
+      return t('cli.row.key', { n: String(cached + i + 1), cached: 'no' });
     }
-    if (axis === 'positions') return `position ${meta.rope_positions?.[i] ?? i}`;
+    if (axis === 'positions') return t('cli.row.position', { position: String(meta.rope_positions?.[i] ?? i) });
     if (axis === 'features') return `f${i + 1}`;
     return `${i + 1}`;
   });
@@ -307,7 +309,7 @@ function traceTables(trace, digits, t = english) {
         formula: step.text,
       }),
     );
-    out.push(table(step.data, digits, rowLabels(step, trace)), '');
+    out.push(table(step.data, digits, rowLabels(step, trace, t)), '');
   }
   const m = trace.meta;
   out.push(
@@ -333,81 +335,120 @@ function traceTables(trace, digits, t = english) {
     );
   }
   if (trace.loss !== undefined) out.push(t('cli.loss', { loss: fixedNumber(trace.loss, 8) }));
-  for (const w of warningsIn(trace, t)) out.push(`warning: ${w}`);
+  out.push(...warningLines(trace, t));
   return out.join('\n');
 }
 
+/** A result's warnings, a line each, in `t`'s language. */
+const warningLines = (result, t) => warningsIn(result, t).map((warning) => t('cli.warning', { warning }));
+
 /** engine.decode's result, token by token: the new rows (one per head), the output, the work. */
-function decodeTables(decoding, digits) {
+function decodeTables(decoding, digits, t = english) {
   const out = [];
   for (const s of decoding.steps) {
-    const rows = s.cache_rows === 1 ? '1 key and value' : `${s.cache_rows} keys and values`;
     out.push(
-      `token ${s.t + 1}: ${rows} (${s.t} cached and its own), multiply-adds ` +
-        `${s.flops_cached} with the cache, ${s.flops_full} without; difference from causal attention ${exactNumber(s.difference)}`,
+      t('cli.decode.token', {
+        token: String(s.t + 1),
+        rows: s.cache_rows,
+        count: String(s.cache_rows),
+        cached: String(s.t),
+        withCache: String(s.flops_cached),
+        without: String(s.flops_full),
+        difference: exactNumber(s.difference),
+      }),
     );
-    const heads = s.scores.map((_, h) => `head ${h + 1}`);
-    out.push('scores (QKᵀ before scaling), a row per head', table(s.scores, digits, heads));
-    out.push('weights, a row per head', table(s.weights, digits, heads));
-    out.push('output', table([s.output], digits), '');
+    const heads = s.scores.map((_, h) => t('cli.head', { head: String(h + 1) }));
+    out.push(t('cli.decode.scores'), table(s.scores, digits, heads));
+    out.push(t('cli.decode.weights'), table(s.weights, digits, heads));
+    out.push(t('cli.output'), table([s.output], digits), '');
   }
-  out.push(`multiply-adds ${decoding.flops_cached} with the cache, ${decoding.flops_full} without`);
-  for (const w of decoding.warnings) out.push(`warning: ${w}`);
+  out.push(t('cli.decode.total', { withCache: String(decoding.flops_cached), without: String(decoding.flops_full) }));
+  out.push(...warningLines(decoding, t));
   return out.join('\n');
 }
 
 /** engine.tiles' result, tile by tile in the order visited, then the output and the bytes moved. */
-function tilesTables(tiles, digits) {
+function tilesTables(tiles, digits, t = english) {
   const out = [];
-  const range = ([a, b], one, many) => (b - a === 1 ? `${one} ${a + 1}` : `${many} ${a + 1}-${b}`);
-  tiles.tiles.forEach((t, i) => {
-    const where =
-      `tile ${i + 1} of ${tiles.tiles.length} (head ${t.head + 1}): query block ${t.q_block + 1} ` +
-      `(${range(t.queries, 'query', 'queries')}), key block ${t.k_block + 1} (${range(t.keys, 'key', 'keys')})`;
-    if (t.skipped) {
-      out.push(`${where}: skipped, every score hidden`, '');
+  const range = ([a, b], id) => t(id, { several: b - a === 1 ? 'no' : 'yes', from: String(a + 1), to: String(b) });
+  tiles.tiles.forEach((tile, i) => {
+    const where = t('cli.tiles.tile', {
+      tile: String(i + 1),
+      tiles: String(tiles.tiles.length),
+      head: String(tile.head + 1),
+      qBlock: String(tile.q_block + 1),
+      queries: range(tile.queries, 'cli.tiles.queries'),
+      kBlock: String(tile.k_block + 1),
+      keys: range(tile.keys, 'cli.tiles.keys'),
+    });
+    if (tile.skipped) {
+      out.push(t('cli.tiles.skipped', { tile: where }), '');
       return;
     }
-    out.push(where, 'scores', table(t.scores, digits));
+    out.push(where, t('cli.tiles.scores'), table(tile.scores, digits));
     out.push(
-      'per query: m before, m after, rescale, l before, l after',
+      t('cli.tiles.perQuery'),
       table(
-        t.m_before.map((_, q) => [t.m_before[q], t.m_after[q], t.rescale[q], t.l_before[q], t.l_after[q]]),
+        tile.m_before.map((_, q) => [tile.m_before[q], tile.m_after[q], tile.rescale[q], tile.l_before[q], tile.l_after[q]]),
         digits,
       ),
     );
-    out.push('partial output before', table(t.partial_before, digits));
-    out.push('partial output after', table(t.partial_after, digits), '');
+    out.push(t('cli.tiles.partialBefore'), table(tile.partial_before, digits));
+    out.push(t('cli.tiles.partialAfter'), table(tile.partial_after, digits), '');
   });
-  out.push('output', table(tiles.output, digits), '');
+  out.push(t('cli.output'), table(tiles.output, digits), '');
   out.push(
-    `block_q ${tiles.block_q}, block_k ${tiles.block_k}: ${tiles.visited} tiles computed, ${tiles.skipped} skipped; ` +
-      `max difference from run ${exactNumber(tiles.max_difference)}`,
+    t('cli.tiles.summary', {
+      block_q: String(tiles.block_q),
+      block_k: String(tiles.block_k),
+      visited: String(tiles.visited),
+      skipped: String(tiles.skipped),
+      difference: exactNumber(tiles.max_difference),
+    }),
   );
-  out.push(`bytes between HBM and SRAM (${tiles.element_bytes} per number): standard ${tiles.bytes_standard}, flash ${tiles.bytes_flash}`);
-  for (const w of tiles.warnings) out.push(`warning: ${w}`);
+  out.push(
+    t('cli.tiles.bytes', {
+      element: String(tiles.element_bytes),
+      standard: String(tiles.bytes_standard),
+      flash: String(tiles.bytes_flash),
+    }),
+  );
+  out.push(...warningLines(tiles, t));
   return out.join('\n');
 }
 
 /** engine.recurrent's result, token (or chunk) by token per head, then the output and the forms' costs. */
-function recurrentTables(r, digits) {
+function recurrentTables(r, digits, t = english) {
   const out = [];
   for (const s of r.steps) {
     const [a, b] = s.tokens;
-    const which = b - a === 1 ? `token ${a + 1}` : `chunk of tokens ${a + 1}-${b}`;
-    out.push(`head ${s.head + 1}, ${which}: difference from the parallel form ${exactNumber(s.difference)}`);
+    out.push(
+      t('cli.recurrent.step', {
+        head: String(s.head + 1),
+        chunk: b - a === 1 ? 'no' : 'yes',
+        from: String(a + 1),
+        to: String(b),
+        difference: exactNumber(s.difference),
+      }),
+    );
     if (r.chunk) {
-      out.push('inside the chunk (numerators)', table(s.intra, digits));
-      out.push('from the state carried in (numerators)', table(s.inter, digits));
+      out.push(t('cli.recurrent.intra'), table(s.intra, digits));
+      out.push(t('cli.recurrent.inter'), table(s.inter, digits));
     }
-    out.push('state S after', table(s.state, digits));
-    if (s.z.length) out.push('z after', table([s.z], digits));
-    out.push('output', table(s.output, digits), '');
+    out.push(t('cli.recurrent.state'), table(s.state, digits));
+    if (s.z.length) out.push(t('cli.recurrent.z'), table([s.z], digits));
+    out.push(t('cli.output'), table(s.output, digits), '');
   }
-  out.push('output', table(r.output, digits), '');
-  out.push(`${r.chunk ? `chunks of ${r.chunk}` : 'token by token'}: max difference from run ${exactNumber(r.max_difference)}`);
-  for (const c of r.costs) out.push(`${c.form}: ${c.multiply_adds} multiply-adds, state ${c.state} numbers`);
-  for (const w of r.warnings) out.push(`warning: ${w}`);
+  out.push(t('cli.output'), table(r.output, digits), '');
+  out.push(
+    t('cli.recurrent.summary', {
+      chunked: r.chunk ? 'yes' : 'no',
+      chunk: String(r.chunk ?? ''),
+      difference: exactNumber(r.max_difference),
+    }),
+  );
+  for (const c of r.costs) out.push(t('cli.recurrent.cost', { form: c.form, adds: String(c.multiply_adds), state: String(c.state) }));
+  out.push(...warningLines(r, t));
   return out.join('\n');
 }
 
@@ -416,24 +457,27 @@ const TABLES = { run: traceTables, gradients: traceTables, decode: decodeTables,
 
 /** run, decode, tiles or gradients: problem(s) in, each one's result out. */
 async function compute(args) {
-  const { text, name } = await readInput(args.file, args.command);
+  // The messages (and --table's words) in --lang's language; the core's messages inside as it writes them.
+  const t = await loadTranslator(args.lang);
+  const { text, name } = await readInput(args.file, args.command, undefined, t);
   let input;
   try {
     input = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name} is not valid JSON: ${error.message}`);
+    throw new Error(t('cli.not-json', { name, error: error.message }));
   }
   const many = Array.isArray(input);
   const problems = many ? input : [input];
-  if (problems.length === 0) throw new Error(`${name} holds an empty array: no problem to ${args.command}`);
+  if (problems.length === 0) throw new Error(t('cli.empty-array', { name, command: args.command }));
   const engine = await loadAttention();
-  const t = await loadTranslator(args.lang);
   const method = PROBLEM_COMMANDS[args.command];
   const results = problems.map((problem, i) => {
     try {
       return method(engine, problem, args);
     } catch (error) {
-      throw new Error(`${name}: problem ${i + 1}${many ? ` of ${problems.length}` : ''}: ${error.message}`);
+      throw new Error(
+        t('cli.problem-error', { name, n: String(i + 1), many: many ? 'yes' : 'no', count: String(problems.length), error: error.message }),
+      );
     }
   });
   if (!args.table) {
@@ -441,19 +485,23 @@ async function compute(args) {
     return;
   }
   const blocks = results.map(
-    (trace, i) => (many ? `# problem ${i + 1} of ${results.length}\n\n` : '') + TABLES[args.command](trace, args.digits, t),
+    (trace, i) =>
+      (many ? `${t('cli.problem', { n: String(i + 1), count: String(results.length) })}\n\n` : '') +
+      TABLES[args.command](trace, args.digits, t),
   );
   process.stdout.write(blocks.join('\n\n') + '\n');
 }
 
 async function preset(args) {
+  const t = await loadTranslator(args.lang);
   if (args.id === null) {
-    for (const p of presets) process.stdout.write(`${p.id.padEnd(12)} ${p.title}\n`);
+    // The examples' titles in --lang's language (exampleWords; presets.js's English by default).
+    for (const p of presets) process.stdout.write(`${p.id.padEnd(12)} ${exampleWords(p, t).title}\n`);
     return;
   }
   const found = findPreset(args.id);
   if (!found) {
-    throw new Error(`no preset '${args.id}'; the presets are ${presets.map((p) => p.id).join(', ')}`);
+    throw new Error(t('cli.no-preset', { id: args.id, ids: presets.map((p) => p.id).join(', ') }));
   }
   const engine = await loadAttention();
   process.stdout.write(stringify(presetProblem(found, engine).problem) + '\n');

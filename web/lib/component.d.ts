@@ -1,5 +1,5 @@
 // Types of `attention-explorer/component`: the <attention-explorer> custom element.
-import type { Engine, LoadOptions, Problem, Trace } from './index.js';
+import type { Engine, LoadOptions, Problem, Trace, Translator } from './index.js';
 
 export interface AttentionExplorerEventDetail {
   problem: Problem;
@@ -30,7 +30,11 @@ export function sharedEngine(options?: LoadOptions): Promise<Engine>;
  * An attribute's text (null when absent) read and checked against componentAttributesSchema
  * (attention-explorer/share): the value it takes (null: the default) and what was left out.
  */
-export function readAttribute<K extends string>(name: K, text: string | null): { value: (K extends keyof ComponentAttributes ? ComponentAttributes[K] : unknown) | null; note: string | null };
+export function readAttribute<K extends string>(
+  name: K,
+  text: string | null,
+  t?: Translator,
+): { value: (K extends keyof ComponentAttributes ? ComponentAttributes[K] : unknown) | null; note: string | null };
 /** The attributes componentAttributesSchema takes, as readAttribute gives their values. */
 export interface ComponentAttributes {
   preset: string;

@@ -23,7 +23,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { english, errorWords, isMessage, loadTranslator, negotiate, warningsIn } from './i18n.js';
+import { english, errorWords, isMessage, loadTranslator, negotiate, stepFormula, warningsIn } from './i18n.js';
 import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
@@ -159,10 +159,11 @@ const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
 /**
  * Attribute `name` (its text, or null when absent) read and checked against the component's
  * schema (formats.js): { value, note }. `value` is what the schema takes (null: absent or unusable,
- * so the default); a list keeps the words it takes. `note` says what was left out, or is null.
+ * so the default); a list keeps the words it takes. `note` says what was left out, or is null, in
+ * `t`'s language (English by default; a value and the schema's reason for a too long text as written).
  * @type {typeof import('./component.js').readAttribute}
  */
-export function readAttribute(name, text) {
+export function readAttribute(name, text, t = english) {
   // A value is what the schema takes for `name`: ComponentAttributes[name] (component.d.ts).
   if (text == null) return { value: null, note: null };
   const s = ATTRIBUTES[name];
@@ -170,29 +171,39 @@ export function readAttribute(name, text) {
     const items = list(text).map(s.item.type === 'number' ? numberOr : (w) => w);
     const bad = items.filter((w) => check(s.item, w).error);
     const note = bad.length
-      ? `${name}="${cut(text)}": ${bad.map(show).join(', ')} ${bad.length === 1 ? 'is' : 'are'} not ${s.item.expected}; left out`
+      ? t('component.attribute.left-out', {
+          attribute: `${name}="${cut(text)}"`,
+          values: bad.map(show).join(', '),
+          count: bad.length,
+          expected: t(`component.attribute.expected.${name === 'editable' ? 'inputs' : name}`),
+        })
       : null;
     return { value: /** @type {any} */ (items.filter((w) => !bad.includes(w))), note };
   }
   const value = s.type === 'number' ? numberOr(text.trim()) : text;
   const { error } = check(componentAttributesSchema, { [name]: value });
+  // decimals' one reason ("expected a whole number from 0 to 12") in the language; another attribute's
+  // (a text too long) as the schema says it.
+  if (error && name === 'decimals')
+    return { value: null, note: t('component.attribute.decimals', { attribute: `${name}="${cut(text)}"`, max: String(s.max) }) };
   return error
     ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` }
     : { value: /** @type {any} */ (value), note: null };
 }
 
-/** A step's formula: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
-function formulaHtml(step) {
+/** A step's formula in `t`'s language: MathML when KaTeX was given (AttentionExplorerElement.katex), else its text. */
+function formulaHtml(step, t = english) {
+  const { tex, text } = stepFormula(step, t);
   const katex = AttentionExplorerElement.katex ?? null;
   if (katex?.renderToString) {
     try {
       // Trusted: KaTeX's own MathML for the core's formula (its \text{} is escaped by KaTeX).
-      return raw(katex.renderToString(step.tex, { output: 'mathml', throwOnError: true, displayMode: false }));
+      return raw(katex.renderToString(tex, { output: 'mathml', throwOnError: true, displayMode: false }));
     } catch {
       /* fall back to text */
     }
   }
-  return html`${step.text}`;
+  return html`${text}`;
 }
 
 /** The attributes that change how the problem is shown, not which problem. */
@@ -417,7 +428,7 @@ export class AttentionExplorerElement extends Base {
 
   /** The value of a source attribute (preset, state, lesson) the schema takes; throws, naming it, if it does not. */
   #sourceAttribute(name) {
-    const { value, note } = readAttribute(name, this.getAttribute(name));
+    const { value, note } = readAttribute(name, this.getAttribute(name), this.#t);
     if (note) throw new Error(note);
     return value;
   }
@@ -438,8 +449,8 @@ export class AttentionExplorerElement extends Base {
     }
     const state = this.#sourceAttribute('state');
     if (state) {
-      const { state: s, error } = await decodeStateString(state.replace(/^.*#/, ''));
-      if (!s) throw new Error(error ?? this.#t('component.state-empty'));
+      const { state: s, message } = await decodeStateString(state.replace(/^.*#/, ''));
+      if (!s) throw new Error(message ? this.#t.message(message) : this.#t('component.state-empty'));
       const split = (t) =>
         t
           ? String(t)
@@ -613,7 +624,7 @@ export class AttentionExplorerElement extends Base {
         <div class="formula" dir="ltr">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
       )}`,
     );
-    const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n]).note)
+    const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n], this.#t).note)
       .filter(Boolean)
       .map((n) => html`<p class="warning" part="attribute-note">⚠ ${n}</p>`);
     const warnings = warningsIn(s.trace, this.#t).map((w) => html`<p class="warning">⚠ ${w}</p>`);

@@ -40,7 +40,8 @@ function nested({ rows, cols, data }) {
 
 // The fields the core wrote (cpp/bindings_shared.h writes them from one table), and the words in
 // English (en.json) where the core's English text used to be: `text`, the terms' `caption` and
-// `headers` (the core's headers, message ids or symbols, are the terms' `header_ids`).
+// `headers` (the core's headers, message ids or symbols, are the terms' `header_ids`), the
+// derivation's `lines` (the core's, with its words as placeholders, are `line_ids`).
 /** @returns {import('./index.js').Explanation} */
 function explanationFrom(raw) {
   /** @type {any} */
@@ -51,8 +52,11 @@ function explanationFrom(raw) {
     const { headers, ...terms } = out.terms;
     out.terms = { caption: '', ...terms, headers, header_ids: headers };
   }
+  // The derivation's TeX as the core wrote it (words as @{formula.*} placeholders) is `line_ids`.
+  out.line_ids = out.lines;
   const words = explanationWords(out);
   out.text = words.text;
+  out.lines = words.lines;
   if (out.terms) Object.assign(out.terms, words.terms);
   return out;
 }

@@ -73,3 +73,24 @@ export function matrixToText(value) {
   if (!Array.isArray(value[0])) return Array.from(value, cell).join(' ');
   return value.map((row) => Array.from(row, cell).join(' ')).join('\n');
 }
+
+const TEXT_ESCAPES = {
+  '\\': '\\textbackslash{}',
+  '{': '\\{',
+  '}': '\\}',
+  $: '\\$',
+  '&': '\\&',
+  '#': '\\#',
+  '^': '\\^{}',
+  _: '\\_',
+  '%': '\\%',
+  '~': '\\~{}',
+};
+/** Words as TeX text (inside \\text{} or a paragraph): TeX's special characters escaped. */
+export function texText(s) {
+  return String(s)
+    .replace(/[\\{}$&#^_%~]/g, (c) => TEXT_ESCAPES[c])
+    .replace(/·/g, '$\\cdot$')
+    .replace(/ᵀ/g, '$^\\top$')
+    .replace(/√/g, '$\\surd$');
+}

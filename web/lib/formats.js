@@ -25,7 +25,7 @@ import {
   whole,
 } from './schema.js';
 
-import { LANGUAGES } from './i18n.js';
+import { LANGUAGES, english } from './i18n.js';
 
 export { check } from './schema.js';
 
@@ -445,7 +445,7 @@ export function isStudentObject(obj) {
 
 /**
  * A decoded link's object, checked: { state } (unknown keys dropped), or { state: null, error,
- * reason, student }: `error` for people, `reason` the field that does not fit, `student` when the
+ * message, reason, student }: `error` for people (English; `message` its { id, values }), `reason` the field that does not fit, `student` when the
  * link is a students' exercise link (its page says so in the exercise's place).
  * @type {typeof import('./share.js').checkLinkState}
  */
@@ -454,7 +454,9 @@ export function checkLinkState(obj) {
   if (!error) return { state: value };
   return {
     state: null,
-    error: `This link is damaged (${error}); showing the default example instead.`,
+    error: english('link.damaged.field', { reason: error }),
+    // The reason names the field and what it should be in the schema's words (English).
+    message: { id: 'link.damaged.field', values: { reason: error } },
     reason: error,
     student: isStudentObject(obj),
   };

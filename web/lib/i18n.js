@@ -6,6 +6,7 @@
 // point, ASCII minus) and passed in as text, so what a learner copies parses back; a number the
 // catalogue formats (a plural's #) gets the language's plural rules and grouping but Latin digits
 // (the -u-nu-latn extension), the same digits as the tables beside it.
+import { texText } from './format.js';
 import { IntlMessageFormat } from './intl-messageformat.js';
 import en from './locales/en.json' with { type: 'json' };
 
@@ -107,6 +108,68 @@ export const english = createTranslator('en', en);
  */
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
+// A formula's word as the core writes it, the same in TeX (inside \text{}) and in plain text.
+const FORMULA_WORD = /@\{(formula\.[A-Za-z0-9_.]+)\}/g;
+
+/**
+ * A formula template with its words in `t`'s language: each placeholder `@{formula.<id>}` the core
+ * writes (cpp/steps.cpp, cpp/explain.cpp) becomes the message, TeX-escaped when `tex` (the words
+ * sit inside \text{}), as it is in plain text. The symbols and numbers around it are kept.
+ * @param {string} template
+ * @param {import('./playground.js').Translator} [t]
+ * @param {boolean} [tex]
+ * @returns {string}
+ */
+export function fillFormula(template, t = english, tex = true) {
+  if (!template.includes('@{')) return template;
+  return template.replace(FORMULA_WORD, (_, id) => {
+    const word = /** @type {string} */ (t(id));
+    return tex ? texText(word) : word;
+  });
+}
+
+/**
+ * A formula's template from its English TeX (a student's paper holds its steps' TeX in English):
+ * the words of each \\text{} that are formula.* messages of English's catalogue, whole words and
+ * longest first, back to their placeholders; fillFormula then gives them in a language.
+ * @param {string} tex
+ * @returns {string}
+ */
+export function formulaTemplate(tex) {
+  englishWords ??= new RegExp(
+    `(?<![A-Za-z@.{\\\\])(${Object.entries(en)
+      .filter(([id]) => id.startsWith('formula.'))
+      .map(([id, word]) => [id, texText(word)])
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([id, word]) => {
+        wordIds.set(word, id);
+        return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      })
+      .join('|')})(?![A-Za-z])`,
+    'g',
+  );
+  const words = /** @type {RegExp} */ (englishWords);
+  return tex.replace(/\\text\{([^{}]*)\}/g, (group, inside) =>
+    group.replace(inside, () => inside.replace(words, (word) => `@{${wordIds.get(word)}}`)),
+  );
+}
+/** @type {RegExp | null} */
+let englishWords = null;
+const wordIds = new Map();
+
+/**
+ * A step's formula in `t`'s language, in TeX and in plain text: its templates (`formula_ids`, as the
+ * core wrote them) filled; a step without them (built by the page) keeps its own `tex` and `text`.
+ * @param {{ tex: string, text: string, formula_ids?: { tex: string, text: string } | null }} step
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {{ tex: string, text: string }}
+ */
+export function stepFormula(step, t = english) {
+  const ids = step.formula_ids;
+  if (!ids) return { tex: step.tex, text: step.text };
+  return { tex: fillFormula(ids.tex, t, true), text: fillFormula(ids.text, t, false) };
+}
+
 /**
  * The warnings of a trace (or of decode's, tiles', the online softmax's, the recurrent form's
  * result) in `t`'s language: its `warning_messages` formatted, or, for a result read back from
@@ -119,16 +182,20 @@ export const warningsIn = (result, t = english) =>
   result.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? result.warnings ?? [];
 
 /**
- * An example problem's title and note (presets.js) in `t`'s language: the catalogue's
- * `example.<id>.title` / `.note`, else the preset's own English words.
- * @param {{ id: string, title: string, note?: string }} preset
+ * An example problem's title, note and source (presets.js) in `t`'s language: the catalogue's
+ * `example.<id>.title` / `.note` / `.source`, else the preset's own English words.
+ * @param {{ id: string, title: string, note?: string, source?: string }} preset
  * @param {import('./playground.js').Translator} [t]
- * @returns {{ title: string, note: string | undefined }}
+ * @returns {{ title: string, note: string | undefined, source: string | undefined }}
  */
 export function exampleWords(preset, t = english) {
   const own = (/** @type {string} */ part, /** @type {string | undefined} */ english) =>
     english && t.has(`example.${preset.id}.${part}`) ? /** @type {string} */ (t(`example.${preset.id}.${part}`)) : english;
-  return { title: /** @type {string} */ (own('title', preset.title)), note: own('note', preset.note) };
+  return {
+    title: /** @type {string} */ (own('title', preset.title)),
+    note: own('note', preset.note),
+    source: own('source', preset.source),
+  };
 }
 
 /**
@@ -137,9 +204,11 @@ export function exampleWords(preset, t = english) {
  * catalogue has the words). The parameter `hidden`, what hid the key ("causal_window", "none"), is
  * the message explain.hidden; a header that is a symbol ("q", "x̂") is kept as written. The text
  * keeps the placeholders a view fills (`@N`, `@query`, `@key`, `@token`: export.js fillExplanation).
- * @param {{ text_id: string, params: Record<string, string>, terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
+ * `lines`: the derivation's TeX with its words in the language (`line_ids`, the core's templates,
+ * filled by fillFormula; an explanation without them keeps its `lines`).
+ * @param {{ text_id: string, params: Record<string, string>, lines?: string[], line_ids?: string[], terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
  * @param {import('./playground.js').Translator} [t]
- * @returns {{ text: string, terms: { caption: string, headers: string[] } | null }}
+ * @returns {{ text: string, lines: string[], terms: { caption: string, headers: string[] } | null }}
  */
 export function explanationWords(e, t = english) {
   /** @type {Record<string, string | { id: string, values: Record<string, string> }>} */
@@ -151,7 +220,8 @@ export function explanationWords(e, t = english) {
         headers: e.terms.header_ids.map((h) => (h.startsWith('explain.term.') ? /** @type {string} */ (t(h)) : h)),
       }
     : null;
-  return { text: /** @type {string} */ (t(e.text_id, values)), terms };
+  const lines = (e.line_ids ?? e.lines ?? []).map((line) => fillFormula(line, t));
+  return { text: /** @type {string} */ (t(e.text_id, values)), lines, terms };
 }
 
 /**

@@ -347,6 +347,12 @@ export interface Step {
   tex: string;
   /** The same formula as plain Unicode text. */
   text: string;
+  /**
+   * The formula as the core wrote it: its words as placeholders `@{formula.<id>}` (messages of the
+   * catalogues), the same in both notations; `tex` and `text` are them filled in English. A view in
+   * another language fills them with attention-explorer/i18n `stepFormula(step, t)`.
+   */
+  formula_ids: { tex: string; text: string };
   kind: ValueKind;
   /** [rows, columns] in the step's own layout (the columns layout swaps them). */
   axes: [Axis, Axis];
@@ -551,6 +557,8 @@ export interface Explanation {
   // sum of column a; `@query`, `@key`, `@token` (in text and the terms' caption) name the tokens.
   /** TeX of an aligned derivation: lines[0] is the cell, each further line a right-hand side, the last the value. */
   lines: string[];
+  /** The same lines as the core wrote them, words as `@{formula.<id>}` placeholders (`lines` has them in English; `explanationWords(e, t).lines` in a language). */
+  line_ids: string[];
   /** One or two plain sentences saying what happens, in English: `text_id` formatted with `params` by en.json. */
   text: string;
   /**
@@ -1301,7 +1309,7 @@ export function solutionLatex(
   options?: LatexOptions & { standalone?: boolean; title?: string; t?: Translator },
 ): string;
 /** An engine.explain() result as a TeX aligned block; `trace` (of the same problem) names the steps. */
-export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number }): string;
+export function cellLatex(explanation: Explanation, trace: Trace, options?: LatexOptions & { maxTerms?: number; t?: Translator }): string;
 /**
  * An engine.explain() result's sentences as plain text, tokens named by place ("query 2", "key 3"), in the
  * language of `t` (a translator of attention-explorer/i18n; default English).

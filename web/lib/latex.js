@@ -3,8 +3,8 @@
 // title and formula from the step itself (the core writes them).
 
 import { BIAS_KEYS, exportError, headOf, problemContext, stepCaption } from './context.js';
-import { formatNumber, texNumber } from './format.js';
-import { english, explanationWords, warningsIn } from './i18n.js';
+import { formatNumber, texNumber, texText } from './format.js';
+import { english, explanationWords, stepFormula, warningsIn } from './i18n.js';
 
 /**
  * A matrix as a TeX bmatrix with `decimals` places.
@@ -39,26 +39,6 @@ function inputSymbol(name, layout) {
   if (!/^[Wb]_/.test(name)) return name;
   const letter = layout === 'columns' ? (name[0] === 'W' ? '\\Omega' : '\\beta') : name[0];
   return `${letter}_${name.slice(2)}`;
-}
-
-const TEXT_ESCAPES = {
-  '\\': '\\textbackslash{}',
-  '{': '\\{',
-  '}': '\\}',
-  $: '\\$',
-  '&': '\\&',
-  '#': '\\#',
-  '^': '\\^{}',
-  _: '\\_',
-  '%': '\\%',
-  '~': '\\~{}',
-};
-function texText(s) {
-  return String(s)
-    .replace(/[\\{}$&#^_%~]/g, (c) => TEXT_ESCAPES[c])
-    .replace(/·/g, '$\\cdot$')
-    .replace(/ᵀ/g, '$^\\top$')
-    .replace(/√/g, '$\\surd$');
 }
 
 /** The standalone document of the LaTeX exports (`standalone: true`): amsmath, `body`, `title`. */
@@ -102,7 +82,7 @@ export function solutionLatex(problem, trace, { decimals = 4, max = 16, standalo
   }
   trace.steps.forEach((step, i) => {
     parts.push(`\\paragraph{${i + 1}. ${texText(stepCaption(step, m.heads, t))}}`);
-    parts.push(`\\[ ${step.tex} \\]`);
+    parts.push(`\\[ ${stepFormula(step, t).tex} \\]`);
     parts.push(`\\[ ${stepLatex(step, { decimals, max })} \\]`);
   });
   for (const w of warningsIn(trace, t)) parts.push(`\\paragraph{${texText(t('export.note'))}} ${texText(w)}.`);
@@ -147,9 +127,11 @@ function explainedStep(e, trace) {
  * (of the same problem) checks that the cell is one of its steps.
  * @type {typeof import('./index.js').cellLatex}
  */
-export function cellLatex(e, trace, { decimals = 4, maxTerms = 8 } = {}) {
+export function cellLatex(e, trace, { decimals = 4, maxTerms = 8, t = english } = {}) {
   explainedStep(e, trace);
-  const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => texNumber(x, decimals), maxTerms }));
+  const [cell, ...rhs] = explanationWords(e, t).lines.map((line) =>
+    fillExplanation(line, e, { number: (x) => texNumber(x, decimals), maxTerms }),
+  );
   return `\\begin{aligned}\n${cell} &= ${rhs.join(' \\\\\n  &= ')}\n\\end{aligned}`;
 }
 

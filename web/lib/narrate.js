@@ -8,7 +8,7 @@
 // sentence is made of and with which values; numbers arrive formatted here (formatNumber's decimal
 // point and minus), counts as numbers for the catalogue's plurals.
 import { formatNumber } from './format.js';
-import { english, stepTitle } from './i18n.js';
+import { english, stepFormula, stepTitle } from './i18n.js';
 
 const MINUS = '\u2212';
 
@@ -58,7 +58,7 @@ function projection(step, { trace, t }) {
   const width = step.shape[step.axes.indexOf('features')];
   const said = [
     projected
-      ? say(`narrate.${step.id}.projected`, { text: step.text, width })
+      ? say(`narrate.${step.id}.projected`, { text: stepFormula(step, t).text, width })
       : say(`narrate.${step.id}.given`, { tokens: step.id === 'Q' ? count(step, 'queries') : count(step, 'keys'), width }),
   ];
   if (meta.heads > 1 && step.features) {
@@ -274,7 +274,7 @@ function mix(weights, names) {
     : say('narrate.output.mixOne', values);
 }
 
-function output(step, { trace, names, options }) {
+function output(step, { trace, names, options, t }) {
   const { meta } = trace;
   const inputs = step.inputs.map((i) => trace.steps[i]);
   const probabilities = inputs.find((s) => s.kind === 'probability');
@@ -290,7 +290,9 @@ function output(step, { trace, names, options }) {
   const matrix = step.given.find((g) => g.startsWith('W_'));
   if (matrix) {
     const from = inputs[0]?.id === 'concat' ? 'heads' : 'head';
-    return [say('narrate.output.projected', { text: step.text, matrix, from, width: step.shape[step.axes.indexOf('features')] })];
+    return [
+      say('narrate.output.projected', { text: stepFormula(step, t).text, matrix, from, width: step.shape[step.axes.indexOf('features')] }),
+    ];
   }
   return [say('narrate.output')];
 }
@@ -582,7 +584,7 @@ export function narrateGradientStep(gradients, index, labels = {}, t = english) 
     const ones = step.data.every((r) => r.every((v) => v === 1));
     said.push(say('narrate.gradient.dO', { meaning, ones: ones ? 'yes' : 'no', loss: num(gradients.loss) }));
   } else if (whole) {
-    said.push(say('narrate.gradient.input', { text: step.text, input: step.id.slice(1) }));
+    said.push(say('narrate.gradient.input', { text: stepFormula(step, t).text, input: step.id.slice(1) }));
     if (meta.heads > 1 && ['dQ', 'dK', 'dV'].includes(step.id)) {
       said.push(
         step.id !== 'dQ' && meta.kv_heads < meta.heads
@@ -594,7 +596,7 @@ export function narrateGradientStep(gradients, index, labels = {}, t = english) 
     const caption = () => stepTitle(step, t).toLocaleLowerCase(t.lang);
     said.push(
       say('narrate.gradient.step', {
-        text: step.text,
+        text: stepFormula(step, t).text,
         multi: meta.heads > 1 ? 'yes' : 'no',
         head: String(step.head + 1),
         meaning: meaning ?? caption(),

@@ -10,7 +10,7 @@
 
 import { exportError, headOf, matrixOf, problemContext } from './context.js';
 import { numberWord } from './format.js';
-import { english, stepTitle } from './i18n.js';
+import { english, stepFormula, stepTitle } from './i18n.js';
 
 const NUMPY = {
   name: 'NumPy',
@@ -90,7 +90,7 @@ const multiplies = (ctx) => ctx.scale.kind === 'none' || ctx.scale.kind === 'mul
 
 /**
  * The script's opening comment: what it is, the problem's sizes, the recipe of its inputs, the steps.
- * `head`: { recipe, t } (the comment's language; a step's `text` is the core's English).
+ * `head`: { recipe, t } (the comment's language: the steps' titles and formulas).
  */
 function header(ctx, trace, d, { recipe, t = english }) {
   const m = trace.meta;
@@ -109,14 +109,17 @@ function header(ctx, trace, d, { recipe, t = english }) {
   const width = Math.max(...shown.map((s) => s.id.length));
   lines.push(
     `# ${t('export.script.steps', { multi: m.heads > 1 ? 'yes' : 'no' })}`,
-    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${stepTitle(s, t)}: ${s.text}`),
+    ...shown.map((s) => `#   ${s.id.padEnd(width)}  ${stepTitle(s, t)}: ${stepFormula(s, t).text}`),
   );
   lines.push(`# ${t('export.script.run', { file: d.file })}`);
   return lines;
 }
 
-function projections(ctx, cols) {
-  if (ctx.mode === 'qkv') return ['# Q, K, V are given.'];
+/** A comment's words (export.script.comment.*) in the language of `t`: the opening's and the sections'. */
+const said = (t, id, values) => t(`export.script.comment.${id}`, values);
+
+function projections(ctx, cols, t = english) {
+  if (ctx.mode === 'qkv') return [`# ${said(t, 'given')}`];
   const Xkv = ctx.mode === 'cross' ? 'X_kv' : 'X';
   return [
     ['Q', 'X'],
@@ -129,32 +132,28 @@ function projections(ctx, cols) {
 }
 
 /** `factor` (QKᵀ is multiplied) or `divisor` (QKᵀ is divided), in the working precision. */
-function scaleLine(ctx, factor, d) {
+function scaleLine(ctx, factor, d, t = english) {
   switch (ctx.scale.kind) {
     case 'sqrt_dk':
-      return `divisor = ${d.sqrt}(${d.scalar('d_k')})  # sqrt(d_k) in the working precision`;
+      return `divisor = ${d.sqrt}(${d.scalar('d_k')})  # ${said(t, 'sqrt-dk')}`;
     case 'none':
-      return 'factor = 1.0  # not scaled';
+      return `factor = 1.0  # ${said(t, 'not-scaled')}`;
     case 'divide':
-      return `divisor = ${d.scalar(pyNumber(1 / factor))}  # scale ${ctx.scale.text}`;
+      return `divisor = ${d.scalar(pyNumber(1 / factor))}  # ${said(t, 'scale', { scale: ctx.scale.text })}`;
     default:
-      return `factor = ${d.scalar(pyNumber(factor))}  # scale ${ctx.scale.text}`;
+      return `factor = ${d.scalar(pyNumber(factor))}  # ${said(t, 'scale', { scale: ctx.scale.text })}`;
   }
 }
 
-function maskLines(ctx, d, cols) {
+function maskLines(ctx, d, cols, t = english) {
   if (!ctx.causal && ctx.maskKind === 'none') return [];
-  const lines = [
-    `# Additive mask, ${cols ? 'keys x queries' : 'queries x keys'}: 0 keeps a score, -inf hides it.`,
-    `M = ${d.zeros(cols ? '(S, L)' : '(L, S)')}`,
-  ];
+  const lines = [`# ${said(t, 'mask', { cols: cols ? 'yes' : 'no' })}`, `M = ${d.zeros(cols ? '(S, L)' : '(L, S)')}`];
   if (ctx.maskKind === 'keep') {
-    lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # True: the query sees the key`, 'M[~keep] = -math.inf');
+    lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # ${said(t, 'keep')}`, 'M[~keep] = -math.inf');
   } else if (ctx.maskKind === 'additive') {
     lines.push(`M = M + ${d.array(pyList(ctx.mask))}`);
   }
-  if (ctx.causal)
-    lines.push(cols ? `M[${d.lower}] = -math.inf  # causal: key i > query j` : `M[${d.upper}] = -math.inf  # causal: key j > query i`);
+  if (ctx.causal) lines.push(`M[${cols ? d.lower : d.upper}] = -math.inf  # ${said(t, 'causal', { cols: cols ? 'yes' : 'no' })}`);
   return lines;
 }
 
@@ -915,7 +914,7 @@ const sdpaTolerance = (precision) => `tol = dict(rtol=${precision === 'float32' 
 
 /** PyTorch only: the head outputs against F.scaled_dot_product_attention, or why not (sdpaSkip). */
 function sdpaCheck(ctx, precision, cols, x) {
-  const lines = ['# ---- check against torch.nn.functional.scaled_dot_product_attention (PyTorch >= 2.1)'];
+  const lines = [`# ---- ${said(x.t ?? english, 'check')}`];
   const skip = sdpaSkip(ctx, x);
   if (skip) return [...lines, `# Skipped: ${skip}.`, 'sdpa_checked = False'];
   if (x.any) return [...lines, ...positionSdpaCheck(ctx, precision, cols, x)];
@@ -972,11 +971,11 @@ function gradientLines(ctx, trace, cols, x) {
   const past = x.past;
   const rope = x.rope != null;
   const lines = [
-    '# ---- the backward pass of L = sum(O * dO): every gradient by the chain rule, in the rows layout',
+    `# ---- ${said(x.t ?? english, 'backward')}`,
     cols
       ? "R = np.transpose  # the columns layout's matrices to the rows layout and back"
       : 'def R(m):\n    return m  # the rows layout already',
-    given ? `dO = ${NUMPY.array(pyList(dO.data))}` : 'dO = np.ones_like(output)  # no dO given: L = sum(O)',
+    given ? `dO = ${NUMPY.array(pyList(dO.data))}` : `dO = np.ones_like(output)  # ${said(x.t ?? english, 'no-dO')}`,
     'steps.append(("dO", None, dO))',
     `d_concat = ${ctx.hasWO ? 'R(dO) @ R(W_O).T  # through the output projection' : 'R(dO)'}`,
     `grad_scale = dt(${pyNumber(m.scale)})  # the factor Q K^T was multiplied by`,
@@ -1361,7 +1360,7 @@ function scriptHead(ctx, trace, d, head, extra) {
     '',
     `dt = ${d.dtype}.${trace.meta.precision}`,
     '',
-    '# ---- inputs',
+    `# ---- ${said(head.t ?? english, 'inputs')}`,
     ...Object.entries({ ...ctx.inputs, ...extra }).map(([name, value]) => `${name} = ${d.array(pyList(value))}`),
     '',
     '',
@@ -1413,7 +1412,9 @@ function pythonScript(problem, trace, d, head, gradients = false) {
   const ctx = problemContext(problem, trace);
   const m = trace.meta;
   const cols = ctx.layout === 'columns';
+  const t = head.t ?? english;
   const x = positionOptions(problem);
+  x.t = t; // the language of the sections' comments (sdpaCheck, gradientLines)
   x.gradients = gradients;
   x.linear = linearOptions(problem);
   // The variants (rows layout only) take the path of the position options: each step on its own line.
@@ -1436,28 +1437,24 @@ function pythonScript(problem, trace, d, head, gradients = false) {
     ...(x.variant ? variantFunctions(x.variant, d) : []),
     '',
     '',
-    ...(withPositions
-      ? ["steps = []  # (id, head, matrix) in the explorer's order", ...positionLines(x, d, m, cols), ...positionalLines(x, cols), '']
-      : []),
-    '# ---- projections',
-    ...projections(ctx, cols),
+    ...(withPositions ? [`steps = []  # ${said(t, 'steps')}`, ...positionLines(x, d, m, cols), ...positionalLines(x, cols), ''] : []),
+    `# ---- ${said(t, 'projections')}`,
+    ...projections(ctx, cols, t),
     '',
     `heads, kv_heads = ${m.heads}, ${m.kv_heads}`,
-    `L, S = Q.shape[${tokens}], K.shape[${tokens}]${x.past ? ` + past_K.shape[${tokens}]` : ''}  # queries, keys`,
+    `L, S = Q.shape[${tokens}], K.shape[${tokens}]${x.past ? ` + past_K.shape[${tokens}]` : ''}  # ${said(t, 'sizes')}`,
     `d_k = Q.shape[${features}] // heads`,
     `d_v = V.shape[${features}] // kv_heads`,
-    scaleLine(ctx, m.scale, d),
+    scaleLine(ctx, m.scale, d, t),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
-    ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols)),
+    ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols, t)),
     ...(x.variant ? variantSettingLines(x.variant, d, ctx) : []),
     '',
-    ...(withPositions ? [] : ["steps = []  # (id, head, matrix) in the explorer's order"]),
+    ...(withPositions ? [] : [`steps = []  # ${said(t, 'steps')}`]),
     'head_outputs = []',
-    ...(gradients ? ["saved = []  # each head's Q, K, V, weights and scaled scores, for the backward pass"] : []),
-    ...(gradients && x.variant ? ["extra = []  # what the variants' backward pass reads besides"] : []),
-    ...(withPositions && d.check && sdpaSkip(ctx, x) == null
-      ? ['per_head = []  # what scaled_dot_product_attention is given, head by head']
-      : []),
+    ...(gradients ? [`saved = []  # ${said(t, 'saved')}`] : []),
+    ...(gradients && x.variant ? [`extra = []  # ${said(t, 'extra')}`] : []),
+    ...(withPositions && d.check && sdpaSkip(ctx, x) == null ? [`per_head = []  # ${said(t, 'per-head')}`] : []),
     ...headLoop(ctx, trace, d, cols, x),
     '',
     `concat = ${d.concat[ctx.layout]}`,
@@ -1478,7 +1475,9 @@ function pythonScript(problem, trace, d, head, gradients = false) {
  * `recipe`: numpy lines that drew the inputs, quoted in a comment. `gradients`: `trace` is
  * engine.gradients(problem)'s result, and the script rebuilds its gradient steps too (the
  * backward pass of L = Σ O∘dO, with the problem's dO or all ones). `t`: the language of the
- * opening comment (default English); the code and its other comments are the same in every language.
+ * opening comment and of the sections' comments (inputs, projections, sizes, scale, mask, the check,
+ * the backward pass: export.script.comment.*), English by default; the code and the comments inside
+ * the head loop and the helpers are the same in every language.
  * @type {typeof import('./index.js').numpyScript}
  */
 export function numpyScript(problem, trace, { recipe, gradients = false, t } = {}) {

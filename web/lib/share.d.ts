@@ -1,5 +1,5 @@
 // Types of `attention-explorer/share`: the explorer's link format (see docs/embedding.md).
-import type { Engine, Problem } from './index.js';
+import type { Engine, Message, Problem } from './index.js';
 
 /** The explorer page's state (only what differs from its defaults needs to be present). */
 export interface ExplorerState {
@@ -30,10 +30,13 @@ export function fromBase64Url(text: string): Uint8Array;
 export function encodeStateString(state: ExplorerState): Promise<string>;
 /**
  * Reads v1 and v2 hashes ('#' optional), the state checked against linkStateSchema (unknown keys
- * dropped). A state that does not fit gives `error` (for people), `reason` (the field and what it
- * should be) and `student` (a students' exercise link). Never rejects.
+ * dropped). A link that cannot be read gives `error` (for people, in English) and `message` (the same
+ * as { id, values }: `t.message(message)` in another language); a state that does not fit also
+ * `reason` (the field and what it should be) and `student` (a students' exercise link). Never rejects.
  */
-export function decodeStateString(hash: string): Promise<{ state: ExplorerState | null; version?: number; error?: string; reason?: string; student?: boolean }>;
+export function decodeStateString(
+  hash: string,
+): Promise<{ state: ExplorerState | null; version?: number; error?: string; message?: Message; reason?: string; student?: boolean }>;
 export function stateInputs(state: ExplorerState): string[];
 /** The problem a state stands for (inputs parsed with engine.parseMatrix). */
 export function stateToProblem(state: ExplorerState, engine: Pick<Engine, 'parseMatrix'>): Problem;
@@ -77,7 +80,9 @@ export interface Schema { type: string; expected?: string; doc?: string; [key: s
 /** `value` checked against a schema: the value (an object's unknown keys dropped) or a message naming the field. Never throws. */
 export function check(schema: Schema, value: unknown): { value: unknown; error?: undefined; path?: undefined } | { value?: undefined; error: string; path: Array<string | number> };
 /** A decoded link's object checked against linkStateSchema. */
-export function checkLinkState(obj: unknown): { state: ExplorerState } | { state: null; error: string; reason: string; student: boolean };
+export function checkLinkState(
+  obj: unknown,
+): { state: ExplorerState } | { state: null; error: string; message: Message; reason: string; student: boolean };
 /** A student's paper checked against paperSchema; messages name `student.` fields. */
 export function checkPaper(paper: unknown): { paper: object; error?: undefined } | { paper?: undefined; error: string };
 /** True for a students' link's object: a paper, or an exercise the teacher's page did not start. */

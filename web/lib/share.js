@@ -12,6 +12,7 @@
 import { BIAS_KEYS } from './context.js';
 import { matrixToText } from './format.js';
 import { checkLinkState } from './formats.js';
+import { english } from './i18n.js';
 
 // A lesson file is this link's `lesson` state plus its problem (lesson.js).
 export {
@@ -142,7 +143,8 @@ export async function encodeStateString(state) {
 /**
  * Reads "v1=..." or "v2=..." (with or without '#'). Resolves to { state, version } (the object,
  * checked against formats.js's linkStateSchema, unknown keys dropped), { state: null } when there
- * is nothing, or { state: null, error } with a message for people; for a state that does not fit
+ * is nothing, or { state: null, error, message } with a message for people (`error` in English,
+ * `message` its { id, values } for t.message in the reader's language); for a state that does not fit
  * the schema also `reason` (the field and what it should be) and `student` (true for a students'
  * exercise link). Never rejects, whatever the text.
  * @type {typeof import('./share.js').decodeStateString}
@@ -151,35 +153,27 @@ export async function decodeStateString(hash) {
   const h = String(hash ?? '').replace(/^#/, '');
   if (!h) return { state: null };
   const m = /^v(\d+)=(.*)$/s.exec(h);
-  if (!m) return { state: null, error: 'This link does not hold an explorer state (it should start with #v2= or #v1=).' };
+  if (!m) return unread('link.no-state');
   const version = Number(m[1]);
-  if (version > SHARE_VERSION || version < 1) {
-    return {
-      state: null,
-      error: `This link was made by a newer version of the explorer (state v${version}); showing the default example instead.`,
-    };
-  }
-  if (h.length > MAX_LINK_LENGTH) {
-    return {
-      state: null,
-      error: `This link is too long (${h.length.toLocaleString('en')} characters; at most ${MAX_LINK_LENGTH.toLocaleString('en')}) — it may have been cut or padded; showing the default example instead.`,
-    };
-  }
+  if (version > SHARE_VERSION || version < 1) return unread('link.newer', { version: String(version) });
+  if (h.length > MAX_LINK_LENGTH) return unread('link.too-long', { length: h.length, max: MAX_LINK_LENGTH });
   let raw;
   try {
     let bytes = fromBase64Url(m[2]);
     if (version === 2) {
-      if (!canDeflate()) return { state: null, error: 'This browser cannot read compressed (v2) links: it has no DecompressionStream.' };
+      if (!canDeflate()) return unread('link.no-decompression');
       bytes = await pipe(bytes, new DecompressionStream('deflate-raw'), MAX_JSON_BYTES);
     }
     raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch (error) {
-    const cut = /too large/.test(error.message) ? ' (it unpacks to more than 8 MB)' : '';
-    return { state: null, error: `This link is damaged (its state could not be read${cut}); showing the default example instead.` };
+    return /too large/.test(error.message) ? unread('link.damaged.too-large', { megabytes: MAX_JSON_BYTES / 1e6 }) : unread('link.damaged');
   }
   const checked = checkLinkState(raw);
   return checked.state ? { state: checked.state, version } : checked;
 }
+
+/** A link that could not be read: its message (`message`, for a page in any language) and its English (`error`). */
+const unread = (id, values = {}) => ({ state: null, error: english(id, values), message: { id, values } });
 
 // ---- state <-> problem ---------------------------------------------------------------------
 

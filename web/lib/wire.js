@@ -2,9 +2,9 @@
 // reading the trace back. cpp/wire.h declares the format once (how numbers and texts travel, the
 // problem's slots and option codes, the trace's records) and hands it over as _wireLayout() (read
 // with load.js wireTable, which checks its version); every offset and code here comes from it.
+import { english, fillFormula } from './i18n.js';
 import { indexOf } from './load.js';
 import en from './locales/en.json' with { type: 'json' };
-import { english } from './i18n.js';
 
 /**
  * A step's English caption from its message id ("step.scaled" -> "Scaled scores"): the core names
@@ -178,12 +178,17 @@ export function traceReader(layout) {
   const records = {};
   for (const [name, fields] of Object.entries(layout.records)) {
     const template = {};
+    // A step's formula: `tex` and `text` in English, the core's templates (its words as
+    // @{formula.*} placeholders, filled in a language by i18n.js stepFormula) in `formula_ids`.
+    const formula = fields.some((f) => f.name === 'tex') && fields.some((f) => f.name === 'text');
     for (const f of fields) {
       template[f.name] = null;
       if (f.name === 'title_id') template.title = null; // the English caption, read beside it
+      if (formula && f.name === 'text') template.formula_ids = null;
     }
     records[name] = {
       template,
+      formula,
       fields: fields.map((f) => {
         const type = FIELD_TYPES.indexOf(f.type);
         if (type < 0) throw new Error(`wire: unknown field type '${f.type}' (the package's JS and .wasm are from different builds)`);
@@ -217,6 +222,10 @@ export function traceReader(layout) {
         case 2:
           v = text();
           if (f.name === 'title_id') out.title = englishTitle(v);
+          else if (record.formula && (f.name === 'tex' || f.name === 'text')) {
+            (out.formula_ids ??= { tex: '', text: '' })[f.name] = v;
+            v = fillFormula(v, english, f.name === 'tex');
+          }
           break; // text
         case 3:
           v = new Array(numbers[at++]);

@@ -35,10 +35,11 @@ function showPresetSource() {
     showLessonExample(null, false, state.title);
     return;
   }
-  const src = p.url ? html`<a href="${p.url}" rel="noopener">${p.source}</a>` : p.source;
+  const words = exampleWords(p, t);
+  const src = p.url ? html`<a href="${p.url}" rel="noopener">${words.source}</a>` : words.source;
   setHtml(
     el,
-    html`${rich('explorer.preset.from', { source: src, note: p.note ? ` ${exampleWords(p, t).note}` : '', edited: state.edited ? 'yes' : 'no' })}`,
+    html`${rich('explorer.preset.from', { source: src, note: p.note ? ` ${words.note}` : '', edited: state.edited ? 'yes' : 'no' })}`,
   );
   showLessonExample(p, state.edited, state.title);
 }

@@ -1,13 +1,14 @@
 // "Copy LaTeX" on each step card: the step as the page shows it (its formula, then its numbers at
 // the page's decimals) put on the clipboard, with a confirmation next to the button.
 import { stepLatex } from 'attention-explorer';
+import { stepFormula } from 'attention-explorer/i18n';
 import { app } from './app.js';
 import { stepKey } from './steps.js';
 import { t } from './language.js';
 
-/** A step in LaTeX: its formula as the card shows it, then its matrix at `decimals` places. */
+/** A step in LaTeX: its formula as the card shows it (in the page's language), then its matrix at `decimals` places. */
 export function stepTex(step, decimals) {
-  return `\\[ ${step.tex} \\]\n\\[ ${stepLatex(step, { decimals })} \\]\n`;
+  return `\\[ ${stepFormula(step, t).tex} \\]\n\\[ ${stepLatex(step, { decimals })} \\]\n`;
 }
 
 /** `text` on the clipboard: the Clipboard API, or a selected text field where it is refused. */

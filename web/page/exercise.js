@@ -6,6 +6,7 @@ import { $, app, writeHtml } from './app.js';
 import { loadState, store } from './store.js';
 import { setChoosing, setRevealed } from './actions.js';
 import { axisLabels, cellTokens, concatenated, headOf, stepKey } from './steps.js';
+import { stepFormula } from 'attention-explorer/i18n';
 import { mathHtml } from './math.js';
 import { fmt, matrixToText } from './format.js';
 import { INPUT_NAMES } from 'attention-explorer/share';
@@ -155,7 +156,7 @@ export function renderExercise() {
     };
     const rows = step.data.map((row, r) => html`<tr><th scope="row">${labels.rows[r]}</th>${row.map((v, c) => cell(v, r, c))}</tr>`);
     return html`<div class="ex-step" data-key="${key}"><h3>${name} <span class="shape">${step.shape[0]} × ${step.shape[1]}</span></h3>
-      <div class="formula">${mathHtml(step.tex, true)}</div>
+      <div class="formula">${mathHtml(stepFormula(step, t).tex, true)}</div>
       <table class="matrix ex-table"><caption class="visually-hidden">${t('explorer.exercise.caption', { step: name })}</caption><thead><tr><th></th>${labels.cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
   });
   const hint = choosing && html`<p class="hint">${t('explorer.exercise.choosingHint')}</p>`;

@@ -55,8 +55,8 @@ export function explanationHtml(e, where) {
   const said = explanationWords(e, t);
   const text = said.text && html`<p>${words(said.text)}</p>`;
   let equations = null;
-  if (e.lines.length > 1) {
-    const [cell, ...rhs] = e.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));
+  if (said.lines.length > 1) {
+    const [cell, ...rhs] = said.lines.map((line) => fillExplanation(line, e, { number: (x) => tex(x, d), maxTerms: MAX_TERMS_IN_FORMULA }));
     // One inline formula per line, in display style: KaTeX breaks an inline formula after a
     // top-level relation or operator (=, +), so a long sum wraps in a narrow panel or on a phone
     // instead of scrolling; a display-mode block (an aligned one too) never breaks.

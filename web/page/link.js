@@ -126,10 +126,11 @@ export async function writeLink(state) {
  * Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null,
  * error?, studentError? }. The state was checked against the link's schema (formats.js) when
  * decoded; `studentError` says which field of a students' exercise link does not fit. The error is
- * in the page's language when the link names an example it lacks; decodeStateString's are English.
+ * in the page's language (decodeStateString's message; the schema's reason inside it is English).
  */
 export async function readLink(hash) {
-  const { state: raw, error, student, reason } = await decodeStateString(hash);
+  const { state: raw, message, student, reason } = await decodeStateString(hash);
+  const error = message ? t.message(message) : undefined;
   linkError = error ?? null;
   if (!raw) return { state: null, error, studentError: student ? reason : null };
   let obj = raw;

@@ -10,6 +10,7 @@ import { mathHtml } from './math.js';
 import { stepKey } from './steps.js';
 import { resultParts, store } from './store.js';
 import { t } from './language.js';
+import { stepFormula } from 'attention-explorer/i18n';
 
 /** Heads drawn as lanes; the rest are summarised in one line (they have the same steps). */
 const MAX_LANES = 2;
@@ -156,7 +157,7 @@ function nodeHtml(n, labelCol, first) {
     html`<span class="pl-group" title="${t('explorer.pipeline.group', { group: String(n.group + 1) })}">kv ${n.group + 1}</span>`;
   const style = `grid-column:${n.col + 1 + labelCol};grid-row:${n.rows}`;
   const cls = `pl-node${n.input ? ' pl-source' : ''}${n.step?.id === 'output' ? ' pl-final' : ''}${n.group != null ? ' pl-shared' : ''}`;
-  const title = n.step ? `${n.label}: ${n.step.text}` : n.label;
+  const title = n.step ? `${n.label}: ${stepFormula(n.step, t).text}` : n.label;
   // The name read out is the sentence; what is drawn (KaTeX, the shape) is for the eye.
   const name = n.input ? t('explorer.pipeline.goInput', { name: n.input }) : t('explorer.pipeline.goStep', { label: n.label });
   // One Tab stop for the whole diagram (the first node; arrow keys move between nodes).

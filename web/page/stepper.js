@@ -8,6 +8,7 @@
 // a lesson file (lesson-file.js). The problem stays in the hash; where you are is not.
 import { narrateStep } from 'attention-explorer';
 import { t } from './language.js';
+import { stepFormula } from 'attention-explorer/i18n';
 import { checkAnswer, lessonTraceError, usableAnswer } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { flags } from './embed.js';
@@ -116,7 +117,7 @@ export function syncStepper() {
   // With steps hidden (an exercise's answers), a generated sentence could tell them ("80% of
   // its weight"): the step's formula stands in for it.
   const told = ctx.hiddenSteps.length
-    ? t('explorer.stepper.formula', { title, formula: step.text })
+    ? t('explorer.stepper.formula', { title, formula: stepFormula(step, t).text })
     : narrateStep(trace, trace.steps.indexOf(step), { tokensQ: ctx.tokensQ, tokensK: ctx.tokensK, options: ctx.options }, t);
   $('stepper-text').textContent = note.say || told;
   if (document.activeElement !== $('teacher-say')) $('teacher-say').value = note.say;

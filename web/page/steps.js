@@ -8,7 +8,7 @@ import { cellLook, legendHtml, maskedPositions, stepTableHtml } from 'attention-
 import { afterFrame, writeHtml } from './app.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
-import { stepTitle } from 'attention-explorer/i18n';
+import { stepFormula, stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from './math.js';
 import { rich, t } from './language.js';
 import { bindMaskComponents, isHidden, maskComponentsHtml } from './mask-components.js';
@@ -366,7 +366,7 @@ export function renderSteps(container, trace, ctx) {
         <button type="button" class="fold" aria-expanded="${String(!collapsed)}" aria-controls="${titleId}-body" aria-label="${t('explorer.card.fold', { step: name, collapsed: collapsed ? 'yes' : 'no' })}">${collapsed ? '▸' : '▾'}</button>
       </header>
       <div class="step-body" id="${titleId}-body"${collapsed && ' hidden'}>
-        <div class="formula">${mathHtml(step.tex, true)}</div>
+        <div class="formula">${mathHtml(stepFormula(step, t).tex, true)}</div>
         <div class="facts-box">${factsHtml(step, trace, ctx)}</div>
         ${step.id === 'mask' && html`<div class="mask-parts-box">${maskPartsHtml(step, trace, ctx, labels)}</div>`}
         <div class="matrix-wrap">${big ? heatmapHtml(step, labels) : tableHtml(step, labels, ctx, maskedPositions(trace, step))}</div>

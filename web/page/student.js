@@ -14,7 +14,7 @@ import { mathHtml } from './math.js';
 import { fmt } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { markScrollables } from './scrollables.js';
-import { englishId } from 'attention-explorer/i18n';
+import { english, englishId, fillFormula, formulaTemplate } from 'attention-explorer/i18n';
 import { t } from './language.js';
 
 // The catalogue's <strong> as that element (explorer.student.*, explorer.exercise.*).
@@ -33,6 +33,39 @@ function localTitle(title) {
   const id = englishId(caption, 'step.');
   if (!id) return String(title);
   return t('explorer.exercise.step', { title: t(id), multi: head ? 'yes' : 'no', head: head ?? '' });
+}
+
+/** A step's formula as a paper holds it (TeX in English, as the teacher's page wrote it) in the page's language. */
+const localFormula = (tex) => fillFormula(formulaTemplate(tex), t);
+
+// The parts of a paper's `about` line as makePaper writes them in English (explorer.student.about.*),
+// read back into their messages' values.
+/** @type {Array<{ part: string, pattern: RegExp, values: (m: RegExpExecArray) => Record<string, unknown> }>} */
+const ABOUT_PARTS = [
+  { part: 'd_k', pattern: /^d_k = (.+)$/, values: (m) => ({ d_k: m[1] }) },
+  { part: 'scale', pattern: /^scale (.+)$/, values: (m) => ({ scale: m[1] }) },
+  { part: 'heads', pattern: /^(\d+) heads$/, values: (m) => ({ heads: Number(m[1]) }) },
+  { part: 'causal', pattern: /^causal$/, values: () => ({}) },
+  { part: 'mask', pattern: /^mask: (.+)$/, values: (m) => ({ kind: m[1] }) },
+  { part: 'sigmoid', pattern: /^sigmoid attention$/, values: () => ({}) },
+  { part: 'differential', pattern: /^differential attention$/, values: () => ({}) },
+];
+/**
+ * The paper's `about` line (English, "d_k = 4, scale 0.5, 2 heads, causal": the teacher's page wrote
+ * it) in the page's language, part by part; a part that is none of these is shown as written.
+ */
+function localAbout(about) {
+  if (!about) return '';
+  return String(about)
+    .split(english('explorer.student.about.then'))
+    .map((text) => {
+      for (const { part, pattern, values } of ABOUT_PARTS) {
+        const m = pattern.exec(text);
+        if (m) return t(`explorer.student.about.${part}`, values(m));
+      }
+      return text;
+    })
+    .join(t('explorer.student.about.then'));
 }
 
 /**
@@ -230,17 +263,19 @@ export async function makePaper(state, problem, trace, ctx, { salt = randomSalt(
   }
   const m = trace.meta;
   const o = state.options;
-  const variant = o.score_fn === 'sigmoid' ? 'sigmoid attention' : o.differential ? 'differential attention' : '';
-  const about = [
-    `d_k = ${m.d_k}`,
-    `scale ${fmt(m.scale, decimals)}`,
-    m.heads > 1 ? `${m.heads} heads` : '',
-    o.causal ? 'causal' : '',
-    m.mask_kind && m.mask_kind !== 'none' ? `mask: ${m.mask_kind}` : '',
-    variant,
-  ]
-    .filter(Boolean)
-    .join(', ');
+  /** @type {Array<[string, Record<string, unknown>?] | false | undefined>} */
+  const parts = [
+    ['d_k', { d_k: String(m.d_k) }],
+    ['scale', { scale: fmt(m.scale, decimals) }],
+    m.heads > 1 && ['heads', { heads: m.heads }],
+    o.causal && ['causal'],
+    m.mask_kind && m.mask_kind !== 'none' && ['mask', { kind: m.mask_kind }],
+    o.score_fn === 'sigmoid' ? ['sigmoid'] : o.differential && ['differential'],
+  ];
+  const about = parts
+    .filter((p) => Array.isArray(p))
+    .map(([part, values]) => english(`explorer.student.about.${part}`, values))
+    .join(english('explorer.student.about.then'));
   return {
     v: PAPER_VERSION,
     salt,
@@ -333,7 +368,7 @@ export function renderStudent(paper, damaged = null) {
       .reduce((first, second) => (first === null ? second : html`${t('explorer.student.names', { first, second })}`), null) ?? html``;
   const steps = paper.steps.map(
     (s) => html`<div class="ex-step" data-key="${s.key}"><h3>${localTitle(s.title)} ${shape(s.cells)}</h3>
-      <div class="formula">${s.tex && mathHtml(String(s.tex), true)}</div>${tableHtml(
+      <div class="formula">${s.tex && mathHtml(localFormula(String(s.tex)), true)}</div>${tableHtml(
         s.title,
         s.rows,
         s.cols,
@@ -351,7 +386,7 @@ export function renderStudent(paper, damaged = null) {
   );
   const given = (paper.given ?? []).map(
     (g) =>
-      html`<div class="ex-step"><h4>${localTitle(g.title)} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(String(g.tex), true)}</div>`}${tableHtml(
+      html`<div class="ex-step"><h4>${localTitle(g.title)} ${shape(g.data)}</h4>${g.tex && html`<div class="formula">${mathHtml(localFormula(String(g.tex)), true)}</div>`}${tableHtml(
         g.title,
         g.rows,
         g.cols,
@@ -369,7 +404,7 @@ export function renderStudent(paper, damaged = null) {
   });
   const page = html`<h2 id="exercise-title">${t('explorer.student.title')}</h2>
     <p class="task">${task}</p>
-    <p class="hint">${paper.about ?? ''}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check" class="primary">${t('explorer.exercise.check')}</button></div>
+    <p class="hint">${localAbout(paper.about)}</p>${steps}<div class="ex-actions"><button type="button" id="ex-check" class="primary">${t('explorer.exercise.check')}</button></div>
     <p id="ex-result" class="ex-result" role="status" aria-live="polite"></p>
     <h3>${t('explorer.student.given')}</h3><div class="ex-given">${given}</div>`;
   setHtml(box, page);

@@ -5,12 +5,12 @@ import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { explanationHtml } from '../explain.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { errorWords, stepFormula, stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
 import { current, matrixHtml, practiceEngine, restart, walkState } from './walk.js';
 import { t } from '../language.js';
-import { errorWords, stepTitle } from 'attention-explorer/i18n';
 
 export const title = 'explorer.practice.gradients.title';
 
@@ -56,7 +56,7 @@ export function body(view) {
     html` <span class="head-tag">${t('explorer.card.head', { head: String(step.head + 1) })}</span>`;
   return html`<article class="step pr-gradient" data-step="${step.id}" data-head="${step.head ?? -1}" data-index="${index}">
     <header class="step-head"><h3>${stepTitle(step, t)}${head}</h3><span class="shape">${step.shape[0]} × ${step.shape[1]}</span></header>
-    <div class="formula">${mathHtml(step.tex, true)}</div>
+    <div class="formula">${mathHtml(stepFormula(step, t).tex, true)}</div>
     <div class="matrix-wrap">${matrixHtml(step, axisLabels(step, gctx), gctx)}</div>
   </article><div id="pr-drill" class="pr-drill" aria-live="polite"></div>`;
 }
