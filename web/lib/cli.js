@@ -476,7 +476,13 @@ async function compute(args) {
       return method(engine, problem, args);
     } catch (error) {
       throw new Error(
-        t('cli.problem-error', { name, n: String(i + 1), many: many ? 'yes' : 'no', count: String(problems.length), error: errorWords(error, t) }),
+        t('cli.problem-error', {
+          name,
+          n: String(i + 1),
+          many: many ? 'yes' : 'no',
+          count: String(problems.length),
+          error: errorWords(error, t),
+        }),
       );
     }
   });
