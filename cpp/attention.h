@@ -284,17 +284,6 @@ struct HeadFacts {
   double lambda = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// Words for a learner as a message of the catalogues (web/lib/locales/<lang>.json): its id and its
-/// named parameters (name, value as text). The core names messages; a view formats them in the
-/// learner's language (the words live only in the catalogues).
-struct Message {
-  // A constructor, not an aggregate, so that {"id"} (no parameters) needs no empty {} after it.
-  Message(std::string id, std::vector<std::pair<std::string, std::string>> params = {})  // NOLINT
-      : id(std::move(id)), params(std::move(params)) {}
-  std::string id;
-  std::vector<std::pair<std::string, std::string>> params;
-};
-
 /// Everything computed for one problem.
 struct Trace {
   std::vector<Step> steps;

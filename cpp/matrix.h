@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "message.h"
+
 namespace attn {
 
 /// A dense row-major matrix of doubles: the storage type of every input and trace step.
@@ -30,15 +32,24 @@ struct ErrorPlace {
 
 /// Every user-facing failure of the core (bad text, bad shapes, bad options).
 /// Its message names the input, the position and what was expected; place() says the same for
-/// programs (empty when the error concerns no one input).
+/// programs (empty when the error concerns no one input). An error made from a Message (an id
+/// "error.*" and its parameters) has what() "id(name=value, ...)" and the words in the catalogues;
+/// one made from a string (not yet converted) has English what() and an empty message().id.
 class InputError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
   InputError(ErrorPlace place, const std::string& message) : std::invalid_argument(message), place_(std::move(place)) {}
+  InputError(ErrorPlace place, Message message)
+      : std::invalid_argument(said(message)), place_(std::move(place)), message_(std::move(message)) {}
+  /// The same error at another place (a cell the caller knows better).
+  InputError(ErrorPlace place, const InputError& from)
+      : std::invalid_argument(from.what()), place_(std::move(place)), message_(from.message_) {}
   const ErrorPlace& place() const { return place_; }
+  const Message& message() const { return message_; }
 
  private:
   ErrorPlace place_;
+  Message message_;
 };
 
 /// A number as error messages show it (`%g`: 1e+39, -inf, nan, 0.5). snprintf rather than

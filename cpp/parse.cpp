@@ -195,8 +195,7 @@ double parse_cell(std::string_view text, std::string_view name, size_t row, size
   } catch (const InputError& e) {
     // The reader knows the input; the cell is the caller's: both, for a view to mark the cell.
     throw InputError(
-        ErrorPlace(std::string(name), {}, static_cast<std::ptrdiff_t>(row), static_cast<std::ptrdiff_t>(column)),
-        e.what());
+        ErrorPlace(std::string(name), {}, static_cast<std::ptrdiff_t>(row), static_cast<std::ptrdiff_t>(column)), e);
   }
 }
 

@@ -36,6 +36,8 @@ class ShapeWords {
   const char* rows() const { return columns_ ? "columns" : "rows"; }
   const char* cols() const { return columns_ ? "rows" : "columns"; }
   const char* col() const { return columns_ ? "row" : "column"; }
+  /// The catalogue's `layout` parameter: "rows" (tokens as rows) or "columns".
+  const char* layout() const { return columns_ ? "columns" : "rows"; }
   std::string shape(const Matrix& rows_layout) const {
     Eigen::Index r = rows_layout.rows(), c = rows_layout.cols();
     if (columns_) std::swap(r, c);
@@ -46,6 +48,19 @@ class ShapeWords {
   bool columns_;
 };
 
+/// An input error as a message of the catalogues ("error.<id>", web/lib/locales): numbers are
+/// formatted here and passed as text; the layout's words ("rows"/"columns") are the catalogue's,
+/// chosen by a `layout` parameter ("rows": tokens as rows; "columns").
+using Params = std::vector<std::pair<std::string, std::string>>;
+InputError error(ErrorPlace place, const char* id, Params params = {}) {
+  return InputError(std::move(place), Message(std::string("error.") + id, std::move(params)));
+}
+template <class Integer>
+std::string text(Integer value) {
+  return std::to_string(value);
+}
+std::string shape_text(Eigen::Index rows, Eigen::Index cols) { return text(rows) + "x" + text(cols); }
+
 // The element checks run on matrices as the user gave them, so their rows and columns are the
 // user's.
 
@@ -55,10 +70,8 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
       if (std::isfinite(v)) continue;
-      throw InputError(cell(field ? field : name, i + 1, j + 1),
-                       std::string(name) + " row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
-                           " is " + format_number(v) +
-                           ": inputs must be finite numbers (only an additive mask may hold -inf)");
+      throw error(cell(field ? field : name, i + 1, j + 1), "not-finite",
+                  {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
     }
   }
 }
@@ -66,25 +79,22 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
 void check_finite(const Vector& v, const char* name) {
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
-      throw InputError(cell(name, i + 1), std::string(name) + " entry " + std::to_string(i + 1) + " is " +
-                                              format_number(v[i]) + ": inputs must be finite numbers");
+      throw error(cell(name, i + 1), "not-finite-entry",
+                  {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(v[i])}});
     }
   }
 }
 
 void check_size(const Matrix& m, const char* name, const char* field = nullptr) {
   const Eigen::Index r = m.rows(), c = m.cols();
-  if (r == 0 || c == 0) {
-    throw InputError(at(field ? field : name), std::string(name) + " is empty (" + std::to_string(r) + "x" +
-                                                   std::to_string(c) +
-                                                   "): every matrix needs at least one row and one column");
-  }
+  if (r == 0 || c == 0) throw error(at(field ? field : name), "empty", {{"name", name}, {"shape", shape_text(r, c)}});
   if (r > kMaxDim || c > kMaxDim) {
     const bool rows_too_many = r > kMaxDim;
-    throw InputError(at(field ? field : name), std::string(name) + " has " + std::to_string(rows_too_many ? r : c) +
-                                                   (rows_too_many ? " rows" : " columns") + ": at most " +
-                                                   std::to_string(kMaxDim) +
-                                                   " are accepted (every step of the trace is kept in memory)");
+    throw error(at(field ? field : name), "too-large",
+                {{"name", name},
+                 {"count", text(rows_too_many ? r : c)},
+                 {"axis", rows_too_many ? "rows" : "columns"},
+                 {"max", text(kMaxDim)}});
   }
 }
 
@@ -94,20 +104,23 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (std::abs(m(i, j)) <= largest) continue;
-      throw InputError(cell(field ? field : name, i + 1, j + 1),
-                       std::string(name) + " row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) +
-                           " is " + format_number(m(i, j)) +
-                           ": too large for float32 (largest 3.4e+38); compute in float64");
+      throw error(cell(field ? field : name, i + 1, j + 1), "float32-range",
+                  {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(m(i, j))}});
     }
   }
 }
 
-/// An option value that float32 would turn into 0 or inf.
-void check_float32_option(double value, const char* what, const char* field) {
+/// An option value that float32 would turn into 0 or inf. `option` is what the catalogue calls it
+/// ("scale", "divisor", "root", "alibi", "sink_logit"; else the option's key as it is), `index` the
+/// 1-based entry of a list (0: the whole option).
+void check_float32_option(double value, const char* option, const char* field, size_t index = 0) {
   const float f = static_cast<float>(value);
   if ((value != 0 && f == 0) || std::isinf(f)) {
-    throw InputError(at(field), std::string(what) + " " + format_number(value) + " is " + (f == 0 ? "0" : "infinite") +
-                                    " in float32; compute in float64");
+    throw error(at(field), "float32-option",
+                {{"option", option},
+                 {"index", index ? text(index) : "none"},
+                 {"value", format_number(value)},
+                 {"result", f == 0 ? "zero" : "infinite"}});
   }
 }
 
@@ -122,42 +135,40 @@ Matrix take(const Matrix& m, const char* name, const Normalized& n) {
   return to_rows(m, n.columns);
 }
 
-void require(const std::optional<Matrix>& m, const char* name, const char* mode) {
-  if (!m) throw InputError(at(name), std::string(name) + " is missing: " + mode);
+/// `id`: the message that says what the mode needs.
+void require(const std::optional<Matrix>& m, const char* name, const char* id) {
+  if (!m) throw error(at(name), id, {{"name", name}});
 }
 
 /// Q, K and V given directly: no biases, one value per key.
 void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
-  const char* mode = "give Q, K and V (or X with W_Q, W_K and W_V)";
-  require(p.Q, "Q", mode);
-  require(p.K, "K", mode);
-  require(p.V, "V", mode);
+  require(p.Q, "Q", "missing-direct");
+  require(p.K, "K", "missing-direct");
+  require(p.V, "V", "missing-direct");
   const std::pair<const char*, bool> biases[] = {
       {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()}};
   for (const auto& [bias, given] : biases) {
-    if (given) {
-      throw InputError(at(bias, "X"), std::string(bias) +
-                                          " is given but Q, K and V are given directly: biases belong to "
-                                          "projections from X");
-    }
+    if (given) throw error(at(bias, "X"), "bias-direct", {{"name", bias}});
   }
   n.Q = take(*p.Q, "Q", n);
   n.K = take(*p.K, "K", n);
   n.V = take(*p.V, "V", n);
   if (n.K.rows() != n.V.rows()) {
-    throw InputError(at("V", "K"), "K has " + std::to_string(n.K.rows()) + " " + words.rows() + " but V has " +
-                                       std::to_string(n.V.rows()) + ": every key needs a value (K is " +
-                                       words.shape(n.K) + ", V is " + words.shape(n.V) + ")");
+    throw error(at("V", "K"), "kv-rows",
+                {{"k", text(n.K.rows())},
+                 {"layout", words.layout()},
+                 {"v", text(n.V.rows())},
+                 {"k_shape", words.shape(n.K)},
+                 {"v_shape", words.shape(n.V)}});
   }
 }
 
 /// X (and X_kv) with W_Q, W_K, W_V and optional biases: the inner sizes agree.
 void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) {
-  const char* mode = "self-attention from X needs X, W_Q, W_K and W_V";
-  require(p.X, "X", mode);
-  require(p.W_Q, "W_Q", mode);
-  require(p.W_K, "W_K", mode);
-  require(p.W_V, "W_V", mode);
+  require(p.X, "X", "missing-projection");
+  require(p.W_Q, "W_Q", "missing-projection");
+  require(p.W_K, "W_K", "missing-projection");
+  require(p.W_V, "W_V", "missing-projection");
   n.cross = p.X_kv.has_value();
   n.X = take(*p.X, "X", n);
   n.X_kv = n.cross ? take(*p.X_kv, "X_kv", n) : n.X;
@@ -169,10 +180,14 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
   // per row of X (columns layout). After transposition both read W.rows() == X.cols().
   auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in, const char* in_name) {
     if (W.rows() == in.cols()) return;
-    throw InputError(at(w_name, in_name), std::string(w_name) + " has " + std::to_string(W.rows()) + " " +
-                                              words.rows() + " but " + in_name + " has " + std::to_string(in.cols()) +
-                                              " " + words.cols() + " (" + w_name + " is " + words.shape(W) + ", " +
-                                              in_name + " is " + words.shape(in) + ")");
+    throw error(at(w_name, in_name), "projection-inner",
+                {{"weights", w_name},
+                 {"weights_count", text(W.rows())},
+                 {"layout", words.layout()},
+                 {"input", in_name},
+                 {"input_count", text(in.cols())},
+                 {"weights_shape", words.shape(W)},
+                 {"input_shape", words.shape(in)}});
   };
   check_inner(n.W_Q, "W_Q", n.X, "X");
   check_inner(n.W_K, "W_K", n.X_kv, kv_name);
@@ -183,9 +198,12 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
     if (!b) return std::nullopt;
     check_finite(*b, name);
     if (b->size() != W.cols()) {
-      throw InputError(at(name, w_name), std::string(name) + " has " + std::to_string(b->size()) + " entries but " +
-                                             w_name + " has " + std::to_string(W.cols()) + " " + words.cols() +
-                                             ": one bias per " + words.col() + " of " + w_name);
+      throw error(at(name, w_name), "bias-size",
+                  {{"name", name},
+                   {"count", text(b->size())},
+                   {"weights", w_name},
+                   {"width", text(W.cols())},
+                   {"layout", words.layout()}});
     }
     return b;
   };
@@ -199,13 +217,11 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   const bool any_direct = p.Q || p.K || p.V;
   const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
   if (any_direct && any_projection) {
-    throw InputError("give either Q, K and V, or X with W_Q, W_K and W_V, not both (found " +
-                     std::string(p.Q ? "Q" : (p.K ? "K" : "V")) + " and " +
-                     std::string(p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))) + ")");
+    throw error(ErrorPlace{}, "inputs-both",
+                {{"direct", p.Q ? "Q" : (p.K ? "K" : "V")},
+                 {"projection", p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))}});
   }
-  if (!any_direct && !any_projection) {
-    throw InputError("no inputs: give either Q, K and V, or X with W_Q, W_K and W_V");
-  }
+  if (!any_direct && !any_projection) throw error(ErrorPlace{}, "inputs-none");
   n.direct = any_direct;
   if (n.direct) {
     take_direct(p, n, words);
@@ -215,8 +231,8 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   n.L = n.direct ? n.Q.rows() : n.X.rows();
   n.S = n.direct ? n.K.rows() : n.X_kv.rows();
   if (n.L > kMaxTokens || n.S > kMaxTokens) {
-    throw InputError("too many tokens (" + std::to_string(n.L) + " queries, " + std::to_string(n.S) +
-                     " keys): the largest accepted is " + std::to_string(kMaxTokens));
+    throw error(ErrorPlace{}, "too-many-tokens",
+                {{"queries", text(n.L)}, {"keys", text(n.S)}, {"max", text(kMaxTokens)}});
   }
 }
 
@@ -226,47 +242,45 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   const Eigen::Index q_width = n.direct ? n.Q.cols() : n.W_Q.cols();
   const Eigen::Index k_width = n.direct ? n.K.cols() : n.W_K.cols();
   const Eigen::Index v_width = n.direct ? n.V.cols() : n.W_V.cols();
-  if (o.heads < 1) {
-    throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
-  }
+  if (o.heads < 1) throw error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
   n.heads = o.heads;
   n.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
-  if (n.kv_heads < 1) {
-    throw InputError(at("options.kv_heads"), "kv_heads must be at least 1 (got " + std::to_string(o.kv_heads) + ")");
-  }
+  if (n.kv_heads < 1) throw error(at("options.kv_heads"), "kv-heads-positive", {{"kv_heads", text(o.kv_heads)}});
   if (n.heads % n.kv_heads != 0) {
-    throw InputError(at("options.kv_heads", "options.heads"),
-                     "kv_heads = " + std::to_string(n.kv_heads) +
-                         " does not divide heads = " + std::to_string(n.heads) +
-                         ": each key/value head serves a whole group of "
-                         "query heads");
+    throw error(at("options.kv_heads", "options.heads"), "kv-heads-divide",
+                {{"kv_heads", text(n.kv_heads)}, {"heads", text(n.heads)}});
   }
   const char* q_name = n.direct ? "Q" : "W_Q";
   const char* k_name = n.direct ? "K" : "W_K";
   const char* v_name = n.direct ? "V" : "W_V";
-  // The feature axis of Q is its columns in the rows layout and its rows in the columns layout.
-  const char* feature_axis = words.cols();
+  // The feature axis of Q is its columns in the rows layout and its rows in the columns layout
+  // (the catalogue's {layout, select, ...}).
   if (q_width % n.heads != 0) {
-    throw InputError(at("options.heads", q_name),
-                     "heads = " + std::to_string(n.heads) + " does not divide d_model = " + std::to_string(q_width) +
-                         " (the " + std::to_string(q_width) + " " + feature_axis + " of " + q_name + ")");
+    throw error(at("options.heads", q_name), "heads-divide",
+                {{"heads", text(n.heads)}, {"width", text(q_width)}, {"layout", words.layout()}, {"name", q_name}});
   }
   n.d_k = q_width / n.heads;
   if (k_width != n.d_k * n.kv_heads) {
     if (n.kv_heads == 1 && n.heads == 1) {
-      throw InputError(at(k_name, q_name), std::string(q_name) + " has " + std::to_string(q_width) + " " +
-                                               feature_axis + " but " + k_name + " has " + std::to_string(k_width) +
-                                               ": queries and keys need the same d_k");
+      throw error(at(k_name, q_name), "qk-width",
+                  {{"query", q_name},
+                   {"query_width", text(q_width)},
+                   {"layout", words.layout()},
+                   {"key", k_name},
+                   {"key_width", text(k_width)}});
     }
-    throw InputError(at(k_name, "options.kv_heads"),
-                     std::string(k_name) + " has " + std::to_string(k_width) + " " + feature_axis + " but " +
-                         std::to_string(n.kv_heads) + (n.kv_heads == 1 ? " key head" : " key heads") +
-                         " of d_k = " + std::to_string(n.d_k) + " need " + std::to_string(n.d_k * n.kv_heads));
+    throw error(at(k_name, "options.kv_heads"), "key-heads-width",
+                {{"key", k_name},
+                 {"key_width", text(k_width)},
+                 {"layout", words.layout()},
+                 {"kv_heads", text(n.kv_heads)},
+                 {"d_k", text(n.d_k)},
+                 {"need", text(n.d_k * n.kv_heads)}});
   }
   if (v_width % n.kv_heads != 0) {
-    throw InputError(at(v_name, "options.kv_heads"), "kv_heads = " + std::to_string(n.kv_heads) +
-                                                         " does not divide the " + std::to_string(v_width) + " " +
-                                                         feature_axis + " of " + v_name);
+    throw error(
+        at(v_name, "options.kv_heads"), "kv-heads-divide-value",
+        {{"kv_heads", text(n.kv_heads)}, {"width", text(v_width)}, {"layout", words.layout()}, {"name", v_name}});
   }
   n.d_v = v_width / n.kv_heads;
 }
@@ -274,23 +288,28 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
 /// W_O reads the concatenated heads; b_O needs W_O.
 ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.W_O) {
-    if (p.b_O) throw InputError(at("b_O", "W_O"), "b_O is given without W_O");
+    if (p.b_O) throw error(at("b_O", "W_O"), "bias-without-output");
     return;
   }
   n.W_O = take(*p.W_O, "W_O", n);
   const Eigen::Index concat_width = n.d_v * n.heads;
   if (n.W_O->rows() != concat_width) {
-    throw InputError(at("W_O"), "W_O has " + std::to_string(n.W_O->rows()) + " " + words.rows() +
-                                    " but the concatenated heads have " + std::to_string(concat_width) + " " +
-                                    words.cols() + " (" + std::to_string(n.heads) +
-                                    " heads x d_v = " + std::to_string(n.d_v) + ")");
+    throw error(at("W_O"), "output-width",
+                {{"rows", text(n.W_O->rows())},
+                 {"layout", words.layout()},
+                 {"width", text(concat_width)},
+                 {"heads", text(n.heads)},
+                 {"d_v", text(n.d_v)}});
   }
   if (p.b_O) {
     check_finite(*p.b_O, "b_O");
     if (p.b_O->size() != n.W_O->cols()) {
-      throw InputError(at("b_O", "W_O"), "b_O has " + std::to_string(p.b_O->size()) + " entries but W_O has " +
-                                             std::to_string(n.W_O->cols()) + " " + words.cols() + ": one bias per " +
-                                             words.col() + " of W_O");
+      throw error(at("b_O", "W_O"), "bias-size",
+                  {{"name", "b_O"},
+                   {"count", text(p.b_O->size())},
+                   {"weights", "W_O"},
+                   {"width", text(n.W_O->cols())},
+                   {"layout", words.layout()}});
     }
     n.b_O = p.b_O;
   }
@@ -302,22 +321,19 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   const Matrix& m = *o.mask;
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
   if (m.rows() != want_r || m.cols() != want_c) {
-    throw InputError(at("options.mask"), "mask is " + std::to_string(m.rows()) + "x" + std::to_string(m.cols()) +
-                                             " but the scores are " + std::to_string(want_r) + "x" +
-                                             std::to_string(want_c) +
-                                             (n.columns ? " (keys x queries)" : " (queries x keys)"));
+    throw error(at("options.mask"), "mask-shape",
+                {{"shape", shape_text(m.rows(), m.cols())},
+                 {"scores", shape_text(want_r, want_c)},
+                 {"layout", n.columns ? "columns" : "rows"}});
   }
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
-      const std::string where = "mask row " + std::to_string(i + 1) + ", column " + std::to_string(j + 1) + " is ";
-      if (o.mask_kind == MaskKind::Keep && v != 0 && v != 1) {
-        throw InputError(cell("options.mask", i + 1, j + 1),
-                         where + format_number(v) + ": a boolean mask holds only 1/true (keep) and 0/false (hide)");
-      }
-      if (o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf)) {
-        throw InputError(cell("options.mask", i + 1, j + 1),
-                         where + format_number(v) + ": an additive mask holds finite numbers or -inf");
+      const bool keep_wrong = o.mask_kind == MaskKind::Keep && v != 0 && v != 1;
+      const bool additive_wrong = o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf);
+      if (keep_wrong || additive_wrong) {
+        throw error(cell("options.mask", i + 1, j + 1), keep_wrong ? "mask-boolean" : "mask-additive",
+                    {{"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
       }
     }
   }
@@ -329,21 +345,16 @@ ATTN_NOINLINE void check_options(const Options& o) {
   const double value = o.scale.value;
   switch (o.scale.kind) {
     case Scale::Kind::Multiply:
-      if (!std::isfinite(value)) {
-        throw InputError(at("options.scale"), "scale must be a finite number (got " + format_number(value) + ")");
-      }
+      if (!std::isfinite(value)) throw error(at("options.scale"), "scale-finite", {{"value", format_number(value)}});
       break;
     case Scale::Kind::DivideBy:
       if (!std::isfinite(value) || value == 0) {
-        throw InputError(at("options.scale"),
-                         "the scale divisor must be a finite nonzero number (got " + format_number(value) + ")");
+        throw error(at("options.scale"), "scale-divisor", {{"value", format_number(value)}});
       }
       break;
     case Scale::Kind::DivideBySqrt:
       if (!std::isfinite(value) || !(value > 0)) {
-        throw InputError(
-            at("options.scale"),
-            "the number under the scale's square root must be finite and positive (got " + format_number(value) + ")");
+        throw error(at("options.scale"), "scale-root", {{"value", format_number(value)}});
       }
       break;
     case Scale::Kind::SqrtDk:
@@ -351,16 +362,13 @@ ATTN_NOINLINE void check_options(const Options& o) {
       break;
   }
   if (!(o.softcap >= 0) || !std::isfinite(o.softcap)) {
-    throw InputError(at("options.softcap"),
-                     "softcap must be 0 (off) or a positive number (got " + format_number(o.softcap) + ")");
+    throw error(at("options.softcap"), "softcap", {{"value", format_number(o.softcap)}});
   }
   if (o.precision == Precision::Float32) {
     check_float32_option(o.softcap, "softcap", "options.softcap");
     if (o.scale.kind == Scale::Kind::Multiply) check_float32_option(value, "scale", "options.scale");
-    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(value, "the scale divisor", "options.scale");
-    if (o.scale.kind == Scale::Kind::DivideBySqrt) {
-      check_float32_option(value, "the number under the scale's square root", "options.scale");
-    }
+    if (o.scale.kind == Scale::Kind::DivideBy) check_float32_option(value, "divisor", "options.scale");
+    if (o.scale.kind == Scale::Kind::DivideBySqrt) check_float32_option(value, "root", "options.scale");
   }
 }
 
@@ -387,20 +395,17 @@ std::vector<double> alibi_paper_slopes(int heads) {
 /// ALiBi, the window, sink tokens, sink logits and the mask fill: resolved per head.
 ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const bool float32 = o.precision == Precision::Float32;
-  const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
   if (!o.alibi_slopes.empty()) {
     if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
-      throw InputError(
-          at("options.alibi", "options.heads"),
-          "alibi needs one slope per head: " + std::to_string(o.alibi_slopes.size()) + " given for " + heads);
+      throw error(at("options.alibi", "options.heads"), "alibi-count",
+                  {{"count", text(o.alibi_slopes.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
-      const std::string what = "alibi slope " + std::to_string(h + 1);
       if (!std::isfinite(o.alibi_slopes[h])) {
-        throw InputError(cell("options.alibi", h + 1),
-                         what + " is " + format_number(o.alibi_slopes[h]) + ": slopes must be finite numbers");
+        throw error(cell("options.alibi", h + 1), "alibi-finite",
+                    {{"slope", text(h + 1)}, {"value", format_number(o.alibi_slopes[h])}});
       }
-      if (float32) check_float32_option(o.alibi_slopes[h], what.c_str(), "options.alibi");
+      if (float32) check_float32_option(o.alibi_slopes[h], "alibi", "options.alibi", h + 1);
     }
     n.alibi_slopes = o.alibi_slopes;
   } else if (o.alibi) {
@@ -410,29 +415,26 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const std::pair<const char*, double> sides[] = {{"left", o.window_left}, {"right", o.window_right}};
   for (const auto& [side, value] : sides) {
     if (value == kInf || (value >= 0 && value == std::floor(value))) continue;
-    throw InputError(at("options.window"), std::string("the window's ") + side +
-                                               " side must be an integer >= 0 or unbounded (got " +
-                                               format_number(value) + ")");
+    throw error(at("options.window"), "window", {{"side", side}, {"value", format_number(value)}});
   }
   if (o.sink_tokens < 0) {
-    throw InputError(at("options.sink_tokens"),
-                     "sink_tokens must be an integer >= 0 (got " + std::to_string(o.sink_tokens) + ")");
+    throw error(at("options.sink_tokens"), "sink-tokens", {{"value", text(o.sink_tokens)}});
   }
 
   if (!o.sink_logit.empty()) {
     const size_t count = o.sink_logit.size();
     if (count != 1 && count != static_cast<size_t>(n.heads)) {
-      throw InputError(at("options.sink_logit", "options.heads"),
-                       "sink_logit needs one number or one per head: " + std::to_string(count) + " given for " + heads);
+      throw error(at("options.sink_logit", "options.heads"), "sink-logit-count",
+                  {{"count", text(count)}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < count; ++h) {
       const double v = o.sink_logit[h];
-      const std::string what = count == 1 ? "sink_logit" : "sink_logit " + std::to_string(h + 1);
+      const size_t entry = count == 1 ? 0 : h + 1;  // 0: the one number of every head
       if (std::isnan(v) || v == kInf) {
-        throw InputError(cell("options.sink_logit", count == 1 ? 0 : h + 1),
-                         what + " is " + format_number(v) + ": a sink logit is a finite number, or -inf for no sink");
+        throw error(cell("options.sink_logit", entry), "sink-logit",
+                    {{"index", entry ? text(entry) : "none"}, {"value", format_number(v)}});
       }
-      if (float32 && v != -kInf) check_float32_option(v, what.c_str(), "options.sink_logit");
+      if (float32 && v != -kInf) check_float32_option(v, "sink_logit", "options.sink_logit", entry);
     }
     // -inf takes no weight: such sinks change nothing, so none is computed.
     const bool any = std::any_of(o.sink_logit.begin(), o.sink_logit.end(), [](double v) { return v != -kInf; });
@@ -442,8 +444,7 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   }
 
   if (std::isnan(o.mask_fill) || o.mask_fill == kInf) {
-    throw InputError(at("options.mask_fill"),
-                     "mask_fill must be -inf or a finite number (got " + format_number(o.mask_fill) + ")");
+    throw error(at("options.mask_fill"), "mask-fill", {{"value", format_number(o.mask_fill)}});
   }
   if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill", "options.mask_fill");
 }
@@ -456,9 +457,9 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
                                           static_cast<double>(n.L) * static_cast<double>(n.S) +
                                       static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
   if (trace_values > kMaxTraceValues) {
-    throw InputError("the trace of this problem would hold " + std::to_string(static_cast<long long>(trace_values)) +
-                     " numbers; the most accepted is " + std::to_string(static_cast<long long>(kMaxTraceValues)) +
-                     " (fewer tokens or heads)");
+    throw error(ErrorPlace{}, "trace-budget",
+                {{"values", text(static_cast<long long>(trace_values))},
+                 {"max", text(static_cast<long long>(kMaxTraceValues))}});
   }
 }
 
@@ -466,10 +467,8 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
 /// cached rows come before the new ones, so S counts both from here on.
 ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.past_K && !p.past_V) return;
-  if (!p.past_K)
-    throw InputError(at("past_V", "past_K"), "past_V is given without past_K: a cache holds keys and values");
-  if (!p.past_V)
-    throw InputError(at("past_K", "past_V"), "past_K is given without past_V: a cache holds keys and values");
+  if (!p.past_K) throw error(at("past_V", "past_K"), "cache-without", {{"name", "past_V"}, {"other", "past_K"}});
+  if (!p.past_V) throw error(at("past_K", "past_V"), "cache-without", {{"name", "past_K"}, {"other", "past_V"}});
   n.past_K = take(*p.past_K, "past_K", n);
   n.past_V = take(*p.past_V, "past_V", n);
   // The features of K and V are their columns in the rows layout (rows in the columns layout).
@@ -478,21 +477,22 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
   for (const auto& [name, cache] : widths) {
     const auto& [m, width] = cache;
     if (m->cols() == width) continue;
-    throw InputError(at(std::string("past_") + name, name), std::string("past_") + name + " has " +
-                                                                std::to_string(m->cols()) + " " + words.cols() +
-                                                                " but " + name + " has " + std::to_string(width));
+    throw error(at(std::string("past_") + name, name), "cache-width",
+                {{"name", std::string("past_") + name},
+                 {"count", text(m->cols())},
+                 {"layout", words.layout()},
+                 {"input", name},
+                 {"width", text(width)}});
   }
   if (n.past_K.rows() != n.past_V.rows()) {
-    throw InputError(at("past_V", "past_K"), "past_K has " + std::to_string(n.past_K.rows()) + " " + words.rows() +
-                                                 " but past_V has " + std::to_string(n.past_V.rows()) +
-                                                 ": every cached key needs a cached value");
+    throw error(at("past_V", "past_K"), "cache-rows",
+                {{"keys", text(n.past_K.rows())}, {"layout", words.layout()}, {"values", text(n.past_V.rows())}});
   }
   n.past = n.past_K.rows();
   n.S += n.past;
   if (n.S > kMaxTokens) {
-    throw InputError(at("past_K"), "too many keys (" + std::to_string(n.past) + " cached + " +
-                                       std::to_string(n.S - n.past) + " new): the largest accepted is " +
-                                       std::to_string(kMaxTokens));
+    throw error(at("past_K"), "too-many-keys",
+                {{"cached", text(n.past)}, {"new", text(n.S - n.past)}, {"max", text(kMaxTokens)}});
   }
 }
 
@@ -504,41 +504,37 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (positional == Positional::None) return;
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
-    throw InputError(at(sinusoidal ? "options.positional" : "P"),
-                     std::string(sinusoidal ? "positional \"sinusoidal\"" : "P (learned positions)") +
-                         " adds positions to X, but Q, K and V are given directly: give X with W_Q, "
-                         "W_K and W_V");
+    throw error(at(sinusoidal ? "options.positional" : "P"), "positional-direct",
+                {{"kind", sinusoidal ? "sinusoidal" : "learned"}});
   }
   if (sinusoidal && p.P) {
-    throw InputError(at("P", "options.positional"),
-                     "P (learned positions) and positional \"sinusoidal\" both add positions to X: "
-                     "give one of them");
+    throw error(at("P", "options.positional"), "positional-both");
   }
   if (sinusoidal) return;
-  if (!p.P)
-    throw InputError(at("P", "options.positional"),
-                     "positional \"learned\" needs the input P (one position vector per token of X)");
+  if (!p.P) throw error(at("P", "options.positional"), "positional-learned");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
-    throw InputError(at("P", "X"), "P is " + words.shape(*n.P) + " but X is " + words.shape(n.X) +
-                                       ": learned positions are added to X entry by entry");
+    throw error(at("P", "X"), "positional-shape", {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
   }
 }
 
-/// Explicit positions: one whole number (0 or more) per query and per key (cache + new).
-void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count,
-                             const std::string& counted, std::vector<double>& out) {
+/// Explicit positions: one whole number (0 or more) per query and per key (cache + new; `past`
+/// cached keys, 0 for the queries).
+void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count, Eigen::Index past,
+                             std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
-    throw InputError(at(std::string("options.positions.") + name), std::string("positions.") + name + " has " +
-                                                                       std::to_string(given.size()) +
-                                                                       " entries but there are " + counted);
+    throw error(at(std::string("options.positions.") + name), "positions-count",
+                {{"name", name},
+                 {"count", text(given.size())},
+                 {"tokens", text(count)},
+                 {"cached", past > 0 ? text(past) : "none"},
+                 {"new", text(count - past)}});
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
-      throw InputError(cell(std::string("options.positions.") + name, i + 1),
-                       std::string("positions.") + name + " entry " + std::to_string(i + 1) + " is " +
-                           format_number(x) + ": positions are whole numbers, 0 or more");
+      throw error(cell(std::string("options.positions.") + name, i + 1), "positions-entry",
+                  {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(x)}});
     }
   }
   out = given;
@@ -550,17 +546,8 @@ ATTN_NOINLINE void take_positions(const Options& o, Normalized& n) {
   n.key_pos.resize(static_cast<size_t>(n.S));
   for (Eigen::Index i = 0; i < n.L; ++i) n.query_pos[static_cast<size_t>(i)] = static_cast<double>(n.past + i);
   for (Eigen::Index j = 0; j < n.S; ++j) n.key_pos[static_cast<size_t>(j)] = static_cast<double>(j);
-  if (!o.query_positions.empty()) {
-    take_explicit_positions(o.query_positions, "queries", n.L, std::to_string(n.L) + (n.L == 1 ? " query" : " queries"),
-                            n.query_pos);
-  }
-  if (!o.key_positions.empty()) {
-    std::string keys = std::to_string(n.S) + (n.S == 1 ? " key" : " keys");
-    if (n.past > 0) {
-      keys += " (" + std::to_string(n.past) + " cached + " + std::to_string(n.S - n.past) + " new)";
-    }
-    take_explicit_positions(o.key_positions, "keys", n.S, keys, n.key_pos);
-  }
+  if (!o.query_positions.empty()) take_explicit_positions(o.query_positions, "queries", n.L, 0, n.query_pos);
+  if (!o.key_positions.empty()) take_explicit_positions(o.key_positions, "keys", n.S, n.past, n.key_pos);
 }
 
 /// RoPE: an even number of rotated features within d_k, a positive base, or cos/sin tables

@@ -153,11 +153,13 @@ template <class Body>
 emscripten::val guarded(Body&& body) {
   std::string message;
   ErrorPlace place;
+  Message said;
   try {
     return body();
   } catch (const InputError& e) {
     message = e.what();
     place = e.place();
+    said = e.message();
   } catch (const std::exception& e) {
     message = e.what();
   } catch (...) {
@@ -172,6 +174,14 @@ emscripten::val guarded(Body&& body) {
     error.set("fields", fields);
     if (place.row > 0) error.set("row", static_cast<double>(place.row));
     if (place.column > 0) error.set("column", static_cast<double>(place.column));
+  }
+  // A converted error's message id and parameters: web/lib fills the message's English from the
+  // catalogue (load.js unwrap), and i18n.js errorWords any language's.
+  if (!said.id.empty()) {
+    error.set("message_id", said.id);
+    emscripten::val values = emscripten::val::object();
+    for (const auto& [name, value] : said.params) values.set(name, value);
+    error.set("values", values);
   }
   return error;
 }

@@ -231,3 +231,32 @@ test('a lesson\'s "lang": the component speaks it without a lang attribute (its 
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'es');
   assert.equal(new URL(page.url()).searchParams.get('lang'), 'es');
 });
+
+test("the core's input errors in the element's language, redrawn when lang changes (English the API's own words)", async ({
+  page,
+  base,
+  siteDir,
+}) => {
+  const problem = {
+    Q: [[1, 2]],
+    K: [
+      [1, 2],
+      [3, 4],
+    ],
+    V: [[1]],
+  };
+  await host(
+    page,
+    base,
+    siteDir,
+    `<attention-explorer id="kv" lang="fr"><script type="application/json">${JSON.stringify(problem)}</script></attention-explorer>`,
+  );
+  assert.equal((await read(page, 'kv')).error, 'K a 2 lignes mais V en a 1 : chaque clé a besoin d’une valeur (K est 2x2, V est 1x1)');
+  for (const want of [
+    ['en', 'K has 2 rows but V has 1: every key needs a value (K is 2x2, V is 1x1)'],
+    ['ja', 'K は 2 行ですが V は 1 です：各キーにはバリューが必要です（K は 2x2、V は 1x1）'],
+  ]) {
+    await page.$eval('#kv', (el, c) => el.setAttribute('lang', c), want[0]);
+    await page.waitForFunction((w) => document.getElementById('kv').shadowRoot.querySelector('.error')?.textContent === w, want[1]);
+  }
+});

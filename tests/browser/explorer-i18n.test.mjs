@@ -98,6 +98,18 @@ test("English: the catalogue's words are the HTML's, so the page is the same wit
   );
 });
 
+test("French: the core's input error under the options is the catalogue's French (errorWords), naming the same option", async ({
+  page,
+  base,
+}) => {
+  await page.goto(`${base}?lang=fr`);
+  await page.waitForSelector('body[data-ready="true"]');
+  await page.fill('#opt-heads', '3');
+  await page.waitForFunction(() => !document.getElementById('options-error').hidden);
+  const said = await page.$eval('#options-error', (e) => e.textContent ?? '');
+  assert(/^heads = 3 ne divise pas d_model = (\d+) \(les \1 colonnes de W?_?Q\)$/.test(said), said);
+});
+
 test("French: the scores card's facts and its colour legend are the catalogue's French, not English", async ({ page, base }) => {
   await page.goto(`${base}?lang=fr`);
   await page.waitForSelector('body[data-ready="true"]');

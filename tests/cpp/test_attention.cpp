@@ -322,80 +322,80 @@ TEST_CASE("shape errors name the matrices and their shapes", "[attention][errors
   auto p = random_projection_problem(1, 4, 4, 4, 3, 3);
   SECTION("W_K rows vs X columns") {
     p.W_K = Matrix::Ones(3, 3);
-    REQUIRE_THROWS_WITH(attn::run(p), "W_K has 3 rows but X has 4 columns (W_K is 3x3, X is 4x4)");
+    REQUIRE_THROWS_SAYING(attn::run(p), "W_K has 3 rows but X has 4 columns (W_K is 3x3, X is 4x4)");
   }
   SECTION("W_Q in the columns layout") {
     p.options.layout = attn::Layout::Columns;
     p.X = Matrix::Ones(4, 5);
     p.W_Q = Matrix::Ones(3, 2);
-    REQUIRE_THROWS_WITH(attn::run(p), "W_Q has 2 columns but X has 4 rows (W_Q is 3x2, X is 4x5)");
+    REQUIRE_THROWS_SAYING(attn::run(p), "W_Q has 2 columns but X has 4 rows (W_Q is 3x2, X is 4x5)");
   }
   SECTION("X_kv") {
     p.X_kv = Matrix::Ones(6, 5);
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("W_K has 4 rows but X_kv has 5 columns"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("W_K has 4 rows but X_kv has 5 columns"));
   }
   SECTION("d_k of queries and keys") {
     p.W_K = Matrix::Ones(4, 2);
-    REQUIRE_THROWS_WITH(attn::run(p), "W_Q has 3 columns but W_K has 2: queries and keys need the same d_k");
+    REQUIRE_THROWS_SAYING(attn::run(p), "W_Q has 3 columns but W_K has 2: queries and keys need the same d_k");
   }
   SECTION("bias length") {
     p.b_Q = attn::Vector::Ones(4);
-    REQUIRE_THROWS_WITH(attn::run(p), "b_Q has 4 entries but W_Q has 3 columns: one bias per column of W_Q");
+    REQUIRE_THROWS_SAYING(attn::run(p), "b_Q has 4 entries but W_Q has 3 columns: one bias per column of W_Q");
   }
   SECTION("heads not dividing d_model") {
     p.options.heads = 2;
-    REQUIRE_THROWS_WITH(attn::run(p), "heads = 2 does not divide d_model = 3 (the 3 columns of W_Q)");
+    REQUIRE_THROWS_SAYING(attn::run(p), "heads = 2 does not divide d_model = 3 (the 3 columns of W_Q)");
   }
   SECTION("kv_heads not dividing heads") {
     p.W_Q = p.W_K = p.W_V = Matrix::Ones(4, 6);
     p.options.heads = 3;
     p.options.kv_heads = 2;
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("kv_heads = 2 does not divide heads = 3"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("kv_heads = 2 does not divide heads = 3"));
   }
   SECTION("W_O") {
     p.W_O = Matrix::Ones(4, 4);
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("W_O has 4 rows but the concatenated heads have 3 columns"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("W_O has 4 rows but the concatenated heads have 3 columns"));
   }
   SECTION("b_O without W_O") {
     p.b_O = attn::Vector::Ones(3);
-    REQUIRE_THROWS_WITH(attn::run(p), "b_O is given without W_O");
+    REQUIRE_THROWS_SAYING(attn::run(p), "b_O is given without W_O");
   }
   SECTION("mask shape") {
     p.options.mask = Matrix::Zero(4, 3);
-    REQUIRE_THROWS_WITH(attn::run(p), "mask is 4x3 but the scores are 4x4 (queries x keys)");
+    REQUIRE_THROWS_SAYING(attn::run(p), "mask is 4x3 but the scores are 4x4 (queries x keys)");
   }
   SECTION("boolean mask values") {
     p.options.mask = Matrix::Constant(4, 4, 2.0);
     p.options.mask_kind = attn::MaskKind::Keep;
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("mask row 1, column 1 is 2: a boolean mask"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("mask row 1, column 1 is 2: a boolean mask"));
   }
   SECTION("non-finite input") {
     (*p.X)(2, 1) = std::nan("");
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("X row 3, column 2 is nan: inputs must be finite"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("X row 3, column 2 is nan: inputs must be finite"));
   }
   SECTION("empty matrix") {
     p.X = Matrix(0, 4);
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("X is empty (0x4)"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("X is empty (0x4)"));
   }
   SECTION("missing W_V") {
     p.W_V.reset();
-    REQUIRE_THROWS_WITH(attn::run(p), "W_V is missing: self-attention from X needs X, W_Q, W_K and W_V");
+    REQUIRE_THROWS_SAYING(attn::run(p), "W_V is missing: self-attention from X needs X, W_Q, W_K and W_V");
   }
   SECTION("both modes") {
     p.Q = Matrix::Ones(4, 3);
-    REQUIRE_THROWS_WITH(attn::run(p),
-                        Catch::StartsWith("give either Q, K and V, or X with W_Q, W_K and W_V, not both"));
+    REQUIRE_THROWS_SAYING(attn::run(p),
+                          Catch::StartsWith("give either Q, K and V, or X with W_Q, W_K and W_V, not both"));
   }
   SECTION("too many tokens, before allocating") {
     Problem big;
     big.Q = Matrix::Ones(attn::kMaxTokens + 1, 1);
     big.K = big.V = Matrix::Ones(2, 1);
-    REQUIRE_THROWS_WITH(attn::run(big),
-                        "Q has 4097 rows: at most 4096 are accepted (every step of the trace is kept in memory)");
+    REQUIRE_THROWS_SAYING(attn::run(big),
+                          "Q has 4097 rows: at most 4096 are accepted (every step of the trace is kept in memory)");
   }
   SECTION("softcap") {
     p.options.softcap = -1;
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("softcap must be 0 (off) or a positive number"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("softcap must be 0 (off) or a positive number"));
   }
 }
 
@@ -404,12 +404,12 @@ TEST_CASE("direct-mode errors", "[attention][errors]") {
   p.Q = Matrix::Ones(3, 4);
   p.K = Matrix::Ones(5, 4);
   p.V = Matrix::Ones(4, 2);
-  REQUIRE_THROWS_WITH(attn::run(p), "K has 5 rows but V has 4: every key needs a value (K is 5x4, V is 4x2)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "K has 5 rows but V has 4: every key needs a value (K is 5x4, V is 4x2)");
   p.V = Matrix::Ones(5, 2);
   p.K = Matrix::Ones(5, 3);
-  REQUIRE_THROWS_WITH(attn::run(p), "Q has 4 columns but K has 3: queries and keys need the same d_k");
+  REQUIRE_THROWS_SAYING(attn::run(p), "Q has 4 columns but K has 3: queries and keys need the same d_k");
   p.K.reset();
-  REQUIRE_THROWS_WITH(attn::run(p), Catch::StartsWith("K is missing"));
+  REQUIRE_THROWS_SAYING(attn::run(p), Catch::StartsWith("K is missing"));
 }
 
 /// Where run() says `p`'s error is (field, other, row, column), or "no error".
@@ -518,9 +518,9 @@ TEST_CASE("explain: every kind of cell shows its worked calculation", "[attentio
   CHECK(o.kind == "projection");
   CHECK(o.products[0] + o.products[1] + o.bias == Approx(o.value));
 
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 5, 0, 0),
-                      "the trace has no step 'weights' for head 5: its heads are 0, 1");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
+  REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 5, 0, 0),
+                        "the trace has no step 'weights' for head 5: its heads are 0, 1");
+  REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 0, 3, 0), "step 'weights' is 3x3: it has no row 4, column 1");
   // Their places: a step of other heads is the head's fault, read against the step; a cell
   // outside the step names the coordinate outside it and the cell asked for (from 1).
   const auto place = [&](const std::string& id, int head, Eigen::Index row, Eigen::Index col) {
@@ -975,9 +975,9 @@ TEST_CASE("dividing by sqrt(n) takes the root in the working precision", "[atten
   CHECK(static_cast<float>(std::sqrt(3.0)) == std::sqrt(3.0f));
   p.options.precision = attn::Precision::Float64;
   p.options.scale = {attn::Scale::Kind::DivideBySqrt, 0};
-  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got 0)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the number under the scale's square root must be finite and positive (got 0)");
   p.options.scale = {attn::Scale::Kind::DivideBySqrt, -4};
-  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got -4)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the number under the scale's square root must be finite and positive (got -4)");
   p.options.scale = {attn::Scale::Kind::DivideBySqrt, kInf};
-  REQUIRE_THROWS_WITH(attn::run(p), "the number under the scale's square root must be finite and positive (got inf)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the number under the scale's square root must be finite and positive (got inf)");
 }

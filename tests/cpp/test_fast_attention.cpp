@@ -13,6 +13,7 @@
 #include "fast_attention.h"
 #include "numpy_random.h"
 #include "printed.h"
+#include "english.h"
 
 using attn::FastOptions;
 using attn::Matrix;
@@ -284,8 +285,8 @@ TEMPLATE_TEST_CASE("fast path: query rows in chunks (row_offset) equal the whole
   p.d_k = d;
   p.d_v = dv;
   p.row_offset = 111;
-  CHECK_THROWS_WITH(attn::fast_attention<TestType>(p, o, chunked.data()),
-                    Catch::StartsWith("Q row 121, column 2 is nan"));
+  CHECK_THROWS_SAYING(attn::fast_attention<TestType>(p, o, chunked.data()),
+                      Catch::StartsWith("Q row 121, column 2 is nan"));
 }
 
 TEMPLATE_TEST_CASE("fast path: the seeds' numbers", "[fast][seed]", float, double) {
@@ -361,21 +362,21 @@ TEMPLATE_TEST_CASE("fast path: divisor_sqrt divides by the root taken in the wor
         tolerance<TestType>());
 
   root.divisor_sqrt = 0;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, root),
-                    "the scale divisor sqrt(n) needs a finite positive n in the working precision "
-                    "(got 0)");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, root),
+                      "the scale divisor sqrt(n) needs a finite positive n in the working precision "
+                      "(got 0)");
   root.divisor_sqrt = -kInf;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, root), Catch::Contains("(got -inf)"));
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, root), Catch::Contains("(got -inf)"));
   // 1e-50 is 0 in float32.
   root.divisor_sqrt = 1e-50;
   if (sizeof(TestType) == 4) {
-    CHECK_THROWS_WITH(fast_output<TestType>(c, root), Catch::Contains("(got 1e-50)"));
+    CHECK_THROWS_SAYING(fast_output<TestType>(c, root), Catch::Contains("(got 1e-50)"));
   } else {
     CHECK(fast_output<TestType>(c, root).allFinite());
   }
   root.divisor_sqrt = 3;
   root.divisor = 2;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, root), "give a scale or a divisor, not both");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, root), "give a scale or a divisor, not both");
 }
 
 TEST_CASE("fast path: the vectorised exp, float32 within 2 ulp", "[fast][exp]") {
@@ -430,32 +431,32 @@ TEST_CASE("fast path: the vectorised exp, float64 within 1e-15 relative", "[fast
 TEMPLATE_TEST_CASE("fast path: errors name the input and the position", "[fast][errors]", float, double) {
   Case c = random_case(51, 3, 4, 2, 2);
   c.Q(1, 0) = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_WITH(fast_output<TestType>(c, FastOptions{}),
-                    "Q row 2, column 1 is nan: inputs must be finite numbers (only an additive "
-                    "mask may hold -inf)");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, FastOptions{}),
+                      "Q row 2, column 1 is nan: inputs must be finite numbers (only an additive "
+                      "mask may hold -inf)");
   c = random_case(51, 3, 4, 2, 2);
   c.V(3, 1) = -kInf;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, FastOptions{}), Catch::Contains("V row 4, column 2 is -inf"));
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, FastOptions{}), Catch::Contains("V row 4, column 2 is -inf"));
   c = random_case(51, 3, 4, 2, 2);
   Matrix mask = Matrix::Zero(3, 4);
   mask(2, 3) = kInf;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, FastOptions{}, mask),
-                    "mask row 3, column 4 is inf: an additive mask holds finite numbers or -inf");
-  CHECK_THROWS_WITH(fast_output<TestType>(c, FastOptions{}, Matrix::Zero(3, 3)),
-                    "mask is 3x3 but the scores are 3x4 (queries x keys)");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, FastOptions{}, mask),
+                      "mask row 3, column 4 is inf: an additive mask holds finite numbers or -inf");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, FastOptions{}, Matrix::Zero(3, 3)),
+                      "mask is 3x3 but the scores are 3x4 (queries x keys)");
   Case bad = c;
   bad.K = Matrix::Zero(4, 3);
-  CHECK_THROWS_WITH(fast_output<TestType>(bad, FastOptions{}),
-                    "Q has 2 columns but K has 3: queries and keys need the same d_k");
+  CHECK_THROWS_SAYING(fast_output<TestType>(bad, FastOptions{}),
+                      "Q has 2 columns but K has 3: queries and keys need the same d_k");
   FastOptions o;
   o.scale = kInf;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, o), "scale must be a finite number (got inf)");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, o), "scale must be a finite number (got inf)");
   o.divisor = 2;
   o.scale = 1;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, o), "give a scale or a divisor, not both");
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, o), "give a scale or a divisor, not both");
   o.scale = std::numeric_limits<double>::quiet_NaN();
   o.divisor = 0;
-  CHECK_THROWS_WITH(fast_output<TestType>(c, o), Catch::Contains("divisor must be a finite nonzero"));
+  CHECK_THROWS_SAYING(fast_output<TestType>(c, o), Catch::Contains("divisor must be a finite nonzero"));
   RowMajorMatrix<TestType> out;
   Case empty;
   empty.Q = Matrix(0, 2);

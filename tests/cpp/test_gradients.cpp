@@ -11,6 +11,7 @@
 #include "attention.h"
 #include "gradients.h"
 #include "numpy_random.h"
+#include "english.h"
 
 using attn::Matrix;
 using attn::Problem;
@@ -305,20 +306,20 @@ TEST_CASE("gradients: dO defaults to ones and is checked", "[gradients]") {
   CHECK(ones.loss == Approx(attn::run(p).output.sum()));
   CHECK(find_step(ones.trace, "dO", -1)->values == Matrix::Ones(4, 2));
   CHECK(find_step(ones.trace, "dO", -1)->given.empty());
-  CHECK_THROWS_WITH(attn::gradients(p, Matrix::Ones(3, 2)),
-                    "dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)");
-  CHECK_THROWS_WITH(attn::gradients(p, Matrix::Ones(4, 3)),
-                    "dO has 3 columns but the output has 2 (dO is 4x3, the output is 4x2)");
+  CHECK_THROWS_SAYING(attn::gradients(p, Matrix::Ones(3, 2)),
+                      "dO has 3 rows but the output has 4 (dO is 3x2, the output is 4x2)");
+  CHECK_THROWS_SAYING(attn::gradients(p, Matrix::Ones(4, 3)),
+                      "dO has 3 columns but the output has 2 (dO is 4x3, the output is 4x2)");
   Matrix bad = Matrix::Ones(4, 2);
   bad(1, 0) = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_WITH(attn::gradients(p, bad), "dO: row 2, column 1 is nan, not a finite number");
+  CHECK_THROWS_SAYING(attn::gradients(p, bad), "dO: row 2, column 1 is nan, not a finite number");
   // Each error names dO, and a bad entry its 1-based row and column, for a view to mark the cell.
   CHECK(place_of([&] { attn::gradients(p, Matrix::Ones(3, 2)); }) == "dO |  | 0 | 0");
   CHECK(place_of([&] { attn::gradients(p, Matrix::Ones(4, 3)); }) == "dO |  | 0 | 0");
   CHECK(place_of([&] { attn::gradients(p, bad); }) == "dO |  | 2 | 1");
   bad(1, 0) = 1;
   bad(3, 1) = -kInf;
-  CHECK_THROWS_WITH(attn::gradients(p, bad), "dO: row 4, column 2 is -inf, not a finite number");
+  CHECK_THROWS_SAYING(attn::gradients(p, bad), "dO: row 4, column 2 is -inf, not a finite number");
   CHECK(place_of([&] { attn::gradients(p, bad); }) == "dO |  | 4 | 2");
   // The columns layout: dO as the user gives it (features as rows), its row and column theirs.
   p.options.layout = attn::Layout::Columns;
@@ -484,10 +485,10 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   CHECK(hidden.value == 0);
   CHECK(hidden.text_id == "explain.mask_grad.hidden");
   CHECK(hidden.params == Params{{"hidden", "causal"}, {"fill", "no"}});  // hidden by causal masking, -inf
-  REQUIRE_THROWS_WITH(attn::explain(p, "dW_Q", -1, 0, 0),
-                      "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, "
-                      "masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
-  REQUIRE_THROWS_WITH(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
+  REQUIRE_THROWS_SAYING(attn::explain(p, "dW_Q", -1, 0, 0),
+                        "the trace has no step 'dW_Q' for head (none): its steps are Q, K, V, scores, scaled, mask, "
+                        "masked, weights, output, dO, dA, dV, dS, dS_kept, dscores, dQ, dK");
+  REQUIRE_THROWS_SAYING(attn::explain(p, "dV", 0, 2, 0), "step 'dV' is 2x2: it has no row 3, column 1");
   // Their places: the step asked for; the coordinate outside it, read against the step, with
   // the cell asked for from 1.
   CHECK(place_of([&] { attn::explain(p, "dW_Q", -1, 0, 0); }) == "step |  | 0 | 0");
@@ -495,7 +496,7 @@ TEST_CASE("explain: gradient cells by hand", "[gradients][explain]") {
   CHECK(place_of([&] { attn::explain(p, "dV", 0, 1, 4); }) == "col | step | 2 | 5");
   CHECK(place_of([&] { attn::explain_forward(p, "dA", 0, 0, 0); }) == "step |  | 0 | 0");
   // The core module binds explain_forward, which links no gradient cells and says why it refuses.
-  REQUIRE_THROWS_WITH(
+  REQUIRE_THROWS_SAYING(
       attn::explain_forward(p, "dA", 0, 0, 0),
       "step 'dA' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
 }

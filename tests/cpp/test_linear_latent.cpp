@@ -756,8 +756,8 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
         "W_QR has 4 columns but heads = 2 of d_r = 3 (W_KR's columns) need 6");
   // The walkthroughs say what they do not cover.
   const Problem p = latent_problem(13, LatentSizes{});
-  CHECK_THROWS_WITH(attn::decode(p),
-                    Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
+  CHECK_THROWS_SAYING(attn::decode(p),
+                      Catch::Contains("multi-head latent attention (W_DKV) caches past_c_KV and past_k_R"));
   // Causal and a mask apply.
   Problem masked = latent_problem(14, LatentSizes{});
   masked.options.mask = Matrix::Ones(4, 4);

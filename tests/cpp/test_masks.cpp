@@ -468,45 +468,45 @@ TEST_CASE("float32 computes every new step in float32", "[masks][float32]") {
 TEST_CASE("mask options: each error exactly", "[masks][errors]") {
   Problem p = random_problem(13, 3, 3, 4);
   p.options.alibi_slopes = {0.5, 0.25, 0.125};
-  REQUIRE_THROWS_WITH(attn::run(p), "alibi needs one slope per head: 3 given for 4 heads");
+  REQUIRE_THROWS_SAYING(attn::run(p), "alibi needs one slope per head: 3 given for 4 heads");
   p.options.alibi_slopes = {0.5, 0.25, std::nan(""), 0.1};
-  REQUIRE_THROWS_WITH(attn::run(p), "alibi slope 3 is nan: slopes must be finite numbers");
+  REQUIRE_THROWS_SAYING(attn::run(p), "alibi slope 3 is nan: slopes must be finite numbers");
   p.options.alibi_slopes = {};
 
   p.options.window_left = -1;
-  REQUIRE_THROWS_WITH(attn::run(p), "the window's left side must be an integer >= 0 or unbounded (got -1)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the window's left side must be an integer >= 0 or unbounded (got -1)");
   p.options.window_left = 2;
   p.options.window_right = 1.5;
-  REQUIRE_THROWS_WITH(attn::run(p), "the window's right side must be an integer >= 0 or unbounded (got 1.5)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the window's right side must be an integer >= 0 or unbounded (got 1.5)");
   p.options.window_right = -kInf;
-  REQUIRE_THROWS_WITH(attn::run(p), "the window's right side must be an integer >= 0 or unbounded (got -inf)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "the window's right side must be an integer >= 0 or unbounded (got -inf)");
   p.options.window_right = kInf;
   p.options.sink_tokens = -2;
-  REQUIRE_THROWS_WITH(attn::run(p), "sink_tokens must be an integer >= 0 (got -2)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "sink_tokens must be an integer >= 0 (got -2)");
   p.options.sink_tokens = 0;
 
   p.options.sink_logit = {0, 1, 2};
-  REQUIRE_THROWS_WITH(attn::run(p), "sink_logit needs one number or one per head: 3 given for 4 heads");
+  REQUIRE_THROWS_SAYING(attn::run(p), "sink_logit needs one number or one per head: 3 given for 4 heads");
   p.options.sink_logit = {kInf};
-  REQUIRE_THROWS_WITH(attn::run(p), "sink_logit is inf: a sink logit is a finite number, or -inf for no sink");
+  REQUIRE_THROWS_SAYING(attn::run(p), "sink_logit is inf: a sink logit is a finite number, or -inf for no sink");
   p.options.sink_logit = {0, 1, std::nan(""), 2};
-  REQUIRE_THROWS_WITH(attn::run(p), "sink_logit 3 is nan: a sink logit is a finite number, or -inf for no sink");
+  REQUIRE_THROWS_SAYING(attn::run(p), "sink_logit 3 is nan: a sink logit is a finite number, or -inf for no sink");
   p.options.sink_logit = {};
 
   p.options.mask_fill = kInf;
-  REQUIRE_THROWS_WITH(attn::run(p), "mask_fill must be -inf or a finite number (got inf)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "mask_fill must be -inf or a finite number (got inf)");
   p.options.mask_fill = std::nan("");
-  REQUIRE_THROWS_WITH(attn::run(p), "mask_fill must be -inf or a finite number (got nan)");
+  REQUIRE_THROWS_SAYING(attn::run(p), "mask_fill must be -inf or a finite number (got nan)");
   p.options.mask_fill = -1e39;
   p.options.precision = attn::Precision::Float32;
-  REQUIRE_THROWS_WITH(attn::run(p), "mask_fill -1e+39 is infinite in float32; compute in float64");
+  REQUIRE_THROWS_SAYING(attn::run(p), "mask_fill -1e+39 is infinite in float32; compute in float64");
   p.options.mask_fill = -kInf;
   p.options.sink_logit = {1e39};
-  REQUIRE_THROWS_WITH(attn::run(p), "sink_logit 1e+39 is infinite in float32; compute in float64");
+  REQUIRE_THROWS_SAYING(attn::run(p), "sink_logit 1e+39 is infinite in float32; compute in float64");
 
   Problem one = random_problem(13, 3, 3, 1);
   one.options.alibi_slopes = {0.5, 0.25};
-  REQUIRE_THROWS_WITH(attn::run(one), "alibi needs one slope per head: 2 given for 1 head");
+  REQUIRE_THROWS_SAYING(attn::run(one), "alibi needs one slope per head: 2 given for 1 head");
 }
 
 TEST_CASE("explain reproduces every cell of the new steps, in the columns layout", "[masks][explain][columns]") {

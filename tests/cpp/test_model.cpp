@@ -13,6 +13,7 @@
 
 #include "attention.h"
 #include "model.h"
+#include "english.h"
 
 using attn::Json;
 using attn::Matrix;
@@ -336,9 +337,9 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
         "model.kv_heads: expected a whole number from 1 to 2, got 3");
 
   const attn::ModelConfig m = attn::model_config_from_json(Json::parse(R"({"vocab": 5, "context": 4, "d_model": 2})"));
-  CHECK_THROWS_WITH(batch_of(m, "[1, 2, 7]"), "tokens[2]: expected a token from 0 to 4 (model.vocab = 5), got 7");
-  CHECK_THROWS_WITH(batch_of(m, "[1, 2, 3, 4, 0]"), "tokens: 5 tokens, longer than the context (model.context = 4)");
-  CHECK_THROWS_WITH(
+  CHECK_THROWS_SAYING(batch_of(m, "[1, 2, 7]"), "tokens[2]: expected a token from 0 to 4 (model.vocab = 5), got 7");
+  CHECK_THROWS_SAYING(batch_of(m, "[1, 2, 3, 4, 0]"), "tokens: 5 tokens, longer than the context (model.context = 4)");
+  CHECK_THROWS_SAYING(
       batch_of(m, "[[1, 2], [3]]"),
       "tokens[1]: 1 tokens but tokens[0] has 2 (the sequences of a batch have one length; pad with targets -1)");
 
@@ -346,14 +347,14 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
   c.model = m;
   Json weights = attn::Model(c).weights();
   weights["layers"][0]["W_Q"][1] = Json::array({1.0});
-  CHECK_THROWS_WITH(attn::Model(c, weights),
-                    "weights.layers[0].W_Q: row 2 has 1 columns, expected 2 (d_model×heads·d_head)");
+  CHECK_THROWS_SAYING(attn::Model(c, weights),
+                      "weights.layers[0].W_Q: row 2 has 1 columns, expected 2 (d_model×heads·d_head)");
   weights = attn::Model(c).weights();
   weights["b_U"] = Json::array({0, 0, 0, 0, 0});
-  CHECK_THROWS_WITH(attn::Model(c, weights), Catch::StartsWith("weights.b_U: this model has no such weight"));
+  CHECK_THROWS_SAYING(attn::Model(c, weights), Catch::StartsWith("weights.b_U: this model has no such weight"));
   weights.erase("b_U");
   weights.erase("U");
-  CHECK_THROWS_WITH(attn::Model(c, weights), "weights.U is missing: expected 2×5 (d_model×vocab)");
+  CHECK_THROWS_SAYING(attn::Model(c, weights), "weights.U is missing: expected 2×5 (d_model×vocab)");
 }
 
 TEST_CASE("model: a loss that overflows stops training with the step and the cause", "[model]") {
@@ -364,8 +365,8 @@ TEST_CASE("model: a loss that overflows stops training with the step and the cau
     for (auto& x : row) x = x.get<double>() * 1e20;  // logits of about 1e40: past float32's largest
   }
   attn::Model model(c, weights);
-  CHECK_THROWS_WITH(model.train(3),
-                    "training stopped at step 1: the loss is NaN; the weights grew too large for "
-                    "float32: lower optimizer.lr (now 0.5) or clip the gradients (optimizer.clip)");
+  CHECK_THROWS_SAYING(model.train(3),
+                      "training stopped at step 1: the loss is NaN; the weights grew too large for "
+                      "float32: lower optimizer.lr (now 0.5) or clip the gradients (optimizer.clip)");
   CHECK(model.step() == 0);
 }

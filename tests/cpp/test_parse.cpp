@@ -12,6 +12,7 @@
 
 #include "parse.h"
 #include "printed.h"
+#include "english.h"
 
 using attn::InputError;
 using attn::Matrix;
@@ -277,8 +278,8 @@ TEST_CASE("parse: seed 000 (numpy print, wrapped rows, array repr)", "[parse]") 
   for (int i = 0; i < 4; ++i) CHECK(attention.row(i).sum() == Approx(1.0).margin(1e-7));
 
   // The document cuts V off mid-matrix: that must be an error, not a short matrix.
-  REQUIRE_THROWS_WITH(parse_matrix(as_printed(seed_print("000", "V")), "V"),
-                      "V: unbalanced brackets: '[' at line 3 is never closed");
+  REQUIRE_THROWS_SAYING(parse_matrix(as_printed(seed_print("000", "V")), "V"),
+                        "V: unbalanced brackets: '[' at line 3 is never closed");
 }
 
 TEST_CASE("parse: seed 002 (list of column vectors, scientific notation)", "[parse]") {
@@ -318,142 +319,142 @@ TEST_CASE("parse: seed 004 (float32 2x2 and the inputs as np.array)", "[parse]")
 
 TEST_CASE("parse: empty text", "[parse]") {
   REQUIRE_THROWS_AS(Parse(""), InputError);
-  REQUIRE_THROWS_WITH(Parse(""), "W_Q: no numbers found (the text is empty)");
-  REQUIRE_THROWS_WITH(Parse(" \n\t\r\n "), "W_Q: no numbers found (the text is empty)");
-  REQUIRE_THROWS_WITH(Parse("[]"), "W_Q: no numbers found (only empty lists)");
-  REQUIRE_THROWS_WITH(Parse("[[], []]"), "W_Q: no numbers found (only empty lists)");
-  REQUIRE_THROWS_WITH(Parse("array([])"), "W_Q: no numbers found (only empty lists)");
-  REQUIRE_THROWS_WITH(parse_matrix(""), "matrix: no numbers found (the text is empty)");
+  REQUIRE_THROWS_SAYING(Parse(""), "W_Q: no numbers found (the text is empty)");
+  REQUIRE_THROWS_SAYING(Parse(" \n\t\r\n "), "W_Q: no numbers found (the text is empty)");
+  REQUIRE_THROWS_SAYING(Parse("[]"), "W_Q: no numbers found (only empty lists)");
+  REQUIRE_THROWS_SAYING(Parse("[[], []]"), "W_Q: no numbers found (only empty lists)");
+  REQUIRE_THROWS_SAYING(Parse("array([])"), "W_Q: no numbers found (only empty lists)");
+  REQUIRE_THROWS_SAYING(parse_matrix(""), "matrix: no numbers found (the text is empty)");
 }
 
 TEST_CASE("parse: ragged rows", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[1, 2, 3, 4], [5, 6, 7]]"), "W_Q: row 2 has 3 numbers but row 1 has 4");
-  REQUIRE_THROWS_WITH(Parse("1,2,3,4\n5,6,7,8\n9,10,11"), "W_Q: row 3 has 3 numbers but row 1 has 4");
-  REQUIRE_THROWS_WITH(Parse("1 2\n3"), "W_Q: row 2 has 1 number but row 1 has 2");
-  REQUIRE_THROWS_WITH(Parse("[1 2; 3 4 5]"), "W_Q: row 2 has 3 numbers but row 1 has 2");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], []]"), "W_Q: row 2 has 0 numbers but row 1 has 2");
-  REQUIRE_THROWS_WITH(Parse("[array([[1], [2]]), array([[3]])]"),
-                      "W_Q: column vector 2 has 1 row but column vector 1 has 2 (they become the "
-                      "columns of one matrix)");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2, 3, 4], [5, 6, 7]]"), "W_Q: row 2 has 3 numbers but row 1 has 4");
+  REQUIRE_THROWS_SAYING(Parse("1,2,3,4\n5,6,7,8\n9,10,11"), "W_Q: row 3 has 3 numbers but row 1 has 4");
+  REQUIRE_THROWS_SAYING(Parse("1 2\n3"), "W_Q: row 2 has 1 number but row 1 has 2");
+  REQUIRE_THROWS_SAYING(Parse("[1 2; 3 4 5]"), "W_Q: row 2 has 3 numbers but row 1 has 2");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2], []]"), "W_Q: row 2 has 0 numbers but row 1 has 2");
+  REQUIRE_THROWS_SAYING(Parse("[array([[1], [2]]), array([[3]])]"),
+                        "W_Q: column vector 2 has 1 row but column vector 1 has 2 (they become the "
+                        "columns of one matrix)");
   // A TSV row with an empty cell collapses, so it shows up as a short row.
-  REQUIRE_THROWS_WITH(Parse("1\t2\t3\n4\t\t6"), "W_Q: row 2 has 2 numbers but row 1 has 3");
+  REQUIRE_THROWS_SAYING(Parse("1\t2\t3\n4\t\t6"), "W_Q: row 2 has 2 numbers but row 1 has 3");
 }
 
 TEST_CASE("parse: a non-number is an error, never skipped", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[1, 2, abc]]"), "W_Q: row 1, column 3: expected a number but found 'abc'");
-  REQUIRE_THROWS_WITH(Parse("1 2 abc"), "W_Q: row 1, column 3: expected a number but found 'abc'");
-  REQUIRE_THROWS_WITH(Parse("[[1 2]\n [3 x]]"), "W_Q: row 2, column 2: expected a number but found 'x'");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2, abc]]"), "W_Q: row 1, column 3: expected a number but found 'abc'");
+  REQUIRE_THROWS_SAYING(Parse("1 2 abc"), "W_Q: row 1, column 3: expected a number but found 'abc'");
+  REQUIRE_THROWS_SAYING(Parse("[[1 2]\n [3 x]]"), "W_Q: row 2, column 2: expected a number but found 'x'");
   // A header row, a label line.
-  REQUIRE_THROWS_WITH(Parse("a,b\n1,2"), "W_Q: row 1, column 1: expected a number but found 'a'");
-  REQUIRE_THROWS_WITH(Parse("Q\n [[1, 2]]"), "W_Q: row 1, column 1: expected a number but found 'Q'");
-  REQUIRE_THROWS_WITH(Parse("K\n 1 2"), "W_Q: row 1, column 1: expected a number but found 'K'");
+  REQUIRE_THROWS_SAYING(Parse("a,b\n1,2"), "W_Q: row 1, column 1: expected a number but found 'a'");
+  REQUIRE_THROWS_SAYING(Parse("Q\n [[1, 2]]"), "W_Q: row 1, column 1: expected a number but found 'Q'");
+  REQUIRE_THROWS_SAYING(Parse("K\n 1 2"), "W_Q: row 1, column 1: expected a number but found 'K'");
   // Words and syntax that look almost like numbers.
   for (const char* bad :
        {"1e", "--1", "+-1", "1.2.3", "0x10", "1_000", "e5", ".", "-", "infinit", "np.infx", "-True", "inf1"}) {
     INFO(bad);
-    REQUIRE_THROWS_WITH(Parse(std::string("[") + bad + "]"),
-                        Contains("row 1, column 1: expected a number but found '"));
+    REQUIRE_THROWS_SAYING(Parse(std::string("[") + bad + "]"),
+                          Contains("row 1, column 1: expected a number but found '"));
   }
-  REQUIRE_THROWS_WITH(Parse("[nan(1)]"), "W_Q: row 1, column 2: expected a number but found '('");
-  REQUIRE_THROWS_WITH(Parse("[1 - 2]"), "W_Q: row 1, column 2: expected a number but found '-'");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2, ..., 9]]"), Contains("row 1, column 3: expected a number but found '...': numpy "
-                                                          "shortened this array"));
+  REQUIRE_THROWS_SAYING(Parse("[nan(1)]"), "W_Q: row 1, column 2: expected a number but found '('");
+  REQUIRE_THROWS_SAYING(Parse("[1 - 2]"), "W_Q: row 1, column 2: expected a number but found '-'");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2, ..., 9]]"), Contains("row 1, column 3: expected a number but found '...': numpy "
+                                                            "shortened this array"));
   // Long or binary words are shortened and escaped in the message.
-  REQUIRE_THROWS_WITH(Parse("[\x01\xff]"), "W_Q: row 1, column 1: expected a number but found '\\x01\\xff'");
-  REQUIRE_THROWS_WITH(Parse("[" + std::string(100, 'z') + "]"),
-                      "W_Q: row 1, column 1: expected a number but found '" + std::string(27, 'z') + "...'");
+  REQUIRE_THROWS_SAYING(Parse("[\x01\xff]"), "W_Q: row 1, column 1: expected a number but found '\\x01\\xff'");
+  REQUIRE_THROWS_SAYING(Parse("[" + std::string(100, 'z') + "]"),
+                        "W_Q: row 1, column 1: expected a number but found '" + std::string(27, 'z') + "...'");
   // ';' separates the cells of semicolon-separated values, so an empty cell is an error.
-  REQUIRE_THROWS_WITH(Parse("1;;3"), "W_Q: row 1, column 2: expected a number but found ';'");
+  REQUIRE_THROWS_SAYING(Parse("1;;3"), "W_Q: row 1, column 2: expected a number but found ';'");
 }
 
 TEST_CASE("parse: empty fields and stray separators", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("1,,2"), "W_Q: row 1, column 2: expected a number but found ','");
-  REQUIRE_THROWS_WITH(Parse("1,2\n,3,4"), "W_Q: row 2, column 1: expected a number but found ','");
-  REQUIRE_THROWS_WITH(Parse("[1,,2]"), "W_Q: row 1, column 2: expected a number but found ','");
-  REQUIRE_THROWS_WITH(Parse("[,1]"), "W_Q: row 1, column 1: expected a number but found ','");
-  REQUIRE_THROWS_WITH(Parse("[[1,2],,[3,4]]"), "W_Q: row 2: expected a number but found ','");
-  REQUIRE_THROWS_WITH(Parse("[1;;2]"), "W_Q: row 2, column 1: expected a number but found ';'");
-  REQUIRE_THROWS_WITH(Parse("[[1;2]]"),
-                      "W_Q: unexpected ';' at line 1: ';' ends a row only in MATLAB-style text "
-                      "like [1 2; 3 4]");
-  REQUIRE_THROWS_WITH(Parse("[1,2],,"), "W_Q: expected the end of the text after the matrix but found ',' at line 1");
+  REQUIRE_THROWS_SAYING(Parse("1,,2"), "W_Q: row 1, column 2: expected a number but found ','");
+  REQUIRE_THROWS_SAYING(Parse("1,2\n,3,4"), "W_Q: row 2, column 1: expected a number but found ','");
+  REQUIRE_THROWS_SAYING(Parse("[1,,2]"), "W_Q: row 1, column 2: expected a number but found ','");
+  REQUIRE_THROWS_SAYING(Parse("[,1]"), "W_Q: row 1, column 1: expected a number but found ','");
+  REQUIRE_THROWS_SAYING(Parse("[[1,2],,[3,4]]"), "W_Q: row 2: expected a number but found ','");
+  REQUIRE_THROWS_SAYING(Parse("[1;;2]"), "W_Q: row 2, column 1: expected a number but found ';'");
+  REQUIRE_THROWS_SAYING(Parse("[[1;2]]"),
+                        "W_Q: unexpected ';' at line 1: ';' ends a row only in MATLAB-style text "
+                        "like [1 2; 3 4]");
+  REQUIRE_THROWS_SAYING(Parse("[1,2],,"), "W_Q: expected the end of the text after the matrix but found ',' at line 1");
 }
 
 TEST_CASE("parse: unbalanced brackets", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, 4]"), "W_Q: unbalanced brackets: '[' at line 1 is never closed");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2],\n [3, 4"), "W_Q: unbalanced brackets: '[' at line 2 is never closed");
-  REQUIRE_THROWS_WITH(Parse("[[1]]]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
-  REQUIRE_THROWS_WITH(Parse("]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]"), "W_Q: unbalanced brackets: '(' at line 1 is never closed");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]))"), "W_Q: unbalanced brackets: ')' at line 1 has no matching '('");
-  REQUIRE_THROWS_WITH(Parse("[1, 2)"), "W_Q: unbalanced brackets: ')' at line 1 closes the '[' from line 1");
-  REQUIRE_THROWS_WITH(Parse("array([1, 2]]"), "W_Q: unbalanced brackets: ']' at line 1 closes the '(' from line 1");
-  REQUIRE_THROWS_WITH(Parse("1 2]"), "W_Q: row 1, column 3: expected a number but found ']'");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2], [3, 4]"), "W_Q: unbalanced brackets: '[' at line 1 is never closed");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2],\n [3, 4"), "W_Q: unbalanced brackets: '[' at line 2 is never closed");
+  REQUIRE_THROWS_SAYING(Parse("[[1]]]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
+  REQUIRE_THROWS_SAYING(Parse("]"), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
+  REQUIRE_THROWS_SAYING(Parse("array([1, 2]"), "W_Q: unbalanced brackets: '(' at line 1 is never closed");
+  REQUIRE_THROWS_SAYING(Parse("array([1, 2]))"), "W_Q: unbalanced brackets: ')' at line 1 has no matching '('");
+  REQUIRE_THROWS_SAYING(Parse("[1, 2)"), "W_Q: unbalanced brackets: ')' at line 1 closes the '[' from line 1");
+  REQUIRE_THROWS_SAYING(Parse("array([1, 2]]"), "W_Q: unbalanced brackets: ']' at line 1 closes the '(' from line 1");
+  REQUIRE_THROWS_SAYING(Parse("1 2]"), "W_Q: row 1, column 3: expected a number but found ']'");
 }
 
 TEST_CASE("parse: malformed array(...) wrappers", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("array()"), "W_Q: expected '[' after 'array(' at line 1 but found ')'");
-  REQUIRE_THROWS_WITH(Parse("array(array([1]))"), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
-  REQUIRE_THROWS_WITH(Parse("array((1, 2))"), "W_Q: expected '[' after 'array(' at line 1 but found '('");
-  REQUIRE_THROWS_WITH(Parse("array([1], float32)"),
-                      "W_Q: expected 'dtype=...' or ')' in the 'array(' from line 1 but found "
-                      "'float32'");
-  REQUIRE_THROWS_WITH(Parse("array([1] 5)"), "W_Q: expected ',' or ')' in the 'array(' from line 1 but found '5'");
-  REQUIRE_THROWS_WITH(Parse("array([1], dtype=int64 x)"),
-                      "W_Q: expected ')' in the 'array(' from line 1 but found 'x'");
-  REQUIRE_THROWS_WITH(Parse("(1, 2)"), "W_Q: expected '[' at line 1 but found '('");
-  REQUIRE_THROWS_WITH(Parse("[1, (2)]"), "W_Q: row 1, column 2: expected a number but found '('");
+  REQUIRE_THROWS_SAYING(Parse("array()"), "W_Q: expected '[' after 'array(' at line 1 but found ')'");
+  REQUIRE_THROWS_SAYING(Parse("array(array([1]))"), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
+  REQUIRE_THROWS_SAYING(Parse("array((1, 2))"), "W_Q: expected '[' after 'array(' at line 1 but found '('");
+  REQUIRE_THROWS_SAYING(Parse("array([1], float32)"),
+                        "W_Q: expected 'dtype=...' or ')' in the 'array(' from line 1 but found "
+                        "'float32'");
+  REQUIRE_THROWS_SAYING(Parse("array([1] 5)"), "W_Q: expected ',' or ')' in the 'array(' from line 1 but found '5'");
+  REQUIRE_THROWS_SAYING(Parse("array([1], dtype=int64 x)"),
+                        "W_Q: expected ')' in the 'array(' from line 1 but found 'x'");
+  REQUIRE_THROWS_SAYING(Parse("(1, 2)"), "W_Q: expected '[' at line 1 but found '('");
+  REQUIRE_THROWS_SAYING(Parse("[1, (2)]"), "W_Q: row 1, column 2: expected a number but found '('");
 }
 
 TEST_CASE("parse: one matrix at a time", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[1 2]\n[3 4]"),
-                      "W_Q: expected the end of the text after the matrix but found '[' at line 2 "
-                      "(give one matrix at a time)");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2]]\nK"),
-                      "W_Q: expected the end of the text after the matrix but found 'K' at line 2 "
-                      "(give one matrix at a time)");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2]], dtype=float32)"),
-                      Contains("after the matrix but found 'dtype=float32' at line 1"));
+  REQUIRE_THROWS_SAYING(Parse("[1 2]\n[3 4]"),
+                        "W_Q: expected the end of the text after the matrix but found '[' at line 2 "
+                        "(give one matrix at a time)");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2]]\nK"),
+                        "W_Q: expected the end of the text after the matrix but found 'K' at line 2 "
+                        "(give one matrix at a time)");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2]], dtype=float32)"),
+                        Contains("after the matrix but found 'dtype=float32' at line 1"));
 }
 
 TEST_CASE("parse: out-of-range numbers", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[1, 1e999]"), "W_Q: row 1, column 2: 1e999 is out of the range of a double");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [3, -1e999]]"), "W_Q: row 2, column 2: -1e999 is out of the range of a double");
-  REQUIRE_THROWS_WITH(Parse("1.7976931348623159e308"),
-                      "W_Q: row 1, column 1: 1.7976931348623159e308 is out of the range of a double");
-  REQUIRE_THROWS_WITH(Parse("0.0001e99999999999999999999999"), Contains("is out of the range of a double"));
-  REQUIRE_THROWS_WITH(Parse(std::string(400, '9')),
-                      "W_Q: row 1, column 1: " + std::string(27, '9') + "... is out of the range of a double");
+  REQUIRE_THROWS_SAYING(Parse("[1, 1e999]"), "W_Q: row 1, column 2: 1e999 is out of the range of a double");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2], [3, -1e999]]"), "W_Q: row 2, column 2: -1e999 is out of the range of a double");
+  REQUIRE_THROWS_SAYING(Parse("1.7976931348623159e308"),
+                        "W_Q: row 1, column 1: 1.7976931348623159e308 is out of the range of a double");
+  REQUIRE_THROWS_SAYING(Parse("0.0001e99999999999999999999999"), Contains("is out of the range of a double"));
+  REQUIRE_THROWS_SAYING(Parse(std::string(400, '9')),
+                        "W_Q: row 1, column 1: " + std::string(27, '9') + "... is out of the range of a double");
 }
 
 TEST_CASE("parse: mixed nesting depths", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[1, [2]]"), "W_Q: row 1, column 2: expected a number but found '['");
-  REQUIRE_THROWS_WITH(Parse("[[1], 2]"), "W_Q: row 2: expected '[' (every row is a list) but found '2'");
-  REQUIRE_THROWS_WITH(Parse("[[1, 2], [[3], [4]]]"), "W_Q: row 2, column 1: expected a number but found '['");
-  REQUIRE_THROWS_WITH(Parse("[[[1], [2]], [3, 4]]"),
-                      "W_Q: row 2, column 1: expected '[' (every row is a list) but found '3'");
+  REQUIRE_THROWS_SAYING(Parse("[1, [2]]"), "W_Q: row 1, column 2: expected a number but found '['");
+  REQUIRE_THROWS_SAYING(Parse("[[1], 2]"), "W_Q: row 2: expected '[' (every row is a list) but found '2'");
+  REQUIRE_THROWS_SAYING(Parse("[[1, 2], [[3], [4]]]"), "W_Q: row 2, column 1: expected a number but found '['");
+  REQUIRE_THROWS_SAYING(Parse("[[[1], [2]], [3, 4]]"),
+                        "W_Q: row 2, column 1: expected '[' (every row is a list) but found '3'");
 }
 
 TEST_CASE("parse: a 3-D array that is not a list of column vectors", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
-                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array of shape "
-                      "2 x 2 x 2: 2 slices of 2 x 2; paste one 2-D slice at a time (e.g. A[0])");
-  REQUIRE_THROWS_WITH(Parse("[array([[1], [2]]), array([[3, 4], [5, 6]])]"),
-                      "W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices "
-                      "differ: slice 1 is 2 x 1, slice 2 is 2 x 2; paste one 2-D slice at a time");
-  REQUIRE_THROWS_WITH(Parse("[[[1]], [[]]]"), Contains("slice 1 is 1 x 1, slice 2 is 1 x 0"));
+  REQUIRE_THROWS_SAYING(Parse("[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
+                        "W_Q: expected a matrix (2 dimensions) but found a 3-D array of shape "
+                        "2 x 2 x 2: 2 slices of 2 x 2; paste one 2-D slice at a time (e.g. A[0])");
+  REQUIRE_THROWS_SAYING(Parse("[array([[1], [2]]), array([[3, 4], [5, 6]])]"),
+                        "W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices "
+                        "differ: slice 1 is 2 x 1, slice 2 is 2 x 2; paste one 2-D slice at a time");
+  REQUIRE_THROWS_SAYING(Parse("[[[1]], [[]]]"), Contains("slice 1 is 1 x 1, slice 2 is 1 x 0"));
 }
 
 TEST_CASE("parse: deep nesting fails cleanly, without recursion", "[parse]") {
-  REQUIRE_THROWS_WITH(Parse("[[[[1]]]]"),
-                      "W_Q: nested too deeply: the '[' at line 1 opens a 4th level, but a matrix "
-                      "has 2 levels (3 for a list of column vectors)");
-  REQUIRE_THROWS_WITH(Parse(std::string(10000, '[')), Contains("nested too deeply"));
-  REQUIRE_THROWS_WITH(Parse(std::string(1000000, '[') + std::string(1000000, ']')), Contains("nested too deeply"));
+  REQUIRE_THROWS_SAYING(Parse("[[[[1]]]]"),
+                        "W_Q: nested too deeply: the '[' at line 1 opens a 4th level, but a matrix "
+                        "has 2 levels (3 for a list of column vectors)");
+  REQUIRE_THROWS_SAYING(Parse(std::string(10000, '[')), Contains("nested too deeply"));
+  REQUIRE_THROWS_SAYING(Parse(std::string(1000000, '[') + std::string(1000000, ']')), Contains("nested too deeply"));
   std::string wrappers;
   for (int i = 0; i < 10000; ++i) wrappers += "array(";
-  REQUIRE_THROWS_WITH(Parse(wrappers), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
-  REQUIRE_THROWS_WITH(Parse(std::string(10000, ']')), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
+  REQUIRE_THROWS_SAYING(Parse(wrappers), "W_Q: expected '[' after 'array(' at line 1 but found 'array'");
+  REQUIRE_THROWS_SAYING(Parse(std::string(10000, ']')), "W_Q: unbalanced brackets: ']' at line 1 has no matching '['");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,8 +504,8 @@ TEST_CASE("parse: huge words and texts", "[parse]") {
   CHECK(Parse("0." + std::string(1000000, '0') + "1")(0, 0) == 0.0);
   CHECK(Parse("1." + std::string(1000000, '0'))(0, 0) == 1.0);
   CHECK(Parse("1e-" + std::string(1000000, '9'))(0, 0) == 0.0);
-  REQUIRE_THROWS_WITH(Parse(std::string(1000000, '1')), Contains("out of the range of a double"));
-  REQUIRE_THROWS_WITH(Parse(std::string(1000000, 'x')), Contains("found 'xxx"));
+  REQUIRE_THROWS_SAYING(Parse(std::string(1000000, '1')), Contains("out of the range of a double"));
+  REQUIRE_THROWS_SAYING(Parse(std::string(1000000, 'x')), Contains("found 'xxx"));
   // Many rows and many blank lines.
   std::string rows;
   for (int i = 0; i < 100000; ++i) rows += "1,2\n\n";

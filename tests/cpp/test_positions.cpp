@@ -725,12 +725,12 @@ TEST_CASE("positions: RoPE on an odd d_k names d_k, not rope dims nobody gave", 
   one.V = Matrix::Ones(3, 2);
   one.options.heads = 2;
   one.options.rope.on = true;
-  CHECK_THROWS_WITH(attn::run(one), "RoPE turns features in pairs, but d_k = 1 is odd");
+  CHECK_THROWS_SAYING(attn::run(one), "RoPE turns features in pairs, but d_k = 1 is odd");
   Problem three = direct(64, 3, 3, 3);
   three.options.rope.on = true;
-  CHECK_THROWS_WITH(attn::run(three),
-                    "RoPE turns features in pairs, but d_k = 3 is odd; set rope dims to an even "
-                    "number up to 2 to turn only that many");
+  CHECK_THROWS_SAYING(attn::run(three),
+                      "RoPE turns features in pairs, but d_k = 3 is odd; set rope dims to an even "
+                      "number up to 2 to turn only that many");
   three.options.rope.dims = 2;  // ... which then works
   CHECK_NOTHROW(attn::run(three));
 }
@@ -859,7 +859,7 @@ TEST_CASE("positions: each mistake gets its message", "[positions][errors]") {
     Problem p = direct(62, 3, 4, 4);
     c.change(p);
     INFO(c.what);
-    CHECK_THROWS_WITH(attn::run(p), c.message);
+    CHECK_THROWS_SAYING(attn::run(p), c.message);
   }
 
   const std::vector<Case> projected = {
@@ -884,15 +884,15 @@ TEST_CASE("positions: each mistake gets its message", "[positions][errors]") {
     Problem p = gqa_projection(63, 3);
     c.change(p);
     INFO(c.what);
-    CHECK_THROWS_WITH(attn::run(p), c.message);
+    CHECK_THROWS_SAYING(attn::run(p), c.message);
   }
   // The columns layout speaks of rows where the rows layout speaks of columns.
   Problem columns = direct(64, 3, 4, 4);
   columns.past_K = past3;
   columns.past_V = Matrix::Zero(2, 3);
-  CHECK_THROWS_WITH(attn::run(in_columns(columns)), "past_K has 3 rows but K has 4");
+  CHECK_THROWS_SAYING(attn::run(in_columns(columns)), "past_K has 3 rows but K has 4");
   columns.past_K = past4;
   columns.past_V = Matrix::Zero(3, 3);
-  CHECK_THROWS_WITH(attn::run(in_columns(columns)),
-                    "past_K has 2 columns but past_V has 3: every cached key needs a cached value");
+  CHECK_THROWS_SAYING(attn::run(in_columns(columns)),
+                      "past_K has 2 columns but past_V has 3: every cached key needs a cached value");
 }

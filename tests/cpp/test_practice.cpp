@@ -12,6 +12,7 @@
 #include "numpy_random.h"
 #include "practice.h"
 #include "trace_lookup.h"
+#include "english.h"
 
 using attn::Matrix;
 using attn::Problem;
@@ -220,34 +221,34 @@ TEST_CASE("decode: problems it does not decode get a clear error", "[practice][d
   Problem cached = direct(18, 3, 3, 2);
   cached.past_K = Matrix::Ones(1, 2);
   cached.past_V = Matrix::Ones(1, 3);
-  CHECK_THROWS_WITH(attn::decode(cached),
-                    "decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
-                    "(or X with W_Q, W_K and W_V) without past_K and past_V");
-  CHECK_THROWS_WITH(attn::decode(direct(19, 2, 3, 2)),
-                    "decode needs one key and one value per query (each token generated brings its "
-                    "own): Q has 2 rows but K has 3");
-  CHECK_THROWS_WITH(attn::decode(in_columns(direct(19, 2, 3, 2))),
-                    "decode needs one key and one value per query (each token generated brings its "
-                    "own): Q has 2 columns but K has 3");
+  CHECK_THROWS_SAYING(attn::decode(cached),
+                      "decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
+                      "(or X with W_Q, W_K and W_V) without past_K and past_V");
+  CHECK_THROWS_SAYING(attn::decode(direct(19, 2, 3, 2)),
+                      "decode needs one key and one value per query (each token generated brings its "
+                      "own): Q has 2 rows but K has 3");
+  CHECK_THROWS_SAYING(attn::decode(in_columns(direct(19, 2, 3, 2))),
+                      "decode needs one key and one value per query (each token generated brings its "
+                      "own): Q has 2 columns but K has 3");
   Problem cross = gqa_projection(20, 3);
   cross.X_kv = attn::RandomState(21).randn(3, 8);
-  CHECK_THROWS_WITH(attn::decode(cross),
-                    "decode runs self-attention as a model generates it: give X without X_kv "
-                    "(cross-attention reads a sequence that is not generated)");
+  CHECK_THROWS_SAYING(attn::decode(cross),
+                      "decode runs self-attention as a model generates it: give X without X_kv "
+                      "(cross-attention reads a sequence that is not generated)");
   Problem shuffled = direct(22, 3, 3, 2);
   shuffled.options.query_positions = {0, 5, 6};
   shuffled.options.key_positions = {0, 5, 2};
-  CHECK_THROWS_WITH(attn::decode(shuffled),
-                    "decode: positions.keys entry 3 (2) is not after positions.queries entry 2 (5): "
-                    "token 3 is generated after token 2, so its key must sit at a later position");
+  CHECK_THROWS_SAYING(attn::decode(shuffled),
+                      "decode: positions.keys entry 3 (2) is not after positions.queries entry 2 (5): "
+                      "token 3 is generated after token 2, so its key must sit at a later position");
   Problem long_one;
   long_one.Q = long_one.K = long_one.V = Matrix::Ones(attn::kMaxDecodeTokens + 1, 1);
-  CHECK_THROWS_WITH(attn::decode(long_one),
-                    "decode runs one trace per token: at most 1024 tokens are accepted (got 1025)");
+  CHECK_THROWS_SAYING(attn::decode(long_one),
+                      "decode runs one trace per token: at most 1024 tokens are accepted (got 1025)");
   // The problem's own errors come first, as run() gives them.
   Problem bad = direct(23, 3, 3, 2);
   bad.V = Matrix::Ones(2, 3);
-  CHECK_THROWS_WITH(attn::decode(bad), Catch::StartsWith("K has 3 rows but V has 2"));
+  CHECK_THROWS_SAYING(attn::decode(bad), Catch::StartsWith("K has 3 rows but V has 2"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -434,21 +435,21 @@ TEST_CASE("tiles: bytes between HBM and SRAM, counted by hand", "[practice][tile
 
 TEST_CASE("tiles: bad block sizes get a clear error", "[practice][tiles]") {
   const Problem p = direct(42, 3, 3, 2);
-  CHECK_THROWS_WITH(attn::tiles(p, 0, 2), "block_q must be a positive integer, got number 0");
-  CHECK_THROWS_WITH(attn::tiles(p, 2, -1), "block_k must be a positive integer, got number -1");
-  CHECK_THROWS_WITH(attn::check_block_size("block_k", 2.5), "block_k must be a positive integer, got number 2.5");
+  CHECK_THROWS_SAYING(attn::tiles(p, 0, 2), "block_q must be a positive integer, got number 0");
+  CHECK_THROWS_SAYING(attn::tiles(p, 2, -1), "block_k must be a positive integer, got number -1");
+  CHECK_THROWS_SAYING(attn::check_block_size("block_k", 2.5), "block_k must be a positive integer, got number 2.5");
   Problem overflow;
   overflow.Q = Matrix::Constant(2, 1, 1e200);
   overflow.K = Matrix::Constant(2, 1, 1e200);
   overflow.V = Matrix::Ones(2, 1);
   overflow.options.scale.kind = attn::Scale::Kind::None;
-  CHECK_THROWS_WITH(attn::tiles(overflow, 1, 1), Catch::Contains("which no running max can rescale"));
+  CHECK_THROWS_SAYING(attn::tiles(overflow, 1, 1), Catch::Contains("which no running max can rescale"));
   // Tiles of one query and one key over 2048 tokens would hold 100 million numbers.
   Problem many;
   many.Q = many.K = many.V = Matrix::Ones(2048, 1);
-  CHECK_THROWS_WITH(attn::tiles(many, 1, 1),
-                    "the tiles of this problem would hold 100663296 numbers; the most accepted is 67108864 "
-                    "(larger blocks, fewer tokens or heads)");
+  CHECK_THROWS_SAYING(attn::tiles(many, 1, 1),
+                      "the tiles of this problem would hold 100663296 numbers; the most accepted is 67108864 "
+                      "(larger blocks, fewer tokens or heads)");
   CHECK(attn::tiles(many, 512, 512).tiles.size() == 16);
 }
 
@@ -499,13 +500,13 @@ TEST_CASE("online softmax: without subtracting the max, float32 overflows", "[pr
 }
 
 TEST_CASE("online softmax: bad rows get a clear error", "[practice][online]") {
-  CHECK_THROWS_WITH(attn::online_softmax({}, true, attn::Precision::Float64),
-                    "the row is empty: a softmax needs at least one number");
-  CHECK_THROWS_WITH(attn::online_softmax({1, kInf}, true, attn::Precision::Float64),
-                    "entry 2 of the row is inf: expected a finite number or -inf (a hidden entry)");
-  CHECK_THROWS_WITH(attn::online_softmax({1, std::nan("")}, true, attn::Precision::Float64),
-                    "entry 2 of the row is nan: expected a finite number or -inf (a hidden entry)");
-  CHECK_THROWS_WITH(attn::online_softmax({1e39}, true, attn::Precision::Float32),
-                    "entry 1 of the row is 1e+39: expected a finite number or -inf (a hidden "
-                    "entry) within float32's range");
+  CHECK_THROWS_SAYING(attn::online_softmax({}, true, attn::Precision::Float64),
+                      "the row is empty: a softmax needs at least one number");
+  CHECK_THROWS_SAYING(attn::online_softmax({1, kInf}, true, attn::Precision::Float64),
+                      "entry 2 of the row is inf: expected a finite number or -inf (a hidden entry)");
+  CHECK_THROWS_SAYING(attn::online_softmax({1, std::nan("")}, true, attn::Precision::Float64),
+                      "entry 2 of the row is nan: expected a finite number or -inf (a hidden entry)");
+  CHECK_THROWS_SAYING(attn::online_softmax({1e39}, true, attn::Precision::Float32),
+                      "entry 1 of the row is 1e+39: expected a finite number or -inf (a hidden "
+                      "entry) within float32's range");
 }

@@ -17,6 +17,7 @@
 #include "attention.h"
 #include "said.h"
 #include "parse.h"
+#include "english.h"
 
 using attn::InputError;
 using attn::Matrix;
@@ -147,7 +148,7 @@ TEST_CASE("robustness: every bad text gets its message", "[robustness][parse]") 
   for (const ParseCase& c : parse_cases()) {
     INFO(c.what);
     REQUIRE_THROWS_AS(attn::parse_matrix(c.text, "Q"), InputError);
-    REQUIRE_THROWS_WITH(attn::parse_matrix(c.text, "Q"), c.message);
+    REQUIRE_THROWS_SAYING(attn::parse_matrix(c.text, "Q"), c.message);
   }
 }
 
@@ -502,18 +503,18 @@ TEST_CASE("robustness: every bad problem gets its message", "[robustness][errors
     INFO(c.what);
     const Problem p = c.make();
     REQUIRE_THROWS_AS(attn::run(p), InputError);
-    REQUIRE_THROWS_WITH(attn::run(p), c.message);
+    REQUIRE_THROWS_SAYING(attn::run(p), c.message);
     // explain() validates the same way.
-    REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 0, 0), c.message);
+    REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 0, 0, 0), c.message);
   }
 }
 
 TEST_CASE("robustness: pasted text with NaN/Inf reaches run() and is refused there", "[robustness][errors]") {
   Problem p = direct_problem();
   p.K = attn::parse_matrix("[[1, 1], [0, nan], [1, 0]]", "K");
-  REQUIRE_THROWS_WITH(attn::run(p),
-                      "K row 2, column 2 is nan: inputs must be finite numbers (only an "
-                      "additive mask may hold -inf)");
+  REQUIRE_THROWS_SAYING(attn::run(p),
+                        "K row 2, column 2 is nan: inputs must be finite numbers (only an "
+                        "additive mask may hold -inf)");
   p = direct_problem();
   p.options.mask = attn::parse_matrix("0 -inf 0\n-inf -inf 0", "mask");  // -inf: allowed here only
   CHECK_NOTHROW(attn::run(p));
@@ -524,7 +525,7 @@ TEST_CASE("robustness: limits refuse before allocating the trace", "[robustness]
   Problem p;
   p.Q = p.K = p.V = Matrix::Ones(4096, 1);
   // The size check comes before any allocation (normalize() runs first; no time is asserted).
-  CHECK_THROWS_WITH(attn::run(p), Catch::StartsWith("the trace of this problem would hold"));
+  CHECK_THROWS_SAYING(attn::run(p), Catch::StartsWith("the trace of this problem would hold"));
   // The largest accepted shapes still run: 4096 queries against a few keys, d_model 4096.
   Problem tall;
   tall.Q = Matrix::Ones(attn::kMaxTokens, 1);
@@ -538,17 +539,17 @@ TEST_CASE("robustness: limits refuse before allocating the trace", "[robustness]
 
 TEST_CASE("robustness: explain refuses cells and steps that do not exist", "[robustness][explain]") {
   const Problem p = direct_problem();
-  REQUIRE_THROWS_WITH(
+  REQUIRE_THROWS_SAYING(
       attn::explain(p, "softcapped", 0, 0, 0),
       "the trace has no step 'softcapped' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 3, 0, 0),
-                      "the trace has no step 'weights' for head 3: its heads are 0");
-  REQUIRE_THROWS_WITH(
+  REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 3, 0, 0),
+                        "the trace has no step 'weights' for head 3: its heads are 0");
+  REQUIRE_THROWS_SAYING(
       attn::explain(p, "concat", -1, 0, 0),
       "the trace has no step 'concat' for head (none): its steps are Q, K, V, scores, scaled, weights, output");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 2, 0), "step 'weights' is 2x3: it has no row 3, column 1");
-  REQUIRE_THROWS_WITH(attn::explain(p, "weights", 0, 0, -1), "step 'weights' is 2x3: it has no row 1, column 0");
-  REQUIRE_THROWS_WITH(
+  REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 0, 2, 0), "step 'weights' is 2x3: it has no row 3, column 1");
+  REQUIRE_THROWS_SAYING(attn::explain(p, "weights", 0, 0, -1), "step 'weights' is 2x3: it has no row 1, column 0");
+  REQUIRE_THROWS_SAYING(
       attn::explain(p, "<script>", 0, 0, 0),
       "the trace has no step '<script>' for head 0: its steps are Q, K, V, scores, scaled, weights, output");
 }
@@ -751,8 +752,8 @@ TEST_CASE("robustness: overflowing scores are refused, never NaN weights", "[rob
     p.K = M({{1e300, -1e300}, {1, 1}});
     p.V = M({{1}, {2}});
     p.options.scale.kind = attn::Scale::Kind::None;
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::Contains("the scores overflow float64: row 1, column 1 is "
-                                                      "not a number (inf - inf or 0 x inf)"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::Contains("the scores overflow float64: row 1, column 1 is "
+                                                        "not a number (inf - inf or 0 x inf)"));
   }
   SECTION("scale 0 times an infinite score") {
     Problem p;
@@ -760,14 +761,14 @@ TEST_CASE("robustness: overflowing scores are refused, never NaN weights", "[rob
     p.K = M({{1e300}, {1}});
     p.V = M({{1}, {2}});
     p.options.scale = {attn::Scale::Kind::Multiply, 0};
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::Contains("the scores overflow float64: row 1, column 1 is "
-                                                      "not a number"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::Contains("the scores overflow float64: row 1, column 1 is "
+                                                        "not a number"));
   }
   SECTION("float32 input beyond float32's range") {
     Problem p = projection_problem();
     (*p.X)(0, 0) = 1e39;
     p.options.precision = attn::Precision::Float32;
-    REQUIRE_THROWS_WITH(attn::run(p), Catch::Contains("X row 1, column 1 is 1e+39: too large for float32"));
+    REQUIRE_THROWS_SAYING(attn::run(p), Catch::Contains("X row 1, column 1 is 1e+39: too large for float32"));
   }
 }
 
@@ -778,17 +779,17 @@ TEST_CASE("robustness: float32 refuses options that would round to 0 or inf", "[
   Problem p = direct_problem();
   p.options.precision = attn::Precision::Float32;
   p.options.softcap = 1e-50;
-  REQUIRE_THROWS_WITH(attn::run(p), Catch::Contains("softcap 1e-50 is 0 in float32; compute in float64"));
+  REQUIRE_THROWS_SAYING(attn::run(p), Catch::Contains("softcap 1e-50 is 0 in float32; compute in float64"));
   Problem q;
   q.Q = M({{1}});
   q.K = M({{1}, {2}});
   q.V = M({{1}, {2}});
   q.options.precision = attn::Precision::Float32;
   q.options.scale = {attn::Scale::Kind::DivideBy, 1e-50};
-  REQUIRE_THROWS_WITH(attn::run(q), Catch::Contains("the scale divisor 1e-50 is 0 in float32; compute in float64"));
+  REQUIRE_THROWS_SAYING(attn::run(q), Catch::Contains("the scale divisor 1e-50 is 0 in float32; compute in float64"));
   q.options.scale = {attn::Scale::Kind::DivideBySqrt, 1e-50};
-  REQUIRE_THROWS_WITH(attn::run(q), Catch::Contains("the number under the scale's square root 1e-50 "
-                                                    "is 0 in float32; compute in float64"));
+  REQUIRE_THROWS_SAYING(attn::run(q), Catch::Contains("the number under the scale's square root 1e-50 "
+                                                      "is 0 in float32; compute in float64"));
   // float64 holds both: the larger logit takes all the weight.
   q.options.precision = attn::Precision::Float64;
   q.options.scale = {attn::Scale::Kind::DivideBy, 1e-50};

@@ -445,33 +445,33 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   q.options.score_fn = attn::ScoreFn::Sigmoid;
   q.options.differential.on = true;
   q.options.differential.lambda = {0.5};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      "options.score_fn \"sigmoid\" and options.differential exclude one another: give one of them");
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        "options.score_fn \"sigmoid\" and options.differential exclude one another: give one of them");
   q = p;
   q.options.qk_norm.on = true;
-  REQUIRE_THROWS_WITH(attn::run(q), "options.qk_norm.type is required: \"rms\" or \"layer\"");
+  REQUIRE_THROWS_SAYING(attn::run(q), "options.qk_norm.type is required: \"rms\" or \"layer\"");
   q.options.qk_norm.type = attn::QkNorm::Type::Rms;
   q.options.qk_norm.g_q = {1, 2};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      "options.qk_norm.g_q has 2 gains but d_k = 4: one per feature of a head, shared by every head");
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        "options.qk_norm.g_q has 2 gains but d_k = 4: one per feature of a head, shared by every head");
   q = p;
   q.W_G = Matrix::Ones(5, 4);
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      "W_G has 4 columns but the gate needs heads*d_v = 6 (one gate per output feature) or heads = 2 "
-                      "(one gate per head)");
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        "W_G has 4 columns but the gate needs heads*d_v = 6 (one gate per output feature) or heads = 2 "
+                        "(one gate per head)");
   q = p;
   q.options.score_fn = attn::ScoreFn::Sigmoid;
   q.options.sink_logit = {0};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      Catch::StartsWith("options.sink_logit and options.score_fn \"sigmoid\" exclude one another"));
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        Catch::StartsWith("options.sink_logit and options.score_fn \"sigmoid\" exclude one another"));
   q.options.sink_logit.clear();
   q.options.fully_masked = attn::FullyMasked::NaN;
-  REQUIRE_THROWS_WITH(
+  REQUIRE_THROWS_SAYING(
       attn::run(q),
       Catch::StartsWith("options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another"));
   q = p;
   q.options.sigmoid_bias = 1;
-  REQUIRE_THROWS_WITH(attn::run(q), "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+  REQUIRE_THROWS_SAYING(attn::run(q), "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
   q = projected(22, 3, 1);
   q.W_Q = Matrix::Ones(5, 3);
   q.W_K = Matrix::Ones(5, 3);
@@ -479,24 +479,24 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   q.b_K.reset();
   q.options.differential.on = true;
   q.options.differential.lambda = {0.5};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      "options.differential needs an even d_k (each head's features split in halves), got d_k = 3");
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        "options.differential needs an even d_k (each head's features split in halves), got d_k = 3");
   q = p;
   q.options.differential.on = true;
-  REQUIRE_THROWS_WITH(attn::run(q), "options.differential.lambda is required: one number, or one per head");
+  REQUIRE_THROWS_SAYING(attn::run(q), "options.differential.lambda is required: one number, or one per head");
   q.options.differential.lambda = {1, 2, 3};
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      "options.differential.lambda needs one number or one per head: 3 given for 2 heads");
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        "options.differential.lambda needs one number or one per head: 3 given for 2 heads");
   q = p;
   q.options.layout = attn::Layout::Columns;
   q.options.qk_norm.on = true;
-  REQUIRE_THROWS_WITH(attn::run(q),
-                      Catch::StartsWith("options.qk_norm is for the rows layout: the columns layout refuses it"));
+  REQUIRE_THROWS_SAYING(attn::run(q),
+                        Catch::StartsWith("options.qk_norm is for the rows layout: the columns layout refuses it"));
   Problem direct;
   direct.Q = direct.K = direct.V = Matrix::Ones(2, 2);
   direct.W_G = Matrix::Ones(2, 2);
-  REQUIRE_THROWS_WITH(attn::run(direct), Catch::StartsWith("W_G needs X: the gate is sigmoid(X*W_G + b_G)"));
+  REQUIRE_THROWS_SAYING(attn::run(direct), Catch::StartsWith("W_G needs X: the gate is sigmoid(X*W_G + b_G)"));
   direct.W_G.reset();
   direct.b_G = Vector::Ones(2);
-  REQUIRE_THROWS_WITH(attn::run(direct), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  REQUIRE_THROWS_SAYING(attn::run(direct), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
 }

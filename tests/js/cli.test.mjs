@@ -372,12 +372,27 @@ describe('exit codes and messages', () => {
     assert.match(r.stderr, /no preset 'nope'; the presets are 000, /);
   });
 
-  test("--lang: the CLI's own messages in the language (exit codes as in English), the core's message inside as it writes it", () => {
+  test("--lang: the CLI's own messages in the language (exit codes as in English), the core's message inside too", async () => {
     const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
-    const many = file('many.json', [seed000(), { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] }]);
-    const core = run(['run', many]).stderr.replace(/^.*problem 2 of 2: /, '');
+    const bad = { Q: [[1, 2]], K: [[1, 2, 3]], V: [[1]] };
+    const many = file('many.json', [seed000(), bad]);
+    // The core's message as the API gives it, in French (errorWords), is the one the CLI prints.
+    const { loadAttention } = await import(join(dist, 'node.js'));
+    const { errorWords, loadTranslator } = await import(join(dist, 'i18n.js'));
+    const engine = await loadAttention();
+    const thrown = (() => {
+      try {
+        engine.run(bad);
+      } catch (error) {
+        return error;
+      }
+      throw new Error('the problem should be refused');
+    })();
+    assert.equal(run(['run', many]).stderr, `attention-explorer: ${many}: problem 2 of 2: ${thrown.message}\n`);
+    const core = errorWords(thrown, await loadTranslator('fr'));
+    assert.ok(thrown.message_id && core !== thrown.message, core);
     const cases = [
-      [['run', '--lang', 'fr', many], `attention-explorer: ${many} : problème 2 sur 2 : ${core}`],
+      [['run', '--lang', 'fr', many], `attention-explorer: ${many} : problème 2 sur 2 : ${core}\n`],
       [['run', '--lang', 'fr', file('broken.json', '{"Q": [[1, 2]')], /^attention-explorer: .*broken\.json n’est pas du JSON valide : /],
       [
         ['decode', '--lang', 'fr', join(dir, 'missing.json')],

@@ -17,7 +17,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
-import { LANGUAGES, english, exampleWords, loadTranslator, stepTitle, warningsIn } from './i18n.js';
+import { LANGUAGES, english, errorWords, exampleWords, loadTranslator, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
@@ -476,7 +476,13 @@ async function compute(args) {
       return method(engine, problem, args);
     } catch (error) {
       throw new Error(
-        t('cli.problem-error', { name, n: String(i + 1), many: many ? 'yes' : 'no', count: String(problems.length), error: error.message }),
+        t('cli.problem-error', {
+          name,
+          n: String(i + 1),
+          many: many ? 'yes' : 'no',
+          count: String(problems.length),
+          error: errorWords(error, t),
+        }),
       );
     }
   });

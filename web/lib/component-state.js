@@ -35,9 +35,12 @@ export function edited(state, problem, trace) {
   return { ...state, problem, trace, error: null };
 }
 
-/** Something failed: the message; `keep`, the steps stay (a bad edit: the problem and trace are the last good ones). */
-export function failed(state, message, keep = false) {
-  return { ...state, error: { message, keep }, ...(keep ? {} : { trace: null }) };
+/**
+ * Something failed: the message (English for the core's errors); `keep`, the steps stay (a bad edit:
+ * the problem and trace are the last good ones); `said`, the core's message id and values.
+ */
+export function failed(state, message, keep = false, said = null) {
+  return { ...state, error: { message, keep, ...said }, ...(keep ? {} : { trace: null }) };
 }
 
 /** What the element says while it loads. */

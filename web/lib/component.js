@@ -23,7 +23,7 @@
 // policy that forbids WebAssembly gets a message in the element that points to the iframe embed.
 import { loadAttention, findPreset, presetProblem } from './index.js';
 import { quoteToken } from './narrate.js';
-import { english, isMessage, loadTranslator, negotiate, stepFormula, warningsIn } from './i18n.js';
+import { english, errorWords, isMessage, loadTranslator, negotiate, stepFormula, warningsIn } from './i18n.js';
 import { legendHtml, maskedPositions, stepTableHtml } from './step-table.js';
 import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
@@ -210,11 +210,11 @@ function formulaHtml(step, t = english) {
 const DISPLAY_ATTRIBUTES = ['steps', 'inputs', 'editable', 'decimals', 'heads'];
 const decimalsOf = (s) => readAttribute('decimals', s.attributes.decimals).value ?? 4;
 
-/** The error over the element (`keep`: above the steps, which stay; else in their place), or none. */
-function drawError(body, error) {
+/** The error over the element (`keep`: above the steps, which stay; else in their place), or none, in `t`'s language. */
+function drawError(body, error, t) {
   body.querySelector(':scope > .error')?.remove();
   if (!error) return;
-  const p = html`<p class="error" role="alert">${error.message}</p>`;
+  const p = html`<p class="error" role="alert">${errorWords(error, t)}</p>`;
   if (error.keep && body.querySelector('.steps')) body.insertAdjacentHTML('afterbegin', String(p));
   else setHtml(body, p);
 }
@@ -286,8 +286,8 @@ export class AttentionExplorerElement extends Base {
       (_, s) => this.#drawSteps(body, s),
     );
     this.#store.subscribe(
-      (s) => s.error,
-      (error) => drawError(body, error),
+      (s) => [s.error, s.lang],
+      ([error]) => drawError(body, error, this.#t),
     );
     this.#store.subscribe(
       (s) => s.status,
@@ -336,7 +336,7 @@ export class AttentionExplorerElement extends Base {
     const copy = structuredClone(problem);
     const { trace, error } = this.#engine ? this.#run(copy) : { trace: null, error: null };
     this.#store.dispatch(problemSet, copy, trace);
-    if (error) this.#fail(error.message);
+    if (error) this.#fail(error);
     else this.#store.flush();
   }
 
@@ -422,7 +422,7 @@ export class AttentionExplorerElement extends Base {
       this.#announce('ready');
     } catch (error) {
       if (ticket !== this.#loading) return;
-      this.#fail(error.message);
+      this.#fail(error);
     }
   }
 
@@ -523,8 +523,11 @@ export class AttentionExplorerElement extends Base {
   }
 
   /** `message` shown (`keep`: over the steps, a reader's edit) and dispatched as an 'error' event. */
-  #fail(message, keep = false) {
-    this.#store.dispatch(failed, message, keep);
+  /** `failure`: an Error (the core's carries its message id, shown in the element's language) or words already in it. */
+  #fail(failure, keep = false) {
+    const message = typeof failure === 'string' ? failure : failure.message;
+    const said = typeof failure === 'string' || !failure.message_id ? null : { message_id: failure.message_id, values: failure.values };
+    this.#store.dispatch(failed, message, keep, said);
     this.#store.flush();
     this.dispatchEvent(new CustomEvent('error', { detail: { message }, bubbles: true, composed: true }));
   }
@@ -721,7 +724,7 @@ export class AttentionExplorerElement extends Base {
     // A problem the engine refuses is not kept: the last good problem and its trace stay.
     const { trace, error } = this.#run(next);
     if (error) {
-      this.#fail(error.message, true);
+      this.#fail(error, true);
       return;
     }
     this.#store.dispatch(edited, next, trace);

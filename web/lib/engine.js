@@ -6,7 +6,7 @@
 // Shared by index.js (browsers, workers, bundlers) and node.js (Node); both only differ in how
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
-import { explanationWords } from './i18n.js';
+import { english, explanationWords } from './i18n.js';
 import { inputError, isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
@@ -108,7 +108,7 @@ function moduleCalls(guard, problemFrom, problemPacker) {
       }
       throw error;
     }
-    return unwrap(result);
+    return unwrap(result, english);
   };
 
   // The module's scratch block for packed problems (cpp/bindings_shared.h), found again after a reload.
@@ -253,6 +253,13 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
           /** @type {import('./input.js').PlacedError} */
           const wrapped = new Error(`problem ${i + 1} of ${problems.length}: ${error.message}`, { cause: error });
           wrapped.problemIndex = i;
+          // The same words as a message (i18n.js errorWords), the inner error's own id when it has one.
+          wrapped.message_id = 'error.problem-of';
+          wrapped.values = {
+            problem: String(i + 1),
+            problems: String(problems.length),
+            error: error.message_id ? { id: error.message_id, values: error.values } : error.message,
+          };
           if (error.field !== undefined) wrapped.field = error.field;
           throw wrapped;
         }

@@ -225,6 +225,20 @@ export function explanationWords(e, t = english) {
 }
 
 /**
+ * An error's message in `t`'s language: the core's input errors (and runAll's "problem 2 of 3: …")
+ * carry a message id and its values (`message_id`, `values`: the catalogues' "error.*"), formatted
+ * here; any other error (one not yet converted, a JavaScript check's) says its own English
+ * `message`. The API's and the CLI's `error.message` is this in English.
+ * @param {{ message?: string, message_id?: string, values?: Record<string, unknown> } | null | undefined} error
+ * @param {import('./playground.js').Translator} [t]
+ * @returns {string}
+ */
+export function errorWords(error, t = english) {
+  if (error?.message_id && t.has(error.message_id)) return String(t(error.message_id, /** @type {any} */ (error.values)));
+  return error?.message ?? String(error);
+}
+
+/**
  * The id under `prefix` whose English message is `text`, or null: words stored in English (a
  * student's paper holds its steps' English captions) read back as a message to show in a language.
  * @param {string} text

@@ -34,6 +34,14 @@ export interface InputErrorPlace {
   column?: number;
   /** runAll: the failing problem's index (from 0). */
   problemIndex?: number;
+  /**
+   * The core's input errors named as a message of the catalogues (web/lib/locales, "error.*"; runAll's
+   * "error.problem-of"): `message` is its English; attention-explorer/i18n `errorWords(error, t)`
+   * formats it in `t`'s language. Absent for an error not yet converted (its `message` is English).
+   */
+  message_id?: string;
+  /** The message's parameters, numbers formatted as text (runAll's `error` is the inner message). */
+  values?: Record<string, string | { id: string; values: Record<string, string> }>;
 }
 
 export type Scale = 'sqrt_dk' | 'none' | number | `1/sqrt(${string})` | `1/${string}`;

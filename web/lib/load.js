@@ -160,12 +160,18 @@ export function indexOf(names) {
 /**
  * The bindings return an error as an Error object (cpp/wire.h guarded()): thrown here as a new
  * Error with its message. The module's own was made in the minified glue, whose one long line
- * Node prints whole above an uncaught error; its stack holds nothing a reader can use.
+ * Node prints whole above an uncaught error; its stack holds nothing a reader can use. An error the
+ * core names by a message id (`message_id`, `values`: the catalogues' "error.*") gets its words
+ * from `words` (the engine passes i18n.js `english`; this module stays free of the catalogues so
+ * the lean fast entry's import graph stays small).
+ * @param {any} result
+ * @param {(id: string, values: Record<string, string>) => unknown} [words]
  */
-export function unwrap(result) {
+export function unwrap(result, words) {
   if (!(result instanceof Error)) return result;
+  const said = /** @type {any} */ (result);
   // A new Error (a stack in the caller's code), keeping what the core says the error concerns.
-  const error = new Error(result.message);
-  for (const key of ['field', 'fields', 'row', 'column']) if (result[key] !== undefined) error[key] = result[key];
+  const error = /** @type {any} */ (new Error(said.message_id && words ? String(words(said.message_id, said.values)) : said.message));
+  for (const key of ['field', 'fields', 'row', 'column', 'message_id', 'values']) if (said[key] !== undefined) error[key] = said[key];
   throw error;
 }

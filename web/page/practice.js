@@ -29,6 +29,7 @@ import * as softmax from './practice/softmax.js';
 import * as tiles from './practice/tiles.js';
 import { current, heatmapSteps, practiceEngine, walkState } from './practice/walk.js';
 import { t } from './language.js';
+import { errorWords } from 'attention-explorer/i18n';
 
 /** @type {Record<string, import('./practice/walk.js').Walkthrough>} The walkthroughs, in the tabs' order. */
 const WALKTHROUGHS = { softmax, decode, tiles, gradients, recurrent };
@@ -120,7 +121,7 @@ export async function renderPractice() {
   try {
     view = walkthrough.compute(engine, app.result);
   } catch (err) {
-    view = { error: err.message, failure: err, positions: 0 };
+    view = { error: errorWords(err, t), failure: err, positions: 0 };
   }
   current.view = view;
   renderExportRow(id, view);

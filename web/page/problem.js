@@ -2,7 +2,9 @@
 // every bad input shows its message next to it at once; the problem itself is the package's
 // stateToProblem, the mapping every link and <attention-explorer state> uses.
 import { stateInputs, stateToProblem } from 'attention-explorer/share';
+import { errorWords } from 'attention-explorer/i18n';
 import { app } from './app.js';
+import { t } from './language.js';
 
 const parseCache = new Map();
 /** The input the user changed last: an error naming it and another input is shown at it. */
@@ -83,7 +85,7 @@ export function buildProblem(state, editorError) {
   try {
     return { problem: stateToProblem(state, cachedParser), errors, keepMask };
   } catch (err) {
-    errors[errorPlace(err, state)] = err.message;
+    errors[errorPlace(err, state)] = errorWords(err, t);
     return { problem: null, errors, keepMask };
   }
 }

@@ -12,6 +12,7 @@ import { fmt } from './format.js';
 import { html } from 'attention-explorer/html';
 import { markPipeline } from './pipeline.js';
 import { t } from './language.js';
+import { errorWords } from 'attention-explorer/i18n';
 import { bindTraceLinks, renderTraceLinks } from './trace-links.js';
 
 /** What the panel says while no cell is open (a function: the language is chosen after this module loads). */
@@ -54,7 +55,7 @@ export function renderSelection(focus) {
     // open.head is -1 for a step without a head (X_pos, output): explain() reads -1 as that.
     e = app.engine.explain(result.problem, { step: open.step, head: open.head, row: open.row, col: open.col });
   } catch (err) {
-    writeHtml(body, html`<p class="error">${err.message}</p>`);
+    writeHtml(body, html`<p class="error">${errorWords(err, t)}</p>`);
     return;
   }
   const labels = axisLabels(step, result.ctx);

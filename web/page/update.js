@@ -16,6 +16,7 @@ import { flags } from './embed.js';
 import { readAs } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { rich, t } from './language.js';
+import { errorWords } from 'attention-explorer/i18n';
 
 let hashTimer = 0;
 const hashWrite = latestOnly();
@@ -63,7 +64,7 @@ function update() {
       // made (at 1,024 tokens, making them and collecting the old ones was most of an edit).
       trace = app.engine.run(problem, { reuse: app.result?.trace });
     } catch (err) {
-      errors[errorPlace(err, state)] = err.message;
+      errors[errorPlace(err, state)] = errorWords(err, t);
     }
   }
   // Under each text box, the format its text was read as; grids follow text that parsed

@@ -5,7 +5,7 @@ import { setWalk } from '../actions.js';
 import { $, app } from '../app.js';
 import { explanationHtml } from '../explain.js';
 import { html, setHtml } from 'attention-explorer/html';
-import { stepFormula, stepTitle } from 'attention-explorer/i18n';
+import { errorWords, stepFormula, stepTitle } from 'attention-explorer/i18n';
 import { mathHtml } from '../math.js';
 import { axisLabels } from '../steps.js';
 import { store } from '../store.js';
@@ -163,7 +163,7 @@ async function explainCell(td) {
   try {
     e = engine.explain(problem, { step: step.id, head: step.head, row, col });
   } catch (err) {
-    setHtml(drill, html`<p class="hint">${err.message}</p>`);
+    setHtml(drill, html`<p class="hint">${errorWords(err, t)}</p>`);
     return;
   }
   const labels = axisLabels(step, { ...app.result.ctx, steps: gradients.steps });
