@@ -370,3 +370,18 @@ test('fr: each walkthrough, stepped through, speaks French', async ({ page, base
   steps.chunked = await walkThrough(page, words, `${code} recurrent in chunks`);
   assert(steps.recurrent >= 3 && steps.chunked >= 2, JSON.stringify(steps));
 });
+
+test("the page's own input errors in the language: an additive mask left empty", async ({ page, base }) => {
+  for (const code of ['en', 'fr', 'ar']) {
+    const want = catalogue(code)['explorer.mask.empty-additive'];
+    await page.goto(`${base}?lang=${code}`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.selectOption('#opt-mask', 'additive');
+    // The page starts the mask as zeros; its text emptied.
+    await page.click('#extras .editor button.tab[data-tab="text"]');
+    await page.fill('#extras textarea', '');
+    await page.waitForFunction((w) => document.body.innerText.includes(w), want, { timeout: 5000 });
+  }
+  const english = catalogue('en')['explorer.mask.empty-additive'];
+  assert(english === 'the mask is empty: type an additive mask (0 keeps, -inf hides)', english);
+});

@@ -76,9 +76,7 @@ export function buildProblem(state, editorError) {
     keepMask = Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => ((o.keepMask?.[i]?.[j] ?? 1) === 1 ? 1 : 0)));
     state = { ...state, options: { ...o, keepMask } };
   } else if (o.mask === 'additive') {
-    const r = o.additiveMask?.trim()
-      ? parse(o.additiveMask, 'mask')
-      : { error: 'the mask is empty: type an additive mask (0 keeps, -inf hides)' };
+    const r = o.additiveMask?.trim() ? parse(o.additiveMask, 'mask') : { error: t('explorer.mask.empty-additive') };
     if (r.error) errors.mask = r.error;
   }
   if (Object.keys(errors).length) return { problem: null, errors, keepMask };
