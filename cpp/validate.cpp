@@ -60,6 +60,9 @@ std::string text(Integer value) {
   return std::to_string(value);
 }
 std::string shape_text(Eigen::Index rows, Eigen::Index cols) { return text(rows) + "x" + text(cols); }
+/// A variant's key as a message parameter: "W_DKV (multi-head latent attention)" is W_DKV, the
+/// catalogue says the words ("options.attention \"linear\"" stays whole).
+std::string variant_key(const std::string& key) { return key.substr(0, key.find(" (")); }
 
 // The element checks run on matrices as the user gave them, so their rows and columns are the
 // user's.
@@ -563,33 +566,28 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   const std::string width_name = n.latent ? "d_r" : halves ? "d_k/2" : "d_k";
   if (rope.dims == 0 && width % 2 != 0) {
     // No dims were given: name the width that is odd, not a "got" value nobody typed.
-    throw InputError(at("options.rope.dims"), "RoPE turns features in pairs, but " + width_name + " = " +
-                                                  std::to_string(width) + " is odd" +
-                                                  (halves ? " (options.differential rotates each half)" : "") +
-                                                  (width > 1 ? "; set rope dims to an even number up to " +
-                                                                   std::to_string(width - 1) + " to turn only that many"
-                                                             : ""));
+    throw error(at("options.rope.dims"), "rope-odd",
+                {{"width_name", width_name},
+                 {"width", text(width)},
+                 {"halves", halves ? "yes" : "no"},
+                 {"fit", width > 1 ? text(width - 1) : "none"}});
   }
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw InputError(at("options.rope.dims"), "rope dims must be even and at most " + width_name + " = " +
-                                                  std::to_string(width) +
-                                                  (halves ? " (options.differential rotates each half)" : "") +
-                                                  " (got " + std::to_string(dims) + ")");
+    throw error(
+        at("options.rope.dims"), "rope-dims",
+        {{"width_name", width_name}, {"width", text(width)}, {"halves", halves ? "yes" : "no"}, {"dims", text(dims)}});
   }
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
     if (!(rope.base > 0) || !std::isfinite(rope.base)) {
-      throw InputError(at("options.rope.base"),
-                       "rope base must be a positive number (got " + format_number(rope.base) + ")");
+      throw error(at("options.rope.base"), "rope-base", {{"value", format_number(rope.base)}});
     }
     return;
   }
   if (!rope.cos)
-    throw InputError(at("options.rope.sin", "options.rope.cos"),
-                     "rope sin is given without cos: the tables go together");
+    throw error(at("options.rope.sin", "options.rope.cos"), "rope-table-without", {{"name", "sin"}, {"other", "cos"}});
   if (!rope.sin)
-    throw InputError(at("options.rope.cos", "options.rope.sin"),
-                     "rope cos is given without sin: the tables go together");
+    throw error(at("options.rope.cos", "options.rope.sin"), "rope-table-without", {{"name", "cos"}, {"other", "sin"}});
   // The tables hold a row per position whatever the layout.
   struct Table {
     const char* name;
@@ -602,23 +600,23 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
     check_finite(*m, name, field);
     if (n.options.precision == Precision::Float32) check_float32_range(*m, name, field);
     if (m->cols() != dims / 2) {
-      throw InputError(at(field, "options.rope.dims"),
-                       std::string(name) + " has " + std::to_string(m->cols()) + " columns but rope dims = " +
-                           std::to_string(dims) + " needs " + std::to_string(dims / 2) + " (one per pair of features)");
+      throw error(at(field, "options.rope.dims"), "rope-table-columns",
+                  {{"name", name}, {"count", text(m->cols())}, {"dims", text(dims)}, {"need", text(dims / 2)}});
     }
   }
   if (rope.sin->rows() != rope.cos->rows()) {
-    throw InputError(at("options.rope.sin", "options.rope.cos"),
-                     "rope sin has " + std::to_string(rope.sin->rows()) + " rows but rope cos has " +
-                         std::to_string(rope.cos->rows()) + ": one row per position in both");
+    throw error(at("options.rope.sin", "options.rope.cos"), "rope-table-rows",
+                {{"sin", text(rope.sin->rows())}, {"cos", text(rope.cos->rows())}});
   }
   const Eigen::Index rows = rope.cos->rows();
   auto check_row = [&](double position, const char* token, size_t index) {
     if (position < static_cast<double>(rows)) return;
-    throw InputError(at("options.rope.cos"), std::string(token) + " " + std::to_string(index + 1) + " is at position " +
-                                                 format_number(position) + " but the rope tables have " +
-                                                 std::to_string(rows) + " rows (positions 0 to " +
-                                                 std::to_string(rows - 1) + ")");
+    throw error(at("options.rope.cos"), "rope-position",
+                {{"token", token},
+                 {"index", text(index + 1)},
+                 {"position", format_number(position)},
+                 {"rows", text(rows)},
+                 {"last", text(rows - 1)}});
   };
   for (size_t i = 0; i < n.query_pos.size(); ++i) check_row(n.query_pos[i], "query", i);
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
@@ -635,9 +633,9 @@ ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
       // Linear and latent attention replace the whole computation; sigmoid and differential
       // attention change how a softmax attention's weights are made.
       const bool whole = first->whole || v.whole;
-      throw InputError(at(v.key, first->key),
-                       std::string(first->key) + " and " + v.key + " exclude one another: " +
-                           (whole ? "a problem computes one variant of attention" : "give one of them"));
+      throw error(
+          at(v.key, first->key), "variants-exclusive",
+          {{"first", variant_key(first->key)}, {"second", variant_key(v.key)}, {"whole", whole ? "yes" : "no"}});
     }
     first = &v;
   }
@@ -652,10 +650,7 @@ ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
   };
   for (const auto& [key, on] : softmax_only) {
     if (on) {
-      throw InputError(at(key, variant),
-                       std::string(variant) + " and " + key +
-                           " cannot be combined: QK-norm and the output gate are written for softmax attention's "
-                           "heads (with sigmoid or differential weights too)");
+      throw error(at(key, variant), "softmax-only", {{"variant", variant_key(variant)}, {"key", key}});
     }
   }
 }
@@ -672,9 +667,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   if (!p.W_DKV) {
     for (const auto& [key, given] : own) {
       if (given) {
-        throw InputError(at(key, "W_DKV"), std::string(key) +
-                                               " is an input of multi-head latent attention: give W_DKV (X's "
-                                               "down-projection to the latent c_KV) with W_UK and W_UV");
+        throw error(at(key, "W_DKV"), "latent-input", {{"key", key}});
       }
     }
     return false;
@@ -704,62 +697,51 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(at(key, "W_DKV"),
-                     std::string("W_DKV (multi-head latent attention) and ") + key +
-                         " cannot be combined: latent attention projects every head's keys and values from one latent "
-                         "c_KV of X (self-attention, rows layout), its positions are RoPE's on q_R and k_R, and its "
-                         "cache is past_c_KV with past_k_R");
+    throw error(at(key, "W_DKV"), "latent-refuses", {{"key", key}});
   }
-  const char* mode = "multi-head latent attention needs X, W_DKV, W_UK, W_UV and W_Q (or W_DQ with W_UQ)";
-  require(p.X, "X", mode);
-  require(p.W_UK, "W_UK", mode);
-  require(p.W_UV, "W_UV", mode);
+  require(p.X, "X", "missing-latent");
+  require(p.W_UK, "W_UK", "missing-latent");
+  require(p.W_UV, "W_UV", "missing-latent");
   if (p.W_Q && (p.W_DQ || p.W_UQ)) {
-    throw InputError(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"),
-                     std::string("W_Q and ") + (p.W_DQ ? "W_DQ" : "W_UQ") +
-                         " cannot be combined: the queries come from X·W_Q, or from c_Q = X·W_DQ through W_UQ");
+    throw error(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), "latent-query-both", {{"name", p.W_DQ ? "W_DQ" : "W_UQ"}});
   }
-  if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", mode);
-  if (p.W_DQ && !p.W_UQ)
-    throw InputError(at("W_DQ", "W_UQ"), "W_DQ is given without W_UQ: Q_C = (X·W_DQ)·W_UQ needs both");
-  if (p.W_UQ && !p.W_DQ)
-    throw InputError(at("W_UQ", "W_DQ"), "W_UQ is given without W_DQ: Q_C = (X·W_DQ)·W_UQ needs both");
+  if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", "missing-latent");
+  if (p.W_DQ && !p.W_UQ) throw error(at("W_DQ", "W_UQ"), "latent-query-without", {{"name", "W_DQ"}, {"other", "W_UQ"}});
+  if (p.W_UQ && !p.W_DQ) throw error(at("W_UQ", "W_DQ"), "latent-query-without", {{"name", "W_UQ"}, {"other", "W_DQ"}});
   if (p.W_QR.has_value() != p.W_KR.has_value()) {
-    throw InputError(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"),
-                     std::string(p.W_QR ? "W_QR is given without W_KR" : "W_KR is given without W_QR") +
-                         ": the rotary part of a score is q_R·k_R, so W_QR and W_KR go together");
+    throw error(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), "latent-rotary-without",
+                {{"name", p.W_QR ? "W_QR" : "W_KR"}, {"other", p.W_QR ? "W_KR" : "W_QR"}});
   }
   if (!p.W_KR && o.rope.on) {
-    throw InputError(at("options.rope", "W_KR"),
-                     "options.rope turns q_R and k_R, latent attention's rotary part: give W_QR and W_KR");
+    throw error(at("options.rope", "W_KR"), "latent-rope");
   }
-  if (o.heads < 1)
-    throw InputError(at("options.heads"), "heads must be at least 1 (got " + std::to_string(o.heads) + ")");
+  if (o.heads < 1) throw error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
   n.latent = true;
   n.X = take(*p.X, "X", n);
   n.W_DKV = take(*p.W_DKV, "W_DKV", n);
   n.W_UK = take(*p.W_UK, "W_UK", n);
   n.W_UV = take(*p.W_UV, "W_UV", n);
-  const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
-  const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const std::string& why) {
+  // `input`: what W's rows must match, X or the latent c_KV or c_Q (the catalogue writes the product).
+  const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const char* input) {
     if (W.rows() == want) return;
-    throw InputError(at(name), std::string(name) + " has " + std::to_string(W.rows()) + " rows but " + why + " (" +
-                                   name + " is " + shape(W) + ")");
+    throw error(at(name), "latent-rows",
+                {{"name", name},
+                 {"rows", text(W.rows())},
+                 {"input", input},
+                 {"width", text(want)},
+                 {"shape", shape_text(W.rows(), W.cols())}});
   };
   const Eigen::Index d_model = n.X.cols();
-  const std::string x_cols = "X has " + std::to_string(d_model) + " columns";
-  rows_must_be(n.W_DKV, "W_DKV", d_model, x_cols);
+  rows_must_be(n.W_DKV, "W_DKV", d_model, "X");
   n.d_c = n.W_DKV.cols();
-  const std::string latent_cols = "c_KV = X·W_DKV has " + std::to_string(n.d_c) + " columns";
-  rows_must_be(n.W_UK, "W_UK", n.d_c, latent_cols);
-  rows_must_be(n.W_UV, "W_UV", n.d_c, latent_cols);
+  rows_must_be(n.W_UK, "W_UK", n.d_c, "c_KV");
+  rows_must_be(n.W_UV, "W_UV", n.d_c, "c_KV");
   n.heads = o.heads;
   n.kv_heads = o.heads;
-  const std::string heads = "heads = " + std::to_string(n.heads);
   const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
     if (W.cols() % n.heads != 0) {
-      throw InputError(at(name, "options.heads"), heads + " does not divide the " + std::to_string(W.cols()) +
-                                                      " columns of " + name + " (heads x " + what + ")");
+      throw error(at(name, "options.heads"), "latent-heads-divide",
+                  {{"heads", text(n.heads)}, {"width", text(W.cols())}, {"name", name}, {"part", what}});
     }
     return W.cols() / n.heads;
   };
@@ -770,43 +752,45 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   if (p.W_DQ) {
     n.W_DQ = take(*p.W_DQ, "W_DQ", n);
     n.W_UQ = take(*p.W_UQ, "W_UQ", n);
-    rows_must_be(*n.W_DQ, "W_DQ", d_model, x_cols);
+    rows_must_be(*n.W_DQ, "W_DQ", d_model, "X");
     n.d_cq = n.W_DQ->cols();
-    rows_must_be(*n.W_UQ, "W_UQ", n.d_cq, "c_Q = X·W_DQ has " + std::to_string(n.d_cq) + " columns");
+    rows_must_be(*n.W_UQ, "W_UQ", n.d_cq, "c_Q");
     query_side = &*n.W_UQ;
     query_name = "W_UQ";
   } else {
     n.W_Q = take(*p.W_Q, "W_Q", n);
-    rows_must_be(n.W_Q, "W_Q", d_model, x_cols);
+    rows_must_be(n.W_Q, "W_Q", d_model, "X");
     query_side = &n.W_Q;
   }
   if (query_side->cols() != n.d_h * n.heads) {
-    throw InputError(at(query_name, "W_UK"), std::string(query_name) + " has " + std::to_string(query_side->cols()) +
-                                                 " columns but W_UK has " + std::to_string(n.W_UK.cols()) +
-                                                 ": q_C and k_C need the same d_h (" + heads +
-                                                 ", d_h = " + std::to_string(n.d_h) + ")");
+    throw error(at(query_name, "W_UK"), "latent-query-width",
+                {{"name", query_name},
+                 {"width", text(query_side->cols())},
+                 {"key_width", text(n.W_UK.cols())},
+                 {"heads", text(n.heads)},
+                 {"d_h", text(n.d_h)}});
   }
   if (p.W_KR) {
     n.W_KR = take(*p.W_KR, "W_KR", n);
     n.W_QR = take(*p.W_QR, "W_QR", n);
-    rows_must_be(n.W_KR, "W_KR", d_model, x_cols);
+    rows_must_be(n.W_KR, "W_KR", d_model, "X");
     n.d_r = n.W_KR.cols();
     if (n.W_QR.rows() == n.d_cq && n.d_cq > 0) {
       n.qr_from_cq = true;  // d_cq = d_model reads c_Q, as the contract says
     } else if (n.W_QR.rows() != d_model) {
-      throw InputError(at("W_QR", "X"),
-                       "W_QR has " + std::to_string(n.W_QR.rows()) + " rows but q_R reads " +
-                           (n.d_cq > 0 ? "c_Q (" + std::to_string(n.d_cq) + " columns) or " : std::string()) + "X (" +
-                           std::to_string(d_model) + " columns)");
+      throw error(
+          at("W_QR", "X"), "latent-qr-rows",
+          {{"rows", text(n.W_QR.rows())}, {"c_q", n.d_cq > 0 ? text(n.d_cq) : "none"}, {"width", text(d_model)}});
     }
     if (n.W_QR.cols() != n.d_r * n.heads) {
-      throw InputError(at("W_QR", "W_KR"), "W_QR has " + std::to_string(n.W_QR.cols()) + " columns but " + heads +
-                                               " of d_r = " + std::to_string(n.d_r) + " (W_KR's columns) need " +
-                                               std::to_string(n.d_r * n.heads));
+      throw error(at("W_QR", "W_KR"), "latent-qr-width",
+                  {{"width", text(n.W_QR.cols())},
+                   {"heads", text(n.heads)},
+                   {"d_r", text(n.d_r)},
+                   {"need", text(n.d_r * n.heads)}});
     }
     if (n.d_r % 2 != 0) {
-      throw InputError(at("W_KR"), "W_KR has " + std::to_string(n.d_r) +
-                                       " columns: RoPE turns pairs of features, so d_r must be even");
+      throw error(at("W_KR"), "latent-kr-odd", {{"d_r", text(n.d_r)}});
     }
     n.options.rope.on = true;  // q_R and k_R are always rotated
   }
@@ -814,42 +798,37 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   n.L = n.X.rows();
   n.S = n.L;
   if (n.L > kMaxTokens) {
-    throw InputError("too many tokens (" + std::to_string(n.L) + "): the largest accepted is " +
-                     std::to_string(kMaxTokens));
+    throw error(ErrorPlace{}, "latent-too-many-tokens", {{"tokens", text(n.L)}, {"max", text(kMaxTokens)}});
   }
   if (p.past_c_KV || p.past_k_R) {
     if (!p.past_c_KV)
-      throw InputError(at("past_k_R", "past_c_KV"), "past_k_R is given without past_c_KV: a latent cache holds both");
+      throw error(at("past_k_R", "past_c_KV"), "latent-cache-without", {{"name", "past_k_R"}, {"other", "past_c_KV"}});
     if (n.d_r > 0 && !p.past_k_R)
-      throw InputError(at("past_c_KV", "past_k_R"),
-                       "past_c_KV is given without past_k_R: a latent cache holds both (W_KR is given)");
-    if (n.d_r == 0 && p.past_k_R)
-      throw InputError(at("past_k_R", "W_KR"),
-                       "past_k_R is given without W_KR and W_QR: there is no rotary part to cache");
+      throw error(at("past_c_KV", "past_k_R"), "latent-cache-without", {{"name", "past_c_KV"}, {"other", "past_k_R"}});
+    if (n.d_r == 0 && p.past_k_R) throw error(at("past_k_R", "W_KR"), "latent-cache-rotary");
     n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
     if (n.past_c_KV.cols() != n.d_c) {
-      throw InputError(at("past_c_KV", "W_DKV"), "past_c_KV has " + std::to_string(n.past_c_KV.cols()) +
-                                                     " columns but c_KV has " + std::to_string(n.d_c));
+      throw error(
+          at("past_c_KV", "W_DKV"), "latent-cache-width",
+          {{"name", "past_c_KV"}, {"count", text(n.past_c_KV.cols())}, {"input", "c_KV"}, {"width", text(n.d_c)}});
     }
     if (p.past_k_R) {
       n.past_k_R = take(*p.past_k_R, "past_k_R", n);
       if (n.past_k_R.cols() != n.d_r) {
-        throw InputError(at("past_k_R", "W_KR"), "past_k_R has " + std::to_string(n.past_k_R.cols()) +
-                                                     " columns but k_R has " + std::to_string(n.d_r));
+        throw error(
+            at("past_k_R", "W_KR"), "latent-cache-width",
+            {{"name", "past_k_R"}, {"count", text(n.past_k_R.cols())}, {"input", "k_R"}, {"width", text(n.d_r)}});
       }
       if (n.past_k_R.rows() != n.past_c_KV.rows()) {
-        throw InputError(at("past_k_R", "past_c_KV"), "past_k_R has " + std::to_string(n.past_k_R.rows()) +
-                                                          " rows but past_c_KV has " +
-                                                          std::to_string(n.past_c_KV.rows()) +
-                                                          ": every cached token has a latent and a rotated key");
+        throw error(at("past_k_R", "past_c_KV"), "latent-cache-rows",
+                    {{"rows", text(n.past_k_R.rows())}, {"latent", text(n.past_c_KV.rows())}});
       }
     }
     n.past = n.past_c_KV.rows();
     n.S += n.past;
     if (n.S > kMaxTokens) {
-      throw InputError(at("past_c_KV"), "too many keys (" + std::to_string(n.past) + " cached + " +
-                                            std::to_string(n.L) + " new): the largest accepted is " +
-                                            std::to_string(kMaxTokens));
+      throw error(at("past_c_KV"), "too-many-keys",
+                  {{"cached", text(n.past)}, {"new", text(n.L)}, {"max", text(kMaxTokens)}});
     }
   }
   return true;
@@ -864,16 +843,13 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
                                               {"options.decay", o.decay.has_value()}};
   if (!n.linear()) {
     for (const auto& [key, given] : own) {
-      if (given)
-        throw InputError(at(key, "options.attention"),
-                         std::string(key) + " is an option of linear attention: set options.attention to \"linear\"");
+      if (given) throw error(at(key, "options.attention"), "linear-option", {{"key", key}});
     }
     return;
   }
   check_softmax_only(p, "options.attention \"linear\"");
   if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
-    throw InputError(at("options.decay"),
-                     "options.decay must be a number in (0, 1], got number " + format_number(*o.decay));
+    throw error(at("options.decay"), "linear-decay", {{"value", format_number(*o.decay)}});
   }
   const std::pair<const char*, bool> refused[] = {
       {"options.layout \"columns\"", n.columns},
@@ -890,10 +866,7 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw InputError(at(key, "options.attention"),
-                     std::string("options.attention \"linear\" and ") + key +
-                         " cannot be combined: linear attention has no scores to scale, cap, bias or mask and no "
-                         "cache of keys (causal follows options.causal; it is written in the rows layout)");
+    throw error(at(key, "options.attention"), "linear-refuses", {{"key", key}});
   }
 }
 
@@ -908,9 +881,7 @@ ATTN_NOINLINE void check_rows_only(const Problem& p) {
   };
   for (const auto& [key, on] : rows_only) {
     if (on) {
-      throw InputError(
-          at(key, "options.layout"),
-          std::string(key) + " is for the rows layout: the columns layout refuses it (options.layout \"rows\")");
+      throw error(at(key, "options.layout"), "rows-only", {{"key", key}});
     }
   }
 }
@@ -922,24 +893,22 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
 
   if (o.qk_norm.on) {
     if (o.qk_norm.type == QkNorm::Type::None) {
-      throw InputError(at("options.qk_norm.type"), "options.qk_norm.type is required: \"rms\" or \"layer\"");
+      throw error(at("options.qk_norm.type"), "qk-norm-type");
     }
     if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
-      throw InputError(at("options.qk_norm.eps"),
-                       "options.qk_norm.eps must be a positive number (got " + format_number(o.qk_norm.eps) + ")");
+      throw error(at("options.qk_norm.eps"), "qk-norm-eps", {{"value", format_number(o.qk_norm.eps)}});
     }
     if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps", "options.qk_norm.eps");
     const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
                                                                         {"options.qk_norm.g_k", &o.qk_norm.g_k}};
     for (const auto& [key, g] : gains) {
       if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
-        throw InputError(at(key), std::string(key) + " has " + std::to_string(g->size()) + " gains but d_k = " +
-                                      std::to_string(n.d_k) + ": one per feature of a head, shared by every head");
+        throw error(at(key), "qk-norm-gains", {{"key", key}, {"count", text(g->size())}, {"d_k", text(n.d_k)}});
       }
       for (size_t k = 0; k < g->size(); ++k) {
         if (!std::isfinite((*g)[k])) {
-          throw InputError(cell(key, k + 1), std::string(key) + " entry " + std::to_string(k + 1) + " is " +
-                                                 format_number((*g)[k]) + ": gains must be finite numbers");
+          throw error(cell(key, k + 1), "qk-norm-gain",
+                      {{"key", key}, {"entry", text(k + 1)}, {"value", format_number((*g)[k])}});
         }
       }
     }
@@ -948,32 +917,28 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     n.g_k = o.qk_norm.g_k.empty() ? ones : o.qk_norm.g_k;
   }
 
-  if (p.b_G && !p.W_G) throw InputError(at("b_G", "W_G"), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  if (p.b_G && !p.W_G) throw error(at("b_G", "W_G"), "gate-bias-without");
   if (p.W_G) {
     if (n.direct) {
-      throw InputError(at("W_G", "X"),
-                       "W_G needs X: the gate is sigmoid(X*W_G + b_G) of the rows Q is projected from, but Q, K and V "
-                       "are given directly");
+      throw error(at("W_G", "X"), "gate-needs-x");
     }
     n.W_G = take(*p.W_G, "W_G", n);
     if (n.W_G->rows() != n.X.cols()) {
-      throw InputError(at("W_G", "X"), "W_G has " + std::to_string(n.W_G->rows()) + " rows but X has " +
-                                           std::to_string(n.X.cols()) + " columns (W_G is " +
-                                           std::to_string(n.W_G->rows()) + "x" + std::to_string(n.W_G->cols()) + ")");
+      throw error(at("W_G", "X"), "gate-rows",
+                  {{"rows", text(n.W_G->rows())},
+                   {"width", text(n.X.cols())},
+                   {"shape", shape_text(n.W_G->rows(), n.W_G->cols())}});
     }
     const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
     if (width != elementwise && width != headwise) {
-      throw InputError(at("W_G"), "W_G has " + std::to_string(width) +
-                                      " columns but the gate needs heads*d_v = " + std::to_string(elementwise) +
-                                      " (one gate per output feature) or heads = " + std::to_string(headwise) +
-                                      " (one gate per head)");
+      throw error(at("W_G"), "gate-width",
+                  {{"width", text(width)}, {"elementwise", text(elementwise)}, {"heads", text(headwise)}});
     }
     n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
     if (p.b_G) {
       check_finite(*p.b_G, "b_G");
       if (p.b_G->size() != width) {
-        throw InputError(at("b_G", "W_G"), "b_G has " + std::to_string(p.b_G->size()) + " entries but W_G has " +
-                                               std::to_string(width) + " columns: one bias per column of W_G");
+        throw error(at("b_G", "W_G"), "gate-bias-size", {{"count", text(p.b_G->size())}, {"width", text(width)}});
       }
       n.b_G = p.b_G;
     }
@@ -982,58 +947,42 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   if (o.score_fn == ScoreFn::Sigmoid) {
     n.sigmoid = true;
     if (!o.sink_logit.empty()) {
-      throw InputError(at("options.sink_logit", "options.score_fn"),
-                       "options.sink_logit and options.score_fn \"sigmoid\" exclude one another: a sink logit joins a "
-                       "softmax's denominator, and a sigmoid has none");
+      throw error(at("options.sink_logit", "options.score_fn"), "sigmoid-sink");
     }
     if (o.fully_masked == FullyMasked::NaN) {
-      throw InputError(at("options.fully_masked", "options.score_fn"),
-                       "options.fully_masked \"nan\" and options.score_fn \"sigmoid\" exclude one another: a sigmoid "
-                       "gives every hidden key weight 0, a fully masked query too");
+      throw error(at("options.fully_masked", "options.score_fn"), "sigmoid-fully-masked");
     }
     const double b = o.sigmoid_bias;
-    if (std::isinf(b))
-      throw InputError(at("options.sigmoid_bias"),
-                       "options.sigmoid_bias must be a finite number (got " + format_number(b) + ")");
+    if (std::isinf(b)) throw error(at("options.sigmoid_bias"), "sigmoid-bias-finite", {{"value", format_number(b)}});
     n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
     if (float32 && n.sigmoid_bias != 0)
       check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
   } else if (!std::isnan(o.sigmoid_bias)) {
-    throw InputError(at("options.sigmoid_bias", "options.score_fn"),
-                     "options.sigmoid_bias is given but options.score_fn is not \"sigmoid\"");
+    throw error(at("options.sigmoid_bias", "options.score_fn"), "sigmoid-bias-unused");
   }
 
   if (o.differential.on) {
     const Differential& d = o.differential;
     if (n.d_k % 2 != 0) {
-      throw InputError(at("options.differential"),
-                       "options.differential needs an even d_k (each head's features split in halves), got d_k = " +
-                           std::to_string(n.d_k));
+      throw error(at("options.differential"), "differential-even", {{"d_k", text(n.d_k)}});
     }
     if (!o.sink_logit.empty()) {
-      throw InputError(at("options.sink_logit", "options.differential"),
-                       "options.sink_logit and options.differential exclude one another: give one of them");
+      throw error(at("options.sink_logit", "options.differential"), "differential-sink");
     }
-    const std::string heads = std::to_string(n.heads) + (n.heads == 1 ? " head" : " heads");
-    if (d.lambda.empty())
-      throw InputError(at("options.differential.lambda"),
-                       "options.differential.lambda is required: one number, or one per head");
+    if (d.lambda.empty()) throw error(at("options.differential.lambda"), "differential-lambda-required");
     if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
-      throw InputError(at("options.differential.lambda", "options.heads"),
-                       "options.differential.lambda needs one number or one per head: " +
-                           std::to_string(d.lambda.size()) + " given for " + heads);
+      throw error(at("options.differential.lambda", "options.heads"), "differential-lambda-count",
+                  {{"count", text(d.lambda.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < d.lambda.size(); ++h) {
       if (!std::isfinite(d.lambda[h])) {
-        throw InputError(cell("options.differential.lambda", h + 1),
-                         "options.differential.lambda entry " + std::to_string(h + 1) + " is " +
-                             format_number(d.lambda[h]) + ": lambda must be a finite number");
+        throw error(cell("options.differential.lambda", h + 1), "differential-lambda-entry",
+                    {{"entry", text(h + 1)}, {"value", format_number(d.lambda[h])}});
       }
     }
     if (!std::isfinite(d.lambda_init)) {
-      throw InputError(
-          at("options.differential.lambda_init"),
-          "options.differential.lambda_init must be a finite number (got " + format_number(d.lambda_init) + ")");
+      throw error(at("options.differential.lambda_init"), "differential-lambda-init",
+                  {{"value", format_number(d.lambda_init)}});
     }
     n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
   }

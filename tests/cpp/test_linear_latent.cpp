@@ -37,11 +37,12 @@ std::vector<std::string> ids(const attn::Trace& t) {
 
 double max_abs(const Matrix& m) { return m.cwiseAbs().maxCoeff(); }
 
+/// The English a user reads for `p`'s refusal ("" when it runs).
 std::string message_of(const Problem& p) {
   try {
     attn::run(p);
   } catch (const attn::InputError& e) {
-    return e.what();
+    return e.message().id.empty() ? e.what() : english(e.message());
   }
   return "";
 }
@@ -754,6 +755,19 @@ TEST_CASE("latent attention: what it refuses, naming both keys", "[latent]") {
         }) == "past_k_R has 3 columns but k_R has 2");
   CHECK(refused([](Problem& p) { p.W_KR = Matrix::Zero(6, 3); }) ==
         "W_QR has 4 columns but heads = 2 of d_r = 3 (W_KR's columns) need 6");
+  // A missing input names itself and what latent attention needs (error.missing-latent).
+  CHECK(refused([](Problem& p) { p.W_UV.reset(); }) ==
+        "W_UV is missing: multi-head latent attention needs X, W_DKV, W_UK, W_UV and W_Q (or W_DQ with W_UQ)");
+  CHECK(refused([](Problem& p) { p.W_UK = Matrix::Zero(2, 4); }) ==
+        "W_UK has 2 rows but c_KV = X·W_DKV has 3 columns (W_UK is 2x4)");
+  CHECK(refused([](Problem& p) {
+          p.W_Q.reset();
+          p.W_DQ = Matrix::Zero(6, 5);
+          p.W_UQ = Matrix::Zero(5, 4);
+          p.W_QR = Matrix::Zero(4, 4);
+        }) == "W_QR has 4 rows but q_R reads c_Q (5 columns) or X (6 columns)");
+  CHECK(refused([](Problem& p) { p.past_k_R = Matrix::Zero(2, 2); }) ==
+        "past_k_R is given without past_c_KV: a latent cache holds both");
   // The walkthroughs say what they do not cover.
   const Problem p = latent_problem(13, LatentSizes{});
   CHECK_THROWS_SAYING(attn::decode(p),

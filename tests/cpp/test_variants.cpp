@@ -499,4 +499,17 @@ TEST_CASE("variants: refusals name their keys", "[variants][errors]") {
   direct.W_G.reset();
   direct.b_G = Vector::Ones(2);
   REQUIRE_THROWS_SAYING(attn::run(direct), "b_G is given without W_G: the gate is sigmoid(X*W_G + b_G)");
+  // RoPE's widths: differential attention rotates each half of a head (d_k = 4 here, halves of 2).
+  q = p;
+  q.options.differential.on = true;
+  q.options.differential.lambda = {0.5};
+  q.options.rope.on = true;
+  q.options.rope.dims = 4;
+  REQUIRE_THROWS_SAYING(
+      attn::run(q), "rope dims must be even and at most d_k/2 = 2 (options.differential rotates each half) (got 4)");
+  q = p;
+  q.options.rope.on = true;
+  q.options.rope.cos = Matrix::Ones(2, 2);
+  q.options.rope.sin = Matrix::Ones(2, 2);
+  REQUIRE_THROWS_SAYING(attn::run(q), "query 3 is at position 2 but the rope tables have 2 rows (positions 0 to 1)");
 }
