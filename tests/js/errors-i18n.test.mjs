@@ -37,6 +37,20 @@ const W = [
   [1, 1],
 ];
 const one = { Q: [[1, 2]], K: [[1, 2]], V: [[1]] };
+// Multi-head latent attention from X (2x3): a latent of 2, one head of d_h = 2.
+const LATENT = {
+  X,
+  W_DKV: W,
+  W_UK: [
+    [1, 0],
+    [0, 1],
+  ],
+  W_UV: [
+    [1, 0],
+    [0, 1],
+  ],
+  W_Q: W,
+};
 // Bad problems and the English the API said before the errors became message ids (the messages of
 // tests/cpp and of the README's examples), with where each is.
 const CASES = [
@@ -190,6 +204,58 @@ const CASES = [
     problem: { ...one, past_K: [[1, 2]] },
     english: 'past_K is given without past_V: a cache holds keys and values',
     field: 'past_K',
+  },
+  // RoPE, the variants, linear and latent attention (tests/cpp test_variants, test_linear_latent).
+  {
+    problem: { X, W_Q: [[1], [0], [1]], W_K: [[1], [0], [1]], W_V: W, options: { rope: true } },
+    english: 'RoPE turns features in pairs, but d_k = 1 is odd',
+    field: 'options.rope.dims',
+  },
+  {
+    problem: { X, W_Q: W, W_K: W, W_V: W, options: { rope: { cos: [[1]], sin: [[0]] } } },
+    english: 'query 2 is at position 1 but the rope tables have 1 rows (positions 0 to 0)',
+    field: 'options.rope.cos',
+  },
+  {
+    problem: { ...one, options: { score_fn: 'sigmoid', differential: { lambda: [0.5] } } },
+    english: 'options.score_fn "sigmoid" and options.differential exclude one another: give one of them',
+    field: 'options.differential',
+  },
+  {
+    problem: { ...LATENT, options: { attention: 'linear' } },
+    english:
+      'options.attention "linear" and W_DKV (multi-head latent attention) exclude one another: a problem computes one variant of attention',
+    field: 'W_DKV',
+  },
+  {
+    problem: { ...one, options: { decay: 0.5 } },
+    english: 'options.decay is an option of linear attention: set options.attention to "linear"',
+    field: 'options.decay',
+  },
+  {
+    problem: { X, W_Q: W, W_K: W, W_V: W, options: { qk_norm: { type: 'rms', g_q: [1, 2, 3] } } },
+    english: 'options.qk_norm.g_q has 3 gains but d_k = 2: one per feature of a head, shared by every head',
+    field: 'options.qk_norm.g_q',
+  },
+  {
+    problem: { X, W_Q: W, W_K: W, W_V: W, W_G: [[1, 2, 3]] },
+    english: 'W_G has 1 rows but X has 3 columns (W_G is 1x3)',
+    field: 'W_G',
+  },
+  {
+    problem: { Q: [[1, 2, 3]], K: [[1, 2, 3]], V: [[1]], options: { differential: { lambda: [0.5] } } },
+    english: "options.differential needs an even d_k (each head's features split in halves), got d_k = 3",
+    field: 'options.differential',
+  },
+  {
+    problem: { X, W_DKV: W, W_UK: LATENT.W_UK, W_Q: W },
+    english: 'W_UV is missing: multi-head latent attention needs X, W_DKV, W_UK, W_UV and W_Q (or W_DQ with W_UQ)',
+    field: 'W_UV',
+  },
+  {
+    problem: { ...LATENT, W_UK: [[1, 0]] },
+    english: 'W_UK has 1 rows but c_KV = X·W_DKV has 2 columns (W_UK is 1x2)',
+    field: 'W_UK',
   },
 ];
 
