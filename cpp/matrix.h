@@ -52,6 +52,16 @@ class InputError : public std::invalid_argument {
   Message message_;
 };
 
+/// An input error's parameters: name, value as text (numbers formatted by the core).
+using ErrorParams = std::vector<std::pair<std::string, std::string>>;
+
+/// An input error as a message of the catalogues: id "error.<id>" (web/lib/locales/*.json) and its
+/// named parameters. Every user-facing error of the core is made here, so its words are the
+/// catalogues' (what() is "error.<id>(name=value, ...)").
+inline InputError input_error(ErrorPlace place, const char* id, ErrorParams params = {}) {
+  return InputError(std::move(place), Message(std::string("error.") + id, std::move(params)));
+}
+
 /// A number as error messages show it (`%g`: 1e+39, -inf, nan, 0.5). snprintf rather than
 /// iostreams keeps the WebAssembly module small.
 inline std::string format_number(double value) {

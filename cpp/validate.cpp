@@ -48,13 +48,8 @@ class ShapeWords {
   bool columns_;
 };
 
-/// An input error as a message of the catalogues ("error.<id>", web/lib/locales): numbers are
-/// formatted here and passed as text; the layout's words ("rows"/"columns") are the catalogue's,
-/// chosen by a `layout` parameter ("rows": tokens as rows; "columns").
-using Params = std::vector<std::pair<std::string, std::string>>;
-InputError error(ErrorPlace place, const char* id, Params params = {}) {
-  return InputError(std::move(place), Message(std::string("error.") + id, std::move(params)));
-}
+// Input errors are input_error() (matrix.h); the layout's words ("rows"/"columns") are the
+// catalogue's, chosen by a `layout` parameter ("rows": tokens as rows; "columns").
 template <class Integer>
 std::string text(Integer value) {
   return std::to_string(value);
@@ -73,7 +68,7 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       const double v = m(i, j);
       if (std::isfinite(v)) continue;
-      throw error(cell(field ? field : name, i + 1, j + 1), "not-finite",
+      throw input_error(cell(field ? field : name, i + 1, j + 1), "not-finite",
                   {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
     }
   }
@@ -82,7 +77,7 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
 void check_finite(const Vector& v, const char* name) {
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
-      throw error(cell(name, i + 1), "not-finite-entry",
+      throw input_error(cell(name, i + 1), "not-finite-entry",
                   {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(v[i])}});
     }
   }
@@ -90,10 +85,10 @@ void check_finite(const Vector& v, const char* name) {
 
 void check_size(const Matrix& m, const char* name, const char* field = nullptr) {
   const Eigen::Index r = m.rows(), c = m.cols();
-  if (r == 0 || c == 0) throw error(at(field ? field : name), "empty", {{"name", name}, {"shape", shape_text(r, c)}});
+  if (r == 0 || c == 0) throw input_error(at(field ? field : name), "empty", {{"name", name}, {"shape", shape_text(r, c)}});
   if (r > kMaxDim || c > kMaxDim) {
     const bool rows_too_many = r > kMaxDim;
-    throw error(at(field ? field : name), "too-large",
+    throw input_error(at(field ? field : name), "too-large",
                 {{"name", name},
                  {"count", text(rows_too_many ? r : c)},
                  {"axis", rows_too_many ? "rows" : "columns"},
@@ -107,7 +102,7 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (std::abs(m(i, j)) <= largest) continue;
-      throw error(cell(field ? field : name, i + 1, j + 1), "float32-range",
+      throw input_error(cell(field ? field : name, i + 1, j + 1), "float32-range",
                   {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(m(i, j))}});
     }
   }
@@ -119,7 +114,7 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
 void check_float32_option(double value, const char* option, const char* field, size_t index = 0) {
   const float f = static_cast<float>(value);
   if ((value != 0 && f == 0) || std::isinf(f)) {
-    throw error(at(field), "float32-option",
+    throw input_error(at(field), "float32-option",
                 {{"option", option},
                  {"index", index ? text(index) : "none"},
                  {"value", format_number(value)},
@@ -140,7 +135,7 @@ Matrix take(const Matrix& m, const char* name, const Normalized& n) {
 
 /// `id`: the message that says what the mode needs.
 void require(const std::optional<Matrix>& m, const char* name, const char* id) {
-  if (!m) throw error(at(name), id, {{"name", name}});
+  if (!m) throw input_error(at(name), id, {{"name", name}});
 }
 
 /// Q, K and V given directly: no biases, one value per key.
@@ -151,13 +146,13 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
   const std::pair<const char*, bool> biases[] = {
       {"b_Q", p.b_Q.has_value()}, {"b_K", p.b_K.has_value()}, {"b_V", p.b_V.has_value()}};
   for (const auto& [bias, given] : biases) {
-    if (given) throw error(at(bias, "X"), "bias-direct", {{"name", bias}});
+    if (given) throw input_error(at(bias, "X"), "bias-direct", {{"name", bias}});
   }
   n.Q = take(*p.Q, "Q", n);
   n.K = take(*p.K, "K", n);
   n.V = take(*p.V, "V", n);
   if (n.K.rows() != n.V.rows()) {
-    throw error(at("V", "K"), "kv-rows",
+    throw input_error(at("V", "K"), "kv-rows",
                 {{"k", text(n.K.rows())},
                  {"layout", words.layout()},
                  {"v", text(n.V.rows())},
@@ -183,7 +178,7 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
   // per row of X (columns layout). After transposition both read W.rows() == X.cols().
   auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in, const char* in_name) {
     if (W.rows() == in.cols()) return;
-    throw error(at(w_name, in_name), "projection-inner",
+    throw input_error(at(w_name, in_name), "projection-inner",
                 {{"weights", w_name},
                  {"weights_count", text(W.rows())},
                  {"layout", words.layout()},
@@ -201,7 +196,7 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
     if (!b) return std::nullopt;
     check_finite(*b, name);
     if (b->size() != W.cols()) {
-      throw error(at(name, w_name), "bias-size",
+      throw input_error(at(name, w_name), "bias-size",
                   {{"name", name},
                    {"count", text(b->size())},
                    {"weights", w_name},
@@ -220,11 +215,11 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   const bool any_direct = p.Q || p.K || p.V;
   const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
   if (any_direct && any_projection) {
-    throw error(ErrorPlace{}, "inputs-both",
+    throw input_error(ErrorPlace{}, "inputs-both",
                 {{"direct", p.Q ? "Q" : (p.K ? "K" : "V")},
                  {"projection", p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))}});
   }
-  if (!any_direct && !any_projection) throw error(ErrorPlace{}, "inputs-none");
+  if (!any_direct && !any_projection) throw input_error(ErrorPlace{}, "inputs-none");
   n.direct = any_direct;
   if (n.direct) {
     take_direct(p, n, words);
@@ -234,7 +229,7 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   n.L = n.direct ? n.Q.rows() : n.X.rows();
   n.S = n.direct ? n.K.rows() : n.X_kv.rows();
   if (n.L > kMaxTokens || n.S > kMaxTokens) {
-    throw error(ErrorPlace{}, "too-many-tokens",
+    throw input_error(ErrorPlace{}, "too-many-tokens",
                 {{"queries", text(n.L)}, {"keys", text(n.S)}, {"max", text(kMaxTokens)}});
   }
 }
@@ -245,12 +240,12 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   const Eigen::Index q_width = n.direct ? n.Q.cols() : n.W_Q.cols();
   const Eigen::Index k_width = n.direct ? n.K.cols() : n.W_K.cols();
   const Eigen::Index v_width = n.direct ? n.V.cols() : n.W_V.cols();
-  if (o.heads < 1) throw error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
+  if (o.heads < 1) throw input_error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
   n.heads = o.heads;
   n.kv_heads = o.kv_heads == 0 ? o.heads : o.kv_heads;
-  if (n.kv_heads < 1) throw error(at("options.kv_heads"), "kv-heads-positive", {{"kv_heads", text(o.kv_heads)}});
+  if (n.kv_heads < 1) throw input_error(at("options.kv_heads"), "kv-heads-positive", {{"kv_heads", text(o.kv_heads)}});
   if (n.heads % n.kv_heads != 0) {
-    throw error(at("options.kv_heads", "options.heads"), "kv-heads-divide",
+    throw input_error(at("options.kv_heads", "options.heads"), "kv-heads-divide",
                 {{"kv_heads", text(n.kv_heads)}, {"heads", text(n.heads)}});
   }
   const char* q_name = n.direct ? "Q" : "W_Q";
@@ -259,20 +254,20 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   // The feature axis of Q is its columns in the rows layout and its rows in the columns layout
   // (the catalogue's {layout, select, ...}).
   if (q_width % n.heads != 0) {
-    throw error(at("options.heads", q_name), "heads-divide",
+    throw input_error(at("options.heads", q_name), "heads-divide",
                 {{"heads", text(n.heads)}, {"width", text(q_width)}, {"layout", words.layout()}, {"name", q_name}});
   }
   n.d_k = q_width / n.heads;
   if (k_width != n.d_k * n.kv_heads) {
     if (n.kv_heads == 1 && n.heads == 1) {
-      throw error(at(k_name, q_name), "qk-width",
+      throw input_error(at(k_name, q_name), "qk-width",
                   {{"query", q_name},
                    {"query_width", text(q_width)},
                    {"layout", words.layout()},
                    {"key", k_name},
                    {"key_width", text(k_width)}});
     }
-    throw error(at(k_name, "options.kv_heads"), "key-heads-width",
+    throw input_error(at(k_name, "options.kv_heads"), "key-heads-width",
                 {{"key", k_name},
                  {"key_width", text(k_width)},
                  {"layout", words.layout()},
@@ -281,7 +276,7 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
                  {"need", text(n.d_k * n.kv_heads)}});
   }
   if (v_width % n.kv_heads != 0) {
-    throw error(
+    throw input_error(
         at(v_name, "options.kv_heads"), "kv-heads-divide-value",
         {{"kv_heads", text(n.kv_heads)}, {"width", text(v_width)}, {"layout", words.layout()}, {"name", v_name}});
   }
@@ -291,13 +286,13 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
 /// W_O reads the concatenated heads; b_O needs W_O.
 ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.W_O) {
-    if (p.b_O) throw error(at("b_O", "W_O"), "bias-without-output");
+    if (p.b_O) throw input_error(at("b_O", "W_O"), "bias-without-output");
     return;
   }
   n.W_O = take(*p.W_O, "W_O", n);
   const Eigen::Index concat_width = n.d_v * n.heads;
   if (n.W_O->rows() != concat_width) {
-    throw error(at("W_O"), "output-width",
+    throw input_error(at("W_O"), "output-width",
                 {{"rows", text(n.W_O->rows())},
                  {"layout", words.layout()},
                  {"width", text(concat_width)},
@@ -307,7 +302,7 @@ ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const
   if (p.b_O) {
     check_finite(*p.b_O, "b_O");
     if (p.b_O->size() != n.W_O->cols()) {
-      throw error(at("b_O", "W_O"), "bias-size",
+      throw input_error(at("b_O", "W_O"), "bias-size",
                   {{"name", "b_O"},
                    {"count", text(p.b_O->size())},
                    {"weights", "W_O"},
@@ -324,7 +319,7 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   const Matrix& m = *o.mask;
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
   if (m.rows() != want_r || m.cols() != want_c) {
-    throw error(at("options.mask"), "mask-shape",
+    throw input_error(at("options.mask"), "mask-shape",
                 {{"shape", shape_text(m.rows(), m.cols())},
                  {"scores", shape_text(want_r, want_c)},
                  {"layout", n.columns ? "columns" : "rows"}});
@@ -335,7 +330,7 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
       const bool keep_wrong = o.mask_kind == MaskKind::Keep && v != 0 && v != 1;
       const bool additive_wrong = o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf);
       if (keep_wrong || additive_wrong) {
-        throw error(cell("options.mask", i + 1, j + 1), keep_wrong ? "mask-boolean" : "mask-additive",
+        throw input_error(cell("options.mask", i + 1, j + 1), keep_wrong ? "mask-boolean" : "mask-additive",
                     {{"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
       }
     }
@@ -348,16 +343,16 @@ ATTN_NOINLINE void check_options(const Options& o) {
   const double value = o.scale.value;
   switch (o.scale.kind) {
     case Scale::Kind::Multiply:
-      if (!std::isfinite(value)) throw error(at("options.scale"), "scale-finite", {{"value", format_number(value)}});
+      if (!std::isfinite(value)) throw input_error(at("options.scale"), "scale-finite", {{"value", format_number(value)}});
       break;
     case Scale::Kind::DivideBy:
       if (!std::isfinite(value) || value == 0) {
-        throw error(at("options.scale"), "scale-divisor", {{"value", format_number(value)}});
+        throw input_error(at("options.scale"), "scale-divisor", {{"value", format_number(value)}});
       }
       break;
     case Scale::Kind::DivideBySqrt:
       if (!std::isfinite(value) || !(value > 0)) {
-        throw error(at("options.scale"), "scale-root", {{"value", format_number(value)}});
+        throw input_error(at("options.scale"), "scale-root", {{"value", format_number(value)}});
       }
       break;
     case Scale::Kind::SqrtDk:
@@ -365,7 +360,7 @@ ATTN_NOINLINE void check_options(const Options& o) {
       break;
   }
   if (!(o.softcap >= 0) || !std::isfinite(o.softcap)) {
-    throw error(at("options.softcap"), "softcap", {{"value", format_number(o.softcap)}});
+    throw input_error(at("options.softcap"), "softcap", {{"value", format_number(o.softcap)}});
   }
   if (o.precision == Precision::Float32) {
     check_float32_option(o.softcap, "softcap", "options.softcap");
@@ -400,12 +395,12 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const bool float32 = o.precision == Precision::Float32;
   if (!o.alibi_slopes.empty()) {
     if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
-      throw error(at("options.alibi", "options.heads"), "alibi-count",
+      throw input_error(at("options.alibi", "options.heads"), "alibi-count",
                   {{"count", text(o.alibi_slopes.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
       if (!std::isfinite(o.alibi_slopes[h])) {
-        throw error(cell("options.alibi", h + 1), "alibi-finite",
+        throw input_error(cell("options.alibi", h + 1), "alibi-finite",
                     {{"slope", text(h + 1)}, {"value", format_number(o.alibi_slopes[h])}});
       }
       if (float32) check_float32_option(o.alibi_slopes[h], "alibi", "options.alibi", h + 1);
@@ -418,23 +413,23 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   const std::pair<const char*, double> sides[] = {{"left", o.window_left}, {"right", o.window_right}};
   for (const auto& [side, value] : sides) {
     if (value == kInf || (value >= 0 && value == std::floor(value))) continue;
-    throw error(at("options.window"), "window", {{"side", side}, {"value", format_number(value)}});
+    throw input_error(at("options.window"), "window", {{"side", side}, {"value", format_number(value)}});
   }
   if (o.sink_tokens < 0) {
-    throw error(at("options.sink_tokens"), "sink-tokens", {{"value", text(o.sink_tokens)}});
+    throw input_error(at("options.sink_tokens"), "sink-tokens", {{"value", text(o.sink_tokens)}});
   }
 
   if (!o.sink_logit.empty()) {
     const size_t count = o.sink_logit.size();
     if (count != 1 && count != static_cast<size_t>(n.heads)) {
-      throw error(at("options.sink_logit", "options.heads"), "sink-logit-count",
+      throw input_error(at("options.sink_logit", "options.heads"), "sink-logit-count",
                   {{"count", text(count)}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < count; ++h) {
       const double v = o.sink_logit[h];
       const size_t entry = count == 1 ? 0 : h + 1;  // 0: the one number of every head
       if (std::isnan(v) || v == kInf) {
-        throw error(cell("options.sink_logit", entry), "sink-logit",
+        throw input_error(cell("options.sink_logit", entry), "sink-logit",
                     {{"index", entry ? text(entry) : "none"}, {"value", format_number(v)}});
       }
       if (float32 && v != -kInf) check_float32_option(v, "sink_logit", "options.sink_logit", entry);
@@ -447,7 +442,7 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   }
 
   if (std::isnan(o.mask_fill) || o.mask_fill == kInf) {
-    throw error(at("options.mask_fill"), "mask-fill", {{"value", format_number(o.mask_fill)}});
+    throw input_error(at("options.mask_fill"), "mask-fill", {{"value", format_number(o.mask_fill)}});
   }
   if (float32 && o.mask_fill != -kInf) check_float32_option(o.mask_fill, "mask_fill", "options.mask_fill");
 }
@@ -460,7 +455,7 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
                                           static_cast<double>(n.L) * static_cast<double>(n.S) +
                                       static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
   if (trace_values > kMaxTraceValues) {
-    throw error(ErrorPlace{}, "trace-budget",
+    throw input_error(ErrorPlace{}, "trace-budget",
                 {{"values", text(static_cast<long long>(trace_values))},
                  {"max", text(static_cast<long long>(kMaxTraceValues))}});
   }
@@ -470,8 +465,8 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
 /// cached rows come before the new ones, so S counts both from here on.
 ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords& words) {
   if (!p.past_K && !p.past_V) return;
-  if (!p.past_K) throw error(at("past_V", "past_K"), "cache-without", {{"name", "past_V"}, {"other", "past_K"}});
-  if (!p.past_V) throw error(at("past_K", "past_V"), "cache-without", {{"name", "past_K"}, {"other", "past_V"}});
+  if (!p.past_K) throw input_error(at("past_V", "past_K"), "cache-without", {{"name", "past_V"}, {"other", "past_K"}});
+  if (!p.past_V) throw input_error(at("past_K", "past_V"), "cache-without", {{"name", "past_K"}, {"other", "past_V"}});
   n.past_K = take(*p.past_K, "past_K", n);
   n.past_V = take(*p.past_V, "past_V", n);
   // The features of K and V are their columns in the rows layout (rows in the columns layout).
@@ -480,7 +475,7 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
   for (const auto& [name, cache] : widths) {
     const auto& [m, width] = cache;
     if (m->cols() == width) continue;
-    throw error(at(std::string("past_") + name, name), "cache-width",
+    throw input_error(at(std::string("past_") + name, name), "cache-width",
                 {{"name", std::string("past_") + name},
                  {"count", text(m->cols())},
                  {"layout", words.layout()},
@@ -488,13 +483,13 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
                  {"width", text(width)}});
   }
   if (n.past_K.rows() != n.past_V.rows()) {
-    throw error(at("past_V", "past_K"), "cache-rows",
+    throw input_error(at("past_V", "past_K"), "cache-rows",
                 {{"keys", text(n.past_K.rows())}, {"layout", words.layout()}, {"values", text(n.past_V.rows())}});
   }
   n.past = n.past_K.rows();
   n.S += n.past;
   if (n.S > kMaxTokens) {
-    throw error(at("past_K"), "too-many-keys",
+    throw input_error(at("past_K"), "too-many-keys",
                 {{"cached", text(n.past)}, {"new", text(n.S - n.past)}, {"max", text(kMaxTokens)}});
   }
 }
@@ -507,17 +502,17 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (positional == Positional::None) return;
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
-    throw error(at(sinusoidal ? "options.positional" : "P"), "positional-direct",
+    throw input_error(at(sinusoidal ? "options.positional" : "P"), "positional-direct",
                 {{"kind", sinusoidal ? "sinusoidal" : "learned"}});
   }
   if (sinusoidal && p.P) {
-    throw error(at("P", "options.positional"), "positional-both");
+    throw input_error(at("P", "options.positional"), "positional-both");
   }
   if (sinusoidal) return;
-  if (!p.P) throw error(at("P", "options.positional"), "positional-learned");
+  if (!p.P) throw input_error(at("P", "options.positional"), "positional-learned");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
-    throw error(at("P", "X"), "positional-shape", {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
+    throw input_error(at("P", "X"), "positional-shape", {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
   }
 }
 
@@ -526,7 +521,7 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
 void take_explicit_positions(const std::vector<double>& given, const char* name, Eigen::Index count, Eigen::Index past,
                              std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
-    throw error(at(std::string("options.positions.") + name), "positions-count",
+    throw input_error(at(std::string("options.positions.") + name), "positions-count",
                 {{"name", name},
                  {"count", text(given.size())},
                  {"tokens", text(count)},
@@ -536,7 +531,7 @@ void take_explicit_positions(const std::vector<double>& given, const char* name,
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
-      throw error(cell(std::string("options.positions.") + name, i + 1), "positions-entry",
+      throw input_error(cell(std::string("options.positions.") + name, i + 1), "positions-entry",
                   {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(x)}});
     }
   }
@@ -566,28 +561,28 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   const std::string width_name = n.latent ? "d_r" : halves ? "d_k/2" : "d_k";
   if (rope.dims == 0 && width % 2 != 0) {
     // No dims were given: name the width that is odd, not a "got" value nobody typed.
-    throw error(at("options.rope.dims"), "rope-odd",
+    throw input_error(at("options.rope.dims"), "rope-odd",
                 {{"width_name", width_name},
                  {"width", text(width)},
                  {"halves", halves ? "yes" : "no"},
                  {"fit", width > 1 ? text(width - 1) : "none"}});
   }
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
-    throw error(
+    throw input_error(
         at("options.rope.dims"), "rope-dims",
         {{"width_name", width_name}, {"width", text(width)}, {"halves", halves ? "yes" : "no"}, {"dims", text(dims)}});
   }
   rope.dims = dims;
   if (!rope.cos && !rope.sin) {
     if (!(rope.base > 0) || !std::isfinite(rope.base)) {
-      throw error(at("options.rope.base"), "rope-base", {{"value", format_number(rope.base)}});
+      throw input_error(at("options.rope.base"), "rope-base", {{"value", format_number(rope.base)}});
     }
     return;
   }
   if (!rope.cos)
-    throw error(at("options.rope.sin", "options.rope.cos"), "rope-table-without", {{"name", "sin"}, {"other", "cos"}});
+    throw input_error(at("options.rope.sin", "options.rope.cos"), "rope-table-without", {{"name", "sin"}, {"other", "cos"}});
   if (!rope.sin)
-    throw error(at("options.rope.cos", "options.rope.sin"), "rope-table-without", {{"name", "cos"}, {"other", "sin"}});
+    throw input_error(at("options.rope.cos", "options.rope.sin"), "rope-table-without", {{"name", "cos"}, {"other", "sin"}});
   // The tables hold a row per position whatever the layout.
   struct Table {
     const char* name;
@@ -600,18 +595,18 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
     check_finite(*m, name, field);
     if (n.options.precision == Precision::Float32) check_float32_range(*m, name, field);
     if (m->cols() != dims / 2) {
-      throw error(at(field, "options.rope.dims"), "rope-table-columns",
+      throw input_error(at(field, "options.rope.dims"), "rope-table-columns",
                   {{"name", name}, {"count", text(m->cols())}, {"dims", text(dims)}, {"need", text(dims / 2)}});
     }
   }
   if (rope.sin->rows() != rope.cos->rows()) {
-    throw error(at("options.rope.sin", "options.rope.cos"), "rope-table-rows",
+    throw input_error(at("options.rope.sin", "options.rope.cos"), "rope-table-rows",
                 {{"sin", text(rope.sin->rows())}, {"cos", text(rope.cos->rows())}});
   }
   const Eigen::Index rows = rope.cos->rows();
   auto check_row = [&](double position, const char* token, size_t index) {
     if (position < static_cast<double>(rows)) return;
-    throw error(at("options.rope.cos"), "rope-position",
+    throw input_error(at("options.rope.cos"), "rope-position",
                 {{"token", token},
                  {"index", text(index + 1)},
                  {"position", format_number(position)},
@@ -633,7 +628,7 @@ ATTN_NOINLINE void check_exclusive_variants(const Problem& p) {
       // Linear and latent attention replace the whole computation; sigmoid and differential
       // attention change how a softmax attention's weights are made.
       const bool whole = first->whole || v.whole;
-      throw error(
+      throw input_error(
           at(v.key, first->key), "variants-exclusive",
           {{"first", variant_key(first->key)}, {"second", variant_key(v.key)}, {"whole", whole ? "yes" : "no"}});
     }
@@ -650,7 +645,7 @@ ATTN_NOINLINE void check_softmax_only(const Problem& p, const char* variant) {
   };
   for (const auto& [key, on] : softmax_only) {
     if (on) {
-      throw error(at(key, variant), "softmax-only", {{"variant", variant_key(variant)}, {"key", key}});
+      throw input_error(at(key, variant), "softmax-only", {{"variant", variant_key(variant)}, {"key", key}});
     }
   }
 }
@@ -667,7 +662,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   if (!p.W_DKV) {
     for (const auto& [key, given] : own) {
       if (given) {
-        throw error(at(key, "W_DKV"), "latent-input", {{"key", key}});
+        throw input_error(at(key, "W_DKV"), "latent-input", {{"key", key}});
       }
     }
     return false;
@@ -697,25 +692,25 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw error(at(key, "W_DKV"), "latent-refuses", {{"key", key}});
+    throw input_error(at(key, "W_DKV"), "latent-refuses", {{"key", key}});
   }
   require(p.X, "X", "missing-latent");
   require(p.W_UK, "W_UK", "missing-latent");
   require(p.W_UV, "W_UV", "missing-latent");
   if (p.W_Q && (p.W_DQ || p.W_UQ)) {
-    throw error(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), "latent-query-both", {{"name", p.W_DQ ? "W_DQ" : "W_UQ"}});
+    throw input_error(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), "latent-query-both", {{"name", p.W_DQ ? "W_DQ" : "W_UQ"}});
   }
   if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", "missing-latent");
-  if (p.W_DQ && !p.W_UQ) throw error(at("W_DQ", "W_UQ"), "latent-query-without", {{"name", "W_DQ"}, {"other", "W_UQ"}});
-  if (p.W_UQ && !p.W_DQ) throw error(at("W_UQ", "W_DQ"), "latent-query-without", {{"name", "W_UQ"}, {"other", "W_DQ"}});
+  if (p.W_DQ && !p.W_UQ) throw input_error(at("W_DQ", "W_UQ"), "latent-query-without", {{"name", "W_DQ"}, {"other", "W_UQ"}});
+  if (p.W_UQ && !p.W_DQ) throw input_error(at("W_UQ", "W_DQ"), "latent-query-without", {{"name", "W_UQ"}, {"other", "W_DQ"}});
   if (p.W_QR.has_value() != p.W_KR.has_value()) {
-    throw error(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), "latent-rotary-without",
+    throw input_error(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), "latent-rotary-without",
                 {{"name", p.W_QR ? "W_QR" : "W_KR"}, {"other", p.W_QR ? "W_KR" : "W_QR"}});
   }
   if (!p.W_KR && o.rope.on) {
-    throw error(at("options.rope", "W_KR"), "latent-rope");
+    throw input_error(at("options.rope", "W_KR"), "latent-rope");
   }
-  if (o.heads < 1) throw error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
+  if (o.heads < 1) throw input_error(at("options.heads"), "heads-positive", {{"heads", text(o.heads)}});
   n.latent = true;
   n.X = take(*p.X, "X", n);
   n.W_DKV = take(*p.W_DKV, "W_DKV", n);
@@ -724,7 +719,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   // `input`: what W's rows must match, X or the latent c_KV or c_Q (the catalogue writes the product).
   const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const char* input) {
     if (W.rows() == want) return;
-    throw error(at(name), "latent-rows",
+    throw input_error(at(name), "latent-rows",
                 {{"name", name},
                  {"rows", text(W.rows())},
                  {"input", input},
@@ -740,7 +735,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   n.kv_heads = o.heads;
   const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
     if (W.cols() % n.heads != 0) {
-      throw error(at(name, "options.heads"), "latent-heads-divide",
+      throw input_error(at(name, "options.heads"), "latent-heads-divide",
                   {{"heads", text(n.heads)}, {"width", text(W.cols())}, {"name", name}, {"part", what}});
     }
     return W.cols() / n.heads;
@@ -763,7 +758,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     query_side = &n.W_Q;
   }
   if (query_side->cols() != n.d_h * n.heads) {
-    throw error(at(query_name, "W_UK"), "latent-query-width",
+    throw input_error(at(query_name, "W_UK"), "latent-query-width",
                 {{"name", query_name},
                  {"width", text(query_side->cols())},
                  {"key_width", text(n.W_UK.cols())},
@@ -778,19 +773,19 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     if (n.W_QR.rows() == n.d_cq && n.d_cq > 0) {
       n.qr_from_cq = true;  // d_cq = d_model reads c_Q, as the contract says
     } else if (n.W_QR.rows() != d_model) {
-      throw error(
+      throw input_error(
           at("W_QR", "X"), "latent-qr-rows",
           {{"rows", text(n.W_QR.rows())}, {"c_q", n.d_cq > 0 ? text(n.d_cq) : "none"}, {"width", text(d_model)}});
     }
     if (n.W_QR.cols() != n.d_r * n.heads) {
-      throw error(at("W_QR", "W_KR"), "latent-qr-width",
+      throw input_error(at("W_QR", "W_KR"), "latent-qr-width",
                   {{"width", text(n.W_QR.cols())},
                    {"heads", text(n.heads)},
                    {"d_r", text(n.d_r)},
                    {"need", text(n.d_r * n.heads)}});
     }
     if (n.d_r % 2 != 0) {
-      throw error(at("W_KR"), "latent-kr-odd", {{"d_r", text(n.d_r)}});
+      throw input_error(at("W_KR"), "latent-kr-odd", {{"d_r", text(n.d_r)}});
     }
     n.options.rope.on = true;  // q_R and k_R are always rotated
   }
@@ -798,36 +793,36 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   n.L = n.X.rows();
   n.S = n.L;
   if (n.L > kMaxTokens) {
-    throw error(ErrorPlace{}, "latent-too-many-tokens", {{"tokens", text(n.L)}, {"max", text(kMaxTokens)}});
+    throw input_error(ErrorPlace{}, "latent-too-many-tokens", {{"tokens", text(n.L)}, {"max", text(kMaxTokens)}});
   }
   if (p.past_c_KV || p.past_k_R) {
     if (!p.past_c_KV)
-      throw error(at("past_k_R", "past_c_KV"), "latent-cache-without", {{"name", "past_k_R"}, {"other", "past_c_KV"}});
+      throw input_error(at("past_k_R", "past_c_KV"), "latent-cache-without", {{"name", "past_k_R"}, {"other", "past_c_KV"}});
     if (n.d_r > 0 && !p.past_k_R)
-      throw error(at("past_c_KV", "past_k_R"), "latent-cache-without", {{"name", "past_c_KV"}, {"other", "past_k_R"}});
-    if (n.d_r == 0 && p.past_k_R) throw error(at("past_k_R", "W_KR"), "latent-cache-rotary");
+      throw input_error(at("past_c_KV", "past_k_R"), "latent-cache-without", {{"name", "past_c_KV"}, {"other", "past_k_R"}});
+    if (n.d_r == 0 && p.past_k_R) throw input_error(at("past_k_R", "W_KR"), "latent-cache-rotary");
     n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
     if (n.past_c_KV.cols() != n.d_c) {
-      throw error(
+      throw input_error(
           at("past_c_KV", "W_DKV"), "latent-cache-width",
           {{"name", "past_c_KV"}, {"count", text(n.past_c_KV.cols())}, {"input", "c_KV"}, {"width", text(n.d_c)}});
     }
     if (p.past_k_R) {
       n.past_k_R = take(*p.past_k_R, "past_k_R", n);
       if (n.past_k_R.cols() != n.d_r) {
-        throw error(
+        throw input_error(
             at("past_k_R", "W_KR"), "latent-cache-width",
             {{"name", "past_k_R"}, {"count", text(n.past_k_R.cols())}, {"input", "k_R"}, {"width", text(n.d_r)}});
       }
       if (n.past_k_R.rows() != n.past_c_KV.rows()) {
-        throw error(at("past_k_R", "past_c_KV"), "latent-cache-rows",
+        throw input_error(at("past_k_R", "past_c_KV"), "latent-cache-rows",
                     {{"rows", text(n.past_k_R.rows())}, {"latent", text(n.past_c_KV.rows())}});
       }
     }
     n.past = n.past_c_KV.rows();
     n.S += n.past;
     if (n.S > kMaxTokens) {
-      throw error(at("past_c_KV"), "too-many-keys",
+      throw input_error(at("past_c_KV"), "too-many-keys",
                   {{"cached", text(n.past)}, {"new", text(n.L)}, {"max", text(kMaxTokens)}});
     }
   }
@@ -843,13 +838,13 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
                                               {"options.decay", o.decay.has_value()}};
   if (!n.linear()) {
     for (const auto& [key, given] : own) {
-      if (given) throw error(at(key, "options.attention"), "linear-option", {{"key", key}});
+      if (given) throw input_error(at(key, "options.attention"), "linear-option", {{"key", key}});
     }
     return;
   }
   check_softmax_only(p, "options.attention \"linear\"");
   if (o.decay && !(*o.decay > 0 && *o.decay <= 1)) {
-    throw error(at("options.decay"), "linear-decay", {{"value", format_number(*o.decay)}});
+    throw input_error(at("options.decay"), "linear-decay", {{"value", format_number(*o.decay)}});
   }
   const std::pair<const char*, bool> refused[] = {
       {"options.layout \"columns\"", n.columns},
@@ -866,7 +861,7 @@ ATTN_NOINLINE void take_linear(const Problem& p, Normalized& n) {
   };
   for (const auto& [key, given] : refused) {
     if (!given) continue;
-    throw error(at(key, "options.attention"), "linear-refuses", {{"key", key}});
+    throw input_error(at(key, "options.attention"), "linear-refuses", {{"key", key}});
   }
 }
 
@@ -881,7 +876,7 @@ ATTN_NOINLINE void check_rows_only(const Problem& p) {
   };
   for (const auto& [key, on] : rows_only) {
     if (on) {
-      throw error(at(key, "options.layout"), "rows-only", {{"key", key}});
+      throw input_error(at(key, "options.layout"), "rows-only", {{"key", key}});
     }
   }
 }
@@ -893,21 +888,21 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
 
   if (o.qk_norm.on) {
     if (o.qk_norm.type == QkNorm::Type::None) {
-      throw error(at("options.qk_norm.type"), "qk-norm-type");
+      throw input_error(at("options.qk_norm.type"), "qk-norm-type");
     }
     if (!(o.qk_norm.eps > 0) || !std::isfinite(o.qk_norm.eps)) {
-      throw error(at("options.qk_norm.eps"), "qk-norm-eps", {{"value", format_number(o.qk_norm.eps)}});
+      throw input_error(at("options.qk_norm.eps"), "qk-norm-eps", {{"value", format_number(o.qk_norm.eps)}});
     }
     if (float32) check_float32_option(o.qk_norm.eps, "options.qk_norm.eps", "options.qk_norm.eps");
     const std::pair<const char*, const std::vector<double>*> gains[] = {{"options.qk_norm.g_q", &o.qk_norm.g_q},
                                                                         {"options.qk_norm.g_k", &o.qk_norm.g_k}};
     for (const auto& [key, g] : gains) {
       if (!g->empty() && static_cast<Eigen::Index>(g->size()) != n.d_k) {
-        throw error(at(key), "qk-norm-gains", {{"key", key}, {"count", text(g->size())}, {"d_k", text(n.d_k)}});
+        throw input_error(at(key), "qk-norm-gains", {{"key", key}, {"count", text(g->size())}, {"d_k", text(n.d_k)}});
       }
       for (size_t k = 0; k < g->size(); ++k) {
         if (!std::isfinite((*g)[k])) {
-          throw error(cell(key, k + 1), "qk-norm-gain",
+          throw input_error(cell(key, k + 1), "qk-norm-gain",
                       {{"key", key}, {"entry", text(k + 1)}, {"value", format_number((*g)[k])}});
         }
       }
@@ -917,28 +912,28 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     n.g_k = o.qk_norm.g_k.empty() ? ones : o.qk_norm.g_k;
   }
 
-  if (p.b_G && !p.W_G) throw error(at("b_G", "W_G"), "gate-bias-without");
+  if (p.b_G && !p.W_G) throw input_error(at("b_G", "W_G"), "gate-bias-without");
   if (p.W_G) {
     if (n.direct) {
-      throw error(at("W_G", "X"), "gate-needs-x");
+      throw input_error(at("W_G", "X"), "gate-needs-x");
     }
     n.W_G = take(*p.W_G, "W_G", n);
     if (n.W_G->rows() != n.X.cols()) {
-      throw error(at("W_G", "X"), "gate-rows",
+      throw input_error(at("W_G", "X"), "gate-rows",
                   {{"rows", text(n.W_G->rows())},
                    {"width", text(n.X.cols())},
                    {"shape", shape_text(n.W_G->rows(), n.W_G->cols())}});
     }
     const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
     if (width != elementwise && width != headwise) {
-      throw error(at("W_G"), "gate-width",
+      throw input_error(at("W_G"), "gate-width",
                   {{"width", text(width)}, {"elementwise", text(elementwise)}, {"heads", text(headwise)}});
     }
     n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
     if (p.b_G) {
       check_finite(*p.b_G, "b_G");
       if (p.b_G->size() != width) {
-        throw error(at("b_G", "W_G"), "gate-bias-size", {{"count", text(p.b_G->size())}, {"width", text(width)}});
+        throw input_error(at("b_G", "W_G"), "gate-bias-size", {{"count", text(p.b_G->size())}, {"width", text(width)}});
       }
       n.b_G = p.b_G;
     }
@@ -947,41 +942,41 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
   if (o.score_fn == ScoreFn::Sigmoid) {
     n.sigmoid = true;
     if (!o.sink_logit.empty()) {
-      throw error(at("options.sink_logit", "options.score_fn"), "sigmoid-sink");
+      throw input_error(at("options.sink_logit", "options.score_fn"), "sigmoid-sink");
     }
     if (o.fully_masked == FullyMasked::NaN) {
-      throw error(at("options.fully_masked", "options.score_fn"), "sigmoid-fully-masked");
+      throw input_error(at("options.fully_masked", "options.score_fn"), "sigmoid-fully-masked");
     }
     const double b = o.sigmoid_bias;
-    if (std::isinf(b)) throw error(at("options.sigmoid_bias"), "sigmoid-bias-finite", {{"value", format_number(b)}});
+    if (std::isinf(b)) throw input_error(at("options.sigmoid_bias"), "sigmoid-bias-finite", {{"value", format_number(b)}});
     n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
     if (float32 && n.sigmoid_bias != 0)
       check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
   } else if (!std::isnan(o.sigmoid_bias)) {
-    throw error(at("options.sigmoid_bias", "options.score_fn"), "sigmoid-bias-unused");
+    throw input_error(at("options.sigmoid_bias", "options.score_fn"), "sigmoid-bias-unused");
   }
 
   if (o.differential.on) {
     const Differential& d = o.differential;
     if (n.d_k % 2 != 0) {
-      throw error(at("options.differential"), "differential-even", {{"d_k", text(n.d_k)}});
+      throw input_error(at("options.differential"), "differential-even", {{"d_k", text(n.d_k)}});
     }
     if (!o.sink_logit.empty()) {
-      throw error(at("options.sink_logit", "options.differential"), "differential-sink");
+      throw input_error(at("options.sink_logit", "options.differential"), "differential-sink");
     }
-    if (d.lambda.empty()) throw error(at("options.differential.lambda"), "differential-lambda-required");
+    if (d.lambda.empty()) throw input_error(at("options.differential.lambda"), "differential-lambda-required");
     if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
-      throw error(at("options.differential.lambda", "options.heads"), "differential-lambda-count",
+      throw input_error(at("options.differential.lambda", "options.heads"), "differential-lambda-count",
                   {{"count", text(d.lambda.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < d.lambda.size(); ++h) {
       if (!std::isfinite(d.lambda[h])) {
-        throw error(cell("options.differential.lambda", h + 1), "differential-lambda-entry",
+        throw input_error(cell("options.differential.lambda", h + 1), "differential-lambda-entry",
                     {{"entry", text(h + 1)}, {"value", format_number(d.lambda[h])}});
       }
     }
     if (!std::isfinite(d.lambda_init)) {
-      throw error(at("options.differential.lambda_init"), "differential-lambda-init",
+      throw input_error(at("options.differential.lambda_init"), "differential-lambda-init",
                   {{"value", format_number(d.lambda_init)}});
     }
     n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
