@@ -26,6 +26,7 @@ const ENTRIES = [
   ['widget.js', 'widget.d.ts'],
   ['playground.js', 'playground.d.ts'],
   ['share.js', 'share.d.ts'],
+  ['i18n.js', 'i18n.d.ts'],
 ];
 
 for (const [entry, dts] of ENTRIES) {

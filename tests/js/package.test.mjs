@@ -183,6 +183,8 @@ describe('the packed tarball', () => {
 
       import { loadFastAttention } from 'attention-explorer/fast';
       import type { FastEngine, FastResult } from 'attention-explorer/fast';
+      import { loadTranslator, errorWords, stepFormula, stepTitle, explanationWords, warningsIn } from 'attention-explorer/i18n';
+      import type { Translator } from 'attention-explorer/i18n';
 
       async function main(): Promise<void> {
         const fast: FastEngine = await loadFastAttention();
@@ -209,14 +211,17 @@ describe('the packed tarball', () => {
         } catch (error: unknown) {
           const place = error as Error & InputErrorPlace;
           const where: string = [place.field ?? 'general', place.fields?.join(','), place.row ?? 0, place.column ?? 0].join(' ');
-          console.log(where);
+          const fr: Translator = await loadTranslator('fr');
+          console.log(where, errorWords(place, fr));
         }
         const decoded: Decoding = engine.decode({ Q: [[1], [2]], K: [[1], [2]], V: [[1], [2]] });
         const tiled: Tiles = engine.tiles(problem, { block_q: 2, block_k: 1 });
         const online: OnlineSoftmax = engine.onlineSoftmax([100, 1], { subtractMax: false, precision: 'float32' });
         console.log(decoded.steps[0].flops_cached, tiled.tiles[0].skipped, tiled.bytes_flash, online.weights[0]);
         const notes: string = decodeLatex(decoded, { decimals: 3, standalone: true, labels: { tokensQ: ['a', 'b'] } }) + tilesLatex(tiled, { max: 8 }) + decodeCsv(decoded) + tilesCsv(tiled);
-        const text: string = stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
+        const ja: Translator = await loadTranslator('ja');
+        const words: string = [stepTitle(step, ja) ?? '', stepFormula(step, ja).tex, explanationWords(e, ja).text, ...warningsIn(trace, ja)].join(' ');
+        const text: string = words + stringify(toJSON(trace)) + step.title + version + numpyLines(presets[0].random![0]).join('');
         const { problem: p2 } = presetProblem(presets[0], engine);
         console.log(head, rows, facts.scores_variance, e.kind, m, text, engine.heapStats().inUse, p2, notes);
         // The model that trains (docs/model.md).
@@ -247,6 +252,8 @@ describe('the packed tarball', () => {
       import { loadFastAttention } from 'attention-explorer/fast';
       (await loadFastAttention()).attention({ Q: [[1]], K: [[1]], V: [[1]], causal: 'yes' });
       engine.model({ model: { vocab: 8, context: 8, d_model: 8, norm: 'batchnorm' } });
+      import { loadTranslator } from 'attention-explorer/i18n';
+      const lang: number = (await loadTranslator('fr')).lang;
     `,
     );
     for (const [module, resolution] of [
@@ -278,6 +285,7 @@ describe('the packed tarball', () => {
       assert.match(bad.stdout, /number\[\]\[\]' is not assignable to type 'string'/);
       assert.match(bad.stdout, /Type 'string' is not assignable to type 'boolean \| undefined'/);
       assert.match(bad.stdout, /"batchnorm"' is not assignable to type '[^']*"rmsnorm"[^']*'/);
+      assert.match(bad.stdout, /misuse\.ts\(\d+,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/);
     }
   });
 });

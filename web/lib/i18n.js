@@ -62,7 +62,10 @@ export function negotiate(asked, preferred = []) {
   return 'en';
 }
 
-/** { id, values }: a message not yet formatted (the state keeps these; views format them). */
+/**
+ * { id, values }: a message not yet formatted (the state keeps these; views format them).
+ * @type {typeof import('./i18n.js').isMessage}
+ */
 export const isMessage = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && typeof v.id === 'string';
 
 /**
@@ -71,7 +74,7 @@ export const isMessage = (v) => v !== null && typeof v === 'object' && !Array.is
  * <explorer>…</explorer>); a value that is itself a message ({ id, values }) is formatted first. A
  * message missing from the catalogue is English's. Also `t.lang`, `t.dir`, `t.has(id)`,
  * `t.message({ id, values })` and `t.list(items)` (the language's "a, b and c").
- * @returns {import('./playground.js').Translator}
+ * @type {typeof import('./i18n.js').createTranslator}
  */
 export function createTranslator(lang, messages = en) {
   const cache = new Map();
@@ -102,9 +105,7 @@ export const english = createTranslator('en', en);
 /**
  * A step's caption in `t`'s language: its `title_id`'s message, else its own `title` (a step the
  * core did not name, such as a walkthrough's matrix).
- * @param {{ title_id?: string, title?: string }} step
- * @param {import('./playground.js').Translator} [t]
- * @returns {string | undefined}
+ * @type {typeof import('./i18n.js').stepTitle}
  */
 export const stepTitle = (step, t = english) => (step.title_id && t.has(step.title_id) ? t(step.title_id) : step.title);
 
@@ -115,10 +116,7 @@ const FORMULA_WORD = /@\{(formula\.[A-Za-z0-9_.]+)\}/g;
  * A formula template with its words in `t`'s language: each placeholder `@{formula.<id>}` the core
  * writes (cpp/steps.cpp, cpp/explain.cpp) becomes the message, TeX-escaped when `tex` (the words
  * sit inside \text{}), as it is in plain text. The symbols and numbers around it are kept.
- * @param {string} template
- * @param {import('./playground.js').Translator} [t]
- * @param {boolean} [tex]
- * @returns {string}
+ * @type {typeof import('./i18n.js').fillFormula}
  */
 export function fillFormula(template, t = english, tex = true) {
   if (!template.includes('@{')) return template;
@@ -132,8 +130,7 @@ export function fillFormula(template, t = english, tex = true) {
  * A formula's template from its English TeX (a student's paper holds its steps' TeX in English):
  * the words of each \\text{} that are formula.* messages of English's catalogue, whole words and
  * longest first, back to their placeholders; fillFormula then gives them in a language.
- * @param {string} tex
- * @returns {string}
+ * @type {typeof import('./i18n.js').formulaTemplate}
  */
 export function formulaTemplate(tex) {
   englishWords ??= new RegExp(
@@ -160,9 +157,7 @@ const wordIds = new Map();
 /**
  * A step's formula in `t`'s language, in TeX and in plain text: its templates (`formula_ids`, as the
  * core wrote them) filled; a step without them (built by the page) keeps its own `tex` and `text`.
- * @param {{ tex: string, text: string, formula_ids?: { tex: string, text: string } | null }} step
- * @param {import('./playground.js').Translator} [t]
- * @returns {{ tex: string, text: string }}
+ * @type {typeof import('./i18n.js').stepFormula}
  */
 export function stepFormula(step, t = english) {
   const ids = step.formula_ids;
@@ -174,9 +169,7 @@ export function stepFormula(step, t = english) {
  * The warnings of a trace (or of decode's, tiles', the online softmax's, the recurrent form's
  * result) in `t`'s language: its `warning_messages` formatted, or, for a result read back from
  * JSON without them, its English `warnings`.
- * @param {{ warnings?: string[], warning_messages?: import("./playground.js").Message[] }} result
- * @param {import('./playground.js').Translator} [t]
- * @returns {string[]}
+ * @type {typeof import('./i18n.js').warningsIn}
  */
 export const warningsIn = (result, t = english) =>
   result.warning_messages?.map((m) => /** @type {string} */ (t.message(m))) ?? result.warnings ?? [];
@@ -184,9 +177,7 @@ export const warningsIn = (result, t = english) =>
 /**
  * An example problem's title, note and source (presets.js) in `t`'s language: the catalogue's
  * `example.<id>.title` / `.note` / `.source`, else the preset's own English words.
- * @param {{ id: string, title: string, note?: string, source?: string }} preset
- * @param {import('./playground.js').Translator} [t]
- * @returns {{ title: string, note: string | undefined, source: string | undefined }}
+ * @type {typeof import('./i18n.js').exampleWords}
  */
 export function exampleWords(preset, t = english) {
   const own = (/** @type {string} */ part, /** @type {string | undefined} */ english) =>
@@ -206,9 +197,7 @@ export function exampleWords(preset, t = english) {
  * keeps the placeholders a view fills (`@N`, `@query`, `@key`, `@token`: export.js fillExplanation).
  * `lines`: the derivation's TeX with its words in the language (`line_ids`, the core's templates,
  * filled by fillFormula; an explanation without them keeps its `lines`).
- * @param {{ text_id: string, params: Record<string, string>, lines?: string[], line_ids?: string[], terms?: { caption_id: string, caption_params: Record<string, string>, header_ids: string[] } | null }} e
- * @param {import('./playground.js').Translator} [t]
- * @returns {{ text: string, lines: string[], terms: { caption: string, headers: string[] } | null }}
+ * @type {typeof import('./i18n.js').explanationWords}
  */
 export function explanationWords(e, t = english) {
   /** @type {Record<string, string | { id: string, values: Record<string, string> }>} */
@@ -229,9 +218,7 @@ export function explanationWords(e, t = english) {
  * carry a message id and its values (`message_id`, `values`: the catalogues' "error.*"), formatted
  * here; any other error (one not yet converted, a JavaScript check's) says its own English
  * `message`. The API's and the CLI's `error.message` is this in English.
- * @param {{ message?: string, message_id?: string, values?: Record<string, unknown> } | null | undefined} error
- * @param {import('./playground.js').Translator} [t]
- * @returns {string}
+ * @type {typeof import('./i18n.js').errorWords}
  */
 export function errorWords(error, t = english) {
   if (error?.message_id && t.has(error.message_id)) return String(t(error.message_id, /** @type {any} */ (error.values)));
@@ -241,16 +228,17 @@ export function errorWords(error, t = english) {
 /**
  * The id under `prefix` whose English message is `text`, or null: words stored in English (a
  * student's paper holds its steps' English captions) read back as a message to show in a language.
- * @param {string} text
- * @param {string} prefix
- * @returns {string | null}
+ * @type {typeof import('./i18n.js').englishId}
  */
 export function englishId(text, prefix) {
   for (const [id, message] of Object.entries(en)) if (id.startsWith(prefix) && message === text) return id;
   return null;
 }
 
-/** The catalogue of `lang` (English's for 'en' or a code without one). */
+/**
+ * The catalogue of `lang` (English's for 'en' or a code without one).
+ * @type {typeof import('./i18n.js').loadCatalogue}
+ */
 export async function loadCatalogue(lang) {
   const loaded = await (LOADERS[lang] ?? LOADERS.en)();
   return loaded.default ?? loaded;
@@ -274,9 +262,7 @@ const INLINE_TAGS = ['sub', 'sup', 'code', 'strong', 'em', 'kbd'];
  * inside it, such as a label's checkbox, kept before it), `data-i18n-aria-label`,
  * `data-i18n-placeholder` and `data-i18n-title` set those attributes, and `<title>` the document's
  * title. `values`: per message id, the values of its placeholders (a function for a tag of its own).
- * @param {ParentNode} root
- * @param {import('./playground.js').Translator} t
- * @param {Record<string, Record<string, unknown>>} [values]
+ * @type {typeof import('./i18n.js').translateDocument}
  */
 export function translateDocument(root, t, values = {}) {
   const doc = /** @type {Document} */ (root.ownerDocument ?? root);
@@ -311,8 +297,7 @@ export function translateDocument(root, t, values = {}) {
 /**
  * A language menu on `select`: each language in its own words, `t`'s chosen; choosing one reloads
  * the page with ?lang= (the hash, which holds the page's state, is kept).
- * @param {HTMLSelectElement} select
- * @param {import('./playground.js').Translator} t
+ * @type {typeof import('./i18n.js').mountLanguageMenu}
  */
 export function mountLanguageMenu(select, t) {
   const doc = select.ownerDocument;
@@ -328,7 +313,10 @@ export function mountLanguageMenu(select, t) {
   });
 }
 
-/** `href` with ?lang= for a language other than English (links between the pages keep the language). */
+/**
+ * `href` with ?lang= for a language other than English (links between the pages keep the language).
+ * @type {typeof import('./i18n.js').withLang}
+ */
 export function withLang(href, lang) {
   if (lang === 'en') return href;
   const [path, hash = ''] = href.split('#');
