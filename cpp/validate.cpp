@@ -69,7 +69,7 @@ void check_finite(const Matrix& m, const char* name, const char* field = nullptr
       const double v = m(i, j);
       if (std::isfinite(v)) continue;
       throw input_error(cell(field ? field : name, i + 1, j + 1), "not-finite",
-                  {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
+                        {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
     }
   }
 }
@@ -78,21 +78,22 @@ void check_finite(const Vector& v, const char* name) {
   for (Eigen::Index i = 0; i < v.size(); ++i) {
     if (!std::isfinite(v[i])) {
       throw input_error(cell(name, i + 1), "not-finite-entry",
-                  {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(v[i])}});
+                        {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(v[i])}});
     }
   }
 }
 
 void check_size(const Matrix& m, const char* name, const char* field = nullptr) {
   const Eigen::Index r = m.rows(), c = m.cols();
-  if (r == 0 || c == 0) throw input_error(at(field ? field : name), "empty", {{"name", name}, {"shape", shape_text(r, c)}});
+  if (r == 0 || c == 0)
+    throw input_error(at(field ? field : name), "empty", {{"name", name}, {"shape", shape_text(r, c)}});
   if (r > kMaxDim || c > kMaxDim) {
     const bool rows_too_many = r > kMaxDim;
     throw input_error(at(field ? field : name), "too-large",
-                {{"name", name},
-                 {"count", text(rows_too_many ? r : c)},
-                 {"axis", rows_too_many ? "rows" : "columns"},
-                 {"max", text(kMaxDim)}});
+                      {{"name", name},
+                       {"count", text(rows_too_many ? r : c)},
+                       {"axis", rows_too_many ? "rows" : "columns"},
+                       {"max", text(kMaxDim)}});
   }
 }
 
@@ -102,8 +103,9 @@ void check_float32_range(const Matrix& m, const char* name, const char* field = 
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
       if (std::abs(m(i, j)) <= largest) continue;
-      throw input_error(cell(field ? field : name, i + 1, j + 1), "float32-range",
-                  {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(m(i, j))}});
+      throw input_error(
+          cell(field ? field : name, i + 1, j + 1), "float32-range",
+          {{"name", name}, {"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(m(i, j))}});
     }
   }
 }
@@ -115,10 +117,10 @@ void check_float32_option(double value, const char* option, const char* field, s
   const float f = static_cast<float>(value);
   if ((value != 0 && f == 0) || std::isinf(f)) {
     throw input_error(at(field), "float32-option",
-                {{"option", option},
-                 {"index", index ? text(index) : "none"},
-                 {"value", format_number(value)},
-                 {"result", f == 0 ? "zero" : "infinite"}});
+                      {{"option", option},
+                       {"index", index ? text(index) : "none"},
+                       {"value", format_number(value)},
+                       {"result", f == 0 ? "zero" : "infinite"}});
   }
 }
 
@@ -153,11 +155,11 @@ void take_direct(const Problem& p, Normalized& n, const ShapeWords& words) {
   n.V = take(*p.V, "V", n);
   if (n.K.rows() != n.V.rows()) {
     throw input_error(at("V", "K"), "kv-rows",
-                {{"k", text(n.K.rows())},
-                 {"layout", words.layout()},
-                 {"v", text(n.V.rows())},
-                 {"k_shape", words.shape(n.K)},
-                 {"v_shape", words.shape(n.V)}});
+                      {{"k", text(n.K.rows())},
+                       {"layout", words.layout()},
+                       {"v", text(n.V.rows())},
+                       {"k_shape", words.shape(n.K)},
+                       {"v_shape", words.shape(n.V)}});
   }
 }
 
@@ -179,13 +181,13 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
   auto check_inner = [&](const Matrix& W, const char* w_name, const Matrix& in, const char* in_name) {
     if (W.rows() == in.cols()) return;
     throw input_error(at(w_name, in_name), "projection-inner",
-                {{"weights", w_name},
-                 {"weights_count", text(W.rows())},
-                 {"layout", words.layout()},
-                 {"input", in_name},
-                 {"input_count", text(in.cols())},
-                 {"weights_shape", words.shape(W)},
-                 {"input_shape", words.shape(in)}});
+                      {{"weights", w_name},
+                       {"weights_count", text(W.rows())},
+                       {"layout", words.layout()},
+                       {"input", in_name},
+                       {"input_count", text(in.cols())},
+                       {"weights_shape", words.shape(W)},
+                       {"input_shape", words.shape(in)}});
   };
   check_inner(n.W_Q, "W_Q", n.X, "X");
   check_inner(n.W_K, "W_K", n.X_kv, kv_name);
@@ -197,11 +199,11 @@ void take_projections(const Problem& p, Normalized& n, const ShapeWords& words) 
     check_finite(*b, name);
     if (b->size() != W.cols()) {
       throw input_error(at(name, w_name), "bias-size",
-                  {{"name", name},
-                   {"count", text(b->size())},
-                   {"weights", w_name},
-                   {"width", text(W.cols())},
-                   {"layout", words.layout()}});
+                        {{"name", name},
+                         {"count", text(b->size())},
+                         {"weights", w_name},
+                         {"width", text(W.cols())},
+                         {"layout", words.layout()}});
     }
     return b;
   };
@@ -216,8 +218,8 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   const bool any_projection = p.X || p.W_Q || p.W_K || p.W_V || p.X_kv;
   if (any_direct && any_projection) {
     throw input_error(ErrorPlace{}, "inputs-both",
-                {{"direct", p.Q ? "Q" : (p.K ? "K" : "V")},
-                 {"projection", p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))}});
+                      {{"direct", p.Q ? "Q" : (p.K ? "K" : "V")},
+                       {"projection", p.X ? "X" : (p.W_Q ? "W_Q" : (p.W_K ? "W_K" : (p.W_V ? "W_V" : "X_kv")))}});
   }
   if (!any_direct && !any_projection) throw input_error(ErrorPlace{}, "inputs-none");
   n.direct = any_direct;
@@ -230,7 +232,7 @@ ATTN_NOINLINE void take_inputs(const Problem& p, Normalized& n, const ShapeWords
   n.S = n.direct ? n.K.rows() : n.X_kv.rows();
   if (n.L > kMaxTokens || n.S > kMaxTokens) {
     throw input_error(ErrorPlace{}, "too-many-tokens",
-                {{"queries", text(n.L)}, {"keys", text(n.S)}, {"max", text(kMaxTokens)}});
+                      {{"queries", text(n.L)}, {"keys", text(n.S)}, {"max", text(kMaxTokens)}});
   }
 }
 
@@ -246,7 +248,7 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   if (n.kv_heads < 1) throw input_error(at("options.kv_heads"), "kv-heads-positive", {{"kv_heads", text(o.kv_heads)}});
   if (n.heads % n.kv_heads != 0) {
     throw input_error(at("options.kv_heads", "options.heads"), "kv-heads-divide",
-                {{"kv_heads", text(n.kv_heads)}, {"heads", text(n.heads)}});
+                      {{"kv_heads", text(n.kv_heads)}, {"heads", text(n.heads)}});
   }
   const char* q_name = n.direct ? "Q" : "W_Q";
   const char* k_name = n.direct ? "K" : "W_K";
@@ -254,26 +256,27 @@ ATTN_NOINLINE void take_heads(const Options& o, Normalized& n, const ShapeWords&
   // The feature axis of Q is its columns in the rows layout and its rows in the columns layout
   // (the catalogue's {layout, select, ...}).
   if (q_width % n.heads != 0) {
-    throw input_error(at("options.heads", q_name), "heads-divide",
-                {{"heads", text(n.heads)}, {"width", text(q_width)}, {"layout", words.layout()}, {"name", q_name}});
+    throw input_error(
+        at("options.heads", q_name), "heads-divide",
+        {{"heads", text(n.heads)}, {"width", text(q_width)}, {"layout", words.layout()}, {"name", q_name}});
   }
   n.d_k = q_width / n.heads;
   if (k_width != n.d_k * n.kv_heads) {
     if (n.kv_heads == 1 && n.heads == 1) {
       throw input_error(at(k_name, q_name), "qk-width",
-                  {{"query", q_name},
-                   {"query_width", text(q_width)},
-                   {"layout", words.layout()},
-                   {"key", k_name},
-                   {"key_width", text(k_width)}});
+                        {{"query", q_name},
+                         {"query_width", text(q_width)},
+                         {"layout", words.layout()},
+                         {"key", k_name},
+                         {"key_width", text(k_width)}});
     }
     throw input_error(at(k_name, "options.kv_heads"), "key-heads-width",
-                {{"key", k_name},
-                 {"key_width", text(k_width)},
-                 {"layout", words.layout()},
-                 {"kv_heads", text(n.kv_heads)},
-                 {"d_k", text(n.d_k)},
-                 {"need", text(n.d_k * n.kv_heads)}});
+                      {{"key", k_name},
+                       {"key_width", text(k_width)},
+                       {"layout", words.layout()},
+                       {"kv_heads", text(n.kv_heads)},
+                       {"d_k", text(n.d_k)},
+                       {"need", text(n.d_k * n.kv_heads)}});
   }
   if (v_width % n.kv_heads != 0) {
     throw input_error(
@@ -293,21 +296,21 @@ ATTN_NOINLINE void take_output_projection(const Problem& p, Normalized& n, const
   const Eigen::Index concat_width = n.d_v * n.heads;
   if (n.W_O->rows() != concat_width) {
     throw input_error(at("W_O"), "output-width",
-                {{"rows", text(n.W_O->rows())},
-                 {"layout", words.layout()},
-                 {"width", text(concat_width)},
-                 {"heads", text(n.heads)},
-                 {"d_v", text(n.d_v)}});
+                      {{"rows", text(n.W_O->rows())},
+                       {"layout", words.layout()},
+                       {"width", text(concat_width)},
+                       {"heads", text(n.heads)},
+                       {"d_v", text(n.d_v)}});
   }
   if (p.b_O) {
     check_finite(*p.b_O, "b_O");
     if (p.b_O->size() != n.W_O->cols()) {
       throw input_error(at("b_O", "W_O"), "bias-size",
-                  {{"name", "b_O"},
-                   {"count", text(p.b_O->size())},
-                   {"weights", "W_O"},
-                   {"width", text(n.W_O->cols())},
-                   {"layout", words.layout()}});
+                        {{"name", "b_O"},
+                         {"count", text(p.b_O->size())},
+                         {"weights", "W_O"},
+                         {"width", text(n.W_O->cols())},
+                         {"layout", words.layout()}});
     }
     n.b_O = p.b_O;
   }
@@ -320,9 +323,9 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
   const Eigen::Index want_r = n.columns ? n.S : n.L, want_c = n.columns ? n.L : n.S;
   if (m.rows() != want_r || m.cols() != want_c) {
     throw input_error(at("options.mask"), "mask-shape",
-                {{"shape", shape_text(m.rows(), m.cols())},
-                 {"scores", shape_text(want_r, want_c)},
-                 {"layout", n.columns ? "columns" : "rows"}});
+                      {{"shape", shape_text(m.rows(), m.cols())},
+                       {"scores", shape_text(want_r, want_c)},
+                       {"layout", n.columns ? "columns" : "rows"}});
   }
   for (Eigen::Index i = 0; i < m.rows(); ++i) {
     for (Eigen::Index j = 0; j < m.cols(); ++j) {
@@ -331,7 +334,7 @@ ATTN_NOINLINE void take_mask(const Options& o, Normalized& n) {
       const bool additive_wrong = o.mask_kind == MaskKind::Additive && (std::isnan(v) || v == kInf);
       if (keep_wrong || additive_wrong) {
         throw input_error(cell("options.mask", i + 1, j + 1), keep_wrong ? "mask-boolean" : "mask-additive",
-                    {{"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
+                          {{"row", text(i + 1)}, {"column", text(j + 1)}, {"value", format_number(v)}});
       }
     }
   }
@@ -343,7 +346,8 @@ ATTN_NOINLINE void check_options(const Options& o) {
   const double value = o.scale.value;
   switch (o.scale.kind) {
     case Scale::Kind::Multiply:
-      if (!std::isfinite(value)) throw input_error(at("options.scale"), "scale-finite", {{"value", format_number(value)}});
+      if (!std::isfinite(value))
+        throw input_error(at("options.scale"), "scale-finite", {{"value", format_number(value)}});
       break;
     case Scale::Kind::DivideBy:
       if (!std::isfinite(value) || value == 0) {
@@ -396,12 +400,12 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
   if (!o.alibi_slopes.empty()) {
     if (o.alibi_slopes.size() != static_cast<size_t>(n.heads)) {
       throw input_error(at("options.alibi", "options.heads"), "alibi-count",
-                  {{"count", text(o.alibi_slopes.size())}, {"heads", text(n.heads)}});
+                        {{"count", text(o.alibi_slopes.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < o.alibi_slopes.size(); ++h) {
       if (!std::isfinite(o.alibi_slopes[h])) {
         throw input_error(cell("options.alibi", h + 1), "alibi-finite",
-                    {{"slope", text(h + 1)}, {"value", format_number(o.alibi_slopes[h])}});
+                          {{"slope", text(h + 1)}, {"value", format_number(o.alibi_slopes[h])}});
       }
       if (float32) check_float32_option(o.alibi_slopes[h], "alibi", "options.alibi", h + 1);
     }
@@ -423,14 +427,14 @@ ATTN_NOINLINE void take_mask_options(const Options& o, Normalized& n) {
     const size_t count = o.sink_logit.size();
     if (count != 1 && count != static_cast<size_t>(n.heads)) {
       throw input_error(at("options.sink_logit", "options.heads"), "sink-logit-count",
-                  {{"count", text(count)}, {"heads", text(n.heads)}});
+                        {{"count", text(count)}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < count; ++h) {
       const double v = o.sink_logit[h];
       const size_t entry = count == 1 ? 0 : h + 1;  // 0: the one number of every head
       if (std::isnan(v) || v == kInf) {
         throw input_error(cell("options.sink_logit", entry), "sink-logit",
-                    {{"index", entry ? text(entry) : "none"}, {"value", format_number(v)}});
+                          {{"index", entry ? text(entry) : "none"}, {"value", format_number(v)}});
       }
       if (float32 && v != -kInf) check_float32_option(v, "sink_logit", "options.sink_logit", entry);
     }
@@ -456,8 +460,8 @@ ATTN_NOINLINE void check_trace_budget(const Normalized& n) {
                                       static_cast<double>(n.L + 2 * n.S) * static_cast<double>(n.d_k + n.d_v));
   if (trace_values > kMaxTraceValues) {
     throw input_error(ErrorPlace{}, "trace-budget",
-                {{"values", text(static_cast<long long>(trace_values))},
-                 {"max", text(static_cast<long long>(kMaxTraceValues))}});
+                      {{"values", text(static_cast<long long>(trace_values))},
+                       {"max", text(static_cast<long long>(kMaxTraceValues))}});
   }
 }
 
@@ -476,21 +480,21 @@ ATTN_NOINLINE void take_cache(const Problem& p, Normalized& n, const ShapeWords&
     const auto& [m, width] = cache;
     if (m->cols() == width) continue;
     throw input_error(at(std::string("past_") + name, name), "cache-width",
-                {{"name", std::string("past_") + name},
-                 {"count", text(m->cols())},
-                 {"layout", words.layout()},
-                 {"input", name},
-                 {"width", text(width)}});
+                      {{"name", std::string("past_") + name},
+                       {"count", text(m->cols())},
+                       {"layout", words.layout()},
+                       {"input", name},
+                       {"width", text(width)}});
   }
   if (n.past_K.rows() != n.past_V.rows()) {
     throw input_error(at("past_V", "past_K"), "cache-rows",
-                {{"keys", text(n.past_K.rows())}, {"layout", words.layout()}, {"values", text(n.past_V.rows())}});
+                      {{"keys", text(n.past_K.rows())}, {"layout", words.layout()}, {"values", text(n.past_V.rows())}});
   }
   n.past = n.past_K.rows();
   n.S += n.past;
   if (n.S > kMaxTokens) {
     throw input_error(at("past_K"), "too-many-keys",
-                {{"cached", text(n.past)}, {"new", text(n.S - n.past)}, {"max", text(kMaxTokens)}});
+                      {{"cached", text(n.past)}, {"new", text(n.S - n.past)}, {"max", text(kMaxTokens)}});
   }
 }
 
@@ -503,7 +507,7 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   const bool sinusoidal = positional == Positional::Sinusoidal;
   if (n.direct) {
     throw input_error(at(sinusoidal ? "options.positional" : "P"), "positional-direct",
-                {{"kind", sinusoidal ? "sinusoidal" : "learned"}});
+                      {{"kind", sinusoidal ? "sinusoidal" : "learned"}});
   }
   if (sinusoidal && p.P) {
     throw input_error(at("P", "options.positional"), "positional-both");
@@ -512,7 +516,8 @@ ATTN_NOINLINE void take_positional(const Problem& p, Normalized& n, const ShapeW
   if (!p.P) throw input_error(at("P", "options.positional"), "positional-learned");
   n.P = take(*p.P, "P", n);
   if (n.P->rows() != n.X.rows() || n.P->cols() != n.X.cols()) {
-    throw input_error(at("P", "X"), "positional-shape", {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
+    throw input_error(at("P", "X"), "positional-shape",
+                      {{"p_shape", words.shape(*n.P)}, {"x_shape", words.shape(n.X)}});
   }
 }
 
@@ -522,17 +527,17 @@ void take_explicit_positions(const std::vector<double>& given, const char* name,
                              std::vector<double>& out) {
   if (static_cast<Eigen::Index>(given.size()) != count) {
     throw input_error(at(std::string("options.positions.") + name), "positions-count",
-                {{"name", name},
-                 {"count", text(given.size())},
-                 {"tokens", text(count)},
-                 {"cached", past > 0 ? text(past) : "none"},
-                 {"new", text(count - past)}});
+                      {{"name", name},
+                       {"count", text(given.size())},
+                       {"tokens", text(count)},
+                       {"cached", past > 0 ? text(past) : "none"},
+                       {"new", text(count - past)}});
   }
   for (size_t i = 0; i < given.size(); ++i) {
     const double x = given[i];
     if (!(x >= 0) || x != std::floor(x) || x > 1e15) {
       throw input_error(cell(std::string("options.positions.") + name, i + 1), "positions-entry",
-                  {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(x)}});
+                        {{"name", name}, {"entry", text(i + 1)}, {"value", format_number(x)}});
     }
   }
   out = given;
@@ -562,10 +567,10 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
   if (rope.dims == 0 && width % 2 != 0) {
     // No dims were given: name the width that is odd, not a "got" value nobody typed.
     throw input_error(at("options.rope.dims"), "rope-odd",
-                {{"width_name", width_name},
-                 {"width", text(width)},
-                 {"halves", halves ? "yes" : "no"},
-                 {"fit", width > 1 ? text(width - 1) : "none"}});
+                      {{"width_name", width_name},
+                       {"width", text(width)},
+                       {"halves", halves ? "yes" : "no"},
+                       {"fit", width > 1 ? text(width - 1) : "none"}});
   }
   if (dims <= 0 || dims % 2 != 0 || dims > width) {
     throw input_error(
@@ -580,9 +585,11 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
     return;
   }
   if (!rope.cos)
-    throw input_error(at("options.rope.sin", "options.rope.cos"), "rope-table-without", {{"name", "sin"}, {"other", "cos"}});
+    throw input_error(at("options.rope.sin", "options.rope.cos"), "rope-table-without",
+                      {{"name", "sin"}, {"other", "cos"}});
   if (!rope.sin)
-    throw input_error(at("options.rope.cos", "options.rope.sin"), "rope-table-without", {{"name", "cos"}, {"other", "sin"}});
+    throw input_error(at("options.rope.cos", "options.rope.sin"), "rope-table-without",
+                      {{"name", "cos"}, {"other", "sin"}});
   // The tables hold a row per position whatever the layout.
   struct Table {
     const char* name;
@@ -596,22 +603,22 @@ ATTN_NOINLINE void take_rope(Normalized& n) {
     if (n.options.precision == Precision::Float32) check_float32_range(*m, name, field);
     if (m->cols() != dims / 2) {
       throw input_error(at(field, "options.rope.dims"), "rope-table-columns",
-                  {{"name", name}, {"count", text(m->cols())}, {"dims", text(dims)}, {"need", text(dims / 2)}});
+                        {{"name", name}, {"count", text(m->cols())}, {"dims", text(dims)}, {"need", text(dims / 2)}});
     }
   }
   if (rope.sin->rows() != rope.cos->rows()) {
     throw input_error(at("options.rope.sin", "options.rope.cos"), "rope-table-rows",
-                {{"sin", text(rope.sin->rows())}, {"cos", text(rope.cos->rows())}});
+                      {{"sin", text(rope.sin->rows())}, {"cos", text(rope.cos->rows())}});
   }
   const Eigen::Index rows = rope.cos->rows();
   auto check_row = [&](double position, const char* token, size_t index) {
     if (position < static_cast<double>(rows)) return;
     throw input_error(at("options.rope.cos"), "rope-position",
-                {{"token", token},
-                 {"index", text(index + 1)},
-                 {"position", format_number(position)},
-                 {"rows", text(rows)},
-                 {"last", text(rows - 1)}});
+                      {{"token", token},
+                       {"index", text(index + 1)},
+                       {"position", format_number(position)},
+                       {"rows", text(rows)},
+                       {"last", text(rows - 1)}});
   };
   for (size_t i = 0; i < n.query_pos.size(); ++i) check_row(n.query_pos[i], "query", i);
   for (size_t j = static_cast<size_t>(n.past); j < n.key_pos.size(); ++j) check_row(n.key_pos[j], "key", j);
@@ -701,11 +708,13 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     throw input_error(at(p.W_DQ ? "W_DQ" : "W_UQ", "W_Q"), "latent-query-both", {{"name", p.W_DQ ? "W_DQ" : "W_UQ"}});
   }
   if (!p.W_Q && !p.W_DQ && !p.W_UQ) require(p.W_Q, "W_Q", "missing-latent");
-  if (p.W_DQ && !p.W_UQ) throw input_error(at("W_DQ", "W_UQ"), "latent-query-without", {{"name", "W_DQ"}, {"other", "W_UQ"}});
-  if (p.W_UQ && !p.W_DQ) throw input_error(at("W_UQ", "W_DQ"), "latent-query-without", {{"name", "W_UQ"}, {"other", "W_DQ"}});
+  if (p.W_DQ && !p.W_UQ)
+    throw input_error(at("W_DQ", "W_UQ"), "latent-query-without", {{"name", "W_DQ"}, {"other", "W_UQ"}});
+  if (p.W_UQ && !p.W_DQ)
+    throw input_error(at("W_UQ", "W_DQ"), "latent-query-without", {{"name", "W_UQ"}, {"other", "W_DQ"}});
   if (p.W_QR.has_value() != p.W_KR.has_value()) {
     throw input_error(at(p.W_QR ? "W_QR" : "W_KR", p.W_QR ? "W_KR" : "W_QR"), "latent-rotary-without",
-                {{"name", p.W_QR ? "W_QR" : "W_KR"}, {"other", p.W_QR ? "W_KR" : "W_QR"}});
+                      {{"name", p.W_QR ? "W_QR" : "W_KR"}, {"other", p.W_QR ? "W_KR" : "W_QR"}});
   }
   if (!p.W_KR && o.rope.on) {
     throw input_error(at("options.rope", "W_KR"), "latent-rope");
@@ -720,11 +729,11 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const auto rows_must_be = [&](const Matrix& W, const char* name, Eigen::Index want, const char* input) {
     if (W.rows() == want) return;
     throw input_error(at(name), "latent-rows",
-                {{"name", name},
-                 {"rows", text(W.rows())},
-                 {"input", input},
-                 {"width", text(want)},
-                 {"shape", shape_text(W.rows(), W.cols())}});
+                      {{"name", name},
+                       {"rows", text(W.rows())},
+                       {"input", input},
+                       {"width", text(want)},
+                       {"shape", shape_text(W.rows(), W.cols())}});
   };
   const Eigen::Index d_model = n.X.cols();
   rows_must_be(n.W_DKV, "W_DKV", d_model, "X");
@@ -736,7 +745,7 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   const auto per_head = [&](const Matrix& W, const char* name, const char* what) {
     if (W.cols() % n.heads != 0) {
       throw input_error(at(name, "options.heads"), "latent-heads-divide",
-                  {{"heads", text(n.heads)}, {"width", text(W.cols())}, {"name", name}, {"part", what}});
+                        {{"heads", text(n.heads)}, {"width", text(W.cols())}, {"name", name}, {"part", what}});
     }
     return W.cols() / n.heads;
   };
@@ -759,11 +768,11 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   }
   if (query_side->cols() != n.d_h * n.heads) {
     throw input_error(at(query_name, "W_UK"), "latent-query-width",
-                {{"name", query_name},
-                 {"width", text(query_side->cols())},
-                 {"key_width", text(n.W_UK.cols())},
-                 {"heads", text(n.heads)},
-                 {"d_h", text(n.d_h)}});
+                      {{"name", query_name},
+                       {"width", text(query_side->cols())},
+                       {"key_width", text(n.W_UK.cols())},
+                       {"heads", text(n.heads)},
+                       {"d_h", text(n.d_h)}});
   }
   if (p.W_KR) {
     n.W_KR = take(*p.W_KR, "W_KR", n);
@@ -779,10 +788,10 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
     }
     if (n.W_QR.cols() != n.d_r * n.heads) {
       throw input_error(at("W_QR", "W_KR"), "latent-qr-width",
-                  {{"width", text(n.W_QR.cols())},
-                   {"heads", text(n.heads)},
-                   {"d_r", text(n.d_r)},
-                   {"need", text(n.d_r * n.heads)}});
+                        {{"width", text(n.W_QR.cols())},
+                         {"heads", text(n.heads)},
+                         {"d_r", text(n.d_r)},
+                         {"need", text(n.d_r * n.heads)}});
     }
     if (n.d_r % 2 != 0) {
       throw input_error(at("W_KR"), "latent-kr-odd", {{"d_r", text(n.d_r)}});
@@ -797,9 +806,11 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
   }
   if (p.past_c_KV || p.past_k_R) {
     if (!p.past_c_KV)
-      throw input_error(at("past_k_R", "past_c_KV"), "latent-cache-without", {{"name", "past_k_R"}, {"other", "past_c_KV"}});
+      throw input_error(at("past_k_R", "past_c_KV"), "latent-cache-without",
+                        {{"name", "past_k_R"}, {"other", "past_c_KV"}});
     if (n.d_r > 0 && !p.past_k_R)
-      throw input_error(at("past_c_KV", "past_k_R"), "latent-cache-without", {{"name", "past_c_KV"}, {"other", "past_k_R"}});
+      throw input_error(at("past_c_KV", "past_k_R"), "latent-cache-without",
+                        {{"name", "past_c_KV"}, {"other", "past_k_R"}});
     if (n.d_r == 0 && p.past_k_R) throw input_error(at("past_k_R", "W_KR"), "latent-cache-rotary");
     n.past_c_KV = take(*p.past_c_KV, "past_c_KV", n);
     if (n.past_c_KV.cols() != n.d_c) {
@@ -816,14 +827,14 @@ ATTN_NOINLINE bool take_latent(const Problem& p, Normalized& n) {
       }
       if (n.past_k_R.rows() != n.past_c_KV.rows()) {
         throw input_error(at("past_k_R", "past_c_KV"), "latent-cache-rows",
-                    {{"rows", text(n.past_k_R.rows())}, {"latent", text(n.past_c_KV.rows())}});
+                          {{"rows", text(n.past_k_R.rows())}, {"latent", text(n.past_c_KV.rows())}});
       }
     }
     n.past = n.past_c_KV.rows();
     n.S += n.past;
     if (n.S > kMaxTokens) {
       throw input_error(at("past_c_KV"), "too-many-keys",
-                  {{"cached", text(n.past)}, {"new", text(n.L)}, {"max", text(kMaxTokens)}});
+                        {{"cached", text(n.past)}, {"new", text(n.L)}, {"max", text(kMaxTokens)}});
     }
   }
   return true;
@@ -903,7 +914,7 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
       for (size_t k = 0; k < g->size(); ++k) {
         if (!std::isfinite((*g)[k])) {
           throw input_error(cell(key, k + 1), "qk-norm-gain",
-                      {{"key", key}, {"entry", text(k + 1)}, {"value", format_number((*g)[k])}});
+                            {{"key", key}, {"entry", text(k + 1)}, {"value", format_number((*g)[k])}});
         }
       }
     }
@@ -920,14 +931,14 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     n.W_G = take(*p.W_G, "W_G", n);
     if (n.W_G->rows() != n.X.cols()) {
       throw input_error(at("W_G", "X"), "gate-rows",
-                  {{"rows", text(n.W_G->rows())},
-                   {"width", text(n.X.cols())},
-                   {"shape", shape_text(n.W_G->rows(), n.W_G->cols())}});
+                        {{"rows", text(n.W_G->rows())},
+                         {"width", text(n.X.cols())},
+                         {"shape", shape_text(n.W_G->rows(), n.W_G->cols())}});
     }
     const Eigen::Index elementwise = n.heads * n.d_v, headwise = n.heads, width = n.W_G->cols();
     if (width != elementwise && width != headwise) {
       throw input_error(at("W_G"), "gate-width",
-                  {{"width", text(width)}, {"elementwise", text(elementwise)}, {"heads", text(headwise)}});
+                        {{"width", text(width)}, {"elementwise", text(elementwise)}, {"heads", text(headwise)}});
     }
     n.gate_headwise = width != elementwise;  // d_v = 1: both, the same gate
     if (p.b_G) {
@@ -948,7 +959,8 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
       throw input_error(at("options.fully_masked", "options.score_fn"), "sigmoid-fully-masked");
     }
     const double b = o.sigmoid_bias;
-    if (std::isinf(b)) throw input_error(at("options.sigmoid_bias"), "sigmoid-bias-finite", {{"value", format_number(b)}});
+    if (std::isinf(b))
+      throw input_error(at("options.sigmoid_bias"), "sigmoid-bias-finite", {{"value", format_number(b)}});
     n.sigmoid_bias = std::isnan(b) ? -std::log(static_cast<double>(n.S)) : b;
     if (float32 && n.sigmoid_bias != 0)
       check_float32_option(n.sigmoid_bias, "options.sigmoid_bias", "options.sigmoid_bias");
@@ -967,17 +979,17 @@ ATTN_NOINLINE void take_variants(const Problem& p, Normalized& n) {
     if (d.lambda.empty()) throw input_error(at("options.differential.lambda"), "differential-lambda-required");
     if (d.lambda.size() != 1 && d.lambda.size() != static_cast<size_t>(n.heads)) {
       throw input_error(at("options.differential.lambda", "options.heads"), "differential-lambda-count",
-                  {{"count", text(d.lambda.size())}, {"heads", text(n.heads)}});
+                        {{"count", text(d.lambda.size())}, {"heads", text(n.heads)}});
     }
     for (size_t h = 0; h < d.lambda.size(); ++h) {
       if (!std::isfinite(d.lambda[h])) {
         throw input_error(cell("options.differential.lambda", h + 1), "differential-lambda-entry",
-                    {{"entry", text(h + 1)}, {"value", format_number(d.lambda[h])}});
+                          {{"entry", text(h + 1)}, {"value", format_number(d.lambda[h])}});
       }
     }
     if (!std::isfinite(d.lambda_init)) {
       throw input_error(at("options.differential.lambda_init"), "differential-lambda-init",
-                  {{"value", format_number(d.lambda_init)}});
+                        {{"value", format_number(d.lambda_init)}});
     }
     n.lambdas = d.lambda.size() == 1 ? std::vector<double>(static_cast<size_t>(n.heads), d.lambda[0]) : d.lambda;
   }

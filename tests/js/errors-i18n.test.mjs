@@ -265,7 +265,8 @@ describe('the core names its input errors by message id', () => {
     const named = new Set();
     // The id is the string before the parameters ({{"name", ...}}) of `throw input_error(place, "id", {...})`,
     // or require()'s last argument.
-    for (const [, head] of source.matchAll(/throw input_error\(([^{;]*)/g)) for (const [, id] of head.matchAll(/"([a-z0-9-]+)"/g)) named.add(id);
+    for (const [, head] of source.matchAll(/throw input_error\(([^{;]*)/g))
+      for (const [, id] of head.matchAll(/"([a-z0-9-]+)"/g)) named.add(id);
     for (const [, id] of source.matchAll(/require\([^;]*"([a-z0-9-]+)"\)/g)) named.add(id);
     assert.ok(named.size >= 35, `only ${named.size} ids found: the scan is blind`);
     for (const code of Object.keys(LANGUAGES)) {
