@@ -85,8 +85,7 @@ void check_matrix(const T* data, Index rows, Index cols, const char* name, Index
   if (data == nullptr) throw input_error(ErrorPlace{name}, "fast-missing", {{"name", name}});
   if (!all_finite(data, rows * cols)) {
     report_first(
-        data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
-        "not-finite", first_row);
+        data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); }, "fast-not-finite", first_row);
   }
 }
 
@@ -94,8 +93,7 @@ template <typename T>
 void check_additive_mask(const T* mask, Index L, Index S, Index first_row) {
   if (all_finite(mask, L * S, true)) return;
   report_first(
-      mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
-      "fast-mask-entry", first_row);
+      mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; }, "fast-mask-entry", first_row);
 }
 
 // ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
@@ -602,10 +600,10 @@ FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T
   const bool has_root = !std::isnan(options.divisor_sqrt);
   if (has_scale + has_divisor + has_root > 1) throw input_error(ErrorPlace(), "fast-scale-both");
   if (has_scale && !std::isfinite(options.scale)) {
-    throw input_error(ErrorPlace{"options.scale"}, "scale-finite", {{"value", format_number(options.scale)}});
+    throw input_error(ErrorPlace{"options.scale"}, "fast-scale-finite", {{"value", format_number(options.scale)}});
   }
   if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-    throw input_error(ErrorPlace{"options.scale"}, "scale-divisor", {{"value", format_number(options.divisor)}});
+    throw input_error(ErrorPlace{"options.scale"}, "fast-scale-divisor", {{"value", format_number(options.divisor)}});
   }
   // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
   const T root_of = static_cast<T>(options.divisor_sqrt);
@@ -630,12 +628,8 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& V, const FastOptions& options,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
   if (Q.cols() != K.cols()) {
-    throw input_error(ErrorPlace{"K", "Q"}, "qk-width",
-                      {{"query", "Q"},
-                       {"query_width", std::to_string(Q.cols())},
-                       {"layout", "rows"},
-                       {"key", "K"},
-                       {"key_width", std::to_string(K.cols())}});
+    throw input_error(ErrorPlace{"K", "Q"}, "fast-qk-width",
+                      {{"q", std::to_string(Q.cols())}, {"k", std::to_string(K.cols())}});
   }
   if (K.rows() != V.rows()) {
     throw input_error(ErrorPlace{"V", "K"}, "fast-kv-rows",
@@ -643,10 +637,9 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
   }
   const bool has_mask = additive_mask.size() > 0;
   if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
-    throw input_error(ErrorPlace{"options.mask"}, "mask-shape",
+    throw input_error(ErrorPlace{"options.mask"}, "fast-mask-shape",
                       {{"shape", std::to_string(additive_mask.rows()) + "x" + std::to_string(additive_mask.cols())},
-                       {"scores", std::to_string(Q.rows()) + "x" + std::to_string(K.rows())},
-                       {"layout", "rows"}});
+                       {"scores", std::to_string(Q.rows()) + "x" + std::to_string(K.rows())}});
   }
   // A Ref of a row-major matrix may still have an outer stride; the kernels want dense rows, so
   // only such inputs are copied.
