@@ -554,10 +554,9 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
       for (Eigen::Index j = 0; j < dO->cols(); ++j) {
         if (std::isfinite((*dO)(i, j))) continue;
         // dO as given (the problem's layout): the row and column the user typed it at.
-        throw input_error(ErrorPlace{"dO", {}, i + 1, j + 1}, "gradient-not-finite",
-                          {{"row", std::to_string(i + 1)},
-                           {"column", std::to_string(j + 1)},
-                           {"value", format_number((*dO)(i, j))}});
+        throw input_error(
+            ErrorPlace{"dO", {}, i + 1, j + 1}, "gradient-not-finite",
+            {{"row", std::to_string(i + 1)}, {"column", std::to_string(j + 1)}, {"value", format_number((*dO)(i, j))}});
       }
     }
     n.dO = n.columns ? Matrix(dO->transpose()) : *dO;

@@ -129,10 +129,9 @@ Decoding decode(const Problem& problem) {
     throw input_error(ErrorPlace("X_kv"), "decode-cross");
   }
   if (n.L != n.S) {
-    throw input_error(ErrorPlace("K", "Q"), "decode-tokens",
-                      {{"queries", std::to_string(n.L)},
-                       {"keys", std::to_string(n.S)},
-                       {"layout", n.columns ? "columns" : "rows"}});
+    throw input_error(
+        ErrorPlace("K", "Q"), "decode-tokens",
+        {{"queries", std::to_string(n.L)}, {"keys", std::to_string(n.S)}, {"layout", n.columns ? "columns" : "rows"}});
   }
   if (n.L > kMaxDecodeTokens) {
     throw input_error(ErrorPlace("Q"), "decode-too-many",
