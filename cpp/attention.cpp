@@ -116,10 +116,11 @@ void check_no_nan(const Mat<S>& logits, int head, const Normalized& n) {
     for (Eigen::Index j = 0; j < logits.cols(); ++j) {
       if (!std::isnan(logits(i, j))) continue;
       const Eigen::Index r = n.columns ? j : i, c = n.columns ? i : j;
-      throw InputError(std::string("the scores overflow ") + (sizeof(S) == 4 ? "float32" : "float64") + ": row " +
-                       std::to_string(r + 1) + ", column " + std::to_string(c + 1) +
-                       (n.heads > 1 ? " of head " + std::to_string(head + 1) : std::string()) +
-                       " is not a number (inf - inf or 0 x inf); scale the inputs down");
+      throw input_error(ErrorPlace(), "scores-nan",
+                        {{"precision", sizeof(S) == 4 ? "float32" : "float64"},
+                         {"row", std::to_string(r + 1)},
+                         {"column", std::to_string(c + 1)},
+                         {"head", n.heads > 1 ? std::to_string(head + 1) : "none"}});
     }
   }
 }

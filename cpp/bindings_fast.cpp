@@ -61,7 +61,7 @@ std::uintptr_t aligned_base() {
 val reserve_js(double bytes) {
   return guarded([&] {
     if (!(bytes >= 0) || bytes > 4.0e9) {
-      throw attn::InputError("fast attention: the inputs do not fit in WebAssembly memory");
+      throw attn::input_error(attn::ErrorPlace(), "fast-memory");
     }
     const auto doubles = static_cast<std::size_t>(bytes / 8) + 3;
     std::vector<double>& buffer = scratch();

@@ -32,10 +32,7 @@ std::string join(const std::vector<std::string>& parts, const char* between) {
 Explanation explain_forward(const Problem& problem, const std::string& step_id, int head, Eigen::Index row,
                             Eigen::Index col) {
   if (is_gradient_step(step_id)) {
-    throw InputError(
-        ErrorPlace{"step"},
-        "step '" + step_id +
-            "' is a gradient: its worked calculation needs the backward pass (explain, not explain_forward)");
+    throw input_error(ErrorPlace{"step"}, "explain-gradient-forward", {{"step", step_id}});
   }
   const Normalized n = normalize(problem);
   const Trace t = compute_trace(n);
@@ -69,18 +66,20 @@ ExplainedCell::ExplainedCell(const Normalized& n, const Trace& t, const std::str
       if (std::find(ids.begin(), ids.end(), s.id) == ids.end()) ids.push_back(s.id);
     }
     // No such step: the step is at fault; a step of other heads: the head, read against the step.
-    throw InputError(
-        heads.empty() ? ErrorPlace{"step"} : ErrorPlace{"head", "step"},
-        "the trace has no step '" + step_id + "' for head " + head_name(head) +
-            (heads.empty() ? ": its steps are " + join(ids, ", ") : ": its heads are " + join(heads, ", ")));
+    throw input_error(heads.empty() ? ErrorPlace{"step"} : ErrorPlace{"head", "step"}, "explain-no-step",
+                      {{"step", step_id},
+                       {"head", head < 0 ? "none" : std::to_string(head)},
+                       {"listed", heads.empty() ? "steps" : "heads"},
+                       {"list", heads.empty() ? join(ids, ", ") : join(heads, ", ")}});
   }
   if (row < 0 || col < 0 || row >= step->values.rows() || col >= step->values.cols()) {
     // The coordinate outside the step, read against the step, and the cell asked for (from 1).
     const bool row_outside = row < 0 || row >= step->values.rows();
-    throw InputError(ErrorPlace{row_outside ? "row" : "col", "step", row + 1, col + 1},
-                     "step '" + step_id + "' is " + std::to_string(step->values.rows()) + "x" +
-                         std::to_string(step->values.cols()) + ": it has no row " + std::to_string(row + 1) +
-                         ", column " + std::to_string(col + 1));
+    throw input_error(ErrorPlace{row_outside ? "row" : "col", "step", row + 1, col + 1}, "explain-no-cell",
+                      {{"step", step_id},
+                       {"shape", std::to_string(step->values.rows()) + "x" + std::to_string(step->values.cols())},
+                       {"row", std::to_string(row + 1)},
+                       {"column", std::to_string(col + 1)}});
   }
   e.step = step_id;
   e.head = step->head;  // the step's own head (-1 for a step every head shares)

@@ -471,7 +471,7 @@ void ExplainedCell::gradient() {
   } else if (id == "dP") {
     copy(input_step(0), r, c, {"dP"});
   } else {
-    throw InputError(ErrorPlace{"step"}, "explain has no worked calculation for gradient step '" + id + "'");
+    throw input_error(ErrorPlace{"step"}, "explain-no-gradient", {{"step", id}});
   }
 }
 

@@ -41,18 +41,22 @@ constexpr Index round_up(Index n, Index m) { return (n + m - 1) / m * m; }
 // ---- validation ----------------------------------------------------------------------------
 
 /// Throws naming the first entry of `data` (rows×cols) for which `bad` holds.
+/// `id` is the message (error.<id>) with the entry's name, row, column and value.
 template <typename T, class Bad>
-[[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad, const char* why,
+[[noreturn]] void report_first(const T* data, Index cols, Index n, const char* name, Bad bad, const char* id,
                                Index first_row = 0) {
   for (Index i = 0; i < n; ++i) {
     if (bad(data[i])) {
       const Index row = first_row + i / cols + 1, column = i % cols + 1;
-      throw InputError(ErrorPlace{name, {}, row, column}, std::string(name) + " row " + std::to_string(row) +
-                                                              ", column " + std::to_string(i % cols + 1) + " is " +
-                                                              format_number(static_cast<double>(data[i])) + ": " + why);
+      throw input_error(ErrorPlace{name, {}, row, column}, id,
+                        {{"name", name},
+                         {"row", std::to_string(row)},
+                         {"column", std::to_string(column)},
+                         {"value", format_number(static_cast<double>(data[i]))}});
     }
   }
-  throw InputError(ErrorPlace{name}, std::string(name) + ": " + why);
+  // Only called once a bad entry is known to be there.
+  throw std::logic_error(std::string("report_first: no bad entry in ") + name);
 }
 
 /// The bits of a float or double, for checks that vectorise as integer operations (O(n)).
@@ -78,11 +82,10 @@ bool all_finite(const T* data, Index n, bool allow_neg_inf = false) {
 
 template <typename T>
 void check_matrix(const T* data, Index rows, Index cols, const char* name, Index first_row = 0) {
-  if (data == nullptr) throw InputError(ErrorPlace{name}, std::string(name) + " is missing");
+  if (data == nullptr) throw input_error(ErrorPlace{name}, "fast-missing", {{"name", name}});
   if (!all_finite(data, rows * cols)) {
     report_first(
-        data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); },
-        "inputs must be finite numbers (only an additive mask may hold -inf)", first_row);
+        data, cols, rows * cols, name, [](T x) { return !std::isfinite(x); }, "fast-not-finite", first_row);
   }
 }
 
@@ -90,8 +93,7 @@ template <typename T>
 void check_additive_mask(const T* mask, Index L, Index S, Index first_row) {
   if (all_finite(mask, L * S, true)) return;
   report_first(
-      mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; },
-      "an additive mask holds finite numbers or -inf", first_row);
+      mask, S, L * S, "mask", [](T x) { return std::isnan(x) || x == kInf<T>; }, "fast-mask-entry", first_row);
 }
 
 // ---- kernels: WebAssembly SIMD128 ----------------------------------------------------------
@@ -579,36 +581,34 @@ FastReport run_tiles(const FastProblem<T>& p, ScaleRule<T> scaling, bool causal,
 template <typename T>
 FastReport fast_attention(const FastProblem<T>& p, const FastOptions& options, T* out) {
   if (p.L < 1 || p.S < 1 || p.d_k < 1 || p.d_v < 1) {
-    throw InputError("empty problem: L, S, d_k and d_v must be at least 1 (got L = " + std::to_string(p.L) +
-                     ", S = " + std::to_string(p.S) + ", d_k = " + std::to_string(p.d_k) +
-                     ", d_v = " + std::to_string(p.d_v) + ")");
+    throw input_error(ErrorPlace(), "fast-empty",
+                      {{"L", std::to_string(p.L)},
+                       {"S", std::to_string(p.S)},
+                       {"d_k", std::to_string(p.d_k)},
+                       {"d_v", std::to_string(p.d_v)}});
   }
-  if (out == nullptr) throw InputError("no output buffer");
+  if (out == nullptr) throw input_error(ErrorPlace(), "fast-no-output");
   if (p.additive_mask && p.keep_mask) {
-    throw InputError("give an additive mask or a keep mask, not both");
+    throw input_error(ErrorPlace(), "fast-masks-both");
   }
-  if (p.row_offset < 0) throw InputError("row_offset must be >= 0");
+  if (p.row_offset < 0) throw input_error(ErrorPlace(), "fast-row-offset");
   check_matrix(p.Q, p.L, p.d_k, "Q", p.row_offset);
   check_matrix(p.K, p.S, p.d_k, "K");
   check_matrix(p.V, p.S, p.d_v, "V");
   if (p.additive_mask) check_additive_mask(p.additive_mask, p.L, p.S, p.row_offset);
   const bool has_scale = !std::isnan(options.scale), has_divisor = !std::isnan(options.divisor);
   const bool has_root = !std::isnan(options.divisor_sqrt);
-  if (has_scale + has_divisor + has_root > 1) throw InputError("give a scale or a divisor, not both");
+  if (has_scale + has_divisor + has_root > 1) throw input_error(ErrorPlace(), "fast-scale-both");
   if (has_scale && !std::isfinite(options.scale)) {
-    throw InputError(ErrorPlace{"options.scale"},
-                     "scale must be a finite number (got " + format_number(options.scale) + ")");
+    throw input_error(ErrorPlace{"options.scale"}, "fast-scale-finite", {{"value", format_number(options.scale)}});
   }
   if (has_divisor && (!std::isfinite(options.divisor) || options.divisor == 0)) {
-    throw InputError(ErrorPlace{"options.scale"},
-                     "the scale divisor must be a finite nonzero number (got " + format_number(options.divisor) + ")");
+    throw input_error(ErrorPlace{"options.scale"}, "fast-scale-divisor", {{"value", format_number(options.divisor)}});
   }
   // n in the working precision must be finite and positive (float32 turns 1e-50 into 0).
   const T root_of = static_cast<T>(options.divisor_sqrt);
   if (has_root && !(std::isfinite(root_of) && root_of > 0)) {
-    throw InputError(ErrorPlace{"options.scale"},
-                     "the scale divisor sqrt(n) needs a finite positive n in the working precision (got " +
-                         format_number(options.divisor_sqrt) + ")");
+    throw input_error(ErrorPlace{"options.scale"}, "fast-scale-root", {{"value", format_number(options.divisor_sqrt)}});
   }
   const Scale scale = has_scale     ? Scale{Scale::Kind::Multiply, options.scale}
                       : has_divisor ? Scale{Scale::Kind::DivideBy, options.divisor}
@@ -628,19 +628,18 @@ RowMajorMatrix<T> fast_attention(const Eigen::Ref<const RowMajorMatrix<T>>& Q,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& V, const FastOptions& options,
                                  const Eigen::Ref<const RowMajorMatrix<T>>& additive_mask) {
   if (Q.cols() != K.cols()) {
-    throw InputError(ErrorPlace{"K", "Q"}, "Q has " + std::to_string(Q.cols()) + " columns but K has " +
-                                               std::to_string(K.cols()) + ": queries and keys need the same d_k");
+    throw input_error(ErrorPlace{"K", "Q"}, "fast-qk-width",
+                      {{"q", std::to_string(Q.cols())}, {"k", std::to_string(K.cols())}});
   }
   if (K.rows() != V.rows()) {
-    throw InputError(ErrorPlace{"V", "K"}, "K has " + std::to_string(K.rows()) + " rows but V has " +
-                                               std::to_string(V.rows()) + ": every key needs a value");
+    throw input_error(ErrorPlace{"V", "K"}, "fast-kv-rows",
+                      {{"k", std::to_string(K.rows())}, {"v", std::to_string(V.rows())}});
   }
   const bool has_mask = additive_mask.size() > 0;
   if (has_mask && (additive_mask.rows() != Q.rows() || additive_mask.cols() != K.rows())) {
-    throw InputError(ErrorPlace{"options.mask"}, "mask is " + std::to_string(additive_mask.rows()) + "x" +
-                                                     std::to_string(additive_mask.cols()) + " but the scores are " +
-                                                     std::to_string(Q.rows()) + "x" + std::to_string(K.rows()) +
-                                                     " (queries x keys)");
+    throw input_error(ErrorPlace{"options.mask"}, "fast-mask-shape",
+                      {{"shape", std::to_string(additive_mask.rows()) + "x" + std::to_string(additive_mask.cols())},
+                       {"scores", std::to_string(Q.rows()) + "x" + std::to_string(K.rows())}});
   }
   // A Ref of a row-major matrix may still have an outer stride; the kernels want dense rows, so
   // only such inputs are copied.

@@ -532,28 +532,31 @@ Gradients gradients(const Problem& problem, const std::optional<Matrix>& dO) {
   g.trace = compute_trace(n);
   const Matrix& output = g.trace.output;  // the problem's layout, as dO is given
   if (dO) {
-    const char* rows = n.columns ? "columns" : "rows";
-    const char* cols = n.columns ? "rows" : "columns";
     const auto shape = [](const Matrix& m) { return std::to_string(m.rows()) + "x" + std::to_string(m.cols()); };
     // Rows and columns in the problem's layout: its token axis first.
     const Eigen::Index tokens = n.columns ? dO->cols() : dO->rows(),
                        out_tokens = n.columns ? output.cols() : output.rows();
     const Eigen::Index features = n.columns ? dO->rows() : dO->cols(),
                        out_features = n.columns ? output.rows() : output.cols();
-    const auto mismatch = [&](Eigen::Index have, Eigen::Index want, const char* what) {
-      throw InputError(ErrorPlace{"dO"}, "dO has " + std::to_string(have) + " " + what + " but the output has " +
-                                             std::to_string(want) + " (dO is " + shape(*dO) + ", the output is " +
-                                             shape(output) + ")");
+    // axis: the token axis ("tokens") or the feature axis; layout: the problem's.
+    const auto mismatch = [&](Eigen::Index have, Eigen::Index want, const char* axis) {
+      throw input_error(ErrorPlace{"dO"}, "gradient-shape",
+                        {{"have", std::to_string(have)},
+                         {"axis", axis},
+                         {"layout", n.columns ? "columns" : "rows"},
+                         {"want", std::to_string(want)},
+                         {"shape", shape(*dO)},
+                         {"output_shape", shape(output)}});
     };
-    if (tokens != out_tokens) mismatch(tokens, out_tokens, rows);
-    if (features != out_features) mismatch(features, out_features, cols);
+    if (tokens != out_tokens) mismatch(tokens, out_tokens, "tokens");
+    if (features != out_features) mismatch(features, out_features, "features");
     for (Eigen::Index i = 0; i < dO->rows(); ++i) {
       for (Eigen::Index j = 0; j < dO->cols(); ++j) {
         if (std::isfinite((*dO)(i, j))) continue;
         // dO as given (the problem's layout): the row and column the user typed it at.
-        throw InputError(ErrorPlace{"dO", {}, i + 1, j + 1}, "dO: row " + std::to_string(i + 1) + ", column " +
-                                                                 std::to_string(j + 1) + " is " +
-                                                                 format_number((*dO)(i, j)) + ", not a finite number");
+        throw input_error(
+            ErrorPlace{"dO", {}, i + 1, j + 1}, "gradient-not-finite",
+            {{"row", std::to_string(i + 1)}, {"column", std::to_string(j + 1)}, {"value", format_number((*dO)(i, j))}});
       }
     }
     n.dO = n.columns ? Matrix(dO->transpose()) : *dO;

@@ -66,8 +66,8 @@ std::uint64_t bounded_masked(RandomState& rs, std::uint64_t range) {
 
 void check_shape(Eigen::Index rows, Eigen::Index cols, const char* what) {
   if (rows < 0 || cols < 0) {
-    throw InputError(std::string(what) + ": size must be non-negative, got (" + std::to_string(rows) + ", " +
-                     std::to_string(cols) + ")");
+    throw input_error(ErrorPlace("size"), "random-size",
+                      {{"function", what}, {"rows", std::to_string(rows)}, {"cols", std::to_string(cols)}});
   }
 }
 
@@ -144,7 +144,7 @@ Matrix RandomState::randn(Eigen::Index rows, Eigen::Index cols) {
 Matrix RandomState::normal(Eigen::Index rows, Eigen::Index cols, double loc, double scale) {
   check_shape(rows, cols, "normal");
   // numpy's check (CONS_NON_NEGATIVE): a set sign bit is an error, NaN passes through.
-  if (std::signbit(scale) && !std::isnan(scale)) throw InputError("normal: scale < 0");
+  if (std::signbit(scale) && !std::isnan(scale)) throw input_error(ErrorPlace("scale"), "random-scale");
   Matrix out(rows, cols);
   // legacy_normal computes loc + scale * gauss, even for loc 0 and scale 1.
   for (Eigen::Index i = 0; i < out.size(); ++i) out.data()[i] = loc + scale * standard_normal();
@@ -160,8 +160,8 @@ Matrix RandomState::rand(Eigen::Index rows, Eigen::Index cols) {
 
 std::int64_t RandomState::randint(std::int64_t low, std::int64_t high) {
   if (low >= high) {
-    throw InputError("randint: high (" + std::to_string(high) + ") must be greater than low (" + std::to_string(low) +
-                     ")");
+    throw input_error(ErrorPlace("high", "low"), "random-high",
+                      {{"high", std::to_string(high)}, {"low", std::to_string(low)}});
   }
   // numpy makes high inclusive (high - 1) and samples an offset in [0, high - 1 - low];
   // unsigned arithmetic keeps the full int64 span free of overflow.

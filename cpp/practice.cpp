@@ -60,10 +60,11 @@ void check_decode_positions(const Normalized& n) {
     if (later_min <= query) {
       Eigen::Index j = t + 1;
       while (n.key_pos[static_cast<size_t>(j)] != later_min) ++j;
-      throw InputError("decode: positions.keys entry " + std::to_string(j + 1) + " (" + format_number(later_min) +
-                       ") is not after positions.queries entry " + std::to_string(t + 1) + " (" + format_number(query) +
-                       "): token " + std::to_string(j + 1) + " is generated after token " + std::to_string(t + 1) +
-                       ", so its key must sit at a later position");
+      throw input_error(ErrorPlace("positions.keys", "positions.queries", j + 1), "decode-positions",
+                        {{"key", std::to_string(j + 1)},
+                         {"key_position", format_number(later_min)},
+                         {"query", std::to_string(t + 1)},
+                         {"query_position", format_number(query)}});
     }
     later_min = std::min(later_min, n.key_pos[static_cast<size_t>(t)]);
   }
@@ -119,30 +120,22 @@ Eigen::Map<const Eigen::RowVectorXd> flat(const Matrix& m) {
 Decoding decode(const Problem& problem) {
   const Normalized n = normalize(problem);
   if (n.latent) {
-    throw InputError(
-        "decode builds a KV cache of K and V token by token; multi-head latent attention (W_DKV) "
-        "caches past_c_KV and past_k_R instead: its trace's cache_sizes step compares the two");
+    throw input_error(ErrorPlace("W_DKV"), "decode-latent");
   }
   if (n.past > 0) {
-    throw InputError(
-        "decode builds the KV cache itself, token by token: give the tokens' Q, K and V "
-        "(or X with W_Q, W_K and W_V) without past_K and past_V");
+    throw input_error(ErrorPlace("past_K"), "decode-past");
   }
   if (n.cross) {
-    throw InputError(
-        "decode runs self-attention as a model generates it: give X without X_kv "
-        "(cross-attention reads a sequence that is not generated)");
+    throw input_error(ErrorPlace("X_kv"), "decode-cross");
   }
-  const char* tokens = n.columns ? "columns" : "rows";
   if (n.L != n.S) {
-    throw InputError(
-        "decode needs one key and one value per query (each token generated brings "
-        "its own): Q has " +
-        std::to_string(n.L) + " " + tokens + " but K has " + std::to_string(n.S));
+    throw input_error(
+        ErrorPlace("K", "Q"), "decode-tokens",
+        {{"queries", std::to_string(n.L)}, {"keys", std::to_string(n.S)}, {"layout", n.columns ? "columns" : "rows"}});
   }
   if (n.L > kMaxDecodeTokens) {
-    throw InputError("decode runs one trace per token: at most " + std::to_string(kMaxDecodeTokens) +
-                     " tokens are accepted (got " + std::to_string(n.L) + ")");
+    throw input_error(ErrorPlace("Q"), "decode-too-many",
+                      {{"max", std::to_string(kMaxDecodeTokens)}, {"tokens", std::to_string(n.L)}});
   }
   check_decode_positions(n);
 
@@ -249,9 +242,10 @@ Tiles tiles_in(const Normalized& n, const Trace& trace, Eigen::Index block_q, Ei
       for (Eigen::Index j = 0; j < S_keys; ++j) {
         if (logits(i, j) != std::numeric_limits<S>::infinity()) continue;
         const Eigen::Index r = columns ? j : i, c = columns ? i : j;
-        throw InputError("tiles: the scores overflow: row " + std::to_string(r + 1) + ", column " +
-                         std::to_string(c + 1) + (n.heads > 1 ? " of head " + std::to_string(h + 1) : std::string()) +
-                         " is inf, which no running max can rescale; scale the inputs down");
+        throw input_error(ErrorPlace(), "tiles-overflow",
+                          {{"row", std::to_string(r + 1)},
+                           {"column", std::to_string(c + 1)},
+                           {"head", n.heads > 1 ? std::to_string(h + 1) : "none"}});
       }
     }
     const bool sink = !n.sink_logits.empty() && n.sink_logits[static_cast<size_t>(h)] != -kInf;
@@ -351,29 +345,25 @@ Tiles tiles_in(const Normalized& n, const Trace& trace, Eigen::Index block_q, Ei
 
 void check_chunk_size(double value) {
   if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
-  throw InputError("chunk must be a positive integer, got number " + format_number(value));
+  throw input_error(ErrorPlace("chunk"), "positive-integer", {{"name", "chunk"}, {"value", format_number(value)}});
 }
 
 Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
   if (chunk != 0) check_chunk_size(static_cast<double>(chunk));
   const Normalized n = normalize(problem);
   if (!n.linear() || !n.options.causal) {
-    throw InputError(
-        "recurrent needs causal linear attention: options.attention \"linear\" with options.causal "
-        "true (without causal every query reads every key, and nothing is carried from token to token)");
+    throw input_error(ErrorPlace(n.linear() ? "options.causal" : "options.attention"), "recurrent-causal-linear");
   }
   if (n.L != n.S) {
-    throw InputError("recurrent runs self-attention token by token, but the problem has " + std::to_string(n.L) +
-                     " queries and " + std::to_string(n.S) + " keys");
+    throw input_error(ErrorPlace("K", "Q"), "recurrent-self",
+                      {{"queries", std::to_string(n.L)}, {"keys", std::to_string(n.S)}});
   }
   const std::vector<double>& pos = n.query_pos;
   for (Eigen::Index t = 0; t < n.L; ++t) {
     const auto k = static_cast<size_t>(t);
     if (pos[k] != n.key_pos[k] || (t > 0 && !(pos[k] > pos[k - 1]))) {
-      throw InputError(
-          "recurrent reads token t's query and key together, in order: positions.queries and "
-          "positions.keys must be the same increasing list (token " +
-          std::to_string(t + 1) + " is not)");
+      throw input_error(ErrorPlace("positions.keys", "positions.queries", t + 1), "recurrent-positions",
+                        {{"token", std::to_string(t + 1)}});
     }
   }
   const Trace trace = compute_trace(n);
@@ -479,7 +469,7 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
 
 void check_block_size(const char* name, double value) {
   if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
-  throw InputError(std::string(name) + " must be a positive integer, got number " + format_number(value));
+  throw input_error(ErrorPlace(name), "positive-integer", {{"name", name}, {"value", format_number(value)}});
 }
 
 Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) {
@@ -487,9 +477,7 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) 
   check_block_size("block_k", static_cast<double>(block_k));
   const Normalized n = normalize(problem);
   if (n.latent) {
-    throw InputError(
-        "tiles computes attention from Q, K and V; multi-head latent attention (W_DKV) is not one of "
-        "its problems");
+    throw input_error(ErrorPlace("W_DKV"), "tiles-latent");
   }
   const Eigen::Index bq = std::min(block_q, n.L), bk = std::min(block_k, n.S);
   // Every tile's numbers: the scores, Õ before and after, five numbers per query row, and the
@@ -501,9 +489,9 @@ Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) 
       n.heads * (static_cast<double>(n.L) * static_cast<double>(n.S) +
                  key_blocks * static_cast<double>(n.L) * static_cast<double>(2 * n.d_v + 5) + 16 * tiles_per_head);
   if (values > kMaxTraceValues) {
-    throw InputError("the tiles of this problem would hold " + std::to_string(static_cast<long long>(values)) +
-                     " numbers; the most accepted is " + std::to_string(static_cast<long long>(kMaxTraceValues)) +
-                     " (larger blocks, fewer tokens or heads)");
+    throw input_error(ErrorPlace(), "tiles-too-large",
+                      {{"count", std::to_string(static_cast<long long>(values))},
+                       {"max", std::to_string(static_cast<long long>(kMaxTraceValues))}});
   }
   const Trace trace = compute_trace(n);
   Tiles out = n.options.precision == Precision::Float32 ? tiles_in<float>(n, trace, bq, bk)
@@ -560,10 +548,10 @@ OnlineSoftmax online_softmax_in(const std::vector<double>& row, bool subtract_ma
 }  // namespace
 
 OnlineSoftmax online_softmax(const std::vector<double>& row, bool subtract_max, Precision precision) {
-  if (row.empty()) throw InputError("the row is empty: a softmax needs at least one number");
+  if (row.empty()) throw input_error(ErrorPlace("row"), "row-empty");
   if (static_cast<Eigen::Index>(row.size()) > kMaxTokens) {
-    throw InputError("the row has " + std::to_string(row.size()) + " numbers: at most " + std::to_string(kMaxTokens) +
-                     " are accepted");
+    throw input_error(ErrorPlace("row"), "row-too-long",
+                      {{"count", std::to_string(row.size())}, {"max", std::to_string(kMaxTokens)}});
   }
   const bool float32 = precision == Precision::Float32;
   for (size_t j = 0; j < row.size(); ++j) {
@@ -571,9 +559,10 @@ OnlineSoftmax online_softmax(const std::vector<double>& row, bool subtract_max, 
     const bool in_range =
         x == -kInf || (std::isfinite(x) && (!float32 || std::abs(x) <= std::numeric_limits<float>::max()));
     if (!in_range) {
-      throw InputError("entry " + std::to_string(j + 1) + " of the row is " + format_number(x) +
-                       ": expected a finite number or -inf (a hidden entry)" +
-                       (float32 && std::isfinite(x) ? " within float32's range" : ""));
+      throw input_error(ErrorPlace("row", {}, static_cast<std::ptrdiff_t>(j + 1)), "row-entry",
+                        {{"entry", std::to_string(j + 1)},
+                         {"value", format_number(x)},
+                         {"range", float32 && std::isfinite(x) ? "float32" : "any"}});
     }
   }
   return float32 ? online_softmax_in<float>(row, subtract_max, "float32")

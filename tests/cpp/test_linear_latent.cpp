@@ -326,7 +326,7 @@ TEST_CASE("linear attention: the forms' costs and the recurrent form's errors", 
     try {
       attn::recurrent(q, chunk);
     } catch (const attn::InputError& e) {
-      return std::string(e.what());
+      return e.message().id.empty() ? std::string(e.what()) : english(e.message());
     }
     return std::string();
   };

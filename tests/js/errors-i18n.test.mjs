@@ -359,3 +359,208 @@ describe('the core names its input errors by message id', () => {
     }
   });
 });
+
+// The rest of the core (issue 33): the walkthroughs (cpp/practice.cpp), gradients and explain, the
+// scores overflowing, numpy's random draws and the output-only path (cpp/fast_attention.cpp,
+// cpp/bindings_fast.cpp) name their errors by id too.
+const CORE_FILES = [
+  'practice.cpp',
+  'fast_attention.cpp',
+  'bindings_fast.cpp',
+  'gradients.cpp',
+  'explain.cpp',
+  'explain_gradients.cpp',
+  'attention.cpp',
+  'numpy_random.cpp',
+];
+
+/** The ids `files` (in cpp/) throw: the hyphenated strings of their input_error( and report_first( calls. */
+function idsThrownIn(files) {
+  const named = new Set();
+  for (const file of files) {
+    const source = readFileSync(join(repo, 'cpp', file), 'utf8');
+    // A call runs to its `;`, a lambda's body ("; }") inside it included.
+    for (const [call] of source.matchAll(/(?:input_error|report_first)\((?:[^;]|;\s*\})*/g)) {
+      for (const [, id] of call.matchAll(/"([a-z][a-z0-9]*(?:-[a-z0-9]+)+)"/g)) named.add(id);
+    }
+  }
+  return named;
+}
+
+const LIST = { Q: [[1], [2], [3]], K: [[1], [2], [3]], V: [[1], [2], [3]] };
+
+/** Calls that reach the errors of the core's other files through the JS API. */
+const CORE_CASES = [
+  {
+    call: () =>
+      engine.decode({
+        Q: [
+          [1, 2],
+          [3, 4],
+        ],
+        K: [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        V: [[1], [2], [3]],
+      }),
+    english: 'decode needs one key and one value per query (each token generated brings its own): Q has 2 rows but K has 3',
+    field: 'K',
+  },
+  {
+    call: () => engine.decode({ ...LIST, options: { positions: { queries: [0, 5, 6], keys: [0, 5, 2] } } }),
+    english:
+      'decode: positions.keys entry 3 (2) is not after positions.queries entry 2 (5): token 3 is generated after token 2, so its key must sit at a later position',
+    field: 'positions.keys',
+    row: 3,
+  },
+  {
+    call: () => engine.decode({ ...one, past_K: [[1, 2]], past_V: [[1]] }),
+    english:
+      "decode builds the KV cache itself, token by token: give the tokens' Q, K and V (or X with W_Q, W_K and W_V) without past_K and past_V",
+    field: 'past_K',
+  },
+  {
+    call: () =>
+      engine.tiles({ Q: [[1e200], [1e200]], K: [[1e200], [1e200]], V: [[1], [1]], options: { scale: 'none' } }, { block_q: 1, block_k: 1 }),
+    english: 'tiles: the scores overflow: row 1, column 1 is inf, which no running max can rescale; scale the inputs down',
+  },
+  {
+    call: () => engine.recurrent(one),
+    english:
+      'recurrent needs causal linear attention: options.attention "linear" with options.causal true (without causal every query reads every key, and nothing is carried from token to token)',
+    field: 'options.attention',
+  },
+  {
+    call: () => engine.onlineSoftmax([]),
+    english: 'the row is empty: a softmax needs at least one number',
+    field: 'row',
+  },
+  {
+    call: () => engine.onlineSoftmax([1e39], { precision: 'float32' }),
+    english: "entry 1 of the row is 1e+39: expected a finite number or -inf (a hidden entry) within float32's range",
+    field: 'row',
+    row: 1,
+  },
+  {
+    call: () => engine.gradients(one, { dO: [[1, 2]] }),
+    english: 'dO has 2 columns but the output has 1 (dO is 1x2, the output is 1x1)',
+    field: 'dO',
+  },
+  {
+    call: () => engine.gradients(one, { dO: [[NaN]] }),
+    english: 'dO: row 1, column 1 is nan, not a finite number',
+    field: 'dO',
+    row: 1,
+    column: 1,
+  },
+  {
+    call: () => engine.explain(one, { step: 'weights', row: 5, col: 0 }),
+    english: "step 'weights' is 1x1: it has no row 6, column 1",
+    field: 'row',
+    row: 6,
+    column: 1,
+  },
+  {
+    call: () => engine.explain(one, { step: 'softcapped', row: 0, col: 0 }),
+    english: "the trace has no step 'softcapped' for head 0: its steps are Q, K, V, scores, scaled, weights, output",
+    field: 'step',
+  },
+  {
+    call: () =>
+      engine.run({
+        Q: [[1e300, 1e300]],
+        K: [
+          [1e300, -1e300],
+          [1, 1],
+        ],
+        V: [[1], [2]],
+        options: { scale: 'none' },
+      }),
+    english: 'the scores overflow float64: row 1, column 1 is not a number (inf - inf or 0 x inf); scale the inputs down',
+  },
+  {
+    call: () => engine.attention({ Q: [[1, NaN]], K: [[1, 2]], V: [[1]] }),
+    english: 'Q row 1, column 2 is nan: inputs must be finite numbers (only an additive mask may hold -inf)',
+    field: 'Q',
+    row: 1,
+    column: 2,
+  },
+  {
+    call: () => engine.attention({ Q: [[1, 2]], K: [[1, 2]], V: [[1]], mask: [[Infinity]] }),
+    english: 'mask row 1, column 1 is inf: an additive mask holds finite numbers or -inf',
+    field: 'mask',
+    row: 1,
+    column: 1,
+  },
+];
+
+/** The error `call` throws (fails when it throws none). */
+function thrownBy(call) {
+  try {
+    call();
+  } catch (error) {
+    return error;
+  }
+  assert.fail(`no error from ${call}`);
+}
+
+describe('the walkthroughs, gradients, explain and the fast path name their errors by message id', () => {
+  test('ids the core files throw are in English and in every catalogue', () => {
+    const named = idsThrownIn(CORE_FILES);
+    assert.ok(named.size >= 40, `only ${named.size} ids found: the scan is blind`);
+    for (const code of Object.keys(LANGUAGES)) {
+      const words = catalogue(code);
+      for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
+    }
+  });
+
+  test("the fast entry's English (fast.js FAST_ENGLISH, no catalogue loaded) is en.json's, for every id the fast path throws", async () => {
+    const { FAST_ENGLISH } = await import(`${dist}fast.js`);
+    for (const id of idsThrownIn(['fast_attention.cpp', 'bindings_fast.cpp'])) {
+      assert.equal(FAST_ENGLISH[`error.${id}`], en[`error.${id}`], id);
+    }
+    for (const [id, words] of Object.entries(FAST_ENGLISH)) assert.equal(words, en[id], id);
+  });
+
+  test('the lean fast entry says its errors in English too', async () => {
+    const { loadFastAttention } = await import(`${dist}fast-node.js`);
+    const fast = await loadFastAttention();
+    const error = thrownBy(() => fast.attention({ Q: [[1, NaN]], K: [[1, 2]], V: [[1]] }));
+    assert.equal(error.message, CORE_CASES.find((c) => c.field === 'Q').english);
+    assert.equal(error.message_id, 'error.fast-not-finite');
+  });
+
+  for (const c of CORE_CASES) {
+    test(`English unchanged: ${c.english}`, () => {
+      const error = thrownBy(c.call);
+      assert.equal(error.message, c.english);
+      assert.ok(Object.hasOwn(en, error.message_id), `${error.message_id} is not in en.json`);
+      assert.equal(errorWords(error), c.english);
+      assert.equal(english(error.message_id, error.values), c.english);
+      assert.equal(error.field, c.field);
+      assert.equal(error.row, c.row);
+      assert.equal(error.column, c.column);
+    });
+  }
+
+  test('every language says each of them with its own words, naming the same keys and every number', async () => {
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const t = await loadTranslator(code);
+      for (const c of CORE_CASES) {
+        const error = thrownBy(c.call);
+        const said = errorWords(error, t);
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        assert.doesNotMatch(said, /[{}]/, `${code} ${error.message_id}: ${said}`);
+        // Code names stay verbatim: the keys and functions English names (decode, positions.keys,
+        // past_K, dO, softcapped, float32 ...), and every number.
+        for (const name of c.english.match(/\b(?:[A-Za-z]+_[A-Za-z_]+|[a-z]+\.[a-z.]+|[A-Z]\b|dO|float\d\d|decode|tiles|recurrent)\b/g) ??
+          []) {
+          assert.ok(said.includes(name), `${code}: ${said} does not name ${name}`);
+        }
+        for (const n of c.english.match(/\d+(?:e[+-]\d+)?/g) ?? []) assert.ok(said.includes(n), `${code}: ${said} lacks ${n}`);
+      }
+    }
+  });
+});

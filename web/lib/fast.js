@@ -11,6 +11,36 @@ import { indexOf, moduleGuard, unwrap, version, wireTable } from './load.js';
 
 const FLOAT_ARRAYS = [Float32Array, Float64Array];
 
+// The English of the fast path's errors: the core names them by message id (cpp/fast_attention.cpp
+// and cpp/bindings_fast.cpp throw error.fast-*, the words in locales/*.json), and the lean entry
+// loads no catalogue, so its English is kept here, each {name} filled with its value
+// (tests/js/errors-i18n.test.mjs checks these are en.json's words and every id those files throw).
+// i18n.js errorWords(error, t) says them in any language.
+export const FAST_ENGLISH = Object.freeze({
+  'error.fast-missing': '{name} is missing',
+  'error.fast-not-finite':
+    '{name} row {row}, column {column} is {value}: inputs must be finite numbers (only an additive mask may hold -inf)',
+  'error.fast-mask-entry': '{name} row {row}, column {column} is {value}: an additive mask holds finite numbers or -inf',
+  'error.fast-empty': 'empty problem: L, S, d_k and d_v must be at least 1 (got L = {L}, S = {S}, d_k = {d_k}, d_v = {d_v})',
+  'error.fast-no-output': 'no output buffer',
+  'error.fast-masks-both': 'give an additive mask or a keep mask, not both',
+  'error.fast-row-offset': 'row_offset must be >= 0',
+  'error.fast-scale-both': 'give a scale or a divisor, not both',
+  'error.fast-scale-finite': 'scale must be a finite number (got {value})',
+  'error.fast-scale-divisor': 'the scale divisor must be a finite nonzero number (got {value})',
+  'error.fast-scale-root': 'the scale divisor sqrt(n) needs a finite positive n in the working precision (got {value})',
+  'error.fast-qk-width': 'Q has {q} columns but K has {k}: queries and keys need the same d_k',
+  'error.fast-kv-rows': 'K has {k} rows but V has {v}: every key needs a value',
+  'error.fast-mask-shape': 'mask is {shape} but the scores are {scores} (queries x keys)',
+  'error.fast-memory': 'fast attention: the inputs do not fit in WebAssembly memory',
+});
+
+/** @param {string} id @param {Record<string, string>} values */
+const fastEnglish = (id, values) =>
+  Object.hasOwn(FAST_ENGLISH, id)
+    ? FAST_ENGLISH[/** @type {keyof typeof FAST_ENGLISH} */ (id)].replace(/\{(\w+)\}/g, (_, name) => values[name])
+    : id;
+
 /**
  * Flat row-major values of a typed array, number[] or nested number[][]; rows if nested.
  * @returns {{ data: ArrayLike<number | boolean>, rows: number | undefined, boolean?: boolean }}
@@ -166,7 +196,7 @@ export function createFastAttention(module) {
     const outBytes = align(L * dv * size);
     const total = headerBytes + qBytes + kBytes + vBytes + maskBytes + outBytes;
     if (total > capacity) {
-      base = unwrap(module._fastReserve(total));
+      base = unwrap(module._fastReserve(total), fastEnglish);
       capacity = total;
     }
     const qAt = base + headerBytes;
@@ -204,7 +234,7 @@ export function createFastAttention(module) {
       f64[first + at.out] = outAt + r0 * dv * size;
       f64[first + at.L] = Math.min(CHUNK_ROWS, L - r0);
       f64[first + at.row_offset] = r0;
-      unwrap(module._fastRun(base));
+      unwrap(module._fastRun(base), fastEnglish);
       fullyMasked += heap().f64[first + at.fully_masked];
     }
     // The run may have grown the memory: take the views again before copying out.

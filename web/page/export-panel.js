@@ -17,6 +17,7 @@ import { maskedPositions } from 'attention-explorer/step-table';
 import { $, app, writeHtml } from './app.js';
 import { axisLabels, stepKey } from './steps.js';
 import { html } from 'attention-explorer/html';
+import { errorWords } from 'attention-explorer/i18n';
 import { stepTex } from './copy-latex.js';
 import { t } from './language.js';
 
@@ -181,6 +182,6 @@ export async function onExport(format) {
     preview.dataset.format = format;
     status.textContent = t('explorer.export.done', { name: out.name });
   } catch (err) {
-    status.textContent = t('explorer.export.failed', { error: err.message });
+    status.textContent = t('explorer.export.failed', { error: errorWords(err, t) });
   }
 }

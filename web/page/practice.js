@@ -101,7 +101,7 @@ async function onWalkExport(button) {
       status.textContent = t('explorer.practice.downloaded', { name: out.name });
     }
   } catch (err) {
-    status.textContent = t('explorer.practice.notExported', { error: err.message });
+    status.textContent = t('explorer.practice.notExported', { error: errorWords(err, t) });
   }
 }
 

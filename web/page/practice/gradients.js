@@ -116,7 +116,7 @@ export function showError(error) {
   const box = $('pr-do-error');
   if (!box) return;
   box.hidden = !shown;
-  box.textContent = shown?.message ?? '';
+  box.textContent = shown ? errorWords(shown, t) : '';
   if (!shown || !(shown.row > 0 && shown.column > 0)) return;
   const cell = document.querySelector(`.pr-do-cell[data-r="${shown.row - 1}"][data-c="${shown.column - 1}"]`);
   cell?.setAttribute('aria-invalid', 'true');
