@@ -140,11 +140,10 @@ class Parser : public Reader {
       const int line = first_line_ + count_line_breaks(text_.substr(0, rest.data() - text_.data()));
       const size_t values = text_.find("numpy=");
       if (values == std::string_view::npos) {
-        fail("the TensorFlow tensor at " + line_name(line) +
-             " shows no values (no 'numpy='): print it with print(t.numpy())");
+        fail("parse-tf-no-values", {{"line", str(line)}});
       }
       if (rest.back() != '>') {
-        fail("the TensorFlow tensor from " + line_name(line) + " is never closed by '>'");
+        fail("parse-tf-unclosed", {{"line", str(line)}, {"close", "'>'"}});
       }
       text_ = text_.substr(0, static_cast<size_t>(rest.data() + rest.size() - 1 - text_.data()));
       drop_prefix(values + 6);
@@ -156,7 +155,7 @@ class Parser : public Reader {
   ParsedMatrix parse_body() {
     TextLine line;
     size_t offset = 0;
-    if (!first_content(&line, &offset)) fail("no numbers found (the text is empty)");
+    if (!first_content(&line, &offset)) fail("parse-empty-text");
     if (text_.find("\\begin{") != std::string_view::npos) return read_latex(*this);
     const std::string_view first = trim(line.text);
     long rows = 0;
@@ -193,7 +192,8 @@ double parse_cell(std::string_view text, std::string_view name, size_t row, size
   try {
     return read_cell(Parser(text, name), row, column);
   } catch (const InputError& e) {
-    // The reader knows the input; the cell is the caller's: both, for a view to mark the cell.
+    // The reader knows the input; the cell is the caller's: both, for a view to mark the cell
+    // (the message, its id and parameters, stays the reader's).
     throw InputError(
         ErrorPlace(std::string(name), {}, static_cast<std::ptrdiff_t>(row), static_cast<std::ptrdiff_t>(column)), e);
   }

@@ -94,9 +94,9 @@ class Bracketed : public Reader {
 
   Frame& list_at(int depth) { return stack_[static_cast<size_t>(list_index_[depth])]; }
 
-  /// "row R, column C" of the element that would come next at the current depth, in terms of
-  /// the final matrix (for a list of column vectors, vector k is column k); just "row R" in an
-  /// outer list of rows.
+  /// Row R, column C of the element that would come next at the current depth, in terms of the
+  /// final matrix (for a list of column vectors, vector k is column k); just row R (column 0) in
+  /// an outer list of rows.
   Position position() {
     switch (depth_) {
       case 1: {
@@ -111,8 +111,6 @@ class Bracketed : public Reader {
     }
   }
 
-  std::string where() { return position().name(); }
-
   std::string opened(const Frame& frame) const { return "'" + std::string(frame.word) + (frame.wrapper ? "('" : "'"); }
 
   static char closing_of(std::string_view open) { return open == "{" ? '}' : ']'; }
@@ -123,20 +121,19 @@ class Bracketed : public Reader {
     Frame& top = stack_.back();
     if (top.wrapper) {
       if (top.paren_state != 0 || token.kind != TokenKind::kOpen) {
-        fail("expected '[' after " + opened(top) + " at " + line_name(top.line) + " but found " + quote(token.text));
+        fail("parse-wrapper-no-list", {{"wrapper", opened(top)}, {"line", str(top.line)}, {"word", quote(token.text)}});
       }
       return;
     }
     if (top.has_numbers || (ndim_ != 0 && depth_ >= ndim_)) {
-      fail(where() + ": expected a number but found " + quote(token.text));
+      fail("parse-not-number", position(), {{"word", quote(token.text)}});
     }
   }
 
   void open_list(const Token& token) {
     check_list_may_start(token);
     if (depth_ == kMaxDepth) {
-      fail("nested too deeply: the '" + std::string(token.text) + "' at " + line_name(token.line) +
-           " opens a 4th level, but a matrix has 2 levels (3 for a list of column vectors)");
+      fail("parse-too-deep", {{"bracket", quote(token.text)}, {"line", str(token.line)}});
     }
     if (token.text == "{") braces_ = true;
     Frame frame;
@@ -181,13 +178,11 @@ class Bracketed : public Reader {
 
   void close_list(const Token& token) {
     if (stack_.empty()) {
-      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) + " has no matching '" +
-           (token.text == "}" ? "{" : "[") + "'");
+      fail_unmatched(token);
     }
     Frame& top = stack_.back();
     if (top.wrapper || closing_of(top.word) != token.text[0]) {
-      fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) + " closes the '" +
-           std::string(top.wrapper ? "(" : top.word) + "' from " + line_name(top.line));
+      fail_wrong_close(token, top);
     }
     const size_t elements = top.count;
     if (depth_ == 1 && !top.has_lists) {
@@ -211,7 +206,7 @@ class Bracketed : public Reader {
       return;
     }
     if (stack_.empty()) {
-      fail("expected '[' at " + line_name(token.line) + " but found " + quote(token.text));
+      fail("parse-no-list", {{"line", str(token.line)}, {"word", quote(token.text)}});
     }
     Frame& top = stack_.back();
     if (top.wrapper) {
@@ -219,7 +214,7 @@ class Bracketed : public Reader {
       return;
     }
     if (top.has_lists || (ndim_ != 0 && depth_ < ndim_)) {
-      fail(where() + ": expected '[' (every row is a list) but found " + quote(token.text));
+      fail("parse-row-not-list", position(), {{"word", quote(token.text)}});
     }
     values_.push_back(read_number(token.text, position()));
     if (ndim_ == 0) ndim_ = depth_;
@@ -241,14 +236,20 @@ class Bracketed : public Reader {
       }
       return;
     }
-    const char* expected = top.paren_state == 0   ? "'['"
-                           : top.paren_state == 1 ? "',' or ')'"
-                           : top.paren_state == 2
-                               ? (top.wrapper->numpy ? "'dtype=...' or ')'" : "a keyword argument or ')'")
-                           : top.paren_state == 3 ? "')'"
-                                                  : "',' or ')'";
-    fail(std::string("expected ") + expected + " in the " + opened(top) + " from " + line_name(top.line) +
-         " but found " + quote(token.text));
+    // What may come next, a select in the message: the list, "',' or ')'", "'dtype=...' or ')'",
+    // "a keyword argument or ')'", "')'".
+    const char* expected = top.paren_state == 0   ? "list"
+                           : top.paren_state == 1 ? "comma"
+                           : top.paren_state == 2 ? (top.wrapper->numpy ? "dtype" : "keyword")
+                           : top.paren_state == 3 ? "close"
+                                                  : "comma";
+    fail("parse-wrapper-word", {{"expected", expected},
+                                {"wrapper", opened(top)},
+                                {"line", str(top.line)},
+                                {"word", quote(token.text)},
+                                {"open", "'['"},
+                                {"comma", "','"},
+                                {"close", "')'"}});
   }
 
   void skip_parenthesized() {
@@ -257,7 +258,7 @@ class Bracketed : public Reader {
     while (depth > 0) {
       const Token token = lexer_->next();
       if (token.kind == TokenKind::kEnd) {
-        fail("unbalanced brackets: '(' at " + line_name(open.line) + " is never closed");
+        fail("parse-unclosed", {{"open", "'('"}, {"line", str(open.line)}});
       }
       depth += token.kind == TokenKind::kLParen;
       depth -= token.kind == TokenKind::kRParen;
@@ -271,17 +272,18 @@ class Bracketed : public Reader {
         trailing_separator_ = true;
         return;
       }
-      fail("expected the end of the text after the matrix but found ',' at " + line_name(token.line));
+      fail("parse-after-end-comma", {{"line", str(token.line)}});
     }
     Frame& top = stack_.back();
     if (top.wrapper) {
       if (top.paren_state != 1 && top.paren_state != 4) {
-        fail("unexpected ',' at " + line_name(token.line) + " in the " + opened(top) + " from " + line_name(top.line));
+        fail("parse-wrapper-comma",
+             {{"line", str(token.line)}, {"wrapper", opened(top)}, {"wrapper_line", str(top.line)}});
       }
       top.paren_state = 2;
       return;
     }
-    if (top.expect_element) fail(where() + ": expected a number but found ','");
+    if (top.expect_element) fail("parse-not-number", position(), {{"word", "','"}});
     top.expect_element = true;
     commas_ = true;
   }
@@ -293,10 +295,10 @@ class Bracketed : public Reader {
     }
     const bool matlab_row_end = !stack_.empty() && !stack_.back().wrapper && depth_ == 1 && !stack_.back().has_lists;
     if (!matlab_row_end) {
-      fail("unexpected ';' at " + line_name(token.line) + ": ';' ends a row only in MATLAB-style text like [1 2; 3 4]");
+      fail("parse-stray-semicolon", {{"line", str(token.line)}});
     }
     Frame& top = stack_.back();
-    if (top.expect_element) fail(where() + ": expected a number but found ';'");
+    if (top.expect_element) fail("parse-not-number", position(), {{"word", "';'"}});
     matlab_rows_.push_back(top.count - top.row_start);
     top.row_start = top.count;
     top.expect_element = true;
@@ -305,15 +307,12 @@ class Bracketed : public Reader {
 
   void handle_rparen(const Token& token) {
     if (stack_.empty()) {
-      fail("unbalanced brackets: ')' at " + line_name(token.line) + " has no matching '('");
+      fail_unmatched(token);
     }
     Frame& top = stack_.back();
-    if (!top.wrapper) {
-      fail("unbalanced brackets: ')' at " + line_name(token.line) + " closes the '" + std::string(top.word) +
-           "' from " + line_name(top.line));
-    }
+    if (!top.wrapper) fail_wrong_close(token, top);
     if (top.paren_state == 0) {
-      fail("expected '[' after " + opened(top) + " at " + line_name(top.line) + " but found ')'");
+      fail("parse-wrapper-no-list", {{"wrapper", opened(top)}, {"line", str(top.line)}, {"word", "')'"}});
     }
     stack_.pop_back();
     element_done();
@@ -326,15 +325,8 @@ class Bracketed : public Reader {
       const Token token = lexer.next();
       if (token.kind == TokenKind::kEnd) break;
       if (done_ && token.kind != TokenKind::kComma && token.kind != TokenKind::kSemicolon) {
-        if (token.kind == TokenKind::kClose) {
-          fail("unbalanced brackets: '" + std::string(token.text) + "' at " + line_name(token.line) +
-               " has no matching '" + (token.text == "}" ? "{" : "[") + "'");
-        }
-        if (token.kind == TokenKind::kRParen) {
-          fail("unbalanced brackets: ')' at " + line_name(token.line) + " has no matching '('");
-        }
-        fail("expected the end of the text after the matrix but found " + quote(token.text) + " at " +
-             line_name(token.line) + " (give one matrix at a time)");
+        if (token.kind == TokenKind::kClose || token.kind == TokenKind::kRParen) fail_unmatched(token);
+        fail("parse-after-end", {{"word", quote(token.text)}, {"line", str(token.line)}});
       }
       switch (token.kind) {
         case TokenKind::kOpen:
@@ -356,12 +348,12 @@ class Bracketed : public Reader {
           handle_rparen(token);
           break;
         case TokenKind::kLParen:
-          if (stack_.empty()) fail("expected '[' at " + line_name(token.line) + " but found '('");
+          if (stack_.empty()) fail("parse-no-list", {{"line", str(token.line)}, {"word", "'('"}});
           if (stack_.back().wrapper) {
-            fail("expected '[' after " + opened(stack_.back()) + " at " + line_name(stack_.back().line) +
-                 " but found '('");
+            fail("parse-wrapper-no-list",
+                 {{"wrapper", opened(stack_.back())}, {"line", str(stack_.back().line)}, {"word", "'('"}});
           }
-          fail(where() + ": expected a number but found '('");
+          fail("parse-not-number", position(), {{"word", "'('"}});
         default:
           break;  // no newline tokens in this mode
       }
@@ -369,15 +361,14 @@ class Bracketed : public Reader {
     lexer_ = nullptr;
     if (!stack_.empty()) {
       const Frame& open = stack_.back();
-      fail("unbalanced brackets: '" + std::string(open.wrapper ? "(" : open.word) + "' at " + line_name(open.line) +
-           " is never closed");
+      fail("parse-unclosed", {{"open", quote(open.wrapper ? "(" : open.word)}, {"line", str(open.line)}});
     }
     return finish();
   }
 
   /// Checks the collected shape, names the format and builds the matrix.
   Matrix finish() {
-    if (ndim_ == 0) fail("no numbers found (only empty lists)");
+    if (ndim_ == 0) fail("parse-empty-lists");
     const bool column_vectors =
         std::all_of(depth3_lengths_.begin(), depth3_lengths_.end(), [](size_t n) { return n == 1; });
     size_t rows = 0;
@@ -405,16 +396,16 @@ class Bracketed : public Reader {
     // ndim 3: depth-2 lists are column vectors, each of length r.
     for (size_t i = 1; i < depth2_lengths_.size(); ++i) {
       if (depth2_lengths_[i] == depth2_lengths_[0]) continue;
-      fail("column vector " + std::to_string(i + 1) + " has " + count(depth2_lengths_[i], "row", "rows") +
-           " but column vector 1 has " + std::to_string(depth2_lengths_[0]) +
-           " (they become the columns of one matrix)");
+      fail("parse-column-vectors",
+           {{"vector", str(i + 1)}, {"rows", str(depth2_lengths_[i])}, {"first", str(depth2_lengths_[0])}});
     }
     return build(depth2_lengths_[0], depth2_lengths_.size(), true);
   }
 
-  /// A 3-D array that is not a list of column vectors: names its slice shapes.
+  /// A 3-D array that is not a list of column vectors: names its slice shapes (each "R x C" or
+  /// `ragged`, rows of different lengths; the first 4 when they differ, `more` past them).
   [[noreturn]] void fail_3d() const {
-    std::vector<std::string> shapes;  // "rows x columns" of each slice
+    std::vector<std::string> shapes;
     bool any_ragged = false;
     size_t next_row = 0;
     for (size_t rows : depth2_lengths_) {
@@ -423,24 +414,32 @@ class Bracketed : public Reader {
       for (size_t r = 0; r < rows; ++r) ragged = ragged || depth3_lengths_[next_row + r] != columns;
       next_row += rows;
       any_ragged = any_ragged || ragged;
-      shapes.push_back(ragged ? "ragged (rows of different lengths)"
-                              : std::to_string(rows) + " x " + std::to_string(columns));
+      shapes.push_back(ragged ? "ragged" : str(rows) + " x " + str(columns));
     }
     const bool same = std::all_of(shapes.begin(), shapes.end(), [&](const std::string& s) { return s == shapes[0]; });
-    std::string message = "expected a matrix (2 dimensions) but found a 3-D array";
     if (same && !any_ragged) {
-      message += " of shape " + std::to_string(shapes.size()) + " x " + shapes[0] + ": " +
-                 count(shapes.size(), "slice", "slices") + " of " + shapes[0] +
-                 "; paste one 2-D slice at a time (e.g. A[0])";
-    } else {
-      message += " whose slices differ:";
-      for (size_t s = 0; s < shapes.size() && s < 4; ++s) {
-        message += (s ? ", slice " : " slice ") + std::to_string(s + 1) + " is " + shapes[s];
-      }
-      if (shapes.size() > 4) message += ", ...";
-      message += "; paste one 2-D slice at a time";
+      fail("parse-3d", {{"slices", str(shapes.size())},
+                        {"rows", str(depth2_lengths_[0])},
+                        {"columns", str(depth2_lengths_[0] > 0 ? depth3_lengths_[0] : 0)}});
     }
-    fail(message);
+    ErrorParams params{{"shown", str(std::min<size_t>(shapes.size(), 4))}};
+    for (size_t s = 0; s < 4; ++s) params.push_back({"s" + str(s + 1), s < shapes.size() ? shapes[s] : ""});
+    params.push_back({"more", shapes.size() > 4 ? "yes" : "no"});
+    fail("parse-3d-differ", std::move(params));
+  }
+
+  /// A closing bracket or ')' that closes nothing.
+  [[noreturn]] void fail_unmatched(const Token& token) const {
+    const char* open = token.text == "}" ? "{" : token.text == ")" ? "(" : "[";
+    fail("parse-unmatched-close", {{"close", quote(token.text)}, {"line", str(token.line)}, {"open", quote(open)}});
+  }
+
+  /// A closing bracket or ')' that does not close `top`.
+  [[noreturn]] void fail_wrong_close(const Token& token, const Frame& top) const {
+    fail("parse-wrong-close", {{"close", quote(token.text)},
+                               {"line", str(token.line)},
+                               {"open", quote(top.wrapper ? "(" : top.word)},
+                               {"open_line", str(top.line)}});
   }
 
   void name_bracketed_format() {

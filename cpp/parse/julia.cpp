@@ -60,9 +60,11 @@ class Julia : public Reader {
     for (const TextLine& line : lines_after(header)) read_row(block, split_words(line.text), 0, 0);
     const Matrix values = assemble({block});
     if (values.rows() != rows || values.cols() != columns) {
-      fail("the header at " + line_name(header.number) + " says " + std::to_string(rows) + " x " +
-           std::to_string(columns) + " but the rows below it hold " + std::to_string(values.rows()) + " x " +
-           std::to_string(values.cols()));
+      fail("parse-julia-header", {{"line", str(header.number)},
+                                  {"rows", str(rows)},
+                                  {"columns", str(columns)},
+                                  {"found_rows", str(values.rows())},
+                                  {"found_columns", str(values.cols())}});
     }
     return values;
   }

@@ -59,31 +59,28 @@ class Latex : public Reader {
         text_.substr(begin + 7, name_end == std::string_view::npos ? 0 : name_end - begin - 7);
     const int line = first_line_ + count_line_breaks(text_.substr(0, begin));
     if (!is_latex_matrix(environment)) {
-      fail(line_name(line) +
-           ": expected a LaTeX matrix (bmatrix, pmatrix, matrix, array, ...) but "
-           "found " +
-           shorten("\\begin{" + std::string(environment) + "}"));
+      fail("parse-latex-environment",
+           {{"line", str(line)}, {"begin", shorten("\\begin{" + std::string(environment) + "}")}});
     }
     const std::string before(trim(text_.substr(0, begin)));
     const bool assignment = !before.empty() && before.back() == '=';
     if (!assignment && !is_latex_delimiters(before)) {
-      fail("expected only the matrix but found " + quote(before) + " before \\begin{" + std::string(environment) + "}");
+      fail("parse-latex-before", {{"word", quote(before)}, {"begin", "\\begin{" + std::string(environment) + "}"}});
     }
     size_t body = skip_group(text_, name_end + 1, '[', ']');                          // bmatrix*[r], array[t]
     if (starts_with(environment, "array")) body = skip_group(text_, body, '{', '}');  // {cc}
     const std::string end_mark = "\\end{" + std::string(environment) + "}";
     const size_t end = text_.find(end_mark, body);
     if (end == std::string_view::npos) {
-      fail("\\begin{" + std::string(environment) + "} at " + line_name(line) + " is never closed by " + end_mark);
+      fail("parse-latex-unclosed",
+           {{"begin", "\\begin{" + std::string(environment) + "}"}, {"line", str(line)}, {"end", end_mark}});
     }
     const std::string_view after = trim(text_.substr(end + end_mark.size()));
     if (after.find("\\begin{") != std::string_view::npos) {
-      fail(
-          "expected the end of the text after the matrix but found another \\begin{ (give one "
-          "matrix at a time)");
+      fail("parse-latex-another", {{"begin", "\\begin{"}});
     }
     if (!is_latex_delimiters(after)) {
-      fail("expected the end of the text after the matrix but found " + quote(after));
+      fail("parse-latex-after", {{"word", quote(after)}});
     }
     format_ = "LaTeX " + std::string(environment);
     return read_latex_body(text_.substr(body, end - body));
@@ -98,7 +95,7 @@ class Latex : public Reader {
       const std::string text(trim(cell));
       if (!end_of_row || !text.empty() || in_row > 0) {
         const Position at{rows + 1, in_row + 1};
-        if (text.empty()) fail(at.name() + ": expected a number but found an empty cell");
+        if (text.empty()) fail("parse-empty-cell", at);
         values_.push_back(read_latex_cell(text, at));
         ++in_row;
       }
@@ -146,10 +143,9 @@ class Latex : public Reader {
 
   /// One cell: a number, `\infty` with a sign, `{-1}`, `\num{1.5}`; a sign may stand apart.
   double read_latex_cell(std::string text, Position at) {
-    const auto where = [&] { return at.name(); };
     for (std::string_view dots : {"\\cdots", "\\vdots", "\\ddots", "\\ldots", "\\dots", "\\hdots"}) {
       if (text.find(dots) != std::string::npos) {
-        fail(where() + ": expected a number but found " + quote(dots) + ": " + elision_advice(Tool::kLatex));
+        fail("parse-elided", at, {{"word", quote(dots)}, {"tool", tool_key(Tool::kLatex)}});
       }
     }
     const std::string shown = text;
@@ -169,7 +165,7 @@ class Latex : public Reader {
       word = word.substr(0, infinity) + "inf";
     }
     if (word.find_first_of(" \t\n\r\\") != std::string::npos) {
-      fail(where() + ": expected a number but found " + quote(shown));
+      fail("parse-not-number", at, {{"word", quote(shown)}});
     }
     return read_number(word, at);
   }

@@ -26,8 +26,10 @@ class Octave : public Reader {
         if (ends_with(number, ":")) number.remove_suffix(1);  // Octave's `Column 9:`
         const long first_column = digits_value(number);
         if (first_column < 1) {
-          fail(line_name(line.number) + ": expected a column number after " + quote(words[0]) + " but found " +
-               (words.size() > 1 ? quote(words[1]) : std::string("nothing")));
+          if (words.size() == 1)
+            fail("parse-octave-column-missing", {{"line", str(line.number)}, {"word", quote(words[0])}});
+          fail("parse-octave-column",
+               {{"line", str(line.number)}, {"word", quote(words[0])}, {"found", quote(words[1])}});
         }
         block.first_column = static_cast<size_t>(first_column);
         blocks.push_back(std::move(block));
@@ -38,7 +40,7 @@ class Octave : public Reader {
         const std::string_view exponent = words[0].substr(4);
         const long magnitude = digits_value(exponent.substr(exponent.empty() ? 0 : 1));
         if (exponent.empty() || (exponent[0] != '+' && exponent[0] != '-') || magnitude < 0 || magnitude > 400) {
-          fail(line_name(line.number) + ": expected a scale factor like 1.0e+03 but found " + quote(words[0]));
+          fail("parse-octave-scale", {{"line", str(line.number)}, {"word", quote(words[0])}});
         }
         scale = static_cast<int>(exponent[0] == '-' ? -magnitude : magnitude);
         continue;

@@ -20,9 +20,9 @@ class PlainRows : public Reader {
   double parse_cell(size_t row, size_t column) {
     const Position at{row, column};
     const std::string_view word = trim(text_);
-    if (word.empty()) fail(at.name() + " is empty: type a number");
+    if (word.empty()) fail("parse-cell-empty", at);
     if (std::any_of(word.begin(), word.end(), [](char c) { return is_space(c) || c == ';'; })) {
-      fail(at.name() + ": a cell holds one number but found " + quote(word));
+      fail("parse-cell-one-number", at, {{"word", quote(word)}});
     }
     return read_cell(word, CellSeparator::kBlank, at);
   }
@@ -86,37 +86,29 @@ class PlainRows : public Reader {
   /// One cell of plain rows: quotes removed, a decimal comma read as a point.
   double read_cell(std::string_view word, CellSeparator separator, Position at) {
     if (separator == CellSeparator::kComma && word[0] != '"') return read_number(word, at);
-    const auto where = [&] { return at.name(); };
     if (word.size() >= 2 && word.front() == '"' && word.back() == '"') {
       word = trim(word.substr(1, word.size() - 2));
     }
     const size_t comma = word.find(',');
     if (comma == std::string_view::npos) {
       if (decimal_commas_in_text_ && looks_like_thousands(word, '.')) {
-        fail(where() + ": " + quote(word) + " is ambiguous next to decimal commas: " + std::string(word) +
-             " with a decimal point, or " + without(word, '.') +
-             " with '.' as a thousands separator; use a dot for the decimal point and no "
-             "thousands separators");
+        fail("parse-ambiguous-point", at,
+             {{"word", quote(word)}, {"point", std::string(word)}, {"digits", without(word, '.')}});
       }
       return read_number(word, at);
     }
     if (word.find('.') != std::string_view::npos || word.find(',', comma + 1) != std::string_view::npos) {
-      fail(where() + ": " + quote(word) +
-           " has thousands separators or two decimal marks; use a dot for the decimal point and "
-           "no thousands separators");
+      fail("parse-two-marks", at, {{"word", quote(word)}});
     }
     std::string point(word);
     point[comma] = '.';
     if (separator != CellSeparator::kSemicolon && looks_like_thousands(word, ',')) {
-      fail(where() + ": " + quote(word) + " is ambiguous: " + point + " with a decimal comma, or " +
-           without(word, ',') + " with a thousands separator; use a dot for the decimal point");
+      fail("parse-ambiguous-comma", at, {{"word", quote(word)}, {"point", point}, {"digits", without(word, ',')}});
     }
     double value = 0.0;
     const NumberStatus status = parse_number(point, &value);
-    if (status == NumberStatus::kOutOfRange) {
-      fail(where() + ": " + shorten(word) + " is out of the range of a double");
-    }
-    if (status != NumberStatus::kOk) fail(where() + ": expected a number but found " + quote(word));
+    if (status == NumberStatus::kOutOfRange) fail("parse-out-of-range", at, {{"word", shorten(word)}});
+    if (status != NumberStatus::kOk) fail("parse-not-number", at, {{"word", quote(word)}});
     decimal_commas_ = true;
     return value;
   }
@@ -148,11 +140,9 @@ class PlainRows : public Reader {
     for (;;) {
       const Token token = lexer.next();
       const Position at{rows + 1, in_row + 1};
-      const auto where = [&] { return at.name(); };
       if (token.kind == TokenKind::kWord) {
         if (separator == CellSeparator::kSemicolon && in_row > 0 && !after_separator) {
-          fail(where() + ": expected ';' before " + quote(token.text) +
-               " (each ';'-separated cell holds one number; no thousands separators)");
+          fail("parse-semicolon-expected", at, {{"word", quote(token.text)}});
         }
         values_.push_back(read_cell(token.text, separator, at));
         ++in_row;
@@ -160,7 +150,7 @@ class PlainRows : public Reader {
       } else if (token.kind == separator_kind) {
         // Separates two numbers; a line may end with one, but may not start with one.
         if (in_row == 0 || after_separator) {
-          fail(where() + ": expected a number but found '" + separator_char + "'");
+          fail("parse-not-number", at, {{"word", quote(std::string(1, separator_char))}});
         }
         after_separator = true;
         any_separator = true;
@@ -170,7 +160,7 @@ class PlainRows : public Reader {
         after_separator = false;
         if (token.kind == TokenKind::kEnd) break;
       } else {
-        fail(where() + ": expected a number but found " + quote(token.text));
+        fail("parse-not-number", at, {{"word", quote(token.text)}});
       }
     }
     if (separator == CellSeparator::kSemicolon) {

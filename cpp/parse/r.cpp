@@ -59,8 +59,7 @@ class R : public Reader {
   /// R's "[ reached getOption("max.print") ... ]" line: values were left out of the print.
   void refuse_r_omission(int line_number, std::string_view text) {
     if (!is_r_omission(text)) return;
-    fail(line_name(line_number) + ": R left values out (" + shorten(text, 80) +
-         "); print them all after options(max.print = 1e6)");
+    fail("parse-r-omitted", {{"line", str(line_number)}, {"text", shorten(text, 80)}});
   }
 
   Matrix parse_r_matrix() {
@@ -78,24 +77,26 @@ class R : public Reader {
         block.first_column = static_cast<size_t>(r_label(words[0], false));
         for (size_t k = 0; k < words.size(); ++k) {
           if (r_label(words[k], false) != static_cast<long>(block.first_column + k)) {
-            fail(line_name(line.number) + ": expected the column label [," + std::to_string(block.first_column + k) +
-                 "] but found " + quote(words[k]));
+            fail("parse-r-column-label",
+                 {{"line", str(line.number)}, {"column", str(block.first_column + k)}, {"word", quote(words[k])}});
           }
         }
         labels = words.size();
         blocks.push_back(std::move(block));
         continue;
       }
-      if (blocks.empty()) fail(line_name(line.number) + ": expected R's column labels like [,1]");
+      if (blocks.empty()) fail("parse-r-no-labels", {{"line", str(line.number)}});
       Block& block = blocks.back();
       if (r_label(words[0], true) != static_cast<long>(block.rows + 1)) {
-        fail(line_name(line.number) + ": expected the row label [" + std::to_string(block.rows + 1) + ",] but found " +
-             quote(words[0]));
+        fail("parse-r-row-label",
+             {{"line", str(line.number)}, {"row", str(block.rows + 1)}, {"word", quote(words[0])}});
       }
       read_row(block, words, 1, 0);
       if (block.columns != labels) {
-        fail("row " + std::to_string(block.rows) + " has " + count(words.size() - 1, "number", "numbers") +
-             " but the header at " + line_name(block.line) + " names " + std::to_string(labels) + " columns");
+        fail("parse-r-header-count", {{"row", str(block.rows)},
+                                      {"numbers", str(words.size() - 1)},
+                                      {"line", str(block.line)},
+                                      {"columns", str(labels)}});
       }
     }
     return assemble(blocks);
@@ -110,8 +111,7 @@ class R : public Reader {
       refuse_r_omission(line.number, text);
       const std::vector<std::string_view> words = split_words(text);
       if (r_index(words[0]) != static_cast<long>(columns + 1)) {
-        fail(line_name(line.number) + ": expected the index [" + std::to_string(columns + 1) + "] but found " +
-             quote(words[0]));
+        fail("parse-r-index", {{"line", str(line.number)}, {"index", str(columns + 1)}, {"word", quote(words[0])}});
       }
       for (size_t k = 1; k < words.size(); ++k) {
         values_.push_back(read_number(words[k], Position{1, columns + 1}));

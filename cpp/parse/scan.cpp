@@ -1,4 +1,4 @@
-// The parser's shared scanning helpers (declared in scan.h): text, Unicode, messages, numbers
+// The parser's shared scanning helpers (declared in scan.h): text, Unicode, quoting, numbers
 // and the words the tools print.
 //
 // Numbers:
@@ -205,14 +205,6 @@ std::string shorten(std::string_view word, size_t max_shown) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string count(size_t n, const char* singular, const char* plural) {
-  return std::to_string(n) + " " + (n == 1 ? singular : plural);
-}
-
-std::string row_column(size_t row, size_t column) {
-  return "row " + std::to_string(row) + ", column " + std::to_string(column);
-}
-
 /// `digits` is a run of ASCII digits; its value, or -1 if it is empty or too long.
 long digits_value(std::string_view digits) {
   if (digits.empty() || digits.size() > 9) return -1;
@@ -352,27 +344,22 @@ NumberStatus parse_number(std::string_view word, double* value) {
 // ---------------------------------------------------------------------------------------------
 // What the tools print
 
-std::string elision_advice(Tool tool) {
+const char* tool_key(Tool tool) {
   switch (tool) {
     case Tool::kTorch:
-      return "PyTorch shortened this tensor; print it in full with "
-             "torch.set_printoptions(profile=\"full\")";
+      return "torch";
     case Tool::kTensorFlow:
-      return "TensorFlow shortened this tensor; print it in full with "
-             "np.set_printoptions(threshold=sys.maxsize)";
+      return "tensorflow";
     case Tool::kJax:
-      return "JAX shortened this array; print it in full with "
-             "np.set_printoptions(threshold=sys.maxsize)";
+      return "jax";
     case Tool::kJulia:
-      return "Julia shortened this matrix; print it in full with "
-             "show(IOContext(stdout, :limit => false), \"text/plain\", A)";
+      return "julia";
     case Tool::kLatex:
-      return "the matrix leaves values out; write every value";
+      return "latex";
     case Tool::kNumpy:
       break;
   }
-  return "numpy shortened this array; print it in full with "
-         "np.set_printoptions(threshold=sys.maxsize)";
+  return "numpy";
 }
 
 /// The marks tools print in place of values they left out: numpy's and PyTorch's `...`,

@@ -2,7 +2,9 @@
 // formats' readers, one file each in cpp/parse/: text and Unicode helpers, the number reader
 // (fast_float), the words the tools print, the lexer, and Reader, what every format's reader
 // starts from (the text left after the front matter) with fail() (an InputError whose ErrorPlace
-// is the input's name), read_number() and the row bookkeeping. Not for code outside the parser.
+// is the input's name, its message an id `error.parse-*` of web/lib/locales with the input's name,
+// the line, row and column numbers and the words found as parameters: no English here),
+// read_number() and the row bookkeeping. Not for code outside the parser.
 #pragma once
 
 #include <cstddef>
@@ -59,14 +61,12 @@ bool is_ascii(std::string_view s);
 std::string normalize_unicode(std::string_view text);
 std::string quote(std::string_view word, size_t max_shown = 30);
 std::string shorten(std::string_view word, size_t max_shown = 30);
-std::string count(size_t n, const char* singular, const char* plural);
-std::string row_column(size_t row, size_t column);
 
-/// Where a value is in the matrix, from 1: "row R, column C" (column 0: "row R").
+/// Where a value is in the matrix, from 1: row R, column C (column 0: row R, a whole row). A
+/// message says it from its parameters `row` and `column` ("0" for a whole row).
 struct Position {
   size_t row = 1;
   size_t column = 0;
-  std::string name() const { return column ? row_column(row, column) : "row " + std::to_string(row); }
 };
 
 long digits_value(std::string_view digits);
@@ -85,7 +85,9 @@ NumberStatus parse_number(std::string_view word, double* value);
 /// The tool a text comes from, for what to say about values it left out.
 enum class Tool { kNumpy, kTorch, kTensorFlow, kJax, kJulia, kLatex };
 
-std::string elision_advice(Tool tool);
+/// The tool as the messages' `tool` parameter names it: error.parse-elided says, per tool, how to
+/// print the values it left out (a select over `tool` in the catalogues).
+const char* tool_key(Tool tool);
 bool is_elision(std::string_view word);
 bool is_complex(std::string_view word);
 
@@ -233,36 +235,42 @@ class Reader {
   ParsedMatrix result(Matrix values) { return ParsedMatrix{std::move(values), std::move(format_)}; }
 
  protected:
-  [[noreturn]] void fail(const std::string& message) const {
-    throw InputError(ErrorPlace(std::string(name_)), std::string(name_) + ": " + message);
+  /// Throws error.<id> with the input's name (`name`) and `params`.
+  [[noreturn]] void fail(const char* id, ErrorParams params = {}) const {
+    params.insert(params.begin(), {"name", std::string(name_)});
+    throw input_error(ErrorPlace(std::string(name_)), id, std::move(params));
   }
 
-  static std::string line_name(int line) { return "line " + std::to_string(line); }
+  /// Throws error.<id> about the value at `at` (`row`, `column`) with `params`.
+  [[noreturn]] void fail(const char* id, Position at, ErrorParams params = {}) const {
+    params.insert(params.begin(), {{"row", std::to_string(at.row)}, {"column", std::to_string(at.column)}});
+    fail(id, std::move(params));
+  }
+
+  /// A count or a line number as a message's parameter.
+  template <class Integer>
+  static std::string str(Integer n) {
+    return std::to_string(n);
+  }
 
   /// Reads `word` as a number; on failure throws, naming where it is.
   double read_number(std::string_view word, Position at) const {
-    const auto where = [&] { return at.name(); };
     double value = 0.0;
     const NumberStatus status = parse_number(word, &value);
     if (status == NumberStatus::kOk) return value;
-    if (status == NumberStatus::kOutOfRange) {
-      fail(where() + ": " + shorten(word) + " is out of the range of a double");
-    }
-    if (is_elision(word)) {
-      fail(where() + ": expected a number but found " + quote(word) + ": " + elision_advice(tool_));
-    }
-    if (is_complex(word)) fail_complex(where(), word);
-    fail(where() + ": expected a number but found " + quote(word));
+    if (status == NumberStatus::kOutOfRange) fail("parse-out-of-range", at, {{"word", shorten(word)}});
+    if (is_elision(word)) fail("parse-elided", at, {{"word", quote(word)}, {"tool", tool_key(tool_)}});
+    if (is_complex(word)) fail_complex(at, word);
+    fail("parse-not-number", at, {{"word", quote(word)}});
   }
 
-  [[noreturn]] void fail_complex(const std::string& where, std::string_view shown) const {
-    fail(where + ": found the complex number " + quote(shown) +
-         ", but attention takes real numbers: paste the real part (in numpy A.real)");
+  [[noreturn]] void fail_complex(Position at, std::string_view shown) const {
+    fail("parse-complex", at, {{"word", quote(shown)}});
   }
 
   /// Copies values_ into a rows x columns matrix; `transposed` when values_ holds columns.
   Matrix build(size_t rows, size_t columns, bool transposed) {
-    if (rows == 0 || columns == 0) fail("no numbers found (the text is empty)");
+    if (rows == 0 || columns == 0) fail("parse-empty-text");
     const auto r = static_cast<Eigen::Index>(rows);
     const auto c = static_cast<Eigen::Index>(columns);
     if (transposed) {
@@ -273,8 +281,7 @@ class Reader {
   }
 
   [[noreturn]] void fail_ragged(size_t row, size_t numbers, size_t first_row_numbers) const {
-    fail("row " + std::to_string(row) + " has " + count(numbers, "number", "numbers") + " but row 1 has " +
-         std::to_string(first_row_numbers));
+    fail("parse-ragged", {{"row", str(row)}, {"numbers", str(numbers)}, {"first", str(first_row_numbers)}});
   }
 
   /// Counts one more row of `numbers`: the first row sets `columns`, every later row must
@@ -309,7 +316,7 @@ class Reader {
       if ((word == "+" || word == "-") && k > first_word && k + 1 < words.size() && is_complex(words[k + 1])) {
         // Octave and MATLAB print a complex number as three words: 1 + 2i.
         const std::string shown = std::string(words[k - 1]) + " " + std::string(word) + " " + std::string(words[k + 1]);
-        fail_complex(row_column(row, column - 1), shown);
+        fail_complex(Position{row, column - 1}, shown);
       }
       if (scale != 0 && scan_decimal(word[0] == '-' ? word.substr(1) : word) &&
           word.find_first_of("eE") == std::string_view::npos) {
@@ -326,17 +333,19 @@ class Reader {
 
   /// Joins column blocks side by side into values_ and builds the matrix.
   Matrix assemble(const std::vector<Block>& blocks) {
-    if (blocks.empty() || blocks.front().rows == 0) fail("no numbers found (the text is empty)");
+    if (blocks.empty() || blocks.front().rows == 0) fail("parse-empty-text");
     const Block& first = blocks.front();
     size_t next_column = 1;
     for (const Block& block : blocks) {
       if (block.first_column != next_column) {
-        fail("the columns from " + line_name(block.line) + " start at column " + std::to_string(block.first_column) +
-             " but column " + std::to_string(next_column) + " comes next");
+        fail("parse-block-start",
+             {{"line", str(block.line)}, {"start", str(block.first_column)}, {"next", str(next_column)}});
       }
       if (block.rows != first.rows) {
-        fail("the columns from " + line_name(block.line) + " have " + count(block.rows, "row", "rows") +
-             " but those from " + line_name(first.line) + " have " + std::to_string(first.rows));
+        fail("parse-block-rows", {{"line", str(block.line)},
+                                  {"rows", str(block.rows)},
+                                  {"first_line", str(first.line)},
+                                  {"first_rows", str(first.rows)}});
       }
       next_column += block.columns;
     }

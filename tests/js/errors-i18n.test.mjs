@@ -1,7 +1,8 @@
 // The core's input errors as message ids (issue 33): cpp/validate.cpp throws "error.*" messages
 // with parameters, the wire carries them (message_id, values) and web/lib fills error.message with
 // English from en.json, byte for byte the English the API always gave; i18n.js errorWords gives the
-// same message in any language, naming the same input, row and column.
+// same message in any language, naming the same input, row and column. The parser's errors too
+// (cpp/parse.cpp, cpp/parse/*.cpp: error.parse-*), through parseMatrix and parseCell.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -562,5 +563,181 @@ describe('the walkthroughs, gradients, explain and the fast path name their erro
         for (const n of c.english.match(/\d+(?:e[+-]\d+)?/g) ?? []) assert.ok(said.includes(n), `${code}: ${said} lacks ${n}`);
       }
     }
+  });
+});
+
+
+// Bad texts and the English the parser said before its errors became message ids (what() of main's
+// parser), one or more per throw site: singular and plural, a whole row and a cell, each tool's
+// advice. `cell` parses one table cell (parseCell) at [row, column].
+const PARSE_CASES = [
+  { text: '1 2 abc', english: "W_Q: row 1, column 3: expected a number but found 'abc'" },
+  { text: '[[1, 2], 3]', english: "W_Q: row 2: expected '[' (every row is a list) but found '3'" },
+  { text: '[[1], (2)]', english: "W_Q: row 2: expected a number but found '('" },
+  { text: '[[1, 1e999]]', english: 'W_Q: row 1, column 2: 1e999 is out of the range of a double' },
+  {
+    text: 'array([[1, ..., 3]])',
+    english:
+      "W_Q: row 1, column 2: expected a number but found '...': numpy shortened this array; print it in full with np.set_printoptions(threshold=sys.maxsize)",
+  },
+  {
+    text: 'tensor([[1., ..., 3.]])',
+    english:
+      'W_Q: row 1, column 2: expected a number but found \'...\': PyTorch shortened this tensor; print it in full with torch.set_printoptions(profile="full")',
+  },
+  {
+    text: '2×2 Matrix{Float64}:\n 1.0  …\n 3.0  4.0',
+    english:
+      'W_Q: row 1, column 2: expected a number but found \'…\': Julia shortened this matrix; print it in full with show(IOContext(stdout, :limit => false), "text/plain", A)',
+  },
+  {
+    text: '\\begin{bmatrix}1 & \\cdots\\end{bmatrix}',
+    english: "W_Q: row 1, column 2: expected a number but found '\\cdots': the matrix leaves values out; write every value",
+  },
+  {
+    text: '[[1+2j, 3]]',
+    english:
+      "W_Q: row 1, column 1: found the complex number '1+2j', but attention takes real numbers: paste the real part (in numpy A.real)",
+  },
+  { text: '  \n ', english: 'W_Q: no numbers found (the text is empty)' },
+  { text: '[[], []]', english: 'W_Q: no numbers found (only empty lists)' },
+  { text: '1 2\n3', english: 'W_Q: row 2 has 1 number but row 1 has 2' },
+  { text: '1 2 3\n4 5', english: 'W_Q: row 2 has 2 numbers but row 1 has 3' },
+  {
+    text: 'A =\n\n Columns 1 through 2:\n\n 1 2\n 3 4\n\n Columns 3 and 4:\n\n 5 6\n',
+    english: 'W_Q: the columns from line 8 have 1 row but those from line 3 have 2',
+  },
+  {
+    text: 'A =\n\n Columns 1 through 2:\n\n 1 2\n\n Columns 4 through 5:\n\n 3 4\n',
+    english: 'W_Q: the columns from line 7 start at column 4 but column 3 comes next',
+  },
+  {
+    text: '\n<tf.Tensor: shape=(1,), numpy=array([1.]',
+    english: "W_Q: the TensorFlow tensor from line 2 is never closed by '>'",
+  },
+  { text: '[1, 2}', english: "W_Q: unbalanced brackets: '}' at line 1 closes the '[' from line 1" },
+  { text: '}', english: "W_Q: unbalanced brackets: '}' at line 1 has no matching '{'" },
+  { text: '\n\n[[1,\n 2]', english: "W_Q: unbalanced brackets: '[' at line 3 is never closed" },
+  { text: 'array([1], 2)', english: "W_Q: expected 'dtype=...' or ')' in the 'array(' from line 1 but found '2'" },
+  { text: 'tensor([1.], 2)', english: "W_Q: expected a keyword argument or ')' in the 'tensor(' from line 1 but found '2'" },
+  { text: 'array()', english: "W_Q: expected '[' after 'array(' at line 1 but found ')'" },
+  { text: '[[1]; [2]]', english: "W_Q: unexpected ';' at line 1: ';' ends a row only in MATLAB-style text like [1 2; 3 4]" },
+  {
+    text: '[1] [2]',
+    english: "W_Q: expected the end of the text after the matrix but found '[' at line 1 (give one matrix at a time)",
+  },
+  {
+    text: '[[[1,2],[3,4]],[[5,6],[7,8]],[[1,2],[3,4]]]',
+    english:
+      'W_Q: expected a matrix (2 dimensions) but found a 3-D array of shape 3 x 2 x 2: 3 slices of 2 x 2; paste one 2-D slice at a time (e.g. A[0])',
+  },
+  {
+    text: '[[[1]],[[1,2]],[[1]],[[1]],[[1]]]',
+    english:
+      'W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices differ: slice 1 is 1 x 1, slice 2 is 1 x 2, slice 3 is 1 x 1, slice 4 is 1 x 1, ...; paste one 2-D slice at a time',
+  },
+  {
+    text: '[[[1,2],[3]],[[4,5],[6,7]]]',
+    english:
+      'W_Q: expected a matrix (2 dimensions) but found a 3-D array whose slices differ: slice 1 is ragged (rows of different lengths), slice 2 is 2 x 2; paste one 2-D slice at a time',
+  },
+  {
+    text: '[[[1],[2]],[[3]]]',
+    english: 'W_Q: column vector 2 has 1 row but column vector 1 has 2 (they become the columns of one matrix)',
+  },
+  { text: '2×2 Matrix{Float64}:\n 1.0 2.0\n', english: 'W_Q: the header at line 1 says 2 x 2 but the rows below it hold 1 x 2' },
+  { text: '\\begin{bmatrix} 1', english: 'W_Q: \\begin{bmatrix} at line 1 is never closed by \\end{bmatrix}' },
+  { text: 'A =\n\n Columns\n', english: "W_Q: line 3: expected a column number after 'Columns' but found nothing" },
+  {
+    text: '1,234\t5,6',
+    english:
+      "W_Q: row 1, column 1: '1,234' is ambiguous: 1.234 with a decimal comma, or 1234 with a thousands separator; use a dot for the decimal point",
+  },
+  {
+    text: '1 2;3',
+    english: "W_Q: row 1, column 2: expected ';' before '2' (each ';'-separated cell holds one number; no thousands separators)",
+  },
+  {
+    text: '     [,1] [,2]\n[1,]    1    2   3\n',
+    english: 'W_Q: row 1 has 3 numbers but the header at line 1 names 2 columns',
+  },
+  { text: '[1] 1 2 3\n[5] 4', english: "W_Q: line 2: expected the index [4] but found '[5]'" },
+  { text: '', cell: [2, 3], english: 'Q: row 2, column 3 is empty: type a number' },
+  { text: '1 2', cell: [2, 1], english: "Q: row 2, column 1: a cell holds one number but found '1 2'" },
+];
+
+/** The error parsing `c.text` throws (fails when it throws none). */
+function parseThrown(c) {
+  try {
+    if (c.cell) engine.parseCell(c.text, 'Q', ...c.cell);
+    else engine.parseMatrix(c.text, 'W_Q');
+  } catch (error) {
+    return error;
+  }
+  assert.fail(`no error for ${JSON.stringify(c.text)}`);
+}
+
+describe("the parser's errors are message ids too", () => {
+  test('ids cpp/parse.cpp and cpp/parse/*.cpp throw are in English and in every catalogue', () => {
+    const files = [
+      'parse.cpp',
+      ...['scan.h', 'scan.cpp', 'plain.cpp', 'bracketed.cpp', 'julia.cpp', 'latex.cpp', 'octave.cpp', 'r.cpp'].map((f) => join('parse', f)),
+    ];
+    const named = new Set();
+    for (const file of files) {
+      const source = readFileSync(join(repo, 'cpp', file), 'utf8');
+      // Reader::fail("id", ...): every throw of the parser goes through it.
+      for (const [, id] of source.matchAll(/fail\(\s*"([a-z0-9-]+)"/g)) named.add(id);
+      // A call that is not Reader::fail's own (its declarations, its Position overload passing `id` on).
+      assert.doesNotMatch(source, /(?<!void )\bfail\(\s*(?!"|id,|\))/, `${file}: a fail() without an id`);
+      assert.doesNotMatch(source, /\bfail\(\s*"[^"]*[^a-z0-9"-]/, `${file}: a fail() with words, not an id`);
+    }
+    assert.ok(named.size >= 40, `only ${named.size} ids found: the scan is blind`);
+    for (const code of Object.keys(LANGUAGES)) {
+      const words = catalogue(code);
+      for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
+    }
+  });
+
+  for (const c of PARSE_CASES) {
+    test(`English unchanged: ${c.english}`, () => {
+      const error = parseThrown(c);
+      assert.equal(error.message, c.english);
+      assert.match(error.message_id, /^error\.parse-/);
+      assert.equal(errorWords(error), c.english);
+      assert.equal(english(error.message_id, error.values), c.english);
+      assert.equal(error.field, c.cell ? 'Q' : 'W_Q');
+      assert.equal(error.row, c.cell?.[0]);
+      assert.equal(error.column, c.cell?.[1]);
+    });
+  }
+
+  test('every language says each with its own words, naming the input, the word found and every number', async () => {
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const t = await loadTranslator(code);
+      for (const c of PARSE_CASES) {
+        const error = parseThrown(c);
+        const said = errorWords(error, t);
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        for (const key of Object.keys(error.values)) assert.ok(!said.includes(`{${key}`), `${code} ${error.message_id}: ${said}`);
+        assert.ok(said.startsWith(c.cell ? 'Q' : 'W_Q'), `${code}: ${said} does not start with the input's name`);
+        for (const word of c.english.match(/'[^' ]+'/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+        for (const n of c.english.match(/\d+(?:e[+-]?\d+)?/g) ?? []) assert.ok(said.includes(n), `${code}: ${said} lacks ${n}`);
+        // The advice's code, verbatim.
+        const advice = /\b(?:np|torch)\.set_printoptions\([^)]*\)|show\(IOContext\([^)]*\), "text\/plain", A\)|print\(t\.numpy\(\)\)/g;
+        for (const snippet of c.english.match(advice) ?? []) assert.ok(said.includes(snippet), `${code}: ${said} lacks ${snippet}`);
+      }
+    }
+  });
+
+  test('French: a whole row, a cell and a plural', async () => {
+    const fr = await loadTranslator('fr');
+    assert.equal(
+      errorWords(parseThrown(PARSE_CASES[1]), fr),
+      "W_Q : ligne 2 : '[' était attendu (chaque ligne est une liste), mais on trouve '3'",
+    );
+    assert.equal(errorWords(parseThrown(PARSE_CASES[0]), fr), "W_Q : ligne 1, colonne 3 : un nombre était attendu, mais on trouve 'abc'");
+    assert.equal(errorWords(parseThrown({ text: '1 2 3\n4 5' }), fr), 'W_Q : la ligne 2 a 2 nombres mais la ligne 1 en a 3');
+    assert.equal(errorWords(parseThrown({ text: '1 2\n3' }), fr), 'W_Q : la ligne 2 a 1 nombre mais la ligne 1 en a 2');
   });
 });

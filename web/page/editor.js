@@ -6,6 +6,7 @@
 import { fmt, matrixToText } from './format.js';
 import { html, setHtml } from 'attention-explorer/html';
 import { numpyLine } from 'attention-explorer';
+import { errorWords } from 'attention-explorer/i18n';
 import { t } from './language.js';
 
 const GRID_LIMIT = 2500; // cells; beyond this the grid would be slow to type in: text only
@@ -339,7 +340,7 @@ export class MatrixEditor {
             // are separated by spaces, where `1,5` could read as two numbers.
             return cell.replace(',', '.');
           } catch (err) {
-            this.localError = err.message;
+            this.localError = errorWords(err, t); // the parser's message in the page's language
           }
         }
         this.badCell = [i, j];

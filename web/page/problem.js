@@ -10,7 +10,11 @@ const parseCache = new Map();
 /** The input the user changed last: an error naming it and another input is shown at it. */
 export const lastEdited = { name: null };
 
-/** engine.parseMatrixDetailed with a small cache: { matrix, format } or { error }. */
+/**
+ * engine.parseMatrixDetailed with a small cache: { matrix, format } or { error }, the engine's
+ * error (its message_id and values: a view says it with errorWords(error, t), in the page's
+ * language when it is shown, so the cache holds no language).
+ */
 export function parse(text, name) {
   const key = `${name}\u0000${text}`;
   let r = parseCache.get(key);
@@ -19,7 +23,7 @@ export function parse(text, name) {
       const { values, format } = app.engine.parseMatrixDetailed(text, name);
       r = { matrix: values, format };
     } catch (err) {
-      r = { error: err.message };
+      r = { error: err };
     }
     if (parseCache.size > 200) parseCache.clear();
     parseCache.set(key, r);
@@ -31,7 +35,7 @@ export function parse(text, name) {
 const cachedParser = {
   parseMatrix(text, name) {
     const r = parse(text, name);
-    if (r.error) throw Object.assign(new Error(r.error), { field: name });
+    if (r.error) throw Object.assign(r.error, { field: name });
     return r.matrix;
   },
 };
@@ -65,7 +69,7 @@ export function buildProblem(state, editorError) {
       continue;
     }
     const r = parse(text, name);
-    if (r.error) errors[name] = r.error;
+    if (r.error) errors[name] = errorWords(r.error, t);
     else parsed[name] = r.matrix;
   }
   const o = state.options;
@@ -77,7 +81,7 @@ export function buildProblem(state, editorError) {
     state = { ...state, options: { ...o, keepMask } };
   } else if (o.mask === 'additive') {
     const r = o.additiveMask?.trim() ? parse(o.additiveMask, 'mask') : { error: t('explorer.mask.empty-additive') };
-    if (r.error) errors.mask = r.error;
+    if (r.error) errors.mask = errorWords(r.error, t);
   }
   if (Object.keys(errors).length) return { problem: null, errors, keepMask };
   try {
