@@ -566,7 +566,6 @@ describe('the walkthroughs, gradients, explain and the fast path name their erro
   });
 });
 
-
 // Bad texts and the English the parser said before its errors became message ids (what() of main's
 // parser), one or more per throw site: singular and plural, a whole row and a cell, each tool's
 // advice. `cell` parses one table cell (parseCell) at [row, column].
