@@ -178,7 +178,8 @@ describe('choosing the language', () => {
 // function's result) or as an allowed literal below; never as a string literal or template text.
 // Markup written with html`` (the explorer's share, export and embed views): its text between tags
 // and its title/aria-label/placeholder/alt attributes hold no words; a message comes in as ${t(…)}.
-// And an Error's message (the views show it: "Export failed: …") is a message too.
+// And an Error's message (the views show it: "Export failed: …") is a message too, and so is an
+// error kept to be shown later (`errors[name] = …`, `this.localError = …`, `{ error: … }`).
 // And playground.html: every text in <body> is inside an element with data-i18n (filled from the
 // catalogue) or is not words.
 const SCANNED = [
@@ -328,6 +329,12 @@ function sinks(program) {
     if (node.type === 'TaggedTemplateExpression' && node.tag.type === 'Identifier' && node.tag.name === 'html') out.push(node);
     if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression' && TEXT_PROPERTIES.has(name(node.left.property)))
       out.push(node.right);
+    // An error kept to be shown later (`errors[name] = …`, `this.localError = …`, `{ error: … }`).
+    const errorKey = (n) => /error|message/i.test(name(n) ?? '');
+    if (node.type === 'AssignmentExpression' && node.left.type === 'MemberExpression') {
+      if (errorKey(node.left.property) || (node.left.computed && errorKey(node.left.object))) out.push(node.right);
+    }
+    if (node.type === 'Property' && errorKey(node.key) && !node.computed) out.push(node.value);
     for (const [k, v] of Object.entries(node)) if (k !== 'type' && v && typeof v === 'object') visit(v);
   };
   visit(program);
@@ -369,6 +376,13 @@ describe("the scan: no English words reach the playground's DOM outside the cata
     assert.deepEqual(
       (await englishInSource(markup, 'probe.js')).map((w) => w.text),
       ['Copy', 'Hello', ' there', 'items', 'row', 'Sure?'],
+    );
+    // An error kept to be shown later: an error's or message's property, an errors table's entry.
+    const kept =
+      "errors[name] = `${name} is empty`; this.localError = v ? t('a') : 'no cell'; ok({ error: 'bad row', value: 'rows' }); a.message = m;";
+    assert.deepEqual(
+      (await englishInSource(kept, 'probe.js')).map((w) => w.text),
+      [' is empty', 'no cell', 'bad row'],
     );
   });
 

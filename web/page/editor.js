@@ -325,9 +325,12 @@ export class MatrixEditor {
       row.map((cell, j) => {
         if (this.localError) return cell;
         if (cell === '') {
-          this.localError = this.vector
-            ? `${this.name} entry ${j + 1} is empty: type a number`
-            : `${this.name} row ${i + 1}, column ${j + 1} is empty: type a number`;
+          this.localError = t('explorer.editor.cell-empty', {
+            name: this.name,
+            vector: this.vector ? 'yes' : 'no',
+            row: String(i + 1),
+            column: String(j + 1),
+          });
         } else {
           try {
             const key = `${this.name}\u0000${cell}`;

@@ -115,7 +115,7 @@ export function getEditor(name) {
 }
 
 export function setEditorValue(ed, text, numpy) {
-  const r = text ? parse(text, ed.name) : { error: 'empty' };
+  const r = text ? parse(text, ed.name) : {}; // empty: no matrix
   ed.setValue(text ?? '', r.matrix ? (ed.vector ? [r.matrix.flat()] : r.matrix) : null, numpy);
 }
 

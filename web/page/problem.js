@@ -65,7 +65,7 @@ export function buildProblem(state, editorError) {
       continue;
     }
     if (!text.trim()) {
-      errors[name] = `${name} is empty: type or paste a matrix`;
+      errors[name] = t('explorer.input.empty', { name });
       continue;
     }
     const r = parse(text, name);
