@@ -2,6 +2,7 @@
 // LaTeX export renders in KaTeX; SVG heatmaps; numbers as text. (The NumPy and PyTorch scripts:
 // python.test.mjs.)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createRequire } from 'node:module';
@@ -38,7 +39,7 @@ function preset(id) {
   return presetProblem(findPreset(id), engine).problem;
 }
 
-const { PROBLEMS, POSITION_PROBLEMS } = exportProblems(engine, pkg);
+const { PROBLEMS, POSITION_PROBLEMS, COLUMNS_POSITION_PROBLEMS } = exportProblems(engine, pkg);
 const fromJson = (v) => (v === '-inf' ? -Infinity : v === 'inf' ? Infinity : v === 'nan' ? NaN : v);
 
 test('CSV round-trips every step exactly, -inf included, and the whole trace as a long table', () => {
@@ -316,4 +317,81 @@ test("an export in French: the headings, captions and the heatmap's words are Fr
   assert.ok(frSvg.includes(`<title>${fr('step.weights')} `), 'the French default title');
   assert.ok(cells(enSvg).length >= 2 * weights.data.length * weights.data[0].length);
   assert.deepEqual(cells(frSvg), cells(enSvg));
+});
+
+// The scripts in French and Japanese: no English comment left (every comment text against en.json's
+// English comment messages, and line by line against the English script), every line's code English's.
+test("the NumPy and PyTorch scripts in French and Japanese: every comment in the language, every line's code English's", async () => {
+  const en = JSON.parse(readFileSync(join(dist, 'locales/en.json'), 'utf8'));
+  const R = (r, c, s) => Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => Math.sin(s * (i * c + j + 1))));
+  const wide = { X: R(4, 5, 7), W_Q: R(5, 8, 1), W_K: R(5, 8, 2), W_V: R(5, 4, 3), W_O: R(4, 3, 4) };
+  const latent = {
+    X: R(4, 6, 1),
+    W_DKV: R(6, 3, 2),
+    W_UK: R(3, 4, 3),
+    W_UV: R(3, 4, 4),
+    W_KR: R(6, 2, 5),
+    W_Q: R(6, 4, 6),
+    W_QR: R(6, 4, 7),
+  };
+  const problems = {
+    ...PROBLEMS,
+    ...POSITION_PROBLEMS,
+    ...COLUMNS_POSITION_PROBLEMS,
+    'QK-norm, RoPE, causal, a gate': {
+      ...wide,
+      W_G: R(5, 2, 5),
+      options: { heads: 2, qk_norm: { type: 'layer' }, rope: true, causal: true },
+    },
+    'sigmoid, QK-norm, causal': { ...wide, options: { heads: 2, score_fn: 'sigmoid', qk_norm: { type: 'rms' }, causal: true } },
+    'differential, RoPE, causal': { ...wide, options: { differential: { lambda: 0.5 }, rope: true, causal: true, softcap: 1.5 } },
+    'linear, causal, decay': { ...wide, options: { attention: 'linear', feature_map: 'elu+1', causal: true, decay: 0.8, heads: 2 } },
+    'latent, rotary, causal': { ...latent, W_O: R(4, 3, 8), options: { heads: 2, causal: true } },
+  };
+  // Every English comment message, with each value its selects take.
+  const combos = [
+    { cols: 'yes', user: 'yes', bias: 'alibi', multi: 'yes', layout: 'columns', library: 'NumPy', file: 'attention_numpy.py' },
+    { cols: 'no', user: 'no', bias: 'mask', multi: 'no', layout: 'rows', library: 'PyTorch', file: 'attention_torch.py' },
+    { cols: 'no', user: 'no', bias: 'both', multi: 'no', layout: 'rows', library: 'NumPy', file: 'attention_numpy.py' },
+  ];
+  const fill = { map: 'elu', scale: '0.5', names: 'QK-norm', reason: 'softcap', a: 'A', b: 'B', library: 'NumPy', file: 'attention.py' };
+  const ids = Object.keys(en).filter((id) => id.startsWith('export.script.'));
+  const texts = (t, id) =>
+    combos.map((c) => t(id, { ...fill, queries: 1, keys: 1, d_k: 1, d_v: 1, heads: 1, kv_heads: 1, precision: 'x', ...c }));
+  const comment = (line) =>
+    /^\s*#/.test(line) ? line.replace(/^\s*# (---- )?/, '') : / {2}# /.test(line) ? line.replace(/^.*? {2}# /, '') : null;
+  const code = (line) => (/^\s*#/.test(line) ? line.replace(/#.*$/, '#') : line.replace(/ {2}# .*$/, ''));
+  for (const lang of ['fr', 'ja']) {
+    const t = createTranslator(lang, await loadCatalogue(lang));
+    // The English texts of the messages the language words differently (code such as `b` or `QK-norm` may stay).
+    const english_ = new Set(ids.flatMap((id) => texts(english, id).filter((text, i) => text !== texts(t, id)[i])));
+    let scripts = 0;
+    for (const [name, problem] of Object.entries(problems)) {
+      const runs = [
+        [numpyScript, engine.run(problem), {}],
+        [pytorchScript, engine.run(problem), {}],
+      ];
+      if (!problem.W_DKV) runs.push([numpyScript, engine.gradients(problem), { gradients: true }]);
+      for (const [script, trace, options] of runs) {
+        const inEnglish = script(problem, trace, options).split('\n');
+        const inLang = script(problem, trace, { ...options, t }).split('\n');
+        scripts++;
+        assert.equal(inLang.length, inEnglish.length, `${lang} ${name}`);
+        inLang.forEach((line, i) => {
+          assert.equal(code(line), code(inEnglish[i]), `${lang} ${name}: line ${i + 1}'s code`);
+          const said = comment(line);
+          if (said == null) return;
+          assert.ok(!english_.has(said), `${lang} ${name}: line ${i + 1}'s comment is English's: ${line}`);
+          // Line by line: a comment as English's is code (a formula, a name), never an English phrase.
+          if (said === comment(inEnglish[i]) && !said.startsWith('  '))
+            assert.doesNotMatch(
+              said.replace(/\b\w*[_\d]\w*\b/g, ''),
+              /\b(the|a|an|in|of|to|by|with|its|each|every|per|for|from|and|as|is|are|no|not|The|It|Each|Skipped|Run|Layout|Generated|Scaled)\b/,
+              `${lang} ${name}: ${line}`,
+            );
+        });
+      }
+    }
+    assert.ok(scripts > 100, `${lang}: ${scripts} scripts`);
+  }
 });

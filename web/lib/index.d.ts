@@ -1376,7 +1376,7 @@ export function numpyScript(
   trace: Trace,
   options?: {
     recipe?: string;
-    /** The language of the opening comment (default English); the code is the same in every language. */
+    /** The language of the comments (default English); the code is the same in every language. */
     t?: Translator;
     /** `trace` is engine.gradients(problem)'s result: the script rebuilds its gradient steps too. */
     gradients?: boolean;

@@ -235,7 +235,7 @@ function pySinusoidal(d, cols) {
 }
 
 /** NumPy: the rotation pair by pair, as the formula reads. */
-function pyRopeNumpy(rope, cols) {
+function pyRopeNumpy(rope, cols, t = english) {
   const interleaved = rope.style === 'interleaved';
   const tables = rope.cos != null;
   const f = feature(cols);
@@ -250,7 +250,7 @@ function pyRopeNumpy(rope, cols) {
     lines.push('        rows = positions.astype(int)', '        c, s = rope_cos[rows, i].astype(dt), rope_sin[rows, i].astype(dt)');
   } else {
     lines.push(
-      '        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # in float64, as the angle tables are',
+      `        angle = positions * rope_base ** (-2.0 * i / rope_dims)  # ${said(t, 'angle-float64')}`,
       '        c, s = np.cos(angle).astype(dt), np.sin(angle).astype(dt)',
     );
   }
@@ -267,7 +267,7 @@ function pyRopeNumpy(rope, cols) {
  * PyTorch: as Hugging Face applies it, x·cos + rotate_half(x)·sin ("half", Llama, GPT-NeoX), or as
  * GPT-J does with rotate_every_two and each cos/sin repeated for its pair ("interleaved").
  */
-function pyRopeTorch(rope, cols) {
+function pyRopeTorch(rope, cols, t = english) {
   const interleaved = rope.style === 'interleaved';
   const tables = rope.cos != null;
   const dim = cols ? 0 : 1;
@@ -299,19 +299,19 @@ function pyRopeTorch(rope, cols) {
   if (tables) {
     lines.push(
       '    rows = positions.long()',
-      `    cos, sin = rope_cos[rows]${cols ? '.T' : ''}, rope_sin[rows]${cols ? '.T' : ''}  # one ${cols ? 'column' : 'row'} per token, one angle per pair`,
+      `    cos, sin = rope_cos[rows]${cols ? '.T' : ''}, rope_sin[rows]${cols ? '.T' : ''}  # ${said(t, 'rope-tables', { cols: cols ? 'yes' : 'no' })}`,
     );
   } else {
     lines.push(
       '    inv_freq = rope_base ** (-torch.arange(0, rope_dims, 2, dtype=torch.float64) / rope_dims)  # theta_i = base^(-2i/dims)',
-      `    angle = ${cols ? 'inv_freq[:, None] * positions[None, :]' : 'positions[:, None] * inv_freq[None, :]'}  # in float64, as the angle tables are`,
+      `    angle = ${cols ? 'inv_freq[:, None] * positions[None, :]' : 'positions[:, None] * inv_freq[None, :]'}  # ${said(t, 'angle-float64')}`,
       '    cos, sin = torch.cos(angle), torch.sin(angle)',
     );
   }
   lines.push(
     interleaved
       ? `    cos, sin = cos.repeat_interleave(2, dim=${dim}).to(dt), sin.repeat_interleave(2, dim=${dim}).to(dt)  # c_0, c_0, c_1, c_1, ...`
-      : `    cos, sin = torch.cat((cos, cos), dim=${dim}).to(dt), torch.cat((sin, sin), dim=${dim}).to(dt)  # the same angle for both halves`,
+      : `    cos, sin = torch.cat((cos, cos), dim=${dim}).to(dt), torch.cat((sin, sin), dim=${dim}).to(dt)  # ${said(t, 'same-angle-halves')}`,
     `    turned, rest = x${f(':rope_dims')}, x${f('rope_dims:')}`,
     `    return torch.cat((turned * cos + ${turn}(turned) * sin, rest), dim=${dim})`,
   );
@@ -357,7 +357,7 @@ function positionFunctions(x, d, cols) {
   const lines = [];
   const add = (f) => lines.push('', '', ...f);
   if (x.positional === 'sinusoidal') add(pySinusoidal(d, cols));
-  if (x.rope) add(d === TORCH ? pyRopeTorch(x.rope, cols) : pyRopeNumpy(x.rope, cols));
+  if (x.rope) add(d === TORCH ? pyRopeTorch(x.rope, cols, x.t) : pyRopeNumpy(x.rope, cols, x.t));
   if (x.alibi === true) add(PY_ALIBI_SLOPES);
   if (x.sinkLogit || fillNeedsShiftedSoftmax(x, d)) add(pySoftmaxSink(d, cols));
   return lines;
@@ -367,7 +367,9 @@ function positionFunctions(x, d, cols) {
 function positionalLines(x, cols) {
   if (!x.positional) return [];
   const pe =
-    x.positional === 'sinusoidal' ? `sinusoidal(q_pos, X.shape[${cols ? 0 : 1}])  # at the query positions` : 'P  # learned positions';
+    x.positional === 'sinusoidal'
+      ? `sinusoidal(q_pos, X.shape[${cols ? 0 : 1}])  # ${said(x.t ?? english, 'at-query-positions')}`
+      : `P  # ${said(x.t ?? english, 'learned-positions')}`;
   return [`PE = ${pe}`, 'X = X + PE', 'steps += [("positional", None, PE), ("X_pos", None, X)]'];
 }
 
@@ -376,32 +378,30 @@ function positionLines(x, d, m, cols) {
   const given = (list) => (list?.length ? pyList(list) : null);
   const q = given(x.positions?.queries);
   const k = given(x.positions?.keys);
-  const lines = [`past = ${x.past ? `past_K.shape[${cols ? 1 : 0}]` : '0'}  # cached tokens`];
+  const lines = [`past = ${x.past ? `past_K.shape[${cols ? 1 : 0}]` : '0'}  # ${said(x.t ?? english, 'cached-tokens')}`];
   if (d === TORCH) {
     lines.push(
-      `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : `torch.arange(past, past + ${m.queries}, dtype=torch.float64)`}  # query positions`,
-      `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : `torch.arange(${m.keys}, dtype=torch.float64)`}  # key positions (cache + new)`,
+      `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : `torch.arange(past, past + ${m.queries}, dtype=torch.float64)`}  # ${said(x.t ?? english, 'query-positions')}`,
+      `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : `torch.arange(${m.keys}, dtype=torch.float64)`}  # ${said(x.t ?? english, 'key-positions')}`,
     );
   } else {
     lines.push(
-      `q_pos = np.array(${q ?? `[past + i for i in range(${m.queries})]`}, dtype=np.float64)  # query positions`,
-      `k_pos = np.array(${k ?? `list(range(${m.keys}))`}, dtype=np.float64)  # key positions (cache + new)`,
+      `q_pos = np.array(${q ?? `[past + i for i in range(${m.queries})]`}, dtype=np.float64)  # ${said(x.t ?? english, 'query-positions')}`,
+      `k_pos = np.array(${k ?? `list(range(${m.keys}))`}, dtype=np.float64)  # ${said(x.t ?? english, 'key-positions')}`,
     );
   }
   return lines;
 }
 
 /** The step rope_angles: a row per position a query or key sits at (that the tables hold), a column per pair. */
-function ropeAngleLines(r, d, cols) {
+function ropeAngleLines(r, d, cols, t = english) {
   const torch = d === TORCH;
   const tables = r.cos != null;
   const lines = [
-    `positions = sorted({int(p) for p in q_pos.tolist() + k_pos.tolist()${tables ? ' if p < rope_cos.shape[0]' : ''}})  # RoPE's angle table: a row each`,
+    `positions = sorted({int(p) for p in q_pos.tolist() + k_pos.tolist()${tables ? ' if p < rope_cos.shape[0]' : ''}})  # ${said(t, 'angle-table-rows')}`,
   ];
   if (tables) {
-    lines.push(
-      `angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # the angle of each cos/sin pair`,
-    );
+    lines.push(`angles = ${torch ? 'torch.atan2' : 'np.arctan2'}(rope_sin[positions], rope_cos[positions])  # ${said(t, 'pair-angle')}`);
   } else {
     lines.push(
       torch
@@ -419,16 +419,20 @@ function settingLines(x, d, cols) {
   const r = x.rope;
   if (r) {
     const all = x.variant?.diff ? 'd_k // 2' : 'd_k'; // differential attention rotates each half as a head
-    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : all}  # features rotated, from the first`);
+    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : all}  # ${said(x.t ?? english, 'rotated-features')}`);
     const table = (t) => (d === TORCH ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
-    if (r.cos != null) lines.push(`rope_cos = ${table(r.cos)}  # a row per position`, `rope_sin = ${table(r.sin)}`);
+    if (r.cos != null)
+      lines.push(`rope_cos = ${table(r.cos)}  # ${said(x.t ?? english, 'row-per-position')}`, `rope_sin = ${table(r.sin)}`);
     else lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
-    lines.push(...ropeAngleLines(r, d, cols));
+    lines.push(...ropeAngleLines(r, d, cols, x.t));
   }
-  if (x.alibi) lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ALiBi, one per head`);
+  if (x.alibi)
+    lines.push(`slopes = ${x.alibi === true ? 'alibi_slopes(heads)' : pyList(x.alibi)}  # ${said(x.t ?? english, 'alibi-slopes')}`);
   if (x.sinkLogit) {
     const one = x.sinkLogit.length === 1;
-    lines.push(`sink_logit = ${one ? `[${pyNumber(x.sinkLogit[0])}] * heads` : pyList(x.sinkLogit)}  # one per head`);
+    lines.push(
+      `sink_logit = ${one ? `[${pyNumber(x.sinkLogit[0])}] * heads` : pyList(x.sinkLogit)}  # ${said(x.t ?? english, 'one-per-head')}`,
+    );
   }
   return lines;
 }
@@ -445,32 +449,32 @@ function positionMaskLines(x, ctx, d, cols) {
   const torch = d === TORCH;
   const size = cols ? 'S, L' : 'L, S';
   const lines = [
-    `# The mask, ${cols ? 'keys x queries' : 'queries x keys'}: hidden is True where a score is hidden. Positions are compared, not indices.`,
+    `# ${said(x.t ?? english, 'position-mask', { cols: cols ? 'yes' : 'no' })}`,
     torch ? `hidden = torch.zeros(${size}, dtype=torch.bool)` : `hidden = np.zeros((${size}), dtype=bool)`,
     cols
-      ? "q, p = k_pos[:, None], q_pos[None, :]  # a key's position (rows), a query's position (columns)"
-      : "p, q = q_pos[:, None], k_pos[None, :]  # a query's position, a key's position",
+      ? `q, p = k_pos[:, None], q_pos[None, :]  # ${said(x.t ?? english, 'positions-cols')}`
+      : `p, q = q_pos[:, None], k_pos[None, :]  # ${said(x.t ?? english, 'positions-rows')}`,
   ];
   if (ctx.maskKind === 'keep') {
-    lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # True: the query sees the key`, 'hidden |= ~keep');
+    lines.push(`keep = ${d.bools(pyList(ctx.mask, pyBool))}  # ${said(x.t ?? english, 'keep')}`, 'hidden |= ~keep');
   } else if (ctx.maskKind === 'additive') {
     if (torch) lines.push(`user_mask = ${d.array(pyList(ctx.mask))}`, 'hidden |= torch.isneginf(user_mask)');
     else lines.push(`user_mask = np.array(${pyList(ctx.mask)})`, 'hidden |= np.isneginf(user_mask)');
   }
-  if (ctx.causal) lines.push('hidden |= q > p  # causal: the key comes after the query');
+  if (ctx.causal) lines.push(`hidden |= q > p  # ${said(x.t ?? english, 'causal-positions')}`);
   if (x.window) {
     lines.push(
       `left, right, sink_tokens = ${pyNumber(x.window[0])}, ${pyNumber(x.window[1])}, ${x.sinkTokens}`,
-      'hidden |= ((q < p - left) | (q > p + right)) & ~(q < sink_tokens)  # the window; sink tokens stay',
+      `hidden |= ((q < p - left) | (q > p + right)) & ~(q < sink_tokens)  # ${said(x.t ?? english, 'window')}`,
     );
   }
   if (torch) {
     const base = ctx.maskKind === 'additive' ? 'user_mask' : `torch.zeros(${size}, dtype=dt)`;
     lines.push(
-      `M = ${base}.masked_fill(hidden, -math.inf)  # additive: ${ctx.maskKind === 'additive' ? "the user's numbers" : '0'} where kept, -inf where hidden`,
+      `M = ${base}.masked_fill(hidden, -math.inf)  # ${said(x.t ?? english, 'additive-hidden', { user: ctx.maskKind === 'additive' ? 'yes' : 'no' })}`,
     );
   } else {
-    lines.push(`M = ${d.zeros(`(${size})`)}  # additive: 0 keeps a score, -inf hides it`);
+    lines.push(`M = ${d.zeros(`(${size})`)}  # ${said(x.t ?? english, 'additive-zero')}`);
     if (ctx.maskKind === 'additive') lines.push('M = M + user_mask.astype(dt)');
     lines.push('M[hidden] = -math.inf');
   }
@@ -485,8 +489,8 @@ function positionHeadLines(x, ctx, d, cols) {
   const v = x.variant;
   if (v?.qk) {
     before.push(
-      ...(x.gradients ? ['    Q_raw, K_raw = Qh, Kh  # as projected, for the backward pass'] : []),
-      '    Qh, Kh = qk_norm(Qh, g_q), qk_norm(Kh, g_k)  # each row, before RoPE; only the new keys',
+      ...(x.gradients ? [`    Q_raw, K_raw = Qh, Kh  # ${said(x.t ?? english, 'raw-qk')}`] : []),
+      `    Qh, Kh = qk_norm(Qh, g_q), qk_norm(Kh, g_k)  # ${said(x.t ?? english, 'qk-norm')}`,
       '    steps += [("Q_normed", h, Qh), ("K_normed", h, Kh)]',
     );
   }
@@ -496,21 +500,21 @@ function positionHeadLines(x, ctx, d, cols) {
         ? `torch.cat([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})], dim=1)`
         : `np.hstack([rope(${m}[:, :w], ${pos}), rope(${m}[:, w:], ${pos})])`;
     before.push(
-      `    Qh = ${halves('Qh', 'q_pos')}  # each half rotated as a head of d_k / 2`,
-      `    Kh = ${halves('Kh', 'k_pos[past:]')}  # new keys at their positions; cached ones come rotated`,
+      `    Qh = ${halves('Qh', 'q_pos')}  # ${said(x.t ?? english, 'rope-halves')}`,
+      `    Kh = ${halves('Kh', 'k_pos[past:]')}  # ${said(x.t ?? english, 'rope-new-keys')}`,
       '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]',
     );
   } else if (x.rope) {
     before.push(
       '    Qh = rope(Qh, q_pos)',
-      '    Kh = rope(Kh, k_pos[past:])  # new keys at their positions; cached ones come rotated',
+      `    Kh = rope(Kh, k_pos[past:])  # ${said(x.t ?? english, 'rope-new-keys')}`,
       '    steps += [("Q_rot", h, Qh), ("K_rot", h, Kh)]',
     );
   }
   if (x.past) {
     const join = (a, b) => (torch ? `torch.cat([${a}, ${b}], dim=${cols ? 1 : 0})` : `${cols ? 'np.hstack' : 'np.vstack'}([${a}, ${b}])`);
     before.push(
-      `    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # the cache, then the new ${cols ? 'columns' : 'rows'}`,
+      `    Kh = ${join(headSlice('past_K', 'd_k', 'g', cols), 'Kh')}  # ${said(x.t ?? english, 'cache-then-new', { cols: cols ? 'yes' : 'no' })}`,
       `    Vh = ${join(headSlice('past_V', 'd_v', 'g', cols), 'Vh')}`,
       '    steps += [("K_cache", h, Kh), ("V_cache", h, Vh)]',
     );
@@ -535,39 +539,39 @@ function positionHeadLines(x, ctx, d, cols) {
       after.push(
         x.maskFill === -Infinity
           ? '    logits = logits.masked_fill(hidden, -math.inf)'
-          : `    logits = logits.masked_fill(hidden, ${pyNumber(x.maskFill)})  # a finite mask_fill, as many codebases write it`,
+          : `    logits = logits.masked_fill(hidden, ${pyNumber(x.maskFill)})  # ${said(x.t ?? english, 'mask-fill')}`,
       );
     } else {
       after.push('    logits = logits + M');
       if (x.maskFill !== -Infinity)
-        after.push(`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # a finite mask_fill replaces hidden scores`);
+        after.push(`    logits[hidden] = dt(${pyNumber(x.maskFill)})  # ${said(x.t ?? english, 'mask-fill-replaces')}`);
     }
     after.push('    steps.append(("masked", h, logits))');
   }
-  const where = cols ? 'down each column' : 'along each row';
+  const where = said(x.t ?? english, 'softmax-axis', { cols: cols ? 'yes' : 'no' });
   let weights;
   if (v?.sigmoid) {
-    weights = [
-      `    weights = ${torch ? 'torch.sigmoid' : 'sigmoid'}(logits + sigmoid_bias)  # each weight on its own: rows need not sum to 1`,
-    ];
+    weights = [`    weights = ${torch ? 'torch.sigmoid' : 'sigmoid'}(logits + sigmoid_bias)  # ${said(x.t ?? english, 'sigmoid-weights')}`];
     if (hasMask(x, ctx))
       weights.push(
-        `    weights = ${torch ? 'weights.masked_fill(hidden, 0.0)' : 'np.where(hidden, dt(0), weights)'}  # a hidden key: weight 0, whatever mask_fill`,
+        `    weights = ${torch ? 'weights.masked_fill(hidden, 0.0)' : 'np.where(hidden, dt(0), weights)'}  # ${said(x.t ?? english, 'hidden-weight')}`,
       );
   } else if (x.sinkLogit) {
     weights = [
-      `    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # the sink: an extra logit in the denominator`,
+      `    weights = softmax_with_sink(logits, ${torch ? 'sink_logit[h]' : 'dt(sink_logit[h])'})  # ${said(x.t ?? english, 'sink')}`,
     ];
   } else if (fillNeedsShiftedSoftmax(x, d)) {
     // Scores of fill values are around -1e9: e / sum keeps their digits, logsumexp would not.
-    weights = ['    weights = softmax_with_sink(logits, dt(-math.inf))  # e^(x - max) / sum, no sink'];
+    weights = [`    weights = softmax_with_sink(logits, dt(-math.inf))  # ${said(x.t ?? english, 'no-sink')}`];
   } else if (x.nan && torch) {
-    weights = [`    weights = torch.softmax(logits, dim=${axis})  # ${where}; fully_masked nan: a plain softmax`];
+    weights = [
+      `    weights = torch.softmax(logits, dim=${axis})  # ${said(x.t ?? english, 'softmax-axis-nan', { cols: cols ? 'yes' : 'no' })}`,
+    ];
   } else {
     weights = [`    weights = softmax(logits, ${d.axis}=${axis})  # ${where}`];
     if (x.nan) {
       const all = `np.all(np.isneginf(logits), axis=${axis})`;
-      weights.push(`    weights[${cols ? `:, ${all}` : all}] = math.nan  # fully_masked: nan, as a plain softmax`);
+      weights.push(`    weights[${cols ? `:, ${all}` : all}] = math.nan  # ${said(x.t ?? english, 'fully-masked-nan')}`);
     }
   }
   return { before, after, weights };
@@ -646,32 +650,27 @@ function variantFunctions(v, d) {
 }
 
 /** The variants' settings once d_k, d_v and the heads are known: the gains, the bias, λ, the gate. */
-function variantSettingLines(v, d, ctx) {
+function variantSettingLines(v, d, ctx, t = english) {
   const torch = d === TORCH;
   const lines = [];
   const gains = (g) => (g ? d.array(pyList(g)) : torch ? 'torch.ones(d_k, dtype=dt)' : 'np.ones(d_k, dtype=dt)');
-  if (v.qk)
-    lines.push(
-      `qk_eps = ${pyNumber(v.qk.eps)}`,
-      `g_q, g_k = ${gains(v.qk.g_q)}, ${gains(v.qk.g_k)}  # one gain per feature, shared by the heads`,
-    );
+  if (v.qk) lines.push(`qk_eps = ${pyNumber(v.qk.eps)}`, `g_q, g_k = ${gains(v.qk.g_q)}, ${gains(v.qk.g_k)}  # ${said(t, 'qk-gains')}`);
   if (v.sigmoid) {
     const b = v.sigmoid.bias == null ? '-math.log(S)' : pyNumber(v.sigmoid.bias);
-    lines.push(`sigmoid_bias = ${d.scalar(b)}  # b${v.sigmoid.bias == null ? ' = -ln S (S keys, the cache included)' : ''}`);
+    lines.push(`sigmoid_bias = ${d.scalar(b)}  # ${v.sigmoid.bias == null ? said(t, 'sigmoid-bias') : 'b'}`);
   }
   if (v.diff) {
     lines.push(
-      `lam = ${pyList(v.diff.lambdas)}  # lambda of each head`,
+      `lam = ${pyList(v.diff.lambdas)}  # ${said(t, 'lambda')}`,
       `lambda_init = ${pyNumber(v.diff.init)}`,
-      "w = d_k // 2  # each half of a head's features",
+      `w = d_k // 2  # ${said(t, 'half')}`,
     );
-    if (ctx.scale.kind === 'sqrt_dk')
-      lines.push(`divisor = ${d.sqrt}(${d.scalar('w')})  # sqrt(d_k / 2): each half is a head of d_k / 2 features`);
+    if (ctx.scale.kind === 'sqrt_dk') lines.push(`divisor = ${d.sqrt}(${d.scalar('w')})  # ${said(t, 'sqrt-half')}`);
   }
   if (v.gate) {
     lines.push(
-      `G = ${torch ? 'torch.sigmoid' : 'sigmoid'}(X @ W_G${v.gate.bias ? ' + b_G' : ''})  # the gates of every head, from X (with its positions)`,
-      'gate_headwise = W_G.shape[1] != heads * d_v  # d_model x heads: one gate per head',
+      `G = ${torch ? 'torch.sigmoid' : 'sigmoid'}(X @ W_G${v.gate.bias ? ' + b_G' : ''})  # ${said(t, 'gates')}`,
+      `gate_headwise = W_G.shape[1] != heads * d_v  # ${said(t, 'gate-headwise')}`,
     );
   }
   return lines;
@@ -687,20 +686,20 @@ function linearHeadLoop(ctx, trace, d, x) {
     identity: 'x',
   }[lin.map];
   const positions = (list, n) => (list ? d.array(pyList(list)) : torch ? `torch.arange(${n}, dtype=dt)` : `np.arange(${n}, dtype=dt)`);
-  const lines = [`def phi(x):`, `    return ${phi}  # the feature map ${lin.map}`, ''];
+  const lines = [`def phi(x):`, `    return ${phi}  # ${said(x.t ?? english, 'feature-map', { map: lin.map })}`, ''];
   if (ctx.causal) {
     lines.push(
-      `qpos, kpos = ${positions(x.positions?.queries, 'L')}, ${positions(x.positions?.keys, 'S')}  # positions of the queries and the keys`,
+      `qpos, kpos = ${positions(x.positions?.queries, 'L')}, ${positions(x.positions?.keys, 'S')}  # ${said(x.t ?? english, 'linear-positions')}`,
       `decay = ${d.scalar(pyNumber(lin.decay))}`,
       torch
         ? 'C = torch.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), torch.zeros((), dtype=dt))'
         : 'C = np.where(kpos[None, :] <= qpos[:, None], decay ** (qpos[:, None] - kpos[None, :]), 0).astype(dt)',
-      "# C: key j weighs decay^(i - j) in query i's sum, and 0 after the query (causal)",
+      `# ${said(x.t ?? english, 'decay')}`,
     );
   }
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
   lines.push(
-    `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
+    `kv_group = [${kvGroup.join(', ')}]  # ${said(x.t ?? english, 'kv-group')}`,
     'for h in range(heads):',
     '    g = kv_group[h]',
     `    Qh = ${headSlice('Q', 'd_k', 'h', false)}`,
@@ -708,22 +707,22 @@ function linearHeadLoop(ctx, trace, d, x) {
     `    Vh = ${headSlice('V', 'd_v', 'g', false)}`,
     '    phi_Q, phi_K = phi(Qh), phi(Kh)',
     '    steps += [("Q", h, Qh), ("K", h, Kh), ("V", h, Vh), ("phi_Q", h, phi_Q), ("phi_K", h, phi_K)]',
-    `    linear_scores = phi_Q @ phi_K.T${ctx.causal ? ' * C' : ''}  # no scale, no softmax`,
+    `    linear_scores = phi_Q @ phi_K.T${ctx.causal ? ' * C' : ''}  # ${said(x.t ?? english, 'linear-scores')}`,
     '    steps.append(("linear_scores", h, linear_scores))',
   );
   if (lin.normalize) {
     lines.push(
-      `    normalizer = linear_scores.sum(${d.axis}=1, ${torch ? 'keepdim' : 'keepdims'}=True)  # phi(q) . sum of phi(k)`,
+      `    normalizer = linear_scores.sum(${d.axis}=1, ${torch ? 'keepdim' : 'keepdims'}=True)  # ${said(x.t ?? english, 'normalizer')}`,
       '    steps.append(("normalizer", h, normalizer))',
       '    head_outputs.append((linear_scores @ Vh) / normalizer)',
     );
   } else {
-    lines.push('    head_outputs.append(linear_scores @ Vh)  # not normalized');
+    lines.push(`    head_outputs.append(linear_scores @ Vh)  # ${said(x.t ?? english, 'not-normalized')}`);
   }
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
   if (x.gradients) {
     lines.push(
-      `    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # what the backward pass reads`,
+      `    saved.append((Qh, Kh, Vh, phi_Q, phi_K, linear_scores, ${lin.normalize ? 'normalizer' : 'None'}, head_outputs[-1]))  # ${said(x.t ?? english, 'backward-reads')}`,
     );
   }
   return lines;
@@ -740,7 +739,7 @@ function linearGradientHeadLines(ctx, trace, x) {
   const headOutput = trace.meta.heads > 1 || ctx.hasWO;
   const lines = [
     'def phi_slope(x):',
-    `    return ${slope}  # phi'(x) of ${lin.map}`,
+    `    return ${slope}  # ${said(x.t ?? english, 'phi-slope', { map: lin.map })}`,
     '',
     'for h in range(heads):',
     '    g = kv_group[h]',
@@ -757,10 +756,10 @@ function linearGradientHeadLines(ctx, trace, x) {
     '    steps.append(("dlinear_scores", h, dLam))',
     '    dVh = Lam.T @ dU',
     '    steps.append(("dV", h, dVh))',
-    `    dC = dLam${ctx.causal ? ' * C  # through the decay and the causal mask' : ''}`,
+    `    dC = dLam${ctx.causal ? ` * C  # ${said(x.t ?? english, 'through-decay')}` : ''}`,
     '    dphi_Q, dphi_K = dC @ phi_K, dC.T @ phi_Q',
     '    steps += [("dphi_Q", h, dphi_Q), ("dphi_K", h, dphi_K)]',
-    '    dQh, dKh = dphi_Q * phi_slope(Qh), dphi_K * phi_slope(Kh)  # through the feature map',
+    `    dQh, dKh = dphi_Q * phi_slope(Qh), dphi_K * phi_slope(Kh)  # ${said(x.t ?? english, 'through-map')}`,
     '    steps += [("dQ", h, dQh), ("dK", h, dKh)]',
   );
   return lines;
@@ -772,7 +771,7 @@ function headLoop(ctx, trace, d, cols, x) {
   const kvGroup = trace.steps.filter((s) => s.id === 'Q').map((s) => s.kv_group);
   const withPositions = x.any;
   const lines = [
-    `kv_group = [${kvGroup.join(', ')}]  # the key/value head each query head reads`,
+    `kv_group = [${kvGroup.join(', ')}]  # ${said(x.t ?? english, 'kv-group')}`,
     'for h in range(heads):',
     '    g = kv_group[h]',
     `    Qh = ${headSlice('Q', 'd_k', 'h', cols)}`,
@@ -783,7 +782,9 @@ function headLoop(ctx, trace, d, cols, x) {
   if (options) lines.push(...options.before);
   if (x.variant) return [...lines, ...variantHeadLines(ctx, trace, d, x, options)];
   lines.push(
-    cols ? '    scores = Kh.T @ Qh  # keys x queries' : '    scores = Qh @ Kh.T  # queries x keys',
+    cols
+      ? `    scores = Kh.T @ Qh  # ${said(x.t ?? english, 'keys-x-queries')}`
+      : `    scores = Qh @ Kh.T  # ${said(x.t ?? english, 'queries-x-keys')}`,
     multiplies(ctx) ? '    scaled = scores * factor' : '    scaled = scores / divisor',
     options
       ? '    steps += [("scores", h, scores), ("scaled", h, scaled)]'
@@ -799,19 +800,21 @@ function headLoop(ctx, trace, d, cols, x) {
       const maskStep = ctx.maskKind === 'additive' ? 'M' : '(M == 0) * 1.0';
       lines.push(`    steps.append(("mask", h, ${maskStep}))`, '    logits = logits + M', '    steps.append(("masked", h, logits))');
     }
-    lines.push(`    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${cols ? 'down each column' : 'along each row'}`);
+    lines.push(
+      `    weights = softmax(logits, ${d.axis}=${cols ? 0 : 1})  # ${said(x.t ?? english, 'softmax-axis', { cols: cols ? 'yes' : 'no' })}`,
+    );
   }
   lines.push(
     '    steps.append(("weights", h, weights))',
     cols ? '    head_outputs.append(Vh @ weights)' : '    head_outputs.append(weights @ Vh)',
   );
   if (trace.meta.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
-  if (x.gradients) lines.push('    saved.append((Qh, Kh, Vh, weights, scaled))  # what the backward pass reads');
+  if (x.gradients) lines.push(`    saved.append((Qh, Kh, Vh, weights, scaled))  # ${said(x.t ?? english, 'backward-reads')}`);
   if (withPositions && d.check && sdpaSkip(ctx, x) == null) {
     const bias = [x.alibi && 'bias', hasMask(x, ctx) && 'M'].filter(Boolean).join(' + ');
     const T = (e) => (cols ? `${e.includes(' ') ? `(${e})` : e}.T` : e);
     lines.push(
-      `    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # for the check below, queries x keys`,
+      `    per_head.append((${[T('Qh'), T('Kh'), T('Vh'), ...(bias ? [T(bias)] : [])].join(', ')}))  # ${said(x.t ?? english, 'per-head-check')}`,
     );
   }
   return lines;
@@ -843,7 +846,7 @@ function variantHeadLines(ctx, trace, d, x, options) {
       );
     lines.push(
       '    halves = []',
-      '    for k in range(2):  # A_1 from the first halves of Q and K, A_2 from the second',
+      `    for k in range(2):  # ${said(x.t ?? english, 'diff-halves')}`,
       `        logits = (Qh[:, k * w:(k + 1) * w] @ Kh[:, k * w:(k + 1) * w].T)${scale}`,
     );
     if (ctx.softcap > 0) lines.push(`        logits = softcap * ${d.tanh}(logits / softcap)`);
@@ -861,13 +864,13 @@ function variantHeadLines(ctx, trace, d, x, options) {
       ...options.weights.map((l) => `    ${l}`),
       '        halves.append(weights)',
       '    A1, A2 = halves',
-      '    weights = A1 - lam[h] * A2  # the common-mode part cancels',
+      `    weights = A1 - lam[h] * A2  # ${said(x.t ?? english, 'common-mode')}`,
       '    steps += [("weights_1", h, A1), ("weights_2", h, A2)]',
     );
     if (x.gradients) lines.push('    A_halves = (A1, A2)');
   } else {
     lines.push(
-      '    scores = Qh @ Kh.T  # queries x keys',
+      `    scores = Qh @ Kh.T  # ${said(x.t ?? english, 'queries-x-keys')}`,
       `    scaled = scores${scale}`,
       '    steps += [("scores", h, scores), ("scaled", h, scaled)]',
       '    logits = scaled',
@@ -880,14 +883,14 @@ function variantHeadLines(ctx, trace, d, x, options) {
   if (trace.meta.heads > 1 || ctx.hasWO || more) lines.push('    steps.append(("head_output", h, head))');
   if (x.gradients) {
     lines.push(
-      `    saved.append((Qh, Kh, Vh, weights, ${v.diff ? 'None' : 'scaled'}))  # what the backward pass reads`,
+      `    saved.append((Qh, Kh, Vh, weights, ${v.diff ? 'None' : 'scaled'}))  # ${said(x.t ?? english, 'backward-reads')}`,
       `    extra.append(dict(head=head${v.qk ? ', Q_raw=Q_raw, K_raw=K_raw' : ''}${v.diff ? ', A_halves=A_halves' : ''}))`,
     );
   }
   if (v.diff?.norm) lines.push('    head = head_norm(head)', '    steps.append(("head_normed", h, head))');
   if (v.gate) {
     lines.push('    Gh = G[:, h:h + 1] if gate_headwise else G[:, h * d_v:(h + 1) * d_v]');
-    if (x.gradients) lines.push('    extra[-1].update(pre_gate=head, gate=Gh)  # what the gate scaled, and the gate');
+    if (x.gradients) lines.push(`    extra[-1].update(pre_gate=head, gate=Gh)  # ${said(x.t ?? english, 'gate-saved')}`);
     lines.push('    head = head * Gh', '    steps += [("gate", h, Gh), ("gated_output", h, head)]');
   }
   lines.push('    head_outputs.append(head)');
@@ -896,17 +899,18 @@ function variantHeadLines(ctx, trace, d, x, options) {
 
 /** Why scaled_dot_product_attention cannot check these options, or null when it can. */
 function sdpaSkip(ctx, x) {
+  const t = x.t ?? english;
   if (x.variant) {
     const v = x.variant;
-    const names = [v.qk && 'QK-norm', v.gate && 'output gate', v.sigmoid && 'sigmoid attention', v.diff && 'differential attention'].filter(
-      Boolean,
-    );
-    return `scaled_dot_product_attention has no ${names.join(' or ')}`;
+    const names = [v.qk && 'qk', v.gate && 'gate', v.sigmoid && 'sigmoid', v.diff && 'diff']
+      .filter(Boolean)
+      .map((n) => said(t, `variant-${n}`));
+    return said(t, 'skip-variants', { names: names.reduce((a, b) => said(t, 'or', { a, b })) });
   }
-  if (x.linear) return 'scaled_dot_product_attention is softmax attention, not linear attention';
-  if (ctx.softcap > 0) return 'scaled_dot_product_attention has no softcap';
-  if (x.sinkLogit) return 'scaled_dot_product_attention has no sink logit';
-  if (x.maskFill !== -Infinity) return 'scaled_dot_product_attention adds attn_mask, it does not fill with a number';
+  if (x.linear) return said(t, 'skip-linear');
+  if (ctx.softcap > 0) return said(t, 'skip-softcap');
+  if (x.sinkLogit) return said(t, 'skip-sink');
+  if (x.maskFill !== -Infinity) return said(t, 'skip-fill');
   return null;
 }
 
@@ -916,7 +920,7 @@ const sdpaTolerance = (precision) => `tol = dict(rtol=${precision === 'float32' 
 function sdpaCheck(ctx, precision, cols, x) {
   const lines = [`# ---- ${said(x.t ?? english, 'check')}`];
   const skip = sdpaSkip(ctx, x);
-  if (skip) return [...lines, `# Skipped: ${skip}.`, 'sdpa_checked = False'];
+  if (skip) return [...lines, `# ${said(x.t ?? english, 'skipped', { reason: skip })}`, 'sdpa_checked = False'];
   if (x.any) return [...lines, ...positionSdpaCheck(ctx, precision, cols, x)];
   const toRows = (n) => (cols ? `${n}.T` : n);
   let maskArg = '';
@@ -924,12 +928,12 @@ function sdpaCheck(ctx, precision, cols, x) {
   else if (ctx.causal || ctx.maskKind !== 'none') maskArg = `, attn_mask=${cols ? 'M.T' : 'M'}`;
   return [
     ...lines,
-    '# It takes (heads, tokens, d) in the rows layout and a scale that multiplies Q K^T.',
+    `# ${said(x.t ?? english, 'sdpa-takes')}`,
     `q = ${toRows('Q')}.reshape(L, heads, d_k).transpose(0, 1)`,
     `k = ${toRows('K')}.reshape(S, kv_heads, d_k).transpose(0, 1).repeat_interleave(heads // kv_heads, dim=0)`,
     `v = ${toRows('V')}.reshape(S, kv_heads, d_v).transpose(0, 1).repeat_interleave(heads // kv_heads, dim=0)`,
     `sdpa = F.scaled_dot_product_attention(q, k, v${maskArg}, scale=${multiplies(ctx) ? 'float(factor)' : '1.0 / float(divisor)'})`,
-    'sdpa = torch.nan_to_num(sdpa, nan=0.0)  # a fully masked query gives NaN there, 0 here',
+    `sdpa = torch.nan_to_num(sdpa, nan=0.0)  # ${said(x.t ?? english, 'sdpa-nan')}`,
     `ours = ${cols ? 'concat.T' : 'concat'}.reshape(L, heads, d_v).transpose(0, 1)`,
     sdpaTolerance(precision),
     'torch.testing.assert_close(ours, sdpa, **tol)',
@@ -945,12 +949,12 @@ function positionSdpaCheck(ctx, precision, cols, x) {
   const bias = [x.alibi && "ALiBi's bias", hasMask(x, ctx) && 'the mask'].filter(Boolean);
   const names = bias.length > 0 ? 'q, k, v, attn_mask' : 'q, k, v';
   return [
-    `# Each head's queries and keys as the scores read them (rotated, with the cache)${bias.length > 0 ? `, and ${bias.join(' + ')} as attn_mask` : ''}.`,
+    `# ${said(x.t ?? english, 'sdpa-positions', { bias: x.alibi ? (hasMask(x, ctx) ? 'both' : 'alibi') : hasMask(x, ctx) ? 'mask' : 'none' })}`,
     `${names} = (torch.stack(list(t)) for t in zip(*per_head))  # (heads, tokens, d)`,
     `sdpa = F.scaled_dot_product_attention(q, k, v${bias.length > 0 ? ', attn_mask=attn_mask' : ''}, scale=${multiplies(ctx) ? 'float(factor)' : '1.0 / float(divisor)'})`,
-    'sdpa = torch.nan_to_num(sdpa, nan=0.0)  # a fully masked query: NaN or 0 there, by version',
+    `sdpa = torch.nan_to_num(sdpa, nan=0.0)  # ${said(x.t ?? english, 'sdpa-nan-version')}`,
     `ours = ${cols ? 'concat.T' : 'concat'}.reshape(L, heads, d_v).transpose(0, 1)`,
-    ...(x.nan ? ['ours = torch.nan_to_num(ours, nan=0.0)  # fully_masked nan gave NaN rows here'] : []),
+    ...(x.nan ? [`ours = torch.nan_to_num(ours, nan=0.0)  # ${said(x.t ?? english, 'ours-nan')}`] : []),
     sdpaTolerance(precision),
     'torch.testing.assert_close(ours, sdpa, **tol)',
     'sdpa_checked = True',
@@ -972,20 +976,18 @@ function gradientLines(ctx, trace, cols, x) {
   const rope = x.rope != null;
   const lines = [
     `# ---- ${said(x.t ?? english, 'backward')}`,
-    cols
-      ? "R = np.transpose  # the columns layout's matrices to the rows layout and back"
-      : 'def R(m):\n    return m  # the rows layout already',
+    cols ? `R = np.transpose  # ${said(x.t ?? english, 'R-transpose')}` : `def R(m):\n    return m  # ${said(x.t ?? english, 'R-rows')}`,
     given ? `dO = ${NUMPY.array(pyList(dO.data))}` : `dO = np.ones_like(output)  # ${said(x.t ?? english, 'no-dO')}`,
     'steps.append(("dO", None, dO))',
-    `d_concat = ${ctx.hasWO ? 'R(dO) @ R(W_O).T  # through the output projection' : 'R(dO)'}`,
-    `grad_scale = dt(${pyNumber(m.scale)})  # the factor Q K^T was multiplied by`,
-    `n_past = ${past ? 'past' : '0'}  # cached keys`,
+    `d_concat = ${ctx.hasWO ? `R(dO) @ R(W_O).T  # ${said(x.t ?? english, 'through-wo')}` : 'R(dO)'}`,
+    `grad_scale = dt(${pyNumber(m.scale)})  # ${said(x.t ?? english, 'grad-scale')}`,
+    `n_past = ${past ? 'past' : '0'}  # ${said(x.t ?? english, 'cached-keys')}`,
     `dQ_all = np.zeros((L, heads * d_k), dtype=dt)`,
     `dK_all = np.zeros((S - n_past, kv_heads * d_k), dtype=dt)`,
     `dV_all = np.zeros((S - n_past, kv_heads * d_v), dtype=dt)`,
     ...(past ? ['dpast_K = np.zeros((n_past, kv_heads * d_k), dtype=dt)', 'dpast_V = np.zeros((n_past, kv_heads * d_v), dtype=dt)'] : []),
     ...(x.variant?.qk ? ['dg_q, dg_k = np.zeros(d_k, dtype=dt), np.zeros(d_k, dtype=dt)'] : []),
-    ...(x.variant?.gate ? ["dG_all = np.zeros_like(G)  # every head's gate gradient, side by side"] : []),
+    ...(x.variant?.gate ? [`dG_all = np.zeros_like(G)  # ${said(x.t ?? english, 'dG-all')}`] : []),
   ];
   if (x.linear) {
     lines.push(...linearGradientHeadLines(ctx, trace, x));
@@ -996,7 +998,7 @@ function gradientLines(ctx, trace, cols, x) {
   }
   lines.push(
     '    dQ_all[:, h * d_k:(h + 1) * d_k] = dQh',
-    "    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # GQA: summed over the group's heads",
+    `    dK_all[:, g * d_k:(g + 1) * d_k] += dKh  # ${said(x.t ?? english, 'gqa-sum')}`,
     '    dV_all[:, g * d_v:(g + 1) * d_v] += dVh',
     'steps += [("dQ", None, R(dQ_all)), ("dK", None, R(dK_all)), ("dV", None, R(dV_all))]',
   );
@@ -1032,7 +1034,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
   lines.push(
     'for h in range(heads):',
     '    g = kv_group[h]',
-    '    Qh, Kh, Vh, A, scaled_h = saved[h]  # as the scores and weights read them',
+    `    Qh, Kh, Vh, A, scaled_h = saved[h]  # ${said(x.t ?? english, 'saved-read')}`,
     '    e = extra[h]',
     '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
   );
@@ -1041,7 +1043,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
       '    steps.append(("dgated_output", h, dH))',
       '    dG = dH * e["pre_gate"]  # head~ = head * G',
       '    if gate_headwise:',
-      "        dG = np.sum(dG, axis=1, keepdims=True)  # one gate for all the head's features",
+      `        dG = np.sum(dG, axis=1, keepdims=True)  # ${said(x.t ?? english, 'gate-sum')}`,
       '        dG_all[:, h:h + 1] = dG',
       '    else:',
       '        dG_all[:, h * d_v:(h + 1) * d_v] = dG',
@@ -1053,7 +1055,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
   if (norm) {
     if (!v.gate) lines.push('    steps.append(("dhead_normed", h, dH))');
     lines.push(
-      '    r = np.sqrt(np.sum(e["head"] ** 2, axis=1, keepdims=True) / d_v + 1e-5)  # the norm turned back, each row',
+      `    r = np.sqrt(np.sum(e["head"] ** 2, axis=1, keepdims=True) / d_v + 1e-5)  # ${said(x.t ?? english, 'norm-back')}`,
       '    xhat = e["head"] / r',
       '    dH = (1 - lambda_init) / r * (dH - xhat * np.sum(dH * xhat, axis=1, keepdims=True) / d_v)',
       '    steps.append(("dhead_output", h, dH))',
@@ -1074,7 +1076,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
       '    dQh, dKh = np.zeros_like(Qh), np.zeros_like(Kh)',
       '    for k, (Ak, dAk) in enumerate(zip(e["A_halves"], (dA, -lam[h] * dA))):',
       '        cols = slice(k * w, (k + 1) * w)',
-      "        dS = Ak * (dAk - np.sum(dAk * Ak, axis=1, keepdims=True))  # each half's softmax",
+      `        dS = Ak * (dAk - np.sum(dAk * Ak, axis=1, keepdims=True))  # ${said(x.t ?? english, 'half-softmax')}`,
       ...(masked ? ['        dS = np.where(hidden, dt(0), dS)'] : []),
       ...(ctx.softcap > 0 ? ['        dS = dS * (1 - np.tanh(Qh[:, cols] @ Kh[:, cols].T * grad_scale / softcap) ** 2)'] : []),
       '        dS = dS * grad_scale',
@@ -1084,14 +1086,20 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
   } else {
     lines.push(
       v.sigmoid
-        ? "    dS = dA * A * (1 - A)  # the sigmoid's slope, entry by entry"
-        : "    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax's Jacobian, row by row",
+        ? `    dS = dA * A * (1 - A)  # ${said(x.t ?? english, 'sigmoid-slope')}`
+        : `    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # ${said(x.t ?? english, 'softmax-jacobian')}`,
       '    steps.append(("dS", h, dS))',
     );
     if (masked)
-      lines.push('    dS = np.where(hidden, dt(0), dS)  # a hidden score takes no gradient', '    steps.append(("dS_kept", h, dS))');
+      lines.push(
+        `    dS = np.where(hidden, dt(0), dS)  # ${said(x.t ?? english, 'hidden-no-gradient')}`,
+        '    steps.append(("dS_kept", h, dS))',
+      );
     if (ctx.softcap > 0)
-      lines.push("    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap's slope", '    steps.append(("dS_uncapped", h, dS))');
+      lines.push(
+        `    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # ${said(x.t ?? english, 'softcap-slope')}`,
+        '    steps.append(("dS_uncapped", h, dS))',
+      );
     lines.push(
       '    dscores = dS * grad_scale',
       '    steps.append(("dscores", h, dscores))',
@@ -1101,7 +1109,7 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
   }
   if (past) {
     lines.push(
-      "    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows' share",
+      `    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # ${said(x.t ?? english, 'cache-share')}`,
       '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
       '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
       `    steps += [("${rope ? 'dK_rot' : v.qk ? 'dK_normed' : 'dK'}", h, dKh), ("dV", h, dVh)]`,
@@ -1111,14 +1119,14 @@ function variantGradientHeadLines(ctx, trace, x, { headOutput, past, rope }) {
     const back = (m, pos) =>
       v.diff ? `np.hstack([rope(${m}[:, :w], ${pos}, back=True), rope(${m}[:, w:], ${pos}, back=True)])` : `rope(${m}, ${pos}, back=True)`;
     lines.push(
-      `    dQh = ${back('dQh', 'q_pos')}  # RoPE turned back`,
+      `    dQh = ${back('dQh', 'q_pos')}  # ${said(x.t ?? english, 'rope-back')}`,
       `    dKh = ${back('dKh', 'k_pos[n_past:]')}`,
       `    steps += [("${v.qk ? 'dQ_normed' : 'dQ'}", h, dQh), ("${v.qk ? 'dK_normed' : 'dK'}", h, dKh)]`,
     );
   }
   if (v.qk) {
     lines.push(
-      '    dQh, dg = qk_norm_back(e["Q_raw"], dQh, g_q)  # the gradients of Q and K as projected',
+      `    dQh, dg = qk_norm_back(e["Q_raw"], dQh, g_q)  # ${said(x.t ?? english, 'qk-norm-back')}`,
       '    dg_q += dg',
       '    dKh, dg = qk_norm_back(e["K_raw"], dKh, g_k)',
       '    dg_k += dg',
@@ -1133,23 +1141,26 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
   const lines = [
     'for h in range(heads):',
     '    g = kv_group[h]',
-    '    Qh, Kh, Vh, A, scaled_h = (R(s) for s in saved[h])  # as the scores and weights read them',
+    `    Qh, Kh, Vh, A, scaled_h = (R(s) for s in saved[h])  # ${said(x.t ?? english, 'saved-read')}`,
     '    dH = d_concat[:, h * d_v:(h + 1) * d_v]',
     ...(headOutput ? ['    steps.append(("dhead_output", h, R(dH)))'] : []),
     '    dA = dH @ Vh.T',
     '    steps.append(("dA", h, R(dA)))',
     '    dVh = A.T @ dH',
     `    steps.append(("${past ? 'dV_cache' : 'dV'}", h, R(dVh)))`,
-    "    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # the softmax's Jacobian, row by row",
+    `    dS = A * (dA - np.sum(dA * A, axis=1, keepdims=True))  # ${said(x.t ?? english, 'softmax-jacobian')}`,
     '    steps.append(("dS", h, R(dS)))',
   ];
   if (hasMask)
     lines.push(
-      '    dS = np.where(np.isneginf(R(M)), dt(0), dS)  # a hidden score takes no gradient',
+      `    dS = np.where(np.isneginf(R(M)), dt(0), dS)  # ${said(x.t ?? english, 'hidden-no-gradient')}`,
       '    steps.append(("dS_kept", h, R(dS)))',
     );
   if (ctx.softcap > 0)
-    lines.push("    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # softcap's slope", '    steps.append(("dS_uncapped", h, R(dS)))');
+    lines.push(
+      `    dS = dS * (1 - np.tanh(scaled_h / softcap) ** 2)  # ${said(x.t ?? english, 'softcap-slope')}`,
+      '    steps.append(("dS_uncapped", h, R(dS)))',
+    );
   lines.push(
     '    dscores = dS * grad_scale',
     '    steps.append(("dscores", h, R(dscores)))',
@@ -1158,7 +1169,7 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
   );
   if (past) {
     lines.push(
-      "    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # the cached rows' share",
+      `    dpast_K[:, g * d_k:(g + 1) * d_k] += dKh[:n_past]  # ${said(x.t ?? english, 'cache-share')}`,
       '    dpast_V[:, g * d_v:(g + 1) * d_v] += dVh[:n_past]',
       '    dKh, dVh = dKh[n_past:], dVh[n_past:]',
       `    steps += [("${rope ? 'dK_rot' : 'dK'}", h, R(dKh)), ("dV", h, R(dVh))]`,
@@ -1166,7 +1177,7 @@ function softmaxGradientHeadLines(ctx, trace, x, { headOutput, hasMask, past, ro
   }
   if (rope) {
     lines.push(
-      '    dQh = R(rope(R(dQh), q_pos, back=True))  # RoPE turned back',
+      `    dQh = R(rope(R(dQh), q_pos, back=True))  # ${said(x.t ?? english, 'rope-back')}`,
       '    steps.append(("dQ", h, R(dQh)))',
       '    dKh = R(rope(R(dKh), k_pos[n_past:], back=True))',
       '    steps.append(("dK", h, R(dKh)))',
@@ -1192,13 +1203,15 @@ function gradientTail(ctx, x, past) {
     ['K', Xkv, 'dK_all'],
     ['V', Xkv, 'dV_all'],
   ]) {
-    lines.push(`steps.append(("dW_${n}", None, R(${X}.T @ ${d})))${n === 'Q' && x.positional ? '  # X: with its positions' : ''}`);
+    lines.push(
+      `steps.append(("dW_${n}", None, R(${X}.T @ ${d})))${n === 'Q' && x.positional ? `  # ${said(x.t ?? english, 'x-positions')}` : ''}`,
+    );
     if (ctx.bias[n]) lines.push(`steps.append(("db_${n}", None, R(${d}.sum(axis=0, keepdims=True))))`);
   }
   lines.push('dX_q = dQ_all @ R(W_Q).T');
   if (x.variant?.gate) {
     lines.push(
-      "dZ = dG_all * G * (1 - G)  # through the gate's sigmoid",
+      `dZ = dG_all * G * (1 - G)  # ${said(x.t ?? english, 'through-gate')}`,
       'steps += [("dgate", None, dG_all), ("dW_G", None, X.T @ dZ)]',
       ...(x.variant.gate.bias ? ['steps.append(("db_G", None, dZ.sum(axis=0, keepdims=True)))'] : []),
       'dX_q = dX_q + dZ @ W_G.T',
@@ -1209,7 +1222,7 @@ function gradientTail(ctx, x, past) {
     cross ? 'steps += [("dX", None, R(dX_q)), ("dX_kv", None, R(dX_kv))]' : 'steps.append(("dX", None, R(dX_q + dX_kv)))',
   );
   if (x.positional === 'learned')
-    lines.push(`steps.append(("dP", None, ${cross ? 'R(dX_q)' : 'R(dX_q + dX_kv)'}))  # P is added to X: its gradient is X's`);
+    lines.push(`steps.append(("dP", None, ${cross ? 'R(dX_q)' : 'R(dX_q + dX_kv)'}))  # ${said(x.t ?? english, 'dP')}`);
   return lines;
 }
 
@@ -1220,7 +1233,7 @@ const LATENT_KEYS = ['W_DKV', 'W_UK', 'W_UV', 'W_KR', 'W_QR', 'W_DQ', 'W_UQ', 'p
  * layout: c_KV, k_R, c_Q, then per head K_C, V, Q_C, q_R, the scores in two parts, the softmax,
  * the absorbed form (W_UK folded into the query, W_UV into W_O) and the cache's numbers per token.
  */
-function latentLines(problem, trace, d, ctx) {
+function latentLines(problem, trace, d, ctx, t = english) {
   const torch = d === TORCH;
   const m = trace.meta;
   const o = problem.options ?? {};
@@ -1235,48 +1248,45 @@ function latentLines(problem, trace, d, ctx) {
   const k = given(listOf(positions.keys));
   const lines = [
     `heads = ${m.heads}`,
-    `L, P = X.shape[0], ${past ? 'past_c_KV.shape[0]' : '0'}  # new tokens, cached tokens`,
-    'S = P + L  # keys: the cache, then the new tokens',
+    `L, P = X.shape[0], ${past ? 'past_c_KV.shape[0]' : '0'}  # ${said(t, 'latent-sizes')}`,
+    `S = P + L  # ${said(t, 'latent-keys')}`,
     `d_c, d_h, d_v = W_DKV.shape[1], W_UK.shape[1] // heads, W_UV.shape[1] // heads`,
-    `d_r = ${rotary ? 'W_KR.shape[1]' : '0'}  # the rotary part (0: none)`,
+    `d_r = ${rotary ? 'W_KR.shape[1]' : '0'}  # ${said(t, 'rotary-part')}`,
     torch
-      ? `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : 'torch.arange(P, P + L, dtype=torch.float64)'}  # query positions`
-      : `q_pos = np.array(${q ?? '[P + i for i in range(L)]'}, dtype=np.float64)  # query positions`,
+      ? `q_pos = ${q ? `torch.tensor(${q}, dtype=torch.float64)` : 'torch.arange(P, P + L, dtype=torch.float64)'}  # ${said(t, 'query-positions')}`
+      : `q_pos = np.array(${q ?? '[P + i for i in range(L)]'}, dtype=np.float64)  # ${said(t, 'query-positions')}`,
     torch
-      ? `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : 'torch.arange(S, dtype=torch.float64)'}  # key positions (cache + new)`
-      : `k_pos = np.array(${k ?? 'list(range(S))'}, dtype=np.float64)  # key positions (cache + new)`,
-    "steps = []  # (id, head, matrix) in the explorer's order",
+      ? `k_pos = ${k ? `torch.tensor(${k}, dtype=torch.float64)` : 'torch.arange(S, dtype=torch.float64)'}  # ${said(t, 'key-positions')}`
+      : `k_pos = np.array(${k ?? 'list(range(S))'}, dtype=np.float64)  # ${said(t, 'key-positions')}`,
+    `steps = []  # ${said(t, 'steps')}`,
   ];
   if (rotary) {
     const r = o.rope === true || o.rope == null ? {} : o.rope;
-    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_r'}  # q_R and k_R are always rotated`);
+    lines.push(`rope_dims = ${r.dims != null ? word(r.dims) : 'd_r'}  # ${said(t, 'latent-rope')}`);
     if (r.cos != null) {
       const table = (t) => (torch ? `torch.tensor(${pyList(tableOf(t))}, dtype=torch.float64)` : `np.array(${pyList(tableOf(t))})`);
       lines.push(`rope_cos = ${table(r.cos)}`, `rope_sin = ${table(r.sin)}`);
     } else {
       lines.push(`rope_base = ${pyNumber(word(r.base ?? 10000))}`);
     }
-    lines.push(...ropeAngleLines(r, d, false));
+    lines.push(...ropeAngleLines(r, d, false, t));
   }
-  lines.push(
-    `c_KV = ${past ? cat0('past_c_KV', 'X @ W_DKV') : 'X @ W_DKV'}  # the latent: all a cache keeps for the keys and values`,
-    'steps.append(("c_KV", None, c_KV))',
-  );
+  lines.push(`c_KV = ${past ? cat0('past_c_KV', 'X @ W_DKV') : 'X @ W_DKV'}  # ${said(t, 'latent')}`, 'steps.append(("c_KV", None, c_KV))');
   if (rotary)
     lines.push(
-      `k_R = ${past ? cat0('past_k_R', 'rope(X @ W_KR, k_pos[P:])') : 'rope(X @ W_KR, k_pos)'}  # one rotated key for all heads`,
+      `k_R = ${past ? cat0('past_k_R', 'rope(X @ W_KR, k_pos[P:])') : 'rope(X @ W_KR, k_pos)'}  # ${said(t, 'k-rotary')}`,
       'steps.append(("k_R", None, k_R))',
     );
   if (has('W_DQ')) lines.push('c_Q = X @ W_DQ', 'steps.append(("c_Q", None, c_Q))');
   const divisor = ctx.scale.kind === 'sqrt_dk';
   lines.push(
-    divisor ? `divisor = ${d.sqrt}(${d.scalar('d_h + d_r')})  # sqrt(d_h + d_r)` : scaleLine(ctx, m.scale, d),
+    divisor ? `divisor = ${d.sqrt}(${d.scalar('d_h + d_r')})  # sqrt(d_h + d_r)` : scaleLine(ctx, m.scale, d, t),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
   );
   const masked = ctx.causal || ctx.maskKind !== 'none';
   if (masked) {
     lines.push(torch ? 'hidden = torch.zeros(L, S, dtype=torch.bool)' : 'hidden = np.zeros((L, S), dtype=bool)');
-    if (ctx.causal) lines.push('hidden |= k_pos[None, :] > q_pos[:, None]  # causal: the key comes after the query');
+    if (ctx.causal) lines.push(`hidden |= k_pos[None, :] > q_pos[:, None]  # ${said(t, 'causal-positions')}`);
     if (ctx.maskKind === 'keep') lines.push(`hidden |= ~${d.bools(pyList(ctx.mask, pyBool))}`);
     if (ctx.maskKind === 'additive') {
       lines.push(`user_mask = ${d.array(pyList(ctx.mask))}`, `hidden |= ${torch ? 'torch.isneginf' : 'np.isneginf'}(user_mask)`);
@@ -1296,7 +1306,7 @@ function latentLines(problem, trace, d, ctx) {
     'head_outputs, latent_outputs = [], []',
     'for h in range(heads):',
     '    hk, hv, hr = slice(h * d_h, (h + 1) * d_h), slice(h * d_v, (h + 1) * d_v), slice(h * d_r, (h + 1) * d_r)',
-    "    K_C = c_KV @ W_UK[:, hk]  # this head's keys, from the latent",
+    `    K_C = c_KV @ W_UK[:, hk]  # ${said(t, 'latent-head-keys')}`,
     '    Vh = c_KV @ W_UV[:, hv]',
     `    Q_C = (${Wq})[:, hk]`,
     '    steps += [("K_C", h, K_C), ("V", h, Vh), ("Q_C", h, Q_C)]',
@@ -1304,7 +1314,7 @@ function latentLines(problem, trace, d, ctx) {
   if (rotary) {
     lines.push(
       `    q_R = rope(${fromCq ? 'c_Q' : 'X'} @ W_QR[:, hr], q_pos)`,
-      '    scores_C, scores_R = Q_C @ K_C.T, q_R @ k_R.T  # the content part and the rotary part',
+      `    scores_C, scores_R = Q_C @ K_C.T, q_R @ k_R.T  # ${said(t, 'latent-parts')}`,
       '    scores = scores_C + scores_R',
       '    steps += [("q_R", h, q_R), ("scores_C", h, scores_C), ("scores_R", h, scores_R), ("scores", h, scores)]',
     );
@@ -1327,7 +1337,7 @@ function latentLines(problem, trace, d, ctx) {
   );
   if (m.heads > 1 || ctx.hasWO) lines.push('    steps.append(("head_output", h, head_outputs[-1]))');
   lines.push(
-    '    Q_absorbed = Q_C @ W_UK[:, hk].T  # W_UK folded into the query',
+    `    Q_absorbed = Q_C @ W_UK[:, hk].T  # ${said(t, 'absorb-uk')}`,
     '    steps += [("Q_absorbed", h, Q_absorbed), ("scores_C_absorbed", h, Q_absorbed @ c_KV.T)]  # = Q_C K_C^T',
     '    latent_outputs.append(weights @ c_KV)',
     '    steps.append(("O_latent", h, latent_outputs[-1]))',
@@ -1337,14 +1347,14 @@ function latentLines(problem, trace, d, ctx) {
     ctx.hasWO ? `output = concat @ W_O${ctx.hasBO ? ' + b_O' : ''}` : 'output = concat',
     'steps.append(("output", None, output))',
     ctx.hasWO
-      ? `absorbed = sum(latent_outputs[h] @ (W_UV[:, h * d_v:(h + 1) * d_v] @ W_O[h * d_v:(h + 1) * d_v]) for h in range(heads))${ctx.hasBO ? ' + b_O' : ''}  # W_UV folded into W_O`
+      ? `absorbed = sum(latent_outputs[h] @ (W_UV[:, h * d_v:(h + 1) * d_v] @ W_O[h * d_v:(h + 1) * d_v]) for h in range(heads))${ctx.hasBO ? ' + b_O' : ''}  # ${said(t, 'absorb-uv')}`
       : `absorbed = ${torch ? 'torch.cat' : 'np.hstack'}([latent_outputs[h] @ W_UV[:, h * d_v:(h + 1) * d_v] for h in range(heads)]${torch ? ', dim=1' : ''})`,
     'steps.append(("output_absorbed", None, absorbed))',
-    '# The numbers a cache stores per token: MHA 2 heads d_h, GQA 2 g d_h (each divisor g), MQA 2 d_h, MLA d_c + d_r.',
+    `# ${said(t, 'cache-sizes')}`,
     'forms = [2 * heads * d_h] + [2 * g * d_h for g in range(heads - 1, 1, -1) if heads % g == 0] + ([2 * d_h] if heads > 1 else []) + [d_c + d_r]',
     `steps.append(("cache_sizes", None, ${d.array('[forms]')}))`,
   );
-  if (d.check) lines.push('sdpa_checked = False  # scaled_dot_product_attention has no latent: the absorbed form above is the check');
+  if (d.check) lines.push(`sdpa_checked = False  # ${said(t, 'sdpa-latent')}`);
   return lines;
 }
 
@@ -1397,10 +1407,10 @@ function latentScript(problem, trace, d, head, gradients) {
   return [
     ...scriptHead(ctx, trace, d, head, extra),
     ...d.softmax,
-    ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false) : pyRopeNumpy(r, false))] : []),
+    ...(problem.W_KR != null ? ['', '', ...(d === TORCH ? pyRopeTorch(r, false, head.t) : pyRopeNumpy(r, false, head.t))] : []),
     '',
     '',
-    ...latentLines(problem, trace, d, ctx),
+    ...latentLines(problem, trace, d, ctx, head.t),
     '',
     '',
     ...scriptTail(d),
@@ -1414,7 +1424,7 @@ function pythonScript(problem, trace, d, head, gradients = false) {
   const cols = ctx.layout === 'columns';
   const t = head.t ?? english;
   const x = positionOptions(problem);
-  x.t = t; // the language of the sections' comments (sdpaCheck, gradientLines)
+  x.t = t; // the language of the comments (every function that writes one reads x.t or takes t)
   x.gradients = gradients;
   x.linear = linearOptions(problem);
   // The variants (rows layout only) take the path of the position options: each step on its own line.
@@ -1448,7 +1458,7 @@ function pythonScript(problem, trace, d, head, gradients = false) {
     scaleLine(ctx, m.scale, d, t),
     ...(ctx.softcap > 0 ? [`softcap = ${d.scalar(pyNumber(ctx.softcap))}`] : []),
     ...(withPositions ? [...settingLines(x, d, cols), ...positionMaskLines(x, ctx, d, cols)] : maskLines(ctx, d, cols, t)),
-    ...(x.variant ? variantSettingLines(x.variant, d, ctx) : []),
+    ...(x.variant ? variantSettingLines(x.variant, d, ctx, t) : []),
     '',
     ...(withPositions ? [] : [`steps = []  # ${said(t, 'steps')}`]),
     'head_outputs = []',
@@ -1475,9 +1485,9 @@ function pythonScript(problem, trace, d, head, gradients = false) {
  * `recipe`: numpy lines that drew the inputs, quoted in a comment. `gradients`: `trace` is
  * engine.gradients(problem)'s result, and the script rebuilds its gradient steps too (the
  * backward pass of L = Σ O∘dO, with the problem's dO or all ones). `t`: the language of the
- * opening comment and of the sections' comments (inputs, projections, sizes, scale, mask, the check,
- * the backward pass: export.script.comment.*), English by default; the code and the comments inside
- * the head loop and the helpers are the same in every language.
+ * opening comment and of every comment of the code (export.script.comment.*), English by default;
+ * the code (and a comment that is only code, such as `theta_i = base^(-2i/dims)`) is the same in
+ * every language.
  * @type {typeof import('./index.js').numpyScript}
  */
 export function numpyScript(problem, trace, { recipe, gradients = false, t } = {}) {
