@@ -364,8 +364,9 @@ describe('the core names its input errors by message id', () => {
 // ---- the JS API's own input errors (web/lib/problem.js, engine.js, fast.js) -------------------------
 
 const { loadFastAttention } = await import(`${dist}fast-node.js`);
-await engine.loadWalkthroughs();
+
 const fast = await loadFastAttention();
+const bare = await loadAttention({ walkthroughs: false, model: false }); // without the walkthroughs and model modules
 
 /** The error `call` throws (fails when it throws none). */
 function thrownBy(call) {
@@ -555,6 +556,99 @@ const JS_CASES = [
     english: 'subtractMax must be true or false, got number 1',
     field: 'subtractMax',
   },
+  // engine.js: the calls' own arguments.
+  { call: () => engine.run(one, 3), english: 'run takes a problem and { reuse }, got number 3' },
+  { call: () => engine.run(one, { reus: 1 }), english: "run: unknown setting 'reus' (it takes { reuse })" },
+  { call: () => engine.run(one, { reuse: 3 }), english: 'run: reuse must be a trace from engine.run, got number 3' },
+  { call: () => engine.gradients(one, []), english: 'gradients takes a problem and { dO }, got an array' },
+  { call: () => engine.gradients(one, { do: 1 }), english: "gradients: unknown setting 'do' (it takes { dO })" },
+  { call: () => engine.runAll(3), english: 'runAll takes an array of problems, got number 3' },
+  { call: () => engine.parseMatrix(3), english: 'parseMatrix takes text, got number 3' },
+  { call: () => engine.parseCell('1', 'm', 0), english: 'parseCell: row must be a whole number from 1, got number 0' },
+  {
+    call: () => bare.decode(one),
+    english: 'engine.decode needs the walkthroughs module: await engine.loadWalkthroughs() first, or loadAttention({ walkthroughs: true })',
+  },
+  {
+    call: () => bare.explain(one, { step: 'dQ', row: 0, col: 0 }),
+    english:
+      "engine.explain of gradient step 'dQ' needs the walkthroughs module: await engine.loadWalkthroughs() first, or loadAttention({ walkthroughs: true })",
+  },
+  {
+    call: () => bare.modelCatalogue(),
+    english: 'engine.modelCatalogue needs the model module: await engine.loadModel() first, or loadAttention({ model: true })',
+  },
+  // fast.js: attention() of the whole engine and of the lean entry (attention-explorer/fast).
+  ...[engine.attention, fast.attention].flatMap((attention) => [
+    { call: () => attention(3), english: 'attention takes an object { Q, K, V, L?, S?, causal?, scale?, mask?, precision? }' },
+    {
+      call: () => attention({ ...one, heads: 2 }),
+      english:
+        'unknown key "heads": attention takes Q, K, V, L, S, causal, scale, mask, precision; the problem\'s other options (heads, softcap, rope, window, ...) are engine.run\'s',
+      field: 'heads',
+    },
+    { call: () => attention({ ...one, Q: 3 }), english: 'Q must be a typed array, an array of numbers or an array of rows', field: 'Q' },
+    { call: () => attention({ ...one, Q: [] }), english: 'Q is empty', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 2], [1]] }), english: 'Q row 2 has 1 entries but row 1 has 2', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 2], 3] }), english: 'Q row 2 has no entries but row 1 has 2', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 'x']] }), english: 'Q row 1, column 2 is "x": expected a number', field: 'Q' },
+    { call: () => attention({ ...one, mask: [[true, 1]] }), english: 'mask row 1, column 2 is 1: expected true or false', field: 'mask' },
+    {
+      call: () => attention({ Q: [1, 2], K: one.K, V: one.V }),
+      english: 'L (the number of queries) is needed when Q is a flat array',
+      field: 'L',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2], V: one.V }),
+      english: 'S (the number of keys) is needed when K is a flat array',
+      field: 'S',
+    },
+    { call: () => attention({ ...one, L: 0 }), english: 'L must be a positive integer, got 0', field: 'L' },
+    { call: () => attention({ ...one, L: 2 }), english: 'Q has 1 rows but L is 2', field: 'L' },
+    { call: () => attention({ ...one, S: 2 }), english: 'K has 1 rows but S is 2', field: 'S' },
+    { call: () => attention({ ...one, V: [[1], [2]] }), english: 'V has 2 rows but K has 1: every key needs a value', field: 'V' },
+    {
+      call: () => attention({ Q: [1, 2, 3], K: [[1, 2]], V: [[1]], L: 2 }),
+      english: 'Q has 3 values: not a whole number of rows of 2 queries',
+      field: 'Q',
+    },
+    {
+      call: () => attention({ ...one, K: [[1, 2, 3]] }),
+      english: 'Q has 2 columns but K has 3: queries and keys need the same d_k',
+      field: 'K',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2, 3], V: [[1], [2]], S: 2 }),
+      english: 'K has 3 values: not a whole number of rows of 2 keys',
+      field: 'K',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2, 1, 2], V: [1, 2, 3], S: 2 }),
+      english: 'V has 3 values: not a whole number of rows of 2 keys',
+      field: 'V',
+    },
+    {
+      call: () => attention({ ...one, precision: 'float16' }),
+      english: 'precision must be "float32" or "float64", got "float16"',
+      field: 'precision',
+    },
+    {
+      call: () => attention({ ...one, mask: [[1, 2]] }),
+      english: 'mask has 2 values but the scores are 1x1 (queries x keys)',
+      field: 'mask',
+    },
+    {
+      call: () => attention({ ...one, mask: new Int32Array(1) }),
+      english: 'an additive mask is a Float32Array, Float64Array or numbers; a keep mask is a Uint8Array or booleans',
+      field: 'mask',
+    },
+    {
+      call: () => attention({ ...one, scale: 'x' }),
+      english: 'scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got "x"',
+      field: 'scale',
+    },
+    { call: () => attention({ ...one, causal: 1 }), english: 'causal must be true or false, got 1', field: 'causal' },
+  ]),
 ];
 
 describe("the JS API's own input errors are message ids too", () => {

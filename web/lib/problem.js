@@ -47,7 +47,7 @@ export function valueWords(value) {
  * @param {Record<string, string | import('./index.js').ErrorMessage>} values
  * @param {string} [field]
  */
-function said(id, values, field) {
+export function said(id, values, field) {
   const full = `error.${id}`;
   return inputError(String(english(full, values)), field, full, values);
 }
