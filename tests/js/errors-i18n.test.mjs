@@ -3,7 +3,9 @@
 // English from en.json, byte for byte the English the API always gave; i18n.js errorWords gives the
 // same message in any language, naming the same input, row and column.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -366,6 +368,7 @@ describe('the core names its input errors by message id', () => {
 const { loadFastAttention } = await import(`${dist}fast-node.js`);
 
 const fast = await loadFastAttention();
+const { problemContext } = await import(`${dist}export.js`);
 const bare = await loadAttention({ walkthroughs: false, model: false }); // without the walkthroughs and model modules
 
 /** The error `call` throws (fails when it throws none). */
@@ -720,5 +723,57 @@ describe("the JS API's own input errors are message ids too", () => {
       ),
       'options vaut le nombre 3 : attendu un objet',
     );
+  });
+});
+
+describe("the package's loading and export errors are message ids too", () => {
+  const { writeFileSync, mkdtempSync } = /** @type {typeof import('node:fs')} */ (fs);
+  const where = mkdtempSync(join(tmpdir(), 'errors-i18n-'));
+  writeFileSync(join(where, 'page.wasm'), '<!doctype html>\n<html></html>');
+  const rejection = async (promise) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error;
+    }
+    return assert.fail('no error');
+  };
+  const LOAD_CASES = [
+    {
+      error: () => rejection(loadAttention({ wasmUrl: join(where, 'none.wasm'), walkthroughs: false, model: false })),
+      english: `could not load the WebAssembly module from ${join(where, 'none.wasm')}: no such file`,
+    },
+    {
+      error: () => rejection(loadFastAttention({ wasmUrl: join(where, 'page.wasm') })),
+      english:
+        `${join(where, 'page.wasm')} is not a WebAssembly module (it starts with "<!doctype html> ", not "\\0asm"); ` +
+        'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at the .wasm file',
+    },
+    { error: async () => thrownBy(() => problemContext(3)), english: 'export: the problem must be an object' },
+    { error: async () => thrownBy(() => problemContext({ ...one, Q: [[1, 'x']] })), english: 'export: Q holds "x": expected numbers' },
+    {
+      error: async () => thrownBy(() => problemContext({ ...one, Q: '1 2' })),
+      english: 'export: Q is text: parse it first (engine.parseMatrix) so the export has numbers',
+    },
+  ];
+
+  test('English unchanged, and the same as en.json says (load.js says its own English: the lean entry loads no catalogue)', async () => {
+    for (const c of LOAD_CASES) {
+      const error = await c.error();
+      assert.equal(error.message, c.english);
+      assert.equal(english(error.message_id, error.values), c.english);
+    }
+  });
+
+  test('every language says them with its own words and the same path', async () => {
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const t = await loadTranslator(code);
+      for (const c of LOAD_CASES) {
+        const error = await c.error();
+        const said = errorWords(error, t);
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        for (const word of c.english.match(/\/[^\s:]+|\bQ\b/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+      }
+    }
   });
 });
