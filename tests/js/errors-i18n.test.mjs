@@ -4,7 +4,9 @@
 // same message in any language, naming the same input, row and column. The parser's errors too
 // (cpp/parse.cpp, cpp/parse/*.cpp: error.parse-*), through parseMatrix and parseCell.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 
@@ -13,6 +15,7 @@ import { dist, repo } from './helpers.mjs';
 const { LANGUAGES, errorWords, english, loadTranslator } = await import(`${dist}i18n.js`);
 const { loadAttention } = await import(`${dist}node.js`);
 const engine = await loadAttention();
+const problemModule = await import(`${dist}problem.js`);
 
 const locales = join(repo, 'web', 'lib', 'locales');
 const catalogue = (code) => JSON.parse(readFileSync(join(locales, `${code}.json`), 'utf8'));
@@ -342,11 +345,11 @@ describe('the core names its input errors by message id', () => {
     assert.match(errorWords(error, fr), /^problème 2 sur 2 : K a 2 lignes mais V en a 1/);
   });
 
-  test('an error without an id (a JavaScript check, a file not yet converted) says its English message', async () => {
+  test('an error without an id (a programmer error, a file not yet converted) says its English message', async () => {
     const fr = await loadTranslator('fr');
-    const error = thrown({ ...one, options: { window: [1.5, null] } });
-    assert.equal(error.message_id, undefined);
+    const error = new Error('wire: the packed trace has 3 numbers left over');
     assert.equal(errorWords(error, fr), error.message);
+    assert.equal(errorWords({ message: 'English', message_id: 'error.no-such-id', values: {} }, fr), 'English');
     assert.equal(errorWords(new Error('plain')), 'plain');
   });
 
@@ -738,5 +741,410 @@ describe("the parser's errors are message ids too", () => {
     assert.equal(errorWords(parseThrown(PARSE_CASES[0]), fr), "W_Q : ligne 1, colonne 3 : un nombre était attendu, mais on trouve 'abc'");
     assert.equal(errorWords(parseThrown({ text: '1 2 3\n4 5' }), fr), 'W_Q : la ligne 2 a 2 nombres mais la ligne 1 en a 3');
     assert.equal(errorWords(parseThrown({ text: '1 2\n3' }), fr), 'W_Q : la ligne 2 a 1 nombre mais la ligne 1 en a 2');
+  });
+});
+
+// ---- the JS API's own input errors (web/lib/problem.js, engine.js, fast.js) -------------------------
+
+const { loadFastAttention } = await import(`${dist}fast-node.js`);
+
+const fast = await loadFastAttention();
+const { problemContext } = await import(`${dist}export.js`);
+const bare = await loadAttention({ walkthroughs: false, model: false }); // without the walkthroughs and model modules
+
+// Calls of the JS API with bad input and the English the API said before its errors became message
+// ids (byte for byte), with the field each names.
+const JS_CASES = [
+  { call: () => engine.run(5), english: 'the problem is number 5: expected an object with Q, K, V or X, W_Q, W_K, W_V' },
+  { call: () => engine.run([1]), english: 'the problem is an array: expected an object with Q, K, V or X, W_Q, W_K, W_V' },
+  { call: () => engine.run({ ...one, Qq: 1 }), english: "unknown key 'Qq' (did you mean 'Q'?)", field: 'Qq' },
+  {
+    call: () => engine.run({ ...one, options: { casual: true } }),
+    english: "unknown option 'casual' (did you mean 'causal'?)",
+    field: 'options.casual',
+  },
+  {
+    call: () => engine.run({ ...one, options: { rope: { bse: 1 } } }),
+    english: "options.rope: unknown key 'bse' (did you mean 'base'?)",
+    field: 'options.rope.bse',
+  },
+  {
+    call: () => engine.run({ ...one, Q: { shape: [1, 2], data: [1, 2], dtype: 'f' } }),
+    english: "Q: unknown key 'dtype'; expected one of shape, data",
+    field: 'Q.dtype',
+  },
+  { call: () => engine.run({ ...one, options: 3 }), english: 'options is number 3: expected an object', field: 'options' },
+  { call: () => engine.run({ ...one, Q: true }), english: 'Q is boolean true: expected a nested array of numbers or a string', field: 'Q' },
+  { call: () => engine.run({ ...one, Q: [[1], 2] }), english: 'Q mixes numbers and lists: expected a list of rows', field: 'Q' },
+  { call: () => engine.run({ ...one, Q: [] }), english: 'Q is empty', field: 'Q' },
+  { call: () => engine.run({ ...one, Q: [[1, 2], [1]] }), english: 'Q row 2 has 1 number but row 1 has 2', field: 'Q' },
+  { call: () => engine.run({ ...one, Q: [[1], [1, 2, 3]] }), english: 'Q row 2 has 3 numbers but row 1 has 1', field: 'Q' },
+  {
+    call: () => engine.run({ ...one, Q: [[true, 2]] }),
+    english: 'Q row 1, column 1 is true: only options.mask may hold booleans',
+    field: 'Q',
+  },
+  {
+    call: () => engine.run({ ...one, K: [[1, 'x']] }),
+    english: 'K row 1, column 2 is "x": expected a number or "inf", "-inf", "nan"',
+    field: 'K',
+  },
+  {
+    call: () => engine.run({ ...one, options: { mask: [[true, 0]] } }),
+    english: 'options.mask mixes booleans and numbers: a mask is either all true/false (keep) or all numbers (additive)',
+    field: 'options.mask',
+  },
+  {
+    call: () => engine.run({ ...one, Q: { shape: [1], data: [1, 2] } }),
+    english: 'Q.shape must be [rows, columns] with positive integers, got [1]',
+    field: 'Q',
+  },
+  {
+    call: () => engine.run({ ...one, Q: { shape: [1, 3], data: [1, 2] } }),
+    english: 'Q has 2 values but its shape 1x3 needs 3',
+    field: 'Q',
+  },
+  {
+    call: () => engine.run({ ...one, Q: { shape: [1, 2], data: [1, 'q'] } }),
+    english: 'Q entry 2 is "q": expected a number or "inf", "-inf", "nan"',
+    field: 'Q',
+  },
+  {
+    call: () => engine.run({ ...one, options: { layout: 'row' } }),
+    english: 'options.layout must be "rows" or "columns", got "row" (did you mean \'rows\'?)',
+    field: 'options.layout',
+  },
+  {
+    call: () => engine.run({ ...one, options: { scale: {} } }),
+    english: 'options.scale must be "sqrt_dk", "none", a number, "1/sqrt(<n>)" or "1/<n>", got an object',
+    field: 'options.scale',
+  },
+  {
+    call: () => engine.run({ ...one, options: { scale: Infinity } }),
+    english: 'options.scale must be a finite number, got Infinity',
+    field: 'options.scale',
+  },
+  {
+    call: () => engine.run({ ...one, options: { causal: 'yes' } }),
+    english: 'options.causal must be true or false, got "yes"',
+    field: 'options.causal',
+  },
+  {
+    call: () => engine.run({ ...one, options: { heads: 1.5 } }),
+    english: 'options.heads must be a positive integer, got number 1.5',
+    field: 'options.heads',
+  },
+  {
+    call: () => engine.run({ ...one, options: { window: [1.5, null] } }),
+    english: 'options.window[0] must be an integer >= 0 or null (unbounded), got number 1.5',
+    field: 'options.window[0]',
+  },
+  {
+    call: () => engine.run({ ...one, options: { window: [1] } }),
+    english: 'options.window needs two entries, got 1',
+    field: 'options.window',
+  },
+  {
+    call: () => engine.run({ ...one, options: { window: 3 } }),
+    english: 'options.window must be a list of two entries, got number 3',
+    field: 'options.window',
+  },
+  {
+    call: () => engine.run({ ...one, options: { rope: null } }),
+    english: 'options.rope must be true, false, { base, style, dims } or { style, cos, sin }, got null',
+    field: 'options.rope',
+  },
+  {
+    call: () => engine.run({ ...one, options: { alibi: ['a'] } }),
+    english: 'options.alibi must be a list of numbers, one slope per head: entry 1 is "a"',
+    field: 'options.alibi',
+  },
+  {
+    call: () => engine.run({ ...one, options: { qk_norm: 3 } }),
+    english: 'options.qk_norm must be false or { type, eps, g_q, g_k } (type "rms" or "layer"), got number 3',
+    field: 'options.qk_norm',
+  },
+  {
+    call: () =>
+      engine.run({
+        ...one,
+        b_Q: [
+          [1, 2],
+          [3, 4],
+        ],
+      }),
+    english: 'b_Q is 2x2: expected a list of numbers',
+    field: 'b_Q',
+  },
+  { call: () => engine.run({ ...one, b_Q: 3 }), english: 'b_Q is number 3: expected a list of numbers or a string', field: 'b_Q' },
+  {
+    call: () => engine.runAll([one, { ...one, options: { causal: 1 } }]),
+    english: 'problem 2 of 2: options.causal must be true or false, got number 1',
+    field: 'options.causal',
+  },
+  { call: () => engine.explain(one, 3), english: 'the cell is number 3: expected { step, head, row, col }' },
+  { call: () => engine.explain(one, { step: 3 }), english: 'step must be a step id such as "scores", got number 3', field: 'step' },
+  {
+    call: () => engine.explain(one, { step: 'scores', head: 'x' }),
+    english: 'head must be an integer >= 0 or null, got "x"',
+    field: 'head',
+  },
+  {
+    call: () => engine.explain(one, { step: 'scores', row: -1, col: 0 }),
+    english: 'row must be an integer >= 0 (counted from 0), got number -1',
+    field: 'row',
+  },
+  {
+    call: () => engine.random(-1, []),
+    english: 'seed must be an integer from 0 to 2**32 - 1 (as np.random.seed takes), got number -1',
+    field: 'seed',
+  },
+  { call: () => engine.random(1, 3), english: 'draws is number 3: expected an array of draws', field: 'draws' },
+  { call: () => engine.random(1, [3]), english: 'draws[0] is number 3: expected { kind, shape }', field: 'draws[0]' },
+  {
+    call: () => engine.random(1, [{ kind: 'randint', shape: [1, 1] }]),
+    english: 'draws[0].high is missing: randint draws from [low, high)',
+    field: 'draws[0].high',
+  },
+  {
+    call: () => engine.random(1, [{ kind: 'randint', shape: [1, 1], low: 0.5, high: 3 }]),
+    english: 'draws[0]: randint needs integer low and high',
+    field: 'draws[0]',
+  },
+  {
+    call: () => engine.random(1, [{ kind: 'randn', shape: [1, 1], loc: 'x' }]),
+    english: 'draws[0].loc must be a finite number, got "x"',
+    field: 'draws[0].loc',
+  },
+  { call: () => engine.tiles(one, 3), english: 'tiles takes { block_q, block_k } after the problem, got number 3' },
+  {
+    call: () => engine.tiles(one, { block_q: 0, block_k: 1 }),
+    english: 'block_q must be a positive integer, got number 0',
+    field: 'block_q',
+  },
+  { call: () => engine.recurrent(one, { chunk: 0 }), english: 'chunk must be a positive integer, got number 0', field: 'chunk' },
+  { call: () => engine.onlineSoftmax([1, 'x']), english: 'onlineSoftmax takes a list of numbers, got an entry "x"', field: 'row' },
+  { call: () => engine.onlineSoftmax([1], 3), english: "onlineSoftmax's options are number 3: expected { subtractMax, precision }" },
+  {
+    call: () => engine.onlineSoftmax([1], { subtractMax: 1 }),
+    english: 'subtractMax must be true or false, got number 1',
+    field: 'subtractMax',
+  },
+  // engine.js: the calls' own arguments.
+  { call: () => engine.run(one, 3), english: 'run takes a problem and { reuse }, got number 3' },
+  { call: () => engine.run(one, { reus: 1 }), english: "run: unknown setting 'reus' (it takes { reuse })" },
+  { call: () => engine.run(one, { reuse: 3 }), english: 'run: reuse must be a trace from engine.run, got number 3' },
+  { call: () => engine.gradients(one, []), english: 'gradients takes a problem and { dO }, got an array' },
+  { call: () => engine.gradients(one, { do: 1 }), english: "gradients: unknown setting 'do' (it takes { dO })" },
+  { call: () => engine.runAll(3), english: 'runAll takes an array of problems, got number 3' },
+  { call: () => engine.parseMatrix(3), english: 'parseMatrix takes text, got number 3' },
+  { call: () => engine.parseCell('1', 'm', 0), english: 'parseCell: row must be a whole number from 1, got number 0' },
+  {
+    call: () => bare.decode(one),
+    english: 'engine.decode needs the walkthroughs module: await engine.loadWalkthroughs() first, or loadAttention({ walkthroughs: true })',
+  },
+  {
+    call: () => bare.explain(one, { step: 'dQ', row: 0, col: 0 }),
+    english:
+      "engine.explain of gradient step 'dQ' needs the walkthroughs module: await engine.loadWalkthroughs() first, or loadAttention({ walkthroughs: true })",
+  },
+  {
+    call: () => bare.modelCatalogue(),
+    english: 'engine.modelCatalogue needs the model module: await engine.loadModel() first, or loadAttention({ model: true })',
+  },
+  // fast.js: attention() of the whole engine and of the lean entry (attention-explorer/fast).
+  ...[engine.attention, fast.attention].flatMap((attention) => [
+    { call: () => attention(3), english: 'attention takes an object { Q, K, V, L?, S?, causal?, scale?, mask?, precision? }' },
+    {
+      call: () => attention({ ...one, heads: 2 }),
+      english:
+        'unknown key "heads": attention takes Q, K, V, L, S, causal, scale, mask, precision; the problem\'s other options (heads, softcap, rope, window, ...) are engine.run\'s',
+      field: 'heads',
+    },
+    { call: () => attention({ ...one, Q: 3 }), english: 'Q must be a typed array, an array of numbers or an array of rows', field: 'Q' },
+    { call: () => attention({ ...one, Q: [] }), english: 'Q is empty', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 2], [1]] }), english: 'Q row 2 has 1 entries but row 1 has 2', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 2], 3] }), english: 'Q row 2 has no entries but row 1 has 2', field: 'Q' },
+    { call: () => attention({ ...one, Q: [[1, 'x']] }), english: 'Q row 1, column 2 is "x": expected a number', field: 'Q' },
+    { call: () => attention({ ...one, mask: [[true, 1]] }), english: 'mask row 1, column 2 is 1: expected true or false', field: 'mask' },
+    {
+      call: () => attention({ Q: [1, 2], K: one.K, V: one.V }),
+      english: 'L (the number of queries) is needed when Q is a flat array',
+      field: 'L',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2], V: one.V }),
+      english: 'S (the number of keys) is needed when K is a flat array',
+      field: 'S',
+    },
+    { call: () => attention({ ...one, L: 0 }), english: 'L must be a positive integer, got 0', field: 'L' },
+    { call: () => attention({ ...one, L: 2 }), english: 'Q has 1 rows but L is 2', field: 'L' },
+    { call: () => attention({ ...one, S: 2 }), english: 'K has 1 rows but S is 2', field: 'S' },
+    { call: () => attention({ ...one, V: [[1], [2]] }), english: 'V has 2 rows but K has 1: every key needs a value', field: 'V' },
+    {
+      call: () => attention({ Q: [1, 2, 3], K: [[1, 2]], V: [[1]], L: 2 }),
+      english: 'Q has 3 values: not a whole number of rows of 2 queries',
+      field: 'Q',
+    },
+    {
+      call: () => attention({ ...one, K: [[1, 2, 3]] }),
+      english: 'Q has 2 columns but K has 3: queries and keys need the same d_k',
+      field: 'K',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2, 3], V: [[1], [2]], S: 2 }),
+      english: 'K has 3 values: not a whole number of rows of 2 keys',
+      field: 'K',
+    },
+    {
+      call: () => attention({ Q: one.Q, K: [1, 2, 1, 2], V: [1, 2, 3], S: 2 }),
+      english: 'V has 3 values: not a whole number of rows of 2 keys',
+      field: 'V',
+    },
+    {
+      call: () => attention({ ...one, precision: 'float16' }),
+      english: 'precision must be "float32" or "float64", got "float16"',
+      field: 'precision',
+    },
+    {
+      call: () => attention({ ...one, mask: [[1, 2]] }),
+      english: 'mask has 2 values but the scores are 1x1 (queries x keys)',
+      field: 'mask',
+    },
+    {
+      call: () => attention({ ...one, mask: new Int32Array(1) }),
+      english: 'an additive mask is a Float32Array, Float64Array or numbers; a keep mask is a Uint8Array or booleans',
+      field: 'mask',
+    },
+    {
+      call: () => attention({ ...one, scale: 'x' }),
+      english: 'scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got "x"',
+      field: 'scale',
+    },
+    { call: () => attention({ ...one, causal: 1 }), english: 'causal must be true or false, got 1', field: 'causal' },
+  ]),
+];
+
+describe("the JS API's own input errors are message ids too", () => {
+  test('ids problem.js, engine.js and fast.js name are in English and in every catalogue', () => {
+    const named = new Set();
+    for (const file of ['problem.js', 'engine.js', 'fast.js', 'load.js', 'context.js']) {
+      const source = readFileSync(join(repo, 'web', 'lib', file), 'utf8');
+      // said('id', ...) adds "error."; a message inside a message is { id: 'error.x' } or 'expected.x'.
+      for (const [, id] of source.matchAll(/said\('([a-z0-9-]+)'/g)) named.add(`error.${id}`);
+      for (const [, id] of source.matchAll(/'((?:error|expected)\.[a-z0-9-]+)'/g)) named.add(id);
+    }
+    assert.ok(named.size >= 40, `only ${named.size} ids found: the scan is blind`);
+    for (const code of Object.keys(LANGUAGES)) {
+      const words = catalogue(code);
+      for (const id of named) assert.equal(typeof words[id], 'string', `${code} lacks ${id}`);
+    }
+  });
+
+  test("every phrase of the wire table's `expected` is a message (expected.*)", () => {
+    const { expectedWords } = problemModule;
+    const phrases = engine.problemKeys.map((k) => k.expected).filter((p) => !p.startsWith('a matrix') && !p.startsWith('"'));
+    assert.ok(phrases.length >= 15);
+    for (const phrase of phrases) {
+      if (phrase === 'a list of numbers') continue; // a bias's type, said by error.bias-type
+      const words = expectedWords(phrase);
+      assert.equal(typeof words, 'object', `no expected.* message says ${phrase}`);
+      assert.equal(english(words.id), phrase);
+    }
+  });
+
+  for (const c of JS_CASES) {
+    test(`English unchanged: ${c.english}`, () => {
+      const error = thrownBy(c.call);
+      assert.equal(error.message, c.english);
+      assert.ok(Object.hasOwn(en, error.message_id), `${error.message_id} is not in en.json`);
+      assert.equal(errorWords(error), c.english);
+      assert.equal(english(error.message_id, error.values), c.english);
+      assert.equal(error.field, c.field);
+    });
+  }
+
+  test('every language says each error with its own words, naming the same key and every number', async () => {
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const t = await loadTranslator(code);
+      const own = catalogue(code);
+      for (const c of JS_CASES) {
+        const error = thrownBy(c.call);
+        assert.ok(Object.hasOwn(own, error.message_id), `${code} lacks ${error.message_id}`);
+        const said = errorWords(error, t);
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        // Keys stay verbatim ("mask" aside: a word); every number of the English is there.
+        const key = c.field?.replace(/^options\./, '');
+        if (key && key !== 'mask' && c.english.includes(key)) assert.ok(said.includes(key), `${code}: ${said} does not name ${key}`);
+        for (const n of c.english.match(/\d+(?:\.\d+)?/g) ?? []) assert.ok(said.includes(n), `${code}: ${said} lacks ${n}`);
+        // A value quoted in English ("x") is quoted the same.
+        for (const q of c.english.match(/"[^"]*"/g) ?? []) assert.ok(said.includes(q), `${code}: ${said} lacks ${q}`);
+      }
+    }
+  });
+
+  test('French, in full', async () => {
+    const fr = await loadTranslator('fr');
+    const error = thrownBy(() => engine.run({ ...one, options: { layout: 'row' } }));
+    assert.equal(errorWords(error, fr), 'options.layout doit être "rows" ou "columns", reçu "row" (vouliez-vous dire « rows » ?)');
+    assert.equal(
+      errorWords(
+        thrownBy(() => engine.run({ ...one, options: 3 })),
+        fr,
+      ),
+      'options vaut le nombre 3 : attendu un objet',
+    );
+  });
+});
+
+describe("the package's loading and export errors are message ids too", () => {
+  const { writeFileSync, mkdtempSync } = /** @type {typeof import('node:fs')} */ (fs);
+  const where = mkdtempSync(join(tmpdir(), 'errors-i18n-'));
+  writeFileSync(join(where, 'page.wasm'), '<!doctype html>\n<html></html>');
+  const rejection = async (promise) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error;
+    }
+    return assert.fail('no error');
+  };
+  const LOAD_CASES = [
+    {
+      error: () => rejection(loadAttention({ wasmUrl: join(where, 'none.wasm'), walkthroughs: false, model: false })),
+      english: `could not load the WebAssembly module from ${join(where, 'none.wasm')}: no such file`,
+    },
+    {
+      error: () => rejection(loadFastAttention({ wasmUrl: join(where, 'page.wasm') })),
+      english:
+        `${join(where, 'page.wasm')} is not a WebAssembly module (it starts with "<!doctype html> ", not "\\0asm"); ` +
+        'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at the .wasm file',
+    },
+    { error: async () => thrownBy(() => problemContext(3)), english: 'export: the problem must be an object' },
+    { error: async () => thrownBy(() => problemContext({ ...one, Q: [[1, 'x']] })), english: 'export: Q holds "x": expected numbers' },
+    {
+      error: async () => thrownBy(() => problemContext({ ...one, Q: '1 2' })),
+      english: 'export: Q is text: parse it first (engine.parseMatrix) so the export has numbers',
+    },
+  ];
+
+  test('English unchanged, and the same as en.json says (load.js says its own English: the lean entry loads no catalogue)', async () => {
+    for (const c of LOAD_CASES) {
+      const error = await c.error();
+      assert.equal(error.message, c.english);
+      assert.equal(english(error.message_id, error.values), c.english);
+    }
+  });
+
+  test('every language says them with its own words and the same path', async () => {
+    for (const code of Object.keys(LANGUAGES).filter((c) => c !== 'en')) {
+      const t = await loadTranslator(code);
+      for (const c of LOAD_CASES) {
+        const error = await c.error();
+        const said = errorWords(error, t);
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        for (const word of c.english.match(/\/[^\s:]+|\bQ\b/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+      }
+    }
   });
 });

@@ -13,30 +13,36 @@ export function exportError(message) {
   return new Error(`export: ${message}`);
 }
 
+// An export's error named by a message id of the catalogues ("error.export-*"), English from en.json.
+function exportSaid(id, values) {
+  const full = `error.${id}`;
+  return Object.assign(new Error(String(english(full, values))), { message_id: full, values });
+}
+
 function numberOf(v, name) {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return v ? 1 : 0;
   if (typeof v === 'string' && numberWord(v) !== undefined) return numberWord(v);
-  throw exportError(`${name} holds ${JSON.stringify(v)}: expected numbers`);
+  throw exportSaid('export-not-number', { name, value: String(JSON.stringify(v)) });
 }
 
 /** A matrix input as number[][] (nested arrays, a flat list, or { shape, data }); text is refused. */
 export function matrixOf(value, name) {
   if (typeof value === 'string') {
-    throw exportError(`${name} is text: parse it first (engine.parseMatrix) so the export has numbers`);
+    throw exportSaid('export-text', { name });
   }
   if (value && !Array.isArray(value) && 'shape' in value && 'data' in value) {
     const [r, c] = value.shape;
     const flat = Array.from(value.data, (v) => numberOf(v, name));
     return Array.from({ length: r }, (_, i) => flat.slice(i * c, (i + 1) * c));
   }
-  if (!Array.isArray(value) || value.length === 0) throw exportError(`${name} is not a matrix`);
+  if (!Array.isArray(value) || value.length === 0) throw exportSaid('export-not-matrix', { name });
   const rows = value.every(Array.isArray) ? value : [value];
   return rows.map((row) => Array.from(row, (v) => numberOf(v, name)));
 }
 
 function vectorOf(value, name) {
-  if (typeof value === 'string') throw exportError(`${name} is text: parse it first so the export has numbers`);
+  if (typeof value === 'string') throw exportSaid('export-vector-text', { name });
   const m = Array.isArray(value) && value.length > 0 && value.every(Array.isArray) ? value.flat() : Array.from(value);
   return m.map((v) => numberOf(v, name));
 }
@@ -60,7 +66,7 @@ function scaleOf(scale) {
  * @type {typeof import('./index.js').problemContext}
  */
 export function problemContext(problem, trace) {
-  if (!problem || typeof problem !== 'object') throw exportError('the problem must be an object');
+  if (!problem || typeof problem !== 'object') throw exportSaid('export-problem', {});
   const o = problem.options ?? {};
   const inputs = {};
   for (const k of INPUT_KEYS) {
@@ -72,7 +78,7 @@ export function problemContext(problem, trace) {
   let maskKind = 'none';
   let mask = null;
   if (o.mask != null) {
-    if (!trace?.meta) throw exportError('the mask kind is in the trace: pass it too (problemContext(problem, trace))');
+    if (!trace?.meta) throw exportSaid('export-mask-trace', {});
     maskKind = trace.meta.mask_kind;
     mask = matrixOf(o.mask, 'options.mask');
   }

@@ -7,7 +7,7 @@
 // they get the .wasm bytes.
 import { diagnostics, guardedAttention } from './fast.js';
 import { english, explanationWords } from './i18n.js';
-import { inputError, isNumberView } from './input.js';
+import { isNumberView } from './input.js';
 import { loadModule, moduleGuard, unwrap, version, wireTable } from './load.js';
 import { createModel, modelCatalogue } from './model.js';
 import {
@@ -15,13 +15,14 @@ import {
   cellIndex,
   chunkSize,
   cellStep,
-  describe,
   drawsFrom,
   onlineSoftmaxFrom,
   ownArray,
   problemKeys,
   problemReader,
+  said,
   seedFrom,
+  valueWords,
 } from './problem.js';
 import { englishTitle, problemWire, traceReader } from './wire.js';
 
@@ -180,11 +181,10 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   // The walkthroughs module: its calls once loaded, the load while it runs.
   let walkthroughs = null;
   let walkthroughsLoading = null;
-  const walkthroughCalls = (name) => {
+  // `step`: explain of a gradient step's cell.
+  const walkthroughCalls = (name, step) => {
     if (walkthroughs !== null) return walkthroughs;
-    throw new Error(
-      `engine.${name} needs the walkthroughs module: await engine.loadWalkthroughs() first, ` + 'or loadAttention({ walkthroughs: true })',
-    );
+    throw step === undefined ? said('needs-walkthroughs', { name }) : said('needs-walkthroughs-explain', { step });
   };
 
   // The model module (attention-model.wasm): a tiny transformer that trains, loaded on demand.
@@ -192,12 +192,12 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   let modelLoading = null;
   const modelCalls = (name) => {
     if (modelModule !== null) return modelModule;
-    throw new Error(`engine.${name} needs the model module: await engine.loadModel() first, or loadAttention({ model: true })`);
+    throw said('needs-model', { name });
   };
 
   // { values, format }: the matrix and the name of the format it was read as (cpp/parse.h).
   const parseMatrixDetailed = (text, name, caller) => {
-    if (typeof text !== 'string') throw inputError(`${caller} takes text, got ${describe(text)}`);
+    if (typeof text !== 'string') throw said('takes-text', { caller, value: valueWords(text) });
     const raw = invoke('_parseMatrix', [text, String(name)]);
     return { values: nested(raw), format: raw.format };
   };
@@ -208,14 +208,14 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     let reuse;
     if (settings !== undefined) {
       if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
-        throw inputError(`run takes a problem and { reuse }, got ${describe(settings)}`);
+        throw said('run-settings', { value: valueWords(settings) });
       }
       for (const key of Object.keys(settings)) {
-        if (key !== 'reuse') throw inputError(`run: unknown setting '${key}' (it takes { reuse })`);
+        if (key !== 'reuse') throw said('run-setting', { key });
       }
       reuse = settings.reuse ?? undefined;
       if (reuse !== undefined && (typeof reuse !== 'object' || !Array.isArray(reuse.steps))) {
-        throw inputError(`run: reuse must be a trace from engine.run, got ${describe(reuse)}`);
+        throw said('run-reuse', { value: valueWords(reuse) });
       }
     }
     const [packed, { options }] = callPacked('_run', problem);
@@ -225,10 +225,10 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
   /** @param {*} problem @param {{ dO?: unknown }} [settings] checked here */
   const gradients = (problem, settings = {}) => {
     if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
-      throw inputError(`gradients takes a problem and { dO }, got ${describe(settings)}`);
+      throw said('gradients-settings', { value: valueWords(settings) });
     }
     for (const key of Object.keys(settings)) {
-      if (key !== 'dO') throw inputError(`gradients: unknown setting '${key}' (it takes { dO })`);
+      if (key !== 'dO') throw said('gradients-setting', { key });
     }
     const withDO = settings.dO === undefined || problem === null || typeof problem !== 'object' ? problem : { ...problem, dO: settings.dO };
     const [packed, { options }] = walkthroughCalls('gradients').callPacked('_gradients', withDO);
@@ -244,7 +244,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     run,
     runAll(problems) {
       if (!Array.isArray(problems)) {
-        throw inputError(`runAll takes an array of problems, got ${describe(problems)}`);
+        throw said('run-all-type', { value: valueWords(problems) });
       }
       return problems.map((problem, i) => {
         try {
@@ -269,7 +269,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     explain(problem, cell = {}) {
       const { step, head } = cellStep(cell);
       const where = () => [step, head, cellIndex(cell.row, 'row'), cellIndex(cell.col, 'col')];
-      const calls = isGradientStep(step) ? walkthroughCalls(`explain of gradient step '${step}'`) : { callPacked };
+      const calls = isGradientStep(step) ? walkthroughCalls('explain', step) : { callPacked };
       return explanationFrom(calls.callPacked('_explain', problem, where)[0]);
     },
     /** The problem as a model generates it, token by token with a KV cache (cpp/practice.h). */
@@ -300,12 +300,12 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
       return parseMatrixDetailed(text, name, 'parseMatrixDetailed');
     },
     parseCell(text, name = 'matrix', row = 1, col = 1) {
-      if (typeof text !== 'string') throw inputError(`parseCell takes text, got ${describe(text)}`);
+      if (typeof text !== 'string') throw said('takes-text', { caller: 'parseCell', value: valueWords(text) });
       for (const [what, n] of /** @type {[string, number][]} */ ([
         ['row', row],
         ['col', col],
       ])) {
-        if (!(Number.isInteger(n) && n >= 1)) throw inputError(`parseCell: ${what} must be a whole number from 1, got ${describe(n)}`);
+        if (!(Number.isInteger(n) && n >= 1)) throw said('parse-cell-index', { what, value: valueWords(n) });
       }
       return invoke('_parseCell', [text, String(name), row, col]);
     },
@@ -322,7 +322,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     loadWalkthroughs() {
       if (walkthroughs !== null) return Promise.resolve(engine);
       if (!loadWalkthroughs) {
-        return Promise.reject(new Error('this engine was made without a walkthroughs module (createEngine was given no loader)'));
+        return Promise.reject(said('no-loader', { module: 'walkthroughs' }));
       }
       walkthroughsLoading ??= loadWalkthroughs()
         .then(([module, reloadModule]) => {
@@ -353,8 +353,7 @@ export function createEngine(wasm, reload, loadWalkthroughs, loadModelModule) {
     /** Loads the model module once; resolves to this engine. A failed load can be tried again. */
     loadModel() {
       if (modelModule !== null) return Promise.resolve(engine);
-      if (!loadModelModule)
-        return Promise.reject(new Error('this engine was made without a model module (createEngine was given no loader)'));
+      if (!loadModelModule) return Promise.reject(said('no-loader', { module: 'model' }));
       modelLoading ??= loadModelModule()
         .then(([module]) => {
           if (typeof (/** @type {import('./glue.js').GlueModule} */ (module)._modelCreate) !== 'function')

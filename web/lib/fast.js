@@ -41,6 +41,11 @@ const fastEnglish = (id, values) =>
     ? FAST_ENGLISH[/** @type {keyof typeof FAST_ENGLISH} */ (id)].replace(/\{(\w+)\}/g, (_, name) => values[name])
     : id;
 
+// The errors are message ids of the catalogues ("error.*") with their values, as the trace API's;
+// this module says their English itself (the same words as en.json, errors-i18n.test.mjs checks)
+// so that the lean entry (fast-index.js) loads no catalogue.
+const said = (english, id, values, field) => inputError(english, field, `error.${id}`, values);
+
 /**
  * Flat row-major values of a typed array, number[] or nested number[][]; rows if nested.
  * @returns {{ data: ArrayLike<number | boolean>, rows: number | undefined, boolean?: boolean }}
@@ -48,22 +53,39 @@ const fastEnglish = (id, values) =>
 function flatten(value, name, { allowBoolean = false } = {}) {
   if (isNumberView(value) && !(value instanceof DataView)) return { data: value, rows: undefined };
   if (!Array.isArray(value)) {
-    throw inputError(`${name} must be a typed array, an array of numbers or an array of rows`, name);
+    throw said(`${name} must be a typed array, an array of numbers or an array of rows`, 'fast-array', { field: name }, name);
   }
-  if (value.length === 0) throw inputError(`${name} is empty`, name);
+  if (value.length === 0) throw said(`${name} is empty`, 'field-empty', { field: name }, name);
   if (!Array.isArray(value[0])) return { data: value, rows: undefined, boolean: allowBoolean && typeof value[0] === 'boolean' };
   const cols = value[0].length;
   const boolean = allowBoolean && typeof value[0][0] === 'boolean';
   const data = boolean ? new Uint8Array(value.length * cols) : new Float64Array(value.length * cols);
   value.forEach((row, i) => {
     if (!Array.isArray(row) || row.length !== cols) {
-      throw inputError(`${name} row ${i + 1} has ${Array.isArray(row) ? row.length : 'no'} entries but row 1 has ${cols}`, name);
+      const values = { field: name, row: String(i + 1), cols: String(cols) };
+      throw Array.isArray(row)
+        ? said(
+            `${name} row ${i + 1} has ${row.length} entries but row 1 has ${cols}`,
+            'fast-ragged',
+            { ...values, count: String(row.length) },
+            name,
+          )
+        : said(`${name} row ${i + 1} has no entries but row 1 has ${cols}`, 'fast-not-row', values, name);
     }
     for (let j = 0; j < cols; j++) {
       const x = row[j];
       if (boolean ? typeof x !== 'boolean' : typeof x !== 'number') {
-        throw inputError(
+        const values = {
+          field: name,
+          row: String(i + 1),
+          column: String(j + 1),
+          value: String(JSON.stringify(x)),
+          kind: boolean ? 'boolean' : 'number',
+        };
+        throw said(
           `${name} row ${i + 1}, column ${j + 1} is ${JSON.stringify(x)}: expected ${boolean ? 'true or false' : 'a number'}`,
+          'fast-cell',
+          values,
           name,
         );
       }
@@ -75,7 +97,8 @@ function flatten(value, name, { allowBoolean = false } = {}) {
 
 function count(value, name) {
   if (Number.isInteger(value) && value >= 1) return value;
-  throw inputError(`${name} must be a positive integer, got ${JSON.stringify(value)}`, name);
+  const values = { field: name, value: String(JSON.stringify(value)) };
+  throw said(`${name} must be a positive integer, got ${JSON.stringify(value)}`, 'positive-integer', values, name);
 }
 
 /** scale: 'sqrt_dk' (default) | 'none' | number (multiplies QKᵀ) | '1/sqrt(n)' | '1/n' (input.js). */
@@ -84,7 +107,8 @@ const DEFAULT_SCALE = Object.freeze({ kind: 'sqrt_dk', value: undefined });
 function scaleFrom(scale) {
   const parsed = scale === undefined || scale === null ? DEFAULT_SCALE : parseScale(scale);
   if (parsed !== null) return parsed;
-  throw inputError(`scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got ${JSON.stringify(scale)}`, 'scale');
+  const english = `scale must be "sqrt_dk", "none", a finite number, "1/sqrt(n)" or "1/n", got ${JSON.stringify(scale)}`;
+  throw said(english, 'fast-scale', { value: String(JSON.stringify(scale)) }, 'scale');
 }
 
 const KEYS = ['Q', 'K', 'V', 'L', 'S', 'causal', 'scale', 'mask', 'precision'];
@@ -126,13 +150,15 @@ export function createFastAttention(module) {
 
   function attention(input) {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-      throw inputError('attention takes an object { Q, K, V, L?, S?, causal?, scale?, mask?, precision? }');
+      throw said('attention takes an object { Q, K, V, L?, S?, causal?, scale?, mask?, precision? }', 'fast-input', {});
     }
     // for-in rather than Object.keys: a 4-token call is a few µs, and allocations show up.
     for (const key in input) {
       if (!KNOWN.has(key)) {
-        throw inputError(
+        throw said(
           `unknown key "${key}": attention takes ${KEYS.join(', ')}; the problem's other options (heads, softcap, rope, window, ...) are engine.run's`,
+          'fast-key',
+          { key, keys: KEYS.join(', ') },
           key,
         );
       }
@@ -142,29 +168,52 @@ export function createFastAttention(module) {
     const v = flatten(input.V, 'V');
     const L = input.L !== undefined ? count(input.L, 'L') : q.rows;
     const S = input.S !== undefined ? count(input.S, 'S') : k.rows;
-    if (L === undefined) throw inputError('L (the number of queries) is needed when Q is a flat array', 'L');
-    if (S === undefined) throw inputError('S (the number of keys) is needed when K is a flat array', 'S');
-    if (q.rows !== undefined && q.rows !== L) throw inputError(`Q has ${q.rows} rows but L is ${L}`, 'L');
-    if (k.rows !== undefined && k.rows !== S) throw inputError(`K has ${k.rows} rows but S is ${S}`, 'S');
-    if (v.rows !== undefined && v.rows !== S) throw inputError(`V has ${v.rows} rows but K has ${S}: every key needs a value`, 'V');
-    const dk = q.data.length / L;
-    if (!Number.isInteger(dk) || dk < 1) throw inputError(`Q has ${q.data.length} values: not a whole number of rows of ${L} queries`, 'Q');
-    if (k.data.length !== S * dk) {
-      const kWidth = k.data.length / S;
-      throw inputError(
-        Number.isInteger(kWidth)
-          ? `Q has ${dk} columns but K has ${kWidth}: queries and keys need the same d_k`
-          : `K has ${k.data.length} values: not a whole number of rows of ${S} keys`,
-        'K',
+    if (L === undefined) throw said('L (the number of queries) is needed when Q is a flat array', 'fast-no-L', {}, 'L');
+    if (S === undefined) throw said('S (the number of keys) is needed when K is a flat array', 'fast-no-S', {}, 'S');
+    if (q.rows !== undefined && q.rows !== L)
+      throw said(`Q has ${q.rows} rows but L is ${L}`, 'fast-rows-L', { rows: String(q.rows), L: String(L) }, 'L');
+    if (k.rows !== undefined && k.rows !== S)
+      throw said(`K has ${k.rows} rows but S is ${S}`, 'fast-rows-S', { rows: String(k.rows), S: String(S) }, 'S');
+    if (v.rows !== undefined && v.rows !== S) {
+      throw said(
+        `V has ${v.rows} rows but K has ${S}: every key needs a value`,
+        'fast-rows-V',
+        { rows: String(v.rows), S: String(S) },
+        'V',
       );
     }
+    const dk = q.data.length / L;
+    if (!Number.isInteger(dk) || dk < 1) {
+      const values = { count: String(q.data.length), L: String(L) };
+      throw said(`Q has ${q.data.length} values: not a whole number of rows of ${L} queries`, 'fast-q-values', values, 'Q');
+    }
+    if (k.data.length !== S * dk) {
+      const kWidth = k.data.length / S;
+      throw Number.isInteger(kWidth)
+        ? said(
+            `Q has ${dk} columns but K has ${kWidth}: queries and keys need the same d_k`,
+            'fast-d-k',
+            { q_cols: String(dk), k_cols: String(kWidth) },
+            'K',
+          )
+        : said(
+            `K has ${k.data.length} values: not a whole number of rows of ${S} keys`,
+            'fast-kv-values',
+            { field: 'K', count: String(k.data.length), S: String(S) },
+            'K',
+          );
+    }
     const dv = v.data.length / S;
-    if (!Number.isInteger(dv) || dv < 1) throw inputError(`V has ${v.data.length} values: not a whole number of rows of ${S} keys`, 'V');
+    if (!Number.isInteger(dv) || dv < 1) {
+      const values = { field: 'V', count: String(v.data.length), S: String(S) };
+      throw said(`V has ${v.data.length} values: not a whole number of rows of ${S} keys`, 'fast-kv-values', values, 'V');
+    }
 
     let precision = input.precision;
     if (precision === undefined) precision = input.Q instanceof Float32Array ? 'float32' : 'float64';
     if (precision !== 'float32' && precision !== 'float64') {
-      throw inputError(`precision must be "float32" or "float64", got ${JSON.stringify(precision)}`, 'precision');
+      const values = { value: String(JSON.stringify(precision)) };
+      throw said(`precision must be "float32" or "float64", got ${JSON.stringify(precision)}`, 'fast-precision', values, 'precision');
     }
     const Float = precision === 'float64' ? Float64Array : Float32Array;
     const size = Float.BYTES_PER_ELEMENT;
@@ -175,15 +224,24 @@ export function createFastAttention(module) {
       mask = flatten(input.mask, 'mask', { allowBoolean: true });
       maskKind = mask.boolean || mask.data instanceof Uint8Array ? 'keep' : 'additive';
       if (mask.data.length !== L * S) {
-        throw inputError(`mask has ${mask.data.length} values but the scores are ${L}x${S} (queries x keys)`, 'mask');
+        const values = { count: String(mask.data.length), L: String(L), S: String(S) };
+        throw said(`mask has ${mask.data.length} values but the scores are ${L}x${S} (queries x keys)`, 'fast-mask-size', values, 'mask');
       }
       if (maskKind === 'additive' && !FLOAT_ARRAYS.some((A) => mask.data instanceof A) && !Array.isArray(mask.data)) {
-        throw inputError('an additive mask is a Float32Array, Float64Array or numbers; a keep mask is a Uint8Array or booleans', 'mask');
+        const english = 'an additive mask is a Float32Array, Float64Array or numbers; a keep mask is a Uint8Array or booleans';
+        throw said(english, 'fast-mask-type', {}, 'mask');
       }
     }
     const scale = scaleFrom(input.scale);
     const causal = input.causal ?? false;
-    if (typeof causal !== 'boolean') throw inputError(`causal must be true or false, got ${JSON.stringify(causal)}`, 'causal');
+    if (typeof causal !== 'boolean') {
+      throw said(
+        `causal must be true or false, got ${JSON.stringify(causal)}`,
+        'fast-causal',
+        { value: String(JSON.stringify(causal)) },
+        'causal',
+      );
+    }
 
     // One block: header | Q | K | V | mask | output, each 16-byte aligned.
     const align = (n) => Math.ceil(n / 16) * 16;

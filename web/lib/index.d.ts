@@ -40,8 +40,17 @@ export interface InputErrorPlace {
    * formats it in `t`'s language. Absent for an error not yet converted (its `message` is English).
    */
   message_id?: string;
-  /** The message's parameters, numbers formatted as text (runAll's `error` is the inner message). */
-  values?: Record<string, string | { id: string; values: Record<string, string> }>;
+  /**
+   * The message's parameters, numbers formatted as text; a parameter may be a message itself
+   * (runAll's `error` is the inner message; the JS checks' `value`, `expected` and `hint`).
+   */
+  values?: Record<string, string | ErrorMessage>;
+}
+
+/** A message of the catalogues not yet formatted: its id and parameters (which may be messages). */
+export interface ErrorMessage {
+  id: string;
+  values: Record<string, string | ErrorMessage>;
 }
 
 export type Scale = 'sqrt_dk' | 'none' | number | `1/sqrt(${string})` | `1/${string}`;

@@ -2,14 +2,22 @@
 // of an input error and the grammar of the scale. Kept tiny: fast.js's entry loads it too.
 
 /**
- * An Error for input the package rejects; `field` names the input (e.g. "options.scale").
+ * An Error for input the package rejects; `field` names the input (e.g. "options.scale"). With
+ * `id` (a catalogue's "error.*") and its `values`, the error carries `message_id` and `values` as
+ * the core's errors do (i18n.js errorWords says it in any language); `message` is its English.
  * @param {string} message
  * @param {string} [field]
+ * @param {string} [id]
+ * @param {Record<string, string | import('./index.js').ErrorMessage>} [values]
  */
-export function inputError(message, field) {
+export function inputError(message, field, id, values) {
   /** @type {PlacedError} */
   const error = new Error(message);
   if (field !== undefined) error.field = field;
+  if (id !== undefined) {
+    error.message_id = id;
+    error.values = values ?? {};
+  }
   return error;
 }
 

@@ -23,7 +23,9 @@ export function nodeWhere(url) {
 export async function nodeBytes(url) {
   if (url.protocol === 'file:') {
     return readFile(url).catch((error) => {
-      throw error.code === 'ENOENT' ? new Error('no such file') : error;
+      if (error.code !== 'ENOENT') throw error;
+      // The words of the catalogues' "error.no-such-file" (load.js names the file around them).
+      throw Object.assign(new Error('no such file'), { message_id: 'error.no-such-file', values: {} });
     });
   }
   const response = await fetch(url);

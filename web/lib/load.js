@@ -11,6 +11,18 @@ export const version = '0.1.0';
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
+// An error a catalogue names (its "error.*" id and values, as the core's and problem.js's errors);
+// `english` is its English, said here so that this module loads no catalogue (the lean entry).
+function said(english, id, values, options) {
+  const error = /** @type {any} */ (new Error(english, options));
+  error.message_id = `error.${id}`;
+  error.values = values;
+  return error;
+}
+
+// What an error says, as a value of a message: its message when it has one, else its text.
+const reasonOf = (error) => (error?.message_id ? { id: error.message_id, values: error.values } : String(error?.message ?? error));
+
 /**
  * Instantiates the Emscripten factory with bytes from `loadBytes()`; every failure is an Error
  * naming `where` (the URL or path tried). Resolves to [module, reload]: `reload()` instantiates
@@ -28,13 +40,16 @@ export async function loadModule(createModule, loadBytes, where, linkImports) {
   try {
     bytes = new Uint8Array(await loadBytes());
   } catch (error) {
-    throw new Error(`could not load the WebAssembly module from ${where}: ${error.message}`, { cause: error });
+    const english = `could not load the WebAssembly module from ${where}: ${error.message}`;
+    throw said(english, 'wasm-load', { where, reason: reasonOf(error) }, { cause: error });
   }
   if (!WASM_MAGIC.every((b, i) => bytes[i] === b)) {
     const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
-    throw new Error(
+    throw said(
       `${where} is not a WebAssembly module (it starts with ${JSON.stringify(start)}, not "\\0asm"); ` +
         'a server or bundler may be answering with an HTML page: pass { wasmUrl } pointing at the .wasm file',
+      'wasm-not-wasm',
+      { where, start: JSON.stringify(start) },
     );
   }
   let compiledModule = null; // compiled once; a reload after a crash only instantiates it again
@@ -54,7 +69,15 @@ export async function loadModule(createModule, loadBytes, where, linkImports) {
               compiledModule ??= result.module;
               receive(instance, compiledModule);
             },
-            (error) => reject(new Error(`could not instantiate the WebAssembly module from ${where}: ${error.message}`, { cause: error })),
+            (error) =>
+              reject(
+                said(
+                  `could not instantiate the WebAssembly module from ${where}: ${error.message}`,
+                  'wasm-instantiate',
+                  { where, reason: reasonOf(error) },
+                  { cause: error },
+                ),
+              ),
           );
           return {};
         },

@@ -9,7 +9,9 @@
 // its text, or { rows, cols, data, offset } (its numbers at data[offset ...], row-major; a bias or
 // a list is n x 1 with `vector: true`).
 import { numberWord } from './format.js';
+import { english } from './i18n.js';
 import { inputError, isNumberView, isPlainObject, parseScale } from './input.js';
+import en from './locales/en.json' with { type: 'json' };
 
 const DRAW_KEYS = ['kind', 'shape', 'loc', 'scale', 'low', 'high'];
 const RANDOM_KINDS = ['randn', 'normal', 'rand', 'randint'];
@@ -25,6 +27,50 @@ export function describe(value) {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? value.slice(0, 37) + '...' : value);
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
+}
+
+/**
+ * A value as messages show it (describe), as a message of the catalogues ("error.value").
+ * @returns {{ id: string, values: Record<string, string> }}
+ */
+export function valueWords(value) {
+  const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  const text = kind === 'string' ? describe(value) : kind === 'object' || kind === 'array' ? '' : String(value);
+  return { id: 'error.value', values: { kind, text } };
+}
+
+/**
+ * An input error named by a message id ("error.*" of the catalogues): English from en.json as
+ * `message`, `message_id` and `values` for any language (i18n.js errorWords). Numbers are passed
+ * as text, as the core passes them.
+ * @param {string} id
+ * @param {Record<string, string | import('./index.js').ErrorMessage>} values
+ * @param {string} [field]
+ */
+export function said(id, values, field) {
+  const full = `error.${id}`;
+  return inputError(String(english(full, values)), field, full, values);
+}
+
+// The wire table's (cpp/wire.h) `expected` phrases in English, as the catalogues' "expected.*"
+// messages: the id whose English is the phrase (a phrase without one, from a newer table, stays
+// as it is).
+let expectedIds = null;
+/** What a key holds, as a message (or the wire table's English when no message says it). */
+export function expectedWords(phrase) {
+  expectedIds ??= new Map(
+    Object.keys(en)
+      .filter((id) => id.startsWith('expected.') && id !== 'expected.or')
+      .map((id) => [String(english(id)), id]),
+  );
+  const id = expectedIds.get(phrase);
+  return id === undefined ? phrase : { id, values: {} };
+}
+
+/** Names as `"a" or "b" or "c"`: a message ("expected.or") of the first and the rest. */
+function eitherOf(names) {
+  const quoted = names.map((a) => `"${a}"`);
+  return quoted.slice(0, -1).reduceRight((b, a) => ({ id: 'expected.or', values: { a, b } }), quoted[quoted.length - 1]);
 }
 
 function editDistance(a, b) {
@@ -44,6 +90,7 @@ function editDistance(a, b) {
 // Case and underscores do not count: 'wq' and 'Wq' suggest 'W_Q'.
 const simplify = (word) => word.toLowerCase().replace(/_/g, '');
 
+// The hint after a word not known: " (did you mean 'x'?)" as a message, or '' when none is close.
 function suggestion(word, known) {
   let best = null;
   let bestDistance = Infinity;
@@ -51,27 +98,32 @@ function suggestion(word, known) {
     const d = editDistance(simplify(word), simplify(candidate));
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? ` (did you mean '${best}'?)` : '';
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? { id: 'error.did-you-mean', values: { name: best } } : '';
 }
 
 // Unknown keys are errors, never silently ignored: a typo such as "casual" must be reported.
 function checkKeys(object, known, { prefix = '', noun = 'key', field = '' } = {}) {
   for (const key of Object.keys(object)) {
     if (known.includes(key)) continue;
-    const hint = suggestion(key, known) || `; expected one of ${known.join(', ')}`;
-    throw inputError(`${prefix ? `${prefix}: ` : ''}unknown ${noun} '${key}'${hint}`, field ? `${field}.${key}` : key);
+    const hint = suggestion(key, known) || { id: 'error.one-of-keys', values: { names: known.join(', ') } };
+    const id = prefix ? 'unknown-key-in' : noun === 'option' ? 'unknown-option' : 'unknown-key';
+    throw said(id, prefix ? { place: prefix, key, hint } : { key, hint }, field ? `${field}.${key}` : key);
   }
 }
 
 // ---- problem JSON -> the normalised problem ----------------------------------------------------
 
+// `where`: [entry] of a list, or [row, column] of a matrix (1-based).
 function numberAt(value, field, where) {
   if (typeof value === 'number') return value;
   if (typeof value === 'string') {
     const special = numberWord(value);
     if (special !== undefined) return special;
   }
-  throw inputError(`${field}${where} is ${describe(value)}: expected a number or "inf", "-inf", "nan"`, field);
+  const v = valueWords(value);
+  throw where.length === 1
+    ? said('entry-not-number', { field, entry: String(where[0]), value: v }, field)
+    : said('cell-not-number', { field, row: String(where[0]), column: String(where[1]), value: v }, field);
 }
 
 /**
@@ -103,7 +155,7 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
     checkKeys(value, ['shape', 'data'], { prefix: field, field });
     const [rows, cols] = Array.isArray(value.shape) ? value.shape : [];
     if (!Number.isInteger(rows) || !Number.isInteger(cols) || value.shape.length !== 2 || rows < 1 || cols < 1) {
-      throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(value.shape)}`, field);
+      throw said('shape-pair', { field, shape: String(JSON.stringify(value.shape)) }, field);
     }
     let data;
     let offset = 0;
@@ -112,18 +164,26 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
       const source = value.data;
       if (source.length !== rows * cols) {
         // Every entry is still checked first, as before: a bad entry is reported before the count.
-        for (let i = 0; i < source.length; i++) numberAt(source[i], field, ` entry ${i + 1}`);
-        throw inputError(`${field} has ${source.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+        for (let i = 0; i < source.length; i++) numberAt(source[i], field, [i + 1]);
+        throw said(
+          'shape-count',
+          { field, count: String(source.length), rows: String(rows), cols: String(cols), needed: String(rows * cols) },
+          field,
+        );
       }
       [data, offset] = alloc(source.length);
       for (let i = 0; i < source.length; i++) {
         const v = source[i];
-        data[offset + i] = typeof v === 'number' ? v : numberAt(v, field, ` entry ${i + 1}`);
+        data[offset + i] = typeof v === 'number' ? v : numberAt(v, field, [i + 1]);
       }
     } else {
-      data = Float64Array.from(value.data, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+      data = Float64Array.from(value.data, (v, i) => numberAt(v, field, [i + 1]));
       if (data.length !== rows * cols) {
-        throw inputError(`${field} has ${data.length} values but its shape ${rows}x${cols} needs ${rows * cols}`, field);
+        throw said(
+          'shape-count',
+          { field, count: String(data.length), rows: String(rows), cols: String(cols), needed: String(rows * cols) },
+          field,
+        );
       }
       if (alloc !== ownArray) {
         const [target, at] = alloc(data.length);
@@ -134,15 +194,15 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
     return { matrix: { rows, cols, data, offset }, keep: false };
   }
   if (!Array.isArray(value)) {
-    throw inputError(`${field} is ${describe(value)}: expected a nested array of numbers or a string`, field);
+    throw said('matrix-type', { field, value: valueWords(value) }, field);
   }
   const nested = value.length > 0 && value.every(Array.isArray);
   if (!nested && value.some(Array.isArray)) {
-    throw inputError(`${field} mixes numbers and lists: expected a list of rows`, field);
+    throw said('mixed-lists', { field }, field);
   }
   const rows = nested ? value : [value];
   const cols = rows[0].length;
-  if (rows.length === 0 || cols === 0) throw inputError(`${field} is empty`, field);
+  if (rows.length === 0 || cols === 0) throw said('field-empty', { field }, field);
   const [data, offset] = alloc(rows.length * cols);
   let booleans = 0;
   // Plain loops, and the position's text only for an error: a string per number cost more than
@@ -154,7 +214,7 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
     }
     const row = rows[i];
     if (row.length !== cols) {
-      throw inputError(`${field} row ${i + 1} has ${row.length} ${row.length === 1 ? 'number' : 'numbers'} but row 1 has ${cols}`, field);
+      throw said('ragged-row', { field, row: String(i + 1), count: String(row.length), cols: String(cols) }, field);
     }
     for (let j = 0; j < cols; j++, k++) {
       const v = row[j];
@@ -163,16 +223,16 @@ function matrixFrom(value, field, { allowBoolean = false, alloc = ownArray } = {
       } else if (v === undefined && !(j in row)) {
         data[k] = 0;
       } else if (typeof v === 'boolean') {
-        if (!allowBoolean) throw inputError(`${field} row ${i + 1}, column ${j + 1} is ${v}: only options.mask may hold booleans`, field);
+        if (!allowBoolean) throw said('boolean-not-mask', { field, row: String(i + 1), column: String(j + 1), value: String(v) }, field);
         booleans++;
         data[k] = v ? 1 : 0;
       } else {
-        data[k] = numberAt(v, field, ` row ${i + 1}, column ${j + 1}`);
+        data[k] = numberAt(v, field, [i + 1, j + 1]);
       }
     }
   }
   if (booleans > 0 && booleans !== rows.length * cols) {
-    throw inputError(`${field} mixes booleans and numbers: a mask is either all true/false (keep) or all numbers (additive)`, field);
+    throw said('mask-mixed', { field }, field);
   }
   return { matrix: { rows: rows.length, cols, data, offset }, keep: booleans > 0 };
 }
@@ -191,15 +251,15 @@ function biasFrom(value, field, alloc = ownArray) {
     // Nested arrays, never text: the matrix is numbers.
     const { matrix } = /** @type {{ matrix: Matrix }} */ (matrixFrom(value, field, { alloc }));
     if (matrix.rows !== 1 && matrix.cols !== 1) {
-      throw inputError(`${field} is ${matrix.rows}x${matrix.cols}: expected a list of numbers`, field);
+      throw said('bias-shape', { field, rows: String(matrix.rows), cols: String(matrix.cols) }, field);
     }
     return vector(matrix.rows * matrix.cols, matrix.data, matrix.offset);
   }
   if (!Array.isArray(value) && !isNumberView(value)) {
-    throw inputError(`${field} is ${describe(value)}: expected a list of numbers or a string`, field);
+    throw said('bias-type', { field, value: valueWords(value) }, field);
   }
-  if (value.length === 0) throw inputError(`${field} is empty`, field);
-  const data = Float64Array.from(value, (v, i) => numberAt(v, field, ` entry ${i + 1}`));
+  if (value.length === 0) throw said('field-empty', { field }, field);
+  const data = Float64Array.from(value, (v, i) => numberAt(v, field, [i + 1]));
   if (alloc === ownArray) return vector(data.length, data, 0);
   const [target, offset] = alloc(data.length);
   target.set(data, offset);
@@ -209,17 +269,15 @@ function biasFrom(value, field, alloc = ownArray) {
 function oneOf(value, allowed, field) {
   if (typeof value === 'string' && allowed.includes(value)) return value;
   const hint = typeof value === 'string' ? suggestion(value, allowed) : '';
-  throw inputError(`${field} must be ${allowed.map((a) => `"${a}"`).join(' or ')}, got ${describe(value)}${hint}`, field);
+  throw said('must-be', { field, expected: eitherOf(allowed), value: valueWords(value), hint }, field);
 }
 
 function scaleFrom(value, field, expected) {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw inputError(`${field} must be a finite number, got ${value}`, field);
+  if (typeof value === 'number' && !Number.isFinite(value)) throw said('finite', { field, value: String(value) }, field);
   const scale = parseScale(value);
   if (scale !== null) return scale;
-  throw inputError(
-    `${field} must be ${expected}, got ${describe(value)}` + (typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : ''),
-    field,
-  );
+  const hint = typeof value === 'string' ? suggestion(value, ['sqrt_dk', 'none']) : '';
+  throw said('must-be', { field, expected: expectedWords(expected), value: valueWords(value), hint }, field);
 }
 
 // ---- the problem's keys, from the wire table ----------------------------------------------------
@@ -298,8 +356,9 @@ function numberOf(value, e) {
 
 function numberFrom(value, e, field) {
   const x = numberOf(value, e);
-  if (x === undefined) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
-  if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum) throw inputError(`${field} is ${x}: at most ${e.maximum}`, field);
+  if (x === undefined) throw said('must-be', { field, expected: expectedWords(e.expected), value: valueWords(value), hint: '' }, field);
+  if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum)
+    throw said('at-most', { field, value: String(x), max: String(e.maximum) }, field);
   return x;
 }
 
@@ -314,14 +373,16 @@ function numberFrom(value, e, field) {
 function listFrom(value, e, field, alloc) {
   if (typeof value === 'string') return value;
   const list = e.scalar && !Array.isArray(value) && !isNumberView(value) ? [value] : value;
-  if (!Array.isArray(list) && !isNumberView(list)) throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
-  if (list.length === 0) throw inputError(`${field} is empty`, field);
+  if (!Array.isArray(list) && !isNumberView(list))
+    throw said('must-be', { field, expected: expectedWords(e.expected), value: valueWords(value), hint: '' }, field);
+  if (list.length === 0) throw said('field-empty', { field }, field);
   const [data, offset] = alloc(list.length);
   for (let i = 0; i < list.length; i++) {
     const x = numberOf(list[i], e);
-    if (x === undefined) throw inputError(`${field} must be ${e.expected}: entry ${i + 1} is ${describe(list[i])}`, field);
+    if (x === undefined)
+      throw said('list-entry', { field, expected: expectedWords(e.expected), entry: String(i + 1), value: valueWords(list[i]) }, field);
     if (e.maximum !== undefined && Number.isFinite(x) && x > e.maximum)
-      throw inputError(`${field} entry ${i + 1} is ${x}: at most ${e.maximum}`, field);
+      throw said('entry-at-most', { field, entry: String(i + 1), value: String(x), max: String(e.maximum) }, field);
     data[offset + i] = x;
   }
   return { rows: list.length, cols: 1, data, offset, vector: true };
@@ -345,7 +406,8 @@ export function problemReader(layout) {
     const also = entries.find((x) => x.type === 'none'); // set with it
     switch (e.type) {
       case 'boolean':
-        if (typeof value !== 'boolean') throw inputError(`${field} must be ${e.expected}, got ${describe(value)}`, field);
+        if (typeof value !== 'boolean')
+          throw said('must-be', { field, expected: expectedWords(e.expected), value: valueWords(value), hint: '' }, field);
         return put(out, e, value);
       case 'code':
         return put(out, e, oneOf(value, e.codes, field));
@@ -388,7 +450,7 @@ export function problemReader(layout) {
         put(out, flag, true);
         return readValue(others, value, field, out, alloc);
       }
-      throw inputError(`${field} must be ${flag.expected}, got ${describe(value)}`, field);
+      throw said('must-be', { field, expected: expectedWords(flag.expected), value: valueWords(value), hint: '' }, field);
     }
     if (node.entries.length > 0) return readValue(node.entries, value, field, out, alloc);
     return readKeys(node, value, field, out, alloc);
@@ -397,15 +459,16 @@ export function problemReader(layout) {
   function readKeys(node, value, field, out, alloc) {
     const keys = [...node.children.keys()];
     if (node.list) {
-      const count = COUNT_WORDS[keys.length] ?? keys.length;
-      if (!Array.isArray(value)) throw inputError(`${field} must be a list of ${count} entries, got ${describe(value)}`, field);
-      if (value.length !== keys.length) throw inputError(`${field} needs ${count} entries, got ${value.length}`, field);
+      // The count as English writes it ("two"): a select of the catalogues' words, else the number.
+      const count = { count: String(keys.length), word: COUNT_WORDS[keys.length] ?? 'other' };
+      if (!Array.isArray(value)) throw said('list-type', { field, ...count, value: valueWords(value) }, field);
+      if (value.length !== keys.length) throw said('list-length', { field, ...count, got: String(value.length) }, field);
       keys.forEach((key, i) => read(node.children.get(key), value[i], `${field}[${i}]`, out, alloc));
       return undefined;
     }
     if (!isPlainObject(value)) {
-      if (node === root) throw inputError(`the problem is ${describe(value)}: expected an object with Q, K, V or X, W_Q, W_K, W_V`);
-      throw inputError(`${field} is ${describe(value)}: expected an object`, field);
+      if (node === root) throw said('problem-type', { value: valueWords(value) });
+      throw said('object-type', { field, value: valueWords(value) }, field);
     }
     // The problem's keys and the options' are named plainly; deeper keys with where they are.
     if (node === root) checkKeys(value, keys);
@@ -433,48 +496,48 @@ export function problemReader(layout) {
 /** A row or column index of explain()'s cell. */
 export function cellIndex(value, field) {
   if (Number.isInteger(value) && value >= 0) return value;
-  throw inputError(`${field} must be an integer >= 0 (counted from 0), got ${describe(value)}`, field);
+  throw said('cell-index', { field, value: valueWords(value) }, field);
 }
 
 /** explain()'s step and head (-1 for concat and output by default); row and col: cellIndex. */
 export function cellStep(cell) {
-  if (!isPlainObject(cell)) throw inputError(`the cell is ${describe(cell)}: expected { step, head, row, col }`);
+  if (!isPlainObject(cell)) throw said('cell-type', { value: valueWords(cell) });
   checkKeys(cell, CELL_KEYS, { prefix: 'cell' });
-  if (typeof cell.step !== 'string') throw inputError(`step must be a step id such as "scores", got ${describe(cell.step)}`, 'step');
+  if (typeof cell.step !== 'string') throw said('step-type', { value: valueWords(cell.step) }, 'step');
   // null: no head (a whole step: concat, output, a whole gradient such as dQ; a per-head step
   // answers as head 0); left out: head 0, or none for concat and output.
   const head = cell.head === null ? -1 : cell.head === undefined ? (cell.step === 'concat' || cell.step === 'output' ? -1 : 0) : cell.head;
-  if (!Number.isInteger(head) || head < -1) throw inputError(`head must be an integer >= 0 or null, got ${describe(head)}`, 'head');
+  if (!Number.isInteger(head) || head < -1) throw said('head-type', { value: valueWords(head) }, 'head');
   return { step: cell.step, head };
 }
 
 // ---- random()'s draws ------------------------------------------------------------------------------
 
 export function drawsFrom(draws) {
-  if (!Array.isArray(draws)) throw inputError(`draws is ${describe(draws)}: expected an array of draws`, 'draws');
+  if (!Array.isArray(draws)) throw said('draws-type', { value: valueWords(draws) }, 'draws');
   return draws.map((d, i) => {
     const field = `draws[${i}]`;
-    if (!isPlainObject(d)) throw inputError(`${field} is ${describe(d)}: expected { kind, shape }`, field);
+    if (!isPlainObject(d)) throw said('draw-type', { field, value: valueWords(d) }, field);
     checkKeys(d, DRAW_KEYS, { prefix: field, field });
     const kind = oneOf(d.kind, RANDOM_KINDS, `${field}.kind`);
     const shape = d.shape;
     if (!Array.isArray(shape) || shape.length !== 2 || !shape.every((n) => Number.isInteger(n) && n >= 1)) {
-      throw inputError(`${field}.shape must be [rows, columns] with positive integers, got ${JSON.stringify(shape)}`, `${field}.shape`);
+      throw said('shape-pair', { field, shape: String(JSON.stringify(shape)) }, `${field}.shape`);
     }
     const number = (key, fallback) => {
       const v = d[key] ?? fallback;
       if (typeof v !== 'number' || !Number.isFinite(v)) {
-        throw inputError(`${field}.${key} must be a finite number, got ${describe(v)}`, `${field}.${key}`);
+        throw said('finite', { field: `${field}.${key}`, value: valueWords(v) }, `${field}.${key}`);
       }
       return v;
     };
     const out = { kind, rows: shape[0], cols: shape[1], loc: number('loc', 0), scale: number('scale', 1) };
     if (kind === 'randint') {
-      if (d.high === undefined) throw inputError(`${field}.high is missing: randint draws from [low, high)`, `${field}.high`);
+      if (d.high === undefined) throw said('randint-high', { field }, `${field}.high`);
       out.low = number('low', 0);
       out.high = number('high');
       if (!Number.isInteger(out.low) || !Number.isInteger(out.high)) {
-        throw inputError(`${field}: randint needs integer low and high`, field);
+        throw said('randint-integers', { field }, field);
       }
     }
     return out;
@@ -483,7 +546,7 @@ export function drawsFrom(draws) {
 
 export function seedFrom(seed) {
   if (Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) return seed;
-  throw inputError(`seed must be an integer from 0 to 2**32 - 1 (as np.random.seed takes), got ${describe(seed)}`, 'seed');
+  throw said('seed', { value: valueWords(seed) }, 'seed');
 }
 
 // ---- tiles() and onlineSoftmax()'s arguments --------------------------------------------------------
@@ -493,38 +556,42 @@ const ONLINE_SOFTMAX_KEYS = ['subtractMax', 'precision'];
 
 /** tiles()'s { block_q, block_k }: positive integers, both required. */
 export function blockSizes(blocks) {
-  if (!isPlainObject(blocks)) throw inputError(`tiles takes { block_q, block_k } after the problem, got ${describe(blocks)}`);
+  if (!isPlainObject(blocks)) throw said('tiles-blocks', { value: valueWords(blocks) });
   checkKeys(blocks, BLOCK_KEYS);
   return BLOCK_KEYS.map((key) => {
     const n = blocks[key];
     if (Number.isInteger(n) && n >= 1) return n;
-    throw inputError(`${key} must be a positive integer, got ${describe(n)}`, key);
+    throw said('positive-integer', { field: key, value: valueWords(n) }, key);
   });
 }
 
 /** recurrent()'s options: { chunk } (absent: token by token), as [chunk] with 0 for none. */
 export function chunkSize(options) {
   if (options === undefined) return [0];
-  if (!isPlainObject(options)) throw inputError(`recurrent takes { chunk } after the problem, got ${describe(options)}`);
+  if (!isPlainObject(options)) throw said('recurrent-options', { value: valueWords(options) });
   checkKeys(options, ['chunk']);
   const n = options.chunk;
   if (n === undefined) return [0];
   if (Number.isInteger(n) && n >= 1) return [n];
-  throw inputError(`chunk must be a positive integer, got ${describe(n)}`, 'chunk');
+  throw said('positive-integer', { field: 'chunk', value: valueWords(n) }, 'chunk');
 }
 
 /** onlineSoftmax()'s row (numbers; -Infinity hides an entry; the core checks the values) and options. */
 export function onlineSoftmaxFrom(row, options, precisions) {
   const numbers = Array.isArray(row) || isNumberView(row) ? Array.from(row) : null;
   if (numbers === null || !numbers.every((x) => typeof x === 'number')) {
-    throw inputError(
-      `onlineSoftmax takes a list of numbers, got ${numbers === null ? describe(row) : `an entry ${describe(numbers.find((x) => typeof x !== 'number'))}`}`,
-      'row',
-    );
+    throw numbers === null
+      ? said('online-softmax-row', { value: valueWords(row) }, 'row')
+      : said('online-softmax-entry', { value: valueWords(numbers.find((x) => typeof x !== 'number')) }, 'row');
   }
-  if (!isPlainObject(options)) throw inputError(`onlineSoftmax's options are ${describe(options)}: expected { subtractMax, precision }`);
+  if (!isPlainObject(options)) throw said('online-softmax-options', { value: valueWords(options) });
   checkKeys(options, ONLINE_SOFTMAX_KEYS);
   const { subtractMax = true, precision = 'float64' } = options;
-  if (typeof subtractMax !== 'boolean') throw inputError(`subtractMax must be true or false, got ${describe(subtractMax)}`, 'subtractMax');
+  if (typeof subtractMax !== 'boolean')
+    throw said(
+      'must-be',
+      { field: 'subtractMax', expected: expectedWords('true or false'), value: valueWords(subtractMax), hint: '' },
+      'subtractMax',
+    );
   return { row: Float64Array.from(numbers), subtractMax, precision: oneOf(precision, precisions, 'precision') };
 }
