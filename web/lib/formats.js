@@ -450,25 +450,26 @@ export function isStudentObject(obj) {
  * @type {typeof import('./share.js').checkLinkState}
  */
 export function checkLinkState(obj) {
-  const { value, error } = check(linkStateSchema, obj);
+  const { value, error, message: reason } = check(linkStateSchema, obj);
   if (!error) return { state: value };
   return {
     state: null,
     error: english('link.damaged.field', { reason: error }),
-    // The reason names the field and what it should be in the schema's words (English).
-    message: { id: 'link.damaged.field', values: { reason: error } },
+    // The reason names the field and what it should be, a message itself (schema.*): any language's t formats it.
+    message: { id: 'link.damaged.field', values: { reason } },
     reason: error,
     student: isStudentObject(obj),
   };
 }
 
 /**
- * A student's paper, checked: { paper } or { error } naming the field (`student.` + its path).
+ * A student's paper, checked: { paper } or { error, message } naming the field (`student.` + its
+ * path): `error` in English, `message` the same as a message ({ id, values }) for any language.
  * @type {typeof import('./share.js').checkPaper}
  */
 export function checkPaper(paper) {
-  const { value, error } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
-  return error ? { error } : { paper: value.student };
+  const { value, error, message } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
+  return error ? { error, message } : { paper: value.student };
 }
 
 // ---- a lesson file (lesson.js readLesson) ---------------------------------------------------------

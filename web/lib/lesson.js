@@ -23,14 +23,17 @@ export { ANSWER_KINDS, LESSON_FORMAT, LESSON_VERSION };
 
 const NOTES = notesSchema();
 
+/** An Error in English (`message`) that carries its message id and values for any language (i18n.js errorWords). */
+const lessonError = (id, values) => Object.assign(new Error(english(id, values)), { message_id: id, values });
+
 /**
  * The notes of a lesson, checked: { "weights:0": { say?, ask?, answer? } }. Throws an Error naming
  * the step and the field on anything else. `where` starts the message (e.g. the file's name).
  * @type {typeof import('./share.js').checkNotes}
  */
 export function checkNotes(notes, where = 'lesson') {
-  const { value, error } = check(NOTES, notes);
-  if (error) throw new Error(`${where}: ${error}`);
+  const { value, error, message } = check(NOTES, notes);
+  if (error) throw lessonError('lesson.invalid', { where, reason: message });
   return value;
 }
 
@@ -56,11 +59,11 @@ export function readLesson(json, where = 'lesson') {
     try {
       obj = JSON.parse(json);
     } catch (error) {
-      throw new Error(`${where} is not JSON: ${error.message}`);
+      throw lessonError('lesson.not-json', { where, error: error.message });
     }
   }
-  const { value, error } = check(lessonFileSchema, obj);
-  if (error) throw new Error(`${where}: ${error}`);
+  const { value, error, message } = check(lessonFileSchema, obj);
+  if (error) throw lessonError('lesson.invalid', { where, reason: message });
   const tokens = value.tokens ? { q: value.tokens.q ?? [], k: value.tokens.k ?? value.tokens.q ?? [] } : null;
   return {
     title: value.title ?? '',

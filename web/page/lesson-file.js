@@ -6,6 +6,7 @@ import { fetchLesson, lessonTraceError, problemToState, readLesson, writeLesson 
 import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { errorWords } from 'attention-explorer/i18n';
 import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
 import { setTitle } from './actions.js';
@@ -42,8 +43,8 @@ function showLessonError(message) {
 
 /**
  * Opens a lesson (its JSON text) in the page, step by step from its first step. `where` names it
- * in messages. Returns true, or false after showing why it could not be opened (the schema's and
- * the core's details are English, inside the page's sentence).
+ * in messages. Returns true, or false after showing why it could not be opened (the schema's
+ * reason in the page's language, the core's details inside it).
  */
 export function openLesson(text, where) {
   let lesson;
@@ -58,7 +59,7 @@ export function openLesson(text, where) {
     const misfit = lessonTraceError(lesson.lesson, trace, where);
     if (misfit) throw new Error(misfit);
   } catch (error) {
-    showLessonError(t('explorer.lesson.not-opened', { error: error.message }));
+    showLessonError(t('explorer.lesson.not-opened', { error: errorWords(error, t) }));
     return false;
   }
   const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));
