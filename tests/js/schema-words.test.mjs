@@ -23,6 +23,9 @@ test('every schema phrase id is in English and in every catalogue', () => {
   const ids = new Set(Object.keys(en).filter((id) => id.startsWith('schema.')));
   // phrase('name') in schema.js, and the number ranges it names with a template
   for (const [, name] of source.matchAll(/phrase\('([\w.-]+)'/g)) ids.add(`schema.${name}`);
+  // say('name') in formats.js
+  for (const [, name] of readFileSync(join(repo, 'web/lib/formats.js'), 'utf8').matchAll(/\bsay\('([\w.-]+)'/g))
+    ids.add(`schema.format.${name}`);
   for (const from of ['above', 'from']) for (const to of ['', '-to']) ids.add(`schema.expected.number-${from}${to}`);
   for (const id of ['lesson.invalid', 'lesson.not-json', 'component.attribute.invalid', 'schema.expected.number-at-most']) ids.add(id);
   assert.ok(ids.size > 30, `${ids.size} ids`);
@@ -390,5 +393,44 @@ test("a damaged link's reason in French and Arabic, the field named verbatim", a
     assert.ok(!words.includes('{'), words);
     assert.ok(!/\bexpected\b|\bthe value\b/.test(words), `${code} in English: ${words}`);
     assert.ok(words.includes('inputs.Q') && words.includes('"abc"'), `${code}: ${words}`);
+  }
+});
+
+test("a lesson file's reason in French and Arabic: the file, the step and the field named verbatim", async () => {
+  const { readLesson } = await import(`${dist}lesson.js`);
+  const { errorWords } = await import(`${dist}i18n.js`);
+  const reading = (obj) => {
+    try {
+      readLesson(JSON.stringify(obj), 'maths.json');
+    } catch (error) {
+      return error;
+    }
+    throw new Error('read');
+  };
+  const cases = [
+    [
+      { problem: { Q: [[1]] }, lesson: { 'weights:0': { say: 3 } } },
+      'maths.json: step "weights:0": "say" must be a string',
+      ['"weights:0"', '"say"'],
+    ],
+    [{ problem: { Q: [[1]] }, lang: 'xx' }, '"lang" is "xx"; expected a language code', ['"lang"', '"xx"', 'zh-CN']],
+    [{ problem: 5 }, `maths.json: "problem" is 5; expected the problem's inputs`, ['"problem"', '5', '"Q"']],
+    [
+      { problem: {}, lesson: { 'weights:0': { answer: { kind: 'key', row: 1 } } } },
+      'an "answer" needs the question it answers ("ask")',
+      ['"answer"', '"ask"'],
+    ],
+  ];
+  for (const [obj, english, names] of cases) {
+    const error = reading(obj);
+    assert.ok(error.message.includes(english), error.message);
+    assert.equal(errorWords(error), error.message);
+    for (const code of ['fr', 'ar']) {
+      const words = errorWords(error, await loadTranslator(code));
+      assert.ok(!/\{[a-z_]+\}/.test(words), `${code}: a placeholder left in ${words}`);
+      assert.notEqual(words, error.message);
+      assert.ok(!/\bexpected\b|\bmust be\b|\bneeds\b/.test(words), `${code} in English: ${words}`);
+      for (const name of ['maths.json', ...names]) assert.ok(words.includes(name), `${code}: ${words} names ${name}`);
+    }
   }
 });

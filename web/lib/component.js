@@ -494,13 +494,13 @@ export class AttentionExplorerElement extends Base {
       }
       // Checked before anything reads it: the wrapper's fields here, the problem by the engine.
       const wrapped = json !== null && typeof json === 'object' && 'problem' in json;
-      const { value, error } = check(wrapped ? componentScriptSchema : problemSchema, json);
+      const { value, error, message } = check(wrapped ? componentScriptSchema : problemSchema, json);
       if (error)
         throw new Error(
-          // The schema's own sentence (English) after the framing (the English one byte for byte).
+          // The schema's reason (a message) after the framing; the problem itself is "it".
           this.#t('component.script-error', {
             script: '<script type="application/json">',
-            error: wrapped ? error : error.replace(/^"problem" is/, 'it is'),
+            error: wrapped || message.id !== 'schema.format.problem' ? message : { id: 'schema.format.problem-it', values: message.values },
           }),
         );
       if (wrapped)

@@ -143,7 +143,8 @@ export const linkStateSchema: Schema;
 export const pageOptionsSchema: Schema;
 export const exerciseSchema: Schema;
 export const paperSchema: Schema;
-export function notesSchema(label?: (key: string) => string): Schema;
+/** `label(key)` names a note in messages: text, or a message ({ id, values }) for any language. */
+export function notesSchema(label?: (key: string) => string | Message): Schema;
 export const lessonFileSchema: Schema;
 export const problemSchema: Schema;
 export const embedFlagsSchema: Schema;
