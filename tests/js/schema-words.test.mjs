@@ -434,3 +434,21 @@ test("a lesson file's reason in French and Arabic: the file, the step and the fi
     }
   }
 });
+
+test("a playground link's and lesson's reasons in French and Arabic, the parts and fields named verbatim", async () => {
+  const state = await import(`${dist}playground-state.js`);
+  const catalogue = { presets: [{ name: 'induction' }, { name: 'previous' }] };
+  const link = state.readLink('#p=nope&c={"model":{"layers":2,"evil":"<img>"}}&step=abc', catalogue);
+  const lesson = state.readPlaygroundLesson('{"format": "attention-explorer lesson", "preset": "x"}', catalogue, 'a.json');
+  assert.equal(english.message(link.message), link.error);
+  assert.equal(english.message(lesson.message), lesson.error);
+  for (const code of ['fr', 'ar']) {
+    const t = await loadTranslator(code);
+    const words = [t.message(link.message), t.message(lesson.message)];
+    for (const w of words) assert.ok(!/\{[a-z_]+\}|\bexpected\b|\bunknown field\b/.test(w), `${code}: ${w}`);
+    for (const name of ['"nope"', 'c=', 'step=', '"evil"', '"abc"', 'model'])
+      assert.ok(words[0].includes(name), `${code}: ${words[0]} names ${name}`);
+    for (const name of ['a.json', 'format', '"attention-explorer playground lesson"'])
+      assert.ok(words[1].includes(name), `${code}: ${words[1]}`);
+  }
+});
