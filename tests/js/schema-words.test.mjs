@@ -452,3 +452,22 @@ test("a playground link's and lesson's reasons in French and Arabic, the parts a
       assert.ok(words[1].includes(name), `${code}: ${words[1]}`);
   }
 });
+
+test("a lesson's notes that do not fit the trace: English as before, French and Arabic naming the step", async () => {
+  const { loadAttention, presetProblem, findPreset } = await import(`${dist}node.js`);
+  const { lessonTraceError, lessonTraceMessage } = await import(`${dist}lesson.js`);
+  const engine = await loadAttention();
+  const trace = engine.run(presetProblem(findPreset('lookup'), engine).problem);
+  const lessons = [{ 'nope:0': {} }, { 'output:-1': { ask: '?', answer: { kind: 'number', row: 99, col: 1, tolerance: 0 } } }];
+  assert.match(lessonTraceError(lessons[0], trace, 'f.json'), /^f\.json: step "nope:0": this problem has no such step \(its steps: /);
+  assert.match(lessonTraceError(lessons[1], trace, 'f.json'), /^f\.json: step "output:-1": answer\.row is 99, but Output has \d+ rows$/);
+  for (const code of ['fr', 'ar']) {
+    const t = await loadTranslator(code);
+    for (const lesson of lessons) {
+      const words = t.message(lessonTraceMessage(lesson, trace, 'f.json'));
+      assert.notEqual(words, lessonTraceError(lesson, trace, 'f.json'));
+      assert.ok(!/\{[a-z_]+\}|\bthis problem\b|\bbut\b/.test(words), `${code}: ${words}`);
+      assert.ok(words.includes('f.json') && words.includes(`"${Object.keys(lesson)[0]}"`), `${code}: ${words}`);
+    }
+  }
+});

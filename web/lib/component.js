@@ -29,7 +29,7 @@ import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
-import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
+import { checkAnswer, fetchLesson, lessonTraceMessage, readLesson, usableAnswer } from './lesson.js';
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
 import { showMessage } from './schema.js';
 import { createStore } from './store.js';
@@ -423,8 +423,8 @@ export class AttentionExplorerElement extends Base {
       if (error) throw error;
       if (loading.lesson) {
         // A note for a step the problem does not have would silently show nothing: say so.
-        const misfit = lessonTraceError(loading.lesson, trace, source?.where);
-        if (misfit) throw new Error(misfit);
+        const misfit = lessonTraceMessage(loading.lesson, trace, source?.where);
+        if (misfit) throw Object.assign(new Error(english.message(misfit)), { message_id: misfit.id, values: misfit.values });
       }
       this.#announce('ready');
     } catch (error) {

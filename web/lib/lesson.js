@@ -141,16 +141,29 @@ function weightsFor(trace, step) {
  * @type {typeof import('./share.js').lessonTraceError}
  */
 export function lessonTraceError(lesson, trace, where = 'lesson') {
+  const misfit = lessonTraceMessage(lesson, trace, where);
+  return misfit && english.message(misfit);
+}
+
+/**
+ * The same as a message ({ id: 'lesson.trace.<...>', values }) for any language, or null.
+ * @type {typeof import('./share.js').lessonTraceMessage}
+ */
+export function lessonTraceMessage(lesson, trace, where = 'lesson') {
   for (const [key, note] of Object.entries(lesson ?? {})) {
     const step = stepOfKey(trace, key);
-    const at = `${where}: step "${key}"`;
-    if (!step) return `${at}: this problem has no such step (its steps: ${trace.steps.map(stepKeyOf).join(', ')})`;
+    const at = { where, key: `"${key}"` };
+    if (!step) return { id: 'lesson.trace.no-step', values: { ...at, steps: trace.steps.map(stepKeyOf).join(', ') } };
     const answer = note?.answer;
     if (!answer || answer.kind === 'text') continue;
     const target = answer.kind === 'key' ? weightsFor(trace, step) : step;
     const [rows, cols] = target.shape;
-    if (answer.row > rows) return `${at}: answer.row is ${answer.row}, but ${target.title} has ${rows} rows`;
-    if (answer.kind === 'number' && answer.col > cols) return `${at}: answer.col is ${answer.col}, but ${target.title} has ${cols} columns`;
+    // The step's title in the language when its catalogue id says the same in English.
+    const title =
+      target.title_id && english.has(target.title_id) && english(target.title_id) === target.title ? { id: target.title_id } : target.title;
+    if (answer.row > rows) return { id: 'lesson.trace.row', values: { ...at, row: String(answer.row), title, rows: String(rows) } };
+    if (answer.kind === 'number' && answer.col > cols)
+      return { id: 'lesson.trace.col', values: { ...at, col: String(answer.col), title, cols: String(cols) } };
   }
   return null;
 }

@@ -100,6 +100,8 @@ export function writeLesson(lesson: {
 }): string;
 /** Why notes do not fit a trace (unknown step, row or column out of range), or null. */
 export function lessonTraceError(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): string | null;
+/** The same as a message ({ id, values }) for any language, or null. */
+export function lessonTraceMessage(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): Message | null;
 /** Checks a student's answer against the trace's numbers: right (null for free text) and the reason. */
 export function checkAnswer(
   trace: import('./index.js').Trace,

@@ -25,6 +25,7 @@ export {
   readLesson,
   writeLesson,
   lessonTraceError,
+  lessonTraceMessage,
   checkAnswer,
   usableAnswer,
   stepOfKey,

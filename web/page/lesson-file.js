@@ -2,7 +2,7 @@
 // `lesson`) as JSON, "Open lesson" (a file picker, or a file dropped on the page) and ?lesson=URL
 // read one back. The format and its checks are the package's (attention-explorer/share: readLesson).
 import { findPreset } from 'attention-explorer';
-import { fetchLesson, lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
+import { fetchLesson, lessonTraceMessage, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
 import { html, setHtml } from 'attention-explorer/html';
@@ -56,8 +56,8 @@ export function openLesson(text, where) {
     } catch (error) {
       throw new Error(t('explorer.lesson.problem-error', { where, error: error.message }));
     }
-    const misfit = lessonTraceError(lesson.lesson, trace, where);
-    if (misfit) throw new Error(misfit);
+    const misfit = lessonTraceMessage(lesson.lesson, trace, where);
+    if (misfit) throw Object.assign(new Error(t.message(misfit)), { message_id: misfit.id, values: misfit.values });
   } catch (error) {
     showLessonError(t('explorer.lesson.not-opened', { error: errorWords(error, t) }));
     return false;
