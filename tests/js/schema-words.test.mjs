@@ -471,3 +471,38 @@ test("a lesson's notes that do not fit the trace: English as before, French and 
     }
   }
 });
+
+test("share.js's state errors: English as before, a message id for any language, the field kept", async () => {
+  const { loadAttention } = await import(`${dist}node.js`);
+  const { stateToProblem } = await import(`${dist}share.js`);
+  const { errorWords } = await import(`${dist}i18n.js`);
+  const engine = await loadAttention();
+  const eye = '1 0\n0 1';
+  const state = (o) => ({
+    mode: 'self',
+    use: { bias: true },
+    inputs: Object.fromEntries(
+      Object.entries({ X: eye, W_Q: eye, W_K: eye, W_V: eye, b_Q: '1 2', b_K: '1 2', b_V: '1 2', ...o }).map(([k, v]) => [k, { text: v }]),
+    ),
+  });
+  const cases = [
+    [state({ b_K: '1 2\n3 4' }), 'b_K is 2x2: a bias is one row or one column of numbers', 'b_K'],
+    [state({ W_V: '' }), 'W_V is missing from the state', 'W_V'],
+  ];
+  for (const [s, english, field] of cases) {
+    const error = (() => {
+      try {
+        stateToProblem(s, engine);
+      } catch (e) {
+        return e;
+      }
+    })();
+    assert.equal(error.message, english);
+    assert.equal(error.field, field);
+    for (const code of ['fr', 'ar']) {
+      const words = errorWords(error, await loadTranslator(code));
+      assert.notEqual(words, english);
+      assert.ok(words.includes(field) && !/\{[a-z_]+\}/.test(words), `${code}: ${words}`);
+    }
+  }
+});
