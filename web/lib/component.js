@@ -29,9 +29,9 @@ import { html, raw, setHtml } from './html.js';
 import { positionsAxisLabels, problemContext, stepCaption } from './context.js';
 import { formatNumber } from './format.js';
 import { decodeStateString, stateToProblem } from './share.js';
-import { checkAnswer, fetchLesson, lessonTraceError, readLesson, usableAnswer } from './lesson.js';
+import { checkAnswer, fetchLesson, lessonTraceMessage, readLesson, usableAnswer } from './lesson.js';
 import { check, componentAttributesSchema, componentScriptSchema, problemSchema } from './formats.js';
-import { show } from './schema.js';
+import { showMessage } from './schema.js';
 import { createStore } from './store.js';
 import {
   answered,
@@ -160,7 +160,7 @@ const cut = (t) => (t.length > 60 ? `${t.slice(0, 60)}…` : t);
  * Attribute `name` (its text, or null when absent) read and checked against the component's
  * schema (formats.js): { value, note }. `value` is what the schema takes (null: absent or unusable,
  * so the default); a list keeps the words it takes. `note` says what was left out, or is null, in
- * `t`'s language (English by default; a value and the schema's reason for a too long text as written).
+ * `t`'s language (English by default; the values shown as written).
  * @type {typeof import('./component.js').readAttribute}
  */
 export function readAttribute(name, text, t = english) {
@@ -173,7 +173,7 @@ export function readAttribute(name, text, t = english) {
     const note = bad.length
       ? t('component.attribute.left-out', {
           attribute: `${name}="${cut(text)}"`,
-          values: bad.map(show).join(', '),
+          values: bad.map((w) => t.message(showMessage(w))).join(', '),
           count: bad.length,
           expected: t(`component.attribute.expected.${name === 'editable' ? 'inputs' : name}`),
         })
@@ -181,13 +181,20 @@ export function readAttribute(name, text, t = english) {
     return { value: /** @type {any} */ (items.filter((w) => !bad.includes(w))), note };
   }
   const value = s.type === 'number' ? numberOr(text.trim()) : text;
-  const { error } = check(componentAttributesSchema, { [name]: value });
+  const { error, message } = check(componentAttributesSchema, { [name]: value });
   // decimals' one reason ("expected a whole number from 0 to 12") in the language; another attribute's
   // (a text too long) as the schema says it.
   if (error && name === 'decimals')
     return { value: null, note: t('component.attribute.decimals', { attribute: `${name}="${cut(text)}"`, max: String(s.max) }) };
+  // Another attribute's reason: what the schema expected (a text at most so long), in the language.
+  const why = message?.id === 'schema.is-expected' ? message.values.expected : null;
   return error
-    ? { value: null, note: `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}` }
+    ? {
+        value: null,
+        note: why
+          ? t('component.attribute.invalid', { attribute: `${name}="${cut(text)}"`, expected: why })
+          : `${name}="${cut(text)}": ${error.replace(/^.*?; /, '')}`,
+      }
     : { value: /** @type {any} */ (value), note: null };
 }
 
@@ -416,8 +423,8 @@ export class AttentionExplorerElement extends Base {
       if (error) throw error;
       if (loading.lesson) {
         // A note for a step the problem does not have would silently show nothing: say so.
-        const misfit = lessonTraceError(loading.lesson, trace, source?.where);
-        if (misfit) throw new Error(misfit);
+        const misfit = lessonTraceMessage(loading.lesson, trace, source?.where);
+        if (misfit) throw Object.assign(new Error(english.message(misfit)), { message_id: misfit.id, values: misfit.values });
       }
       this.#announce('ready');
     } catch (error) {
@@ -487,13 +494,13 @@ export class AttentionExplorerElement extends Base {
       }
       // Checked before anything reads it: the wrapper's fields here, the problem by the engine.
       const wrapped = json !== null && typeof json === 'object' && 'problem' in json;
-      const { value, error } = check(wrapped ? componentScriptSchema : problemSchema, json);
+      const { value, error, message } = check(wrapped ? componentScriptSchema : problemSchema, json);
       if (error)
         throw new Error(
-          // The schema's own sentence (English) after the framing (the English one byte for byte).
+          // The schema's reason (a message) after the framing; the problem itself is "it".
           this.#t('component.script-error', {
             script: '<script type="application/json">',
-            error: wrapped ? error : error.replace(/^"problem" is/, 'it is'),
+            error: wrapped || message.id !== 'schema.format.problem' ? message : { id: 'schema.format.problem-it', values: message.values },
           }),
         );
       if (wrapped)

@@ -7,27 +7,19 @@
 //
 // The problem's own numbers and options (inputs, rope, window, ...) are not checked here: the
 // engine checks a problem (problem.js and the core), with messages naming the input or option.
-import {
-  anyOf,
-  boolean,
-  check,
-  json,
-  list,
-  literal,
-  nullable,
-  number,
-  object,
-  record,
-  show,
-  string,
-  tuple,
-  variant,
-  whole,
-} from './schema.js';
+import { anyOf, boolean, check, json, list, literal, nullable, number, object, record, string, tuple, variant, whole } from './schema.js';
 
 import { LANGUAGES, english } from './i18n.js';
+import { showMessage } from './schema.js';
 
 export { check } from './schema.js';
+
+/** A phrase of the formats' messages: { id: 'schema.format.<name>', values } (English in locales/en.json). */
+const say = (name, values = {}) => ({ id: `schema.format.${name}`, values });
+/** "<field> is <value>; expected <what>" (schema.js's sentence), the field and value as code. */
+const isExpected = (field, is, expected) => ({ id: 'schema.is-expected', values: { where: code(field), is, expected } });
+/** Code shown as it is (a key, a quoted value). */
+const code = (text) => ({ id: 'schema.text', values: { text: String(text) } });
 
 /** @type {typeof import('./share.js').LESSON_FORMAT} */
 export const LESSON_FORMAT = 'attention-explorer lesson';
@@ -162,32 +154,32 @@ export const STEP_KEY = /^[A-Za-z_][A-Za-z0-9_]*:-?\d+$/;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const HEX = /^[0-9a-f]+$/;
 
-const name = string({ pattern: NAME, max: LIMITS.name, expected: 'a name (letters, digits and _)' });
+const name = string({ pattern: NAME, max: LIMITS.name, expected: say('name') });
 const stepKey = string({
   pattern: STEP_KEY,
   max: LIMITS.name,
-  expected: 'a step key "id:head" like "weights:0" (head -1 for a step without heads)',
+  expected: say('step-key', { example: '"id:head"', key: '"weights:0"' }),
 });
-const stepId = string({ pattern: NAME, max: LIMITS.name, expected: 'a step id like "weights"' });
+const stepId = string({ pattern: NAME, max: LIMITS.name, expected: say('step-id', { example: '"weights"' }) });
 const label = string({ max: LIMITS.label });
 const labels = list(label, { max: LIMITS.tokens });
 const index = whole({ max: LIMITS.cells });
 
 // ---- a lesson's notes: the link state's `lesson` and a lesson file's -----------------------------
 
-const fromOne = (what) => whole({ min: 1, max: LIMITS.cells, expected: `a whole number from 1 (${what})` });
+const fromOne = (what) => whole({ min: 1, max: LIMITS.cells, expected: say('from-one', { what: say(what) }) });
 const answerSchema = variant(
   'kind',
   [
-    ['key', object({ kind: literal(['key']), row: fromOne('the first query row') }, { required: ['kind', 'row'] })],
+    ['key', object({ kind: literal(['key']), row: fromOne('first-query-row') }, { required: ['kind', 'row'] })],
     [
       'number',
       object(
         {
           kind: literal(['number']),
-          row: fromOne('the first query row'),
-          col: fromOne('the first column'),
-          tolerance: number({ min: 0, expected: "a number ≥ 0 (how far a student's number may be from the cell)" }),
+          row: fromOne('first-query-row'),
+          col: fromOne('first-column'),
+          tolerance: number({ min: 0, expected: say('tolerance') }),
         },
         { required: ['kind', 'row', 'col', 'tolerance'] },
       ),
@@ -197,26 +189,34 @@ const answerSchema = variant(
       object(
         {
           kind: literal(['text']),
-          text: string({ max: LIMITS.sentence, message: () => 'answer.text must be a string (the answer shown on reveal)' }),
+          text: string({ max: LIMITS.sentence, message: () => say('answer-text', { field: 'answer.text' }) }),
         },
         { required: ['kind', 'text'] },
       ),
     ],
   ],
-  { message: () => '"answer" must be an object like { "kind": "key", "row": 1 }' },
+  { message: () => say('answer', { field: '"answer"', example: '{ "kind": "key", "row": 1 }' }) },
 );
 
 const noteSchema = object(
   {
-    say: string({ max: LIMITS.sentence, message: () => '"say" must be a string', doc: "the teacher's sentence, shown with the step" }),
-    ask: string({ max: LIMITS.sentence, message: () => '"ask" must be a string', doc: "a question asked before the step's numbers show" }),
+    say: string({
+      max: LIMITS.sentence,
+      message: () => say('must-be-string', { field: '"say"' }),
+      doc: "the teacher's sentence, shown with the step",
+    }),
+    ask: string({
+      max: LIMITS.sentence,
+      message: () => say('must-be-string', { field: '"ask"' }),
+      doc: "a question asked before the step's numbers show",
+    }),
     answer: { ...answerSchema, doc: 'how the page checks the student\'s answer to "ask"' },
   },
   {
     unknown: 'refuse',
-    unknownMessage: (k) => `unknown field ${JSON.stringify(k)}; a note has "say", "ask" and "answer"`,
-    message: () => 'the note must be an object with "say", "ask" or "answer"',
-    refine: (note) => (note.answer !== undefined && !note.ask ? 'an "answer" needs the question it answers ("ask")' : null),
+    unknownMessage: (k) => say('note-unknown', { field: JSON.stringify(k) }),
+    message: () => say('note'),
+    refine: (note) => (note.answer !== undefined && !note.ask ? say('answer-needs-ask') : null),
   },
 );
 
@@ -224,12 +224,12 @@ const noteSchema = object(
  * Notes keyed by step key; `label(key)` names a note in messages.
  * @type {typeof import('./share.js').notesSchema}
  */
-export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) =>
+export const notesSchema = (labelOf = (k) => say('step', { key: JSON.stringify(k) })) =>
   record(stepKey, noteSchema, {
     max: LIMITS.steps,
     label: labelOf,
-    keyMessage: () => 'not a step key; expected "id:head" like "weights:0" (head -1 for a step without heads)',
-    message: () => '"lesson" must be an object of notes keyed by step ("weights:0": { "say": ..., "ask": ... })',
+    keyMessage: () => say('not-step-key', { example: '"id:head"', key: '"weights:0"' }),
+    message: () => say('notes', { field: '"lesson"', example: '"weights:0": { "say": ..., "ask": ... }' }),
   });
 
 // ---- a teacher's exercise (link state `exercise`) ------------------------------------------------
@@ -238,7 +238,7 @@ export const notesSchema = (labelOf = (k) => `step ${JSON.stringify(k)}`) =>
 export const exerciseSchema = object(
   {
     steps: list(stepKey, { min: 1, max: LIMITS.steps, doc: 'the steps whose numbers are hidden' }),
-    cells: record(stepKey, list(tuple([index, index], { expected: 'a cell [row, column] (from 0)' }), { max: LIMITS.cells }), {
+    cells: record(stepKey, list(tuple([index, index], { expected: say('cell') }), { max: LIMITS.cells }), {
       max: LIMITS.steps,
       doc: 'per step, the hidden cells; a step without an entry hides all of them',
     }),
@@ -251,17 +251,27 @@ export const exerciseSchema = object(
 
 // ---- a student's paper (link state `student`) ----------------------------------------------------
 
-const paperNumber = anyOf([number(), literal(['inf', '-inf', 'nan'])], { expected: 'a number or "inf", "-inf", "nan"' });
-const table = (cell) => list(list(cell, { max: LIMITS.tokens }), { max: LIMITS.tokens, expected: 'a list of rows' });
+const paperNumber = anyOf([number(), literal(['inf', '-inf', 'nan'])], { expected: say('paper-number') });
+const table = (cell) => list(list(cell, { max: LIMITS.tokens }), { max: LIMITS.tokens, expected: say('rows') });
 
 /** A table's numbers fit its labels: one row per entry of `rows`, one column per entry of `cols`. */
 function fitsLabels(t, field) {
   const data = t[field];
   if (data.length !== t.rows.length) {
-    return { at: [field], is: `a list of ${data.length} rows`, expected: `one row per label of "rows" (${t.rows.length})` };
+    return {
+      at: [field],
+      is: say('list-of-rows', { count: String(data.length) }),
+      expected: say('row-per-label', { count: String(t.rows.length) }),
+    };
   }
   const r = data.findIndex((row) => row.length !== t.cols.length);
-  return r < 0 ? null : { at: [field, r], is: `a row of ${data[r].length}`, expected: `one number per label of "cols" (${t.cols.length})` };
+  return r < 0
+    ? null
+    : {
+        at: [field, r],
+        is: say('row-of', { count: String(data[r].length) }),
+        expected: say('number-per-label', { count: String(t.cols.length) }),
+      };
 }
 
 const givenSchema = object(
@@ -280,14 +290,18 @@ const answerRow = object(
     r: index,
     c: list(index, { min: 1, max: LIMITS.answerCells, doc: 'the hidden columns checked together' }),
     at: list(number({ min: -1, max: 1 }), { max: LIMITS.answerCells, doc: "each cell's centring shift on the tolerance grid" }),
-    hash: string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }),
+    hash: string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: say('hex') }),
   },
   {
     required: ['r', 'c', 'at', 'hash'],
     refine: (a) =>
       a.at.length === a.c.length
         ? null
-        : { at: ['at'], is: `a list of ${a.at.length}`, expected: `one shift per column of "c" (${a.c.length})` },
+        : {
+            at: ['at'],
+            is: say('list-of', { count: String(a.at.length) }),
+            expected: say('shift-per-column', { count: String(a.c.length) }),
+          },
   },
 );
 
@@ -311,17 +325,21 @@ function paperStepFits(s) {
     if (s.hashes.length !== s.rows.length || bad >= 0) {
       return {
         at: bad >= 0 ? ['hashes', bad] : ['hashes'],
-        is: 'of another shape',
-        expected: `the shape of "cells" (${s.rows.length} × ${s.cols.length})`,
+        is: say('other-shape'),
+        expected: say('cells-shape', { rows: String(s.rows.length), cols: String(s.cols.length) }),
       };
     }
   }
   for (const [i, a] of (s.answers ?? []).entries()) {
     if (a.r >= s.rows.length)
-      return { at: ['answers', i, 'r'], is: String(a.r), expected: `a row of the step (0 to ${s.rows.length - 1})` };
+      return { at: ['answers', i, 'r'], is: code(a.r), expected: say('step-row', { last: String(s.rows.length - 1) }) };
     const c = a.c.find((j) => j >= s.cols.length);
     if (c !== undefined)
-      return { at: ['answers', i, 'c'], is: `a list holding ${c}`, expected: `columns of the step (0 to ${s.cols.length - 1})` };
+      return {
+        at: ['answers', i, 'c'],
+        is: say('list-holding', { value: String(c) }),
+        expected: say('step-columns', { last: String(s.cols.length - 1) }),
+      };
   }
   return null;
 }
@@ -331,7 +349,7 @@ const paperStepV2 = object(
   { required: ['key', 'title', 'rows', 'cols', 'cells', 'answers'], refine: paperStepFits },
 );
 const paperStepV1 = object(
-  { ...stepFields, hashes: table(nullable(string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: 'lowercase hex digits' }))) },
+  { ...stepFields, hashes: table(nullable(string({ pattern: HEX, min: 1, max: LIMITS.hash, expected: say('hex') }))) },
   { required: ['key', 'title', 'rows', 'cols', 'cells', 'hashes'], refine: paperStepFits },
 );
 
@@ -354,7 +372,7 @@ export const paperSchema = variant('v', [
         ...paperFields,
         kdf: object(
           {
-            N: literal(POWERS_OF_TWO, { expected: `a power of 2 from 2 to ${KDF_LIMITS.N.toLocaleString('en')}` }),
+            N: literal(POWERS_OF_TWO, { expected: say('power-of-two', { max: KDF_LIMITS.N.toLocaleString('en') }) }),
             r: whole({ min: 1, max: KDF_LIMITS.r }),
             p: whole({ min: 1, max: KDF_LIMITS.p }),
           },
@@ -388,9 +406,9 @@ export const pageOptionsSchema = object(
     causal: boolean(),
     mask: literal(['none', 'keep', 'additive']),
     keepMask: nullable(
-      list(list(literal([0, 1, true, false], { expected: '0 or 1 (or false, true)' }), { max: LIMITS.tokens }), {
+      list(list(literal([0, 1, true, false], { expected: say('zero-one') }), { max: LIMITS.tokens }), {
         max: LIMITS.tokens,
-        expected: 'rows of 0 and 1',
+        expected: say('mask-rows'),
       }),
     ),
     additiveMask: string({ max: LIMITS.text, doc: 'the additive mask as text' }),
@@ -427,10 +445,10 @@ export const linkStateSchema = object(
     hide: object({ inputs: list(name, { max: 64 }), steps: list(stepId, { max: LIMITS.steps }), chrome: boolean() }),
     exercise: nullable(exerciseSchema),
     student: nullable(paperSchema),
-    lesson: nullable(notesSchema((k) => `lesson, step ${JSON.stringify(k)}`)),
+    lesson: nullable(notesSchema((k) => say('lesson-step', { key: JSON.stringify(k) }))),
     title: string({ max: LIMITS.label, doc: 'the lesson\'s title, as its teacher wrote it (a lesson file\'s "title")' }),
   },
-  { message: (v) => `the state is ${show(v)}; expected an object` },
+  { message: (v) => say('state', { is: showMessage(v) }) },
 );
 
 /**
@@ -450,63 +468,69 @@ export function isStudentObject(obj) {
  * @type {typeof import('./share.js').checkLinkState}
  */
 export function checkLinkState(obj) {
-  const { value, error } = check(linkStateSchema, obj);
+  const { value, error, message: reason } = check(linkStateSchema, obj);
   if (!error) return { state: value };
   return {
     state: null,
     error: english('link.damaged.field', { reason: error }),
-    // The reason names the field and what it should be in the schema's words (English).
-    message: { id: 'link.damaged.field', values: { reason: error } },
+    // The reason names the field and what it should be, a message itself (schema.*): any language's t formats it.
+    message: { id: 'link.damaged.field', values: { reason } },
     reason: error,
     student: isStudentObject(obj),
   };
 }
 
 /**
- * A student's paper, checked: { paper } or { error } naming the field (`student.` + its path).
+ * A student's paper, checked: { paper } or { error, message } naming the field (`student.` + its
+ * path): `error` in English, `message` the same as a message ({ id, values }) for any language.
  * @type {typeof import('./share.js').checkPaper}
  */
 export function checkPaper(paper) {
-  const { value, error } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
-  return error ? { error } : { paper: value.student };
+  const { value, error, message } = check(object({ student: paperSchema }, { required: ['student'] }), { student: paper });
+  return error ? { error, message } : { paper: value.student };
 }
 
 // ---- a lesson file (lesson.js readLesson) ---------------------------------------------------------
 
+const PROBLEM_EXAMPLE = '{ "Q": [[...]], "K": ..., "V": ..., "options": {...} }';
 /**
  * A problem as JSON: its keys, each any JSON value (the engine checks the problem itself).
  * @type {typeof import('./share.js').problemSchema}
  */
 export const problemSchema = record(string({ max: LIMITS.name }), json({ maxDepth: 8, max: LIMITS.text }), {
   max: 64,
-  message: (v) =>
-    `"problem" is ${v === undefined ? 'missing' : show(v)}; expected the problem's inputs ({ "Q": [[...]], "K": ..., "V": ..., "options": {...} })`,
+  message: (v) => say('problem', { field: '"problem"', is: showMessage(v), example: PROBLEM_EXAMPLE }),
 });
 const tokenNames = (which) =>
-  list(string({ max: LIMITS.label, message: () => `tokens.${which} must be a list of names (strings)` }), {
+  list(string({ max: LIMITS.label, message: () => say('token-names', { field: `tokens.${which}` }) }), {
     max: LIMITS.tokens,
-    message: () => `tokens.${which} must be a list of names (strings)`,
+    message: () => say('token-names', { field: `tokens.${which}` }),
   });
 
 /** @type {typeof import('./share.js').lessonFileSchema} */
 export const lessonFileSchema = object(
   {
-    format: literal([LESSON_FORMAT], { message: (v) => `"format" is ${JSON.stringify(v)}; expected "${LESSON_FORMAT}"` }),
+    format: literal([LESSON_FORMAT], {
+      message: (v) => isExpected('"format"', code(JSON.stringify(v)), code(JSON.stringify(LESSON_FORMAT))),
+    }),
     version: whole({
       min: 1,
       max: LESSON_VERSION,
-      message: (v) => `"version" is ${JSON.stringify(v)}; this explorer reads lesson version ${LESSON_VERSION}`,
+      message: (v) => say('version', { field: '"version"', is: String(JSON.stringify(v)), version: String(LESSON_VERSION) }),
     }),
-    title: string({ max: LIMITS.label, message: () => '"title" must be a string' }),
+    title: string({ max: LIMITS.label, message: () => say('must-be-string', { field: '"title"' }) }),
     // The language the lesson is written in: the page and the component speak it unless the reader chose one.
     lang: literal(Object.keys(LANGUAGES), {
-      message: (v) => `"lang" is ${show(v)}; expected a language code: ${Object.keys(LANGUAGES).join(', ')}`,
+      message: (v) => say('lang', { field: '"lang"', is: showMessage(v), codes: Object.keys(LANGUAGES).join(', ') }),
     }),
     problem: problemSchema,
-    tokens: object({ q: tokenNames('q'), k: tokenNames('k') }, { message: () => '"tokens" must be { "q": [names], "k": [names] }' }),
+    tokens: object(
+      { q: tokenNames('q'), k: tokenNames('k') },
+      { message: () => say('tokens', { field: '"tokens"', example: '{ "q": [names], "k": [names] }' }) },
+    ),
     lesson: notesSchema(),
   },
-  { required: ['problem'], message: () => 'a lesson is a JSON object with "problem" and "lesson"' },
+  { required: ['problem'], message: () => say('lesson-file') },
 );
 
 // ---- the iframe's address flags (web/page/embed.js) -----------------------------------------------
@@ -514,15 +538,15 @@ export const lessonFileSchema = object(
 const inputOrStep = [...INPUT_NAMES, ...STEP_IDS];
 /** @type {typeof import('./share.js').embedFlagsSchema} */
 export const embedFlagsSchema = object({
-  embed: literal(['', '1', 'true', '0', 'false'], { expected: '1 or true (0 or false: not embedded)' }),
+  embed: literal(['', '1', 'true', '0', 'false'], { expected: say('embed') }),
   present: string({ max: LIMITS.name }),
-  lesson: string({ min: 1, max: LIMITS.url, expected: `an address (1 to ${LIMITS.url.toLocaleString('en')} characters)` }),
+  lesson: string({ min: 1, max: LIMITS.url, expected: say('address', { max: LIMITS.url.toLocaleString('en') }) }),
   hide: list(
     literal([...HIDE_PANELS, ...new Set([...inputOrStep, ...INPUT_NAMES.map((n) => `input:${n}`), ...STEP_IDS.map((s) => `step:${s}`)])], {
-      expected: `a panel (${HIDE_PANELS.join(', ')}), an input (Q, X, W_Q, …) or a step (scores, weights, …)`,
+      expected: say('hide', { panels: HIDE_PANELS.join(', ') }),
     }),
   ),
-  lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: 'an input (Q, X, W_Q, …), inputs, options or all' })),
+  lock: list(literal([...LOCK_WORDS, ...INPUT_NAMES], { expected: say('lock') })),
 });
 
 // ---- the web component (component.js) -------------------------------------------------------------
@@ -535,6 +559,7 @@ export const componentAttributesSchema = object({
   preset: string({ max: LIMITS.name }),
   state: string({ max: 2_000_000 }),
   lesson: string({ max: LIMITS.url }),
+  // The items' words stay text here: component.js says them in the language (component.attribute.expected.*).
   steps: list(literal(STEP_IDS, { expected: 'a step id (Q, K, V, scores, scaled, weights, output, …)' }), { max: LIMITS.steps }),
   inputs: list(literal([...INPUT_NAMES, 'all'], { expected: 'an input name (Q, X, W_Q, …) or all' }), { max: 64 }),
   editable: list(literal([...INPUT_NAMES, 'all'], { expected: 'an input name (Q, X, W_Q, …) or all' }), { max: 64 }),
@@ -606,8 +631,7 @@ export const playgroundWeightsSchema = object(
   },
   {
     required: ['weights'],
-    message: () =>
-      'a weights file is a JSON object with "weights" (and "model"), as Save weights or attention-explorer train --weights write it',
+    message: () => say('weights-file'),
   },
 );
 
@@ -650,7 +674,7 @@ export const PLAYGROUND_LESSON_FORMAT = 'attention-explorer playground lesson';
 /** A playground lesson file: a preset, what differs from it, and the questions asked before training. */
 export const playgroundLessonSchema = object(
   {
-    format: literal([PLAYGROUND_LESSON_FORMAT], { expected: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
+    format: literal([PLAYGROUND_LESSON_FORMAT], { expected: code(JSON.stringify(PLAYGROUND_LESSON_FORMAT)) }),
     version: literal([1]),
     title: string({ max: LIMITS.label }),
     intro: string({ max: LIMITS.sentence }),
@@ -660,6 +684,6 @@ export const playgroundLessonSchema = object(
   },
   {
     required: ['format', 'preset'],
-    message: () => `a playground lesson is a JSON object with "format": ${JSON.stringify(PLAYGROUND_LESSON_FORMAT)} and "preset"`,
+    message: () => say('playground-lesson', { format: JSON.stringify(PLAYGROUND_LESSON_FORMAT) }),
   },
 );

@@ -23,14 +23,17 @@ export { ANSWER_KINDS, LESSON_FORMAT, LESSON_VERSION };
 
 const NOTES = notesSchema();
 
+/** An Error in English (`message`) that carries its message id and values for any language (i18n.js errorWords). */
+const lessonError = (id, values) => Object.assign(new Error(english(id, values)), { message_id: id, values });
+
 /**
  * The notes of a lesson, checked: { "weights:0": { say?, ask?, answer? } }. Throws an Error naming
  * the step and the field on anything else. `where` starts the message (e.g. the file's name).
  * @type {typeof import('./share.js').checkNotes}
  */
 export function checkNotes(notes, where = 'lesson') {
-  const { value, error } = check(NOTES, notes);
-  if (error) throw new Error(`${where}: ${error}`);
+  const { value, error, message } = check(NOTES, notes);
+  if (error) throw lessonError('lesson.invalid', { where, reason: message });
   return value;
 }
 
@@ -56,11 +59,11 @@ export function readLesson(json, where = 'lesson') {
     try {
       obj = JSON.parse(json);
     } catch (error) {
-      throw new Error(`${where} is not JSON: ${error.message}`);
+      throw lessonError('lesson.not-json', { where, error: error.message });
     }
   }
-  const { value, error } = check(lessonFileSchema, obj);
-  if (error) throw new Error(`${where}: ${error}`);
+  const { value, error, message } = check(lessonFileSchema, obj);
+  if (error) throw lessonError('lesson.invalid', { where, reason: message });
   const tokens = value.tokens ? { q: value.tokens.q ?? [], k: value.tokens.k ?? value.tokens.q ?? [] } : null;
   return {
     title: value.title ?? '',
@@ -138,16 +141,29 @@ function weightsFor(trace, step) {
  * @type {typeof import('./share.js').lessonTraceError}
  */
 export function lessonTraceError(lesson, trace, where = 'lesson') {
+  const misfit = lessonTraceMessage(lesson, trace, where);
+  return misfit && english.message(misfit);
+}
+
+/**
+ * The same as a message ({ id: 'lesson.trace.<...>', values }) for any language, or null.
+ * @type {typeof import('./share.js').lessonTraceMessage}
+ */
+export function lessonTraceMessage(lesson, trace, where = 'lesson') {
   for (const [key, note] of Object.entries(lesson ?? {})) {
     const step = stepOfKey(trace, key);
-    const at = `${where}: step "${key}"`;
-    if (!step) return `${at}: this problem has no such step (its steps: ${trace.steps.map(stepKeyOf).join(', ')})`;
+    const at = { where, key: `"${key}"` };
+    if (!step) return { id: 'lesson.trace.no-step', values: { ...at, steps: trace.steps.map(stepKeyOf).join(', ') } };
     const answer = note?.answer;
     if (!answer || answer.kind === 'text') continue;
     const target = answer.kind === 'key' ? weightsFor(trace, step) : step;
     const [rows, cols] = target.shape;
-    if (answer.row > rows) return `${at}: answer.row is ${answer.row}, but ${target.title} has ${rows} rows`;
-    if (answer.kind === 'number' && answer.col > cols) return `${at}: answer.col is ${answer.col}, but ${target.title} has ${cols} columns`;
+    // The step's title in the language when its catalogue id says the same in English.
+    const title =
+      target.title_id && english.has(target.title_id) && english(target.title_id) === target.title ? { id: target.title_id } : target.title;
+    if (answer.row > rows) return { id: 'lesson.trace.row', values: { ...at, row: String(answer.row), title, rows: String(rows) } };
+    if (answer.kind === 'number' && answer.col > cols)
+      return { id: 'lesson.trace.col', values: { ...at, col: String(answer.col), title, cols: String(cols) } };
   }
   return null;
 }

@@ -242,22 +242,28 @@ export const answered = (state, index, choice) => ({ ...state, answers: state.an
 
 /**
  * A playground lesson file's text: { lesson } checked against its schema (formats.js), or
- * { error } naming the field. `where` names the file or address in the message.
+ * { error, message } naming the field: `error` in English, `message` the same as a message for
+ * any language. `where` names the file or address in the message.
  * @type {typeof import('./playground.js').readPlaygroundLesson}
  */
+/** { error, message }: a message ({ id, values }) and its English. */
+const refused = (id, values) => ({ error: english(id, values), message: said(id, values) });
+
 export function readPlaygroundLesson(text, catalogue, where = 'the lesson') {
   let parsed;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    return { error: `${where} is not JSON: ${error.message}` };
+    return refused('lesson.not-json', { where, error: error.message });
   }
   const checked = check(playgroundLessonSchema, parsed);
-  if (checked.error) return { error: `${where}: ${checked.error}` };
+  if (checked.error) return refused('lesson.invalid', { where, reason: checked.message });
   if (!catalogue.presets.some((p) => p.name === checked.value.preset)) {
-    return {
-      error: `${where}: preset is ${JSON.stringify(checked.value.preset)}; expected one of ${catalogue.presets.map((p) => p.name).join(', ')}`,
-    };
+    return refused('playground.lesson.preset', {
+      where,
+      preset: JSON.stringify(checked.value.preset),
+      presets: catalogue.presets.map((p) => p.name).join(', '),
+    });
   }
   return { lesson: checked.value };
 }
@@ -349,9 +355,12 @@ export function linkOf(state) {
 /**
  * Reads a link's hash. Returns { preset, overrides, step, error }: each part (p=, c=, step=) is
  * checked against its schema (formats.js); a damaged part is left out with a message naming the
- * field, and the rest still applies. The configuration is then checked by the model itself.
+ * field (`error` in English, and then `message`, the same for any language), and the rest still applies. The configuration is then checked by the model itself.
  * @type {typeof import('./playground.js').readLink}
  */
+/** A message of a playground link's reading: playground.link.<name>. */
+const linkPart = (name, values = {}) => ({ id: `playground.link.${name}`, values });
+
 export function readLink(hash, catalogue) {
   const out = { preset: catalogue.presets[0].name, overrides: {}, step: 0, error: null };
   const params = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
@@ -361,7 +370,7 @@ export function readLink(hash, catalogue) {
     if (catalogue.presets.some((p) => p.name === preset)) out.preset = preset;
     else
       problems.push(
-        `no preset ${JSON.stringify(preset.slice(0, 40))} (the presets are ${catalogue.presets.map((p) => p.name).join(', ')})`,
+        linkPart('no-preset', { preset: JSON.stringify(preset.slice(0, 40)), presets: catalogue.presets.map((p) => p.name).join(', ') }),
       );
   }
   const changes = params.get('c');
@@ -372,18 +381,22 @@ export function readLink(hash, catalogue) {
     } catch {
       parsed = undefined;
     }
-    const checked = parsed === undefined ? { error: 'c is not JSON' } : check(playgroundChangesSchema, parsed);
-    if (checked.error) problems.push(`the changes (c=): ${checked.error.replace(/^c is not JSON$/, 'not JSON')}`);
+    const checked = parsed === undefined ? { error: true, message: linkPart('not-json') } : check(playgroundChangesSchema, parsed);
+    if (checked.error) problems.push(linkPart('changes', { reason: checked.message }));
     else out.overrides = checked.value;
   }
   const step = params.get('step');
   if (step !== null) {
     const checked = /^\d+$/.test(step)
       ? check(playgroundStepSchema, Number(step))
-      : { error: `${JSON.stringify(step.slice(0, 20))} is not a whole number` };
-    if (checked.error) problems.push(`step=: ${checked.error}`);
+      : { error: true, message: linkPart('not-whole', { value: JSON.stringify(step.slice(0, 20)) }) };
+    if (checked.error) problems.push(linkPart('step', { reason: checked.message }));
     else out.step = checked.value;
   }
-  if (problems.length) out.error = `This link was partly damaged and those parts were left out: ${problems.join('; ')}.`;
+  if (problems.length) {
+    const all = problems.reduceRight((tail, head) => (tail ? linkPart('join', { head, tail }) : head), null);
+    out.message = linkPart('damaged', { problems: all });
+    out.error = english.message(out.message);
+  }
   return out;
 }

@@ -30,7 +30,12 @@ export interface PlaygroundLesson {
   questions?: PlaygroundQuestion[];
 }
 /** A weights file as Save weights writes it (and loadWeights reads; `attention-explorer train --weights` too). */
-export interface PlaygroundWeightsFile { model: TrainConfig['model']; weights: ModelWeights; config: TrainConfig; step: number }
+export interface PlaygroundWeightsFile {
+  model: TrainConfig['model'];
+  weights: ModelWeights;
+  config: TrainConfig;
+  step: number;
+}
 
 export interface PlaygroundOptions {
   /** A Worker running attention-explorer/model-worker (default: a new one next to this module). */
@@ -53,7 +58,10 @@ export interface PlaygroundOptions {
 }
 
 /** A message not yet formatted: its id in the catalogues (web/lib/locales) and its values. */
-export interface Message { id: string; values?: Record<string, unknown> }
+export interface Message {
+  id: string;
+  values?: Record<string, unknown>;
+}
 /** Formats a message of the learner's language (English's when its catalogue lacks it). */
 export interface Translator {
   (id: string, values?: Record<string, unknown>): string;
@@ -95,11 +103,18 @@ export function linkOf(state: PlaygroundState): string;
 /** A lesson file of this state: its preset, its changes from it, its questions and the lesson's words. */
 export function lessonOf(state: PlaygroundState, words?: { title?: string; intro?: string }): PlaygroundLesson;
 /** A lesson's text checked (JSON, its schema, a preset of the catalogue), or an error naming the field; `where` names the file. */
-export function readPlaygroundLesson(text: string, catalogue: ModelCatalogue, where?: string): { lesson: PlaygroundLesson; error?: undefined } | { lesson?: undefined; error: string };
+export function readPlaygroundLesson(
+  text: string,
+  catalogue: ModelCatalogue,
+  where?: string,
+): { lesson: PlaygroundLesson; error?: undefined; message?: undefined } | { lesson?: undefined; error: string; message: Message };
 /** An action: the lesson opened (its preset and changes from step 0, its questions asked). */
 export function openLesson(state: PlaygroundState, lesson: PlaygroundLesson): PlaygroundState;
 /** Reads such a hash: the preset, the changes and the step; a damaged part is left out with a message. */
-export function readLink(hash: string, catalogue: ModelCatalogue): { preset: string; overrides: Partial<TrainConfig>; step: number; error: string | null };
+export function readLink(
+  hash: string,
+  catalogue: ModelCatalogue,
+): { preset: string; overrides: Partial<TrainConfig>; step: number; error: string | null; message?: Message };
 /** The languages of the catalogues: code -> the language's own name. */
 export const LANGUAGES: Readonly<Record<string, string>>;
 /** 'rtl' for Arabic, else 'ltr'. */

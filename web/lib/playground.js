@@ -682,7 +682,8 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
     /** A saved file (or { model, weights } from the CLI): the model at those weights, paused. */
     async loadWeights(given) {
       const checked = check(playgroundWeightsSchema, given);
-      if (checked.error) throw new Error(checked.error);
+      // The schema's reason: English, and its message for any language (i18n.js errorWords).
+      if (checked.error) throw Object.assign(new Error(checked.error), { message_id: checked.message.id, values: checked.message.values });
       const file = checked.value;
       const s = store.get();
       const config = file.config && typeof file.config === 'object' ? file.config : { ...s.config, model: file.model ?? s.config.model };
@@ -739,7 +740,7 @@ export async function mountPlayground(root, options = {}) {
   const known = catalogue.presets.some((p) => p.name === asked);
   const start = initialState(catalogue, asked, link?.overrides ?? options.overrides);
   const notice =
-    link?.error ??
+    (link?.message ? t.message(link.message) : null) ??
     (known
       ? null
       : t('playground.noPreset', {

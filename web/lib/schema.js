@@ -18,6 +18,8 @@
 // `message(value, path)` (a whole message instead), `refine(value)` (a check across fields, after
 // the rest: null, a message, or { at: [path], is, expected }), `doc` (what it means, for docs).
 
+import { english, isMessage } from './i18n.js';
+
 /** A string: `max` characters (10,000 unless told), `min`, a `pattern` (RegExp) it must match. */
 export const string = (o = {}) => ({ type: 'string', max: 10_000, ...o });
 /** A finite number: `min`, `max`, `above` (greater than), `integer`. */
@@ -44,50 +46,74 @@ export const nullable = (schema) => ({ ...schema, nullable: true });
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-const count = (n, one, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 const quote = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
-/** A value in a message: short, never the whole of a large one. */
-export function show(value) {
-  if (value === undefined) return 'missing';
+/** A phrase of the messages: { id: 'schema.<name>', values } (English in locales/en.json). */
+const phrase = (name, values = {}) => ({ id: `schema.${name}`, values });
+/** Text shown as it is (code: a key, a path, a quoted JSON value, a schema's own English words). */
+const text = (value) => phrase('text', { text: String(value) });
+/** A schema's own words (a string, kept as text, or a message) as a message. */
+const words = (w) => (isMessage(w) ? w : text(w));
+/** Phrases one after the other: "a, b, c" (each a message). */
+const joined = (items) => items.reduceRight((tail, head) => (tail ? phrase('join', { head, tail }) : head), null) ?? text('');
+
+/** A value in a message, as a message ({ id, values }): short, never the whole of a large one. */
+export function showMessage(value) {
+  if (value === undefined) return phrase('value.missing');
   if (typeof value === 'string') {
     return value.length > 40
-      ? `a string of ${count(value.length, 'character')} (${JSON.stringify(value.slice(0, 24))}…)`
-      : JSON.stringify(value);
+      ? phrase('value.long-string', { count: value.length, start: JSON.stringify(value.slice(0, 24)) })
+      : text(JSON.stringify(value));
   }
-  if (Array.isArray(value)) return value.length ? `a list of ${count(value.length, 'item')}` : 'an empty list';
-  if (isObject(value)) return 'an object';
-  return String(value); // number, boolean, null
+  if (Array.isArray(value)) return value.length ? phrase('value.list', { count: value.length }) : phrase('value.empty-list');
+  if (isObject(value)) return phrase('value.object');
+  return text(String(value)); // number, boolean, null
 }
 
-/** The phrase "expected ..." of a schema's messages. */
-export function expected(s) {
-  const orNull = s.nullable ? ' or null' : '';
-  if (s.expected) return `${s.expected}${orNull}`;
+/** A value in a message (English): short, never the whole of a large one. */
+export const show = (value) => english.message(showMessage(value));
+
+/** The phrase "expected ..." of a schema's messages, as a message ({ id, values }). */
+export function expectedMessage(s) {
+  const what = expectedBare(s);
+  return s.nullable ? phrase('or-null', { what }) : what;
+}
+
+function expectedBare(s) {
+  if (s.expected) return words(s.expected);
   switch (s.type) {
     case 'string':
-      return `a string${orNull}`;
+      return phrase('expected.string');
     case 'number': {
-      const what = s.integer ? 'a whole number' : 'a number';
+      const whole = s.integer ? 'yes' : 'no';
       const n = (x) => (Math.abs(x) >= 10_000 ? x.toLocaleString('en') : String(x));
-      const lo = s.above !== undefined ? `above ${n(s.above)}` : s.min !== undefined ? `from ${n(s.min)}` : '';
-      const range = lo && s.max !== undefined ? `${lo} to ${n(s.max)}` : lo || (s.max !== undefined ? `at most ${n(s.max)}` : '');
-      return `${what}${range ? ` ${range}` : ''}${orNull}`;
+      const hi = s.max !== undefined ? n(s.max) : undefined;
+      if (s.above !== undefined || s.min !== undefined) {
+        const from = s.above !== undefined ? 'above' : 'from';
+        const low = n(s.above ?? s.min);
+        return hi === undefined
+          ? phrase(`expected.number-${from}`, { whole, low })
+          : phrase(`expected.number-${from}-to`, { whole, low, high: hi });
+      }
+      return hi === undefined ? phrase('expected.number', { whole }) : phrase('expected.number-at-most', { whole, high: hi });
     }
     case 'boolean':
-      return `true or false${orNull}`;
+      return phrase('expected.boolean');
     case 'literal':
-      return `${s.values.length === 1 ? quote(s.values[0]) : `one of ${s.values.map(quote).join(', ')}`}${orNull}`;
+      return s.values.length === 1 ? text(quote(s.values[0])) : phrase('expected.one-of', { values: s.values.map(quote).join(', ') });
     case 'list':
-      return `a list, each ${expected(s.item)}${orNull}`;
+      return phrase('expected.list', { item: expectedMessage(s.item) });
     case 'tuple':
-      return `a list of ${s.items.length} (${s.items.map(expected).join(', ')})${orNull}`;
+      return phrase('expected.tuple', { count: String(s.items.length), items: joined(s.items.map(expectedMessage)) });
     case 'json':
-      return `a JSON value${orNull}`;
+      return phrase('expected.json');
     default:
-      return `an object${orNull}`;
+      return phrase('expected.object');
   }
 }
+
+/** The phrase "expected ..." of a schema's messages (English). */
+export const expected = (s) => english.message(expectedMessage(s));
 
 /** Where a problem is: `a.b[2]["weights:0"]`, after the last label ({ label }) of the path. */
 function render(path) {
@@ -115,11 +141,16 @@ class Problem {
   }
 }
 
+/** Where a problem is, as a message: the path (code) or "the value". */
+const where = (rel) => (rel ? text(rel) : phrase('the-value'));
+/** "<where> is <is>; expected <what>" (messages). */
+const isExpected = (rel, is, what) => phrase('is-expected', { where: where(rel), is, expected: what });
+
 /** Throws the problem of `value` at `path`: `what` it should be (a size, say) unless it is of the wrong kind. */
-function fail(s, value, path, what, is = show(value)) {
+function fail(s, value, path, what, is = showMessage(value)) {
   const { rel } = render(path);
-  if (s.message && what === undefined) throw new Problem(path, s.message(value, rel));
-  throw new Problem(path, `${rel || 'the value'} is ${is}; expected ${what ?? expected(s)}`);
+  if (s.message && what === undefined) throw new Problem(path, words(s.message(value, rel)));
+  throw new Problem(path, isExpected(rel, is, what ?? expectedMessage(s)));
 }
 
 function walk(s, value, path) {
@@ -127,11 +158,11 @@ function walk(s, value, path) {
   const out = walkType(s, value, path);
   if (s.refine) {
     const found = s.refine(out);
-    if (typeof found === 'string') throw new Problem(path, found);
+    if (typeof found === 'string' || isMessage(found)) throw new Problem(path, words(found));
     if (found) {
       const at = [...path, ...(found.at ?? [])];
       const { rel } = render(at);
-      throw new Problem(at, found.message ?? `${rel || 'the value'} is ${found.is}; expected ${found.expected}`);
+      throw new Problem(at, found.message ? words(found.message) : isExpected(rel, words(found.is), words(found.expected)));
     }
   }
   return out;
@@ -142,7 +173,7 @@ function walkType(s, value, path) {
     case 'string':
       if (typeof value !== 'string') fail(s, value, path);
       if (value.length > s.max)
-        fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
+        fail(s, value, path, phrase('at-most-characters', { count: s.max }), phrase('value.string-of', { count: value.length }));
       if ((s.min !== undefined && value.length < s.min) || (s.pattern && !s.pattern.test(value))) fail(s, value, path);
       return value;
     case 'number':
@@ -165,8 +196,8 @@ function walkType(s, value, path) {
       return value;
     case 'list':
       if (!Array.isArray(value)) fail(s, value, path);
-      if (value.length > s.max) fail(s, value, path, `at most ${count(s.max, 'item')}`);
-      if (s.min !== undefined && value.length < s.min) fail(s, value, path, `at least ${count(s.min, 'item')}`);
+      if (value.length > s.max) fail(s, value, path, phrase('at-most-items', { count: s.max }));
+      if (s.min !== undefined && value.length < s.min) fail(s, value, path, phrase('at-least-items', { count: s.min }));
       return value.map((v, i) => walk(s.item, v, [...path, i]));
     case 'tuple':
       if (!Array.isArray(value) || value.length !== s.items.length) fail(s, value, path);
@@ -177,10 +208,10 @@ function walkType(s, value, path) {
       if (!isObject(value)) fail(s, value, path);
       const entries = Object.entries(value);
       if (entries.length > s.max)
-        fail(s, value, path, `at most ${count(s.max, 'entry', 'entries')}`, `an object of ${count(entries.length, 'entry', 'entries')}`);
+        fail(s, value, path, phrase('at-most-entries', { count: s.max }), phrase('value.object-of', { count: entries.length }));
       const out = {};
       for (const [k, v] of entries) {
-        const at = [...path, s.label ? { label: s.label(k), key: k } : k];
+        const at = [...path, s.label ? { label: words(s.label(k)), key: k } : k];
         try {
           walk(s.key, k, []);
         } catch (e) {
@@ -188,7 +219,9 @@ function walkType(s, value, path) {
           const { rel } = render(path);
           throw new Problem(
             at,
-            s.keyMessage ? s.keyMessage(k) : `${rel || 'the value'} has the key ${show(k)}; expected keys that are ${expected(s.key)}`,
+            s.keyMessage
+              ? words(s.keyMessage(k))
+              : phrase('bad-key', { where: where(rel), key: showMessage(k), expected: expectedMessage(s.key) }),
           );
         }
         put(out, k, walk(s.value, v, at));
@@ -232,10 +265,14 @@ function walkObject(s, value, path) {
       throw new Problem(
         [...path, k],
         s.unknownMessage
-          ? s.unknownMessage(k)
-          : `${rel ? `${rel}: ` : ''}unknown field ${JSON.stringify(k)}; expected ${Object.keys(s.fields)
-              .map((f) => JSON.stringify(f))
-              .join(', ')}`,
+          ? words(s.unknownMessage(k))
+          : phrase(rel ? 'unknown-field-in' : 'unknown-field', {
+              where: rel,
+              field: JSON.stringify(k),
+              fields: Object.keys(s.fields)
+                .map((f) => JSON.stringify(f))
+                .join(', '),
+            }),
       );
     }
   }
@@ -244,18 +281,18 @@ function walkObject(s, value, path) {
 
 function checkJson(s, value, path, depth) {
   const { rel } = render(path);
-  if (depth > s.maxDepth) throw new Problem(path, `${rel || 'the value'} nests deeper than ${s.maxDepth} levels`);
+  if (depth > s.maxDepth) throw new Problem(path, phrase('too-deep', { where: where(rel), depth: String(s.maxDepth) }));
   if (typeof value === 'string') {
     if (value.length > s.max)
-      fail(s, value, path, `at most ${count(s.max, 'character')}`, `a string of ${count(value.length, 'character')}`);
+      fail(s, value, path, phrase('at-most-characters', { count: s.max }), phrase('value.string-of', { count: value.length }));
   } else if (typeof value === 'number') {
     if (!Number.isFinite(value)) fail(s, value, path);
   } else if (Array.isArray(value)) {
-    if (value.length > s.max) fail(s, value, path, `at most ${count(s.max, 'item')}`);
+    if (value.length > s.max) fail(s, value, path, phrase('at-most-items', { count: s.max }));
     value.forEach((v, i) => checkJson(s, v, [...path, i], depth + 1));
   } else if (isObject(value)) {
     const entries = Object.entries(value);
-    if (entries.length > s.max) fail(s, value, path, `at most ${count(s.max, 'entry', 'entries')}`);
+    if (entries.length > s.max) fail(s, value, path, phrase('at-most-entries', { count: s.max }));
     for (const [k, v] of entries) checkJson(s, v, [...path, k], depth + 1);
   } else if (typeof value !== 'boolean' && value !== null) {
     fail(s, value, path);
@@ -264,7 +301,9 @@ function checkJson(s, value, path, depth) {
 
 /**
  * Checks `value` against schema `s`: { value } (what fits, an object's unknown keys dropped) or
- * { error, path } with the message naming the field (`label: path is ...; expected ...`).
+ * { error, message, path } with the words naming the field (`label: path is ...; expected ...`): `error`
+ * in English, `message` the same as a message ({ id: 'schema.<...>', values }, phrases nested) for
+ * any language's `t`.
  * Never throws for any value. (Not typed by share.d.ts's `check`, whose value is unknown: callers
  * here read the value as the schema made it; tests/types/declarations.ts checks the two agree.)
  */
@@ -274,6 +313,7 @@ export function check(s, value) {
   } catch (e) {
     if (!(e instanceof Problem)) throw e; // a fault in a schema, not in the value
     const { label } = render(e.path);
-    return { error: label ? `${label}: ${e.body}` : e.body, path: e.path.map((seg) => (isObject(seg) ? seg.key : seg)) };
+    const message = label ? phrase('labelled', { label, body: e.body }) : e.body;
+    return { error: english.message(message), message, path: e.path.map((seg) => (isObject(seg) ? seg.key : seg)) };
   }
 }

@@ -8,14 +8,31 @@ export interface ExplorerState {
   mode?: 'qkv' | 'self' | 'cross';
   inputs?: Record<string, { text: string; numpy?: string }>;
   /** Optional inputs in use; W_DKV: multi-head latent attention (self-attention), W_KR its rotary part, W_DQ its queries' latent. */
-  use?: { bias?: boolean; W_O?: boolean; b_O?: boolean; P?: boolean; cache?: boolean; W_G?: boolean; b_G?: boolean; W_DKV?: boolean; W_KR?: boolean; W_DQ?: boolean };
+  use?: {
+    bias?: boolean;
+    W_O?: boolean;
+    b_O?: boolean;
+    P?: boolean;
+    cache?: boolean;
+    W_G?: boolean;
+    b_G?: boolean;
+    W_DKV?: boolean;
+    W_KR?: boolean;
+    W_DQ?: boolean;
+  };
   options?: Record<string, unknown>;
   decimals?: number;
   tokens?: { q?: string; k?: string };
   open?: { step: string; head: number; row: number; col: number } | null;
   hide?: { inputs?: string[]; steps?: string[]; chrome?: boolean };
   lesson?: LessonNotes | null;
-  exercise?: { steps: string[]; cells?: Record<string, Array<[number, number]>>; tolerance?: number; seed?: number; teacher?: boolean } | null;
+  exercise?: {
+    steps: string[];
+    cells?: Record<string, Array<[number, number]>>;
+    tolerance?: number;
+    seed?: number;
+    teacher?: boolean;
+  } | null;
   /** A students' paper (docs/formats.md): the link then opens as the students' exercise. */
   student?: Record<string, unknown> | null;
   collapsed?: string[];
@@ -41,7 +58,10 @@ export function stateInputs(state: ExplorerState): string[];
 /** The problem a state stands for (inputs parsed with engine.parseMatrix). */
 export function stateToProblem(state: ExplorerState, engine: Pick<Engine, 'parseMatrix'>): Problem;
 /** A state for a problem with number inputs. */
-export function problemToState(problem: Problem, options?: { tokens?: { q?: string[]; k?: string[] }; decimals?: number; preset?: string }): ExplorerState;
+export function problemToState(
+  problem: Problem,
+  options?: { tokens?: { q?: string[]; k?: string[] }; decimals?: number; preset?: string },
+): ExplorerState;
 
 /** A teacher's note for one step: a sentence, a question asked before its numbers show, and how an answer is checked. */
 export interface LessonNote {
@@ -52,7 +72,13 @@ export interface LessonNote {
 /** Notes keyed by step ("weights:0"; head -1 for a step without heads): the page state's `lesson`. */
 export type LessonNotes = Record<string, LessonNote>;
 /** `lang`: the language the lesson is written in (a catalogue's code, i18n.js LANGUAGES), when it says. */
-export interface Lesson { title: string; problem: Problem; tokens: { q: string[]; k: string[] } | null; lesson: LessonNotes; lang?: string }
+export interface Lesson {
+  title: string;
+  problem: Problem;
+  tokens: { q: string[]; k: string[] } | null;
+  lesson: LessonNotes;
+  lang?: string;
+}
 export const LESSON_FORMAT: string;
 export const LESSON_VERSION: number;
 /** How long fetchLesson waits for an answer, in ms. */
@@ -65,33 +91,62 @@ export function checkNotes(notes: unknown, where?: string): LessonNotes;
 export function fetchLesson(url: string, options?: { timeout?: number }): Promise<string>;
 export function readLesson(json: string | unknown, where?: string): Lesson;
 /** The JSON text of a lesson file. */
-export function writeLesson(lesson: { title?: string; problem: Problem; tokens?: { q: string[]; k: string[] } | null; lesson?: LessonNotes; lang?: string }): string;
+export function writeLesson(lesson: {
+  title?: string;
+  problem: Problem;
+  tokens?: { q: string[]; k: string[] } | null;
+  lesson?: LessonNotes;
+  lang?: string;
+}): string;
 /** Why notes do not fit a trace (unknown step, row or column out of range), or null. */
 export function lessonTraceError(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): string | null;
+/** The same as a message ({ id, values }) for any language, or null. */
+export function lessonTraceMessage(lesson: LessonNotes, trace: import('./index.js').Trace, where?: string): Message | null;
 /** Checks a student's answer against the trace's numbers: right (null for free text) and the reason. */
-export function checkAnswer(trace: import('./index.js').Trace, key: string, answer: NonNullable<LessonNote['answer']>, response: number | string | null,
-  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number; t?: import('./playground.js').Translator }): { right: boolean | null; reason: string };
+export function checkAnswer(
+  trace: import('./index.js').Trace,
+  key: string,
+  answer: NonNullable<LessonNote['answer']>,
+  response: number | string | null,
+  names?: { tokensQ?: string[]; tokensK?: string[]; decimals?: number; t?: import('./playground.js').Translator },
+): { right: boolean | null; reason: string };
 export function usableAnswer(answer: unknown): LessonNote['answer'] | null;
 export function stepOfKey(trace: import('./index.js').Trace, key: string): import('./index.js').Step | undefined;
 
 // ---- the formats' schemas (formats.js; described in docs/formats.md) ----
 /** A schema: a plain object saying a value's type, range and size (web/lib/schema.js). */
-export interface Schema { type: string; expected?: string; doc?: string; [key: string]: unknown }
-/** `value` checked against a schema: the value (an object's unknown keys dropped) or a message naming the field. Never throws. */
-export function check(schema: Schema, value: unknown): { value: unknown; error?: undefined; path?: undefined } | { value?: undefined; error: string; path: Array<string | number> };
+export interface Schema {
+  type: string;
+  expected?: string | Message;
+  doc?: string;
+  [key: string]: unknown;
+}
+/**
+ * `value` checked against a schema: the value (an object's unknown keys dropped) or the words naming the field:
+ * `error` in English, `message` the same as a message (schema.* ids, phrases nested) for any language. Never throws.
+ */
+export function check(
+  schema: Schema,
+  value: unknown,
+):
+  | { value: unknown; error?: undefined; message?: undefined; path?: undefined }
+  | { value?: undefined; error: string; message: Message; path: Array<string | number> };
 /** A decoded link's object checked against linkStateSchema. */
 export function checkLinkState(
   obj: unknown,
 ): { state: ExplorerState } | { state: null; error: string; message: Message; reason: string; student: boolean };
 /** A student's paper checked against paperSchema; messages name `student.` fields. */
-export function checkPaper(paper: unknown): { paper: object; error?: undefined } | { paper?: undefined; error: string };
+export function checkPaper(
+  paper: unknown,
+): { paper: object; error?: undefined; message?: undefined } | { paper?: undefined; error: string; message: Message };
 /** True for a students' link's object: a paper, or an exercise the teacher's page did not start. */
 export function isStudentObject(obj: unknown): boolean;
 export const linkStateSchema: Schema;
 export const pageOptionsSchema: Schema;
 export const exerciseSchema: Schema;
 export const paperSchema: Schema;
-export function notesSchema(label?: (key: string) => string): Schema;
+/** `label(key)` names a note in messages: text, or a message ({ id, values }) for any language. */
+export function notesSchema(label?: (key: string) => string | Message): Schema;
 export const lessonFileSchema: Schema;
 export const problemSchema: Schema;
 export const embedFlagsSchema: Schema;

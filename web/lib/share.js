@@ -25,6 +25,7 @@ export {
   readLesson,
   writeLesson,
   lessonTraceError,
+  lessonTraceMessage,
   checkAnswer,
   usableAnswer,
   stepOfKey,
@@ -172,6 +173,9 @@ export async function decodeStateString(hash) {
   return checked.state ? { state: checked.state, version } : checked;
 }
 
+/** An Error about the state's `field`: English `message`, and its message id and values for any language (i18n.js errorWords). */
+const stateError = (id, values, field) => Object.assign(new Error(english(id, values)), { message_id: id, values, field });
+
 /** A link that could not be read: its message (`message`, for a page in any language) and its English (`error`). */
 const unread = (id, values = {}) => ({ state: null, error: english(id, values), message: { id, values } });
 
@@ -180,7 +184,7 @@ const unread = (id, values = {}) => ({ state: null, error: english(id, values), 
 function asVector(m, name) {
   if (m.length === 1) return m[0];
   if (m.every((row) => row.length === 1)) return m.map((row) => row[0]);
-  throw Object.assign(new Error(`${name} is ${m.length}x${m[0].length}: a bias is one row or one column of numbers`), { field: name });
+  throw stateError('state.bias-shape', { name, rows: String(m.length), cols: String(m[0].length) }, name);
 }
 
 /**
@@ -236,7 +240,7 @@ export function stateToProblem(state, engine) {
   const problem = {};
   for (const name of stateInputs(state)) {
     const text = state.inputs?.[name]?.text;
-    if (typeof text !== 'string' || !text.trim()) throw Object.assign(new Error(`${name} is missing from the state`), { field: name });
+    if (typeof text !== 'string' || !text.trim()) throw stateError('state.missing', { name }, name);
     const m = engine.parseMatrix(text, name);
     problem[name] = BIAS_KEYS.includes(name) ? asVector(m, name) : m;
   }

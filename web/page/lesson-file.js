@@ -2,10 +2,11 @@
 // `lesson`) as JSON, "Open lesson" (a file picker, or a file dropped on the page) and ?lesson=URL
 // read one back. The format and its checks are the package's (attention-explorer/share: readLesson).
 import { findPreset } from 'attention-explorer';
-import { fetchLesson, lessonTraceError, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
+import { fetchLesson, lessonTraceMessage, problemToState, readLesson, writeLesson } from 'attention-explorer/share';
 import { $, app } from './app.js';
 import { applyFlags } from './embed.js';
 import { html, setHtml } from 'attention-explorer/html';
+import { errorWords } from 'attention-explorer/i18n';
 import { stateFromObject, tokenLists } from './state.js';
 import { restartLesson, setStepping } from './stepper.js';
 import { setTitle } from './actions.js';
@@ -42,8 +43,8 @@ function showLessonError(message) {
 
 /**
  * Opens a lesson (its JSON text) in the page, step by step from its first step. `where` names it
- * in messages. Returns true, or false after showing why it could not be opened (the schema's and
- * the core's details are English, inside the page's sentence).
+ * in messages. Returns true, or false after showing why it could not be opened (the schema's
+ * reason in the page's language, the core's details inside it).
  */
 export function openLesson(text, where) {
   let lesson;
@@ -55,10 +56,10 @@ export function openLesson(text, where) {
     } catch (error) {
       throw new Error(t('explorer.lesson.problem-error', { where, error: error.message }));
     }
-    const misfit = lessonTraceError(lesson.lesson, trace, where);
-    if (misfit) throw new Error(misfit);
+    const misfit = lessonTraceMessage(lesson.lesson, trace, where);
+    if (misfit) throw Object.assign(new Error(t.message(misfit)), { message_id: misfit.id, values: misfit.values });
   } catch (error) {
-    showLessonError(t('explorer.lesson.not-opened', { error: error.message }));
+    showLessonError(t('explorer.lesson.not-opened', { error: errorWords(error, t) }));
     return false;
   }
   const state = stateFromObject(problemToState(lesson.problem, { tokens: lesson.tokens ?? undefined }));

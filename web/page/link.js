@@ -2,6 +2,7 @@
 // deflated, older v1 links still read). An example that was not edited is stored by name only.
 import { findPreset, presetProblem } from 'attention-explorer';
 import { decodeStateString, encodeStateString, problemToState } from 'attention-explorer/share';
+import { isMessage } from 'attention-explorer/i18n';
 import { app } from './app.js';
 import { stateFromObject, withoutDefaults } from './state.js';
 import { applyFlags, flags } from './embed.js';
@@ -126,13 +127,14 @@ export async function writeLink(state) {
  * Reads a v1 or v2 hash into a page state (with this address's flags): { state } | { state: null,
  * error?, studentError? }. The state was checked against the link's schema (formats.js) when
  * decoded; `studentError` says which field of a students' exercise link does not fit. The error is
- * in the page's language (decodeStateString's message; the schema's reason inside it is English).
+ * in the page's language (decodeStateString's message, the schema's reason inside it a message too).
  */
 export async function readLink(hash) {
   const { state: raw, message, student, reason } = await decodeStateString(hash);
   const error = message ? t.message(message) : undefined;
   linkError = error ?? null;
-  if (!raw) return { state: null, error, studentError: student ? reason : null };
+  const why = message?.values?.reason;
+  if (!raw) return { state: null, error, studentError: student ? (isMessage(why) ? t.message(/** @type {any} */ (why)) : reason) : null };
   let obj = raw;
   if (typeof raw.preset === 'string' && !raw.edited && !raw.inputs) {
     const base = presetState(raw.preset);

@@ -4,7 +4,7 @@
 // read from ?lesson=URL, and ?embed=1 for course pages' iframes. ?lang=xx (else the browser's
 // languages) chooses the catalogue (web/lib/locales): the page's words and the playground's.
 import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
-import { loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
+import { errorWords, loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
@@ -81,9 +81,9 @@ try {
   };
   const showError = (message) => store.dispatch((s) => ({ ...s, error: message }));
   const open = (text, where) => {
-    // The lesson file's own errors (its schema's) stay English for now, as the core's.
-    const { lesson, error } = readPlaygroundLesson(text, store.get().catalogue, where);
-    if (error) return showError(error);
+    // The lesson file's errors (its schema's) in the page's language.
+    const { lesson, error, message } = readPlaygroundLesson(text, store.get().catalogue, where);
+    if (error) return showError(t.message(message));
     store.dispatch(openLesson, lesson);
     say(lesson.title ? t('page.openedLesson', { title: lesson.title }) : t('page.openedLessonFrom', { where }));
   };
@@ -125,7 +125,7 @@ try {
       say(t('page.loadedWeights', { name: file.name }));
     } catch (error) {
       say('');
-      showError(`${file.name}: ${error.message}`);
+      showError(t('lesson.invalid', { where: file.name, reason: errorWords(error, t) }));
     }
     /** @type {HTMLInputElement | HTMLSelectElement} */ (event.target).value = '';
   });

@@ -353,7 +353,9 @@ export function renderStudent(paper, damaged = null) {
   const checked = damaged ? { error: damaged } : paper ? checkPaperFormat(paper) : { error: t('explorer.student.notComputed') };
   if (checked.error) {
     setHtml(box, html`<h2 id="exercise-title">${t('explorer.student.title')}</h2><p class="error"></p>`);
-    box.querySelector('.error').textContent = t('explorer.student.damaged', { error: checked.error });
+    box.querySelector('.error').textContent = t('explorer.student.damaged', {
+      error: /** @type {{ message?: unknown }} */ (checked).message ?? checked.error,
+    });
     $('app').prepend(box);
     $('status').textContent = t('explorer.student.damagedStatus');
     return;
