@@ -52,7 +52,7 @@ inline std::string trim(const std::string& s) {
 }
 /// The part of ICU MessageFormat the catalogue's error messages use: {name} and
 /// {name, select, key {text} ... other {text}} and {n, plural, one {# x} other {# xs}} (English's
-/// rules; no quoting).
+/// rules; '' is an apostrophe, no other quoting).
 inline std::string format(const std::string& message, const attn::Message& m) {
   auto value = [&](const std::string& name) {
     for (const auto& [k, v] : m.params)
@@ -61,6 +61,11 @@ inline std::string format(const std::string& message, const attn::Message& m) {
   };
   std::string out;
   for (size_t at = 0; at < message.size();) {
+    if (message.compare(at, 2, "''") == 0) {  // ICU's quoted apostrophe
+      out += '\'';
+      at += 2;
+      continue;
+    }
     if (message[at] != '{') {
       out += message[at++];
       continue;

@@ -265,7 +265,8 @@ describe('the core names its input errors by message id', () => {
     const named = new Set();
     // The id is the string before the parameters ({{"name", ...}}) of `throw input_error(place, "id", {...})`,
     // or require()'s last argument.
-    for (const [, head] of source.matchAll(/throw input_error\(([^{;]*)/g)) for (const [, id] of head.matchAll(/"([a-z0-9-]+)"/g)) named.add(id);
+    for (const [, head] of source.matchAll(/throw input_error\(([^{;]*)/g))
+      for (const [, id] of head.matchAll(/"([a-z0-9-]+)"/g)) named.add(id);
     for (const [, id] of source.matchAll(/require\([^;]*"([a-z0-9-]+)"\)/g)) named.add(id);
     assert.ok(named.size >= 35, `only ${named.size} ids found: the scan is blind`);
     for (const code of Object.keys(LANGUAGES)) {
@@ -354,6 +355,80 @@ describe('the core names its input errors by message id', () => {
       for (const c of CASES) {
         const error = thrown(c.problem);
         assert.doesNotThrow(() => t(error.message_id, error.values), `${code} ${error.message_id}`);
+      }
+    }
+  });
+});
+
+// cpp/model_config.cpp: a training configuration's errors (the playground's and the CLI's `train`).
+const SMALL_MODEL = { vocab: 5, context: 4, d_model: 4 };
+const CONFIG_CASES = [
+  {
+    config: { model: SMALL_MODEL, bogus: 1 },
+    english: "configuration: unknown key 'bogus' (it takes model, task, optimizer, steps, batch, seed, eval_every)",
+  },
+  { config: { model: { context: 4, d_model: 4 } }, english: 'model.vocab is missing (a whole number)' },
+  { config: { model: { ...SMALL_MODEL, layers: 0 } }, english: 'model.layers: expected a whole number from 1 to 32, got 0' },
+  {
+    config: { model: { ...SMALL_MODEL, d_model: 6, heads: 4 } },
+    english: 'model.heads: 4 heads do not divide d_model = 6 (give d_head, or heads that divide d_model)',
+  },
+  {
+    config: { model: { ...SMALL_MODEL, positions: 'nope' } },
+    english: 'model.positions: expected one of "learned", "sinusoidal", "rope", "none", got "nope"',
+  },
+  { config: { model: SMALL_MODEL, optimizer: { beta1: 1 } }, english: 'optimizer.beta1: expected a number in [0, 1), got 1' },
+  {
+    config: { model: SMALL_MODEL, task: 'nope' },
+    english: 'task: unknown task "nope" (the tasks are previous, reverse, sort, recall, induction, text, custom)',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'text', text: 'aaaa' } },
+    english: 'task.text: the text has 1 distinct character; it needs at least 2 to predict one from another',
+  },
+  {
+    config: { model: { ...SMALL_MODEL, vocab: 32, context: 8 }, task: 'induction' },
+    english: 'model.context: the task induction needs a context of at least 9 (BOS and two copies of 4 or more tokens), got 8',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'custom', tokens: [[1, 2], [1]] } },
+    english: 'task.tokens[1]: 1 tokens but tokens[0] has 2 (the sequences of a batch have one length; pad with targets -1)',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'custom', tokens: [1, 2], targets: [1, 7] } },
+    english: 'task.targets[1]: expected a token from 0 to 4, or -1 for no loss, got 7',
+  },
+];
+
+describe('a training configuration names its errors by message id', () => {
+  test('ids model_config.cpp throws are in English and in every catalogue', () => {
+    const source = readFileSync(join(repo, 'cpp', 'model_config.cpp'), 'utf8');
+    const named = new Set([...source.matchAll(/"(config-[a-z0-9-]+)"/g)].map(([, id]) => id));
+    assert.ok(named.size >= 30, `only ${named.size} ids found: the scan is blind`);
+    for (const code of Object.keys(LANGUAGES)) {
+      const words = catalogue(code);
+      for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
+    }
+  });
+
+  test('each error is the same English, and each language says it in its own words with every key and number', async () => {
+    for (const c of CONFIG_CASES) {
+      let error;
+      try {
+        engine.model(c.config).dispose();
+      } catch (e) {
+        error = e;
+      }
+      assert.ok(error, `${c.english}: nothing thrown`);
+      assert.equal(error.message, c.english);
+      assert.match(error.message_id, /^error\.config-/);
+      assert.equal(english(error.message_id, error.values), c.english);
+      for (const code of Object.keys(LANGUAGES)) {
+        if (code === 'en') continue;
+        const said = errorWords(error, await loadTranslator(code));
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        for (const word of c.english.match(/[a-z_]+\.[a-z_.[\]0-9]+|\d+/g) ?? [])
+          assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
       }
     }
   });
