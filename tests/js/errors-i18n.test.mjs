@@ -433,3 +433,34 @@ describe('a training configuration names its errors by message id', () => {
     }
   });
 });
+
+test("the model worker's errors keep their message id and values (the playground says them in its language)", async () => {
+  const { connectModelWorker } = await import(`${dist}model-client.js`);
+  const { failed } = await import(`${dist}playground-state.js`);
+  let error;
+  try {
+    engine.model({ model: { ...SMALL_MODEL, layers: 0 } });
+  } catch (e) {
+    error = e;
+  }
+  // A stand-in Worker that answers as model-worker.js does.
+  const listeners = {};
+  const worker = {
+    addEventListener: (type, f) => (listeners[type] = f),
+    removeEventListener: () => {},
+    terminate: () => {},
+    postMessage: ({ id }) =>
+      queueMicrotask(() => listeners.message({ data: { id, error: error.message, message_id: error.message_id, values: error.values } })),
+  };
+  const remote = connectModelWorker(worker);
+  const rejected = await remote.create({}).then(
+    () => null,
+    (e) => e,
+  );
+  assert.equal(rejected.message, 'model.layers: expected a whole number from 1 to 32, got 0');
+  assert.equal(rejected.message_id, 'error.config-expected-whole');
+  const fr = await loadTranslator('fr');
+  assert.equal(errorWords(rejected, fr), 'model.layers : un nombre entier de 1 à 32 était attendu, reçu 0');
+  const state = failed({}, rejected.message, { message_id: rejected.message_id, values: rejected.values });
+  assert.equal(errorWords({ message: state.error, ...state.errorSaid }, fr), errorWords(rejected, fr));
+});
