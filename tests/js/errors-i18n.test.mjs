@@ -401,10 +401,12 @@ const CONFIG_CASES = [
 ];
 
 describe('a training configuration names its errors by message id', () => {
-  test('ids model_config.cpp throws are in English and in every catalogue', () => {
-    const source = readFileSync(join(repo, 'cpp', 'model_config.cpp'), 'utf8');
-    const named = new Set([...source.matchAll(/"(config-[a-z0-9-]+)"/g)].map(([, id]) => id));
-    assert.ok(named.size >= 30, `only ${named.size} ids found: the scan is blind`);
+  test('ids model_config.cpp, tasks.cpp and bindings_model.cpp throw are in English and in every catalogue', () => {
+    const source = ['model_config.cpp', 'tasks.cpp', 'bindings_model.cpp']
+      .map((f) => readFileSync(join(repo, 'cpp', f), 'utf8'))
+      .join('\n');
+    const named = new Set([...source.matchAll(/"((?:config|model)-[a-z0-9-]+)"/g)].map(([, id]) => id));
+    assert.ok(named.size >= 39, `only ${named.size} ids found: the scan is blind`);
     for (const code of Object.keys(LANGUAGES)) {
       const words = catalogue(code);
       for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
@@ -463,4 +465,45 @@ test("the model worker's errors keep their message id and values (the playground
   assert.equal(errorWords(rejected, fr), 'model.layers : un nombre entier de 1 à 32 était attendu, reçu 0');
   const state = failed({}, rejected.message, { message_id: rejected.message_id, values: rejected.values });
   assert.equal(errorWords({ message: state.error, ...state.errorSaid }, fr), errorWords(rejected, fr));
+});
+
+test("a model's errors (bindings_model.cpp, tasks.cpp) are message ids, said in every language", async () => {
+  const config = { model: { vocab: 8, context: 8, d_model: 8, layers: 2, heads: 2 }, task: 'previous' };
+  const model = engine.model(config);
+  const gone = engine.model(config);
+  gone.dispose();
+  const cases = [
+    [
+      () =>
+        model.predict([
+          [1, 2],
+          [3, 4],
+        ]),
+      'tokens: expected one sequence (a list of tokens)',
+    ],
+    [() => model.evaluate({ ablate: 5 }), 'ablate: expected a list of [layer, head] pairs'],
+    [() => model.evaluate({ ablate: [[3, 1]] }), 'ablate: [3,1] is not [layer, head] of this model (layers 1 to 2, heads 1 to 2)'],
+    [
+      () => engine.model({ model: config.model }).train(1),
+      'task is missing: this model was made without one (give the configuration a task to train it)',
+    ],
+    [() => gone.evaluate(), 'this model was disposed of (dispose() frees it; make a new one)'],
+  ];
+  for (const [body, text] of cases) {
+    let error;
+    try {
+      body();
+    } catch (e) {
+      error = e;
+    }
+    assert.equal(error.message, text);
+    assert.match(error.message_id, /^error\.model-/);
+    for (const code of Object.keys(LANGUAGES)) {
+      if (code === 'en') continue;
+      const said = errorWords(error, await loadTranslator(code));
+      assert.notEqual(said, text, `${code} ${error.message_id} is English`);
+      for (const word of text.match(/\[[^\]]*\]|\d+|dispose\(\)/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+    }
+  }
+  model.dispose();
 });
