@@ -4,7 +4,7 @@
 // read from ?lesson=URL, and ?embed=1 for course pages' iframes. ?lang=xx (else the browser's
 // languages) chooses the catalogue (web/lib/locales): the page's words and the playground's.
 import { lessonOf, linkOf, mountPlayground, openLesson, readPlaygroundLesson } from 'attention-explorer/playground';
-import { loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
+import { errorWords, loadTranslator, mountLanguageMenu, negotiate, translateDocument, withLang } from 'attention-explorer/i18n';
 import { fetchLesson } from 'attention-explorer/share';
 import { postHeight } from './frame-resize.js';
 
@@ -125,7 +125,7 @@ try {
       say(t('page.loadedWeights', { name: file.name }));
     } catch (error) {
       say('');
-      showError(`${file.name}: ${error.message}`);
+      showError(`${file.name}: ${errorWords(error, t)}`); // the core's errors in the page's language
     }
     /** @type {HTMLInputElement | HTMLSelectElement} */ (event.target).value = '';
   });
