@@ -31,7 +31,7 @@ int next_id = 1;
 
 attn::Model& model(int id) {
   const auto it = models.find(id);
-  if (it == models.end()) throw attn::InputError("this model was disposed of (dispose() frees it; make a new one)");
+  if (it == models.end()) throw attn::input_error(attn::ErrorPlace(), "model-disposed");
   return *it->second;
 }
 
@@ -41,13 +41,14 @@ Json parse(const std::string& text, const std::string& what) {
   try {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
+    // web/lib writes this JSON (JSON.stringify): a programmer's error, in nlohmann's English.
     throw attn::InputError(what + " is not JSON: " + e.what());
   }
 }
 
 std::vector<int> tokens_of(const attn::Model& m, const std::string& tokens_json) {
   const attn::Batch b = attn::batch_from_json(m.config().model, parse(tokens_json, "tokens"), nullptr);
-  if (b.sequences != 1) throw attn::InputError("tokens: expected one sequence (a list of tokens)");
+  if (b.sequences != 1) throw attn::input_error(attn::ErrorPlace("tokens"), "model-one-sequence");
   return b.tokens;
 }
 
@@ -56,14 +57,15 @@ std::vector<bool> ablated_heads(const attn::ModelConfig& c, const std::string& a
   std::vector<bool> off(static_cast<size_t>(c.layers * c.heads), false);
   if (ablated.empty()) return off;
   const Json heads = parse(ablated, "ablate");
-  if (!heads.is_array()) throw attn::InputError("ablate: expected a list of [layer, head] pairs");
+  if (!heads.is_array()) throw attn::input_error(attn::ErrorPlace("ablate"), "model-ablate-list");
   for (const Json& pair : heads) {
     const bool ok = pair.is_array() && pair.size() == 2 && pair[0].is_number_integer() && pair[1].is_number_integer() &&
                     pair[0].get<int>() >= 1 && pair[0].get<int>() <= c.layers && pair[1].get<int>() >= 1 &&
                     pair[1].get<int>() <= c.heads;
     if (!ok) {
-      throw attn::InputError("ablate: " + pair.dump() + " is not [layer, head] of this model (layers 1 to " +
-                             std::to_string(c.layers) + ", heads 1 to " + std::to_string(c.heads) + ")");
+      throw attn::input_error(
+          attn::ErrorPlace("ablate"), "model-ablate-pair",
+          {{"pair", pair.dump()}, {"layers", std::to_string(c.layers)}, {"heads", std::to_string(c.heads)}});
     }
     off[static_cast<size_t>((pair[0].get<int>() - 1) * c.heads + pair[1].get<int>() - 1)] = true;
   }

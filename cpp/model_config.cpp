@@ -1,6 +1,7 @@
 // Configurations of a model and of a training run, read from JSON and written back with every
 // default resolved, and the presets. Every message names the key and what was expected.
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,20 +20,22 @@ std::string shown(const Json& value) {
   return text.size() > 40 ? text.substr(0, 37) + "..." : text;
 }
 
-[[noreturn]] void fail(const std::string& key, const std::string& expected, const Json& got) {
-  throw InputError(key + ": expected " + expected + ", got " + shown(got));
+/// "<key>: expected <what error.<id> says>, got <got>": the key, the value and the id's own parameters.
+[[noreturn]] void fail(const std::string& key, const char* id, const Json& got, ErrorParams params = {}) {
+  params.insert(params.begin(), {{"key", key}, {"got", shown(got)}});
+  throw input_error(ErrorPlace(key), id, std::move(params));
 }
 
 /// An object's keys must be among `known`.
 void known_keys(const Json& object, const std::string& where, const std::vector<std::string>& known) {
-  if (!object.is_object()) fail(where, "an object", object);
+  if (!object.is_object()) fail(where, "config-expected-object", object);
   for (const auto& item : object.items()) {
     bool ok = false;
     for (const std::string& k : known) ok = ok || k == item.key();
     if (ok) continue;
     std::string list;
     for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-    throw InputError(where + ": unknown key '" + item.key() + "' (it takes " + list + ")");
+    throw input_error(ErrorPlace(where), "config-unknown-key", {{"key", where}, {"name", item.key()}, {"keys", list}});
   }
 }
 
@@ -45,28 +48,30 @@ int whole(const Json& object, const std::string& where, const std::string& key, 
   const Json* value = find(object, key);
   if (value == nullptr) return fallback;
   const std::string name = where + "." + key;
-  const std::string expected = "a whole number from " + std::to_string(low) + " to " + std::to_string(high);
-  if (!value->is_number()) fail(name, expected, *value);
+  const ErrorParams range = {{"low", std::to_string(low)}, {"high", std::to_string(high)}};
+  if (!value->is_number()) fail(name, "config-expected-whole", *value, range);
   const double v = value->get<double>();
-  if (!(std::floor(v) == v) || v < low || v > high) fail(name, expected, *value);
+  if (!(std::floor(v) == v) || v < low || v > high) fail(name, "config-expected-whole", *value, range);
   return static_cast<int>(v);
 }
 
 double number(const Json& object, const std::string& where, const std::string& key, double fallback, double low,
-              double high, bool low_open, const std::string& expected) {
+              double high, bool low_open, const char* expected) {
   const Json* value = find(object, key);
   if (value == nullptr) return fallback;
   const std::string name = where + "." + key;
-  if (!value->is_number()) fail(name, expected, *value);
+  // expected: which words error.config-expected-number says (its select).
+  if (!value->is_number()) fail(name, "config-expected-number", *value, {{"kind", expected}});
   const double v = value->get<double>();
-  if (!std::isfinite(v) || v < low || (low_open && v == low) || v > high) fail(name, expected, *value);
+  if (!std::isfinite(v) || v < low || (low_open && v == low) || v > high)
+    fail(name, "config-expected-number", *value, {{"kind", expected}});
   return v;
 }
 
 bool boolean(const Json& object, const std::string& where, const std::string& key, bool fallback) {
   const Json* value = find(object, key);
   if (value == nullptr) return fallback;
-  if (!value->is_boolean()) fail(where + "." + key, "true or false", *value);
+  if (!value->is_boolean()) fail(where + "." + key, "config-expected-boolean", *value);
   return value->get<bool>();
 }
 
@@ -82,7 +87,7 @@ int code(const Json& object, const std::string& where, const std::string& key, i
       if (names[i] == value->get<std::string>()) return static_cast<int>(i);
     }
   }
-  fail(where + "." + key, "one of " + list, *value);
+  fail(where + "." + key, "config-expected-one-of", *value, {{"names", list}});
 }
 
 const std::vector<std::string> kPositions = {"learned", "sinusoidal", "rope", "none"};
@@ -99,7 +104,9 @@ ModelConfig model_config_from_json(const Json& json, const std::string& where) {
               "norm", "bias", "tied", "precision"});
   ModelConfig m;
   for (const char* required : {"vocab", "context", "d_model"}) {
-    if (find(json, required) == nullptr) throw InputError(where + "." + required + " is missing (a whole number)");
+    if (find(json, required) == nullptr) {
+      throw input_error(ErrorPlace(where + "." + required), "config-missing-whole", {{"key", where + "." + required}});
+    }
   }
   m.vocab = whole(json, where, "vocab", 0, 2, kMaxVocab);
   m.context = whole(json, where, "context", 0, 1, kMaxContext);
@@ -107,14 +114,16 @@ ModelConfig model_config_from_json(const Json& json, const std::string& where) {
   m.layers = whole(json, where, "layers", 1, 1, kMaxLayers);
   m.heads = whole(json, where, "heads", 1, 1, kMaxWidth);
   if (find(json, "d_head") == nullptr && m.d_model % m.heads != 0) {
-    throw InputError(where + ".heads: " + std::to_string(m.heads) + " heads do not divide d_model = " +
-                     std::to_string(m.d_model) + " (give d_head, or heads that divide d_model)");
+    throw input_error(
+        ErrorPlace(where + ".heads", where + ".d_model"), "config-heads-divide",
+        {{"key", where + ".heads"}, {"heads", std::to_string(m.heads)}, {"d_model", std::to_string(m.d_model)}});
   }
   m.d_head = whole(json, where, "d_head", m.d_model / m.heads, 1, kMaxWidth);
   m.kv_heads = whole(json, where, "kv_heads", m.heads, 1, m.heads);
   if (m.heads % m.kv_heads != 0) {
-    throw InputError(where + ".kv_heads: " + std::to_string(m.kv_heads) + " does not divide heads = " +
-                     std::to_string(m.heads) + " (each key/value head serves heads/kv_heads query heads)");
+    throw input_error(
+        ErrorPlace(where + ".kv_heads", where + ".heads"), "config-kv-heads-divide",
+        {{"key", where + ".kv_heads"}, {"kv_heads", std::to_string(m.kv_heads)}, {"heads", std::to_string(m.heads)}});
   }
   m.positions = static_cast<ModelConfig::Positions>(code(json, where, "positions", 0, kPositions));
   m.mlp = whole(json, where, "mlp", 0, 0, 4 * kMaxWidth);
@@ -124,12 +133,12 @@ ModelConfig model_config_from_json(const Json& json, const std::string& where) {
   m.tied = boolean(json, where, "tied", false);
   m.precision = static_cast<Precision>(code(json, where, "precision", 1, kPrecisions));
   if (m.positions == ModelConfig::Positions::Sinusoidal && m.d_model % 2 != 0) {
-    throw InputError(where + ".d_model: sinusoidal positions need an even d_model (sin and cos pairs), got " +
-                     std::to_string(m.d_model));
+    throw input_error(ErrorPlace(where + ".d_model", where + ".positions"), "config-sinusoidal-odd",
+                      {{"key", where + ".d_model"}, {"d_model", std::to_string(m.d_model)}});
   }
   if (m.positions == ModelConfig::Positions::Rope && m.d_head % 2 != 0) {
-    throw InputError(where + ".d_head: rope positions need an even d_head (features turn in pairs), got " +
-                     std::to_string(m.d_head));
+    throw input_error(ErrorPlace(where + ".d_head", where + ".positions"), "config-rope-odd",
+                      {{"key", where + ".d_head"}, {"d_head", std::to_string(m.d_head)}});
   }
   return m;
 }
@@ -159,7 +168,7 @@ TaskConfig task_from_json(const Json& json) {
   if (json.is_object()) {
     known_keys(json, "task", {"name", "text", "tokens", "targets"});
     name = find(json, "name");
-    if (name == nullptr) throw InputError("task.name is missing (one of the tasks: previous, reverse, ...)");
+    if (name == nullptr) throw input_error(ErrorPlace("task.name"), "config-task-name-missing");
   }
   std::string list;
   bool known = false;
@@ -168,8 +177,8 @@ TaskConfig task_from_json(const Json& json) {
     known = known || (name->is_string() && name->get<std::string>() == info.name);
   }
   if (!known) {
-    throw InputError(std::string(json.is_object() ? "task.name" : "task") + ": unknown task " + shown(*name) +
-                     " (the tasks are " + list + ")");
+    const std::string key = json.is_object() ? "task.name" : "task";
+    throw input_error(ErrorPlace(key), "config-unknown-task", {{"key", key}, {"got", shown(*name)}, {"tasks", list}});
   }
   task.name = name->get<std::string>();
   const bool text = task.name == "text", custom = task.name == "custom";
@@ -177,21 +186,21 @@ TaskConfig task_from_json(const Json& json) {
     for (const char* key : {"text", "tokens", "targets"}) {
       const bool belongs = (text && std::string(key) == "text") || (custom && std::string(key) != "text");
       if (find(json, key) != nullptr && !belongs) {
-        throw InputError(std::string("task.") + key + ": the task " + task.name + " takes no " + key);
+        throw input_error(ErrorPlace(std::string("task.") + key), "config-task-takes-no",
+                          {{"key", std::string("task.") + key}, {"task", task.name}, {"name", key}});
       }
     }
   }
   if (text) {
     const Json* value = json.is_object() ? find(json, "text") : nullptr;
     if (value == nullptr || !value->is_string()) {
-      throw InputError(
-          "task.text: the text task needs { \"name\": \"text\", \"text\": \"...\" }, the characters it learns");
+      throw input_error(ErrorPlace("task.text"), "config-text-missing",
+                        {{"example", R"({ "name": "text", "text": "..." })"}});
     }
     task.text = value->get<std::string>();
     const size_t distinct = text_alphabet(task.text).size();
     if (distinct < 2) {
-      throw InputError("task.text: the text has " + std::to_string(distinct) + " distinct character" +
-                       (distinct == 1 ? "" : "s") + "; it needs at least 2 to predict one from another");
+      throw input_error(ErrorPlace("task.text"), "config-text-alphabet", {{"count", std::to_string(distinct)}});
     }
   }
   return task;
@@ -205,7 +214,7 @@ TrainConfig train_config_from_json(const Json& json) {
   const Json* task = find(json, "task");
   if (task != nullptr) c.task = task_from_json(*task);
   const Json* model = find(json, "model");
-  if (model == nullptr) throw InputError("model is missing (an object: vocab, context, d_model, ...)");
+  if (model == nullptr) throw input_error(ErrorPlace("model"), "config-model-missing");
   Json model_json = *model;
   // The text task's vocabulary is its alphabet unless the model says more.
   const size_t alphabet = c.task.name == "text" ? text_alphabet(c.task.text).size() : 0;
@@ -214,8 +223,8 @@ TrainConfig train_config_from_json(const Json& json) {
   }
   c.model = model_config_from_json(model_json, "model");
   if (alphabet > static_cast<size_t>(c.model.vocab)) {
-    throw InputError("model.vocab: the text has " + std::to_string(alphabet) + " distinct characters but vocab is " +
-                     std::to_string(c.model.vocab) + " (leave vocab out to take the text's)");
+    throw input_error(ErrorPlace("model.vocab", "task.text"), "config-vocab-text",
+                      {{"count", std::to_string(alphabet)}, {"vocab", std::to_string(c.model.vocab)}});
   }
   c.steps = whole(json, "configuration", "steps", 0, 0, kMaxSteps);
   c.batch = whole(json, "configuration", "batch", 16, 1, kMaxBatch);
@@ -224,58 +233,61 @@ TrainConfig train_config_from_json(const Json& json) {
   if (seed != nullptr) {
     const double s = seed->is_number() ? seed->get<double>() : -1;
     if (!(s >= 0 && s <= 4294967295.0 && std::floor(s) == s))
-      fail("seed", "a whole number from 0 to 4294967295", *seed);
+      fail("seed", "config-expected-whole", *seed, {{"low", "0"}, {"high", "4294967295"}});
     c.seed = static_cast<std::uint32_t>(s);
   }
   if (const Json* opt = find(json, "optimizer")) {
     known_keys(*opt, "optimizer",
                {"lr", "beta1", "beta2", "eps", "weight_decay", "warmup", "schedule", "min_lr", "total_steps", "clip"});
     OptimizerConfig& o = c.optimizer;
-    o.lr = number(*opt, "optimizer", "lr", o.lr, 0, 1e3, true, "a learning rate above 0");
-    o.beta1 = number(*opt, "optimizer", "beta1", o.beta1, 0, 0.999999, false, "a number in [0, 1)");
-    o.beta2 = number(*opt, "optimizer", "beta2", o.beta2, 0, 0.999999999, false, "a number in [0, 1)");
-    o.eps = number(*opt, "optimizer", "eps", o.eps, 0, 1, true, "a small number above 0");
-    o.weight_decay = number(*opt, "optimizer", "weight_decay", o.weight_decay, 0, 1e3, false, "a number ≥ 0");
+    o.lr = number(*opt, "optimizer", "lr", o.lr, 0, 1e3, true, "lr");
+    o.beta1 = number(*opt, "optimizer", "beta1", o.beta1, 0, 0.999999, false, "unit");
+    o.beta2 = number(*opt, "optimizer", "beta2", o.beta2, 0, 0.999999999, false, "unit");
+    o.eps = number(*opt, "optimizer", "eps", o.eps, 0, 1, true, "eps");
+    o.weight_decay = number(*opt, "optimizer", "weight_decay", o.weight_decay, 0, 1e3, false, "nonnegative");
     o.warmup = whole(*opt, "optimizer", "warmup", 0, 0, kMaxSteps);
     o.schedule = static_cast<OptimizerConfig::Schedule>(code(*opt, "optimizer", "schedule", 0, kSchedules));
-    o.min_lr = number(*opt, "optimizer", "min_lr", 0, 0, o.lr, false, "a rate from 0 to optimizer.lr");
+    o.min_lr = number(*opt, "optimizer", "min_lr", 0, 0, o.lr, false, "min_lr");
     o.total_steps = whole(*opt, "optimizer", "total_steps", 0, 0, kMaxSteps);
-    o.clip = number(*opt, "optimizer", "clip", o.clip, 0, 1e9, false, "a norm ≥ 0 (0: no clipping)");
+    o.clip = number(*opt, "optimizer", "clip", o.clip, 0, 1e9, false, "clip");
   }
   if (c.optimizer.total_steps == 0) c.optimizer.total_steps = c.steps;
 
   // What each task needs of the model.
   const ModelConfig& m = c.model;
-  const auto need = [&](bool ok, const std::string& key, const std::string& why) {
-    if (!ok) throw InputError(key + ": the task " + c.task.name + " needs " + why);
+  // error.<id> says what the task needs of key; params: the numbers it names.
+  const auto need = [&](bool ok, const std::string& key, const char* id, ErrorParams params) {
+    params.insert(params.begin(), {{"key", key}, {"task", c.task.name}});
+    if (!ok) throw input_error(ErrorPlace(key), id, std::move(params));
   };
   const std::string& t = c.task.name;
   if (t == "induction") {
     const int n_max = (m.context - 1) / 2;
-    need(n_max >= 4, "model.context",
-         "a context of at least 9 (BOS and two copies of 4 or more tokens), got " + std::to_string(m.context));
-    need(m.vocab - 1 >= n_max, "model.vocab",
-         "vocab ≥ " + std::to_string(n_max + 1) + " (n = ⌊(context−1)/2⌋ = " + std::to_string(n_max) +
-             " distinct tokens from 1…vocab−1), got " + std::to_string(m.vocab));
+    need(n_max >= 4, "model.context", "config-induction-context", {{"context", std::to_string(m.context)}});
+    need(m.vocab - 1 >= n_max, "model.vocab", "config-induction-vocab",
+         {{"least", std::to_string(n_max + 1)}, {"n", std::to_string(n_max)}, {"vocab", std::to_string(m.vocab)}});
   } else if (t == "previous" || t == "reverse" || t == "sort") {
-    need(m.context >= 2, "model.context", "a context of at least 2, got " + std::to_string(m.context));
+    need(m.context >= 2, "model.context", "config-task-context", {{"context", std::to_string(m.context)}});
   } else if (t == "recall") {
-    need(m.context >= 3, "model.context",
-         "a context of at least 3 (a pair and a key), got " + std::to_string(m.context));
-    need(m.vocab >= 5, "model.vocab",
-         "vocab ≥ 5 (keys and values from two halves of 1…vocab−1), got " + std::to_string(m.vocab));
+    need(m.context >= 3, "model.context", "config-recall-context", {{"context", std::to_string(m.context)}});
+    need(m.vocab >= 5, "model.vocab", "config-recall-vocab", {{"vocab", std::to_string(m.vocab)}});
   } else if (t == "text") {
-    need(c.task.text.size() >= 2, "task.text", "at least 2 characters");
+    // Unreachable (task_from_json asks for 2 distinct characters): a programmer's check.
+    if (c.task.text.size() < 2) throw std::logic_error("task.text: the task text needs at least 2 characters");
   }
   if (t == "custom") {
     const Json* tokens = task->is_object() ? find(*task, "tokens") : nullptr;
-    if (tokens == nullptr)
-      throw InputError("task.tokens: the custom task needs tokens (a list of sequences) and targets");
+    if (tokens == nullptr) throw input_error(ErrorPlace("task.tokens"), "config-custom-tokens");
     const Json* targets = find(*task, "targets");
     try {
       c.task.custom = batch_from_json(m, *tokens, targets);
     } catch (const InputError& e) {
-      throw InputError(std::string("task.") + e.what());  // they are the task's tokens and targets
+      // They are the task's tokens and targets: the same error at task.<key>.
+      Message said = e.message();
+      for (auto& [name, value] : said.params)
+        if (name == "key") value = "task." + value;
+      const ErrorPlace& at = e.place();
+      throw InputError(ErrorPlace("task." + at.field, at.other, at.row, at.column), said);
     }
   }
   return c;
@@ -320,34 +332,34 @@ Json to_json(const TrainConfig& c) {
 
 Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* targets) {
   Batch b;
-  if (!tokens.is_array() || tokens.empty()) fail("tokens", "a list of tokens or a list of sequences", tokens);
+  if (!tokens.is_array() || tokens.empty()) fail("tokens", "config-expected-tokens", tokens);
   const bool nested = tokens[0].is_array();
   const Json rows = nested ? tokens : Json::array({tokens});
   b.sequences = static_cast<int>(rows.size());
   if (b.sequences > kMaxBatch) {
-    throw InputError("tokens: " + std::to_string(b.sequences) + " sequences, at most " + std::to_string(kMaxBatch));
+    throw input_error(ErrorPlace("tokens"), "config-batch-size",
+                      {{"key", "tokens"}, {"count", std::to_string(b.sequences)}, {"most", std::to_string(kMaxBatch)}});
   }
   for (int s = 0; s < b.sequences; ++s) {
     const Json& row = rows[static_cast<size_t>(s)];
     const std::string where = nested ? "tokens[" + std::to_string(s) + "]" : "tokens";
-    if (!row.is_array() || row.empty()) fail(where, "a list of tokens (whole numbers)", row);
+    if (!row.is_array() || row.empty()) fail(where, "config-expected-sequence", row);
     if (s == 0) b.length = static_cast<int>(row.size());
     if (static_cast<int>(row.size()) != b.length) {
-      throw InputError(where + ": " + std::to_string(row.size()) + " tokens but tokens[0] has " +
-                       std::to_string(b.length) + " (the sequences of a batch have one length; pad with targets -1)");
+      throw input_error(ErrorPlace(where, "tokens[0]"), "config-batch-length",
+                        {{"key", where}, {"count", std::to_string(row.size())}, {"length", std::to_string(b.length)}});
     }
     if (b.length > model.context) {
-      throw InputError(where + ": " + std::to_string(b.length) +
-                       " tokens, longer than the context (model.context = " + std::to_string(model.context) + ")");
+      throw input_error(
+          ErrorPlace(where, "model.context"), "config-batch-context",
+          {{"key", where}, {"length", std::to_string(b.length)}, {"context", std::to_string(model.context)}});
     }
     for (int t = 0; t < b.length; ++t) {
       const Json& v = row[static_cast<size_t>(t)];
       const double x = v.is_number() ? v.get<double>() : -1;
       if (!(x >= 0 && x < model.vocab && std::floor(x) == x)) {
-        fail(where + "[" + std::to_string(t) + "]",
-             "a token from 0 to " + std::to_string(model.vocab - 1) + " (model.vocab = " + std::to_string(model.vocab) +
-                 ")",
-             v);
+        fail(where + "[" + std::to_string(t) + "]", "config-expected-token", v,
+             {{"last", std::to_string(model.vocab - 1)}, {"vocab", std::to_string(model.vocab)}});
       }
       b.tokens.push_back(static_cast<int>(x));
     }
@@ -364,23 +376,21 @@ Batch batch_from_json(const ModelConfig& model, const Json& tokens, const Json* 
   const bool same_shape =
       targets->is_array() && trows.size() == rows.size() && (nested ? targets->size() == rows.size() : true);
   if (!same_shape) {
-    fail("targets",
-         nested ? "a list of " + std::to_string(b.sequences) + " sequences like tokens"
-                : "a list of " + std::to_string(b.length) + " targets like tokens",
-         *targets);
+    fail("targets", "config-expected-targets", *targets,
+         {{"count", std::to_string(nested ? b.sequences : b.length)}, {"shape", nested ? "sequences" : "targets"}});
   }
   for (int s = 0; s < b.sequences; ++s) {
     const Json& row = trows[static_cast<size_t>(s)];
     const std::string where = nested ? "targets[" + std::to_string(s) + "]" : "targets";
     if (!row.is_array() || static_cast<int>(row.size()) != b.length) {
-      fail(where, "a list of " + std::to_string(b.length) + " targets (as many as tokens)", row);
+      fail(where, "config-expected-target-row", row, {{"count", std::to_string(b.length)}});
     }
     for (int t = 0; t < b.length; ++t) {
       const Json& v = row[static_cast<size_t>(t)];
       const double x = v.is_number() ? v.get<double>() : -2;
       if (!(x >= -1 && x < model.vocab && std::floor(x) == x)) {
-        fail(where + "[" + std::to_string(t) + "]",
-             "a token from 0 to " + std::to_string(model.vocab - 1) + ", or -1 for no loss", v);
+        fail(where + "[" + std::to_string(t) + "]", "config-expected-target", v,
+             {{"last", std::to_string(model.vocab - 1)}});
       }
       b.targets.push_back(static_cast<int>(x));
     }
@@ -456,7 +466,7 @@ const Preset& find_preset(const std::string& name) {
     if (p.name == name) return p;
     names += (names.empty() ? "" : ", ") + p.name;
   }
-  throw InputError("--preset: unknown preset '" + name + "' (the presets are " + names + ")");
+  throw input_error(ErrorPlace("--preset"), "config-unknown-preset", {{"name", name}, {"presets", names}});
 }
 
 }  // namespace attn

@@ -203,8 +203,7 @@ std::vector<std::uint32_t> text_alphabet(const std::string& source) {
 Batch task_batch(const TrainConfig& config, RandomState& random, int count) {
   const ModelConfig& m = config.model;
   const std::string& name = config.task.name;
-  if (name.empty())
-    throw InputError("task is missing: this model was made without one (give the configuration a task to train it)");
+  if (name.empty()) throw input_error(ErrorPlace("task"), "model-task-missing");
   if (name == "induction") return induction(m, random, count, false);
   if (name == "previous") return previous(m, random, count);
   if (name == "reverse") return reorder(m, random, count, false);

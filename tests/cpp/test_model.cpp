@@ -316,7 +316,7 @@ TEST_CASE("model: bad configurations, weights and tokens name the key", "[model]
     try {
       attn::train_config_from_json(Json::parse(text));
     } catch (const attn::InputError& e) {
-      return std::string(e.what());
+      return e.message().id.empty() ? std::string(e.what()) : english(e.message());
     }
     return std::string("no error");
   };

@@ -1148,3 +1148,151 @@ describe("the package's loading and export errors are message ids too", () => {
     }
   });
 });
+
+// cpp/model_config.cpp: a training configuration's errors (the playground's and the CLI's `train`).
+const SMALL_MODEL = { vocab: 5, context: 4, d_model: 4 };
+const CONFIG_CASES = [
+  {
+    config: { model: SMALL_MODEL, bogus: 1 },
+    english: "configuration: unknown key 'bogus' (it takes model, task, optimizer, steps, batch, seed, eval_every)",
+  },
+  { config: { model: { context: 4, d_model: 4 } }, english: 'model.vocab is missing (a whole number)' },
+  { config: { model: { ...SMALL_MODEL, layers: 0 } }, english: 'model.layers: expected a whole number from 1 to 32, got 0' },
+  {
+    config: { model: { ...SMALL_MODEL, d_model: 6, heads: 4 } },
+    english: 'model.heads: 4 heads do not divide d_model = 6 (give d_head, or heads that divide d_model)',
+  },
+  {
+    config: { model: { ...SMALL_MODEL, positions: 'nope' } },
+    english: 'model.positions: expected one of "learned", "sinusoidal", "rope", "none", got "nope"',
+  },
+  { config: { model: SMALL_MODEL, optimizer: { beta1: 1 } }, english: 'optimizer.beta1: expected a number in [0, 1), got 1' },
+  {
+    config: { model: SMALL_MODEL, task: 'nope' },
+    english: 'task: unknown task "nope" (the tasks are previous, reverse, sort, recall, induction, text, custom)',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'text', text: 'aaaa' } },
+    english: 'task.text: the text has 1 distinct character; it needs at least 2 to predict one from another',
+  },
+  {
+    config: { model: { ...SMALL_MODEL, vocab: 32, context: 8 }, task: 'induction' },
+    english: 'model.context: the task induction needs a context of at least 9 (BOS and two copies of 4 or more tokens), got 8',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'custom', tokens: [[1, 2], [1]] } },
+    english: 'task.tokens[1]: 1 tokens but tokens[0] has 2 (the sequences of a batch have one length; pad with targets -1)',
+  },
+  {
+    config: { model: SMALL_MODEL, task: { name: 'custom', tokens: [1, 2], targets: [1, 7] } },
+    english: 'task.targets[1]: expected a token from 0 to 4, or -1 for no loss, got 7',
+  },
+];
+
+describe('a training configuration names its errors by message id', () => {
+  test('ids model_config.cpp, tasks.cpp and bindings_model.cpp throw are in English and in every catalogue', () => {
+    const source = ['model_config.cpp', 'tasks.cpp', 'bindings_model.cpp']
+      .map((f) => readFileSync(join(repo, 'cpp', f), 'utf8'))
+      .join('\n');
+    const named = new Set([...source.matchAll(/"((?:config|model)-[a-z0-9-]+)"/g)].map(([, id]) => id));
+    assert.ok(named.size >= 39, `only ${named.size} ids found: the scan is blind`);
+    for (const code of Object.keys(LANGUAGES)) {
+      const words = catalogue(code);
+      for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
+    }
+  });
+
+  test('each error is the same English, and each language says it in its own words with every key and number', async () => {
+    for (const c of CONFIG_CASES) {
+      let error;
+      try {
+        engine.model(c.config).dispose();
+      } catch (e) {
+        error = e;
+      }
+      assert.ok(error, `${c.english}: nothing thrown`);
+      assert.equal(error.message, c.english);
+      assert.match(error.message_id, /^error\.config-/);
+      assert.equal(english(error.message_id, error.values), c.english);
+      for (const code of Object.keys(LANGUAGES)) {
+        if (code === 'en') continue;
+        const said = errorWords(error, await loadTranslator(code));
+        assert.notEqual(said, error.message, `${code} ${error.message_id} is English`);
+        for (const word of c.english.match(/[a-z_]+\.[a-z_.[\]0-9]+|\d+/g) ?? [])
+          assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+      }
+    }
+  });
+});
+
+test("the model worker's errors keep their message id and values (the playground says them in its language)", async () => {
+  const { connectModelWorker } = await import(`${dist}model-client.js`);
+  const { failed } = await import(`${dist}playground-state.js`);
+  let error;
+  try {
+    engine.model({ model: { ...SMALL_MODEL, layers: 0 } });
+  } catch (e) {
+    error = e;
+  }
+  // A stand-in Worker that answers as model-worker.js does.
+  const listeners = {};
+  const worker = {
+    addEventListener: (type, f) => (listeners[type] = f),
+    removeEventListener: () => {},
+    terminate: () => {},
+    postMessage: ({ id }) =>
+      queueMicrotask(() => listeners.message({ data: { id, error: error.message, message_id: error.message_id, values: error.values } })),
+  };
+  const remote = connectModelWorker(worker);
+  const rejected = await remote.create({}).then(
+    () => null,
+    (e) => e,
+  );
+  assert.equal(rejected.message, 'model.layers: expected a whole number from 1 to 32, got 0');
+  assert.equal(rejected.message_id, 'error.config-expected-whole');
+  const fr = await loadTranslator('fr');
+  assert.equal(errorWords(rejected, fr), 'model.layers : un nombre entier de 1 à 32 était attendu, reçu 0');
+  const state = failed({}, rejected.message, { message_id: rejected.message_id, values: rejected.values });
+  assert.equal(errorWords({ message: state.error, ...state.errorSaid }, fr), errorWords(rejected, fr));
+});
+
+test("a model's errors (bindings_model.cpp, tasks.cpp) are message ids, said in every language", async () => {
+  const config = { model: { vocab: 8, context: 8, d_model: 8, layers: 2, heads: 2 }, task: 'previous' };
+  const model = engine.model(config);
+  const gone = engine.model(config);
+  gone.dispose();
+  const cases = [
+    [
+      () =>
+        model.predict([
+          [1, 2],
+          [3, 4],
+        ]),
+      'tokens: expected one sequence (a list of tokens)',
+    ],
+    [() => model.evaluate({ ablate: 5 }), 'ablate: expected a list of [layer, head] pairs'],
+    [() => model.evaluate({ ablate: [[3, 1]] }), 'ablate: [3,1] is not [layer, head] of this model (layers 1 to 2, heads 1 to 2)'],
+    [
+      () => engine.model({ model: config.model }).train(1),
+      'task is missing: this model was made without one (give the configuration a task to train it)',
+    ],
+    [() => gone.evaluate(), 'this model was disposed of (dispose() frees it; make a new one)'],
+  ];
+  for (const [body, text] of cases) {
+    let error;
+    try {
+      body();
+    } catch (e) {
+      error = e;
+    }
+    assert.equal(error.message, text);
+    assert.match(error.message_id, /^error\.model-/);
+    for (const code of Object.keys(LANGUAGES)) {
+      if (code === 'en') continue;
+      const said = errorWords(error, await loadTranslator(code));
+      assert.notEqual(said, text, `${code} ${error.message_id} is English`);
+      for (const word of text.match(/\[[^\]]*\]|\d+|dispose\(\)/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+    }
+  }
+  model.dispose();
+});

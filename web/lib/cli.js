@@ -539,17 +539,19 @@ function progressBar(total) {
 }
 
 async function train(args) {
+  // The core's configuration errors in --lang's language (errorWords; English by default).
+  const t = await loadTranslator(args.lang);
   const engine = await loadAttention({ walkthroughs: false });
   let config;
   if (args.preset !== null) {
     const found = engine.modelCatalogue().presets.find((p) => p.name === args.preset);
-    if (!found)
-      throw new Error(
-        `--preset: unknown preset '${args.preset}' (the presets are ${engine
-          .modelCatalogue()
-          .presets.map((p) => p.name)
-          .join(', ')})`,
-      );
+    if (!found) {
+      const presets = engine
+        .modelCatalogue()
+        .presets.map((p) => p.name)
+        .join(', ');
+      throw new Error(t('error.config-unknown-preset', { name: args.preset, presets }));
+    }
     config = found.config;
   } else {
     const { value, name } = await readJson(args.file, 'train', 'a configuration');
@@ -557,7 +559,7 @@ async function train(args) {
     try {
       engine.model(config).dispose();
     } catch (error) {
-      throw new Error(`${name}: ${error.message}`);
+      throw new Error(`${name}: ${errorWords(error, t)}`);
     }
   }
   const model = engine.model(config);
@@ -597,6 +599,7 @@ async function train(args) {
 }
 
 async function evaluateModel(args) {
+  const t = await loadTranslator(args.lang);
   const { value, name } = await readJson(args.file, 'model', 'a model');
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Error(`${name}: expected an object { "model", "weights", "tokens", "targets" }`);
@@ -613,7 +616,7 @@ async function evaluateModel(args) {
     const model = engine.model({ model: value.model }, { weights: value.weights });
     process.stdout.write(stringify(model.gradients(value.tokens, value.targets)) + '\n');
   } catch (error) {
-    throw new Error(`${name}: ${error.message}`);
+    throw new Error(`${name}: ${errorWords(error, t)}`);
   }
 }
 

@@ -3,7 +3,8 @@
 
 /**
  * Wraps a Worker running `attention-explorer/model-worker`. Every method returns a promise of
- * what engine.model()'s method returns; a failure rejects with an Error carrying the message.
+ * what engine.model()'s method returns; a failure rejects with an Error carrying the message (and the
+ * core's message_id and values when it has them).
  * @type {typeof import('./index.js').connectModelWorker}
  */
 export function connectModelWorker(worker) {
@@ -13,12 +14,14 @@ export function connectModelWorker(worker) {
   let next = 1;
   const pending = new Map();
   const onMessage = (event) => {
-    const { id, result, error } = event.data ?? {};
+    const { id, result, error, message_id: messageId, values } = event.data ?? {};
     const waiting = pending.get(id);
     if (!waiting) return;
     pending.delete(id);
-    if (error !== undefined) waiting.reject(new Error(error));
-    else waiting.resolve(result);
+    if (error !== undefined) {
+      // The core's message id and values (the English message fills message): errorWords says it in any language.
+      waiting.reject(Object.assign(new Error(error), messageId ? { message_id: messageId, values } : {}));
+    } else waiting.resolve(result);
   };
   const onError = (event) => {
     const message = `the model worker failed: ${event.message ?? 'it could not be started'}`;

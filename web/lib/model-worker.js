@@ -48,6 +48,7 @@ self.addEventListener('message', async (event) => {
   try {
     self.postMessage({ id, result: await answer(method, args) });
   } catch (error) {
-    self.postMessage({ id, error: error?.message ?? String(error) });
+    // The core's message id and values survive postMessage: the page says them in its language.
+    self.postMessage({ id, error: error?.message ?? String(error), message_id: error?.message_id, values: error?.values });
   }
 });

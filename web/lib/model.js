@@ -2,6 +2,7 @@
 // from cpp/bindings_model.cpp). Used by engine.model() and by the Worker entry (model-worker.js).
 // Configurations, weights and results are the JSON of docs/model.md; no maths happens here.
 import { inputError } from './input.js';
+import { english } from './i18n.js';
 import { unwrap } from './load.js';
 
 // Frees a model's memory in the module when its wrapper is collected without dispose().
@@ -50,12 +51,16 @@ export function createModel(module, config, options = {}) {
     if (key !== 'weights') throw inputError(`model: unknown setting '${key}' (it takes { weights })`);
   }
   const weights = options.weights === undefined ? '' : asJson(options.weights, 'weights');
-  const made = JSON.parse(unwrap(module._modelCreate(asJson(config, 'the configuration'), weights)));
+  const made = JSON.parse(unwrap(module._modelCreate(asJson(config, 'the configuration'), weights), english));
   const { id } = made;
   let disposed = false;
   const call = (name, ...args) => {
-    if (disposed) throw new Error('this model was disposed of (dispose() frees it; make a new one)');
-    return unwrap(module[name](id, ...args));
+    if (disposed) {
+      // The same message as the module's (bindings_model.cpp): an id errorWords says in any language.
+      throw Object.assign(new Error(String(english('error.model-disposed'))), { message_id: 'error.model-disposed', values: {} });
+    }
+    // The core's errors (message ids) get their English message; errorWords says them in any language.
+    return unwrap(module[name](id, ...args), english);
   };
   const json = (name, ...args) => JSON.parse(call(name, ...args));
   const tokensText = (tokens) => asJson(tokens, 'tokens');
@@ -113,5 +118,5 @@ export function createModel(module, config, options = {}) {
 
 /** The tasks ({ name, description }) and presets ({ name, description, question, config, example }). */
 export function modelCatalogue(module) {
-  return JSON.parse(unwrap(module._modelCatalogue()));
+  return JSON.parse(unwrap(module._modelCatalogue(), english));
 }

@@ -147,8 +147,11 @@ export function loaded(state, config, step) {
   return { ...restart({ ...state, config }), step, status: 'paused' };
 }
 
-/** The model could not be made or trained: the message, and the run stops. */
-export const failed = (state, message) => ({ ...state, status: 'error', error: message });
+/**
+ * The model could not be made or trained: the message (English), the core's message id and values
+ * when it has them (errorSaid: the view says it in its language), and the run stops.
+ */
+export const failed = (state, message, said = null) => ({ ...state, status: 'error', error: message, errorSaid: said });
 
 /** Training losses of the steps just taken. */
 export function trained(state, losses, step) {

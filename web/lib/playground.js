@@ -7,7 +7,7 @@
 // Curves, heatmaps and token sequences stay left to right in a right-to-left language (dir="ltr").
 import { colourLut } from './colours.js';
 import { connectModelWorker } from './model-client.js';
-import { loadTranslator, negotiate } from './i18n.js';
+import { errorWords, loadTranslator, negotiate } from './i18n.js';
 import {
   FIELDS,
   TRAINING_FIELDS,
@@ -39,6 +39,9 @@ export { lessonOf, linkOf, openLesson, readLink, readPlaygroundLesson } from './
 export { LANGUAGES, dirOf, loadTranslator, negotiate } from './i18n.js';
 
 /** An element with attributes (on* are listeners) and children (strings become text: never HTML). */
+/** A core error's message id and values (for errorWords in the page's language), or null. */
+const saidOf = (error) => (error?.message_id ? { message_id: error.message_id, values: error.values } : null);
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -276,7 +279,7 @@ function statusView(root, store, t) {
   store.subscribe(
     (s) => [s.error, s.notice],
     (_, s) => {
-      const message = s.error ?? s.notice;
+      const message = s.error !== null && s.error !== undefined ? errorWords({ message: s.error, ...s.errorSaid }, t) : s.notice;
       error.hidden = !message;
       error.textContent = message ?? '';
     },
@@ -522,7 +525,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
     try {
       await remote.create(s.config);
     } catch (error) {
-      if (mine === generation) store.dispatch(failed, error.message);
+      if (mine === generation) store.dispatch(failed, error.message, saidOf(error));
       return false;
     }
     if (mine !== generation) return false;
@@ -612,7 +615,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
           await measure({ scores: t - lastScores > Math.max(1000, 32 * scoresCost) });
       }
     } catch (error) {
-      store.dispatch(failed, error.message);
+      store.dispatch(failed, error.message, saidOf(error));
     } finally {
       busy = false;
       // What happened meanwhile: a new configuration (its model is not made yet), or Play.
@@ -653,7 +656,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
     (s) => [s.probe, s.ablated],
     () => {
       // While training or measuring, the measurement in flight measures these again when it ends.
-      if (!busy && !measuring && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message));
+      if (!busy && !measuring && madeFor !== null) void measure().catch((error) => store.dispatch(failed, error.message, saidOf(error)));
     },
   );
 
@@ -669,7 +672,7 @@ function createTrainer(store, remote, { explorerUrl, linkFor, lang }) {
         store.dispatch(trained, losses, s.step + 1);
         await measure();
       } catch (error) {
-        store.dispatch(failed, error.message);
+        store.dispatch(failed, error.message, saidOf(error));
       } finally {
         busy = false;
       }
