@@ -628,7 +628,7 @@ export class AttentionExplorerElement extends Base {
       html`${shown.map(
         (step) =>
           html`<section class="step" data-step="${step.id}" data-head="${step.head ?? ''}"><h3>${stepCaption(step, s.trace.meta.heads, this.#t)}<span class="shape" dir="ltr">${step.shape[0]} × ${step.shape[1]}</span></h3>
-        <div class="formula" dir="ltr">${formulaHtml(step)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
+        <div class="formula" dir="ltr">${formulaHtml(step, this.#t)}</div>${this.#noteHtml(s, step) ?? this.#stepTable(s, step)}</section>`,
       )}`,
     );
     const notes = DISPLAY_ATTRIBUTES.map((n) => readAttribute(n, s.attributes[n], this.#t).note)
