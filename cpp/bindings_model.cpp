@@ -42,7 +42,7 @@ Json parse(const std::string& text, const std::string& what) {
     return Json::parse(text);
   } catch (const Json::parse_error& e) {
     // web/lib writes this JSON (JSON.stringify): a programmer's error, in nlohmann's English.
-    throw attn::InputError(what + " is not JSON: " + e.what());
+    throw std::logic_error(what + " is not JSON: " + e.what());
   }
 }
 

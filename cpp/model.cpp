@@ -124,15 +124,25 @@ Json weights_json(const ModelConfig& c, const Weights<S>& w) {
   return out;
 }
 
-std::string dims(Eigen::Index rows, Eigen::Index cols, bool matrix) {
-  return matrix ? std::to_string(rows) + "×" + std::to_string(cols) : std::to_string(cols) + " numbers";
+/// A weights file's error (error.model-weights-*): the tensor's key as place and parameter, its
+/// shape (rows, cols, `matrix`: "yes" or "no" for a vector, and its name such as "d_model×d_head").
+InputError weights_error(const TensorInfo& info, const std::string& key, const char* id, ErrorParams params = {},
+                         Eigen::Index row = 0, Eigen::Index column = 0) {
+  params.insert(params.end(), {{"key", key},
+                               {"matrix", info.matrix ? "yes" : "no"},
+                               {"rows", std::to_string(info.rows)},
+                               {"cols", std::to_string(info.cols)},
+                               {"shape", info.shape}});
+  return input_error(ErrorPlace(key, {}, row, column), id, std::move(params));
 }
+/// What a weights file holds instead of a list: its JSON, cut short.
+std::string shown_json(const Json& v, size_t max) { return v.dump().substr(0, max); }
 
 /// Reads weights JSON, every tensor checked against its shape.
 template <typename S>
 Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
   if (!json.is_object())
-    throw InputError("weights: expected an object (E, layers, ...), got " + json.dump().substr(0, 40));
+    throw input_error(ErrorPlace("weights"), "model-weights-object", {{"got", shown_json(json, 40)}});
   Weights<S> w;
   w.layers.resize(static_cast<size_t>(c.layers));
   // Keys that the configuration does not use must be absent (docs/model.md): collect what is used.
@@ -140,37 +150,44 @@ Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
   visit<S>(c, w, [&](const TensorInfo& info, Mat<S>& t) {
     used.push_back(info.path);
     const std::string where = "weights." + info.name;
-    const std::string expected = dims(info.rows, info.cols, info.matrix) + " (" + info.shape + ")";
     const Json::json_pointer pointer("/" + info.path);
-    if (!json.contains(pointer)) throw InputError(where + " is missing: expected " + expected);
+    if (!json.contains(pointer)) throw weights_error(info, where, "model-weights-missing");
     const Json& v = json[pointer];
     t.resize(info.rows, info.cols);
     auto number = [&](const Json& x, Eigen::Index i, Eigen::Index j) {
       if (!x.is_number() || !std::isfinite(x.get<double>())) {
-        throw InputError(where + (info.matrix ? ": row " + std::to_string(i + 1) + ", column " : ": entry ") +
-                         std::to_string(j + 1) + " is " + x.dump().substr(0, 30) + ", not a finite number");
+        throw weights_error(
+            info, where, "model-weights-not-finite",
+            {{"row", std::to_string(i + 1)}, {"column", std::to_string(j + 1)}, {"value", shown_json(x, 30)}},
+            info.matrix ? i + 1 : j + 1, info.matrix ? j + 1 : 0);
       }
       return static_cast<S>(x.get<double>());
     };
     if (!info.matrix) {
       if (!v.is_array() || static_cast<Eigen::Index>(v.size()) != info.cols) {
-        throw InputError(where + ": expected " + expected + ", got " +
-                         (v.is_array() ? std::to_string(v.size()) + " numbers" : v.dump().substr(0, 30)));
+        throw weights_error(info, where, "model-weights-size",
+                            {{"got", v.is_array() ? "list" : "other"},
+                             {"count", std::to_string(v.is_array() ? v.size() : 0)},
+                             {"value", shown_json(v, 30)}});
       }
       for (Eigen::Index j = 0; j < info.cols; ++j) t(0, j) = number(v[static_cast<size_t>(j)], 0, j);
       return;
     }
     const bool rows_ok = v.is_array() && static_cast<Eigen::Index>(v.size()) == info.rows;
     if (!rows_ok) {
-      throw InputError(where + ": expected " + expected + ", got " +
-                       (v.is_array() ? std::to_string(v.size()) + " rows" : v.dump().substr(0, 30)));
+      throw weights_error(info, where, "model-weights-size",
+                          {{"got", v.is_array() ? "list" : "other"},
+                           {"count", std::to_string(v.is_array() ? v.size() : 0)},
+                           {"value", shown_json(v, 30)}});
     }
     for (Eigen::Index i = 0; i < info.rows; ++i) {
       const Json& row = v[static_cast<size_t>(i)];
       if (!row.is_array() || static_cast<Eigen::Index>(row.size()) != info.cols) {
-        throw InputError(where + ": row " + std::to_string(i + 1) + " has " +
-                         (row.is_array() ? std::to_string(row.size()) : std::string("no")) + " columns, expected " +
-                         std::to_string(info.cols) + " (" + info.shape + ")");
+        throw weights_error(info, where, "model-weights-row",
+                            {{"row", std::to_string(i + 1)},
+                             {"got", row.is_array() ? "list" : "other"},
+                             {"count", std::to_string(row.is_array() ? row.size() : 0)}},
+                            i + 1);
       }
       for (Eigen::Index j = 0; j < info.cols; ++j) t(i, j) = number(row[static_cast<size_t>(j)], i, j);
     }
@@ -187,9 +204,8 @@ Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
             known = known || u == path || u.rfind(path + "/", 0) == 0;
           }
           if (!known) {
-            throw InputError("weights." + shown + item.key() +
-                             ": this model has no such weight (keys the configuration does "
-                             "not use must be absent: its bias, norm, mlp, tied and positions say which)");
+            const std::string key = "weights." + shown + item.key();
+            throw input_error(ErrorPlace(key), "model-weights-unknown", {{"key", key}});
           }
           if (!whole && item.value().is_object()) check_extra(item.value(), path + "/", shown + item.key() + ".");
         }
@@ -197,7 +213,8 @@ Weights<S> weights_from_json(const ModelConfig& c, const Json& json) {
   check_extra(json, "", "");
   const Json& layers = json.at("layers");
   if (!layers.is_array() || static_cast<int>(layers.size()) != c.layers) {
-    throw InputError("weights.layers: expected a list of " + std::to_string(c.layers) + " layers (model.layers)");
+    throw input_error(ErrorPlace("weights.layers", "model.layers"), "model-weights-layers",
+                      {{"layers", std::to_string(c.layers)}});
   }
   for (int l = 0; l < c.layers; ++l) {
     check_extra(layers[static_cast<size_t>(l)], "layers/" + std::to_string(l) + "/",
@@ -348,10 +365,12 @@ class ModelT final : public Model::Impl {
       const int step = steps_taken + 1;
       if (!std::isfinite(loss)) {
         throw TrainingError(
-            "training stopped at step " + std::to_string(step) + ": the loss is " +
-            (std::isnan(loss) ? std::string("NaN") : format_number(loss)) + "; the weights grew too large for " +
-            (config.model.precision == Precision::Float32 ? "float32" : "float64") + ": lower optimizer.lr (now " +
-            format_number(o.lr) + ") or clip the gradients (optimizer.clip)");
+            ErrorPlace("optimizer.lr"),
+            Message("error.model-training-loss",
+                    {{"step", std::to_string(step)},
+                     {"loss", std::isnan(loss) ? std::string("NaN") : format_number(loss)},
+                     {"precision", config.model.precision == Precision::Float32 ? "float32" : "float64"},
+                     {"lr", format_number(o.lr)}}));
       }
       Weights<S> grad = zeros_like<S>(config.model);
       run_backward(batch, cache, grad);
@@ -360,9 +379,10 @@ class ModelT final : public Model::Impl {
                [&](const TensorInfo&, Mat<S>& g) { norm2 += g.template cast<double>().squaredNorm(); });
       const double norm = std::sqrt(norm2);
       if (!std::isfinite(norm)) {
-        throw TrainingError("training stopped at step " + std::to_string(step) + ": the gradient's norm is " +
-                            format_number(norm) + " (an overflow in the backward pass): lower optimizer.lr (now " +
-                            format_number(o.lr) + ")");
+        throw TrainingError(
+            ErrorPlace("optimizer.lr"),
+            Message("error.model-training-gradient",
+                    {{"step", std::to_string(step)}, {"norm", format_number(norm)}, {"lr", format_number(o.lr)}}));
       }
       // Clipping by the global norm as PyTorch's clip_grad_norm_ does: factor clip/(norm + 1e-6).
       const S clip_factor = o.clip > 0 && norm > o.clip ? static_cast<S>(o.clip / (norm + 1e-6)) : S(1);
@@ -746,7 +766,7 @@ const TrainConfig& Model::config() const { return impl_->config; }
 int Model::step() const { return impl_->steps_taken; }
 
 std::vector<double> Model::train(int steps) {
-  if (steps < 0) throw InputError("train: steps must be 0 or more, got " + std::to_string(steps));
+  if (steps < 0) throw input_error(ErrorPlace("steps"), "model-train-steps", {{"steps", std::to_string(steps)}});
   return impl_->train(steps);
 }
 
@@ -840,12 +860,12 @@ std::vector<HeadScore> Model::head_scores() const {
 namespace {
 void check_head(const ModelConfig& m, int layer, int head) {
   if (layer < 1 || layer > m.layers) {
-    throw InputError("layer: " + std::to_string(layer) + " is not a layer of this model (1 to " +
-                     std::to_string(m.layers) + ")");
+    throw input_error(ErrorPlace("layer"), "model-layer",
+                      {{"layer", std::to_string(layer)}, {"layers", std::to_string(m.layers)}});
   }
   if (head < 1 || head > m.heads) {
-    throw InputError("head: " + std::to_string(head) + " is not a head of this model (1 to " + std::to_string(m.heads) +
-                     ")");
+    throw input_error(ErrorPlace("head"), "model-head",
+                      {{"head", std::to_string(head)}, {"heads", std::to_string(m.heads)}});
   }
 }
 }  // namespace

@@ -345,7 +345,8 @@ Tiles tiles_in(const Normalized& n, const Trace& trace, Eigen::Index block_q, Ei
 
 void check_chunk_size(double value) {
   if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
-  throw input_error(ErrorPlace("chunk"), "positive-integer", {{"name", "chunk"}, {"value", format_number(value)}});
+  throw input_error(ErrorPlace("chunk"), "positive-integer-number",
+                    {{"name", "chunk"}, {"value", format_number(value)}});
 }
 
 Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
@@ -469,7 +470,7 @@ Recurrent recurrent(const Problem& problem, Eigen::Index chunk) {
 
 void check_block_size(const char* name, double value) {
   if (value >= 1 && std::isfinite(value) && value == std::floor(value)) return;
-  throw input_error(ErrorPlace(name), "positive-integer", {{"name", name}, {"value", format_number(value)}});
+  throw input_error(ErrorPlace(name), "positive-integer-number", {{"name", name}, {"value", format_number(value)}});
 }
 
 Tiles tiles(const Problem& problem, Eigen::Index block_q, Eigen::Index block_k) {

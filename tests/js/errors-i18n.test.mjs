@@ -1190,12 +1190,12 @@ const CONFIG_CASES = [
 ];
 
 describe('a training configuration names its errors by message id', () => {
-  test('ids model_config.cpp, tasks.cpp and bindings_model.cpp throw are in English and in every catalogue', () => {
-    const source = ['model_config.cpp', 'tasks.cpp', 'bindings_model.cpp']
+  test('ids model_config.cpp, model.cpp, tasks.cpp and bindings_model.cpp throw are in English and in every catalogue', () => {
+    const source = ['model_config.cpp', 'model.cpp', 'tasks.cpp', 'bindings_model.cpp']
       .map((f) => readFileSync(join(repo, 'cpp', f), 'utf8'))
       .join('\n');
-    const named = new Set([...source.matchAll(/"((?:config|model)-[a-z0-9-]+)"/g)].map(([, id]) => id));
-    assert.ok(named.size >= 39, `only ${named.size} ids found: the scan is blind`);
+    const named = new Set([...source.matchAll(/"(?:error\.)?((?:config|model)-[a-z0-9-]+)"/g)].map(([, id]) => id));
+    assert.ok(named.size >= 51, `only ${named.size} ids found: the scan is blind`);
     for (const code of Object.keys(LANGUAGES)) {
       const words = catalogue(code);
       for (const id of named) assert.equal(typeof words[`error.${id}`], 'string', `${code} lacks error.${id}`);
@@ -1256,12 +1256,32 @@ test("the model worker's errors keep their message id and values (the playground
   assert.equal(errorWords({ message: state.error, ...state.errorSaid }, fr), errorWords(rejected, fr));
 });
 
-test("a model's errors (bindings_model.cpp, tasks.cpp) are message ids, said in every language", async () => {
+test("a model's errors (bindings_model.cpp, tasks.cpp, model.cpp) are message ids, said in every language", async () => {
   const config = { model: { vocab: 8, context: 8, d_model: 8, layers: 2, heads: 2 }, task: 'previous' };
   const model = engine.model(config);
   const gone = engine.model(config);
   gone.dispose();
+  const weights = model.weights();
+  /** The model of `config` from `weights` changed by `edit`. */
+  const withWeights = (edit) => () => {
+    const w = structuredClone(weights);
+    edit(w);
+    engine.model(config, { weights: w }).dispose();
+  };
   const cases = [
+    [() => engine.model(config, { weights: 5 }), 'weights: expected an object (E, layers, ...), got 5'],
+    [withWeights((w) => delete w.E), 'weights.E is missing: expected 8×8 (vocab×d_model)'],
+    [withWeights((w) => (w.E[1][2] = 'a')), 'weights.E: row 2, column 3 is "a", not a finite number'],
+    [withWeights((w) => (w.E = w.E.slice(1))), 'weights.E: expected 8×8 (vocab×d_model), got 7 rows'],
+    [withWeights((w) => (w.E[2] = w.E[2].slice(1))), 'weights.E: row 3 has 7 columns, expected 8 (vocab×d_model)'],
+    [withWeights((w) => (w.E[2] = 7)), 'weights.E: row 3 has no columns, expected 8 (vocab×d_model)'],
+    [
+      withWeights((w) => (w.layers[1].bogus = [1])),
+      'weights.layers[1].bogus: this model has no such weight (keys the configuration does not use must be absent: its bias, norm, mlp, tied and positions say which)',
+    ],
+    [withWeights((w) => w.layers.push(w.layers[0])), 'weights.layers: expected a list of 2 layers (model.layers)'],
+    [() => model.headProblem(3, 1, [1]), 'layer: 3 is not a layer of this model (1 to 2)'],
+    [() => model.headProblem(1, 3, [1]), 'head: 3 is not a head of this model (1 to 2)'],
     [
       () =>
         model.predict([
@@ -1291,8 +1311,71 @@ test("a model's errors (bindings_model.cpp, tasks.cpp) are message ids, said in 
       if (code === 'en') continue;
       const said = errorWords(error, await loadTranslator(code));
       assert.notEqual(said, text, `${code} ${error.message_id} is English`);
-      for (const word of text.match(/\[[^\]]*\]|\d+|dispose\(\)/g) ?? []) assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
+      for (const word of text.match(/\[[^\]]*\]|\d+|dispose\(\)|weights\.[\w.[\]]+/g) ?? [])
+        assert.ok(said.includes(word), `${code}: ${said} lacks ${word}`);
     }
   }
   model.dispose();
+});
+
+// ---- the scan of the core: no English sentence thrown outside the catalogue -------------------------
+// Every InputError the core throws (and the parser's fail()) is a message id; an argument holding a
+// string literal with words and a space is an English sentence a user would read. The files whose
+// throws only the package's own JavaScript reaches, after its own checks with message ids (the wire's
+// codes, packed data and types: wire.h, bindings_shared.h, bindings.cpp's random kinds), are allowed.
+const PROGRAMMER_ONLY = new Set(['cpp/wire.h', 'cpp/bindings_shared.h', 'cpp/bindings.cpp']);
+
+/** The English sentences thrown in a C++ source: [{ line, text }]. */
+function sentencesThrown(source) {
+  const found = [];
+  for (const m of source.matchAll(/\b(?:InputError|fail)\s*\(/g)) {
+    // The call's arguments, up to its closing parenthesis (string literals skipped whole).
+    let depth = 0;
+    let end = m.index + m[0].length - 1;
+    for (let quoted = false; end < source.length; end++) {
+      const c = source[end];
+      if (quoted) {
+        if (c === '\\') end++;
+        else if (c === '"') quoted = false;
+      } else if (c === '"') quoted = true;
+      else if (c === '(') depth++;
+      else if (c === ')' && --depth === 0) break;
+    }
+    const args = source.slice(m.index, end);
+    for (const [, text] of args.matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
+      if (/[A-Za-z]{2,}/.test(text) && / /.test(text)) found.push({ line: source.slice(0, m.index).split('\n').length, text });
+    }
+  }
+  return found;
+}
+
+describe('the scan of the core', () => {
+  const files = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(join(repo, dir), { withFileTypes: true })) {
+      if (e.isDirectory()) walk(`${dir}/${e.name}`);
+      else if (/\.(cpp|h)$/.test(e.name)) files.push(`${dir}/${e.name}`);
+    }
+  };
+  walk('cpp');
+
+  test('it reads every source file of the core and finds a sentence thrown (it is not blind)', () => {
+    assert.ok(files.length >= 30 && files.includes('cpp/parse/scan.h'), files.join(' '));
+    assert.deepEqual(sentencesThrown('throw InputError(ErrorPlace("Q"), "Q is " + x + " wide"); fail("parse-x", {{"word", "an ab"}});'), [
+      { line: 1, text: 'Q is ' },
+      { line: 1, text: ' wide' },
+      { line: 1, text: 'an ab' },
+    ]);
+    assert.deepEqual(
+      sentencesThrown('throw input_error(place, "qk-width", {{"q_cols", text(n)}}); fail("parse-x", {{"word", "\',\'"}});'),
+      [],
+    );
+  });
+
+  test("no InputError of the core says English words of its own: they are the catalogues' (error.*)", () => {
+    const left = files
+      .filter((f) => !PROGRAMMER_ONLY.has(f))
+      .flatMap((f) => sentencesThrown(fs.readFileSync(join(repo, f), 'utf8')).map((s) => `${f}:${s.line}: "${s.text}"`));
+    assert.deepEqual(left, []);
+  });
 });
