@@ -10,8 +10,9 @@
 //   attention-explorer model [FILE|-]                         a model's loss, logits and gradients
 // --lang xx: the tables of run, gradients, decode, tiles and recurrent (their words: step captions,
 // heads, facts, headings, row labels, warnings), the messages about the input and preset's titles in a
-// catalogue's language (web/lib/locales, cli.*); English, byte for byte as before, by default. JSON
-// output is the same in any; usage messages and train's and model's stay English.
+// catalogue's language (web/lib/locales, cli.*), and train's and model's errors about the
+// configuration (the core's error.config-*, error.model-*); English, byte for byte as before, by
+// default. JSON output is the same in any; usage messages stay English.
 // Exit status: 0 success, 1 bad input (message names the problem and field), 2 bad usage.
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
@@ -26,8 +27,8 @@ const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE
        attention-explorer recurrent [--chunk N] [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer gradients [--table] [--digits N] [--lang CODE] [FILE|-]
        attention-explorer preset [--lang CODE] [ID]
-       attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [FILE|-]
-       attention-explorer model [FILE|-]
+       attention-explorer train [--preset NAME] [--print-config] [--weights OUT] [--lang CODE] [FILE|-]
+       attention-explorer model [--lang CODE] [FILE|-]
        attention-explorer --help | --version`;
 
 const HELP = `${USAGE}
@@ -97,7 +98,8 @@ Options for run, decode, tiles, recurrent and gradients:
                  (S, z, the output rows), then each form's cost.
   --digits N     Decimals in tables (default 4).
   --lang CODE    The language of the tables' words (step captions, heads, facts, headings, row
-                 labels, warnings), of the messages about the input and of preset's titles (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
+                 labels, warnings), of the messages about the input, of train's and model's errors
+                 and of preset's titles (${Object.keys(LANGUAGES).join(', ')}; default en). Numbers keep the
                  decimal point and minus sign of code; formulas and JSON stay as they are.
 
 Options for recurrent:
