@@ -515,13 +515,13 @@ async function preset(args) {
   process.stdout.write(stringify(presetProblem(found, engine).problem) + '\n');
 }
 
-/** JSON text read from FILE or stdin, parsed; the message names where it came from. */
-async function readJson(file, command, what) {
-  const { text, name } = await readInput(file, command, what);
+/** JSON text read from FILE or stdin, parsed; the message names where it came from (in `t`'s language). */
+async function readJson(file, command, what, t = english) {
+  const { text, name } = await readInput(file, command, what, t);
   try {
     return { value: JSON.parse(text), name };
   } catch (error) {
-    throw new Error(`${name} is not valid JSON: ${error.message}`);
+    throw new Error(t('cli.not-json', { name, error: error.message }));
   }
 }
 
@@ -556,7 +556,7 @@ async function train(args) {
     }
     config = found.config;
   } else {
-    const { value, name } = await readJson(args.file, 'train', 'a configuration');
+    const { value, name } = await readJson(args.file, 'train', 'a configuration', t);
     config = value;
     try {
       engine.model(config).dispose();
@@ -602,7 +602,7 @@ async function train(args) {
 
 async function evaluateModel(args) {
   const t = await loadTranslator(args.lang);
-  const { value, name } = await readJson(args.file, 'model', 'a model');
+  const { value, name } = await readJson(args.file, 'model', 'a model', t);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Error(`${name}: expected an object { "model", "weights", "tokens", "targets" }`);
   }
