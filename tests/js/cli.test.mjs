@@ -104,6 +104,28 @@ describe('attention-explorer run', () => {
     assert.equal(bad.stdout, '');
   });
 
+  test("--lang: model's and train's messages about their input in the language, English's by default", () => {
+    const unknown = file('model-bogus.json', { model: 1, weights: 2, tokens: 3, bogus: 1 });
+    const english = run(['model', unknown]);
+    assert.equal(english.code, 1);
+    assert.equal(english.stderr, `attention-explorer: ${unknown}: unknown key 'bogus' (it takes model, weights, tokens, targets)\n`);
+    const french = run(['model', '--lang', 'fr', unknown]);
+    assert.equal(french.code, 1);
+    assert.equal(
+      french.stderr,
+      `attention-explorer: ${unknown} : clé inconnue « bogus » (les clés admises sont model, weights, tokens, targets)\n`,
+    );
+    const notObject = run(['model', '--lang', 'ja', '-'], '5');
+    assert.equal(notObject.stderr, 'attention-explorer: 標準入力：オブジェクト { "model", "weights", "tokens", "targets" } が必要です\n');
+    const weights = run(
+      ['model', '--lang', 'fr', '-'],
+      JSON.stringify({ model: { vocab: 5, context: 4, d_model: 4 }, weights: 5, tokens: [1] }),
+    );
+    assert.equal(weights.stderr, 'attention-explorer: l’entrée standard : weights : un objet était attendu (E, layers, ...), reçu 5\n');
+    const train = run(['train', '--lang', 'fr', '-'], '{');
+    assert.match(train.stderr, /^attention-explorer: l’entrée standard n’est pas du JSON valide : /);
+  });
+
   test("--lang: decode's, tiles' and recurrent's tables, a cache's row labels and a list's headings in the language; English's numbers", () => {
     const fr = JSON.parse(readFileSync(join(dist, 'locales', 'fr.json'), 'utf8'));
     const preset = (id) => file(`${id}.json`, JSON.parse(run(['preset', id]).stdout));

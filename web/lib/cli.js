@@ -561,7 +561,7 @@ async function train(args) {
     try {
       engine.model(config).dispose();
     } catch (error) {
-      throw new Error(`${name}: ${errorWords(error, t)}`);
+      throw new Error(t('cli.in-file', { name, error: errorWords(error, t) }));
     }
   }
   const model = engine.model(config);
@@ -604,21 +604,20 @@ async function evaluateModel(args) {
   const t = await loadTranslator(args.lang);
   const { value, name } = await readJson(args.file, 'model', 'a model', t);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`${name}: expected an object { "model", "weights", "tokens", "targets" }`);
+    throw new Error(t('cli.model.not-object', { name }));
   }
   for (const key of Object.keys(value)) {
-    if (!['model', 'weights', 'tokens', 'targets'].includes(key))
-      throw new Error(`${name}: unknown key '${key}' (it takes model, weights, tokens, targets)`);
+    if (!['model', 'weights', 'tokens', 'targets'].includes(key)) throw new Error(t('cli.model.unknown-key', { name, key }));
   }
   for (const key of ['model', 'weights', 'tokens']) {
-    if (value[key] === undefined) throw new Error(`${name}: ${key} is missing`);
+    if (value[key] === undefined) throw new Error(t('cli.model.missing', { name, key }));
   }
   const engine = await loadAttention({ walkthroughs: false });
   try {
     const model = engine.model({ model: value.model }, { weights: value.weights });
     process.stdout.write(stringify(model.gradients(value.tokens, value.targets)) + '\n');
   } catch (error) {
-    throw new Error(`${name}: ${errorWords(error, t)}`);
+    throw new Error(t('cli.in-file', { name, error: errorWords(error, t) }));
   }
 }
 
