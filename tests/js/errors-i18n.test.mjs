@@ -263,6 +263,17 @@ const CASES = [
   },
 ];
 
+/** An error says case `c`'s English (its message, by its id from en.json) and names its field, row and column. */
+function saysEnglish(error, c) {
+  assert.equal(error.message, c.english);
+  assert.ok(Object.hasOwn(en, error.message_id), `${error.message_id} is not in en.json`);
+  assert.equal(errorWords(error), c.english);
+  assert.equal(english(error.message_id, error.values), c.english);
+  assert.equal(error.field, c.field);
+  assert.equal(error.row, c.row);
+  assert.equal(error.column, c.column);
+}
+
 describe('the core names its input errors by message id', () => {
   test('ids validate.cpp throws are in English and in every catalogue', () => {
     const source = readFileSync(join(repo, 'cpp', 'validate.cpp'), 'utf8');
@@ -281,14 +292,7 @@ describe('the core names its input errors by message id', () => {
 
   for (const c of CASES) {
     test(`English unchanged: ${c.english}`, () => {
-      const error = thrown(c.problem);
-      assert.equal(error.message, c.english);
-      assert.ok(Object.hasOwn(en, error.message_id), `${error.message_id} is not in en.json`);
-      assert.equal(errorWords(error), c.english);
-      assert.equal(english(error.message_id, error.values), c.english);
-      assert.equal(error.field, c.field);
-      assert.equal(error.row, c.row);
-      assert.equal(error.column, c.column);
+      saysEnglish(thrown(c.problem), c);
     });
   }
 
@@ -538,14 +542,7 @@ describe('the walkthroughs, gradients, explain and the fast path name their erro
 
   for (const c of CORE_CASES) {
     test(`English unchanged: ${c.english}`, () => {
-      const error = thrownBy(c.call);
-      assert.equal(error.message, c.english);
-      assert.ok(Object.hasOwn(en, error.message_id), `${error.message_id} is not in en.json`);
-      assert.equal(errorWords(error), c.english);
-      assert.equal(english(error.message_id, error.values), c.english);
-      assert.equal(error.field, c.field);
-      assert.equal(error.row, c.row);
-      assert.equal(error.column, c.column);
+      saysEnglish(thrownBy(c.call), c);
     });
   }
 
