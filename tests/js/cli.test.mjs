@@ -90,6 +90,12 @@ describe('attention-explorer run', () => {
     assert.notEqual(fr['step.weights'], 'Attention weights');
     assert.match(r.stdout, /\ntête 1 : variance des scores 6\.83756524, après mise à l’échelle 0\.85469566\n/);
     assert.doesNotMatch(r.stdout, /variance of scores|queries, |\(head 1\)/);
+    // The formulas' words in French too ("Q (given)": the step's formula_ids filled by stepFormula).
+    assert.equal(
+      lines.find((l) => l.startsWith('Q ')),
+      `Q (tête 1) 4x8 : ${fr['step.Q']}, Q (${fr['formula.given']})`,
+    );
+    assert.doesNotMatch(r.stdout, /\(given\)|along each row/);
     // The numbers are the same lines as English's: only the words change.
     const numbers = (text) => text.split('\n').filter((l) => l.startsWith('  '));
     assert.deepEqual(numbers(r.stdout), numbers(english.stdout));

@@ -18,7 +18,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 
 import { exactNumber, fixedNumber } from './format.js';
-import { LANGUAGES, english, errorWords, exampleWords, loadTranslator, stepTitle, warningsIn } from './i18n.js';
+import { LANGUAGES, english, errorWords, exampleWords, loadTranslator, stepFormula, stepTitle, warningsIn } from './i18n.js';
 import { findPreset, loadAttention, presetProblem, presets, stringify, version } from './node.js';
 
 const USAGE = `usage: attention-explorer run [--table] [--digits N] [--lang CODE] [FILE|-]
@@ -308,7 +308,7 @@ function traceTables(trace, digits, t = english) {
         head: step.head === null ? 'none' : String(step.head + 1),
         shape: `${step.shape[0]}x${step.shape[1]}`,
         title: stepTitle(step, t),
-        formula: step.text,
+        formula: stepFormula(step, t).text,
       }),
     );
     out.push(table(step.data, digits, rowLabels(step, trace, t)), '');
